@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+# Everything is installed into .venv from the lock file (uv.lock); only python3, git and make
+# have to be on the machine.
+
+PYTHON ?= python3
+VENV := .venv
+UV := $(VENV)/bin/uv
+UV_VERSION := 0.13.9
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+export UV_PYTHON_DOWNLOADS := never
+export UV_NO_PROGRESS := 1
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(UV):
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+
+# --inexact keeps uv itself, which lives in the same environment.
+$(VENV)/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --quiet --frozen --inexact --all-groups
+	@touch $@
+
+demo: $(VENV)/.synced
+	$(VENV)/bin/ralph pipeline analyze examples/auth-epic.json
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+
+typecheck: $(VENV)/.synced
+	$(VENV)/bin/mypy
+
+unit: $(VENV)/.synced
+	$(VENV)/bin/pytest -q tests/unit
+
+test: lint typecheck
+	$(VENV)/bin/pytest -q
+
+bench: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_pipeline.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

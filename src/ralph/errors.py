@@ -1,0 +1,122 @@
+"""Every error Ralph raises on purpose derives from :class:`RalphError`.
+
+The tree::
+
+    RalphError
+    ├── InvalidInput            bad data from a person or a file (also a ValueError)
+    ├── WorkflowError           the workflow state machine said no
+    │   ├── UnknownState        not one of the 11 workflow states
+    │   ├── UnknownCommand      not a known ralph_* command
+    │   ├── StateResolutionError  an intent or target state not valid for the command
+    │   └── InvalidTransition   the transition matrix forbids from -> to
+    ├── PipelineError           the pipeline algorithms cannot answer
+    │   ├── IssueNotFound       the seed of a group does not exist
+    │   └── DependencyCycle     issues that block each other in a circle
+    └── GraphError              a task graph that is not a DAG of known keys
+
+Each error carries the structured facts its message was built from, so callers never
+parse messages. Messages name the problem and, where one exists, the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "DependencyCycle",
+    "GraphError",
+    "InvalidInput",
+    "InvalidTransition",
+    "IssueNotFound",
+    "PipelineError",
+    "RalphError",
+    "StateResolutionError",
+    "UnknownCommand",
+    "UnknownState",
+    "WorkflowError",
+]
+
+
+class RalphError(Exception):
+    """Root of every error Ralph raises on purpose."""
+
+
+class InvalidInput(RalphError, ValueError):
+    """Input from a person or a file that Ralph cannot use."""
+
+
+class WorkflowError(RalphError):
+    """The workflow state machine refused a state, command or transition."""
+
+
+class UnknownState(WorkflowError, ValueError):
+    """A workflow state name that is not one of the 11 states."""
+
+    def __init__(self, state: str, valid: Iterable[str]) -> None:
+        self.state = state
+        self.valid = tuple(valid)
+        super().__init__(
+            f"Unknown workflow state {state!r}. Valid states: {', '.join(self.valid)}."
+        )
+
+
+class UnknownCommand(WorkflowError, ValueError):
+    """A command name that is not one of the known ``ralph_*`` commands."""
+
+    def __init__(self, message: str, command: str, valid: Iterable[str]) -> None:
+        self.command = command
+        self.valid = tuple(valid)
+        super().__init__(message)
+
+
+class StateResolutionError(WorkflowError, ValueError):
+    """A target state or semantic intent that the command may not produce."""
+
+    def __init__(self, message: str, *, command: str, requested: str) -> None:
+        self.command = command
+        self.requested = requested
+        super().__init__(message)
+
+
+class InvalidTransition(WorkflowError):
+    """The transition matrix does not allow moving ``from_state`` to ``to_state``."""
+
+    def __init__(self, from_state: str, to_state: str, allowed: Sequence[str]) -> None:
+        # str() turns state enums into their plain names for the message.
+        self.from_state = from_state = str(from_state)
+        self.to_state = to_state = str(to_state)
+        self.allowed = tuple(str(s) for s in allowed)
+        targets = ", ".join(self.allowed) if self.allowed else "none (terminal state)"
+        super().__init__(
+            f"Cannot move from {from_state!r} to {to_state!r}. "
+            f"Allowed from {from_state!r}: {targets}."
+        )
+
+
+class PipelineError(RalphError):
+    """A pipeline algorithm cannot produce an answer for its input."""
+
+
+class IssueNotFound(PipelineError, LookupError):
+    """An issue the algorithm needs does not exist."""
+
+    def __init__(self, number: int, where: str = "") -> None:
+        self.number = number
+        suffix = f" in {where}" if where else ""
+        super().__init__(f"Issue #{number} not found{suffix}")
+
+
+class DependencyCycle(PipelineError):
+    """Issues whose blocked-by / blocking edges form a cycle."""
+
+    def __init__(self, issues: Iterable[int]) -> None:
+        self.issues = tuple(sorted(issues))
+        listed = ", ".join(f"#{n}" for n in self.issues)
+        super().__init__(
+            f"Cycle detected in dependencies! Issues involved: {listed}. "
+            "These issues form a circular dependency chain. Remove one dependency to resolve."
+        )
+
+
+class GraphError(RalphError):
+    """A task graph with duplicate keys, unknown dependencies or a cycle."""

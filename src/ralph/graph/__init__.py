@@ -1,0 +1,26 @@
+"""The upfront task graph: every task from the current pipeline position to the merge,
+as plain data (task specs with dependency keys). Pure: no I/O."""
+
+from __future__ import annotations
+
+from ralph.errors import GraphError
+from ralph.graph._build import build_task_graph
+from ralph.graph._chain import ReviewMode
+from ralph.graph._model import ROLE_OF_KIND, Role, TaskGraph, TaskKind, TaskSpec
+from ralph.graph._plan import MIN_GROUP_FOR_STREAMS, PipelinePlan, plan_pipeline
+from ralph.graph._streams import split_into_streams
+
+__all__ = [
+    "MIN_GROUP_FOR_STREAMS",
+    "ROLE_OF_KIND",
+    "GraphError",
+    "PipelinePlan",
+    "ReviewMode",
+    "Role",
+    "TaskGraph",
+    "TaskKind",
+    "TaskSpec",
+    "build_task_graph",
+    "plan_pipeline",
+    "split_into_streams",
+]

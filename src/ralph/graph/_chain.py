@@ -1,0 +1,163 @@
+"""Task factories: per-issue tasks and the plan .. merge chain of one scope.
+
+A scope is what one plan covers: a single issue, a group, or a work stream of a group.
+Subjects keep the original's patterns (``Research GH-42``, ``Plan group GH-42``,
+``Review plan for GH-42``, ``Implement GH-42``, ``Create PR for GH-42``,
+``Merge PR for GH-42``) because people read them; code matches on kind and role.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ralph.graph._model import ROLE_OF_KIND, TaskKind, TaskSpec
+
+__all__ = ["CHAIN_KINDS", "PRE_PLAN_KINDS", "ReviewMode", "Scope", "Stages", "chain", "issue_task"]
+
+
+class ReviewMode(enum.StrEnum):
+    """How a plan is approved: by a validator agent, by a person, or not at all."""
+
+    AUTO = "auto"
+    INTERACTIVE = "interactive"
+    SKIP = "skip"
+
+    @property
+    def review_kind(self) -> TaskKind | None:
+        return {
+            ReviewMode.AUTO: TaskKind.REVIEW,
+            ReviewMode.INTERACTIVE: TaskKind.HUMAN_GATE,
+            ReviewMode.SKIP: None,
+        }[self]
+
+
+#: Tasks done per issue before the (shared) plan.
+PRE_PLAN_KINDS = (TaskKind.SPLIT, TaskKind.TRIAGE, TaskKind.RESEARCH)
+#: Tasks of the plan .. merge chain of a scope.
+CHAIN_KINDS = (
+    TaskKind.PLAN,
+    TaskKind.REVIEW,
+    TaskKind.HUMAN_GATE,
+    TaskKind.IMPLEMENT,
+    TaskKind.PR,
+    TaskKind.MERGE,
+)
+
+#: The original's ``command`` metadata value for each kind.
+_COMMAND = {
+    TaskKind.TRIAGE: "triage",
+    TaskKind.SPLIT: "split",
+    TaskKind.RESEARCH: "research",
+    TaskKind.PLAN: "plan",
+    TaskKind.REVIEW: "review",
+    TaskKind.HUMAN_GATE: "review",
+    TaskKind.IMPLEMENT: "impl",
+    TaskKind.PR: "pr",
+    TaskKind.MERGE: "merge",
+}
+
+_VERBS: Mapping[TaskKind, tuple[str, str]] = {
+    TaskKind.TRIAGE: ("Triage {}", "Triaging {}"),
+    TaskKind.SPLIT: ("Split {}", "Splitting {}"),
+    TaskKind.RESEARCH: ("Research {}", "Researching {}"),
+    TaskKind.PLAN: ("Plan {}", "Planning {}"),
+    TaskKind.REVIEW: ("Review plan for {}", "Reviewing plan for {}"),
+    TaskKind.HUMAN_GATE: ("Approve plan for {}", "Waiting for a person to approve the plan for {}"),
+    TaskKind.IMPLEMENT: ("Implement {}", "Implementing {}"),
+    TaskKind.PR: ("Create PR for {}", "Creating PR for {}"),
+    TaskKind.MERGE: ("Merge PR for {}", "Merging PR for {}"),
+}
+
+
+def _spec(
+    kind: TaskKind,
+    key: str,
+    issues: Sequence[int],
+    about: str,
+    deps: Sequence[str],
+    metadata: Mapping[str, Any],
+) -> TaskSpec:
+    subject, active = _VERBS[kind]
+    return TaskSpec(
+        key=key,
+        kind=kind,
+        role=ROLE_OF_KIND[kind],
+        issues=tuple(issues),
+        subject=subject.format(about),
+        active_form=active.format(about),
+        deps=tuple(deps),
+        metadata={"issue_number": issues[0], "command": _COMMAND[kind], **metadata},
+    )
+
+
+def issue_task(
+    kind: TaskKind, number: int, deps: Sequence[str] = (), estimate: str | None = None
+) -> TaskSpec:
+    """A per-issue task (triage, split, research) keyed ``<kind>:<number>``."""
+    metadata = {"estimate": estimate} if estimate else {}
+    return _spec(kind, f"{kind.value}:{number}", [number], f"GH-{number}", deps, metadata)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scope:
+    """What one plan covers.
+
+    ``key`` goes into task keys (``42`` or ``stream-42-44``); ``label`` names the plan
+    (``GH-42``, ``group GH-42``, ``stream-42-44``); ``target`` names what is reviewed and
+    merged (``GH-42``, ``stream-42-44``). ``issues`` are in implementation order;
+    ``waits_for`` are the issues whose research (or split) the plan waits for.
+    """
+
+    key: str
+    label: str
+    target: str
+    issues: tuple[int, ...]
+    waits_for: tuple[int, ...]
+    #: True when implement keys need the scope to stay unique (streams).
+    qualify_implement_keys: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stages:
+    """Which parts of the chain are still ahead."""
+
+    plan: bool
+    review: TaskKind | None
+    implement: Collection[int]
+    pr: bool
+    merge: bool
+
+
+def chain(scope: Scope, stages: Stages, frontier: Mapping[int, str]) -> list[TaskSpec]:
+    """plan -> review | human gate -> implement each issue in order -> PR -> merge, each
+    waiting for the one before. ``frontier`` maps an issue to its last pre-plan task."""
+    tasks: list[TaskSpec] = []
+    last: tuple[str, ...] = ()
+
+    def add(kind: TaskKind, key: str, issues: Sequence[int], about: str) -> None:
+        nonlocal last
+        tasks.append(_spec(kind, key, issues, about, last, scope.metadata))
+        last = (key,)
+
+    if stages.plan:
+        last = tuple(frontier[n] for n in scope.waits_for if n in frontier)
+        add(TaskKind.PLAN, f"plan:{scope.key}", scope.issues, scope.label)
+    if stages.review is not None:
+        add(stages.review, f"{stages.review.value}:{scope.key}", scope.issues, scope.target)
+    for number in scope.issues:
+        if number in stages.implement:
+            key = (
+                f"implement:{scope.key}:{number}"
+                if scope.qualify_implement_keys
+                else (f"implement:{number}")
+            )
+            add(TaskKind.IMPLEMENT, key, [number], f"GH-{number}")
+    if stages.pr:
+        add(TaskKind.PR, f"pr:{scope.key}", scope.issues, scope.target)
+    if stages.merge:
+        add(TaskKind.MERGE, f"merge:{scope.key}", scope.issues, scope.target)
+    return tasks

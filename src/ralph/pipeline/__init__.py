@@ -1,0 +1,54 @@
+"""Pipeline algorithms: group detection, pipeline position with convergence and roster,
+and work streams. Pure: no I/O (group detection reads issues through a function it is
+given)."""
+
+from __future__ import annotations
+
+from ralph.errors import DependencyCycle, IssueNotFound
+from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
+from ralph.pipeline._issues import IssueState
+from ralph.pipeline._phase import REMAINING_PHASES, Phase
+from ralph.pipeline._position import (
+    BlockingIssue,
+    Convergence,
+    PipelinePosition,
+    Recommendation,
+    detect_position,
+)
+from ralph.pipeline._roster import MAX_BUILDERS, SuggestedRoster, suggest_roster
+from ralph.pipeline._streams import (
+    FileOwnership,
+    StreamPosition,
+    WorkStream,
+    WorkStreamResult,
+    detect_stream_positions,
+    detect_work_streams,
+    stream_id,
+)
+
+__all__ = [
+    "MAX_BUILDERS",
+    "REMAINING_PHASES",
+    "BlockingIssue",
+    "Convergence",
+    "DependencyCycle",
+    "Fetch",
+    "FileOwnership",
+    "GroupResult",
+    "IssueNotFound",
+    "IssueRelations",
+    "IssueState",
+    "Phase",
+    "PipelinePosition",
+    "Recommendation",
+    "StreamPosition",
+    "SuggestedRoster",
+    "WorkStream",
+    "WorkStreamResult",
+    "detect_group",
+    "detect_position",
+    "detect_stream_positions",
+    "detect_work_streams",
+    "stream_id",
+    "suggest_roster",
+]

@@ -1,0 +1,69 @@
+"""The workflow state machine: states, the enforced transition matrix, command contracts
+and semantic intents. Pure: no I/O."""
+
+from __future__ import annotations
+
+from ralph.errors import InvalidTransition
+from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
+from ralph.workflow._resolution import (
+    INTENTS,
+    Resolution,
+    Transition,
+    plan_transition,
+    resolve_state,
+)
+from ralph.workflow._states import (
+    HUMAN_STATES,
+    LOCK_STATES,
+    OVERSIZED_ESTIMATES,
+    PARENT_GATE_STATES,
+    STATE_ORDER,
+    TERMINAL_STATES,
+    WORKFLOW_STATE_TO_STATUS,
+    Estimate,
+    Priority,
+    WorkflowState,
+    is_earlier_state,
+    parse_estimate,
+    parse_priority,
+    parse_state,
+    state_index,
+)
+from ralph.workflow._transitions import (
+    ALLOWED_TRANSITIONS,
+    allowed_targets,
+    check_transition,
+    is_allowed,
+)
+
+__all__ = [
+    "ALLOWED_TRANSITIONS",
+    "COMMANDS",
+    "HUMAN_STATES",
+    "INTENTS",
+    "LOCK_STATES",
+    "OVERSIZED_ESTIMATES",
+    "PARENT_GATE_STATES",
+    "STATE_ORDER",
+    "TERMINAL_STATES",
+    "WORKFLOW_STATE_TO_STATUS",
+    "CommandContract",
+    "Estimate",
+    "InvalidTransition",
+    "Priority",
+    "Resolution",
+    "Transition",
+    "WorkflowState",
+    "allowed_targets",
+    "check_transition",
+    "get_command",
+    "is_allowed",
+    "is_earlier_state",
+    "normalize_command",
+    "parse_estimate",
+    "parse_priority",
+    "parse_state",
+    "plan_transition",
+    "resolve_state",
+    "state_index",
+]

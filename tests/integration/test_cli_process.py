@@ -1,0 +1,56 @@
+"""The installed ``ralph`` command as a real process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
+
+
+def ralph(*args, cwd=ROOT):
+    env = {**os.environ, "COLUMNS": "120"}
+    return subprocess.run(
+        [RALPH, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_the_demo_command_analyses_the_bundled_board():
+    result = ralph("pipeline", "analyze", "examples/auth-epic.json")
+    assert result.returncode == 0, result.stderr
+    assert "Phase: PLAN" in result.stdout
+    assert "Task graph (13 tasks)" in result.stdout
+    assert result.stderr == ""
+
+
+def test_a_user_error_exits_2_with_one_line_and_no_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"issues": [{"number": 1, "workflowState": "Nope"}]}')
+    result = ralph("pipeline", "position", str(bad))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"ralph: error: {bad}: issue #1: unknown workflow state 'Nope' (valid: Backlog, "
+        "Research Needed, Research in Progress, Ready for Plan, Plan in Progress, "
+        "Plan in Review, In Progress, In Review, Done, Human Needed, Canceled, or null)"
+    ]
+
+
+def test_python_dash_m_runs_the_same_cli():
+    result = subprocess.run(
+        [sys.executable, "-m", "ralph", "--help"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert "pipeline" in result.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["pipeline"]])
+def test_no_arguments_prints_help(args):
+    result = ralph(*args)
+    assert "Usage" in result.stdout + result.stderr

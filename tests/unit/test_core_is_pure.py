@@ -1,0 +1,56 @@
+"""The core (workflow, pipeline, graph) does no I/O: it imports nothing that could."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import ralph
+
+SRC = Path(ralph.__file__).parent
+CORE = ["workflow", "pipeline", "graph"]
+FORBIDDEN = {
+    "asyncio",
+    "httpx",
+    "io",
+    "os",
+    "pathlib",
+    "psycopg",
+    "requests",
+    "shutil",
+    "socket",
+    "sqlite3",
+    "subprocess",
+    "tempfile",
+    "threading",
+    "time",
+    "urllib",
+}
+ALLOWED_FIRST_PARTY = (
+    "ralph.workflow",
+    "ralph.pipeline",
+    "ralph.graph",
+    "ralph.errors",
+    "ralph._json",
+)
+
+
+def imports(path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+
+
+@pytest.mark.parametrize(
+    "path", [p for layer in CORE for p in sorted((SRC / layer).rglob("*.py"))], ids=str
+)
+def test_core_modules_import_no_io_and_nothing_above_the_core(path):
+    for name in imports(path):
+        top = name.split(".")[0]
+        assert top not in FORBIDDEN, f"{path.name} imports {name}"
+        if top == "ralph":
+            assert name.startswith(ALLOWED_FIRST_PARTY), f"{path.name} imports {name}"

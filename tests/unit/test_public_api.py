@@ -1,0 +1,146 @@
+"""The public API is small and deliberate: each public module's ``__all__`` is pinned
+here, and every name in it exists. A change to the API changes this file."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PUBLIC = {
+    "ralph": [
+        "Estimate",
+        "IssueState",
+        "PipelinePosition",
+        "Priority",
+        "RalphError",
+        "ReviewMode",
+        "TaskGraph",
+        "TaskSpec",
+        "WorkflowState",
+        "__version__",
+        "build_task_graph",
+        "detect_group",
+        "detect_position",
+        "detect_work_streams",
+    ],
+    "ralph.errors": [
+        "DependencyCycle",
+        "GraphError",
+        "InvalidInput",
+        "InvalidTransition",
+        "IssueNotFound",
+        "PipelineError",
+        "RalphError",
+        "StateResolutionError",
+        "UnknownCommand",
+        "UnknownState",
+        "WorkflowError",
+    ],
+    "ralph.workflow": [
+        "ALLOWED_TRANSITIONS",
+        "COMMANDS",
+        "HUMAN_STATES",
+        "INTENTS",
+        "LOCK_STATES",
+        "OVERSIZED_ESTIMATES",
+        "PARENT_GATE_STATES",
+        "STATE_ORDER",
+        "TERMINAL_STATES",
+        "WORKFLOW_STATE_TO_STATUS",
+        "CommandContract",
+        "Estimate",
+        "InvalidTransition",
+        "Priority",
+        "Resolution",
+        "Transition",
+        "WorkflowState",
+        "allowed_targets",
+        "check_transition",
+        "get_command",
+        "is_allowed",
+        "is_earlier_state",
+        "normalize_command",
+        "parse_estimate",
+        "parse_priority",
+        "parse_state",
+        "plan_transition",
+        "resolve_state",
+        "state_index",
+    ],
+    "ralph.pipeline": [
+        "MAX_BUILDERS",
+        "REMAINING_PHASES",
+        "BlockingIssue",
+        "Convergence",
+        "DependencyCycle",
+        "Fetch",
+        "FileOwnership",
+        "GroupResult",
+        "IssueNotFound",
+        "IssueRelations",
+        "IssueState",
+        "Phase",
+        "PipelinePosition",
+        "Recommendation",
+        "StreamPosition",
+        "SuggestedRoster",
+        "WorkStream",
+        "WorkStreamResult",
+        "detect_group",
+        "detect_position",
+        "detect_stream_positions",
+        "detect_work_streams",
+        "stream_id",
+        "suggest_roster",
+    ],
+    "ralph.graph": [
+        "MIN_GROUP_FOR_STREAMS",
+        "ROLE_OF_KIND",
+        "GraphError",
+        "PipelinePlan",
+        "ReviewMode",
+        "Role",
+        "TaskGraph",
+        "TaskKind",
+        "TaskSpec",
+        "build_task_graph",
+        "plan_pipeline",
+        "split_into_streams",
+    ],
+    "ralph.cli": ["EXIT_USER_ERROR", "app", "main"],
+}
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_public_names_are_pinned(module_name):
+    module = importlib.import_module(module_name)
+    assert sorted(module.__all__) == sorted(PUBLIC[module_name])
+    for name in module.__all__:
+        assert hasattr(module, name), f"{module_name}.{name} is listed but missing"
+
+
+def _defined_in(defining_module, module_name):
+    return defining_module == module_name or defining_module.startswith(f"{module_name}._")
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_every_public_ralph_class_or_function_in_a_module_is_listed(module_name):
+    module = importlib.import_module(module_name)
+    ours = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and _defined_in(getattr(value, "__module__", ""), module_name)
+        and not isinstance(value, type(importlib))
+    }
+    assert ours <= set(module.__all__)
+
+
+def test_every_error_derives_from_the_one_root_and_is_drawn_in_the_tree():
+    errors = importlib.import_module("ralph.errors")
+    tree = errors.__doc__
+    for name in errors.__all__:
+        cls = getattr(errors, name)
+        assert issubclass(cls, errors.RalphError)
+        assert name in tree, f"{name} is missing from the tree in ralph.errors' docstring"
