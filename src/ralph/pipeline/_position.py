@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,12 +167,12 @@ def _classify(issues: Sequence[IssueState], is_group: bool) -> tuple[Phase, str,
 
 
 def detect_position(
-    issues: Sequence[IssueState], *, is_group: bool, group_primary: int | None
+    issues: Sequence[IssueState | Mapping[str, Any]], *, is_group: bool, group_primary: int | None
 ) -> PipelinePosition:
     """The phase of ``issues`` (one issue, or the members of a group), why, what remains,
     whether the group converged, and the roster to staff it. Never raises on any mix of
-    states and estimates."""
-    members = tuple(issues)
+    states and estimates. Issues may also be the original's camelCase JSON objects."""
+    members = tuple(i if isinstance(i, IssueState) else IssueState.from_dict(i) for i in issues)
     phase, reason, convergence = _classify(members, is_group)
     roster: SuggestedRoster = roster_for(phase, members)
     return PipelinePosition(

@@ -139,15 +139,20 @@ def _describe(stream: WorkStream) -> str:
     return f"Stream {stream.id}: co-clustered via blockedBy relationship."
 
 
-def detect_work_streams(items: Sequence[FileOwnership]) -> WorkStreamResult:
-    """Partition issues into streams by shared files and blocked-by edges inside the set."""
-    if not items:
+def detect_work_streams(
+    items: Sequence[FileOwnership | Mapping[str, Any]],
+) -> WorkStreamResult:
+    """Partition issues into streams by shared files and blocked-by edges inside the set.
+
+    Items may also be the original's ``{number, files, blockedBy}`` objects."""
+    owned = [i if isinstance(i, FileOwnership) else FileOwnership.from_dict(i) for i in items]
+    if not owned:
         return WorkStreamResult(
             streams=(), total_issues=0, total_streams=0, rationale=("No issues provided.")
         )
-    numbers = {item.number for item in items}
+    numbers = {item.number for item in owned}
     union_find = _UnionFind()
-    for item in items:
+    for item in owned:
         issue_key = f"issue:{item.number}"
         union_find.find(issue_key)
         for path in item.files:
@@ -157,7 +162,7 @@ def detect_work_streams(items: Sequence[FileOwnership]) -> WorkStreamResult:
                 union_find.union(f"issue:{dep}", issue_key)
 
     components: dict[str, list[FileOwnership]] = {}
-    for item in items:
+    for item in owned:
         components.setdefault(union_find.find(f"issue:{item.number}"), []).append(item)
 
     streams = []
@@ -198,12 +203,20 @@ class StreamPosition:
 
 
 def detect_stream_positions(
-    streams: Sequence[WorkStream], issue_states: Iterable[IssueState]
+    streams: Sequence[WorkStream | Mapping[str, Any]],
+    issue_states: Iterable[IssueState | Mapping[str, Any]],
 ) -> list[StreamPosition]:
-    """The pipeline position of each stream, from the states of its own issues."""
-    by_number = {issue.number: issue for issue in issue_states}
+    """The pipeline position of each stream, from the states of its own issues. Streams
+    and issues may also be given as the original's JSON objects."""
+    by_number = {
+        issue.number: issue
+        for issue in (
+            i if isinstance(i, IssueState) else IssueState.from_dict(i) for i in issue_states
+        )
+    }
     results = []
-    for stream in streams:
+    for given in streams:
+        stream = given if isinstance(given, WorkStream) else WorkStream.from_dict(given)
         issues = tuple(by_number[n] for n in stream.issues if n in by_number)
         position = detect_position(
             issues, is_group=len(issues) > 1, group_primary=stream.primary_issue

@@ -289,3 +289,12 @@ def test_issue_state_from_dict_accepts_camel_and_snake_case():
     )
     assert camel == snake == IssueState(7, "t", "Backlog", "M", 2)
     assert IssueState.from_dict({"number": 3}) == IssueState(3)
+
+
+def test_detect_position_accepts_the_originals_json_objects():
+    position = detect_position(
+        [{"number": 1, "workflowState": "Plan in Review", "estimate": "S", "subIssueCount": 0}],
+        is_group=False,
+        group_primary=1,
+    )
+    assert position.phase is Phase.HUMAN_GATE

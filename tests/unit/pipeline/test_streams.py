@@ -163,3 +163,18 @@ def test_sp3_group_flags_per_stream():
 
 def test_sp4_no_streams():
     assert detect_stream_positions([], []) == []
+
+
+def test_the_originals_json_objects_are_accepted_directly():
+    result = detect_work_streams(
+        [{"number": 42, "files": [MW], "blockedBy": []}, {"number": 44, "files": [MW]}]
+    )
+    assert [s.id for s in result.streams] == ["stream-42-44"]
+    positions = detect_stream_positions(
+        [s.to_dict() for s in result.streams],
+        [
+            {"number": 42, "workflowState": "In Progress"},
+            {"number": 44, "workflowState": "In Progress"},
+        ],
+    )
+    assert positions[0].position.phase is Phase.IMPLEMENT
