@@ -18,7 +18,7 @@ $(UV):
 
 # --inexact keeps uv itself, which lives in the same environment.
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
-	$(UV) sync --quiet --frozen --inexact --all-groups
+	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras
 	@touch $@
 
 demo: $(VENV)/.synced

@@ -12,7 +12,15 @@ The tree::
     ├── PipelineError           the pipeline algorithms cannot answer
     │   ├── IssueNotFound       the seed of a group does not exist
     │   └── DependencyCycle     issues that block each other in a circle
-    └── GraphError              a task graph that is not a DAG of known keys
+    ├── GraphError              a task graph that is not a DAG of known keys
+    └── TaskStoreError          the task store refused an operation
+        ├── StoreUnavailable    the store URL is malformed or its database unreachable
+        ├── RunNotFound         no run with that id
+        ├── TaskNotFound        no task with that id
+        ├── TaskNotClaimable    not pending, wrong role, or its serialisation key is busy
+        │   └── TaskBlocked     dependencies are not done yet (names them)
+        ├── LeaseLost           a write with a stale claim token was fenced off
+        └── IssueLocked         another holder has the issue
 
 Each error carries the structured facts its message was built from, so callers never
 parse messages. Messages name the problem and, where one exists, the fix.
@@ -27,10 +35,18 @@ __all__ = [
     "GraphError",
     "InvalidInput",
     "InvalidTransition",
+    "IssueLocked",
     "IssueNotFound",
+    "LeaseLost",
     "PipelineError",
     "RalphError",
+    "RunNotFound",
     "StateResolutionError",
+    "StoreUnavailable",
+    "TaskBlocked",
+    "TaskNotClaimable",
+    "TaskNotFound",
+    "TaskStoreError",
     "UnknownCommand",
     "UnknownState",
     "WorkflowError",
@@ -120,3 +136,58 @@ class DependencyCycle(PipelineError):
 
 class GraphError(RalphError):
     """A task graph with duplicate keys, unknown dependencies or a cycle."""
+
+
+class TaskStoreError(RalphError):
+    """The task store refused an operation."""
+
+
+class StoreUnavailable(TaskStoreError):
+    """The store URL is malformed, or its database cannot be reached or opened."""
+
+
+class RunNotFound(TaskStoreError, LookupError):
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        super().__init__(f"no run with id {run_id}")
+
+
+class TaskNotFound(TaskStoreError, LookupError):
+    def __init__(self, task_id: int) -> None:
+        self.task_id = task_id
+        super().__init__(f"no task with id {task_id}")
+
+
+class TaskNotClaimable(TaskStoreError):
+    """The task is not pending, is for another role, or its serialisation key is busy."""
+
+
+class TaskBlocked(TaskNotClaimable):
+    """The task waits for dependencies that are not done."""
+
+    def __init__(self, task_id: int, unfinished: Iterable[tuple[str, str]]) -> None:
+        self.task_id = task_id
+        self.unfinished = tuple(unfinished)
+        listed = ", ".join(f"{key} ({status})" for key, status in self.unfinished)
+        super().__init__(f"task {task_id} is blocked by unfinished dependencies: {listed}")
+
+
+class LeaseLost(TaskStoreError):
+    """The claim is stale: the task was reclaimed, reaped, canceled or finished since.
+
+    Nothing was written; the worker must drop its result."""
+
+    def __init__(self, task_id: int, token: int, reason: str) -> None:
+        self.task_id = task_id
+        self.token = token
+        super().__init__(f"lease lost on task {task_id} (claim token {token}): {reason}")
+
+
+class IssueLocked(TaskStoreError):
+    """Another holder has the issue."""
+
+    def __init__(self, repo: str, number: int, holder: str) -> None:
+        self.repo = repo
+        self.number = number
+        self.holder = holder
+        super().__init__(f"{repo}#{number} is locked by {holder}")

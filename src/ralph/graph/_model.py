@@ -54,6 +54,8 @@ class TaskSpec:
     ``key`` is unique in its run and stable across rebuilds of the same graph; ``deps``
     are keys of tasks that must be done first. ``metadata`` carries the original's task
     metadata keys (``issue_number``, ``command``, ``group_primary``, ``stream_id`` ...).
+    ``serial_key`` makes tasks sharing it run one at a time (``merge:<repo>``);
+    ``max_attempts`` None means the store's default.
     """
 
     key: str
@@ -64,6 +66,9 @@ class TaskSpec:
     active_form: str
     deps: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    description: str = ""
+    serial_key: str | None = None
+    max_attempts: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", TaskKind(self.kind))
@@ -81,6 +86,9 @@ class TaskSpec:
             "activeForm": self.active_form,
             "deps": list(self.deps),
             "metadata": dict(self.metadata),
+            "description": self.description,
+            "serialKey": self.serial_key,
+            "maxAttempts": self.max_attempts,
         }
 
 

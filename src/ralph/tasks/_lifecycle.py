@@ -1,0 +1,192 @@
+"""The task lifecycle as pure functions: (task, event) -> (new task, event kind).
+
+::
+
+    pending --claim--> running --complete--> done
+       ^                 |  \\--fail(retryable, attempts left)--> pending (not before t)
+       |                 |  \\--fail(not retryable)-----------> failed
+       |                 |  \\--fail(no attempts left)--------> dead
+       |                 |  \\--lease expired, attempts left--> pending
+       |                 |  \\--lease expired, none left------> dead
+       +----release------+
+    any non-terminal --cancel--> canceled;   done|failed|dead|canceled --reopen--> pending
+
+Every write by a worker presents its claim token; a token that is not the task's
+current one, or a task that is no longer running, raises LeaseLost (zombie fencing).
+Backends apply these decisions with an UPDATE guarded by the token they checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.errors import LeaseLost, TaskNotClaimable
+from ralph.tasks._model import TERMINAL_STATUSES, EventKind, Task, TaskStatus
+
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "DEFAULT_MAX_ATTEMPTS",
+    "RetryPolicy",
+    "cancel",
+    "check_claim",
+    "claim",
+    "claimable",
+    "complete",
+    "expire",
+    "fail",
+    "heartbeat",
+    "release",
+    "reopen",
+]
+
+#: A worker heartbeats every lease/6 (10 s for the default); three missed beats and more
+#: pass before the lease runs out. Far above SQLite's busy timeout (10 s), so a worker
+#: waiting for the write lock does not lose its task (reliability.md F2).
+DEFAULT_LEASE_SECONDS = 60.0
+#: Agent tasks are expensive; after three attempts a person should look (F5).
+DEFAULT_MAX_ATTEMPTS = 3
+
+_S = TaskStatus
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff: ``base * 2**(attempts-1)``, capped. No jitter, so tests and
+    reports are reproducible; claims are spread by the workers' own timing."""
+
+    base_seconds: float = 30.0
+    cap_seconds: float = 3600.0
+
+    def delay(self, attempts: int) -> float:
+        return float(min(self.cap_seconds, self.base_seconds * 2 ** max(0, attempts - 1)))
+
+
+def claimable(
+    task: Task, *, now: float, roles: Collection[str], deps_done: bool, serial_busy: bool
+) -> bool:
+    return (
+        task.status is _S.PENDING
+        and task.not_before <= now
+        and task.role in roles
+        and deps_done
+        and not serial_busy
+    )
+
+
+def claim(task: Task, worker: str, *, now: float, lease_seconds: float) -> Task:
+    if task.status is not _S.PENDING:
+        raise TaskNotClaimable(f"task {task.id} is {task.status.value}, not pending")
+    return dataclasses.replace(
+        task,
+        status=_S.RUNNING,
+        owner=worker,
+        claim_token=task.claim_token + 1,
+        attempts=task.attempts + 1,
+        lease_expires_at=now + lease_seconds,
+        updated_at=now,
+    )
+
+
+def check_claim(task: Task, token: int) -> None:
+    """Raise LeaseLost unless ``token`` is the live claim on a running task."""
+    if task.claim_token != token:
+        raise LeaseLost(task.id, token, f"the task was claimed again (token {task.claim_token})")
+    if task.status is not _S.RUNNING:
+        raise LeaseLost(task.id, token, f"the task is {task.status.value}")
+
+
+def heartbeat(task: Task, token: int, *, now: float, lease_seconds: float) -> Task:
+    check_claim(task, token)
+    return dataclasses.replace(task, lease_expires_at=now + lease_seconds, updated_at=now)
+
+
+def complete(task: Task, token: int, result: Any, *, now: float) -> tuple[Task, EventKind]:
+    check_claim(task, token)
+    done = dataclasses.replace(
+        task, status=_S.DONE, result=result, lease_expires_at=None, updated_at=now
+    )
+    return done, EventKind.TASK_DONE
+
+
+def fail(
+    task: Task,
+    token: int,
+    error: str,
+    *,
+    retryable: bool,
+    retry_after: float | None,
+    now: float,
+    policy: RetryPolicy,
+) -> tuple[Task, EventKind]:
+    check_claim(task, token)
+    if not retryable:
+        status, kind, not_before = _S.FAILED, EventKind.TASK_DEAD, task.not_before
+    elif task.attempts >= task.max_attempts:
+        status, kind, not_before = _S.DEAD, EventKind.TASK_DEAD, task.not_before
+    else:
+        delay = retry_after if retry_after is not None else policy.delay(task.attempts)
+        status, kind, not_before = _S.PENDING, EventKind.TASK_FAILED, now + delay
+    changed = dataclasses.replace(
+        task,
+        status=status,
+        error=error,
+        not_before=not_before,
+        owner=None if status is _S.PENDING else task.owner,
+        lease_expires_at=None,
+        updated_at=now,
+    )
+    return changed, kind
+
+
+def release(task: Task, token: int, *, now: float) -> Task:
+    """Give the task back (graceful shutdown). Attempts are kept: the work was tried."""
+    check_claim(task, token)
+    return dataclasses.replace(
+        task, status=_S.PENDING, owner=None, lease_expires_at=None, updated_at=now
+    )
+
+
+def expire(task: Task, *, now: float) -> tuple[Task, EventKind] | None:
+    """The reaper's decision for one task: None unless it is running past its lease."""
+    if task.status is not _S.RUNNING or task.lease_expires_at is None:
+        return None
+    if task.lease_expires_at >= now:
+        return None
+    reason = f"lease expired (owner {task.owner}, attempt {task.attempts})"
+    if task.attempts >= task.max_attempts:
+        dead = dataclasses.replace(
+            task, status=_S.DEAD, error=reason, lease_expires_at=None, updated_at=now
+        )
+        return dead, EventKind.TASK_DEAD
+    pending = dataclasses.replace(
+        task, status=_S.PENDING, owner=None, error=reason, lease_expires_at=None, updated_at=now
+    )
+    return pending, EventKind.TASK_EXPIRED
+
+
+def cancel(task: Task, *, now: float) -> Task | None:
+    """None when the task is already finished (nothing to cancel)."""
+    if task.status in TERMINAL_STATUSES:
+        return None
+    return dataclasses.replace(task, status=_S.CANCELED, lease_expires_at=None, updated_at=now)
+
+
+def reopen(task: Task, *, now: float) -> Task:
+    """Run a finished task again (graph rewrites: re-plan after NEEDS_ITERATION).
+    Attempts start over; the claim token keeps counting so old claims stay fenced."""
+    if task.status not in TERMINAL_STATUSES:
+        raise TaskNotClaimable(f"task {task.id} is {task.status.value}; only finished tasks reopen")
+    return dataclasses.replace(
+        task,
+        status=_S.PENDING,
+        owner=None,
+        attempts=0,
+        result=None,
+        error=None,
+        not_before=now,
+        lease_expires_at=None,
+        updated_at=now,
+    )

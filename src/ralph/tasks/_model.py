@@ -1,0 +1,163 @@
+"""Records the task store returns. All frozen: a record is a snapshot, never a handle."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "TERMINAL_STATUSES",
+    "Claim",
+    "Event",
+    "EventKind",
+    "IssueLock",
+    "Message",
+    "MessageKind",
+    "Run",
+    "RunStatus",
+    "Task",
+    "TaskStatus",
+]
+
+
+class TaskStatus(enum.StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    #: Failed for good: the work itself said it cannot be done (no retry).
+    FAILED = "failed"
+    #: Gave up: retries or lease expiries exhausted; the last reason is kept.
+    DEAD = "dead"
+    CANCELED = "canceled"
+
+
+TERMINAL_STATUSES = frozenset(
+    {TaskStatus.DONE, TaskStatus.FAILED, TaskStatus.DEAD, TaskStatus.CANCELED}
+)
+
+
+class RunStatus(enum.StrEnum):
+    ACTIVE = "active"
+    FINISHED = "finished"
+    CANCELED = "canceled"
+
+
+class EventKind(enum.StrEnum):
+    TASK_ADDED = "task_added"
+    TASK_CLAIMED = "task_claimed"
+    TASK_DONE = "task_done"
+    #: A failure that will be retried (the task is pending again, after a backoff).
+    TASK_FAILED = "task_failed"
+    #: A failure that will not be retried: status failed or dead.
+    TASK_DEAD = "task_dead"
+    TASK_RELEASED = "task_released"
+    #: A lease ran out without a heartbeat; the task is pending again (or dead).
+    TASK_EXPIRED = "task_expired"
+    TASK_CANCELED = "task_canceled"
+    TASK_REOPENED = "task_reopened"
+    RUN_FINISHED = "run_finished"
+    SHUTDOWN_REQUESTED = "shutdown_requested"
+    MESSAGE = "message"
+
+
+class MessageKind(enum.StrEnum):
+    ESCALATION = "escalation"
+    QUESTION = "question"
+    ANSWER = "answer"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Run:
+    """One hero or team invocation; it owns a graph of tasks."""
+
+    id: int
+    name: str
+    root_issue: int | None
+    mode: str
+    config: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    status: RunStatus = RunStatus.ACTIVE
+    shutdown_requested: bool = False
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Task:
+    id: int
+    run_id: int
+    key: str
+    kind: str
+    role: str
+    issues: tuple[int, ...]
+    subject: str
+    active_form: str = ""
+    description: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    status: TaskStatus = TaskStatus.PENDING
+    #: While running: the claimer. While pending: the worker it is assigned to, if any.
+    owner: str | None = None
+    #: The fencing token: bumped by every claim, never reset.
+    claim_token: int = 0
+    attempts: int = 0
+    max_attempts: int = 3
+    lease_expires_at: float | None = None
+    #: Not claimable before this time (retry backoff).
+    not_before: float = 0.0
+    serial_key: str | None = None
+    result: Any = field(default=None, hash=False)
+    error: str | None = None
+    #: Ids of the tasks this one waits for.
+    deps: tuple[int, ...] = ()
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_STATUSES
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """Proof of ownership: every later write about the task must present it."""
+
+    task: Task
+    token: int
+    worker: str
+
+    @property
+    def task_id(self) -> int:
+        return self.task.id
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    id: int
+    run_id: int
+    kind: EventKind
+    task_id: int | None = None
+    data: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    at: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    id: int
+    run_id: int
+    sender: str
+    recipient: str
+    kind: MessageKind
+    body: str
+    read: bool = False
+    created_at: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class IssueLock:
+    repo: str
+    number: int
+    owner: str
+    token: str
+    acquired_at: float
+    expires_at: float

@@ -1,0 +1,219 @@
+"""The PostgreSQL task store: workers in many processes, on many machines.
+
+Claims lock their candidate with ``FOR UPDATE SKIP LOCKED`` so concurrent claimers
+never wait on each other; a partial unique index keeps one running task per
+serialisation key. Waiters are woken by LISTEN/NOTIFY through one listening connection
+per store; polling every second stays as the fallback, because a notification sent
+while nobody listens is lost (reliability.md F9).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ralph.errors import StoreUnavailable
+from ralph.tasks import _lifecycle as life
+from ralph.tasks._open import redact_url
+from ralph.tasks._schema import MIGRATIONS
+from ralph.tasks._sql import Row, SqlStore, Tx
+
+__all__ = ["CHANNEL", "FALLBACK_POLL_SECONDS", "PostgresStore"]
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "ralph_events"
+#: Waiters re-check this often even when no notification arrives.
+FALLBACK_POLL_SECONDS = 1.0
+#: First key of the advisory locks Ralph takes ("RALP").
+_LOCK_CLASS = 0x52414C50
+_MIGRATION_LOCK = 0
+
+
+@functools.lru_cache(maxsize=512)
+def _placeholders(sql: str) -> str:
+    return sql.replace("?", "%s")
+
+
+class _PgTx(Tx):
+    def __init__(self, connection: psycopg.Connection[dict[str, Any]]) -> None:
+        super().__init__()
+        self._connection = connection
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cursor = self._connection.execute(_placeholders(sql), tuple(params))
+        return cursor.fetchall() if cursor.description is not None else []
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._connection.execute(_placeholders(sql), tuple(params)).rowcount
+
+
+class _Listener:
+    """One LISTEN connection; counts notifications and wakes waiters on each."""
+
+    def __init__(self, conninfo: str) -> None:
+        self._conninfo = conninfo
+        self.generation = 1
+        self.changed = threading.Condition()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="ralph-pg-listen", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True) as connection:
+                    connection.execute(f"LISTEN {CHANNEL}")
+                    self._bump()  # anything may have happened while we were not listening
+                    while not self._stop.is_set():
+                        for _ in connection.notifies(timeout=0.25, stop_after=64):
+                            self._bump()
+            except psycopg.Error as exc:
+                logger.warning(
+                    "listen connection lost; waiters fall back to polling",
+                    extra={"action": "listen_lost", "error": type(exc).__name__},
+                )
+                self._stop.wait(FALLBACK_POLL_SECONDS)
+
+    def _bump(self) -> None:
+        with self.changed:
+            self.generation += 1
+            self.changed.notify_all()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+
+
+class PostgresStore(SqlStore):
+    lock_rows = "FOR UPDATE"
+    skip_locked = "FOR UPDATE SKIP LOCKED"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        lease_seconds: float = life.DEFAULT_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
+        retry_policy: life.RetryPolicy | None = None,
+        pool_size: int = 4,
+        connect_timeout: float = 5.0,
+        migrate: bool = True,
+    ) -> None:
+        self.url = url
+        self.lease_seconds = lease_seconds
+        self.retry_policy = retry_policy or life.RetryPolicy()
+        self._clock = clock
+        self._listener: _Listener | None = None
+        self._listener_lock = threading.Lock()
+        self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "row_factory": dict_row},
+            open=False,
+            name="ralph-tasks",
+        )
+        try:
+            self._pool.open(wait=True, timeout=connect_timeout)
+        except (PoolTimeout, psycopg.Error) as exc:
+            self._pool.close()
+            raise StoreUnavailable(
+                f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}"
+            ) from None
+        if migrate:
+            self.migrate()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({redact_url(self.url)!r})"
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Tx]:
+        with self._pool.connection() as connection, connection.transaction():
+            yield _PgTx(connection)
+
+    @contextmanager
+    def _reader(self) -> Iterator[Tx]:
+        with self._pool.connection() as connection:
+            yield _PgTx(connection)
+
+    def _now(self) -> float:
+        return self._clock()
+
+    def _before_events(self, tx: Tx, run_ids: Collection[int]) -> None:
+        # Held to commit: event ids of a run are assigned in commit order.
+        for run_id in run_ids:
+            tx.rows("SELECT pg_advisory_xact_lock(?, ?)", (_LOCK_CLASS, run_id))
+
+    def _after_events(self, tx: Tx, run_ids: Collection[int]) -> None:
+        for run_id in run_ids:
+            tx.rows("SELECT pg_notify(?, ?)", (CHANNEL, str(run_id)))
+
+    def _wait_for_change(self, last_seen: int, timeout: float) -> int:
+        listener = self._ensure_listener()
+        with listener.changed:
+            if listener.generation == last_seen and timeout > 0:
+                listener.changed.wait(min(timeout, FALLBACK_POLL_SECONDS))
+            return listener.generation
+
+    def _ensure_listener(self) -> _Listener:
+        with self._listener_lock:
+            if self._listener is None:
+                self._listener = _Listener(self.url)
+            return self._listener
+
+    def _claim_conflict(self, error: Exception) -> bool:
+        return isinstance(error, pg_errors.UniqueViolation) and "serial_key" in str(error)
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        """Apply missing migrations under an advisory lock; returns the versions applied."""
+        applied_now = []
+        with self._transaction() as tx:
+            tx.rows("SELECT pg_advisory_xact_lock(?, ?)", (_LOCK_CLASS, _MIGRATION_LOCK))
+            tx.run(
+                "CREATE TABLE IF NOT EXISTS ralph_schema_version (version INTEGER PRIMARY KEY, "
+                "name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
+            )
+            done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
+            for migration in MIGRATIONS:
+                if migration.version in done:
+                    continue
+                for statement in migration.statements:
+                    tx.run(
+                        statement.format(
+                            id="INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+                            float="DOUBLE PRECISION",
+                        )
+                    )
+                tx.run(
+                    "INSERT INTO ralph_schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, time.time()),
+                )
+                applied_now.append(migration.version)
+        if applied_now:
+            logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
+        return applied_now
+
+    def schema_versions(self) -> list[int]:
+        with self._reader() as tx:
+            rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
+        return [row["version"] for row in rows]
+
+    def close(self) -> None:
+        with self._listener_lock:
+            if self._listener is not None:
+                self._listener.stop()
+                self._listener = None
+        self._pool.close()

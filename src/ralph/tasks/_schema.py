@@ -1,0 +1,106 @@
+"""Versioned schema migrations for the SQL task stores (SQLite and PostgreSQL).
+
+Each migration is a list of statements with ``{id}`` standing for the dialect's
+auto-increment primary key and ``{float}`` for its double type. A migration and its
+version row commit together; the runner holds the database's write lock (SQLite
+``BEGIN IMMEDIATE``, PostgreSQL an advisory lock) so concurrent migrators are safe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MIGRATIONS", "Migration"]
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "runs, tasks, dependencies, events, messages, issue locks",
+        (
+            """CREATE TABLE ralph_runs (
+                id {id},
+                name TEXT NOT NULL,
+                root_issue INTEGER,
+                mode TEXT NOT NULL,
+                config TEXT NOT NULL,
+                status TEXT NOT NULL,
+                shutdown_requested INTEGER NOT NULL DEFAULT 0,
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL
+            )""",
+            """CREATE TABLE ralph_tasks (
+                id {id},
+                run_id INTEGER NOT NULL REFERENCES ralph_runs (id),
+                key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                role TEXT NOT NULL,
+                issues TEXT NOT NULL,
+                subject TEXT NOT NULL,
+                active_form TEXT NOT NULL,
+                description TEXT NOT NULL,
+                metadata TEXT NOT NULL,
+                status TEXT NOT NULL,
+                owner TEXT,
+                claim_token INTEGER NOT NULL,
+                attempts INTEGER NOT NULL,
+                max_attempts INTEGER NOT NULL,
+                lease_expires_at {float},
+                not_before {float} NOT NULL,
+                serial_key TEXT,
+                result TEXT,
+                error TEXT,
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL,
+                UNIQUE (run_id, key)
+            )""",
+            "CREATE INDEX ralph_tasks_claimable ON ralph_tasks (run_id, status, role)",
+            "CREATE INDEX ralph_tasks_lease ON ralph_tasks (status, lease_expires_at)",
+            # The database itself keeps one running task per serialisation key (F7).
+            """CREATE UNIQUE INDEX ralph_tasks_one_running_per_serial_key
+                ON ralph_tasks (serial_key)
+                WHERE status = 'running' AND serial_key IS NOT NULL""",
+            """CREATE TABLE ralph_task_deps (
+                task_id INTEGER NOT NULL REFERENCES ralph_tasks (id),
+                depends_on INTEGER NOT NULL REFERENCES ralph_tasks (id),
+                PRIMARY KEY (task_id, depends_on)
+            )""",
+            "CREATE INDEX ralph_task_deps_depends_on ON ralph_task_deps (depends_on)",
+            """CREATE TABLE ralph_events (
+                id {id},
+                run_id INTEGER NOT NULL,
+                task_id INTEGER,
+                kind TEXT NOT NULL,
+                data TEXT NOT NULL,
+                at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_events_by_run ON ralph_events (run_id, id)",
+            """CREATE TABLE ralph_messages (
+                id {id},
+                run_id INTEGER NOT NULL REFERENCES ralph_runs (id),
+                sender TEXT NOT NULL,
+                recipient TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                body TEXT NOT NULL,
+                is_read INTEGER NOT NULL DEFAULT 0,
+                created_at {float} NOT NULL
+            )""",
+            """CREATE TABLE ralph_issue_locks (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                owner TEXT NOT NULL,
+                token TEXT NOT NULL,
+                acquired_at {float} NOT NULL,
+                expires_at {float} NOT NULL,
+                PRIMARY KEY (repo, number)
+            )""",
+        ),
+    ),
+)

@@ -1,0 +1,757 @@
+"""The task store over SQL, shared by the SQLite and PostgreSQL backends.
+
+Statements are written once, with ``?`` placeholders; a backend supplies transactions,
+its row-locking clauses and its wake-up mechanism. Lifecycle decisions come from
+``_lifecycle`` and are written back with an UPDATE guarded by the claim token and status
+that were checked, so a concurrent change turns into LeaseLost instead of a lost write.
+
+Events are appended as the last step of a write transaction. On PostgreSQL the
+backend takes a per-run advisory lock first, so event ids are assigned in commit order
+and a reader's cursor never skips an event that commits late.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import json
+import logging
+import time
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from ralph.errors import (
+    IssueLocked,
+    LeaseLost,
+    RunNotFound,
+    TaskBlocked,
+    TaskNotClaimable,
+    TaskNotFound,
+)
+from ralph.graph import TaskSpec
+from ralph.tasks import _lifecycle as life
+from ralph.tasks._model import (
+    Claim,
+    Event,
+    EventKind,
+    IssueLock,
+    Message,
+    MessageKind,
+    Run,
+    RunStatus,
+    Task,
+    TaskStatus,
+)
+from ralph.tasks._store import TaskStore, validate_new_specs
+
+__all__ = ["SqlStore", "Tx"]
+
+logger = logging.getLogger(__name__)
+
+Row = dict[str, Any]
+
+_TASK_COLUMNS = (
+    "status, owner, claim_token, attempts, lease_expires_at, not_before, result, error, "
+    "metadata, description, updated_at"
+)
+
+
+class Tx(abc.ABC):
+    """One open transaction (or, for reads, one connection)."""
+
+    def __init__(self) -> None:
+        self.pending_events: list[tuple[int, EventKind, int | None, Mapping[str, Any]]] = []
+
+    @abc.abstractmethod
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    @abc.abstractmethod
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Execute; return the number of rows changed."""
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+    def emit(self, run_id: int, kind: EventKind, task_id: int | None = None, **data: Any) -> None:
+        self.pending_events.append((run_id, kind, task_id, data))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _task(row: Row, deps: Sequence[int]) -> Task:
+    return Task(
+        id=row["id"],
+        run_id=row["run_id"],
+        key=row["key"],
+        kind=row["kind"],
+        role=row["role"],
+        issues=tuple(json.loads(row["issues"])),
+        subject=row["subject"],
+        active_form=row["active_form"],
+        description=row["description"],
+        metadata=json.loads(row["metadata"]),
+        status=TaskStatus(row["status"]),
+        owner=row["owner"],
+        claim_token=row["claim_token"],
+        attempts=row["attempts"],
+        max_attempts=row["max_attempts"],
+        lease_expires_at=row["lease_expires_at"],
+        not_before=row["not_before"],
+        serial_key=row["serial_key"],
+        result=json.loads(row["result"]) if row["result"] is not None else None,
+        error=row["error"],
+        deps=tuple(deps),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _run(row: Row) -> Run:
+    return Run(
+        id=row["id"],
+        name=row["name"],
+        root_issue=row["root_issue"],
+        mode=row["mode"],
+        config=json.loads(row["config"]),
+        status=RunStatus(row["status"]),
+        shutdown_requested=bool(row["shutdown_requested"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _event(row: Row) -> Event:
+    return Event(
+        id=row["id"],
+        run_id=row["run_id"],
+        kind=EventKind(row["kind"]),
+        task_id=row["task_id"],
+        data=json.loads(row["data"]),
+        at=row["at"],
+    )
+
+
+def _message(row: Row) -> Message:
+    return Message(
+        id=row["id"],
+        run_id=row["run_id"],
+        sender=row["sender"],
+        recipient=row["recipient"],
+        kind=MessageKind(row["kind"]),
+        body=row["body"],
+        read=bool(row["is_read"]),
+        created_at=row["created_at"],
+    )
+
+
+def _marks(values: Collection[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+class SqlStore(TaskStore):
+    #: Appended to a SELECT that must lock the rows it reads ("" where the transaction
+    #: already holds the database's only write lock, as on SQLite).
+    lock_rows: ClassVar[str] = ""
+    #: Appended to the claim's candidate SELECT: skip rows other claimers hold.
+    skip_locked: ClassVar[str] = ""
+
+    # -- backend hooks --------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _transaction(self) -> Any:
+        """A context manager yielding a Tx inside a write transaction."""
+
+    @abc.abstractmethod
+    def _reader(self) -> Any:
+        """A context manager yielding a Tx for reads."""
+
+    @abc.abstractmethod
+    def _now(self) -> float: ...
+
+    def _before_events(self, tx: Tx, run_ids: Collection[int]) -> None:
+        """Called before the events of a transaction are inserted."""
+
+    def _after_events(self, tx: Tx, run_ids: Collection[int]) -> None:
+        """Called after they are inserted, still inside the transaction."""
+
+    @abc.abstractmethod
+    def _wait_for_change(self, last_seen: int, timeout: float) -> int:
+        """Block up to ``timeout`` seconds until the database may have changed since
+        ``last_seen`` (a value this method returned before, or 0); return the new one."""
+
+    def _claim_conflict(self, error: Exception) -> bool:
+        """True when ``error`` is the serialisation-key index refusing a second claim."""
+        return False
+
+    # -- transactions ---------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Tx]:
+        with self._transaction() as tx:
+            yield tx
+            if tx.pending_events:
+                run_ids = sorted({run_id for run_id, _, _, _ in tx.pending_events})
+                self._before_events(tx, run_ids)
+                now = self._now()
+                for run_id, kind, task_id, data in tx.pending_events:
+                    tx.run(
+                        "INSERT INTO ralph_events (run_id, task_id, kind, data, at) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (run_id, task_id, kind.value, _dumps(dict(data)), now),
+                    )
+                self._after_events(tx, run_ids)
+
+    # -- loading --------------------------------------------------------------------------
+
+    def _load_tasks(
+        self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
+    ) -> list[Task]:
+        rows = tx.rows(f"SELECT * FROM ralph_tasks WHERE {where} ORDER BY id {lock}", params)
+        if not rows:
+            return []
+        deps: dict[int, list[int]] = {row["id"]: [] for row in rows}
+        for dep in tx.rows(
+            "SELECT task_id, depends_on FROM ralph_task_deps "
+            f"WHERE task_id IN (SELECT id FROM ralph_tasks WHERE {where}) "
+            "ORDER BY task_id, depends_on",
+            params,
+        ):
+            # A task added after the first SELECT may show up here; it is not ours.
+            if dep["task_id"] in deps:
+                deps[dep["task_id"]].append(dep["depends_on"])
+        return [_task(row, deps[row["id"]]) for row in rows]
+
+    def _locked_task(self, tx: Tx, task_id: int) -> Task:
+        found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.lock_rows)
+        if not found:
+            raise TaskNotFound(task_id)
+        return found[0]
+
+    def _locked_run(self, tx: Tx, run_id: int) -> Run:
+        row = tx.one(f"SELECT * FROM ralph_runs WHERE id = ? {self.lock_rows}", (run_id,))
+        if row is None:
+            raise RunNotFound(run_id)
+        return _run(row)
+
+    def _store_task(self, tx: Tx, task: Task, *, token: int, status: TaskStatus) -> Task:
+        """Write ``task``'s mutable columns if the row still has ``token`` and ``status``."""
+        changed = tx.run(
+            f"UPDATE ralph_tasks SET ({_TASK_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "WHERE id = ? AND claim_token = ? AND status = ?",
+            (
+                task.status.value,
+                task.owner,
+                task.claim_token,
+                task.attempts,
+                task.lease_expires_at,
+                task.not_before,
+                _dumps(task.result) if task.result is not None else None,
+                task.error,
+                _dumps(dict(task.metadata)),
+                task.description,
+                task.updated_at,
+                task.id,
+                token,
+                status.value,
+            ),
+        )
+        if changed != 1:
+            raise LeaseLost(task.id, token, "the task changed underneath this write")
+        return task
+
+    def _claimed_task(self, tx: Tx, claim: Claim) -> Task:
+        task = self._locked_task(tx, claim.task_id)
+        life.check_claim(task, claim.token)
+        return task
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def create_run(
+        self,
+        name: str,
+        *,
+        root_issue: int | None = None,
+        mode: str = "team",
+        config: Mapping[str, Any] | None = None,
+    ) -> Run:
+        now = self._now()
+        with self._write() as tx:
+            row = tx.one(
+                "INSERT INTO ralph_runs (name, root_issue, mode, config, status, "
+                "shutdown_requested, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?) "
+                "RETURNING *",
+                (
+                    name,
+                    root_issue,
+                    mode,
+                    _dumps(dict(config or {})),
+                    RunStatus.ACTIVE.value,
+                    now,
+                    now,
+                ),
+            )
+        assert row is not None
+        return _run(row)
+
+    def get_run(self, run_id: int) -> Run:
+        with self._reader() as tx:
+            row = tx.one("SELECT * FROM ralph_runs WHERE id = ?", (run_id,))
+        if row is None:
+            raise RunNotFound(run_id)
+        return _run(row)
+
+    def list_runs(
+        self, *, status: RunStatus | None = None, root_issue: int | None = None
+    ) -> list[Run]:
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
+        if status is not None:
+            where.append("status = ?")
+            params.append(RunStatus(status).value)
+        if root_issue is not None:
+            where.append("root_issue = ?")
+            params.append(root_issue)
+        with self._reader() as tx:
+            rows = tx.rows(
+                f"SELECT * FROM ralph_runs WHERE {' AND '.join(where)} ORDER BY id DESC", params
+            )
+        return [_run(row) for row in rows]
+
+    def finish_run(self, run_id: int, status: RunStatus = RunStatus.FINISHED) -> Run:
+        with self._write() as tx:
+            run = self._finish_run(tx, run_id, RunStatus(status))
+        return run
+
+    def _finish_run(self, tx: Tx, run_id: int, status: RunStatus) -> Run:
+        self._locked_run(tx, run_id)
+        row = tx.one(
+            "UPDATE ralph_runs SET status = ?, updated_at = ? WHERE id = ? RETURNING *",
+            (status.value, self._now(), run_id),
+        )
+        assert row is not None
+        tx.emit(run_id, EventKind.RUN_FINISHED, status=status.value)
+        return _run(row)
+
+    def request_shutdown(self, run_id: int) -> None:
+        with self._write() as tx:
+            self._locked_run(tx, run_id)
+            tx.run(
+                "UPDATE ralph_runs SET shutdown_requested = 1, updated_at = ? WHERE id = ?",
+                (self._now(), run_id),
+            )
+            tx.emit(run_id, EventKind.SHUTDOWN_REQUESTED)
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    def add_tasks(self, run_id: int, specs: Iterable[TaskSpec]) -> list[Task]:
+        specs = list(specs)
+        now = self._now()
+        with self._write() as tx:
+            self._locked_run(tx, run_id)
+            ids = {
+                row["key"]: row["id"]
+                for row in tx.rows("SELECT id, key FROM ralph_tasks WHERE run_id = ?", (run_id,))
+            }
+            validate_new_specs(specs, ids)
+            added = []
+            for spec in specs:
+                row = tx.one(
+                    "INSERT INTO ralph_tasks (run_id, key, kind, role, issues, subject, "
+                    "active_form, description, metadata, status, owner, claim_token, attempts, "
+                    "max_attempts, lease_expires_at, not_before, serial_key, result, error, "
+                    "created_at, updated_at) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, 0, ?, NULL, 0, ?, NULL, NULL, ?, ?) "
+                    "RETURNING *",
+                    (
+                        run_id,
+                        spec.key,
+                        spec.kind.value,
+                        spec.role.value,
+                        _dumps(list(spec.issues)),
+                        spec.subject,
+                        spec.active_form,
+                        spec.description,
+                        _dumps(dict(spec.metadata)),
+                        TaskStatus.PENDING.value,
+                        spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
+                        spec.serial_key,
+                        now,
+                        now,
+                    ),
+                )
+                assert row is not None
+                ids[spec.key] = row["id"]
+                deps = [ids[d] for d in spec.deps]
+                for dep in deps:
+                    tx.run(
+                        "INSERT INTO ralph_task_deps (task_id, depends_on) VALUES (?, ?)",
+                        (row["id"], dep),
+                    )
+                added.append(_task(row, deps))
+                tx.emit(run_id, EventKind.TASK_ADDED, row["id"], key=spec.key, role=spec.role)
+        return added
+
+    def get_task(self, task_id: int) -> Task:
+        with self._reader() as tx:
+            found = self._load_tasks(tx, "id = ?", (task_id,))
+        if not found:
+            raise TaskNotFound(task_id)
+        return found[0]
+
+    def list_tasks(
+        self,
+        run_id: int | None = None,
+        *,
+        status: TaskStatus | str | None = None,
+        role: str | None = None,
+        kind: str | None = None,
+        issue: int | None = None,
+    ) -> list[Task]:
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
+        for column, value in (("run_id", run_id), ("role", role), ("kind", kind)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if status is not None:
+            where.append("status = ?")
+            params.append(TaskStatus(status).value)
+        with self._reader() as tx:
+            tasks = self._load_tasks(tx, " AND ".join(where), params)
+        return [t for t in tasks if issue is None or issue in t.issues]
+
+    def assign(self, task_id: int, worker: str) -> Task:
+        with self._write() as tx:
+            task = self._locked_task(tx, task_id)
+            if task.status is not TaskStatus.PENDING:
+                raise TaskNotClaimable(f"task {task_id} is {task.status.value}, not pending")
+            tx.run("UPDATE ralph_tasks SET owner = ? WHERE id = ?", (worker, task_id))
+        return self.get_task(task_id)
+
+    def _reap_in(self, tx: Tx, now: float, run_id: int | None) -> list[Task]:
+        where = "status = 'running' AND lease_expires_at < ?"
+        params: list[Any] = [now]
+        if run_id is not None:
+            where = f"run_id = ? AND {where}"
+            params.insert(0, run_id)
+        changed = []
+        for task in self._load_tasks(tx, where, params, lock=self.skip_locked):
+            decision = life.expire(task, now=now)
+            if decision is None:
+                continue
+            expired, kind = decision
+            changed.append(
+                self._store_task(tx, expired, token=task.claim_token, status=TaskStatus.RUNNING)
+            )
+            tx.emit(expired.run_id, kind, expired.id, error=expired.error)
+        return changed
+
+    def claim(self, run_id: int, worker: str, roles: Collection[str]) -> Claim | None:
+        roles = sorted(set(roles))
+        now = self._now()
+        try:
+            with self._write() as tx:
+                self._reap_in(tx, now, run_id)
+                if not roles:
+                    return None
+                row = tx.one(
+                    "UPDATE ralph_tasks SET status = 'running', owner = ?, "
+                    "claim_token = claim_token + 1, attempts = attempts + 1, "
+                    "lease_expires_at = ?, updated_at = ? "
+                    "WHERE status = 'pending' AND id = ("
+                    "  SELECT t.id FROM ralph_tasks t"
+                    "  WHERE t.run_id = ? AND t.status = 'pending' AND t.not_before <= ?"
+                    f"   AND t.role IN ({_marks(roles)})"
+                    "   AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d"
+                    "     JOIN ralph_tasks p ON p.id = d.depends_on"
+                    "     WHERE d.task_id = t.id AND p.status <> 'done')"
+                    "   AND (t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks r"
+                    "     WHERE r.serial_key = t.serial_key AND r.status = 'running'))"
+                    "  ORDER BY CASE WHEN t.owner = ? THEN 0 ELSE 1 END, t.id"
+                    f"  LIMIT 1 {self.skip_locked}"
+                    ") RETURNING id",
+                    (worker, now + self.lease_seconds, now, run_id, now, *roles, worker),
+                )
+                if row is None:
+                    return None
+                task = self._load_tasks(tx, "id = ?", (row["id"],))[0]
+                tx.emit(run_id, EventKind.TASK_CLAIMED, task.id, worker=worker)
+        except Exception as error:
+            if self._claim_conflict(error):
+                # Two claimers picked tasks sharing a serialisation key at once; the
+                # index let one through. This one simply found nothing to do.
+                return None
+            raise
+        return Claim(task=task, token=task.claim_token, worker=worker)
+
+    def claim_task(self, task_id: int, worker: str) -> Claim:
+        now = self._now()
+        with self._write() as tx:
+            task = self._locked_task(tx, task_id)
+            if task.status is not TaskStatus.PENDING:
+                raise TaskNotClaimable(f"task {task_id} is {task.status.value}, not pending")
+            unfinished = tx.rows(
+                "SELECT p.key, p.status FROM ralph_task_deps d "
+                "JOIN ralph_tasks p ON p.id = d.depends_on "
+                "WHERE d.task_id = ? AND p.status <> 'done' ORDER BY p.id",
+                (task_id,),
+            )
+            if unfinished:
+                raise TaskBlocked(task_id, [(r["key"], r["status"]) for r in unfinished])
+            if task.not_before > now:
+                raise TaskNotClaimable(f"task {task_id} waits for a retry backoff")
+            if task.serial_key is not None and tx.one(
+                "SELECT id FROM ralph_tasks WHERE serial_key = ? AND status = 'running'",
+                (task.serial_key,),
+            ):
+                raise TaskNotClaimable(
+                    f"task {task_id}: another task holding {task.serial_key!r} is running"
+                )
+            claimed = life.claim(task, worker, now=now, lease_seconds=self.lease_seconds)
+            self._store_task(tx, claimed, token=task.claim_token, status=TaskStatus.PENDING)
+            tx.emit(task.run_id, EventKind.TASK_CLAIMED, task.id, worker=worker)
+        return Claim(task=claimed, token=claimed.claim_token, worker=worker)
+
+    def heartbeat(self, claim: Claim) -> None:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            beat = life.heartbeat(
+                task, claim.token, now=self._now(), lease_seconds=self.lease_seconds
+            )
+            self._store_task(tx, beat, token=claim.token, status=TaskStatus.RUNNING)
+
+    def update_progress(
+        self,
+        claim: Claim,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        description: str | None = None,
+    ) -> Task:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            updated = dataclasses.replace(
+                task,
+                metadata={**task.metadata, **(metadata or {})},
+                description=task.description if description is None else description,
+                updated_at=self._now(),
+            )
+            return self._store_task(tx, updated, token=claim.token, status=TaskStatus.RUNNING)
+
+    def complete(self, claim: Claim, result: Any = None) -> Task:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            done, kind = life.complete(task, claim.token, result, now=self._now())
+            self._store_task(tx, done, token=claim.token, status=TaskStatus.RUNNING)
+            tx.emit(done.run_id, kind, done.id)
+        return done
+
+    def fail(
+        self,
+        claim: Claim,
+        error: str,
+        *,
+        retryable: bool = True,
+        retry_after: float | None = None,
+    ) -> Task:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            failed, kind = life.fail(
+                task,
+                claim.token,
+                error,
+                retryable=retryable,
+                retry_after=retry_after,
+                now=self._now(),
+                policy=self.retry_policy,
+            )
+            self._store_task(tx, failed, token=claim.token, status=TaskStatus.RUNNING)
+            tx.emit(failed.run_id, kind, failed.id, error=error, status=failed.status.value)
+        return failed
+
+    def release(self, claim: Claim) -> Task:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            released = life.release(task, claim.token, now=self._now())
+            self._store_task(tx, released, token=claim.token, status=TaskStatus.RUNNING)
+            tx.emit(released.run_id, EventKind.TASK_RELEASED, released.id)
+        return released
+
+    def reap(self, now: float | None = None) -> list[Task]:
+        with self._write() as tx:
+            return self._reap_in(tx, self._now() if now is None else now, None)
+
+    def reopen(self, task_id: int) -> Task:
+        with self._write() as tx:
+            task = self._locked_task(tx, task_id)
+            reopened = life.reopen(task, now=self._now())
+            self._store_task(tx, reopened, token=task.claim_token, status=task.status)
+            tx.emit(reopened.run_id, EventKind.TASK_REOPENED, reopened.id)
+        return reopened
+
+    def cancel(self, task_id: int, *, with_dependents: bool = False) -> list[Task]:
+        with self._write() as tx:
+            ids = [task_id]
+            if with_dependents:
+                frontier = [task_id]
+                while frontier:
+                    found = tx.rows(
+                        "SELECT task_id FROM ralph_task_deps "
+                        f"WHERE depends_on IN ({_marks(frontier)})",
+                        frontier,
+                    )
+                    frontier = [r["task_id"] for r in found if r["task_id"] not in ids]
+                    ids += frontier
+            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.lock_rows)
+            if task_id not in {t.id for t in tasks}:
+                raise TaskNotFound(task_id)
+            return self._cancel_all(tx, tasks)
+
+    def _cancel_all(self, tx: Tx, tasks: Iterable[Task]) -> list[Task]:
+        canceled = []
+        now = self._now()
+        for task in tasks:
+            changed = life.cancel(task, now=now)
+            if changed is not None:
+                canceled.append(
+                    self._store_task(tx, changed, token=task.claim_token, status=task.status)
+                )
+                tx.emit(changed.run_id, EventKind.TASK_CANCELED, changed.id)
+        return canceled
+
+    def cancel_run(self, run_id: int) -> list[Task]:
+        with self._write() as tx:
+            self._locked_run(tx, run_id)
+            tasks = self._load_tasks(tx, "run_id = ?", (run_id,), lock=self.lock_rows)
+            canceled = self._cancel_all(tx, tasks)
+            self._finish_run(tx, run_id, RunStatus.CANCELED)
+        return canceled
+
+    # -- events ---------------------------------------------------------------------------
+
+    def events(self, run_id: int, cursor: int = 0, limit: int | None = None) -> list[Event]:
+        sql = "SELECT * FROM ralph_events WHERE run_id = ? AND id > ? ORDER BY id"
+        params: list[Any] = [run_id, cursor]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._reader() as tx:
+            return [_event(row) for row in tx.rows(sql, params)]
+
+    def wait_for_events(self, run_id: int, cursor: int, timeout: float) -> list[Event]:
+        deadline = time.monotonic() + timeout
+        seen = self._wait_for_change(0, 0.0)
+        while True:
+            found = self.events(run_id, cursor)
+            remaining = deadline - time.monotonic()
+            if found or remaining <= 0:
+                return found
+            seen = self._wait_for_change(seen, remaining)
+
+    # -- messages -------------------------------------------------------------------------
+
+    def send_message(
+        self, run_id: int, sender: str, recipient: str, kind: MessageKind | str, body: str
+    ) -> Message:
+        kind = MessageKind(kind)
+        with self._write() as tx:
+            self._locked_run(tx, run_id)
+            row = tx.one(
+                "INSERT INTO ralph_messages (run_id, sender, recipient, kind, body, is_read, "
+                "created_at) VALUES (?, ?, ?, ?, ?, 0, ?) RETURNING *",
+                (run_id, sender, recipient, kind.value, body, self._now()),
+            )
+            assert row is not None
+            tx.emit(run_id, EventKind.MESSAGE, message_id=row["id"], recipient=recipient)
+        return _message(row)
+
+    def messages(
+        self, run_id: int, *, recipient: str | None = None, unread_only: bool = False
+    ) -> list[Message]:
+        sql = "SELECT * FROM ralph_messages WHERE run_id = ?"
+        params: list[Any] = [run_id]
+        if recipient is not None:
+            sql += " AND recipient = ?"
+            params.append(recipient)
+        if unread_only:
+            sql += " AND is_read = 0"
+        with self._reader() as tx:
+            return [_message(row) for row in tx.rows(sql + " ORDER BY id", params)]
+
+    def mark_read(self, message_id: int) -> None:
+        with self._write() as tx:
+            tx.run("UPDATE ralph_messages SET is_read = 1 WHERE id = ?", (message_id,))
+
+    # -- issue locks ----------------------------------------------------------------------
+
+    def acquire_issue_lock(
+        self,
+        repo: str,
+        number: int,
+        owner: str,
+        token: str,
+        *,
+        lease_seconds: float | None = None,
+    ) -> IssueLock:
+        now = self._now()
+        expires = now + (lease_seconds or self.lease_seconds)
+        with self._write() as tx:
+            held = tx.one(
+                f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
+                (repo, number),
+            )
+            if held is None:
+                # A concurrent first acquirer makes this INSERT fail on the primary key;
+                # the caller sees the database error as a lost race and may retry.
+                tx.run(
+                    "INSERT INTO ralph_issue_locks (repo, number, owner, token, acquired_at, "
+                    "expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (repo, number, owner, token, now, expires),
+                )
+                return IssueLock(
+                    repo=repo,
+                    number=number,
+                    owner=owner,
+                    token=token,
+                    acquired_at=now,
+                    expires_at=expires,
+                )
+            mine = (held["owner"], held["token"]) == (owner, token)
+            if not mine and held["expires_at"] > now:
+                raise IssueLocked(repo, number, held["owner"])
+            acquired = held["acquired_at"] if mine else now
+            tx.run(
+                "UPDATE ralph_issue_locks SET owner = ?, token = ?, acquired_at = ?, "
+                "expires_at = ? WHERE repo = ? AND number = ?",
+                (owner, token, acquired, expires, repo, number),
+            )
+        return IssueLock(
+            repo=repo,
+            number=number,
+            owner=owner,
+            token=token,
+            acquired_at=acquired,
+            expires_at=expires,
+        )
+
+    def release_issue_lock(self, repo: str, number: int, owner: str, token: str) -> None:
+        with self._write() as tx:
+            held = tx.one(
+                f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
+                (repo, number),
+            )
+            if held is None:
+                return
+            if (held["owner"], held["token"]) != (owner, token):
+                raise IssueLocked(repo, number, held["owner"])
+            tx.run("DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number))
+
+    def get_issue_lock(self, repo: str, number: int) -> IssueLock | None:
+        with self._reader() as tx:
+            row = tx.one(
+                "SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number)
+            )
+        return IssueLock(**row) if row is not None else None

@@ -1,0 +1,176 @@
+"""The SQLite task store: the embedded default, safe for several processes on one host.
+
+WAL lets readers run beside the one writer. Every write transaction starts with
+``BEGIN IMMEDIATE``: a deferred transaction that reads and then writes fails at once
+with "database is locked" instead of waiting (reliability.md F4). Each thread gets its
+own connection. Idle waiters watch ``PRAGMA data_version``, which changes when another
+connection commits, and only then query the events table.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import StoreUnavailable
+from ralph.tasks import _lifecycle as life
+from ralph.tasks._schema import MIGRATIONS
+from ralph.tasks._sql import Row, SqlStore, Tx
+
+__all__ = ["BUSY_TIMEOUT_SECONDS", "POLL_SECONDS", "SqliteStore"]
+
+logger = logging.getLogger(__name__)
+
+#: How long a writer waits for the write lock. Far below the lease (F2).
+BUSY_TIMEOUT_SECONDS = 10.0
+#: How often an idle waiter looks at data_version: the wake-up latency floor.
+POLL_SECONDS = 0.005
+
+
+class _SqliteTx(Tx):
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        super().__init__()
+        self._connection = connection
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cursor = self._connection.execute(sql, tuple(params))
+        if cursor.description is None:
+            return []
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._connection.execute(sql, tuple(params)).rowcount
+
+
+class SqliteStore(SqlStore):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        lease_seconds: float = life.DEFAULT_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
+        retry_policy: life.RetryPolicy | None = None,
+        trace: Callable[[str], None] | None = None,
+        migrate: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        self.lease_seconds = lease_seconds
+        self.retry_policy = retry_policy or life.RetryPolicy()
+        self._clock = clock
+        self._trace = trace
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection()
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreUnavailable(f"cannot open SQLite store {self.path}: {exc}") from None
+        if migrate:
+            self.migrate()
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+    # -- connections ----------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            # isolation_level=None: no implicit (deferred) transactions; we BEGIN ourselves.
+            connection = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_SECONDS,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            if self._trace is not None:
+                connection.set_trace_callback(self._trace)
+            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            self._local.connection = connection
+            with self._connections_lock:
+                self._connections.append(connection)
+        return connection
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Tx]:
+        connection = self._connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield _SqliteTx(connection)
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    @contextmanager
+    def _reader(self) -> Iterator[Tx]:
+        connection = self._connection()
+        # A read-only transaction gives a consistent snapshot across its statements.
+        connection.execute("BEGIN")
+        try:
+            yield _SqliteTx(connection)
+        finally:
+            connection.execute("COMMIT")
+
+    def _now(self) -> float:
+        return self._clock()
+
+    def _wait_for_change(self, last_seen: int, timeout: float) -> int:
+        connection = self._connection()
+        deadline = time.monotonic() + timeout
+        while True:
+            version = int(connection.execute("PRAGMA data_version").fetchone()[0])
+            if version != last_seen or time.monotonic() >= deadline:
+                return version
+            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+    def _claim_conflict(self, error: Exception) -> bool:
+        return isinstance(error, sqlite3.IntegrityError) and "serial_key" in str(error)
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        """Apply missing migrations; returns the versions applied now."""
+        applied_now = []
+        with self._transaction() as tx:
+            tx.run(
+                "CREATE TABLE IF NOT EXISTS ralph_schema_version "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+            )
+            done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
+            for migration in MIGRATIONS:
+                if migration.version in done:
+                    continue
+                for statement in migration.statements:
+                    tx.run(statement.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", float="REAL"))
+                tx.run(
+                    "INSERT INTO ralph_schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, time.time()),
+                )
+                applied_now.append(migration.version)
+        if applied_now:
+            logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
+        return applied_now
+
+    def schema_versions(self) -> list[int]:
+        with self._reader() as tx:
+            rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
+        return [row["version"] for row in rows]
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+        self._local = threading.local()

@@ -1,0 +1,128 @@
+"""Shared fixtures: a fake clock and task stores on every backend."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from urllib.parse import quote
+
+import pytest
+
+from ralph.tasks import MemoryStore, TaskStore
+from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy
+
+PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+class FakeClock:
+    """Wall-clock seconds that only move when a test says so."""
+
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def _postgres_available() -> str | None:
+    """None when PostgreSQL answers, else why not."""
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL, connect_timeout=3):
+            return None
+    except Exception as exc:
+        return f"PostgreSQL at {PG_URL} is not reachable: {exc}"
+
+
+_PG_PROBLEM: list[str | None] = []
+
+
+def require_postgres() -> None:
+    """Skip without PostgreSQL, except on CI, where its absence is a failure."""
+    if not _PG_PROBLEM:
+        _PG_PROBLEM.append(_postgres_available())
+    problem = _PG_PROBLEM[0]
+    if problem is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{problem} (CI=true: PostgreSQL is required; .ci/run starts it)")
+    pytest.skip(problem)
+
+
+@pytest.fixture
+def pg_schema_url() -> Iterator[str]:
+    """A PostgreSQL URL whose search_path is a fresh schema, dropped afterwards."""
+    require_postgres()
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_URL, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in PG_URL else "?"
+    yield f"{PG_URL}{separator}options={quote(f'-csearch_path={schema}')}"
+    with psycopg.connect(PG_URL, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+StoreFactory = Callable[..., TaskStore]
+
+BACKENDS = ["memory", "sqlite", "postgres"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_store(backend: str, tmp_path, request: pytest.FixtureRequest) -> Iterator[StoreFactory]:
+    """Builds stores of the test's backend; every store shares one database."""
+    stores: list[TaskStore] = []
+    url = request.getfixturevalue("pg_schema_url") if backend == "postgres" else None
+
+    def make(
+        *,
+        clock: Callable[[], float] | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        retry_policy: RetryPolicy | None = None,
+    ) -> TaskStore:
+        options = {
+            "lease_seconds": lease_seconds,
+            "retry_policy": retry_policy or RetryPolicy(base_seconds=30.0),
+        }
+        if clock is not None:
+            options["clock"] = clock
+        if backend == "memory":
+            if stores:
+                return stores[0]
+            store: TaskStore = MemoryStore(**options)
+        elif backend == "sqlite":
+            from ralph.tasks._sqlite import SqliteStore
+
+            store = SqliteStore(tmp_path / "ralph.db", **options)
+        else:
+            from ralph.tasks._postgres import PostgresStore
+
+            assert url is not None
+            store = PostgresStore(url, **options)
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store: StoreFactory, clock: FakeClock) -> TaskStore:
+    return make_store(clock=clock)

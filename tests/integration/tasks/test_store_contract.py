@@ -1,0 +1,536 @@
+"""The task store contract, run against every backend (memory, SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from ralph.errors import GraphError
+from ralph.graph import Role, TaskKind, TaskSpec
+from ralph.tasks import (
+    EventKind,
+    IssueLocked,
+    LeaseLost,
+    MessageKind,
+    RunNotFound,
+    RunStatus,
+    TaskBlocked,
+    TaskNotClaimable,
+    TaskNotFound,
+    TaskStatus,
+)
+
+ALL_ROLES = [r.value for r in Role]
+
+
+def spec(key, deps=(), role="analyst", *, serial_key=None, max_attempts=None, issues=(1,)):
+    kind = {
+        "analyst": TaskKind.RESEARCH,
+        "builder": TaskKind.IMPLEMENT,
+        "validator": TaskKind.REVIEW,
+        "integrator": TaskKind.MERGE,
+        "human": TaskKind.HUMAN_GATE,
+    }[role]
+    return TaskSpec(
+        key,
+        kind,
+        role,
+        issues,
+        f"Subject {key}",
+        f"Doing {key}",
+        tuple(deps),
+        {"issue_number": issues[0]},
+        serial_key=serial_key,
+        max_attempts=max_attempts,
+    )
+
+
+def chain(store, *keys, role="analyst"):
+    run = store.create_run("run", root_issue=1)
+    specs = [spec(k, [keys[i - 1]] if i else [], role) for i, k in enumerate(keys)]
+    return run, {t.key: t for t in store.add_tasks(run.id, specs)}
+
+
+class TestRuns:
+    def test_a_run_is_created_read_and_listed_newest_first(self, store):
+        first = store.create_run("hero GH-1", root_issue=1, mode="hero", config={"cap": 2})
+        second = store.create_run("team GH-2", root_issue=2)
+        assert store.get_run(first.id) == first
+        assert first.mode == "hero"
+        assert first.config == {"cap": 2}
+        assert first.status is RunStatus.ACTIVE
+        assert [r.id for r in store.list_runs()] == [second.id, first.id]
+        assert [r.id for r in store.list_runs(root_issue=1)] == [first.id]
+
+    def test_an_unknown_run_is_an_error(self, store):
+        with pytest.raises(RunNotFound):
+            store.get_run(999)
+        with pytest.raises(RunNotFound):
+            store.add_tasks(999, [spec("a")])
+
+    def test_finishing_a_run_is_recorded_and_announced(self, store):
+        run = store.create_run("r")
+        finished = store.finish_run(run.id)
+        assert finished.status is RunStatus.FINISHED
+        assert store.list_runs(status=RunStatus.FINISHED) == [finished]
+        assert store.events(run.id)[-1].kind is EventKind.RUN_FINISHED
+
+    def test_a_shutdown_request_is_a_flag_and_an_event(self, store):
+        run = store.create_run("r")
+        store.request_shutdown(run.id)
+        assert store.get_run(run.id).shutdown_requested
+        assert store.events(run.id)[-1].kind is EventKind.SHUTDOWN_REQUESTED
+
+
+class TestAddingTasks:
+    def test_a_graph_is_stored_with_its_dependencies(self, store):
+        run, tasks = chain(store, "a", "b", "c")
+        b = store.get_task(tasks["b"].id)
+        assert b.deps == (tasks["a"].id,)
+        assert b.status is TaskStatus.PENDING
+        assert b.kind == "research"
+        assert b.role == "analyst"
+        assert b.subject == "Subject b"
+        assert b.active_form == "Doing b"
+        assert b.metadata == {"issue_number": 1}
+        assert b.attempts == 0
+        assert b.claim_token == 0
+        assert [t.key for t in store.list_tasks(run.id)] == ["a", "b", "c"]
+
+    def test_an_unknown_dependency_writes_nothing(self, store):
+        run = store.create_run("r")
+        with pytest.raises(GraphError, match="unknown task"):
+            store.add_tasks(run.id, [spec("a"), spec("b", ["zzz"])])
+        assert store.list_tasks(run.id) == []
+        assert store.events(run.id) == []
+
+    def test_a_cycle_writes_nothing(self, store):
+        run = store.create_run("r")
+        with pytest.raises(GraphError, match="cycle"):
+            store.add_tasks(run.id, [spec("a", ["b"]), spec("b", ["a"])])
+        assert store.list_tasks(run.id) == []
+
+    def test_keys_are_unique_in_a_run_but_not_across_runs(self, store):
+        run, _ = chain(store, "a")
+        with pytest.raises(GraphError, match="already exists"):
+            store.add_tasks(run.id, [spec("b"), spec("a")])
+        assert [t.key for t in store.list_tasks(run.id)] == ["a"]
+        other = store.create_run("other")
+        assert store.add_tasks(other.id, [spec("a")])[0].key == "a"
+
+    def test_new_tasks_may_wait_for_existing_ones(self, store):
+        run, tasks = chain(store, "a")
+        added = store.add_tasks(run.id, [spec("b", ["a"]), spec("c", ["b", "a"])])
+        assert added[0].deps == (tasks["a"].id,)
+        assert set(added[1].deps) == {tasks["a"].id, added[0].id}
+
+    def test_list_filters(self, store):
+        run = store.create_run("r")
+        store.add_tasks(
+            run.id,
+            [spec("a", issues=(7,)), spec("b", role="builder", issues=(8, 9))],
+        )
+        assert [t.key for t in store.list_tasks(run.id, role="builder")] == ["b"]
+        assert [t.key for t in store.list_tasks(run.id, kind="research")] == ["a"]
+        assert [t.key for t in store.list_tasks(run.id, issue=9)] == ["b"]
+        assert [t.key for t in store.list_tasks(run.id, status="pending")] == ["a", "b"]
+        assert store.list_tasks(run.id, status=TaskStatus.DONE) == []
+
+    def test_an_unknown_task_is_an_error(self, store):
+        with pytest.raises(TaskNotFound):
+            store.get_task(12345)
+
+
+class TestClaiming:
+    def test_only_tasks_whose_dependencies_are_done_can_be_claimed(self, store):
+        run, _tasks = chain(store, "a", "b")
+        first = store.claim(run.id, "w1", ["analyst"])
+        assert first.task.key == "a"
+        assert store.claim(run.id, "w2", ["analyst"]) is None
+        store.complete(first, {"ok": True})
+        second = store.claim(run.id, "w2", ["analyst"])
+        assert second.task.key == "b"
+
+    def test_a_claim_is_atomic_and_counts_the_attempt(self, store, clock):
+        run, tasks = chain(store, "a")
+        claim = store.claim(run.id, "w1", ["analyst"])
+        task = store.get_task(tasks["a"].id)
+        assert task.status is TaskStatus.RUNNING
+        assert task.owner == "w1"
+        assert task.attempts == 1
+        assert task.claim_token == claim.token == 1
+        assert task.lease_expires_at == pytest.approx(clock.now + store.lease_seconds)
+
+    def test_claims_match_roles_never_subjects(self, store):
+        run = store.create_run("r")
+        store.add_tasks(run.id, [spec("plan", role="builder"), spec("research")])
+        assert store.claim(run.id, "v", ["validator"]) is None
+        assert store.claim(run.id, "b", ["builder"]).task.key == "plan"
+        assert store.claim(run.id, "a", ["analyst", "validator"]).task.key == "research"
+        assert store.claim(run.id, "x", []) is None
+
+    def test_the_oldest_claimable_task_goes_first_but_assigned_tasks_before_it(self, store):
+        run = store.create_run("r")
+        tasks = store.add_tasks(run.id, [spec("a"), spec("b"), spec("c")])
+        store.assign(tasks[2].id, "w2")
+        assert store.claim(run.id, "w1", ["analyst"]).task.key == "a"
+        assert store.claim(run.id, "w2", ["analyst"]).task.key == "c"
+        assert store.claim(run.id, "w1", ["analyst"]).task.key == "b"
+
+    def test_claiming_a_blocked_task_names_what_it_waits_for(self, store):
+        _run, tasks = chain(store, "a", "b")
+        with pytest.raises(TaskBlocked, match=r"a \(pending\)") as info:
+            store.claim_task(tasks["b"].id, "w1")
+        assert info.value.unfinished == (("a", "pending"),)
+
+    def test_a_specific_task_can_be_claimed_once(self, store):
+        _run, tasks = chain(store, "a")
+        claim = store.claim_task(tasks["a"].id, "w1")
+        assert claim.task.status is TaskStatus.RUNNING
+        with pytest.raises(TaskNotClaimable, match="running, not pending"):
+            store.claim_task(tasks["a"].id, "w2")
+
+    def test_tasks_sharing_a_serialisation_key_run_one_at_a_time(self, store):
+        run = store.create_run("r")
+        store.add_tasks(
+            run.id,
+            [
+                spec("m1", role="integrator", serial_key="merge:o/r"),
+                spec("m2", role="integrator", serial_key="merge:o/r"),
+                spec("other", role="integrator", serial_key="merge:o/other"),
+            ],
+        )
+        first = store.claim(run.id, "i1", ["integrator"])
+        assert first.task.key == "m1"
+        assert store.claim(run.id, "i2", ["integrator"]).task.key == "other"
+        assert store.claim(run.id, "i3", ["integrator"]) is None
+        with pytest.raises(TaskNotClaimable, match="merge:o/r"):
+            store.claim_task(store.list_tasks(run.id)[1].id, "i3")
+        store.complete(first)
+        assert store.claim(run.id, "i3", ["integrator"]).task.key == "m2"
+
+    def test_concurrent_claimers_never_share_a_task(self, make_store, backend):
+        store = make_store()
+        run = store.create_run("r")
+        store.add_tasks(run.id, [spec(f"t{i}") for i in range(60)])
+        claimed: list[str] = []
+        lock = threading.Lock()
+
+        def worker(name):
+            own = make_store() if backend != "memory" else store
+            while (claim := own.claim(run.id, name, ["analyst"])) is not None:
+                own.complete(claim)
+                with lock:
+                    claimed.append(claim.task.key)
+
+        threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(claimed) == sorted(f"t{i}" for i in range(60))
+        assert all(t.attempts == 1 for t in store.list_tasks(run.id))
+
+
+class TestFencing:
+    def test_t3u_a_zombie_is_fenced_off_after_its_lease_is_taken_over(self, store, clock):
+        run, tasks = chain(store, "a")
+        zombie = store.claim(run.id, "A", ["analyst"])
+        clock.advance(store.lease_seconds + 1)
+        rescuer = store.claim(run.id, "B", ["analyst"])
+        assert rescuer.task.id == tasks["a"].id
+        with pytest.raises(LeaseLost):
+            store.complete(zombie, {"from": "A"})
+        with pytest.raises(LeaseLost):
+            store.heartbeat(zombie)
+        with pytest.raises(LeaseLost):
+            store.update_progress(zombie, metadata={"x": 1})
+        with pytest.raises(LeaseLost):
+            store.fail(zombie, "boom")
+        with pytest.raises(LeaseLost):
+            store.release(zombie)
+        done = store.complete(rescuer, {"from": "B"})
+        assert done.result == {"from": "B"}
+        assert store.get_task(tasks["a"].id).attempts == 2
+        assert store.get_task(tasks["a"].id).result == {"from": "B"}
+
+    def test_a_heartbeat_keeps_the_lease(self, store, clock):
+        run, _ = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        for _ in range(3):
+            clock.advance(store.lease_seconds * 0.8)
+            store.heartbeat(claim)
+        assert store.reap() == []
+        assert store.claim(run.id, "B", ["analyst"]) is None
+        store.complete(claim)
+
+    def test_a_late_heartbeat_before_anyone_reaps_still_counts(self, store, clock):
+        run, _ = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        clock.advance(store.lease_seconds + 1)
+        store.heartbeat(claim)
+        assert store.reap() == []
+        store.complete(claim)
+
+    def test_completing_twice_is_fenced(self, store):
+        run, _ = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        store.complete(claim)
+        with pytest.raises(LeaseLost):
+            store.complete(claim)
+
+
+class TestOutcomes:
+    def test_complete_stores_the_result_and_progress_merges_metadata(self, store):
+        run, tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        store.update_progress(claim, metadata={"artifact_path": "x.md"}, description="half")
+        store.update_progress(claim, metadata={"phase": 2})
+        done = store.complete(claim, {"verdict": "APPROVED", "n": [1, 2]})
+        task = store.get_task(tasks["a"].id)
+        assert task == done
+        assert task.status is TaskStatus.DONE
+        assert task.result == {"verdict": "APPROVED", "n": [1, 2]}
+        assert task.metadata == {"issue_number": 1, "artifact_path": "x.md", "phase": 2}
+        assert task.description == "half"
+        assert task.lease_expires_at is None
+
+    def test_a_retryable_failure_backs_off_then_retries_until_dead(self, store, clock):
+        run, _tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        failed = store.fail(claim, "api 529")
+        assert failed.status is TaskStatus.PENDING
+        assert failed.error == "api 529"
+        assert failed.not_before == pytest.approx(clock.now + 30.0)
+        assert store.claim(run.id, "A", ["analyst"]) is None
+        clock.advance(31)
+        claim = store.claim(run.id, "A", ["analyst"])
+        assert claim.task.attempts == 2
+        assert store.fail(claim, "again").not_before == pytest.approx(clock.now + 60.0)
+        clock.advance(61)
+        claim = store.claim(run.id, "A", ["analyst"])
+        dead = store.fail(claim, "third time")
+        assert dead.status is TaskStatus.DEAD
+        assert dead.error == "third time"
+        assert store.events(run.id)[-1].kind is EventKind.TASK_DEAD
+
+    def test_retry_after_overrides_the_backoff(self, store, clock):
+        run, _ = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        assert store.fail(claim, "429", retry_after=7).not_before == pytest.approx(clock.now + 7)
+
+    def test_a_failure_that_cannot_be_retried_is_final(self, store):
+        run, _tasks = chain(store, "a", "b")
+        claim = store.claim(run.id, "A", ["analyst"])
+        failed = store.fail(claim, "issue is out of scope", retryable=False)
+        assert failed.status is TaskStatus.FAILED
+        assert store.claim(run.id, "A", ["analyst"]) is None
+
+    def test_release_gives_the_task_back_with_its_attempts(self, store):
+        run, _tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        released = store.release(claim)
+        assert released.status is TaskStatus.PENDING
+        assert released.attempts == 1
+        again = store.claim(run.id, "B", ["analyst"])
+        assert again.task.attempts == 2
+        with pytest.raises(LeaseLost):
+            store.complete(claim)
+
+    def test_the_per_task_attempt_limit_is_kept(self, store, clock):
+        run = store.create_run("r")
+        store.add_tasks(run.id, [spec("once", max_attempts=1)])
+        claim = store.claim(run.id, "A", ["analyst"])
+        assert store.fail(claim, "x").status is TaskStatus.DEAD
+
+
+class TestReaper:
+    def test_t6_expired_leases_return_to_pending_or_die_when_attempts_are_used_up(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock, lease_seconds=5.0)
+        run = store.create_run("r")
+        fresh, late, exhausted = store.add_tasks(
+            run.id, [spec("fresh"), spec("late"), spec("exhausted", max_attempts=1)]
+        )
+        start = clock.now
+        store.claim_task(late.id, "w")
+        store.claim_task(exhausted.id, "w")
+        clock.advance(4)
+        store.claim_task(fresh.id, "w")
+        clock.now = start + 7
+        changed = store.reap()
+        assert sorted(t.key for t in changed) == ["exhausted", "late"]
+        assert store.get_task(fresh.id).status is TaskStatus.RUNNING
+        assert store.get_task(late.id).status is TaskStatus.PENDING
+        assert store.get_task(late.id).owner is None
+        assert "lease expired" in store.get_task(late.id).error
+        assert store.get_task(exhausted.id).status is TaskStatus.DEAD
+        kinds = [(e.task_id, e.kind) for e in store.events(run.id)[-2:]]
+        assert sorted(kinds) == sorted(
+            [(late.id, EventKind.TASK_EXPIRED), (exhausted.id, EventKind.TASK_DEAD)]
+        )
+
+    def test_reaping_twice_changes_nothing_more(self, store, clock):
+        run, _ = chain(store, "a")
+        store.claim(run.id, "A", ["analyst"])
+        clock.advance(store.lease_seconds + 1)
+        assert len(store.reap()) == 1
+        assert store.reap() == []
+
+
+class TestRewritesAndStops:
+    def test_reopen_runs_a_finished_task_again(self, store):
+        run, tasks = chain(store, "plan", "review")
+        claim = store.claim(run.id, "A", ["analyst"])
+        store.complete(claim, {"v": 1})
+        reopened = store.reopen(tasks["plan"].id)
+        assert reopened.status is TaskStatus.PENDING
+        assert reopened.attempts == 0
+        assert reopened.result is None
+        again = store.claim(run.id, "A", ["analyst"])
+        assert again.task.key == "plan"
+        assert again.token > claim.token
+
+    def test_reopening_an_unfinished_task_is_refused(self, store):
+        _run, tasks = chain(store, "a")
+        with pytest.raises(TaskNotClaimable):
+            store.reopen(tasks["a"].id)
+
+    def test_cancel_with_dependents_spares_independent_work(self, store):
+        run = store.create_run("r")
+        store.add_tasks(
+            run.id,
+            [spec("a"), spec("b", ["a"]), spec("c", ["b"]), spec("x")],
+        )
+        a = store.list_tasks(run.id)[0]
+        canceled = store.cancel(a.id, with_dependents=True)
+        assert sorted(t.key for t in canceled) == ["a", "b", "c"]
+        statuses = {t.key: t.status for t in store.list_tasks(run.id)}
+        assert statuses == {
+            "a": TaskStatus.CANCELED,
+            "b": TaskStatus.CANCELED,
+            "c": TaskStatus.CANCELED,
+            "x": TaskStatus.PENDING,
+        }
+
+    def test_canceling_a_running_task_fences_its_worker(self, store):
+        run, tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        store.cancel(tasks["a"].id)
+        with pytest.raises(LeaseLost):
+            store.complete(claim)
+
+    def test_cancel_run_cancels_unfinished_work_and_closes_the_run(self, store):
+        run, tasks = chain(store, "a", "b")
+        store.complete(store.claim(run.id, "A", ["analyst"]))
+        canceled = store.cancel_run(run.id)
+        assert [t.key for t in canceled] == ["b"]
+        assert store.get_task(tasks["a"].id).status is TaskStatus.DONE
+        assert store.get_run(run.id).status is RunStatus.CANCELED
+
+
+class TestEvents:
+    def test_every_change_appends_an_event_in_order(self, store):
+        run, tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        store.complete(claim)
+        events = store.events(run.id)
+        assert [e.kind for e in events] == [
+            EventKind.TASK_ADDED,
+            EventKind.TASK_CLAIMED,
+            EventKind.TASK_DONE,
+        ]
+        assert all(e.task_id == tasks["a"].id for e in events)
+        assert events[1].data == {"worker": "A"}
+        assert [e.id for e in events] == sorted(e.id for e in events)
+
+    def test_a_cursor_returns_only_newer_events_of_the_run(self, store):
+        run, _ = chain(store, "a")
+        other, _ = chain(store, "z")
+        cursor = store.events(other.id)[-1].id
+        store.claim(run.id, "A", ["analyst"])
+        newer = store.events(run.id, cursor)
+        assert [e.kind for e in newer] == [EventKind.TASK_CLAIMED]
+        assert store.events(other.id, cursor) == []
+        assert len(store.events(run.id, 0, limit=1)) == 1
+
+    def test_waiting_returns_at_once_when_there_is_news(self, store):
+        run, _ = chain(store, "a")
+        start = time.monotonic()
+        assert store.wait_for_events(run.id, 0, timeout=5)
+        assert time.monotonic() - start < 1
+
+    def test_waiting_times_out_empty(self, store):
+        run, _ = chain(store, "a")
+        cursor = store.events(run.id)[-1].id
+        start = time.monotonic()
+        assert store.wait_for_events(run.id, cursor, timeout=0.3) == []
+        assert time.monotonic() - start >= 0.3
+
+    def test_an_idle_waiter_wakes_when_a_blocker_completes(self, make_store, backend):
+        store = make_store()
+        run, _tasks = chain(store, "a", "b")
+        claim = store.claim(run.id, "A", ["analyst"])
+        cursor = store.events(run.id)[-1].id
+        other = make_store() if backend != "memory" else store
+        woke: list[float] = []
+
+        def waiter():
+            events = other.wait_for_events(run.id, cursor, timeout=10)
+            woke.append(time.monotonic())
+            assert events[0].kind is EventKind.TASK_DONE
+
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        time.sleep(0.2)
+        done_at = time.monotonic()
+        store.complete(claim)
+        thread.join(timeout=10)
+        assert woke, "the waiter never woke"
+        assert woke[0] - done_at < 0.9  # well under PostgreSQL's 1 s polling fallback
+        assert other.claim(run.id, "B", ["analyst"]).task.key == "b"
+
+
+class TestMessages:
+    def test_messages_are_stored_counted_and_marked_read(self, store):
+        run = store.create_run("r")
+        sent = store.send_message(run.id, "builder", "lead", "escalation", "Needs splitting.")
+        store.send_message(run.id, "lead", "builder", MessageKind.ANSWER, "Go ahead.")
+        assert sent.kind is MessageKind.ESCALATION
+        assert [m.body for m in store.messages(run.id, recipient="lead")] == ["Needs splitting."]
+        store.mark_read(sent.id)
+        assert store.messages(run.id, recipient="lead", unread_only=True) == []
+        assert len(store.messages(run.id)) == 2
+        assert store.events(run.id)[-1].kind is EventKind.MESSAGE
+
+
+class TestIssueLocks:
+    def test_only_one_holder_at_a_time(self, store):
+        lock = store.acquire_issue_lock("o/r", 42, "w1", "t1")
+        assert (lock.owner, lock.token) == ("w1", "t1")
+        with pytest.raises(IssueLocked, match="o/r#42 is locked by w1"):
+            store.acquire_issue_lock("o/r", 42, "w2", "t2")
+        assert store.acquire_issue_lock("o/r", 43, "w2", "t2").number == 43
+        assert store.get_issue_lock("o/r", 42).owner == "w1"
+
+    def test_the_holder_refreshes_and_releases(self, store, clock):
+        first = store.acquire_issue_lock("o/r", 42, "w1", "t1")
+        clock.advance(10)
+        again = store.acquire_issue_lock("o/r", 42, "w1", "t1")
+        assert again.acquired_at == first.acquired_at
+        assert again.expires_at > first.expires_at
+        with pytest.raises(IssueLocked):
+            store.release_issue_lock("o/r", 42, "w2", "t1")
+        store.release_issue_lock("o/r", 42, "w1", "t1")
+        assert store.get_issue_lock("o/r", 42) is None
+        store.release_issue_lock("o/r", 42, "w1", "t1")  # no-op
+
+    def test_an_expired_lock_can_be_taken_over(self, store, clock):
+        store.acquire_issue_lock("o/r", 42, "w1", "t1", lease_seconds=5)
+        clock.advance(6)
+        assert store.acquire_issue_lock("o/r", 42, "w2", "t2").owner == "w2"
+        with pytest.raises(IssueLocked):
+            store.release_issue_lock("o/r", 42, "w1", "t1")
