@@ -14,7 +14,9 @@ from typing import Annotated
 import typer
 
 from ralph.cli._pipeline import pipeline_app
+from ralph.cli._store import db_app, runs_app, store_app, tasks_app
 from ralph.errors import RalphError
+from ralph.tasks import DEFAULT_STORE_URL
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
 
@@ -29,15 +31,26 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(pipeline_app)
+for sub_app in (pipeline_app, runs_app, tasks_app, store_app, db_app):
+    app.add_typer(sub_app)
 
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store",
+            envvar="RALPH_STORE_URL",
+            help="Task store URL: sqlite:///path, postgresql://..., memory://.",
+        ),
+    ] = DEFAULT_STORE_URL,
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="More log output (-vv: debug).")
     ] = 0,
 ) -> None:
+    ctx.obj = {"store_url": store}
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 

@@ -30,11 +30,14 @@ def open_store(
     *,
     lease_seconds: float = life.DEFAULT_LEASE_SECONDS,
     clock: Callable[[], float] | None = None,
+    create: bool = True,
+    migrate: bool = True,
 ) -> TaskStore:
     """Open (and migrate, on first use) the store at ``url``.
 
     ``sqlite:///x.db`` is relative to the working directory, ``sqlite:////tmp/x.db``
-    absolute (SQLAlchemy's convention). Raises StoreUnavailable naming the problem.
+    absolute (SQLAlchemy's convention). With ``create=False`` a missing SQLite file is
+    an error instead of a new store. Raises StoreUnavailable naming the problem.
     """
     clock = clock or time.time
     if url == "memory://" or url == "memory:":
@@ -45,9 +48,14 @@ def open_store(
             raise StoreUnavailable(f"store URL {url!r} names no file; use {_SCHEMES}")
         from ralph.tasks._sqlite import SqliteStore
 
-        return SqliteStore(Path(path), lease_seconds=lease_seconds, clock=clock)
+        if not create and not Path(path).exists():
+            raise StoreUnavailable(
+                f"no task store at {path} (nothing has run here yet); "
+                "pass --store URL or run `ralph db migrate` to create one"
+            )
+        return SqliteStore(Path(path), lease_seconds=lease_seconds, clock=clock, migrate=migrate)
     if url.startswith(("postgresql://", "postgres://")):
         from ralph.tasks._postgres import PostgresStore
 
-        return PostgresStore(url, lease_seconds=lease_seconds, clock=clock)
+        return PostgresStore(url, lease_seconds=lease_seconds, clock=clock, migrate=migrate)
     raise StoreUnavailable(f"unsupported store URL {redact_url(url)!r}; use {_SCHEMES}")

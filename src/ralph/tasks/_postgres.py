@@ -116,6 +116,14 @@ class PostgresStore(SqlStore):
         self._clock = clock
         self._listener: _Listener | None = None
         self._listener_lock = threading.Lock()
+        try:
+            # A direct connection first: a clear error at once instead of pool retries.
+            psycopg.connect(url, connect_timeout=max(1, int(connect_timeout))).close()
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StoreUnavailable(
+                f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}"
+            ) from None
         self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
             url,
             min_size=1,

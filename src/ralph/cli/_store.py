@@ -1,0 +1,264 @@
+"""``ralph runs|tasks|store|db ...``: looking into the task store."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from ralph.tasks import DEFAULT_STORE_URL, Task, TaskStatus, TaskStore, open_store
+
+__all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
+
+runs_app = typer.Typer(name="runs", help="Runs in the task store.", no_args_is_help=True)
+tasks_app = typer.Typer(name="tasks", help="Tasks in the task store.", no_args_is_help=True)
+store_app = typer.Typer(name="store", help="Task store maintenance.", no_args_is_help=True)
+db_app = typer.Typer(name="db", help="The task store's schema.", no_args_is_help=True)
+
+_MARK = {
+    TaskStatus.PENDING: ("○", "white"),
+    TaskStatus.RUNNING: ("●", "yellow"),
+    TaskStatus.DONE: ("✓", "green"),
+    TaskStatus.FAILED: ("✗", "red"),
+    TaskStatus.DEAD: ("✗", "bold red"),
+    TaskStatus.CANCELED: ("–", "bright_black"),
+}
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+def _store(ctx: typer.Context, *, create: bool = False, migrate: bool = True) -> TaskStore:
+    url = ctx.obj["store_url"] if ctx.obj else DEFAULT_STORE_URL
+    return open_store(url, create=create, migrate=migrate)
+
+
+def _when(seconds: float | None) -> str:
+    if not seconds:
+        return "—"
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _mark(status: TaskStatus) -> Text:
+    symbol, style = _MARK[status]
+    return Text(f"{symbol} {status.value}", style=style)
+
+
+def _task_dict(task: Task) -> dict[str, Any]:
+    return {
+        "id": task.id,
+        "run": task.run_id,
+        "key": task.key,
+        "kind": task.kind,
+        "role": task.role,
+        "issues": list(task.issues),
+        "subject": task.subject,
+        "status": task.status.value,
+        "owner": task.owner,
+        "attempts": task.attempts,
+        "maxAttempts": task.max_attempts,
+        "claimToken": task.claim_token,
+        "leaseExpiresAt": task.lease_expires_at,
+        "deps": list(task.deps),
+        "metadata": dict(task.metadata),
+        "result": task.result,
+        "error": task.error,
+    }
+
+
+@runs_app.command("list")
+def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Every run, newest first, with how far its tasks got."""
+    with _store(ctx) as store:
+        runs = store.list_runs()
+        counts = {run.id: Counter(t.status for t in store.list_tasks(run.id)) for run in runs}
+    if as_json:
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "mode": r.mode,
+                        "rootIssue": r.root_issue,
+                        "status": r.status.value,
+                        "tasks": {s.value: n for s, n in counts[r.id].items()},
+                    }
+                    for r in runs
+                ],
+                indent=2,
+            )
+        )
+        return
+    table = Table(title="Runs", title_justify="left")
+    for column in ("Run", "Name", "Mode", "Root", "Status", "Done", "Created"):
+        table.add_column(column)
+    for run in runs:
+        count = counts[run.id]
+        done = f"{count[TaskStatus.DONE]}/{sum(count.values())}"
+        root = f"#{run.root_issue}" if run.root_issue else "—"
+        table.add_row(
+            str(run.id), run.name, run.mode, root, run.status.value, done, _when(run.created_at)
+        )
+    Console().print(table if runs else "No runs yet.")
+
+
+@runs_app.command("show")
+def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
+    """One run: its state, task counts by status, and its latest events."""
+    with _store(ctx) as store:
+        found = store.get_run(run)
+        tasks = store.list_tasks(run)
+        events = store.events(run)[-15:]
+    count = Counter(t.status for t in tasks)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "id": found.id,
+                    "name": found.name,
+                    "mode": found.mode,
+                    "rootIssue": found.root_issue,
+                    "status": found.status.value,
+                    "shutdownRequested": found.shutdown_requested,
+                    "config": dict(found.config),
+                    "tasks": {s.value: n for s, n in count.items()},
+                },
+                indent=2,
+            )
+        )
+        return
+    head = Text()
+    head.append(f"Run {found.id}: {found.name}\n", style="bold")
+    head.append(f"mode {found.mode}, status {found.status.value}")
+    if found.shutdown_requested:
+        head.append(", shutdown requested", style="yellow")
+    head.append("\n" + ", ".join(f"{n} {s.value}" for s, n in sorted(count.items())) or "")
+    table = Table(title="Latest events", title_justify="left")
+    for column in ("Event", "At", "Kind", "Task", "Data"):
+        table.add_column(column)
+    for event in events:
+        table.add_row(
+            str(event.id),
+            _when(event.at),
+            event.kind.value,
+            str(event.task_id or "—"),
+            json.dumps(dict(event.data)) if event.data else "",
+        )
+    Console().print(Group(head, table))
+
+
+@tasks_app.command("list")
+def tasks_list(
+    ctx: typer.Context,
+    run: Annotated[int | None, typer.Option(help="Only this run's tasks.")] = None,
+    status: Annotated[TaskStatus | None, typer.Option(help="Only tasks in this status.")] = None,
+    role: Annotated[str | None, typer.Option(help="Only tasks for this role.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tasks, in creation order."""
+    with _store(ctx) as store:
+        tasks = store.list_tasks(run, status=status, role=role)
+    if as_json:
+        typer.echo(json.dumps([_task_dict(t) for t in tasks], indent=2))
+        return
+    table = Table(title="Tasks", title_justify="left")
+    for column in ("Id", "Run", "Key", "Role", "Status", "Owner", "Tries", "Subject"):
+        table.add_column(column)
+    for task in tasks:
+        table.add_row(
+            str(task.id),
+            str(task.run_id),
+            task.key,
+            task.role,
+            _mark(task.status),
+            task.owner or "—",
+            f"{task.attempts}/{task.max_attempts}",
+            task.subject,
+        )
+    Console().print(table if tasks else "No tasks match.")
+
+
+@tasks_app.command("show")
+def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> None:
+    """One task with its result, error, attempts and history."""
+    with _store(ctx) as store:
+        task = store.get_task(task_id)
+        history = [e for e in store.events(task.run_id) if e.task_id == task_id]
+        deps = {t.id: t for t in store.list_tasks(task.run_id) if t.id in task.deps}
+    if as_json:
+        data = _task_dict(task)
+        data["history"] = [
+            {"id": e.id, "at": e.at, "kind": e.kind.value, "data": dict(e.data)} for e in history
+        ]
+        typer.echo(json.dumps(data, indent=2))
+        return
+    text = Text()
+    text.append(f"Task {task.id} ({task.key}) of run {task.run_id}\n", style="bold")
+    text.append(f"{task.subject}\n")
+    text.append("status ")
+    text.append_text(_mark(task.status))
+    text.append(f", role {task.role}, owner {task.owner or '—'}, ")
+    text.append(f"attempt {task.attempts} of {task.max_attempts}\n")
+    if deps:
+        listed = ", ".join(f"{d.key} ({d.status.value})" for d in deps.values())
+        text.append(f"waits for: {listed}\n")
+    if task.error:
+        text.append(f"error: {task.error}\n", style="red")
+    if task.result is not None:
+        text.append(f"result: {json.dumps(task.result)}\n")
+    table = Table(title="History", title_justify="left")
+    for column in ("At", "Event", "Data"):
+        table.add_column(column)
+    for event in history:
+        table.add_row(_when(event.at), event.kind.value, json.dumps(dict(event.data)))
+    Console().print(Group(text, table))
+
+
+@tasks_app.command("graph")
+def tasks_graph(ctx: typer.Context, run: int) -> None:
+    """A run's task graph with status marks; blocked tasks say what they wait for."""
+    with _store(ctx) as store:
+        found = store.get_run(run)
+        tasks = store.list_tasks(run)
+    by_id = {t.id: t for t in tasks}
+    tree = Tree(Text(f"Run {found.id}: {found.name} ({found.status.value})", style="bold"))
+    for task in tasks:
+        label = Text()
+        label.append_text(_mark(task.status))
+        label.append(f"  {task.subject}", style="bold" if task.status is TaskStatus.RUNNING else "")
+        label.append(f"  [{task.role}", style="bright_black")
+        owner = f", {task.owner}" if task.owner and task.status is TaskStatus.RUNNING else ""
+        label.append(f"{owner}]", style="bright_black")
+        node = tree.add(label)
+        waiting = [by_id[d] for d in task.deps if by_id[d].status is not TaskStatus.DONE]
+        if waiting and task.status is TaskStatus.PENDING:
+            listed = ", ".join(f"{d.key} ({d.status.value})" for d in waiting)
+            node.add(Text(f"waits for {listed}", style="yellow"))
+        if task.error and task.status in (TaskStatus.FAILED, TaskStatus.DEAD):
+            node.add(Text(task.error, style="red"))
+    Console().print(tree)
+
+
+@store_app.command("reap")
+def store_reap(ctx: typer.Context) -> None:
+    """Return tasks whose lease ran out to pending (or dead when out of attempts)."""
+    with _store(ctx) as store:
+        changed = store.reap()
+    for task in changed:
+        typer.echo(f"task {task.id} ({task.key}) -> {task.status.value}")
+    typer.echo(f"{len(changed)} task(s) reaped")
+
+
+@db_app.command("migrate")
+def db_migrate(ctx: typer.Context) -> None:
+    """Create the store if needed and apply missing schema migrations."""
+    with _store(ctx, create=True, migrate=False) as store:
+        applied = store.migrate()
+    typer.echo(f"applied migrations: {applied}" if applied else "schema is up to date")

@@ -1,0 +1,123 @@
+"""``ralph runs|tasks|store|db`` against a real SQLite store."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ralph.cli import main
+from ralph.graph import build_task_graph
+from ralph.pipeline import GroupResult, IssueState, detect_position
+from ralph.tasks import open_store
+
+
+@pytest.fixture
+def url(tmp_path):
+    return f"sqlite:///{tmp_path}/ralph.db"
+
+
+@pytest.fixture
+def run_id(url):
+    issues = [IssueState(n, "", "Research Needed", "S") for n in (41, 42)]
+    position = detect_position(issues, is_group=True, group_primary=41)
+    graph = build_task_graph(position, GroupResult((41, 42), 41, True), review_mode="auto")
+    with open_store(url) as store:
+        run = store.create_run("team GH-41", root_issue=41)
+        store.add_tasks(run.id, graph)
+        claim = store.claim(run.id, "analyst-1", ["analyst"])
+        store.complete(claim, {"artifact_path": "thoughts/shared/research/x.md"})
+        store.claim(run.id, "analyst-2", ["analyst"])
+        return run.id
+
+
+@pytest.fixture
+def ralph(capsys, url):
+    def ralph(*args):
+        with pytest.raises(SystemExit) as info:
+            main(["--store", url, *args])
+        out, err = capsys.readouterr()
+        return info.value.code or 0, out, err
+
+    return ralph
+
+
+def test_runs_list_shows_progress(ralph, run_id):
+    code, out, _ = ralph("runs", "list")
+    assert code == 0
+    assert "team GH-41" in out
+    assert "1/8" in out
+    code, out, _ = ralph("runs", "list", "--json")
+    assert json.loads(out)[0]["tasks"] == {"done": 1, "running": 1, "pending": 6}
+
+
+def test_runs_show(ralph, run_id):
+    code, out, _ = ralph("runs", "show", str(run_id))
+    assert code == 0
+    assert "Run 1: team GH-41" in out
+    assert "task_done" in out
+
+
+def test_tasks_graph_marks_status_and_what_blocked_tasks_wait_for(ralph, run_id):
+    code, out, _ = ralph("tasks", "graph", str(run_id))
+    assert code == 0
+    assert "✓ done  Research GH-41" in out
+    assert "● running  Research GH-42" in out
+    assert "analyst-2" in out
+    assert "waits for research:42 (running)" in out
+    assert "waits for plan:41 (pending)" in out
+
+
+def test_tasks_list_filters_and_show_has_history(ralph, run_id):
+    code, out, _ = ralph("tasks", "list", "--run", str(run_id), "--status", "done", "--json")
+    assert code == 0
+    [done] = json.loads(out)
+    assert done["key"] == "research:41"
+    assert done["result"] == {"artifact_path": "thoughts/shared/research/x.md"}
+    code, out, _ = ralph("tasks", "show", str(done["id"]), "--json")
+    assert [h["kind"] for h in json.loads(out)["history"]] == [
+        "task_added",
+        "task_claimed",
+        "task_done",
+    ]
+    code, out, _ = ralph("tasks", "show", str(done["id"]))
+    assert "attempt 1 of 3" in out
+
+
+def test_reap_and_migrate(ralph, run_id):
+    code, out, _ = ralph("store", "reap")
+    assert code == 0
+    assert "0 task(s) reaped" in out
+    code, out, _ = ralph("db", "migrate")
+    assert out.strip() == "schema is up to date"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["runs", "show", "99"], "no run with id 99"),
+        (["tasks", "show", "99"], "no task with id 99"),
+        (["tasks", "graph", "99"], "no run with id 99"),
+    ],
+)
+def test_unknown_ids_are_one_line_errors(ralph, run_id, args, message):
+    code, out, err = ralph(*args)
+    assert code == 2
+    assert err == f"ralph: error: {message}\n"
+
+
+def test_a_missing_store_is_not_created_by_reading(capsys, tmp_path):
+    with pytest.raises(SystemExit) as info:
+        main(["--store", f"sqlite:///{tmp_path}/none.db", "runs", "list"])
+    assert info.value.code == 2
+    assert "no task store at" in capsys.readouterr().err
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_a_malformed_url_is_named(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--store", "mysql://u:pw@h/db", "runs", "list"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unsupported store URL 'mysql://u:***@h/db'" in err
+    assert "pw" not in err
