@@ -101,7 +101,7 @@ def test_reap_and_migrate(ralph, run_id):
     ],
 )
 def test_unknown_ids_are_one_line_errors(ralph, run_id, args, message):
-    code, out, err = ralph(*args)
+    code, _out, err = ralph(*args)
     assert code == 2
     assert err == f"ralph: error: {message}\n"
 
