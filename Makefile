@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench bench-store clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ test: lint typecheck
 
 bench: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pipeline.py
+
+bench-store: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_store.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

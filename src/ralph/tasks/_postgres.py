@@ -13,7 +13,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,7 +26,7 @@ from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._open import redact_url
 from ralph.tasks._schema import MIGRATIONS
-from ralph.tasks._sql import Row, SqlStore, Tx
+from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, to_json
 
 __all__ = ["CHANNEL", "FALLBACK_POLL_SECONDS", "PostgresStore"]
 
@@ -98,6 +98,10 @@ class _Listener:
 class PostgresStore(SqlStore):
     lock_rows = "FOR UPDATE"
     skip_locked = "FOR UPDATE SKIP LOCKED"
+    deps_of_row = (
+        "(SELECT string_agg(depends_on::text, ',') FROM ralph_task_deps "
+        "WHERE task_id = ralph_tasks.id)"
+    )
 
     def __init__(
         self,
@@ -116,6 +120,7 @@ class PostgresStore(SqlStore):
         self._clock = clock
         self._listener: _Listener | None = None
         self._listener_lock = threading.Lock()
+        self._last_reap = {}
         try:
             # A direct connection first: a clear error at once instead of pool retries.
             psycopg.connect(url, connect_timeout=max(1, int(connect_timeout))).close()
@@ -158,14 +163,23 @@ class PostgresStore(SqlStore):
     def _now(self) -> float:
         return self._clock()
 
-    def _before_events(self, tx: Tx, run_ids: Collection[int]) -> None:
-        # Held to commit: event ids of a run are assigned in commit order.
-        for run_id in run_ids:
-            tx.rows("SELECT pg_advisory_xact_lock(?, ?)", (_LOCK_CLASS, run_id))
-
-    def _after_events(self, tx: Tx, run_ids: Collection[int]) -> None:
-        for run_id in run_ids:
-            tx.rows("SELECT pg_notify(?, ?)", (CHANNEL, str(run_id)))
+    def _insert_events(self, tx: Tx, events: Sequence[PendingEvent], now: float) -> None:
+        # One statement per run: take the run's advisory lock (held to commit, so event
+        # ids of a run are assigned in commit order), insert, and notify listeners.
+        for run_id in sorted({event[0] for event in events}):
+            own = [e for e in events if e[0] == run_id]
+            values = ", ".join("(?::integer, ?::integer, ?, ?, ?::double precision)" for _ in own)
+            params: list[Any] = [_LOCK_CLASS, run_id]
+            for _, kind, task_id, data in own:
+                params += [run_id, task_id, kind.value, to_json(dict(data)), now]
+            tx.rows(
+                "WITH locked AS (SELECT pg_advisory_xact_lock(?, ?)), "
+                "added AS (INSERT INTO ralph_events (run_id, task_id, kind, data, at) "
+                "SELECT v.* FROM locked, (VALUES "
+                f"{values}) AS v (run_id, task_id, kind, data, at) RETURNING id) "
+                "SELECT pg_notify(?, ?) WHERE EXISTS (SELECT 1 FROM added)",
+                [*params, CHANNEL, str(run_id)],
+            )
 
     def _wait_for_change(self, last_seen: int, timeout: float) -> int:
         listener = self._ensure_listener()

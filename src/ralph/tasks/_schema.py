@@ -61,7 +61,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 updated_at {float} NOT NULL,
                 UNIQUE (run_id, key)
             )""",
-            "CREATE INDEX ralph_tasks_claimable ON ralph_tasks (run_id, status, role)",
+            "CREATE INDEX ralph_tasks_claimable ON ralph_tasks (run_id, status, id)",
             "CREATE INDEX ralph_tasks_lease ON ralph_tasks (status, lease_expires_at)",
             # The database itself keeps one running task per serialisation key (F7).
             """CREATE UNIQUE INDEX ralph_tasks_one_running_per_serial_key

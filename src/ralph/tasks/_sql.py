@@ -45,12 +45,19 @@ from ralph.tasks._model import (
 )
 from ralph.tasks._store import TaskStore, validate_new_specs
 
-__all__ = ["SqlStore", "Tx"]
+__all__ = ["REAP_INTERVAL_SECONDS", "PendingEvent", "SqlStore", "Tx", "to_json"]
 
 logger = logging.getLogger(__name__)
 
 Row = dict[str, Any]
+#: (run id, kind, task id, data) of an event a transaction will append.
+PendingEvent = tuple[int, EventKind, int | None, Mapping[str, Any]]
 
+#: A claim reaps its run's expired leases at most this often per store; an expired task
+#: waits at most this long (plus its lease) before it is handed out again.
+REAP_INTERVAL_SECONDS = 1.0
+
+_GUARDED_COLUMNS = ("status", "owner", "lease_expires_at", "not_before", "result", "error")
 _TASK_COLUMNS = (
     "status, owner, claim_token, attempts, lease_expires_at, not_before, result, error, "
     "metadata, description, updated_at"
@@ -61,7 +68,7 @@ class Tx(abc.ABC):
     """One open transaction (or, for reads, one connection)."""
 
     def __init__(self) -> None:
-        self.pending_events: list[tuple[int, EventKind, int | None, Mapping[str, Any]]] = []
+        self.pending_events: list[PendingEvent] = []
 
     @abc.abstractmethod
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
@@ -78,7 +85,7 @@ class Tx(abc.ABC):
         self.pending_events.append((run_id, kind, task_id, data))
 
 
-def _dumps(value: Any) -> str:
+def to_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
@@ -158,6 +165,11 @@ class SqlStore(TaskStore):
     lock_rows: ClassVar[str] = ""
     #: Appended to the claim's candidate SELECT: skip rows other claimers hold.
     skip_locked: ClassVar[str] = ""
+    #: A scalar subquery giving a returned task row's dependency ids, comma-separated.
+    deps_of_row: ClassVar[str] = (
+        "(SELECT group_concat(depends_on) FROM ralph_task_deps WHERE task_id = ralph_tasks.id)"
+    )
+    _last_reap: dict[int, float]
 
     # -- backend hooks --------------------------------------------------------------------
 
@@ -172,11 +184,13 @@ class SqlStore(TaskStore):
     @abc.abstractmethod
     def _now(self) -> float: ...
 
-    def _before_events(self, tx: Tx, run_ids: Collection[int]) -> None:
-        """Called before the events of a transaction are inserted."""
-
-    def _after_events(self, tx: Tx, run_ids: Collection[int]) -> None:
-        """Called after they are inserted, still inside the transaction."""
+    def _insert_events(self, tx: Tx, events: Sequence[PendingEvent], now: float) -> None:
+        """Append the transaction's events (its last statements before COMMIT)."""
+        for run_id, kind, task_id, data in events:
+            tx.run(
+                "INSERT INTO ralph_events (run_id, task_id, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+                (run_id, task_id, kind.value, to_json(dict(data)), now),
+            )
 
     @abc.abstractmethod
     def _wait_for_change(self, last_seen: int, timeout: float) -> int:
@@ -194,16 +208,7 @@ class SqlStore(TaskStore):
         with self._transaction() as tx:
             yield tx
             if tx.pending_events:
-                run_ids = sorted({run_id for run_id, _, _, _ in tx.pending_events})
-                self._before_events(tx, run_ids)
-                now = self._now()
-                for run_id, kind, task_id, data in tx.pending_events:
-                    tx.run(
-                        "INSERT INTO ralph_events (run_id, task_id, kind, data, at) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (run_id, task_id, kind.value, _dumps(dict(data)), now),
-                    )
-                self._after_events(tx, run_ids)
+                self._insert_events(tx, tx.pending_events, self._now())
 
     # -- loading --------------------------------------------------------------------------
 
@@ -249,9 +254,9 @@ class SqlStore(TaskStore):
                 task.attempts,
                 task.lease_expires_at,
                 task.not_before,
-                _dumps(task.result) if task.result is not None else None,
+                to_json(task.result) if task.result is not None else None,
                 task.error,
-                _dumps(dict(task.metadata)),
+                to_json(dict(task.metadata)),
                 task.description,
                 task.updated_at,
                 task.id,
@@ -262,6 +267,33 @@ class SqlStore(TaskStore):
         if changed != 1:
             raise LeaseLost(task.id, token, "the task changed underneath this write")
         return task
+
+    def _apply(self, tx: Tx, before: Task, after: Task, *, token: int) -> Task:
+        """Write the columns a lifecycle decision changed (``before`` -> ``after``), if the
+        row still carries the claim ``token`` and is running. The decision was taken on
+        the claim's snapshot; the guard makes that safe: while the token holds, nothing
+        but this claim's holder has written the task."""
+        changes = {
+            column: getattr(after, column)
+            for column in _GUARDED_COLUMNS
+            if getattr(after, column) != getattr(before, column)
+        }
+        changes["updated_at"] = after.updated_at
+        if "result" in changes:
+            changes["result"] = to_json(after.result) if after.result is not None else None
+        if "status" in changes:
+            changes["status"] = after.status.value
+        assignments = ", ".join(f"{column} = ?" for column in changes)
+        row = tx.one(
+            f"UPDATE ralph_tasks SET {assignments} "
+            "WHERE id = ? AND claim_token = ? AND status = 'running' RETURNING *",
+            (*changes.values(), before.id, token),
+        )
+        if row is None:
+            raise LeaseLost(
+                before.id, token, "the task was reclaimed, reaped, canceled or finished"
+            )
+        return _task(row, before.deps)
 
     def _claimed_task(self, tx: Tx, claim: Claim) -> Task:
         task = self._locked_task(tx, claim.task_id)
@@ -288,7 +320,7 @@ class SqlStore(TaskStore):
                     name,
                     root_issue,
                     mode,
-                    _dumps(dict(config or {})),
+                    to_json(dict(config or {})),
                     RunStatus.ACTIVE.value,
                     now,
                     now,
@@ -371,11 +403,11 @@ class SqlStore(TaskStore):
                         spec.key,
                         spec.kind.value,
                         spec.role.value,
-                        _dumps(list(spec.issues)),
+                        to_json(list(spec.issues)),
                         spec.subject,
                         spec.active_form,
                         spec.description,
-                        _dumps(dict(spec.metadata)),
+                        to_json(dict(spec.metadata)),
                         TaskStatus.PENDING.value,
                         spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
                         spec.serial_key,
@@ -455,30 +487,44 @@ class SqlStore(TaskStore):
         now = self._now()
         try:
             with self._write() as tx:
-                self._reap_in(tx, now, run_id)
+                if now - self._last_reap.get(run_id, float("-inf")) >= REAP_INTERVAL_SECONDS:
+                    self._reap_in(tx, now, run_id)
+                    self._last_reap[run_id] = now
                 if not roles:
                     return None
+                candidate = (
+                    "SELECT t.id FROM ralph_tasks t"
+                    " WHERE t.run_id = ? AND t.status = 'pending' AND t.not_before <= ?"
+                    f" AND t.role IN ({_marks(roles)}) {{assigned}}"
+                    " AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d"
+                    "   JOIN ralph_tasks p ON p.id = d.depends_on"
+                    "   WHERE d.task_id = t.id AND p.status <> 'done')"
+                    " AND (t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks r"
+                    "   WHERE r.serial_key = t.serial_key AND r.status = 'running'))"
+                    f" ORDER BY t.id LIMIT 1 {self.skip_locked}"
+                )
+                # Tasks assigned to this worker first, then the oldest: two index walks in
+                # id order (COALESCE stops at the first that finds one), never a sort.
                 row = tx.one(
                     "UPDATE ralph_tasks SET status = 'running', owner = ?, "
                     "claim_token = claim_token + 1, attempts = attempts + 1, "
                     "lease_expires_at = ?, updated_at = ? "
-                    "WHERE status = 'pending' AND id = ("
-                    "  SELECT t.id FROM ralph_tasks t"
-                    "  WHERE t.run_id = ? AND t.status = 'pending' AND t.not_before <= ?"
-                    f"   AND t.role IN ({_marks(roles)})"
-                    "   AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d"
-                    "     JOIN ralph_tasks p ON p.id = d.depends_on"
-                    "     WHERE d.task_id = t.id AND p.status <> 'done')"
-                    "   AND (t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks r"
-                    "     WHERE r.serial_key = t.serial_key AND r.status = 'running'))"
-                    "  ORDER BY CASE WHEN t.owner = ? THEN 0 ELSE 1 END, t.id"
-                    f"  LIMIT 1 {self.skip_locked}"
-                    ") RETURNING id",
-                    (worker, now + self.lease_seconds, now, run_id, now, *roles, worker),
+                    "WHERE status = 'pending' AND id = COALESCE("
+                    f"({candidate.format(assigned='AND t.owner = ?')}), "
+                    f"({candidate.format(assigned='')})"
+                    f") RETURNING *, {self.deps_of_row} AS dep_ids",
+                    (
+                        worker,
+                        now + self.lease_seconds,
+                        now,
+                        *(run_id, now, *roles, worker),
+                        *(run_id, now, *roles),
+                    ),
                 )
                 if row is None:
                     return None
-                task = self._load_tasks(tx, "id = ?", (row["id"],))[0]
+                dep_ids = str(row.pop("dep_ids") or "")
+                task = _task(row, sorted(int(d) for d in dep_ids.split(",") if d))
                 tx.emit(run_id, EventKind.TASK_CLAIMED, task.id, worker=worker)
         except Exception as error:
             if self._claim_conflict(error):
@@ -517,12 +563,11 @@ class SqlStore(TaskStore):
         return Claim(task=claimed, token=claimed.claim_token, worker=worker)
 
     def heartbeat(self, claim: Claim) -> None:
+        beat = life.heartbeat(
+            claim.task, claim.token, now=self._now(), lease_seconds=self.lease_seconds
+        )
         with self._write() as tx:
-            task = self._claimed_task(tx, claim)
-            beat = life.heartbeat(
-                task, claim.token, now=self._now(), lease_seconds=self.lease_seconds
-            )
-            self._store_task(tx, beat, token=claim.token, status=TaskStatus.RUNNING)
+            self._apply(tx, claim.task, beat, token=claim.token)
 
     def update_progress(
         self,
@@ -542,12 +587,11 @@ class SqlStore(TaskStore):
             return self._store_task(tx, updated, token=claim.token, status=TaskStatus.RUNNING)
 
     def complete(self, claim: Claim, result: Any = None) -> Task:
+        done, kind = life.complete(claim.task, claim.token, result, now=self._now())
         with self._write() as tx:
-            task = self._claimed_task(tx, claim)
-            done, kind = life.complete(task, claim.token, result, now=self._now())
-            self._store_task(tx, done, token=claim.token, status=TaskStatus.RUNNING)
-            tx.emit(done.run_id, kind, done.id)
-        return done
+            stored = self._apply(tx, claim.task, done, token=claim.token)
+            tx.emit(stored.run_id, kind, stored.id)
+        return stored
 
     def fail(
         self,
@@ -557,28 +601,26 @@ class SqlStore(TaskStore):
         retryable: bool = True,
         retry_after: float | None = None,
     ) -> Task:
+        failed, kind = life.fail(
+            claim.task,
+            claim.token,
+            error,
+            retryable=retryable,
+            retry_after=retry_after,
+            now=self._now(),
+            policy=self.retry_policy,
+        )
         with self._write() as tx:
-            task = self._claimed_task(tx, claim)
-            failed, kind = life.fail(
-                task,
-                claim.token,
-                error,
-                retryable=retryable,
-                retry_after=retry_after,
-                now=self._now(),
-                policy=self.retry_policy,
-            )
-            self._store_task(tx, failed, token=claim.token, status=TaskStatus.RUNNING)
-            tx.emit(failed.run_id, kind, failed.id, error=error, status=failed.status.value)
-        return failed
+            stored = self._apply(tx, claim.task, failed, token=claim.token)
+            tx.emit(stored.run_id, kind, stored.id, error=error, status=stored.status.value)
+        return stored
 
     def release(self, claim: Claim) -> Task:
+        released = life.release(claim.task, claim.token, now=self._now())
         with self._write() as tx:
-            task = self._claimed_task(tx, claim)
-            released = life.release(task, claim.token, now=self._now())
-            self._store_task(tx, released, token=claim.token, status=TaskStatus.RUNNING)
-            tx.emit(released.run_id, EventKind.TASK_RELEASED, released.id)
-        return released
+            stored = self._apply(tx, claim.task, released, token=claim.token)
+            tx.emit(stored.run_id, EventKind.TASK_RELEASED, stored.id)
+        return stored
 
     def reap(self, now: float | None = None) -> list[Task]:
         with self._write() as tx:

@@ -66,6 +66,7 @@ class SqliteStore(SqlStore):
         self._clock = clock
         self._trace = trace
         self._local = threading.local()
+        self._last_reap = {}
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
         try:
