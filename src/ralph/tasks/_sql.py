@@ -43,6 +43,7 @@ from ralph.tasks._model import (
     Task,
     TaskStatus,
 )
+from ralph.tasks._schema import MIGRATIONS
 from ralph.tasks._store import TaskStore, validate_new_specs
 
 __all__ = ["REAP_INTERVAL_SECONDS", "PendingEvent", "SqlStore", "Tx", "to_json"]
@@ -200,6 +201,45 @@ class SqlStore(TaskStore):
     def _claim_conflict(self, error: Exception) -> bool:
         """True when ``error`` is the serialisation-key index refusing a second claim."""
         return False
+
+    # -- schema ---------------------------------------------------------------------------
+
+    #: The dialect's auto-increment primary key and double-precision types.
+    id_column: ClassVar[str]
+    float_column: ClassVar[str]
+
+    def _lock_schema(self, tx: Tx) -> None:
+        """Keep concurrent migrators apart (beyond what the write transaction does)."""
+
+    def migrate(self) -> list[int]:
+        """Apply missing migrations, each with its version row in one transaction with
+        every other migrator kept out; returns the versions applied now."""
+        applied_now = []
+        with self._transaction() as tx:
+            self._lock_schema(tx)
+            tx.run(
+                "CREATE TABLE IF NOT EXISTS ralph_schema_version (version INTEGER PRIMARY KEY, "
+                f"name TEXT NOT NULL, applied_at {self.float_column} NOT NULL)"
+            )
+            done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
+            for migration in MIGRATIONS:
+                if migration.version in done:
+                    continue
+                for statement in migration.statements:
+                    tx.run(statement.format(id=self.id_column, float=self.float_column))
+                tx.run(
+                    "INSERT INTO ralph_schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, time.time()),
+                )
+                applied_now.append(migration.version)
+        if applied_now:
+            logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
+        return applied_now
+
+    def schema_versions(self) -> list[int]:
+        with self._reader() as tx:
+            rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
+        return [row["version"] for row in rows]
 
     # -- transactions ---------------------------------------------------------------------
 
@@ -729,6 +769,12 @@ class SqlStore(TaskStore):
 
     # -- issue locks ----------------------------------------------------------------------
 
+    def _held_lock(self, tx: Tx, repo: str, number: int) -> Row | None:
+        return tx.one(
+            f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
+            (repo, number),
+        )
+
     def acquire_issue_lock(
         self,
         repo: str,
@@ -741,10 +787,7 @@ class SqlStore(TaskStore):
         now = self._now()
         expires = now + (lease_seconds or self.lease_seconds)
         with self._write() as tx:
-            held = tx.one(
-                f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
-                (repo, number),
-            )
+            held = self._held_lock(tx, repo, number)
             if held is None:
                 # A concurrent first acquirer makes this INSERT fail on the primary key;
                 # the caller sees the database error as a lost race and may retry.
@@ -781,10 +824,7 @@ class SqlStore(TaskStore):
 
     def release_issue_lock(self, repo: str, number: int, owner: str, token: str) -> None:
         with self._write() as tx:
-            held = tx.one(
-                f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
-                (repo, number),
-            )
+            held = self._held_lock(tx, repo, number)
             if held is None:
                 return
             if (held["owner"], held["token"]) != (owner, token):

@@ -20,7 +20,6 @@ from typing import Any
 
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
-from ralph.tasks._schema import MIGRATIONS
 from ralph.tasks._sql import Row, SqlStore, Tx
 
 __all__ = ["BUSY_TIMEOUT_SECONDS", "POLL_SECONDS", "SqliteStore"]
@@ -139,35 +138,9 @@ class SqliteStore(SqlStore):
     def _claim_conflict(self, error: Exception) -> bool:
         return isinstance(error, sqlite3.IntegrityError) and "serial_key" in str(error)
 
-    # -- schema ---------------------------------------------------------------------------
-
-    def migrate(self) -> list[int]:
-        """Apply missing migrations; returns the versions applied now."""
-        applied_now = []
-        with self._transaction() as tx:
-            tx.run(
-                "CREATE TABLE IF NOT EXISTS ralph_schema_version "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
-            )
-            done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
-            for migration in MIGRATIONS:
-                if migration.version in done:
-                    continue
-                for statement in migration.statements:
-                    tx.run(statement.format(id="INTEGER PRIMARY KEY AUTOINCREMENT", float="REAL"))
-                tx.run(
-                    "INSERT INTO ralph_schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                    (migration.version, migration.name, time.time()),
-                )
-                applied_now.append(migration.version)
-        if applied_now:
-            logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
-        return applied_now
-
-    def schema_versions(self) -> list[int]:
-        with self._reader() as tx:
-            rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
-        return [row["version"] for row in rows]
+    # The write transaction itself (BEGIN IMMEDIATE) serialises migrators.
+    id_column = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    float_column = "REAL"
 
     def close(self) -> None:
         with self._connections_lock:
