@@ -10,7 +10,7 @@ import pytest
 import ralph
 
 SRC = Path(ralph.__file__).parent
-CORE = ["workflow", "pipeline", "graph"]
+CORE = ["workflow", "pipeline", "graph", "dashboard"]
 FORBIDDEN = {
     "asyncio",
     "httpx",
@@ -32,6 +32,7 @@ ALLOWED_FIRST_PARTY = (
     "ralph.workflow",
     "ralph.pipeline",
     "ralph.graph",
+    "ralph.dashboard",
     "ralph.errors",
     "ralph._json",
 )

@@ -146,6 +146,21 @@ PUBLIC = {
         "split_into_streams",
     ],
     "ralph.cli": ["EXIT_USER_ERROR", "app", "main"],
+    "ralph.dashboard": [
+        "DAY_SECONDS",
+        "Dashboard",
+        "DashboardItem",
+        "HealthConfig",
+        "HealthWarning",
+        "IssueSnapshot",
+        "PhaseSnapshot",
+        "Severity",
+        "WarningType",
+        "aggregate_by_phase",
+        "build_dashboard",
+        "detect_health_issues",
+        "format_markdown",
+    ],
 }
 
 

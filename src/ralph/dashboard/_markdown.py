@@ -1,0 +1,49 @@
+"""The dashboard as Markdown, in the original's layout (reference §2.4 formatters)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ralph.dashboard._build import Dashboard, IssueSnapshot
+
+__all__ = ["format_markdown"]
+
+
+def _issue(issue: IssueSnapshot) -> str:
+    return f"#{issue.number}, {issue.priority or 'P?'}, {issue.estimate or 'E?'}"
+
+
+def format_markdown(dashboard: Dashboard, issues_per_phase: int = 10) -> str:
+    generated = datetime.fromtimestamp(dashboard.generated_at, UTC).isoformat()
+    lines = [
+        "# Pipeline Status",
+        "",
+        f"_Generated: {generated}_",
+        "",
+        f"**Total issues**: {dashboard.total_issues}",
+        "",
+        "| Phase | Count | Issues |",
+        "|---|---|---|",
+    ]
+    for phase in dashboard.phases:
+        shown = "; ".join(_issue(i) for i in phase.issues[:issues_per_phase])
+        if phase.count > issues_per_phase:
+            shown += f"; ... +{phase.count - issues_per_phase} more"
+        lines.append(f"| {phase.state} | {phase.count} | {shown} |")
+    lines.append("")
+    # Info notes (empty phases) are listed but do not spoil "All clear".
+    lines.append("**Health**: All clear" if dashboard.ok else "**Health Warnings**:")
+    lines += [f"- [{w.severity.value.upper()}] {w.message}" for w in dashboard.warnings]
+    if dashboard.archive_eligible:
+        lines += [
+            "",
+            "## Archive Eligibility",
+            "",
+            f"{len(dashboard.archive_eligible)} item(s) done or canceled more than "
+            f"{dashboard.archive_threshold_days:g} days ago.",
+            "",
+            "| # | Title | State | Stale Days |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| #{n} | {t} | {s} | {d} |" for n, t, s, d in dashboard.archive_eligible]
+    return "\n".join(lines) + "\n"
