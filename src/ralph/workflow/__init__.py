@@ -4,6 +4,14 @@ and semantic intents. Pure: no I/O."""
 from __future__ import annotations
 
 from ralph.errors import InvalidTransition
+from ralph.workflow._audit import (
+    TransitionRecord,
+    audit_comment,
+    parse_all_transitions,
+    parse_audit_comments,
+    parse_transition_comments,
+    transition_marker,
+)
 from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
 from ralph.workflow._resolution import (
     INTENTS,
@@ -53,17 +61,23 @@ __all__ = [
     "Priority",
     "Resolution",
     "Transition",
+    "TransitionRecord",
     "WorkflowState",
     "allowed_targets",
+    "audit_comment",
     "check_transition",
     "get_command",
     "is_allowed",
     "is_earlier_state",
     "normalize_command",
+    "parse_all_transitions",
+    "parse_audit_comments",
     "parse_estimate",
     "parse_priority",
     "parse_state",
+    "parse_transition_comments",
     "plan_transition",
     "resolve_state",
     "state_index",
+    "transition_marker",
 ]
