@@ -10,7 +10,7 @@ import pytest
 import ralph
 
 SRC = Path(ralph.__file__).parent
-CORE = ["workflow", "pipeline", "graph", "dashboard"]
+CORE = ["workflow", "pipeline", "graph", "dashboard", "artifacts"]
 FORBIDDEN = {
     "asyncio",
     "httpx",
@@ -33,6 +33,7 @@ ALLOWED_FIRST_PARTY = (
     "ralph.pipeline",
     "ralph.graph",
     "ralph.dashboard",
+    "ralph.artifacts",
     "ralph.errors",
     "ralph._json",
 )

@@ -1,0 +1,43 @@
+"""The Artifact Comment Protocol: document paths, link comments, discovery with the file
+tree as fallback and self-healing, and document frontmatter. Pure: no I/O."""
+
+from __future__ import annotations
+
+from ralph.artifacts._frontmatter import parse_frontmatter, validate_document
+from ralph.artifacts._protocol import (
+    HEADERS,
+    SELF_HEALED,
+    ArtifactKind,
+    Discovery,
+    Links,
+    Verdict,
+    artifact_comment,
+    critique_path,
+    discover,
+    find_link,
+    parse_verdict,
+    plan_path,
+    research_path,
+    review_comment,
+    slugify,
+)
+
+__all__ = [
+    "HEADERS",
+    "SELF_HEALED",
+    "ArtifactKind",
+    "Discovery",
+    "Links",
+    "Verdict",
+    "artifact_comment",
+    "critique_path",
+    "discover",
+    "find_link",
+    "parse_frontmatter",
+    "parse_verdict",
+    "plan_path",
+    "research_path",
+    "review_comment",
+    "slugify",
+    "validate_document",
+]

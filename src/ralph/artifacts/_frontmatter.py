@@ -1,0 +1,65 @@
+"""Document frontmatter: read the ``---`` block at the top of a research document, plan
+or critique, and check the fields each kind needs (reference §1.3 artifact_types)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ralph.artifacts._protocol import ArtifactKind
+
+__all__ = ["parse_frontmatter", "validate_document"]
+
+_PHASE = re.compile(r"^## Phase \d+", re.MULTILINE)
+
+
+def _value(raw: str) -> Any:
+    text = raw.strip()
+    if text in ("", "null", "~"):
+        return None
+    if text.startswith("[") and text.endswith("]"):
+        return [_value(part) for part in text[1:-1].split(",") if part.strip()]
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """The ``key: value`` pairs of a leading ``---`` block (scalars and ``[a, b]`` lists)
+    and the body after it. No block: an empty dict and the whole text."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    fields: dict[str, Any] = {}
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            return fields, "".join(lines[index + 1 :])
+        key, sep, raw = line.partition(":")
+        if sep and key.strip() and not key.startswith((" ", "\t", "-")):
+            fields[key.strip()] = _value(raw)
+    return {}, text  # an unterminated block is not frontmatter
+
+
+_REQUIRED = {
+    ArtifactKind.RESEARCH: ("github_issue", "status"),
+    ArtifactKind.PLAN: ("status",),
+    ArtifactKind.REVIEW: ("date", "github_issue", "status"),
+}
+
+
+def validate_document(kind: ArtifactKind, text: str) -> list[str]:
+    """What is missing from a document of ``kind``; empty when it is valid."""
+    fields, body = parse_frontmatter(text)
+    if not fields:
+        return ["no frontmatter (a leading --- block)"]
+    problems = [
+        f"frontmatter lacks {key!r}" for key in _REQUIRED.get(kind, ()) if key not in fields
+    ]
+    if kind is ArtifactKind.PLAN:
+        if "github_issue" not in fields and "github_issues" not in fields:
+            problems.append("frontmatter lacks 'github_issue' or 'github_issues'")
+        if not _PHASE.search(body):
+            problems.append("no '## Phase N' sections")
+    return problems
