@@ -42,8 +42,8 @@ def seed(url, count):
 
 
 class Workers:
-    def __init__(self, url, run_id, directory):
-        self.url, self.run_id, self.directory = url, run_id, directory
+    def __init__(self, url, run_id, directory, lease=LEASE):
+        self.url, self.run_id, self.directory, self.lease = url, run_id, directory, lease
         self.processes: list[subprocess.Popen] = []
         self.started = 0
 
@@ -63,7 +63,7 @@ class Workers:
                 "--history",
                 str(self.directory / f"history-{name}.log"),
                 "--lease",
-                str(LEASE),
+                str(self.lease),
                 *extra,
             ],
             stdout=stdout,
@@ -136,7 +136,8 @@ def check(url, run_id, directory) -> Verdict:
 
 def test_t1_every_task_is_completed_exactly_once_by_competing_processes(url, tmp_path):
     run_id = seed(url, 1500)
-    workers = Workers(url, run_id, tmp_path)
+    # No chaos here, so a lease far beyond any scheduling hiccup: nothing may expire.
+    workers = Workers(url, run_id, tmp_path, lease=60.0)
     for _ in range(4):
         workers.start("--work-ms", "1")
     workers.wait(timeout=120)
@@ -170,8 +171,9 @@ def test_t2_kill_9_mid_task_loses_nothing_and_completes_nothing_twice(url, tmp_p
     assert verdict.lost == []
     assert verdict.duplicated == []
     assert verdict.unexpected == []
-    # Each kill re-executes at most the one task its worker held (at-least-once).
-    assert verdict.re_executed <= kills
+    # Each kill re-executes at most the one task its worker held; a lease that ran out
+    # under load re-executes one more, and its late completion shows up as fenced.
+    assert verdict.re_executed <= kills + verdict.fenced
 
 
 def test_t3_a_stopped_worker_past_its_lease_is_fenced_when_it_wakes(url, tmp_path):
