@@ -787,23 +787,15 @@ class SqlStore(TaskStore):
         now = self._now()
         expires = now + (lease_seconds or self.lease_seconds)
         with self._write() as tx:
+            # Insert-or-nothing, then lock the row: a concurrent first acquirer makes this
+            # wait for its commit and then see its lock, never a key violation.
+            tx.run(
+                "INSERT INTO ralph_issue_locks (repo, number, owner, token, acquired_at, "
+                "expires_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repo, number) DO NOTHING",
+                (repo, number, owner, token, now, expires),
+            )
             held = self._held_lock(tx, repo, number)
-            if held is None:
-                # A concurrent first acquirer makes this INSERT fail on the primary key;
-                # the caller sees the database error as a lost race and may retry.
-                tx.run(
-                    "INSERT INTO ralph_issue_locks (repo, number, owner, token, acquired_at, "
-                    "expires_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (repo, number, owner, token, now, expires),
-                )
-                return IssueLock(
-                    repo=repo,
-                    number=number,
-                    owner=owner,
-                    token=token,
-                    acquired_at=now,
-                    expires_at=expires,
-                )
+            assert held is not None
             mine = (held["owner"], held["token"]) == (owner, token)
             if not mine and held["expires_at"] > now:
                 raise IssueLocked(repo, number, held["owner"])

@@ -534,3 +534,26 @@ class TestIssueLocks:
         assert store.acquire_issue_lock("o/r", 42, "w2", "t2").owner == "w2"
         with pytest.raises(IssueLocked):
             store.release_issue_lock("o/r", 42, "w1", "t1")
+
+
+def test_concurrent_acquirers_of_one_issue_get_it_once(make_store, backend):
+    store = make_store()
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def acquire(name):
+        own = make_store() if backend != "memory" else store
+        try:
+            own.acquire_issue_lock("o/r", 7, name, name)
+            result = "got"
+        except IssueLocked:
+            result = "refused"
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=acquire, args=(f"w{i}",)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(outcomes) == ["got"] + ["refused"] * 5
