@@ -10,9 +10,16 @@ The tree::
     │   ├── StateResolutionError  an intent or target state not valid for the command
     │   └── InvalidTransition   the transition matrix forbids from -> to
     ├── PipelineError           the pipeline algorithms cannot answer
-    │   ├── IssueNotFound       the seed of a group does not exist
     │   └── DependencyCycle     issues that block each other in a circle
     ├── GraphError              a task graph that is not a DAG of known keys
+    ├── ConfigError             ralph.toml or a RALPH_* variable is missing or wrong
+    ├── GitError                a git command failed (not a repository, unknown branch...)
+    ├── TrackerError            the issue tracker refused an operation
+    │   ├── IssueNotFound       no issue with that number
+    │   ├── PullRequestNotFound no pull request with that number
+    │   ├── StateConflict       the issue's state changed while it was being moved
+    │   ├── PullRequestNotOpen  merging or closing a pull request that is already merged/closed
+    │   └── MergeConflict       the head branch does not merge cleanly into the base
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or its database unreachable
         ├── RunNotFound         no run with that id
@@ -31,22 +38,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "ConfigError",
     "DependencyCycle",
+    "GitError",
     "GraphError",
     "InvalidInput",
     "InvalidTransition",
     "IssueLocked",
     "IssueNotFound",
     "LeaseLost",
+    "MergeConflict",
     "PipelineError",
+    "PullRequestNotFound",
+    "PullRequestNotOpen",
     "RalphError",
     "RunNotFound",
+    "StateConflict",
     "StateResolutionError",
     "StoreUnavailable",
     "TaskBlocked",
     "TaskNotClaimable",
     "TaskNotFound",
     "TaskStoreError",
+    "TrackerError",
     "UnknownCommand",
     "UnknownState",
     "WorkflowError",
@@ -113,15 +127,6 @@ class PipelineError(RalphError):
     """A pipeline algorithm cannot produce an answer for its input."""
 
 
-class IssueNotFound(PipelineError, LookupError):
-    """An issue the algorithm needs does not exist."""
-
-    def __init__(self, number: int, where: str = "") -> None:
-        self.number = number
-        suffix = f" in {where}" if where else ""
-        super().__init__(f"Issue #{number} not found{suffix}")
-
-
 class DependencyCycle(PipelineError):
     """Issues whose blocked-by / blocking edges form a cycle."""
 
@@ -136,6 +141,66 @@ class DependencyCycle(PipelineError):
 
 class GraphError(RalphError):
     """A task graph with duplicate keys, unknown dependencies or a cycle."""
+
+
+class ConfigError(RalphError):
+    """``ralph.toml`` is missing or holds a value Ralph cannot use."""
+
+
+class GitError(RalphError):
+    """A git command failed; the message carries git's own explanation."""
+
+
+class TrackerError(RalphError):
+    """The issue tracker refused an operation."""
+
+
+class IssueNotFound(TrackerError, LookupError):
+    """No issue with that number (in the tracker, or among the issues given)."""
+
+    def __init__(self, number: int, where: str = "") -> None:
+        self.number = number
+        suffix = f" in {where}" if where else ""
+        super().__init__(f"Issue #{number} not found{suffix}")
+
+
+class PullRequestNotFound(TrackerError, LookupError):
+    def __init__(self, number: int) -> None:
+        self.number = number
+        super().__init__(f"Pull request #{number} not found")
+
+
+class StateConflict(TrackerError):
+    """Someone else changed the issue's workflow state between our read and our write."""
+
+    def __init__(self, number: int, expected: str | None, actual: str | None) -> None:
+        self.number = number
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"Issue #{number} moved from {expected or '(no state)'} to "
+            f"{actual or '(no state)'} while this change was being made; re-read it and retry"
+        )
+
+
+class PullRequestNotOpen(TrackerError):
+    def __init__(self, number: int, state: str) -> None:
+        self.number = number
+        self.state = state
+        super().__init__(f"Pull request #{number} is {state}, not open")
+
+
+class MergeConflict(TrackerError):
+    """The pull request's head does not merge cleanly into its base; nothing changed."""
+
+    def __init__(self, number: int, head: str, base: str, files: Sequence[str]) -> None:
+        self.number = number
+        self.files = tuple(files)
+        listed = ", ".join(self.files) if self.files else "see git merge-tree"
+        super().__init__(
+            f"Pull request #{number} cannot be merged: {head} conflicts with {base} in "
+            f"{listed}; merge {base} into {head}, resolve, commit and retry"
+        )
 
 
 class TaskStoreError(RalphError):

@@ -1,4 +1,5 @@
-"""Versioned schema migrations for the SQL task stores (SQLite and PostgreSQL).
+"""Versioned schema migrations of the Ralph database (SQLite and PostgreSQL): the task
+store's tables and, from version 2, the local tracker's, so both share one history.
 
 Each migration is a list of statements with ``{id}`` standing for the dialect's
 auto-increment primary key and ``{float}`` for its double type. A migration and its
@@ -101,6 +102,73 @@ MIGRATIONS: tuple[Migration, ...] = (
                 expires_at {float} NOT NULL,
                 PRIMARY KEY (repo, number)
             )""",
+        ),
+    ),
+    Migration(
+        2,
+        "local tracker: issues, relations, comments, pull requests",
+        (
+            """CREATE TABLE ralph_tracker_numbers (
+                repo TEXT PRIMARY KEY,
+                last_number INTEGER NOT NULL
+            )""",
+            """CREATE TABLE ralph_issues (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                workflow_state TEXT,
+                estimate TEXT,
+                priority TEXT,
+                labels TEXT NOT NULL,
+                assignees TEXT NOT NULL,
+                status TEXT NOT NULL,
+                close_reason TEXT,
+                parent INTEGER,
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL,
+                closed_at {float},
+                PRIMARY KEY (repo, number)
+            )""",
+            "CREATE INDEX ralph_issues_by_parent ON ralph_issues (repo, parent)",
+            """CREATE TABLE ralph_issue_deps (
+                repo TEXT NOT NULL,
+                blocked INTEGER NOT NULL,
+                blocking INTEGER NOT NULL,
+                position {float} NOT NULL,
+                PRIMARY KEY (repo, blocked, blocking)
+            )""",
+            "CREATE INDEX ralph_issue_deps_by_blocking ON ralph_issue_deps (repo, blocking)",
+            """CREATE TABLE ralph_comments (
+                id {id},
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                author TEXT NOT NULL,
+                body TEXT NOT NULL,
+                created_at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_comments_by_issue ON ralph_comments (repo, number, id)",
+            """CREATE TABLE ralph_pull_requests (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                head TEXT NOT NULL,
+                base TEXT NOT NULL,
+                state TEXT NOT NULL,
+                merge_commit TEXT,
+                created_at {float} NOT NULL,
+                merged_at {float},
+                PRIMARY KEY (repo, number)
+            )""",
+            """CREATE TABLE ralph_pull_request_closes (
+                repo TEXT NOT NULL,
+                pull_request INTEGER NOT NULL,
+                issue INTEGER NOT NULL,
+                PRIMARY KEY (repo, pull_request, issue)
+            )""",
+            """CREATE INDEX ralph_pull_request_closes_by_issue
+                ON ralph_pull_request_closes (repo, issue)""",
         ),
     ),
 )

@@ -18,8 +18,8 @@ import json
 import logging
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any, ClassVar
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, ClassVar, cast
 
 from ralph.errors import (
     IssueLocked,
@@ -249,6 +249,15 @@ class SqlStore(TaskStore):
             yield tx
             if tx.pending_events:
                 self._insert_events(tx, tx.pending_events, self._now())
+
+    def write_transaction(self) -> AbstractContextManager[Tx]:
+        """A write transaction for an adapter that keeps its tables in this database
+        (the local tracker). Not reentrant: one per thread at a time."""
+        return self._write()
+
+    def read_transaction(self) -> AbstractContextManager[Tx]:
+        """A consistent read of this database, for the same adapters."""
+        return cast(AbstractContextManager[Tx], self._reader())
 
     # -- loading --------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from ralph.workflow._audit import (
     transition_marker,
 )
 from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
+from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
 from ralph.workflow._resolution import (
     INTENTS,
     Resolution,
@@ -58,6 +59,7 @@ __all__ = [
     "CommandContract",
     "Estimate",
     "InvalidTransition",
+    "ParentDecision",
     "Priority",
     "Resolution",
     "Transition",
@@ -66,10 +68,12 @@ __all__ = [
     "allowed_targets",
     "audit_comment",
     "check_transition",
+    "child_skip_reason",
     "get_command",
     "is_allowed",
     "is_earlier_state",
     "normalize_command",
+    "parent_decision",
     "parse_all_transitions",
     "parse_audit_comments",
     "parse_estimate",

@@ -1,0 +1,173 @@
+"""A git repository driven through the ``git`` command, and merges done with plumbing.
+
+``merge`` never checks anything out: ``git merge-tree --write-tree`` computes the merged
+tree in the object store, ``commit-tree`` makes the commit and ``update-ref`` moves the
+base branch only if it still points where the merge started (a compare-and-set). When the
+base branch is checked out in some worktree, that worktree follows the branch the way
+``git merge --ff-only`` would (``read-tree -m -u``): files the merge changed are updated,
+every other uncommitted change stays, and a merge that would overwrite uncommitted work
+is refused before anything moves. That is git's own ``updateInstead`` rule for pushes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.errors import GitError
+
+__all__ = ["GitRepo", "MergeOutcome", "MergeRefused"]
+
+logger = logging.getLogger(__name__)
+
+#: Who signs merge commits when git has no identity configured.
+_FALLBACK_IDENTITY = {"name": "Ralph", "email": "ralph@localhost"}
+
+
+class MergeRefused(GitError):
+    """The merge cannot be made: conflicting files, or uncommitted work in the way."""
+
+    def __init__(self, message: str, files: Sequence[str] = ()) -> None:
+        self.files = tuple(files)
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    commit: str
+    #: True when head was already contained in base (a retried merge); nothing moved.
+    already_merged: bool = False
+
+
+class GitRepo:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def find(cls, start: Path) -> GitRepo:
+        """The repository containing ``start`` (its top level)."""
+        top = cls(start).git("rev-parse", "--show-toplevel", what="find the git repository")
+        return cls(Path(top))
+
+    def git(
+        self,
+        *args: str,
+        what: str,
+        check: bool = True,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> str:
+        """Run git; its stdout stripped. A failure raises GitError quoting git."""
+        result = self._run(args, cwd=cwd, env=env)
+        if check and result.returncode != 0:
+            detail = (result.stderr or result.stdout).strip().splitlines()
+            raise GitError(f"could not {what}: {detail[-1] if detail else 'git failed'}")
+        return result.stdout.strip()
+
+    def _run(
+        self, args: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                ["git", *args],
+                cwd=cwd or self.path,
+                capture_output=True,
+                text=True,
+                env={**os.environ, **(env or {})},
+                check=False,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        except NotADirectoryError:
+            raise GitError(f"{cwd or self.path} is not a directory") from None
+
+    def resolve(self, ref: str) -> str:
+        """The commit id ``ref`` names."""
+        return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
+
+    def has_branch(self, name: str) -> bool:
+        return self._run(["rev-parse", "--verify", "--quiet", f"refs/heads/{name}"]).returncode == 0
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        result = self._run(["merge-base", "--is-ancestor", ancestor, descendant])
+        return result.returncode == 0
+
+    def worktree_of(self, branch: str) -> Path | None:
+        """The worktree that has ``branch`` checked out, if any."""
+        listing = self.git("worktree", "list", "--porcelain", what="list worktrees")
+        path = None
+        for line in listing.splitlines():
+            if line.startswith("worktree "):
+                path = Path(line.removeprefix("worktree "))
+            elif line == f"branch refs/heads/{branch}" and path is not None:
+                return path
+        return None
+
+    def _identity_env(self) -> dict[str, str]:
+        env = {}
+        for role in ("AUTHOR", "COMMITTER"):
+            for field in ("name", "email"):
+                key = f"GIT_{role}_{field.upper()}"
+                configured = self._run(["config", f"user.{field}"]).stdout.strip()
+                if key not in os.environ and not configured:
+                    env[key] = _FALLBACK_IDENTITY[field]
+        return env
+
+    def can_merge(self, head: str, base: str) -> bool | None:
+        """Whether ``head`` merges cleanly into ``base`` (None if either is missing)."""
+        if not (
+            self.has_branch(base)
+            and self._run(["rev-parse", "--verify", "-q", head]).returncode == 0
+        ):
+            return None
+        result = self._run(["merge-tree", "--write-tree", "--no-messages", base, head])
+        return result.returncode == 0
+
+    def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
+        """Merge branch ``head`` into branch ``base`` (see the module docstring)."""
+        base_commit = self.resolve(f"refs/heads/{base}")
+        head_commit = self.resolve(head)
+        if self.is_ancestor(head_commit, base_commit):
+            return MergeOutcome(base_commit, already_merged=True)
+        result = self._run(
+            ["merge-tree", "--write-tree", "--name-only", "--no-messages", base_commit, head_commit]
+        )
+        lines = result.stdout.strip().splitlines()
+        if result.returncode == 1:
+            raise MergeRefused(f"{head} conflicts with {base}", files=lines[1:])
+        if result.returncode != 0 or not lines:
+            raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
+        tree = lines[0]
+        if tree == self.git("rev-parse", f"{base_commit}^{{tree}}", what="read the base tree"):
+            # Its changes are already in base (a squash merge retried): nothing to add.
+            return MergeOutcome(base_commit, already_merged=True)
+        parents = ["-p", base_commit] if squash else ["-p", base_commit, "-p", head_commit]
+        commit = self.git(
+            "commit-tree", tree, *parents, "-m", message,
+            what="create the merge commit", env=self._identity_env(),
+        )  # fmt: skip
+        checkout = self.worktree_of(base)
+        if checkout is not None:
+            self._follow(checkout, base, base_commit, commit)
+        moved = self._run(["update-ref", f"refs/heads/{base}", commit, base_commit])
+        if moved.returncode != 0:
+            if checkout is not None:
+                self._run(["read-tree", "-m", "-u", commit, base_commit], cwd=checkout)
+            raise GitError(f"{base} moved while merging {head}; retry the merge")
+        logger.info("merged", extra={"head": head, "base": base, "commit": commit})
+        return MergeOutcome(commit)
+
+    def _follow(self, checkout: Path, base: str, old: str, new: str) -> None:
+        """Bring the worktree that has ``base`` checked out from ``old`` to ``new``,
+        keeping uncommitted changes, or refuse before anything changed."""
+        result = self._run(["read-tree", "-m", "-u", old, new], cwd=checkout)
+        if result.returncode != 0:
+            raise MergeRefused(
+                f"{base} is checked out in {checkout} with uncommitted changes the merge "
+                f"would overwrite; commit or stash them there, then retry "
+                f"({result.stderr.strip().splitlines()[0] if result.stderr.strip() else 'git'})"
+            )

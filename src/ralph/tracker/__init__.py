@@ -1,0 +1,44 @@
+"""Issue trackers: the interface Ralph's memory lives behind, with an in-memory and a
+local (SQL + git) backend. The workflow rules (``set_state``, gates, picking work) are
+implemented once, in :class:`Tracker`."""
+
+from __future__ import annotations
+
+from ralph.tracker._local import LocalTracker
+from ralph.tracker._memory import MemoryTracker
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueOrder,
+    IssueQuery,
+    IssueStatus,
+    MergeStrategy,
+    PullRequest,
+    PullRequestState,
+    StateChange,
+    closing_references,
+    iso,
+)
+from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
+
+__all__ = [
+    "UNKNOWN_STATE",
+    "AdvanceResult",
+    "CloseReason",
+    "Comment",
+    "Issue",
+    "IssueOrder",
+    "IssueQuery",
+    "IssueStatus",
+    "LocalTracker",
+    "MemoryTracker",
+    "MergeStrategy",
+    "ParentAdvance",
+    "PullRequest",
+    "PullRequestState",
+    "StateChange",
+    "Tracker",
+    "closing_references",
+    "iso",
+]

@@ -1,0 +1,456 @@
+"""The local tracker: issues in tables next to the task store (SQLite or PostgreSQL) and
+pull requests that are real branch merges in the project's git repository.
+
+Every write is one transaction. Numbers are per repository and shared by issues and pull
+requests, as on GitHub. On PostgreSQL, rows a write depends on are locked first, so
+concurrent writers serialise per issue; SQLite's write transaction is exclusive anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ralph.errors import (
+    InvalidInput,
+    IssueNotFound,
+    MergeConflict,
+    PullRequestNotFound,
+    PullRequestNotOpen,
+    StateConflict,
+    TrackerError,
+)
+from ralph.git import GitRepo, MergeRefused
+from ralph.tasks._sql import Row, SqlStore, Tx
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueQuery,
+    IssueStatus,
+    MergeStrategy,
+    PullRequest,
+    PullRequestState,
+    closing_references,
+)
+from ralph.tracker._tracker import Tracker
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = ["LocalTracker"]
+
+
+def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) -> Issue:
+    number = row["number"]
+    return Issue(
+        number=number,
+        title=row["title"],
+        body=row["body"],
+        workflow_state=WorkflowState(row["workflow_state"]) if row["workflow_state"] else None,
+        estimate=Estimate(row["estimate"]) if row["estimate"] else None,
+        priority=Priority(row["priority"]) if row["priority"] else None,
+        labels=tuple(json.loads(row["labels"])),
+        assignees=tuple(json.loads(row["assignees"])),
+        status=IssueStatus(row["status"]),
+        close_reason=CloseReason(row["close_reason"]) if row["close_reason"] else None,
+        parent=row["parent"],
+        sub_issues=tuple(relations.children.get(number, ())),
+        blocked_by=tuple(relations.blocked_by.get(number, ())),
+        blocking=tuple(relations.blocking.get(number, ())),
+        comments=tuple(comments),
+        pull_requests=tuple(relations.pull_requests.get(number, ())),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        closed_at=row["closed_at"],
+        url=f"local:{row['repo']}#{number}",
+    )
+
+
+class _Relations:
+    """Every relation of one repository, read in four statements."""
+
+    def __init__(self, tx: Tx, repo: str) -> None:
+        self.children: dict[int, list[int]] = {}
+        self.blocked_by: dict[int, list[int]] = {}
+        self.blocking: dict[int, list[int]] = {}
+        self.pull_requests: dict[int, list[int]] = {}
+        for row in tx.rows(
+            "SELECT parent, number FROM ralph_issues "
+            "WHERE repo = ? AND parent IS NOT NULL ORDER BY number",
+            (repo,),
+        ):
+            self.children.setdefault(row["parent"], []).append(row["number"])
+        for row in tx.rows(
+            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+            (repo,),
+        ):
+            self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
+            self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
+        for row in tx.rows(
+            "SELECT pull_request, issue FROM ralph_pull_request_closes "
+            "WHERE repo = ? ORDER BY pull_request",
+            (repo,),
+        ):
+            self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
+
+
+def _pull_request(row: Row, mergeable: bool | None = None) -> PullRequest:
+    return PullRequest(
+        number=row["number"],
+        title=row["title"],
+        body=row["body"],
+        head=row["head"],
+        base=row["base"],
+        state=PullRequestState(row["state"]),
+        mergeable=mergeable,
+        merge_commit=row["merge_commit"],
+        created_at=row["created_at"],
+        merged_at=row["merged_at"],
+        url=f"local:{row['repo']}/pull/{row['number']}",
+    )
+
+
+class LocalTracker(Tracker):
+    kind = "local"
+
+    def __init__(
+        self,
+        store: SqlStore,
+        *,
+        repo: str,
+        git: GitRepo | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(clock=clock)
+        self.store = store
+        self.repo = repo
+        self.git = git
+
+    def __repr__(self) -> str:
+        return f"LocalTracker({self.store!r}, repo={self.repo!r})"
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def get_issue(self, number: int) -> Issue:
+        with self.store.read_transaction() as tx:
+            row = tx.one(
+                "SELECT * FROM ralph_issues WHERE repo = ? AND number = ?", (self.repo, number)
+            )
+            if row is None:
+                raise IssueNotFound(number)
+            comments = [
+                Comment(c["id"], c["author"], c["body"], c["created_at"])
+                for c in tx.rows(
+                    "SELECT * FROM ralph_comments WHERE repo = ? AND number = ? ORDER BY id",
+                    (self.repo, number),
+                )
+            ]
+            return _issue(row, _Relations(tx, self.repo), comments)
+
+    def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
+        query = query or IssueQuery()
+        sql, params = "SELECT * FROM ralph_issues WHERE repo = ?", [self.repo]
+        if query.status is not None:
+            sql += " AND status = ?"
+            params.append(query.status.value)
+        with self.store.read_transaction() as tx:
+            rows = tx.rows(sql, params)
+            relations = _Relations(tx, self.repo)
+        return query.apply([_issue(row, relations) for row in rows])
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def _locked(self, tx: Tx, number: int) -> Row:
+        row = tx.one(
+            f"SELECT * FROM ralph_issues WHERE repo = ? AND number = ? {self.store.lock_rows}",
+            (self.repo, number),
+        )
+        if row is None:
+            raise IssueNotFound(number)
+        return row
+
+    def _allocate(self, tx: Tx) -> int:
+        tx.run(
+            "INSERT INTO ralph_tracker_numbers (repo, last_number) VALUES (?, 0) "
+            "ON CONFLICT (repo) DO NOTHING",
+            (self.repo,),
+        )
+        row = tx.one(
+            "UPDATE ralph_tracker_numbers SET last_number = last_number + 1 "
+            "WHERE repo = ? RETURNING last_number",
+            (self.repo,),
+        )
+        assert row is not None
+        return int(row["last_number"])
+
+    def _touch(self, tx: Tx, number: int, **columns: Any) -> None:
+        columns["updated_at"] = self.now()
+        assignments = ", ".join(f"{name} = ?" for name in columns)
+        tx.run(
+            f"UPDATE ralph_issues SET {assignments} WHERE repo = ? AND number = ?",
+            (*columns.values(), self.repo, number),
+        )
+
+    def _comment(self, tx: Tx, number: int, body: str, author: str) -> Comment:
+        now = self.now()
+        row = tx.one(
+            "INSERT INTO ralph_comments (repo, number, author, body, created_at) "
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (self.repo, number, author, body, now),
+        )
+        assert row is not None
+        self._touch(tx, number)
+        return Comment(row["id"], author, body, now)
+
+    def create_issue(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        parent: int | None = None,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        labels: Sequence[str] = (),
+        author: str = "ralph",
+    ) -> Issue:
+        if not title.strip():
+            raise InvalidInput("an issue needs a title")
+        with self.store.write_transaction() as tx:
+            if parent is not None:
+                self._locked(tx, parent)
+            number = self._allocate(tx)
+            now = self.now()
+            tx.run(
+                "INSERT INTO ralph_issues (repo, number, title, body, workflow_state, estimate, "
+                "priority, labels, assignees, status, parent, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.repo,
+                    number,
+                    title,
+                    body,
+                    state.value if state else None,
+                    estimate.value if estimate else None,
+                    priority.value if priority else None,
+                    json.dumps(list(dict.fromkeys(labels))),
+                    "[]",
+                    IssueStatus.OPEN.value,
+                    parent,
+                    now,
+                    now,
+                ),
+            )
+        return self.get_issue(number)
+
+    def update_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        labels: Sequence[str] | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> Issue:
+        columns: dict[str, Any] = {}
+        if title is not None:
+            if not title.strip():
+                raise InvalidInput("an issue needs a title")
+            columns["title"] = title
+        if body is not None:
+            columns["body"] = body
+        if labels is not None:
+            columns["labels"] = json.dumps(list(dict.fromkeys(labels)))
+        if estimate is not None:
+            columns["estimate"] = estimate.value
+        if priority is not None:
+            columns["priority"] = priority.value
+        with self.store.write_transaction() as tx:
+            self._locked(tx, number)
+            self._touch(tx, number, **columns)
+        return self.get_issue(number)
+
+    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        with self.store.write_transaction() as tx:
+            self._locked(tx, number)
+            return self._comment(tx, number, body, author)
+
+    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+        with self.store.write_transaction() as tx:
+            self._locked(tx, number)
+            self._touch(
+                tx, number, status="closed", close_reason=reason.value, closed_at=self.now()
+            )
+        return self.get_issue(number)
+
+    def reopen_issue(self, number: int) -> Issue:
+        with self.store.write_transaction() as tx:
+            self._locked(tx, number)
+            self._touch(tx, number, status="open", close_reason=None, closed_at=None)
+        return self.get_issue(number)
+
+    def _set_parent(self, child: int, parent: int | None) -> None:
+        with self.store.write_transaction() as tx:
+            if parent is not None:
+                self._locked(tx, parent)
+            self._locked(tx, child)
+            self._touch(tx, child, parent=parent)
+
+    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+        with self.store.write_transaction() as tx:
+            self._locked(tx, blocking)
+            self._locked(tx, blocked)
+            if linked:
+                tx.run(
+                    "INSERT INTO ralph_issue_deps (repo, blocked, blocking, position) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (self.repo, blocked, blocking, self.now()),
+                )
+            else:
+                tx.run(
+                    "DELETE FROM ralph_issue_deps WHERE repo = ? AND blocked = ? AND blocking = ?",
+                    (self.repo, blocked, blocking),
+                )
+            self._touch(tx, blocked)
+
+    def _write_state(
+        self,
+        number: int,
+        expected: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        author: str,
+    ) -> None:
+        with self.store.write_transaction() as tx:
+            changed = tx.run(
+                "UPDATE ralph_issues SET workflow_state = ?, updated_at = ? "
+                "WHERE repo = ? AND number = ? AND COALESCE(workflow_state, '') = ?",
+                (new.value, self.now(), self.repo, number, expected.value if expected else ""),
+            )
+            if changed != 1:
+                actual = self._locked(tx, number)["workflow_state"]
+                raise StateConflict(number, expected, actual)
+            self._comment(tx, number, comment, author)
+
+    # -- pull requests ------------------------------------------------------------------------
+
+    def _require_git(self) -> GitRepo:
+        if self.git is None:
+            raise TrackerError(
+                "this local tracker has no git repository; run Ralph inside the project's "
+                "git repository (ralph init records it)"
+            )
+        return self.git
+
+    def create_pull_request(
+        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
+    ) -> PullRequest:
+        git = self._require_git()
+        for branch in (head, base):
+            if not git.has_branch(branch):
+                raise InvalidInput(f"no branch {branch!r} in {git.path}; push or create it first")
+        if head == base:
+            raise InvalidInput(f"a pull request needs two branches; head and base are {head!r}")
+        with self.store.write_transaction() as tx:
+            number = self._allocate(tx)
+            tx.run(
+                "INSERT INTO ralph_pull_requests (repo, number, title, body, head, base, state, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.repo, number, title, body, head, base, "open", self.now()),
+            )
+            for issue in closing_references(body):
+                tx.run(
+                    "INSERT INTO ralph_pull_request_closes (repo, pull_request, issue) "
+                    "VALUES (?, ?, ?)",
+                    (self.repo, number, issue),
+                )
+        return self.get_pull_request(number)
+
+    def _pr_row(self, tx: Tx, number: int, *, lock: bool = False) -> Row:
+        row = tx.one(
+            "SELECT * FROM ralph_pull_requests WHERE repo = ? AND number = ? "
+            + (self.store.lock_rows if lock else ""),
+            (self.repo, number),
+        )
+        if row is None:
+            raise PullRequestNotFound(number)
+        return row
+
+    def _mergeable(self, row: Row) -> bool | None:
+        if row["state"] != "open" or self.git is None:
+            return None
+        return self.git.can_merge(row["head"], row["base"])
+
+    def get_pull_request(self, number: int) -> PullRequest:
+        with self.store.read_transaction() as tx:
+            row = self._pr_row(tx, number)
+        return _pull_request(row, self._mergeable(row))
+
+    def list_pull_requests(
+        self, *, issue: int | None = None, state: PullRequestState | None = None
+    ) -> list[PullRequest]:
+        sql = "SELECT * FROM ralph_pull_requests WHERE repo = ?"
+        params: list[Any] = [self.repo]
+        if issue is not None:
+            sql += (
+                " AND number IN (SELECT pull_request FROM ralph_pull_request_closes "
+                "WHERE repo = ? AND issue = ?)"
+            )
+            params += [self.repo, issue]
+        if state is not None:
+            sql += " AND state = ?"
+            params.append(state.value)
+        with self.store.read_transaction() as tx:
+            rows = tx.rows(sql + " ORDER BY number", params)
+        return [_pull_request(row) for row in rows]
+
+    def merge_pull_request(
+        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+    ) -> PullRequest:
+        git = self._require_git()
+        pr = self.get_pull_request(number)
+        if pr.state is not PullRequestState.OPEN:
+            raise PullRequestNotOpen(number, pr.state.value)
+        moves = self._closing_moves(pr)
+        with self.store.write_transaction() as tx:
+            if self._pr_row(tx, number, lock=True)["state"] != "open":
+                raise PullRequestNotOpen(number, self._pr_row(tx, number)["state"])
+            message = f"Merge pull request #{number} from {pr.head}\n\n{pr.title}"
+            try:
+                outcome = git.merge(
+                    pr.head, pr.base, message, squash=strategy is MergeStrategy.SQUASH
+                )
+            except MergeRefused as refused:
+                if refused.files:
+                    raise MergeConflict(number, pr.head, pr.base, refused.files) from None
+                raise
+            now = self.now()
+            tx.run(
+                "UPDATE ralph_pull_requests SET state = 'merged', merge_commit = ?, "
+                "merged_at = ? WHERE repo = ? AND number = ?",
+                (outcome.commit, now, self.repo, number),
+            )
+            for issue, comment in moves:
+                self._locked(tx, issue.number)
+                columns: dict[str, Any] = {
+                    "status": "closed",
+                    "close_reason": CloseReason.COMPLETED.value,
+                    "closed_at": now,
+                }
+                if comment is not None:
+                    columns["workflow_state"] = WorkflowState.DONE.value
+                    self._comment(tx, issue.number, comment, f"pull request #{number}")
+                self._touch(tx, issue.number, **columns)
+        return self.get_pull_request(number)
+
+    def close_pull_request(self, number: int) -> PullRequest:
+        with self.store.write_transaction() as tx:
+            row = self._pr_row(tx, number, lock=True)
+            if row["state"] != "open":
+                raise PullRequestNotOpen(number, row["state"])
+            tx.run(
+                "UPDATE ralph_pull_requests SET state = 'closed' WHERE repo = ? AND number = ?",
+                (self.repo, number),
+            )
+        return self.get_pull_request(number)

@@ -1,0 +1,263 @@
+"""An in-memory tracker for tests and demos. Thread-safe; pull requests merge without git
+(``mergeable`` can be set to rehearse a conflict)."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+
+from ralph.errors import (
+    IssueNotFound,
+    MergeConflict,
+    PullRequestNotFound,
+    PullRequestNotOpen,
+    StateConflict,
+)
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueQuery,
+    IssueStatus,
+    MergeStrategy,
+    PullRequest,
+    PullRequestState,
+)
+from ralph.tracker._tracker import Tracker
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = ["MemoryTracker"]
+
+
+class MemoryTracker(Tracker):
+    kind = "memory"
+
+    def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(clock=clock)
+        self._lock = threading.RLock()
+        self._issues: dict[int, Issue] = {}
+        self._prs: dict[int, PullRequest] = {}
+        self._blocked_by: dict[int, list[int]] = {}
+        self._next_number = 1
+        self._next_comment = 1
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def _view(self, number: int) -> Issue:
+        issue = self._issues.get(number)
+        if issue is None:
+            raise IssueNotFound(number)
+        return dataclasses.replace(
+            issue,
+            sub_issues=tuple(n for n, i in self._issues.items() if i.parent == number),
+            blocked_by=tuple(self._blocked_by.get(number, ())),
+            blocking=tuple(n for n, bs in self._blocked_by.items() if number in bs),
+            pull_requests=tuple(n for n, pr in self._prs.items() if number in pr.closes),
+        )
+
+    def get_issue(self, number: int) -> Issue:
+        with self._lock:
+            return self._view(number)
+
+    def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
+        with self._lock:
+            issues = [self._view(n) for n in self._issues]
+        return (query or IssueQuery()).apply(issues)
+
+    # -- writes -----------------------------------------------------------------------------
+
+    def _put(self, number: int, **changes: object) -> Issue:
+        issue = self._issues.get(number)
+        if issue is None:
+            raise IssueNotFound(number)
+        self._issues[number] = dataclasses.replace(issue, updated_at=self.now(), **changes)  # type: ignore[arg-type]
+        return self._view(number)
+
+    def _allocate(self) -> int:
+        number = self._next_number
+        self._next_number += 1
+        return number
+
+    def create_issue(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        parent: int | None = None,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        labels: Sequence[str] = (),
+        author: str = "ralph",
+    ) -> Issue:
+        with self._lock:
+            if parent is not None and parent not in self._issues:
+                raise IssueNotFound(parent)
+            number = self._allocate()
+            now = self.now()
+            self._issues[number] = Issue(
+                number=number,
+                title=title,
+                body=body,
+                workflow_state=state,
+                estimate=estimate,
+                priority=priority,
+                labels=tuple(dict.fromkeys(labels)),
+                parent=parent,
+                created_at=now,
+                updated_at=now,
+                url=f"memory://issues/{number}",
+            )
+            return self._view(number)
+
+    def update_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        labels: Sequence[str] | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> Issue:
+        changes: dict[str, object] = {}
+        for name, value in (
+            ("title", title),
+            ("body", body),
+            ("estimate", estimate),
+            ("priority", priority),
+        ):
+            if value is not None:
+                changes[name] = value
+        if labels is not None:
+            changes["labels"] = tuple(dict.fromkeys(labels))
+        with self._lock:
+            return self._put(number, **changes)
+
+    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        with self._lock:
+            issue = self._issues.get(number)
+            if issue is None:
+                raise IssueNotFound(number)
+            comment = Comment(self._next_comment, author, body, self.now())
+            self._next_comment += 1
+            self._put(number, comments=(*issue.comments, comment))
+            return comment
+
+    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+        with self._lock:
+            return self._put(
+                number, status=IssueStatus.CLOSED, close_reason=reason, closed_at=self.now()
+            )
+
+    def reopen_issue(self, number: int) -> Issue:
+        with self._lock:
+            return self._put(number, status=IssueStatus.OPEN, close_reason=None, closed_at=None)
+
+    def _set_parent(self, child: int, parent: int | None) -> None:
+        with self._lock:
+            self._put(child, parent=parent)
+
+    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+        with self._lock:
+            for number in (blocked, blocking):
+                if number not in self._issues:
+                    raise IssueNotFound(number)
+            blockers = self._blocked_by.setdefault(blocked, [])
+            if linked and blocking not in blockers:
+                blockers.append(blocking)
+            elif not linked and blocking in blockers:
+                blockers.remove(blocking)
+            self._put(blocked)
+
+    def _write_state(
+        self,
+        number: int,
+        expected: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        author: str,
+    ) -> None:
+        with self._lock:
+            current = self._view(number).workflow_state
+            if current != expected:
+                raise StateConflict(number, expected, current)
+            self._put(number, workflow_state=new)
+            self.add_comment(number, comment, author=author)
+
+    # -- pull requests ------------------------------------------------------------------------
+
+    def create_pull_request(
+        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
+    ) -> PullRequest:
+        with self._lock:
+            number = self._allocate()
+            self._prs[number] = PullRequest(
+                number=number,
+                title=title,
+                body=body,
+                head=head,
+                base=base,
+                mergeable=True,
+                created_at=self.now(),
+                url=f"memory://pulls/{number}",
+            )
+            return self._prs[number]
+
+    def get_pull_request(self, number: int) -> PullRequest:
+        with self._lock:
+            if number not in self._prs:
+                raise PullRequestNotFound(number)
+            return self._prs[number]
+
+    def list_pull_requests(
+        self, *, issue: int | None = None, state: PullRequestState | None = None
+    ) -> list[PullRequest]:
+        with self._lock:
+            prs = sorted(self._prs.values(), key=lambda pr: pr.number)
+        return [
+            pr
+            for pr in prs
+            if (issue is None or issue in pr.closes) and (state is None or pr.state is state)
+        ]
+
+    def set_mergeable(self, number: int, mergeable: bool) -> None:
+        """Rehearse a conflict: an unmergeable pull request refuses to merge."""
+        with self._lock:
+            self._prs[number] = dataclasses.replace(
+                self.get_pull_request(number), mergeable=mergeable
+            )
+
+    def _open_pr(self, number: int) -> PullRequest:
+        pr = self.get_pull_request(number)
+        if pr.state is not PullRequestState.OPEN:
+            raise PullRequestNotOpen(number, pr.state.value)
+        return pr
+
+    def merge_pull_request(
+        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+    ) -> PullRequest:
+        with self._lock:
+            pr = self._open_pr(number)
+            if not pr.mergeable:
+                raise MergeConflict(number, pr.head, pr.base, ())
+            merged = dataclasses.replace(
+                pr,
+                state=PullRequestState.MERGED,
+                merge_commit=f"memory-{strategy.value}-{number}",
+                merged_at=self.now(),
+            )
+            self._prs[number] = merged
+            for issue, comment in self._closing_moves(merged):
+                if comment is not None:
+                    self._put(issue.number, workflow_state=WorkflowState.DONE)
+                    self.add_comment(issue.number, comment, author=f"pull request #{number}")
+                self.close_issue(issue.number)
+            return merged
+
+    def close_pull_request(self, number: int) -> PullRequest:
+        with self._lock:
+            pr = self._open_pr(number)
+            self._prs[number] = dataclasses.replace(pr, state=PullRequestState.CLOSED)
+            return self._prs[number]

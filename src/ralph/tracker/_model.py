@@ -1,0 +1,211 @@
+"""What a tracker holds: issues, comments, pull requests, and the query over issues.
+
+Plain frozen data. Times are epoch seconds (the task store and the dashboard use the
+same); ``iso`` turns one into the ISO-8601 text JSON output and audit markers carry.
+Relations are issue numbers: every backend can answer them cheaply, and callers that
+need a related issue's fields read it.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = [
+    "CloseReason",
+    "Comment",
+    "Issue",
+    "IssueOrder",
+    "IssueQuery",
+    "IssueStatus",
+    "MergeStrategy",
+    "PullRequest",
+    "PullRequestState",
+    "StateChange",
+    "closing_references",
+    "iso",
+]
+
+
+def iso(epoch: float | None) -> str | None:
+    """Epoch seconds as ISO-8601 UTC with a ``Z``, GitHub's format."""
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class IssueStatus(enum.StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class CloseReason(enum.StrEnum):
+    COMPLETED = "completed"
+    NOT_PLANNED = "not_planned"
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    author: str
+    body: str
+    created_at: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Issue:
+    number: int
+    title: str
+    body: str = ""
+    workflow_state: WorkflowState | None = None
+    estimate: Estimate | None = None
+    priority: Priority | None = None
+    labels: tuple[str, ...] = ()
+    assignees: tuple[str, ...] = ()
+    status: IssueStatus = IssueStatus.OPEN
+    close_reason: CloseReason | None = None
+    parent: int | None = None
+    sub_issues: tuple[int, ...] = ()
+    blocked_by: tuple[int, ...] = ()
+    blocking: tuple[int, ...] = ()
+    comments: tuple[Comment, ...] = ()
+    pull_requests: tuple[int, ...] = ()
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    closed_at: float | None = None
+    url: str = ""
+
+    @property
+    def is_open(self) -> bool:
+        return self.status is IssueStatus.OPEN
+
+
+@dataclass(frozen=True)
+class StateChange:
+    """What ``Tracker.set_state`` did. ``changed`` is False when the issue was already in
+    the target state (nothing written)."""
+
+    number: int
+    previous: WorkflowState | None
+    new: WorkflowState
+    command: str
+    resolved_from: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.previous != self.new
+
+
+class IssueOrder(enum.StrEnum):
+    """``priority``: P0 first, then oldest; ``created``/``updated``: newest first, like the
+    original; the ``_asc`` forms oldest first (triage wants the oldest untriaged issue)."""
+
+    PRIORITY = "priority"
+    CREATED = "created"
+    CREATED_ASC = "created_asc"
+    UPDATED = "updated"
+    UPDATED_ASC = "updated_asc"
+
+
+@dataclass(frozen=True, kw_only=True)
+class IssueQuery:
+    """Filters are ANDed; an empty collection means "any"."""
+
+    states: Collection[WorkflowState] = ()
+    estimates: Collection[Estimate] = ()
+    labels: Collection[str] = ()
+    text: str = ""
+    status: IssueStatus | None = IssueStatus.OPEN
+    has_parent: bool | None = None
+    parent: int | None = None
+    updated_since: float | None = None
+    order: IssueOrder = IssueOrder.PRIORITY
+    limit: int | None = None
+
+    def matches(self, issue: Issue) -> bool:
+        if self.status is not None and issue.status is not self.status:
+            return False
+        if self.states and issue.workflow_state not in self.states:
+            return False
+        if self.estimates and issue.estimate not in self.estimates:
+            return False
+        if self.labels and not set(self.labels) <= set(issue.labels):
+            return False
+        if self.text:
+            needle = self.text.casefold()
+            if needle not in issue.title.casefold() and needle not in issue.body.casefold():
+                return False
+        if self.has_parent is not None and (issue.parent is not None) != self.has_parent:
+            return False
+        if self.parent is not None and issue.parent != self.parent:
+            return False
+        return self.updated_since is None or issue.updated_at >= self.updated_since
+
+    def sort_key(self, issue: Issue) -> tuple[float, ...]:
+        if self.order is IssueOrder.PRIORITY:
+            rank = list(Priority).index(issue.priority) if issue.priority else 99
+            return (rank, issue.created_at, issue.number)
+        if self.order is IssueOrder.CREATED:
+            return (-issue.created_at, -issue.number)
+        if self.order is IssueOrder.CREATED_ASC:
+            return (issue.created_at, issue.number)
+        if self.order is IssueOrder.UPDATED:
+            return (-issue.updated_at, -issue.number)
+        return (issue.updated_at, issue.number)
+
+    def apply(self, issues: Collection[Issue]) -> list[Issue]:
+        """Filter, order and limit ``issues`` (the in-memory evaluation every backend
+        can fall back on)."""
+        found = sorted((i for i in issues if self.matches(i)), key=self.sort_key)
+        return found if self.limit is None else found[: self.limit]
+
+
+class PullRequestState(enum.StrEnum):
+    OPEN = "open"
+    MERGED = "merged"
+    CLOSED = "closed"
+
+
+class MergeStrategy(enum.StrEnum):
+    MERGE = "merge"
+    SQUASH = "squash"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PullRequest:
+    number: int
+    title: str
+    body: str
+    head: str
+    base: str
+    state: PullRequestState = PullRequestState.OPEN
+    #: None while unknown (GitHub computes it lazily); locally always known for open PRs.
+    mergeable: bool | None = None
+    #: Check name -> conclusion ("success", "failure", "pending"...).
+    checks: dict[str, str] = field(default_factory=dict)
+    merge_commit: str | None = None
+    created_at: float = 0.0
+    merged_at: float | None = None
+    url: str = ""
+
+    @property
+    def closes(self) -> tuple[int, ...]:
+        return closing_references(self.body)
+
+
+_CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)\b", re.IGNORECASE)
+
+
+def closing_references(body: str) -> tuple[int, ...]:
+    """The issues a pull request body closes (``Closes #N``, ``fixes #N``... GitHub's
+    keywords), in order of first mention."""
+    seen: dict[int, None] = {}
+    for match in _CLOSING.finditer(body):
+        seen.setdefault(int(match.group(1)), None)
+    return tuple(seen)

@@ -1,0 +1,410 @@
+"""The Tracker interface: what Ralph needs from an issue tracker.
+
+A backend implements the primitive reads and writes. The workflow rules live here, once,
+on top of them: ``set_state`` (the only way to change a workflow state), the parent and
+child gates, dependency cycle refusal and picking the next actionable issue.
+
+A backend's ``_write_state`` is a compare-and-set where it can be (the local tracker's
+transaction); where it cannot (GitHub), exclusive ownership of an issue comes from the
+task store's issue locks, and ``_write_state`` re-reads just before writing.
+"""
+
+from __future__ import annotations
+
+import abc
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+from ralph.errors import InvalidInput, RalphError
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueQuery,
+    IssueStatus,
+    MergeStrategy,
+    PullRequest,
+    PullRequestState,
+    StateChange,
+    iso,
+)
+from ralph.workflow import (
+    LOCK_STATES,
+    TERMINAL_STATES,
+    Estimate,
+    Priority,
+    TransitionRecord,
+    WorkflowState,
+    audit_comment,
+    child_skip_reason,
+    get_command,
+    parent_decision,
+    parse_state,
+    plan_transition,
+)
+
+__all__ = ["UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"]
+
+#: How an audit marker names the "from" of an issue that had no workflow state.
+UNKNOWN_STATE = "(unknown)"
+_MERGE = "ralph_merge"
+#: Human Needed waits for a person; Plan in Review (also a human state) is what review
+#: picks from, so only the escalation state is never picked.
+_NEVER_PICKED = frozenset({WorkflowState.HUMAN_NEEDED})
+
+
+@dataclass(frozen=True)
+class AdvanceResult:
+    """What ``advance_children`` did, issue by issue (the original's three lists)."""
+
+    advanced: tuple[StateChange, ...]
+    skipped: tuple[tuple[int, str], ...]
+    errors: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class ParentAdvance:
+    advanced: bool
+    reason: str
+    change: StateChange | None = None
+    child_states: tuple[tuple[int, str | None], ...] = ()
+
+
+class Tracker(abc.ABC):
+    """Issues, their workflow fields and relations, comments and pull requests."""
+
+    #: "memory", "local", "github": what ``ralph status`` and logs call this backend.
+    kind: str = ""
+
+    def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or time.time
+
+    def now(self) -> float:
+        return self._clock()
+
+    # -- issues: primitives every backend implements ----------------------------------------
+
+    @abc.abstractmethod
+    def get_issue(self, number: int) -> Issue:
+        """The issue with every field and relation; IssueNotFound if there is none."""
+
+    @abc.abstractmethod
+    def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
+        """Issues matching ``query`` (default: open issues by priority, then age)."""
+
+    @abc.abstractmethod
+    def create_issue(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        parent: int | None = None,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        labels: Sequence[str] = (),
+        author: str = "ralph",
+    ) -> Issue:
+        """A new open issue, optionally placed under ``parent``, all in one write."""
+
+    @abc.abstractmethod
+    def update_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        labels: Sequence[str] | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> Issue:
+        """Change the given fields (None leaves a field as it is; labels are replaced)."""
+
+    @abc.abstractmethod
+    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
+
+    @abc.abstractmethod
+    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue: ...
+
+    @abc.abstractmethod
+    def reopen_issue(self, number: int) -> Issue: ...
+
+    @abc.abstractmethod
+    def _set_parent(self, child: int, parent: int | None) -> None:
+        """Make ``parent`` the child's only parent (None: detach)."""
+
+    @abc.abstractmethod
+    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+        """Record (or, with ``linked`` False, drop) "``blocked`` is blocked by ``blocking``"."""
+
+    @abc.abstractmethod
+    def _write_state(
+        self,
+        number: int,
+        expected: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        author: str,
+    ) -> None:
+        """Set the state if it is still ``expected`` and post ``comment``, as one write;
+        StateConflict (nothing written) if it is not."""
+
+    # -- pull requests ------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_pull_request(
+        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
+    ) -> PullRequest:
+        """A pull request from branch ``head`` into ``base``; ``Closes #N`` lines in the
+        body link it to those issues, which it closes when merged."""
+
+    @abc.abstractmethod
+    def get_pull_request(self, number: int) -> PullRequest: ...
+
+    @abc.abstractmethod
+    def list_pull_requests(
+        self, *, issue: int | None = None, state: PullRequestState | None = None
+    ) -> list[PullRequest]:
+        """Pull requests, oldest first; ``issue`` keeps those whose body closes it."""
+
+    @abc.abstractmethod
+    def merge_pull_request(
+        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+    ) -> PullRequest:
+        """Merge head into base (MergeConflict, and nothing changed, when it does not merge
+        cleanly), then close the issues the body names and move them to Done."""
+
+    @abc.abstractmethod
+    def close_pull_request(self, number: int) -> PullRequest: ...
+
+    # -- relations ------------------------------------------------------------------------
+
+    def add_sub_issue(self, parent: int, child: int, *, replace_parent: bool = False) -> None:
+        """Place ``child`` under ``parent``. A child already under another parent is an
+        error unless ``replace_parent``; a child cannot be its own ancestor."""
+        if parent == child:
+            raise InvalidInput(f"#{child} cannot be its own sub-issue")
+        current = self.get_issue(child).parent
+        self.get_issue(parent)
+        if current == parent:
+            return
+        if current is not None and not replace_parent:
+            raise InvalidInput(
+                f"#{child} is already a sub-issue of #{current}; "
+                "remove it there first or pass replace_parent"
+            )
+        ancestor: int | None = parent
+        while ancestor is not None:
+            if ancestor == child:
+                raise InvalidInput(f"#{child} is an ancestor of #{parent}; that would be a loop")
+            ancestor = self.get_issue(ancestor).parent
+        self._set_parent(child, parent)
+
+    def remove_sub_issue(self, parent: int, child: int) -> None:
+        if self.get_issue(child).parent != parent:
+            raise InvalidInput(f"#{child} is not a sub-issue of #{parent}")
+        self._set_parent(child, None)
+
+    def add_dependency(self, blocked: int, blocking: int) -> None:
+        """``blocked`` waits for ``blocking``. Refuses edges that would close a cycle,
+        naming it, so group detection never meets one made here."""
+        if blocked == blocking:
+            raise InvalidInput(f"#{blocked} cannot block itself")
+        self.get_issue(blocked)
+        path = self._blocking_path(blocking, blocked)
+        if path is not None:
+            loop = " -> ".join(f"#{n}" for n in (blocked, *path))
+            raise InvalidInput(
+                f"#{blocking} already waits for #{blocked} ({loop} is blocked by the next); "
+                "a dependency the other way would be a cycle"
+            )
+        self._link_dependency(blocked, blocking, linked=True)
+
+    def _blocking_path(self, start: int, target: int) -> list[int] | None:
+        """A chain start -> ... -> target along blocked-by edges, if there is one."""
+        came_from: dict[int, int | None] = {start: None}
+        frontier = [start]
+        while frontier:
+            number = frontier.pop()
+            if number == target:
+                path = [number]
+                while (previous := came_from[path[-1]]) is not None:
+                    path.append(previous)
+                return path[::-1]
+            for nxt in self.get_issue(number).blocked_by:
+                if nxt not in came_from:
+                    came_from[nxt] = number
+                    frontier.append(nxt)
+        return None
+
+    def remove_dependency(self, blocked: int, blocking: int) -> None:
+        if blocking not in self.get_issue(blocked).blocked_by:
+            raise InvalidInput(f"#{blocked} is not blocked by #{blocking}")
+        self._link_dependency(blocked, blocking, linked=False)
+
+    # -- workflow state -------------------------------------------------------------------
+
+    def set_state(
+        self,
+        number: int,
+        state_or_intent: str,
+        *,
+        command: str = "human",
+        actor: str = "ralph",
+    ) -> StateChange:
+        """Move an issue to a state or ``__INTENT__`` on behalf of ``command``.
+
+        Checks the command's contract and the transition matrix (the errors name the
+        allowed alternatives), then writes the state with an audit comment carrying the
+        machine-readable transition marker. Asking for the current state changes nothing.
+        Raises StateConflict if the state changed underneath; it never retries, because a
+        retry would let a second phase believe it took a lock the first one holds.
+        """
+        issue = self.get_issue(number)
+        transition = plan_transition(issue.workflow_state, state_or_intent, command)
+        intent = state_or_intent if transition.was_intent else None
+        change = StateChange(
+            number, issue.workflow_state, transition.to_state, transition.command, intent
+        )
+        if transition.changed:
+            self._record_move(change, actor, intent)
+        return change
+
+    def _record_move(self, change: StateChange, actor: str, intent: str | None = None) -> None:
+        record = TransitionRecord(
+            str(change.previous or UNKNOWN_STATE),
+            str(change.new),
+            change.command,
+            iso(self.now()) or "",
+        )
+        body = audit_comment(record, intent=intent, actor=actor)
+        self._write_state(change.number, change.previous, change.new, body, actor)
+
+    def advance_children(
+        self,
+        target: WorkflowState | str,
+        *,
+        parent: int | None = None,
+        issues: Sequence[int] = (),
+        actor: str = "ralph",
+    ) -> AdvanceResult:
+        """Move each child (of ``parent``, or the listed ``issues``) that is earlier in the
+        pipeline than ``target`` to ``target``; the others are skipped with the reason.
+        Moves still follow the transition matrix; a refused move is an error entry."""
+        goal = parse_state(str(target))
+        if not issues:
+            if parent is None:
+                raise InvalidInput("advance_children needs a parent number or a list of issues")
+            issues = self.get_issue(parent).sub_issues
+        advanced, skipped, errors = [], [], []
+        for number in issues:
+            try:
+                current = self.get_issue(number).workflow_state
+                reason = child_skip_reason(current, goal)
+                if reason is not None:
+                    skipped.append((number, reason))
+                    continue
+                advanced.append(self.set_state(number, goal, actor=actor))
+            except RalphError as exc:
+                errors.append((number, f"Failed to update: {exc}"))
+        return AdvanceResult(tuple(advanced), tuple(skipped), tuple(errors))
+
+    def advance_parent(self, child: int, *, actor: str = "ralph") -> ParentAdvance:
+        """Move the child's parent to the lowest state among its children once that is a
+        gate state (Ready for Plan, In Review, Done). A parent's state follows its
+        children, so this move is not checked against the matrix; it is audited."""
+        parent_number = self.get_issue(child).parent
+        if parent_number is None:
+            return ParentAdvance(False, "Issue has no parent")
+        parent = self.get_issue(parent_number)
+        children = tuple((n, self.get_issue(n).workflow_state) for n in parent.sub_issues)
+        decision = parent_decision(parent.workflow_state, children)
+        if decision.target is None:
+            return ParentAdvance(False, decision.reason, child_states=children)
+        change = StateChange(
+            parent.number, parent.workflow_state, decision.target, "ralph_advance_parent"
+        )
+        self._record_move(change, actor)
+        return ParentAdvance(True, decision.reason, change, children)
+
+    # -- picking work -----------------------------------------------------------------------
+
+    def actionable(
+        self,
+        *,
+        command: str | None = None,
+        states: Collection[WorkflowState] = (),
+        estimates: Collection[Estimate] | None = None,
+        locked: Collection[int] = (),
+    ) -> list[Issue]:
+        """Open issues a phase could take now, best first (priority, then oldest).
+
+        ``command`` supplies the states and estimates its contract accepts. Skipped:
+        issues in a lock or human state, issues in ``locked`` (held in the task store),
+        issues with an open blocker that is not Done or Canceled. Issues with no estimate
+        pass an estimate filter (the original's rule)."""
+        if command is not None:
+            contract = get_command(command)
+            states = states or contract.input_states
+            if estimates is None and contract.input_estimates is not None:
+                estimates = contract.input_estimates
+        if not states:
+            raise InvalidInput("pick_actionable needs a command or at least one state")
+        candidates = self.list_issues(IssueQuery(states=frozenset(states)))
+        picked = []
+        for issue in candidates:
+            if issue.workflow_state in LOCK_STATES or issue.workflow_state in _NEVER_PICKED:
+                continue
+            if issue.number in locked:
+                continue
+            if estimates is not None and issue.estimate not in (None, *estimates):
+                continue
+            if any(self._still_blocks(n) for n in issue.blocked_by):
+                continue
+            picked.append(issue)
+        return picked
+
+    def pick_actionable(
+        self,
+        *,
+        command: str | None = None,
+        states: Collection[WorkflowState] = (),
+        estimates: Collection[Estimate] | None = None,
+        locked: Collection[int] = (),
+    ) -> Issue | None:
+        found = self.actionable(command=command, states=states, estimates=estimates, locked=locked)
+        return found[0] if found else None
+
+    def _still_blocks(self, number: int) -> bool:
+        try:
+            blocker = self.get_issue(number)
+        except RalphError:
+            return False
+        return blocker.is_open and blocker.workflow_state not in TERMINAL_STATES
+
+    # -- shared by backends -----------------------------------------------------------------
+
+    def _closing_moves(self, pr: PullRequest) -> list[tuple[Issue, str | None]]:
+        """For a merged ``pr``: each open issue its body closes, with the audit comment
+        for its move to Done (None when it is already Done). GitHub closes the issue and
+        the board follows; so this move is audited but not checked against the matrix."""
+        moves = []
+        for number in pr.closes:
+            try:
+                issue = self.get_issue(number)
+            except RalphError:
+                continue
+            if issue.status is IssueStatus.CLOSED:
+                continue
+            comment = None
+            if issue.workflow_state != WorkflowState.DONE:
+                record = TransitionRecord(
+                    str(issue.workflow_state or UNKNOWN_STATE),
+                    WorkflowState.DONE.value,
+                    _MERGE,
+                    iso(self.now()) or "",
+                )
+                comment = audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
+            moves.append((issue, comment))
+        return moves

@@ -1,0 +1,135 @@
+"""Local pull requests are real merges in the project's git repository, and they never
+disturb work a person has not committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ralph.errors import GitError, InvalidInput, MergeConflict
+from ralph.git import GitRepo
+from ralph.tasks._sqlite import SqliteStore
+from ralph.tracker import IssueStatus, LocalTracker, MergeStrategy, PullRequestState
+from ralph.workflow import WorkflowState
+
+from .conftest import Project, git
+
+
+@pytest.fixture
+def tracker(project: Project, tmp_path: Path, clock):
+    store = SqliteStore(tmp_path / "ralph.db", clock=clock)
+    yield LocalTracker(store, repo="project", git=GitRepo(project.path), clock=clock)
+    store.close()
+
+
+def snapshot(path: Path) -> tuple[str, str, str, str]:
+    """Everything a person could lose: HEAD, the index, and the working tree's state."""
+    return (
+        git(path, "symbolic-ref", "HEAD"),
+        git(path, "diff", "--cached"),
+        git(path, "status", "--porcelain", "--untracked-files=all"),
+        git(path, "diff"),
+    )
+
+
+def test_a_clean_merge_makes_a_merge_commit_on_base_and_leaves_another_checkout_alone(
+    tracker, project
+):
+    git(project.path, "switch", "-q", "-c", "my-work")
+    (project.path / "README.md").write_text("my unfinished edit\n")
+    (project.path / "notes.txt").write_text("scratch\n")
+    git(project.path, "add", "notes.txt")
+    before = snapshot(project.path)
+    tracker.create_issue("Add a", state=WorkflowState.IN_REVIEW)
+    base_before = project.rev("main")
+    head = project.commit("feature", {"a.txt": "a\n"}, "add a")
+    pr = tracker.create_pull_request(head="feature", base="main", title="Add a", body="Closes #1")
+
+    merged = tracker.merge_pull_request(pr.number)
+
+    assert snapshot(project.path) == before
+    assert project.rev("main") == merged.merge_commit
+    parents = git(project.path, "rev-list", "--parents", "-n", "1", "main").split()[1:]
+    assert parents == [base_before, head]
+    assert project.show("main", "a.txt") == "a"
+    assert tracker.get_issue(1).workflow_state is WorkflowState.DONE
+
+
+def test_a_conflicting_merge_is_refused_naming_the_files_and_nothing_moves(tracker, project):
+    tracker.create_issue("Change readme", state=WorkflowState.IN_REVIEW)
+    project.commit("feature", {"README.md": "theirs\n"}, "theirs")
+    project.commit("main", {"README.md": "ours\n"}, "ours")
+    git(project.path, "reset", "-q", "--hard")
+    base_before, before = project.rev("main"), snapshot(project.path)
+    pr = tracker.create_pull_request(head="feature", base="main", title="x", body="Closes #1")
+    assert tracker.get_pull_request(pr.number).mergeable is False
+
+    with pytest.raises(MergeConflict, match=r"README\.md.*resolve"):
+        tracker.merge_pull_request(pr.number)
+
+    assert project.rev("main") == base_before
+    assert snapshot(project.path) == before
+    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+    assert tracker.get_issue(1).status is IssueStatus.OPEN
+
+
+def test_a_checked_out_base_follows_the_merge_and_keeps_unrelated_uncommitted_work(
+    tracker, project
+):
+    (project.path / "README.md").write_text("edited, not committed\n")
+    project.commit("feature", {"a.txt": "a\n"}, "add a")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+
+    tracker.merge_pull_request(pr.number)
+
+    assert (project.path / "a.txt").read_text() == "a\n"
+    assert (project.path / "README.md").read_text() == "edited, not committed\n"
+    assert git(project.path, "status", "--porcelain") == "M README.md"
+
+
+def test_a_merge_that_would_overwrite_uncommitted_work_is_refused_before_anything_moves(
+    tracker, project
+):
+    (project.path / "README.md").write_text("precious\n")
+    project.commit("feature", {"README.md": "from the feature\n"}, "change readme")
+    base_before = project.rev("main")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+
+    with pytest.raises(GitError, match="uncommitted changes"):
+        tracker.merge_pull_request(pr.number)
+
+    assert project.rev("main") == base_before
+    assert (project.path / "README.md").read_text() == "precious\n"
+    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+
+
+def test_a_squash_merge_makes_one_commit_with_one_parent(tracker, project):
+    base_before = project.rev("main")
+    project.commit("feature", {"a.txt": "a\n"}, "one")
+    project.commit("feature", {"b.txt": "b\n"}, "two")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+    merged = tracker.merge_pull_request(pr.number, MergeStrategy.SQUASH)
+    assert git(project.path, "rev-list", "--parents", "-n", "1", merged.merge_commit).split()[
+        1:
+    ] == [base_before]
+    assert project.show("main", "b.txt") == "b"
+
+
+def test_a_merge_that_already_landed_in_git_is_recorded_without_a_second_commit(tracker, project):
+    """The state a crash between moving the branch and recording it leaves behind."""
+    project.commit("feature", {"a.txt": "a\n"}, "add a")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+    landed = GitRepo(project.path).merge("feature", "main", "merged by hand").commit
+    merged = tracker.merge_pull_request(pr.number)
+    assert merged.state is PullRequestState.MERGED
+    assert merged.merge_commit == landed
+    assert project.rev("main") == landed
+
+
+def test_a_pull_request_needs_two_existing_branches(tracker, project):
+    with pytest.raises(InvalidInput, match="no branch 'nope'"):
+        tracker.create_pull_request(head="nope", base="main", title="x")
+    with pytest.raises(InvalidInput, match="two branches"):
+        tracker.create_pull_request(head="main", base="main", title="x")
+    assert tracker.list_pull_requests() == []

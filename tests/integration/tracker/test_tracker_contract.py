@@ -1,0 +1,449 @@
+"""The tracker contract, run against every backend (memory, local on SQLite and on
+PostgreSQL). A later GitHub backend joins the same suite."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from ralph.errors import (
+    InvalidInput,
+    InvalidTransition,
+    IssueNotFound,
+    PullRequestNotFound,
+    PullRequestNotOpen,
+    StateConflict,
+    StateResolutionError,
+)
+from ralph.tracker import (
+    UNKNOWN_STATE,
+    CloseReason,
+    IssueOrder,
+    IssueQuery,
+    IssueStatus,
+    PullRequestState,
+)
+from ralph.workflow import Estimate, Priority, WorkflowState, parse_transition_comments
+
+S = WorkflowState
+
+
+def make(tracker, title="Issue", **fields):
+    return tracker.create_issue(title, **fields)
+
+
+# -- issues -----------------------------------------------------------------------------------
+
+
+def test_new_issues_are_numbered_from_one_and_keep_their_fields(tracker, clock):
+    first = make(tracker, "First", body="why", estimate=Estimate.S, priority=Priority.P1)
+    second = make(tracker, "Second", state=S.BACKLOG, labels=["bug", "ui", "bug"])
+    assert (first.number, second.number) == (1, 2)
+    got = tracker.get_issue(1)
+    assert (got.title, got.body, got.estimate, got.priority) == (
+        "First",
+        "why",
+        "XS" and Estimate.S,
+        Priority.P1,
+    )
+    assert got.workflow_state is None
+    assert got.is_open
+    assert got.created_at == clock.now
+    assert tracker.get_issue(2).labels == ("bug", "ui")
+    assert tracker.get_issue(2).workflow_state is S.BACKLOG
+
+
+def test_an_unknown_issue_is_reported_by_number(tracker):
+    with pytest.raises(IssueNotFound, match="#7"):
+        tracker.get_issue(7)
+
+
+def test_a_sub_issue_under_a_missing_parent_is_refused_and_nothing_is_created(tracker):
+    with pytest.raises(IssueNotFound):
+        make(tracker, parent=9)
+    assert tracker.list_issues(IssueQuery(status=None)) == []
+    assert make(tracker).number == 1
+
+
+def test_updates_change_only_the_given_fields_and_replace_labels(tracker, clock):
+    make(tracker, "Old", body="b", labels=["a"], estimate=Estimate.M)
+    clock.advance(60)
+    updated = tracker.update_issue(1, title="New", labels=["x", "y"], priority=Priority.P0)
+    assert (updated.title, updated.body, updated.labels) == ("New", "b", ("x", "y"))
+    assert (updated.estimate, updated.priority) == (Estimate.M, Priority.P0)
+    assert updated.updated_at == clock.now
+    with pytest.raises(IssueNotFound):
+        tracker.update_issue(5, title="x")
+
+
+def test_comments_keep_their_order_author_and_time(tracker, clock):
+    make(tracker)
+    tracker.add_comment(1, "one", author="alice")
+    clock.advance(5)
+    tracker.add_comment(1, "two")
+    comments = tracker.get_issue(1).comments
+    assert [(c.author, c.body) for c in comments] == [("alice", "one"), ("ralph", "two")]
+    assert comments[1].created_at == comments[0].created_at + 5
+    with pytest.raises(IssueNotFound):
+        tracker.add_comment(3, "nobody")
+
+
+def test_closing_records_the_reason_and_reopening_clears_it(tracker, clock):
+    make(tracker)
+    closed = tracker.close_issue(1, CloseReason.NOT_PLANNED)
+    assert closed.status is IssueStatus.CLOSED
+    assert closed.close_reason is CloseReason.NOT_PLANNED
+    assert closed.closed_at == clock.now
+    reopened = tracker.reopen_issue(1)
+    assert reopened.is_open
+    assert reopened.close_reason is None
+    assert reopened.closed_at is None
+
+
+# -- listing ----------------------------------------------------------------------------------
+
+
+def test_listing_filters_by_state_estimate_label_text_and_parent(tracker):
+    epic = make(tracker, "Epic about login", estimate=Estimate.L, state=S.BACKLOG)
+    make(tracker, "Child one", parent=epic.number, estimate=Estimate.S, state=S.RESEARCH_NEEDED)
+    make(tracker, "Child two", parent=epic.number, labels=["ui"], state=S.RESEARCH_NEEDED)
+    make(tracker, "Loner", body="mentions LOGIN", estimate=Estimate.XS)
+
+    def numbers(**filters):
+        return sorted(i.number for i in tracker.list_issues(IssueQuery(**filters)))
+
+    assert numbers(states={S.RESEARCH_NEEDED}) == [2, 3]
+    assert numbers(estimates={Estimate.S, Estimate.XS}) == [2, 4]
+    assert numbers(labels={"ui"}) == [3]
+    assert numbers(text="login") == [1, 4]
+    assert numbers(has_parent=True) == [2, 3]
+    assert numbers(has_parent=False) == [1, 4]
+    assert numbers(parent=1) == [2, 3]
+
+
+def test_listing_hides_closed_issues_unless_asked(tracker):
+    make(tracker)
+    make(tracker)
+    tracker.close_issue(1)
+    assert [i.number for i in tracker.list_issues()] == [2]
+    assert [i.number for i in tracker.list_issues(IssueQuery(status=IssueStatus.CLOSED))] == [1]
+    assert len(tracker.list_issues(IssueQuery(status=None))) == 2
+
+
+def test_listing_orders_by_priority_then_age_or_by_time(tracker, clock):
+    for priority in (None, Priority.P2, Priority.P0, Priority.P2):
+        make(tracker, priority=priority)
+        clock.advance(10)
+    tracker.update_issue(1, title="touched")
+
+    def order(o, limit=None):
+        return [i.number for i in tracker.list_issues(IssueQuery(order=o, limit=limit))]
+
+    assert order(IssueOrder.PRIORITY) == [3, 2, 4, 1]
+    assert order(IssueOrder.CREATED) == [4, 3, 2, 1]
+    assert order(IssueOrder.CREATED_ASC) == [1, 2, 3, 4]
+    assert order(IssueOrder.UPDATED)[0] == 1
+    assert order(IssueOrder.PRIORITY, limit=2) == [3, 2]
+
+
+# -- relations --------------------------------------------------------------------------------
+
+
+def test_sub_issues_link_both_ways_and_a_second_parent_needs_replace(tracker):
+    for _ in range(3):
+        make(tracker)
+    tracker.add_sub_issue(1, 3)
+    assert tracker.get_issue(1).sub_issues == (3,)
+    assert tracker.get_issue(3).parent == 1
+    with pytest.raises(InvalidInput, match="already a sub-issue of #1"):
+        tracker.add_sub_issue(2, 3)
+    tracker.add_sub_issue(2, 3, replace_parent=True)
+    assert tracker.get_issue(1).sub_issues == ()
+    assert tracker.get_issue(3).parent == 2
+    tracker.remove_sub_issue(2, 3)
+    assert tracker.get_issue(3).parent is None
+
+
+def test_a_sub_issue_cannot_contain_its_own_ancestor(tracker):
+    make(tracker)
+    make(tracker, parent=1)
+    with pytest.raises(InvalidInput, match="ancestor"):
+        tracker.add_sub_issue(2, 1)
+    with pytest.raises(InvalidInput, match="own sub-issue"):
+        tracker.add_sub_issue(1, 1)
+
+
+def test_dependencies_are_symmetric_and_removable(tracker):
+    for _ in range(3):
+        make(tracker)
+    tracker.add_dependency(3, 1)
+    tracker.add_dependency(3, 2)
+    tracker.add_dependency(3, 2)  # twice is once
+    assert tracker.get_issue(3).blocked_by == (1, 2)
+    assert tracker.get_issue(1).blocking == (3,)
+    tracker.remove_dependency(3, 1)
+    assert tracker.get_issue(3).blocked_by == (2,)
+    assert tracker.get_issue(1).blocking == ()
+    with pytest.raises(InvalidInput, match="not blocked by"):
+        tracker.remove_dependency(3, 1)
+    with pytest.raises(IssueNotFound):
+        tracker.add_dependency(3, 99)
+
+
+def test_a_dependency_that_would_close_a_cycle_is_refused_naming_it(tracker):
+    for _ in range(3):
+        make(tracker)
+    tracker.add_dependency(2, 1)  # 2 waits for 1
+    tracker.add_dependency(3, 2)  # 3 waits for 2
+    with pytest.raises(InvalidInput, match=re.escape("#1 -> #3 -> #2 -> #1")):
+        tracker.add_dependency(1, 3)
+    with pytest.raises(InvalidInput, match="itself"):
+        tracker.add_dependency(1, 1)
+    assert tracker.get_issue(1).blocked_by == ()
+
+
+# -- workflow state ---------------------------------------------------------------------------
+
+
+def test_set_state_moves_and_leaves_an_audit_comment_whose_marker_parses_back(tracker):
+    make(tracker)
+    first = tracker.set_state(1, "Backlog", actor="alice")
+    assert (first.previous, first.new, first.changed) == (None, S.BACKLOG, True)
+    change = tracker.set_state(1, "Research Needed", command="triage")
+    assert (change.previous, change.new, change.command) == (
+        S.BACKLOG,
+        S.RESEARCH_NEEDED,
+        "ralph_triage",
+    )
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.RESEARCH_NEEDED
+    records = [r for c in issue.comments for r in parse_transition_comments(c.body)]
+    assert [(r.from_state, r.to_state, r.command) for r in records] == [
+        (UNKNOWN_STATE, "Backlog", "ralph_human"),
+        ("Backlog", "Research Needed", "ralph_triage"),
+    ]
+    assert issue.comments[0].author == "alice"
+    assert records[1].at.endswith("Z")
+
+
+def test_set_state_resolves_intents_for_the_command(tracker):
+    make(tracker, state=S.RESEARCH_NEEDED)
+    change = tracker.set_state(1, "__LOCK__", command="ralph_research")
+    assert change.new is S.RESEARCH_IN_PROGRESS
+    assert change.resolved_from == "__LOCK__"
+    assert "(intent: __LOCK__)" in tracker.get_issue(1).comments[-1].body
+
+
+def test_a_transition_the_matrix_forbids_is_refused_naming_the_allowed_ones(tracker):
+    make(tracker, state=S.BACKLOG)
+    with pytest.raises(InvalidTransition, match="Allowed from 'Backlog': Research Needed"):
+        tracker.set_state(1, "In Progress")
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.BACKLOG
+    assert issue.comments == ()
+
+
+def test_a_state_the_command_may_not_produce_is_refused(tracker):
+    make(tracker, state=S.RESEARCH_NEEDED)
+    with pytest.raises(StateResolutionError, match="Recovery"):
+        tracker.set_state(1, "Done", command="research")
+    assert tracker.get_issue(1).workflow_state is S.RESEARCH_NEEDED
+
+
+def test_asking_for_the_current_state_changes_nothing(tracker):
+    make(tracker, state=S.RESEARCH_IN_PROGRESS)
+    change = tracker.set_state(1, "__LOCK__", command="research")
+    assert not change.changed
+    assert tracker.get_issue(1).comments == ()
+
+
+def test_a_state_write_from_a_stale_read_conflicts_and_writes_nothing(tracker):
+    make(tracker, state=S.BACKLOG)
+    with pytest.raises(StateConflict, match="re-read"):
+        tracker._write_state(1, S.RESEARCH_NEEDED, S.READY_FOR_PLAN, "stale", "x")
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.BACKLOG
+    assert issue.comments == ()
+
+
+def test_of_two_concurrent_lockers_exactly_one_takes_the_lock(tracker):
+    make(tracker, state=S.RESEARCH_NEEDED)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def lock(name: str) -> None:
+        barrier.wait()
+        try:
+            change = tracker.set_state(1, "__LOCK__", command="research", actor=name)
+            outcomes.append("moved" if change.changed else "no-op")
+        except StateConflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=lock, args=(f"w{i}",)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes.count("moved") == 1
+    assert len(tracker.get_issue(1).comments) == 1
+
+
+# -- gates ------------------------------------------------------------------------------------
+
+
+def family(tracker, parent_state, *child_states):
+    parent = make(tracker, "Parent", state=parent_state)
+    for state in child_states:
+        make(tracker, "Child", parent=parent.number, state=state)
+    return parent.number
+
+
+def test_a_parent_follows_its_slowest_child_to_a_gate_state(tracker):
+    parent = family(tracker, S.RESEARCH_NEEDED, S.READY_FOR_PLAN, S.IN_REVIEW)
+    result = tracker.advance_parent(2)
+    assert result.advanced
+    assert result.change.new is S.READY_FOR_PLAN
+    assert tracker.get_issue(parent).workflow_state is S.READY_FOR_PLAN
+    records = parse_transition_comments(tracker.get_issue(parent).comments[-1].body)
+    assert records[0].command == "ralph_advance_parent"
+
+
+def test_a_parent_waits_while_a_child_is_short_of_a_gate(tracker):
+    family(tracker, S.BACKLOG, S.READY_FOR_PLAN, S.RESEARCH_IN_PROGRESS)
+    result = tracker.advance_parent(2)
+    assert not result.advanced
+    assert result.reason == "Not all children at a gate state"
+
+
+def test_a_child_outside_the_pipeline_holds_the_parent(tracker):
+    family(tracker, S.BACKLOG, S.DONE, S.HUMAN_NEEDED)
+    result = tracker.advance_parent(2)
+    assert not result.advanced
+    assert "#3" in result.reason
+    assert "outside the pipeline" in result.reason
+
+
+def test_a_canceled_child_does_not_hold_the_parent(tracker):
+    parent = family(tracker, S.IN_REVIEW, S.DONE, S.CANCELED)
+    assert tracker.advance_parent(2).advanced
+    assert tracker.get_issue(parent).workflow_state is S.DONE
+
+
+def test_a_parent_already_there_stays_and_an_orphan_has_no_parent_to_move(tracker):
+    family(tracker, S.DONE, S.DONE)
+    assert tracker.advance_parent(2).reason == "Parent already at or past target state"
+    make(tracker)
+    assert tracker.advance_parent(3).reason == "Issue has no parent"
+
+
+def test_children_earlier_than_the_target_advance_and_the_rest_are_skipped(tracker):
+    parent = family(tracker, S.BACKLOG, S.BACKLOG, S.READY_FOR_PLAN, S.DONE, None)
+    result = tracker.advance_children(S.READY_FOR_PLAN, parent=parent)
+    assert [c.number for c in result.advanced] == [2]
+    assert dict(result.skipped) == {
+        3: "Already at target state",
+        4: "Already at or past target state",
+        5: "No workflow state set on issue",
+    }
+    assert tracker.get_issue(2).workflow_state is S.READY_FOR_PLAN
+
+
+def test_a_child_the_matrix_cannot_move_is_an_error_entry(tracker):
+    family(tracker, S.BACKLOG, S.BACKLOG)
+    result = tracker.advance_children(S.IN_PROGRESS, issues=[2])
+    assert result.advanced == ()
+    assert result.errors[0][0] == 2
+    assert "Allowed from 'Backlog'" in result.errors[0][1]
+
+
+# -- picking work -----------------------------------------------------------------------------
+
+
+def test_pick_actionable_orders_by_priority_then_age(tracker, clock):
+    for priority in (Priority.P2, Priority.P1, Priority.P1):
+        make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.S, priority=priority)
+        clock.advance(1)
+    assert [i.number for i in tracker.actionable(command="research")] == [2, 3, 1]
+    assert tracker.pick_actionable(command="research").number == 2
+
+
+def test_pick_actionable_skips_blocked_locked_oversized_and_escalated_issues(tracker):
+    blocker = make(tracker, state=S.IN_PROGRESS)
+    blocked = make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.XS)
+    tracker.add_dependency(blocked.number, blocker.number)
+    make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.L)  # oversized for research
+    held = make(tracker, state=S.RESEARCH_NEEDED)  # no estimate: passes the estimate filter
+    free = make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.S)
+    make(tracker, state=S.HUMAN_NEEDED)
+    assert [i.number for i in tracker.actionable(command="research")] == [held.number, free.number]
+    assert tracker.pick_actionable(command="research", locked={held.number}).number == free.number
+    assert tracker.pick_actionable(states={S.HUMAN_NEEDED}) is None
+
+
+def test_a_finished_blocker_no_longer_blocks(tracker):
+    blocker = make(tracker, state=S.IN_REVIEW)
+    waiting = make(tracker, state=S.READY_FOR_PLAN, estimate=Estimate.S)
+    tracker.add_dependency(waiting.number, blocker.number)
+    assert tracker.pick_actionable(command="plan") is None
+    tracker.set_state(blocker.number, "Done", command="merge")
+    assert tracker.pick_actionable(command="plan").number == waiting.number
+
+
+def test_pick_actionable_needs_a_command_or_states(tracker):
+    with pytest.raises(InvalidInput):
+        tracker.pick_actionable()
+
+
+# -- pull requests ----------------------------------------------------------------------------
+
+
+def test_pull_requests_share_the_issue_numbers_and_list_by_the_issues_they_close(tracker, project):
+    make(tracker)
+    make(tracker)
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = tracker.create_pull_request(
+        head="feature", base="main", title="Add a", body="Closes #1\nfixes #2\ncloses #1"
+    )
+    assert pr.number == 3
+    assert pr.state is PullRequestState.OPEN
+    assert pr.closes == (1, 2)
+    assert tracker.get_pull_request(3).mergeable is True
+    assert [p.number for p in tracker.list_pull_requests(issue=2)] == [3]
+    assert tracker.list_pull_requests(issue=9) == []
+    assert tracker.get_issue(1).pull_requests == (3,)
+    with pytest.raises(PullRequestNotFound):
+        tracker.get_pull_request(99)
+
+
+def test_merging_closes_the_named_issues_and_moves_them_to_done(tracker, project):
+    make(tracker, state=S.IN_REVIEW)
+    make(tracker, state=S.DONE)
+    bystander = make(tracker, state=S.IN_REVIEW)
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = tracker.create_pull_request(
+        head="feature", base="main", title="A", body="Closes #1, closes #2"
+    )
+    merged = tracker.merge_pull_request(pr.number)
+    assert merged.state is PullRequestState.MERGED
+    assert merged.merge_commit
+    for number in (1, 2):
+        issue = tracker.get_issue(number)
+        assert issue.status is IssueStatus.CLOSED
+        assert issue.workflow_state is S.DONE
+    records = parse_transition_comments(tracker.get_issue(1).comments[-1].body)
+    assert (records[0].from_state, records[0].command) == ("In Review", "ralph_merge")
+    assert tracker.get_issue(2).comments == ()  # already Done: closed, no move to audit
+    assert tracker.get_issue(bystander.number).is_open
+    with pytest.raises(PullRequestNotOpen, match="merged"):
+        tracker.merge_pull_request(pr.number)
+
+
+def test_a_closed_pull_request_cannot_be_merged(tracker, project):
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = tracker.create_pull_request(head="feature", base="main", title="A")
+    assert tracker.close_pull_request(pr.number).state is PullRequestState.CLOSED
+    with pytest.raises(PullRequestNotOpen, match="closed"):
+        tracker.merge_pull_request(pr.number)
+    assert [p.number for p in tracker.list_pull_requests(state=PullRequestState.OPEN)] == []
