@@ -73,6 +73,16 @@ PUBLIC = {
         "iso",
     ],
     "ralph.git": ["GitRepo", "MergeOutcome", "MergeRefused"],
+    "ralph.config": [
+        "CONFIG_FILE",
+        "Config",
+        "InitResult",
+        "find_config",
+        "init_project",
+        "load_config",
+        "open_tracker",
+        "render_config",
+    ],
     "ralph.tasks": [
         "DEFAULT_LEASE_SECONDS",
         "DEFAULT_MAX_ATTEMPTS",

@@ -13,10 +13,11 @@ from typing import Annotated
 
 import typer
 
+from ralph.cli import _status
+from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
 from ralph.errors import RalphError
-from ralph.tasks import DEFAULT_STORE_URL
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
 
@@ -31,21 +32,25 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for sub_app in (pipeline_app, runs_app, tasks_app, store_app, db_app):
+for sub_app in (issue_app, pipeline_app, runs_app, tasks_app, store_app, db_app):
     app.add_typer(sub_app)
+app.command("init")(_status.init_command)
+app.command("status")(_status.status_command)
 
 
 @app.callback()
 def _root(
     ctx: typer.Context,
     store: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--store",
             envvar="RALPH_STORE_URL",
-            help="Task store URL: sqlite:///path, postgresql://..., memory://.",
+            help="Store URL: sqlite:///path, postgresql://..., memory:// "
+            "(default: ralph.toml's, else sqlite:///.ralph/ralph.db).",
+            show_default=False,
         ),
-    ] = DEFAULT_STORE_URL,
+    ] = None,
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="More log output (-vv: debug).")
     ] = 0,

@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from ralph.tasks import DEFAULT_STORE_URL, Task, TaskStatus, TaskStore, open_store
+from ralph.cli._project import store_url
+from ralph.tasks import Task, TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
@@ -35,8 +36,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 
 
 def _store(ctx: typer.Context, *, create: bool = False, migrate: bool = True) -> TaskStore:
-    url = ctx.obj["store_url"] if ctx.obj else DEFAULT_STORE_URL
-    return open_store(url, create=create, migrate=migrate)
+    return open_store(store_url(ctx), create=create, migrate=migrate)
 
 
 def _when(seconds: float | None) -> str:

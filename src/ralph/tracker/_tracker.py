@@ -214,10 +214,10 @@ class Tracker(abc.ABC):
         self.get_issue(blocked)
         path = self._blocking_path(blocking, blocked)
         if path is not None:
-            loop = " -> ".join(f"#{n}" for n in (blocked, *path))
+            chain = " → ".join(f"#{n}" for n in path)
             raise InvalidInput(
-                f"#{blocking} already waits for #{blocked} ({loop} is blocked by the next); "
-                "a dependency the other way would be a cycle"
+                f"#{blocked} cannot wait for #{blocking}: #{blocking} already waits for "
+                f"#{blocked} ({chain}, each waiting for the next); that would be a cycle"
             )
         self._link_dependency(blocked, blocking, linked=True)
 

@@ -197,7 +197,7 @@ def test_a_dependency_that_would_close_a_cycle_is_refused_naming_it(tracker):
         make(tracker)
     tracker.add_dependency(2, 1)  # 2 waits for 1
     tracker.add_dependency(3, 2)  # 3 waits for 2
-    with pytest.raises(InvalidInput, match=re.escape("#1 -> #3 -> #2 -> #1")):
+    with pytest.raises(InvalidInput, match=re.escape("(#3 → #2 → #1, each waiting")):
         tracker.add_dependency(1, 3)
     with pytest.raises(InvalidInput, match="itself"):
         tracker.add_dependency(1, 1)
@@ -447,3 +447,15 @@ def test_a_closed_pull_request_cannot_be_merged(tracker, project):
     with pytest.raises(PullRequestNotOpen, match="closed"):
         tracker.merge_pull_request(pr.number)
     assert [p.number for p in tracker.list_pull_requests(state=PullRequestState.OPEN)] == []
+
+
+def test_an_unmergeable_memory_pull_request_refuses_like_a_conflict():
+    from ralph.errors import MergeConflict
+    from ralph.tracker import MemoryTracker
+
+    tracker = MemoryTracker()
+    pr = tracker.create_pull_request(head="f", base="main", title="x")
+    tracker.set_mergeable(pr.number, False)
+    with pytest.raises(MergeConflict):
+        tracker.merge_pull_request(pr.number)
+    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN

@@ -1,0 +1,275 @@
+"""``ralph issue ...``: the board in the terminal, over whichever tracker ralph.toml names."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from ralph.cli._issue_render import issue_dict, render_issue, render_issue_list
+from ralph.cli._project import project_tracker
+from ralph.errors import InvalidInput
+from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus
+from ralph.workflow import parse_estimate, parse_priority, parse_state
+
+__all__ = ["issue_app"]
+
+issue_app = typer.Typer(name="issue", help="Issues on the project's tracker.", no_args_is_help=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+Number = Annotated[int, typer.Argument(help="Issue number.", show_default=False)]
+
+
+def _say(text: str) -> None:
+    Console(highlight=False).print(text)
+
+
+@issue_app.command("new")
+def issue_new(
+    ctx: typer.Context,
+    title: Annotated[str, typer.Argument(help="The issue's title.")],
+    body: Annotated[str, typer.Option("--body", "-b", help="Description ('-' reads stdin).")] = "",
+    parent: Annotated[int | None, typer.Option("--parent", help="Make it a sub-issue.")] = None,
+    state: Annotated[str | None, typer.Option("--state", help="Initial workflow state.")] = None,
+    estimate: Annotated[str | None, typer.Option("--estimate", "-e", help="XS..XL.")] = None,
+    priority: Annotated[str | None, typer.Option("--priority", "-p", help="P0..P3.")] = None,
+    labels: Annotated[list[str] | None, typer.Option("--label", "-l", help="Repeatable.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open a new issue (default state Backlog)."""
+    initial = parse_state(state or "Backlog")
+    size = parse_estimate(estimate) if estimate else None
+    urgency = parse_priority(priority) if priority else None
+    text = sys.stdin.read() if body == "-" else body
+    if not title.strip():
+        raise InvalidInput("an issue needs a title")
+    with project_tracker(ctx) as (_, tracker):
+        issue = tracker.create_issue(
+            title,
+            body=text,
+            parent=parent,
+            state=initial,
+            estimate=size,
+            priority=urgency,
+            labels=labels or (),
+            author="human",
+        )
+    if as_json:
+        print(json.dumps(issue_dict(issue), indent=2))
+    else:
+        under = f" under #{parent}" if parent else ""
+        _say(f"Created #{issue.number}{under}: {issue.title} [{issue.workflow_state}]")
+
+
+@issue_app.command("list")
+def issue_list(
+    ctx: typer.Context,
+    states: Annotated[list[str] | None, typer.Option("--state", "-s", help="Repeatable.")] = None,
+    estimates: Annotated[list[str] | None, typer.Option("--estimate", "-e")] = None,
+    labels: Annotated[list[str] | None, typer.Option("--label", "-l")] = None,
+    text: Annotated[str, typer.Option("--text", help="In the title or body.")] = "",
+    closed: Annotated[bool, typer.Option("--closed", help="Closed issues instead.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="Open and closed.")] = False,
+    order: Annotated[IssueOrder, typer.Option("--order")] = IssueOrder.PRIORITY,
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Issues, most urgent first."""
+    query = IssueQuery(
+        states=frozenset(parse_state(s) for s in states or ()),
+        estimates=frozenset(parse_estimate(e) for e in estimates or ()),
+        labels=frozenset(labels or ()),
+        text=text,
+        status=None if show_all else IssueStatus.CLOSED if closed else IssueStatus.OPEN,
+        order=order,
+        limit=limit,
+    )
+    with project_tracker(ctx) as (_, tracker):
+        issues = tracker.list_issues(query)
+    if as_json:
+        print(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
+    else:
+        Console().print(render_issue_list(issues))
+
+
+@issue_app.command("show")
+def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
+    """One issue with its relations, state history and linked documents."""
+    with project_tracker(ctx) as (config, tracker):
+        issue = tracker.get_issue(number)
+        related = {
+            n: tracker.get_issue(n)
+            for n in {*issue.sub_issues, *issue.blocked_by, *issue.blocking, issue.parent}
+            if n is not None
+        }
+        prs = [tracker.get_pull_request(n) for n in issue.pull_requests]
+    if as_json:
+        print(json.dumps(issue_dict(issue, prs=prs, root=config.root), indent=2))
+    else:
+        Console().print(render_issue(issue, related, prs, config.root))
+
+
+@issue_app.command("move")
+def issue_move(
+    ctx: typer.Context,
+    number: Number,
+    state: Annotated[str, typer.Argument(help="A workflow state or __INTENT__.")],
+    command: Annotated[str, typer.Option("--command", "-c", help="Acting command.")] = "human",
+    actor: Annotated[str, typer.Option("--actor", help="Who is moving it.")] = "human",
+) -> None:
+    """Move an issue through the workflow (checked against the state machine)."""
+    with project_tracker(ctx) as (_, tracker):
+        change = tracker.set_state(number, state, command=command, actor=actor)
+    if change.changed:
+        _say(f"#{number}: {change.previous or '(no state)'} → {change.new} ({change.command})")
+    else:
+        _say(f"#{number} is already in {change.new}; nothing changed")
+
+
+@issue_app.command("estimate")
+def issue_estimate(
+    ctx: typer.Context, number: Number, estimate: Annotated[str, typer.Argument(help="XS..XL")]
+) -> None:
+    """Set an issue's estimate."""
+    value = parse_estimate(estimate)
+    with project_tracker(ctx) as (_, tracker):
+        tracker.update_issue(number, estimate=value)
+    _say(f"#{number}: estimate {value}")
+
+
+@issue_app.command("priority")
+def issue_priority(
+    ctx: typer.Context, number: Number, priority: Annotated[str, typer.Argument(help="P0..P3")]
+) -> None:
+    """Set an issue's priority."""
+    value = parse_priority(priority)
+    with project_tracker(ctx) as (_, tracker):
+        tracker.update_issue(number, priority=value)
+    _say(f"#{number}: priority {value}")
+
+
+@issue_app.command("label")
+def issue_label(
+    ctx: typer.Context,
+    number: Number,
+    add: Annotated[list[str] | None, typer.Option("--add", "-a", help="Repeatable.")] = None,
+    remove: Annotated[list[str] | None, typer.Option("--remove", "-r", help="Repeatable.")] = None,
+) -> None:
+    """Add or remove labels."""
+    if not add and not remove:
+        raise InvalidInput("give --add LABEL or --remove LABEL")
+    with project_tracker(ctx) as (_, tracker):
+        current = tracker.get_issue(number).labels
+        labels = [label for label in current if label not in (remove or ())] + list(add or ())
+        issue = tracker.update_issue(number, labels=labels)
+    _say(f"#{number}: labels {', '.join(issue.labels) or '(none)'}")
+
+
+@issue_app.command("block")
+def issue_block(
+    ctx: typer.Context,
+    number: Number,
+    by: Annotated[int, typer.Option("--by", help="The issue it waits for.", show_default=False)],
+) -> None:
+    """Record that an issue is blocked by another."""
+    with project_tracker(ctx) as (_, tracker):
+        tracker.add_dependency(number, by)
+    _say(f"#{number} is blocked by #{by}")
+
+
+@issue_app.command("unblock")
+def issue_unblock(
+    ctx: typer.Context,
+    number: Number,
+    by: Annotated[int, typer.Option("--by", help="The blocker to drop.", show_default=False)],
+) -> None:
+    """Drop a blocked-by relation."""
+    with project_tracker(ctx) as (_, tracker):
+        tracker.remove_dependency(number, by)
+    _say(f"#{number} no longer waits for #{by}")
+
+
+@issue_app.command("child")
+def issue_child(
+    ctx: typer.Context,
+    parent: Annotated[int, typer.Argument(help="Parent issue.")],
+    child: Annotated[int, typer.Argument(help="Issue to place under it.")],
+    replace: Annotated[bool, typer.Option("--replace", help="Move it from its parent.")] = False,
+    remove: Annotated[bool, typer.Option("--remove", help="Detach it instead.")] = False,
+) -> None:
+    """Make an issue a sub-issue of another (or detach it with --remove)."""
+    with project_tracker(ctx) as (_, tracker):
+        if remove:
+            tracker.remove_sub_issue(parent, child)
+        else:
+            tracker.add_sub_issue(parent, child, replace_parent=replace)
+    _say(f"#{child} {'detached from' if remove else 'is now a sub-issue of'} #{parent}")
+
+
+@issue_app.command("comment")
+def issue_comment(
+    ctx: typer.Context,
+    number: Number,
+    body: Annotated[str, typer.Argument(help="The comment ('-' reads stdin).")],
+    author: Annotated[str, typer.Option("--author")] = "human",
+) -> None:
+    """Comment on an issue."""
+    text = sys.stdin.read() if body == "-" else body
+    if not text.strip():
+        raise InvalidInput("the comment is empty")
+    with project_tracker(ctx) as (_, tracker):
+        tracker.add_comment(number, text, author=author)
+    _say(f"Commented on #{number}")
+
+
+@issue_app.command("close")
+def issue_close(
+    ctx: typer.Context,
+    number: Number,
+    reason: Annotated[CloseReason, typer.Option("--reason")] = CloseReason.COMPLETED,
+    reopen: Annotated[bool, typer.Option("--reopen", help="Reopen it instead.")] = False,
+) -> None:
+    """Close an issue (or reopen it). Its workflow state is left as it is."""
+    with project_tracker(ctx) as (_, tracker):
+        if reopen:
+            tracker.reopen_issue(number)
+        else:
+            tracker.close_issue(number, reason)
+    _say(f"#{number} {'reopened' if reopen else f'closed ({reason})'}")
+
+
+@issue_app.command("next")
+def issue_next(
+    ctx: typer.Context,
+    command: Annotated[
+        str | None, typer.Option("--command", "-c", help="Pick for this phase (research...).")
+    ] = None,
+    states: Annotated[list[str] | None, typer.Option("--state", "-s")] = None,
+    max_estimate: Annotated[str | None, typer.Option("--max-estimate")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The issue a phase should take next: not locked, blocked or escalated; most
+    urgent, then oldest. Exit code 1 when there is none."""
+    chosen = frozenset(parse_state(s) for s in states or ())
+    estimates = None
+    if max_estimate is not None:
+        ceiling = parse_estimate(max_estimate)
+        estimates = [e for e in type(ceiling) if e <= ceiling]
+    if command is None and not chosen:
+        raise InvalidInput("give --command PHASE (e.g. research) or --state STATE")
+    with project_tracker(ctx) as (_, tracker):
+        issue = tracker.pick_actionable(command=command, states=chosen, estimates=estimates)
+    payload: dict[str, Any] = {"found": issue is not None}
+    if issue is not None:
+        payload["issue"] = issue_dict(issue, full=False)
+    if as_json:
+        print(json.dumps(payload, indent=2))
+    elif issue is not None:
+        _say(f"#{issue.number} {issue.title} [{issue.workflow_state}]")
+    else:
+        _say("Nothing actionable.")
+    if issue is None:
+        raise typer.Exit(1)

@@ -1,0 +1,211 @@
+"""Issues for people (Rich) and for machines (the original's camelCase JSON)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ralph.artifacts import ArtifactKind, Discovery, Links, discover
+from ralph.tracker import Issue, PullRequest, iso
+from ralph.workflow import TransitionRecord, parse_all_transitions
+
+__all__ = ["artifacts_of", "history_of", "issue_dict", "render_issue", "render_issue_list"]
+
+_STATE_STYLE = {
+    "Backlog": "bright_black",
+    "Research Needed": "purple",
+    "Research in Progress": "bold purple",
+    "Ready for Plan": "blue",
+    "Plan in Progress": "bold blue",
+    "Plan in Review": "cyan",
+    "In Progress": "dark_orange",
+    "In Review": "yellow",
+    "Done": "green",
+    "Human Needed": "bold red",
+    "Canceled": "bright_black",
+}
+_DOCUMENT_ROOT = Path("thoughts") / "shared"
+
+
+def history_of(issue: Issue) -> list[TransitionRecord]:
+    """State changes recorded in the issue's comments, oldest first."""
+    return [
+        record
+        for comment in issue.comments
+        for record in parse_all_transitions(comment.body, iso(comment.created_at) or "")
+    ]
+
+
+def artifacts_of(issue: Issue, root: Path | None) -> dict[ArtifactKind, Discovery]:
+    """Documents linked from the comments, or found on disk under thoughts/shared."""
+    files: list[str] = []
+    if root is not None and (root / _DOCUMENT_ROOT).is_dir():
+        files = [p.relative_to(root).as_posix() for p in (root / _DOCUMENT_ROOT).rglob("*.md")]
+    bodies = [c.body for c in issue.comments]
+    found = {}
+    for kind in ArtifactKind:
+        discovery = discover(kind, issue.number, bodies, files, Links(), group_primary=issue.parent)
+        if discovery is not None:
+            found[kind] = discovery
+    return found
+
+
+def _pr_dict(pr: PullRequest) -> dict[str, Any]:
+    return {
+        "number": pr.number,
+        "title": pr.title,
+        "state": pr.state.value,
+        "head": pr.head,
+        "base": pr.base,
+        "mergeable": pr.mergeable,
+        "mergeCommit": pr.merge_commit,
+        "url": pr.url,
+    }
+
+
+def issue_dict(
+    issue: Issue,
+    *,
+    full: bool = True,
+    prs: Sequence[PullRequest] = (),
+    root: Path | None = None,
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "number": issue.number,
+        "title": issue.title,
+        "state": issue.workflow_state.value if issue.workflow_state else None,
+        "workflowState": issue.workflow_state.value if issue.workflow_state else None,
+        "estimate": issue.estimate.value if issue.estimate else None,
+        "priority": issue.priority.value if issue.priority else None,
+        "labels": list(issue.labels),
+        "status": issue.status.value,
+        "closeReason": issue.close_reason.value if issue.close_reason else None,
+        "parent": issue.parent,
+        "createdAt": iso(issue.created_at),
+        "updatedAt": iso(issue.updated_at),
+        "url": issue.url,
+    }
+    if not full:
+        return data
+    data |= {
+        "body": issue.body,
+        "subIssues": list(issue.sub_issues),
+        "blockedBy": list(issue.blocked_by),
+        "blocking": list(issue.blocking),
+        "closedAt": iso(issue.closed_at),
+        "comments": [
+            {"author": c.author, "createdAt": iso(c.created_at), "body": c.body}
+            for c in issue.comments
+        ],
+        "pullRequests": [_pr_dict(pr) for pr in prs]
+        or [{"number": n} for n in issue.pull_requests],
+        "history": [
+            {"from": r.from_state, "to": r.to_state, "command": r.command, "at": r.at}
+            for r in history_of(issue)
+        ],
+        "artifacts": {
+            kind.value: {"path": found.path, "source": found.source}
+            for kind, found in artifacts_of(issue, root).items()
+        },
+    }
+    return data
+
+
+def _state(state: str | None) -> Text:
+    if state is None:
+        return Text("—", style="bright_black")
+    return Text(state, style=_STATE_STYLE.get(state, ""))
+
+
+def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
+    if not issues:
+        return Text("No issues match.", style="bright_black")
+    table = Table(expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("Title")
+    table.add_column("State")
+    table.add_column("Est")
+    table.add_column("Pri")
+    table.add_column("Parent", justify="right")
+    table.add_column("Blocked by")
+    for issue in issues:
+        title = issue.title if issue.is_open else f"{issue.title} (closed)"
+        table.add_row(
+            str(issue.number),
+            title,
+            _state(issue.workflow_state),
+            issue.estimate or "",
+            issue.priority or "",
+            f"#{issue.parent}" if issue.parent else "",
+            ", ".join(f"#{n}" for n in issue.blocked_by),
+        )
+    return table
+
+
+def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> Text:
+    text = Text()
+    for index, number in enumerate(numbers):
+        if index:
+            text.append(", ")
+        other = related.get(number)
+        text.append(f"#{number}")
+        if other is not None:
+            text.append(f" {other.title} ")
+            text.append_text(_state(other.workflow_state))
+            if not other.is_open:
+                text.append(" (closed)", style="bright_black")
+    return text
+
+
+def render_issue(
+    issue: Issue, related: Mapping[int, Issue], prs: Sequence[PullRequest], root: Path | None
+) -> RenderableType:
+    fields = Table.grid(padding=(0, 2))
+    fields.add_column(style="bold")
+    fields.add_column()
+    status = issue.status.value + (f" ({issue.close_reason})" if issue.close_reason else "")
+    fields.add_row("State", _state(issue.workflow_state))
+    fields.add_row("Estimate", issue.estimate or "—")
+    fields.add_row("Priority", issue.priority or "—")
+    fields.add_row("Labels", ", ".join(issue.labels) or "—")
+    fields.add_row("Status", status)
+    if issue.parent is not None:
+        fields.add_row("Parent", _related([issue.parent], related))
+    for name, numbers in (
+        ("Sub-issues", issue.sub_issues),
+        ("Blocked by", issue.blocked_by),
+        ("Blocking", issue.blocking),
+    ):
+        if numbers:
+            fields.add_row(name, _related(numbers, related))
+    for pr in prs:
+        fields.add_row(
+            "Pull request", f"#{pr.number} {pr.title} ({pr.head} → {pr.base}, {pr.state})"
+        )
+    for kind, found in artifacts_of(issue, root).items():
+        source = "" if found.source == "comment" else " (on disk, not linked)"
+        fields.add_row(kind.value.capitalize(), f"{found.path}{source}")
+    parts: list[RenderableType] = [fields]
+    if issue.body.strip():
+        parts += [Text(""), Markdown(issue.body)]
+    history = history_of(issue)
+    if history:
+        parts.append(Text("\nHistory", style="bold"))
+        for record in history:
+            parts.append(
+                Text(f"  {record.at}  {record.from_state} → {record.to_state}  ({record.command})")
+            )
+    others = [c for c in issue.comments if "ralph-transition:" not in c.body]
+    if others:
+        parts.append(Text(f"\nComments ({len(others)})", style="bold"))
+        for comment in others:
+            parts.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
+            parts.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
+    return Panel(Group(*parts), title=f"#{issue.number} {issue.title}", title_align="left")

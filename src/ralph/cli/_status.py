@@ -1,0 +1,139 @@
+"""``ralph status`` and ``ralph init``: the board at a glance, and setting a project up."""
+
+from __future__ import annotations
+
+import enum
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ralph.cli._issue_render import _state
+from ralph.cli._project import project_tracker
+from ralph.config import init_project
+from ralph.dashboard import (
+    Dashboard,
+    DashboardItem,
+    HealthConfig,
+    Severity,
+    build_dashboard,
+    format_markdown,
+)
+from ralph.tracker import IssueQuery, Tracker
+
+__all__ = ["init_command", "status_command"]
+
+_SEVERITY_STYLE = {Severity.CRITICAL: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
+
+
+class StatusFormat(enum.StrEnum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+def dashboard_items(tracker: Tracker) -> list[DashboardItem]:
+    """Every issue, open or closed, with its blockers' states."""
+    issues = tracker.list_issues(IssueQuery(status=None))
+    states = {i.number: i.workflow_state for i in issues}
+    return [
+        DashboardItem(
+            number=i.number,
+            title=i.title,
+            updated_at=i.updated_at,
+            closed_at=i.closed_at,
+            workflow_state=i.workflow_state,
+            priority=i.priority,
+            estimate=i.estimate,
+            assignees=i.assignees,
+            blocked_by=tuple((n, states.get(n)) for n in i.blocked_by),
+        )
+        for i in issues
+    ]
+
+
+def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:
+    table = Table(title=f"Pipeline — {dashboard.total_issues} issues", title_justify="left")
+    table.add_column("State")
+    table.add_column("Count", justify="right")
+    table.add_column("Issues")
+    for phase in dashboard.phases:
+        shown = [
+            f"#{i.number}{' ' + i.estimate if i.estimate else ''}" + (" 🔒" if i.is_locked else "")
+            for i in phase.issues[:issues_per_phase]
+        ]
+        if phase.count > issues_per_phase:
+            shown.append(f"+{phase.count - issues_per_phase} more")
+        table.add_row(
+            _state(phase.state), str(phase.count) if phase.count else "", ", ".join(shown)
+        )
+    health = Text()
+    if dashboard.ok:
+        health.append("Health: all clear", style="bold green")
+    else:
+        health.append("Health: needs attention", style="bold red")
+    for warning in dashboard.warnings:
+        style = _SEVERITY_STYLE[warning.severity]
+        health.append(f"\n  [{warning.severity.value}] ", style=style)
+        health.append(warning.message)
+    archive = Text(
+        f"{dashboard.recently_completed} finished recently; "
+        f"{len(dashboard.archive_eligible)} ready to archive",
+        style="dim",
+    )
+    return Group(table, health, archive)
+
+
+def status_command(
+    ctx: typer.Context,
+    output: Annotated[
+        StatusFormat, typer.Option("--format", "-f", help="table, markdown or json.")
+    ] = StatusFormat.TABLE,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    stuck_hours: Annotated[
+        float | None, typer.Option("--stuck-hours", min=0.0, help="When an issue is stuck.")
+    ] = None,
+    issues_per_phase: Annotated[int, typer.Option("--issues-per-phase", min=1)] = 10,
+) -> None:
+    """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
+    issues, lock collisions; only warnings count against health."""
+    with project_tracker(ctx) as (config, tracker):
+        items = dashboard_items(tracker)
+    stuck = stuck_hours if stuck_hours is not None else config.stuck_threshold_hours
+    health = HealthConfig(
+        stuck_threshold_hours=stuck, critical_stuck_hours=2 * stuck, wip_limits=config.wip_limits
+    )
+    dashboard = build_dashboard(items, now=time.time(), config=health)
+    if as_json or output is StatusFormat.JSON:
+        print(json.dumps(dashboard.to_dict(), indent=2))
+    elif output is StatusFormat.MARKDOWN:
+        print(format_markdown(dashboard, issues_per_phase), end="")
+    else:
+        Console().print(render_dashboard(dashboard, issues_per_phase))
+
+
+def init_command(
+    path: Annotated[
+        Path, typer.Argument(help="A folder inside the project's git repository.")
+    ] = Path("."),
+) -> None:
+    """Set Ralph up in a git repository: ralph.toml and the local database. Safe to re-run."""
+    result = init_project(path)
+    console = Console(highlight=False)
+    verb = "Created" if result.created_config else "Found"
+    console.print(f"{verb} {result.config_path}")
+    console.print(
+        f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
+        f"store: {result.config.store_url}"
+    )
+    if result.migrated:
+        console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
+    if result.ignored_store:
+        console.print("Added .ralph/ to .gitignore")
+    if result.created_config:
+        console.print('Next: ralph issue new "My first issue", then ralph status')

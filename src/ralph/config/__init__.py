@@ -1,0 +1,18 @@
+"""Project configuration: ``ralph.toml`` with ``RALPH_*`` overrides, and ``ralph init``."""
+
+from __future__ import annotations
+
+from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
+from ralph.config._init import InitResult, init_project
+from ralph.config._open import open_tracker
+
+__all__ = [
+    "CONFIG_FILE",
+    "Config",
+    "InitResult",
+    "find_config",
+    "init_project",
+    "load_config",
+    "open_tracker",
+    "render_config",
+]

@@ -1,0 +1,180 @@
+"""``ralph.toml``: where a project keeps its tracker, store and policies.
+
+The file is found in the working directory or its parents; ``RALPH_*`` environment
+variables override it, key by key. Relative SQLite paths are relative to the file, so
+Ralph finds the same database from any subdirectory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import ConfigError
+from ralph.graph import ReviewMode
+
+__all__ = ["CONFIG_FILE", "Config", "find_config", "load_config", "render_config"]
+
+CONFIG_FILE = "ralph.toml"
+TRACKERS = ("local", "github")
+_REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    #: The directory holding ralph.toml (the project root).
+    root: Path
+    tracker: str = "local"
+    #: The repository name issues are numbered under (the root folder's name by default).
+    repo: str = ""
+    store_url: str = "sqlite:///.ralph/ralph.db"
+    base_branch: str = "main"
+    review_mode: ReviewMode = ReviewMode.AUTO
+    test_command: str = ""
+    #: Spending caps in US dollars; 0 means no cap.
+    budget_task_usd: float = 0.0
+    budget_run_usd: float = 0.0
+    budget_day_usd: float = 0.0
+    stuck_threshold_hours: float = 48.0
+    wip_limits: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def resolved_store_url(self) -> str:
+        """The store URL with a relative SQLite path made absolute against ``root``."""
+        if self.store_url.startswith("sqlite:///") and not self.store_url.startswith("sqlite:////"):
+            path = self.root / self.store_url.removeprefix("sqlite:///")
+            return f"sqlite:///{path}"
+        return self.store_url
+
+
+#: ralph.toml key -> (Config field, RALPH_* variable).
+_KEYS = {
+    "tracker": ("tracker", "RALPH_TRACKER"),
+    "repo": ("repo", "RALPH_REPO"),
+    "store": ("store_url", "RALPH_STORE_URL"),
+    "base_branch": ("base_branch", "RALPH_BASE_BRANCH"),
+    "review_mode": ("review_mode", "RALPH_REVIEW_MODE"),
+    "test_command": ("test_command", "RALPH_TEST_COMMAND"),
+    "budget_task_usd": ("budget_task_usd", "RALPH_BUDGET_TASK_USD"),
+    "budget_run_usd": ("budget_run_usd", "RALPH_BUDGET_RUN_USD"),
+    "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
+    "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
+    "wip_limits": ("wip_limits", None),
+}
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ralph.toml in ``start`` or a parent directory."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown setting {unknown[0]!r}; known settings: {', '.join(_KEYS)}"
+        )
+    return data
+
+
+def _convert(name: str, value: Any, source: str) -> Any:
+    types = {f.name: f.type for f in fields(Config)}
+    kind = types[name]
+    try:
+        if name == "review_mode":
+            return ReviewMode(str(value))
+        if name == "wip_limits":
+            if not isinstance(value, dict):
+                raise ValueError
+            return {str(k): int(v) for k, v in value.items()}
+        if kind == "float":
+            number = float(value)
+            if number < 0:
+                raise ValueError
+            return number
+        if not isinstance(value, str):
+            raise ValueError
+        return value
+    except (TypeError, ValueError):
+        expected = {
+            "review_mode": "one of " + ", ".join(m.value for m in ReviewMode),
+            "wip_limits": "a table of state = limit",
+        }.get(name, "a number >= 0" if kind == "float" else "a string")
+        raise ConfigError(f"{source}: {value!r} is not valid; expected {expected}") from None
+
+
+def load_config(start: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """The configuration for the project containing ``start`` (the working directory by
+    default). ConfigError, pointing at ``ralph init``, when there is no ralph.toml."""
+    env = os.environ if env is None else env
+    start = Path.cwd() if start is None else start
+    path = find_config(start)
+    if path is None:
+        raise ConfigError(
+            f"no {CONFIG_FILE} in {start.resolve()} or its parents; "
+            "run `ralph init` in your project's git repository"
+        )
+    values: dict[str, Any] = {}
+    for key, value in _read(path).items():
+        name, _ = _KEYS[key]
+        values[name] = _convert(name, value, f"{path}: {key}")
+    for name, variable in _KEYS.values():
+        if variable and env.get(variable):
+            values[name] = _convert(name, env[variable], variable)
+    config = Config(root=path.parent, **values)
+    if config.tracker not in TRACKERS:
+        raise ConfigError(
+            f"{path}: tracker {config.tracker!r} is unknown; use one of {', '.join(TRACKERS)}"
+        )
+    repo = config.repo or path.parent.name
+    if not _REPO_NAME.match(repo):
+        raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")
+    return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
+
+
+def render_config(*, repo: str, base_branch: str) -> str:
+    """The ralph.toml ``ralph init`` writes: every setting, documented."""
+    return f"""\
+# Ralph's settings for this project. RALPH_<SETTING> environment variables override
+# them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
+
+# Where issues live: "local" (tables in the store below, pull requests merged in this
+# git repository) or "github".
+tracker = "local"
+# The name issues are numbered under.
+repo = "{repo}"
+# The task store and local tracker database: sqlite:///relative/path (relative to this
+# file), sqlite:////absolute/path or postgresql://user@host/db.
+store = "sqlite:///.ralph/ralph.db"
+# The branch pull requests merge into.
+base_branch = "{base_branch}"
+# How plans are approved: "auto" (a reviewer agent), "interactive" (a person) or "skip".
+review_mode = "auto"
+# The command that proves an implementation works (run in the worktree).
+test_command = ""
+# Spending caps in US dollars; 0 means no cap.
+budget_task_usd = 0
+budget_run_usd = 0
+budget_day_usd = 0
+# When an issue counts as stuck on the board.
+stuck_threshold_hours = 48
+
+# Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
+[wip_limits]
+"""

@@ -1,0 +1,64 @@
+"""ralph.toml: found from any subdirectory, overridden by RALPH_* variables, and refused
+with one clear sentence when a value is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.config import CONFIG_FILE, find_config, load_config, render_config
+from ralph.errors import ConfigError
+from ralph.graph import ReviewMode
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(render_config(repo="shop", base_branch="trunk"))
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    return tmp_path
+
+
+def test_the_file_ralph_init_writes_loads_with_its_defaults(root):
+    config = load_config(root, env={})
+    assert (config.tracker, config.repo, config.base_branch) == ("local", "shop", "trunk")
+    assert config.review_mode is ReviewMode.AUTO
+    assert config.wip_limits == {}
+
+
+def test_the_nearest_file_is_found_from_a_subdirectory_and_sqlite_paths_follow_it(root):
+    assert find_config(root / "src" / "deep") == root / CONFIG_FILE
+    config = load_config(root / "src" / "deep", env={})
+    assert config.resolved_store_url == f"sqlite:///{root}/.ralph/ralph.db"
+
+
+def test_environment_variables_override_the_file(root):
+    env = {"RALPH_REVIEW_MODE": "skip", "RALPH_STORE_URL": "postgresql://db/x"}
+    config = load_config(root, env=env)
+    assert config.review_mode is ReviewMode.SKIP
+    assert config.resolved_store_url == "postgresql://db/x"
+
+
+def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
+    with pytest.raises(ConfigError, match="run `ralph init`"):
+        load_config(tmp_path, env={})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('colour = "blue"', "unknown setting 'colour'"),
+        ('review_mode = "sometimes"', "expected one of auto, interactive, skip"),
+        ("budget_run_usd = -1", "expected a number >= 0"),
+        ('tracker = "jira"', "tracker 'jira' is unknown"),
+        ('repo = "my repo"', "must be letters"),
+        ("tracker = ", "not valid TOML"),
+    ],
+)
+def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):
+    (tmp_path / CONFIG_FILE).write_text(text + "\n")
+    with pytest.raises(ConfigError, match=message):
+        load_config(tmp_path, env={})
+
+
+def test_a_bad_environment_value_names_the_variable(root):
+    with pytest.raises(ConfigError, match="RALPH_BUDGET_DAY_USD"):
+        load_config(root, env={"RALPH_BUDGET_DAY_USD": "lots"})
