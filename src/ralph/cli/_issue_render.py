@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -194,6 +193,8 @@ def render_issue(
         fields.add_row(kind.value.capitalize(), f"{found.path}{source}")
     parts: list[RenderableType] = [fields]
     if issue.body.strip():
+        from rich.markdown import Markdown  # costs a fifth of a second to import
+
         parts += [Text(""), Markdown(issue.body)]
     history = history_of(issue)
     if history:
