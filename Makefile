@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store clean
+.PHONY: demo test lint typecheck unit bench bench-store bench-tracker clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,9 @@ bench: $(VENV)/.synced
 
 bench-store: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_store.py
+
+bench-tracker: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_tracker.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

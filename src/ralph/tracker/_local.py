@@ -67,29 +67,35 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
 
 
 class _Relations:
-    """Every relation of one repository, read in four statements."""
+    """The relations of one issue, or (``number`` None) of every issue in a repository,
+    read in three statements."""
 
-    def __init__(self, tx: Tx, repo: str) -> None:
+    def __init__(self, tx: Tx, repo: str, number: int | None = None) -> None:
         self.children: dict[int, list[int]] = {}
         self.blocked_by: dict[int, list[int]] = {}
         self.blocking: dict[int, list[int]] = {}
         self.pull_requests: dict[int, list[int]] = {}
+        one = number is not None
         for row in tx.rows(
-            "SELECT parent, number FROM ralph_issues "
-            "WHERE repo = ? AND parent IS NOT NULL ORDER BY number",
-            (repo,),
+            "SELECT parent, number FROM ralph_issues WHERE repo = ? AND "
+            + ("parent = ?" if one else "parent IS NOT NULL")
+            + " ORDER BY number",
+            (repo, number) if one else (repo,),
         ):
             self.children.setdefault(row["parent"], []).append(row["number"])
         for row in tx.rows(
-            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
-            (repo,),
+            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ?"
+            + (" AND (blocked = ? OR blocking = ?)" if one else "")
+            + " ORDER BY position",
+            (repo, number, number) if one else (repo,),
         ):
             self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
             self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
         for row in tx.rows(
-            "SELECT pull_request, issue FROM ralph_pull_request_closes "
-            "WHERE repo = ? ORDER BY pull_request",
-            (repo,),
+            "SELECT pull_request, issue FROM ralph_pull_request_closes WHERE repo = ?"
+            + (" AND issue = ?" if one else "")
+            + " ORDER BY pull_request",
+            (repo, number) if one else (repo,),
         ):
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
 
@@ -145,7 +151,7 @@ class LocalTracker(Tracker):
                     (self.repo, number),
                 )
             ]
-            return _issue(row, _Relations(tx, self.repo), comments)
+            return _issue(row, _Relations(tx, self.repo, number), comments)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ralph.errors import (
     IssueNotFound,
@@ -30,6 +30,29 @@ from ralph.workflow import Estimate, Priority, WorkflowState
 __all__ = ["MemoryTracker"]
 
 
+class _Index:
+    """The reverse relations, computed once per read."""
+
+    def __init__(
+        self,
+        issues: Mapping[int, Issue],
+        blocked_by: Mapping[int, Sequence[int]],
+        prs: Mapping[int, PullRequest],
+    ) -> None:
+        self.children: dict[int, list[int]] = {}
+        self.blocking: dict[int, list[int]] = {}
+        self.pull_requests: dict[int, list[int]] = {}
+        for number, issue in issues.items():
+            if issue.parent is not None:
+                self.children.setdefault(issue.parent, []).append(number)
+        for number, blockers in blocked_by.items():
+            for blocker in blockers:
+                self.blocking.setdefault(blocker, []).append(number)
+        for number, pr in prs.items():
+            for closed in pr.closes:
+                self.pull_requests.setdefault(closed, []).append(number)
+
+
 class MemoryTracker(Tracker):
     kind = "memory"
 
@@ -44,16 +67,17 @@ class MemoryTracker(Tracker):
 
     # -- reads ------------------------------------------------------------------------------
 
-    def _view(self, number: int) -> Issue:
+    def _view(self, number: int, index: _Index | None = None) -> Issue:
         issue = self._issues.get(number)
         if issue is None:
             raise IssueNotFound(number)
+        index = index or _Index(self._issues, self._blocked_by, self._prs)
         return dataclasses.replace(
             issue,
-            sub_issues=tuple(n for n, i in self._issues.items() if i.parent == number),
+            sub_issues=tuple(index.children.get(number, ())),
             blocked_by=tuple(self._blocked_by.get(number, ())),
-            blocking=tuple(n for n, bs in self._blocked_by.items() if number in bs),
-            pull_requests=tuple(n for n, pr in self._prs.items() if number in pr.closes),
+            blocking=tuple(index.blocking.get(number, ())),
+            pull_requests=tuple(index.pull_requests.get(number, ())),
         )
 
     def get_issue(self, number: int) -> Issue:
@@ -62,7 +86,8 @@ class MemoryTracker(Tracker):
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         with self._lock:
-            issues = [self._view(n) for n in self._issues]
+            index = _Index(self._issues, self._blocked_by, self._prs)
+            issues = [dataclasses.replace(self._view(n, index), comments=()) for n in self._issues]
         return (query or IssueQuery()).apply(issues)
 
     # -- writes -----------------------------------------------------------------------------

@@ -71,6 +71,11 @@ class ParentAdvance:
     child_states: tuple[tuple[int, str | None], ...] = ()
 
 
+def _still_blocks(blocker: Issue | None) -> bool:
+    """An open blocker that is not Done or Canceled; a vanished one blocks nothing."""
+    return blocker is not None and blocker.is_open and blocker.workflow_state not in TERMINAL_STATES
+
+
 class Tracker(abc.ABC):
     """Issues, their workflow fields and relations, comments and pull requests."""
 
@@ -91,7 +96,8 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
-        """Issues matching ``query`` (default: open issues by priority, then age)."""
+        """Issues matching ``query`` (default: open issues by priority, then age). Listed
+        issues carry no comments; ``get_issue`` has them."""
 
     @abc.abstractmethod
     def create_issue(
@@ -351,7 +357,10 @@ class Tracker(abc.ABC):
                 estimates = contract.input_estimates
         if not states:
             raise InvalidInput("pick_actionable needs a command or at least one state")
-        candidates = self.list_issues(IssueQuery(states=frozenset(states)))
+        # One read of the board answers both the candidates and their blockers' states.
+        board = self.list_issues(IssueQuery(status=None))
+        by_number = {issue.number: issue for issue in board}
+        candidates = IssueQuery(states=frozenset(states)).apply(board)
         picked = []
         for issue in candidates:
             if issue.workflow_state in LOCK_STATES or issue.workflow_state in _NEVER_PICKED:
@@ -360,7 +369,7 @@ class Tracker(abc.ABC):
                 continue
             if estimates is not None and issue.estimate not in (None, *estimates):
                 continue
-            if any(self._still_blocks(n) for n in issue.blocked_by):
+            if any(_still_blocks(by_number.get(n)) for n in issue.blocked_by):
                 continue
             picked.append(issue)
         return picked
@@ -375,13 +384,6 @@ class Tracker(abc.ABC):
     ) -> Issue | None:
         found = self.actionable(command=command, states=states, estimates=estimates, locked=locked)
         return found[0] if found else None
-
-    def _still_blocks(self, number: int) -> bool:
-        try:
-            blocker = self.get_issue(number)
-        except RalphError:
-            return False
-        return blocker.is_open and blocker.workflow_state not in TERMINAL_STATES
 
     # -- shared by backends -----------------------------------------------------------------
 

@@ -1,0 +1,129 @@
+"""The local tracker on SQLite and PostgreSQL, against the in-memory one. Prints medians
+and ratios from one run; not a test.
+
+Goal (issue: trackers): a board of 1,000 issues stays interactive: listing it (what
+`ralph status` and `ralph issue next` read) well under 100 ms, a state change (check,
+compare-and-set, audit comment) in a few milliseconds.
+
+    make bench-tracker    # or: .venv/bin/python benchmarks/bench_tracker.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ralph.tracker import IssueQuery, LocalTracker, MemoryTracker, Tracker
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+ISSUES = 1_000
+REPEATS = 15
+PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+@contextmanager
+def trackers() -> Iterator[Iterator[tuple[str, Tracker]]]:
+    from ralph.tasks._sqlite import SqliteStore
+
+    with tempfile.TemporaryDirectory() as folder:
+        stores = [SqliteStore(Path(folder) / "bench.db")]
+        found: list[tuple[str, Tracker]] = [
+            ("memory", MemoryTracker()),
+            ("local-sqlite", LocalTracker(stores[0], repo="bench")),
+        ]
+        schema = None
+        try:
+            import psycopg
+
+            from ralph.tasks._postgres import PostgresStore
+
+            schema = f"bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(PG_URL, autocommit=True) as connection:
+                connection.execute(f"CREATE SCHEMA {schema}")
+            stores.append(PostgresStore(f"{PG_URL}?options=-csearch_path%3D{schema}"))
+            found.append(("local-postgres", LocalTracker(stores[1], repo="bench")))
+        except Exception as exc:  # a benchmark reports what it could measure
+            print(f"(PostgreSQL skipped: {exc})", file=sys.stderr)
+            schema = None
+        try:
+            yield iter(found)
+        finally:
+            for store in stores:
+                store.close()
+            if schema is not None:
+                with psycopg.connect(PG_URL, autocommit=True) as connection:
+                    connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def fill(tracker: Tracker) -> float:
+    """Create the board: epics of ten, each child blocked by its predecessor. Returns
+    milliseconds per created issue."""
+    start = time.perf_counter()
+    parent = None
+    for index in range(ISSUES):
+        if index % 10 == 0:
+            parent = tracker.create_issue(f"Epic {index}", estimate=Estimate.L).number
+            continue
+        issue = tracker.create_issue(
+            f"Issue {index}",
+            parent=parent,
+            state=WorkflowState.RESEARCH_NEEDED,
+            estimate=Estimate.S,
+            priority=list(Priority)[index % 4],
+        )
+        if index % 10 > 1:
+            tracker.add_dependency(issue.number, issue.number - 1)
+    return (time.perf_counter() - start) * 1000 / ISSUES
+
+
+def measure(tracker: Tracker) -> dict[str, float]:
+    figures = {"create (ms/issue)": fill(tracker)}
+    figures["list all"] = median_ms(lambda: tracker.list_issues(IssueQuery(status=None)))
+    figures["pick_actionable"] = median_ms(lambda: tracker.pick_actionable(command="research"))
+    figures["get_issue"] = median_ms(lambda: tracker.get_issue(ISSUES // 2))
+    candidates = iter(
+        i.number for i in tracker.list_issues(IssueQuery(states={WorkflowState.RESEARCH_NEEDED}))
+    )
+    figures["set_state"] = median_ms(
+        lambda: tracker.set_state(next(candidates), "__LOCK__", command="research"), 51
+    )
+    return figures
+
+
+def main() -> None:
+    results: dict[str, dict[str, float]] = {}
+    with trackers() as found:
+        for name, tracker in found:
+            results[name] = measure(tracker)
+    names = list(results)
+    rows = list(results[names[0]])
+    print(f"Tracker operations on a {ISSUES:,}-issue board (median ms; ratio to memory)")
+    print(f"{'operation':<20}" + "".join(f"{n:>22}" for n in names))
+    for row in rows:
+        base = results["memory"][row]
+        cells = "".join(
+            f"{results[n][row]:>12.3f} ({results[n][row] / base:>6.1f}x)" for n in names
+        )
+        print(f"{row:<20}{cells}")
+    listing = max(results[n]["list all"] for n in names)
+    print(f"\ngoal: list {ISSUES:,} issues under 100 ms -> worst {listing:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
