@@ -17,6 +17,7 @@ from typing import Any
 
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
+from ralph.workflow import WorkflowState
 
 __all__ = ["CONFIG_FILE", "Config", "find_config", "load_config", "render_config"]
 
@@ -102,6 +103,12 @@ def _convert(name: str, value: Any, source: str) -> Any:
         if name == "wip_limits":
             if not isinstance(value, dict):
                 raise ValueError
+            for state in value:
+                if state not in {s.value for s in WorkflowState}:
+                    raise ConfigError(
+                        f"{source}: {state!r} is not a workflow state; use one of "
+                        + ", ".join(s.value for s in WorkflowState)
+                    )
             return {str(k): int(v) for k, v in value.items()}
         if kind == "float":
             number = float(value)

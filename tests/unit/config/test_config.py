@@ -30,6 +30,11 @@ def test_the_nearest_file_is_found_from_a_subdirectory_and_sqlite_paths_follow_i
     assert config.resolved_store_url == f"sqlite:///{root}/.ralph/ralph.db"
 
 
+def test_wip_limits_are_read_per_state(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text('[wip_limits]\n"In Progress" = 3\n')
+    assert load_config(tmp_path, env={}).wip_limits == {"In Progress": 3}
+
+
 def test_environment_variables_override_the_file(root):
     env = {"RALPH_REVIEW_MODE": "skip", "RALPH_STORE_URL": "postgresql://db/x"}
     config = load_config(root, env=env)
@@ -51,6 +56,8 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ('tracker = "jira"', "tracker 'jira' is unknown"),
         ('repo = "my repo"', "must be letters"),
         ("tracker = ", "not valid TOML"),
+        ('[wip_limits]\n"Doing" = 3', "'Doing' is not a workflow state"),
+        ('[wip_limits]\n"In Progress" = "many"', "expected a table of state = limit"),
     ],
 )
 def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):
