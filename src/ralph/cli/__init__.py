@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli import _status
+from ralph.cli import _init, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -34,7 +34,7 @@ app = typer.Typer(
 )
 for sub_app in (issue_app, pipeline_app, runs_app, tasks_app, store_app, db_app):
     app.add_typer(sub_app)
-app.command("init")(_status.init_command)
+app.command("init")(_init.init_command)
 app.command("status")(_status.status_command)
 
 

@@ -15,7 +15,14 @@ from ralph.artifacts import ArtifactKind, Discovery, Links, discover
 from ralph.tracker import Issue, PullRequest, iso
 from ralph.workflow import TransitionRecord, parse_all_transitions
 
-__all__ = ["artifacts_of", "history_of", "issue_dict", "render_issue", "render_issue_list"]
+__all__ = [
+    "artifacts_of",
+    "history_of",
+    "issue_dict",
+    "render_issue",
+    "render_issue_list",
+    "state_text",
+]
 
 _STATE_STYLE = {
     "Backlog": "bright_black",
@@ -117,7 +124,7 @@ def issue_dict(
     return data
 
 
-def _state(state: str | None) -> Text:
+def state_text(state: str | None) -> Text:
     if state is None:
         return Text("—", style="bright_black")
     return Text(state, style=_STATE_STYLE.get(state, ""))
@@ -139,7 +146,7 @@ def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
         table.add_row(
             str(issue.number),
             title,
-            _state(issue.workflow_state),
+            state_text(issue.workflow_state),
             issue.estimate or "",
             issue.priority or "",
             f"#{issue.parent}" if issue.parent else "",
@@ -157,7 +164,7 @@ def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> Text:
         text.append(f"#{number}")
         if other is not None:
             text.append(f" {other.title} ")
-            text.append_text(_state(other.workflow_state))
+            text.append_text(state_text(other.workflow_state))
             if not other.is_open:
                 text.append(" (closed)", style="bright_black")
     return text
@@ -170,7 +177,7 @@ def render_issue(
     fields.add_column(style="bold")
     fields.add_column()
     status = issue.status.value + (f" ({issue.close_reason})" if issue.close_reason else "")
-    fields.add_row("State", _state(issue.workflow_state))
+    fields.add_row("State", state_text(issue.workflow_state))
     fields.add_row("Estimate", issue.estimate or "—")
     fields.add_row("Priority", issue.priority or "—")
     fields.add_row("Labels", ", ".join(issue.labels) or "—")

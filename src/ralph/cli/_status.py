@@ -1,11 +1,10 @@
-"""``ralph status`` and ``ralph init``: the board at a glance, and setting a project up."""
+"""``ralph status``: the pipeline dashboard of the project's tracker."""
 
 from __future__ import annotations
 
 import enum
 import json
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,9 +12,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ralph.cli._issue_render import _state
+from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
-from ralph.config import init_project
 from ralph.dashboard import (
     Dashboard,
     DashboardItem,
@@ -26,7 +24,7 @@ from ralph.dashboard import (
 )
 from ralph.tracker import IssueQuery, Tracker
 
-__all__ = ["init_command", "status_command"]
+__all__ = ["status_command"]
 
 _SEVERITY_STYLE = {Severity.CRITICAL: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 
@@ -70,7 +68,7 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
         if phase.count > issues_per_phase:
             shown.append(f"+{phase.count - issues_per_phase} more")
         table.add_row(
-            _state(phase.state), str(phase.count) if phase.count else "", ", ".join(shown)
+            state_text(phase.state), str(phase.count) if phase.count else "", ", ".join(shown)
         )
     health = Text()
     if dashboard.ok:
@@ -115,25 +113,3 @@ def status_command(
         print(format_markdown(dashboard, issues_per_phase), end="")
     else:
         Console().print(render_dashboard(dashboard, issues_per_phase))
-
-
-def init_command(
-    path: Annotated[
-        Path, typer.Argument(help="A folder inside the project's git repository.")
-    ] = Path("."),
-) -> None:
-    """Set Ralph up in a git repository: ralph.toml and the local database. Safe to re-run."""
-    result = init_project(path)
-    console = Console(highlight=False)
-    verb = "Created" if result.created_config else "Found"
-    console.print(f"{verb} {result.config_path}")
-    console.print(
-        f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
-        f"store: {result.config.store_url}"
-    )
-    if result.migrated:
-        console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
-    if result.ignored_store:
-        console.print("Added .ralph/ to .gitignore")
-    if result.created_config:
-        console.print('Next: ralph issue new "My first issue", then ralph status')

@@ -420,8 +420,9 @@ class LocalTracker(Tracker):
             raise PullRequestNotOpen(number, pr.state.value)
         moves = self._closing_moves(pr)
         with self.store.write_transaction() as tx:
-            if self._pr_row(tx, number, lock=True)["state"] != "open":
-                raise PullRequestNotOpen(number, self._pr_row(tx, number)["state"])
+            state = self._pr_row(tx, number, lock=True)["state"]
+            if state != "open":
+                raise PullRequestNotOpen(number, state)
             message = f"Merge pull request #{number} from {pr.head}\n\n{pr.title}"
             try:
                 outcome = git.merge(

@@ -205,3 +205,22 @@ def test_a_newcomer_goes_from_init_to_status_with_the_real_command(project):
     phases = {p["state"]: p["count"] for p in json.loads(status.stdout)["phases"]}
     assert phases["Backlog"] == 1
     assert phases["Research Needed"] == 1
+
+
+def test_relations_and_labels_can_be_undone_from_the_command_line(board):
+    for title in ("Epic", "Part", "Other"):
+        board("issue", "new", title)
+    assert board("issue", "child", "1", "2")[0] == 0
+    assert board("issue", "child", "3", "2")[0] == 2  # already under #1
+    board("issue", "child", "3", "2", "--replace")
+    assert json.loads(board("issue", "show", "2", "--json")[1])["parent"] == 3
+    board("issue", "child", "3", "2", "--remove")
+    board("issue", "block", "2", "--by", "1")
+    board("issue", "unblock", "2", "--by", "1")
+    board("issue", "label", "2", "--add", "ui", "--add", "api")
+    board("issue", "label", "2", "--remove", "ui")
+    board("issue", "priority", "2", "P1")
+    part = json.loads(board("issue", "show", "2", "--json")[1])
+    assert (part["parent"], part["blockedBy"], part["labels"]) == (None, [], ["api"])
+    assert part["priority"] == "P1"
+    assert board("issue", "label", "2")[0] == 2  # neither --add nor --remove

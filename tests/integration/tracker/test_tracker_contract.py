@@ -459,3 +459,8 @@ def test_an_unmergeable_memory_pull_request_refuses_like_a_conflict():
     with pytest.raises(MergeConflict):
         tracker.merge_pull_request(pr.number)
     assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+
+
+def test_advance_children_needs_a_parent_or_issues(tracker):
+    with pytest.raises(InvalidInput, match="parent number or a list"):
+        tracker.advance_children(S.READY_FOR_PLAN)
