@@ -147,6 +147,7 @@ PUBLIC = {
         "parse_priority",
         "parse_state",
         "parse_transition_comments",
+        "plan_release",
         "plan_transition",
         "resolve_state",
         "state_index",

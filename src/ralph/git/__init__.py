@@ -1,8 +1,21 @@
-"""Git, through the ``git`` command: repositories and merges that never touch a checkout
-they do not have to."""
+"""Git, through the ``git`` command: repositories, merges and commits that never touch a
+checkout they do not have to, worktrees that are never deleted with work in them."""
 
 from __future__ import annotations
 
+from ralph.git._changes import changed_between, working_changes
+from ralph.git._commit import commit_files
 from ralph.git._repo import GitRepo, MergeOutcome, MergeRefused
+from ralph.git._worktrees import Pruned, Worktree, Worktrees
 
-__all__ = ["GitRepo", "MergeOutcome", "MergeRefused"]
+__all__ = [
+    "GitRepo",
+    "MergeOutcome",
+    "MergeRefused",
+    "Pruned",
+    "Worktree",
+    "Worktrees",
+    "changed_between",
+    "commit_files",
+    "working_changes",
+]

@@ -62,21 +62,27 @@ class GitRepo:
         env: dict[str, str] | None = None,
     ) -> str:
         """Run git; its stdout stripped. A failure raises GitError quoting git."""
-        result = self._run(args, cwd=cwd, env=env)
+        result = self.run(*args, cwd=cwd, env=env)
         if check and result.returncode != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
             raise GitError(f"could not {what}: {detail[-1] if detail else 'git failed'}")
         return result.stdout.strip()
 
-    def _run(
-        self, args: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+    def run(
+        self,
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        stdin: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """Run git and return the finished process, whatever its exit code."""
         try:
             return subprocess.run(
                 ["git", *args],
                 cwd=cwd or self.path,
                 capture_output=True,
                 text=True,
+                input=stdin,
                 env={**os.environ, **(env or {})},
                 check=False,
             )
@@ -85,15 +91,37 @@ class GitRepo:
         except NotADirectoryError:
             raise GitError(f"{cwd or self.path} is not a directory") from None
 
+    def has_remote(self, name: str = "origin") -> bool:
+        return self.run("remote", "get-url", name).returncode == 0
+
+    def push(self, branch: str, remote: str = "origin") -> None:
+        """Push ``branch`` to the same name on ``remote``."""
+        self.git("push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}",
+                 what=f"push {branch} to {remote}")  # fmt: skip
+
+    def git_dir(self) -> Path:
+        """The repository's common git directory (shared by all its worktrees)."""
+        found = self.git("rev-parse", "--git-common-dir", what="find the git directory")
+        return (self.path / found).resolve()
+
+    def exclude(self, pattern: str) -> None:
+        """Ignore ``pattern`` in this clone only (``info/exclude``), leaving the project's
+        own ``.gitignore`` alone."""
+        exclude = self.git_dir() / "info" / "exclude"
+        lines = exclude.read_text().splitlines() if exclude.exists() else []
+        if pattern not in lines:
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            exclude.write_text("\n".join([*lines, pattern]) + "\n")
+
     def resolve(self, ref: str) -> str:
         """The commit id ``ref`` names."""
         return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
 
     def has_branch(self, name: str) -> bool:
-        return self._run(["rev-parse", "--verify", "--quiet", f"refs/heads/{name}"]).returncode == 0
+        return self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        result = self._run(["merge-base", "--is-ancestor", ancestor, descendant])
+        result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
         return result.returncode == 0
 
     def worktree_of(self, branch: str) -> Path | None:
@@ -107,12 +135,12 @@ class GitRepo:
                 return path
         return None
 
-    def _identity_env(self) -> dict[str, str]:
+    def identity_env(self) -> dict[str, str]:
         env = {}
         for role in ("AUTHOR", "COMMITTER"):
             for field in ("name", "email"):
                 key = f"GIT_{role}_{field.upper()}"
-                configured = self._run(["config", f"user.{field}"]).stdout.strip()
+                configured = self.run("config", f"user.{field}").stdout.strip()
                 if key not in os.environ and not configured:
                     env[key] = _FALLBACK_IDENTITY[field]
         return env
@@ -121,10 +149,10 @@ class GitRepo:
         """Whether ``head`` merges cleanly into ``base`` (None if either is missing)."""
         if not (
             self.has_branch(base)
-            and self._run(["rev-parse", "--verify", "-q", head]).returncode == 0
+            and self.run("rev-parse", "--verify", "-q", head).returncode == 0
         ):
             return None
-        result = self._run(["merge-tree", "--write-tree", "--no-messages", base, head])
+        result = self.run("merge-tree", "--write-tree", "--no-messages", base, head)
         return result.returncode == 0
 
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
@@ -133,8 +161,8 @@ class GitRepo:
         head_commit = self.resolve(head)
         if self.is_ancestor(head_commit, base_commit):
             return MergeOutcome(base_commit, already_merged=True)
-        result = self._run(
-            ["merge-tree", "--write-tree", "--name-only", "--no-messages", base_commit, head_commit]
+        result = self.run(
+            "merge-tree", "--write-tree", "--name-only", "--no-messages", base_commit, head_commit
         )
         lines = result.stdout.strip().splitlines()
         if result.returncode == 1:
@@ -148,26 +176,26 @@ class GitRepo:
         parents = ["-p", base_commit] if squash else ["-p", base_commit, "-p", head_commit]
         commit = self.git(
             "commit-tree", tree, *parents, "-m", message,
-            what="create the merge commit", env=self._identity_env(),
+            what="create the merge commit", env=self.identity_env(),
         )  # fmt: skip
         checkout = self.worktree_of(base)
         if checkout is not None:
-            self._follow(checkout, base, base_commit, commit)
-        moved = self._run(["update-ref", f"refs/heads/{base}", commit, base_commit])
+            self.follow(checkout, base, base_commit, commit)
+        moved = self.run("update-ref", f"refs/heads/{base}", commit, base_commit)
         if moved.returncode != 0:
             if checkout is not None:
-                self._run(["read-tree", "-m", "-u", commit, base_commit], cwd=checkout)
+                self.run("read-tree", "-m", "-u", commit, base_commit, cwd=checkout)
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})
         return MergeOutcome(commit)
 
-    def _follow(self, checkout: Path, base: str, old: str, new: str) -> None:
+    def follow(self, checkout: Path, base: str, old: str, new: str) -> None:
         """Bring the worktree that has ``base`` checked out from ``old`` to ``new``,
         keeping uncommitted changes, or refuse before anything changed."""
-        result = self._run(["read-tree", "-m", "-u", old, new], cwd=checkout)
+        result = self.run("read-tree", "-m", "-u", old, new, cwd=checkout)
         if result.returncode != 0:
             raise MergeRefused(
-                f"{base} is checked out in {checkout} with uncommitted changes the merge "
+                f"{base} is checked out in {checkout} with uncommitted changes the new commit "
                 f"would overwrite; commit or stash them there, then retry "
                 f"({result.stderr.strip().splitlines()[0] if result.stderr.strip() else 'git'})"
             )

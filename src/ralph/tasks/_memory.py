@@ -6,6 +6,7 @@ same lock wakes event waiters.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import threading
 import time
@@ -56,6 +57,7 @@ class MemoryStore(TaskStore):
         self._events: list[Event] = []
         self._messages: dict[int, Message] = {}
         self._locks: dict[tuple[str, int], IssueLock] = {}
+        self._checkpoints: dict[str, dict[str, Any]] = {}
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -481,3 +483,18 @@ class MemoryStore(TaskStore):
     def get_issue_lock(self, repo: str, number: int) -> IssueLock | None:
         with self._lock:
             return self._locks.get((repo, number))
+
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._checkpoints[key] = copy.deepcopy(dict(value))
+
+    def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            value = self._checkpoints.get(key)
+            return copy.deepcopy(value) if value is not None else None
+
+    def clear_checkpoint(self, key: str) -> None:
+        with self._lock:
+            self._checkpoints.pop(key, None)

@@ -171,4 +171,15 @@ MIGRATIONS: tuple[Migration, ...] = (
                 ON ralph_pull_request_closes (repo, issue)""",
         ),
     ),
+    Migration(
+        3,
+        "phase checkpoints",
+        (
+            """CREATE TABLE ralph_checkpoints (
+                key TEXT PRIMARY KEY,
+                value TEXT NOT NULL,
+                updated_at {float} NOT NULL
+            )""",
+        ),
+    ),
 )

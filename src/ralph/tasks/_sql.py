@@ -838,3 +838,23 @@ class SqlStore(TaskStore):
                 "SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number)
             )
         return IssueLock(**row) if row is not None else None
+
+    # -- checkpoints ----------------------------------------------------------------------
+
+    def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO ralph_checkpoints (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (key, to_json(dict(value)), self._now()),
+            )
+
+    def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        with self._reader() as tx:
+            row = tx.one("SELECT value FROM ralph_checkpoints WHERE key = ?", (key,))
+        return cast(dict[str, Any], json.loads(row["value"])) if row is not None else None
+
+    def clear_checkpoint(self, key: str) -> None:
+        with self._write() as tx:
+            tx.run("DELETE FROM ralph_checkpoints WHERE key = ?", (key,))

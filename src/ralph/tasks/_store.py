@@ -234,6 +234,21 @@ class TaskStore(abc.ABC):
     @abc.abstractmethod
     def get_issue_lock(self, repo: str, number: int) -> IssueLock | None: ...
 
+    # -- checkpoints ----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:
+        """Keep ``value`` (JSON) under ``key``, replacing what was there. A phase saves its
+        validated agent result here so a rerun after a crash applies it instead of asking
+        the agent again."""
+
+    @abc.abstractmethod
+    def load_checkpoint(self, key: str) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    def clear_checkpoint(self, key: str) -> None:
+        """Forget ``key``; clearing a key that is not there is a no-op."""
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def migrate(self) -> list[int]:

@@ -41,6 +41,7 @@ from ralph.workflow import (
     get_command,
     parent_decision,
     parse_state,
+    plan_release,
     plan_transition,
 )
 
@@ -275,6 +276,18 @@ class Tracker(abc.ABC):
         )
         if transition.changed:
             self._record_move(change, actor, intent)
+        return change
+
+    def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
+        """Undo ``command``'s lock on the issue, back to the state the lock was taken from
+        (a failed phase's move; see ``workflow.plan_release``). None when the issue is
+        not in the command's lock state. Audited like every move."""
+        issue = self.get_issue(number)
+        release = plan_release(issue.workflow_state, command)
+        if release is None:
+            return None
+        change = StateChange(number, issue.workflow_state, release.to_state, release.command)
+        self._record_move(change, actor)
         return change
 
     def _record_move(self, change: StateChange, actor: str, intent: str | None = None) -> None:

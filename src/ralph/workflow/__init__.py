@@ -18,6 +18,7 @@ from ralph.workflow._resolution import (
     INTENTS,
     Resolution,
     Transition,
+    plan_release,
     plan_transition,
     resolve_state,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "parse_priority",
     "parse_state",
     "parse_transition_comments",
+    "plan_release",
     "plan_transition",
     "resolve_state",
     "state_index",

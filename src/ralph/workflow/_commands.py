@@ -125,6 +125,14 @@ COMMANDS: Mapping[str, CommandContract] = _contracts(
         output_states=(_S.IN_REVIEW, _S.HUMAN_NEEDED),
     ),
     CommandContract(
+        # Ours: the original's ralph_impl opened the PR itself; here implementation and
+        # the pull request are separate phases, so In Review belongs to this command.
+        name="ralph_pr",
+        input_states=(_S.IN_PROGRESS,),
+        output_states=(_S.IN_REVIEW, _S.HUMAN_NEEDED),
+        input_estimates=_SMALL,
+    ),
+    CommandContract(
         name="ralph_merge",
         input_states=(_S.IN_REVIEW,),
         output_states=(_S.DONE, _S.HUMAN_NEEDED),

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from ralph.errors import StateResolutionError
 from ralph.workflow._commands import CommandContract, get_command
 from ralph.workflow._states import WorkflowState, parse_state
-from ralph.workflow._transitions import check_transition
+from ralph.workflow._transitions import check_transition, is_allowed
 
 __all__ = [
     "INTENTS",
     "Resolution",
     "Transition",
+    "plan_release",
     "plan_transition",
     "resolve_state",
 ]
@@ -44,6 +45,7 @@ INTENTS: Mapping[str, Mapping[str, WorkflowState | None]] = {
         "ralph_plan": _S.PLAN_IN_REVIEW,
         "ralph_impl": _S.IN_REVIEW,
         "ralph_review": _S.IN_PROGRESS,
+        "ralph_pr": _S.IN_REVIEW,
         "ralph_merge": _S.DONE,
         "ralph_create_plan": _S.PLAN_IN_REVIEW,
         "ralph_iterate_plan": _S.PLAN_IN_REVIEW,
@@ -186,3 +188,16 @@ def plan_transition(current: str | None, state_or_intent: str, command: str) -> 
         command=resolution.command,
         was_intent=resolution.was_intent,
     )
+
+
+def plan_release(current: str | None, command: str) -> Transition | None:
+    """Undo ``command``'s lock: from its lock state back to the input state the lock is
+    taken from (the move a failed phase makes, outside the forward matrix). None when
+    there is nothing to undo: the issue is not in the lock state, or the lock state is
+    itself an input state (implementation stays In Progress)."""
+    contract = get_command(command)
+    lock = contract.lock_state
+    if lock is None or current != lock or lock in contract.input_states:
+        return None
+    origin = next(s for s in contract.input_states if is_allowed(s, lock))
+    return Transition(from_state=lock, to_state=origin, command=contract.name, was_intent=False)

@@ -18,7 +18,9 @@ _S = WorkflowState
 #: from-state -> the states it may move to (reference §1.2). Targets keep the original's
 #: order, which is also the order error messages list them in.
 ALLOWED_TRANSITIONS: Mapping[WorkflowState, tuple[WorkflowState, ...]] = {
-    _S.BACKLOG: (_S.RESEARCH_NEEDED, _S.READY_FOR_PLAN, _S.DONE, _S.CANCELED),
+    # Backlog -> Human Needed is ours: triage and split escalate from Backlog, which the
+    # original allowed only because it never checked this matrix.
+    _S.BACKLOG: (_S.RESEARCH_NEEDED, _S.READY_FOR_PLAN, _S.DONE, _S.CANCELED, _S.HUMAN_NEEDED),
     _S.RESEARCH_NEEDED: (_S.RESEARCH_IN_PROGRESS, _S.READY_FOR_PLAN, _S.HUMAN_NEEDED),
     _S.RESEARCH_IN_PROGRESS: (_S.READY_FOR_PLAN, _S.HUMAN_NEEDED),
     _S.READY_FOR_PLAN: (_S.PLAN_IN_PROGRESS, _S.HUMAN_NEEDED),

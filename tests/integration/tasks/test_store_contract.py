@@ -536,6 +536,25 @@ class TestIssueLocks:
             store.release_issue_lock("o/r", 42, "w1", "t1")
 
 
+class TestCheckpoints:
+    def test_a_checkpoint_is_kept_replaced_and_cleared(self, store):
+        assert store.load_checkpoint("o/r#42:research") is None
+        store.save_checkpoint("o/r#42:research", {"document": "a.md", "files": ["x", "y"]})
+        store.save_checkpoint("o/r#43:research", {"document": "b.md"})
+        assert store.load_checkpoint("o/r#42:research") == {"document": "a.md", "files": ["x", "y"]}
+        store.save_checkpoint("o/r#42:research", {"document": "c.md"})
+        assert store.load_checkpoint("o/r#42:research") == {"document": "c.md"}
+        store.clear_checkpoint("o/r#42:research")
+        store.clear_checkpoint("o/r#42:research")  # no-op
+        assert store.load_checkpoint("o/r#42:research") is None
+        assert store.load_checkpoint("o/r#43:research") == {"document": "b.md"}
+
+    def test_a_loaded_checkpoint_is_a_copy(self, store):
+        store.save_checkpoint("k", {"files": ["x"]})
+        store.load_checkpoint("k")["files"].append("y")
+        assert store.load_checkpoint("k") == {"files": ["x"]}
+
+
 def test_concurrent_acquirers_of_one_issue_get_it_once(make_store, backend):
     store = make_store()
     outcomes: list[str] = []

@@ -13,7 +13,7 @@ import pytest
 
 from ralph.cli import main
 
-from .conftest import Project
+from ..conftest import Project
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from ralph.tasks._sqlite import SqliteStore
 from ralph.tracker import IssueStatus, LocalTracker, MergeStrategy, PullRequestState
 from ralph.workflow import WorkflowState
 
-from .conftest import Project, git
+from ..conftest import Project, git
 
 
 @pytest.fixture

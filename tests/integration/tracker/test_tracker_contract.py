@@ -236,6 +236,18 @@ def test_set_state_resolves_intents_for_the_command(tracker):
     assert "(intent: __LOCK__)" in tracker.get_issue(1).comments[-1].body
 
 
+def test_releasing_a_lock_goes_back_to_the_input_state_with_an_audit_comment(tracker):
+    make(tracker, state=S.RESEARCH_NEEDED)
+    tracker.set_state(1, "__LOCK__", command="ralph_research")
+    change = tracker.release(1, command="ralph_research")
+    assert change is not None
+    assert (change.previous, change.new) == (S.RESEARCH_IN_PROGRESS, S.RESEARCH_NEEDED)
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.RESEARCH_NEEDED
+    assert "→ Research Needed" in issue.comments[-1].body
+    assert tracker.release(1, command="ralph_research") is None
+
+
 def test_a_transition_the_matrix_forbids_is_refused_naming_the_allowed_ones(tracker):
     make(tracker, state=S.BACKLOG)
     with pytest.raises(InvalidTransition, match="Allowed from 'Backlog': Research Needed"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.errors import InvalidTransition, StateResolutionError, UnknownCommand, WorkflowError
-from ralph.workflow import COMMANDS, WorkflowState, plan_transition, resolve_state
+from ralph.workflow import COMMANDS, WorkflowState, plan_release, plan_transition, resolve_state
 
 S = WorkflowState
 ORIGINAL_COMMANDS = [
@@ -224,3 +224,29 @@ class TestPlanTransition:
         assert plan_transition("Human Needed", "Backlog", "human").changed
         with pytest.raises(InvalidTransition):
             plan_transition("Done", "Backlog", "human")
+
+
+class TestPlanRelease:
+    @pytest.mark.parametrize(
+        ("current", "command", "back_to"),
+        [
+            ("Research in Progress", "ralph_research", "Research Needed"),
+            ("Plan in Progress", "ralph_plan", "Ready for Plan"),
+            ("Plan in Progress", "ralph_iterate_plan", "Ready for Plan"),
+        ],
+    )
+    def test_a_lock_goes_back_to_the_state_it_was_taken_from(self, current, command, back_to):
+        release = plan_release(current, command)
+        assert release is not None
+        assert (release.from_state, release.to_state) == (current, back_to)
+
+    @pytest.mark.parametrize(
+        ("current", "command"),
+        [
+            ("Research Needed", "ralph_research"),  # not locked
+            ("In Progress", "ralph_impl"),  # the lock state is an input state
+            ("Backlog", "ralph_triage"),  # triage has no lock state
+        ],
+    )
+    def test_nothing_to_release(self, current, command):
+        assert plan_release(current, command) is None

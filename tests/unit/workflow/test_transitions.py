@@ -17,7 +17,8 @@ S = WorkflowState
 
 # Reference §1.2, written out independently of the module under test.
 MATRIX = {
-    "Backlog": {"Research Needed", "Ready for Plan", "Done", "Canceled"},
+    # + Human Needed: triage and split escalate from Backlog (the original never checked).
+    "Backlog": {"Research Needed", "Ready for Plan", "Done", "Canceled", "Human Needed"},
     "Research Needed": {"Research in Progress", "Ready for Plan", "Human Needed"},
     "Research in Progress": {"Ready for Plan", "Human Needed"},
     "Ready for Plan": {"Plan in Progress", "Human Needed"},
