@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
 from ralph.config._init import InitResult, init_project
-from ralph.config._open import open_tracker
+from ralph.config._open import Project, open_project, open_tracker
 
 __all__ = [
     "CONFIG_FILE",
     "Config",
     "InitResult",
+    "Project",
     "find_config",
     "init_project",
     "load_config",
+    "open_project",
     "open_tracker",
     "render_config",
 ]

@@ -39,7 +39,7 @@ def commit_files(repo: GitRepo, branch: str, files: Mapping[str, str], message: 
         if checkout is not None:
             repo.follow(checkout, branch, tip, commit)
         if repo.run("update-ref", f"refs/heads/{branch}", commit, tip).returncode == 0:
-            logger.info("committed", extra={"branch": branch, "commit": commit, "files": len(files)})
+            logger.info("committed", extra={"branch": branch, "commit": commit})
             return commit
         if checkout is not None:  # someone else moved the branch: undo and start over
             repo.run("read-tree", "-m", "-u", commit, tip, cwd=checkout)

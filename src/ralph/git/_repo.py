@@ -148,8 +148,7 @@ class GitRepo:
     def can_merge(self, head: str, base: str) -> bool | None:
         """Whether ``head`` merges cleanly into ``base`` (None if either is missing)."""
         if not (
-            self.has_branch(base)
-            and self.run("rev-parse", "--verify", "-q", head).returncode == 0
+            self.has_branch(base) and self.run("rev-parse", "--verify", "-q", head).returncode == 0
         ):
             return None
         result = self.run("merge-tree", "--write-tree", "--no-messages", base, head)

@@ -55,7 +55,8 @@ def test_pruning_keeps_unmerged_commits_and_removes_merged_ones(project: Project
     git(made.path, "add", "new.txt")
     git(made.path, "commit", "-qm", "work")
     kept = worktrees.prune("GH-2", "main")
-    assert (kept.removed, kept.reason) == (False, "feature/GH-2 has 1 commit(s) not merged into main")
+    assert not kept.removed
+    assert kept.reason == "feature/GH-2 has 1 commit(s) not merged into main"
     GitRepo(project.path).merge("feature/GH-2", "main", "merge", squash=True)
     assert worktrees.prune("GH-2", "main").removed
     assert not made.path.exists()

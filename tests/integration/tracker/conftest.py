@@ -9,6 +9,7 @@ import pytest
 
 from ralph.git import GitRepo
 from ralph.tracker import LocalTracker, MemoryTracker, Tracker
+
 from ..conftest import Project
 
 TRACKERS = ["memory", "local-sqlite", "local-postgres"]

@@ -1,0 +1,65 @@
+"""Implementation worktrees and branches, named as the original names them, and the
+project's test command run inside one."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.artifacts import ArtifactKind, parse_frontmatter
+from ralph.phases._context import PhaseContext
+from ralph.tracker import Issue
+from ralph.workflow import OVERSIZED_ESTIMATES
+
+__all__ = ["TestRun", "branch_for", "run_tests", "worktree_id"]
+
+#: Longest a test command may run before the phase calls it failed.
+TEST_TIMEOUT_SECONDS = 1800.0
+
+
+def worktree_id(ctx: PhaseContext, members: Sequence[Issue]) -> str:
+    """``GH-<epic>-stream-<issues>`` for a stream plan, ``GH-<epic>`` for an epic's
+    children, ``GH-<primary>`` for a group, ``GH-<n>`` for one issue."""
+    primary = members[0]
+    epic = None
+    if primary.parent is not None:
+        parent = ctx.tracker.get_issue(primary.parent)
+        if parent.estimate in OVERSIZED_ESTIMATES:
+            epic = parent.number
+    found = ctx.find(ArtifactKind.PLAN, primary)
+    fields, _ = parse_frontmatter(ctx.read_base(found.path) or "") if found else ({}, "")
+    if fields.get("stream_id") and epic is not None:
+        numbers = "-".join(str(n) for n in sorted(i.number for i in members))
+        return f"GH-{epic}-stream-{numbers}"
+    if epic is not None:
+        return f"GH-{epic}"
+    return f"GH-{primary.number}"
+
+
+def branch_for(worktree: str) -> str:
+    return f"feature/{worktree}"
+
+
+@dataclass(frozen=True)
+class TestRun:
+    passed: bool
+    command: str
+    #: The last lines of the output, for the report.
+    tail: str = ""
+
+
+def run_tests(command: str, cwd: Path, timeout: float = TEST_TIMEOUT_SECONDS) -> TestRun:
+    """Run the project's test command (from ralph.toml, so trusted) in ``cwd``."""
+    if not command.strip():
+        return TestRun(True, "")
+    try:
+        done = subprocess.run(
+            command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+            check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return TestRun(False, command, f"timed out after {timeout:g}s")
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
+    return TestRun(done.returncode == 0, command, tail)

@@ -1,0 +1,125 @@
+"""What every phase works with: the project's adapters plus the reads and writes phases
+share (documents on the base branch, comments posted once, escalation)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from ralph.artifacts import ArtifactKind, Discovery, Links, discover
+from ralph.config import Project
+from ralph.git import Worktrees, commit_files
+from ralph.runtimes import Document, IssueContext
+from ralph.tracker import Issue, Tracker
+
+__all__ = ["PhaseContext"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PhaseContext:
+    project: Project
+    day: date
+    links: Links = field(default_factory=Links)
+    #: How reports name the agent runtime ("simulated agent (scripted)").
+    agent: str = ""
+    #: Lines reporting what the phase did, in order (the CLI prints them).
+    said: list[str] = field(default_factory=list)
+
+    @property
+    def tracker(self) -> Tracker:
+        return self.project.tracker
+
+    @property
+    def base(self) -> str:
+        return self.project.config.base_branch
+
+    @property
+    def worktrees(self) -> Worktrees:
+        return Worktrees(self.project.git)
+
+    def say(self, line: str) -> None:
+        self.said.append(line)
+
+    # -- documents on the base branch ---------------------------------------------------
+
+    def base_files(self) -> list[str]:
+        listing = self.project.git.git(
+            "ls-tree", "-r", "--name-only", f"refs/heads/{self.base}", "--", "thoughts",
+            what=f"list documents on {self.base}",
+        )  # fmt: skip
+        return listing.splitlines()
+
+    def read_base(self, path: str) -> str | None:
+        shown = self.project.git.run("show", f"refs/heads/{self.base}:{path}")
+        return shown.stdout if shown.returncode == 0 else None
+
+    def find(
+        self, kind: ArtifactKind, issue: Issue, *, group_primary: int | None = None
+    ) -> Discovery | None:
+        """The issue's document of ``kind`` on the base branch; one found only by its
+        file name is linked again with a self-healing comment."""
+        comments = [c.body for c in issue.comments]
+        found = discover(
+            kind, issue.number, comments, self.base_files(), self.links,
+            group_primary=group_primary,
+        )  # fmt: skip
+        if found is None or self.read_base(found.path) is None:
+            return None
+        if found.needs_self_heal:
+            self.comment_once(issue.number, found.heal_comment(kind, self.links))
+        return found
+
+    def document(self, kind: ArtifactKind, issue: Issue) -> Document | None:
+        found = self.find(kind, issue)
+        if found is None:
+            return None
+        return Document(kind.value, found.path, self.read_base(found.path) or "")
+
+    def commit_documents(self, files: Mapping[str, str], message: str) -> None:
+        """Commit ``files`` to the base branch (nothing if they are there already) and
+        push it when the repository has a remote."""
+        git = self.project.git
+        commit = commit_files(git, self.base, files, message)
+        if commit is not None:
+            self.say(f"Committed {', '.join(files)} to {self.base} ({commit[:7]}).")
+        if git.has_remote():
+            git.push(self.base)
+
+    # -- issues -------------------------------------------------------------------------
+
+    def comment_once(self, number: int, body: str) -> bool:
+        """Post ``body`` unless the issue already has exactly this comment (a rerun after
+        a crash must not post twice). True when posted."""
+        issue = self.project.tracker.get_issue(number)
+        if any(comment.body.strip() == body.strip() for comment in issue.comments):
+            return False
+        self.project.tracker.add_comment(number, body)
+        return True
+
+    def issue_context(self, issue: Issue, *, children: bool = False) -> IssueContext:
+        documents = [
+            doc
+            for kind in (ArtifactKind.RESEARCH, ArtifactKind.PLAN)
+            if (doc := self.document(kind, issue)) is not None
+        ]
+        kids: Sequence[tuple[int, str]] = ()
+        if children:
+            kids = [(n, self.project.tracker.get_issue(n).title) for n in issue.sub_issues]
+        return IssueContext(
+            number=issue.number,
+            title=issue.title,
+            body=issue.body,
+            url=issue.url,
+            state=issue.workflow_state.value if issue.workflow_state else None,
+            estimate=issue.estimate.value if issue.estimate else None,
+            labels=issue.labels,
+            comments=tuple(c.body for c in issue.comments),
+            parent=issue.parent,
+            children=tuple(kids),
+            blocked_by=issue.blocked_by,
+            documents=tuple(documents),
+        )

@@ -1,0 +1,64 @@
+"""Which issues a group phase covers: the group of the tracker's tree (plan), or the
+issues a plan names (review, implementation, pull request)."""
+
+from __future__ import annotations
+
+from ralph.artifacts import ArtifactKind, parse_frontmatter
+from ralph.errors import IssueNotFound
+from ralph.phases._context import PhaseContext
+from ralph.phases._phase import PhaseRefused
+from ralph.pipeline import IssueRelations, detect_group
+from ralph.tracker import Issue
+from ralph.workflow import TERMINAL_STATES, WorkflowState, is_earlier_state
+
+__all__ = ["group_members", "plan_members"]
+
+
+def _relations(ctx: PhaseContext, number: int) -> IssueRelations | None:
+    try:
+        issue = ctx.tracker.get_issue(number)
+    except IssueNotFound:
+        return None
+    return IssueRelations(
+        number=issue.number,
+        title=issue.title,
+        parent=issue.parent,
+        sub_issues=issue.sub_issues,
+        blocked_by=issue.blocked_by,
+        blocking=issue.blocking,
+    )
+
+
+def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
+    """The seed's group in implementation order, without finished members and without
+    members already past planning (they belong to an earlier plan)."""
+    group = detect_group(seed.number, lambda n: _relations(ctx, n))
+    members = []
+    for number in group.issues:
+        issue = seed if number == seed.number else ctx.tracker.get_issue(number)
+        state = issue.workflow_state
+        if number != seed.number and (
+            not issue.is_open
+            or state in TERMINAL_STATES
+            or is_earlier_state(WorkflowState.PLAN_IN_PROGRESS, state)
+        ):
+            continue
+        members.append(issue)
+    return members
+
+
+def plan_members(ctx: PhaseContext, issue: Issue) -> list[Issue]:
+    """The issues the issue's plan covers (frontmatter ``github_issues``), primary first."""
+    found = ctx.find(ArtifactKind.PLAN, issue)
+    if found is None:
+        raise PhaseRefused(
+            f"#{issue.number} has no implementation plan; run ralph run plan {issue.number} first"
+        )
+    fields, _ = parse_frontmatter(ctx.read_base(found.path) or "")
+    listed = fields.get("github_issues") or [fields.get("github_issue") or issue.number]
+    numbers = [int(n) for n in listed if isinstance(n, int) or str(n).isdigit()]
+    primary = fields.get("primary_issue")
+    if isinstance(primary, int) and primary in numbers:
+        numbers.remove(primary)
+        numbers.insert(0, primary)
+    return [issue if n == issue.number else ctx.tracker.get_issue(n) for n in numbers]

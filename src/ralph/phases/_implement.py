@@ -1,0 +1,137 @@
+"""Implement (builder; In Progress): the agent implements the plan's phases in the
+plan's worktree, ticking each phase's checkboxes and committing. The runner then checks
+that commits exist, every phase is ticked, nothing is left uncommitted, nothing was
+written outside the worktree, and the project's tests pass there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ralph.artifacts import ArtifactKind, plan_phases
+from ralph.git import working_changes
+from ralph.graph import Role
+from ralph.phases._branches import branch_for, run_tests, worktree_id
+from ralph.phases._context import PhaseContext
+from ralph.phases._group import plan_members
+from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._schemas import result_schema
+from ralph.runtimes import AgentResult
+from ralph.tracker import Issue
+from ralph.workflow import WorkflowState, is_earlier_state
+
+__all__ = ["ImplementPhase", "implementation_problems"]
+
+
+def implementation_problems(
+    ctx: PhaseContext, members: Sequence[Issue], worktree: str
+) -> list[str]:
+    """Why the implementation on the worktree's branch is not finished (empty: it is)."""
+    git = ctx.project.git
+    branch = branch_for(worktree)
+    path = ctx.worktrees.path(worktree)
+    if not git.has_branch(branch) or not path.exists():
+        return [f"there is no worktree {path.name} on {branch}"]
+    problems = []
+    left = sorted(working_changes(git, path))
+    if left:
+        problems.append(f"uncommitted changes left in the worktree: {', '.join(left)}")
+    ahead = git.git(
+        "rev-list", "--count", f"refs/heads/{ctx.base}..refs/heads/{branch}", what="count commits"
+    )
+    if not int(ahead):
+        problems.append(f"{branch} has no commits beyond {ctx.base}")
+    found = ctx.find(ArtifactKind.PLAN, members[0])
+    plan_file = path / found.path if found else None
+    if plan_file is None or not plan_file.is_file():
+        problems.append("the plan is missing from the worktree")
+    else:
+        open_phases = [str(p.number) for p in plan_phases(plan_file.read_text()) if not p.done]
+        if open_phases:
+            problems.append(f"plan phase(s) {', '.join(open_phases)} not ticked as verified")
+    return problems
+
+
+class ImplementPhase(Phase):
+    name = "implement"
+    command = "ralph_impl"
+    role = Role.BUILDER
+    tools = (*READ_TOOLS, "Write", "Edit", "Bash")
+    result_schema = result_schema(
+        ["phases_done", "phases_total"],
+        {
+            "phases_done": {"type": "integer", "minimum": 0},
+            "phases_total": {"type": "integer", "minimum": 1},
+            "files": {"type": "array", "items": {"type": "string"}},
+            "tests": {"enum": ["PASSING", "FAILING"]},
+            "summary": {"type": "string"},
+        },
+    )
+
+    def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
+        return plan_members(ctx, issue)
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        later = [
+            i for i in members if is_earlier_state(WorkflowState.IN_PROGRESS, i.workflow_state)
+        ]
+        if len(later) == len(members):
+            raise AlreadyDone(
+                f"#{members[0].number} is implemented already ({later[0].workflow_state})"
+            )
+        blocked = [i for i in members if i.workflow_state is not WorkflowState.IN_PROGRESS]
+        if blocked:
+            listed = ", ".join(f"#{i.number}: {i.workflow_state}" for i in blocked)
+            raise PhaseRefused(
+                f"Implementation blocked. {listed} (expected: In Progress); approve the plan "
+                f"first (ralph run review {members[0].number} or ralph approve {members[0].number})"
+            )
+        for issue in members:
+            self.check_estimate(issue)
+        worktree = worktree_id(ctx, members)
+        if not implementation_problems(ctx, members, worktree):
+            raise AlreadyDone(
+                f"#{members[0].number} is implemented on {branch_for(worktree)}; "
+                f"next: ralph run pr {members[0].number}"
+            )
+
+    @contextmanager
+    def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
+        worktree = worktree_id(ctx, members)
+        made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
+        if made.created:
+            ctx.say(f"Created worktree worktrees/{worktree} on {made.branch}.")
+        yield Workspace(
+            made.path,
+            facts={
+                "date": ctx.day.isoformat(),
+                "test_command": ctx.project.config.test_command,
+                "branch": made.branch,
+                "base_branch": ctx.base,
+                "worktree": f"worktrees/{worktree}",
+            },
+            may_change=None,
+        )
+
+    def validate(
+        self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult
+    ) -> list[str]:
+        worktree = space.workdir.name
+        problems = implementation_problems(ctx, members, worktree)
+        if problems:
+            return problems
+        tests = run_tests(ctx.project.config.test_command, space.workdir)
+        if not tests.passed:
+            return [f"the tests fail in the worktree (`{tests.command}`): {tests.tail}"]
+        return []
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        worktree = worktree_id(ctx, members)
+        branch = branch_for(worktree)
+        if ctx.project.git.has_remote():
+            ctx.project.git.push(branch)
+        done, total = attempt.result["phases_done"], attempt.result["phases_total"]
+        ctx.say(
+            f"Implemented {done} of {total} phase(s) on {branch} (worktrees/{worktree}); "
+            f"next: ralph run pr {members[0].number}"
+        )

@@ -1,0 +1,111 @@
+"""Merge (integrator; In Review): merge the pull request when it is mergeable and its
+checks pass; on a conflict rebase once in the worktree and re-run the tests, else
+escalate. Then Done, the parent advanced, the worktree pruned. No agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ralph.errors import MergeConflict
+from ralph.graph import Role
+from ralph.phases._branches import run_tests
+from ralph.phases._context import PhaseContext
+from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase, PhaseRefused
+from ralph.tracker import Issue, PullRequest, PullRequestState
+from ralph.workflow import WorkflowState
+
+__all__ = ["MergePhase"]
+
+_PASSING = {"success", "neutral", "skipped"}
+
+
+def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
+    found = [
+        pr
+        for pr in ctx.tracker.list_pull_requests(issue=issue.number)
+        if pr.state is not PullRequestState.CLOSED
+    ]
+    return found[-1] if found else None
+
+
+class MergePhase(Phase):
+    name = "merge"
+    command = "ralph_merge"
+    role = Role.INTEGRATOR
+    tools = ()
+    uses_agent = False
+
+    def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
+        pr = _request_for(ctx, issue)
+        if pr is None:
+            return [issue]
+        others = [ctx.tracker.get_issue(n) for n in pr.closes if n != issue.number]
+        return [issue, *others]
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        issue = members[0]
+        pr = _request_for(ctx, issue)
+        if pr is not None and pr.state is PullRequestState.MERGED:
+            raise AlreadyDone(f"pull request #{pr.number} for #{issue.number} is merged already")
+        if pr is None:
+            if issue.workflow_state is WorkflowState.DONE:
+                raise AlreadyDone(f"#{issue.number} is Done already")
+            raise PhaseRefused(
+                f"no pull request closes #{issue.number}; run ralph run pr {issue.number} first"
+            )
+        super().check(ctx, members)
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        primary = members[0]
+        pr = _request_for(ctx, primary)
+        assert pr is not None  # checked
+        failing = {name: state for name, state in pr.checks.items() if state not in _PASSING}
+        if failing:
+            listed = ", ".join(f"{name}: {state}" for name, state in sorted(failing.items()))
+            raise NeedsHuman(f"pull request #{pr.number} has checks that do not pass ({listed})")
+        if pr.state is PullRequestState.OPEN and pr.mergeable is False:
+            self._rebase(ctx, pr)
+        try:
+            merged = ctx.tracker.merge_pull_request(pr.number)
+        except MergeConflict as conflict:
+            raise NeedsHuman(f"pull request #{pr.number} does not merge: {conflict}") from None
+        commit = (merged.merge_commit or "")[:7]
+        for issue in members:
+            ctx.tracker.set_state(issue.number, WorkflowState.DONE, command=self.command)
+            ctx.comment_once(
+                issue.number,
+                f"Merged pull request #{pr.number} ({pr.head} -> {pr.base}, {commit}). Done.\n",
+            )
+            advanced = ctx.tracker.advance_parent(issue.number)
+            if advanced.advanced and advanced.change is not None:
+                ctx.say(f"Parent #{advanced.change.number} moved to {advanced.change.new}.")
+        ctx.say(f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
+                f"{', '.join(f'#{i.number}' for i in members)} Done.")  # fmt: skip
+        worktree = pr.head.removeprefix("feature/")
+        pruned = ctx.worktrees.prune(worktree, ctx.base)
+        if pruned.removed:
+            ctx.say(f"Removed worktree worktrees/{worktree}.")
+        elif pruned.reason:
+            ctx.say(f"Kept worktree worktrees/{worktree}: {pruned.reason}.")
+
+    def _rebase(self, ctx: PhaseContext, pr: PullRequest) -> None:
+        """Rebase the branch onto the base once, in its worktree, and re-run the tests."""
+        git = ctx.project.git
+        made = ctx.worktrees.ensure(pr.head.removeprefix("feature/"), pr.head, pr.base)
+        rebased = git.run("rebase", f"refs/heads/{pr.base}", cwd=made.path, env=git.identity_env())
+        if rebased.returncode != 0:
+            conflicted = git.run("diff", "--name-only", "--diff-filter=U", cwd=made.path)
+            git.run("rebase", "--abort", cwd=made.path)
+            files = ", ".join(conflicted.stdout.split()) or "unknown files"
+            raise NeedsHuman(
+                f"{pr.head} conflicts with {pr.base} and does not rebase cleanly ({files})"
+            )
+        tests = run_tests(ctx.project.config.test_command, made.path)
+        if not tests.passed:
+            raise NeedsHuman(
+                f"{pr.head} rebased onto {pr.base} but the tests fail (`{tests.command}`): "
+                f"{tests.tail}"
+            )
+        if git.has_remote():
+            git.git("push", "--force-with-lease", "origin", pr.head, what=f"push {pr.head}")
+        ctx.say(f"Rebased {pr.head} onto {pr.base}; the tests pass.")

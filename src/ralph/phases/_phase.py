@@ -1,0 +1,165 @@
+"""A phase, declared: who runs it, what it accepts, how it briefs the agent, how it
+checks and applies the result. The runner (``_runner``) owns the order of the steps."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from ralph.errors import RalphError
+from ralph.graph import Role
+from ralph.phases._context import PhaseContext
+from ralph.runtimes import AgentResult
+from ralph.tracker import Issue
+from ralph.workflow import COMMANDS, CommandContract, Estimate, WorkflowState
+
+__all__ = [
+    "AlreadyDone",
+    "Attempt",
+    "NeedsHuman",
+    "Phase",
+    "PhaseRefused",
+    "Workspace",
+    "prompt",
+]
+
+#: Read-only code tools every agent gets; roles add what they must write with.
+READ_TOOLS = ("Read", "Glob", "Grep")
+
+
+class PhaseRefused(RalphError):
+    """A precondition does not hold; the message names it and what to run first."""
+
+
+class NeedsHuman(RalphError):
+    """Only a person can go on: the phase escalates (Human Needed + ``Escalation:``)."""
+
+
+class AlreadyDone(RalphError):
+    """The phase has already succeeded for this issue; rerunning it changes nothing."""
+
+
+@dataclass
+class Workspace:
+    """Where the agent works, what it must write there, and what the phase passes on."""
+
+    workdir: Path
+    #: name -> path relative to ``workdir``.
+    outputs: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, str] = field(default_factory=dict)
+    #: Files besides the outputs the agent may change (None: anything in ``workdir``).
+    may_change: Sequence[str] | None = ()
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one agent run produced, once validated: the result and the output files."""
+
+    result: Mapping[str, Any]
+    files: Mapping[str, str]
+
+    def to_checkpoint(self) -> dict[str, Any]:
+        return {"result": dict(self.result), "files": dict(self.files)}
+
+    @classmethod
+    def from_checkpoint(cls, data: Mapping[str, Any]) -> Attempt:
+        return cls(data.get("result", {}), data.get("files", {}))
+
+
+def prompt(name: str, **values: str) -> str:
+    """The phase's prompt template (package data, readable by people) filled in."""
+    text = resources.files("ralph.phases").joinpath(f"prompts/{name}.md").read_text()
+    return Template(text).safe_substitute(values)
+
+
+class Phase(abc.ABC):
+    name: str
+    command: str
+    role: Role
+    tools: tuple[str, ...] = READ_TOOLS
+    #: False for the phases the runner does alone (pull request, merge).
+    uses_agent: bool = True
+    #: The JSON schema of the agent's structured result.
+    result_schema: Mapping[str, Any] = {}
+
+    @property
+    def contract(self) -> CommandContract:
+        return COMMANDS[self.command]
+
+    @property
+    def lock_state(self) -> WorkflowState | None:
+        return self.contract.lock_state
+
+    # -- steps, in the runner's order ---------------------------------------------------
+
+    def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
+        """The issues this run covers; the first is the primary."""
+        return [issue]
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        """Raise AlreadyDone or PhaseRefused. The default checks the command contract:
+        input (or, when resuming, lock) state and estimate."""
+        for issue in members:
+            self.check_state(issue)
+            self.check_estimate(issue)
+
+    def check_state(self, issue: Issue) -> None:
+        state = issue.workflow_state
+        if state is WorkflowState.HUMAN_NEEDED:
+            raise PhaseRefused(
+                f"#{issue.number} is Human Needed: a person has to resolve its escalation and "
+                f"move it back (ralph issue move {issue.number} STATE) before {self.name} runs"
+            )
+        accepted = self.contract.input_states
+        if state in accepted or (state is not None and state == self.lock_state):
+            return
+        raise PhaseRefused(
+            f"{self.name} takes issues in {' or '.join(s.value for s in accepted)}; "
+            f"#{issue.number} is {state.value if state else 'not on the board'}"
+        )
+
+    def check_estimate(self, issue: Issue) -> None:
+        if issue.estimate is None or self.contract.accepts_estimate(issue.estimate):
+            return
+        if issue.estimate in (Estimate.M, Estimate.L, Estimate.XL):
+            raise PhaseRefused(
+                f"#{issue.number} is estimated {issue.estimate.value}: split it first "
+                f"(ralph run split {issue.number})"
+            )
+        raise PhaseRefused(f"#{issue.number} has estimate {issue.estimate.value}")
+
+    @contextmanager
+    def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
+        """A throwaway checkout of the base branch: the agent reads the code there and
+        writes only its outputs."""
+        label = f"{self.name}-GH-{members[0].number}"
+        with ctx.worktrees.scratch(label, ctx.base) as path:
+            yield Workspace(path, facts={"date": ctx.day.isoformat()})
+
+    def instructions(self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace) -> str:
+        return prompt(
+            self.name,
+            issue=f"#{members[0].number}",
+            issues=", ".join(f"#{i.number}" for i in members),
+            title=members[0].title,
+            **space.outputs,
+            **space.facts,
+        )
+
+    def validate(
+        self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult
+    ) -> list[str]:
+        """What is wrong with the result and the files the agent wrote (beyond the schema,
+        which the runner checks)."""
+        return []
+
+    @abc.abstractmethod
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        """Persist, comment and move states. Every step must be idempotent: a rerun after
+        a crash at any point repeats nothing that was done."""

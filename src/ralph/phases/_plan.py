@@ -1,0 +1,125 @@
+"""Plan (builder; every group member Ready for Plan): one plan for the group, one phase
+per issue in dependency order; linked on every member, which move to Plan in Review."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ralph.artifacts import (
+    ArtifactKind,
+    artifact_comment,
+    parse_frontmatter,
+    plan_path,
+    plan_phases,
+)
+from ralph.graph import Role
+from ralph.phases._context import PhaseContext
+from ralph.phases._documents import document_problems
+from ralph.phases._group import group_members
+from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._schemas import TEXT, result_schema
+from ralph.runtimes import AgentResult
+from ralph.tracker import Issue
+from ralph.workflow import WorkflowState, is_earlier_state
+
+__all__ = ["PlanPhase"]
+
+_READY = (WorkflowState.READY_FOR_PLAN, WorkflowState.PLAN_IN_PROGRESS)
+
+
+class PlanPhase(Phase):
+    name = "plan"
+    command = "ralph_plan"
+    role = Role.BUILDER
+    tools = (*READ_TOOLS, "Write")
+    result_schema = result_schema(
+        ["document", "summary"],
+        {"document": TEXT, "summary": TEXT, "phase_count": {"type": "integer", "minimum": 1}},
+    )
+
+    def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
+        return group_members(ctx, issue)
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        seed = next(i for i in members)
+        if is_earlier_state(WorkflowState.PLAN_IN_PROGRESS, seed.workflow_state):
+            found = ctx.find(ArtifactKind.PLAN, seed)
+            if found is not None:
+                raise AlreadyDone(f"#{seed.number} is planned already: {found.path}")
+        waiting = [i for i in members if i.workflow_state not in _READY]
+        if waiting:
+            listed = ", ".join(
+                f"#{i.number} ({i.workflow_state.value if i.workflow_state else 'no state'})"
+                for i in waiting
+            )
+            raise PhaseRefused(
+                f"the plan covers the whole group ({', '.join(f'#{i.number}' for i in members)}) "
+                f"and these members are not Ready for Plan: {listed}; research them first"
+            )
+        for issue in members:
+            self.check_estimate(issue)
+            if ctx.find(ArtifactKind.RESEARCH, issue) is None:
+                raise PhaseRefused(
+                    f"#{issue.number} has no research document; run ralph run research "
+                    f"{issue.number} first"
+                )
+
+    @contextmanager
+    def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
+        numbers = [i.number for i in members]
+        with super().workspace(ctx, members) as space:
+            space.outputs["document"] = plan_path(numbers, members[0].title, ctx.day)
+            space.facts["test_command"] = ctx.project.config.test_command
+            yield space
+
+    def validate(
+        self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult
+    ) -> list[str]:
+        path = space.outputs["document"]
+        problems = document_problems(ArtifactKind.PLAN, space.workdir, path)
+        if problems:
+            return problems
+        text = (space.workdir / path).read_text()
+        fields, _ = parse_frontmatter(text)
+        listed = fields.get("github_issues") or [fields.get("github_issue")]
+        missing = [i.number for i in members if i.number not in listed]
+        if missing:
+            problems.append(f"{path} frontmatter github_issues lacks {missing}")
+        phases = plan_phases(text)
+        covered = {p.issue for p in phases}
+        problems += [
+            f"{path} has no phase for GH-{i.number}" for i in members if i.number not in covered
+        ]
+        problems += [
+            f"{path} phase {p.number} has no '#### Automated Verification' checkboxes"
+            for p in phases
+            if not p.automated
+        ]
+        return problems
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        (path, text), *_ = attempt.files.items()
+        numbers = ", ".join(f"GH-{i.number}" for i in members)
+        what = "group plan" if len(members) > 1 else "implementation plan"
+        ctx.commit_documents({path: text}, f"docs(plan): {numbers} {what}")
+        link = ctx.links.link(path)
+        phases = plan_phases(text)
+        total = len(phases)
+        for issue in members:
+            mine = next((p for p in phases if p.issue == issue.number), None)
+            where = f"Phase {mine.number} of {total} for this issue. " if mine and total > 1 else ""
+            summary = f"{where}{attempt.result['summary']}"
+            ctx.comment_once(issue.number, artifact_comment(ArtifactKind.PLAN, link, summary))
+            if total > 1 and mine is not None:
+                listing = "\n".join(
+                    f"- Phase {p.number}: {p.title}" + ("  <-- This issue" if p is mine else "")
+                    for p in phases
+                )
+                ctx.comment_once(
+                    issue.number,
+                    f"## Plan Created (Phase {mine.number} of {total})\n\n{listing}\n\n"
+                    f"Full plan: {link}\n",
+                )
+            ctx.tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
+        ctx.say(f"Plan complete for {len(members)} issue(s): {path}. All issues: Plan in Review.")

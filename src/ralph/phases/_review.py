@@ -1,0 +1,137 @@
+"""Review (validator; Plan in Review): the agent critiques the plan; APPROVED moves the
+plan's issues to In Progress, NEEDS_ITERATION sends them back to Ready for Plan with the
+``needs-iteration`` label. ``approve`` is the same gate passed by a person."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ralph.artifacts import ArtifactKind, Verdict, critique_path, parse_verdict, review_comment
+from ralph.config import Project
+from ralph.graph import Role
+from ralph.phases._context import PhaseContext
+from ralph.phases._documents import document_problems
+from ralph.phases._group import plan_members
+from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._schemas import TEXT, result_schema
+from ralph.runtimes import AgentResult
+from ralph.tracker import Issue
+from ralph.workflow import WorkflowState
+
+__all__ = ["NEEDS_ITERATION_LABEL", "ReviewPhase", "approve"]
+
+NEEDS_ITERATION_LABEL = "needs-iteration"
+
+
+def _last_verdict(issue: Issue) -> Verdict | None:
+    for comment in reversed(issue.comments):
+        verdict = parse_verdict(comment.body)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+class ReviewPhase(Phase):
+    name = "review"
+    command = "ralph_review"
+    role = Role.VALIDATOR
+    tools = (*READ_TOOLS, "Write")
+    result_schema = result_schema(
+        ["verdict", "issues", "critique"],
+        {
+            "verdict": {"enum": [v.value for v in Verdict]},
+            "issues": {"type": "array", "items": TEXT},
+            "critique": TEXT,
+            "summary": {"type": "string"},
+        },
+    )
+
+    def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
+        return plan_members(ctx, issue)
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        seed = members[0]
+        state = seed.workflow_state
+        approved = _last_verdict(seed) is Verdict.APPROVED
+        if state is not None and state is not WorkflowState.PLAN_IN_REVIEW and approved:
+            raise AlreadyDone(
+                f"the plan for #{seed.number} is approved already (#{seed.number} is {state})"
+            )
+        super().check(ctx, members)
+
+    @contextmanager
+    def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
+        with super().workspace(ctx, members) as space:
+            space.outputs["critique"] = critique_path(members[0].number, ctx.day)
+            yield space
+
+    def validate(
+        self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult
+    ) -> list[str]:
+        problems = document_problems(ArtifactKind.REVIEW, space.workdir, space.outputs["critique"])
+        payload = result.result or {}
+        if payload.get("verdict") == Verdict.NEEDS_ITERATION and not payload.get("issues"):
+            problems.append("a NEEDS_ITERATION verdict must list the issues to fix")
+        return problems
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        (path, text), *_ = attempt.files.items()
+        primary = members[0]
+        ctx.commit_documents({path: text}, f"docs(review): GH-{primary.number} plan critique")
+        verdict = Verdict(attempt.result["verdict"])
+        link = ctx.links.link(path)
+        tracker = ctx.tracker
+        for issue in members:
+            labels = list(tracker.get_issue(issue.number).labels)
+            if verdict is Verdict.APPROVED:
+                summary = (
+                    "Approved by automated critique - no major issues found.\n\n"
+                    f"Ready for implementation. Run `ralph run implement {issue.number}` to begin."
+                )
+                if NEEDS_ITERATION_LABEL in labels:
+                    labels.remove(NEEDS_ITERATION_LABEL)
+                    tracker.update_issue(issue.number, labels=labels)
+                ctx.comment_once(
+                    issue.number, review_comment(verdict, f"Full critique: {link}", summary)
+                )
+                tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
+            else:
+                found = "\n".join(f"- {problem}" for problem in attempt.result["issues"])
+                summary = (
+                    f"Issues identified:\n{found}\n\nLabel `{NEEDS_ITERATION_LABEL}` added.\n\n"
+                    f"Run `ralph run plan {issue.number}` to address these issues."
+                )
+                ctx.comment_once(
+                    issue.number, review_comment(verdict, f"Full critique: {link}", summary)
+                )
+                if NEEDS_ITERATION_LABEL not in labels:
+                    tracker.update_issue(issue.number, labels=[*labels, NEEDS_ITERATION_LABEL])
+                tracker.set_state(issue.number, WorkflowState.READY_FOR_PLAN, command=self.command)
+        after = "In Progress" if verdict is Verdict.APPROVED else "Ready for Plan"
+        ctx.say(f"Review of the plan for #{primary.number}: {verdict.value}. Status: {after}.")
+
+
+def approve(project: Project, number: int, *, actor: str = "human") -> list[Issue]:
+    """A person approves the plan for ``number``: every issue the plan covers moves from
+    Plan in Review to In Progress with an approving ``## Plan Review`` comment."""
+    from datetime import date
+
+    ctx = PhaseContext(project, date.today())
+    members = plan_members(ctx, project.tracker.get_issue(number))
+    waiting = [i for i in members if i.workflow_state is not WorkflowState.PLAN_IN_REVIEW]
+    not_ready = [i for i in waiting if i.workflow_state is not WorkflowState.IN_PROGRESS]
+    if not_ready:
+        listed = ", ".join(
+            f"#{i.number} ({i.workflow_state.value if i.workflow_state else 'no state'})"
+            for i in not_ready
+        )
+        raise PhaseRefused(f"only a plan in review can be approved; {listed}")
+    for issue in members:
+        if issue.workflow_state is WorkflowState.PLAN_IN_REVIEW:
+            body = review_comment(Verdict.APPROVED, None, f"Approved by human review ({actor}).")
+            project.tracker.add_comment(issue.number, body, author=actor)
+            project.tracker.set_state(
+                issue.number, "__COMPLETE__", command="ralph_review", actor=actor
+            )
+    return [project.tracker.get_issue(i.number) for i in members]

@@ -1,0 +1,274 @@
+"""The phase runner: every mechanical step of a phase, in order, around one agent call.
+
+preflight -> lock (store lock row + lock state) -> gather context -> run the agent ->
+validate (schema, files, confinement) -> checkpoint -> apply (persist, comment, move)
+-> release. The validated result is checkpointed in the store before anything is
+applied, so a rerun after a crash applies the same result instead of asking the agent
+again, and every apply step is idempotent. A failed attempt is retried; when attempts
+run out, or the agent asks for a person, the issues go to Human Needed with an
+``Escalation:`` comment. A failure while applying puts the lock state back and keeps
+the checkpoint for the rerun.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import socket
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from ralph._jsonschema import schema_errors
+from ralph.config import Project
+from ralph.errors import IssueLocked, RalphError
+from ralph.git import changed_between, working_changes
+from ralph.phases._context import PhaseContext
+from ralph.phases._phase import (
+    AlreadyDone,
+    Attempt,
+    NeedsHuman,
+    Phase,
+    PhaseRefused,
+    Workspace,
+)
+from ralph.phases._registry import get_phase
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, Limits
+from ralph.tracker import Issue
+from ralph.workflow import WorkflowState
+
+__all__ = ["PhaseOutcome", "PhaseRunner", "PhaseStatus"]
+
+logger = logging.getLogger(__name__)
+
+
+class PhaseStatus(enum.StrEnum):
+    DONE = "done"
+    ALREADY_DONE = "already_done"
+    ESCALATED = "escalated"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class PhaseOutcome:
+    phase: str
+    issues: tuple[int, ...]
+    status: PhaseStatus
+    #: What the phase did, as lines for a person.
+    lines: tuple[str, ...] = ()
+    agent_runs: tuple[AgentResult, ...] = ()
+    error: str = ""
+    #: The validated agent result (empty for phases without an agent).
+    result: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (PhaseStatus.DONE, PhaseStatus.ALREADY_DONE)
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(run.cost_usd for run in self.agent_runs)
+
+
+def _default_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class PhaseRunner:
+    def __init__(
+        self,
+        project: Project,
+        runtime: AgentRuntime,
+        *,
+        owner: str | None = None,
+        max_attempts: int = 2,
+        limits: Limits | None = None,
+        today: Callable[[], date] = date.today,
+    ) -> None:
+        self.project = project
+        self.runtime = runtime
+        self.owner = owner or _default_owner()
+        self.max_attempts = max_attempts
+        self.limits = limits or Limits(max_usd=project.config.budget_task_usd)
+        self._today = today
+
+    @property
+    def _repo(self) -> str:
+        return self.project.config.repo or self.project.git.path.name
+
+    def run(self, phase_name: str, number: int) -> PhaseOutcome:
+        """Run one phase on issue ``number`` (a group phase on its whole group). Raises
+        PhaseRefused when a precondition does not hold."""
+        phase = get_phase(phase_name)
+        ctx = PhaseContext(self.project, self._today(), agent=self.runtime.description)
+        members = phase.members(ctx, self.project.tracker.get_issue(number))
+        numbers = tuple(issue.number for issue in members)
+        try:
+            phase.check(ctx, members)
+        except AlreadyDone as done:
+            return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
+        token = uuid.uuid4().hex
+        held = self._lock_rows(numbers, token)
+        try:
+            return self._run_locked(phase, ctx, numbers)
+        finally:
+            for n in held:
+                self.project.store.release_issue_lock(self._repo, n, self.owner, token)
+
+    def _lock_rows(self, numbers: Sequence[int], token: str) -> list[int]:
+        held: list[int] = []
+        lease = self.limits.timeout_seconds * self.max_attempts + 600
+        try:
+            for n in sorted(numbers):  # one order everywhere: no deadlock between runners
+                self.project.store.acquire_issue_lock(
+                    self._repo, n, self.owner, token, lease_seconds=lease
+                )
+                held.append(n)
+        except IssueLocked as locked:
+            for n in held:
+                self.project.store.release_issue_lock(self._repo, n, self.owner, token)
+            raise PhaseRefused(f"{locked}; wait for that run to finish") from None
+        return held
+
+    def _run_locked(
+        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...]
+    ) -> PhaseOutcome:
+        tracker = self.project.tracker
+        for n in numbers:
+            if phase.lock_state is not None:
+                tracker.set_state(n, "__LOCK__", command=phase.command)
+        key = f"{self._repo}#{numbers[0]}:{phase.name}"
+        runs: list[AgentResult] = []
+        saved = self.project.store.load_checkpoint(key)
+        try:
+            if saved is not None:
+                attempt = Attempt.from_checkpoint(saved)
+                ctx.say("Resuming with the agent result saved by an interrupted run.")
+            elif phase.uses_agent:
+                attempt = self._ask_agent(phase, ctx, numbers, runs)
+                self.project.store.save_checkpoint(key, attempt.to_checkpoint())
+            else:
+                attempt = Attempt({}, {})
+            phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
+        except NeedsHuman as human:
+            self._escalate(phase, ctx, numbers, str(human))
+            self.project.store.clear_checkpoint(key)
+            return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))
+        except Exception as exc:
+            logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
+            for n in numbers:
+                if tracker.release(n, command=phase.command) is not None:
+                    ctx.say(f"Released #{n} back to {tracker.get_issue(n).workflow_state}.")
+            error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
+            ctx.say(f"{phase.name} failed: {error}. Run it again to resume.")
+            return self._outcome(phase, ctx, numbers, PhaseStatus.FAILED, runs, error)
+        self.project.store.clear_checkpoint(key)
+        result = dict(attempt.result)
+        return self._outcome(phase, ctx, numbers, PhaseStatus.DONE, runs, "", result)
+
+    def _outcome(
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        status: PhaseStatus,
+        runs: list[AgentResult],
+        error: str,
+        result: dict[str, object] | None = None,
+    ) -> PhaseOutcome:
+        return PhaseOutcome(
+            phase.name, numbers, status, tuple(ctx.said), tuple(runs), error, result or {}
+        )
+
+    # -- the agent ----------------------------------------------------------------------
+
+    def _ask_agent(
+        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], runs: list[AgentResult]
+    ) -> Attempt:
+        problems: list[str] = []
+        for number in range(1, self.max_attempts + 1):
+            members = [self.project.tracker.get_issue(n) for n in numbers]
+            with phase.workspace(ctx, members) as space:
+                attempt, problems = self._attempt(phase, ctx, members, space, runs)
+            if attempt is not None:
+                return attempt
+            ctx.say(f"Attempt {number} of {self.max_attempts} failed: {'; '.join(problems)}")
+        raise NeedsHuman(
+            f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
+        )
+
+    def _attempt(
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        members: list[Issue],
+        space: Workspace,
+        runs: list[AgentResult],
+    ) -> tuple[Attempt | None, list[str]]:
+        git = self.project.git
+        main_before = working_changes(git)
+        space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
+        brief = AgentBrief(
+            phase=phase.name,
+            role=phase.role.value,
+            issues=tuple(ctx.issue_context(i, children=phase.name == "split") for i in members),
+            instructions=phase.instructions(ctx, members, space),
+            workdir=space.workdir,
+            tools=phase.tools,
+            limits=self.limits,
+            result_schema=phase.result_schema,
+            outputs=space.outputs,
+            facts={**space.facts, "repository": str(git.path)},
+        )
+        result = self.runtime.run(brief)
+        runs.append(result)
+        logger.info(
+            "agent finished",
+            extra={"phase": phase.name, "status": result.status.value, "cost": result.cost_usd},
+        )
+        if not result.ok:
+            return None, [f"the agent ended with {result.status.value}: {result.error}"]
+        payload = dict(result.result or {})
+        if payload.get("escalate"):
+            raise NeedsHuman(f"the agent asks for a person: {payload['escalate']}")
+        problems = schema_errors(payload, phase.result_schema)
+        outside = changed_between(main_before, working_changes(git))
+        if outside:
+            problems.append(f"the agent wrote outside its working directory: {', '.join(outside)}")
+        if space.may_change is not None:
+            allowed = [*space.outputs.values(), *space.may_change]
+            stray = changed_between(
+                space_before, working_changes(git, space.workdir), allowed=allowed
+            )
+            if stray:
+                problems.append(f"the agent changed files it was not asked to: {', '.join(stray)}")
+        if not problems:
+            problems = phase.validate(ctx, members, space, result)
+        if problems:
+            return None, problems
+        files = {
+            path: (space.workdir / path).read_text()
+            for path in space.outputs.values()
+            if (space.workdir / path).is_file()
+        }
+        return Attempt(payload, files), []
+
+    # -- escalation ---------------------------------------------------------------------
+
+    def _escalate(
+        self, phase: Phase, ctx: PhaseContext, numbers: Sequence[int], reason: str
+    ) -> None:
+        tracker = self.project.tracker
+        for n in numbers:
+            issue = tracker.get_issue(n)
+            if issue.workflow_state is not WorkflowState.HUMAN_NEEDED and issue.is_open:
+                tracker.set_state(n, "__ESCALATE__", command=phase.command)
+            ctx.comment_once(
+                n,
+                f"Escalation: {reason}\n\n"
+                f"Phase `{phase.name}` stopped and needs a person. Resolve the problem, then "
+                f"move the issue back (`ralph issue move {n} STATE`) and run the phase again.",
+            )
+        ctx.say(f"Escalated {', '.join(f'#{n}' for n in numbers)} to Human Needed: {reason}")

@@ -1,0 +1,143 @@
+"""Split (analyst; Backlog or Research Needed; M/L/XL without sub-issues): the agent
+proposes XS/S sub-issues; the runner creates and links them, orders them with
+dependencies, and reports the split on the parent, which stays as the epic."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ralph.graph import Role
+from ralph.phases._context import PhaseContext
+from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._schemas import TEXT, result_schema
+from ralph.runtimes import AgentResult
+from ralph.tracker import Issue
+from ralph.workflow import OVERSIZED_ESTIMATES, Estimate, WorkflowState
+
+__all__ = ["SPLIT_HEADER", "SplitPhase"]
+
+SPLIT_HEADER = "## Issue Split"
+_BODY_PREFIX = (
+    "## Split into Sub-Issues\n"
+    "This issue has been decomposed. See children and comments for details.\n\n"
+)
+_SECTIONS = ("## Summary", "## Scope", "## Acceptance Criteria", "## Out of Scope")
+_POINTS = {"XS": 1, "S": 2, "M": 3, "L": 5, "XL": 8}
+_PLACES = [WorkflowState.RESEARCH_NEEDED.value, WorkflowState.READY_FOR_PLAN.value, "Backlog"]
+
+
+class SplitPhase(Phase):
+    name = "split"
+    command = "ralph_split"
+    role = Role.ANALYST
+    result_schema = result_schema(
+        ["sub_issues"],
+        {
+            "sub_issues": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["title", "body", "estimate"],
+                    "properties": {
+                        "title": TEXT,
+                        "body": TEXT,
+                        "estimate": {"enum": ["XS", "S"]},
+                        "after": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                        "reuse": {"type": "integer"},
+                        "state": {"enum": _PLACES},
+                    },
+                },
+            },
+            "summary": {"type": "string"},
+        },
+    )
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        issue = members[0]
+        split_before = any(c.body.startswith(SPLIT_HEADER) for c in issue.comments)
+        if split_before and issue.sub_issues:
+            children = ", ".join(f"#{n}" for n in issue.sub_issues)
+            raise AlreadyDone(f"#{issue.number} was split already into {children}")
+        if issue.estimate not in OVERSIZED_ESTIMATES:
+            size = issue.estimate.value if issue.estimate else "not estimated"
+            raise PhaseRefused(
+                f"#{issue.number} is {size}: only M, L and XL issues are split "
+                f"(set one with ralph issue estimate {issue.number} M)"
+            )
+        self.check_state(issue)
+
+    def validate(
+        self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult
+    ) -> list[str]:
+        problems = []
+        subs: Sequence[Mapping[str, Any]] = (result.result or {}).get("sub_issues", [])
+        for index, sub in enumerate(subs, start=1):
+            missing = [s for s in _SECTIONS if s not in str(sub.get("body", ""))]
+            if missing:
+                problems.append(f"sub-issue {index} lacks {', '.join(missing)}")
+            bad = [k for k in sub.get("after", []) if not 1 <= k < index]
+            if bad:
+                problems.append(
+                    f"sub-issue {index} comes after {bad}: only earlier sub-issues can be named"
+                )
+        return problems
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        parent = members[0]
+        tracker = ctx.tracker
+        labels = [label for label in parent.labels if label != "ralph-triage"]
+        existing = {tracker.get_issue(n).title.casefold(): n for n in parent.sub_issues}
+        numbers: list[int] = []
+        tags: list[str] = []
+        for sub in attempt.result["sub_issues"]:
+            estimate = Estimate(sub["estimate"])
+            reuse = sub.get("reuse") or existing.get(sub["title"].casefold())
+            if reuse:  # an existing child, or one an interrupted run created already
+                tracker.update_issue(reuse, estimate=estimate)
+                if tracker.get_issue(reuse).parent != parent.number:
+                    tracker.add_sub_issue(parent.number, reuse)
+                numbers.append(reuse)
+                tags.append("REUSED")
+                continue
+            child = tracker.create_issue(
+                sub["title"], body=sub["body"], parent=parent.number,
+                state=WorkflowState.BACKLOG, estimate=estimate, labels=labels,
+            )  # fmt: skip
+            place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
+            if place != "Backlog":
+                tracker.set_state(child.number, place, command=self.command)
+            numbers.append(child.number)
+            tags.append("NEW")
+        for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True):
+            for earlier in sub.get("after", []):
+                blocking = numbers[earlier - 1]
+                if blocking not in tracker.get_issue(number).blocked_by:
+                    tracker.add_dependency(number, blocking)
+        self._report(ctx, parent, numbers)
+        if not parent.body.startswith(_BODY_PREFIX):
+            tracker.update_issue(parent.number, body=_BODY_PREFIX + parent.body)
+        for number, tag in zip(numbers, tags, strict=True):
+            issue = tracker.get_issue(number)
+            state = issue.workflow_state.value if issue.workflow_state else "-"
+            ctx.say(f"  #{number} {issue.title} ({issue.estimate}, {state}) [{tag}]")
+
+    def _report(self, ctx: PhaseContext, parent: Issue, numbers: Sequence[int]) -> None:
+        tracker = ctx.tracker
+        children = [tracker.get_issue(n) for n in numbers]
+        rows = "\n".join(
+            f"| {i} | #{c.number} | {c.title} | {c.estimate} |"
+            for i, c in enumerate(children, start=1)
+        )
+        chain = " -> ".join(f"#{c.number}" for c in children)
+        total = sum(_POINTS[str(c.estimate)] for c in children if c.estimate)
+        original = parent.estimate.value if parent.estimate else "-"
+        ctx.comment_once(
+            parent.number,
+            f"{SPLIT_HEADER}\n\n| Order | Issue | Title | Estimate |\n|---|---|---|---|\n{rows}\n\n"
+            f"**Dependency chain**: {chain}\n\n"
+            f"Original estimate: {original}. Total after split: {total} points across "
+            f"{len(children)} issues.\n\n*Split by `ralph run split`*\n",
+        )
+        ctx.say(f"Split #{parent.number} into {len(children)} sub-issues; it stays the epic.")

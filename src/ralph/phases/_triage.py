@@ -1,0 +1,142 @@
+"""Triage (analyst; Backlog): decide what an issue needs next and apply it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ralph.artifacts import ArtifactKind
+from ralph.graph import Role
+from ralph.phases._context import PhaseContext
+from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase
+from ralph.phases._schemas import ESTIMATES, TEXT, result_schema
+from ralph.tracker import CloseReason, Issue
+from ralph.workflow import Estimate, WorkflowState
+
+__all__ = ["TRIAGED", "TriagePhase"]
+
+TRIAGED = "ralph-triage"
+_S = WorkflowState
+_CLOSE_REASONS = {
+    "done": CloseReason.COMPLETED,
+    "duplicate": CloseReason.DUPLICATE,
+    "obsolete": CloseReason.NOT_PLANNED,
+}
+
+
+class TriagePhase(Phase):
+    name = "triage"
+    command = "ralph_triage"
+    role = Role.ANALYST
+    result_schema = result_schema(
+        ["action", "reason"],
+        {
+            "action": {"enum": ["RESEARCH", "PLAN", "CLOSE", "SPLIT", "KEEP", "ESCALATE"]},
+            "reason": TEXT,
+            "estimate": {"enum": ESTIMATES},
+            "close_reason": {"enum": list(_CLOSE_REASONS)},
+            "duplicate_of": {"type": "integer"},
+            "related": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["number", "order"],
+                    "properties": {
+                        "number": {"type": "integer"},
+                        "order": {"enum": ["before", "after"]},
+                    },
+                },
+            },
+        },
+    )
+
+    def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
+        issue = members[0]
+        if TRIAGED in issue.labels:
+            raise AlreadyDone(
+                f"#{issue.number} was triaged already (label {TRIAGED}); remove the label "
+                "to triage it again"
+            )
+        self.check_state(issue)
+
+    def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
+        issue = members[0]
+        result = attempt.result
+        tracker = ctx.tracker
+        n = issue.number
+        if issue.estimate is None and result.get("estimate"):
+            tracker.update_issue(n, estimate=Estimate(result["estimate"]))
+            ctx.say(f"Estimated #{n} {result['estimate']}.")
+        self._relate(ctx, issue, result.get("related", []))
+        action, reason = result["action"], result["reason"]
+        note = ""
+        if action == "RESEARCH":
+            tracker.set_state(n, _S.RESEARCH_NEEDED, command=self.command)
+            note = "Moved to Research Needed for investigation."
+        elif action == "PLAN":
+            # Planning needs a research document; without one the issue goes to research.
+            if ctx.find(ArtifactKind.RESEARCH, issue) is not None:
+                tracker.set_state(n, _S.READY_FOR_PLAN, command=self.command)
+                note = "Moved to Ready for Plan."
+            else:
+                tracker.set_state(n, _S.RESEARCH_NEEDED, command=self.command)
+                note = (
+                    "Ready for a plan, but planning needs a research document first: "
+                    "moved to Research Needed."
+                )
+        elif action == "CLOSE":
+            why = result.get("close_reason", "done")
+            if result.get("duplicate_of"):
+                reason = f"{reason} (duplicate of #{result['duplicate_of']})"
+            note = f"Closing as {why}."
+        elif action == "SPLIT":
+            note = "Too large for one implementation: stays in Backlog for splitting."
+        elif action == "KEEP":
+            note = "Kept in Backlog as it is."
+        elif action == "ESCALATE":
+            self._label(ctx, n)
+            raise NeedsHuman(reason)
+        ctx.comment_once(
+            n, f"## Triage\n\nAction: **{action}**\n\n{reason}\n\n{note}".strip() + "\n"
+        )
+        self._label(ctx, n)
+        if action == "CLOSE":
+            tracker.set_state(n, _S.DONE, command=self.command)
+            tracker.close_issue(n, _CLOSE_REASONS[result.get("close_reason", "done")])
+        ctx.say(f"Triaged #{n}: {action}. {note}".strip())
+
+    @staticmethod
+    def _label(ctx: PhaseContext, number: int) -> None:
+        labels = ctx.tracker.get_issue(number).labels
+        if TRIAGED not in labels:
+            ctx.tracker.update_issue(number, labels=[*labels, TRIAGED])
+
+    def _relate(
+        self, ctx: PhaseContext, issue: Issue, related: Sequence[dict[str, object]]
+    ) -> None:
+        if not related:
+            return
+        tracker = ctx.tracker
+        lines, order = [], [issue.number]
+        for entry in related:
+            other = int(str(entry["number"]))
+            if entry["order"] == "before":  # this issue comes first: it blocks the other
+                blocked, blocking = other, issue.number
+                order.append(other)
+                lines.append(f"- #{other} depends on this issue")
+            else:
+                blocked, blocking = issue.number, other
+                order.insert(0, other)
+                lines.append(f"- this issue depends on #{other}")
+            if blocking not in tracker.get_issue(blocked).blocked_by:
+                tracker.add_dependency(blocked, blocking)
+        steps = "\n".join(f"{i}. #{n}" for i, n in enumerate(order, start=1))
+        ctx.comment_once(
+            issue.number,
+            "## Grouped for Atomic Implementation\n\n"
+            + "\n".join(lines)
+            + f"\n\n**Implementation order**:\n{steps}\n\n"
+            "**Rationale**: related work is planned and implemented together, in dependency "
+            "order.\n",
+        )
+        others = ", ".join(f"#{entry['number']}" for entry in related)
+        ctx.say(f"Linked #{issue.number} with {others}.")

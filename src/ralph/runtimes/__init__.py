@@ -1,0 +1,27 @@
+"""Agent runtimes: a phase hands one an AgentBrief and gets one AgentResult back.
+
+``scripted`` (in-process, deterministic; tests and the demo) ships here; Claude Code and
+other agent CLIs plug in behind the same interface.
+"""
+
+from __future__ import annotations
+
+from ralph.runtimes._model import (
+    AgentBrief,
+    AgentResult,
+    AgentStatus,
+    Document,
+    IssueContext,
+    Limits,
+)
+from ralph.runtimes._runtime import AgentRuntime
+
+__all__ = [
+    "AgentBrief",
+    "AgentResult",
+    "AgentRuntime",
+    "AgentStatus",
+    "Document",
+    "IssueContext",
+    "Limits",
+]

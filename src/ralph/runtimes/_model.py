@@ -1,0 +1,111 @@
+"""What a phase hands an agent and what it gets back. Plain frozen data, no I/O: the
+same brief drives the scripted agents, Claude Code and any other agent CLI."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["AgentBrief", "AgentResult", "AgentStatus", "Document", "IssueContext", "Limits"]
+
+
+class AgentStatus(enum.StrEnum):
+    OK = "ok"
+    #: The agent ran and said it could not do the work (or returned an error).
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    BUDGET_EXCEEDED = "budget_exceeded"
+    TURNS_EXCEEDED = "turns_exceeded"
+    #: The agent process died or the runtime broke before a result came back.
+    CRASHED = "crashed"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_turns: int = 50
+    #: US dollars for this run; 0 means no cap.
+    max_usd: float = 0.0
+    timeout_seconds: float = 1800.0
+    #: No message from the agent for this long counts as a stall (runtimes that stream).
+    stall_seconds: float = 300.0
+
+
+@dataclass(frozen=True)
+class Document:
+    """A research document, plan or critique linked from an issue."""
+
+    kind: str
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class IssueContext:
+    """One issue as the agent sees it."""
+
+    number: int
+    title: str
+    body: str
+    url: str = ""
+    state: str | None = None
+    estimate: str | None = None
+    labels: tuple[str, ...] = ()
+    comments: tuple[str, ...] = ()
+    parent: int | None = None
+    #: (number, title) of each sub-issue.
+    children: tuple[tuple[int, str], ...] = ()
+    blocked_by: tuple[int, ...] = ()
+    documents: tuple[Document, ...] = ()
+
+    def document(self, kind: str) -> Document | None:
+        found = [d for d in self.documents if d.kind == kind]
+        return found[-1] if found else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentBrief:
+    phase: str
+    role: str
+    #: The issues the phase works on; the first is the primary (a group's plan has all).
+    issues: tuple[IssueContext, ...]
+    #: The phase's prompt, rendered from its template.
+    instructions: str
+    workdir: Path
+    #: Tool names the role may use (Claude Code's names: Read, Write, Edit, Bash...).
+    tools: tuple[str, ...]
+    limits: Limits = field(default_factory=Limits)
+    #: The JSON schema the structured result must satisfy.
+    result_schema: Mapping[str, Any] = field(default_factory=dict)
+    #: Files the phase expects the agent to write, by name (``document``, ``critique``),
+    #: relative to ``workdir``.
+    outputs: Mapping[str, str] = field(default_factory=dict)
+    #: Facts the phase passes on (``test_command``, ``branch``, ``base_branch``...).
+    facts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> IssueContext:
+        return self.issues[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentResult:
+    status: AgentStatus
+    #: The structured result (parsed JSON), when the agent returned one.
+    result: Mapping[str, Any] | None = None
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    turns: int = 0
+    duration_seconds: float = 0.0
+    #: Where the transcript is kept (a file path or session id), if anywhere.
+    transcript: str | None = None
+    error: str = ""
+    #: Who did the work, as reports should name it ("simulated agent (scripted)").
+    agent: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is AgentStatus.OK

@@ -1,0 +1,22 @@
+"""The AgentRuntime interface: run one brief, return one result, never raise for
+anything the agent did."""
+
+from __future__ import annotations
+
+import abc
+
+from ralph.runtimes._model import AgentBrief, AgentResult
+
+__all__ = ["AgentRuntime"]
+
+
+class AgentRuntime(abc.ABC):
+    #: The name ``--agent`` selects it by.
+    name: str = ""
+    #: How reports name the agents this runtime runs.
+    description: str = ""
+
+    @abc.abstractmethod
+    def run(self, brief: AgentBrief) -> AgentResult:
+        """Run the agent on ``brief`` within its limits. Every outcome, including a
+        timeout or a crash, is an AgentResult; exceptions are for broken setups only."""

@@ -1,0 +1,187 @@
+"""The scripted analyst: triage and split decisions from markers in the issue body, and a
+research document built from the repository's files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ralph.artifacts import diff_blocks
+from ralph.runtimes._model import AgentBrief
+from ralph.runtimes.scripted._text import keywords, marker, markers, repository_files
+
+__all__ = ["research", "split", "triage"]
+
+_ACTIONS = ("RESEARCH", "PLAN", "CLOSE", "SPLIT", "KEEP", "ESCALATE")
+_ESTIMATES = ("XS", "S", "M", "L", "XL")
+_SPLIT_ITEM = re.compile(r"^###\s+(XS|S)\s*:\s*(.+?)\s*(?:\(after ([\d,\s]+)\))?\s*$", re.I)
+
+
+def _estimate(body: str, current: str | None) -> str:
+    given = (marker(body, "Estimate") or "").upper()
+    if given in _ESTIMATES:
+        return given
+    if current:
+        return current
+    if "## Split" in body:
+        return "M"
+    return "S" if len(body) > 400 else "XS"
+
+
+def triage(brief: AgentBrief) -> dict[str, Any]:
+    """``Triage: split|research|plan|keep|close done|close duplicate of #N|escalate why``;
+    ``Related: #N before|after``; ``Estimate: S``. Without a marker: split what is M or
+    bigger, research the rest."""
+    issue = brief.primary
+    estimate = _estimate(issue.body, issue.estimate)
+    decided = marker(issue.body, "Triage") or ""
+    word, _, rest = decided.partition(" ")
+    action = word.upper()
+    if action not in _ACTIONS:
+        action = "SPLIT" if estimate in ("M", "L", "XL") else "RESEARCH"
+    result: dict[str, Any] = {"action": action, "estimate": estimate}
+    reasons = {
+        "SPLIT": f"Estimated {estimate}: too large for one implementation; split into XS/S.",
+        "RESEARCH": "Valid and specific enough; needs codebase investigation before planning.",
+        "PLAN": "Small and unambiguous; ready for a plan.",
+        "KEEP": "Valid as it is; nothing to change yet.",
+    }
+    result["reason"] = reasons.get(action, rest.strip() or "Decided by the issue's marker.")
+    if action == "CLOSE":
+        duplicate = re.search(r"duplicate of #(\d+)", rest, re.I)
+        if duplicate:
+            result |= {"close_reason": "duplicate", "duplicate_of": int(duplicate.group(1))}
+            result["reason"] = f"Duplicate of #{duplicate.group(1)}."
+        else:
+            result["close_reason"] = "obsolete" if "obsolete" in rest.lower() else "done"
+            result["reason"] = f"Closed as {result['close_reason']}: {rest.strip() or 'per marker'}"
+    if action == "ESCALATE":
+        result["escalate"] = rest.strip() or "The scripted triage was told to ask a person."
+    related = []
+    for line in markers(issue.body, "Related"):
+        match = re.match(r"#(\d+)\s+(before|after)", line, re.I)
+        if match:
+            related.append({"number": int(match.group(1)), "order": match.group(2).lower()})
+    if related:
+        result["related"] = related
+    return result
+
+
+def _sub_issue_body(parent: int, summary: str, change: str | None) -> str:
+    sections = [
+        f"## Summary\n\n{summary or 'Part of the parent issue.'}",
+        f"## Scope\n\n{summary.splitlines()[0] if summary else 'As summarised.'}",
+        "## Acceptance Criteria\n\n- [ ] The change is made as described\n"
+        "- [ ] The project's tests pass",
+        f"## References\n\nParent: #{parent}",
+        "## Out of Scope\n\nEverything else in the parent issue.",
+    ]
+    if change:
+        sections.insert(3, f"## Proposed Change\n\n```diff\n{change}```")
+    return "\n\n".join(sections) + "\n"
+
+
+def split(brief: AgentBrief) -> dict[str, Any]:
+    """Sub-issues from the body's ``## Split`` section: one ``### XS: Title (after 1)``
+    heading per sub-issue, its text (and any ```diff block) below it."""
+    issue = brief.primary
+    section = issue.body.partition("## Split")[2]
+    if not section:
+        return {"escalate": "No natural boundaries found: the issue has no '## Split' section."}
+    section = re.split(r"^## ", section, flags=re.MULTILINE)[0]
+    existing = {title.casefold(): number for number, title in issue.children}
+    items: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    lines: list[str] = []
+    for line in [*section.splitlines(), "### end"]:
+        heading = _SPLIT_ITEM.match(line)
+        if heading or line.startswith("### "):
+            if current is not None:
+                text = "\n".join(lines).strip()
+                diffs = diff_blocks(text)
+                summary = re.sub(r"```diff.*?```", "", text, flags=re.S).strip()
+                current["body"] = _sub_issue_body(
+                    issue.number, summary, diffs[0] if diffs else None
+                )
+                items.append(current)
+            current, lines = None, []
+            if heading:
+                title = heading.group(2)
+                after = [int(n) for n in re.findall(r"\d+", heading.group(3) or "")]
+                current = {"title": title, "estimate": heading.group(1).upper(), "after": after}
+                if title.casefold() in existing:
+                    current["reuse"] = existing[title.casefold()]
+        else:
+            lines.append(line)
+    if not items:
+        return {"escalate": "The '## Split' section names no '### XS: Title' sub-issues."}
+    return {"sub_issues": items, "summary": f"Split #{issue.number} into {len(items)} issues."}
+
+
+def research(brief: AgentBrief) -> dict[str, Any]:
+    """A research document listing the files the issue's diff touches and the files whose
+    names match its keywords."""
+    issue = brief.primary
+    workdir = Path(brief.workdir)
+    files = repository_files(workdir)
+    named = []
+    for diff in diff_blocks(issue.body):
+        named += re.findall(r"^\+\+\+ b/(\S+)", diff, re.MULTILINE)
+    words = keywords(issue.title)
+    matching = [
+        path for path in files if any(word in path.lower() for word in words) and path not in named
+    ]
+    modify = list(dict.fromkeys([*named, *matching]))[:8]
+    folders = {str(Path(path).parent) for path in modify}
+    read = [p for p in files if p not in modify and str(Path(p).parent) in folders][:5]
+    document = brief.outputs["document"]
+    day = brief.facts.get("date", "")
+
+    def listed(paths: list[str], why: str) -> str:
+        return "\n".join(f"- `{path}` - {why}" for path in paths) or "- None"
+
+    text = f"""---
+date: {day}
+github_issue: {issue.number}
+github_url: {issue.url}
+status: complete
+type: research
+---
+
+# Research: GH-{issue.number} {issue.title}
+
+## Problem Statement
+
+{issue.body.split("```")[0].strip() or issue.title}
+
+## Current State
+
+The repository has {len(files)} tracked files; {len(modify)} relate to this issue.
+
+## Key Discoveries
+
+{chr(10).join(f"- `{path}`" for path in modify) or "- Nothing in the repository matches yet."}
+
+## Recommended Approach
+
+{"Apply the change described in the issue." if named else "Make the change in the files listed."}
+
+## Risks
+
+- The project's tests must keep passing.
+
+## Files Affected
+
+### Will Modify
+{listed(modify, "named by the issue")}
+
+### Will Read (Dependencies)
+{listed(read, "neighbouring code")}
+"""
+    (workdir / document).parent.mkdir(parents=True, exist_ok=True)
+    (workdir / document).write_text(text)
+    return {
+        "document": document,
+        "summary": f"{len(modify)} file(s) to modify: {', '.join(modify) or 'none found'}.",
+    }

@@ -1,0 +1,197 @@
+"""The scripted runtime: deterministic in-process agents that do real work from the
+issue text, for tests and ``ralph demo``. Everything it reports says "simulated agent".
+
+Faults make it misbehave on purpose, per phase and in order: ``ScriptedRuntime({"research":
+[Fault.INVALID_RESULT]})`` returns one invalid research result, then behaves. The same
+faults can come from ``RALPH_SCRIPTED_FAULTS`` (``research=invalid-result*2,review=
+needs-iteration``) for tests that run Ralph as a subprocess.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ralph.errors import ConfigError
+from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
+from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.scripted import _analyst, _builder
+
+__all__ = ["FAULTS_VARIABLE", "Fault", "ScriptedRuntime", "parse_faults"]
+
+logger = logging.getLogger(__name__)
+
+FAULTS_VARIABLE = "RALPH_SCRIPTED_FAULTS"
+DESCRIPTION = "simulated agent (scripted)"
+
+
+class Fault(enum.StrEnum):
+    FAIL = "fail"
+    HANG = "hang"
+    CRASH = "crash"
+    EXCEED_BUDGET = "exceed-budget"
+    EXCEED_TURNS = "exceed-turns"
+    INVALID_RESULT = "invalid-result"
+    NEEDS_ITERATION = "needs-iteration"
+    ESCALATE = "escalate"
+    #: Implementation writes a file in the main checkout, outside its worktree.
+    WRITE_OUTSIDE = "write-outside"
+
+
+Agent = Callable[[AgentBrief], dict[str, Any]]
+
+_AGENTS: Mapping[str, Agent] = {
+    "triage": _analyst.triage,
+    "split": _analyst.split,
+    "research": _analyst.research,
+    "plan": _builder.plan,
+    "review": _builder.review,
+    "implement": _builder.implement,
+}
+
+
+def parse_faults(text: str) -> dict[str, list[Fault]]:
+    """``research=invalid-result*2,review=needs-iteration`` -> faults per phase."""
+    faults: dict[str, list[Fault]] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        phase, sep, spec = item.partition("=")
+        name, _, count = spec.partition("*")
+        try:
+            fault = Fault(name.strip())
+            times = int(count) if count else 1
+        except ValueError:
+            valid = ", ".join(f.value for f in Fault)
+            raise ConfigError(
+                f"bad scripted fault {item!r}: write phase=fault[*times] with a fault among {valid}"
+            ) from None
+        if not sep or phase.strip() not in _AGENTS:
+            raise ConfigError(
+                f"bad scripted fault {item!r}: the phase must be one of {', '.join(_AGENTS)}"
+            )
+        faults.setdefault(phase.strip(), []).extend([fault] * times)
+    return faults
+
+
+class ScriptedRuntime(AgentRuntime):
+    name = "scripted"
+    description = DESCRIPTION
+
+    def __init__(
+        self,
+        faults: Mapping[str, Sequence[Fault]] | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        source = os.environ if env is None else env
+        self._faults = parse_faults(source.get(FAULTS_VARIABLE, ""))
+        for phase, queued in (faults or {}).items():
+            self._faults.setdefault(phase, []).extend(queued)
+        self._lock = threading.Lock()
+        #: Briefs seen, in order (tests read them).
+        self.briefs: list[AgentBrief] = []
+
+    def _next_fault(self, phase: str) -> Fault | None:
+        with self._lock:
+            queued = self._faults.get(phase)
+            return queued.pop(0) if queued else None
+
+    def run(self, brief: AgentBrief) -> AgentResult:
+        started = time.monotonic()
+        self.briefs.append(brief)
+        fault = self._next_fault(brief.phase)
+        agent = _AGENTS.get(brief.phase)
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["result"] = self._perform(brief, fault, agent, finished)
+            except Exception as exc:  # an agent bug is a crash of that agent, not of Ralph
+                logger.exception("scripted agent crashed", extra={"phase": brief.phase})
+                outcome["error"] = f"{type(exc).__name__}: {exc}"
+
+        finished = threading.Event()
+        thread = threading.Thread(target=work, name=f"scripted-{brief.phase}", daemon=True)
+        thread.start()
+        thread.join(brief.limits.timeout_seconds)
+        finished.set()  # a hanging agent wakes up and gives up
+        elapsed = time.monotonic() - started
+        if thread.is_alive() or "timeout" in outcome:
+            return self._result(
+                AgentStatus.TIMEOUT,
+                elapsed,
+                error=f"no result within {brief.limits.timeout_seconds:g}s",
+            )
+        if "error" in outcome:
+            return self._result(AgentStatus.CRASHED, elapsed, error=outcome["error"])
+        result: AgentResult = outcome["result"]
+        return AgentResult(
+            status=result.status,
+            result=result.result,
+            cost_usd=result.cost_usd,
+            turns=result.turns,
+            duration_seconds=elapsed,
+            error=result.error,
+            agent=DESCRIPTION,
+        )
+
+    def _perform(
+        self, brief: AgentBrief, fault: Fault | None, agent: Agent | None, stop: threading.Event
+    ) -> AgentResult:
+        if agent is None:
+            return self._result(AgentStatus.FAILED, 0, error=f"no scripted agent for {brief.phase}")
+        if fault is Fault.HANG:
+            stop.wait()
+            return self._result(AgentStatus.TIMEOUT, 0, error="the agent hung")
+        if fault is Fault.FAIL:
+            return self._result(AgentStatus.FAILED, 0, error="scripted fault: the agent failed")
+        if fault is Fault.CRASH:
+            raise RuntimeError("scripted fault: the agent process died")
+        if fault is Fault.EXCEED_BUDGET:
+            cap = brief.limits.max_usd or 1.0
+            return self._result(
+                AgentStatus.BUDGET_EXCEEDED, 0, cost=cap + 0.01,
+                error=f"scripted fault: spent more than ${cap:.2f}",
+            )  # fmt: skip
+        if fault is Fault.EXCEED_TURNS:
+            return self._result(
+                AgentStatus.TURNS_EXCEEDED, 0, turns=brief.limits.max_turns,
+                error=f"scripted fault: reached {brief.limits.max_turns} turns",
+            )  # fmt: skip
+        if fault is Fault.INVALID_RESULT:
+            return self._result(AgentStatus.OK, 0, result={"unexpected": "scripted fault"})
+        if fault is Fault.ESCALATE:
+            return self._result(
+                AgentStatus.OK, 0, result={"escalate": "scripted fault: the agent asks a person"}
+            )
+        if fault is Fault.WRITE_OUTSIDE:
+            stray = Path(brief.facts.get("repository", brief.workdir)) / "stray-from-agent.txt"
+            stray.write_text("written outside the worktree\n")
+        if fault is Fault.NEEDS_ITERATION:
+            brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
+        return self._result(AgentStatus.OK, 0, result=agent(brief))
+
+    @staticmethod
+    def _result(
+        status: AgentStatus,
+        elapsed: float,
+        *,
+        result: Mapping[str, Any] | None = None,
+        cost: float = 0.0,
+        turns: int = 1,
+        error: str = "",
+    ) -> AgentResult:
+        return AgentResult(
+            status=status,
+            result=result,
+            cost_usd=cost,
+            turns=turns,
+            duration_seconds=elapsed,
+            error=error,
+            agent=DESCRIPTION,
+        )

@@ -1,0 +1,85 @@
+"""The document parts phases act on: file lists, plan phases and checkboxes, diffs."""
+
+from __future__ import annotations
+
+from ralph.artifacts import diff_blocks, files_under, plan_phases, tick_phase
+
+PLAN = """---
+status: draft
+---
+# Greeting - Atomic Implementation Plan
+
+## Overview
+
+## Phase 1: GH-2 Add the helper
+
+### Changes Required
+
+```diff
+--- a/greet.py
++++ b/greet.py
+@@ -1 +1 @@
+-x
++y
+```
+
+### Success Criteria
+
+#### Automated Verification
+- [x] Tests pass: `pytest`
+- [x] Lint passes
+
+#### Manual Verification
+- [ ] Read it
+
+## Phase 2: GH-0003 Use the helper
+
+### Success Criteria
+
+#### Automated Verification:
+- [ ] Tests pass: `pytest`
+
+#### Manual Verification
+- [ ] Try it
+
+## Integration Testing
+- [ ] not a phase box
+"""
+
+
+def test_plan_phases_are_read_with_their_issue_and_checkboxes():
+    phases = plan_phases(PLAN)
+    assert [(p.number, p.issue, p.done) for p in phases] == [(1, 2, True), (2, 3, False)]
+    assert [box.text for box in phases[0].automated] == ["Tests pass: `pytest`", "Lint passes"]
+    assert [box.checked for box in phases[0].manual] == [False]
+    assert "Integration Testing" not in phases[1].body
+
+
+def test_ticking_a_phase_ticks_only_its_automated_boxes():
+    ticked = tick_phase(PLAN, 2)
+    phases = plan_phases(ticked)
+    assert phases[1].done
+    assert not any(box.checked for box in phases[1].manual)
+    assert "- [ ] not a phase box" in ticked
+    assert tick_phase(ticked, 2) == ticked
+
+
+def test_a_phase_without_automated_boxes_is_not_done():
+    assert not plan_phases("## Phase 1: GH-1 x\n\nno criteria\n")[0].done
+
+
+def test_diff_blocks_are_extracted_in_order():
+    assert diff_blocks(PLAN) == ["--- a/greet.py\n+++ b/greet.py\n@@ -1 +1 @@\n-x\n+y\n"]
+
+
+def test_files_under_a_heading_are_the_backticked_paths_of_its_list():
+    research = """## Files Affected
+### Will Modify
+- `src/a.py` - the parser
+- `src/b.py` - and `not/this.py`
+### Will Read (Dependencies)
+- `src/c.py` - read only
+"""
+    assert files_under(research, "### Will Modify") == ["src/a.py", "src/b.py"]
+    assert files_under(research, "Will Read (Dependencies)") == ["src/c.py"]
+    assert files_under(research, "### Nowhere") == []
