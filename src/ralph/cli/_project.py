@@ -8,11 +8,11 @@ from pathlib import Path
 
 import typer
 
-from ralph.config import Config, find_config, load_config, open_tracker
+from ralph.config import Config, Project, find_config, load_config, open_project, open_tracker
 from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker
 
-__all__ = ["project_config", "project_tracker", "store_url"]
+__all__ = ["open_project_of", "project_config", "project_tracker", "store_url"]
 
 
 def _explicit_store(ctx: typer.Context) -> str | None:
@@ -39,3 +39,10 @@ def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
     config = project_config()
     with open_tracker(config, store_url=_explicit_store(ctx)) as tracker:
         yield config, tracker
+
+
+@contextmanager
+def open_project_of(ctx: typer.Context) -> Iterator[Project]:
+    """The project of the working directory: its configuration, tracker, store and git."""
+    with open_project(project_config(), store_url=_explicit_store(ctx)) as project:
+        yield project

@@ -57,8 +57,9 @@ class MergePhase(Phase):
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         primary = members[0]
-        pr = _request_for(ctx, primary)
-        assert pr is not None  # checked
+        found = _request_for(ctx, primary)
+        assert found is not None  # checked
+        pr = ctx.tracker.get_pull_request(found.number)  # mergeability and checks, fresh
         failing = {name: state for name, state in pr.checks.items() if state not in _PASSING}
         if failing:
             listed = ", ".join(f"{name}: {state}" for name, state in sorted(failing.items()))

@@ -76,6 +76,21 @@ def _default_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def _is_dead_local_process(owner: str) -> bool:
+    """Whether ``owner`` names a process of this machine that no longer runs (a run that
+    crashed: its locks can be taken at once instead of after their lease)."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 class PhaseRunner:
     def __init__(
         self,
@@ -122,15 +137,24 @@ class PhaseRunner:
         lease = self.limits.timeout_seconds * self.max_attempts + 600
         try:
             for n in sorted(numbers):  # one order everywhere: no deadlock between runners
-                self.project.store.acquire_issue_lock(
-                    self._repo, n, self.owner, token, lease_seconds=lease
-                )
+                self._acquire(n, token, lease)
                 held.append(n)
         except IssueLocked as locked:
             for n in held:
                 self.project.store.release_issue_lock(self._repo, n, self.owner, token)
             raise PhaseRefused(f"{locked}; wait for that run to finish") from None
         return held
+
+    def _acquire(self, number: int, token: str, lease: float) -> None:
+        store = self.project.store
+        try:
+            store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
+        except IssueLocked as locked:
+            if not _is_dead_local_process(locked.holder):
+                raise
+            store.break_issue_lock(self._repo, number, locked.holder)
+            logger.info("took the lock of a crashed run", extra={"holder": locked.holder})
+            store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
 
     def _run_locked(
         self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...]

@@ -14,9 +14,11 @@ from ralph.runtimes._model import (
     IssueContext,
     Limits,
 )
+from ralph.runtimes._open import RUNTIMES, open_runtime
 from ralph.runtimes._runtime import AgentRuntime
 
 __all__ = [
+    "RUNTIMES",
     "AgentBrief",
     "AgentResult",
     "AgentRuntime",
@@ -24,4 +26,5 @@ __all__ = [
     "Document",
     "IssueContext",
     "Limits",
+    "open_runtime",
 ]

@@ -484,6 +484,14 @@ class MemoryStore(TaskStore):
         with self._lock:
             return self._locks.get((repo, number))
 
+    def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
+        with self._lock:
+            held = self._locks.get((repo, number))
+            if held is None or held.owner != owner:
+                return False
+            del self._locks[(repo, number)]
+            return True
+
     # -- checkpoints ----------------------------------------------------------------------
 
     def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:

@@ -839,6 +839,14 @@ class SqlStore(TaskStore):
             )
         return IssueLock(**row) if row is not None else None
 
+    def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
+        with self._write() as tx:
+            held = self._held_lock(tx, repo, number)
+            if held is None or held["owner"] != owner:
+                return False
+            tx.run("DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number))
+            return True
+
     # -- checkpoints ----------------------------------------------------------------------
 
     def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:

@@ -234,6 +234,11 @@ class TaskStore(abc.ABC):
     @abc.abstractmethod
     def get_issue_lock(self, repo: str, number: int) -> IssueLock | None: ...
 
+    @abc.abstractmethod
+    def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
+        """Drop the lock if ``owner`` still holds it (for a holder known to be dead, such
+        as a process on this machine that no longer exists). True when dropped."""
+
     # -- checkpoints ----------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -528,6 +528,13 @@ class TestIssueLocks:
         assert store.get_issue_lock("o/r", 42) is None
         store.release_issue_lock("o/r", 42, "w1", "t1")  # no-op
 
+    def test_a_lock_is_broken_only_while_the_named_owner_holds_it(self, store):
+        store.acquire_issue_lock("o/r", 42, "w1", "t1")
+        assert not store.break_issue_lock("o/r", 42, "w2")
+        assert store.break_issue_lock("o/r", 42, "w1")
+        assert store.get_issue_lock("o/r", 42) is None
+        assert not store.break_issue_lock("o/r", 42, "w1")
+
     def test_an_expired_lock_can_be_taken_over(self, store, clock):
         store.acquire_issue_lock("o/r", 42, "w1", "t1", lease_seconds=5)
         clock.advance(6)

@@ -1,0 +1,65 @@
+"""``ralph run PHASE N`` and ``ralph approve N``: one phase on one issue, by hand."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ralph.cli._project import open_project_of
+from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, approve
+from ralph.runtimes import RUNTIMES, open_runtime
+
+__all__ = ["approve_command", "run_command"]
+
+#: Exit code when the phase ran but did not succeed (escalated or failed).
+EXIT_PHASE_FAILED = 1
+
+
+def _print(outcome: PhaseOutcome, agent: str) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    issues = ", ".join(f"#{n}" for n in outcome.issues)
+    console.print(f"[bold]{outcome.phase}[/bold] {issues} — {agent}")
+    for line in outcome.lines:
+        console.print(f"  {line}", markup=False)
+    if outcome.agent_runs:
+        seconds = sum(run.duration_seconds for run in outcome.agent_runs)
+        console.print(
+            f"  agent runs: {len(outcome.agent_runs)}, ${outcome.cost_usd:.2f}, {seconds:.1f}s",
+            markup=False,
+        )
+    console.print(f"  result: {outcome.status.value}", markup=False)
+
+
+def run_command(
+    ctx: typer.Context,
+    phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
+    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+    agent: Annotated[
+        str, typer.Option("--agent", help=f"Agent runtime: {', '.join(RUNTIMES)}.")
+    ] = "scripted",
+    attempts: Annotated[
+        int, typer.Option("--attempts", min=1, help="Agent attempts before escalating.")
+    ] = 2,
+) -> None:
+    """Run one phase on one issue (a group phase on the issue's whole group)."""
+    runtime = open_runtime(agent)
+    with open_project_of(ctx) as project:
+        outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
+    _print(outcome, runtime.description)
+    if not outcome.ok:
+        raise typer.Exit(EXIT_PHASE_FAILED)
+
+
+def approve_command(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+) -> None:
+    """Approve the plan for an issue (a human gate): its issues move to In Progress."""
+    with open_project_of(ctx) as project:
+        approved = approve(project, number)
+    listed = ", ".join(f"#{i.number}" for i in approved)
+    Console(highlight=False, soft_wrap=True).print(
+        f"Approved the plan for {listed}: In Progress. Next: ralph run implement {number}"
+    )

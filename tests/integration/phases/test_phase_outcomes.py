@@ -1,0 +1,142 @@
+"""What each phase does to the board: triage's decisions, the review loop, merges that
+conflict, and worktrees that are kept when they hold work."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.phases import PhaseStatus
+from ralph.runtimes.scripted import Fault
+from ralph.tracker import CloseReason
+from ralph.workflow import Estimate
+from ralph.workflow import WorkflowState as S
+
+from .conftest import Sample
+
+# -- triage -----------------------------------------------------------------------------------
+
+
+def test_triage_moves_a_valid_issue_to_research_and_estimates_it(sample: Sample):
+    number = sample.tracker.create_issue("Fix the greeting", body="Short.", state=S.BACKLOG).number
+    outcome = sample.run("triage", number)
+    assert outcome.status is PhaseStatus.DONE
+    issue = sample.tracker.get_issue(number)
+    assert (issue.workflow_state, issue.estimate) == (S.RESEARCH_NEEDED, Estimate.XS)
+    assert any("Moved to Research Needed for investigation." in c for c in sample.comments(number))
+    assert "ralph-triage" in issue.labels
+
+
+def test_triage_closes_a_duplicate(sample: Sample):
+    original = sample.issue()
+    number = sample.issue("Farewell again", body="Triage: close duplicate of #1", state=S.BACKLOG)
+    sample.through(number, "triage")
+    issue = sample.tracker.get_issue(number)
+    assert (issue.workflow_state, issue.close_reason) == (S.DONE, CloseReason.DUPLICATE)
+    assert any("Duplicate of #1." in c for c in sample.comments(number))
+    assert sample.state(original) is S.RESEARCH_NEEDED
+
+
+def test_triage_orders_related_issues_and_says_so(sample: Sample):
+    first = sample.issue("Base", body="Base work.", state=S.BACKLOG)
+    second = sample.issue("On top", body="Triage: research\nRelated: #1 after", state=S.BACKLOG)
+    sample.through(second, "triage")
+    assert sample.tracker.get_issue(second).blocked_by == (first,)
+    grouped = next(c for c in sample.comments(second) if c.startswith("## Grouped"))
+    assert "**Implementation order**:\n1. #1\n2. #2" in grouped
+
+
+def test_triage_escalation_still_marks_the_issue_triaged(sample: Sample):
+    number = sample.issue("Unclear", body="Triage: escalate which API?", state=S.BACKLOG)
+    outcome = sample.run("triage", number)
+    assert outcome.status is PhaseStatus.ESCALATED
+    assert sample.state(number) is S.HUMAN_NEEDED
+    assert sample.comments(number)[-1].startswith(
+        "Escalation: the agent asks for a person: which API?"
+    )
+
+
+# -- review loop ------------------------------------------------------------------------------
+
+
+def test_needs_iteration_sends_the_plan_back_and_a_second_review_approves(sample: Sample):
+    number = sample.issue()
+    sample.through(number, "research", "plan")
+    outcome = sample.run("review", number, ("review", Fault.NEEDS_ITERATION))
+    assert outcome.status is PhaseStatus.DONE
+    issue = sample.tracker.get_issue(number)
+    assert issue.workflow_state is S.READY_FOR_PLAN
+    assert "needs-iteration" in issue.labels
+    verdict = next(c for c in sample.comments(number) if "VERDICT: NEEDS_ITERATION" in c)
+    assert "Issues identified:" in verdict
+    assert "Run `ralph run plan 1` to address these issues." in verdict
+
+    sample.through(number, "plan", "review")
+    issue = sample.tracker.get_issue(number)
+    assert issue.workflow_state is S.IN_PROGRESS
+    assert "needs-iteration" not in issue.labels
+
+
+# -- merge ------------------------------------------------------------------------------------
+
+
+def _to_review(sample: Sample) -> int:
+    number = sample.issue()
+    sample.through(number, "research", "plan", "review", "implement", "pr")
+    return number
+
+
+def test_a_merge_that_conflicts_escalates_and_keeps_the_branch(sample: Sample):
+    number = _to_review(sample)
+    sample.repo.commit(
+        "main", {"greet/core.py": "def greet(name):\n    return name\n"}, "elsewhere"
+    )
+    outcome = sample.run("merge", number)
+    assert outcome.status is PhaseStatus.ESCALATED
+    assert (
+        "feature/GH-1 conflicts with main and does not rebase cleanly (greet/core.py)"
+        in outcome.error
+    )
+    assert sample.state(number) is S.HUMAN_NEEDED
+    assert (sample.repo.path / "worktrees" / "GH-1").is_dir()
+    assert sample.repo.has("feature/GH-1")
+
+
+def test_a_branch_behind_main_still_merges(sample: Sample):
+    number = _to_review(sample)
+    sample.repo.commit("main", {"NEWS.md": "news\n"}, "unrelated")
+    sample.through(number, "merge")
+    assert sample.state(number) is S.DONE
+    assert "def farewell" in sample.repo.show("main", "greet/core.py")
+    assert sample.repo.show("main", "NEWS.md") == "news"
+
+
+def test_a_worktree_with_uncommitted_work_is_kept_after_the_merge(sample: Sample):
+    number = _to_review(sample)
+    (sample.repo.path / "worktrees" / "GH-1" / "notes.txt").write_text("mine\n")
+    outcome = sample.run("merge", number)
+    assert outcome.status is PhaseStatus.DONE
+    assert "Kept worktree worktrees/GH-1: it has uncommitted changes: notes.txt." in outcome.lines
+    assert (sample.repo.path / "worktrees" / "GH-1" / "notes.txt").exists()
+
+
+def test_failing_tests_fail_the_implementation(sample: Sample):
+    number = sample.issue(
+        body="Break it.\n\n```diff\n--- a/greet/core.py\n+++ b/greet/core.py\n@@ -1,2 +1,2 @@\n"
+        ' def greet(name):\n-    return f"Hello, {name}!"\n+    return name\n```\n'
+    )
+    sample.through(number, "research", "plan", "review")
+    outcome = sample.run("implement", number)
+    assert outcome.status is PhaseStatus.ESCALATED
+    assert "the tests fail in the worktree" in outcome.error
+    assert sample.state(number) is S.HUMAN_NEEDED
+    assert (sample.repo.path / "worktrees" / "GH-1").is_dir()  # preserved for a person
+
+
+@pytest.mark.parametrize("phase", ["research", "plan", "review", "implement", "pr", "merge"])
+def test_the_persons_checkout_is_never_touched(sample: Sample, phase):
+    (sample.repo.path / "scratch.txt").write_text("the person's own file\n")
+    number = sample.issue()
+    phases = ["research", "plan", "review", "implement", "pr", "merge"]
+    sample.through(number, *phases[: phases.index(phase) + 1])
+    status = sample.repo._git("status", "--porcelain")
+    assert status == "?? scratch.txt"

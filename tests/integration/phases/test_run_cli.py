@@ -1,0 +1,101 @@
+"""``ralph run PHASE N`` and ``ralph approve N`` in an initialised project: what a person
+types to move an epic from Backlog to Done with the scripted agent."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ralph.cli import main
+
+from ..conftest import Project as Repo
+from ..conftest import git
+from .conftest import CORE, EPIC, INIT, TESTS
+
+
+@pytest.fixture
+def ralph(tmp_path, monkeypatch, capsys):
+    repo = Repo(tmp_path / "sample")
+    repo.commit(
+        "main",
+        {"greet/__init__.py": INIT, "greet/core.py": CORE, "tests/__init__.py": "",
+         "tests/test_greet.py": TESTS},
+        "the greeting library",
+    )  # fmt: skip
+    git(repo.path, "reset", "-q", "--hard")
+    monkeypatch.chdir(repo.path)
+    for variable in [v for v in os.environ if v.startswith("RALPH_")]:
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
+
+    def run(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as info:
+            main(list(args))
+        out, err = capsys.readouterr()
+        return info.value.code or 0, out, err
+
+    assert run("init")[0] == 0
+    return run
+
+
+def test_ralph_run_takes_an_epic_from_backlog_to_done(ralph):
+    code, _, err = ralph("issue", "new", "Say goodbye", "--body", EPIC, "--estimate", "M")
+    assert code == 0, err
+    code, out, _ = ralph("run", "triage", "1")
+    assert code == 0
+    assert "triage #1 — simulated agent (scripted)" in out
+    assert "Triaged #1: SPLIT." in out
+    code, out, _ = ralph("run", "split", "1")
+    assert "Split #1 into 3 sub-issues; it stays the epic." in out
+    for child in ("2", "3", "4"):
+        code, out, _ = ralph("run", "research", child)
+        assert code == 0, out
+        assert "Status: Ready for Plan." in out
+    code, out, _ = ralph("run", "plan", "3")
+    assert "Plan complete for 3 issue(s)" in out
+    code, out, _ = ralph("approve", "2")
+    assert "Approved the plan for #2, #3, #4: In Progress." in out
+    for phase in ("implement", "pr", "merge"):
+        code, out, err = ralph("run", phase, "2")
+        assert code == 0, (phase, out, err)
+    assert "Merged pull request #5 into main" in out
+    code, out, _ = ralph("issue", "list", "--json", "--all")
+    assert code == 0
+    code, out, _ = ralph("run", "merge", "2")
+    assert "result: already_done" in out
+
+
+def test_a_refused_phase_is_one_line_and_exit_2(ralph):
+    ralph("issue", "new", "Small", "--state", "Backlog", "--estimate", "XS")
+    code, _, err = ralph("run", "research", "1")
+    assert code == 2
+    assert err.strip() == ("ralph: error: research takes issues in Research Needed; #1 is Backlog")
+    code, _, err = ralph("run", "deploy", "1")
+    assert code == 2
+    assert "unknown phase 'deploy'; phases are: triage, split, research" in err
+    code, _, err = ralph("run", "research", "1", "--agent", "gpt")
+    assert code == 2
+    assert "unknown agent 'gpt'" in err
+
+
+def test_an_escalated_phase_exits_1(ralph, monkeypatch):
+    ralph("issue", "new", "Small", "--state", "Research Needed", "--estimate", "XS")
+    monkeypatch.setenv("RALPH_SCRIPTED_FAULTS", "research=invalid-result*2")
+    code, out, _ = ralph("run", "research", "1")
+    assert code == 1
+    assert "result: escalated" in out
+    assert "Escalated #1 to Human Needed" in out
+
+
+def test_the_installed_command_runs_a_phase(ralph, tmp_path):
+    ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
+    done = subprocess.run(
+        [sys.executable, "-m", "ralph", "run", "research", "1"],
+        capture_output=True, text=True, check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Research complete for #1" in done.stdout
