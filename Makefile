@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store bench-tracker clean
+.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ bench-store: $(VENV)/.synced
 
 bench-tracker: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_tracker.py
+
+bench-phases: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_phases.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from ralph.config import Config, Project
+from ralph.demo import EPIC_BODY, EPIC_TITLE, create_sample_repository
+from ralph.demo._sample import FAREWELL
 from ralph.git import GitRepo
 from ralph.phases import PhaseOutcome, PhaseRunner
 from ralph.runtimes import Limits
@@ -21,73 +23,8 @@ from ralph.tracker import LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
 from ..conftest import Project as Repo
-from ..conftest import git
 
 DAY = date(2026, 11, 22)
-
-CORE = 'def greet(name):\n    return f"Hello, {name}!"\n'
-INIT = "from greet.core import greet\n"
-TESTS = """import unittest
-
-import greet
-
-
-class GreetTest(unittest.TestCase):
-    def test_greet(self):
-        self.assertEqual(greet.greet("Ada"), "Hello, Ada!")
-"""
-
-FAREWELL = """```diff
---- a/greet/core.py
-+++ b/greet/core.py
-@@ -1,2 +1,6 @@
- def greet(name):
-     return f"Hello, {name}!"
-+
-+
-+def farewell(name):
-+    return f"Goodbye, {name}!"
-```"""
-
-EXPORT = """```diff
---- a/greet/__init__.py
-+++ b/greet/__init__.py
-@@ -1 +1 @@
--from greet.core import greet
-+from greet.core import farewell, greet
-```"""
-
-TEST_FAREWELL = """```diff
---- a/tests/test_greet.py
-+++ b/tests/test_greet.py
-@@ -6,3 +6,6 @@ import greet
- class GreetTest(unittest.TestCase):
-     def test_greet(self):
-         self.assertEqual(greet.greet("Ada"), "Hello, Ada!")
-+
-+    def test_farewell(self):
-+        self.assertEqual(greet.farewell("Ada"), "Goodbye, Ada!")
-```"""
-
-EPIC = f"""The greeting library should say goodbye too.
-
-## Split
-
-### XS: Add a farewell function
-Add `farewell(name)` next to `greet` in the core module.
-
-{FAREWELL}
-
-### XS: Export farewell from the package (after 1)
-Make `greet.farewell` importable.
-
-{EXPORT}
-
-### S: Test the farewell (after 2)
-Cover `farewell` in the test suite.
-
-{TEST_FAREWELL}
-"""
 
 
 @dataclass
@@ -123,7 +60,7 @@ class Sample:
 
     def epic(self) -> int:
         return self.tracker.create_issue(
-            "Say goodbye", body=EPIC, state=WorkflowState.BACKLOG, estimate=Estimate.M
+            EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG, estimate=Estimate.M
         ).number
 
     def issue(
@@ -144,14 +81,8 @@ class Sample:
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Iterator[Sample]:
+    create_sample_repository(tmp_path / "sample")
     repo = Repo(tmp_path / "sample")
-    repo.commit(
-        "main",
-        {"greet/__init__.py": INIT, "greet/core.py": CORE, "tests/__init__.py": "",
-         "tests/test_greet.py": TESTS},
-        "the greeting library",
-    )  # fmt: skip
-    git(repo.path, "reset", "-q", "--hard")
     config = Config(
         root=repo.path,
         repo="sample",

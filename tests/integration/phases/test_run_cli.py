@@ -10,22 +10,14 @@ import sys
 import pytest
 
 from ralph.cli import main
+from ralph.demo import EPIC_BODY, create_sample_repository
 
 from ..conftest import Project as Repo
-from ..conftest import git
-from .conftest import CORE, EPIC, INIT, TESTS
 
 
 @pytest.fixture
 def ralph(tmp_path, monkeypatch, capsys):
-    repo = Repo(tmp_path / "sample")
-    repo.commit(
-        "main",
-        {"greet/__init__.py": INIT, "greet/core.py": CORE, "tests/__init__.py": "",
-         "tests/test_greet.py": TESTS},
-        "the greeting library",
-    )  # fmt: skip
-    git(repo.path, "reset", "-q", "--hard")
+    repo = Repo(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
     for variable in [v for v in os.environ if v.startswith("RALPH_")]:
         monkeypatch.delenv(variable)
@@ -42,7 +34,7 @@ def ralph(tmp_path, monkeypatch, capsys):
 
 
 def test_ralph_run_takes_an_epic_from_backlog_to_done(ralph):
-    code, _, err = ralph("issue", "new", "Say goodbye", "--body", EPIC, "--estimate", "M")
+    code, _, err = ralph("issue", "new", "Say goodbye", "--body", EPIC_BODY, "--estimate", "M")
     assert code == 0, err
     code, out, _ = ralph("run", "triage", "1")
     assert code == 0

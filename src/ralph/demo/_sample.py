@@ -1,0 +1,100 @@
+"""The sample project the demo and the tests drive: a tiny greeting library with tests,
+and an M-sized epic whose body the scripted analyst splits into three sub-issues, each
+carrying the diff the scripted builder applies."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+__all__ = ["EPIC_BODY", "EPIC_TITLE", "SAMPLE_FILES", "create_sample_repository"]
+
+CORE = 'def greet(name):\n    return f"Hello, {name}!"\n'
+INIT = "from greet.core import greet\n"
+TESTS = """import unittest
+
+import greet
+
+
+class GreetTest(unittest.TestCase):
+    def test_greet(self):
+        self.assertEqual(greet.greet("Ada"), "Hello, Ada!")
+"""
+
+FAREWELL = """```diff
+--- a/greet/core.py
++++ b/greet/core.py
+@@ -1,2 +1,6 @@
+ def greet(name):
+     return f"Hello, {name}!"
++
++
++def farewell(name):
++    return f"Goodbye, {name}!"
+```"""
+
+EXPORT = """```diff
+--- a/greet/__init__.py
++++ b/greet/__init__.py
+@@ -1 +1 @@
+-from greet.core import greet
++from greet.core import farewell, greet
+```"""
+
+TEST_FAREWELL = """```diff
+--- a/tests/test_greet.py
++++ b/tests/test_greet.py
+@@ -6,3 +6,6 @@ import greet
+ class GreetTest(unittest.TestCase):
+     def test_greet(self):
+         self.assertEqual(greet.greet("Ada"), "Hello, Ada!")
++
++    def test_farewell(self):
++        self.assertEqual(greet.farewell("Ada"), "Goodbye, Ada!")
+```"""
+
+EPIC_BODY = f"""The greeting library should say goodbye too.
+
+## Split
+
+### XS: Add a farewell function
+Add `farewell(name)` next to `greet` in the core module.
+
+{FAREWELL}
+
+### XS: Export farewell from the package (after 1)
+Make `greet.farewell` importable.
+
+{EXPORT}
+
+### S: Test the farewell (after 2)
+Cover `farewell` in the test suite.
+
+{TEST_FAREWELL}
+"""
+
+EPIC_TITLE = "Say goodbye"
+
+SAMPLE_FILES = {
+    "greet/__init__.py": INIT,
+    "greet/core.py": CORE,
+    "tests/__init__.py": "",
+    "tests/test_greet.py": TESTS,
+}
+
+
+def create_sample_repository(path: Path) -> Path:
+    """A git repository at ``path`` with the sample files committed on ``main``."""
+    path.mkdir(parents=True, exist_ok=True)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    for name, text in SAMPLE_FILES.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    git("add", "-A")
+    git("-c", "user.name=Ralph demo", "-c", "user.email=demo@localhost",
+        "commit", "-q", "-m", "The greeting library")  # fmt: skip
+    return path
