@@ -262,6 +262,12 @@ PUBLIC = {
         "ScriptedRuntime",
         "parse_faults",
     ],
+    "ralph.demo": [
+        "EPIC_BODY",
+        "EPIC_TITLE",
+        "SAMPLE_FILES",
+        "create_sample_repository",
+    ],
     "ralph.dashboard": [
         "DAY_SECONDS",
         "Dashboard",

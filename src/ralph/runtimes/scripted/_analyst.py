@@ -151,6 +151,8 @@ type: research
 
 # Research: GH-{issue.number} {issue.title}
 
+> Written by a simulated agent (Ralph's scripted runtime), not by a model.
+
 ## Problem Statement
 
 {issue.body.split("```")[0].strip() or issue.title}

@@ -92,6 +92,8 @@ primary_issue: {primary.number}
 
 # {primary.title} - Atomic Implementation Plan
 
+> Written by a simulated agent (Ralph's scripted runtime), not by a model.
+
 ## Overview
 
 | Phase | Issue | Title | Estimate |
@@ -172,6 +174,8 @@ type: critique
 ---
 
 # Plan critique: GH-{primary.number} {primary.title}
+
+> Written by a simulated agent (Ralph's scripted runtime), not by a model.
 
 ## Verdict
 
