@@ -42,11 +42,11 @@ class PlanPhase(Phase):
         return group_members(ctx, issue)
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
-        seed = next(i for i in members)
-        if is_earlier_state(WorkflowState.PLAN_IN_PROGRESS, seed.workflow_state):
-            found = ctx.find(ArtifactKind.PLAN, seed)
-            if found is not None:
-                raise AlreadyDone(f"#{seed.number} is planned already: {found.path}")
+        for issue in members:  # a member past planning has its plan (the seed may be one)
+            if is_earlier_state(WorkflowState.PLAN_IN_PROGRESS, issue.workflow_state):
+                found = ctx.find(ArtifactKind.PLAN, issue)
+                if found is not None:
+                    raise AlreadyDone(f"#{issue.number} is planned already: {found.path}")
         waiting = [i for i in members if i.workflow_state not in _READY]
         if waiting:
             listed = ", ".join(

@@ -31,12 +31,7 @@ class ResearchPhase(Phase):
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
         issue = members[0]
-        state = issue.workflow_state
-        past = (
-            state is not None
-            and state not in (WorkflowState.HUMAN_NEEDED,)
-            and (is_earlier_state(WorkflowState.RESEARCH_IN_PROGRESS, state))
-        )
+        past = is_earlier_state(WorkflowState.RESEARCH_IN_PROGRESS, issue.workflow_state)
         found = ctx.find(ArtifactKind.RESEARCH, issue)
         if past and found is not None:
             raise AlreadyDone(f"#{issue.number} is researched already: {found.path}")

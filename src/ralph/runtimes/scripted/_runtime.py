@@ -121,7 +121,7 @@ class ScriptedRuntime(AgentRuntime):
         thread.join(brief.limits.timeout_seconds)
         finished.set()  # a hanging agent wakes up and gives up
         elapsed = time.monotonic() - started
-        if thread.is_alive() or "timeout" in outcome:
+        if thread.is_alive():
             return self._result(
                 AgentStatus.TIMEOUT,
                 elapsed,
