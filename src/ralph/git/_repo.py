@@ -124,16 +124,22 @@ class GitRepo:
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
         return result.returncode == 0
 
-    def worktree_of(self, branch: str) -> Path | None:
-        """The worktree that has ``branch`` checked out, if any."""
+    def worktrees(self) -> dict[Path, str | None]:
+        """Every worktree of the repository -> its checked-out branch (None: detached)."""
         listing = self.git("worktree", "list", "--porcelain", what="list worktrees")
-        path = None
+        found: dict[Path, str | None] = {}
+        current: Path | None = None
         for line in listing.splitlines():
             if line.startswith("worktree "):
-                path = Path(line.removeprefix("worktree "))
-            elif line == f"branch refs/heads/{branch}" and path is not None:
-                return path
-        return None
+                current = Path(line.removeprefix("worktree ")).resolve()
+                found[current] = None
+            elif line.startswith("branch refs/heads/") and current is not None:
+                found[current] = line.removeprefix("branch refs/heads/")
+        return found
+
+    def worktree_of(self, branch: str) -> Path | None:
+        """The worktree that has ``branch`` checked out, if any."""
+        return next((path for path, held in self.worktrees().items() if held == branch), None)
 
     def identity_env(self) -> dict[str, str]:
         env = {}

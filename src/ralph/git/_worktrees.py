@@ -50,25 +50,12 @@ class Worktrees:
     def path(self, worktree_id: str) -> Path:
         return self.root / worktree_id
 
-    def _registered(self) -> dict[Path, str | None]:
-        """Worktree path -> checked-out branch (None when detached)."""
-        listing = self.repo.git("worktree", "list", "--porcelain", what="list worktrees")
-        found: dict[Path, str | None] = {}
-        current: Path | None = None
-        for line in listing.splitlines():
-            if line.startswith("worktree "):
-                current = Path(line.removeprefix("worktree ")).resolve()
-                found[current] = None
-            elif line.startswith("branch refs/heads/") and current is not None:
-                found[current] = line.removeprefix("branch refs/heads/")
-        return found
-
     def ensure(self, worktree_id: str, branch: str, base: str) -> Worktree:
         """The worktree ``worktree_id`` on ``branch``: reused when it exists, else created
         (the branch too, from ``base``, if it does not exist yet)."""
         self.repo.exclude(f"/{WORKTREES}/")
         path = self.path(worktree_id)
-        registered = self._registered()
+        registered = self.repo.worktrees()
         if path.exists():
             if path.resolve() not in registered:
                 raise GitError(
@@ -95,7 +82,7 @@ class Worktrees:
         """Remove the worktree if nothing would be lost: no uncommitted changes and no
         commit that ``base`` lacks. The branch itself is kept."""
         path = self.path(worktree_id)
-        branch = self._registered().get(path.resolve())
+        branch = self.repo.worktrees().get(path.resolve())
         if not path.exists():
             return Pruned(False)
         dirty = sorted(working_changes(self.repo, path))

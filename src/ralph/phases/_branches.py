@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.artifacts import ArtifactKind, parse_frontmatter
 from ralph.phases._context import PhaseContext
+from ralph.phases._group import plan_fields
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
 
@@ -28,9 +28,7 @@ def worktree_id(ctx: PhaseContext, members: Sequence[Issue]) -> str:
         parent = ctx.tracker.get_issue(primary.parent)
         if parent.estimate in OVERSIZED_ESTIMATES:
             epic = parent.number
-    found = ctx.find(ArtifactKind.PLAN, primary)
-    fields, _ = parse_frontmatter(ctx.read_base(found.path) or "") if found else ({}, "")
-    if fields.get("stream_id") and epic is not None:
+    if plan_fields(ctx, primary).get("stream_id") and epic is not None:
         numbers = "-".join(str(n) for n in sorted(i.number for i in members))
         return f"GH-{epic}-stream-{numbers}"
     if epic is not None:

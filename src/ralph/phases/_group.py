@@ -3,6 +3,8 @@ issues a plan names (review, implementation, pull request)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ralph.artifacts import ArtifactKind, parse_frontmatter
 from ralph.errors import IssueNotFound
 from ralph.phases._context import PhaseContext
@@ -11,7 +13,7 @@ from ralph.pipeline import IssueRelations, detect_group
 from ralph.tracker import Issue
 from ralph.workflow import TERMINAL_STATES, WorkflowState, is_earlier_state
 
-__all__ = ["group_members", "plan_members"]
+__all__ = ["group_members", "plan_fields", "plan_members"]
 
 
 def _relations(ctx: PhaseContext, number: int) -> IssueRelations | None:
@@ -47,14 +49,20 @@ def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
     return members
 
 
-def plan_members(ctx: PhaseContext, issue: Issue) -> list[Issue]:
-    """The issues the issue's plan covers (frontmatter ``github_issues``), primary first."""
+def plan_fields(ctx: PhaseContext, issue: Issue) -> dict[str, Any]:
+    """The frontmatter of the issue's plan; PhaseRefused when it has none."""
     found = ctx.find(ArtifactKind.PLAN, issue)
     if found is None:
         raise PhaseRefused(
             f"#{issue.number} has no implementation plan; run ralph run plan {issue.number} first"
         )
     fields, _ = parse_frontmatter(ctx.read_base(found.path) or "")
+    return fields
+
+
+def plan_members(ctx: PhaseContext, issue: Issue) -> list[Issue]:
+    """The issues the issue's plan covers (frontmatter ``github_issues``), primary first."""
+    fields = plan_fields(ctx, issue)
     listed = fields.get("github_issues") or [fields.get("github_issue") or issue.number]
     numbers = [int(n) for n in listed if isinstance(n, int) or str(n).isdigit()]
     primary = fields.get("primary_issue")

@@ -71,8 +71,7 @@ class MergePhase(Phase):
         except MergeConflict as conflict:
             raise NeedsHuman(f"pull request #{pr.number} does not merge: {conflict}") from None
         commit = (merged.merge_commit or "")[:7]
-        for issue in members:
-            ctx.tracker.set_state(issue.number, WorkflowState.DONE, command=self.command)
+        for issue in members:  # merging moved them to Done (the tracker's rule)
             ctx.comment_once(
                 issue.number,
                 f"Merged pull request #{pr.number} ({pr.head} -> {pr.base}, {commit}). Done.\n",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date
 
 from ralph.artifacts import ArtifactKind, Verdict, critique_path, parse_verdict, review_comment
 from ralph.config import Project
@@ -115,8 +116,6 @@ class ReviewPhase(Phase):
 def approve(project: Project, number: int, *, actor: str = "human") -> list[Issue]:
     """A person approves the plan for ``number``: every issue the plan covers moves from
     Plan in Review to In Progress with an approving ``## Plan Review`` comment."""
-    from datetime import date
-
     ctx = PhaseContext(project, date.today())
     members = plan_members(ctx, project.tracker.get_issue(number))
     waiting = [i for i in members if i.workflow_state is not WorkflowState.PLAN_IN_REVIEW]

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["ESTIMATES", "result_schema"]
+__all__ = ["ESTIMATES", "TEXT", "result_schema"]
 
 ESTIMATES = ["XS", "S", "M", "L", "XL"]
-_TEXT = {"type": "string", "minLength": 1}
+#: A non-empty string.
+TEXT = {"type": "string", "minLength": 1}
 
 
 def result_schema(required: Sequence[str], properties: Mapping[str, Any]) -> dict[str, Any]:
@@ -21,6 +22,3 @@ def result_schema(required: Sequence[str], properties: Mapping[str, Any]) -> dic
             "escalate": {"type": "string", "description": "why a person is needed, if so"},
         },
     }
-
-
-TEXT = _TEXT

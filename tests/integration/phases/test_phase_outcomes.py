@@ -185,3 +185,14 @@ def test_the_brief_carries_the_documents_the_prompt_and_the_limits(sample: Sampl
     assert brief.limits.timeout_seconds == 10
     assert brief.result_schema["required"] == ["document", "summary"]
     assert brief.workdir.parent.name == "scratch"  # a throwaway checkout, not the person's
+
+
+def test_a_group_without_an_epic_works_in_its_primary_s_worktree(sample: Sample):
+    later = sample.issue("Export farewell", body="Export it.", estimate=Estimate.XS)
+    first = sample.issue()
+    sample.tracker.add_dependency(later, first)  # #1 waits for #2: #2 is the primary
+    sample.through(first, "research")
+    sample.through(later, "research", "plan", "review")
+    outcome = sample.run("implement", later)
+    assert outcome.issues == (first, later)
+    assert "Created worktree worktrees/GH-2 on feature/GH-2." in outcome.lines

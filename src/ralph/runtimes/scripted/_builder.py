@@ -5,13 +5,12 @@ each phase's diff, ticks its boxes and commits."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from ralph.artifacts import AUTOMATED, MANUAL, diff_blocks, files_under, plan_phases, tick_phase
+from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
 from ralph.runtimes.scripted._text import marker
 
@@ -189,11 +188,9 @@ type: critique
     return {"verdict": verdict, "issues": problems, "critique": critique, "summary": found}
 
 
-def _git(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=workdir, capture_output=True, text=True, check=check,
-        env={**os.environ, **_IDENTITY},
-    )  # fmt: skip
+def _git(workdir: Path, *args: str) -> str:
+    """git in the agent's worktree, committing as the simulated agent."""
+    return GitRepo(workdir).git(*args, what=f"git {args[0]}", env=_IDENTITY)
 
 
 def _apply(workdir: Path, diff: str) -> str | None:
@@ -201,12 +198,14 @@ def _apply(workdir: Path, diff: str) -> str | None:
     patch = workdir / ".git-scripted.patch"
     patch.write_text(diff)
     try:
-        if _git(workdir, "apply", "--check", str(patch), check=False).returncode == 0:
+        repo = GitRepo(workdir)
+        check = repo.run("apply", "--check", str(patch))
+        if check.returncode == 0:
             _git(workdir, "apply", str(patch))
             return None
-        if _git(workdir, "apply", "--reverse", "--check", str(patch), check=False).returncode == 0:
+        if repo.run("apply", "--reverse", "--check", str(patch)).returncode == 0:
             return None
-        return _git(workdir, "apply", "--check", str(patch), check=False).stderr.strip()
+        return check.stderr.strip()
     finally:
         patch.unlink()
 
@@ -237,7 +236,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         text = tick_phase(text, phase.number)
         _write(workdir, document.path, text)
         _git(workdir, "add", "-A")
-        changed = _git(workdir, "diff", "--cached", "--name-only").stdout.split()
+        changed = _git(workdir, "diff", "--cached", "--name-only").split()
         touched += changed
         title = re.sub(r"^GH-\d+\s*", "", phase.title)
         where = f"Phase {phase.number} of {len(phases)}: #{owner.number} - {owner.title}"

@@ -9,6 +9,7 @@ needs-iteration``) for tests that run Ralph as a subprocess.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import os
@@ -130,15 +131,7 @@ class ScriptedRuntime(AgentRuntime):
         if "error" in outcome:
             return self._result(AgentStatus.CRASHED, elapsed, error=outcome["error"])
         result: AgentResult = outcome["result"]
-        return AgentResult(
-            status=result.status,
-            result=result.result,
-            cost_usd=result.cost_usd,
-            turns=result.turns,
-            duration_seconds=elapsed,
-            error=result.error,
-            agent=DESCRIPTION,
-        )
+        return dataclasses.replace(result, duration_seconds=elapsed)
 
     def _perform(
         self, brief: AgentBrief, fault: Fault | None, agent: Agent | None, stop: threading.Event

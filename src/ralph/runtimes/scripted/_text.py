@@ -4,8 +4,9 @@ repository facts they base documents on."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
+
+from ralph.git import GitRepo
 
 __all__ = ["keywords", "marker", "markers", "repository_files"]
 
@@ -39,7 +40,5 @@ def keywords(text: str) -> list[str]:
 
 def repository_files(workdir: Path) -> list[str]:
     """Tracked files of the checkout at ``workdir``, documents excluded."""
-    listing = subprocess.run(
-        ["git", "ls-files"], cwd=workdir, capture_output=True, text=True, check=True
-    ).stdout
+    listing = GitRepo(workdir).git("ls-files", what="list the repository's files")
     return [path for path in listing.splitlines() if not path.startswith("thoughts/")]
