@@ -85,8 +85,10 @@ PUBLIC = {
     ],
     "ralph.config": [
         "CONFIG_FILE",
+        "AgentSettings",
         "Config",
         "InitResult",
+        "PhaseSettings",
         "Project",
         "find_config",
         "init_project",
@@ -256,6 +258,9 @@ PUBLIC = {
         "RUNTIMES",
         "open_runtime",
     ],
+    "ralph.runtimes.claude": ["ClaudeRuntime", "Outcome", "classify", "structured_result"],
+    "ralph.runtimes.command": ["PARSERS", "PLACEHOLDERS", "CommandRuntime", "Parsed"],
+    "ralph.mcp": ["PREFIX", "SERVER_NAME", "build_server"],
     "ralph.runtimes.scripted": [
         "FAULTS_VARIABLE",
         "Fault",

@@ -8,10 +8,11 @@ import typer
 from rich.console import Console
 
 from ralph.cli._project import open_project_of
+from ralph.config import Project
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, approve
-from ralph.runtimes import RUNTIMES, open_runtime
+from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
 
-__all__ = ["approve_command", "run_command"]
+__all__ = ["approve_command", "project_runtime", "run_command"]
 
 #: Exit code when the phase ran but did not succeed (escalated or failed).
 EXIT_PHASE_FAILED = 1
@@ -32,20 +33,38 @@ def _print(outcome: PhaseOutcome, agent: str) -> None:
     console.print(f"  result: {outcome.status.value}", markup=False)
 
 
+def project_runtime(project: Project, name: str | None) -> AgentRuntime:
+    """The runtime ``--agent`` names (or ralph.toml's), with the project's read-only
+    tracker tools for agents that take MCP servers in-process."""
+    settings = project.config.agent
+    name = name or settings.runtime
+    tools = None
+    if name == "claude":
+        from ralph.mcp import build_server
+
+        tools = build_server(project, read_only=True, actor="agent")
+    return open_runtime(name, settings, tools_server=tools)
+
+
 def run_command(
     ctx: typer.Context,
     phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
     number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
     agent: Annotated[
-        str, typer.Option("--agent", help=f"Agent runtime: {', '.join(RUNTIMES)}.")
-    ] = "scripted",
+        str | None,
+        typer.Option(
+            "--agent",
+            help=f"Agent runtime: {', '.join(RUNTIMES)} (default: [agent] runtime in ralph.toml).",
+            show_default=False,
+        ),
+    ] = None,
     attempts: Annotated[
         int, typer.Option("--attempts", min=1, help="Agent attempts before escalating.")
     ] = 2,
 ) -> None:
     """Run one phase on one issue (a group phase on the issue's whole group)."""
-    runtime = open_runtime(agent)
     with open_project_of(ctx) as project:
+        runtime = project_runtime(project, agent)
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)
     if not outcome.ok:

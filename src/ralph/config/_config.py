@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import WorkflowState
@@ -43,6 +44,7 @@ class Config:
     budget_day_usd: float = 0.0
     stuck_threshold_hours: float = 48.0
     wip_limits: dict[str, int] = field(default_factory=dict)
+    agent: AgentSettings = field(default_factory=AgentSettings)
 
     @property
     def resolved_store_url(self) -> str:
@@ -66,6 +68,7 @@ _KEYS = {
     "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "wip_limits": ("wip_limits", None),
+    "agent": ("agent", None),
 }
 
 
@@ -138,7 +141,11 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
             "run `ralph init` in your project's git repository"
         )
     values: dict[str, Any] = {}
-    for key, value in _read(path).items():
+    data = _read(path)
+    values["agent"] = parse_agent_settings(
+        data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
+    )
+    for key, value in data.items():
         name, _ = _KEYS[key]
         values[name] = _convert(name, value, f"{path}: {key}")
     for name, variable in _KEYS.values():
@@ -184,4 +191,30 @@ stuck_threshold_hours = 48
 
 # Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
 [wip_limits]
+
+# The agent that does each phase's work: "claude" (Claude Code; pip install 'ralph[claude]'
+# and set ANTHROPIC_API_KEY), "command" (another agent CLI, below) or "scripted" (simulated
+# agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
+[agent]
+runtime = "claude"
+# Claude's model (alias or id); empty for Claude Code's default.
+model = ""
+# Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
+# without a message before the run counts as stalled.
+max_turns = 50
+max_usd = 0
+timeout_seconds = 1800
+stall_seconds = 300
+# Headless runs never ask a person: "dontAsk" denies any tool the phase's role does not
+# allow; "acceptEdits" also lets edits inside the working directory through.
+permission_mode = "dontAsk"
+# The command runtime: a template with {{prompt_file}}, {{workdir}}, {{schema_file}},
+# {{result_file}}, {{model}}, and how to read its output (plain, codex, gemini, opencode).
+# command = "codex exec --json --skip-git-repo-check -C {{workdir}} -"
+# format = "codex"
+
+# Per-phase overrides of model and limits, e.g.
+# [agent.phases.research]
+# model = "opus"
+# max_usd = 2
 """

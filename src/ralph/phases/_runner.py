@@ -106,7 +106,8 @@ class PhaseRunner:
         self.runtime = runtime
         self.owner = owner or _default_owner()
         self.max_attempts = max_attempts
-        self.limits = limits or Limits(max_usd=project.config.budget_task_usd)
+        #: Limits for every phase; None takes each phase's from ralph.toml's [agent].
+        self.limits = limits
         self._today = today
 
     @property
@@ -125,16 +126,27 @@ class PhaseRunner:
         except AlreadyDone as done:
             return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
         token = uuid.uuid4().hex
-        held = self._lock_rows(numbers, token)
+        held = self._lock_rows(phase.name, numbers, token)
         try:
             return self._run_locked(phase, ctx, numbers)
         finally:
             for n in held:
                 self.project.store.release_issue_lock(self._repo, n, self.owner, token)
 
-    def _lock_rows(self, numbers: Sequence[int], token: str) -> list[int]:
+    def limits_for(self, phase: str) -> Limits:
+        if self.limits is not None:
+            return self.limits
+        own = self.project.config.agent.for_phase(phase)
+        return Limits(
+            max_turns=own.max_turns or Limits.max_turns,
+            max_usd=own.max_usd or self.project.config.budget_task_usd,
+            timeout_seconds=own.timeout_seconds or Limits.timeout_seconds,
+            stall_seconds=own.stall_seconds or Limits.stall_seconds,
+        )
+
+    def _lock_rows(self, phase: str, numbers: Sequence[int], token: str) -> list[int]:
         held: list[int] = []
-        lease = self.limits.timeout_seconds * self.max_attempts + 600
+        lease = self.limits_for(phase).timeout_seconds * self.max_attempts + 600
         try:
             for n in sorted(numbers):  # one order everywhere: no deadlock between runners
                 self._acquire(n, token, lease)
@@ -241,7 +253,8 @@ class PhaseRunner:
             instructions=phase.instructions(ctx, members, space),
             workdir=space.workdir,
             tools=phase.tools,
-            limits=self.limits,
+            limits=self.limits_for(phase.name),
+            model=self.project.config.agent.for_phase(phase.name).model or "",
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},

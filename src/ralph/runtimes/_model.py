@@ -77,6 +77,8 @@ class AgentBrief:
     #: Tool names the role may use (Claude Code's names: Read, Write, Edit, Bash...).
     tools: tuple[str, ...]
     limits: Limits = field(default_factory=Limits)
+    #: The model to ask for (an alias or id); empty for the runtime's default.
+    model: str = ""
     #: The JSON schema the structured result must satisfy.
     result_schema: Mapping[str, Any] = field(default_factory=dict)
     #: Files the phase expects the agent to write, by name (``document``, ``critique``),
@@ -103,6 +105,8 @@ class AgentResult:
     #: Where the transcript is kept (a file path or session id), if anywhere.
     transcript: str | None = None
     error: str = ""
+    #: Tool calls the agent was refused (tool names), for the report.
+    denied_tools: tuple[str, ...] = ()
     #: Who did the work, as reports should name it ("simulated agent (scripted)").
     agent: str = ""
 

@@ -22,6 +22,7 @@ def ralph(tmp_path, monkeypatch, capsys):
     for variable in [v for v in os.environ if v.startswith("RALPH_")]:
         monkeypatch.delenv(variable)
     monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
+    monkeypatch.setenv("RALPH_AGENT", "scripted")
 
     def run(*args: str) -> tuple[int, str, str]:
         with pytest.raises(SystemExit) as info:
@@ -88,7 +89,7 @@ def test_an_escalated_phase_exits_1(ralph, monkeypatch):
 def test_the_installed_command_runs_a_phase(ralph, tmp_path):
     ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
     done = subprocess.run(
-        [sys.executable, "-m", "ralph", "run", "research", "1"],
+        [sys.executable, "-m", "ralph", "run", "research", "1", "--agent", "scripted"],
         capture_output=True, text=True, check=False,
         env={k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
     )  # fmt: skip

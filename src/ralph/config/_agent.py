@@ -1,0 +1,162 @@
+"""The ``[agent]`` table of ralph.toml: which agent runs the phases, with which model
+and within which limits, per phase if need be.
+
+    [agent]
+    runtime = "claude"            # claude | command | scripted (RALPH_AGENT overrides)
+    model = "sonnet"
+    max_turns = 50
+    timeout_seconds = 1800
+    stall_seconds = 300
+
+    [agent.phases.research]       # any key of [agent] limits, for one phase
+    model = "opus"
+    max_usd = 2.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from ralph.errors import ConfigError
+
+__all__ = ["PHASE_NAMES", "AgentSettings", "PhaseSettings", "parse_agent_settings"]
+
+PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
+COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseSettings:
+    """Model and limits for a phase's agent; None falls back to ``[agent]``."""
+
+    model: str | None = None
+    max_turns: int | None = None
+    #: US dollars per agent run; 0 means no cap (``budget_task_usd`` applies then).
+    max_usd: float | None = None
+    timeout_seconds: float | None = None
+    stall_seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentSettings:
+    runtime: str = "claude"
+    model: str = ""
+    max_turns: int = 50
+    max_usd: float = 0.0
+    timeout_seconds: float = 1800.0
+    stall_seconds: float = 300.0
+    #: Claude Code's permission mode. Headless runs never ask: ``dontAsk`` denies every
+    #: tool the role does not allow. ``bypassPermissions`` needs ``allow_bypass``.
+    permission_mode: str = "dontAsk"
+    #: Explicit opt-in to bypass modes (they also need IS_SANDBOX=1 when run as root).
+    allow_bypass: bool = False
+    #: The command runtime's template and output format.
+    command: str = ""
+    format: str = "plain"
+    phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
+
+    def for_phase(self, phase: str) -> PhaseSettings:
+        """The settings a phase runs with: its own table over ``[agent]``."""
+        own = self.phases.get(phase, PhaseSettings())
+        return PhaseSettings(
+            **{f.name: _first(getattr(own, f.name), getattr(self, f.name)) for f in fields(own)}
+        )
+
+
+def _first(value: Any, fallback: Any) -> Any:
+    return fallback if value is None else value
+
+
+_LIMITS: dict[str, type] = {
+    "model": str,
+    "max_turns": int,
+    "max_usd": float,
+    "timeout_seconds": float,
+    "stall_seconds": float,
+}
+_SETTINGS: dict[str, type] = {
+    "runtime": str,
+    **_LIMITS,
+    "permission_mode": str,
+    "allow_bypass": bool,
+    "command": str,
+    "format": str,
+}
+
+
+def _value(kind: type, value: Any, where: str) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{where}: {value!r} is not valid; expected true or false")
+    if kind is str:
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f"{where}: {value!r} is not valid; expected a string")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: {value!r} is not valid; expected a number")
+    if kind is int and (not float(value).is_integer() or value < 1):
+        raise ConfigError(f"{where}: {value!r} is not valid; expected a whole number >= 1")
+    if value < 0 or (kind is float and where.endswith("_seconds") and value == 0):
+        raise ConfigError(f"{where}: {value!r} is not valid; expected a positive number")
+    return kind(value)
+
+
+def _table(data: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where} must be a table")
+    return data
+
+
+def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> None:
+    for key in table:
+        if key not in known:
+            raise ConfigError(
+                f"{where}: unknown setting {key!r}; known settings: {', '.join(known)}"
+            )
+
+
+#: The phases a ``[agent.phases.NAME]`` table may name (``ralph.phases.PHASES``; a test
+#: keeps the two equal, since configuration sits below the phases).
+PHASE_NAMES = ("triage", "split", "research", "plan", "review", "implement", "pr", "merge")
+
+
+def parse_agent_settings(
+    data: Any, source: str, *, runtime_override: str | None = None
+) -> AgentSettings:
+    """``[agent]`` from ralph.toml (``data`` may be absent: the defaults)."""
+    table = dict(_table(data if data is not None else {}, f"{source}: [agent]"))
+    per_phase = _table(table.pop("phases", {}), f"{source}: [agent.phases]")
+    _known(table, _SETTINGS, f"{source}: [agent]")
+    values = {k: _value(_SETTINGS[k], v, f"{source}: agent.{k}") for k, v in table.items()}
+    parsed: dict[str, PhaseSettings] = {}
+    for phase, own in per_phase.items():
+        where = f"{source}: [agent.phases.{phase}]"
+        if phase not in PHASE_NAMES:
+            raise ConfigError(f"{where}: unknown phase; phases are: {', '.join(PHASE_NAMES)}")
+        own = _table(own, where)
+        _known(own, _LIMITS, where)
+        parsed[phase] = PhaseSettings(
+            **{k: _value(_LIMITS[k], v, f"{where} {k}") for k, v in own.items()}
+        )
+    settings = AgentSettings(**values, phases=parsed)
+    if runtime_override:
+        settings = replace(settings, runtime=runtime_override)
+    if settings.permission_mode not in PERMISSION_MODES:
+        raise ConfigError(
+            f"{source}: agent.permission_mode {settings.permission_mode!r} is not valid; "
+            f"use one of {', '.join(PERMISSION_MODES)}"
+        )
+    if settings.permission_mode == "bypassPermissions" and not settings.allow_bypass:
+        raise ConfigError(
+            f'{source}: agent.permission_mode = "bypassPermissions" lets the agent run any '
+            "tool; set agent.allow_bypass = true to opt in"
+        )
+    if settings.format not in COMMAND_FORMATS:
+        raise ConfigError(
+            f"{source}: agent.format {settings.format!r} is not valid; "
+            f"use one of {', '.join(COMMAND_FORMATS)}"
+        )
+    return settings

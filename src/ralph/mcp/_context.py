@@ -1,0 +1,88 @@
+"""What every tool module registers through: the server, the project, one lock (tools
+run on worker threads; the project's tracker and store see one call at a time), and
+the read-only switch agents' in-process servers use."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
+
+from ralph.config import Project
+from ralph.errors import IssueNotFound
+from ralph.mcp._envelope import tool_call
+from ralph.pipeline import GroupResult, IssueRelations, IssueState, detect_group
+from ralph.tracker import Issue
+
+__all__ = ["PREFIX", "ToolContext"]
+
+#: The original's tool names: ``ralph_hero__get_issue`` and so on.
+PREFIX = "ralph_hero__"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ToolContext:
+    def __init__(self, server: MCPServer, project: Project, *, read_only: bool, actor: str):
+        self.server = server
+        self.project = project
+        self.read_only = read_only
+        self.actor = actor
+        self.lock = threading.Lock()
+        self.names: list[str] = []
+
+    def _register(self, verb: str, *, writes: bool, name: str | None) -> Callable[[F], F]:
+        def decorate(body: F) -> F:
+            if writes and self.read_only:
+                return body
+            full = PREFIX + (name or body.__name__)
+            self.server.add_tool(
+                tool_call(verb, self.lock)(body),
+                name=full,
+                annotations=ToolAnnotations(read_only_hint=not writes),
+                structured_output=False,
+            )
+            self.names.append(full)
+            return body
+
+        return decorate
+
+    def read(self, verb: str, *, name: str | None = None) -> Callable[[F], F]:
+        """Register a tool that changes nothing (named after the function, or ``name``)."""
+        return self._register(verb, writes=False, name=name)
+
+    def write(self, verb: str, *, name: str | None = None) -> Callable[[F], F]:
+        """Register a tool that changes the tracker or the store (not in read-only mode)."""
+        return self._register(verb, writes=True, name=name)
+
+    # -- shared lookups -------------------------------------------------------------
+
+    def relations(self, number: int) -> IssueRelations | None:
+        try:
+            issue = self.project.tracker.get_issue(number)
+        except IssueNotFound:
+            return None
+        return IssueRelations(
+            number=issue.number,
+            title=issue.title,
+            parent=issue.parent,
+            sub_issues=issue.sub_issues,
+            blocked_by=issue.blocked_by,
+            blocking=issue.blocking,
+        )
+
+    def group(self, number: int) -> GroupResult:
+        return detect_group(number, self.relations)
+
+    @staticmethod
+    def issue_state(issue: Issue) -> IssueState:
+        return IssueState(
+            issue.number,
+            issue.title,
+            issue.workflow_state.value if issue.workflow_state else None,
+            issue.estimate.value if issue.estimate else None,
+            len(issue.sub_issues),
+        )

@@ -1,0 +1,8 @@
+"""The Claude Code runtime (``--agent claude``; ``pip install 'ralph[claude]'``)."""
+
+from __future__ import annotations
+
+from ralph.runtimes.claude._outcome import Outcome, classify, structured_result
+from ralph.runtimes.claude._runtime import ClaudeRuntime
+
+__all__ = ["ClaudeRuntime", "Outcome", "classify", "structured_result"]

@@ -1,0 +1,79 @@
+"""The options one phase's Claude Code run gets, from the brief and the project's
+settings. A plain mapping of ``ClaudeAgentOptions`` fields, so the choices can be read
+and tested without the SDK."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ralph.runtimes._environment import is_secret
+from ralph.runtimes._model import AgentBrief
+from ralph.runtimes._prompt import system_note
+
+__all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
+
+#: The key Ralph's in-process tracker tools are registered under: Claude names them
+#: ``mcp__ralph-hero__ralph_hero__get_issue`` and so on.
+TOOLS_SERVER = "ralph-hero"
+#: Tools that write files: their paths are checked against the working directory.
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+
+
+def child_environment(
+    environ: Mapping[str, str], extra: Mapping[str, str], *, sandbox: bool
+) -> dict[str, str]:
+    """What the SDK lays over the inherited environment. It always starts from
+    ``os.environ``, so secrets are blanked here rather than left out."""
+    env = {name: "" for name in environ if is_secret(name)}
+    env.update(extra)
+    if sandbox:
+        env["IS_SANDBOX"] = "1"
+    return env
+
+
+def option_values(
+    brief: AgentBrief,
+    *,
+    permission_mode: str = "dontAsk",
+    default_model: str = "",
+    session_id: str,
+    environ: Mapping[str, str] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    with_tracker_tools: bool = False,
+    cli_path: str | Path | None = None,
+) -> dict[str, Any]:
+    environ = os.environ if environ is None else environ
+    allowed = list(brief.tools)
+    if with_tracker_tools:
+        allowed.append(f"mcp__{TOOLS_SERVER}")
+    values: dict[str, Any] = {
+        # An empty system prompt is the SDK's default; phases want Claude Code's own.
+        "system_prompt": {"type": "preset", "preset": "claude_code", "append": system_note(brief)},
+        # ``tools`` is the built-in set the model sees; ``allowed_tools`` are approved
+        # without asking. Headless, anything else is denied.
+        "tools": list(brief.tools),
+        "allowed_tools": allowed,
+        "permission_mode": permission_mode,
+        "max_turns": brief.limits.max_turns,
+        "cwd": str(brief.workdir),
+        "session_id": session_id,
+        # The project's CLAUDE.md and settings, not the person's user settings.
+        "setting_sources": ["project"],
+        "env": child_environment(
+            environ,
+            extra_env or {},
+            sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
+        ),
+    }
+    if brief.limits.max_usd > 0:
+        values["max_budget_usd"] = brief.limits.max_usd
+    if brief.model or default_model:
+        values["model"] = brief.model or default_model
+    if brief.result_schema:
+        values["output_format"] = {"type": "json_schema", "schema": dict(brief.result_schema)}
+    if cli_path is not None:
+        values["cli_path"] = str(cli_path)
+    return values

@@ -1,0 +1,225 @@
+"""The Claude Code runtime: one headless Claude Code run per phase, through
+claude-agent-sdk (whose wheel ships the CLI).
+
+Each run gets Claude Code's system prompt with the phase's role appended, only the
+role's tools (anything else is denied: nobody answers permission prompts), a guard that
+refuses file writes outside the working directory, Ralph's read-only tracker tools
+in-process, the turn and dollar caps, the phase's JSON schema for the structured
+result, and an environment without tracker or store credentials. A watchdog ends the
+run at the wall-clock timeout or when no message came for the stall time (a bad API key
+can make the CLI retry forever).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
+from ralph.runtimes._prompt import render_brief
+from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
+from ralph.runtimes.claude._outcome import classify, structured_result
+
+__all__ = ["ClaudeRuntime"]
+
+logger = logging.getLogger(__name__)
+
+#: How often the watchdog looks at the clock.
+_TICK_SECONDS = 0.1
+
+
+@dataclass
+class _Watch:
+    """What one run has seen so far; the watchdog reads it."""
+
+    timeout: float
+    stall: float
+    started: float = field(default_factory=time.monotonic)
+    last_message: float = field(default_factory=time.monotonic)
+    result: dict[str, Any] | None = None
+    session_id: str = ""
+    timed_out: str = ""
+    crashed: str = ""
+    denied: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+
+    def seen(self) -> None:
+        self.last_message = time.monotonic()
+
+    def overdue(self) -> str:
+        now = time.monotonic()
+        if now - self.started > self.timeout:
+            return f"no result within {self.timeout:g}s"
+        if now - self.last_message > self.stall:
+            return f"stalled: no message from Claude Code for {self.stall:g}s"
+        return ""
+
+    def on_stderr(self, line: str) -> None:
+        self.stderr = [*self.stderr[-19:], line.rstrip()]
+
+
+def _inside(path: str, workdir: Path) -> bool:
+    target = Path(path) if os.path.isabs(path) else workdir / path
+    return target.resolve().is_relative_to(workdir.resolve())
+
+
+def _transcript_path(config_dir: str, cwd: Path, session_id: str) -> Path:
+    """Where Claude Code keeps the session: projects/<cwd with / as ->/<id>.jsonl."""
+    folder = re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    return Path(config_dir) / "projects" / folder / f"{session_id}.jsonl"
+
+
+class ClaudeRuntime(AgentRuntime):
+    name = "claude"
+    description = "Claude Code"
+
+    def __init__(
+        self,
+        *,
+        model: str = "",
+        permission_mode: str = "dontAsk",
+        tools_server: Any = None,
+        env: Mapping[str, str] | None = None,
+        cli_path: str | Path | None = None,
+    ) -> None:
+        """``tools_server``: an ``mcp`` MCPServer with the tracker tools agents may use.
+        ``env``: variables laid over the person's environment for the CLI (after
+        credentials were removed). ``cli_path``: a Claude Code other than the bundled one.
+        """
+        self.model = model
+        self.permission_mode = permission_mode
+        self.tools_server = tools_server
+        self.env = dict(env or {})
+        self.cli_path = cli_path
+
+    def run(self, brief: AgentBrief) -> AgentResult:
+        watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds)
+        session_id = str(uuid.uuid4())
+        try:
+            anyio.run(self._run, brief, watch, session_id)
+        except Exception as exc:  # the SDK or the CLI broke: the run crashed
+            logger.warning("claude run broke", extra={"phase": brief.phase, "error": str(exc)})
+            watch.crashed = watch.crashed or f"{type(exc).__name__}: {exc}"
+        return self._result(brief, watch, session_id)
+
+    def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:
+        from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+
+        values = option_values(
+            brief,
+            permission_mode=self.permission_mode,
+            default_model=self.model,
+            session_id=session_id,
+            extra_env=self.env,
+            with_tracker_tools=self.tools_server is not None,
+            cli_path=self.cli_path,
+        )
+        if self.tools_server is not None:
+            values["mcp_servers"] = {
+                TOOLS_SERVER: {
+                    "type": "sdk",
+                    "name": TOOLS_SERVER,
+                    "instance": self.tools_server._lowlevel_server,
+                }
+            }
+
+        async def guard_writes(data: Any, tool_use_id: str | None, context: Any) -> Any:
+            tool_input = data.get("tool_input") or {}
+            path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
+            if path and not _inside(str(path), brief.workdir):
+                watch.denied.append(str(data.get("tool_name")))
+                return {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": (
+                            f"{path} is outside your working directory {brief.workdir}"
+                        ),
+                    }
+                }
+            return {}
+
+        return ClaudeAgentOptions(
+            **values,
+            hooks={
+                "PreToolUse": [HookMatcher(matcher="|".join(WRITE_TOOLS), hooks=[guard_writes])]
+            },
+            stderr=watch.on_stderr,
+        )
+
+    async def _run(self, brief: AgentBrief, watch: _Watch, session_id: str) -> None:
+        from claude_agent_sdk import ClaudeSDKError, ResultMessage, query
+
+        options = self._options(brief, watch, session_id)
+        async with anyio.create_task_group() as group:
+
+            async def watchdog() -> None:
+                while not (reason := watch.overdue()):
+                    await anyio.sleep(_TICK_SECONDS)
+                watch.timed_out = reason
+                group.cancel_scope.cancel()
+
+            group.start_soon(watchdog)
+            try:
+                async for message in query(prompt=render_brief(brief), options=options):
+                    watch.seen()
+                    if isinstance(message, ResultMessage):
+                        watch.result = _frame(message)
+            except ClaudeSDKError as exc:
+                # An error result is followed by an exception (the CLI exits 1); the
+                # result says more than the exception.
+                if watch.result is None:
+                    tail = " | ".join(watch.stderr[-3:])
+                    watch.crashed = f"{type(exc).__name__}: {exc}" + (f" ({tail})" if tail else "")
+            group.cancel_scope.cancel()
+
+    def _result(self, brief: AgentBrief, watch: _Watch, session_id: str) -> AgentResult:
+        frame = watch.result
+        outcome = classify(frame, timed_out=watch.timed_out, crashed=watch.crashed)
+        frame = frame or {}
+        usage = frame.get("usage") or {}
+        denied = [str(d.get("tool_name")) for d in frame.get("permission_denials") or []]
+        config_dir = self.env.get("CLAUDE_CONFIG_DIR") or os.environ.get("CLAUDE_CONFIG_DIR")
+        config_dir = config_dir or str(Path.home() / ".claude")
+        transcript = _transcript_path(config_dir, brief.workdir, session_id)
+        return AgentResult(
+            status=outcome.status,
+            result=structured_result(frame) if outcome.status is AgentStatus.OK else None,
+            cost_usd=float(frame.get("total_cost_usd") or 0.0),
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            turns=int(frame.get("num_turns") or 0),
+            duration_seconds=time.monotonic() - watch.started,
+            transcript=str(transcript) if transcript.is_file() else f"session {session_id}",
+            error=outcome.error,
+            denied_tools=tuple(dict.fromkeys([*denied, *watch.denied])),
+            agent=self.description,
+        )
+
+
+def _frame(message: Any) -> dict[str, Any]:
+    """The core keys of a ResultMessage, as the CLI's JSON names them."""
+    return {
+        "subtype": message.subtype,
+        "is_error": message.is_error,
+        "num_turns": message.num_turns,
+        "result": message.result,
+        "structured_output": message.structured_output,
+        "total_cost_usd": message.total_cost_usd,
+        "usage": message.usage,
+        "permission_denials": message.permission_denials,
+        "errors": message.errors,
+        "api_error_status": message.api_error_status,
+        "terminal_reason": message.terminal_reason,
+        "session_id": message.session_id,
+    }

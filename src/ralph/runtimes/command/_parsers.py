@@ -1,0 +1,223 @@
+"""Reading what agent CLIs print, into one shape. Pure functions of the output text;
+every parser is defensive (formats grow) and never raises on odd lines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.runtimes._model import AgentStatus
+from ralph.runtimes.claude._outcome import classify, structured_result
+
+__all__ = ["PARSERS", "Parsed", "parse_json_object"]
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One run's output. ``status`` None: decided by the exit code."""
+
+    text: str = ""
+    result: Mapping[str, Any] | None = None
+    status: AgentStatus | None = None
+    error: str = ""
+    session_id: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    turns: int = 0
+
+
+def _objects(output: str) -> Iterator[dict[str, Any]]:
+    for line in output.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def _whole(output: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """A JSON object in an agent's final message (bare or in a ``json`` fence)."""
+    return structured_result({"result": text})
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) else 0
+
+
+def plain(output: str) -> Parsed:
+    return Parsed(text=output.strip())
+
+
+def codex(output: str) -> Parsed:
+    """``codex exec --json``: thread/turn/item events."""
+    text, error, session = "", "", ""
+    tokens_in = tokens_out = turns = 0
+    for event in _objects(output):
+        kind = event.get("type")
+        item = event.get("item") or {}
+        if kind == "thread.started":
+            session = str(event.get("thread_id", ""))
+        elif kind == "item.completed" and item.get("type") == "agent_message":
+            text = str(item.get("text", ""))
+        elif kind == "turn.completed":
+            turns += 1
+            usage = event.get("usage") or {}
+            tokens_in += _int(usage.get("input_tokens"))
+            tokens_out += _int(usage.get("output_tokens"))
+        elif kind == "turn.failed":
+            error = str((event.get("error") or {}).get("message", "turn failed"))
+        elif kind == "error":
+            error = str(event.get("message", "error"))
+    return Parsed(
+        text=text,
+        result=parse_json_object(text),
+        status=AgentStatus.FAILED if error else None,
+        error=error,
+        session_id=session,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        turns=turns,
+    )
+
+
+def _gemini_tokens(stats: Mapping[str, Any]) -> tuple[int, int]:
+    if "input_tokens" in stats or "output_tokens" in stats:
+        return _int(stats.get("input_tokens")), _int(stats.get("output_tokens"))
+    tokens_in = tokens_out = 0
+    for model in (stats.get("models") or {}).values():
+        tokens = (model or {}).get("tokens") or {}
+        tokens_in += _int(tokens.get("prompt") or tokens.get("input"))
+        tokens_out += _int(tokens.get("candidates") or tokens.get("output"))
+    return tokens_in, tokens_out
+
+
+def gemini(output: str) -> Parsed:
+    """``gemini -o json`` (one object) or ``-o stream-json`` (events)."""
+    whole = _whole(output)
+    if whole is not None and "response" in whole:
+        tokens_in, tokens_out = _gemini_tokens(whole.get("stats") or {})
+        error = whole.get("error")
+        message = str(error.get("message", error)) if isinstance(error, dict) else str(error or "")
+        text = str(whole.get("response") or "")
+        return Parsed(
+            text=text,
+            result=parse_json_object(text),
+            status=AgentStatus.FAILED if error else None,
+            error=message,
+            session_id=str(whole.get("session_id", "")),
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+        )
+    parts: list[str] = []
+    error, session = "", ""
+    stats: dict[str, Any] = {}
+    turns = 0
+    for event in _objects(output):
+        kind = event.get("type")
+        if kind == "init":
+            session = str(event.get("session_id", ""))
+        elif kind == "message" and event.get("role") == "assistant":
+            parts.append(str(event.get("content", "")))
+        elif kind == "tool_use":
+            turns += 1
+        elif kind == "error" and event.get("severity") == "error":
+            error = str(event.get("message", "error"))
+        elif kind == "result":
+            stats = event.get("stats") or {}
+            if event.get("status") == "error":
+                failure = event.get("error")
+                error = str(
+                    failure.get("message", failure) if isinstance(failure, dict) else failure
+                )
+    text = "".join(parts)
+    tokens_in, tokens_out = _gemini_tokens(stats)
+    return Parsed(
+        text=text,
+        result=parse_json_object(text),
+        status=AgentStatus.FAILED if error else None,
+        error=error,
+        session_id=session,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        turns=turns + 1 if text else turns,
+    )
+
+
+def opencode(output: str) -> Parsed:
+    """``opencode run --format json``: parts per event; cost and tokens per step."""
+    text, error, session = "", "", ""
+    tokens_in = tokens_out = turns = 0
+    cost = 0.0
+    for event in _objects(output):
+        session = str(event.get("sessionID", session))
+        part = event.get("part") or {}
+        kind = event.get("type")
+        if kind == "text":
+            text = str(part.get("text", ""))
+        elif kind == "step_finish":
+            turns += 1
+            cost += float(part.get("cost") or 0.0)
+            tokens = part.get("tokens") or {}
+            tokens_in += _int(tokens.get("input"))
+            tokens_out += _int(tokens.get("output"))
+        elif kind == "error":
+            failure = event.get("error") or {}
+            data = failure.get("data") or {} if isinstance(failure, dict) else {}
+            error = str(data.get("message") or failure.get("name") or failure)
+    return Parsed(
+        text=text,
+        result=parse_json_object(text),
+        status=AgentStatus.FAILED if error else None,
+        error=error,
+        session_id=session,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=cost,
+        turns=turns,
+    )
+
+
+def claude(output: str) -> Parsed:
+    """``claude -p --output-format json`` or ``stream-json``: the last result frame."""
+    frames = [f for f in _objects(output) if f.get("type") == "result"]
+    if not frames:
+        return Parsed(status=AgentStatus.CRASHED, error="Claude Code printed no result")
+    frame = frames[-1]
+    outcome = classify(frame)
+    usage = frame.get("usage") or {}
+    ok = outcome.status is AgentStatus.OK
+    return Parsed(
+        text=str(frame.get("result") or ""),
+        result=structured_result(frame) if ok else None,
+        status=outcome.status,
+        error=outcome.error,
+        session_id=str(frame.get("session_id", "")),
+        input_tokens=_int(usage.get("input_tokens")),
+        output_tokens=_int(usage.get("output_tokens")),
+        cost_usd=float(frame.get("total_cost_usd") or 0.0),
+        turns=_int(frame.get("num_turns")),
+    )
+
+
+PARSERS: Mapping[str, Callable[[str], Parsed]] = {
+    "plain": plain,
+    "codex": codex,
+    "gemini": gemini,
+    "opencode": opencode,
+    "claude": claude,
+}

@@ -1,0 +1,211 @@
+"""The command runtime: any headless agent CLI, from a command template.
+
+The template is split like a shell line, then each word has its placeholders filled:
+``{prompt_file}`` (the brief as Markdown), ``{prompt}`` (the same text, as one
+argument), ``{workdir}``, ``{schema_file}`` (the result's JSON schema),
+``{result_file}`` (where a plain agent writes its JSON result), ``{model}``,
+``{max_turns}``, ``{max_usd}``. No shell runs it. When the template names neither
+prompt placeholder, the prompt goes to standard input.
+
+The process runs in the phase's working directory, without credentials other than the
+agent's own, in its own process group: the wall-clock timeout and the stall timeout (no
+output for a while) kill the whole group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ralph.errors import ConfigError
+from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
+from ralph.runtimes._prompt import render_brief, render_result_request
+from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.command._parsers import PARSERS, Parsed
+
+__all__ = ["PLACEHOLDERS", "CommandRuntime"]
+
+PLACEHOLDERS = (
+    "prompt_file", "prompt", "workdir", "schema_file", "result_file", "model", "max_turns",
+    "max_usd",
+)  # fmt: skip
+_TICK_SECONDS = 0.05
+
+
+class CommandRuntime(AgentRuntime):
+    name = "command"
+
+    def __init__(
+        self,
+        template: str,
+        *,
+        output: str = "plain",
+        model: str = "",
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        try:
+            self.words = shlex.split(template)
+        except ValueError as exc:
+            raise ConfigError(f"agent command {template!r} cannot be split: {exc}") from None
+        if not self.words:
+            raise ConfigError("the agent command is empty; set [agent] command in ralph.toml")
+        for word in self.words:
+            try:
+                word.format(**dict.fromkeys(PLACEHOLDERS, ""))
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ConfigError(
+                    f"agent command word {word!r} has an unknown placeholder {exc}; "
+                    f"known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)}"
+                ) from None
+        if output not in PARSERS:
+            raise ConfigError(f"agent output format {output!r}; use one of {', '.join(PARSERS)}")
+        self.output = output
+        self.model = model
+        self.environ = environ
+        self.description = f"{Path(self.words[0]).name} (command)"
+
+    def run(self, brief: AgentBrief) -> AgentResult:
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="ralph-agent-") as scratch:
+            files = Path(scratch)
+            result_file = files / "result.json"
+            prompt = (
+                render_brief(brief)
+                + "\n"
+                + render_result_request(
+                    brief.result_schema, str(result_file) if self.output == "plain" else None
+                )
+            )
+            (files / "prompt.md").write_text(prompt)
+            (files / "schema.json").write_text(json.dumps(brief.result_schema, indent=2))
+            values = {
+                "prompt_file": str(files / "prompt.md"),
+                "prompt": prompt,
+                "workdir": str(brief.workdir),
+                "schema_file": str(files / "schema.json"),
+                "result_file": str(result_file),
+                "model": brief.model or self.model,
+                "max_turns": str(brief.limits.max_turns),
+                "max_usd": f"{brief.limits.max_usd:g}",
+            }
+            argv = [word.format(**values) for word in self.words]
+            on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in self.words)
+            exit_code, output, stderr, stopped = self._execute(argv, brief, prompt, on_stdin)
+            parsed = PARSERS[self.output](output)
+            if self.output == "plain" and result_file.is_file():
+                parsed = _with_result_file(parsed, result_file)
+        return self._result(brief, parsed, exit_code, stderr, stopped, time.monotonic() - started)
+
+    def _execute(
+        self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool
+    ) -> tuple[int | None, str, str, str]:
+        environ = os.environ if self.environ is None else self.environ
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=brief.workdir,
+                env=scrubbed_environment(environ),
+                stdin=subprocess.PIPE if on_stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot start the agent command {argv[0]!r}: {exc.strerror}"
+            ) from None
+        out: list[str] = []
+        err: list[str] = []
+        last = [time.monotonic()]
+
+        def pump(stream: object, into: list[str]) -> None:
+            for line in stream:  # type: ignore[attr-defined]
+                into.append(line)
+                last[0] = time.monotonic()
+
+        readers = [
+            threading.Thread(target=pump, args=(process.stdout, out), daemon=True),
+            threading.Thread(target=pump, args=(process.stderr, err), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        if on_stdin and process.stdin is not None:
+            try:
+                process.stdin.write(prompt)
+                process.stdin.close()
+            except BrokenPipeError:
+                pass
+        started = time.monotonic()
+        stopped = ""
+        while process.poll() is None:
+            now = time.monotonic()
+            if now - started > brief.limits.timeout_seconds:
+                stopped = f"no result within {brief.limits.timeout_seconds:g}s"
+            elif now - last[0] > brief.limits.stall_seconds:
+                stopped = f"stalled: no output for {brief.limits.stall_seconds:g}s"
+            if stopped:
+                _kill_group(process)
+                break
+            time.sleep(_TICK_SECONDS)
+        process.wait()
+        for reader in readers:
+            reader.join(timeout=5)
+        return process.returncode, "".join(out), "".join(err), stopped
+
+    def _result(
+        self,
+        brief: AgentBrief,
+        parsed: Parsed,
+        exit_code: int | None,
+        stderr: str,
+        stopped: str,
+        seconds: float,
+    ) -> AgentResult:
+        status, error = parsed.status, parsed.error
+        if stopped:
+            status, error = AgentStatus.TIMEOUT, stopped
+        elif status is None:
+            if exit_code == 0:
+                status = AgentStatus.OK
+            else:
+                tail = " | ".join(stderr.strip().splitlines()[-3:])
+                status, error = AgentStatus.FAILED, f"exited with {exit_code}: {tail}".rstrip(": ")
+        if status is AgentStatus.OK and 0 < brief.limits.max_usd < parsed.cost_usd:
+            status = AgentStatus.BUDGET_EXCEEDED
+            error = f"spent ${parsed.cost_usd:.2f} of ${brief.limits.max_usd:.2f}"
+        return AgentResult(
+            status=status,
+            result=parsed.result if status is AgentStatus.OK else None,
+            cost_usd=parsed.cost_usd,
+            input_tokens=parsed.input_tokens,
+            output_tokens=parsed.output_tokens,
+            turns=parsed.turns,
+            duration_seconds=seconds,
+            transcript=f"session {parsed.session_id}" if parsed.session_id else None,
+            error=error,
+            agent=self.description,
+        )
+
+
+def _with_result_file(parsed: Parsed, path: Path) -> Parsed:
+    try:
+        value = json.loads(path.read_text())
+    except ValueError:
+        return Parsed(**{**parsed.__dict__, "result": None})
+    return Parsed(**{**parsed.__dict__, "result": value if isinstance(value, dict) else None})
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)

@@ -1,0 +1,168 @@
+"""The Claude runtime drives the real Claude Code CLI; every way a run can end becomes
+the right AgentResult."""
+
+from __future__ import annotations
+
+import time
+
+from ralph.mcp import build_server
+from ralph.runtimes import AgentStatus, Limits
+from ralph.runtimes.claude import ClaudeRuntime
+
+from ...fakes.anthropic_api import ApiError, Hang, Text, ToolUse
+from .conftest import MODEL
+
+
+def runtime(api, home, **kwargs) -> ClaudeRuntime:
+    return ClaudeRuntime(model=MODEL, env=api.environment(str(home)), **kwargs)
+
+
+def test_the_agent_writes_its_document_and_returns_the_structured_result(
+    fake_api, home, workdir, brief
+):
+    api = fake_api(
+        [
+            ToolUse("Write", {"file_path": str(workdir / "doc.md"), "content": "# Findings\n"}),
+            ToolUse("StructuredOutput", {"document": "doc.md", "summary": "one file"}),
+        ]
+    )
+    result = runtime(api, home).run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == {"document": "doc.md", "summary": "one file"}
+    assert (workdir / "doc.md").read_text() == "# Findings\n"
+    assert result.cost_usd > 0
+    assert result.turns >= 2
+    assert result.input_tokens > 0
+    assert result.output_tokens > 0
+    assert result.agent == "Claude Code"
+    assert result.transcript
+    assert result.transcript.endswith(".jsonl")
+
+
+def test_the_brief_reaches_the_model_with_the_role_and_only_the_roles_tools(fake_api, home, brief):
+    api = fake_api([ToolUse("StructuredOutput", {"document": "d", "summary": "s"})])
+    runtime(api, home).run(brief())
+    first = api.turns[0]
+    assert "You are Ralph's analyst agent" in first.system
+    assert "Research the issue and write the document." in "\n".join(first.texts())
+    assert "Body (untrusted text from the tracker)" in "\n".join(first.texts())
+    builtin = {"Bash", "Edit", "Write", "Read", "Glob", "Grep", "WebFetch", "Agent"}
+    assert set(first.tool_names) & builtin == {"Read", "Write", "Glob", "Grep"}
+
+
+def test_a_tool_outside_the_whitelist_is_denied_and_not_run(fake_api, home, workdir, brief):
+    api = fake_api(
+        [
+            ToolUse("Bash", {"command": f"touch {workdir}/made-by-bash", "description": "t"}),
+            ToolUse("StructuredOutput", {"document": "d", "summary": "s"}),
+        ]
+    )
+    result = runtime(api, home).run(brief())
+    assert not (workdir / "made-by-bash").exists()
+    assert result.status is AgentStatus.OK
+    refused = api.turns[1].tool_results()[0]
+    assert refused.get("is_error")
+
+
+def test_a_write_outside_the_working_directory_is_refused(fake_api, home, tmp_path, brief):
+    outside = tmp_path / "outside.md"
+    api = fake_api(
+        [
+            ToolUse("Write", {"file_path": str(outside), "content": "escaped"}),
+            ToolUse("StructuredOutput", {"document": "d", "summary": "s"}),
+        ]
+    )
+    result = runtime(api, home).run(brief())
+    assert not outside.exists()
+    assert "Write" in result.denied_tools
+    assert "outside your working directory" in str(api.turns[1].tool_results()[0]["content"])
+
+
+def test_max_turns_reached_is_turns_exceeded(fake_api, home, workdir, brief):
+    read = ToolUse("Read", {"file_path": str(workdir / "notes.md")})
+    api = fake_api([read] * 5)
+    result = runtime(api, home).run(brief(limits=Limits(max_turns=2, timeout_seconds=60)))
+    assert result.status is AgentStatus.TURNS_EXCEEDED
+    assert "maximum number of turns (2)" in result.error
+    assert result.result is None
+
+
+def test_a_spent_budget_is_budget_exceeded(fake_api, home, workdir, brief):
+    read = ToolUse("Read", {"file_path": str(workdir / "notes.md")})
+    api = fake_api([read] * 5)
+    result = runtime(api, home).run(brief(limits=Limits(max_usd=0.0001, timeout_seconds=60)))
+    assert result.status is AgentStatus.BUDGET_EXCEEDED
+    assert "maximum budget" in result.error
+    assert result.cost_usd > 0.0001
+
+
+def test_an_api_error_is_a_failed_run_with_the_apis_message(fake_api, home, brief):
+    api = fake_api(lambda request, turn: ApiError(400, "fake error"))
+    result = runtime(api, home).run(brief())
+    assert result.status is AgentStatus.FAILED
+    assert "400 fake error" in result.error
+
+
+def test_an_api_that_never_answers_ends_in_a_timeout(fake_api, home, brief):
+    api = fake_api([Hang()])
+    started = time.monotonic()
+    limits = Limits(timeout_seconds=60, stall_seconds=2)
+    result = runtime(api, home).run(brief(limits=limits))
+    assert result.status is AgentStatus.TIMEOUT
+    assert "stalled" in result.error
+    assert time.monotonic() - started < 30
+
+
+def test_the_wall_clock_timeout_fires_even_while_messages_flow(fake_api, home, workdir, brief):
+    slow_reads = lambda request, turn: (  # noqa: E731
+        time.sleep(0.5) or ToolUse("Read", {"file_path": str(workdir / "notes.md")})
+    )
+    api = fake_api(slow_reads)
+    limits = Limits(max_turns=100, timeout_seconds=3, stall_seconds=30)
+    result = runtime(api, home).run(brief(limits=limits))
+    assert result.status is AgentStatus.TIMEOUT
+    assert "no result within 3s" in result.error
+
+
+def test_the_agent_environment_holds_no_tracker_token(fake_api, home, workdir, brief, monkeypatch):
+    monkeypatch.setenv("RALPH_GH_TOKEN", "ghp_secret_value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_other_secret")
+    api = fake_api(
+        [
+            ToolUse("Bash", {"command": "env > env.txt", "description": "env"}),
+            ToolUse("StructuredOutput", {"document": "d", "summary": "s"}),
+        ]
+    )
+    implement = brief(role="builder", phase="implement", tools=("Read", "Write", "Edit", "Bash"))
+    result = runtime(api, home).run(implement)
+    assert result.status is AgentStatus.OK, result.error
+    seen = (workdir / "env.txt").read_text()
+    assert "ANTHROPIC_BASE_URL" in seen
+    assert "ghp_secret_value" not in seen
+    assert "ghp_other_secret" not in seen
+
+
+def test_the_agent_reads_the_tracker_through_ralphs_tools(fake_api, home, brief, sample):
+    number = sample.issue(title="Add a farewell function")
+    api = fake_api(
+        [
+            ToolUse("mcp__ralph-hero__ralph_hero__get_issue", {"number": number}),
+            ToolUse("StructuredOutput", {"document": "d", "summary": "s"}),
+        ]
+    )
+    tools = build_server(sample.project, read_only=True)
+    result = runtime(api, home, tools_server=tools).run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    answer = api.turns[1].tool_results()[0]
+    assert not answer.get("is_error")
+    assert "Add a farewell function" in str(answer["content"])
+
+
+def test_tools_that_write_are_not_offered_to_agents(fake_api, home, brief, sample):
+    api = fake_api([Text("nothing to do")])
+    tools = build_server(sample.project, read_only=True)
+    runtime(api, home, tools_server=tools).run(brief())
+    offered = [n for n in api.turns[0].tool_names if n.startswith("mcp__ralph-hero__")]
+    assert "mcp__ralph-hero__ralph_hero__get_issue" in offered
+    assert "mcp__ralph-hero__ralph_hero__task_list" in offered
+    assert not [n for n in offered if "update" in n or "create" in n or "claim" in n]
