@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases clean
+.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,9 @@ bench-tracker: $(VENV)/.synced
 
 bench-phases: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_phases.py
+
+bench-runtimes: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_runtimes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -77,6 +77,23 @@ class ToolContext:
     def group(self, number: int) -> GroupResult:
         return detect_group(number, self.relations)
 
+    def group_dict(self, number: int) -> dict[str, Any]:
+        """The group in the original's shape (``groupTickets``, ``groupPrimary``,
+        ``totalTickets``) plus this port's ``issues``/``primary``."""
+        group = self.group(number)
+        tickets = []
+        for order, member in enumerate(group.issues, 1):
+            issue = self.project.tracker.get_issue(member)
+            state = issue.workflow_state.value if issue.workflow_state else None
+            tickets.append({"number": member, "title": issue.title, "state": state, "order": order})
+        primary = next(t for t in tickets if t["number"] == group.primary)
+        return {
+            **group.to_dict(),
+            "groupPrimary": {"number": group.primary, "title": primary["title"]},
+            "groupTickets": tickets,
+            "totalTickets": len(tickets),
+        }
+
     @staticmethod
     def issue_state(issue: Issue) -> IssueState:
         return IssueState(

@@ -66,7 +66,7 @@ def register_issue_tools(tools: ToolContext) -> None:
             ],
         }
         if includeGroup:
-            data["group"] = tools.group(number).to_dict()
+            data["group"] = tools.group_dict(number)
         return data
 
     @tools.read("list issues")

@@ -36,7 +36,7 @@ def register_pipeline_tools(tools: ToolContext) -> None:
     def detect_group(number: Number) -> dict[str, Any]:
         """The issues implemented together with this one (its parent's sub-issues and
         their blockers), in implementation order."""
-        return tools.group(number).to_dict()
+        return tools.group_dict(number)
 
     @tools.read("detect pipeline position")
     def detect_pipeline_position(number: Number) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def register_pipeline_tools(tools: ToolContext) -> None:
         if not found:
             return {"found": False, "issue": None, "alternatives": 0}
         issue = found[0]
-        group = tools.group(issue.number)
+        group = tools.group_dict(issue.number)
         return {
             "found": True,
             "issue": {
@@ -130,7 +130,7 @@ def register_pipeline_tools(tools: ToolContext) -> None:
                 "isLocked": False,
                 "blockedBy": list(issue.blocked_by),
             },
-            "group": group.to_dict() if group.is_group else None,
+            "group": group if group["isGroup"] else None,
             "alternatives": len(found) - 1,
         }
 

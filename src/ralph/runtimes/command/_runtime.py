@@ -148,7 +148,10 @@ class CommandRuntime(AgentRuntime):
                 pass
         started = time.monotonic()
         stopped = ""
-        while process.poll() is None:
+        while True:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=_TICK_SECONDS)  # returns the moment it exits
+                break
             now = time.monotonic()
             if now - started > brief.limits.timeout_seconds:
                 stopped = f"no result within {brief.limits.timeout_seconds:g}s"
@@ -157,10 +160,12 @@ class CommandRuntime(AgentRuntime):
             if stopped:
                 _kill_group(process)
                 break
-            time.sleep(_TICK_SECONDS)
         process.wait()
         for reader in readers:
             reader.join(timeout=5)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
         return process.returncode, "".join(out), "".join(err), stopped
 
     def _result(

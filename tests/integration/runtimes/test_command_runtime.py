@@ -1,0 +1,252 @@
+"""The command runtime runs agent CLIs as subprocesses: small fake CLIs stand in for
+Codex, Gemini CLI, opencode, Claude Code and a plain script, printing each format."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph.errors import ConfigError
+from ralph.runtimes import AgentStatus, Limits
+from ralph.runtimes.command import CommandRuntime
+
+RESULT = {"document": "doc.md", "summary": "found it"}
+
+
+def fake_cli(tmp_path: Path, name: str, body: str) -> str:
+    """An executable Python script called ``name``; returns its path."""
+    script = tmp_path / "bin" / name
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(f"#!{sys.executable}\nimport json, os, sys, time\n" + textwrap.dedent(body))
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_codex_events_give_the_final_message_tokens_and_session(tmp_path, brief, workdir):
+    cli = fake_cli(
+        tmp_path,
+        "codex",
+        f"""
+        prompt = sys.stdin.read()
+        open("prompt-seen.md", "w").write(prompt)
+        open("doc.md", "w").write("# Findings\\n")
+        for event in [
+            {{"type": "thread.started", "thread_id": "th_1"}},
+            {{"type": "turn.started"}},
+            {{"type": "item.completed", "item": {{"id": "i1", "type": "agent_message",
+              "text": {json.dumps(json.dumps(RESULT))}}}}},
+            {{"type": "turn.completed", "usage": {{"input_tokens": 120, "output_tokens": 30}}}},
+        ]:
+            print(json.dumps(event))
+    """,
+    )
+    result = CommandRuntime(f"{cli} exec --json -", output="codex").run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == RESULT
+    assert (result.input_tokens, result.output_tokens, result.turns) == (120, 30, 1)
+    assert result.transcript == "session th_1"
+    assert result.agent == "codex (command)"
+    seen = (workdir / "prompt-seen.md").read_text()
+    assert "Research the issue and write the document." in seen
+    assert "Body (untrusted text from the tracker)" in seen
+    assert '"required": [' in seen  # the result's schema travels with the prompt
+
+
+def test_a_codex_turn_failure_is_a_failed_run(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "codex",
+        """
+        sys.stdin.read()
+        print(json.dumps({"type": "turn.failed", "error": {"message": "quota exceeded"}}))
+        sys.exit(1)
+    """,
+    )
+    result = CommandRuntime(f"{cli} exec --json -", output="codex").run(brief())
+    assert result.status is AgentStatus.FAILED
+    assert result.error == "quota exceeded"
+
+
+@pytest.mark.parametrize("mode", ["json", "stream-json"])
+def test_gemini_output_in_both_modes(tmp_path, brief, mode):
+    answer = json.dumps(RESULT)
+    cli = fake_cli(
+        tmp_path,
+        "gemini",
+        f"""
+        if sys.argv[-1] == "json":
+            print(json.dumps({{"session_id": "g1", "response": {answer!r},
+                               "stats": {{"input_tokens": 10, "output_tokens": 5}}}}))
+        else:
+            for event in [
+                {{"type": "init", "session_id": "g1", "model": "m"}},
+                {{"type": "message", "role": "assistant", "content": {answer[:10]!r},
+                  "delta": True}},
+                {{"type": "message", "role": "assistant", "content": {answer[10:]!r},
+                  "delta": True}},
+                {{"type": "result", "status": "success",
+                  "stats": {{"input_tokens": 10, "output_tokens": 5}}}},
+            ]:
+                print(json.dumps(event))
+    """,
+    )
+    result = CommandRuntime(f"{cli} -p {{prompt}} -o {mode}", output="gemini").run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == RESULT
+    assert (result.input_tokens, result.output_tokens) == (10, 5)
+    assert result.transcript == "session g1"
+
+
+def test_opencode_steps_sum_cost_and_tokens_and_a_spent_budget_is_reported(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "opencode",
+        f"""
+        for event in [
+            {{"type": "step_start", "sessionID": "ses_1", "part": {{}}}},
+            {{"type": "step_finish", "sessionID": "ses_1",
+              "part": {{"cost": 0.25, "tokens": {{"input": 100, "output": 10}}}}}},
+            {{"type": "text", "sessionID": "ses_1", "part": {{"text": {json.dumps(RESULT)!r}}}}},
+            {{"type": "step_finish", "sessionID": "ses_1",
+              "part": {{"cost": 0.5, "tokens": {{"input": 50, "output": 5}}}}}},
+        ]:
+            print(json.dumps(event))
+    """,
+    )
+    runtime = CommandRuntime(f"{cli} run --format json -f {{prompt_file}}", output="opencode")
+    result = runtime.run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == RESULT
+    assert result.cost_usd == pytest.approx(0.75)
+    assert (result.input_tokens, result.output_tokens, result.turns) == (150, 15, 2)
+    capped = runtime.run(brief(limits=Limits(max_usd=0.5)))
+    assert capped.status is AgentStatus.BUDGET_EXCEEDED
+    assert capped.error == "spent $0.75 of $0.50"
+
+
+def test_claude_print_mode_reuses_the_claude_outcome_mapping(tmp_path, brief):
+    frame = {"type": "result", "subtype": "error_max_turns", "is_error": True,
+             "errors": ["Reached maximum number of turns (3)"], "num_turns": 4,
+             "total_cost_usd": 0.01, "session_id": "s1"}  # fmt: skip
+    cli = fake_cli(
+        tmp_path,
+        "claude",
+        f"""
+        print(json.dumps({frame!r}))
+        sys.exit(1)
+    """,
+    )
+    result = CommandRuntime(f"{cli} -p --output-format json", output="claude").run(brief())
+    assert result.status is AgentStatus.TURNS_EXCEEDED
+    assert result.turns == 4
+    assert result.cost_usd == pytest.approx(0.01)
+
+
+def test_a_plain_agent_writes_its_result_file(tmp_path, brief, workdir):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        f"""
+        prompt = open(sys.argv[1]).read()
+        assert "write it to" in prompt
+        open(sys.argv[2], "w").write(json.dumps({RESULT!r}))
+        print("all done")
+    """,
+    )
+    result = CommandRuntime(f"{cli} {{prompt_file}} {{result_file}}").run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == RESULT
+
+
+def test_a_failing_exit_code_carries_the_end_of_stderr(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        print("model not available", file=sys.stderr)
+        sys.exit(3)
+    """,
+    )
+    result = CommandRuntime(f"{cli} {{prompt_file}}").run(brief())
+    assert result.status is AgentStatus.FAILED
+    assert result.error == "exited with 3: model not available"
+
+
+def test_the_timeout_kills_the_agent_and_its_children(tmp_path, brief, workdir):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        import subprocess
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        open("child.pid", "w").write(str(child.pid))
+        while True:
+            print("working", flush=True)
+            time.sleep(0.2)
+    """,
+    )
+    started = time.monotonic()
+    limits = Limits(timeout_seconds=1.5, stall_seconds=30)
+    result = CommandRuntime(f"{cli} {{prompt_file}}").run(brief(limits=limits))
+    assert result.status is AgentStatus.TIMEOUT
+    assert result.error == "no result within 1.5s"
+    assert time.monotonic() - started < 10
+    child = int((workdir / "child.pid").read_text())
+    time.sleep(0.2)
+    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text()
+
+
+def test_an_agent_that_goes_quiet_is_stalled(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        print("thinking", flush=True)
+        time.sleep(60)
+    """,
+    )
+    limits = Limits(timeout_seconds=60, stall_seconds=1)
+    result = CommandRuntime(f"{cli} {{prompt_file}}").run(brief(limits=limits))
+    assert result.status is AgentStatus.TIMEOUT
+    assert result.error == "stalled: no output for 1s"
+
+
+def test_the_agent_gets_no_tracker_or_store_credentials(tmp_path, brief, workdir, monkeypatch):
+    monkeypatch.setenv("RALPH_GH_TOKEN", "ghp_secret")
+    monkeypatch.setenv("RALPH_STORE_URL", "postgresql://ralph:pw@db/ralph")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-agents-own")
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        json.dump(dict(os.environ), open("env.json", "w"))
+    """,
+    )
+    CommandRuntime(f"{cli} {{prompt_file}}").run(brief())
+    seen = json.loads((workdir / "env.json").read_text())
+    assert "RALPH_GH_TOKEN" not in seen
+    assert "RALPH_STORE_URL" not in seen
+    assert seen["OPENAI_API_KEY"] == "sk-agents-own"
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("", "the agent command is empty"),
+        ("codex exec {prompt_fle}", "unknown placeholder 'prompt_fle'"),
+        ("codex 'unclosed", "cannot be split"),
+    ],
+)
+def test_a_bad_template_is_a_configuration_error(template, message):
+    with pytest.raises(ConfigError, match=message):
+        CommandRuntime(template)
+
+
+def test_a_missing_agent_binary_says_so(brief):
+    with pytest.raises(ConfigError, match="cannot start the agent command 'no-such-agent'"):
+        CommandRuntime("no-such-agent {prompt_file}").run(brief())

@@ -1,0 +1,63 @@
+"""The [agent] table: runtime, model and limits, per phase; mistakes are one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.config._agent import PHASE_NAMES, AgentSettings, parse_agent_settings
+from ralph.errors import ConfigError
+from ralph.phases import PHASES
+
+
+def parse(data: object, **kwargs: object) -> AgentSettings:
+    return parse_agent_settings(data, "ralph.toml", **kwargs)  # type: ignore[arg-type]
+
+
+def test_defaults_run_claude_code_headless():
+    settings = parse(None)
+    assert settings.runtime == "claude"
+    assert settings.permission_mode == "dontAsk"
+    assert settings.max_turns == 50
+
+
+def test_a_phase_table_overrides_only_what_it_names():
+    settings = parse({"model": "sonnet", "max_turns": 40,
+                      "phases": {"research": {"model": "opus", "max_usd": 2}}})  # fmt: skip
+    research = settings.for_phase("research")
+    assert (research.model, research.max_turns, research.max_usd) == ("opus", 40, 2.0)
+    plan = settings.for_phase("plan")
+    assert (plan.model, plan.max_turns) == ("sonnet", 40)
+
+
+def test_the_environment_picks_the_runtime():
+    assert parse({"runtime": "claude"}, runtime_override="scripted").runtime == "scripted"
+
+
+def test_phase_names_are_the_phases():
+    assert tuple(PHASES) == PHASE_NAMES
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"modle": "x"}, "unknown setting 'modle'"),
+        ({"max_turns": 0}, "expected a whole number >= 1"),
+        ({"max_turns": "many"}, "expected a number"),
+        ({"timeout_seconds": 0}, "expected a positive number"),
+        ({"allow_bypass": "yes"}, "expected true or false"),
+        ({"permission_mode": "ask"}, "use one of dontAsk, acceptEdits, bypassPermissions"),
+        ({"permission_mode": "bypassPermissions"}, "set agent.allow_bypass = true to opt in"),
+        ({"format": "xml"}, "use one of plain, codex"),
+        ({"phases": {"deploy": {}}}, "unknown phase; phases are: triage"),
+        ({"phases": {"plan": {"runtime": "x"}}}, "unknown setting 'runtime'"),
+        ([1], "[agent] must be a table"),
+    ],
+)
+def test_mistakes_name_the_setting_and_the_fix(data, message):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        parse(data)
+
+
+def test_bypass_with_the_opt_in_is_accepted():
+    settings = parse({"permission_mode": "bypassPermissions", "allow_bypass": True})
+    assert settings.permission_mode == "bypassPermissions"

@@ -1,0 +1,78 @@
+"""What a phase's Claude Code run is allowed: its role's tools, its limits, Claude
+Code's own system prompt with the role appended, and no credentials but the model's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ralph.runtimes import AgentBrief, IssueContext, Limits
+from ralph.runtimes.claude._options import option_values
+
+
+def brief(**changes: object) -> AgentBrief:
+    values: dict[str, object] = {
+        "phase": "research",
+        "role": "analyst",
+        "issues": (IssueContext(number=1, title="T", body="B"),),
+        "instructions": "Do it.",
+        "workdir": Path("/work/tree"),
+        "tools": ("Read", "Glob", "Grep", "Write"),
+        "limits": Limits(max_turns=7),
+        "result_schema": {"type": "object"},
+    }
+    values.update(changes)
+    return AgentBrief(**values)  # type: ignore[arg-type]
+
+
+def values(**changes: object) -> dict[str, object]:
+    return option_values(brief(**changes), session_id="s-1", environ={})
+
+
+def test_the_system_prompt_is_claude_codes_preset_with_the_role_appended():
+    prompt = values()["system_prompt"]
+    assert prompt["type"] == "preset"  # type: ignore[index]
+    assert prompt["preset"] == "claude_code"  # type: ignore[index]
+    assert "Ralph's analyst agent" in prompt["append"]  # type: ignore[index]
+
+
+def test_the_role_whitelist_is_both_the_tool_set_and_the_approved_set():
+    found = values()
+    assert found["tools"] == ["Read", "Glob", "Grep", "Write"]
+    assert found["allowed_tools"] == ["Read", "Glob", "Grep", "Write"]
+    assert found["permission_mode"] == "dontAsk"
+    with_tools = option_values(brief(), session_id="s", environ={}, with_tracker_tools=True)
+    assert with_tools["allowed_tools"][-1] == "mcp__ralph-hero"  # type: ignore[index]
+
+
+def test_limits_model_schema_and_working_directory_are_passed():
+    found = values(limits=Limits(max_turns=7, max_usd=1.5), model="opus")
+    assert found["max_turns"] == 7
+    assert found["max_budget_usd"] == 1.5
+    assert found["model"] == "opus"
+    assert found["cwd"] == "/work/tree"
+    assert found["session_id"] == "s-1"
+    assert found["output_format"] == {"type": "json_schema", "schema": {"type": "object"}}
+
+
+def test_no_budget_flag_without_a_cap_and_no_model_without_a_choice():
+    found = values()
+    assert "max_budget_usd" not in found
+    assert "model" not in found
+
+
+def test_credentials_in_the_environment_are_blanked_for_the_child():
+    environ = {
+        "RALPH_GH_TOKEN": "ghp_1",
+        "GH_TOKEN": "ghp_2",
+        "RALPH_STORE_URL": "postgresql://u:pw@h/db",
+        "AWS_SECRET_ACCESS_KEY": "aws",
+        "ANTHROPIC_API_KEY": "sk-ant",
+        "PATH": "/usr/bin",
+    }
+    env = option_values(brief(), session_id="s", environ=environ)["env"]
+    assert env == {"RALPH_GH_TOKEN": "", "GH_TOKEN": "", "RALPH_STORE_URL": "",
+                   "AWS_SECRET_ACCESS_KEY": ""}  # fmt: skip
+
+
+def test_bypass_is_only_sandboxed_when_asked_for():
+    assert "IS_SANDBOX" not in values()["env"]  # type: ignore[operator]

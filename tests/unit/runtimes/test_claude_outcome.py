@@ -1,0 +1,62 @@
+"""How a Claude Code run ended, from its result frame: each ending, one test."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.runtimes import AgentStatus
+from ralph.runtimes.claude import classify, structured_result
+
+SUCCESS = {"type": "result", "subtype": "success", "is_error": False, "result": "done",
+           "terminal_reason": "completed"}  # fmt: skip
+
+
+def test_a_completed_run_is_ok():
+    assert classify(SUCCESS).status is AgentStatus.OK
+
+
+@pytest.mark.parametrize(
+    ("frame", "status", "error"),
+    [
+        ({"subtype": "error_max_turns", "errors": ["Reached maximum number of turns (1)"]},
+         AgentStatus.TURNS_EXCEEDED, "Reached maximum number of turns (1)"),
+        ({"subtype": "error_max_budget_usd", "errors": ["Reached maximum budget ($0.01)"]},
+         AgentStatus.BUDGET_EXCEEDED, "Reached maximum budget ($0.01)"),
+        ({"subtype": "error_during_execution", "errors": ["[ede_diagnostic] boom"]},
+         AgentStatus.FAILED, "error_during_execution: [ede_diagnostic] boom"),
+        ({"subtype": "error_max_structured_output_retries", "errors": []},
+         AgentStatus.FAILED, "error_max_structured_output_retries"),
+        ({**SUCCESS, "is_error": True, "api_error_status": 400,
+          "result": "API Error: 400 fake error", "terminal_reason": "api_error"},
+         AgentStatus.FAILED, "API Error: 400 fake error"),
+        ({**SUCCESS, "is_error": True, "api_error_status": 529, "result": ""},
+         AgentStatus.FAILED, "API error 529"),
+        ({**SUCCESS, "result": "UserPromptSubmit operation blocked by hook:\nno\n\nOriginal"},
+         AgentStatus.FAILED, "a hook blocked the prompt: UserPromptSubmit operation blocked"),
+        ({**SUCCESS, "result": "", "terminal_reason": "hook_stopped"},
+         AgentStatus.FAILED, "a hook stopped the run"),
+    ],
+)  # fmt: skip
+def test_each_ending_maps_to_its_status(frame, status, error):
+    outcome = classify(frame)
+    assert outcome.status is status
+    assert outcome.error.startswith(error)
+
+
+def test_a_timeout_wins_over_whatever_came_before():
+    outcome = classify(SUCCESS, timed_out="stalled: no message for 3s")
+    assert outcome.status is AgentStatus.TIMEOUT
+    assert outcome.error == "stalled: no message for 3s"
+
+
+def test_no_result_frame_is_a_crash_saying_what_broke():
+    assert classify(None).status is AgentStatus.CRASHED
+    assert classify(None, crashed="ProcessError: exit 137").error == "ProcessError: exit 137"
+
+
+def test_the_structured_result_comes_from_structured_output_or_json_text():
+    assert structured_result({"structured_output": {"a": 1}, "result": "x"}) == {"a": 1}
+    assert structured_result({"result": '{"a": 2}'}) == {"a": 2}
+    assert structured_result({"result": '```json\n{"a": 3}\n```'}) == {"a": 3}
+    assert structured_result({"result": "I did it"}) is None
+    assert structured_result({"result": "[1, 2]"}) is None
