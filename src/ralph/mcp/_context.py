@@ -12,9 +12,8 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
 from ralph.config import Project
-from ralph.errors import IssueNotFound
 from ralph.mcp._envelope import tool_call
-from ralph.pipeline import GroupResult, IssueRelations, IssueState, detect_group
+from ralph.pipeline import GroupResult, IssueState, detect_group
 from ralph.tracker import Issue
 
 __all__ = ["PREFIX", "ToolContext"]
@@ -60,22 +59,8 @@ class ToolContext:
 
     # -- shared lookups -------------------------------------------------------------
 
-    def relations(self, number: int) -> IssueRelations | None:
-        try:
-            issue = self.project.tracker.get_issue(number)
-        except IssueNotFound:
-            return None
-        return IssueRelations(
-            number=issue.number,
-            title=issue.title,
-            parent=issue.parent,
-            sub_issues=issue.sub_issues,
-            blocked_by=issue.blocked_by,
-            blocking=issue.blocking,
-        )
-
     def group(self, number: int) -> GroupResult:
-        return detect_group(number, self.relations)
+        return detect_group(number, self.project.tracker.relations)
 
     def group_dict(self, number: int) -> dict[str, Any]:
         """The group in the original's shape (``groupTickets``, ``groupPrimary``,

@@ -6,35 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from ralph.artifacts import ArtifactKind, parse_frontmatter
-from ralph.errors import IssueNotFound
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import PhaseRefused
-from ralph.pipeline import IssueRelations, detect_group
+from ralph.pipeline import detect_group
 from ralph.tracker import Issue
 from ralph.workflow import TERMINAL_STATES, WorkflowState, is_earlier_state
 
 __all__ = ["group_members", "plan_fields", "plan_members"]
 
 
-def _relations(ctx: PhaseContext, number: int) -> IssueRelations | None:
-    try:
-        issue = ctx.tracker.get_issue(number)
-    except IssueNotFound:
-        return None
-    return IssueRelations(
-        number=issue.number,
-        title=issue.title,
-        parent=issue.parent,
-        sub_issues=issue.sub_issues,
-        blocked_by=issue.blocked_by,
-        blocking=issue.blocking,
-    )
-
-
 def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
     """The seed's group in implementation order, without finished members and without
     members already past planning (they belong to an earlier plan)."""
-    group = detect_group(seed.number, lambda n: _relations(ctx, n))
+    group = detect_group(seed.number, ctx.tracker.relations)
     members = []
     for number in group.issues:
         issue = seed if number == seed.number else ctx.tracker.get_issue(number)

@@ -261,6 +261,8 @@ class PhaseRunner:
         )
         result = self.runtime.run(brief)
         runs.append(result)
+        if result.denied_tools:
+            ctx.say(f"The agent was refused: {', '.join(result.denied_tools)}")
         logger.info(
             "agent finished",
             extra={"phase": phase.name, "status": result.status.value, "cost": result.cost_usd},

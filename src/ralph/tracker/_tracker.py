@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ralph.errors import InvalidInput, RalphError
+from ralph.errors import InvalidInput, IssueNotFound, RalphError
+from ralph.pipeline import IssueRelations
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -346,6 +347,22 @@ class Tracker(abc.ABC):
         )
         self._record_move(change, actor)
         return ParentAdvance(True, decision.reason, change, children)
+
+    def relations(self, number: int) -> IssueRelations | None:
+        """The issue's tree and dependencies, as group detection reads them; None when
+        there is no such issue."""
+        try:
+            issue = self.get_issue(number)
+        except IssueNotFound:
+            return None
+        return IssueRelations(
+            number=issue.number,
+            title=issue.title,
+            parent=issue.parent,
+            sub_issues=issue.sub_issues,
+            blocked_by=issue.blocked_by,
+            blocking=issue.blocking,
+        )
 
     # -- picking work -----------------------------------------------------------------------
 

@@ -6,10 +6,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 
+from ...fakes.anthropic_api import FakeAnthropicAPI, Text, ToolUse
 from ..conftest import Project as Repo
 
 
@@ -47,3 +50,37 @@ def test_ralph_mcp_serves_the_tools_over_stdio(tmp_path):
     assert not failed
     assert position["phase"] == "RESEARCH"
     assert position["issues"][0]["title"] == "Add a farewell"
+
+
+def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(tmp_path):
+    """The real Claude Code CLI, configured with the README's .mcp.json, calls a tool
+    of ``ralph mcp`` for a (fake) model."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    cli = Path(sdk.__file__).parent / "_bundled" / "claude"
+    repo = Repo(tmp_path / "project")
+    ralph(repo.path, "init")
+    ralph(repo.path, "issue", "new", "Add a farewell", "--state", "Research Needed",
+          "--estimate", "XS")  # fmt: skip
+    (repo.path / ".mcp.json").write_text(
+        '{"mcpServers": {"ralph-hero": {"command": "ralph", "args": ["mcp"]}}}'
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    tool = "mcp__ralph-hero__ralph_hero__detect_pipeline_position"
+    with FakeAnthropicAPI([ToolUse(tool, {"number": 1}), Text("It is in research.")]) as api:
+        env = {**_environment(), **api.environment(str(home))}
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+        done = subprocess.run(
+            [str(cli), "-p", "Where is issue 1?", "--output-format", "json",
+             "--model", "claude-sonnet-4-5", "--mcp-config", ".mcp.json",
+             "--strict-mcp-config", "--allowedTools", "mcp__ralph-hero"],
+            cwd=repo.path, env=env, capture_output=True, text=True, timeout=120,
+            stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+        turns = api.turns
+    assert done.returncode == 0, done.stderr
+    assert tool in turns[0].tool_names
+    answer = turns[1].tool_results()[0]
+    assert not answer.get("is_error"), answer
+    assert '"phase": "RESEARCH"' in str(answer["content"])
+    assert json.loads(done.stdout)["result"] == "It is in research."
