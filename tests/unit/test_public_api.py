@@ -70,6 +70,7 @@ PUBLIC = {
         "StateChange",
         "Tracker",
         "closing_references",
+        "dashboard_items",
         "iso",
     ],
     "ralph.git": [

@@ -16,13 +16,12 @@ from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
 from ralph.dashboard import (
     Dashboard,
-    DashboardItem,
     HealthConfig,
     Severity,
     build_dashboard,
     format_markdown,
 )
-from ralph.tracker import IssueQuery, Tracker
+from ralph.tracker import dashboard_items
 
 __all__ = ["status_command"]
 
@@ -33,26 +32,6 @@ class StatusFormat(enum.StrEnum):
     TABLE = "table"
     MARKDOWN = "markdown"
     JSON = "json"
-
-
-def dashboard_items(tracker: Tracker) -> list[DashboardItem]:
-    """Every issue, open or closed, with its blockers' states."""
-    issues = tracker.list_issues(IssueQuery(status=None))
-    states = {i.number: i.workflow_state for i in issues}
-    return [
-        DashboardItem(
-            number=i.number,
-            title=i.title,
-            updated_at=i.updated_at,
-            closed_at=i.closed_at,
-            workflow_state=i.workflow_state,
-            priority=i.priority,
-            estimate=i.estimate,
-            assignees=i.assignees,
-            blocked_by=tuple((n, states.get(n)) for n in i.blocked_by),
-        )
-        for i in issues
-    ]
 
 
 def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:

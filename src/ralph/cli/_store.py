@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console, Group
@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ralph.cli._project import store_url
-from ralph.tasks import Task, TaskStatus, TaskStore, open_store
+from ralph.tasks import TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
@@ -48,28 +48,6 @@ def _when(seconds: float | None) -> str:
 def _mark(status: TaskStatus) -> Text:
     symbol, style = _MARK[status]
     return Text(f"{symbol} {status.value}", style=style)
-
-
-def _task_dict(task: Task) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "run": task.run_id,
-        "key": task.key,
-        "kind": task.kind,
-        "role": task.role,
-        "issues": list(task.issues),
-        "subject": task.subject,
-        "status": task.status.value,
-        "owner": task.owner,
-        "attempts": task.attempts,
-        "maxAttempts": task.max_attempts,
-        "claimToken": task.claim_token,
-        "leaseExpiresAt": task.lease_expires_at,
-        "deps": list(task.deps),
-        "metadata": dict(task.metadata),
-        "result": task.result,
-        "error": task.error,
-    }
 
 
 @runs_app.command("list")
@@ -166,7 +144,7 @@ def tasks_list(
     with _store(ctx) as store:
         tasks = store.list_tasks(run, status=status, role=role)
     if as_json:
-        typer.echo(json.dumps([_task_dict(t) for t in tasks], indent=2))
+        typer.echo(json.dumps([t.to_dict() for t in tasks], indent=2))
         return
     table = Table(title="Tasks", title_justify="left")
     for column in ("Id", "Run", "Key", "Role", "Status", "Owner", "Tries", "Subject"):
@@ -193,7 +171,7 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
         history = [e for e in store.events(task.run_id) if e.task_id == task_id]
         deps = {t.id: t for t in store.list_tasks(task.run_id) if t.id in task.deps}
     if as_json:
-        data = _task_dict(task)
+        data = task.to_dict()
         data["history"] = [
             {"id": e.id, "at": e.at, "kind": e.kind.value, "data": dict(e.data)} for e in history
         ]

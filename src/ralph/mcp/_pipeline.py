@@ -8,12 +8,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ralph.cli._status import dashboard_items
 from ralph.dashboard import HealthConfig, build_dashboard, format_markdown
 from ralph.mcp._context import ToolContext
 from ralph.mcp._issues import brief
 from ralph.pipeline import detect_position, detect_stream_positions, detect_work_streams
-from ralph.tracker import StateChange
+from ralph.tracker import StateChange, dashboard_items
 from ralph.workflow import STATE_ORDER, Estimate, parse_state
 
 __all__ = ["register_pipeline_tools"]

@@ -19,22 +19,10 @@ Worker = Annotated[str, Field(min_length=1, description="Who works on the task")
 
 
 def task_dict(task: Task) -> dict[str, Any]:
-    return {
-        "id": task.id,
-        "run": task.run_id,
-        "key": task.key,
-        "kind": task.kind,
-        "role": task.role,
-        "issues": list(task.issues),
-        "subject": task.subject,
-        "status": task.status.value,
-        "owner": task.owner,
-        "attempts": task.attempts,
-        "maxAttempts": task.max_attempts,
-        "blockedBy": list(task.deps),
-        "result": task.result,
-        "error": task.error,
-    }
+    """A task without its claim token: only task_claim hands that out, to the claimer."""
+    data = task.to_dict()
+    del data["claimToken"]
+    return data
 
 
 def register_task_tools(tools: ToolContext) -> None:

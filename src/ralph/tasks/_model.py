@@ -117,6 +117,28 @@ class Task:
     def terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
 
+    def to_dict(self) -> dict[str, Any]:
+        """The task as JSON for people and tools (camelCase, like the original)."""
+        return {
+            "id": self.id,
+            "run": self.run_id,
+            "key": self.key,
+            "kind": self.kind,
+            "role": self.role,
+            "issues": list(self.issues),
+            "subject": self.subject,
+            "status": self.status.value,
+            "owner": self.owner,
+            "attempts": self.attempts,
+            "maxAttempts": self.max_attempts,
+            "claimToken": self.claim_token,
+            "leaseExpiresAt": self.lease_expires_at,
+            "deps": list(self.deps),
+            "metadata": dict(self.metadata),
+            "result": self.result,
+            "error": self.error,
+        }
+
 
 @dataclass(frozen=True, kw_only=True)
 class Claim:

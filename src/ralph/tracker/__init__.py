@@ -4,6 +4,7 @@ implemented once, in :class:`Tracker`."""
 
 from __future__ import annotations
 
+from ralph.tracker._board import dashboard_items
 from ralph.tracker._local import LocalTracker
 from ralph.tracker._memory import MemoryTracker
 from ralph.tracker._model import (
@@ -40,5 +41,6 @@ __all__ = [
     "StateChange",
     "Tracker",
     "closing_references",
+    "dashboard_items",
     "iso",
 ]

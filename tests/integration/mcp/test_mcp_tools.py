@@ -279,6 +279,7 @@ def test_task_tools_claim_atomically_and_fence_every_write(project):
     assert not done[0]
     assert got[1]["status"] == "done"
     assert got[1]["result"] == {"document": "r.md"}
+    assert "claimToken" not in got[1]  # only the claimer gets the token
     assert not claimed2[0]
     assert failed[1]["status"] == "failed"
     assert missing[0]
