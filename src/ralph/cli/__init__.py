@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli import _init, _mcp, _run, _status
+from ralph.cli import _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -39,6 +39,10 @@ app.command("status")(_status.status_command)
 app.command("run")(_run.run_command)
 app.command("approve")(_run.approve_command)
 app.command("mcp")(_mcp.mcp_command)
+app.command("hero")(_orchestrate.hero_command)
+app.command("team")(_orchestrate.team_command)
+app.command("worker")(_orchestrate.worker_command)
+app.command("demo")(_orchestrate.demo_command)
 
 
 @app.callback()

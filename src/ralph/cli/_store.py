@@ -14,6 +14,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ralph.cli._project import store_url
+from ralph.cli._report import MARKS, print_report
+from ralph.orchestrate._report import load_report
 from ralph.tasks import TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
@@ -23,14 +25,6 @@ tasks_app = typer.Typer(name="tasks", help="Tasks in the task store.", no_args_i
 store_app = typer.Typer(name="store", help="Task store maintenance.", no_args_is_help=True)
 db_app = typer.Typer(name="db", help="The task store's schema.", no_args_is_help=True)
 
-_MARK = {
-    TaskStatus.PENDING: ("○", "white"),
-    TaskStatus.RUNNING: ("●", "yellow"),
-    TaskStatus.DONE: ("✓", "green"),
-    TaskStatus.FAILED: ("✗", "red"),
-    TaskStatus.DEAD: ("✗", "bold red"),
-    TaskStatus.CANCELED: ("–", "bright_black"),
-}
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
@@ -46,7 +40,7 @@ def _when(seconds: float | None) -> str:
 
 
 def _mark(status: TaskStatus) -> Text:
-    symbol, style = _MARK[status]
+    symbol, style = MARKS[status]
     return Text(f"{symbol} {status.value}", style=style)
 
 
@@ -89,12 +83,12 @@ def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 @runs_app.command("show")
 def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
-    """One run: its state, task counts by status, and its latest events."""
+    """One run's report (tasks, time, cost, critical path, what needs a person) and its
+    latest events."""
     with _store(ctx) as store:
-        found = store.get_run(run)
-        tasks = store.list_tasks(run)
+        report = load_report(store, run)
         events = store.events(run)[-15:]
-    count = Counter(t.status for t in tasks)
+    found = report.run
     if as_json:
         typer.echo(
             json.dumps(
@@ -106,18 +100,15 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
                     "status": found.status.value,
                     "shutdownRequested": found.shutdown_requested,
                     "config": dict(found.config),
-                    "tasks": {s.value: n for s, n in count.items()},
+                    "tasks": dict(Counter(t.status for t in report.tasks)),
+                    "report": report.to_dict(),
                 },
                 indent=2,
             )
         )
         return
-    head = Text()
-    head.append(f"Run {found.id}: {found.name}\n", style="bold")
-    head.append(f"mode {found.mode}, status {found.status.value}")
-    if found.shutdown_requested:
-        head.append(", shutdown requested", style="yellow")
-    head.append("\n" + ", ".join(f"{n} {s.value}" for s, n in sorted(count.items())) or "")
+    console = Console(highlight=False, soft_wrap=True)
+    print_report(report, console)
     table = Table(title="Latest events", title_justify="left")
     for column in ("Event", "At", "Kind", "Task", "Data"):
         table.add_column(column)
@@ -129,7 +120,7 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
             str(event.task_id or "—"),
             json.dumps(dict(event.data)) if event.data else "",
         )
-    Console().print(Group(head, table))
+    console.print(table)
 
 
 @tasks_app.command("list")

@@ -26,6 +26,11 @@ def commit_files(repo: GitRepo, branch: str, files: Mapping[str, str], message: 
     """Commit ``files`` (repository-relative path -> text) on top of ``branch``. Returns
     the new commit, or None when the branch already holds exactly these contents (a
     rerun commits nothing)."""
+    with repo.branch_lock(branch):
+        return _commit(repo, branch, files, message)
+
+
+def _commit(repo: GitRepo, branch: str, files: Mapping[str, str], message: str) -> str | None:
     for _ in range(_ATTEMPTS):
         tip = repo.resolve(f"refs/heads/{branch}")
         tree = _tree_with(repo, tip, files)

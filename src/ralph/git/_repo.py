@@ -11,10 +11,12 @@ is refused before anything moves. That is git's own ``updateInstead`` rule for p
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,6 +115,19 @@ class GitRepo:
             exclude.parent.mkdir(parents=True, exist_ok=True)
             exclude.write_text("\n".join([*lines, pattern]) + "\n")
 
+    @contextmanager
+    def branch_lock(self, branch: str) -> Iterator[None]:
+        """Hold ``branch`` against other writers of this machine (threads and processes):
+        moving a branch that is checked out also updates that checkout's index, which
+        git allows one writer at a time."""
+        path = self.git_dir() / f"ralph-{branch.replace('/', '-')}.lock"
+        with path.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def resolve(self, ref: str) -> str:
         """The commit id ``ref`` names."""
         return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
@@ -162,6 +177,10 @@ class GitRepo:
 
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
         """Merge branch ``head`` into branch ``base`` (see the module docstring)."""
+        with self.branch_lock(base):
+            return self._merge(head, base, message, squash=squash)
+
+    def _merge(self, head: str, base: str, message: str, *, squash: bool) -> MergeOutcome:
         base_commit = self.resolve(f"refs/heads/{base}")
         head_commit = self.resolve(head)
         if self.is_ancestor(head_commit, base_commit):

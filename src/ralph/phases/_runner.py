@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
-import socket
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from ralph._jsonschema import schema_errors
+from ralph._process import holder_is_gone, process_owner
 from ralph.config import Project
 from ralph.errors import IssueLocked, RalphError
 from ralph.git import changed_between, working_changes
@@ -72,25 +71,6 @@ class PhaseOutcome:
         return sum(run.cost_usd for run in self.agent_runs)
 
 
-def _default_owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _is_dead_local_process(owner: str) -> bool:
-    """Whether ``owner`` names a process of this machine that no longer runs (a run that
-    crashed: its locks can be taken at once instead of after their lease)."""
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
-
-
 class PhaseRunner:
     def __init__(
         self,
@@ -104,7 +84,7 @@ class PhaseRunner:
     ) -> None:
         self.project = project
         self.runtime = runtime
-        self.owner = owner or _default_owner()
+        self.owner = owner or process_owner()
         self.max_attempts = max_attempts
         #: Limits for every phase; None takes each phase's from ralph.toml's [agent].
         self.limits = limits
@@ -114,12 +94,17 @@ class PhaseRunner:
     def _repo(self) -> str:
         return self.project.config.repo or self.project.git.path.name
 
-    def run(self, phase_name: str, number: int) -> PhaseOutcome:
-        """Run one phase on issue ``number`` (a group phase on its whole group). Raises
-        PhaseRefused when a precondition does not hold."""
+    def run(
+        self, phase_name: str, number: int, *, only: Sequence[int] | None = None
+    ) -> PhaseOutcome:
+        """Run one phase on issue ``number`` (a group phase on its whole group, or on the
+        members in ``only``: a work stream). Raises PhaseRefused when a precondition
+        does not hold."""
         phase = get_phase(phase_name)
         ctx = PhaseContext(self.project, self._today(), agent=self.runtime.description)
         members = phase.members(ctx, self.project.tracker.get_issue(number))
+        if only is not None:
+            members = [issue for issue in members if issue.number in only]
         numbers = tuple(issue.number for issue in members)
         try:
             phase.check(ctx, members)
@@ -162,7 +147,7 @@ class PhaseRunner:
         try:
             store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
         except IssueLocked as locked:
-            if not _is_dead_local_process(locked.holder):
+            if not holder_is_gone(locked.holder):
                 raise
             store.break_issue_lock(self._repo, number, locked.holder)
             logger.info("took the lock of a crashed run", extra={"holder": locked.holder})
@@ -295,6 +280,13 @@ class PhaseRunner:
         return Attempt(payload, files), []
 
     # -- escalation ---------------------------------------------------------------------
+
+    def escalate(self, phase_name: str, numbers: Sequence[int], reason: str) -> tuple[str, ...]:
+        """Send ``numbers`` to Human Needed with an ``Escalation:`` comment, as a phase
+        that gives up does; returns what was done, as lines for a person."""
+        ctx = PhaseContext(self.project, self._today(), agent=self.runtime.description)
+        self._escalate(get_phase(phase_name), ctx, numbers, reason)
+        return tuple(ctx.said)
 
     def _escalate(
         self, phase: Phase, ctx: PhaseContext, numbers: Sequence[int], reason: str

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_ATTEMPTS",
     "RetryPolicy",
+    "abandon",
     "cancel",
     "check_claim",
     "claim",
@@ -106,7 +107,7 @@ def heartbeat(task: Task, token: int, *, now: float, lease_seconds: float) -> Ta
 def complete(task: Task, token: int, result: Any, *, now: float) -> tuple[Task, EventKind]:
     check_claim(task, token)
     done = dataclasses.replace(
-        task, status=_S.DONE, result=result, lease_expires_at=None, updated_at=now
+        task, status=_S.DONE, result=result, error=None, lease_expires_at=None, updated_at=now
     )
     return done, EventKind.TASK_DONE
 
@@ -165,6 +166,18 @@ def expire(task: Task, *, now: float) -> tuple[Task, EventKind] | None:
         task, status=_S.PENDING, owner=None, error=reason, lease_expires_at=None, updated_at=now
     )
     return pending, EventKind.TASK_EXPIRED
+
+
+def abandon(task: Task, owner: str, *, now: float) -> tuple[Task, EventKind] | None:
+    """A running task whose claimer is known to be gone (a process of this machine that
+    no longer exists) is treated as expired at once. None unless ``owner`` still runs it."""
+    if task.status is not _S.RUNNING or task.owner != owner:
+        return None
+    decision = expire(dataclasses.replace(task, lease_expires_at=float("-inf")), now=now)
+    assert decision is not None
+    changed, kind = decision
+    reason = f"claimer {owner} is gone (attempt {task.attempts})"
+    return dataclasses.replace(changed, error=reason), kind
 
 
 def cancel(task: Task, *, now: float) -> Task | None:

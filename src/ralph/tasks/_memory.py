@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from ralph.errors import (
+    GraphError,
     IssueLocked,
     RunNotFound,
     TaskBlocked,
@@ -23,9 +24,11 @@ from ralph.errors import (
 from ralph.graph import TaskSpec
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._model import (
+    Charge,
     Claim,
     Event,
     EventKind,
+    GraphEdit,
     IssueLock,
     Message,
     MessageKind,
@@ -58,6 +61,7 @@ class MemoryStore(TaskStore):
         self._messages: dict[int, Message] = {}
         self._locks: dict[tuple[str, int], IssueLock] = {}
         self._checkpoints: dict[str, dict[str, Any]] = {}
+        self._charges: list[Charge] = []
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -186,36 +190,61 @@ class MemoryStore(TaskStore):
         specs = list(specs)
         with self._lock:
             self._run(run_id)
-            ids = {t.key: t.id for t in self._tasks.values() if t.run_id == run_id}
-            validate_new_specs(specs, ids)
-            now = self._clock()
-            added = []
-            for offset, spec in enumerate(specs, start=1):
-                ids[spec.key] = len(self._tasks) + offset
-            for spec in specs:
-                task = Task(
-                    id=ids[spec.key],
-                    run_id=run_id,
-                    key=spec.key,
-                    kind=spec.kind.value,
-                    role=spec.role.value,
-                    issues=spec.issues,
-                    subject=spec.subject,
-                    active_form=spec.active_form,
-                    description=spec.description,
-                    metadata=dict(spec.metadata),
-                    max_attempts=spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
-                    serial_key=spec.serial_key,
-                    deps=tuple(ids[d] for d in spec.deps),
-                    not_before=0.0,
-                    created_at=now,
-                    updated_at=now,
+            self._check_specs(run_id, specs)
+            return self._insert(run_id, specs)
+
+    def _check_specs(self, run_id: int, specs: list[TaskSpec]) -> None:
+        validate_new_specs(specs, {t.key for t in self._tasks.values() if t.run_id == run_id})
+
+    def _insert(self, run_id: int, specs: list[TaskSpec]) -> list[Task]:
+        ids = {t.key: t.id for t in self._tasks.values() if t.run_id == run_id}
+        now = self._clock()
+        added = []
+        for offset, spec in enumerate(specs, start=1):
+            ids[spec.key] = len(self._tasks) + offset
+        for spec in specs:
+            task = Task(
+                id=ids[spec.key],
+                run_id=run_id,
+                key=spec.key,
+                kind=spec.kind.value,
+                role=spec.role.value,
+                issues=spec.issues,
+                subject=spec.subject,
+                active_form=spec.active_form,
+                description=spec.description,
+                metadata=dict(spec.metadata),
+                max_attempts=spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
+                serial_key=spec.serial_key,
+                deps=tuple(ids[d] for d in spec.deps),
+                not_before=0.0,
+                created_at=now,
+                updated_at=now,
+            )
+            added.append(task)
+        for task in added:
+            self._save(task)
+            self._emit(run_id, EventKind.TASK_ADDED, task.id, key=task.key, role=task.role)
+        return added
+
+    def _check_edit(self, run_id: int, edit: GraphEdit) -> None:
+        for task_id in edit.cancel:
+            task = self._task(task_id)
+            if task.run_id != run_id or task.status is not TaskStatus.PENDING:
+                raise GraphError(
+                    f"a graph edit may only cancel pending tasks of its run; "
+                    f"task {task_id} ({task.key}) is {task.status.value}"
                 )
-                added.append(task)
-            for task in added:
-                self._save(task)
-                self._emit(run_id, EventKind.TASK_ADDED, task.id, key=task.key, role=task.role)
-            return added
+        self._check_specs(run_id, list(edit.add))
+
+    def _apply_edit(self, run_id: int, edit: GraphEdit) -> None:
+        now = self._clock()
+        for task_id in edit.cancel:
+            changed = life.cancel(self._task(task_id), now=now)
+            assert changed is not None
+            self._save(dataclasses.replace(changed, error=edit.reason or None))
+            self._emit(run_id, EventKind.TASK_CANCELED, task_id, reason=edit.reason)
+        self._insert(run_id, list(edit.add))
 
     def get_task(self, task_id: int) -> Task:
         with self._lock:
@@ -308,14 +337,40 @@ class MemoryStore(TaskStore):
                 )
             )
 
-    def complete(self, claim: Claim, result: Any = None) -> Task:
+    def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
         with self._lock:
             done, kind = life.complete(
                 self._task(claim.task_id), claim.token, result, now=self._clock()
             )
+            if edit:
+                self._check_edit(done.run_id, edit)
             self._save(done)
             self._emit(done.run_id, kind, done.id)
+            if edit:
+                self._apply_edit(done.run_id, edit)
             return done
+
+    def supersede(self, claim: Claim, edit: GraphEdit) -> Task:
+        with self._lock:
+            task = self._task(claim.task_id)
+            life.check_claim(task, claim.token)
+            self._check_edit(task.run_id, edit)
+            canceled = life.cancel(task, now=self._clock())
+            assert canceled is not None
+            self._save(dataclasses.replace(canceled, error=edit.reason or None))
+            self._emit(task.run_id, EventKind.TASK_CANCELED, task.id, reason=edit.reason)
+            self._apply_edit(task.run_id, edit)
+            return self._tasks[task.id]
+
+    def requeue_abandoned(self, task_id: int, owner: str) -> Task | None:
+        with self._lock:
+            decision = life.abandon(self._task(task_id), owner, now=self._clock())
+            if decision is None:
+                return None
+            changed, kind = decision
+            self._save(changed)
+            self._emit(changed.run_id, kind, changed.id, error=changed.error)
+            return changed
 
     def fail(
         self,
@@ -404,6 +459,45 @@ class MemoryStore(TaskStore):
                 if found or remaining <= 0:
                     return found
                 self._changed.wait(remaining)
+
+    # -- the budget ledger ----------------------------------------------------------------
+
+    def record_charge(
+        self,
+        run_id: int,
+        task_id: int | None,
+        usd: float,
+        *,
+        tokens: int = 0,
+        turns: int = 0,
+        seconds: float = 0.0,
+    ) -> Charge:
+        with self._lock:
+            self._run(run_id)
+            charge = Charge(
+                id=len(self._charges) + 1,
+                run_id=run_id,
+                task_id=task_id,
+                usd=usd,
+                tokens=tokens,
+                turns=turns,
+                seconds=seconds,
+                at=self._clock(),
+            )
+            self._charges.append(charge)
+            return charge
+
+    def charges(self, run_id: int) -> list[Charge]:
+        with self._lock:
+            return [c for c in self._charges if c.run_id == run_id]
+
+    def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
+        with self._lock:
+            return sum(
+                c.usd
+                for c in self._charges
+                if (run_id is None or c.run_id == run_id) and (since is None or c.at >= since)
+            )
 
     # -- messages -------------------------------------------------------------------------
 

@@ -7,11 +7,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ralph.graph import TaskSpec
+
 __all__ = [
     "TERMINAL_STATUSES",
+    "Charge",
     "Claim",
     "Event",
     "EventKind",
+    "GraphEdit",
     "IssueLock",
     "Message",
     "MessageKind",
@@ -183,3 +187,31 @@ class IssueLock:
     token: str
     acquired_at: float
     expires_at: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphEdit:
+    """A rewrite of a run's graph applied in the same transaction as the end of the
+    claimed task that caused it: ``cancel`` names pending tasks the new shape replaces,
+    ``add`` the tasks that replace them (they may depend on existing tasks)."""
+
+    add: tuple[TaskSpec, ...] = ()
+    cancel: tuple[int, ...] = ()
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.add or self.cancel)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Charge:
+    """What one agent run cost: a line of the budget ledger."""
+
+    id: int
+    run_id: int
+    task_id: int | None
+    usd: float
+    tokens: int = 0
+    turns: int = 0
+    seconds: float = 0.0
+    at: float = 0.0

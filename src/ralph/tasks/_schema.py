@@ -182,4 +182,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        4,
+        "the budget ledger",
+        (
+            """CREATE TABLE ralph_charges (
+                id {id},
+                run_id INTEGER NOT NULL REFERENCES ralph_runs (id),
+                task_id INTEGER,
+                usd {float} NOT NULL,
+                tokens INTEGER NOT NULL,
+                turns INTEGER NOT NULL,
+                seconds {float} NOT NULL,
+                at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_charges_by_run ON ralph_charges (run_id)",
+            "CREATE INDEX ralph_charges_by_time ON ralph_charges (at)",
+        ),
+    ),
 )

@@ -22,6 +22,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, ClassVar, cast
 
 from ralph.errors import (
+    GraphError,
     IssueLocked,
     LeaseLost,
     RunNotFound,
@@ -32,9 +33,11 @@ from ralph.errors import (
 from ralph.graph import TaskSpec
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._model import (
+    Charge,
     Claim,
     Event,
     EventKind,
+    GraphEdit,
     IssueLock,
     Message,
     MessageKind,
@@ -430,51 +433,76 @@ class SqlStore(TaskStore):
 
     def add_tasks(self, run_id: int, specs: Iterable[TaskSpec]) -> list[Task]:
         specs = list(specs)
-        now = self._now()
         with self._write() as tx:
             self._locked_run(tx, run_id)
-            ids = {
-                row["key"]: row["id"]
-                for row in tx.rows("SELECT id, key FROM ralph_tasks WHERE run_id = ?", (run_id,))
-            }
-            validate_new_specs(specs, ids)
-            added = []
-            for spec in specs:
-                row = tx.one(
-                    "INSERT INTO ralph_tasks (run_id, key, kind, role, issues, subject, "
-                    "active_form, description, metadata, status, owner, claim_token, attempts, "
-                    "max_attempts, lease_expires_at, not_before, serial_key, result, error, "
-                    "created_at, updated_at) VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, 0, ?, NULL, 0, ?, NULL, NULL, ?, ?) "
-                    "RETURNING *",
-                    (
-                        run_id,
-                        spec.key,
-                        spec.kind.value,
-                        spec.role.value,
-                        to_json(list(spec.issues)),
-                        spec.subject,
-                        spec.active_form,
-                        spec.description,
-                        to_json(dict(spec.metadata)),
-                        TaskStatus.PENDING.value,
-                        spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
-                        spec.serial_key,
-                        now,
-                        now,
-                    ),
+            return self._insert(tx, run_id, specs)
+
+    def _insert(self, tx: Tx, run_id: int, specs: list[TaskSpec]) -> list[Task]:
+        now = self._now()
+        ids = {
+            row["key"]: row["id"]
+            for row in tx.rows("SELECT id, key FROM ralph_tasks WHERE run_id = ?", (run_id,))
+        }
+        validate_new_specs(specs, ids)
+        added = []
+        for spec in specs:
+            row = tx.one(
+                "INSERT INTO ralph_tasks (run_id, key, kind, role, issues, subject, "
+                "active_form, description, metadata, status, owner, claim_token, attempts, "
+                "max_attempts, lease_expires_at, not_before, serial_key, result, error, "
+                "created_at, updated_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, 0, ?, NULL, 0, ?, NULL, NULL, ?, ?) "
+                "RETURNING *",
+                (
+                    run_id,
+                    spec.key,
+                    spec.kind.value,
+                    spec.role.value,
+                    to_json(list(spec.issues)),
+                    spec.subject,
+                    spec.active_form,
+                    spec.description,
+                    to_json(dict(spec.metadata)),
+                    TaskStatus.PENDING.value,
+                    spec.max_attempts or life.DEFAULT_MAX_ATTEMPTS,
+                    spec.serial_key,
+                    now,
+                    now,
+                ),
+            )
+            assert row is not None
+            ids[spec.key] = row["id"]
+            deps = [ids[d] for d in spec.deps]
+            for dep in deps:
+                tx.run(
+                    "INSERT INTO ralph_task_deps (task_id, depends_on) VALUES (?, ?)",
+                    (row["id"], dep),
                 )
-                assert row is not None
-                ids[spec.key] = row["id"]
-                deps = [ids[d] for d in spec.deps]
-                for dep in deps:
-                    tx.run(
-                        "INSERT INTO ralph_task_deps (task_id, depends_on) VALUES (?, ?)",
-                        (row["id"], dep),
-                    )
-                added.append(_task(row, deps))
-                tx.emit(run_id, EventKind.TASK_ADDED, row["id"], key=spec.key, role=spec.role)
+            added.append(_task(row, deps))
+            tx.emit(run_id, EventKind.TASK_ADDED, row["id"], key=spec.key, role=spec.role)
         return added
+
+    def _apply_edit(self, tx: Tx, run_id: int, edit: GraphEdit) -> None:
+        """Cancel the edit's tasks (each must be pending in the run) and add its specs."""
+        if edit.cancel:
+            ids = list(edit.cancel)
+            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.lock_rows)
+            found = {t.id: t for t in tasks}
+            now = self._now()
+            for task_id in ids:
+                task = found.get(task_id)
+                if task is None or task.run_id != run_id or task.status is not TaskStatus.PENDING:
+                    state = task.status.value if task is not None else "missing"
+                    raise GraphError(
+                        "a graph edit may only cancel pending tasks of its run; "
+                        f"task {task_id} is {state}"
+                    )
+                changed = life.cancel(task, now=now)
+                assert changed is not None
+                changed = dataclasses.replace(changed, error=edit.reason or None)
+                self._store_task(tx, changed, token=task.claim_token, status=task.status)
+                tx.emit(run_id, EventKind.TASK_CANCELED, task_id, reason=edit.reason)
+        self._insert(tx, run_id, list(edit.add))
 
     def get_task(self, task_id: int) -> Task:
         with self._reader() as tx:
@@ -635,12 +663,36 @@ class SqlStore(TaskStore):
             )
             return self._store_task(tx, updated, token=claim.token, status=TaskStatus.RUNNING)
 
-    def complete(self, claim: Claim, result: Any = None) -> Task:
+    def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
         done, kind = life.complete(claim.task, claim.token, result, now=self._now())
         with self._write() as tx:
             stored = self._apply(tx, claim.task, done, token=claim.token)
             tx.emit(stored.run_id, kind, stored.id)
+            if edit:
+                self._apply_edit(tx, stored.run_id, edit)
         return stored
+
+    def supersede(self, claim: Claim, edit: GraphEdit) -> Task:
+        life.check_claim(claim.task, claim.token)
+        canceled = life.cancel(claim.task, now=self._now())
+        assert canceled is not None
+        canceled = dataclasses.replace(canceled, error=edit.reason or None)
+        with self._write() as tx:
+            stored = self._apply(tx, claim.task, canceled, token=claim.token)
+            tx.emit(stored.run_id, EventKind.TASK_CANCELED, stored.id, reason=edit.reason)
+            self._apply_edit(tx, stored.run_id, edit)
+        return stored
+
+    def requeue_abandoned(self, task_id: int, owner: str) -> Task | None:
+        with self._write() as tx:
+            task = self._locked_task(tx, task_id)
+            decision = life.abandon(task, owner, now=self._now())
+            if decision is None:
+                return None
+            changed, kind = decision
+            self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.RUNNING)
+            tx.emit(changed.run_id, kind, changed.id, error=changed.error)
+        return changed
 
     def fail(
         self,
@@ -741,6 +793,46 @@ class SqlStore(TaskStore):
             if found or remaining <= 0:
                 return found
             seen = self._wait_for_change(seen, remaining)
+
+    # -- the budget ledger ----------------------------------------------------------------
+
+    def record_charge(
+        self,
+        run_id: int,
+        task_id: int | None,
+        usd: float,
+        *,
+        tokens: int = 0,
+        turns: int = 0,
+        seconds: float = 0.0,
+    ) -> Charge:
+        with self._write() as tx:
+            self._locked_run(tx, run_id)
+            row = tx.one(
+                "INSERT INTO ralph_charges (run_id, task_id, usd, tokens, turns, seconds, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (run_id, task_id, usd, tokens, turns, seconds, self._now()),
+            )
+        assert row is not None
+        return Charge(**row)
+
+    def charges(self, run_id: int) -> list[Charge]:
+        with self._reader() as tx:
+            rows = tx.rows("SELECT * FROM ralph_charges WHERE run_id = ? ORDER BY id", (run_id,))
+        return [Charge(**row) for row in rows]
+
+    def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
+        sql = "SELECT COALESCE(SUM(usd), 0) AS total FROM ralph_charges WHERE 1 = 1"
+        params: list[Any] = []
+        if run_id is not None:
+            sql += " AND run_id = ?"
+            params.append(run_id)
+        if since is not None:
+            sql += " AND at >= ?"
+            params.append(since)
+        with self._reader() as tx:
+            row = tx.one(sql, params)
+        return float(row["total"]) if row is not None else 0.0
 
     # -- messages -------------------------------------------------------------------------
 

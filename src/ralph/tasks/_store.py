@@ -21,8 +21,10 @@ from ralph.errors import GraphError
 from ralph.graph import TaskSpec
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy
 from ralph.tasks._model import (
+    Charge,
     Claim,
     Event,
+    GraphEdit,
     IssueLock,
     Message,
     MessageKind,
@@ -149,8 +151,16 @@ class TaskStore(abc.ABC):
         """Merge ``metadata`` into the task's metadata; raises LeaseLost."""
 
     @abc.abstractmethod
-    def complete(self, claim: Claim, result: Any = None) -> Task:
-        """Mark done with a JSON result; raises LeaseLost."""
+    def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
+        """Mark done with a JSON result; raises LeaseLost. ``edit`` rewrites the graph in
+        the same transaction (so no dependent can be claimed in between); it raises
+        GraphError, and writes nothing, when it names a task that is not pending or adds
+        an invalid task."""
+
+    @abc.abstractmethod
+    def supersede(self, claim: Claim, edit: GraphEdit) -> Task:
+        """End the claimed task as canceled, its work replaced by ``edit`` (applied in the
+        same transaction, checked as in complete)."""
 
     @abc.abstractmethod
     def fail(
@@ -172,6 +182,12 @@ class TaskStore(abc.ABC):
     def reap(self, now: float | None = None) -> list[Task]:
         """Return running tasks whose lease ran out to pending, or to dead when their
         attempts are used up. Returns the tasks it changed."""
+
+    @abc.abstractmethod
+    def requeue_abandoned(self, task_id: int, owner: str) -> Task | None:
+        """A running task whose claimer ``owner`` is known to be gone goes back to pending
+        (or dead when its attempts are used up) without waiting for its lease. None when
+        the task is not running under ``owner`` any more."""
 
     @abc.abstractmethod
     def reopen(self, task_id: int) -> Task:
@@ -210,6 +226,29 @@ class TaskStore(abc.ABC):
 
     @abc.abstractmethod
     def mark_read(self, message_id: int) -> None: ...
+
+    # -- the budget ledger ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def record_charge(
+        self,
+        run_id: int,
+        task_id: int | None,
+        usd: float,
+        *,
+        tokens: int = 0,
+        turns: int = 0,
+        seconds: float = 0.0,
+    ) -> Charge:
+        """Add what one agent run cost to the ledger."""
+
+    @abc.abstractmethod
+    def charges(self, run_id: int) -> list[Charge]:
+        """The run's ledger, oldest first."""
+
+    @abc.abstractmethod
+    def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
+        """US dollars charged to one run, or to every run, at or after ``since``."""
 
     # -- issue locks --------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from ralph.errors import GraphError
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks import (
     EventKind,
+    GraphEdit,
     IssueLocked,
     LeaseLost,
     MessageKind,
@@ -430,6 +431,109 @@ class TestRewritesAndStops:
         assert [t.key for t in canceled] == ["b"]
         assert store.get_task(tasks["a"].id).status is TaskStatus.DONE
         assert store.get_run(run.id).status is RunStatus.CANCELED
+
+
+class TestGraphEdits:
+    def test_completing_with_an_edit_replaces_the_waiting_chain_in_one_step(self, store):
+        run, tasks = chain(store, "review", "implement", "merge")
+        claim = store.claim(run.id, "A", ["analyst"])
+        edit = GraphEdit(
+            add=(spec("plan~2"), spec("review~2", ["plan~2"]), spec("implement~2", ["review~2"])),
+            cancel=(tasks["implement"].id, tasks["merge"].id),
+            reason="re-plan",
+        )
+        store.complete(claim, {"verdict": "NEEDS_ITERATION"}, edit=edit)
+        statuses = {t.key: t.status for t in store.list_tasks(run.id)}
+        assert statuses == {
+            "review": TaskStatus.DONE,
+            "implement": TaskStatus.CANCELED,
+            "merge": TaskStatus.CANCELED,
+            "plan~2": TaskStatus.PENDING,
+            "review~2": TaskStatus.PENDING,
+            "implement~2": TaskStatus.PENDING,
+        }
+        assert store.get_task(tasks["implement"].id).error == "re-plan"
+        # The old dependent was never claimable: the next claim is the new plan.
+        assert store.claim(run.id, "A", ["analyst"]).task.key == "plan~2"
+
+    def test_an_edit_that_names_a_task_not_pending_writes_nothing(self, store):
+        run = store.create_run("r")
+        a, b = store.add_tasks(run.id, [spec("a"), spec("b")])
+        first = store.claim(run.id, "A", ["analyst"])
+        second = store.claim(run.id, "B", ["analyst"])
+        with pytest.raises(GraphError):
+            store.complete(first, None, edit=GraphEdit(add=(spec("c"),), cancel=(second.task_id,)))
+        assert store.get_task(first.task_id).status is TaskStatus.RUNNING
+        assert [t.key for t in store.list_tasks(run.id)] == ["a", "b"]
+
+    def test_an_edit_adding_a_duplicate_key_writes_nothing(self, store):
+        run, tasks = chain(store, "a", "b")
+        claim = store.claim(run.id, "A", ["analyst"])
+        with pytest.raises(GraphError):
+            store.complete(claim, None, edit=GraphEdit(add=(spec("b"),), cancel=(tasks["b"].id,)))
+        assert store.get_task(tasks["b"].id).status is TaskStatus.PENDING
+        assert store.get_task(tasks["a"].id).status is TaskStatus.RUNNING
+
+    def test_a_superseded_task_ends_canceled_and_its_replacement_is_claimable(self, store):
+        run, tasks = chain(store, "plan", "review")
+        claim = store.claim(run.id, "A", ["analyst"])
+        edit = GraphEdit(
+            add=(spec("plan:s1"), spec("plan:s2")), cancel=(tasks["review"].id,), reason="streams"
+        )
+        superseded = store.supersede(claim, edit)
+        assert superseded.status is TaskStatus.CANCELED
+        assert superseded.error == "streams"
+        with pytest.raises(LeaseLost):
+            store.complete(claim)
+        assert store.claim(run.id, "A", ["analyst"]).task.key == "plan:s1"
+
+    def test_a_stale_claim_cannot_supersede(self, store, clock):
+        run, tasks = chain(store, "a")
+        stale = store.claim(run.id, "A", ["analyst"])
+        store.cancel(tasks["a"].id)
+        with pytest.raises(LeaseLost):
+            store.supersede(stale, GraphEdit(add=(spec("b"),)))
+        assert [t.key for t in store.list_tasks(run.id)] == ["a"]
+
+
+class TestAbandonedClaims:
+    def test_a_task_whose_claimer_is_gone_is_requeued_at_once(self, store):
+        run, tasks = chain(store, "a")
+        claim = store.claim(run.id, "host:1/worker", ["analyst"])
+        requeued = store.requeue_abandoned(tasks["a"].id, "host:1/worker")
+        assert requeued.status is TaskStatus.PENDING
+        assert "host:1/worker" in requeued.error
+        with pytest.raises(LeaseLost):
+            store.complete(claim)
+        assert store.claim(run.id, "B", ["analyst"]).task.attempts == 2
+
+    def test_only_the_named_claimer_is_requeued(self, store):
+        run, tasks = chain(store, "a")
+        store.claim(run.id, "alive", ["analyst"])
+        assert store.requeue_abandoned(tasks["a"].id, "someone else") is None
+        assert store.get_task(tasks["a"].id).status is TaskStatus.RUNNING
+
+    def test_the_last_attempt_of_a_gone_claimer_is_dead(self, store):
+        run = store.create_run("r")
+        (task,) = store.add_tasks(run.id, [spec("a", max_attempts=1)])
+        store.claim(run.id, "gone", ["analyst"])
+        assert store.requeue_abandoned(task.id, "gone").status is TaskStatus.DEAD
+
+
+class TestLedger:
+    def test_charges_add_up_per_run_and_per_period(self, store, clock):
+        first, second = store.create_run("a"), store.create_run("b")
+        store.record_charge(first.id, None, 0.25, tokens=100, turns=2, seconds=1.5)
+        clock.advance(100)
+        later = clock()
+        store.record_charge(first.id, 7, 0.5)
+        store.record_charge(second.id, None, 1.0)
+        assert store.spent(run_id=first.id) == pytest.approx(0.75)
+        assert store.spent() == pytest.approx(1.75)
+        assert store.spent(since=later) == pytest.approx(1.5)
+        (charge, _) = store.charges(first.id)
+        assert (charge.usd, charge.tokens, charge.turns, charge.seconds) == (0.25, 100, 2, 1.5)
+        assert store.spent(run_id=999) == 0.0
 
 
 class TestEvents:

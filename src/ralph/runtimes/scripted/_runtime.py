@@ -29,6 +29,10 @@ __all__ = ["FAULTS_VARIABLE", "Fault", "ScriptedRuntime", "parse_faults"]
 logger = logging.getLogger(__name__)
 
 FAULTS_VARIABLE = "RALPH_SCRIPTED_FAULTS"
+#: Seconds each scripted agent takes, and the (simulated) dollars each run costs: for
+#: tests and benchmarks of orchestration that run Ralph as a subprocess.
+DELAY_VARIABLE = "RALPH_SCRIPTED_DELAY"
+COST_VARIABLE = "RALPH_SCRIPTED_COST"
 DESCRIPTION = "simulated agent (scripted)"
 
 
@@ -55,6 +59,19 @@ _AGENTS: Mapping[str, Agent] = {
     "review": _builder.review,
     "implement": _builder.implement,
 }
+
+
+def _number(source: Mapping[str, str], name: str) -> float:
+    text = source.get(name, "").strip()
+    if not text:
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value < 0:
+        raise ConfigError(f"{name}={text!r} is not a number of zero or more")
+    return value
 
 
 def parse_faults(text: str) -> dict[str, list[Fault]]:
@@ -88,9 +105,15 @@ class ScriptedRuntime(AgentRuntime):
         faults: Mapping[str, Sequence[Fault]] | None = None,
         *,
         env: Mapping[str, str] | None = None,
+        delay_seconds: float | None = None,
+        cost_usd: float | None = None,
     ) -> None:
         source = os.environ if env is None else env
         self._faults = parse_faults(source.get(FAULTS_VARIABLE, ""))
+        self.delay_seconds = (
+            _number(source, DELAY_VARIABLE) if delay_seconds is None else delay_seconds
+        )
+        self.cost_usd = _number(source, COST_VARIABLE) if cost_usd is None else cost_usd
         for phase, queued in (faults or {}).items():
             self._faults.setdefault(phase, []).extend(queued)
         self._lock = threading.Lock()
@@ -131,13 +154,16 @@ class ScriptedRuntime(AgentRuntime):
         if "error" in outcome:
             return self._result(AgentStatus.CRASHED, elapsed, error=outcome["error"])
         result: AgentResult = outcome["result"]
-        return dataclasses.replace(result, duration_seconds=elapsed)
+        cost = result.cost_usd or self.cost_usd
+        return dataclasses.replace(result, duration_seconds=elapsed, cost_usd=cost)
 
     def _perform(
         self, brief: AgentBrief, fault: Fault | None, agent: Agent | None, stop: threading.Event
     ) -> AgentResult:
         if agent is None:
             return self._result(AgentStatus.FAILED, 0, error=f"no scripted agent for {brief.phase}")
+        if self.delay_seconds and stop.wait(self.delay_seconds):
+            return self._result(AgentStatus.TIMEOUT, 0, error="the agent was stopped")
         if fault is Fault.HANG:
             stop.wait()
             return self._result(AgentStatus.TIMEOUT, 0, error="the agent hung")

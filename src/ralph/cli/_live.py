@@ -1,0 +1,112 @@
+"""The run as it happens: a live table of the task graph (status, worker, elapsed, cost)
+on a terminal, and one plain line per change otherwise (logs, CI, pipes)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from ralph.cli._report import MARKS, duration, worker_name
+from ralph.orchestrate._report import load_report
+from ralph.tasks import Event, EventKind, Run, TaskStore
+from ralph.tracker import Tracker
+
+__all__ = ["LiveView"]
+
+_SAID = {
+    EventKind.TASK_CLAIMED: "started",
+    EventKind.TASK_DONE: "done",
+    EventKind.TASK_FAILED: "failed, will retry",
+    EventKind.TASK_DEAD: "failed",
+    EventKind.TASK_RELEASED: "handed back",
+    EventKind.TASK_EXPIRED: "lease expired",
+    EventKind.TASK_CANCELED: "canceled",
+}
+
+
+class LiveView:
+    """An observer for ``run_session``; call it with each batch of events."""
+
+    def __init__(self, store: TaskStore, tracker: Tracker, console: Console) -> None:
+        self.store = store
+        self.tracker = tracker
+        self.console = console
+        self._live: Live | None = None
+        self._board = ""
+        self._run_id = 0
+
+    @contextmanager
+    def showing(self) -> Iterator[LiveView]:
+        if not self.console.is_terminal:
+            yield self
+            return
+        with Live(console=self.console, refresh_per_second=8, transient=False) as live:
+            self._live = live
+            try:
+                yield self
+            finally:
+                self._live = None
+
+    def __call__(self, run: Run, events: Sequence[Event]) -> None:
+        self._run_id = run.id
+        if self._live is not None:
+            self._live.update(self._table(run))
+            return
+        for event in events:
+            self._line(event)
+
+    def _line(self, event: Event) -> None:
+        said = _SAID.get(event.kind)
+        if said is None or event.task_id is None:
+            return
+        task = self.store.get_task(event.task_id)
+        who = worker_name(event.data.get("worker") or task.owner)
+        extra = f" — {event.data['error']}" if event.data.get("error") else ""
+        if event.kind is EventKind.TASK_CANCELED and event.data.get("reason"):
+            extra = f" — {event.data['reason']}"
+        stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+        self.console.print(
+            f"{stamp} {MARKS[task.status][0]} {task.subject} [{who}] {said}{extra}",
+            markup=False,
+            highlight=False,
+        )
+        if event.kind is EventKind.TASK_DONE:
+            board = self.board()
+            if board and board != self._board:
+                self._board = board
+                self.console.print(f"         board: {board}", markup=False, highlight=False)
+
+    def board(self) -> str:
+        """Workflow states of the issues the run works on, counted."""
+        numbers = sorted({n for t in self.store.list_tasks(self._run_id) for n in t.issues})
+        states = Counter(
+            str(self.tracker.get_issue(n).workflow_state or "no state") for n in numbers
+        )
+        return " · ".join(f"{state} {count}" for state, count in states.items())
+
+    def _table(self, run: Run) -> Group:
+        report = load_report(self.store, run.id)
+        table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
+        for column in ("Task", "Status", "Worker", "Elapsed", "Cost"):
+            table.add_column(column)
+        now = time.time()
+        for line in report.tasks:
+            symbol, style = MARKS[line.status]
+            seconds = line.seconds + (now - line.started_at if line.started_at else 0.0)
+            table.add_row(
+                line.subject,
+                Text(f"{symbol} {line.status}", style=style),
+                worker_name(line.owner) if line.status == "running" else "",
+                duration(seconds) if seconds else "",
+                f"${line.cost_usd:.2f}" if line.cost_usd else "",
+            )
+        done = sum(1 for t in report.tasks if t.status == "done")
+        footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
+        return Group(table, footer)

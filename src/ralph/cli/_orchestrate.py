@@ -1,0 +1,315 @@
+"""``ralph hero N``, ``ralph team N``, ``ralph worker`` and ``ralph demo``: the pipeline
+run end to end, thin over ``ralph.orchestrate``."""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ralph.cli._live import LiveView
+from ralph.cli._project import open_project_of
+from ralph.cli._report import print_report
+from ralph.cli._run import project_runtime
+from ralph.config import Project
+from ralph.errors import InvalidInput
+from ralph.graph import ReviewMode
+from ralph.orchestrate import (
+    WORKER_ROLES,
+    Budget,
+    CrewPlan,
+    Ending,
+    Interrupt,
+    SessionResult,
+    hero_crew,
+    run_session,
+    start_crew,
+    suggested_team,
+    team_crew,
+    worker_crew,
+)
+from ralph.orchestrate._report import load_report
+from ralph.runtimes import RUNTIMES
+from ralph.tasks import Run, RunStatus
+
+__all__ = ["demo_command", "hero_command", "team_command", "worker_command"]
+
+#: Exit codes: 1 when work failed or needs a person, 130 after an interrupt.
+EXIT_NEEDS_PERSON = 1
+EXIT_INTERRUPTED = 130
+
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help=f"Agent runtime: {', '.join(RUNTIMES)} (default: [agent] runtime in ralph.toml).",
+        show_default=False,
+    ),
+]
+AttemptsOpt = Annotated[
+    int, typer.Option("--attempts", min=1, help="Agent attempts per phase before escalating.")
+]
+ReviewOpt = Annotated[
+    ReviewMode | None,
+    typer.Option("--review-mode", help="auto, interactive or skip (default: ralph.toml's)."),
+]
+
+
+@contextmanager
+def _signals(interrupt: Interrupt) -> Iterator[None]:
+    """First Ctrl-C/SIGTERM: stop claiming, finish tasks in hand; second: hand them back."""
+    console = Console(stderr=True, highlight=False)
+
+    def handle(signum: int, frame: object) -> None:
+        if interrupt.stopping.is_set():
+            console.print("Stopping now: handing running tasks back to the store.")
+        else:
+            console.print("Stopping: no new tasks; waiting for the ones running (again: now).")
+        interrupt.signal()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _session(
+    project: Project,
+    root: int,
+    *,
+    mode: str,
+    crew: CrewPlan,
+    agent: str | None,
+    attempts: int,
+    review_mode: ReviewMode | None,
+) -> SessionResult:
+    console = _console()
+    runtime = project_runtime(project, agent)
+    view = LiveView(project.store, project.tracker, console)
+    interrupt = Interrupt()
+    names = ", ".join(name for name, _ in crew)
+    console.print(f"{mode} #{root} — {runtime.description}; workers: {names}", markup=False)
+    with _signals(interrupt), view.showing():
+        result = run_session(
+            project, root, runtime, mode=mode, crew=crew, observer=view, interrupt=interrupt,
+            attempts=attempts, review_mode=review_mode,
+        )  # fmt: skip
+    _conclude(project, result, console, mode=mode, root=root)
+    return result
+
+
+def _conclude(
+    project: Project, result: SessionResult, console: Console, *, mode: str, root: int
+) -> None:
+    if result.run is None:
+        console.print(result.detail, markup=False)
+        return
+    if result.resumed:
+        console.print(f"Resumed run {result.run.id}.", markup=False)
+    print_report(load_report(project.store, result.run.id), console)
+    if result.ending is Ending.WAITING_FOR_HUMAN:
+        numbers = " ".join(str(n) for n in result.gates)
+        console.print(
+            f"Stopped at the human gate: {result.detail}. Read the plan, then "
+            f"`ralph approve {numbers}` and `ralph {mode} {root}` to go on.",
+            markup=False,
+        )
+    elif result.ending is not Ending.FINISHED:
+        console.print(f"Stopped: {result.detail}. `ralph {mode} {root}` resumes.", markup=False)
+
+
+def _exit_code(project: Project, result: SessionResult) -> int:
+    if result.ending is Ending.INTERRUPTED:
+        return EXIT_INTERRUPTED
+    if result.ending is Ending.OUT_OF_BUDGET:
+        return EXIT_NEEDS_PERSON
+    if result.run is not None and load_report(project.store, result.run.id).needs_person:
+        return 0 if result.ending is Ending.WAITING_FOR_HUMAN else EXIT_NEEDS_PERSON
+    return 0
+
+
+def hero_command(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Argument(help="The root issue (an epic or one issue).")],
+    agent: AgentOpt = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", "-j", min=1, help="Tasks at once (research fans out).")
+    ] = 3,
+    attempts: AttemptsOpt = 2,
+    review_mode: ReviewOpt = None,
+) -> None:
+    """Carry an issue tree from where it is to merged, in this process (resumable)."""
+    with open_project_of(ctx) as project:
+        result = _session(
+            project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
+            attempts=attempts, review_mode=review_mode,
+        )  # fmt: skip
+        code = _exit_code(project, result)
+    raise typer.Exit(code)
+
+
+def parse_workers(text: str) -> dict[str, int]:
+    """``analyst=2,builder=2`` -> counts per role (roles not named keep the roster's)."""
+    counts: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        role, sep, count = item.partition("=")
+        if not sep or role.strip() not in WORKER_ROLES or not count.strip().isdigit():
+            raise InvalidInput(
+                f"bad --workers item {item!r}: write role=count with a role among "
+                f"{', '.join(WORKER_ROLES)}, e.g. analyst=2,builder=2"
+            )
+        counts[role.strip()] = int(count)
+    return counts
+
+
+def team_command(
+    ctx: typer.Context,
+    number: Annotated[int, typer.Argument(help="The root issue (an epic or one issue).")],
+    agent: AgentOpt = None,
+    workers: Annotated[
+        str,
+        typer.Option(
+            "--workers",
+            help="Workers per role in this process, e.g. analyst=2,builder=2 "
+            "(default: the suggested roster; 0 leaves a role to `ralph worker` processes).",
+        ),
+    ] = "",
+    attempts: AttemptsOpt = 2,
+    review_mode: ReviewOpt = None,
+) -> None:
+    """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
+    counts = parse_workers(workers)
+    with open_project_of(ctx) as project:
+        mode = review_mode or project.config.review_mode
+        roster = {**suggested_team(project, number, mode), **counts}
+        result = _session(
+            project, number, mode="team", crew=team_crew(roster), agent=agent,
+            attempts=attempts, review_mode=review_mode,
+        )  # fmt: skip
+        code = _exit_code(project, result)
+    raise typer.Exit(code)
+
+
+def worker_command(
+    ctx: typer.Context,
+    roles: Annotated[
+        str, typer.Option("--roles", help="Comma-separated roles to claim.")
+    ] = ",".join(WORKER_ROLES),
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Tasks at once.")] = 1,
+    run: Annotated[
+        int | None, typer.Option("--run", help="Serve this run (default: the newest active one).")
+    ] = None,
+    agent: AgentOpt = None,
+    attempts: AttemptsOpt = 2,
+    wait: Annotated[
+        float, typer.Option("--wait", help="Seconds to wait for an active run to appear.")
+    ] = 60.0,
+) -> None:
+    """Claim and run tasks of a run in this process (another terminal or machine, with
+    --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
+    wanted = [r.strip() for r in roles.split(",") if r.strip()]
+    unknown = [r for r in wanted if r not in WORKER_ROLES]
+    if unknown or not wanted:
+        raise InvalidInput(f"unknown role(s) {unknown}; use some of {', '.join(WORKER_ROLES)}")
+    console = _console()
+    with open_project_of(ctx) as project:
+        found = _active_run(project, run, wait)
+        runtime = project_runtime(project, agent)
+        interrupt = Interrupt()
+        console.print(
+            f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "
+            f"{runtime.description}",
+            markup=False,
+        )
+        with _signals(interrupt):
+            crew = start_crew(
+                project, runtime, found, worker_crew(wanted, concurrency),
+                budget=Budget.from_config(project.config), stopping=interrupt.stopping,
+                attempts=attempts,
+            )  # fmt: skip
+            while not crew.join(timeout=0.2):
+                if interrupt.aborting.is_set():
+                    crew.release_claims()
+                    raise typer.Exit(EXIT_INTERRUPTED)
+        done = sum(len(w.stats.executions) for w in crew.workers)
+        console.print(f"worker done: {done} task(s) run", markup=False)
+
+
+def _active_run(project: Project, wanted: int | None, wait: float) -> Run:
+    deadline = time.monotonic() + wait
+    while True:
+        if wanted is not None:
+            found = project.store.get_run(wanted)
+            if found.status is RunStatus.ACTIVE:
+                return found
+            raise InvalidInput(f"run {wanted} is {found.status.value}; nothing to work on")
+        active = project.store.list_runs(status=RunStatus.ACTIVE)
+        if active:
+            return active[0]
+        if time.monotonic() >= deadline:
+            raise InvalidInput(
+                f"no active run in the store after {wait:.0f}s; start one with "
+                "`ralph team N` (or pass --run ID)"
+            )
+        time.sleep(0.2)
+
+
+def demo_command(
+    keep: Annotated[
+        Path | None,
+        typer.Option("--keep", help="Build the demo project in this (new) folder and keep it."),
+    ] = None,
+) -> None:
+    """Run the whole pipeline on a throwaway project with simulated agents."""
+    from ralph.demo import demo_project, run_demo
+
+    if keep is not None and keep.exists() and any(keep.iterdir()):
+        raise InvalidInput(f"{keep} is not empty; give --keep a new or empty folder")
+    console = _console()
+    console.print(
+        "[bold]Ralph demo[/bold]: a small Python package, an epic in Backlog, and a team "
+        "of [bold]simulated[/bold] agents (the scripted runtime: deterministic, no model, "
+        "no network) taking it through triage, split, research, plan, review, implement, "
+        "PR and merge."
+    )
+    with tempfile.TemporaryDirectory(prefix="ralph-demo-") as scratch:
+        folder = keep.resolve() if keep is not None else Path(scratch) / "greet"
+        started = time.monotonic()
+        with demo_project(folder) as (project, epic):
+            view = LiveView(project.store, project.tracker, console)
+            interrupt = Interrupt()
+            console.print(f"Epic #{epic} in {folder}", markup=False)
+            with _signals(interrupt), view.showing():
+                session, check = run_demo(project, epic, observer=view, interrupt=interrupt)
+            _conclude(project, session, console, mode="team", root=epic)
+        elapsed = time.monotonic() - started
+        verdicts = [
+            ("every issue Done", check.all_done),
+            ("the change merged on main", check.merged),
+            (f"the tests pass on main ({check.test_output.splitlines()[-1]})", check.tests_pass),
+        ]
+        for label, ok in verdicts:
+            console.print(f"{'✓' if ok else '✗'} {label}", markup=False)
+        console.print(f"Finished in {elapsed:.1f}s.", markup=False)
+        where = str(folder) if keep is not None else "a kept folder (ralph demo --keep DIR)"
+        console.print(
+            f"The agents were simulated. To do the same with Claude Code: install "
+            f"`ralph[claude]`, set ANTHROPIC_API_KEY, then in {where} run "
+            f"`ralph team {epic} --agent claude` on a fresh epic.",
+            markup=False,
+        )
+    if not check.ok:
+        raise typer.Exit(EXIT_NEEDS_PERSON)

@@ -1,0 +1,102 @@
+"""``ralph demo``: a throwaway project carried from an unsized epic to merged code by a
+team of simulated agents, checked at the end (every issue Done, the change on main, the
+project's tests passing there)."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.config import Project, init_project, load_config, open_project
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
+from ralph.orchestrate import Interrupt, SessionResult, run_session, team_crew
+from ralph.orchestrate._session import Observer
+from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.workflow import WorkflowState
+
+__all__ = [
+    "DEMO_TEAM",
+    "DemoCheck",
+    "check_demo",
+    "create_demo_project",
+    "demo_project",
+    "run_demo",
+]
+
+#: Two workers per role: research and implementation run side by side where they can.
+DEMO_TEAM = {"analyst": 2, "builder": 2, "validator": 1, "integrator": 1}
+
+
+@dataclass(frozen=True)
+class DemoCheck:
+    all_done: bool
+    merged: bool
+    tests_pass: bool
+    test_output: str
+
+    @property
+    def ok(self) -> bool:
+        return self.all_done and self.merged and self.tests_pass
+
+
+def create_demo_project(folder: Path) -> tuple[Path, int]:
+    """The sample package in a git repository with ralph.toml (local tracker, SQLite,
+    scripted agents, its unittest suite as the test command) and the epic, unsized, in
+    Backlog. Returns the repository and the epic's number."""
+    repo = create_sample_repository(folder)
+    result = init_project(repo)
+    text = result.config_path.read_text()
+    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    text = text.replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
+    text = text.replace('runtime = "claude"', 'runtime = "scripted"')
+    result.config_path.write_text(text)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=Ralph demo", "-c", "user.email=demo@localhost",
+         "commit", "-q", "-m", "Set up Ralph"],
+        cwd=repo, check=True, capture_output=True,
+    )  # fmt: skip
+    with open_project(load_config(repo)) as project:
+        epic = project.tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG)
+    return repo, epic.number
+
+
+@contextmanager
+def demo_project(folder: Path) -> Iterator[tuple[Project, int]]:
+    repo, epic = create_demo_project(folder)
+    with open_project(load_config(repo)) as project:
+        yield project, epic
+
+
+def check_demo(project: Project, epic: int) -> DemoCheck:
+    tracker = project.tracker
+    root = tracker.get_issue(epic)
+    issues = [root, *(tracker.get_issue(n) for n in root.sub_issues)]
+    all_done = all(i.workflow_state is WorkflowState.DONE for i in issues)
+    core = project.git.run("show", f"refs/heads/{project.config.base_branch}:greet/core.py")
+    merged = "def farewell" in core.stdout
+    tests = subprocess.run(
+        shlex.split(project.config.test_command),
+        cwd=project.git.path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return DemoCheck(all_done, merged, tests.returncode == 0, (tests.stdout + tests.stderr).strip())
+
+
+def run_demo(
+    project: Project,
+    epic: int,
+    *,
+    observer: Observer | None = None,
+    interrupt: Interrupt | None = None,
+) -> tuple[SessionResult, DemoCheck]:
+    """Run the team on the epic with the scripted agents, then check the outcome."""
+    session = run_session(
+        project, epic, ScriptedRuntime(), mode="team", crew=team_crew(DEMO_TEAM),
+        observer=observer, interrupt=interrupt,
+    )  # fmt: skip
+    return session, check_demo(project, epic)

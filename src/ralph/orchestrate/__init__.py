@@ -1,0 +1,58 @@
+"""Orchestration in code: the hero and team sessions, the lead, workers and their claim
+loop, graph rewrites, budgets and run reports. The agent only does each phase's content;
+everything here is deterministic."""
+
+from __future__ import annotations
+
+from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._execute import (
+    MAX_PLAN_ITERATIONS,
+    Execution,
+    ExecutionStatus,
+    TaskExecutor,
+)
+from ralph.orchestrate._lead import Ending, Lead, Verdict
+from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._rewrite import base_key, generation, iterate, regraph
+from ralph.orchestrate._session import (
+    WORKER_ROLES,
+    CrewPlan,
+    Interrupt,
+    SessionResult,
+    hero_crew,
+    run_session,
+    start_crew,
+    suggested_team,
+    team_crew,
+    worker_crew,
+)
+from ralph.orchestrate._worker import Crew, Worker, WorkerStats
+
+__all__ = [
+    "MAX_PLAN_ITERATIONS",
+    "WORKER_ROLES",
+    "Budget",
+    "Crew",
+    "CrewPlan",
+    "Ending",
+    "Execution",
+    "ExecutionStatus",
+    "Interrupt",
+    "Lead",
+    "SessionResult",
+    "TaskExecutor",
+    "Verdict",
+    "Worker",
+    "WorkerStats",
+    "base_key",
+    "generation",
+    "hero_crew",
+    "iterate",
+    "plan_from_tracker",
+    "regraph",
+    "run_session",
+    "start_crew",
+    "suggested_team",
+    "team_crew",
+    "worker_crew",
+]

@@ -1,0 +1,240 @@
+"""Running one claimed task: its phase through the phase runner, then the task's end in
+the store, with any graph rewrite its outcome calls for in the same transaction.
+
+Failure policy (the original's, reference §6.7): a phase that escalates sends its issues
+to Human Needed, its task fails for good, and only the tasks that wait for it are
+canceled, so independent work goes on (one research escalating lets the others finish;
+the plan waiting for all of them never starts). A phase that failed is retried by the
+store's backoff; when its attempts are used up its dependents are canceled the same way
+and its worktree is left as it was for a person to look at.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from ralph.artifacts import Verdict
+from ralph.config import Project
+from ralph.errors import LeaseLost, RalphError
+from ralph.graph import TaskKind
+from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._rewrite import base_key, iterate, regraph
+from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus
+from ralph.runtimes import AgentRuntime
+from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
+
+__all__ = [
+    "MAX_PLAN_ITERATIONS",
+    "PHASE_OF_KIND",
+    "REFUSED_RETRY_SECONDS",
+    "Execution",
+    "ExecutionStatus",
+    "TaskExecutor",
+]
+
+logger = logging.getLogger(__name__)
+
+PHASE_OF_KIND = {
+    TaskKind.TRIAGE: "triage",
+    TaskKind.SPLIT: "split",
+    TaskKind.RESEARCH: "research",
+    TaskKind.PLAN: "plan",
+    TaskKind.REVIEW: "review",
+    TaskKind.IMPLEMENT: "implement",
+    TaskKind.PR: "pr",
+    TaskKind.MERGE: "merge",
+}
+#: Re-plans after NEEDS_ITERATION before the issues go to a person.
+MAX_PLAN_ITERATIONS = 2
+#: A phase that refused to start (an issue held by another run) is tried again after this.
+REFUSED_RETRY_SECONDS = 5.0
+
+
+class ExecutionStatus(enum.StrEnum):
+    DONE = "done"
+    ESCALATED = "escalated"
+    #: Failed; the store retries it after a backoff, or it is dead.
+    FAILED = "failed"
+    #: Replaced by a rewrite before its phase ran (a group plan that became streams).
+    SUPERSEDED = "superseded"
+    #: The claim was lost meanwhile (canceled, or reaped and claimed elsewhere).
+    LOST = "lost"
+
+
+@dataclass(frozen=True)
+class Execution:
+    task_id: int
+    status: ExecutionStatus
+    lines: tuple[str, ...] = ()
+    error: str = ""
+    rewrite: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskExecutor:
+    """Runs claimed tasks of one run for one worker (its name is the lock owner)."""
+
+    def __init__(
+        self, project: Project, runtime: AgentRuntime, run: Run, *, owner: str, attempts: int = 2
+    ) -> None:
+        self.project = project
+        self.store = project.store
+        self.run = run
+        self.runner = PhaseRunner(project, runtime, owner=owner, max_attempts=attempts)
+        self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
+
+    def execute(self, claim: Claim) -> Execution:
+        try:
+            return self._execute(claim)
+        except LeaseLost as lost:
+            logger.warning("claim lost", extra={"task": claim.task_id, "reason": str(lost)})
+            return Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
+
+    def _execute(self, claim: Claim) -> Execution:
+        task = claim.task
+        kind = TaskKind(task.kind)
+        streamed = "stream_id" in task.metadata
+        if kind is TaskKind.PLAN and not streamed:
+            try:
+                edit, survives = self._regraph(
+                    replaceable={task.id}, reason=f"{task.key} replanned"
+                )
+            except RalphError as exc:
+                return self._give_up(claim, f"could not plan the pipeline again: {exc}")
+            if not survives:
+                self.store.supersede(claim, edit)
+                return Execution(task.id, ExecutionStatus.SUPERSEDED, rewrite=_described(edit))
+        try:
+            outcome = self.runner.run(
+                PHASE_OF_KIND[kind], task.issues[0], only=task.issues if streamed else None
+            )
+        except PhaseRefused as refused:
+            self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)
+            return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
+        except Exception as exc:  # the worker outlives any one task
+            logger.exception("task crashed", extra={"task": task.key})
+            error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
+            return self._failed(claim, error)
+        self._charge(claim, outcome)
+        if outcome.status is PhaseStatus.ESCALATED:
+            return self._escalated(claim, outcome.error, outcome.lines)
+        if not outcome.ok:
+            return self._failed(claim, outcome.error, outcome.lines)
+        return self._done(claim, kind, outcome)
+
+    # -- endings --------------------------------------------------------------------------
+
+    def _done(self, claim: Claim, kind: TaskKind, outcome: PhaseOutcome) -> Execution:
+        task = claim.task
+        edit: GraphEdit | None = None
+        lines = outcome.lines
+        try:
+            if kind in (TaskKind.TRIAGE, TaskKind.SPLIT):
+                edit, _ = self._regraph(
+                    finished={task.id}, reason=f"planned again after {task.subject}"
+                )
+            elif (
+                kind is TaskKind.REVIEW and outcome.result.get("verdict") == Verdict.NEEDS_ITERATION
+            ):
+                reviews = [
+                    t
+                    for t in self.store.list_tasks(self.run.id, kind=TaskKind.REVIEW.value)
+                    if base_key(t.key) == base_key(task.key) and t.id != task.id
+                ]
+                if len(reviews) >= MAX_PLAN_ITERATIONS:
+                    reason = (
+                        f"the plan still needs work after {MAX_PLAN_ITERATIONS} re-plans "
+                        "(NEEDS_ITERATION each time)"
+                    )
+                    lines += self.runner.escalate("review", task.issues, reason)
+                    return self._escalated(claim, reason, lines)
+                edit = iterate(
+                    self.store.list_tasks(self.run.id), task, reason=f"{task.key}: NEEDS_ITERATION"
+                )
+        except RalphError as exc:
+            return self._give_up(claim, f"could not plan the pipeline again: {exc}")
+        result = {
+            "phase": outcome.phase,
+            "status": outcome.status.value,
+            "lines": list(lines),
+            "result": outcome.result,
+            "costUsd": outcome.cost_usd,
+        }
+        self.store.complete(claim, result, edit=edit or None)
+        return Execution(
+            task.id, ExecutionStatus.DONE, lines, rewrite=_described(edit) if edit else {}
+        )
+
+    def _escalated(
+        self,
+        claim: Claim,
+        reason: str,
+        lines: tuple[str, ...] = (),
+    ) -> Execution:
+        task = claim.task
+        self.store.fail(claim, f"escalated: {reason}", retryable=False)
+        self._cancel_dependents(task.id)
+        issues = ", ".join(f"#{n}" for n in task.issues)
+        self.store.send_message(
+            self.run.id, claim.worker, "lead", MessageKind.ESCALATION,
+            f"{task.subject}: {issues} need a person: {reason}",
+        )  # fmt: skip
+        return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
+
+    def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
+        failed = self.store.fail(claim, error)
+        if failed.status is TaskStatus.DEAD:
+            self._cancel_dependents(failed.id)
+        return Execution(claim.task_id, ExecutionStatus.FAILED, lines, error=error)
+
+    def _give_up(self, claim: Claim, error: str) -> Execution:
+        self.store.fail(claim, error, retryable=False)
+        self._cancel_dependents(claim.task_id)
+        return Execution(claim.task_id, ExecutionStatus.FAILED, error=error)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _regraph(
+        self, *, finished: Collection[int] = (), replaceable: Collection[int] = (), reason: str
+    ) -> tuple[GraphEdit, bool]:
+        root = self.run.root_issue
+        assert root is not None, "an orchestrated run always has a root issue"
+        fresh = plan_from_tracker(self.project, root, self.review_mode).graph
+        return regraph(
+            self.store.list_tasks(self.run.id),
+            fresh,
+            finished=finished,
+            replaceable=replaceable,
+            reason=reason,
+        )
+
+    def _cancel_dependents(self, task_id: int) -> None:
+        for waiting in self.store.list_tasks(self.run.id, status=TaskStatus.PENDING):
+            if task_id in waiting.deps:
+                self.store.cancel(waiting.id, with_dependents=True)
+
+    def _charge(self, claim: Claim, outcome: PhaseOutcome) -> None:
+        for agent_run in outcome.agent_runs:
+            self.store.record_charge(
+                self.run.id,
+                claim.task_id,
+                agent_run.cost_usd,
+                tokens=agent_run.input_tokens + agent_run.output_tokens,
+                turns=agent_run.turns,
+                seconds=agent_run.duration_seconds,
+            )
+
+
+def _described(edit: GraphEdit) -> dict[str, Any]:
+    return {
+        "added": [spec.key for spec in edit.add],
+        "canceled": list(edit.cancel),
+        "reason": edit.reason,
+    }
+
+
+def _needs_iteration(outcome: PhaseOutcome) -> bool:
+    return outcome.result.get("verdict") == Verdict.NEEDS_ITERATION

@@ -1,0 +1,158 @@
+"""The lead: opens (or resumes) the run of a root issue, passes human gates a person has
+approved, and decides when a session is over. It never runs a phase and never sends a
+message to a worker: workers learn everything from the store.
+
+A session ends when every task has ended, when all that is left waits for a person
+(a plan to approve), or when the budget is spent and nothing is running. Work that
+can never start (it waits for a task that failed) is canceled so the run can end.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ralph._process import holder_is_gone, process_owner
+from ralph.config import Project
+from ralph.errors import LeaseLost, TaskNotClaimable
+from ralph.graph import ReviewMode, Role, TaskKind
+from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._planning import plan_from_tracker
+from ralph.tasks import Run, RunStatus, Task, TaskStatus
+from ralph.workflow import WorkflowState, is_earlier_state
+
+__all__ = ["Ending", "Lead", "Verdict"]
+
+logger = logging.getLogger(__name__)
+
+
+class Ending(enum.StrEnum):
+    FINISHED = "finished"
+    WAITING_FOR_HUMAN = "waiting_for_human"
+    OUT_OF_BUDGET = "out_of_budget"
+    INTERRUPTED = "interrupted"
+    NOTHING_TO_DO = "nothing_to_do"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The lead's look at a run: how it ended (None: still going) and why."""
+
+    ending: Ending | None
+    detail: str = ""
+    #: Human gates waiting for an approval.
+    gates: tuple[Task, ...] = ()
+
+
+def _approved(states: Sequence[WorkflowState | None]) -> bool:
+    """A plan is approved once its issues have moved past Plan in Review."""
+    return all(
+        state is not None and is_earlier_state(WorkflowState.PLAN_IN_REVIEW, state)
+        for state in states
+    )
+
+
+class Lead:
+    def __init__(
+        self,
+        project: Project,
+        root: int,
+        *,
+        mode: str,
+        budget: Budget | None = None,
+        review_mode: ReviewMode | str | None = None,
+    ) -> None:
+        self.project = project
+        self.store = project.store
+        self.root = root
+        self.mode = mode
+        self.budget = budget or Budget.from_config(project.config)
+        self.review_mode = ReviewMode(review_mode or project.config.review_mode)
+        self.name = process_owner("lead")
+
+    def open_run(self) -> tuple[Run | None, bool]:
+        """The root's active run, resumed (claims of crashed processes handed back), or
+        a new run with the whole graph stored up front; (None, False) when the tracker
+        shows nothing left to do. Returns (run, resumed)."""
+        for run in self.store.list_runs(status=RunStatus.ACTIVE, root_issue=self.root):
+            for task in self.store.list_tasks(run.id, status=TaskStatus.RUNNING):
+                if task.owner is not None and holder_is_gone(task.owner):
+                    self.store.requeue_abandoned(task.id, task.owner)
+                    logger.info("requeued a crashed worker's task", extra={"task": task.key})
+            return run, True
+        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        if not len(plan.graph):
+            return None, False
+        run = self.store.create_run(
+            f"{self.mode} GH-{self.root}",
+            root_issue=self.root,
+            mode=self.mode,
+            config={
+                "review_mode": self.review_mode.value,
+                "phase": plan.position.phase.value,
+                "group": list(plan.group.issues),
+                "budget": {
+                    "task_usd": self.budget.task_usd,
+                    "run_usd": self.budget.run_usd,
+                    "day_usd": self.budget.day_usd,
+                },
+            },
+        )
+        self.store.add_tasks(run.id, plan.graph)
+        return run, False
+
+    def nothing_to_do(self) -> str:
+        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        return f"#{self.root}: nothing to do ({plan.position.phase.value}: {plan.position.reason})"
+
+    def look(self, run_id: int) -> Verdict:
+        """Pass approved gates, then judge the run."""
+        self._pass_gates(run_id)
+        tasks = self.store.list_tasks(run_id)
+        status = {t.id: t.status for t in tasks}
+        if all(t.terminal for t in tasks):
+            return Verdict(Ending.FINISHED)
+        running = any(t.status is TaskStatus.RUNNING for t in tasks)
+        spent = self.budget.exhausted(self.store, run_id)
+        if spent:
+            return Verdict(None if running else Ending.OUT_OF_BUDGET, spent)
+        if running:
+            return Verdict(None)
+        gates = []
+        for task in tasks:
+            if task.status is not TaskStatus.PENDING:
+                continue
+            if all(status[d] is TaskStatus.DONE for d in task.deps):
+                if task.role != Role.HUMAN:
+                    return Verdict(None)  # a worker will take it (or it waits for a backoff)
+                gates.append(task)
+        if gates:
+            numbers = ", ".join(f"#{n}" for gate in gates for n in gate.issues[:1])
+            return Verdict(
+                Ending.WAITING_FOR_HUMAN, f"waiting for a person to approve the plan for {numbers}",
+                tuple(gates),
+            )  # fmt: skip
+        # What is left waits for work that failed: it can never start.
+        for task in tasks:
+            if task.status is TaskStatus.PENDING:
+                self.store.cancel(task.id)
+        return Verdict(Ending.FINISHED)
+
+    def _pass_gates(self, run_id: int) -> None:
+        tasks = self.store.list_tasks(run_id, kind=TaskKind.HUMAN_GATE.value)
+        if not tasks:
+            return
+        done = {t.id for t in self.store.list_tasks(run_id, status=TaskStatus.DONE)}
+        for gate in tasks:
+            if gate.status is not TaskStatus.PENDING or not set(gate.deps) <= done:
+                continue
+            states = [self.project.tracker.get_issue(n).workflow_state for n in gate.issues]
+            if not _approved(states):
+                continue
+            try:
+                claim = self.store.claim_task(gate.id, self.name)
+                self.store.complete(claim, {"approved": True})
+            except (TaskNotClaimable, LeaseLost):
+                continue  # another lead of the same run passed it

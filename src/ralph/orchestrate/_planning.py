@@ -1,0 +1,60 @@
+"""The pipeline of a root issue as the tracker shows it now: group, position, work streams
+(from the research documents' "Will Modify" lists) and the task graph to the merge."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+
+from ralph.artifacts import ArtifactKind, files_under
+from ralph.config import Project
+from ralph.graph import PipelinePlan, ReviewMode, TaskGraph, TaskKind, plan_pipeline
+from ralph.phases._context import PhaseContext
+from ralph.pipeline import IssueState, detect_group
+from ralph.tracker import Issue
+
+__all__ = ["merge_serial_key", "plan_from_tracker"]
+
+
+def _state(issue: Issue) -> IssueState:
+    return IssueState(
+        issue.number,
+        issue.title,
+        issue.workflow_state.value if issue.workflow_state else None,
+        issue.estimate.value if issue.estimate else None,
+        len(issue.sub_issues),
+    )
+
+
+def merge_serial_key(project: Project) -> str:
+    """Merges into one repository run one at a time, oldest first."""
+    return f"merge:{project.config.repo or project.git.path.name}"
+
+
+def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str) -> PipelinePlan:
+    """Plan ``root``'s pipeline from the tracker; every merge task carries the
+    repository's serialisation key."""
+    tracker = project.tracker
+    group = detect_group(root, tracker.relations)
+    issues = {n: tracker.get_issue(n) for n in group.issues}
+    ctx = PhaseContext(project, date.today())
+    files: dict[int, list[str]] = {}
+    for number, issue in issues.items():
+        document = ctx.document(ArtifactKind.RESEARCH, issue) if issue.is_open else None
+        if document is not None:
+            files[number] = files_under(document.text, "### Will Modify")
+    plan = plan_pipeline(
+        root,
+        tracker.relations,
+        {n: _state(i) for n, i in issues.items()},
+        review_mode=review_mode,
+        files=files,
+    )
+    serial = merge_serial_key(project)
+    graph = TaskGraph(
+        tuple(
+            dataclasses.replace(spec, serial_key=serial) if spec.kind is TaskKind.MERGE else spec
+            for spec in plan.graph
+        )
+    )
+    return dataclasses.replace(plan, graph=graph)

@@ -1,0 +1,255 @@
+"""The run report: per task status, time, attempts, cost and tokens; totals; the makespan
+against the critical path; what needs a person; and counters that check, from the
+store's own history, that the seeds' coordination failures did not happen.
+
+Built by a pure function from what the store keeps (tasks, events, ledger, messages),
+so ``ralph runs show`` prints the same report any time later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ralph.graph import Role
+from ralph.tasks import (
+    Charge,
+    Event,
+    EventKind,
+    Message,
+    MessageKind,
+    Run,
+    Task,
+    TaskStatus,
+    TaskStore,
+)
+
+__all__ = ["Counters", "RunReport", "TaskLine", "build_report", "load_report"]
+
+_ENDS = frozenset(
+    {
+        EventKind.TASK_DONE,
+        EventKind.TASK_FAILED,
+        EventKind.TASK_DEAD,
+        EventKind.TASK_RELEASED,
+        EventKind.TASK_EXPIRED,
+        EventKind.TASK_CANCELED,
+    }
+)
+
+
+@dataclass(frozen=True)
+class TaskLine:
+    id: int
+    key: str
+    subject: str
+    role: str
+    status: str
+    owner: str | None
+    attempts: int
+    #: Seconds spent running, over every attempt.
+    seconds: float
+    cost_usd: float
+    tokens: int
+    turns: int
+    error: str | None
+    #: When its current attempt started (running tasks), for elapsed times.
+    started_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Facts that prove the orchestration sound (every one but claims and messages must be
+    zero, and messages must all be escalations)."""
+
+    claims: int
+    #: Claims of a task while one of its dependencies was not done.
+    claimed_while_blocked: int
+    #: Claims of a task another worker was still running.
+    claimed_while_running: int
+    #: Tasks completed more than once.
+    completed_twice: int
+    messages: int
+    escalations: int
+    #: Agent turns charged to no phase task (coordination by an agent).
+    coordination_turns: int
+
+
+@dataclass(frozen=True)
+class RunReport:
+    run: Run
+    tasks: tuple[TaskLine, ...]
+    cost_usd: float
+    tokens: int
+    turns: int
+    #: Wall time from the first claim to the last end.
+    makespan: float
+    #: The longest chain of dependent task times: no schedule can beat it.
+    critical_path: float
+    critical_keys: tuple[str, ...]
+    #: Sum of task times (work / workers is the other lower bound).
+    work: float
+    needs_person: tuple[str, ...]
+    counters: Counters
+
+    def count(self, status: TaskStatus) -> int:
+        return sum(1 for t in self.tasks if t.status == status.value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run": {"id": self.run.id, "name": self.run.name, "status": self.run.status.value},
+            "tasks": [asdict(t) for t in self.tasks],
+            "costUsd": self.cost_usd,
+            "tokens": self.tokens,
+            "turns": self.turns,
+            "makespan": self.makespan,
+            "criticalPath": self.critical_path,
+            "criticalKeys": list(self.critical_keys),
+            "work": self.work,
+            "needsPerson": list(self.needs_person),
+            "counters": asdict(self.counters),
+        }
+
+
+def _running_time(events: Sequence[Event]) -> tuple[dict[int, float], dict[int, float], float]:
+    """Seconds each task ran, when each running task's attempt started, and the span of
+    the whole run's work (first claim to last end)."""
+    seconds: dict[int, float] = {}
+    started: dict[int, float] = {}
+    first = last = None
+    for event in events:
+        if event.task_id is None:
+            continue
+        if event.kind is EventKind.TASK_CLAIMED:
+            started[event.task_id] = event.at
+            first = event.at if first is None else first
+        elif event.kind in _ENDS and event.task_id in started:
+            begun = started.pop(event.task_id)
+            seconds[event.task_id] = seconds.get(event.task_id, 0.0) + event.at - begun
+            last = event.at
+    makespan = (last - first) if first is not None and last is not None else 0.0
+    return seconds, started, makespan
+
+
+def _critical_path(tasks: Sequence[Task], seconds: Mapping[int, float]) -> tuple[float, list[str]]:
+    by_id = {t.id: t for t in tasks}
+    best: dict[int, tuple[float, list[str]]] = {}
+    for task in tasks:  # creation order is topological
+        before = max(
+            (best[d] for d in task.deps if d in best), key=lambda b: b[0], default=(0.0, [])
+        )
+        own = seconds.get(task.id, 0.0) if task.status is TaskStatus.DONE else 0.0
+        best[task.id] = (before[0] + own, [*before[1], by_id[task.id].key] if own else before[1])
+    return max(best.values(), key=lambda b: b[0], default=(0.0, []))
+
+
+def _counters(
+    tasks: Sequence[Task],
+    events: Sequence[Event],
+    charges: Sequence[Charge],
+    messages: Sequence[Message],
+) -> Counters:
+    deps = {t.id: t.deps for t in tasks}
+    done: set[int] = set()
+    running: set[int] = set()
+    claims = blocked = overlapping = twice = 0
+    completions: dict[int, int] = {}
+    for event in events:
+        task_id = event.task_id
+        if task_id is None:
+            continue
+        if event.kind is EventKind.TASK_CLAIMED:
+            claims += 1
+            blocked += any(d not in done for d in deps.get(task_id, ()))
+            overlapping += task_id in running
+            running.add(task_id)
+        elif event.kind in _ENDS:
+            running.discard(task_id)
+            if event.kind is EventKind.TASK_DONE:
+                done.add(task_id)
+                completions[task_id] = completions.get(task_id, 0) + 1
+                twice += completions[task_id] == 2
+        elif event.kind is EventKind.TASK_REOPENED:
+            done.discard(task_id)
+    kinds = {t.id: t.role for t in tasks}
+    coordination = sum(
+        c.turns for c in charges if c.task_id is None or kinds.get(c.task_id) == Role.HUMAN
+    )
+    return Counters(
+        claims=claims,
+        claimed_while_blocked=blocked,
+        claimed_while_running=overlapping,
+        completed_twice=twice,
+        messages=len(messages),
+        escalations=sum(1 for m in messages if m.kind is MessageKind.ESCALATION),
+        coordination_turns=coordination,
+    )
+
+
+def build_report(
+    run: Run,
+    tasks: Sequence[Task],
+    events: Sequence[Event],
+    charges: Sequence[Charge],
+    messages: Sequence[Message],
+) -> RunReport:
+    seconds, started, makespan = _running_time(events)
+    spent: dict[int | None, list[Charge]] = {}
+    for charge in charges:
+        spent.setdefault(charge.task_id, []).append(charge)
+    lines = []
+    for task in tasks:
+        own = spent.get(task.id, [])
+        lines.append(
+            TaskLine(
+                id=task.id,
+                key=task.key,
+                subject=task.subject,
+                role=task.role,
+                status=task.status.value,
+                owner=task.owner,
+                attempts=task.attempts,
+                seconds=seconds.get(task.id, 0.0),
+                cost_usd=sum(c.usd for c in own),
+                tokens=sum(c.tokens for c in own),
+                turns=sum(c.turns for c in own),
+                error=task.error if task.status is not TaskStatus.DONE else None,
+                started_at=started.get(task.id),
+            )
+        )
+    critical, keys = _critical_path(tasks, seconds)
+    person = [m.body for m in messages if m.kind is MessageKind.ESCALATION]
+    for task in tasks:
+        if task.status is TaskStatus.DEAD:
+            person.append(f"{task.subject}: gave up after {task.attempts} attempts: {task.error}")
+        if task.role == Role.HUMAN and task.status is TaskStatus.PENDING:
+            number = task.issues[0]
+            person.append(
+                f"{task.subject}: approve with `ralph approve {number}`, then run the same "
+                f"command again to go on"
+            )
+    return RunReport(
+        run=run,
+        tasks=tuple(lines),
+        cost_usd=sum(c.usd for c in charges),
+        tokens=sum(c.tokens for c in charges),
+        turns=sum(c.turns for c in charges),
+        makespan=makespan,
+        critical_path=critical,
+        critical_keys=tuple(keys),
+        work=sum(seconds.values()),
+        needs_person=tuple(person),
+        counters=_counters(tasks, events, charges, messages),
+    )
+
+
+def load_report(store: TaskStore, run_id: int) -> RunReport:
+    """The report of a stored run."""
+    return build_report(
+        store.get_run(run_id),
+        store.list_tasks(run_id),
+        store.events(run_id),
+        store.charges(run_id),
+        store.messages(run_id),
+    )

@@ -1,0 +1,164 @@
+"""Graph rewrites as pure functions over the stored tasks: what to add and what to cancel
+when a task's outcome changes the shape of the work.
+
+Two rewrites exist, and only code makes them (never an agent):
+
+- **regraph**: after a triage or a split, or when a group plan is claimed, the pipeline
+  is planned again from the tracker (:func:`regraph`). Tasks that are still right are
+  kept; pending tasks the new shape no longer has are canceled; new tasks are added.
+  This is how a split's sub-issues get their tasks and a group becomes work streams.
+- **iterate**: a NEEDS_ITERATION verdict reruns the plan and its review, and everything
+  that waited for the review waits for the new one (:func:`iterate`).
+
+Both are applied by the process holding the claim of the task that caused them, in the
+same transaction as that task's end (``TaskStore.complete(..., edit=)`` or
+``supersede``), so no dependent can be claimed against the old shape in between.
+A task added again gets a generation suffix (``plan:42~2``): keys stay unique.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+
+from ralph.graph import Role, TaskGraph, TaskKind, TaskSpec
+from ralph.tasks import GraphEdit, Task, TaskStatus
+
+__all__ = ["GENERATION_MARK", "base_key", "generation", "iterate", "regraph", "spec_of"]
+
+#: Separates a key from its generation: ``plan:42~2`` is the second plan for 42.
+GENERATION_MARK = "~"
+
+_FINISHED_BADLY = frozenset({TaskStatus.FAILED, TaskStatus.DEAD})
+
+
+def base_key(key: str) -> str:
+    return key.partition(GENERATION_MARK)[0]
+
+
+def generation(key: str) -> int:
+    _, mark, number = key.partition(GENERATION_MARK)
+    return int(number) if mark and number.isdigit() else 1
+
+
+def _free_key(base: str, taken: Collection[str]) -> str:
+    if base not in taken:
+        return base
+    number = 2
+    while f"{base}{GENERATION_MARK}{number}" in taken:
+        number += 1
+    return f"{base}{GENERATION_MARK}{number}"
+
+
+def spec_of(task: Task, *, key: str, deps: Sequence[str]) -> TaskSpec:
+    """A stored task as a spec again, under a new key and dependencies."""
+    return TaskSpec(
+        key=key,
+        kind=TaskKind(task.kind),
+        role=Role(task.role),
+        issues=task.issues,
+        subject=task.subject,
+        active_form=task.active_form,
+        deps=tuple(deps),
+        metadata=dict(task.metadata),
+        description=task.description,
+        serial_key=task.serial_key,
+        max_attempts=task.max_attempts,
+    )
+
+
+def regraph(
+    tasks: Sequence[Task],
+    fresh: TaskGraph,
+    *,
+    finished: Collection[int] = (),
+    replaceable: Collection[int] = (),
+    reason: str = "",
+) -> tuple[GraphEdit, bool]:
+    """The edit that turns the run's ``tasks`` into ``fresh`` (the graph planned again
+    from the tracker), and whether every task in ``replaceable`` survives it.
+
+    ``finished`` are task ids to count as done (the task being completed now);
+    ``replaceable`` are running task ids the edit may replace (a plan being claimed).
+    A fresh task matches a live one with the same key (any generation), kind and issues
+    whose unfinished dependencies are the fresh task's; it is kept. A fresh task whose
+    key ran already and did not succeed (or ran and was done: triage or split said the
+    same again) is dropped with everything that waits for it: a person decides there.
+    """
+    by_id = {task.id: task for task in tasks}
+    done = {t.id for t in tasks if t.status is TaskStatus.DONE} | set(finished)
+    taken = {t.key for t in tasks}
+    live: dict[str, Task] = {}
+    ended: dict[str, Task] = {}
+    for task in tasks:  # creation order: the latest generation wins
+        if task.id in done or task.status in _FINISHED_BADLY:
+            ended[base_key(task.key)] = task
+            live.pop(base_key(task.key), None)
+        elif task.status in (TaskStatus.PENDING, TaskStatus.RUNNING):
+            live[base_key(task.key)] = task
+            ended.pop(base_key(task.key), None)
+
+    resolved: dict[str, str] = {}
+    dropped: set[str] = set()
+    kept: set[int] = set()
+    added: list[TaskSpec] = []
+    for spec in fresh:
+        if spec.key in ended or any(d in dropped for d in spec.deps):
+            dropped.add(spec.key)
+            continue
+        deps = [resolved[d] for d in spec.deps]
+        current = live.get(spec.key)
+        if current is not None:
+            waits_for = {by_id[d].key for d in current.deps if d not in done}
+            same = (
+                current.kind == spec.kind.value
+                and tuple(current.issues) == spec.issues
+                and waits_for == set(deps)
+            )
+            if same or (current.status is TaskStatus.RUNNING and current.id not in replaceable):
+                resolved[spec.key] = current.key
+                kept.add(current.id)
+                continue
+        key = _free_key(spec.key, taken)
+        taken.add(key)
+        resolved[spec.key] = key
+        added.append(dataclasses.replace(spec, key=key, deps=tuple(deps)))
+    cancel = tuple(
+        t.id
+        for t in tasks
+        if t.status is TaskStatus.PENDING and t.id not in kept and t.id not in done
+    )
+    survives = all(task_id in kept for task_id in replaceable)
+    return GraphEdit(add=tuple(added), cancel=cancel, reason=reason), survives
+
+
+def iterate(tasks: Sequence[Task], review: Task, *, reason: str = "") -> GraphEdit:
+    """After ``review`` (being completed) said NEEDS_ITERATION: a new generation of its
+    plan and of itself, and every pending task that waited for it, transitively, again
+    behind the new review. The old pending ones are canceled."""
+    by_id = {task.id: task for task in tasks}
+    taken = {t.key for t in tasks}
+    plans = [by_id[d] for d in review.deps if by_id[d].kind == TaskKind.PLAN]
+    added: list[TaskSpec] = []
+    renamed: dict[int, str] = {}
+
+    def again(task: Task, deps: Sequence[str]) -> None:
+        key = _free_key(base_key(task.key), taken)
+        taken.add(key)
+        renamed[task.id] = key
+        added.append(spec_of(task, key=key, deps=deps))
+
+    for plan in plans:
+        again(plan, [])
+    again(review, [renamed[p.id] for p in plans])
+    waiting = [t for t in tasks if t.status is TaskStatus.PENDING]
+    progressed = True
+    while progressed:  # creation order is topological; loop for safety across edits
+        progressed = False
+        for task in waiting:
+            if task.id in renamed or not any(d in renamed for d in task.deps):
+                continue
+            again(task, [renamed.get(d, by_id[d].key) for d in task.deps])
+            progressed = True
+    cancel = tuple(t.id for t in waiting if t.id in renamed)
+    return GraphEdit(add=tuple(added), cancel=cancel, reason=reason)

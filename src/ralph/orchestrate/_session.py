@@ -1,0 +1,200 @@
+"""A session of hero or team mode: the lead opens or resumes the root's run, a crew of
+workers in this process claims its tasks, the lead watches the store's events until the
+run is over for now, then asks the workers to stop.
+
+hero: ``concurrency`` workers that each take any role. team: workers per role (the
+suggested roster unless told), and any number of ``ralph worker`` processes elsewhere
+against the same store. Both are the same engine; only the crew differs.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ralph._process import process_owner
+from ralph.config import Project
+from ralph.graph import ReviewMode, Role
+from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._execute import TaskExecutor
+from ralph.orchestrate._lead import Ending, Lead, Verdict
+from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._worker import Crew, Worker
+from ralph.pipeline import suggest_roster
+from ralph.runtimes import AgentRuntime
+from ralph.tasks import Event, Run, RunStatus, TaskStore
+
+__all__ = [
+    "WORKER_ROLES",
+    "Interrupt",
+    "SessionResult",
+    "hero_crew",
+    "run_session",
+    "team_crew",
+    "worker_crew",
+]
+
+#: Every role a worker can take (a person is the human gate's only taker).
+WORKER_ROLES = (Role.ANALYST.value, Role.BUILDER.value, Role.VALIDATOR.value, Role.INTEGRATOR.value)
+#: How often the lead looks at the run when no event arrives.
+LOOK_SECONDS = 0.5
+
+#: (worker name, roles) for each worker of a crew.
+CrewPlan = Sequence[tuple[str, tuple[str, ...]]]
+Observer = Callable[[Run, Sequence[Event]], None]
+
+
+class Interrupt:
+    """Ctrl-C and SIGTERM: the first stops new claims and lets running tasks finish; the
+    second hands running tasks back to the store and ends the session at once."""
+
+    def __init__(self) -> None:
+        self.stopping = threading.Event()
+        self.aborting = threading.Event()
+
+    def signal(self) -> None:
+        if self.stopping.is_set():
+            self.aborting.set()
+        self.stopping.set()
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    run: Run | None
+    ending: Ending
+    detail: str = ""
+    resumed: bool = False
+    gates: tuple[int, ...] = ()
+    #: Agent-free counters from this process's workers.
+    claims: int = 0
+    idle_waits: int = 0
+    workers: tuple[str, ...] = field(default=())
+
+
+def hero_crew(concurrency: int) -> CrewPlan:
+    return [(f"hero-{i}", WORKER_ROLES) for i in range(1, concurrency + 1)]
+
+
+def team_crew(counts: Mapping[str, int]) -> CrewPlan:
+    return [
+        (f"{role}-{i}", (role,)) for role in WORKER_ROLES for i in range(1, counts.get(role, 0) + 1)
+    ]
+
+
+def worker_crew(roles: Sequence[str], concurrency: int) -> CrewPlan:
+    label = "+".join(roles)
+    return [(f"{label}-{i}", tuple(roles)) for i in range(1, concurrency + 1)]
+
+
+def suggested_team(project: Project, root: int, review_mode: ReviewMode | str) -> dict[str, int]:
+    """The suggested roster for the root as it stands, at least one worker per role
+    (idle workers cost nothing: they sleep on the store's events)."""
+    plan = plan_from_tracker(project, root, review_mode)
+    roster = suggest_roster(plan.position, plan.streams).to_dict()
+    return {role: max(1, roster.get(role, 1)) for role in WORKER_ROLES}
+
+
+def start_crew(
+    project: Project,
+    runtime: AgentRuntime,
+    run: Run,
+    crew: CrewPlan,
+    *,
+    budget: Budget,
+    stopping: threading.Event,
+    attempts: int = 2,
+) -> Crew:
+    workers = []
+    for name, roles in crew:
+        owner = process_owner(name)
+        executor = TaskExecutor(project, runtime, run, owner=owner, attempts=attempts)
+        workers.append(
+            Worker(
+                project.store,
+                run.id,
+                owner,
+                roles,
+                executor.execute,
+                budget=budget,
+                stopping=stopping,
+            )
+        )
+    started = Crew(workers)
+    started.start()
+    return started
+
+
+def run_session(
+    project: Project,
+    root: int,
+    runtime: AgentRuntime,
+    *,
+    mode: str,
+    crew: CrewPlan,
+    budget: Budget | None = None,
+    review_mode: ReviewMode | str | None = None,
+    observer: Observer | None = None,
+    interrupt: Interrupt | None = None,
+    attempts: int = 2,
+) -> SessionResult:
+    """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
+    or is interrupted."""
+    store = project.store
+    lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode)
+    interrupt = interrupt or Interrupt()
+    run, resumed = lead.open_run()
+    if run is None:
+        return SessionResult(None, Ending.NOTHING_TO_DO, lead.nothing_to_do())
+    workers = start_crew(
+        project, runtime, run, crew, budget=lead.budget, stopping=interrupt.stopping,
+        attempts=attempts,
+    )  # fmt: skip
+    verdict, cursor = _watch(store, lead, run, workers, observer, interrupt)
+    ending = verdict.ending or Ending.INTERRUPTED
+    store.request_shutdown(run.id)
+    if ending is Ending.FINISHED:
+        run = store.finish_run(run.id, RunStatus.FINISHED)
+    if not interrupt.aborting.is_set():
+        workers.join()
+    if observer is not None:
+        observer(run, store.events(run.id, cursor))
+    return SessionResult(
+        store.get_run(run.id),
+        ending,
+        verdict.detail,
+        resumed,
+        tuple(g.issues[0] for g in verdict.gates),
+        claims=sum(w.stats.claims for w in workers.workers),
+        idle_waits=sum(w.stats.idle_waits for w in workers.workers),
+        workers=tuple(w.name for w in workers.workers),
+    )
+
+
+def _watch(
+    store: TaskStore,
+    lead: Lead,
+    run: Run,
+    workers: Crew,
+    observer: Observer | None,
+    interrupt: Interrupt,
+) -> tuple[Verdict, int]:
+    """Watch until the lead says the session is over; returns its verdict and the last
+    event seen."""
+    cursor = 0
+    while True:
+        events = store.wait_for_events(run.id, cursor, LOOK_SECONDS)
+        if events:
+            cursor = events[-1].id
+            if observer is not None:
+                observer(run, events)
+        if interrupt.aborting.is_set():
+            workers.release_claims()
+            return Verdict(
+                Ending.INTERRUPTED, "interrupted; running tasks were handed back"
+            ), cursor
+        if interrupt.stopping.is_set() and not workers.busy:
+            return Verdict(Ending.INTERRUPTED, "interrupted; tasks in hand finished first"), cursor
+        verdict = lead.look(run.id)
+        if verdict.ending is not None:
+            return verdict, cursor

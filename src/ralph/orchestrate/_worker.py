@@ -1,0 +1,154 @@
+"""Workers: claim a task of their roles, heartbeat while it runs, end it, claim again at
+once; when there is nothing to claim, sleep on the store's events (never on messages,
+never in an agent). A crew is a set of workers in one process, as threads.
+
+Stopping: ``stopping`` set means no new claims (tasks in hand finish); a shutdown or a
+finished run in the store ends the loop too; ``release_claims`` hands running tasks
+back (the second Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+
+from ralph.errors import LeaseLost
+from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._execute import Execution
+from ralph.tasks import Claim, EventKind, RunStatus, TaskStore
+
+__all__ = ["Crew", "Worker", "WorkerStats", "heartbeating"]
+
+logger = logging.getLogger(__name__)
+
+#: How long an idle worker sleeps on the event stream before looking again (the floor
+#: for noticing a retry backoff running out; every claimable change is an event).
+IDLE_SECONDS = 1.0
+_ENDINGS = frozenset({EventKind.SHUTDOWN_REQUESTED, EventKind.RUN_FINISHED})
+
+
+@contextmanager
+def heartbeating(store: TaskStore, claim: Claim, every: float) -> Iterator[None]:
+    """Keep ``claim``'s lease alive from a background thread while the block runs."""
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(every):
+            try:
+                store.heartbeat(claim)
+            except LeaseLost:
+                logger.warning("lease lost while running", extra={"task": claim.task_id})
+                return
+            except Exception:  # a store hiccup: the next beat may get through
+                logger.warning("heartbeat failed", exc_info=True, extra={"task": claim.task_id})
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{claim.task_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+@dataclass
+class WorkerStats:
+    claims: int = 0
+    executions: list[Execution] = field(default_factory=list)
+    #: How often the worker went to sleep on the event stream with nothing to do.
+    idle_waits: int = 0
+
+
+class Worker:
+    def __init__(
+        self,
+        store: TaskStore,
+        run_id: int,
+        name: str,
+        roles: Collection[str],
+        execute: Callable[[Claim], Execution],
+        *,
+        budget: Budget | None = None,
+        stopping: threading.Event | None = None,
+        idle_seconds: float = IDLE_SECONDS,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.name = name
+        self.roles = tuple(roles)
+        self.execute = execute
+        self.budget = budget or Budget()
+        self.stopping = stopping or threading.Event()
+        self.idle_seconds = idle_seconds
+        self.stats = WorkerStats()
+        self.current: Claim | None = None
+
+    def run(self) -> WorkerStats:
+        # Shutdowns of earlier sessions of this run are history: start after them.
+        history = self.store.events(self.run_id)
+        cursor = history[-1].id if history else 0
+        while not self.stopping.is_set():
+            news = self.store.events(self.run_id, cursor)
+            if news:
+                cursor = news[-1].id
+                if any(event.kind in _ENDINGS for event in news):
+                    break
+            if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
+                break
+            if not self.budget.exhausted(self.store, self.run_id):
+                claim = self.store.claim(self.run_id, self.name, self.roles)
+                if claim is not None:
+                    self._work(claim)
+                    continue
+            self.stats.idle_waits += 1
+            self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+        return self.stats
+
+    def _work(self, claim: Claim) -> None:
+        self.stats.claims += 1
+        self.current = claim
+        logger.debug("claimed", extra={"worker": self.name, "task": claim.task.key})
+        try:
+            with heartbeating(self.store, claim, self.store.lease_seconds / 6):
+                self.stats.executions.append(self.execute(claim))
+        finally:
+            self.current = None
+
+    def release(self) -> None:
+        """Give the task in hand back to the store (the worker's process is stopping)."""
+        claim = self.current
+        if claim is None:
+            return
+        with suppress(LeaseLost):
+            self.store.release(claim)
+
+
+class Crew:
+    """Workers of one process, each on its own thread."""
+
+    def __init__(self, workers: Sequence[Worker]) -> None:
+        self.workers = list(workers)
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for worker in self.workers:
+            thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """True when every worker has stopped."""
+        for thread in self._threads:
+            thread.join(timeout)
+        return not any(thread.is_alive() for thread in self._threads)
+
+    @property
+    def busy(self) -> bool:
+        return any(worker.current is not None for worker in self.workers)
+
+    def release_claims(self) -> None:
+        for worker in self.workers:
+            worker.release()

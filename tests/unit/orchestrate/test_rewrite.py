@@ -1,0 +1,142 @@
+"""Graph rewrites, transition by transition: what a triage, a split, a group plan
+becoming streams and a NEEDS_ITERATION verdict do to the stored graph."""
+
+from __future__ import annotations
+
+from ralph.graph import ReviewMode, TaskGraph, build_task_graph
+from ralph.orchestrate import base_key, generation, iterate, regraph
+from ralph.pipeline import GroupResult, IssueState, WorkStream, detect_position
+from ralph.tasks import MemoryStore, TaskStatus
+
+
+def graph_for(states, *, streams=None, review_mode=ReviewMode.AUTO) -> TaskGraph:
+    issues = [IssueState(n, f"#{n}", state, estimate, subs) for n, state, estimate, subs in states]
+    group = GroupResult(tuple(i.number for i in issues), issues[0].number, len(issues) > 1)
+    position = detect_position(issues, is_group=len(issues) > 1, group_primary=issues[0].number)
+    return build_task_graph(position, group, review_mode=review_mode, streams=streams)
+
+
+def stored(graph):
+    store = MemoryStore()
+    run = store.create_run("r", root_issue=1)
+    store.add_tasks(run.id, graph)
+    return store, run
+
+
+def run_task(store, run, key):
+    """Claim and return the claim of the task with ``key`` (it must be claimable)."""
+    task = next(t for t in store.list_tasks(run.id) if t.key == key)
+    return store.claim_task(task.id, "w")
+
+
+def keys(store, run, status):
+    return [t.key for t in store.list_tasks(run.id, status=status)]
+
+
+def test_generations_are_suffixes():
+    assert base_key("plan:42~2") == "plan:42"
+    assert generation("plan:42~3") == 3
+    assert generation("plan:42") == 1
+
+
+def test_after_a_triage_sizes_an_issue_M_it_is_split_first_and_the_chain_goes():
+    store, run = stored(graph_for([(1, "Backlog", None, 0)]))
+    claim = run_task(store, run, "triage:1")
+    fresh = graph_for([(1, "Backlog", "M", 0)])  # triage said M: split it
+    edit, _ = regraph(store.list_tasks(run.id), fresh, finished={claim.task_id})
+    store.complete(claim, {}, edit=edit)
+    assert keys(store, run, TaskStatus.PENDING) == ["split:1"]
+    assert set(keys(store, run, TaskStatus.CANCELED)) == {
+        "research:1", "plan:1", "review:1", "implement:1", "pr:1", "merge:1",
+    }  # fmt: skip
+
+
+def test_after_a_split_the_sub_issues_get_their_whole_pipeline():
+    store, run = stored(graph_for([(1, "Backlog", "M", 0)]))
+    claim = run_task(store, run, "split:1")
+    children = [(2, "Research Needed", "XS", 0), (3, "Research Needed", "S", 0)]
+    edit, _ = regraph(store.list_tasks(run.id), graph_for(children), finished={claim.task_id})
+    store.complete(claim, {}, edit=edit)
+    pending = keys(store, run, TaskStatus.PENDING)
+    assert pending[:3] == ["research:2", "research:3", "plan:2"]
+    assert pending[-2:] == ["pr:2", "merge:2"]
+    assert not keys(store, run, TaskStatus.CANCELED)
+
+
+def test_a_claimed_group_plan_that_matches_the_fresh_graph_survives_untouched():
+    group = [(n, "Research Needed", "XS", 0) for n in (2, 3, 4)]
+    store, run = stored(graph_for(group))
+    for n in (2, 3, 4):
+        store.complete(run_task(store, run, f"research:{n}"))
+    claim = run_task(store, run, "plan:2")
+    fresh = graph_for([(n, "Ready for Plan", "XS", 0) for n in (2, 3, 4)])
+    edit, survives = regraph(store.list_tasks(run.id), fresh, replaceable={claim.task_id})
+    assert survives
+    assert not edit
+
+
+def test_a_claimed_group_plan_is_replaced_by_one_chain_per_stream():
+    group = [(n, "Research Needed", "XS", 0) for n in (2, 3, 4)]
+    store, run = stored(graph_for(group))
+    for n in (2, 3, 4):
+        store.complete(run_task(store, run, f"research:{n}"))
+    claim = run_task(store, run, "plan:2")
+    streams = [WorkStream("stream-2-3", (2, 3), ("a.py",), 2), WorkStream("stream-4", (4,), (), 4)]
+    fresh = graph_for([(n, "Ready for Plan", "XS", 0) for n in (2, 3, 4)], streams=streams)
+    edit, survives = regraph(store.list_tasks(run.id), fresh, replaceable={claim.task_id})
+    assert not survives
+    store.supersede(claim, edit)
+    assert store.get_task(claim.task_id).status is TaskStatus.CANCELED
+    pending = keys(store, run, TaskStatus.PENDING)
+    assert "plan:stream-2-3" in pending and "plan:stream-4" in pending
+    # Each stream's plan can start at once: research is done.
+    claimable = {store.claim(run.id, "w", ["builder"]).task.key for _ in range(2)}
+    assert claimable == {"plan:stream-2-3", "plan:stream-4"}
+
+
+def test_work_that_ran_and_is_asked_for_again_is_dropped_with_what_waits_for_it():
+    # Triage kept #1 in Backlog: planning again would triage it forever.
+    store, run = stored(graph_for([(1, "Backlog", None, 0)]))
+    claim = run_task(store, run, "triage:1")
+    fresh = graph_for([(1, "Backlog", "XS", 0)])
+    edit, _ = regraph(store.list_tasks(run.id), fresh, finished={claim.task_id})
+    assert not edit.add
+    store.complete(claim, {}, edit=edit)
+    assert keys(store, run, TaskStatus.PENDING) == []
+
+
+def test_needs_iteration_adds_a_new_plan_and_review_and_moves_the_chain_behind_them():
+    store, run = stored(graph_for([(2, "Ready for Plan", "XS", 0)]))
+    store.complete(run_task(store, run, "plan:2"))
+    claim = run_task(store, run, "review:2")
+    edit = iterate(store.list_tasks(run.id), claim.task, reason="NEEDS_ITERATION")
+    store.complete(claim, {"verdict": "NEEDS_ITERATION"}, edit=edit)
+    assert keys(store, run, TaskStatus.PENDING) == [
+        "plan:2~2", "review:2~2", "implement:2~2", "pr:2~2", "merge:2~2",
+    ]  # fmt: skip
+    assert set(keys(store, run, TaskStatus.CANCELED)) == {"implement:2", "pr:2", "merge:2"}
+    # Nothing but the new plan can start.
+    assert store.claim(run.id, "w", ["builder", "validator", "integrator"]).task.key == "plan:2~2"
+    assert store.claim(run.id, "w", ["builder", "validator", "integrator"]) is None
+
+
+def test_each_iteration_takes_the_next_generation():
+    store, run = stored(graph_for([(2, "Ready for Plan", "XS", 0)]))
+    for expected in ("plan:2~2", "plan:2~3"):
+        store.complete(store.claim(run.id, "w", ["builder"]))
+        review = store.claim(run.id, "w", ["validator"])
+        store.complete(review, {}, edit=iterate(store.list_tasks(run.id), review.task))
+        assert keys(store, run, TaskStatus.PENDING)[0] == expected
+
+
+def test_a_re_plan_being_claimed_is_the_plan_the_fresh_graph_asks_for():
+    store, run = stored(graph_for([(2, "Ready for Plan", "XS", 0)]))
+    store.complete(store.claim(run.id, "w", ["builder"]))
+    review = store.claim(run.id, "w", ["validator"])
+    store.complete(review, {}, edit=iterate(store.list_tasks(run.id), review.task))
+    claim = store.claim(run.id, "w", ["builder"])
+    assert claim.task.key == "plan:2~2"
+    fresh = graph_for([(2, "Ready for Plan", "XS", 0)])
+    edit, survives = regraph(store.list_tasks(run.id), fresh, replaceable={claim.task_id})
+    assert survives
+    assert not edit
