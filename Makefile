@@ -22,7 +22,7 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	@touch $@
 
 demo: $(VENV)/.synced
-	$(VENV)/bin/ralph pipeline analyze examples/auth-epic.json
+	$(VENV)/bin/ralph demo
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -21,7 +21,7 @@ def ralph(*args, cwd=ROOT):
     )
 
 
-def test_the_demo_command_analyses_the_bundled_board():
+def test_pipeline_analyze_reads_the_bundled_board():
     result = ralph("pipeline", "analyze", "examples/auth-epic.json")
     assert result.returncode == 0, result.stderr
     assert "Phase: PLAN" in result.stdout

@@ -44,16 +44,18 @@ class DemoCheck:
         return self.all_done and self.merged and self.tests_pass
 
 
-def create_demo_project(folder: Path) -> tuple[Path, int]:
-    """The sample package in a git repository with ralph.toml (local tracker, SQLite,
-    scripted agents, its unittest suite as the test command) and the epic, unsized, in
-    Backlog. Returns the repository and the epic's number."""
+def create_demo_project(folder: Path, *, store_url: str | None = None) -> tuple[Path, int]:
+    """The sample package in a git repository with ralph.toml (local tracker, SQLite or
+    ``store_url``, scripted agents, its unittest suite as the test command) and the epic,
+    unsized, in Backlog. Returns the repository and the epic's number."""
     repo = create_sample_repository(folder)
     result = init_project(repo)
     text = result.config_path.read_text()
     test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
     text = text.replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
     text = text.replace('runtime = "claude"', 'runtime = "scripted"')
+    if store_url is not None:
+        text = text.replace('store = "sqlite:///.ralph/ralph.db"', f"store = {store_url!r}")
     result.config_path.write_text(text)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
     subprocess.run(

@@ -3,6 +3,7 @@ orchestration tests, and helpers that read what a run left behind."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ class Demo:
     def group(self) -> list[int]:
         """Three issues, each blocked by the one before: one group."""
         numbers = [self.issue(which) for which in ("farewell", "export", "test")]
-        for blocker, blocked in zip(numbers, numbers[1:], strict=False):
+        for blocker, blocked in itertools.pairwise(numbers):
             self.project.tracker.add_dependency(blocked, blocker)
         return numbers
 

@@ -155,7 +155,8 @@ def test_no_task_starts_once_the_run_budget_is_spent(demo: Demo):
     assert demo.project.store.spent(run_id=result.run.id) == 1.0
     # With more budget the same run goes on.
     again = demo.hero(number, runtime, budget=Budget(run_usd=10.0))
-    assert again.resumed and again.ending is Ending.FINISHED
+    assert again.resumed
+    assert again.ending is Ending.FINISHED
 
 
 def test_a_run_of_a_crashed_process_is_resumed_with_its_claims_handed_back(demo: Demo):
@@ -163,11 +164,13 @@ def test_a_run_of_a_crashed_process_is_resumed_with_its_claims_handed_back(demo:
     project: Project = demo.project
     lead = Lead(project, number, mode="hero")
     run, resumed = lead.open_run()
-    assert run is not None and not resumed
+    assert run is not None
+    assert not resumed
     task = project.store.list_tasks(run.id)[0]
     dead = f"{socket.gethostname()}:999999999/hero-1"  # a process of this host that is gone
     project.store.claim_task(task.id, dead)
     result = demo.hero(number)
-    assert result.resumed and result.run.id == run.id
+    assert result.resumed
+    assert result.run.id == run.id
     assert result.ending is Ending.FINISHED
     assert project.store.get_task(task.id).attempts == 2

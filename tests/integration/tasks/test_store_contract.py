@@ -458,7 +458,7 @@ class TestGraphEdits:
 
     def test_an_edit_that_names_a_task_not_pending_writes_nothing(self, store):
         run = store.create_run("r")
-        a, b = store.add_tasks(run.id, [spec("a"), spec("b")])
+        _a, _b = store.add_tasks(run.id, [spec("a"), spec("b")])
         first = store.claim(run.id, "A", ["analyst"])
         second = store.claim(run.id, "B", ["analyst"])
         with pytest.raises(GraphError):

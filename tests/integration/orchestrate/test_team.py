@@ -1,0 +1,189 @@
+"""Team mode: a lead and role-typed workers over one store, in one process, across
+processes, and across a crash of the lead."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ralph.config import load_config, open_project
+from ralph.demo import create_demo_project
+from ralph.orchestrate import Ending
+from ralph.orchestrate._report import load_report
+from ralph.tasks import EventKind, RunStatus, TaskStatus, open_store
+from ralph.workflow import WorkflowState
+
+from .conftest import Demo, assert_sound
+
+RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
+
+
+def ralph(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120):
+    return subprocess.run(
+        [RALPH, *args], cwd=cwd, env={**os.environ, "COLUMNS": "160", **(env or {})},
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def spawn(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [RALPH, *args], cwd=cwd, env={**os.environ, "COLUMNS": "160", **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_team_with_two_workers_per_role_carries_the_epic_soundly(demo: Demo):
+    result = demo.team(demo.epic, per_role=2)
+    assert result.ending is Ending.FINISHED
+    assert len(result.workers) == 8
+    epic = demo.project.tracker.get_issue(demo.epic)
+    assert all(demo.state(n) is WorkflowState.DONE for n in (demo.epic, *epic.sub_issues))
+    report = demo.report(result)
+    assert_sound(report)
+    assert report.counters.messages == 0
+    owners = {t.owner.rpartition("/")[2].split("-")[0] for t in demo.project.store.list_tasks(
+        result.run.id, status=TaskStatus.DONE)}  # fmt: skip
+    assert owners == {"analyst", "builder", "validator", "integrator"}
+    # Research ran side by side on two analysts.
+    research = [t.owner for t in demo.project.store.list_tasks(result.run.id, kind="research")]
+    assert len(set(research) - {None}) == 2
+
+
+def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tmp_path):
+    started = time.monotonic()
+    result = ralph("demo", "--keep", str(tmp_path / "kept"), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.monotonic() - started < 60
+    out = result.stdout
+    assert "simulated" in out
+    for line in ("✓ every issue Done", "✓ the change merged on main", "✓ the tests pass on main"):
+        assert line in out
+    assert "ralph team 1 --agent claude" in out
+    assert "0 while blocked" in out
+    assert "board: Done 4" in out
+    kept = tmp_path / "kept"
+    assert (kept / "ralph.toml").is_file()
+    # The kept project answers ralph's own commands: the report can be printed again.
+    again = ralph("runs", "show", "1", cwd=kept)
+    assert again.returncode == 0
+    assert "Run 1: team GH-1 (finished)" in again.stdout
+
+
+def test_ralph_demo_refuses_a_folder_that_is_not_empty(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "file").write_text("x")
+    result = ralph("demo", "--keep", str(tmp_path / "full"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"ralph: error: {tmp_path / 'full'} is not empty; give --keep a new or empty folder"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["team", "1", "--workers", "coder=2"], "bad --workers item 'coder=2'"),
+        (["worker", "--roles", "coder"], "unknown role(s) ['coder']"),
+        (["worker", "--run", "99"], "no run with id 99"),
+    ],
+)
+def test_bad_orchestration_input_is_one_line(tmp_path, args, message):
+    repo, _ = create_demo_project(tmp_path / "greet")
+    result = ralph(*args, cwd=repo)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert message in result.stderr
+
+
+def test_ralph_hero_prints_the_report_and_exits_zero(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    result = ralph("hero", str(epic), cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Run 1: hero GH-1 (finished)" in result.stdout
+    assert "makespan" in result.stdout
+
+
+def _done_events(db: Path) -> int:
+    with open_store(f"sqlite:///{db}") as store:
+        runs = store.list_runs()
+        if not runs:
+            return 0
+        return sum(1 for e in store.events(runs[0].id) if e.kind is EventKind.TASK_DONE)
+
+
+def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    db = repo / ".ralph" / "ralph.db"
+    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.3"})
+    try:
+        wait_until(lambda: _done_events(db) >= 4)
+    finally:
+        lead.send_signal(signal.SIGKILL)
+        lead.communicate()
+    with open_store(f"sqlite:///{db}") as store:
+        (run,) = store.list_runs()
+        assert run.status is RunStatus.ACTIVE
+        assert any(t.status is TaskStatus.RUNNING for t in store.list_tasks(run.id))
+
+    again = ralph("team", str(epic), cwd=repo)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "Resumed run 1." in again.stdout
+    with open_project(load_config(repo)) as project:
+        store, tracker = project.store, project.tracker
+        (run,) = store.list_runs()
+        assert run.status is RunStatus.FINISHED
+        report = load_report(store, run.id)
+        assert_sound(report)
+        keys = [t.key for t in store.list_tasks(run.id)]
+        assert len(keys) == len(set(keys))
+        done = Counter(e.task_id for e in store.events(run.id) if e.kind is EventKind.TASK_DONE)
+        assert set(done.values()) == {1}
+        issues = [
+            tracker.get_issue(epic),
+            *map(tracker.get_issue, tracker.get_issue(epic).sub_issues),
+        ]
+        assert all(i.workflow_state is WorkflowState.DONE for i in issues)
+        for issue in issues:
+            bodies = Counter(c.body for c in issue.comments)
+            assert max(bodies.values()) == 1, issue.number
+        documents = project.git.run(
+            "ls-tree", "-r", "--name-only", "main", "thoughts/shared"
+        ).stdout
+        research = [p for p in documents.splitlines() if "/research/" in p]
+        assert len(research) == 3
+        assert len(tracker.list_pull_requests()) == 1
+
+
+def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_schema_url):
+    repo, epic = create_demo_project(tmp_path / "greet", store_url=pg_schema_url)
+    env = {"RALPH_SCRIPTED_DELAY": "0.05"}
+    # Workers first: they wait for the run the lead is about to write.
+    workers = [spawn("worker", "--concurrency", "2", cwd=repo, env=env) for _ in range(2)]
+    lead = ralph(
+        "team", str(epic), "--workers", "analyst=0,builder=0,validator=0,integrator=0",
+        cwd=repo, env=env, timeout=180,
+    )  # fmt: skip
+    outputs = [w.communicate(timeout=60) for w in workers]
+    assert lead.returncode == 0, lead.stdout + lead.stderr
+    assert all(w.returncode == 0 for w in workers), outputs
+    with open_project(load_config(repo)) as project:
+        (run,) = project.store.list_runs()
+        assert_sound(load_report(project.store, run.id))
+        done = project.store.list_tasks(run.id, status=TaskStatus.DONE)
+        assert len({t.owner.partition("/")[0] for t in done}) == 2  # both processes worked
+        assert project.tracker.get_issue(epic).workflow_state is WorkflowState.DONE
