@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes clean
+.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ bench-phases: $(VENV)/.synced
 
 bench-runtimes: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_runtimes.py
+
+bench-schedule: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_schedule.py
+
+bench-overhead: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_overhead.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

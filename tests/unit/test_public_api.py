@@ -199,6 +199,7 @@ PUBLIC = {
     "ralph.graph": [
         "MIN_GROUP_FOR_STREAMS",
         "ROLE_OF_KIND",
+        "TYPICAL_EFFORT",
         "GraphError",
         "PipelinePlan",
         "ReviewMode",

@@ -6,13 +6,14 @@ from __future__ import annotations
 from ralph.errors import GraphError
 from ralph.graph._build import build_task_graph
 from ralph.graph._chain import ReviewMode
-from ralph.graph._model import ROLE_OF_KIND, Role, TaskGraph, TaskKind, TaskSpec
+from ralph.graph._model import ROLE_OF_KIND, TYPICAL_EFFORT, Role, TaskGraph, TaskKind, TaskSpec
 from ralph.graph._plan import MIN_GROUP_FOR_STREAMS, PipelinePlan, plan_pipeline
 from ralph.graph._streams import split_into_streams
 
 __all__ = [
     "MIN_GROUP_FOR_STREAMS",
     "ROLE_OF_KIND",
+    "TYPICAL_EFFORT",
     "GraphError",
     "PipelinePlan",
     "ReviewMode",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import enum
+import heapq
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.errors import GraphError
 
-__all__ = ["ROLE_OF_KIND", "Role", "TaskGraph", "TaskKind", "TaskSpec"]
+__all__ = ["ROLE_OF_KIND", "TYPICAL_EFFORT", "Role", "TaskGraph", "TaskKind", "TaskSpec"]
 
 
 class TaskKind(enum.StrEnum):
@@ -44,6 +45,21 @@ ROLE_OF_KIND: Mapping[TaskKind, Role] = {
     TaskKind.IMPLEMENT: Role.BUILDER,
     TaskKind.PR: Role.INTEGRATOR,
     TaskKind.MERGE: Role.INTEGRATOR,
+}
+
+
+#: Relative agent time per kind (an implementation takes longest), for ordering work so
+#: that the longest chains start first. A person's gate takes no agent time.
+TYPICAL_EFFORT: Mapping[TaskKind, float] = {
+    TaskKind.TRIAGE: 1.0,
+    TaskKind.SPLIT: 2.0,
+    TaskKind.RESEARCH: 3.0,
+    TaskKind.PLAN: 3.0,
+    TaskKind.REVIEW: 1.5,
+    TaskKind.HUMAN_GATE: 0.0,
+    TaskKind.IMPLEMENT: 5.0,
+    TaskKind.PR: 0.5,
+    TaskKind.MERGE: 0.5,
 }
 
 
@@ -162,6 +178,45 @@ class TaskGraph:
 
     def dependents(self, key: str) -> tuple[TaskSpec, ...]:
         return tuple(t for t in self.tasks if key in t.deps)
+
+    def critical_first(self, effort: Mapping[TaskKind, float] = TYPICAL_EFFORT) -> TaskGraph:
+        """The same tasks, those with the most work still chained behind them first.
+
+        Workers claim the oldest claimable task, so this order makes them start the
+        longest chains first (list scheduling by critical path). It stays a valid
+        creation order: a task always has more work behind it than its dependents (ties
+        keep the old order, which already put dependencies first)."""
+        dependents: dict[str, list[str]] = {t.key: [] for t in self.tasks}
+        for task in self.tasks:
+            for dep in task.deps:
+                dependents[dep].append(task.key)
+        rank = {key: i for i, key in enumerate(self._topological())}
+        behind: dict[str, float] = {}
+        for key in sorted(rank, key=rank.__getitem__, reverse=True):
+            after = max((behind[k] for k in dependents[key]), default=0.0)
+            behind[key] = effort.get(self._by_key[key].kind, 1.0) + after
+        order = sorted(self.keys, key=lambda k: (-behind[k], rank[k]))
+        return TaskGraph(tuple(self._by_key[k] for k in order))
+
+    def _topological(self) -> list[str]:
+        """Keys with every dependency before its dependents, ties in creation order."""
+        waiting = {t.key: len(set(t.deps)) for t in self.tasks}
+        dependents: dict[str, list[str]] = {t.key: [] for t in self.tasks}
+        for task in self.tasks:
+            for dep in set(task.deps):
+                dependents[dep].append(task.key)
+        position = {t.key: i for i, t in enumerate(self.tasks)}
+        ready = [(position[k], k) for k, n in waiting.items() if n == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            _, key = heapq.heappop(ready)
+            order.append(key)
+            for dependent in dependents[key]:
+                waiting[dependent] -= 1
+                if waiting[dependent] == 0:
+                    heapq.heappush(ready, (position[dependent], dependent))
+        return order
 
     def to_dict(self) -> dict[str, Any]:
         return {"tasks": [t.to_dict() for t in self.tasks]}

@@ -33,7 +33,8 @@ def merge_serial_key(project: Project) -> str:
 
 def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str) -> PipelinePlan:
     """Plan ``root``'s pipeline from the tracker; every merge task carries the
-    repository's serialisation key."""
+    repository's serialisation key, and the longest chains come first (workers claim
+    the oldest claimable task)."""
     tracker = project.tracker
     group = detect_group(root, tracker.relations)
     issues = {n: tracker.get_issue(n) for n in group.issues}
@@ -56,5 +57,5 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
             dataclasses.replace(spec, serial_key=serial) if spec.kind is TaskKind.MERGE else spec
             for spec in plan.graph
         )
-    )
+    ).critical_first()
     return dataclasses.replace(plan, graph=graph)

@@ -187,3 +187,47 @@ def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_s
         done = project.store.list_tasks(run.id, status=TaskStatus.DONE)
         assert len({t.owner.partition("/")[0] for t in done}) == 2  # both processes worked
         assert project.tracker.get_issue(epic).workflow_state is WorkflowState.DONE
+
+
+def _running(db: Path) -> list[str]:
+    with open_store(f"sqlite:///{db}") as store:
+        runs = store.list_runs()
+        return (
+            [t.key for t in store.list_tasks(runs[0].id, status=TaskStatus.RUNNING)] if runs else []
+        )
+
+
+def test_a_first_interrupt_lets_running_tasks_finish_and_a_rerun_goes_on(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    db = repo / ".ralph" / "ralph.db"
+    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.5"})
+    wait_until(lambda: bool(_running(db)))
+    lead.send_signal(signal.SIGINT)
+    out, err = lead.communicate(timeout=60)
+    assert lead.returncode == 130, out + err
+    assert "no new tasks" in err
+    assert _running(db) == []
+    with open_store(f"sqlite:///{db}") as store:
+        (run,) = store.list_runs()
+        assert run.status is RunStatus.ACTIVE
+        assert store.list_tasks(run.id, status=TaskStatus.DONE)  # the task in hand finished
+    assert ralph("team", str(epic), cwd=repo).returncode == 0
+
+
+def test_a_second_interrupt_hands_running_tasks_back_at_once(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    db = repo / ".ralph" / "ralph.db"
+    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
+    wait_until(lambda: bool(_running(db)))
+    started = time.monotonic()
+    lead.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    lead.send_signal(signal.SIGINT)
+    out, err = lead.communicate(timeout=20)
+    assert time.monotonic() - started < 15  # not the agent's 30 s
+    assert lead.returncode == 130, out + err
+    assert _running(db) == []
+    with open_store(f"sqlite:///{db}") as store:
+        (run,) = store.list_runs()
+        released = [e for e in store.events(run.id) if e.kind is EventKind.TASK_RELEASED]
+        assert released
