@@ -71,6 +71,7 @@ PUBLIC = {
         "Tracker",
         "closing_references",
         "dashboard_items",
+        "pipeline_state",
         "iso",
     ],
     "ralph.git": [

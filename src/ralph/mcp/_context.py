@@ -13,8 +13,7 @@ from mcp.types import ToolAnnotations
 
 from ralph.config import Project
 from ralph.mcp._envelope import tool_call
-from ralph.pipeline import GroupResult, IssueState, detect_group
-from ralph.tracker import Issue
+from ralph.pipeline import GroupResult, detect_group
 
 __all__ = ["PREFIX", "ToolContext"]
 
@@ -78,13 +77,3 @@ class ToolContext:
             "groupTickets": tickets,
             "totalTickets": len(tickets),
         }
-
-    @staticmethod
-    def issue_state(issue: Issue) -> IssueState:
-        return IssueState(
-            issue.number,
-            issue.title,
-            issue.workflow_state.value if issue.workflow_state else None,
-            issue.estimate.value if issue.estimate else None,
-            len(issue.sub_issues),
-        )

@@ -12,7 +12,7 @@ from ralph.dashboard import HealthConfig, build_dashboard, format_markdown
 from ralph.mcp._context import ToolContext
 from ralph.mcp._issues import brief
 from ralph.pipeline import detect_position, detect_stream_positions, detect_work_streams
-from ralph.tracker import StateChange, dashboard_items
+from ralph.tracker import StateChange, dashboard_items, pipeline_state
 from ralph.workflow import STATE_ORDER, Estimate, parse_state
 
 __all__ = ["register_pipeline_tools"]
@@ -42,7 +42,7 @@ def register_pipeline_tools(tools: ToolContext) -> None:
         """Which phase the issue (or its group) is in, with convergence and the
         suggested roster."""
         group = tools.group(number)
-        states = [tools.issue_state(tracker.get_issue(n)) for n in group.issues]
+        states = [pipeline_state(tracker.get_issue(n)) for n in group.issues]
         position = detect_position(states, is_group=group.is_group, group_primary=group.primary)
         return position.to_dict()
 

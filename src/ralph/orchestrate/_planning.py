@@ -10,20 +10,10 @@ from ralph.artifacts import ArtifactKind, files_under
 from ralph.config import Project
 from ralph.graph import PipelinePlan, ReviewMode, TaskGraph, TaskKind, plan_pipeline
 from ralph.phases._context import PhaseContext
-from ralph.pipeline import IssueState, detect_group
-from ralph.tracker import Issue
+from ralph.pipeline import detect_group
+from ralph.tracker import pipeline_state
 
 __all__ = ["merge_serial_key", "plan_from_tracker"]
-
-
-def _state(issue: Issue) -> IssueState:
-    return IssueState(
-        issue.number,
-        issue.title,
-        issue.workflow_state.value if issue.workflow_state else None,
-        issue.estimate.value if issue.estimate else None,
-        len(issue.sub_issues),
-    )
 
 
 def merge_serial_key(project: Project) -> str:
@@ -47,7 +37,7 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
     plan = plan_pipeline(
         root,
         tracker.relations,
-        {n: _state(i) for n, i in issues.items()},
+        {n: pipeline_state(i) for n, i in issues.items()},
         review_mode=review_mode,
         files=files,
     )

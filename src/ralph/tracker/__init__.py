@@ -4,7 +4,7 @@ implemented once, in :class:`Tracker`."""
 
 from __future__ import annotations
 
-from ralph.tracker._board import dashboard_items
+from ralph.tracker._board import dashboard_items, pipeline_state
 from ralph.tracker._local import LocalTracker
 from ralph.tracker._memory import MemoryTracker
 from ralph.tracker._model import (
@@ -43,4 +43,5 @@ __all__ = [
     "closing_references",
     "dashboard_items",
     "iso",
+    "pipeline_state",
 ]

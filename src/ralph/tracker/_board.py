@@ -1,13 +1,26 @@
-"""The board as the dashboard reads it: every issue, open or closed, with its
-blockers' states. The dashboard itself is pure; this is where a tracker feeds it."""
+"""The board as the pure core reads it: every issue with its blockers' states for the
+dashboard, and an issue's pipeline snapshot for position and graph detection. The core
+is pure; this is where a tracker feeds it."""
 
 from __future__ import annotations
 
 from ralph.dashboard import DashboardItem
-from ralph.tracker._model import IssueQuery
+from ralph.pipeline import IssueState
+from ralph.tracker._model import Issue, IssueQuery
 from ralph.tracker._tracker import Tracker
 
-__all__ = ["dashboard_items"]
+__all__ = ["dashboard_items", "pipeline_state"]
+
+
+def pipeline_state(issue: Issue) -> IssueState:
+    """What pipeline detection reads of an issue."""
+    return IssueState(
+        issue.number,
+        issue.title,
+        issue.workflow_state.value if issue.workflow_state else None,
+        issue.estimate.value if issue.estimate else None,
+        len(issue.sub_issues),
+    )
 
 
 def dashboard_items(tracker: Tracker) -> list[DashboardItem]:
