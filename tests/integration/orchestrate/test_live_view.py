@@ -1,0 +1,36 @@
+"""The live view on a terminal: a table of the run's tasks that follows the events."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from ralph.cli._live import LiveView
+
+from .conftest import Demo
+
+
+def test_on_a_terminal_the_live_table_shows_each_task_with_its_status(demo: Demo):
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120, color_system=None)
+    view = LiveView(demo.project.store, demo.project.tracker, console)
+    number = demo.issue("farewell")
+    with view.showing():
+        result = demo.hero(number, observer=view)
+    text = out.getvalue()
+    assert f"hero GH-{number} (run {result.run.id})" in text
+    assert f"Merge PR for GH-{number}" in text
+    assert "✓ done" in text
+    assert "6/6 done" in text
+
+
+def test_off_a_terminal_each_change_is_a_line_with_the_board(demo: Demo):
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    view = LiveView(demo.project.store, demo.project.tracker, console)
+    number = demo.issue("farewell")
+    demo.hero(number, observer=view)
+    lines = out.getvalue().splitlines()
+    assert any(f"Research GH-{number} [hero-" in line and "started" in line for line in lines)
+    assert any("board: Done 1" in line for line in lines)
