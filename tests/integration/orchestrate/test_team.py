@@ -171,7 +171,7 @@ def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(
 
 def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_schema_url):
     repo, epic = create_demo_project(tmp_path / "greet", store_url=pg_schema_url)
-    env = {"RALPH_SCRIPTED_DELAY": "0.05"}
+    env = {"RALPH_SCRIPTED_DELAY": "0.2"}  # long enough for both processes to take work
     # Workers first: they wait for the run the lead is about to write.
     workers = [spawn("worker", "--concurrency", "2", cwd=repo, env=env) for _ in range(2)]
     lead = ralph(
