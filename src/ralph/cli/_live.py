@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._report import MARKS, duration, worker_name
-from ralph.orchestrate._report import load_report
+from ralph.orchestrate import load_report
 from ralph.tasks import Event, EventKind, Run, TaskStore
 from ralph.tracker import Tracker
 

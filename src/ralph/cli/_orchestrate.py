@@ -27,15 +27,16 @@ from ralph.orchestrate import (
     CrewPlan,
     Ending,
     Interrupt,
+    RunReport,
     SessionResult,
     hero_crew,
+    load_report,
     run_session,
     start_crew,
     suggested_team,
     team_crew,
     worker_crew,
 )
-from ralph.orchestrate._report import load_report
 from ralph.runtimes import RUNTIMES
 from ralph.tasks import Run, RunStatus
 
@@ -95,7 +96,8 @@ def _session(
     agent: str | None,
     attempts: int,
     review_mode: ReviewMode | None,
-) -> SessionResult:
+) -> int:
+    """Run the session with the live view; print the report; return the exit code."""
     console = _console()
     runtime = project_runtime(project, agent)
     view = LiveView(project.store, project.tracker, console)
@@ -107,19 +109,20 @@ def _session(
             project, root, runtime, mode=mode, crew=crew, observer=view, interrupt=interrupt,
             attempts=attempts, review_mode=review_mode,
         )  # fmt: skip
-    _conclude(project, result, console, mode=mode, root=root)
-    return result
+    report = _conclude(project, result, console, mode=mode, root=root)
+    return _exit_code(result, report)
 
 
 def _conclude(
     project: Project, result: SessionResult, console: Console, *, mode: str, root: int
-) -> None:
+) -> RunReport | None:
     if result.run is None:
         console.print(result.detail, markup=False)
-        return
+        return None
     if result.resumed:
         console.print(f"Resumed run {result.run.id}.", markup=False)
-    print_report(load_report(project.store, result.run.id), console)
+    report = load_report(project.store, result.run.id)
+    print_report(report, console)
     if result.ending is Ending.WAITING_FOR_HUMAN:
         numbers = " ".join(str(n) for n in result.gates)
         console.print(
@@ -129,14 +132,17 @@ def _conclude(
         )
     elif result.ending is not Ending.FINISHED:
         console.print(f"Stopped: {result.detail}. `ralph {mode} {root}` resumes.", markup=False)
+    return report
 
 
-def _exit_code(project: Project, result: SessionResult) -> int:
+def _exit_code(result: SessionResult, report: RunReport | None) -> int:
+    """0 when done or waiting at a gate as asked; 1 when work failed or the budget ran
+    out; 130 after an interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
     if result.ending is Ending.OUT_OF_BUDGET:
         return EXIT_NEEDS_PERSON
-    if result.run is not None and load_report(project.store, result.run.id).needs_person:
+    if report is not None and report.needs_person:
         return 0 if result.ending is Ending.WAITING_FOR_HUMAN else EXIT_NEEDS_PERSON
     return 0
 
@@ -153,11 +159,10 @@ def hero_command(
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx) as project:
-        result = _session(
+        code = _session(
             project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
             attempts=attempts, review_mode=review_mode,
         )  # fmt: skip
-        code = _exit_code(project, result)
     raise typer.Exit(code)
 
 
@@ -195,11 +200,10 @@ def team_command(
     with open_project_of(ctx) as project:
         mode = review_mode or project.config.review_mode
         roster = {**suggested_team(project, number, mode), **counts}
-        result = _session(
+        code = _session(
             project, number, mode="team", crew=team_crew(roster), agent=agent,
             attempts=attempts, review_mode=review_mode,
         )  # fmt: skip
-        code = _exit_code(project, result)
     raise typer.Exit(code)
 
 

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ralph.orchestrate._report import RunReport
+from ralph.orchestrate import RunReport
 from ralph.tasks import TaskStatus
 
 __all__ = ["MARKS", "duration", "print_report", "worker_name"]

@@ -15,7 +15,7 @@ from rich.tree import Tree
 
 from ralph.cli._project import store_url
 from ralph.cli._report import MARKS, print_report
-from ralph.orchestrate._report import load_report
+from ralph.orchestrate import load_report
 from ralph.tasks import TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from ralph.config import Project, init_project, load_config, open_project
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
-from ralph.orchestrate import Interrupt, SessionResult, run_session, team_crew
-from ralph.orchestrate._session import Observer
+from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
 

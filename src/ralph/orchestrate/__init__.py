@@ -11,13 +11,15 @@ from ralph.orchestrate._execute import (
     ExecutionStatus,
     TaskExecutor,
 )
-from ralph.orchestrate._lead import Ending, Lead, Verdict
+from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._report import Counters, RunReport, TaskLine, build_report, load_report
 from ralph.orchestrate._rewrite import base_key, generation, iterate, regraph
 from ralph.orchestrate._session import (
     WORKER_ROLES,
     CrewPlan,
     Interrupt,
+    Observer,
     SessionResult,
     hero_crew,
     run_session,
@@ -32,6 +34,7 @@ __all__ = [
     "MAX_PLAN_ITERATIONS",
     "WORKER_ROLES",
     "Budget",
+    "Counters",
     "Crew",
     "CrewPlan",
     "Ending",
@@ -39,15 +42,20 @@ __all__ = [
     "ExecutionStatus",
     "Interrupt",
     "Lead",
+    "Observer",
+    "RunReport",
+    "RunVerdict",
     "SessionResult",
     "TaskExecutor",
-    "Verdict",
+    "TaskLine",
     "Worker",
     "WorkerStats",
     "base_key",
+    "build_report",
     "generation",
     "hero_crew",
     "iterate",
+    "load_report",
     "plan_from_tracker",
     "regraph",
     "run_session",

@@ -136,9 +136,7 @@ class TaskExecutor:
                 edit, _ = self._regraph(
                     finished={task.id}, reason=f"planned again after {task.subject}"
                 )
-            elif (
-                kind is TaskKind.REVIEW and outcome.result.get("verdict") == Verdict.NEEDS_ITERATION
-            ):
+            elif kind is TaskKind.REVIEW and _needs_iteration(outcome):
                 reviews = [
                     t
                     for t in self.store.list_tasks(self.run.id, kind=TaskKind.REVIEW.value)

@@ -23,7 +23,7 @@ from ralph.orchestrate._planning import plan_from_tracker
 from ralph.tasks import Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
 
-__all__ = ["Ending", "Lead", "Verdict"]
+__all__ = ["Ending", "Lead", "RunVerdict"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class Ending(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RunVerdict:
     """The lead's look at a run: how it ended (None: still going) and why."""
 
     ending: Ending | None
@@ -107,30 +107,30 @@ class Lead:
         plan = plan_from_tracker(self.project, self.root, self.review_mode)
         return f"#{self.root}: nothing to do ({plan.position.phase.value}: {plan.position.reason})"
 
-    def look(self, run_id: int) -> Verdict:
+    def look(self, run_id: int) -> RunVerdict:
         """Pass approved gates, then judge the run."""
         self._pass_gates(run_id)
         tasks = self.store.list_tasks(run_id)
         status = {t.id: t.status for t in tasks}
         if all(t.terminal for t in tasks):
-            return Verdict(Ending.FINISHED)
+            return RunVerdict(Ending.FINISHED)
         running = any(t.status is TaskStatus.RUNNING for t in tasks)
         spent = self.budget.exhausted(self.store, run_id)
         if spent:
-            return Verdict(None if running else Ending.OUT_OF_BUDGET, spent)
+            return RunVerdict(None if running else Ending.OUT_OF_BUDGET, spent)
         if running:
-            return Verdict(None)
+            return RunVerdict(None)
         gates = []
         for task in tasks:
             if task.status is not TaskStatus.PENDING:
                 continue
             if all(status[d] is TaskStatus.DONE for d in task.deps):
                 if task.role != Role.HUMAN:
-                    return Verdict(None)  # a worker will take it (or it waits for a backoff)
+                    return RunVerdict(None)  # a worker will take it (or it waits for a backoff)
                 gates.append(task)
         if gates:
             numbers = ", ".join(f"#{n}" for gate in gates for n in gate.issues[:1])
-            return Verdict(
+            return RunVerdict(
                 Ending.WAITING_FOR_HUMAN, f"waiting for a person to approve the plan for {numbers}",
                 tuple(gates),
             )  # fmt: skip
@@ -138,7 +138,7 @@ class Lead:
         for task in tasks:
             if task.status is TaskStatus.PENDING:
                 self.store.cancel(task.id)
-        return Verdict(Ending.FINISHED)
+        return RunVerdict(Ending.FINISHED)
 
     def _pass_gates(self, run_id: int) -> None:
         tasks = self.store.list_tasks(run_id, kind=TaskKind.HUMAN_GATE.value)

@@ -172,9 +172,9 @@ def _counters(
                 twice += completions[task_id] == 2
         elif event.kind is EventKind.TASK_REOPENED:
             done.discard(task_id)
-    kinds = {t.id: t.role for t in tasks}
+    roles = {t.id: t.role for t in tasks}
     coordination = sum(
-        c.turns for c in charges if c.task_id is None or kinds.get(c.task_id) == Role.HUMAN
+        c.turns for c in charges if c.task_id is None or roles.get(c.task_id) == Role.HUMAN
     )
     return Counters(
         claims=claims,

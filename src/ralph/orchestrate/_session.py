@@ -18,7 +18,7 @@ from ralph.config import Project
 from ralph.graph import ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor
-from ralph.orchestrate._lead import Ending, Lead, Verdict
+from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._worker import Crew, Worker
 from ralph.pipeline import suggest_roster
@@ -28,6 +28,7 @@ from ralph.tasks import Event, Run, RunStatus, TaskStore
 __all__ = [
     "WORKER_ROLES",
     "Interrupt",
+    "Observer",
     "SessionResult",
     "hero_crew",
     "run_session",
@@ -178,7 +179,7 @@ def _watch(
     workers: Crew,
     observer: Observer | None,
     interrupt: Interrupt,
-) -> tuple[Verdict, int]:
+) -> tuple[RunVerdict, int]:
     """Watch until the lead says the session is over; returns its verdict and the last
     event seen."""
     cursor = 0
@@ -190,11 +191,13 @@ def _watch(
                 observer(run, events)
         if interrupt.aborting.is_set():
             workers.release_claims()
-            return Verdict(
+            return RunVerdict(
                 Ending.INTERRUPTED, "interrupted; running tasks were handed back"
             ), cursor
         if interrupt.stopping.is_set() and not workers.busy:
-            return Verdict(Ending.INTERRUPTED, "interrupted; tasks in hand finished first"), cursor
+            return RunVerdict(
+                Ending.INTERRUPTED, "interrupted; tasks in hand finished first"
+            ), cursor
         verdict = lead.look(run.id)
         if verdict.ending is not None:
             return verdict, cursor

@@ -14,8 +14,14 @@ import pytest
 from ralph.config import Project
 from ralph.demo import demo_project
 from ralph.demo._sample import EXPORT, FAREWELL, TEST_FAREWELL
-from ralph.orchestrate import SessionResult, hero_crew, run_session, team_crew
-from ralph.orchestrate._report import RunReport, load_report
+from ralph.orchestrate import (
+    RunReport,
+    SessionResult,
+    hero_crew,
+    load_report,
+    run_session,
+    team_crew,
+)
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import Estimate, WorkflowState
 

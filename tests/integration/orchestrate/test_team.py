@@ -16,8 +16,7 @@ import pytest
 
 from ralph.config import load_config, open_project
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending
-from ralph.orchestrate._report import load_report
+from ralph.orchestrate import Ending, load_report
 from ralph.tasks import EventKind, RunStatus, TaskStatus, open_store
 from ralph.workflow import WorkflowState
 
@@ -231,3 +230,11 @@ def test_a_second_interrupt_hands_running_tasks_back_at_once(tmp_path):
         (run,) = store.list_runs()
         released = [e for e in store.events(run.id) if e.kind is EventKind.TASK_RELEASED]
         assert released
+
+
+def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    result = ralph("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_FAULTS": "research=escalate"})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Needs a person:" in result.stdout
+    assert "scripted fault: the agent asks a person" in result.stdout
