@@ -19,7 +19,14 @@ The tree::
     │   ├── PullRequestNotFound no pull request with that number
     │   ├── StateConflict       the issue's state changed while it was being moved
     │   ├── PullRequestNotOpen  merging or closing a pull request that is already merged/closed
-    │   └── MergeConflict       the head branch does not merge cleanly into the base
+    │   ├── MergeConflict       the head branch does not merge cleanly into the base
+    │   └── GitHubError         GitHub's API refused or did not answer
+    │       ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
+    │       ├── GitHubNotFound      the repository, project or node does not exist
+    │       ├── GitHubInvalid       GitHub rejected the request (422, a validation error)
+    │       ├── GitHubPartialData   data came back with errors beside it (carries the data)
+    │       ├── GitHubRateLimited   still rate limited after the waits allowed
+    │       └── GitHubUnavailable   transport errors and 5xx after the retries allowed
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or its database unreachable
         ├── RunNotFound         no run with that id
@@ -41,6 +48,13 @@ __all__ = [
     "ConfigError",
     "DependencyCycle",
     "GitError",
+    "GitHubAuthError",
+    "GitHubError",
+    "GitHubInvalid",
+    "GitHubNotFound",
+    "GitHubPartialData",
+    "GitHubRateLimited",
+    "GitHubUnavailable",
     "GraphError",
     "InvalidInput",
     "InvalidTransition",
@@ -201,6 +215,39 @@ class MergeConflict(TrackerError):
             f"Pull request #{number} cannot be merged: {head} conflicts with {base} in "
             f"{listed}; merge {base} into {head}, resolve, commit and retry"
         )
+
+
+class GitHubError(TrackerError):
+    """GitHub's API refused a request or did not answer it."""
+
+
+class GitHubAuthError(GitHubError):
+    """The token is missing, wrong, lacks a scope or cannot see the resource."""
+
+
+class GitHubNotFound(GitHubError, LookupError):
+    """GitHub answered NOT_FOUND (a repository, project, issue or node)."""
+
+
+class GitHubInvalid(GitHubError, ValueError):
+    """GitHub rejected the request as invalid (422 or a validation error)."""
+
+
+class GitHubPartialData(GitHubError):
+    """GitHub returned data with errors beside it; ``data`` holds what did come back."""
+
+    def __init__(self, message: str, data: object) -> None:
+        self.data = data
+        super().__init__(message)
+
+
+class GitHubRateLimited(GitHubError):
+    """Still rate limited after every wait the client allows itself."""
+
+
+class GitHubUnavailable(GitHubError):
+    """The request failed in transport or with 5xx after the retries allowed; a creating
+    request that failed this way was reconciled first and found not to have happened."""
 
 
 class TaskStoreError(RalphError):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.config._agent import AgentSettings, parse_agent_settings
+from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import WorkflowState
@@ -45,6 +46,7 @@ class Config:
     stuck_threshold_hours: float = 48.0
     wip_limits: dict[str, int] = field(default_factory=dict)
     agent: AgentSettings = field(default_factory=AgentSettings)
+    github: GitHubSettings = field(default_factory=GitHubSettings)
 
     @property
     def resolved_store_url(self) -> str:
@@ -69,6 +71,7 @@ _KEYS = {
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "wip_limits": ("wip_limits", None),
     "agent": ("agent", None),
+    "github": ("github", None),
 }
 
 
@@ -145,6 +148,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["agent"] = parse_agent_settings(
         data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
     )
+    values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     for key, value in data.items():
         name, _ = _KEYS[key]
         values[name] = _convert(name, value, f"{path}: {key}")
@@ -156,21 +160,39 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
         raise ConfigError(
             f"{path}: tracker {config.tracker!r} is unknown; use one of {', '.join(TRACKERS)}"
         )
-    repo = config.repo or path.parent.name
+    if config.tracker == "github":
+        config.github.require(str(path))
+    repo = config.repo or config.github.repo or path.parent.name
     if not _REPO_NAME.match(repo):
         raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")
     return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
 
 
-def render_config(*, repo: str, base_branch: str) -> str:
+def render_config(*, repo: str, base_branch: str, github: GitHubSettings | None = None) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
+    tracker = "github" if github else "local"
+    board = ""
+    if github:
+        project_owner = (
+            f'project_owner = "{github.project_owner}"\n' if github.project_owner else ""
+        )
+        board = f"""
+# The GitHub board (tokens come from RALPH_GH_TOKEN, and RALPH_GH_PROJECT_TOKEN if the
+# board needs another; never from this file). api_url for GitHub Enterprise Server.
+[github]
+owner = "{github.owner}"
+repo = "{github.repo}"
+project = {github.project}
+{project_owner}# Seconds between mutation starts; GitHub asks for at least 1.
+mutation_interval = 1.0
+"""
     return f"""\
 # Ralph's settings for this project. RALPH_<SETTING> environment variables override
 # them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
 
 # Where issues live: "local" (tables in the store below, pull requests merged in this
 # git repository) or "github".
-tracker = "local"
+tracker = "{tracker}"
 # The name issues are numbered under.
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this
@@ -217,4 +239,4 @@ permission_mode = "dontAsk"
 # [agent.phases.research]
 # model = "opus"
 # max_usd = 2
-"""
+{board}"""

@@ -3,18 +3,21 @@ project they serve."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ralph.config._config import Config
+from ralph.config._github import github_tokens
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
+from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy
 from ralph.tasks import TaskStore, open_store
 from ralph.tasks._sql import SqlStore
-from ralph.tracker import LocalTracker, Tracker
+from ralph.tracker import GitHubTracker, LocalTracker, Tracker
 
-__all__ = ["Project", "open_project", "open_tracker"]
+__all__ = ["Project", "github_tracker", "open_project", "open_tracker"]
 
 
 @dataclass(frozen=True)
@@ -36,22 +39,37 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
         yield project.tracker
 
 
+def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitHubTracker:
+    """The GitHub tracker ``config`` names, over HTTPS with the environment's tokens."""
+    settings = config.github
+    client = GitHubClient(
+        HttpTransport(settings.url),
+        github_tokens(os.environ if env is None else env),
+        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
+    )
+    return GitHubTracker(
+        client,
+        owner=settings.owner,
+        repo=settings.repo,
+        project=settings.project,
+        project_owner=settings.project_owner,
+    )
+
+
 @contextmanager
 def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Project]:
     """The configured project's adapters, open for the ``with`` block."""
-    if config.tracker != "local":
-        raise ConfigError(
-            f"the {config.tracker} tracker is not available in this version; "
-            'set tracker = "local" in ralph.toml'
-        )
     store = open_store(store_url or config.resolved_store_url)
     try:
+        git = GitRepo(config.root)
+        if config.tracker == "github":
+            yield Project(config, github_tracker(config), store, git)
+            return
         if not isinstance(store, SqlStore):
             raise ConfigError(
                 "the local tracker keeps its issues in a database; set store to "
                 "sqlite:///path or postgresql://... (memory:// forgets them on exit)"
             )
-        git = GitRepo(config.root)
         yield Project(config, LocalTracker(store, repo=config.repo, git=git), store, git)
     finally:
         store.close()

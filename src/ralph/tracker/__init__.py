@@ -1,10 +1,12 @@
-"""Issue trackers: the interface Ralph's memory lives behind, with an in-memory and a
-local (SQL + git) backend. The workflow rules (``set_state``, gates, picking work) are
-implemented once, in :class:`Tracker`."""
+"""Issue trackers: the interface Ralph's memory lives behind, with an in-memory, a
+local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rules
+(``set_state``, gates, picking work) are implemented once, in :class:`Tracker`."""
 
 from __future__ import annotations
 
 from ralph.tracker._board import dashboard_items, pipeline_state
+from ralph.tracker._github import GitHubTracker
+from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
 from ralph.tracker._local import LocalTracker
 from ralph.tracker._memory import MemoryTracker
 from ralph.tracker._model import (
@@ -24,10 +26,14 @@ from ralph.tracker._model import (
 from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
 
 __all__ = [
+    "FIELDS",
     "UNKNOWN_STATE",
     "AdvanceResult",
+    "BoardSetup",
+    "Check",
     "CloseReason",
     "Comment",
+    "GitHubTracker",
     "Issue",
     "IssueOrder",
     "IssueQuery",
@@ -40,8 +46,10 @@ __all__ = [
     "PullRequestState",
     "StateChange",
     "Tracker",
+    "check_board",
     "closing_references",
     "dashboard_items",
     "iso",
     "pipeline_state",
+    "set_up_board",
 ]

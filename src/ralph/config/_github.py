@@ -1,0 +1,118 @@
+"""The ``[github]`` table of ralph.toml, and the tokens, which only ever come from the
+environment (a token in a file ends up in git).
+
+    [github]
+    owner = "acme"               # RALPH_GH_OWNER
+    repo = "shop"                # RALPH_GH_REPO
+    project = 3                  # RALPH_GH_PROJECT_NUMBER
+    project_owner = ""           # RALPH_GH_PROJECT_OWNER (default: owner)
+    api_url = ""                 # RALPH_GH_API_URL (GitHub Enterprise Server)
+    mutation_interval = 1.0      # seconds between mutation starts (GitHub asks for >= 1)
+
+Tokens: ``RALPH_GH_TOKEN`` (or the original's ``RALPH_GH_REPO_TOKEN`` /
+``RALPH_HERO_GITHUB_TOKEN``) and an optional ``RALPH_GH_PROJECT_TOKEN`` for the board.
+As in the original, a value that starts with ``${`` is an unexpanded placeholder and
+counts as unset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ralph.errors import ConfigError
+from ralph.github import DEFAULT_API_URL, Tokens
+
+__all__ = ["TOKEN_VARIABLES", "GitHubSettings", "github_tokens", "parse_github_settings"]
+
+TOKEN_VARIABLES = ("RALPH_GH_TOKEN", "RALPH_GH_REPO_TOKEN", "RALPH_HERO_GITHUB_TOKEN")
+_ENV = {
+    "owner": "RALPH_GH_OWNER",
+    "repo": "RALPH_GH_REPO",
+    "project": "RALPH_GH_PROJECT_NUMBER",
+    "project_owner": "RALPH_GH_PROJECT_OWNER",
+    "api_url": "RALPH_GH_API_URL",
+    "mutation_interval": "RALPH_GH_MUTATION_INTERVAL",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitHubSettings:
+    owner: str = ""
+    repo: str = ""
+    project: int = 0
+    project_owner: str = ""
+    api_url: str = ""
+    mutation_interval: float = 1.0
+
+    @property
+    def board_owner(self) -> str:
+        return self.project_owner or self.owner
+
+    @property
+    def url(self) -> str:
+        return self.api_url or DEFAULT_API_URL
+
+    def require(self, source: str) -> None:
+        """ConfigError naming the first missing setting a GitHub board needs."""
+        for name in ("owner", "repo", "project"):
+            if not getattr(self, name):
+                raise ConfigError(
+                    f"{source}: the github tracker needs github.{name} (or {_ENV[name]}); "
+                    "`ralph init --github OWNER/REPO` writes it"
+                )
+
+
+def _set(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    return "" if value.startswith("${") else value
+
+
+def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> GitHubSettings:
+    table = {} if data is None else data
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [github] must be a table")
+    unknown = sorted(set(table) - set(_ENV))
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown setting github.{unknown[0]}; known: {', '.join(_ENV)}"
+        )
+    settings = GitHubSettings()
+    for key, variable in _ENV.items():
+        raw = _set(env, variable) or table.get(key)
+        where = variable if _set(env, variable) else f"{source}: github.{key}"
+        if raw is None or raw == "":
+            continue
+        if key == "mutation_interval":
+            try:
+                seconds = float(raw)
+            except (TypeError, ValueError):
+                seconds = -1.0
+            if seconds < 0:
+                raise ConfigError(f"{where}: {raw!r} is not a number of seconds >= 0")
+            settings = replace(settings, mutation_interval=seconds)
+        elif key == "project":
+            try:
+                number = int(raw)
+            except (TypeError, ValueError):
+                number = 0
+            if number <= 0:
+                raise ConfigError(f"{where}: {raw!r} is not a project number (1, 2, ...)")
+            settings = replace(settings, project=number)
+        else:
+            if not isinstance(raw, str):
+                raise ConfigError(f"{where}: {raw!r} is not valid; expected a string")
+            settings = replace(settings, **{key: str(raw)})  # type: ignore[arg-type]
+    return settings
+
+
+def github_tokens(env: Mapping[str, str]) -> Tokens:
+    """The tokens from the environment; ConfigError saying how to set one if none is."""
+    repo = next((_set(env, name) for name in TOKEN_VARIABLES if _set(env, name)), "")
+    if not repo:
+        raise ConfigError(
+            "no GitHub token: set RALPH_GH_TOKEN to a token with the repo and project "
+            "scopes (a classic token also needs read:org for organisation boards)"
+        )
+    return Tokens(repo=repo, project=_set(env, "RALPH_GH_PROJECT_TOKEN"))

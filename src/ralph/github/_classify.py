@@ -1,0 +1,110 @@
+"""What a GitHub response means, decided once (pure; reliability reference §8.4, §8.7).
+
+Transport errors and 5xx are *indeterminate* (the request may have happened); 403/429 or
+a 200 whose errors say RATE_LIMITED or "secondary rate" are *rate limited*; 401 and
+scope errors are *auth*; NOT_FOUND is *not found*; 400/422 and validation errors are
+*invalid*; a 200 with data and errors is *partial*.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.github._transport import Reply
+
+__all__ = ["Outcome", "Verdict", "classify"]
+
+_SECONDARY = re.compile(r"secondary rate|abuse detection", re.IGNORECASE)
+_RATE_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
+_AUTH_TYPES = {"FORBIDDEN", "INSUFFICIENT_SCOPES"}
+#: GitHub's words for an internal error answered with 200 (octokit retries it as a 500).
+_SERVER_HICCUP = "something went wrong while executing your query"
+#: When a secondary limit names no wait (GitHub: "wait at least one minute").
+FALLBACK_WAIT = 60.0
+
+
+class Verdict(enum.Enum):
+    OK = "ok"
+    PARTIAL = "partial"
+    RATE_LIMITED = "rate limited"
+    AUTH = "auth"
+    NOT_FOUND = "not found"
+    INVALID = "invalid"
+    INDETERMINATE = "indeterminate"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    verdict: Verdict
+    data: Any = None
+    message: str = ""
+    #: For RATE_LIMITED: seconds to wait, or None when GitHub named no time.
+    wait: float | None = None
+
+
+def _header_number(headers: Mapping[str, str], name: str) -> float | None:
+    value = headers.get(name, "").strip()
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def _limit_wait(headers: Mapping[str, str], now: float) -> float | None:
+    """retry-after if given, else the primary reset (+1 s) when the points are gone."""
+    retry_after = _header_number(headers, "retry-after")
+    if retry_after is not None:
+        return max(retry_after, 0.0)
+    reset = _header_number(headers, "x-ratelimit-reset")
+    if headers.get("x-ratelimit-remaining", "").strip() == "0" and reset is not None:
+        return max(reset - now, 0.0) + 1.0
+    return None
+
+
+def _messages(body: Any) -> tuple[list[dict[str, Any]], str]:
+    errors = body.get("errors") if isinstance(body, dict) else None
+    if not isinstance(errors, list):
+        message = body.get("message", "") if isinstance(body, dict) else ""
+        return [], str(message)
+    listed = [e for e in errors if isinstance(e, dict)]
+    return listed, "; ".join(str(e.get("message", "")) for e in listed)
+
+
+def classify(reply: Reply, now: float) -> Outcome:
+    body = reply.body
+    errors, message = _messages(body)
+    data = body.get("data") if isinstance(body, dict) else None
+    types = {str(e.get("type", "")) for e in errors}
+    status = reply.status
+    if status == 401:
+        return Outcome(Verdict.AUTH, message=message or "bad credentials")
+    if status in (403, 429):
+        wait = _limit_wait(reply.headers, now)
+        if wait is not None or _SECONDARY.search(message) or types & _RATE_TYPES:
+            return Outcome(Verdict.RATE_LIMITED, message=message, wait=wait)
+        return Outcome(Verdict.AUTH, message=message or "forbidden")
+    if status >= 500:
+        return Outcome(Verdict.INDETERMINATE, message=message or f"HTTP {status}")
+    if status == 404:
+        return Outcome(Verdict.NOT_FOUND, message=message or "not found")
+    if status >= 400:
+        return Outcome(Verdict.INVALID, message=message or f"HTTP {status}")
+    if not isinstance(body, dict):
+        return Outcome(Verdict.INDETERMINATE, message=f"HTTP {status} without a JSON body")
+    if not errors:
+        return Outcome(Verdict.OK, data=data)
+    if types & _RATE_TYPES or _SECONDARY.search(message):
+        return Outcome(Verdict.RATE_LIMITED, message=message, wait=_limit_wait(reply.headers, now))
+    if _SERVER_HICCUP in message.lower():
+        return Outcome(Verdict.INDETERMINATE, message=message)
+    if types and types <= {"NOT_FOUND"}:
+        return Outcome(Verdict.NOT_FOUND, data=data, message=message)
+    if types & _AUTH_TYPES:
+        return Outcome(Verdict.AUTH, message=message)
+    if data and any(value is not None for value in data.values()):
+        return Outcome(Verdict.PARTIAL, data=data, message=message)
+    return Outcome(Verdict.INVALID, data=data, message=message)

@@ -1,0 +1,237 @@
+"""The GraphQL client: paced requests, bounded retries, and reconcile-before-retry.
+
+Queries and idempotent mutations are retried after an indeterminate failure with a
+``(n+1)²`` s backoff, at most three times. A mutation that *creates* something is never
+sent twice blindly: after an indeterminate failure the caller's ``reconcile`` looks for
+what may already exist (a marker in the body, a branch name) and only if nothing is
+found is the mutation sent again. Rate limits pause every request of the client for
+the time GitHub names (retry-after, the reset), or a minute doubling on repeats, and
+give up after five.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.errors import (
+    GitHubAuthError,
+    GitHubError,
+    GitHubInvalid,
+    GitHubNotFound,
+    GitHubPartialData,
+    GitHubRateLimited,
+    GitHubUnavailable,
+)
+from ralph.github._classify import FALLBACK_WAIT, Outcome, Verdict, classify
+from ralph.github._pacer import Pacer
+from ralph.github._transport import Transport, TransportFailure
+from ralph.github.queries import VIEWER, Document
+
+__all__ = ["GitHubClient", "Tokens", "marker", "strip_markers"]
+
+logger = logging.getLogger(__name__)
+
+_MARKER_PREFIX = "<!-- ralph:op="
+
+
+def marker() -> str:
+    """A fresh operation marker to embed in a created body (invisible on GitHub)."""
+    return f"{_MARKER_PREFIX}{uuid.uuid4().hex} -->"
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without Ralph's operation markers (what a person wrote and sees)."""
+    while (start := text.find(_MARKER_PREFIX)) != -1:
+        end = text.find("-->", start)
+        if end == -1:
+            break
+        cut = text[start : end + 3]
+        text = text.replace("\n\n" + cut, "").replace(cut, "")
+    return text
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The repository token and the project token (the same one unless split)."""
+
+    repo: str
+    project: str = ""
+
+    def for_project(self, project: bool) -> str:
+        return (self.project or self.repo) if project else self.repo
+
+    @property
+    def split(self) -> bool:
+        return bool(self.project) and self.project != self.repo
+
+    def __repr__(self) -> str:  # tokens never reach logs or tracebacks
+        return f"Tokens(split={self.split})"
+
+
+class GitHubClient:
+    MAX_RETRIES = 3
+    MAX_RATE_LIMITED = 5
+
+    def __init__(
+        self,
+        transport: Transport,
+        tokens: Tokens,
+        *,
+        pacer: Pacer | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.transport = transport
+        self.tokens = tokens
+        self._clock = clock
+        self._sleep = sleep
+        self.pacer = pacer or Pacer(clock=clock, sleep=sleep)
+
+    # -- the public calls -----------------------------------------------------------------
+
+    def query(
+        self,
+        document: Document,
+        variables: Mapping[str, Any] | None = None,
+        *,
+        project: bool = False,
+    ) -> dict[str, Any]:
+        if document.mutation:
+            raise ValueError(f"{document.name} is a mutation; use mutate()")
+        data, _ = self._execute(document, variables or {}, project=project, reconcile=None)
+        return data
+
+    def mutate(
+        self,
+        document: Document,
+        variables: Mapping[str, Any],
+        *,
+        project: bool = False,
+        reconcile: Callable[[], dict[str, Any] | None] | None = None,
+    ) -> dict[str, Any]:
+        """Send a mutation. A creating one needs ``reconcile``: it returns the mutation's
+        data if what it creates exists already, else None."""
+        if not document.mutation:
+            raise ValueError(f"{document.name} is a query; use query()")
+        data, _ = self._execute(document, variables, project=project, reconcile=reconcile)
+        return data
+
+    def pages(
+        self,
+        document: Document,
+        variables: Mapping[str, Any],
+        path: Sequence[str],
+        *,
+        project: bool = False,
+    ) -> Iterator[dict[str, Any]]:
+        """The nodes of the connection at ``path``, page after page (``$after``)."""
+        after: str | None = None
+        while True:
+            data = self.query(document, {**variables, "after": after}, project=project)
+            connection: Any = data
+            for key in path:
+                connection = connection.get(key) if isinstance(connection, dict) else None
+            if connection is None:
+                raise GitHubNotFound(f"{document.name}: nothing at {'.'.join(path)}")
+            yield from connection["nodes"]
+            info = connection["pageInfo"]
+            if not info["hasNextPage"]:
+                return
+            if not info["endCursor"] or info["endCursor"] == after:
+                raise GitHubError(f"{document.name}: the page cursor did not advance")
+            after = info["endCursor"]
+
+    def viewer(self, *, project: bool = False) -> tuple[str, frozenset[str] | None]:
+        """The token's login and its OAuth scopes (None for tokens that do not list
+        them: fine-grained tokens and app tokens)."""
+        data, headers = self._execute(VIEWER, {}, project=project, reconcile=None)
+        scopes = headers.get("x-oauth-scopes")
+        listed = None if scopes is None else frozenset(s.strip() for s in scopes.split(",") if s)
+        return str(data["viewer"]["login"]), listed
+
+    # -- one request, with its waits and retries ---------------------------------------------
+
+    def _send(
+        self, document: Document, payload: Mapping[str, Any], token: str
+    ) -> tuple[Outcome, Mapping[str, str]]:
+        with self.pacer.slot(mutation=document.mutation, creates=document.creates):
+            try:
+                reply = self.transport.post(payload, token)
+            except TransportFailure as exc:
+                return Outcome(Verdict.INDETERMINATE, message=str(exc)), {}
+        self.pacer.observe(reply.headers)
+        return classify(reply, self._clock()), reply.headers
+
+    def _execute(
+        self,
+        document: Document,
+        variables: Mapping[str, Any],
+        *,
+        project: bool,
+        reconcile: Callable[[], dict[str, Any] | None] | None,
+    ) -> tuple[dict[str, Any], Mapping[str, str]]:
+        payload = {"query": document.text, "variables": dict(variables)}
+        token = self.tokens.for_project(project)
+        failures = 0
+        limited = 0
+        while True:
+            outcome, headers = self._send(document, payload, token)
+            verdict = outcome.verdict
+            if verdict is Verdict.OK:
+                return outcome.data or {}, headers
+            if verdict is Verdict.RATE_LIMITED:
+                limited += 1
+                if limited > self.MAX_RATE_LIMITED:
+                    raise GitHubRateLimited(
+                        f"GitHub kept rate limiting {document.name} after {limited - 1} waits: "
+                        f"{outcome.message}; try again later"
+                    )
+                wait = outcome.wait
+                if wait is None:  # a minute, doubling while the limit persists
+                    wait = FALLBACK_WAIT * 2 ** (limited - 1)
+                self.pacer.pause_until(self._clock() + wait, outcome.message or "rate limited")
+                continue
+            if verdict is Verdict.INDETERMINATE:
+                failures += 1
+                logger.warning(
+                    "github request failed",
+                    extra={"document": document.name, "failure": outcome.message},
+                )
+                if document.creates:
+                    if reconcile is None:
+                        raise GitHubUnavailable(
+                            f"{document.name} failed ({outcome.message}) and may have "
+                            "happened; not sending it again without a way to check"
+                        )
+                    found = reconcile()
+                    if found is not None:
+                        logger.info("github create reconciled", extra={"document": document.name})
+                        return found, {}
+                if failures > self.MAX_RETRIES:
+                    raise GitHubUnavailable(
+                        f"GitHub did not answer {document.name} after {failures} tries: "
+                        f"{outcome.message}"
+                    )
+                self._sleep(float(failures**2))
+                continue
+            raise _error(document, outcome)
+
+
+def _error(document: Document, outcome: Outcome) -> GitHubError:
+    what = f"GitHub refused {document.name}: {outcome.message}"
+    if outcome.verdict is Verdict.AUTH:
+        return GitHubAuthError(
+            f"{what}; check the token (RALPH_GH_TOKEN) and its scopes (repo, project)"
+        )
+    if outcome.verdict is Verdict.NOT_FOUND:
+        return GitHubNotFound(f"{document.name}: {outcome.message}")
+    if outcome.verdict is Verdict.PARTIAL:
+        return GitHubPartialData(
+            f"{document.name} came back partial: {outcome.message}", outcome.data
+        )
+    return GitHubInvalid(what)

@@ -1,0 +1,125 @@
+"""Pacing requests the way GitHub asks clients to (reliability reference §8.7).
+
+One mutation in flight and at least a second between mutation starts; a few concurrent
+queries; a content-creation budget (80 a minute, 500 an hour); and a pause for every
+request while a rate limit lasts. The clock and the sleep are injected, so the waits
+are tested with a fake clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+__all__ = ["Pacer", "PacingPolicy"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PacingPolicy:
+    mutation_interval: float = 1.0
+    concurrent_queries: int = 4
+    content_per_minute: int = 80
+    content_per_hour: int = 500
+
+
+class Pacer:
+    """Shared by every request one client makes (one process-wide pacer per token)."""
+
+    def __init__(
+        self,
+        policy: PacingPolicy | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.policy = policy or PacingPolicy()
+        self._clock = clock
+        self._sleep = sleep
+        self._mutations = threading.Lock()
+        self._queries = threading.BoundedSemaphore(self.policy.concurrent_queries)
+        self._state = threading.Lock()
+        self._last_mutation_start: float | None = None
+        self._created: deque[float] = deque()
+        self._paused_until = 0.0
+        self.remaining: int | None = None
+        self.reset_at: float | None = None
+
+    @contextmanager
+    def slot(self, *, mutation: bool, creates: bool = False) -> Iterator[None]:
+        """Hold a place to send one request; waits as long as the rules say."""
+        if not mutation:
+            with self._queries:
+                self._wait_pause()
+                yield
+            return
+        with self._mutations:
+            self._wait_pause()
+            if self._last_mutation_start is not None:
+                self._wait_until(self._last_mutation_start + self.policy.mutation_interval)
+            if creates:
+                self._wait_for_content_budget()
+                self._created.append(self._clock())
+            self._last_mutation_start = self._clock()
+            yield
+
+    def pause_until(self, when: float, why: str) -> None:
+        """Hold every request until ``when`` (a rate limit's reset or retry-after)."""
+        with self._state:
+            if when > self._paused_until:
+                self._paused_until = when
+                logger.info(
+                    "github rate limited; pausing",
+                    extra={"seconds": round(when - self._clock(), 1), "why": why},
+                )
+
+    def observe(self, headers: Mapping[str, str]) -> None:
+        """Read ``x-ratelimit-*`` from a response; when the hour's points are gone, pause
+        until the reset (plus a second, as octokit does)."""
+        remaining = headers.get("x-ratelimit-remaining")
+        reset = headers.get("x-ratelimit-reset")
+        if remaining is None or not remaining.strip().lstrip("-").isdigit():
+            return
+        self.remaining = int(remaining)
+        if reset and reset.strip().isdigit():
+            self.reset_at = float(reset)
+        if self.remaining <= 0 and self.reset_at is not None:
+            self.pause_until(self.reset_at + 1, "primary rate limit used up")
+
+    # -- waiting ------------------------------------------------------------------------------
+
+    def _wait_pause(self) -> None:
+        while True:
+            with self._state:
+                until = self._paused_until
+            if not self._wait_until(until):
+                return
+
+    def _wait_until(self, when: float) -> bool:
+        delay = when - self._clock()
+        if delay <= 0:
+            return False
+        self._sleep(delay)
+        return True
+
+    def _wait_for_content_budget(self) -> None:
+        windows = ((60.0, self.policy.content_per_minute), (3600.0, self.policy.content_per_hour))
+        while True:
+            now = self._clock()
+            while self._created and self._created[0] <= now - 3600.0:
+                self._created.popleft()
+            waits = []
+            for window, allowed in windows:
+                recent = [t for t in self._created if t > now - window]
+                if len(recent) >= allowed:
+                    waits.append(recent[-allowed] + window)
+            if not waits:
+                return
+            logger.info("github content budget spent; waiting", extra={"until": max(waits)})
+            self._wait_until(max(waits))

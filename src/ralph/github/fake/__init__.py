@@ -1,0 +1,9 @@
+"""An in-memory GitHub for tests and demos: it executes the client's real GraphQL
+documents against GitHub's published schema (graphql-core; ``pip install
+'ralph[testing]'``), with rate-limit headers and scriptable faults."""
+
+from __future__ import annotations
+
+from ralph.github.fake._github import FakeGitHub, Fault, Request, github_schema
+
+__all__ = ["FakeGitHub", "Fault", "Request", "github_schema"]

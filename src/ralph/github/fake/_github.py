@@ -1,0 +1,289 @@
+"""FakeGitHub: executes GraphQL documents against GitHub's published schema over the
+in-memory world, answers like GitHub (errors with a ``type``, rate-limit headers,
+``x-oauth-scopes``), can be scripted to fail, and is reachable in memory (it is a
+Transport) or over HTTP on 127.0.0.1 for other processes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from graphql import GraphQLSchema, build_schema, graphql_sync
+
+from ralph.github._transport import Reply, TransportFailure
+from ralph.github.fake._model import Account_, GraphQLFault, Project, Repository, World
+from ralph.github.fake._root import Root
+
+__all__ = ["FakeGitHub", "Fault", "Request", "github_schema"]
+
+_OPERATION = re.compile(r"^\s*(query|mutation)\s+(\w+)", re.MULTILINE)
+HOUR = 3600.0
+
+
+@functools.cache
+def github_schema() -> GraphQLSchema:
+    """GitHub's published schema plus the issue-dependencies extension (vendored)."""
+    folder = resources.files("ralph.github.fake") / "schema"
+    sdl = (folder / "schema.graphql").read_text(encoding="utf-8")
+    extension = (folder / "issue-dependencies.graphql").read_text(encoding="utf-8")
+    schema = build_schema(sdl + "\n" + extension, assume_valid_sdl=True)
+    # The published SDL trips graphql-core's strict self-check (deprecated interface
+    # fields); it is GitHub's schema as served, so skip the check.
+    schema._validation_errors = []
+    return schema
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One scripted misbehaviour, used by the first request it matches.
+
+    ``match``: an operation name (``CreateIssue``), ``query``, ``mutation`` or ``any``.
+    ``after``: run the request first, then answer with this fault (the write happened,
+    the client cannot know). ``transport``: drop the connection instead of answering.
+    ``partial``: answer the real data with this fault's ``errors`` beside it."""
+
+    match: str = "any"
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+    after: bool = False
+    transport: bool = False
+    partial: bool = False
+
+    def matches(self, name: str, mutation: bool) -> bool:
+        return self.match in ("any", name, "mutation" if mutation else "query")
+
+
+@dataclass(frozen=True)
+class Request:
+    name: str
+    mutation: bool
+    started: float
+    finished: float
+    #: The HTTP status the client got (0 for a dropped connection).
+    status: int
+
+
+class FakeGitHub:
+    """A GitHub for tests and demos. ``post`` is the Transport; ``serve`` puts it on HTTP."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.time, points: int = 5000) -> None:
+        self.clock = clock
+        self.world = World(clock=clock)
+        self.root = Root(self.world)
+        self.faults: list[Fault] = []
+        self.requests: list[Request] = []
+        self.points = points
+        self.remaining = points
+        self.reset_at = clock() + HOUR
+        self._in_flight_mutations = 0
+        self.max_mutations_in_flight = 0
+        self._meter = threading.Lock()
+
+    # -- setting the world up -------------------------------------------------------------
+
+    def add_token(self, token: str, login: str, scopes: str = "repo, project, read:org") -> None:
+        self.world.account(login)
+        listed = frozenset(s.strip() for s in scopes.split(",") if s.strip())
+        self.world.tokens[token] = Account_(login, listed)
+
+    def add_repository(
+        self, full_name: str, *, git_path: Path | None = None, organization: bool = False
+    ) -> Repository:
+        owner_login, name = full_name.split("/")
+        with self.world.lock:
+            owner = self.world.account(owner_login, organization=organization)
+            repository = Repository(owner, name, git_path)
+            self.world.repositories[full_name.lower()] = repository
+            return repository
+
+    def add_project(self, owner: str, title: str) -> Project:
+        with self.world.lock:
+            account = self.world.account(owner)
+            project = Project(account, len(account.projects) + 1, title)
+            account.projects.append(project)
+            return project
+
+    def repository(self, full_name: str) -> Repository:
+        return self.world.repositories[full_name.lower()]
+
+    def script(self, *faults: Fault) -> None:
+        self.faults.extend(faults)
+
+    # -- the Transport ---------------------------------------------------------------------
+
+    def post(self, payload: Mapping[str, Any], token: str) -> Reply:
+        source = str(payload.get("query", ""))
+        found = _OPERATION.search(source)
+        mutation = bool(found and found.group(1) == "mutation")
+        name = found.group(2) if found else "anonymous"
+        started = self.clock()
+        with self._meter:
+            self._in_flight_mutations += mutation
+            self.max_mutations_in_flight = max(
+                self.max_mutations_in_flight, self._in_flight_mutations
+            )
+        status = 0
+        try:
+            reply = self._answer(source, payload, token, name, mutation)
+            status = reply.status
+            return reply
+        finally:
+            with self._meter:
+                self._in_flight_mutations -= mutation
+                self.requests.append(Request(name, mutation, started, self.clock(), status))
+
+    def _take_fault(self, name: str, mutation: bool) -> Fault | None:
+        with self._meter:
+            for fault in self.faults:
+                if fault.matches(name, mutation):
+                    self.faults.remove(fault)
+                    return fault
+        return None
+
+    def _answer(
+        self, source: str, payload: Mapping[str, Any], token: str, name: str, mutation: bool
+    ) -> Reply:
+        fault = self._take_fault(name, mutation)
+        if fault is not None and not (fault.after or fault.partial):
+            if fault.transport:
+                raise TransportFailure("connection reset by the fake")
+            return Reply(fault.status, self._headers(token, fault.headers), fault.body)
+        account = self.world.tokens.get(token)
+        if account is None:
+            return Reply(
+                401,
+                {},
+                {
+                    "message": "Bad credentials",
+                    "documentation_url": "https://docs.github.com/graphql",
+                },
+            )
+        body = self._execute(source, payload.get("variables") or {}, account)
+        if fault is not None and fault.transport:
+            raise TransportFailure("connection reset by the fake after the write")
+        if fault is not None and fault.partial:
+            body = {**body, "errors": [*(body.get("errors") or []), *fault.body["errors"]]}
+            return Reply(200, self._headers(token), body)
+        if fault is not None:
+            return Reply(fault.status, self._headers(token, fault.headers), fault.body)
+        return Reply(200, self._headers(token), body)
+
+    def _execute(
+        self, source: str, variables: Mapping[str, Any], account: Account_
+    ) -> dict[str, Any]:
+        with self.world.lock:
+            self._spend(1)
+            result = graphql_sync(
+                github_schema(),
+                source,
+                root_value=self.root,
+                context_value={
+                    "login": account.login,
+                    "scopes": account.scopes,
+                    "rate_limit": self._rate_limit(),
+                },
+                variable_values=dict(variables),
+                type_resolver=_type_of,
+            )
+        body: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            body["errors"] = [_github_error(error) for error in result.errors]
+        return body
+
+    # -- rate limits -----------------------------------------------------------------------
+
+    def _spend(self, cost: int) -> None:
+        if self.clock() >= self.reset_at:
+            self.remaining, self.reset_at = self.points, self.clock() + HOUR
+        self.remaining = max(self.remaining - cost, 0)
+
+    def _rate_limit(self) -> dict[str, Any]:
+        from ralph.github.fake._model import _iso
+
+        return {
+            "cost": 1, "limit": self.points, "nodeCount": 0, "remaining": self.remaining,
+            "used": self.points - self.remaining, "resetAt": _iso(self.reset_at),
+        }  # fmt: skip
+
+    def _headers(self, token: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        headers = {
+            "content-type": "application/json; charset=utf-8",
+            "x-ratelimit-limit": str(self.points),
+            "x-ratelimit-remaining": str(self.remaining),
+            "x-ratelimit-used": str(self.points - self.remaining),
+            "x-ratelimit-reset": str(int(self.reset_at)),
+            "x-ratelimit-resource": "graphql",
+        }
+        account = self.world.tokens.get(token)
+        if account is not None:
+            headers["x-oauth-scopes"] = ", ".join(sorted(account.scopes))
+        headers.update({k.lower(): v for k, v in (extra or {}).items()})
+        return headers
+
+    # -- over HTTP -------------------------------------------------------------------------
+
+    @contextmanager
+    def serve(self) -> Iterator[str]:
+        """Serve on 127.0.0.1 for the ``with`` block; yields the GraphQL URL."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                try:
+                    payload = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    payload = {}
+                token = self.headers.get("Authorization", "").partition(" ")[2]
+                try:
+                    reply = fake.post(payload, token)
+                except TransportFailure:
+                    self.close_connection = True
+                    return
+                data = b"" if reply.body is None else json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, name="fake-github", daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}/graphql"
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def _type_of(value: Any, info: Any, abstract: Any) -> str | None:
+    if isinstance(value, Mapping):
+        return value.get("__typename")
+    return getattr(value, "typename", None) or None
+
+
+def _github_error(error: Any) -> dict[str, Any]:
+    formatted: dict[str, Any] = dict(error.formatted)
+    original = error.original_error
+    if isinstance(original, GraphQLFault):
+        formatted["type"] = original.kind
+    elif original is not None:
+        formatted["message"] = "Something went wrong while executing your query."
+    return formatted

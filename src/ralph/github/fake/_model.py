@@ -1,0 +1,500 @@
+"""The in-memory GitHub the fake serves: accounts, repositories, issues, comments, labels,
+sub-issues, dependencies, Projects V2 (fields, options, items) and pull requests.
+
+Objects expose their GraphQL fields under the schema's own names (camelCase), as
+attributes or as methods taking the field's arguments, so graphql-core's default
+resolver executes real documents against them. ``typename`` tells the executor which
+object type an interface or union value is.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["GraphQLFault", "World"]
+
+_STATUS_OPTIONS = ("Todo", "In Progress", "Done")
+
+
+class GraphQLFault(Exception):
+    """An error GitHub reports in ``errors`` with a ``type`` (NOT_FOUND, FORBIDDEN...)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _cursor(index: int) -> str:
+    return base64.b64encode(f"cursor:{index}".encode()).decode()
+
+
+def _index(cursor: str | None) -> int | None:
+    if cursor is None:
+        return None
+    try:
+        return int(base64.b64decode(cursor).decode().split(":")[1])
+    except (ValueError, IndexError):
+        raise GraphQLFault(
+            "INVALID_CURSOR_ARGUMENTS", f"`{cursor}` does not appear to be a valid cursor."
+        ) from None
+
+
+def connection(
+    items: Sequence[Any],
+    *,
+    first: int | None = None,
+    after: str | None = None,
+    last: int | None = None,
+    before: str | None = None,
+    **_: Any,
+) -> dict[str, Any]:
+    """A GitHub connection over ``items`` (GitHub demands first or last, 1..100)."""
+    if first is None and last is None:
+        raise GraphQLFault(
+            "MISSING_PAGINATION_BOUNDARIES",
+            "You must provide a `first` or `last` value to properly paginate the connection.",
+        )
+    for name, value in (("first", first), ("last", last)):
+        if value is not None and not 0 <= value <= 100:
+            raise GraphQLFault(
+                "EXCESSIVE_PAGINATION",
+                f"Requesting {value} records on the connection exceeds the `{name}` "
+                "limit of 100 records.",
+            )
+    indexed = list(enumerate(items))
+    start = _index(after)
+    end = _index(before)
+    if start is not None:
+        indexed = [(i, x) for i, x in indexed if i > start]
+    if end is not None:
+        indexed = [(i, x) for i, x in indexed if i < end]
+    window = indexed
+    if first is not None:
+        window = window[:first]
+    if last is not None:
+        window = window[-last:] if last else []
+    nodes = [x for _, x in window]
+    has_next = bool(window) and window[-1][0] < (indexed[-1][0] if indexed else -1)
+    has_previous = bool(window) and window[0][0] > (indexed[0][0] if indexed else 0)
+    return {
+        "nodes": nodes,
+        "edges": [{"node": x, "cursor": _cursor(i)} for i, x in window],
+        "totalCount": len(items),
+        "pageInfo": {
+            "hasNextPage": has_next,
+            "hasPreviousPage": has_previous,
+            "startCursor": _cursor(window[0][0]) if window else None,
+            "endCursor": _cursor(window[-1][0]) if window else None,
+        },
+    }
+
+
+class Node:
+    typename = ""
+
+    def __init__(self, world: World, prefix: str) -> None:
+        self.world = world
+        self.id = world.new_id(prefix)
+        world.nodes[self.id] = self
+
+
+class Account(Node):
+    """A user or an organisation: it owns repositories and projects."""
+
+    def __init__(self, world: World, login: str, *, organization: bool = False) -> None:
+        super().__init__(world, "O_" if organization else "U_")
+        self.typename = "Organization" if organization else "User"
+        self.login = login
+        self.name = login
+        self.projects: list[Project] = []
+
+    def projectV2(self, info: Any, number: int) -> Project | None:
+        self.world.need_scope(info, "read:project", "project")
+        found = next((p for p in self.projects if p.number == number), None)
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a ProjectV2 with the number {number}."
+            )
+        return found
+
+    def projectsV2(self, info: Any, query: str | None = None, **page: Any) -> dict[str, Any]:
+        self.world.need_scope(info, "read:project", "project")
+        found = [p for p in self.projects if not query or query.lower() in p.title.lower()]
+        return connection(found, **page)
+
+
+class Label(Node):
+    typename = "Label"
+
+    def __init__(self, world: World, name: str, color: str = "ededed") -> None:
+        super().__init__(world, "LA_")
+        self.name = name
+        self.color = color
+
+
+class Comment(Node):
+    typename = "IssueComment"
+
+    def __init__(self, world: World, author: str, body: str) -> None:
+        super().__init__(world, "IC_")
+        self.databaseId = next(world.database_ids)
+        self.author = {"login": author}
+        self.body = body
+        self.createdAt = _iso(world.clock())
+
+
+class Issue(Node):
+    typename = "Issue"
+
+    def __init__(
+        self, repository: Repository, number: int, title: str, body: str, author: str
+    ) -> None:
+        super().__init__(repository.world, "I_")
+        self.repository = repository
+        self.number = number
+        self.title = title
+        self.body = body
+        self.author = {"login": author}
+        self.state = "OPEN"
+        self.stateReason: str | None = None
+        now = _iso(repository.world.clock())
+        self.createdAt = self.updatedAt = now
+        self.closedAt: str | None = None
+        self.url = f"https://github.com/{repository.nameWithOwner}/issues/{number}"
+        self.label_list: list[Label] = []
+        self.comment_list: list[Comment] = []
+        self.parent: Issue | None = None
+        self.children: list[Issue] = []
+        self.blocked_by: list[Issue] = []
+        self.items: list[Item] = []
+
+    def touch(self) -> None:
+        self.updatedAt = _iso(self.world.clock())
+
+    def labels(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.label_list, **page)
+
+    def assignees(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection([], **page)
+
+    def comments(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.comment_list, **page)
+
+    def subIssues(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.children, **page)
+
+    def blockedBy(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.blocked_by, **page)
+
+    def blocking(self, info: Any, **page: Any) -> dict[str, Any]:
+        waiting = [i for i in self.repository.issue_list if self in i.blocked_by]
+        return connection(waiting, **page)
+
+    def closedByPullRequestsReferences(self, info: Any, **page: Any) -> dict[str, Any]:
+        found = [pr for pr in self.repository.pull_list if self.number in pr.closes]
+        return connection(found, **page)
+
+    def projectItems(self, info: Any, **page: Any) -> dict[str, Any]:
+        self.world.need_scope(info, "read:project", "project")
+        return connection(self.items, **page)
+
+
+class Field(Node):
+    """A project field: single-select (with options) or a plain one (Title...)."""
+
+    def __init__(
+        self, project: Project, name: str, options: Sequence[dict[str, str]] | None
+    ) -> None:
+        super().__init__(project.world, "PVTSSF_" if options is not None else "PVTF_")
+        self.project = project
+        self.name = name
+        self.single_select = options is not None
+        self.typename = "ProjectV2SingleSelectField" if self.single_select else "ProjectV2Field"
+        self.dataType = "SINGLE_SELECT" if self.single_select else "TITLE"
+        self.option_list: list[dict[str, str]] = []
+        self.set_options(options or [])
+
+    def set_options(self, options: Sequence[dict[str, str]]) -> None:
+        keep = {o["name"]: o["id"] for o in self.option_list}
+        self.option_list = [
+            {
+                "id": keep.get(o["name"]) or secrets.token_hex(4),
+                "name": o["name"],
+                "color": o.get("color", "GRAY"),
+                "description": o.get("description", ""),
+                "nameHTML": o["name"],
+                "descriptionHTML": o.get("description", ""),
+            }
+            for o in options
+        ]
+
+    def options(self, info: Any, names: list[str] | None = None) -> list[dict[str, str]]:
+        return [o for o in self.option_list if names is None or o["name"] in names]
+
+
+class Item(Node):
+    typename = "ProjectV2Item"
+
+    def __init__(self, project: Project, content: Issue | PullRequest) -> None:
+        super().__init__(project.world, "PVTI_")
+        self.project = project
+        self.content = content
+        self.type = "ISSUE" if isinstance(content, Issue) else "PULL_REQUEST"
+        self.isArchived = False
+        #: field id -> option id
+        self.values: dict[str, str] = {}
+
+    def fieldValues(self, info: Any, **page: Any) -> dict[str, Any]:
+        values = []
+        for field_ in self.project.field_list:
+            option_id = self.values.get(field_.id)
+            option = next((o for o in field_.option_list if o["id"] == option_id), None)
+            if option is not None:
+                values.append(
+                    {
+                        "__typename": "ProjectV2ItemFieldSingleSelectValue",
+                        "name": option["name"],
+                        "optionId": option["id"],
+                        "color": option["color"],
+                        "field": field_,
+                    }
+                )
+        return connection(values, **page)
+
+    def fieldValueByName(self, info: Any, name: str) -> dict[str, Any] | None:
+        nodes = self.fieldValues(info, first=100)["nodes"]
+        return next((v for v in nodes if v["field"].name == name), None)
+
+
+class Project(Node):
+    typename = "ProjectV2"
+
+    def __init__(self, owner: Account, number: int, title: str) -> None:
+        super().__init__(owner.world, "PVT_")
+        self.owner = owner
+        self.number = number
+        self.title = title
+        self.closed = False
+        self.url = f"https://github.com/users/{owner.login}/projects/{number}"
+        self.field_list: list[Field] = [
+            Field(self, "Title", None),
+            Field(self, "Status", [{"name": n} for n in _STATUS_OPTIONS]),
+        ]
+        self.item_list: list[Item] = []
+        self.linked: list[Repository] = []
+
+    def fields(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.field_list, **page)
+
+    def field(self, info: Any, name: str) -> Field | None:
+        return next((f for f in self.field_list if f.name == name), None)
+
+    def items(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.item_list, **page)
+
+    def repositories(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.linked, **page)
+
+
+class PullRequest(Node):
+    typename = "PullRequest"
+
+    def __init__(
+        self, repository: Repository, number: int, head: str, base: str, title: str, body: str
+    ) -> None:
+        super().__init__(repository.world, "PR_")
+        self.repository = repository
+        self.number = number
+        self.headRefName = head
+        self.baseRefName = base
+        self.title = title
+        self.body = body
+        self.state = "OPEN"
+        self.createdAt = _iso(repository.world.clock())
+        self.mergedAt: str | None = None
+        self.url = f"https://github.com/{repository.nameWithOwner}/pull/{number}"
+        self.merge_oid: str | None = None
+        #: check name -> (status, conclusion), set by tests.
+        self.check_runs: dict[str, str] = {}
+
+    @property
+    def closes(self) -> tuple[int, ...]:
+        from ralph.tracker import closing_references
+
+        return closing_references(self.body)
+
+    @property
+    def mergeable(self) -> str:
+        if self.state != "OPEN":
+            return "UNKNOWN"
+        ok = self.repository.can_merge(self.headRefName, self.baseRefName)
+        return "UNKNOWN" if ok is None else ("MERGEABLE" if ok else "CONFLICTING")
+
+    @property
+    def mergeCommit(self) -> dict[str, str] | None:
+        return {"oid": self.merge_oid} if self.merge_oid else None
+
+    def commits(self, info: Any, **page: Any) -> dict[str, Any]:
+        contexts = [
+            {"__typename": "CheckRun", "name": name, **_check(state)}
+            for name, state in self.check_runs.items()
+        ]
+        rollup = {"contexts": lambda info, **p: connection(contexts, **p)} if contexts else None
+        return connection([{"commit": {"statusCheckRollup": rollup}}], **page)
+
+
+def _check(state: str) -> dict[str, str | None]:
+    if state == "pending":
+        return {"status": "IN_PROGRESS", "conclusion": None}
+    return {"status": "COMPLETED", "conclusion": state.upper()}
+
+
+class Repository(Node):
+    typename = "Repository"
+
+    def __init__(self, owner: Account, name: str, git_path: Path | None) -> None:
+        super().__init__(owner.world, "R_")
+        self.owner = owner
+        self.name = name
+        self.nameWithOwner = f"{owner.login}/{name}"
+        self.defaultBranchRef = {"name": "main"}
+        self.git_path = git_path
+        self.issue_list: list[Issue] = []
+        self.pull_list: list[PullRequest] = []
+        self.label_list: list[Label] = []
+        self._numbers = itertools.count(1)
+
+    def next_number(self) -> int:
+        return next(self._numbers)
+
+    def _git(self) -> Any:
+        from ralph.git import GitRepo
+
+        return GitRepo(self.git_path) if self.git_path else None
+
+    def can_merge(self, head: str, base: str) -> bool | None:
+        git = self._git()
+        return True if git is None else git.can_merge(head, base)
+
+    def has_branch(self, name: str) -> bool:
+        git = self._git()
+        return True if git is None else git.has_branch(name)
+
+    def merge(self, head: str, base: str, message: str, *, squash: bool) -> str:
+        git = self._git()
+        if git is None:
+            return secrets.token_hex(20)
+        return str(git.merge(head, base, message, squash=squash).commit)
+
+    def issue(self, info: Any, number: int) -> Issue | None:
+        found = next((i for i in self.issue_list if i.number == number), None)
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND",
+                f"Could not resolve to an issue or pull request with the number of {number}.",
+            )
+        return found
+
+    def issues(
+        self,
+        info: Any,
+        states: list[str] | None = None,
+        orderBy: dict[str, str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        found = [i for i in self.issue_list if not states or i.state in states]
+        found = _ordered(found, orderBy)
+        return connection(found, **page)
+
+    def pullRequest(self, info: Any, number: int) -> PullRequest | None:
+        found = next((p for p in self.pull_list if p.number == number), None)
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a PullRequest with the number of {number}."
+            )
+        return found
+
+    def pullRequests(
+        self,
+        info: Any,
+        states: list[str] | None = None,
+        orderBy: dict[str, str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        found = [p for p in self.pull_list if not states or p.state in states]
+        return connection(_ordered(found, orderBy), **page)
+
+    def labels(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection(self.label_list, **page)
+
+
+def _ordered(items: list[Any], order: dict[str, str] | None) -> list[Any]:
+    if not order:
+        return items
+    key = {"CREATED_AT": "createdAt", "UPDATED_AT": "updatedAt"}.get(order.get("field", ""), "")
+    ordered = sorted(items, key=lambda x: (getattr(x, key, ""), x.number)) if key else items
+    return ordered[::-1] if order.get("direction") == "DESC" else ordered
+
+
+@dataclass
+class Account_:
+    """A token's holder: who it acts as and which OAuth scopes it has."""
+
+    login: str
+    scopes: frozenset[str] = frozenset({"repo", "project", "read:org"})
+
+
+@dataclass
+class World:
+    """Everything the fake GitHub holds. One lock serialises execution, as a single
+    database would; the HTTP server runs requests on threads."""
+
+    clock: Callable[[], float]
+    accounts: dict[str, Account] = field(default_factory=dict)
+    repositories: dict[str, Repository] = field(default_factory=dict)
+    nodes: dict[str, Node] = field(default_factory=dict)
+    tokens: dict[str, Account_] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        self._ids = itertools.count(1)
+        self.database_ids = itertools.count(1000)
+
+    def new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids):06d}"
+
+    def need_scope(self, info: Any, *scopes: str) -> None:
+        held = info.context["scopes"]
+        if held is not None and not held & set(scopes):
+            raise GraphQLFault(
+                "INSUFFICIENT_SCOPES",
+                f"Your token has not been granted the required scopes to execute this query. "
+                f"The '{info.field_name}' field requires one of the following scopes: "
+                f"{list(scopes)}, but your token has only been granted the: "
+                f"{sorted(held)} scopes.",
+            )
+
+    def account(self, login: str, *, organization: bool = False) -> Account:
+        if login not in self.accounts:
+            self.accounts[login] = Account(self, login, organization=organization)
+        return self.accounts[login]
+
+    def node_of(self, node_id: str, kind: type[Node]) -> Any:
+        found = self.nodes.get(node_id)
+        if not isinstance(found, kind):
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a node with the global id of '{node_id}'"
+            )
+        return found

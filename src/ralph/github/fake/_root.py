@@ -1,0 +1,309 @@
+"""The fake's query and mutation roots: what each top-level field and mutation does to
+the in-memory world, with GitHub's own refusals (NOT_FOUND, UNPROCESSABLE...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph.github.fake._model import (
+    Account,
+    Comment,
+    Field,
+    GraphQLFault,
+    Issue,
+    Item,
+    Label,
+    Project,
+    PullRequest,
+    Repository,
+    World,
+    _iso,
+)
+
+__all__ = ["Root"]
+
+
+def _invalid(message: str) -> GraphQLFault:
+    return GraphQLFault("UNPROCESSABLE", message)
+
+
+class Root:
+    """Query and Mutation fields by their schema names."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    # -- queries --------------------------------------------------------------------------
+
+    def viewer(self, info: Any) -> Account:
+        return self.world.account(info.context["login"])
+
+    def repository(self, info: Any, owner: str, name: str, **_: Any) -> Repository:
+        found = self.world.repositories.get(f"{owner}/{name}".lower())
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'."
+            )
+        return found
+
+    def repositoryOwner(self, info: Any, login: str) -> Account | None:
+        found = self.world.accounts.get(login)
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a User with the login of '{login}'."
+            )
+        return found
+
+    def node(self, info: Any, id: str) -> Any:
+        return self.world.nodes.get(id)
+
+    def rateLimit(self, info: Any, **_: Any) -> Any:
+        return info.context["rate_limit"]
+
+    # -- issues -----------------------------------------------------------------------------
+
+    def _issue(self, node_id: str) -> Issue:
+        found: Issue = self.world.node_of(node_id, Issue)
+        return found
+
+    def createIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        self.world.need_scope(info, "repo", "public_repo")
+        repository: Repository = self.world.node_of(input["repositoryId"], Repository)
+        if not input["title"].strip():
+            raise _invalid("Title can't be blank")
+        parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
+        issue = Issue(
+            repository,
+            repository.next_number(),
+            input["title"],
+            input.get("body") or "",
+            info.context["login"],
+        )
+        issue.label_list = [self.world.node_of(i, Label) for i in input.get("labelIds") or []]
+        repository.issue_list.append(issue)
+        if parent is not None:
+            issue.parent = parent
+            parent.children.append(issue)
+        return {"issue": issue}
+
+    def updateIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["id"])
+        if input.get("title") is not None:
+            issue.title = input["title"]
+        if input.get("body") is not None:
+            issue.body = input["body"]
+        if input.get("labelIds") is not None:
+            issue.label_list = [self.world.node_of(i, Label) for i in input["labelIds"]]
+        issue.touch()
+        return {"issue": issue}
+
+    def createLabel(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        repository: Repository = self.world.node_of(input["repositoryId"], Repository)
+        if any(label.name.lower() == input["name"].lower() for label in repository.label_list):
+            raise _invalid("Name has already been taken")
+        label = Label(self.world, input["name"], input["color"])
+        repository.label_list.append(label)
+        return {"label": label}
+
+    def closeIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["issueId"])
+        issue.state = "CLOSED"
+        issue.stateReason = input.get("stateReason") or "COMPLETED"
+        issue.closedAt = _iso(self.world.clock())
+        issue.touch()
+        return {"issue": issue}
+
+    def reopenIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["issueId"])
+        issue.state = "OPEN"
+        issue.stateReason = "REOPENED"
+        issue.closedAt = None
+        issue.touch()
+        return {"issue": issue}
+
+    def addComment(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["subjectId"])
+        if not input["body"].strip():
+            raise _invalid("Body can't be blank")
+        comment = Comment(self.world, info.context["login"], input["body"])
+        issue.comment_list.append(comment)
+        issue.touch()
+        return {"commentEdge": {"node": comment}, "subject": issue}
+
+    def addSubIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        parent = self._issue(input["issueId"])
+        child = self._issue(input["subIssueId"])
+        if child.parent is not None and child.parent is not parent:
+            if not input.get("replaceParent"):
+                raise _invalid("Sub issue may only have one parent")
+            child.parent.children.remove(child)
+        ancestor: Issue | None = parent
+        while ancestor is not None:
+            if ancestor is child:
+                raise _invalid("Sub issue cannot be an ancestor of its parent")
+            ancestor = ancestor.parent
+        if child not in parent.children:
+            parent.children.append(child)
+        child.parent = parent
+        parent.touch()
+        return {"issue": parent, "subIssue": child}
+
+    def removeSubIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        parent = self._issue(input["issueId"])
+        child = self._issue(input["subIssueId"])
+        if child not in parent.children:
+            raise _invalid("Sub issue is not a sub-issue of this issue")
+        parent.children.remove(child)
+        child.parent = None
+        return {"issue": parent, "subIssue": child}
+
+    def addBlockedBy(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["issueId"])
+        blocking = self._issue(input["blockingIssueId"])
+        if blocking is issue:
+            raise _invalid("An issue cannot block itself")
+        if blocking not in issue.blocked_by:
+            issue.blocked_by.append(blocking)
+        issue.touch()
+        return {"issue": issue, "blockingIssue": blocking}
+
+    def removeBlockedBy(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["issueId"])
+        blocking = self._issue(input["blockingIssueId"])
+        if blocking in issue.blocked_by:
+            issue.blocked_by.remove(blocking)
+        issue.touch()
+        return {"issue": issue, "blockingIssue": blocking}
+
+    # -- projects ---------------------------------------------------------------------------
+
+    def _project(self, info: Any, project_id: str) -> Project:
+        self.world.need_scope(info, "project")
+        found: Project = self.world.node_of(project_id, Project)
+        return found
+
+    def addProjectV2ItemById(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        project = self._project(info, input["projectId"])
+        content = self.world.nodes.get(input["contentId"])
+        if not isinstance(content, Issue | PullRequest):
+            raise GraphQLFault("NOT_FOUND", "Could not resolve to a node with the given content id")
+        existing = next((i for i in project.item_list if i.content is content), None)
+        if existing is not None:  # idempotent, as GitHub documents
+            return {"item": existing}
+        item = Item(project, content)
+        project.item_list.append(item)
+        if isinstance(content, Issue):
+            content.items.append(item)
+        return {"item": item}
+
+    def _item_field(self, info: Any, input: dict[str, Any]) -> tuple[Item, Field]:
+        project = self._project(info, input["projectId"])
+        item: Item = self.world.node_of(input["itemId"], Item)
+        field_: Field = self.world.node_of(input["fieldId"], Field)
+        if item.project is not project or field_.project is not project:
+            raise _invalid("The item or the field does not belong to this project")
+        return item, field_
+
+    def updateProjectV2ItemFieldValue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        item, field_ = self._item_field(info, input)
+        option = input["value"].get("singleSelectOptionId")
+        if not field_.single_select or option not in {o["id"] for o in field_.option_list}:
+            raise _invalid(
+                f"The single select option Id does not belong to the field {field_.name}"
+            )
+        item.values[field_.id] = option
+        if isinstance(item.content, Issue):
+            item.content.touch()
+        return {"projectV2Item": item}
+
+    def clearProjectV2ItemFieldValue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        item, field_ = self._item_field(info, input)
+        item.values.pop(field_.id, None)
+        return {"projectV2Item": item}
+
+    def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        self.world.need_scope(info, "project")
+        owner: Account = self.world.node_of(input["ownerId"], Account)
+        project = Project(owner, len(owner.projects) + 1, input["title"])
+        owner.projects.append(project)
+        if input.get("repositoryId"):
+            project.linked.append(self.world.node_of(input["repositoryId"], Repository))
+        return {"projectV2": project}
+
+    def createProjectV2Field(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        project = self._project(info, input["projectId"])
+        if any(f.name.lower() == input["name"].lower() for f in project.field_list):
+            raise _invalid("Name has already been taken")
+        options = input.get("singleSelectOptions")
+        if input["dataType"] == "SINGLE_SELECT" and not options:
+            raise _invalid("Single select fields need at least one option")
+        field_ = Field(project, input["name"], options or [])
+        project.field_list.append(field_)
+        return {"projectV2Field": field_}
+
+    def updateProjectV2Field(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        self.world.need_scope(info, "project")
+        field_: Field = self.world.node_of(input["fieldId"], Field)
+        if input.get("singleSelectOptions") is not None:
+            field_.set_options(input["singleSelectOptions"])
+        if input.get("name"):
+            field_.name = input["name"]
+        return {"projectV2Field": field_}
+
+    def linkProjectV2ToRepository(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        project = self._project(info, input["projectId"])
+        repository: Repository = self.world.node_of(input["repositoryId"], Repository)
+        if repository not in project.linked:
+            project.linked.append(repository)
+        return {"repository": repository}
+
+    # -- pull requests ------------------------------------------------------------------------
+
+    def _pull(self, node_id: str) -> PullRequest:
+        found: PullRequest = self.world.node_of(node_id, PullRequest)
+        return found
+
+    def createPullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        repository: Repository = self.world.node_of(input["repositoryId"], Repository)
+        head, base = input["headRefName"], input["baseRefName"]
+        missing = [name for name in (head, base) if not repository.has_branch(name)]
+        if missing:
+            raise _invalid(f"Head sha can't be blank, Base sha can't be blank ({missing[0]})")
+        if any(p.headRefName == head and p.state == "OPEN" for p in repository.pull_list):
+            raise _invalid(f"A pull request already exists for {repository.owner.login}:{head}.")
+        pr = PullRequest(
+            repository,
+            repository.next_number(),
+            head,
+            base,
+            input["title"],
+            input.get("body") or "",
+        )
+        repository.pull_list.append(pr)
+        return {"pullRequest": pr}
+
+    def mergePullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        pr = self._pull(input["pullRequestId"])
+        if pr.state != "OPEN":
+            raise _invalid(f"Pull Request is not mergeable (it is {pr.state.lower()})")
+        if pr.mergeable == "CONFLICTING":
+            raise _invalid("Pull Request is not mergeable")
+        squash = input.get("mergeMethod") == "SQUASH"
+        message = input.get("commitHeadline") or f"Merge pull request #{pr.number}"
+        pr.merge_oid = pr.repository.merge(pr.headRefName, pr.baseRefName, message, squash=squash)
+        pr.state = "MERGED"
+        pr.mergedAt = _iso(self.world.clock())
+        if pr.baseRefName == pr.repository.defaultBranchRef["name"]:
+            for issue in pr.repository.issue_list:
+                if issue.number in pr.closes and issue.state == "OPEN":
+                    issue.state, issue.stateReason = "CLOSED", "COMPLETED"
+                    issue.closedAt = pr.mergedAt
+                    issue.touch()
+        return {"pullRequest": pr}
+
+    def closePullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        pr = self._pull(input["pullRequestId"])
+        if pr.state == "MERGED":
+            raise _invalid("Pull request is already merged")
+        pr.state = "CLOSED"
+        return {"pullRequest": pr}

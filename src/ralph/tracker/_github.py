@@ -1,0 +1,496 @@
+"""The GitHub tracker: issues of one repository on one Projects V2 board.
+
+Workflow State, Estimate and Priority are single-select fields of the board; every
+Workflow State write also sets GitHub's built-in Status (Todo / In Progress / Done) on a
+best-effort basis, as the original did. Sub-issues and the native issue dependencies
+(``blockedBy``/``blocking``) are GitHub's own. Creating writes carry an operation marker
+so an ambiguous failure is reconciled instead of duplicated; markers are stripped from
+everything read back.
+
+GitHub has no compare-and-set on a field: ``_write_state`` re-reads just before it
+writes, and exclusive ownership of an issue comes from the task store's issue locks
+(taken by the phase runner), not from the board.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ralph.errors import (
+    GitHubError,
+    GitHubInvalid,
+    GitHubNotFound,
+    InvalidInput,
+    IssueNotFound,
+    MergeConflict,
+    PullRequestNotFound,
+    PullRequestNotOpen,
+    StateConflict,
+)
+from ralph.github import GitHubClient, marker
+from ralph.github import queries as q
+from ralph.tracker._github_read import (
+    ESTIMATE,
+    PRIORITY,
+    STATUS,
+    WORKFLOW_STATE,
+    Board,
+    board_from,
+    comment_from,
+    issue_from,
+    pull_request_from,
+)
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueQuery,
+    MergeStrategy,
+    PullRequest,
+    PullRequestState,
+)
+from ralph.tracker._tracker import Tracker
+from ralph.workflow import WORKFLOW_STATE_TO_STATUS, Estimate, Priority, WorkflowState
+
+__all__ = ["GitHubTracker"]
+
+logger = logging.getLogger(__name__)
+
+_LABEL_COLOUR = "ededed"
+
+
+class GitHubTracker(Tracker):
+    kind = "github"
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        *,
+        owner: str,
+        repo: str,
+        project: int,
+        project_owner: str = "",
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(clock=clock)
+        self.client = client
+        self.owner = owner
+        self.repo = repo
+        self.project_number = project
+        self.project_owner = project_owner or owner
+        self._where = {"owner": owner, "name": repo}
+        self._lock = threading.Lock()
+        self._repository_id: str | None = None
+        self._board: Board | None = None
+        self._node_ids: dict[int, str] = {}
+        self._item_ids: dict[int, str] = {}
+        self._labels: dict[str, str] = {}
+
+    # -- cached lookups -------------------------------------------------------------------
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    def repository_id(self) -> str:
+        if self._repository_id is None:
+            data = self.client.query(q.REPOSITORY, self._where)
+            self._repository_id = str(data["repository"]["id"])
+        return self._repository_id
+
+    def board(self) -> Board:
+        """The project's id and field/option ids, read once and kept until invalidated."""
+        with self._lock:
+            if self._board is None:
+                data = self.client.query(
+                    q.PROJECT, {"login": self.project_owner, "number": self.project_number},
+                    project=True,
+                )  # fmt: skip
+                project = (data.get("repositoryOwner") or {}).get("projectV2")
+                if not project:
+                    raise GitHubNotFound(
+                        f"project #{self.project_number} of {self.project_owner} not found"
+                    )
+                self._board = board_from(project)
+            return self._board
+
+    def invalidate_board(self) -> None:
+        with self._lock:
+            self._board = None
+
+    def _issue_node(self, number: int) -> dict[str, Any]:
+        try:
+            data = self.client.query(q.ISSUE, {**self._where, "number": number})
+        except GitHubNotFound:
+            raise IssueNotFound(number, self.full_name) from None
+        node = (data.get("repository") or {}).get("issue")
+        if node is None:
+            raise IssueNotFound(number, self.full_name)
+        self._node_ids[number] = node["id"]
+        for item in node["projectItems"]["nodes"]:
+            if item and item["project"]["id"] == self.board().project_id:
+                self._item_ids[number] = item["id"]
+        return dict(node)
+
+    def _node_id(self, number: int) -> str:
+        if number not in self._node_ids:
+            self._issue_node(number)
+        return self._node_ids[number]
+
+    def _item_id(self, number: int) -> str:
+        """The issue's item on the board, adding the issue to the board if needed
+        (``addProjectV2ItemById`` is idempotent)."""
+        if number not in self._item_ids:
+            self._issue_node(number)
+        if number not in self._item_ids:
+            data = self.client.mutate(
+                q.ADD_PROJECT_ITEM,
+                {"project": self.board().project_id, "content": self._node_id(number)},
+                project=True,
+            )
+            self._item_ids[number] = data["addProjectV2ItemById"]["item"]["id"]
+        return self._item_ids[number]
+
+    def _label_ids(self, names: Sequence[str]) -> list[str]:
+        wanted = list(dict.fromkeys(names))
+        if any(name not in self._labels for name in wanted):
+            for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
+                self._labels[node["name"]] = node["id"]
+        for name in wanted:
+            if name not in self._labels:
+                self._labels[name] = self._create_label(name)
+        return [self._labels[name] for name in wanted]
+
+    def _create_label(self, name: str) -> str:
+        def already() -> dict[str, Any] | None:
+            for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
+                if node["name"] == name:
+                    return {"createLabel": {"label": node}}
+            return None
+
+        data = self.client.mutate(
+            q.CREATE_LABEL,
+            {"repository": self.repository_id(), "name": name, "color": _LABEL_COLOUR},
+            reconcile=already,
+        )
+        return str(data["createLabel"]["label"]["id"])
+
+    # -- field writes -----------------------------------------------------------------------
+
+    def _set_field(self, number: int, field: str, option: str | None) -> None:
+        """Set a single-select field (None clears it); a field or option the cached board
+        does not know is looked up again once before giving up."""
+        for fresh in (False, True):
+            if fresh:
+                self.invalidate_board()
+            board = self.board()
+            found = board.fields.get(field)
+            if found is None or (option is not None and option not in found[1]):
+                if not fresh:
+                    continue
+                if found is None:
+                    raise InvalidInput(
+                        f'project #{board.number} has no "{field}" field; run `ralph init '
+                        "--github` to create the fields Ralph needs"
+                    )
+                raise InvalidInput(
+                    f'"{option}" is not an option of the "{field}" field of project '
+                    f"#{board.number}; valid options: {', '.join(found[1])}"
+                )
+            variables = {
+                "project": board.project_id, "item": self._item_id(number), "field": found[0],
+            }  # fmt: skip
+            try:
+                if option is None:
+                    self.client.mutate(q.CLEAR_FIELD, variables, project=True)
+                else:
+                    variables["option"] = found[1][option]
+                    self.client.mutate(q.SET_FIELD_OPTION, variables, project=True)
+                return
+            except (GitHubInvalid, GitHubNotFound):
+                if fresh:
+                    raise
+        return
+
+    def _sync_status(self, number: int, state: WorkflowState) -> None:
+        """GitHub's own Status follows Workflow State, best effort (a board without the
+        field or the option is left alone)."""
+        status = WORKFLOW_STATE_TO_STATUS.get(state)
+        found = self.board().fields.get(STATUS)
+        if status is None or found is None or status not in found[1]:
+            return
+        try:
+            self._set_field(number, STATUS, status)
+        except (GitHubError, InvalidInput) as exc:
+            logger.warning("status sync failed", extra={"issue": number, "error": str(exc)})
+
+    def _set_fields(
+        self,
+        number: int,
+        *,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> None:
+        if state is not None:
+            self._set_field(number, WORKFLOW_STATE, state.value)
+            self._sync_status(number, state)
+        if estimate is not None:
+            self._set_field(number, ESTIMATE, estimate.value)
+        if priority is not None:
+            self._set_field(number, PRIORITY, priority.value)
+
+    # -- issues -----------------------------------------------------------------------------
+
+    def get_issue(self, number: int) -> Issue:
+        node = self._issue_node(number)
+        comments = [comment_from(c) for c in node["comments"]["nodes"]]
+        if node["comments"]["pageInfo"]["hasNextPage"]:  # read them all from the start
+            pages = self.client.pages(
+                q.ISSUE_COMMENTS, {**self._where, "number": number},
+                ("repository", "issue", "comments"),
+            )  # fmt: skip
+            comments = [comment_from(c) for c in pages]
+        return issue_from(node, self.board().project_id, tuple(comments))
+
+    def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
+        query = query or IssueQuery()
+        states = ["OPEN", "CLOSED"] if query.status is None else [query.status.value.upper()]
+        project_id = self.board().project_id
+        found = []
+        for node in self.client.pages(
+            q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
+        ):
+            self._node_ids[node["number"]] = node["id"]
+            found.append(issue_from(node, project_id))
+        return query.apply(found)
+
+    def create_issue(
+        self,
+        title: str,
+        *,
+        body: str = "",
+        parent: int | None = None,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        labels: Sequence[str] = (),
+        author: str = "ralph",
+    ) -> Issue:
+        if not title.strip():
+            raise InvalidInput("an issue needs a title")
+        parent_id = self._node_id(parent) if parent is not None else None
+        label_ids = self._label_ids(labels) if labels else None
+        tag = marker()
+
+        def already() -> dict[str, Any] | None:
+            data = self.client.query(q.ISSUE_BY_MARKER, self._where)
+            for node in data["repository"]["issues"]["nodes"]:
+                if tag in node["body"]:
+                    return {"createIssue": {"issue": node}}
+            return None
+
+        data = self.client.mutate(
+            q.CREATE_ISSUE,
+            {
+                "repository": self.repository_id(),
+                "title": title,
+                "body": f"{body}\n\n{tag}" if body else tag,
+                "labels": label_ids,
+                "parent": parent_id,
+            },
+            reconcile=already,
+        )
+        created = data["createIssue"]["issue"]
+        number = int(created["number"])
+        self._node_ids[number] = created["id"]
+        self._item_id(number)
+        self._set_fields(number, state=state, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def update_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        labels: Sequence[str] | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> Issue:
+        if title is not None and not title.strip():
+            raise InvalidInput("an issue needs a title")
+        node_id = self._node_id(number)
+        if title is not None or body is not None or labels is not None:
+            self.client.mutate(
+                q.UPDATE_ISSUE,
+                {
+                    "id": node_id,
+                    "title": title,
+                    "body": body,
+                    "labels": None if labels is None else self._label_ids(labels),
+                },
+            )
+        self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        """Posted as the token's user (GitHub has no other author to give)."""
+        subject = self._node_id(number)
+        tag = marker()
+
+        def already() -> dict[str, Any] | None:
+            data = self.client.query(q.COMMENT_BY_MARKER, {**self._where, "number": number})
+            for node in data["repository"]["issue"]["comments"]["nodes"]:
+                if tag in node["body"]:
+                    return {"addComment": {"commentEdge": {"node": node}}}
+            return None
+
+        data = self.client.mutate(
+            q.ADD_COMMENT, {"subject": subject, "body": f"{body}\n\n{tag}"}, reconcile=already
+        )
+        return comment_from(data["addComment"]["commentEdge"]["node"])
+
+    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+        self.client.mutate(
+            q.CLOSE_ISSUE, {"id": self._node_id(number), "reason": reason.value.upper()}
+        )
+        return self.get_issue(number)
+
+    def reopen_issue(self, number: int) -> Issue:
+        self.client.mutate(q.REOPEN_ISSUE, {"id": self._node_id(number)})
+        return self.get_issue(number)
+
+    def _set_parent(self, child: int, parent: int | None) -> None:
+        if parent is None:
+            current = self.get_issue(child).parent
+            if current is not None:
+                self.client.mutate(
+                    q.REMOVE_SUB_ISSUE,
+                    {"parent": self._node_id(current), "child": self._node_id(child)},
+                )
+            return
+        self.client.mutate(
+            q.ADD_SUB_ISSUE,
+            {"parent": self._node_id(parent), "child": self._node_id(child), "replace": True},
+        )
+
+    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+        document = q.ADD_BLOCKED_BY if linked else q.REMOVE_BLOCKED_BY
+        self.client.mutate(
+            document, {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
+        )
+
+    def _write_state(
+        self,
+        number: int,
+        expected: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        author: str,
+    ) -> None:
+        current = self.get_issue(number).workflow_state
+        if current != expected:
+            raise StateConflict(
+                number, expected.value if expected else None, current.value if current else None
+            )
+        self._set_fields(number, state=new)
+        self.add_comment(number, comment, author=author)
+
+    # -- pull requests ------------------------------------------------------------------------
+
+    def _pull_node(self, number: int) -> dict[str, Any]:
+        try:
+            data = self.client.query(q.PULL_REQUEST, {**self._where, "number": number})
+        except GitHubNotFound:
+            raise PullRequestNotFound(number) from None
+        node = (data.get("repository") or {}).get("pullRequest")
+        if node is None:
+            raise PullRequestNotFound(number)
+        return dict(node)
+
+    def create_pull_request(
+        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
+    ) -> PullRequest:
+        def already() -> dict[str, Any] | None:
+            for pr in self._pulls(["OPEN"]):
+                if pr["headRefName"] == head:
+                    return {"createPullRequest": {"pullRequest": pr}}
+            return None
+
+        try:
+            data = self.client.mutate(
+                q.CREATE_PULL_REQUEST,
+                {
+                    "repository": self.repository_id(), "head": head, "base": base,
+                    "title": title, "body": f"{body}\n\n{marker()}",
+                },
+                reconcile=already,
+            )  # fmt: skip
+        except GitHubInvalid as exc:
+            raise InvalidInput(
+                f"cannot open a pull request from {head} into {base}: {exc}"
+            ) from None
+        return pull_request_from(data["createPullRequest"]["pullRequest"])
+
+    def _pulls(self, states: list[str] | None) -> list[dict[str, Any]]:
+        return list(
+            self.client.pages(
+                q.PULL_REQUESTS, {**self._where, "states": states}, ("repository", "pullRequests")
+            )
+        )
+
+    def get_pull_request(self, number: int) -> PullRequest:
+        return pull_request_from(self._pull_node(number))
+
+    def list_pull_requests(
+        self, *, issue: int | None = None, state: PullRequestState | None = None
+    ) -> list[PullRequest]:
+        states = [state.value.upper()] if state is not None else None
+        found = [pull_request_from(node) for node in self._pulls(states)]
+        if issue is not None:
+            found = [pr for pr in found if issue in pr.closes]
+        return found
+
+    def merge_pull_request(
+        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+    ) -> PullRequest:
+        node = self._pull_node(number)
+        pr = pull_request_from(node)
+        if pr.state is not PullRequestState.OPEN:
+            raise PullRequestNotOpen(number, pr.state.value)
+        if pr.mergeable is False:
+            raise MergeConflict(number, pr.head, pr.base, ())
+        moves = self._closing_moves(pr)
+        try:
+            data = self.client.mutate(
+                q.MERGE_PULL_REQUEST,
+                {
+                    "id": node["id"],
+                    "method": strategy.value.upper(),
+                    "headline": f"Merge pull request #{number} from {pr.head}",
+                },
+            )
+        except GitHubInvalid as exc:
+            if "not mergeable" in str(exc).lower():
+                raise MergeConflict(number, pr.head, pr.base, ()) from None
+            raise
+        for issue, audit in moves:
+            if audit is not None:
+                self._set_fields(issue.number, state=WorkflowState.DONE)
+                self.add_comment(issue.number, audit, author=f"pull request #{number}")
+            if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
+                self.client.mutate(
+                    q.CLOSE_ISSUE, {"id": self._node_id(issue.number), "reason": "COMPLETED"}
+                )
+        return pull_request_from(data["mergePullRequest"]["pullRequest"])
+
+    def close_pull_request(self, number: int) -> PullRequest:
+        node = self._pull_node(number)
+        if node["state"] != "OPEN":
+            raise PullRequestNotOpen(number, node["state"].lower())
+        self.client.mutate(q.CLOSE_PULL_REQUEST, {"id": node["id"]})
+        return self.get_pull_request(number)

@@ -1,0 +1,274 @@
+"""Setting up a GitHub board for Ralph, and checking one (``ralph init --github``,
+``ralph doctor``).
+
+The three fields, their options, colours and descriptions are the original's
+(reference §1.1), so a board made by either works with both. Setup is idempotent: it
+finds the project (by number, or by title), creates only the fields that are missing,
+adds missing options to fields that exist (keeping a person's extra options), and
+links the repository once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.errors import GitHubAuthError, GitHubError, GitHubNotFound
+from ralph.github import GitHubClient
+from ralph.github import queries as q
+from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, Board, board_from
+
+__all__ = ["FIELDS", "PROJECT_TITLE", "BoardSetup", "Check", "check_board", "set_up_board"]
+
+PROJECT_TITLE = "Ralph Workflow"
+
+#: name -> options (name, colour, description), in display order.
+FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    WORKFLOW_STATE: (
+        ("Backlog", "GRAY", "Awaiting triage"),
+        ("Research Needed", "PURPLE", "Needs investigation before planning"),
+        ("Research in Progress", "PURPLE", "Investigation underway (locked)"),
+        ("Ready for Plan", "BLUE", "Research complete, ready for planning"),
+        ("Plan in Progress", "BLUE", "Plan being written (locked)"),
+        ("Plan in Review", "BLUE", "Plan awaiting approval"),
+        ("In Progress", "ORANGE", "Implementation underway"),
+        ("In Review", "YELLOW", "PR created, awaiting code review"),
+        ("Done", "GREEN", "Completed and merged"),
+        ("Human Needed", "RED", "Escalated - requires human intervention"),
+        ("Canceled", "GRAY", "Ticket canceled or superseded"),
+    ),
+    PRIORITY: (
+        ("P0", "RED", "Critical - Drop everything, fix now"),
+        ("P1", "ORANGE", "High - Must do this sprint"),
+        ("P2", "YELLOW", "Medium - Should do soon"),
+        ("P3", "GRAY", "Low - Nice to have"),
+    ),
+    ESTIMATE: (
+        ("XS", "BLUE", "Extra Small (1)"),
+        ("S", "GREEN", "Small (2)"),
+        ("M", "YELLOW", "Medium (3)"),
+        ("L", "ORANGE", "Large (4)"),
+        ("XL", "RED", "Extra Large (5)"),
+    ),
+}
+
+
+def _options(field: str) -> list[dict[str, str]]:
+    return [{"name": n, "color": c, "description": d} for n, c, d in FIELDS[field]]
+
+
+@dataclass(frozen=True)
+class BoardSetup:
+    board: Board
+    created_project: bool
+    created_fields: tuple[str, ...]
+    #: Fields that existed and got the options they lacked.
+    completed_fields: tuple[str, ...]
+    linked: bool
+    owner: str
+    default_branch: str
+
+
+def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
+    try:
+        data = client.query(q.PROJECT, {"login": owner, "number": number}, project=True)
+    except GitHubNotFound:
+        return None
+    found = (data.get("repositoryOwner") or {}).get("projectV2")
+    return board_from(found) if found else None
+
+
+def _by_title(client: GitHubClient, owner: str, title: str) -> int | None:
+    data = client.query(q.PROJECT_BY_TITLE, {"login": owner, "title": title}, project=True)
+    nodes = ((data.get("repositoryOwner") or {}).get("projectsV2") or {}).get("nodes", [])
+    open_matches = [n for n in nodes if n and n["title"] == title and not n["closed"]]
+    return min((n["number"] for n in open_matches), default=None)
+
+
+def _repository(client: GitHubClient, full_name: str) -> dict[str, Any]:
+    owner, _, name = full_name.partition("/")
+    try:
+        data = client.query(q.REPOSITORY, {"owner": owner, "name": name})
+    except GitHubNotFound:
+        raise GitHubNotFound(
+            f"repository {full_name} not found, or the token cannot see it "
+            "(a classic token needs the repo scope)"
+        ) from None
+    return dict(data["repository"])
+
+
+def set_up_board(
+    client: GitHubClient,
+    full_name: str,
+    *,
+    project: int | None = None,
+    project_owner: str = "",
+    title: str = PROJECT_TITLE,
+) -> BoardSetup:
+    """Find or create the board for ``full_name`` and give it Ralph's fields."""
+    repository = _repository(client, full_name)
+    owner = project_owner or repository["owner"]["login"]
+    created_project = False
+    number = project if project is not None else _by_title(client, owner, title)
+    board = _project(client, owner, number) if number is not None else None
+    if board is None and project is not None:
+        raise GitHubNotFound(
+            f"project #{project} of {owner} not found; check the number in its URL "
+            f"(github.com/users/{owner}/projects/N or orgs/{owner}/projects/N), or leave "
+            "out --project to create one"
+        )
+    if board is None:
+        owner_id = client.query(q.OWNER, {"login": owner})["repositoryOwner"]["id"]
+
+        def already() -> dict[str, Any] | None:
+            found = _by_title(client, owner, title)
+            return None if found is None else {"createProjectV2": {"projectV2": {"number": found}}}
+
+        made = client.mutate(
+            q.CREATE_PROJECT, {"owner": owner_id, "title": title}, project=True, reconcile=already
+        )
+        number = int(made["createProjectV2"]["projectV2"]["number"])
+        created_project = True
+        board = _project(client, owner, number)
+        assert board is not None  # just made
+    created, completed = _ensure_fields(client, board, owner)
+    if created or completed:
+        board = _project(client, owner, board.number) or board
+    linked = _link(client, board, repository["id"])
+    default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
+    return BoardSetup(board, created_project, created, completed, linked, owner, default)
+
+
+def _ensure_fields(
+    client: GitHubClient, board: Board, owner: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    created, completed = [], []
+    for field in FIELDS:
+        existing = board.fields.get(field)
+        if existing is None:
+
+            def already(field: str = field) -> dict[str, Any] | None:
+                fresh = _project(client, owner, board.number)
+                return {} if fresh is not None and field in fresh.fields else None
+
+            client.mutate(
+                q.CREATE_FIELD,
+                {"project": board.project_id, "name": field, "options": _options(field)},
+                project=True,
+                reconcile=already,
+            )
+            created.append(field)
+            continue
+        field_id, options = existing
+        missing = [o for o in _options(field) if o["name"] not in options]
+        if missing:
+            keep = [{"name": name, "color": "GRAY", "description": ""} for name in options]
+            wanted = {o["name"]: o for o in _options(field)}
+            merged = [wanted.get(o["name"], o) for o in keep] + missing
+            client.mutate(
+                q.UPDATE_FIELD_OPTIONS, {"field": field_id, "options": merged}, project=True
+            )
+            completed.append(field)
+    return tuple(created), tuple(completed)
+
+
+def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
+    data = client.query(q.PROJECT_REPOSITORIES, {"project": board.project_id}, project=True)
+    linked = (data.get("node") or {}).get("repositories", {}).get("nodes", [])
+    if any(node["id"] == repository_id for node in linked):
+        return False
+    client.mutate(
+        q.LINK_REPOSITORY, {"project": board.project_id, "repository": repository_id}, project=True
+    )
+    return True
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def check_board(
+    client: GitHubClient, full_name: str, *, project: int, project_owner: str = ""
+) -> list[Check]:
+    """What ``ralph doctor`` reports: the token, its scopes, the repository, the project,
+    Ralph's fields and their options. Each failing check says what to do."""
+    checks: list[Check] = []
+    try:
+        login, scopes = client.viewer()
+    except GitHubAuthError as exc:
+        return [Check("token", False, f"GitHub does not accept the token ({exc})")]
+    checks.append(Check("token", True, f"authenticated as {login}"))
+    if client.tokens.split:
+        try:
+            project_login, project_scopes = client.viewer(project=True)
+        except GitHubAuthError as exc:
+            return [*checks, Check("project token", False, f"not accepted ({exc})")]
+        checks.append(Check("project token", True, f"authenticated as {project_login}"))
+        checks.extend(_scope_checks(scopes, ("repo",), "RALPH_GH_TOKEN"))
+        checks.extend(_scope_checks(project_scopes, ("project",), "RALPH_GH_PROJECT_TOKEN"))
+    else:
+        checks.extend(_scope_checks(scopes, ("repo", "project"), "RALPH_GH_TOKEN"))
+    try:
+        repository = _repository(client, full_name)
+    except GitHubError as exc:
+        return [*checks, Check("repository", False, str(exc))]
+    checks.append(Check("repository", True, repository["nameWithOwner"]))
+    owner = project_owner or repository["owner"]["login"]
+    try:
+        board = _project(client, owner, project)
+    except GitHubError as exc:
+        return [*checks, Check("project", False, f"cannot read project #{project}: {exc}")]
+    if board is None:
+        return [
+            *checks,
+            Check(
+                "project", False,
+                f"project #{project} of {owner} not found; check github.project in ralph.toml "
+                f"or run `ralph init --github {full_name}` to create one",
+            ),
+        ]  # fmt: skip
+    checks.append(Check("project", True, f"#{board.number} {board.title} ({board.url})"))
+    for field, options in FIELDS.items():
+        found = board.fields.get(field)
+        if found is None:
+            checks.append(
+                Check(
+                    f"field {field}", False,
+                    f'project #{board.number} has no "{field}" field; run `ralph init --github '
+                    f"{full_name} --project {board.number}` to add it",
+                )
+            )  # fmt: skip
+            continue
+        missing = [name for name, _, _ in options if name not in found[1]]
+        if missing:
+            checks.append(
+                Check(
+                    f"field {field}", False,
+                    f'"{field}" lacks the options {", ".join(missing)}; run `ralph init '
+                    f"--github {full_name} --project {board.number}` to add them",
+                )
+            )  # fmt: skip
+        else:
+            checks.append(Check(f"field {field}", True, f"{len(options)} options"))
+    return checks
+
+
+def _scope_checks(
+    scopes: frozenset[str] | None, needed: tuple[str, ...], variable: str
+) -> list[Check]:
+    if scopes is None:  # fine-grained and app tokens list no scopes; the reads below tell
+        return [Check(f"{variable} scopes", True, "not listed (fine-grained token)")]
+    missing = [s for s in needed if s not in scopes]
+    if missing:
+        return [
+            Check(
+                f"{variable} scopes", False,
+                f"the token lacks the {', '.join(missing)} scope"
+                f"{'s' if len(missing) > 1 else ''}; create a token with "
+                f"{', '.join(needed)} (and read:org for organisation boards)",
+            )
+        ]  # fmt: skip
+    return [Check(f"{variable} scopes", True, ", ".join(sorted(scopes)))]

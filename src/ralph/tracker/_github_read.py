@@ -1,0 +1,178 @@
+"""GitHub's answers as tracker values (pure): an issue node with its project item's field
+values, a pull request node with its checks, the board's fields and option ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ralph.github import strip_markers
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueStatus,
+    PullRequest,
+    PullRequestState,
+)
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = [
+    "ESTIMATE",
+    "PRIORITY",
+    "STATUS",
+    "WORKFLOW_STATE",
+    "Board",
+    "board_from",
+    "comment_from",
+    "epoch",
+    "issue_from",
+    "pull_request_from",
+]
+
+WORKFLOW_STATE = "Workflow State"
+ESTIMATE = "Estimate"
+PRIORITY = "Priority"
+#: GitHub's built-in field, synced one way from Workflow State.
+STATUS = "Status"
+
+
+def epoch(text: str | None) -> float | None:
+    if not text:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+@dataclass(frozen=True)
+class Board:
+    """A project's id and its single-select fields: name -> (field id, option name -> id)."""
+
+    project_id: str
+    number: int
+    title: str = ""
+    url: str = ""
+    fields: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
+    #: Every field's name, single-select or not.
+    field_names: frozenset[str] = frozenset()
+
+
+def board_from(project: Mapping[str, Any]) -> Board:
+    fields: dict[str, tuple[str, dict[str, str]]] = {}
+    names = set()
+    for node in project["fields"]["nodes"]:
+        if not node or "name" not in node:
+            continue
+        names.add(node["name"])
+        if "options" in node:
+            fields[node["name"]] = (node["id"], {o["name"]: o["id"] for o in node["options"]})
+    return Board(
+        project["id"], project["number"], project.get("title", ""), project.get("url", ""),
+        fields, frozenset(names),
+    )  # fmt: skip
+
+
+def comment_from(node: Mapping[str, Any]) -> Comment:
+    author = (node.get("author") or {}).get("login") or "ghost"
+    return Comment(
+        int(node["databaseId"]), author, strip_markers(node["body"]), epoch(node["createdAt"]) or 0
+    )
+
+
+def _numbers(connection: Mapping[str, Any] | None) -> tuple[int, ...]:
+    return tuple(n["number"] for n in (connection or {}).get("nodes", []) if n)
+
+
+def _values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+    for item in (node.get("projectItems") or {}).get("nodes", []):
+        if item and item["project"]["id"] == project_id:
+            return {
+                value["field"]["name"]: value["name"]
+                for value in item["fieldValues"]["nodes"]
+                if value and value.get("field") and value.get("name")
+            }
+    return {}
+
+
+def _parse(kind: type[Any], value: str | None) -> Any:
+    try:
+        return kind(value) if value else None
+    except ValueError:  # an option a person added to the board: not ours to read
+        return None
+
+
+_CLOSE_REASONS = {
+    "COMPLETED": CloseReason.COMPLETED,
+    "NOT_PLANNED": CloseReason.NOT_PLANNED,
+    "DUPLICATE": CloseReason.DUPLICATE,
+}
+
+
+def issue_from(
+    node: Mapping[str, Any], project_id: str, comments: tuple[Comment, ...] = ()
+) -> Issue:
+    values = _values(node, project_id)
+    closed = node["state"] == "CLOSED"
+    return Issue(
+        number=node["number"],
+        title=node["title"],
+        body=strip_markers(node["body"]),
+        workflow_state=_parse(WorkflowState, values.get(WORKFLOW_STATE)),
+        estimate=_parse(Estimate, values.get(ESTIMATE)),
+        priority=_parse(Priority, values.get(PRIORITY)),
+        labels=tuple(n["name"] for n in node["labels"]["nodes"]),
+        assignees=tuple(n["login"] for n in node["assignees"]["nodes"]),
+        status=IssueStatus.CLOSED if closed else IssueStatus.OPEN,
+        close_reason=_CLOSE_REASONS.get(node.get("stateReason") or "") if closed else None,
+        parent=(node.get("parent") or {}).get("number"),
+        sub_issues=_numbers(node.get("subIssues")),
+        blocked_by=_numbers(node.get("blockedBy")),
+        blocking=_numbers(node.get("blocking")),
+        comments=comments,
+        pull_requests=_numbers(node.get("closedByPullRequestsReferences")),
+        created_at=epoch(node["createdAt"]) or 0.0,
+        updated_at=epoch(node["updatedAt"]) or 0.0,
+        closed_at=epoch(node.get("closedAt")) if closed else None,
+        url=node.get("url", ""),
+    )
+
+
+_PULL_STATES = {
+    "OPEN": PullRequestState.OPEN,
+    "MERGED": PullRequestState.MERGED,
+    "CLOSED": PullRequestState.CLOSED,
+}
+_STATUS_CONTEXT = {"SUCCESS": "success", "PENDING": "pending", "EXPECTED": "pending"}
+
+
+def _checks(node: Mapping[str, Any]) -> dict[str, str]:
+    checks: dict[str, str] = {}
+    for commit in (node.get("commits") or {}).get("nodes", []):
+        rollup = (commit.get("commit") or {}).get("statusCheckRollup")
+        for context in ((rollup or {}).get("contexts") or {}).get("nodes", []):
+            if context.get("__typename") == "CheckRun":
+                done = context.get("status") == "COMPLETED"
+                conclusion = (context.get("conclusion") or "").lower()
+                checks[context["name"]] = conclusion if done and conclusion else "pending"
+            elif context.get("__typename") == "StatusContext":
+                checks[context["context"]] = _STATUS_CONTEXT.get(context["state"], "failure")
+    return checks
+
+
+def pull_request_from(node: Mapping[str, Any]) -> PullRequest:
+    mergeable = {"MERGEABLE": True, "CONFLICTING": False}.get(node.get("mergeable") or "")
+    return PullRequest(
+        number=node["number"],
+        title=node["title"],
+        body=strip_markers(node["body"]),
+        head=node["headRefName"],
+        base=node["baseRefName"],
+        state=_PULL_STATES[node["state"]],
+        mergeable=mergeable,
+        checks=_checks(node),
+        merge_commit=(node.get("mergeCommit") or {}).get("oid"),
+        created_at=epoch(node["createdAt"]) or 0.0,
+        merged_at=epoch(node.get("mergedAt")),
+        url=node.get("url", ""),
+    )
