@@ -8,8 +8,9 @@ so an ambiguous failure is reconciled instead of duplicated; markers are strippe
 everything read back.
 
 GitHub has no compare-and-set on a field: ``_write_state`` re-reads just before it
-writes, and exclusive ownership of an issue comes from the task store's issue locks
-(taken by the phase runner), not from the board.
+writes, under a per-issue lock of this process; across processes, exclusive ownership
+of an issue comes from the task store's issue locks (taken by the phase runner), not
+from the board.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class GitHubTracker(Tracker):
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
         self._labels: dict[str, str] = {}
+        self._state_guards: dict[int, threading.Lock] = {}
 
     # -- cached lookups -------------------------------------------------------------------
 
@@ -392,13 +394,18 @@ class GitHubTracker(Tracker):
         comment: str,
         author: str,
     ) -> None:
-        current = self.get_issue(number).workflow_state
-        if current != expected:
-            raise StateConflict(
-                number, expected.value if expected else None, current.value if current else None
-            )
-        self._set_fields(number, state=new)
-        self.add_comment(number, comment, author=author)
+        with self._lock:
+            guard = self._state_guards.setdefault(number, threading.Lock())
+        with guard:  # compare-and-set within this process; across processes: issue locks
+            current = self.get_issue(number).workflow_state
+            if current != expected:
+                raise StateConflict(
+                    number,
+                    expected.value if expected else None,
+                    current.value if current else None,
+                )
+            self._set_fields(number, state=new)
+            self.add_comment(number, comment, author=author)
 
     # -- pull requests ------------------------------------------------------------------------
 

@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 
 from ralph.git import GitRepo
-from ralph.tracker import LocalTracker, MemoryTracker, Tracker
+from ralph.github import GitHubClient, PacingPolicy, Tokens
+from ralph.github import Pacer as GitHubPacer
+from ralph.github.fake import FakeGitHub
+from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
 
 from ..conftest import Project
 
-TRACKERS = ["memory", "local-sqlite", "local-postgres"]
+TRACKERS = ["memory", "local-sqlite", "local-postgres", "github"]
 
 
 @pytest.fixture(params=TRACKERS)
@@ -27,6 +30,11 @@ def tracker(
     if tracker_kind == "memory":
         yield MemoryTracker(clock=clock)
         return
+    if tracker_kind == "github":
+        made = github_tracker(project.path, clock)
+        yield made
+        assert made.client.transport.internal_errors == []  # type: ignore[attr-defined]
+        return
     if tracker_kind == "local-sqlite":
         from ralph.tasks._sqlite import SqliteStore
 
@@ -37,3 +45,16 @@ def tracker(
         store = PostgresStore(request.getfixturevalue("pg_schema_url"), clock=clock)
     yield LocalTracker(store, repo="project", git=GitRepo(project.path), clock=clock)
     store.close()
+
+
+def github_tracker(git_path: Path, clock) -> GitHubTracker:
+    """A GitHub tracker on a fake GitHub whose repository is ``git_path`` (pull requests
+    merge there, as GitHub merges on its side), with a board set up by ``ralph init``'s
+    code. Mutations are not spaced here; pacing has its own tests."""
+    fake = FakeGitHub(clock=clock)
+    fake.add_token("token", "ralph")
+    fake.add_repository("acme/project", git_path=git_path)
+    pacer = GitHubPacer(PacingPolicy(mutation_interval=0), clock=clock, sleep=clock.advance)
+    client = GitHubClient(fake, Tokens("token"), pacer=pacer, clock=clock, sleep=clock.advance)
+    board = set_up_board(client, "acme/project").board
+    return GitHubTracker(client, owner="acme", repo="project", project=board.number, clock=clock)

@@ -88,6 +88,8 @@ class FakeGitHub:
         self.reset_at = clock() + HOUR
         self._in_flight_mutations = 0
         self.max_mutations_in_flight = 0
+        #: Exceptions raised inside resolvers: bugs of the fake, which tests should see.
+        self.internal_errors: list[BaseException] = []
         self._meter = threading.Lock()
 
     # -- setting the world up -------------------------------------------------------------
@@ -199,6 +201,11 @@ class FakeGitHub:
         body: dict[str, Any] = {"data": result.data}
         if result.errors:
             body["errors"] = [_github_error(error) for error in result.errors]
+            self.internal_errors.extend(
+                e.original_error
+                for e in result.errors
+                if e.original_error is not None and not isinstance(e.original_error, GraphQLFault)
+            )
         return body
 
     # -- rate limits -----------------------------------------------------------------------

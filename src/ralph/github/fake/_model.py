@@ -150,7 +150,7 @@ class Comment(Node):
     def __init__(self, world: World, author: str, body: str) -> None:
         super().__init__(world, "IC_")
         self.databaseId = next(world.database_ids)
-        self.author = {"login": author}
+        self.author = {"__typename": "User", "login": author}
         self.body = body
         self.createdAt = _iso(world.clock())
 
@@ -166,7 +166,7 @@ class Issue(Node):
         self.number = number
         self.title = title
         self.body = body
-        self.author = {"login": author}
+        self.author = {"__typename": "User", "login": author}
         self.state = "OPEN"
         self.stateReason: str | None = None
         now = _iso(repository.world.clock())

@@ -1,0 +1,251 @@
+"""The client against a misbehaving GitHub (reliability reference §9, T12), on a fake clock:
+the waits GitHub asks for, bounded retries, creating mutations reconciled instead of
+replayed, no retries of what cannot succeed, and mutations paced one at a time."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import pytest
+
+from ralph.errors import (
+    GitHubAuthError,
+    GitHubInvalid,
+    GitHubPartialData,
+    GitHubRateLimited,
+    GitHubUnavailable,
+)
+from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
+from ralph.github import queries as q
+from ralph.github.fake import FakeGitHub, Fault
+from ralph.tracker import GitHubTracker, set_up_board
+
+REPO = {"owner": "acme", "name": "shop"}
+
+
+class Clock:
+    """Seconds that move only when the client sleeps; every sleep is recorded."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+        self.sleeps: list[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.sleeps.append(round(seconds, 3))
+            self.now += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def github(clock) -> FakeGitHub:
+    fake = FakeGitHub(clock=clock)
+    fake.add_token("token", "ralph")
+    fake.add_repository("acme/shop")
+    return fake
+
+
+def client_for(github, clock, policy=None) -> GitHubClient:
+    pacer = Pacer(policy, clock=clock, sleep=clock.sleep)
+    return GitHubClient(github, Tokens("token"), pacer=pacer, clock=clock, sleep=clock.sleep)
+
+
+@pytest.fixture
+def client(github, clock) -> GitHubClient:
+    return client_for(github, clock)
+
+
+def names(github) -> list[str]:
+    return [r.name for r in github.requests]
+
+
+def secondary(**headers) -> Fault:
+    body = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}
+    return Fault("Repository", status=403, headers=headers, body=body)
+
+
+def test_a_403_with_retry_after_waits_exactly_that_long_then_succeeds(github, client, clock):
+    github.script(secondary(**{"retry-after": "7"}))
+    assert client.query(q.REPOSITORY, REPO)["repository"]["nameWithOwner"] == "acme/shop"
+    assert clock.sleeps == [7.0]
+    assert names(github) == ["Repository", "Repository"]
+
+
+def test_a_primary_limit_waits_until_the_reset_and_one_second_more(github, client, clock):
+    reset = int(clock.now) + 120
+    body = {
+        "data": None,
+        "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}],
+    }
+    github.script(
+        Fault("Repository", headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+              body=body)
+    )  # fmt: skip
+    client.query(q.REPOSITORY, REPO)
+    assert clock.now == reset + 1
+    assert len(github.requests) == 2
+
+
+def test_a_secondary_limit_without_headers_waits_a_minute_doubling_while_it_lasts(
+    github, client, clock
+):
+    github.script(secondary(), secondary())
+    client.query(q.REPOSITORY, REPO)
+    assert clock.sleeps == [60.0, 120.0]
+
+
+def test_a_limit_that_never_lifts_gives_up_after_five_waits(github, client, clock):
+    github.script(*[secondary(**{"retry-after": "1"}) for _ in range(10)])
+    with pytest.raises(GitHubRateLimited, match="kept rate limiting"):
+        client.query(q.REPOSITORY, REPO)
+    assert len(github.requests) == 6
+
+
+def test_a_502_on_a_query_is_retried_with_growing_backoff(github, client, clock):
+    github.script(Fault("Repository", status=502), Fault("Repository", status=502))
+    client.query(q.REPOSITORY, REPO)
+    assert clock.sleeps == [1.0, 4.0]
+
+
+def test_a_query_is_retried_at_most_three_times(github, client, clock):
+    github.script(*[Fault("Repository", status=502) for _ in range(5)])
+    with pytest.raises(GitHubUnavailable, match="after 4 tries"):
+        client.query(q.REPOSITORY, REPO)
+    assert len(github.requests) == 4
+    assert clock.sleeps == [1.0, 4.0, 9.0]
+
+
+def tracker_on(github, clock) -> GitHubTracker:
+    client = client_for(github, clock)
+    board = set_up_board(client, "acme/shop").board
+    return GitHubTracker(client, owner="acme", repo="shop", project=board.number, clock=clock)
+
+
+def test_a_create_issue_that_committed_before_a_502_is_reconciled_not_duplicated(github, clock):
+    tracker = tracker_on(github, clock)
+    github.script(Fault("CreateIssue", status=502, after=True))
+    issue = tracker.create_issue("Add login", body="Why.")
+    assert [i.number for i in github.repository("acme/shop").issue_list] == [issue.number]
+    assert names(github).count("CreateIssue") == 1
+    assert "IssueByMarker" in names(github)
+    assert tracker.get_issue(issue.number).body == "Why."  # the marker never shows
+
+
+def test_a_create_issue_lost_before_it_reached_github_is_sent_again(github, clock):
+    tracker = tracker_on(github, clock)
+    github.script(Fault("CreateIssue", transport=True))
+    tracker.create_issue("Add login")
+    assert len(github.repository("acme/shop").issue_list) == 1
+    assert names(github).count("CreateIssue") == 2
+
+
+def test_a_comment_whose_answer_was_lost_is_reconciled(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login")
+    github.script(Fault("AddComment", transport=True, after=True))
+    tracker.add_comment(1, "Research complete.")
+    assert [c.body for c in tracker.get_issue(1).comments] == ["Research complete."]
+    assert names(github).count("AddComment") == 1
+
+
+def test_a_creating_mutation_without_a_way_to_check_is_never_replayed(github, client, clock):
+    repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
+    github.script(Fault("CreateIssue", status=502, after=True))
+    with pytest.raises(GitHubUnavailable, match="may have happened"):
+        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": "x"})
+    assert names(github).count("CreateIssue") == 1
+
+
+@pytest.mark.parametrize(("status", "error"), [(401, GitHubAuthError), (422, GitHubInvalid)])
+def test_auth_and_validation_failures_are_not_retried(github, client, status, error):
+    github.script(Fault("Repository", status=status, body={"message": "no"}))
+    with pytest.raises(error):
+        client.query(q.REPOSITORY, REPO)
+    assert len(github.requests) == 1
+
+
+def test_a_wrong_token_is_an_auth_error_naming_the_variable(github, clock):
+    client = GitHubClient(github, Tokens("wrong"), clock=clock, sleep=clock.sleep)
+    with pytest.raises(GitHubAuthError, match="RALPH_GH_TOKEN"):
+        client.viewer()
+
+
+def test_partial_data_is_surfaced_with_what_came_back(github, client):
+    github.script(
+        Fault("Repository", partial=True,
+              body={"errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": "too big"}]})
+    )  # fmt: skip
+    with pytest.raises(GitHubPartialData, match="too big") as raised:
+        client.query(q.REPOSITORY, REPO)
+    assert raised.value.data["repository"]["nameWithOwner"] == "acme/shop"
+
+
+def test_mutations_start_a_second_apart_and_never_overlap(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Shared")
+    slow_post = github.post
+
+    def post(payload, token):  # real time passes inside a request, so overlaps could show
+        time.sleep(0.002)
+        return slow_post(payload, token)
+
+    tracker.client.transport = type("Slow", (), {"post": staticmethod(post)})()
+    github.requests.clear()
+    threads = [
+        threading.Thread(target=lambda: [tracker.add_comment(1, f"c{i}") for i in range(3)])
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    starts = [r.started for r in github.requests if r.mutation]
+    assert len(starts) == 12
+    assert github.max_mutations_in_flight == 1
+    assert all(b - a >= 1.0 for a, b in itertools.pairwise(starts))
+
+
+def test_content_creation_stays_within_80_a_minute(github, clock):
+    client = client_for(github, clock, PacingPolicy(mutation_interval=0))
+    repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
+    for i in range(100):
+        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"},
+                      reconcile=lambda: None)  # fmt: skip
+    starts = [r.started for r in github.requests if r.name == "CreateIssue"]
+    assert max(sum(1 for s in starts if t <= s < t + 60) for t in starts) == 80
+    assert starts[80] >= starts[0] + 60
+
+
+def test_content_creation_stays_within_500_an_hour(github, clock):
+    policy = PacingPolicy(mutation_interval=0, content_per_minute=10_000)
+    client = client_for(github, clock, policy)
+    repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
+    for i in range(501):
+        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"},
+                      reconcile=lambda: None)  # fmt: skip
+    starts = [r.started for r in github.requests if r.name == "CreateIssue"]
+    assert starts[499] == starts[0]
+    assert starts[500] >= starts[0] + 3600
+
+
+def test_every_response_updates_the_known_remaining_points(github, client):
+    client.query(q.REPOSITORY, REPO)
+    client.query(q.REPOSITORY, REPO)
+    assert client.pacer.remaining == github.remaining == github.points - 2
+
+
+def test_the_fake_raised_no_internal_errors(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("x", labels=["bug"])
+    tracker.get_issue(1)
+    assert github.internal_errors == []

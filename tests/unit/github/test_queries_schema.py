@@ -1,0 +1,50 @@
+"""Every GraphQL document Ralph sends validates against GitHub's published schema (with
+the issue-dependencies extension): a misspelt field fails here, not on a board."""
+
+from __future__ import annotations
+
+import pytest
+from graphql import parse, validate
+from graphql.language import OperationDefinitionNode
+
+from ralph.github.fake import github_schema
+from ralph.github.queries import ALL
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_the_document_validates_against_githubs_schema(name):
+    errors = validate(github_schema(), parse(ALL[name].text))
+    assert [e.message for e in errors] == []
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_the_document_is_one_named_operation_of_the_kind_it_declares(name):
+    document = ALL[name]
+    operations = [
+        d for d in parse(document.text).definitions if isinstance(d, OperationDefinitionNode)
+    ]
+    assert len(operations) == 1
+    assert operations[0].name is not None
+    assert operations[0].name.value == name
+    assert (operations[0].operation.value == "mutation") == document.mutation
+
+
+def test_only_mutations_are_marked_as_creating():
+    assert all(d.mutation for d in ALL.values() if d.creates)
+    creating = {d.name for d in ALL.values() if d.creates}
+    assert {"CreateIssue", "AddComment", "CreatePullRequest"} <= creating
+
+
+def test_a_misspelt_field_does_not_validate():
+    """The check above could fail: the schema does reject what GitHub would."""
+    errors = validate(github_schema(), parse("query { viewer { logn } }"))
+    assert errors
+    assert "logn" in errors[0].message
+
+
+def test_connections_stay_within_githubs_page_limits():
+    import re
+
+    for document in ALL.values():
+        for size in re.findall(r"(?:first|last): (\d+)", document.text):
+            assert 1 <= int(size) <= 100, document.name
