@@ -35,6 +35,7 @@ app = typer.Typer(
 for sub_app in (issue_app, pipeline_app, runs_app, tasks_app, store_app, db_app):
     app.add_typer(sub_app)
 app.command("init")(_init.init_command)
+app.command("doctor")(_init.doctor_command)
 app.command("status")(_status.status_command)
 app.command("run")(_run.run_command)
 app.command("approve")(_run.approve_command)

@@ -1,4 +1,5 @@
-"""``ralph init``: set Ralph up in a project's git repository."""
+"""``ralph init`` (ralph.toml, the database, and with ``--github`` the board) and
+``ralph doctor`` (is everything Ralph needs there, and if not, what to do)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,52 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ralph.config import init_project
+from ralph.cli._project import project_config
+from ralph.config import github_tracker, init_project
+from ralph.errors import RalphError
+from ralph.tracker import check_board
 
-__all__ = ["init_command"]
+__all__ = ["doctor_command", "init_command"]
 
 
 def init_command(
     path: Annotated[
         Path, typer.Argument(help="A folder inside the project's git repository.")
     ] = Path("."),
+    github: Annotated[
+        str | None,
+        typer.Option(
+            "--github",
+            metavar="OWNER/REPO",
+            help="Track issues on this GitHub repository's Projects V2 board "
+            "(token: RALPH_GH_TOKEN).",
+        ),
+    ] = None,
+    project: Annotated[
+        int | None,
+        typer.Option(
+            "--project", metavar="N", help="The board's number (default: find or create one)."
+        ),
+    ] = None,
 ) -> None:
-    """Set Ralph up in a git repository: ralph.toml and the local database. Safe to re-run."""
-    result = init_project(path)
-    console = Console(highlight=False)
+    """Set Ralph up in a git repository: ralph.toml and the local database, and with
+    --github the board's fields. Safe to re-run."""
+    result = init_project(path, github=github, project=project)
+    console = Console(highlight=False, soft_wrap=True)
     verb = "Created" if result.created_config else "Found"
     console.print(f"{verb} {result.config_path}")
+    if result.board is not None:
+        board = result.board
+        made = "Created" if board.created_project else "Found"
+        console.print(
+            f"{made} project #{board.board.number} {board.board.title} ({board.board.url})"
+        )
+        if board.created_fields:
+            console.print(f"Created fields: {', '.join(board.created_fields)}")
+        if board.completed_fields:
+            console.print(f"Added missing options to: {', '.join(board.completed_fields)}")
+        if board.linked:
+            console.print(f"Linked {github} to the project")
     console.print(
         f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
         f"store: {result.config.store_url}"
@@ -33,3 +65,31 @@ def init_command(
         console.print("Added .ralph/ to .gitignore")
     if result.created_config:
         console.print('Next: ralph issue new "My first issue", then ralph status')
+
+
+def doctor_command() -> None:
+    """Check the token, its scopes, the repository, the board and its fields."""
+    config = project_config()
+    console = Console(highlight=False, soft_wrap=True)
+    if config.tracker != "github":
+        console.print(
+            f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"
+        )
+        return
+    settings = config.github
+    tracker = github_tracker(config)
+    try:
+        checks = check_board(
+            tracker.client,
+            f"{settings.owner}/{settings.repo}",
+            project=settings.project,
+            project_owner=settings.project_owner,
+        )
+    except RalphError as exc:
+        console.print(f"[red]✗[/] GitHub: {exc}")
+        raise typer.Exit(1) from None
+    for check in checks:
+        mark = "[green]✓[/]" if check.ok else "[red]✗[/]"
+        console.print(f"{mark} {check.name}: {check.detail}")
+    if not all(check.ok for check in checks):
+        raise typer.Exit(1)

@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
+from ralph.config._github import GitHubSettings, github_tokens, parse_github_settings
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
+from ralph.github import (
+    DEFAULT_API_URL,
+    GitHubClient,
+    HttpTransport,
+    Pacer,
+    PacingPolicy,
+    Transport,
+)
 from ralph.tasks import open_store
+from ralph.tracker import BoardSetup, set_up_board
 
 __all__ = ["InitResult", "init_project"]
 
@@ -27,6 +39,8 @@ class InitResult:
     created_config: bool
     migrated: tuple[int, ...]
     ignored_store: bool
+    #: What ``--github`` found or made on GitHub.
+    board: BoardSetup | None = None
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -46,8 +60,18 @@ def _ignore_store(root: Path) -> bool:
     return True
 
 
-def init_project(path: Path | None = None) -> InitResult:
-    """Set up Ralph in the git repository containing ``path``."""
+def init_project(
+    path: Path | None = None,
+    *,
+    github: str | None = None,
+    project: int | None = None,
+    env: Mapping[str, str] | None = None,
+    transport: Transport | None = None,
+) -> InitResult:
+    """Set up Ralph in the git repository containing ``path``; with ``github``
+    ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
+    or by title, else created) with Ralph's fields. ``transport`` replaces HTTPS (tests)."""
+    env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
     try:
         git = GitRepo.find(start)
@@ -59,11 +83,25 @@ def init_project(path: Path | None = None) -> InitResult:
     existing = find_config(start)
     config_path = existing or git.path / CONFIG_FILE
     created = existing is None
+    board = None
+    if github is not None:
+        board = _set_up_github(github, project, env, transport)
+        settings = GitHubSettings(
+            owner=github.split("/")[0],
+            repo=github.split("/")[1],
+            project=board.board.number,
+            project_owner=_env(env, "RALPH_GH_PROJECT_OWNER"),
+        )
+        if existing is not None:
+            _check_same_board(existing, settings, env)
     if created:
         branch = git.git("symbolic-ref", "--short", "-q", "HEAD", what="read HEAD", check=False)
-        _write_atomically(
-            config_path, render_config(repo=_repo_name(git.path), base_branch=branch or "main")
+        base = board.default_branch if board is not None else branch or "main"
+        name = settings.repo if board is not None else _repo_name(git.path)
+        text = render_config(
+            repo=name, base_branch=base, github=settings if board is not None else None
         )
+        _write_atomically(config_path, text)
     try:
         config = load_config(config_path.parent)
         with open_store(config.resolved_store_url, migrate=False) as store:
@@ -76,7 +114,48 @@ def init_project(path: Path | None = None) -> InitResult:
         _ignore_store(config.root) if config.store_url.startswith("sqlite:///.ralph") else False
     )
     logger.info("initialised", extra={"root": str(config.root), "created": created})
-    return InitResult(config, config_path, created, migrated, ignored)
+    return InitResult(config, config_path, created, migrated, ignored, board)
+
+
+_FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
+
+
+def _env(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    return "" if value.startswith("${") else value
+
+
+def _set_up_github(
+    full_name: str, project: int | None, env: Mapping[str, str], transport: Transport | None
+) -> BoardSetup:
+    if not _FULL_NAME.match(full_name):
+        raise ConfigError(f"--github {full_name!r} is not OWNER/REPO (for example acme/shop)")
+    if project is not None and project <= 0:
+        raise ConfigError(f"--project {project} is not a project number (1, 2, ...)")
+    url = _env(env, "RALPH_GH_API_URL") or DEFAULT_API_URL
+    spacing = parse_github_settings(None, "environment", env).mutation_interval
+    client = GitHubClient(
+        transport or HttpTransport(url),
+        github_tokens(env),
+        pacer=Pacer(PacingPolicy(mutation_interval=spacing)),
+    )
+    return set_up_board(
+        client, full_name, project=project, project_owner=_env(env, "RALPH_GH_PROJECT_OWNER")
+    )
+
+
+def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, str]) -> None:
+    """An existing ralph.toml is never rewritten; it must already name this board."""
+    config = load_config(path.parent, env={**env, "RALPH_TRACKER": ""})
+    mine = config.github
+    if (config.tracker, mine.owner, mine.repo, mine.project) != (
+        "github", settings.owner, settings.repo, settings.project,
+    ):  # fmt: skip
+        raise ConfigError(
+            f"{path} exists and does not name this board (ready on GitHub); set tracker = "
+            f'"github" and a [github] table with owner = "{settings.owner}", repo = '
+            f'"{settings.repo}", project = {settings.project} in it'
+        )
 
 
 def _repo_name(root: Path) -> str:

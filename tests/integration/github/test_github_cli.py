@@ -1,0 +1,122 @@
+"""``ralph init --github``, ``ralph doctor`` and ``ralph status`` against a fake GitHub
+over HTTP, as a person would run them."""
+
+from __future__ import annotations
+
+from ralph.tracker import FIELDS
+
+
+def fields_of(fake, number=1):
+    project = fake.world.accounts["acme"].projects[number - 1]
+    return {f.name: [o["name"] for o in f.option_list] for f in project.field_list}
+
+
+def test_init_creates_the_board_with_ralphs_fields_and_writes_ralph_toml(served, project):
+    result = served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    assert result.returncode == 0, result.stderr
+    assert "Created project #1 Ralph Workflow" in result.stdout
+    assert "Created fields: Workflow State, Priority, Estimate" in result.stdout
+    assert "Linked acme/shop to the project" in result.stdout
+    fields = fields_of(served.fake)
+    for name, options in FIELDS.items():
+        assert fields[name] == [o[0] for o in options]
+    project_ = served.fake.world.accounts["acme"].projects[0]
+    colours = {
+        o["name"]: (o["color"], o["description"]) for o in project_.field_list[2].option_list
+    }
+    assert colours["Backlog"] == ("GRAY", "Awaiting triage")
+    toml = (project.path / "ralph.toml").read_text()
+    assert 'tracker = "github"' in toml
+    assert 'owner = "acme"' in toml
+    assert "project = 1" in toml
+    assert "ghp_" not in toml  # tokens stay in the environment
+
+
+def test_init_again_changes_nothing(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    before = (project.path / "ralph.toml").read_text()
+    served.fake.requests.clear()
+    again = served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    assert again.returncode == 0, again.stderr
+    assert "Found project #1" in again.stdout
+    assert "Created fields" not in again.stdout
+    assert (project.path / "ralph.toml").read_text() == before
+    assert len(served.fake.world.accounts["acme"].projects) == 1
+    assert not [r for r in served.fake.requests if r.mutation]
+
+
+def test_init_completes_a_board_that_lacks_a_field(served, project):
+    board = served.fake.add_project("acme", "Our board")
+    result = served.ralph("init", "--github", "acme/shop", "--project", "1", cwd=project.path)
+    assert result.returncode == 0, result.stderr
+    assert f"Found project #{board.number} Our board" in result.stdout
+    assert set(FIELDS) <= set(fields_of(served.fake))
+
+
+def test_init_with_a_wrong_project_number_says_so_and_writes_nothing(served, project):
+    result = served.ralph("init", "--github", "acme/shop", "--project", "9", cwd=project.path)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert "project #9 of acme not found" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (project.path / "ralph.toml").exists()
+
+
+def test_init_without_a_token_explains_which_variable_to_set(served, project):
+    result = served.ralph("init", "--github", "acme/shop", cwd=project.path, env=served.env(None))
+    assert result.returncode == 2
+    assert "set RALPH_GH_TOKEN" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_init_with_a_bad_repository_name_is_refused(served, project):
+    result = served.ralph("init", "--github", "shop", cwd=project.path)
+    assert result.returncode == 2
+    assert "is not OWNER/REPO" in result.stderr
+
+
+def test_doctor_passes_on_a_board_made_by_init(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    result = served.ralph("doctor", cwd=project.path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "✓ token: authenticated as acme" in result.stdout
+    assert "✓ field Workflow State: 11 options" in result.stdout
+
+
+def test_doctor_names_a_missing_scope(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    served.fake.add_token("repo-only", "acme", scopes="repo")
+    result = served.ralph("doctor", cwd=project.path, env=served.env("repo-only"))
+    assert result.returncode == 1
+    assert "✗ RALPH_GH_TOKEN scopes: the token lacks the project scope" in result.stdout
+
+
+def test_doctor_names_a_missing_field_and_how_to_add_it(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    board = served.fake.world.accounts["acme"].projects[0]
+    board.field_list = [f for f in board.field_list if f.name != "Estimate"]
+    result = served.ralph("doctor", cwd=project.path)
+    assert result.returncode == 1
+    assert (
+        '✗ field Estimate: project #1 has no "Estimate" field; run `ralph init --github '
+        "acme/shop --project 1` to add it" in result.stdout
+    )
+
+
+def test_doctor_names_a_wrong_project_number(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    env = served.env(RALPH_GH_PROJECT_NUMBER="7")
+    result = served.ralph("doctor", cwd=project.path, env=env)
+    assert result.returncode == 1
+    assert "✗ project: project #7 of acme not found" in result.stdout
+
+
+def test_status_and_issues_work_on_the_board(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    made = served.ralph("issue", "new", "Add login", "--estimate", "S", cwd=project.path)
+    assert made.returncode == 0, made.stderr
+    status = served.ralph("status", cwd=project.path)
+    assert status.returncode == 0, status.stderr
+    assert "1 issues" in status.stdout
+    shop = served.fake.repository("acme/shop")
+    assert [i.title for i in shop.issue_list] == ["Add login"]
