@@ -101,6 +101,30 @@ class GitRepo:
         self.git("push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}",
                  what=f"push {branch} to {remote}")  # fmt: skip
 
+    def fast_forward_from(self, branch: str, remote: str = "origin") -> bool:
+        """Bring local ``branch`` up to ``remote``'s when that only adds commits (GitHub
+        merged a pull request there); a checkout of it follows. True if it moved; a
+        branch that diverged is an error naming both."""
+        with self.branch_lock(branch):
+            tracking = f"refs/remotes/{remote}/{branch}"
+            self.git("fetch", "--quiet", remote, f"+refs/heads/{branch}:{tracking}",
+                     what=f"fetch {branch} from {remote}")  # fmt: skip
+            new, old = self.resolve(tracking), self.resolve(f"refs/heads/{branch}")
+            if new == old or self.is_ancestor(new, old):
+                return False
+            if not self.is_ancestor(old, new):
+                raise GitError(
+                    f"{branch} and {remote}/{branch} have diverged; merge or rebase them, "
+                    "then retry"
+                )
+            checkout = self.worktree_of(branch)
+            if checkout is not None:
+                self.follow(checkout, branch, old, new)
+            if self.run("update-ref", f"refs/heads/{branch}", new, old).returncode != 0:
+                raise GitError(f"{branch} moved while catching up with {remote}; retry")
+            logger.info("fast-forwarded", extra={"branch": branch, "commit": new})
+            return True
+
     def git_dir(self) -> Path:
         """The repository's common git directory (shared by all its worktrees)."""
         found = self.git("rev-parse", "--git-common-dir", what="find the git directory")

@@ -83,6 +83,8 @@ class PhaseContext:
         """Commit ``files`` to the base branch (nothing if they are there already) and
         push it when the repository has a remote."""
         git = self.project.git
+        if git.has_remote():  # GitHub may have merged pull requests since
+            git.fast_forward_from(self.base)
         commit = commit_files(git, self.base, files, message)
         if commit is not None:
             self.say(f"Committed {', '.join(files)} to {self.base} ({commit[:7]}).")

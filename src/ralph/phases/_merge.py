@@ -70,6 +70,8 @@ class MergePhase(Phase):
             merged = ctx.tracker.merge_pull_request(pr.number)
         except MergeConflict as conflict:
             raise NeedsHuman(f"pull request #{pr.number} does not merge: {conflict}") from None
+        if ctx.project.git.has_remote():  # the merge happened there (GitHub): catch up
+            ctx.project.git.fast_forward_from(pr.base)
         commit = (merged.merge_commit or "")[:7]
         for issue in members:  # merging moved them to Done (the tracker's rule)
             ctx.comment_once(
