@@ -107,8 +107,11 @@ class GitRepo:
         branch that diverged is an error naming both."""
         with self.branch_lock(branch):
             tracking = f"refs/remotes/{remote}/{branch}"
-            self.git("fetch", "--quiet", remote, f"+refs/heads/{branch}:{tracking}",
-                     what=f"fetch {branch} from {remote}")  # fmt: skip
+            fetched = self.run("fetch", "--quiet", remote, f"+refs/heads/{branch}:{tracking}")
+            if fetched.returncode != 0:
+                if "couldn't find remote ref" in fetched.stderr:
+                    return False  # not pushed there yet: nothing to catch up with
+                raise GitError(f"could not fetch {branch} from {remote}: {fetched.stderr.strip()}")
             new, old = self.resolve(tracking), self.resolve(f"refs/heads/{branch}")
             if new == old or self.is_ancestor(new, old):
                 return False
