@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead clean
+.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,9 @@ bench-schedule: $(VENV)/.synced
 
 bench-overhead: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_overhead.py
+
+bench-github: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_github.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,107 @@
+"""The GitHub tracker: what each tracker operation costs in GitHub requests, how long the
+client's own work takes (on the in-memory fake, no network), and what GitHub's pacing
+rules cost a run. Prints medians and ratios from one run; not a test.
+
+Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
+comment or per field; the client adds little to a request (the network dominates); the
+pacer, not GitHub's rate limiter, is what slows a run: one mutation a second means a
+state change (field, Status, audit comment) costs at least 3 s of wall time.
+
+    make bench-github    # or: .venv/bin/python benchmarks/bench_github.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
+from ralph.github.fake import FakeGitHub
+from ralph.tasks._sqlite import SqliteStore
+from ralph.tracker import GitHubTracker, IssueQuery, LocalTracker, Tracker, set_up_board
+from ralph.workflow import Estimate, WorkflowState
+
+BOARD = 100
+REPEATS = 15
+
+
+def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def github() -> tuple[FakeGitHub, GitHubTracker]:
+    fake = FakeGitHub()
+    fake.add_token("t", "acme")
+    fake.add_repository("acme/shop")
+    client = GitHubClient(fake, Tokens("t"), pacer=Pacer(PacingPolicy(mutation_interval=0)))
+    board = set_up_board(client, "acme/shop").board
+    return fake, GitHubTracker(client, owner="acme", repo="shop", project=board.number)
+
+
+def fill(tracker: Tracker) -> None:
+    for i in range(BOARD):
+        tracker.create_issue(f"Issue {i}", estimate=Estimate.S, state=WorkflowState.BACKLOG)
+
+
+def counted(fake: FakeGitHub, action: Callable[[], object]) -> tuple[int, int]:
+    before = len(fake.requests)
+    action()
+    made = fake.requests[before:]
+    return sum(not r.mutation for r in made), sum(r.mutation for r in made)
+
+
+def main() -> None:
+    fake, gh = github()
+    with tempfile.TemporaryDirectory() as folder:
+        store = SqliteStore(Path(folder) / "ralph.db")
+        local = LocalTracker(store, repo="shop")
+        fill(gh)
+        fill(local)
+        fresh = {t.kind: iter(range(2, BOARD + 1)) for t in (gh, local)}  # Backlog issues
+        operations: dict[str, Callable[[Tracker], object]] = {
+            "get_issue": lambda t: t.get_issue(1),
+            f"list_issues ({BOARD})": lambda t: t.list_issues(IssueQuery()),
+            "create_issue (state, estimate)": lambda t: t.create_issue(
+                "New", estimate=Estimate.XS, state=WorkflowState.BACKLOG
+            ),
+            "set_state (+ Status, audit)": lambda t: t.set_state(
+                next(fresh[t.kind]), "Research Needed", command="ralph_triage"
+            ),
+            "add_comment": lambda t: t.add_comment(1, "note"),
+        }
+        print(f"GitHub tracker on the in-memory fake ({BOARD} issues), against local SQLite")
+        print(f"{'operation':34} {'queries':>7} {'mutations':>9} {'github ms':>10} "
+              f"{'local ms':>9} {'ratio':>6}")  # fmt: skip
+        for name, operation in operations.items():
+            queries, mutations = counted(fake, lambda op=operation: op(gh))
+            gh_ms = median_ms(lambda op=operation: op(gh))
+            local_ms = median_ms(lambda op=operation: op(local))
+            print(f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
+                  f"{gh_ms / local_ms:6.1f}")  # fmt: skip
+        store.close()
+
+    fake, gh = github()
+    gh.create_issue("Paced", state=WorkflowState.BACKLOG)
+    clock = {"now": 0.0}
+    pacer = Pacer(
+        clock=lambda: clock["now"], sleep=lambda s: clock.__setitem__("now", clock["now"] + s)
+    )
+    gh.client.pacer = pacer
+    states = ["Research Needed", "Research in Progress", "Ready for Plan", "Plan in Progress"]
+    commands = ["ralph_triage", "ralph_research", "ralph_research", "ralph_plan"]
+    for state, command in zip(states, commands, strict=True):
+        gh.set_state(1, state, command=command)
+    print(f"\nPacing at GitHub's 1 mutation/s: 4 state changes wait {clock['now']:.0f} s "
+          f"({clock['now'] / 4:.1f} s each) before any network time")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
