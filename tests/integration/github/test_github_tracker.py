@@ -1,0 +1,125 @@
+"""What only the GitHub backend has to get right: the board's fields and GitHub's own
+Status, markers never shown, every comment read, checks read back, the field cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.errors import InvalidInput
+from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
+from ralph.github.fake import FakeGitHub
+from ralph.runtimes._environment import is_secret
+from ralph.tracker import GitHubTracker, set_up_board
+from ralph.workflow import WorkflowState
+
+S = WorkflowState
+
+
+@pytest.fixture
+def github() -> FakeGitHub:
+    fake = FakeGitHub()
+    fake.add_token("token", "ralph")
+    fake.add_repository("acme/shop")
+    return fake
+
+
+@pytest.fixture
+def tracker(github) -> GitHubTracker:
+    # No spacing and no content budget here: pacing has its own tests (fault script).
+    pacer = Pacer(PacingPolicy(mutation_interval=0, content_per_minute=10_000))
+    client = GitHubClient(github, Tokens("token"), pacer=pacer)
+    board = set_up_board(client, "acme/shop").board
+    yield GitHubTracker(client, owner="acme", repo="shop", project=board.number)
+    assert github.internal_errors == []
+
+
+def board_values(github, number):
+    project = github.world.accounts["acme"].projects[0]
+    item = next(i for i in project.item_list if i.content.number == number)
+    names = {}
+    for field in project.field_list:
+        option = item.values.get(field.id)
+        names[field.name] = next((o["name"] for o in field.option_list if o["id"] == option), None)
+    return names
+
+
+def test_a_workflow_state_also_sets_githubs_status(tracker, github):
+    tracker.create_issue("A", state=S.BACKLOG)
+    assert board_values(github, 1)["Status"] == "Todo"
+    tracker.set_state(1, "Research Needed", command="ralph_triage")
+    tracker.set_state(1, "__LOCK__", command="ralph_research")
+    assert board_values(github, 1)["Workflow State"] == "Research in Progress"
+    assert board_values(github, 1)["Status"] == "In Progress"
+
+
+def test_markers_are_on_github_but_never_in_what_the_tracker_reads(tracker, github):
+    tracker.create_issue("A", body="Why it matters.")
+    tracker.add_comment(1, "## Research Document\n\nthoughts/x.md")
+    stored = github.repository("acme/shop").issue_list[0]
+    assert "<!-- ralph:op=" in stored.body
+    assert "<!-- ralph:op=" in stored.comment_list[0].body
+    issue = tracker.get_issue(1)
+    assert issue.body == "Why it matters."
+    assert issue.comments[0].body == "## Research Document\n\nthoughts/x.md"
+
+
+def test_every_comment_is_read_past_the_first_page(tracker):
+    tracker.create_issue("Chatty")
+    for i in range(130):
+        tracker.add_comment(1, f"comment {i}")
+    comments = tracker.get_issue(1).comments
+    assert [c.body for c in comments] == [f"comment {i}" for i in range(130)]
+
+
+def test_an_issue_made_on_github_by_hand_joins_the_board_on_its_first_field_write(tracker, github):
+    shop = github.repository("acme/shop")
+    from ralph.github.fake._model import Issue
+
+    by_hand = Issue(shop, shop.next_number(), "Typed on github.com", "", "someone")
+    shop.issue_list.append(by_hand)
+    assert tracker.get_issue(1).workflow_state is None
+    tracker.set_state(1, "Backlog")
+    assert tracker.get_issue(1).workflow_state is S.BACKLOG
+
+
+def test_labels_that_do_not_exist_yet_are_created_once(tracker, github):
+    tracker.create_issue("A", labels=["bug", "ui"])
+    tracker.create_issue("B", labels=["bug"])
+    assert sorted(label.name for label in github.repository("acme/shop").label_list) == [
+        "bug", "ui",
+    ]  # fmt: skip
+    assert tracker.get_issue(2).labels == ("bug",)
+
+
+def test_checks_and_mergeability_are_read_back(tracker, github):
+    tracker.create_issue("A")
+    pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
+    github.repository("acme/shop").pull_list[0].check_runs = {"tests": "failure", "lint": "pending"}
+    read = tracker.get_pull_request(pr.number)
+    assert read.checks == {"tests": "failure", "lint": "pending"}
+    assert read.mergeable is True
+
+
+def test_a_field_option_added_on_github_after_the_board_was_cached_is_found(tracker, github):
+    tracker.create_issue("A", state=S.BACKLOG)
+    project = github.world.accounts["acme"].projects[0]
+    estimate = next(f for f in project.field_list if f.name == "Estimate")
+    estimate.set_options([{"name": n} for n in ("XS", "S", "M", "L", "XL")])  # ids kept
+    workflow = next(f for f in project.field_list if f.name == "Workflow State")
+    workflow.option_list = [dict(o, id=o["id"] + "x") for o in workflow.option_list]  # re-made
+    tracker.set_state(1, "Research Needed", command="ralph_triage")
+    assert board_values(github, 1)["Workflow State"] == "Research Needed"
+
+
+def test_a_board_without_ralphs_fields_says_how_to_add_them(github):
+    github.add_project("acme", "Bare")
+    client = GitHubClient(github, Tokens("token"), pacer=Pacer(PacingPolicy(mutation_interval=0)))
+    tracker = GitHubTracker(client, owner="acme", repo="shop", project=1)
+    with pytest.raises(InvalidInput, match=r'no "Workflow State" field; run `ralph init'):
+        tracker.create_issue("A", state=S.BACKLOG)
+
+
+def test_the_token_variables_never_reach_an_agent():
+    for name in ("RALPH_GH_TOKEN", "RALPH_GH_REPO_TOKEN", "RALPH_HERO_GITHUB_TOKEN",
+                 "RALPH_GH_PROJECT_TOKEN"):  # fmt: skip
+        assert is_secret(name)
