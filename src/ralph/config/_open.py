@@ -63,7 +63,11 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     try:
         git = GitRepo(config.root)
         if config.tracker == "github":
-            yield Project(config, github_tracker(config), store, git)
+            tracker = github_tracker(config)
+            try:
+                yield Project(config, tracker, store, git)
+            finally:
+                tracker.close()
             return
         if not isinstance(store, SqlStore):
             raise ConfigError(

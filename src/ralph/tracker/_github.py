@@ -91,6 +91,12 @@ class GitHubTracker(Tracker):
         self._labels: dict[str, str] = {}
         self._state_guards: dict[int, threading.Lock] = {}
 
+    def close(self) -> None:
+        """Close the client's connections (an in-memory transport has none)."""
+        close = getattr(self.client.transport, "close", None)
+        if callable(close):
+            close()
+
     # -- cached lookups -------------------------------------------------------------------
 
     @property

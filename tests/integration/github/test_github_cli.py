@@ -120,3 +120,14 @@ def test_status_and_issues_work_on_the_board(served, project):
     assert "1 issues" in status.stdout
     shop = served.fake.repository("acme/shop")
     assert [i.title for i in shop.issue_list] == ["Add login"]
+
+
+def test_init_never_rewrites_a_ralph_toml_that_names_another_tracker(served, project):
+    local = served.ralph("init", cwd=project.path)
+    assert local.returncode == 0, local.stderr
+    before = (project.path / "ralph.toml").read_text()
+    result = served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert 'set tracker = "github" and a [github] table with owner = "acme"' in result.stderr
+    assert (project.path / "ralph.toml").read_text() == before
