@@ -1,8 +1,9 @@
 """Pacing requests the way GitHub asks clients to (reliability reference §8.7).
 
 One mutation in flight and at least a second between mutation starts; a few concurrent
-queries; a content-creation budget (80 a minute, 500 an hour); and a pause for every
-request while a rate limit lasts. The clock and the sleep are injected, so the waits
+queries; a content-creation budget (80 a minute, 500 an hour); GitHub's secondary
+points (2,000 a minute: 1 a query, 5 a mutation); and a pause for every request while a
+rate limit lasts. The clock and the sleep are injected, so the waits
 are tested with a fake clock.
 """
 
@@ -27,6 +28,9 @@ class PacingPolicy:
     concurrent_queries: int = 4
     content_per_minute: int = 80
     content_per_hour: int = 500
+    #: GitHub's secondary limit on the GraphQL endpoint: 2,000 points a minute, a query
+    #: costing 1 and a request with a mutation 5.
+    points_per_minute: int = 2000
 
 
 class Pacer:
@@ -47,6 +51,7 @@ class Pacer:
         self._state = threading.Lock()
         self._last_mutation_start: float | None = None
         self._created: deque[float] = deque()
+        self._points: deque[tuple[float, int]] = deque()
         self._paused_until = 0.0
         self.remaining: int | None = None
         self.reset_at: float | None = None
@@ -57,10 +62,12 @@ class Pacer:
         if not mutation:
             with self._queries:
                 self._wait_pause()
+                self._spend_points(1)
                 yield
             return
         with self._mutations:
             self._wait_pause()
+            self._spend_points(5)
             if self._last_mutation_start is not None:
                 self._wait_until(self._last_mutation_start + self.policy.mutation_interval)
             if creates:
@@ -107,6 +114,20 @@ class Pacer:
             return False
         self._sleep(delay)
         return True
+
+    def _spend_points(self, cost: int) -> None:
+        """Wait until ``cost`` more secondary points fit in the last minute, then spend."""
+        while True:
+            with self._state:
+                now = self._clock()
+                while self._points and self._points[0][0] <= now - 60.0:
+                    self._points.popleft()
+                spent = sum(points for _, points in self._points)
+                if spent + cost <= self.policy.points_per_minute or not self._points:
+                    self._points.append((now, cost))
+                    return
+                until = self._points[0][0] + 60.0
+            self._wait_until(until)
 
     def _wait_for_content_budget(self) -> None:
         windows = ((60.0, self.policy.content_per_minute), (3600.0, self.policy.content_per_hour))

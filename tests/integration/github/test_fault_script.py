@@ -227,7 +227,7 @@ def test_content_creation_stays_within_80_a_minute(github, clock):
 
 
 def test_content_creation_stays_within_500_an_hour(github, clock):
-    policy = PacingPolicy(mutation_interval=0, content_per_minute=10_000)
+    policy = PacingPolicy(mutation_interval=0, content_per_minute=10_000, points_per_minute=10**6)
     client = client_for(github, clock, policy)
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     for i in range(501):
@@ -249,3 +249,12 @@ def test_the_fake_raised_no_internal_errors(github, clock):
     tracker.create_issue("x", labels=["bug"])
     tracker.get_issue(1)
     assert github.internal_errors == []
+
+
+def test_secondary_points_stay_within_2000_a_minute(github, clock):
+    client = client_for(github, clock, PacingPolicy(points_per_minute=20))
+    for _ in range(25):
+        client.query(q.REPOSITORY, REPO)
+    starts = [r.started for r in github.requests]
+    assert max(sum(1 for s in starts if t <= s < t + 60) for t in starts) == 20
+    assert starts[20] >= starts[0] + 60
