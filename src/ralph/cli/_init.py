@@ -55,6 +55,12 @@ def init_command(
             console.print(f"Added missing options to: {', '.join(board.completed_fields)}")
         if board.linked:
             console.print(f"Linked {github} to the project")
+        if board.created_project:  # GitHub's API cannot make views (nor could the original)
+            console.print(
+                "Views cannot be created through GitHub's API; on the board add a Board "
+                'view "Ralph Kanban" with Workflow State as its columns, and a Table view '
+                '"Ralph Table" grouped by Priority with the filter -has:parent-issue.'
+            )
     console.print(
         f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
         f"store: {result.config.store_url}"

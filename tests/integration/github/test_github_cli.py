@@ -17,6 +17,7 @@ def test_init_creates_the_board_with_ralphs_fields_and_writes_ralph_toml(served,
     assert "Created project #1 Ralph Workflow" in result.stdout
     assert "Created fields: Workflow State, Priority, Estimate" in result.stdout
     assert "Linked acme/shop to the project" in result.stdout
+    assert 'Board view "Ralph Kanban" with Workflow State as its columns' in result.stdout
     fields = fields_of(served.fake)
     for name, options in FIELDS.items():
         assert fields[name] == [o[0] for o in options]
