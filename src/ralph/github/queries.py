@@ -36,7 +36,7 @@ fragment IssueFields on Issue {
   subIssues(first: 100) { nodes { number } }
   blockedBy(first: 50) { nodes { number } }
   blocking(first: 50) { nodes { number } }
-  closedByPullRequestsReferences(first: 10) { nodes { number } }
+  closedByPullRequestsReferences(first: 10, includeClosedPrs: true) { nodes { number } }
   projectItems(first: 10) {
     nodes {
       id

@@ -202,8 +202,14 @@ class Issue(Node):
         waiting = [i for i in self.repository.issue_list if self in i.blocked_by]
         return connection(waiting, **page)
 
-    def closedByPullRequestsReferences(self, info: Any, **page: Any) -> dict[str, Any]:
-        found = [pr for pr in self.repository.pull_list if self.number in pr.closes]
+    def closedByPullRequestsReferences(
+        self, info: Any, includeClosedPrs: bool = False, **page: Any
+    ) -> dict[str, Any]:
+        found = [
+            pr
+            for pr in self.repository.pull_list
+            if self.number in pr.closes and (includeClosedPrs or pr.state == "OPEN")
+        ]
         return connection(found, **page)
 
     def projectItems(self, info: Any, **page: Any) -> dict[str, Any]:
