@@ -163,19 +163,20 @@ class GitHubTracker(Tracker):
         return self._item_ids[number]
 
     def _label_ids(self, names: Sequence[str]) -> list[str]:
+        """Label ids by name (GitHub's names ignore case), creating missing labels."""
         wanted = list(dict.fromkeys(names))
-        if any(name not in self._labels for name in wanted):
+        if any(name.casefold() not in self._labels for name in wanted):
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
-                self._labels[node["name"]] = node["id"]
+                self._labels[node["name"].casefold()] = node["id"]
         for name in wanted:
-            if name not in self._labels:
-                self._labels[name] = self._create_label(name)
-        return [self._labels[name] for name in wanted]
+            if name.casefold() not in self._labels:
+                self._labels[name.casefold()] = self._create_label(name)
+        return list(dict.fromkeys(self._labels[name.casefold()] for name in wanted))
 
     def _create_label(self, name: str) -> str:
         def already() -> dict[str, Any] | None:
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
-                if node["name"] == name:
+                if node["name"].casefold() == name.casefold():
                     return {"createLabel": {"label": node}}
             return None
 

@@ -84,7 +84,7 @@ def test_an_issue_made_on_github_by_hand_joins_the_board_on_its_first_field_writ
 
 def test_labels_that_do_not_exist_yet_are_created_once(tracker, github):
     tracker.create_issue("A", labels=["bug", "ui"])
-    tracker.create_issue("B", labels=["bug"])
+    tracker.create_issue("B", labels=["Bug"])  # GitHub's label names ignore case
     assert sorted(label.name for label in github.repository("acme/shop").label_list) == [
         "bug", "ui",
     ]  # fmt: skip
