@@ -129,6 +129,7 @@ PUBLIC = {
         "PhaseSettings",
         "Project",
         "find_config",
+        "github_client",
         "github_tokens",
         "github_tracker",
         "init_project",

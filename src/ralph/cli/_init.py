@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 from rich.console import Console
 
 from ralph.cli._project import project_config
-from ralph.config import github_tracker, init_project
+from ralph.config import github_client, init_project
 from ralph.errors import RalphError
 from ralph.tracker import check_board
 
@@ -83,10 +84,10 @@ def doctor_command() -> None:
         )
         return
     settings = config.github
-    tracker = github_tracker(config)
+    client = github_client(settings, os.environ)
     try:
         checks = check_board(
-            tracker.client,
+            client,
             f"{settings.owner}/{settings.repo}",
             project=settings.project,
             project_owner=settings.project_owner,
@@ -94,6 +95,8 @@ def doctor_command() -> None:
     except RalphError as exc:
         console.print(f"[red]✗[/] GitHub: {exc}")
         raise typer.Exit(1) from None
+    finally:
+        client.close()
     for check in checks:
         mark = "[green]✓[/]" if check.ok else "[red]✗[/]"
         console.print(f"{mark} {check.name}: {check.detail}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ralph.config._agent import AgentSettings, PhaseSettings
 from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
-from ralph.config._github import GitHubSettings, github_tokens
+from ralph.config._github import GitHubSettings, github_client, github_tokens
 from ralph.config._init import InitResult, init_project
 from ralph.config._open import Project, github_tracker, open_project, open_tracker
 
@@ -17,6 +17,7 @@ __all__ = [
     "PhaseSettings",
     "Project",
     "find_config",
+    "github_client",
     "github_tokens",
     "github_tracker",
     "init_project",

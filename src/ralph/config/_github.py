@@ -22,9 +22,24 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph.errors import ConfigError
-from ralph.github import DEFAULT_API_URL, Tokens
+from ralph.github import (
+    DEFAULT_API_URL,
+    GitHubClient,
+    HttpTransport,
+    Pacer,
+    PacingPolicy,
+    Tokens,
+    Transport,
+)
 
-__all__ = ["TOKEN_VARIABLES", "GitHubSettings", "github_tokens", "parse_github_settings"]
+__all__ = [
+    "TOKEN_VARIABLES",
+    "GitHubSettings",
+    "env_value",
+    "github_client",
+    "github_tokens",
+    "parse_github_settings",
+]
 
 TOKEN_VARIABLES = ("RALPH_GH_TOKEN", "RALPH_GH_REPO_TOKEN", "RALPH_HERO_GITHUB_TOKEN")
 _ENV = {
@@ -64,7 +79,8 @@ class GitHubSettings:
                 )
 
 
-def _set(env: Mapping[str, str], name: str) -> str:
+def env_value(env: Mapping[str, str], name: str) -> str:
+    """The variable's value; unset, empty and unexpanded ``${...}`` placeholders are ""."""
     value = env.get(name, "").strip()
     return "" if value.startswith("${") else value
 
@@ -80,8 +96,8 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
         )
     settings = GitHubSettings()
     for key, variable in _ENV.items():
-        raw = _set(env, variable) or table.get(key)
-        where = variable if _set(env, variable) else f"{source}: github.{key}"
+        raw = env_value(env, variable) or table.get(key)
+        where = variable if env_value(env, variable) else f"{source}: github.{key}"
         if raw is None or raw == "":
             continue
         if key == "mutation_interval":
@@ -109,10 +125,22 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
 
 def github_tokens(env: Mapping[str, str]) -> Tokens:
     """The tokens from the environment; ConfigError saying how to set one if none is."""
-    repo = next((_set(env, name) for name in TOKEN_VARIABLES if _set(env, name)), "")
+    repo = next((env_value(env, name) for name in TOKEN_VARIABLES if env_value(env, name)), "")
     if not repo:
         raise ConfigError(
             "no GitHub token: set RALPH_GH_TOKEN to a token with the repo and project "
             "scopes (a classic token also needs read:org for organisation boards)"
         )
-    return Tokens(repo=repo, project=_set(env, "RALPH_GH_PROJECT_TOKEN"))
+    return Tokens(repo=repo, project=env_value(env, "RALPH_GH_PROJECT_TOKEN"))
+
+
+def github_client(
+    settings: GitHubSettings, env: Mapping[str, str], *, transport: Transport | None = None
+) -> GitHubClient:
+    """A client of ``settings.url`` with the environment's tokens, mutations spaced by
+    ``settings.mutation_interval`` (``transport`` replaces HTTPS, for tests)."""
+    return GitHubClient(
+        transport or HttpTransport(settings.url),
+        github_tokens(env),
+        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
+    )

@@ -11,17 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
-from ralph.config._github import GitHubSettings, github_tokens, parse_github_settings
+from ralph.config._github import (
+    GitHubSettings,
+    env_value,
+    github_client,
+    parse_github_settings,
+)
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
-from ralph.github import (
-    DEFAULT_API_URL,
-    GitHubClient,
-    HttpTransport,
-    Pacer,
-    PacingPolicy,
-    Transport,
-)
+from ralph.github import Transport
 from ralph.tasks import open_store
 from ralph.tracker import BoardSetup, set_up_board
 
@@ -90,7 +88,7 @@ def init_project(
             owner=github.split("/")[0],
             repo=github.split("/")[1],
             project=board.board.number,
-            project_owner=_env(env, "RALPH_GH_PROJECT_OWNER"),
+            project_owner=env_value(env, "RALPH_GH_PROJECT_OWNER"),
         )
         if existing is not None:
             _check_same_board(existing, settings, env)
@@ -120,11 +118,6 @@ def init_project(
 _FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
 
 
-def _env(env: Mapping[str, str], name: str) -> str:
-    value = env.get(name, "").strip()
-    return "" if value.startswith("${") else value
-
-
 def _set_up_github(
     full_name: str, project: int | None, env: Mapping[str, str], transport: Transport | None
 ) -> BoardSetup:
@@ -132,16 +125,14 @@ def _set_up_github(
         raise ConfigError(f"--github {full_name!r} is not OWNER/REPO (for example acme/shop)")
     if project is not None and project <= 0:
         raise ConfigError(f"--project {project} is not a project number (1, 2, ...)")
-    url = _env(env, "RALPH_GH_API_URL") or DEFAULT_API_URL
-    spacing = parse_github_settings(None, "environment", env).mutation_interval
-    client = GitHubClient(
-        transport or HttpTransport(url),
-        github_tokens(env),
-        pacer=Pacer(PacingPolicy(mutation_interval=spacing)),
-    )
-    return set_up_board(
-        client, full_name, project=project, project_owner=_env(env, "RALPH_GH_PROJECT_OWNER")
-    )
+    from_env = parse_github_settings(None, "environment", env)
+    client = github_client(from_env, env, transport=transport)
+    try:
+        return set_up_board(
+            client, full_name, project=project, project_owner=from_env.project_owner
+        )
+    finally:
+        client.close()
 
 
 def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, str]) -> None:

@@ -9,10 +9,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ralph.config._config import Config
-from ralph.config._github import github_tokens
+from ralph.config._github import github_client
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
-from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy
 from ralph.tasks import TaskStore, open_store
 from ralph.tasks._sql import SqlStore
 from ralph.tracker import GitHubTracker, LocalTracker, Tracker
@@ -42,11 +41,7 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
 def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitHubTracker:
     """The GitHub tracker ``config`` names, over HTTPS with the environment's tokens."""
     settings = config.github
-    client = GitHubClient(
-        HttpTransport(settings.url),
-        github_tokens(os.environ if env is None else env),
-        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
-    )
+    client = github_client(settings, os.environ if env is None else env)
     return GitHubTracker(
         client,
         owner=settings.owner,

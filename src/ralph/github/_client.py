@@ -92,6 +92,9 @@ class GitHubClient:
         self._sleep = sleep
         self.pacer = pacer or Pacer(clock=clock, sleep=sleep)
 
+    def close(self) -> None:
+        self.transport.close()
+
     # -- the public calls -----------------------------------------------------------------
 
     def query(

@@ -36,6 +36,9 @@ class Transport(Protocol):
         """Send ``payload`` (query, variables) with ``token``; TransportFailure when no
         answer came back."""
 
+    def close(self) -> None:
+        """Release connections (nothing, in memory)."""
+
 
 class HttpTransport:
     """GraphQL over HTTPS to ``url`` (GitHub, or a GitHub Enterprise Server's

@@ -92,10 +92,7 @@ class GitHubTracker(Tracker):
         self._state_guards: dict[int, threading.Lock] = {}
 
     def close(self) -> None:
-        """Close the client's connections (an in-memory transport has none)."""
-        close = getattr(self.client.transport, "close", None)
-        if callable(close):
-            close()
+        self.client.close()
 
     # -- cached lookups -------------------------------------------------------------------
 

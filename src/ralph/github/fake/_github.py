@@ -208,6 +208,9 @@ class FakeGitHub:
             )
         return body
 
+    def close(self) -> None:
+        """A Transport's close: the world stays for the next client."""
+
     # -- rate limits -----------------------------------------------------------------------
 
     def _spend(self, cost: int) -> None:
