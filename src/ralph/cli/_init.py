@@ -52,8 +52,12 @@ def init_command(
         )
         if board.created_fields:
             console.print(f"Created fields: {', '.join(board.created_fields)}")
-        if board.completed_fields:
-            console.print(f"Added missing options to: {', '.join(board.completed_fields)}")
+        for field, missing in board.incomplete_fields:
+            console.print(
+                f'[yellow]"{field}" lacks the options {", ".join(missing)}; add them to the '
+                "field on the board (GitHub's API could only replace every option, clearing "
+                "the field on every item), then run ralph doctor[/]"
+            )
         if board.linked:
             console.print(f"Linked {github} to the project")
         if board.created_project:  # GitHub's API cannot make views (nor could the original)

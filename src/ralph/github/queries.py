@@ -499,18 +499,6 @@ mutation CreateField($project: ID!, $name: String!,
     creates=True,
 )
 
-UPDATE_FIELD_OPTIONS = Document(
-    "UpdateFieldOptions",
-    """
-mutation UpdateFieldOptions($field: ID!, $options: [ProjectV2SingleSelectFieldOptionInput!]) {
-  updateProjectV2Field(input: {fieldId: $field, singleSelectOptions: $options}) {
-    projectV2Field { ... on ProjectV2SingleSelectField { id name } }
-  }
-}
-""",
-    mutation=True,
-)
-
 LINK_REPOSITORY = Document(
     "LinkRepository",
     """
@@ -559,7 +547,6 @@ ALL: dict[str, Document] = {
         CLOSE_PULL_REQUEST,
         CREATE_PROJECT,
         CREATE_FIELD,
-        UPDATE_FIELD_OPTIONS,
         LINK_REPOSITORY,
     )
 }

@@ -4,8 +4,10 @@
 The three fields, their options, colours and descriptions are the original's
 (reference §1.1), so a board made by either works with both. Setup is idempotent: it
 finds the project (by number, or by title), creates only the fields that are missing,
-adds missing options to fields that exist (keeping a person's extra options), and
-links the repository once.
+and links the repository once. A field that exists but lacks some of Ralph's options is
+reported, not rewritten: GitHub's API can only replace all of a field's options
+(``updateProjectV2Field`` "will overwrite the existing options"), which would clear
+that field on every item of a board in use; adding an option on the board keeps them.
 """
 
 from __future__ import annotations
@@ -62,8 +64,8 @@ class BoardSetup:
     board: Board
     created_project: bool
     created_fields: tuple[str, ...]
-    #: Fields that existed and got the options they lacked.
-    completed_fields: tuple[str, ...]
+    #: Fields that exist without some of Ralph's options: (field, missing options).
+    incomplete_fields: tuple[tuple[str, tuple[str, ...]], ...]
     linked: bool
     owner: str
     default_branch: str
@@ -131,18 +133,19 @@ def set_up_board(
         created_project = True
         board = _project(client, owner, number)
         assert board is not None  # just made
-    created, completed = _ensure_fields(client, board, owner)
-    if created or completed:
+    created, incomplete = _ensure_fields(client, board, owner)
+    if created:
         board = _project(client, owner, board.number) or board
     linked = _link(client, board, repository["id"])
     default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
-    return BoardSetup(board, created_project, created, completed, linked, owner, default)
+    return BoardSetup(board, created_project, created, incomplete, linked, owner, default)
 
 
 def _ensure_fields(
     client: GitHubClient, board: Board, owner: str
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    created, completed = [], []
+) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    created: list[str] = []
+    incomplete: list[tuple[str, tuple[str, ...]]] = []
     for field in FIELDS:
         existing = board.fields.get(field)
         if existing is None:
@@ -159,17 +162,10 @@ def _ensure_fields(
             )
             created.append(field)
             continue
-        field_id, options = existing
-        missing = [o for o in _options(field) if o["name"] not in options]
-        if missing:
-            keep = [{"name": name, "color": "GRAY", "description": ""} for name in options]
-            wanted = {o["name"]: o for o in _options(field)}
-            merged = [wanted.get(o["name"], o) for o in keep] + missing
-            client.mutate(
-                q.UPDATE_FIELD_OPTIONS, {"field": field_id, "options": merged}, project=True
-            )
-            completed.append(field)
-    return tuple(created), tuple(completed)
+        missing = tuple(name for name, _, _ in FIELDS[field] if name not in existing[1])
+        if missing:  # left to a person: see the module docstring
+            incomplete.append((field, missing))
+    return tuple(created), tuple(incomplete)
 
 
 def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
@@ -247,8 +243,8 @@ def check_board(
             checks.append(
                 Check(
                     f"field {field}", False,
-                    f'"{field}" lacks the options {", ".join(missing)}; run `ralph init '
-                    f"--github {full_name} --project {board.number}` to add them",
+                    f'"{field}" lacks the options {", ".join(missing)}; add them to the '
+                    f"field on project #{board.number} (its settings on GitHub)",
                 )
             )  # fmt: skip
         else:

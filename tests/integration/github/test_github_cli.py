@@ -132,3 +132,32 @@ def test_init_never_rewrites_a_ralph_toml_that_names_another_tracker(served, pro
     assert len(result.stderr.splitlines()) == 1
     assert 'set tracker = "github" and a [github] table with owner = "acme"' in result.stderr
     assert (project.path / "ralph.toml").read_text() == before
+
+
+def test_init_reports_missing_options_and_leaves_a_board_in_use_untouched(served, project):
+    board = served.fake.add_project("acme", "Our board")
+    from ralph.github.fake._model import Field, Issue, Item
+
+    states = Field(board, "Workflow State", [{"name": "Backlog"}, {"name": "Done"}])
+    board.field_list.append(states)
+    shop = served.fake.repository("acme/shop")
+    issue = Issue(shop, shop.next_number(), "In use", "", "acme")
+    shop.issue_list.append(issue)
+    item = Item(board, issue)
+    board.item_list.append(item)
+    issue.items.append(item)
+    item.values[states.id] = states.option_list[0]["id"]
+    before = [dict(o) for o in states.option_list]
+
+    result = served.ralph("init", "--github", "acme/shop", "--project", "1", cwd=project.path)
+
+    assert result.returncode == 0, result.stderr
+    assert '"Workflow State" lacks the options Research Needed' in result.stdout
+    assert states.option_list == before
+    assert item.values[states.id] == before[0]["id"]  # the item is still in Backlog
+    doctor = served.ralph("doctor", cwd=project.path)
+    assert doctor.returncode == 1
+    assert '✗ field Workflow State: "Workflow State" lacks the options Research Needed' in (
+        doctor.stdout
+    )
+    assert "add them to the field on project #1 (its settings on GitHub)" in doctor.stdout

@@ -104,9 +104,9 @@ def test_a_field_option_added_on_github_after_the_board_was_cached_is_found(trac
     tracker.create_issue("A", state=S.BACKLOG)
     project = github.world.accounts["acme"].projects[0]
     estimate = next(f for f in project.field_list if f.name == "Estimate")
-    estimate.set_options([{"name": n} for n in ("XS", "S", "M", "L", "XL")])  # ids kept
+    estimate.set_options([{"name": n} for n in ("XS", "S", "M", "L", "XL")])  # new ids
     workflow = next(f for f in project.field_list if f.name == "Workflow State")
-    workflow.option_list = [dict(o, id=o["id"] + "x") for o in workflow.option_list]  # re-made
+    workflow.set_options(workflow.option_list)  # re-made on GitHub: every option id is new
     tracker.set_state(1, "Research Needed", command="ralph_triage")
     assert board_values(github, 1)["Workflow State"] == "Research Needed"
 

@@ -233,10 +233,11 @@ class Field(Node):
         self.set_options(options or [])
 
     def set_options(self, options: Sequence[dict[str, str]]) -> None:
-        keep = {o["name"]: o["id"] for o in self.option_list}
+        """Replace every option with new ids, as GitHub does ("will overwrite the
+        existing options"): item values pointing at the old ones are gone."""
         self.option_list = [
             {
-                "id": keep.get(o["name"]) or secrets.token_hex(4),
+                "id": secrets.token_hex(4),
                 "name": o["name"],
                 "color": o.get("color", "GRAY"),
                 "description": o.get("description", ""),
