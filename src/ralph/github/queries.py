@@ -418,18 +418,6 @@ mutation SetFieldOption($project: ID!, $item: ID!, $field: ID!, $option: String!
     mutation=True,
 )
 
-CLEAR_FIELD = Document(
-    "ClearField",
-    """
-mutation ClearField($project: ID!, $item: ID!, $field: ID!) {
-  clearProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item, fieldId: $field}) {
-    projectV2Item { id }
-  }
-}
-""",
-    mutation=True,
-)
-
 CREATE_PULL_REQUEST = Document(
     "CreatePullRequest",
     """
@@ -541,7 +529,6 @@ ALL: dict[str, Document] = {
         REMOVE_BLOCKED_BY,
         ADD_PROJECT_ITEM,
         SET_FIELD_OPTION,
-        CLEAR_FIELD,
         CREATE_PULL_REQUEST,
         MERGE_PULL_REQUEST,
         CLOSE_PULL_REQUEST,

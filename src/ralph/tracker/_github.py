@@ -186,40 +186,37 @@ class GitHubTracker(Tracker):
 
     # -- field writes -----------------------------------------------------------------------
 
-    def _set_field(self, number: int, field: str, option: str | None) -> None:
-        """Set a single-select field (None clears it); a field or option the cached board
-        does not know is looked up again once before giving up."""
-        for fresh in (False, True):
-            if fresh:
-                self.invalidate_board()
-            board = self.board()
-            found = board.fields.get(field)
-            if found is None or (option is not None and option not in found[1]):
-                if not fresh:
-                    continue
-                if found is None:
-                    raise InvalidInput(
-                        f'project #{board.number} has no "{field}" field; run `ralph init '
-                        "--github` to create the fields Ralph needs"
-                    )
-                raise InvalidInput(
-                    f'"{option}" is not an option of the "{field}" field of project '
-                    f"#{board.number}; valid options: {', '.join(found[1])}"
-                )
-            variables = {
-                "project": board.project_id, "item": self._item_id(number), "field": found[0],
-            }  # fmt: skip
-            try:
-                if option is None:
-                    self.client.mutate(q.CLEAR_FIELD, variables, project=True)
-                else:
-                    variables["option"] = found[1][option]
-                    self.client.mutate(q.SET_FIELD_OPTION, variables, project=True)
-                return
-            except (GitHubInvalid, GitHubNotFound):
-                if fresh:
-                    raise
-        return
+    def _set_field(self, number: int, field: str, option: str) -> None:
+        """Set a single-select field. Ids the cached board holds may be stale (a field or
+        option made again on GitHub): on a refusal the board is read again, once."""
+        try:
+            self._write_field(number, field, option)
+        except (InvalidInput, GitHubInvalid, GitHubNotFound):
+            self.invalidate_board()
+            self._write_field(number, field, option)
+
+    def _write_field(self, number: int, field: str, option: str) -> None:
+        board = self.board()
+        found = board.fields.get(field)
+        if found is None:
+            raise InvalidInput(
+                f'project #{board.number} has no "{field}" field; run `ralph init --github` '
+                "to create the fields Ralph needs"
+            )
+        field_id, options = found
+        if option not in options:
+            raise InvalidInput(
+                f'"{option}" is not an option of the "{field}" field of project '
+                f"#{board.number}; valid options: {', '.join(options)}"
+            )
+        self.client.mutate(
+            q.SET_FIELD_OPTION,
+            {
+                "project": board.project_id, "item": self._item_id(number),
+                "field": field_id, "option": options[option],
+            },
+            project=True,
+        )  # fmt: skip
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the

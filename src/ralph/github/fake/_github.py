@@ -21,7 +21,7 @@ from typing import Any
 from graphql import GraphQLSchema, build_schema, graphql_sync
 
 from ralph.github._transport import Reply, TransportFailure
-from ralph.github.fake._model import Account_, GraphQLFault, Project, Repository, World
+from ralph.github.fake._model import GraphQLFault, Project, Repository, TokenHolder, World
 from ralph.github.fake._root import Root
 
 __all__ = ["FakeGitHub", "Fault", "Request", "github_schema"]
@@ -97,7 +97,7 @@ class FakeGitHub:
     def add_token(self, token: str, login: str, scopes: str = "repo, project, read:org") -> None:
         self.world.account(login)
         listed = frozenset(s.strip() for s in scopes.split(",") if s.strip())
-        self.world.tokens[token] = Account_(login, listed)
+        self.world.tokens[token] = TokenHolder(login, listed)
 
     def add_repository(
         self, full_name: str, *, git_path: Path | None = None, organization: bool = False
@@ -182,7 +182,7 @@ class FakeGitHub:
         return Reply(200, self._headers(token), body)
 
     def _execute(
-        self, source: str, variables: Mapping[str, Any], account: Account_
+        self, source: str, variables: Mapping[str, Any], account: TokenHolder
     ) -> dict[str, Any]:
         with self.world.lock:
             self._spend(1)
@@ -190,11 +190,7 @@ class FakeGitHub:
                 github_schema(),
                 source,
                 root_value=self.root,
-                context_value={
-                    "login": account.login,
-                    "scopes": account.scopes,
-                    "rate_limit": self._rate_limit(),
-                },
+                context_value={"login": account.login, "scopes": account.scopes},
                 variable_values=dict(variables),
                 type_resolver=_type_of,
             )
@@ -217,14 +213,6 @@ class FakeGitHub:
         if self.clock() >= self.reset_at:
             self.remaining, self.reset_at = self.points, self.clock() + HOUR
         self.remaining = max(self.remaining - cost, 0)
-
-    def _rate_limit(self) -> dict[str, Any]:
-        from ralph.github.fake._model import _iso
-
-        return {
-            "cost": 1, "limit": self.points, "nodeCount": 0, "remaining": self.remaining,
-            "used": self.points - self.remaining, "resetAt": _iso(self.reset_at),
-        }  # fmt: skip
 
     def _headers(self, token: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         headers = {

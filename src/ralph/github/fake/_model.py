@@ -280,10 +280,6 @@ class Item(Node):
                 )
         return connection(values, **page)
 
-    def fieldValueByName(self, info: Any, name: str) -> dict[str, Any] | None:
-        nodes = self.fieldValues(info, first=100)["nodes"]
-        return next((v for v in nodes if v["field"].name == name), None)
-
 
 class Project(Node):
     typename = "ProjectV2"
@@ -304,12 +300,6 @@ class Project(Node):
 
     def fields(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.field_list, **page)
-
-    def field(self, info: Any, name: str) -> Field | None:
-        return next((f for f in self.field_list if f.name == name), None)
-
-    def items(self, info: Any, **page: Any) -> dict[str, Any]:
-        return connection(self.item_list, **page)
 
     def repositories(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.linked, **page)
@@ -456,7 +446,7 @@ def _ordered(items: list[Any], order: dict[str, str] | None) -> list[Any]:
 
 
 @dataclass
-class Account_:
+class TokenHolder:
     """A token's holder: who it acts as and which OAuth scopes it has."""
 
     login: str
@@ -472,7 +462,7 @@ class World:
     accounts: dict[str, Account] = field(default_factory=dict)
     repositories: dict[str, Repository] = field(default_factory=dict)
     nodes: dict[str, Node] = field(default_factory=dict)
-    tokens: dict[str, Account_] = field(default_factory=dict)
+    tokens: dict[str, TokenHolder] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:

@@ -57,9 +57,6 @@ class Root:
     def node(self, info: Any, id: str) -> Any:
         return self.world.nodes.get(id)
 
-    def rateLimit(self, info: Any, **_: Any) -> Any:
-        return info.context["rate_limit"]
-
     # -- issues -----------------------------------------------------------------------------
 
     def _issue(self, node_id: str) -> Issue:
@@ -214,11 +211,6 @@ class Root:
         item.values[field_.id] = option
         if isinstance(item.content, Issue):
             item.content.touch()
-        return {"projectV2Item": item}
-
-    def clearProjectV2ItemFieldValue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
-        item, field_ = self._item_field(info, input)
-        item.values.pop(field_.id, None)
         return {"projectV2Item": item}
 
     def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
