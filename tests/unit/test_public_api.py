@@ -100,6 +100,7 @@ PUBLIC = {
         "TransportFailure",
         "Verdict",
         "classify",
+        "closing_references",
         "marker",
         "strip_markers",
     ],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ralph.github._classify import Outcome, Verdict, classify
 from ralph.github._client import GitHubClient, Tokens, marker, strip_markers
+from ralph.github._closing import closing_references
 from ralph.github._pacer import Pacer, PacingPolicy
 from ralph.github._transport import (
     DEFAULT_API_URL,
@@ -29,6 +30,7 @@ __all__ = [
     "TransportFailure",
     "Verdict",
     "classify",
+    "closing_references",
     "marker",
     "strip_markers",
 ]

@@ -9,11 +9,11 @@ need a related issue's fields read it.
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ralph.github import closing_references
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
@@ -197,15 +197,3 @@ class PullRequest:
     @property
     def closes(self) -> tuple[int, ...]:
         return closing_references(self.body)
-
-
-_CLOSING = re.compile(r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+#(\d+)\b", re.IGNORECASE)
-
-
-def closing_references(body: str) -> tuple[int, ...]:
-    """The issues a pull request body closes (``Closes #N``, ``fixes #N``... GitHub's
-    keywords), in order of first mention."""
-    seen: dict[int, None] = {}
-    for match in _CLOSING.finditer(body):
-        seen.setdefault(int(match.group(1)), None)
-    return tuple(seen)

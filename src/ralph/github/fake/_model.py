@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ralph.github._closing import closing_references
+
 __all__ = ["GraphQLFault", "World"]
 
 _STATUS_OPTIONS = ("Todo", "In Progress", "Done")
@@ -328,8 +330,6 @@ class PullRequest(Node):
 
     @property
     def closes(self) -> tuple[int, ...]:
-        from ralph.tracker import closing_references
-
         return closing_references(self.body)
 
     @property
