@@ -258,3 +258,17 @@ def test_secondary_points_stay_within_2000_a_minute(github, clock):
     starts = [r.started for r in github.requests]
     assert max(sum(1 for s in starts if t <= s < t + 60) for t in starts) == 20
     assert starts[20] >= starts[0] + 60
+
+
+def test_when_the_hours_points_are_spent_the_next_request_waits_for_the_reset(clock):
+    github = FakeGitHub(clock=clock, points=2)
+    github.add_token("token", "ralph")
+    github.add_repository("acme/shop")
+    client = client_for(github, clock)
+    client.query(q.REPOSITORY, REPO)
+    client.query(q.REPOSITORY, REPO)  # remaining: 0, reset in an hour
+    reset = github.reset_at
+    assert clock.sleeps == []
+    client.query(q.REPOSITORY, REPO)
+    assert clock.now == int(reset) + 1
+    assert github.requests[-1].started == int(reset) + 1

@@ -196,3 +196,24 @@ def test_a_group_without_an_epic_works_in_its_primary_s_worktree(sample: Sample)
     outcome = sample.run("implement", later)
     assert outcome.issues == (first, later)
     assert "Created worktree worktrees/GH-2 on feature/GH-2." in outcome.lines
+
+
+def test_documents_land_on_top_of_what_was_merged_on_the_remote_meanwhile(sample: Sample, tmp_path):
+    """Another machine (or GitHub) moved main on the remote: the document commit
+    catches up first, so its push is a fast-forward and nothing is lost."""
+    import subprocess
+
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(sample.repo.path), str(remote)], check=True)
+    sample.repo._git("remote", "add", "origin", str(remote))
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    (other / "merged.txt").write_text("merged elsewhere\n")
+    for args in (["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+                 ["push", "-q", "origin", "HEAD:main"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=other, check=True)
+    number = sample.issue()
+    sample.through(number, "research")
+    assert sample.repo.show("main", "merged.txt") == "merged elsewhere"
+    remote_main = sample.repo._git("--git-dir", str(remote), "rev-parse", "main")
+    assert sample.repo.rev("main") == remote_main
