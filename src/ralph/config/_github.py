@@ -119,6 +119,11 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
         else:
             if not isinstance(raw, str):
                 raise ConfigError(f"{where}: {raw!r} is not valid; expected a string")
+            if key == "api_url" and not raw.startswith(("https://", "http://")):
+                raise ConfigError(
+                    f"{where}: {raw!r} is not a URL; use https://HOST/api/graphql "
+                    "(GitHub Enterprise Server)"
+                )
             settings = replace(settings, **{key: str(raw)})  # type: ignore[arg-type]
     return settings
 

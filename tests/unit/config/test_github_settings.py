@@ -33,6 +33,7 @@ def test_an_unexpanded_placeholder_counts_as_unset():
         ({"project": 0}, "0 is not a project number"),
         ({"colour": "red"}, "unknown setting github.colour"),
         ({"mutation_interval": -1}, "not a number of seconds"),
+        ({"api_url": "ghe.example"}, "'ghe.example' is not a URL"),
     ],
 )
 def test_mistakes_name_the_setting(table, message):
