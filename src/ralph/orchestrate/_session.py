@@ -9,7 +9,9 @@ against the same store. Both are the same engine; only the crew differs.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +22,7 @@ from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
-from ralph.orchestrate._worker import Crew, Worker
+from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
 from ralph.pipeline import suggest_roster
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Event, Run, RunStatus, TaskStore
@@ -36,10 +38,14 @@ __all__ = [
     "worker_crew",
 ]
 
+logger = logging.getLogger(__name__)
+
 #: Every role a worker can take (a person is the human gate's only taker).
 WORKER_ROLES = (Role.ANALYST.value, Role.BUILDER.value, Role.VALIDATOR.value, Role.INTEGRATOR.value)
 #: How often the lead looks at the run when no event arrives.
 LOOK_SECONDS = 0.5
+#: How long idle workers get to notice a shutdown (several of their idle waits).
+STOP_GRACE_SECONDS = 5 * IDLE_SECONDS
 
 #: (worker name, roles) for each worker of a crew.
 CrewPlan = Sequence[tuple[str, tuple[str, ...]]]
@@ -156,8 +162,7 @@ def run_session(
     store.request_shutdown(run.id)
     if ending is Ending.FINISHED:
         run = store.finish_run(run.id, RunStatus.FINISHED)
-    if not interrupt.aborting.is_set():
-        workers.join()
+    _wind_down(workers, interrupt)
     if observer is not None:
         observer(run, store.events(run.id, cursor))
     return SessionResult(
@@ -170,6 +175,25 @@ def run_session(
         idle_waits=sum(w.stats.idle_waits for w in workers.workers),
         workers=tuple(w.name for w in workers.workers),
     )
+
+
+def _wind_down(workers: Crew, interrupt: Interrupt) -> None:
+    """Wait for the workers to stop after the shutdown: busy ones finish their task (each
+    bounded by its agent's limits); idle ones see the shutdown within their idle wait, so
+    one idle past ``STOP_GRACE_SECONDS`` is not waited for (its thread is a daemon). A
+    second Ctrl-C meanwhile hands the running tasks back."""
+    idle_since: float | None = None
+    while not workers.join(LOOK_SECONDS):
+        if interrupt.aborting.is_set():
+            workers.release_claims()
+            return
+        if workers.busy:
+            idle_since = None
+            continue
+        idle_since = idle_since or time.monotonic()
+        if time.monotonic() - idle_since > STOP_GRACE_SECONDS:
+            logger.warning("idle workers did not stop after the shutdown; not waiting")
+            return
 
 
 def _watch(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -20,14 +21,22 @@ from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import Execution
 from ralph.tasks import Claim, EventKind, RunStatus, TaskStore
 
-__all__ = ["Crew", "Worker", "WorkerStats", "heartbeating"]
+__all__ = ["Crew", "Worker", "WorkerStats", "heartbeating", "latest_event"]
 
 logger = logging.getLogger(__name__)
 
 #: How long an idle worker sleeps on the event stream before looking again (the floor
 #: for noticing a retry backoff running out; every claimable change is an event).
 IDLE_SECONDS = 1.0
+#: How long a finished task waits for its heartbeat thread's store call to return.
+HEARTBEAT_GRACE_SECONDS = 5.0
 _ENDINGS = frozenset({EventKind.SHUTDOWN_REQUESTED, EventKind.RUN_FINISHED})
+
+
+def latest_event(store: TaskStore, run_id: int) -> int:
+    """The id of the run's newest event (0 before any)."""
+    history = store.events(run_id)
+    return history[-1].id if history else 0
 
 
 @contextmanager
@@ -51,7 +60,8 @@ def heartbeating(store: TaskStore, claim: Claim, every: float) -> Iterator[None]
         yield
     finally:
         done.set()
-        thread.join()
+        # The beat wakes at once; a store call stuck in it is left to its daemon thread.
+        thread.join(every + HEARTBEAT_GRACE_SECONDS)
 
 
 @dataclass
@@ -74,6 +84,7 @@ class Worker:
         budget: Budget | None = None,
         stopping: threading.Event | None = None,
         idle_seconds: float = IDLE_SECONDS,
+        since: int | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -85,11 +96,13 @@ class Worker:
         self.idle_seconds = idle_seconds
         self.stats = WorkerStats()
         self.current: Claim | None = None
+        # Shutdowns of earlier sessions of this run are history: the worker starts after
+        # them. The cursor is taken here, not when the thread starts, so a shutdown of
+        # this very session (the lead may end it before the thread runs) is seen.
+        self.since = latest_event(store, run_id) if since is None else since
 
     def run(self) -> WorkerStats:
-        # Shutdowns of earlier sessions of this run are history: start after them.
-        history = self.store.events(self.run_id)
-        cursor = history[-1].id if history else 0
+        cursor = self.since
         while not self.stopping.is_set():
             news = self.store.events(self.run_id, cursor)
             if news:
@@ -139,10 +152,11 @@ class Crew:
             thread.start()
             self._threads.append(thread)
 
-    def join(self, timeout: float | None = None) -> bool:
-        """True when every worker has stopped."""
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds in all; True when every worker has stopped."""
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
         return not any(thread.is_alive() for thread in self._threads)
 
     @property

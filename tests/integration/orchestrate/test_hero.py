@@ -4,9 +4,12 @@ an issue, a group or an epic from where it is to merged code."""
 from __future__ import annotations
 
 import socket
+import time
+
+import pytest
 
 from ralph.config import Project
-from ralph.orchestrate import Budget, Ending, Lead
+from ralph.orchestrate import Budget, Ending, Lead, Worker
 from ralph.phases import approve
 from ralph.runtimes.scripted import Fault, ScriptedRuntime
 from ralph.workflow import WorkflowState
@@ -85,6 +88,27 @@ def test_the_human_gate_stops_the_run_and_approval_resumes_the_same_graph(demo: 
     assert demo.state(number) is DONE
     assert demo.statuses(second)[f"human_gate:{number}"] == "done"
     assert not demo.duplicate_comments(number)
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_thread_that_starts_after_the_session_ended_still_stops(
+    demo: Demo, monkeypatch: pytest.MonkeyPatch
+):
+    # The lead sees the gate at once and ends the session; the workers' threads only
+    # start running afterwards. They must still see that shutdown, not wait forever.
+    number = demo.issue("farewell")
+    assert demo.hero(number, review_mode="interactive").ending is Ending.WAITING_FOR_HUMAN
+    started = Worker.run
+
+    def late(self: Worker):
+        time.sleep(1.5)
+        return started(self)
+
+    monkeypatch.setattr(Worker, "run", late)
+    began = time.monotonic()
+    again = demo.hero(number, review_mode="interactive")
+    assert again.ending is Ending.WAITING_FOR_HUMAN
+    assert time.monotonic() - began < 20
 
 
 def test_needs_iteration_plans_and_reviews_again_then_goes_on(demo: Demo):
