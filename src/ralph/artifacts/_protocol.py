@@ -102,11 +102,13 @@ class Links:
     owner: str | None = None
     repo: str | None = None
     branch: str = "main"
+    #: The web address of the GitHub instance (GitHub Enterprise Server has its own).
+    web: str = "https://github.com"
 
     @property
     def _prefix(self) -> str | None:
         if self.owner and self.repo:
-            return f"https://github.com/{self.owner}/{self.repo}/blob/{self.branch}/"
+            return f"{self.web.rstrip('/')}/{self.owner}/{self.repo}/blob/{self.branch}/"
         return None
 
     def link(self, path: str) -> str:
@@ -115,7 +117,7 @@ class Links:
 
     def path(self, link: str) -> str:
         """The repository-relative path a link points at (any owner's blob URL works)."""
-        match = re.match(r"https://github\.com/[^/]+/[^/]+/blob/[^/]+/(.+)", link.strip())
+        match = re.match(r"https?://[^/\s]+/[^/\s]+/[^/\s]+/blob/[^/\s]+/(.+)", link.strip())
         return match.group(1) if match else link.strip()
 
 

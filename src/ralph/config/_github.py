@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from ralph.errors import ConfigError
 from ralph.github import (
@@ -68,6 +69,15 @@ class GitHubSettings:
     @property
     def url(self) -> str:
         return self.api_url or DEFAULT_API_URL
+
+    @property
+    def web_url(self) -> str:
+        """Where people browse it: github.com, or the Enterprise Server's own host
+        (its API lives under ``/api``)."""
+        parts = urlsplit(self.url)
+        if parts.netloc in ("api.github.com", ""):
+            return "https://github.com"
+        return f"{parts.scheme}://{parts.netloc}"
 
     def require(self, source: str) -> None:
         """ConfigError naming the first missing setting a GitHub board needs."""

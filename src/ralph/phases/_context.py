@@ -23,11 +23,21 @@ logger = logging.getLogger(__name__)
 class PhaseContext:
     project: Project
     day: date
+    #: Blob URLs on a GitHub board, repository-relative paths on the local tracker.
     links: Links = field(default_factory=Links)
     #: How reports name the agent runtime ("simulated agent (scripted)").
     agent: str = ""
     #: Lines reporting what the phase did, in order (the CLI prints them).
     said: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        config = self.project.config
+        if config.tracker == "github" and not self.links.owner:
+            # As the original: artifact comments link the file on GitHub.
+            self.links = Links(
+                config.github.owner, config.github.repo, config.base_branch,
+                web=config.github.web_url,
+            )  # fmt: skip
 
     @property
     def tracker(self) -> Tracker:

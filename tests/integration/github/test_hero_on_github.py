@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -87,3 +88,12 @@ def test_hero_takes_the_epic_from_backlog_to_merged_on_github(shop):
     assert "def farewell" in git(origin, "show", "main:greet/core.py")
     assert git(work, "rev-parse", "main") == git(origin, "rev-parse", "main")
     assert not [r for r in served.fake.requests if r.status not in (200,)]
+    # As the original: artifact comments link the document on GitHub, not a bare path
+    # (on the host of the API URL, as on GitHub Enterprise Server).
+    web = "{0.scheme}://{0.netloc}".format(urlsplit(served.url))
+    research = [
+        c.body for c in tracker.get_issue(root.sub_issues[0]).comments
+        if c.body.startswith("## Research Document")
+    ]  # fmt: skip
+    assert research
+    assert f"{web}/acme/greet/blob/main/thoughts/shared/research/" in research[0]

@@ -59,6 +59,9 @@ def test_links_are_blob_urls_on_github_and_paths_locally():
     assert GITHUB.path(GITHUB.link(path)) == path
     assert LOCAL.link(path) == path
     assert LOCAL.path(f"https://github.com/other/repo/blob/main/{path}") == path
+    enterprise = Links("acme", "shop", web="https://ghe.example")
+    assert enterprise.link(path) == f"https://ghe.example/acme/shop/blob/main/{path}"
+    assert LOCAL.path(enterprise.link(path)) == path
 
 
 def test_comments_have_the_exact_headers_and_layout():

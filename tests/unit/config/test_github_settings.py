@@ -69,3 +69,15 @@ def test_tokens_come_from_the_environment_with_the_originals_names():
 def test_no_token_says_which_variable_to_set():
     with pytest.raises(ConfigError, match="set RALPH_GH_TOKEN"):
         github_tokens({"RALPH_GH_TOKEN": ""})
+
+
+@pytest.mark.parametrize(
+    ("api_url", "web"),
+    [
+        ("", "https://github.com"),
+        ("https://api.github.com/graphql", "https://github.com"),
+        ("https://ghe.example/api/graphql", "https://ghe.example"),
+    ],
+)
+def test_people_browse_github_or_the_enterprise_server_the_api_belongs_to(api_url, web):
+    assert GitHubSettings(api_url=api_url).web_url == web
