@@ -62,6 +62,8 @@ _FOLDERS = {
     ArtifactKind.REVIEW: "thoughts/shared/reviews",
 }
 SELF_HEALED = "(Self-healed: artifact was found on disk but not linked via comment)"
+#: How a review comment introduces the critique's link (the original's words).
+CRITIQUE_LABEL = "Full critique:"
 _VERDICT = re.compile(r"^VERDICT:\s*(APPROVED|NEEDS_ITERATION)\s*$", re.MULTILINE)
 
 
@@ -130,7 +132,7 @@ def artifact_comment(kind: ArtifactKind, link: str, summary: str = "") -> str:
 def review_comment(verdict: Verdict, critique_link: str | None = None, summary: str = "") -> str:
     lines = [HEADERS[ArtifactKind.REVIEW], "", f"VERDICT: {verdict.value}"]
     if critique_link:
-        lines += ["", critique_link]
+        lines += ["", f"{CRITIQUE_LABEL} {critique_link}"]
     if summary.strip():
         lines += ["", summary.strip()]
     return "\n".join(lines) + "\n"
@@ -146,8 +148,11 @@ def _link_after_header(body: str, headers: Iterable[str]) -> str | None:
     for index, line in enumerate(lines):
         if line.strip() in headers:
             for following in lines[index + 1 :]:
-                if following.strip():
-                    return following.strip()
+                # A review comment puts its verdict between the header and the link,
+                # which it labels as the original does ("Full critique: <URL>").
+                text = following.strip()
+                if text and not _VERDICT.match(text):
+                    return text.removeprefix(CRITIQUE_LABEL).strip()
             return None
     return None
 

@@ -93,9 +93,7 @@ class ReviewPhase(Phase):
                 if NEEDS_ITERATION_LABEL in labels:
                     labels.remove(NEEDS_ITERATION_LABEL)
                     tracker.update_issue(issue.number, labels=labels)
-                ctx.comment_once(
-                    issue.number, review_comment(verdict, f"Full critique: {link}", summary)
-                )
+                ctx.comment_once(issue.number, review_comment(verdict, link, summary))
                 tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
             else:
                 found = "\n".join(f"- {problem}" for problem in attempt.result["issues"])
@@ -103,9 +101,7 @@ class ReviewPhase(Phase):
                     f"Issues identified:\n{found}\n\nLabel `{NEEDS_ITERATION_LABEL}` added.\n\n"
                     f"Run `ralph run plan {issue.number}` to address these issues."
                 )
-                ctx.comment_once(
-                    issue.number, review_comment(verdict, f"Full critique: {link}", summary)
-                )
+                ctx.comment_once(issue.number, review_comment(verdict, link, summary))
                 if NEEDS_ITERATION_LABEL not in labels:
                     tracker.update_issue(issue.number, labels=[*labels, NEEDS_ITERATION_LABEL])
                 tracker.set_state(issue.number, WorkflowState.READY_FOR_PLAN, command=self.command)

@@ -74,6 +74,14 @@ def test_comments_have_the_exact_headers_and_layout():
     assert parse_verdict("no verdict here") is None
 
 
+def test_a_review_comment_links_its_critique_not_its_verdict():
+    critique = GITHUB.link("thoughts/shared/reviews/c.md")
+    linked = review_comment(Verdict.APPROVED, critique, "Fine.")
+    assert f"\nFull critique: {critique}\n" in linked
+    assert find_link([linked], ArtifactKind.REVIEW) == critique
+    assert find_link([review_comment(Verdict.APPROVED)], ArtifactKind.REVIEW) is None
+
+
 def test_the_last_linking_comment_wins_and_every_comment_is_read():
     comments = (
         [artifact_comment(P, "old.md")]
