@@ -4,6 +4,7 @@ the read-only switch agents' in-process servers use."""
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -31,6 +32,8 @@ class ToolContext:
         self.actor = actor
         self.lock = threading.Lock()
         self.names: list[str] = []
+        #: Tool name -> the names of the arguments it takes.
+        self.parameters: dict[str, tuple[str, ...]] = {}
 
     def _register(self, verb: str, *, writes: bool, name: str | None) -> Callable[[F], F]:
         def decorate(body: F) -> F:
@@ -44,6 +47,7 @@ class ToolContext:
                 structured_output=False,
             )
             self.names.append(full)
+            self.parameters[full] = tuple(inspect.signature(body).parameters)
             return body
 
         return decorate

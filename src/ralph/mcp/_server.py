@@ -4,10 +4,14 @@ mcp``, stdio) and, read-only, in-process for the agents Ralph runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 
 from ralph.config import Project
 from ralph.mcp._context import ToolContext
+from ralph.mcp._envelope import failure
 from ralph.mcp._issues import register_issue_tools
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._tasks import register_task_tools
@@ -23,11 +27,64 @@ _INSTRUCTIONS = (
 )
 
 
+#: Arguments every tool of the original takes to pick its repository and board; this
+#: server serves one project, so on a GitHub board they must name it.
+SCOPE_ARGUMENTS = ("owner", "repo", "projectNumber")
+
+
+class _Server(MCPServer):
+    """Refuses arguments a tool does not take: a misspelt name (``estimat``) or one of
+    the original's that Ralph lacks must not be dropped silently."""
+
+    def __init__(self, project: Project) -> None:
+        super().__init__(SERVER_NAME, instructions=_INSTRUCTIONS)
+        self.project = project
+        #: Tool name -> the argument names it takes.
+        self.parameters: dict[str, tuple[str, ...]] = {}
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        taken = self.parameters.get(name)
+        if taken is not None:
+            problem = self._problem(name, taken, arguments)
+            if problem:
+                return failure(problem)
+        return await super().call_tool(name, arguments, context)
+
+    def _problem(self, name: str, taken: tuple[str, ...], arguments: dict[str, Any]) -> str:
+        unknown = [key for key in arguments if key not in taken and key not in SCOPE_ARGUMENTS]
+        if unknown:
+            listed = ", ".join(repr(key) for key in unknown)
+            return (
+                f"Failed to call {name}: unknown argument(s) {listed}. Recovery: use only "
+                f"{', '.join(taken) or 'no arguments'} (and owner, repo, projectNumber)."
+            )
+        for key, expected in self._scope().items():
+            given = arguments.get(key)
+            if given is not None and str(given) != str(expected):
+                return (
+                    f"Failed to call {name}: {key} {given!r} is not this server's "
+                    f"({expected!r}). Recovery: leave {key} out, or run `ralph mcp` in the "
+                    "project that has it."
+                )
+        return ""
+
+    def _scope(self) -> dict[str, object]:
+        """What the scope arguments must say: a GitHub board's owner, repository and
+        project. The local tracker has no such names to check against."""
+        github = self.project.config.github
+        if self.project.config.tracker != "github":
+            return {}
+        return {"owner": github.owner, "repo": github.repo, "projectNumber": github.project}
+
+
 def build_server(project: Project, *, read_only: bool = False, actor: str = "mcp") -> MCPServer:
     """The server over ``project``. ``read_only`` leaves out every tool that writes."""
-    server = MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS)
+    server = _Server(project)
     tools = ToolContext(server, project, read_only=read_only, actor=actor)
     register_issue_tools(tools)
     register_pipeline_tools(tools)
     register_task_tools(tools)
+    server.parameters.update(tools.parameters)
     return server

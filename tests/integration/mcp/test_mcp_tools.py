@@ -12,12 +12,12 @@ import anyio
 import pytest
 from mcp import Client
 
-from ralph.config import Config, Project
+from ralph.config import Config, GitHubSettings, Project
 from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.tasks import MemoryStore
-from ralph.tracker import MemoryTracker
+from ralph.tracker import IssueQuery, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
 Call = Callable[..., tuple[bool, Any]]
@@ -314,3 +314,39 @@ def test_numbers_given_as_strings_are_accepted_like_the_original(project):
     ((failed, issue),) = calls(project, ("get_issue", {"number": "1", "owner": "o", "repo": "r"}))
     assert not failed
     assert issue["number"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "unknown"),
+    [
+        ("list_issues", {"profile": "analyst-research"}, "'profile'"),
+        ("create_issue", {"title": "typo", "estimat": "XS"}, "'estimat'"),
+        ("get_issue", {"number": 1, "bogus": 1}, "'bogus'"),
+    ],
+)
+def test_an_argument_a_tool_does_not_take_is_refused_naming_the_ones_it_does(
+    project, tool, arguments, unknown
+):
+    project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
+    ((failed, answer),) = calls(project, (tool, arguments))
+    assert failed
+    assert unknown in answer["error"]
+    assert "Recovery: use only" in answer["error"]
+    assert len(project.tracker.list_issues(IssueQuery())) == 1  # nothing was created
+
+
+def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
+    board = GitHubSettings(owner="acme", repo="shop", project=3)
+    config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
+    project = Project(config, MemoryTracker(), MemoryStore(), GitRepo(tmp_path))
+    project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
+    right, wrong, board_number = calls(
+        project,
+        ("get_issue", {"number": 1, "owner": "acme", "repo": "shop", "projectNumber": "3"}),
+        ("get_issue", {"number": 1, "repo": "elsewhere"}),
+        ("list_issues", {"projectNumber": 4}),
+    )
+    assert not right[0]
+    assert wrong[0]
+    assert "'elsewhere' is not this server's ('shop')" in wrong[1]["error"]
+    assert board_number[0]
