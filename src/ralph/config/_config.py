@@ -44,6 +44,8 @@ class Config:
     budget_run_usd: float = 0.0
     budget_day_usd: float = 0.0
     stuck_threshold_hours: float = 48.0
+    #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
+    escalate_to: str = ""
     wip_limits: dict[str, int] = field(default_factory=dict)
     agent: AgentSettings = field(default_factory=AgentSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
@@ -69,6 +71,7 @@ _KEYS = {
     "budget_run_usd": ("budget_run_usd", "RALPH_BUDGET_RUN_USD"),
     "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
+    "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
     "agent": ("agent", None),
     "github": ("github", None),
@@ -116,6 +119,8 @@ def _convert(name: str, value: Any, source: str) -> Any:
                         + ", ".join(s.value for s in WorkflowState)
                     )
             return {str(k): int(v) for k, v in value.items()}
+        if name == "escalate_to":
+            return _handles(value, source)
         if kind == "float":
             number = float(value)
             if number < 0:
@@ -130,6 +135,23 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "wip_limits": "a table of state = limit",
         }.get(name, "a number >= 0" if kind == "float" else "a string")
         raise ConfigError(f"{source}: {value!r} is not valid; expected {expected}") from None
+
+
+_HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?$")
+
+
+def _handles(value: Any, source: str) -> str:
+    """GitHub handles (users or ``org/team``), each written with its ``@``."""
+    if not isinstance(value, str):
+        raise ValueError
+    handles = value.replace(",", " ").split()
+    bad = [h for h in handles if not _HANDLE.match(h)]
+    if bad:
+        raise ConfigError(
+            f"{source}: {bad[0]!r} is not a GitHub handle; write people as @login and teams "
+            "as @org/team, separated by spaces"
+        )
+    return " ".join("@" + h.lstrip("@") for h in handles)
 
 
 def load_config(start: Path | None = None, env: Mapping[str, str] | None = None) -> Config:

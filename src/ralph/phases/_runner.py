@@ -71,6 +71,19 @@ class PhaseOutcome:
         return sum(run.cost_usd for run in self.agent_runs)
 
 
+def escalation_mention(project: Project, issue: Issue) -> str:
+    """Whom an escalation notifies, as the comment's opening (the original wrote
+    ``@owner Escalation: ...``): ``escalate_to`` from ralph.toml, else the issue's
+    assignees, else on a GitHub board the repository's owner."""
+    config = project.config
+    handles = config.escalate_to.split()
+    if not handles:
+        handles = [f"@{login}" for login in issue.assignees]
+    if not handles and config.tracker == "github" and config.github.owner:
+        handles = [f"@{config.github.owner}"]
+    return f"{' '.join(handles)} " if handles else ""
+
+
 class PhaseRunner:
     def __init__(
         self,
@@ -298,7 +311,7 @@ class PhaseRunner:
                 tracker.set_state(n, "__ESCALATE__", command=phase.command)
             ctx.comment_once(
                 n,
-                f"Escalation: {reason}\n\n"
+                f"{escalation_mention(self.project, issue)}Escalation: {reason}\n\n"
                 f"Phase `{phase.name}` stopped and needs a person. Resolve the problem, then "
                 f"move the issue back (`ralph issue move {n} STATE`) and run the phase again.",
             )

@@ -4,6 +4,8 @@ write where they were not asked to."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import socket
 
 import pytest
@@ -152,6 +154,15 @@ def test_an_agent_that_asks_for_a_person_escalates_at_once(sample: Sample):
     assert len(outcome.agent_runs) == 1
     assert sample.state(number) is S.HUMAN_NEEDED
     assert "Escalation: the agent asks for a person" in sample.comments(number)[-1]
+
+
+def test_an_escalation_mentions_who_ralph_toml_names(sample: Sample):
+    config = dataclasses.replace(sample.project.config, escalate_to="@alice @acme/leads")
+    runner = sample.runner(("research", Fault.ESCALATE))
+    runner.project = dataclasses.replace(sample.project, config=config)
+    number = sample.issue()
+    runner.run("research", number)
+    assert sample.comments(number)[-1].startswith("@alice @acme/leads Escalation: the agent asks")
 
 
 # -- crashes and reruns -----------------------------------------------------------------------

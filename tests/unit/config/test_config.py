@@ -69,3 +69,11 @@ def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):
 def test_a_bad_environment_value_names_the_variable(root):
     with pytest.raises(ConfigError, match="RALPH_BUDGET_DAY_USD"):
         load_config(root, env={"RALPH_BUDGET_DAY_USD": "lots"})
+
+
+def test_escalate_to_takes_github_handles_and_writes_each_with_its_at(tmp_path):
+    (tmp_path / "ralph.toml").write_text('escalate_to = "alice, @acme/leads"\n')
+    assert load_config(tmp_path, env={}).escalate_to == "@alice @acme/leads"
+    (tmp_path / "ralph.toml").write_text('escalate_to = "al ice!"\n')
+    with pytest.raises(ConfigError, match="'ice!' is not a GitHub handle"):
+        load_config(tmp_path, env={})
