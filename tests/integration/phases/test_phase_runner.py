@@ -5,7 +5,6 @@ write where they were not asked to."""
 from __future__ import annotations
 
 import dataclasses
-
 import socket
 
 import pytest
