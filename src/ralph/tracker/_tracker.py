@@ -341,12 +341,19 @@ class Tracker(abc.ABC):
         children = tuple((n, self.get_issue(n).workflow_state) for n in parent.sub_issues)
         decision = parent_decision(parent.workflow_state, children)
         if decision.target is None:
+            self._close_if_done(parent)  # a rerun finishes a close a crash cut short
             return ParentAdvance(False, decision.reason, child_states=children)
         change = StateChange(
             parent.number, parent.workflow_state, decision.target, "ralph_advance_parent"
         )
         self._record_move(change, actor)
+        self._close_if_done(self.get_issue(parent.number))
         return ParentAdvance(True, decision.reason, change, children)
+
+    def _close_if_done(self, parent: Issue) -> None:
+        """An epic whose last child is done is closed with it, as its children were."""
+        if parent.workflow_state is WorkflowState.DONE and parent.is_open:
+            self.close_issue(parent.number, CloseReason.COMPLETED)
 
     def relations(self, number: int) -> IssueRelations | None:
         """The issue's tree and dependencies, as group detection reads them; None when

@@ -54,6 +54,7 @@ def test_an_epic_is_triaged_split_and_carried_to_done(demo: Demo):
     epic = demo.project.tracker.get_issue(demo.epic)
     assert len(epic.sub_issues) == 3
     assert epic.workflow_state is DONE
+    assert not epic.is_open
     assert all(demo.state(n) is DONE for n in epic.sub_issues)
     statuses = demo.statuses(result)
     assert statuses["triage:1"] == statuses["split:1"] == "done"

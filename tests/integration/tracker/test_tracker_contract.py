@@ -353,6 +353,20 @@ def test_a_canceled_child_does_not_hold_the_parent(tracker):
     assert tracker.get_issue(parent).workflow_state is S.DONE
 
 
+def test_a_parent_that_reaches_done_is_closed_with_its_last_child(tracker):
+    parent = family(tracker, S.IN_REVIEW, S.DONE, S.DONE)
+    assert tracker.advance_parent(2).advanced
+    assert tracker.get_issue(parent).workflow_state is S.DONE
+    assert not tracker.get_issue(parent).is_open
+
+
+def test_a_done_parent_left_open_by_a_crash_is_closed_by_the_next_advance(tracker):
+    parent = family(tracker, S.DONE, S.DONE)
+    assert tracker.get_issue(parent).is_open
+    tracker.advance_parent(2)
+    assert not tracker.get_issue(parent).is_open
+
+
 def test_a_parent_already_there_stays_and_an_orphan_has_no_parent_to_move(tracker):
     family(tracker, S.DONE, S.DONE)
     assert tracker.advance_parent(2).reason == "Parent already at or past target state"
