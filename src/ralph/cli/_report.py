@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ralph.orchestrate import RunReport
+from ralph.orchestrate import RunReport, TaskLine
 from ralph.tasks import TaskStatus
 
 __all__ = ["MARKS", "duration", "print_report", "worker_name"]
@@ -36,28 +36,57 @@ def worker_name(owner: object) -> str:
     return str(owner).rpartition("/")[2] or str(owner)
 
 
+def _replaced(line: TaskLine) -> bool:
+    """Canceled by a graph rewrite before it ever ran (its reason is the rewrite's)."""
+    return line.status == TaskStatus.CANCELED and not line.attempts and bool(line.error)
+
+
+def _rows(report: RunReport) -> list[tuple[str, Text, str, str, str, str]]:
+    """One row per task, except that the tasks one rewrite replaced before they ran
+    (the plan made before a triage, say) fold into a single row where the first was."""
+    folded: dict[str, list[TaskLine]] = {}
+    for line in report.tasks:
+        if _replaced(line):
+            folded.setdefault(line.error or "", []).append(line)
+    rows = []
+    for line in report.tasks:
+        if _replaced(line) and len(folded[line.error or ""]) > 1:
+            group = folded[line.error or ""]
+            if line is group[0]:
+                status = Text(f"{MARKS[TaskStatus.CANCELED][0]} replaced", style="bright_black")
+                status.append(f" ({line.error})", style="bright_black")
+                rows.append((f"{len(group)} earlier tasks", status, "", "", "", ""))
+            continue
+        symbol, style = MARKS[line.status]
+        status = Text(f"{symbol} {line.status}", style=style)
+        if line.error and line.status != TaskStatus.DONE:
+            status.append(f" ({line.error})", style="bright_black")
+        rows.append(
+            (
+                line.subject,
+                status,
+                duration(line.seconds) if line.seconds else "",
+                str(line.attempts) if line.attempts else "",
+                f"${line.cost_usd:.2f}" if line.cost_usd else "",
+                f"{line.tokens:,}" if line.tokens else "",
+            )
+        )
+    return rows
+
+
 def print_report(report: RunReport, console: Console) -> None:
     run = report.run
     table = Table(title=f"Run {run.id}: {run.name} ({run.status.value})", title_justify="left")
     for column in ("Task", "Status", "Time", "Tries", "Cost", "Tokens"):
         table.add_column(column, justify="right" if column in ("Time", "Tries") else "left")
-    for line in report.tasks:
-        symbol, style = MARKS[line.status]
-        status = Text(f"{symbol} {line.status}", style=style)
-        if line.error and line.status != TaskStatus.DONE:
-            status.append(f" ({line.error})", style="bright_black")
-        table.add_row(
-            line.subject,
-            status,
-            duration(line.seconds) if line.seconds else "",
-            str(line.attempts) if line.attempts else "",
-            f"${line.cost_usd:.2f}" if line.cost_usd else "",
-            f"{line.tokens:,}" if line.tokens else "",
-        )
+    for row in _rows(report):
+        table.add_row(*row)
     console.print(table)
     done = report.count(TaskStatus.DONE)
+    replaced = sum(1 for line in report.tasks if _replaced(line))
+    also = f" ({replaced} replaced by a re-plan)" if replaced else ""
     console.print(
-        f"{done}/{len(report.tasks)} tasks done · ${report.cost_usd:.2f} · "
+        f"{done}/{len(report.tasks) - replaced} tasks done{also} · ${report.cost_usd:.2f} · "
         f"{report.tokens:,} tokens · {report.turns} agent turns",
         markup=False,
     )

@@ -75,6 +75,10 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
     assert "ralph team 1 --agent claude" in out
     assert "0 while blocked" in out
     assert "board: Done 4" in out
+    # The plan made before triage sized the epic is one folded row, not six.
+    assert "6 earlier tasks" in out
+    assert "12/12 tasks done (6 replaced by a re-plan)" in out
+    assert "│ Research GH-1 " not in out
     kept = tmp_path / "kept"
     assert (kept / "ralph.toml").is_file()
     # The kept project answers ralph's own commands: the report can be printed again.
