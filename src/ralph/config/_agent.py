@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 
 __all__ = ["PHASE_NAMES", "AgentSettings", "PhaseSettings", "parse_agent_settings"]
@@ -95,13 +96,11 @@ def _value(kind: type, value: Any, where: str) -> Any:
         if isinstance(value, str):
             return value
         raise ConfigError(f"{where}: {value!r} is not valid; expected a string")
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, str):  # TOML numbers only: a quoted "5" is a mistake here
         raise ConfigError(f"{where}: {value!r} is not valid; expected a number")
-    if kind is int and (not float(value).is_integer() or value < 1):
-        raise ConfigError(f"{where}: {value!r} is not valid; expected a whole number >= 1")
-    if value < 0 or (kind is float and where.endswith("_seconds") and value == 0):
-        raise ConfigError(f"{where}: {value!r} is not valid; expected a positive number")
-    return kind(value)
+    if kind is int:
+        return int(setting_number(value, where, whole=True, minimum=1))
+    return setting_number(value, where, above=where.endswith("_seconds"))
 
 
 def _table(data: Any, where: str) -> Mapping[str, Any]:

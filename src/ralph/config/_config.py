@@ -17,6 +17,7 @@ from typing import Any
 
 from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
+from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import WorkflowState
@@ -118,14 +119,14 @@ def _convert(name: str, value: Any, source: str) -> Any:
                         f"{source}: {state!r} is not a workflow state; use one of "
                         + ", ".join(s.value for s in WorkflowState)
                     )
-            return {str(k): int(v) for k, v in value.items()}
+            return {
+                str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
+                for k, v in value.items()
+            }
         if name == "escalate_to":
             return _handles(value, source)
         if kind == "float":
-            number = float(value)
-            if number < 0:
-                raise ValueError
-            return number
+            return setting_number(value, source)
         if not isinstance(value, str):
             raise ValueError
         return value

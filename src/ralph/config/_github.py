@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.github import (
     DEFAULT_API_URL,
@@ -111,12 +112,7 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
         if raw is None or raw == "":
             continue
         if key == "mutation_interval":
-            try:
-                seconds = float(raw)
-            except (TypeError, ValueError):
-                seconds = -1.0
-            if seconds < 0:
-                raise ConfigError(f"{where}: {raw!r} is not a number of seconds >= 0")
+            seconds = setting_number(raw, f"{where} (seconds)")
             settings = replace(settings, mutation_interval=seconds)
         elif key == "project":
             try:

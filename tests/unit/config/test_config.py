@@ -52,12 +52,20 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
     [
         ('colour = "blue"', "unknown setting 'colour'"),
         ('review_mode = "sometimes"', "expected one of auto, interactive, skip"),
-        ("budget_run_usd = -1", "expected a number >= 0"),
+        ("budget_run_usd = -1", "budget_run_usd: -1 is not valid; expected a finite number >= 0"),
+        ("budget_run_usd = nan", "budget_run_usd: nan is not valid; expected a finite number"),
+        ("budget_day_usd = inf", "budget_day_usd: inf is not valid; expected a finite number"),
+        ("budget_task_usd = true", "budget_task_usd: True is not valid"),
+        (
+            '[wip_limits]\n"In Progress" = -3',
+            "In Progress: -3 is not valid; expected a whole number",
+        ),
+        ('[wip_limits]\n"In Progress" = 2.7', "In Progress: 2.7 is not valid; expected a whole"),
         ('tracker = "jira"', "tracker 'jira' is unknown"),
         ('repo = "my repo"', "must be letters"),
         ("tracker = ", "not valid TOML"),
         ('[wip_limits]\n"Doing" = 3', "'Doing' is not a workflow state"),
-        ('[wip_limits]\n"In Progress" = "many"', "expected a table of state = limit"),
+        ('[wip_limits]\n"In Progress" = "many"', "'many' is not valid; expected a whole number"),
     ],
 )
 def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):

@@ -32,7 +32,8 @@ def test_an_unexpanded_placeholder_counts_as_unset():
         ({"project": "three"}, "'three' is not a project number"),
         ({"project": 0}, "0 is not a project number"),
         ({"colour": "red"}, "unknown setting github.colour"),
-        ({"mutation_interval": -1}, "not a number of seconds"),
+        ({"mutation_interval": -1}, r"mutation_interval \(seconds\): -1 is not valid"),
+        ({"mutation_interval": float("nan")}, "nan is not valid; expected a finite number"),
         ({"api_url": "ghe.example"}, "'ghe.example' is not a URL"),
     ],
 )
