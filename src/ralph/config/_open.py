@@ -53,8 +53,9 @@ def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitH
 
 @contextmanager
 def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Project]:
-    """The configured project's adapters, open for the ``with`` block."""
-    store = open_store(store_url or config.resolved_store_url)
+    """The configured project's adapters, open for the ``with`` block. The store must
+    exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
+    store = open_store(store_url or config.resolved_store_url, create=False)
     try:
         git = GitRepo(config.root)
         if config.tracker == "github":

@@ -24,7 +24,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
-from ralph.tasks._open import redact_url
+from ralph.tasks._open import redact_store_text, redact_url
 from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, to_json
 
 __all__ = ["CHANNEL", "FALLBACK_POLL_SECONDS", "PostgresStore"]
@@ -95,6 +95,7 @@ class _Listener:
 
 
 class PostgresStore(SqlStore):
+    schema_table_query = "SELECT 1 WHERE to_regclass('ralph_schema_version') IS NOT NULL"
     lock_rows = "FOR UPDATE"
     skip_locked = "FOR UPDATE SKIP LOCKED"
     deps_of_row = (
@@ -125,6 +126,7 @@ class PostgresStore(SqlStore):
             psycopg.connect(url, connect_timeout=max(1, int(connect_timeout))).close()
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            reason = redact_store_text(reason, url)
             raise StoreUnavailable(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}"
             ) from None
@@ -141,7 +143,8 @@ class PostgresStore(SqlStore):
         except (PoolTimeout, psycopg.Error) as exc:
             self._pool.close()
             raise StoreUnavailable(
-                f"cannot connect to PostgreSQL at {redact_url(url)}: {exc}"
+                f"cannot connect to PostgreSQL at {redact_url(url)}: "
+                f"{redact_store_text(str(exc), url)}"
             ) from None
         if migrate:
             self.migrate()

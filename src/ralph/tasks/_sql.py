@@ -211,6 +211,9 @@ class SqlStore(TaskStore):
     id_column: ClassVar[str]
     float_column: ClassVar[str]
 
+    #: Returns a row when the schema's version table exists.
+    schema_table_query: ClassVar[str]
+
     def _lock_schema(self, tx: Tx) -> None:
         """Keep concurrent migrators apart (beyond what the write transaction does)."""
 
@@ -238,6 +241,11 @@ class SqlStore(TaskStore):
         if applied_now:
             logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
         return applied_now
+
+    def initialised(self) -> bool:
+        """Whether the database holds Ralph's schema (its version table)."""
+        with self._reader() as tx:
+            return bool(tx.rows(self.schema_table_query))
 
     def schema_versions(self) -> list[int]:
         with self._reader() as tx:

@@ -49,6 +49,10 @@ class _SqliteTx(Tx):
 
 
 class SqliteStore(SqlStore):
+    schema_table_query = (
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ralph_schema_version'"
+    )
+
     def __init__(
         self,
         path: str | Path,

@@ -110,7 +110,7 @@ def test_a_missing_store_is_not_created_by_reading(capsys, tmp_path):
     with pytest.raises(SystemExit) as info:
         main(["--store", f"sqlite:///{tmp_path}/none.db", "runs", "list"])
     assert info.value.code == 2
-    assert "no task store at" in capsys.readouterr().err
+    assert "no Ralph store at" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
 
 

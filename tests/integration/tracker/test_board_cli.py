@@ -177,6 +177,7 @@ def test_status_shows_every_state_in_pipeline_order_in_three_formats(board):
 
 def test_a_store_named_on_the_command_line_wins_over_ralph_toml(board, tmp_path):
     other = f"sqlite:///{tmp_path}/other.db"
+    board("--store", other, "db", "migrate")  # only init and db migrate make a store
     board("--store", other, "issue", "new", "Elsewhere")
     assert json.loads(board("issue", "list", "--json")[1]) == []
     assert len(json.loads(board("--store", other, "issue", "list", "--json")[1])) == 1
