@@ -25,7 +25,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._open import redact_store_text, redact_url
-from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, to_json
+from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, storable, to_json
 
 __all__ = ["CHANNEL", "FALLBACK_POLL_SECONDS", "PostgresStore"]
 
@@ -50,11 +50,11 @@ class _PgTx(Tx):
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cursor = self._connection.execute(_placeholders(sql), tuple(params))
+        cursor = self._connection.execute(_placeholders(sql), storable(params))
         return cursor.fetchall() if cursor.description is not None else []
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return self._connection.execute(_placeholders(sql), tuple(params)).rowcount
+        return self._connection.execute(_placeholders(sql), storable(params)).rowcount
 
 
 class _Listener:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, cast
 
 from ralph.errors import (
     GraphError,
+    InvalidInput,
     IssueLocked,
     LeaseLost,
     RunNotFound,
@@ -87,6 +88,25 @@ class Tx(abc.ABC):
 
     def emit(self, run_id: int, kind: EventKind, task_id: int | None = None, **data: Any) -> None:
         self.pending_events.append((run_id, kind, task_id, data))
+
+
+#: The range of the 64-bit integer columns, on SQLite and PostgreSQL alike.
+_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def storable(params: Sequence[Any]) -> tuple[Any, ...]:
+    """``params`` as a tuple, once each is a value both backends store: an integer
+    beyond 64 bits or text with a NUL byte is InvalidInput here, the same on SQLite
+    (which would raise OverflowError, or keep the NUL) and on PostgreSQL (which
+    would find nothing, or raise DataError)."""
+    for value in params:
+        if isinstance(value, int) and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+            raise InvalidInput(
+                f"{value} is too large a number; numbers here go up to {_INT_RANGE[1]}"
+            )
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidInput("the text contains a NUL byte, which cannot be stored; remove it")
+    return tuple(params)
 
 
 def to_json(value: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
-from ralph.tasks._sql import Row, SqlStore, Tx
+from ralph.tasks._sql import Row, SqlStore, Tx, storable
 
 __all__ = ["BUSY_TIMEOUT_SECONDS", "POLL_SECONDS", "SqliteStore"]
 
@@ -38,14 +38,14 @@ class _SqliteTx(Tx):
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cursor = self._connection.execute(sql, tuple(params))
+        cursor = self._connection.execute(sql, storable(params))
         if cursor.description is None:
             return []
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return self._connection.execute(sql, tuple(params)).rowcount
+        return self._connection.execute(sql, storable(params)).rowcount
 
 
 class SqliteStore(SqlStore):
