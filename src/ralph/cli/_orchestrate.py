@@ -3,6 +3,7 @@ run end to end, thin over ``ralph.orchestrate``."""
 
 from __future__ import annotations
 
+import math
 import signal
 import tempfile
 import time
@@ -224,6 +225,8 @@ def worker_command(
 ) -> None:
     """Claim and run tasks of a run in this process (another terminal or machine, with
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
+    if not math.isfinite(wait) or wait < 0:
+        raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
     wanted = [r.strip() for r in roles.split(",") if r.strip()]
     unknown = [r for r in wanted if r not in WORKER_ROLES]
     if unknown or not wanted:

@@ -103,6 +103,8 @@ def test_ralph_demo_refuses_a_folder_that_is_not_empty(tmp_path):
         (["team", "1", "--workers", "coder=2"], "bad --workers item 'coder=2'"),
         (["worker", "--roles", "coder"], "unknown role(s) ['coder']"),
         (["worker", "--run", "99"], "no run with id 99"),
+        (["worker", "--wait", "nan"], "--wait nan is not valid"),
+        (["worker", "--wait", "-1"], "--wait -1.0 is not valid"),
     ],
 )
 def test_bad_orchestration_input_is_one_line(tmp_path, args, message):
