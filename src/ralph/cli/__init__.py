@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from ralph._secrets import RedactingFormatter, redact, register_secret
 from ralph.cli import _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
@@ -65,7 +66,11 @@ def _root(
 ) -> None:
     ctx.obj = {"store_url": store}
     level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+    if store:
+        register_secret(store)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -73,5 +78,5 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        print(f"ralph: error: {exc}", file=sys.stderr)
+        print(f"ralph: error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)

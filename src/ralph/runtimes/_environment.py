@@ -4,8 +4,9 @@ for the tracker, the store or anything else must not be one ``env`` away."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+
+from ralph._secrets import secret_name, url_passwords
 
 __all__ = ["AGENT_CREDENTIALS", "is_secret", "scrubbed_environment"]
 
@@ -23,20 +24,19 @@ AGENT_CREDENTIALS = frozenset(
     }
 )
 
-_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|ACCESS_KEY|_PAT$|^PGPASS",
-    re.IGNORECASE,
-)
-#: Ralph's own settings that can carry a password (a PostgreSQL store URL).
-_RALPH_SECRETS = frozenset({"RALPH_STORE_URL", "DATABASE_URL"})
+#: Not secrets by name, but a door to them: the person's SSH agent signs for any host.
+_DOORS = frozenset({"SSH_AUTH_SOCK", "GPG_AGENT_INFO"})
 
 
-def is_secret(name: str) -> bool:
-    return name not in AGENT_CREDENTIALS and (
-        name in _RALPH_SECRETS or bool(_SECRET_NAME.search(name))
-    )
+def is_secret(name: str, value: str = "") -> bool:
+    """Whether the variable must not reach an agent: a secret by name (tokens, store
+    URLs, ``*_AUTH``), a door to one (the SSH agent), or a value with a password in a
+    URL. The agents' own model keys are theirs to keep."""
+    if name in AGENT_CREDENTIALS:
+        return False
+    return name in _DOORS or secret_name(name) or bool(url_passwords(value))
 
 
 def scrubbed_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` without secrets (tracker tokens, store URLs, other keys)."""
-    return {name: value for name, value in environ.items() if not is_secret(name)}
+    return {name: value for name, value in environ.items() if not is_secret(name, value)}

@@ -27,7 +27,7 @@ def child_environment(
 ) -> dict[str, str]:
     """What the SDK lays over the inherited environment. It always starts from
     ``os.environ``, so secrets are blanked here rather than left out."""
-    env = {name: "" for name in environ if is_secret(name)}
+    env = {name: "" for name, value in environ.items() if is_secret(name, value)}
     env.update(extra)
     if sandbox:
         env["IS_SANDBOX"] = "1"

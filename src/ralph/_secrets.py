@@ -1,0 +1,126 @@
+"""The secrets Ralph knows, and the one function every text it posts, stores or prints
+passes through to lose them.
+
+Text from outside Ralph's own code (a test command's output, an agent's error, a
+driver's message) can carry a token: agent-written code can print its environment. So
+redaction does not look for what a secret looks like; it removes the values Ralph
+knows to be secret, in the forms they travel in (as written, percent-encoded,
+percent-decoded): every secret-named environment variable, the agents' own API keys,
+passwords in URLs anywhere in the environment, and any value registered at run time
+(the store URL's password from ralph.toml).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from urllib.parse import quote, unquote
+
+__all__ = [
+    "MASK",
+    "RedactingFormatter",
+    "Redactor",
+    "redact",
+    "register_secret",
+    "secret_name",
+    "url_passwords",
+]
+
+MASK = "***"
+#: Shorter values are not redacted: "1" or "on" would mangle every text.
+MIN_SECRET_LENGTH = 6
+
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|ACCESS_KEY|_PAT$|^PGPASS"
+    r"|_AUTH$|^AUTH_|_AUTH_|SESSION_KEY|COOKIE",
+    re.IGNORECASE,
+)
+#: Settings of Ralph's (and others') whose value is a URL that may hold a password.
+_URL_NAMES = frozenset({"RALPH_STORE_URL", "DATABASE_URL", "RALPH_GH_API_URL"})
+_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s@/]+)@", re.IGNORECASE)
+_KEYED = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^&\s]+)")
+
+
+def secret_name(name: str) -> bool:
+    """Whether an environment variable of this name holds a secret."""
+    return name in _URL_NAMES or bool(_SECRET_NAME.search(name))
+
+
+def url_passwords(text: str) -> set[str]:
+    """Passwords written in URLs or ``password=`` pairs inside ``text``."""
+    found = {m.group(1) for m in _USERINFO.finditer(text)}
+    found |= {m.group(1).strip("'") for m in _KEYED.finditer(text)}
+    return found
+
+
+def _forms(value: str) -> set[str]:
+    return {value, quote(value, safe=""), unquote(value)}
+
+
+class Redactor:
+    """Replaces every known secret value in a text with ``***``."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self._lock = threading.Lock()
+        self._values: set[str] = set()
+        self._pattern: re.Pattern[str] | None = None
+        self.add(*values)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> Redactor:
+        values: set[str] = set()
+        for name, value in environ.items():
+            if secret_name(name):
+                values.add(value)
+            values |= url_passwords(value)
+        return cls(values)
+
+    def add(self, *values: str) -> None:
+        forms = {form for value in values for form in _forms(value.strip())}
+        forms = {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+        with self._lock:
+            if forms <= self._values:
+                return
+            self._values |= forms
+            # Longest first, so a secret containing another is removed whole.
+            ordered = sorted(self._values, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+    def __call__(self, text: str) -> str:
+        pattern = self._pattern
+        return pattern.sub(MASK, text) if pattern is not None and text else text
+
+
+_default: Redactor | None = None
+_default_lock = threading.Lock()
+
+
+def _process_redactor() -> Redactor:
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Redactor.from_environment(os.environ)
+        return _default
+
+
+def register_secret(*values: str) -> None:
+    """Make ``redact`` remove these values too (secrets from files, not the
+    environment: the store URL's password)."""
+    _process_redactor().add(*values)
+    for value in values:
+        _process_redactor().add(*url_passwords(value))
+
+
+def redact(text: str) -> str:
+    """``text`` without any secret this process knows."""
+    return _process_redactor()(text)
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log formatter whose output (message, arguments, traceback) is redacted."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))

@@ -1,0 +1,86 @@
+"""Redaction: every secret value Ralph knows is removed from a text, in the forms it
+travels in, and nothing else is touched."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from ralph import _secrets as secrets
+from ralph._secrets import (
+    RedactingFormatter,
+    Redactor,
+    redact,
+    register_secret,
+    secret_name,
+    url_passwords,
+)
+
+ENV = {
+    "RALPH_GH_TOKEN": "ghp_SECRETTOKEN123",
+    "ANTHROPIC_API_KEY": "sk-ant-KEYKEYKEY",
+    "PGPASSWORD": "pgpw-secret",
+    "NPM_CONFIG__AUTH": "bnBtOnNlY3JldA==",
+    "RALPH_STORE_URL": "postgresql://ralph:st%40re-pw@db/ralph",
+    "RALPH_GH_API_URL": "https://user:URLPASS99@ghe.example/api",
+    "HOME": "/root",
+    "SHORT_TOKEN": "abc",
+}
+
+
+def test_every_secret_in_the_environment_is_removed_from_a_text():
+    redact = Redactor.from_environment(ENV)
+    text = (
+        "diag: ghp_SECRETTOKEN123 key sk-ant-KEYKEYKEY pg pgpw-secret npm bnBtOnNlY3JldA== "
+        "store st%40re-pw decoded st@re-pw api URLPASS99 home /root"
+    )
+    assert redact(text) == (
+        "diag: *** key *** pg *** npm *** store *** decoded *** api *** home /root"
+    )
+
+
+def test_short_values_and_ordinary_variables_are_left_alone():
+    redact = Redactor.from_environment(ENV)
+    assert redact("abc and /root") == "abc and /root"
+
+
+def test_names_that_hold_secrets():
+    assert all(
+        secret_name(name)
+        for name in ("RALPH_GH_TOKEN", "MY_SERVICE_AUTH", "NPM_CONFIG__AUTH", "PGPASSWORD")
+    )
+    assert not any(secret_name(name) for name in ("HOME", "PATH", "AUTHOR", "RALPH_AGENT"))
+
+
+def test_passwords_are_found_in_every_way_a_url_writes_them():
+    assert url_passwords("postgresql://u:pw123@h/db") == {"pw123"}
+    assert url_passwords("postgresql:///x?password=TOPSECRET&host=h") == {"TOPSECRET"}
+    assert url_passwords("host=h password='a b c' dbname=x") == {"a b c"}
+
+
+def test_a_secret_added_later_is_redacted_too():
+    redact = Redactor()
+    assert redact("token abcdef123") == "token abcdef123"
+    redact.add("abcdef123")
+    assert redact("token abcdef123") == "token ***"
+
+
+def test_log_output_is_redacted_tracebacks_included(monkeypatch):
+    monkeypatch.setenv("RALPH_GH_TOKEN", "ghp_SECRETTOKEN123")
+    monkeypatch.setattr(secrets, "_default", None)  # read the environment again
+    try:
+        raise RuntimeError("failed with ghp_SECRETTOKEN123")
+    except RuntimeError:
+        record = logging.LogRecord(
+            "x", logging.ERROR, __file__, 1, "token %s", ("ghp_SECRETTOKEN123",), sys.exc_info()
+        )
+    out = RedactingFormatter("%(message)s").format(record)
+    assert "token ***" in out
+    assert "RuntimeError: failed with ***" in out
+    assert "ghp_SECRETTOKEN123" not in out
+
+
+def test_a_registered_secret_is_redacted_by_the_process(monkeypatch):
+    monkeypatch.setattr(secrets, "_default", None)
+    register_secret("postgresql://u:from-the-file@h/db")
+    assert redact("could not log in with from-the-file") == "could not log in with ***"
