@@ -17,7 +17,11 @@ def working_changes(repo: GitRepo, path: Path | None = None) -> dict[str, str]:
     (ignored files excepted), with a fingerprint of its status and content: a later
     snapshot differs for any file written in between."""
     where = path or repo.path
-    status = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=where)
+    # Only reading: without --no-optional-locks, status refreshes the index under
+    # index.lock, and a document commit moving this checkout at that moment fails.
+    status = repo.run(
+        "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=where
+    )
     if status.returncode != 0:
         raise GitError(f"could not read changes in {where}: {status.stderr.strip()}")
     # Not stripped: an entry starts with its two-letter status, which may be a space.
