@@ -4,6 +4,7 @@ agent wrote only where it was allowed to."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
 
 from ralph.errors import GitError
@@ -17,6 +18,15 @@ def working_changes(repo: GitRepo, path: Path | None = None) -> dict[str, str]:
     (ignored files excepted), with a fingerprint of its status and content: a later
     snapshot differs for any file written in between."""
     where = path or repo.path
+    head = repo.run("symbolic-ref", "--quiet", "--short", "HEAD", cwd=where).stdout.strip()
+    # A document commit or a merge moves a checkout of its branch in two steps (files,
+    # then the branch) under the branch's lock: a snapshot in between would count its
+    # files as changed here, so it waits for that lock.
+    with repo.branch_lock(head) if head else nullcontext():
+        return _snapshot(repo, where)
+
+
+def _snapshot(repo: GitRepo, where: Path) -> dict[str, str]:
     # Only reading: without --no-optional-locks, status refreshes the index under
     # index.lock, and a document commit moving this checkout at that moment fails.
     status = repo.run(

@@ -41,3 +41,20 @@ def test_documents_commit_while_another_thread_reads_the_checkout(project: Proje
         reader.join(timeout=30)
     assert not reader.is_alive()
     assert working_changes(repo) == {}
+
+
+def test_a_snapshot_waits_while_a_commit_is_moving_the_checkout(project: Project):
+    repo = GitRepo(project.path)
+    tip = project.rev("main")
+    commit = project.commit("main", {"thoughts/doc.md": "doc\n"}, "docs")
+    git(project.path, "update-ref", "refs/heads/main", tip)  # as before the commit
+    seen: list[dict[str, str]] = []
+    with repo.branch_lock("main"):
+        repo.follow(project.path, "main", tip, commit)  # the files moved, the branch not yet
+        reader = threading.Thread(target=lambda: seen.append(working_changes(repo)))
+        reader.start()
+        reader.join(timeout=0.5)
+        assert reader.is_alive()  # it waits rather than see the half-moved checkout
+        git(project.path, "update-ref", "refs/heads/main", commit, tip)
+    reader.join(timeout=30)
+    assert seen == [{}]
