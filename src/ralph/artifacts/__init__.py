@@ -3,7 +3,7 @@ tree as fallback and self-healing, and document frontmatter. Pure: no I/O."""
 
 from __future__ import annotations
 
-from ralph.artifacts._frontmatter import parse_frontmatter, validate_document
+from ralph.artifacts._frontmatter import parse_frontmatter, set_frontmatter, validate_document
 from ralph.artifacts._protocol import (
     HEADERS,
     SELF_HEALED,
@@ -31,6 +31,7 @@ from ralph.artifacts._sections import (
     plan_phases,
     tick_phase,
 )
+from ralph.artifacts._streams import StreamNames
 
 __all__ = [
     "AUTOMATED",
@@ -42,6 +43,7 @@ __all__ = [
     "Discovery",
     "Links",
     "PlanPhase",
+    "StreamNames",
     "Verdict",
     "artifact_comment",
     "critique_path",
@@ -55,6 +57,7 @@ __all__ = [
     "plan_phases",
     "research_path",
     "review_comment",
+    "set_frontmatter",
     "slugify",
     "tick_phase",
     "validate_document",

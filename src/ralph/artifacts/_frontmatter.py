@@ -1,14 +1,16 @@
 """Document frontmatter: read the ``---`` block at the top of a research document, plan
-or critique, and check the fields each kind needs (reference §1.3 artifact_types)."""
+or critique, set fields in it, and check the fields each kind needs (reference §1.3
+artifact_types)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ralph.artifacts._protocol import ArtifactKind
 
-__all__ = ["parse_frontmatter", "validate_document"]
+__all__ = ["parse_frontmatter", "set_frontmatter", "validate_document"]
 
 _PHASE = re.compile(r"^## Phase \d+", re.MULTILINE)
 
@@ -40,6 +42,38 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
         if sep and key.strip() and not key.startswith((" ", "\t", "-")):
             fields[key.strip()] = _value(raw)
     return {}, text  # an unterminated block is not frontmatter
+
+
+def _render(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_render(item) for item in value) + "]"
+    return str(value)
+
+
+def set_frontmatter(text: str, fields: Mapping[str, Any]) -> str:
+    """``text`` with ``fields`` set in its leading ``---`` block (one is made when the text
+    has none): each key's old value, if any, is dropped and the fields are written at the
+    end of the block, as scalars or ``[a, b]`` lists the parser reads back."""
+    lines = text.splitlines(keepends=True)
+    end = None
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), None)
+    if end is None:
+        lines, end = ["---\n", "---\n", *lines], 1
+    block: list[str] = []
+    replacing = False
+    for line in lines[1:end]:
+        key, sep, _ = line.partition(":")
+        nested = line.startswith((" ", "\t", "-"))
+        if replacing and nested:
+            continue  # the old value's continuation lines (a YAML block list)
+        replacing = bool(sep) and not nested and key.strip() in fields
+        if not replacing:
+            block.append(line)
+    block += [f"{key}: {_render(value)}\n" for key, value in fields.items()]
+    return "".join([lines[0], *block, *lines[end:]])
 
 
 _REQUIRED = {

@@ -105,6 +105,16 @@ def print_report(report: RunReport, console: Console) -> None:
         f"{counters.coordination_turns}",
         markup=False,
     )
+    if report.streams:
+        console.print(f"[bold]Work streams ({len(report.streams)}):[/bold]")
+        for stream in report.streams:
+            issues = ", ".join(f"#{n}" for n in stream.issues)
+            state = "merged" if stream.merged else (f"at {stream.at}" if stream.at else "ended")
+            console.print(
+                f"  {stream.id} ({issues}): worktrees/{stream.worktree} on {stream.branch}; "
+                f"{stream.done}/{stream.total} tasks done, {state}",
+                markup=False,
+            )
     if report.needs_person:
         console.print("[bold]Needs a person:[/bold]")
         for need in report.needs_person:

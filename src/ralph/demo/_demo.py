@@ -43,10 +43,12 @@ class DemoCheck:
         return self.all_done and self.merged and self.tests_pass
 
 
-def create_demo_project(folder: Path, *, store_url: str | None = None) -> tuple[Path, int]:
+def create_demo_project(
+    folder: Path, *, store_url: str | None = None, epic: tuple[str, str] = (EPIC_TITLE, EPIC_BODY)
+) -> tuple[Path, int]:
     """The sample package in a git repository with ralph.toml (local tracker, SQLite or
-    ``store_url``, scripted agents, its unittest suite as the test command) and the epic,
-    unsized, in Backlog. Returns the repository and the epic's number."""
+    ``store_url``, scripted agents, its unittest suite as the test command) and the epic
+    (title, body), unsized, in Backlog. Returns the repository and the epic's number."""
     repo = create_sample_repository(folder)
     result = init_project(repo)
     text = result.config_path.read_text()
@@ -62,9 +64,10 @@ def create_demo_project(folder: Path, *, store_url: str | None = None) -> tuple[
          "commit", "-q", "-m", "Set up Ralph"],
         cwd=repo, check=True, capture_output=True,
     )  # fmt: skip
+    title, body = epic
     with open_project(load_config(repo)) as project:
-        epic = project.tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG)
-    return repo, epic.number
+        issue = project.tracker.create_issue(title, body=body, state=WorkflowState.BACKLOG)
+    return repo, issue.number
 
 
 @contextmanager

@@ -1,13 +1,21 @@
 """The sample project the demo and the tests drive: a tiny greeting library with tests,
 and an M-sized epic whose body the scripted analyst splits into three sub-issues, each
-carrying the diff the scripted builder applies."""
+carrying the diff the scripted builder applies. A second, L-sized epic splits into three
+independent sub-issues that each change a file of their own: three work streams."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-__all__ = ["EPIC_BODY", "EPIC_TITLE", "SAMPLE_FILES", "create_sample_repository"]
+__all__ = [
+    "EPIC_BODY",
+    "EPIC_TITLE",
+    "SAMPLE_FILES",
+    "STREAMS_EPIC_BODY",
+    "STREAMS_EPIC_TITLE",
+    "create_sample_repository",
+]
 
 CORE = 'def greet(name):\n    return f"Hello, {name}!"\n'
 INIT = "from greet.core import greet\n"
@@ -74,6 +82,46 @@ Cover `farewell` in the test suite.
 """
 
 EPIC_TITLE = "Say goodbye"
+
+SHOUT = """```diff
+--- /dev/null
++++ b/greet/shout.py
+@@ -0,0 +1,2 @@
++def shout(name):
++    return f"HELLO, {name.upper()}!"
+```"""
+
+WHISPER = """```diff
+--- /dev/null
++++ b/greet/whisper.py
+@@ -0,0 +1,2 @@
++def whisper(name):
++    return f"hello, {name.lower()}..."
+```"""
+
+STREAMS_EPIC_BODY = f"""The greeting library should say more than hello.
+
+Estimate: L
+
+## Split
+
+### XS: Add a farewell function
+Add `farewell(name)` next to `greet` in the core module.
+
+{FAREWELL}
+
+### XS: Add a shout helper
+A module of its own that shouts the greeting.
+
+{SHOUT}
+
+### XS: Add a whisper helper
+A module of its own that whispers the greeting.
+
+{WHISPER}
+"""
+
+STREAMS_EPIC_TITLE = "Say more"
 
 SAMPLE_FILES = {
     "greet/__init__.py": INIT,

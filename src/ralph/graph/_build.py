@@ -95,11 +95,13 @@ def build_task_graph(
     *,
     review_mode: ReviewMode | str,
     streams: WorkStreamResult | Sequence[WorkStream] | None = None,
+    epic: int | None = None,
 ) -> TaskGraph:
     """Every task from the current position to the merge, with its dependencies.
 
     ``streams`` (known once research is done) gives each work stream its own chain;
-    it is the same as calling :func:`split_into_streams` on the group's graph.
+    it is the same as calling :func:`split_into_streams` on the group's graph (with
+    ``epic``, the issue the group was split from).
     """
     try:
         mode = ReviewMode(review_mode)
@@ -131,5 +133,5 @@ def build_task_graph(
         tasks += chain(scope, stages, frontier)
     graph = TaskGraph(tuple(tasks))
     if streams is not None:
-        graph = split_into_streams(graph, streams)
+        graph = split_into_streams(graph, streams, epic=epic)
     return graph

@@ -70,6 +70,7 @@ def plan_pipeline(
     members = [states.get(n, IssueState(n)) for n in group.issues]
     position = detect_position(members, is_group=group.is_group, group_primary=group.primary)
     streams = None
+    epic = None
     known = files or {}
     if (
         len(group.issues) >= MIN_GROUP_FOR_STREAMS
@@ -83,5 +84,7 @@ def plan_pipeline(
                 for n in group.issues
             ]
         )
-    graph = build_task_graph(position, group, review_mode=review_mode, streams=streams)
+        primary = relations[group.primary]
+        epic = primary.parent if primary is not None else None
+    graph = build_task_graph(position, group, review_mode=review_mode, streams=streams, epic=epic)
     return PipelinePlan(group=group, position=position, streams=streams, graph=graph)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ralph.artifacts import StreamNames
 from ralph.errors import GraphError
 from ralph.graph._chain import CHAIN_KINDS, PRE_PLAN_KINDS, Scope, Stages, chain
 from ralph.graph._model import TaskGraph, TaskKind, TaskSpec
@@ -49,14 +50,21 @@ def _partition(
 
 
 def split_into_streams(
-    graph: TaskGraph, streams: WorkStreamResult | Sequence[WorkStream]
+    graph: TaskGraph,
+    streams: WorkStreamResult | Sequence[WorkStream],
+    *,
+    epic: int | None = None,
 ) -> TaskGraph:
     """Replace the group's plan .. merge chain with one chain per stream, with no edges
-    between streams. Each stream's plan waits only for its own issues' research.
+    between streams (builders take them side by side). Each stream's plan waits only for
+    its own issues' research.
 
     The chain must not have started: the caller rewrites after research and before
     planning. Stream task keys carry the stream id, so no key of the old chain is reused
     with a different meaning. With fewer than two streams the graph is returned as is.
+    Every stream task carries the original's stream metadata (``stream_id``,
+    ``stream_primary``, ``stream_members``, ``epic_issue``, ``worktree``); ``epic`` is
+    the issue the group was split from (default: the group's primary).
     """
     old_chain = graph.of_kind(*CHAIN_KINDS)
     if not old_chain:
@@ -81,6 +89,7 @@ def split_into_streams(
     group_primary = old_chain[0].metadata.get("group_primary", order[0])
     tasks = list(kept)
     for sid, issues in parts:
+        names = StreamNames.of(group_primary if epic is None else epic, issues)
         scope = Scope(
             key=sid,
             label=sid,
@@ -93,6 +102,8 @@ def split_into_streams(
                 "stream_id": sid,
                 "stream_primary": min(issues),
                 "stream_members": sorted(issues),
+                "epic_issue": names.epic,
+                "worktree": names.worktree,
             },
         )
         tasks += chain(scope, stages, frontier)

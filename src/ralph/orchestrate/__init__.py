@@ -13,7 +13,14 @@ from ralph.orchestrate._execute import (
 )
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
-from ralph.orchestrate._report import Counters, RunReport, TaskLine, build_report, load_report
+from ralph.orchestrate._report import (
+    Counters,
+    RunReport,
+    StreamLine,
+    TaskLine,
+    build_report,
+    load_report,
+)
 from ralph.orchestrate._rewrite import base_key, generation, iterate, regraph
 from ralph.orchestrate._session import (
     WORKER_ROLES,
@@ -46,6 +53,7 @@ __all__ = [
     "RunReport",
     "RunVerdict",
     "SessionResult",
+    "StreamLine",
     "TaskExecutor",
     "TaskLine",
     "Worker",

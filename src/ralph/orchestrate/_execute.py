@@ -107,9 +107,11 @@ class TaskExecutor:
             if not survives:
                 self.store.supersede(claim, edit)
                 return Execution(task.id, ExecutionStatus.SUPERSEDED, rewrite=_described(edit))
+        # A stream's tasks cover its issues only (an implement task names one of them).
+        only = [int(n) for n in task.metadata.get("stream_members", task.issues)]
         try:
             outcome = self.runner.run(
-                PHASE_OF_KIND[kind], task.issues[0], only=task.issues if streamed else None
+                PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None
             )
         except PhaseRefused as refused:
             self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)

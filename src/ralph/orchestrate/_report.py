@@ -1,6 +1,7 @@
 """The run report: per task status, time, attempts, cost and tokens; totals; the makespan
-against the critical path; what needs a person; and counters that check, from the
-store's own history, that the seeds' coordination failures did not happen.
+against the critical path; the work streams with their worktrees and how far each got;
+what needs a person; and counters that check, from the store's own history, that the
+seeds' coordination failures did not happen.
 
 Built by a pure function from what the store keeps (tasks, events, ledger, messages),
 so ``ralph runs show`` prints the same report any time later.
@@ -12,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ralph.graph import Role
+from ralph.artifacts import StreamNames
+from ralph.graph import Role, TaskKind
 from ralph.tasks import (
     Charge,
     Event,
@@ -25,7 +27,7 @@ from ralph.tasks import (
     TaskStore,
 )
 
-__all__ = ["Counters", "RunReport", "TaskLine", "build_report", "load_report"]
+__all__ = ["Counters", "RunReport", "StreamLine", "TaskLine", "build_report", "load_report"]
 
 _ENDS = frozenset(
     {
@@ -56,6 +58,54 @@ class TaskLine:
     error: str | None
     #: When its current attempt started (running tasks), for elapsed times.
     started_at: float | None = None
+
+
+@dataclass(frozen=True)
+class StreamLine:
+    """One work stream of the run: its issues, where it is built, and how far it got."""
+
+    id: str
+    issues: tuple[int, ...]
+    worktree: str
+    branch: str
+    #: Its tasks done, of those not canceled.
+    done: int
+    total: int
+    merged: bool
+    #: The first of its tasks not done yet ("" once all are), e.g. "Implement GH-42".
+    at: str
+
+
+def _streams(tasks: Sequence[Task]) -> tuple[StreamLine, ...]:
+    """The run's streams, from their tasks' metadata, in the order they were created."""
+    members: dict[str, list[Task]] = {}
+    for task in tasks:
+        stream = task.metadata.get("stream_id")
+        if stream:
+            members.setdefault(str(stream), []).append(task)
+    lines = []
+    for stream, own in members.items():
+        meta = own[0].metadata
+        issues = tuple(int(n) for n in meta.get("stream_members", own[0].issues))
+        names = StreamNames.of(int(meta.get("epic_issue", issues[0])), issues)
+        worktree = str(meta.get("worktree") or names.worktree)
+        live = [t for t in own if t.status is not TaskStatus.CANCELED]
+        left = [t for t in live if t.status is not TaskStatus.DONE]
+        lines.append(
+            StreamLine(
+                id=stream,
+                issues=issues,
+                worktree=worktree,
+                branch=f"feature/{worktree}",
+                done=len(live) - len(left),
+                total=len(live),
+                merged=any(
+                    t.kind == TaskKind.MERGE.value and t.status is TaskStatus.DONE for t in own
+                ),
+                at=left[0].subject if left else "",
+            )
+        )
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -92,6 +142,7 @@ class RunReport:
     work: float
     needs_person: tuple[str, ...]
     counters: Counters
+    streams: tuple[StreamLine, ...] = ()
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -109,6 +160,7 @@ class RunReport:
             "work": self.work,
             "needsPerson": list(self.needs_person),
             "counters": asdict(self.counters),
+            "streams": [asdict(stream) for stream in self.streams],
         }
 
 
@@ -241,6 +293,7 @@ def build_report(
         work=sum(seconds.values()),
         needs_person=tuple(person),
         counters=_counters(tasks, events, charges, messages),
+        streams=_streams(tasks),
     )
 
 

@@ -8,32 +8,40 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph.artifacts import StreamNames
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
 
-__all__ = ["TestRun", "branch_for", "run_tests", "worktree_id"]
+__all__ = ["TestRun", "branch_for", "plan_stream", "run_tests", "worktree_id"]
 
 #: Longest a test command may run before the phase calls it failed.
 TEST_TIMEOUT_SECONDS = 1800.0
 
 
+def _epic(ctx: PhaseContext, issue: Issue) -> int | None:
+    """The issue's epic: its parent, when that is sized M or bigger."""
+    if issue.parent is None:
+        return None
+    parent = ctx.tracker.get_issue(issue.parent)
+    return parent.number if parent.estimate in OVERSIZED_ESTIMATES else None
+
+
+def plan_stream(ctx: PhaseContext, members: Sequence[Issue]) -> StreamNames | None:
+    """The work stream the issues' plan is for (its frontmatter says), or None."""
+    primary = members[0]
+    return StreamNames.from_frontmatter(plan_fields(ctx, primary), epic=_epic(ctx, primary))
+
+
 def worktree_id(ctx: PhaseContext, members: Sequence[Issue]) -> str:
     """``GH-<epic>-stream-<issues>`` for a stream plan, ``GH-<epic>`` for an epic's
     children, ``GH-<primary>`` for a group, ``GH-<n>`` for one issue."""
-    primary = members[0]
-    epic = None
-    if primary.parent is not None:
-        parent = ctx.tracker.get_issue(primary.parent)
-        if parent.estimate in OVERSIZED_ESTIMATES:
-            epic = parent.number
-    if plan_fields(ctx, primary).get("stream_id") and epic is not None:
-        numbers = "-".join(str(n) for n in sorted(i.number for i in members))
-        return f"GH-{epic}-stream-{numbers}"
-    if epic is not None:
-        return f"GH-{epic}"
-    return f"GH-{primary.number}"
+    stream = plan_stream(ctx, members)
+    if stream is not None:
+        return stream.worktree
+    epic = _epic(ctx, members[0])
+    return f"GH-{epic if epic is not None else members[0].number}"
 
 
 def branch_for(worktree: str) -> str:

@@ -29,6 +29,8 @@ class PhaseContext:
     agent: str = ""
     #: Lines reporting what the phase did, in order (the CLI prints them).
     said: list[str] = field(default_factory=list)
+    #: The issues of the work stream this run is limited to (empty: not a stream).
+    stream: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         config = self.project.config

@@ -1,18 +1,19 @@
-"""Which issues a group phase covers: the group of the tracker's tree (plan), or the
-issues a plan names (review, implementation, pull request)."""
+"""Which issues a group phase covers: the group of the tracker's tree (plan) or one work
+stream of it, or the issues a plan names (review, implementation, pull request)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ralph.artifacts import ArtifactKind, parse_frontmatter
+from ralph.artifacts import ArtifactKind, StreamNames, parse_frontmatter
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import PhaseRefused
 from ralph.pipeline import detect_group
 from ralph.tracker import Issue
 from ralph.workflow import TERMINAL_STATES, WorkflowState, is_earlier_state
 
-__all__ = ["group_members", "plan_fields", "plan_members"]
+__all__ = ["group_members", "plan_fields", "plan_members", "planned_stream"]
 
 
 def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
@@ -31,6 +32,19 @@ def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
             continue
         members.append(issue)
     return members
+
+
+def planned_stream(ctx: PhaseContext, members: Sequence[Issue]) -> StreamNames | None:
+    """The work stream a plan run covers (the run is limited to one), or None. Its epic
+    is the issue the group was split from: the members' parent, else the group's
+    primary."""
+    if not ctx.stream:
+        return None
+    primary = members[0]
+    epic = primary.parent
+    if epic is None:
+        epic = detect_group(primary.number, ctx.tracker.relations).primary
+    return StreamNames.of(epic, ctx.stream)
 
 
 def plan_fields(ctx: PhaseContext, issue: Issue) -> dict[str, Any]:

@@ -1,5 +1,7 @@
-"""Plan (builder; every group member Ready for Plan): one plan for the group, one phase
-per issue in dependency order; linked on every member, which move to Plan in Review."""
+"""Plan (builder; every group member Ready for Plan): one plan for the group (or for one
+of its work streams), one phase per issue in dependency order; linked on every member,
+which move to Plan in Review. A stream's plan is named for the stream and the runner,
+not the agent, writes its ``stream_id``, ``stream_issues`` and ``epic_issue``."""
 
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ from ralph.artifacts import (
     parse_frontmatter,
     plan_path,
     plan_phases,
+    set_frontmatter,
 )
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
-from ralph.phases._group import group_members
+from ralph.phases._group import group_members, planned_stream
 from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
@@ -68,9 +71,19 @@ class PlanPhase(Phase):
     @contextmanager
     def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
         numbers = [i.number for i in members]
+        stream = planned_stream(ctx, members)
         with super().workspace(ctx, members) as space:
-            space.outputs["document"] = plan_path(numbers, members[0].title, ctx.day)
+            named = stream.issues if stream is not None else numbers
+            space.outputs["document"] = plan_path(
+                named, members[0].title, ctx.day, stream=stream is not None
+            )
             space.facts["test_command"] = ctx.project.config.test_command
+            if stream is not None:
+                space.facts |= {
+                    "stream_id": stream.id,
+                    "stream_issues": ", ".join(str(n) for n in stream.issues),
+                    "epic_issue": str(stream.epic),
+                }
             yield space
 
     def validate(
@@ -102,6 +115,10 @@ class PlanPhase(Phase):
         (path, text), *_ = attempt.files.items()
         numbers = ", ".join(f"GH-{i.number}" for i in members)
         what = "group plan" if len(members) > 1 else "implementation plan"
+        stream = planned_stream(ctx, members)
+        if stream is not None:
+            text = set_frontmatter(text, stream.frontmatter())
+            what = f"{stream.id} plan"
         ctx.commit_documents({path: text}, f"docs(plan): {numbers} {what}")
         link = ctx.links.link(path)
         phases = plan_phases(text)
@@ -122,4 +139,7 @@ class PlanPhase(Phase):
                     f"Full plan: {link}\n",
                 )
             ctx.tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
-        ctx.say(f"Plan complete for {len(members)} issue(s): {path}. All issues: Plan in Review.")
+        of = f" ({stream.id} of GH-{stream.epic})" if stream is not None else ""
+        ctx.say(
+            f"Plan complete for {len(members)} issue(s){of}: {path}. All issues: Plan in Review."
+        )

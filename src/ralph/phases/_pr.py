@@ -1,14 +1,15 @@
 """Pull request (integrator; In Progress): push the branch when there is a remote, open
 the pull request through the tracker, link it from every issue, move them to In Review.
-No agent: every step is mechanical."""
+A work stream's pull request is titled ``Title [stream-42-44 of GH-40]`` as the
+original titles it. No agent: every step is mechanical."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ralph.artifacts import ArtifactKind
+from ralph.artifacts import ArtifactKind, StreamNames
 from ralph.graph import Role
-from ralph.phases._branches import branch_for, worktree_id
+from ralph.phases._branches import branch_for, plan_stream, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
 from ralph.phases._implement import implementation_problems
@@ -55,13 +56,15 @@ class PullRequestPhase(Phase):
         git = ctx.project.git
         worktree = worktree_id(ctx, members)
         branch = branch_for(worktree)
+        stream = plan_stream(ctx, members)
+        title = members[0].title
         if git.has_remote():
             git.push(branch)
         pr = _open_request(ctx, branch) or ctx.tracker.create_pull_request(
             head=branch,
             base=ctx.base,
-            title=members[0].title,
-            body=self._body(ctx, members, branch),
+            title=stream.pull_request_title(title) if stream is not None else title,
+            body=self._body(ctx, members, branch, stream),
         )
         for issue in members:
             ctx.comment_once(
@@ -76,7 +79,13 @@ class PullRequestPhase(Phase):
             f"Worktree preserved at worktrees/{worktree}."
         )
 
-    def _body(self, ctx: PhaseContext, members: Sequence[Issue], branch: str) -> str:
+    def _body(
+        self,
+        ctx: PhaseContext,
+        members: Sequence[Issue],
+        branch: str,
+        stream: StreamNames | None,
+    ) -> str:
         primary = members[0]
         if len(members) == 1:
             summary = f"Implements #{primary.number}: {primary.title}"
@@ -101,6 +110,12 @@ class PullRequestPhase(Phase):
             if research:
                 documents.append(f"- Research for #{issue.number}: {ctx.links.link(research.path)}")
         epic = f"\n\n## Epic\n\nParent: #{primary.parent}" if primary.parent else ""
+        if stream is not None:
+            listed = ", ".join(f"#{n}" for n in stream.issues)
+            epic = (
+                f"\n\n## Stream Context\n\nEpic: #{stream.epic}\nStream: {stream.id}\n"
+                f"Stream issues: {listed}"
+            )
         return (
             f"## Summary\n\n{summary}\n\n{closes}\n\n## Changes\n\n{files}\n\n"
             f"## Test Plan\n\n{test_plan}\n\n## Documents\n\n{chr(10).join(documents)}{epic}\n\n"

@@ -114,7 +114,12 @@ class PhaseRunner:
         members in ``only``: a work stream). Raises PhaseRefused when a precondition
         does not hold."""
         phase = get_phase(phase_name)
-        ctx = PhaseContext(self.project, self._today(), agent=self.runtime.description)
+        ctx = PhaseContext(
+            self.project,
+            self._today(),
+            agent=self.runtime.description,
+            stream=tuple(sorted(only)) if only is not None else (),
+        )
         members = phase.members(ctx, self.project.tracker.get_issue(number))
         if only is not None:
             members = [issue for issue in members if issue.number in only]

@@ -207,6 +207,32 @@ class TestStreams:
         assert graph["merge:stream-42"].subject == "Merge PR for stream-42"
         assert graph["plan:stream-41-43"].metadata["stream_members"] == [41, 43]
 
+    def test_every_stream_task_names_its_stream_epic_and_worktree(self):
+        whole = graph_for(*self.ISSUES)
+        graph = split_into_streams(whole, self.STREAMS, epic=40)
+        for task in graph:
+            stream = task.metadata["stream_id"]
+            assert task.metadata["epic_issue"] == 40
+            assert task.metadata["worktree"] == f"GH-40-{stream}"
+        # Without an epic the group's primary stands in for it.
+        alone = graph_for(*self.ISSUES, streams=self.STREAMS)
+        assert alone["pr:stream-42"].metadata["worktree"] == "GH-41-stream-42"
+
+    def test_no_task_of_one_stream_waits_for_another_stream(self):
+        graph = graph_for(*self.ISSUES, streams=self.STREAMS)
+
+        def upstream(key):
+            seen, todo = set(), [key]
+            while todo:
+                for dep in graph[todo.pop()].deps:
+                    if dep not in seen:
+                        seen.add(dep)
+                        todo.append(dep)
+            return {graph[k].metadata.get("stream_id") for k in seen}
+
+        for task in graph:
+            assert upstream(task.key) <= {task.metadata["stream_id"]}
+
     def test_building_with_streams_equals_splitting_the_group_graph(self):
         whole = graph_for(*self.ISSUES)
         assert split_into_streams(whole, self.STREAMS) == graph_for(

@@ -26,6 +26,8 @@ def test_streams_are_detected_for_a_researched_group_of_three():
     assert plan.streams is not None
     assert [s.id for s in plan.streams.streams] == ["stream-11-12", "stream-13"]
     assert "plan:stream-11-12" in plan.graph
+    # The epic the group was split from names the streams' worktrees.
+    assert plan.graph["implement:stream-13:13"].metadata["worktree"] == "GH-10-stream-13"
     assert plan.to_dict()["position"]["suggestedRoster"]["builder"] == 2
 
 
