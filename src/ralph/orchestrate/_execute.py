@@ -83,8 +83,10 @@ class TaskExecutor:
         self.project = project
         self.store = project.store
         self.run = run
-        self.runner = PhaseRunner(project, runtime, owner=owner, max_attempts=attempts)
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
+        self.runner = PhaseRunner(
+            project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
+        )
 
     def execute(self, claim: Claim) -> Execution:
         try:

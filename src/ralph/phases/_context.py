@@ -11,6 +11,7 @@ from datetime import date
 from ralph.artifacts import ArtifactKind, Discovery, Links, discover
 from ralph.config import Project
 from ralph.git import Worktrees, commit_files
+from ralph.graph import ReviewMode
 from ralph.runtimes import Document, IssueContext
 from ralph.tracker import Issue, Tracker
 
@@ -31,6 +32,8 @@ class PhaseContext:
     said: list[str] = field(default_factory=list)
     #: The issues of the work stream this run is limited to (empty: not a stream).
     stream: tuple[int, ...] = ()
+    #: How plans are approved in this run; None: ralph.toml's ``review_mode``.
+    review_mode: ReviewMode | None = None
 
     def __post_init__(self) -> None:
         config = self.project.config
@@ -48,6 +51,11 @@ class PhaseContext:
     @property
     def base(self) -> str:
         return self.project.config.base_branch
+
+    @property
+    def skips_review(self) -> bool:
+        """Plans go to implementation without a review (``review_mode = "skip"``)."""
+        return (self.review_mode or self.project.config.review_mode) is ReviewMode.SKIP
 
     @property
     def worktrees(self) -> Worktrees:

@@ -1,4 +1,5 @@
-"""Implement (builder; In Progress): the agent implements the plan's phases in the
+"""Implement (builder; In Progress, or Plan in Review when review_mode = "skip"): the
+agent implements the plan's phases in the
 plan's worktree, ticking each phase's checkboxes and committing. The runner then checks
 that commits exist, every phase is ticked, nothing is left uncommitted, nothing was
 written outside the worktree, and the project's tests pass there."""
@@ -79,7 +80,12 @@ class ImplementPhase(Phase):
             raise AlreadyDone(
                 f"#{members[0].number} is implemented already ({later[0].workflow_state})"
             )
-        blocked = [i for i in members if i.workflow_state is not WorkflowState.IN_PROGRESS]
+        # With review_mode = "skip" nobody approves: implementation takes the plan from
+        # Plan in Review and its lock moves it to In Progress (the original's ralph_impl).
+        accepted = {WorkflowState.IN_PROGRESS}
+        if ctx.skips_review:
+            accepted.add(WorkflowState.PLAN_IN_REVIEW)
+        blocked = [i for i in members if i.workflow_state not in accepted]
         if blocked:
             listed = ", ".join(f"#{i.number}: {i.workflow_state}" for i in blocked)
             raise PhaseRefused(
@@ -88,6 +94,10 @@ class ImplementPhase(Phase):
             )
         for issue in members:
             self.check_estimate(issue)
+        unreviewed = [i for i in members if i.workflow_state is WorkflowState.PLAN_IN_REVIEW]
+        if unreviewed:
+            listed = ", ".join(f"#{i.number}" for i in unreviewed)
+            ctx.say(f"Review skipped (review_mode = skip): {listed} In Progress without one.")
         worktree = worktree_id(ctx, members)
         if not implementation_problems(ctx, members, worktree):
             raise AlreadyDone(

@@ -24,6 +24,7 @@ from ralph._process import holder_is_gone, process_owner
 from ralph.config import Project
 from ralph.errors import IssueLocked, RalphError
 from ralph.git import changed_between, working_changes
+from ralph.graph import ReviewMode
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import (
     AlreadyDone,
@@ -94,11 +95,14 @@ class PhaseRunner:
         max_attempts: int = 2,
         limits: Limits | None = None,
         today: Callable[[], date] = date.today,
+        review_mode: ReviewMode | str | None = None,
     ) -> None:
         self.project = project
         self.runtime = runtime
         self.owner = owner or process_owner()
         self.max_attempts = max_attempts
+        #: How plans are approved (a run's --review-mode); None: ralph.toml's.
+        self.review_mode = ReviewMode(review_mode) if review_mode else None
         #: Limits for every phase; None takes each phase's from ralph.toml's [agent].
         self.limits = limits
         self._today = today
@@ -119,6 +123,7 @@ class PhaseRunner:
             self._today(),
             agent=self.runtime.description,
             stream=tuple(sorted(only)) if only is not None else (),
+            review_mode=self.review_mode,
         )
         members = phase.members(ctx, self.project.tracker.get_issue(number))
         if only is not None:

@@ -9,6 +9,7 @@ import socket
 
 import pytest
 
+from ralph.graph import ReviewMode
 from ralph.phases import PhaseRefused, PhaseStatus, approve
 from ralph.runtimes import AgentStatus
 from ralph.runtimes.scripted import Fault
@@ -87,6 +88,20 @@ def test_implementation_waits_for_an_approved_plan(sample: Sample):
     assert "Approved by human review (human)." in sample.comments(number)[-2]
     with pytest.raises(PhaseRefused, match=r"is not implemented yet .there is no worktree GH-1"):
         sample.run("pr", number)
+
+
+def test_with_review_skipped_in_ralph_toml_implementation_takes_the_plan_in_review(
+    sample: Sample,
+):
+    number = sample.issue()
+    sample.through(number, "research", "plan")
+    config = dataclasses.replace(sample.project.config, review_mode=ReviewMode.SKIP)
+    sample.project = dataclasses.replace(sample.project, config=config)
+    outcome = sample.run("implement", number)
+    assert outcome.ok, outcome
+    assert "Review skipped (review_mode = skip): #1 In Progress without one." in outcome.lines
+    assert sample.state(number) is S.IN_PROGRESS
+    assert not any(body.startswith("## Plan Review") for body in sample.comments(number))
 
 
 def test_an_issue_another_run_holds_is_refused(sample: Sample):
