@@ -17,13 +17,19 @@ from dataclasses import dataclass, field
 
 from ralph._process import process_owner
 from ralph.config import Project
-from ralph.graph import ReviewMode, Role
+from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
-from ralph.pipeline import suggest_roster
+from ralph.pipeline import (
+    MAX_BUILDERS,
+    FileOwnership,
+    Phase,
+    detect_work_streams,
+    suggest_roster,
+)
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Event, Run, RunStatus, TaskStore
 
@@ -46,6 +52,8 @@ WORKER_ROLES = (Role.ANALYST.value, Role.BUILDER.value, Role.VALIDATOR.value, Ro
 LOOK_SECONDS = 0.5
 #: How long idle workers get to notice a shutdown (several of their idle waits).
 STOP_GRACE_SECONDS = 5 * IDLE_SECONDS
+#: Positions from which research (and so work streams) is still ahead.
+_BEFORE_STREAMS = frozenset({Phase.TRIAGE, Phase.SPLIT, Phase.RESEARCH})
 
 #: (worker name, roles) for each worker of a crew.
 CrewPlan = Sequence[tuple[str, tuple[str, ...]]]
@@ -96,10 +104,33 @@ def worker_crew(roles: Sequence[str], concurrency: int) -> CrewPlan:
 
 def suggested_team(project: Project, root: int, review_mode: ReviewMode | str) -> dict[str, int]:
     """The suggested roster for the root as it stands, at least one worker per role
-    (idle workers cost nothing: they sleep on the store's events)."""
+    (idle workers cost nothing: they sleep on the store's events). Work streams are
+    only known after research, so a team that starts before it brings a builder for
+    each stream there may be."""
     plan = plan_from_tracker(project, root, review_mode)
     roster = suggest_roster(plan.position, plan.streams).to_dict()
+    possible = _possible_streams(project, plan)
+    roster["builder"] = max(roster["builder"], min(possible, MAX_BUILDERS))
     return {role: max(1, roster.get(role, 1)) for role in WORKER_ROLES}
+
+
+def _possible_streams(project: Project, plan: PipelinePlan) -> int:
+    """How many work streams research may still reveal: none once it is behind; as many
+    as a split may make while an issue is sized M or more (or not sized yet); else, for
+    a group of three or more, one per part its blocking links leave apart."""
+    phase = plan.position.phase
+    if plan.streams is not None or phase not in _BEFORE_STREAMS:
+        return 0
+    issues = plan.position.issues
+    if any(i.oversized or (i.estimate is None and phase is Phase.TRIAGE) for i in issues):
+        return MAX_BUILDERS
+    if len(plan.group.issues) < MIN_GROUP_FOR_STREAMS:
+        return 0
+    relations = project.tracker.relations
+    owners = [
+        FileOwnership(n, (), r.blocked_by if (r := relations(n)) else ()) for n in plan.group.issues
+    ]
+    return detect_work_streams(owners).total_streams
 
 
 def start_crew(

@@ -15,13 +15,12 @@ from ralph.artifacts import parse_frontmatter, slugify
 from ralph.config import Project, load_config, open_project
 from ralph.demo import create_demo_project
 from ralph.demo._sample import STREAMS_EPIC_BODY, STREAMS_EPIC_TITLE
-from ralph.orchestrate import Ending, load_report, run_session, team_crew
-from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.orchestrate import load_report, suggested_team
 from ralph.tasks import EventKind, TaskStatus
 from ralph.tracker import PullRequestState
-from ralph.workflow import WorkflowState
+from ralph.workflow import Estimate, WorkflowState
 
-from .conftest import assert_sound
+from .conftest import Demo, assert_sound
 
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 #: What each sub-issue of the epic adds, and where.
@@ -32,11 +31,13 @@ CHANGES = {
 }
 
 
-def ralph(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def ralph(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [RALPH, *args],
         cwd=cwd,
-        env={**os.environ, "COLUMNS": "200"},
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
         capture_output=True,
         text=True,
         timeout=110,
@@ -120,32 +121,54 @@ def test_hero_plans_builds_and_merges_each_stream_of_an_epic_on_its_own(tmp_path
 
 def test_a_team_builds_independent_streams_side_by_side(tmp_path: Path):
     repo, epic = streams_project(tmp_path)
-    crew = team_crew({"analyst": 2, "builder": 3, "validator": 3, "integrator": 1})
+    # Half a second per agent makes builders working at once overlap visibly; three
+    # validators pass the three plans together.
+    result = ralph(
+        "team",
+        str(epic),
+        "--workers",
+        "validator=3",
+        cwd=repo,
+        env={"RALPH_SCRIPTED_DELAY": "0.5"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    # The suggested roster brings a builder per stream there may be.
+    assert "builder-3" in result.stdout
     with open_project(load_config(repo)) as project:
-        # Each agent takes half a second, so builders working at once overlap visibly.
-        runtime = ScriptedRuntime(env={}, delay_seconds=0.5)
-        result = run_session(project, epic, runtime, mode="team", crew=crew)
-        assert result.ending is Ending.FINISHED
-        assert result.run is not None
         children = assert_three_streams_merged(project, epic)
-        assert_own_worktrees(project, result.run.id, epic, children)
-        assert_sound(load_report(project.store, result.run.id))
-        implements = [
-            t
-            for t in project.store.list_tasks(result.run.id, kind="implement")
-            if t.status is TaskStatus.DONE
-        ]
+        (run,) = project.store.list_runs(root_issue=epic)
+        assert_own_worktrees(project, run.id, epic, children)
+        assert_sound(load_report(project.store, run.id))
+        implements = project.store.list_tasks(run.id, kind="implement", status=TaskStatus.DONE)
         assert len({t.owner for t in implements}) >= 2
-        spans = {}
-        for event in project.store.events(result.run.id):
+        spans: dict[int, list[float]] = {}
+        for event in project.store.events(run.id):
             if event.task_id in {t.id for t in implements}:
                 if event.kind is EventKind.TASK_CLAIMED:
                     spans[event.task_id] = [event.at, event.at]
                 elif event.kind is EventKind.TASK_DONE:
                     spans[event.task_id][1] = event.at
-        overlapping = [
-            (a, b)
-            for a, b in itertools.combinations(spans.values(), 2)
-            if a[0] < b[1] and b[0] < a[1]
-        ]
-        assert overlapping, spans
+    overlapping = [
+        (a, b) for a, b in itertools.combinations(spans.values(), 2) if a[0] < b[1] and b[0] < a[1]
+    ]
+    assert overlapping, spans
+
+
+def test_a_team_brings_builders_for_the_streams_research_may_still_reveal(demo: Demo):
+    tracker = demo.project.tracker
+
+    def builders(root: int) -> int:
+        return suggested_team(demo.project, root, "auto")["builder"]
+
+    assert builders(demo.epic) == 3  # not sized yet: a split may make any number
+    chain = demo.group()  # three issues, each blocked by the one before: one stream
+    assert builders(chain[0]) == 1
+    parent = tracker.create_issue("Say more", estimate=Estimate.S).number
+    apart = [
+        tracker.create_issue(
+            title, parent=parent, state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
+        ).number
+        for title in CHANGES
+    ]
+    assert builders(apart[0]) == 3  # nothing links them yet
+    assert builders(demo.issue("farewell")) == 1
