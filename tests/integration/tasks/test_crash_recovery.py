@@ -183,9 +183,19 @@ def test_t3_a_stopped_worker_past_its_lease_is_fenced_when_it_wakes(url, tmp_pat
     assert zombie.stdout is not None
     assert zombie.stdout.readline().strip() == "claimed"
     os.kill(zombie.pid, signal.SIGSTOP)
+    _, task_id, token = (tmp_path / "history-w1.log").read_text().split()[:3]
     for _ in range(3):
         workers.start()
-    time.sleep(LEASE * 2.5)  # the lease runs out; the others reap and redo the task
+    # The lease runs out; the others reap and redo the task. Wake the zombie only once
+    # they have (however long that takes under load), so its completion is stale.
+    deadline = time.monotonic() + 60
+    with open_store(url) as store:
+        while not (
+            (task := store.get_task(int(task_id))).status is TaskStatus.DONE
+            and task.claim_token > int(token)
+        ):
+            assert time.monotonic() < deadline, "nobody redid the stopped worker's task"
+            time.sleep(0.1)
     os.kill(zombie.pid, signal.SIGCONT)
     workers.wait(timeout=120)
     verdict = check(url, run_id, tmp_path)
