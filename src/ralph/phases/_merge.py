@@ -73,7 +73,11 @@ class MergePhase(Phase):
         found = _request_for(ctx, primary)
         assert found is not None  # checked
         pr = ctx.tracker.get_pull_request(found.number)  # mergeability and checks, fresh
-        merged = pr if pr.state is PullRequestState.MERGED else self._merge(ctx, pr)
+        if pr.state is PullRequestState.MERGED:  # by a run that crashed before the rest
+            ctx.tracker.settle_merged(pr.number)
+            merged = pr
+        else:
+            merged = self._merge(ctx, pr)
         if ctx.project.git.has_remote():  # the merge happened there (GitHub): catch up
             ctx.project.git.fast_forward_from(pr.base)
         commit = (merged.merge_commit or "")[:7]

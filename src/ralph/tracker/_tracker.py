@@ -415,7 +415,35 @@ class Tracker(abc.ABC):
         found = self.actionable(command=command, states=states, estimates=estimates, locked=locked)
         return found[0] if found else None
 
+    def settle_merged(self, number: int) -> None:
+        """For a merged pull request: the moves its merge makes (each issue it closes
+        Done, with its audit comment, and closed) that are not made yet, as after a crash
+        between GitHub's merge and them. Nothing happens twice."""
+        pr = self.get_pull_request(number)
+        if pr.state is not PullRequestState.MERGED:
+            raise InvalidInput(f"pull request #{number} is {pr.state.value}, not merged")
+        for closes in pr.closes:
+            try:
+                issue = self.get_issue(closes)
+            except IssueNotFound:
+                continue
+            if issue.workflow_state != WorkflowState.DONE:
+                audit = self._done_audit(issue, pr)
+                actor = f"pull request #{pr.number}"
+                self._write_state(closes, issue.workflow_state, WorkflowState.DONE, audit, actor)
+            if issue.is_open:
+                self.close_issue(closes)
+
     # -- shared by backends -----------------------------------------------------------------
+
+    def _done_audit(self, issue: Issue, pr: PullRequest) -> str:
+        record = TransitionRecord(
+            str(issue.workflow_state or UNKNOWN_STATE),
+            WorkflowState.DONE.value,
+            _MERGE,
+            iso(self.now()) or "",
+        )
+        return audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
 
     def _closing_moves(self, pr: PullRequest) -> list[tuple[Issue, str | None]]:
         """For a merged ``pr``: each open issue its body closes, with the audit comment
@@ -431,12 +459,6 @@ class Tracker(abc.ABC):
                 continue
             comment = None
             if issue.workflow_state != WorkflowState.DONE:
-                record = TransitionRecord(
-                    str(issue.workflow_state or UNKNOWN_STATE),
-                    WorkflowState.DONE.value,
-                    _MERGE,
-                    iso(self.now()) or "",
-                )
-                comment = audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
+                comment = self._done_audit(issue, pr)
             moves.append((issue, comment))
         return moves
