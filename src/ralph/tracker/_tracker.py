@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ralph.errors import InvalidInput, IssueNotFound, RalphError
+from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
 from ralph.tracker._model import (
     CloseReason,
@@ -260,16 +260,22 @@ class Tracker(abc.ABC):
         *,
         command: str = "human",
         actor: str = "ralph",
+        only_from: WorkflowState | None = None,
     ) -> StateChange:
         """Move an issue to a state or ``__INTENT__`` on behalf of ``command``.
 
         Checks the command's contract and the transition matrix (the errors name the
         allowed alternatives), then writes the state with an audit comment carrying the
         machine-readable transition marker. Asking for the current state changes nothing.
-        Raises StateConflict if the state changed underneath; it never retries, because a
-        retry would let a second phase believe it took a lock the first one holds.
+        Raises StateConflict if the state changed underneath, or if it is not
+        ``only_from`` (a phase moves only the issues it holds, from the state it left
+        them in); it never retries, because a retry would let a second phase believe it
+        took a lock the first one holds.
         """
         issue = self.get_issue(number)
+        if only_from is not None and issue.workflow_state is not only_from:
+            current = issue.workflow_state
+            raise StateConflict(number, only_from.value, current.value if current else None)
         transition = plan_transition(issue.workflow_state, state_or_intent, command)
         intent = state_or_intent if transition.was_intent else None
         change = StateChange(
