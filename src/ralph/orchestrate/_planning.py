@@ -49,7 +49,9 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
     ctx = PhaseContext(project, date.today())
     files: dict[int, list[str]] = {}
     for number, issue in issues.items():
-        document = ctx.document(ArtifactKind.RESEARCH, issue) if issue.is_open else None
+        # Read only: a self-healing link posted from here raced the research phase
+        # linking the document it had just committed (two identical comments).
+        document = ctx.document(ArtifactKind.RESEARCH, issue, heal=False) if issue.is_open else None
         if document is not None:
             files[number] = files_under(document.text, "### Will Modify")
     plan = plan_pipeline(

@@ -86,10 +86,16 @@ class PhaseContext:
         return shown.stdout if shown.returncode == 0 else None
 
     def find(
-        self, kind: ArtifactKind, issue: Issue, *, group_primary: int | None = None
+        self,
+        kind: ArtifactKind,
+        issue: Issue,
+        *,
+        group_primary: int | None = None,
+        heal: bool = True,
     ) -> Discovery | None:
         """The issue's document of ``kind`` on the base branch; one found only by its
-        file name is linked again with a self-healing comment."""
+        file name is linked again with a self-healing comment (unless ``heal`` is False:
+        a read that must not write, racing the phase that is about to link it)."""
         comments = [c.body for c in issue.comments]
         found = discover(
             kind, issue.number, comments, self.base_files(), self.links,
@@ -97,12 +103,12 @@ class PhaseContext:
         )  # fmt: skip
         if found is None or self.read_base(found.path) is None:
             return None
-        if found.needs_self_heal:
+        if found.needs_self_heal and heal:
             self.comment_once(issue.number, found.heal_comment(kind, self.links))
         return found
 
-    def document(self, kind: ArtifactKind, issue: Issue) -> Document | None:
-        found = self.find(kind, issue)
+    def document(self, kind: ArtifactKind, issue: Issue, *, heal: bool = True) -> Document | None:
+        found = self.find(kind, issue, heal=heal)
         if found is None:
             return None
         return Document(kind.value, found.path, self.read_base(found.path) or "")
