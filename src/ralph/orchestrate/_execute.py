@@ -6,7 +6,9 @@ to Human Needed, its task fails for good, and only the tasks that wait for it ar
 canceled, so independent work goes on (one research escalating lets the others finish;
 the plan waiting for all of them never starts). A phase that failed is retried by the
 store's backoff; when its attempts are used up its dependents are canceled the same way
-and its worktree is left as it was for a person to look at.
+and its worktree is left as it was for a person to look at. A phase whose issue a person
+moved while it ran (to Human Needed, say) ends the same way, the issue left where the
+person put it and the phase's result kept for a later run; the report says so.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class ExecutionStatus(enum.StrEnum):
     SUPERSEDED = "superseded"
     #: The claim was lost meanwhile (canceled, or reaped and claimed elsewhere).
     LOST = "lost"
+    #: An issue was moved by someone else while the phase ran; their move stands.
+    MOVED = "moved"
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class TaskExecutor:
         self._charge(claim, outcome)
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
+        if outcome.status is PhaseStatus.MOVED:
+            return self._moved(claim, outcome)
         if not outcome.ok:
             return self._failed(claim, outcome.error, outcome.lines)
         return self._done(claim, kind, outcome)
@@ -185,6 +191,18 @@ class TaskExecutor:
             f"{task.subject}: {issues} need a person: {reason}",
         )  # fmt: skip
         return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
+
+    def _moved(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
+        """Someone moved an issue of the task meanwhile: it ends for good, what waits for
+        it is canceled, and the report's "needs a person" says what happened."""
+        task = claim.task
+        self.store.fail(claim, outcome.error, retryable=False)
+        self._cancel_dependents(task.id)
+        self.store.send_message(
+            self.run.id, claim.worker, "lead", MessageKind.ESCALATION,
+            f"{task.subject}: {outcome.error}",
+        )  # fmt: skip
+        return Execution(task.id, ExecutionStatus.MOVED, outcome.lines, error=outcome.error)
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
         failed = self.store.fail(claim, error)

@@ -5,6 +5,11 @@ message to a worker: workers learn everything from the store.
 A session ends when every task has ended, when all that is left waits for a person
 (a plan to approve), or when the budget is spent and nothing is running. Work that
 can never start (it waits for a task that failed) is canceled so the run can end.
+
+A run is finished only when its graph says so: once every task has ended, the pipeline
+is planned again from the tracker, and work no task covered (a rewrite canceled it
+without a replacement) is added to the run instead of reporting it finished. What
+ended badly is not asked for again (see ``regraph``), so this never loops.
 """
 
 from __future__ import annotations
@@ -20,12 +25,16 @@ from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.graph import ReviewMode, Role, TaskKind
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._rewrite import regraph
 from ralph.tasks import Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
 
 __all__ = ["Ending", "Lead", "RunVerdict"]
 
 logger = logging.getLogger(__name__)
+
+#: Times one session adds work the tracker still shows once every task has ended.
+MAX_LEFT_OVER_PLANS = 3
 
 
 class Ending(enum.StrEnum):
@@ -71,6 +80,7 @@ class Lead:
         self.budget = budget or Budget.from_config(project.config)
         self.review_mode = ReviewMode(review_mode or project.config.review_mode)
         self.name = process_owner("lead")
+        self._left_over_plans = 0
 
     def open_run(self) -> tuple[Run | None, bool]:
         """The root's active run, resumed (claims of crashed processes handed back), or
@@ -113,7 +123,7 @@ class Lead:
         tasks = self.store.list_tasks(run_id)
         status = {t.id: t.status for t in tasks}
         if all(t.terminal for t in tasks):
-            return RunVerdict(Ending.FINISHED)
+            return RunVerdict(None if self._plan_left_over(run_id) else Ending.FINISHED)
         running = any(t.status is TaskStatus.RUNNING for t in tasks)
         spent = self.budget.exhausted(self.store, run_id)
         if spent:
@@ -138,7 +148,21 @@ class Lead:
         for task in tasks:
             if task.status is TaskStatus.PENDING:
                 self.store.cancel(task.id)
-        return RunVerdict(Ending.FINISHED)
+        return RunVerdict(None if self._plan_left_over(run_id) else Ending.FINISHED)
+
+    def _plan_left_over(self, run_id: int) -> bool:
+        """Add the work the tracker still shows and no task of the run covers; True when
+        there was some (the run goes on)."""
+        if self._left_over_plans >= MAX_LEFT_OVER_PLANS:
+            return False
+        fresh = plan_from_tracker(self.project, self.root, self.review_mode).graph
+        edit, _ = regraph(self.store.list_tasks(run_id), fresh)
+        if not edit.add:
+            return False
+        self._left_over_plans += 1
+        self.store.add_tasks(run_id, edit.add)
+        logger.info("planned left-over work", extra={"tasks": [s.key for s in edit.add]})
+        return True
 
     def _pass_gates(self, run_id: int) -> None:
         tasks = self.store.list_tasks(run_id, kind=TaskKind.HUMAN_GATE.value)

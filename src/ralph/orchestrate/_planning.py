@@ -1,5 +1,14 @@
 """The pipeline of a root issue as the tracker shows it now: group, position, work streams
-(from the research documents' "Will Modify" lists) and the task graph to the merge."""
+(from the research documents' "Will Modify" lists) and the task graph to the merge.
+
+One state is read differently from the original's position rules: Plan in Progress is
+the plan phase's lock, held while the plan is being written and left behind when the
+process writing it dies (``kill -9``, a second Ctrl-C). Orchestration plans it as Ready
+for Plan, so the graph keeps its plan task: the plan phase takes the lock over when its
+holder is gone (a live holder refuses it) and applies the saved result or asks again,
+as research does with Research in Progress. Read as the original does (the review
+phase), a crashed plan was never written and its review could never start.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +19,19 @@ from ralph.artifacts import ArtifactKind, files_under
 from ralph.config import Project
 from ralph.graph import PipelinePlan, ReviewMode, TaskGraph, TaskKind, plan_pipeline
 from ralph.phases._context import PhaseContext
-from ralph.pipeline import detect_group
-from ralph.tracker import pipeline_state
+from ralph.pipeline import IssueState, detect_group
+from ralph.tracker import Issue, pipeline_state
+from ralph.workflow import WorkflowState
 
 __all__ = ["merge_serial_key", "plan_from_tracker"]
+
+
+def _as_planned(issue: Issue) -> IssueState:
+    """What orchestration plans from: the plan lock is a plan not yet written."""
+    state = pipeline_state(issue)
+    if issue.workflow_state is WorkflowState.PLAN_IN_PROGRESS:
+        return dataclasses.replace(state, workflow_state=WorkflowState.READY_FOR_PLAN.value)
+    return state
 
 
 def merge_serial_key(project: Project) -> str:
@@ -31,13 +49,15 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
     ctx = PhaseContext(project, date.today())
     files: dict[int, list[str]] = {}
     for number, issue in issues.items():
-        document = ctx.document(ArtifactKind.RESEARCH, issue) if issue.is_open else None
+        # Read only: a self-healing link posted from here raced the research phase
+        # linking the document it had just committed (two identical comments).
+        document = ctx.document(ArtifactKind.RESEARCH, issue, heal=False) if issue.is_open else None
         if document is not None:
             files[number] = files_under(document.text, "### Will Modify")
     plan = plan_pipeline(
         root,
         tracker.relations,
-        {n: pipeline_state(i) for n, i in issues.items()},
+        {n: _as_planned(i) for n, i in issues.items()},
         review_mode=review_mode,
         files=files,
     )

@@ -30,6 +30,8 @@ __all__ = ["GENERATION_MARK", "base_key", "generation", "iterate", "regraph", "s
 GENERATION_MARK = "~"
 
 _FINISHED_BADLY = frozenset({TaskStatus.FAILED, TaskStatus.DEAD})
+#: Tasks that decide the shape of the work: done and asked for again, they said the same.
+_DECISIONS = frozenset({TaskKind.TRIAGE, TaskKind.SPLIT})
 
 
 def base_key(key: str) -> str:
@@ -84,9 +86,12 @@ def regraph(
     whose unfinished dependencies are the fresh task's; it is kept. A fresh task whose
     key ran already and did not succeed (or ran and was done: triage or split said the
     same again) is dropped with everything that waits for it: a person decides there.
+    Any other fresh task whose key is done is that task: the tracker was read before it
+    finished (its move landed after the read), and what waits for it still waits.
     """
     by_id = {task.id: task for task in tasks}
     done = {t.id for t in tasks if t.status is TaskStatus.DONE} | set(finished)
+    done_keys = {by_id[i].key for i in done if i in by_id}
     taken = {t.key for t in tasks}
     live: dict[str, Task] = {}
     ended: dict[str, Task] = {}
@@ -103,7 +108,11 @@ def regraph(
     kept: set[int] = set()
     added: list[TaskSpec] = []
     for spec in fresh:
-        if spec.key in ended or any(d in dropped for d in spec.deps):
+        before = ended.get(spec.key)
+        if before is not None and before.id in done and spec.kind not in _DECISIONS:
+            resolved[spec.key] = before.key
+            continue
+        if before is not None or any(d in dropped for d in spec.deps):
             dropped.add(spec.key)
             continue
         deps = [resolved[d] for d in spec.deps]
@@ -113,7 +122,7 @@ def regraph(
             same = (
                 current.kind == spec.kind.value
                 and tuple(current.issues) == spec.issues
-                and waits_for == set(deps)
+                and waits_for == {d for d in deps if d not in done_keys}
             )
             if same or (current.status is TaskStatus.RUNNING and current.id not in replaceable):
                 resolved[spec.key] = current.key

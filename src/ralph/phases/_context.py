@@ -1,5 +1,5 @@
 """What every phase works with: the project's adapters plus the reads and writes phases
-share (documents on the base branch, comments posted once, escalation)."""
+share (documents on the base branch, comments posted once, moves of held issues)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,39 @@ from datetime import date
 
 from ralph.artifacts import ArtifactKind, Discovery, Links, discover
 from ralph.config import Project
+from ralph.errors import RalphError, StateConflict
 from ralph.git import Worktrees, commit_files
 from ralph.graph import ReviewMode
 from ralph.runtimes import Document, IssueContext
-from ralph.tracker import Issue, Tracker
+from ralph.tracker import Issue, StateChange, Tracker
+from ralph.workflow import WorkflowState, parse_transition_comments
 
-__all__ = ["PhaseContext"]
+__all__ = ["MovedMeanwhile", "PhaseContext"]
 
 logger = logging.getLogger(__name__)
+_PERSON = "ralph_human"
+
+
+class MovedMeanwhile(RalphError):
+    """An issue the phase holds was moved by someone else (a person, usually to Human
+    Needed) while the phase ran: their move wins and the phase stops."""
+
+    def __init__(self, number: int, state: WorkflowState | None, by: str) -> None:
+        self.number = number
+        self.state = state
+        self.by = by
+        where = state.value if state is not None else "no state"
+        super().__init__(f"#{number} was moved to {where} by {by}")
+
+
+def _mover(issue: Issue) -> str:
+    """Who put the issue in its state: a Ralph command its audit comment names, else a
+    person (``ralph issue move``, or a board edited by hand, which leaves no audit)."""
+    state = issue.workflow_state.value if issue.workflow_state else None
+    records = [r for c in issue.comments for r in parse_transition_comments(c.body)]
+    if records and records[-1].to_state == state and records[-1].command != _PERSON:
+        return records[-1].command
+    return "a person"
 
 
 @dataclass
@@ -34,6 +59,10 @@ class PhaseContext:
     stream: tuple[int, ...] = ()
     #: How plans are approved in this run; None: ralph.toml's ``review_mode``.
     review_mode: ReviewMode | None = None
+
+    #: The issues the phase holds and the state it left each in (its lock state): the
+    #: phase moves them only from there, so a person's move meanwhile wins.
+    held: dict[int, WorkflowState] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         config = self.project.config
@@ -78,10 +107,16 @@ class PhaseContext:
         return shown.stdout if shown.returncode == 0 else None
 
     def find(
-        self, kind: ArtifactKind, issue: Issue, *, group_primary: int | None = None
+        self,
+        kind: ArtifactKind,
+        issue: Issue,
+        *,
+        group_primary: int | None = None,
+        heal: bool = True,
     ) -> Discovery | None:
         """The issue's document of ``kind`` on the base branch; one found only by its
-        file name is linked again with a self-healing comment."""
+        file name is linked again with a self-healing comment (unless ``heal`` is False:
+        a read that must not write, racing the phase that is about to link it)."""
         comments = [c.body for c in issue.comments]
         found = discover(
             kind, issue.number, comments, self.base_files(), self.links,
@@ -89,12 +124,12 @@ class PhaseContext:
         )  # fmt: skip
         if found is None or self.read_base(found.path) is None:
             return None
-        if found.needs_self_heal:
+        if found.needs_self_heal and heal:
             self.comment_once(issue.number, found.heal_comment(kind, self.links))
         return found
 
-    def document(self, kind: ArtifactKind, issue: Issue) -> Document | None:
-        found = self.find(kind, issue)
+    def document(self, kind: ArtifactKind, issue: Issue, *, heal: bool = True) -> Document | None:
+        found = self.find(kind, issue, heal=heal)
         if found is None:
             return None
         return Document(kind.value, found.path, self.read_base(found.path) or "")
@@ -112,6 +147,30 @@ class PhaseContext:
             git.push(self.base)
 
     # -- issues -------------------------------------------------------------------------
+
+    def still_held(self) -> None:
+        """Raise MovedMeanwhile if an issue the phase holds is no longer where it left it."""
+        for number, state in self.held.items():
+            issue = self.project.tracker.get_issue(number)
+            if issue.workflow_state is not state:
+                raise MovedMeanwhile(number, issue.workflow_state, _mover(issue))
+
+    def move(self, number: int, state_or_intent: str, *, command: str) -> StateChange:
+        """The phase's own move of an issue: for a held issue a compare-and-set from the
+        state the phase left it in (MovedMeanwhile when someone moved it since)."""
+        held = self.held.get(number)
+        try:
+            change = self.project.tracker.set_state(
+                number, state_or_intent, command=command, only_from=held
+            )
+        except StateConflict:
+            if held is None:
+                raise
+            issue = self.project.tracker.get_issue(number)
+            raise MovedMeanwhile(number, issue.workflow_state, _mover(issue)) from None
+        if held is not None:
+            self.held[number] = change.new
+        return change
 
     def comment_once(self, number: int, body: str) -> bool:
         """Post ``body`` unless the issue already has exactly this comment (a rerun after

@@ -28,6 +28,15 @@ def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     return found[-1] if found else None
 
 
+def _merged_note(pr: PullRequest) -> str:
+    """How the comment saying the merge is finished begins."""
+    return f"Merged pull request #{pr.number} ("
+
+
+def _noted(issue: Issue, pr: PullRequest) -> bool:
+    return any(c.body.startswith(_merged_note(pr)) for c in issue.comments)
+
+
 class MergePhase(Phase):
     name = "merge"
     command = "ralph_merge"
@@ -46,7 +55,11 @@ class MergePhase(Phase):
         issue = members[0]
         pr = _request_for(ctx, issue)
         if pr is not None and pr.state is PullRequestState.MERGED:
-            raise AlreadyDone(f"pull request #{pr.number} for #{issue.number} is merged already")
+            if all(_noted(member, pr) for member in members):
+                raise AlreadyDone(
+                    f"pull request #{pr.number} for #{issue.number} is merged already"
+                )
+            return  # merged, but a crash came before its follow-ups: apply finishes them
         if pr is None:
             if issue.workflow_state is WorkflowState.DONE:
                 raise AlreadyDone(f"#{issue.number} is Done already")
@@ -60,6 +73,33 @@ class MergePhase(Phase):
         found = _request_for(ctx, primary)
         assert found is not None  # checked
         pr = ctx.tracker.get_pull_request(found.number)  # mergeability and checks, fresh
+        if pr.state is PullRequestState.MERGED:  # by a run that crashed before the rest
+            ctx.tracker.settle_merged(pr.number)
+            merged = pr
+        else:
+            merged = self._merge(ctx, pr)
+        if ctx.project.git.has_remote():  # the merge happened there (GitHub): catch up
+            ctx.project.git.fast_forward_from(pr.base)
+        commit = (merged.merge_commit or "")[:7]
+        for issue in members:  # merging moved them to Done (the tracker's rule)
+            advanced = ctx.tracker.advance_parent(issue.number)
+            if advanced.advanced and advanced.change is not None:
+                ctx.say(f"Parent #{advanced.change.number} moved to {advanced.change.new}.")
+        worktree = pr.head.removeprefix("feature/")
+        pruned = ctx.worktrees.prune(worktree, ctx.base)
+        # The note comes last: a rerun after a crash before it finishes the steps above.
+        for issue in members:
+            ctx.comment_once(
+                issue.number, f"{_merged_note(pr)}{pr.head} -> {pr.base}, {commit}). Done.\n"
+            )
+        ctx.say(f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
+                f"{', '.join(f'#{i.number}' for i in members)} Done.")  # fmt: skip
+        if pruned.removed:
+            ctx.say(f"Removed worktree worktrees/{worktree}.")
+        elif pruned.reason:
+            ctx.say(f"Kept worktree worktrees/{worktree}: {pruned.reason}.")
+
+    def _merge(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
         failing = {name: state for name, state in pr.checks.items() if state not in _PASSING}
         if failing:
             listed = ", ".join(f"{name}: {state}" for name, state in sorted(failing.items()))
@@ -67,28 +107,9 @@ class MergePhase(Phase):
         if pr.state is PullRequestState.OPEN and pr.mergeable is False:
             self._rebase(ctx, pr)
         try:
-            merged = ctx.tracker.merge_pull_request(pr.number)
+            return ctx.tracker.merge_pull_request(pr.number)
         except MergeConflict as conflict:
             raise NeedsHuman(f"pull request #{pr.number} does not merge: {conflict}") from None
-        if ctx.project.git.has_remote():  # the merge happened there (GitHub): catch up
-            ctx.project.git.fast_forward_from(pr.base)
-        commit = (merged.merge_commit or "")[:7]
-        for issue in members:  # merging moved them to Done (the tracker's rule)
-            ctx.comment_once(
-                issue.number,
-                f"Merged pull request #{pr.number} ({pr.head} -> {pr.base}, {commit}). Done.\n",
-            )
-            advanced = ctx.tracker.advance_parent(issue.number)
-            if advanced.advanced and advanced.change is not None:
-                ctx.say(f"Parent #{advanced.change.number} moved to {advanced.change.new}.")
-        ctx.say(f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
-                f"{', '.join(f'#{i.number}' for i in members)} Done.")  # fmt: skip
-        worktree = pr.head.removeprefix("feature/")
-        pruned = ctx.worktrees.prune(worktree, ctx.base)
-        if pruned.removed:
-            ctx.say(f"Removed worktree worktrees/{worktree}.")
-        elif pruned.reason:
-            ctx.say(f"Kept worktree worktrees/{worktree}: {pruned.reason}.")
 
     def _rebase(self, ctx: PhaseContext, pr: PullRequest) -> None:
         """Rebase the branch onto the base once, in its worktree, and re-run the tests."""

@@ -72,7 +72,7 @@ class PullRequestPhase(Phase):
                 f"## Implementation Complete\n\n{pr.url}\n\nPR: {pr.url}\nBranch: {branch}\n\n"
                 "Ready for code review.\n",
             )
-            ctx.tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
+            ctx.move(issue.number, "__COMPLETE__", command=self.command)
         ctx.say(
             f"Opened pull request #{pr.number} ({branch} -> {ctx.base}) for "
             f"{', '.join(f'#{i.number}' for i in members)}; status: In Review. "

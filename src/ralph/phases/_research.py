@@ -59,5 +59,5 @@ class ResearchPhase(Phase):
         ctx.comment_once(
             issue.number, artifact_comment(ArtifactKind.RESEARCH, ctx.links.link(path), summary)
         )
-        ctx.tracker.set_state(issue.number, "__COMPLETE__", command=self.command)
+        ctx.move(issue.number, "__COMPLETE__", command=self.command)
         ctx.say(f"Research complete for #{issue.number}: {path}. Status: Ready for Plan.")

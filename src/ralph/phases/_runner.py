@@ -8,6 +8,11 @@ again, and every apply step is idempotent. A failed attempt is retried; when att
 run out, or the agent asks for a person, the issues go to Human Needed with an
 ``Escalation:`` comment. A failure while applying puts the lock state back and keeps
 the checkpoint for the rerun.
+
+A person's move wins: the phase applies its result only while its issues are still in
+the state it left them in, and its own moves are compare-and-sets from there. An issue
+moved meanwhile (to Human Needed, say) stays where it was put; the phase stops with
+status ``moved`` and keeps the result as its checkpoint for a later run to apply.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ralph.config import Project
 from ralph.errors import IssueLocked, RalphError
 from ralph.git import changed_between, working_changes
 from ralph.graph import ReviewMode
-from ralph.phases._context import PhaseContext
+from ralph.phases._context import MovedMeanwhile, PhaseContext
 from ralph.phases._phase import (
     AlreadyDone,
     Attempt,
@@ -49,6 +54,8 @@ class PhaseStatus(enum.StrEnum):
     ALREADY_DONE = "already_done"
     ESCALATED = "escalated"
     FAILED = "failed"
+    #: Someone else moved an issue while the phase ran; the result is kept for later.
+    MOVED = "moved"
 
 
 @dataclass(frozen=True)
@@ -183,6 +190,10 @@ class PhaseRunner:
         for n in numbers:
             if phase.lock_state is not None:
                 tracker.set_state(n, "__LOCK__", command=phase.command)
+        for n in numbers:
+            state = tracker.get_issue(n).workflow_state
+            if state is not None:
+                ctx.held[n] = state
         key = f"{self._repo}#{numbers[0]}:{phase.name}"
         runs: list[AgentResult] = []
         saved = self.project.store.load_checkpoint(key)
@@ -195,11 +206,17 @@ class PhaseRunner:
                 self.project.store.save_checkpoint(key, attempt.to_checkpoint())
             else:
                 attempt = Attempt({}, {})
+            ctx.still_held()
             phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
         except NeedsHuman as human:
             self._escalate(phase, ctx, numbers, str(human))
             self.project.store.clear_checkpoint(key)
             return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))
+        except MovedMeanwhile as moved:  # their move wins; the checkpoint stays
+            kept = "its result is kept" if phase.uses_agent else "it stopped there"
+            error = f"{moved} while {phase.name} ran; {kept}"
+            ctx.say(f"Stopped: {error}. Move it back and run {phase.name} again to apply it.")
+            return self._outcome(phase, ctx, numbers, PhaseStatus.MOVED, runs, error)
         except Exception as exc:
             logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
             for n in numbers:

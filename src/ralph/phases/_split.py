@@ -93,11 +93,13 @@ class SplitPhase(Phase):
         tags: list[str] = []
         for sub in attempt.result["sub_issues"]:
             estimate = Estimate(sub["estimate"])
+            place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
             reuse = sub.get("reuse") or existing.get(sub["title"].casefold())
             if reuse:  # an existing child, or one an interrupted run created already
-                tracker.update_issue(reuse, estimate=estimate)
+                tracker.update_issue(reuse, estimate=estimate)  # also puts it on the board
                 if tracker.get_issue(reuse).parent != parent.number:
                     tracker.add_sub_issue(parent.number, reuse)
+                self._place(ctx, reuse, place)
                 numbers.append(reuse)
                 tags.append("REUSED")
                 continue
@@ -105,9 +107,7 @@ class SplitPhase(Phase):
                 sub["title"], body=sub["body"], parent=parent.number,
                 state=WorkflowState.BACKLOG, estimate=estimate, labels=labels,
             )  # fmt: skip
-            place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
-            if place != "Backlog":
-                tracker.set_state(child.number, place, command=self.command)
+            self._place(ctx, child.number, place)
             numbers.append(child.number)
             tags.append("NEW")
         for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True):
@@ -122,6 +122,14 @@ class SplitPhase(Phase):
             issue = tracker.get_issue(number)
             state = issue.workflow_state.value if issue.workflow_state else "-"
             ctx.say(f"  #{number} {issue.title} ({issue.estimate}, {state}) [{tag}]")
+
+    def _place(self, ctx: PhaseContext, number: int, place: str) -> None:
+        """Move a sub-issue where the split puts it. One not placed yet (no state: an
+        interrupted run created it and died before it joined the board; or Backlog, where
+        it is created) is placed; one a person has moved on is left where it is."""
+        state = ctx.tracker.get_issue(number).workflow_state
+        if state is None or (state is WorkflowState.BACKLOG and place != state):
+            ctx.tracker.set_state(number, place, command=self.command)
 
     def _report(self, ctx: PhaseContext, parent: Issue, numbers: Sequence[int]) -> None:
         tracker = ctx.tracker

@@ -70,15 +70,15 @@ class TriagePhase(Phase):
         action, reason = result["action"], result["reason"]
         note = ""
         if action == "RESEARCH":
-            tracker.set_state(n, _S.RESEARCH_NEEDED, command=self.command)
+            ctx.move(n, _S.RESEARCH_NEEDED, command=self.command)
             note = "Moved to Research Needed for investigation."
         elif action == "PLAN":
             # Planning needs a research document; without one the issue goes to research.
             if ctx.find(ArtifactKind.RESEARCH, issue) is not None:
-                tracker.set_state(n, _S.READY_FOR_PLAN, command=self.command)
+                ctx.move(n, _S.READY_FOR_PLAN, command=self.command)
                 note = "Moved to Ready for Plan."
             else:
-                tracker.set_state(n, _S.RESEARCH_NEEDED, command=self.command)
+                ctx.move(n, _S.RESEARCH_NEEDED, command=self.command)
                 note = (
                     "Ready for a plan, but planning needs a research document first: "
                     "moved to Research Needed."
@@ -100,7 +100,7 @@ class TriagePhase(Phase):
         )
         self._label(ctx, n)
         if action == "CLOSE":
-            tracker.set_state(n, _S.DONE, command=self.command)
+            ctx.move(n, _S.DONE, command=self.command)
             tracker.close_issue(n, _CLOSE_REASONS[result.get("close_reason", "done")])
         ctx.say(f"Triaged #{n}: {action}. {note}".strip())
 

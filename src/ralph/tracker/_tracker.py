@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ralph.errors import InvalidInput, IssueNotFound, RalphError
+from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
 from ralph.tracker._model import (
     CloseReason,
@@ -260,16 +260,22 @@ class Tracker(abc.ABC):
         *,
         command: str = "human",
         actor: str = "ralph",
+        only_from: WorkflowState | None = None,
     ) -> StateChange:
         """Move an issue to a state or ``__INTENT__`` on behalf of ``command``.
 
         Checks the command's contract and the transition matrix (the errors name the
         allowed alternatives), then writes the state with an audit comment carrying the
         machine-readable transition marker. Asking for the current state changes nothing.
-        Raises StateConflict if the state changed underneath; it never retries, because a
-        retry would let a second phase believe it took a lock the first one holds.
+        Raises StateConflict if the state changed underneath, or if it is not
+        ``only_from`` (a phase moves only the issues it holds, from the state it left
+        them in); it never retries, because a retry would let a second phase believe it
+        took a lock the first one holds.
         """
         issue = self.get_issue(number)
+        if only_from is not None and issue.workflow_state is not only_from:
+            current = issue.workflow_state
+            raise StateConflict(number, only_from.value, current.value if current else None)
         transition = plan_transition(issue.workflow_state, state_or_intent, command)
         intent = state_or_intent if transition.was_intent else None
         change = StateChange(
@@ -422,7 +428,35 @@ class Tracker(abc.ABC):
         found = self.actionable(command=command, states=states, estimates=estimates, locked=locked)
         return found[0] if found else None
 
+    def settle_merged(self, number: int) -> None:
+        """For a merged pull request: the moves its merge makes (each issue it closes
+        Done, with its audit comment, and closed) that are not made yet, as after a crash
+        between GitHub's merge and them. Nothing happens twice."""
+        pr = self.get_pull_request(number)
+        if pr.state is not PullRequestState.MERGED:
+            raise InvalidInput(f"pull request #{number} is {pr.state.value}, not merged")
+        for closes in pr.closes:
+            try:
+                issue = self.get_issue(closes)
+            except IssueNotFound:
+                continue
+            if issue.workflow_state != WorkflowState.DONE:
+                audit = self._done_audit(issue, pr)
+                actor = f"pull request #{pr.number}"
+                self._write_state(closes, issue.workflow_state, WorkflowState.DONE, audit, actor)
+            if issue.is_open:
+                self.close_issue(closes)
+
     # -- shared by backends -----------------------------------------------------------------
+
+    def _done_audit(self, issue: Issue, pr: PullRequest) -> str:
+        record = TransitionRecord(
+            str(issue.workflow_state or UNKNOWN_STATE),
+            WorkflowState.DONE.value,
+            _MERGE,
+            iso(self.now()) or "",
+        )
+        return audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
 
     def _closing_moves(self, pr: PullRequest) -> list[tuple[Issue, str | None]]:
         """For a merged ``pr``: each open issue its body closes, with the audit comment
@@ -438,12 +472,6 @@ class Tracker(abc.ABC):
                 continue
             comment = None
             if issue.workflow_state != WorkflowState.DONE:
-                record = TransitionRecord(
-                    str(issue.workflow_state or UNKNOWN_STATE),
-                    WorkflowState.DONE.value,
-                    _MERGE,
-                    iso(self.now()) or "",
-                )
-                comment = audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
+                comment = self._done_audit(issue, pr)
             moves.append((issue, comment))
         return moves

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from ralph.demo._sample import create_sample_repository
+from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
+from ralph.tracker import GitHubTracker
 
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 TOKEN = "ghp_fake_token_for_tests"
@@ -50,3 +54,49 @@ def served(project) -> Iterator[Served]:
     with fake.serve() as url:
         yield Served(fake, url)
     assert fake.internal_errors == []
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def shop(tmp_path):
+    """The sample repository, its remote (GitHub's side of it) and a fake GitHub."""
+    work = create_sample_repository(tmp_path / "work")
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(origin))
+    git(work, "remote", "add", "origin", str(origin))
+    fake = FakeGitHub()
+    fake.add_token(TOKEN, "acme")
+    fake.add_repository("acme/greet", git_path=origin)
+    with fake.serve() as url:
+        yield work, origin, Served(fake, url)
+    assert fake.internal_errors == []
+
+
+def tracker_of(fake: FakeGitHub) -> GitHubTracker:
+    pacer = Pacer(PacingPolicy(mutation_interval=0))
+    return GitHubTracker(
+        GitHubClient(fake, Tokens(TOKEN), pacer=pacer), owner="acme", repo="greet", project=1
+    )
+
+
+def ralph_on_the_board(work: Path, served: Served) -> dict[str, str]:
+    """``ralph init --github`` for ``shop``, with the scripted agents and the sample's
+    tests, committed and pushed; returns the environment to run ``ralph`` in."""
+    env = served.env(RALPH_GH_MUTATION_INTERVAL="0.01")
+    made = served.ralph("init", "--github", "acme/greet", cwd=work, env=env)
+    assert made.returncode == 0, made.stderr
+    toml = work / "ralph.toml"
+    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    toml.write_text(
+        toml.read_text()
+        .replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
+        .replace('runtime = "claude"', 'runtime = "scripted"')
+    )
+    git(work, "add", "-A")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
+    git(work, "push", "-q", "origin", "main")
+    return env

@@ -123,3 +123,30 @@ def test_the_token_variables_never_reach_an_agent():
     for name in ("RALPH_GH_TOKEN", "RALPH_GH_REPO_TOKEN", "RALPH_HERO_GITHUB_TOKEN",
                  "RALPH_GH_PROJECT_TOKEN"):  # fmt: skip
         assert is_secret(name)
+
+
+def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
+    from ralph.errors import GitHubAuthError
+    from ralph.github.fake import Fault
+
+    from ..tracker.conftest import github_tracker
+
+    tracker = github_tracker(project.path, clock)
+    project.commit("feature", {"a.txt": "a\n"}, "a")
+    tracker.create_issue("A", state=S.IN_PROGRESS)
+    tracker.set_state(1, "In Review", command="ralph_pr")
+    pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
+    fake = tracker.client.transport
+    fake.script(Fault("SetFieldOption", status=401, body={"message": "cut short"}))
+    with pytest.raises(GitHubAuthError):
+        tracker.merge_pull_request(pr.number)  # merged on GitHub; #1 not moved yet
+    assert tracker.get_issue(1).workflow_state is S.IN_REVIEW
+
+    tracker.settle_merged(pr.number)
+    tracker.settle_merged(pr.number)
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.DONE
+    assert not issue.is_open
+    moves = [c.body for c in issue.comments if "→ Done" in c.body]
+    assert len(moves) == 1
+    assert "In Review → Done" in moves[0]

@@ -4,67 +4,21 @@ and the pull requests merged on GitHub's side (a bare repository, the remote).""
 
 from __future__ import annotations
 
-import shlex
-import subprocess
-import sys
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
-from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
-from ralph.github.fake import FakeGitHub
-from ralph.tracker import GitHubTracker
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
 from ralph.workflow import WorkflowState
 
-from .conftest import TOKEN, Served
+from .conftest import git, ralph_on_the_board, tracker_of
 
 pytestmark = pytest.mark.slow
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
-
-
-@pytest.fixture
-def shop(tmp_path):
-    """The sample repository, its remote (GitHub's side of it) and a fake GitHub."""
-    work = create_sample_repository(tmp_path / "work")
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "clone", "-q", "--bare", str(work), str(origin))
-    git(work, "remote", "add", "origin", str(origin))
-    fake = FakeGitHub()
-    fake.add_token(TOKEN, "acme")
-    fake.add_repository("acme/greet", git_path=origin)
-    with fake.serve() as url:
-        yield work, origin, Served(fake, url)
-    assert fake.internal_errors == []
-
-
-def tracker_of(fake: FakeGitHub) -> GitHubTracker:
-    pacer = Pacer(PacingPolicy(mutation_interval=0))
-    return GitHubTracker(
-        GitHubClient(fake, Tokens(TOKEN), pacer=pacer), owner="acme", repo="greet", project=1
-    )
-
-
 def test_hero_takes_the_epic_from_backlog_to_merged_on_github(shop):
     work, origin, served = shop
-    env = served.env(RALPH_GH_MUTATION_INTERVAL="0.01")
-    made = served.ralph("init", "--github", "acme/greet", cwd=work, env=env)
-    assert made.returncode == 0, made.stderr
-    toml = work / "ralph.toml"
-    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
-    toml.write_text(
-        toml.read_text()
-        .replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
-        .replace('runtime = "claude"', 'runtime = "scripted"')
-    )
-    git(work, "add", "-A")
-    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
-    git(work, "push", "-q", "origin", "main")
+    env = ralph_on_the_board(work, served)
     epic = tracker_of(served.fake).create_issue(
         EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
     )

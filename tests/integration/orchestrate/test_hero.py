@@ -199,3 +199,21 @@ def test_a_run_of_a_crashed_process_is_resumed_with_its_claims_handed_back(demo:
     assert result.run.id == run.id
     assert result.ending is Ending.FINISHED
     assert project.store.get_task(task.id).attempts == 2
+
+
+def test_a_run_whose_remaining_work_a_rewrite_canceled_plans_again_instead_of_finishing(
+    demo: Demo,
+):
+    number = demo.issue("farewell")
+    project: Project = demo.project
+    run, _ = Lead(project, number, mode="hero").open_run()
+    assert run is not None
+    plan = next(t for t in project.store.list_tasks(run.id) if t.key == f"plan:{number}")
+    project.store.cancel(plan.id, with_dependents=True)  # as a rewrite without replacements
+    result = demo.hero(number)
+    assert result.ending is Ending.FINISHED
+    assert demo.state(number) is DONE
+    statuses = demo.statuses(result)
+    assert statuses[f"plan:{number}"] == "canceled"
+    assert statuses[f"plan:{number}~2"] == statuses[f"merge:{number}~2"] == "done"
+    assert_sound(demo.report(result))

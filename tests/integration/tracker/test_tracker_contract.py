@@ -290,6 +290,15 @@ def test_a_state_write_from_a_stale_read_conflicts_and_writes_nothing(tracker):
     assert issue.comments == ()
 
 
+def test_a_move_only_from_a_state_the_issue_left_is_refused_and_writes_nothing(tracker):
+    make(tracker, state=S.HUMAN_NEEDED)  # a person escalated it while research held it
+    with pytest.raises(StateConflict, match="Human Needed"):
+        tracker.set_state(1, "__COMPLETE__", command="research", only_from=S.RESEARCH_IN_PROGRESS)
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.HUMAN_NEEDED
+    assert issue.comments == ()
+
+
 def test_of_two_concurrent_lockers_exactly_one_takes_the_lock(tracker):
     make(tracker, state=S.RESEARCH_NEEDED)
     barrier = threading.Barrier(2)

@@ -106,6 +106,29 @@ def test_work_that_ran_and_is_asked_for_again_is_dropped_with_what_waits_for_it(
     assert keys(store, run, TaskStatus.PENDING) == []
 
 
+def test_work_done_after_the_tracker_was_read_still_counts_and_nothing_is_lost():
+    # Triage of #2 ends while research of #3 finished between the tracker read (#3
+    # still Research in Progress) and the store read (research:3 done).
+    group = [
+        (2, "Backlog", "XS", 0),
+        (3, "Research Needed", "XS", 0),
+        (4, "Research Needed", "XS", 0),
+    ]
+    store, run = stored(graph_for(group))
+    store.complete(run_task(store, run, "research:3"))
+    claim = run_task(store, run, "triage:2")
+    stale = [(2, "Research Needed", "XS", 0), (3, "Research in Progress", "XS", 0),
+             (4, "Research Needed", "XS", 0)]  # fmt: skip
+    edit, _ = regraph(store.list_tasks(run.id), graph_for(stale), finished={claim.task_id})
+    store.complete(claim, {}, edit=edit)
+    assert not keys(store, run, TaskStatus.CANCELED)
+    pending = keys(store, run, TaskStatus.PENDING)
+    assert pending == [
+        "research:2", "research:4", "plan:2", "review:2",
+        "implement:2", "implement:3", "implement:4", "pr:2", "merge:2",
+    ]  # fmt: skip
+
+
 def test_needs_iteration_adds_a_new_plan_and_review_and_moves_the_chain_behind_them():
     store, run = stored(graph_for([(2, "Ready for Plan", "XS", 0)]))
     store.complete(run_task(store, run, "plan:2"))

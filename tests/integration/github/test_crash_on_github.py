@@ -1,0 +1,93 @@
+"""``ralph hero`` on a (fake) GitHub board, killed right after GitHub created something
+and before Ralph heard back, then run again: the run ends Done with every sub-issue on
+the board, nothing created twice, and no rerun says "finished" with work left."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
+from ralph.github.fake import FakeGitHub
+from ralph.workflow import WorkflowState
+
+from .conftest import RALPH, ralph_on_the_board, tracker_of
+
+pytestmark = pytest.mark.slow
+
+
+def kill_after(fake: FakeGitHub, nth: int) -> Callable[[int], None]:
+    """The Nth mutation GitHub carries out from the first ``CreateIssue`` on (that one
+    is the first) kills the process whose pid the returned function is given, before
+    the process hears GitHub's answer."""
+    post = fake.post
+    seen: list[str] = []
+    victim: list[int] = []
+    armed = threading.Event()
+
+    def posting(payload: Any, token: str) -> Any:
+        reply = post(payload, token)
+        found = re.search(r"mutation (\w+)", str(payload.get("query", "")))
+        if found and (seen or found.group(1) == "CreateIssue"):
+            seen.append(found.group(1))
+            if len(seen) == nth and armed.wait(30):
+                os.kill(victim[0], signal.SIGKILL)
+        return reply
+
+    fake.post = posting  # type: ignore[method-assign]
+
+    def arm(pid: int) -> None:
+        victim.append(pid)
+        armed.set()
+
+    return arm
+
+
+def assert_done_once(fake: FakeGitHub, epic: int) -> None:
+    tracker = tracker_of(fake)
+    root = tracker.get_issue(epic)
+    assert len(root.sub_issues) == 3
+    assert len(fake.repository("acme/greet").issue_list) == 4  # no sub-issue twice
+    family = [root, *(tracker.get_issue(n) for n in root.sub_issues)]
+    assert {i.workflow_state.value for i in family if i.workflow_state} == {"Done"}
+    assert all(i.workflow_state is not None for i in family)  # all on the board
+    for issue in family:
+        repeated = [b for b, n in Counter(c.body for c in issue.comments).items() if n > 1]
+        assert repeated == [], issue.number
+    pulls = fake.repository("acme/greet").pull_list
+    assert [p.state for p in pulls] == ["MERGED"]
+
+
+#: The mutations of the split's first sub-issue: created; added to the board; its
+#: Workflow State (Backlog) set, before the split moves it to Research Needed.
+CREATED, ON_THE_BOARD, IN_BACKLOG = 1, 2, 3
+
+
+@pytest.mark.parametrize(
+    "nth", [CREATED, ON_THE_BOARD, IN_BACKLOG], ids=["created", "on the board", "in Backlog"]
+)
+def test_a_hero_killed_just_after_a_sub_issue_is_made_resumes_to_done_in_one_rerun(shop, nth):
+    work, _, served = shop
+    env = ralph_on_the_board(work, served)
+    tracker = tracker_of(served.fake)
+    epic = tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG).number
+    arm = kill_after(served.fake, nth)
+    hero = subprocess.Popen(
+        [RALPH, "hero", str(epic)], cwd=work, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    arm(hero.pid)
+    out, err = hero.communicate(timeout=300)
+    assert hero.returncode == -signal.SIGKILL, out + err
+
+    again = served.ralph("hero", str(epic), cwd=work, env=env, timeout=600)
+    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-2000:]
+    assert_done_once(served.fake, epic)

@@ -1,0 +1,117 @@
+"""A person's move wins: an issue moved to Human Needed while its phase runs stays there,
+the pipeline stops for it (and only for it), the run says what happened, and the
+phase's result is kept for a later run to apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ralph.config import load_config, open_project
+from ralph.demo import create_demo_project
+from ralph.phases import PhaseRunner, PhaseStatus
+from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.workflow import WorkflowState
+
+from .test_team import ralph, spawn, wait_until
+
+S = WorkflowState
+MOVED = "#2 was moved to Human Needed by a person while research ran; its result is kept"
+
+
+def state_of(repo: Path, number: int) -> WorkflowState | None:
+    with open_project(load_config(repo)) as project:
+        return project.tracker.get_issue(number).workflow_state
+
+
+@pytest.fixture
+def split_epic(tmp_path: Path) -> tuple[Path, int]:
+    """The demo epic, triaged and split: #2, #3, #4 wait in Research Needed."""
+    repo, epic = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as project:
+        runner = PhaseRunner(project, ScriptedRuntime(env={}))
+        assert runner.run("triage", epic).ok
+        assert runner.run("split", epic).ok
+    return repo, epic
+
+
+def test_human_needed_set_while_research_runs_stands_and_the_pipeline_stops_for_it(split_epic):
+    repo, epic = split_epic
+    hero = spawn("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "5"})
+    wait_until(lambda: state_of(repo, 2) is S.RESEARCH_IN_PROGRESS)
+    moved = ralph("issue", "move", "2", "Human Needed", cwd=repo)
+    assert moved.returncode == 0, moved.stderr
+    out, err = hero.communicate(timeout=120)
+
+    assert hero.returncode == 1, out + err
+    assert MOVED in " ".join(out.split())  # the report's "Needs a person", however wrapped
+    with open_project(load_config(repo)) as project:
+        tracker, store = project.tracker, project.store
+        issue = tracker.get_issue(2)
+        assert issue.workflow_state is S.HUMAN_NEEDED
+        moves = [c.body for c in issue.comments if "**State transition**" in c.body]
+        assert "Research in Progress → Human Needed" in moves[-1]  # nothing moved it after
+        assert {tracker.get_issue(n).workflow_state for n in (3, 4)} == {S.READY_FOR_PLAN}
+        assert tracker.list_pull_requests() == []
+        (run,) = store.list_runs()
+        statuses = {t.key: t.status.value for t in store.list_tasks(run.id)}
+        assert statuses["research:2"] == "failed"
+        assert statuses["research:3"] == statuses["research:4"] == "done"
+        assert statuses["plan:2"] == statuses["merge:2"] == "canceled"
+        repo_name = project.config.repo or project.git.path.name
+        assert store.load_checkpoint(f"{repo_name}#2:research") is not None
+
+        # The person puts it back: the next research applies the kept result, no agent.
+        tracker.set_state(2, "Research Needed")
+        runtime = ScriptedRuntime(env={})
+        outcome = PhaseRunner(project, runtime).run("research", 2)
+        assert outcome.status is PhaseStatus.DONE
+        assert runtime.briefs == []
+        assert tracker.get_issue(2).workflow_state is S.READY_FOR_PLAN
+
+
+def test_a_phase_whose_issue_was_moved_meanwhile_applies_nothing_and_keeps_its_result(
+    split_epic,
+):
+    repo, _ = split_epic
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+
+        class PersonMovesIt(ScriptedRuntime):
+            def run(self, brief):
+                result = super().run(brief)
+                tracker.set_state(2, "Human Needed")  # while the agent worked
+                return result
+
+        outcome = PhaseRunner(project, PersonMovesIt(env={})).run("research", 2)
+        assert outcome.status is PhaseStatus.MOVED
+        assert outcome.error == MOVED
+        issue = tracker.get_issue(2)
+        assert issue.workflow_state is S.HUMAN_NEEDED
+        assert not any(c.body.startswith("## Research Document") for c in issue.comments)
+        research = project.git.run("ls-tree", "-r", "--name-only", "main", "thoughts")
+        assert "GH-0002" not in research.stdout
+
+
+def test_a_move_made_while_the_result_is_applied_wins_over_the_phases_own_move(
+    split_epic, monkeypatch
+):
+    repo, _ = split_epic
+    import ralph.phases._context as context
+
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+        commit = context.commit_files
+
+        def commit_then_person_moves(*args, **kwargs):
+            done = commit(*args, **kwargs)
+            tracker.set_state(2, "Human Needed")  # after the checks, before the phase's move
+            return done
+
+        monkeypatch.setattr(context, "commit_files", commit_then_person_moves)
+        outcome = PhaseRunner(project, ScriptedRuntime(env={})).run("research", 2)
+        assert outcome.status is PhaseStatus.MOVED
+        assert tracker.get_issue(2).workflow_state is S.HUMAN_NEEDED
+        repo_name = project.config.repo or project.git.path.name
+        assert project.store.load_checkpoint(f"{repo_name}#2:research") is not None
