@@ -20,7 +20,7 @@ from ralph.workflow import Estimate, WorkflowState
 
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 #: Enough files that checking them out takes a good part of a second, even on a fast disk.
-PADDING = 6000
+PADDING = 4000
 
 
 def ralph(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
