@@ -159,7 +159,7 @@ def hero_command(
     review_mode: ReviewOpt = None,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
         code = _session(
             project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
             attempts=attempts, review_mode=review_mode,
@@ -198,7 +198,7 @@ def team_command(
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
         mode = review_mode or project.config.review_mode
         roster = {**suggested_team(project, number, mode), **counts}
         code = _session(
@@ -232,7 +232,7 @@ def worker_command(
     if unknown or not wanted:
         raise InvalidInput(f"unknown role(s) {unknown}; use some of {', '.join(WORKER_ROLES)}")
     console = _console()
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
         found = _active_run(project, run, wait)
         runtime = project_runtime(project, agent)
         interrupt = Interrupt()

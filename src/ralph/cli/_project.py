@@ -42,7 +42,11 @@ def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
 
 
 @contextmanager
-def open_project_of(ctx: typer.Context) -> Iterator[Project]:
-    """The project of the working directory: its configuration, tracker, store and git."""
+def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Project]:
+    """The project of the working directory: its configuration, tracker, store and git.
+    ``working``: a command that runs phases, which first puts back any checkout a crashed
+    run left half-updated (before anything else can read or commit it)."""
     with open_project(project_config(), store_url=_explicit_store(ctx)) as project:
+        if working:
+            project.git.recover_interrupted()
         yield project

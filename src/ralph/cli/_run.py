@@ -63,7 +63,7 @@ def run_command(
     ] = 2,
 ) -> None:
     """Run one phase on one issue (a group phase on the issue's whole group)."""
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
         runtime = project_runtime(project, agent)
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)

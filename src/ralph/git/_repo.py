@@ -7,10 +7,12 @@ base branch is checked out in some worktree, that worktree follows the branch th
 ``git merge --ff-only`` would (``read-tree -m -u``): files the merge changed are updated,
 every other uncommitted change stays, and a merge that would overwrite uncommitted work
 is refused before anything moves. That is git's own ``updateInstead`` rule for pushes.
+A crash between the follow and the move is undone by the next writer (``_follow``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import GitError
+from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
 
 __all__ = ["GitRepo", "MergeOutcome", "MergeRefused", "WorktreeEntry"]
@@ -132,10 +135,7 @@ class GitRepo:
                     f"{branch} and {remote}/{branch} have diverged; merge or rebase them, "
                     "then retry"
                 )
-            checkout = self.worktree_of(branch)
-            if checkout is not None:
-                self.follow(checkout, branch, old, new)
-            if self.run("update-ref", f"refs/heads/{branch}", new, old).returncode != 0:
+            if not move_branch(self, branch, old, new):
                 raise GitError(f"{branch} moved while catching up with {remote}; retry")
             logger.info("fast-forwarded", extra={"branch": branch, "commit": new})
             return True
@@ -161,7 +161,19 @@ class GitRepo:
         git allows one writer at a time."""
         path = self.git_dir() / f"ralph-{branch.replace('/', '-')}.lock"
         with file_lock(path, what=f"update {branch}"):
+            recover(self, branch)  # a crashed writer's checkout first
             yield
+
+    def recover_interrupted(self) -> None:
+        """Put back every checkout a crash left half-moved (see ``_follow``): what a
+        command that works on the repository does before anything else."""
+        for intent in sorted(self.git_dir().glob("ralph-follow-*.json")):
+            try:
+                branch = json.loads(intent.read_text())["branch"]
+            except (OSError, ValueError, KeyError):
+                continue  # a writer still replacing it, or not whole: its lock holder's
+            with self.branch_lock(branch):
+                pass
 
     @contextmanager
     def worktree_lock(self, *, shared: bool = False) -> Iterator[None]:
@@ -257,13 +269,7 @@ class GitRepo:
             "commit-tree", tree, *parents, "-m", message,
             what="create the merge commit", env=self.identity_env(),
         )  # fmt: skip
-        checkout = self.worktree_of(base)
-        if checkout is not None:
-            self.follow(checkout, base, base_commit, commit)
-        moved = self.run("update-ref", f"refs/heads/{base}", commit, base_commit)
-        if moved.returncode != 0:
-            if checkout is not None:
-                self.run("read-tree", "-m", "-u", commit, base_commit, cwd=checkout)
+        if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})
         return MergeOutcome(commit)
