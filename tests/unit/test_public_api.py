@@ -282,6 +282,7 @@ PUBLIC = {
     ],
     "ralph.phases": [
         "AlreadyDone",
+        "ForeignBranch",
         "NeedsHuman",
         "PHASES",
         "Phase",
@@ -289,6 +290,7 @@ PUBLIC = {
         "PhaseRefused",
         "PhaseRunner",
         "PhaseStatus",
+        "adopt_branch",
         "approve",
         "get_phase",
     ],

@@ -18,7 +18,7 @@ from rich.console import Console
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of
 from ralph.cli._report import print_report
-from ralph.cli._run import project_runtime
+from ralph.cli._run import AdoptOpt, project_runtime
 from ralph.config import Project
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
@@ -38,6 +38,7 @@ from ralph.orchestrate import (
     team_crew,
     worker_crew,
 )
+from ralph.phases import adopt_branch
 from ralph.runtimes import RUNTIMES
 from ralph.tasks import Run, RunStatus
 
@@ -157,9 +158,12 @@ def hero_command(
     ] = 3,
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
+    adopt: AdoptOpt = None,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx, working=True) as project:
+        for branch in adopt or ():
+            adopt_branch(project, branch)
         code = _session(
             project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
             attempts=attempts, review_mode=review_mode,
@@ -195,10 +199,13 @@ def team_command(
     ] = "",
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
+    adopt: AdoptOpt = None,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
     with open_project_of(ctx, working=True) as project:
+        for branch in adopt or ():
+            adopt_branch(project, branch)
         mode = review_mode or project.config.review_mode
         roster = {**suggested_team(project, number, mode), **counts}
         code = _session(

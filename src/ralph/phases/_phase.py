@@ -36,6 +36,10 @@ READ_TOOLS = ("Read", "Glob", "Grep")
 class PhaseRefused(RalphError):
     """A precondition does not hold; the message names it and what to run first."""
 
+    #: False when waiting cannot change the answer (only a person can): an orchestrated
+    #: task refused this way ends at once instead of being tried again.
+    retryable: bool = True
+
 
 class NeedsHuman(RalphError):
     """Only a person can go on: the phase escalates (Human Needed + ``Escalation:``)."""

@@ -4,19 +4,15 @@ index and files are put back before anything else, byte for byte."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ralph.config import load_config, open_project
-from ralph.demo import create_demo_project
-from ralph.demo._sample import FAREWELL
 from ralph.git import GitRepo, commit_files
-from ralph.workflow import Estimate, WorkflowState
 
+from ..cli_project import farewell_project, ralph, through
 from ..conftest import Project, git
 
 DOCUMENT = "thoughts/shared/research/2026-11-22-GH-0002-farewell.md"
@@ -153,29 +149,11 @@ def test_a_merge_killed_before_the_move_is_undone_too(project: Project, tmp_path
     assert not (project.path / "feature.py").exists()
 
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
-
-
-def ralph(repo: Path, *args: str, env: dict[str, str] | None = None):
-    return subprocess.run(
-        [RALPH, *args], cwd=repo, env={**(env or os.environ), "COLUMNS": "160"},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-
-
 @pytest.mark.parametrize("phase", ["research", "merge"])
 def test_ralph_killed_while_moving_main_leaves_the_persons_work_as_it_was(tmp_path, phase):
-    repo, _ = create_demo_project(tmp_path / "greet")
-    with open_project(load_config(repo)) as project:
-        number = project.tracker.create_issue(
-            "Add a farewell function", body=f"Add `farewell`.\n\n{FAREWELL}\n",
-            state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS,
-        ).number  # fmt: skip
-    steps = {"research": [], "merge": [["run", "research"], ["run", "plan"], ["approve"],
-                                       ["run", "implement"], ["run", "pr"]]}[phase]  # fmt: skip
-    for step in steps:
-        done = ralph(repo, *step, str(number))
-        assert done.returncode == 0, done.stdout + done.stderr
+    repo, number = farewell_project(tmp_path / "greet")
+    if phase == "merge":
+        through(repo, number, "research", "plan", "approve", "implement", "pr")
     mine = "tests/__init__.py"
     person_at_work(repo, mine)
     before, head = work_of(repo, mine), git(repo, "rev-parse", "HEAD")

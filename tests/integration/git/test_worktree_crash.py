@@ -4,30 +4,19 @@ half-made worktree and goes on (scratch checkouts and implementation worktrees a
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from ralph.config import load_config, open_project
-from ralph.demo import create_demo_project
-from ralph.demo._sample import FAREWELL
-from ralph.workflow import Estimate, WorkflowState
+from ralph.workflow import WorkflowState
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
+from ..cli_project import RALPH, farewell_project, ralph, state_of, through
+
 #: Enough files that checking them out takes a good part of a second, even on a fast disk.
 PADDING = 4000
-
-
-def ralph(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [RALPH, *args], cwd=repo, env={**os.environ, "COLUMNS": "160"},
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
 
 
 def git(repo: Path, *args: str, stdin: str | None = None, index: Path | None = None) -> str:
@@ -39,8 +28,8 @@ def git(repo: Path, *args: str, stdin: str | None = None, index: Path | None = N
 
 
 def padded_project(folder: Path) -> tuple[Path, int]:
-    """The demo project with many small files on main, and an XS issue to work on."""
-    repo, _ = create_demo_project(folder)
+    """The farewell project with many small files on main."""
+    repo, number = farewell_project(folder)
     blob = git(repo, "hash-object", "-w", "--stdin", stdin="padding\n")
     index = repo / ".git" / "padding-index"
     git(repo, "read-tree", "main", index=index)
@@ -52,12 +41,7 @@ def padded_project(folder: Path) -> tuple[Path, int]:
                  "-p", "main", "-m", "padding")  # fmt: skip
     git(repo, "update-ref", "refs/heads/main", commit)
     git(repo, "reset", "-q", "--hard")
-    with open_project(load_config(repo)) as project:
-        issue = project.tracker.create_issue(
-            "Add a farewell function", body=f"Add `farewell`.\n\n{FAREWELL}\n",
-            state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS,
-        )  # fmt: skip
-    return repo, issue.number
+    return repo, number
 
 
 def kill_during_worktree_add(repo: Path, admin: str, *args: str) -> None:
@@ -95,13 +79,8 @@ def test_a_kill_while_a_scratch_worktree_is_made_does_not_stop_the_next_run(tmp_
 @pytest.mark.timeout(300)
 def test_a_kill_while_the_implementation_worktree_is_made_does_not_send_it_to_a_person(tmp_path):
     repo, number = padded_project(tmp_path / "greet")
-    for step in (["run", "research"], ["run", "plan"], ["approve"]):
-        done = ralph(repo, *step, str(number))
-        assert done.returncode == 0, done.stdout + done.stderr
+    through(repo, number, "research", "plan", "approve")
     kill_during_worktree_add(repo, f"GH-{number}", "run", "implement", str(number))
-    for phase in ("implement", "pr", "merge"):
-        done = ralph(repo, "run", phase, str(number))
-        assert done.returncode == 0, done.stdout + done.stderr
-    with open_project(load_config(repo)) as project:
-        assert project.tracker.get_issue(number).workflow_state is WorkflowState.DONE
+    through(repo, number, "implement", "pr", "merge")
+    assert state_of(repo, number) is WorkflowState.DONE
     assert "def farewell" in git(repo, "show", "main:greet/core.py")
