@@ -229,11 +229,21 @@ def worker_command(
     wait: Annotated[
         float, typer.Option("--wait", help="Seconds to wait for an active run to appear.")
     ] = 60.0,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="The shared store's URL (as `ralph --store URL worker`).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Claim and run tasks of a run in this process (another terminal or machine, with
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
     if not math.isfinite(wait) or wait < 0:
         raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
+    if store is not None:  # given after the command, where people put it
+        ctx.find_root().ensure_object(dict)["store_url"] = store
     wanted = [r.strip() for r in roles.split(",") if r.strip()]
     unknown = [r for r in wanted if r not in WORKER_ROLES]
     if unknown or not wanted:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ralph.config import Project
 from ralph.errors import InvalidInput
 from ralph.phases._context import PhaseContext
-from ralph.phases._phase import PhaseRefused
+from ralph.phases._phase import Impasse
 
 __all__ = ["ForeignBranch", "adopt_branch", "claim_branch", "foreign_branch"]
 
@@ -16,10 +16,8 @@ CREATED = "created"
 ADOPTED = "adopted"
 
 
-class ForeignBranch(PhaseRefused):
+class ForeignBranch(Impasse):
     """The implementation branch exists with commits Ralph did not make."""
-
-    retryable = False
 
 
 def _repo(project: Project) -> str:
