@@ -16,6 +16,7 @@ from ralph.config import Project, init_project, load_config, open_project
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
 from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.tasks import open_store
 from ralph.workflow import WorkflowState
 
 __all__ = [
@@ -55,6 +56,7 @@ def create_demo_project(folder: Path, *, store_url: str | None = None) -> tuple[
     text = text.replace('runtime = "claude"', 'runtime = "scripted"')
     if store_url is not None:
         text = text.replace('store = "sqlite:///.ralph/ralph.db"', f"store = {store_url!r}")
+        open_store(store_url).close()  # made here as ralph init made the default one
     result.config_path.write_text(text)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
     subprocess.run(
