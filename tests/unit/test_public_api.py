@@ -284,6 +284,7 @@ PUBLIC = {
     ],
     "ralph.phases": [
         "AlreadyDone",
+        "ForeignBranch",
         "NeedsHuman",
         "PHASES",
         "Phase",
@@ -291,6 +292,7 @@ PUBLIC = {
         "PhaseRefused",
         "PhaseRunner",
         "PhaseStatus",
+        "adopt_branch",
         "approve",
         "get_phase",
     ],

@@ -67,11 +67,25 @@ CRITIQUE_LABEL = "Full critique:"
 _VERDICT = re.compile(r"^VERDICT:\s*(APPROVED|NEEDS_ITERATION)\s*$", re.MULTILINE)
 
 
-def slugify(text: str, max_words: int = 6) -> str:
-    """``Store sessions in the DB!`` -> ``store-sessions-in-the-db``."""
+#: Longest slug: with the date and number before it, a document's file name stays far
+#: below the 255 bytes file systems allow (a slug is ASCII: one byte a character).
+SLUG_MAX_LENGTH = 60
+
+
+def slugify(text: str, max_words: int = 6, max_length: int = SLUG_MAX_LENGTH) -> str:
+    """``Store sessions in the DB!`` -> ``store-sessions-in-the-db``: at most
+    ``max_words`` words and ``max_length`` characters, cut after a whole word when one
+    fits (a single longer word is cut)."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    words = re.findall(r"[a-z0-9]+", ascii_text.lower())
-    return "-".join(words[:max_words]) or "untitled"
+    words = re.findall(r"[a-z0-9]+", ascii_text.lower())[:max_words]
+    slug = ""
+    for word in words:
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > max_length:
+            slug = slug or word[:max_length]
+            break
+        slug = longer
+    return slug or "untitled"
 
 
 def research_path(number: int, title: str, day: date) -> str:
@@ -86,6 +100,8 @@ def plan_path(numbers: Sequence[int], title: str, day: date, *, stream: bool = F
     folder, stamp, slug = _FOLDERS[ArtifactKind.PLAN], day.isoformat(), slugify(title)
     if stream:
         joined = "-".join(str(n) for n in sorted(numbers))
+        # Many issues leave less room for the slug (never under a word's worth).
+        slug = slugify(title, max_length=min(SLUG_MAX_LENGTH, max(12, 120 - len(joined))))
         return f"{folder}/{stamp}-stream-GH-{joined}-{slug}.md"
     if len(numbers) > 1:
         return f"{folder}/{stamp}-group-GH-{numbers[0]:04d}-{slug}.md"

@@ -18,7 +18,7 @@ from rich.console import Console
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of
 from ralph.cli._report import print_report
-from ralph.cli._run import project_runtime
+from ralph.cli._run import AdoptOpt, project_runtime
 from ralph.config import Project
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
@@ -38,6 +38,7 @@ from ralph.orchestrate import (
     team_crew,
     worker_crew,
 )
+from ralph.phases import adopt_branch
 from ralph.runtimes import RUNTIMES
 from ralph.tasks import Run, RunStatus
 
@@ -157,9 +158,12 @@ def hero_command(
     ] = 3,
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
+    adopt: AdoptOpt = None,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
+        for branch in adopt or ():
+            adopt_branch(project, branch)
         code = _session(
             project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
             attempts=attempts, review_mode=review_mode,
@@ -195,10 +199,13 @@ def team_command(
     ] = "",
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
+    adopt: AdoptOpt = None,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
+        for branch in adopt or ():
+            adopt_branch(project, branch)
         mode = review_mode or project.config.review_mode
         roster = {**suggested_team(project, number, mode), **counts}
         code = _session(
@@ -222,17 +229,27 @@ def worker_command(
     wait: Annotated[
         float, typer.Option("--wait", help="Seconds to wait for an active run to appear.")
     ] = 60.0,
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="The shared store's URL (as `ralph --store URL worker`).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Claim and run tasks of a run in this process (another terminal or machine, with
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
     if not math.isfinite(wait) or wait < 0:
         raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
+    if store is not None:  # given after the command, where people put it
+        ctx.find_root().ensure_object(dict)["store_url"] = store
     wanted = [r.strip() for r in roles.split(",") if r.strip()]
     unknown = [r for r in wanted if r not in WORKER_ROLES]
     if unknown or not wanted:
         raise InvalidInput(f"unknown role(s) {unknown}; use some of {', '.join(WORKER_ROLES)}")
     console = _console()
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
         found = _active_run(project, run, wait)
         runtime = project_runtime(project, agent)
         interrupt = Interrupt()

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ralph.config import Config, Project, find_config, load_config, open_project, open_tracker
+from ralph.errors import ConfigError, GitError
 from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker
 
@@ -42,7 +43,38 @@ def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
 
 
 @contextmanager
-def open_project_of(ctx: typer.Context) -> Iterator[Project]:
-    """The project of the working directory: its configuration, tracker, store and git."""
+def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Project]:
+    """The project of the working directory: its configuration, tracker, store and git.
+    ``working``: a command that runs phases, which first puts back any checkout a crashed
+    run left half-updated (before anything else can read or commit it)."""
     with open_project(project_config(), store_url=_explicit_store(ctx)) as project:
+        if working:
+            _require_base_branch(project)
+            project.git.recover_interrupted()
         yield project
+
+
+def _require_base_branch(project: Project) -> None:
+    """Phases start from the base branch: one that does not exist is named now, with the
+    way out, instead of failing inside the first git command that reads it."""
+    git, base = project.git, project.config.base_branch
+    if not base.strip():
+        raise ConfigError(
+            "base_branch is empty in ralph.toml; set it to the branch pull requests merge "
+            'into (e.g. base_branch = "main")'
+        )
+    if git.run("rev-parse", "--is-bare-repository").stdout.strip() == "true":
+        raise GitError(f"{git.path} is a bare repository; run Ralph in a clone of it")
+    if git.has_branch(base):
+        return
+    listed = git.git("for-each-ref", "--format=%(refname:short)", "refs/heads",
+                     what="list branches").split()  # fmt: skip
+    if not listed:
+        raise GitError(
+            f"{git.path} has no commits yet; make a first commit "
+            '(git commit --allow-empty -m "First commit"), then run this again'
+        )
+    raise ConfigError(
+        f"the base branch {base} does not exist in {git.path}; set base_branch in ralph.toml "
+        f"to one of: {', '.join(listed[:5])}"
+    )

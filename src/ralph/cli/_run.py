@@ -9,13 +9,24 @@ from rich.console import Console
 
 from ralph.cli._project import open_project_of
 from ralph.config import Project
-from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, approve
+from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
 
-__all__ = ["approve_command", "project_runtime", "run_command"]
+__all__ = ["AdoptOpt", "approve_command", "project_runtime", "run_command"]
 
 #: Exit code when the phase ran but did not succeed (escalated or failed).
 EXIT_PHASE_FAILED = 1
+
+AdoptOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--adopt-branch",
+        metavar="BRANCH",
+        help="Let Ralph build on this existing branch of yours (its commits will be merged); "
+        "repeatable.",
+        show_default=False,
+    ),
+]
 
 
 def _print(outcome: PhaseOutcome, agent: str) -> None:
@@ -61,9 +72,12 @@ def run_command(
     attempts: Annotated[
         int, typer.Option("--attempts", min=1, help="Agent attempts before escalating.")
     ] = 2,
+    adopt: AdoptOpt = None,
 ) -> None:
     """Run one phase on one issue (a group phase on the issue's whole group)."""
-    with open_project_of(ctx) as project:
+    with open_project_of(ctx, working=True) as project:
+        for branch in adopt or ():
+            adopt_branch(project, branch)
         runtime = project_runtime(project, agent)
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)

@@ -74,6 +74,11 @@ def init_project(
     try:
         git = GitRepo.find(start)
     except GitError:
+        if GitRepo(start).run("rev-parse", "--is-bare-repository").stdout.strip() == "true":
+            raise ConfigError(
+                f"{start} is a bare repository (no files checked out); run Ralph in a clone "
+                f"of it: git clone {start} DIR, then ralph init in DIR"
+            ) from None
         raise ConfigError(
             f"{start} is not inside a git repository; run `git init` first "
             "(Ralph keeps documents and merges pull requests in git)"

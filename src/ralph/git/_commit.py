@@ -3,7 +3,7 @@ base branch while the person's working tree and index stay theirs.
 
 The commit is built in a private index (``GIT_INDEX_FILE``) from the branch tip, and the
 branch moves with ``update-ref`` only if it still points at that tip. If the branch is
-checked out somewhere, that worktree follows exactly as after a merge (``GitRepo.follow``).
+checked out somewhere, that worktree follows exactly as after a merge (``_follow``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ralph.errors import GitError
+from ralph.git._follow import move_branch
 from ralph.git._repo import GitRepo
 
 __all__ = ["commit_files"]
@@ -40,14 +41,10 @@ def _commit(repo: GitRepo, branch: str, files: Mapping[str, str], message: str) 
             "commit-tree", tree, "-p", tip, "-m", message,
             what="create the commit", env=repo.identity_env(),
         )  # fmt: skip
-        checkout = repo.worktree_of(branch)
-        if checkout is not None:
-            repo.follow(checkout, branch, tip, commit)
-        if repo.run("update-ref", f"refs/heads/{branch}", commit, tip).returncode == 0:
+        if move_branch(repo, branch, tip, commit):
             logger.info("committed", extra={"branch": branch, "commit": commit})
             return commit
-        if checkout is not None:  # someone else moved the branch: undo and start over
-            repo.run("read-tree", "-m", "-u", commit, tip, cwd=checkout)
+        # Someone else moved the branch (nothing changed here): start over from its tip.
     raise GitError(f"{branch} kept moving while committing {', '.join(files)}; retry")
 
 

@@ -7,11 +7,12 @@ base branch is checked out in some worktree, that worktree follows the branch th
 ``git merge --ff-only`` would (``read-tree -m -u``): files the merge changed are updated,
 every other uncommitted change stays, and a merge that would overwrite uncommitted work
 is refused before anything moves. That is git's own ``updateInstead`` rule for pushes.
+A crash between the follow and the move is undone by the next writer (``_follow``).
 """
 
 from __future__ import annotations
 
-import fcntl
+import json
 import logging
 import os
 import subprocess
@@ -21,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import GitError
+from ralph.git._follow import move_branch, recover
+from ralph.git._lock import file_lock
 
-__all__ = ["GitRepo", "MergeOutcome", "MergeRefused"]
+__all__ = ["GitRepo", "MergeOutcome", "MergeRefused", "WorktreeEntry"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +39,18 @@ class MergeRefused(GitError):
     def __init__(self, message: str, files: Sequence[str] = ()) -> None:
         self.files = tuple(files)
         super().__init__(message)
+
+
+@dataclass(frozen=True)
+class WorktreeEntry:
+    """One worktree as git lists it."""
+
+    path: Path
+    #: The checked-out branch (None: a detached HEAD).
+    branch: str | None = None
+    #: Why git keeps it locked ("initializing" while ``worktree add`` runs; "" without a
+    #: reason); None when it is not locked.
+    locked: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,10 +135,7 @@ class GitRepo:
                     f"{branch} and {remote}/{branch} have diverged; merge or rebase them, "
                     "then retry"
                 )
-            checkout = self.worktree_of(branch)
-            if checkout is not None:
-                self.follow(checkout, branch, old, new)
-            if self.run("update-ref", f"refs/heads/{branch}", new, old).returncode != 0:
+            if not move_branch(self, branch, old, new):
                 raise GitError(f"{branch} moved while catching up with {remote}; retry")
             logger.info("fast-forwarded", extra={"branch": branch, "commit": new})
             return True
@@ -148,12 +160,29 @@ class GitRepo:
         moving a branch that is checked out also updates that checkout's index, which
         git allows one writer at a time."""
         path = self.git_dir() / f"ralph-{branch.replace('/', '-')}.lock"
-        with path.open("a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        with file_lock(path, what=f"update {branch}"):
+            recover(self, branch)  # a crashed writer's checkout first
+            yield
+
+    def recover_interrupted(self) -> None:
+        """Put back every checkout a crash left half-moved (see ``_follow``): what a
+        command that works on the repository does before anything else."""
+        for intent in sorted(self.git_dir().glob("ralph-follow-*.json")):
             try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                branch = json.loads(intent.read_text())["branch"]
+            except (OSError, ValueError, KeyError):
+                continue  # a writer still replacing it, or not whole: its lock holder's
+            with self.branch_lock(branch):
+                pass
+
+    @contextmanager
+    def worktree_lock(self, *, shared: bool = False) -> Iterator[None]:
+        """Hold the repository's worktree list: adding, removing and pruning take it
+        alone; listing shares it. git writes a new worktree's files one by one, and
+        another git reading them half-written fails ("failed to read .../commondir")."""
+        with file_lock(self.git_dir() / "ralph-worktrees.lock", what="change worktrees",
+                       shared=shared):  # fmt: skip
+            yield
 
     def resolve(self, ref: str) -> str:
         """The commit id ``ref`` names."""
@@ -168,15 +197,26 @@ class GitRepo:
 
     def worktrees(self) -> dict[Path, str | None]:
         """Every worktree of the repository -> its checked-out branch (None: detached)."""
+        with self.worktree_lock(shared=True):
+            return {entry.path: entry.branch for entry in self.worktree_entries()}
+
+    def worktree_entries(self) -> list[WorktreeEntry]:
+        """Every worktree as git lists it. Callers that do not hold ``worktree_lock``
+        may read one half-written: use ``worktrees``."""
         listing = self.git("worktree", "list", "--porcelain", what="list worktrees")
-        found: dict[Path, str | None] = {}
-        current: Path | None = None
-        for line in listing.splitlines():
-            if line.startswith("worktree "):
-                current = Path(line.removeprefix("worktree ")).resolve()
-                found[current] = None
-            elif line.startswith("branch refs/heads/") and current is not None:
-                found[current] = line.removeprefix("branch refs/heads/")
+        found: list[WorktreeEntry] = []
+        for block in listing.split("\n\n"):
+            fields = dict(line.partition(" ")[::2] for line in block.splitlines() if line)
+            if "worktree" not in fields:
+                continue
+            branch = fields.get("branch", "")
+            found.append(
+                WorktreeEntry(
+                    Path(fields["worktree"]).resolve(),
+                    branch.removeprefix("refs/heads/") if branch else None,
+                    fields.get("locked"),
+                )
+            )
         return found
 
     def worktree_of(self, branch: str) -> Path | None:
@@ -229,13 +269,7 @@ class GitRepo:
             "commit-tree", tree, *parents, "-m", message,
             what="create the merge commit", env=self.identity_env(),
         )  # fmt: skip
-        checkout = self.worktree_of(base)
-        if checkout is not None:
-            self.follow(checkout, base, base_commit, commit)
-        moved = self.run("update-ref", f"refs/heads/{base}", commit, base_commit)
-        if moved.returncode != 0:
-            if checkout is not None:
-                self.run("read-tree", "-m", "-u", commit, base_commit, cwd=checkout)
+        if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})
         return MergeOutcome(commit)

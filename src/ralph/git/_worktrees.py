@@ -3,12 +3,14 @@ names) and throwaway checkouts for the phases that only write documents.
 
 A worktree is created or reused, never silently replaced; pruning refuses to delete one
 that has uncommitted changes or commits its base branch does not contain, and says why.
+One that a crash left half made (see ``_leftovers``) is never reused: it is made again
+from its branch, which holds every commit. Adding, removing and pruning worktrees hold
+the repository's worktree lock, one at a time across threads and processes.
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ralph.errors import GitError
 from ralph.git._changes import working_changes
+from ralph.git._leftovers import discard, entry_at, why_untrustworthy
 from ralph.git._repo import GitRepo
 
 __all__ = ["Pruned", "Worktree", "Worktrees"]
@@ -51,30 +54,38 @@ class Worktrees:
         return self.root / worktree_id
 
     def ensure(self, worktree_id: str, branch: str, base: str) -> Worktree:
-        """The worktree ``worktree_id`` on ``branch``: reused when it exists, else created
-        (the branch too, from ``base``, if it does not exist yet)."""
+        """The worktree ``worktree_id`` on ``branch``: reused when it exists whole, else
+        created (the branch too, from ``base``, if it does not exist yet)."""
         self.repo.exclude(f"/{WORKTREES}/")
         path = self.path(worktree_id)
-        registered = self.repo.worktrees()
-        if path.exists():
-            if path.resolve() not in registered:
+        with self.repo.worktree_lock():
+            entry = entry_at(self.repo, path)
+            if entry is not None:
+                broken = why_untrustworthy(self.repo, entry)
+                if broken is None and path.exists():
+                    if entry.branch != branch:
+                        raise GitError(
+                            f"worktree {path} has {entry.branch or 'a detached HEAD'}, not {branch}"
+                        )
+                    return Worktree(worktree_id, path, branch, created=False)
+                logger.warning(
+                    "worktree made again", extra={"worktree": worktree_id, "why": broken}
+                )
+                discard(self.repo, path)  # the branch keeps every commit made there
+            elif path.exists():
                 raise GitError(
                     f"{path} exists but is not a worktree of this repository; "
                     "move it away and retry"
                 )
-            held = registered[path.resolve()]
-            if held != branch:
-                raise GitError(f"worktree {path} has {held or 'a detached HEAD'}, not {branch}")
-            return Worktree(worktree_id, path, branch, created=False)
-        self.repo.run("worktree", "prune")  # forget worktrees whose folder was deleted
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if self.repo.has_branch(branch):
-            self.repo.git("worktree", "add", str(path), branch, what=f"check out {branch}")
-        else:
-            self.repo.git(
-                "worktree", "add", "-b", branch, str(path), f"refs/heads/{base}",
-                what=f"create {branch} from {base}",
-            )  # fmt: skip
+            self.repo.run("worktree", "prune")  # forget worktrees whose folder was deleted
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if self.repo.has_branch(branch):
+                self.repo.git("worktree", "add", str(path), branch, what=f"check out {branch}")
+            else:
+                self.repo.git(
+                    "worktree", "add", "-b", branch, str(path), f"refs/heads/{base}",
+                    what=f"create {branch} from {base}",
+                )  # fmt: skip
         logger.info("worktree created", extra={"worktree": worktree_id, "branch": branch})
         return Worktree(worktree_id, path, branch, created=True)
 
@@ -97,7 +108,8 @@ class Worktrees:
             # A squash merge leaves the commits unmerged by ancestry but their changes in.
             if int(ahead) and not self._already_in(branch, base):
                 return Pruned(False, f"{branch} has {ahead} commit(s) not merged into {base}")
-        self.repo.git("worktree", "remove", str(path), what=f"remove worktree {path}")
+        with self.repo.worktree_lock():
+            self.repo.git("worktree", "remove", str(path), what=f"remove worktree {path}")
         logger.info("worktree removed", extra={"worktree": worktree_id})
         return Pruned(True)
 
@@ -113,22 +125,20 @@ class Worktrees:
     @contextmanager
     def scratch(self, name: str, base: str) -> Iterator[Path]:
         """A detached checkout of ``base`` for one phase, removed afterwards whatever is
-        in it (it only ever holds an agent's drafts, which the phase has read)."""
+        in it (it only ever holds an agent's drafts, which the phase has read). One left
+        by a crash, half made or not, is removed first."""
         self.repo.exclude("/.ralph/")
         path = self.repo.path / SCRATCH / name
-        if path.exists():
-            self._discard(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.repo.git(
-            "worktree", "add", "--detach", str(path), f"refs/heads/{base}",
-            what=f"check out {base} for {name}",
-        )  # fmt: skip
+        with self.repo.worktree_lock():
+            if path.exists() or entry_at(self.repo, path) is not None:
+                discard(self.repo, path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.repo.git(
+                "worktree", "add", "--detach", str(path), f"refs/heads/{base}",
+                what=f"check out {base} for {name}",
+            )  # fmt: skip
         try:
             yield path
         finally:
-            self._discard(path)
-
-    def _discard(self, path: Path) -> None:
-        if self.repo.run("worktree", "remove", "--force", str(path)).returncode != 0:
-            shutil.rmtree(path, ignore_errors=True)
-            self.repo.run("worktree", "prune")
+            with self.repo.worktree_lock():
+                discard(self.repo, path)

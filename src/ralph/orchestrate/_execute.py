@@ -120,6 +120,8 @@ class TaskExecutor:
                 PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None
             )
         except PhaseRefused as refused:
+            if not refused.retryable:  # only a person can change the answer
+                return self._escalated(claim, str(refused))
             self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
         except Exception as exc:  # the worker outlives any one task

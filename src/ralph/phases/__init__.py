@@ -7,6 +7,7 @@ only produces content.
 
 from __future__ import annotations
 
+from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
 from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._review import approve
@@ -15,12 +16,14 @@ from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 __all__ = [
     "PHASES",
     "AlreadyDone",
+    "ForeignBranch",
     "NeedsHuman",
     "Phase",
     "PhaseOutcome",
     "PhaseRefused",
     "PhaseRunner",
     "PhaseStatus",
+    "adopt_branch",
     "approve",
     "get_phase",
 ]

@@ -51,6 +51,15 @@ def plan_fields(ctx: PhaseContext, issue: Issue) -> dict[str, Any]:
     """The frontmatter of the issue's plan; PhaseRefused when it has none."""
     found = ctx.find(ArtifactKind.PLAN, issue)
     if found is None:
+        planned = next(
+            (n for n in issue.sub_issues if ctx.find(ArtifactKind.PLAN, ctx.tracker.get_issue(n))),
+            None,
+        )
+        if planned is not None:  # an epic: its children carry the plans
+            raise PhaseRefused(
+                f"#{issue.number} is an epic; its plan is on its sub-issue #{planned}: run the "
+                f"same command with {planned} instead of {issue.number}"
+            )
         raise PhaseRefused(
             f"#{issue.number} has no implementation plan; run ralph run plan {issue.number} first"
         )

@@ -15,6 +15,7 @@ from ralph.graph import Role
 from ralph.phases._branches import branch_for, run_tests, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
+from ralph.phases._ownership import claim_branch, foreign_branch
 from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import result_schema
 from ralph.runtimes import AgentResult
@@ -99,6 +100,9 @@ class ImplementPhase(Phase):
             listed = ", ".join(f"#{i.number}" for i in unreviewed)
             ctx.say(f"Review skipped (review_mode = skip): {listed} In Progress without one.")
         worktree = worktree_id(ctx, members)
+        refusal = foreign_branch(ctx, branch_for(worktree), members[0].number)
+        if refusal is not None:
+            raise refusal
         if not implementation_problems(ctx, members, worktree):
             raise AlreadyDone(
                 f"#{members[0].number} is implemented on {branch_for(worktree)}; "
@@ -108,6 +112,7 @@ class ImplementPhase(Phase):
     @contextmanager
     def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
         worktree = worktree_id(ctx, members)
+        claim_branch(ctx, branch_for(worktree), members[0].number)
         made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
         if made.created:
             ctx.say(f"Created worktree worktrees/{worktree} on {made.branch}.")

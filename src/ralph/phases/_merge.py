@@ -10,7 +10,7 @@ from ralph.errors import MergeConflict
 from ralph.graph import Role
 from ralph.phases._branches import run_tests
 from ralph.phases._context import PhaseContext
-from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
 from ralph.tracker import Issue, PullRequest, PullRequestState
 from ralph.workflow import WorkflowState
 
@@ -65,6 +65,14 @@ class MergePhase(Phase):
                 raise AlreadyDone(f"#{issue.number} is Done already")
             raise PhaseRefused(
                 f"no pull request closes #{issue.number}; run ralph run pr {issue.number} first"
+            )
+        git = ctx.project.git
+        if not git.has_remote() and not git.has_branch(pr.head):  # a remote's is GitHub's
+            n = issue.number
+            raise Impasse(
+                f"pull request #{pr.number} has nothing to merge: its branch {pr.head} no "
+                f'longer exists; implement it again: ralph issue move {n} "In Progress", '
+                f"then ralph hero {n} (or restore {pr.head} if you still have its commits)"
             )
         super().check(ctx, members)
 

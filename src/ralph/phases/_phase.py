@@ -22,6 +22,7 @@ from ralph.workflow import COMMANDS, CommandContract, Estimate, WorkflowState
 __all__ = [
     "AlreadyDone",
     "Attempt",
+    "Impasse",
     "NeedsHuman",
     "Phase",
     "PhaseRefused",
@@ -35,6 +36,16 @@ READ_TOOLS = ("Read", "Glob", "Grep")
 
 class PhaseRefused(RalphError):
     """A precondition does not hold; the message names it and what to run first."""
+
+    #: False when waiting cannot change the answer (only a person can): an orchestrated
+    #: task refused this way ends at once instead of being tried again.
+    retryable: bool = True
+
+
+class Impasse(PhaseRefused):
+    """A refusal only a person can lift (the message says how): never retried."""
+
+    retryable = False
 
 
 class NeedsHuman(RalphError):

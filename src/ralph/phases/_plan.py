@@ -20,7 +20,15 @@ from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
 from ralph.phases._group import group_members, planned_stream
-from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._phase import (
+    READ_TOOLS,
+    AlreadyDone,
+    Attempt,
+    Impasse,
+    Phase,
+    PhaseRefused,
+    Workspace,
+)
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
@@ -63,9 +71,11 @@ class PlanPhase(Phase):
         for issue in members:
             self.check_estimate(issue)
             if ctx.find(ArtifactKind.RESEARCH, issue) is None:
-                raise PhaseRefused(
-                    f"#{issue.number} has no research document; run ralph run research "
-                    f"{issue.number} first"
+                n = issue.number
+                raise Impasse(
+                    f"#{n} has no research document on {ctx.base} (was it removed?); research "
+                    f'it again: ralph issue move {n} "Human Needed", ralph issue move {n} '
+                    f'"Research Needed", then ralph run research {n}'
                 )
 
     @contextmanager

@@ -61,6 +61,7 @@ class MemoryStore(TaskStore):
         self._messages: dict[int, Message] = {}
         self._locks: dict[tuple[str, int], IssueLock] = {}
         self._checkpoints: dict[str, dict[str, Any]] = {}
+        self._branches: dict[tuple[str, str], str] = {}
         self._charges: list[Charge] = []
 
     # -- helpers --------------------------------------------------------------------------
@@ -600,3 +601,13 @@ class MemoryStore(TaskStore):
     def clear_checkpoint(self, key: str) -> None:
         with self._lock:
             self._checkpoints.pop(key, None)
+
+    # -- branches -----------------------------------------------------------------------
+
+    def record_branch(self, repo: str, branch: str, origin: str) -> None:
+        with self._lock:
+            self._branches.setdefault((repo, branch), origin)
+
+    def branch_origin(self, repo: str, branch: str) -> str | None:
+        with self._lock:
+            return self._branches.get((repo, branch))

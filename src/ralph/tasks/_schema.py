@@ -200,4 +200,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX ralph_charges_by_time ON ralph_charges (at)",
         ),
     ),
+    Migration(
+        5,
+        "branches Ralph created or a person let it adopt",
+        (
+            """CREATE TABLE ralph_branches (
+                repo TEXT NOT NULL,
+                name TEXT NOT NULL,
+                origin TEXT NOT NULL,
+                recorded_at {float} NOT NULL,
+                PRIMARY KEY (repo, name)
+            )""",
+        ),
+    ),
 )

@@ -967,6 +967,23 @@ class SqlStore(TaskStore):
             tx.run("DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number))
             return True
 
+    # -- branches -----------------------------------------------------------------------
+
+    def record_branch(self, repo: str, branch: str, origin: str) -> None:
+        with self._write() as tx:
+            tx.run(
+                "INSERT INTO ralph_branches (repo, name, origin, recorded_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (repo, name) DO NOTHING",
+                (repo, branch, origin, self._now()),
+            )
+
+    def branch_origin(self, repo: str, branch: str) -> str | None:
+        with self._reader() as tx:
+            row = tx.one(
+                "SELECT origin FROM ralph_branches WHERE repo = ? AND name = ?", (repo, branch)
+            )
+        return str(row["origin"]) if row is not None else None
+
     # -- checkpoints ----------------------------------------------------------------------
 
     def save_checkpoint(self, key: str, value: Mapping[str, Any]) -> None:

@@ -293,6 +293,18 @@ class TaskStore(abc.ABC):
     def clear_checkpoint(self, key: str) -> None:
         """Forget ``key``; clearing a key that is not there is a no-op."""
 
+    # -- branches -----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def record_branch(self, repo: str, branch: str, origin: str) -> None:
+        """Note that Ralph may build on ``branch`` of ``repo``: it created the branch
+        (origin "created") or a person let it take theirs ("adopted"). A branch recorded
+        already keeps its first origin."""
+
+    @abc.abstractmethod
+    def branch_origin(self, repo: str, branch: str) -> str | None:
+        """How ``branch`` became Ralph's (see record_branch); None when it is not."""
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def migrate(self) -> list[int]:

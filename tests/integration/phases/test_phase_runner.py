@@ -47,7 +47,9 @@ class Crash(BaseException):
             "plan",
             S.READY_FOR_PLAN,
             Estimate.XS,
-            "#1 has no research document; run ralph run research 1 first",
+            "#1 has no research document on main \\(was it removed\\?\\); research it again: "
+            'ralph issue move 1 "Human Needed", ralph issue move 1 "Research Needed", '
+            "then ralph run research 1",
         ),
         (
             "plan",

@@ -666,6 +666,21 @@ class TestCheckpoints:
         assert store.load_checkpoint("k") == {"files": ["x"]}
 
 
+class TestBranches:
+    def test_a_branch_ralph_created_or_adopted_is_remembered_per_repository(self, store):
+        assert store.branch_origin("o/r", "feature/GH-1") is None
+        store.record_branch("o/r", "feature/GH-1", "created")
+        store.record_branch("o/r", "feature/GH-2", "adopted")
+        assert store.branch_origin("o/r", "feature/GH-1") == "created"
+        assert store.branch_origin("o/r", "feature/GH-2") == "adopted"
+        assert store.branch_origin("o/other", "feature/GH-1") is None
+
+    def test_recording_a_branch_again_keeps_its_first_origin(self, store):
+        store.record_branch("o/r", "feature/GH-1", "created")
+        store.record_branch("o/r", "feature/GH-1", "adopted")
+        assert store.branch_origin("o/r", "feature/GH-1") == "created"
+
+
 def test_concurrent_acquirers_of_one_issue_get_it_once(make_store, backend):
     store = make_store()
     outcomes: list[str] = []

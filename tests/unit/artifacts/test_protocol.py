@@ -181,3 +181,29 @@ def test_frontmatter_is_parsed():
 )
 def test_documents_are_validated_per_kind(kind, text, problems):
     assert validate_document(kind, text) == problems
+
+
+def test_a_long_title_makes_a_slug_cut_after_a_whole_word():
+    title = "Make the session store survive restarts of the whole cluster please " * 3
+    assert slugify("supercalifragilistic " * 2 + "x" * 80, max_words=6) == (
+        "supercalifragilistic-supercalifragilistic"
+    )
+    assert slugify(title, max_words=50) == (
+        "make-the-session-store-survive-restarts-of-the-whole-cluster"  # 60 characters
+    )
+
+
+@pytest.mark.parametrize(
+    "title", ["x" * 300, "é" * 300, "ü" * 200 + " " + "y" * 300, "\U0001f600" * 100 + "z" * 9000]
+)
+def test_a_document_file_name_stays_far_below_the_file_name_limit(title):
+    names = [
+        research_path(123456, title, DAY),
+        plan_path([123456], title, DAY),
+        plan_path([123456, 123457], title, DAY),
+        plan_path(list(range(100000, 100012)), title, DAY, stream=True),
+    ]
+    for path in names:
+        name = path.rpartition("/")[2]
+        assert len(name.encode()) <= 200, name
+        assert name.endswith(".md")
