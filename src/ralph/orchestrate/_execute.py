@@ -220,9 +220,12 @@ class TaskExecutor:
                 self.run.id,
                 claim.task_id,
                 agent_run.cost_usd,
-                tokens=agent_run.input_tokens + agent_run.output_tokens,
+                tokens=agent_run.tokens,
                 turns=agent_run.turns,
                 seconds=agent_run.duration_seconds,
+                cache_read_tokens=agent_run.cache_read_tokens,
+                cache_write_tokens=agent_run.cache_write_tokens,
+                refused=agent_run.denied_tools,
             )
 
 

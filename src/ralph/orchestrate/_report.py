@@ -1,4 +1,5 @@
-"""The run report: per task status, time, attempts, cost and tokens; totals; the makespan
+"""The run report: per task status, time, attempts, cost, tokens (cached input counted
+and shown apart) and refused tool calls; totals; the makespan
 against the critical path; what needs a person; and counters that check, from the
 store's own history, that the seeds' coordination failures did not happen.
 
@@ -51,11 +52,16 @@ class TaskLine:
     #: Seconds spent running, over every attempt.
     seconds: float
     cost_usd: float
+    #: Every token, cached input included; the cached part also on its own.
     tokens: int
     turns: int
     error: str | None
     #: When its current attempt started (running tasks), for elapsed times.
     started_at: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: Tools its agents were refused, each named once.
+    refused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,8 @@ class RunReport:
     work: float
     needs_person: tuple[str, ...]
     counters: Counters
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -102,6 +110,8 @@ class RunReport:
             "tasks": [asdict(t) for t in self.tasks],
             "costUsd": self.cost_usd,
             "tokens": self.tokens,
+            "cacheReadTokens": self.cache_read_tokens,
+            "cacheWriteTokens": self.cache_write_tokens,
             "turns": self.turns,
             "makespan": self.makespan,
             "criticalPath": self.critical_path,
@@ -216,6 +226,9 @@ def build_report(
                 turns=sum(c.turns for c in own),
                 error=task.error if task.status is not TaskStatus.DONE else None,
                 started_at=started.get(task.id),
+                cache_read_tokens=sum(c.cache_read_tokens for c in own),
+                cache_write_tokens=sum(c.cache_write_tokens for c in own),
+                refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
             )
         )
     critical, keys = _critical_path(tasks, seconds)
@@ -241,6 +254,8 @@ def build_report(
         work=sum(seconds.values()),
         needs_person=tuple(person),
         counters=_counters(tasks, events, charges, messages),
+        cache_read_tokens=sum(c.cache_read_tokens for c in charges),
+        cache_write_tokens=sum(c.cache_write_tokens for c in charges),
     )
 
 

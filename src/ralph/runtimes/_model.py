@@ -98,8 +98,12 @@ class AgentResult:
     #: The structured result (parsed JSON), when the agent returned one.
     result: Mapping[str, Any] | None = None
     cost_usd: float = 0.0
+    #: Input tokens not read from or written to the prompt cache.
     input_tokens: int = 0
     output_tokens: int = 0
+    #: Input tokens read from the prompt cache, and written to it.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     turns: int = 0
     duration_seconds: float = 0.0
     #: Where the transcript is kept (a file path or session id), if anywhere.
@@ -113,3 +117,9 @@ class AgentResult:
     @property
     def ok(self) -> bool:
         return self.status is AgentStatus.OK
+
+    @property
+    def tokens(self) -> int:
+        """Every token the model counted, cached input included."""
+        cached = self.cache_read_tokens + self.cache_write_tokens
+        return self.input_tokens + self.output_tokens + cached

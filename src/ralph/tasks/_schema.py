@@ -200,4 +200,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX ralph_charges_by_time ON ralph_charges (at)",
         ),
     ),
+    Migration(
+        5,
+        "cached tokens and refused tools in the ledger",
+        (
+            "ALTER TABLE ralph_charges ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE ralph_charges ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE ralph_charges ADD COLUMN refused TEXT NOT NULL DEFAULT '[]'",
+        ),
+    ),
 )

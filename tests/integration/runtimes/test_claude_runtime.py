@@ -39,6 +39,22 @@ def test_the_agent_writes_its_document_and_returns_the_structured_result(
     assert result.transcript.endswith(".jsonl")
 
 
+def test_cached_input_is_counted_apart_from_the_rest(fake_api, home, brief):
+    api = fake_api([ToolUse("StructuredOutput", {"document": "d", "summary": "s"})])
+    api.usage = {
+        "input_tokens": 12,
+        "output_tokens": 20,
+        "cache_read_input_tokens": 5_000,
+        "cache_creation_input_tokens": 300,
+    }
+    result = runtime(api, home).run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    turns = len(api.turns)
+    assert (result.input_tokens, result.output_tokens) == (12 * turns, 20 * turns)
+    assert (result.cache_read_tokens, result.cache_write_tokens) == (5_000 * turns, 300 * turns)
+    assert result.tokens == 5_332 * turns
+
+
 def test_the_brief_reaches_the_model_with_the_role_and_only_the_roles_tools(fake_api, home, brief):
     api = fake_api([ToolUse("StructuredOutput", {"document": "d", "summary": "s"})])
     runtime(api, home).run(brief())

@@ -198,6 +198,8 @@ class ClaudeRuntime(AgentRuntime):
             cost_usd=float(frame.get("total_cost_usd") or 0.0),
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
             turns=int(frame.get("num_turns") or 0),
             duration_seconds=time.monotonic() - watch.started,
             transcript=str(transcript) if transcript.is_file() else f"session {session_id}",

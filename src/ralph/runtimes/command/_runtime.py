@@ -195,6 +195,8 @@ class CommandRuntime(AgentRuntime):
             cost_usd=parsed.cost_usd,
             input_tokens=parsed.input_tokens,
             output_tokens=parsed.output_tokens,
+            cache_read_tokens=parsed.cache_read_tokens,
+            cache_write_tokens=parsed.cache_write_tokens,
             turns=parsed.turns,
             duration_seconds=seconds,
             transcript=f"session {parsed.session_id}" if parsed.session_id else None,

@@ -47,6 +47,8 @@ class Fault(enum.StrEnum):
     ESCALATE = "escalate"
     #: Implementation writes a file in the main checkout, outside its worktree.
     WRITE_OUTSIDE = "write-outside"
+    #: The agent does its work, but one Bash call of its was refused on the way.
+    REFUSED_TOOL = "refused-tool"
 
 
 Agent = Callable[[AgentBrief], dict[str, Any]]
@@ -193,7 +195,8 @@ class ScriptedRuntime(AgentRuntime):
             stray.write_text("written outside the worktree\n")
         if fault is Fault.NEEDS_ITERATION:
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
-        return self._result(AgentStatus.OK, 0, result=agent(brief))
+        refused = ("Bash",) if fault is Fault.REFUSED_TOOL else ()
+        return self._result(AgentStatus.OK, 0, result=agent(brief), refused=refused)
 
     @staticmethod
     def _result(
@@ -204,6 +207,7 @@ class ScriptedRuntime(AgentRuntime):
         cost: float = 0.0,
         turns: int = 1,
         error: str = "",
+        refused: tuple[str, ...] = (),
     ) -> AgentResult:
         return AgentResult(
             status=status,
@@ -212,5 +216,6 @@ class ScriptedRuntime(AgentRuntime):
             turns=turns,
             duration_seconds=elapsed,
             error=error,
+            denied_tools=refused,
             agent=DESCRIPTION,
         )
