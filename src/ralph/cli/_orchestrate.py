@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from ralph.cli._live import LiveView
-from ralph.cli._project import open_project_of
+from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import project_runtime
 from ralph.config import Project
@@ -100,6 +100,7 @@ def _session(
     """Run the session with the live view; print the report; return the exit code."""
     console = _console()
     runtime = project_runtime(project, agent)
+    warn_if_untested(project.config)
     view = LiveView(project.store, project.tracker, console)
     interrupt = Interrupt()
     names = ", ".join(name for name, _ in crew)
@@ -232,6 +233,7 @@ def worker_command(
     with open_project_of(ctx) as project:
         found = _active_run(project, run, wait)
         runtime = project_runtime(project, agent)
+        warn_if_untested(project.config)
         interrupt = Interrupt()
         console.print(
             f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "

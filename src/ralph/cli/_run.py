@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ralph.cli._project import open_project_of
+from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import Project
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, approve
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
@@ -65,6 +65,7 @@ def run_command(
     """Run one phase on one issue (a group phase on the issue's whole group)."""
     with open_project_of(ctx) as project:
         runtime = project_runtime(project, agent)
+        warn_if_untested(project.config)
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)
     if not outcome.ok:

@@ -7,6 +7,7 @@ Ralph finds the same database from any subdirectory.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -168,7 +169,13 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
 
 
-def render_config(*, repo: str, base_branch: str, github: GitHubSettings | None = None) -> str:
+def render_config(
+    *,
+    repo: str,
+    base_branch: str,
+    github: GitHubSettings | None = None,
+    test_command: str = "",
+) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
     tracker = "github" if github else "local"
     board = ""
@@ -202,8 +209,9 @@ store = "sqlite:///.ralph/ralph.db"
 base_branch = "{base_branch}"
 # How plans are approved: "auto" (a reviewer agent), "interactive" (a person) or "skip".
 review_mode = "auto"
-# The command that proves an implementation works (run in the worktree).
-test_command = ""
+# The command that proves an implementation works (run in the worktree). Empty: Ralph
+# runs no tests, and every run warns about it.
+test_command = {json.dumps(test_command, ensure_ascii=False)}
 # Spending caps in US dollars; 0 means no cap.
 budget_task_usd = 0
 budget_run_usd = 0

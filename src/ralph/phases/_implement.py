@@ -101,6 +101,7 @@ class ImplementPhase(Phase):
         made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
         if made.created:
             ctx.say(f"Created worktree worktrees/{worktree} on {made.branch}.")
+        plan = ctx.find(ArtifactKind.PLAN, members[0])
         yield Workspace(
             made.path,
             facts={
@@ -109,6 +110,8 @@ class ImplementPhase(Phase):
                 "branch": made.branch,
                 "base_branch": ctx.base,
                 "worktree": f"worktrees/{worktree}",
+                # The plan file is the agent's to tick and commit with each phase.
+                "plan": plan.path if plan is not None else "",
             },
             may_change=None,
         )

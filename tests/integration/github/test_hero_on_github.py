@@ -52,15 +52,13 @@ def tracker_of(fake: FakeGitHub) -> GitHubTracker:
 def test_hero_takes_the_epic_from_backlog_to_merged_on_github(shop):
     work, origin, served = shop
     env = served.env(RALPH_GH_MUTATION_INTERVAL="0.01")
-    made = served.ralph("init", "--github", "acme/greet", cwd=work, env=env)
+    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    made = served.ralph(
+        "init", "--github", "acme/greet", "--test-command", test_command, cwd=work, env=env
+    )
     assert made.returncode == 0, made.stderr
     toml = work / "ralph.toml"
-    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
-    toml.write_text(
-        toml.read_text()
-        .replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
-        .replace('runtime = "claude"', 'runtime = "scripted"')
-    )
+    toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
     git(work, "add", "-A")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
     git(work, "push", "-q", "origin", "main")
