@@ -125,7 +125,7 @@ class ImplementPhase(Phase):
             return problems
         tests = run_tests(ctx.project.config.test_command, space.workdir)
         if not tests.passed:
-            return [f"the tests fail in the worktree (`{tests.command}`): {tests.tail}"]
+            return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]
         return []
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:

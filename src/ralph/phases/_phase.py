@@ -15,7 +15,7 @@ from typing import Any
 from ralph.errors import RalphError
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
-from ralph.runtimes import AgentResult
+from ralph.runtimes import AgentResult, Document
 from ralph.tracker import Issue
 from ralph.workflow import COMMANDS, CommandContract, Estimate, WorkflowState
 
@@ -114,6 +114,9 @@ class Phase(abc.ABC):
     uses_agent: bool = True
     #: The JSON schema of the agent's structured result.
     result_schema: Mapping[str, Any] = {}
+    #: The agent gets the reviewer's critique when the last verdict asked for another
+    #: plan (a re-plan), as Ralph's own context rather than a tracker comment.
+    reads_critique: bool = False
 
     @property
     def contract(self) -> CommandContract:
@@ -180,6 +183,15 @@ class Phase(abc.ABC):
             title=members[0].title,
             **values,
         )
+
+    def trusted_documents(
+        self, ctx: PhaseContext, members: Sequence[Issue]
+    ) -> tuple[Document, ...]:
+        """Documents Ralph wrote for this task, briefed apart from the issues' text."""
+        if not self.reads_critique:
+            return ()
+        found = (ctx.critique(issue) for issue in members)
+        return tuple(dict.fromkeys(d for d in found if d is not None))
 
     def validate(
         self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult

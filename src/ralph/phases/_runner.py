@@ -209,13 +209,22 @@ class PhaseRunner:
         self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], runs: list[AgentResult]
     ) -> Attempt:
         problems: list[str] = []
+        #: Why earlier attempts were rejected: the next brief says so.
+        rejections: list[str] = []
         for number in range(1, self.max_attempts + 1):
             members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
-                attempt, problems = self._attempt(phase, ctx, members, space, runs)
+                attempt, problems = self._attempt(phase, ctx, members, space, runs, rejections)
             if attempt is not None:
                 return attempt
             ctx.say(f"Attempt {number} of {self.max_attempts} failed: {'; '.join(problems)}")
+            rejections += [f"Attempt {number}: {problem}" for problem in problems]
+            if runs[-1].denied_tools:
+                rejections.append(
+                    f"Attempt {number}: these tool calls were refused: "
+                    f"{', '.join(runs[-1].denied_tools)} (this phase may use "
+                    f"{', '.join(phase.tools)}, and only inside its working directory)"
+                )
         raise NeedsHuman(
             f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
         )
@@ -227,6 +236,7 @@ class PhaseRunner:
         members: list[Issue],
         space: Workspace,
         runs: list[AgentResult],
+        rejections: Sequence[str] = (),
     ) -> tuple[Attempt | None, list[str]]:
         git = self.project.git
         main_before = working_changes(git)
@@ -243,6 +253,8 @@ class PhaseRunner:
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},
+            trusted=phase.trusted_documents(ctx, members),
+            rejections=tuple(rejections),
         )
         result = self.runtime.run(brief)
         runs.append(result)

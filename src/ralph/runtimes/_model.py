@@ -86,6 +86,12 @@ class AgentBrief:
     outputs: Mapping[str, str] = field(default_factory=dict)
     #: Facts the phase passes on (``test_command``, ``branch``, ``base_branch``...).
     facts: Mapping[str, str] = field(default_factory=dict)
+    #: Documents Ralph itself wrote for this task (the reviewer's critique of the plan
+    #: being redone): context to act on, unlike the issues' text.
+    trusted: tuple[Document, ...] = ()
+    #: Why Ralph rejected the earlier attempts at this task, oldest first (empty on the
+    #: first attempt): validation errors, failing tests, refused tool calls.
+    rejections: tuple[str, ...] = ()
 
     @property
     def primary(self) -> IssueContext:
