@@ -148,6 +148,12 @@ class FakeAnthropicAPI:
         self._server.shutdown()
         self._server.server_close()
 
+    def rescript(self, script: Script) -> None:
+        """Answer the next turns with ``script``, counting turns from 0 again."""
+        with self._lock:
+            self.script = script
+            self._turns = 0
+
     def environment(self, home: str) -> dict[str, str]:
         """What the CLI needs to talk to this fake and keep its files under ``home``."""
         return {

@@ -25,6 +25,7 @@ PUBLIC = {
         "detect_work_streams",
     ],
     "ralph.errors": [
+        "AgentUnusable",
         "ConfigError",
         "DependencyCycle",
         "GitError",
@@ -306,7 +307,14 @@ PUBLIC = {
         "RUNTIMES",
         "open_runtime",
     ],
-    "ralph.runtimes.claude": ["ClaudeRuntime", "Outcome", "classify", "structured_result"],
+    "ralph.runtimes.claude": [
+        "ClaudeRuntime",
+        "Outcome",
+        "classify",
+        "login_command",
+        "setup_problem",
+        "structured_result",
+    ],
     "ralph.runtimes.command": ["PARSERS", "PLACEHOLDERS", "CommandRuntime", "Parsed"],
     "ralph.mcp": ["PREFIX", "SERVER_NAME", "build_server"],
     "ralph.runtimes.scripted": [

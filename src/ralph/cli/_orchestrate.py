@@ -42,8 +42,10 @@ from ralph.tasks import Run, RunStatus
 
 __all__ = ["demo_command", "hero_command", "team_command", "worker_command"]
 
-#: Exit codes: 1 when work failed or needs a person, 130 after an interrupt.
+#: Exit codes: 1 when work failed or needs a person, 2 when the agent cannot work here
+#: (its setup is the person's to fix, as any configuration error), 130 after an interrupt.
 EXIT_NEEDS_PERSON = 1
+EXIT_AGENT_UNUSABLE = 2
 EXIT_INTERRUPTED = 130
 
 AgentOpt = Annotated[
@@ -141,6 +143,8 @@ def _exit_code(result: SessionResult, report: RunReport | None) -> int:
     out; 130 after an interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
+    if result.ending is Ending.AGENT_UNUSABLE:
+        return EXIT_AGENT_UNUSABLE
     if result.ending is Ending.OUT_OF_BUDGET:
         return EXIT_NEEDS_PERSON
     if report is not None and report.needs_person:
@@ -244,7 +248,7 @@ def worker_command(
             crew = start_crew(
                 project, runtime, found, worker_crew(wanted, concurrency),
                 budget=Budget.from_config(project.config), stopping=interrupt.stopping,
-                attempts=attempts,
+                attempts=attempts, stop=interrupt.agent_unusable,
             )  # fmt: skip
             while not crew.join(timeout=0.2):
                 if interrupt.aborting.is_set():
@@ -252,6 +256,9 @@ def worker_command(
                     raise typer.Exit(EXIT_INTERRUPTED)
         done = sum(len(w.stats.executions) for w in crew.workers)
         console.print(f"worker done: {done} task(s) run", markup=False)
+        if interrupt.unusable:
+            console.print(f"Stopped: {interrupt.unusable}", markup=False)
+            raise typer.Exit(EXIT_AGENT_UNUSABLE)
 
 
 def _active_run(project: Project, wanted: int | None, wait: float) -> Run:

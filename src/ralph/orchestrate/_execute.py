@@ -6,20 +6,22 @@ to Human Needed, its task fails for good, and only the tasks that wait for it ar
 canceled, so independent work goes on (one research escalating lets the others finish;
 the plan waiting for all of them never starts). A phase that failed is retried by the
 store's backoff; when its attempts are used up its dependents are canceled the same way
-and its worktree is left as it was for a person to look at.
+and its worktree is left as it was for a person to look at. An agent that cannot work
+here at all (a refused key, an unknown model) hands its task back untouched and stops
+the session: every other task would fail the same way.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.artifacts import Verdict
 from ralph.config import Project
-from ralph.errors import LeaseLost, RalphError
+from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import base_key, iterate, regraph
@@ -63,6 +65,8 @@ class ExecutionStatus(enum.StrEnum):
     SUPERSEDED = "superseded"
     #: The claim was lost meanwhile (canceled, or reaped and claimed elsewhere).
     LOST = "lost"
+    #: Handed back untouched: the agent cannot work here until a person fixes its setup.
+    STOPPED = "stopped"
 
 
 @dataclass(frozen=True)
@@ -78,11 +82,20 @@ class TaskExecutor:
     """Runs claimed tasks of one run for one worker (its name is the lock owner)."""
 
     def __init__(
-        self, project: Project, runtime: AgentRuntime, run: Run, *, owner: str, attempts: int = 2
+        self,
+        project: Project,
+        runtime: AgentRuntime,
+        run: Run,
+        *,
+        owner: str,
+        attempts: int = 2,
+        stop: Callable[[str], None] | None = None,
     ) -> None:
+        """``stop`` is told why, when the agent cannot work here at all."""
         self.project = project
         self.store = project.store
         self.run = run
+        self.stop = stop
         self.runner = PhaseRunner(project, runtime, owner=owner, max_attempts=attempts)
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
 
@@ -114,6 +127,11 @@ class TaskExecutor:
         except PhaseRefused as refused:
             self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
+        except AgentUnusable as unusable:
+            self.store.release(claim)
+            if self.stop is not None:
+                self.stop(str(unusable))
+            return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"

@@ -7,7 +7,9 @@ applied, so a rerun after a crash applies the same result instead of asking the 
 again, and every apply step is idempotent. A failed attempt is retried; when attempts
 run out, or the agent asks for a person, the issues go to Human Needed with an
 ``Escalation:`` comment. A failure while applying puts the lock state back and keeps
-the checkpoint for the rerun.
+the checkpoint for the rerun. An agent that cannot work here at all (a refused key, an
+unknown model) is no attempt: the lock state goes back and AgentUnusable says what to
+fix, without a retry or an escalation.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from datetime import date
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph.config import Project
-from ralph.errors import IssueLocked, RalphError
+from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import changed_between, working_changes
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import (
@@ -34,7 +36,7 @@ from ralph.phases._phase import (
     Workspace,
 )
 from ralph.phases._registry import get_phase
-from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, Limits
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
@@ -177,6 +179,10 @@ class PhaseRunner:
             self._escalate(phase, ctx, numbers, str(human))
             self.project.store.clear_checkpoint(key)
             return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))
+        except AgentUnusable:
+            for n in numbers:  # the issues stay where they were
+                tracker.release(n, command=phase.command)
+            raise
         except Exception as exc:
             logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
             for n in numbers:
@@ -257,6 +263,10 @@ class PhaseRunner:
             rejections=tuple(rejections),
         )
         result = self.runtime.run(brief)
+        if result.status is AgentStatus.MISCONFIGURED:
+            raise AgentUnusable(
+                f"the agent ({self.runtime.description}) cannot work: {result.error}"
+            )
         runs.append(result)
         if result.denied_tools:
             ctx.say(f"The agent was refused: {', '.join(result.denied_tools)}")

@@ -21,6 +21,9 @@ class AgentStatus(enum.StrEnum):
     TURNS_EXCEEDED = "turns_exceeded"
     #: The agent process died or the runtime broke before a result came back.
     CRASHED = "crashed"
+    #: The agent cannot work here at all: its key or login was refused, its account
+    #: cannot pay, its model does not exist. No retry helps; a person fixes the setup.
+    MISCONFIGURED = "misconfigured"
 
 
 @dataclass(frozen=True)

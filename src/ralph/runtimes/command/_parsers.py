@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
-from ralph.runtimes.claude._outcome import classify, structured_result
+from ralph.runtimes.claude._outcome import classify, setup_problem, structured_result
 
-__all__ = ["PARSERS", "Parsed", "parse_json_object"]
+__all__ = ["PARSERS", "SETUP_PROBLEMS", "Parsed", "parse_json_object"]
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def claude(output: str) -> Parsed:
     if not frames:
         return Parsed(status=AgentStatus.CRASHED, error="Claude Code printed no result")
     frame = frames[-1]
-    outcome = classify(frame)
+    outcome = classify(frame)  # an error frame that says the setup is wrong: misconfigured
     usage = frame.get("usage") or {}
     ok = outcome.status is AgentStatus.OK
     return Parsed(
@@ -232,6 +232,21 @@ def claude(output: str) -> Parsed:
         turns=_int(frame.get("num_turns")),
     )
 
+
+def claude_setup_problem(line: str) -> str:
+    """What to fix, when a ``stream-json`` line says the setup is wrong: Claude Code
+    retries a refused key for minutes, announcing each retry."""
+    for frame in _objects(line):
+        if frame.get("type") == "system" and frame.get("subtype") == "api_retry":
+            status = frame.get("error_status")
+            code = status if isinstance(status, int) else None
+            return setup_problem(code, str(frame.get("error") or ""))
+    return ""
+
+
+#: Per format, a reader of one output line that says what to fix when the agent cannot
+#: work here at all (the run is stopped at once).
+SETUP_PROBLEMS: Mapping[str, Callable[[str], str]] = {"claude": claude_setup_problem}
 
 PARSERS: Mapping[str, Callable[[str], Parsed]] = {
     "plain": plain,

@@ -49,6 +49,8 @@ class Fault(enum.StrEnum):
     WRITE_OUTSIDE = "write-outside"
     #: The agent does its work, but one Bash call of its was refused on the way.
     REFUSED_TOOL = "refused-tool"
+    #: The agent cannot work here at all, as with a refused API key.
+    MISCONFIGURED = "misconfigured"
 
 
 Agent = Callable[[AgentBrief], dict[str, Any]]
@@ -173,6 +175,11 @@ class ScriptedRuntime(AgentRuntime):
             return self._result(AgentStatus.FAILED, 0, error="scripted fault: the agent failed")
         if fault is Fault.CRASH:
             raise RuntimeError("scripted fault: the agent process died")
+        if fault is Fault.MISCONFIGURED:
+            return self._result(
+                AgentStatus.MISCONFIGURED, 0,
+                error="scripted fault: the key was refused; set ANTHROPIC_API_KEY",
+            )  # fmt: skip
         if fault is Fault.EXCEED_BUDGET:
             cap = brief.limits.max_usd or 1.0
             return self._result(
