@@ -227,7 +227,9 @@ stuck_threshold_hours = 48
 # agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
 [agent]
 runtime = "claude"
-# Claude's model (alias or id); empty for Claude Code's default.
+# Claude's model (alias such as "sonnet" or "opus", or a full id); empty: the one
+# Claude Code recommends for your account (ANTHROPIC_MODEL overrides that). Per phase:
+# [agent.phases.plan] model = "opus".
 model = ""
 # Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
 # without a message before the run counts as stalled.
