@@ -13,6 +13,7 @@ The tree::
     │   └── DependencyCycle     issues that block each other in a circle
     ├── GraphError              a task graph that is not a DAG of known keys
     ├── ConfigError             ralph.toml or a RALPH_* variable is missing or wrong
+    │   └── AgentUnusable       the agent cannot work here (key, login, account, model)
     ├── GitError                a git command failed (not a repository, unknown branch...)
     ├── TrackerError            the issue tracker refused an operation
     │   ├── IssueNotFound       no issue with that number
@@ -45,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 __all__ = [
+    "AgentUnusable",
     "ConfigError",
     "DependencyCycle",
     "GitError",
@@ -159,6 +161,12 @@ class GraphError(RalphError):
 
 class ConfigError(RalphError):
     """``ralph.toml`` is missing or holds a value Ralph cannot use."""
+
+
+class AgentUnusable(ConfigError):
+    """The agent cannot work here at all (its key or login was refused, its account
+    cannot pay, its model does not exist): no attempt of any phase can succeed until a
+    person fixes the setup. The message says what to fix."""
 
 
 class GitError(RalphError):

@@ -116,6 +116,8 @@ class FakeAnthropicAPI:
 
     script: Script = ()
     requests: list[Request] = field(default_factory=list)
+    #: The token counts each reply reports (cached input included).
+    usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -145,6 +147,12 @@ class FakeAnthropicAPI:
         assert self._server is not None
         self._server.shutdown()
         self._server.server_close()
+
+    def rescript(self, script: Script) -> None:
+        """Answer the next turns with ``script``, counting turns from 0 again."""
+        with self._lock:
+            self.script = script
+            self._turns = 0
 
     def environment(self, home: str) -> dict[str, str]:
         """What the CLI needs to talk to this fake and keep its files under ``home``."""
@@ -180,7 +188,9 @@ def _sse(event: str, data: Mapping[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _events(step: Text | ToolUse, message: dict[str, Any], tool_id: str) -> Iterator[bytes]:
+def _events(
+    step: Text | ToolUse, message: dict[str, Any], tool_id: str, output_tokens: int
+) -> Iterator[bytes]:
     yield _sse("message_start", {"type": "message_start", "message": message})
     if isinstance(step, Text):
         start = {"type": "text", "text": ""}
@@ -200,7 +210,7 @@ def _events(step: Text | ToolUse, message: dict[str, Any], tool_id: str) -> Iter
         {
             "type": "message_delta",
             "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": USAGE["output_tokens"]},
+            "usage": {"output_tokens": output_tokens},
         },
     )
     yield _sse("message_stop", {"type": "message_stop"})
@@ -250,7 +260,7 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": USAGE,
+                "usage": dict(fake.usage),
             }
             tool_id = f"toolu_{number:04d}"
             if not body.get("stream"):
@@ -266,7 +276,8 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
             self.end_headers()
-            self.wfile.write(b"".join(_events(step, message, tool_id)))
+            output = fake.usage["output_tokens"]
+            self.wfile.write(b"".join(_events(step, message, tool_id, output)))
             self.close_connection = True
 
     return Handler

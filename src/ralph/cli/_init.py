@@ -1,5 +1,6 @@
-"""``ralph init`` (ralph.toml, the database, and with ``--github`` the board) and
-``ralph doctor`` (is everything Ralph needs there, and if not, what to do)."""
+"""``ralph init`` (ralph.toml with the project's test command, the database, and with
+``--github`` the board) and ``ralph doctor`` (is everything Ralph needs there, and if
+not, what to do)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from ralph.cli._project import project_config
-from ralph.config import github_client, init_project
+from ralph.cli._project import project_config, warn
+from ralph.config import github_client, init_project, untested_warning
 from ralph.errors import RalphError
 from ralph.tracker import check_board
 
@@ -37,10 +39,19 @@ def init_command(
             "--project", metavar="N", help="The board's number (default: find or create one)."
         ),
     ] = None,
+    test_command: Annotated[
+        str | None,
+        typer.Option(
+            "--test-command",
+            metavar="COMMAND",
+            help="How the project runs its tests (default: found from the files present: "
+            "a Makefile's test target, package.json, Cargo.toml, go.mod, pytest/unittest).",
+        ),
+    ] = None,
 ) -> None:
     """Set Ralph up in a git repository: ralph.toml and the local database, and with
     --github the board's fields. Safe to re-run."""
-    result = init_project(path, github=github, project=project)
+    result = init_project(path, github=github, project=project, test_command=test_command)
     console = Console(highlight=False, soft_wrap=True)
     verb = "Created" if result.created_config else "Found"
     console.print(f"{verb} {result.config_path}")
@@ -74,14 +85,28 @@ def init_command(
         console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
     if result.ignored_store:
         console.print("Added .ralph/ to .gitignore")
+    warning = untested_warning(result.config)
+    if warning is None:
+        console.print(
+            f"Test command: {result.config.test_command} (from {result.test_source})",
+            markup=False,
+        )
+    else:
+        warn(warning)
     if result.created_config:
         console.print('Next: ralph issue new "My first issue", then ralph status')
 
 
 def doctor_command() -> None:
-    """Check the token, its scopes, the repository, the board and its fields."""
+    """Check the test command, and on GitHub the token, its scopes, the repository, the
+    board and its fields."""
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
+    warning = untested_warning(config)
+    if warning is None:
+        console.print(f"[green]✓[/] test_command: {escape(config.test_command)}")
+    else:
+        console.print(f"[bold yellow]![/] test_command: {escape(warning)}")
     if config.tracker != "github":
         console.print(
             f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from ralph.cli._issue_render import issue_dict, render_issue, render_issue_list
-from ralph.cli._project import project_tracker
+from ralph.cli._issue_render import Refusal, issue_dict, render_issue, render_issue_list
+from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
+from ralph.tasks import TaskStore
 from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus
 from ralph.workflow import parse_estimate, parse_priority, parse_state
 
@@ -95,10 +96,28 @@ def issue_list(
         Console().print(render_issue_list(issues))
 
 
+def refusals_of(store: TaskStore, number: int) -> list[Refusal]:
+    """Tool calls agents were refused in the store's runs, for tasks on issue ``number``."""
+    found = []
+    for run in store.list_runs():
+        tasks = {t.id: t for t in store.list_tasks(run.id) if number in t.issues}
+        refused: dict[int, list[str]] = {}
+        for charge in store.charges(run.id):
+            if charge.task_id in tasks and charge.refused:
+                refused.setdefault(charge.task_id, []).extend(charge.refused)
+        found += [
+            Refusal(run.id, tasks[task_id].subject, tuple(dict.fromkeys(tools)))
+            for task_id, tools in refused.items()
+        ]
+    return found
+
+
 @issue_app.command("show")
 def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
-    """One issue with its relations, state history and linked documents."""
-    with project_tracker(ctx) as (config, tracker):
+    """One issue with its relations, state history, linked documents and the tool calls
+    its agents were refused."""
+    with open_project_of(ctx) as project:
+        tracker, config = project.tracker, project.config
         issue = tracker.get_issue(number)
         related = {
             n: tracker.get_issue(n)
@@ -106,10 +125,15 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
             if n is not None
         }
         prs = [tracker.get_pull_request(n) for n in issue.pull_requests]
+        refusals = refusals_of(project.store, number)
     if as_json:
-        print(json.dumps(issue_dict(issue, prs=prs, root=config.root), indent=2))
+        data = issue_dict(issue, prs=prs, root=config.root)
+        data["refusedTools"] = [
+            {"run": r.run, "task": r.task, "tools": list(r.tools)} for r in refusals
+        ]
+        print(json.dumps(data, indent=2))
     else:
-        Console().print(render_issue(issue, related, prs, config.root))
+        Console().print(render_issue(issue, related, prs, config.root, refusals))
 
 
 @issue_app.command("move")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ralph.tracker import Issue, PullRequest, iso
 from ralph.workflow import TransitionRecord, parse_all_transitions
 
 __all__ = [
+    "Refusal",
     "artifacts_of",
     "history_of",
     "issue_dict",
@@ -38,6 +40,15 @@ _STATE_STYLE = {
     "Canceled": "bright_black",
 }
 _DOCUMENT_ROOT = Path("thoughts") / "shared"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Tools an agent working on the issue was refused, in one task of one run."""
+
+    run: int
+    task: str
+    tools: tuple[str, ...]
 
 
 def history_of(issue: Issue) -> list[TransitionRecord]:
@@ -171,7 +182,11 @@ def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> Text:
 
 
 def render_issue(
-    issue: Issue, related: Mapping[int, Issue], prs: Sequence[PullRequest], root: Path | None
+    issue: Issue,
+    related: Mapping[int, Issue],
+    prs: Sequence[PullRequest],
+    root: Path | None,
+    refusals: Sequence[Refusal] = (),
 ) -> RenderableType:
     fields = Table.grid(padding=(0, 2))
     fields.add_column(style="bold")
@@ -203,6 +218,12 @@ def render_issue(
         from rich.markdown import Markdown  # costs a fifth of a second to import
 
         parts += [Text(""), Markdown(issue.body)]
+    if refusals:
+        parts.append(Text("\nRefused tool calls", style="bold"))
+        for refusal in refusals:
+            line = Text(f"  run {refusal.run}, {refusal.task}: ")
+            line.append(", ".join(refusal.tools), style="red")
+            parts.append(line)
     history = history_of(issue)
     if history:
         parts.append(Text("\nHistory", style="bold"))

@@ -1,5 +1,6 @@
-"""The run as it happens: a live table of the task graph (status, worker, elapsed, cost)
-on a terminal, and one plain line per change otherwise (logs, CI, pipes)."""
+"""The run as it happens: a live table of the task graph (status, worker, elapsed, cost,
+tool calls its agents were refused) on a terminal, and one plain line per change
+otherwise (logs, CI, pipes)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ class LiveView:
         self._live: Live | None = None
         self._board = ""
         self._run_id = 0
+        #: Ledger lines already shown, per task: each refusal is said once.
+        self._charges_seen: dict[int, int] = {}
 
     @contextmanager
     def showing(self) -> Iterator[LiveView]:
@@ -71,6 +74,9 @@ class LiveView:
         extra = f" — {event.data['error']}" if event.data.get("error") else ""
         if event.kind is EventKind.TASK_CANCELED and event.data.get("reason"):
             extra = f" — {event.data['reason']}"
+        refused = self._new_refusals(task.run_id, task.id)
+        if refused:
+            extra += f" — its agent was refused {', '.join(refused)}"
         stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
         self.console.print(
             f"{stamp} {MARKS[task.status][0]} {task.subject} [{who}] {said}{extra}",
@@ -83,6 +89,13 @@ class LiveView:
                 self._board = board
                 self.console.print(f"         board: {board}", markup=False, highlight=False)
 
+    def _new_refusals(self, run_id: int, task_id: int) -> list[str]:
+        """Tools refused in the task's agent runs not shown yet."""
+        charges = [c for c in self.store.charges(run_id) if c.task_id == task_id]
+        seen = self._charges_seen.get(task_id, 0)
+        self._charges_seen[task_id] = len(charges)
+        return list(dict.fromkeys(tool for c in charges[seen:] for tool in c.refused))
+
     def board(self) -> str:
         """Workflow states of the issues the run works on, counted."""
         numbers = sorted({n for t in self.store.list_tasks(self._run_id) for n in t.issues})
@@ -94,19 +107,24 @@ class LiveView:
     def _table(self, run: Run) -> Group:
         report = load_report(self.store, run.id)
         table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
-        for column in ("Task", "Status", "Worker", "Elapsed", "Cost"):
+        refused = any(line.refused for line in report.tasks)
+        columns = ["Task", "Status", "Worker", "Elapsed", "Cost"]
+        for column in [*columns, "Refused tools"] if refused else columns:
             table.add_column(column)
         now = time.time()
         for line in report.tasks:
             symbol, style = MARKS[line.status]
             seconds = line.seconds + (now - line.started_at if line.started_at else 0.0)
-            table.add_row(
+            cells: list[str | Text] = [
                 line.subject,
                 Text(f"{symbol} {line.status}", style=style),
                 worker_name(line.owner) if line.status == "running" else "",
                 duration(seconds) if seconds else "",
                 f"${line.cost_usd:.2f}" if line.cost_usd else "",
-            )
+            ]
+            if refused:
+                cells.append(Text(", ".join(line.refused), style="red"))
+            table.add_row(*cells)
         done = sum(1 for t in report.tasks if t.status == "done")
         footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
         return Group(table, footer)

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from ralph.cli._live import LiveView
-from ralph.cli._project import open_project_of
+from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, project_runtime
 from ralph.config import Project
@@ -44,8 +44,10 @@ from ralph.tasks import Run, RunStatus
 
 __all__ = ["demo_command", "hero_command", "team_command", "worker_command"]
 
-#: Exit codes: 1 when work failed or needs a person, 130 after an interrupt.
+#: Exit codes: 1 when work failed or needs a person, 2 when the agent cannot work here
+#: (its setup is the person's to fix, as any configuration error), 130 after an interrupt.
 EXIT_NEEDS_PERSON = 1
+EXIT_AGENT_UNUSABLE = 2
 EXIT_INTERRUPTED = 130
 
 AgentOpt = Annotated[
@@ -102,6 +104,7 @@ def _session(
     """Run the session with the live view; print the report; return the exit code."""
     console = _console()
     runtime = project_runtime(project, agent)
+    warn_if_untested(project.config)
     view = LiveView(project.store, project.tracker, console)
     interrupt = Interrupt()
     names = ", ".join(name for name, _ in crew)
@@ -142,6 +145,8 @@ def _exit_code(result: SessionResult, report: RunReport | None) -> int:
     out; 130 after an interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
+    if result.ending is Ending.AGENT_UNUSABLE:
+        return EXIT_AGENT_UNUSABLE
     if result.ending is Ending.OUT_OF_BUDGET:
         return EXIT_NEEDS_PERSON
     if report is not None and report.needs_person:
@@ -252,6 +257,7 @@ def worker_command(
     with open_project_of(ctx, working=True) as project:
         found = _active_run(project, run, wait)
         runtime = project_runtime(project, agent)
+        warn_if_untested(project.config)
         interrupt = Interrupt()
         console.print(
             f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "
@@ -262,7 +268,7 @@ def worker_command(
             crew = start_crew(
                 project, runtime, found, worker_crew(wanted, concurrency),
                 budget=Budget.from_config(project.config), stopping=interrupt.stopping,
-                attempts=attempts,
+                attempts=attempts, stop=interrupt.agent_unusable,
             )  # fmt: skip
             while not crew.join(timeout=0.2):
                 if interrupt.aborting.is_set():
@@ -270,6 +276,9 @@ def worker_command(
                     raise typer.Exit(EXIT_INTERRUPTED)
         done = sum(len(w.stats.executions) for w in crew.workers)
         console.print(f"worker done: {done} task(s) run", markup=False)
+        if interrupt.unusable:
+            console.print(f"Stopped: {interrupt.unusable}", markup=False)
+            raise typer.Exit(EXIT_AGENT_UNUSABLE)
 
 
 def _active_run(project: Project, wanted: int | None, wait: float) -> Run:

@@ -1,4 +1,5 @@
-"""The project a command runs in: its ralph.toml, store and tracker, honouring ``--store``."""
+"""The project a command runs in: its ralph.toml, store and tracker, honouring
+``--store``; and the warnings a run gives about it."""
 
 from __future__ import annotations
 
@@ -7,13 +8,30 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.markup import escape
 
-from ralph.config import Config, Project, find_config, load_config, open_project, open_tracker
+from ralph.config import (
+    Config,
+    Project,
+    find_config,
+    load_config,
+    open_project,
+    open_tracker,
+    untested_warning,
+)
 from ralph.errors import ConfigError, GitError
 from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker
 
-__all__ = ["open_project_of", "project_config", "project_tracker", "store_url"]
+__all__ = [
+    "open_project_of",
+    "project_config",
+    "project_tracker",
+    "store_url",
+    "warn",
+    "warn_if_untested",
+]
 
 
 def _explicit_store(ctx: typer.Context) -> str | None:
@@ -78,3 +96,17 @@ def _require_base_branch(project: Project) -> None:
         f"the base branch {base} does not exist in {git.path}; set base_branch in ralph.toml "
         f"to one of: {', '.join(listed[:5])}"
     )
+
+
+def warn(text: str) -> None:
+    """A warning a person must not miss: bold, on stderr."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold yellow]Warning:[/] {escape(text)}"
+    )
+
+
+def warn_if_untested(config: Config) -> None:
+    """Once per run: a project without a test command gets its implementations untested."""
+    warning = untested_warning(config)
+    if warning is not None:
+        warn(warning)

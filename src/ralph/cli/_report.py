@@ -1,5 +1,6 @@
-"""The run report for people: a table of tasks, totals, the makespan against the critical
-path, what needs a person, and the orchestration's soundness counters."""
+"""The run report for people: a table of tasks (with cached tokens and refused tool calls
+apart), totals, the makespan against the critical path, what needs a person, and the
+orchestration's soundness counters."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.text import Text
 from ralph.orchestrate import RunReport, TaskLine
 from ralph.tasks import TaskStatus
 
-__all__ = ["MARKS", "duration", "print_report", "worker_name"]
+__all__ = ["MARKS", "cached", "duration", "print_report", "tokens_total", "worker_name"]
 
 MARKS: dict[str, tuple[str, str]] = {
     TaskStatus.PENDING: ("○", "white"),
@@ -41,55 +42,79 @@ def _replaced(line: TaskLine) -> bool:
     return line.status == TaskStatus.CANCELED and not line.attempts and bool(line.error)
 
 
-def _rows(report: RunReport) -> list[tuple[str, Text, str, str, str, str]]:
+def _rows(report: RunReport, *, refused: bool) -> list[list[str | Text]]:
     """One row per task, except that the tasks one rewrite replaced before they ran
     (the plan made before a triage, say) fold into a single row where the first was."""
     folded: dict[str, list[TaskLine]] = {}
     for line in report.tasks:
         if _replaced(line):
             folded.setdefault(line.error or "", []).append(line)
-    rows = []
+    rows: list[list[str | Text]] = []
     for line in report.tasks:
         if _replaced(line) and len(folded[line.error or ""]) > 1:
             group = folded[line.error or ""]
             if line is group[0]:
                 status = Text(f"{MARKS[TaskStatus.CANCELED][0]} replaced", style="bright_black")
                 status.append(f" ({line.error})", style="bright_black")
-                rows.append((f"{len(group)} earlier tasks", status, "", "", "", ""))
+                rows.append([f"{len(group)} earlier tasks", status, "", "", "", "", ""])
             continue
         symbol, style = MARKS[line.status]
         status = Text(f"{symbol} {line.status}", style=style)
         if line.error and line.status != TaskStatus.DONE:
             status.append(f" ({line.error})", style="bright_black")
-        rows.append(
-            (
-                line.subject,
-                status,
-                duration(line.seconds) if line.seconds else "",
-                str(line.attempts) if line.attempts else "",
-                f"${line.cost_usd:.2f}" if line.cost_usd else "",
-                f"{line.tokens:,}" if line.tokens else "",
-            )
-        )
+        cells: list[str | Text] = [
+            line.subject,
+            status,
+            duration(line.seconds) if line.seconds else "",
+            str(line.attempts) if line.attempts else "",
+            f"${line.cost_usd:.2f}" if line.cost_usd else "",
+            f"{line.tokens:,}" if line.tokens else "",
+            cached(line.cache_read_tokens, line.cache_write_tokens),
+        ]
+        if refused:
+            cells.append(Text(", ".join(line.refused), style="red"))
+        rows.append(cells)
     return rows
+
+
+def cached(read: int, written: int) -> str:
+    """``210,000 read / 4,230 written``; empty when nothing was cached."""
+    if not read and not written:
+        return ""
+    return f"{read:,} read / {written:,} written"
+
+
+def tokens_total(tokens: int, read: int, written: int) -> str:
+    """Every token, then the cached part: ``217,283 tokens (210,000 cache read, ...)``."""
+    if not read and not written:
+        return f"{tokens:,} tokens"
+    return f"{tokens:,} tokens ({read:,} cache read, {written:,} cache write)"
 
 
 def print_report(report: RunReport, console: Console) -> None:
     run = report.run
+    refused = any(line.refused for line in report.tasks)
     table = Table(title=f"Run {run.id}: {run.name} ({run.status.value})", title_justify="left")
-    for column in ("Task", "Status", "Time", "Tries", "Cost", "Tokens"):
+    columns = ["Task", "Status", "Time", "Tries", "Cost", "Tokens", "Cached input"]
+    for column in [*columns, "Refused tools"] if refused else columns:
         table.add_column(column, justify="right" if column in ("Time", "Tries") else "left")
-    for row in _rows(report):
+    for row in _rows(report, refused=refused):
         table.add_row(*row)
     console.print(table)
     done = report.count(TaskStatus.DONE)
     replaced = sum(1 for line in report.tasks if _replaced(line))
     also = f" ({replaced} replaced by a re-plan)" if replaced else ""
+    spent = tokens_total(report.tokens, report.cache_read_tokens, report.cache_write_tokens)
     console.print(
         f"{done}/{len(report.tasks) - replaced} tasks done{also} · ${report.cost_usd:.2f} · "
-        f"{report.tokens:,} tokens · {report.turns} agent turns",
+        f"{spent} · {report.turns} agent turns",
         markup=False,
     )
+    for line in report.tasks:
+        if line.refused:
+            console.print(
+                f"{line.subject}: its agent was refused {', '.join(line.refused)}", markup=False
+            )
     ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ralph.cli._project import open_project_of
+from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import Project
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
@@ -79,6 +79,7 @@ def run_command(
         for branch in adopt or ():
             adopt_branch(project, branch)
         runtime = project_runtime(project, agent)
+        warn_if_untested(project.config)
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)
     if not outcome.ok:

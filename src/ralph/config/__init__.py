@@ -7,15 +7,18 @@ from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, 
 from ralph.config._github import GitHubSettings, github_client, github_tokens
 from ralph.config._init import InitResult, init_project
 from ralph.config._open import Project, github_tracker, open_project, open_tracker
+from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
 __all__ = [
     "CONFIG_FILE",
     "AgentSettings",
     "Config",
+    "FoundTestCommand",
     "GitHubSettings",
     "InitResult",
     "PhaseSettings",
     "Project",
+    "detect_test_command",
     "find_config",
     "github_client",
     "github_tokens",
@@ -25,4 +28,5 @@ __all__ = [
     "open_project",
     "open_tracker",
     "render_config",
+    "untested_warning",
 ]

@@ -3,7 +3,7 @@ and within which limits, per phase if need be.
 
     [agent]
     runtime = "claude"            # claude | command | scripted (RALPH_AGENT overrides)
-    model = "sonnet"
+    model = "sonnet"              # "" (default): Claude Code's choice for the account
     max_turns = 50
     timeout_seconds = 1800
     stall_seconds = 300

@@ -7,6 +7,7 @@ Ralph finds the same database from any subdirectory.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -191,7 +192,13 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
 
 
-def render_config(*, repo: str, base_branch: str, github: GitHubSettings | None = None) -> str:
+def render_config(
+    *,
+    repo: str,
+    base_branch: str,
+    github: GitHubSettings | None = None,
+    test_command: str = "",
+) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
     tracker = "github" if github else "local"
     board = ""
@@ -225,8 +232,9 @@ store = "sqlite:///.ralph/ralph.db"
 base_branch = "{base_branch}"
 # How plans are approved: "auto" (a reviewer agent), "interactive" (a person) or "skip".
 review_mode = "auto"
-# The command that proves an implementation works (run in the worktree).
-test_command = ""
+# The command that proves an implementation works (run in the worktree). Empty: Ralph
+# runs no tests, and every run warns about it.
+test_command = {json.dumps(test_command, ensure_ascii=False)}
 # Spending caps in US dollars; 0 means no cap.
 budget_task_usd = 0
 budget_run_usd = 0
@@ -242,7 +250,9 @@ stuck_threshold_hours = 48
 # agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
 [agent]
 runtime = "claude"
-# Claude's model (alias or id); empty for Claude Code's default.
+# Claude's model (alias such as "sonnet" or "opus", or a full id); empty: the one
+# Claude Code recommends for your account (ANTHROPIC_MODEL overrides that). Per phase:
+# [agent.phases.plan] model = "opus".
 model = ""
 # Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
 # without a message before the run counts as stalled.

@@ -17,6 +17,7 @@ from ralph.config._github import (
     github_client,
     parse_github_settings,
 )
+from ralph.config._test_command import detect_test_command
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
 from ralph.github import Transport
@@ -39,6 +40,9 @@ class InitResult:
     ignored_store: bool
     #: What ``--github`` found or made on GitHub.
     board: BoardSetup | None = None
+    #: Where the configured test command came from ("--test-command", "the Makefile's
+    #: test target", "ralph.toml"); empty when there is none.
+    test_source: str = ""
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -65,10 +69,13 @@ def init_project(
     project: int | None = None,
     env: Mapping[str, str] | None = None,
     transport: Transport | None = None,
+    test_command: str | None = None,
 ) -> InitResult:
     """Set up Ralph in the git repository containing ``path``; with ``github``
     ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
-    or by title, else created) with Ralph's fields. ``transport`` replaces HTTPS (tests)."""
+    or by title, else created) with Ralph's fields. The test command is
+    ``test_command``, else the one the repository's files point at.
+    ``transport`` replaces HTTPS (tests)."""
     env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
     try:
@@ -86,6 +93,10 @@ def init_project(
     existing = find_config(start)
     config_path = existing or git.path / CONFIG_FILE
     created = existing is None
+    if test_command is not None and not test_command.strip():
+        raise ConfigError("--test-command is empty; give the command that runs the tests")
+    if existing is not None and test_command is not None:
+        _check_same_test_command(existing, test_command, env)
     board = None
     if github is not None:
         board = _set_up_github(github, project, env, transport)
@@ -97,12 +108,19 @@ def init_project(
         )
         if existing is not None:
             _check_same_board(existing, settings, env)
+    source = "ralph.toml"
     if created:
         branch = git.git("symbolic-ref", "--short", "-q", "HEAD", what="read HEAD", check=False)
         base = board.default_branch if board is not None else branch or "main"
         name = settings.repo if board is not None else _repo_name(git.path)
+        found = detect_test_command(git.path) if test_command is None else None
+        command = test_command or (found.command if found else "")
+        source = "--test-command" if test_command else found.source if found else ""
         text = render_config(
-            repo=name, base_branch=base, github=settings if board is not None else None
+            repo=name,
+            base_branch=base,
+            github=settings if board is not None else None,
+            test_command=command,
         )
         _write_atomically(config_path, text)
     try:
@@ -116,8 +134,13 @@ def init_project(
     ignored = (
         _ignore_store(config.root) if config.store_url.startswith("sqlite:///.ralph") else False
     )
+    if env_value(env, "RALPH_TEST_COMMAND"):
+        source = "RALPH_TEST_COMMAND"
     logger.info("initialised", extra={"root": str(config.root), "created": created})
-    return InitResult(config, config_path, created, migrated, ignored, board)
+    return InitResult(
+        config, config_path, created, migrated, ignored, board,
+        test_source=source if config.test_command else "",
+    )  # fmt: skip
 
 
 _FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
@@ -151,6 +174,16 @@ def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, st
             f"{path} exists and does not name this board (ready on GitHub); set tracker = "
             f'"github" and a [github] table with owner = "{settings.owner}", repo = '
             f'"{settings.repo}", project = {settings.project} in it'
+        )
+
+
+def _check_same_test_command(path: Path, command: str, env: Mapping[str, str]) -> None:
+    """An existing ralph.toml is never rewritten: --test-command must agree with it."""
+    configured = load_config(path.parent, env={**env, "RALPH_TEST_COMMAND": ""}).test_command
+    if configured != command:
+        raise ConfigError(
+            f"{path} exists with test_command = {configured!r}; set test_command there "
+            "(ralph init never rewrites an existing ralph.toml)"
         )
 
 

@@ -51,10 +51,9 @@ def create_demo_project(
     ``store_url``, scripted agents, its unittest suite as the test command) and the epic
     (title, body), unsized, in Backlog. Returns the repository and the epic's number."""
     repo = create_sample_repository(folder)
-    result = init_project(repo)
-    text = result.config_path.read_text()
     test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
-    text = text.replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
+    result = init_project(repo, test_command=test_command)
+    text = result.config_path.read_text()
     text = text.replace('runtime = "claude"', 'runtime = "scripted"')
     if store_url is not None:
         text = text.replace('store = "sqlite:///.ralph/ralph.db"', f"store = {store_url!r}")

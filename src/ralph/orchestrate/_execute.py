@@ -8,20 +8,22 @@ the plan waiting for all of them never starts). A phase that failed is retried b
 store's backoff; when its attempts are used up its dependents are canceled the same way
 and its worktree is left as it was for a person to look at. A phase whose issue a person
 moved while it ran (to Human Needed, say) ends the same way, the issue left where the
-person put it and the phase's result kept for a later run; the report says so.
+person put it and the phase's result kept for a later run; the report says so. An agent
+that cannot work here at all (a refused key, an unknown model) hands its task back
+untouched and stops the session: every other task would fail the same way.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.artifacts import Verdict
 from ralph.config import Project
-from ralph.errors import LeaseLost, RalphError
+from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import base_key, iterate, regraph
@@ -67,6 +69,8 @@ class ExecutionStatus(enum.StrEnum):
     LOST = "lost"
     #: An issue was moved by someone else while the phase ran; their move stands.
     MOVED = "moved"
+    #: Handed back untouched: the agent cannot work here until a person fixes its setup.
+    STOPPED = "stopped"
 
 
 @dataclass(frozen=True)
@@ -82,11 +86,20 @@ class TaskExecutor:
     """Runs claimed tasks of one run for one worker (its name is the lock owner)."""
 
     def __init__(
-        self, project: Project, runtime: AgentRuntime, run: Run, *, owner: str, attempts: int = 2
+        self,
+        project: Project,
+        runtime: AgentRuntime,
+        run: Run,
+        *,
+        owner: str,
+        attempts: int = 2,
+        stop: Callable[[str], None] | None = None,
     ) -> None:
+        """``stop`` is told why, when the agent cannot work here at all."""
         self.project = project
         self.store = project.store
         self.run = run
+        self.stop = stop
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
         self.runner = PhaseRunner(
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
@@ -124,6 +137,11 @@ class TaskExecutor:
                 return self._escalated(claim, str(refused))
             self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
+        except AgentUnusable as unusable:
+            self.store.release(claim)
+            if self.stop is not None:
+                self.stop(str(unusable))
+            return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
@@ -244,9 +262,12 @@ class TaskExecutor:
                 self.run.id,
                 claim.task_id,
                 agent_run.cost_usd,
-                tokens=agent_run.input_tokens + agent_run.output_tokens,
+                tokens=agent_run.tokens,
                 turns=agent_run.turns,
                 seconds=agent_run.duration_seconds,
+                cache_read_tokens=agent_run.cache_read_tokens,
+                cache_write_tokens=agent_run.cache_write_tokens,
+                refused=agent_run.denied_tools,
             )
 
 

@@ -43,6 +43,9 @@ class Ending(enum.StrEnum):
     OUT_OF_BUDGET = "out_of_budget"
     INTERRUPTED = "interrupted"
     NOTHING_TO_DO = "nothing_to_do"
+    #: The agent cannot work here (a refused key, an unknown model): its tasks were
+    #: handed back untouched.
+    AGENT_UNUSABLE = "agent_unusable"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""The run report: per task status, time, attempts, cost and tokens; totals; the makespan
-against the critical path; the work streams with their worktrees and how far each got;
-what needs a person; and counters that check, from the store's own history, that the
-seeds' coordination failures did not happen.
+"""The run report: per task status, time, attempts, cost, tokens (cached input counted
+and shown apart) and refused tool calls; totals; the makespan against the critical path;
+the work streams with their worktrees and how far each got; what needs a person; and
+counters that check, from the store's own history, that the seeds' coordination
+failures did not happen.
 
 Built by a pure function from what the store keeps (tasks, events, ledger, messages),
 so ``ralph runs show`` prints the same report any time later.
@@ -53,11 +54,16 @@ class TaskLine:
     #: Seconds spent running, over every attempt.
     seconds: float
     cost_usd: float
+    #: Every token, cached input included; the cached part also on its own.
     tokens: int
     turns: int
     error: str | None
     #: When its current attempt started (running tasks), for elapsed times.
     started_at: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: Tools its agents were refused, each named once.
+    refused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,8 @@ class RunReport:
     needs_person: tuple[str, ...]
     counters: Counters
     streams: tuple[StreamLine, ...] = ()
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -153,6 +161,8 @@ class RunReport:
             "tasks": [asdict(t) for t in self.tasks],
             "costUsd": self.cost_usd,
             "tokens": self.tokens,
+            "cacheReadTokens": self.cache_read_tokens,
+            "cacheWriteTokens": self.cache_write_tokens,
             "turns": self.turns,
             "makespan": self.makespan,
             "criticalPath": self.critical_path,
@@ -268,6 +278,9 @@ def build_report(
                 turns=sum(c.turns for c in own),
                 error=task.error if task.status is not TaskStatus.DONE else None,
                 started_at=started.get(task.id),
+                cache_read_tokens=sum(c.cache_read_tokens for c in own),
+                cache_write_tokens=sum(c.cache_write_tokens for c in own),
+                refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
             )
         )
     critical, keys = _critical_path(tasks, seconds)
@@ -294,6 +307,8 @@ def build_report(
         needs_person=tuple(person),
         counters=_counters(tasks, events, charges, messages),
         streams=_streams(tasks),
+        cache_read_tokens=sum(c.cache_read_tokens for c in charges),
+        cache_write_tokens=sum(c.cache_write_tokens for c in charges),
     )
 
 

@@ -62,15 +62,22 @@ Observer = Callable[[Run, Sequence[Event]], None]
 
 class Interrupt:
     """Ctrl-C and SIGTERM: the first stops new claims and lets running tasks finish; the
-    second hands running tasks back to the store and ends the session at once."""
+    second hands running tasks back to the store and ends the session at once. A worker
+    whose agent cannot work here stops the session the first way, saying why."""
 
     def __init__(self) -> None:
         self.stopping = threading.Event()
         self.aborting = threading.Event()
+        #: Why the agent cannot work ("" after a signal).
+        self.unusable = ""
 
     def signal(self) -> None:
         if self.stopping.is_set():
             self.aborting.set()
+        self.stopping.set()
+
+    def agent_unusable(self, reason: str) -> None:
+        self.unusable = self.unusable or reason
         self.stopping.set()
 
 
@@ -142,11 +149,13 @@ def start_crew(
     budget: Budget,
     stopping: threading.Event,
     attempts: int = 2,
+    stop: Callable[[str], None] | None = None,
 ) -> Crew:
+    """``stop`` is told why when a worker's agent cannot work here at all."""
     workers = []
     for name, roles in crew:
         owner = process_owner(name)
-        executor = TaskExecutor(project, runtime, run, owner=owner, attempts=attempts)
+        executor = TaskExecutor(project, runtime, run, owner=owner, attempts=attempts, stop=stop)
         workers.append(
             Worker(
                 project.store,
@@ -186,7 +195,7 @@ def run_session(
         return SessionResult(None, Ending.NOTHING_TO_DO, lead.nothing_to_do())
     workers = start_crew(
         project, runtime, run, crew, budget=lead.budget, stopping=interrupt.stopping,
-        attempts=attempts,
+        attempts=attempts, stop=interrupt.agent_unusable,
     )  # fmt: skip
     verdict, cursor = _watch(store, lead, run, workers, observer, interrupt)
     ending = verdict.ending or Ending.INTERRUPTED
@@ -250,6 +259,8 @@ def _watch(
                 Ending.INTERRUPTED, "interrupted; running tasks were handed back"
             ), cursor
         if interrupt.stopping.is_set() and not workers.busy:
+            if interrupt.unusable:
+                return RunVerdict(Ending.AGENT_UNUSABLE, interrupt.unusable), cursor
             return RunVerdict(
                 Ending.INTERRUPTED, "interrupted; tasks in hand finished first"
             ), cursor

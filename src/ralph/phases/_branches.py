@@ -18,6 +18,9 @@ __all__ = ["TestRun", "branch_for", "plan_stream", "run_tests", "worktree_id"]
 
 #: Longest a test command may run before the phase calls it failed.
 TEST_TIMEOUT_SECONDS = 1800.0
+#: How much of a failing run's output the next attempt's brief shows.
+_OUTPUT_LINES = 40
+_OUTPUT_CHARS = 4000
 
 
 def _epic(ctx: PhaseContext, issue: Issue) -> int | None:
@@ -54,6 +57,8 @@ class TestRun:
     command: str
     #: The last lines of the output, for the report.
     tail: str = ""
+    #: More of the output's end, for the agent's next attempt.
+    output: str = ""
 
 
 def run_tests(command: str, cwd: Path, timeout: float = TEST_TIMEOUT_SECONDS) -> TestRun:
@@ -67,5 +72,6 @@ def run_tests(command: str, cwd: Path, timeout: float = TEST_TIMEOUT_SECONDS) ->
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         return TestRun(False, command, f"timed out after {timeout:g}s")
-    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
-    return TestRun(done.returncode == 0, command, tail)
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    output = "\n".join(lines[-_OUTPUT_LINES:])[-_OUTPUT_CHARS:]
+    return TestRun(done.returncode == 0, command, "\n".join(lines[-5:]), output)

@@ -1,5 +1,6 @@
 """What every phase works with: the project's adapters plus the reads and writes phases
-share (documents on the base branch, comments posted once, moves of held issues)."""
+share (documents on the base branch, comments posted once, moves of held issues), and
+issues as agents see them."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ralph.artifacts import ArtifactKind, Discovery, Links, discover
+from ralph.artifacts import ArtifactKind, Discovery, Links, Verdict, discover, parse_verdict
 from ralph.config import Project
 from ralph.errors import RalphError, StateConflict
 from ralph.git import Worktrees, commit_files
 from ralph.graph import ReviewMode
+from ralph.phases._comments import for_agents
 from ralph.runtimes import Document, IssueContext
 from ralph.tracker import Issue, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments
@@ -43,6 +45,10 @@ def _mover(issue: Issue) -> str:
     if records and records[-1].to_state == state and records[-1].command != _PERSON:
         return records[-1].command
     return "a person"
+
+
+#: How the review comment links its critique (``phases._review``).
+_CRITIQUE_LINK = "Full critique: "
 
 
 @dataclass
@@ -134,6 +140,23 @@ class PhaseContext:
             return None
         return Document(kind.value, found.path, self.read_base(found.path) or "")
 
+    def critique(self, issue: Issue) -> Document | None:
+        """The reviewer's critique behind the issue's last verdict, when that verdict
+        asks for another plan (the review comment's ``Full critique:`` line links it)."""
+        for comment in reversed(issue.comments):
+            verdict = parse_verdict(comment.body)
+            if verdict is None:
+                continue
+            if verdict is not Verdict.NEEDS_ITERATION:
+                return None
+            for line in comment.body.splitlines():
+                if line.startswith(_CRITIQUE_LINK):
+                    path = self.links.path(line.removeprefix(_CRITIQUE_LINK))
+                    text = self.read_base(path)
+                    return Document(ArtifactKind.REVIEW.value, path, text) if text else None
+            return None
+        return None
+
     def commit_documents(self, files: Mapping[str, str], message: str) -> None:
         """Commit ``files`` to the base branch (nothing if they are there already) and
         push it when the repository has a remote."""
@@ -198,7 +221,7 @@ class PhaseContext:
             state=issue.workflow_state.value if issue.workflow_state else None,
             estimate=issue.estimate.value if issue.estimate else None,
             labels=issue.labels,
-            comments=tuple(c.body for c in issue.comments),
+            comments=for_agents(c.body for c in issue.comments),
             parent=issue.parent,
             children=tuple(kids),
             blocked_by=issue.blocked_by,

@@ -116,6 +116,7 @@ class ImplementPhase(Phase):
         made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
         if made.created:
             ctx.say(f"Created worktree worktrees/{worktree} on {made.branch}.")
+        plan = ctx.find(ArtifactKind.PLAN, members[0])
         yield Workspace(
             made.path,
             facts={
@@ -124,6 +125,8 @@ class ImplementPhase(Phase):
                 "branch": made.branch,
                 "base_branch": ctx.base,
                 "worktree": f"worktrees/{worktree}",
+                # The plan file is the agent's to tick and commit with each phase.
+                "plan": plan.path if plan is not None else "",
             },
             may_change=None,
         )
@@ -137,7 +140,7 @@ class ImplementPhase(Phase):
             return problems
         tests = run_tests(ctx.project.config.test_command, space.workdir)
         if not tests.passed:
-            return [f"the tests fail in the worktree (`{tests.command}`): {tests.tail}"]
+            return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]
         return []
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:

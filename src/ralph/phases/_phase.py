@@ -15,7 +15,7 @@ from typing import Any
 from ralph.errors import RalphError
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
-from ralph.runtimes import AgentResult
+from ralph.runtimes import AgentResult, Document
 from ralph.tracker import Issue
 from ralph.workflow import COMMANDS, CommandContract, Estimate, WorkflowState
 
@@ -83,6 +83,33 @@ class Attempt:
         return cls(data.get("result", {}), data.get("files", {}))
 
 
+def test_phrases(command: str) -> dict[str, str]:
+    """How prompts speak of the project's tests (``$run_tests``, ``$tests_check``,
+    ``$tests_gate``): never as an empty command, and saying what having none means."""
+    if command.strip():
+        return {
+            "test_command": command,
+            "run_tests": f"Run the project's tests (`{command}`); they must pass.",
+            "tests_check": f"Tests pass: `{command}`",
+            "tests_gate": f"Then it runs `{command}` in the worktree: the tests must pass.",
+        }
+    return {
+        "test_command": "(none)",
+        "run_tests": (
+            "Check the phase's Automated Verification yourself: this project has no test "
+            "command, so nothing runs its tests for you and Ralph will not either."
+        ),
+        "tests_check": (
+            "<a command or check that proves this phase works (the project has no test "
+            "command, so name one)>"
+        ),
+        "tests_gate": (
+            "It runs no tests: the project has no test command, so your own checks are all "
+            "there is."
+        ),
+    }
+
+
 def prompt(name: str, **values: str) -> str:
     """The phase's prompt template (package data, readable by people) filled in."""
     text = resources.files("ralph.phases").joinpath(f"prompts/{name}.md").read_text()
@@ -98,6 +125,9 @@ class Phase(abc.ABC):
     uses_agent: bool = True
     #: The JSON schema of the agent's structured result.
     result_schema: Mapping[str, Any] = {}
+    #: The agent gets the reviewer's critique when the last verdict asked for another
+    #: plan (a re-plan), as Ralph's own context rather than a tracker comment.
+    reads_critique: bool = False
 
     @property
     def contract(self) -> CommandContract:
@@ -154,14 +184,25 @@ class Phase(abc.ABC):
             yield Workspace(path, facts={"date": ctx.day.isoformat()})
 
     def instructions(self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace) -> str:
+        values = {**space.outputs, **space.facts}
+        if "test_command" in space.facts:
+            values |= test_phrases(space.facts["test_command"])
         return prompt(
             self.name,
             issue=f"#{members[0].number}",
             issues=", ".join(f"#{i.number}" for i in members),
             title=members[0].title,
-            **space.outputs,
-            **space.facts,
+            **values,
         )
+
+    def trusted_documents(
+        self, ctx: PhaseContext, members: Sequence[Issue]
+    ) -> tuple[Document, ...]:
+        """Documents Ralph wrote for this task, briefed apart from the issues' text."""
+        if not self.reads_critique:
+            return ()
+        found = (ctx.critique(issue) for issue in members)
+        return tuple(dict.fromkeys(d for d in found if d is not None))
 
     def validate(
         self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult

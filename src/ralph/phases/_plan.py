@@ -44,6 +44,7 @@ class PlanPhase(Phase):
     command = "ralph_plan"
     role = Role.BUILDER
     tools = (*READ_TOOLS, "Write")
+    reads_critique = True
     result_schema = result_schema(
         ["document", "summary"],
         {"document": TEXT, "summary": TEXT, "phase_count": {"type": "integer", "minimum": 1}},

@@ -13,6 +13,10 @@ A person's move wins: the phase applies its result only while its issues are sti
 the state it left them in, and its own moves are compare-and-sets from there. An issue
 moved meanwhile (to Human Needed, say) stays where it was put; the phase stops with
 status ``moved`` and keeps the result as its checkpoint for a later run to apply.
+
+An agent that cannot work here at all (a refused key, an unknown model) is no
+attempt: the lock state goes back and AgentUnusable says what to fix, without a retry
+or an escalation.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from datetime import date
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph.config import Project
-from ralph.errors import IssueLocked, RalphError
+from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import changed_between, working_changes
 from ralph.graph import ReviewMode
 from ralph.phases._context import MovedMeanwhile, PhaseContext
@@ -40,7 +44,7 @@ from ralph.phases._phase import (
     Workspace,
 )
 from ralph.phases._registry import get_phase
-from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, Limits
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
@@ -217,6 +221,10 @@ class PhaseRunner:
             error = f"{moved} while {phase.name} ran; {kept}"
             ctx.say(f"Stopped: {error}. Move it back and run {phase.name} again to apply it.")
             return self._outcome(phase, ctx, numbers, PhaseStatus.MOVED, runs, error)
+        except AgentUnusable:
+            for n in numbers:  # the issues stay where they were
+                tracker.release(n, command=phase.command)
+            raise
         except Exception as exc:
             logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
             for n in numbers:
@@ -249,13 +257,22 @@ class PhaseRunner:
         self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], runs: list[AgentResult]
     ) -> Attempt:
         problems: list[str] = []
+        #: Why earlier attempts were rejected: the next brief says so.
+        rejections: list[str] = []
         for number in range(1, self.max_attempts + 1):
             members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
-                attempt, problems = self._attempt(phase, ctx, members, space, runs)
+                attempt, problems = self._attempt(phase, ctx, members, space, runs, rejections)
             if attempt is not None:
                 return attempt
             ctx.say(f"Attempt {number} of {self.max_attempts} failed: {'; '.join(problems)}")
+            rejections += [f"Attempt {number}: {problem}" for problem in problems]
+            if runs[-1].denied_tools:
+                rejections.append(
+                    f"Attempt {number}: these tool calls were refused: "
+                    f"{', '.join(runs[-1].denied_tools)} (this phase may use "
+                    f"{', '.join(phase.tools)}, and only inside its working directory)"
+                )
         raise NeedsHuman(
             f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
         )
@@ -267,6 +284,7 @@ class PhaseRunner:
         members: list[Issue],
         space: Workspace,
         runs: list[AgentResult],
+        rejections: Sequence[str] = (),
     ) -> tuple[Attempt | None, list[str]]:
         git = self.project.git
         main_before = working_changes(git)
@@ -283,8 +301,14 @@ class PhaseRunner:
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},
+            trusted=phase.trusted_documents(ctx, members),
+            rejections=tuple(rejections),
         )
         result = self.runtime.run(brief)
+        if result.status is AgentStatus.MISCONFIGURED:
+            raise AgentUnusable(
+                f"the agent ({self.runtime.description}) cannot work: {result.error}"
+            )
         runs.append(result)
         if result.denied_tools:
             ctx.say(f"The agent was refused: {', '.join(result.denied_tools)}")

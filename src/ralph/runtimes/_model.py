@@ -21,6 +21,9 @@ class AgentStatus(enum.StrEnum):
     TURNS_EXCEEDED = "turns_exceeded"
     #: The agent process died or the runtime broke before a result came back.
     CRASHED = "crashed"
+    #: The agent cannot work here at all: its key or login was refused, its account
+    #: cannot pay, its model does not exist. No retry helps; a person fixes the setup.
+    MISCONFIGURED = "misconfigured"
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,12 @@ class AgentBrief:
     outputs: Mapping[str, str] = field(default_factory=dict)
     #: Facts the phase passes on (``test_command``, ``branch``, ``base_branch``...).
     facts: Mapping[str, str] = field(default_factory=dict)
+    #: Documents Ralph itself wrote for this task (the reviewer's critique of the plan
+    #: being redone): context to act on, unlike the issues' text.
+    trusted: tuple[Document, ...] = ()
+    #: Why Ralph rejected the earlier attempts at this task, oldest first (empty on the
+    #: first attempt): validation errors, failing tests, refused tool calls.
+    rejections: tuple[str, ...] = ()
 
     @property
     def primary(self) -> IssueContext:
@@ -98,8 +107,12 @@ class AgentResult:
     #: The structured result (parsed JSON), when the agent returned one.
     result: Mapping[str, Any] | None = None
     cost_usd: float = 0.0
+    #: Input tokens not read from or written to the prompt cache.
     input_tokens: int = 0
     output_tokens: int = 0
+    #: Input tokens read from the prompt cache, and written to it.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     turns: int = 0
     duration_seconds: float = 0.0
     #: Where the transcript is kept (a file path or session id), if anywhere.
@@ -113,3 +126,9 @@ class AgentResult:
     @property
     def ok(self) -> bool:
         return self.status is AgentStatus.OK
+
+    @property
+    def tokens(self) -> int:
+        """Every token the model counted, cached input included."""
+        cached = self.cache_read_tokens + self.cache_write_tokens
+        return self.input_tokens + self.output_tokens + cached

@@ -47,12 +47,13 @@ def open_runtime(
             raise ConfigError(
                 "the claude agent needs claude-agent-sdk: pip install 'ralph[claude]'"
             ) from None
+        from ralph.runtimes.claude import ClaudeRuntime, login_command
+
         if not any(environ.get(v) for v in _CLAUDE_CREDENTIALS) and not _claude_logged_in(environ):
             raise ConfigError(
                 "the claude agent needs an API key: set ANTHROPIC_API_KEY "
-                "(or log in once with `claude login`)"
+                f"(or log in once with `{login_command()}`)"
             )
-        from ralph.runtimes.claude import ClaudeRuntime
 
         return ClaudeRuntime(
             model=settings.model,

@@ -10,7 +10,7 @@ import copy
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ralph.errors import (
@@ -472,6 +472,9 @@ class MemoryStore(TaskStore):
         tokens: int = 0,
         turns: int = 0,
         seconds: float = 0.0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        refused: Sequence[str] = (),
     ) -> Charge:
         with self._lock:
             self._run(run_id)
@@ -484,6 +487,9 @@ class MemoryStore(TaskStore):
                 turns=turns,
                 seconds=seconds,
                 at=self._clock(),
+                cache_read_tokens=cache_read_tokens,
+                cache_write_tokens=cache_write_tokens,
+                refused=tuple(refused),
             )
             self._charges.append(charge)
             return charge

@@ -211,7 +211,13 @@ class Charge:
     run_id: int
     task_id: int | None
     usd: float
+    #: Every token the model counted: input, output and cached input.
     tokens: int = 0
     turns: int = 0
     seconds: float = 0.0
     at: float = 0.0
+    #: Input tokens read from the prompt cache, and written to it (part of ``tokens``).
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: Tool calls the agent was refused, by tool name.
+    refused: tuple[str, ...] = ()

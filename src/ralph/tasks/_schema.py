@@ -213,4 +213,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        6,
+        "cached tokens and refused tools in the ledger",
+        (
+            "ALTER TABLE ralph_charges ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE ralph_charges ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE ralph_charges ADD COLUMN refused TEXT NOT NULL DEFAULT '[]'",
+        ),
+    ),
 )

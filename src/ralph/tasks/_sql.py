@@ -179,6 +179,10 @@ def _message(row: Row) -> Message:
     )
 
 
+def _charge(row: Row) -> Charge:
+    return Charge(**{**row, "refused": tuple(json.loads(row["refused"]))})
+
+
 def _marks(values: Collection[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -833,21 +837,28 @@ class SqlStore(TaskStore):
         tokens: int = 0,
         turns: int = 0,
         seconds: float = 0.0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        refused: Sequence[str] = (),
     ) -> Charge:
         with self._write() as tx:
             self._locked_run(tx, run_id)
             row = tx.one(
-                "INSERT INTO ralph_charges (run_id, task_id, usd, tokens, turns, seconds, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
-                (run_id, task_id, usd, tokens, turns, seconds, self._now()),
-            )
+                "INSERT INTO ralph_charges (run_id, task_id, usd, tokens, turns, seconds, at, "
+                "cache_read_tokens, cache_write_tokens, refused) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                (
+                    run_id, task_id, usd, tokens, turns, seconds, self._now(),
+                    cache_read_tokens, cache_write_tokens, json.dumps(list(refused)),
+                ),
+            )  # fmt: skip
         assert row is not None
-        return Charge(**row)
+        return _charge(row)
 
     def charges(self, run_id: int) -> list[Charge]:
         with self._reader() as tx:
             rows = tx.rows("SELECT * FROM ralph_charges WHERE run_id = ? ORDER BY id", (run_id,))
-        return [Charge(**row) for row in rows]
+        return [_charge(row) for row in rows]
 
     def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
         sql = "SELECT COALESCE(SUM(usd), 0) AS total FROM ralph_charges WHERE 1 = 1"

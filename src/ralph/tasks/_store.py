@@ -239,8 +239,12 @@ class TaskStore(abc.ABC):
         tokens: int = 0,
         turns: int = 0,
         seconds: float = 0.0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        refused: Sequence[str] = (),
     ) -> Charge:
-        """Add what one agent run cost to the ledger."""
+        """Add what one agent run cost to the ledger: ``tokens`` counts every token,
+        cached input included; ``refused`` names the tool calls it was refused."""
 
     @abc.abstractmethod
     def charges(self, run_id: int) -> list[Charge]:

@@ -217,3 +217,24 @@ def test_a_run_whose_remaining_work_a_rewrite_canceled_plans_again_instead_of_fi
     assert statuses[f"plan:{number}"] == "canceled"
     assert statuses[f"plan:{number}~2"] == statuses[f"merge:{number}~2"] == "done"
     assert_sound(demo.report(result))
+
+
+def test_an_agent_that_cannot_work_stops_the_session_and_leaves_the_issues_as_they_were(
+    demo: Demo,
+):
+    number = demo.issue("farewell")
+    runtime = ScriptedRuntime({"research": [Fault.MISCONFIGURED]}, env={})
+    result = demo.hero(number, runtime)
+    assert result.ending is Ending.AGENT_UNUSABLE
+    assert result.detail == (
+        "the agent (simulated agent (scripted)) cannot work: scripted fault: the key was "
+        "refused; set ANTHROPIC_API_KEY"
+    )
+    assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
+    comments = demo.project.tracker.get_issue(number).comments
+    assert not [c for c in comments if c.body.startswith("Escalation")]
+    assert demo.statuses(result)[f"research:{number}"] == "pending"
+    assert demo.project.store.get_issue_lock(demo.project.config.repo, number) is None
+    again = demo.hero(number, ScriptedRuntime(env={}))
+    assert again.ending is Ending.FINISHED
+    assert demo.state(number) is WorkflowState.DONE

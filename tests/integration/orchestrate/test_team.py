@@ -16,7 +16,7 @@ import pytest
 
 from ralph.config import load_config, open_project
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending, load_report
+from ralph.orchestrate import Ending, Lead, load_report
 from ralph.tasks import EventKind, RunStatus, TaskStatus, open_store
 from ralph.workflow import WorkflowState
 
@@ -244,3 +244,23 @@ def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Needs a person:" in result.stdout
     assert "scripted fault: the agent asks a person" in result.stdout
+
+
+def test_a_worker_whose_agent_cannot_work_hands_its_task_back_and_stops(tmp_path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as project:
+        run, _ = Lead(project, epic, mode="team").open_run()
+        assert run is not None
+    worker = ralph(
+        "worker", "--run", str(run.id), cwd=repo,
+        env={"RALPH_SCRIPTED_FAULTS": "triage=misconfigured"},
+    )  # fmt: skip
+    assert worker.returncode == 2, worker.stdout + worker.stderr
+    assert (
+        "Stopped: the agent (simulated agent (scripted)) cannot work: scripted fault: the key "
+        "was refused; set ANTHROPIC_API_KEY" in worker.stdout
+    )
+    with open_project(load_config(repo)) as project:
+        (triage,) = project.store.list_tasks(run.id, kind="triage")
+        assert triage.status is TaskStatus.PENDING
+        assert project.tracker.get_issue(epic).workflow_state is WorkflowState.BACKLOG

@@ -3,16 +3,19 @@ Claude Code CLI, a fake model behind the fake Anthropic API writing the document
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
+import time
 
 import pytest
 
 from ralph.cli import main
 from ralph.demo import create_sample_repository
+from ralph.demo._sample import FAREWELL
 
-from ...fakes.anthropic_api import Request, Step, Text, ToolUse
+from ...fakes.anthropic_api import ApiError, Request, Step, Text, ToolUse
 from ..conftest import Project as Repo
 from ..conftest import git
 from .conftest import MODEL
@@ -108,7 +111,66 @@ def test_without_an_api_key_the_error_says_how_to_configure(ralph, monkeypatch):
     ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
     code, _, err = ralph("run", "research", "1", "--agent", "claude")
     assert code == 2
-    assert err.strip() == (
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
         "ralph: error: the claude agent needs an API key: set ANTHROPIC_API_KEY "
-        "(or log in once with `claude login`)"
+        "(or log in once with `"
     )
+    assert line.endswith("claude auth login`)")  # the CLI's own command: `claude login` is not
+    assert "_bundled/claude auth login" in line or "`claude auth login`" in line
+
+
+def refuse_the_key(ralph) -> None:
+    ralph.api.rescript(
+        lambda request, turn: ApiError(401, "invalid x-api-key", "authentication_error")
+    )
+
+
+def test_a_refused_key_fails_the_phase_at_once_and_leaves_the_issue_where_it_was(ralph):
+    ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
+    refuse_the_key(ralph)
+    started = time.monotonic()
+    code, out, err = ralph("run", "research", "1", "--agent", "claude")
+    assert time.monotonic() - started < 30  # not minutes of retries per attempt
+    assert code == 2, out + err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(
+        "ralph: error: the agent (Claude Code) cannot work: Claude Code's credentials were "
+        "refused (401: authentication_failed); set ANTHROPIC_API_KEY to a valid key, or log "
+        "in with `"
+    )
+    assert line.endswith("claude auth login`, then run again")
+    assert "claude login`" not in line
+    shown = json.loads(ralph("issue", "show", "1", "--json")[1])
+    assert shown["workflowState"] == "Research Needed"
+    assert not [c for c in shown["comments"] if c["body"].startswith("Escalation")]
+    assert "Attempt" not in out
+    # Fixed: the same command goes on.
+    ralph.api.rescript(research_model)
+    code, out, err = ralph("run", "research", "1", "--agent", "claude")
+    assert code == 0, out + err
+
+
+def test_a_refused_key_stops_hero_without_escalating_and_a_rerun_resumes(ralph):
+    body = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
+    ralph("issue", "new", "Add a farewell", "--body", body, "--state", "Research Needed",
+          "--estimate", "XS")  # fmt: skip
+    refuse_the_key(ralph)
+    code, out, err = ralph("hero", "1", "--agent", "claude")
+    assert code == 2, out + err
+    assert (
+        "Stopped: the agent (Claude Code) cannot work: Claude Code's credentials were refused"
+        in out
+    )
+    assert "`ralph hero 1` resumes" in out
+    assert "Escalat" not in out
+    shown = json.loads(ralph("issue", "show", "1", "--json")[1])
+    assert shown["workflowState"] == "Research Needed"
+    code, out, err = ralph("tasks", "list", "--json")
+    research = next(t for t in json.loads(out) if t["kind"] == "research")
+    assert research["status"] == "pending"
+    code, out, err = ralph("hero", "1", "--agent", "scripted")
+    assert code == 0, out + err
+    assert "Resumed run 1." in out
+    shown = json.loads(ralph("issue", "show", "1", "--json")[1])
+    assert shown["workflowState"] == "Done"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from ralph.mcp import build_server
 from ralph.runtimes import AgentStatus, Limits
 from ralph.runtimes.claude import ClaudeRuntime
@@ -37,6 +39,22 @@ def test_the_agent_writes_its_document_and_returns_the_structured_result(
     assert result.agent == "Claude Code"
     assert result.transcript
     assert result.transcript.endswith(".jsonl")
+
+
+def test_cached_input_is_counted_apart_from_the_rest(fake_api, home, brief):
+    api = fake_api([ToolUse("StructuredOutput", {"document": "d", "summary": "s"})])
+    api.usage = {
+        "input_tokens": 12,
+        "output_tokens": 20,
+        "cache_read_input_tokens": 5_000,
+        "cache_creation_input_tokens": 300,
+    }
+    result = runtime(api, home).run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    turns = len(api.turns)
+    assert (result.input_tokens, result.output_tokens) == (12 * turns, 20 * turns)
+    assert (result.cache_read_tokens, result.cache_write_tokens) == (5_000 * turns, 300 * turns)
+    assert result.tokens == 5_332 * turns
 
 
 def test_the_brief_reaches_the_model_with_the_role_and_only_the_roles_tools(fake_api, home, brief):
@@ -166,3 +184,29 @@ def test_tools_that_write_are_not_offered_to_agents(fake_api, home, brief, sampl
     assert "mcp__ralph-hero__ralph_hero__get_issue" in offered
     assert "mcp__ralph-hero__ralph_hero__task_list" in offered
     assert not [n for n in offered if "update" in n or "create" in n or "claim" in n]
+
+
+def test_a_refused_api_key_ends_the_run_at_once_saying_what_to_fix(fake_api, home, brief):
+    api = fake_api(lambda request, turn: ApiError(401, "invalid x-api-key", "authentication_error"))
+    started = time.monotonic()
+    result = runtime(api, home).run(brief(limits=Limits(timeout_seconds=120, stall_seconds=120)))
+    assert time.monotonic() - started < 20  # Claude Code alone retries for minutes
+    assert result.status is AgentStatus.MISCONFIGURED
+    assert "Claude Code's credentials were refused (401: authentication_failed)" in result.error
+    assert "set ANTHROPIC_API_KEY to a valid key" in result.error
+    assert "auth login`" in result.error
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (ApiError(404, "model: claude-nope", "not_found_error"), "is not available to this"),
+        (ApiError(400, "Your credit balance is too low", "invalid_request_error"), "cannot pay"),
+        (ApiError(403, "no access", "permission_error"), "credentials were refused"),
+    ],
+)
+def test_a_model_or_account_that_cannot_work_is_misconfigured(fake_api, home, brief, error, said):
+    api = fake_api(lambda request, turn: error)
+    result = runtime(api, home).run(brief())
+    assert result.status is AgentStatus.MISCONFIGURED
+    assert said in result.error

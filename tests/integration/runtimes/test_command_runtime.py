@@ -250,3 +250,24 @@ def test_a_bad_template_is_a_configuration_error(template, message):
 def test_a_missing_agent_binary_says_so(brief):
     with pytest.raises(ConfigError, match="cannot start the agent command 'no-such-agent'"):
         CommandRuntime("no-such-agent {prompt_file}").run(brief())
+
+
+def test_claude_retrying_a_refused_key_is_stopped_at_once_as_misconfigured(tmp_path, brief):
+    retry = {"type": "system", "subtype": "api_retry", "attempt": 1, "error_status": 401,
+             "error": "authentication_failed"}  # fmt: skip
+    cli = fake_cli(
+        tmp_path,
+        "claude",
+        f"""
+        print(json.dumps({{"type": "system", "subtype": "init"}}), flush=True)
+        while True:
+            print(json.dumps({retry!r}), flush=True)
+            time.sleep(1)
+    """,
+    )
+    started = time.monotonic()
+    limits = Limits(timeout_seconds=60, stall_seconds=30)
+    result = CommandRuntime(f"{cli} -p {{prompt}}", output="claude").run(brief(limits=limits))
+    assert time.monotonic() - started < 10
+    assert result.status is AgentStatus.MISCONFIGURED
+    assert result.error.startswith("Claude Code's credentials were refused (401")

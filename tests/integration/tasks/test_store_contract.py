@@ -535,6 +535,20 @@ class TestLedger:
         assert (charge.usd, charge.tokens, charge.turns, charge.seconds) == (0.25, 100, 2, 1.5)
         assert store.spent(run_id=999) == 0.0
 
+    def test_a_charge_keeps_cached_tokens_and_refused_tools(self, store):
+        run = store.create_run("a")
+        store.record_charge(
+            run.id, None, 0.5, tokens=217_283, cache_read_tokens=210_000,
+            cache_write_tokens=4_230, refused=["Bash", "Write"],
+        )  # fmt: skip
+        store.record_charge(run.id, None, 0.1)
+        kept, plain = store.charges(run.id)
+        assert (kept.tokens, kept.cache_read_tokens, kept.cache_write_tokens) == (
+            217_283, 210_000, 4_230,
+        )  # fmt: skip
+        assert kept.refused == ("Bash", "Write")
+        assert (plain.cache_read_tokens, plain.cache_write_tokens, plain.refused) == (0, 0, ())
+
 
 class TestEvents:
     def test_every_change_appends_an_event_in_order(self, store):

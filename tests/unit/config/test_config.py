@@ -3,6 +3,8 @@ with one clear sentence when a value is wrong."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ralph.config import CONFIG_FILE, find_config, load_config, render_config
@@ -22,6 +24,23 @@ def test_the_file_ralph_init_writes_loads_with_its_defaults(root):
     assert (config.tracker, config.repo, config.base_branch) == ("local", "shop", "trunk")
     assert config.review_mode is ReviewMode.AUTO
     assert config.wip_limits == {}
+
+
+def test_the_written_file_says_what_an_empty_model_means_and_how_to_choose_per_phase(root):
+    text = (root / CONFIG_FILE).read_text()
+    assert "empty: the one\n# Claude Code recommends for your account" in text
+    assert '[agent.phases.plan] model = "opus"' in text
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    assert '`model = ""` (the default) leaves the choice to Claude Code' in readme
+    assert '[agent.phases.plan]\n    model = "opus"' in readme
+
+
+def test_a_test_command_is_written_as_a_toml_string_that_loads_back(tmp_path):
+    command = 'pytest -k "not slow" tests\\unit'
+    (tmp_path / CONFIG_FILE).write_text(
+        render_config(repo="shop", base_branch="main", test_command=command)
+    )
+    assert load_config(tmp_path, env={}).test_command == command
 
 
 def test_the_nearest_file_is_found_from_a_subdirectory_and_sqlite_paths_follow_it(root):

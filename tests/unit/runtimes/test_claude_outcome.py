@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.runtimes import AgentStatus
-from ralph.runtimes.claude import classify, structured_result
+from ralph.runtimes.claude import classify, setup_problem, structured_result
 
 SUCCESS = {"type": "result", "subtype": "success", "is_error": False, "result": "done",
            "terminal_reason": "completed"}  # fmt: skip
@@ -60,3 +60,36 @@ def test_the_structured_result_comes_from_structured_output_or_json_text():
     assert structured_result({"result": '```json\n{"a": 3}\n```'}) == {"a": 3}
     assert structured_result({"result": "I did it"}) is None
     assert structured_result({"result": "[1, 2]"}) is None
+
+
+@pytest.mark.parametrize(
+    ("frame", "said"),
+    [
+        ({**SUCCESS, "is_error": True, "api_error_status": 401, "result": "Invalid API key"},
+         "Claude Code's credentials were refused (401: Invalid API key); set ANTHROPIC_API_KEY"),
+        ({**SUCCESS, "is_error": True, "api_error_status": 403,
+          "result": "Failed to authenticate. API Error: 403 no access"},
+         "credentials were refused"),
+        ({**SUCCESS, "is_error": True, "api_error_status": 404,
+          "result": "There's an issue with the selected model (claude-nope)."},
+         "the model 'claude-nope' is not available to this account"),
+        ({**SUCCESS, "is_error": True, "api_error_status": 400,
+          "result": "Credit balance is too low"},
+         "the Anthropic account cannot pay for this run"),
+    ],
+)  # fmt: skip
+def test_an_api_answer_that_no_retry_changes_is_misconfigured(frame, said):
+    outcome = classify(frame, model="claude-nope", login="/opt/claude auth login")
+    assert outcome.status is AgentStatus.MISCONFIGURED
+    assert said in outcome.error
+
+
+def test_the_fix_for_refused_credentials_names_the_login_command_and_the_key():
+    problem = setup_problem(401, "authentication_failed", login="/venv/_bundled/claude auth login")
+    assert problem == (
+        "Claude Code's credentials were refused (401: authentication_failed); set "
+        "ANTHROPIC_API_KEY to a valid key, or log in with `/venv/_bundled/claude auth login`, "
+        "then run again"
+    )
+    assert setup_problem(529, "server_error", "overloaded") == ""
+    assert setup_problem(None, "rate_limit") == ""

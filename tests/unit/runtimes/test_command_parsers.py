@@ -66,3 +66,36 @@ def test_claude_without_a_result_frame_is_a_crash():
 
 def test_plain_output_is_the_text():
     assert PARSERS["plain"]("  hello\n").text == "hello"
+
+
+def test_claude_counts_cached_input_apart():
+    usage = {
+        "input_tokens": 3053,
+        "output_tokens": 900,
+        "cache_read_input_tokens": 210_000,
+        "cache_creation_input_tokens": 3330,
+    }
+    frame = {"type": "result", "subtype": "success", "result": "{}", "usage": usage}
+    parsed = PARSERS["claude"](lines(frame))
+    assert (parsed.input_tokens, parsed.output_tokens) == (3053, 900)
+    assert (parsed.cache_read_tokens, parsed.cache_write_tokens) == (210_000, 3330)
+
+
+def test_codex_cached_input_is_taken_out_of_its_input_count():
+    usage = {"input_tokens": 1000, "cached_input_tokens": 800, "output_tokens": 50}
+    parsed = PARSERS["codex"](lines({"type": "turn.completed", "usage": usage}))
+    assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.output_tokens) == (200, 800, 50)
+
+
+def test_opencode_counts_cache_reads_and_writes():
+    tokens = {"input": 10, "output": 5, "cache": {"read": 700, "write": 40}}
+    parsed = PARSERS["opencode"](lines({"type": "step_finish", "part": {"tokens": tokens}}))
+    assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.cache_write_tokens) == (
+        10, 700, 40,
+    )  # fmt: skip
+
+
+def test_gemini_cached_input_is_taken_out_of_its_prompt_count():
+    stats = {"models": {"m": {"tokens": {"prompt": 900, "cached": 600, "candidates": 3}}}}
+    parsed = PARSERS["gemini"](json.dumps({"response": "{}", "stats": stats}))
+    assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.output_tokens) == (300, 600, 3)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ralph.runtimes.claude._outcome import Outcome, classify, structured_result
+from ralph.runtimes.claude._cli import login_command
+from ralph.runtimes.claude._outcome import Outcome, classify, setup_problem, structured_result
 from ralph.runtimes.claude._runtime import ClaudeRuntime
 
-__all__ = ["ClaudeRuntime", "Outcome", "classify", "structured_result"]
+__all__ = [
+    "ClaudeRuntime",
+    "Outcome",
+    "classify",
+    "login_command",
+    "setup_problem",
+    "structured_result",
+]

@@ -1,6 +1,7 @@
 """How a Claude Code run ended, as an AgentStatus: a pure function of the final
 ``result`` frame (core keys only; the key set grows with every CLI release) and of what
-the runtime saw around it (a timeout, a stall, a process that died)."""
+the runtime saw around it (a timeout, a stall, a process that died, an API answer that
+says the setup is wrong)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,45 @@ from typing import Any
 
 from ralph.runtimes._model import AgentStatus
 
-__all__ = ["Outcome", "classify", "structured_result"]
+__all__ = ["LOGIN", "Outcome", "classify", "setup_problem", "structured_result"]
 
 #: The text Claude Code returns, with subtype success, when a UserPromptSubmit hook
 #: blocked the prompt: no API call was made.
 _BLOCKED_PROMPT = "UserPromptSubmit operation blocked by hook"
+#: How a person logs Claude Code in, when the runtime cannot say where its CLI is.
+LOGIN = "claude auth login"
+#: Claude Code's names for API errors no retry fixes (assistant ``error``, api_retry
+#: ``error``), and the HTTP statuses that mean the same.
+_AUTH_ERRORS = frozenset({"authentication_failed", "authentication_error", "permission_error"})
+_BILLING_ERRORS = frozenset({"billing_error"})
+_MODEL_ERRORS = frozenset({"model_not_found", "not_found_error"})
+
+
+def setup_problem(
+    status: int | None, kind: str = "", text: str = "", *, model: str = "", login: str = LOGIN
+) -> str:
+    """What a person must fix, when an API answer (HTTP ``status``, Claude Code's error
+    ``kind``, its message ``text``) says the agent cannot work here at all; "" when a
+    retry might help."""
+    said = ": ".join(str(part) for part in (status, kind, text) if part)
+    if kind in _MODEL_ERRORS or (status == 404 and "model" in text.lower()):
+        which = f"the model {model!r}" if model else "Claude Code's default model"
+        return (
+            f"{which} is not available to this account ({said}); set [agent] model (or "
+            "[agent.phases.PHASE] model) in ralph.toml to a model you can use, or leave "
+            "it empty for Claude Code's default, then run again"
+        )
+    if kind in _BILLING_ERRORS or "credit balance" in text.lower():
+        return (
+            f"the Anthropic account cannot pay for this run ({said}); add credit to it, or "
+            "set ANTHROPIC_API_KEY to a key of an account that can, then run again"
+        )
+    if kind in _AUTH_ERRORS or status in (401, 403):
+        return (
+            f"Claude Code's credentials were refused ({said}); set ANTHROPIC_API_KEY to a "
+            f"valid key, or log in with `{login}`, then run again"
+        )
+    return ""
 
 
 @dataclass(frozen=True)
@@ -34,9 +69,16 @@ def classify(
     *,
     timed_out: str = "",
     crashed: str = "",
+    misconfigured: str = "",
+    model: str = "",
+    login: str = LOGIN,
 ) -> Outcome:
     """``frame`` is the last ``result`` frame, if one came. ``timed_out`` says why the
-    runtime stopped the run (timeout or stall); ``crashed`` what broke otherwise."""
+    runtime stopped the run (timeout or stall); ``crashed`` what broke otherwise;
+    ``misconfigured`` what to fix when an API answer on the way said the setup is
+    wrong."""
+    if misconfigured:
+        return Outcome(AgentStatus.MISCONFIGURED, misconfigured)
     if timed_out:
         return Outcome(AgentStatus.TIMEOUT, timed_out)
     if frame is None:
@@ -52,6 +94,10 @@ def classify(
     if frame.get("is_error"):
         # An API failure arrives as subtype success with is_error set.
         status = frame.get("api_error_status")
+        code = status if isinstance(status, int) else None
+        problem = setup_problem(code, text=text, model=model, login=login)
+        if problem:
+            return Outcome(AgentStatus.MISCONFIGURED, problem)
         return Outcome(AgentStatus.FAILED, text or f"API error {status}")
     if text.startswith(_BLOCKED_PROMPT):
         return Outcome(AgentStatus.FAILED, "a hook blocked the prompt: " + text.splitlines()[0])

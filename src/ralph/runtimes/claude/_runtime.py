@@ -6,8 +6,10 @@ role's tools (anything else is denied: nobody answers permission prompts), a gua
 refuses file writes outside the working directory, Ralph's read-only tracker tools
 in-process, the turn and dollar caps, the phase's JSON schema for the structured
 result, and an environment without tracker or store credentials. A watchdog ends the
-run at the wall-clock timeout or when no message came for the stall time (a bad API key
-can make the CLI retry forever).
+run at the wall-clock timeout or when no message came for the stall time. An API answer
+that says the setup is wrong (a refused key, an account that cannot pay, an unknown
+model) ends the run at once as misconfigured, saying what to fix: Claude Code itself
+would retry a refused key for minutes.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ import anyio
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.claude._cli import login_command
 from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
-from ralph.runtimes.claude._outcome import classify, structured_result
+from ralph.runtimes.claude._outcome import classify, setup_problem, structured_result
 
 __all__ = ["ClaudeRuntime"]
 
@@ -50,6 +53,8 @@ class _Watch:
     session_id: str = ""
     timed_out: str = ""
     crashed: str = ""
+    #: What to fix, once an API answer said the setup is wrong.
+    misconfigured: str = ""
     denied: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
 
@@ -157,8 +162,27 @@ class ClaudeRuntime(AgentRuntime):
             stderr=watch.on_stderr,
         )
 
+    def _setup_problem(self, brief: AgentBrief, message: Any) -> str:
+        """What to fix, when ``message`` is an API answer no retry can change: a
+        ``system/api_retry`` frame (Claude Code retries a refused key for minutes) or an
+        assistant message carrying an ``error``."""
+        from claude_agent_sdk import AssistantMessage, SystemMessage
+
+        status, kind, text = None, "", ""
+        if isinstance(message, SystemMessage) and message.subtype == "api_retry":
+            found = message.data.get("error_status")
+            status = found if isinstance(found, int) else None
+            kind = str(message.data.get("error") or "")
+        elif isinstance(message, AssistantMessage) and message.error:
+            kind = str(message.error)
+            text = " ".join(getattr(block, "text", "") for block in message.content).strip()
+        else:
+            return ""
+        model = brief.model or self.model
+        return setup_problem(status, kind, text, model=model, login=login_command(self.cli_path))
+
     async def _run(self, brief: AgentBrief, watch: _Watch, session_id: str) -> None:
-        from claude_agent_sdk import ClaudeSDKError, ResultMessage, query
+        from claude_agent_sdk import AssistantMessage, ClaudeSDKError, ResultMessage, query
 
         options = self._options(brief, watch, session_id)
         async with anyio.create_task_group() as group:
@@ -175,6 +199,13 @@ class ClaudeRuntime(AgentRuntime):
                     watch.seen()
                     if isinstance(message, ResultMessage):
                         watch.result = _frame(message)
+                    elif problem := self._setup_problem(brief, message):
+                        # The result frame follows an assistant error at once; a refused
+                        # key is retried for minutes: stop it as the watchdog would.
+                        watch.misconfigured = problem
+                        logger.warning("claude cannot work", extra={"problem": problem})
+                        if not isinstance(message, AssistantMessage):
+                            group.cancel_scope.cancel()
             except ClaudeSDKError as exc:
                 # An error result is followed by an exception (the CLI exits 1); the
                 # result says more than the exception.
@@ -185,7 +216,14 @@ class ClaudeRuntime(AgentRuntime):
 
     def _result(self, brief: AgentBrief, watch: _Watch, session_id: str) -> AgentResult:
         frame = watch.result
-        outcome = classify(frame, timed_out=watch.timed_out, crashed=watch.crashed)
+        outcome = classify(
+            frame,
+            timed_out=watch.timed_out,
+            crashed=watch.crashed,
+            misconfigured=watch.misconfigured,
+            model=brief.model or self.model,
+            login=login_command(self.cli_path),
+        )
         frame = frame or {}
         usage = frame.get("usage") or {}
         denied = [str(d.get("tool_name")) for d in frame.get("permission_denials") or []]
@@ -198,6 +236,8 @@ class ClaudeRuntime(AgentRuntime):
             cost_usd=float(frame.get("total_cost_usd") or 0.0),
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
             turns=int(frame.get("num_turns") or 0),
             duration_seconds=time.monotonic() - watch.started,
             transcript=str(transcript) if transcript.is_file() else f"session {session_id}",

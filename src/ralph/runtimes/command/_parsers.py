@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
-from ralph.runtimes.claude._outcome import classify, structured_result
+from ralph.runtimes.claude._outcome import classify, setup_problem, structured_result
 
-__all__ = ["PARSERS", "Parsed", "parse_json_object"]
+__all__ = ["PARSERS", "SETUP_PROBLEMS", "Parsed", "parse_json_object"]
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,11 @@ class Parsed:
     status: AgentStatus | None = None
     error: str = ""
     session_id: str = ""
+    #: Input tokens outside the prompt cache; cached ones are counted apart.
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
     cost_usd: float = 0.0
     turns: int = 0
 
@@ -66,7 +69,7 @@ def plain(output: str) -> Parsed:
 def codex(output: str) -> Parsed:
     """``codex exec --json``: thread/turn/item events."""
     text, error, session = "", "", ""
-    tokens_in = tokens_out = turns = 0
+    tokens_in = tokens_out = cached = turns = 0
     for event in _objects(output):
         kind = event.get("type")
         item = event.get("item") or {}
@@ -77,7 +80,9 @@ def codex(output: str) -> Parsed:
         elif kind == "turn.completed":
             turns += 1
             usage = event.get("usage") or {}
-            tokens_in += _int(usage.get("input_tokens"))
+            # OpenAI counts cached input inside input_tokens.
+            cached += _int(usage.get("cached_input_tokens"))
+            tokens_in += _int(usage.get("input_tokens")) - _int(usage.get("cached_input_tokens"))
             tokens_out += _int(usage.get("output_tokens"))
         elif kind == "turn.failed":
             error = str((event.get("error") or {}).get("message", "turn failed"))
@@ -91,26 +96,31 @@ def codex(output: str) -> Parsed:
         session_id=session,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
+        cache_read_tokens=cached,
         turns=turns,
     )
 
 
-def _gemini_tokens(stats: Mapping[str, Any]) -> tuple[int, int]:
+def _gemini_tokens(stats: Mapping[str, Any]) -> tuple[int, int, int]:
+    """(input outside the cache, output, cached input): Gemini counts cached input
+    inside its prompt tokens."""
     if "input_tokens" in stats or "output_tokens" in stats:
-        return _int(stats.get("input_tokens")), _int(stats.get("output_tokens"))
-    tokens_in = tokens_out = 0
+        cached = _int(stats.get("cached"))
+        return _int(stats.get("input_tokens")) - cached, _int(stats.get("output_tokens")), cached
+    tokens_in = tokens_out = cached = 0
     for model in (stats.get("models") or {}).values():
         tokens = (model or {}).get("tokens") or {}
-        tokens_in += _int(tokens.get("prompt") or tokens.get("input"))
+        cached += _int(tokens.get("cached"))
+        tokens_in += _int(tokens.get("prompt") or tokens.get("input")) - _int(tokens.get("cached"))
         tokens_out += _int(tokens.get("candidates") or tokens.get("output"))
-    return tokens_in, tokens_out
+    return tokens_in, tokens_out, cached
 
 
 def gemini(output: str) -> Parsed:
     """``gemini -o json`` (one object) or ``-o stream-json`` (events)."""
     whole = _whole(output)
     if whole is not None and "response" in whole:
-        tokens_in, tokens_out = _gemini_tokens(whole.get("stats") or {})
+        tokens_in, tokens_out, cached = _gemini_tokens(whole.get("stats") or {})
         error = whole.get("error")
         message = str(error.get("message", error)) if isinstance(error, dict) else str(error or "")
         text = str(whole.get("response") or "")
@@ -122,6 +132,7 @@ def gemini(output: str) -> Parsed:
             session_id=str(whole.get("session_id", "")),
             input_tokens=tokens_in,
             output_tokens=tokens_out,
+            cache_read_tokens=cached,
         )
     parts: list[str] = []
     error, session = "", ""
@@ -145,7 +156,7 @@ def gemini(output: str) -> Parsed:
                     failure.get("message", failure) if isinstance(failure, dict) else failure
                 )
     text = "".join(parts)
-    tokens_in, tokens_out = _gemini_tokens(stats)
+    tokens_in, tokens_out, cached = _gemini_tokens(stats)
     return Parsed(
         text=text,
         result=parse_json_object(text),
@@ -154,6 +165,7 @@ def gemini(output: str) -> Parsed:
         session_id=session,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
+        cache_read_tokens=cached,
         turns=turns + 1 if text else turns,
     )
 
@@ -161,7 +173,7 @@ def gemini(output: str) -> Parsed:
 def opencode(output: str) -> Parsed:
     """``opencode run --format json``: parts per event; cost and tokens per step."""
     text, error, session = "", "", ""
-    tokens_in = tokens_out = turns = 0
+    tokens_in = tokens_out = read = written = turns = 0
     cost = 0.0
     for event in _objects(output):
         session = str(event.get("sessionID", session))
@@ -173,8 +185,11 @@ def opencode(output: str) -> Parsed:
             turns += 1
             cost += float(part.get("cost") or 0.0)
             tokens = part.get("tokens") or {}
+            cache = tokens.get("cache") or {}
             tokens_in += _int(tokens.get("input"))
             tokens_out += _int(tokens.get("output"))
+            read += _int(cache.get("read"))
+            written += _int(cache.get("write"))
         elif kind == "error":
             failure = event.get("error") or {}
             data = failure.get("data") or {} if isinstance(failure, dict) else {}
@@ -187,6 +202,8 @@ def opencode(output: str) -> Parsed:
         session_id=session,
         input_tokens=tokens_in,
         output_tokens=tokens_out,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
         cost_usd=cost,
         turns=turns,
     )
@@ -198,7 +215,7 @@ def claude(output: str) -> Parsed:
     if not frames:
         return Parsed(status=AgentStatus.CRASHED, error="Claude Code printed no result")
     frame = frames[-1]
-    outcome = classify(frame)
+    outcome = classify(frame)  # an error frame that says the setup is wrong: misconfigured
     usage = frame.get("usage") or {}
     ok = outcome.status is AgentStatus.OK
     return Parsed(
@@ -209,10 +226,27 @@ def claude(output: str) -> Parsed:
         session_id=str(frame.get("session_id", "")),
         input_tokens=_int(usage.get("input_tokens")),
         output_tokens=_int(usage.get("output_tokens")),
+        cache_read_tokens=_int(usage.get("cache_read_input_tokens")),
+        cache_write_tokens=_int(usage.get("cache_creation_input_tokens")),
         cost_usd=float(frame.get("total_cost_usd") or 0.0),
         turns=_int(frame.get("num_turns")),
     )
 
+
+def claude_setup_problem(line: str) -> str:
+    """What to fix, when a ``stream-json`` line says the setup is wrong: Claude Code
+    retries a refused key for minutes, announcing each retry."""
+    for frame in _objects(line):
+        if frame.get("type") == "system" and frame.get("subtype") == "api_retry":
+            status = frame.get("error_status")
+            code = status if isinstance(status, int) else None
+            return setup_problem(code, str(frame.get("error") or ""))
+    return ""
+
+
+#: Per format, a reader of one output line that says what to fix when the agent cannot
+#: work here at all (the run is stopped at once).
+SETUP_PROBLEMS: Mapping[str, Callable[[str], str]] = {"claude": claude_setup_problem}
 
 PARSERS: Mapping[str, Callable[[str], Parsed]] = {
     "plain": plain,

@@ -9,7 +9,8 @@ prompt placeholder, the prompt goes to standard input.
 
 The process runs in the phase's working directory, without credentials other than the
 agent's own, in its own process group: the wall-clock timeout and the stall timeout (no
-output for a while) kill the whole group.
+output for a while) kill the whole group, and so does an output line that says the
+agent cannot work here at all (Claude Code retrying a refused key).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import ConfigError
@@ -31,7 +33,7 @@ from ralph.runtimes._environment import scrubbed_environment
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
-from ralph.runtimes.command._parsers import PARSERS, Parsed
+from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
@@ -40,6 +42,19 @@ PLACEHOLDERS = (
     "max_usd",
 )  # fmt: skip
 _TICK_SECONDS = 0.05
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """How the agent process ended."""
+
+    exit_code: int | None
+    output: str
+    stderr: str
+    #: Why Ralph stopped it ("" when it ended by itself).
+    stopped: str = ""
+    #: Stopped because its output said it cannot work here (else: a timeout).
+    misconfigured: bool = False
 
 
 class CommandRuntime(AgentRuntime):
@@ -100,15 +115,13 @@ class CommandRuntime(AgentRuntime):
             }
             argv = [word.format(**values) for word in self.words]
             on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in self.words)
-            exit_code, output, stderr, stopped = self._execute(argv, brief, prompt, on_stdin)
-            parsed = PARSERS[self.output](output)
+            ran = self._execute(argv, brief, prompt, on_stdin)
+            parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
-        return self._result(brief, parsed, exit_code, stderr, stopped, time.monotonic() - started)
+        return self._result(brief, parsed, ran, time.monotonic() - started)
 
-    def _execute(
-        self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool
-    ) -> tuple[int | None, str, str, str]:
+    def _execute(self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool) -> _Ran:
         environ = os.environ if self.environ is None else self.environ
         try:
             process = subprocess.Popen(
@@ -128,11 +141,15 @@ class CommandRuntime(AgentRuntime):
         out: list[str] = []
         err: list[str] = []
         last = [time.monotonic()]
+        misconfigured: list[str] = []
+        check = SETUP_PROBLEMS.get(self.output)
 
         def pump(stream: object, into: list[str]) -> None:
             for line in stream:  # type: ignore[attr-defined]
                 into.append(line)
                 last[0] = time.monotonic()
+                if check is not None and into is out and (problem := check(line)):
+                    misconfigured.append(problem)
 
         readers = [
             threading.Thread(target=pump, args=(process.stdout, out), daemon=True),
@@ -153,7 +170,9 @@ class CommandRuntime(AgentRuntime):
                 process.wait(timeout=_TICK_SECONDS)  # returns the moment it exits
                 break
             now = time.monotonic()
-            if now - started > brief.limits.timeout_seconds:
+            if misconfigured:
+                stopped = misconfigured[0]
+            elif now - started > brief.limits.timeout_seconds:
                 stopped = f"no result within {brief.limits.timeout_seconds:g}s"
             elif now - last[0] > brief.limits.stall_seconds:
                 stopped = f"stalled: no output for {brief.limits.stall_seconds:g}s"
@@ -166,26 +185,20 @@ class CommandRuntime(AgentRuntime):
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
-        return process.returncode, "".join(out), "".join(err), stopped
+        return _Ran(process.returncode, "".join(out), "".join(err), stopped, bool(misconfigured))
 
-    def _result(
-        self,
-        brief: AgentBrief,
-        parsed: Parsed,
-        exit_code: int | None,
-        stderr: str,
-        stopped: str,
-        seconds: float,
-    ) -> AgentResult:
+    def _result(self, brief: AgentBrief, parsed: Parsed, ran: _Ran, seconds: float) -> AgentResult:
         status, error = parsed.status, parsed.error
-        if stopped:
-            status, error = AgentStatus.TIMEOUT, stopped
+        if ran.stopped:
+            status = AgentStatus.MISCONFIGURED if ran.misconfigured else AgentStatus.TIMEOUT
+            error = ran.stopped
         elif status is None:
-            if exit_code == 0:
+            if ran.exit_code == 0:
                 status = AgentStatus.OK
             else:
-                tail = " | ".join(stderr.strip().splitlines()[-3:])
-                status, error = AgentStatus.FAILED, f"exited with {exit_code}: {tail}".rstrip(": ")
+                tail = " | ".join(ran.stderr.strip().splitlines()[-3:])
+                status = AgentStatus.FAILED
+                error = f"exited with {ran.exit_code}: {tail}".rstrip(": ")
         if status is AgentStatus.OK and 0 < brief.limits.max_usd < parsed.cost_usd:
             status = AgentStatus.BUDGET_EXCEEDED
             error = f"spent ${parsed.cost_usd:.2f} of ${brief.limits.max_usd:.2f}"
@@ -195,6 +208,8 @@ class CommandRuntime(AgentRuntime):
             cost_usd=parsed.cost_usd,
             input_tokens=parsed.input_tokens,
             output_tokens=parsed.output_tokens,
+            cache_read_tokens=parsed.cache_read_tokens,
+            cache_write_tokens=parsed.cache_write_tokens,
             turns=parsed.turns,
             duration_seconds=seconds,
             transcript=f"session {parsed.session_id}" if parsed.session_id else None,

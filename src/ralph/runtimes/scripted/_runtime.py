@@ -47,6 +47,10 @@ class Fault(enum.StrEnum):
     ESCALATE = "escalate"
     #: Implementation writes a file in the main checkout, outside its worktree.
     WRITE_OUTSIDE = "write-outside"
+    #: The agent does its work, but one Bash call of its was refused on the way.
+    REFUSED_TOOL = "refused-tool"
+    #: The agent cannot work here at all, as with a refused API key.
+    MISCONFIGURED = "misconfigured"
 
 
 Agent = Callable[[AgentBrief], dict[str, Any]]
@@ -171,6 +175,11 @@ class ScriptedRuntime(AgentRuntime):
             return self._result(AgentStatus.FAILED, 0, error="scripted fault: the agent failed")
         if fault is Fault.CRASH:
             raise RuntimeError("scripted fault: the agent process died")
+        if fault is Fault.MISCONFIGURED:
+            return self._result(
+                AgentStatus.MISCONFIGURED, 0,
+                error="scripted fault: the key was refused; set ANTHROPIC_API_KEY",
+            )  # fmt: skip
         if fault is Fault.EXCEED_BUDGET:
             cap = brief.limits.max_usd or 1.0
             return self._result(
@@ -193,7 +202,8 @@ class ScriptedRuntime(AgentRuntime):
             stray.write_text("written outside the worktree\n")
         if fault is Fault.NEEDS_ITERATION:
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
-        return self._result(AgentStatus.OK, 0, result=agent(brief))
+        refused = ("Bash",) if fault is Fault.REFUSED_TOOL else ()
+        return self._result(AgentStatus.OK, 0, result=agent(brief), refused=refused)
 
     @staticmethod
     def _result(
@@ -204,6 +214,7 @@ class ScriptedRuntime(AgentRuntime):
         cost: float = 0.0,
         turns: int = 1,
         error: str = "",
+        refused: tuple[str, ...] = (),
     ) -> AgentResult:
         return AgentResult(
             status=status,
@@ -212,5 +223,6 @@ class ScriptedRuntime(AgentRuntime):
             turns=turns,
             duration_seconds=elapsed,
             error=error,
+            denied_tools=refused,
             agent=DESCRIPTION,
         )
