@@ -42,7 +42,7 @@ def _replaced(line: TaskLine) -> bool:
     return line.status == TaskStatus.CANCELED and not line.attempts and bool(line.error)
 
 
-def _rows(report: RunReport, *, refused: bool) -> list[list[str | Text]]:
+def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str | Text]]:
     """One row per task, except that the tasks one rewrite replaced before they ran
     (the plan made before a triage, say) fold into a single row where the first was."""
     folded: dict[str, list[TaskLine]] = {}
@@ -56,7 +56,8 @@ def _rows(report: RunReport, *, refused: bool) -> list[list[str | Text]]:
             if line is group[0]:
                 status = Text(f"{MARKS[TaskStatus.CANCELED][0]} replaced", style="bright_black")
                 status.append(f" ({line.error})", style="bright_black")
-                rows.append([f"{len(group)} earlier tasks", status, "", "", "", "", ""])
+                blank: list[str | Text] = [""] * (4 + caching + refused)
+                rows.append([f"{len(group)} earlier tasks", status, *blank])
             continue
         symbol, style = MARKS[line.status]
         status = Text(f"{symbol} {line.status}", style=style)
@@ -69,8 +70,9 @@ def _rows(report: RunReport, *, refused: bool) -> list[list[str | Text]]:
             str(line.attempts) if line.attempts else "",
             f"${line.cost_usd:.2f}" if line.cost_usd else "",
             f"{line.tokens:,}" if line.tokens else "",
-            cached(line.cache_read_tokens, line.cache_write_tokens),
         ]
+        if caching:
+            cells.append(cached(line.cache_read_tokens, line.cache_write_tokens))
         if refused:
             cells.append(Text(", ".join(line.refused), style="red"))
         rows.append(cells)
@@ -95,10 +97,13 @@ def print_report(report: RunReport, console: Console) -> None:
     run = report.run
     refused = any(line.refused for line in report.tasks)
     table = Table(title=f"Run {run.id}: {run.name} ({run.status.value})", title_justify="left")
-    columns = ["Task", "Status", "Time", "Tries", "Cost", "Tokens", "Cached input"]
-    for column in [*columns, "Refused tools"] if refused else columns:
+    # The optional columns only when they say something: the table fits 80 columns.
+    caching = any(line.cache_read_tokens or line.cache_write_tokens for line in report.tasks)
+    columns = ["Task", "Status", "Time", "Tries", "Cost", "Tokens"]
+    columns += ["Cached input"] * caching + ["Refused tools"] * refused
+    for column in columns:
         table.add_column(column, justify="right" if column in ("Time", "Tries") else "left")
-    for row in _rows(report, refused=refused):
+    for row in _rows(report, caching=caching, refused=refused):
         table.add_row(*row)
     console.print(table)
     done = report.count(TaskStatus.DONE)
