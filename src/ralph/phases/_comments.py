@@ -24,7 +24,8 @@ _HINTS = (
     re.compile(r" ?Run `ralph run implement \d+` to begin\."),
     # review, needs iteration
     re.compile(r"\n*Run `ralph run plan \d+` to address these issues\."),
-    # the runner's escalation
+    # the runner's escalation: whom it notifies, then what to do
+    re.compile(r"\A(?:@[\w./-]+ )+(?=Escalation: )"),
     re.compile(
         r"\n*Phase `\w+` stopped and needs a person\. Resolve the problem, then move the "
         r"issue back \(`ralph issue move \d+ STATE`\) and run the phase again\."

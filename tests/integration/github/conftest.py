@@ -87,15 +87,13 @@ def ralph_on_the_board(work: Path, served: Served) -> dict[str, str]:
     """``ralph init --github`` for ``shop``, with the scripted agents and the sample's
     tests, committed and pushed; returns the environment to run ``ralph`` in."""
     env = served.env(RALPH_GH_MUTATION_INTERVAL="0.01")
-    made = served.ralph("init", "--github", "acme/greet", cwd=work, env=env)
+    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    made = served.ralph(
+        "init", "--github", "acme/greet", "--test-command", test_command, cwd=work, env=env
+    )
     assert made.returncode == 0, made.stderr
     toml = work / "ralph.toml"
-    test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
-    toml.write_text(
-        toml.read_text()
-        .replace('test_command = ""', f"test_command = {test_command!r}".replace("'", '"'))
-        .replace('runtime = "claude"', 'runtime = "scripted"')
-    )
+    toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
     git(work, "add", "-A")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
     git(work, "push", "-q", "origin", "main")

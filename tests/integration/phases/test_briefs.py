@@ -170,6 +170,9 @@ def test_an_approved_plan_carries_no_critique_to_the_next_phase(sample: Sample):
 
 
 def test_briefs_leave_out_state_change_audits_and_hints_for_people(sample: Sample):
+    sample.project = dataclasses.replace(
+        sample.project, config=dataclasses.replace(sample.project.config, escalate_to="@alice")
+    )
     number = sample.issue()
     sample.run("research", number, ("research", Fault.ESCALATE))
     assert sample.state(number) is S.HUMAN_NEEDED
@@ -179,8 +182,10 @@ def test_briefs_leave_out_state_change_audits_and_hints_for_people(sample: Sampl
     sample.through(number, "plan", "review", "implement")
     (implement,) = briefs_of(sample, "implement")
     assert sum("State transition" in c for c in sample.comments(number)) >= 8
+    assert any(c.startswith("@alice Escalation:") for c in sample.comments(number))
     for brief in [*briefs_of(sample, "plan"), implement]:
-        for noise in ("State transition", "ralph-transition", "ralph run", "ralph issue move"):
+        noises = ("State transition", "ralph-transition", "ralph run", "ralph issue move", "@alice")
+        for noise in noises:
             assert noise not in brief, noise
     assert "Escalation: the agent asks for a person" in implement
     assert "VERDICT: APPROVED" in implement

@@ -41,6 +41,10 @@ def test_hints_for_people_are_cut_from_ralphs_comments():
         "and run the phase again."
     )
     assert without_hints(escalation) == "Escalation: research failed 2 time(s)"
+    assert without_hints("@alice @acme/leads " + escalation) == (
+        "Escalation: research failed 2 time(s)"
+    )
+    assert without_hints("@alice said this is fine") == "@alice said this is fine"
     split = "## Issue Split\n\nOriginal estimate: M.\n\n*Split by `ralph run split`*\n"
     assert without_hints(split) == "## Issue Split\n\nOriginal estimate: M."
 
