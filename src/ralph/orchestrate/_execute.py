@@ -15,12 +15,14 @@ untouched and stops the session: every other task would fail the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ralph._secrets import redact
 from ralph.artifacts import Verdict
 from ralph.config import Project
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
@@ -135,7 +137,7 @@ class TaskExecutor:
         except PhaseRefused as refused:
             if not refused.retryable:  # only a person can change the answer
                 return self._escalated(claim, str(refused))
-            self.store.fail(claim, str(refused), retry_after=REFUSED_RETRY_SECONDS)
+            self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
         except AgentUnusable as unusable:
             self.store.release(claim)
@@ -203,6 +205,7 @@ class TaskExecutor:
         lines: tuple[str, ...] = (),
     ) -> Execution:
         task = claim.task
+        reason = redact(reason)
         self.store.fail(claim, f"escalated: {reason}", retryable=False)
         self._cancel_dependents(task.id)
         issues = ", ".join(f"#{n}" for n in task.issues)
@@ -216,6 +219,7 @@ class TaskExecutor:
         """Someone moved an issue of the task meanwhile: it ends for good, what waits for
         it is canceled, and the report's "needs a person" says what happened."""
         task = claim.task
+        outcome = dataclasses.replace(outcome, error=redact(outcome.error))
         self.store.fail(claim, outcome.error, retryable=False)
         self._cancel_dependents(task.id)
         self.store.send_message(
@@ -225,12 +229,14 @@ class TaskExecutor:
         return Execution(task.id, ExecutionStatus.MOVED, outcome.lines, error=outcome.error)
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
+        error = redact(error)
         failed = self.store.fail(claim, error)
         if failed.status is TaskStatus.DEAD:
             self._cancel_dependents(failed.id)
         return Execution(claim.task_id, ExecutionStatus.FAILED, lines, error=error)
 
     def _give_up(self, claim: Claim, error: str) -> Execution:
+        error = redact(error)
         self.store.fail(claim, error, retryable=False)
         self._cancel_dependents(claim.task_id)
         return Execution(claim.task_id, ExecutionStatus.FAILED, error=error)

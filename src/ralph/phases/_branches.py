@@ -3,14 +3,17 @@ project's test command run inside one."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph._secrets import redact
 from ralph.artifacts import StreamNames
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
+from ralph.runtimes._environment import scrubbed_environment
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
 
@@ -66,12 +69,14 @@ def run_tests(command: str, cwd: Path, timeout: float = TEST_TIMEOUT_SECONDS) ->
     if not command.strip():
         return TestRun(True, "")
     try:
+        # The tests run code an agent wrote: no token of Ralph's is one `env` away, and
+        # whatever they print is redacted before it can reach a comment or the store.
         done = subprocess.run(
             command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-            check=False,
+            check=False, env=scrubbed_environment(os.environ),
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         return TestRun(False, command, f"timed out after {timeout:g}s")
-    lines = (done.stdout + done.stderr).strip().splitlines()
+    lines = redact(done.stdout + done.stderr).strip().splitlines()
     output = "\n".join(lines[-_OUTPUT_LINES:])[-_OUTPUT_CHARS:]
     return TestRun(done.returncode == 0, command, "\n".join(lines[-5:]), output)

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from ralph._secrets import redact
 from ralph.artifacts import ArtifactKind, Discovery, Links, Verdict, discover, parse_verdict
 from ralph.config import Project
 from ralph.errors import RalphError, StateConflict
@@ -198,6 +199,7 @@ class PhaseContext:
     def comment_once(self, number: int, body: str) -> bool:
         """Post ``body`` unless the issue already has exactly this comment (a rerun after
         a crash must not post twice). True when posted."""
+        body = redact(body)  # a secret printed by agent-written code never gets posted
         issue = self.project.tracker.get_issue(number)
         if any(comment.body.strip() == body.strip() for comment in issue.comments):
             return False

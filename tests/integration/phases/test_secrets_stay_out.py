@@ -1,0 +1,71 @@
+"""Agent-written code runs without Ralph's secrets, and whatever it prints is redacted
+before it reaches a comment, the store or the console (the reliability review's
+finding: a failing test printed RALPH_GH_TOKEN into the escalation comment)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph import _secrets
+from ralph.phases import PhaseStatus
+from ralph.workflow import WorkflowState
+
+from .conftest import Sample
+
+TOKEN = "ghp_SECRETTOKEN123"
+
+LEAKY_TEST = """Add a diagnostic test.
+
+```diff
+--- /dev/null
++++ b/tests/test_diag.py
+@@ -0,0 +1,13 @@
++import atexit
++import os
++import pathlib
++import unittest
++
++pathlib.Path(os.environ.get("DIAG_OUT", "/dev/null")).write_text(repr(sorted(os.environ)))
++atexit.register(lambda: os.write(2, ("diag: " + os.environ.get("RALPH_GH_TOKEN", "none")).encode()))
++print("leak:", os.environ.get("LEAK_ME", "none"))
++
++
++class Diag(unittest.TestCase):
++    def test_diag(self):
++        self.fail("x")
+```
+"""
+
+
+@pytest.fixture
+def secrets_around(monkeypatch, tmp_path):
+    monkeypatch.setenv("RALPH_GH_TOKEN", TOKEN)
+    monkeypatch.setenv("PGPASSWORD", "pg-password-42")
+    monkeypatch.setenv("DIAG_OUT", str(tmp_path / "seen-env.txt"))
+    monkeypatch.setattr(_secrets, "_default", None)  # the process reads its secrets again
+    return tmp_path / "seen-env.txt"
+
+
+def test_a_failing_test_that_prints_a_token_never_posts_or_stores_it(
+    sample: Sample, secrets_around
+):
+    number = sample.issue("Add a diagnostic test", body=LEAKY_TEST)
+    sample.through(number, "research", "plan", "review")
+    outcome = sample.run("implement", number)
+
+    assert outcome.status is PhaseStatus.ESCALATED
+    assert sample.state(number) is WorkflowState.HUMAN_NEEDED
+    seen = secrets_around.read_text()
+    assert "RALPH_GH_TOKEN" not in seen and "PGPASSWORD" not in seen  # not even the names
+    assert "DIAG_OUT" in seen  # the test did run, with the rest of the environment
+    texts = [*sample.comments(number), outcome.error, *outcome.lines]
+    assert not [t for t in texts if TOKEN in t]
+    assert any("the tests fail in the worktree" in t for t in texts)
+
+
+def test_a_secret_in_the_test_output_is_redacted_whatever_printed_it(secrets_around, tmp_path):
+    from ralph.phases._branches import run_tests
+
+    run = run_tests(f"echo 'token {TOKEN} pw pg-password-42'; exit 1", tmp_path)
+    assert not run.passed
+    assert run.tail == "token *** pw ***"
