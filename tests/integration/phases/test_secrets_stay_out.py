@@ -19,15 +19,14 @@ LEAKY_TEST = """Add a diagnostic test.
 ```diff
 --- /dev/null
 +++ b/tests/test_diag.py
-@@ -0,0 +1,13 @@
+@@ -0,0 +1,12 @@
 +import atexit
 +import os
 +import pathlib
 +import unittest
 +
 +pathlib.Path(os.environ.get("DIAG_OUT", "/dev/null")).write_text(repr(sorted(os.environ)))
-+atexit.register(lambda: os.write(2, ("diag: " + os.environ.get("RALPH_GH_TOKEN", "none")).encode()))
-+print("leak:", os.environ.get("LEAK_ME", "none"))
++atexit.register(lambda: print("diag:", os.environ.get("RALPH_GH_TOKEN", "none")))
 +
 +
 +class Diag(unittest.TestCase):
@@ -56,7 +55,8 @@ def test_a_failing_test_that_prints_a_token_never_posts_or_stores_it(
     assert outcome.status is PhaseStatus.ESCALATED
     assert sample.state(number) is WorkflowState.HUMAN_NEEDED
     seen = secrets_around.read_text()
-    assert "RALPH_GH_TOKEN" not in seen and "PGPASSWORD" not in seen  # not even the names
+    assert "RALPH_GH_TOKEN" not in seen  # not even the names
+    assert "PGPASSWORD" not in seen
     assert "DIAG_OUT" in seen  # the test did run, with the rest of the environment
     texts = [*sample.comments(number), outcome.error, *outcome.lines]
     assert not [t for t in texts if TOKEN in t]
