@@ -9,13 +9,16 @@ can never start (it waits for a task that failed) is canceled so the run can end
 A run is finished only when its graph says so: once every task has ended, the pipeline
 is planned again from the tracker, and work no task covered (a rewrite canceled it
 without a replacement) is added to the run instead of reporting it finished. What
-ended badly is not asked for again (see ``regraph``), so this never loops.
+ended badly is not asked for again (see ``regraph``), so this never loops. An issue a
+person moved to Human Needed between phases stops its group's pipeline; the run's
+report names it, as it names an escalation.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,7 +29,7 @@ from ralph.graph import ReviewMode, Role, TaskKind
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
-from ralph.tasks import Run, RunStatus, Task, TaskStatus
+from ralph.tasks import MessageKind, Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
 
 __all__ = ["Ending", "Lead", "RunVerdict"]
@@ -126,7 +129,7 @@ class Lead:
         tasks = self.store.list_tasks(run_id)
         status = {t.id: t.status for t in tasks}
         if all(t.terminal for t in tasks):
-            return RunVerdict(None if self._plan_left_over(run_id) else Ending.FINISHED)
+            return self._over(run_id)
         running = any(t.status is TaskStatus.RUNNING for t in tasks)
         spent = self.budget.exhausted(self.store, run_id)
         if spent:
@@ -151,21 +154,42 @@ class Lead:
         for task in tasks:
             if task.status is TaskStatus.PENDING:
                 self.store.cancel(task.id)
-        return RunVerdict(None if self._plan_left_over(run_id) else Ending.FINISHED)
+        return self._over(run_id)
 
-    def _plan_left_over(self, run_id: int) -> bool:
-        """Add the work the tracker still shows and no task of the run covers; True when
-        there was some (the run goes on)."""
-        if self._left_over_plans >= MAX_LEFT_OVER_PLANS:
-            return False
-        fresh = plan_from_tracker(self.project, self.root, self.review_mode).graph
-        edit, _ = regraph(self.store.list_tasks(run_id), fresh)
-        if not edit.add:
-            return False
-        self._left_over_plans += 1
-        self.store.add_tasks(run_id, edit.add)
-        logger.info("planned left-over work", extra={"tasks": [s.key for s in edit.add]})
-        return True
+    def _over(self, run_id: int) -> RunVerdict:
+        """Every task has ended: finished, unless the tracker still shows work no task
+        covers, which is added to the run (the run goes on)."""
+        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        if self._left_over_plans < MAX_LEFT_OVER_PLANS:
+            edit, _ = regraph(self.store.list_tasks(run_id), plan.graph)
+            if edit.add:
+                self._left_over_plans += 1
+                self.store.add_tasks(run_id, edit.add)
+                logger.info("planned left-over work", extra={"tasks": [t.key for t in edit.add]})
+                return RunVerdict(None)
+        self._name_escalated(
+            run_id,
+            [
+                i.number
+                for i in plan.position.issues
+                if i.workflow_state == WorkflowState.HUMAN_NEEDED
+            ],
+        )
+        return RunVerdict(Ending.FINISHED)
+
+    def _name_escalated(self, run_id: int, numbers: Sequence[int]) -> None:
+        """Say which issues wait in Human Needed that no message of the run names yet (a
+        person moved them there between phases)."""
+        said = " ".join(m.body for m in self.store.messages(run_id))
+        for number in numbers:
+            if re.search(rf"#{number}(?!\d)", said):
+                continue
+            self.store.send_message(
+                run_id, self.name, "lead", MessageKind.ESCALATION,
+                f"#{number} is Human Needed: its pipeline stops there; resolve it, move it "
+                f"back (ralph issue move {number} STATE), then run `ralph {self.mode} "
+                f"{self.root}` again",
+            )  # fmt: skip
 
     def _pass_gates(self, run_id: int) -> None:
         tasks = self.store.list_tasks(run_id, kind=TaskKind.HUMAN_GATE.value)

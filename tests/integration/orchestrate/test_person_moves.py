@@ -116,3 +116,23 @@ def test_a_move_made_while_the_result_is_applied_wins_over_the_phases_own_move(
         assert tracker.get_issue(2).workflow_state is S.HUMAN_NEEDED
         repo_name = project.config.repo or project.git.path.name
         assert project.store.load_checkpoint(f"{repo_name}#2:research") is not None
+
+
+def test_human_needed_set_between_phases_stops_the_group_and_the_report_names_it(demo):
+    first, second, third = demo.group()
+    tracker = demo.project.tracker
+
+    class PersonMovesTheFirst(ScriptedRuntime):
+        def run(self, brief):
+            if brief.phase == "research" and tracker.get_issue(first).workflow_state is (
+                S.READY_FOR_PLAN
+            ):
+                tracker.set_state(first, "Human Needed")  # researched, not planned yet
+            return super().run(brief)
+
+    result = demo.hero(third, PersonMovesTheFirst(env={}), concurrency=1)
+    assert demo.state(first) is S.HUMAN_NEEDED
+    assert demo.state(second) is demo.state(third) is S.READY_FOR_PLAN
+    report = demo.report(result)
+    assert [line for line in report.needs_person if f"#{first} is Human Needed" in line]
+    assert report.counters.messages == report.counters.escalations == 1
