@@ -92,15 +92,19 @@ class GitRepo:
         env: dict[str, str] | None = None,
         stdin: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run git and return the finished process, whatever its exit code."""
+        """Run git and return the finished process, whatever its exit code.
+
+        No hook ever runs on Ralph's git operations: an agent may have planted one in
+        the repository, and Ralph's environment holds tokens. Git never prompts either
+        (there is nobody to answer)."""
         try:
             return subprocess.run(
-                ["git", *args],
+                ["git", "-c", f"core.hooksPath={os.devnull}", *args],
                 cwd=cwd or self.path,
                 capture_output=True,
                 text=True,
                 input=stdin,
-                env={**os.environ, **(env or {})},
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
                 check=False,
             )
         except FileNotFoundError:
