@@ -62,10 +62,12 @@ def test_a_failure_between_the_follow_and_the_move_puts_the_checkout_back(
 #: A git that kills the process calling it instead of moving ``main``: kill -9 between
 #: the checkout following and the branch moving.
 WRAPPER = """#!/bin/sh
-if [ "$1" = "update-ref" ] && [ "$2" = "refs/heads/main" ]; then
-    kill -9 $PPID
-    exit 1
-fi
+case " $* " in
+    *" update-ref refs/heads/main "*)
+        kill -9 $PPID
+        exit 1
+        ;;
+esac
 exec {git} "$@"
 """
 COMMIT = """
