@@ -25,6 +25,7 @@ __all__ = [
     "Redactor",
     "redact",
     "register_secret",
+    "register_url",
     "secret_name",
     "url_passwords",
 ]
@@ -107,11 +108,15 @@ def _process_redactor() -> Redactor:
 
 
 def register_secret(*values: str) -> None:
-    """Make ``redact`` remove these values too (secrets from files, not the
-    environment: the store URL's password)."""
+    """Make ``redact`` remove these values too (secrets from files or options, not the
+    environment)."""
     _process_redactor().add(*values)
-    for value in values:
-        _process_redactor().add(*url_passwords(value))
+
+
+def register_url(url: str) -> None:
+    """Make ``redact`` remove the password a URL carries (the URL itself stays
+    readable: errors name the store they could not reach)."""
+    _process_redactor().add(*url_passwords(url))
 
 
 def redact(text: str) -> str:

@@ -12,6 +12,7 @@ from ralph._secrets import (
     Redactor,
     redact,
     register_secret,
+    register_url,
     secret_name,
     url_passwords,
 )
@@ -82,5 +83,7 @@ def test_log_output_is_redacted_tracebacks_included(monkeypatch):
 
 def test_a_registered_secret_is_redacted_by_the_process(monkeypatch):
     monkeypatch.setattr(secrets, "_default", None)
-    register_secret("postgresql://u:from-the-file@h/db")
+    register_url("postgresql://u:from-the-file@h/db")
+    register_secret("a-value-from-an-option")
     assert redact("could not log in with from-the-file") == "could not log in with ***"
+    assert redact("postgresql://u@h/db and a-value-from-an-option") == "postgresql://u@h/db and ***"

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ralph._secrets import RedactingFormatter, redact, register_secret
+from ralph._secrets import RedactingFormatter, redact, register_url
 from ralph.cli import _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
@@ -70,7 +70,7 @@ def _root(
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     logging.basicConfig(level=level, handlers=[handler])
     if store:
-        register_secret(store)
+        register_url(store)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ralph._secrets import register_url
 from ralph.config._config import Config
 from ralph.config._github import github_client
 from ralph.errors import ConfigError
@@ -55,7 +56,9 @@ def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitH
 def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Project]:
     """The configured project's adapters, open for the ``with`` block. The store must
     exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
-    store = open_store(store_url or config.resolved_store_url, create=False)
+    url = store_url or config.resolved_store_url
+    register_url(url)  # its password never reaches a log, a comment or the store
+    store = open_store(url, create=False)
     try:
         git = GitRepo(config.root)
         if config.tracker == "github":
