@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ralph._secrets import url_passwords
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._memory import MemoryStore
@@ -36,9 +37,7 @@ def redact_url(url: str) -> str:
 def redact_store_text(text: str, url: str) -> str:
     """``text`` (a driver's error, say) without the store URL's password in any form:
     as written, percent-decoded, or quoted."""
-    secrets = {m.group(2) for m in _USERINFO_PASSWORD.finditer(url)}
-    secrets |= {m.group(2).strip("'") for m in _KEYED_PASSWORD.finditer(url)}
-    for secret in sorted(secrets - {"", "***"}, key=len, reverse=True):
+    for secret in sorted(url_passwords(url) - {"", "***"}, key=len, reverse=True):
         for form in {secret, unquote(secret)}:
             if len(form) >= 3:
                 text = text.replace(form, "***")
