@@ -1,5 +1,6 @@
 """How close the upfront task graph with self-claiming workers comes to the best possible
-schedule, against the seeds' "bough" model. Synthetic agent durations; no Ralph I/O.
+schedule, against the original's "bough" model (each phase created when the last ends).
+Synthetic agent durations; no Ralph I/O.
 
 Random pipelines shaped like Ralph's (groups of issues: research per issue, one plan,
 one review, implementation per issue in order, PR, merge) are scheduled on W workers:

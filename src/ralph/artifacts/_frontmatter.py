@@ -1,5 +1,5 @@
 """Document frontmatter: read the ``---`` block at the top of a research document, plan
-or critique, set fields in it, and check the fields each kind needs (reference §1.3
+or critique, set fields in it, and check the fields each kind needs (docs/compatibility.md
 artifact_types)."""
 
 from __future__ import annotations

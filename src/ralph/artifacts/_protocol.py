@@ -1,4 +1,4 @@
-"""The Artifact Comment Protocol (reference §6.0): where documents live, how an issue
+"""The Artifact Comment Protocol (docs/compatibility.md): where documents live, how an issue
 comment links one, and how a phase finds the document for an issue.
 
 Comments are the source of truth; the file tree is the fallback, and a document found

@@ -1,4 +1,4 @@
-"""What a work stream is called (reference §6.0 naming table): its plan's frontmatter,
+"""What a work stream is called (docs/compatibility.md): its plan's frontmatter,
 its worktree and branch, and its pull request's title. Pure."""
 
 from __future__ import annotations

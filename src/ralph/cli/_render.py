@@ -92,8 +92,8 @@ def render_streams(result: Streams) -> RenderableType:
 
 
 def render_graph(graph: TaskGraph) -> RenderableType:
-    """Tasks numbered T-1, T-2 ... in creation order, as the seeds draw them; keys are
-    in the ``--json`` output."""
+    """Tasks numbered T-1, T-2 ... in creation order, as the original's documents draw them;
+    keys are in the ``--json`` output."""
     label = {task.key: f"T-{n}" for n, task in enumerate(graph, start=1)}
     table = Table(title=f"Task graph ({len(graph)} tasks)", title_justify="left", expand=False)
     table.add_column("Task")

@@ -1,5 +1,5 @@
-"""The pipeline dashboard (reference §2.4): issues per state, health warnings, archive
-statistics. Pure: the caller supplies the issues and the current time.
+"""The pipeline dashboard (docs/compatibility.md, DB cases): issues per state, health
+warnings, archive statistics. Pure: the caller supplies the issues and the current time.
 
 One deliberate change from the original: ``health.ok`` ignores info-level warnings
 (empty pipeline phases), which made "all clear" practically unreachable.

@@ -1,4 +1,4 @@
-"""The dashboard as Markdown, in the original's layout (reference §2.4 formatters)."""
+"""The dashboard as Markdown, in the original's layout (docs/compatibility.md, DB cases)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a GitHub response means, decided once (pure; reliability reference §8.4, §8.7).
+"""What a GitHub response means, decided once (pure; GitHub's rate-limit documentation).
 
 Transport errors and 5xx are *indeterminate* (the request may have happened); 403/429 or
 a 200 whose errors say RATE_LIMITED or "secondary rate" are *rate limited*; 401 and

@@ -1,4 +1,4 @@
-"""Pacing requests the way GitHub asks clients to (reliability reference §8.7).
+"""Pacing requests the way GitHub asks clients to (its REST and GraphQL rate-limit documentation).
 
 One mutation in flight and at least a second between mutation starts; a few concurrent
 queries; a content-creation budget (80 a minute, 500 an hour); GitHub's secondary

@@ -1,5 +1,5 @@
-"""The whole pipeline as a task graph, built up front (seeds/003 "Upfront Pipeline Shape",
-seeds/004 §8).
+"""The whole pipeline as a task graph, built up front (docs/architecture.md,
+"Layers": orchestration).
 
 Per issue, before the plan: ``split`` for an M/L/XL issue not yet split, ``triage`` then
 ``research`` for an issue without a known state or in Backlog, ``research`` for one in

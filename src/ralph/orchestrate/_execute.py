@@ -1,7 +1,7 @@
 """Running one claimed task: its phase through the phase runner, then the task's end in
 the store, with any graph rewrite its outcome calls for in the same transaction.
 
-Failure policy (the original's, reference §6.7): a phase that escalates sends its issues
+Failure policy (the original's): a phase that escalates sends its issues
 to Human Needed, its task fails for good, and only the tasks that wait for it are
 canceled, so independent work goes on (one research escalating lets the others finish;
 the plan waiting for all of them never starts). A phase that failed is retried by the

@@ -1,7 +1,7 @@
 """The run report: per task status, time, attempts, cost, tokens (cached input counted
 and shown apart) and refused tool calls; totals; the makespan against the critical path;
 the work streams with their worktrees and how far each got; what needs a person; and
-counters that check, from the store's own history, that the seeds' coordination
+counters that check, from the store's own history, that the original's coordination
 failures did not happen.
 
 Built by a pure function from what the store keeps (tasks, events, ledger, messages),

@@ -3,7 +3,7 @@
 Membership starts as in the original (the seed's siblings through its parent, or the
 children of an epic seed, the epic itself excluded) and is then closed transitively
 over both blocked-by and blocking edges of every member. The original never expanded
-the seed's direct dependencies and ignored ``blocking`` edges (reference §2.2, GD6 and
+the seed's direct dependencies and ignored ``blocking`` edges (docs/compatibility.md, GD6 and
 GD9); here the closure is complete. Issues with sub-issues are containers: reaching one
 through a dependency makes it an external blocker, never a member.
 

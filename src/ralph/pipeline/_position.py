@@ -1,6 +1,6 @@
 """Pipeline position: which phase an issue or a group is in, and whether it converged.
 
-The rules are the original's, checked in its order (reference §2.1); the first that
+The rules are the original's, checked in its order (docs/compatibility.md); the first that
 matches wins. One deliberate change: issues that are all In Review, Done or Canceled
 with at least one In Review are COMPLETE (the merge remains), not TERMINAL.
 """

@@ -1,7 +1,7 @@
 """Work streams: the parts of a group that can be planned and built independently.
 
 Issues that will modify a common file, or that block one another, belong to one
-stream (union-find, reference §2.3). Ids, order and rationale text are the original's
+stream (union-find). Ids, order and rationale text are the original's
 and do not depend on the order of the input.
 """
 

@@ -45,7 +45,7 @@ __all__ = [
 
 #: A worker heartbeats every lease/6 (10 s for the default); three missed beats and more
 #: pass before the lease runs out. Far above SQLite's busy timeout (10 s), so a worker
-#: waiting for the write lock does not lose its task (reliability.md F2).
+#: waiting for the write lock does not lose its task (docs/architecture.md, F2).
 DEFAULT_LEASE_SECONDS = 60.0
 #: Agent tasks are expensive; after three attempts a person should look (F5).
 DEFAULT_MAX_ATTEMPTS = 3

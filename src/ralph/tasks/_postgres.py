@@ -4,7 +4,7 @@ Claims lock their candidate with ``FOR UPDATE SKIP LOCKED`` so concurrent claime
 never wait on each other; a partial unique index keeps one running task per
 serialisation key. Waiters are woken by LISTEN/NOTIFY through one listening connection
 per store; polling every second stays as the fallback, because a notification sent
-while nobody listens is lost (reliability.md F9).
+while nobody listens is lost (docs/architecture.md, F9).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 WAL lets readers run beside the one writer. Every write transaction starts with
 ``BEGIN IMMEDIATE``: a deferred transaction that reads and then writes fails at once
-with "database is locked" instead of waiting (reliability.md F4). Each thread gets its
+with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread gets its
 own connection. Idle waiters watch ``PRAGMA data_version``, which changes when another
 connection commits, and only then query the events table.
 """

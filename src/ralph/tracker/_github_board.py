@@ -2,7 +2,7 @@
 ``ralph doctor``).
 
 The three fields, their options, colours and descriptions are the original's
-(reference §1.1), so a board made by either works with both. Setup is idempotent: it
+(docs/compatibility.md), so a board made by either works with both. Setup is idempotent: it
 finds the project (by number, or by title), creates only the fields that are missing,
 and links the repository once. A field that exists but lacks some of Ralph's options is
 reported, not rewritten: GitHub's API can only replace all of a field's options

@@ -1,4 +1,4 @@
-"""Transition audit comments (reference §1.6): a readable line for people and the
+"""Transition audit comments (the original's format): a readable line for people and the
 original's machine-readable marker, ``<!-- ralph-transition: {...} -->``, so cycle times
 can be computed from an issue's comments by either system."""
 

@@ -1,6 +1,6 @@
 """Command contracts: which states a command starts from, locks and may produce.
 
-The eight autonomous commands follow the original's contracts (reference §1.3/§1.4).
+The eight autonomous commands follow the original's contracts (docs/compatibility.md).
 Three interactive commands that the original rejected by mistake (``create_plan``,
 ``iterate_plan``, ``implement_plan``) and ``human`` (a person editing the board; the
 original's justfile called it ``cli``) are real commands here.

@@ -1,4 +1,4 @@
-"""Gate rules between parents and children (reference §1.1, §3.3 advance_parent /
+"""Gate rules between parents and children (the original's advance_parent /
 advance_children). Pure decisions; a tracker applies them.
 
 One deliberate change: a Canceled child no longer blocks its parent forever (the

@@ -1,4 +1,4 @@
-"""Semantic intents and state resolution (reference §1.5), and planning a transition.
+"""Semantic intents and state resolution (docs/compatibility.md), and planning a transition.
 
 ``resolve_state`` follows the original step by step, including its error texts (every
 one says "Recovery"), so agents written for the original keep working.

@@ -15,7 +15,7 @@ __all__ = ["ALLOWED_TRANSITIONS", "allowed_targets", "check_transition", "is_all
 
 _S = WorkflowState
 
-#: from-state -> the states it may move to (reference §1.2). Targets keep the original's
+#: from-state -> the states it may move to (docs/compatibility.md). Targets keep the original's
 #: order, which is also the order error messages list them in.
 ALLOWED_TRANSITIONS: Mapping[WorkflowState, tuple[WorkflowState, ...]] = {
     # Backlog -> Human Needed is ours: triage and split escalate from Backlog, which the

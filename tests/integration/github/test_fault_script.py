@@ -1,4 +1,4 @@
-"""The client against a misbehaving GitHub (reliability reference §9, T12), on a fake clock:
+"""The client against a misbehaving GitHub (docs/architecture.md, F10), on a fake clock:
 the waits GitHub asks for, bounded retries, creating mutations reconciled instead of
 replayed, no retries of what cannot succeed, and mutations paced one at a time."""
 

@@ -87,7 +87,7 @@ class Demo:
 
 
 def assert_sound(report: RunReport) -> None:
-    """The seeds' coordination failures, counted from the store's history: none."""
+    """The original's coordination failures, counted from the store's history: none."""
     counters = report.counters
     assert counters.claimed_while_blocked == 0
     assert counters.claimed_while_running == 0

@@ -99,7 +99,7 @@ def test_graph_uses_the_review_mode_option_over_the_files(run, write):
     assert "review" not in kinds
 
 
-def test_graph_for_people_numbers_tasks_like_the_seeds(run, write):
+def test_graph_for_people_numbers_tasks_like_the_original(run, write):
     code, out, _ = run("pipeline", "graph", write(POSITION_INPUT))
     assert code == 0
     assert "T-1" in out

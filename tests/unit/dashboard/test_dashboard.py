@@ -1,4 +1,4 @@
-"""The dashboard's golden cases (reference §2.16 E, DB1-DB13) and its formats."""
+"""The dashboard's golden cases (DB1-DB13 in docs/compatibility.md) and its formats."""
 
 from __future__ import annotations
 

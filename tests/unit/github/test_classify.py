@@ -1,4 +1,4 @@
-"""What each kind of GitHub answer means (reliability reference §8.4, §8.7)."""
+"""What each kind of GitHub answer means."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Group detection: the cases of reference §2.16 D, with the fixed answers for GD6 and GD9."""
+"""Group detection: the conformance cases of docs/compatibility.md, with the fixed
+answers for GD6 and GD9."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pipeline position: the golden cases of reference §2.16 A and B.
+"""Pipeline position: the conformance cases of docs/compatibility.md.
 
 Where Ralph deliberately differs (In Review is COMPLETE with the merge remaining, and
 remaining phases end with "pr", "merge"), the case says so.

@@ -1,4 +1,4 @@
-"""Work streams: the golden cases of reference §2.16 C, and stream positions (SP1-SP4)."""
+"""Work streams: the conformance cases of docs/compatibility.md, and stream positions (SP1-SP4)."""
 
 from __future__ import annotations
 

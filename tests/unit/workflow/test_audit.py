@@ -1,4 +1,4 @@
-"""Transition audit comments round-trip, and both comment forms parse (reference §1.6)."""
+"""Transition audit comments round-trip, and both comment forms parse (the original's format)."""
 
 from __future__ import annotations
 

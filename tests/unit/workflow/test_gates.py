@@ -1,4 +1,4 @@
-"""The parent and child gate rules (reference §1.1, §3.3), decision by decision."""
+"""The parent and child gate rules, decision by decision."""
 
 from __future__ import annotations
 

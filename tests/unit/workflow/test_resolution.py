@@ -1,4 +1,4 @@
-"""State resolution: the original's conformance cases (reference §1.5) plus the commands
+"""State resolution: the original's conformance cases (docs/compatibility.md) plus the commands
 it rejected by mistake, and plan_transition, which also enforces the matrix."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from ralph.workflow import (
 
 S = WorkflowState
 
-# Reference §1.2, written out independently of the module under test.
+# The original's matrix (docs/compatibility.md), written out independently of the module under test.
 MATRIX = {
     # + Human Needed: triage and split escalate from Backlog (the original never checked).
     "Backlog": {"Research Needed", "Ready for Plan", "Done", "Canceled", "Human Needed"},
