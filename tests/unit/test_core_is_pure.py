@@ -14,6 +14,7 @@ CORE = ["workflow", "pipeline", "graph", "dashboard", "artifacts"]
 FORBIDDEN = {
     "asyncio",
     "httpx",
+    "httpx2",
     "io",
     "os",
     "pathlib",
