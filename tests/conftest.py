@@ -15,6 +15,31 @@ from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
+#: A developer's own settings and credentials, which must never steer a test or leak into
+#: the processes it starts.
+_DEVELOPER_VARIABLES = (
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CONFIG_DIR",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "PGPASSWORD",
+)
+
+
+@pytest.fixture(autouse=True)
+def _without_developer_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        ralph_setting = name.startswith("RALPH_") and not name.startswith("RALPH_TEST_")
+        if ralph_setting or name in _DEVELOPER_VARIABLES:
+            monkeypatch.delenv(name)
+
+
 class FakeClock:
     """Wall-clock seconds that only move when a test says so."""
 

@@ -1,0 +1,27 @@
+"""Tests run without the developer's Ralph settings and credentials."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+_SHOW = "import os; print(sorted(n for n in os.environ if n.startswith('RALPH_')))"
+
+
+def test_no_ralph_setting_or_token_of_the_developer_reaches_a_test() -> None:
+    leaked = [
+        name
+        for name in os.environ
+        if (name.startswith("RALPH_") and not name.startswith("RALPH_TEST_"))
+        or name in ("GH_TOKEN", "GITHUB_TOKEN", "ANTHROPIC_API_KEY")
+    ]
+    assert leaked == []
+
+
+def test_nor_a_process_a_test_starts() -> None:
+    shown = subprocess.run(
+        [sys.executable, "-c", _SHOW], capture_output=True, text=True, timeout=30, check=True
+    ).stdout
+    assert "RALPH_GH_TOKEN" not in shown
+    assert "RALPH_STORE_URL" not in shown
