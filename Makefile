@@ -10,7 +10,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github clean
+.PHONY: demo docs test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 
 demo: $(VENV)/.synced
 	$(VENV)/bin/ralph demo
+
+# docs/cli.md and docs/configuration.md, from the code (a test checks they are current).
+docs: $(VENV)/.synced
+	$(VENV)/bin/python -m ralph.cli._reference
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check src tests benchmarks

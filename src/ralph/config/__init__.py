@@ -7,6 +7,7 @@ from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, 
 from ralph.config._github import GitHubSettings, github_client, github_tokens
 from ralph.config._init import InitResult, init_project
 from ralph.config._open import Project, github_tracker, open_project, open_tracker
+from ralph.config._reference import configuration_reference
 from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "InitResult",
     "PhaseSettings",
     "Project",
+    "configuration_reference",
     "detect_test_command",
     "find_config",
     "github_client",

@@ -1,0 +1,63 @@
+"""``docs/configuration.md``, generated from the settings themselves: the ralph.toml
+``ralph init`` writes (every setting, commented) and the environment variables that
+override them. ``make docs`` writes it; a test compares, so it cannot drift."""
+
+from __future__ import annotations
+
+from ralph.config._config import _KEYS, render_config
+from ralph.config._github import _ENV as _GITHUB_ENV
+from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
+
+__all__ = ["configuration_reference"]
+
+
+def _variables() -> list[str]:
+    rows = [(variable, key) for key, (_, variable) in _KEYS.items() if variable]
+    rows.append(("RALPH_AGENT", "[agent] runtime"))
+    rows += [(variable, f"[github] {key}") for key, variable in _GITHUB_ENV.items()]
+    rows += [
+        (variable, "the token for the repository (and the board)") for variable in TOKEN_VARIABLES
+    ]
+    rows.append(("RALPH_GH_PROJECT_TOKEN", "the token for the board, when it needs another"))
+    return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
+
+
+def configuration_reference() -> str:
+    local = render_config(repo="myproject", base_branch="main", test_command="make test")
+    board = render_config(
+        repo="shop",
+        base_branch="main",
+        github=GitHubSettings(owner="acme", repo="shop", project=3),
+        test_command="make test",
+    )
+    github_table = board[board.index("# The GitHub board") :]
+    return "\n".join(
+        [
+            "# Configuration reference",
+            "",
+            "Generated from the settings by `make docs`. Ralph reads `ralph.toml` from the",
+            "working directory or its nearest parent; `ralph init` writes it with every",
+            "setting and what it means. A bad value is refused with one line naming the",
+            "setting and what it accepts.",
+            "",
+            "## ralph.toml",
+            "",
+            "```toml",
+            local.rstrip(),
+            "```",
+            "",
+            "On a GitHub board (`ralph init --github acme/shop`) the file also has:",
+            "",
+            "```toml",
+            github_table.rstrip(),
+            "```",
+            "",
+            "## Environment variables",
+            "",
+            "Each overrides its setting; a value that starts with `${` counts as unset.",
+            "Tokens are read only from the environment, never from the file.",
+            "",
+            *_variables(),
+            "",
+        ]
+    )
