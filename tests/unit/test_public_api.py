@@ -131,6 +131,7 @@ PUBLIC = {
         "InitResult",
         "PhaseSettings",
         "Project",
+        "configuration_reference",
         "detect_test_command",
         "find_config",
         "github_client",
