@@ -29,7 +29,8 @@ The tree::
     │       ├── GitHubRateLimited   still rate limited after the waits allowed
     │       └── GitHubUnavailable   transport errors and 5xx after the retries allowed
     └── TaskStoreError          the task store refused an operation
-        ├── StoreUnavailable    the store URL is malformed or its database unreachable
+        ├── StoreUnavailable    the store URL is malformed or names no Ralph store
+        │   └── StoreUnreachable  its database cannot be reached or opened now
         ├── RunNotFound         no run with that id
         ├── TaskNotFound        no task with that id
         ├── TaskNotClaimable    not pending, wrong role, or its serialisation key is busy
@@ -72,6 +73,7 @@ __all__ = [
     "StateConflict",
     "StateResolutionError",
     "StoreUnavailable",
+    "StoreUnreachable",
     "TaskBlocked",
     "TaskNotClaimable",
     "TaskNotFound",
@@ -264,6 +266,11 @@ class TaskStoreError(RalphError):
 
 class StoreUnavailable(TaskStoreError):
     """The store URL is malformed, or its database cannot be reached or opened."""
+
+
+class StoreUnreachable(StoreUnavailable):
+    """The store's database did not answer or could not be opened: trying again later
+    may work, unlike a URL that names no store."""
 
 
 class RunNotFound(TaskStoreError, LookupError):

@@ -42,6 +42,21 @@ def test_a_user_error_exits_2_with_one_line_and_no_traceback(tmp_path):
     ]
 
 
+def test_a_store_that_does_not_answer_exits_1_not_2(tmp_path):
+    # Nothing listens on port 9: the command failed, but nothing the person typed is wrong.
+    result = ralph("--store", "postgresql://postgres@127.0.0.1:9/test", "runs", "list")
+    assert result.returncode == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("ralph: error: cannot connect to PostgreSQL at ")
+
+
+def test_a_store_url_that_names_no_store_exits_2(tmp_path):
+    result = ralph("--store", f"sqlite:///{tmp_path}/missing.db", "runs", "list")
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "no Ralph store at" in line
+
+
 def test_python_dash_m_runs_the_same_cli():
     result = subprocess.run(
         [sys.executable, "-m", "ralph", "--help"], capture_output=True, text=True, check=False

@@ -51,6 +51,7 @@ PUBLIC = {
         "StateConflict",
         "StateResolutionError",
         "StoreUnavailable",
+        "StoreUnreachable",
         "TaskBlocked",
         "TaskNotClaimable",
         "TaskNotFound",

@@ -1,7 +1,8 @@
 """The ``ralph`` command line: a thin layer over the library.
 
-Errors that are the user's to fix (a missing file, bad JSON, an unknown state) print one
-line on stderr and exit 2; they never show a traceback.
+An error prints one line on stderr, never a traceback, and exits 2 when it is the
+person's to fix (a missing file, bad JSON, an unknown state) or 1 when the operation
+failed or something it needs did not answer (``_exits``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import typer
 
 from ralph._secrets import RedactingFormatter, redact, register_url
 from ralph.cli import _init, _mcp, _orchestrate, _run, _status
+from ralph.cli._exits import EXIT_INPUT, exit_code
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -23,7 +25,7 @@ from ralph.errors import RalphError
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
 
 #: The exit code for input the user has to fix (the same code click uses for usage errors).
-EXIT_USER_ERROR = 2
+EXIT_USER_ERROR = EXIT_INPUT
 
 
 app = typer.Typer(
@@ -74,9 +76,9 @@ def _root(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run the command line; exits with 0, 1 (a failure), or 2 (input to fix)."""
+    """Run the command line; exits with 0, 1 (a failure), 2 (input to fix) or 130."""
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
         print(f"ralph: error: {redact(str(exc))}", file=sys.stderr)
-        sys.exit(EXIT_USER_ERROR)
+        sys.exit(exit_code(exc))

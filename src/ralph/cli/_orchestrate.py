@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
@@ -44,11 +45,10 @@ from ralph.tasks import Run, RunStatus
 
 __all__ = ["demo_command", "hero_command", "team_command", "worker_command"]
 
-#: Exit codes: 1 when work failed or needs a person, 2 when the agent cannot work here
-#: (its setup is the person's to fix, as any configuration error), 130 after an interrupt.
-EXIT_NEEDS_PERSON = 1
-EXIT_AGENT_UNUSABLE = 2
-EXIT_INTERRUPTED = 130
+#: Work failed or needs a person; an agent that cannot work here is the person's setup
+#: to fix, as any configuration error.
+EXIT_NEEDS_PERSON = EXIT_FAILED
+EXIT_AGENT_UNUSABLE = EXIT_INPUT
 
 AgentOpt = Annotated[
     str | None,

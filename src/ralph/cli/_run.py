@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import Project
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
@@ -15,7 +16,7 @@ from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
 __all__ = ["AdoptOpt", "approve_command", "project_runtime", "run_command"]
 
 #: Exit code when the phase ran but did not succeed (escalated or failed).
-EXIT_PHASE_FAILED = 1
+EXIT_PHASE_FAILED = EXIT_FAILED
 
 AdoptOpt = Annotated[
     list[str] | None,

@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ralph.errors import StoreUnavailable
+from ralph.errors import StoreUnreachable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._open import redact_store_text, redact_url
 from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, storable, to_json
@@ -127,7 +127,7 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             reason = redact_store_text(reason, url)
-            raise StoreUnavailable(
+            raise StoreUnreachable(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}"
             ) from None
         self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
@@ -142,7 +142,7 @@ class PostgresStore(SqlStore):
             self._pool.open(wait=True, timeout=connect_timeout)
         except (PoolTimeout, psycopg.Error) as exc:
             self._pool.close()
-            raise StoreUnavailable(
+            raise StoreUnreachable(
                 f"cannot connect to PostgreSQL at {redact_url(url)}: "
                 f"{redact_store_text(str(exc), url)}"
             ) from None

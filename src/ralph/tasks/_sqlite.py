@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ralph.errors import StoreUnavailable
+from ralph.errors import StoreUnreachable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._sql import Row, SqlStore, Tx, storable
 
@@ -76,7 +76,7 @@ class SqliteStore(SqlStore):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection()
         except (OSError, sqlite3.Error) as exc:
-            raise StoreUnavailable(f"cannot open SQLite store {self.path}: {exc}") from None
+            raise StoreUnreachable(f"cannot open SQLite store {self.path}: {exc}") from None
         if migrate:
             self.migrate()
 
