@@ -15,8 +15,7 @@ from typing import Annotated
 import typer
 
 from ralph._secrets import RedactingFormatter, redact, register_url
-from ralph.cli import _init, _mcp, _orchestrate, _run, _status
-from ralph.cli._exits import EXIT_INPUT, exit_code
+from ralph.cli import _exits, _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -25,7 +24,7 @@ from ralph.errors import RalphError
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
 
 #: The exit code for input the user has to fix (the same code click uses for usage errors).
-EXIT_USER_ERROR = EXIT_INPUT
+EXIT_USER_ERROR = _exits.EXIT_INPUT
 
 
 app = typer.Typer(
@@ -81,4 +80,4 @@ def main(argv: Sequence[str] | None = None) -> None:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
         print(f"ralph: error: {redact(str(exc))}", file=sys.stderr)
-        sys.exit(exit_code(exc))
+        sys.exit(_exits.exit_code(exc))
