@@ -12,7 +12,6 @@ passwords in URLs anywhere in the environment, and any value registered at run t
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import threading
@@ -21,7 +20,6 @@ from urllib.parse import quote, unquote
 
 __all__ = [
     "MASK",
-    "RedactingFormatter",
     "Redactor",
     "redact",
     "register_secret",
@@ -122,10 +120,3 @@ def register_url(url: str) -> None:
 def redact(text: str) -> str:
     """``text`` without any secret this process knows."""
     return _process_redactor()(text)
-
-
-class RedactingFormatter(logging.Formatter):
-    """A log formatter whose output (message, arguments, traceback) is redacted."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))

@@ -7,8 +7,8 @@ import logging
 import sys
 
 from ralph import _secrets as secrets
+from ralph._logs import StructuredFormatter
 from ralph._secrets import (
-    RedactingFormatter,
     Redactor,
     redact,
     register_secret,
@@ -75,7 +75,7 @@ def test_log_output_is_redacted_tracebacks_included(monkeypatch):
         record = logging.LogRecord(
             "x", logging.ERROR, __file__, 1, "token %s", ("ghp_SECRETTOKEN123",), sys.exc_info()
         )
-    out = RedactingFormatter("%(message)s").format(record)
+    out = StructuredFormatter().format(record)
     assert "token ***" in out
     assert "RuntimeError: failed with ***" in out
     assert "ghp_SECRETTOKEN123" not in out

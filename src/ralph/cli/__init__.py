@@ -14,12 +14,13 @@ from typing import Annotated
 
 import typer
 
-from ralph._secrets import RedactingFormatter, redact, register_url
+from ralph._logs import LOG_FORMATS, configure_logging
+from ralph._secrets import redact, register_url
 from ralph.cli import _exits, _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
-from ralph.errors import RalphError
+from ralph.errors import InvalidInput, RalphError
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
 
@@ -64,12 +65,18 @@ def _root(
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="More log output (-vv: debug).")
     ] = 0,
+    log_format: Annotated[
+        str,
+        typer.Option(
+            "--log-format",
+            help="How log lines look: text (key=value fields) or json (one object per line).",
+        ),
+    ] = "text",
 ) -> None:
     ctx.obj = {"store_url": store}
-    level = logging.WARNING - 10 * min(verbose, 2)
-    handler = logging.StreamHandler()
-    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    if log_format not in LOG_FORMATS:
+        raise InvalidInput(f"--log-format {log_format!r} is unknown; use text or json")
+    configure_logging(logging.WARNING - 10 * min(verbose, 2), log_format)
     if store:
         register_url(store)
 
