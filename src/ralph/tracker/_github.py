@@ -381,11 +381,14 @@ class GitHubTracker(Tracker):
             {"parent": self._node_id(parent), "child": self._node_id(child), "replace": True},
         )
 
-    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
-        document = q.ADD_BLOCKED_BY if linked else q.REMOVE_BLOCKED_BY
-        self.client.mutate(
-            document, {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
-        )
+    def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self.client.mutate(q.ADD_BLOCKED_BY, self._dependency(blocked, blocking))
+
+    def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self.client.mutate(q.REMOVE_BLOCKED_BY, self._dependency(blocked, blocking))
+
+    def _dependency(self, blocked: int, blocking: int) -> dict[str, object]:
+        return {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
 
     def _write_state(
         self,

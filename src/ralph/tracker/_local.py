@@ -303,21 +303,24 @@ class LocalTracker(Tracker):
             self._locked(tx, child)
             self._touch(tx, child, parent=parent)
 
-    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+    def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         with self.store.write_transaction() as tx:
             self._locked(tx, blocking)
             self._locked(tx, blocked)
-            if linked:
-                tx.run(
-                    "INSERT INTO ralph_issue_deps (repo, blocked, blocking, position) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (self.repo, blocked, blocking, self.now()),
-                )
-            else:
-                tx.run(
-                    "DELETE FROM ralph_issue_deps WHERE repo = ? AND blocked = ? AND blocking = ?",
-                    (self.repo, blocked, blocking),
-                )
+            tx.run(
+                "INSERT INTO ralph_issue_deps (repo, blocked, blocking, position) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (self.repo, blocked, blocking, self.now()),
+            )
+
+    def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        with self.store.write_transaction() as tx:
+            self._locked(tx, blocking)
+            self._locked(tx, blocked)
+            tx.run(
+                "DELETE FROM ralph_issue_deps WHERE repo = ? AND blocked = ? AND blocking = ?",
+                (self.repo, blocked, blocking),
+            )
             self._touch(tx, blocked)
 
     def _write_state(

@@ -184,17 +184,26 @@ class MemoryTracker(Tracker):
         with self._lock:
             self._put(child, parent=parent)
 
-    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
+    def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         with self._lock:
-            for number in (blocked, blocking):
-                if number not in self._issues:
-                    raise IssueNotFound(number)
-            blockers = self._blocked_by.setdefault(blocked, [])
-            if linked and blocking not in blockers:
+            blockers = self._blockers(blocked, blocking)
+            if blocking not in blockers:
                 blockers.append(blocking)
-            elif not linked and blocking in blockers:
+            self._put(blocked)
+
+    def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        with self._lock:
+            blockers = self._blockers(blocked, blocking)
+            if blocking in blockers:
                 blockers.remove(blocking)
             self._put(blocked)
+
+    def _blockers(self, blocked: int, blocking: int) -> list[int]:
+        """The issues ``blocked`` waits for (both issues must exist); the lock is held."""
+        for number in (blocked, blocking):
+            if number not in self._issues:
+                raise IssueNotFound(number)
+        return self._blocked_by.setdefault(blocked, [])
 
     def _write_state(
         self,

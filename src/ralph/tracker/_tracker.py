@@ -143,8 +143,12 @@ class Tracker(abc.ABC):
         """Make ``parent`` the child's only parent (None: detach)."""
 
     @abc.abstractmethod
-    def _link_dependency(self, blocked: int, blocking: int, *, linked: bool) -> None:
-        """Record (or, with ``linked`` False, drop) "``blocked`` is blocked by ``blocking``"."""
+    def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        """Record "``blocked`` is blocked by ``blocking``"."""
+
+    @abc.abstractmethod
+    def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        """Drop "``blocked`` is blocked by ``blocking``"."""
 
     @abc.abstractmethod
     def _write_state(
@@ -227,7 +231,7 @@ class Tracker(abc.ABC):
                 f"#{blocked} cannot wait for #{blocking}: #{blocking} already waits for "
                 f"#{blocked} ({chain}, each waiting for the next); that would be a cycle"
             )
-        self._link_dependency(blocked, blocking, linked=True)
+        self._add_blocked_by(blocked, blocking)
 
     def _blocking_path(self, start: int, target: int) -> list[int] | None:
         """A chain start -> ... -> target along blocked-by edges, if there is one."""
@@ -249,7 +253,7 @@ class Tracker(abc.ABC):
     def remove_dependency(self, blocked: int, blocking: int) -> None:
         if blocking not in self.get_issue(blocked).blocked_by:
             raise InvalidInput(f"#{blocked} is not blocked by #{blocking}")
-        self._link_dependency(blocked, blocking, linked=False)
+        self._remove_blocked_by(blocked, blocking)
 
     # -- workflow state -------------------------------------------------------------------
 
