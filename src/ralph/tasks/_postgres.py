@@ -22,7 +22,7 @@ from psycopg import errors as pg_errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ralph.errors import StoreUnreachable
+from ralph.errors import StoreUnavailable, StoreUnreachable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._open import redact_store_text, redact_url
 from ralph.tasks._sql import PendingEvent, Row, SqlStore, Tx, storable, to_json
@@ -127,9 +127,12 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             reason = redact_store_text(reason, url)
-            raise StoreUnreachable(
-                f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}"
-            ) from None
+            # A URL psycopg cannot parse is the person's to fix; a server that does not
+            # answer may answer later.
+            kind = (
+                StoreUnavailable if isinstance(exc, psycopg.ProgrammingError) else StoreUnreachable
+            )
+            raise kind(f"cannot connect to PostgreSQL at {redact_url(url)}: {reason}") from None
         self._pool: ConnectionPool[psycopg.Connection[dict[str, Any]]] = ConnectionPool(
             url,
             min_size=1,
