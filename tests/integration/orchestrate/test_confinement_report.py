@@ -1,5 +1,5 @@
-"""An agent that wrote outside its working directory is named in the run's report (and
-by ``ralph run``), not only in ``ralph tasks show``, even when a later attempt of the
+"""An agent that wrote outside its working directory is named in the run's report, its
+live lines and by ``ralph run``, not only in ``ralph tasks show``, even when a later attempt of the
 phase succeeded; a run of well-behaved agents, the live store in ``.ralph/`` written all
 along, names none."""
 
@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from ralph.cli import main
+from ralph.cli._live import LiveView
 from ralph.cli._report import print_report
 from ralph.runtimes import AgentBrief
 from ralph.runtimes.scripted import _runtime
@@ -41,7 +42,10 @@ def planting(monkeypatch) -> None:
 @pytest.mark.usefixtures("planting")
 def test_the_run_report_names_a_write_outside_the_worktree(demo: Demo):
     number = demo.issue("farewell")
-    report = demo.report(demo.hero(number))
+    lines = io.StringIO()
+    view = LiveView(demo.project.store, demo.project.tracker, Console(file=lines, width=200))
+    report = demo.report(demo.hero(number, observer=view))
+    assert lines.getvalue().count(f"! {LINE}") == 1  # live, once
     research = next(line for line in report.tasks if line.subject.startswith("Research"))
     assert research.status == "done"  # its second attempt stayed inside
     assert research.breaches == (LINE,)
