@@ -16,6 +16,7 @@ is what keeps agents off the store (it mounts it read-only).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ from ralph.git._repo import GitRepo
 from ralph.git._worktrees import SCRATCH, WORKTREES
 
 __all__ = ["Breach", "Confinement"]
+
+logger = logging.getLogger(__name__)
 
 #: A linked worktree's own pointers: its ``.git`` file and its admin dir's ``gitdir``
 #: and ``commondir``. Ralph's to put back, like the control files.
@@ -65,13 +68,10 @@ class Breach:
         lines = []
         if self.reverted:
             lines.append(
-                f"the agent wrote outside its working directory: {', '.join(self.reverted)} "
-                "(reverted)"
+                f"the agent wrote outside its working directory: {_named(self.reverted)} (reverted)"
             )
         if self.checkout:
-            lines.append(
-                f"the agent wrote outside its working directory: {', '.join(self.checkout)}"
-            )
+            lines.append(f"the agent wrote outside its working directory: {_named(self.checkout)}")
         if self.moved:
             lines.append(
                 f"the agent moved {self.workdir} to another commit or branch: its HEAD now "
@@ -129,10 +129,19 @@ class Confinement:
                 shared = _shared[self.git_dir] = _Shared(control_files(self.git_dir))
             shared.running += 1
             self._started = shared.serial
-        self._status, self._checkout = self._read_checkout()
-        self._admin = self._admin_dir()
-        self._pointers = self._read_pointers()
-        self._head = read_entry(self._admin / "HEAD") if self._admin else None
+        try:
+            self._status, self._checkout = self._read_checkout()
+            self._admin = self._admin_dir()
+            self._pointers = self._read_pointers()
+            self._head = read_entry(self._admin / "HEAD") if self._admin else None
+        except BaseException:
+            self._release()
+            raise
+        if self._checkout.unwalked:
+            logger.info(
+                "checkout too big to check whole",
+                extra={"budget": self._budget, "left_out": len(self._checkout.unwalked)},
+            )
 
     def after(self) -> Breach:
         """What changed since ``before``; control files and pointers are put back."""
@@ -145,11 +154,7 @@ class Confinement:
             head = read_entry(self._admin / "HEAD") if self._admin else None
             status, checkout = self._read_checkout(first=False)
         finally:
-            with _lock:
-                shared = _shared[self.git_dir]
-                shared.running -= 1
-                if not shared.running:
-                    del _shared[self.git_dir]
+            self._release()
         outside = set(changed_between(self._status, status))
         outside.update(changed_checkout(self._checkout, checkout))
         moved = ""
@@ -158,6 +163,13 @@ class Confinement:
         return Breach(
             tuple(sorted(outside)), tuple(sorted(set(reverted))), moved, self._shown(self.workdir)
         )
+
+    def _release(self) -> None:
+        with _lock:
+            shared = _shared[self.git_dir]
+            shared.running -= 1
+            if not shared.running:
+                del _shared[self.git_dir]
 
     # -- git's control files -----------------------------------------------------------
 
@@ -218,6 +230,12 @@ class Confinement:
         """A path as a person finds it: relative to their checkout when inside it."""
         inside = _inside(self.root, path)
         return inside if inside else str(path)
+
+
+def _named(paths: tuple[str, ...], most: int = 10) -> str:
+    """The paths, the first ``most`` of a long list and how many more."""
+    shown = ", ".join(paths[:most])
+    return f"{shown} and {len(paths) - most} more" if len(paths) > most else shown
 
 
 def _inside(root: Path, path: Path) -> str | None:
