@@ -113,6 +113,8 @@ PUBLIC = {
         "github_schema",
     ],
     "ralph.git": [
+        "Breach",
+        "Confinement",
         "GitRepo",
         "MergeOutcome",
         "MergeRefused",

@@ -1,6 +1,7 @@
 """The run as it happens: a live table of the task graph (status, worker, elapsed, cost,
 tool calls its agents were refused) on a terminal, and one plain line per change
-otherwise (logs, CI, pipes)."""
+otherwise (logs, CI, pipes), with a ``!`` line for each write an agent made outside its
+working directory."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class LiveView:
         self._run_id = 0
         #: Ledger lines already shown, per task: each refusal is said once.
         self._charges_seen: dict[int, int] = {}
+        self._breaches_seen: dict[int, int] = {}
 
     @contextmanager
     def showing(self) -> Iterator[LiveView]:
@@ -83,6 +85,10 @@ class LiveView:
             markup=False,
             highlight=False,
         )
+        breaches = [str(b) for b in task.metadata.get("breaches", ())]
+        for breach in breaches[self._breaches_seen.get(task.id, 0) :]:
+            self.console.print(f"         ! {breach}", markup=False, highlight=False)
+        self._breaches_seen[task.id] = len(breaches)
         if event.kind is EventKind.TASK_DONE:
             board = self.board()
             if board and board != self._board:

@@ -120,6 +120,8 @@ def print_report(report: RunReport, console: Console) -> None:
             console.print(
                 f"{line.subject}: its agent was refused {', '.join(line.refused)}", markup=False
             )
+        for breach in line.breaches:
+            console.print(f"! {line.subject}: {breach}", style="red", markup=False)
     ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "

@@ -36,6 +36,8 @@ def _print(outcome: PhaseOutcome, agent: str) -> None:
     console.print(f"[bold]{outcome.phase}[/bold] {issues} — {agent}")
     for line in outcome.lines:
         console.print(f"  {line}", markup=False)
+    for breach in outcome.breaches:
+        console.print(f"  ! {breach}", style="red", markup=False)
     if outcome.agent_runs:
         seconds = sum(run.duration_seconds for run in outcome.agent_runs)
         console.print(

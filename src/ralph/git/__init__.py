@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from ralph.git._changes import changed_between, working_changes
 from ralph.git._commit import commit_files
+from ralph.git._confine import Breach, Confinement
 from ralph.git._repo import GitRepo, MergeOutcome, MergeRefused
 from ralph.git._worktrees import Pruned, Worktree, Worktrees
 
 __all__ = [
+    "Breach",
+    "Confinement",
     "GitRepo",
     "MergeOutcome",
     "MergeRefused",

@@ -3,30 +3,38 @@ agent wrote only where it was allowed to."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from contextlib import nullcontext
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from ralph.errors import GitError
 from ralph.git._repo import GitRepo
 
-__all__ = ["changed_between", "working_changes"]
+__all__ = ["changed_between", "held_still", "status_changes", "working_changes"]
 
 
 def working_changes(repo: GitRepo, path: Path | None = None) -> dict[str, str]:
     """Every file of the checkout at ``path`` that differs from its HEAD or is untracked
     (ignored files excepted), with a fingerprint of its status and content: a later
     snapshot differs for any file written in between."""
+    with held_still(repo, path) as where:
+        return status_changes(repo, where)
+
+
+@contextmanager
+def held_still(repo: GitRepo, path: Path | None = None) -> Iterator[Path]:
+    """Hold the checkout at ``path`` (the repository's own by default) still: a document
+    commit or a merge moves a checkout of its branch in two steps (files, then the
+    branch) under the branch's lock, and a snapshot in between would count its files as
+    changed, so it waits for that lock."""
     where = path or repo.path
     head = repo.run("symbolic-ref", "--quiet", "--short", "HEAD", cwd=where).stdout.strip()
-    # A document commit or a merge moves a checkout of its branch in two steps (files,
-    # then the branch) under the branch's lock: a snapshot in between would count its
-    # files as changed here, so it waits for that lock.
     with repo.branch_lock(head) if head else nullcontext():
-        return _snapshot(repo, where)
+        yield where
 
 
-def _snapshot(repo: GitRepo, where: Path) -> dict[str, str]:
+def status_changes(repo: GitRepo, where: Path) -> dict[str, str]:
+    """``working_changes`` for a caller already holding the checkout still."""
     # Only reading: without --no-optional-locks, status refreshes the index under
     # index.lock, and a document commit moving this checkout at that moment fails.
     status = repo.run(

@@ -149,6 +149,7 @@ class TaskExecutor:
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
             return self._failed(claim, error)
         self._charge(claim, outcome)
+        self._note_breaches(claim, outcome)
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
@@ -275,6 +276,14 @@ class TaskExecutor:
                 cache_write_tokens=agent_run.cache_write_tokens,
                 refused=agent_run.denied_tools,
             )
+
+    def _note_breaches(self, claim: Claim, outcome: PhaseOutcome) -> None:
+        """Where its agents wrote outside their working directory, kept on the task
+        (every attempt's) for the run's report."""
+        if outcome.breaches:
+            earlier = list(claim.task.metadata.get("breaches", []))
+            found = [redact(line) for line in outcome.breaches]
+            self.store.update_progress(claim, metadata={"breaches": [*earlier, *found]})
 
 
 def _described(edit: GraphEdit) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """The run report: per task status, time, attempts, cost, tokens (cached input counted
-and shown apart) and refused tool calls; totals; the makespan against the critical path;
-the work streams with their worktrees and how far each got; what needs a person; and
-counters that check, from the store's own history, that the original's coordination
-failures did not happen.
+and shown apart), refused tool calls and writes outside the working directory; totals;
+the makespan against the critical path; the work streams with their worktrees and how
+far each got; what needs a person; and counters that check, from the store's own
+history, that the original's coordination failures did not happen.
 
 Built by a pure function from what the store keeps (tasks, events, ledger, messages),
 so ``ralph runs show`` prints the same report any time later.
@@ -64,6 +64,8 @@ class TaskLine:
     cache_write_tokens: int = 0
     #: Tools its agents were refused, each named once.
     refused: tuple[str, ...] = ()
+    #: Where its agents wrote outside their working directory (those attempts failed).
+    breaches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -281,6 +283,7 @@ def build_report(
                 cache_read_tokens=sum(c.cache_read_tokens for c in own),
                 cache_write_tokens=sum(c.cache_write_tokens for c in own),
                 refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
+                breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
             )
         )
     critical, keys = _critical_path(tasks, seconds)

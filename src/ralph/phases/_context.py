@@ -62,6 +62,8 @@ class PhaseContext:
     agent: str = ""
     #: Lines reporting what the phase did, in order (the CLI prints them).
     said: list[str] = field(default_factory=list)
+    #: Where its agents wrote outside their working directory, one line each.
+    breaches: list[str] = field(default_factory=list)
     #: The issues of the work stream this run is limited to (empty: not a stream).
     stream: tuple[int, ...] = ()
     #: How plans are approved in this run; None: ralph.toml's ``review_mode``.

@@ -27,12 +27,13 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph.config import Project
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
-from ralph.git import changed_between, working_changes
+from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
 from ralph.phases._context import MovedMeanwhile, PhaseContext
 from ralph.phases._phase import (
@@ -73,6 +74,9 @@ class PhaseOutcome:
     error: str = ""
     #: The validated agent result (empty for phases without an agent).
     result: dict[str, object] = field(default_factory=dict)
+    #: Where its agents wrote outside their working directory, one line each (the
+    #: attempt failed; run reports show them).
+    breaches: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -248,8 +252,9 @@ class PhaseRunner:
         result: dict[str, object] | None = None,
     ) -> PhaseOutcome:
         return PhaseOutcome(
-            phase.name, numbers, status, tuple(ctx.said), tuple(runs), error, result or {}
-        )
+            phase.name, numbers, status, tuple(ctx.said), tuple(runs), error, result or {},
+            tuple(ctx.breaches),
+        )  # fmt: skip
 
     # -- the agent ----------------------------------------------------------------------
 
@@ -287,7 +292,7 @@ class PhaseRunner:
         rejections: Sequence[str] = (),
     ) -> tuple[Attempt | None, list[str]]:
         git = self.project.git
-        main_before = working_changes(git)
+        confinement = Confinement(git, space.workdir, live=self._live_store())
         space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
         brief = AgentBrief(
             phase=phase.name,
@@ -304,7 +309,12 @@ class PhaseRunner:
             trusted=phase.trusted_documents(ctx, members),
             rejections=tuple(rejections),
         )
-        result = self.runtime.run(brief)
+        confinement.before()
+        try:
+            result = self.runtime.run(brief)
+        finally:  # whatever the agent's outcome: a failed one may have planted a hook
+            breaches = confinement.after().problems()
+        ctx.breaches += breaches
         if result.status is AgentStatus.MISCONFIGURED:
             raise AgentUnusable(
                 f"the agent ({self.runtime.description}) cannot work: {result.error}"
@@ -317,14 +327,11 @@ class PhaseRunner:
             extra={"phase": phase.name, "status": result.status.value, "cost": result.cost_usd},
         )
         if not result.ok:
-            return None, [f"the agent ended with {result.status.value}: {result.error}"]
+            return None, [f"the agent ended with {result.status.value}: {result.error}", *breaches]
         payload = dict(result.result or {})
         if payload.get("escalate"):
             raise NeedsHuman(f"the agent asks for a person: {payload['escalate']}")
-        problems = schema_errors(payload, phase.result_schema)
-        outside = changed_between(main_before, working_changes(git))
-        if outside:
-            problems.append(f"the agent wrote outside its working directory: {', '.join(outside)}")
+        problems = [*schema_errors(payload, phase.result_schema), *breaches]
         if space.may_change is not None:
             allowed = [*space.outputs.values(), *space.may_change]
             stray = changed_between(
@@ -342,6 +349,11 @@ class PhaseRunner:
             if (space.workdir / path).is_file()
         }
         return Attempt(payload, files), []
+
+    def _live_store(self) -> list[Path]:
+        """The store's files Ralph itself writes while an agent runs."""
+        path = getattr(self.project.store, "path", None)  # a SQLite store's file
+        return [path] if isinstance(path, Path) else []
 
     # -- escalation ---------------------------------------------------------------------
 
