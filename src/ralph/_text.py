@@ -54,10 +54,10 @@ def one_line(text: str) -> str:
     return "".join((" " if c in _SPACING else REPLACEMENT) if _is_control(c) else c for c in text)
 
 
-def printable(text: str) -> str:
+def printable(text: str, replacement: str = REPLACEMENT) -> str:
     """``text`` safe for a terminal: lines and tabs stay, every other control character
-    (ESC above all) becomes U+FFFD. A CRLF line end is an ordinary line end."""
+    (ESC above all) becomes ``replacement``. A CRLF line end is an ordinary line end."""
     if not any(_is_control(c) and c not in "\n\t" for c in text):
         return text
     text = text.replace("\r\n", "\n")
-    return "".join(REPLACEMENT if _is_control(c) and c not in "\n\t" else c for c in text)
+    return "".join(replacement if _is_control(c) and c not in "\n\t" else c for c in text)

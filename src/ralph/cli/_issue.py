@@ -7,9 +7,9 @@ import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from ralph._text import check_title
+from ralph.cli._console import Console
 from ralph.cli._issue_render import Refusal, issue_dict, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
