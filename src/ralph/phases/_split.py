@@ -31,7 +31,9 @@ _PLACES = [WorkflowState.RESEARCH_NEEDED.value, WorkflowState.READY_FOR_PLAN.val
 def _title(sub: Mapping[str, Any]) -> str:
     """A proposed sub-issue's title as one line. Made one rather than refused: the rest
     of the split is good, and a retry costs a whole agent run for a cosmetic fault (an
-    agent the issue talked into it gains nothing, as the title is one line either way)."""
+    agent the issue talked into it gains nothing, as the title is one line either way).
+    A blank one the schema refuses (Python strips every line break we would make a
+    space)."""
     return one_line(str(sub.get("title", ""))).strip()
 
 
@@ -82,8 +84,6 @@ class SplitPhase(Phase):
         problems = []
         subs: Sequence[Mapping[str, Any]] = (result.result or {}).get("sub_issues", [])
         for index, sub in enumerate(subs, start=1):
-            if not _title(sub):
-                problems.append(f"sub-issue {index} has no title")
             missing = [s for s in _SECTIONS if s not in str(sub.get("body", ""))]
             if missing:
                 problems.append(f"sub-issue {index} lacks {', '.join(missing)}")
