@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ralph._secrets import redact
+from ralph._text import printable
 
 __all__ = ["LOG_FORMATS", "StructuredFormatter", "configure_logging"]
 
@@ -52,7 +53,8 @@ class StructuredFormatter(logging.Formatter):
             entry.pop(key)
         trace = entry.pop("traceback", None)
         line = " ".join([head, *(f"{key}={_text(value)}" for key, value in entry.items())])
-        return redact(line if trace is None else f"{line}\n{trace}")
+        # A person reads these on a terminal: no ESC from a title or an agent's error.
+        return printable(redact(line if trace is None else f"{line}\n{trace}"))
 
 
 def configure_logging(level: int, style: str = "text") -> None:

@@ -14,7 +14,9 @@ import ralph
 SRC = Path(ralph.__file__).parent
 #: Lowest first. A package may import its own layer and the ones below.
 LAYERS: dict[str, int] = {
-    **dict.fromkeys(["errors", "_json", "_jsonschema", "_logs", "_process", "_secrets"], 0),
+    **dict.fromkeys(
+        ["errors", "_json", "_jsonschema", "_logs", "_process", "_secrets", "_text"], 0
+    ),
     **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard"], 1),
     **dict.fromkeys(["config", "tracker", "tasks", "git", "github", "sandbox"], 2),
     "runtimes": 3,

@@ -16,6 +16,7 @@ import typer
 
 from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
+from ralph._text import printable
 from ralph.cli import _exits, _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
@@ -86,5 +87,5 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        print(f"ralph: error: {redact(str(exc))}", file=sys.stderr)
+        print(f"ralph: error: {printable(redact(str(exc)))}", file=sys.stderr)
         sys.exit(_exits.exit_code(exc))

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
 from ralph.config import github_client, init_project, untested_warning
 from ralph.errors import RalphError

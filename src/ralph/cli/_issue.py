@@ -7,8 +7,9 @@ import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
+from ralph._text import check_title
+from ralph.cli._console import Console
 from ralph.cli._issue_render import Refusal, issue_dict, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
@@ -45,8 +46,7 @@ def issue_new(
     size = parse_estimate(estimate) if estimate else None
     urgency = parse_priority(priority) if priority else None
     text = sys.stdin.read() if body == "-" else body
-    if not title.strip():
-        raise InvalidInput("an issue needs a title")
+    check_title(title)  # before the tracker opens: a GitHub round trip to refuse it
     with project_tracker(ctx) as (_, tracker):
         issue = tracker.create_issue(
             title,

@@ -10,11 +10,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._console import Console
 from ralph.cli._report import MARKS, duration, worker_name
 from ralph.orchestrate import load_report
 from ralph.tasks import Event, EventKind, Run, TaskStore

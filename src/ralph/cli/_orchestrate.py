@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of, warn_if_untested

@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from ralph.cli._console import Console
 from ralph.config import (
     Config,
     Project,

@@ -4,10 +4,10 @@ orchestration's soundness counters."""
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._console import Console
 from ralph.orchestrate import RunReport, TaskLine
 from ralph.tasks import TaskStatus
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import Project

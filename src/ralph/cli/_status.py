@@ -8,10 +8,11 @@ import time
 from typing import Annotated
 
 import typer
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._console import Console, printable
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
 from ralph.dashboard import (
@@ -89,6 +90,6 @@ def status_command(
     if as_json or output is StatusFormat.JSON:
         print(json.dumps(dashboard.to_dict(), indent=2))
     elif output is StatusFormat.MARKDOWN:
-        print(format_markdown(dashboard, issues_per_phase), end="")
+        print(printable(format_markdown(dashboard, issues_per_phase)), end="")
     else:
         Console().print(render_dashboard(dashboard, issues_per_phase))

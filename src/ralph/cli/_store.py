@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ralph.cli._console import Console
 from ralph.cli._project import store_url
 from ralph.cli._report import MARKS, print_report
 from ralph.orchestrate import load_report

@@ -187,11 +187,14 @@ class Phase(abc.ABC):
         values = {**space.outputs, **space.facts}
         if "test_command" in space.facts:
             values |= test_phrases(space.facts["test_command"])
+        numbers = ", ".join(f"#{i.number}" for i in members)
+        # Issues by number only: a title is someone else's text, and the brief shows it
+        # in the fenced block of untrusted text, never among the instructions.
         return prompt(
             self.name,
             issue=f"#{members[0].number}",
-            issues=", ".join(f"#{i.number}" for i in members),
-            title=members[0].title,
+            issues=numbers,
+            subject=f"issue {numbers}" if len(members) == 1 else f"issues {numbers}",
             **values,
         )
 

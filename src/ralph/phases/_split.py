@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ralph._text import one_line
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
@@ -25,6 +26,15 @@ _BODY_PREFIX = (
 _SECTIONS = ("## Summary", "## Scope", "## Acceptance Criteria", "## Out of Scope")
 _POINTS = {"XS": 1, "S": 2, "M": 3, "L": 5, "XL": 8}
 _PLACES = [WorkflowState.RESEARCH_NEEDED.value, WorkflowState.READY_FOR_PLAN.value, "Backlog"]
+
+
+def _title(sub: Mapping[str, Any]) -> str:
+    """A proposed sub-issue's title as one line. Made one rather than refused: the rest
+    of the split is good, and a retry costs a whole agent run for a cosmetic fault (an
+    agent the issue talked into it gains nothing, as the title is one line either way).
+    A blank one the schema refuses (Python strips every line break we would make a
+    space)."""
+    return one_line(str(sub.get("title", ""))).strip()
 
 
 class SplitPhase(Phase):
@@ -88,13 +98,14 @@ class SplitPhase(Phase):
         parent = members[0]
         tracker = ctx.tracker
         labels = [label for label in parent.labels if label != "ralph-triage"]
-        existing = {tracker.get_issue(n).title.casefold(): n for n in parent.sub_issues}
+        existing = {tracker.get_issue(n).title.strip().casefold(): n for n in parent.sub_issues}
         numbers: list[int] = []
         tags: list[str] = []
         for sub in attempt.result["sub_issues"]:
             estimate = Estimate(sub["estimate"])
             place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
-            reuse = sub.get("reuse") or existing.get(sub["title"].casefold())
+            title = _title(sub)
+            reuse = sub.get("reuse") or existing.get(title.casefold())
             if reuse:  # an existing child, or one an interrupted run created already
                 tracker.update_issue(reuse, estimate=estimate)  # also puts it on the board
                 if tracker.get_issue(reuse).parent != parent.number:
@@ -104,7 +115,7 @@ class SplitPhase(Phase):
                 tags.append("REUSED")
                 continue
             child = tracker.create_issue(
-                sub["title"], body=sub["body"], parent=parent.number,
+                title, body=sub["body"], parent=parent.number,
                 state=WorkflowState.BACKLOG, estimate=estimate, labels=labels,
             )  # fmt: skip
             self._place(ctx, child.number, place)

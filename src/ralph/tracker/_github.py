@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ralph._text import check_title
 from ralph.errors import (
     GitHubError,
     GitHubInvalid,
@@ -283,8 +284,7 @@ class GitHubTracker(Tracker):
         labels: Sequence[str] = (),
         author: str = "ralph",
     ) -> Issue:
-        if not title.strip():
-            raise InvalidInput("an issue needs a title")
+        check_title(title)
         parent_id = self._node_id(parent) if parent is not None else None
         label_ids = self._label_ids(labels) if labels else None
         tag = marker()
@@ -324,8 +324,8 @@ class GitHubTracker(Tracker):
         estimate: Estimate | None = None,
         priority: Priority | None = None,
     ) -> Issue:
-        if title is not None and not title.strip():
-            raise InvalidInput("an issue needs a title")
+        if title is not None:
+            check_title(title)
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
             self.client.mutate(

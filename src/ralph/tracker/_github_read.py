@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ralph._text import one_line
 from ralph.github import strip_markers
 from ralph.tracker._model import (
     CloseReason,
@@ -116,12 +117,13 @@ def issue_from(
     closed = node["state"] == "CLOSED"
     return Issue(
         number=node["number"],
-        title=node["title"],
+        # Anyone who can open an issue wrote its title: one line, whatever they sent.
+        title=one_line(node["title"]),
         body=strip_markers(node["body"]),
         workflow_state=_parse(WorkflowState, values.get(WORKFLOW_STATE)),
         estimate=_parse(Estimate, values.get(ESTIMATE)),
         priority=_parse(Priority, values.get(PRIORITY)),
-        labels=tuple(n["name"] for n in node["labels"]["nodes"]),
+        labels=tuple(one_line(n["name"]) for n in node["labels"]["nodes"]),
         assignees=tuple(n["login"] for n in node["assignees"]["nodes"]),
         status=IssueStatus.CLOSED if closed else IssueStatus.OPEN,
         close_reason=_CLOSE_REASONS.get(node.get("stateReason") or "") if closed else None,
@@ -164,7 +166,7 @@ def pull_request_from(node: Mapping[str, Any]) -> PullRequest:
     mergeable = {"MERGEABLE": True, "CONFLICTING": False}.get(node.get("mergeable") or "")
     return PullRequest(
         number=node["number"],
-        title=node["title"],
+        title=one_line(node["title"]),
         body=strip_markers(node["body"]),
         head=node["headRefName"],
         base=node["baseRefName"],

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ralph._text import check_title
 from ralph.errors import (
     InvalidInput,
     IssueNotFound,
@@ -220,8 +221,7 @@ class LocalTracker(Tracker):
         labels: Sequence[str] = (),
         author: str = "ralph",
     ) -> Issue:
-        if not title.strip():
-            raise InvalidInput("an issue needs a title")
+        check_title(title)
         with self.store.write_transaction() as tx:
             if parent is not None:
                 self._locked(tx, parent)
@@ -261,8 +261,7 @@ class LocalTracker(Tracker):
     ) -> Issue:
         columns: dict[str, Any] = {}
         if title is not None:
-            if not title.strip():
-                raise InvalidInput("an issue needs a title")
+            check_title(title)
             columns["title"] = title
         if body is not None:
             columns["body"] = body

@@ -7,6 +7,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
+from ralph._text import check_title
 from ralph.errors import (
     IssueNotFound,
     MergeConflict,
@@ -116,6 +117,7 @@ class MemoryTracker(Tracker):
         labels: Sequence[str] = (),
         author: str = "ralph",
     ) -> Issue:
+        check_title(title)
         with self._lock:
             if parent is not None and parent not in self._issues:
                 raise IssueNotFound(parent)
@@ -146,6 +148,8 @@ class MemoryTracker(Tracker):
         estimate: Estimate | None = None,
         priority: Priority | None = None,
     ) -> Issue:
+        if title is not None:
+            check_title(title)
         changes: dict[str, object] = {}
         for name, value in (
             ("title", title),

@@ -45,7 +45,7 @@ def research_model(request: Request, turn: int) -> Step:
     """Reads the document path the brief names, writes the document, returns the result."""
     prompt = "\n".join(request.texts())
     path = re.search(r"- document: `([^`]+)`", prompt)
-    number = re.search(r"### #(\d+):", prompt)
+    number = re.search(r"### Issue #(\d+)", prompt)
     if path is None or number is None:
         return Text("I cannot find the task.")
     if turn == 0:

@@ -63,7 +63,7 @@ def test_the_brief_reaches_the_model_with_the_role_and_only_the_roles_tools(fake
     first = api.turns[0]
     assert "You are Ralph's analyst agent" in first.system
     assert "Research the issue and write the document." in "\n".join(first.texts())
-    assert "Body (untrusted text from the tracker)" in "\n".join(first.texts())
+    assert "as written on the tracker (untrusted text)" in "\n".join(first.texts())
     builtin = {"Bash", "Edit", "Write", "Read", "Glob", "Grep", "WebFetch", "Agent"}
     assert set(first.tool_names) & builtin == {"Read", "Write", "Glob", "Grep"}
 

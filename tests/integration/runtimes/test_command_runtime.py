@@ -53,7 +53,7 @@ def test_codex_events_give_the_final_message_tokens_and_session(tmp_path, brief,
     assert result.agent == "codex (command)"
     seen = (workdir / "prompt-seen.md").read_text()
     assert "Research the issue and write the document." in seen
-    assert "Body (untrusted text from the tracker)" in seen
+    assert "as written on the tracker (untrusted text)" in seen
     assert '"required": [' in seen  # the result's schema travels with the prompt
 
 

@@ -22,6 +22,6 @@ def test_a_number_beyond_64_bits_is_named_not_a_traceback(tracker: Tracker):
 def test_text_with_a_nul_byte_is_refused_and_nothing_is_created(tracker: Tracker):
     with pytest.raises(InvalidInput, match="NUL byte"):
         tracker.create_issue("nul body", body="x\x00y")
-    with pytest.raises(InvalidInput, match="NUL byte"):
-        tracker.create_issue("x\x00y")
+    with pytest.raises(InvalidInput, match=r"control characters; it has U\+0000"):
+        tracker.create_issue("x\x00y")  # a title: refused before the database sees it
     assert tracker.list_issues(IssueQuery()) == []

@@ -1,0 +1,63 @@
+"""Text from outside Ralph (issue titles, bodies, comments, labels) made safe for where
+it goes. A title is one line of printable characters: a line break in it could start a
+new heading in an agent's prompt, a comment or a terminal. And nothing printed to a
+terminal carries a control character: ESC sequences clear the screen, retitle the
+window or rewrite what was printed before.
+
+Control characters are Unicode's ``Cc`` (C0, DEL, C1) plus the line and paragraph
+separators (U+2028, U+2029), which some renderers break lines at.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from ralph.errors import InvalidInput
+
+__all__ = ["check_title", "control_characters", "one_line", "printable"]
+
+#: What a character that does something (ESC, BEL, NUL...) shows as once made harmless.
+REPLACEMENT = "\ufffd"
+#: Controls that only break or space a line: a space says the same in one line.
+_SPACING = frozenset("\t\n\v\f\r\x1c\x1d\x1e\x1f\x85\u2028\u2029")
+
+
+def _is_control(char: str) -> bool:
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp")
+
+
+def control_characters(text: str) -> list[str]:
+    """The distinct control characters in ``text``, in order, as ``U+000A``."""
+    found = dict.fromkeys(f"U+{ord(c):04X}" for c in text if _is_control(c))
+    return list(found)
+
+
+def check_title(title: str, what: str = "an issue") -> None:
+    """Refuse a title a person or a client is creating that is empty or not one line
+    of printable text (InvalidInput: one line that names the fix)."""
+    if not title.strip():
+        raise InvalidInput(f"{what} needs a title")
+    found = control_characters(title)
+    if found:
+        raise InvalidInput(
+            f"{what}'s title must be one line without control characters; it has "
+            f"{', '.join(found)}: write it on one line"
+        )
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: line breaks and tabs become spaces, every other
+    control character U+FFFD (for a title someone else wrote, which Ralph cannot
+    refuse: one read from GitHub, one a splitting agent proposed)."""
+    if not any(_is_control(c) for c in text):
+        return text
+    return "".join((" " if c in _SPACING else REPLACEMENT) if _is_control(c) else c for c in text)
+
+
+def printable(text: str, replacement: str = REPLACEMENT) -> str:
+    """``text`` safe for a terminal: lines and tabs stay, every other control character
+    (ESC above all) becomes ``replacement``. A CRLF line end is an ordinary line end."""
+    if not any(_is_control(c) and c not in "\n\t" for c in text):
+        return text
+    text = text.replace("\r\n", "\n")
+    return "".join(replacement if _is_control(c) and c not in "\n\t" else c for c in text)
