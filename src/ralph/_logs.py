@@ -58,7 +58,9 @@ class StructuredFormatter(logging.Formatter):
 
 
 def configure_logging(level: int, style: str = "text") -> None:
-    """Ralph's one logging setup: records at ``level`` and above to standard error."""
+    """Ralph's one logging setup: records at ``level`` and above to standard error. A
+    host that configured logging already (a test runner, an application embedding
+    Ralph) keeps its own handlers."""
     handler = logging.StreamHandler()
     handler.setFormatter(StructuredFormatter(style))
-    logging.basicConfig(level=level, handlers=[handler], force=True)
+    logging.basicConfig(level=level, handlers=[handler])

@@ -203,7 +203,7 @@ class ClaudeRuntime(AgentRuntime):
                         # The result frame follows an assistant error at once; a refused
                         # key is retried for minutes: stop it as the watchdog would.
                         watch.misconfigured = problem
-                        logger.warning("claude cannot work", extra={"problem": problem})
+                        logger.info("claude cannot work", extra={"problem": problem})
                         if not isinstance(message, AssistantMessage):
                             group.cancel_scope.cancel()
             except ClaudeSDKError as exc:
