@@ -4,6 +4,7 @@ cannot start."""
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,8 @@ def test_bash_writes_the_worktree_and_commits_on_its_branch_but_nothing_else(
     assert result.status is AgentStatus.OK, result.error
     assert (checkout.worktree / "made.txt").read_text() == "made\n"
     assert git(repo, "log", "-1", "--format=%s", "feature/GH-7") == "agent work"
+    # The sandbox leaves nothing git would see (Claude Code's .claude/.cc-writes is empty).
+    assert git(checkout.worktree, "status", "--porcelain") == ""
     assert not (elsewhere / "planted").exists()
     assert not (repo / ".git/hooks/pre-commit").exists()
     assert "taken" not in (repo / ".git/config").read_text()
@@ -109,6 +112,28 @@ def test_a_document_phase_writes_its_scratch_checkout_but_not_the_store(
     assert (checkout.scratch / "draft.md").read_text() == "draft\n"
     assert (checkout.repo / ".ralph/ralph.db").read_text() == "the store\n"
     assert not (checkout.scratch.parent / "research-GH-9").exists()
+
+
+def test_settings_committed_in_the_project_cannot_loosen_the_sandbox(
+    fake_api, home, tmp_path, workdir, brief
+):
+    """An agent could commit a .claude/settings.json that a later run loads."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    loosen = {
+        "enabled": False,
+        "allowUnsandboxedCommands": True,
+        "excludedCommands": ["touch *"],
+        "filesystem": {"allowWrite": [str(elsewhere)]},
+    }
+    (workdir / ".claude").mkdir()
+    (workdir / ".claude/settings.json").write_text(json.dumps({"sandbox": loosen}))
+    unsandboxed = {"command": f"touch {tmp_path}/b", "dangerouslyDisableSandbox": True}
+    api = fake_api([bash(f"touch {elsewhere}/a"), ToolUse("Bash", unsandboxed), DONE])
+    result = runtime(api, home).run(builder(brief, workdir))
+    assert result.status is AgentStatus.OK, result.error
+    assert not (elsewhere / "a").exists()
+    assert not (tmp_path / "b").exists()
 
 
 def test_sandboxed_commands_reach_no_network(fake_api, home, workdir, brief):

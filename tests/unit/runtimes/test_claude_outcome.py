@@ -119,3 +119,4 @@ def test_the_same_line_on_stderr_is_recognised_and_other_text_is_not():
     stderr = "Error: sandbox required but unavailable: no user namespaces\n  Refusing to start"
     assert "(no user namespaces)" in sandbox_problem(stderr)
     assert sandbox_problem("API Error: 500 overloaded") == ""
+    assert "(no reason given)" in sandbox_problem("Sandbox required but unavailable")

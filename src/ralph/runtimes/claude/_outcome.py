@@ -70,7 +70,7 @@ def sandbox_problem(said: str) -> str:
     # "...unavailable: sandbox is enabled but dependencies are missing: bubblewrap
     # (bwrap) not installed · install missing tools (...) or see https://..."
     why = said[lowered.index(SANDBOX_UNAVAILABLE) + len(SANDBOX_UNAVAILABLE) :]
-    why = why.lstrip(": ").split(" · ")[0].split(". Set sandbox.")[0].splitlines()[0]
+    why = why.lstrip(": ").split(" · ")[0].split(". Set sandbox.")[0].partition("\n")[0]
     why = why.removeprefix("sandbox is enabled but ").strip().rstrip(".")
     return (
         f"Claude Code's sandbox cannot start here ({why or 'no reason given'}); install "

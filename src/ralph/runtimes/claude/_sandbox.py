@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SANDBOX_UNAVAILABLE", "sandbox_settings"]
+__all__ = ["SANDBOX_UNAVAILABLE", "protected", "sandbox_settings"]
 
 #: What Claude Code says (in its result's errors and on stderr) when
 #: ``failIfUnavailable`` stopped it.
