@@ -210,3 +210,25 @@ def test_a_scratch_checkout_in_the_store_folder_leaves_only_its_own_path_open(ch
 
 def test_a_folder_outside_git_has_nothing_to_protect(workdir):
     assert protected(workdir) == []
+
+
+def test_the_file_tools_cannot_repoint_the_worktree_at_another_repository(
+    fake_api, home, tmp_path, checkout, brief
+):
+    pointer = checkout.worktree / ".git"
+    before = pointer.read_text()
+    api = fake_api(
+        [
+            ToolUse("Read", {"file_path": str(pointer)}),  # Claude Code writes only what it read
+            ToolUse("Write", {"file_path": str(pointer), "content": f"gitdir: {tmp_path}\n"}),
+            ToolUse("Edit", {"file_path": str(pointer), "old_string": "gitdir", "new_string": "x"}),
+            DONE,
+        ]
+    )
+    tools = ("Read", "Write", "Edit", "Bash")
+    work = brief(role="builder", phase="implement", workdir=checkout.worktree, tools=tools)
+    result = runtime(api, home).run(work)
+    assert result.status is AgentStatus.OK, result.error
+    assert pointer.read_text() == before
+    assert {"Write", "Edit"} <= set(result.denied_tools)
+    assert "is git's, not yours" in str(api.turns[2].tool_results()[-1]["content"])

@@ -82,9 +82,16 @@ class _Watch:
         self.stderr = [*self.stderr[-19:], line.rstrip()]
 
 
-def _inside(path: str, workdir: Path) -> bool:
-    target = Path(path) if os.path.isabs(path) else workdir / path
-    return target.resolve().is_relative_to(workdir.resolve())
+def _refusal(path: str, workdir: Path) -> str:
+    """Why a file tool may not write ``path``; "" when it may."""
+    target = (Path(path) if os.path.isabs(path) else workdir / path).resolve()
+    if not target.is_relative_to(workdir.resolve()):
+        return f"{path} is outside your working directory {workdir}"
+    # A worktree's .git file, rewritten, would point Ralph's own git at a repository
+    # the agent made.
+    if target.relative_to(workdir.resolve()).parts[:1] == (".git",):
+        return f"{path} is git's, not yours: change files, and commit with git"
+    return ""
 
 
 def _transcript_path(config_dir: str, cwd: Path, session_id: str) -> Path:
@@ -155,15 +162,14 @@ class ClaudeRuntime(AgentRuntime):
         async def guard_writes(data: Any, tool_use_id: str | None, context: Any) -> Any:
             tool_input = data.get("tool_input") or {}
             path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-            if path and not _inside(str(path), brief.workdir):
+            refusal = _refusal(str(path), brief.workdir) if path else ""
+            if refusal:
                 watch.denied.append(str(data.get("tool_name")))
                 return {
                     "hookSpecificOutput": {
                         "hookEventName": "PreToolUse",
                         "permissionDecision": "deny",
-                        "permissionDecisionReason": (
-                            f"{path} is outside your working directory {brief.workdir}"
-                        ),
+                        "permissionDecisionReason": refusal,
                     }
                 }
             return {}
