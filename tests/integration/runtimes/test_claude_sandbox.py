@@ -80,8 +80,13 @@ def test_bash_writes_the_worktree_and_commits_on_its_branch_but_nothing_else(
     assert result.status is AgentStatus.OK, result.error
     assert (checkout.worktree / "made.txt").read_text() == "made\n"
     assert git(repo, "log", "-1", "--format=%s", "feature/GH-7") == "agent work"
-    # The sandbox leaves nothing git would see (Claude Code's .claude/.cc-writes is empty).
+    # The sandbox leaves nothing git would see (Claude Code's .claude/.cc-writes is empty),
+    # nor its placeholders in the repository.
     assert git(checkout.worktree, "status", "--porcelain") == ""
+    assert not (repo / ".git/config.worktree").exists()
+    assert not (repo / ".git/worktrees/GH-7/config.worktree").exists()
+    assert not (repo / ".git/objects/info/alternates").exists()
+    assert not list((repo / ".git").rglob(".claude-sandbox-noreplace"))
     assert not (elsewhere / "planted").exists()
     assert not (repo / ".git/hooks/pre-commit").exists()
     assert "taken" not in (repo / ".git/config").read_text()

@@ -83,8 +83,8 @@ def sandbox_of(found: dict[str, object]) -> dict[str, object]:
     return json.loads(str(found["settings"]))["sandbox"]  # type: ignore[no-any-return]
 
 
-def test_every_run_gets_claude_codes_sandbox_which_must_start_and_cannot_be_bypassed():
-    sandbox = sandbox_of(values())
+def test_every_run_with_bash_gets_claude_codes_sandbox_which_must_start_and_not_be_bypassed():
+    sandbox = sandbox_of(values(tools=("Read", "Bash")))
     assert sandbox["enabled"] is True
     assert sandbox["failIfUnavailable"] is True
     assert sandbox["allowUnsandboxedCommands"] is False
@@ -97,6 +97,10 @@ def test_sandboxed_bash_is_approved_by_the_sandbox_not_by_ralph():
     assert found["tools"] == ["Read", "Bash"]
     assert found["allowed_tools"] == ["Read"]
     assert sandbox_of(found)["autoAllowBashIfSandboxed"] is True
+
+
+def test_a_run_without_bash_needs_no_sandbox():
+    assert "settings" not in values(tools=("Read", "Write"))
 
 
 def test_a_run_without_the_sandbox_has_no_sandbox_settings_and_bash_approved():

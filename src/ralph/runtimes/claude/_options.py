@@ -51,6 +51,8 @@ def option_values(
     """``sandbox``: run Bash in Claude Code's own sandbox (False only when a person
     allowed unsandboxed agents)."""
     environ = os.environ if environ is None else environ
+    # The sandbox confines Bash only: a run without it needs none.
+    sandbox = sandbox and "Bash" in brief.tools
     # Sandboxed, Bash is approved by the sandbox alone: were it not running, every
     # command would be denied rather than run unconfined.
     allowed = [tool for tool in brief.tools if not (sandbox and tool == "Bash")]

@@ -41,6 +41,7 @@ from ralph.runtimes.claude._outcome import (
     setup_problem,
     structured_result,
 )
+from ralph.runtimes.claude._sandbox import clear_traces, traces
 
 __all__ = ["ClaudeRuntime"]
 
@@ -130,11 +131,14 @@ class ClaudeRuntime(AgentRuntime):
     def run(self, brief: AgentBrief) -> AgentResult:
         watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds)
         session_id = str(uuid.uuid4())
+        before = traces(brief.workdir)
         try:
             anyio.run(self._run, brief, watch, session_id)
         except Exception as exc:  # the SDK or the CLI broke: the run crashed
             logger.warning("claude run broke", extra={"phase": brief.phase, "error": str(exc)})
             watch.crashed = watch.crashed or f"{type(exc).__name__}: {exc}"
+        finally:
+            clear_traces(brief.workdir, before)
         return self._result(brief, watch, session_id)
 
     def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:

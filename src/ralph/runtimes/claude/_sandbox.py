@@ -10,16 +10,22 @@ checkout's HEAD and index) and the repository's ``.ralph/`` (the store) are deni
 is the worktree's ``.git`` file: rewritten, it would point Ralph's own git at a
 configuration the agent wrote. Only entries that exist are listed: the sandbox binds
 each one read-only, and an agent cannot create new ones where nothing is writable.
+
+Claude Code 2.1.330 leaves empty placeholders where it bound paths that did not exist
+(``config.worktree``, ``objects/info/alternates``, ``.claude-sandbox-noreplace``
+folders, ...): ``clear_traces`` removes the new empty ones after the run, so the
+repository is as the run found it.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SANDBOX_UNAVAILABLE", "protected", "sandbox_settings"]
+__all__ = ["SANDBOX_UNAVAILABLE", "clear_traces", "protected", "sandbox_settings", "traces"]
 
 #: What Claude Code says (in its result's errors and on stderr) when
 #: ``failIfUnavailable`` stopped it.
@@ -81,6 +87,46 @@ def protected(workdir: Path) -> list[Path]:
         inside = workdir.is_relative_to(state)
         denied += _beside(state, [workdir.relative_to(state).as_posix()]) if inside else [state]
     return [path for path in dict.fromkeys(denied) if path.exists()]
+
+
+def _trace_folders(workdir: Path) -> list[Path]:
+    """Where Claude Code's sandbox leaves its placeholders."""
+    git = _git(workdir.resolve())
+    if git is None:
+        return []
+    found = [git.common, git.common / "info", git.common / "objects" / "info"]
+    return found + ([git.admin] if git.admin is not None else [])
+
+
+def traces(workdir: Path) -> frozenset[Path]:
+    """What stands, before a run, where the sandbox may leave placeholders."""
+    return frozenset(
+        entry for folder in _trace_folders(workdir) if folder.is_dir() for entry in folder.iterdir()
+    )
+
+
+def clear_traces(workdir: Path, before: frozenset[Path]) -> list[Path]:
+    """Remove the empty files and folders of empty folders that appeared since
+    ``before`` where the sandbox leaves placeholders; what was removed."""
+    removed = []
+    for entry in sorted(traces(workdir) - before):
+        try:
+            if entry.is_symlink():
+                continue
+            if entry.is_file() and entry.stat().st_size == 0:
+                entry.unlink()
+            elif entry.is_dir() and _hollow(entry):
+                shutil.rmtree(entry)
+            else:
+                continue
+        except OSError:
+            continue  # another worker's sandbox may hold it a moment longer
+        removed.append(entry)
+    return removed
+
+
+def _hollow(folder: Path) -> bool:
+    return all(p.is_dir() and not p.is_symlink() for p in folder.rglob("*"))
 
 
 def _beside(root: Path, keep: Iterable[str]) -> list[Path]:
