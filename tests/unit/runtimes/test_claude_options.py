@@ -3,6 +3,7 @@ Code's own system prompt with the role appended, and no credentials but the mode
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ralph.runtimes import AgentBrief, IssueContext, Limits
@@ -76,3 +77,33 @@ def test_credentials_in_the_environment_are_blanked_for_the_child():
 
 def test_bypass_is_only_sandboxed_when_asked_for():
     assert "IS_SANDBOX" not in values()["env"]  # type: ignore[operator]
+
+
+def sandbox_of(found: dict[str, object]) -> dict[str, object]:
+    return json.loads(str(found["settings"]))["sandbox"]  # type: ignore[no-any-return]
+
+
+def test_every_run_with_bash_gets_claude_codes_sandbox_which_must_start_and_not_be_bypassed():
+    sandbox = sandbox_of(values(tools=("Read", "Bash")))
+    assert sandbox["enabled"] is True
+    assert sandbox["failIfUnavailable"] is True
+    assert sandbox["allowUnsandboxedCommands"] is False
+    assert sandbox["network"] == {"allowedDomains": [], "strictAllowlist": True}
+    assert "denyWrite" in sandbox["filesystem"]  # type: ignore[operator]
+
+
+def test_sandboxed_bash_is_approved_by_the_sandbox_not_by_ralph():
+    found = values(tools=("Read", "Bash"))
+    assert found["tools"] == ["Read", "Bash"]
+    assert found["allowed_tools"] == ["Read"]
+    assert sandbox_of(found)["autoAllowBashIfSandboxed"] is True
+
+
+def test_a_run_without_bash_needs_no_sandbox():
+    assert "settings" not in values(tools=("Read", "Write"))
+
+
+def test_a_run_without_the_sandbox_has_no_sandbox_settings_and_bash_approved():
+    found = option_values(brief(tools=("Read", "Bash")), session_id="s", environ={}, sandbox=False)
+    assert "settings" not in found
+    assert found["allowed_tools"] == ["Read", "Bash"]

@@ -6,6 +6,7 @@ import pytest
 
 from ralph.runtimes import AgentStatus
 from ralph.runtimes.claude import classify, setup_problem, structured_result
+from ralph.runtimes.claude._outcome import sandbox_problem
 
 SUCCESS = {"type": "result", "subtype": "success", "is_error": False, "result": "done",
            "terminal_reason": "completed"}  # fmt: skip
@@ -93,3 +94,29 @@ def test_the_fix_for_refused_credentials_names_the_login_command_and_the_key():
     )
     assert setup_problem(529, "server_error", "overloaded") == ""
     assert setup_problem(None, "rate_limit") == ""
+
+
+#: What Claude Code 2.1.330 reports (result errors) when failIfUnavailable stops it.
+NO_BWRAP = (
+    "Sandbox required but unavailable: sandbox is enabled but dependencies are missing: "
+    "bubblewrap (bwrap) not installed, socat not installed · install missing tools (e.g. apt "
+    "install bubblewrap socat) or see https://code.claude.com/docs/en/sandboxing. Set "
+    "sandbox.failIfUnavailable=false to allow unsandboxed execution."
+)
+
+
+def test_a_sandbox_that_cannot_start_says_what_is_missing_and_the_two_ways_out():
+    said = sandbox_problem(NO_BWRAP)
+    assert said.startswith(
+        "Claude Code's sandbox cannot start here (dependencies are missing: bubblewrap "
+        "(bwrap) not installed, socat not installed); install bubblewrap and socat"
+    )
+    assert "allow_unsandboxed = true in ralph.toml" in said
+    assert "failIfUnavailable" not in said
+
+
+def test_the_same_line_on_stderr_is_recognised_and_other_text_is_not():
+    stderr = "Error: sandbox required but unavailable: no user namespaces\n  Refusing to start"
+    assert "(no user namespaces)" in sandbox_problem(stderr)
+    assert sandbox_problem("API Error: 500 overloaded") == ""
+    assert "(no reason given)" in sandbox_problem("Sandbox required but unavailable")

@@ -4,6 +4,7 @@ and tested without the SDK."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from ralph.runtimes._environment import is_secret
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes._prompt import system_note
+from ralph.runtimes.claude._sandbox import sandbox_settings
 
 __all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
 
@@ -44,9 +46,16 @@ def option_values(
     extra_env: Mapping[str, str] | None = None,
     with_tracker_tools: bool = False,
     cli_path: str | Path | None = None,
+    sandbox: bool = True,
 ) -> dict[str, Any]:
+    """``sandbox``: run Bash in Claude Code's own sandbox (False only when a person
+    allowed unsandboxed agents)."""
     environ = os.environ if environ is None else environ
-    allowed = list(brief.tools)
+    # The sandbox confines Bash only: a run without it needs none.
+    sandbox = sandbox and "Bash" in brief.tools
+    # Sandboxed, Bash is approved by the sandbox alone: were it not running, every
+    # command would be denied rather than run unconfined.
+    allowed = [tool for tool in brief.tools if not (sandbox and tool == "Bash")]
     if with_tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
     values: dict[str, Any] = {
@@ -68,6 +77,10 @@ def option_values(
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
         ),
     }
+    if sandbox:
+        # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks
+        # the filesystem and failIfUnavailable keys.
+        values["settings"] = json.dumps({"sandbox": sandbox_settings(brief.workdir)})
     if brief.limits.max_usd > 0:
         values["max_budget_usd"] = brief.limits.max_usd
     if brief.model or default_model:

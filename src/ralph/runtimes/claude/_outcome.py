@@ -11,8 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
+from ralph.runtimes.claude._sandbox import SANDBOX_UNAVAILABLE
 
-__all__ = ["LOGIN", "Outcome", "classify", "setup_problem", "structured_result"]
+__all__ = [
+    "LOGIN",
+    "Outcome",
+    "classify",
+    "sandbox_problem",
+    "setup_problem",
+    "structured_result",
+]
 
 #: The text Claude Code returns, with subtype success, when a UserPromptSubmit hook
 #: blocked the prompt: no API call was made.
@@ -51,6 +59,24 @@ def setup_problem(
             f"valid key, or log in with `{login}`, then run again"
         )
     return ""
+
+
+def sandbox_problem(said: str) -> str:
+    """What a person must do, when Claude Code (``said``: its result's errors or its
+    stderr) refused to start because its sandbox cannot run here; "" otherwise."""
+    lowered = said.lower()
+    if SANDBOX_UNAVAILABLE not in lowered:
+        return ""
+    # "...unavailable: sandbox is enabled but dependencies are missing: bubblewrap
+    # (bwrap) not installed · install missing tools (...) or see https://..."
+    why = said[lowered.index(SANDBOX_UNAVAILABLE) + len(SANDBOX_UNAVAILABLE) :]
+    why = why.lstrip(": ").split(" · ")[0].split(". Set sandbox.")[0].partition("\n")[0]
+    why = why.removeprefix("sandbox is enabled but ").strip().rstrip(".")
+    return (
+        f"Claude Code's sandbox cannot start here ({why or 'no reason given'}); install "
+        "bubblewrap and socat (e.g. apt-get install bubblewrap socat), or set "
+        "allow_unsandboxed = true in ralph.toml to let agents run unconfined, then run again"
+    )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,10 @@ run at the wall-clock timeout or when no message came for the stall time. An API
 that says the setup is wrong (a refused key, an account that cannot pay, an unknown
 model) ends the run at once as misconfigured, saying what to fix: Claude Code itself
 would retry a refused key for minutes.
+
+Bash runs in Claude Code's own sandbox (see ``_sandbox``) unless a person allowed
+unsandboxed agents; a sandbox that cannot start ends the run as misconfigured, saying
+what to install.
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ from ralph.runtimes._prompt import render_brief
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.claude._cli import login_command
 from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
-from ralph.runtimes.claude._outcome import classify, setup_problem, structured_result
+from ralph.runtimes.claude._outcome import (
+    classify,
+    sandbox_problem,
+    setup_problem,
+    structured_result,
+)
+from ralph.runtimes.claude._sandbox import clear_traces, traces
 
 __all__ = ["ClaudeRuntime"]
 
@@ -73,9 +83,16 @@ class _Watch:
         self.stderr = [*self.stderr[-19:], line.rstrip()]
 
 
-def _inside(path: str, workdir: Path) -> bool:
-    target = Path(path) if os.path.isabs(path) else workdir / path
-    return target.resolve().is_relative_to(workdir.resolve())
+def _refusal(path: str, workdir: Path) -> str:
+    """Why a file tool may not write ``path``; "" when it may."""
+    target = (Path(path) if os.path.isabs(path) else workdir / path).resolve()
+    if not target.is_relative_to(workdir.resolve()):
+        return f"{path} is outside your working directory {workdir}"
+    # A worktree's .git file, rewritten, would point Ralph's own git at a repository
+    # the agent made.
+    if target.relative_to(workdir.resolve()).parts[:1] == (".git",):
+        return f"{path} is git's, not yours: change files, and commit with git"
+    return ""
 
 
 def _transcript_path(config_dir: str, cwd: Path, session_id: str) -> Path:
@@ -96,25 +113,32 @@ class ClaudeRuntime(AgentRuntime):
         tools_server: Any = None,
         env: Mapping[str, str] | None = None,
         cli_path: str | Path | None = None,
+        sandbox: bool = True,
     ) -> None:
         """``tools_server``: an ``mcp`` MCPServer with the tracker tools agents may use.
         ``env``: variables laid over the person's environment for the CLI (after
         credentials were removed). ``cli_path``: a Claude Code other than the bundled one.
+        ``sandbox``: False runs Bash without Claude Code's sandbox (a person's
+        ``allow_unsandboxed = true``).
         """
         self.model = model
         self.permission_mode = permission_mode
         self.tools_server = tools_server
         self.env = dict(env or {})
         self.cli_path = cli_path
+        self.sandbox = sandbox
 
     def run(self, brief: AgentBrief) -> AgentResult:
         watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds)
         session_id = str(uuid.uuid4())
+        before = traces(brief.workdir)
         try:
             anyio.run(self._run, brief, watch, session_id)
         except Exception as exc:  # the SDK or the CLI broke: the run crashed
             logger.warning("claude run broke", extra={"phase": brief.phase, "error": str(exc)})
             watch.crashed = watch.crashed or f"{type(exc).__name__}: {exc}"
+        finally:
+            clear_traces(brief.workdir, before)
         return self._result(brief, watch, session_id)
 
     def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:
@@ -128,6 +152,7 @@ class ClaudeRuntime(AgentRuntime):
             extra_env=self.env,
             with_tracker_tools=self.tools_server is not None,
             cli_path=self.cli_path,
+            sandbox=self.sandbox,
         )
         if self.tools_server is not None:
             values["mcp_servers"] = {
@@ -141,15 +166,14 @@ class ClaudeRuntime(AgentRuntime):
         async def guard_writes(data: Any, tool_use_id: str | None, context: Any) -> Any:
             tool_input = data.get("tool_input") or {}
             path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-            if path and not _inside(str(path), brief.workdir):
+            refusal = _refusal(str(path), brief.workdir) if path else ""
+            if refusal:
                 watch.denied.append(str(data.get("tool_name")))
                 return {
                     "hookSpecificOutput": {
                         "hookEventName": "PreToolUse",
                         "permissionDecision": "deny",
-                        "permissionDecisionReason": (
-                            f"{path} is outside your working directory {brief.workdir}"
-                        ),
+                        "permissionDecisionReason": refusal,
                     }
                 }
             return {}
@@ -212,6 +236,11 @@ class ClaudeRuntime(AgentRuntime):
                 if watch.result is None:
                     tail = " | ".join(watch.stderr[-3:])
                     watch.crashed = f"{type(exc).__name__}: {exc}" + (f" ({tail})" if tail else "")
+                    # A result at start-up comes only inside the exception.
+                    said = "\n".join([*map(str, getattr(exc, "errors", None) or []), *watch.stderr])
+                    if problem := sandbox_problem(said):
+                        watch.misconfigured = problem
+                        logger.warning("claude cannot work", extra={"problem": problem})
             group.cancel_scope.cancel()
 
     def _result(self, brief: AgentBrief, watch: _Watch, session_id: str) -> AgentResult:
