@@ -149,8 +149,21 @@ def changed_control(before: Mapping[str, Entry], after: Mapping[str, Entry]) -> 
             continue
         if name == "info/exclude" and _ralph_excluded(old, new):
             continue
+        if old is None and _empty_placeholder(name, new):
+            continue
         changed.append(name)
     return changed
+
+
+def _empty_placeholder(name: str, entry: Entry | None) -> bool:
+    """An empty ``config.worktree`` appearing: Claude Code's sandbox leaves one as a
+    mount point in another worker's run; an empty file configures nothing."""
+    return (
+        entry is not None
+        and not entry.link
+        and not entry.data
+        and name.rpartition("/")[2] == "config.worktree"
+    )
 
 
 def _remove(path: Path) -> None:

@@ -48,6 +48,18 @@ def test_ralphs_own_exclude_lines_are_no_change_but_others_are():
     assert changed_control(before, rewritten) == ["info/exclude"]
 
 
+def test_an_empty_config_worktree_appearing_is_a_sandbox_mount_point_not_a_change():
+    # Claude Code's sandbox leaves one in another worker's run; an empty file sets nothing.
+    empty = Entry(b"")
+    assert changed_control({}, {"config.worktree": empty}) == []
+    assert changed_control({}, {"config.worktree": Entry(b"[core]\n\tfsmonitor = x\n")}) == [
+        "config.worktree"
+    ]
+    assert changed_control({"config.worktree": CONFIG}, {"config.worktree": empty}) == [
+        "config.worktree"
+    ]
+
+
 def test_worktrees_added_or_removed_meanwhile_are_another_workers():
     mine = Entry(b"[core]\n")
     before = {"worktrees/GH-1/config.worktree": mine, "worktrees/GH-2/config.worktree": mine}
