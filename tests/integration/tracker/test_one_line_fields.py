@@ -27,7 +27,7 @@ def test_a_label_that_is_not_one_line_of_text_changes_nothing(tracker: Tracker, 
     issue = tracker.create_issue("B", labels=["ok"])
     with pytest.raises(InvalidInput, match="the label"):
         tracker.update_issue(issue.number, labels=[label])
-    with pytest.raises(InvalidInput, match=r"an issue needs a title|the title"):
+    with pytest.raises(InvalidInput, match="title"):
         tracker.update_issue(issue.number, title=label)
     assert [(i.title, i.labels) for i in tracker.list_issues(IssueQuery())] == [("B", ("ok",))]
 
