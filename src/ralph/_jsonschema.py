@@ -1,13 +1,17 @@
-"""A small JSON Schema checker for the result schemas phases hand agents.
+"""A small JSON Schema checker: for the result schemas phases hand agents and for the
+arguments MCP tools take.
 
-It covers the keywords those schemas use (``type``, ``enum``, ``required``,
+It covers the keywords those schemas use (``type``, ``enum``, ``anyOf``, ``required``,
 ``properties``, ``additionalProperties``, ``items``, ``minItems``, ``minLength``,
-``minimum``) and reports every problem with its location, so a retry can tell the agent
-exactly what to fix. Pure.
+``minimum``, ``maximum``, ``exclusiveMinimum``) and reports every problem with its
+location, so a retry can tell the agent exactly what to fix. Strict as JSON is: a
+boolean is not an integer, a string is not a number, and an integer must fit the 64 bits
+every store holds. Pure.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,23 +27,55 @@ _TYPES: Mapping[str, tuple[type, ...]] = {
     "null": (type(None),),
 }
 
+#: The integers SQLite and PostgreSQL (BIGINT) hold.
+_INT64 = (-(2**63), 2**63 - 1)
+
 
 def _is(value: Any, kind: str) -> bool:
     if kind in ("integer", "number") and isinstance(value, bool):
         return False
+    if kind == "number" and isinstance(value, float):
+        return math.isfinite(value)
     return isinstance(value, _TYPES[kind])
+
+
+def _kinds(schema: Mapping[str, Any]) -> list[str]:
+    kinds = schema.get("type")
+    if kinds is None:
+        return []
+    return [kinds] if isinstance(kinds, str) else list(kinds)
+
+
+def _one_of(value: Any, options: list[Mapping[str, Any]], where: str) -> list[str]:
+    """``anyOf``: conforming to one option is enough; otherwise the problems with the
+    option of the value's own type, else the types the options allow."""
+    found = [schema_errors(value, option, where) for option in options]
+    if any(not errors for errors in found):
+        return []
+    for option, errors in zip(options, found, strict=True):
+        if any(_is(value, kind) for kind in _kinds(option)):
+            return errors
+    allowed = [kind for option in options for kind in _kinds(option)]
+    return [_type_error(value, allowed, where)]
+
+
+def _type_error(value: Any, allowed: list[str], where: str) -> str:
+    got = str(value) if isinstance(value, float) else type(value).__name__
+    return f"{where} must be {' or '.join(allowed)}, got {got}"
 
 
 def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "result") -> list[str]:
     """Every way ``value`` breaks ``schema``; empty when it conforms."""
-    kinds = schema.get("type")
-    if kinds is not None:
-        allowed = [kinds] if isinstance(kinds, str) else list(kinds)
-        if not any(_is(value, kind) for kind in allowed):
-            return [f"{where} must be {' or '.join(allowed)}, got {type(value).__name__}"]
+    allowed = _kinds(schema)
+    if allowed and not any(_is(value, kind) for kind in allowed):
+        return [_type_error(value, allowed, where)]
     if "enum" in schema and value not in schema["enum"]:
         options = ", ".join(repr(option) for option in schema["enum"])
         return [f"{where} must be one of {options}, got {value!r}"]
+    if "anyOf" in schema:
+        problems = _one_of(value, schema["anyOf"], where)
+        if problems:
+            return problems
     errors: list[str] = []
     if isinstance(value, dict):
         required = schema.get("required", ())
@@ -58,6 +94,18 @@ def schema_errors(value: Any, schema: Mapping[str, Any], where: str = "result") 
                 errors += schema_errors(item, schema["items"], f"{where}[{index}]")
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
         errors.append(f"{where} must not be empty")
-    if _is(value, "number") and "minimum" in schema and value < schema["minimum"]:
-        errors.append(f"{where} must be at least {schema['minimum']}")
+    if _is(value, "integer") and not _INT64[0] <= value <= _INT64[1]:
+        errors.append(f"{where} must fit in 64 bits, got {value}")
+    elif _is(value, "number"):
+        errors += _range_errors(value, schema, where)
     return errors
+
+
+def _range_errors(value: float, schema: Mapping[str, Any], where: str) -> list[str]:
+    if "minimum" in schema and value < schema["minimum"]:
+        return [f"{where} must be at least {schema['minimum']}"]
+    if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        return [f"{where} must be more than {schema['exclusiveMinimum']}"]
+    if "maximum" in schema and value > schema["maximum"]:
+        return [f"{where} must be at most {schema['maximum']}"]
+    return []

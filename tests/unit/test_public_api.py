@@ -83,6 +83,7 @@ PUBLIC = {
         "Tracker",
         "UNKNOWN_STATE",
         "check_board",
+        "check_labels",
         "closing_references",
         "dashboard_items",
         "iso",

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
 from ralph.config import github_client, init_project, untested_warning
@@ -36,7 +37,11 @@ def init_command(
     project: Annotated[
         int | None,
         typer.Option(
-            "--project", metavar="N", help="The board's number (default: find or create one)."
+            "--project",
+            metavar="N",
+            min=1,
+            max=MAX_COUNT,
+            help="The board's number (default: find or create one).",
         ),
     ] = None,
     test_command: Annotated[

@@ -9,12 +9,13 @@ from typing import Annotated, Any
 import typer
 
 from ralph._text import check_title
+from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._issue_render import Refusal, issue_dict, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tasks import TaskStore
-from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus
+from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus, check_labels
 from ralph.workflow import parse_estimate, parse_priority, parse_state
 
 __all__ = ["issue_app"]
@@ -42,9 +43,9 @@ def issue_new(
     as_json: JsonOpt = False,
 ) -> None:
     """Open a new issue (default state Backlog)."""
-    initial = parse_state(state or "Backlog")
-    size = parse_estimate(estimate) if estimate else None
-    urgency = parse_priority(priority) if priority else None
+    initial = parse_state("Backlog" if state is None else state)
+    size = None if estimate is None else parse_estimate(estimate)
+    urgency = None if priority is None else parse_priority(priority)
     text = sys.stdin.read() if body == "-" else body
     check_title(title)  # before the tracker opens: a GitHub round trip to refuse it
     with project_tracker(ctx) as (_, tracker):
@@ -75,10 +76,11 @@ def issue_list(
     closed: Annotated[bool, typer.Option("--closed", help="Closed issues instead.")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="Open and closed.")] = False,
     order: Annotated[IssueOrder, typer.Option("--order")] = IssueOrder.PRIORITY,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, max=MAX_COUNT)] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Issues, most urgent first."""
+    check_labels(labels or ())  # no label has such a name: a typo, not an empty list
     query = IssueQuery(
         states=frozenset(parse_state(s) for s in states or ()),
         estimates=frozenset(parse_estimate(e) for e in estimates or ()),
@@ -185,6 +187,7 @@ def issue_label(
     """Add or remove labels."""
     if not add and not remove:
         raise InvalidInput("give --add LABEL or --remove LABEL")
+    check_labels(remove or ())  # no label has such a name: a typo, not a no-op
     with project_tracker(ctx) as (_, tracker):
         current = tracker.get_issue(number).labels
         labels = [label for label in current if label not in (remove or ())] + list(add or ())

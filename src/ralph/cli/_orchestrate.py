@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
@@ -59,7 +60,10 @@ AgentOpt = Annotated[
     ),
 ]
 AttemptsOpt = Annotated[
-    int, typer.Option("--attempts", min=1, help="Agent attempts per phase before escalating.")
+    int,
+    typer.Option(
+        "--attempts", min=1, max=MAX_ATTEMPTS, help="Agent attempts per phase before escalating."
+    ),
 ]
 ReviewOpt = Annotated[
     ReviewMode | None,
@@ -159,7 +163,10 @@ def hero_command(
     number: Annotated[int, typer.Argument(help="The root issue (an epic or one issue).")],
     agent: AgentOpt = None,
     concurrency: Annotated[
-        int, typer.Option("--concurrency", "-j", min=1, help="Tasks at once (research fans out).")
+        int,
+        typer.Option(
+            "--concurrency", "-j", min=1, max=MAX_WORKERS, help="Tasks at once (research fans out)."
+        ),
     ] = 3,
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
@@ -167,6 +174,7 @@ def hero_command(
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx, working=True) as project:
+        project.tracker.get_issue(number)  # one that does not exist is named before anything
         for branch in adopt or ():
             adopt_branch(project, branch)
         code = _session(
@@ -186,6 +194,8 @@ def parse_workers(text: str) -> dict[str, int]:
                 f"bad --workers item {item!r}: write role=count with a role among "
                 f"{', '.join(WORKER_ROLES)}, e.g. analyst=2,builder=2"
             )
+        if int(count) > MAX_WORKERS:
+            raise InvalidInput(f"--workers {item!r}: at most {MAX_WORKERS} workers per role")
         counts[role.strip()] = int(count)
     return counts
 
@@ -225,7 +235,9 @@ def worker_command(
     roles: Annotated[
         str, typer.Option("--roles", help="Comma-separated roles to claim.")
     ] = ",".join(WORKER_ROLES),
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Tasks at once.")] = 1,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=MAX_WORKERS, help="Tasks at once.")
+    ] = 1,
     run: Annotated[
         int | None, typer.Option("--run", help="Serve this run (default: the newest active one).")
     ] = None,
@@ -255,8 +267,8 @@ def worker_command(
         raise InvalidInput(f"unknown role(s) {unknown}; use some of {', '.join(WORKER_ROLES)}")
     console = _console()
     with open_project_of(ctx, working=True) as project:
+        runtime = project_runtime(project, agent)  # a bad --agent is named before the wait
         found = _active_run(project, run, wait)
-        runtime = project_runtime(project, agent)
         warn_if_untested(project.config)
         interrupt = Interrupt()
         console.print(
@@ -309,6 +321,8 @@ def demo_command(
     """Run the whole pipeline on a throwaway project with simulated agents."""
     from ralph.demo import demo_project, run_demo
 
+    if keep is not None and keep.exists() and not keep.is_dir():
+        raise InvalidInput(f"{keep} is a file; give --keep a new or empty folder")
     if keep is not None and keep.exists() and any(keep.iterdir()):
         raise InvalidInput(f"{keep} is not empty; give --keep a new or empty folder")
     console = _console()

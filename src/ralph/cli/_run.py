@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ralph.cli._bounds import MAX_ATTEMPTS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of, warn_if_untested
@@ -51,7 +52,7 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
     """The runtime ``--agent`` names (or ralph.toml's), with the project's read-only
     tracker tools for agents that take MCP servers in-process."""
     settings = project.config.agent
-    name = name or settings.runtime
+    name = settings.runtime if name is None else name
     tools = None
     if name == "claude":
         from ralph.mcp import build_server
@@ -73,7 +74,10 @@ def run_command(
         ),
     ] = None,
     attempts: Annotated[
-        int, typer.Option("--attempts", min=1, help="Agent attempts before escalating.")
+        int,
+        typer.Option(
+            "--attempts", min=1, max=MAX_ATTEMPTS, help="Agent attempts before escalating."
+        ),
     ] = 2,
     adopt: AdoptOpt = None,
 ) -> None:

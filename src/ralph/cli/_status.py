@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import time
 from typing import Annotated
 
@@ -12,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, printable
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
@@ -22,6 +24,7 @@ from ralph.dashboard import (
     build_dashboard,
     format_markdown,
 )
+from ralph.errors import InvalidInput
 from ralph.tracker import dashboard_items
 
 __all__ = ["status_command"]
@@ -76,12 +79,14 @@ def status_command(
     stuck_hours: Annotated[
         float | None, typer.Option("--stuck-hours", min=0.0, help="When an issue is stuck.")
     ] = None,
-    issues_per_phase: Annotated[int, typer.Option("--issues-per-phase", min=1)] = 10,
+    issues_per_phase: Annotated[int, typer.Option("--issues-per-phase", min=1, max=MAX_COUNT)] = 10,
 ) -> None:
     """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
     issues, lock collisions; only warnings count against health."""
     with project_tracker(ctx) as (config, tracker):
         items = dashboard_items(tracker)
+    if stuck_hours is not None and not math.isfinite(stuck_hours):
+        raise InvalidInput(f"--stuck-hours {stuck_hours} is not a number of hours")
     stuck = stuck_hours if stuck_hours is not None else config.stuck_threshold_hours
     health = HealthConfig(
         stuck_threshold_hours=stuck, critical_stuck_hours=2 * stuck, wip_limits=config.wip_limits

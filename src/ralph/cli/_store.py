@@ -16,6 +16,8 @@ from rich.tree import Tree
 from ralph.cli._console import Console
 from ralph.cli._project import store_url
 from ralph.cli._report import MARKS, print_report
+from ralph.errors import InvalidInput
+from ralph.graph import Role
 from ralph.orchestrate import load_report
 from ralph.tasks import TaskStatus, TaskStore, open_store
 
@@ -133,7 +135,11 @@ def tasks_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Tasks, in creation order."""
+    if role is not None and role not in set(Role):
+        raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(Role)}")
     with _store(ctx) as store:
+        if run is not None:
+            store.get_run(run)  # a run that does not exist is named, not an empty list
         tasks = store.list_tasks(run, status=status, role=role)
     if as_json:
         typer.echo(json.dumps([t.to_dict() for t in tasks], indent=2))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,8 @@ def init_project(
     created = existing is None
     if test_command is not None and not test_command.strip():
         raise ConfigError("--test-command is empty; give the command that runs the tests")
+    if test_command is not None:
+        _check_shell_syntax(test_command)
     if existing is not None and test_command is not None:
         _check_same_test_command(existing, test_command, env)
     board = None
@@ -190,3 +193,15 @@ def _check_same_test_command(path: Path, command: str, env: Mapping[str, str]) -
 def _repo_name(root: Path) -> str:
     name = "".join(c if c.isalnum() or c in "._-" else "-" for c in root.name)
     return name or "project"
+
+
+def _check_shell_syntax(command: str) -> None:
+    """The test command runs in a shell: one it cannot parse fails every test run."""
+    try:
+        shlex.split(command)
+    except ValueError as exc:
+        raise ConfigError(
+            f"--test-command {command!r} is not a complete shell command ({exc}); close its quotes"
+        ) from None
+    if "\x00" in command:
+        raise ConfigError("--test-command has a NUL byte; remove it")

@@ -9,6 +9,7 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
+from ralph._jsonschema import schema_errors
 from ralph.config import Project
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
@@ -33,8 +34,10 @@ SCOPE_ARGUMENTS = ("owner", "repo", "projectNumber")
 
 
 class _Server(MCPServer):
-    """Refuses arguments a tool does not take: a misspelt name (``estimat``) or one of
-    the original's that Ralph lacks must not be dropped silently."""
+    """Refuses arguments a tool does not take (a misspelt name such as ``estimat``, or
+    one of the original's that Ralph lacks, must not be dropped silently) and arguments
+    that break the tool's declared schema, before the tool runs: JSON types are strict,
+    so ``true`` is no issue number, ``"12"`` no integer and ``1.5`` not truncated."""
 
     def __init__(self, project: Project) -> None:
         super().__init__(SERVER_NAME, instructions=_INSTRUCTIONS)
@@ -68,6 +71,16 @@ class _Server(MCPServer):
                     f"({expected!r}). Recovery: leave {key} out, or run `ralph mcp` in the "
                     "project that has it."
                 )
+        schema = self._tool_input_schema(name) or {}
+        given = {key: value for key, value in arguments.items() if key not in SCOPE_ARGUMENTS}
+        problems = schema_errors(given, schema, where="argument")
+        if problems:
+            problem = problems[0].replace("argument.", "argument ", 1)
+            problem = problem.replace("argument lacks", "missing required argument", 1)
+            return (
+                f"Failed to call {name}: {problem}. Recovery: pass every required argument "
+                "as a JSON value of the type the tool's input schema declares."
+            )
         return ""
 
     def _scope(self) -> dict[str, object]:

@@ -56,6 +56,13 @@ def claim_branch(ctx: PhaseContext, branch: str, number: int) -> None:
 
 def adopt_branch(project: Project, branch: str) -> None:
     """A person lets Ralph build on their ``branch`` (its commits will be merged)."""
+    if not branch.strip() or any(c < " " or c == "\x7f" for c in branch):
+        raise InvalidInput(f"{branch!r} is not a branch name; name an existing local branch")
+    if branch == project.config.base_branch:
+        raise InvalidInput(
+            f"{branch} is the base branch, which pull requests merge into; adopt a feature "
+            "branch instead"
+        )
     if not project.git.has_branch(branch):
         raise InvalidInput(
             f"there is no branch {branch} to adopt; name an existing local branch "

@@ -152,8 +152,8 @@ class Phase(abc.ABC):
 
     def check_state(self, issue: Issue) -> None:
         state = issue.workflow_state
-        if state is WorkflowState.HUMAN_NEEDED:
-            raise PhaseRefused(
+        if state is WorkflowState.HUMAN_NEEDED:  # no wait lifts it: only a person can
+            raise Impasse(
                 f"#{issue.number} is Human Needed: a person has to resolve its escalation and "
                 f"move it back (ralph issue move {issue.number} STATE) before {self.name} runs"
             )

@@ -5,6 +5,7 @@ local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rule
 from __future__ import annotations
 
 from ralph.tracker._board import dashboard_items, pipeline_state
+from ralph.tracker._fields import check_labels
 from ralph.tracker._github import GitHubTracker
 from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
 from ralph.tracker._local import LocalTracker
@@ -47,6 +48,7 @@ __all__ = [
     "StateChange",
     "Tracker",
     "check_board",
+    "check_labels",
     "closing_references",
     "dashboard_items",
     "iso",

@@ -34,6 +34,7 @@ from ralph.errors import (
 )
 from ralph.github import GitHubClient, marker
 from ralph.github import queries as q
+from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._github_read import (
     ESTIMATE,
     PRIORITY,
@@ -285,6 +286,7 @@ class GitHubTracker(Tracker):
         author: str = "ralph",
     ) -> Issue:
         check_title(title)
+        check_labels(labels)
         parent_id = self._node_id(parent) if parent is not None else None
         label_ids = self._label_ids(labels) if labels else None
         tag = marker()
@@ -326,6 +328,7 @@ class GitHubTracker(Tracker):
     ) -> Issue:
         if title is not None:
             check_title(title)
+        check_labels(labels or ())
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
             self.client.mutate(
@@ -342,6 +345,7 @@ class GitHubTracker(Tracker):
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
+        check_name(author, "the author")
         subject = self._node_id(number)
         tag = marker()
 

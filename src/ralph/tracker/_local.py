@@ -24,6 +24,7 @@ from ralph.errors import (
 )
 from ralph.git import GitRepo, MergeRefused
 from ralph.tasks._sql import Row, SqlStore, Tx
+from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -222,6 +223,7 @@ class LocalTracker(Tracker):
         author: str = "ralph",
     ) -> Issue:
         check_title(title)
+        check_labels(labels)
         with self.store.write_transaction() as tx:
             if parent is not None:
                 self._locked(tx, parent)
@@ -266,6 +268,7 @@ class LocalTracker(Tracker):
         if body is not None:
             columns["body"] = body
         if labels is not None:
+            check_labels(labels)
             columns["labels"] = json.dumps(list(dict.fromkeys(labels)))
         if estimate is not None:
             columns["estimate"] = estimate.value
@@ -277,6 +280,7 @@ class LocalTracker(Tracker):
         return self.get_issue(number)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        check_name(author, "the author")
         with self.store.write_transaction() as tx:
             self._locked(tx, number)
             return self._comment(tx, number, body, author)

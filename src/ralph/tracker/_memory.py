@@ -15,6 +15,7 @@ from ralph.errors import (
     PullRequestNotOpen,
     StateConflict,
 )
+from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -118,6 +119,7 @@ class MemoryTracker(Tracker):
         author: str = "ralph",
     ) -> Issue:
         check_title(title)
+        check_labels(labels)
         with self._lock:
             if parent is not None and parent not in self._issues:
                 raise IssueNotFound(parent)
@@ -150,6 +152,7 @@ class MemoryTracker(Tracker):
     ) -> Issue:
         if title is not None:
             check_title(title)
+        check_labels(labels or ())
         changes: dict[str, object] = {}
         for name, value in (
             ("title", title),
@@ -165,6 +168,7 @@ class MemoryTracker(Tracker):
             return self._put(number, **changes)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        check_name(author, "the author")
         with self._lock:
             issue = self._issues.get(number)
             if issue is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
+from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -276,6 +277,7 @@ class Tracker(abc.ABC):
         them in); it never retries, because a retry would let a second phase believe it
         took a lock the first one holds.
         """
+        check_name(actor, "the actor")
         issue = self.get_issue(number)
         if only_from is not None and issue.workflow_state is not only_from:
             current = issue.workflow_state

@@ -309,11 +309,26 @@ def test_bad_input_is_a_tool_error_and_the_server_stays_up(project, tool, argume
     assert issue["title"] == "A"
 
 
-def test_numbers_given_as_strings_are_accepted_like_the_original(project):
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ({"number": True}, "argument number must be integer, got bool"),
+        ({"number": "1"}, "argument number must be integer, got str"),
+        ({"number": 1.5}, "argument number must be integer, got 1.5"),
+        ({"number": 1, "includeGroup": "yes"}, "argument includeGroup must be boolean"),
+        ({}, "missing required argument 'number'"),
+    ],
+)
+def test_arguments_are_held_to_json_types_strictly_before_the_tool_runs(
+    project, arguments, problem
+):
+    """``true`` is no issue number (bool is an int in Python), ``"1"`` is not coerced and
+    ``1.5`` not truncated: each would have fetched issue #1."""
     project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
-    ((failed, issue),) = calls(project, ("get_issue", {"number": "1", "owner": "o", "repo": "r"}))
-    assert not failed
-    assert issue["number"] == 1
+    ((failed, answer),) = calls(project, ("get_issue", {**arguments, "owner": "o", "repo": "r"}))
+    assert failed
+    assert problem in answer["error"]
+    assert "\n" not in answer["error"]
 
 
 @pytest.mark.parametrize(

@@ -290,3 +290,13 @@ def test_a_document_phase_may_change_only_its_document(sample: Sample, monkeypat
     outcome = sample.run("research", number)
     assert outcome.status is PhaseStatus.ESCALATED
     assert "the agent changed files it was not asked to: greet/core.py" in outcome.error
+
+
+def test_an_issue_in_human_needed_is_an_impasse_no_retry_lifts(sample: Sample):
+    """Only a person resolves an escalation: an orchestrated task refused this way ends at
+    once (as a person's branch does, see test_branch_ownership) instead of waiting out
+    its backoffs."""
+    number = sample.issue(state=S.HUMAN_NEEDED)
+    with pytest.raises(PhaseRefused) as refused:
+        sample.run("research", number)
+    assert refused.value.retryable is False

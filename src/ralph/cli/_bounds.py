@@ -1,0 +1,13 @@
+"""Bounds for the command line's numbers: a value past them is a typo, refused before
+anything runs (a billion workers would be built before the first could start)."""
+
+from __future__ import annotations
+
+__all__ = ["MAX_ATTEMPTS", "MAX_COUNT", "MAX_WORKERS"]
+
+#: The largest number the store (SQLite, PostgreSQL BIGINT) holds.
+MAX_COUNT = 2**63 - 1
+#: Workers in one process, per role or in all.
+MAX_WORKERS = 64
+#: Agent attempts per phase before it escalates.
+MAX_ATTEMPTS = 100

@@ -1,0 +1,36 @@
+"""What every tracker holds an issue's other one-line fields to (the title's rule is
+``ralph._text.check_title``), before anything is written: a label and who acted are one
+line of printable text, never blank (a newline or an escape sequence in one breaks
+every listing that shows it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ralph._text import control_characters
+from ralph.errors import InvalidInput
+
+__all__ = ["check_labels", "check_name"]
+
+
+def _one_line(text: str, what: str) -> None:
+    if not text.strip():
+        raise InvalidInput(f"{what} is empty; give one")
+    if "\x00" in text:
+        raise InvalidInput(f"{what} contains a NUL byte, which cannot be stored; remove it")
+    found = control_characters(text)
+    if found:
+        raise InvalidInput(
+            f"{what} must be one line without control characters; it has "
+            f"{', '.join(found)}: write it on one line"
+        )
+
+
+def check_labels(labels: Sequence[str]) -> None:
+    for label in labels:
+        _one_line(label, "the label")
+
+
+def check_name(name: str, what: str) -> None:
+    """Who acted (an author, an actor): recorded in the audit trail, so never blank."""
+    _one_line(name, what)

@@ -1,0 +1,317 @@
+"""Every ``ralph`` command, found in the Typer app (a new command or option is covered
+without a line here), called in-process on a real project (local tracker, SQLite) with
+one bad value at a time, every other argument valid: the command refuses it before
+anything moves.
+
+The convention it holds the CLI to (``ralph.cli``): input a person has to fix exits 2,
+whether click refuses it (its usage lines and the error box) or Ralph does (one line,
+``ralph: error: ...``, and nothing on stdout); an issue, run or task that does not exist
+is such input too (exit 1 means work failed, never a mistyped argument). No traceback,
+and the store's tables and both repositories' files and refs are as they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.core import TyperArgument
+
+from ralph.cli import app, main
+from ralph.config import load_config, open_project
+from ralph.demo import create_demo_project
+from ralph.workflow import WorkflowState
+
+from .snapshots import files, refs, tables
+
+pytestmark = pytest.mark.slow
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "auth-epic.json"
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    for name, command in sorted(group.commands.items()):
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+ROOT = typer.main.get_command(app)
+COMMANDS = dict(_commands(ROOT))
+ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
+
+#: Commands that never open the store: ``--store`` before them is not theirs to check
+#: (init finds an existing ralph.toml and changes nothing; doctor checks the agent and
+#: the tracker; demo builds its own project in a scratch folder; pipeline reads files).
+NO_STORE = {("init",), ("doctor",), ("demo",)} | {p for p in COMMANDS if p[0] == "pipeline"}
+#: Optional arguments always given: init's folder defaults to the working directory,
+#: the demo project, whose ralph.toml init never rewrites whatever it is told.
+ALWAYS_GIVEN = {"path"}
+
+
+# -- the project every call runs in ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place:
+    repo: Path  # the demo project: issue #1 (Backlog), #2 (Backlog)
+    fresh: Path  # a git repository without ralph.toml, for ``ralph init``
+    scratch: Path  # files and folders bad paths point at
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    root = tmp_path_factory.mktemp("fuzz")
+    repo, _ = create_demo_project(root / "demo")
+    with open_project(load_config(repo)) as project:
+        project.tracker.create_issue("Child", state=WorkflowState.BACKLOG)
+    fresh = root / "fresh"
+    fresh.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@localhost", *args],
+            cwd=fresh, check=True, capture_output=True,
+        )  # fmt: skip
+    scratch = root / "scratch"
+    scratch.mkdir()
+    (scratch / "bad.json").write_text("{not json")
+    (scratch / "full").mkdir()
+    (scratch / "full" / "file.txt").write_text("x")
+    return Place(repo, fresh, scratch)
+
+
+def snapshot(place: Place) -> tuple[Any, ...]:
+    return (
+        tables(place.repo / ".ralph" / "ralph.db"),
+        files(place.repo),
+        refs(place.repo),
+        files(place.fresh),
+        refs(place.fresh),
+        files(place.scratch),
+    )
+
+
+# -- bad values, by what a parameter means --------------------------------------------
+
+JUNK_NUMBERS = ["1.5", "nan", "inf", "", "abc", "\x00", "1\n2", "0x10", "١"]
+HUGE = st.integers(min_value=2**63).map(str) | st.integers(max_value=-(2**63) - 1).map(str)
+NEGATIVE = st.integers(min_value=-(2**62), max_value=-1).map(str)
+BAD_NUMBER = st.sampled_from(JUNK_NUMBERS) | HUGE | NEGATIVE | st.just("0")
+BAD_FLOAT = st.sampled_from(["nan", "inf", "-inf", "-1", "1e400", "", "abc", "\x00", "-0.5"])
+BLANK = st.sampled_from(["", "   ", "\x00", "a\x00b"])
+ONE_LINE = BLANK | st.sampled_from(["a\nb", "a\rb", "tab\x07bell", "\x1b[2Jclear"])
+
+
+def unknown(*known: str) -> st.SearchStrategy[str]:
+    """Names no ``known`` one could be (however leniently parsed), and blanks."""
+    made_up = st.text(min_size=1, max_size=20).map(lambda t: f"no such {t}")
+    return BLANK | made_up | st.sampled_from([f"{k}{k}" for k in known] or ["zz"])
+
+
+def paths(place: Place) -> dict[str, st.SearchStrategy[str]]:
+    missing = str(place.scratch / "missing" / "deeper")
+    return {
+        "input": st.sampled_from(
+            [missing, str(place.scratch), str(place.scratch / "bad.json"), "", "a\x00b"]
+        ),
+        "repository": st.sampled_from(
+            [missing, str(place.scratch / "bad.json"), "a\x00b", str(place.scratch)]
+        ),
+        "new folder": st.sampled_from(
+            [str(place.scratch / "full"), str(place.scratch / "bad.json"), "a\x00b"]
+        ),
+        "store": st.sampled_from(
+            ["nosuch://x", f"sqlite:///{missing}/x.db", "postgresql://", "sqlite://", "a\x00b"]
+        ),
+    }
+
+
+def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStrategy[str] | None:
+    """Values ``param`` of the command at ``path`` must refuse; None for one that takes
+    any value (a flag, search text)."""
+    name = param.name
+    annotation = param.type_descriptor.annotation
+    kind = _bare(annotation)
+    if getattr(param, "is_flag", False) or getattr(param, "count", False):
+        return None
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return unknown(*(member.value for member in kind))
+    if kind is bool:
+        return None
+    if kind is int:
+        if name in ("concurrency",):  # workers in this process: a bounded number
+            return BAD_NUMBER | st.integers(min_value=10**4, max_value=2**62).map(str)
+        if name in ("number", "parent", "child", "by", "run", "task_id"):  # must exist
+            return BAD_NUMBER | st.integers(min_value=10**6, max_value=2**62).map(str)
+        return BAD_NUMBER
+    if kind is float:
+        return BAD_FLOAT
+    by_name = {
+        "state": unknown("Backlog", "Done"),
+        "estimate": unknown("XS", "XL"),
+        "max_estimate": unknown("XS", "XL"),
+        "priority": unknown("P0", "P3"),
+        "phase": unknown("triage", "research"),
+        "agent": unknown("claude", "scripted"),
+        "command": unknown("ralph_research", "ralph_human"),
+        "role": unknown("analyst", "builder"),
+        "roles": unknown("analyst", "builder") | st.just(",") | st.just("analyst,nosuch"),
+        "workers": st.sampled_from(
+            [
+                "garbage",
+                "analyst",
+                "analyst=-1",
+                "analyst=1e3",
+                "builder=x",
+                "nosuch=1",
+                "analyst=99999999999999999999",
+                "builder=100000",
+                "analyst=1,\x00=1",
+            ]
+        ),
+        "title": ONE_LINE | st.text(min_size=300, max_size=400).map(lambda t: f"long\n{t}"),
+        "body": BLANK if path == ("issue", "comment") else st.just("a\x00b"),
+        "label": ONE_LINE,
+        "add": ONE_LINE,
+        "remove": ONE_LINE,
+        "actor": ONE_LINE,
+        "author": ONE_LINE,
+        "github": st.sampled_from(
+            ["", "noslash", "a/b/c", "/", "/repo", "owner/", "a b/c", "a\x00/b"]
+        ),
+        "test_command": st.sampled_from(["'unclosed", "a\x00b", '"']),
+        "adopt": st.sampled_from(["", "..", "a\x00b", "no-such-branch", "main", "-x", "a b"]),
+        # db migrate makes the store a URL names, folders and all: only a bad URL is bad
+        "store": paths(place)["store"].filter(lambda u: "missing" not in u)
+        if path == ("db", "migrate")
+        else paths(place)["store"],
+        "file": paths(place)["input"],
+        "path": paths(place)["repository"],
+        "keep": paths(place)["new folder"],
+        "text": None,  # search text: any text is a search (one matching nothing finds nothing)
+    }
+    if name in by_name:
+        return by_name[name]
+    return st.just("a\x00b")  # a new text parameter: at least no NUL byte gets through
+
+
+def _bare(annotation: Any) -> Any:
+    """``int | None`` -> int, ``list[str] | None`` -> str."""
+    if typing.get_origin(annotation) in (list, typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _bare(inner[0]) if inner else str
+    return annotation
+
+
+# -- valid values for the other arguments ---------------------------------------------
+
+
+def valid_value(place: Place, param: Any) -> str:
+    """A value the required ``param`` takes, so that only the bad one can be refused:
+    issue #1 (Backlog) moved or triaged as a person would."""
+    valid = {
+        "number": "1", "parent": "1", "child": "2", "by": "2", "run": "1", "task_id": "1",
+        "phase": "triage", "state": "Research Needed", "estimate": "XS", "priority": "P1",
+        "title": "A title", "body": "A comment", "file": str(EXAMPLE), "path": str(place.fresh),
+    }  # fmt: skip
+    if param.name not in valid:
+        raise AssertionError(f"no valid value for the required {param.name!r}; add one here")
+    return valid[param.name]
+
+
+def _option(param: Any) -> str:
+    return max(param.opts, key=len)
+
+
+def arguments(place: Place, path: tuple[str, ...], target: Any, value: str) -> list[str]:
+    """The command line: options first, then ``--`` and the positional arguments (so
+    ``-1`` reaches the command as a number, not as an unknown option)."""
+    if target is ROOT_STORE:
+        head: list[str] = ["--store", value, *path]
+        target = None
+    else:
+        head = list(path)
+    options: list[str] = []
+    positional: list[str] = []
+    for param in COMMANDS[path].params:
+        if param is target:
+            given = value
+        elif param.required or param.name in ALWAYS_GIVEN:
+            given = valid_value(place, param)
+        else:
+            continue
+        if isinstance(param, TyperArgument):
+            positional.append(given)
+        else:
+            options += [_option(param), given]
+    return [*head, *options, "--", *positional] if positional else [*head, *options]
+
+
+def targets() -> list[tuple[tuple[str, ...], str]]:
+    """(command, parameter name) for every parameter that can be given a bad value,
+    ``--store`` included for every command that opens the store."""
+    found = []
+    for path, command in COMMANDS.items():
+        for param in command.params:
+            if getattr(param, "is_flag", False) or getattr(param, "count", False):
+                continue
+            if _bare(param.type_descriptor.annotation) is bool or param.name == "text":
+                continue
+            found.append((path, param.name))
+        if path not in NO_STORE:
+            found.append((path, "--store"))
+    return found
+
+
+# -- the test ---------------------------------------------------------------------------
+
+
+def ralph(repo: Path, args: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(repo), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(args)
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(("path", "name"), targets(), ids=[" ".join((*p, n)) for p, n in targets()])
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_bad_value_is_refused_in_one_line_with_exit_2_and_nothing_written(
+    place: Place, path: tuple[str, ...], name: str, data: st.DataObject
+) -> None:
+    if name == "--store":
+        param, name = ROOT_STORE, "store"
+    else:
+        param = next(p for p in COMMANDS[path].params if p.name == name)
+    strategy = bad_values(place, path, param)
+    assert strategy is not None
+    args = arguments(place, path, param, data.draw(strategy, label=name))
+    before = snapshot(place)
+    code, out, err = ralph(place.repo, args)
+    shown = f"ralph {args!r} -> {code}\n{out}{err}"
+    assert "Traceback" not in out + err, shown
+    assert code == 2, shown
+    if err.startswith("Usage:"):  # click refused it: its usage lines and error box
+        assert "Error" in err, shown
+    else:
+        assert out == "", shown
+        assert err.startswith("ralph: error: "), shown
+        assert err.count("\n") == 1, shown
+    assert snapshot(place) == before, shown
