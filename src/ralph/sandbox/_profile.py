@@ -37,10 +37,12 @@ def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
     for path in profile.protected:
         line += ["--ro-bind", str(path), str(path)]
     for path in profile.hidden:
+        # Read-only and empty: a credential file reads as nothing, and nothing an agent
+        # writes there could be mistaken for one later. (A device needs --dev-bind.)
         if path.is_dir():
-            line += ["--tmpfs", str(path)]
+            line += ["--tmpfs", str(path), "--remount-ro", str(path)]
         elif path.exists():
-            line += ["--ro-bind", "/dev/null", str(path)]
+            line += ["--dev-bind", "/dev/null", str(path)]
     # A new session: no TIOCSTI into the person's terminal. The pid namespace and
     # --die-with-parent end every process of the agent when bwrap is killed.
     line += ["--unshare-pid", "--die-with-parent", "--new-session"]

@@ -1,0 +1,65 @@
+"""A person's machine in miniature: a repository with Ralph's store and an implementation
+worktree, a home with credentials in it, and a folder outside everything."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ralph.git import GitRepo, Worktrees
+
+from ..conftest import Project
+
+SECRET = "PRIVATE-KEY-MATERIAL"
+
+
+@dataclass(frozen=True)
+class Machine:
+    repo: Project
+    worktree: Path
+    home: Path
+    #: A folder outside the repository and outside /tmp (which sandboxes get privately).
+    outside: Path
+    tmp: Path
+
+    @property
+    def store(self) -> Path:
+        return self.repo.path / ".ralph" / "ralph.db"
+
+    def protected(self) -> dict[Path, bytes]:
+        """Every file confined code must not change, with its content now."""
+        git = self.repo.path / ".git"
+        files = [
+            git / "config", git / "hooks" / "post-checkout", git / "info" / "exclude",
+            self.store, self.repo.path / "README.md", self.outside / "keep.txt",
+            self.tmp / "keep.txt", self.home / ".ssh" / "id_rsa",
+        ]  # fmt: skip
+        return {f: f.read_bytes() if f.exists() else b"<absent>" for f in files}
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Iterator[Machine]:
+    repo = Project(tmp_path / "repo")
+    made = Worktrees(GitRepo(repo.path)).ensure("GH-1", "feature/GH-1", "main")
+    repo.path.joinpath(".ralph").mkdir(exist_ok=True)
+    with sqlite3.connect(repo.path / ".ralph" / "ralph.db") as db:
+        db.execute("CREATE TABLE tasks (id INTEGER)")
+    db.close()
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET)
+    (home / ".git-credentials").write_text(f"https://me:{SECRET}@github.com\n")
+    (home / ".cache").mkdir()
+    (tmp_path / "keep.txt").write_text("tmp\n")
+    outside = Path(tempfile.mkdtemp(prefix="ralph-sandbox-test-", dir="/var/tmp"))
+    (outside / "keep.txt").write_text("outside\n")
+    try:
+        yield Machine(repo, made.path, home, outside, tmp_path)
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
