@@ -1,11 +1,13 @@
 """A person's machine in miniature: a repository with Ralph's store and an implementation
-worktree, a home with credentials in it, and a folder outside everything."""
+worktree, a home with credentials in it, and a folder outside everything; and machines
+where bubblewrap is missing or cannot start."""
 
 from __future__ import annotations
 
 import shutil
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ralph.git import GitRepo, Worktrees
+from ralph.sandbox import _policy
 
 from ..conftest import Project
 
@@ -63,3 +66,26 @@ def machine(tmp_path: Path) -> Iterator[Machine]:
         yield Machine(repo, made.path, home, outside, tmp_path)
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+@pytest.fixture
+def missing(tmp_path, monkeypatch) -> None:
+    """A PATH without bwrap."""
+    (tmp_path / "empty-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+
+
+@pytest.fixture
+def refused(tmp_path, monkeypatch) -> None:
+    """A bwrap that cannot make its namespaces, as where user namespaces are off."""
+    fake = tmp_path / "fake-bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+
+
+@pytest.fixture
+def warned(monkeypatch) -> None:
+    """A process that has not warned yet."""
+    monkeypatch.setattr(_policy, "_warned", threading.Event())
