@@ -4,7 +4,6 @@ only; the network only when ralph.toml says so). Both hide the person's credenti
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,23 +52,31 @@ class _Checkout:
 
 
 def _checkout(workdir: Path) -> _Checkout | None:
-    try:
-        found = subprocess.run(
-            ["git", "rev-parse", "--git-dir", "--git-common-dir"],
-            cwd=workdir, capture_output=True, text=True, timeout=30, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = found.stdout.splitlines()
-    if found.returncode != 0 or len(lines) != 2:
-        return None
-    git_dir, common = ((workdir / line).resolve() for line in lines)
-    try:
-        head = (git_dir / "HEAD").read_text().strip()
-    except OSError:
-        head = ""
-    branch = head.removeprefix("ref: ") if head.startswith("ref: refs/heads/") else None
-    return _Checkout(git_dir, common, branch)
+    """Read from git's own files, not asked of ``git``: this runs before every confined
+    command, and a process start would cost as much as the sandbox."""
+    for folder in (workdir, *workdir.parents):
+        dot_git = folder / ".git"
+        try:
+            if dot_git.is_dir():
+                git_dir = common = dot_git.resolve()
+            elif dot_git.is_file():
+                # A linked worktree: "gitdir: <admin dir>", which names the common dir.
+                pointer = dot_git.read_text().strip().removeprefix("gitdir: ")
+                git_dir = (folder / pointer).resolve()
+                shared = git_dir / "commondir"  # absent for a submodule: its own
+                common = (
+                    (git_dir / shared.read_text().strip()).resolve()
+                    if shared.is_file()
+                    else git_dir
+                )
+            else:
+                continue
+            head = (git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return None
+        branch = head.removeprefix("ref: ") if head.startswith("ref: refs/heads/") else None
+        return _Checkout(git_dir, common, branch)
+    return None
 
 
 def git_commit_paths(workdir: Path) -> tuple[Path, ...]:
