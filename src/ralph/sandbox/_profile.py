@@ -23,6 +23,8 @@ class SandboxProfile:
     #: that do not exist are left out).
     hidden: tuple[Path, ...] = ()
     network: bool = False
+    #: Variables set inside (``TMPDIR=/tmp`` always is).
+    setenv: tuple[tuple[str, str], ...] = ()
 
 
 def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
@@ -44,9 +46,13 @@ def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
         elif path.exists():
             line += ["--dev-bind", "/dev/null", str(path)]
     # A new session: no TIOCSTI into the person's terminal. The pid namespace and
-    # --die-with-parent end every process of the agent when bwrap is killed.
-    line += ["--unshare-pid", "--die-with-parent", "--new-session"]
+    # --die-with-parent end every process of the agent when bwrap is killed. Run as root,
+    # bwrap keeps every capability unless told: with CAP_SYS_ADMIN one `mount -o
+    # remount,rw /` would undo the whole sandbox.
+    line += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if not profile.network:
         line.append("--unshare-net")
-    line += ["--setenv", "TMPDIR", "/tmp", "--", *argv]
+    for name, value in (("TMPDIR", "/tmp"), *profile.setenv):
+        line += ["--setenv", name, value]
+    line += ["--", *argv]
     return line

@@ -35,6 +35,8 @@ _TMP = Path("/tmp")
 class _Checkout:
     """Where git keeps a checkout's state."""
 
+    #: The checkout's top folder (where its ``.git`` is).
+    top: Path
     git_dir: Path
     common_dir: Path
     #: ``refs/heads/...`` checked out; None when detached.
@@ -75,7 +77,7 @@ def _checkout(workdir: Path) -> _Checkout | None:
         except OSError:
             return None
         branch = head.removeprefix("ref: ") if head.startswith("ref: refs/heads/") else None
-        return _Checkout(git_dir, common, branch)
+        return _Checkout(folder, git_dir, common, branch)
     return None
 
 
@@ -102,7 +104,12 @@ def _inside(path: Path, folders: Iterable[Path]) -> bool:
 
 
 def _common(
-    workdir: Path, home: Path, writable: Sequence[Path], network: bool, extra: Sequence[Path]
+    workdir: Path,
+    home: Path,
+    writable: Sequence[Path],
+    network: bool,
+    extra: Sequence[Path],
+    setenv: tuple[tuple[str, str], ...] = (),
 ) -> SandboxProfile:
     checkout = _checkout(workdir)
     # Only what lies under the private /tmp needs showing again (tests keep repositories
@@ -111,11 +118,16 @@ def _common(
     if checkout is not None:
         shown.append(checkout.repository)
     readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and p.exists())
-    # A main checkout given as the working directory keeps its git directory and the
-    # store read-only: hooks and config there would run with the person's rights.
+    # Read-only again inside the writable paths: a main checkout's git directory and the
+    # store (hooks and config there would run with the person's rights), and a worktree's
+    # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the
+    # worktree would read a config of the agent's making (core.fsmonitor runs a command).
     protected: tuple[Path, ...] = ()
     if checkout is not None:
-        guarded = (checkout.common_dir, checkout.repository / ".ralph")
+        guarded = [checkout.common_dir, checkout.repository / ".ralph"]
+        if checkout.linked:
+            git_dir = checkout.git_dir
+            guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
         protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
     return SandboxProfile(
         writable=tuple(dict.fromkeys(writable)),
@@ -123,6 +135,7 @@ def _common(
         protected=protected,
         hidden=tuple(home / name for name in CREDENTIALS if (home / name).exists()),
         network=network,
+        setenv=setenv,
     )
 
 
@@ -140,6 +153,9 @@ def agent_profile(
 
 
 def profile_for_tests(worktree: Path, *, home: Path, network: bool = False) -> SandboxProfile:
-    """The test command's: writes to ``worktree`` (and the private ``/tmp``) only."""
+    """The test command's: writes to ``worktree`` (and the private ``/tmp``) only. Tools
+    that cache under ``~/.cache`` (go test, pip) cache in ``/tmp`` instead: a cache the
+    tests could write would be one they could poison for the person."""
     worktree, home = worktree.resolve(), home.resolve()
-    return _common(worktree, home, [worktree], network, [])
+    cache = (("XDG_CACHE_HOME", "/tmp/.cache"),)
+    return _common(worktree, home, [worktree], network, [], cache)

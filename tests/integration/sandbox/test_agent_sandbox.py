@@ -36,6 +36,8 @@ def agent(machine: Machine, workdir: Path) -> str:
         "outside": str(machine.outside / "keep.txt"),
         "tmp": str(machine.tmp / "keep.txt"),
         "ssh": str(machine.home / ".ssh" / "id_rsa"),
+        "pointer": str(machine.worktree / ".git"),
+        "commondir": str(git / "worktrees" / "GH-1" / "commondir"),
     }
     reads = [str(machine.home / ".ssh" / "id_rsa"), str(machine.home / ".git-credentials")]
     script = machine.tmp / "bin" / "agent"
@@ -124,7 +126,7 @@ def test_unconfined_the_same_agent_changes_them_all(machine):
     assert set(report["writes"].values()) == {"written"}
     assert [path.name for path in before if before[path] != after[path]] == [
         "config", "post-checkout", "exclude", "ralph.db", "README.md", "keep.txt", "keep.txt",
-        "id_rsa",
+        "id_rsa", ".git", "commondir",
     ]  # fmt: skip
     assert SECRET in report["reads"][0]
 

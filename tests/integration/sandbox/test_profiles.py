@@ -56,3 +56,11 @@ def test_the_agent_gets_its_state_dirs_and_network_the_tests_neither(machine):
         assert profile.hidden == (machine.home / ".ssh", machine.home / ".git-credentials")
         # The repository lives under /tmp here, which confined code gets privately.
         assert profile.readable == (machine.home, machine.repo.path)
+
+
+def test_a_worktrees_pointers_to_its_git_dir_stay_read_only(machine):
+    admin = machine.repo.path / ".git" / "worktrees" / "GH-1"
+    pointers = (machine.worktree / ".git", admin / "commondir", admin / "gitdir")
+    assert agent_profile(machine.worktree, home=machine.home).protected == pointers
+    # The tests cannot write the admin folder at all: only the worktree's own pointer.
+    assert profile_for_tests(machine.worktree, home=machine.home).protected == pointers[:1]

@@ -62,3 +62,19 @@ def test_with_network_on_the_same_connection_works(machine, listening):
     connect = python(f"import socket; socket.create_connection(('127.0.0.1', {listening}), 5)")
     run = run_tests(connect, machine.worktree, network=True)
     assert run.passed, run.output
+
+
+def test_a_confined_root_cannot_remount_its_way_out(machine):
+    escape = machine.outside / "escaped"
+    run_tests(f"mount -o remount,rw / ; touch {escape}", machine.worktree)
+    assert not escape.exists()
+
+
+def test_caches_go_to_the_private_tmp_not_the_persons_home(machine, monkeypatch):
+    monkeypatch.setenv("HOME", str(machine.home))
+    run = run_tests(
+        'mkdir -p "$XDG_CACHE_HOME/go-build" && echo "$XDG_CACHE_HOME"', machine.worktree
+    )
+    assert run.passed, run.output
+    assert run.output == "/tmp/.cache"
+    assert list((machine.home / ".cache").iterdir()) == []

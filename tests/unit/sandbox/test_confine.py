@@ -23,7 +23,14 @@ def test_the_base_is_read_only_with_a_private_tmp_and_the_command_last():
     assert line[line.index("--setenv") + 2] == "/tmp"
     for flag in ("--unshare-pid", "--die-with-parent", "--new-session"):
         assert flag in line
+    assert pairs(line, "--cap-drop") == ["ALL"]  # root keeps none: it could remount /
     assert pairs(line, "--bind") == []
+
+
+def test_the_profiles_variables_are_set_inside():
+    line = confine(["true"], SandboxProfile(setenv=(("XDG_CACHE_HOME", "/tmp/.cache"),)))
+    assert pairs(line, "--setenv") == ["TMPDIR", "XDG_CACHE_HOME"]
+    assert line[line.index("XDG_CACHE_HOME") + 1] == "/tmp/.cache"
 
 
 def test_the_network_is_cut_unless_the_profile_allows_it():
