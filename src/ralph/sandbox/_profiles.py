@@ -25,8 +25,15 @@ CREDENTIALS = (
 )  # fmt: skip
 #: Where agent CLIs keep their own sessions, logins and caches (writable for agents).
 AGENT_STATE_DIRS = (
-    ".claude", ".codex", ".gemini", ".config/opencode", ".local/share/opencode", ".cache",
+    ".claude", ".claude.json", ".codex", ".gemini", ".config/opencode",
+    ".local/share/opencode", ".cache",
 )  # fmt: skip
+#: The folders each known agent CLI needs, made before its first run (a read-only home
+#: could not take them).
+_OWN_STATE = {
+    "claude": (".claude",), "codex": (".codex",), "gemini": (".gemini",),
+    "opencode": (".config/opencode", ".local/share/opencode"),
+}  # fmt: skip
 
 _TMP = Path("/tmp")
 
@@ -144,9 +151,12 @@ def agent_profile(
 ) -> SandboxProfile:
     """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
     its ``scratch`` files and its own state under ``home``; network on (its model is an
-    API). ``program``, when under ``/tmp``, stays visible."""
+    API). ``program``, when under ``/tmp``, stays visible; a known one (codex, ...) gets
+    its state folders made."""
     workdir, home = workdir.resolve(), home.resolve()
-    state = [home / name for name in AGENT_STATE_DIRS if (home / name).is_dir()]
+    for name in _OWN_STATE.get(program.name if program is not None else "", ()):
+        (home / name).mkdir(parents=True, exist_ok=True)
+    state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = [program.resolve().parent] if program is not None else []
     return _common(workdir, home, writable, True, extra)

@@ -64,3 +64,11 @@ def test_a_worktrees_pointers_to_its_git_dir_stay_read_only(machine):
     assert agent_profile(machine.worktree, home=machine.home).protected == pointers
     # The tests cannot write the admin folder at all: only the worktree's own pointer.
     assert profile_for_tests(machine.worktree, home=machine.home).protected == pointers[:1]
+
+
+def test_a_known_agent_cli_gets_its_state_folder_made_and_writable(machine, tmp_path):
+    codex = tmp_path / "bin" / "codex"
+    profile = agent_profile(machine.worktree, home=machine.home, program=codex)
+    assert (machine.home / ".codex").is_dir()
+    assert machine.home / ".codex" in profile.writable
+    assert not (machine.home / ".gemini").exists()  # only the agent's own
