@@ -18,6 +18,14 @@ from ralph.runtimes.command import CommandRuntime
 RESULT = {"document": "doc.md", "summary": "found it"}
 
 
+@pytest.fixture(autouse=True)
+def own_home(tmp_path, monkeypatch):
+    """The fake CLIs are named codex, gemini, ...: the state folders the sandbox makes
+    for them go into a home of the test's own."""
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
 def fake_cli(tmp_path: Path, name: str, body: str) -> str:
     """An executable Python script called ``name``; returns its path."""
     script = tmp_path / "bin" / name
