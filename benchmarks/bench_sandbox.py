@@ -110,15 +110,20 @@ def main() -> None:
         implement += [wall * 1000 for phase, wall, _ in timings if phase == "implement"]
         epics.append(sum(wall for _, wall, _ in timings) * 1000)
     wall = statistics.median(implement)
-    # The implement phase runs the test command once (confined) and, with a command or
-    # Claude agent, the agent once per attempt: count both.
-    added = test_added + (rows[4][2] - rows[4][1])
+    # The implement phase runs the test command once, confined; a command agent would add
+    # one confined agent run per attempt (the scripted agents are not confined).
+    agent_added = rows[4][2] - rows[4][1]
     print(
-        f"implement phase (scripted agent, sample tests): median {wall:.0f} ms of which "
-        f"the sandbox adds {added:.1f} ms = {added / wall:.1%} (goal <= 5 %)"
+        f"implement phase (scripted agent, sample tests): median {wall:.0f} ms; the confined "
+        f"test command adds {test_added:.1f} ms = {test_added / wall:.1%}, with a confined "
+        f"agent run {test_added + agent_added:.1f} ms = {(test_added + agent_added) / wall:.1%}"
+        " (goal <= 5 %)"
     )
     whole = statistics.median(epics)
-    print(f"whole epic (11 phase runs): median {whole:.0f} ms, sandbox {added / whole:.1%}")
+    print(
+        f"whole epic (11 phase runs, one confined test run): median {whole:.0f} ms, "
+        f"sandbox {test_added / whole:.1%}"
+    )
 
 
 if __name__ == "__main__":
