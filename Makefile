@@ -1,6 +1,8 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 # Everything is installed into .venv from the lock file (uv.lock); only python3, git and make
-# have to be on the machine.
+# have to be on the machine. Agents and the tests they write run in bubblewrap (socat is
+# for Claude Code's own sandbox): `make demo` and `make test` install both with apt-get
+# when they are missing and make runs as root, and otherwise say what to install.
 
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github clean
+.PHONY: demo docs test sandbox-tools lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +23,21 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras
 	@touch $@
 
-demo: $(VENV)/.synced
+SANDBOX_PACKAGES := bubblewrap socat
+
+# apt-get update only when the install fails (a fresh image has no package lists).
+sandbox-tools:
+	@if ! command -v bwrap >/dev/null 2>&1 || ! command -v socat >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null 2>&1 \
+			|| { apt-get update -q >/dev/null && apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null; } \
+			|| echo "Could not install $(SANDBOX_PACKAGES); install them to run agents sandboxed"; \
+		else \
+			echo "Install $(SANDBOX_PACKAGES) (sudo apt-get install $(SANDBOX_PACKAGES)): agents and tests run in bubblewrap"; \
+		fi; \
+	fi
+
+demo: $(VENV)/.synced sandbox-tools
 	$(VENV)/bin/ralph demo
 
 # docs/cli.md and docs/configuration.md, from the code (a test checks they are current).
@@ -38,7 +54,7 @@ typecheck: $(VENV)/.synced
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest -q tests/unit
 
-test: lint typecheck
+test: lint typecheck sandbox-tools
 	$(VENV)/bin/pytest -q
 
 bench: $(VENV)/.synced
@@ -64,6 +80,9 @@ bench-overhead: $(VENV)/.synced
 
 bench-github: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_github.py
+
+bench-sandbox: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_sandbox.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

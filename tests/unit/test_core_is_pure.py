@@ -57,3 +57,11 @@ def test_core_modules_import_no_io_and_nothing_above_the_core(path):
         assert top not in FORBIDDEN, f"{path.name} imports {name}"
         if top == "ralph":
             assert name.startswith(ALLOWED_FIRST_PARTY), f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "sandbox").rglob("*.py")), ids=str)
+def test_the_sandbox_depends_on_nothing_of_ralph_but_its_errors(path):
+    """Every layer that runs agent-written code uses it; it must not pull them in."""
+    for name in imports(path):
+        if name.split(".")[0] == "ralph":
+            assert name.startswith(("ralph.sandbox", "ralph.errors")), f"{path.name} imports {name}"

@@ -14,8 +14,9 @@ from rich.markup import escape
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
-from ralph.config import github_client, init_project, untested_warning
+from ralph.config import Config, github_client, init_project, untested_warning
 from ralph.errors import RalphError
+from ralph.sandbox import probe
 from ralph.tracker import check_board
 
 __all__ = ["doctor_command", "init_command"]
@@ -102,9 +103,29 @@ def init_command(
         console.print('Next: ralph issue new "My first issue", then ralph status')
 
 
+def _sandbox_line(config: Config) -> tuple[bool, str]:
+    """Whether agents can run as ralph.toml asks, and the doctor's line about it."""
+    status = probe()
+    if status.available:
+        tests = "tests with network" if config.sandbox_network == "on" else "tests without network"
+        return True, (
+            f"[green]✓[/] sandbox: {escape(status.version)} (agents write only to their "
+            f"worktree; {tests})"
+        )
+    if config.allow_unsandboxed:
+        return True, (
+            "[bold yellow]![/] sandbox: unavailable, agents run unconfined "
+            f"(allow_unsandboxed = true): {escape(status.reason)}"
+        )
+    return False, (
+        f"[red]✗[/] sandbox: {escape(status.reason)}; install bubblewrap "
+        "(apt-get install bubblewrap) or set allow_unsandboxed = true"
+    )
+
+
 def doctor_command() -> None:
-    """Check the test command, and on GitHub the token, its scopes, the repository, the
-    board and its fields."""
+    """Check the test command, the sandbox agents run in, and on GitHub the token, its
+    scopes, the repository, the board and its fields."""
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -112,10 +133,14 @@ def doctor_command() -> None:
         console.print(f"[green]✓[/] test_command: {escape(config.test_command)}")
     else:
         console.print(f"[bold yellow]![/] test_command: {escape(warning)}")
+    confined, line = _sandbox_line(config)
+    console.print(line)
     if config.tracker != "github":
         console.print(
             f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"
         )
+        if not confined:
+            raise typer.Exit(1)
         return
     settings = config.github
     client = github_client(settings, os.environ)
@@ -134,5 +159,5 @@ def doctor_command() -> None:
     for check in checks:
         mark = "[green]✓[/]" if check.ok else "[red]✗[/]"
         console.print(f"{mark} {check.name}: {check.detail}")
-    if not all(check.ok for check in checks):
+    if not confined or not all(check.ok for check in checks):
         raise typer.Exit(1)

@@ -21,6 +21,7 @@ from ralph.config import (
     untested_warning,
 )
 from ralph.errors import ConfigError, GitError
+from ralph.sandbox import unconfined_warning
 from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker
 
@@ -106,7 +107,8 @@ def warn(text: str) -> None:
 
 
 def warn_if_untested(config: Config) -> None:
-    """Once per run: a project without a test command gets its implementations untested."""
-    warning = untested_warning(config)
-    if warning is not None:
-        warn(warning)
+    """Once per run: a project without a test command gets its implementations untested,
+    and one allowed to run agents unconfined where bubblewrap cannot start does."""
+    for warning in (untested_warning(config), unconfined_warning(config.allow_unsandboxed)):
+        if warning is not None:
+            warn(warning)

@@ -58,7 +58,9 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
         from ralph.mcp import build_server
 
         tools = build_server(project, read_only=True, actor="agent")
-    return open_runtime(name, settings, tools_server=tools)
+    return open_runtime(
+        name, settings, tools_server=tools, allow_unsandboxed=project.config.allow_unsandboxed
+    )
 
 
 def run_command(

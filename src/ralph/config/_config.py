@@ -27,6 +27,7 @@ __all__ = ["CONFIG_FILE", "Config", "find_config", "load_config", "render_config
 
 CONFIG_FILE = "ralph.toml"
 TRACKERS = ("local", "github")
+SANDBOX_NETWORK = ("off", "on")
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -49,6 +50,10 @@ class Config:
     #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
     escalate_to: str = ""
     wip_limits: dict[str, int] = field(default_factory=dict)
+    #: Whether the test command reaches the network from its sandbox ("off" or "on").
+    sandbox_network: str = "off"
+    #: Run agents and the test command unconfined where bubblewrap cannot start.
+    allow_unsandboxed: bool = False
     agent: AgentSettings = field(default_factory=AgentSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
 
@@ -75,6 +80,8 @@ _KEYS = {
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
+    "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
+    "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "agent": ("agent", None),
     "github": ("github", None),
 }
@@ -126,6 +133,12 @@ def _convert(name: str, value: Any, source: str) -> Any:
             }
         if name == "escalate_to":
             return _handles(value, source)
+        if name == "sandbox_network":
+            if value not in SANDBOX_NETWORK:
+                raise ValueError
+            return value
+        if name == "allow_unsandboxed":
+            return _flag(value)
         if kind == "float":
             return setting_number(value, source)
         if not isinstance(value, str):
@@ -135,8 +148,19 @@ def _convert(name: str, value: Any, source: str) -> Any:
         expected = {
             "review_mode": "one of " + ", ".join(m.value for m in ReviewMode),
             "wip_limits": "a table of state = limit",
+            "sandbox_network": '"off" or "on"',
+            "allow_unsandboxed": "true or false",
         }.get(name, "a number >= 0" if kind == "float" else "a string")
         raise ConfigError(f"{source}: {value!r} is not valid; expected {expected}") from None
+
+
+def _flag(value: Any) -> bool:
+    """A TOML boolean, or ``true``/``false`` from a RALPH_* variable."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError
 
 
 _HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?$")
@@ -241,6 +265,13 @@ budget_run_usd = 0
 budget_day_usd = 0
 # When an issue counts as stuck on the board.
 stuck_threshold_hours = 48
+# Agents and the test command run in a bubblewrap sandbox: they write only to their
+# worktree, and the person's credentials (~/.ssh, ~/.config/gh, ...) are hidden. Whether
+# the test command may reach the network: "off" or "on" (agents always may: their model
+# is an API).
+sandbox_network = "off"
+# Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
+allow_unsandboxed = false
 
 # Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
 [wip_limits]

@@ -11,13 +11,22 @@ from pathlib import Path
 
 from ralph._secrets import redact
 from ralph.artifacts import StreamNames
+from ralph.errors import AgentUnusable, ConfigError
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
 from ralph.runtimes._environment import scrubbed_environment
+from ralph.sandbox import confine, profile_for_tests, should_confine
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
 
-__all__ = ["TestRun", "branch_for", "plan_stream", "run_tests", "worktree_id"]
+__all__ = [
+    "TestRun",
+    "branch_for",
+    "plan_stream",
+    "project_tests",
+    "run_tests",
+    "worktree_id",
+]
 
 #: Longest a test command may run before the phase calls it failed.
 TEST_TIMEOUT_SECONDS = 1800.0
@@ -64,19 +73,48 @@ class TestRun:
     output: str = ""
 
 
-def run_tests(command: str, cwd: Path, timeout: float = TEST_TIMEOUT_SECONDS) -> TestRun:
-    """Run the project's test command (from ralph.toml, so trusted) in ``cwd``."""
+def run_tests(
+    command: str,
+    cwd: Path,
+    timeout: float = TEST_TIMEOUT_SECONDS,
+    *,
+    network: bool = False,
+    allow_unsandboxed: bool = False,
+) -> TestRun:
+    """Run the project's test command (from ralph.toml, so trusted) in ``cwd``, sandboxed:
+    the tests an agent wrote write only to ``cwd`` and ``/tmp``, and reach the network
+    only with ``network``. AgentUnusable (nothing can be tested here until a person acts)
+    when the sandbox cannot start and ``allow_unsandboxed`` is false."""
     if not command.strip():
         return TestRun(True, "")
+    # The tests run code an agent wrote: no token of Ralph's is one `env` away, and
+    # whatever they print is redacted before it can reach a comment or the store.
+    env = scrubbed_environment(os.environ)
+    argv = ["/bin/sh", "-c", command]
     try:
-        # The tests run code an agent wrote: no token of Ralph's is one `env` away, and
-        # whatever they print is redacted before it can reach a comment or the store.
+        confined = should_confine(allow_unsandboxed, "the test command")
+    except ConfigError as refused:
+        raise AgentUnusable(str(refused)) from None
+    if confined:
+        home = Path(env.get("HOME") or Path.home())
+        argv = confine(argv, profile_for_tests(cwd, home=home, network=network))
+    try:
         done = subprocess.run(
-            command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-            check=False, env=scrubbed_environment(os.environ),
-        )  # fmt: skip
+            argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+        )
     except subprocess.TimeoutExpired:
         return TestRun(False, command, f"timed out after {timeout:g}s")
     lines = redact(done.stdout + done.stderr).strip().splitlines()
     output = "\n".join(lines[-_OUTPUT_LINES:])[-_OUTPUT_CHARS:]
     return TestRun(done.returncode == 0, command, "\n".join(lines[-5:]), output)
+
+
+def project_tests(ctx: PhaseContext, cwd: Path) -> TestRun:
+    """The project's test command in ``cwd``, sandboxed as its ralph.toml says."""
+    config = ctx.project.config
+    return run_tests(
+        config.test_command,
+        cwd,
+        network=config.sandbox_network == "on",
+        allow_unsandboxed=config.allow_unsandboxed,
+    )

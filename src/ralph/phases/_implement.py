@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from ralph.artifacts import ArtifactKind, plan_phases
 from ralph.git import working_changes
 from ralph.graph import Role
-from ralph.phases._branches import branch_for, run_tests, worktree_id
+from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
@@ -138,7 +138,7 @@ class ImplementPhase(Phase):
         problems = implementation_problems(ctx, members, worktree)
         if problems:
             return problems
-        tests = run_tests(ctx.project.config.test_command, space.workdir)
+        tests = project_tests(ctx, space.workdir)
         if not tests.passed:
             return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]
         return []

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ralph.errors import MergeConflict
 from ralph.graph import Role
-from ralph.phases._branches import run_tests
+from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
 from ralph.tracker import Issue, PullRequest, PullRequestState
@@ -131,7 +131,7 @@ class MergePhase(Phase):
             raise NeedsHuman(
                 f"{pr.head} conflicts with {pr.base} and does not rebase cleanly ({files})"
             )
-        tests = run_tests(ctx.project.config.test_command, made.path)
+        tests = project_tests(ctx, made.path)
         if not tests.passed:
             raise NeedsHuman(
                 f"{pr.head} rebased onto {pr.base} but the tests fail (`{tests.command}`): "

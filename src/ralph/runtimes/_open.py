@@ -10,6 +10,7 @@ from typing import Any
 from ralph.config import AgentSettings
 from ralph.errors import ConfigError
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.sandbox import should_confine
 
 __all__ = ["RUNTIMES", "open_runtime"]
 
@@ -30,13 +31,16 @@ def open_runtime(
     *,
     tools_server: Any = None,
     environ: Mapping[str, str] | None = None,
+    allow_unsandboxed: bool = False,
 ) -> AgentRuntime:
     """The runtime called ``name``, configured from ``settings``. ``tools_server`` is the
     read-only MCP server agents get in-process (Claude). ConfigError, saying what to
-    install or set, when the runtime cannot work here."""
+    install or set, when the runtime cannot work here, or cannot be sandboxed here and
+    ``allow_unsandboxed`` (ralph.toml) is false."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
     if name == "scripted":
+        # In-process simulated agents: they run no agent code, so nothing to confine.
         from ralph.runtimes.scripted import ScriptedRuntime
 
         return ScriptedRuntime()
@@ -54,6 +58,7 @@ def open_runtime(
                 "the claude agent needs an API key: set ANTHROPIC_API_KEY "
                 f"(or log in once with `{login_command()}`)"
             )
+        should_confine(allow_unsandboxed, "agents")
 
         return ClaudeRuntime(
             model=settings.model,
@@ -68,5 +73,10 @@ def open_runtime(
                 'the command agent needs a template: set [agent] command = "..." in '
                 "ralph.toml (see the comments there)"
             )
-        return CommandRuntime(settings.command, output=settings.format, model=settings.model)
+        return CommandRuntime(
+            settings.command,
+            output=settings.format,
+            model=settings.model,
+            sandbox=should_confine(allow_unsandboxed, "agents"),
+        )
     raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(RUNTIMES)}")

@@ -40,9 +40,9 @@ LEAKY_TEST = """Add a diagnostic test.
 def secrets_around(monkeypatch, tmp_path):
     monkeypatch.setenv("RALPH_GH_TOKEN", TOKEN)
     monkeypatch.setenv("PGPASSWORD", "pg-password-42")
-    monkeypatch.setenv("DIAG_OUT", str(tmp_path / "seen-env.txt"))
+    # Relative: the sandboxed tests may write only in their worktree.
+    monkeypatch.setenv("DIAG_OUT", "seen-env.txt")
     monkeypatch.setattr(_secrets, "_default", None)  # the process reads its secrets again
-    return tmp_path / "seen-env.txt"
 
 
 def test_a_failing_test_that_prints_a_token_never_posts_or_stores_it(
@@ -54,7 +54,7 @@ def test_a_failing_test_that_prints_a_token_never_posts_or_stores_it(
 
     assert outcome.status is PhaseStatus.ESCALATED
     assert sample.state(number) is WorkflowState.HUMAN_NEEDED
-    seen = secrets_around.read_text()
+    seen = (sample.repo.path / "worktrees" / f"GH-{number}" / "seen-env.txt").read_text()
     assert "RALPH_GH_TOKEN" not in seen  # not even the names
     assert "PGPASSWORD" not in seen
     assert "DIAG_OUT" in seen  # the test did run, with the rest of the environment

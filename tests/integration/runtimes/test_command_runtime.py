@@ -18,6 +18,14 @@ from ralph.runtimes.command import CommandRuntime
 RESULT = {"document": "doc.md", "summary": "found it"}
 
 
+@pytest.fixture(autouse=True)
+def own_home(tmp_path, monkeypatch):
+    """The fake CLIs are named codex, gemini, ...: the state folders the sandbox makes
+    for them go into a home of the test's own."""
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
 def fake_cli(tmp_path: Path, name: str, body: str) -> str:
     """An executable Python script called ``name``; returns its path."""
     script = tmp_path / "bin" / name
@@ -183,8 +191,8 @@ def test_the_timeout_kills_the_agent_and_its_children(tmp_path, brief, workdir):
         "agent",
         """
         import subprocess
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-        open("child.pid", "w").write(str(child.pid))
+        beat = "import time\\nwhile True:\\n open('child.beat', 'a').write('.')\\n time.sleep(0.05)"
+        subprocess.Popen([sys.executable, "-c", beat])
         while True:
             print("working", flush=True)
             time.sleep(0.2)
@@ -196,9 +204,13 @@ def test_the_timeout_kills_the_agent_and_its_children(tmp_path, brief, workdir):
     assert result.status is AgentStatus.TIMEOUT
     assert result.error == "no result within 1.5s"
     assert time.monotonic() - started < 10
-    child = int((workdir / "child.pid").read_text())
+    # The child's pid means nothing outside the sandbox's pid namespace: its heartbeat
+    # file stops growing once it is dead.
     time.sleep(0.2)
-    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text()
+    beats = (workdir / "child.beat").stat().st_size
+    time.sleep(0.3)
+    assert beats > 0
+    assert (workdir / "child.beat").stat().st_size == beats
 
 
 def test_an_agent_that_goes_quiet_is_stalled(tmp_path, brief):

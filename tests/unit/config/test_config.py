@@ -104,3 +104,47 @@ def test_escalate_to_takes_github_handles_and_writes_each_with_its_at(tmp_path):
     (tmp_path / "ralph.toml").write_text('escalate_to = "al ice!"\n')
     with pytest.raises(ConfigError, match="'ice!' is not a GitHub handle"):
         load_config(tmp_path, env={})
+
+
+def test_the_sandbox_settings_default_to_no_network_and_no_unconfined_runs(root):
+    config = load_config(root, env={})
+    assert (config.sandbox_network, config.allow_unsandboxed) == ("off", False)
+    text = (root / CONFIG_FILE).read_text()
+    assert 'sandbox_network = "off"' in text
+    assert "allow_unsandboxed = false" in text
+
+
+def test_the_sandbox_settings_are_read_from_the_file_and_the_environment(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text('sandbox_network = "on"\nallow_unsandboxed = true\n')
+    config = load_config(tmp_path, env={})
+    assert (config.sandbox_network, config.allow_unsandboxed) == ("on", True)
+    env = {"RALPH_SANDBOX_NETWORK": "off", "RALPH_ALLOW_UNSANDBOXED": "false"}
+    config = load_config(tmp_path, env=env)
+    assert (config.sandbox_network, config.allow_unsandboxed) == ("off", False)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'sandbox_network = "maybe"',
+            'sandbox_network: \'maybe\' is not valid; expected "off" or "on"',
+        ),
+        ("sandbox_network = true", 'sandbox_network: True is not valid; expected "off" or "on"'),
+        (
+            'allow_unsandboxed = "yes"',
+            "allow_unsandboxed: 'yes' is not valid; expected true or false",
+        ),
+        ("allow_unsandboxed = 1", "allow_unsandboxed: 1 is not valid; expected true or false"),
+    ],
+)
+def test_bad_sandbox_settings_are_refused_in_one_line(tmp_path, line, message):
+    (tmp_path / CONFIG_FILE).write_text(line + "\n")
+    with pytest.raises(ConfigError) as refusal:
+        load_config(tmp_path, env={})
+    assert str(refusal.value) == f"{tmp_path / CONFIG_FILE}: {message}"
+
+
+def test_a_bad_sandbox_variable_is_refused_naming_it(root):
+    with pytest.raises(ConfigError, match=r"^RALPH_ALLOW_UNSANDBOXED: 'yes' is not valid"):
+        load_config(root, env={"RALPH_ALLOW_UNSANDBOXED": "yes"})

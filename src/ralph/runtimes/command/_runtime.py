@@ -8,7 +8,9 @@ argument), ``{workdir}``, ``{schema_file}`` (the result's JSON schema),
 prompt placeholder, the prompt goes to standard input.
 
 The process runs in the phase's working directory, without credentials other than the
-agent's own, in its own process group: the wall-clock timeout and the stall timeout (no
+agent's own, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
+directory, what git needs to commit there and its own state; the person's credentials are
+hidden), in its own process group: the wall-clock timeout and the stall timeout (no
 output for a while) kill the whole group, and so does an output line that says the
 agent cannot work here at all (Claude Code retrying a refused key).
 """
@@ -19,6 +21,7 @@ import contextlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -34,6 +37,7 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
+from ralph.sandbox import agent_profile, confine, probe
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
@@ -67,7 +71,10 @@ class CommandRuntime(AgentRuntime):
         output: str = "plain",
         model: str = "",
         environ: Mapping[str, str] | None = None,
+        sandbox: bool | None = None,
     ) -> None:
+        """``sandbox``: True confines every run, False none (ralph.toml allowed that);
+        None confines when bubblewrap can start here."""
         try:
             self.words = shlex.split(template)
         except ValueError as exc:
@@ -87,6 +94,7 @@ class CommandRuntime(AgentRuntime):
         self.output = output
         self.model = model
         self.environ = environ
+        self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
 
     def run(self, brief: AgentBrief) -> AgentResult:
@@ -115,11 +123,30 @@ class CommandRuntime(AgentRuntime):
             }
             argv = [word.format(**values) for word in self.words]
             on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in self.words)
+            if self.sandbox:
+                argv = self._confined(argv, brief, files)
             ran = self._execute(argv, brief, prompt, on_stdin)
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
         return self._result(brief, parsed, ran, time.monotonic() - started)
+
+    def _confined(self, argv: list[str], brief: AgentBrief, files: Path) -> list[str]:
+        environ = os.environ if self.environ is None else self.environ
+        home = Path(environ.get("HOME") or Path.home())
+        # Found here, as the process would find it: inside, bwrap could only say it failed.
+        found: str | None
+        if "/" in argv[0]:
+            path = str(brief.workdir / argv[0])
+            found = path if os.access(path, os.X_OK) else None
+        else:
+            found = shutil.which(argv[0], path=environ.get("PATH"))
+        if found is None:
+            raise ConfigError(
+                f"cannot start the agent command {argv[0]!r}: not found, or not executable"
+            )
+        profile = agent_profile(brief.workdir, home=home, scratch=[files], program=Path(found))
+        return confine(argv, profile)
 
     def _execute(self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool) -> _Ran:
         environ = os.environ if self.environ is None else self.environ

@@ -1,0 +1,32 @@
+"""The OS sandbox (bubblewrap) agent-written code runs in: agent CLIs and the project's
+test command see the whole machine read-only, write only to their worktree (and what git
+needs to commit there), never see the person's credentials, and the tests get no network
+unless ralph.toml says so. Where bubblewrap cannot start, Ralph refuses to run them unless
+``allow_unsandboxed = true``."""
+
+from __future__ import annotations
+
+from ralph.sandbox._policy import should_confine, unconfined_warning
+from ralph.sandbox._probe import SandboxStatus, probe
+from ralph.sandbox._profile import SandboxProfile, confine
+from ralph.sandbox._profiles import (
+    AGENT_STATE_DIRS,
+    CREDENTIALS,
+    agent_profile,
+    git_commit_paths,
+    profile_for_tests,
+)
+
+__all__ = [
+    "AGENT_STATE_DIRS",
+    "CREDENTIALS",
+    "SandboxProfile",
+    "SandboxStatus",
+    "agent_profile",
+    "confine",
+    "git_commit_paths",
+    "probe",
+    "profile_for_tests",
+    "should_confine",
+    "unconfined_warning",
+]

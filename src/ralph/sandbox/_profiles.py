@@ -1,0 +1,171 @@
+"""The two profiles Ralph confines with: an agent's (its working directory, what git
+needs to commit there, its own state, the network) and the test command's (the worktree
+only; the network only when ralph.toml says so). Both hide the person's credentials."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph.sandbox._profile import SandboxProfile
+
+__all__ = [
+    "AGENT_STATE_DIRS",
+    "CREDENTIALS",
+    "agent_profile",
+    "git_commit_paths",
+    "profile_for_tests",
+]
+
+#: The person's credentials, relative to their home: hidden from everything confined.
+CREDENTIALS = (
+    ".ssh", ".config/gh", ".git-credentials", ".netrc", ".pgpass", ".aws",
+    ".docker/config.json", ".config/gcloud", ".kube",
+)  # fmt: skip
+#: Where agent CLIs keep their own sessions, logins and caches (writable for agents).
+AGENT_STATE_DIRS = (
+    ".claude", ".claude.json", ".codex", ".gemini", ".config/opencode",
+    ".local/share/opencode", ".cache",
+)  # fmt: skip
+#: The folders each known agent CLI needs, made before its first run (a read-only home
+#: could not take them).
+_OWN_STATE = {
+    "claude": (".claude",), "codex": (".codex",), "gemini": (".gemini",),
+    "opencode": (".config/opencode", ".local/share/opencode"),
+}  # fmt: skip
+
+_TMP = Path("/tmp")
+
+
+@dataclass(frozen=True)
+class _Checkout:
+    """Where git keeps a checkout's state."""
+
+    #: The checkout's top folder (where its ``.git`` is).
+    top: Path
+    git_dir: Path
+    common_dir: Path
+    #: ``refs/heads/...`` checked out; None when detached.
+    branch: str | None
+
+    @property
+    def linked(self) -> bool:
+        """A worktree of its own (``git worktree add``), not the main checkout."""
+        return self.git_dir != self.common_dir
+
+    @property
+    def repository(self) -> Path:
+        """The main checkout (the common git directory's parent)."""
+        return self.common_dir.parent if self.common_dir.name == ".git" else self.common_dir
+
+
+def _checkout(workdir: Path) -> _Checkout | None:
+    """Read from git's own files, not asked of ``git``: this runs before every confined
+    command, and a process start would cost as much as the sandbox."""
+    for folder in (workdir, *workdir.parents):
+        dot_git = folder / ".git"
+        try:
+            if dot_git.is_dir():
+                git_dir = common = dot_git.resolve()
+            elif dot_git.is_file():
+                # A linked worktree: "gitdir: <admin dir>", which names the common dir.
+                pointer = dot_git.read_text().strip().removeprefix("gitdir: ")
+                git_dir = (folder / pointer).resolve()
+                shared = git_dir / "commondir"  # absent for a submodule: its own
+                common = (
+                    (git_dir / shared.read_text().strip()).resolve()
+                    if shared.is_file()
+                    else git_dir
+                )
+            else:
+                continue
+            head = (git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return None
+        branch = head.removeprefix("ref: ") if head.startswith("ref: refs/heads/") else None
+        return _Checkout(folder, git_dir, common, branch)
+    return None
+
+
+def git_commit_paths(workdir: Path) -> tuple[Path, ...]:
+    """What ``git commit`` in the linked worktree ``workdir`` writes besides the worktree:
+    the object store, the worktree's own admin directory, and the folder of its branch's
+    ref and of its log (made here when missing, since a bind needs them). Never the
+    repository's config, hooks or info; nothing for a main checkout or outside git."""
+    checkout = _checkout(workdir.resolve())
+    if checkout is None or not checkout.linked:
+        return ()
+    common = checkout.common_dir
+    paths = [common / "objects", checkout.git_dir]
+    if checkout.branch is not None:
+        folder = Path(checkout.branch).parent  # refs/heads/feature for feature/GH-1
+        for place in (common / folder, common / "logs" / folder):
+            place.mkdir(parents=True, exist_ok=True)
+            paths.append(place)
+    return tuple(paths)
+
+
+def _inside(path: Path, folders: Iterable[Path]) -> bool:
+    return any(path == folder or path.is_relative_to(folder) for folder in folders)
+
+
+def _common(
+    workdir: Path,
+    home: Path,
+    writable: Sequence[Path],
+    network: bool,
+    extra: Sequence[Path],
+    setenv: tuple[tuple[str, str], ...] = (),
+) -> SandboxProfile:
+    checkout = _checkout(workdir)
+    # Only what lies under the private /tmp needs showing again (tests keep repositories
+    # there); everything else is already visible read-only.
+    shown = [home, *extra]
+    if checkout is not None:
+        shown.append(checkout.repository)
+    readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and p.exists())
+    # Read-only again inside the writable paths: a main checkout's git directory and the
+    # store (hooks and config there would run with the person's rights), and a worktree's
+    # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the
+    # worktree would read a config of the agent's making (core.fsmonitor runs a command).
+    protected: tuple[Path, ...] = ()
+    if checkout is not None:
+        guarded = [checkout.common_dir, checkout.repository / ".ralph"]
+        if checkout.linked:
+            git_dir = checkout.git_dir
+            guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
+        protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
+    return SandboxProfile(
+        writable=tuple(dict.fromkeys(writable)),
+        readable=readable,
+        protected=protected,
+        hidden=tuple(home / name for name in CREDENTIALS if (home / name).exists()),
+        network=network,
+        setenv=setenv,
+    )
+
+
+def agent_profile(
+    workdir: Path, *, home: Path, scratch: Sequence[Path] = (), program: Path | None = None
+) -> SandboxProfile:
+    """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
+    its ``scratch`` files and its own state under ``home``; network on (its model is an
+    API). ``program``, when under ``/tmp``, stays visible; a known one (codex, ...) gets
+    its state folders made."""
+    workdir, home = workdir.resolve(), home.resolve()
+    for name in _OWN_STATE.get(program.name if program is not None else "", ()):
+        (home / name).mkdir(parents=True, exist_ok=True)
+    state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
+    writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
+    extra = [program.resolve().parent] if program is not None else []
+    return _common(workdir, home, writable, True, extra)
+
+
+def profile_for_tests(worktree: Path, *, home: Path, network: bool = False) -> SandboxProfile:
+    """The test command's: writes to ``worktree`` (and the private ``/tmp``) only. Tools
+    that cache under ``~/.cache`` (go test, pip) cache in ``/tmp`` instead: a cache the
+    tests could write would be one they could poison for the person."""
+    worktree, home = worktree.resolve(), home.resolve()
+    cache = (("XDG_CACHE_HOME", "/tmp/.cache"),)
+    return _common(worktree, home, [worktree], network, [], cache)

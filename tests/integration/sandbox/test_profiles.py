@@ -1,0 +1,74 @@
+"""The profiles Ralph confines with, read off real checkouts: what git needs to commit in
+a worktree, and nothing of a main checkout's git directory or store."""
+
+from __future__ import annotations
+
+from ralph.git import GitRepo, Worktrees
+from ralph.sandbox import agent_profile, git_commit_paths, profile_for_tests
+
+
+def test_a_worktree_commits_into_the_objects_its_admin_dir_and_its_branch_folder(machine):
+    git = machine.repo.path / ".git"
+    assert git_commit_paths(machine.worktree) == (
+        git / "objects",
+        git / "worktrees" / "GH-1",
+        git / "refs" / "heads" / "feature",
+        git / "logs" / "refs" / "heads" / "feature",
+    )
+
+
+def test_a_missing_branch_folder_is_made_for_the_bind(machine):
+    """A packed ref has no loose folder; bubblewrap can only bind what exists."""
+    git = machine.repo.path / ".git"
+    GitRepo(machine.repo.path).git("pack-refs", "--all", what="pack")
+    assert not (git / "refs" / "heads" / "feature").exists()
+    assert git / "refs" / "heads" / "feature" in git_commit_paths(machine.worktree)
+    assert (git / "refs" / "heads" / "feature").is_dir()
+
+
+def test_a_detached_scratch_checkout_gets_no_branch_folder(machine):
+    git = machine.repo.path / ".git"
+    with Worktrees(GitRepo(machine.repo.path)).scratch("plan-GH-1", "main") as scratch:
+        assert git_commit_paths(scratch) == (git / "objects", git / "worktrees" / "plan-GH-1")
+
+
+def test_a_main_checkout_or_a_plain_folder_gets_nothing_of_git(machine, tmp_path):
+    assert git_commit_paths(machine.repo.path) == ()
+    (tmp_path / "plain").mkdir()
+    assert git_commit_paths(tmp_path / "plain") == ()
+
+
+def test_a_main_checkout_as_workdir_keeps_its_git_dir_and_store_read_only(machine):
+    profile = agent_profile(machine.repo.path, home=machine.home)
+    assert machine.repo.path in profile.writable
+    assert profile.protected == (machine.repo.path / ".git", machine.repo.path / ".ralph")
+
+
+def test_the_agent_gets_its_state_dirs_and_network_the_tests_neither(machine):
+    agent = agent_profile(machine.worktree, home=machine.home)
+    tests = profile_for_tests(machine.worktree, home=machine.home)
+    assert machine.home / ".cache" in agent.writable
+    assert agent.network is True
+    assert tests.writable == (machine.worktree,)
+    assert tests.network is False
+    assert profile_for_tests(machine.worktree, home=machine.home, network=True).network
+    for profile in (agent, tests):
+        assert profile.hidden == (machine.home / ".ssh", machine.home / ".git-credentials")
+        # The repository lives under /tmp here, which confined code gets privately.
+        assert profile.readable == (machine.home, machine.repo.path)
+
+
+def test_a_worktrees_pointers_to_its_git_dir_stay_read_only(machine):
+    admin = machine.repo.path / ".git" / "worktrees" / "GH-1"
+    pointers = (machine.worktree / ".git", admin / "commondir", admin / "gitdir")
+    assert agent_profile(machine.worktree, home=machine.home).protected == pointers
+    # The tests cannot write the admin folder at all: only the worktree's own pointer.
+    assert profile_for_tests(machine.worktree, home=machine.home).protected == pointers[:1]
+
+
+def test_a_known_agent_cli_gets_its_state_folder_made_and_writable(machine, tmp_path):
+    codex = tmp_path / "bin" / "codex"
+    profile = agent_profile(machine.worktree, home=machine.home, program=codex)
+    assert (machine.home / ".codex").is_dir()
+    assert machine.home / ".codex" in profile.writable
+    assert not (machine.home / ".gemini").exists()  # only the agent's own
