@@ -58,12 +58,14 @@ def open_runtime(
                 "the claude agent needs an API key: set ANTHROPIC_API_KEY "
                 f"(or log in once with `{login_command()}`)"
             )
-        should_confine(allow_unsandboxed, "agents")
-
+        # Claude Code confines Bash with the same bubblewrap; without it, and only when
+        # the person allowed that, it runs without its sandbox rather than not at all.
+        confined = should_confine(allow_unsandboxed, "agents")
         return ClaudeRuntime(
             model=settings.model,
             permission_mode=settings.permission_mode,
             tools_server=tools_server,
+            sandbox=confined,
         )
     if name == "command":
         from ralph.runtimes.command import CommandRuntime

@@ -46,6 +46,18 @@ def test_without_the_sandbox_claude_is_refused_too(refused):
         open_runtime("claude", environ={"ANTHROPIC_API_KEY": "sk"})
 
 
+def test_allowed_unconfined_claude_runs_without_its_own_sandbox(refused, warned):
+    pytest.importorskip("claude_agent_sdk")
+    runtime = open_runtime("claude", environ={"ANTHROPIC_API_KEY": "sk"}, allow_unsandboxed=True)
+    assert runtime.sandbox is False  # type: ignore[attr-defined]
+
+
+def test_with_bubblewrap_claude_runs_in_its_own_sandbox():
+    pytest.importorskip("claude_agent_sdk")
+    runtime = open_runtime("claude", environ={"ANTHROPIC_API_KEY": "sk"})
+    assert runtime.sandbox is True  # type: ignore[attr-defined]
+
+
 def test_without_the_sandbox_the_test_command_is_refused_before_it_runs(refused, tmp_path):
     with pytest.raises(AgentUnusable) as refusal:
         run_tests("echo ran > ran.txt", tmp_path)
