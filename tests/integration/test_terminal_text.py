@@ -4,6 +4,7 @@ the window of whoever runs ``ralph``. And a title with a line break is refused a
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 
@@ -20,17 +21,20 @@ SHOWN = "[2J]0;pwned"
 
 @pytest.fixture
 def board(tmp_path):
-    """The demo project with an issue whose body, comment and label carry ESC sequences,
-    and whose title does too (a store written before titles were checked)."""
+    """The demo project with an issue whose body and comment carry ESC sequences, and
+    whose title and label do too (a store written before titles and labels were
+    checked, which trackers now refuse)."""
     repo, _ = create_demo_project(tmp_path / "demo")
-    made = ralph(repo, "issue", "new", "Plain title", "--body", f"Body {EVIL} end",
-                 "--label", f"label{EVIL}", "--json")  # fmt: skip
+    made = ralph(repo, "issue", "new", "Plain title", "--body", f"Body {EVIL} end", "--json")
     assert made.returncode == 0, made.stderr
     number = made.stdout.split('"number": ')[1].split(",")[0]
     commented = ralph(repo, "issue", "comment", number, f"Comment {EVIL} end")
     assert commented.returncode == 0, commented.stderr
     with sqlite3.connect(repo / ".ralph" / "ralph.db") as db:
-        db.execute("UPDATE ralph_issues SET title = ? WHERE number = ?", (f"Old{EVIL}", number))
+        db.execute(
+            "UPDATE ralph_issues SET title = ?, labels = ? WHERE number = ?",
+            (f"Old{EVIL}", json.dumps([f"label{EVIL}"]), number),
+        )
     return repo, number
 
 
