@@ -4,6 +4,8 @@ only; the network only when ralph.toml says so). Both hide the person's credenti
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +108,14 @@ def git_commit_paths(workdir: Path) -> tuple[Path, ...]:
     return tuple(paths)
 
 
+def _programs() -> list[Path]:
+    """Where the commands a confined process may name live: this Python's environment
+    and the folders on PATH."""
+    found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
+    found += [Path(entry) for entry in os.environ.get("PATH", "").split(os.pathsep) if entry]
+    return [path.resolve() for path in found if path.is_absolute()]
+
+
 def _inside(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == folder or path.is_relative_to(folder) for folder in folders)
 
@@ -120,8 +130,9 @@ def _common(
 ) -> SandboxProfile:
     checkout = _checkout(workdir)
     # Only what lies under the private /tmp needs showing again (tests keep repositories
-    # there); everything else is already visible read-only.
-    shown = [home, *extra]
+    # there, a clone may live there); everything else is already visible read-only. The
+    # Python running Ralph and the PATH's folders stay visible: a test command names them.
+    shown = [home, *extra, *_programs()]
     if checkout is not None:
         shown.append(checkout.repository)
     readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and p.exists())

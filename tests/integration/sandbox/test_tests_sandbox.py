@@ -3,6 +3,7 @@ worktree and the private /tmp only, and reach no network unless ralph.toml says 
 
 from __future__ import annotations
 
+import os
 import shlex
 import socket
 import sys
@@ -78,3 +79,17 @@ def test_caches_go_to_the_private_tmp_not_the_persons_home(machine, monkeypatch)
     assert run.passed, run.output
     assert run.output == "/tmp/.cache"
     assert list((machine.home / ".cache").iterdir()) == []
+
+
+def test_a_program_on_the_path_under_tmp_stays_runnable_read_only(machine, tmp_path, monkeypatch):
+    # A clone in /tmp names its own .venv/bin/python: the private /tmp must not hide it.
+    tools = tmp_path / "clone" / ".venv" / "bin"
+    tools.mkdir(parents=True)
+    tool = tools / "project-tests"
+    tool.write_text('#!/bin/sh\necho ran from $0\ntouch "$0.pwned" 2>&1 || true\n')
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    run = run_tests(str(tool), machine.worktree)
+    assert run.passed, run.output
+    assert f"ran from {tool}" in run.output
+    assert not (tools / "project-tests.pwned").exists()  # shown, never writable
