@@ -20,10 +20,11 @@ from collections import defaultdict
 from datetime import date
 from pathlib import Path
 
-from ralph.config import Config, Project
+from ralph.config import Config
 from ralph.demo import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.git import GitRepo
 from ralph.phases import PhaseRunner
+from ralph.project import Project
 from ralph.runtimes import Limits
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import open_store

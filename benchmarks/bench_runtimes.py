@@ -29,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_api import FakeAnthropicAPI, ToolUse
 
-from ralph.config import Config, Project
+from ralph.config import Config
 from ralph.git import GitRepo
 from ralph.mcp import build_server
+from ralph.project import Project
 from ralph.runtimes import AgentBrief, IssueContext, Limits
 from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.command import CommandRuntime

@@ -8,9 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.demo._sample import FAREWELL
+from ralph.project import open_project
 from ralph.workflow import Estimate, WorkflowState
 
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"

@@ -30,8 +30,9 @@ from hypothesis import strategies as st
 from typer.core import TyperArgument
 
 from ralph.cli import app, main
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
+from ralph.project import open_project
 from ralph.workflow import WorkflowState
 
 from .snapshots import files, refs, tables

@@ -19,14 +19,15 @@ LAYERS: dict[str, int] = {
     ),
     **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard"], 1),
     **dict.fromkeys(["config", "tracker", "tasks", "git", "github", "sandbox"], 2),
-    "runtimes": 3,
+    # The wiring from settings to adapters; runtimes need no project.
+    **dict.fromkeys(["project", "runtimes"], 3),
     "phases": 4,
     "orchestrate": 5,
     **dict.fromkeys(["cli", "mcp", "demo", "__main__", "__init__"], 6),
 }
 #: Private modules still reached across packages; this list only ever shrinks.
 KNOWN_PRIVATE_REACHES = {
-    ("ralph.config._open", "ralph.tasks._sql"),
+    ("ralph.project._open", "ralph.tasks._sql"),
     ("ralph.tracker._local", "ralph.tasks._sql"),
     ("ralph.orchestrate._planning", "ralph.phases._context"),
     ("ralph.runtimes.command._parsers", "ralph.runtimes.claude._outcome"),
@@ -97,3 +98,18 @@ def test_no_module_reaches_into_another_packages_private_modules(path: Path) -> 
         if not (me == owner or me.startswith(owner + ".")) and len(parts) > 2:
             reaches.append(module)
     assert [r for r in reaches if (me, r) not in KNOWN_PRIVATE_REACHES] == []
+
+
+#: What settings parsing may import: errors, the pure core and itself. Opening the
+#: adapters the settings name is ralph.project's work.
+_SETTINGS_MAY_IMPORT = ("ralph.config", "ralph.errors", "ralph.graph", "ralph.workflow")
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "config").rglob("*.py")), ids=_ids)
+def test_settings_import_no_adapter(path: Path) -> None:
+    adapters = [
+        module
+        for module in _imported(path)
+        if module.startswith("ralph.") and not module.startswith(_SETTINGS_MAY_IMPORT)
+    ]
+    assert adapters == []

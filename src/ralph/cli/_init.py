@@ -14,8 +14,9 @@ from rich.markup import escape
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
-from ralph.config import Config, github_client, init_project, untested_warning
+from ralph.config import Config, untested_warning
 from ralph.errors import RalphError
+from ralph.project import github_client, init_project
 from ralph.sandbox import probe
 from ralph.tracker import check_board
 

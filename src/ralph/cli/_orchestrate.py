@@ -21,7 +21,6 @@ from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, project_runtime
-from ralph.config import Project
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
@@ -41,6 +40,7 @@ from ralph.orchestrate import (
     worker_crew,
 )
 from ralph.phases import adopt_branch
+from ralph.project import Project
 from ralph.runtimes import RUNTIMES
 from ralph.tasks import Run, RunStatus
 

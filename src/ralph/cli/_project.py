@@ -11,16 +11,9 @@ import typer
 from rich.markup import escape
 
 from ralph.cli._console import Console
-from ralph.config import (
-    Config,
-    Project,
-    find_config,
-    load_config,
-    open_project,
-    open_tracker,
-    untested_warning,
-)
+from ralph.config import Config, find_config, load_config, untested_warning
 from ralph.errors import ConfigError, GitError
+from ralph.project import Project, open_project, open_tracker
 from ralph.sandbox import unconfined_warning
 from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker

@@ -10,8 +10,8 @@ from ralph.cli._bounds import MAX_ATTEMPTS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of, warn_if_untested
-from ralph.config import Project
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
+from ralph.project import Project
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
 
 __all__ = ["AdoptOpt", "approve_command", "project_runtime", "run_command"]

@@ -24,22 +24,14 @@ from urllib.parse import urlsplit
 
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
-from ralph.github import (
-    DEFAULT_API_URL,
-    GitHubClient,
-    HttpTransport,
-    Pacer,
-    PacingPolicy,
-    Tokens,
-    Transport,
-)
+
+#: GitHub's GraphQL endpoint (``ralph.github`` has the same; settings import no client).
+DEFAULT_API_URL = "https://api.github.com/graphql"
 
 __all__ = [
     "TOKEN_VARIABLES",
     "GitHubSettings",
     "env_value",
-    "github_client",
-    "github_tokens",
     "parse_github_settings",
 ]
 
@@ -132,26 +124,3 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
                 )
             settings = replace(settings, **{key: str(raw)})  # type: ignore[arg-type]
     return settings
-
-
-def github_tokens(env: Mapping[str, str]) -> Tokens:
-    """The tokens from the environment; ConfigError saying how to set one if none is."""
-    repo = next((env_value(env, name) for name in TOKEN_VARIABLES if env_value(env, name)), "")
-    if not repo:
-        raise ConfigError(
-            "no GitHub token: set RALPH_GH_TOKEN to a token with the repo and project "
-            "scopes (a classic token also needs read:org for organisation boards)"
-        )
-    return Tokens(repo=repo, project=env_value(env, "RALPH_GH_PROJECT_TOKEN"))
-
-
-def github_client(
-    settings: GitHubSettings, env: Mapping[str, str], *, transport: Transport | None = None
-) -> GitHubClient:
-    """A client of ``settings.url`` with the environment's tokens, mutations spaced by
-    ``settings.mutation_interval`` (``transport`` replaces HTTPS, for tests)."""
-    return GitHubClient(
-        transport or HttpTransport(settings.url),
-        github_tokens(env),
-        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
-    )

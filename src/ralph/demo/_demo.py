@@ -12,9 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.config import Project, init_project, load_config, open_project
+from ralph.config import load_config
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
+from ralph.project import Project, init_project, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import open_store
 from ralph.workflow import WorkflowState

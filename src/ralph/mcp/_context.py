@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
-from ralph.config import Project
 from ralph.mcp._envelope import tool_call
 from ralph.pipeline import GroupResult, detect_group
+from ralph.project import Project
 
 __all__ = ["PREFIX", "ToolContext"]
 

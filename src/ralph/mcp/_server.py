@@ -10,12 +10,12 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
 from ralph._jsonschema import schema_errors
-from ralph.config import Project
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
 from ralph.mcp._issues import register_issue_tools
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._tasks import register_task_tools
+from ralph.project import Project
 
 __all__ = ["SERVER_NAME", "build_server"]
 

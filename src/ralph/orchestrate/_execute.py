@@ -24,12 +24,12 @@ from typing import Any
 
 from ralph._secrets import redact
 from ralph.artifacts import Verdict
-from ralph.config import Project
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import base_key, iterate, regraph
 from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus
+from ralph.project import Project
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
 

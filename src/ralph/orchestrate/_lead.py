@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph._process import holder_is_gone, process_owner
-from ralph.config import Project
 from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.graph import ReviewMode, Role, TaskKind
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
+from ralph.project import Project
 from ralph.tasks import MessageKind, Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ralph._process import process_owner
-from ralph.config import Project
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor
@@ -30,6 +29,7 @@ from ralph.pipeline import (
     detect_work_streams,
     suggest_roster,
 )
+from ralph.project import Project
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Event, Run, RunStatus, TaskStore
 

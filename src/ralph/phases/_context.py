@@ -11,11 +11,11 @@ from datetime import date
 
 from ralph._secrets import redact
 from ralph.artifacts import ArtifactKind, Discovery, Links, Verdict, discover, parse_verdict
-from ralph.config import Project
 from ralph.errors import RalphError, StateConflict
 from ralph.git import Worktrees, commit_files
 from ralph.graph import ReviewMode
 from ralph.phases._comments import for_agents
+from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
 from ralph.tracker import Issue, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments

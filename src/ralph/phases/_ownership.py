@@ -5,10 +5,10 @@ merge it unreviewed: it refuses, once and for good, saying how to go on."""
 
 from __future__ import annotations
 
-from ralph.config import Project
 from ralph.errors import InvalidInput
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import Impasse
+from ralph.project import Project
 
 __all__ = ["ForeignBranch", "adopt_branch", "claim_branch", "foreign_branch"]
 

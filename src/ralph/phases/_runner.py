@@ -31,7 +31,6 @@ from pathlib import Path
 
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
-from ralph.config import Project
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
@@ -45,6 +44,7 @@ from ralph.phases._phase import (
     Workspace,
 )
 from ralph.phases._registry import get_phase
+from ralph.project import Project
 from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState

@@ -73,7 +73,8 @@ exec {git} "$@"
 COMMIT = """
 import sys
 from pathlib import Path
-from ralph.config import load_config, open_project
+from ralph.config import load_config
+from ralph.project import open_project
 from ralph.demo import create_demo_project
 from ralph.demo._sample import FAREWELL
 from ralph.git import GitRepo, commit_files

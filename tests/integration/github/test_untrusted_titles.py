@@ -9,13 +9,14 @@ from datetime import date
 
 import pytest
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import EPIC_BODY
 from ralph.demo._sample import FAREWELL
 from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
 from ralph.phases import PhaseRunner
+from ralph.project import open_project
 from ralph.runtimes import Limits
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes.scripted import ScriptedRuntime

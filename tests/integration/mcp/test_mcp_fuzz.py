@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from ralph.config import Project, load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.mcp import build_server
+from ralph.project import Project, open_project
 
 from ..snapshots import files, refs, tables
 

@@ -12,10 +12,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from ralph.config import Config, GitHubSettings, Project
+from ralph.config import Config, GitHubSettings
 from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
+from ralph.project import Project
 from ralph.tasks import MemoryStore
 from ralph.tracker import IssueQuery, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState

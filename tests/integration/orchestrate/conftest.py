@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import Project
 from ralph.demo import demo_project
 from ralph.demo._sample import EXPORT, FAREWELL, TEST_FAREWELL
 from ralph.orchestrate import (
@@ -22,6 +21,7 @@ from ralph.orchestrate import (
     run_session,
     team_crew,
 )
+from ralph.project import Project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import Estimate, WorkflowState
 

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from ralph.config import Project
 from ralph.orchestrate import Budget, Ending, Lead, Worker
 from ralph.phases import approve
+from ralph.project import Project
 from ralph.runtimes.scripted import Fault, ScriptedRuntime
 from ralph.workflow import WorkflowState
 

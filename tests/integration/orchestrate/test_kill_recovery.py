@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.phases import PhaseRunner
+from ralph.project import open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery

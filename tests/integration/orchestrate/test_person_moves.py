@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.phases import PhaseRunner, PhaseStatus
+from ralph.project import open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
 

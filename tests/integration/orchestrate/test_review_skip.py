@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import Ending
+from ralph.project import open_project
 from ralph.tracker import Issue
 from ralph.workflow import Estimate, WorkflowState, parse_transition_comments
 

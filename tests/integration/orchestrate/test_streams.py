@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 from ralph.artifacts import parse_frontmatter, slugify
-from ralph.config import Project, load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.demo._sample import STREAMS_EPIC_BODY, STREAMS_EPIC_TITLE
 from ralph.orchestrate import load_report, suggested_team
+from ralph.project import Project, open_project
 from ralph.tasks import EventKind, TaskStatus
 from ralph.tracker import PullRequestState
 from ralph.workflow import Estimate, WorkflowState

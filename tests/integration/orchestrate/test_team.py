@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import load_config, open_project
+from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import Ending, Lead, load_report
+from ralph.project import open_project
 from ralph.tasks import EventKind, RunStatus, TaskStatus, open_store
 from ralph.workflow import WorkflowState
 

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import Config, Project
+from ralph.config import Config
 from ralph.demo import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.demo._sample import FAREWELL
 from ralph.git import GitRepo
 from ralph.phases import PhaseOutcome, PhaseRunner
+from ralph.project import Project
 from ralph.runtimes import Limits
 from ralph.runtimes.scripted import Fault, ScriptedRuntime
 from ralph.tasks import open_store

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.config import GitHubSettings, github_tokens, load_config, render_config
+from ralph.config import GitHubSettings, load_config, render_config
 from ralph.config._github import parse_github_settings
 from ralph.errors import ConfigError
+from ralph.project import github_tokens
 
 
 def test_the_table_and_the_environment_combine_key_by_key():

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph.config import Config, GitHubSettings, Project
+from ralph.config import Config, GitHubSettings
 from ralph.git import GitRepo
 from ralph.phases._runner import escalation_mention
+from ralph.project import Project
 from ralph.tasks import MemoryStore
 from ralph.tracker import Issue, MemoryTracker
 

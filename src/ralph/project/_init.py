@@ -11,17 +11,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
-from ralph.config._github import (
+from ralph.config import (
+    CONFIG_FILE,
+    Config,
     GitHubSettings,
+    detect_test_command,
     env_value,
-    github_client,
+    find_config,
+    load_config,
     parse_github_settings,
+    render_config,
 )
-from ralph.config._test_command import detect_test_command
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
 from ralph.github import Transport
+from ralph.project._github import github_client
 from ralph.tasks import open_store
 from ralph.tracker import BoardSetup, set_up_board
 

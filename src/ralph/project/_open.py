@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ralph._secrets import register_url
-from ralph.config._config import Config
-from ralph.config._github import github_client
+from ralph.config import Config
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
+from ralph.project._github import github_client
 from ralph.tasks import TaskStore, open_store
 from ralph.tasks._sql import SqlStore
 from ralph.tracker import GitHubTracker, LocalTracker, Tracker

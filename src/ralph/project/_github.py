@@ -1,0 +1,34 @@
+"""A GitHub client from a project's settings and the environment's tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ralph.config import TOKEN_VARIABLES, GitHubSettings, env_value
+from ralph.errors import ConfigError
+from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy, Tokens, Transport
+
+__all__ = ["github_client", "github_tokens"]
+
+
+def github_tokens(env: Mapping[str, str]) -> Tokens:
+    """The tokens from the environment; ConfigError saying how to set one if none is."""
+    repo = next((env_value(env, name) for name in TOKEN_VARIABLES if env_value(env, name)), "")
+    if not repo:
+        raise ConfigError(
+            "no GitHub token: set RALPH_GH_TOKEN to a token with the repo and project "
+            "scopes (a classic token also needs read:org for organisation boards)"
+        )
+    return Tokens(repo=repo, project=env_value(env, "RALPH_GH_PROJECT_TOKEN"))
+
+
+def github_client(
+    settings: GitHubSettings, env: Mapping[str, str], *, transport: Transport | None = None
+) -> GitHubClient:
+    """A client of ``settings.url`` with the environment's tokens, mutations spaced by
+    ``settings.mutation_interval`` (``transport`` replaces HTTPS, for tests)."""
+    return GitHubClient(
+        transport or HttpTransport(settings.url),
+        github_tokens(env),
+        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
+    )
