@@ -29,9 +29,6 @@ LAYERS: dict[str, int] = {
 KNOWN_PRIVATE_REACHES = {
     ("ralph.project._open", "ralph.tasks._sql"),
     ("ralph.tracker._local", "ralph.tasks._sql"),
-    ("ralph.orchestrate._planning", "ralph.phases._context"),
-    ("ralph.runtimes.command._parsers", "ralph.runtimes.claude._outcome"),
-    ("ralph.phases._branches", "ralph.runtimes._environment"),
 }
 
 

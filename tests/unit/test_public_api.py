@@ -302,6 +302,7 @@ PUBLIC = {
         "NeedsHuman",
         "PHASES",
         "Phase",
+        "PhaseContext",
         "PhaseOutcome",
         "PhaseRefused",
         "PhaseRunner",
@@ -320,6 +321,7 @@ PUBLIC = {
         "Limits",
         "RUNTIMES",
         "open_runtime",
+        "scrubbed_environment",
     ],
     "ralph.runtimes.claude": [
         "ClaudeRuntime",

@@ -17,7 +17,7 @@ from datetime import date
 
 from ralph.artifacts import ArtifactKind, files_under
 from ralph.graph import PipelinePlan, ReviewMode, TaskGraph, TaskKind, plan_pipeline
-from ralph.phases._context import PhaseContext
+from ralph.phases import PhaseContext
 from ralph.pipeline import IssueState, detect_group
 from ralph.project import Project
 from ralph.tracker import Issue, pipeline_state

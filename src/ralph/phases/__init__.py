@@ -7,6 +7,7 @@ only produces content.
 
 from __future__ import annotations
 
+from ralph.phases._context import PhaseContext
 from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
 from ralph.phases._registry import PHASES, get_phase
@@ -19,6 +20,7 @@ __all__ = [
     "ForeignBranch",
     "NeedsHuman",
     "Phase",
+    "PhaseContext",
     "PhaseOutcome",
     "PhaseRefused",
     "PhaseRunner",

@@ -14,7 +14,7 @@ from ralph.artifacts import StreamNames
 from ralph.errors import AgentUnusable, ConfigError
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
-from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes import scrubbed_environment
 from ralph.sandbox import confine, profile_for_tests, should_confine
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES

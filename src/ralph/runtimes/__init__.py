@@ -6,6 +6,7 @@ other agent CLIs plug in behind the same interface.
 
 from __future__ import annotations
 
+from ralph.runtimes._environment import scrubbed_environment
 from ralph.runtimes._model import (
     AgentBrief,
     AgentResult,
@@ -27,4 +28,5 @@ __all__ = [
     "IssueContext",
     "Limits",
     "open_runtime",
+    "scrubbed_environment",
 ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ralph.runtimes import AgentStatus
+from ralph.runtimes._claude_outcome import sandbox_problem
 from ralph.runtimes.claude import classify, setup_problem, structured_result
-from ralph.runtimes.claude._outcome import sandbox_problem
 
 SUCCESS = {"type": "result", "subtype": "success", "is_error": False, "result": "done",
            "terminal_reason": "completed"}  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ralph.runtimes.claude._outcome import LOGIN
+from ralph.runtimes._claude_outcome import LOGIN
 
 __all__ = ["login_command"]
 

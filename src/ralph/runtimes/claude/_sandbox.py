@@ -25,11 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SANDBOX_UNAVAILABLE", "clear_traces", "protected", "sandbox_settings", "traces"]
+__all__ = ["clear_traces", "protected", "sandbox_settings", "traces"]
 
-#: What Claude Code says (in its result's errors and on stderr) when
-#: ``failIfUnavailable`` stopped it.
-SANDBOX_UNAVAILABLE = "sandbox required but unavailable"
 #: Ralph's own state, beside ``.git`` in the repository.
 _STATE = ".ralph"
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ralph.runtimes._claude_outcome import classify, setup_problem, structured_result
 from ralph.runtimes._model import AgentStatus
-from ralph.runtimes.claude._outcome import classify, setup_problem, structured_result
 
 __all__ = ["PARSERS", "SETUP_PROBLEMS", "Parsed", "parse_json_object"]
 

@@ -1,7 +1,9 @@
 """How a Claude Code run ended, as an AgentStatus: a pure function of the final
 ``result`` frame (core keys only; the key set grows with every CLI release) and of what
 the runtime saw around it (a timeout, a stall, a process that died, an API answer that
-says the setup is wrong)."""
+says the setup is wrong). Shared by the claude runtime and the command runtime's
+``claude`` output format.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
-from ralph.runtimes.claude._sandbox import SANDBOX_UNAVAILABLE
 
 __all__ = [
     "LOGIN",
@@ -21,6 +22,10 @@ __all__ = [
     "setup_problem",
     "structured_result",
 ]
+
+#: What Claude Code says (in its result's errors and on stderr) when
+#: ``failIfUnavailable`` stopped it.
+SANDBOX_UNAVAILABLE = "sandbox required but unavailable"
 
 #: The text Claude Code returns, with subtype success, when a UserPromptSubmit hook
 #: blocked the prompt: no API call was made.
