@@ -110,8 +110,9 @@ def git_commit_paths(workdir: Path) -> tuple[Path, ...]:
 
 def _programs() -> list[Path]:
     """Where the commands a confined process may name live: this Python's environment
-    and the folders on PATH."""
+    and import path (an editable install's sources), and the folders on PATH."""
     found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
+    found += [Path(entry) for entry in sys.path if entry]
     found += [Path(entry) for entry in os.environ.get("PATH", "").split(os.pathsep) if entry]
     return [path.resolve() for path in found if path.is_absolute()]
 
@@ -132,9 +133,7 @@ def _common(
     # Only what lies under the private /tmp needs showing again (tests keep repositories
     # there, a clone may live there); everything else is already visible read-only. The
     # Python running Ralph and the PATH's folders stay visible: a test command names them.
-    shown = [home, *extra, *_programs()]
-    if checkout is not None:
-        shown.append(checkout.repository)
+    shown = [home, *([checkout.repository] if checkout is not None else []), *extra, *_programs()]
     readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and p.exists())
     # Read-only again inside the writable paths: a main checkout's git directory and the
     # store (hooks and config there would run with the person's rights), and a worktree's
@@ -158,18 +157,24 @@ def _common(
 
 
 def agent_profile(
-    workdir: Path, *, home: Path, scratch: Sequence[Path] = (), program: Path | None = None
+    workdir: Path,
+    *,
+    home: Path,
+    scratch: Sequence[Path] = (),
+    program: Path | None = None,
+    arguments: Sequence[str] = (),
 ) -> SandboxProfile:
     """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
     its ``scratch`` files and its own state under ``home``; network on (its model is an
-    API). ``program``, when under ``/tmp``, stays visible; a known one (codex, ...) gets
-    its state folders made."""
+    API). ``program`` and the files its ``arguments`` name, when under ``/tmp``, stay
+    visible, read-only; a known program (codex, ...) gets its state folders made."""
     workdir, home = workdir.resolve(), home.resolve()
     for name in _OWN_STATE.get(program.name if program is not None else "", ()):
         (home / name).mkdir(parents=True, exist_ok=True)
     state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = [program.resolve().parent] if program is not None else []
+    extra += [Path(word) for word in arguments if word.startswith("/") and Path(word).exists()]
     return _common(workdir, home, writable, True, extra)
 
 

@@ -145,7 +145,9 @@ class CommandRuntime(AgentRuntime):
             raise ConfigError(
                 f"cannot start the agent command {argv[0]!r}: not found, or not executable"
             )
-        profile = agent_profile(brief.workdir, home=home, scratch=[files], program=Path(found))
+        profile = agent_profile(
+            brief.workdir, home=home, scratch=[files], program=Path(found), arguments=argv[1:]
+        )
         return confine(argv, profile)
 
     def _execute(self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool) -> _Ran:
