@@ -117,6 +117,15 @@ def _programs() -> list[Path]:
     return [path.resolve() for path in found if path.is_absolute()]
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` names something; a word that cannot be a path (a prompt passed
+    as an argument: too long, a NUL byte) names nothing."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _inside(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == folder or path.is_relative_to(folder) for folder in folders)
 
@@ -134,7 +143,7 @@ def _common(
     # there, a clone may live there); everything else is already visible read-only. The
     # Python running Ralph and the PATH's folders stay visible: a test command names them.
     shown = [home, *([checkout.repository] if checkout is not None else []), *extra, *_programs()]
-    readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and p.exists())
+    readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and _exists(p))
     # Read-only again inside the writable paths: a main checkout's git directory and the
     # store (hooks and config there would run with the person's rights), and a worktree's
     # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the
@@ -174,7 +183,7 @@ def agent_profile(
     state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = [program.resolve().parent] if program is not None else []
-    extra += [Path(word) for word in arguments if word.startswith("/") and Path(word).exists()]
+    extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]
     return _common(workdir, home, writable, True, extra)
 
 

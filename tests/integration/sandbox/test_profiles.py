@@ -73,3 +73,15 @@ def test_a_known_agent_cli_gets_its_state_folder_made_and_writable(machine, tmp_
     assert (machine.home / ".codex").is_dir()
     assert machine.home / ".codex" in profile.writable
     assert not (machine.home / ".gemini").exists()  # only the agent's own
+
+
+def test_files_an_agent_command_names_under_tmp_stay_readable(machine, tmp_path):
+    script = tmp_path / "agents" / "builder.py"
+    script.parent.mkdir()
+    script.write_text("print('hi')\n")
+    prompt = "/" + "a prompt passed as one argument " * 200  # no path, and too long for one
+    profile = agent_profile(
+        machine.worktree, home=machine.home, arguments=[str(script), prompt, "/x\0y", "-q"]
+    )
+    assert script in profile.readable
+    assert not any(str(path).startswith("/a prompt") for path in profile.readable)
