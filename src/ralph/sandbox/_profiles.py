@@ -126,6 +126,12 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def _below_tmp(path: Path) -> bool:
+    """Under /tmp, and not /tmp itself: showing that again (a PATH entry, ``python -m``
+    run from /tmp) would give back every socket and file of the real one."""
+    return path != _TMP and _inside(path, [_TMP])
+
+
 def _inside(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == folder or path.is_relative_to(folder) for folder in folders)
 
@@ -143,7 +149,7 @@ def _common(
     # there, a clone may live there); everything else is already visible read-only. The
     # Python running Ralph and the PATH's folders stay visible: a test command names them.
     shown = [home, *([checkout.repository] if checkout is not None else []), *extra, *_programs()]
-    readable = tuple(p for p in dict.fromkeys(shown) if _inside(p, [_TMP]) and _exists(p))
+    readable = tuple(p for p in dict.fromkeys(shown) if _below_tmp(p) and _exists(p))
     # Read-only again inside the writable paths: a main checkout's git directory and the
     # store (hooks and config there would run with the person's rights), and a worktree's
     # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the

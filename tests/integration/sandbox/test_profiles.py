@@ -3,6 +3,9 @@ a worktree, and nothing of a main checkout's git directory or store."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from ralph.git import GitRepo, Worktrees
 from ralph.sandbox import agent_profile, git_commit_paths, profile_for_tests
 
@@ -85,3 +88,11 @@ def test_files_an_agent_command_names_under_tmp_stay_readable(machine, tmp_path)
     )
     assert script in profile.readable
     assert not any(str(path).startswith("/a prompt") for path in profile.readable)
+
+
+def test_tmp_itself_on_the_path_is_never_shown_again(machine, monkeypatch):
+    # `python -m ralph` run from /tmp puts /tmp on sys.path; some PATHs hold it too.
+    monkeypatch.setenv("PATH", f"/tmp:{os.environ['PATH']}")
+    monkeypatch.syspath_prepend("/tmp")
+    profile = profile_for_tests(machine.worktree, home=machine.home)
+    assert Path("/tmp") not in profile.readable
