@@ -12,6 +12,7 @@ state change (field, Status, audit comment) costs at least 3 s of wall time.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import tempfile
 import time
@@ -83,9 +84,9 @@ def main() -> None:
         print(f"{'operation':34} {'queries':>7} {'mutations':>9} {'github ms':>10} "
               f"{'local ms':>9} {'ratio':>6}")  # fmt: skip
         for name, operation in operations.items():
-            queries, mutations = counted(fake, lambda op=operation: op(gh))
-            gh_ms = median_ms(lambda op=operation: op(gh))
-            local_ms = median_ms(lambda op=operation: op(local))
+            queries, mutations = counted(fake, functools.partial(operation, gh))
+            gh_ms = median_ms(functools.partial(operation, gh))
+            local_ms = median_ms(functools.partial(operation, local))
             print(f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
                   f"{gh_ms / local_ms:6.1f}")  # fmt: skip
         store.close()

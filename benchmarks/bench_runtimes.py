@@ -75,7 +75,9 @@ def claude(folder: Path) -> None:
     with FakeAnthropicAPI(lambda request, turn: answer) as api:
         env = api.environment(str(home))
         runtime = ClaudeRuntime(model=MODEL, env=env)
-        cli = Path(__import__("claude_agent_sdk").__file__).parent / "_bundled" / "claude"
+        import claude_agent_sdk
+
+        cli = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
         argv = [str(cli), "-p", "Research it.", "--output-format", "json", "--model", MODEL,
                 "--json-schema", json.dumps(SCHEMA), "--max-turns", "5"]  # fmt: skip
         bare_env = {**os.environ, **env}

@@ -11,6 +11,7 @@ so their share is far smaller).
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import statistics
@@ -21,8 +22,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_phases import one_epic
+# Run as a script, so the repository root is put on the path for the sibling benchmark.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_phases import one_epic
 from ralph.demo import create_sample_repository
 from ralph.git import GitRepo, Worktrees
 from ralph.runtimes import AgentBrief, Limits
@@ -81,8 +84,8 @@ def main() -> None:
         for name, command in [("true", "true"), ("python -c pass", f"{python} -c pass"),
                               ("unittest (sample)", f"{python} -m unittest -q")]:  # fmt: skip
             rows.append((name, *paired_ms(
-                lambda c=command: shell(worktree, c, sandboxed=False),
-                lambda c=command: shell(worktree, c, sandboxed=True),
+                functools.partial(shell, worktree, command, sandboxed=False),
+                functools.partial(shell, worktree, command, sandboxed=True),
             )))  # fmt: skip
 
         def session(sandboxed: bool) -> None:

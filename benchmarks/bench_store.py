@@ -27,7 +27,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-from ralph.graph import TaskKind, TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks import TaskStatus, open_store
 
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -117,8 +117,8 @@ def go(processes: list[subprocess.Popen[str]]) -> float:
     return time.perf_counter() - started
 
 
-def specs(count: int, role: str = "analyst", prefix: str = "t") -> list[TaskSpec]:
-    kind = TaskKind.RESEARCH if role == "analyst" else TaskKind.PLAN
+def specs(count: int, role: Role = Role.ANALYST, prefix: str = "t") -> list[TaskSpec]:
+    kind = TaskKind.RESEARCH if role is Role.ANALYST else TaskKind.PLAN
     return [TaskSpec(f"{prefix}{i}", kind, role, (1,), "s", "s") for i in range(count)]
 
 
@@ -145,9 +145,9 @@ def wake_latency(url: str) -> list[float]:
         waiter.stdin.flush()
         samples = []
         for round_ in range(LATENCY_ROUNDS):
-            blocker = TaskSpec(f"b{round_}", TaskKind.RESEARCH, "analyst", (1,), "s", "s")
+            blocker = TaskSpec(f"b{round_}", TaskKind.RESEARCH, Role.ANALYST, (1,), "s", "s")
             dependent = TaskSpec(
-                f"d{round_}", TaskKind.PLAN, "builder", (1,), "s", "s", (blocker.key,)
+                f"d{round_}", TaskKind.PLAN, Role.BUILDER, (1,), "s", "s", (blocker.key,)
             )
             store.add_tasks(run.id, [blocker, dependent])
             claim = store.claim(run.id, "main", ["analyst"])
@@ -158,7 +158,7 @@ def wake_latency(url: str) -> list[float]:
             key, held = waiter.stdout.readline().split()
             assert key == dependent.key
             samples.append((float(held) - committed) * 1000)
-        store.add_tasks(run.id, [TaskSpec("stop", TaskKind.PLAN, "builder", (1,), "s", "s")])
+        store.add_tasks(run.id, [TaskSpec("stop", TaskKind.PLAN, Role.BUILDER, (1,), "s", "s")])
         waiter.communicate(timeout=30)
     return samples
 

@@ -39,10 +39,11 @@ def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
 
 @contextmanager
 def trackers() -> Iterator[Iterator[tuple[str, Tracker]]]:
+    from ralph.tasks._sql import SqlStore
     from ralph.tasks._sqlite import SqliteStore
 
     with tempfile.TemporaryDirectory() as folder:
-        stores = [SqliteStore(Path(folder) / "bench.db")]
+        stores: list[SqlStore] = [SqliteStore(Path(folder) / "bench.db")]
         found: list[tuple[str, Tracker]] = [
             ("memory", MemoryTracker()),
             ("local-sqlite", LocalTracker(stores[0], repo="bench")),

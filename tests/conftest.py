@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -121,7 +122,7 @@ def make_store(backend: str, tmp_path, request: pytest.FixtureRequest) -> Iterat
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         retry_policy: RetryPolicy | None = None,
     ) -> TaskStore:
-        options = {
+        options: dict[str, Any] = {
             "lease_seconds": lease_seconds,
             "retry_policy": retry_policy or RetryPolicy(base_seconds=30.0),
         }

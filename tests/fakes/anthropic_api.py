@@ -193,7 +193,7 @@ def _events(
 ) -> Iterator[bytes]:
     yield _sse("message_start", {"type": "message_start", "message": message})
     if isinstance(step, Text):
-        start = {"type": "text", "text": ""}
+        start: dict[str, Any] = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": step.text}
         stop = "end_turn"
     else:

@@ -234,7 +234,8 @@ def valid_value(place: Place, param: Any) -> str:
 
 
 def _option(param: Any) -> str:
-    return max(param.opts, key=len)
+    option: str = max(param.opts, key=len)
+    return option
 
 
 def arguments(place: Place, path: tuple[str, ...], target: Any, value: str) -> list[str]:

@@ -28,8 +28,8 @@ def dependency_dags(draw):
     for later in range(1, n):
         for earlier in draw(st.lists(st.integers(0, later - 1), max_size=3, unique=True)):
             edges.add((ranking[earlier], ranking[later]))  # (blocker, blocked)
-    blocked_by = {i: [] for i in range(1, n + 1)}
-    blocking = {i: [] for i in range(1, n + 1)}
+    blocked_by: dict[int, list[int]] = {i: [] for i in range(1, n + 1)}
+    blocking: dict[int, list[int]] = {i: [] for i in range(1, n + 1)}
     for blocker, blocked in edges:
         side = draw(st.sampled_from(["both", "blocker", "blocked"]))
         if side in ("both", "blocker"):

@@ -445,6 +445,7 @@ def test_every_public_ralph_class_or_function_in_a_module_is_listed(module_name)
 def test_every_error_derives_from_the_one_root_and_is_drawn_in_the_tree():
     errors = importlib.import_module("ralph.errors")
     tree = errors.__doc__
+    assert tree is not None
     for name in errors.__all__:
         cls = getattr(errors, name)
         assert issubclass(cls, errors.RalphError)

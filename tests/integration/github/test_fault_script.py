@@ -187,7 +187,9 @@ def test_partial_data_is_surfaced_with_what_came_back(github, client):
     )  # fmt: skip
     with pytest.raises(GitHubPartialData, match="too big") as raised:
         client.query(q.REPOSITORY, REPO)
-    assert raised.value.data["repository"]["nameWithOwner"] == "acme/shop"
+    data = raised.value.data
+    assert isinstance(data, dict)
+    assert data["repository"]["nameWithOwner"] == "acme/shop"
 
 
 def test_mutations_start_a_second_apart_and_never_overlap(github, clock):

@@ -3,6 +3,8 @@ Status, markers never shown, every comment read, checks read back, the field cac
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from ralph.errors import InvalidInput
@@ -24,7 +26,7 @@ def github() -> FakeGitHub:
 
 
 @pytest.fixture
-def tracker(github) -> GitHubTracker:
+def tracker(github) -> Iterator[GitHubTracker]:
     # No spacing and no content budget here: pacing has its own tests (fault script).
     pacer = Pacer(PacingPolicy(mutation_interval=0, content_per_minute=10_000))
     client = GitHubClient(github, Tokens("token"), pacer=pacer)
@@ -137,6 +139,7 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     tracker.set_state(1, "In Review", command="ralph_pr")
     pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
     fake = tracker.client.transport
+    assert isinstance(fake, FakeGitHub)
     fake.script(Fault("SetFieldOption", status=401, body={"message": "cut short"}))
     with pytest.raises(GitHubAuthError):
         tracker.merge_pull_request(pr.number)  # merged on GitHub; #1 not moved yet

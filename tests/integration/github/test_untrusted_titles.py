@@ -5,6 +5,7 @@ fenced block of untrusted text, never among the instructions."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date
 
 import pytest
@@ -42,7 +43,7 @@ def outside_fences(brief: str) -> str:
 
 
 @pytest.fixture
-def tracker(github) -> GitHubTracker:
+def tracker(github) -> Iterator[GitHubTracker]:
     pacer = Pacer(PacingPolicy(mutation_interval=0, content_per_minute=10_000))
     client = GitHubClient(github, Tokens("token"), pacer=pacer)
     board = set_up_board(client, "acme/greet").board

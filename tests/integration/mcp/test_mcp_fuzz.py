@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.types import TextContent
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
@@ -124,7 +125,9 @@ def _call(server: Any, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]
     async def call() -> tuple[bool, str]:
         async with Client(server) as client:
             result = await client.call_tool(tool, arguments)
-            return bool(result.is_error), result.content[0].text
+            content = result.content[0]
+            assert isinstance(content, TextContent)
+            return bool(result.is_error), content.text
 
     return anyio.run(call)
 

@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Text, ToolUse
 from ..conftest import Project as Repo
@@ -38,11 +40,13 @@ def test_ralph_mcp_serves_the_tools_over_stdio(tmp_path):
         env=_environment(),
     )  # fmt: skip
 
-    async def session() -> tuple[list[str], dict[str, object], bool]:
+    async def session() -> tuple[list[str], dict[str, Any], bool]:
         async with Client(server) as client:
             tools = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("ralph_hero__detect_pipeline_position", {"number": 1})
-            return tools, json.loads(result.content[0].text), bool(result.is_error)
+            content = result.content[0]
+            assert isinstance(content, TextContent)
+            return tools, json.loads(content.text), bool(result.is_error)
 
     tools, position, failed = anyio.run(session)
     assert "ralph_hero__detect_pipeline_position" in tools

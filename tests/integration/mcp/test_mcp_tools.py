@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.types import TextContent
 
 from ralph.config import Config, GitHubSettings
 from ralph.git import GitRepo
@@ -21,7 +22,9 @@ from ralph.tasks import MemoryStore
 from ralph.tracker import IssueQuery, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
-Call = Callable[..., tuple[bool, Any]]
+# call(name, **arguments) records a request; the session answers each afterwards.
+Call = Callable[..., tuple[str, dict[str, Any]]]
+Answers = list[tuple[bool, Any]]
 
 EXPECTED_TOOLS = {
     "get_issue", "list_issues", "create_issue", "update_issue", "update_workflow_state",
@@ -41,12 +44,14 @@ def project(tmp_path: Path) -> Project:
     )
 
 
-def session(project: Project, *, read_only: bool = False) -> Callable[[Callable[..., Any]], Any]:
-    """Run ``body(call)`` inside one client session; ``call(name, **args)`` returns
-    (is_error, decoded JSON text)."""
+def session(
+    project: Project, *, read_only: bool = False
+) -> Callable[[Callable[[Call], object]], tuple[Answers, list[str]]]:
+    """Run ``body(call)`` inside one client session; each ``call(name, **args)`` is
+    answered with (is_error, decoded JSON text), beside the server's tool names."""
 
-    def run(body: Callable[[Call], Any]) -> Any:
-        async def main() -> Any:
+    def run(body: Callable[[Call], object]) -> tuple[Answers, list[str]]:
+        async def main() -> tuple[Answers, list[str]]:
             async with Client(build_server(project, read_only=read_only)) as client:
                 results: list[tuple[str, dict[str, Any]]] = []
 
@@ -55,10 +60,13 @@ def session(project: Project, *, read_only: bool = False) -> Callable[[Callable[
                     return name, arguments
 
                 body(call)
-                answers = []
+                answers: Answers = []
                 for name, arguments in results:
                     result = await client.call_tool(f"ralph_hero__{name}", arguments)
-                    text = result.content[0].text
+                    content = result.content[0]
+                    assert isinstance(content, TextContent)
+                    text = content.text
+                    decoded: Any
                     try:
                         decoded = json.loads(text)
                     except ValueError:

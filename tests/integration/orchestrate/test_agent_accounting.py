@@ -9,9 +9,9 @@ import io
 import json
 
 import pytest
-from rich.console import Console
 
 from ralph.cli import main
+from ralph.cli._console import Console
 from ralph.cli._live import LiveView
 from ralph.cli._report import print_report
 from ralph.runtimes import AgentBrief, AgentResult
@@ -44,7 +44,9 @@ def ralph(demo: Demo, monkeypatch, capsys):
         with pytest.raises(SystemExit) as info:
             main(list(args))
         out, err = capsys.readouterr()
-        return info.value.code or 0, out + err
+        code = info.value.code or 0
+        assert isinstance(code, int)
+        return code, out + err
 
     return run
 
@@ -52,6 +54,7 @@ def ralph(demo: Demo, monkeypatch, capsys):
 def test_the_report_counts_cached_input_and_shows_it_apart(demo: Demo, ralph):
     number = demo.issue("farewell")
     result = demo.hero(number, runtime=CachingRuntime(env={}))
+    assert result.run is not None
     report = demo.report(result)
     runs = 4  # research, plan, review, implement
     assert report.tokens == runs * 217_283
@@ -94,6 +97,7 @@ def test_refused_tool_calls_show_in_runs_show_and_issue_show(demo: Demo, ralph):
     number = demo.issue("farewell")
     runtime = ScriptedRuntime({"research": [Fault.REFUSED_TOOL]}, env={})
     result = demo.hero(number, runtime=runtime)
+    assert result.run is not None
     report = demo.report(result)
     out = io.StringIO()
     print_report(report, Console(file=out, width=200))

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from ralph.cli import main
+from ralph.cli._console import Console
 from ralph.cli._live import LiveView
 from ralph.cli._report import print_report
 from ralph.runtimes import AgentBrief

@@ -34,6 +34,7 @@ def test_a_single_issue_goes_from_research_to_merged(demo: Demo):
 def test_a_group_researches_in_parallel_and_implements_in_dependency_order(demo: Demo):
     first, second, third = demo.group()
     result = demo.hero(third)
+    assert result.run is not None
     assert result.ending is Ending.FINISHED
     assert [demo.state(n) for n in (first, second, third)] == [DONE] * 3
     tasks = demo.project.store.list_tasks(result.run.id, kind="implement")
@@ -84,6 +85,8 @@ def test_the_human_gate_stops_the_run_and_approval_resumes_the_same_graph(demo: 
     approve(demo.project, number)
     second = demo.hero(number, review_mode="interactive")
     assert second.resumed
+    assert first.run is not None
+    assert second.run is not None
     assert second.run.id == first.run.id
     assert second.ending is Ending.FINISHED
     assert demo.state(number) is DONE
@@ -171,6 +174,7 @@ def test_no_task_starts_once_the_run_budget_is_spent(demo: Demo):
     number = demo.issue("farewell")
     runtime = ScriptedRuntime(env={}, cost_usd=0.5)
     result = demo.hero(number, runtime, budget=Budget(run_usd=1.0), concurrency=1)
+    assert result.run is not None
     assert result.ending is Ending.OUT_OF_BUDGET
     assert "budget" in result.detail
     statuses = demo.statuses(result)
@@ -196,6 +200,7 @@ def test_a_run_of_a_crashed_process_is_resumed_with_its_claims_handed_back(demo:
     project.store.claim_task(task.id, dead)
     result = demo.hero(number)
     assert result.resumed
+    assert result.run is not None
     assert result.run.id == run.id
     assert result.ending is Ending.FINISHED
     assert project.store.get_task(task.id).attempts == 2

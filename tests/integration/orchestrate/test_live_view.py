@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-
+from ralph.cli._console import Console
 from ralph.cli._live import LiveView
 
 from .conftest import Demo
@@ -19,6 +18,7 @@ def test_on_a_terminal_the_live_table_shows_each_task_with_its_status(demo: Demo
     with view.showing():
         result = demo.hero(number, observer=view)
     text = out.getvalue()
+    assert result.run is not None
     assert f"hero GH-{number} (run {result.run.id})" in text
     assert f"Merge PR for GH-{number}" in text
     assert "✓ done" in text

@@ -20,7 +20,7 @@ from ralph.tasks import open_store
 
 from .conftest import Sample
 
-Meddle = Callable[[Path], None]
+Meddle = Callable[[Path], object]
 
 
 def _first_attempt_does(monkeypatch: pytest.MonkeyPatch, phase: str, meddle: Meddle) -> None:

@@ -11,8 +11,9 @@ import pytest
 
 from ralph.graph import ReviewMode
 from ralph.phases import PhaseRefused, PhaseStatus, approve
-from ralph.runtimes import AgentStatus
+from ralph.runtimes import AgentStatus, Limits
 from ralph.runtimes.scripted import Fault
+from ralph.tracker import Issue
 from ralph.workflow import Estimate
 from ralph.workflow import WorkflowState as S
 
@@ -157,7 +158,7 @@ def test_each_agent_failure_is_reported_and_retried(sample: Sample, fault, statu
 def test_a_hanging_agent_times_out(sample: Sample):
     number = sample.issue()
     runner = sample.runner(("research", Fault.HANG))
-    runner.limits = runner.limits.__class__(timeout_seconds=0.3)
+    runner.limits = Limits(timeout_seconds=0.3)
     outcome = runner.run("research", number)
     assert outcome.agent_runs[0].status is AgentStatus.TIMEOUT
     assert outcome.status is PhaseStatus.DONE
@@ -221,7 +222,7 @@ def test_a_split_interrupted_after_two_sub_issues_creates_only_the_third(
     epic = sample.epic()
     tracker = sample.tracker
     real = tracker.create_issue
-    made = []
+    made: list[Issue] = []
 
     def crash_on_third(*args, **kwargs):
         if len(made) == 2:

@@ -28,7 +28,9 @@ def ralph(tmp_path, monkeypatch, capsys):
         with pytest.raises(SystemExit) as info:
             main(list(args))
         out, err = capsys.readouterr()
-        return info.value.code or 0, out, err
+        code = info.value.code or 0
+        assert isinstance(code, int)
+        return code, out, err
 
     assert run("init")[0] == 0
     return run

@@ -24,7 +24,7 @@ SCHEMA = {
 
 
 @pytest.fixture
-def fake_api(tmp_path: Path) -> Callable[[Script], FakeAnthropicAPI]:
+def fake_api(tmp_path: Path) -> Iterator[Callable[[Script], FakeAnthropicAPI]]:
     """Start a fake API with a script; stopped at the end of the test."""
     started: list[FakeAnthropicAPI] = []
 
@@ -33,7 +33,7 @@ def fake_api(tmp_path: Path) -> Callable[[Script], FakeAnthropicAPI]:
         started.append(api)
         return api
 
-    yield start  # type: ignore[misc]
+    yield start
     for api in started:
         api.__exit__(None, None, None)
 
@@ -54,7 +54,7 @@ def workdir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def brief(workdir: Path) -> Iterator[Callable[..., AgentBrief]]:
+def brief(workdir: Path) -> Callable[..., AgentBrief]:
     def make(**changes: object) -> AgentBrief:
         values: dict[str, object] = {
             "phase": "research",

@@ -132,9 +132,10 @@ def test_an_api_that_never_answers_ends_in_a_timeout(fake_api, home, brief):
 
 
 def test_the_wall_clock_timeout_fires_even_while_messages_flow(fake_api, home, workdir, brief):
-    slow_reads = lambda request, turn: (  # noqa: E731
-        time.sleep(0.5) or ToolUse("Read", {"file_path": str(workdir / "notes.md")})
-    )
+    def slow_reads(request, turn):
+        time.sleep(0.5)
+        return ToolUse("Read", {"file_path": str(workdir / "notes.md")})
+
     api = fake_api(slow_reads)
     limits = Limits(max_turns=100, timeout_seconds=3, stall_seconds=30)
     result = runtime(api, home).run(brief(limits=limits))

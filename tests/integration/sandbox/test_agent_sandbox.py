@@ -10,6 +10,7 @@ import os
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,14 +89,15 @@ def brief(workdir: Path) -> AgentBrief:
     )
 
 
-def run_agent(machine: Machine, workdir: Path, *, sandbox: bool | None = None) -> dict:
+def run_agent(machine: Machine, workdir: Path, *, sandbox: bool | None = None) -> dict[str, Any]:
     runtime = CommandRuntime(
         agent(machine, workdir), environ={**os.environ, "HOME": str(machine.home)}, sandbox=sandbox
     )
     result = runtime.run(brief(workdir))
     assert result.status is AgentStatus.OK, result.error
     assert result.result == {"ok": True}  # its scratch files are writable inside
-    return json.loads((workdir / "attempts.json").read_text())
+    attempts: dict[str, Any] = json.loads((workdir / "attempts.json").read_text())
+    return attempts
 
 
 def test_an_agent_commits_in_its_worktree_and_writes_nowhere_else(machine):

@@ -24,7 +24,9 @@ def ralph(monkeypatch, capsys):
         with pytest.raises(SystemExit) as info:
             main(list(args))
         out, err = capsys.readouterr()
-        return info.value.code or 0, out, err
+        code = info.value.code or 0
+        assert isinstance(code, int)
+        return code, out, err
 
     return run
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.graph import TaskKind, TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks import TaskStatus, open_store
 
 WORKER = Path(__file__).with_name("chaos_worker.py")
@@ -34,7 +34,7 @@ def seed(url, count):
     with open_store(url, lease_seconds=LEASE) as store:
         run = store.create_run("chaos")
         specs = [
-            TaskSpec(f"t{i}", TaskKind.RESEARCH, "analyst", (i,), f"Task {i}", f"Doing {i}")
+            TaskSpec(f"t{i}", TaskKind.RESEARCH, Role.ANALYST, (i,), f"Task {i}", f"Doing {i}")
             for i in range(count)
         ]
         store.add_tasks(run.id, specs)
@@ -44,7 +44,7 @@ def seed(url, count):
 class Workers:
     def __init__(self, url, run_id, directory, lease=LEASE):
         self.url, self.run_id, self.directory, self.lease = url, run_id, directory, lease
-        self.processes: list[subprocess.Popen] = []
+        self.processes: list[subprocess.Popen[str]] = []
         self.started = 0
 
     def start(self, *extra, stdout=subprocess.DEVNULL):

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from ralph.graph import TaskKind, TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks._schema import MIGRATIONS
 from ralph.tasks._sqlite import SqliteStore
 
@@ -23,11 +23,12 @@ def test_t5_every_write_transaction_begins_immediate(tmp_path):
     store.add_tasks(
         run.id,
         [
-            TaskSpec("a", TaskKind.RESEARCH, "analyst", (1,), "A", "A"),
-            TaskSpec("b", TaskKind.PLAN, "builder", (1,), "B", "B", ("a",)),
+            TaskSpec("a", TaskKind.RESEARCH, Role.ANALYST, (1,), "A", "A"),
+            TaskSpec("b", TaskKind.PLAN, Role.BUILDER, (1,), "B", "B", ("a",)),
         ],
     )
     claim = store.claim(run.id, "w", ["analyst"])
+    assert claim is not None
     store.heartbeat(claim)
     store.update_progress(claim, metadata={"x": 1})
     store.complete(claim, {"ok": True})
@@ -109,9 +110,8 @@ def test_threads_share_one_sqlite_store(tmp_path):
     def add(prefix):
         try:
             for i in range(20):
-                store.add_tasks(
-                    run.id, [TaskSpec(f"{prefix}{i}", TaskKind.RESEARCH, "analyst", (1,), "s", "s")]
-                )
+                spec = TaskSpec(f"{prefix}{i}", TaskKind.RESEARCH, Role.ANALYST, (1,), "s", "s")
+                store.add_tasks(run.id, [spec])
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 

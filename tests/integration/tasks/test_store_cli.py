@@ -26,6 +26,7 @@ def run_id(url):
         run = store.create_run("team GH-41", root_issue=41)
         store.add_tasks(run.id, graph)
         claim = store.claim(run.id, "analyst-1", ["analyst"])
+        assert claim is not None
         store.complete(claim, {"artifact_path": "thoughts/shared/research/x.md"})
         store.claim(run.id, "analyst-2", ["analyst"])
         return run.id

@@ -19,7 +19,9 @@ from ...conftest import PG_URL, require_postgres
 def ralph(capsys, *args: str) -> tuple[int, str]:
     with pytest.raises(SystemExit) as info:
         main(list(args))
-    return info.value.code or 0, capsys.readouterr().err
+    code = info.value.code or 0
+    assert isinstance(code, int)
+    return code, capsys.readouterr().err
 
 
 def test_a_store_in_a_folder_that_does_not_exist_is_named_and_not_made(capsys, tmp_path):

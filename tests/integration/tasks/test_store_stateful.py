@@ -19,7 +19,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from ralph.graph import TaskKind, TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks import LeaseLost, TaskStatus
 
 LEASE = 10.0
@@ -80,7 +80,7 @@ def machine_for(store, clock):
                     TaskSpec(
                         f"k{self.keys}",
                         TaskKind.RESEARCH,
-                        "analyst",
+                        Role.ANALYST,
                         (1,),
                         "s",
                         "s",

@@ -11,6 +11,7 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.tasks._sql import SqlStore
 from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
 
 from ..conftest import Project
@@ -33,8 +34,10 @@ def tracker(
     if tracker_kind == "github":
         made = github_tracker(project.path, clock)
         yield made
-        assert made.client.transport.internal_errors == []  # type: ignore[attr-defined]
+        assert isinstance(made.client.transport, FakeGitHub)
+        assert made.client.transport.internal_errors == []
         return
+    store: SqlStore
     if tracker_kind == "local-sqlite":
         from ralph.tasks._sqlite import SqliteStore
 

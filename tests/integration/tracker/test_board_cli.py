@@ -26,7 +26,9 @@ def board(project: Project, monkeypatch, capsys):
         with pytest.raises(SystemExit) as info:
             main(list(args))
         out, err = capsys.readouterr()
-        return info.value.code or 0, out, err
+        code = info.value.code or 0
+        assert isinstance(code, int)
+        return code, out, err
 
     code, _, err = ralph("init")
     assert code == 0, err

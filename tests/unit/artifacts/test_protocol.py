@@ -98,6 +98,7 @@ def test_the_last_linking_comment_wins_and_every_comment_is_read():
 
 def test_discovery_prefers_the_comment():
     found = discover(R, 42, [artifact_comment(R, GITHUB.link("a/b.md"))], ["x.md"], GITHUB)
+    assert found is not None
     assert (found.path, found.source, found.needs_self_heal) == ("a/b.md", "comment", False)
 
 
@@ -113,21 +114,25 @@ FILES = [
 
 def test_disk_fallback_matches_padded_and_unpadded_names_newest_first_but_not_longer_numbers():
     found = discover(R, 42, [], FILES, LOCAL)
+    assert found is not None
     assert found.path == "thoughts/shared/research/2026-02-01-GH-0042-newer.md"
     assert found.needs_self_heal
     assert discover(R, 4, [], FILES, LOCAL) is None
 
 
 def test_plans_are_found_through_the_group_primary_or_a_stream():
-    assert discover(P, 41, [], FILES, LOCAL, group_primary=40).path.endswith(
-        "group-GH-0040-auth.md"
-    )
-    assert discover(P, 45, [], FILES, LOCAL).path.endswith("stream-GH-43-45-ui.md")
+    through_group = discover(P, 41, [], FILES, LOCAL, group_primary=40)
+    assert through_group is not None
+    assert through_group.path.endswith("group-GH-0040-auth.md")
+    through_stream = discover(P, 45, [], FILES, LOCAL)
+    assert through_stream is not None
+    assert through_stream.path.endswith("stream-GH-43-45-ui.md")
     assert discover(P, 44, [], FILES, LOCAL) is None
 
 
 def test_self_healing_posts_the_normal_comment_saying_so():
     found = discover(R, 42, [], FILES, GITHUB)
+    assert found is not None
     comment = found.heal_comment(R, GITHUB)
     assert comment.startswith("## Research Document\n\nhttps://github.com/acme/shop/blob/main/")
     assert SELF_HEALED in comment

@@ -15,8 +15,9 @@ EVIL = "\x1b[2J\x1b]0;pwned\x07"
 
 def printed(*renderables, color: bool = False) -> str:
     out = io.StringIO()
-    system = "standard" if color else None
-    console = Console(file=out, width=60, force_terminal=color, color_system=system)
+    console = Console(
+        file=out, width=60, force_terminal=color, color_system="standard" if color else None
+    )
     for renderable in renderables:
         console.print(renderable)
     return out.getvalue()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,7 @@ def write(tmp_path):
     return write
 
 
-POSITION_INPUT = {
+POSITION_INPUT: dict[str, Any] = {
     "issues": [
         {"number": 1, "title": "a", "workflowState": "Research Needed", "estimate": "S"},
         {"number": 2, "title": "b", "workflowState": "Ready for Plan", "estimate": "XS"},

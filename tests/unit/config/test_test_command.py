@@ -56,7 +56,9 @@ def test_the_test_command_is_found_from_the_files_present(tmp_path, files, comma
 
 def test_a_makefile_target_wins_over_the_language_default(tmp_path):
     make(tmp_path, {"Makefile": "test:\n\tgo test ./...\n", "go.mod": "module x\n"})
-    assert detect_test_command(tmp_path).command == "make test"
+    found = detect_test_command(tmp_path)
+    assert found is not None
+    assert found.command == "make test"
 
 
 @pytest.mark.parametrize(

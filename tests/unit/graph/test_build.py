@@ -297,7 +297,8 @@ class TestTaskGraph:
             graph["z"]
 
     def test_specs_accept_plain_strings_and_lists(self):
-        spec = TaskSpec("k", "plan", "builder", [1, 2], "Plan", "Planning", ["x"])
+        # Not the annotated types, on purpose: what a caller without mypy may pass.
+        spec = TaskSpec("k", "plan", "builder", [1, 2], "Plan", "Planning", ["x"])  # type: ignore[arg-type]
         assert spec.kind is TaskKind.PLAN
         assert spec.role is Role.BUILDER
         assert spec.issues == (1, 2)

@@ -3,6 +3,8 @@ answers for GD6 and GD9."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ralph.errors import DependencyCycle, IssueNotFound
@@ -14,7 +16,7 @@ class Board:
     an edge is given as one-sided. Counts lookups."""
 
     def __init__(self):
-        self.issues: dict[int, dict] = {}
+        self.issues: dict[int, dict[str, Any]] = {}
         self.lookups: list[int] = []
 
     def _issue(self, number):

@@ -125,7 +125,8 @@ def test_file_ownership_from_dict_accepts_the_originals_keys():
     assert FileOwnership.from_dict({"number": 4, "files": ["a"], "blockedBy": [1]}) == F(
         4, ["a"], [1]
     )
-    assert FileOwnership(4, ["a"], [1]) == F(4, ["a"], [1])  # lists become tuples
+    # Lists, against the annotation, become tuples.
+    assert FileOwnership(4, ["a"], [1]) == F(4, ["a"], [1])  # type: ignore[arg-type]
 
 
 def S(number, state):

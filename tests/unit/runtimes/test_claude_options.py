@@ -42,7 +42,7 @@ def test_the_role_whitelist_is_both_the_tool_set_and_the_approved_set():
     assert found["allowed_tools"] == ["Read", "Glob", "Grep", "Write"]
     assert found["permission_mode"] == "dontAsk"
     with_tools = option_values(brief(), session_id="s", environ={}, with_tracker_tools=True)
-    assert with_tools["allowed_tools"][-1] == "mcp__ralph-hero"  # type: ignore[index]
+    assert with_tools["allowed_tools"][-1] == "mcp__ralph-hero"
 
 
 def test_limits_model_schema_and_working_directory_are_passed():

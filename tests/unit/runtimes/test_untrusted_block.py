@@ -24,7 +24,7 @@ def brief_of(issue: IssueContext) -> str:
     )
 
 
-def fenced_blocks(text: str) -> list[str]:
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
     return re.findall(r"^(~{6,})text\n(.*?)^\1$", text, flags=re.DOTALL | re.MULTILINE)
 
 
