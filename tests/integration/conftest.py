@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from ralph.cli import main
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -68,3 +71,25 @@ class Project:
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path / "project")
+
+
+#: ``ralph ARGS`` run in-process: (exit code, stdout, stderr).
+RalphCli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def ralph_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> RalphCli:
+    """``ralph ARGS`` in-process in the working directory, with simulated agents and a
+    wide terminal (the developer's RALPH_* settings are already cleared)."""
+    monkeypatch.setenv("RALPH_AGENT", "scripted")
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as info:
+            main(list(args))
+        out, err = capsys.readouterr()
+        code = info.value.code or 0
+        assert isinstance(code, int)
+        return code, out, err
+
+    return run

@@ -9,31 +9,18 @@ import sys
 
 import pytest
 
-from ralph.cli import main
 from ralph.demo import EPIC_BODY, create_sample_repository
 
 from ..conftest import Project as Repo
 
 
 @pytest.fixture
-def ralph(tmp_path, monkeypatch, capsys):
+def ralph(ralph_cli, tmp_path, monkeypatch):
     repo = Repo(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
-    for variable in [v for v in os.environ if v.startswith("RALPH_")]:
-        monkeypatch.delenv(variable)
     monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
-    monkeypatch.setenv("RALPH_AGENT", "scripted")
-
-    def run(*args: str) -> tuple[int, str, str]:
-        with pytest.raises(SystemExit) as info:
-            main(list(args))
-        out, err = capsys.readouterr()
-        code = info.value.code or 0
-        assert isinstance(code, int)
-        return code, out, err
-
-    assert run("init")[0] == 0
-    return run
+    assert ralph_cli("init")[0] == 0
+    return ralph_cli
 
 
 def test_ralph_run_takes_an_epic_from_backlog_to_done(ralph):

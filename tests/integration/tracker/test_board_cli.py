@@ -17,22 +17,11 @@ from ..conftest import Project
 
 
 @pytest.fixture
-def board(project: Project, monkeypatch, capsys):
+def board(project: Project, monkeypatch, ralph_cli):
     monkeypatch.chdir(project.path)
-    for variable in [v for v in os.environ if v.startswith("RALPH_")]:
-        monkeypatch.delenv(variable)
-
-    def ralph(*args: str) -> tuple[int, str, str]:
-        with pytest.raises(SystemExit) as info:
-            main(list(args))
-        out, err = capsys.readouterr()
-        code = info.value.code or 0
-        assert isinstance(code, int)
-        return code, out, err
-
-    code, _, err = ralph("init")
+    code, _, err = ralph_cli("init")
     assert code == 0, err
-    return ralph
+    return ralph_cli
 
 
 def test_commands_outside_a_project_point_at_ralph_init(tmp_path, monkeypatch, capsys):
