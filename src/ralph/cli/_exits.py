@@ -1,6 +1,6 @@
 """Exit codes, decided in one place: 2 when the person must change their input or
 configuration, 1 when the operation failed or something it needs is unavailable (trying
-again later may work), 130 when interrupted."""
+again later may work), 130 when a run was interrupted."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from ralph.errors import (
     StoreUnreachable,
 )
 
-__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "exit_code"]
+__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_INTERRUPTED", "exit_code"]
 
-EXIT_OK = 0
 #: The operation failed: a phase escalated, a check failed, a server did not answer.
 EXIT_FAILED = 1
 #: The input or configuration must change (click uses 2 for usage errors too).
 EXIT_INPUT = 2
+#: A run (hero, team, worker) stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 
 #: Errors no change of input fixes: the same command may work later. A git error stays a
