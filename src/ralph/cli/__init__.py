@@ -7,6 +7,7 @@ failed or something it needs did not answer (``_exits``).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 from collections.abc import Sequence
@@ -48,6 +49,24 @@ app.command("hero")(_orchestrate.hero_command)
 app.command("team")(_orchestrate.team_command)
 app.command("worker")(_orchestrate.worker_command)
 app.command("demo")(_orchestrate.demo_command)
+
+
+def _unwrap_summaries(typer_app: typer.Typer) -> None:
+    """Give every command a one-line summary from its docstring's first paragraph.
+
+    Rich help lists a command by that paragraph but keeps its hard line breaks, so a
+    docstring wrapped at 100 columns shows ragged lines in ``ralph --help``.
+    """
+    for info in typer_app.registered_commands:
+        doc = inspect.getdoc(info.callback) if info.callback else None
+        if info.short_help is None and info.help is None and doc:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _unwrap_summaries(group.typer_instance)
+
+
+_unwrap_summaries(app)
 
 
 @app.callback()
