@@ -84,8 +84,8 @@ def check_demo(project: Project, epic: int) -> DemoCheck:
     root = tracker.get_issue(epic)
     issues = [root, *(tracker.get_issue(n) for n in root.sub_issues)]
     all_done = all(i.workflow_state is WorkflowState.DONE for i in issues)
-    core = project.git.run("show", f"refs/heads/{project.config.base_branch}:greet/core.py")
-    merged = "def farewell" in core.stdout
+    core = project.git.read_on(project.config.base_branch, "greet/core.py")
+    merged = core is not None and "def farewell" in core
     tests = subprocess.run(
         shlex.split(project.config.test_command),
         cwd=project.git.path, capture_output=True, text=True, timeout=120,

@@ -195,6 +195,27 @@ class GitRepo:
     def has_branch(self, name: str) -> bool:
         return self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0
 
+    def changed_files(self, base: str, head: str) -> list[str]:
+        """The paths ``head`` changes since it left ``base`` (``git diff base...head``)."""
+        changed = self.git(
+            "diff", "--name-only", f"refs/heads/{base}...refs/heads/{head}",
+            what=f"list the files {head} changes",
+        )  # fmt: skip
+        return changed.splitlines()
+
+    def files_on(self, branch: str, folder: str) -> list[str]:
+        """The paths of the files under ``folder`` on ``branch``, without a checkout."""
+        listing = self.git(
+            "ls-tree", "-r", "--name-only", f"refs/heads/{branch}", "--", folder,
+            what=f"list {folder} on {branch}",
+        )  # fmt: skip
+        return listing.splitlines()
+
+    def read_on(self, branch: str, path: str) -> str | None:
+        """The text of ``path`` on ``branch``, or None when the branch has no such file."""
+        shown = self.run("show", f"refs/heads/{branch}:{path}")
+        return shown.stdout if shown.returncode == 0 else None
+
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
         return result.returncode == 0

@@ -105,15 +105,10 @@ class PhaseContext:
     # -- documents on the base branch ---------------------------------------------------
 
     def base_files(self) -> list[str]:
-        listing = self.project.git.git(
-            "ls-tree", "-r", "--name-only", f"refs/heads/{self.base}", "--", "thoughts",
-            what=f"list documents on {self.base}",
-        )  # fmt: skip
-        return listing.splitlines()
+        return self.project.git.files_on(self.base, "thoughts")
 
     def read_base(self, path: str) -> str | None:
-        shown = self.project.git.run("show", f"refs/heads/{self.base}:{path}")
-        return shown.stdout if shown.returncode == 0 else None
+        return self.project.git.read_on(self.base, path)
 
     def find(
         self,

@@ -94,11 +94,8 @@ class PullRequestPhase(Phase):
                 f"- #{i.number}: {i.title}" for i in members
             )
         closes = "\n".join(f"- Closes #{i.number}" for i in members)
-        changed = ctx.project.git.git(
-            "diff", "--name-only", f"refs/heads/{ctx.base}...refs/heads/{branch}",
-            what="list changed files",
-        )  # fmt: skip
-        files = "\n".join(f"- `{path}`" for path in changed.splitlines()) or "- (none)"
+        changed = ctx.project.git.changed_files(ctx.base, branch)
+        files = "\n".join(f"- `{path}`" for path in changed) or "- (none)"
         command = ctx.project.config.test_command
         test_plan = f"- [x] `{command}` passes on {branch}" if command else "- [ ] Run the tests"
         documents = []
