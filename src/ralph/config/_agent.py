@@ -21,6 +21,7 @@ from typing import Any
 
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
+from ralph.workflow import PHASE_SPECS
 
 __all__ = ["PHASE_NAMES", "AgentSettings", "PhaseSettings", "parse_agent_settings"]
 
@@ -117,9 +118,8 @@ def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> N
             )
 
 
-#: The phases a ``[agent.phases.NAME]`` table may name (``ralph.phases.PHASES``; a test
-#: keeps the two equal, since configuration sits below the phases).
-PHASE_NAMES = ("triage", "split", "research", "plan", "review", "implement", "pr", "merge")
+#: The phases a ``[agent.phases.NAME]`` table may name.
+PHASE_NAMES = tuple(s.name for s in PHASE_SPECS)
 
 
 def parse_agent_settings(

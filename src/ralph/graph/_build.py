@@ -19,8 +19,8 @@ from ralph.graph._streams import split_into_streams
 from ralph.pipeline import (
     GroupResult,
     IssueState,
-    Phase,
     PipelinePosition,
+    Stage,
     WorkStream,
     WorkStreamResult,
 )
@@ -29,10 +29,10 @@ from ralph.workflow import WorkflowState
 __all__ = ["build_task_graph"]
 
 _S = WorkflowState
-_PLAN_AHEAD = frozenset({Phase.SPLIT, Phase.TRIAGE, Phase.RESEARCH, Phase.PLAN})
-_REVIEW_AHEAD = _PLAN_AHEAD | {Phase.REVIEW, Phase.HUMAN_GATE}
-_IMPLEMENT_AHEAD = _REVIEW_AHEAD | {Phase.IMPLEMENT}
-_MERGE_AHEAD = _IMPLEMENT_AHEAD | {Phase.COMPLETE}
+_PLAN_AHEAD = frozenset({Stage.SPLIT, Stage.TRIAGE, Stage.RESEARCH, Stage.PLAN})
+_REVIEW_AHEAD = _PLAN_AHEAD | {Stage.REVIEW, Stage.HUMAN_GATE}
+_IMPLEMENT_AHEAD = _REVIEW_AHEAD | {Stage.IMPLEMENT}
+_MERGE_AHEAD = _IMPLEMENT_AHEAD | {Stage.COMPLETE}
 
 #: Issues nobody works on: finished, abandoned, or waiting for a person.
 _INACTIVE = frozenset({_S.DONE, _S.CANCELED, _S.HUMAN_NEEDED})

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.graph._model import ROLE_OF_KIND, TaskKind, TaskSpec
+from ralph.workflow import TASK_SPECS, PhaseSpec
 
 __all__ = ["CHAIN_KINDS", "PRE_PLAN_KINDS", "ReviewMode", "Scope", "Stages", "chain", "issue_task"]
 
@@ -34,42 +35,12 @@ class ReviewMode(enum.StrEnum):
         }[self]
 
 
-#: Tasks done per issue before the (shared) plan.
+#: Tasks done per issue before the (shared) plan, in the order an issue meets them.
 PRE_PLAN_KINDS = (TaskKind.SPLIT, TaskKind.TRIAGE, TaskKind.RESEARCH)
-#: Tasks of the plan .. merge chain of a scope.
-CHAIN_KINDS = (
-    TaskKind.PLAN,
-    TaskKind.REVIEW,
-    TaskKind.HUMAN_GATE,
-    TaskKind.IMPLEMENT,
-    TaskKind.PR,
-    TaskKind.MERGE,
-)
+#: Tasks of the plan .. merge chain of a scope: every other kind.
+CHAIN_KINDS = tuple(kind for kind in TaskKind if kind not in PRE_PLAN_KINDS)
 
-#: The original's ``command`` metadata value for each kind.
-_COMMAND = {
-    TaskKind.TRIAGE: "triage",
-    TaskKind.SPLIT: "split",
-    TaskKind.RESEARCH: "research",
-    TaskKind.PLAN: "plan",
-    TaskKind.REVIEW: "review",
-    TaskKind.HUMAN_GATE: "review",
-    TaskKind.IMPLEMENT: "impl",
-    TaskKind.PR: "pr",
-    TaskKind.MERGE: "merge",
-}
-
-_VERBS: Mapping[TaskKind, tuple[str, str]] = {
-    TaskKind.TRIAGE: ("Triage {}", "Triaging {}"),
-    TaskKind.SPLIT: ("Split {}", "Splitting {}"),
-    TaskKind.RESEARCH: ("Research {}", "Researching {}"),
-    TaskKind.PLAN: ("Plan {}", "Planning {}"),
-    TaskKind.REVIEW: ("Review plan for {}", "Reviewing plan for {}"),
-    TaskKind.HUMAN_GATE: ("Approve plan for {}", "Waiting for a person to approve the plan for {}"),
-    TaskKind.IMPLEMENT: ("Implement {}", "Implementing {}"),
-    TaskKind.PR: ("Create PR for {}", "Creating PR for {}"),
-    TaskKind.MERGE: ("Merge PR for {}", "Merging PR for {}"),
-}
+_SPEC_OF_KIND: Mapping[TaskKind, PhaseSpec] = {TaskKind(s.kind): s for s in TASK_SPECS}
 
 
 def _spec(
@@ -80,16 +51,16 @@ def _spec(
     deps: Sequence[str],
     metadata: Mapping[str, Any],
 ) -> TaskSpec:
-    subject, active = _VERBS[kind]
+    phase = _SPEC_OF_KIND[kind]
     return TaskSpec(
         key=key,
         kind=kind,
         role=ROLE_OF_KIND[kind],
         issues=tuple(issues),
-        subject=subject.format(about),
-        active_form=active.format(about),
+        subject=phase.title.format(about),
+        active_form=phase.doing.format(about),
         deps=tuple(deps),
-        metadata={"issue_number": issues[0], "command": _COMMAND[kind], **metadata},
+        metadata={"issue_number": issues[0], "command": phase.command_name, **metadata},
     )
 
 

@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.errors import GraphError
+from ralph.workflow import TASK_SPECS
 
 __all__ = ["ROLE_OF_KIND", "TYPICAL_EFFORT", "Role", "TaskGraph", "TaskKind", "TaskSpec"]
 
 
 class TaskKind(enum.StrEnum):
+    """What a task does: a phase, or a person's gate (``ralph.workflow.TASK_SPECS``)."""
+
     TRIAGE = "triage"
     SPLIT = "split"
     RESEARCH = "research"
@@ -35,32 +38,11 @@ class Role(enum.StrEnum):
     HUMAN = "human"
 
 
-ROLE_OF_KIND: Mapping[TaskKind, Role] = {
-    TaskKind.TRIAGE: Role.ANALYST,
-    TaskKind.SPLIT: Role.ANALYST,
-    TaskKind.RESEARCH: Role.ANALYST,
-    TaskKind.PLAN: Role.BUILDER,
-    TaskKind.REVIEW: Role.VALIDATOR,
-    TaskKind.HUMAN_GATE: Role.HUMAN,
-    TaskKind.IMPLEMENT: Role.BUILDER,
-    TaskKind.PR: Role.INTEGRATOR,
-    TaskKind.MERGE: Role.INTEGRATOR,
-}
-
+ROLE_OF_KIND: Mapping[TaskKind, Role] = {TaskKind(s.kind): Role(s.role) for s in TASK_SPECS}
 
 #: Relative agent time per kind (an implementation takes longest), for ordering work so
 #: that the longest chains start first. A person's gate takes no agent time.
-TYPICAL_EFFORT: Mapping[TaskKind, float] = {
-    TaskKind.TRIAGE: 1.0,
-    TaskKind.SPLIT: 2.0,
-    TaskKind.RESEARCH: 3.0,
-    TaskKind.PLAN: 3.0,
-    TaskKind.REVIEW: 1.5,
-    TaskKind.HUMAN_GATE: 0.0,
-    TaskKind.IMPLEMENT: 5.0,
-    TaskKind.PR: 0.5,
-    TaskKind.MERGE: 0.5,
-}
+TYPICAL_EFFORT: Mapping[TaskKind, float] = {TaskKind(s.kind): s.effort for s in TASK_SPECS}
 
 
 @dataclass(frozen=True)

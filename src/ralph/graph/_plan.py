@@ -14,8 +14,8 @@ from ralph.pipeline import (
     FileOwnership,
     GroupResult,
     IssueState,
-    Phase,
     PipelinePosition,
+    Stage,
     WorkStreamResult,
     detect_group,
     detect_position,
@@ -28,7 +28,7 @@ __all__ = ["MIN_GROUP_FOR_STREAMS", "PipelinePlan", "plan_pipeline"]
 #: Groups of two or fewer are never split into streams (the original's rule).
 MIN_GROUP_FOR_STREAMS = 3
 #: Streams are only known from research documents, so only phases after research use them.
-_STREAM_PHASES = frozenset({Phase.PLAN})
+_STREAM_STAGES = frozenset({Stage.PLAN})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +74,7 @@ def plan_pipeline(
     known = files or {}
     if (
         len(group.issues) >= MIN_GROUP_FOR_STREAMS
-        and position.phase in _STREAM_PHASES
+        and position.phase in _STREAM_STAGES
         and all(known.get(n) for n in group.issues)
     ):
         relations = {n: fetch(n) for n in group.issues}

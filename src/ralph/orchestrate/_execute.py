@@ -32,6 +32,7 @@ from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
+from ralph.workflow import PHASE_SPECS
 
 __all__ = [
     "MAX_PLAN_ITERATIONS",
@@ -44,16 +45,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-PHASE_OF_KIND = {
-    TaskKind.TRIAGE: "triage",
-    TaskKind.SPLIT: "split",
-    TaskKind.RESEARCH: "research",
-    TaskKind.PLAN: "plan",
-    TaskKind.REVIEW: "review",
-    TaskKind.IMPLEMENT: "implement",
-    TaskKind.PR: "pr",
-    TaskKind.MERGE: "merge",
-}
+#: The phase each kind of task runs (every kind but the person's gate).
+PHASE_OF_KIND = {TaskKind(s.kind): s.name for s in PHASE_SPECS}
 #: Re-plans after NEEDS_ITERATION before the issues go to a person.
 MAX_PLAN_ITERATIONS = 2
 #: A phase that refused to start (an issue held by another run) is tried again after this.

@@ -25,7 +25,7 @@ from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
 from ralph.pipeline import (
     MAX_BUILDERS,
     FileOwnership,
-    Phase,
+    Stage,
     detect_work_streams,
     suggest_roster,
 )
@@ -53,7 +53,7 @@ LOOK_SECONDS = 0.5
 #: How long idle workers get to notice a shutdown (several of their idle waits).
 STOP_GRACE_SECONDS = 5 * IDLE_SECONDS
 #: Positions from which research (and so work streams) is still ahead.
-_BEFORE_STREAMS = frozenset({Phase.TRIAGE, Phase.SPLIT, Phase.RESEARCH})
+_BEFORE_STREAMS = frozenset({Stage.TRIAGE, Stage.SPLIT, Stage.RESEARCH})
 
 #: (worker name, roles) for each worker of a crew.
 CrewPlan = Sequence[tuple[str, tuple[str, ...]]]
@@ -129,7 +129,7 @@ def _possible_streams(project: Project, plan: PipelinePlan) -> int:
     if plan.streams is not None or phase not in _BEFORE_STREAMS:
         return 0
     issues = plan.position.issues
-    if any(i.oversized or (i.estimate is None and phase is Phase.TRIAGE) for i in issues):
+    if any(i.oversized or (i.estimate is None and phase is Stage.TRIAGE) for i in issues):
         return MAX_BUILDERS
     if len(plan.group.issues) < MIN_GROUP_FOR_STREAMS:
         return 0

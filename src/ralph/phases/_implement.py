@@ -11,12 +11,11 @@ from contextlib import contextmanager
 
 from ralph.artifacts import ArtifactKind, plan_phases
 from ralph.git import working_changes
-from ralph.graph import Role
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
-from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import result_schema
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
@@ -56,9 +55,6 @@ def implementation_problems(
 
 class ImplementPhase(Phase):
     name = "implement"
-    command = "ralph_impl"
-    role = Role.BUILDER
-    tools = (*READ_TOOLS, "Write", "Edit", "Bash")
     result_schema = result_schema(
         ["phases_done", "phases_total"],
         {

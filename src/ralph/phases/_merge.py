@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ralph.errors import MergeConflict
-from ralph.graph import Role
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
@@ -39,10 +38,6 @@ def _noted(issue: Issue, pr: PullRequest) -> bool:
 
 class MergePhase(Phase):
     name = "merge"
-    command = "ralph_merge"
-    role = Role.INTEGRATOR
-    tools = ()
-    uses_agent = False
 
     def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
         pr = _request_for(ctx, issue)

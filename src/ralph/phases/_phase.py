@@ -17,7 +17,7 @@ from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.runtimes import AgentResult, Document
 from ralph.tracker import Issue
-from ralph.workflow import COMMANDS, CommandContract, Estimate, WorkflowState
+from ralph.workflow import CommandContract, Estimate, PhaseSpec, WorkflowState, find_phase
 
 __all__ = [
     "AlreadyDone",
@@ -29,9 +29,6 @@ __all__ = [
     "Workspace",
     "prompt",
 ]
-
-#: Read-only code tools every agent gets; roles add what they must write with.
-READ_TOOLS = ("Read", "Glob", "Grep")
 
 
 class PhaseRefused(RalphError):
@@ -117,21 +114,43 @@ def prompt(name: str, **values: str) -> str:
 
 
 class Phase(abc.ABC):
+    """A phase's code. What is data about it (command, role, tools, whether an agent
+    runs) is its record in ``ralph.workflow.PHASE_SPECS``, found by ``name``."""
+
     name: str
-    command: str
-    role: Role
-    tools: tuple[str, ...] = READ_TOOLS
-    #: False for the phases the runner does alone (pull request, merge).
-    uses_agent: bool = True
+    spec: PhaseSpec
     #: The JSON schema of the agent's structured result.
     result_schema: Mapping[str, Any] = {}
     #: The agent gets the reviewer's critique when the last verdict asked for another
     #: plan (a re-plan), as Ralph's own context rather than a tracker comment.
     reads_critique: bool = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = find_phase(cls.name)
+        if spec is None or spec.name != cls.name:
+            raise TypeError(f"{cls.__name__}: no phase {cls.name!r} in the table of phases")
+        cls.spec = spec
+
+    @property
+    def command(self) -> str:
+        return self.spec.command
+
+    @property
+    def role(self) -> Role:
+        return Role(self.spec.role)
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        return self.spec.tools
+
+    @property
+    def uses_agent(self) -> bool:
+        return self.spec.uses_agent
+
     @property
     def contract(self) -> CommandContract:
-        return COMMANDS[self.command]
+        return self.spec.contract
 
     @property
     def lock_state(self) -> WorkflowState | None:

@@ -16,12 +16,10 @@ from ralph.artifacts import (
     plan_phases,
     set_frontmatter,
 )
-from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
 from ralph.phases._group import group_members, planned_stream
 from ralph.phases._phase import (
-    READ_TOOLS,
     AlreadyDone,
     Attempt,
     Impasse,
@@ -41,9 +39,6 @@ _READY = (WorkflowState.READY_FOR_PLAN, WorkflowState.PLAN_IN_PROGRESS)
 
 class PlanPhase(Phase):
     name = "plan"
-    command = "ralph_plan"
-    role = Role.BUILDER
-    tools = (*READ_TOOLS, "Write")
     reads_critique = True
     result_schema = result_schema(
         ["document", "summary"],

@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ralph.artifacts import ArtifactKind, StreamNames
-from ralph.graph import Role
 from ralph.phases._branches import branch_for, plan_stream, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
@@ -29,10 +28,6 @@ def _open_request(ctx: PhaseContext, branch: str) -> PullRequest | None:
 
 class PullRequestPhase(Phase):
     name = "pr"
-    command = "ralph_pr"
-    role = Role.INTEGRATOR
-    tools = ()
-    uses_agent = False
 
     def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
         return plan_members(ctx, issue)

@@ -1,4 +1,4 @@
-"""The eight phases by name."""
+"""The eight phases by name, in the order of ``ralph.workflow.PHASE_SPECS``."""
 
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ from ralph.phases._research import ResearchPhase
 from ralph.phases._review import ReviewPhase
 from ralph.phases._split import SplitPhase
 from ralph.phases._triage import TriagePhase
+from ralph.workflow import PHASE_SPECS, find_phase
 
 __all__ = ["PHASES", "get_phase"]
 
-#: The original's command names for phases named differently here.
-_ALIASES = {"impl": "implement"}
-
-PHASES: Mapping[str, Phase] = {
+_IMPLEMENTED: Mapping[str, Phase] = {
     phase.name: phase
     for phase in (
         TriagePhase(),
@@ -34,10 +32,13 @@ PHASES: Mapping[str, Phase] = {
     )
 }
 
+#: A phase of the table without its code here fails at import, not at its first run.
+PHASES: Mapping[str, Phase] = {spec.name: _IMPLEMENTED[spec.name] for spec in PHASE_SPECS}
+
 
 def get_phase(name: str) -> Phase:
-    bare = name.removeprefix("ralph_")
-    phase = PHASES.get(_ALIASES.get(bare, bare))
-    if phase is None:
+    """The phase by its name or its command's (``implement``, ``impl``, ``ralph_impl``)."""
+    spec = find_phase(name)
+    if spec is None:
         raise InvalidInput(f"unknown phase {name!r}; phases are: {', '.join(PHASES)}")
-    return phase
+    return PHASES[spec.name]

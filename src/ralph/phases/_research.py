@@ -8,10 +8,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ralph.artifacts import ArtifactKind, artifact_comment, research_path
-from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
-from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, Workspace
+from ralph.phases._phase import AlreadyDone, Attempt, Phase, Workspace
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
@@ -24,9 +23,6 @@ HEADINGS = ("## Files Affected", "### Will Modify", "### Will Read (Dependencies
 
 class ResearchPhase(Phase):
     name = "research"
-    command = "ralph_research"
-    role = Role.ANALYST
-    tools = (*READ_TOOLS, "Write")
     result_schema = result_schema(["document", "summary"], {"document": TEXT, "summary": TEXT})
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:

@@ -9,11 +9,10 @@ from contextlib import contextmanager
 from datetime import date
 
 from ralph.artifacts import ArtifactKind, Verdict, critique_path, parse_verdict, review_comment
-from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
 from ralph.phases._group import plan_members
-from ralph.phases._phase import READ_TOOLS, AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.project import Project
 from ralph.runtimes import AgentResult
@@ -35,9 +34,6 @@ def _last_verdict(issue: Issue) -> Verdict | None:
 
 class ReviewPhase(Phase):
     name = "review"
-    command = "ralph_review"
-    role = Role.VALIDATOR
-    tools = (*READ_TOOLS, "Write")
     result_schema = result_schema(
         ["verdict", "issues", "critique"],
         {

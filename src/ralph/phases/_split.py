@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ralph._text import one_line
-from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import TEXT, result_schema
@@ -39,8 +38,6 @@ def _title(sub: Mapping[str, Any]) -> str:
 
 class SplitPhase(Phase):
     name = "split"
-    command = "ralph_split"
-    role = Role.ANALYST
     result_schema = result_schema(
         ["sub_issues"],
         {

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ralph.artifacts import ArtifactKind
-from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase
 from ralph.phases._schemas import ESTIMATES, TEXT, result_schema
@@ -25,8 +24,6 @@ _CLOSE_REASONS = {
 
 class TriagePhase(Phase):
     name = "triage"
-    command = "ralph_triage"
-    role = Role.ANALYST
     result_schema = result_schema(
         ["action", "reason"],
         {

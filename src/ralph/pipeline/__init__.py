@@ -7,7 +7,6 @@ from __future__ import annotations
 from ralph.errors import DependencyCycle, IssueNotFound
 from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
 from ralph.pipeline._issues import IssueState
-from ralph.pipeline._phase import REMAINING_PHASES, Phase
 from ralph.pipeline._position import (
     BlockingIssue,
     Convergence,
@@ -16,6 +15,7 @@ from ralph.pipeline._position import (
     detect_position,
 )
 from ralph.pipeline._roster import MAX_BUILDERS, SuggestedRoster, suggest_roster
+from ralph.pipeline._stage import REMAINING_PHASES, Stage
 from ralph.pipeline._streams import (
     FileOwnership,
     StreamPosition,
@@ -38,9 +38,9 @@ __all__ = [
     "IssueNotFound",
     "IssueRelations",
     "IssueState",
-    "Phase",
     "PipelinePosition",
     "Recommendation",
+    "Stage",
     "StreamPosition",
     "SuggestedRoster",
     "WorkStream",

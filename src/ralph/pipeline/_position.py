@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.pipeline._issues import IssueState
-from ralph.pipeline._phase import REMAINING_PHASES, Phase
 from ralph.pipeline._roster import SuggestedRoster, roster_for
+from ralph.pipeline._stage import REMAINING_PHASES, Stage
 from ralph.workflow import WorkflowState
 
 __all__ = [
@@ -73,7 +73,7 @@ class Convergence:
 
 @dataclass(frozen=True, kw_only=True)
 class PipelinePosition:
-    phase: Phase
+    phase: Stage
     reason: str
     issues: tuple[IssueState, ...]
     convergence: Convergence
@@ -106,20 +106,20 @@ def _blocking(issues: Iterable[IssueState]) -> tuple[BlockingIssue, ...]:
     return tuple(BlockingIssue(i.number, i.workflow_state) for i in issues)
 
 
-def _classify(issues: Sequence[IssueState], is_group: bool) -> tuple[Phase, str, Convergence]:
+def _classify(issues: Sequence[IssueState], is_group: bool) -> tuple[Stage, str, Convergence]:
     if not issues:
-        return Phase.TRIAGE, "No issues provided", _NO_CONVERGENCE_NEEDED
+        return Stage.TRIAGE, "No issues provided", _NO_CONVERGENCE_NEEDED
 
     oversized = [i for i in issues if i.oversized]
     if oversized:
         listed = ", ".join(f"#{i.number}={i.estimate}" for i in oversized)
         reason = f"{len(oversized)} issue(s) need splitting (estimate: {listed})"
-        return Phase.SPLIT, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.SPLIT, reason, _NO_CONVERGENCE_NEEDED
 
     stateless = [i for i in issues if not i.workflow_state or i.workflow_state == "unknown"]
     if stateless:
         reason = f"{len(stateless)} issue(s) have no workflow state; triage first"
-        return Phase.TRIAGE, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.TRIAGE, reason, _NO_CONVERGENCE_NEEDED
 
     count = Counter(i.workflow_state for i in issues)
     total = len(issues)
@@ -134,36 +134,36 @@ def _classify(issues: Sequence[IssueState], is_group: bool) -> tuple[Phase, str,
             + [i for i in issues if i.workflow_state == _S.RESEARCH_IN_PROGRESS]
         )
         convergence = Convergence(required=is_group, met=False, blocking=blocking)
-        return Phase.RESEARCH, f"{needs} need research, {researching} in progress", convergence
+        return Stage.RESEARCH, f"{needs} need research, {researching} in progress", convergence
     if only(_S.READY_FOR_PLAN):
         convergence = Convergence(required=is_group, met=True)
-        return Phase.PLAN, "All issues ready for planning", convergence
+        return Stage.PLAN, "All issues ready for planning", convergence
     planning, in_review = count[_S.PLAN_IN_PROGRESS], count[_S.PLAN_IN_REVIEW]
     if planning:
         reason = f"{planning} plan(s) in progress, {in_review} in review"
-        return Phase.REVIEW, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.REVIEW, reason, _NO_CONVERGENCE_NEEDED
     if only(_S.PLAN_IN_REVIEW):
-        return Phase.HUMAN_GATE, "All plans awaiting human approval", _NO_CONVERGENCE_NEEDED
+        return Stage.HUMAN_GATE, "All plans awaiting human approval", _NO_CONVERGENCE_NEEDED
     if in_review:
-        return Phase.REVIEW, f"{in_review} plan(s) in review", _NO_CONVERGENCE_NEEDED
+        return Stage.REVIEW, f"{in_review} plan(s) in review", _NO_CONVERGENCE_NEEDED
     if count[_S.IN_PROGRESS]:
         reason = f"{count[_S.IN_PROGRESS]} issue(s) in progress"
-        return Phase.IMPLEMENT, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.IMPLEMENT, reason, _NO_CONVERGENCE_NEEDED
     if only(_S.IN_REVIEW, _S.DONE, _S.CANCELED):
         if count[_S.IN_REVIEW]:
             reason = f"{count[_S.IN_REVIEW]} issue(s) in review, awaiting merge"
-            return Phase.COMPLETE, reason, _NO_CONVERGENCE_NEEDED
-        return Phase.TERMINAL, "All issues done or canceled", _NO_CONVERGENCE_NEEDED
+            return Stage.COMPLETE, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.TERMINAL, "All issues done or canceled", _NO_CONVERGENCE_NEEDED
     if count[_S.HUMAN_NEEDED]:
         reason = f"{count[_S.HUMAN_NEEDED]} issue(s) need human intervention"
-        return Phase.TERMINAL, reason, _NO_CONVERGENCE_NEEDED
+        return Stage.TERMINAL, reason, _NO_CONVERGENCE_NEEDED
     if count[_S.BACKLOG]:
-        return Phase.TRIAGE, f"{count[_S.BACKLOG]} issue(s) in Backlog", _NO_CONVERGENCE_NEEDED
+        return Stage.TRIAGE, f"{count[_S.BACKLOG]} issue(s) in Backlog", _NO_CONVERGENCE_NEEDED
     if count[_S.READY_FOR_PLAN]:
         blocking = _blocking(i for i in issues if i.workflow_state != _S.READY_FOR_PLAN)
         convergence = Convergence(required=is_group, met=False, blocking=blocking)
-        return Phase.PLAN, "Some issues ready for planning, mixed states", convergence
-    return Phase.TRIAGE, "Mixed states, defaulting to triage", _NO_CONVERGENCE_NEEDED
+        return Stage.PLAN, "Some issues ready for planning, mixed states", convergence
+    return Stage.TRIAGE, "Mixed states, defaulting to triage", _NO_CONVERGENCE_NEEDED
 
 
 def detect_position(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ralph.pipeline._issues import IssueState
-from ralph.pipeline._phase import Phase
+from ralph.pipeline._stage import Stage
 from ralph.workflow import OVERSIZED_ESTIMATES, WorkflowState
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ __all__ = ["MAX_BUILDERS", "SuggestedRoster", "roster_for", "suggest_roster"]
 MAX_BUILDERS = 3
 
 _RESEARCHING = frozenset({WorkflowState.RESEARCH_NEEDED, WorkflowState.RESEARCH_IN_PROGRESS})
-_ANALYST_PHASES = frozenset({Phase.RESEARCH, Phase.SPLIT, Phase.TRIAGE})
+_ANALYST_STAGES = frozenset({Stage.RESEARCH, Stage.SPLIT, Stage.TRIAGE})
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,12 @@ class SuggestedRoster:
         }
 
 
-def roster_for(phase: Phase, issues: Sequence[IssueState]) -> SuggestedRoster:
+def roster_for(phase: Stage, issues: Sequence[IssueState]) -> SuggestedRoster:
     """The original's formula: analysts by issues needing research (only while research,
     split or triage is ahead), two builders when five or more issues are M/L/XL."""
     researching = sum(1 for i in issues if i.workflow_state in _RESEARCHING)
     analyst = 0
-    if phase in _ANALYST_PHASES:
+    if phase in _ANALYST_STAGES:
         analyst = 1 if researching <= 1 else 2 if researching <= 5 else 3
     oversized = sum(1 for i in issues if i.estimate in OVERSIZED_ESTIMATES)
     return SuggestedRoster(analyst=analyst, builder=2 if oversized >= 5 else 1)

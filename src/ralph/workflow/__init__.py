@@ -1,5 +1,5 @@
-"""The workflow state machine: states, the enforced transition matrix, command contracts
-and semantic intents. Pure: no I/O."""
+"""The workflow state machine: states, the enforced transition matrix, command contracts,
+semantic intents and the table of phases. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ralph.workflow._audit import (
 )
 from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
 from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
+from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
 from ralph.workflow._resolution import (
     INTENTS,
     Resolution,
@@ -54,13 +55,16 @@ __all__ = [
     "LOCK_STATES",
     "OVERSIZED_ESTIMATES",
     "PARENT_GATE_STATES",
+    "PHASE_SPECS",
     "STATE_ORDER",
+    "TASK_SPECS",
     "TERMINAL_STATES",
     "WORKFLOW_STATE_TO_STATUS",
     "CommandContract",
     "Estimate",
     "InvalidTransition",
     "ParentDecision",
+    "PhaseSpec",
     "Priority",
     "Resolution",
     "Transition",
@@ -70,6 +74,7 @@ __all__ = [
     "audit_comment",
     "check_transition",
     "child_skip_reason",
+    "find_phase",
     "get_command",
     "is_allowed",
     "is_earlier_state",

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ralph.graph import plan_pipeline
-from ralph.pipeline import IssueRelations, IssueState, Phase
+from ralph.pipeline import IssueRelations, IssueState, Stage
 
 
 def board():
@@ -22,7 +22,7 @@ def test_streams_are_detected_for_a_researched_group_of_three():
     files = {11: ["x"], 12: ["y"], 13: ["z"]}
     plan = plan_pipeline(11, board().get, states("Ready for Plan"), review_mode="auto", files=files)
     assert plan.group.issues == (11, 12, 13)
-    assert plan.position.phase is Phase.PLAN
+    assert plan.position.phase is Stage.PLAN
     assert plan.streams is not None
     assert [s.id for s in plan.streams.streams] == ["stream-11-12", "stream-13"]
     assert "plan:stream-11-12" in plan.graph
@@ -50,5 +50,5 @@ def test_no_streams_when_some_files_are_unknown():
 
 def test_members_without_a_known_state_are_triaged():
     plan = plan_pipeline(13, board().get, {}, review_mode="auto")
-    assert plan.position.phase is Phase.TRIAGE
+    assert plan.position.phase is Stage.TRIAGE
     assert [t.key for t in plan.graph.roots()] == ["triage:11", "triage:12", "triage:13"]

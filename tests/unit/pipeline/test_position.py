@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.pipeline import IssueState, Phase, detect_position
+from ralph.pipeline import IssueState, Stage, detect_position
 
 
 def I(number, state, est="S", subs=0):  # noqa: E743 - the reference's notation
@@ -28,63 +28,63 @@ FULL = ["split", "triage", "research", "plan", "review", "implement", "pr", "mer
 
 class TestSingleIssue:
     def test_pd1_backlog_is_triage(self):
-        assert single(I(1, "Backlog")).phase is Phase.TRIAGE
+        assert single(I(1, "Backlog")).phase is Stage.TRIAGE
 
     @pytest.mark.parametrize("estimate", ["M", "L"])
     def test_pd2_oversized_backlog_is_split(self, estimate):
-        assert single(I(1, "Backlog", estimate)).phase is Phase.SPLIT
+        assert single(I(1, "Backlog", estimate)).phase is Stage.SPLIT
 
     def test_pd3_oversized_research_needed_is_split(self):
-        assert single(I(1, "Research Needed", "XL")).phase is Phase.SPLIT
+        assert single(I(1, "Research Needed", "XL")).phase is Stage.SPLIT
 
     @pytest.mark.parametrize("state", ["Research Needed", "Research in Progress"])
     def test_pd4_research_states_are_research(self, state):
-        assert single(I(1, state)).phase is Phase.RESEARCH
+        assert single(I(1, state)).phase is Stage.RESEARCH
 
     def test_pd5_ready_for_plan_is_plan_and_converged(self):
         position = single(I(1, "Ready for Plan"))
-        assert position.phase is Phase.PLAN
+        assert position.phase is Stage.PLAN
         assert position.convergence.met
 
     def test_pd6_plan_in_progress_is_review(self):
-        assert single(I(1, "Plan in Progress")).phase is Phase.REVIEW
+        assert single(I(1, "Plan in Progress")).phase is Stage.REVIEW
 
     def test_pd7_plan_in_review_is_the_human_gate_with_nothing_remaining(self):
         position = single(I(1, "Plan in Review"))
-        assert position.phase is Phase.HUMAN_GATE
+        assert position.phase is Stage.HUMAN_GATE
         assert position.remaining_phases == ()
 
     def test_pd8_in_progress_is_implement_then_pr_then_merge(self):
         position = single(I(1, "In Progress"))
-        assert position.phase is Phase.IMPLEMENT
+        assert position.phase is Stage.IMPLEMENT
         assert list(position.remaining_phases) == ["implement", "pr", "merge"]
 
     def test_pd9_in_review_is_complete_with_the_merge_remaining__ralph(self):
         position = single(I(1, "In Review"))
-        assert position.phase is Phase.COMPLETE
+        assert position.phase is Stage.COMPLETE
         assert list(position.remaining_phases) == ["merge"]
 
     @pytest.mark.parametrize("state", ["Done", "Human Needed"])
     def test_pd9_done_and_human_needed_are_terminal(self, state):
         position = single(I(1, state))
-        assert position.phase is Phase.TERMINAL
+        assert position.phase is Stage.TERMINAL
         assert position.remaining_phases == ()
 
     @pytest.mark.parametrize("state", ["unknown", "", None])
     def test_pd10_no_state_is_triage(self, state):
-        assert single(I(1, state)).phase is Phase.TRIAGE
+        assert single(I(1, state)).phase is Stage.TRIAGE
 
     @pytest.mark.parametrize("estimate", [None, "XS"])
     def test_pd11_small_or_unestimated_backlog_is_triage(self, estimate):
-        assert single(I(1, "Backlog", estimate)).phase is Phase.TRIAGE
+        assert single(I(1, "Backlog", estimate)).phase is Stage.TRIAGE
 
     @pytest.mark.parametrize(("estimate", "subs"), [("M", 3), ("L", 2), ("XL", 1), ("S", 5)])
     def test_pd12_issues_already_split_are_not_split_again(self, estimate, subs):
-        assert single(I(1, "Backlog", estimate, subs)).phase is Phase.TRIAGE
+        assert single(I(1, "Backlog", estimate, subs)).phase is Stage.TRIAGE
 
     def test_pd13_no_issues_is_triage(self):
         position = detect_position([], is_group=False, group_primary=None)
-        assert position.phase is Phase.TRIAGE
+        assert position.phase is Stage.TRIAGE
         assert "No issues" in position.reason
 
     def test_pd26_single_issue_metadata(self):
@@ -93,7 +93,7 @@ class TestSingleIssue:
         assert position.group_primary == 42
 
     def test_pd_d9_canceled_is_terminal(self):
-        assert single(I(1, "Canceled")).phase is Phase.TERMINAL
+        assert single(I(1, "Canceled")).phase is Stage.TERMINAL
 
     def test_pd_d11_roster_for_a_single_plan(self):
         roster = single(I(1, "Ready for Plan")).suggested_roster
@@ -101,7 +101,7 @@ class TestSingleIssue:
 
     def test_pd_d16_a_state_outside_the_eleven_defaults_to_triage(self):
         position = single(I(1, "Weird"))
-        assert position.phase is Phase.TRIAGE
+        assert position.phase is Stage.TRIAGE
         assert position.reason == "Mixed states, defaulting to triage"
 
 
@@ -110,56 +110,56 @@ class TestGroup:
         position = group(
             I(1, "Research Needed"), I(2, "Ready for Plan"), I(3, "Research in Progress")
         )
-        assert position.phase is Phase.RESEARCH
+        assert position.phase is Stage.RESEARCH
         assert position.convergence.required is True
         assert position.convergence.met is False
         assert [b.number for b in position.convergence.blocking] == [1, 3]
 
     def test_pd15_all_ready_for_plan_converged(self):
         position = group(*(I(n, "Ready for Plan") for n in (1, 2, 3)))
-        assert position.phase is Phase.PLAN
+        assert position.phase is Stage.PLAN
         assert position.convergence.met is True
         assert position.convergence.blocking == ()
 
     def test_pd16_plan_in_progress_and_in_review_is_review(self):
-        assert group(I(1, "Plan in Progress"), I(2, "Plan in Review")).phase is Phase.REVIEW
+        assert group(I(1, "Plan in Progress"), I(2, "Plan in Review")).phase is Stage.REVIEW
 
     def test_pd17_all_plans_in_review_is_the_human_gate(self):
-        assert group(*(I(n, "Plan in Review") for n in (1, 2, 3))).phase is Phase.HUMAN_GATE
+        assert group(*(I(n, "Plan in Review") for n in (1, 2, 3))).phase is Stage.HUMAN_GATE
 
     def test_pd18_all_in_progress_is_implement(self):
-        assert group(I(1, "In Progress"), I(2, "In Progress")).phase is Phase.IMPLEMENT
+        assert group(I(1, "In Progress"), I(2, "In Progress")).phase is Stage.IMPLEMENT
 
     def test_pd19_in_review_with_done_is_complete__ralph(self):
         position = group(I(1, "In Review"), I(2, "Done"), I(3, "In Review"))
-        assert position.phase is Phase.COMPLETE
+        assert position.phase is Stage.COMPLETE
         assert position.reason == "2 issue(s) in review, awaiting merge"
 
     def test_pd19_done_and_canceled_is_terminal(self):
-        assert group(I(1, "Done"), I(2, "Canceled")).phase is Phase.TERMINAL
+        assert group(I(1, "Done"), I(2, "Canceled")).phase is Stage.TERMINAL
 
     def test_pd20_one_oversized_member_makes_the_group_split(self):
         position = group(I(1, "Research Needed", "S"), I(2, "Research Needed", "M"))
-        assert position.phase is Phase.SPLIT
+        assert position.phase is Stage.SPLIT
         assert "#2=M" in position.reason
 
     def test_pd21_in_progress_outranks_human_needed(self):
-        assert group(I(1, "In Progress"), I(2, "Human Needed")).phase is Phase.IMPLEMENT
+        assert group(I(1, "In Progress"), I(2, "Human Needed")).phase is Stage.IMPLEMENT
 
     def test_pd22_all_human_needed_is_terminal(self):
-        assert group(I(1, "Human Needed"), I(2, "Human Needed")).phase is Phase.TERMINAL
+        assert group(I(1, "Human Needed"), I(2, "Human Needed")).phase is Stage.TERMINAL
 
     def test_pd23_in_progress_outranks_ready_for_plan(self):
-        assert group(I(1, "Ready for Plan"), I(2, "In Progress")).phase is Phase.IMPLEMENT
+        assert group(I(1, "Ready for Plan"), I(2, "In Progress")).phase is Stage.IMPLEMENT
 
     def test_pd24_only_unsplit_oversized_issues_are_named(self):
         position = group(I(1, "Backlog", "M", 3), I(2, "Backlog", "M", 0))
-        assert position.phase is Phase.SPLIT
+        assert position.phase is Stage.SPLIT
         assert "#2=M" in position.reason
         assert "#1=M" not in position.reason
 
     def test_pd25_oversized_issues_with_sub_issues_are_triage(self):
-        assert group(I(1, "Backlog", "M", 3), I(2, "Backlog", "L", 2)).phase is Phase.TRIAGE
+        assert group(I(1, "Backlog", "M", 3), I(2, "Backlog", "L", 2)).phase is Stage.TRIAGE
 
     def test_pd27_group_metadata_and_issues_echoed_in_order(self):
         position = group(I(10, "Research Needed"), I(20, "Research Needed"))
@@ -176,7 +176,7 @@ class TestGroup:
 class TestDerivedFromCode:
     def test_pd_d1_ready_for_plan_with_done_waits(self):
         position = group(I(1, "Ready for Plan"), I(2, "Done"))
-        assert position.phase is Phase.PLAN
+        assert position.phase is Stage.PLAN
         assert position.convergence.to_dict() == {
             "required": True,
             "met": False,
@@ -186,43 +186,43 @@ class TestDerivedFromCode:
 
     def test_pd_d2_human_needed_stops_a_plan(self):
         position = group(I(1, "Ready for Plan"), I(2, "Human Needed"))
-        assert position.phase is Phase.TERMINAL
+        assert position.phase is Stage.TERMINAL
         assert position.reason == "1 issue(s) need human intervention"
 
     def test_pd_d3_review_outranks_implement(self):
         position = group(I(1, "Plan in Review"), I(2, "In Progress"))
-        assert position.phase is Phase.REVIEW
+        assert position.phase is Stage.REVIEW
         assert position.reason == "1 plan(s) in review"
 
     def test_pd_d4_backlog_with_ready_for_plan_is_triage(self):
-        assert group(I(1, "Backlog"), I(2, "Ready for Plan")).phase is Phase.TRIAGE
+        assert group(I(1, "Backlog"), I(2, "Ready for Plan")).phase is Stage.TRIAGE
 
     def test_pd_d5_research_ignores_human_needed_in_blocking(self):
         position = group(I(1, "Research Needed"), I(2, "Human Needed"))
-        assert position.phase is Phase.RESEARCH
+        assert position.phase is Stage.RESEARCH
         assert [b.to_dict() for b in position.convergence.blocking] == [
             {"number": 1, "state": "Research Needed"}
         ]
         assert position.convergence.recommendation == "wait"
 
     def test_pd_d6_ready_for_plan_with_plan_in_review_is_review(self):
-        assert group(I(1, "Ready for Plan"), I(2, "Plan in Review")).phase is Phase.REVIEW
+        assert group(I(1, "Ready for Plan"), I(2, "Plan in Review")).phase is Stage.REVIEW
 
     def test_pd_d7_split_precedes_triage(self):
-        assert group(I(1, "Backlog", "M", 0), I(2, "unknown")).phase is Phase.SPLIT
+        assert group(I(1, "Backlog", "M", 0), I(2, "unknown")).phase is Stage.SPLIT
 
     def test_pd_d8_mixed_states_with_ready_for_plan_block_on_the_others(self):
         position = group(I(1, "In Review"), I(2, "Done"), I(3, "Ready for Plan"))
-        assert position.phase is Phase.PLAN
+        assert position.phase is Stage.PLAN
         assert position.convergence.met is False
         assert [b.number for b in position.convergence.blocking] == [1, 2]
 
     def test_pd_d10_done_with_backlog_is_triage(self):
-        assert group(I(1, "Done"), I(2, "Backlog")).phase is Phase.TRIAGE
+        assert group(I(1, "Done"), I(2, "Backlog")).phase is Stage.TRIAGE
 
     def test_pd_d12_three_researching_issues_want_two_analysts(self):
         position = group(*(I(n, "Research Needed") for n in (1, 2, 3)))
-        assert position.phase is Phase.RESEARCH
+        assert position.phase is Stage.RESEARCH
         assert position.suggested_roster.analyst == 2
 
     def test_pd_d13_six_researching_issues_want_three_analysts(self):
@@ -231,13 +231,13 @@ class TestDerivedFromCode:
 
     def test_pd_d14_five_oversized_issues_want_two_builders(self):
         position = group(*(I(n, "Backlog", "M", 0) for n in range(1, 6)))
-        assert position.phase is Phase.SPLIT
+        assert position.phase is Stage.SPLIT
         assert position.suggested_roster.analyst == 1
         assert position.suggested_roster.builder == 2
 
     def test_pd_d15_builders_count_estimates_even_when_split(self):
         position = group(*(I(n, "In Progress", "M", 2) for n in range(1, 6)))
-        assert position.phase is Phase.IMPLEMENT
+        assert position.phase is Stage.IMPLEMENT
         assert position.suggested_roster.analyst == 0
         assert position.suggested_roster.builder == 2
 
@@ -297,4 +297,4 @@ def test_detect_position_accepts_the_originals_json_objects():
         is_group=False,
         group_primary=1,
     )
-    assert position.phase is Phase.HUMAN_GATE
+    assert position.phase is Stage.HUMAN_GATE

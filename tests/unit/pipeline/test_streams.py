@@ -5,7 +5,7 @@ from __future__ import annotations
 from ralph.pipeline import (
     FileOwnership,
     IssueState,
-    Phase,
+    Stage,
     WorkStream,
     detect_stream_positions,
     detect_work_streams,
@@ -141,7 +141,7 @@ def test_sp1_each_stream_gets_its_own_position():
     states = [S(42, "In Progress"), S(43, "Research Needed"), S(44, "In Progress")]
     results = detect_stream_positions(streams, states)
     assert [r.stream_id for r in results] == ["stream-42-44", "stream-43"]
-    assert [r.position.phase for r in results] == [Phase.IMPLEMENT, Phase.RESEARCH]
+    assert [r.position.phase for r in results] == [Stage.IMPLEMENT, Stage.RESEARCH]
 
 
 def test_sp2_a_stream_sees_only_its_own_issues():
@@ -150,7 +150,7 @@ def test_sp2_a_stream_sees_only_its_own_issues():
         [S(42, "Ready for Plan"), S(43, "Research Needed")],
     )
     assert [i.number for i in results[0].issues] == [42]
-    assert results[0].position.phase is Phase.PLAN
+    assert results[0].position.phase is Stage.PLAN
 
 
 def test_sp3_group_flags_per_stream():
@@ -178,4 +178,4 @@ def test_the_originals_json_objects_are_accepted_directly():
             {"number": 44, "workflowState": "In Progress"},
         ],
     )
-    assert positions[0].position.phase is Phase.IMPLEMENT
+    assert positions[0].position.phase is Stage.IMPLEMENT

@@ -1,0 +1,130 @@
+"""The phases of the pipeline, one record each: the one table every other list of phases
+(task kinds, roles, task titles, registry, settings, scripted agents) is derived from or
+checked against (``tests/unit/test_phase_table.py``).
+
+A phase's code (its ``ralph.phases.Phase`` subclass, its prompt, its result schema and
+its scripted agent) lives in the layers above, keyed by the name given here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ralph.workflow._commands import COMMANDS, CommandContract, normalize_command
+
+__all__ = ["PHASE_SPECS", "TASK_SPECS", "PhaseSpec", "find_phase"]
+
+#: Read-only code tools every agent gets; roles add what they must write with.
+_READ = ("Read", "Glob", "Grep")
+_WRITE = (*_READ, "Write")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseSpec:
+    """One phase of the pipeline, or the person's gate, as a task of the graph."""
+
+    #: What people call it: ``ralph run NAME``, ``[agent.phases.NAME]``, the phase of a
+    #: brief; also its prompt (``phases/prompts/NAME.md``) when an agent does its work.
+    name: str
+    #: The task kind in the graph (``ralph.graph.TaskKind``).
+    kind: str
+    #: Who claims its tasks (``ralph.graph.Role``).
+    role: str
+    #: Its command contract in ``COMMANDS`` (``ralph_impl``): the states it starts from,
+    #: locks and may set.
+    command: str
+    #: Task subject and active form, ``{}`` standing for what it is about (``GH-42``).
+    title: str
+    doing: str
+    #: Relative agent time (an implementation takes longest), for starting the longest
+    #: chains of the graph first.
+    effort: float
+    #: False for what no agent does: the phases the runner does alone (pull request,
+    #: merge) and the person's gate. An agent's phase has a prompt
+    #: (``phases/prompts/NAME.md``), a result schema and a scripted agent.
+    uses_agent: bool = True
+    #: The agent's tool whitelist.
+    tools: tuple[str, ...] = _READ
+    #: Done by a person, not by a phase (the gate where a person approves a plan).
+    by_person: bool = False
+
+    def __post_init__(self) -> None:
+        if self.command not in COMMANDS:
+            raise ValueError(f"phase {self.name!r} names no command contract: {self.command!r}")
+        if self.tools and not self.uses_agent:
+            raise ValueError(f"phase {self.name!r} has tools but no agent to use them")
+
+    @property
+    def contract(self) -> CommandContract:
+        return COMMANDS[self.command]
+
+    @property
+    def command_name(self) -> str:
+        """The original's name for it, in task metadata (``impl`` for implement)."""
+        return self.contract.short_name
+
+
+#: Every task kind of the graph, in the graph's order.
+TASK_SPECS: tuple[PhaseSpec, ...] = (
+    PhaseSpec(
+        name="triage", kind="triage", role="analyst", command="ralph_triage",
+        title="Triage {}", doing="Triaging {}", effort=1.0,
+    ),
+    PhaseSpec(
+        name="split", kind="split", role="analyst", command="ralph_split",
+        title="Split {}", doing="Splitting {}", effort=2.0,
+    ),
+    PhaseSpec(
+        name="research", kind="research", role="analyst", command="ralph_research",
+        title="Research {}", doing="Researching {}", effort=3.0,
+        tools=_WRITE,
+    ),
+    PhaseSpec(
+        name="plan", kind="plan", role="builder", command="ralph_plan",
+        title="Plan {}", doing="Planning {}", effort=3.0,
+        tools=_WRITE,
+    ),
+    PhaseSpec(
+        name="review", kind="review", role="validator", command="ralph_review",
+        title="Review plan for {}", doing="Reviewing plan for {}", effort=1.5,
+        tools=_WRITE,
+    ),
+    PhaseSpec(
+        name="human_gate", kind="human_gate", role="human", command="ralph_review",
+        title="Approve plan for {}", doing="Waiting for a person to approve the plan for {}",
+        effort=0.0,
+        uses_agent=False, tools=(), by_person=True,
+    ),
+    PhaseSpec(
+        name="implement", kind="implement", role="builder", command="ralph_impl",
+        title="Implement {}", doing="Implementing {}", effort=5.0,
+        tools=(*_WRITE, "Edit", "Bash"),
+    ),
+    PhaseSpec(
+        name="pr", kind="pr", role="integrator", command="ralph_pr",
+        title="Create PR for {}", doing="Creating PR for {}", effort=0.5,
+        uses_agent=False, tools=(),
+    ),
+    PhaseSpec(
+        name="merge", kind="merge", role="integrator", command="ralph_merge",
+        title="Merge PR for {}", doing="Merging PR for {}", effort=0.5,
+        uses_agent=False, tools=(),
+    ),
+)  # fmt: skip
+
+#: The phases Ralph runs (every task kind but the person's gate), in the table's order.
+PHASE_SPECS: tuple[PhaseSpec, ...] = tuple(s for s in TASK_SPECS if not s.by_person)
+
+#: Every name a phase goes by: its own and its command's, bare or with ``ralph_``.
+_BY_ANY_NAME: Mapping[str, PhaseSpec] = {
+    alias: s
+    for s in PHASE_SPECS
+    for alias in (s.name, normalize_command(s.name), s.command, s.command_name)
+}
+
+
+def find_phase(name: str) -> PhaseSpec | None:
+    """The phase ``name`` names (``implement``, ``ralph_implement``, ``impl`` or
+    ``ralph_impl``), or None."""
+    return _BY_ANY_NAME.get(name)
