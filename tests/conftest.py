@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from ralph.tasks import MemoryStore, TaskStore
+from ralph.tasks import TaskStore
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy
 
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -131,7 +131,9 @@ def make_store(backend: str, tmp_path, request: pytest.FixtureRequest) -> Iterat
         if backend == "memory":
             if stores:
                 return stores[0]
-            store: TaskStore = MemoryStore(**options)
+            from ralph.tasks._sqlite import IN_MEMORY, SqliteStore
+
+            store: TaskStore = SqliteStore(IN_MEMORY, **options)
         elif backend == "sqlite":
             from ralph.tasks._sqlite import SqliteStore
 

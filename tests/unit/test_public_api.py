@@ -166,7 +166,6 @@ PUBLIC = {
         "IssueLock",
         "IssueLocked",
         "LeaseLost",
-        "MemoryStore",
         "Message",
         "MessageKind",
         "RetryPolicy",

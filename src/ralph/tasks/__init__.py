@@ -1,8 +1,8 @@
 """The durable task store: runs own graphs of tasks; workers claim them atomically,
 heartbeat, and complete or fail them under a fencing token; events wake idle workers.
 
-Backends: memory (tests), SQLite (the embedded default) and PostgreSQL (several
-processes or machines), chosen by URL in :func:`open_store`.
+Backends: SQLite (the embedded default; in memory for tests and demos) and PostgreSQL
+(several processes or machines), chosen by URL in :func:`open_store`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from ralph.errors import (
     TaskStoreError,
 )
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_ATTEMPTS, RetryPolicy
-from ralph.tasks._memory import MemoryStore
 from ralph.tasks._model import (
     TERMINAL_STATUSES,
     Charge,
@@ -50,7 +49,6 @@ __all__ = [
     "IssueLock",
     "IssueLocked",
     "LeaseLost",
-    "MemoryStore",
     "Message",
     "MessageKind",
     "RetryPolicy",

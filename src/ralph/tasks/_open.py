@@ -11,7 +11,6 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from ralph._secrets import url_passwords
 from ralph.errors import StoreUnavailable
 from ralph.tasks import _lifecycle as life
-from ralph.tasks._memory import MemoryStore
 from ralph.tasks._sql import SqlStore
 from ralph.tasks._store import TaskStore
 
@@ -68,7 +67,10 @@ def open_store(
     """
     clock = clock or time.time
     if url == "memory://" or url == "memory:":
-        return MemoryStore(lease_seconds=lease_seconds, clock=clock)
+        from ralph.tasks._sqlite import IN_MEMORY, SqliteStore
+
+        # Nothing to find: a store in memory is always new, so always made.
+        return SqliteStore(IN_MEMORY, lease_seconds=lease_seconds, clock=clock, migrate=migrate)
     if url.startswith("sqlite:///"):
         path = url.removeprefix("sqlite:///")
         if not path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
 import json
 import logging
 import time
@@ -114,6 +115,15 @@ def to_json(value: Any) -> str:
 
 
 def _task(row: Row, deps: Sequence[int]) -> Task:
+    return _cached_task(tuple(row.items()), tuple(deps))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_task(items: tuple[tuple[str, Any], ...], deps: tuple[int, ...]) -> Task:
+    """The task a row holds. Rows are read far more often than they change (a lead
+    lists a run's tasks at every event), and decoding is most of a read's cost; a Task
+    is immutable, so an unchanged row gives back the Task built before."""
+    row = dict(items)
     return Task(
         id=row["id"],
         run_id=row["run_id"],
@@ -296,9 +306,10 @@ class SqlStore(TaskStore):
 
     # -- loading --------------------------------------------------------------------------
 
-    def _load_tasks(
+    def _task_rows(
         self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
-    ) -> list[Task]:
+    ) -> list[tuple[Row, list[int]]]:
+        """The rows of the tasks ``where`` selects, each with its dependency ids."""
         rows = tx.rows(f"SELECT * FROM ralph_tasks WHERE {where} ORDER BY id {lock}", params)
         if not rows:
             return []
@@ -312,7 +323,12 @@ class SqlStore(TaskStore):
             # A task added after the first SELECT may show up here; it is not ours.
             if dep["task_id"] in deps:
                 deps[dep["task_id"]].append(dep["depends_on"])
-        return [_task(row, deps[row["id"]]) for row in rows]
+        return [(row, deps[row["id"]]) for row in rows]
+
+    def _load_tasks(
+        self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
+    ) -> list[Task]:
+        return [_task(row, deps) for row, deps in self._task_rows(tx, where, params, lock=lock)]
 
     def _locked_task(self, tx: Tx, task_id: int) -> Task:
         found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.lock_rows)
@@ -538,10 +554,10 @@ class SqlStore(TaskStore):
 
     def get_task(self, task_id: int) -> Task:
         with self._reader() as tx:
-            found = self._load_tasks(tx, "id = ?", (task_id,))
+            found = self._task_rows(tx, "id = ?", (task_id,))
         if not found:
             raise TaskNotFound(task_id)
-        return found[0]
+        return _task(*found[0])
 
     def list_tasks(
         self,
@@ -562,7 +578,9 @@ class SqlStore(TaskStore):
             where.append("status = ?")
             params.append(TaskStatus(status).value)
         with self._reader() as tx:
-            tasks = self._load_tasks(tx, " AND ".join(where), params)
+            rows = self._task_rows(tx, " AND ".join(where), params)
+        # Built after the read: a store in memory is free for other threads meanwhile.
+        tasks = [_task(row, deps) for row, deps in rows]
         return [t for t in tasks if issue is None or issue in t.issues]
 
     def assign(self, task_id: int, worker: str) -> Task:

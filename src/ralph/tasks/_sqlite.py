@@ -5,6 +5,10 @@ WAL lets readers run beside the one writer. Every write transaction starts with
 with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread gets its
 own connection. Idle waiters watch ``PRAGMA data_version``, which changes when another
 connection commits, and only then query the events table.
+
+In memory (``memory://``) the database is one connection, private to the store and gone
+with it, that the store's threads take turns on under a lock; a commit wakes waiters
+through a condition, since ``data_version`` only sees other connections' commits.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from ralph.errors import StoreUnreachable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._sql import Row, SqlStore, Tx, storable
 
-__all__ = ["BUSY_TIMEOUT_SECONDS", "POLL_SECONDS", "SqliteStore"]
+__all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteStore"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +34,8 @@ logger = logging.getLogger(__name__)
 BUSY_TIMEOUT_SECONDS = 10.0
 #: How often an idle waiter looks at data_version: the wake-up latency floor.
 POLL_SECONDS = 0.005
+#: The path of a store that lives in memory for as long as it is open.
+IN_MEMORY = ":memory:"
 
 
 class _SqliteTx(Tx):
@@ -64,6 +70,7 @@ class SqliteStore(SqlStore):
         migrate: bool = True,
     ) -> None:
         self.path = Path(path)
+        self.in_memory = str(path) == IN_MEMORY
         self.lease_seconds = lease_seconds
         self.retry_policy = retry_policy or life.RetryPolicy()
         self._clock = clock
@@ -72,8 +79,14 @@ class SqliteStore(SqlStore):
         self._last_reap = {}
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
+        # In memory: one connection, taken in turns; a commit bumps the generation.
+        self._turn = threading.RLock()
+        self._committed = threading.Condition()
+        self._generation = 1
+        self._shared: sqlite3.Connection | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.in_memory:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection()
         except (OSError, sqlite3.Error) as exc:
             raise StoreUnreachable(f"cannot open SQLite store {self.path}: {exc}") from None
@@ -86,51 +99,78 @@ class SqliteStore(SqlStore):
     # -- connections ----------------------------------------------------------------------
 
     def _connection(self) -> sqlite3.Connection:
+        if self.in_memory:
+            if self._shared is None:
+                self._shared = self._connect()
+            return self._shared
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            # isolation_level=None: no implicit (deferred) transactions; we BEGIN ourselves.
-            connection = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_SECONDS,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            if self._trace is not None:
-                connection.set_trace_callback(self._trace)
-            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+            connection = self._connect()
+            self._local.connection = connection
+        return connection
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit (deferred) transactions; we BEGIN ourselves.
+        connection = sqlite3.connect(
+            IN_MEMORY if self.in_memory else self.path,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        if self._trace is not None:
+            connection.set_trace_callback(self._trace)
+        connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        if not self.in_memory:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
-            connection.execute("PRAGMA foreign_keys = ON")
-            self._local.connection = connection
-            with self._connections_lock:
-                self._connections.append(connection)
+        connection.execute("PRAGMA foreign_keys = ON")
+        with self._connections_lock:
+            self._connections.append(connection)
         return connection
 
     @contextmanager
+    def _my_turn(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection; in memory, the one connection, held until the end."""
+        if not self.in_memory:
+            yield self._connection()
+            return
+        with self._turn:
+            yield self._connection()
+
+    @contextmanager
     def _transaction(self) -> Iterator[Tx]:
-        connection = self._connection()
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield _SqliteTx(connection)
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
+        with self._my_turn() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SqliteTx(connection)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        if self.in_memory:
+            with self._committed:
+                self._generation += 1
+                self._committed.notify_all()
 
     @contextmanager
     def _reader(self) -> Iterator[Tx]:
-        connection = self._connection()
-        # A read-only transaction gives a consistent snapshot across its statements.
-        connection.execute("BEGIN")
-        try:
-            yield _SqliteTx(connection)
-        finally:
-            connection.execute("COMMIT")
+        with self._my_turn() as connection:
+            # A read-only transaction gives a consistent snapshot across its statements.
+            connection.execute("BEGIN")
+            try:
+                yield _SqliteTx(connection)
+            finally:
+                connection.execute("COMMIT")
 
     def _now(self) -> float:
         return self._clock()
 
     def _wait_for_change(self, last_seen: int, timeout: float) -> int:
+        if self.in_memory:
+            with self._committed:
+                if self._generation == last_seen and timeout > 0:
+                    self._committed.wait(timeout)
+                return self._generation
         connection = self._connection()
         deadline = time.monotonic() + timeout
         while True:
@@ -152,3 +192,4 @@ class SqliteStore(SqlStore):
                 connection.close()
             self._connections.clear()
         self._local = threading.local()
+        self._shared = None
