@@ -16,9 +16,11 @@ from rich.tree import Tree
 from ralph.cli._console import Console
 from ralph.cli._project import store_url
 from ralph.cli._report import MARKS, print_report
+from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
 from ralph.orchestrate import load_report
+from ralph.project import migrate_database
 from ralph.tasks import TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
@@ -235,6 +237,6 @@ def store_reap(ctx: typer.Context) -> None:
 @db_app.command("migrate")
 def db_migrate(ctx: typer.Context) -> None:
     """Create the store if needed and apply missing schema migrations."""
-    with _store(ctx, create=True, migrate=False) as store:
-        applied = store.migrate()
+    with open_database(store_url(ctx)) as db:
+        applied = migrate_database(db)
     typer.echo(f"applied migrations: {applied}" if applied else "schema is up to date")

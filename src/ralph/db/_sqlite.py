@@ -1,14 +1,16 @@
-"""The SQLite task store: the embedded default, safe for several processes on one host.
+"""SQLite: the embedded default, safe for several processes on one host; or, in memory,
+a database private to one process.
 
 WAL lets readers run beside the one writer. Every write transaction starts with
 ``BEGIN IMMEDIATE``: a deferred transaction that reads and then writes fails at once
-with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread gets its
-own connection. Idle waiters watch ``PRAGMA data_version``, which changes when another
-connection commits, and only then query the events table.
+with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread
+gets its own connection. Waiters watch ``PRAGMA data_version``, which changes when
+another connection commits.
 
-In memory (``memory://``) the database is one connection, private to the store and gone
-with it, that the store's threads take turns on under a lock; a commit wakes waiters
-through a condition, since ``data_version`` only sees other connections' commits.
+In memory (``memory://``) the database is one connection, private to its opener and
+gone with it, that the process's threads take in turns under a lock; a commit wakes
+waiters through a condition, since ``data_version`` only sees other connections'
+commits.
 """
 
 from __future__ import annotations
@@ -22,25 +24,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ralph.db._database import Database, Row, Tx, storable
 from ralph.errors import StoreUnreachable
-from ralph.tasks import _lifecycle as life
-from ralph.tasks._sql import Row, SqlStore, Tx, storable
 
-__all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteStore"]
+__all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteDatabase"]
 
 logger = logging.getLogger(__name__)
 
-#: How long a writer waits for the write lock. Far below the lease (F2).
+#: How long a writer waits for the write lock. Far below a task's lease (F2).
 BUSY_TIMEOUT_SECONDS = 10.0
-#: How often an idle waiter looks at data_version: the wake-up latency floor.
+#: How often a waiter looks at data_version: the wake-up latency floor.
 POLL_SECONDS = 0.005
-#: The path of a store that lives in memory for as long as it is open.
+#: The path of a database that lives in memory for as long as it is open.
 IN_MEMORY = ":memory:"
 
 
 class _SqliteTx(Tx):
     def __init__(self, connection: sqlite3.Connection) -> None:
-        super().__init__()
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -54,32 +54,22 @@ class _SqliteTx(Tx):
         return self._connection.execute(sql, storable(params)).rowcount
 
 
-class SqliteStore(SqlStore):
+class SqliteDatabase(Database):
+    dialect = "sqlite"
     schema_table_query = (
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ralph_schema_version'"
     )
+    id_column = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    float_column = "REAL"
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        lease_seconds: float = life.DEFAULT_LEASE_SECONDS,
-        clock: Callable[[], float] = time.time,
-        retry_policy: life.RetryPolicy | None = None,
-        trace: Callable[[str], None] | None = None,
-        migrate: bool = True,
-    ) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | Path, *, trace: Callable[[str], None] | None = None) -> None:
         self.in_memory = str(path) == IN_MEMORY
-        self.lease_seconds = lease_seconds
-        self.retry_policy = retry_policy or life.RetryPolicy()
-        self._clock = clock
+        self.path = Path(path)
         self._trace = trace
         self._local = threading.local()
-        self._last_reap = {}
         self._connections: list[sqlite3.Connection] = []
         self._connections_lock = threading.Lock()
-        # In memory: one connection, taken in turns; a commit bumps the generation.
+        # In memory: one connection, taken in turns; each commit bumps the generation.
         self._turn = threading.RLock()
         self._committed = threading.Condition()
         self._generation = 1
@@ -89,12 +79,10 @@ class SqliteStore(SqlStore):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection()
         except (OSError, sqlite3.Error) as exc:
-            raise StoreUnreachable(f"cannot open SQLite store {self.path}: {exc}") from None
-        if migrate:
-            self.migrate()
+            raise StoreUnreachable(f"cannot open SQLite database {self.path}: {exc}") from None
 
     def __repr__(self) -> str:
-        return f"SqliteStore({str(self.path)!r})"
+        return f"SqliteDatabase({str(self.path)!r})"
 
     # -- connections ----------------------------------------------------------------------
 
@@ -130,15 +118,17 @@ class SqliteStore(SqlStore):
 
     @contextmanager
     def _my_turn(self) -> Iterator[sqlite3.Connection]:
-        """This thread's connection; in memory, the one connection, held until the end."""
+        """This thread's connection; in memory, the one connection, held to the end."""
         if not self.in_memory:
             yield self._connection()
             return
         with self._turn:
             yield self._connection()
 
+    # -- transactions ---------------------------------------------------------------------
+
     @contextmanager
-    def _transaction(self) -> Iterator[Tx]:
+    def write_transaction(self) -> Iterator[Tx]:
         with self._my_turn() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
@@ -153,7 +143,7 @@ class SqliteStore(SqlStore):
                 self._committed.notify_all()
 
     @contextmanager
-    def _reader(self) -> Iterator[Tx]:
+    def read_transaction(self) -> Iterator[Tx]:
         with self._my_turn() as connection:
             # A read-only transaction gives a consistent snapshot across its statements.
             connection.execute("BEGIN")
@@ -162,10 +152,7 @@ class SqliteStore(SqlStore):
             finally:
                 connection.execute("COMMIT")
 
-    def _now(self) -> float:
-        return self._clock()
-
-    def _wait_for_change(self, last_seen: int, timeout: float) -> int:
+    def wait_for_change(self, last_seen: int, timeout: float) -> int:
         if self.in_memory:
             with self._committed:
                 if self._generation == last_seen and timeout > 0:
@@ -179,12 +166,16 @@ class SqliteStore(SqlStore):
                 return version
             time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
-    def _claim_conflict(self, error: Exception) -> bool:
-        return isinstance(error, sqlite3.IntegrityError) and "serial_key" in str(error)
+    # -- the dialect ----------------------------------------------------------------------
 
-    # The write transaction itself (BEGIN IMMEDIATE) serialises migrators.
-    id_column = "INTEGER PRIMARY KEY AUTOINCREMENT"
-    float_column = "REAL"
+    # The write transaction itself (BEGIN IMMEDIATE) keeps every other writer out: lock()
+    # has nothing to add.
+
+    def concat_ids(self, column: str) -> str:
+        return f"group_concat({column})"
+
+    def unique_violation(self, error: Exception, naming: str) -> bool:
+        return isinstance(error, sqlite3.IntegrityError) and naming in str(error)
 
     def close(self) -> None:
         with self._connections_lock:
