@@ -1,4 +1,5 @@
-"""``ralph runs|tasks|store|db ...``: looking into the task store."""
+"""``ralph runs|tasks ...``: looking into the task store; ``ralph db ...``: keeping the
+database (``ralph store reap`` is the old spelling of ``ralph db reap``, hidden)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,16 @@ __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
 runs_app = typer.Typer(name="runs", help="Runs in the task store.", no_args_is_help=True)
 tasks_app = typer.Typer(name="tasks", help="Tasks in the task store.", no_args_is_help=True)
-store_app = typer.Typer(name="store", help="Task store maintenance.", no_args_is_help=True)
-db_app = typer.Typer(name="db", help="The task store's schema.", no_args_is_help=True)
+db_app = typer.Typer(
+    name="db",
+    help=(
+        "Database maintenance: the task store's and the local tracker's tables. "
+        "(`ralph store reap` still works as the old spelling of `ralph db reap`.)"
+    ),
+    no_args_is_help=True,
+)
+#: The old spelling of ``ralph db reap``, kept working but not shown.
+store_app = typer.Typer(name="store", hidden=True, no_args_is_help=True)
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
@@ -224,8 +233,9 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
     Console().print(tree)
 
 
+@db_app.command("reap")
 @store_app.command("reap")
-def store_reap(ctx: typer.Context) -> None:
+def db_reap(ctx: typer.Context) -> None:
     """Return tasks whose lease ran out to pending (or dead when out of attempts)."""
     with _store(ctx) as store:
         changed = store.reap()
@@ -236,7 +246,7 @@ def store_reap(ctx: typer.Context) -> None:
 
 @db_app.command("migrate")
 def db_migrate(ctx: typer.Context) -> None:
-    """Create the store if needed and apply missing schema migrations."""
+    """Create the database if needed and apply every missing schema migration."""
     with open_database(store_url(ctx)) as db:
         applied = migrate_database(db)
     typer.echo(f"applied migrations: {applied}" if applied else "schema is up to date")
