@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ralph.db import SqliteDatabase
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
-from ralph.tasks._sqlite import SqliteStore
 from ralph.tracker import GitHubTracker, IssueQuery, LocalTracker, Tracker, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
@@ -64,8 +64,8 @@ def counted(fake: FakeGitHub, action: Callable[[], object]) -> tuple[int, int]:
 def main() -> None:
     fake, gh = github()
     with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore(Path(folder) / "ralph.db")
-        local = LocalTracker(store, repo="shop")
+        db = SqliteDatabase(Path(folder) / "ralph.db")
+        local = LocalTracker(db, repo="shop")
         fill(gh)
         fill(local)
         fresh = {t.kind: iter(range(2, BOARD + 1)) for t in (gh, local)}  # Backlog issues
@@ -89,7 +89,7 @@ def main() -> None:
             local_ms = median_ms(functools.partial(operation, local))
             print(f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
                   f"{gh_ms / local_ms:6.1f}")  # fmt: skip
-        store.close()
+        db.close()
 
     fake, gh = github()
     gh.create_issue("Paced", state=WorkflowState.BACKLOG)

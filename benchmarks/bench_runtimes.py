@@ -36,7 +36,7 @@ from ralph.project import Project
 from ralph.runtimes import AgentBrief, IssueContext, Limits
 from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.command import CommandRuntime
-from ralph.tasks import MemoryStore
+from ralph.tasks import open_store
 from ralph.tracker import MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
@@ -115,7 +115,9 @@ def mcp_tools(folder: Path) -> None:
     for n in range(49):
         tracker.create_issue(f"Child {n}", parent=1, state=WorkflowState.RESEARCH_NEEDED,
                              estimate=Estimate.XS)  # fmt: skip
-    project = Project(Config(root=folder, repo="bench"), tracker, MemoryStore(), GitRepo(folder))
+    project = Project(
+        Config(root=folder, repo="bench"), tracker, open_store("memory://"), GitRepo(folder)
+    )
 
     async def in_process() -> dict[str, float]:
         timings: dict[str, float] = {}

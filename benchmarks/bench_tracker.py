@@ -39,11 +39,10 @@ def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
 
 @contextmanager
 def trackers() -> Iterator[Iterator[tuple[str, Tracker]]]:
-    from ralph.tasks._sql import SqlStore
-    from ralph.tasks._sqlite import SqliteStore
+    from ralph.db import Database, SqliteDatabase
 
     with tempfile.TemporaryDirectory() as folder:
-        stores: list[SqlStore] = [SqliteStore(Path(folder) / "bench.db")]
+        stores: list[Database] = [SqliteDatabase(Path(folder) / "bench.db")]
         found: list[tuple[str, Tracker]] = [
             ("memory", MemoryTracker()),
             ("local-sqlite", LocalTracker(stores[0], repo="bench")),
@@ -52,12 +51,12 @@ def trackers() -> Iterator[Iterator[tuple[str, Tracker]]]:
         try:
             import psycopg
 
-            from ralph.tasks._postgres import PostgresStore
+            from ralph.db import PostgresDatabase
 
             schema = f"bench_{uuid.uuid4().hex[:8]}"
             with psycopg.connect(PG_URL, autocommit=True) as connection:
                 connection.execute(f"CREATE SCHEMA {schema}")
-            stores.append(PostgresStore(f"{PG_URL}?options=-csearch_path%3D{schema}"))
+            stores.append(PostgresDatabase(f"{PG_URL}?options=-csearch_path%3D{schema}"))
             found.append(("local-postgres", LocalTracker(stores[1], repo="bench")))
         except Exception as exc:  # a benchmark reports what it could measure
             print(f"(PostgreSQL skipped: {exc})", file=sys.stderr)

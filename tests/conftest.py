@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from ralph.tasks import MemoryStore, TaskStore
+from ralph.tasks import TaskStore, open_store
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy
 
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -131,16 +131,12 @@ def make_store(backend: str, tmp_path, request: pytest.FixtureRequest) -> Iterat
         if backend == "memory":
             if stores:
                 return stores[0]
-            store: TaskStore = MemoryStore(**options)
+            store: TaskStore = open_store("memory://", **options)
         elif backend == "sqlite":
-            from ralph.tasks._sqlite import SqliteStore
-
-            store = SqliteStore(tmp_path / "ralph.db", **options)
+            store = open_store(f"sqlite:///{tmp_path / 'ralph.db'}", **options)
         else:
-            from ralph.tasks._postgres import PostgresStore
-
             assert url is not None
-            store = PostgresStore(url, **options)
+            store = open_store(url, **options)
         stores.append(store)
         return store
 

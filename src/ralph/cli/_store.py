@@ -1,4 +1,5 @@
-"""``ralph runs|tasks|store|db ...``: looking into the task store."""
+"""``ralph runs|tasks ...``: looking into the task store; ``ralph db ...``: keeping the
+database (``ralph store reap`` is the old spelling of ``ralph db reap``, hidden)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,27 @@ from rich.tree import Tree
 from ralph.cli._console import Console
 from ralph.cli._project import store_url
 from ralph.cli._report import MARKS, print_report
+from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
 from ralph.orchestrate import load_report
+from ralph.project import migrate_database
 from ralph.tasks import TaskStatus, TaskStore, open_store
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
 runs_app = typer.Typer(name="runs", help="Runs in the task store.", no_args_is_help=True)
 tasks_app = typer.Typer(name="tasks", help="Tasks in the task store.", no_args_is_help=True)
-store_app = typer.Typer(name="store", help="Task store maintenance.", no_args_is_help=True)
-db_app = typer.Typer(name="db", help="The task store's schema.", no_args_is_help=True)
+db_app = typer.Typer(
+    name="db",
+    help=(
+        "Database maintenance: the task store's and the local tracker's tables. "
+        "(`ralph store reap` still works as the old spelling of `ralph db reap`.)"
+    ),
+    no_args_is_help=True,
+)
+#: The old spelling of ``ralph db reap``, kept working but not shown.
+store_app = typer.Typer(name="store", hidden=True, no_args_is_help=True)
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
@@ -222,8 +233,9 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
     Console().print(tree)
 
 
+@db_app.command("reap")
 @store_app.command("reap")
-def store_reap(ctx: typer.Context) -> None:
+def db_reap(ctx: typer.Context) -> None:
     """Return tasks whose lease ran out to pending (or dead when out of attempts)."""
     with _store(ctx) as store:
         changed = store.reap()
@@ -234,7 +246,7 @@ def store_reap(ctx: typer.Context) -> None:
 
 @db_app.command("migrate")
 def db_migrate(ctx: typer.Context) -> None:
-    """Create the store if needed and apply missing schema migrations."""
-    with _store(ctx, create=True, migrate=False) as store:
-        applied = store.migrate()
+    """Create the database if needed and apply every missing schema migration."""
+    with open_database(store_url(ctx)) as db:
+        applied = migrate_database(db)
     typer.echo(f"applied migrations: {applied}" if applied else "schema is up to date")

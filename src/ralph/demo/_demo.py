@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.config import load_config
+from ralph.db import open_database
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
-from ralph.project import Project, init_project, open_project
+from ralph.project import Project, init_project, migrate_database, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
-from ralph.tasks import open_store
 from ralph.workflow import WorkflowState
 
 __all__ = [
@@ -58,7 +58,8 @@ def create_demo_project(
     text = text.replace('runtime = "claude"', 'runtime = "scripted"')
     if store_url is not None:
         text = text.replace('store = "sqlite:///.ralph/ralph.db"', f"store = {store_url!r}")
-        open_store(store_url).close()  # made as `ralph db migrate` makes it
+        with open_database(store_url) as db:  # made as `ralph db migrate` makes it
+            migrate_database(db)
     result.config_path.write_text(text)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
     subprocess.run(

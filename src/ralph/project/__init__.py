@@ -1,12 +1,18 @@
-"""A project's wiring: from its settings (:mod:`ralph.config`), open its task store,
-tracker, git repository and GitHub client (``open_project``), and set a project up
+"""A project's wiring: from its settings (:mod:`ralph.config`), open its database, task
+store, tracker, git repository and GitHub client (``open_project``), and set a project up
 (``ralph init``). The one package that knows every adapter."""
 
 from __future__ import annotations
 
 from ralph.project._github import github_client, github_tokens
 from ralph.project._init import InitResult, init_project
-from ralph.project._open import Project, github_tracker, open_project, open_tracker
+from ralph.project._open import (
+    Project,
+    github_tracker,
+    migrate_database,
+    open_project,
+    open_tracker,
+)
 
 __all__ = [
     "InitResult",
@@ -15,6 +21,7 @@ __all__ = [
     "github_tokens",
     "github_tracker",
     "init_project",
+    "migrate_database",
     "open_project",
     "open_tracker",
 ]

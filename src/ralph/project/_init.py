@@ -22,11 +22,12 @@ from ralph.config import (
     parse_github_settings,
     render_config,
 )
+from ralph.db import open_database
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
 from ralph.github import Transport
 from ralph.project._github import github_client
-from ralph.tasks import open_store
+from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
 
 __all__ = ["InitResult", "init_project"]
@@ -132,8 +133,8 @@ def init_project(
         _write_atomically(config_path, text)
     try:
         config = load_config(config_path.parent)
-        with open_store(config.resolved_store_url, migrate=False) as store:
-            migrated = tuple(store.migrate())
+        with open_database(config.resolved_store_url) as db:
+            migrated = tuple(migrate_database(db))
     except RalphError:
         if created:
             config_path.unlink()

@@ -1,5 +1,5 @@
-"""From a configuration to live adapters: the tracker it names, over its store, and the
-project they serve."""
+"""From a configuration to live adapters: the database, the task store and the tracker
+it names, and the project they serve."""
 
 from __future__ import annotations
 
@@ -10,14 +10,20 @@ from dataclasses import dataclass
 
 from ralph._secrets import register_url
 from ralph.config import Config
+from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.project._github import github_client
-from ralph.tasks import TaskStore, open_store
-from ralph.tasks._sql import SqlStore
-from ralph.tracker import GitHubTracker, LocalTracker, Tracker
+from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, GitHubTracker, LocalTracker, Tracker
 
-__all__ = ["Project", "github_tracker", "open_project", "open_tracker"]
+__all__ = ["Project", "github_tracker", "migrate_database", "open_project", "open_tracker"]
+
+
+def migrate_database(db: Database) -> list[int]:
+    """Bring every table of ``db`` up to date (the task store's and the local
+    tracker's, whichever tracker the project uses); returns the versions applied now."""
+    return migrate(db, TASK_STORE_MIGRATIONS, LOCAL_TRACKER_MIGRATIONS)
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,12 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
     url = store_url or config.resolved_store_url
     register_url(url)  # its password never reaches a log, a comment or the store
-    store = open_store(url, create=False)
+    db = open_database(url, create=False)
+    try:
+        store = SqlStore(db)
+    except BaseException:
+        db.close()
+        raise
     try:
         git = GitRepo(config.root)
         if config.tracker == "github":
@@ -68,11 +79,11 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
             finally:
                 tracker.close()
             return
-        if not isinstance(store, SqlStore):
+        if db.in_memory:
             raise ConfigError(
-                "the local tracker keeps its issues in a database; set store to "
+                "the local tracker keeps its issues in the database; set store to "
                 "sqlite:///path or postgresql://... (memory:// forgets them on exit)"
             )
-        yield Project(config, LocalTracker(store, repo=config.repo, git=git), store, git)
+        yield Project(config, LocalTracker(db, repo=config.repo, git=git), store, git)
     finally:
         store.close()

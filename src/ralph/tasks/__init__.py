@@ -1,12 +1,14 @@
 """The durable task store: runs own graphs of tasks; workers claim them atomically,
 heartbeat, and complete or fail them under a fencing token; events wake idle workers.
 
-Backends: memory (tests), SQLite (the embedded default) and PostgreSQL (several
-processes or machines), chosen by URL in :func:`open_store`.
+One implementation, :class:`SqlStore`, over a ``ralph.db`` database chosen by URL in
+:func:`open_store`: SQLite (the embedded default; in memory for tests and demos) or
+PostgreSQL (several processes or machines).
 """
 
 from __future__ import annotations
 
+from ralph.db import redact_url
 from ralph.errors import (
     IssueLocked,
     LeaseLost,
@@ -18,7 +20,6 @@ from ralph.errors import (
     TaskStoreError,
 )
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_ATTEMPTS, RetryPolicy
-from ralph.tasks._memory import MemoryStore
 from ralph.tasks._model import (
     TERMINAL_STATUSES,
     Charge,
@@ -34,13 +35,16 @@ from ralph.tasks._model import (
     Task,
     TaskStatus,
 )
-from ralph.tasks._open import DEFAULT_STORE_URL, open_store, redact_url
+from ralph.tasks._open import DEFAULT_STORE_URL, open_store
+from ralph.tasks._schema import TASK_STORE_MIGRATIONS
+from ralph.tasks._sql import SqlStore
 from ralph.tasks._store import TaskStore
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_STORE_URL",
+    "TASK_STORE_MIGRATIONS",
     "TERMINAL_STATUSES",
     "Charge",
     "Claim",
@@ -50,13 +54,13 @@ __all__ = [
     "IssueLock",
     "IssueLocked",
     "LeaseLost",
-    "MemoryStore",
     "Message",
     "MessageKind",
     "RetryPolicy",
     "Run",
     "RunNotFound",
     "RunStatus",
+    "SqlStore",
     "StoreUnavailable",
     "Task",
     "TaskBlocked",

@@ -1,29 +1,32 @@
-"""The task store over SQL, shared by the SQLite and PostgreSQL backends.
+"""The task store over SQL, on any ``ralph.db`` database (SQLite, in a file or in
+memory, or PostgreSQL).
 
-Statements are written once, with ``?`` placeholders; a backend supplies transactions,
-its row-locking clauses and its wake-up mechanism. Lifecycle decisions come from
-``_lifecycle`` and are written back with an UPDATE guarded by the claim token and status
-that were checked, so a concurrent change turns into LeaseLost instead of a lost write.
+Statements are written once, with ``?`` placeholders; the database supplies
+transactions, its row-locking clauses and its wake-up mechanism. Lifecycle decisions
+come from ``_lifecycle`` and are written back with an UPDATE guarded by the claim token
+and status that were checked, so a concurrent change turns into LeaseLost instead of a
+lost write.
 
-Events are appended as the last step of a write transaction. On PostgreSQL the
-backend takes a per-run advisory lock first, so event ids are assigned in commit order
-and a reader's cursor never skips an event that commits late.
+Events are appended as the last step of a write transaction. On PostgreSQL the store
+takes a per-run advisory lock first, so event ids are assigned in commit order and a
+reader's cursor never skips an event that commits late.
 """
 
 from __future__ import annotations
 
-import abc
 import dataclasses
+import functools
 import json
 import logging
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from typing import Any, ClassVar, cast
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
 
+from ralph.db import Database, Row, migrate, schema_versions
+from ralph.db import Tx as DbTx
 from ralph.errors import (
     GraphError,
-    InvalidInput,
     IssueLocked,
     LeaseLost,
     RunNotFound,
@@ -47,14 +50,13 @@ from ralph.tasks._model import (
     Task,
     TaskStatus,
 )
-from ralph.tasks._schema import MIGRATIONS
+from ralph.tasks._schema import TASK_STORE_MIGRATIONS
 from ralph.tasks._store import TaskStore, validate_new_specs
 
-__all__ = ["REAP_INTERVAL_SECONDS", "PendingEvent", "SqlStore", "Tx", "to_json"]
+__all__ = ["REAP_INTERVAL_SECONDS", "SqlStore"]
 
 logger = logging.getLogger(__name__)
 
-Row = dict[str, Any]
 #: (run id, kind, task id, data) of an event a transaction will append.
 PendingEvent = tuple[int, EventKind, int | None, Mapping[str, Any]]
 
@@ -69,44 +71,21 @@ _TASK_COLUMNS = (
 )
 
 
-class Tx(abc.ABC):
-    """One open transaction (or, for reads, one connection)."""
+class Tx(DbTx):
+    """A database transaction that also collects the events to append at its end."""
 
-    def __init__(self) -> None:
+    def __init__(self, tx: DbTx) -> None:
+        self._tx = tx
         self.pending_events: list[PendingEvent] = []
 
-    @abc.abstractmethod
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return self._tx.rows(sql, params)
 
-    @abc.abstractmethod
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Execute; return the number of rows changed."""
-
-    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        found = self.rows(sql, params)
-        return found[0] if found else None
+        return self._tx.run(sql, params)
 
     def emit(self, run_id: int, kind: EventKind, task_id: int | None = None, **data: Any) -> None:
         self.pending_events.append((run_id, kind, task_id, data))
-
-
-#: The range of the 64-bit integer columns, on SQLite and PostgreSQL alike.
-_INT_RANGE = (-(2**63), 2**63 - 1)
-
-
-def storable(params: Sequence[Any]) -> tuple[Any, ...]:
-    """``params`` as a tuple, once each is a value both backends store: an integer
-    beyond 64 bits or text with a NUL byte is InvalidInput here, the same on SQLite
-    (which would raise OverflowError, or keep the NUL) and on PostgreSQL (which
-    would find nothing, or raise DataError)."""
-    for value in params:
-        if isinstance(value, int) and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
-            raise InvalidInput(
-                f"{value} is too large a number; numbers here go up to {_INT_RANGE[1]}"
-            )
-        if isinstance(value, str) and "\x00" in value:
-            raise InvalidInput("the text contains a NUL byte, which cannot be stored; remove it")
-    return tuple(params)
 
 
 def to_json(value: Any) -> str:
@@ -114,6 +93,15 @@ def to_json(value: Any) -> str:
 
 
 def _task(row: Row, deps: Sequence[int]) -> Task:
+    return _cached_task(tuple(row.items()), tuple(deps))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_task(items: tuple[tuple[str, Any], ...], deps: tuple[int, ...]) -> Task:
+    """The task a row holds. Rows are read far more often than they change (a lead
+    lists a run's tasks at every event), and decoding is most of a read's cost; a Task
+    is immutable, so an unchanged row gives back the Task built before."""
+    row = dict(items)
     return Task(
         id=row["id"],
         run_id=row["run_id"],
@@ -188,117 +176,104 @@ def _marks(values: Collection[Any]) -> str:
 
 
 class SqlStore(TaskStore):
-    #: Appended to a SELECT that must lock the rows it reads ("" where the transaction
-    #: already holds the database's only write lock, as on SQLite).
-    lock_rows: ClassVar[str] = ""
-    #: Appended to the claim's candidate SELECT: skip rows other claimers hold.
-    skip_locked: ClassVar[str] = ""
-    #: A scalar subquery giving a returned task row's dependency ids, comma-separated.
-    deps_of_row: ClassVar[str] = (
-        "(SELECT group_concat(depends_on) FROM ralph_task_deps WHERE task_id = ralph_tasks.id)"
-    )
-    _last_reap: dict[int, float]
+    """The task store on ``db``, which it owns: closing the store closes the database.
+    With ``migrate`` the store's tables are brought up to date at once."""
 
-    # -- backend hooks --------------------------------------------------------------------
+    def __init__(
+        self,
+        db: Database,
+        *,
+        lease_seconds: float = life.DEFAULT_LEASE_SECONDS,
+        clock: Callable[[], float] = time.time,
+        retry_policy: life.RetryPolicy | None = None,
+        migrate: bool = True,
+    ) -> None:
+        self.db = db
+        self.lease_seconds = lease_seconds
+        self.retry_policy = retry_policy or life.RetryPolicy()
+        self._clock = clock
+        self._last_reap: dict[int, float] = {}
+        #: A claim's query for a returned task row's dependency ids, comma-separated.
+        self._deps_of_row = (
+            f"(SELECT {db.concat_ids('depends_on')} FROM ralph_task_deps "
+            "WHERE task_id = ralph_tasks.id)"
+        )
+        if migrate:
+            self.migrate()
 
-    @abc.abstractmethod
-    def _transaction(self) -> Any:
-        """A context manager yielding a Tx inside a write transaction."""
+    def __repr__(self) -> str:
+        return f"SqlStore({self.db!r})"
 
-    @abc.abstractmethod
-    def _reader(self) -> Any:
-        """A context manager yielding a Tx for reads."""
+    def _now(self) -> float:
+        return self._clock()
 
-    @abc.abstractmethod
-    def _now(self) -> float: ...
+    def close(self) -> None:
+        self.db.close()
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        """Apply the task store's missing migrations; returns the versions applied now."""
+        return migrate(self.db, TASK_STORE_MIGRATIONS)
+
+    def schema_versions(self) -> list[int]:
+        return schema_versions(self.db)
+
+    # -- transactions ---------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Tx]:
+        with self.db.write_transaction() as db_tx:
+            tx = Tx(db_tx)
+            yield tx
+            if tx.pending_events:
+                self._insert_events(tx, tx.pending_events, self._now())
+
+    @contextmanager
+    def _reader(self) -> Iterator[Tx]:
+        with self.db.read_transaction() as db_tx:
+            yield Tx(db_tx)
 
     def _insert_events(self, tx: Tx, events: Sequence[PendingEvent], now: float) -> None:
         """Append the transaction's events (its last statements before COMMIT)."""
+        if self.db.dialect == "postgresql":
+            self._insert_events_in_commit_order(tx, events, now)
+            return
         for run_id, kind, task_id, data in events:
             tx.run(
                 "INSERT INTO ralph_events (run_id, task_id, kind, data, at) VALUES (?, ?, ?, ?, ?)",
                 (run_id, task_id, kind.value, to_json(dict(data)), now),
             )
 
-    @abc.abstractmethod
-    def _wait_for_change(self, last_seen: int, timeout: float) -> int:
-        """Block up to ``timeout`` seconds until the database may have changed since
-        ``last_seen`` (a value this method returned before, or 0); return the new one."""
+    def _insert_events_in_commit_order(
+        self, tx: Tx, events: Sequence[PendingEvent], now: float
+    ) -> None:
+        # PostgreSQL: one statement per run takes the run's advisory lock (held to
+        # commit, so event ids of a run are assigned in commit order), inserts, and
+        # notifies listeners.
+        from ralph.db import PostgresDatabase
 
-    def _claim_conflict(self, error: Exception) -> bool:
-        """True when ``error`` is the serialisation-key index refusing a second claim."""
-        return False
-
-    # -- schema ---------------------------------------------------------------------------
-
-    #: The dialect's auto-increment primary key and double-precision types.
-    id_column: ClassVar[str]
-    float_column: ClassVar[str]
-
-    #: Returns a row when the schema's version table exists.
-    schema_table_query: ClassVar[str]
-
-    def _lock_schema(self, tx: Tx) -> None:
-        """Keep concurrent migrators apart (beyond what the write transaction does)."""
-
-    def migrate(self) -> list[int]:
-        """Apply missing migrations, each with its version row in one transaction with
-        every other migrator kept out; returns the versions applied now."""
-        applied_now = []
-        with self._transaction() as tx:
-            self._lock_schema(tx)
-            tx.run(
-                "CREATE TABLE IF NOT EXISTS ralph_schema_version (version INTEGER PRIMARY KEY, "
-                f"name TEXT NOT NULL, applied_at {self.float_column} NOT NULL)"
+        for run_id in sorted({event[0] for event in events}):
+            own = [e for e in events if e[0] == run_id]
+            values = ", ".join("(?::integer, ?::integer, ?, ?, ?::double precision)" for _ in own)
+            params: list[Any] = [PostgresDatabase.LOCK_CLASS, run_id]
+            for _, kind, task_id, data in own:
+                params += [run_id, task_id, kind.value, to_json(dict(data)), now]
+            tx.rows(
+                "WITH locked AS (SELECT pg_advisory_xact_lock(?, ?)), "
+                "added AS (INSERT INTO ralph_events (run_id, task_id, kind, data, at) "
+                "SELECT v.* FROM locked, (VALUES "
+                f"{values}) AS v (run_id, task_id, kind, data, at) RETURNING id) "
+                "SELECT pg_notify(?, ?) WHERE EXISTS (SELECT 1 FROM added)",
+                [*params, PostgresDatabase.CHANNEL, str(run_id)],
             )
-            done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
-            for migration in MIGRATIONS:
-                if migration.version in done:
-                    continue
-                for statement in migration.statements:
-                    tx.run(statement.format(id=self.id_column, float=self.float_column))
-                tx.run(
-                    "INSERT INTO ralph_schema_version (version, name, applied_at) VALUES (?, ?, ?)",
-                    (migration.version, migration.name, time.time()),
-                )
-                applied_now.append(migration.version)
-        if applied_now:
-            logger.info("migrated", extra={"action": "migrate", "versions": applied_now})
-        return applied_now
-
-    def initialised(self) -> bool:
-        """Whether the database holds Ralph's schema (its version table)."""
-        with self._reader() as tx:
-            return bool(tx.rows(self.schema_table_query))
-
-    def schema_versions(self) -> list[int]:
-        with self._reader() as tx:
-            rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
-        return [row["version"] for row in rows]
-
-    # -- transactions ---------------------------------------------------------------------
-
-    @contextmanager
-    def _write(self) -> Iterator[Tx]:
-        with self._transaction() as tx:
-            yield tx
-            if tx.pending_events:
-                self._insert_events(tx, tx.pending_events, self._now())
-
-    def write_transaction(self) -> AbstractContextManager[Tx]:
-        """A write transaction for an adapter that keeps its tables in this database
-        (the local tracker). Not reentrant: one per thread at a time."""
-        return self._write()
-
-    def read_transaction(self) -> AbstractContextManager[Tx]:
-        """A consistent read of this database, for the same adapters."""
-        return cast(AbstractContextManager[Tx], self._reader())
 
     # -- loading --------------------------------------------------------------------------
 
-    def _load_tasks(
+    def _task_rows(
         self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
-    ) -> list[Task]:
+    ) -> list[tuple[Row, list[int]]]:
+        """The rows of the tasks ``where`` selects, each with its dependency ids."""
         rows = tx.rows(f"SELECT * FROM ralph_tasks WHERE {where} ORDER BY id {lock}", params)
         if not rows:
             return []
@@ -312,16 +287,21 @@ class SqlStore(TaskStore):
             # A task added after the first SELECT may show up here; it is not ours.
             if dep["task_id"] in deps:
                 deps[dep["task_id"]].append(dep["depends_on"])
-        return [_task(row, deps[row["id"]]) for row in rows]
+        return [(row, deps[row["id"]]) for row in rows]
+
+    def _load_tasks(
+        self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
+    ) -> list[Task]:
+        return [_task(row, deps) for row, deps in self._task_rows(tx, where, params, lock=lock)]
 
     def _locked_task(self, tx: Tx, task_id: int) -> Task:
-        found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.lock_rows)
+        found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.db.lock_rows)
         if not found:
             raise TaskNotFound(task_id)
         return found[0]
 
     def _locked_run(self, tx: Tx, run_id: int) -> Run:
-        row = tx.one(f"SELECT * FROM ralph_runs WHERE id = ? {self.lock_rows}", (run_id,))
+        row = tx.one(f"SELECT * FROM ralph_runs WHERE id = ? {self.db.lock_rows}", (run_id,))
         if row is None:
             raise RunNotFound(run_id)
         return _run(row)
@@ -518,7 +498,7 @@ class SqlStore(TaskStore):
         """Cancel the edit's tasks (each must be pending in the run) and add its specs."""
         if edit.cancel:
             ids = list(edit.cancel)
-            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.lock_rows)
+            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows)
             found = {t.id: t for t in tasks}
             now = self._now()
             for task_id in ids:
@@ -538,10 +518,10 @@ class SqlStore(TaskStore):
 
     def get_task(self, task_id: int) -> Task:
         with self._reader() as tx:
-            found = self._load_tasks(tx, "id = ?", (task_id,))
+            found = self._task_rows(tx, "id = ?", (task_id,))
         if not found:
             raise TaskNotFound(task_id)
-        return found[0]
+        return _task(*found[0])
 
     def list_tasks(
         self,
@@ -562,7 +542,9 @@ class SqlStore(TaskStore):
             where.append("status = ?")
             params.append(TaskStatus(status).value)
         with self._reader() as tx:
-            tasks = self._load_tasks(tx, " AND ".join(where), params)
+            rows = self._task_rows(tx, " AND ".join(where), params)
+        # Built after the read: a store in memory is free for other threads meanwhile.
+        tasks = [_task(row, deps) for row, deps in rows]
         return [t for t in tasks if issue is None or issue in t.issues]
 
     def assign(self, task_id: int, worker: str) -> Task:
@@ -580,7 +562,7 @@ class SqlStore(TaskStore):
             where = f"run_id = ? AND {where}"
             params.insert(0, run_id)
         changed = []
-        for task in self._load_tasks(tx, where, params, lock=self.skip_locked):
+        for task in self._load_tasks(tx, where, params, lock=self.db.skip_locked):
             decision = life.expire(task, now=now)
             if decision is None:
                 continue
@@ -610,7 +592,7 @@ class SqlStore(TaskStore):
                     "   WHERE d.task_id = t.id AND p.status <> 'done')"
                     " AND (t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks r"
                     "   WHERE r.serial_key = t.serial_key AND r.status = 'running'))"
-                    f" ORDER BY t.id LIMIT 1 {self.skip_locked}"
+                    f" ORDER BY t.id LIMIT 1 {self.db.skip_locked}"
                 )
                 # Tasks assigned to this worker first, then the oldest: two index walks in
                 # id order (COALESCE stops at the first that finds one), never a sort.
@@ -621,7 +603,7 @@ class SqlStore(TaskStore):
                     "WHERE status = 'pending' AND id = COALESCE("
                     f"({candidate.format(assigned='AND t.owner = ?')}), "
                     f"({candidate.format(assigned='')})"
-                    f") RETURNING *, {self.deps_of_row} AS dep_ids",
+                    f") RETURNING *, {self._deps_of_row} AS dep_ids",
                     (
                         worker,
                         now + self.lease_seconds,
@@ -636,7 +618,7 @@ class SqlStore(TaskStore):
                 task = _task(row, sorted(int(d) for d in dep_ids.split(",") if d))
                 tx.emit(run_id, EventKind.TASK_CLAIMED, task.id, worker=worker)
         except Exception as error:
-            if self._claim_conflict(error):
+            if self.db.unique_violation(error, "serial_key"):
                 # Two claimers picked tasks sharing a serialisation key at once; the
                 # index let one through. This one simply found nothing to do.
                 return None
@@ -780,7 +762,7 @@ class SqlStore(TaskStore):
                     )
                     frontier = [r["task_id"] for r in found if r["task_id"] not in ids]
                     ids += frontier
-            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.lock_rows)
+            tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows)
             if task_id not in {t.id for t in tasks}:
                 raise TaskNotFound(task_id)
             return self._cancel_all(tx, tasks)
@@ -800,7 +782,7 @@ class SqlStore(TaskStore):
     def cancel_run(self, run_id: int) -> list[Task]:
         with self._write() as tx:
             self._locked_run(tx, run_id)
-            tasks = self._load_tasks(tx, "run_id = ?", (run_id,), lock=self.lock_rows)
+            tasks = self._load_tasks(tx, "run_id = ?", (run_id,), lock=self.db.lock_rows)
             canceled = self._cancel_all(tx, tasks)
             self._finish_run(tx, run_id, RunStatus.CANCELED)
         return canceled
@@ -818,13 +800,13 @@ class SqlStore(TaskStore):
 
     def wait_for_events(self, run_id: int, cursor: int, timeout: float) -> list[Event]:
         deadline = time.monotonic() + timeout
-        seen = self._wait_for_change(0, 0.0)
+        seen = self.db.wait_for_change(0, 0.0)
         while True:
             found = self.events(run_id, cursor)
             remaining = deadline - time.monotonic()
             if found or remaining <= 0:
                 return found
-            seen = self._wait_for_change(seen, remaining)
+            seen = self.db.wait_for_change(seen, remaining)
 
     # -- the budget ledger ----------------------------------------------------------------
 
@@ -911,7 +893,7 @@ class SqlStore(TaskStore):
 
     def _held_lock(self, tx: Tx, repo: str, number: int) -> Row | None:
         return tx.one(
-            f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.lock_rows}",
+            f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.db.lock_rows}",
             (repo, number),
         )
 

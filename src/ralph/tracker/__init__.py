@@ -9,6 +9,7 @@ from ralph.tracker._fields import check_labels
 from ralph.tracker._github import GitHubTracker
 from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
 from ralph.tracker._local import LocalTracker
+from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._memory import MemoryTracker
 from ralph.tracker._model import (
     CloseReason,
@@ -28,6 +29,7 @@ from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, 
 
 __all__ = [
     "FIELDS",
+    "LOCAL_TRACKER_MIGRATIONS",
     "UNKNOWN_STATE",
     "AdvanceResult",
     "BoardSetup",

@@ -1,5 +1,6 @@
-"""The local tracker: issues in tables next to the task store (SQLite or PostgreSQL) and
-pull requests that are real branch merges in the project's git repository.
+"""The local tracker: issues in tables of Ralph's database (``ralph.db``: SQLite or
+PostgreSQL, next to the task store's tables) and pull requests that are real branch
+merges in the project's git repository.
 
 Every write is one transaction. Numbers are per repository and shared by issues and pull
 requests, as on GitHub. On PostgreSQL, rows a write depends on are locked first, so
@@ -13,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ralph._text import check_title
+from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import (
     InvalidInput,
     IssueNotFound,
@@ -23,8 +25,8 @@ from ralph.errors import (
     TrackerError,
 )
 from ralph.git import GitRepo, MergeRefused
-from ralph.tasks._sql import Row, SqlStore, Tx
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -123,24 +125,27 @@ class LocalTracker(Tracker):
 
     def __init__(
         self,
-        store: SqlStore,
+        db: Database,
         *,
         repo: str,
         git: GitRepo | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
+        """The tracker of ``repo`` in ``db``, whose tables for it are brought up to date
+        here. The database stays its opener's to close."""
         super().__init__(clock=clock)
-        self.store = store
+        self.db = db
         self.repo = repo
         self.git = git
+        migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
-        return f"LocalTracker({self.store!r}, repo={self.repo!r})"
+        return f"LocalTracker({self.db!r}, repo={self.repo!r})"
 
     # -- reads ------------------------------------------------------------------------------
 
     def get_issue(self, number: int) -> Issue:
-        with self.store.read_transaction() as tx:
+        with self.db.read_transaction() as tx:
             row = tx.one(
                 "SELECT * FROM ralph_issues WHERE repo = ? AND number = ?", (self.repo, number)
             )
@@ -161,7 +166,7 @@ class LocalTracker(Tracker):
         if query.status is not None:
             sql += " AND status = ?"
             params.append(query.status.value)
-        with self.store.read_transaction() as tx:
+        with self.db.read_transaction() as tx:
             rows = tx.rows(sql, params)
             relations = _Relations(tx, self.repo)
         return query.apply([_issue(row, relations) for row in rows])
@@ -170,7 +175,7 @@ class LocalTracker(Tracker):
 
     def _locked(self, tx: Tx, number: int) -> Row:
         row = tx.one(
-            f"SELECT * FROM ralph_issues WHERE repo = ? AND number = ? {self.store.lock_rows}",
+            f"SELECT * FROM ralph_issues WHERE repo = ? AND number = ? {self.db.lock_rows}",
             (self.repo, number),
         )
         if row is None:
@@ -224,7 +229,7 @@ class LocalTracker(Tracker):
     ) -> Issue:
         check_title(title)
         check_labels(labels)
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             if parent is not None:
                 self._locked(tx, parent)
             number = self._allocate(tx)
@@ -274,19 +279,19 @@ class LocalTracker(Tracker):
             columns["estimate"] = estimate.value
         if priority is not None:
             columns["priority"] = priority.value
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, number)
             self._touch(tx, number, **columns)
         return self.get_issue(number)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         check_name(author, "the author")
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, number)
             return self._comment(tx, number, body, author)
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, number)
             self._touch(
                 tx, number, status="closed", close_reason=reason.value, closed_at=self.now()
@@ -294,20 +299,20 @@ class LocalTracker(Tracker):
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, number)
             self._touch(tx, number, status="open", close_reason=None, closed_at=None)
         return self.get_issue(number)
 
     def _set_parent(self, child: int, parent: int | None) -> None:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             if parent is not None:
                 self._locked(tx, parent)
             self._locked(tx, child)
             self._touch(tx, child, parent=parent)
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, blocking)
             self._locked(tx, blocked)
             tx.run(
@@ -317,7 +322,7 @@ class LocalTracker(Tracker):
             )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             self._locked(tx, blocking)
             self._locked(tx, blocked)
             tx.run(
@@ -334,7 +339,7 @@ class LocalTracker(Tracker):
         comment: str,
         author: str,
     ) -> None:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             changed = tx.run(
                 "UPDATE ralph_issues SET workflow_state = ?, updated_at = ? "
                 "WHERE repo = ? AND number = ? AND COALESCE(workflow_state, '') = ?",
@@ -364,7 +369,7 @@ class LocalTracker(Tracker):
                 raise InvalidInput(f"no branch {branch!r} in {git.path}; push or create it first")
         if head == base:
             raise InvalidInput(f"a pull request needs two branches; head and base are {head!r}")
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             number = self._allocate(tx)
             tx.run(
                 "INSERT INTO ralph_pull_requests (repo, number, title, body, head, base, state, "
@@ -382,7 +387,7 @@ class LocalTracker(Tracker):
     def _pr_row(self, tx: Tx, number: int, *, lock: bool = False) -> Row:
         row = tx.one(
             "SELECT * FROM ralph_pull_requests WHERE repo = ? AND number = ? "
-            + (self.store.lock_rows if lock else ""),
+            + (self.db.lock_rows if lock else ""),
             (self.repo, number),
         )
         if row is None:
@@ -395,7 +400,7 @@ class LocalTracker(Tracker):
         return self.git.can_merge(row["head"], row["base"])
 
     def get_pull_request(self, number: int) -> PullRequest:
-        with self.store.read_transaction() as tx:
+        with self.db.read_transaction() as tx:
             row = self._pr_row(tx, number)
         return _pull_request(row, self._mergeable(row))
 
@@ -413,7 +418,7 @@ class LocalTracker(Tracker):
         if state is not None:
             sql += " AND state = ?"
             params.append(state.value)
-        with self.store.read_transaction() as tx:
+        with self.db.read_transaction() as tx:
             rows = tx.rows(sql + " ORDER BY number", params)
         return [_pull_request(row) for row in rows]
 
@@ -425,7 +430,7 @@ class LocalTracker(Tracker):
         if pr.state is not PullRequestState.OPEN:
             raise PullRequestNotOpen(number, pr.state.value)
         moves = self._closing_moves(pr)
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             state = self._pr_row(tx, number, lock=True)["state"]
             if state != "open":
                 raise PullRequestNotOpen(number, state)
@@ -458,7 +463,7 @@ class LocalTracker(Tracker):
         return self.get_pull_request(number)
 
     def close_pull_request(self, number: int) -> PullRequest:
-        with self.store.write_transaction() as tx:
+        with self.db.write_transaction() as tx:
             row = self._pr_row(tx, number, lock=True)
             if row["state"] != "open":
                 raise PullRequestNotOpen(number, row["state"])

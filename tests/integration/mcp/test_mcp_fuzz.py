@@ -148,12 +148,14 @@ def _tool_names() -> list[str]:
 
     from ralph.config import Config
     from ralph.git import GitRepo
-    from ralph.tasks import MemoryStore
+    from ralph.tasks import open_store
     from ralph.tracker import MemoryTracker
 
     with TemporaryDirectory() as folder:
         root = Path(folder)
-        throwaway = Project(Config(root=root), MemoryTracker(), MemoryStore(), GitRepo(root))
+        throwaway = Project(
+            Config(root=root), MemoryTracker(), open_store("memory://"), GitRepo(root)
+        )
         return sorted(_schemas(throwaway))
 
 

@@ -18,7 +18,7 @@ from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.project import Project
-from ralph.tasks import MemoryStore
+from ralph.tasks import open_store
 from ralph.tracker import IssueQuery, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
@@ -40,7 +40,10 @@ EXPECTED_TOOLS = {
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(
-        Config(root=tmp_path, repo="demo"), MemoryTracker(), MemoryStore(), GitRepo(tmp_path)
+        Config(root=tmp_path, repo="demo"),
+        MemoryTracker(),
+        open_store("memory://"),
+        GitRepo(tmp_path),
     )
 
 
@@ -362,7 +365,7 @@ def test_an_argument_a_tool_does_not_take_is_refused_naming_the_ones_it_does(
 def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     board = GitHubSettings(owner="acme", repo="shop", project=3)
     config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
-    project = Project(config, MemoryTracker(), MemoryStore(), GitRepo(tmp_path))
+    project = Project(config, MemoryTracker(), open_store("memory://"), GitRepo(tmp_path))
     project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
     right, wrong, board_number = calls(
         project,

@@ -91,7 +91,7 @@ def sample(tmp_path: Path) -> Iterator[Sample]:
     )
     store = open_store(f"sqlite:///{tmp_path / 'ralph.db'}")
     gitrepo = GitRepo(repo.path)
-    tracker = LocalTracker(store, repo="sample", git=gitrepo)  # type: ignore[arg-type]
+    tracker = LocalTracker(store.db, repo="sample", git=gitrepo)
     project = Project(config, tracker, store, gitrepo)
     yield Sample(repo, project, ScriptedRuntime(env={}))
     store.close()

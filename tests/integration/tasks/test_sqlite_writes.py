@@ -9,16 +9,16 @@ import threading
 
 import pytest
 
+from ralph.db import SqliteDatabase
 from ralph.graph import Role, TaskKind, TaskSpec
-from ralph.tasks._schema import MIGRATIONS
-from ralph.tasks._sqlite import SqliteStore
+from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "CREATE")
 
 
 def test_t5_every_write_transaction_begins_immediate(tmp_path):
     statements: list[str] = []
-    store = SqliteStore(tmp_path / "r.db", trace=statements.append)
+    store = SqlStore(SqliteDatabase(tmp_path / "r.db", trace=statements.append))
     run = store.create_run("r")
     store.add_tasks(
         run.id,
@@ -99,11 +99,11 @@ def test_t9_concurrent_migrations_all_succeed_and_apply_once(fresh_url):
     outputs = [p.communicate(timeout=120) for p in processes]
     for process, (out, err) in zip(processes, outputs, strict=True):
         assert process.returncode == 0, err
-        assert out.strip() == ",".join(str(m.version) for m in MIGRATIONS)
+        assert out.strip() == ",".join(str(m.version) for m in TASK_STORE_MIGRATIONS)
 
 
 def test_threads_share_one_sqlite_store(tmp_path):
-    store = SqliteStore(tmp_path / "t.db")
+    store = SqlStore(SqliteDatabase(tmp_path / "t.db"))
     run = store.create_run("r")
     errors: list[BaseException] = []
 

@@ -9,9 +9,9 @@ import uuid
 import pytest
 
 from ralph.cli import main
+from ralph.db import redact_store_text, redact_url
 from ralph.errors import StoreUnavailable
 from ralph.tasks import open_store
-from ralph.tasks._open import redact_store_text, redact_url
 
 from ...conftest import PG_URL, require_postgres
 

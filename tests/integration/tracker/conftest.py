@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from ralph.db import Database, PostgresDatabase, SqliteDatabase
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
-from ralph.tasks._sql import SqlStore
 from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
 
 from ..conftest import Project
@@ -37,17 +37,13 @@ def tracker(
         assert isinstance(made.client.transport, FakeGitHub)
         assert made.client.transport.internal_errors == []
         return
-    store: SqlStore
+    db: Database
     if tracker_kind == "local-sqlite":
-        from ralph.tasks._sqlite import SqliteStore
-
-        store = SqliteStore(tmp_path / "ralph.db", clock=clock)
+        db = SqliteDatabase(tmp_path / "ralph.db")
     else:
-        from ralph.tasks._postgres import PostgresStore
-
-        store = PostgresStore(request.getfixturevalue("pg_schema_url"), clock=clock)
-    yield LocalTracker(store, repo="project", git=GitRepo(project.path), clock=clock)
-    store.close()
+        db = PostgresDatabase(request.getfixturevalue("pg_schema_url"))
+    yield LocalTracker(db, repo="project", git=GitRepo(project.path), clock=clock)
+    db.close()
 
 
 def github_tracker(git_path: Path, clock) -> GitHubTracker:

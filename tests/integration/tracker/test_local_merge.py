@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ralph.db import SqliteDatabase
 from ralph.errors import GitError, InvalidInput, MergeConflict
 from ralph.git import GitRepo
-from ralph.tasks._sqlite import SqliteStore
 from ralph.tracker import IssueStatus, LocalTracker, MergeStrategy, PullRequestState
 from ralph.workflow import WorkflowState
 
@@ -18,9 +18,8 @@ from ..conftest import Project, git
 
 @pytest.fixture
 def tracker(project: Project, tmp_path: Path, clock):
-    store = SqliteStore(tmp_path / "ralph.db", clock=clock)
-    yield LocalTracker(store, repo="project", git=GitRepo(project.path), clock=clock)
-    store.close()
+    with SqliteDatabase(tmp_path / "ralph.db") as db:
+        yield LocalTracker(db, repo="project", git=GitRepo(project.path), clock=clock)
 
 
 def snapshot(path: Path) -> tuple[str, str, str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ralph.graph import ReviewMode, TaskGraph, build_task_graph
 from ralph.orchestrate import base_key, generation, iterate, regraph
 from ralph.pipeline import GroupResult, IssueState, WorkStream, detect_position
-from ralph.tasks import MemoryStore, TaskStatus
+from ralph.tasks import TaskStatus, open_store
 
 
 def graph_for(states, *, streams=None, review_mode=ReviewMode.AUTO) -> TaskGraph:
@@ -17,7 +17,7 @@ def graph_for(states, *, streams=None, review_mode=ReviewMode.AUTO) -> TaskGraph
 
 
 def stored(graph):
-    store = MemoryStore()
+    store = open_store("memory://")
     run = store.create_run("r", root_issue=1)
     store.add_tasks(run.id, graph)
     return store, run

@@ -9,13 +9,13 @@ from ralph.config import Config, GitHubSettings
 from ralph.git import GitRepo
 from ralph.phases._runner import escalation_mention
 from ralph.project import Project
-from ralph.tasks import MemoryStore
+from ralph.tasks import open_store
 from ralph.tracker import Issue, MemoryTracker
 
 
 def project(**settings) -> Project:
     config = Config(root=Path("."), repo="shop", **settings)
-    return Project(config, MemoryTracker(), MemoryStore(), GitRepo(Path(".")))
+    return Project(config, MemoryTracker(), open_store("memory://"), GitRepo(Path(".")))
 
 
 GITHUB = {"tracker": "github", "github": GitHubSettings(owner="acme", repo="shop", project=1)}

@@ -1,0 +1,101 @@
+"""A SQL database: transactions, the dialect's clauses, and a way to wait for commits."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar, Literal
+
+from ralph.errors import InvalidInput
+
+__all__ = ["Database", "Row", "Tx", "storable"]
+
+Row = dict[str, Any]
+
+
+class Tx(abc.ABC):
+    """One open transaction. Statements use ``?`` placeholders on every dialect."""
+
+    @abc.abstractmethod
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    @abc.abstractmethod
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Execute; return the number of rows changed."""
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+
+class Database(abc.ABC):
+    dialect: ClassVar[Literal["sqlite", "postgresql"]]
+    #: Appended to a SELECT that must lock the rows it reads ("" where the transaction
+    #: already holds the database's only write lock, as on SQLite).
+    lock_rows: ClassVar[str] = ""
+    #: Appended to a SELECT of candidates: skip rows other transactions hold.
+    skip_locked: ClassVar[str] = ""
+    #: The dialect's auto-increment primary key and double-precision types.
+    id_column: ClassVar[str]
+    float_column: ClassVar[str]
+    #: Returns a row when the schema's version table exists.
+    schema_table_query: ClassVar[str]
+    #: Whether the database lives in this process only, gone when it closes.
+    in_memory: bool = False
+
+    @abc.abstractmethod
+    def write_transaction(self) -> AbstractContextManager[Tx]:
+        """A write transaction, committed when the block ends without an exception.
+        Not reentrant: one per thread at a time."""
+
+    @abc.abstractmethod
+    def read_transaction(self) -> AbstractContextManager[Tx]:
+        """A consistent read."""
+
+    @abc.abstractmethod
+    def wait_for_change(self, last_seen: int, timeout: float) -> int:
+        """Block up to ``timeout`` seconds until the database may have changed since
+        ``last_seen`` (a value this method returned before, or 0); return the new one."""
+
+    def lock(self, tx: Tx, key: int) -> None:  # noqa: B027 - SQLite has nothing to add
+        """Hold ``key`` until ``tx`` ends, keeping other transactions that lock it out
+        (beyond what a write transaction already does)."""
+
+    @abc.abstractmethod
+    def concat_ids(self, column: str) -> str:
+        """An aggregate giving ``column``'s integers comma-separated."""
+
+    @abc.abstractmethod
+    def unique_violation(self, error: Exception, naming: str) -> bool:
+        """True when ``error`` is a unique index refusing a row, and its message names
+        ``naming`` (a column of the index)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections and background threads."""
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+#: The range of the 64-bit integer columns, on SQLite and PostgreSQL alike.
+_INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def storable(params: Sequence[Any]) -> tuple[Any, ...]:
+    """``params`` as a tuple, once each is a value both dialects store: an integer
+    beyond 64 bits or text with a NUL byte is InvalidInput here, the same on SQLite
+    (which would raise OverflowError, or keep the NUL) and on PostgreSQL (which
+    would find nothing, or raise DataError)."""
+    for value in params:
+        if isinstance(value, int) and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+            raise InvalidInput(
+                f"{value} is too large a number; numbers here go up to {_INT_RANGE[1]}"
+            )
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidInput("the text contains a NUL byte, which cannot be stored; remove it")
+    return tuple(params)

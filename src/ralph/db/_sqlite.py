@@ -1,0 +1,186 @@
+"""SQLite: the embedded default, safe for several processes on one host; or, in memory,
+a database private to one process.
+
+WAL lets readers run beside the one writer. Every write transaction starts with
+``BEGIN IMMEDIATE``: a deferred transaction that reads and then writes fails at once
+with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread
+gets its own connection. Waiters watch ``PRAGMA data_version``, which changes when
+another connection commits.
+
+In memory (``memory://``) the database is one connection, private to its opener and
+gone with it, that the process's threads take in turns under a lock; a commit wakes
+waiters through a condition, since ``data_version`` only sees other connections'
+commits.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ralph.db._database import Database, Row, Tx, storable
+from ralph.errors import StoreUnreachable
+
+__all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteDatabase"]
+
+logger = logging.getLogger(__name__)
+
+#: How long a writer waits for the write lock. Far below a task's lease (F2).
+BUSY_TIMEOUT_SECONDS = 10.0
+#: How often a waiter looks at data_version: the wake-up latency floor.
+POLL_SECONDS = 0.005
+#: The path of a database that lives in memory for as long as it is open.
+IN_MEMORY = ":memory:"
+
+
+class _SqliteTx(Tx):
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._connection = connection
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cursor = self._connection.execute(sql, storable(params))
+        if cursor.description is None:
+            return []
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._connection.execute(sql, storable(params)).rowcount
+
+
+class SqliteDatabase(Database):
+    dialect = "sqlite"
+    schema_table_query = (
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'ralph_schema_version'"
+    )
+    id_column = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    float_column = "REAL"
+
+    def __init__(self, path: str | Path, *, trace: Callable[[str], None] | None = None) -> None:
+        self.in_memory = str(path) == IN_MEMORY
+        self.path = Path(path)
+        self._trace = trace
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        # In memory: one connection, taken in turns; each commit bumps the generation.
+        self._turn = threading.RLock()
+        self._committed = threading.Condition()
+        self._generation = 1
+        self._shared: sqlite3.Connection | None = None
+        try:
+            if not self.in_memory:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._connection()
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreUnreachable(f"cannot open SQLite database {self.path}: {exc}") from None
+
+    def __repr__(self) -> str:
+        return f"SqliteDatabase({str(self.path)!r})"
+
+    # -- connections ----------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self.in_memory:
+            if self._shared is None:
+                self._shared = self._connect()
+            return self._shared
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._connect()
+            self._local.connection = connection
+        return connection
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit (deferred) transactions; we BEGIN ourselves.
+        connection = sqlite3.connect(
+            IN_MEMORY if self.in_memory else self.path,
+            timeout=BUSY_TIMEOUT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        if self._trace is not None:
+            connection.set_trace_callback(self._trace)
+        connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        if not self.in_memory:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        with self._connections_lock:
+            self._connections.append(connection)
+        return connection
+
+    @contextmanager
+    def _my_turn(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection; in memory, the one connection, held to the end."""
+        if not self.in_memory:
+            yield self._connection()
+            return
+        with self._turn:
+            yield self._connection()
+
+    # -- transactions ---------------------------------------------------------------------
+
+    @contextmanager
+    def write_transaction(self) -> Iterator[Tx]:
+        with self._my_turn() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SqliteTx(connection)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        if self.in_memory:
+            with self._committed:
+                self._generation += 1
+                self._committed.notify_all()
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[Tx]:
+        with self._my_turn() as connection:
+            # A read-only transaction gives a consistent snapshot across its statements.
+            connection.execute("BEGIN")
+            try:
+                yield _SqliteTx(connection)
+            finally:
+                connection.execute("COMMIT")
+
+    def wait_for_change(self, last_seen: int, timeout: float) -> int:
+        if self.in_memory:
+            with self._committed:
+                if self._generation == last_seen and timeout > 0:
+                    self._committed.wait(timeout)
+                return self._generation
+        connection = self._connection()
+        deadline = time.monotonic() + timeout
+        while True:
+            version = int(connection.execute("PRAGMA data_version").fetchone()[0])
+            if version != last_seen or time.monotonic() >= deadline:
+                return version
+            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+    # -- the dialect ----------------------------------------------------------------------
+
+    # The write transaction itself (BEGIN IMMEDIATE) keeps every other writer out: lock()
+    # has nothing to add.
+
+    def concat_ids(self, column: str) -> str:
+        return f"group_concat({column})"
+
+    def unique_violation(self, error: Exception, naming: str) -> bool:
+        return isinstance(error, sqlite3.IntegrityError) and naming in str(error)
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for connection in self._connections:
+                connection.close()
+            self._connections.clear()
+        self._local = threading.local()
+        self._shared = None

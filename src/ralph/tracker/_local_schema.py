@@ -1,0 +1,81 @@
+"""The local tracker's schema history, applied by ``ralph.db.migrate``.
+
+Versions are numbered across every owner of the database (the task store's are in
+``tasks/_schema.py``), so a new migration here takes the next number free in both.
+"""
+
+from __future__ import annotations
+
+from ralph.db import Migration
+
+__all__ = ["LOCAL_TRACKER_MIGRATIONS"]
+
+LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        2,
+        "local tracker: issues, relations, comments, pull requests",
+        (
+            """CREATE TABLE ralph_tracker_numbers (
+                repo TEXT PRIMARY KEY,
+                last_number INTEGER NOT NULL
+            )""",
+            """CREATE TABLE ralph_issues (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                workflow_state TEXT,
+                estimate TEXT,
+                priority TEXT,
+                labels TEXT NOT NULL,
+                assignees TEXT NOT NULL,
+                status TEXT NOT NULL,
+                close_reason TEXT,
+                parent INTEGER,
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL,
+                closed_at {float},
+                PRIMARY KEY (repo, number)
+            )""",
+            "CREATE INDEX ralph_issues_by_parent ON ralph_issues (repo, parent)",
+            """CREATE TABLE ralph_issue_deps (
+                repo TEXT NOT NULL,
+                blocked INTEGER NOT NULL,
+                blocking INTEGER NOT NULL,
+                position {float} NOT NULL,
+                PRIMARY KEY (repo, blocked, blocking)
+            )""",
+            "CREATE INDEX ralph_issue_deps_by_blocking ON ralph_issue_deps (repo, blocking)",
+            """CREATE TABLE ralph_comments (
+                id {id},
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                author TEXT NOT NULL,
+                body TEXT NOT NULL,
+                created_at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_comments_by_issue ON ralph_comments (repo, number, id)",
+            """CREATE TABLE ralph_pull_requests (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                head TEXT NOT NULL,
+                base TEXT NOT NULL,
+                state TEXT NOT NULL,
+                merge_commit TEXT,
+                created_at {float} NOT NULL,
+                merged_at {float},
+                PRIMARY KEY (repo, number)
+            )""",
+            """CREATE TABLE ralph_pull_request_closes (
+                repo TEXT NOT NULL,
+                pull_request INTEGER NOT NULL,
+                issue INTEGER NOT NULL,
+                PRIMARY KEY (repo, pull_request, issue)
+            )""",
+            """CREATE INDEX ralph_pull_request_closes_by_issue
+                ON ralph_pull_request_closes (repo, issue)""",
+        ),
+    ),
+)

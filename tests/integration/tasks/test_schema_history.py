@@ -1,0 +1,71 @@
+"""The schema history is one numbering across the database's owners: a database made
+when the task store and the local tracker shared one list of migrations opens and
+migrates without re-running anything, and each owner brings only its own tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.db import Database, SqliteDatabase, migrate, open_database, schema_versions
+from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker
+
+#: The combined history as earlier versions of Ralph applied it, in one list.
+COMBINED = {
+    1: "runs, tasks, dependencies, events, messages, issue locks",
+    2: "local tracker: issues, relations, comments, pull requests",
+    3: "phase checkpoints",
+    4: "the budget ledger",
+    5: "branches Ralph created or a person let it adopt",
+    6: "cached tokens and refused tools in the ledger",
+}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    url = (
+        f"sqlite:///{tmp_path}/ralph.db"
+        if request.param == "sqlite"
+        else request.getfixturevalue("pg_schema_url")
+    )
+    with open_database(url) as opened:
+        yield opened
+
+
+def tables(db: Database) -> set[str]:
+    query = (
+        "SELECT name FROM sqlite_master WHERE type = 'table'"
+        if isinstance(db, SqliteDatabase)
+        else "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()"
+    )
+    with db.read_transaction() as tx:
+        return {row["name"] for row in tx.rows(query)}
+
+
+def test_the_owners_histories_keep_the_combined_numbering_and_names():
+    owned = {m.version: m.name for m in (*TASK_STORE_MIGRATIONS, *LOCAL_TRACKER_MIGRATIONS)}
+    assert {v: owned[v] for v in COMBINED} == COMBINED
+
+
+def test_a_database_that_ran_the_combined_history_reruns_nothing(db):
+    # The combined list, in version order, as one migrator applied it before.
+    by_version = sorted(
+        (*TASK_STORE_MIGRATIONS, *LOCAL_TRACKER_MIGRATIONS), key=lambda m: m.version
+    )
+    assert migrate(db, by_version) == sorted(COMBINED)
+
+    store = SqlStore(db, migrate=False)
+    assert store.migrate() == []
+    tracker = LocalTracker(db, repo="acme")
+    assert schema_versions(db) == sorted(COMBINED)
+    assert tracker.create_issue("Still works").number == 1
+    assert store.create_run("still works").id == 1
+
+
+def test_each_owner_brings_only_its_tables_and_the_other_adds_its_own_later(db):
+    SqlStore(db, migrate=False).migrate()
+    assert "ralph_tasks" in tables(db)
+    assert "ralph_issues" not in tables(db)
+    LocalTracker(db, repo="acme")
+    assert "ralph_issues" in tables(db)
+    assert schema_versions(db) == sorted(COMBINED)
