@@ -13,6 +13,8 @@ from ralph.cli import app
 def _commands(group: TyperGroup, prefix: str = "ralph") -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     for name, command in group.commands.items():
+        if command.hidden:  # old spellings kept working, listed nowhere
+            continue
         found.append((f"{prefix} {name}", command))
         if isinstance(command, TyperGroup):
             found.extend(_commands(command, f"{prefix} {name}"))
