@@ -157,6 +157,7 @@ PUBLIC = {
     ],
     "ralph.db": [
         "IN_MEMORY",
+        "Columns",
         "Database",
         "Migration",
         "PostgresDatabase",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph.db._database import Database, Row, Tx
+from ralph.db._database import Columns, Database, Row, Tx
 from ralph.db._migrations import Migration, initialised, migrate, schema_versions
 from ralph.db._open import open_database, redact_store_text, redact_url
 from ralph.db._sqlite import IN_MEMORY, SqliteDatabase
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IN_MEMORY",
+    "Columns",
     "Database",
     "Migration",
     "PostgresDatabase",

@@ -9,9 +9,11 @@ from typing import Any, ClassVar, Literal
 
 from ralph.errors import InvalidInput
 
-__all__ = ["Database", "Row", "Tx", "storable"]
+__all__ = ["Columns", "Database", "Row", "Tx", "storable"]
 
 Row = dict[str, Any]
+#: A result's column names with its rows as tuples, for reads of many rows.
+Columns = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 
 
 class Tx(abc.ABC):
@@ -23,6 +25,13 @@ class Tx(abc.ABC):
     @abc.abstractmethod
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Execute; return the number of rows changed."""
+
+    def columns(self, sql: str, params: Sequence[Any] = ()) -> Columns:
+        """The column names and the rows as tuples: no dict per row, where a read of
+        many rows would spend its time building them."""
+        found = self.rows(sql, params)
+        names = tuple(found[0]) if found else ()
+        return names, [tuple(row.values()) for row in found]
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         found = self.rows(sql, params)

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ralph.db._database import Database, Row, Tx, storable
+from ralph.db._database import Columns, Database, Row, Tx, storable
 from ralph.errors import StoreUnreachable
 
 __all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteDatabase"]
@@ -49,6 +49,12 @@ class _SqliteTx(Tx):
             return []
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
+
+    def columns(self, sql: str, params: Sequence[Any] = ()) -> Columns:
+        cursor = self._connection.execute(sql, storable(params))
+        if cursor.description is None:
+            return (), []
+        return tuple(column[0] for column in cursor.description), cursor.fetchall()
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self._connection.execute(sql, storable(params)).rowcount

@@ -145,4 +145,9 @@ TASK_STORE_MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE ralph_charges ADD COLUMN refused TEXT NOT NULL DEFAULT '[]'",
         ),
     ),
+    Migration(
+        7,
+        "a revision on each task, so a listing decodes only the tasks that changed",
+        ("ALTER TABLE ralph_tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
+    ),
 )

@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager
 from typing import Any, cast
 
-from ralph.db import Database, Row, migrate, schema_versions
+from ralph.db import Columns, Database, Row, migrate, schema_versions
 from ralph.db import Tx as DbTx
 from ralph.errors import (
     GraphError,
@@ -63,6 +63,10 @@ PendingEvent = tuple[int, EventKind, int | None, Mapping[str, Any]]
 #: A claim reaps its run's expired leases at most this often per store; an expired task
 #: waits at most this long (plus its lease) before it is handed out again.
 REAP_INTERVAL_SECONDS = 1.0
+#: A listing re-reads changed tasks by id up to this many; beyond, it reads them all.
+_MAX_REREAD = 500
+#: Tasks remembered for listings; past this the memory starts again, empty.
+_MAX_KNOWN = 50_000
 
 _GUARDED_COLUMNS = ("status", "owner", "lease_expires_at", "not_before", "result", "error")
 _TASK_COLUMNS = (
@@ -81,6 +85,9 @@ class Tx(DbTx):
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return self._tx.rows(sql, params)
 
+    def columns(self, sql: str, params: Sequence[Any] = ()) -> Columns:
+        return self._tx.columns(sql, params)
+
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self._tx.run(sql, params)
 
@@ -93,15 +100,15 @@ def to_json(value: Any) -> str:
 
 
 def _task(row: Row, deps: Sequence[int]) -> Task:
-    return _cached_task(tuple(row.items()), tuple(deps))
+    return _cached_task(tuple(row), tuple(row.values()), tuple(deps))
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_task(items: tuple[tuple[str, Any], ...], deps: tuple[int, ...]) -> Task:
+def _cached_task(columns: tuple[str, ...], values: tuple[Any, ...], deps: tuple[int, ...]) -> Task:
     """The task a row holds. Rows are read far more often than they change (a lead
     lists a run's tasks at every event), and decoding is most of a read's cost; a Task
     is immutable, so an unchanged row gives back the Task built before."""
-    row = dict(items)
+    row = dict(zip(columns, values, strict=True))
     return Task(
         id=row["id"],
         run_id=row["run_id"],
@@ -189,6 +196,8 @@ class SqlStore(TaskStore):
         migrate: bool = True,
     ) -> None:
         self.db = db
+        #: The last revision of each task this store read in full, with its Task.
+        self._known: dict[int, tuple[int, Task]] = {}
         self.lease_seconds = lease_seconds
         self.retry_policy = retry_policy or life.RetryPolicy()
         self._clock = clock
@@ -270,29 +279,28 @@ class SqlStore(TaskStore):
 
     # -- loading --------------------------------------------------------------------------
 
-    def _task_rows(
+    def _load_tasks(
         self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
-    ) -> list[tuple[Row, list[int]]]:
-        """The rows of the tasks ``where`` selects, each with its dependency ids."""
-        rows = tx.rows(f"SELECT * FROM ralph_tasks WHERE {where} ORDER BY id {lock}", params)
+    ) -> list[Task]:
+        """The tasks ``where`` selects, each with its dependency ids."""
+        columns, rows = tx.columns(
+            f"SELECT * FROM ralph_tasks WHERE {where} ORDER BY id {lock}", params
+        )
         if not rows:
             return []
-        deps: dict[int, list[int]] = {row["id"]: [] for row in rows}
-        for dep in tx.rows(
+        at = columns.index("id")
+        deps: dict[int, list[int]] = {row[at]: [] for row in rows}
+        _, links = tx.columns(
             "SELECT task_id, depends_on FROM ralph_task_deps "
             f"WHERE task_id IN (SELECT id FROM ralph_tasks WHERE {where}) "
             "ORDER BY task_id, depends_on",
             params,
-        ):
+        )
+        for task_id, depends_on in links:
             # A task added after the first SELECT may show up here; it is not ours.
-            if dep["task_id"] in deps:
-                deps[dep["task_id"]].append(dep["depends_on"])
-        return [(row, deps[row["id"]]) for row in rows]
-
-    def _load_tasks(
-        self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
-    ) -> list[Task]:
-        return [_task(row, deps) for row, deps in self._task_rows(tx, where, params, lock=lock)]
+            if task_id in deps:
+                deps[task_id].append(depends_on)
+        return [_cached_task(columns, row, tuple(deps[row[at]])) for row in rows]
 
     def _locked_task(self, tx: Tx, task_id: int) -> Task:
         found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.db.lock_rows)
@@ -309,8 +317,8 @@ class SqlStore(TaskStore):
     def _store_task(self, tx: Tx, task: Task, *, token: int, status: TaskStatus) -> Task:
         """Write ``task``'s mutable columns if the row still has ``token`` and ``status``."""
         changed = tx.run(
-            f"UPDATE ralph_tasks SET ({_TASK_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "WHERE id = ? AND claim_token = ? AND status = ?",
+            f"UPDATE ralph_tasks SET ({_TASK_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), "
+            "revision = revision + 1 WHERE id = ? AND claim_token = ? AND status = ?",
             (
                 task.status.value,
                 task.owner,
@@ -348,6 +356,7 @@ class SqlStore(TaskStore):
         if "status" in changes:
             changes["status"] = after.status.value
         assignments = ", ".join(f"{column} = ?" for column in changes)
+        assignments += ", revision = revision + 1"
         row = tx.one(
             f"UPDATE ralph_tasks SET {assignments} "
             "WHERE id = ? AND claim_token = ? AND status = 'running' RETURNING *",
@@ -518,10 +527,10 @@ class SqlStore(TaskStore):
 
     def get_task(self, task_id: int) -> Task:
         with self._reader() as tx:
-            found = self._task_rows(tx, "id = ?", (task_id,))
+            found = self._load_tasks(tx, "id = ?", (task_id,))
         if not found:
             raise TaskNotFound(task_id)
-        return _task(*found[0])
+        return found[0]
 
     def list_tasks(
         self,
@@ -542,17 +551,45 @@ class SqlStore(TaskStore):
             where.append("status = ?")
             params.append(TaskStatus(status).value)
         with self._reader() as tx:
-            rows = self._task_rows(tx, " AND ".join(where), params)
-        # Built after the read: a store in memory is free for other threads meanwhile.
-        tasks = [_task(row, deps) for row, deps in rows]
+            tasks = self._listed(tx, " AND ".join(where), params)
         return [t for t in tasks if issue is None or issue in t.issues]
+
+    def _listed(self, tx: Tx, where: str, params: Sequence[Any]) -> list[Task]:
+        """The tasks ``where`` selects, reading in full only those whose revision this
+        store has not seen: a lead lists a run at every event, and most rows are as
+        they were (every UPDATE of a task bumps its revision; dependencies never change)."""
+        _, heads = tx.columns(
+            f"SELECT id, revision FROM ralph_tasks WHERE {where} ORDER BY id", params
+        )
+        known = self._known
+        if len(known) > _MAX_KNOWN:
+            known.clear()
+        stale = [
+            task_id
+            for task_id, revision in heads
+            if (seen := known.get(task_id)) is None or seen[0] != revision
+        ]
+        if len(stale) > _MAX_REREAD:
+            fresh = self._load_tasks(tx, where, params)
+        elif stale:
+            fresh = self._load_tasks(tx, f"id IN ({_marks(stale)})", stale)
+        else:
+            fresh = []
+        revisions: dict[int, int] = dict(heads)
+        for task in fresh:
+            known[task.id] = (revisions.get(task.id, -1), task)
+        # A task gone between the two reads (its run deleted meanwhile) is left out.
+        return [known[task_id][1] for task_id, _ in heads if task_id in known]
 
     def assign(self, task_id: int, worker: str) -> Task:
         with self._write() as tx:
             task = self._locked_task(tx, task_id)
             if task.status is not TaskStatus.PENDING:
                 raise TaskNotClaimable(f"task {task_id} is {task.status.value}, not pending")
-            tx.run("UPDATE ralph_tasks SET owner = ? WHERE id = ?", (worker, task_id))
+            tx.run(
+                "UPDATE ralph_tasks SET owner = ?, revision = revision + 1 WHERE id = ?",
+                (worker, task_id),
+            )
         return self.get_task(task_id)
 
     def _reap_in(self, tx: Tx, now: float, run_id: int | None) -> list[Task]:
@@ -599,7 +636,7 @@ class SqlStore(TaskStore):
                 row = tx.one(
                     "UPDATE ralph_tasks SET status = 'running', owner = ?, "
                     "claim_token = claim_token + 1, attempts = attempts + 1, "
-                    "lease_expires_at = ?, updated_at = ? "
+                    "lease_expires_at = ?, updated_at = ?, revision = revision + 1 "
                     "WHERE status = 'pending' AND id = COALESCE("
                     f"({candidate.format(assigned='AND t.owner = ?')}), "
                     f"({candidate.format(assigned='')})"

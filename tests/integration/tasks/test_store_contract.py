@@ -144,6 +144,41 @@ class TestAddingTasks:
             store.get_task(12345)
 
 
+class TestListing:
+    """A listing reads the tasks as they are now, however little time has passed and
+    whichever store of the database changed them."""
+
+    def test_a_listing_sees_every_change_made_at_the_same_instant(self, store, clock):
+        run, _tasks = chain(store, "a", "b")
+        assert [t.status for t in store.list_tasks(run.id)] == [TaskStatus.PENDING] * 2
+        claim = store.claim(run.id, "w1", ALL_ROLES)
+        assert claim is not None
+        store.update_progress(claim, metadata={"step": 1})
+        listed = {t.key: t for t in store.list_tasks(run.id)}
+        assert listed["a"].status is TaskStatus.RUNNING
+        assert listed["a"].metadata["step"] == 1
+        store.update_progress(claim, metadata={"step": 2})
+        assert store.list_tasks(run.id)[0].metadata["step"] == 2
+        store.complete(claim, {"ok": True})
+        assert [t.status for t in store.list_tasks(run.id, status=TaskStatus.DONE)] == [
+            TaskStatus.DONE
+        ]
+        assert store.list_tasks(run.id)[0].result == {"ok": True}
+
+    def test_a_listing_sees_what_another_store_of_the_database_changed(self, make_store, clock):
+        first, second = make_store(clock=clock), make_store(clock=clock)
+        run, tasks = chain(first, "a", "b")
+        assert [t.owner for t in first.list_tasks(run.id)] == [None, None]
+        claim = second.claim(run.id, "w2", ALL_ROLES)
+        assert claim is not None
+        assert claim.task_id == tasks["a"].id
+        listed = {t.key: t for t in first.list_tasks(run.id)}
+        assert (listed["a"].owner, listed["a"].status) == ("w2", TaskStatus.RUNNING)
+        assert (listed["b"].owner, listed["b"].status) == (None, TaskStatus.PENDING)
+        second.complete(claim, None)
+        assert [t.key for t in first.list_tasks(run.id, status=TaskStatus.DONE)] == ["a"]
+
+
 class TestClaiming:
     def test_only_tasks_whose_dependencies_are_done_can_be_claimed(self, store):
         run, _tasks = chain(store, "a", "b")
