@@ -358,6 +358,18 @@ PUBLIC = {
     ],
     "ralph.runtimes.command": ["PARSERS", "PLACEHOLDERS", "CommandRuntime", "Parsed"],
     "ralph.mcp": ["PREFIX", "SERVER_NAME", "build_server"],
+    "ralph.hooks": ["Decision", "pre_tool_use", "stop"],
+    "ralph.plugin": [
+        "CONTEXT_FILE",
+        "HOOK_EVENTS",
+        "HookContext",
+        "PLUGIN_NAME",
+        "clear_context",
+        "find_context",
+        "plugin_path",
+        "run_hook",
+        "set_context",
+    ],
     "ralph.sandbox": [
         "AGENT_STATE_DIRS",
         "CREDENTIALS",

@@ -37,8 +37,10 @@ class HookContext:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> HookContext:
+    def from_json(cls, data: object) -> HookContext:
         """Raises ValueError when ``data`` is not a context (a file edited by hand)."""
+        if not isinstance(data, Mapping):
+            raise ValueError("a hook context is a JSON object")
         phase, issue = data.get("phase"), data.get("issue")
         expires, session = data.get("expires_at"), data.get("session_id", "")
         if not isinstance(phase, str) or not phase:
