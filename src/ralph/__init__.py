@@ -4,27 +4,71 @@ orchestration.
 
 Public modules: :mod:`ralph.workflow` (the state machine), :mod:`ralph.pipeline` (group,
 position, streams), :mod:`ralph.graph` (the upfront task graph), :mod:`ralph.errors`.
+
+The names below are imported on first use, so that ``ralph hook`` (which Claude Code runs
+on every tool call) starts without loading them.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ralph.errors import RalphError
-from ralph.graph import ReviewMode, TaskGraph, TaskSpec, build_task_graph
-from ralph.pipeline import (
-    IssueState,
-    PipelinePosition,
-    detect_group,
-    detect_position,
-    detect_work_streams,
-)
-from ralph.workflow import Estimate, Priority, WorkflowState
+if TYPE_CHECKING:
+    from ralph.errors import RalphError
+    from ralph.graph import ReviewMode, TaskGraph, TaskSpec, build_task_graph
+    from ralph.pipeline import (
+        IssueState,
+        PipelinePosition,
+        detect_group,
+        detect_position,
+        detect_work_streams,
+    )
+    from ralph.workflow import Estimate, Priority, WorkflowState
 
-try:
-    __version__ = version("ralph")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+    __version__: str
+
+#: Public name -> the module it comes from.
+_EXPORTS = {
+    "RalphError": "ralph.errors",
+    **dict.fromkeys(["ReviewMode", "TaskGraph", "TaskSpec", "build_task_graph"], "ralph.graph"),
+    **dict.fromkeys(
+        [
+            "IssueState",
+            "PipelinePosition",
+            "detect_group",
+            "detect_position",
+            "detect_work_streams",
+        ],
+        "ralph.pipeline",
+    ),
+    **dict.fromkeys(["Estimate", "Priority", "WorkflowState"], "ralph.workflow"),
+}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ralph")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module 'ralph' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Estimate",

@@ -1,7 +1,23 @@
-"""``python -m ralph`` runs the command line."""
+"""``python -m ralph`` and the ``ralph`` command. ``ralph hook EVENT``, which Claude Code
+runs on every tool call of a session with the plugin, is answered without loading the
+command line; everything else goes to :mod:`ralph.cli`."""
 
 from __future__ import annotations
 
-from ralph.cli import main
+import sys
 
-main()
+
+def main() -> None:
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "hook":
+        from ralph.plugin import HOOK_EVENTS, run_hook
+
+        if args[1] in HOOK_EVENTS:
+            sys.exit(run_hook(args[1], sys.stdin, sys.stdout))
+    from ralph.cli import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

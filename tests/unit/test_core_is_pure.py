@@ -10,7 +10,7 @@ import pytest
 import ralph
 
 SRC = Path(ralph.__file__).parent
-CORE = ["workflow", "pipeline", "graph", "dashboard", "artifacts"]
+CORE = ["workflow", "pipeline", "graph", "dashboard", "artifacts", "hooks"]
 FORBIDDEN = {
     "asyncio",
     "httpx",
@@ -35,6 +35,7 @@ ALLOWED_FIRST_PARTY = (
     "ralph.graph",
     "ralph.dashboard",
     "ralph.artifacts",
+    "ralph.hooks",
     "ralph.errors",
     "ralph._json",
 )

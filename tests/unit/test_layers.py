@@ -17,13 +17,13 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         ["errors", "_json", "_jsonschema", "_logs", "_process", "_secrets", "_text"], 0
     ),
-    **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard"], 1),
+    **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard", "hooks"], 1),
     **dict.fromkeys(["config", "db", "tracker", "tasks", "git", "github", "sandbox"], 2),
     # The wiring from settings to adapters; runtimes need no project.
     **dict.fromkeys(["project", "runtimes"], 3),
     "phases": 4,
     "orchestrate": 5,
-    **dict.fromkeys(["cli", "mcp", "demo", "__main__", "__init__"], 6),
+    **dict.fromkeys(["cli", "mcp", "demo", "plugin", "__main__", "__init__"], 6),
 }
 #: Private modules still reached across packages; this list only ever shrinks.
 KNOWN_PRIVATE_REACHES: set[tuple[str, str]] = set()

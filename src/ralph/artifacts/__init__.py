@@ -3,7 +3,13 @@ tree as fallback and self-healing, and document frontmatter. Pure: no I/O."""
 
 from __future__ import annotations
 
-from ralph.artifacts._frontmatter import parse_frontmatter, set_frontmatter, validate_document
+from ralph.artifacts._frontmatter import (
+    REQUIRED_SECTIONS,
+    missing_sections,
+    parse_frontmatter,
+    set_frontmatter,
+    validate_document,
+)
 from ralph.artifacts._protocol import (
     HEADERS,
     SELF_HEALED,
@@ -15,6 +21,7 @@ from ralph.artifacts._protocol import (
     critique_path,
     discover,
     find_link,
+    kind_of_path,
     parse_verdict,
     plan_path,
     research_path,
@@ -37,6 +44,7 @@ __all__ = [
     "AUTOMATED",
     "HEADERS",
     "MANUAL",
+    "REQUIRED_SECTIONS",
     "SELF_HEALED",
     "ArtifactKind",
     "Checkbox",
@@ -51,6 +59,8 @@ __all__ = [
     "discover",
     "files_under",
     "find_link",
+    "kind_of_path",
+    "missing_sections",
     "parse_frontmatter",
     "parse_verdict",
     "plan_path",

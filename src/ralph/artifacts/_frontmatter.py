@@ -10,7 +10,13 @@ from typing import Any
 
 from ralph.artifacts._protocol import ArtifactKind
 
-__all__ = ["parse_frontmatter", "set_frontmatter", "validate_document"]
+__all__ = [
+    "REQUIRED_SECTIONS",
+    "missing_sections",
+    "parse_frontmatter",
+    "set_frontmatter",
+    "validate_document",
+]
 
 _PHASE = re.compile(r"^## Phase \d+", re.MULTILINE)
 
@@ -76,6 +82,11 @@ def set_frontmatter(text: str, fields: Mapping[str, Any]) -> str:
     return "".join([lines[0], *block, *lines[end:]])
 
 
+#: The section headings a document of a kind must have, each on a line of its own.
+REQUIRED_SECTIONS: Mapping[ArtifactKind, tuple[str, ...]] = {
+    ArtifactKind.RESEARCH: ("## Files Affected", "### Will Modify", "### Will Read (Dependencies)"),
+}
+
 _REQUIRED = {
     ArtifactKind.RESEARCH: ("github_issue", "status"),
     ArtifactKind.PLAN: ("status",),
@@ -97,3 +108,13 @@ def validate_document(kind: ArtifactKind, text: str) -> list[str]:
         if not _PHASE.search(body):
             problems.append("no '## Phase N' sections")
     return problems
+
+
+def missing_sections(kind: ArtifactKind, text: str) -> list[str]:
+    """The ``REQUIRED_SECTIONS`` of ``kind`` that ``text`` lacks, as problems."""
+    lines = {line.strip() for line in text.splitlines()}
+    return [
+        f"no '{heading}' section"
+        for heading in REQUIRED_SECTIONS.get(kind, ())
+        if heading not in lines
+    ]

@@ -26,6 +26,7 @@ __all__ = [
     "critique_path",
     "discover",
     "find_link",
+    "kind_of_path",
     "parse_verdict",
     "plan_path",
     "research_path",
@@ -86,6 +87,13 @@ def slugify(text: str, max_words: int = 6, max_length: int = SLUG_MAX_LENGTH) ->
             break
         slug = longer
     return slug or "untitled"
+
+
+def kind_of_path(path: str) -> ArtifactKind | None:
+    """The kind of document a repository-relative ``path`` holds by its folder
+    (``thoughts/shared/plans/...`` is a plan), or None."""
+    folder = path.rpartition("/")[0]
+    return next((kind for kind, known in _FOLDERS.items() if folder == known), None)
 
 
 def research_path(number: int, title: str, day: date) -> str:

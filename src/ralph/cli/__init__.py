@@ -19,6 +19,7 @@ from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
 from ralph._text import printable
 from ralph.cli import _exits, _init, _mcp, _orchestrate, _run, _status
+from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -38,6 +39,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 for sub_app in (issue_app, pipeline_app, runs_app, tasks_app, store_app, db_app):
+    app.add_typer(sub_app)
+# The Claude Code plugin's hooks and folder.
+for sub_app in (hook_app, plugin_app):
     app.add_typer(sub_app)
 app.command("init")(_init.init_command)
 app.command("doctor")(_init.doctor_command)

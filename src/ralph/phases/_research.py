@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from ralph.artifacts import ArtifactKind, artifact_comment, research_path
+from ralph.artifacts import REQUIRED_SECTIONS, ArtifactKind, artifact_comment, research_path
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, Workspace
@@ -18,7 +18,7 @@ from ralph.workflow import WorkflowState, is_earlier_state
 
 __all__ = ["ResearchPhase"]
 
-HEADINGS = ("## Files Affected", "### Will Modify", "### Will Read (Dependencies)")
+HEADINGS = REQUIRED_SECTIONS[ArtifactKind.RESEARCH]
 
 
 class ResearchPhase(Phase):

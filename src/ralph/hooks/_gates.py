@@ -1,0 +1,222 @@
+"""For each hook event, whether a session running one of Ralph's skills goes ahead.
+
+- Worktree gate: while ``implement`` runs, files are written only under ``worktrees/``.
+- Artifact validator: a research document, plan or critique written under
+  ``thoughts/shared/`` must have the frontmatter and sections its kind needs.
+- State gate: a workflow state change, through the MCP tool or ``ralph issue move`` in
+  Bash, must be one the phase's command contract allows.
+- Stop gate: the session does not stop while the skill's issue is left in the lock state
+  its phase took.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.artifacts import ArtifactKind, kind_of_path, missing_sections, validate_document
+from ralph.errors import WorkflowError
+from ralph.workflow import CommandContract, PhaseSpec, find_phase, resolve_state
+
+__all__ = ["Decision", "pre_tool_use", "stop"]
+
+#: Tools that write a file named by their input.
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+#: The MCP tool that changes a workflow state, whatever server prefix Claude gives it.
+STATE_TOOL = "ralph_hero__update_workflow_state"
+WORKTREES = "worktrees"
+#: Options of ``ralph issue move`` that take a value (skipped to find its arguments).
+_VALUED_OPTIONS = ("--command", "-c", "--actor", "--store")
+_SEPARATORS = ("&&", "||", ";", "|", "&", "\n")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``block`` with the reason Claude is given; otherwise the call goes ahead."""
+
+    block: bool = False
+    reason: str = ""
+
+
+ALLOW = Decision()
+
+
+def _skill(spec: PhaseSpec) -> str:
+    return f"ralph-{spec.command_name}"
+
+
+def pre_tool_use(
+    event: Mapping[str, Any],
+    phase: str,
+    issue: int | None,
+    *,
+    root: str,
+    read: Callable[[str], str | None],
+) -> Decision:
+    """``event``: Claude Code's PreToolUse input; ``phase`` and ``issue``: the hook
+    context; ``root``: the project's folder; ``read``: a file's text, None if absent."""
+    spec = find_phase(phase)
+    if spec is None:
+        return ALLOW
+    tool = str(event.get("tool_name") or "")
+    given = event.get("tool_input")
+    tool_input: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    cwd = str(event.get("cwd") or root)
+    if tool in WRITE_TOOLS:
+        return _write(spec, issue, tool, tool_input, cwd=cwd, root=root, read=read)
+    if tool == "Bash":
+        for target in _moves_in(str(tool_input.get("command") or "")):
+            refused = _state_change(spec, target)
+            if refused.block:
+                return refused
+        return ALLOW
+    if tool.endswith(STATE_TOOL) and isinstance(tool_input.get("state"), str):
+        return _state_change(spec, tool_input["state"])
+    return ALLOW
+
+
+def _write(
+    spec: PhaseSpec,
+    issue: int | None,
+    tool: str,
+    tool_input: Mapping[str, Any],
+    *,
+    cwd: str,
+    root: str,
+    read: Callable[[str], str | None],
+) -> Decision:
+    given = tool_input.get("file_path") or tool_input.get("notebook_path")
+    if not isinstance(given, str) or not given:
+        return ALLOW
+    path = posixpath.normpath(posixpath.join(cwd, given))
+    worktrees = posixpath.join(posixpath.normpath(root), WORKTREES)
+    if spec.name == "implement" and not _inside(path, worktrees):
+        where = f"{WORKTREES}/GH-{issue}/" if issue else f"{WORKTREES}/"
+        return Decision(
+            True,
+            f"{_skill(spec)} is running: files are written only inside the issue's "
+            f"worktree ({where}), and {given} is outside {worktrees}/. Write there instead; "
+            "to leave the skill, run `ralph hook context clear`.",
+        )
+    relative = _within_checkout(path, posixpath.normpath(root))
+    kind = kind_of_path(relative) if relative is not None else None
+    if kind is None or not path.endswith(".md"):
+        return ALLOW
+    text = _written_text(tool, tool_input, read(path))
+    if text is None:
+        return ALLOW
+    problems = validate_document(kind, text) + missing_sections(kind, text)
+    if not problems:
+        return ALLOW
+    return Decision(
+        True,
+        f"{_skill(spec)} is running and this {_noun(kind)} is incomplete: "
+        + "; ".join(problems)
+        + f". Write {relative} again with what is missing.",
+    )
+
+
+def _noun(kind: ArtifactKind) -> str:
+    return {ArtifactKind.RESEARCH: "research document", ArtifactKind.PLAN: "plan"}.get(
+        kind, "critique"
+    )
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _within_checkout(path: str, root: str) -> str | None:
+    """``path`` relative to the checkout it is in: the project's, or a worktree's."""
+    if not _inside(path, root):
+        return None
+    relative = posixpath.relpath(path, root)
+    parts = relative.split("/")
+    if parts[0] == WORKTREES and len(parts) > 2:
+        return "/".join(parts[2:])
+    return relative
+
+
+def _written_text(tool: str, tool_input: Mapping[str, Any], current: str | None) -> str | None:
+    """The file's text once the tool ran; None when it cannot be known beforehand."""
+    if tool == "Write":
+        content = tool_input.get("content")
+        return content if isinstance(content, str) else None
+    edits: Sequence[Any] = [tool_input] if tool == "Edit" else tool_input.get("edits") or ()
+    if current is None or tool not in ("Edit", "MultiEdit") or not isinstance(edits, Sequence):
+        return None
+    text = current
+    for edit in edits:
+        old, new = edit.get("old_string"), edit.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old or old not in text:
+            return None  # the tool refuses this edit itself
+        text = text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
+    return text
+
+
+def _state_change(spec: PhaseSpec, requested: str) -> Decision:
+    try:
+        resolve_state(requested, spec.command)
+    except WorkflowError as exc:
+        return Decision(
+            True,
+            f"{_skill(spec)} is running: moving an issue to {requested!r} is outside "
+            f"{spec.command}'s contract. {exc}",
+        )
+    return ALLOW
+
+
+def _moves_in(command: str) -> list[str]:
+    """The target states of every ``ralph issue move N STATE`` in a shell command."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: the shell refuses it too
+        return []
+    targets, segment = [], []
+    for token in [*tokens, ";"]:
+        if token not in _SEPARATORS:
+            segment.append(token)
+            continue
+        target = _move_target(segment)
+        if target is not None:
+            targets.append(target)
+        segment = []
+    return targets
+
+
+def _move_target(words: list[str]) -> str | None:
+    for index, word in enumerate(words):
+        if posixpath.basename(word) != "ralph" or words[index + 1 : index + 3] != ["issue", "move"]:
+            continue
+        arguments, rest = [], iter(words[index + 3 :])
+        for argument in rest:
+            if argument in _VALUED_OPTIONS:
+                next(rest, None)
+            elif not argument.startswith("-"):
+                arguments.append(argument)
+        return arguments[1] if len(arguments) > 1 else None
+    return None
+
+
+def stop(event: Mapping[str, Any], phase: str, issue: int | None, state: str | None) -> Decision:
+    """``state``: the skill's issue's workflow state now (None when unknown)."""
+    spec = find_phase(phase)
+    if event.get("stop_hook_active") or spec is None or issue is None or state is None:
+        return ALLOW
+    contract: CommandContract = spec.contract
+    lock = contract.lock_state
+    # Implementation's lock state is also where it starts: In Progress is no leftover.
+    if lock is None or state != lock or lock in contract.input_states:
+        return ALLOW
+    return Decision(
+        True,
+        f"{_skill(spec)} took #{issue} into {lock.value} and it is still there, so no one "
+        f"else will take it. Finish the phase (`ralph run {spec.name} {issue}`) or hand it "
+        f"to a person (`ralph issue move {issue} __ESCALATE__ --command {spec.command}`), "
+        "then run `ralph hook context clear`.",
+    )

@@ -1,0 +1,180 @@
+"""The gates, by table: each hook input a skill's session can send, and what the gate
+decides for it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.hooks import pre_tool_use, stop
+
+ROOT = "/work/project"
+RESEARCH = """---
+github_issue: 7
+status: complete
+---
+# Research
+
+## Files Affected
+### Will Modify
+- `src/app.py`
+### Will Read (Dependencies)
+- `src/util.py`
+"""
+PLAN = """---
+status: draft
+github_issue: 7
+---
+## Phase 1: GH-7 Say goodbye
+#### Automated Verification
+- [ ] tests pass
+"""
+
+
+def write(path: str, content: str = "x") -> dict[str, object]:
+    return {"tool_name": "Write", "tool_input": {"file_path": path, "content": content}}
+
+
+def bash(command: str) -> dict[str, object]:
+    return {"tool_name": "Bash", "tool_input": {"command": command}}
+
+
+def move(state: str) -> dict[str, object]:
+    return {
+        "tool_name": "mcp__plugin_ralph-hero_ralph-hero__ralph_hero__update_workflow_state",
+        "tool_input": {"number": 7, "state": state, "command": "ralph_research"},
+    }
+
+
+def decide(event, phase="research", files=None):
+    files = files or {}
+    return pre_tool_use(
+        {"cwd": ROOT, **event}, phase, 7, root=ROOT, read=lambda path: files.get(path)
+    )
+
+
+@pytest.mark.parametrize(
+    ("phase", "event"),
+    [
+        ("implement", write(f"{ROOT}/worktrees/GH-7/src/app.py")),
+        ("implement", write("worktrees/GH-7/src/app.py")),
+        ("research", write(f"{ROOT}/src/app.py")),
+        ("research", write(f"{ROOT}/thoughts/shared/research/2026-01-01-GH-0007-x.md", RESEARCH)),
+        ("plan", write(f"{ROOT}/thoughts/shared/plans/2026-01-01-GH-0007-x.md", PLAN)),
+        ("research", write(f"{ROOT}/thoughts/shared/research/notes.txt", "anything")),
+        ("research", {"tool_name": "Read", "tool_input": {"file_path": "/etc/passwd"}}),
+        ("research", move("__LOCK__")),
+        ("research", move("Ready for Plan")),
+        ("research", move("__ESCALATE__")),
+        ("research", bash("ralph issue move 7 'Ready for Plan' --command research")),
+        ("research", bash("ralph issue show 7 && ralph run research 7")),
+        ("research", bash("echo 'unbalanced")),
+        ("implement", bash("ralph issue move 7 'In Review' -c impl")),
+        ("nonsense", write("/etc/passwd")),
+    ],
+)
+def test_these_calls_go_ahead(phase, event):
+    decision = decide(event, phase)
+    assert not decision.block, decision.reason
+
+
+@pytest.mark.parametrize(
+    ("phase", "event", "words"),
+    [
+        ("implement", write(f"{ROOT}/src/app.py"), "only inside the issue's worktree"),
+        ("implement", write("/tmp/elsewhere.txt"), "worktrees/GH-7/"),
+        ("implement", write(f"{ROOT}/worktrees-other/x"), "is outside"),
+        (
+            "implement",
+            {"tool_name": "Edit", "tool_input": {"file_path": "../outside.py"}},
+            "outside",
+        ),
+        (
+            "research",
+            write(f"{ROOT}/thoughts/shared/research/2026-01-01-GH-0007-x.md", "# no frontmatter"),
+            "no frontmatter",
+        ),
+        (
+            "research",
+            write(
+                f"{ROOT}/thoughts/shared/research/2026-01-01-GH-0007-x.md",
+                RESEARCH.replace("### Will Modify\n", ""),
+            ),
+            "no '### Will Modify' section",
+        ),
+        (
+            "plan",
+            write(
+                f"{ROOT}/thoughts/shared/plans/2026-01-01-GH-0007-x.md", "---\nstatus: draft\n---\n"
+            ),
+            "no '## Phase N' sections",
+        ),
+        (
+            "implement",
+            write(
+                f"{ROOT}/worktrees/GH-7/thoughts/shared/plans/2026-01-01-GH-0007-x.md",
+                "---\n---\n",
+            ),
+            "plan is incomplete",
+        ),
+        ("research", move("In Progress"), "not a valid output for ralph_research"),
+        ("review", move("__LOCK__"), "__LOCK__"),
+        ("plan", move("Done"), "outside ralph_plan's contract"),
+        ("research", bash("ralph issue move 7 Done"), "not a valid output"),
+        (
+            "research",
+            bash("cd /x && .venv/bin/ralph issue move --actor me 7 'In Review'"),
+            "In Review",
+        ),
+        ("research", bash("true; python -m ralph issue move 7 Canceled -c human"), "Canceled"),
+    ],
+)
+def test_these_calls_are_refused_with_the_reason(phase, event, words):
+    decision = decide(event, phase)
+    assert decision.block
+    assert words in decision.reason
+
+
+def test_an_edit_is_judged_by_the_document_it_leaves():
+    path = f"{ROOT}/thoughts/shared/research/2026-01-01-GH-0007-x.md"
+    files = {path: RESEARCH}
+    breaking = {"old_string": "## Files Affected\n", "new_string": ""}
+    harmless = {"old_string": "# Research", "new_string": "# Findings"}
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": path, **breaking}}
+    assert decide(edit, files=files).block
+    assert not decide({**edit, "tool_input": {"file_path": path, **harmless}}, files=files).block
+    multi = {
+        "tool_name": "MultiEdit",
+        "tool_input": {"file_path": path, "edits": [harmless, breaking]},
+    }
+    assert decide(multi, files=files).block
+    # An edit that does not apply is the tool's to refuse, not the gate's.
+    unknown = {"old_string": "not there", "new_string": ""}
+    assert not decide({**edit, "tool_input": {"file_path": path, **unknown}}, files=files).block
+
+
+@pytest.mark.parametrize(
+    ("phase", "state", "blocked"),
+    [
+        ("research", "Research in Progress", True),
+        ("plan", "Plan in Progress", True),
+        ("research", "Ready for Plan", False),
+        ("research", "Human Needed", False),
+        # Implementation starts in In Progress: being there is no leftover lock.
+        ("implement", "In Progress", False),
+        ("review", "Plan in Review", False),
+        ("research", None, False),
+    ],
+)
+def test_a_stop_is_refused_only_while_the_issue_is_left_in_the_phases_lock(phase, state, blocked):
+    decision = stop({"hook_event_name": "Stop"}, phase, 7, state)
+    assert decision.block is blocked
+    if blocked:
+        assert f"ralph issue move 7 __ESCALATE__ --command ralph_{phase}" in decision.reason
+
+
+def test_a_stop_the_gate_already_sent_back_goes_ahead():
+    assert not stop({"stop_hook_active": True}, "research", 7, "Research in Progress").block
+
+
+def test_a_stop_without_an_issue_goes_ahead():
+    assert not stop({}, "research", None, "Research in Progress").block

@@ -1,0 +1,101 @@
+"""The plugin folder is one copy: the package ships it, the repository's marketplace
+points at it, and what it declares matches the code (roles' tools, hook events, the MCP
+server); Claude Code's own validator accepts both manifests."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ralph.artifacts import parse_frontmatter
+from ralph.mcp import SERVER_NAME
+from ralph.plugin import HOOK_EVENTS, PLUGIN_NAME, plugin_path
+from ralph.workflow import PHASE_SPECS
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+PLUGIN = plugin_path()
+
+
+def frontmatter(path: Path) -> dict[str, object]:
+    return parse_frontmatter(path.read_text())[0]
+
+
+def test_the_marketplace_entry_resolves_to_the_packaged_plugin_folder():
+    marketplace = json.loads((REPOSITORY / ".claude-plugin" / "marketplace.json").read_text())
+    (entry,) = [p for p in marketplace["plugins"] if p["name"] == PLUGIN_NAME]
+    assert entry["source"].startswith("./")
+    assert (REPOSITORY / entry["source"]).resolve() == PLUGIN
+    manifest = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == PLUGIN_NAME
+
+
+def test_the_mcp_server_is_ralph_mcp_under_the_servers_own_name():
+    servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
+    assert servers == {SERVER_NAME: {"command": "ralph", "args": ["mcp"]}}
+
+
+def test_every_hook_runs_ralph_hook_for_an_event_it_answers():
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+    commands = {
+        event: [h["command"] for group in groups for h in group["hooks"]]
+        for event, groups in hooks.items()
+    }
+    assert commands == {claude: [f"ralph hook {name}"] for name, claude in HOOK_EVENTS.items()}
+
+
+def test_each_role_agent_has_the_tools_its_phases_give_it():
+    for role in ("analyst", "builder", "validator"):
+        expected = {tool for s in PHASE_SPECS if s.role == role for tool in s.tools}
+        agent = frontmatter(PLUGIN / "agents" / f"ralph-{role}.md")
+        assert agent["name"] == f"ralph-{role}"
+        assert set(str(agent["tools"]).split(", ")) == expected, role
+    # The integrator's phases run without an agent: its agent runs them through ralph.
+    integrator = frontmatter(PLUGIN / "agents" / "ralph-integrator.md")
+    assert not any(s.tools for s in PHASE_SPECS if s.role == "integrator")
+    assert "Bash" in str(integrator["tools"])
+
+
+def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
+    skills = {p.parent.name: p.read_text() for p in (PLUGIN / "skills").glob("*/SKILL.md")}
+    for spec in PHASE_SPECS:
+        if not spec.uses_agent:
+            continue
+        text = skills[f"ralph-{spec.command_name}"]
+        assert (
+            frontmatter(PLUGIN / "skills" / f"ralph-{spec.command_name}" / "SKILL.md")["name"]
+            == f"ralph-{spec.command_name}"
+        )
+        assert f"ralph hook context set {spec.name} N" in text
+        assert f"ralph run {spec.name} N" in text
+        assert "ralph hook context clear" in text
+    assert "ralph hero $ARGUMENTS" in skills["ralph-hero"]
+    assert "ralph team N" in skills["ralph-team"]
+    assert "ralph status" in skills["ralph-status"]
+    assert "ralph doctor" in skills["ralph-setup"]
+
+
+def _claude() -> Path:
+    sdk = pytest.importorskip("claude_agent_sdk")
+    cli = Path(sdk.__file__).parent / "_bundled" / "claude"
+    if not cli.is_file():
+        found = shutil.which("claude")
+        if found is None:
+            pytest.skip("no Claude Code CLI")
+        return Path(found)
+    return cli
+
+
+@pytest.mark.parametrize("folder", [PLUGIN, REPOSITORY], ids=["plugin", "marketplace"])
+def test_claude_plugin_validate_accepts_the_plugin_and_the_marketplace(folder, tmp_path):
+    done = subprocess.run(
+        [str(_claude()), "plugin", "validate", str(folder)],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
+             "PATH": "/usr/bin:/bin", "DISABLE_AUTOUPDATER": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout
