@@ -73,6 +73,13 @@ def _postgres_available() -> str | None:
 _PG_PROBLEM: list[str | None] = []
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A test that takes a PostgreSQL schema is marked ``postgres``, so ``-m "not postgres"``
+    leaves it out; fixtures that choose PostgreSQL by parameter mark that parameter."""
+    if "pg_schema_url" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.postgres)
+
+
 def require_postgres() -> None:
     """Skip without PostgreSQL, except on CI, where its absence is a failure."""
     if not _PG_PROBLEM:
@@ -102,7 +109,7 @@ def pg_schema_url() -> Iterator[str]:
 
 StoreFactory = Callable[..., TaskStore]
 
-BACKENDS = ["memory", "sqlite", "postgres"]
+BACKENDS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(params=BACKENDS)
