@@ -33,11 +33,16 @@ _DEVELOPER_VARIABLES = (
 )
 
 
+def is_developer_setting(name: str) -> bool:
+    """A developer's RALPH_* setting (RALPH_TEST_* configure the tests) or credential."""
+    ralph_setting = name.startswith("RALPH_") and not name.startswith("RALPH_TEST_")
+    return ralph_setting or name in _DEVELOPER_VARIABLES
+
+
 @pytest.fixture(autouse=True)
 def _without_developer_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
-        ralph_setting = name.startswith("RALPH_") and not name.startswith("RALPH_TEST_")
-        if ralph_setting or name in _DEVELOPER_VARIABLES:
+        if is_developer_setting(name):
             monkeypatch.delenv(name)
 
 
