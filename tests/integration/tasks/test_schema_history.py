@@ -21,7 +21,7 @@ COMBINED = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db(request, tmp_path):
     url = (
         f"sqlite:///{tmp_path}/ralph.db"
