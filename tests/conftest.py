@@ -33,11 +33,16 @@ _DEVELOPER_VARIABLES = (
 )
 
 
+def is_developer_setting(name: str) -> bool:
+    """A developer's RALPH_* setting (RALPH_TEST_* configure the tests) or credential."""
+    ralph_setting = name.startswith("RALPH_") and not name.startswith("RALPH_TEST_")
+    return ralph_setting or name in _DEVELOPER_VARIABLES
+
+
 @pytest.fixture(autouse=True)
 def _without_developer_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
-        ralph_setting = name.startswith("RALPH_") and not name.startswith("RALPH_TEST_")
-        if ralph_setting or name in _DEVELOPER_VARIABLES:
+        if is_developer_setting(name):
             monkeypatch.delenv(name)
 
 
@@ -73,6 +78,13 @@ def _postgres_available() -> str | None:
 _PG_PROBLEM: list[str | None] = []
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """A test that takes a PostgreSQL schema is marked ``postgres``, so ``-m "not postgres"``
+    leaves it out; fixtures that choose PostgreSQL by parameter mark that parameter."""
+    if "pg_schema_url" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.postgres)
+
+
 def require_postgres() -> None:
     """Skip without PostgreSQL, except on CI, where its absence is a failure."""
     if not _PG_PROBLEM:
@@ -102,7 +114,7 @@ def pg_schema_url() -> Iterator[str]:
 
 StoreFactory = Callable[..., TaskStore]
 
-BACKENDS = ["memory", "sqlite", "postgres"]
+BACKENDS = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @pytest.fixture(params=BACKENDS)

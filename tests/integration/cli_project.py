@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from ralph.config import load_config
@@ -14,16 +10,7 @@ from ralph.demo._sample import FAREWELL
 from ralph.project import open_project
 from ralph.workflow import Estimate, WorkflowState
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
-
-
-def ralph(
-    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [RALPH, *args], cwd=repo, env={**(env or os.environ), "COLUMNS": "200"},
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )  # fmt: skip
+from .conftest import ralph_process
 
 
 def farewell_project(folder: Path) -> tuple[Path, int]:
@@ -48,5 +35,5 @@ def through(repo: Path, number: int, *steps: str) -> None:
     must succeed."""
     for step in steps:
         args = ["approve"] if step == "approve" else ["run", step]
-        done = ralph(repo, *args, str(number))
+        done = ralph_process(*args, str(number), cwd=repo)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ralph.cli import main
+
+from ..conftest import is_developer_setting
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -93,3 +98,48 @@ def ralph_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str
         return code, out, err
 
     return run
+
+
+#: The installed ``ralph`` command of this virtual environment.
+RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
+
+
+def ralph_environment(settings: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a real ``ralph`` process: this one's without the developer's
+    RALPH_* settings and tokens, a wide terminal, then ``settings``."""
+    scrubbed = {k: v for k, v in os.environ.items() if not is_developer_setting(k)}
+    return {**scrubbed, "COLUMNS": "200", **(settings or {})}
+
+
+def ralph_process(
+    *args: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 110,
+    command: Sequence[str] = (RALPH,),
+) -> subprocess.CompletedProcess[str]:
+    """``ralph ARGS`` as a real process in ``cwd`` (``env``: settings on top of
+    ``ralph_environment``), killed after ``timeout`` seconds; for what only a process
+    shows: its exit code and streams, signals, the stdio protocol, the installed
+    command. Everything else runs in-process through ``ralph_cli``."""
+    return subprocess.run(
+        [*command, *args],
+        cwd=cwd,
+        env=ralph_environment(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def spawn_ralph(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, **popen: Any
+) -> subprocess.Popen[str]:
+    """``ralph ARGS`` started and left running (to be signalled or killed), with the
+    environment of ``ralph_process``; its output is piped unless ``popen`` says otherwise.
+    The caller bounds every wait on it."""
+    options: dict[str, Any] = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen(
+        [RALPH, *args], cwd=cwd, env=ralph_environment(env), text=True, **options
+    )

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from .conftest import ralph_process
+
 ROOT = Path(__file__).parents[2]
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 
 
-def ralph(*args, cwd=ROOT):
-    env = {**os.environ, "COLUMNS": "120"}
-    return subprocess.run(
-        [RALPH, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False
-    )
+def ralph(*args: str):
+    return ralph_process(*args, cwd=ROOT, env={"COLUMNS": "120"}, timeout=60)
 
 
 def test_pipeline_analyze_reads_the_bundled_board():
@@ -58,9 +53,7 @@ def test_a_store_url_that_names_no_store_exits_2(tmp_path):
 
 
 def test_python_dash_m_runs_the_same_cli():
-    result = subprocess.run(
-        [sys.executable, "-m", "ralph", "--help"], capture_output=True, text=True, check=False
-    )
+    result = ralph_process("--help", cwd=ROOT, command=(sys.executable, "-m", "ralph"))
     assert result.returncode == 0
     assert "pipeline" in result.stdout
 

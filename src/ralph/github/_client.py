@@ -16,7 +16,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ralph.errors import (
     GitHubAuthError,
@@ -55,19 +55,24 @@ def strip_markers(text: str) -> str:
     return text
 
 
+#: Which token a request is sent with: the repository's, or the board's (the Projects v2
+#: board may live with another owner and need a token of its own).
+TokenFor = Literal["repo", "board"]
+
+
 @dataclass(frozen=True)
 class Tokens:
-    """The repository token and the project token (the same one unless split)."""
+    """The repository token and the board's token (the same one unless split)."""
 
     repo: str
-    project: str = ""
+    board: str = ""
 
-    def for_project(self, project: bool) -> str:
-        return (self.project or self.repo) if project else self.repo
+    def get(self, which: TokenFor) -> str:
+        return (self.board or self.repo) if which == "board" else self.repo
 
     @property
     def split(self) -> bool:
-        return bool(self.project) and self.project != self.repo
+        return bool(self.board) and self.board != self.repo
 
     def __repr__(self) -> str:  # tokens never reach logs or tracebacks
         return f"Tokens(split={self.split})"
@@ -102,11 +107,11 @@ class GitHubClient:
         document: Document,
         variables: Mapping[str, Any] | None = None,
         *,
-        project: bool = False,
+        token: TokenFor = "repo",
     ) -> dict[str, Any]:
         if document.mutation:
             raise ValueError(f"{document.name} is a mutation; use mutate()")
-        data, _ = self._execute(document, variables or {}, project=project, reconcile=None)
+        data, _ = self._execute(document, variables or {}, token=token, reconcile=None)
         return data
 
     def mutate(
@@ -114,14 +119,14 @@ class GitHubClient:
         document: Document,
         variables: Mapping[str, Any],
         *,
-        project: bool = False,
+        token: TokenFor = "repo",
         reconcile: Callable[[], dict[str, Any] | None] | None = None,
     ) -> dict[str, Any]:
         """Send a mutation. A creating one needs ``reconcile``: it returns the mutation's
         data if what it creates exists already, else None."""
         if not document.mutation:
             raise ValueError(f"{document.name} is a query; use query()")
-        data, _ = self._execute(document, variables, project=project, reconcile=reconcile)
+        data, _ = self._execute(document, variables, token=token, reconcile=reconcile)
         return data
 
     def pages(
@@ -130,12 +135,12 @@ class GitHubClient:
         variables: Mapping[str, Any],
         path: Sequence[str],
         *,
-        project: bool = False,
+        token: TokenFor = "repo",
     ) -> Iterator[dict[str, Any]]:
         """The nodes of the connection at ``path``, page after page (``$after``)."""
         after: str | None = None
         while True:
-            data = self.query(document, {**variables, "after": after}, project=project)
+            data = self.query(document, {**variables, "after": after}, token=token)
             connection: Any = data
             for key in path:
                 connection = connection.get(key) if isinstance(connection, dict) else None
@@ -149,10 +154,10 @@ class GitHubClient:
                 raise GitHubError(f"{document.name}: the page cursor did not advance")
             after = info["endCursor"]
 
-    def viewer(self, *, project: bool = False) -> tuple[str, frozenset[str] | None]:
+    def viewer(self, *, token: TokenFor = "repo") -> tuple[str, frozenset[str] | None]:
         """The token's login and its OAuth scopes (None for tokens that do not list
         them: fine-grained tokens and app tokens)."""
-        data, headers = self._execute(VIEWER, {}, project=project, reconcile=None)
+        data, headers = self._execute(VIEWER, {}, token=token, reconcile=None)
         scopes = headers.get("x-oauth-scopes")
         listed = None if scopes is None else frozenset(s.strip() for s in scopes.split(",") if s)
         return str(data["viewer"]["login"]), listed
@@ -175,15 +180,15 @@ class GitHubClient:
         document: Document,
         variables: Mapping[str, Any],
         *,
-        project: bool,
+        token: TokenFor,
         reconcile: Callable[[], dict[str, Any] | None] | None,
     ) -> tuple[dict[str, Any], Mapping[str, str]]:
         payload = {"query": document.text, "variables": dict(variables)}
-        token = self.tokens.for_project(project)
+        secret = self.tokens.get(token)
         failures = 0
         limited = 0
         while True:
-            outcome, headers = self._send(document, payload, token)
+            outcome, headers = self._send(document, payload, secret)
             verdict = outcome.verdict
             if verdict is Verdict.OK:
                 return outcome.data or {}, headers

@@ -19,7 +19,7 @@ def github_tokens(env: Mapping[str, str]) -> Tokens:
             "no GitHub token: set RALPH_GH_TOKEN to a token with the repo and project "
             "scopes (a classic token also needs read:org for organisation boards)"
         )
-    return Tokens(repo=repo, project=env_value(env, "RALPH_GH_PROJECT_TOKEN"))
+    return Tokens(repo=repo, board=env_value(env, "RALPH_GH_PROJECT_TOKEN"))
 
 
 def github_client(

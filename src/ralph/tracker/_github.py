@@ -114,7 +114,7 @@ class GitHubTracker(Tracker):
             if self._board is None:
                 data = self.client.query(
                     q.PROJECT, {"login": self.project_owner, "number": self.project_number},
-                    project=True,
+                    token="board",
                 )  # fmt: skip
                 project = (data.get("repositoryOwner") or {}).get("projectV2")
                 if not project:
@@ -156,7 +156,7 @@ class GitHubTracker(Tracker):
             data = self.client.mutate(
                 q.ADD_PROJECT_ITEM,
                 {"project": self.board().project_id, "content": self._node_id(number)},
-                project=True,
+                token="board",
             )
             self._item_ids[number] = data["addProjectV2ItemById"]["item"]["id"]
         return self._item_ids[number]
@@ -217,7 +217,7 @@ class GitHubTracker(Tracker):
                 "project": board.project_id, "item": self._item_id(number),
                 "field": field_id, "option": options[option],
             },
-            project=True,
+            token="board",
         )  # fmt: skip
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:

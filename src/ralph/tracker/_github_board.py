@@ -73,7 +73,7 @@ class BoardSetup:
 
 def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
     try:
-        data = client.query(q.PROJECT, {"login": owner, "number": number}, project=True)
+        data = client.query(q.PROJECT, {"login": owner, "number": number}, token="board")
     except GitHubNotFound:
         return None
     found = (data.get("repositoryOwner") or {}).get("projectV2")
@@ -81,7 +81,7 @@ def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
 
 
 def _by_title(client: GitHubClient, owner: str, title: str) -> int | None:
-    data = client.query(q.PROJECT_BY_TITLE, {"login": owner, "title": title}, project=True)
+    data = client.query(q.PROJECT_BY_TITLE, {"login": owner, "title": title}, token="board")
     nodes = ((data.get("repositoryOwner") or {}).get("projectsV2") or {}).get("nodes", [])
     open_matches = [n for n in nodes if n and n["title"] == title and not n["closed"]]
     return min((n["number"] for n in open_matches), default=None)
@@ -127,7 +127,7 @@ def set_up_board(
             return None if found is None else {"createProjectV2": {"projectV2": {"number": found}}}
 
         made = client.mutate(
-            q.CREATE_PROJECT, {"owner": owner_id, "title": title}, project=True, reconcile=already
+            q.CREATE_PROJECT, {"owner": owner_id, "title": title}, token="board", reconcile=already
         )
         number = int(made["createProjectV2"]["projectV2"]["number"])
         created_project = True
@@ -157,7 +157,7 @@ def _ensure_fields(
             client.mutate(
                 q.CREATE_FIELD,
                 {"project": board.project_id, "name": field, "options": _options(field)},
-                project=True,
+                token="board",
                 reconcile=already,
             )
             created.append(field)
@@ -169,12 +169,12 @@ def _ensure_fields(
 
 
 def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
-    data = client.query(q.PROJECT_REPOSITORIES, {"project": board.project_id}, project=True)
+    data = client.query(q.PROJECT_REPOSITORIES, {"project": board.project_id}, token="board")
     linked = (data.get("node") or {}).get("repositories", {}).get("nodes", [])
     if any(node["id"] == repository_id for node in linked):
         return False
     client.mutate(
-        q.LINK_REPOSITORY, {"project": board.project_id, "repository": repository_id}, project=True
+        q.LINK_REPOSITORY, {"project": board.project_id, "repository": repository_id}, token="board"
     )
     return True
 
@@ -199,7 +199,7 @@ def check_board(
     checks.append(Check("token", True, f"authenticated as {login}"))
     if client.tokens.split:
         try:
-            project_login, project_scopes = client.viewer(project=True)
+            project_login, project_scopes = client.viewer(token="board")
         except GitHubAuthError as exc:
             return [*checks, Check("project token", False, f"not accepted ({exc})")]
         checks.append(Check("project token", True, f"authenticated as {project_login}"))

@@ -12,8 +12,8 @@ import pytest
 
 from ralph.git import GitRepo, commit_files
 
-from ..cli_project import farewell_project, ralph, through
-from ..conftest import Project, git
+from ..cli_project import farewell_project, through
+from ..conftest import Project, git, ralph_process
 
 DOCUMENT = "thoughts/shared/research/2026-11-22-GH-0002-farewell.md"
 
@@ -160,14 +160,14 @@ def test_ralph_killed_while_moving_main_leaves_the_persons_work_as_it_was(tmp_pa
     mine = "tests/__init__.py"
     person_at_work(repo, mine)
     before, head = work_of(repo, mine), git(repo, "rev-parse", "HEAD")
-    killed = ralph(repo, "run", phase, str(number), env=killing_git(tmp_path / "bin"))
+    killed = ralph_process("run", phase, str(number), env=killing_git(tmp_path / "bin"), cwd=repo)
     assert killed.returncode == -9
     assert work_of(repo, mine) != before  # the window: Ralph's changes staged in the person's index
     # Any run puts the person's work back first, even one refused at once.
-    refused = ralph(repo, "run", "triage", str(number))
+    refused = ralph_process("run", "triage", str(number), cwd=repo)
     assert "triage takes issues in Backlog" in refused.stderr + refused.stdout
     assert work_of(repo, mine) == before
-    again = ralph(repo, "run", phase, str(number))
+    again = ralph_process("run", phase, str(number), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert git(repo, "rev-parse", "HEAD") != head
     assert work_of(repo, mine) == before

@@ -13,7 +13,8 @@ import pytest
 
 from ralph.workflow import WorkflowState
 
-from ..cli_project import RALPH, farewell_project, ralph, state_of, through
+from ..cli_project import farewell_project, state_of, through
+from ..conftest import ralph_process, spawn_ralph
 
 #: Enough files that checking them out takes a good part of a second, even on a fast disk.
 PADDING = 4000
@@ -48,8 +49,8 @@ def kill_during_worktree_add(repo: Path, admin: str, *args: str) -> None:
     """Run ``ralph args`` and kill -9 its whole process group while git checks out the
     worktree whose entry under .git/worktrees is ``admin``."""
     locked = repo / ".git" / "worktrees" / admin / "locked"
-    process = subprocess.Popen(
-        [RALPH, *args], cwd=repo, start_new_session=True,
+    process = spawn_ralph(
+        *args, cwd=repo, start_new_session=True,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -70,7 +71,7 @@ def kill_during_worktree_add(repo: Path, admin: str, *args: str) -> None:
 def test_a_kill_while_a_scratch_worktree_is_made_does_not_stop_the_next_run(tmp_path):
     repo, number = padded_project(tmp_path / "greet")
     kill_during_worktree_add(repo, f"research-GH-{number}", "run", "research", str(number))
-    again = ralph(repo, "run", "research", str(number))
+    again = ralph_process("run", "research", str(number), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "Status: Ready for Plan." in again.stdout
     assert git(repo, "worktree", "list", "--porcelain").count("worktree ") == 1

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,7 +16,8 @@ from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
 from ralph.tracker import GitHubTracker
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
+from ..conftest import ralph_process
+
 TOKEN = "ghp_fake_token_for_tests"
 
 
@@ -28,21 +27,15 @@ class Served:
     url: str
 
     def env(self, token: str | None = TOKEN, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("RALPH_GH", "RALPH_HERO"))}
+        """The settings of a ``ralph`` process pointed at this GitHub (no token: None)."""
         # Mutations 50 ms apart instead of GitHub's second: pacing has its own tests.
-        env.update(
-            {"COLUMNS": "120", "RALPH_GH_API_URL": self.url,
-             "RALPH_GH_MUTATION_INTERVAL": "0.05", **extra}
-        )  # fmt: skip
+        env = {"COLUMNS": "120", "RALPH_GH_API_URL": self.url, "RALPH_GH_MUTATION_INTERVAL": "0.05"}
         if token is not None:
             env["RALPH_GH_TOKEN"] = token
-        return env
+        return {**env, **extra}
 
     def ralph(self, *args: str, cwd: Path, env: dict[str, str] | None = None, timeout=120):
-        return subprocess.run(
-            [RALPH, *args], cwd=cwd, env=env or self.env(), capture_output=True, text=True,
-            timeout=timeout, check=False,
-        )  # fmt: skip
+        return ralph_process(*args, cwd=cwd, env=env or self.env(), timeout=timeout)
 
 
 @pytest.fixture

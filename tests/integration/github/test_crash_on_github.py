@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -19,7 +18,8 @@ from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
 from ralph.github.fake import FakeGitHub
 from ralph.workflow import WorkflowState
 
-from .conftest import RALPH, ralph_on_the_board, tracker_of
+from ..conftest import spawn_ralph
+from .conftest import ralph_on_the_board, tracker_of
 
 pytestmark = pytest.mark.slow
 
@@ -80,10 +80,7 @@ def test_a_hero_killed_just_after_a_sub_issue_is_made_resumes_to_done_in_one_rer
     tracker = tracker_of(served.fake)
     epic = tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG).number
     arm = kill_after(served.fake, nth)
-    hero = subprocess.Popen(
-        [RALPH, "hero", str(epic)], cwd=work, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    hero = spawn_ralph("hero", str(epic), cwd=work, env=env)
     arm(hero.pid)
     out, err = hero.communicate(timeout=300)
     assert hero.returncode == -signal.SIGKILL, out + err

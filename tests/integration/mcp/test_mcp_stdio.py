@@ -16,29 +16,28 @@ from mcp.types import TextContent
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Text, ToolUse
 from ..conftest import Project as Repo
+from ..conftest import ralph_environment
 
 
-def ralph(cwd, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "ralph", *args], cwd=cwd, capture_output=True, text=True,
-        env=_environment(), check=True,
-    )  # fmt: skip
-    return done.stdout
-
-
-def _environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("RALPH_")}
-
-
-def test_ralph_mcp_serves_the_tools_over_stdio(tmp_path):
+@pytest.fixture
+def repo(tmp_path, monkeypatch, ralph_cli) -> Repo:
+    """A project with one XS issue in Research Needed, made in-process; the working
+    directory is its folder."""
     repo = Repo(tmp_path / "project")
-    ralph(repo.path, "init")
-    ralph(repo.path, "issue", "new", "Add a farewell", "--state", "Research Needed",
-          "--estimate", "XS")  # fmt: skip
+    monkeypatch.chdir(repo.path)
+    assert ralph_cli("init")[0] == 0
+    made = ralph_cli("issue", "new", "Add a farewell", "--state", "Research Needed", "-e", "XS")
+    assert made[0] == 0, made[2]
+    return repo
+
+
+def test_ralph_mcp_serves_the_tools_over_stdio(repo):
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "ralph", "mcp"], cwd=str(repo.path),
-        env=_environment(),
-    )  # fmt: skip
+        command=sys.executable,
+        args=["-m", "ralph", "mcp"],
+        cwd=str(repo.path),
+        env=ralph_environment(),
+    )
 
     async def session() -> tuple[list[str], dict[str, Any], bool]:
         async with Client(server) as client:
@@ -56,15 +55,11 @@ def test_ralph_mcp_serves_the_tools_over_stdio(tmp_path):
     assert position["issues"][0]["title"] == "Add a farewell"
 
 
-def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(tmp_path):
+def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(repo, tmp_path):
     """The real Claude Code CLI, configured with the README's .mcp.json, calls a tool
     of ``ralph mcp`` for a (fake) model."""
     sdk = pytest.importorskip("claude_agent_sdk")
     cli = Path(sdk.__file__).parent / "_bundled" / "claude"
-    repo = Repo(tmp_path / "project")
-    ralph(repo.path, "init")
-    ralph(repo.path, "issue", "new", "Add a farewell", "--state", "Research Needed",
-          "--estimate", "XS")  # fmt: skip
     (repo.path / ".mcp.json").write_text(
         '{"mcpServers": {"ralph-hero": {"command": "ralph", "args": ["mcp"]}}}'
     )
@@ -72,7 +67,7 @@ def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(tmp_path):
     home.mkdir()
     tool = "mcp__ralph-hero__ralph_hero__detect_pipeline_position"
     with FakeAnthropicAPI([ToolUse(tool, {"number": 1}), Text("It is in research.")]) as api:
-        env = {**_environment(), **api.environment(str(home))}
+        env = ralph_environment(api.environment(str(home)))
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         done = subprocess.run(
             [str(cli), "-p", "Where is issue 1?", "--output-format", "json",

@@ -4,7 +4,6 @@ sub-issue, commit or pull request)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -23,7 +22,8 @@ from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery
 from ralph.workflow import WorkflowState
 
-from .test_team import ralph, spawn, wait_until
+from ..conftest import ralph_process, spawn_ralph
+from .test_team import wait_until
 
 CRASHING = Path(__file__).with_name("crashing_ralph.py")
 _LOCAL = "ralph.tracker._local.LocalTracker"
@@ -46,11 +46,10 @@ CRASHES = {
 
 
 def crash(repo: Path, where: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(CRASHING), where, *args], cwd=repo,
-        env={**os.environ, "COLUMNS": "160"}, capture_output=True, text=True, timeout=120,
-        check=False,
-    )  # fmt: skip
+    """``ralph ARGS`` through ``crashing_ralph.py``, which kills it at ``where``."""
+    return ralph_process(
+        *args, cwd=repo, timeout=120, command=(sys.executable, str(CRASHING), where)
+    )
 
 
 def planning(repo: Path) -> bool:
@@ -108,7 +107,7 @@ def test_a_hero_killed_at_any_phase_resumes_to_done_without_doing_anything_twice
     # concurrent `git worktree add` is another matter, with its own tests).
     killed = crash(repo, where, "hero", str(epic), "--concurrency", "1")
     assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
-    again = ralph("hero", str(epic), cwd=repo)
+    again = ralph_process("hero", str(epic), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "Resumed run 1." in again.stdout
     assert_recovered(repo, epic)
@@ -127,13 +126,13 @@ def ready_for_plan(repo: Path, epic: int) -> None:
 def test_a_hero_killed_by_a_signal_while_the_plan_agent_works_resumes_to_done(demo_repo):
     repo, epic = demo_repo
     ready_for_plan(repo, epic)
-    hero = spawn("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
+    hero = spawn_ralph("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
     try:
         wait_until(lambda: planning(repo))
     finally:
         hero.send_signal(signal.SIGKILL)
         hero.communicate(timeout=30)
-    again = ralph("hero", str(epic), cwd=repo)
+    again = ralph_process("hero", str(epic), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert_recovered(repo, epic)
 
@@ -143,13 +142,13 @@ def test_ctrl_c_twice_while_the_plan_agent_works_hands_it_back_and_a_rerun_ends_
 ):
     repo, epic = demo_repo
     ready_for_plan(repo, epic)
-    hero = spawn("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
+    hero = spawn_ralph("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
     wait_until(lambda: planning(repo))
     hero.send_signal(signal.SIGINT)
     time.sleep(0.2)
     hero.send_signal(signal.SIGINT)
     out, err = hero.communicate(timeout=30)
     assert hero.returncode == 130, out + err
-    again = ralph("hero", str(epic), cwd=repo)
+    again = ralph_process("hero", str(epic), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert_recovered(repo, epic)

@@ -15,7 +15,8 @@ from ralph.project import open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
 
-from .test_team import spawn, wait_until
+from ..conftest import spawn_ralph
+from .test_team import wait_until
 
 S = WorkflowState
 MOVED = "#2 was moved to Human Needed by a person while research ran; its result is kept"
@@ -40,7 +41,7 @@ def split_epic(tmp_path: Path) -> tuple[Path, int]:
 def test_human_needed_set_while_research_runs_stands_and_the_pipeline_stops_for_it(split_epic):
     repo, epic = split_epic
     env = {"RALPH_SCRIPTED_DELAY": "5"}  # each research agent works 5 s, one at a time
-    hero = spawn("hero", str(epic), "--concurrency", "1", cwd=repo, env=env)
+    hero = spawn_ralph("hero", str(epic), "--concurrency", "1", cwd=repo, env=env)
     wait_until(lambda: state_of(repo, 2) is S.RESEARCH_IN_PROGRESS)
     with open_project(load_config(repo)) as project:  # as `ralph issue move` does
         project.tracker.set_state(2, "Human Needed")

@@ -4,10 +4,7 @@ run goes on to the merge."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from ralph.config import load_config
@@ -17,9 +14,9 @@ from ralph.project import open_project
 from ralph.tracker import Issue
 from ralph.workflow import Estimate, WorkflowState, parse_transition_comments
 
+from ..conftest import ralph_process
 from .conftest import BODIES, Demo, assert_sound
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 DONE = WorkflowState.DONE
 
 
@@ -34,15 +31,7 @@ def test_hero_with_review_skipped_takes_an_issue_to_done(tmp_path: Path):
         number = project.tracker.create_issue(
             title, body=body, state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
         ).number
-    result = subprocess.run(
-        [RALPH, "hero", str(number), "--review-mode", "skip"],
-        cwd=repo,
-        env={**os.environ, "COLUMNS": "160"},
-        capture_output=True,
-        text=True,
-        timeout=110,
-        check=False,
-    )
+    result = ralph_process("hero", str(number), "--review-mode", "skip", cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
     with open_project(load_config(repo)) as project:
         issue = project.tracker.get_issue(number)

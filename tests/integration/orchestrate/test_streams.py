@@ -5,10 +5,6 @@ worktree and branch, opened as its own pull request and merged on its own."""
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from ralph.artifacts import parse_frontmatter, slugify
@@ -21,29 +17,15 @@ from ralph.tasks import EventKind, TaskStatus
 from ralph.tracker import PullRequestState
 from ralph.workflow import Estimate, WorkflowState
 
+from ..conftest import ralph_process
 from .conftest import Demo, assert_sound
 
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 #: What each sub-issue of the epic adds, and where.
 CHANGES = {
     "Add a farewell function": ("greet/core.py", "def farewell"),
     "Add a shout helper": ("greet/shout.py", "def shout"),
     "Add a whisper helper": ("greet/whisper.py", "def whisper"),
 }
-
-
-def ralph(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [RALPH, *args],
-        cwd=cwd,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=110,
-        check=False,
-    )
 
 
 def streams_project(tmp_path: Path) -> tuple[Path, int]:
@@ -103,14 +85,14 @@ def assert_own_worktrees(project: Project, run_id: int, epic: int, children: lis
 
 def test_hero_plans_builds_and_merges_each_stream_of_an_epic_on_its_own(tmp_path: Path):
     repo, epic = streams_project(tmp_path)
-    result = ralph("hero", str(epic), cwd=repo)
+    result = ralph_process("hero", str(epic), cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
     with open_project(load_config(repo)) as project:
         children = assert_three_streams_merged(project, epic)
         (run,) = project.store.list_runs(root_issue=epic)
         assert_own_worktrees(project, run.id, epic, children)
         assert_sound(load_report(project.store, run.id))
-    shown = ralph("runs", "show", str(run.id), cwd=repo)
+    shown = ralph_process("runs", "show", str(run.id), cwd=repo)
     for out in (result.stdout, shown.stdout):
         assert "Work streams (3):" in out
         for number in children:
@@ -124,7 +106,7 @@ def test_a_team_builds_independent_streams_side_by_side(tmp_path: Path):
     repo, epic = streams_project(tmp_path)
     # Half a second per agent makes builders working at once overlap visibly; three
     # validators pass the three plans together.
-    result = ralph(
+    result = ralph_process(
         "team",
         str(epic),
         "--workers",

@@ -3,11 +3,7 @@ processes, and across a crash of the lead."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,23 +17,8 @@ from ralph.project import open_project
 from ralph.tasks import EventKind, RunStatus, Task, TaskStatus, open_store
 from ralph.workflow import WorkflowState
 
+from ..conftest import ralph_process, spawn_ralph
 from .conftest import Demo, assert_sound
-
-RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
-
-
-def ralph(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120):
-    return subprocess.run(
-        [RALPH, *args], cwd=cwd, env={**os.environ, "COLUMNS": "160", **(env or {})},
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )  # fmt: skip
-
-
-def spawn(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [RALPH, *args], cwd=cwd, env={**os.environ, "COLUMNS": "160", **(env or {})},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
 
 
 def owner(task: Task) -> str:
@@ -72,7 +53,7 @@ def test_a_team_with_two_workers_per_role_carries_the_epic_soundly(demo: Demo):
 
 def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tmp_path):
     started = time.monotonic()
-    result = ralph("demo", "--keep", str(tmp_path / "kept"), cwd=tmp_path)
+    result = ralph_process("demo", "--keep", str(tmp_path / "kept"), cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert time.monotonic() - started < 60
     out = result.stdout
@@ -89,7 +70,7 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
     kept = tmp_path / "kept"
     assert (kept / "ralph.toml").is_file()
     # The kept project answers ralph's own commands: the report can be printed again.
-    again = ralph("runs", "show", "1", cwd=kept)
+    again = ralph_process("runs", "show", "1", cwd=kept)
     assert again.returncode == 0
     assert "Run 1: team GH-1 (finished)" in again.stdout
 
@@ -97,7 +78,7 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
 def test_ralph_demo_refuses_a_folder_that_is_not_empty(tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "file").write_text("x")
-    result = ralph("demo", "--keep", str(tmp_path / "full"), cwd=tmp_path)
+    result = ralph_process("demo", "--keep", str(tmp_path / "full"), cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         f"ralph: error: {tmp_path / 'full'} is not empty; give --keep a new or empty folder"
@@ -116,7 +97,7 @@ def test_ralph_demo_refuses_a_folder_that_is_not_empty(tmp_path):
 )
 def test_bad_orchestration_input_is_one_line(tmp_path, args, message):
     repo, _ = create_demo_project(tmp_path / "greet")
-    result = ralph(*args, cwd=repo)
+    result = ralph_process(*args, cwd=repo)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert message in result.stderr
@@ -124,7 +105,7 @@ def test_bad_orchestration_input_is_one_line(tmp_path, args, message):
 
 def test_ralph_hero_prints_the_report_and_exits_zero(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
-    result = ralph("hero", str(epic), cwd=repo)
+    result = ralph_process("hero", str(epic), cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Run 1: hero GH-1 (finished)" in result.stdout
     assert "makespan" in result.stdout
@@ -141,7 +122,7 @@ def _done_events(db: Path) -> int:
 def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     db = repo / ".ralph" / "ralph.db"
-    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.3"})
+    lead = spawn_ralph("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.3"})
     try:
         wait_until(lambda: _done_events(db) >= 4)
     finally:
@@ -152,7 +133,7 @@ def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(
         assert run.status is RunStatus.ACTIVE
         assert any(t.status is TaskStatus.RUNNING for t in store.list_tasks(run.id))
 
-    again = ralph("team", str(epic), cwd=repo)
+    again = ralph_process("team", str(epic), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "Resumed run 1." in again.stdout
     with open_project(load_config(repo)) as project:
@@ -185,8 +166,8 @@ def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_s
     repo, epic = create_demo_project(tmp_path / "greet", store_url=pg_schema_url)
     env = {"RALPH_SCRIPTED_DELAY": "0.2"}  # long enough for both processes to take work
     # Workers first: they wait for the run the lead is about to write.
-    workers = [spawn("worker", "--concurrency", "2", cwd=repo, env=env) for _ in range(2)]
-    lead = ralph(
+    workers = [spawn_ralph("worker", "--concurrency", "2", cwd=repo, env=env) for _ in range(2)]
+    lead = ralph_process(
         "team", str(epic), "--workers", "analyst=0,builder=0,validator=0,integrator=0",
         cwd=repo, env=env, timeout=180,
     )  # fmt: skip
@@ -212,7 +193,7 @@ def _running(db: Path) -> list[str]:
 def test_a_first_interrupt_lets_running_tasks_finish_and_a_rerun_goes_on(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     db = repo / ".ralph" / "ralph.db"
-    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.5"})
+    lead = spawn_ralph("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.5"})
     wait_until(lambda: bool(_running(db)))
     lead.send_signal(signal.SIGINT)
     out, err = lead.communicate(timeout=60)
@@ -223,13 +204,13 @@ def test_a_first_interrupt_lets_running_tasks_finish_and_a_rerun_goes_on(tmp_pat
         (run,) = store.list_runs()
         assert run.status is RunStatus.ACTIVE
         assert store.list_tasks(run.id, status=TaskStatus.DONE)  # the task in hand finished
-    assert ralph("team", str(epic), cwd=repo).returncode == 0
+    assert ralph_process("team", str(epic), cwd=repo).returncode == 0
 
 
 def test_a_second_interrupt_hands_running_tasks_back_at_once(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     db = repo / ".ralph" / "ralph.db"
-    lead = spawn("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
+    lead = spawn_ralph("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
     wait_until(lambda: bool(_running(db)))
     started = time.monotonic()
     lead.send_signal(signal.SIGINT)
@@ -247,7 +228,9 @@ def test_a_second_interrupt_hands_running_tasks_back_at_once(tmp_path):
 
 def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
-    result = ralph("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_FAULTS": "research=escalate"})
+    result = ralph_process(
+        "hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_FAULTS": "research=escalate"}
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Needs a person:" in result.stdout
     assert "scripted fault: the agent asks a person" in result.stdout
@@ -258,7 +241,7 @@ def test_a_worker_whose_agent_cannot_work_hands_its_task_back_and_stops(tmp_path
     with open_project(load_config(repo)) as project:
         run, _ = Lead(project, epic, mode="team").open_run()
         assert run is not None
-    worker = ralph(
+    worker = ralph_process(
         "worker", "--run", str(run.id), cwd=repo,
         env={"RALPH_SCRIPTED_FAULTS": "triage=misconfigured"},
     )  # fmt: skip

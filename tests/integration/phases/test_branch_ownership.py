@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ralph.workflow import WorkflowState
 
-from ..cli_project import farewell_project, ralph, state_of, through
+from ..cli_project import farewell_project, state_of, through
+from ..conftest import ralph_process
 
 
 def git(repo: Path, *args: str) -> str:
@@ -35,7 +36,7 @@ def test_a_persons_branch_of_the_same_name_is_refused_in_one_line(tmp_path):
     branch = f"feature/GH-{number}"
     persons_work_in_progress(repo, branch)
     tip, main = git(repo, "rev-parse", branch), git(repo, "rev-parse", "main")
-    refused = ralph(repo, "run", "implement", str(number))
+    refused = ralph_process("run", "implement", str(number), cwd=repo)
     assert refused.returncode == 2
     assert refused.stdout == ""
     (line,) = refused.stderr.strip().splitlines()
@@ -53,7 +54,7 @@ def test_hero_refuses_a_persons_branch_at_once_and_never_merges_it(tmp_path):
     through(repo, number, "research", "plan", "approve")
     persons_work_in_progress(repo, f"feature/GH-{number}")
     started = time.monotonic()
-    hero = ralph(repo, "hero", str(number))
+    hero = ralph_process("hero", str(number), cwd=repo)
     assert time.monotonic() - started < 25  # not retried with backoffs
     assert hero.returncode == 1, hero.stdout + hero.stderr
     assert "Traceback" not in hero.stdout + hero.stderr
@@ -77,7 +78,7 @@ def test_an_adopted_branch_is_built_on_and_merged(tmp_path):
     through(repo, number, "research", "plan", "approve")
     branch = f"feature/GH-{number}"
     persons_work_in_progress(repo, branch)
-    adopted = ralph(repo, "run", "implement", str(number), "--adopt-branch", branch)
+    adopted = ralph_process("run", "implement", str(number), "--adopt-branch", branch, cwd=repo)
     assert adopted.returncode == 0, adopted.stdout + adopted.stderr
     through(repo, number, "pr", "merge")
     assert git(repo, "show", "main:experiment.txt") == "DO NOT SHIP: half-done experiment"
@@ -86,7 +87,7 @@ def test_an_adopted_branch_is_built_on_and_merged(tmp_path):
 
 def test_adopting_a_branch_that_does_not_exist_is_one_line(tmp_path):
     repo, number = farewell_project(tmp_path / "greet")
-    refused = ralph(repo, "hero", str(number), "--adopt-branch", "feature/nope")
+    refused = ralph_process("hero", str(number), "--adopt-branch", "feature/nope", cwd=repo)
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines() == [
         "ralph: error: there is no branch feature/nope to adopt; name an existing local "

@@ -3,15 +3,15 @@ types to move an epic from Backlog to Done with the scripted agent."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from ralph.demo import EPIC_BODY, create_sample_repository
 
 from ..conftest import Project as Repo
+from ..conftest import ralph_process
 
 
 @pytest.fixture
@@ -77,10 +77,6 @@ def test_an_escalated_phase_exits_1(ralph, monkeypatch):
 
 def test_the_installed_command_runs_a_phase(ralph, tmp_path):
     ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
-    done = subprocess.run(
-        [sys.executable, "-m", "ralph", "run", "research", "1", "--agent", "scripted"],
-        capture_output=True, text=True, check=False,
-        env={k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
-    )  # fmt: skip
+    done = ralph_process("run", "research", "1", "--agent", "scripted", cwd=Path.cwd())
     assert done.returncode == 0, done.stderr
     assert "Research complete for #1" in done.stdout

@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from ralph.cli import main
 from ralph.demo import create_sample_repository
 from ralph.demo._sample import FAREWELL
 
@@ -60,29 +59,21 @@ def research_model(request: Request, turn: int) -> Step:
 
 
 @pytest.fixture
-def ralph(tmp_path, monkeypatch, capsys, fake_api, home):
+def ralph(ralph_cli, tmp_path, monkeypatch, fake_api, home):
     repo = Repo(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
-    for variable in [v for v in os.environ if v.startswith("RALPH_")]:
-        monkeypatch.delenv(variable)
+    monkeypatch.delenv("RALPH_AGENT")  # Claude Code, the default agent, does the work
     monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
     api = fake_api(research_model)
     for name, value in api.environment(str(home)).items():
         monkeypatch.setenv(name, value)
 
-    def run(*args: str) -> tuple[int, str, str]:
-        with pytest.raises(SystemExit) as info:
-            main(list(args))
-        out, err = capsys.readouterr()
-        code = info.value.code or 0
-        assert isinstance(code, int)
-        return code, out, err
-
+    run = ralph_cli
     assert run("init")[0] == 0
     config = repo.path / "ralph.toml"
     config.write_text(config.read_text().replace('model = ""', f'model = "{MODEL}"'))
-    run.api = api  # type: ignore[attr-defined]
-    run.repo = repo  # type: ignore[attr-defined]
+    run.api = api
+    run.repo = repo
     return run
 
 

@@ -23,7 +23,7 @@ LEASE = 1.0
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/ralph.db"

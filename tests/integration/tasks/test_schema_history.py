@@ -23,7 +23,7 @@ COMBINED = {
 CURRENT = sorted(m.version for m in (*TASK_STORE_MIGRATIONS, *LOCAL_TRACKER_MIGRATIONS))
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db(request, tmp_path):
     url = (
         f"sqlite:///{tmp_path}/ralph.db"

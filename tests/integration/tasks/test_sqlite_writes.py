@@ -79,7 +79,7 @@ store.close()
 """
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def fresh_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/fresh.db"

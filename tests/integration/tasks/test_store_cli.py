@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from ralph.cli import main
 from ralph.graph import build_task_graph
 from ralph.pipeline import GroupResult, IssueState, detect_position
 from ralph.tasks import open_store
@@ -33,14 +32,9 @@ def run_id(url):
 
 
 @pytest.fixture
-def ralph(capsys, url):
-    def ralph(*args):
-        with pytest.raises(SystemExit) as info:
-            main(["--store", url, *args])
-        out, err = capsys.readouterr()
-        return info.value.code or 0, out, err
-
-    return ralph
+def ralph(ralph_cli, url):
+    """``ralph --store URL ARGS`` in-process."""
+    return lambda *args: ralph_cli("--store", url, *args)
 
 
 def test_runs_list_shows_progress(ralph, run_id):
@@ -113,18 +107,15 @@ def test_unknown_ids_are_one_line_errors(ralph, run_id, args, message):
     assert err == f"ralph: error: {message}\n"
 
 
-def test_a_missing_store_is_not_created_by_reading(capsys, tmp_path):
-    with pytest.raises(SystemExit) as info:
-        main(["--store", f"sqlite:///{tmp_path}/none.db", "runs", "list"])
-    assert info.value.code == 2
-    assert "no Ralph store at" in capsys.readouterr().err
+def test_a_missing_store_is_not_created_by_reading(ralph_cli, tmp_path):
+    code, _, err = ralph_cli("--store", f"sqlite:///{tmp_path}/none.db", "runs", "list")
+    assert code == 2
+    assert "no Ralph store at" in err
     assert not (tmp_path / "none.db").exists()
 
 
-def test_a_malformed_url_is_named(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["--store", "mysql://u:pw@h/db", "runs", "list"])
-    assert info.value.code == 2
-    err = capsys.readouterr().err
+def test_a_malformed_url_is_named(ralph_cli):
+    code, _, err = ralph_cli("--store", "mysql://u:pw@h/db", "runs", "list")
+    assert code == 2
     assert "unsupported store URL 'mysql://u:***@h/db'" in err
     assert "pw" not in err

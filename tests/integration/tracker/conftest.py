@@ -16,7 +16,12 @@ from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, s
 
 from ..conftest import Project
 
-TRACKERS = ["memory", "local-sqlite", "local-postgres", "github"]
+TRACKERS = [
+    "memory",
+    "local-sqlite",
+    pytest.param("local-postgres", marks=pytest.mark.postgres),
+    "github",
+]
 
 
 @pytest.fixture(params=TRACKERS)

@@ -5,15 +5,13 @@ nothing written by a refused command."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
 from ralph.cli import main
 
-from ..conftest import Project
+from ..conftest import Project, ralph_process
 
 
 @pytest.fixture
@@ -176,13 +174,9 @@ def test_a_store_named_on_the_command_line_wins_over_ralph_toml(board, tmp_path)
 
 def test_a_newcomer_goes_from_init_to_status_with_the_real_command(project):
     """The installed ``ralph`` entry point, in a fresh process per command."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RALPH_")}
 
     def ralph(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "ralph", *args],
-            cwd=project.path, env=env, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        return ralph_process(*args, cwd=project.path, timeout=60)
 
     assert ralph("init").returncode == 0
     assert ralph("issue", "new", "Epic", "-e", "M").returncode == 0

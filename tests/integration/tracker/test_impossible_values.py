@@ -9,7 +9,7 @@ from ralph.errors import InvalidInput
 from ralph.tracker import IssueQuery, Tracker
 
 
-@pytest.fixture(params=["local-sqlite", "local-postgres"])
+@pytest.fixture(params=["local-sqlite", pytest.param("local-postgres", marks=pytest.mark.postgres)])
 def tracker_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

@@ -63,7 +63,7 @@ def test_the_file_ralph_init_writes_for_a_board_loads_back(tmp_path):
 def test_tokens_come_from_the_environment_with_the_originals_names():
     assert github_tokens({"RALPH_HERO_GITHUB_TOKEN": "a"}).repo == "a"
     tokens = github_tokens({"RALPH_GH_TOKEN": "a", "RALPH_GH_PROJECT_TOKEN": "b"})
-    assert (tokens.for_project(False), tokens.for_project(True), tokens.split) == ("a", "b", True)
+    assert (tokens.get("repo"), tokens.get("board"), tokens.split) == ("a", "b", True)
     assert "a" not in repr(tokens)
     assert "b" not in repr(tokens)
 

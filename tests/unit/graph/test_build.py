@@ -6,6 +6,7 @@ import pytest
 
 from ralph.errors import GraphError, InvalidInput
 from ralph.graph import (
+    ROLE_OF_KIND,
     ReviewMode,
     Role,
     TaskGraph,
@@ -179,9 +180,18 @@ def test_unknown_review_mode_is_refused():
 
 
 def test_workers_match_on_kind_and_role_never_subject():
-    for task in graph_for(I(1, "Backlog"), I(2, "Research Needed")):
-        assert task.role is not None
-        assert task.kind is not None
+    # Titles that name other phases must not steer what a task is or who claims it.
+    plain = graph_for(I(1, "Backlog"), I(2, "Research Needed"))
+    misleading = graph_for(
+        IssueState(1, "Implement and merge the PR", "Backlog", "S", 0),
+        IssueState(2, "Review plan, then split", "Research Needed", "S", 0),
+    )
+    assert [(t.key, t.kind, t.role, t.subject) for t in misleading] == [
+        (t.key, t.kind, t.role, t.subject) for t in plain
+    ]
+    assert {t.kind for t in plain} >= {TaskKind.TRIAGE, TaskKind.RESEARCH}
+    for task in plain:
+        assert task.role is ROLE_OF_KIND[task.kind], task.key
 
 
 class TestStreams:

@@ -6,6 +6,7 @@ Transport) or over HTTP on 127.0.0.1 for other processes."""
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import re
 import threading
@@ -34,7 +35,8 @@ HOUR = 3600.0
 def github_schema() -> GraphQLSchema:
     """GitHub's published schema plus the issue-dependencies extension (vendored)."""
     folder = resources.files("ralph.github.fake") / "schema"
-    sdl = (folder / "schema.graphql").read_text(encoding="utf-8")
+    # Shipped compressed (1.2 MB to 170 kB): decompressing adds ~4 ms to a ~2 s build.
+    sdl = gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8")
     extension = (folder / "issue-dependencies.graphql").read_text(encoding="utf-8")
     schema = build_schema(sdl + "\n" + extension, assume_valid_sdl=True)
     # The published SDL trips graphql-core's strict self-check (deprecated interface

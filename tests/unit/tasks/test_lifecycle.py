@@ -1,0 +1,277 @@
+"""The task lifecycle, transition by transition: every (status, event) pair either moves
+the task to one status, leaves it alone (no decision), or is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ralph.errors import LeaseLost, TaskNotClaimable
+from ralph.tasks import EventKind, Task, TaskStatus
+from ralph.tasks import _lifecycle as life
+
+NOW = 1_000.0
+LEASE = 60.0
+POLICY = life.RetryPolicy(base_seconds=30.0, cap_seconds=3600.0)
+S = TaskStatus
+
+
+def task(status: TaskStatus = S.PENDING, **changes: Any) -> Task:
+    """Task 1 of run 1 in ``status``, claimed once (token 1, attempt 1 of 3); a running
+    one is owned by ``w1`` with a lease that runs out at NOW + 10."""
+    running = status is S.RUNNING
+    fields: dict[str, Any] = {
+        "id": 1,
+        "run_id": 1,
+        "key": "research:42",
+        "kind": "research",
+        "role": "analyst",
+        "issues": (42,),
+        "subject": "Research GH-42",
+        "status": status,
+        "owner": "w1" if running else None,
+        "claim_token": 1,
+        "attempts": 1,
+        "max_attempts": 3,
+        "lease_expires_at": NOW + 10 if running else None,
+    }
+    return Task(**{**fields, **changes})
+
+
+def last_attempt(t: Task) -> Task:
+    return dataclasses.replace(t, attempts=t.max_attempts)
+
+
+def _status(decision: Task | tuple[Task, EventKind] | None) -> TaskStatus | None:
+    if decision is None:
+        return None
+    return decision[0].status if isinstance(decision, tuple) else decision.status
+
+
+#: Each event as the lifecycle sees it, applied with the live claim token (1).
+EVENTS: dict[str, Callable[[Task], Task | tuple[Task, EventKind] | None]] = {
+    "claim": lambda t: life.claim(t, "w2", now=NOW, lease_seconds=LEASE),
+    "heartbeat": lambda t: life.heartbeat(t, 1, now=NOW, lease_seconds=LEASE),
+    "complete": lambda t: life.complete(t, 1, {"ok": True}, now=NOW),
+    "fail, retryable": lambda t: life.fail(
+        t, 1, "flaky", retryable=True, retry_after=None, now=NOW, policy=POLICY
+    ),
+    "fail, retryable, last attempt": lambda t: life.fail(
+        last_attempt(t), 1, "flaky", retryable=True, retry_after=None, now=NOW, policy=POLICY
+    ),
+    "fail, not retryable": lambda t: life.fail(
+        t, 1, "impossible", retryable=False, retry_after=None, now=NOW, policy=POLICY
+    ),
+    "release": lambda t: life.release(t, 1, now=NOW),
+    "lease not yet out": lambda t: life.expire(t, now=NOW),
+    "lease out": lambda t: life.expire(t, now=NOW + 11),
+    "lease out, last attempt": lambda t: life.expire(last_attempt(t), now=NOW + 11),
+    "owner gone": lambda t: life.abandon(t, "w1", now=NOW),
+    "someone else gone": lambda t: life.abandon(t, "w9", now=NOW),
+    "cancel": lambda t: life.cancel(t, now=NOW),
+    "reopen": lambda t: life.reopen(t, now=NOW),
+}
+
+Outcome = TaskStatus | type[Exception] | None
+
+#: What a worker may no longer do to a task that is not running (LeaseLost) ...
+_WORKER_WRITES: dict[str, Outcome] = {
+    "heartbeat": LeaseLost,
+    "complete": LeaseLost,
+    "fail, retryable": LeaseLost,
+    "fail, retryable, last attempt": LeaseLost,
+    "fail, not retryable": LeaseLost,
+    "release": LeaseLost,
+}
+#: ... and what the reaper leaves alone: only running tasks expire or are abandoned.
+_NOT_RUNNING: dict[str, Outcome] = {
+    "lease not yet out": None,
+    "lease out": None,
+    "lease out, last attempt": None,
+    "owner gone": None,
+    "someone else gone": None,
+}
+_FINISHED: dict[str, Outcome] = {
+    "claim": TaskNotClaimable,
+    **_WORKER_WRITES,
+    **_NOT_RUNNING,
+    "cancel": None,
+    "reopen": S.PENDING,
+}
+
+#: (status, event) -> the status it leads to, None (no decision: nothing changes), or the
+#: error that refuses it. Every status meets every event.
+TABLE: dict[TaskStatus, dict[str, Outcome]] = {
+    S.PENDING: {
+        "claim": S.RUNNING,
+        **_WORKER_WRITES,
+        **_NOT_RUNNING,
+        "cancel": S.CANCELED,
+        "reopen": TaskNotClaimable,
+    },
+    S.RUNNING: {
+        "claim": TaskNotClaimable,
+        "heartbeat": S.RUNNING,
+        "complete": S.DONE,
+        "fail, retryable": S.PENDING,
+        "fail, retryable, last attempt": S.DEAD,
+        "fail, not retryable": S.FAILED,
+        "release": S.PENDING,
+        "lease not yet out": None,
+        "lease out": S.PENDING,
+        "lease out, last attempt": S.DEAD,
+        "owner gone": S.PENDING,
+        "someone else gone": None,
+        "cancel": S.CANCELED,
+        "reopen": TaskNotClaimable,
+    },
+    S.DONE: _FINISHED,
+    S.FAILED: _FINISHED,
+    S.DEAD: _FINISHED,
+    S.CANCELED: _FINISHED,
+}
+
+CASES = [
+    pytest.param(status, event, outcome, id=f"{status.value}-{event.replace(' ', '')}")
+    for status, row in TABLE.items()
+    for event, outcome in row.items()
+]
+
+
+def test_the_table_covers_every_status_and_every_event():
+    assert set(TABLE) == set(TaskStatus)
+    for row in TABLE.values():
+        assert set(row) == set(EVENTS)
+
+
+@pytest.mark.parametrize(("status", "event", "outcome"), CASES)
+def test_transition(status, event, outcome):
+    before = task(status)
+    apply = EVENTS[event]
+    if isinstance(outcome, type):
+        with pytest.raises(outcome):
+            apply(before)
+    else:
+        assert _status(apply(before)) == outcome
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda t: life.heartbeat(t, 0, now=NOW, lease_seconds=LEASE),
+        lambda t: life.complete(t, 0, None, now=NOW),
+        lambda t: life.fail(t, 0, "x", retryable=True, retry_after=None, now=NOW, policy=POLICY),
+        lambda t: life.release(t, 0, now=NOW),
+    ],
+    ids=["heartbeat", "complete", "fail", "release"],
+)
+def test_a_stale_claim_token_is_fenced_off_even_while_the_task_runs(write):
+    with pytest.raises(LeaseLost, match="claimed again"):
+        write(task(S.RUNNING))
+
+
+def test_a_claim_counts_the_attempt_and_issues_a_new_token_and_lease():
+    claimed = life.claim(task(S.PENDING), "w2", now=NOW, lease_seconds=LEASE)
+    assert (claimed.owner, claimed.claim_token, claimed.attempts) == ("w2", 2, 2)
+    assert claimed.lease_expires_at == NOW + LEASE
+
+
+def test_a_heartbeat_extends_the_lease_from_now():
+    assert life.heartbeat(task(S.RUNNING), 1, now=NOW, lease_seconds=LEASE).lease_expires_at == (
+        NOW + LEASE
+    )
+
+
+def test_completing_keeps_the_result_and_clears_the_lease():
+    done, kind = life.complete(task(S.RUNNING, error="earlier"), 1, {"ok": True}, now=NOW)
+    assert (done.result, done.error, done.lease_expires_at, kind) == (
+        {"ok": True},
+        None,
+        None,
+        EventKind.TASK_DONE,
+    )
+
+
+def test_a_retryable_failure_waits_for_the_backoff_or_the_given_delay():
+    running = task(S.RUNNING, attempts=2)
+    backoff, kind = life.fail(
+        running, 1, "flaky", retryable=True, retry_after=None, now=NOW, policy=POLICY
+    )
+    assert (backoff.not_before, backoff.owner, backoff.error, kind) == (
+        NOW + 60,
+        None,
+        "flaky",
+        EventKind.TASK_FAILED,
+    )
+    told, _ = life.fail(running, 1, "429", retryable=True, retry_after=5, now=NOW, policy=POLICY)
+    assert told.not_before == NOW + 5
+
+
+@pytest.mark.parametrize("event", ["fail, not retryable", "fail, retryable, last attempt"])
+def test_a_failure_for_good_keeps_its_owner_and_is_announced_as_dead(event):
+    decision = EVENTS[event](task(S.RUNNING))
+    assert isinstance(decision, tuple)
+    changed, kind = decision
+    assert (changed.owner, changed.lease_expires_at, kind) == ("w1", None, EventKind.TASK_DEAD)
+
+
+def test_a_release_keeps_the_attempt_it_used():
+    released = life.release(task(S.RUNNING), 1, now=NOW)
+    assert (released.owner, released.attempts, released.lease_expires_at) == (None, 1, None)
+
+
+def test_an_expired_lease_says_whose_and_which_attempt():
+    expired, kind = life.expire(task(S.RUNNING), now=NOW + 11) or (None, None)
+    assert expired is not None
+    assert (expired.error, kind) == ("lease expired (owner w1, attempt 1)", EventKind.TASK_EXPIRED)
+    dead, kind = life.expire(last_attempt(task(S.RUNNING)), now=NOW + 11) or (None, None)
+    assert dead is not None
+    assert kind is EventKind.TASK_DEAD
+
+
+def test_a_lease_that_ends_exactly_now_has_not_expired():
+    assert life.expire(task(S.RUNNING), now=NOW + 10) is None
+
+
+def test_an_abandoned_task_names_the_claimer_that_is_gone():
+    decision = life.abandon(task(S.RUNNING), "w1", now=NOW)
+    assert decision is not None
+    assert decision[0].error == "claimer w1 is gone (attempt 1)"
+
+
+def test_reopening_starts_the_attempts_over_but_keeps_counting_tokens():
+    reopened = life.reopen(task(S.DONE, attempts=3, claim_token=4, result="r"), now=NOW)
+    assert (reopened.attempts, reopened.claim_token, reopened.result) == (0, 4, None)
+    assert reopened.not_before == NOW
+
+
+def test_backoff_doubles_per_attempt_up_to_the_cap():
+    delays = [life.RetryPolicy(base_seconds=30, cap_seconds=200).delay(n) for n in range(5)]
+    assert delays == [30.0, 30.0, 60.0, 120.0, 200.0]
+
+
+@pytest.mark.parametrize(
+    ("changes", "roles", "deps_done", "serial_busy", "expected"),
+    [
+        ({}, {"analyst"}, True, False, True),
+        ({"status": S.RUNNING}, {"analyst"}, True, False, False),
+        ({"not_before": NOW + 1}, {"analyst"}, True, False, False),
+        ({}, {"builder"}, True, False, False),
+        ({}, {"analyst"}, False, False, False),
+        ({}, {"analyst"}, True, True, False),
+    ],
+    ids=["ready", "not-pending", "backing-off", "other-role", "deps-open", "serial-busy"],
+)
+def test_claimable_only_when_pending_due_in_role_unblocked_and_not_serialised(
+    changes, roles, deps_done, serial_busy, expected
+):
+    candidate = dataclasses.replace(task(S.PENDING), **changes)
+    assert (
+        life.claimable(
+            candidate, now=NOW, roles=roles, deps_done=deps_done, serial_busy=serial_busy
+        )
+        is expected
+    )
