@@ -47,7 +47,7 @@ status: draft
 """
 
 
-def test_plan_phases_are_read_with_their_issue_and_checkboxes():
+def test_plan_steps_are_read_with_their_issue_and_checkboxes():
     phases = plan_steps(PLAN)
     assert [(p.number, p.issue, p.done) for p in phases] == [(1, 2, True), (2, 3, False)]
     assert [box.text for box in phases[0].automated] == ["Tests pass: `pytest`", "Lint passes"]
