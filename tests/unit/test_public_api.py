@@ -1,4 +1,5 @@
-"""The public API: the library modules below, pinned name by name. Everything else in
+"""The public API: the library modules below (ralph.db because the public SqlStore and
+LocalTracker are made on its databases), pinned name by name. Everything else in
 ``ralph`` (the application packages: cli, orchestrate, phases, mcp, hooks, plugin, demo,
 config, project, runtimes, github, git, sandbox, artifacts, dashboard) keeps an
 ``__all__`` but is internal and may change without notice (docs/architecture.md, "Public
@@ -149,6 +150,22 @@ PUBLIC = {
         "UnknownCommand",
         "UnknownState",
         "WorkflowError",
+    ],
+    "ralph.db": [
+        "IN_MEMORY",
+        "Columns",
+        "Database",
+        "Migration",
+        "PostgresDatabase",
+        "Row",
+        "SqliteDatabase",
+        "Tx",
+        "initialised",
+        "migrate",
+        "open_database",
+        "redact_store_text",
+        "redact_url",
+        "schema_versions",
     ],
     "ralph.tasks": [
         "DEFAULT_LEASE_SECONDS",
