@@ -2,8 +2,15 @@
 request and merge; coding agents do the work of each phase, deterministic code does the
 orchestration.
 
-Public modules: :mod:`ralph.workflow` (the state machine), :mod:`ralph.pipeline` (group,
-position, streams), :mod:`ralph.graph` (the upfront task graph), :mod:`ralph.errors`.
+The public API is this module and the library modules :mod:`ralph.workflow` (the state
+machine), :mod:`ralph.pipeline` (group, position, streams), :mod:`ralph.graph` (the
+upfront task graph), :mod:`ralph.errors` (every error Ralph raises on purpose),
+:mod:`ralph.tasks` (the task store), :mod:`ralph.tracker` (issue trackers) and
+:mod:`ralph.db` (the database both are made on); their ``__all__`` is pinned by a test.
+The other packages (``cli``, ``orchestrate``, ``phases``, ``mcp``, ``hooks``, ``plugin``,
+``demo``, ``config``, ``project``, ``runtimes``, ``github``, ``git``, ``sandbox``,
+``artifacts``, ``dashboard``) are the application: they keep an ``__all__`` for the rest
+of Ralph, but are internal and may change in any release.
 
 The names below are imported on first use, so that ``ralph hook`` (which Claude Code runs
 on every tool call) starts without loading them.

@@ -1,6 +1,7 @@
 """Every error Ralph raises on purpose derives from :class:`RalphError`.
 
-The tree::
+The tree (a package in brackets defines that error beside the code that raises it; the
+rest are here)::
 
     RalphError
     ├── InvalidInput            bad data from a person or a file (also a ValueError)
@@ -15,6 +16,7 @@ The tree::
     ├── ConfigError             ralph.toml or a RALPH_* variable is missing or wrong
     │   └── AgentUnusable       the agent cannot work here (key, login, account, model)
     ├── GitError                a git command failed (not a repository, unknown branch...)
+    │   └── MergeRefused        [git] conflicting files, or uncommitted work in the way
     ├── TrackerError            the issue tracker refused an operation
     │   ├── IssueNotFound       no issue with that number
     │   ├── PullRequestNotFound no pull request with that number
@@ -28,6 +30,12 @@ The tree::
     │       ├── GitHubPartialData   data came back with errors beside it (carries the data)
     │       ├── GitHubRateLimited   still rate limited after the waits allowed
     │       └── GitHubUnavailable   transport errors and 5xx after the retries allowed
+    ├── PhaseRefused            [phases] a precondition does not hold (retried later)
+    │   └── Impasse             [phases] a refusal only a person can lift (never retried)
+    │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make
+    ├── NeedsHuman              [phases] only a person can go on: the phase escalates
+    ├── AlreadyDone             [phases] the phase already succeeded for this issue
+    ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or names no Ralph store
         │   └── StoreUnreachable  its database cannot be reached or opened now

@@ -22,7 +22,7 @@ def git(cwd: Path, *args: str) -> str:
     return result.stdout.strip()
 
 
-class Project:
+class GitProject:
     """A git repository with ``main`` and a helper to grow branches in it."""
 
     def __init__(self, path: Path) -> None:
@@ -74,8 +74,8 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "project")
+def project(tmp_path: Path) -> GitProject:
+    return GitProject(tmp_path / "project")
 
 
 #: ``ralph ARGS`` run in-process: (exit code, stdout, stderr).

@@ -32,11 +32,11 @@ from ralph.artifacts._sections import (
     AUTOMATED,
     MANUAL,
     Checkbox,
-    PlanPhase,
+    PlanStep,
     diff_blocks,
     files_under,
-    plan_phases,
-    tick_phase,
+    plan_steps,
+    tick_step,
 )
 from ralph.artifacts._streams import StreamNames
 
@@ -50,7 +50,7 @@ __all__ = [
     "Checkbox",
     "Discovery",
     "Links",
-    "PlanPhase",
+    "PlanStep",
     "StreamNames",
     "Verdict",
     "artifact_comment",
@@ -64,11 +64,11 @@ __all__ = [
     "parse_frontmatter",
     "parse_verdict",
     "plan_path",
-    "plan_phases",
+    "plan_steps",
     "research_path",
     "review_comment",
     "set_frontmatter",
     "slugify",
-    "tick_phase",
+    "tick_step",
     "validate_document",
 ]

@@ -1,10 +1,12 @@
 """Reading and editing the parts of documents that phases act on: the research
-document's file lists, a plan's phases and their checkboxes, and ```diff blocks.
+document's file lists, a plan's steps and their checkboxes, and ```diff blocks.
 
 The plan grammar is one canonical form (the original had two): each issue is a
 ``## Phase N: GH-123 Title`` section whose success criteria are checkbox lists under
-``#### Automated Verification`` and ``#### Manual Verification``. A phase is done when
-every Automated Verification box is ticked. Pure: text in, text out.
+``#### Automated Verification`` and ``#### Manual Verification``. Such a section is a
+*step* of the plan here (the document's word "Phase" would collide with the pipeline's
+phases); a step is done when every Automated Verification box is ticked. Pure: text in,
+text out.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ __all__ = [
     "AUTOMATED",
     "MANUAL",
     "Checkbox",
-    "PlanPhase",
+    "PlanStep",
     "diff_blocks",
     "files_under",
-    "plan_phases",
-    "tick_phase",
+    "plan_steps",
+    "tick_step",
 ]
 
 AUTOMATED = "#### Automated Verification"
@@ -40,7 +42,9 @@ class Checkbox:
 
 
 @dataclass(frozen=True)
-class PlanPhase:
+class PlanStep:
+    """One ``## Phase N`` section of a plan."""
+
     number: int
     title: str
     #: The issue the phase implements (``GH-123`` in its heading), if named.
@@ -83,9 +87,9 @@ def _boxes(body: str, heading: str) -> tuple[Checkbox, ...]:
     return tuple(found)
 
 
-def plan_phases(text: str) -> list[PlanPhase]:
+def plan_steps(text: str) -> list[PlanStep]:
     matches = list(_PHASE.finditer(text))
-    phases = []
+    steps = []
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         body = text[match.end() : end]
@@ -95,8 +99,8 @@ def plan_phases(text: str) -> list[PlanPhase]:
             body = body[: following.start()]
         title = match.group(2).strip()
         issue = _ISSUE.search(title)
-        phases.append(
-            PlanPhase(
+        steps.append(
+            PlanStep(
                 number=int(match.group(1)),
                 title=title,
                 issue=int(issue.group(1)) if issue else None,
@@ -105,11 +109,11 @@ def plan_phases(text: str) -> list[PlanPhase]:
                 manual=_boxes(body, MANUAL),
             )
         )
-    return phases
+    return steps
 
 
-def tick_phase(text: str, number: int) -> str:
-    """``text`` with every Automated Verification box of phase ``number`` ticked."""
+def tick_step(text: str, number: int) -> str:
+    """``text`` with every Automated Verification box of step ``number`` ticked."""
     lines = text.splitlines(keepends=True)
     in_phase = in_automated = False
     for index, line in enumerate(lines):

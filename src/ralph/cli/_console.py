@@ -15,7 +15,7 @@ from rich.segment import Segment
 
 from ralph._text import printable
 
-__all__ = ["Console", "printable"]
+__all__ = ["Console"]
 
 
 class Console(rich_console.Console):

@@ -24,7 +24,7 @@ from ralph.pipeline import (
 from ralph.workflow import Estimate, WorkflowState
 
 __all__ = [
-    "Board",
+    "BoardSnapshot",
     "PositionInput",
     "load_board",
     "load_ownership",
@@ -169,7 +169,7 @@ def load_ownership(path: Path) -> list[FileOwnership]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Board:
+class BoardSnapshot:
     """A snapshot of a board: each issue with its state, tree, dependencies and the
     files its research says it will modify."""
 
@@ -194,7 +194,7 @@ def _board_issue(data: Any) -> tuple[IssueRelations, IssueState, tuple[str, ...]
     return relations, state, str_list_field(object_field(data, "an issue"), "files")
 
 
-def load_board(path: Path) -> Board:
+def load_board(path: Path) -> BoardSnapshot:
     document = read_json(path)
     try:
         fields = object_field(document, "the board")
@@ -206,7 +206,7 @@ def load_board(path: Path) -> Board:
     assert seed is not None
     parsed = _each(path, issues, _board_issue)
     _unique(path, [relations.number for relations, _, _ in parsed])
-    return Board(
+    return BoardSnapshot(
         seed=seed,
         review_mode=review_mode,
         relations={r.number: r for r, _, _ in parsed},

@@ -13,8 +13,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ralph._text import printable
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, printable
+from ralph.cli._console import Console
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
 from ralph.dashboard import (

@@ -5,7 +5,7 @@ reconcile-before-retry for mutations that create things."""
 
 from __future__ import annotations
 
-from ralph.github._classify import Outcome, Verdict, classify
+from ralph.github._classify import Classified, ResponseKind, classify_response
 from ralph.github._client import GitHubClient, Tokens, marker, strip_markers
 from ralph.github._closing import closing_references
 from ralph.github._pacer import Pacer, PacingPolicy
@@ -19,17 +19,17 @@ from ralph.github._transport import (
 
 __all__ = [
     "DEFAULT_API_URL",
+    "Classified",
     "GitHubClient",
     "HttpTransport",
-    "Outcome",
     "Pacer",
     "PacingPolicy",
     "Reply",
+    "ResponseKind",
     "Tokens",
     "Transport",
     "TransportFailure",
-    "Verdict",
-    "classify",
+    "classify_response",
     "closing_references",
     "marker",
     "strip_markers",

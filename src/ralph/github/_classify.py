@@ -16,7 +16,7 @@ from typing import Any
 
 from ralph.github._transport import Reply
 
-__all__ = ["Outcome", "Verdict", "classify"]
+__all__ = ["Classified", "ResponseKind", "classify_response"]
 
 _SECONDARY = re.compile(r"secondary rate|abuse detection", re.IGNORECASE)
 _RATE_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
@@ -27,7 +27,7 @@ _SERVER_HICCUP = "something went wrong while executing your query"
 FALLBACK_WAIT = 60.0
 
 
-class Verdict(enum.Enum):
+class ResponseKind(enum.Enum):
     OK = "ok"
     PARTIAL = "partial"
     RATE_LIMITED = "rate limited"
@@ -38,8 +38,8 @@ class Verdict(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Outcome:
-    verdict: Verdict
+class Classified:
+    kind: ResponseKind
     data: Any = None
     message: str = ""
     #: For RATE_LIMITED: seconds to wait, or None when GitHub named no time.
@@ -74,37 +74,39 @@ def _messages(body: Any) -> tuple[list[dict[str, Any]], str]:
     return listed, "; ".join(str(e.get("message", "")) for e in listed)
 
 
-def classify(reply: Reply, now: float) -> Outcome:
+def classify_response(reply: Reply, now: float) -> Classified:
     body = reply.body
     errors, message = _messages(body)
     data = body.get("data") if isinstance(body, dict) else None
     types = {str(e.get("type", "")) for e in errors}
     status = reply.status
     if status == 401:
-        return Outcome(Verdict.AUTH, message=message or "bad credentials")
+        return Classified(ResponseKind.AUTH, message=message or "bad credentials")
     if status in (403, 429):
         wait = _limit_wait(reply.headers, now)
         if wait is not None or _SECONDARY.search(message) or types & _RATE_TYPES:
-            return Outcome(Verdict.RATE_LIMITED, message=message, wait=wait)
-        return Outcome(Verdict.AUTH, message=message or "forbidden")
+            return Classified(ResponseKind.RATE_LIMITED, message=message, wait=wait)
+        return Classified(ResponseKind.AUTH, message=message or "forbidden")
     if status >= 500:
-        return Outcome(Verdict.INDETERMINATE, message=message or f"HTTP {status}")
+        return Classified(ResponseKind.INDETERMINATE, message=message or f"HTTP {status}")
     if status == 404:
-        return Outcome(Verdict.NOT_FOUND, message=message or "not found")
+        return Classified(ResponseKind.NOT_FOUND, message=message or "not found")
     if status >= 400:
-        return Outcome(Verdict.INVALID, message=message or f"HTTP {status}")
+        return Classified(ResponseKind.INVALID, message=message or f"HTTP {status}")
     if not isinstance(body, dict):
-        return Outcome(Verdict.INDETERMINATE, message=f"HTTP {status} without a JSON body")
+        return Classified(ResponseKind.INDETERMINATE, message=f"HTTP {status} without a JSON body")
     if not errors:
-        return Outcome(Verdict.OK, data=data)
+        return Classified(ResponseKind.OK, data=data)
     if types & _RATE_TYPES or _SECONDARY.search(message):
-        return Outcome(Verdict.RATE_LIMITED, message=message, wait=_limit_wait(reply.headers, now))
+        return Classified(
+            ResponseKind.RATE_LIMITED, message=message, wait=_limit_wait(reply.headers, now)
+        )
     if _SERVER_HICCUP in message.lower():
-        return Outcome(Verdict.INDETERMINATE, message=message)
+        return Classified(ResponseKind.INDETERMINATE, message=message)
     if types and types <= {"NOT_FOUND"}:
-        return Outcome(Verdict.NOT_FOUND, data=data, message=message)
+        return Classified(ResponseKind.NOT_FOUND, data=data, message=message)
     if types & _AUTH_TYPES:
-        return Outcome(Verdict.AUTH, message=message)
+        return Classified(ResponseKind.AUTH, message=message)
     if data and any(value is not None for value in data.values()):
-        return Outcome(Verdict.PARTIAL, data=data, message=message)
-    return Outcome(Verdict.INVALID, data=data, message=message)
+        return Classified(ResponseKind.PARTIAL, data=data, message=message)
+    return Classified(ResponseKind.INVALID, data=data, message=message)

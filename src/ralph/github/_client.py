@@ -27,10 +27,10 @@ from ralph.errors import (
     GitHubRateLimited,
     GitHubUnavailable,
 )
-from ralph.github._classify import FALLBACK_WAIT, Outcome, Verdict, classify
+from ralph.github._classify import FALLBACK_WAIT, Classified, ResponseKind, classify_response
 from ralph.github._pacer import Pacer
 from ralph.github._transport import Transport, TransportFailure
-from ralph.github.queries import VIEWER, Document
+from ralph.github.queries import VIEWER, GraphQLDocument
 
 __all__ = ["GitHubClient", "Tokens", "marker", "strip_markers"]
 
@@ -104,7 +104,7 @@ class GitHubClient:
 
     def query(
         self,
-        document: Document,
+        document: GraphQLDocument,
         variables: Mapping[str, Any] | None = None,
         *,
         token: TokenFor = "repo",
@@ -116,7 +116,7 @@ class GitHubClient:
 
     def mutate(
         self,
-        document: Document,
+        document: GraphQLDocument,
         variables: Mapping[str, Any],
         *,
         token: TokenFor = "repo",
@@ -131,7 +131,7 @@ class GitHubClient:
 
     def pages(
         self,
-        document: Document,
+        document: GraphQLDocument,
         variables: Mapping[str, Any],
         path: Sequence[str],
         *,
@@ -165,19 +165,19 @@ class GitHubClient:
     # -- one request, with its waits and retries ---------------------------------------------
 
     def _send(
-        self, document: Document, payload: Mapping[str, Any], token: str
-    ) -> tuple[Outcome, Mapping[str, str]]:
+        self, document: GraphQLDocument, payload: Mapping[str, Any], token: str
+    ) -> tuple[Classified, Mapping[str, str]]:
         with self.pacer.slot(mutation=document.mutation, creates=document.creates):
             try:
                 reply = self.transport.post(payload, token)
             except TransportFailure as exc:
-                return Outcome(Verdict.INDETERMINATE, message=str(exc)), {}
+                return Classified(ResponseKind.INDETERMINATE, message=str(exc)), {}
         self.pacer.observe(reply.headers)
-        return classify(reply, self._clock()), reply.headers
+        return classify_response(reply, self._clock()), reply.headers
 
     def _execute(
         self,
-        document: Document,
+        document: GraphQLDocument,
         variables: Mapping[str, Any],
         *,
         token: TokenFor,
@@ -189,10 +189,10 @@ class GitHubClient:
         limited = 0
         while True:
             outcome, headers = self._send(document, payload, secret)
-            verdict = outcome.verdict
-            if verdict is Verdict.OK:
+            kind = outcome.kind
+            if kind is ResponseKind.OK:
                 return outcome.data or {}, headers
-            if verdict is Verdict.RATE_LIMITED:
+            if kind is ResponseKind.RATE_LIMITED:
                 limited += 1
                 if limited > self.MAX_RATE_LIMITED:
                     raise GitHubRateLimited(
@@ -204,7 +204,7 @@ class GitHubClient:
                     wait = FALLBACK_WAIT * 2 ** (limited - 1)
                 self.pacer.pause_until(self._clock() + wait, outcome.message or "rate limited")
                 continue
-            if verdict is Verdict.INDETERMINATE:
+            if kind is ResponseKind.INDETERMINATE:
                 failures += 1
                 logger.warning(
                     "github request failed",
@@ -230,15 +230,15 @@ class GitHubClient:
             raise _error(document, outcome)
 
 
-def _error(document: Document, outcome: Outcome) -> GitHubError:
+def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:
     what = f"GitHub refused {document.name}: {outcome.message}"
-    if outcome.verdict is Verdict.AUTH:
+    if outcome.kind is ResponseKind.AUTH:
         return GitHubAuthError(
             f"{what}; check the token (RALPH_GH_TOKEN) and its scopes (repo, project)"
         )
-    if outcome.verdict is Verdict.NOT_FOUND:
+    if outcome.kind is ResponseKind.NOT_FOUND:
         return GitHubNotFound(f"{document.name}: {outcome.message}")
-    if outcome.verdict is Verdict.PARTIAL:
+    if outcome.kind is ResponseKind.PARTIAL:
         return GitHubPartialData(
             f"{document.name} came back partial: {outcome.message}", outcome.data
         )

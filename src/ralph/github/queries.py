@@ -5,7 +5,7 @@ cursors (``$after``). A unit test validates all of them against GitHub's publish
 schema (with the issue-dependencies extension), so a field that does not exist fails
 the build rather than a run.
 
-A :class:`Document` says what the client needs to send it safely: whether it mutates
+A :class:`GraphQLDocument` says what the client needs to send it safely: whether it mutates
 (mutations are paced one at a time) and whether it *creates* content (counted against
 GitHub's content-creation budget and never replayed blindly after an ambiguous
 failure).
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "Document"]
+__all__ = ["ALL", "GraphQLDocument"]
 
 
 @dataclass(frozen=True)
-class Document:
+class GraphQLDocument:
     name: str
     text: str
     mutation: bool = False
@@ -96,9 +96,9 @@ fragment ProjectFields on ProjectV2 {
 }
 """
 
-VIEWER = Document("Viewer", "query Viewer { viewer { login } }")
+VIEWER = GraphQLDocument("Viewer", "query Viewer { viewer { login } }")
 
-REPOSITORY = Document(
+REPOSITORY = GraphQLDocument(
     "Repository",
     """
 query Repository($owner: String!, $name: String!) {
@@ -111,7 +111,7 @@ query Repository($owner: String!, $name: String!) {
 """,
 )
 
-OWNER = Document(
+OWNER = GraphQLDocument(
     "Owner",
     """
 query Owner($login: String!) {
@@ -120,7 +120,7 @@ query Owner($login: String!) {
 """,
 )
 
-PROJECT = Document(
+PROJECT = GraphQLDocument(
     "Project",
     """
 query Project($login: String!, $number: Int!) {
@@ -132,7 +132,7 @@ query Project($login: String!, $number: Int!) {
     + _PROJECT_FIELDS,
 )
 
-PROJECT_BY_TITLE = Document(
+PROJECT_BY_TITLE = GraphQLDocument(
     "ProjectByTitle",
     """
 query ProjectByTitle($login: String!, $title: String!) {
@@ -145,7 +145,7 @@ query ProjectByTitle($login: String!, $title: String!) {
 """,
 )
 
-PROJECT_REPOSITORIES = Document(
+PROJECT_REPOSITORIES = GraphQLDocument(
     "ProjectRepositories",
     """
 query ProjectRepositories($project: ID!) {
@@ -156,7 +156,7 @@ query ProjectRepositories($project: ID!) {
 """,
 )
 
-ISSUE = Document(
+ISSUE = GraphQLDocument(
     "Issue",
     """
 query Issue($owner: String!, $name: String!, $number: Int!) {
@@ -175,7 +175,7 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
     + _COMMENT_FIELDS,
 )
 
-ISSUE_COMMENTS = Document(
+ISSUE_COMMENTS = GraphQLDocument(
     "IssueComments",
     """
 query IssueComments($owner: String!, $name: String!, $number: Int!, $after: String) {
@@ -192,7 +192,7 @@ query IssueComments($owner: String!, $name: String!, $number: Int!, $after: Stri
     + _COMMENT_FIELDS,
 )
 
-ISSUES = Document(
+ISSUES = GraphQLDocument(
     "Issues",
     """
 query Issues($owner: String!, $name: String!, $states: [IssueState!], $after: String) {
@@ -208,7 +208,7 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $after: St
     + _ISSUE_FIELDS,
 )
 
-ISSUE_BY_MARKER = Document(
+ISSUE_BY_MARKER = GraphQLDocument(
     "IssueByMarker",
     """
 query IssueByMarker($owner: String!, $name: String!) {
@@ -221,7 +221,7 @@ query IssueByMarker($owner: String!, $name: String!) {
 """,
 )
 
-COMMENT_BY_MARKER = Document(
+COMMENT_BY_MARKER = GraphQLDocument(
     "CommentByMarker",
     """
 query CommentByMarker($owner: String!, $name: String!, $number: Int!) {
@@ -233,7 +233,7 @@ query CommentByMarker($owner: String!, $name: String!, $number: Int!) {
     + _COMMENT_FIELDS,
 )
 
-LABELS = Document(
+LABELS = GraphQLDocument(
     "Labels",
     """
 query Labels($owner: String!, $name: String!, $after: String) {
@@ -247,7 +247,7 @@ query Labels($owner: String!, $name: String!, $after: String) {
 """,
 )
 
-PULL_REQUEST = Document(
+PULL_REQUEST = GraphQLDocument(
     "PullRequest",
     """
 query PullRequest($owner: String!, $name: String!, $number: Int!) {
@@ -259,7 +259,7 @@ query PullRequest($owner: String!, $name: String!, $number: Int!) {
     + _PULL_REQUEST_FIELDS,
 )
 
-PULL_REQUESTS = Document(
+PULL_REQUESTS = GraphQLDocument(
     "PullRequests",
     """
 query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!],
@@ -278,7 +278,7 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
 
 # -- mutations ------------------------------------------------------------------------------
 
-CREATE_ISSUE = Document(
+CREATE_ISSUE = GraphQLDocument(
     "CreateIssue",
     """
 mutation CreateIssue($repository: ID!, $title: String!, $body: String, $labels: [ID!],
@@ -293,7 +293,7 @@ mutation CreateIssue($repository: ID!, $title: String!, $body: String, $labels: 
     creates=True,
 )
 
-UPDATE_ISSUE = Document(
+UPDATE_ISSUE = GraphQLDocument(
     "UpdateIssue",
     """
 mutation UpdateIssue($id: ID!, $title: String, $body: String, $labels: [ID!]) {
@@ -305,7 +305,7 @@ mutation UpdateIssue($id: ID!, $title: String, $body: String, $labels: [ID!]) {
     mutation=True,
 )
 
-CREATE_LABEL = Document(
+CREATE_LABEL = GraphQLDocument(
     "CreateLabel",
     """
 mutation CreateLabel($repository: ID!, $name: String!, $color: String!) {
@@ -318,7 +318,7 @@ mutation CreateLabel($repository: ID!, $name: String!, $color: String!) {
     creates=True,
 )
 
-CLOSE_ISSUE = Document(
+CLOSE_ISSUE = GraphQLDocument(
     "CloseIssue",
     """
 mutation CloseIssue($id: ID!, $reason: IssueClosedStateReason) {
@@ -328,7 +328,7 @@ mutation CloseIssue($id: ID!, $reason: IssueClosedStateReason) {
     mutation=True,
 )
 
-REOPEN_ISSUE = Document(
+REOPEN_ISSUE = GraphQLDocument(
     "ReopenIssue",
     """
 mutation ReopenIssue($id: ID!) {
@@ -338,7 +338,7 @@ mutation ReopenIssue($id: ID!) {
     mutation=True,
 )
 
-ADD_COMMENT = Document(
+ADD_COMMENT = GraphQLDocument(
     "AddComment",
     """
 mutation AddComment($subject: ID!, $body: String!) {
@@ -352,7 +352,7 @@ mutation AddComment($subject: ID!, $body: String!) {
     creates=True,
 )
 
-ADD_SUB_ISSUE = Document(
+ADD_SUB_ISSUE = GraphQLDocument(
     "AddSubIssue",
     """
 mutation AddSubIssue($parent: ID!, $child: ID!, $replace: Boolean) {
@@ -364,7 +364,7 @@ mutation AddSubIssue($parent: ID!, $child: ID!, $replace: Boolean) {
     mutation=True,
 )
 
-REMOVE_SUB_ISSUE = Document(
+REMOVE_SUB_ISSUE = GraphQLDocument(
     "RemoveSubIssue",
     """
 mutation RemoveSubIssue($parent: ID!, $child: ID!) {
@@ -374,7 +374,7 @@ mutation RemoveSubIssue($parent: ID!, $child: ID!) {
     mutation=True,
 )
 
-ADD_BLOCKED_BY = Document(
+ADD_BLOCKED_BY = GraphQLDocument(
     "AddBlockedBy",
     """
 mutation AddBlockedBy($issue: ID!, $blocking: ID!) {
@@ -384,7 +384,7 @@ mutation AddBlockedBy($issue: ID!, $blocking: ID!) {
     mutation=True,
 )
 
-REMOVE_BLOCKED_BY = Document(
+REMOVE_BLOCKED_BY = GraphQLDocument(
     "RemoveBlockedBy",
     """
 mutation RemoveBlockedBy($issue: ID!, $blocking: ID!) {
@@ -394,7 +394,7 @@ mutation RemoveBlockedBy($issue: ID!, $blocking: ID!) {
     mutation=True,
 )
 
-ADD_PROJECT_ITEM = Document(
+ADD_PROJECT_ITEM = GraphQLDocument(
     "AddProjectItem",
     """
 mutation AddProjectItem($project: ID!, $content: ID!) {
@@ -404,7 +404,7 @@ mutation AddProjectItem($project: ID!, $content: ID!) {
     mutation=True,
 )
 
-SET_FIELD_OPTION = Document(
+SET_FIELD_OPTION = GraphQLDocument(
     "SetFieldOption",
     """
 mutation SetFieldOption($project: ID!, $item: ID!, $field: ID!, $option: String!) {
@@ -418,7 +418,7 @@ mutation SetFieldOption($project: ID!, $item: ID!, $field: ID!, $option: String!
     mutation=True,
 )
 
-CREATE_PULL_REQUEST = Document(
+CREATE_PULL_REQUEST = GraphQLDocument(
     "CreatePullRequest",
     """
 mutation CreatePullRequest($repository: ID!, $head: String!, $base: String!,
@@ -434,7 +434,7 @@ mutation CreatePullRequest($repository: ID!, $head: String!, $base: String!,
     creates=True,
 )
 
-MERGE_PULL_REQUEST = Document(
+MERGE_PULL_REQUEST = GraphQLDocument(
     "MergePullRequest",
     """
 mutation MergePullRequest($id: ID!, $method: PullRequestMergeMethod, $headline: String) {
@@ -448,7 +448,7 @@ mutation MergePullRequest($id: ID!, $method: PullRequestMergeMethod, $headline: 
     mutation=True,
 )
 
-CLOSE_PULL_REQUEST = Document(
+CLOSE_PULL_REQUEST = GraphQLDocument(
     "ClosePullRequest",
     """
 mutation ClosePullRequest($id: ID!) {
@@ -458,7 +458,7 @@ mutation ClosePullRequest($id: ID!) {
     mutation=True,
 )
 
-CREATE_PROJECT = Document(
+CREATE_PROJECT = GraphQLDocument(
     "CreateProject",
     """
 mutation CreateProject($owner: ID!, $title: String!, $repository: ID) {
@@ -472,7 +472,7 @@ mutation CreateProject($owner: ID!, $title: String!, $repository: ID) {
     creates=True,
 )
 
-CREATE_FIELD = Document(
+CREATE_FIELD = GraphQLDocument(
     "CreateField",
     """
 mutation CreateField($project: ID!, $name: String!,
@@ -487,7 +487,7 @@ mutation CreateField($project: ID!, $name: String!,
     creates=True,
 )
 
-LINK_REPOSITORY = Document(
+LINK_REPOSITORY = GraphQLDocument(
     "LinkRepository",
     """
 mutation LinkRepository($project: ID!, $repository: ID!) {
@@ -500,7 +500,7 @@ mutation LinkRepository($project: ID!, $repository: ID!) {
 )
 
 #: Every document, by name (the schema test walks this).
-ALL: dict[str, Document] = {
+ALL: dict[str, GraphQLDocument] = {
     document.name: document
     for document in (
         VIEWER,

@@ -35,11 +35,14 @@ from ralph.tasks import Event, Run, RunStatus, TaskStore
 
 __all__ = [
     "WORKER_ROLES",
+    "CrewPlan",
     "Interrupt",
     "Observer",
     "SessionResult",
     "hero_crew",
     "run_session",
+    "start_crew",
+    "suggested_team",
     "team_crew",
     "worker_crew",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from ralph.artifacts import ArtifactKind, plan_phases
+from ralph.artifacts import ArtifactKind, plan_steps
 from ralph.git import working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
@@ -47,7 +47,7 @@ def implementation_problems(
     if plan_file is None or not plan_file.is_file():
         problems.append("the plan is missing from the worktree")
     else:
-        open_phases = [str(p.number) for p in plan_phases(plan_file.read_text()) if not p.done]
+        open_phases = [str(p.number) for p in plan_steps(plan_file.read_text()) if not p.done]
         if open_phases:
             problems.append(f"plan phase(s) {', '.join(open_phases)} not ticked as verified")
     return problems

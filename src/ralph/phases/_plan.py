@@ -13,7 +13,7 @@ from ralph.artifacts import (
     artifact_comment,
     parse_frontmatter,
     plan_path,
-    plan_phases,
+    plan_steps,
     set_frontmatter,
 )
 from ralph.phases._context import PhaseContext
@@ -105,7 +105,7 @@ class PlanPhase(Phase):
         missing = [i.number for i in members if i.number not in listed]
         if missing:
             problems.append(f"{path} frontmatter github_issues lacks {missing}")
-        phases = plan_phases(text)
+        phases = plan_steps(text)
         covered = {p.issue for p in phases}
         problems += [
             f"{path} has no phase for GH-{i.number}" for i in members if i.number not in covered
@@ -127,7 +127,7 @@ class PlanPhase(Phase):
             what = f"{stream.id} plan"
         ctx.commit_documents({path: text}, f"docs(plan): {numbers} {what}")
         link = ctx.links.link(path)
-        phases = plan_phases(text)
+        phases = plan_steps(text)
         total = len(phases)
         for issue in members:
             mine = next((p for p in phases if p.issue == issue.number), None)

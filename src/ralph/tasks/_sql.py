@@ -23,8 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from contextlib import contextmanager
 from typing import Any, cast
 
-from ralph.db import Columns, Database, Row, migrate, schema_versions
-from ralph.db import Tx as DbTx
+from ralph.db import Columns, Database, Row, Tx, migrate, schema_versions
 from ralph.errors import (
     GraphError,
     IssueLocked,
@@ -75,10 +74,11 @@ _TASK_COLUMNS = (
 )
 
 
-class Tx(DbTx):
-    """A database transaction that also collects the events to append at its end."""
+class StoreTx(Tx):
+    """A task-store transaction: a database one that also collects the events to append at
+    its end."""
 
-    def __init__(self, tx: DbTx) -> None:
+    def __init__(self, tx: Tx) -> None:
         self._tx = tx
         self.pending_events: list[PendingEvent] = []
 
@@ -231,19 +231,19 @@ class SqlStore(TaskStore):
     # -- transactions ---------------------------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[Tx]:
+    def _write(self) -> Iterator[StoreTx]:
         with self.db.write_transaction() as db_tx:
-            tx = Tx(db_tx)
+            tx = StoreTx(db_tx)
             yield tx
             if tx.pending_events:
                 self._insert_events(tx, tx.pending_events, self._now())
 
     @contextmanager
-    def _reader(self) -> Iterator[Tx]:
+    def _reader(self) -> Iterator[StoreTx]:
         with self.db.read_transaction() as db_tx:
-            yield Tx(db_tx)
+            yield StoreTx(db_tx)
 
-    def _insert_events(self, tx: Tx, events: Sequence[PendingEvent], now: float) -> None:
+    def _insert_events(self, tx: StoreTx, events: Sequence[PendingEvent], now: float) -> None:
         """Append the transaction's events (its last statements before COMMIT)."""
         if self.db.dialect == "postgresql":
             self._insert_events_in_commit_order(tx, events, now)
@@ -255,7 +255,7 @@ class SqlStore(TaskStore):
             )
 
     def _insert_events_in_commit_order(
-        self, tx: Tx, events: Sequence[PendingEvent], now: float
+        self, tx: StoreTx, events: Sequence[PendingEvent], now: float
     ) -> None:
         # PostgreSQL: one statement per run takes the run's advisory lock (held to
         # commit, so event ids of a run are assigned in commit order), inserts, and
@@ -280,7 +280,7 @@ class SqlStore(TaskStore):
     # -- loading --------------------------------------------------------------------------
 
     def _load_tasks(
-        self, tx: Tx, where: str, params: Sequence[Any], *, lock: str = ""
+        self, tx: StoreTx, where: str, params: Sequence[Any], *, lock: str = ""
     ) -> list[Task]:
         """The tasks ``where`` selects, each with its dependency ids."""
         columns, rows = tx.columns(
@@ -302,19 +302,19 @@ class SqlStore(TaskStore):
                 deps[task_id].append(depends_on)
         return [_cached_task(columns, row, tuple(deps[row[at]])) for row in rows]
 
-    def _locked_task(self, tx: Tx, task_id: int) -> Task:
+    def _locked_task(self, tx: StoreTx, task_id: int) -> Task:
         found = self._load_tasks(tx, "id = ?", (task_id,), lock=self.db.lock_rows)
         if not found:
             raise TaskNotFound(task_id)
         return found[0]
 
-    def _locked_run(self, tx: Tx, run_id: int) -> Run:
+    def _locked_run(self, tx: StoreTx, run_id: int) -> Run:
         row = tx.one(f"SELECT * FROM ralph_runs WHERE id = ? {self.db.lock_rows}", (run_id,))
         if row is None:
             raise RunNotFound(run_id)
         return _run(row)
 
-    def _store_task(self, tx: Tx, task: Task, *, token: int, status: TaskStatus) -> Task:
+    def _store_task(self, tx: StoreTx, task: Task, *, token: int, status: TaskStatus) -> Task:
         """Write ``task``'s mutable columns if the row still has ``token`` and ``status``."""
         changed = tx.run(
             f"UPDATE ralph_tasks SET ({_TASK_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), "
@@ -340,7 +340,7 @@ class SqlStore(TaskStore):
             raise LeaseLost(task.id, token, "the task changed underneath this write")
         return task
 
-    def _apply(self, tx: Tx, before: Task, after: Task, *, token: int) -> Task:
+    def _apply(self, tx: StoreTx, before: Task, after: Task, *, token: int) -> Task:
         """Write the columns a lifecycle decision changed (``before`` -> ``after``), if the
         row still carries the claim ``token`` and is running. The decision was taken on
         the claim's snapshot; the guard makes that safe: while the token holds, nothing
@@ -368,7 +368,7 @@ class SqlStore(TaskStore):
             )
         return _task(row, before.deps)
 
-    def _claimed_task(self, tx: Tx, claim: Claim) -> Task:
+    def _claimed_task(self, tx: StoreTx, claim: Claim) -> Task:
         task = self._locked_task(tx, claim.task_id)
         life.check_claim(task, claim.token)
         return task
@@ -431,7 +431,7 @@ class SqlStore(TaskStore):
             run = self._finish_run(tx, run_id, RunStatus(status))
         return run
 
-    def _finish_run(self, tx: Tx, run_id: int, status: RunStatus) -> Run:
+    def _finish_run(self, tx: StoreTx, run_id: int, status: RunStatus) -> Run:
         self._locked_run(tx, run_id)
         row = tx.one(
             "UPDATE ralph_runs SET status = ?, updated_at = ? WHERE id = ? RETURNING *",
@@ -458,7 +458,7 @@ class SqlStore(TaskStore):
             self._locked_run(tx, run_id)
             return self._insert(tx, run_id, specs)
 
-    def _insert(self, tx: Tx, run_id: int, specs: list[TaskSpec]) -> list[Task]:
+    def _insert(self, tx: StoreTx, run_id: int, specs: list[TaskSpec]) -> list[Task]:
         now = self._now()
         ids = {
             row["key"]: row["id"]
@@ -503,7 +503,7 @@ class SqlStore(TaskStore):
             tx.emit(run_id, EventKind.TASK_ADDED, row["id"], key=spec.key, role=spec.role)
         return added
 
-    def _apply_edit(self, tx: Tx, run_id: int, edit: GraphEdit) -> None:
+    def _apply_edit(self, tx: StoreTx, run_id: int, edit: GraphEdit) -> None:
         """Cancel the edit's tasks (each must be pending in the run) and add its specs."""
         if edit.cancel:
             ids = list(edit.cancel)
@@ -554,7 +554,7 @@ class SqlStore(TaskStore):
             tasks = self._listed(tx, " AND ".join(where), params)
         return [t for t in tasks if issue is None or issue in t.issues]
 
-    def _listed(self, tx: Tx, where: str, params: Sequence[Any]) -> list[Task]:
+    def _listed(self, tx: StoreTx, where: str, params: Sequence[Any]) -> list[Task]:
         """The tasks ``where`` selects, reading in full only those whose revision this
         store has not seen: a lead lists a run at every event, and most rows are as
         they were (every UPDATE of a task bumps its revision; dependencies never change)."""
@@ -592,7 +592,7 @@ class SqlStore(TaskStore):
             )
         return self.get_task(task_id)
 
-    def _reap_in(self, tx: Tx, now: float, run_id: int | None) -> list[Task]:
+    def _reap_in(self, tx: StoreTx, now: float, run_id: int | None) -> list[Task]:
         where = "status = 'running' AND lease_expires_at < ?"
         params: list[Any] = [now]
         if run_id is not None:
@@ -804,7 +804,7 @@ class SqlStore(TaskStore):
                 raise TaskNotFound(task_id)
             return self._cancel_all(tx, tasks)
 
-    def _cancel_all(self, tx: Tx, tasks: Iterable[Task]) -> list[Task]:
+    def _cancel_all(self, tx: StoreTx, tasks: Iterable[Task]) -> list[Task]:
         canceled = []
         now = self._now()
         for task in tasks:
@@ -928,7 +928,7 @@ class SqlStore(TaskStore):
 
     # -- issue locks ----------------------------------------------------------------------
 
-    def _held_lock(self, tx: Tx, repo: str, number: int) -> Row | None:
+    def _held_lock(self, tx: StoreTx, repo: str, number: int) -> Row | None:
         return tx.one(
             f"SELECT * FROM ralph_issue_locks WHERE repo = ? AND number = ? {self.db.lock_rows}",
             (repo, number),

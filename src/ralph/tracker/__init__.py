@@ -4,6 +4,7 @@ local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rule
 
 from __future__ import annotations
 
+from ralph.github import closing_references
 from ralph.tracker._board import dashboard_items, pipeline_state
 from ralph.tracker._fields import check_labels
 from ralph.tracker._github import GitHubTracker
@@ -22,7 +23,6 @@ from ralph.tracker._model import (
     PullRequest,
     PullRequestState,
     StateChange,
-    closing_references,
     iso,
 )
 from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker

@@ -25,6 +25,7 @@ from ralph.errors import (
     TrackerError,
 )
 from ralph.git import GitRepo, MergeRefused
+from ralph.github import closing_references
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._model import (
@@ -36,7 +37,6 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
-    closing_references,
 )
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import Estimate, Priority, WorkflowState

@@ -27,7 +27,6 @@ __all__ = [
     "PullRequest",
     "PullRequestState",
     "StateChange",
-    "closing_references",
     "iso",
 ]
 

@@ -9,10 +9,10 @@ import pytest
 from ralph.errors import GitError
 from ralph.git import GitRepo, commit_files
 
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 
 
-def test_files_land_on_the_branch_and_a_checked_out_branch_follows(project: Project):
+def test_files_land_on_the_branch_and_a_checked_out_branch_follows(project: GitProject):
     repo = GitRepo(project.path)
     (project.path / "notes.txt").write_text("mine, uncommitted\n")
     git(project.path, "add", "notes.txt")
@@ -24,7 +24,7 @@ def test_files_land_on_the_branch_and_a_checked_out_branch_follows(project: Proj
     assert git(project.path, "status", "--porcelain") == "A  notes.txt"
 
 
-def test_committing_the_same_contents_again_commits_nothing(project: Project):
+def test_committing_the_same_contents_again_commits_nothing(project: GitProject):
     repo = GitRepo(project.path)
     first = commit_files(repo, "main", {"doc.md": "x\n"}, "docs")
     assert first is not None
@@ -32,7 +32,7 @@ def test_committing_the_same_contents_again_commits_nothing(project: Project):
     assert project.rev("main") == first
 
 
-def test_a_branch_that_is_not_checked_out_moves_alone(project: Project):
+def test_a_branch_that_is_not_checked_out_moves_alone(project: GitProject):
     project.commit("side", {"side.txt": "s\n"}, "side")
     repo = GitRepo(project.path)
     before = project.rev("main")
@@ -42,7 +42,7 @@ def test_a_branch_that_is_not_checked_out_moves_alone(project: Project):
     assert not (project.path / "doc.md").exists()
 
 
-def test_a_commit_that_would_overwrite_uncommitted_work_is_refused(project: Project):
+def test_a_commit_that_would_overwrite_uncommitted_work_is_refused(project: GitProject):
     repo = GitRepo(project.path)
     (project.path / "doc.md").write_text("the person's draft\n")
     git(project.path, "add", "doc.md")
@@ -53,7 +53,7 @@ def test_a_commit_that_would_overwrite_uncommitted_work_is_refused(project: Proj
     assert (project.path / "doc.md").read_text() == "the person's draft\n"
 
 
-def test_push_sends_the_branch_to_origin(project: Project, tmp_path):
+def test_push_sends_the_branch_to_origin(project: GitProject, tmp_path):
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
     git(project.path, "remote", "add", "origin", str(remote))

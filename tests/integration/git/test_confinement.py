@@ -9,20 +9,20 @@ from pathlib import Path
 
 from ralph.git import Confinement, GitRepo, Worktrees
 
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 
 
-def _worktree(project: Project) -> Path:
+def _worktree(project: GitProject) -> Path:
     return Worktrees(GitRepo(project.path)).ensure("GH-1", "feature/GH-1", "main").path
 
 
-def test_an_untouched_repository_has_no_breach(project: Project):
+def test_an_untouched_repository_has_no_breach(project: GitProject):
     confinement = Confinement(GitRepo(project.path), _worktree(project))
     confinement.before()
     assert not confinement.after()
 
 
-def test_a_worktree_moved_to_another_branch_is_named_and_left_for_a_person(project: Project):
+def test_a_worktree_moved_to_another_branch_is_named_and_left_for_a_person(project: GitProject):
     path = _worktree(project)
     confinement = Confinement(GitRepo(project.path), path)
     confinement.before()
@@ -35,7 +35,7 @@ def test_a_worktree_moved_to_another_branch_is_named_and_left_for_a_person(proje
     assert git(path, "symbolic-ref", "--short", "HEAD") == "elsewhere"
 
 
-def test_a_rewritten_worktree_pointer_is_put_back(project: Project, tmp_path: Path):
+def test_a_rewritten_worktree_pointer_is_put_back(project: GitProject, tmp_path: Path):
     path = _worktree(project)
     pointer = (path / ".git").read_text()
     decoy = tmp_path / "decoy"
@@ -48,7 +48,7 @@ def test_a_rewritten_worktree_pointer_is_put_back(project: Project, tmp_path: Pa
     assert (path / ".git").read_text() == pointer
 
 
-def test_overlapping_attempts_both_report_a_hook_and_neither_puts_it_back(project: Project):
+def test_overlapping_attempts_both_report_a_hook_and_neither_puts_it_back(project: GitProject):
     repo = GitRepo(project.path)
     hook = project.path / ".git" / "hooks" / "post-checkout"
     first = Confinement(repo, _worktree(project))
@@ -67,7 +67,7 @@ def test_overlapping_attempts_both_report_a_hook_and_neither_puts_it_back(projec
     assert not third.after()  # a later attempt starts clean
 
 
-def test_a_huge_checkout_is_walked_to_its_budget_and_the_rest_left_out(project: Project):
+def test_a_huge_checkout_is_walked_to_its_budget_and_the_rest_left_out(project: GitProject):
     (project.path / ".git" / "info" / "exclude").write_text("/node_modules/\n/.env\n")
     for i in range(30):
         package = project.path / "node_modules" / f"p{i:02}"

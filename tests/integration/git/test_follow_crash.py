@@ -13,7 +13,7 @@ import pytest
 from ralph.git import GitRepo, commit_files
 
 from ..cli_project import farewell_project, through
-from ..conftest import Project, git, ralph_process
+from ..conftest import GitProject, git, ralph_process
 
 DOCUMENT = "thoughts/shared/research/2026-11-22-GH-0002-farewell.md"
 
@@ -40,7 +40,7 @@ def work_of(checkout: Path, edited: str = "README.md") -> dict[str, str]:
 
 
 def test_a_failure_between_the_follow_and_the_move_puts_the_checkout_back(
-    project: Project, monkeypatch
+    project: GitProject, monkeypatch
 ):
     person_at_work(project.path)
     before, head = work_of(project.path), project.rev("HEAD")
@@ -94,7 +94,7 @@ def killing_git(folder: Path) -> dict[str, str]:
 
 
 def test_a_kill_between_the_follow_and_the_move_is_undone_by_the_next_writer(
-    project: Project, tmp_path
+    project: GitProject, tmp_path
 ):
     person_at_work(project.path)
     before, head = work_of(project.path), project.rev("HEAD")
@@ -117,7 +117,7 @@ def test_a_kill_between_the_follow_and_the_move_is_undone_by_the_next_writer(
     assert (project.path / DOCUMENT).read_text() == "# Research\n"
 
 
-def test_the_next_commit_to_the_branch_puts_the_checkout_back_first(project: Project, tmp_path):
+def test_the_next_commit_to_the_branch_puts_the_checkout_back_first(project: GitProject, tmp_path):
     person_at_work(project.path)
     before = work_of(project.path)
     env = killing_git(tmp_path / "bin")
@@ -132,7 +132,7 @@ def test_the_next_commit_to_the_branch_puts_the_checkout_back_first(project: Pro
     assert not (project.path / DOCUMENT).exists()
 
 
-def test_a_merge_killed_before_the_move_is_undone_too(project: Project, tmp_path):
+def test_a_merge_killed_before_the_move_is_undone_too(project: GitProject, tmp_path):
     project.commit("feature/GH-2", {"feature.py": "print('hi')\n"}, "feature")
     person_at_work(project.path)
     before, head = work_of(project.path), project.rev("HEAD")

@@ -8,10 +8,10 @@ import threading
 
 from ralph.git import GitRepo, commit_files, working_changes
 
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 
 
-def test_reading_changes_leaves_the_index_untouched(project: Project):
+def test_reading_changes_leaves_the_index_untouched(project: GitProject):
     readme = project.path / "README.md"
     index = project.path / ".git" / "index"
     stat = readme.stat()
@@ -21,7 +21,7 @@ def test_reading_changes_leaves_the_index_untouched(project: Project):
     assert index.stat().st_mtime_ns == before
 
 
-def test_documents_commit_while_another_thread_reads_the_checkout(project: Project):
+def test_documents_commit_while_another_thread_reads_the_checkout(project: GitProject):
     repo = GitRepo(project.path)
     project.commit("main", {f"src/f{i}.txt": "x" * 1000 for i in range(60)}, "files")
     git(project.path, "reset", "-q", "--hard")
@@ -43,7 +43,7 @@ def test_documents_commit_while_another_thread_reads_the_checkout(project: Proje
     assert working_changes(repo) == {}
 
 
-def test_a_snapshot_waits_while_a_commit_is_moving_the_checkout(project: Project):
+def test_a_snapshot_waits_while_a_commit_is_moving_the_checkout(project: GitProject):
     repo = GitRepo(project.path)
     tip = project.rev("main")
     commit = project.commit("main", {"thoughts/doc.md": "doc\n"}, "docs")

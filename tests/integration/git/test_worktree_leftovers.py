@@ -13,19 +13,19 @@ import pytest
 
 from ralph.git import GitRepo, Worktrees
 
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 
 
 @pytest.fixture
-def worktrees(project: Project) -> Worktrees:
+def worktrees(project: GitProject) -> Worktrees:
     return Worktrees(GitRepo(project.path))
 
 
-def admin(project: Project, name: str) -> Path:
+def admin(project: GitProject, name: str) -> Path:
     return project.path / ".git" / "worktrees" / name
 
 
-def half_made(project: Project, path: Path, *, keep_files: bool = False) -> None:
+def half_made(project: GitProject, path: Path, *, keep_files: bool = False) -> None:
     """Leave ``path`` as a kill during ``git worktree add`` does: still locked as
     initializing, ``index.lock`` taken, no index, the checkout partly written."""
     entry = admin(project, path.name)
@@ -38,11 +38,11 @@ def half_made(project: Project, path: Path, *, keep_files: bool = False) -> None
                 file.unlink()
 
 
-def listed(project: Project) -> list[str]:
+def listed(project: GitProject) -> list[str]:
     return git(project.path, "worktree", "list", "--porcelain").splitlines()
 
 
-def test_a_half_made_scratch_worktree_is_removed_and_made_again(project: Project, worktrees):
+def test_a_half_made_scratch_worktree_is_removed_and_made_again(project: GitProject, worktrees):
     path = project.path / ".ralph" / "scratch" / "split-GH-1"
     git(project.path, "worktree", "add", "-q", "--detach", str(path), "main")
     half_made(project, path)
@@ -55,7 +55,7 @@ def test_a_half_made_scratch_worktree_is_removed_and_made_again(project: Project
     ]
 
 
-def test_a_locked_scratch_worktree_whose_folder_is_gone_is_cleared(project: Project, worktrees):
+def test_a_locked_scratch_worktree_whose_folder_is_gone_is_cleared(project: GitProject, worktrees):
     path = project.path / ".ralph" / "scratch" / "research-GH-2"
     git(project.path, "worktree", "add", "-q", "--detach", str(path), "main")
     half_made(project, path)
@@ -66,7 +66,7 @@ def test_a_locked_scratch_worktree_whose_folder_is_gone_is_cleared(project: Proj
 
 
 def test_a_half_made_implementation_worktree_is_made_again_from_its_branch(
-    project: Project, worktrees
+    project: GitProject, worktrees
 ):
     made = worktrees.ensure("GH-1", "feature/GH-1", "main")
     (made.path / "feature.txt").write_text("committed work\n")
@@ -83,7 +83,7 @@ def test_a_half_made_implementation_worktree_is_made_again_from_its_branch(
     assert not any(line.startswith("locked") for line in listed(project))
 
 
-def test_a_worktree_with_a_leftover_index_lock_is_not_reused(project: Project, worktrees):
+def test_a_worktree_with_a_leftover_index_lock_is_not_reused(project: GitProject, worktrees):
     made = worktrees.ensure("GH-3", "feature/GH-3", "main")
     (admin(project, "GH-3") / "index.lock").write_text("")
     again = worktrees.ensure("GH-3", "feature/GH-3", "main")
@@ -93,7 +93,7 @@ def test_a_worktree_with_a_leftover_index_lock_is_not_reused(project: Project, w
     git(made.path, "commit", "-q", "--allow-empty", "-m", "git works in it again")
 
 
-def test_a_whole_worktree_a_person_locked_is_reused_as_it_is(project: Project, worktrees):
+def test_a_whole_worktree_a_person_locked_is_reused_as_it_is(project: GitProject, worktrees):
     made = worktrees.ensure("GH-4", "feature/GH-4", "main")
     (made.path / "notes.txt").write_text("uncommitted\n")
     git(project.path, "worktree", "lock", "--reason", "keep it", str(made.path))
@@ -111,7 +111,7 @@ def _scratches(worktrees: Worktrees, prefix: str, count: int, errors: list[str])
             errors.append(repr(exc))
 
 
-def test_scratch_worktrees_made_in_parallel_threads_never_collide(project: Project, worktrees):
+def test_scratch_worktrees_made_in_parallel_threads_never_collide(project: GitProject, worktrees):
     errors: list[str] = []
     for round_ in range(15):
         threads = [
@@ -143,7 +143,7 @@ sys.exit(1 if errors or any(t.is_alive() for t in threads) else 0)
 """
 
 
-def test_scratch_worktrees_made_by_parallel_processes_never_collide(project: Project):
+def test_scratch_worktrees_made_by_parallel_processes_never_collide(project: GitProject):
     root = Path(__file__).parents[3]
     env = {**os.environ, "PYTHONPATH": str(root)}
     command = [sys.executable, "-c", _CHILD, str(project.path)]

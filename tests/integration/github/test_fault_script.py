@@ -19,7 +19,7 @@ from ralph.errors import (
 )
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
-from ralph.github.fake import FakeGitHub, Fault
+from ralph.github.fake import FakeGitHub, ScriptedFault
 from ralph.tracker import GitHubTracker, set_up_board
 
 REPO = {"owner": "acme", "name": "shop"}
@@ -69,9 +69,9 @@ def names(github) -> list[str]:
     return [r.name for r in github.requests]
 
 
-def secondary(**headers) -> Fault:
+def secondary(**headers) -> ScriptedFault:
     body = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}
-    return Fault("Repository", status=403, headers=headers, body=body)
+    return ScriptedFault("Repository", status=403, headers=headers, body=body)
 
 
 def test_a_403_with_retry_after_waits_exactly_that_long_then_succeeds(github, client, clock):
@@ -87,10 +87,8 @@ def test_a_primary_limit_waits_until_the_reset_and_one_second_more(github, clien
         "data": None,
         "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded"}],
     }
-    github.script(
-        Fault("Repository", headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
-              body=body)
-    )  # fmt: skip
+    limit_headers = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}
+    github.script(ScriptedFault("Repository", headers=limit_headers, body=body))
     client.query(q.REPOSITORY, REPO)
     assert clock.now == reset + 1
     assert len(github.requests) == 2
@@ -112,13 +110,13 @@ def test_a_limit_that_never_lifts_gives_up_after_five_waits(github, client, cloc
 
 
 def test_a_502_on_a_query_is_retried_with_growing_backoff(github, client, clock):
-    github.script(Fault("Repository", status=502), Fault("Repository", status=502))
+    github.script(ScriptedFault("Repository", status=502), ScriptedFault("Repository", status=502))
     client.query(q.REPOSITORY, REPO)
     assert clock.sleeps == [1.0, 4.0]
 
 
 def test_a_query_is_retried_at_most_three_times(github, client, clock):
-    github.script(*[Fault("Repository", status=502) for _ in range(5)])
+    github.script(*[ScriptedFault("Repository", status=502) for _ in range(5)])
     with pytest.raises(GitHubUnavailable, match="after 4 tries"):
         client.query(q.REPOSITORY, REPO)
     assert len(github.requests) == 4
@@ -133,7 +131,7 @@ def tracker_on(github, clock) -> GitHubTracker:
 
 def test_a_create_issue_that_committed_before_a_502_is_reconciled_not_duplicated(github, clock):
     tracker = tracker_on(github, clock)
-    github.script(Fault("CreateIssue", status=502, after=True))
+    github.script(ScriptedFault("CreateIssue", status=502, after=True))
     issue = tracker.create_issue("Add login", body="Why.")
     assert [i.number for i in github.repository("acme/shop").issue_list] == [issue.number]
     assert names(github).count("CreateIssue") == 1
@@ -143,7 +141,7 @@ def test_a_create_issue_that_committed_before_a_502_is_reconciled_not_duplicated
 
 def test_a_create_issue_lost_before_it_reached_github_is_sent_again(github, clock):
     tracker = tracker_on(github, clock)
-    github.script(Fault("CreateIssue", transport=True))
+    github.script(ScriptedFault("CreateIssue", transport=True))
     tracker.create_issue("Add login")
     assert len(github.repository("acme/shop").issue_list) == 1
     assert names(github).count("CreateIssue") == 2
@@ -152,7 +150,7 @@ def test_a_create_issue_lost_before_it_reached_github_is_sent_again(github, cloc
 def test_a_comment_whose_answer_was_lost_is_reconciled(github, clock):
     tracker = tracker_on(github, clock)
     tracker.create_issue("Add login")
-    github.script(Fault("AddComment", transport=True, after=True))
+    github.script(ScriptedFault("AddComment", transport=True, after=True))
     tracker.add_comment(1, "Research complete.")
     assert [c.body for c in tracker.get_issue(1).comments] == ["Research complete."]
     assert names(github).count("AddComment") == 1
@@ -160,7 +158,7 @@ def test_a_comment_whose_answer_was_lost_is_reconciled(github, clock):
 
 def test_a_creating_mutation_without_a_way_to_check_is_never_replayed(github, client, clock):
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
-    github.script(Fault("CreateIssue", status=502, after=True))
+    github.script(ScriptedFault("CreateIssue", status=502, after=True))
     with pytest.raises(GitHubUnavailable, match="may have happened"):
         client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": "x"})
     assert names(github).count("CreateIssue") == 1
@@ -168,7 +166,7 @@ def test_a_creating_mutation_without_a_way_to_check_is_never_replayed(github, cl
 
 @pytest.mark.parametrize(("status", "error"), [(401, GitHubAuthError), (422, GitHubInvalid)])
 def test_auth_and_validation_failures_are_not_retried(github, client, status, error):
-    github.script(Fault("Repository", status=status, body={"message": "no"}))
+    github.script(ScriptedFault("Repository", status=status, body={"message": "no"}))
     with pytest.raises(error):
         client.query(q.REPOSITORY, REPO)
     assert len(github.requests) == 1
@@ -181,10 +179,8 @@ def test_a_wrong_token_is_an_auth_error_naming_the_variable(github, clock):
 
 
 def test_partial_data_is_surfaced_with_what_came_back(github, client):
-    github.script(
-        Fault("Repository", partial=True,
-              body={"errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": "too big"}]})
-    )  # fmt: skip
+    too_big = {"errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": "too big"}]}
+    github.script(ScriptedFault("Repository", partial=True, body=too_big))
     with pytest.raises(GitHubPartialData, match="too big") as raised:
         client.query(q.REPOSITORY, REPO)
     data = raised.value.data

@@ -129,7 +129,7 @@ def test_the_token_variables_never_reach_an_agent():
 
 def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     from ralph.errors import GitHubAuthError
-    from ralph.github.fake import Fault
+    from ralph.github.fake import ScriptedFault
 
     from ..tracker.conftest import github_tracker
 
@@ -140,7 +140,7 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
     fake = tracker.client.transport
     assert isinstance(fake, FakeGitHub)
-    fake.script(Fault("SetFieldOption", status=401, body={"message": "cut short"}))
+    fake.script(ScriptedFault("SetFieldOption", status=401, body={"message": "cut short"}))
     with pytest.raises(GitHubAuthError):
         tracker.merge_pull_request(pr.number)  # merged on GitHub; #1 not moved yet
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW

@@ -15,15 +15,14 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Text, ToolUse
-from ..conftest import Project as Repo
-from ..conftest import ralph_environment
+from ..conftest import GitProject, ralph_environment
 
 
 @pytest.fixture
-def repo(tmp_path, monkeypatch, ralph_cli) -> Repo:
+def repo(tmp_path, monkeypatch, ralph_cli) -> GitProject:
     """A project with one XS issue in Research Needed, made in-process; the working
     directory is its folder."""
-    repo = Repo(tmp_path / "project")
+    repo = GitProject(tmp_path / "project")
     monkeypatch.chdir(repo.path)
     assert ralph_cli("init")[0] == 0
     made = ralph_cli("issue", "new", "Add a farewell", "--state", "Research Needed", "-e", "XS")

@@ -15,7 +15,7 @@ from ralph.cli._console import Console
 from ralph.cli._live import LiveView
 from ralph.cli._report import print_report
 from ralph.runtimes import AgentBrief, AgentResult
-from ralph.runtimes.scripted import Fault, ScriptedRuntime
+from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
 
 from .conftest import Demo
 
@@ -75,7 +75,7 @@ def test_refused_tool_calls_show_in_the_live_lines_and_table(demo: Demo):
     number = demo.issue("farewell")
     lines = io.StringIO()
     view = LiveView(demo.project.store, demo.project.tracker, Console(file=lines, width=200))
-    demo.hero(number, runtime=ScriptedRuntime({"implement": [Fault.REFUSED_TOOL]}, env={}),
+    demo.hero(number, runtime=ScriptedRuntime({"implement": [AgentFault.REFUSED_TOOL]}, env={}),
               observer=view)  # fmt: skip
     done = [line for line in lines.getvalue().splitlines() if " done" in line]
     assert any(
@@ -95,7 +95,7 @@ def test_refused_tool_calls_show_in_the_live_lines_and_table(demo: Demo):
 
 def test_refused_tool_calls_show_in_runs_show_and_issue_show(demo: Demo, ralph):
     number = demo.issue("farewell")
-    runtime = ScriptedRuntime({"research": [Fault.REFUSED_TOOL]}, env={})
+    runtime = ScriptedRuntime({"research": [AgentFault.REFUSED_TOOL]}, env={})
     result = demo.hero(number, runtime=runtime)
     assert result.run is not None
     report = demo.report(result)

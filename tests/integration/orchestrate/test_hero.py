@@ -11,7 +11,7 @@ import pytest
 from ralph.orchestrate import Budget, Ending, Lead, Worker
 from ralph.phases import approve
 from ralph.project import Project
-from ralph.runtimes.scripted import Fault, ScriptedRuntime
+from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
 from ralph.workflow import WorkflowState
 
 from .conftest import Demo, assert_sound
@@ -117,7 +117,7 @@ def test_a_worker_thread_that_starts_after_the_session_ended_still_stops(
 
 def test_needs_iteration_plans_and_reviews_again_then_goes_on(demo: Demo):
     number = demo.issue("farewell")
-    runtime = ScriptedRuntime({"review": [Fault.NEEDS_ITERATION]}, env={})
+    runtime = ScriptedRuntime({"review": [AgentFault.NEEDS_ITERATION]}, env={})
     result = demo.hero(number, runtime)
     assert result.ending is Ending.FINISHED
     statuses = demo.statuses(result)
@@ -130,7 +130,7 @@ def test_needs_iteration_plans_and_reviews_again_then_goes_on(demo: Demo):
 
 def test_a_plan_that_keeps_needing_work_goes_to_a_person(demo: Demo):
     number = demo.issue("farewell")
-    runtime = ScriptedRuntime({"review": [Fault.NEEDS_ITERATION] * 3}, env={})
+    runtime = ScriptedRuntime({"review": [AgentFault.NEEDS_ITERATION] * 3}, env={})
     result = demo.hero(number, runtime)
     assert result.ending is Ending.FINISHED
     assert demo.state(number) is WorkflowState.HUMAN_NEEDED
@@ -144,7 +144,7 @@ def test_a_plan_that_keeps_needing_work_goes_to_a_person(demo: Demo):
 
 def test_an_escalation_mid_group_stops_only_what_waits_for_it(demo: Demo):
     first, second, third = demo.group()
-    runtime = ScriptedRuntime({"research": [Fault.ESCALATE]}, env={})
+    runtime = ScriptedRuntime({"research": [AgentFault.ESCALATE]}, env={})
     result = demo.hero(first, runtime, concurrency=1)  # research runs in order: #first escalates
     assert result.ending is Ending.FINISHED
     assert demo.state(first) is WorkflowState.HUMAN_NEEDED
@@ -160,7 +160,7 @@ def test_an_escalation_mid_group_stops_only_what_waits_for_it(demo: Demo):
 
 def test_an_implementation_failure_stops_the_chain_and_keeps_the_worktree(demo: Demo):
     number = demo.issue("farewell")
-    runtime = ScriptedRuntime({"implement": [Fault.FAIL] * 2}, env={})
+    runtime = ScriptedRuntime({"implement": [AgentFault.FAIL] * 2}, env={})
     result = demo.hero(number, runtime, attempts=2)
     statuses = demo.statuses(result)
     assert statuses[f"implement:{number}"] == "failed"
@@ -228,7 +228,7 @@ def test_an_agent_that_cannot_work_stops_the_session_and_leaves_the_issues_as_th
     demo: Demo,
 ):
     number = demo.issue("farewell")
-    runtime = ScriptedRuntime({"research": [Fault.MISCONFIGURED]}, env={})
+    runtime = ScriptedRuntime({"research": [AgentFault.MISCONFIGURED]}, env={})
     result = demo.hero(number, runtime)
     assert result.ending is Ending.AGENT_UNUSABLE
     assert result.detail == (

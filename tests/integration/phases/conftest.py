@@ -18,19 +18,19 @@ from ralph.git import GitRepo
 from ralph.phases import PhaseOutcome, PhaseRunner
 from ralph.project import Project
 from ralph.runtimes import Limits
-from ralph.runtimes.scripted import Fault, ScriptedRuntime
+from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
 from ralph.tasks import open_store
 from ralph.tracker import LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
-from ..conftest import Project as Repo
+from ..conftest import GitProject
 
 DAY = date(2026, 11, 22)
 
 
 @dataclass
 class Sample:
-    repo: Repo
+    repo: GitProject
     project: Project
     runtime: ScriptedRuntime
 
@@ -39,9 +39,9 @@ class Sample:
         assert isinstance(self.project.tracker, LocalTracker)
         return self.project.tracker
 
-    def runner(self, *faults: tuple[str, Fault], attempts: int = 2) -> PhaseRunner:
+    def runner(self, *faults: tuple[str, AgentFault], attempts: int = 2) -> PhaseRunner:
         if faults:
-            queued: dict[str, list[Fault]] = {}
+            queued: dict[str, list[AgentFault]] = {}
             for phase, fault in faults:
                 queued.setdefault(phase, []).append(fault)
             self.runtime = ScriptedRuntime(queued, env={})
@@ -50,7 +50,7 @@ class Sample:
             limits=Limits(timeout_seconds=10), today=lambda: DAY,
         )  # fmt: skip
 
-    def run(self, phase: str, number: int, *faults: tuple[str, Fault]) -> PhaseOutcome:
+    def run(self, phase: str, number: int, *faults: tuple[str, AgentFault]) -> PhaseOutcome:
         return self.runner(*faults).run(phase, number)
 
     def state(self, number: int) -> WorkflowState | None:
@@ -83,7 +83,7 @@ class Sample:
 @pytest.fixture
 def sample(tmp_path: Path) -> Iterator[Sample]:
     create_sample_repository(tmp_path / "sample")
-    repo = Repo(tmp_path / "sample")
+    repo = GitProject(tmp_path / "sample")
     config = Config(
         root=repo.path,
         repo="sample",

@@ -15,7 +15,7 @@ from ralph.phases import PhaseRunner, PhaseStatus
 from ralph.runtimes import AgentBrief, AgentResult, Limits
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes.command import CommandRuntime
-from ralph.runtimes.scripted import Fault, ScriptedRuntime
+from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
 from ralph.workflow import WorkflowState as S
 
 from .conftest import DAY, Sample
@@ -79,7 +79,7 @@ def test_with_no_test_command_the_prompts_say_so_instead_of_an_empty_command(sam
 
 def test_a_retry_is_told_what_was_rejected_and_why(sample: Sample):
     number = sample.issue()
-    outcome = sample.run("research", number, ("research", Fault.INVALID_RESULT))
+    outcome = sample.run("research", number, ("research", AgentFault.INVALID_RESULT))
     assert outcome.status is PhaseStatus.DONE
     first, second = briefs_of(sample, "research")
     assert "rejected" not in first
@@ -141,7 +141,7 @@ def test_a_re_plan_gets_the_critique_as_ralphs_own_context(sample: Sample):
     number = sample.issue()
     sample.through(number, "research", "plan")
     (first,) = briefs_of(sample, "plan")
-    sample.run("review", number, ("review", Fault.NEEDS_ITERATION))  # a new runtime
+    sample.run("review", number, ("review", AgentFault.NEEDS_ITERATION))  # a new runtime
     sample.through(number, "plan")
     (second,) = briefs_of(sample, "plan")
     assert "## From Ralph" not in first
@@ -174,11 +174,11 @@ def test_briefs_leave_out_state_change_audits_and_hints_for_people(sample: Sampl
         sample.project, config=dataclasses.replace(sample.project.config, escalate_to="@alice")
     )
     number = sample.issue()
-    sample.run("research", number, ("research", Fault.ESCALATE))
+    sample.run("research", number, ("research", AgentFault.ESCALATE))
     assert sample.state(number) is S.HUMAN_NEEDED
     sample.tracker.set_state(number, S.RESEARCH_NEEDED, command="human")
     sample.through(number, "research", "plan")
-    sample.run("review", number, ("review", Fault.NEEDS_ITERATION))
+    sample.run("review", number, ("review", AgentFault.NEEDS_ITERATION))
     sample.through(number, "plan", "review", "implement")
     (implement,) = briefs_of(sample, "implement")
     assert sum("State transition" in c for c in sample.comments(number)) >= 8

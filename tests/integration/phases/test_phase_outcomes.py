@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.phases import PhaseStatus
-from ralph.runtimes.scripted import Fault
+from ralph.runtimes.scripted import AgentFault
 from ralph.tracker import CloseReason
 from ralph.workflow import Estimate
 from ralph.workflow import WorkflowState as S
@@ -61,7 +61,7 @@ def test_triage_escalation_still_marks_the_issue_triaged(sample: Sample):
 def test_needs_iteration_sends_the_plan_back_and_a_second_review_approves(sample: Sample):
     number = sample.issue()
     sample.through(number, "research", "plan")
-    outcome = sample.run("review", number, ("review", Fault.NEEDS_ITERATION))
+    outcome = sample.run("review", number, ("review", AgentFault.NEEDS_ITERATION))
     assert outcome.status is PhaseStatus.DONE
     issue = sample.tracker.get_issue(number)
     assert issue.workflow_state is S.READY_FOR_PLAN

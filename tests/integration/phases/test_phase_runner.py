@@ -12,7 +12,7 @@ import pytest
 from ralph.graph import ReviewMode
 from ralph.phases import PhaseRefused, PhaseStatus, approve
 from ralph.runtimes import AgentStatus, Limits
-from ralph.runtimes.scripted import Fault
+from ralph.runtimes.scripted import AgentFault
 from ralph.tracker import Issue
 from ralph.workflow import Estimate
 from ralph.workflow import WorkflowState as S
@@ -119,7 +119,7 @@ def test_an_issue_another_run_holds_is_refused(sample: Sample):
 
 def test_an_invalid_result_is_retried_and_the_second_attempt_counts(sample: Sample):
     number = sample.issue()
-    outcome = sample.run("research", number, ("research", Fault.INVALID_RESULT))
+    outcome = sample.run("research", number, ("research", AgentFault.INVALID_RESULT))
     assert outcome.status is PhaseStatus.DONE
     assert len(outcome.agent_runs) == 2
     assert any("Attempt 1 of 2 failed: result lacks 'document'" in line for line in outcome.lines)
@@ -128,7 +128,7 @@ def test_an_invalid_result_is_retried_and_the_second_attempt_counts(sample: Samp
 
 def test_retries_run_out_then_the_issue_is_escalated(sample: Sample):
     number = sample.issue()
-    invalid = ("research", Fault.INVALID_RESULT)
+    invalid = ("research", AgentFault.INVALID_RESULT)
     outcome = sample.run("research", number, invalid, invalid)
     assert outcome.status is PhaseStatus.ESCALATED
     assert sample.state(number) is S.HUMAN_NEEDED
@@ -141,10 +141,10 @@ def test_retries_run_out_then_the_issue_is_escalated(sample: Sample):
 @pytest.mark.parametrize(
     ("fault", "status"),
     [
-        (Fault.FAIL, AgentStatus.FAILED),
-        (Fault.CRASH, AgentStatus.CRASHED),
-        (Fault.EXCEED_BUDGET, AgentStatus.BUDGET_EXCEEDED),
-        (Fault.EXCEED_TURNS, AgentStatus.TURNS_EXCEEDED),
+        (AgentFault.FAIL, AgentStatus.FAILED),
+        (AgentFault.CRASH, AgentStatus.CRASHED),
+        (AgentFault.EXCEED_BUDGET, AgentStatus.BUDGET_EXCEEDED),
+        (AgentFault.EXCEED_TURNS, AgentStatus.TURNS_EXCEEDED),
     ],
 )
 def test_each_agent_failure_is_reported_and_retried(sample: Sample, fault, status):
@@ -157,7 +157,7 @@ def test_each_agent_failure_is_reported_and_retried(sample: Sample, fault, statu
 
 def test_a_hanging_agent_times_out(sample: Sample):
     number = sample.issue()
-    runner = sample.runner(("research", Fault.HANG))
+    runner = sample.runner(("research", AgentFault.HANG))
     runner.limits = Limits(timeout_seconds=0.3)
     outcome = runner.run("research", number)
     assert outcome.agent_runs[0].status is AgentStatus.TIMEOUT
@@ -166,7 +166,7 @@ def test_a_hanging_agent_times_out(sample: Sample):
 
 def test_an_agent_that_asks_for_a_person_escalates_at_once(sample: Sample):
     number = sample.issue()
-    outcome = sample.run("research", number, ("research", Fault.ESCALATE))
+    outcome = sample.run("research", number, ("research", AgentFault.ESCALATE))
     assert outcome.status is PhaseStatus.ESCALATED
     assert len(outcome.agent_runs) == 1
     assert sample.state(number) is S.HUMAN_NEEDED
@@ -175,7 +175,7 @@ def test_an_agent_that_asks_for_a_person_escalates_at_once(sample: Sample):
 
 def test_an_escalation_mentions_who_ralph_toml_names(sample: Sample):
     config = dataclasses.replace(sample.project.config, escalate_to="@alice @acme/leads")
-    runner = sample.runner(("research", Fault.ESCALATE))
+    runner = sample.runner(("research", AgentFault.ESCALATE))
     runner.project = dataclasses.replace(sample.project, config=config)
     number = sample.issue()
     runner.run("research", number)
@@ -269,7 +269,7 @@ def test_a_failure_while_applying_releases_the_lock_and_keeps_the_result(
 def test_writes_outside_the_worktree_fail_the_attempt(sample: Sample):
     number = sample.issue()
     sample.through(number, "research", "plan", "review")
-    outcome = sample.run("implement", number, ("implement", Fault.WRITE_OUTSIDE))
+    outcome = sample.run("implement", number, ("implement", AgentFault.WRITE_OUTSIDE))
     assert "the agent wrote outside its working directory: stray-from-agent.txt" in outcome.lines[1]
     assert outcome.status is PhaseStatus.DONE  # the second attempt stayed inside
 

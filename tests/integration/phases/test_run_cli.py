@@ -10,13 +10,12 @@ import pytest
 
 from ralph.demo import EPIC_BODY, create_sample_repository
 
-from ..conftest import Project as Repo
-from ..conftest import ralph_process
+from ..conftest import GitProject, ralph_process
 
 
 @pytest.fixture
 def ralph(ralph_cli, tmp_path, monkeypatch):
-    repo = Repo(create_sample_repository(tmp_path / "sample"))
+    repo = GitProject(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
     monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
     assert ralph_cli("init")[0] == 0

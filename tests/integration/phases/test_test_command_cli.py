@@ -10,19 +10,19 @@ import pytest
 
 from ralph.demo import create_sample_repository
 
-from ..conftest import Project as Repo
+from ..conftest import GitProject
 
 
 @pytest.fixture
 def sample(tmp_path, monkeypatch):
-    repo = Repo(create_sample_repository(tmp_path / "sample"))
+    repo = GitProject(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
     return repo
 
 
 @pytest.fixture
 def bare(tmp_path, monkeypatch):
-    repo = Repo(tmp_path / "bare")
+    repo = GitProject(tmp_path / "bare")
     monkeypatch.chdir(repo.path)
     return repo
 

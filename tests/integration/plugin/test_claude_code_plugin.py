@@ -16,7 +16,7 @@ import pytest
 from ralph.plugin import plugin_path
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Script, Step, Text, ToolUse
-from ..conftest import Project as Repo
+from ..conftest import GitProject
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +37,7 @@ def _ralph(cwd: Path, *args: str) -> None:
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    repo = Repo(tmp_path / "project")
+    repo = GitProject(tmp_path / "project")
     _ralph(repo.path, "init")
     _ralph(repo.path, "issue", "new", "Add a farewell", "--state", "Research Needed",
            "--estimate", "XS")  # fmt: skip

@@ -15,8 +15,7 @@ from ralph.demo import create_sample_repository
 from ralph.demo._sample import FAREWELL
 
 from ...fakes.anthropic_api import ApiError, Request, Step, Text, ToolUse
-from ..conftest import Project as Repo
-from ..conftest import git
+from ..conftest import GitProject, git
 from .conftest import MODEL
 
 RESEARCH = """\
@@ -60,7 +59,7 @@ def research_model(request: Request, turn: int) -> Step:
 
 @pytest.fixture
 def ralph(ralph_cli, tmp_path, monkeypatch, fake_api, home):
-    repo = Repo(create_sample_repository(tmp_path / "sample"))
+    repo = GitProject(create_sample_repository(tmp_path / "sample"))
     monkeypatch.chdir(repo.path)
     monkeypatch.delenv("RALPH_AGENT")  # Claude Code, the default agent, does the work
     monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")

@@ -16,7 +16,7 @@ from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.claude._sandbox import protected
 
 from ...fakes.anthropic_api import ToolUse
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 from .conftest import MODEL
 
 DONE = ToolUse("StructuredOutput", {"document": "d", "summary": "s"})
@@ -33,7 +33,7 @@ class Checkout:
 def checkout(tmp_path: Path) -> Checkout:
     """A repository as Ralph lays it out: its store in ``.ralph/``, an implementation
     worktree on ``feature/GH-7`` and a document phase's scratch checkout."""
-    repo = Project(tmp_path / "repo").path
+    repo = GitProject(tmp_path / "repo").path
     (repo / ".ralph").mkdir()
     (repo / ".ralph" / "ralph.db").write_text("the store\n")
     git(repo, "worktree", "add", "-q", "-b", "feature/GH-7", "worktrees/GH-7", "main")

@@ -17,14 +17,14 @@ import pytest
 from ralph.git import GitRepo, Worktrees
 from ralph.sandbox import _policy
 
-from ..conftest import Project
+from ..conftest import GitProject
 
 SECRET = "PRIVATE-KEY-MATERIAL"
 
 
 @dataclass(frozen=True)
 class Machine:
-    repo: Project
+    repo: GitProject
     worktree: Path
     home: Path
     #: A folder outside the repository and outside /tmp (which sandboxes get privately).
@@ -51,7 +51,7 @@ class Machine:
 
 @pytest.fixture
 def machine(tmp_path: Path) -> Iterator[Machine]:
-    repo = Project(tmp_path / "repo")
+    repo = GitProject(tmp_path / "repo")
     made = Worktrees(GitRepo(repo.path)).ensure("GH-1", "feature/GH-1", "main")
     repo.path.joinpath(".ralph").mkdir(exist_ok=True)
     with sqlite3.connect(repo.path / ".ralph" / "ralph.db") as db:

@@ -14,7 +14,7 @@ from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
 from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
 
-from ..conftest import Project
+from ..conftest import GitProject
 
 TRACKERS = [
     "memory",
@@ -31,7 +31,7 @@ def tracker_kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def tracker(
-    tracker_kind: str, project: Project, clock, tmp_path: Path, request
+    tracker_kind: str, project: GitProject, clock, tmp_path: Path, request
 ) -> Iterator[Tracker]:
     if tracker_kind == "memory":
         yield MemoryTracker(clock=clock)

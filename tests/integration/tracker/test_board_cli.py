@@ -11,11 +11,11 @@ import pytest
 
 from ralph.cli import main
 
-from ..conftest import Project, ralph_process
+from ..conftest import GitProject, ralph_process
 
 
 @pytest.fixture
-def board(project: Project, monkeypatch, ralph_cli):
+def board(project: GitProject, monkeypatch, ralph_cli):
     monkeypatch.chdir(project.path)
     code, _, err = ralph_cli("init")
     assert code == 0, err

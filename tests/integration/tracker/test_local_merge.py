@@ -13,11 +13,11 @@ from ralph.git import GitRepo
 from ralph.tracker import IssueStatus, LocalTracker, MergeStrategy, PullRequestState
 from ralph.workflow import WorkflowState
 
-from ..conftest import Project, git
+from ..conftest import GitProject, git
 
 
 @pytest.fixture
-def tracker(project: Project, tmp_path: Path, clock):
+def tracker(project: GitProject, tmp_path: Path, clock):
     with SqliteDatabase(tmp_path / "ralph.db") as db:
         yield LocalTracker(db, repo="project", git=GitRepo(project.path), clock=clock)
 

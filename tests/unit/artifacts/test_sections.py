@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ralph.artifacts import diff_blocks, files_under, plan_phases, tick_phase
+from ralph.artifacts import diff_blocks, files_under, plan_steps, tick_step
 
 PLAN = """---
 status: draft
@@ -47,8 +47,8 @@ status: draft
 """
 
 
-def test_plan_phases_are_read_with_their_issue_and_checkboxes():
-    phases = plan_phases(PLAN)
+def test_plan_steps_are_read_with_their_issue_and_checkboxes():
+    phases = plan_steps(PLAN)
     assert [(p.number, p.issue, p.done) for p in phases] == [(1, 2, True), (2, 3, False)]
     assert [box.text for box in phases[0].automated] == ["Tests pass: `pytest`", "Lint passes"]
     assert [box.checked for box in phases[0].manual] == [False]
@@ -56,16 +56,16 @@ def test_plan_phases_are_read_with_their_issue_and_checkboxes():
 
 
 def test_ticking_a_phase_ticks_only_its_automated_boxes():
-    ticked = tick_phase(PLAN, 2)
-    phases = plan_phases(ticked)
+    ticked = tick_step(PLAN, 2)
+    phases = plan_steps(ticked)
     assert phases[1].done
     assert not any(box.checked for box in phases[1].manual)
     assert "- [ ] not a phase box" in ticked
-    assert tick_phase(ticked, 2) == ticked
+    assert tick_step(ticked, 2) == ticked
 
 
 def test_a_phase_without_automated_boxes_is_not_done():
-    assert not plan_phases("## Phase 1: GH-1 x\n\nno criteria\n")[0].done
+    assert not plan_steps("## Phase 1: GH-1 x\n\nno criteria\n")[0].done
 
 
 def test_diff_blocks_are_extracted_in_order():

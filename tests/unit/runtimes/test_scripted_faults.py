@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from ralph.errors import ConfigError
-from ralph.runtimes.scripted import Fault, ScriptedRuntime, parse_faults
+from ralph.runtimes.scripted import AgentFault, ScriptedRuntime, parse_faults
 
 
 def test_faults_are_queued_per_phase_in_order():
     assert parse_faults("research=invalid-result*2, review=needs-iteration") == {
-        "research": [Fault.INVALID_RESULT, Fault.INVALID_RESULT],
-        "review": [Fault.NEEDS_ITERATION],
+        "research": [AgentFault.INVALID_RESULT, AgentFault.INVALID_RESULT],
+        "review": [AgentFault.NEEDS_ITERATION],
     }
     assert parse_faults("") == {}
 
@@ -31,7 +31,10 @@ def test_a_bad_fault_names_the_mistake(text, message):
 
 def test_the_environment_and_the_constructor_add_up():
     runtime = ScriptedRuntime(
-        {"plan": [Fault.FAIL]}, env={"RALPH_SCRIPTED_FAULTS": "plan=hang,research=crash"}
+        {"plan": [AgentFault.FAIL]}, env={"RALPH_SCRIPTED_FAULTS": "plan=hang,research=crash"}
     )
     assert runtime.description == "simulated agent (scripted)"
-    assert runtime._faults == {"plan": [Fault.HANG, Fault.FAIL], "research": [Fault.CRASH]}
+    assert runtime._faults == {
+        "plan": [AgentFault.HANG, AgentFault.FAIL],
+        "research": [AgentFault.CRASH],
+    }

@@ -4,6 +4,6 @@ documents against GitHub's published schema (graphql-core; ``pip install
 
 from __future__ import annotations
 
-from ralph.github.fake._github import FakeGitHub, Fault, Request, github_schema
+from ralph.github.fake._github import FakeGitHub, Request, ScriptedFault, github_schema
 
-__all__ = ["FakeGitHub", "Fault", "Request", "github_schema"]
+__all__ = ["FakeGitHub", "Request", "ScriptedFault", "github_schema"]

@@ -22,10 +22,10 @@ from typing import Any
 from graphql import GraphQLSchema, build_schema, graphql_sync
 
 from ralph.github._transport import Reply, TransportFailure
-from ralph.github.fake._model import GraphQLFault, Project, Repository, TokenHolder, World
+from ralph.github.fake._model import GraphQLFault, ProjectV2, Repository, TokenHolder, World
 from ralph.github.fake._root import Root
 
-__all__ = ["FakeGitHub", "Fault", "Request", "github_schema"]
+__all__ = ["FakeGitHub", "Request", "ScriptedFault", "github_schema"]
 
 _OPERATION = re.compile(r"^\s*(query|mutation)\s+(\w+)", re.MULTILINE)
 HOUR = 3600.0
@@ -46,7 +46,7 @@ def github_schema() -> GraphQLSchema:
 
 
 @dataclass(frozen=True)
-class Fault:
+class ScriptedFault:
     """One scripted misbehaviour, used by the first request it matches.
 
     ``match``: an operation name (``CreateIssue``), ``query``, ``mutation`` or ``any``.
@@ -83,7 +83,7 @@ class FakeGitHub:
         self.clock = clock
         self.world = World(clock=clock)
         self.root = Root(self.world)
-        self.faults: list[Fault] = []
+        self.faults: list[ScriptedFault] = []
         self.requests: list[Request] = []
         self.points = points
         self.remaining = points
@@ -111,17 +111,17 @@ class FakeGitHub:
             self.world.repositories[full_name.lower()] = repository
             return repository
 
-    def add_project(self, owner: str, title: str) -> Project:
+    def add_project(self, owner: str, title: str) -> ProjectV2:
         with self.world.lock:
             account = self.world.account(owner)
-            project = Project(account, len(account.projects) + 1, title)
+            project = ProjectV2(account, len(account.projects) + 1, title)
             account.projects.append(project)
             return project
 
     def repository(self, full_name: str) -> Repository:
         return self.world.repositories[full_name.lower()]
 
-    def script(self, *faults: Fault) -> None:
+    def script(self, *faults: ScriptedFault) -> None:
         self.faults.extend(faults)
 
     # -- the Transport ---------------------------------------------------------------------
@@ -147,7 +147,7 @@ class FakeGitHub:
                 self._in_flight_mutations -= mutation
                 self.requests.append(Request(name, mutation, started, self.clock(), status))
 
-    def _take_fault(self, name: str, mutation: bool) -> Fault | None:
+    def _take_fault(self, name: str, mutation: bool) -> ScriptedFault | None:
         with self._meter:
             for fault in self.faults:
                 if fault.matches(name, mutation):

@@ -120,9 +120,9 @@ class Account(Node):
         self.typename = "Organization" if organization else "User"
         self.login = login
         self.name = login
-        self.projects: list[Project] = []
+        self.projects: list[ProjectV2] = []
 
-    def projectV2(self, info: Any, number: int) -> Project | None:
+    def projectV2(self, info: Any, number: int) -> ProjectV2 | None:
         self.world.need_scope(info, "read:project", "project")
         found = next((p for p in self.projects if p.number == number), None)
         if found is None:
@@ -223,7 +223,7 @@ class Field(Node):
     """A project field: single-select (with options) or a plain one (Title...)."""
 
     def __init__(
-        self, project: Project, name: str, options: Sequence[dict[str, str]] | None
+        self, project: ProjectV2, name: str, options: Sequence[dict[str, str]] | None
     ) -> None:
         super().__init__(project.world, "PVTSSF_" if options is not None else "PVTF_")
         self.project = project
@@ -256,7 +256,7 @@ class Field(Node):
 class Item(Node):
     typename = "ProjectV2Item"
 
-    def __init__(self, project: Project, content: Issue | PullRequest) -> None:
+    def __init__(self, project: ProjectV2, content: Issue | PullRequest) -> None:
         super().__init__(project.world, "PVTI_")
         self.project = project
         self.content = content
@@ -283,7 +283,7 @@ class Item(Node):
         return connection(values, **page)
 
 
-class Project(Node):
+class ProjectV2(Node):
     typename = "ProjectV2"
 
     def __init__(self, owner: Account, number: int, title: str) -> None:

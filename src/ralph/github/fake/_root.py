@@ -13,7 +13,7 @@ from ralph.github.fake._model import (
     Issue,
     Item,
     Label,
-    Project,
+    ProjectV2,
     PullRequest,
     Repository,
     World,
@@ -174,9 +174,9 @@ class Root:
 
     # -- projects ---------------------------------------------------------------------------
 
-    def _project(self, info: Any, project_id: str) -> Project:
+    def _project(self, info: Any, project_id: str) -> ProjectV2:
         self.world.need_scope(info, "project")
-        found: Project = self.world.node_of(project_id, Project)
+        found: ProjectV2 = self.world.node_of(project_id, ProjectV2)
         return found
 
     def addProjectV2ItemById(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
@@ -216,7 +216,7 @@ class Root:
     def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         self.world.need_scope(info, "project")
         owner: Account = self.world.node_of(input["ownerId"], Account)
-        project = Project(owner, len(owner.projects) + 1, input["title"])
+        project = ProjectV2(owner, len(owner.projects) + 1, input["title"])
         owner.projects.append(project)
         if input.get("repositoryId"):
             project.linked.append(self.world.node_of(input["repositoryId"], Repository))

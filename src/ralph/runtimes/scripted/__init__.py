@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
-from ralph.runtimes.scripted._runtime import FAULTS_VARIABLE, Fault, ScriptedRuntime, parse_faults
+from ralph.runtimes.scripted._runtime import (
+    FAULTS_VARIABLE,
+    AgentFault,
+    ScriptedRuntime,
+    parse_faults,
+)
 
-__all__ = ["FAULTS_VARIABLE", "Fault", "ScriptedRuntime", "parse_faults"]
+__all__ = ["FAULTS_VARIABLE", "AgentFault", "ScriptedRuntime", "parse_faults"]

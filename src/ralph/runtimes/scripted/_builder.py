@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ralph.artifacts import AUTOMATED, MANUAL, diff_blocks, files_under, plan_phases, tick_phase
+from ralph.artifacts import AUTOMATED, MANUAL, diff_blocks, files_under, plan_steps, tick_step
 from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
 from ralph.runtimes.scripted._text import marker
@@ -142,7 +142,7 @@ def review(brief: AgentBrief) -> dict[str, Any]:
     document = primary.document("plan")
     text = document.text if document else ""
     problems = []
-    phases = plan_phases(text)
+    phases = plan_steps(text)
     if not phases:
         problems.append("The plan has no '## Phase N' sections.")
     problems += [
@@ -219,7 +219,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
     on_disk = workdir / document.path
     text = on_disk.read_text() if on_disk.exists() else document.text
     issues = {issue.number: issue for issue in brief.issues}
-    phases = plan_phases(text)
+    phases = plan_steps(text)
     touched: list[str] = []
     for phase in phases:
         if phase.done:
@@ -233,7 +233,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
             problem = _apply(workdir, diff)
             if problem:
                 return {"escalate": f"Phase {phase.number}'s diff does not apply: {problem}"}
-        text = tick_phase(text, phase.number)
+        text = tick_step(text, phase.number)
         _write(workdir, document.path, text)
         _git(workdir, "add", "-A")
         changed = _git(workdir, "diff", "--cached", "--name-only").split()
@@ -241,7 +241,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         title = re.sub(r"^GH-\d+\s*", "", phase.title)
         where = f"Phase {phase.number} of {len(phases)}: #{owner.number} - {owner.title}"
         _git(workdir, "commit", "-q", "-m", f"feat: {title}\n\n{where}")
-    done = sum(1 for p in plan_phases(text) if p.done)
+    done = sum(1 for p in plan_steps(text) if p.done)
     return {
         "phases_done": done,
         "phases_total": len(phases),

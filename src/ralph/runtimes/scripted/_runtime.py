@@ -2,7 +2,7 @@
 issue text, for tests and ``ralph demo``. Everything it reports says "simulated agent".
 
 Faults make it misbehave on purpose, per phase and in order: ``ScriptedRuntime({"research":
-[Fault.INVALID_RESULT]})`` returns one invalid research result, then behaves. The same
+[AgentFault.INVALID_RESULT]})`` returns one invalid research result, then behaves. The same
 faults can come from ``RALPH_SCRIPTED_FAULTS`` (``research=invalid-result*2,review=
 needs-iteration``) for tests that run Ralph as a subprocess.
 """
@@ -24,7 +24,7 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.scripted import _analyst, _builder
 
-__all__ = ["FAULTS_VARIABLE", "Fault", "ScriptedRuntime", "parse_faults"]
+__all__ = ["FAULTS_VARIABLE", "AgentFault", "ScriptedRuntime", "parse_faults"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ COST_VARIABLE = "RALPH_SCRIPTED_COST"
 DESCRIPTION = "simulated agent (scripted)"
 
 
-class Fault(enum.StrEnum):
+class AgentFault(enum.StrEnum):
     FAIL = "fail"
     HANG = "hang"
     CRASH = "crash"
@@ -78,17 +78,17 @@ def _number(source: Mapping[str, str], name: str) -> float:
     return value
 
 
-def parse_faults(text: str) -> dict[str, list[Fault]]:
+def parse_faults(text: str) -> dict[str, list[AgentFault]]:
     """``research=invalid-result*2,review=needs-iteration`` -> faults per phase."""
-    faults: dict[str, list[Fault]] = {}
+    faults: dict[str, list[AgentFault]] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         phase, sep, spec = item.partition("=")
         name, _, count = spec.partition("*")
         try:
-            fault = Fault(name.strip())
+            fault = AgentFault(name.strip())
             times = int(count) if count else 1
         except ValueError:
-            valid = ", ".join(f.value for f in Fault)
+            valid = ", ".join(f.value for f in AgentFault)
             raise ConfigError(
                 f"bad scripted fault {item!r}: write phase=fault[*times] with a fault among {valid}"
             ) from None
@@ -106,7 +106,7 @@ class ScriptedRuntime(AgentRuntime):
 
     def __init__(
         self,
-        faults: Mapping[str, Sequence[Fault]] | None = None,
+        faults: Mapping[str, Sequence[AgentFault]] | None = None,
         *,
         env: Mapping[str, str] | None = None,
         delay_seconds: float | None = None,
@@ -124,7 +124,7 @@ class ScriptedRuntime(AgentRuntime):
         #: Briefs seen, in order (tests read them).
         self.briefs: list[AgentBrief] = []
 
-    def _next_fault(self, phase: str) -> Fault | None:
+    def _next_fault(self, phase: str) -> AgentFault | None:
         with self._lock:
             queued = self._faults.get(phase)
             return queued.pop(0) if queued else None
@@ -162,47 +162,51 @@ class ScriptedRuntime(AgentRuntime):
         return dataclasses.replace(result, duration_seconds=elapsed, cost_usd=cost)
 
     def _perform(
-        self, brief: AgentBrief, fault: Fault | None, agent: Agent | None, stop: threading.Event
+        self,
+        brief: AgentBrief,
+        fault: AgentFault | None,
+        agent: Agent | None,
+        stop: threading.Event,
     ) -> AgentResult:
         if agent is None:
             return self._result(AgentStatus.FAILED, 0, error=f"no scripted agent for {brief.phase}")
         if self.delay_seconds and stop.wait(self.delay_seconds):
             return self._result(AgentStatus.TIMEOUT, 0, error="the agent was stopped")
-        if fault is Fault.HANG:
+        if fault is AgentFault.HANG:
             stop.wait()
             return self._result(AgentStatus.TIMEOUT, 0, error="the agent hung")
-        if fault is Fault.FAIL:
+        if fault is AgentFault.FAIL:
             return self._result(AgentStatus.FAILED, 0, error="scripted fault: the agent failed")
-        if fault is Fault.CRASH:
+        if fault is AgentFault.CRASH:
             raise RuntimeError("scripted fault: the agent process died")
-        if fault is Fault.MISCONFIGURED:
+        if fault is AgentFault.MISCONFIGURED:
             return self._result(
                 AgentStatus.MISCONFIGURED, 0,
                 error="scripted fault: the key was refused; set ANTHROPIC_API_KEY",
             )  # fmt: skip
-        if fault is Fault.EXCEED_BUDGET:
+        if fault is AgentFault.EXCEED_BUDGET:
             cap = brief.limits.max_usd or 1.0
             return self._result(
                 AgentStatus.BUDGET_EXCEEDED, 0, cost=cap + 0.01,
                 error=f"scripted fault: spent more than ${cap:.2f}",
             )  # fmt: skip
-        if fault is Fault.EXCEED_TURNS:
+        if fault is AgentFault.EXCEED_TURNS:
             return self._result(
                 AgentStatus.TURNS_EXCEEDED, 0, turns=brief.limits.max_turns,
                 error=f"scripted fault: reached {brief.limits.max_turns} turns",
             )  # fmt: skip
-        if fault is Fault.INVALID_RESULT:
+        if fault is AgentFault.INVALID_RESULT:
             return self._result(AgentStatus.OK, 0, result={"unexpected": "scripted fault"})
-        if fault is Fault.ESCALATE:
+        if fault is AgentFault.ESCALATE:
             return self._result(
                 AgentStatus.OK, 0, result={"escalate": "scripted fault: the agent asks a person"}
             )
-        if fault is Fault.WRITE_OUTSIDE:
+        if fault is AgentFault.WRITE_OUTSIDE:
             stray = Path(brief.facts.get("repository", brief.workdir)) / "stray-from-agent.txt"
             stray.write_text("written outside the worktree\n")
-        if fault is Fault.NEEDS_ITERATION:
+        if fault is AgentFault.NEEDS_ITERATION:
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
-        refused = ("Bash",) if fault is Fault.REFUSED_TOOL else ()
+        refused = ("Bash",) if fault is AgentFault.REFUSED_TOOL else ()
         return self._result(AgentStatus.OK, 0, result=agent(brief), refused=refused)
 
     @staticmethod

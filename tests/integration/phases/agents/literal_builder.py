@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ralph.artifacts import diff_blocks, plan_phases, tick_phase
+from ralph.artifacts import diff_blocks, plan_steps, tick_step
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Literal agent",
@@ -42,7 +42,7 @@ def main() -> None:
         p for s in staging for p in re.findall(r"`([^`]+)`", s) if Path(p).is_file()
     ]
     text = plan_file.read_text()
-    phases = plan_phases(text)
+    phases = plan_steps(text)
     for phase in phases:
         if phase.done:
             continue
@@ -50,12 +50,12 @@ def main() -> None:
             git("apply", stdin=diff)
         if verification:
             subprocess.run(verification.group(1), shell=True, check=True, capture_output=True)
-        text = tick_phase(text, phase.number)
+        text = tick_step(text, phase.number)
         plan_file.write_text(text)
         files = re.findall(r"\*\*File\*\*: `([^`]+)`", phase.body)
         git("add", "--", *files, *named_for_staging)
         git("commit", "-q", "-m", f"feat: {phase.title}\n\nPhase {phase.number} of {len(phases)}")
-    done = sum(1 for p in plan_phases(plan_file.read_text()) if p.done)
+    done = sum(1 for p in plan_steps(plan_file.read_text()) if p.done)
     Path(sys.argv[2]).write_text(json.dumps({"phases_done": done, "phases_total": len(phases)}))
 
 
