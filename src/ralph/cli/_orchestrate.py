@@ -115,9 +115,16 @@ def _session(
     console.print(f"{mode} #{root} — {runtime.description}; workers: {names}", markup=False)
     with _signals(interrupt), view.showing():
         result = run_session(
-            project, root, runtime, mode=mode, crew=crew, observer=view, interrupt=interrupt,
-            attempts=attempts, review_mode=review_mode,
-        )  # fmt: skip
+            project,
+            root,
+            runtime,
+            mode=mode,
+            crew=crew,
+            observer=view,
+            interrupt=interrupt,
+            attempts=attempts,
+            review_mode=review_mode,
+        )
     report = _conclude(project, result, console, mode=mode, root=root)
     return _exit_code(result, report)
 
@@ -178,9 +185,14 @@ def hero_command(
         for branch in adopt or ():
             adopt_branch(project, branch)
         code = _session(
-            project, number, mode="hero", crew=hero_crew(concurrency), agent=agent,
-            attempts=attempts, review_mode=review_mode,
-        )  # fmt: skip
+            project,
+            number,
+            mode="hero",
+            crew=hero_crew(concurrency),
+            agent=agent,
+            attempts=attempts,
+            review_mode=review_mode,
+        )
     raise typer.Exit(code)
 
 
@@ -224,9 +236,14 @@ def team_command(
         mode = review_mode or project.config.review_mode
         roster = {**suggested_team(project, number, mode), **counts}
         code = _session(
-            project, number, mode="team", crew=team_crew(roster), agent=agent,
-            attempts=attempts, review_mode=review_mode,
-        )  # fmt: skip
+            project,
+            number,
+            mode="team",
+            crew=team_crew(roster),
+            agent=agent,
+            attempts=attempts,
+            review_mode=review_mode,
+        )
     raise typer.Exit(code)
 
 
@@ -278,10 +295,15 @@ def worker_command(
         )
         with _signals(interrupt):
             crew = start_crew(
-                project, runtime, found, worker_crew(wanted, concurrency),
-                budget=Budget.from_config(project.config), stopping=interrupt.stopping,
-                attempts=attempts, stop=interrupt.agent_unusable,
-            )  # fmt: skip
+                project,
+                runtime,
+                found,
+                worker_crew(wanted, concurrency),
+                budget=Budget.from_config(project.config),
+                stopping=interrupt.stopping,
+                attempts=attempts,
+                stop=interrupt.agent_unusable,
+            )
             while not crew.join(timeout=0.2):
                 if interrupt.aborting.is_set():
                     crew.release_claims()

@@ -79,8 +79,9 @@ def _require_base_branch(project: Project) -> None:
         raise GitError(f"{git.path} is a bare repository; run Ralph in a clone of it")
     if git.has_branch(base):
         return
-    listed = git.git("for-each-ref", "--format=%(refname:short)", "refs/heads",
-                     what="list branches").split()  # fmt: skip
+    listed = git.git(
+        "for-each-ref", "--format=%(refname:short)", "refs/heads", what="list branches"
+    ).split()
     if not listed:
         raise GitError(
             f"{git.path} has no commits yet; make a first commit "

@@ -63,10 +63,21 @@ def create_demo_project(
     result.config_path.write_text(text)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
     subprocess.run(
-        ["git", "-c", "user.name=Ralph demo", "-c", "user.email=demo@localhost",
-         "commit", "-q", "-m", "Set up Ralph"],
-        cwd=repo, check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            "git",
+            "-c",
+            "user.name=Ralph demo",
+            "-c",
+            "user.email=demo@localhost",
+            "commit",
+            "-q",
+            "-m",
+            "Set up Ralph",
+        ],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
     title, body = epic
     with open_project(load_config(repo)) as project:
         issue = project.tracker.create_issue(title, body=body, state=WorkflowState.BACKLOG)
@@ -89,8 +100,11 @@ def check_demo(project: Project, epic: int) -> DemoCheck:
     merged = core is not None and "def farewell" in core
     tests = subprocess.run(
         shlex.split(project.config.test_command),
-        cwd=project.git.path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=project.git.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return DemoCheck(all_done, merged, tests.returncode == 0, (tests.stdout + tests.stderr).strip())
 
 
@@ -103,7 +117,12 @@ def run_demo(
 ) -> tuple[SessionResult, DemoCheck]:
     """Run the team on the epic with the scripted agents, then check the outcome."""
     session = run_session(
-        project, epic, ScriptedRuntime(), mode="team", crew=team_crew(DEMO_TEAM),
-        observer=observer, interrupt=interrupt,
-    )  # fmt: skip
+        project,
+        epic,
+        ScriptedRuntime(),
+        mode="team",
+        crew=team_crew(DEMO_TEAM),
+        observer=observer,
+        interrupt=interrupt,
+    )
     return session, check_demo(project, epic)

@@ -143,6 +143,14 @@ def create_sample_repository(path: Path) -> Path:
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
     git("add", "-A")
-    git("-c", "user.name=Ralph demo", "-c", "user.email=demo@localhost",
-        "commit", "-q", "-m", "The greeting library")  # fmt: skip
+    git(
+        "-c",
+        "user.name=Ralph demo",
+        "-c",
+        "user.email=demo@localhost",
+        "commit",
+        "-q",
+        "-m",
+        "The greeting library",
+    )
     return path

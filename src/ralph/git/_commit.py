@@ -38,9 +38,15 @@ def _commit(repo: GitRepo, branch: str, files: Mapping[str, str], message: str) 
         if tree == repo.git("rev-parse", f"{tip}^{{tree}}", what="read the branch tree"):
             return None
         commit = repo.git(
-            "commit-tree", tree, "-p", tip, "-m", message,
-            what="create the commit", env=repo.identity_env(),
-        )  # fmt: skip
+            "commit-tree",
+            tree,
+            "-p",
+            tip,
+            "-m",
+            message,
+            what="create the commit",
+            env=repo.identity_env(),
+        )
         if move_branch(repo, branch, tip, commit):
             logger.info("committed", extra={"branch": branch, "commit": commit})
             return commit
@@ -57,7 +63,11 @@ def _tree_with(repo: GitRepo, tip: str, files: Mapping[str, str]) -> str:
             if blob.returncode != 0:
                 raise GitError(f"could not store {path}: {blob.stderr.strip()}")
             repo.git(
-                "update-index", "--add", "--cacheinfo", f"100644,{blob.stdout.strip()},{path}",
-                what=f"stage {path}", env=env,
-            )  # fmt: skip
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                f"100644,{blob.stdout.strip()},{path}",
+                what=f"stage {path}",
+                env=env,
+            )
         return repo.git("write-tree", what="write the tree", env=env)

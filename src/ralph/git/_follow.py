@@ -45,8 +45,9 @@ def move_branch(repo: GitRepo, branch: str, old: str, new: str) -> bool:
         return repo.run("update-ref", ref, new, old).returncode == 0
     intent = _intent(repo, branch)
     written = intent.with_suffix(".tmp")
-    written.write_text(json.dumps({"branch": branch, "checkout": str(checkout), "old": old,
-                                   "new": new}))  # fmt: skip
+    written.write_text(
+        json.dumps({"branch": branch, "checkout": str(checkout), "old": old, "new": new})
+    )
     os.replace(written, intent)  # whole or absent, whenever the process dies
     moved = False
     try:
@@ -105,6 +106,7 @@ def _index_holds(repo: GitRepo, checkout: Path, tree: str, paths: list[str]) -> 
     staged = repo.run("ls-files", "--stage", "-z", cwd=checkout).stdout
     listed = repo.run("ls-tree", "-r", "-z", tree, cwd=checkout).stdout
     index = {e.split("\t", 1)[1]: e.split()[:2] for e in staged.split("\0") if "\t" in e}
-    wanted = {e.split("\t", 1)[1]: [e.split()[0], e.split()[2]] for e in listed.split("\0")
-              if "\t" in e}  # fmt: skip
+    wanted = {
+        e.split("\t", 1)[1]: [e.split()[0], e.split()[2]] for e in listed.split("\0") if "\t" in e
+    }
     return all(index.get(path) == wanted.get(path) for path in paths)

@@ -117,8 +117,13 @@ class GitRepo:
 
     def push(self, branch: str, remote: str = "origin") -> None:
         """Push ``branch`` to the same name on ``remote``."""
-        self.git("push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}",
-                 what=f"push {branch} to {remote}")  # fmt: skip
+        self.git(
+            "push",
+            "--quiet",
+            remote,
+            f"refs/heads/{branch}:refs/heads/{branch}",
+            what=f"push {branch} to {remote}",
+        )
 
     def fast_forward_from(self, branch: str, remote: str = "origin") -> bool:
         """Bring local ``branch`` up to ``remote``'s when that only adds commits (GitHub
@@ -184,8 +189,9 @@ class GitRepo:
         """Hold the repository's worktree list: adding, removing and pruning take it
         alone; listing shares it. git writes a new worktree's files one by one, and
         another git reading them half-written fails ("failed to read .../commondir")."""
-        with file_lock(self.git_dir() / "ralph-worktrees.lock", what="change worktrees",
-                       shared=shared):  # fmt: skip
+        with file_lock(
+            self.git_dir() / "ralph-worktrees.lock", what="change worktrees", shared=shared
+        ):
             yield
 
     def resolve(self, ref: str) -> str:
@@ -198,17 +204,24 @@ class GitRepo:
     def changed_files(self, base: str, head: str) -> list[str]:
         """The paths ``head`` changes since it left ``base`` (``git diff base...head``)."""
         changed = self.git(
-            "diff", "--name-only", f"refs/heads/{base}...refs/heads/{head}",
+            "diff",
+            "--name-only",
+            f"refs/heads/{base}...refs/heads/{head}",
             what=f"list the files {head} changes",
-        )  # fmt: skip
+        )
         return changed.splitlines()
 
     def files_on(self, branch: str, folder: str) -> list[str]:
         """The paths of the files under ``folder`` on ``branch``, without a checkout."""
         listing = self.git(
-            "ls-tree", "-r", "--name-only", f"refs/heads/{branch}", "--", folder,
+            "ls-tree",
+            "-r",
+            "--name-only",
+            f"refs/heads/{branch}",
+            "--",
+            folder,
             what=f"list {folder} on {branch}",
-        )  # fmt: skip
+        )
         return listing.splitlines()
 
     def read_on(self, branch: str, path: str) -> str | None:
@@ -291,9 +304,14 @@ class GitRepo:
             return MergeOutcome(base_commit, already_merged=True)
         parents = ["-p", base_commit] if squash else ["-p", base_commit, "-p", head_commit]
         commit = self.git(
-            "commit-tree", tree, *parents, "-m", message,
-            what="create the merge commit", env=self.identity_env(),
-        )  # fmt: skip
+            "commit-tree",
+            tree,
+            *parents,
+            "-m",
+            message,
+            what="create the merge commit",
+            env=self.identity_env(),
+        )
         if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})

@@ -83,9 +83,14 @@ class Worktrees:
                 self.repo.git("worktree", "add", str(path), branch, what=f"check out {branch}")
             else:
                 self.repo.git(
-                    "worktree", "add", "-b", branch, str(path), f"refs/heads/{base}",
+                    "worktree",
+                    "add",
+                    "-b",
+                    branch,
+                    str(path),
+                    f"refs/heads/{base}",
                     what=f"create {branch} from {base}",
-                )  # fmt: skip
+                )
         logger.info("worktree created", extra={"worktree": worktree_id, "branch": branch})
         return Worktree(worktree_id, path, branch, created=True)
 
@@ -102,9 +107,11 @@ class Worktrees:
             return Pruned(False, f"it has uncommitted changes: {', '.join(files[:5])}")
         if branch is not None:
             ahead = self.repo.git(
-                "rev-list", "--count", f"refs/heads/{base}..refs/heads/{branch}",
+                "rev-list",
+                "--count",
+                f"refs/heads/{base}..refs/heads/{branch}",
                 what="count unmerged commits",
-            )  # fmt: skip
+            )
             # A squash merge leaves the commits unmerged by ancestry but their changes in.
             if int(ahead) and not self._already_in(branch, base):
                 return Pruned(False, f"{branch} has {ahead} commit(s) not merged into {base}")
@@ -116,9 +123,12 @@ class Worktrees:
     def _already_in(self, branch: str, base: str) -> bool:
         """Whether merging ``branch`` into ``base`` would change nothing."""
         merged = self.repo.run(
-            "merge-tree", "--write-tree", "--no-messages", f"refs/heads/{base}",
+            "merge-tree",
+            "--write-tree",
+            "--no-messages",
+            f"refs/heads/{base}",
             f"refs/heads/{branch}",
-        )  # fmt: skip
+        )
         base_tree = self.repo.git("rev-parse", f"refs/heads/{base}^{{tree}}", what="read base")
         return merged.returncode == 0 and merged.stdout.strip() == base_tree
 
@@ -134,9 +144,13 @@ class Worktrees:
                 discard(self.repo, path)
             path.parent.mkdir(parents=True, exist_ok=True)
             self.repo.git(
-                "worktree", "add", "--detach", str(path), f"refs/heads/{base}",
+                "worktree",
+                "add",
+                "--detach",
+                str(path),
+                f"refs/heads/{base}",
                 what=f"check out {base} for {name}",
-            )  # fmt: skip
+            )
         try:
             yield path
         finally:

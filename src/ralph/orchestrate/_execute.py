@@ -204,9 +204,12 @@ class TaskExecutor:
         self._cancel_dependents(task.id)
         issues = ", ".join(f"#{n}" for n in task.issues)
         self.store.send_message(
-            self.run.id, claim.worker, "lead", MessageKind.ESCALATION,
+            self.run.id,
+            claim.worker,
+            "lead",
+            MessageKind.ESCALATION,
             f"{task.subject}: {issues} need a person: {reason}",
-        )  # fmt: skip
+        )
         return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
 
     def _moved(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
@@ -217,9 +220,12 @@ class TaskExecutor:
         self.store.fail(claim, outcome.error, retryable=False)
         self._cancel_dependents(task.id)
         self.store.send_message(
-            self.run.id, claim.worker, "lead", MessageKind.ESCALATION,
+            self.run.id,
+            claim.worker,
+            "lead",
+            MessageKind.ESCALATION,
             f"{task.subject}: {outcome.error}",
-        )  # fmt: skip
+        )
         return Execution(task.id, ExecutionStatus.MOVED, outcome.lines, error=outcome.error)
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:

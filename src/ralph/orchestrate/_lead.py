@@ -147,9 +147,10 @@ class Lead:
         if gates:
             numbers = ", ".join(f"#{n}" for gate in gates for n in gate.issues[:1])
             return RunVerdict(
-                Ending.WAITING_FOR_HUMAN, f"waiting for a person to approve the plan for {numbers}",
+                Ending.WAITING_FOR_HUMAN,
+                f"waiting for a person to approve the plan for {numbers}",
                 tuple(gates),
-            )  # fmt: skip
+            )
         # What is left waits for work that failed: it can never start.
         for task in tasks:
             if task.status is TaskStatus.PENDING:
@@ -185,11 +186,14 @@ class Lead:
             if re.search(rf"#{number}(?!\d)", said):
                 continue
             self.store.send_message(
-                run_id, self.name, "lead", MessageKind.ESCALATION,
+                run_id,
+                self.name,
+                "lead",
+                MessageKind.ESCALATION,
                 f"#{number} is Human Needed: its pipeline stops there; resolve it, move it "
                 f"back (ralph issue move {number} STATE), then run `ralph {self.mode} "
                 f"{self.root}` again",
-            )  # fmt: skip
+            )
 
     def _pass_gates(self, run_id: int) -> None:
         tasks = self.store.list_tasks(run_id, kind=TaskKind.HUMAN_GATE.value)

@@ -197,9 +197,15 @@ def run_session(
     if run is None:
         return SessionResult(None, Ending.NOTHING_TO_DO, lead.nothing_to_do())
     workers = start_crew(
-        project, runtime, run, crew, budget=lead.budget, stopping=interrupt.stopping,
-        attempts=attempts, stop=interrupt.agent_unusable,
-    )  # fmt: skip
+        project,
+        runtime,
+        run,
+        crew,
+        budget=lead.budget,
+        stopping=interrupt.stopping,
+        attempts=attempts,
+        stop=interrupt.agent_unusable,
+    )
     verdict, cursor = _watch(store, lead, run, workers, observer, interrupt)
     ending = verdict.ending or Ending.INTERRUPTED
     store.request_shutdown(run.id)

@@ -78,9 +78,11 @@ class PhaseContext:
         if config.tracker == "github" and not self.links.owner:
             # As the original: artifact comments link the file on GitHub.
             self.links = Links(
-                config.github.owner, config.github.repo, config.base_branch,
+                config.github.owner,
+                config.github.repo,
+                config.base_branch,
                 web=config.github.web_url,
-            )  # fmt: skip
+            )
 
     @property
     def tracker(self) -> Tracker:
@@ -123,9 +125,13 @@ class PhaseContext:
         a read that must not write, racing the phase that is about to link it)."""
         comments = [c.body for c in issue.comments]
         found = discover(
-            kind, issue.number, comments, self.base_files(), self.links,
+            kind,
+            issue.number,
+            comments,
+            self.base_files(),
+            self.links,
             group_primary=group_primary,
-        )  # fmt: skip
+        )
         if found is None or self.read_base(found.path) is None:
             return None
         if found.needs_self_heal and heal:

@@ -95,8 +95,10 @@ class MergePhase(Phase):
             ctx.comment_once(
                 issue.number, f"{_merged_note(pr)}{pr.head} -> {pr.base}, {commit}). Done.\n"
             )
-        ctx.say(f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
-                f"{', '.join(f'#{i.number}' for i in members)} Done.")  # fmt: skip
+        ctx.say(
+            f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
+            f"{', '.join(f'#{i.number}' for i in members)} Done."
+        )
         if pruned.removed:
             ctx.say(f"Removed worktree worktrees/{worktree}.")
         elif pruned.reason:

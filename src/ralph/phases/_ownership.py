@@ -31,9 +31,11 @@ def foreign_branch(ctx: PhaseContext, branch: str, number: int) -> ForeignBranch
     if project.store.branch_origin(_repo(project), branch) or not git.has_branch(branch):
         return None
     own = git.git(
-        "log", "--format=%h %s", f"refs/heads/{ctx.base}..refs/heads/{branch}",
+        "log",
+        "--format=%h %s",
+        f"refs/heads/{ctx.base}..refs/heads/{branch}",
         what=f"read the commits of {branch}",
-    ).splitlines()  # fmt: skip
+    ).splitlines()
     if not own:
         return None
     latest = own[0] if len(own) == 1 else f"{own[0]} and {len(own) - 1} more"

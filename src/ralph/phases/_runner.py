@@ -252,9 +252,15 @@ class PhaseRunner:
         result: dict[str, object] | None = None,
     ) -> PhaseOutcome:
         return PhaseOutcome(
-            phase.name, numbers, status, tuple(ctx.said), tuple(runs), error, result or {},
+            phase.name,
+            numbers,
+            status,
+            tuple(ctx.said),
+            tuple(runs),
+            error,
+            result or {},
             tuple(ctx.breaches),
-        )  # fmt: skip
+        )
 
     # -- the agent ----------------------------------------------------------------------
 

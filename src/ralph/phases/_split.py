@@ -112,9 +112,13 @@ class SplitPhase(Phase):
                 tags.append("REUSED")
                 continue
             child = tracker.create_issue(
-                title, body=sub["body"], parent=parent.number,
-                state=WorkflowState.BACKLOG, estimate=estimate, labels=labels,
-            )  # fmt: skip
+                title,
+                body=sub["body"],
+                parent=parent.number,
+                state=WorkflowState.BACKLOG,
+                estimate=estimate,
+                labels=labels,
+            )
             self._place(ctx, child.number, place)
             numbers.append(child.number)
             tags.append("NEW")

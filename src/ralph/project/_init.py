@@ -146,9 +146,14 @@ def init_project(
         source = "RALPH_TEST_COMMAND"
     logger.info("initialised", extra={"root": str(config.root), "created": created})
     return InitResult(
-        config, config_path, created, migrated, ignored, board,
+        config,
+        config_path,
+        created,
+        migrated,
+        ignored,
+        board,
         test_source=source if config.test_command else "",
-    )  # fmt: skip
+    )
 
 
 _FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
@@ -176,8 +181,11 @@ def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, st
     config = load_config(path.parent, env={**env, "RALPH_TRACKER": ""})
     mine = config.github
     if (config.tracker, mine.owner, mine.repo, mine.project) != (
-        "github", settings.owner, settings.repo, settings.project,
-    ):  # fmt: skip
+        "github",
+        settings.owner,
+        settings.repo,
+        settings.project,
+    ):
         raise ConfigError(
             f"{path} exists and does not name this board (ready on GitHub); set tracker = "
             f'"github" and a [github] table with owner = "{settings.owner}", repo = '

@@ -39,9 +39,12 @@ def _probe(bwrap: str | None) -> SandboxStatus:
             trial, capture_output=True, text=True, timeout=_PROBE_SECONDS, check=False
         )
         version = subprocess.run(
-            [bwrap, "--version"], capture_output=True, text=True, timeout=_PROBE_SECONDS,
+            [bwrap, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=_PROBE_SECONDS,
             check=False,
-        ).stdout.strip()  # fmt: skip
+        ).stdout.strip()
     except subprocess.TimeoutExpired:
         return SandboxStatus(False, reason=f"bwrap did not start within {_PROBE_SECONDS:g}s")
     except OSError as exc:

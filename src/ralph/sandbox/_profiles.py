@@ -22,20 +22,34 @@ __all__ = [
 
 #: The person's credentials, relative to their home: hidden from everything confined.
 CREDENTIALS = (
-    ".ssh", ".config/gh", ".git-credentials", ".netrc", ".pgpass", ".aws",
-    ".docker/config.json", ".config/gcloud", ".kube",
-)  # fmt: skip
+    ".ssh",
+    ".config/gh",
+    ".git-credentials",
+    ".netrc",
+    ".pgpass",
+    ".aws",
+    ".docker/config.json",
+    ".config/gcloud",
+    ".kube",
+)
 #: Where agent CLIs keep their own sessions, logins and caches (writable for agents).
 AGENT_STATE_DIRS = (
-    ".claude", ".claude.json", ".codex", ".gemini", ".config/opencode",
-    ".local/share/opencode", ".cache",
-)  # fmt: skip
+    ".claude",
+    ".claude.json",
+    ".codex",
+    ".gemini",
+    ".config/opencode",
+    ".local/share/opencode",
+    ".cache",
+)
 #: The folders each known agent CLI needs, made before its first run (a read-only home
 #: could not take them).
 _OWN_STATE = {
-    "claude": (".claude",), "codex": (".codex",), "gemini": (".gemini",),
+    "claude": (".claude",),
+    "codex": (".codex",),
+    "gemini": (".gemini",),
     "opencode": (".config/opencode", ".local/share/opencode"),
-}  # fmt: skip
+}
 
 _TMP = Path("/tmp")
 

@@ -867,10 +867,18 @@ class SqlStore(TaskStore):
                 "cache_read_tokens, cache_write_tokens, refused) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
-                    run_id, task_id, usd, tokens, turns, seconds, self._now(),
-                    cache_read_tokens, cache_write_tokens, json.dumps(list(refused)),
+                    run_id,
+                    task_id,
+                    usd,
+                    tokens,
+                    turns,
+                    seconds,
+                    self._now(),
+                    cache_read_tokens,
+                    cache_write_tokens,
+                    json.dumps(list(refused)),
                 ),
-            )  # fmt: skip
+            )
         assert row is not None
         return _charge(row)
 

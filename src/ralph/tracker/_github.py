@@ -113,9 +113,10 @@ class GitHubTracker(Tracker):
         with self._lock:
             if self._board is None:
                 data = self.client.query(
-                    q.PROJECT, {"login": self.project_owner, "number": self.project_number},
+                    q.PROJECT,
+                    {"login": self.project_owner, "number": self.project_number},
                     token="board",
-                )  # fmt: skip
+                )
                 project = (data.get("repositoryOwner") or {}).get("projectV2")
                 if not project:
                     raise GitHubNotFound(
@@ -214,11 +215,13 @@ class GitHubTracker(Tracker):
         self.client.mutate(
             q.SET_FIELD_OPTION,
             {
-                "project": board.project_id, "item": self._item_id(number),
-                "field": field_id, "option": options[option],
+                "project": board.project_id,
+                "item": self._item_id(number),
+                "field": field_id,
+                "option": options[option],
             },
             token="board",
-        )  # fmt: skip
+        )
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the
@@ -255,9 +258,10 @@ class GitHubTracker(Tracker):
         comments = [comment_from(c) for c in node["comments"]["nodes"]]
         if node["comments"]["pageInfo"]["hasNextPage"]:  # read them all from the start
             pages = self.client.pages(
-                q.ISSUE_COMMENTS, {**self._where, "number": number},
+                q.ISSUE_COMMENTS,
+                {**self._where, "number": number},
                 ("repository", "issue", "comments"),
-            )  # fmt: skip
+            )
             comments = [comment_from(c) for c in pages]
         return issue_from(node, self.board().project_id, tuple(comments))
 
@@ -440,11 +444,14 @@ class GitHubTracker(Tracker):
             data = self.client.mutate(
                 q.CREATE_PULL_REQUEST,
                 {
-                    "repository": self.repository_id(), "head": head, "base": base,
-                    "title": title, "body": f"{body}\n\n{marker()}",
+                    "repository": self.repository_id(),
+                    "head": head,
+                    "base": base,
+                    "title": title,
+                    "body": f"{body}\n\n{marker()}",
                 },
                 reconcile=already,
-            )  # fmt: skip
+            )
         except GitHubInvalid as exc:
             raise InvalidInput(
                 f"cannot open a pull request from {head} into {base}: {exc}"

@@ -221,32 +221,35 @@ def check_board(
         return [
             *checks,
             Check(
-                "project", False,
+                "project",
+                False,
                 f"project #{project} of {owner} not found; check github.project in ralph.toml "
                 f"or run `ralph init --github {full_name}` to create one",
             ),
-        ]  # fmt: skip
+        ]
     checks.append(Check("project", True, f"#{board.number} {board.title} ({board.url})"))
     for field, options in FIELDS.items():
         found = board.fields.get(field)
         if found is None:
             checks.append(
                 Check(
-                    f"field {field}", False,
+                    f"field {field}",
+                    False,
                     f'project #{board.number} has no "{field}" field; run `ralph init --github '
                     f"{full_name} --project {board.number}` to add it",
                 )
-            )  # fmt: skip
+            )
             continue
         missing = [name for name, _, _ in options if name not in found[1]]
         if missing:
             checks.append(
                 Check(
-                    f"field {field}", False,
+                    f"field {field}",
+                    False,
                     f'"{field}" lacks the options {", ".join(missing)}; add them to the '
                     f"field on project #{board.number} (its settings on GitHub)",
                 )
-            )  # fmt: skip
+            )
         else:
             checks.append(Check(f"field {field}", True, f"{len(options)} options"))
     return checks
@@ -261,10 +264,11 @@ def _scope_checks(
     if missing:
         return [
             Check(
-                f"{variable} scopes", False,
+                f"{variable} scopes",
+                False,
                 f"the token lacks the {', '.join(missing)} scope"
                 f"{'s' if len(missing) > 1 else ''}; create a token with "
                 f"{', '.join(needed)} (and read:org for organisation boards)",
             )
-        ]  # fmt: skip
+        ]
     return [Check(f"{variable} scopes", True, ", ".join(sorted(scopes)))]

@@ -69,9 +69,13 @@ def board_from(project: Mapping[str, Any]) -> Board:
         if "options" in node:
             fields[node["name"]] = (node["id"], {o["name"]: o["id"] for o in node["options"]})
     return Board(
-        project["id"], project["number"], project.get("title", ""), project.get("url", ""),
-        fields, frozenset(names),
-    )  # fmt: skip
+        project["id"],
+        project["number"],
+        project.get("title", ""),
+        project.get("url", ""),
+        fields,
+        frozenset(names),
+    )
 
 
 def comment_from(node: Mapping[str, Any]) -> Comment:

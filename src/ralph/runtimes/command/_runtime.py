@@ -42,9 +42,15 @@ from ralph.sandbox import agent_profile, confine, probe
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
 PLACEHOLDERS = (
-    "prompt_file", "prompt", "workdir", "schema_file", "result_file", "model", "max_turns",
+    "prompt_file",
+    "prompt",
+    "workdir",
+    "schema_file",
+    "result_file",
+    "model",
+    "max_turns",
     "max_usd",
-)  # fmt: skip
+)
 _TICK_SECONDS = 0.05
 
 

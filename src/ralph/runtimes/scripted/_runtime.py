@@ -181,20 +181,25 @@ class ScriptedRuntime(AgentRuntime):
             raise RuntimeError("scripted fault: the agent process died")
         if fault is AgentFault.MISCONFIGURED:
             return self._result(
-                AgentStatus.MISCONFIGURED, 0,
+                AgentStatus.MISCONFIGURED,
+                0,
                 error="scripted fault: the key was refused; set ANTHROPIC_API_KEY",
-            )  # fmt: skip
+            )
         if fault is AgentFault.EXCEED_BUDGET:
             cap = brief.limits.max_usd or 1.0
             return self._result(
-                AgentStatus.BUDGET_EXCEEDED, 0, cost=cap + 0.01,
+                AgentStatus.BUDGET_EXCEEDED,
+                0,
+                cost=cap + 0.01,
                 error=f"scripted fault: spent more than ${cap:.2f}",
-            )  # fmt: skip
+            )
         if fault is AgentFault.EXCEED_TURNS:
             return self._result(
-                AgentStatus.TURNS_EXCEEDED, 0, turns=brief.limits.max_turns,
+                AgentStatus.TURNS_EXCEEDED,
+                0,
+                turns=brief.limits.max_turns,
                 error=f"scripted fault: reached {brief.limits.max_turns} turns",
-            )  # fmt: skip
+            )
         if fault is AgentFault.INVALID_RESULT:
             return self._result(AgentStatus.OK, 0, result={"unexpected": "scripted fault"})
         if fault is AgentFault.ESCALATE:
