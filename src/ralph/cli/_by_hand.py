@@ -20,7 +20,7 @@ from ralph.errors import InvalidInput
 from ralph.phases import (
     AlreadyDone,
     PhaseOutcome,
-    Step,
+    Progress,
     draft_plan,
     iterate_plan,
     next_step,
@@ -189,7 +189,7 @@ def review_command(
     )
 
 
-def _show(step: Step, number: int) -> None:
+def _show(step: Progress, number: int) -> None:
     for line in step.said:
         _say(line)
     _say(f"Worktree: {step.worktree} ({step.branch}); plan: {step.plan}")

@@ -19,7 +19,7 @@ from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_p
 from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
-from ralph.phases._stepwise import Step, StepDone, next_step, step_done
+from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
 
 __all__ = [
     "PHASES",
@@ -34,7 +34,7 @@ __all__ = [
     "PhaseRefused",
     "PhaseRunner",
     "PhaseStatus",
-    "Step",
+    "Progress",
     "StepDone",
     "adopt_branch",
     "approve",

@@ -26,7 +26,7 @@ from ralph.artifacts import (
     Links,
     discover,
     plan_path,
-    plan_phases,
+    plan_steps,
 )
 from ralph.errors import InvalidInput
 from ralph.phases._by_hand import DRAFTS, PLACEHOLDER, HandWritten, placeholders
@@ -168,7 +168,7 @@ def submit_plan(project: Project, number: int, text: str | None = None) -> Phase
     problems = _problems(ctx, members, path, plan)
     if problems:
         raise InvalidInput(f"the plan is not ready: {'; '.join(problems)}")
-    total = len(plan_phases(plan))
+    total = len(plan_steps(plan))
     person = HandWritten({"document": plan}, {"summary": f"Written by a person ({total} phases)."})
     outcome = PhaseRunner(project, person, max_attempts=1).run("plan", number)
     if outcome.ok and draft is not None:
@@ -178,8 +178,8 @@ def submit_plan(project: Project, number: int, text: str | None = None) -> Phase
 
 def _changes(old: str, new: str) -> list[str]:
     """What changed between two plans, phase by phase, for a person to read."""
-    before = {p.number: p for p in plan_phases(old)}
-    after = {p.number: p for p in plan_phases(new)}
+    before = {p.number: p for p in plan_steps(old)}
+    after = {p.number: p for p in plan_steps(new)}
     lines = []
     for n in sorted(before.keys() | after.keys()):
         was, now = before.get(n), after.get(n)

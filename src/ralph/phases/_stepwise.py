@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from ralph.artifacts import PlanPhase, plan_phases, tick_phase
+from ralph.artifacts import PlanStep, plan_steps, tick_step
 from ralph.errors import InvalidInput
 from ralph.phases._branches import TestRun, project_tests
 from ralph.phases._context import PhaseContext
@@ -24,13 +24,13 @@ from ralph.phases._registry import get_phase
 from ralph.project import Project
 from ralph.workflow import WorkflowState
 
-__all__ = ["Step", "StepDone", "next_step", "step_done"]
+__all__ = ["Progress", "StepDone", "next_step", "step_done"]
 
 _STARTED = "## Implementation Started"
 
 
 @dataclass(frozen=True)
-class Step:
+class Progress:
     """Where an interactive implementation stands."""
 
     worktree: Path
@@ -38,7 +38,7 @@ class Step:
     #: The plan file in the worktree.
     plan: Path
     #: The first plan phase not ticked yet; None when every phase is.
-    phase: PlanPhase | None
+    phase: PlanStep | None
     total: int
     #: What was done on the way (worktree made, comment posted), as lines for a person.
     said: tuple[str, ...] = ()
@@ -47,12 +47,12 @@ class Step:
 @dataclass(frozen=True)
 class StepDone:
     #: The phase the tests were run for.
-    phase: PlanPhase
+    phase: PlanStep
     tests: TestRun
     #: The commit made in the worktree (None when the tests failed).
     commit: str | None
     #: What comes next.
-    step: Step
+    step: Progress
 
 
 def _title(text: str, fallback: str) -> str:
@@ -60,7 +60,7 @@ def _title(text: str, fallback: str) -> str:
     return heading.removeprefix("# ").strip() or fallback
 
 
-def next_step(project: Project, number: int) -> Step:
+def next_step(project: Project, number: int) -> Progress:
     """Start or resume the interactive implementation of ``number``'s plan: the
     implement phase's preconditions, its worktree, and the next plan phase to do."""
     phase = get_phase("implement")
@@ -84,9 +84,11 @@ def next_step(project: Project, number: int) -> Step:
         )
         if posted:
             ctx.say(f"Posted {_STARTED} on #{issue.number}.")
-    phases = plan_phases(text)
+    phases = plan_steps(text)
     pending = next((p for p in phases if not p.done), None)
-    return Step(space.workdir, space.facts["branch"], plan, pending, len(phases), tuple(ctx.said))
+    return Progress(
+        space.workdir, space.facts["branch"], plan, pending, len(phases), tuple(ctx.said)
+    )
 
 
 def step_done(project: Project, number: int) -> StepDone:
@@ -102,14 +104,12 @@ def step_done(project: Project, number: int) -> StepDone:
     tests = project_tests(ctx, step.worktree)
     if not tests.passed:
         return StepDone(step.phase, tests, None, step)
-    step.plan.write_text(tick_phase(step.plan.read_text(), step.phase.number))
+    step.plan.write_text(tick_step(step.plan.read_text(), step.phase.number))
     git = project.git
     git.git("add", "-A", what="stage the phase", cwd=step.worktree)
     message = f"GH-{number}: Phase {step.phase.number}: {step.phase.title}"
-    git.git(
-        "commit", "-q", "-m", message,
-        what="commit the phase", cwd=step.worktree, env=git.identity_env(),
-    )  # fmt: skip
+    identity = git.identity_env()
+    git.git("commit", "-q", "-m", message, what="commit", cwd=step.worktree, env=identity)
     commit = git.git("rev-parse", "HEAD", what="read the commit", cwd=step.worktree)
-    pending = next((p for p in plan_phases(step.plan.read_text()) if not p.done), None)
+    pending = next((p for p in plan_steps(step.plan.read_text()) if not p.done), None)
     return StepDone(step.phase, tests, commit, replace(step, phase=pending, said=()))
