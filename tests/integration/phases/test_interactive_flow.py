@@ -181,6 +181,16 @@ def test_idea_to_merged_with_a_plan_written_rejected_and_revised_by_hand(ralph_c
     assert "Reason: Tests farewell now." in updated[0]
     assert "test_farewell" in on_main(project, plan_file)
 
+    # A plan in review can be revised too, from a file (back through Ready for Plan).
+    revision = project.parent / "revision.md"
+    revision.write_text(on_main(project, plan_file).replace("Written by a person.", "Revised."))
+    code, out, err = ralph_cli(
+        "plan", "iterate", n, "--feedback", "Wording.", "--file", str(revision)
+    )
+    assert code == 0, err
+    assert issue(project, number).workflow_state is S.PLAN_IN_REVIEW
+    assert "Revised." in on_main(project, plan_file)
+
     assert ralph_cli("approve", n)[0] == 0
     code, out, err = ralph_cli("hero", n)
     assert code == 0, out + err
