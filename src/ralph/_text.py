@@ -14,7 +14,7 @@ import unicodedata
 
 from ralph.errors import InvalidInput
 
-__all__ = ["check_title", "control_characters", "one_line", "printable"]
+__all__ = ["check_text", "check_title", "control_characters", "one_line", "printable"]
 
 #: What a character that does something (ESC, BEL, NUL...) shows as once made harmless.
 REPLACEMENT = "\ufffd"
@@ -43,6 +43,17 @@ def check_title(title: str, what: str = "an issue") -> None:
             f"{what}'s title must be one line without control characters; it has "
             f"{', '.join(found)}: write it on one line"
         )
+
+
+def check_text(text: str, what: str) -> str:
+    """``text`` a person gave (a reason, feedback, a document): refused when blank or
+    holding a control character other than line breaks and tabs."""
+    if not text.strip():
+        raise InvalidInput(f"{what} is empty; write it")
+    found = [c for c in control_characters(text) if c not in ("U+000A", "U+0009", "U+000D")]
+    if found:
+        raise InvalidInput(f"{what} has control characters ({', '.join(found)}); remove them")
+    return text
 
 
 def one_line(text: str) -> str:

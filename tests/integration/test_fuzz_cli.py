@@ -56,8 +56,11 @@ ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
 
 #: Commands that never open the store: ``--store`` before them is not theirs to check
 #: (init finds an existing ralph.toml and changes nothing; doctor checks the agent and
-#: the tracker; demo builds its own project in a scratch folder; pipeline reads files).
-NO_STORE = {("init",), ("doctor",), ("demo",)} | {p for p in COMMANDS if p[0] == "pipeline"}
+#: the tracker; demo builds its own project in a scratch folder; pipeline reads files;
+#: idea new writes a file of the person's).
+NO_STORE = {("init",), ("doctor",), ("demo",), ("idea", "new")} | {
+    p for p in COMMANDS if p[0] == "pipeline"
+}
 #: Optional arguments always given: init's folder defaults to the working directory,
 #: the demo project, whose ralph.toml init never rewrites whatever it is told.
 ALWAYS_GIVEN = {"path"}
@@ -227,6 +230,7 @@ def valid_value(place: Place, param: Any) -> str:
         "number": "1", "parent": "1", "child": "2", "by": "2", "run": "1", "task_id": "1",
         "phase": "triage", "state": "Research Needed", "estimate": "XS", "priority": "P1",
         "title": "A title", "body": "A comment", "file": str(EXAMPLE), "path": str(place.fresh),
+        "text": "An idea",
     }  # fmt: skip
     if param.name not in valid:
         raise AssertionError(f"no valid value for the required {param.name!r}; add one here")

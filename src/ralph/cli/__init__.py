@@ -18,8 +18,9 @@ import typer
 from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
 from ralph._text import printable
-from ralph.cli import _exits, _init, _mcp, _orchestrate, _run, _status
+from ralph.cli import _by_hand, _exits, _init, _mcp, _orchestrate, _run, _status
 from ralph.cli._hook import hook_app, plugin_app
+from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
@@ -40,6 +41,9 @@ app = typer.Typer(
 )
 for sub_app in (issue_app, pipeline_app, runs_app, tasks_app, store_app, db_app):
     app.add_typer(sub_app)
+# The workflows a person drives by hand.
+for sub_app in (idea_app, _by_hand.plan_app):
+    app.add_typer(sub_app)
 # The Claude Code plugin's hooks and folder.
 for sub_app in (hook_app, plugin_app):
     app.add_typer(sub_app)
@@ -48,6 +52,8 @@ app.command("doctor")(_init.doctor_command)
 app.command("status")(_status.status_command)
 app.command("run")(_run.run_command)
 app.command("approve")(_run.approve_command)
+app.command("review")(_by_hand.review_command)
+app.command("implement")(_by_hand.implement_command)
 app.command("mcp")(_mcp.mcp_command)
 app.command("hero")(_orchestrate.hero_command)
 app.command("team")(_orchestrate.team_command)

@@ -3,21 +3,30 @@
 A phase is code around at most one agent call. The runner does every mechanical step
 (preflight, locks, context, validation, documents, comments, state moves) and the agent
 only produces content.
+
+The workflows a person drives by hand build on them: ideas formed into issues, a plan
+written (the plan phase with the person as its agent) or revised by a person, a plan
+rejected, and an implementation done one plan phase at a time.
 """
 
 from __future__ import annotations
 
 from ralph.phases._context import PhaseContext
+from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
 from ralph.phases._registry import PHASES, get_phase
-from ralph.phases._review import approve
+from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
+from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
 
 __all__ = [
     "PHASES",
     "AlreadyDone",
+    "Draft",
     "ForeignBranch",
+    "Formed",
     "NeedsHuman",
     "Phase",
     "PhaseContext",
@@ -25,7 +34,19 @@ __all__ = [
     "PhaseRefused",
     "PhaseRunner",
     "PhaseStatus",
+    "Progress",
+    "StepDone",
     "adopt_branch",
     "approve",
+    "draft_plan",
+    "form_idea",
     "get_phase",
+    "idea_path",
+    "iterate_plan",
+    "new_idea",
+    "next_step",
+    "reject",
+    "similar_issues",
+    "step_done",
+    "submit_plan",
 ]

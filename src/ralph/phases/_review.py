@@ -1,6 +1,7 @@
 """Review (validator; Plan in Review): the agent critiques the plan; APPROVED moves the
 plan's issues to In Progress, NEEDS_ITERATION sends them back to Ready for Plan with the
-``needs-iteration`` label. ``approve`` is the same gate passed by a person."""
+``needs-iteration`` label. ``approve`` and ``reject`` are the same gate decided by a
+person."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 
+from ralph._text import check_text
 from ralph.artifacts import ArtifactKind, Verdict, critique_path, parse_verdict, review_comment
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
@@ -19,7 +21,7 @@ from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
-__all__ = ["NEEDS_ITERATION_LABEL", "ReviewPhase", "approve"]
+__all__ = ["NEEDS_ITERATION_LABEL", "ReviewPhase", "approve", "reject"]
 
 NEEDS_ITERATION_LABEL = "needs-iteration"
 
@@ -93,16 +95,54 @@ class ReviewPhase(Phase):
                 ctx.move(issue.number, "__COMPLETE__", command=self.command)
             else:
                 found = "\n".join(f"- {problem}" for problem in attempt.result["issues"])
-                summary = (
-                    f"Issues identified:\n{found}\n\nLabel `{NEEDS_ITERATION_LABEL}` added.\n\n"
-                    f"Run `ralph run plan {issue.number}` to address these issues."
-                )
+                summary = _needs_iteration(issue.number, found)
                 ctx.comment_once(issue.number, review_comment(verdict, link, summary))
                 if NEEDS_ITERATION_LABEL not in labels:
                     tracker.update_issue(issue.number, labels=[*labels, NEEDS_ITERATION_LABEL])
                 ctx.move(issue.number, WorkflowState.READY_FOR_PLAN, command=self.command)
         after = "In Progress" if verdict is Verdict.APPROVED else "Ready for Plan"
         ctx.say(f"Review of the plan for #{primary.number}: {verdict.value}. Status: {after}.")
+
+
+def _needs_iteration(number: int, found: str) -> str:
+    """The NEEDS_ITERATION comment's text after its verdict (the original's words)."""
+    return (
+        f"Issues identified:\n{found}\n\nLabel `{NEEDS_ITERATION_LABEL}` added.\n\n"
+        f"Run `ralph run plan {number}` to address these issues."
+    )
+
+
+def _listed(issues: Sequence[Issue]) -> str:
+    return ", ".join(
+        f"#{i.number} ({i.workflow_state.value if i.workflow_state else 'no state'})"
+        for i in issues
+    )
+
+
+def reject(project: Project, number: int, reason: str, *, actor: str = "human") -> list[Issue]:
+    """A person rejects the plan for ``number``: every issue the plan covers, all in Plan
+    in Review, gets the ``needs-iteration`` label and a ``VERDICT: NEEDS_ITERATION``
+    comment listing ``reason`` (a line per point), and goes back to Ready for Plan."""
+    check_text(reason, "the reason for the rejection")
+    points = [line.strip().removeprefix("- ") for line in reason.splitlines() if line.strip()]
+    ctx = PhaseContext(project, date.today())
+    members = plan_members(ctx, project.tracker.get_issue(number))
+    waiting = [i for i in members if i.workflow_state is not WorkflowState.PLAN_IN_REVIEW]
+    if waiting:
+        raise PhaseRefused(f"only a plan in review can be rejected; {_listed(waiting)}")
+    found = "\n".join(f"- {point}" for point in points)
+    for issue in members:
+        summary = f"{_needs_iteration(issue.number, found)}\n\nRejected by human review ({actor})."
+        project.tracker.add_comment(
+            issue.number, review_comment(Verdict.NEEDS_ITERATION, None, summary), author=actor
+        )
+        labels = list(issue.labels)
+        if NEEDS_ITERATION_LABEL not in labels:
+            project.tracker.update_issue(issue.number, labels=[*labels, NEEDS_ITERATION_LABEL])
+        project.tracker.set_state(
+            issue.number, WorkflowState.READY_FOR_PLAN, command="ralph_review", actor=actor
+        )
+    return [project.tracker.get_issue(i.number) for i in members]
 
 
 def approve(project: Project, number: int, *, actor: str = "human") -> list[Issue]:
@@ -113,11 +153,7 @@ def approve(project: Project, number: int, *, actor: str = "human") -> list[Issu
     waiting = [i for i in members if i.workflow_state is not WorkflowState.PLAN_IN_REVIEW]
     not_ready = [i for i in waiting if i.workflow_state is not WorkflowState.IN_PROGRESS]
     if not_ready:
-        listed = ", ".join(
-            f"#{i.number} ({i.workflow_state.value if i.workflow_state else 'no state'})"
-            for i in not_ready
-        )
-        raise PhaseRefused(f"only a plan in review can be approved; {listed}")
+        raise PhaseRefused(f"only a plan in review can be approved; {_listed(not_ready)}")
     for issue in members:
         if issue.workflow_state is WorkflowState.PLAN_IN_REVIEW:
             body = review_comment(Verdict.APPROVED, None, f"Approved by human review ({actor}).")

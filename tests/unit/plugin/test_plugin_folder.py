@@ -78,6 +78,29 @@ def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
     assert "ralph doctor" in skills["ralph-setup"]
 
 
+#: The original's interactive skills, each with the command it runs (a person can run the
+#: same without Claude) and the hook context it sets, if any.
+INTERACTIVE_SKILLS = {
+    "draft-idea": ("ralph idea new", None),
+    "form-idea": ("ralph idea form", None),
+    "research-codebase": ("thoughts/shared/research/", None),
+    "create-plan": ("ralph plan N --done", "plan"),
+    "iterate-plan": ("ralph plan iterate N --feedback", "plan"),
+    "implement-plan": ("ralph implement N --interactive --step-done", "implement"),
+}
+
+
+def test_each_interactive_skill_runs_the_command_a_person_would():
+    for name, (command, phase) in INTERACTIVE_SKILLS.items():
+        skill = PLUGIN / "skills" / name / "SKILL.md"
+        text = skill.read_text()
+        assert frontmatter(skill)["name"] == name
+        assert command in text, name
+        if phase is not None:
+            assert f"ralph hook context set {phase} N" in text, name
+            assert "ralph hook context clear" in text, name
+
+
 def _claude() -> Path:
     sdk = pytest.importorskip("claude_agent_sdk")
     cli = Path(sdk.__file__).parent / "_bundled" / "claude"

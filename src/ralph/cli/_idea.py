@@ -1,0 +1,82 @@
+"""``ralph idea new`` and ``ralph idea form``: an idea written down, then filed as an
+issue (or an epic with children) once no open issue already is the same work."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ralph.cli._console import Console
+from ralph.cli._project import project_config, project_tracker
+from ralph.errors import InvalidInput
+from ralph.phases import form_idea, new_idea
+from ralph.workflow import parse_estimate
+
+__all__ = ["idea_app"]
+
+idea_app = typer.Typer(
+    name="idea", help="Ideas: written down, then formed into issues.", no_args_is_help=True
+)
+
+
+def _say(text: str) -> None:
+    Console(highlight=False, soft_wrap=True).print(text, markup=False)
+
+
+@idea_app.command("new")
+def idea_new(
+    text: Annotated[str, typer.Argument(help="The idea ('-': standard input).")],
+    title: Annotated[
+        str | None,
+        typer.Option("--title", help="Its heading (default: its first line).", show_default=False),
+    ] = None,
+    tags: Annotated[list[str] | None, typer.Option("--tag", help="Repeatable.")] = None,
+) -> None:
+    """Write an idea down: thoughts/shared/ideas/YYYY-MM-DD-slug.md in the project, with
+    the sections to fill in (Why This Matters, Rough Shape, ...). Not committed."""
+    idea = sys.stdin.read() if text == "-" else text
+    root = project_config().root
+    path = new_idea(root, idea, title=title, tags=tags or (), day=date.today())
+    _say(f"Wrote {path.relative_to(root).as_posix()}; fill it in, then: ralph idea form PATH")
+
+
+@idea_app.command("form")
+def idea_form(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="The idea's file.", show_default=False)],
+    epic: Annotated[
+        bool,
+        typer.Option("--epic", help="An epic with a child per item of its Rough Shape."),
+    ] = False,
+    estimate: Annotated[
+        str | None,
+        typer.Option("--estimate", "-e", help="XS..XL (an epic: M, L or XL; default M)."),
+    ] = None,
+    allow_duplicate: Annotated[
+        bool,
+        typer.Option("--allow-duplicate", help="File it even if an open issue looks the same."),
+    ] = False,
+) -> None:
+    """File an idea as an issue (Summary, Acceptance Criteria, Context) in Backlog, after
+    looking for an open issue with a title as good as the same; records the issue in the
+    idea's frontmatter."""
+    size = None if estimate is None else parse_estimate(estimate)
+    if "\x00" in file or not file.strip():
+        raise InvalidInput(f"{file!r} is not a file name; give the idea's path")
+    path = Path(file).resolve()
+    with project_tracker(ctx) as (config, tracker):
+        try:
+            source = path.relative_to(config.root.resolve()).as_posix()
+        except ValueError:
+            source = str(path)
+        formed = form_idea(
+            tracker, path, source=source, epic=epic, estimate=size, allow_duplicate=allow_duplicate
+        )
+    issue = formed.issue
+    _say(f"Created #{issue.number}: {issue.title} [{issue.workflow_state}]; {source} links it")
+    for child in formed.children:
+        _say(f"  #{child.number}: {child.title} [{child.estimate}]")
