@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ralph.config._agent import AgentSettings, parse_agent_settings
+from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
@@ -281,9 +282,7 @@ allow_unsandboxed = false
 # agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
 [agent]
 runtime = "claude"
-# Claude's model (alias such as "sonnet" or "opus", or a full id); empty: the one
-# Claude Code recommends for your account (ANTHROPIC_MODEL overrides that). Per phase:
-# [agent.phases.plan] model = "opus".
+{_model_comment()}
 model = ""
 # Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
 # without a message before the run counts as stalled.
@@ -299,8 +298,21 @@ permission_mode = "dontAsk"
 # command = "codex exec --json --skip-git-repo-check -C {{workdir}} -"
 # format = "codex"
 
-# Per-phase overrides of model and limits, e.g.
+# Per-role (analyst, builder, validator) and per-phase overrides of model and limits;
+# a phase's own table wins over its role's, e.g.
+# [agent.roles.analyst]
+# max_turns = 30
 # [agent.phases.research]
 # model = "opus"
 # max_usd = 2
 {board}"""
+
+
+def _model_comment() -> str:
+    table = ", ".join(f"{phase} {model}" for phase, model in DEFAULT_MODELS.items())
+    text = (
+        'Claude\'s model for every phase (an alias such as "sonnet" or "opus", or a full id); '
+        '"default": the one Claude Code recommends for your account; empty: Ralph\'s '
+        f'choice per phase ({table}). Per role or phase: [agent.roles.validator] model = "haiku".'
+    )
+    return "\n".join(textwrap.wrap(text, 86, initial_indent="# ", subsequent_indent="# "))
