@@ -19,6 +19,7 @@ from typing import Any
 
 from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
+from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
@@ -55,7 +56,10 @@ class Config:
     sandbox_network: str = "off"
     #: Run agents and the test command unconfined where bubblewrap cannot start.
     allow_unsandboxed: bool = False
+    #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
+    prompts_dir: str = ".ralph/prompts"
     agent: AgentSettings = field(default_factory=AgentSettings)
+    hooks: HookSettings = field(default_factory=HookSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
 
     @property
@@ -83,7 +87,9 @@ _KEYS = {
     "wip_limits": ("wip_limits", None),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
+    "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "agent": ("agent", None),
+    "hooks": ("hooks", None),
     "github": ("github", None),
 }
 
@@ -197,6 +203,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["agent"] = parse_agent_settings(
         data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
     )
+    values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     for key, value in data.items():
         name, _ = _KEYS[key]
@@ -273,6 +280,9 @@ stuck_threshold_hours = 48
 sandbox_network = "off"
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
+# The project's own prompts: PHASE.md here (relative to this file) replaces the phase's
+# packaged prompt, or extends it where it writes $packaged; same $variables.
+prompts_dir = ".ralph/prompts"
 
 # Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
 [wip_limits]
@@ -305,6 +315,17 @@ permission_mode = "dontAsk"
 # [agent.phases.research]
 # model = "opus"
 # max_usd = 2
+
+# Shell commands run in each implementation worktree (worktrees/GH-N), sandboxed like
+# the test command and killed after timeout_seconds: after_create once per worktree
+# (e.g. "uv sync"; its failure fails the task), before_run and after_run around each
+# agent run there, before_remove before Ralph removes it (their failures are reported).
+[hooks]
+after_create = ""
+before_run = ""
+after_run = ""
+before_remove = ""
+timeout_seconds = 600
 {board}"""
 
 
