@@ -22,6 +22,7 @@ from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
+from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
     "PHASES",
@@ -29,6 +30,7 @@ __all__ = [
     "Draft",
     "ForeignBranch",
     "Formed",
+    "HookFailed",
     "NeedsHuman",
     "Phase",
     "PhaseContext",
