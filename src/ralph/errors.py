@@ -36,6 +36,7 @@ rest are here)::
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
     ├── AlreadyDone             [phases] the phase already succeeded for this issue
     ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds
+    ├── HookFailed              [phases] a workspace hook the worktree needs failed
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or names no Ralph store
         │   └── StoreUnreachable  its database cannot be reached or opened now

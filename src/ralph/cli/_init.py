@@ -16,6 +16,7 @@ from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
 from ralph.config import Config, untested_warning
 from ralph.errors import RalphError
+from ralph.phases import override_problems
 from ralph.project import github_client, init_project
 from ralph.sandbox import probe
 from ralph.tracker import check_board
@@ -124,9 +125,23 @@ def _sandbox_line(config: Config) -> tuple[bool, str]:
     )
 
 
+def _print_prompt_overrides(console: Console, config: Config) -> bool:
+    """A line per prompt override of the project, ✓ or ✗ with the problem; True when
+    every one loads."""
+    ok = True
+    for path, problem in override_problems(config):
+        if problem:
+            ok = False
+            console.print(f"[red]✗[/] prompt: {escape(problem)}")
+        else:
+            shown = path.relative_to(config.root) if path.is_relative_to(config.root) else path
+            console.print(f"[green]✓[/] prompt: {escape(str(shown))} overrides the packaged one")
+    return ok
+
+
 def doctor_command() -> None:
-    """Check the test command, the sandbox agents run in, and on GitHub the token, its
-    scopes, the repository, the board and its fields."""
+    """Check the test command, the sandbox agents run in, the project's prompt overrides,
+    and on GitHub the token, its scopes, the repository, the board and its fields."""
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -136,11 +151,13 @@ def doctor_command() -> None:
         console.print(f"[bold yellow]![/] test_command: {escape(warning)}")
     confined, line = _sandbox_line(config)
     console.print(line)
+    prompts_ok = _print_prompt_overrides(console, config)
+    healthy = confined and prompts_ok
     if config.tracker != "github":
         console.print(
             f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"
         )
-        if not confined:
+        if not healthy:
             raise typer.Exit(1)
         return
     settings = config.github
@@ -160,5 +177,5 @@ def doctor_command() -> None:
     for check in checks:
         mark = "[green]✓[/]" if check.ok else "[red]✗[/]"
         console.print(f"{mark} {check.name}: {check.detail}")
-    if not confined or not all(check.ok for check in checks):
+    if not healthy or not all(check.ok for check in checks):
         raise typer.Exit(1)

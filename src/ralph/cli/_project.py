@@ -13,6 +13,7 @@ from rich.markup import escape
 from ralph.cli._console import Console
 from ralph.config import Config, find_config, load_config, untested_warning
 from ralph.errors import ConfigError, GitError
+from ralph.phases import load_overrides
 from ralph.project import Project, open_project, open_tracker
 from ralph.sandbox import unconfined_warning
 from ralph.tasks import DEFAULT_STORE_URL
@@ -62,6 +63,7 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
     with open_project(project_config(), store_url=_explicit_store(ctx)) as project:
         if working:
             _require_base_branch(project)
+            load_overrides(project.config)  # a malformed prompt stops the run before it starts
             project.git.recover_interrupted()
         yield project
 

@@ -11,16 +11,19 @@ from ralph.config._github import (
     env_value,
     parse_github_settings,
 )
+from ralph.config._hooks import HOOK_NAMES, HookSettings
 from ralph.config._reference import configuration_reference
 from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
 __all__ = [
     "CONFIG_FILE",
+    "HOOK_NAMES",
     "TOKEN_VARIABLES",
     "AgentSettings",
     "Config",
     "FoundTestCommand",
     "GitHubSettings",
+    "HookSettings",
     "PhaseSettings",
     "configuration_reference",
     "detect_test_command",

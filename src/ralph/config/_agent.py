@@ -8,9 +8,15 @@ and within which limits, per phase if need be.
     timeout_seconds = 1800
     stall_seconds = 300
 
+    [agent.roles.validator]       # the same keys, for every phase of a role
+    model = "sonnet"
+
     [agent.phases.research]       # any key of [agent] limits, for one phase
     model = "opus"
     max_usd = 2.0
+
+A phase runs with its own table over its role's over ``[agent]``. When none of them
+names a model, the Claude runtime takes the phase's from ``DEFAULT_MODELS``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,14 @@ from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
-__all__ = ["PHASE_NAMES", "AgentSettings", "PhaseSettings", "parse_agent_settings"]
+__all__ = [
+    "DEFAULT_MODELS",
+    "PHASE_NAMES",
+    "ROLE_NAMES",
+    "AgentSettings",
+    "PhaseSettings",
+    "parse_agent_settings",
+]
 
 PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
 COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
@@ -58,17 +71,40 @@ class AgentSettings:
     command: str = ""
     format: str = "plain"
     phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
+    roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
 
     def for_phase(self, phase: str) -> PhaseSettings:
-        """The settings a phase runs with: its own table over ``[agent]``."""
+        """The settings a phase runs with: its own table over its role's over
+        ``[agent]``; with no model named anywhere, Claude runs ``DEFAULT_MODELS``'."""
         own = self.phases.get(phase, PhaseSettings())
-        return PhaseSettings(
-            **{f.name: _first(getattr(own, f.name), getattr(self, f.name)) for f in fields(own)}
-        )
+        role = self.roles.get(_ROLE_OF_PHASE.get(phase, ""), PhaseSettings())
+        merged = {
+            f.name: _first(getattr(own, f.name), getattr(role, f.name), getattr(self, f.name))
+            for f in fields(own)
+        }
+        if not merged["model"] and self.runtime == "claude":
+            # Other runtimes' CLIs name their models otherwise: theirs stay their choice.
+            merged["model"] = DEFAULT_MODELS.get(phase, "")
+        return PhaseSettings(**merged)
 
 
-def _first(value: Any, fallback: Any) -> Any:
-    return fallback if value is None else value
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
+
+
+#: The model each phase's Claude Code agent runs when ralph.toml names none (``[agent]``,
+#: its role's or its own table): the cheap one for triage, which only sorts; the
+#: strongest for the plan, which decides the work; Sonnet for the rest. A reviewer on a
+#: cheaper model than the planner is what the original did. ``model = "default"`` hands
+#: the choice back to Claude Code (its recommended model for the account).
+DEFAULT_MODELS: Mapping[str, str] = {
+    "triage": "haiku",
+    "split": "sonnet",
+    "research": "sonnet",
+    "plan": "opus",
+    "review": "sonnet",
+    "implement": "sonnet",
+}
 
 
 _LIMITS: dict[str, type] = {
@@ -120,6 +156,26 @@ def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> N
 
 #: The phases a ``[agent.phases.NAME]`` table may name.
 PHASE_NAMES = tuple(s.name for s in PHASE_SPECS)
+_ROLE_OF_PHASE = {s.name: s.role for s in PHASE_SPECS}
+#: The roles a ``[agent.roles.NAME]`` table may name: those whose phases run agents.
+ROLE_NAMES = tuple(dict.fromkeys(s.role for s in PHASE_SPECS if s.uses_agent))
+
+
+def _limit_tables(
+    data: Any, source: str, kind: str, names: tuple[str, ...]
+) -> dict[str, PhaseSettings]:
+    """``[agent.phases.*]`` or ``[agent.roles.*]``: model and limits per name."""
+    parsed: dict[str, PhaseSettings] = {}
+    for name, own in _table(data, f"{source}: [agent.{kind}]").items():
+        where = f"{source}: [agent.{kind}.{name}]"
+        if name not in names:
+            raise ConfigError(f"{where}: unknown {kind[:-1]}; {kind} are: {', '.join(names)}")
+        own = _table(own, where)
+        _known(own, _LIMITS, where)
+        parsed[name] = PhaseSettings(
+            **{k: _value(_LIMITS[k], v, f"{where} {k}") for k, v in own.items()}
+        )
+    return parsed
 
 
 def parse_agent_settings(
@@ -127,20 +183,11 @@ def parse_agent_settings(
 ) -> AgentSettings:
     """``[agent]`` from ralph.toml (``data`` may be absent: the defaults)."""
     table = dict(_table(data if data is not None else {}, f"{source}: [agent]"))
-    per_phase = _table(table.pop("phases", {}), f"{source}: [agent.phases]")
+    phases = _limit_tables(table.pop("phases", {}), source, "phases", PHASE_NAMES)
+    roles = _limit_tables(table.pop("roles", {}), source, "roles", ROLE_NAMES)
     _known(table, _SETTINGS, f"{source}: [agent]")
     values = {k: _value(_SETTINGS[k], v, f"{source}: agent.{k}") for k, v in table.items()}
-    parsed: dict[str, PhaseSettings] = {}
-    for phase, own in per_phase.items():
-        where = f"{source}: [agent.phases.{phase}]"
-        if phase not in PHASE_NAMES:
-            raise ConfigError(f"{where}: unknown phase; phases are: {', '.join(PHASE_NAMES)}")
-        own = _table(own, where)
-        _known(own, _LIMITS, where)
-        parsed[phase] = PhaseSettings(
-            **{k: _value(_LIMITS[k], v, f"{where} {k}") for k, v in own.items()}
-        )
-    settings = AgentSettings(**values, phases=parsed)
+    settings = AgentSettings(**values, phases=phases, roles=roles)
     if runtime_override:
         settings = replace(settings, runtime=runtime_override)
     if settings.permission_mode not in PERMISSION_MODES:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import textwrap
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ralph.config._agent import AgentSettings, parse_agent_settings
+from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
+from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
@@ -54,7 +56,10 @@ class Config:
     sandbox_network: str = "off"
     #: Run agents and the test command unconfined where bubblewrap cannot start.
     allow_unsandboxed: bool = False
+    #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
+    prompts_dir: str = ".ralph/prompts"
     agent: AgentSettings = field(default_factory=AgentSettings)
+    hooks: HookSettings = field(default_factory=HookSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
 
     @property
@@ -82,7 +87,9 @@ _KEYS = {
     "wip_limits": ("wip_limits", None),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
+    "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "agent": ("agent", None),
+    "hooks": ("hooks", None),
     "github": ("github", None),
 }
 
@@ -196,6 +203,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["agent"] = parse_agent_settings(
         data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
     )
+    values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     for key, value in data.items():
         name, _ = _KEYS[key]
@@ -272,6 +280,9 @@ stuck_threshold_hours = 48
 sandbox_network = "off"
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
+# The project's own prompts: PHASE.md here (relative to this file) replaces the phase's
+# packaged prompt, or extends it where it writes $packaged; same $variables.
+prompts_dir = ".ralph/prompts"
 
 # Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
 [wip_limits]
@@ -281,9 +292,7 @@ allow_unsandboxed = false
 # agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
 [agent]
 runtime = "claude"
-# Claude's model (alias such as "sonnet" or "opus", or a full id); empty: the one
-# Claude Code recommends for your account (ANTHROPIC_MODEL overrides that). Per phase:
-# [agent.phases.plan] model = "opus".
+{_model_comment()}
 model = ""
 # Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
 # without a message before the run counts as stalled.
@@ -299,8 +308,32 @@ permission_mode = "dontAsk"
 # command = "codex exec --json --skip-git-repo-check -C {{workdir}} -"
 # format = "codex"
 
-# Per-phase overrides of model and limits, e.g.
+# Per-role (analyst, builder, validator) and per-phase overrides of model and limits;
+# a phase's own table wins over its role's, e.g.
+# [agent.roles.analyst]
+# max_turns = 30
 # [agent.phases.research]
 # model = "opus"
 # max_usd = 2
+
+# Shell commands run in each implementation worktree (worktrees/GH-N), sandboxed like
+# the test command and killed after timeout_seconds: after_create once per worktree
+# (e.g. "uv sync"; its failure fails the task), before_run and after_run around each
+# agent run there, before_remove before Ralph removes it (their failures are reported).
+[hooks]
+after_create = ""
+before_run = ""
+after_run = ""
+before_remove = ""
+timeout_seconds = 600
 {board}"""
+
+
+def _model_comment() -> str:
+    table = ", ".join(f"{phase} {model}" for phase, model in DEFAULT_MODELS.items())
+    text = (
+        'Claude\'s model for every phase (an alias such as "sonnet" or "opus", or a full id); '
+        '"default": the one Claude Code recommends for your account; empty: Ralph\'s '
+        f'choice per phase ({table}). Per role or phase: [agent.roles.validator] model = "haiku".'
+    )
+    return "\n".join(textwrap.wrap(text, 86, initial_indent="# ", subsequent_indent="# "))

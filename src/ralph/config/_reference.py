@@ -7,6 +7,7 @@ from __future__ import annotations
 from ralph.config._config import _KEYS, render_config
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
+from ralph.config._hooks import HOOK_ENV
 
 __all__ = ["configuration_reference"]
 
@@ -14,6 +15,7 @@ __all__ = ["configuration_reference"]
 def _variables() -> list[str]:
     rows = [(variable, key) for key, (_, variable) in _KEYS.items() if variable]
     rows.append(("RALPH_AGENT", "[agent] runtime"))
+    rows += [(variable, f"[hooks] {key}") for key, variable in HOOK_ENV.items()]
     rows += [(variable, f"[github] {key}") for key, variable in _GITHUB_ENV.items()]
     rows += [
         (variable, "the token for the repository (and the board)") for variable in TOKEN_VARIABLES

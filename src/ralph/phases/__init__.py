@@ -12,14 +12,17 @@ rejected, and an implementation done one plan phase at a time.
 from __future__ import annotations
 
 from ralph.phases._context import PhaseContext
+from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
 from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
+from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
 from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
+from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
     "PHASES",
@@ -27,6 +30,7 @@ __all__ = [
     "Draft",
     "ForeignBranch",
     "Formed",
+    "HookFailed",
     "NeedsHuman",
     "Phase",
     "PhaseContext",
@@ -35,16 +39,21 @@ __all__ = [
     "PhaseRunner",
     "PhaseStatus",
     "Progress",
+    "PromptOverride",
     "StepDone",
     "adopt_branch",
     "approve",
     "draft_plan",
+    "effective_prompt",
     "form_idea",
     "get_phase",
     "idea_path",
     "iterate_plan",
+    "load_overrides",
     "new_idea",
     "next_step",
+    "override_problems",
+    "prompted_phase",
     "reject",
     "similar_issues",
     "step_done",

@@ -15,6 +15,7 @@ from ralph.errors import RalphError, StateConflict
 from ralph.git import Worktrees, commit_files
 from ralph.graph import ReviewMode
 from ralph.phases._comments import for_agents
+from ralph.phases._prompts import PromptOverride
 from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
 from ralph.tracker import Issue, StateChange, Tracker
@@ -68,6 +69,8 @@ class PhaseContext:
     stream: tuple[int, ...] = ()
     #: How plans are approved in this run; None: ralph.toml's ``review_mode``.
     review_mode: ReviewMode | None = None
+    #: The project's own prompt for the phase, loaded and checked before it starts.
+    prompt_override: PromptOverride | None = None
 
     #: The issues the phase holds and the state it left each in (its lock state): the
     #: phase moves them only from there, so a person's move meanwhile wins.

@@ -17,6 +17,7 @@ from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import result_schema
+from ralph.phases._worktree_hooks import after_create, run_hook
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState, is_earlier_state
@@ -112,20 +113,25 @@ class ImplementPhase(Phase):
         made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
         if made.created:
             ctx.say(f"Created worktree worktrees/{worktree} on {made.branch}.")
+        after_create(ctx, made.path)
         plan = ctx.find(ArtifactKind.PLAN, members[0])
-        yield Workspace(
-            made.path,
-            facts={
-                "date": ctx.day.isoformat(),
-                "test_command": ctx.project.config.test_command,
-                "branch": made.branch,
-                "base_branch": ctx.base,
-                "worktree": f"worktrees/{worktree}",
-                # The plan file is the agent's to tick and commit with each phase.
-                "plan": plan.path if plan is not None else "",
-            },
-            may_change=None,
-        )
+        run_hook(ctx, "before_run", made.path)
+        try:
+            yield Workspace(
+                made.path,
+                facts={
+                    "date": ctx.day.isoformat(),
+                    "test_command": ctx.project.config.test_command,
+                    "branch": made.branch,
+                    "base_branch": ctx.base,
+                    "worktree": f"worktrees/{worktree}",
+                    # The plan file is the agent's to tick and commit with each phase.
+                    "plan": plan.path if plan is not None else "",
+                },
+                may_change=None,
+            )
+        finally:  # after the run and its checks, whatever their outcome; never fatal
+            run_hook(ctx, "after_run", made.path)
 
     def validate(
         self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult

@@ -10,6 +10,7 @@ from ralph.errors import MergeConflict
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._worktree_hooks import after_create, run_hook
 from ralph.tracker import Issue, PullRequest, PullRequestState
 from ralph.workflow import WorkflowState
 
@@ -89,6 +90,8 @@ class MergePhase(Phase):
             if advanced.advanced and advanced.change is not None:
                 ctx.say(f"Parent #{advanced.change.number} moved to {advanced.change.new}.")
         worktree = pr.head.removeprefix("feature/")
+        if ctx.worktrees.path(worktree).is_dir():
+            run_hook(ctx, "before_remove", ctx.worktrees.path(worktree))
         pruned = ctx.worktrees.prune(worktree, ctx.base)
         # The note comes last: a rerun after a crash before it finishes the steps above.
         for issue in members:
@@ -120,6 +123,7 @@ class MergePhase(Phase):
         """Rebase the branch onto the base once, in its worktree, and re-run the tests."""
         git = ctx.project.git
         made = ctx.worktrees.ensure(pr.head.removeprefix("feature/"), pr.head, pr.base)
+        after_create(ctx, made.path)  # the tests below may need what it installs
         rebased = git.run("rebase", f"refs/heads/{pr.base}", cwd=made.path, env=git.identity_env())
         if rebased.returncode != 0:
             conflicted = git.run("diff", "--name-only", "--diff-filter=U", cwd=made.path)

@@ -7,14 +7,13 @@ import abc
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from ralph.errors import RalphError
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
+from ralph.phases._prompts import fill_prompt
 from ralph.runtimes import AgentResult, Document
 from ralph.tracker import Issue
 from ralph.workflow import CommandContract, Estimate, PhaseSpec, WorkflowState, find_phase
@@ -28,6 +27,7 @@ __all__ = [
     "PhaseRefused",
     "Workspace",
     "prompt",
+    "test_phrases",
 ]
 
 
@@ -108,9 +108,8 @@ def test_phrases(command: str) -> dict[str, str]:
 
 
 def prompt(name: str, **values: str) -> str:
-    """The phase's prompt template (package data, readable by people) filled in."""
-    text = resources.files("ralph.phases").joinpath(f"prompts/{name}.md").read_text()
-    return Template(text).safe_substitute(values)
+    """The phase's packaged prompt template (package data, readable by people) filled in."""
+    return fill_prompt(name, values, None)
 
 
 class Phase(abc.ABC):
@@ -202,20 +201,24 @@ class Phase(abc.ABC):
         with ctx.worktrees.scratch(label, ctx.base) as path:
             yield Workspace(path, facts={"date": ctx.day.isoformat()})
 
-    def instructions(self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace) -> str:
-        values = {**space.outputs, **space.facts}
-        if "test_command" in space.facts:
-            values |= test_phrases(space.facts["test_command"])
+    def prompt_values(self, ctx: PhaseContext, members: Sequence[Issue]) -> dict[str, str]:
+        """What the prompt says of the issues, before a workspace adds its own values."""
         numbers = ", ".join(f"#{i.number}" for i in members)
         # Issues by number only: a title is someone else's text, and the brief shows it
         # in the fenced block of untrusted text, never among the instructions.
-        return prompt(
-            self.name,
-            issue=f"#{members[0].number}",
-            issues=numbers,
-            subject=f"issue {numbers}" if len(members) == 1 else f"issues {numbers}",
-            **values,
-        )
+        return {
+            "issue": f"#{members[0].number}",
+            "issues": numbers,
+            "subject": f"issue {numbers}" if len(members) == 1 else f"issues {numbers}",
+            "date": ctx.day.isoformat(),
+        }
+
+    def instructions(self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace) -> str:
+        """The phase's prompt (the project's override, if it has one) filled in."""
+        values = {**self.prompt_values(ctx, members), **space.outputs, **space.facts}
+        if "test_command" in space.facts:
+            values |= test_phrases(space.facts["test_command"])
+        return fill_prompt(self.name, values, ctx.prompt_override)
 
     def trusted_documents(
         self, ctx: PhaseContext, members: Sequence[Issue]

@@ -43,6 +43,7 @@ from ralph.phases._phase import (
     PhaseRefused,
     Workspace,
 )
+from ralph.phases._prompts import load_override
 from ralph.phases._registry import get_phase
 from ralph.project import Project
 from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits
@@ -139,6 +140,11 @@ class PhaseRunner:
             agent=self.runtime.description,
             stream=tuple(sorted(only)) if only is not None else (),
             review_mode=self.review_mode,
+            # Checked before anything is locked: a malformed override is one line, not a
+            # run whose agent gets a broken brief.
+            prompt_override=(
+                load_override(self.project.config, phase.name) if phase.uses_agent else None
+            ),
         )
         members = phase.members(ctx, self.project.tracker.get_issue(number))
         if only is not None:

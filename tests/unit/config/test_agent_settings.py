@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from ralph.config._agent import PHASE_NAMES, AgentSettings, parse_agent_settings
+from ralph.config._agent import (
+    DEFAULT_MODELS,
+    PHASE_NAMES,
+    ROLE_NAMES,
+    AgentSettings,
+    parse_agent_settings,
+)
 from ralph.errors import ConfigError
 from ralph.phases import PHASES
 
@@ -66,3 +74,51 @@ def test_mistakes_name_the_setting_and_the_fix(data, message):
 def test_bypass_with_the_opt_in_is_accepted():
     settings = parse({"permission_mode": "bypassPermissions", "allow_bypass": True})
     assert settings.permission_mode == "bypassPermissions"
+
+
+def test_with_no_model_named_claude_runs_the_default_table():
+    settings = parse(None)
+    models = {phase: settings.for_phase(phase).model for phase in DEFAULT_MODELS}
+    assert models == dict(DEFAULT_MODELS)
+    assert models["triage"] == "haiku"  # the cheap one sorts issues
+    assert models["plan"] == "opus"
+
+
+def test_a_model_the_person_names_anywhere_wins_over_the_table():
+    assert parse({"model": "default"}).for_phase("triage").model == "default"
+    roles = parse({"roles": {"analyst": {"model": "opus"}}})
+    assert [roles.for_phase(p).model for p in ("triage", "research")] == ["opus", "opus"]
+    assert roles.for_phase("plan").model == DEFAULT_MODELS["plan"]
+
+
+def test_a_phase_table_wins_over_its_roles_table_which_wins_over_agent():
+    settings = parse({
+        "model": "sonnet", "max_turns": 40,
+        "roles": {"builder": {"model": "haiku", "max_turns": 30}},
+        "phases": {"plan": {"model": "opus"}},
+    })  # fmt: skip
+    plan, implement = settings.for_phase("plan"), settings.for_phase("implement")
+    assert (plan.model, plan.max_turns) == ("opus", 30)
+    assert (implement.model, implement.max_turns) == ("haiku", 30)
+    assert settings.for_phase("review").max_turns == 40
+
+
+def test_other_runtimes_get_no_claude_model_from_the_table():
+    settings = parse({"runtime": "command", "command": "codex exec -"})
+    assert settings.for_phase("triage").model == ""
+
+
+def test_roles_are_those_whose_phases_run_agents():
+    assert ROLE_NAMES == ("analyst", "builder", "validator")
+    with pytest.raises(ConfigError, match=r"\[agent.roles.integrator\]: unknown role"):
+        parse({"roles": {"integrator": {"model": "haiku"}}})
+
+
+def test_the_readme_table_of_default_models_is_the_one_in_force():
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[3].strip(" `")
+        for line in readme.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip() in DEFAULT_MODELS
+    }
+    assert rows == dict(DEFAULT_MODELS)

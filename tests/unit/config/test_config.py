@@ -26,12 +26,14 @@ def test_the_file_ralph_init_writes_loads_with_its_defaults(root):
     assert config.wip_limits == {}
 
 
-def test_the_written_file_says_what_an_empty_model_means_and_how_to_choose_per_phase(root):
+def test_the_written_file_says_what_an_empty_model_means_and_how_to_choose_per_role(root):
     text = (root / CONFIG_FILE).read_text()
-    assert "empty: the one\n# Claude Code recommends for your account" in text
-    assert '[agent.phases.plan] model = "opus"' in text
+    assert '"default": the one Claude Code recommends for your account' in text
+    assert "empty: Ralph's choice\n# per phase (triage haiku," in text
+    assert '[agent.roles.validator] model = "haiku"' in text
     readme = (Path(__file__).parents[3] / "README.md").read_text()
-    assert '`model = ""` (the default) leaves the choice to Claude Code' in readme
+    assert '`model = ""` (the default) takes the model of each phase from this table' in readme
+    assert '`model = "default"` leaves the choice to Claude Code' in readme
     assert '[agent.phases.plan]\n    model = "opus"' in readme
 
 
