@@ -93,15 +93,16 @@ def _first(*values: Any) -> Any:
 
 
 #: The model each phase's Claude Code agent runs when ralph.toml names none (``[agent]``,
-#: its role's or its own table): the cheap one for triage, which only sorts; the
-#: strongest for the plan, which decides the work; Sonnet for the rest. A reviewer on a
-#: cheaper model than the planner is what the original did. ``model = "default"`` hands
-#: the choice back to Claude Code (its recommended model for the account).
+#: its role's or its own table): the cheap one for triage, which only sorts, and Sonnet
+#: for the rest. Not Opus for the plan as the original had it: not every Claude account
+#: may use Opus, and a default must run everywhere (``model = "opus"`` in
+#: ``[agent.phases.plan]`` asks for it). ``model = "default"`` hands the choice back to
+#: Claude Code (its recommended model for the account).
 DEFAULT_MODELS: Mapping[str, str] = {
     "triage": "haiku",
     "split": "sonnet",
     "research": "sonnet",
-    "plan": "opus",
+    "plan": "sonnet",
     "review": "sonnet",
     "implement": "sonnet",
 }

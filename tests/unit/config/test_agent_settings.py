@@ -81,7 +81,7 @@ def test_with_no_model_named_claude_runs_the_default_table():
     models = {phase: settings.for_phase(phase).model for phase in DEFAULT_MODELS}
     assert models == dict(DEFAULT_MODELS)
     assert models["triage"] == "haiku"  # the cheap one sorts issues
-    assert models["plan"] == "opus"
+    assert models["plan"] == "sonnet"  # every account may use it
 
 
 def test_a_model_the_person_names_anywhere_wins_over_the_table():
