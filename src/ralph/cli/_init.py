@@ -92,7 +92,7 @@ def init_command(
     if result.migrated:
         console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
     if result.ignored_store:
-        console.print("Added .ralph/ to .gitignore")
+        console.print("Added .ralph/ to .gitignore (all but .ralph/prompts/, which you commit)")
     warning = untested_warning(result.config)
     if warning is None:
         console.print(

@@ -33,7 +33,7 @@ __all__ = [
 
 #: Lines Ralph itself adds to ``info/exclude`` (``GitRepo.exclude``): another worker may
 #: add one while an agent runs, which is no breach.
-RALPH_EXCLUDES = frozenset({"/worktrees/", "/.ralph/"})
+RALPH_EXCLUDES = frozenset({"/worktrees/", "/.ralph/", "/.ralph/*", "!/.ralph/prompts/"})
 
 #: Entries of the person's checkout a snapshot reads before it stops descending. The
 #: walk is breadth-first, so the top of the checkout (``.env``, ``.ralph/``, config

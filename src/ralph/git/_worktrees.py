@@ -137,7 +137,9 @@ class Worktrees:
         """A detached checkout of ``base`` for one phase, removed afterwards whatever is
         in it (it only ever holds an agent's drafts, which the phase has read). One left
         by a crash, half made or not, is removed first."""
-        self.repo.exclude("/.ralph/")
+        # Ralph's state, but not the project's prompt overrides (versioned with its code).
+        self.repo.exclude("/.ralph/*")
+        self.repo.exclude("!/.ralph/prompts/")
         path = self.repo.path / SCRATCH / name
         with self.repo.worktree_lock():
             if path.exists() or entry_at(self.repo, path) is not None:

@@ -34,7 +34,9 @@ __all__ = ["InitResult", "init_project"]
 
 logger = logging.getLogger(__name__)
 
-_IGNORED = ".ralph/"
+#: What init adds to .gitignore: Ralph's state (the database, worktrees, drafts), but not
+#: the project's prompt overrides, which are versioned with its code.
+_IGNORED = (".ralph/*", "!.ralph/prompts/")
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,15 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def _ignore_store(root: Path) -> bool:
-    """Add ``.ralph/`` (the database, worktrees) to .gitignore; True if it was added."""
+    """Add ``.ralph/``'s state (the database, worktrees) to .gitignore, keeping
+    ``.ralph/prompts/`` in version control; True if it was added."""
     gitignore = root / ".gitignore"
     existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    if any(line.strip() in (_IGNORED, ".ralph", "/.ralph/") for line in existing.splitlines()):
+    ignoring = (*_IGNORED, ".ralph/", ".ralph", "/.ralph/", "/.ralph/*")
+    if any(line.strip() in ignoring for line in existing.splitlines()):
         return False
     separator = "" if not existing or existing.endswith("\n") else "\n"
-    _write_atomically(gitignore, f"{existing}{separator}{_IGNORED}\n")
+    _write_atomically(gitignore, existing + separator + "".join(f"{p}\n" for p in _IGNORED))
     return True
 
 

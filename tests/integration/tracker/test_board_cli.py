@@ -47,7 +47,8 @@ def test_init_is_harmless_to_repeat_and_ignores_the_database(board, project):
     assert code == 0
     assert "Found" in out
     assert (project.path / "ralph.toml").read_text() == config
-    assert (project.path / ".gitignore").read_text().splitlines().count(".ralph/") == 1
+    ignored = (project.path / ".gitignore").read_text().splitlines()
+    assert (ignored.count(".ralph/*"), ignored.count("!.ralph/prompts/")) == (1, 1)
     assert 'repo = "project"' in config
     assert 'base_branch = "main"' in config
 
