@@ -54,8 +54,13 @@ typecheck: $(VENV)/.synced
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest -q tests/unit
 
+# pytest-xdist workers for `make test`. Many tests wait on subprocesses (git, ralph,
+# bubblewrap, Claude Code), so one more worker than cores keeps the cores busy: on 2 cores,
+# 3 workers. Override with `make test TEST_WORKERS=N` (0 runs in one process).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+
 test: lint typecheck sandbox-tools
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pipeline.py

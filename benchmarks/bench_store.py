@@ -4,6 +4,9 @@ For SQLite and PostgreSQL, with 1, 4 and 8 worker processes:
 - throughput: independent tasks claimed and completed per second (no work in between);
 - wake latency: from the moment a blocker's completion commits to an idle worker holding
   the task that waited for it (p50 / p99 over many rounds).
+For every backend (memory too), in one process: how soon a thread idle in
+``wait_for_events`` on a store of its own returns after another completes a blocker (the
+median; the store contract tests only that it wakes, within a generous bound).
 On the same PostgreSQL server, procrastinate runs the equivalent defer / fetch / finish
 loop and our PostgreSQL throughput is printed as a ratio to it.
 
@@ -22,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -33,6 +37,7 @@ from ralph.tasks import TaskStatus, open_store
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 WORKER_COUNTS = (1, 4, 8)
 LATENCY_ROUNDS = 60
+THREAD_WAKE_ROUNDS = 40
 
 WORKER = r"""
 import sys, time
@@ -163,6 +168,40 @@ def wake_latency(url: str) -> list[float]:
     return samples
 
 
+def thread_wake_latency(url: str) -> list[float]:
+    """Each round: a thread waits for events on its own store (the same one for memory://)
+    while we complete a claimed blocker; milliseconds from the complete call to its return."""
+    samples = []
+    with open_store(url) as store:
+        other = store if url.startswith("memory:") else open_store(url)
+        try:
+            run = store.create_run("thread wake")
+            for round_ in range(THREAD_WAKE_ROUNDS):
+                blocker = TaskSpec(f"b{round_}", TaskKind.RESEARCH, Role.ANALYST, (1,), "s", "s")
+                store.add_tasks(run.id, [blocker])
+                claim = store.claim(run.id, "main", ["analyst"])
+                assert claim is not None
+                cursor = store.events(run.id)[-1].id
+                woke: list[float] = []
+
+                def wait(cursor: int = cursor, woke: list[float] = woke) -> None:
+                    assert other.wait_for_events(run.id, cursor, timeout=10.0)
+                    woke.append(time.perf_counter())
+
+                waiter = threading.Thread(target=wait)
+                waiter.start()
+                time.sleep(0.05)  # let the waiter go idle
+                completing = time.perf_counter()
+                store.complete(claim)
+                waiter.join(timeout=30)
+                assert woke, "the waiter never woke"
+                samples.append((woke[0] - completing) * 1000)
+        finally:
+            if other is not store:
+                other.close()
+    return samples
+
+
 def procrastinate_throughput(tasks: int, workers: int) -> float:
     import procrastinate
 
@@ -215,6 +254,14 @@ def main() -> None:
         latency["postgres"] = wake_latency(url)
     finally:
         drop_schema(schema)
+    thread_latency = {"memory": thread_wake_latency("memory://")}
+    with tempfile.TemporaryDirectory() as directory:
+        thread_latency["sqlite"] = thread_wake_latency(f"sqlite:///{Path(directory) / 't.db'}")
+    schema, url = pg_schema_url()
+    try:
+        thread_latency["postgres"] = thread_wake_latency(url)
+    finally:
+        drop_schema(schema)
 
     print(f"claim+complete throughput, {args.tasks} tasks, tasks/s (2 cores):")
     print(f"  {'workers':>7} {'sqlite':>9} {'postgres':>9} {'procrastinate':>14} {'pg/procr.':>10}")
@@ -235,6 +282,9 @@ def main() -> None:
             f"  {backend:>8}: p50 {p50:6.1f} ms  p99 {p99:6.1f} ms  "
             f"goal p50 < {goals[backend]:.0f} ms ({verdict}, ratio {p50 / goals[backend]:.2f})"
         )
+    print(f"wake latency, complete -> a waiting thread returns ({THREAD_WAKE_ROUNDS} rounds):")
+    for backend, samples in thread_latency.items():
+        print(f"  {backend:>8}: median {statistics.median(samples):6.1f} ms")
 
 
 if __name__ == "__main__":

@@ -133,9 +133,10 @@ class TaskExecutor:
             self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
         except AgentUnusable as unusable:
-            self.store.release(claim)
+            # Stop first: the release wakes idle workers, which must not take the task up.
             if self.stop is not None:
                 self.stop(str(unusable))
+            self.store.release(claim)
             return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})

@@ -3,6 +3,7 @@ processes, and across a crash of the lead."""
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections import Counter
@@ -14,7 +15,7 @@ from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import Ending, Lead, load_report
 from ralph.project import open_project
-from ralph.tasks import EventKind, RunStatus, Task, TaskStatus, open_store
+from ralph.tasks import EventKind, RunStatus, Task, TaskStatus, TaskStore, open_store
 from ralph.workflow import WorkflowState
 
 from ..conftest import ralph_process, spawn_ralph
@@ -111,6 +112,26 @@ def test_ralph_hero_prints_the_report_and_exits_zero(tmp_path):
     assert "makespan" in result.stdout
 
 
+def _frozen_with_a_task_running(pid: int, store: TaskStore) -> bool:
+    """Stop the process (SIGSTOP, every thread at rest, so the store stands still) and
+    look: True, left stopped, when one of its tasks is running; else it goes on."""
+    os.kill(pid, signal.SIGSTOP)
+    threads = Path(f"/proc/{pid}/task")
+    wait_until(lambda: all(_state(stat) in "TtZX" for stat in threads.glob("*/stat")))
+    (run,) = store.list_runs()
+    if store.list_tasks(run.id, status=TaskStatus.RUNNING):
+        return True
+    os.kill(pid, signal.SIGCONT)
+    return False
+
+
+def _state(stat: Path) -> str:
+    try:
+        return stat.read_text().rpartition(")")[2].split()[0]  # the field after the name
+    except (FileNotFoundError, ProcessLookupError):
+        return "X"  # the thread ended
+
+
 def _done_events(db: Path) -> int:
     with open_store(f"sqlite:///{db}") as store:
         runs = store.list_runs()
@@ -125,6 +146,10 @@ def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(
     lead = spawn_ralph("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "0.3"})
     try:
         wait_until(lambda: _done_events(db) >= 4)
+        # Killed while a task runs: a lead seen between two tasks is let go on. The store
+        # is opened first, as opening it writes, and a frozen lead may hold the write lock.
+        with open_store(f"sqlite:///{db}") as store:
+            wait_until(lambda: _frozen_with_a_task_running(lead.pid, store))
     finally:
         lead.send_signal(signal.SIGKILL)
         lead.communicate()
