@@ -57,9 +57,11 @@ ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
 #: Commands that never open the store: ``--store`` before them is not theirs to check
 #: (init finds an existing ralph.toml and changes nothing; doctor checks the agent and
 #: the tracker; demo builds its own project in a scratch folder; pipeline reads files;
-#: idea new writes a file of the person's).
-NO_STORE = {("init",), ("doctor",), ("demo",), ("idea", "new")} | {
-    p for p in COMMANDS if p[0] == "pipeline"
+#: idea new writes a file of the person's; plugin path prints a folder; the hook
+#: commands answer Claude Code and never block a person's session, so a tracker they
+#: cannot reach is a warning, and their context lives in a file).
+NO_STORE = {("init",), ("doctor",), ("demo",), ("idea", "new"), ("plugin", "path")} | {
+    p for p in COMMANDS if p[0] in ("pipeline", "hook")
 }
 #: Optional arguments always given: init's folder defaults to the working directory,
 #: the demo project, whose ralph.toml init never rewrites whatever it is told.

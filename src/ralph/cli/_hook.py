@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 
+from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.config import find_config
 from ralph.errors import InvalidInput
@@ -70,7 +71,9 @@ def _project_root() -> Path:
 @context_app.command("set")
 def context_set(
     phase: Annotated[str, typer.Argument(help=f"The skill's phase: {_AGENT_PHASES}.")],
-    number: Annotated[int | None, typer.Argument(help="The issue it works on.")] = None,
+    number: Annotated[
+        int | None, typer.Argument(min=1, max=MAX_COUNT, help="The issue it works on.")
+    ] = None,
     minutes: Annotated[
         float,
         typer.Option("--minutes", min=1, max=24 * 60, help="After this long the gates stop."),
