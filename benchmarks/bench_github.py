@@ -81,14 +81,18 @@ def main() -> None:
             "add_comment": lambda t: t.add_comment(1, "note"),
         }
         print(f"GitHub tracker on the in-memory fake ({BOARD} issues), against local SQLite")
-        print(f"{'operation':34} {'queries':>7} {'mutations':>9} {'github ms':>10} "
-              f"{'local ms':>9} {'ratio':>6}")  # fmt: skip
+        print(
+            f"{'operation':34} {'queries':>7} {'mutations':>9} {'github ms':>10} "
+            f"{'local ms':>9} {'ratio':>6}"
+        )
         for name, operation in operations.items():
             queries, mutations = counted(fake, functools.partial(operation, gh))
             gh_ms = median_ms(functools.partial(operation, gh))
             local_ms = median_ms(functools.partial(operation, local))
-            print(f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
-                  f"{gh_ms / local_ms:6.1f}")  # fmt: skip
+            print(
+                f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
+                f"{gh_ms / local_ms:6.1f}"
+            )
         db.close()
 
     fake, gh = github()
@@ -102,8 +106,10 @@ def main() -> None:
     commands = ["ralph_triage", "ralph_research", "ralph_research", "ralph_plan"]
     for state, command in zip(states, commands, strict=True):
         gh.set_state(1, state, command=command)
-    print(f"\nPacing at GitHub's 1 mutation/s: 4 state changes wait {clock['now']:.0f} s "
-          f"({clock['now'] / 4:.1f} s each) before any network time")  # fmt: skip
+    print(
+        f"\nPacing at GitHub's 1 mutation/s: 4 state changes wait {clock['now']:.0f} s "
+        f"({clock['now'] / 4:.1f} s each) before any network time"
+    )
 
 
 if __name__ == "__main__":

@@ -42,9 +42,11 @@ def one_epic(folder: Path) -> list[tuple[str, float, float]]:
     tracker = LocalTracker(store, repo="sample", git=git)  # type: ignore[arg-type]
     config = Config(root=repo, repo="sample", test_command=f"{sys.executable} -m unittest -q")
     runner = PhaseRunner(
-        Project(config, tracker, store, git), ScriptedRuntime(env={}),
-        limits=Limits(timeout_seconds=60), today=lambda: date(2026, 11, 22),
-    )  # fmt: skip
+        Project(config, tracker, store, git),
+        ScriptedRuntime(env={}),
+        limits=Limits(timeout_seconds=60),
+        today=lambda: date(2026, 11, 22),
+    )
     epic = tracker.create_issue(
         EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG, estimate=Estimate.M
     ).number

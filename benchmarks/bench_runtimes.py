@@ -78,13 +78,30 @@ def claude(folder: Path) -> None:
         import claude_agent_sdk
 
         cli = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-        argv = [str(cli), "-p", "Research it.", "--output-format", "json", "--model", MODEL,
-                "--json-schema", json.dumps(SCHEMA), "--max-turns", "5"]  # fmt: skip
+        argv = [
+            str(cli),
+            "-p",
+            "Research it.",
+            "--output-format",
+            "json",
+            "--model",
+            MODEL,
+            "--json-schema",
+            json.dumps(SCHEMA),
+            "--max-turns",
+            "5",
+        ]
         bare_env = {**os.environ, **env}
 
         def bare() -> None:
-            subprocess.run(argv, cwd=folder, env=bare_env, capture_output=True,
-                           stdin=subprocess.DEVNULL, check=True)  # fmt: skip
+            subprocess.run(
+                argv,
+                cwd=folder,
+                env=bare_env,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                check=True,
+            )
 
         bare()  # warm the page cache for the 200 MB binary
         cli_alone = median(REPEATS, bare)
@@ -100,8 +117,10 @@ def command(folder: Path) -> None:
     script.write_text(f"#!{sys.executable}\nimport sys\nsys.stdin.read()\nprint('{{}}')\n")
     script.chmod(0o755)
     runtime = CommandRuntime(str(script), output="plain")
-    bare = median(REPEATS * 4, lambda: subprocess.run([str(script)], input="", check=True,
-                                                       capture_output=True, text=True))  # fmt: skip
+    bare = median(
+        REPEATS * 4,
+        lambda: subprocess.run([str(script)], input="", check=True, capture_output=True, text=True),
+    )
     wrapped = median(REPEATS * 4, lambda: runtime.run(brief(folder)))
     print(f"Command runtime, a trivial agent (median of {REPEATS * 4}):")
     print(f"  bare subprocess          {bare * 1000:8.1f} ms")
@@ -113,8 +132,9 @@ def mcp_tools(folder: Path) -> None:
     tracker = MemoryTracker()
     tracker.create_issue("Epic", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.M)
     for n in range(49):
-        tracker.create_issue(f"Child {n}", parent=1, state=WorkflowState.RESEARCH_NEEDED,
-                             estimate=Estimate.XS)  # fmt: skip
+        tracker.create_issue(
+            f"Child {n}", parent=1, state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
+        )
     project = Project(
         Config(root=folder, repo="bench"), tracker, open_store("memory://"), GitRepo(folder)
     )
@@ -139,12 +159,18 @@ def mcp_tools(folder: Path) -> None:
     repo = folder / "project"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
-    subprocess.run([sys.executable, "-m", "ralph", "init"], cwd=repo, check=True,
-                   capture_output=True)  # fmt: skip
-    subprocess.run([sys.executable, "-m", "ralph", "issue", "new", "One", "-e", "XS"], cwd=repo,
-                   check=True, capture_output=True)  # fmt: skip
-    server = StdioServerParameters(command=sys.executable, args=["-m", "ralph", "mcp"],
-                                   cwd=str(repo))  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "ralph", "init"], cwd=repo, check=True, capture_output=True
+    )
+    subprocess.run(
+        [sys.executable, "-m", "ralph", "issue", "new", "One", "-e", "XS"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "ralph", "mcp"], cwd=str(repo)
+    )
 
     async def over_stdio() -> tuple[float, float]:
         started = time.perf_counter()

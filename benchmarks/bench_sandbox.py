@@ -35,10 +35,17 @@ from ralph.sandbox import confine, probe, profile_for_tests
 REPEATS = 30
 EPICS = 3
 SESSION = [
-    "git status --short", "git log --oneline -3", "ls", "cat README.md", "pwd",
-    f"{shlex.quote(sys.executable)} -c pass", "grep -r def .", "git diff --stat",
-    "wc -l README.md", "true",
-]  # fmt: skip
+    "git status --short",
+    "git log --oneline -3",
+    "ls",
+    "cat README.md",
+    "pwd",
+    f"{shlex.quote(sys.executable)} -c pass",
+    "grep -r def .",
+    "git diff --stat",
+    "wc -l README.md",
+    "true",
+]
 
 
 def paired_ms(
@@ -65,9 +72,15 @@ def shell(worktree: Path, command: str, *, sandboxed: bool) -> None:
 
 def agents_ms(worktree: Path) -> tuple[float, float]:
     brief = AgentBrief(
-        phase="implement", role="implementer", issues=(), instructions="", workdir=worktree,
-        tools=(), limits=Limits(timeout_seconds=60), result_schema={"type": "object"},
-    )  # fmt: skip
+        phase="implement",
+        role="implementer",
+        issues=(),
+        instructions="",
+        workdir=worktree,
+        tools=(),
+        limits=Limits(timeout_seconds=60),
+        result_schema={"type": "object"},
+    )
     outside, inside = CommandRuntime("true", sandbox=False), CommandRuntime("true", sandbox=True)
     return paired_ms(lambda: outside.run(brief), lambda: inside.run(brief))
 
@@ -81,12 +94,20 @@ def main() -> None:
         worktree = Worktrees(GitRepo(repo)).ensure("GH-1", "feature/GH-1", "main").path
         python = shlex.quote(sys.executable)
         rows = []
-        for name, command in [("true", "true"), ("python -c pass", f"{python} -c pass"),
-                              ("unittest (sample)", f"{python} -m unittest -q")]:  # fmt: skip
-            rows.append((name, *paired_ms(
-                functools.partial(shell, worktree, command, sandboxed=False),
-                functools.partial(shell, worktree, command, sandboxed=True),
-            )))  # fmt: skip
+        for name, command in [
+            ("true", "true"),
+            ("python -c pass", f"{python} -c pass"),
+            ("unittest (sample)", f"{python} -m unittest -q"),
+        ]:
+            rows.append(
+                (
+                    name,
+                    *paired_ms(
+                        functools.partial(shell, worktree, command, sandboxed=False),
+                        functools.partial(shell, worktree, command, sandboxed=True),
+                    ),
+                )
+            )
 
         def session(sandboxed: bool) -> None:
             for command in SESSION:

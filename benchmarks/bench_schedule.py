@@ -29,8 +29,14 @@ from dataclasses import dataclass, field
 from ralph.graph import ROLE_OF_KIND, TaskGraph, TaskKind, TaskSpec
 
 GRAPHS = 200
-KINDS = [TaskKind.RESEARCH, TaskKind.PLAN, TaskKind.REVIEW, TaskKind.IMPLEMENT, TaskKind.PR,
-         TaskKind.MERGE]  # fmt: skip
+KINDS = [
+    TaskKind.RESEARCH,
+    TaskKind.PLAN,
+    TaskKind.REVIEW,
+    TaskKind.IMPLEMENT,
+    TaskKind.PR,
+    TaskKind.MERGE,
+]
 #: One lead decision (an LLM turn that reads the board and creates the next tasks), seconds.
 LEAD_SECONDS = 30.0
 
@@ -74,10 +80,17 @@ def lower_bound(tasks: list[Task], workers: int) -> float:
 def claim_order(tasks: list[Task]) -> dict[int, int]:
     """Each task's position in the store when Ralph writes the graph."""
     specs = [
-        TaskSpec(str(t.id), KINDS[t.phase], ROLE_OF_KIND[KINDS[t.phase]], (t.group,), "", "",
-                 tuple(str(d) for d in t.deps))
+        TaskSpec(
+            str(t.id),
+            KINDS[t.phase],
+            ROLE_OF_KIND[KINDS[t.phase]],
+            (t.group,),
+            "",
+            "",
+            tuple(str(d) for d in t.deps),
+        )
         for t in tasks
-    ]  # fmt: skip
+    ]
     return {int(spec.key): i for i, spec in enumerate(TaskGraph(tuple(specs)).critical_first())}
 
 

@@ -19,9 +19,11 @@ def farewell_project(folder: Path) -> tuple[Path, int]:
     repo, _ = create_demo_project(folder)
     with open_project(load_config(repo)) as project:
         issue = project.tracker.create_issue(
-            "Add a farewell function", body=f"Add `farewell`.\n\n{FAREWELL}\n",
-            state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS,
-        )  # fmt: skip
+            "Add a farewell function",
+            body=f"Add `farewell`.\n\n{FAREWELL}\n",
+            state=WorkflowState.RESEARCH_NEEDED,
+            estimate=Estimate.XS,
+        )
     return repo, issue.number
 
 

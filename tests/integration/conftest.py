@@ -37,9 +37,14 @@ class GitProject:
     def _git(self, *args: str, index: Path | None = None, stdin: str | None = None) -> str:
         env = {**os.environ, "GIT_INDEX_FILE": str(index)} if index else None
         result = subprocess.run(
-            ["git", *args], cwd=self.path, env=env, input=stdin,
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
+            ["git", *args],
+            cwd=self.path,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return result.stdout.strip()
 
     def has(self, ref: str) -> bool:

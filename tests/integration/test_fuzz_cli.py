@@ -89,8 +89,10 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):
         subprocess.run(
             ["git", "-c", "user.name=T", "-c", "user.email=t@localhost", *args],
-            cwd=fresh, check=True, capture_output=True,
-        )  # fmt: skip
+            cwd=fresh,
+            check=True,
+            capture_output=True,
+        )
     scratch = root / "scratch"
     scratch.mkdir()
     (scratch / "bad.json").write_text("{not json")
@@ -229,11 +231,22 @@ def valid_value(place: Place, param: Any) -> str:
     """A value the required ``param`` takes, so that only the bad one can be refused:
     issue #1 (Backlog) moved or triaged as a person would."""
     valid = {
-        "number": "1", "parent": "1", "child": "2", "by": "2", "run": "1", "task_id": "1",
-        "phase": "triage", "state": "Research Needed", "estimate": "XS", "priority": "P1",
-        "title": "A title", "body": "A comment", "file": str(EXAMPLE), "path": str(place.fresh),
+        "number": "1",
+        "parent": "1",
+        "child": "2",
+        "by": "2",
+        "run": "1",
+        "task_id": "1",
+        "phase": "triage",
+        "state": "Research Needed",
+        "estimate": "XS",
+        "priority": "P1",
+        "title": "A title",
+        "body": "A comment",
+        "file": str(EXAMPLE),
+        "path": str(place.fresh),
         "text": "An idea",
-    }  # fmt: skip
+    }
     if param.name not in valid:
         raise AssertionError(f"no valid value for the required {param.name!r}; add one here")
     return valid[param.name]

@@ -16,8 +16,12 @@ from .conftest import GitProject, RalphCli
 def untracked(path: Path) -> set[str]:
     listed = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=path, capture_output=True, text=True, check=True, timeout=30,
-    ).stdout  # fmt: skip
+        cwd=path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout
     return {line[3:] for line in listed.splitlines() if line.startswith("?? ")}
 
 

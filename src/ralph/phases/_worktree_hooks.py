@@ -108,9 +108,14 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
     with tempfile.TemporaryFile() as output:
         try:
             process = subprocess.Popen(
-                argv, cwd=worktree, env=env, stdin=subprocess.DEVNULL, stdout=output,
-                stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
+                argv,
+                cwd=worktree,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             raise HookFailed(f"hook {hook} (`{command}`) cannot start: {exc.strerror}") from None
         try:
@@ -121,9 +126,13 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
                 os.killpg(process.pid, signal.SIGKILL)  # the whole session, not just sh
             code = process.wait(timeout=30)
         ran = HookRun(
-            hook, command, code == 0 and not timed_out, time.monotonic() - started,
-            _tail(output), timed_out,
-        )  # fmt: skip
+            hook,
+            command,
+            code == 0 and not timed_out,
+            time.monotonic() - started,
+            _tail(output),
+            timed_out,
+        )
     ctx.say(ran.line())
     logger.info(
         "hook ran",

@@ -100,9 +100,11 @@ def test_a_kill_between_the_follow_and_the_move_is_undone_by_the_next_writer(
     before, head = work_of(project.path), project.rev("HEAD")
     env = killing_git(tmp_path / "bin")
     killed = subprocess.run(
-        [sys.executable, "-c", COMMIT, str(project.path), DOCUMENT], env=env, timeout=60,
+        [sys.executable, "-c", COMMIT, str(project.path), DOCUMENT],
+        env=env,
+        timeout=60,
         check=False,
-    )  # fmt: skip
+    )
     assert killed.returncode == -9
     # The window the kill hit: Ralph's document sits in the person's index.
     assert f"A  {DOCUMENT}" in git(project.path, "status", "--porcelain")
@@ -122,9 +124,11 @@ def test_the_next_commit_to_the_branch_puts_the_checkout_back_first(project: Git
     before = work_of(project.path)
     env = killing_git(tmp_path / "bin")
     subprocess.run(
-        [sys.executable, "-c", COMMIT, str(project.path), DOCUMENT], env=env, timeout=60,
+        [sys.executable, "-c", COMMIT, str(project.path), DOCUMENT],
+        env=env,
+        timeout=60,
         check=False,
-    )  # fmt: skip
+    )
     other = "thoughts/shared/plans/2026-11-22-GH-0003-other.md"
     commit_files(GitRepo(project.path), "main", {other: "# Plan\n"}, "docs")
     assert work_of(project.path) == before

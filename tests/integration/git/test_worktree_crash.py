@@ -23,9 +23,14 @@ PADDING = 4000
 def git(repo: Path, *args: str, stdin: str | None = None, index: Path | None = None) -> str:
     env = {**os.environ, "GIT_INDEX_FILE": str(index)} if index else None
     return subprocess.run(
-        ["git", *args], cwd=repo, input=stdin, env=env,
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
+        ["git", *args],
+        cwd=repo,
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def padded_project(folder: Path) -> tuple[Path, int]:
@@ -38,8 +43,19 @@ def padded_project(folder: Path) -> tuple[Path, int]:
     git(repo, "update-index", "--index-info", stdin=lines, index=index)
     tree = git(repo, "write-tree", index=index)
     index.unlink()
-    commit = git(repo, "-c", "user.name=P", "-c", "user.email=p@x", "commit-tree", tree,
-                 "-p", "main", "-m", "padding")  # fmt: skip
+    commit = git(
+        repo,
+        "-c",
+        "user.name=P",
+        "-c",
+        "user.email=p@x",
+        "commit-tree",
+        tree,
+        "-p",
+        "main",
+        "-m",
+        "padding",
+    )
     git(repo, "update-ref", "refs/heads/main", commit)
     git(repo, "reset", "-q", "--hard")
     return repo, number
@@ -50,9 +66,12 @@ def kill_during_worktree_add(repo: Path, admin: str, *args: str) -> None:
     worktree whose entry under .git/worktrees is ``admin``."""
     locked = repo / ".git" / "worktrees" / admin / "locked"
     process = spawn_ralph(
-        *args, cwd=repo, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        *args,
+        cwd=repo,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while not locked.exists():

@@ -217,8 +217,9 @@ def test_content_creation_stays_within_80_a_minute(github, clock):
     client = client_for(github, clock, PacingPolicy(mutation_interval=0))
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     for i in range(100):
-        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"},
-                      reconcile=lambda: None)  # fmt: skip
+        client.mutate(
+            q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"}, reconcile=lambda: None
+        )
     starts = [r.started for r in github.requests if r.name == "CreateIssue"]
     assert max(sum(1 for s in starts if t <= s < t + 60) for t in starts) == 80
     assert starts[80] >= starts[0] + 60
@@ -229,8 +230,9 @@ def test_content_creation_stays_within_500_an_hour(github, clock):
     client = client_for(github, clock, policy)
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     for i in range(501):
-        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"},
-                      reconcile=lambda: None)  # fmt: skip
+        client.mutate(
+            q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"}, reconcile=lambda: None
+        )
     starts = [r.started for r in github.requests if r.name == "CreateIssue"]
     assert starts[499] == starts[0]
     assert starts[500] >= starts[0] + 3600

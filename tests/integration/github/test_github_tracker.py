@@ -88,8 +88,9 @@ def test_labels_that_do_not_exist_yet_are_created_once(tracker, github):
     tracker.create_issue("A", labels=["bug", "ui"])
     tracker.create_issue("B", labels=["Bug"])  # GitHub's label names ignore case
     assert sorted(label.name for label in github.repository("acme/shop").label_list) == [
-        "bug", "ui",
-    ]  # fmt: skip
+        "bug",
+        "ui",
+    ]
     assert tracker.get_issue(2).labels == ("bug",)
 
 
@@ -122,8 +123,12 @@ def test_a_board_without_ralphs_fields_says_how_to_add_them(github):
 
 
 def test_the_token_variables_never_reach_an_agent():
-    for name in ("RALPH_GH_TOKEN", "RALPH_GH_REPO_TOKEN", "RALPH_HERO_GITHUB_TOKEN",
-                 "RALPH_GH_PROJECT_TOKEN"):  # fmt: skip
+    for name in (
+        "RALPH_GH_TOKEN",
+        "RALPH_GH_REPO_TOKEN",
+        "RALPH_HERO_GITHUB_TOKEN",
+        "RALPH_GH_PROJECT_TOKEN",
+    ):
         assert is_secret(name)
 
 

@@ -46,8 +46,9 @@ def test_hero_takes_the_epic_from_backlog_to_merged_on_github(shop):
     # (on the host of the API URL, as on GitHub Enterprise Server).
     web = "{0.scheme}://{0.netloc}".format(urlsplit(served.url))
     research = [
-        c.body for c in tracker.get_issue(root.sub_issues[0]).comments
+        c.body
+        for c in tracker.get_issue(root.sub_issues[0]).comments
         if c.body.startswith("## Research Document")
-    ]  # fmt: skip
+    ]
     assert research
     assert f"{web}/acme/greet/blob/main/thoughts/shared/research/" in research[0]

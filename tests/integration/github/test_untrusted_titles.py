@@ -89,9 +89,11 @@ def test_a_hostile_title_from_github_stays_inside_the_untrusted_block_of_every_b
     with open_project(load_config(work)) as project:
         tracker = project.tracker
         small = tracker.create_issue(
-            "Add a farewell function", body=f"Add `farewell`.\n\n{FAREWELL}\n",
-            state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS,
-        ).number  # fmt: skip
+            "Add a farewell function",
+            body=f"Add `farewell`.\n\n{FAREWELL}\n",
+            state=WorkflowState.RESEARCH_NEEDED,
+            estimate=Estimate.XS,
+        ).number
         epic = tracker.create_issue(
             "An epic", body=EPIC_BODY, state=WorkflowState.BACKLOG, estimate=Estimate.M
         ).number
@@ -101,9 +103,12 @@ def test_a_hostile_title_from_github_stays_inside_the_untrusted_block_of_every_b
         for number in (small, epic, untriaged.number):
             written_on_github(served.fake, number, HOSTILE)
         runner = PhaseRunner(
-            project, runtime, owner="test", limits=Limits(timeout_seconds=60),
+            project,
+            runtime,
+            owner="test",
+            limits=Limits(timeout_seconds=60),
             today=lambda: date(2026, 11, 22),
-        )  # fmt: skip
+        )
         runner.run("triage", untriaged.number)
         runner.run("split", epic)
         for phase in ("research", "plan", "review", "implement"):

@@ -64,8 +64,9 @@ def _valid(schema: dict[str, Any]) -> Any:
     """A value of the property's own type: the arguments the bad one goes with."""
     kinds = _kinds(schema) - {"null"} or {"string"}
     kind = sorted(kinds)[0]
-    return {"integer": 1, "number": 1.0, "string": "x", "boolean": True, "array": [],
-            "object": {}}[kind]  # fmt: skip
+    return {"integer": 1, "number": 1.0, "string": "x", "boolean": True, "array": [], "object": {}}[
+        kind
+    ]
 
 
 def _wrong_type(schema: dict[str, Any]) -> st.SearchStrategy[Any]:

@@ -69,12 +69,28 @@ def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(repo, tmp_path):
         env = ralph_environment(api.environment(str(home)))
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         done = subprocess.run(
-            [str(cli), "-p", "Where is issue 1?", "--output-format", "json",
-             "--model", "claude-sonnet-4-5", "--mcp-config", ".mcp.json",
-             "--strict-mcp-config", "--allowedTools", "mcp__ralph-hero"],
-            cwd=repo.path, env=env, capture_output=True, text=True, timeout=120,
-            stdin=subprocess.DEVNULL, check=False,
-        )  # fmt: skip
+            [
+                str(cli),
+                "-p",
+                "Where is issue 1?",
+                "--output-format",
+                "json",
+                "--model",
+                "claude-sonnet-4-5",
+                "--mcp-config",
+                ".mcp.json",
+                "--strict-mcp-config",
+                "--allowedTools",
+                "mcp__ralph-hero",
+            ],
+            cwd=repo.path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
         turns = api.turns
     assert done.returncode == 0, done.stderr
     assert tool in turns[0].tool_names

@@ -27,14 +27,35 @@ Call = Callable[..., tuple[str, dict[str, Any]]]
 Answers = list[tuple[bool, Any]]
 
 EXPECTED_TOOLS = {
-    "get_issue", "list_issues", "create_issue", "update_issue", "update_workflow_state",
-    "update_estimate", "update_priority", "create_comment", "add_sub_issue", "list_sub_issues",
-    "add_dependency", "remove_dependency", "list_dependencies", "detect_group",
-    "detect_pipeline_position", "check_convergence", "detect_work_streams",
-    "detect_stream_positions", "pick_actionable_issue", "advance_children", "advance_parent",
-    "pipeline_dashboard", "task_list", "task_get", "task_claim", "task_heartbeat",
-    "task_complete", "task_fail",
-}  # fmt: skip
+    "get_issue",
+    "list_issues",
+    "create_issue",
+    "update_issue",
+    "update_workflow_state",
+    "update_estimate",
+    "update_priority",
+    "create_comment",
+    "add_sub_issue",
+    "list_sub_issues",
+    "add_dependency",
+    "remove_dependency",
+    "list_dependencies",
+    "detect_group",
+    "detect_pipeline_position",
+    "check_convergence",
+    "detect_work_streams",
+    "detect_stream_positions",
+    "pick_actionable_issue",
+    "advance_children",
+    "advance_parent",
+    "pipeline_dashboard",
+    "task_list",
+    "task_get",
+    "task_claim",
+    "task_heartbeat",
+    "task_complete",
+    "task_fail",
+}
 
 
 @pytest.fixture
@@ -110,15 +131,24 @@ def test_the_read_only_server_offers_no_tool_that_writes(project):
 def test_issues_are_created_read_listed_and_updated(project):
     (e1, created), (e2, got), (e3, listed), (e4, updated), (e5, est), (e6, pri), (e7, com) = calls(
         project,
-        ("create_issue", {"title": "Add login", "body": "Users log in.", "labels": ["auth"],
-                          "workflowState": "Research Needed", "estimate": "S", "priority": "P1"}),
+        (
+            "create_issue",
+            {
+                "title": "Add login",
+                "body": "Users log in.",
+                "labels": ["auth"],
+                "workflowState": "Research Needed",
+                "estimate": "S",
+                "priority": "P1",
+            },
+        ),
         ("get_issue", {"number": 1}),
         ("list_issues", {"workflowState": "Research Needed"}),
         ("update_issue", {"number": 1, "title": "Add a login", "labels": ["auth", "ui"]}),
         ("update_estimate", {"number": 1, "estimate": "XS"}),
         ("update_priority", {"number": 1, "priority": "P0"}),
         ("create_comment", {"number": 1, "body": "Looks good"}),
-    )  # fmt: skip
+    )
     assert not any([e1, e2, e3, e4, e5, e6, e7])
     assert created["number"] == 1
     assert created["workflowState"] == "Research Needed"
@@ -138,9 +168,11 @@ def test_workflow_state_moves_follow_the_commands_contract(project):
         project,
         ("update_workflow_state", {"number": 1, "state": "__LOCK__", "command": "ralph_research"}),
         ("update_workflow_state", {"number": 1, "state": "Done", "command": "ralph_research"}),
-        ("update_workflow_state",
-         {"number": 1, "state": "__COMPLETE__", "command": "ralph_research"}),
-    )  # fmt: skip
+        (
+            "update_workflow_state",
+            {"number": 1, "state": "__COMPLETE__", "command": "ralph_research"},
+        ),
+    )
     assert not ok
     assert moved == {
         "number": 1,
@@ -270,14 +302,24 @@ def test_task_tools_claim_atomically_and_fence_every_write(project):
         ("task_claim", {"worker": "w2", "taskId": first.id}),
         ("task_heartbeat", {"taskId": first.id, "claimToken": 1, "worker": "w1"}),
         ("task_complete", {"taskId": first.id, "claimToken": 999, "worker": "w1"}),
-        ("task_complete", {"taskId": first.id, "claimToken": 1, "worker": "w1",
-                           "result": {"document": "r.md"}}),
+        (
+            "task_complete",
+            {"taskId": first.id, "claimToken": 1, "worker": "w1", "result": {"document": "r.md"}},
+        ),
         ("task_get", {"taskId": first.id}),
         ("task_claim", {"worker": "w2", "taskId": second.id}),
-        ("task_fail", {"taskId": second.id, "claimToken": 1, "worker": "w2",
-                       "error": "broke", "retryable": False}),
+        (
+            "task_fail",
+            {
+                "taskId": second.id,
+                "claimToken": 1,
+                "worker": "w2",
+                "error": "broke",
+                "retryable": False,
+            },
+        ),
         ("task_get", {"taskId": 999}),
-    )  # fmt: skip
+    )
     listed, blocked, claimed, taken, beat, stale, done, got, claimed2, failed, missing = answers
     assert [t["key"] for t in listed[1]["tasks"]] == ["research:1", "plan:1"]
     assert blocked[0]

@@ -54,18 +54,26 @@ class Demo:
     def hero(self, root: int, runtime: ScriptedRuntime | None = None, **options) -> SessionResult:
         concurrency = options.pop("concurrency", 3)
         return run_session(
-            self.project, root, runtime or ScriptedRuntime(env={}), mode="hero",
-            crew=hero_crew(concurrency), **options,
-        )  # fmt: skip
+            self.project,
+            root,
+            runtime or ScriptedRuntime(env={}),
+            mode="hero",
+            crew=hero_crew(concurrency),
+            **options,
+        )
 
     def team(
         self, root: int, runtime: ScriptedRuntime | None = None, per_role: int = 2, **options
     ) -> SessionResult:
         roles = ("analyst", "builder", "validator", "integrator")
         return run_session(
-            self.project, root, runtime or ScriptedRuntime(env={}), mode="team",
-            crew=team_crew(dict.fromkeys(roles, per_role)), **options,
-        )  # fmt: skip
+            self.project,
+            root,
+            runtime or ScriptedRuntime(env={}),
+            mode="team",
+            crew=team_crew(dict.fromkeys(roles, per_role)),
+            **options,
+        )
 
     def state(self, number: int) -> WorkflowState | None:
         return self.project.tracker.get_issue(number).workflow_state

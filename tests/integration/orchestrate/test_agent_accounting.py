@@ -75,8 +75,11 @@ def test_refused_tool_calls_show_in_the_live_lines_and_table(demo: Demo):
     number = demo.issue("farewell")
     lines = io.StringIO()
     view = LiveView(demo.project.store, demo.project.tracker, Console(file=lines, width=200))
-    demo.hero(number, runtime=ScriptedRuntime({"implement": [AgentFault.REFUSED_TOOL]}, env={}),
-              observer=view)  # fmt: skip
+    demo.hero(
+        number,
+        runtime=ScriptedRuntime({"implement": [AgentFault.REFUSED_TOOL]}, env={}),
+        observer=view,
+    )
     done = [line for line in lines.getvalue().splitlines() if " done" in line]
     assert any(
         f"Implement GH-{number}" in line and "its agent was refused Bash" in line for line in done

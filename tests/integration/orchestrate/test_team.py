@@ -44,8 +44,10 @@ def test_a_team_with_two_workers_per_role_carries_the_epic_soundly(demo: Demo):
     report = demo.report(result)
     assert_sound(report)
     assert report.counters.messages == 0
-    owners = {owner(t).rpartition("/")[2].split("-")[0] for t in demo.project.store.list_tasks(
-        result.run.id, status=TaskStatus.DONE)}  # fmt: skip
+    owners = {
+        owner(t).rpartition("/")[2].split("-")[0]
+        for t in demo.project.store.list_tasks(result.run.id, status=TaskStatus.DONE)
+    }
     assert owners == {"analyst", "builder", "validator", "integrator"}
     # Research ran side by side on two analysts.
     research = [t.owner for t in demo.project.store.list_tasks(result.run.id, kind="research")]
@@ -193,9 +195,14 @@ def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_s
     # Workers first: they wait for the run the lead is about to write.
     workers = [spawn_ralph("worker", "--concurrency", "2", cwd=repo, env=env) for _ in range(2)]
     lead = ralph_process(
-        "team", str(epic), "--workers", "analyst=0,builder=0,validator=0,integrator=0",
-        cwd=repo, env=env, timeout=180,
-    )  # fmt: skip
+        "team",
+        str(epic),
+        "--workers",
+        "analyst=0,builder=0,validator=0,integrator=0",
+        cwd=repo,
+        env=env,
+        timeout=180,
+    )
     outputs = [w.communicate(timeout=60) for w in workers]
     assert lead.returncode == 0, lead.stdout + lead.stderr
     assert all(w.returncode == 0 for w in workers), outputs
@@ -267,9 +274,12 @@ def test_a_worker_whose_agent_cannot_work_hands_its_task_back_and_stops(tmp_path
         run, _ = Lead(project, epic, mode="team").open_run()
         assert run is not None
     worker = ralph_process(
-        "worker", "--run", str(run.id), cwd=repo,
+        "worker",
+        "--run",
+        str(run.id),
+        cwd=repo,
         env={"RALPH_SCRIPTED_FAULTS": "triage=misconfigured"},
-    )  # fmt: skip
+    )
     assert worker.returncode == 2, worker.stdout + worker.stderr
     assert (
         "Stopped: the agent (simulated agent (scripted)) cannot work: scripted fault: the key "

@@ -46,9 +46,13 @@ class Sample:
                 queued.setdefault(phase, []).append(fault)
             self.runtime = ScriptedRuntime(queued, env={})
         return PhaseRunner(
-            self.project, self.runtime, owner="test", max_attempts=attempts,
-            limits=Limits(timeout_seconds=10), today=lambda: DAY,
-        )  # fmt: skip
+            self.project,
+            self.runtime,
+            owner="test",
+            max_attempts=attempts,
+            limits=Limits(timeout_seconds=10),
+            today=lambda: DAY,
+        )
 
     def run(self, phase: str, number: int, *faults: tuple[str, AgentFault]) -> PhaseOutcome:
         return self.runner(*faults).run(phase, number)

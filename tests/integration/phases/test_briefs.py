@@ -26,9 +26,12 @@ LITERAL_BUILDER = Path(__file__).parent / "agents" / "literal_builder.py"
 def literal_runner(sample: Sample) -> PhaseRunner:
     runtime = CommandRuntime(f"{sys.executable} {LITERAL_BUILDER} {{prompt_file}} {{result_file}}")
     return PhaseRunner(
-        sample.project, runtime, owner="test", limits=Limits(timeout_seconds=60),
+        sample.project,
+        runtime,
+        owner="test",
+        limits=Limits(timeout_seconds=60),
         today=lambda: DAY,
-    )  # fmt: skip
+    )
 
 
 def briefs_of(sample: Sample, phase: str) -> list[str]:
@@ -97,8 +100,12 @@ class BreaksTheTestsOnce(ScriptedRuntime):
         if brief.phase != "implement":
             return result
         repo = GitRepo(brief.workdir)
-        identity = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@a", "GIT_COMMITTER_NAME": "a",
-                    "GIT_COMMITTER_EMAIL": "a@a"}  # fmt: skip
+        identity = {
+            "GIT_AUTHOR_NAME": "a",
+            "GIT_AUTHOR_EMAIL": "a@a",
+            "GIT_COMMITTER_NAME": "a",
+            "GIT_COMMITTER_EMAIL": "a@a",
+        }
         broken = brief.workdir / "tests" / "test_broken.py"
         if len([b for b in self.briefs if b.phase == "implement"]) == 1:
             broken.write_text(BROKEN_TEST)

@@ -151,9 +151,12 @@ def test_documents_and_branches_are_pushed_when_there_is_a_remote(sample: Sample
     number = sample.issue()
     sample.through(number, "research", "plan", "review", "implement")
     pushed = subprocess.run(
-        ["git", "ls-tree", "-r", "--name-only", "main"], cwd=remote, capture_output=True,
-        text=True, check=True,
-    ).stdout  # fmt: skip
+        ["git", "ls-tree", "-r", "--name-only", "main"],
+        cwd=remote,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "thoughts/shared/plans/2026-11-22-GH-0001-add-a-farewell-function.md" in pushed
     assert "simulated agent" in sample.repo.show(
         "main", "thoughts/shared/research/2026-11-22-GH-0001-add-a-farewell-function.md"
@@ -211,8 +214,11 @@ def test_documents_land_on_top_of_what_was_merged_on_the_remote_meanwhile(sample
     other = tmp_path / "other"
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
     (other / "merged.txt").write_text("merged elsewhere\n")
-    for args in (["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
-                 ["push", "-q", "origin", "HEAD:main"]):  # fmt: skip
+    for args in (
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+        ["push", "-q", "origin", "HEAD:main"],
+    ):
         subprocess.run(["git", *args], cwd=other, check=True)
     number = sample.issue()
     sample.through(number, "research")

@@ -242,8 +242,10 @@ def test_a_split_interrupted_after_two_sub_issues_creates_only_the_third(
     children = tracker.get_issue(epic).sub_issues
     assert len(children) == 3
     assert [tracker.get_issue(n).title for n in children] == [
-        "Add a farewell function", "Export farewell from the package", "Test the farewell",
-    ]  # fmt: skip
+        "Add a farewell function",
+        "Export farewell from the package",
+        "Test the farewell",
+    ]
     assert sum(c.startswith("## Issue Split") for c in sample.comments(epic)) == 1
 
 

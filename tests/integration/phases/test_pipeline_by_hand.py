@@ -73,8 +73,14 @@ def test_an_epic_goes_from_backlog_to_done_phase_by_phase(sample: Sample):
 
     # Every phase, run again, knows it is done.
     for phase, number in [
-        ("triage", epic), ("split", epic), ("research", first), ("plan", first),
-        ("review", first), ("implement", first), ("pr", first), ("merge", first),
-    ]:  # fmt: skip
+        ("triage", epic),
+        ("split", epic),
+        ("research", first),
+        ("plan", first),
+        ("review", first),
+        ("implement", first),
+        ("pr", first),
+        ("merge", first),
+    ]:
         again = sample.run(phase, number)
         assert again.status is PhaseStatus.ALREADY_DONE, (phase, again)

@@ -40,8 +40,9 @@ def runs_in(sample: Sample, number: int) -> list[str]:
 def test_after_create_runs_once_per_worktree_not_again_when_it_is_reused(sample: Sample):
     with_hooks(sample, after_create=f"echo created >> {COUNT}", before_run=f"echo run >> {COUNT}")
     number = planned(sample)
-    failed = sample.run("implement", number, ("implement", AgentFault.FAIL),
-                        ("implement", AgentFault.FAIL))  # fmt: skip
+    failed = sample.run(
+        "implement", number, ("implement", AgentFault.FAIL), ("implement", AgentFault.FAIL)
+    )
     assert failed.status is PhaseStatus.ESCALATED
     assert runs_in(sample, number) == ["created", "run", "run"]  # two attempts, one worktree
     sample.tracker.set_state(number, S.IN_PROGRESS.value, command="ralph_human")

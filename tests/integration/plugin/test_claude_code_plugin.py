@@ -31,16 +31,30 @@ def _claude() -> Path:
 
 def _ralph(cwd: Path, *args: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RALPH_")}
-    subprocess.run([sys.executable, "-m", "ralph", *args], cwd=cwd, env=env, check=True,
-                   capture_output=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "ralph", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
 def project(tmp_path) -> Path:
     repo = GitProject(tmp_path / "project")
     _ralph(repo.path, "init")
-    _ralph(repo.path, "issue", "new", "Add a farewell", "--state", "Research Needed",
-           "--estimate", "XS")  # fmt: skip
+    _ralph(
+        repo.path,
+        "issue",
+        "new",
+        "Add a farewell",
+        "--state",
+        "Research Needed",
+        "--estimate",
+        "XS",
+    )
     return repo.path
 
 
@@ -55,12 +69,30 @@ def session(project: Path, prompt: str, script: Script) -> tuple[list[dict[str, 
         # The plugin runs `ralph`, as an installed package's console script would be found.
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         done = subprocess.run(
-            [str(_claude()), "-p", prompt, "--output-format", "stream-json", "--verbose",
-             "--model", "claude-sonnet-4-5", "--plugin-dir", str(plugin_path()),
-             "--allowedTools", "Bash", "Write", TOOL_PREFIX.rstrip("_")],
-            cwd=project, env=env, capture_output=True, text=True, timeout=180,
-            stdin=subprocess.DEVNULL, check=False,
-        )  # fmt: skip
+            [
+                str(_claude()),
+                "-p",
+                prompt,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--model",
+                "claude-sonnet-4-5",
+                "--plugin-dir",
+                str(plugin_path()),
+                "--allowedTools",
+                "Bash",
+                "Write",
+                TOOL_PREFIX.rstrip("_"),
+            ],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()], api
 

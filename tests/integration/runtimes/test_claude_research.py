@@ -145,8 +145,17 @@ def test_a_refused_key_fails_the_phase_at_once_and_leaves_the_issue_where_it_was
 
 def test_a_refused_key_stops_hero_without_escalating_and_a_rerun_resumes(ralph):
     body = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
-    ralph("issue", "new", "Add a farewell", "--body", body, "--state", "Research Needed",
-          "--estimate", "XS")  # fmt: skip
+    ralph(
+        "issue",
+        "new",
+        "Add a farewell",
+        "--body",
+        body,
+        "--state",
+        "Research Needed",
+        "--estimate",
+        "XS",
+    )
     refuse_the_key(ralph)
     code, out, err = ralph("hero", "1", "--agent", "claude")
     assert code == 2, out + err

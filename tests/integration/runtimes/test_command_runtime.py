@@ -138,9 +138,15 @@ def test_opencode_steps_sum_cost_and_tokens_and_a_spent_budget_is_reported(tmp_p
 
 
 def test_claude_print_mode_reuses_the_claude_outcome_mapping(tmp_path, brief):
-    frame = {"type": "result", "subtype": "error_max_turns", "is_error": True,
-             "errors": ["Reached maximum number of turns (3)"], "num_turns": 4,
-             "total_cost_usd": 0.01, "session_id": "s1"}  # fmt: skip
+    frame = {
+        "type": "result",
+        "subtype": "error_max_turns",
+        "is_error": True,
+        "errors": ["Reached maximum number of turns (3)"],
+        "num_turns": 4,
+        "total_cost_usd": 0.01,
+        "session_id": "s1",
+    }
     cli = fake_cli(
         tmp_path,
         "claude",
@@ -265,8 +271,13 @@ def test_a_missing_agent_binary_says_so(brief):
 
 
 def test_claude_retrying_a_refused_key_is_stopped_at_once_as_misconfigured(tmp_path, brief):
-    retry = {"type": "system", "subtype": "api_retry", "attempt": 1, "error_status": 401,
-             "error": "authentication_failed"}  # fmt: skip
+    retry = {
+        "type": "system",
+        "subtype": "api_retry",
+        "attempt": 1,
+        "error_status": 401,
+        "error": "authentication_failed",
+    }
     cli = fake_cli(
         tmp_path,
         "claude",

@@ -39,13 +39,19 @@ class Machine:
         """Every file confined code must not change, with its content now."""
         git = self.repo.path / ".git"
         files = [
-            git / "config", git / "hooks" / "post-checkout", git / "info" / "exclude",
-            self.store, self.repo.path / "README.md", self.outside / "keep.txt",
-            self.tmp / "keep.txt", self.home / ".ssh" / "id_rsa",
+            git / "config",
+            git / "hooks" / "post-checkout",
+            git / "info" / "exclude",
+            self.store,
+            self.repo.path / "README.md",
+            self.outside / "keep.txt",
+            self.tmp / "keep.txt",
+            self.home / ".ssh" / "id_rsa",
             # Where the worktree's git directory is: pointed elsewhere, Ralph's own git
             # calls there would read a config of the agent's making.
-            self.worktree / ".git", git / "worktrees" / "GH-1" / "commondir",
-        ]  # fmt: skip
+            self.worktree / ".git",
+            git / "worktrees" / "GH-1" / "commondir",
+        ]
         return {f: f.read_bytes() if f.exists() else b"<absent>" for f in files}
 
 

@@ -127,9 +127,17 @@ def test_unconfined_the_same_agent_changes_them_all(machine):
     after = machine.protected()
     assert set(report["writes"].values()) == {"written"}
     assert [path.name for path in before if before[path] != after[path]] == [
-        "config", "post-checkout", "exclude", "ralph.db", "README.md", "keep.txt", "keep.txt",
-        "id_rsa", ".git", "commondir",
-    ]  # fmt: skip
+        "config",
+        "post-checkout",
+        "exclude",
+        "ralph.db",
+        "README.md",
+        "keep.txt",
+        "keep.txt",
+        "id_rsa",
+        ".git",
+        "commondir",
+    ]
     assert SECRET in report["reads"][0]
 
 

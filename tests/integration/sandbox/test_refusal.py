@@ -91,8 +91,14 @@ def test_allowed_unconfined_a_command_agent_runs(missing, warned, tmp_path):
     work.mkdir()
     runtime = open_runtime("command", AgentSettings(command=str(script)), allow_unsandboxed=True)
     brief = AgentBrief(
-        phase="research", role="analyst", issues=(), instructions="Go.", workdir=work,
-        tools=(), limits=Limits(timeout_seconds=30), result_schema={"type": "object"},
-    )  # fmt: skip
+        phase="research",
+        role="analyst",
+        issues=(),
+        instructions="Go.",
+        workdir=work,
+        tools=(),
+        limits=Limits(timeout_seconds=30),
+        result_schema={"type": "object"},
+    )
     assert runtime.run(brief).status is AgentStatus.OK
     assert Path(tmp_path / "outside.txt").read_text() == "x"

@@ -578,14 +578,21 @@ class TestLedger:
     def test_a_charge_keeps_cached_tokens_and_refused_tools(self, store):
         run = store.create_run("a")
         store.record_charge(
-            run.id, None, 0.5, tokens=217_283, cache_read_tokens=210_000,
-            cache_write_tokens=4_230, refused=["Bash", "Write"],
-        )  # fmt: skip
+            run.id,
+            None,
+            0.5,
+            tokens=217_283,
+            cache_read_tokens=210_000,
+            cache_write_tokens=4_230,
+            refused=["Bash", "Write"],
+        )
         store.record_charge(run.id, None, 0.1)
         kept, plain = store.charges(run.id)
         assert (kept.tokens, kept.cache_read_tokens, kept.cache_write_tokens) == (
-            217_283, 210_000, 4_230,
-        )  # fmt: skip
+            217_283,
+            210_000,
+            4_230,
+        )
         assert kept.refused == ("Bash", "Write")
         assert (plain.cache_read_tokens, plain.cache_write_tokens, plain.refused) == (0, 0, ())
 

@@ -64,9 +64,20 @@ def test_an_epic_with_sub_issues_and_a_dependency_shows_its_relations(board):
     assert epic["subIssues"] == [2, 3]
     assert epic["state"] == "Backlog"
     assert set(epic) >= {
-        "number", "title", "body", "state", "estimate", "priority", "labels", "parent",
-        "subIssues", "blockedBy", "blocking", "comments", "pullRequests",
-    }  # fmt: skip
+        "number",
+        "title",
+        "body",
+        "state",
+        "estimate",
+        "priority",
+        "labels",
+        "parent",
+        "subIssues",
+        "blockedBy",
+        "blocking",
+        "comments",
+        "pullRequests",
+    }
     login = json.loads(board("issue", "show", "2", "--json")[1])
     assert (login["parent"], login["blockedBy"], login["estimate"]) == (1, [3], "S")
     code, out, _ = board("issue", "show", "3")

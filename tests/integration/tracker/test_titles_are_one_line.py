@@ -8,8 +8,15 @@ import pytest
 from ralph.errors import InvalidInput
 from ralph.tracker import IssueQuery, Tracker
 
-CONTROLS = ["line\nbreak", "carriage\rreturn", "tab\there", "esc\x1b[2J", "bell\x07", "c1\x9b2J",
-            "separator\u2028here"]  # fmt: skip
+CONTROLS = [
+    "line\nbreak",
+    "carriage\rreturn",
+    "tab\there",
+    "esc\x1b[2J",
+    "bell\x07",
+    "c1\x9b2J",
+    "separator\u2028here",
+]
 
 
 @pytest.mark.parametrize("title", CONTROLS)

@@ -29,8 +29,13 @@ def test_defaults_run_claude_code_headless():
 
 
 def test_a_phase_table_overrides_only_what_it_names():
-    settings = parse({"model": "sonnet", "max_turns": 40,
-                      "phases": {"research": {"model": "opus", "max_usd": 2}}})  # fmt: skip
+    settings = parse(
+        {
+            "model": "sonnet",
+            "max_turns": 40,
+            "phases": {"research": {"model": "opus", "max_usd": 2}},
+        }
+    )
     research = settings.for_phase("research")
     assert (research.model, research.max_turns, research.max_usd) == ("opus", 40, 2.0)
     plan = settings.for_phase("plan")
@@ -92,11 +97,14 @@ def test_a_model_the_person_names_anywhere_wins_over_the_table():
 
 
 def test_a_phase_table_wins_over_its_roles_table_which_wins_over_agent():
-    settings = parse({
-        "model": "sonnet", "max_turns": 40,
-        "roles": {"builder": {"model": "haiku", "max_turns": 30}},
-        "phases": {"plan": {"model": "opus"}},
-    })  # fmt: skip
+    settings = parse(
+        {
+            "model": "sonnet",
+            "max_turns": 40,
+            "roles": {"builder": {"model": "haiku", "max_turns": 30}},
+            "phases": {"plan": {"model": "opus"}},
+        }
+    )
     plan, implement = settings.for_phase("plan"), settings.for_phase("implement")
     assert (plan.model, plan.max_turns) == ("opus", 30)
     assert (implement.model, implement.max_turns) == ("haiku", 30)

@@ -150,11 +150,15 @@ def test_the_live_store_and_skipped_folders_are_left_out(tmp_path: Path):
     _tree(
         tmp_path,
         {
-            ".ralph/ralph.db": "", ".ralph/ralph.db-wal": "", ".ralph/ralph.db-shm": "",
-            ".ralph/scratch/research-GH-1/doc.md": "", "worktrees/GH-1/x.py": "",
-            ".git/config": "", ".ralph/backup/old.db": "",
+            ".ralph/ralph.db": "",
+            ".ralph/ralph.db-wal": "",
+            ".ralph/ralph.db-shm": "",
+            ".ralph/scratch/research-GH-1/doc.md": "",
+            "worktrees/GH-1/x.py": "",
+            ".git/config": "",
+            ".ralph/backup/old.db": "",
         },
-    )  # fmt: skip
+    )
     found = checkout_files(tmp_path, frozenset(), skip={".git", "worktrees", ".ralph/scratch"})
     assert set(found.files) == {".ralph/backup/old.db"}  # only Ralph's live files are left out
 

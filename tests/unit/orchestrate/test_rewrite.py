@@ -47,8 +47,13 @@ def test_after_a_triage_sizes_an_issue_M_it_is_split_first_and_the_chain_goes():
     store.complete(claim, {}, edit=edit)
     assert keys(store, run, TaskStatus.PENDING) == ["split:1"]
     assert set(keys(store, run, TaskStatus.CANCELED)) == {
-        "research:1", "plan:1", "review:1", "implement:1", "pr:1", "merge:1",
-    }  # fmt: skip
+        "research:1",
+        "plan:1",
+        "review:1",
+        "implement:1",
+        "pr:1",
+        "merge:1",
+    }
 
 
 def test_after_a_split_the_sub_issues_get_their_whole_pipeline():
@@ -117,16 +122,26 @@ def test_work_done_after_the_tracker_was_read_still_counts_and_nothing_is_lost()
     store, run = stored(graph_for(group))
     store.complete(run_task(store, run, "research:3"))
     claim = run_task(store, run, "triage:2")
-    stale = [(2, "Research Needed", "XS", 0), (3, "Research in Progress", "XS", 0),
-             (4, "Research Needed", "XS", 0)]  # fmt: skip
+    stale = [
+        (2, "Research Needed", "XS", 0),
+        (3, "Research in Progress", "XS", 0),
+        (4, "Research Needed", "XS", 0),
+    ]
     edit, _ = regraph(store.list_tasks(run.id), graph_for(stale), finished={claim.task_id})
     store.complete(claim, {}, edit=edit)
     assert not keys(store, run, TaskStatus.CANCELED)
     pending = keys(store, run, TaskStatus.PENDING)
     assert pending == [
-        "research:2", "research:4", "plan:2", "review:2",
-        "implement:2", "implement:3", "implement:4", "pr:2", "merge:2",
-    ]  # fmt: skip
+        "research:2",
+        "research:4",
+        "plan:2",
+        "review:2",
+        "implement:2",
+        "implement:3",
+        "implement:4",
+        "pr:2",
+        "merge:2",
+    ]
 
 
 def test_needs_iteration_adds_a_new_plan_and_review_and_moves_the_chain_behind_them():
@@ -136,8 +151,12 @@ def test_needs_iteration_adds_a_new_plan_and_review_and_moves_the_chain_behind_t
     edit = iterate(store.list_tasks(run.id), claim.task, reason="NEEDS_ITERATION")
     store.complete(claim, {"verdict": "NEEDS_ITERATION"}, edit=edit)
     assert keys(store, run, TaskStatus.PENDING) == [
-        "plan:2~2", "review:2~2", "implement:2~2", "pr:2~2", "merge:2~2",
-    ]  # fmt: skip
+        "plan:2~2",
+        "review:2~2",
+        "implement:2~2",
+        "pr:2~2",
+        "merge:2~2",
+    ]
     assert set(keys(store, run, TaskStatus.CANCELED)) == {"implement:2", "pr:2", "merge:2"}
     # Nothing but the new plan can start.
     assert store.claim(run.id, "w", ["builder", "validator", "integrator"]).task.key == "plan:2~2"

@@ -25,15 +25,17 @@ def test_a_person_writing_about_a_transition_is_still_heard():
 
 def test_hints_for_people_are_cut_from_ralphs_comments():
     approved = review_comment(
-        Verdict.APPROVED, "Full critique: c.md",
+        Verdict.APPROVED,
+        "Full critique: c.md",
         "Approved by automated critique.\n\nReady for implementation. Run `ralph run "
         "implement 3` to begin.",
-    )  # fmt: skip
+    )
     assert without_hints(approved).endswith("Ready for implementation.")
     iterate = review_comment(
-        Verdict.NEEDS_ITERATION, "Full critique: c.md",
+        Verdict.NEEDS_ITERATION,
+        "Full critique: c.md",
         "Issues identified:\n- tests\n\nRun `ralph run plan 3` to address these issues.",
-    )  # fmt: skip
+    )
     assert without_hints(iterate).endswith("Issues identified:\n- tests")
     escalation = (
         "Escalation: research failed 2 time(s)\n\nPhase `research` stopped and needs a "
@@ -52,5 +54,6 @@ def test_hints_for_people_are_cut_from_ralphs_comments():
 def test_agents_get_the_comments_that_are_left_in_order():
     audit = audit_comment(RECORD, intent="__LOCK__", actor="ralph")
     assert for_agents(["first", audit, "*Split by `ralph run split`*", "  last \n"]) == (
-        "first", "last",
-    )  # fmt: skip
+        "first",
+        "last",
+    )

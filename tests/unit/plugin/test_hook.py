@@ -31,9 +31,12 @@ def recorded(event: str, cwd, **fields) -> dict[str, object]:
 
 def outside_write(cwd) -> dict[str, object]:
     return recorded(
-        "PreToolUse", cwd, tool_name="Write", tool_use_id="toolu_0002",
+        "PreToolUse",
+        cwd,
+        tool_name="Write",
+        tool_use_id="toolu_0002",
         tool_input={"file_path": str(cwd / "src" / "app.py"), "content": "print('hi')\n"},
-    )  # fmt: skip
+    )
 
 
 def answer(event: str, payload, env=None, now=NOW) -> tuple[int, dict[str, object] | None]:
@@ -173,9 +176,13 @@ def test_a_stop_whose_tracker_cannot_be_read_goes_ahead_with_a_warning(tmp_path)
 def test_ralph_hook_without_a_context_loads_neither_the_command_line_nor_the_gates(tmp_path):
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "ralph", "hook", "pre-tool-use"],
-        input=json.dumps(outside_write(tmp_path)), capture_output=True, text=True,
-        cwd=tmp_path, check=True, timeout=60,
-    )  # fmt: skip
+        input=json.dumps(outside_write(tmp_path)),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        timeout=60,
+    )
     assert done.stdout == ""
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "ralph.plugin" in imported

@@ -116,9 +116,16 @@ def _claude() -> Path:
 def test_claude_plugin_validate_accepts_the_plugin_and_the_marketplace(folder, tmp_path):
     done = subprocess.run(
         [str(_claude()), "plugin", "validate", str(folder)],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
-             "PATH": "/usr/bin:/bin", "DISABLE_AUTOUPDATER": "1"},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={
+            "HOME": str(tmp_path),
+            "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
+            "PATH": "/usr/bin:/bin",
+            "DISABLE_AUTOUPDATER": "1",
+        },
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout

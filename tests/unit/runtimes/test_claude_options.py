@@ -71,8 +71,12 @@ def test_credentials_in_the_environment_are_blanked_for_the_child():
         "PATH": "/usr/bin",
     }
     env = option_values(brief(), session_id="s", environ=environ)["env"]
-    assert env == {"RALPH_GH_TOKEN": "", "GH_TOKEN": "", "RALPH_STORE_URL": "",
-                   "AWS_SECRET_ACCESS_KEY": ""}  # fmt: skip
+    assert env == {
+        "RALPH_GH_TOKEN": "",
+        "GH_TOKEN": "",
+        "RALPH_STORE_URL": "",
+        "AWS_SECRET_ACCESS_KEY": "",
+    }
 
 
 def test_bypass_is_only_sandboxed_when_asked_for():

@@ -8,8 +8,13 @@ from ralph.runtimes import AgentStatus
 from ralph.runtimes._claude_outcome import sandbox_problem
 from ralph.runtimes.claude import classify, setup_problem, structured_result
 
-SUCCESS = {"type": "result", "subtype": "success", "is_error": False, "result": "done",
-           "terminal_reason": "completed"}  # fmt: skip
+SUCCESS = {
+    "type": "result",
+    "subtype": "success",
+    "is_error": False,
+    "result": "done",
+    "terminal_reason": "completed",
+}
 
 
 def test_a_completed_run_is_ok():
@@ -19,25 +24,54 @@ def test_a_completed_run_is_ok():
 @pytest.mark.parametrize(
     ("frame", "status", "error"),
     [
-        ({"subtype": "error_max_turns", "errors": ["Reached maximum number of turns (1)"]},
-         AgentStatus.TURNS_EXCEEDED, "Reached maximum number of turns (1)"),
-        ({"subtype": "error_max_budget_usd", "errors": ["Reached maximum budget ($0.01)"]},
-         AgentStatus.BUDGET_EXCEEDED, "Reached maximum budget ($0.01)"),
-        ({"subtype": "error_during_execution", "errors": ["[ede_diagnostic] boom"]},
-         AgentStatus.FAILED, "error_during_execution: [ede_diagnostic] boom"),
-        ({"subtype": "error_max_structured_output_retries", "errors": []},
-         AgentStatus.FAILED, "error_max_structured_output_retries"),
-        ({**SUCCESS, "is_error": True, "api_error_status": 400,
-          "result": "API Error: 400 fake error", "terminal_reason": "api_error"},
-         AgentStatus.FAILED, "API Error: 400 fake error"),
-        ({**SUCCESS, "is_error": True, "api_error_status": 529, "result": ""},
-         AgentStatus.FAILED, "API error 529"),
-        ({**SUCCESS, "result": "UserPromptSubmit operation blocked by hook:\nno\n\nOriginal"},
-         AgentStatus.FAILED, "a hook blocked the prompt: UserPromptSubmit operation blocked"),
-        ({**SUCCESS, "result": "", "terminal_reason": "hook_stopped"},
-         AgentStatus.FAILED, "a hook stopped the run"),
+        (
+            {"subtype": "error_max_turns", "errors": ["Reached maximum number of turns (1)"]},
+            AgentStatus.TURNS_EXCEEDED,
+            "Reached maximum number of turns (1)",
+        ),
+        (
+            {"subtype": "error_max_budget_usd", "errors": ["Reached maximum budget ($0.01)"]},
+            AgentStatus.BUDGET_EXCEEDED,
+            "Reached maximum budget ($0.01)",
+        ),
+        (
+            {"subtype": "error_during_execution", "errors": ["[ede_diagnostic] boom"]},
+            AgentStatus.FAILED,
+            "error_during_execution: [ede_diagnostic] boom",
+        ),
+        (
+            {"subtype": "error_max_structured_output_retries", "errors": []},
+            AgentStatus.FAILED,
+            "error_max_structured_output_retries",
+        ),
+        (
+            {
+                **SUCCESS,
+                "is_error": True,
+                "api_error_status": 400,
+                "result": "API Error: 400 fake error",
+                "terminal_reason": "api_error",
+            },
+            AgentStatus.FAILED,
+            "API Error: 400 fake error",
+        ),
+        (
+            {**SUCCESS, "is_error": True, "api_error_status": 529, "result": ""},
+            AgentStatus.FAILED,
+            "API error 529",
+        ),
+        (
+            {**SUCCESS, "result": "UserPromptSubmit operation blocked by hook:\nno\n\nOriginal"},
+            AgentStatus.FAILED,
+            "a hook blocked the prompt: UserPromptSubmit operation blocked",
+        ),
+        (
+            {**SUCCESS, "result": "", "terminal_reason": "hook_stopped"},
+            AgentStatus.FAILED,
+            "a hook stopped the run",
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_ending_maps_to_its_status(frame, status, error):
     outcome = classify(frame)
     assert outcome.status is status
@@ -66,19 +100,39 @@ def test_the_structured_result_comes_from_structured_output_or_json_text():
 @pytest.mark.parametrize(
     ("frame", "said"),
     [
-        ({**SUCCESS, "is_error": True, "api_error_status": 401, "result": "Invalid API key"},
-         "Claude Code's credentials were refused (401: Invalid API key); set ANTHROPIC_API_KEY"),
-        ({**SUCCESS, "is_error": True, "api_error_status": 403,
-          "result": "Failed to authenticate. API Error: 403 no access"},
-         "credentials were refused"),
-        ({**SUCCESS, "is_error": True, "api_error_status": 404,
-          "result": "There's an issue with the selected model (claude-nope)."},
-         "the model 'claude-nope' is not available to this account"),
-        ({**SUCCESS, "is_error": True, "api_error_status": 400,
-          "result": "Credit balance is too low"},
-         "the Anthropic account cannot pay for this run"),
+        (
+            {**SUCCESS, "is_error": True, "api_error_status": 401, "result": "Invalid API key"},
+            "Claude Code's credentials were refused (401: Invalid API key); set ANTHROPIC_API_KEY",
+        ),
+        (
+            {
+                **SUCCESS,
+                "is_error": True,
+                "api_error_status": 403,
+                "result": "Failed to authenticate. API Error: 403 no access",
+            },
+            "credentials were refused",
+        ),
+        (
+            {
+                **SUCCESS,
+                "is_error": True,
+                "api_error_status": 404,
+                "result": "There's an issue with the selected model (claude-nope).",
+            },
+            "the model 'claude-nope' is not available to this account",
+        ),
+        (
+            {
+                **SUCCESS,
+                "is_error": True,
+                "api_error_status": 400,
+                "result": "Credit balance is too low",
+            },
+            "the Anthropic account cannot pay for this run",
+        ),
     ],
-)  # fmt: skip
+)
 def test_an_api_answer_that_no_retry_changes_is_misconfigured(frame, said):
     outcome = classify(frame, model="claude-nope", login="/opt/claude auth login")
     assert outcome.status is AgentStatus.MISCONFIGURED

@@ -91,8 +91,10 @@ def test_opencode_counts_cache_reads_and_writes():
     tokens = {"input": 10, "output": 5, "cache": {"read": 700, "write": 40}}
     parsed = PARSERS["opencode"](lines({"type": "step_finish", "part": {"tokens": tokens}}))
     assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.cache_write_tokens) == (
-        10, 700, 40,
-    )  # fmt: skip
+        10,
+        700,
+        40,
+    )
 
 
 def test_gemini_cached_input_is_taken_out_of_its_prompt_count():

@@ -9,11 +9,25 @@ from ralph.runtimes._environment import scrubbed_environment
 
 @pytest.mark.parametrize(
     "name",
-    ["RALPH_GH_TOKEN", "RALPH_HERO_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "NPM_TOKEN",
-     "RALPH_STORE_URL", "DATABASE_URL", "PGPASSWORD", "AWS_SECRET_ACCESS_KEY",
-     "STRIPE_API_KEY", "MY_PASSWORD", "GITLAB_PAT", "SSH_AUTH_SOCK", "MY_SERVICE_AUTH",
-     "NPM_CONFIG__AUTH", "RALPH_GH_API_URL"],
-)  # fmt: skip
+    [
+        "RALPH_GH_TOKEN",
+        "RALPH_HERO_GITHUB_TOKEN",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "NPM_TOKEN",
+        "RALPH_STORE_URL",
+        "DATABASE_URL",
+        "PGPASSWORD",
+        "AWS_SECRET_ACCESS_KEY",
+        "STRIPE_API_KEY",
+        "MY_PASSWORD",
+        "GITLAB_PAT",
+        "SSH_AUTH_SOCK",
+        "MY_SERVICE_AUTH",
+        "NPM_CONFIG__AUTH",
+        "RALPH_GH_API_URL",
+    ],
+)
 def test_secrets_are_removed(name):
     assert scrubbed_environment({name: "x", "PATH": "/bin"}) == {"PATH": "/bin"}
 

@@ -16,8 +16,17 @@ def pairs(line: list[str], flag: str) -> list[str]:
 def test_the_base_is_read_only_with_a_private_tmp_and_the_command_last():
     line = confine(["pytest", "-q"], SandboxProfile())
     assert line[:10] == [
-        "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    ]  # fmt: skip
+        "bwrap",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ]
     assert line[-3:] == ["--", "pytest", "-q"]
     assert pairs(line, "--setenv") == ["TMPDIR"]
     assert line[line.index("--setenv") + 2] == "/tmp"
