@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 
 from ralph.config import Config
+from ralph.db import open_database
 from ralph.demo import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.demo._sample import FAREWELL
-from ralph.git import GitRepo
 from ralph.phases import PhaseOutcome, PhaseRunner
-from ralph.project import Project
+from ralph.project import Project, migrate_database, open_project
 from ralph.runtimes import Limits
 from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
-from ralph.tasks import open_store
 from ralph.tracker import LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
@@ -86,16 +85,13 @@ class Sample:
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Iterator[Sample]:
+    """The demo's sample package without its epic, wired as ``ralph`` wires a project
+    (``open_project``), with its store beside the repository."""
     create_sample_repository(tmp_path / "sample")
     repo = GitProject(tmp_path / "sample")
-    config = Config(
-        root=repo.path,
-        repo="sample",
-        test_command=f"{sys.executable} -m unittest -q",
-    )
-    store = open_store(f"sqlite:///{tmp_path / 'ralph.db'}")
-    gitrepo = GitRepo(repo.path)
-    tracker = LocalTracker(store.db, repo="sample", git=gitrepo)
-    project = Project(config, tracker, store, gitrepo)
-    yield Sample(repo, project, ScriptedRuntime(env={}))
-    store.close()
+    config = Config(root=repo.path, repo="sample", test_command=f"{sys.executable} -m unittest -q")
+    url = f"sqlite:///{tmp_path / 'ralph.db'}"
+    with open_database(url) as db:
+        migrate_database(db)
+    with open_project(config, store_url=url) as project:
+        yield Sample(repo, project, ScriptedRuntime(env={}))
