@@ -177,6 +177,7 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "command": unknown("ralph_research", "ralph_human"),
         "role": unknown("analyst", "builder"),
         "roles": unknown("analyst", "builder") | st.just(",") | st.just("analyst,nosuch"),
+        "only": unknown("triage", "research") | st.just(",") | st.just("triage,nosuch"),
         "workers": st.sampled_from(
             [
                 "garbage",

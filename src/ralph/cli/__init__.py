@@ -58,6 +58,7 @@ app.command("implement")(_by_hand.implement_command)
 app.command("mcp")(_mcp.mcp_command)
 app.command("hero")(_orchestrate.hero_command)
 app.command("team")(_orchestrate.team_command)
+app.command("loop")(_orchestrate.loop_command)
 app.command("worker")(_orchestrate.worker_command)
 app.command("demo")(_orchestrate.demo_command)
 

@@ -1,5 +1,5 @@
-"""``ralph hero N``, ``ralph team N``, ``ralph worker`` and ``ralph demo``: the pipeline
-run end to end, thin over ``ralph.orchestrate``."""
+"""``ralph hero N``, ``ralph team N``, ``ralph loop``, ``ralph worker`` and ``ralph
+demo``: the pipeline run end to end, thin over ``ralph.orchestrate``."""
 
 from __future__ import annotations
 
@@ -29,22 +29,25 @@ from ralph.orchestrate import (
     CrewPlan,
     Ending,
     Interrupt,
+    RootRun,
     RunReport,
     SessionResult,
     hero_crew,
     load_report,
+    run_loop,
     run_session,
     start_crew,
     suggested_team,
     team_crew,
     worker_crew,
 )
-from ralph.phases import adopt_branch
+from ralph.phases import PHASES, adopt_branch
+from ralph.pipeline import QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import RUNTIMES
 from ralph.tasks import Run, RunStatus
 
-__all__ = ["demo_command", "hero_command", "team_command", "worker_command"]
+__all__ = ["demo_command", "hero_command", "loop_command", "team_command", "worker_command"]
 
 #: Work failed or needs a person; an agent that cannot work here is the person's setup
 #: to fix, as any configuration error.
@@ -194,6 +197,111 @@ def hero_command(
             review_mode=review_mode,
         )
     raise typer.Exit(code)
+
+
+def parse_phases(text: str) -> frozenset[str]:
+    """``triage,research`` -> the phases named (each one of ``ralph run``'s)."""
+    named = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [p for p in named if p not in PHASES]
+    if unknown or not named:
+        raise InvalidInput(
+            f"bad --only {text!r}: name phases among {', '.join(PHASES)}, e.g. triage,research"
+        )
+    return frozenset(named)
+
+
+def loop_command(
+    ctx: typer.Context,
+    only: Annotated[
+        str | None,
+        typer.Option(
+            "--only",
+            metavar="PHASES",
+            help="Run only these phases, e.g. triage,research (roots whose next phase is "
+            "another are skipped).",
+            show_default=False,
+        ),
+    ] = None,
+    max_roots: Annotated[
+        int | None,
+        typer.Option(
+            "--max-roots",
+            min=1,
+            max=MAX_WORKERS,
+            help="Roots at once (default: max_concurrent_roots in ralph.toml).",
+            show_default=False,
+        ),
+    ] = None,
+    agent: AgentOpt = None,
+    attempts: AttemptsOpt = 2,
+    review_mode: ReviewOpt = None,
+) -> None:
+    """One pass over the board: every root with work, most urgent and in-flight first, as
+    hero or team runs (ralph.toml's mode); exit 0 when no work is left, 1 when what is
+    left waits for a person."""
+    phases = parse_phases(only) if only is not None else None
+    console = _console()
+    with open_project_of(ctx, working=True) as project:
+        config = project.config
+        runtime = project_runtime(project, agent)
+        warn_if_untested(config)
+        roots = max_roots or config.max_concurrent_roots
+        console.print(
+            f"loop — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
+            f"agent(s) at once — {runtime.description}",
+            markup=False,
+        )
+        interrupt = Interrupt()
+
+        def started(queued: QueuedRoot) -> None:
+            console.print(
+                f"→ #{queued.root} ({queued.tier.name.lower().replace('_', ' ')}): "
+                f"{queued.next_phase} next",
+                markup=False,
+            )
+
+        codes: list[int] = []
+
+        def ended(done: RootRun) -> None:
+            mode = done.result.run.mode if done.result.run is not None else config.mode
+            report = _conclude(project, done.result, console, mode=mode, root=done.root.root)
+            codes.append(_exit_code(done.result, report))
+
+        with _signals(interrupt):
+            result = run_loop(
+                project,
+                runtime,
+                mode=config.mode,
+                max_roots=roots,
+                max_agents=config.max_concurrent_agents,
+                phase_caps=config.max_concurrent_phases,
+                phases=phases,
+                review_mode=review_mode,
+                attempts=attempts,
+                interrupt=interrupt,
+                on_start=started,
+                on_end=ended,
+            )
+    if interrupt.unusable:
+        console.print(f"Stopped: {interrupt.unusable}", markup=False)
+        raise typer.Exit(EXIT_AGENT_UNUSABLE)
+    if interrupt.stopping.is_set():
+        console.print("Stopped: interrupted. `ralph loop` resumes.", markup=False)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    left = result.left
+    if not left.roots:
+        console.print("No work found in any queue.", markup=False)
+    else:  # a root this pass ran still has work (out of budget, a task that failed)
+        listed = ", ".join(f"#{q.root}" for q in left.roots)
+        console.print(f"Work left after this pass: {listed}.", markup=False)
+    if left.skipped:
+        listed = ", ".join(f"#{q.root} ({q.next_phase})" for q in left.skipped)
+        console.print(f"Skipped, outside --only: {listed}.", markup=False)
+    if left.waiting:
+        listed = ", ".join(f"#{n}" for n in left.waiting)
+        console.print(f"Waiting for a person: {listed}.", markup=False)
+    failed = left.waiting or left.roots or any(code != 0 for code in codes)
+    raise typer.Exit(EXIT_NEEDS_PERSON if failed else 0)
 
 
 def parse_workers(text: str) -> dict[str, int]:

@@ -10,9 +10,14 @@ from ralph.cli._bounds import MAX_ATTEMPTS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.errors import InvalidInput
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
 from ralph.project import Project
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
+from ralph.workflow import PHASE_SPECS
+
+#: The phases ``ralph run`` takes, by name.
+PHASE_BY_NAME = {spec.name: spec for spec in PHASE_SPECS if not spec.by_person}
 
 __all__ = ["AdoptOpt", "approve_command", "project_runtime", "run_command"]
 
@@ -66,7 +71,13 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
 def run_command(
     ctx: typer.Context,
     phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
-    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+    number: Annotated[
+        int | None,
+        typer.Argument(
+            help="Issue number (default: the issue `ralph issue next --command PHASE` picks).",
+            show_default=False,
+        ),
+    ] = None,
     agent: Annotated[
         str | None,
         typer.Option(
@@ -83,16 +94,36 @@ def run_command(
     ] = 2,
     adopt: AdoptOpt = None,
 ) -> None:
-    """Run one phase on one issue (a group phase on the issue's whole group)."""
+    """Run one phase on one issue (a group phase on the issue's whole group); without a
+    number, on the issue the phase should take next (exit 0 when there is none)."""
+    if phase not in PHASE_BY_NAME:
+        raise InvalidInput(f"unknown phase {phase!r}; phases are: {', '.join(PHASE_BY_NAME)}")
     with open_project_of(ctx, working=True) as project:
         for branch in adopt or ():
             adopt_branch(project, branch)
         runtime = project_runtime(project, agent)
         warn_if_untested(project.config)
+        if number is None:
+            number = _next_issue(project, phase)
+            if number is None:
+                _say(f"No work found for {phase}.")
+                return
         outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
     _print(outcome, runtime.description)
     if not outcome.ok:
         raise typer.Exit(EXIT_PHASE_FAILED)
+
+
+def _next_issue(project: Project, phase: str) -> int | None:
+    """The issue ``ralph issue next --command PHASE`` picks, said out loud."""
+    issue = project.tracker.pick_actionable(command=PHASE_BY_NAME[phase].command)
+    if issue is not None:
+        _say(f"{phase}: took #{issue.number} {issue.title} [{issue.workflow_state}]")
+    return None if issue is None else issue.number
+
+
+def _say(text: str) -> None:
+    Console(highlight=False, soft_wrap=True).print(text, markup=False)
 
 
 def approve_command(

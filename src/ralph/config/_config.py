@@ -23,13 +23,17 @@ from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
-from ralph.workflow import WorkflowState
+from ralph.workflow import PHASE_SPECS, WorkflowState
 
 __all__ = ["CONFIG_FILE", "Config", "find_config", "load_config", "render_config"]
 
 CONFIG_FILE = "ralph.toml"
 TRACKERS = ("local", "github")
 SANDBOX_NETWORK = ("off", "on")
+#: How `ralph loop` runs each root: one process taking any task, or role-typed workers.
+MODES = ("hero", "team")
+#: Phases an agent does, which a per-phase cap may name.
+_AGENT_PHASES = tuple(s.name for s in PHASE_SPECS if s.uses_agent and not s.by_person)
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -52,6 +56,12 @@ class Config:
     #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
     escalate_to: str = ""
     wip_limits: dict[str, int] = field(default_factory=dict)
+    #: How `ralph loop` runs each root ("hero" or "team").
+    mode: str = "hero"
+    #: `ralph loop`: roots run at once, agents at once in all, and agents per phase.
+    max_concurrent_roots: int = 1
+    max_concurrent_agents: int = 3
+    max_concurrent_phases: dict[str, int] = field(default_factory=dict)
     #: Whether the test command reaches the network from its sandbox ("off" or "on").
     sandbox_network: str = "off"
     #: Run agents and the test command unconfined where bubblewrap cannot start.
@@ -85,6 +95,10 @@ _KEYS = {
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
+    "mode": ("mode", "RALPH_MODE"),
+    "max_concurrent_roots": ("max_concurrent_roots", "RALPH_MAX_CONCURRENT_ROOTS"),
+    "max_concurrent_agents": ("max_concurrent_agents", "RALPH_MAX_CONCURRENT_AGENTS"),
+    "max_concurrent_phases": ("max_concurrent_phases", None),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
@@ -138,6 +152,14 @@ def _convert(name: str, value: Any, source: str) -> Any:
                 str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
                 for k, v in value.items()
             }
+        if name == "max_concurrent_phases":
+            return _phase_caps(value, source)
+        if name in ("max_concurrent_roots", "max_concurrent_agents"):
+            return int(setting_number(value, source, whole=True, minimum=1))
+        if name == "mode":
+            if value not in MODES:
+                raise ValueError
+            return value
         if name == "escalate_to":
             return _handles(value, source)
         if name == "sandbox_network":
@@ -156,9 +178,26 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "review_mode": "one of " + ", ".join(m.value for m in ReviewMode),
             "wip_limits": "a table of state = limit",
             "sandbox_network": '"off" or "on"',
+            "mode": '"hero" or "team"',
+            "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
         }.get(name, "a number >= 0" if kind == "float" else "a string")
         raise ConfigError(f"{source}: {value!r} is not valid; expected {expected}") from None
+
+
+def _phase_caps(value: Any, source: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ValueError
+    for phase in value:
+        if phase not in _AGENT_PHASES:
+            raise ConfigError(
+                f"{source}: {phase!r} is not a phase an agent does; use one of "
+                + ", ".join(_AGENT_PHASES)
+            )
+    return {
+        str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
+        for k, v in value.items()
+    }
 
 
 def _flag(value: Any) -> bool:
@@ -278,6 +317,11 @@ stuck_threshold_hours = 48
 # the test command may reach the network: "off" or "on" (agents always may: their model
 # is an API).
 sandbox_network = "off"
+# `ralph loop`: how each root runs ("hero": one crew taking any task; "team": workers
+# per role), how many roots run at once, and how many agents work at once in all.
+mode = "hero"
+max_concurrent_roots = 1
+max_concurrent_agents = 3
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
 # The project's own prompts: PHASE.md here (relative to this file) replaces the phase's
@@ -286,6 +330,9 @@ prompts_dir = ".ralph/prompts"
 
 # Work-in-progress limits per workflow state, e.g. "In Progress" = 3.
 [wip_limits]
+
+# `ralph loop`: agents at once per phase (within max_concurrent_agents), e.g. implement = 1.
+[max_concurrent_phases]
 
 # The agent that does each phase's work: "claude" (Claude Code; pip install 'ralph[claude]'
 # and set ANTHROPIC_API_KEY), "command" (another agent CLI, below) or "scripted" (simulated

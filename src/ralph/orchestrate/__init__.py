@@ -1,6 +1,6 @@
-"""Orchestration in code: the hero and team sessions, the lead, workers and their claim
-loop, graph rewrites, budgets and run reports. The agent only does each phase's content;
-everything here is deterministic."""
+"""Orchestration in code: the hero and team sessions, the loop over the board, the lead,
+workers and their claim loop, agent slots, graph rewrites, budgets and run reports. The
+agent only does each phase's content; everything here is deterministic."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ralph.orchestrate._execute import (
     TaskExecutor,
 )
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
+from ralph.orchestrate._loop import LoopResult, RootRun, board_queue, run_loop
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._report import (
     Counters,
@@ -35,11 +36,13 @@ from ralph.orchestrate._session import (
     team_crew,
     worker_crew,
 )
+from ralph.orchestrate._slots import AgentSlots
 from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 
 __all__ = [
     "MAX_PLAN_ITERATIONS",
     "WORKER_ROLES",
+    "AgentSlots",
     "Budget",
     "Counters",
     "Crew",
@@ -49,7 +52,9 @@ __all__ = [
     "ExecutionStatus",
     "Interrupt",
     "Lead",
+    "LoopResult",
     "Observer",
+    "RootRun",
     "RunReport",
     "RunVerdict",
     "SessionResult",
@@ -59,6 +64,7 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "base_key",
+    "board_queue",
     "build_report",
     "generation",
     "hero_crew",
@@ -66,6 +72,7 @@ __all__ = [
     "load_report",
     "plan_from_tracker",
     "regraph",
+    "run_loop",
     "run_session",
     "start_crew",
     "suggested_team",

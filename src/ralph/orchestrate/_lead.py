@@ -46,6 +46,9 @@ class Ending(enum.StrEnum):
     OUT_OF_BUDGET = "out_of_budget"
     INTERRUPTED = "interrupted"
     NOTHING_TO_DO = "nothing_to_do"
+    #: The phases asked for (``ralph loop --only``) have nothing left to do; the rest of
+    #: the run waits for a run without that restriction.
+    PHASES_DONE = "phases_done"
     #: The agent cannot work here (a refused key, an unknown model): its tasks were
     #: handed back untouched.
     AGENT_UNUSABLE = "agent_unusable"

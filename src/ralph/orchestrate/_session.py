@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ralph._process import process_owner
@@ -31,7 +31,7 @@ from ralph.pipeline import (
 )
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
-from ralph.tasks import Event, Run, RunStatus, TaskStore
+from ralph.tasks import Event, Run, RunStatus, TaskStatus, TaskStore
 
 __all__ = [
     "WORKER_ROLES",
@@ -153,8 +153,10 @@ def start_crew(
     stopping: threading.Event,
     attempts: int = 2,
     stop: Callable[[str], None] | None = None,
+    phases: Collection[str] | None = None,
 ) -> Crew:
-    """``stop`` is told why when a worker's agent cannot work here at all."""
+    """``stop`` is told why when a worker's agent cannot work here at all; ``phases``,
+    when given, are the only phases the workers take tasks of."""
     workers = []
     for name, roles in crew:
         owner = process_owner(name)
@@ -168,6 +170,7 @@ def start_crew(
                 executor.execute,
                 budget=budget,
                 stopping=stopping,
+                kinds=phases,
             )
         )
     started = Crew(workers)
@@ -187,9 +190,11 @@ def run_session(
     observer: Observer | None = None,
     interrupt: Interrupt | None = None,
     attempts: int = 2,
+    phases: Collection[str] | None = None,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
-    or is interrupted."""
+    or is interrupted; with ``phases``, only tasks of those phases run, and the session
+    ends when none of them is left to do."""
     store = project.store
     lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode)
     interrupt = interrupt or Interrupt()
@@ -205,8 +210,9 @@ def run_session(
         stopping=interrupt.stopping,
         attempts=attempts,
         stop=interrupt.agent_unusable,
+        phases=phases,
     )
-    verdict, cursor = _watch(store, lead, run, workers, observer, interrupt)
+    verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases)
     ending = verdict.ending or Ending.INTERRUPTED
     store.request_shutdown(run.id)
     if ending is Ending.FINISHED:
@@ -252,6 +258,7 @@ def _watch(
     workers: Crew,
     observer: Observer | None,
     interrupt: Interrupt,
+    phases: Collection[str] | None = None,
 ) -> tuple[RunVerdict, int]:
     """Watch until the lead says the session is over; returns its verdict and the last
     event seen."""
@@ -276,3 +283,20 @@ def _watch(
         verdict = lead.look(run.id)
         if verdict.ending is not None:
             return verdict, cursor
+        if phases is not None and not workers.busy and _phases_done(store, run.id, phases):
+            listed = ", ".join(sorted(phases))
+            return RunVerdict(Ending.PHASES_DONE, f"nothing left to do in {listed}"), cursor
+
+
+def _phases_done(store: TaskStore, run_id: int, phases: Collection[str]) -> bool:
+    """Nothing runs and no task of ``phases`` is ready: none ever will be, as only tasks
+    of other phases could make one ready. (A task waiting for a retry's backoff is
+    ready: its dependencies are done.)"""
+    tasks = store.list_tasks(run_id)
+    done = {t.id for t in tasks if t.status is TaskStatus.DONE}
+    if any(t.status is TaskStatus.RUNNING for t in tasks):
+        return False
+    return not any(
+        t.status is TaskStatus.PENDING and t.kind in phases and done.issuperset(t.deps)
+        for t in tasks
+    )

@@ -2,6 +2,9 @@
 once; when there is nothing to claim, sleep on the store's events (never on messages,
 never in an agent). A crew is a set of workers in one process, as threads.
 
+A worker told the ``kinds`` of task it may take (``ralph loop --only``) picks them from
+the run's ready tasks and claims each by id; the others stay pending for a later run.
+
 Stopping: ``stopping`` set means no new claims (tasks in hand finish); a shutdown or a
 finished run in the store ends the loop too; ``release_claims`` hands running tasks
 back (the second Ctrl-C).
@@ -16,10 +19,10 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
-from ralph.errors import LeaseLost
+from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import Execution
-from ralph.tasks import Claim, EventKind, RunStatus, TaskStore
+from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
 
 __all__ = ["Crew", "Worker", "WorkerStats", "heartbeating", "latest_event"]
 
@@ -85,7 +88,9 @@ class Worker:
         stopping: threading.Event | None = None,
         idle_seconds: float = IDLE_SECONDS,
         since: int | None = None,
+        kinds: Collection[str] | None = None,
     ) -> None:
+        """``kinds``: the only kinds of task to take (None: any of the roles')."""
         self.store = store
         self.run_id = run_id
         self.name = name
@@ -94,6 +99,7 @@ class Worker:
         self.budget = budget or Budget()
         self.stopping = stopping or threading.Event()
         self.idle_seconds = idle_seconds
+        self.kinds = None if kinds is None else frozenset(kinds)
         self.stats = WorkerStats()
         self.current: Claim | None = None
         # Shutdowns of earlier sessions of this run are history: the worker starts after
@@ -112,13 +118,32 @@ class Worker:
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
                 break
             if not self.budget.exhausted(self.store, self.run_id):
-                claim = self.store.claim(self.run_id, self.name, self.roles)
+                claim = self._claim()
                 if claim is not None:
                     self._work(claim)
                     continue
             self.stats.idle_waits += 1
             self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
         return self.stats
+
+    def _claim(self) -> Claim | None:
+        if self.kinds is None:
+            return self.store.claim(self.run_id, self.name, self.roles)
+        self.store.claim(self.run_id, self.name, ())  # hands back expired leases; claims none
+        tasks = self.store.list_tasks(self.run_id)
+        done = {t.id for t in tasks if t.status is TaskStatus.DONE}
+        for task in tasks:
+            if (
+                task.status is TaskStatus.PENDING
+                and task.kind in self.kinds
+                and task.role in self.roles
+                and done.issuperset(task.deps)
+            ):
+                try:
+                    return self.store.claim_task(task.id, self.name)
+                except TaskNotClaimable:  # taken meanwhile, a backoff, a busy merge key
+                    continue
+        return None
 
     def _work(self, claim: Claim) -> None:
         self.stats.claims += 1

@@ -1,6 +1,6 @@
 """Pipeline algorithms: group detection, pipeline position with convergence and roster,
-and work streams. Pure: no I/O (group detection reads issues through a function it is
-given)."""
+work streams, and the board's roots in the order a pass over it runs them. Pure: no I/O
+(group detection reads issues through a function it is given)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ralph.pipeline._position import (
     Recommendation,
     detect_position,
 )
+from ralph.pipeline._queue import BoardIssue, BoardQueue, QueuedRoot, QueueTier, order_roots
 from ralph.pipeline._roster import MAX_BUILDERS, SuggestedRoster, suggest_roster
 from ralph.pipeline._stage import REMAINING_PHASES, Stage
 from ralph.pipeline._streams import (
@@ -30,6 +31,8 @@ __all__ = [
     "MAX_BUILDERS",
     "REMAINING_PHASES",
     "BlockingIssue",
+    "BoardIssue",
+    "BoardQueue",
     "Convergence",
     "DependencyCycle",
     "Fetch",
@@ -39,6 +42,8 @@ __all__ = [
     "IssueRelations",
     "IssueState",
     "PipelinePosition",
+    "QueueTier",
+    "QueuedRoot",
     "Recommendation",
     "Stage",
     "StreamPosition",
@@ -49,6 +54,7 @@ __all__ = [
     "detect_position",
     "detect_stream_positions",
     "detect_work_streams",
+    "order_roots",
     "stream_id",
     "suggest_roster",
 ]

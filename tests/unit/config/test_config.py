@@ -56,6 +56,26 @@ def test_wip_limits_are_read_per_state(tmp_path):
     assert load_config(tmp_path, env={}).wip_limits == {"In Progress": 3}
 
 
+def test_the_loop_runs_one_hero_root_at_a_time_unless_told_otherwise(root, tmp_path):
+    config = load_config(root, env={})
+    assert (config.mode, config.max_concurrent_roots, config.max_concurrent_agents) == (
+        "hero",
+        1,
+        3,
+    )
+    assert config.max_concurrent_phases == {}
+    (tmp_path / CONFIG_FILE).write_text(
+        'mode = "team"\nmax_concurrent_roots = 2\n[max_concurrent_phases]\nimplement = 1\n'
+    )
+    config = load_config(tmp_path, env={"RALPH_MAX_CONCURRENT_AGENTS": "4"})
+    assert (config.mode, config.max_concurrent_roots, config.max_concurrent_agents) == (
+        "team",
+        2,
+        4,
+    )
+    assert config.max_concurrent_phases == {"implement": 1}
+
+
 def test_environment_variables_override_the_file(root):
     env = {"RALPH_REVIEW_MODE": "skip", "RALPH_STORE_URL": "postgresql://db/x"}
     config = load_config(root, env=env)
@@ -87,6 +107,11 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ("tracker = ", "not valid TOML"),
         ('[wip_limits]\n"Doing" = 3', "'Doing' is not a workflow state"),
         ('[wip_limits]\n"In Progress" = "many"', "'many' is not valid; expected a whole number"),
+        ('mode = "swarm"', 'expected "hero" or "team"'),
+        ("max_concurrent_roots = 0", "max_concurrent_roots: 0 is not valid; expected a whole"),
+        ("max_concurrent_agents = 1.5", "max_concurrent_agents: 1.5 is not valid"),
+        ("[max_concurrent_phases]\nmerge = 1", "'merge' is not a phase an agent does"),
+        ("[max_concurrent_phases]\nimplement = 0", "implement: 0 is not valid"),
     ],
 )
 def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):

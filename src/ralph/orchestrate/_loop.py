@@ -1,0 +1,168 @@
+"""``ralph loop``: one pass that drains the board. The board's roots come in the
+original loop's order (``pipeline.order_roots``); each runs as a hero or team session
+(``run_session``, so it resumes the root's active run after a crash, never starting a
+second one), up to ``max_roots`` at once, every agent of every root through one set of
+agent slots. A root runs at most once per pass: what it leaves (an escalation, a plan
+to approve) waits for a person, and the pass ends when no root it has not run is left.
+
+Sessions on one project run side by side as hero's workers do: each has its own run in
+the store and its own lead; the store serialises merges across runs (``merge:<repo>``),
+worktrees are per issue and git adds them one at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from ralph.graph import ReviewMode
+from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._lead import Ending
+from ralph.orchestrate._planning import _as_planned
+from ralph.orchestrate._session import (
+    LOOK_SECONDS,
+    Interrupt,
+    SessionResult,
+    hero_crew,
+    run_session,
+    suggested_team,
+    team_crew,
+)
+from ralph.orchestrate._slots import AgentSlots
+from ralph.pipeline import BoardIssue, BoardQueue, IssueRelations, QueuedRoot, order_roots
+from ralph.project import Project
+from ralph.runtimes import AgentRuntime
+from ralph.tasks import RunStatus
+from ralph.tracker import IssueQuery
+
+__all__ = ["LoopResult", "RootRun", "board_queue", "run_loop"]
+
+#: The phase that takes a plan in review on, per review mode (None: a person approves).
+_GATE_PHASE = {ReviewMode.AUTO: "review", ReviewMode.SKIP: "implement"}
+
+
+@dataclass(frozen=True)
+class RootRun:
+    root: QueuedRoot
+    result: SessionResult
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    runs: tuple[RootRun, ...]
+    #: The board after the pass.
+    left: BoardQueue
+
+
+def board_queue(
+    project: Project, review_mode: ReviewMode, phases: Collection[str] | None = None
+) -> BoardQueue:
+    """The board's roots as a pass would run them now, and who waits for a person."""
+    board = [
+        BoardIssue(
+            _as_planned(issue),
+            IssueRelations(
+                issue.number,
+                issue.title,
+                issue.parent,
+                issue.sub_issues,
+                issue.blocked_by,
+                issue.blocking,
+            ),
+            priority=issue.priority.value if issue.priority else None,
+            created_at=issue.created_at,
+            is_open=issue.is_open,
+        )
+        for issue in project.tracker.list_issues(IssueQuery(status=None))
+    ]
+    active = {
+        run.root_issue: [int(n) for n in run.config.get("group", [run.root_issue])]
+        for run in project.store.list_runs(status=RunStatus.ACTIVE)
+        if run.root_issue is not None
+    }
+    return order_roots(
+        board, active_runs=active, gate_phase=_GATE_PHASE.get(review_mode), phases=phases
+    )
+
+
+def run_loop(
+    project: Project,
+    runtime: AgentRuntime,
+    *,
+    mode: str,
+    max_roots: int,
+    max_agents: int,
+    phase_caps: dict[str, int] | None = None,
+    phases: Collection[str] | None = None,
+    review_mode: ReviewMode | None = None,
+    attempts: int = 2,
+    interrupt: Interrupt | None = None,
+    on_start: Callable[[QueuedRoot], None] | None = None,
+    on_end: Callable[[RootRun], None] | None = None,
+) -> LoopResult:
+    """Run the board's roots until none is left that this pass has not run, or until
+    ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread."""
+    review = ReviewMode(review_mode or project.config.review_mode)
+    interrupt = interrupt or Interrupt()
+    slots = AgentSlots(runtime, max_agents, phase_caps or {})
+    budget = Budget.from_config(project.config)
+    started: set[int] = set()
+    running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
+    runs: list[RootRun] = []
+
+    def session(queued: QueuedRoot, out: list[SessionResult]) -> None:
+        try:
+            crew = (
+                hero_crew(max_agents)
+                if mode == "hero"
+                else team_crew(suggested_team(project, queued.root, review))
+            )
+            out.append(
+                run_session(
+                    project,
+                    queued.root,
+                    slots,
+                    mode=mode,
+                    crew=crew,
+                    budget=budget,
+                    review_mode=review,
+                    interrupt=interrupt,
+                    attempts=attempts,
+                    phases=phases,
+                )
+            )
+        except Exception as exc:  # one root's broken pipeline does not stop the pass
+            out.append(SessionResult(None, Ending.NOTHING_TO_DO, f"#{queued.root}: {exc}"))
+
+    look_again = True
+    while True:
+        for root, (queued, thread, ended) in list(running.items()):
+            if not thread.is_alive():
+                del running[root]
+                runs.append(RootRun(queued, ended[0]))
+                look_again = True
+                if on_end is not None:
+                    on_end(runs[-1])
+        if look_again and not interrupt.stopping.is_set() and len(running) < max_roots:
+            look_again = False
+            for queued in board_queue(project, review, phases).roots:
+                if len(running) >= max_roots:
+                    break
+                if queued.root in started:
+                    continue
+                started.add(queued.root)
+                if on_start is not None:
+                    on_start(queued)
+                out: list[SessionResult] = []
+                thread = threading.Thread(
+                    target=session, args=(queued, out), name=f"root-{queued.root}", daemon=True
+                )
+                thread.start()
+                running[queued.root] = (queued, thread, out)
+        if not running:
+            break
+        # Sessions end within their agents' limits (or at once after a second Ctrl-C).
+        for _, thread, _ in list(running.values()):
+            thread.join(LOOK_SECONDS / max(1, len(running)))
+    return LoopResult(tuple(runs), board_queue(project, review, phases))

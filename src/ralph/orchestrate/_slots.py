@@ -1,0 +1,60 @@
+"""Agent slots: at most so many agents at once over every root a loop runs, and at most
+so many per phase. The seam is the runtime: every phase of every root reaches its agent
+through ``run(brief)``, so one wrapper caps them all, whatever the crews are."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus
+
+__all__ = ["SLOT_WAIT_RUNS", "AgentSlots"]
+
+#: How many of its own agent timeouts a brief waits for a slot before giving up: a slot
+#: frees when an agent holding it ends, and each is bounded by its limits.
+SLOT_WAIT_RUNS = 4
+
+
+class _Exhausted(Exception):
+    pass
+
+
+class AgentSlots(AgentRuntime):
+    def __init__(self, runtime: AgentRuntime, total: int, per_phase: Mapping[str, int]) -> None:
+        self.runtime = runtime
+        self.name = runtime.name
+        self.description = runtime.description
+        self.total = total
+        self._total = threading.BoundedSemaphore(total)
+        self._phases = {phase: threading.BoundedSemaphore(n) for phase, n in per_phase.items()}
+
+    def run(self, brief: AgentBrief) -> AgentResult:
+        wait = SLOT_WAIT_RUNS * brief.limits.timeout_seconds
+        deadline = time.monotonic() + wait
+        try:
+            # The phase's slot first: a brief waiting for it holds none of the total.
+            with _slot(self._phases.get(brief.phase), deadline), _slot(self._total, deadline):
+                return self.runtime.run(brief)
+        except _Exhausted:
+            return AgentResult(
+                status=AgentStatus.TIMEOUT,
+                error=f"no agent slot came free in {wait:.0f}s (max_concurrent_agents and "
+                "max_concurrent_phases in ralph.toml)",
+                agent=self.description,
+            )
+
+
+@contextmanager
+def _slot(semaphore: threading.BoundedSemaphore | None, deadline: float) -> Iterator[None]:
+    if semaphore is None:
+        yield
+        return
+    if not semaphore.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        raise _Exhausted
+    try:
+        yield
+    finally:
+        semaphore.release()
