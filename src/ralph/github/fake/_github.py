@@ -92,6 +92,7 @@ class Request:
     finished: float
     #: The HTTP status the client got (0 for a dropped connection).
     status: int
+    variables: Mapping[str, Any] = field(default_factory=dict)
 
 
 class FakeGitHub:
@@ -176,7 +177,9 @@ class FakeGitHub:
         finally:
             with self._meter:
                 self._in_flight_mutations -= mutation
-                self.requests.append(Request(name, mutation, started, self.clock(), status))
+                variables = dict(payload.get("variables") or {})
+                finished = self.clock()
+                self.requests.append(Request(name, mutation, started, finished, status, variables))
 
     def _take_fault(self, name: str, mutation: bool) -> ScriptedFault | None:
         with self._meter:
