@@ -1,6 +1,8 @@
-"""The client against a misbehaving GitHub (docs/architecture.md, F10), on a fake clock:
-the waits GitHub asks for, bounded retries, creating mutations reconciled instead of
-replayed, no retries of what cannot succeed, and mutations paced one at a time."""
+"""The client against a misbehaving GitHub (docs/architecture.md, F10 and F11), on a fake
+clock: the waits GitHub asks for (its content-creation throttle included), bounded
+retries, creating mutations reconciled instead of replayed, other writes judged by their
+end state, no retries of what cannot succeed, state changes sent as a unit with their
+audit comment, too-large pages halved, and mutations paced one at a time."""
 
 from __future__ import annotations
 
