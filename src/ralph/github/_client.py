@@ -9,8 +9,8 @@ judged by its end state too: after an indeterminate try, what is already so is s
 and a refusal of the resend is checked against the end state before it is believed
 (a merge that landed, an edge already there). Rate limits pause every request of the
 client for the time GitHub names (retry-after, the reset), or a minute doubling on
-repeats, and give up after five. GitHub's content-creation throttle pauses content
-creation for a minute, doubling up to an hour, and reconciles before each resend. A
+repeats, and give up after five. GitHub's content-creation throttle pauses them too,
+for a minute doubling up to an hour, with a reconcile before each resend. A
 paged query GitHub stops for its size or time is asked again with half the page.
 """
 
