@@ -1,9 +1,12 @@
 """What a GitHub response means, decided once (pure; GitHub's rate-limit documentation).
 
 Transport errors and 5xx are *indeterminate* (the request may have happened); 403/429 or
-a 200 whose errors say RATE_LIMITED or "secondary rate" are *rate limited*; 401 and
-scope errors are *auth*; NOT_FOUND is *not found*; 400/422 and validation errors are
-*invalid*; a 200 with data and errors is *partial*.
+a 200 whose errors say RATE_LIMITED or "secondary rate" are *rate limited*, and so is
+the content-creation throttle GraphQL sends as a 200 UNPROCESSABLE "was submitted too
+quickly" (``content_throttle``: nothing was created, GitHub names no wait); a query
+GitHub stopped for its size or time is *too large*; 401 and scope errors are *auth*;
+NOT_FOUND is *not found*; 400/422 and validation errors are *invalid*; a 200 with data
+and errors is *partial*.
 """
 
 from __future__ import annotations
@@ -23,6 +26,16 @@ _RATE_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
 _AUTH_TYPES = {"FORBIDDEN", "INSUFFICIENT_SCOPES"}
 #: GitHub's words for an internal error answered with 200 (octokit retries it as a 500).
 _SERVER_HICCUP = "something went wrong while executing your query"
+#: GitHub's dynamic content-creation limit as GraphQL words it (HTTP 200, UNPROCESSABLE).
+_TOO_QUICKLY = re.compile(r"submitted too quickly", re.IGNORECASE)
+#: GitHub stopped a query for the resources or the time it takes (GraphQL errors, or a
+#: 502/504 whose body says it could not answer in time).
+_TOO_LARGE_TYPES = {"RESOURCE_LIMITS_EXCEEDED"}
+_TOO_LARGE = re.compile(
+    r"resource limits for this query exceeded|timeout on validation of query"
+    r"|couldn't respond to your request in time",
+    re.IGNORECASE,
+)
 #: When a secondary limit names no wait (GitHub: "wait at least one minute").
 FALLBACK_WAIT = 60.0
 
@@ -35,6 +48,8 @@ class ResponseKind(enum.Enum):
     NOT_FOUND = "not found"
     INVALID = "invalid"
     INDETERMINATE = "indeterminate"
+    #: GitHub stopped the query for its size or time: ask for less (a smaller page).
+    TOO_LARGE = "too large"
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,8 @@ class Classified:
     message: str = ""
     #: For RATE_LIMITED: seconds to wait, or None when GitHub named no time.
     wait: float | None = None
+    #: For RATE_LIMITED: GitHub's content-creation throttle (the write did not happen).
+    content_throttle: bool = False
 
 
 def _header_number(headers: Mapping[str, str], name: str) -> float | None:
@@ -88,7 +105,8 @@ def classify_response(reply: Reply, now: float) -> Classified:
             return Classified(ResponseKind.RATE_LIMITED, message=message, wait=wait)
         return Classified(ResponseKind.AUTH, message=message or "forbidden")
     if status >= 500:
-        return Classified(ResponseKind.INDETERMINATE, message=message or f"HTTP {status}")
+        kind = ResponseKind.TOO_LARGE if _TOO_LARGE.search(message) else ResponseKind.INDETERMINATE
+        return Classified(kind, message=message or f"HTTP {status}")
     if status == 404:
         return Classified(ResponseKind.NOT_FOUND, message=message or "not found")
     if status >= 400:
@@ -101,6 +119,10 @@ def classify_response(reply: Reply, now: float) -> Classified:
         return Classified(
             ResponseKind.RATE_LIMITED, message=message, wait=_limit_wait(reply.headers, now)
         )
+    if "UNPROCESSABLE" in types and _TOO_QUICKLY.search(message):
+        return Classified(ResponseKind.RATE_LIMITED, message=message, content_throttle=True)
+    if types & _TOO_LARGE_TYPES or _TOO_LARGE.search(message):
+        return Classified(ResponseKind.TOO_LARGE, data=data, message=message)
     if _SERVER_HICCUP in message.lower():
         return Classified(ResponseKind.INDETERMINATE, message=message)
     if types and types <= {"NOT_FOUND"}:

@@ -4,9 +4,14 @@ Queries and idempotent mutations are retried after an indeterminate failure with
 ``(n+1)²`` s backoff, at most three times. A mutation that *creates* something is never
 sent twice blindly: after an indeterminate failure the caller's ``reconcile`` looks for
 what may already exist (a marker in the body, a branch name) and only if nothing is
-found is the mutation sent again. Rate limits pause every request of the client for
-the time GitHub names (retry-after, the reset), or a minute doubling on repeats, and
-give up after five.
+found is the mutation sent again. A non-creating mutation given a ``reconcile`` is
+judged by its end state too: after an indeterminate try, what is already so is success,
+and a refusal of the resend is checked against the end state before it is believed
+(a merge that landed, an edge already there). Rate limits pause every request of the
+client for the time GitHub names (retry-after, the reset), or a minute doubling on
+repeats, and give up after five. GitHub's content-creation throttle pauses them too,
+for a minute doubling up to an hour, with a reconcile before each resend. A
+paged query GitHub stops for its size or time is asked again with half the page.
 """
 
 from __future__ import annotations
@@ -78,9 +83,17 @@ class Tokens:
         return f"Tokens(split={self.split})"
 
 
+class _TooLarge(GitHubPartialData):
+    """GitHub stopped a query for its size or time; ``pages`` asks for a smaller page."""
+
+
 class GitHubClient:
     MAX_RETRIES = 3
     MAX_RATE_LIMITED = 5
+    #: The content-creation throttle: waits of 60 s doubling to an hour (the longest
+    #: GitHub's staff advise), then one more hour before giving up.
+    MAX_CONTENT_WAIT = 3600.0
+    MAX_CONTENT_THROTTLED = 8
 
     def __init__(
         self,
@@ -96,6 +109,7 @@ class GitHubClient:
         self._clock = clock
         self._sleep = sleep
         self.pacer = pacer or Pacer(clock=clock, sleep=sleep)
+        self._page_sizes: dict[str, int] = {}
 
     def close(self) -> None:
         self.transport.close()
@@ -123,7 +137,9 @@ class GitHubClient:
         reconcile: Callable[[], dict[str, Any] | None] | None = None,
     ) -> dict[str, Any]:
         """Send a mutation. A creating one needs ``reconcile``: it returns the mutation's
-        data if what it creates exists already, else None."""
+        data if what it creates exists already, else None. A non-creating one may have
+        one (it returns data when the mutation's end state already holds) so a lost
+        answer or a refused resend is judged by what GitHub now holds."""
         if not document.mutation:
             raise ValueError(f"{document.name} is a query; use query()")
         data, _ = self._execute(document, variables, token=token, reconcile=reconcile)
@@ -137,10 +153,26 @@ class GitHubClient:
         *,
         token: TokenFor = "repo",
     ) -> Iterator[dict[str, Any]]:
-        """The nodes of the connection at ``path``, page after page (``$after``)."""
+        """The nodes of the connection at ``path``, page after page (``$after``, and
+        ``$first``: the document's page, halved while GitHub finds a page too large)."""
+        if document.mutation:
+            raise ValueError(f"{document.name} is a mutation; use mutate()")
         after: str | None = None
+        size = self._page_sizes.get(document.name, document.page_size)
         while True:
-            data = self.query(document, {**variables, "after": after}, token=token)
+            sized = {**variables, "after": after, **({"first": size} if size else {})}
+            try:
+                data, _ = self._execute(
+                    document, sized, token=token, reconcile=None, shrinkable=size > 1
+                )
+            except _TooLarge as exc:
+                size //= 2
+                self._page_sizes[document.name] = size  # later reads start smaller
+                logger.warning(
+                    "github query too large; halving the page",
+                    extra={"document": document.name, "page": size, "why": str(exc)},
+                )
+                continue
             connection: Any = data
             for key in path:
                 connection = connection.get(key) if isinstance(connection, dict) else None
@@ -182,16 +214,30 @@ class GitHubClient:
         *,
         token: TokenFor,
         reconcile: Callable[[], dict[str, Any] | None] | None,
+        shrinkable: bool = False,
     ) -> tuple[dict[str, Any], Mapping[str, str]]:
         payload = {"query": document.text, "variables": dict(variables)}
         secret = self.tokens.get(token)
         failures = 0
         limited = 0
+        throttled = 0
         while True:
             outcome, headers = self._send(document, payload, secret)
             kind = outcome.kind
             if kind is ResponseKind.OK:
                 return outcome.data or {}, headers
+            if kind is ResponseKind.TOO_LARGE:
+                if shrinkable:
+                    raise _TooLarge(f"{document.name}: {outcome.message}", outcome.data)
+                if outcome.data is not None and not document.mutation:
+                    raise _error(document, outcome)
+                kind = ResponseKind.INDETERMINATE  # a timeout: it may have happened
+            if kind is ResponseKind.RATE_LIMITED and outcome.content_throttle:
+                throttled += 1
+                found = self._wait_out_content_throttle(document, outcome, throttled, reconcile)
+                if found is not None:
+                    return found, {}
+                continue
             if kind is ResponseKind.RATE_LIMITED:
                 limited += 1
                 if limited > self.MAX_RATE_LIMITED:
@@ -210,15 +256,15 @@ class GitHubClient:
                     "github request failed",
                     extra={"document": document.name, "failure": outcome.message},
                 )
-                if document.creates:
-                    if reconcile is None:
-                        raise GitHubUnavailable(
-                            f"{document.name} failed ({outcome.message}) and may have "
-                            "happened; not sending it again without a way to check"
-                        )
+                if document.creates and reconcile is None:
+                    raise GitHubUnavailable(
+                        f"{document.name} failed ({outcome.message}) and may have "
+                        "happened; not sending it again without a way to check"
+                    )
+                if reconcile is not None:
                     found = reconcile()
                     if found is not None:
-                        logger.info("github create reconciled", extra={"document": document.name})
+                        logger.info("github write reconciled", extra={"document": document.name})
                         return found, {}
                 if failures > self.MAX_RETRIES:
                     raise GitHubUnavailable(
@@ -227,7 +273,37 @@ class GitHubClient:
                     )
                 self._sleep(float(failures**2))
                 continue
+            if failures and reconcile is not None and document.mutation:
+                # The first try may have landed: a refusal now can mean "already done".
+                found = reconcile()
+                if found is not None:
+                    logger.info("github write reconciled", extra={"document": document.name})
+                    return found, {}
             raise _error(document, outcome)
+
+    def _wait_out_content_throttle(
+        self,
+        document: GraphQLDocument,
+        outcome: Classified,
+        throttled: int,
+        reconcile: Callable[[], dict[str, Any] | None] | None,
+    ) -> dict[str, Any] | None:
+        """Wait as GitHub's content-creation throttle asks (a minute, doubling, at most
+        an hour); then, before the resend, the mutation's data if it exists after all."""
+        if throttled > self.MAX_CONTENT_THROTTLED:
+            raise GitHubRateLimited(
+                f"GitHub kept throttling {document.name} after {throttled - 1} waits: "
+                f"{outcome.message}; try again later"
+            )
+        wait = min(FALLBACK_WAIT * 2 ** (throttled - 1), self.MAX_CONTENT_WAIT)
+        # Paced requests (the reconcile's reads, the resend) wait out the pause.
+        self.pacer.pause_until(self._clock() + wait, outcome.message or "content throttled")
+        if reconcile is None:
+            return None
+        found = reconcile()
+        if found is not None:
+            logger.info("github throttled create reconciled", extra={"document": document.name})
+        return found
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:
@@ -238,7 +314,7 @@ def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:
         )
     if outcome.kind is ResponseKind.NOT_FOUND:
         return GitHubNotFound(f"{document.name}: {outcome.message}")
-    if outcome.kind is ResponseKind.PARTIAL:
+    if outcome.kind in (ResponseKind.PARTIAL, ResponseKind.TOO_LARGE):
         return GitHubPartialData(
             f"{document.name} came back partial: {outcome.message}", outcome.data
         )

@@ -25,6 +25,9 @@ class GraphQLDocument:
     mutation: bool = False
     #: Creates something a blind retry could duplicate (an issue, a comment, a PR...).
     creates: bool = False
+    #: A paged query's usual page (its ``$first``); the client halves it when GitHub
+    #: stops the query for its size or time. 0: not paged.
+    page_size: int = 0
 
 
 _ISSUE_FIELDS = """
@@ -178,10 +181,11 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
 ISSUE_COMMENTS = GraphQLDocument(
     "IssueComments",
     """
-query IssueComments($owner: String!, $name: String!, $number: Int!, $after: String) {
+query IssueComments($owner: String!, $name: String!, $number: Int!, $first: Int!,
+                    $after: String) {
   repository(owner: $owner, name: $name) {
     issue(number: $number) {
-      comments(first: 100, after: $after) {
+      comments(first: $first, after: $after) {
         pageInfo { hasNextPage endCursor }
         nodes { ...CommentFields }
       }
@@ -190,14 +194,16 @@ query IssueComments($owner: String!, $name: String!, $number: Int!, $after: Stri
 }
 """
     + _COMMENT_FIELDS,
+    page_size=100,
 )
 
 ISSUES = GraphQLDocument(
     "Issues",
     """
-query Issues($owner: String!, $name: String!, $states: [IssueState!], $after: String) {
+query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
+             $after: String) {
   repository(owner: $owner, name: $name) {
-    issues(first: 50, after: $after, states: $states,
+    issues(first: $first, after: $after, states: $states,
            orderBy: {field: CREATED_AT, direction: ASC}) {
       pageInfo { hasNextPage endCursor }
       nodes { ...IssueFields }
@@ -206,6 +212,7 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $after: St
 }
 """
     + _ISSUE_FIELDS,
+    page_size=50,
 )
 
 ISSUE_BY_MARKER = GraphQLDocument(
@@ -236,15 +243,16 @@ query CommentByMarker($owner: String!, $name: String!, $number: Int!) {
 LABELS = GraphQLDocument(
     "Labels",
     """
-query Labels($owner: String!, $name: String!, $after: String) {
+query Labels($owner: String!, $name: String!, $first: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
-    labels(first: 100, after: $after) {
+    labels(first: $first, after: $after) {
       pageInfo { hasNextPage endCursor }
       nodes { id name }
     }
   }
 }
 """,
+    page_size=100,
 )
 
 PULL_REQUEST = GraphQLDocument(
@@ -263,9 +271,9 @@ PULL_REQUESTS = GraphQLDocument(
     "PullRequests",
     """
 query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!],
-                   $after: String) {
+                   $first: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
-    pullRequests(first: 50, after: $after, states: $states,
+    pullRequests(first: $first, after: $after, states: $states,
                  orderBy: {field: CREATED_AT, direction: ASC}) {
       pageInfo { hasNextPage endCursor }
       nodes { ...PullRequestFields }
@@ -274,6 +282,7 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
 }
 """
     + _PULL_REQUEST_FIELDS,
+    page_size=50,
 )
 
 # -- mutations ------------------------------------------------------------------------------

@@ -10,7 +10,14 @@ everything read back.
 GitHub has no compare-and-set on a field: ``_write_state`` re-reads just before it
 writes, under a per-issue lock of this process; across processes, exclusive ownership
 of an issue comes from the task store's issue locks (taken by the phase runner), not
-from the board.
+from the board. A state change is one unit: when its audit comment cannot be posted
+the whole change is sent again (the field write is skipped when it already holds, the
+comment is looked up by its marker first), and if it still fails the state is moved
+back, so a state never stays moved without its comment.
+
+Non-creating writes are judged by their end state after a lost answer: a merge that
+landed is success however the resend was answered, and so is an edge that is already
+there or already gone.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from ralph.errors import (
     GitHubError,
     GitHubInvalid,
     GitHubNotFound,
+    GitHubRateLimited,
+    GitHubUnavailable,
     InvalidInput,
     IssueNotFound,
     MergeConflict,
@@ -63,6 +72,8 @@ __all__ = ["GitHubTracker"]
 logger = logging.getLogger(__name__)
 
 _LABEL_COLOUR = "ededed"
+#: How many times a state change whose audit comment failed is sent as a whole.
+_STATE_CHANGE_TRIES = 3
 
 
 class GitHubTracker(Tracker):
@@ -350,8 +361,14 @@ class GitHubTracker(Tracker):
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
         check_name(author, "the author")
+        return self._post_comment(number, body, marker())
+
+    def _post_comment(
+        self, number: int, body: str, tag: str, *, look_first: bool = False
+    ) -> Comment:
+        """Post ``body`` with the marker ``tag``; ``look_first``: unless a comment with
+        that marker is there already (a resend of a change that may have posted it)."""
         subject = self._node_id(number)
-        tag = marker()
 
         def already() -> dict[str, Any] | None:
             data = self.client.query(q.COMMENT_BY_MARKER, {**self._where, "number": number})
@@ -360,9 +377,11 @@ class GitHubTracker(Tracker):
                     return {"addComment": {"commentEdge": {"node": node}}}
             return None
 
-        data = self.client.mutate(
-            q.ADD_COMMENT, {"subject": subject, "body": f"{body}\n\n{tag}"}, reconcile=already
-        )
+        data = already() if look_first else None
+        if data is None:
+            data = self.client.mutate(
+                q.ADD_COMMENT, {"subject": subject, "body": f"{body}\n\n{tag}"}, reconcile=already
+            )
         return comment_from(data["addComment"]["commentEdge"]["node"])
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
@@ -375,6 +394,13 @@ class GitHubTracker(Tracker):
         self.client.mutate(q.REOPEN_ISSUE, {"id": self._node_id(number)})
         return self.get_issue(number)
 
+    def _holds(
+        self, done: Callable[[Issue], bool], number: int
+    ) -> Callable[[], dict[str, Any] | None]:
+        """A non-creating write's reconcile: success ({}) when ``done`` holds for the
+        issue as GitHub now has it."""
+        return lambda: {} if done(self.get_issue(number)) else None
+
     def _set_parent(self, child: int, parent: int | None) -> None:
         if parent is None:
             current = self.get_issue(child).parent
@@ -382,18 +408,28 @@ class GitHubTracker(Tracker):
                 self.client.mutate(
                     q.REMOVE_SUB_ISSUE,
                     {"parent": self._node_id(current), "child": self._node_id(child)},
+                    reconcile=self._holds(lambda issue: issue.parent is None, child),
                 )
             return
         self.client.mutate(
             q.ADD_SUB_ISSUE,
             {"parent": self._node_id(parent), "child": self._node_id(child), "replace": True},
+            reconcile=self._holds(lambda issue: issue.parent == parent, child),
         )
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
-        self.client.mutate(q.ADD_BLOCKED_BY, self._dependency(blocked, blocking))
+        self.client.mutate(
+            q.ADD_BLOCKED_BY,
+            self._dependency(blocked, blocking),
+            reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
+        )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
-        self.client.mutate(q.REMOVE_BLOCKED_BY, self._dependency(blocked, blocking))
+        self.client.mutate(
+            q.REMOVE_BLOCKED_BY,
+            self._dependency(blocked, blocking),
+            reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
+        )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, object]:
         return {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
@@ -416,8 +452,50 @@ class GitHubTracker(Tracker):
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            self._set_fields(number, state=new)
-            self.add_comment(number, comment, author=author)
+            self._move_with_audit(number, expected, new, comment)
+
+    def _move_with_audit(
+        self, number: int, before: WorkflowState | None, new: WorkflowState, comment: str
+    ) -> None:
+        """Move the issue to ``new`` and post its audit ``comment``, as one unit: a
+        comment GitHub could not take (unavailable, throttled) sends the change again
+        (the field only if it is not ``new`` already, the comment only if its marker is
+        not there), and a change that still fails is moved back to ``before``."""
+        tag = marker()
+        attempt = 1
+        while True:
+            resend = attempt > 1
+            if not resend or self.get_issue(number).workflow_state != new:
+                self._set_fields(number, state=new)
+            try:
+                self._post_comment(number, comment, tag, look_first=resend)
+                return
+            except (GitHubUnavailable, GitHubRateLimited) as exc:
+                if attempt == _STATE_CHANGE_TRIES:
+                    self._move_back(number, before)
+                    raise
+                logger.warning(
+                    "audit comment failed; sending the state change again",
+                    extra={"issue": number, "attempt": attempt, "error": str(exc)},
+                )
+            except GitHubError:
+                self._move_back(number, before)
+                raise
+            attempt += 1
+
+    def _move_back(self, number: int, before: WorkflowState | None) -> None:
+        """Undo a state change whose audit comment never landed (best effort: an issue
+        that had no state keeps the new one, as a single-select cannot be emptied here)."""
+        if before is None:
+            logger.warning("state moved without its audit comment", extra={"issue": number})
+            return
+        try:
+            self._set_fields(number, state=before)
+        except (GitHubError, InvalidInput) as exc:
+            logger.warning(
+                "could not move the state back",
+                extra={"issue": number, "to": before.value, "error": str(exc)},
+            )
 
     # -- pull requests ------------------------------------------------------------------------
 
@@ -487,6 +565,12 @@ class GitHubTracker(Tracker):
         if pr.mergeable is False:
             raise MergeConflict(number, pr.head, pr.base, ())
         moves = self._closing_moves(pr)
+
+        def merged() -> dict[str, Any] | None:
+            """The merge's end state: the pull request as GitHub has it, once MERGED."""
+            now = self._pull_node(number)
+            return {"mergePullRequest": {"pullRequest": now}} if now["state"] == "MERGED" else None
+
         try:
             data = self.client.mutate(
                 q.MERGE_PULL_REQUEST,
@@ -495,15 +579,19 @@ class GitHubTracker(Tracker):
                     "method": strategy.value.upper(),
                     "headline": f"Merge pull request #{number} from {pr.head}",
                 },
+                reconcile=merged,
             )
         except GitHubInvalid as exc:
-            if "not mergeable" in str(exc).lower():
+            # GitHub has answered "not mergeable" for merges that landed: read the PR.
+            landed = merged()
+            if landed is None and "not mergeable" in str(exc).lower():
                 raise MergeConflict(number, pr.head, pr.base, ()) from None
-            raise
+            if landed is None:
+                raise
+            data = landed
         for issue, audit in moves:
             if audit is not None:
-                self._set_fields(issue.number, state=WorkflowState.DONE)
-                self.add_comment(issue.number, audit, author=f"pull request #{number}")
+                self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
             if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
                 self.client.mutate(
                     q.CLOSE_ISSUE, {"id": self._node_id(issue.number), "reason": "COMPLETED"}

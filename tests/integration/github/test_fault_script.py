@@ -1,12 +1,16 @@
-"""The client against a misbehaving GitHub (docs/architecture.md, F10), on a fake clock:
-the waits GitHub asks for, bounded retries, creating mutations reconciled instead of
-replayed, no retries of what cannot succeed, and mutations paced one at a time."""
+"""The client against a misbehaving GitHub (docs/architecture.md, F10 and F11), on a fake
+clock: the waits GitHub asks for (its content-creation throttle included), bounded
+retries, creating mutations reconciled instead of replayed, other writes judged by their
+end state, no retries of what cannot succeed, state changes sent as a unit with their
+audit comment, too-large pages halved, and mutations paced one at a time."""
 
 from __future__ import annotations
 
 import itertools
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -21,6 +25,7 @@ from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
 from ralph.tracker import GitHubTracker, set_up_board
+from ralph.workflow import WorkflowState
 
 REPO = {"owner": "acme", "name": "shop"}
 
@@ -272,3 +277,188 @@ def test_when_the_hours_points_are_spent_the_next_request_waits_for_the_reset(cl
     client.query(q.REPOSITORY, REPO)
     assert clock.now == int(reset) + 1
     assert github.requests[-1].started == int(reset) + 1
+
+
+# -- GitHub's content-creation throttle, lost answers to writes, too-large pages -----------
+
+
+def long_waits(clock) -> list[float]:
+    """The waits of a minute or more (rate limits), without the pacer's short ones."""
+    return [s for s in clock.sleeps if s >= 60]
+
+
+def test_a_create_issue_throttled_as_submitted_too_quickly_waits_and_is_not_duplicated(
+    github, clock
+):
+    tracker = tracker_on(github, clock)
+    github.requests.clear()
+    github.script(*[ScriptedFault.submitted_too_quickly("CreateIssue") for _ in range(2)])
+    issue = tracker.create_issue("Add login", body="Why.")
+    assert long_waits(clock) == [60.0, 120.0]
+    assert [i.number for i in github.repository("acme/shop").issue_list] == [issue.number]
+    sent = [n for n in names(github) if n in ("CreateIssue", "IssueByMarker")]
+    assert sent == ["CreateIssue", "IssueByMarker"] * 2 + ["CreateIssue"]
+
+
+def test_a_comment_throttled_as_submitted_too_quickly_waits_and_lands_once(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login")
+    github.script(ScriptedFault.submitted_too_quickly("AddComment"))
+    tracker.add_comment(1, "Research complete.")
+    assert long_waits(clock) == [60.0]
+    assert [c.body for c in tracker.get_issue(1).comments] == ["Research complete."]
+    assert names(github).count("AddComment") == 2
+    assert "CommentByMarker" in names(github)
+
+
+def test_a_pull_request_throttled_as_submitted_too_quickly_waits_and_opens_once(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login")
+    github.script(ScriptedFault.submitted_too_quickly("CreatePullRequest"))
+    pr = tracker.create_pull_request(head="login", base="main", title="Login", body="Closes #1")
+    assert long_waits(clock) == [60.0]
+    assert [p.number for p in github.repository("acme/shop").pull_list] == [pr.number]
+    assert names(github).count("CreatePullRequest") == 2
+
+
+def test_a_throttle_that_lasts_doubles_its_wait_up_to_an_hour_then_gives_up(github, client, clock):
+    repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
+    github.script(*[ScriptedFault.submitted_too_quickly("CreateIssue") for _ in range(20)])
+    with pytest.raises(GitHubRateLimited, match="kept throttling CreateIssue"):
+        client.mutate(
+            q.CREATE_ISSUE, {"repository": repository, "title": "x"}, reconcile=lambda: None
+        )
+    assert long_waits(clock) == [60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 3600.0, 3600.0]
+    assert github.repository("acme/shop").issue_list == []
+
+
+def test_the_fake_throttles_content_created_too_quickly_and_the_client_waits_it_out(clock):
+    github = FakeGitHub(clock=clock, content_per_minute=3)
+    github.add_token("token", "ralph")
+    github.add_repository("acme/shop")
+    tracker = tracker_on(github, clock)
+    for title in ("a", "b", "c", "d", "e"):
+        tracker.create_issue(title)
+    assert [i.title for i in github.repository("acme/shop").issue_list] == list("abcde")
+    assert long_waits(clock)  # the fake refused, the client waited
+    assert github.internal_errors == []
+
+
+def test_a_merge_that_landed_before_its_answer_was_lost_is_success(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login")
+    pr = tracker.create_pull_request(head="login", base="main", title="Login", body="Closes #1")
+    github.script(ScriptedFault("MergePullRequest", status=502, after=True))
+    merged = tracker.merge_pull_request(pr.number)
+    assert merged.state.value == "merged"
+    assert names(github).count("MergePullRequest") == 1
+    assert not tracker.get_issue(1).is_open
+
+
+def test_a_merge_that_landed_but_was_answered_not_mergeable_is_success(github, clock):
+    tracker = tracker_on(github, clock)
+    pr = tracker.create_pull_request(head="login", base="main", title="Login")
+    refused = {
+        "data": {"mergePullRequest": None},
+        "errors": [{"type": "UNPROCESSABLE", "message": "Pull Request is not mergeable"}],
+    }
+    github.script(ScriptedFault("MergePullRequest", body=refused, after=True))
+    assert tracker.merge_pull_request(pr.number).state.value == "merged"
+
+
+def test_a_dependency_edge_already_there_after_a_lost_answer_is_success(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("A")
+    tracker.create_issue("B")
+    github.script(ScriptedFault("AddBlockedBy", transport=True, after=True))
+    tracker.add_dependency(1, 2)
+    assert tracker.get_issue(1).blocked_by == (2,)
+    assert names(github).count("AddBlockedBy") == 1
+    github.script(ScriptedFault("RemoveBlockedBy", status=502, after=True))
+    tracker.remove_dependency(1, 2)
+    assert tracker.get_issue(1).blocked_by == ()
+    assert names(github).count("RemoveBlockedBy") == 1
+
+
+def test_a_sub_issue_removal_lost_before_and_after_it_landed_settles_on_its_end_state(
+    github, clock
+):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Parent")
+    tracker.create_issue("Child", parent=1)
+    github.script(
+        ScriptedFault("RemoveSubIssue", status=502),  # the reconcile still sees the edge
+        ScriptedFault("RemoveSubIssue", status=502, after=True),
+    )
+    tracker.remove_sub_issue(1, 2)
+    assert tracker.get_issue(2).parent is None
+    assert names(github).count("RemoveSubIssue") == 2
+
+
+def test_a_resend_refused_after_a_lost_answer_is_success_when_the_end_state_holds(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Parent")
+    tracker.create_issue("Child", parent=1)
+    parent, child = (i.id for i in github.repository("acme/shop").issue_list)
+    github.script(ScriptedFault("RemoveSubIssue", status=502, after=True))
+    # A read that lags the write, then one that sees it.
+    reads: Iterator[dict[str, Any] | None] = iter([None, {}])
+    tracker.client.mutate(
+        q.REMOVE_SUB_ISSUE, {"parent": parent, "child": child}, reconcile=lambda: next(reads)
+    )
+    assert names(github).count("RemoveSubIssue") == 2  # the resend: "not a sub-issue"
+    assert tracker.get_issue(2).parent is None
+
+
+def audit_comments(tracker, number) -> list[str]:
+    return [c.body for c in tracker.get_issue(number).comments if "→" in c.body]
+
+
+def test_a_state_move_whose_comment_fails_is_sent_again_as_a_unit(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    github.requests.clear()
+    github.script(*[ScriptedFault("AddComment", status=502) for _ in range(4)])  # client gives up
+    tracker.set_state(1, "Research Needed", command="human")
+    assert tracker.get_issue(1).workflow_state is WorkflowState.RESEARCH_NEEDED
+    assert len(audit_comments(tracker, 1)) == 1
+    assert names(github).count("AddComment") == 5
+
+
+def test_a_state_move_whose_comment_never_lands_is_moved_back(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    github.script(*[ScriptedFault("AddComment", status=502) for _ in range(20)])
+    with pytest.raises(GitHubUnavailable):
+        tracker.set_state(1, "Research Needed", command="human")
+    github.faults.clear()
+    assert tracker.get_issue(1).workflow_state is WorkflowState.BACKLOG
+    assert audit_comments(tracker, 1) == []
+
+
+def test_a_list_github_finds_too_large_is_read_again_in_half_pages(github, clock):
+    tracker = tracker_on(github, clock)
+    for title in ("a", "b", "c"):
+        tracker.create_issue(title)
+    github.requests.clear()
+    github.script(ScriptedFault.resource_limits("Issues"), ScriptedFault.resource_limits("Issues"))
+    assert [i.title for i in tracker.list_issues()] == ["a", "b", "c"]
+    sizes = [r.variables["first"] for r in github.requests if r.name == "Issues"]
+    assert sizes == [50, 25, 12]
+    tracker.list_issues()  # later lists start from the smaller page
+    assert [r.variables["first"] for r in github.requests if r.name == "Issues"][-1] == 12
+
+
+def test_the_fake_refuses_a_page_that_reads_too_much_and_the_client_halves_it(clock):
+    github = FakeGitHub(clock=clock)
+    github.add_token("token", "ralph")
+    github.add_repository("acme/shop")
+    tracker = tracker_on(github, clock)
+    for title in "abcdefgh":
+        tracker.create_issue(title)
+    github.node_limit = 40  # three issues' worth of an Issues page, not four
+    github.requests.clear()
+    assert [i.title for i in tracker.list_issues()] == list("abcdefgh")
+    sizes = [r.variables["first"] for r in github.requests if r.name == "Issues"]
+    assert sizes == [50, 25, 12, 6, 3, 3, 3]
+    assert [r.status for r in github.requests if r.name == "Issues"] == [200] * 7

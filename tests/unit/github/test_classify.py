@@ -51,11 +51,7 @@ def test_a_secondary_limit_can_arrive_as_a_200_with_errors():
         (403, {"message": "Resource not accessible by integration"}, ResponseKind.AUTH),
         (422, {"message": "Validation failed"}, ResponseKind.INVALID),
         (502, None, ResponseKind.INDETERMINATE),
-        (
-            504,
-            {"message": "We couldn't respond to your request in time"},
-            ResponseKind.INDETERMINATE,
-        ),
+        (504, {"message": "Gateway Timeout"}, ResponseKind.INDETERMINATE),
         (404, {"message": "Not Found"}, ResponseKind.NOT_FOUND),
     ],
 )
@@ -86,3 +82,41 @@ def test_data_beside_errors_is_partial_and_keeps_the_data():
 
 def test_a_200_without_json_is_indeterminate():
     assert classify_response(reply(200, None), NOW).kind is ResponseKind.INDETERMINATE
+
+
+def test_the_content_creation_throttle_graphql_sends_as_a_200_is_a_rate_limit():
+    body = {
+        "data": {"createIssue": None},
+        "errors": [
+            {
+                "type": "UNPROCESSABLE",
+                "path": ["createIssue"],
+                "message": "was submitted too quickly",
+            }
+        ],
+    }
+    outcome = classify_response(reply(200, body), NOW)
+    assert (outcome.kind, outcome.wait, outcome.content_throttle) == (
+        ResponseKind.RATE_LIMITED,
+        None,
+        True,
+    )
+
+
+def test_other_unprocessable_answers_stay_invalid():
+    body = {"errors": [{"type": "UNPROCESSABLE", "message": "Title can't be blank"}]}
+    outcome = classify_response(reply(200, body), NOW)
+    assert (outcome.kind, outcome.content_throttle) == (ResponseKind.INVALID, False)
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (200, {"errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": "too much"}]}),
+        (200, {"errors": [{"message": "Timeout on validation of query"}]}),
+        (502, {"message": "We couldn't respond to your request in time. Sorry about that."}),
+        (504, {"message": "We couldn't respond to your request in time"}),
+    ],
+)
+def test_a_query_stopped_for_its_size_or_time_is_too_large(status, body):
+    assert classify_response(reply(status, body), NOW).kind is ResponseKind.TOO_LARGE

@@ -22,6 +22,12 @@ from typing import Any
 from graphql import GraphQLSchema, build_schema, graphql_sync
 
 from ralph.github._transport import Reply, TransportFailure
+from ralph.github.fake._limits import (
+    RESOURCE_LIMITS_EXCEEDED,
+    ContentThrottle,
+    nodes_in,
+    too_quickly,
+)
 from ralph.github.fake._model import GraphQLFault, ProjectV2, Repository, TokenHolder, World
 from ralph.github.fake._root import Root
 
@@ -65,6 +71,18 @@ class ScriptedFault:
     def matches(self, name: str, mutation: bool) -> bool:
         return self.match in ("any", name, "mutation" if mutation else "query")
 
+    @classmethod
+    def submitted_too_quickly(cls, operation: str) -> ScriptedFault:
+        """GitHub's content-creation throttle on ``operation`` (``CreateIssue``...), as
+        GraphQL sends it: HTTP 200, the field null, UNPROCESSABLE "was submitted too
+        quickly"; nothing is created."""
+        return cls(operation, body=too_quickly(operation[0].lower() + operation[1:]))
+
+    @classmethod
+    def resource_limits(cls, operation: str) -> ScriptedFault:
+        """GitHub stopping ``operation`` for reading too much (nothing comes back)."""
+        return cls(operation, body=RESOURCE_LIMITS_EXCEEDED)
+
 
 @dataclass(frozen=True)
 class Request:
@@ -74,15 +92,29 @@ class Request:
     finished: float
     #: The HTTP status the client got (0 for a dropped connection).
     status: int
+    variables: Mapping[str, Any] = field(default_factory=dict)
 
 
 class FakeGitHub:
     """A GitHub for tests and demos. ``post`` is the Transport; ``serve`` puts it on HTTP."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.time, points: int = 5000) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        points: int = 5000,
+        content_per_minute: int | None = None,
+        node_limit: int | None = None,
+    ) -> None:
+        """``content_per_minute``: throttle content creation as GitHub does when it
+        finds it too quick; ``node_limit``: refuse queries whose answer holds more
+        objects, as GitHub's resource limits do."""
         self.clock = clock
         self.world = World(clock=clock)
         self.root = Root(self.world)
+        if content_per_minute is not None:
+            self.root.throttle = ContentThrottle(clock, content_per_minute)
+        self.node_limit = node_limit
         self.faults: list[ScriptedFault] = []
         self.requests: list[Request] = []
         self.points = points
@@ -145,7 +177,9 @@ class FakeGitHub:
         finally:
             with self._meter:
                 self._in_flight_mutations -= mutation
-                self.requests.append(Request(name, mutation, started, self.clock(), status))
+                variables = dict(payload.get("variables") or {})
+                finished = self.clock()
+                self.requests.append(Request(name, mutation, started, finished, status, variables))
 
     def _take_fault(self, name: str, mutation: bool) -> ScriptedFault | None:
         with self._meter:
@@ -174,6 +208,9 @@ class FakeGitHub:
                 },
             )
         body = self._execute(source, payload.get("variables") or {}, account)
+        limit = self.node_limit
+        if not mutation and limit is not None and nodes_in(body.get("data")) > limit:
+            body = RESOURCE_LIMITS_EXCEEDED
         if fault is not None and fault.transport:
             raise TransportFailure("connection reset by the fake after the write")
         if fault is not None and fault.partial:

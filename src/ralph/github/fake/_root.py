@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ralph.github.fake._limits import ContentThrottle
 from ralph.github.fake._model import (
     Account,
     Comment,
@@ -32,6 +33,13 @@ class Root:
 
     def __init__(self, world: World) -> None:
         self.world = world
+        #: GitHub's content-creation throttle, when a test turns it on.
+        self.throttle: ContentThrottle | None = None
+
+    def _creating(self) -> None:
+        """Content is about to be created: refused if it comes too quickly."""
+        if self.throttle is not None:
+            self.throttle.spend()
 
     # -- queries --------------------------------------------------------------------------
 
@@ -68,6 +76,7 @@ class Root:
         repository: Repository = self.world.node_of(input["repositoryId"], Repository)
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
+        self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
         issue = Issue(
             repository,
@@ -122,6 +131,7 @@ class Root:
         issue = self._issue(input["subjectId"])
         if not input["body"].strip():
             raise _invalid("Body can't be blank")
+        self._creating()
         comment = Comment(self.world, info.context["login"], input["body"])
         issue.comment_list.append(comment)
         issue.touch()
@@ -263,6 +273,7 @@ class Root:
             raise _invalid(f"Head sha can't be blank, Base sha can't be blank ({missing[0]})")
         if any(p.headRefName == head and p.state == "OPEN" for p in repository.pull_list):
             raise _invalid(f"A pull request already exists for {repository.owner.login}:{head}.")
+        self._creating()
         pr = PullRequest(
             repository,
             repository.next_number(),
