@@ -41,14 +41,16 @@ def _subclasses(cls: type[RalphError]) -> Iterator[type[RalphError]]:
 
 
 def _every_error() -> dict[str, str]:
-    """Every RalphError subclass in ralph, with the RalphError it derives from."""
+    """Every RalphError subclass in ralph a caller can name, with the RalphError it
+    derives from (a private one, such as the GitHub client's signal to page smaller,
+    is caught by its public parent's name)."""
     for module in pkgutil.walk_packages(ralph.__path__, "ralph."):
         if not module.name.endswith(".__main__"):
             importlib.import_module(module.name)
     return {
         cls.__name__: next(b for b in cls.__bases__ if issubclass(b, RalphError)).__name__
         for cls in _subclasses(RalphError)
-        if cls.__module__.startswith("ralph.")
+        if cls.__module__.startswith("ralph.") and not cls.__name__.startswith("_")
     }
 
 
