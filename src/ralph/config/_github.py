@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ralph.config._numbers import setting_number
+from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
 #: GitHub's GraphQL endpoint (``ralph.github`` has the same; settings import no client).
@@ -89,14 +90,7 @@ def env_value(env: Mapping[str, str], name: str) -> str:
 
 
 def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> GitHubSettings:
-    table = {} if data is None else data
-    if not isinstance(table, dict):
-        raise ConfigError(f"{source}: [github] must be a table")
-    unknown = sorted(set(table) - set(_ENV))
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown setting github.{unknown[0]}; known: {', '.join(_ENV)}"
-        )
+    table = section_table(data, source, "github", _ENV)
     settings = GitHubSettings()
     for key, variable in _ENV.items():
         raw = env_value(env, variable) or table.get(key)

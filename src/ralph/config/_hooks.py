@@ -17,6 +17,7 @@ from typing import Any
 
 from ralph.config._github import env_value
 from ralph.config._numbers import setting_number
+from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
 __all__ = ["HOOK_ENV", "HOOK_NAMES", "HookSettings", "parse_hook_settings"]
@@ -46,14 +47,7 @@ class HookSettings:
 
 
 def parse_hook_settings(data: Any, source: str, env: Mapping[str, str]) -> HookSettings:
-    table = {} if data is None else data
-    if not isinstance(table, dict):
-        raise ConfigError(f"{source}: [hooks] must be a table")
-    unknown = sorted(set(table) - set(HOOK_ENV))
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown setting hooks.{unknown[0]}; known: {', '.join(HOOK_ENV)}"
-        )
+    table = section_table(data, source, "hooks", HOOK_ENV)
     settings = HookSettings()
     for key, variable in HOOK_ENV.items():
         from_env = env_value(env, variable)
