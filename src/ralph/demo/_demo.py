@@ -14,7 +14,12 @@ from pathlib import Path
 
 from ralph.config import load_config
 from ralph.db import open_database
-from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
+from ralph.demo._sample import (
+    EPIC_BODY,
+    EPIC_TITLE,
+    commit_everything,
+    create_sample_repository,
+)
 from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
 from ralph.project import Project, init_project, migrate_database, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
@@ -61,23 +66,7 @@ def create_demo_project(
         with open_database(store_url) as db:  # made as `ralph db migrate` makes it
             migrate_database(db)
     result.config_path.write_text(text)
-    subprocess.run(["git", "add", "-A"], cwd=repo, check=True, capture_output=True)
-    subprocess.run(
-        [
-            "git",
-            "-c",
-            "user.name=Ralph demo",
-            "-c",
-            "user.email=demo@localhost",
-            "commit",
-            "-q",
-            "-m",
-            "Set up Ralph",
-        ],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
+    commit_everything(repo, "Set up Ralph")
     title, body = epic
     with open_project(load_config(repo)) as project:
         issue = project.tracker.create_issue(title, body=body, state=WorkflowState.BACKLOG)

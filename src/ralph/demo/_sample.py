@@ -14,6 +14,7 @@ __all__ = [
     "SAMPLE_FILES",
     "STREAMS_EPIC_BODY",
     "STREAMS_EPIC_TITLE",
+    "commit_everything",
     "create_sample_repository",
 ]
 
@@ -131,26 +132,23 @@ SAMPLE_FILES = {
 }
 
 
+def commit_everything(repo: Path, message: str) -> None:
+    """Commit every file of ``repo`` as the demo's author."""
+    for args in (
+        ["add", "-A"],
+        ["-c", "user.name=Ralph demo", "-c", "user.email=demo@localhost", "commit", "-qm", message],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, timeout=60)
+
+
 def create_sample_repository(path: Path) -> Path:
     """A git repository at ``path`` with the sample files committed on ``main``."""
     path.mkdir(parents=True, exist_ok=True)
-
-    def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
-
-    git("init", "-q", "-b", "main")
+    subprocess.run(
+        ["git", "init", "-q", "-b", "main"], cwd=path, check=True, capture_output=True, timeout=60
+    )
     for name, text in SAMPLE_FILES.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text)
-    git("add", "-A")
-    git(
-        "-c",
-        "user.name=Ralph demo",
-        "-c",
-        "user.email=demo@localhost",
-        "commit",
-        "-q",
-        "-m",
-        "The greeting library",
-    )
+    commit_everything(path, "The greeting library")
     return path
