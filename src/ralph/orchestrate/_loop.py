@@ -150,7 +150,7 @@ class RootSessions:
                 )
             )
         except Exception as exc:  # one root's broken pipeline does not stop the others
-            out.append(SessionResult(None, Ending.NOTHING_TO_DO, f"#{queued.root}: {exc}"))
+            out.append(SessionResult(None, Ending.BROKEN, f"#{queued.root}: {exc}"))
         finally:
             self.changed.set()
 
