@@ -210,6 +210,9 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "file": paths(place)["input"],
         "path": paths(place)["repository"],
         "keep": paths(place)["new folder"],
+        "status_file": st.sampled_from(
+            [str(place.scratch), str(place.scratch / "missing" / "status.json"), "", "a\x00b"]
+        ),
         "text": None,  # search text: any text is a search (one matching nothing finds nothing)
     }
     if name in by_name:

@@ -21,7 +21,7 @@ _EXITS = """\
 | 0 | done |
 | 1 | the operation failed (a phase escalated, a run is blocked, a check failed) |
 | 2 | the input or the configuration must change: the one line on stderr says what |
-| 130 | a run (`hero`, `team`, `worker`) interrupted with Ctrl-C |
+| 130 | a run (`hero`, `team`, `loop`, `worker`) interrupted; `serve` after a 2nd signal |
 """
 
 

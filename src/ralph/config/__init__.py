@@ -4,7 +4,14 @@ Pure settings: opening what they name is :mod:`ralph.project`'s work."""
 from __future__ import annotations
 
 from ralph.config._agent import AgentSettings, PhaseSettings
-from ralph.config._config import CONFIG_FILE, Config, find_config, load_config, render_config
+from ralph.config._config import (
+    CONFIG_FILE,
+    MAX_POLL_SECONDS,
+    Config,
+    find_config,
+    load_config,
+    render_config,
+)
 from ralph.config._github import (
     TOKEN_VARIABLES,
     GitHubSettings,
@@ -18,6 +25,7 @@ from ralph.config._test_command import FoundTestCommand, detect_test_command, un
 __all__ = [
     "CONFIG_FILE",
     "HOOK_NAMES",
+    "MAX_POLL_SECONDS",
     "TOKEN_VARIABLES",
     "AgentSettings",
     "Config",

@@ -25,7 +25,14 @@ from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import PHASE_SPECS, WorkflowState
 
-__all__ = ["CONFIG_FILE", "Config", "find_config", "load_config", "render_config"]
+__all__ = [
+    "CONFIG_FILE",
+    "MAX_POLL_SECONDS",
+    "Config",
+    "find_config",
+    "load_config",
+    "render_config",
+]
 
 CONFIG_FILE = "ralph.toml"
 TRACKERS = ("local", "github")
@@ -34,6 +41,8 @@ SANDBOX_NETWORK = ("off", "on")
 MODES = ("hero", "team")
 #: Phases an agent does, which a per-phase cap may name.
 _AGENT_PHASES = tuple(s.name for s in PHASE_SPECS if s.uses_agent and not s.by_person)
+#: The longest `ralph serve` may go without reading the board: a day.
+MAX_POLL_SECONDS = 86400
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -62,6 +71,8 @@ class Config:
     max_concurrent_roots: int = 1
     max_concurrent_agents: int = 3
     max_concurrent_phases: dict[str, int] = field(default_factory=dict)
+    #: `ralph serve`: seconds between two reads of the board (a root ending reads it too).
+    poll_seconds: float = 30.0
     #: Whether the test command reaches the network from its sandbox ("off" or "on").
     sandbox_network: str = "off"
     #: Run agents and the test command unconfined where bubblewrap cannot start.
@@ -99,6 +110,7 @@ _KEYS = {
     "max_concurrent_roots": ("max_concurrent_roots", "RALPH_MAX_CONCURRENT_ROOTS"),
     "max_concurrent_agents": ("max_concurrent_agents", "RALPH_MAX_CONCURRENT_AGENTS"),
     "max_concurrent_phases": ("max_concurrent_phases", None),
+    "poll_seconds": ("poll_seconds", "RALPH_POLL_SECONDS"),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
@@ -156,6 +168,11 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _phase_caps(value, source)
         if name in ("max_concurrent_roots", "max_concurrent_agents"):
             return int(setting_number(value, source, whole=True, minimum=1))
+        if name == "poll_seconds":
+            seconds = setting_number(value, source, above=True)
+            if seconds > MAX_POLL_SECONDS:
+                raise ConfigError(f"{source}: {value!r} is not valid; at most {MAX_POLL_SECONDS}")
+            return seconds
         if name == "mode":
             if value not in MODES:
                 raise ValueError
@@ -322,6 +339,8 @@ sandbox_network = "off"
 mode = "hero"
 max_concurrent_roots = 1
 max_concurrent_agents = 3
+# `ralph serve`: seconds between two reads of the board (a root ending reads it too).
+poll_seconds = 30
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
 # The project's own prompts: PHASE.md here (relative to this file) replaces the phase's

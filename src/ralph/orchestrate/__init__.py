@@ -1,6 +1,7 @@
-"""Orchestration in code: the hero and team sessions, the loop over the board, the lead,
-workers and their claim loop, agent slots, graph rewrites, budgets and run reports. The
-agent only does each phase's content; everything here is deterministic."""
+"""Orchestration in code: the hero and team sessions, the loop over the board and the
+service that keeps draining it, the lead, workers and their claim loop, agent slots,
+graph rewrites, budgets and run reports. The agent only does each phase's content;
+everything here is deterministic."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ralph.orchestrate._execute import (
     TaskExecutor,
 )
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
-from ralph.orchestrate._loop import LoopResult, RootRun, board_queue, run_loop
+from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._report import (
     Counters,
@@ -23,6 +24,7 @@ from ralph.orchestrate._report import (
     load_report,
 )
 from ralph.orchestrate._rewrite import base_key, generation, iterate, regraph
+from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
 from ralph.orchestrate._session import (
     WORKER_ROLES,
     CrewPlan,
@@ -41,6 +43,7 @@ from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 
 __all__ = [
     "MAX_PLAN_ITERATIONS",
+    "MAX_ROOT_FAILURES",
     "WORKER_ROLES",
     "AgentSlots",
     "Budget",
@@ -55,8 +58,10 @@ __all__ = [
     "LoopResult",
     "Observer",
     "RootRun",
+    "RootSessions",
     "RunReport",
     "RunVerdict",
+    "ServeResult",
     "SessionResult",
     "StreamLine",
     "TaskExecutor",
@@ -74,6 +79,7 @@ __all__ = [
     "regraph",
     "run_loop",
     "run_session",
+    "serve",
     "start_crew",
     "suggested_team",
     "team_crew",

@@ -52,6 +52,9 @@ class Ending(enum.StrEnum):
     #: The agent cannot work here (a refused key, an unknown model): its tasks were
     #: handed back untouched.
     AGENT_UNUSABLE = "agent_unusable"
+    #: The session broke on an error no phase caught (``ralph loop`` and ``ralph serve``
+    #: say it and go on with the other roots).
+    BROKEN = "broken"
 
 
 @dataclass(frozen=True)

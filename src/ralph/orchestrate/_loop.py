@@ -36,7 +36,7 @@ from ralph.runtimes import AgentRuntime
 from ralph.tasks import RunStatus
 from ralph.tracker import IssueQuery
 
-__all__ = ["LoopResult", "RootRun", "board_queue", "run_loop"]
+__all__ = ["LoopResult", "RootRun", "RootSessions", "board_queue", "run_loop"]
 
 #: The phase that takes a plan in review on, per review mode (None: a person approves).
 _GATE_PHASE = {ReviewMode.AUTO: "review", ReviewMode.SKIP: "implement"}
@@ -86,6 +86,92 @@ def board_queue(
     )
 
 
+class RootSessions:
+    """Roots running side by side, each a hero or team session on its own thread, every
+    agent through one set of agent slots and one budget. ``ralph loop`` and ``ralph
+    serve`` start roots through it and collect them as they end."""
+
+    def __init__(
+        self,
+        project: Project,
+        runtime: AgentRuntime,
+        *,
+        mode: str,
+        max_agents: int,
+        phase_caps: dict[str, int] | None = None,
+        phases: Collection[str] | None = None,
+        review_mode: ReviewMode | None = None,
+        attempts: int = 2,
+        interrupt: Interrupt | None = None,
+    ) -> None:
+        self.project = project
+        self.mode = mode
+        self.max_agents = max_agents
+        self.phases = phases
+        self.review = ReviewMode(review_mode or project.config.review_mode)
+        self.attempts = attempts
+        self.interrupt = interrupt or Interrupt()
+        self.slots = AgentSlots(runtime, max_agents, phase_caps or {})
+        self.budget = Budget.from_config(project.config)
+        self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
+        #: Set whenever a session ends: a waiting caller wakes at once.
+        self.changed = threading.Event()
+
+    def board(self) -> BoardQueue:
+        return board_queue(self.project, self.review, self.phases)
+
+    def start(self, queued: QueuedRoot) -> None:
+        out: list[SessionResult] = []
+        thread = threading.Thread(
+            target=self._session, args=(queued, out), name=f"root-{queued.root}", daemon=True
+        )
+        self.running[queued.root] = (queued, thread, out)
+        thread.start()
+
+    def _session(self, queued: QueuedRoot, out: list[SessionResult]) -> None:
+        try:
+            crew = (
+                hero_crew(self.max_agents)
+                if self.mode == "hero"
+                else team_crew(suggested_team(self.project, queued.root, self.review))
+            )
+            out.append(
+                run_session(
+                    self.project,
+                    queued.root,
+                    self.slots,
+                    mode=self.mode,
+                    crew=crew,
+                    budget=self.budget,
+                    review_mode=self.review,
+                    interrupt=self.interrupt,
+                    attempts=self.attempts,
+                    phases=self.phases,
+                )
+            )
+        except Exception as exc:  # one root's broken pipeline does not stop the others
+            out.append(SessionResult(None, Ending.BROKEN, f"#{queued.root}: {exc}"))
+        finally:
+            self.changed.set()
+
+    def ended(self) -> list[RootRun]:
+        """The sessions that ended since the last call, no longer running."""
+        done = []
+        for root, (queued, thread, out) in list(self.running.items()):
+            # A result is the session's last act: its thread is as good as ended.
+            if out or not thread.is_alive():
+                del self.running[root]
+                result = out[0] if out else SessionResult(None, Ending.INTERRUPTED, "stopped")
+                done.append(RootRun(queued, result))
+        return done
+
+    def wait(self, timeout: float) -> None:
+        """Until a session ends, or ``timeout`` seconds. Sessions end within their
+        agents' limits (or at once after a second Ctrl-C)."""
+        if self.changed.wait(max(0.0, timeout)):
+            self.changed.clear()
+
+
 def run_loop(
     project: Project,
     runtime: AgentRuntime,
@@ -103,66 +189,39 @@ def run_loop(
 ) -> LoopResult:
     """Run the board's roots until none is left that this pass has not run, or until
     ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread."""
-    review = ReviewMode(review_mode or project.config.review_mode)
     interrupt = interrupt or Interrupt()
-    slots = AgentSlots(runtime, max_agents, phase_caps or {})
-    budget = Budget.from_config(project.config)
+    sessions = RootSessions(
+        project,
+        runtime,
+        mode=mode,
+        max_agents=max_agents,
+        phase_caps=phase_caps,
+        phases=phases,
+        review_mode=review_mode,
+        attempts=attempts,
+        interrupt=interrupt,
+    )
     started: set[int] = set()
-    running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
     runs: list[RootRun] = []
-
-    def session(queued: QueuedRoot, out: list[SessionResult]) -> None:
-        try:
-            crew = (
-                hero_crew(max_agents)
-                if mode == "hero"
-                else team_crew(suggested_team(project, queued.root, review))
-            )
-            out.append(
-                run_session(
-                    project,
-                    queued.root,
-                    slots,
-                    mode=mode,
-                    crew=crew,
-                    budget=budget,
-                    review_mode=review,
-                    interrupt=interrupt,
-                    attempts=attempts,
-                    phases=phases,
-                )
-            )
-        except Exception as exc:  # one root's broken pipeline does not stop the pass
-            out.append(SessionResult(None, Ending.NOTHING_TO_DO, f"#{queued.root}: {exc}"))
-
     look_again = True
     while True:
-        for root, (queued, thread, ended) in list(running.items()):
-            if not thread.is_alive():
-                del running[root]
-                runs.append(RootRun(queued, ended[0]))
-                look_again = True
-                if on_end is not None:
-                    on_end(runs[-1])
-        if look_again and not interrupt.stopping.is_set() and len(running) < max_roots:
+        for done in sessions.ended():
+            runs.append(done)
+            look_again = True
+            if on_end is not None:
+                on_end(done)
+        if look_again and not interrupt.stopping.is_set() and len(sessions.running) < max_roots:
             look_again = False
-            for queued in board_queue(project, review, phases).roots:
-                if len(running) >= max_roots:
+            for queued in sessions.board().roots:
+                if len(sessions.running) >= max_roots:
                     break
                 if queued.root in started:
                     continue
                 started.add(queued.root)
                 if on_start is not None:
                     on_start(queued)
-                out: list[SessionResult] = []
-                thread = threading.Thread(
-                    target=session, args=(queued, out), name=f"root-{queued.root}", daemon=True
-                )
-                thread.start()
-                running[queued.root] = (queued, thread, out)
-        if not running:
+                sessions.start(queued)
+        if not sessions.running:
             break
-        # Sessions end within their agents' limits (or at once after a second Ctrl-C).
-        for _, thread, _ in list(running.values()):
-            thread.join(LOOK_SECONDS / max(1, len(running)))
-    return LoopResult(tuple(runs), board_queue(project, review, phases))
+        sessions.wait(LOOK_SECONDS)
+    return LoopResult(tuple(runs), sessions.board())

@@ -1,0 +1,136 @@
+"""``ralph serve``: ``ralph loop`` as a service, thin over ``ralph.orchestrate.serve``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ralph.cli._bounds import MAX_WORKERS
+from ralph.cli._exits import EXIT_INTERRUPTED
+from ralph.cli._orchestrate import (
+    EXIT_AGENT_UNUSABLE,
+    AgentOpt,
+    AttemptsOpt,
+    ReviewOpt,
+    _conclude,
+    _console,
+    _signals,
+)
+from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.cli._run import project_runtime
+from ralph.config import MAX_POLL_SECONDS
+from ralph.errors import InvalidInput
+from ralph.orchestrate import Interrupt, RootRun, serve
+from ralph.pipeline import QueuedRoot
+
+__all__ = ["serve_command"]
+
+
+def _status_path(text: str) -> Path:
+    """A file the status can be written to: in a folder that exists, not a folder."""
+    path = Path(text)
+    if "\x00" in text or not text.strip():
+        raise InvalidInput(f"--status-file {text!r} is not a file name")
+    if path.is_dir():
+        raise InvalidInput(f"--status-file {text}: is a folder; name a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise InvalidInput(f"--status-file {text}: no writable folder {folder}")
+    return path.resolve()
+
+
+def serve_command(
+    ctx: typer.Context,
+    poll_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--poll-seconds",
+            help="Seconds between two reads of the board (default: poll_seconds in "
+            "ralph.toml; a root ending reads it too).",
+            show_default=False,
+        ),
+    ] = None,
+    max_roots: Annotated[
+        int | None,
+        typer.Option(
+            "--max-roots",
+            min=1,
+            max=MAX_WORKERS,
+            help="Roots at once (default: max_concurrent_roots in ralph.toml).",
+            show_default=False,
+        ),
+    ] = None,
+    status_file: Annotated[
+        str | None,
+        typer.Option(
+            "--status-file",
+            metavar="PATH",
+            help="Keep this JSON file current: running roots and their tasks, retries, "
+            "who waits, what was spent today (rewritten whole).",
+            show_default=False,
+        ),
+    ] = None,
+    agent: AgentOpt = None,
+    attempts: AttemptsOpt = 2,
+    review_mode: ReviewOpt = None,
+) -> None:
+    """`ralph loop` as a service: read the board every poll, start roots as capacity
+    frees, one lease per root in the store (several processes share one store). SIGTERM
+    or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back, exit 130."""
+    if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
+        raise InvalidInput(
+            f"--poll-seconds {poll_seconds} is not valid; give seconds above 0, "
+            f"at most {MAX_POLL_SECONDS}"
+        )
+    status = _status_path(status_file) if status_file is not None else None
+    console = _console()
+    with open_project_of(ctx, working=True) as project:
+        config = project.config
+        runtime = project_runtime(project, agent)
+        warn_if_untested(config)
+        roots = max_roots or config.max_concurrent_roots
+        poll = poll_seconds or config.poll_seconds
+        console.print(
+            f"serve — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
+            f"agent(s) at once, the board read every {poll:g}s — {runtime.description}",
+            markup=False,
+        )
+        interrupt = Interrupt()
+
+        def started(queued: QueuedRoot) -> None:
+            console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
+
+        def ended(done: RootRun) -> None:
+            mode = done.result.run.mode if done.result.run is not None else config.mode
+            _conclude(project, done.result, console, mode=mode, root=done.root.root)
+
+        def noted(text: str) -> None:
+            console.print(text, markup=False)
+
+        with _signals(interrupt):
+            serve(
+                project,
+                runtime,
+                mode=config.mode,
+                max_roots=roots,
+                max_agents=config.max_concurrent_agents,
+                poll_seconds=poll,
+                phase_caps=config.max_concurrent_phases,
+                review_mode=review_mode,
+                attempts=attempts,
+                interrupt=interrupt,
+                status_file=status,
+                on_start=started,
+                on_end=ended,
+                on_note=noted,
+            )
+    if interrupt.unusable:
+        console.print(f"Stopped: {interrupt.unusable}", markup=False)
+        raise typer.Exit(EXIT_AGENT_UNUSABLE)
+    if interrupt.aborting.is_set():
+        console.print("Stopped: running tasks were handed back. `ralph serve` resumes.")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    console.print("Stopped: the tasks in hand finished. `ralph serve` resumes.", markup=False)

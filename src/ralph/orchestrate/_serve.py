@@ -1,0 +1,192 @@
+"""``ralph serve``: ``ralph loop`` as a service. It reads the board every
+``poll_seconds`` and whenever a root ends, starts the roots ``ralph loop`` would (same
+order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
+the store while it runs, so several processes on one store never run a root twice.
+
+It stops when ``interrupt`` says so: the first signal stops starting roots and lets
+the sessions finish their tasks in hand; the second hands those tasks back (the sessions
+do that themselves). A tracker that cannot be read is waited out, said once a minute; a
+root that keeps ending without finishing waits longer each time, and after
+``MAX_ROOT_FAILURES`` it is left for a person.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ralph.errors import RalphError
+from ralph.graph import ReviewMode
+from ralph.orchestrate._lead import Ending
+from ralph.orchestrate._leases import RootLeases
+from ralph.orchestrate._loop import RootRun, RootSessions
+from ralph.orchestrate._serve_status import write_status
+from ralph.orchestrate._session import Interrupt
+from ralph.pipeline import BoardQueue, QueuedRoot
+from ralph.project import Project
+from ralph.runtimes import AgentRuntime
+
+__all__ = ["MAX_ROOT_FAILURES", "ServeResult", "serve"]
+
+logger = logging.getLogger(__name__)
+
+#: Sessions in a row that end without finishing before a root is left for a person.
+MAX_ROOT_FAILURES = 3
+#: The longest a failing root waits before it is tried again.
+MAX_BACKOFF_SECONDS = 3600.0
+#: How often an unreachable tracker is mentioned while it stays so.
+NOTE_EVERY_SECONDS = 60.0
+#: How often a stopping service looks at its sessions (they end on their own).
+STOP_LOOK_SECONDS = 0.5
+#: Endings that say nothing bad of the root: it is done, a person has it, or another
+#: process finished it between this one's look at the board and its start.
+_HEALTHY = frozenset(
+    {Ending.FINISHED, Ending.WAITING_FOR_HUMAN, Ending.INTERRUPTED, Ending.NOTHING_TO_DO}
+)
+
+
+@dataclass
+class ServeResult:
+    runs: list[RootRun] = field(default_factory=list)
+    #: Roots left for a person after failing ``MAX_ROOT_FAILURES`` times in a row.
+    given_up: list[int] = field(default_factory=list)
+
+
+@dataclass
+class _Backoff:
+    failures: int = 0
+    until: float = 0.0
+
+
+def serve(
+    project: Project,
+    runtime: AgentRuntime,
+    *,
+    mode: str,
+    max_roots: int,
+    max_agents: int,
+    poll_seconds: float,
+    phase_caps: dict[str, int] | None = None,
+    review_mode: ReviewMode | None = None,
+    attempts: int = 2,
+    interrupt: Interrupt | None = None,
+    status_file: Path | None = None,
+    on_start: Callable[[QueuedRoot], None] | None = None,
+    on_end: Callable[[RootRun], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> ServeResult:
+    """Serve the board until ``interrupt`` stops it. The callbacks are called from this
+    thread."""
+    interrupt = interrupt or Interrupt()
+    sessions = RootSessions(
+        project,
+        runtime,
+        mode=mode,
+        max_agents=max_agents,
+        phase_caps=phase_caps,
+        review_mode=review_mode,
+        attempts=attempts,
+        interrupt=interrupt,
+    )
+    leases = RootLeases(project.store, project.config.repo or project.git.path.name)
+    note = on_note or (lambda text: logger.info(text))
+    result = ServeResult()
+    backoff: dict[int, _Backoff] = {}
+    board: BoardQueue | None = None
+    next_read = 0.0
+    unreachable_since: float | None = None
+    noted_at = 0.0
+    try:
+        while True:
+            for done in sessions.ended():
+                leases.give_back(done.root.root)
+                result.runs.append(done)
+                _judge(done, backoff, poll_seconds, result, note)
+                next_read = 0.0  # capacity freed: look at the board now
+                if on_end is not None:
+                    on_end(done)
+            for root in leases.renew():
+                note(f"#{root}: its lease in the store was lost; another process may take it")
+            if interrupt.stopping.is_set():
+                if not sessions.running:
+                    break
+            elif time.monotonic() >= next_read:
+                next_read = time.monotonic() + poll_seconds
+                try:
+                    board = sessions.board()
+                except RalphError as exc:
+                    now = time.monotonic()
+                    unreachable_since = unreachable_since or now
+                    if now - noted_at >= NOTE_EVERY_SECONDS:
+                        noted_at = now
+                        note(f"cannot read the board ({exc}); trying again every {poll_seconds:g}s")
+                else:
+                    if unreachable_since is not None:
+                        note("the board can be read again; serving")
+                        unreachable_since, noted_at = None, 0.0
+                    _start(board, sessions, leases, backoff, max_roots, on_start)
+            if status_file is not None:
+                write_status(status_file, project.store, sessions, board, backoff, result)
+            if interrupt.stopping.is_set():  # the board is not read again: sessions end
+                wake_in = min(STOP_LOOK_SECONDS, leases.renew_in)
+            else:
+                wake_in = min(max(0.0, next_read - time.monotonic()), leases.renew_in)
+            sessions.wait(wake_in)
+    finally:
+        leases.give_back_all()
+        if status_file is not None:
+            write_status(status_file, project.store, sessions, board, backoff, result)
+    return result
+
+
+def _start(
+    board: BoardQueue,
+    sessions: RootSessions,
+    leases: RootLeases,
+    backoff: dict[int, _Backoff],
+    max_roots: int,
+    on_start: Callable[[QueuedRoot], None] | None,
+) -> None:
+    now = time.monotonic()
+    for queued in board.roots:
+        if len(sessions.running) >= max_roots:
+            return
+        waiting = backoff.get(queued.root)
+        if queued.root in sessions.running or (waiting is not None and now < waiting.until):
+            continue
+        if not leases.take(queued.root):
+            continue  # another process runs it
+        if on_start is not None:
+            on_start(queued)
+        sessions.start(queued)
+
+
+def _judge(
+    done: RootRun,
+    backoff: dict[int, _Backoff],
+    poll_seconds: float,
+    result: ServeResult,
+    note: Callable[[str], None],
+) -> None:
+    """A root that ended well starts afresh; one that did not waits twice as long as the
+    time before, and after ``MAX_ROOT_FAILURES`` in a row waits for a person."""
+    root = done.root.root
+    if done.result.ending in _HEALTHY:
+        backoff.pop(root, None)
+        return
+    state = backoff.setdefault(root, _Backoff())
+    state.failures += 1
+    if state.failures >= MAX_ROOT_FAILURES:
+        state.until = float("inf")
+        result.given_up.append(root)
+        note(
+            f"#{root} ended without finishing {state.failures} times in a row "
+            f"({done.result.detail}); left for a person"
+        )
+        return
+    wait = min(MAX_BACKOFF_SECONDS, poll_seconds * 2**state.failures)
+    state.until = time.monotonic() + wait
+    note(f"#{root}: {done.result.detail}; trying it again in {wait:g}s")

@@ -1,0 +1,88 @@
+"""``ralph serve --status-file PATH``: what the service does, as JSON for machines (a
+monitor, a dashboard), rewritten whole on every look so a reader never sees half a file:
+the roots running and their tasks, retries, who waits for a person, roots backing off or
+left for a person, and what was spent today."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ralph.orchestrate._budget import start_of_day
+from ralph.pipeline import BoardQueue
+from ralph.tasks import RunStatus, TaskStore
+
+if TYPE_CHECKING:
+    from ralph.orchestrate._loop import RootSessions
+    from ralph.orchestrate._serve import ServeResult
+
+__all__ = ["status_document", "write_status"]
+
+
+class _Backoff(Protocol):
+    failures: int
+    until: float
+
+
+def status_document(
+    store: TaskStore,
+    sessions: RootSessions,
+    board: BoardQueue | None,
+    backoff: Mapping[int, _Backoff],
+    result: ServeResult,
+) -> dict[str, Any]:
+    now = time.time()
+    active = {
+        run.root_issue: run
+        for run in store.list_runs(status=RunStatus.ACTIVE)
+        if run.root_issue is not None
+    }
+    running = []
+    for root in sorted(sessions.running):
+        run = active.get(root)
+        tasks = store.list_tasks(run.id) if run is not None else []
+        running.append(
+            {
+                "root": root,
+                "run": run.id if run is not None else None,
+                "tasks": dict(sorted(Counter(t.status.value for t in tasks).items())),
+                "retries": sum(max(0, t.attempts - 1) for t in tasks),
+            }
+        )
+    monotonic = time.monotonic()
+    return {
+        "pid": os.getpid(),
+        "updated_at": now,
+        "stopping": sessions.interrupt.stopping.is_set(),
+        "running": running,
+        "queued": [q.root for q in board.roots if q.root not in sessions.running] if board else [],
+        "waiting": list(board.waiting) if board else [],
+        "backing_off": [
+            {"root": root, "failures": b.failures, "retry_in_seconds": round(b.until - monotonic)}
+            for root, b in sorted(backoff.items())
+            if b.until != float("inf") and b.until > monotonic
+        ],
+        "left_for_a_person": sorted(result.given_up),
+        "finished_sessions": len(result.runs),
+        "spent_today_usd": round(store.spent(since=start_of_day(now)), 6),
+    }
+
+
+def write_status(
+    path: Path,
+    store: TaskStore,
+    sessions: RootSessions,
+    board: BoardQueue | None,
+    backoff: Mapping[int, _Backoff],
+    result: ServeResult,
+) -> None:
+    """Write the status beside ``path`` and move it into place (atomic on POSIX)."""
+    text = json.dumps(status_document(store, sessions, board, backoff, result), indent=2)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    scratch.write_text(text + "\n", encoding="utf-8")
+    os.replace(scratch, path)

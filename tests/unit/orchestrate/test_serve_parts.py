@@ -1,0 +1,90 @@
+"""The parts of ``ralph serve`` a process test cannot steer: the lease per root (held,
+refused, taken over once it runs out, given back) and the backoff of a root that keeps
+ending without finishing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from ralph.orchestrate import MAX_ROOT_FAILURES, RootRun, ServeResult, SessionResult
+from ralph.orchestrate._lead import Ending
+from ralph.orchestrate._leases import RootLeases
+from ralph.orchestrate._serve import _Backoff, _judge
+from ralph.pipeline import QueuedRoot, QueueTier, Stage
+from ralph.tasks import TaskStore, open_store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(clock: Clock) -> Iterator[TaskStore]:
+    with open_store("memory://", clock=clock) as opened:
+        yield opened
+
+
+def test_a_root_leased_by_one_process_is_refused_to_another_until_given_back(store):
+    first, second = RootLeases(store, "greet"), RootLeases(store, "greet")
+    assert first.take(7)
+    assert not second.take(7)
+    first.give_back(7)
+    assert second.take(7)
+    assert second.held == {7}
+
+
+def test_a_lease_nobody_renews_is_taken_over_once_it_runs_out(store, clock):
+    first = RootLeases(store, "greet", lease_seconds=60)
+    second = RootLeases(store, "greet", lease_seconds=60)
+    assert first.take(7)
+    clock.now += 61
+    assert second.take(7)
+    # The first process's renewal finds the root gone, and its give-back leaves it be.
+    first._renewed -= 60
+    assert first.renew() == [7]
+    first.give_back(7)
+    assert not RootLeases(store, "greet").take(7)
+
+
+def test_the_root_lease_never_meets_a_phase_lock_on_the_same_issue(store):
+    store.acquire_issue_lock("greet", 7, "host:1/phase", "token")
+    assert RootLeases(store, "greet").take(7)
+
+
+def _judged(root: int, endings: list[Ending]) -> tuple[dict[int, _Backoff], ServeResult]:
+    backoff: dict[int, _Backoff] = {}
+    result = ServeResult()
+    for ending in endings:
+        done = RootRun(_queued(root), SessionResult(None, ending, "broke"))
+        _judge(done, backoff, 30.0, result, lambda text: None)
+    return backoff, result
+
+
+def _queued(root: int) -> QueuedRoot:
+    return QueuedRoot(root, (root,), Stage.TRIAGE, "triage", QueueTier.UNSTARTED)
+
+
+def test_a_failing_root_waits_longer_each_time_and_then_is_left_for_a_person():
+    backoff, result = _judged(3, [Ending.BROKEN])
+    assert backoff[3].failures == 1
+    assert result.given_up == []
+    backoff, result = _judged(3, [Ending.BROKEN] * MAX_ROOT_FAILURES)
+    assert backoff[3].until == float("inf")
+    assert result.given_up == [3]
+
+
+def test_a_root_that_finishes_starts_afresh():
+    backoff, result = _judged(3, [Ending.BROKEN, Ending.OUT_OF_BUDGET, Ending.FINISHED])
+    assert backoff == {}
+    assert result.given_up == []
