@@ -155,13 +155,13 @@ def _conclude(
 
 
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
-    """0 when done or waiting at a gate as asked; 1 when work failed or the budget ran
-    out; 130 after an interrupt."""
+    """0 when done or waiting at a gate as asked; 1 when work failed, the session broke
+    or the budget ran out; 130 after an interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
     if result.ending is Ending.AGENT_UNUSABLE:
         return EXIT_AGENT_UNUSABLE
-    if result.ending is Ending.OUT_OF_BUDGET:
+    if result.ending in (Ending.OUT_OF_BUDGET, Ending.BROKEN):
         return EXIT_NEEDS_PERSON
     if report is not None and report.needs_person:
         return 0 if result.ending is Ending.WAITING_FOR_HUMAN else EXIT_NEEDS_PERSON

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, exit_code
+from ralph.cli._orchestrate import _exit_code
 from ralph.errors import (
     ConfigError,
     GitHubAuthError,
@@ -19,6 +20,7 @@ from ralph.errors import (
     StoreUnreachable,
     UnknownState,
 )
+from ralph.orchestrate import Ending, SessionResult
 
 
 @pytest.mark.parametrize(
@@ -49,3 +51,17 @@ def test_a_mistake_in_the_input_or_configuration_exits_2(error: RalphError) -> N
 )
 def test_a_failure_no_input_change_fixes_exits_1(error: RalphError) -> None:
     assert exit_code(error) == EXIT_FAILED == 1
+
+
+@pytest.mark.parametrize(
+    ("ending", "code"),
+    [
+        ("finished", 0),
+        ("broken", EXIT_FAILED),
+        ("out_of_budget", EXIT_FAILED),
+        ("interrupted", 130),
+        ("agent_unusable", EXIT_INPUT),
+    ],
+)
+def test_a_session_without_a_report_exits_by_how_it_ended(ending, code):
+    assert _exit_code(SessionResult(None, Ending(ending), "why"), None) == code
