@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "GraphQLDocument"]
+__all__ = ["ALL", "GraphQLDocument", "input_of"]
 
 
 @dataclass(frozen=True)
@@ -286,226 +286,108 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
 )
 
 # -- mutations ------------------------------------------------------------------------------
+# Every mutation takes one ``$input`` holding only the keys being set (``input_of``), as gh
+# does: GraphQL tells an explicit ``null`` from an absent key, and GitHub acts on a
+# ``null`` (it would blank a body or refuse a title).
 
-CREATE_ISSUE = GraphQLDocument(
-    "CreateIssue",
-    """
-mutation CreateIssue($repository: ID!, $title: String!, $body: String, $labels: [ID!],
-                     $parent: ID) {
-  createIssue(input: {repositoryId: $repository, title: $title, body: $body,
-                      labelIds: $labels, parentIssueId: $parent}) {
-    issue { id number }
-  }
-}
-""",
-    mutation=True,
-    creates=True,
+
+def input_of(**fields: object) -> dict[str, dict[str, object]]:
+    """A mutation's variables: ``$input`` with the fields that are set (not None)."""
+    return {"input": {name: value for name, value in fields.items() if value is not None}}
+
+
+def _mutation(
+    name: str, field: str, input_type: str, selection: str, *, creates: bool = False
+) -> GraphQLDocument:
+    text = (
+        f"mutation {name}($input: {input_type}!) {{\n"
+        f"  {field}(input: $input) {{ {selection.strip()} }}\n}}\n"
+    )
+    return GraphQLDocument(name, text, mutation=True, creates=creates)
+
+
+CREATE_ISSUE = _mutation(
+    "CreateIssue", "createIssue", "CreateIssueInput", "issue { id number }", creates=True
 )
-
-UPDATE_ISSUE = GraphQLDocument(
-    "UpdateIssue",
-    """
-mutation UpdateIssue($id: ID!, $title: String, $body: String, $labels: [ID!]) {
-  updateIssue(input: {id: $id, title: $title, body: $body, labelIds: $labels}) {
-    issue { id }
-  }
-}
-""",
-    mutation=True,
+UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+CREATE_LABEL = _mutation(
+    "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
-
-CREATE_LABEL = GraphQLDocument(
-    "CreateLabel",
-    """
-mutation CreateLabel($repository: ID!, $name: String!, $color: String!) {
-  createLabel(input: {repositoryId: $repository, name: $name, color: $color}) {
-    label { id name }
-  }
-}
-""",
-    mutation=True,
-    creates=True,
-)
-
-CLOSE_ISSUE = GraphQLDocument(
-    "CloseIssue",
-    """
-mutation CloseIssue($id: ID!, $reason: IssueClosedStateReason) {
-  closeIssue(input: {issueId: $id, stateReason: $reason}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
-REOPEN_ISSUE = GraphQLDocument(
-    "ReopenIssue",
-    """
-mutation ReopenIssue($id: ID!) {
-  reopenIssue(input: {issueId: $id}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
+CLOSE_ISSUE = _mutation("CloseIssue", "closeIssue", "CloseIssueInput", "issue { id }")
+REOPEN_ISSUE = _mutation("ReopenIssue", "reopenIssue", "ReopenIssueInput", "issue { id }")
 ADD_COMMENT = GraphQLDocument(
     "AddComment",
-    """
-mutation AddComment($subject: ID!, $body: String!) {
-  addComment(input: {subjectId: $subject, body: $body}) {
-    commentEdge { node { ...CommentFields } }
-  }
-}
-"""
+    _mutation(
+        "AddComment", "addComment", "AddCommentInput", "commentEdge { node { ...CommentFields } }"
+    ).text
     + _COMMENT_FIELDS,
     mutation=True,
     creates=True,
 )
-
-ADD_SUB_ISSUE = GraphQLDocument(
-    "AddSubIssue",
-    """
-mutation AddSubIssue($parent: ID!, $child: ID!, $replace: Boolean) {
-  addSubIssue(input: {issueId: $parent, subIssueId: $child, replaceParent: $replace}) {
-    issue { id }
-  }
-}
-""",
-    mutation=True,
+ADD_SUB_ISSUE = _mutation("AddSubIssue", "addSubIssue", "AddSubIssueInput", "issue { id }")
+REMOVE_SUB_ISSUE = _mutation(
+    "RemoveSubIssue", "removeSubIssue", "RemoveSubIssueInput", "issue { id }"
 )
-
-REMOVE_SUB_ISSUE = GraphQLDocument(
-    "RemoveSubIssue",
-    """
-mutation RemoveSubIssue($parent: ID!, $child: ID!) {
-  removeSubIssue(input: {issueId: $parent, subIssueId: $child}) { issue { id } }
-}
-""",
-    mutation=True,
+ADD_BLOCKED_BY = _mutation("AddBlockedBy", "addBlockedBy", "AddBlockedByInput", "issue { id }")
+REMOVE_BLOCKED_BY = _mutation(
+    "RemoveBlockedBy", "removeBlockedBy", "RemoveBlockedByInput", "issue { id }"
 )
-
-ADD_BLOCKED_BY = GraphQLDocument(
-    "AddBlockedBy",
-    """
-mutation AddBlockedBy($issue: ID!, $blocking: ID!) {
-  addBlockedBy(input: {issueId: $issue, blockingIssueId: $blocking}) { issue { id } }
-}
-""",
-    mutation=True,
+ADD_PROJECT_ITEM = _mutation(
+    "AddProjectItem", "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }"
 )
-
-REMOVE_BLOCKED_BY = GraphQLDocument(
-    "RemoveBlockedBy",
-    """
-mutation RemoveBlockedBy($issue: ID!, $blocking: ID!) {
-  removeBlockedBy(input: {issueId: $issue, blockingIssueId: $blocking}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
-ADD_PROJECT_ITEM = GraphQLDocument(
-    "AddProjectItem",
-    """
-mutation AddProjectItem($project: ID!, $content: ID!) {
-  addProjectV2ItemById(input: {projectId: $project, contentId: $content}) { item { id } }
-}
-""",
-    mutation=True,
-)
-
-SET_FIELD_OPTION = GraphQLDocument(
+SET_FIELD_OPTION = _mutation(
     "SetFieldOption",
-    """
-mutation SetFieldOption($project: ID!, $item: ID!, $field: ID!, $option: String!) {
-  updateProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item,
-                                        fieldId: $field,
-                                        value: {singleSelectOptionId: $option}}) {
-    projectV2Item { id }
-  }
-}
-""",
-    mutation=True,
+    "updateProjectV2ItemFieldValue",
+    "UpdateProjectV2ItemFieldValueInput",
+    "projectV2Item { id }",
 )
-
 CREATE_PULL_REQUEST = GraphQLDocument(
     "CreatePullRequest",
-    """
-mutation CreatePullRequest($repository: ID!, $head: String!, $base: String!,
-                           $title: String!, $body: String) {
-  createPullRequest(input: {repositoryId: $repository, headRefName: $head,
-                            baseRefName: $base, title: $title, body: $body}) {
-    pullRequest { ...PullRequestFields }
-  }
-}
-"""
+    _mutation(
+        "CreatePullRequest",
+        "createPullRequest",
+        "CreatePullRequestInput",
+        "pullRequest { ...PullRequestFields }",
+    ).text
     + _PULL_REQUEST_FIELDS,
     mutation=True,
     creates=True,
 )
-
 MERGE_PULL_REQUEST = GraphQLDocument(
     "MergePullRequest",
-    """
-mutation MergePullRequest($id: ID!, $method: PullRequestMergeMethod, $headline: String) {
-  mergePullRequest(input: {pullRequestId: $id, mergeMethod: $method,
-                           commitHeadline: $headline}) {
-    pullRequest { ...PullRequestFields }
-  }
-}
-"""
+    _mutation(
+        "MergePullRequest",
+        "mergePullRequest",
+        "MergePullRequestInput",
+        "pullRequest { ...PullRequestFields }",
+    ).text
     + _PULL_REQUEST_FIELDS,
     mutation=True,
 )
-
-CLOSE_PULL_REQUEST = GraphQLDocument(
-    "ClosePullRequest",
-    """
-mutation ClosePullRequest($id: ID!) {
-  closePullRequest(input: {pullRequestId: $id}) { pullRequest { id } }
-}
-""",
-    mutation=True,
+CLOSE_PULL_REQUEST = _mutation(
+    "ClosePullRequest", "closePullRequest", "ClosePullRequestInput", "pullRequest { id }"
 )
-
 CREATE_PROJECT = GraphQLDocument(
     "CreateProject",
-    """
-mutation CreateProject($owner: ID!, $title: String!, $repository: ID) {
-  createProjectV2(input: {ownerId: $owner, title: $title, repositoryId: $repository}) {
-    projectV2 { ...ProjectFields }
-  }
-}
-"""
+    _mutation(
+        "CreateProject", "createProjectV2", "CreateProjectV2Input", "projectV2 { ...ProjectFields }"
+    ).text
     + _PROJECT_FIELDS,
     mutation=True,
     creates=True,
 )
-
-CREATE_FIELD = GraphQLDocument(
+CREATE_FIELD = _mutation(
     "CreateField",
-    """
-mutation CreateField($project: ID!, $name: String!,
-                     $options: [ProjectV2SingleSelectFieldOptionInput!]) {
-  createProjectV2Field(input: {projectId: $project, dataType: SINGLE_SELECT, name: $name,
-                               singleSelectOptions: $options}) {
-    projectV2Field { ... on ProjectV2SingleSelectField { id name } }
-  }
-}
-""",
-    mutation=True,
+    "createProjectV2Field",
+    "CreateProjectV2FieldInput",
+    "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
     creates=True,
 )
-
-LINK_REPOSITORY = GraphQLDocument(
+LINK_REPOSITORY = _mutation(
     "LinkRepository",
-    """
-mutation LinkRepository($project: ID!, $repository: ID!) {
-  linkProjectV2ToRepository(input: {projectId: $project, repositoryId: $repository}) {
-    repository { id }
-  }
-}
-""",
-    mutation=True,
+    "linkProjectV2ToRepository",
+    "LinkProjectV2ToRepositoryInput",
+    "repository { id }",
 )
 
 #: Every document, by name (the schema test walks this).

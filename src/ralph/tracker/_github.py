@@ -167,7 +167,7 @@ class GitHubTracker(Tracker):
         if number not in self._item_ids:
             data = self.client.mutate(
                 q.ADD_PROJECT_ITEM,
-                {"project": self.board().project_id, "content": self._node_id(number)},
+                q.input_of(projectId=self.board().project_id, contentId=self._node_id(number)),
                 token="board",
             )
             self._item_ids[number] = data["addProjectV2ItemById"]["item"]["id"]
@@ -193,7 +193,7 @@ class GitHubTracker(Tracker):
 
         data = self.client.mutate(
             q.CREATE_LABEL,
-            {"repository": self.repository_id(), "name": name, "color": _LABEL_COLOUR},
+            q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
             reconcile=already,
         )
         return str(data["createLabel"]["label"]["id"])
@@ -225,12 +225,12 @@ class GitHubTracker(Tracker):
             )
         self.client.mutate(
             q.SET_FIELD_OPTION,
-            {
-                "project": board.project_id,
-                "item": self._item_id(number),
-                "field": field_id,
-                "option": options[option],
-            },
+            q.input_of(
+                projectId=board.project_id,
+                itemId=self._item_id(number),
+                fieldId=field_id,
+                value={"singleSelectOptionId": options[option]},
+            ),
             token="board",
         )
 
@@ -315,13 +315,13 @@ class GitHubTracker(Tracker):
 
         data = self.client.mutate(
             q.CREATE_ISSUE,
-            {
-                "repository": self.repository_id(),
-                "title": title,
-                "body": f"{body}\n\n{tag}" if body else tag,
-                "labels": label_ids,
-                "parent": parent_id,
-            },
+            q.input_of(
+                repositoryId=self.repository_id(),
+                title=title,
+                body=f"{body}\n\n{tag}" if body else tag,
+                labelIds=label_ids,
+                parentIssueId=parent_id,
+            ),
             reconcile=already,
         )
         created = data["createIssue"]["issue"]
@@ -348,12 +348,12 @@ class GitHubTracker(Tracker):
         if title is not None or body is not None or labels is not None:
             self.client.mutate(
                 q.UPDATE_ISSUE,
-                {
-                    "id": node_id,
-                    "title": title,
-                    "body": body,
-                    "labels": None if labels is None else self._label_ids(labels),
-                },
+                q.input_of(  # only what changes: an explicit null would blank the body
+                    id=node_id,
+                    title=title,
+                    body=body,
+                    labelIds=None if labels is None else self._label_ids(labels),
+                ),
             )
         self._set_fields(number, estimate=estimate, priority=priority)
         return self.get_issue(number)
@@ -380,18 +380,21 @@ class GitHubTracker(Tracker):
         data = already() if look_first else None
         if data is None:
             data = self.client.mutate(
-                q.ADD_COMMENT, {"subject": subject, "body": f"{body}\n\n{tag}"}, reconcile=already
+                q.ADD_COMMENT,
+                q.input_of(subjectId=subject, body=f"{body}\n\n{tag}"),
+                reconcile=already,
             )
         return comment_from(data["addComment"]["commentEdge"]["node"])
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
         self.client.mutate(
-            q.CLOSE_ISSUE, {"id": self._node_id(number), "reason": reason.value.upper()}
+            q.CLOSE_ISSUE,
+            q.input_of(issueId=self._node_id(number), stateReason=reason.value.upper()),
         )
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        self.client.mutate(q.REOPEN_ISSUE, {"id": self._node_id(number)})
+        self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=self._node_id(number)))
         return self.get_issue(number)
 
     def _holds(
@@ -407,13 +410,15 @@ class GitHubTracker(Tracker):
             if current is not None:
                 self.client.mutate(
                     q.REMOVE_SUB_ISSUE,
-                    {"parent": self._node_id(current), "child": self._node_id(child)},
+                    q.input_of(issueId=self._node_id(current), subIssueId=self._node_id(child)),
                     reconcile=self._holds(lambda issue: issue.parent is None, child),
                 )
             return
         self.client.mutate(
             q.ADD_SUB_ISSUE,
-            {"parent": self._node_id(parent), "child": self._node_id(child), "replace": True},
+            q.input_of(
+                issueId=self._node_id(parent), subIssueId=self._node_id(child), replaceParent=True
+            ),
             reconcile=self._holds(lambda issue: issue.parent == parent, child),
         )
 
@@ -431,8 +436,8 @@ class GitHubTracker(Tracker):
             reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
         )
 
-    def _dependency(self, blocked: int, blocking: int) -> dict[str, object]:
-        return {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
+    def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
+        return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
 
     def _write_state(
         self,
@@ -521,13 +526,13 @@ class GitHubTracker(Tracker):
         try:
             data = self.client.mutate(
                 q.CREATE_PULL_REQUEST,
-                {
-                    "repository": self.repository_id(),
-                    "head": head,
-                    "base": base,
-                    "title": title,
-                    "body": f"{body}\n\n{marker()}",
-                },
+                q.input_of(
+                    repositoryId=self.repository_id(),
+                    headRefName=head,
+                    baseRefName=base,
+                    title=title,
+                    body=f"{body}\n\n{marker()}",
+                ),
                 reconcile=already,
             )
         except GitHubInvalid as exc:
@@ -574,11 +579,11 @@ class GitHubTracker(Tracker):
         try:
             data = self.client.mutate(
                 q.MERGE_PULL_REQUEST,
-                {
-                    "id": node["id"],
-                    "method": strategy.value.upper(),
-                    "headline": f"Merge pull request #{number} from {pr.head}",
-                },
+                q.input_of(
+                    pullRequestId=node["id"],
+                    mergeMethod=strategy.value.upper(),
+                    commitHeadline=f"Merge pull request #{number} from {pr.head}",
+                ),
                 reconcile=merged,
             )
         except GitHubInvalid as exc:
@@ -594,7 +599,8 @@ class GitHubTracker(Tracker):
                 self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
             if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
                 self.client.mutate(
-                    q.CLOSE_ISSUE, {"id": self._node_id(issue.number), "reason": "COMPLETED"}
+                    q.CLOSE_ISSUE,
+                    q.input_of(issueId=self._node_id(issue.number), stateReason="COMPLETED"),
                 )
         return pull_request_from(data["mergePullRequest"]["pullRequest"])
 
@@ -602,5 +608,5 @@ class GitHubTracker(Tracker):
         node = self._pull_node(number)
         if node["state"] != "OPEN":
             raise PullRequestNotOpen(number, node["state"].lower())
-        self.client.mutate(q.CLOSE_PULL_REQUEST, {"id": node["id"]})
+        self.client.mutate(q.CLOSE_PULL_REQUEST, q.input_of(pullRequestId=node["id"]))
         return self.get_pull_request(number)

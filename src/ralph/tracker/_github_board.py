@@ -127,7 +127,10 @@ def set_up_board(
             return None if found is None else {"createProjectV2": {"projectV2": {"number": found}}}
 
         made = client.mutate(
-            q.CREATE_PROJECT, {"owner": owner_id, "title": title}, token="board", reconcile=already
+            q.CREATE_PROJECT,
+            q.input_of(ownerId=owner_id, title=title),
+            token="board",
+            reconcile=already,
         )
         number = int(made["createProjectV2"]["projectV2"]["number"])
         created_project = True
@@ -156,7 +159,12 @@ def _ensure_fields(
 
             client.mutate(
                 q.CREATE_FIELD,
-                {"project": board.project_id, "name": field, "options": _options(field)},
+                q.input_of(
+                    projectId=board.project_id,
+                    dataType="SINGLE_SELECT",
+                    name=field,
+                    singleSelectOptions=_options(field),
+                ),
                 token="board",
                 reconcile=already,
             )
@@ -174,7 +182,9 @@ def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
     if any(node["id"] == repository_id for node in linked):
         return False
     client.mutate(
-        q.LINK_REPOSITORY, {"project": board.project_id, "repository": repository_id}, token="board"
+        q.LINK_REPOSITORY,
+        q.input_of(projectId=board.project_id, repositoryId=repository_id),
+        token="board",
     )
     return True
 

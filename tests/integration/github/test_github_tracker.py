@@ -73,6 +73,28 @@ def test_every_comment_is_read_past_the_first_page(tracker):
     assert [c.body for c in comments] == [f"comment {i}" for i in range(130)]
 
 
+def test_changing_only_the_labels_leaves_title_and_body_as_they_are(tracker, github):
+    """GitHub acts on an explicit null (a null title is refused, a null body empties
+    the body): an update sends only what changes."""
+    tracker.create_issue("Keep me", body="The why.")
+    issue = tracker.update_issue(1, labels=["ralph"])
+    assert (issue.title, issue.body, issue.labels) == ("Keep me", "The why.", ("ralph",))
+    assert tracker.update_issue(1, body="").body == ""
+    assert tracker.get_issue(1).title == "Keep me"
+
+
+def test_the_fake_refuses_a_null_title_and_empties_a_body_sent_as_null(tracker, github):
+    from ralph.errors import GitHubInvalid
+    from ralph.github import queries as q
+
+    tracker.create_issue("Keep me", body="The why.")
+    node = github.repository("acme/shop").issue_list[0].id
+    with pytest.raises(GitHubInvalid, match="Title can't be blank"):
+        tracker.client.mutate(q.UPDATE_ISSUE, {"input": {"id": node, "title": None}})
+    tracker.client.mutate(q.UPDATE_ISSUE, {"input": {"id": node, "body": None}})
+    assert github.repository("acme/shop").issue_list[0].body == ""
+
+
 def test_an_issue_made_on_github_by_hand_joins_the_board_on_its_first_field_write(tracker, github):
     shop = github.repository("acme/shop")
     from ralph.github.fake._model import Issue

@@ -94,10 +94,14 @@ class Root:
 
     def updateIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         issue = self._issue(input["id"])
-        if input.get("title") is not None:
+        # GraphQL tells an explicit null from an absent key, and so does GitHub: a null
+        # title is refused, a null body empties the body.
+        if "title" in input:
+            if not (input["title"] or "").strip():
+                raise _invalid("Title can't be blank")
             issue.title = input["title"]
-        if input.get("body") is not None:
-            issue.body = input["body"]
+        if "body" in input:
+            issue.body = input["body"] or ""
         if input.get("labelIds") is not None:
             issue.label_list = [self.world.node_of(i, Label) for i in input["labelIds"]]
         issue.touch()
