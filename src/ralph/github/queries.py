@@ -35,10 +35,10 @@ fragment IssueFields on Issue {
   id number title body url state stateReason createdAt updatedAt closedAt
   labels(first: 50) { nodes { name } }
   assignees(first: 10) { nodes { login } }
-  parent { number }
-  subIssues(first: 100) { nodes { number } }
-  blockedBy(first: 50) { nodes { number } }
-  blocking(first: 50) { nodes { number } }
+  parent { ...Related }
+  subIssues(first: 100) { nodes { ...Related } }
+  blockedBy(first: 50) { nodes { ...Related } }
+  blocking(first: 50) { nodes { ...Related } }
   closedByPullRequestsReferences(first: 10, includeClosedPrs: true) { nodes { number } }
   projectItems(first: 10) {
     nodes {
@@ -55,6 +55,11 @@ fragment IssueFields on Issue {
     }
   }
 }
+"""
+
+#: A related issue may live in another repository: its number alone would name a local one.
+_RELATED = """
+fragment Related on Issue { number state repository { nameWithOwner } }
 """
 
 _COMMENT_FIELDS = """
@@ -175,6 +180,7 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
 }
 """
     + _ISSUE_FIELDS
+    + _RELATED
     + _COMMENT_FIELDS,
 )
 
@@ -211,7 +217,8 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: In
   }
 }
 """
-    + _ISSUE_FIELDS,
+    + _ISSUE_FIELDS
+    + _RELATED,
     page_size=50,
 )
 

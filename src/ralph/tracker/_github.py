@@ -274,7 +274,7 @@ class GitHubTracker(Tracker):
                 ("repository", "issue", "comments"),
             )
             comments = [comment_from(c) for c in pages]
-        return issue_from(node, self.board().project_id, tuple(comments))
+        return issue_from(node, self.board().project_id, self.full_name, tuple(comments))
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
@@ -285,7 +285,7 @@ class GitHubTracker(Tracker):
             q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
         ):
             self._node_ids[node["number"]] = node["id"]
-            found.append(issue_from(node, project_id))
+            found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
 
     def create_issue(

@@ -397,7 +397,8 @@ class Tracker(abc.ABC):
 
         ``command`` supplies the states and estimates its contract accepts. Skipped:
         issues in a lock or human state, issues in ``locked`` (held in the task store),
-        issues with an open blocker that is not Done or Canceled. Issues with no estimate
+        issues with an open blocker that is not Done or Canceled (or an open one in another
+        repository). Issues with no estimate
         pass an estimate filter (the original's rule)."""
         if command is not None:
             contract = get_command(command)
@@ -417,6 +418,8 @@ class Tracker(abc.ABC):
             if issue.number in locked:
                 continue
             if estimates is not None and issue.estimate not in (None, *estimates):
+                continue
+            if issue.foreign_blockers:  # open in another repository: wait for it
                 continue
             if any(_still_blocks(by_number.get(n)) for n in issue.blocked_by):
                 continue

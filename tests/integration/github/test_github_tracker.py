@@ -95,6 +95,40 @@ def test_the_fake_refuses_a_null_title_and_empties_a_body_sent_as_null(tracker, 
     assert github.repository("acme/shop").issue_list[0].body == ""
 
 
+def test_a_blocker_in_another_repository_is_named_not_mistaken_for_a_local_issue(tracker, github):
+    """acme/lib#1 blocking our #2 is not our #1: it gates #2 until closed there, and
+    neither the local lists nor cycle checks read it as #1."""
+    github.add_repository("acme/lib")
+    foreign = github.add_issue("acme/lib", "Library fix")
+    tracker.create_issue("Local one", state=S.RESEARCH_NEEDED)
+    tracker.create_issue("Waits for the library", state=S.RESEARCH_NEEDED)
+    github.repository("acme/shop").issue_list[1].blocked_by.append(foreign)
+    waiting = tracker.get_issue(2)
+    assert (waiting.blocked_by, waiting.foreign_blockers) == ((), ("acme/lib#1",))
+    assert tracker.get_issue(1).blocking == ()
+    picked = [i.number for i in tracker.actionable(command="ralph_research")]
+    assert picked == [1]
+    tracker.add_dependency(1, 2)  # no cycle through the foreign #1
+    foreign.state = "CLOSED"
+    assert tracker.get_issue(2).foreign_blockers == ()
+    assert [i.number for i in tracker.actionable(command="ralph_research")] == [2]
+
+
+def test_a_parent_or_sub_issue_in_another_repository_is_not_a_local_relation(tracker, github):
+    github.add_repository("acme/lib")
+    epic = github.add_issue("acme/lib", "Cross-repository epic")
+    tracker.create_issue("Local child")
+    tracker.create_issue("Local parent")
+    child = github.repository("acme/shop").issue_list[0]
+    child.parent, epic.children = epic, [child]
+    foreign_child = github.add_issue("acme/lib", "Foreign child")
+    local_parent = github.repository("acme/shop").issue_list[1]
+    local_parent.children.append(foreign_child)
+    assert tracker.get_issue(1).parent is None
+    assert tracker.get_issue(2).sub_issues == ()
+    assert tracker.advance_parent(1).reason == "Issue has no parent"
+
+
 def test_an_issue_made_on_github_by_hand_joins_the_board_on_its_first_field_write(tracker, github):
     shop = github.repository("acme/shop")
     from ralph.github.fake._model import Issue
@@ -180,3 +214,11 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     moves = [c.body for c in issue.comments if "→ Done" in c.body]
     assert len(moves) == 1
     assert "In Review → Done" in moves[0]
+
+
+def test_an_issue_blocking_one_in_another_repository_lists_no_local_number_for_it(tracker, github):
+    github.add_repository("acme/lib")
+    foreign = github.add_issue("acme/lib", "Waits on the shop")
+    tracker.create_issue("Shop change")
+    foreign.blocked_by.append(github.repository("acme/shop").issue_list[0])
+    assert tracker.get_issue(1).blocking == ()

@@ -201,7 +201,12 @@ class Issue(Node):
         return connection(self.blocked_by, **page)
 
     def blocking(self, info: Any, **page: Any) -> dict[str, Any]:
-        waiting = [i for i in self.repository.issue_list if self in i.blocked_by]
+        waiting = [  # dependencies may cross repositories
+            i
+            for repository in self.world.repositories.values()
+            for i in repository.issue_list
+            if self in i.blocked_by
+        ]
         return connection(waiting, **page)
 
     def closedByPullRequestsReferences(
