@@ -44,16 +44,20 @@ fragment IssueFields on Issue {
     nodes {
       id
       project { id }
-      fieldValues(first: 20) {
-        nodes {
-          ... on ProjectV2ItemFieldSingleSelectValue {
-            name
-            field { ... on ProjectV2SingleSelectField { name } }
-          }
-        }
-      }
+      workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+      estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+      priority: fieldValueByName(name: "Priority") { ...OptionName }
+      status: fieldValueByName(name: "Status") { ...OptionName }
     }
   }
+}
+"""
+
+#: Ralph's fields are read by name: ``fieldValues`` lists a board's values by position,
+#: built-in ones first, so on a board with many fields Ralph's (made last) fall off a page.
+_OPTION_NAME = """
+fragment OptionName on ProjectV2ItemFieldValue {
+  ... on ProjectV2ItemFieldSingleSelectValue { name }
 }
 """
 
@@ -180,6 +184,7 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
 }
 """
     + _ISSUE_FIELDS
+    + _OPTION_NAME
     + _RELATED
     + _COMMENT_FIELDS,
 )
@@ -218,6 +223,7 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: In
 }
 """
     + _ISSUE_FIELDS
+    + _OPTION_NAME
     + _RELATED,
     page_size=50,
 )

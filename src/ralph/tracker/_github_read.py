@@ -27,6 +27,7 @@ __all__ = [
     "WORKFLOW_STATE",
     "Board",
     "board_from",
+    "board_values",
     "comment_from",
     "epoch",
     "issue_from",
@@ -108,13 +109,23 @@ def _foreign_open(connection: Mapping[str, Any] | None, repository: str) -> tupl
     )
 
 
-def _values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+#: The alias each field is read under (``IssueFields``).
+_ALIASES = {
+    WORKFLOW_STATE: "workflowState",
+    ESTIMATE: "estimate",
+    PRIORITY: "priority",
+    STATUS: "status",
+}
+
+
+def board_values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+    """The issue's values of Ralph's fields and Status on the board: field -> option."""
     for item in (node.get("projectItems") or {}).get("nodes", []):
         if item and item["project"]["id"] == project_id:
             return {
-                value["field"]["name"]: value["name"]
-                for value in item["fieldValues"]["nodes"]
-                if value and value.get("field") and value.get("name")
+                field: value["name"]
+                for field, alias in _ALIASES.items()
+                if (value := item.get(alias)) and value.get("name")
             }
     return {}
 
@@ -139,7 +150,7 @@ def issue_from(
     """The issue of ``repository`` (owner/name) that ``node`` is; relations to issues of
     other repositories are left out of the number lists (a foreign #5 is not our #5),
     and open foreign blockers kept by name, as they gate."""
-    values = _values(node, project_id)
+    values = board_values(node, project_id)
     closed = node["state"] == "CLOSED"
     parent = node.get("parent")
     return Issue(

@@ -222,3 +222,24 @@ def test_an_issue_blocking_one_in_another_repository_lists_no_local_number_for_i
     tracker.create_issue("Shop change")
     foreign.blocked_by.append(github.repository("acme/shop").issue_list[0])
     assert tracker.get_issue(1).blocking == ()
+
+
+def test_ralphs_fields_are_read_by_name_on_a_board_of_thirty_fields_made_before_them(github):
+    """``fieldValues`` lists values by position, built-in ones first: Ralph's fields,
+    made last on a busy board, would fall past a first page."""
+    from ralph.github.fake._model import Field
+
+    project = github.add_project("acme", "Ralph Workflow")
+    for n in range(30):
+        project.field_list.append(Field(project, f"Team field {n}", [{"name": "yes"}]))
+    pacer = Pacer(PacingPolicy(mutation_interval=0, content_per_minute=10_000))
+    client = GitHubClient(github, Tokens("token"), pacer=pacer)
+    assert set_up_board(client, "acme/shop").board.number == project.number
+    tracker = GitHubTracker(client, owner="acme", repo="shop", project=project.number)
+    tracker.create_issue("Busy board", state=S.BACKLOG)
+    item = project.item_list[0]
+    for field in project.field_list[2:32]:
+        item.values[field.id] = field.option_list[0]["id"]
+    assert sum(item._value(f) is not None for f in project.field_list) > 30
+    assert tracker.get_issue(1).workflow_state is S.BACKLOG
+    assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
