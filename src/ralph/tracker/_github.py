@@ -51,6 +51,7 @@ from ralph.tracker._github_read import (
     WORKFLOW_STATE,
     Board,
     board_from,
+    board_values,
     comment_from,
     issue_from,
     pull_request_from,
@@ -102,6 +103,8 @@ class GitHubTracker(Tracker):
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
         self._labels: dict[str, str] = {}
+        #: Each issue's Status on the board as last read or written (None: unset).
+        self._statuses: dict[int, str | None] = {}
         self._state_guards: dict[int, threading.Lock] = {}
 
     def close(self) -> None:
@@ -152,6 +155,7 @@ class GitHubTracker(Tracker):
         for item in node["projectItems"]["nodes"]:
             if item and item["project"]["id"] == self.board().project_id:
                 self._item_ids[number] = item["id"]
+        self._statuses[number] = board_values(node, self.board().project_id).get(STATUS)
         return dict(node)
 
     def _node_id(self, number: int) -> str:
@@ -236,13 +240,17 @@ class GitHubTracker(Tracker):
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the
-        field or the option is left alone)."""
+        field or the option is left alone, and so is a Status that is right already:
+        a state write re-reads the issue just before it)."""
         status = WORKFLOW_STATE_TO_STATUS.get(state)
         found = self.board().fields.get(STATUS)
         if status is None or found is None or status not in found[1]:
             return
+        if number in self._statuses and self._statuses[number] == status:
+            return
         try:
             self._set_field(number, STATUS, status)
+            self._statuses[number] = status
         except (GitHubError, InvalidInput) as exc:
             logger.warning("status sync failed", extra={"issue": number, "error": str(exc)})
 
@@ -285,6 +293,7 @@ class GitHubTracker(Tracker):
             q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
         ):
             self._node_ids[node["number"]] = node["id"]
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
             found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
 

@@ -243,3 +243,23 @@ def test_ralphs_fields_are_read_by_name_on_a_board_of_thirty_fields_made_before_
     assert sum(item._value(f) is not None for f in project.field_list) > 30
     assert tracker.get_issue(1).workflow_state is S.BACKLOG
     assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
+
+
+def test_an_escalated_issue_is_in_progress_on_githubs_status_not_done(tracker, github):
+    """A board automation "close the issue when Status is Done" must not close every
+    escalation; Canceled is terminal (and closed), so Done is right for it."""
+    tracker.create_issue("A", state=S.BACKLOG)
+    tracker.set_state(1, "Human Needed", command="human")
+    assert board_values(github, 1)["Status"] == "In Progress"
+    tracker.create_issue("B", state=S.BACKLOG)
+    tracker.set_state(2, "Canceled", command="human")
+    assert board_values(github, 2)["Status"] == "Done"
+
+
+def test_a_status_that_is_right_already_is_not_written_again(tracker, github):
+    tracker.create_issue("A", state=S.BACKLOG)
+    before = len([r for r in github.requests if r.name == "SetFieldOption"])
+    tracker.set_state(1, "Research Needed", command="ralph_triage")  # Todo -> Todo
+    writes = [r for r in github.requests if r.name == "SetFieldOption"][before:]
+    assert len(writes) == 1  # Workflow State only
+    assert board_values(github, 1)["Status"] == "Todo"
