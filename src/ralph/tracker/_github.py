@@ -44,6 +44,7 @@ from ralph.errors import (
 from ralph.github import GitHubClient, marker
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._github_body import fit_body
 from ralph.tracker._github_read import (
     ESTIMATE,
     PRIORITY,
@@ -73,6 +74,8 @@ __all__ = ["GitHubTracker"]
 logger = logging.getLogger(__name__)
 
 _LABEL_COLOUR = "ededed"
+#: Where the whole of a cut issue body or comment is (phases write their documents there).
+_IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
 
@@ -327,7 +330,7 @@ class GitHubTracker(Tracker):
             q.input_of(
                 repositoryId=self.repository_id(),
                 title=title,
-                body=f"{body}\n\n{tag}" if body else tag,
+                body=f"{self.stored_text(body)}\n\n{tag}" if body else tag,
                 labelIds=label_ids,
                 parentIssueId=parent_id,
             ),
@@ -360,12 +363,16 @@ class GitHubTracker(Tracker):
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
                     title=title,
-                    body=body,
+                    body=None if body is None else self.stored_text(body),
                     labelIds=None if labels is None else self._label_ids(labels),
                 ),
             )
         self._set_fields(number, estimate=estimate, priority=priority)
         return self.get_issue(number)
+
+    def stored_text(self, body: str) -> str:
+        """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
+        return fit_body(body, _IN_GIT)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
@@ -390,7 +397,7 @@ class GitHubTracker(Tracker):
         if data is None:
             data = self.client.mutate(
                 q.ADD_COMMENT,
-                q.input_of(subjectId=subject, body=f"{body}\n\n{tag}"),
+                q.input_of(subjectId=subject, body=f"{self.stored_text(body)}\n\n{tag}"),
                 reconcile=already,
             )
         return comment_from(data["addComment"]["commentEdge"]["node"])
@@ -540,7 +547,7 @@ class GitHubTracker(Tracker):
                     headRefName=head,
                     baseRefName=base,
                     title=title,
-                    body=f"{body}\n\n{marker()}",
+                    body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
                 ),
                 reconcile=already,
             )

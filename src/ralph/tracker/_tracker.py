@@ -133,6 +133,11 @@ class Tracker(abc.ABC):
     @abc.abstractmethod
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
 
+    def stored_text(self, body: str) -> str:
+        """A comment or body as this tracker keeps it (GitHub cuts a very long one), so a
+        caller can tell whether it was posted already."""
+        return body
+
     @abc.abstractmethod
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue: ...
 

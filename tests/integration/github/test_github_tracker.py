@@ -263,3 +263,32 @@ def test_a_status_that_is_right_already_is_not_written_again(tracker, github):
     writes = [r for r in github.requests if r.name == "SetFieldOption"][before:]
     assert len(writes) == 1  # Workflow State only
     assert board_values(github, 1)["Status"] == "Todo"
+
+
+def test_a_body_or_comment_too_long_for_github_is_cut_with_a_note_before_the_marker(
+    tracker, github
+):
+    """GitHub refuses more than 65,536 characters ("Body is too long"): Ralph cuts at
+    60,000 and says where the whole text is; the marker still follows."""
+    long_text = "x" * 70_000
+    tracker.create_issue("Long", body=long_text)
+    comment = tracker.add_comment(1, long_text)
+    stored = github.repository("acme/shop").issue_list[0]
+    for body in (stored.body, stored.comment_list[0].body):
+        assert len(body) <= 65_536
+        assert "Cut by Ralph at 60,000 of 70,000 characters" in body
+        assert body.rstrip().endswith("-->")  # the marker comes after the note
+    assert comment.body == tracker.stored_text(long_text)
+    assert tracker.get_issue(1).comments[0].body == tracker.stored_text(long_text)
+    assert tracker.stored_text("short") == "short"
+
+
+def test_the_fake_refuses_a_body_over_65536_characters_as_github_does(tracker):
+    from ralph.errors import GitHubInvalid
+    from ralph.github import queries as q
+
+    repository = tracker.repository_id()
+    with pytest.raises(GitHubInvalid, match=r"Body is too long \(maximum is 65536 characters\)"):
+        tracker.client.mutate(
+            q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="t", body="x" * 65_537)
+        )

@@ -28,6 +28,15 @@ def _invalid(message: str) -> GraphQLFault:
     return GraphQLFault("UNPROCESSABLE", message)
 
 
+#: GitHub's limit on an issue, pull request or comment body.
+_BODY_MAXIMUM = 65_536
+
+
+def _check_body(body: str | None) -> None:
+    if body is not None and len(body) > _BODY_MAXIMUM:
+        raise _invalid(f"Body is too long (maximum is {_BODY_MAXIMUM} characters)")
+
+
 class Root:
     """Query and Mutation fields by their schema names."""
 
@@ -76,6 +85,7 @@ class Root:
         repository: Repository = self.world.node_of(input["repositoryId"], Repository)
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
+        _check_body(input.get("body"))
         self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
         issue = Issue(
@@ -101,6 +111,7 @@ class Root:
                 raise _invalid("Title can't be blank")
             issue.title = input["title"]
         if "body" in input:
+            _check_body(input["body"])
             issue.body = input["body"] or ""
         if input.get("labelIds") is not None:
             issue.label_list = [self.world.node_of(i, Label) for i in input["labelIds"]]
@@ -135,6 +146,7 @@ class Root:
         issue = self._issue(input["subjectId"])
         if not input["body"].strip():
             raise _invalid("Body can't be blank")
+        _check_body(input["body"])
         self._creating()
         comment = Comment(self.world, info.context["login"], input["body"])
         issue.comment_list.append(comment)
@@ -277,6 +289,7 @@ class Root:
             raise _invalid(f"Head sha can't be blank, Base sha can't be blank ({missing[0]})")
         if any(p.headRefName == head and p.state == "OPEN" for p in repository.pull_list):
             raise _invalid(f"A pull request already exists for {repository.owner.login}:{head}.")
+        _check_body(input.get("body"))
         self._creating()
         pr = PullRequest(
             repository,
