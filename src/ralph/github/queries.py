@@ -37,8 +37,8 @@ fragment IssueFields on Issue {
   assignees(first: 10) { nodes { login } }
   parent { ...Related }
   subIssues(first: 100) { nodes { ...Related } }
-  blockedBy(first: 50) { nodes { ...Related } }
-  blocking(first: 50) { nodes { ...Related } }
+  blockedBy(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
+  blocking(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
   closedByPullRequestsReferences(first: 10, includeClosedPrs: true) { nodes { number } }
   projectItems(first: 10) {
     nodes {
@@ -207,6 +207,27 @@ query IssueComments($owner: String!, $name: String!, $number: Int!, $first: Int!
     + _COMMENT_FIELDS,
     page_size=100,
 )
+
+
+def _dependencies(name: str, field: str) -> GraphQLDocument:
+    """All of an issue's ``field`` edges, paged (the issue read stops at 50)."""
+    text = f"""
+query {name}($owner: String!, $name: String!, $number: Int!, $first: Int!, $after: String) {{
+  repository(owner: $owner, name: $name) {{
+    issue(number: $number) {{
+      {field}(first: $first, after: $after) {{
+        pageInfo {{ hasNextPage endCursor }}
+        nodes {{ ...Related }}
+      }}
+    }}
+  }}
+}}
+"""
+    return GraphQLDocument(name, text + _RELATED, page_size=100)
+
+
+ISSUE_BLOCKED_BY = _dependencies("IssueBlockedBy", "blockedBy")
+ISSUE_BLOCKING = _dependencies("IssueBlocking", "blocking")
 
 ISSUES = GraphQLDocument(
     "Issues",
@@ -416,6 +437,8 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE,
         ISSUE_COMMENTS,
         ISSUES,
+        ISSUE_BLOCKED_BY,
+        ISSUE_BLOCKING,
         ISSUE_BY_MARKER,
         COMMENT_BY_MARKER,
         LABELS,

@@ -82,6 +82,9 @@ _STATE_CHANGE_TRIES = 3
 
 class GitHubTracker(Tracker):
     kind = "github"
+    # GitHub's documented limits: 100 sub-issues per parent, eight levels of nesting.
+    max_sub_issues = 100
+    max_levels = 8
 
     def __init__(
         self,
@@ -159,7 +162,21 @@ class GitHubTracker(Tracker):
             if item and item["project"]["id"] == self.board().project_id:
                 self._item_ids[number] = item["id"]
         self._statuses[number] = board_values(node, self.board().project_id).get(STATUS)
-        return dict(node)
+        return self._all_dependencies(dict(node))
+
+    def _all_dependencies(self, node: dict[str, Any]) -> dict[str, Any]:
+        """``node`` with every blocked-by and blocking edge: past the issue read's 50,
+        the rest are paged in (rare: a read more, only then)."""
+        for field, document in (("blockedBy", q.ISSUE_BLOCKED_BY), ("blocking", q.ISSUE_BLOCKING)):
+            connection = node.get(field) or {}
+            if (connection.get("pageInfo") or {}).get("hasNextPage"):
+                every = self.client.pages(
+                    document,
+                    {**self._where, "number": node["number"]},
+                    ("repository", "issue", field),
+                )
+                node = {**node, field: {"nodes": list(every)}}
+        return node
 
     def _node_id(self, number: int) -> str:
         if number not in self._node_ids:
@@ -297,6 +314,7 @@ class GitHubTracker(Tracker):
         ):
             self._node_ids[node["number"]] = node["id"]
             self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            node = self._all_dependencies(node)
             found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
 

@@ -84,6 +84,10 @@ class Tracker(abc.ABC):
 
     #: "memory", "local", "github": what ``ralph status`` and logs call this backend.
     kind: str = ""
+    #: The most sub-issues a parent may have (closed ones count) and the most levels an
+    #: issue tree may have, root included; None: no limit.
+    max_sub_issues: int | None = None
+    max_levels: int | None = None
 
     def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
         self._clock = clock or time.time

@@ -292,3 +292,36 @@ def test_the_fake_refuses_a_body_over_65536_characters_as_github_does(tracker):
         tracker.client.mutate(
             q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="t", body="x" * 65_537)
         )
+
+
+def test_dependencies_past_the_first_fifty_are_paged_in(tracker, github):
+    for n in range(61):
+        tracker.create_issue(f"Issue {n + 1}")
+    shop = github.repository("acme/shop")
+    last = shop.issue_list[-1]
+    last.blocked_by.extend(shop.issue_list[:60])
+    assert len(tracker.get_issue(61).blocked_by) == 60
+    assert len(next(i for i in tracker.list_issues() if i.number == 61).blocked_by) == 60
+    assert len(tracker.get_issue(1).blocking) == 1
+
+
+def test_the_fake_keeps_githubs_sub_issue_limits_of_100_per_parent_and_eight_levels(
+    tracker, github
+):
+    from ralph.errors import GitHubInvalid
+
+    assert (tracker.max_sub_issues, tracker.max_levels) == (100, 8)
+    shop = github.repository("acme/shop")
+    tracker.create_issue("Parent")
+    for n in range(100):
+        child = github.add_issue("acme/shop", f"Child {n}")
+        child.parent = shop.issue_list[0]
+        shop.issue_list[0].children.append(child)
+    with pytest.raises(GitHubInvalid, match="more than 100 sub-issues"):
+        tracker.create_issue("One too many", parent=1)
+    tracker.create_issue("Level 1")
+    top = shop.issue_list[-1].number
+    for level in range(2, 9):
+        top = tracker.create_issue(f"Level {level}", parent=top).number
+    with pytest.raises(GitHubInvalid, match="nested more than 8 levels"):
+        tracker.create_issue("Level 9", parent=top)

@@ -32,6 +32,26 @@ def _invalid(message: str) -> GraphQLFault:
 _BODY_MAXIMUM = 65_536
 
 
+#: GitHub's documented sub-issue limits: per parent (closed ones count), and levels.
+_MOST_SUB_ISSUES = 100
+_MOST_LEVELS = 8
+
+
+def _check_room(parent: Issue, child: Issue | None = None) -> None:
+    """Refuse a child the parent cannot take (wording of ours: GitHub's is not known)."""
+    if len(parent.children) >= _MOST_SUB_ISSUES:
+        raise _invalid(f"Parent cannot have more than {_MOST_SUB_ISSUES} sub-issues")
+    levels, above = 1, parent.parent
+    while above is not None:
+        levels, above = levels + 1, above.parent
+    below, layer = 1, [child] if child is not None else []
+    while layer:
+        layer = [c for issue in layer for c in issue.children]
+        below += bool(layer)
+    if levels + below > _MOST_LEVELS:
+        raise _invalid(f"Sub-issues cannot be nested more than {_MOST_LEVELS} levels")
+
+
 def _check_body(body: str | None) -> None:
     if body is not None and len(body) > _BODY_MAXIMUM:
         raise _invalid(f"Body is too long (maximum is {_BODY_MAXIMUM} characters)")
@@ -88,6 +108,8 @@ class Root:
         _check_body(input.get("body"))
         self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
+        if parent is not None:
+            _check_room(parent)
         issue = Issue(
             repository,
             repository.next_number(),
@@ -166,6 +188,7 @@ class Root:
                 raise _invalid("Sub issue cannot be an ancestor of its parent")
             ancestor = ancestor.parent
         if child not in parent.children:
+            _check_room(parent, child)
             parent.children.append(child)
         child.parent = parent
         parent.touch()
