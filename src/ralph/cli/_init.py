@@ -79,6 +79,8 @@ def init_command(
             )
         if board.linked:
             console.print(f"Linked {github} to the project")
+        if board.link_warning:
+            warn(board.link_warning)
         if board.created_project:  # GitHub's API cannot make views (nor could the original)
             console.print(
                 "Views cannot be created through GitHub's API; on the board add a Board "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "GraphQLDocument"]
+__all__ = ["ALL", "GraphQLDocument", "input_of"]
 
 
 @dataclass(frozen=True)
@@ -35,26 +35,35 @@ fragment IssueFields on Issue {
   id number title body url state stateReason createdAt updatedAt closedAt
   labels(first: 50) { nodes { name } }
   assignees(first: 10) { nodes { login } }
-  parent { number }
-  subIssues(first: 100) { nodes { number } }
-  blockedBy(first: 50) { nodes { number } }
-  blocking(first: 50) { nodes { number } }
+  parent { ...Related }
+  subIssues(first: 100) { nodes { ...Related } }
+  blockedBy(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
+  blocking(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
   closedByPullRequestsReferences(first: 10, includeClosedPrs: true) { nodes { number } }
   projectItems(first: 10) {
     nodes {
       id
       project { id }
-      fieldValues(first: 20) {
-        nodes {
-          ... on ProjectV2ItemFieldSingleSelectValue {
-            name
-            field { ... on ProjectV2SingleSelectField { name } }
-          }
-        }
-      }
+      workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+      estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+      priority: fieldValueByName(name: "Priority") { ...OptionName }
+      status: fieldValueByName(name: "Status") { ...OptionName }
     }
   }
 }
+"""
+
+#: Ralph's fields are read by name: ``fieldValues`` lists a board's values by position,
+#: built-in ones first, so on a board with many fields Ralph's (made last) fall off a page.
+_OPTION_NAME = """
+fragment OptionName on ProjectV2ItemFieldValue {
+  ... on ProjectV2ItemFieldSingleSelectValue { name }
+}
+"""
+
+#: A related issue may live in another repository: its number alone would name a local one.
+_RELATED = """
+fragment Related on Issue { number state repository { nameWithOwner } }
 """
 
 _COMMENT_FIELDS = """
@@ -175,6 +184,8 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
 }
 """
     + _ISSUE_FIELDS
+    + _OPTION_NAME
+    + _RELATED
     + _COMMENT_FIELDS,
 )
 
@@ -197,6 +208,27 @@ query IssueComments($owner: String!, $name: String!, $number: Int!, $first: Int!
     page_size=100,
 )
 
+
+def _dependencies(name: str, field: str) -> GraphQLDocument:
+    """All of an issue's ``field`` edges, paged (the issue read stops at 50)."""
+    text = f"""
+query {name}($owner: String!, $name: String!, $number: Int!, $first: Int!, $after: String) {{
+  repository(owner: $owner, name: $name) {{
+    issue(number: $number) {{
+      {field}(first: $first, after: $after) {{
+        pageInfo {{ hasNextPage endCursor }}
+        nodes {{ ...Related }}
+      }}
+    }}
+  }}
+}}
+"""
+    return GraphQLDocument(name, text + _RELATED, page_size=100)
+
+
+ISSUE_BLOCKED_BY = _dependencies("IssueBlockedBy", "blockedBy")
+ISSUE_BLOCKING = _dependencies("IssueBlocking", "blocking")
+
 ISSUES = GraphQLDocument(
     "Issues",
     """
@@ -211,7 +243,9 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: In
   }
 }
 """
-    + _ISSUE_FIELDS,
+    + _ISSUE_FIELDS
+    + _OPTION_NAME
+    + _RELATED,
     page_size=50,
 )
 
@@ -286,226 +320,108 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
 )
 
 # -- mutations ------------------------------------------------------------------------------
+# Every mutation takes one ``$input`` holding only the keys being set (``input_of``), as gh
+# does: GraphQL tells an explicit ``null`` from an absent key, and GitHub acts on a
+# ``null`` (it would blank a body or refuse a title).
 
-CREATE_ISSUE = GraphQLDocument(
-    "CreateIssue",
-    """
-mutation CreateIssue($repository: ID!, $title: String!, $body: String, $labels: [ID!],
-                     $parent: ID) {
-  createIssue(input: {repositoryId: $repository, title: $title, body: $body,
-                      labelIds: $labels, parentIssueId: $parent}) {
-    issue { id number }
-  }
-}
-""",
-    mutation=True,
-    creates=True,
+
+def input_of(**fields: object) -> dict[str, dict[str, object]]:
+    """A mutation's variables: ``$input`` with the fields that are set (not None)."""
+    return {"input": {name: value for name, value in fields.items() if value is not None}}
+
+
+def _mutation(
+    name: str, field: str, input_type: str, selection: str, *, creates: bool = False
+) -> GraphQLDocument:
+    text = (
+        f"mutation {name}($input: {input_type}!) {{\n"
+        f"  {field}(input: $input) {{ {selection.strip()} }}\n}}\n"
+    )
+    return GraphQLDocument(name, text, mutation=True, creates=creates)
+
+
+CREATE_ISSUE = _mutation(
+    "CreateIssue", "createIssue", "CreateIssueInput", "issue { id number }", creates=True
 )
-
-UPDATE_ISSUE = GraphQLDocument(
-    "UpdateIssue",
-    """
-mutation UpdateIssue($id: ID!, $title: String, $body: String, $labels: [ID!]) {
-  updateIssue(input: {id: $id, title: $title, body: $body, labelIds: $labels}) {
-    issue { id }
-  }
-}
-""",
-    mutation=True,
+UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+CREATE_LABEL = _mutation(
+    "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
-
-CREATE_LABEL = GraphQLDocument(
-    "CreateLabel",
-    """
-mutation CreateLabel($repository: ID!, $name: String!, $color: String!) {
-  createLabel(input: {repositoryId: $repository, name: $name, color: $color}) {
-    label { id name }
-  }
-}
-""",
-    mutation=True,
-    creates=True,
-)
-
-CLOSE_ISSUE = GraphQLDocument(
-    "CloseIssue",
-    """
-mutation CloseIssue($id: ID!, $reason: IssueClosedStateReason) {
-  closeIssue(input: {issueId: $id, stateReason: $reason}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
-REOPEN_ISSUE = GraphQLDocument(
-    "ReopenIssue",
-    """
-mutation ReopenIssue($id: ID!) {
-  reopenIssue(input: {issueId: $id}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
+CLOSE_ISSUE = _mutation("CloseIssue", "closeIssue", "CloseIssueInput", "issue { id }")
+REOPEN_ISSUE = _mutation("ReopenIssue", "reopenIssue", "ReopenIssueInput", "issue { id }")
 ADD_COMMENT = GraphQLDocument(
     "AddComment",
-    """
-mutation AddComment($subject: ID!, $body: String!) {
-  addComment(input: {subjectId: $subject, body: $body}) {
-    commentEdge { node { ...CommentFields } }
-  }
-}
-"""
+    _mutation(
+        "AddComment", "addComment", "AddCommentInput", "commentEdge { node { ...CommentFields } }"
+    ).text
     + _COMMENT_FIELDS,
     mutation=True,
     creates=True,
 )
-
-ADD_SUB_ISSUE = GraphQLDocument(
-    "AddSubIssue",
-    """
-mutation AddSubIssue($parent: ID!, $child: ID!, $replace: Boolean) {
-  addSubIssue(input: {issueId: $parent, subIssueId: $child, replaceParent: $replace}) {
-    issue { id }
-  }
-}
-""",
-    mutation=True,
+ADD_SUB_ISSUE = _mutation("AddSubIssue", "addSubIssue", "AddSubIssueInput", "issue { id }")
+REMOVE_SUB_ISSUE = _mutation(
+    "RemoveSubIssue", "removeSubIssue", "RemoveSubIssueInput", "issue { id }"
 )
-
-REMOVE_SUB_ISSUE = GraphQLDocument(
-    "RemoveSubIssue",
-    """
-mutation RemoveSubIssue($parent: ID!, $child: ID!) {
-  removeSubIssue(input: {issueId: $parent, subIssueId: $child}) { issue { id } }
-}
-""",
-    mutation=True,
+ADD_BLOCKED_BY = _mutation("AddBlockedBy", "addBlockedBy", "AddBlockedByInput", "issue { id }")
+REMOVE_BLOCKED_BY = _mutation(
+    "RemoveBlockedBy", "removeBlockedBy", "RemoveBlockedByInput", "issue { id }"
 )
-
-ADD_BLOCKED_BY = GraphQLDocument(
-    "AddBlockedBy",
-    """
-mutation AddBlockedBy($issue: ID!, $blocking: ID!) {
-  addBlockedBy(input: {issueId: $issue, blockingIssueId: $blocking}) { issue { id } }
-}
-""",
-    mutation=True,
+ADD_PROJECT_ITEM = _mutation(
+    "AddProjectItem", "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }"
 )
-
-REMOVE_BLOCKED_BY = GraphQLDocument(
-    "RemoveBlockedBy",
-    """
-mutation RemoveBlockedBy($issue: ID!, $blocking: ID!) {
-  removeBlockedBy(input: {issueId: $issue, blockingIssueId: $blocking}) { issue { id } }
-}
-""",
-    mutation=True,
-)
-
-ADD_PROJECT_ITEM = GraphQLDocument(
-    "AddProjectItem",
-    """
-mutation AddProjectItem($project: ID!, $content: ID!) {
-  addProjectV2ItemById(input: {projectId: $project, contentId: $content}) { item { id } }
-}
-""",
-    mutation=True,
-)
-
-SET_FIELD_OPTION = GraphQLDocument(
+SET_FIELD_OPTION = _mutation(
     "SetFieldOption",
-    """
-mutation SetFieldOption($project: ID!, $item: ID!, $field: ID!, $option: String!) {
-  updateProjectV2ItemFieldValue(input: {projectId: $project, itemId: $item,
-                                        fieldId: $field,
-                                        value: {singleSelectOptionId: $option}}) {
-    projectV2Item { id }
-  }
-}
-""",
-    mutation=True,
+    "updateProjectV2ItemFieldValue",
+    "UpdateProjectV2ItemFieldValueInput",
+    "projectV2Item { id }",
 )
-
 CREATE_PULL_REQUEST = GraphQLDocument(
     "CreatePullRequest",
-    """
-mutation CreatePullRequest($repository: ID!, $head: String!, $base: String!,
-                           $title: String!, $body: String) {
-  createPullRequest(input: {repositoryId: $repository, headRefName: $head,
-                            baseRefName: $base, title: $title, body: $body}) {
-    pullRequest { ...PullRequestFields }
-  }
-}
-"""
+    _mutation(
+        "CreatePullRequest",
+        "createPullRequest",
+        "CreatePullRequestInput",
+        "pullRequest { ...PullRequestFields }",
+    ).text
     + _PULL_REQUEST_FIELDS,
     mutation=True,
     creates=True,
 )
-
 MERGE_PULL_REQUEST = GraphQLDocument(
     "MergePullRequest",
-    """
-mutation MergePullRequest($id: ID!, $method: PullRequestMergeMethod, $headline: String) {
-  mergePullRequest(input: {pullRequestId: $id, mergeMethod: $method,
-                           commitHeadline: $headline}) {
-    pullRequest { ...PullRequestFields }
-  }
-}
-"""
+    _mutation(
+        "MergePullRequest",
+        "mergePullRequest",
+        "MergePullRequestInput",
+        "pullRequest { ...PullRequestFields }",
+    ).text
     + _PULL_REQUEST_FIELDS,
     mutation=True,
 )
-
-CLOSE_PULL_REQUEST = GraphQLDocument(
-    "ClosePullRequest",
-    """
-mutation ClosePullRequest($id: ID!) {
-  closePullRequest(input: {pullRequestId: $id}) { pullRequest { id } }
-}
-""",
-    mutation=True,
+CLOSE_PULL_REQUEST = _mutation(
+    "ClosePullRequest", "closePullRequest", "ClosePullRequestInput", "pullRequest { id }"
 )
-
 CREATE_PROJECT = GraphQLDocument(
     "CreateProject",
-    """
-mutation CreateProject($owner: ID!, $title: String!, $repository: ID) {
-  createProjectV2(input: {ownerId: $owner, title: $title, repositoryId: $repository}) {
-    projectV2 { ...ProjectFields }
-  }
-}
-"""
+    _mutation(
+        "CreateProject", "createProjectV2", "CreateProjectV2Input", "projectV2 { ...ProjectFields }"
+    ).text
     + _PROJECT_FIELDS,
     mutation=True,
     creates=True,
 )
-
-CREATE_FIELD = GraphQLDocument(
+CREATE_FIELD = _mutation(
     "CreateField",
-    """
-mutation CreateField($project: ID!, $name: String!,
-                     $options: [ProjectV2SingleSelectFieldOptionInput!]) {
-  createProjectV2Field(input: {projectId: $project, dataType: SINGLE_SELECT, name: $name,
-                               singleSelectOptions: $options}) {
-    projectV2Field { ... on ProjectV2SingleSelectField { id name } }
-  }
-}
-""",
-    mutation=True,
+    "createProjectV2Field",
+    "CreateProjectV2FieldInput",
+    "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
     creates=True,
 )
-
-LINK_REPOSITORY = GraphQLDocument(
+LINK_REPOSITORY = _mutation(
     "LinkRepository",
-    """
-mutation LinkRepository($project: ID!, $repository: ID!) {
-  linkProjectV2ToRepository(input: {projectId: $project, repositoryId: $repository}) {
-    repository { id }
-  }
-}
-""",
-    mutation=True,
+    "linkProjectV2ToRepository",
+    "LinkProjectV2ToRepositoryInput",
+    "repository { id }",
 )
 
 #: Every document, by name (the schema test walks this).
@@ -521,6 +437,8 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE,
         ISSUE_COMMENTS,
         ISSUES,
+        ISSUE_BLOCKED_BY,
+        ISSUE_BLOCKING,
         ISSUE_BY_MARKER,
         COMMENT_BY_MARKER,
         LABELS,

@@ -207,7 +207,8 @@ class PhaseContext:
         a crash must not post twice). True when posted."""
         body = redact(body)  # a secret printed by agent-written code never gets posted
         issue = self.project.tracker.get_issue(number)
-        if any(comment.body.strip() == body.strip() for comment in issue.comments):
+        stored = self.project.tracker.stored_text(body).strip()
+        if any(comment.body.strip() == stored for comment in issue.comments):
             return False
         self.project.tracker.add_comment(number, body)
         return True

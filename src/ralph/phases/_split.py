@@ -9,7 +9,14 @@ from typing import Any
 
 from ralph._text import one_line
 from ralph.phases._context import PhaseContext
-from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._phase import (
+    AlreadyDone,
+    Attempt,
+    NeedsHuman,
+    Phase,
+    PhaseRefused,
+    Workspace,
+)
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
@@ -96,6 +103,7 @@ class SplitPhase(Phase):
         tracker = ctx.tracker
         labels = [label for label in parent.labels if label != "ralph-triage"]
         existing = {tracker.get_issue(n).title.strip().casefold(): n for n in parent.sub_issues}
+        self._check_room(ctx, parent, attempt.result["sub_issues"], existing)
         numbers: list[int] = []
         tags: list[str] = []
         for sub in attempt.result["sub_issues"]:
@@ -134,6 +142,33 @@ class SplitPhase(Phase):
             issue = tracker.get_issue(number)
             state = issue.workflow_state.value if issue.workflow_state else "-"
             ctx.say(f"  #{number} {issue.title} ({issue.estimate}, {state}) [{tag}]")
+
+    def _check_room(
+        self,
+        ctx: PhaseContext,
+        parent: Issue,
+        subs: Sequence[Mapping[str, Any]],
+        existing: Mapping[str, int],
+    ) -> None:
+        """Refuse, before creating any child, a split the tracker cannot hold: more
+        sub-issues than a parent may have, or children deeper than a tree may go."""
+        tracker = ctx.tracker
+        new = sum(1 for s in subs if not (s.get("reuse") or _title(s).casefold() in existing))
+        most = tracker.max_sub_issues
+        if most is not None and len(parent.sub_issues) + new > most:
+            raise NeedsHuman(
+                f"#{parent.number} has {len(parent.sub_issues)} sub-issues and the split adds "
+                f"{new}: {tracker.kind} allows at most {most} per parent"
+            )
+        levels, above = 1, parent.parent
+        while above is not None:
+            levels += 1
+            above = tracker.get_issue(above).parent
+        if tracker.max_levels is not None and levels + 1 > tracker.max_levels:
+            raise NeedsHuman(
+                f"#{parent.number} is {levels} levels deep: its sub-issues would exceed "
+                f"{tracker.kind}'s {tracker.max_levels} levels"
+            )
 
     def _place(self, ctx: PhaseContext, number: int, place: str) -> None:
         """Move a sub-issue where the split puts it. One not placed yet (no state: an

@@ -44,6 +44,7 @@ from ralph.errors import (
 from ralph.github import GitHubClient, marker
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._github_body import fit_body
 from ralph.tracker._github_read import (
     ESTIMATE,
     PRIORITY,
@@ -51,6 +52,7 @@ from ralph.tracker._github_read import (
     WORKFLOW_STATE,
     Board,
     board_from,
+    board_values,
     comment_from,
     issue_from,
     pull_request_from,
@@ -72,12 +74,17 @@ __all__ = ["GitHubTracker"]
 logger = logging.getLogger(__name__)
 
 _LABEL_COLOUR = "ededed"
+#: Where the whole of a cut issue body or comment is (phases write their documents there).
+_IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
 
 
 class GitHubTracker(Tracker):
     kind = "github"
+    # GitHub's documented limits: 100 sub-issues per parent, eight levels of nesting.
+    max_sub_issues = 100
+    max_levels = 8
 
     def __init__(
         self,
@@ -102,6 +109,8 @@ class GitHubTracker(Tracker):
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
         self._labels: dict[str, str] = {}
+        #: Each issue's Status on the board as last read or written (None: unset).
+        self._statuses: dict[int, str | None] = {}
         self._state_guards: dict[int, threading.Lock] = {}
 
     def close(self) -> None:
@@ -152,7 +161,22 @@ class GitHubTracker(Tracker):
         for item in node["projectItems"]["nodes"]:
             if item and item["project"]["id"] == self.board().project_id:
                 self._item_ids[number] = item["id"]
-        return dict(node)
+        self._statuses[number] = board_values(node, self.board().project_id).get(STATUS)
+        return self._all_dependencies(dict(node))
+
+    def _all_dependencies(self, node: dict[str, Any]) -> dict[str, Any]:
+        """``node`` with every blocked-by and blocking edge: past the issue read's 50,
+        the rest are paged in (rare: a read more, only then)."""
+        for field, document in (("blockedBy", q.ISSUE_BLOCKED_BY), ("blocking", q.ISSUE_BLOCKING)):
+            connection = node.get(field) or {}
+            if (connection.get("pageInfo") or {}).get("hasNextPage"):
+                every = self.client.pages(
+                    document,
+                    {**self._where, "number": node["number"]},
+                    ("repository", "issue", field),
+                )
+                node = {**node, field: {"nodes": list(every)}}
+        return node
 
     def _node_id(self, number: int) -> str:
         if number not in self._node_ids:
@@ -167,7 +191,7 @@ class GitHubTracker(Tracker):
         if number not in self._item_ids:
             data = self.client.mutate(
                 q.ADD_PROJECT_ITEM,
-                {"project": self.board().project_id, "content": self._node_id(number)},
+                q.input_of(projectId=self.board().project_id, contentId=self._node_id(number)),
                 token="board",
             )
             self._item_ids[number] = data["addProjectV2ItemById"]["item"]["id"]
@@ -193,7 +217,7 @@ class GitHubTracker(Tracker):
 
         data = self.client.mutate(
             q.CREATE_LABEL,
-            {"repository": self.repository_id(), "name": name, "color": _LABEL_COLOUR},
+            q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
             reconcile=already,
         )
         return str(data["createLabel"]["label"]["id"])
@@ -225,24 +249,28 @@ class GitHubTracker(Tracker):
             )
         self.client.mutate(
             q.SET_FIELD_OPTION,
-            {
-                "project": board.project_id,
-                "item": self._item_id(number),
-                "field": field_id,
-                "option": options[option],
-            },
+            q.input_of(
+                projectId=board.project_id,
+                itemId=self._item_id(number),
+                fieldId=field_id,
+                value={"singleSelectOptionId": options[option]},
+            ),
             token="board",
         )
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the
-        field or the option is left alone)."""
+        field or the option is left alone, and so is a Status that is right already:
+        a state write re-reads the issue just before it)."""
         status = WORKFLOW_STATE_TO_STATUS.get(state)
         found = self.board().fields.get(STATUS)
         if status is None or found is None or status not in found[1]:
             return
+        if number in self._statuses and self._statuses[number] == status:
+            return
         try:
             self._set_field(number, STATUS, status)
+            self._statuses[number] = status
         except (GitHubError, InvalidInput) as exc:
             logger.warning("status sync failed", extra={"issue": number, "error": str(exc)})
 
@@ -274,7 +302,7 @@ class GitHubTracker(Tracker):
                 ("repository", "issue", "comments"),
             )
             comments = [comment_from(c) for c in pages]
-        return issue_from(node, self.board().project_id, tuple(comments))
+        return issue_from(node, self.board().project_id, self.full_name, tuple(comments))
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
@@ -285,7 +313,9 @@ class GitHubTracker(Tracker):
             q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
         ):
             self._node_ids[node["number"]] = node["id"]
-            found.append(issue_from(node, project_id))
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            node = self._all_dependencies(node)
+            found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
 
     def create_issue(
@@ -315,13 +345,13 @@ class GitHubTracker(Tracker):
 
         data = self.client.mutate(
             q.CREATE_ISSUE,
-            {
-                "repository": self.repository_id(),
-                "title": title,
-                "body": f"{body}\n\n{tag}" if body else tag,
-                "labels": label_ids,
-                "parent": parent_id,
-            },
+            q.input_of(
+                repositoryId=self.repository_id(),
+                title=title,
+                body=f"{self.stored_text(body)}\n\n{tag}" if body else tag,
+                labelIds=label_ids,
+                parentIssueId=parent_id,
+            ),
             reconcile=already,
         )
         created = data["createIssue"]["issue"]
@@ -348,15 +378,19 @@ class GitHubTracker(Tracker):
         if title is not None or body is not None or labels is not None:
             self.client.mutate(
                 q.UPDATE_ISSUE,
-                {
-                    "id": node_id,
-                    "title": title,
-                    "body": body,
-                    "labels": None if labels is None else self._label_ids(labels),
-                },
+                q.input_of(  # only what changes: an explicit null would blank the body
+                    id=node_id,
+                    title=title,
+                    body=None if body is None else self.stored_text(body),
+                    labelIds=None if labels is None else self._label_ids(labels),
+                ),
             )
         self._set_fields(number, estimate=estimate, priority=priority)
         return self.get_issue(number)
+
+    def stored_text(self, body: str) -> str:
+        """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
+        return fit_body(body, _IN_GIT)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
@@ -380,18 +414,21 @@ class GitHubTracker(Tracker):
         data = already() if look_first else None
         if data is None:
             data = self.client.mutate(
-                q.ADD_COMMENT, {"subject": subject, "body": f"{body}\n\n{tag}"}, reconcile=already
+                q.ADD_COMMENT,
+                q.input_of(subjectId=subject, body=f"{self.stored_text(body)}\n\n{tag}"),
+                reconcile=already,
             )
         return comment_from(data["addComment"]["commentEdge"]["node"])
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
         self.client.mutate(
-            q.CLOSE_ISSUE, {"id": self._node_id(number), "reason": reason.value.upper()}
+            q.CLOSE_ISSUE,
+            q.input_of(issueId=self._node_id(number), stateReason=reason.value.upper()),
         )
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        self.client.mutate(q.REOPEN_ISSUE, {"id": self._node_id(number)})
+        self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=self._node_id(number)))
         return self.get_issue(number)
 
     def _holds(
@@ -407,13 +444,15 @@ class GitHubTracker(Tracker):
             if current is not None:
                 self.client.mutate(
                     q.REMOVE_SUB_ISSUE,
-                    {"parent": self._node_id(current), "child": self._node_id(child)},
+                    q.input_of(issueId=self._node_id(current), subIssueId=self._node_id(child)),
                     reconcile=self._holds(lambda issue: issue.parent is None, child),
                 )
             return
         self.client.mutate(
             q.ADD_SUB_ISSUE,
-            {"parent": self._node_id(parent), "child": self._node_id(child), "replace": True},
+            q.input_of(
+                issueId=self._node_id(parent), subIssueId=self._node_id(child), replaceParent=True
+            ),
             reconcile=self._holds(lambda issue: issue.parent == parent, child),
         )
 
@@ -431,8 +470,8 @@ class GitHubTracker(Tracker):
             reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
         )
 
-    def _dependency(self, blocked: int, blocking: int) -> dict[str, object]:
-        return {"issue": self._node_id(blocked), "blocking": self._node_id(blocking)}
+    def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
+        return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
 
     def _write_state(
         self,
@@ -521,13 +560,13 @@ class GitHubTracker(Tracker):
         try:
             data = self.client.mutate(
                 q.CREATE_PULL_REQUEST,
-                {
-                    "repository": self.repository_id(),
-                    "head": head,
-                    "base": base,
-                    "title": title,
-                    "body": f"{body}\n\n{marker()}",
-                },
+                q.input_of(
+                    repositoryId=self.repository_id(),
+                    headRefName=head,
+                    baseRefName=base,
+                    title=title,
+                    body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
+                ),
                 reconcile=already,
             )
         except GitHubInvalid as exc:
@@ -574,11 +613,11 @@ class GitHubTracker(Tracker):
         try:
             data = self.client.mutate(
                 q.MERGE_PULL_REQUEST,
-                {
-                    "id": node["id"],
-                    "method": strategy.value.upper(),
-                    "headline": f"Merge pull request #{number} from {pr.head}",
-                },
+                q.input_of(
+                    pullRequestId=node["id"],
+                    mergeMethod=strategy.value.upper(),
+                    commitHeadline=f"Merge pull request #{number} from {pr.head}",
+                ),
                 reconcile=merged,
             )
         except GitHubInvalid as exc:
@@ -594,7 +633,8 @@ class GitHubTracker(Tracker):
                 self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
             if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
                 self.client.mutate(
-                    q.CLOSE_ISSUE, {"id": self._node_id(issue.number), "reason": "COMPLETED"}
+                    q.CLOSE_ISSUE,
+                    q.input_of(issueId=self._node_id(issue.number), stateReason="COMPLETED"),
                 )
         return pull_request_from(data["mergePullRequest"]["pullRequest"])
 
@@ -602,5 +642,5 @@ class GitHubTracker(Tracker):
         node = self._pull_node(number)
         if node["state"] != "OPEN":
             raise PullRequestNotOpen(number, node["state"].lower())
-        self.client.mutate(q.CLOSE_PULL_REQUEST, {"id": node["id"]})
+        self.client.mutate(q.CLOSE_PULL_REQUEST, q.input_of(pullRequestId=node["id"]))
         return self.get_pull_request(number)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.errors import GitHubAuthError, GitHubError, GitHubNotFound
+from ralph.errors import GitHubAuthError, GitHubError, GitHubInvalid, GitHubNotFound
 from ralph.github import GitHubClient
 from ralph.github import queries as q
 from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, Board, board_from
@@ -69,6 +69,8 @@ class BoardSetup:
     linked: bool
     owner: str
     default_branch: str
+    #: Why the repository could not be linked to a board of another owner (best effort).
+    link_warning: str = ""
 
 
 def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
@@ -127,7 +129,10 @@ def set_up_board(
             return None if found is None else {"createProjectV2": {"projectV2": {"number": found}}}
 
         made = client.mutate(
-            q.CREATE_PROJECT, {"owner": owner_id, "title": title}, token="board", reconcile=already
+            q.CREATE_PROJECT,
+            q.input_of(ownerId=owner_id, title=title),
+            token="board",
+            reconcile=already,
         )
         number = int(made["createProjectV2"]["projectV2"]["number"])
         created_project = True
@@ -136,9 +141,21 @@ def set_up_board(
     created, incomplete = _ensure_fields(client, board, owner)
     if created:
         board = _project(client, owner, board.number) or board
-    linked = _link(client, board, repository["id"])
+    linked, link_warning = False, ""
+    try:
+        linked = _link(client, board, repository["id"])
+    except GitHubError as exc:
+        if owner.casefold() == repository["owner"]["login"].casefold():
+            raise
+        # GitHub lists only a project of the repository's owner under the repository.
+        link_warning = (
+            f"could not link {full_name} to project #{board.number} of {owner} ({exc}); "
+            "Ralph works without the link"
+        )
     default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
-    return BoardSetup(board, created_project, created, incomplete, linked, owner, default)
+    return BoardSetup(
+        board, created_project, created, incomplete, linked, owner, default, link_warning
+    )
 
 
 def _ensure_fields(
@@ -146,6 +163,14 @@ def _ensure_fields(
 ) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
     created: list[str] = []
     incomplete: list[tuple[str, tuple[str, ...]]] = []
+    # GitHub refuses a second field of the same name; say so rather than try.
+    other_type = [f for f in FIELDS if f not in board.fields and f in board.field_names]
+    if other_type:
+        named = ", ".join(f'"{f}"' for f in other_type)
+        raise GitHubInvalid(
+            f"project #{board.number} has {named} of another type than single-select; rename "
+            "or delete it on the board, then run ralph init again"
+        )
     for field in FIELDS:
         existing = board.fields.get(field)
         if existing is None:
@@ -156,7 +181,12 @@ def _ensure_fields(
 
             client.mutate(
                 q.CREATE_FIELD,
-                {"project": board.project_id, "name": field, "options": _options(field)},
+                q.input_of(
+                    projectId=board.project_id,
+                    dataType="SINGLE_SELECT",
+                    name=field,
+                    singleSelectOptions=_options(field),
+                ),
                 token="board",
                 reconcile=already,
             )
@@ -174,7 +204,9 @@ def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
     if any(node["id"] == repository_id for node in linked):
         return False
     client.mutate(
-        q.LINK_REPOSITORY, {"project": board.project_id, "repository": repository_id}, token="board"
+        q.LINK_REPOSITORY,
+        q.input_of(projectId=board.project_id, repositoryId=repository_id),
+        token="board",
     )
     return True
 

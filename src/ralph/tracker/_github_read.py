@@ -27,6 +27,7 @@ __all__ = [
     "WORKFLOW_STATE",
     "Board",
     "board_from",
+    "board_values",
     "comment_from",
     "epoch",
     "issue_from",
@@ -85,17 +86,46 @@ def comment_from(node: Mapping[str, Any]) -> Comment:
     )
 
 
-def _numbers(connection: Mapping[str, Any] | None) -> tuple[int, ...]:
-    return tuple(n["number"] for n in (connection or {}).get("nodes", []) if n)
+def _local(node: Mapping[str, Any] | None, repository: str) -> bool:
+    """Whether a related issue is in ``repository`` (a node without one is: older
+    answers and the local reads name no repository)."""
+    if not node:
+        return False
+    found = (node.get("repository") or {}).get("nameWithOwner")
+    return found is None or str(found).casefold() == repository.casefold()
 
 
-def _values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+def _numbers(connection: Mapping[str, Any] | None, repository: str) -> tuple[int, ...]:
+    nodes = (connection or {}).get("nodes", [])
+    return tuple(n["number"] for n in nodes if _local(n, repository))
+
+
+def _foreign_open(connection: Mapping[str, Any] | None, repository: str) -> tuple[str, ...]:
+    nodes = (connection or {}).get("nodes", [])
+    return tuple(
+        f"{n['repository']['nameWithOwner']}#{n['number']}"
+        for n in nodes
+        if n and not _local(n, repository) and n.get("state") != "CLOSED"
+    )
+
+
+#: The alias each field is read under (``IssueFields``).
+_ALIASES = {
+    WORKFLOW_STATE: "workflowState",
+    ESTIMATE: "estimate",
+    PRIORITY: "priority",
+    STATUS: "status",
+}
+
+
+def board_values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+    """The issue's values of Ralph's fields and Status on the board: field -> option."""
     for item in (node.get("projectItems") or {}).get("nodes", []):
         if item and item["project"]["id"] == project_id:
             return {
-                value["field"]["name"]: value["name"]
-                for value in item["fieldValues"]["nodes"]
-                if value and value.get("field") and value.get("name")
+                field: value["name"]
+                for field, alias in _ALIASES.items()
+                if (value := item.get(alias)) and value.get("name")
             }
     return {}
 
@@ -115,10 +145,14 @@ _CLOSE_REASONS = {
 
 
 def issue_from(
-    node: Mapping[str, Any], project_id: str, comments: tuple[Comment, ...] = ()
+    node: Mapping[str, Any], project_id: str, repository: str, comments: tuple[Comment, ...] = ()
 ) -> Issue:
-    values = _values(node, project_id)
+    """The issue of ``repository`` (owner/name) that ``node`` is; relations to issues of
+    other repositories are left out of the number lists (a foreign #5 is not our #5),
+    and open foreign blockers kept by name, as they gate."""
+    values = board_values(node, project_id)
     closed = node["state"] == "CLOSED"
+    parent = node.get("parent")
     return Issue(
         number=node["number"],
         # Anyone who can open an issue wrote its title: one line, whatever they sent.
@@ -131,12 +165,13 @@ def issue_from(
         assignees=tuple(n["login"] for n in node["assignees"]["nodes"]),
         status=IssueStatus.CLOSED if closed else IssueStatus.OPEN,
         close_reason=_CLOSE_REASONS.get(node.get("stateReason") or "") if closed else None,
-        parent=(node.get("parent") or {}).get("number"),
-        sub_issues=_numbers(node.get("subIssues")),
-        blocked_by=_numbers(node.get("blockedBy")),
-        blocking=_numbers(node.get("blocking")),
+        parent=parent["number"] if parent and _local(parent, repository) else None,
+        sub_issues=_numbers(node.get("subIssues"), repository),
+        blocked_by=_numbers(node.get("blockedBy"), repository),
+        blocking=_numbers(node.get("blocking"), repository),
+        foreign_blockers=_foreign_open(node.get("blockedBy"), repository),
         comments=comments,
-        pull_requests=_numbers(node.get("closedByPullRequestsReferences")),
+        pull_requests=_numbers(node.get("closedByPullRequestsReferences"), repository),
         created_at=epoch(node["createdAt"]) or 0.0,
         updated_at=epoch(node["updatedAt"]) or 0.0,
         closed_at=epoch(node.get("closedAt")) if closed else None,

@@ -2,8 +2,9 @@
 
 Plain frozen data. Times are epoch seconds (the task store and the dashboard use the
 same); ``iso`` turns one into the ISO-8601 text JSON output and audit markers carry.
-Relations are issue numbers: every backend can answer them cheaply, and callers that
-need a related issue's fields read it.
+Relations are issue numbers of the same repository: every backend can answer them
+cheaply, and callers that need a related issue's fields read it. A blocker in another
+repository (GitHub allows it) is only named, never looked up here by number.
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ class Issue:
     sub_issues: tuple[int, ...] = ()
     blocked_by: tuple[int, ...] = ()
     blocking: tuple[int, ...] = ()
+    #: Open blockers in another repository ("owner/repo#5"); the number lists above hold
+    #: this repository's issues only. They block until closed there.
+    foreign_blockers: tuple[str, ...] = ()
     comments: tuple[Comment, ...] = ()
     pull_requests: tuple[int, ...] = ()
     created_at: float = 0.0

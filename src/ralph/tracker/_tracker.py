@@ -84,6 +84,10 @@ class Tracker(abc.ABC):
 
     #: "memory", "local", "github": what ``ralph status`` and logs call this backend.
     kind: str = ""
+    #: The most sub-issues a parent may have (closed ones count) and the most levels an
+    #: issue tree may have, root included; None: no limit.
+    max_sub_issues: int | None = None
+    max_levels: int | None = None
 
     def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
         self._clock = clock or time.time
@@ -132,6 +136,11 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
+
+    def stored_text(self, body: str) -> str:
+        """A comment or body as this tracker keeps it (GitHub cuts a very long one), so a
+        caller can tell whether it was posted already."""
+        return body
 
     @abc.abstractmethod
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue: ...
@@ -397,7 +406,8 @@ class Tracker(abc.ABC):
 
         ``command`` supplies the states and estimates its contract accepts. Skipped:
         issues in a lock or human state, issues in ``locked`` (held in the task store),
-        issues with an open blocker that is not Done or Canceled. Issues with no estimate
+        issues with an open blocker that is not Done or Canceled (or an open one in another
+        repository). Issues with no estimate
         pass an estimate filter (the original's rule)."""
         if command is not None:
             contract = get_command(command)
@@ -417,6 +427,8 @@ class Tracker(abc.ABC):
             if issue.number in locked:
                 continue
             if estimates is not None and issue.estimate not in (None, *estimates):
+                continue
+            if issue.foreign_blockers:  # open in another repository: wait for it
                 continue
             if any(_still_blocks(by_number.get(n)) for n in issue.blocked_by):
                 continue

@@ -78,7 +78,9 @@ WORKFLOW_STATE_TO_STATUS: dict[WorkflowState, str] = {
     _S.IN_PROGRESS: "In Progress",
     _S.IN_REVIEW: "In Progress",
     _S.DONE: "Done",
-    _S.HUMAN_NEEDED: "Done",
+    # Not Done: a board's "close the issue when Status is Done" automation would close
+    # every escalation. Canceled is terminal and closed anyway, so Done is right.
+    _S.HUMAN_NEEDED: "In Progress",
     _S.CANCELED: "Done",
 }
 

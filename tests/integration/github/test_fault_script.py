@@ -165,7 +165,7 @@ def test_a_creating_mutation_without_a_way_to_check_is_never_replayed(github, cl
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     github.script(ScriptedFault("CreateIssue", status=502, after=True))
     with pytest.raises(GitHubUnavailable, match="may have happened"):
-        client.mutate(q.CREATE_ISSUE, {"repository": repository, "title": "x"})
+        client.mutate(q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="x"))
     assert names(github).count("CreateIssue") == 1
 
 
@@ -223,7 +223,9 @@ def test_content_creation_stays_within_80_a_minute(github, clock):
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     for i in range(100):
         client.mutate(
-            q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"}, reconcile=lambda: None
+            q.CREATE_ISSUE,
+            q.input_of(repositoryId=repository, title=f"t{i}"),
+            reconcile=lambda: None,
         )
     starts = [r.started for r in github.requests if r.name == "CreateIssue"]
     assert max(sum(1 for s in starts if t <= s < t + 60) for t in starts) == 80
@@ -236,7 +238,9 @@ def test_content_creation_stays_within_500_an_hour(github, clock):
     repository = client.query(q.REPOSITORY, REPO)["repository"]["id"]
     for i in range(501):
         client.mutate(
-            q.CREATE_ISSUE, {"repository": repository, "title": f"t{i}"}, reconcile=lambda: None
+            q.CREATE_ISSUE,
+            q.input_of(repositoryId=repository, title=f"t{i}"),
+            reconcile=lambda: None,
         )
     starts = [r.started for r in github.requests if r.name == "CreateIssue"]
     assert starts[499] == starts[0]
@@ -326,7 +330,7 @@ def test_a_throttle_that_lasts_doubles_its_wait_up_to_an_hour_then_gives_up(gith
     github.script(*[ScriptedFault.submitted_too_quickly("CreateIssue") for _ in range(20)])
     with pytest.raises(GitHubRateLimited, match="kept throttling CreateIssue"):
         client.mutate(
-            q.CREATE_ISSUE, {"repository": repository, "title": "x"}, reconcile=lambda: None
+            q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="x"), reconcile=lambda: None
         )
     assert long_waits(clock) == [60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 3600.0, 3600.0]
     assert github.repository("acme/shop").issue_list == []
@@ -404,7 +408,9 @@ def test_a_resend_refused_after_a_lost_answer_is_success_when_the_end_state_hold
     # A read that lags the write, then one that sees it.
     reads: Iterator[dict[str, Any] | None] = iter([None, {}])
     tracker.client.mutate(
-        q.REMOVE_SUB_ISSUE, {"parent": parent, "child": child}, reconcile=lambda: next(reads)
+        q.REMOVE_SUB_ISSUE,
+        q.input_of(issueId=parent, subIssueId=child),
+        reconcile=lambda: next(reads),
     )
     assert names(github).count("RemoveSubIssue") == 2  # the resend: "not a sub-issue"
     assert tracker.get_issue(2).parent is None

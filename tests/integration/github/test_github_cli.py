@@ -161,3 +161,32 @@ def test_init_reports_missing_options_and_leaves_a_board_in_use_untouched(served
         doctor.stdout
     )
     assert "add them to the field on project #1 (its settings on GitHub)" in doctor.stdout
+
+
+def test_init_on_a_board_with_a_same_named_field_of_another_type_says_so_in_one_line(
+    served, project
+):
+    from ralph.github.fake._model import Field
+
+    board = served.fake.add_project("acme", "Ralph Workflow")
+    board.field_list.append(Field(board, "Estimate", None))  # say, a number field
+    result = served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    assert result.returncode != 0
+    assert len(result.stderr.splitlines()) == 1
+    assert '"Estimate" of another type than single-select' in result.stderr
+    assert not [r for r in served.fake.requests if r.name == "CreateField"]
+
+
+def test_init_links_a_board_of_another_owner_on_a_best_effort_basis(served, project):
+    from ralph.github.fake import ScriptedFault
+
+    served.fake.add_project("acme-org", "Ralph Workflow")
+    refused = {"data": None, "errors": [{"type": "FORBIDDEN", "message": "not allowed"}]}
+    served.fake.script(ScriptedFault("LinkRepository", body=refused))
+    env = served.env(RALPH_GH_PROJECT_OWNER="acme-org")
+    result = served.ralph("init", "--github", "acme/shop", cwd=project.path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Found project #1 Ralph Workflow" in result.stdout
+    (warning,) = [line for line in result.stderr.splitlines() if "could not link" in line]
+    assert "Warning: could not link acme/shop to project #1 of acme-org" in warning
+    assert "project = 1" in (project.path / "ralph.toml").read_text()

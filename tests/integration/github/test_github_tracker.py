@@ -73,6 +73,62 @@ def test_every_comment_is_read_past_the_first_page(tracker):
     assert [c.body for c in comments] == [f"comment {i}" for i in range(130)]
 
 
+def test_changing_only_the_labels_leaves_title_and_body_as_they_are(tracker, github):
+    """GitHub acts on an explicit null (a null title is refused, a null body empties
+    the body): an update sends only what changes."""
+    tracker.create_issue("Keep me", body="The why.")
+    issue = tracker.update_issue(1, labels=["ralph"])
+    assert (issue.title, issue.body, issue.labels) == ("Keep me", "The why.", ("ralph",))
+    assert tracker.update_issue(1, body="").body == ""
+    assert tracker.get_issue(1).title == "Keep me"
+
+
+def test_the_fake_refuses_a_null_title_and_empties_a_body_sent_as_null(tracker, github):
+    from ralph.errors import GitHubInvalid
+    from ralph.github import queries as q
+
+    tracker.create_issue("Keep me", body="The why.")
+    node = github.repository("acme/shop").issue_list[0].id
+    with pytest.raises(GitHubInvalid, match="Title can't be blank"):
+        tracker.client.mutate(q.UPDATE_ISSUE, {"input": {"id": node, "title": None}})
+    tracker.client.mutate(q.UPDATE_ISSUE, {"input": {"id": node, "body": None}})
+    assert github.repository("acme/shop").issue_list[0].body == ""
+
+
+def test_a_blocker_in_another_repository_is_named_not_mistaken_for_a_local_issue(tracker, github):
+    """acme/lib#1 blocking our #2 is not our #1: it gates #2 until closed there, and
+    neither the local lists nor cycle checks read it as #1."""
+    github.add_repository("acme/lib")
+    foreign = github.add_issue("acme/lib", "Library fix")
+    tracker.create_issue("Local one", state=S.RESEARCH_NEEDED)
+    tracker.create_issue("Waits for the library", state=S.RESEARCH_NEEDED)
+    github.repository("acme/shop").issue_list[1].blocked_by.append(foreign)
+    waiting = tracker.get_issue(2)
+    assert (waiting.blocked_by, waiting.foreign_blockers) == ((), ("acme/lib#1",))
+    assert tracker.get_issue(1).blocking == ()
+    picked = [i.number for i in tracker.actionable(command="ralph_research")]
+    assert picked == [1]
+    tracker.add_dependency(1, 2)  # no cycle through the foreign #1
+    foreign.state = "CLOSED"
+    assert tracker.get_issue(2).foreign_blockers == ()
+    assert [i.number for i in tracker.actionable(command="ralph_research")] == [2]
+
+
+def test_a_parent_or_sub_issue_in_another_repository_is_not_a_local_relation(tracker, github):
+    github.add_repository("acme/lib")
+    epic = github.add_issue("acme/lib", "Cross-repository epic")
+    tracker.create_issue("Local child")
+    tracker.create_issue("Local parent")
+    child = github.repository("acme/shop").issue_list[0]
+    child.parent, epic.children = epic, [child]
+    foreign_child = github.add_issue("acme/lib", "Foreign child")
+    local_parent = github.repository("acme/shop").issue_list[1]
+    local_parent.children.append(foreign_child)
+    assert tracker.get_issue(1).parent is None
+    assert tracker.get_issue(2).sub_issues == ()
+    assert tracker.advance_parent(1).reason == "Issue has no parent"
+
+
 def test_an_issue_made_on_github_by_hand_joins_the_board_on_its_first_field_write(tracker, github):
     shop = github.repository("acme/shop")
     from ralph.github.fake._model import Issue
@@ -158,3 +214,114 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     moves = [c.body for c in issue.comments if "→ Done" in c.body]
     assert len(moves) == 1
     assert "In Review → Done" in moves[0]
+
+
+def test_an_issue_blocking_one_in_another_repository_lists_no_local_number_for_it(tracker, github):
+    github.add_repository("acme/lib")
+    foreign = github.add_issue("acme/lib", "Waits on the shop")
+    tracker.create_issue("Shop change")
+    foreign.blocked_by.append(github.repository("acme/shop").issue_list[0])
+    assert tracker.get_issue(1).blocking == ()
+
+
+def test_ralphs_fields_are_read_by_name_on_a_board_of_thirty_fields_made_before_them(github):
+    """``fieldValues`` lists values by position, built-in ones first: Ralph's fields,
+    made last on a busy board, would fall past a first page."""
+    from ralph.github.fake._model import Field
+
+    project = github.add_project("acme", "Ralph Workflow")
+    for n in range(30):
+        project.field_list.append(Field(project, f"Team field {n}", [{"name": "yes"}]))
+    pacer = Pacer(PacingPolicy(mutation_interval=0, content_per_minute=10_000))
+    client = GitHubClient(github, Tokens("token"), pacer=pacer)
+    assert set_up_board(client, "acme/shop").board.number == project.number
+    tracker = GitHubTracker(client, owner="acme", repo="shop", project=project.number)
+    tracker.create_issue("Busy board", state=S.BACKLOG)
+    item = project.item_list[0]
+    for field in project.field_list[2:32]:
+        item.values[field.id] = field.option_list[0]["id"]
+    assert sum(item._value(f) is not None for f in project.field_list) > 30
+    assert tracker.get_issue(1).workflow_state is S.BACKLOG
+    assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
+
+
+def test_an_escalated_issue_is_in_progress_on_githubs_status_not_done(tracker, github):
+    """A board automation "close the issue when Status is Done" must not close every
+    escalation; Canceled is terminal (and closed), so Done is right for it."""
+    tracker.create_issue("A", state=S.BACKLOG)
+    tracker.set_state(1, "Human Needed", command="human")
+    assert board_values(github, 1)["Status"] == "In Progress"
+    tracker.create_issue("B", state=S.BACKLOG)
+    tracker.set_state(2, "Canceled", command="human")
+    assert board_values(github, 2)["Status"] == "Done"
+
+
+def test_a_status_that_is_right_already_is_not_written_again(tracker, github):
+    tracker.create_issue("A", state=S.BACKLOG)
+    before = len([r for r in github.requests if r.name == "SetFieldOption"])
+    tracker.set_state(1, "Research Needed", command="ralph_triage")  # Todo -> Todo
+    writes = [r for r in github.requests if r.name == "SetFieldOption"][before:]
+    assert len(writes) == 1  # Workflow State only
+    assert board_values(github, 1)["Status"] == "Todo"
+
+
+def test_a_body_or_comment_too_long_for_github_is_cut_with_a_note_before_the_marker(
+    tracker, github
+):
+    """GitHub refuses more than 65,536 characters ("Body is too long"): Ralph cuts at
+    60,000 and says where the whole text is; the marker still follows."""
+    long_text = "x" * 70_000
+    tracker.create_issue("Long", body=long_text)
+    comment = tracker.add_comment(1, long_text)
+    stored = github.repository("acme/shop").issue_list[0]
+    for body in (stored.body, stored.comment_list[0].body):
+        assert len(body) <= 65_536
+        assert "Cut by Ralph at 60,000 of 70,000 characters" in body
+        assert body.rstrip().endswith("-->")  # the marker comes after the note
+    assert comment.body == tracker.stored_text(long_text)
+    assert tracker.get_issue(1).comments[0].body == tracker.stored_text(long_text)
+    assert tracker.stored_text("short") == "short"
+
+
+def test_the_fake_refuses_a_body_over_65536_characters_as_github_does(tracker):
+    from ralph.errors import GitHubInvalid
+    from ralph.github import queries as q
+
+    repository = tracker.repository_id()
+    with pytest.raises(GitHubInvalid, match=r"Body is too long \(maximum is 65536 characters\)"):
+        tracker.client.mutate(
+            q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="t", body="x" * 65_537)
+        )
+
+
+def test_dependencies_past_the_first_fifty_are_paged_in(tracker, github):
+    for n in range(61):
+        tracker.create_issue(f"Issue {n + 1}")
+    shop = github.repository("acme/shop")
+    last = shop.issue_list[-1]
+    last.blocked_by.extend(shop.issue_list[:60])
+    assert len(tracker.get_issue(61).blocked_by) == 60
+    assert len(next(i for i in tracker.list_issues() if i.number == 61).blocked_by) == 60
+    assert len(tracker.get_issue(1).blocking) == 1
+
+
+def test_the_fake_keeps_githubs_sub_issue_limits_of_100_per_parent_and_eight_levels(
+    tracker, github
+):
+    from ralph.errors import GitHubInvalid
+
+    assert (tracker.max_sub_issues, tracker.max_levels) == (100, 8)
+    shop = github.repository("acme/shop")
+    tracker.create_issue("Parent")
+    for n in range(100):
+        child = github.add_issue("acme/shop", f"Child {n}")
+        child.parent = shop.issue_list[0]
+        shop.issue_list[0].children.append(child)
+    with pytest.raises(GitHubInvalid, match="more than 100 sub-issues"):
+        tracker.create_issue("One too many", parent=1)
+    tracker.create_issue("Level 1")
+    top = shop.issue_list[-1].number
+    for level in range(2, 9):
+        top = tracker.create_issue(f"Level {level}", parent=top).number
+    with pytest.raises(GitHubInvalid, match="nested more than 8 levels"):
+        tracker.create_issue("Level 9", parent=top)

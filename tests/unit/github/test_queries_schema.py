@@ -8,7 +8,7 @@ from graphql import parse, validate
 from graphql.language import OperationDefinitionNode
 
 from ralph.github.fake import github_schema
-from ralph.github.queries import ALL
+from ralph.github.queries import ALL, input_of
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -48,3 +48,19 @@ def test_connections_stay_within_githubs_page_limits():
     for document in ALL.values():
         for size in re.findall(r"(?:first|last): (\d+)", document.text):
             assert 1 <= int(size) <= 100, document.name
+
+
+@pytest.mark.parametrize("name", sorted(n for n, d in ALL.items() if d.mutation))
+def test_a_mutation_takes_one_input_holding_only_the_keys_it_sets(name):
+    """GraphQL tells an explicit null from an absent key: a mutation sends one ``$input``
+    built from the set keys, never a null for a field it leaves alone."""
+    (operation,) = [
+        d for d in parse(ALL[name].text).definitions if isinstance(d, OperationDefinitionNode)
+    ]
+    assert [v.variable.name.value for v in operation.variable_definitions or ()] == ["input"]
+
+
+def test_input_of_leaves_out_what_is_not_set():
+    assert input_of(id="I_1", title=None, body="", labelIds=[]) == {
+        "input": {"id": "I_1", "body": "", "labelIds": []}
+    }

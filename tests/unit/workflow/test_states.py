@@ -72,7 +72,9 @@ def test_is_earlier_state_is_false_when_either_state_is_outside_the_pipeline():
 def test_status_sync_maps_every_state():
     assert set(WORKFLOW_STATE_TO_STATUS) == set(WorkflowState)
     assert WORKFLOW_STATE_TO_STATUS[WorkflowState.IN_REVIEW] == "In Progress"
-    assert WORKFLOW_STATE_TO_STATUS[WorkflowState.HUMAN_NEEDED] == "Done"
+    # Not Done: a board automation closing Done issues would close every escalation.
+    assert WORKFLOW_STATE_TO_STATUS[WorkflowState.HUMAN_NEEDED] == "In Progress"
+    assert WORKFLOW_STATE_TO_STATUS[WorkflowState.CANCELED] == "Done"
 
 
 def test_estimates_are_ordinal_and_m_l_xl_are_oversized():

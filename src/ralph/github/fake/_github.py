@@ -28,7 +28,14 @@ from ralph.github.fake._limits import (
     nodes_in,
     too_quickly,
 )
-from ralph.github.fake._model import GraphQLFault, ProjectV2, Repository, TokenHolder, World
+from ralph.github.fake._model import (
+    GraphQLFault,
+    Issue,
+    ProjectV2,
+    Repository,
+    TokenHolder,
+    World,
+)
 from ralph.github.fake._root import Root
 
 __all__ = ["FakeGitHub", "Request", "ScriptedFault", "github_schema"]
@@ -149,6 +156,14 @@ class FakeGitHub:
             project = ProjectV2(account, len(account.projects) + 1, title)
             account.projects.append(project)
             return project
+
+    def add_issue(self, full_name: str, title: str, *, author: str = "someone") -> Issue:
+        """An issue a person opened on ``full_name`` (not through Ralph)."""
+        with self.world.lock:
+            repository = self.repository(full_name)
+            issue = Issue(repository, repository.next_number(), title, "", author)
+            repository.issue_list.append(issue)
+            return issue
 
     def repository(self, full_name: str) -> Repository:
         return self.world.repositories[full_name.lower()]

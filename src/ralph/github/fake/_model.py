@@ -201,7 +201,12 @@ class Issue(Node):
         return connection(self.blocked_by, **page)
 
     def blocking(self, info: Any, **page: Any) -> dict[str, Any]:
-        waiting = [i for i in self.repository.issue_list if self in i.blocked_by]
+        waiting = [  # dependencies may cross repositories
+            i
+            for repository in self.world.repositories.values()
+            for i in repository.issue_list
+            if self in i.blocked_by
+        ]
         return connection(waiting, **page)
 
     def closedByPullRequestsReferences(
@@ -265,22 +270,30 @@ class Item(Node):
         #: field id -> option id
         self.values: dict[str, str] = {}
 
+    def _value(self, field_: Field) -> dict[str, Any] | None:
+        if not field_.single_select:  # Title: every item has one, as on GitHub
+            text = getattr(self.content, "title", "")
+            return {"__typename": "ProjectV2ItemFieldTextValue", "text": text, "field": field_}
+        option_id = self.values.get(field_.id)
+        option = next((o for o in field_.option_list if o["id"] == option_id), None)
+        if option is None:
+            return None
+        return {
+            "__typename": "ProjectV2ItemFieldSingleSelectValue",
+            "name": option["name"],
+            "optionId": option["id"],
+            "color": option["color"],
+            "field": field_,
+        }
+
     def fieldValues(self, info: Any, **page: Any) -> dict[str, Any]:
-        values = []
-        for field_ in self.project.field_list:
-            option_id = self.values.get(field_.id)
-            option = next((o for o in field_.option_list if o["id"] == option_id), None)
-            if option is not None:
-                values.append(
-                    {
-                        "__typename": "ProjectV2ItemFieldSingleSelectValue",
-                        "name": option["name"],
-                        "optionId": option["id"],
-                        "color": option["color"],
-                        "field": field_,
-                    }
-                )
+        """The item's values in the board's field order (GitHub's POSITION)."""
+        values = [v for f in self.project.field_list if (v := self._value(f)) is not None]
         return connection(values, **page)
+
+    def fieldValueByName(self, info: Any, name: str) -> dict[str, Any] | None:
+        found = next((f for f in self.project.field_list if f.name == name), None)
+        return None if found is None else self._value(found)
 
 
 class ProjectV2(Node):

@@ -28,6 +28,35 @@ def _invalid(message: str) -> GraphQLFault:
     return GraphQLFault("UNPROCESSABLE", message)
 
 
+#: GitHub's limit on an issue, pull request or comment body.
+_BODY_MAXIMUM = 65_536
+
+
+#: GitHub's documented sub-issue limits: per parent (closed ones count), and levels.
+_MOST_SUB_ISSUES = 100
+_MOST_LEVELS = 8
+
+
+def _check_room(parent: Issue, child: Issue | None = None) -> None:
+    """Refuse a child the parent cannot take (wording of ours: GitHub's is not known)."""
+    if len(parent.children) >= _MOST_SUB_ISSUES:
+        raise _invalid(f"Parent cannot have more than {_MOST_SUB_ISSUES} sub-issues")
+    levels, above = 1, parent.parent
+    while above is not None:
+        levels, above = levels + 1, above.parent
+    below, layer = 1, [child] if child is not None else []
+    while layer:
+        layer = [c for issue in layer for c in issue.children]
+        below += bool(layer)
+    if levels + below > _MOST_LEVELS:
+        raise _invalid(f"Sub-issues cannot be nested more than {_MOST_LEVELS} levels")
+
+
+def _check_body(body: str | None) -> None:
+    if body is not None and len(body) > _BODY_MAXIMUM:
+        raise _invalid(f"Body is too long (maximum is {_BODY_MAXIMUM} characters)")
+
+
 class Root:
     """Query and Mutation fields by their schema names."""
 
@@ -76,8 +105,11 @@ class Root:
         repository: Repository = self.world.node_of(input["repositoryId"], Repository)
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
+        _check_body(input.get("body"))
         self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
+        if parent is not None:
+            _check_room(parent)
         issue = Issue(
             repository,
             repository.next_number(),
@@ -94,10 +126,15 @@ class Root:
 
     def updateIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         issue = self._issue(input["id"])
-        if input.get("title") is not None:
+        # GraphQL tells an explicit null from an absent key, and so does GitHub: a null
+        # title is refused, a null body empties the body.
+        if "title" in input:
+            if not (input["title"] or "").strip():
+                raise _invalid("Title can't be blank")
             issue.title = input["title"]
-        if input.get("body") is not None:
-            issue.body = input["body"]
+        if "body" in input:
+            _check_body(input["body"])
+            issue.body = input["body"] or ""
         if input.get("labelIds") is not None:
             issue.label_list = [self.world.node_of(i, Label) for i in input["labelIds"]]
         issue.touch()
@@ -131,6 +168,7 @@ class Root:
         issue = self._issue(input["subjectId"])
         if not input["body"].strip():
             raise _invalid("Body can't be blank")
+        _check_body(input["body"])
         self._creating()
         comment = Comment(self.world, info.context["login"], input["body"])
         issue.comment_list.append(comment)
@@ -150,6 +188,7 @@ class Root:
                 raise _invalid("Sub issue cannot be an ancestor of its parent")
             ancestor = ancestor.parent
         if child not in parent.children:
+            _check_room(parent, child)
             parent.children.append(child)
         child.parent = parent
         parent.touch()
@@ -273,6 +312,7 @@ class Root:
             raise _invalid(f"Head sha can't be blank, Base sha can't be blank ({missing[0]})")
         if any(p.headRefName == head and p.state == "OPEN" for p in repository.pull_list):
             raise _invalid(f"A pull request already exists for {repository.owner.login}:{head}.")
+        _check_body(input.get("body"))
         self._creating()
         pr = PullRequest(
             repository,
