@@ -78,6 +78,8 @@ _LABEL_COLOUR = "ededed"
 _IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
+#: Issues whose board data one request reads (split tokens): 50 x 10 items x 20 values.
+_ITEMS_PER_READ = 50
 
 
 class GitHubTracker(Tracker):
@@ -149,14 +151,37 @@ class GitHubTracker(Tracker):
         with self._lock:
             self._board = None
 
+    def _issue_shape(self) -> q.IssueShape:
+        """Issue reads select the board's data only when the repository's token may
+        read it; with split tokens it is read apart (``_read_board_data``)."""
+        return q.IssueShape(board=not self.client.tokens.split)
+
+    def _read_board_data(self, nodes: Sequence[dict[str, Any]]) -> None:
+        """With split tokens: the issues' project items, read with the board's token
+        (the repository's may lack ``read:project``) and put where a read of both has them."""
+        if not self.client.tokens.split:
+            return
+        for start in range(0, len(nodes), _ITEMS_PER_READ):
+            chunk = nodes[start : start + _ITEMS_PER_READ]
+            data = self.client.query(
+                q.ISSUE_ITEMS, {"ids": [node["id"] for node in chunk]}, token="board"
+            )
+            items = {found["id"]: found["projectItems"] for found in data["nodes"] if found}
+            for node in chunk:
+                node["projectItems"] = items.get(node["id"]) or {"nodes": []}
+
     def _issue_node(self, number: int) -> dict[str, Any]:
         try:
-            data = self.client.query(q.ISSUE, {**self._where, "number": number})
+            data = self.client.query(
+                q.issue_query(self._issue_shape()), {**self._where, "number": number}
+            )
         except GitHubNotFound:
             raise IssueNotFound(number, self.full_name) from None
         node = (data.get("repository") or {}).get("issue")
         if node is None:
             raise IssueNotFound(number, self.full_name)
+        node = dict(node)
+        self._read_board_data([node])
         self._node_ids[number] = node["id"]
         for item in node["projectItems"]["nodes"]:
             if item and item["project"]["id"] == self.board().project_id:
@@ -308,10 +333,17 @@ class GitHubTracker(Tracker):
         query = query or IssueQuery()
         states = ["OPEN", "CLOSED"] if query.status is None else [query.status.value.upper()]
         project_id = self.board().project_id
+        nodes = [
+            dict(node)
+            for node in self.client.pages(
+                q.issues_query(self._issue_shape()),
+                {**self._where, "states": states},
+                ("repository", "issues"),
+            )
+        ]
+        self._read_board_data(nodes)
         found = []
-        for node in self.client.pages(
-            q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
-        ):
+        for node in nodes:
             self._node_ids[node["number"]] = node["id"]
             self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
             node = self._all_dependencies(node)

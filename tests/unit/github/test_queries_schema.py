@@ -8,7 +8,7 @@ from graphql import parse, validate
 from graphql.language import OperationDefinitionNode
 
 from ralph.github.fake import github_schema
-from ralph.github.queries import ALL, input_of
+from ralph.github.queries import ALL, ISSUE_SHAPES, input_of, issue_query, issues_query
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -64,3 +64,11 @@ def test_input_of_leaves_out_what_is_not_set():
     assert input_of(id="I_1", title=None, body="", labelIds=[]) == {
         "input": {"id": "I_1", "body": "", "labelIds": []}
     }
+
+
+@pytest.mark.parametrize("shape", ISSUE_SHAPES, ids=repr)
+def test_every_shape_of_an_issue_read_validates(shape):
+    for document in (issue_query(shape), issues_query(shape)):
+        errors = validate(github_schema(), parse(document.text))
+        assert [e.message for e in errors] == [], document.name
+        assert ("projectItems" in document.text) == shape.board

@@ -486,13 +486,15 @@ class World:
         return f"{prefix}{next(self._ids):06d}"
 
     def need_scope(self, info: Any, *scopes: str) -> None:
+        """Refused unless the token holds one of ``scopes``; GitHub's message names the
+        least of them (``read:project``, which ``project`` implies), as gh CLI matches it."""
         held = info.context["scopes"]
         if held is not None and not held & set(scopes):
             raise GraphQLFault(
                 "INSUFFICIENT_SCOPES",
                 f"Your token has not been granted the required scopes to execute this query. "
                 f"The '{info.field_name}' field requires one of the following scopes: "
-                f"{list(scopes)}, but your token has only been granted the: "
+                f"{[scopes[0]]}, but your token has only been granted the: "
                 f"{sorted(held)} scopes.",
             )
 

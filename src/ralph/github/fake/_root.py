@@ -94,6 +94,9 @@ class Root:
     def node(self, info: Any, id: str) -> Any:
         return self.world.nodes.get(id)
 
+    def nodes(self, info: Any, ids: list[str]) -> list[Any]:
+        return [self.world.nodes.get(node_id) for node_id in ids]
+
     # -- issues -----------------------------------------------------------------------------
 
     def _issue(self, node_id: str) -> Issue:
