@@ -6,9 +6,10 @@ reconcile-before-retry for mutations that create things."""
 from __future__ import annotations
 
 from ralph.github._classify import Classified, ResponseKind, classify_response
-from ralph.github._client import GitHubClient, Tokens, marker, strip_markers
+from ralph.github._client import GitHubClient, marker, strip_markers
 from ralph.github._closing import closing_references
 from ralph.github._pacer import Pacer, PacingPolicy
+from ralph.github._tokens import TokenKind, Tokens, token_kind
 from ralph.github._transport import (
     DEFAULT_API_URL,
     HttpTransport,
@@ -26,6 +27,7 @@ __all__ = [
     "PacingPolicy",
     "Reply",
     "ResponseKind",
+    "TokenKind",
     "Tokens",
     "Transport",
     "TransportFailure",
@@ -33,4 +35,5 @@ __all__ = [
     "closing_references",
     "marker",
     "strip_markers",
+    "token_kind",
 ]

@@ -165,7 +165,7 @@ fragment PullRequestFields on PullRequest {
 
 _PROJECT_FIELDS = """
 fragment ProjectFields on ProjectV2 {
-  id number title url
+  id number title url closed viewerCanUpdate
   fields(first: 50) {
     nodes {
       ... on ProjectV2FieldCommon { id name }
@@ -185,6 +185,7 @@ query Repository($owner: String!, $name: String!) {
     id nameWithOwner
     owner { id login }
     defaultBranchRef { name }
+    viewerPermission hasIssuesEnabled isArchived
   }
 }
 """,

@@ -21,6 +21,7 @@ from typing import Any
 
 from graphql import GraphQLSchema, build_schema, graphql_sync
 
+from ralph.github._tokens import token_kind
 from ralph.github._transport import Reply, TransportFailure
 from ralph.github.fake._limits import (
     RESOURCE_LIMITS_EXCEEDED,
@@ -136,9 +137,13 @@ class FakeGitHub:
     # -- setting the world up -------------------------------------------------------------
 
     def add_token(self, token: str, login: str, scopes: str = "repo, project, read:org") -> None:
+        """A token acting as ``login``. Its kind is its prefix's, as on GitHub: one that
+        lists no scopes (``github_pat_``, ``ghs_``, ``ghu_``) ignores ``scopes`` and
+        may do what its permissions allow (all of it here, but a user's boards)."""
         self.world.account(login)
+        kind = token_kind(token)
         listed = frozenset(s.strip() for s in scopes.split(",") if s.strip())
-        self.world.tokens[token] = TokenHolder(login, listed)
+        self.world.tokens[token] = TokenHolder(login, listed if kind.lists_scopes else None, kind)
 
     def add_repository(
         self, full_name: str, *, git_path: Path | None = None, organization: bool = False
@@ -244,7 +249,11 @@ class FakeGitHub:
                 github_schema(),
                 source,
                 root_value=self.root,
-                context_value={"login": account.login, "scopes": account.scopes},
+                context_value={
+                    "login": account.login,
+                    "scopes": account.scopes,
+                    "kind": account.kind,
+                },
                 variable_values=dict(variables),
                 type_resolver=_type_of,
             )
@@ -278,8 +287,8 @@ class FakeGitHub:
             "x-ratelimit-resource": "graphql",
         }
         account = self.world.tokens.get(token)
-        if account is not None:
-            headers["x-oauth-scopes"] = ", ".join(sorted(account.scopes))
+        if account is not None:  # empty for tokens that list no scopes, as gh CLI sees
+            headers["x-oauth-scopes"] = ", ".join(sorted(account.scopes or ()))
         headers.update({k.lower(): v for k, v in (extra or {}).items()})
         return headers
 
