@@ -177,6 +177,11 @@ fragment ProjectFields on ProjectV2 {
 
 VIEWER = GraphQLDocument("Viewer", "query Viewer { viewer { login } }")
 
+#: Which relations this GitHub's issues have (GitHub Enterprise Server may lack some).
+ISSUE_FEATURES = GraphQLDocument(
+    "IssueFeatures", 'query IssueFeatures { __type(name: "Issue") { fields { name } } }'
+)
+
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
@@ -512,6 +517,7 @@ ALL: dict[str, GraphQLDocument] = {
     document.name: document
     for document in (
         VIEWER,
+        ISSUE_FEATURES,
         REPOSITORY,
         OWNER,
         PROJECT,

@@ -41,7 +41,15 @@ from ralph.errors import (
     PullRequestNotOpen,
     StateConflict,
 )
-from ralph.github import GitHubClient, marker
+from ralph.github import (
+    ALL_ISSUE_FEATURES,
+    NO_DEPENDENCIES,
+    NO_SUB_ISSUES,
+    GitHubClient,
+    IssueFeatures,
+    issue_features,
+    marker,
+)
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._github_body import fit_body
@@ -97,9 +105,13 @@ class GitHubTracker(Tracker):
         project: int,
         project_owner: str = "",
         clock: Callable[[], float] | None = None,
+        features: IssueFeatures | None = ALL_ISSUE_FEATURES,
     ) -> None:
+        """``features``: the issue relations this GitHub has (github.com: all); None
+        asks GitHub once, on the first issue read (GitHub Enterprise Server)."""
         super().__init__(clock=clock)
         self.client = client
+        self._features = features
         self.owner = owner
         self.repo = repo
         self.project_number = project
@@ -151,10 +163,28 @@ class GitHubTracker(Tracker):
         with self._lock:
             self._board = None
 
+    def features(self) -> IssueFeatures:
+        if self._features is None:
+            self._features = issue_features(self.client)
+        return self._features
+
     def _issue_shape(self) -> q.IssueShape:
-        """Issue reads select the board's data only when the repository's token may
-        read it; with split tokens it is read apart (``_read_board_data``)."""
-        return q.IssueShape(board=not self.client.tokens.split)
+        """Issue reads select the relations this GitHub has, and the board's data only
+        when the repository's token may read it; with split tokens it is read apart
+        (``_read_board_data``)."""
+        features = self.features()
+        return q.IssueShape(
+            board=not self.client.tokens.split,
+            dependencies=features.dependencies,
+            sub_issues=features.sub_issues,
+        )
+
+    def _require(self, feature: str) -> None:
+        """Refused in one line when this GitHub lacks ``feature`` (an IssueFeatures field)."""
+        features = self.features()
+        if not getattr(features, feature):
+            note = NO_SUB_ISSUES if feature == "sub_issues" else NO_DEPENDENCIES
+            raise InvalidInput(note)
 
     def _read_board_data(self, nodes: Sequence[dict[str, Any]]) -> None:
         """With split tokens: the issues' project items, read with the board's token
@@ -364,6 +394,8 @@ class GitHubTracker(Tracker):
     ) -> Issue:
         check_title(title)
         check_labels(labels)
+        if parent is not None:
+            self._require("sub_issues")
         parent_id = self._node_id(parent) if parent is not None else None
         label_ids = self._label_ids(labels) if labels else None
         tag = marker()
@@ -471,6 +503,7 @@ class GitHubTracker(Tracker):
         return lambda: {} if done(self.get_issue(number)) else None
 
     def _set_parent(self, child: int, parent: int | None) -> None:
+        self._require("sub_issues")
         if parent is None:
             current = self.get_issue(child).parent
             if current is not None:
@@ -489,6 +522,7 @@ class GitHubTracker(Tracker):
         )
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
         self.client.mutate(
             q.ADD_BLOCKED_BY,
             self._dependency(blocked, blocking),
@@ -496,6 +530,7 @@ class GitHubTracker(Tracker):
         )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
         self.client.mutate(
             q.REMOVE_BLOCKED_BY,
             self._dependency(blocked, blocking),

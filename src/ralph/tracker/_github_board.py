@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.errors import GitHubAuthError, GitHubError, GitHubInvalid, GitHubNotFound
-from ralph.github import GitHubClient, TokenKind, token_kind
+from ralph.github import (
+    ALL_ISSUE_FEATURES,
+    GitHubClient,
+    IssueFeatures,
+    TokenKind,
+    issue_features,
+    token_kind,
+)
 from ralph.github import queries as q
 from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, Board, board_from
 
@@ -71,6 +78,8 @@ class BoardSetup:
     default_branch: str
     #: Why the repository could not be linked to a board of another owner (best effort).
     link_warning: str = ""
+    #: The issue relations this GitHub has (GitHub Enterprise Server may lack some).
+    features: IssueFeatures = ALL_ISSUE_FEATURES
 
 
 def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
@@ -181,8 +190,9 @@ def set_up_board(
             "Ralph works without the link"
         )
     default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
+    features = issue_features(client)
     return BoardSetup(
-        board, created_project, created, incomplete, linked, owner, default, link_warning
+        board, created_project, created, incomplete, linked, owner, default, link_warning, features
     )
 
 
@@ -244,6 +254,8 @@ class Check:
     name: str
     ok: bool
     detail: str
+    #: Not a failure, but worth knowing (what Ralph does without something).
+    warning: bool = False
 
 
 def check_board(
@@ -277,6 +289,7 @@ def check_board(
         return [*checks, Check("repository", False, str(exc))]
     checks.append(Check("repository", True, repository["nameWithOwner"]))
     checks.extend(_repository_checks(repository))
+    checks.extend(_feature_checks(issue_features(client)))
     owner = project_owner or repository["owner"]["login"]
     try:
         board = _project(client, owner, project)
@@ -358,6 +371,13 @@ def _repository_checks(repository: dict[str, Any]) -> list[Check]:
     else:
         checks.append(Check("issues", True, "enabled"))
     return checks
+
+
+def _feature_checks(features: IssueFeatures) -> list[Check]:
+    notes = features.notes()
+    if not notes:
+        return [Check("issue relations", True, "sub-issues and dependencies")]
+    return [Check("issue relations", True, note, warning=True) for note in notes]
 
 
 def _board_checks(board: Board, variable: str) -> list[Check]:
