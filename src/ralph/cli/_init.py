@@ -81,6 +81,8 @@ def init_command(
             console.print(f"Linked {github} to the project")
         if board.link_warning:
             warn(board.link_warning)
+        for note in board.features.notes():
+            console.print(f"[yellow]{escape(note[0].upper() + note[1:])}[/]")
         if board.created_project:  # GitHub's API cannot make views (nor could the original)
             console.print(
                 "Views cannot be created through GitHub's API; on the board add a Board "
@@ -143,7 +145,8 @@ def _print_prompt_overrides(console: Console, config: Config) -> bool:
 
 def doctor_command() -> None:
     """Check the test command, the sandbox agents run in, the project's prompt overrides,
-    and on GitHub the token, its scopes, the repository, the board and its fields."""
+    and on GitHub the tokens (kind, scopes), what they may do in the repository and on
+    the board, the issue relations the server has, the board and its fields."""
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -177,7 +180,7 @@ def doctor_command() -> None:
     finally:
         client.close()
     for check in checks:
-        mark = "[green]✓[/]" if check.ok else "[red]✗[/]"
-        console.print(f"{mark} {check.name}: {check.detail}")
+        mark = "[bold yellow]![/]" if check.warning else "[green]✓[/]" if check.ok else "[red]✗[/]"
+        console.print(f"{mark} {check.name}: {escape(check.detail)}")
     if not healthy or not all(check.ok for check in checks):
         raise typer.Exit(1)

@@ -6,9 +6,17 @@ reconcile-before-retry for mutations that create things."""
 from __future__ import annotations
 
 from ralph.github._classify import Classified, ResponseKind, classify_response
-from ralph.github._client import GitHubClient, Tokens, marker, strip_markers
+from ralph.github._client import GitHubClient, marker, strip_markers
 from ralph.github._closing import closing_references
+from ralph.github._features import (
+    ALL_ISSUE_FEATURES,
+    NO_DEPENDENCIES,
+    NO_SUB_ISSUES,
+    IssueFeatures,
+    issue_features,
+)
 from ralph.github._pacer import Pacer, PacingPolicy
+from ralph.github._tokens import TokenKind, Tokens, token_kind
 from ralph.github._transport import (
     DEFAULT_API_URL,
     HttpTransport,
@@ -18,19 +26,26 @@ from ralph.github._transport import (
 )
 
 __all__ = [
+    "ALL_ISSUE_FEATURES",
     "DEFAULT_API_URL",
+    "NO_DEPENDENCIES",
+    "NO_SUB_ISSUES",
     "Classified",
     "GitHubClient",
     "HttpTransport",
+    "IssueFeatures",
     "Pacer",
     "PacingPolicy",
     "Reply",
     "ResponseKind",
+    "TokenKind",
     "Tokens",
     "Transport",
     "TransportFailure",
     "classify_response",
     "closing_references",
+    "issue_features",
     "marker",
     "strip_markers",
+    "token_kind",
 ]

@@ -20,8 +20,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ralph.errors import (
     GitHubAuthError,
@@ -34,10 +33,11 @@ from ralph.errors import (
 )
 from ralph.github._classify import FALLBACK_WAIT, Classified, ResponseKind, classify_response
 from ralph.github._pacer import Pacer
+from ralph.github._tokens import TokenFor, Tokens
 from ralph.github._transport import Transport, TransportFailure
 from ralph.github.queries import VIEWER, GraphQLDocument
 
-__all__ = ["GitHubClient", "Tokens", "marker", "strip_markers"]
+__all__ = ["GitHubClient", "marker", "strip_markers"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,29 +58,6 @@ def strip_markers(text: str) -> str:
         cut = text[start : end + 3]
         text = text.replace("\n\n" + cut, "").replace(cut, "")
     return text
-
-
-#: Which token a request is sent with: the repository's, or the board's (the Projects v2
-#: board may live with another owner and need a token of its own).
-TokenFor = Literal["repo", "board"]
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """The repository token and the board's token (the same one unless split)."""
-
-    repo: str
-    board: str = ""
-
-    def get(self, which: TokenFor) -> str:
-        return (self.board or self.repo) if which == "board" else self.repo
-
-    @property
-    def split(self) -> bool:
-        return bool(self.board) and self.board != self.repo
-
-    def __repr__(self) -> str:  # tokens never reach logs or tracebacks
-        return f"Tokens(split={self.split})"
 
 
 class _TooLarge(GitHubPartialData):
@@ -188,11 +165,11 @@ class GitHubClient:
 
     def viewer(self, *, token: TokenFor = "repo") -> tuple[str, frozenset[str] | None]:
         """The token's login and its OAuth scopes (None for tokens that do not list
-        them: fine-grained tokens and app tokens)."""
+        them: fine-grained tokens and app tokens). An empty list means "not listed" too,
+        as gh CLI reads it: a classic token has at least one scope to be of any use."""
         data, headers = self._execute(VIEWER, {}, token=token, reconcile=None)
-        scopes = headers.get("x-oauth-scopes")
-        listed = None if scopes is None else frozenset(s.strip() for s in scopes.split(",") if s)
-        return str(data["viewer"]["login"]), listed
+        scopes = {s.strip() for s in headers.get("x-oauth-scopes", "").split(",")} - {""}
+        return str(data["viewer"]["login"]), frozenset(scopes) if scopes else None
 
     # -- one request, with its waits and retries ---------------------------------------------
 

@@ -13,9 +13,19 @@ failure).
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 
-__all__ = ["ALL", "GraphQLDocument", "input_of"]
+__all__ = [
+    "ALL",
+    "ISSUE_SHAPES",
+    "GraphQLDocument",
+    "IssueShape",
+    "input_of",
+    "issue_query",
+    "issues_query",
+]
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,14 @@ fragment IssueFields on Issue {
   blockedBy(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
   blocking(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
   closedByPullRequestsReferences(first: 10, includeClosedPrs: true) { nodes { number } }
+}
+"""
+
+#: The issue's board data: its project items and their field values. GitHub gives them
+#: only to a token with ``read:project``, so with split tokens they are read apart, with
+#: the board's token (``ISSUE_ITEMS``).
+_ISSUE_ITEMS = """
+fragment IssueItems on Issue {
   projectItems(first: 10) {
     nodes {
       id
@@ -65,6 +83,55 @@ fragment OptionName on ProjectV2ItemFieldValue {
 _RELATED = """
 fragment Related on Issue { number state repository { nameWithOwner } }
 """
+
+
+@dataclass(frozen=True)
+class IssueShape:
+    """What an issue read selects beside the issue's own fields."""
+
+    #: The project items' field values (the board's data; see ``_ISSUE_ITEMS``).
+    board: bool = True
+    #: ``blockedBy``/``blocking``: github.com has them; GitHub Enterprise Server may not.
+    dependencies: bool = True
+    #: ``parent``/``subIssues``: GitHub Enterprise Server has them from 3.16.
+    sub_issues: bool = True
+
+
+#: Every shape an issue read can take (the schema test validates each).
+ISSUE_SHAPES = tuple(
+    IssueShape(board, dependencies, sub_issues)
+    for board in (True, False)
+    for dependencies in (True, False)
+    for sub_issues in (True, False)
+)
+
+_LEFT_OUT = {"dependencies": ("blockedBy", "blocking"), "sub_issues": ("parent", "subIssues")}
+_FIELD_NAME = re.compile(r"\s*(\w+)")
+
+
+def _shaped(operation: str, shape: IssueShape) -> str:
+    """``operation`` (which spreads ``IssueFields``) with the fragments ``shape`` needs:
+    the issue's fields less the relations left out, and its board data if asked for."""
+    left_out = {
+        name for flag, names in _LEFT_OUT.items() if not getattr(shape, flag) for name in names
+    }
+    fields = "".join(
+        line
+        for line in _ISSUE_FIELDS.splitlines(keepends=True)
+        if (found := _FIELD_NAME.match(line)) is None or found.group(1) not in left_out
+    )
+    # GraphQL refuses a fragment no selection spreads, so each comes only with its user.
+    if "...Related" in fields:
+        fields += _RELATED
+    if not shape.board:
+        return operation + fields
+    return (
+        operation.replace("...IssueFields", "...IssueFields ...IssueItems")
+        + fields
+        + _ISSUE_ITEMS
+        + _OPTION_NAME
+    )
+
 
 _COMMENT_FIELDS = """
 fragment CommentFields on IssueComment {
@@ -98,7 +165,7 @@ fragment PullRequestFields on PullRequest {
 
 _PROJECT_FIELDS = """
 fragment ProjectFields on ProjectV2 {
-  id number title url
+  id number title url closed viewerCanUpdate
   fields(first: 50) {
     nodes {
       ... on ProjectV2FieldCommon { id name }
@@ -110,6 +177,11 @@ fragment ProjectFields on ProjectV2 {
 
 VIEWER = GraphQLDocument("Viewer", "query Viewer { viewer { login } }")
 
+#: Which relations this GitHub's issues have (GitHub Enterprise Server may lack some).
+ISSUE_FEATURES = GraphQLDocument(
+    "IssueFeatures", 'query IssueFeatures { __type(name: "Issue") { fields { name } } }'
+)
+
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
@@ -118,6 +190,7 @@ query Repository($owner: String!, $name: String!) {
     id nameWithOwner
     owner { id login }
     defaultBranchRef { name }
+    viewerPermission hasIssuesEnabled isArchived
   }
 }
 """,
@@ -168,9 +241,7 @@ query ProjectRepositories($project: ID!) {
 """,
 )
 
-ISSUE = GraphQLDocument(
-    "Issue",
-    """
+_ISSUE = """
 query Issue($owner: String!, $name: String!, $number: Int!) {
   repository(owner: $owner, name: $name) {
     issue(number: $number) {
@@ -183,11 +254,15 @@ query Issue($owner: String!, $name: String!, $number: Int!) {
   }
 }
 """
-    + _ISSUE_FIELDS
-    + _OPTION_NAME
-    + _RELATED
-    + _COMMENT_FIELDS,
-)
+
+
+@functools.cache
+def issue_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
+    """One issue with its first comments, selecting what ``shape`` says."""
+    return GraphQLDocument("Issue", _shaped(_ISSUE, shape) + _COMMENT_FIELDS)
+
+
+ISSUE = issue_query()
 
 ISSUE_COMMENTS = GraphQLDocument(
     "IssueComments",
@@ -229,9 +304,7 @@ query {name}($owner: String!, $name: String!, $number: Int!, $first: Int!, $afte
 ISSUE_BLOCKED_BY = _dependencies("IssueBlockedBy", "blockedBy")
 ISSUE_BLOCKING = _dependencies("IssueBlocking", "blocking")
 
-ISSUES = GraphQLDocument(
-    "Issues",
-    """
+_ISSUES = """
 query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
              $after: String) {
   repository(owner: $owner, name: $name) {
@@ -243,10 +316,25 @@ query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: In
   }
 }
 """
-    + _ISSUE_FIELDS
-    + _OPTION_NAME
-    + _RELATED,
-    page_size=50,
+
+
+@functools.cache
+def issues_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
+    """A repository's issues, a page at a time, selecting what ``shape`` says."""
+    return GraphQLDocument("Issues", _shaped(_ISSUES, shape), page_size=50)
+
+
+ISSUES = issues_query()
+
+ISSUE_ITEMS = GraphQLDocument(
+    "IssueItems",
+    """
+query IssueItems($ids: [ID!]!) {
+  nodes(ids: $ids) { ... on Issue { id ...IssueItems } }
+}
+"""
+    + _ISSUE_ITEMS
+    + _OPTION_NAME,
 )
 
 ISSUE_BY_MARKER = GraphQLDocument(
@@ -429,6 +517,7 @@ ALL: dict[str, GraphQLDocument] = {
     document.name: document
     for document in (
         VIEWER,
+        ISSUE_FEATURES,
         REPOSITORY,
         OWNER,
         PROJECT,
@@ -439,6 +528,7 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUES,
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
+        ISSUE_ITEMS,
         ISSUE_BY_MARKER,
         COMMENT_BY_MARKER,
         LABELS,

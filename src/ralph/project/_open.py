@@ -13,6 +13,7 @@ from ralph.config import Config
 from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
+from ralph.github import ALL_ISSUE_FEATURES
 from ralph.project._github import github_client
 from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, GitHubTracker, LocalTracker, Tracker
@@ -55,6 +56,8 @@ def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitH
         repo=settings.repo,
         project=settings.project,
         project_owner=settings.project_owner,
+        # GitHub Enterprise Server may lack sub-issues or dependencies: ask it once.
+        features=None if settings.api_url else ALL_ISSUE_FEATURES,
     )
 
 

@@ -41,7 +41,15 @@ from ralph.errors import (
     PullRequestNotOpen,
     StateConflict,
 )
-from ralph.github import GitHubClient, marker
+from ralph.github import (
+    ALL_ISSUE_FEATURES,
+    NO_DEPENDENCIES,
+    NO_SUB_ISSUES,
+    GitHubClient,
+    IssueFeatures,
+    issue_features,
+    marker,
+)
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._github_body import fit_body
@@ -78,6 +86,8 @@ _LABEL_COLOUR = "ededed"
 _IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
+#: Issues whose board data one request reads (split tokens): 50 x 10 items x 20 values.
+_ITEMS_PER_READ = 50
 
 
 class GitHubTracker(Tracker):
@@ -95,9 +105,13 @@ class GitHubTracker(Tracker):
         project: int,
         project_owner: str = "",
         clock: Callable[[], float] | None = None,
+        features: IssueFeatures | None = ALL_ISSUE_FEATURES,
     ) -> None:
+        """``features``: the issue relations this GitHub has (github.com: all); None
+        asks GitHub once, on the first issue read (GitHub Enterprise Server)."""
         super().__init__(clock=clock)
         self.client = client
+        self._features = features
         self.owner = owner
         self.repo = repo
         self.project_number = project
@@ -149,14 +163,55 @@ class GitHubTracker(Tracker):
         with self._lock:
             self._board = None
 
+    def features(self) -> IssueFeatures:
+        if self._features is None:
+            self._features = issue_features(self.client)
+        return self._features
+
+    def _issue_shape(self) -> q.IssueShape:
+        """Issue reads select the relations this GitHub has, and the board's data only
+        when the repository's token may read it; with split tokens it is read apart
+        (``_read_board_data``)."""
+        features = self.features()
+        return q.IssueShape(
+            board=not self.client.tokens.split,
+            dependencies=features.dependencies,
+            sub_issues=features.sub_issues,
+        )
+
+    def _require(self, feature: str) -> None:
+        """Refused in one line when this GitHub lacks ``feature`` (an IssueFeatures field)."""
+        features = self.features()
+        if not getattr(features, feature):
+            note = NO_SUB_ISSUES if feature == "sub_issues" else NO_DEPENDENCIES
+            raise InvalidInput(note)
+
+    def _read_board_data(self, nodes: Sequence[dict[str, Any]]) -> None:
+        """With split tokens: the issues' project items, read with the board's token
+        (the repository's may lack ``read:project``) and put where a read of both has them."""
+        if not self.client.tokens.split:
+            return
+        for start in range(0, len(nodes), _ITEMS_PER_READ):
+            chunk = nodes[start : start + _ITEMS_PER_READ]
+            data = self.client.query(
+                q.ISSUE_ITEMS, {"ids": [node["id"] for node in chunk]}, token="board"
+            )
+            items = {found["id"]: found["projectItems"] for found in data["nodes"] if found}
+            for node in chunk:
+                node["projectItems"] = items.get(node["id"]) or {"nodes": []}
+
     def _issue_node(self, number: int) -> dict[str, Any]:
         try:
-            data = self.client.query(q.ISSUE, {**self._where, "number": number})
+            data = self.client.query(
+                q.issue_query(self._issue_shape()), {**self._where, "number": number}
+            )
         except GitHubNotFound:
             raise IssueNotFound(number, self.full_name) from None
         node = (data.get("repository") or {}).get("issue")
         if node is None:
             raise IssueNotFound(number, self.full_name)
+        node = dict(node)
+        self._read_board_data([node])
         self._node_ids[number] = node["id"]
         for item in node["projectItems"]["nodes"]:
             if item and item["project"]["id"] == self.board().project_id:
@@ -308,10 +363,17 @@ class GitHubTracker(Tracker):
         query = query or IssueQuery()
         states = ["OPEN", "CLOSED"] if query.status is None else [query.status.value.upper()]
         project_id = self.board().project_id
+        nodes = [
+            dict(node)
+            for node in self.client.pages(
+                q.issues_query(self._issue_shape()),
+                {**self._where, "states": states},
+                ("repository", "issues"),
+            )
+        ]
+        self._read_board_data(nodes)
         found = []
-        for node in self.client.pages(
-            q.ISSUES, {**self._where, "states": states}, ("repository", "issues")
-        ):
+        for node in nodes:
             self._node_ids[node["number"]] = node["id"]
             self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
             node = self._all_dependencies(node)
@@ -332,6 +394,8 @@ class GitHubTracker(Tracker):
     ) -> Issue:
         check_title(title)
         check_labels(labels)
+        if parent is not None:
+            self._require("sub_issues")
         parent_id = self._node_id(parent) if parent is not None else None
         label_ids = self._label_ids(labels) if labels else None
         tag = marker()
@@ -439,6 +503,7 @@ class GitHubTracker(Tracker):
         return lambda: {} if done(self.get_issue(number)) else None
 
     def _set_parent(self, child: int, parent: int | None) -> None:
+        self._require("sub_issues")
         if parent is None:
             current = self.get_issue(child).parent
             if current is not None:
@@ -457,6 +522,7 @@ class GitHubTracker(Tracker):
         )
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
         self.client.mutate(
             q.ADD_BLOCKED_BY,
             self._dependency(blocked, blocking),
@@ -464,6 +530,7 @@ class GitHubTracker(Tracker):
         )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
         self.client.mutate(
             q.REMOVE_BLOCKED_BY,
             self._dependency(blocked, blocking),

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.errors import GitHubAuthError, GitHubError, GitHubInvalid, GitHubNotFound
-from ralph.github import GitHubClient
+from ralph.github import (
+    ALL_ISSUE_FEATURES,
+    GitHubClient,
+    IssueFeatures,
+    TokenKind,
+    issue_features,
+    token_kind,
+)
 from ralph.github import queries as q
 from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, Board, board_from
 
@@ -71,6 +78,8 @@ class BoardSetup:
     default_branch: str
     #: Why the repository could not be linked to a board of another owner (best effort).
     link_warning: str = ""
+    #: The issue relations this GitHub has (GitHub Enterprise Server may lack some).
+    features: IssueFeatures = ALL_ISSUE_FEATURES
 
 
 def _project(client: GitHubClient, owner: str, number: int) -> Board | None:
@@ -87,6 +96,32 @@ def _by_title(client: GitHubClient, owner: str, title: str) -> int | None:
     nodes = ((data.get("repositoryOwner") or {}).get("projectsV2") or {}).get("nodes", [])
     open_matches = [n for n in nodes if n and n["title"] == title and not n["closed"]]
     return min((n["number"] for n in open_matches), default=None)
+
+
+def _board_variable(client: GitHubClient) -> str:
+    return "RALPH_GH_PROJECT_TOKEN" if client.tokens.split else "RALPH_GH_TOKEN"
+
+
+def _unreachable(client: GitHubClient, owner: str, *, creating: bool = False) -> str | None:
+    """Why the board's token cannot see ``owner``'s boards, when its kind explains it:
+    GitHub answers such a token as if the board did not exist. ``creating``: no board
+    was found by title, which an organisation's may rightly have none of."""
+    kind = token_kind(client.tokens.get("board"))
+    if kind.lists_scopes or kind is TokenKind.APP_USER:
+        return None
+    found = client.query(q.OWNER, {"login": owner}, token="board")["repositoryOwner"]
+    variable = _board_variable(client)
+    if found["__typename"] == "User":
+        return (
+            f"{owner} is a user and {variable} is a {kind.value}: a user-owned board needs "
+            "a classic token or OAuth token with the project scope"
+        )
+    if creating:
+        return None
+    return (
+        f"{variable} is a {kind.value}: it needs the organization permission Projects: "
+        f"read and write on {owner} (Organization permissions → Projects)"
+    )
 
 
 def _repository(client: GitHubClient, full_name: str) -> dict[str, Any]:
@@ -115,6 +150,8 @@ def set_up_board(
     created_project = False
     number = project if project is not None else _by_title(client, owner, title)
     board = _project(client, owner, number) if number is not None else None
+    if board is None and (why := _unreachable(client, owner, creating=project is None)):
+        raise GitHubAuthError(why)
     if board is None and project is not None:
         raise GitHubNotFound(
             f"project #{project} of {owner} not found; check the number in its URL "
@@ -153,8 +190,9 @@ def set_up_board(
             "Ralph works without the link"
         )
     default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
+    features = issue_features(client)
     return BoardSetup(
-        board, created_project, created, incomplete, linked, owner, default, link_warning
+        board, created_project, created, incomplete, linked, owner, default, link_warning, features
     )
 
 
@@ -216,6 +254,8 @@ class Check:
     name: str
     ok: bool
     detail: str
+    #: Not a failure, but worth knowing (what Ralph does without something).
+    warning: bool = False
 
 
 def check_board(
@@ -224,17 +264,21 @@ def check_board(
     """What ``ralph doctor`` reports: the token, its scopes, the repository, the project,
     Ralph's fields and their options. Each failing check says what to do."""
     checks: list[Check] = []
+    kind = token_kind(client.tokens.repo).value
     try:
         login, scopes = client.viewer()
     except GitHubAuthError as exc:
-        return [Check("token", False, f"GitHub does not accept the token ({exc})")]
-    checks.append(Check("token", True, f"authenticated as {login}"))
+        return [Check("token", False, f"GitHub does not accept the {kind} ({exc})")]
+    checks.append(Check("token", True, f"authenticated as {login} ({kind})"))
     if client.tokens.split:
+        board_kind = token_kind(client.tokens.board).value
         try:
             project_login, project_scopes = client.viewer(token="board")
         except GitHubAuthError as exc:
-            return [*checks, Check("project token", False, f"not accepted ({exc})")]
-        checks.append(Check("project token", True, f"authenticated as {project_login}"))
+            return [*checks, Check("project token", False, f"{board_kind} not accepted ({exc})")]
+        checks.append(
+            Check("project token", True, f"authenticated as {project_login} ({board_kind})")
+        )
         checks.extend(_scope_checks(scopes, ("repo",), "RALPH_GH_TOKEN"))
         checks.extend(_scope_checks(project_scopes, ("project",), "RALPH_GH_PROJECT_TOKEN"))
     else:
@@ -244,9 +288,12 @@ def check_board(
     except GitHubError as exc:
         return [*checks, Check("repository", False, str(exc))]
     checks.append(Check("repository", True, repository["nameWithOwner"]))
+    checks.extend(_repository_checks(repository))
+    checks.extend(_feature_checks(issue_features(client)))
     owner = project_owner or repository["owner"]["login"]
     try:
         board = _project(client, owner, project)
+        why = _unreachable(client, owner) if board is None else None
     except GitHubError as exc:
         return [*checks, Check("project", False, f"cannot read project #{project}: {exc}")]
     if board is None:
@@ -255,11 +302,13 @@ def check_board(
             Check(
                 "project",
                 False,
-                f"project #{project} of {owner} not found; check github.project in ralph.toml "
-                f"or run `ralph init --github {full_name}` to create one",
+                why
+                or f"project #{project} of {owner} not found; check github.project in "
+                f"ralph.toml or run `ralph init --github {full_name}` to create one",
             ),
         ]
     checks.append(Check("project", True, f"#{board.number} {board.title} ({board.url})"))
+    checks.extend(_board_checks(board, _board_variable(client)))
     for field, options in FIELDS.items():
         found = board.fields.get(field)
         if found is None:
@@ -287,11 +336,74 @@ def check_board(
     return checks
 
 
+#: Repository roles that may push branches and merge pull requests.
+_WRITERS = ("ADMIN", "MAINTAIN", "WRITE")
+
+
+def _repository_checks(repository: dict[str, Any]) -> list[Check]:
+    """What the token may do in the repository, whatever its scopes say (a scope is
+    not access: the role, SSO, an archived repository decide)."""
+    name = repository["nameWithOwner"]
+    role = repository.get("viewerPermission") or "NONE"
+    checks = [
+        Check("repository access", True, f"{role.lower()} (push, open and merge pull requests)")
+        if role in _WRITERS
+        else Check(
+            "repository access",
+            False,
+            f"the token's role on {name} is {role.lower()}; Ralph needs write access "
+            "to push branches and merge pull requests",
+        )
+    ]
+    if repository.get("isArchived"):
+        checks.append(
+            Check("repository open", False, f"{name} is archived (read-only); unarchive it")
+        )
+    if repository.get("hasIssuesEnabled") is False:
+        checks.append(
+            Check(
+                "issues",
+                False,
+                f"issues are turned off for {name}; turn them on in its settings "
+                "(General → Features → Issues)",
+            )
+        )
+    else:
+        checks.append(Check("issues", True, "enabled"))
+    return checks
+
+
+def _feature_checks(features: IssueFeatures) -> list[Check]:
+    notes = features.notes()
+    if not notes:
+        return [Check("issue relations", True, "sub-issues and dependencies")]
+    return [Check("issue relations", True, note, warning=True) for note in notes]
+
+
+def _board_checks(board: Board, variable: str) -> list[Check]:
+    """Whether the board is open and its token may change it."""
+    checks = []
+    if board.closed:
+        checks.append(Check("project open", False, f"project #{board.number} is closed; reopen it"))
+    if board.viewer_can_update:
+        checks.append(Check("project access", True, "the token can edit the board"))
+    else:
+        checks.append(
+            Check(
+                "project access",
+                False,
+                f"{variable} cannot edit project #{board.number}; give its user the Write "
+                "role on the board (and a classic token the project scope)",
+            )
+        )
+    return checks
+
+
 def _scope_checks(
     scopes: frozenset[str] | None, needed: tuple[str, ...], variable: str
 ) -> list[Check]:
     if scopes is None:  # fine-grained and app tokens list no scopes; the reads below tell
-        return [Check(f"{variable} scopes", True, "not listed (fine-grained token)")]
+        return [Check(f"{variable} scopes", True, "not listed (the access checks below tell)")]
     missing = [s for s in needed if s not in scopes]
     if missing:
         return [

@@ -58,6 +58,9 @@ class Board:
     fields: Mapping[str, tuple[str, Mapping[str, str]]] = field(default_factory=dict)
     #: Every field's name, single-select or not.
     field_names: frozenset[str] = frozenset()
+    closed: bool = False
+    #: Whether the board's token may change the board (write access, not only scopes).
+    viewer_can_update: bool = True
 
 
 def board_from(project: Mapping[str, Any]) -> Board:
@@ -76,6 +79,8 @@ def board_from(project: Mapping[str, Any]) -> Board:
         project.get("url", ""),
         fields,
         frozenset(names),
+        bool(project.get("closed", False)),
+        bool(project.get("viewerCanUpdate", True)),
     )
 
 

@@ -190,3 +190,17 @@ def test_init_links_a_board_of_another_owner_on_a_best_effort_basis(served, proj
     (warning,) = [line for line in result.stderr.splitlines() if "could not link" in line]
     assert "Warning: could not link acme/shop to project #1 of acme-org" in warning
     assert "project = 1" in (project.path / "ralph.toml").read_text()
+
+
+def test_doctor_with_a_fine_grained_token_on_a_user_board_says_what_token_it_needs(served, project):
+    served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    token = "github_pat_11AAAAAAA0fine_grained_secret"
+    served.fake.add_token(token, "acme")
+    result = served.ralph("doctor", cwd=project.path, env=served.env(token))
+    assert result.returncode == 1
+    assert "✓ token: authenticated as acme (fine-grained token)" in result.stdout
+    assert (
+        "✗ project: acme is a user and RALPH_GH_TOKEN is a fine-grained token: a user-owned "
+        "board needs a classic token or OAuth token with the project scope" in result.stdout
+    )
+    assert token not in result.stdout + result.stderr

@@ -4,11 +4,19 @@ the issue-dependencies extension): a misspelt field fails here, not on a board."
 from __future__ import annotations
 
 import pytest
-from graphql import parse, validate
+from graphql import GraphQLInputObjectType, parse, validate
 from graphql.language import OperationDefinitionNode
+from graphql.utilities import validate_input_value
 
 from ralph.github.fake import github_schema
-from ralph.github.queries import ALL, input_of
+from ralph.github.queries import (
+    ALL,
+    CREATE_ISSUE,
+    ISSUE_SHAPES,
+    input_of,
+    issue_query,
+    issues_query,
+)
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -64,3 +72,44 @@ def test_input_of_leaves_out_what_is_not_set():
     assert input_of(id="I_1", title=None, body="", labelIds=[]) == {
         "input": {"id": "I_1", "body": "", "labelIds": []}
     }
+
+
+@pytest.mark.parametrize("shape", ISSUE_SHAPES, ids=repr)
+def test_every_shape_of_an_issue_read_validates(shape):
+    for document in (issue_query(shape), issues_query(shape)):
+        errors = validate(github_schema(), parse(document.text))
+        assert [e.message for e in errors] == [], document.name
+        assert ("projectItems" in document.text) == shape.board
+
+
+@pytest.mark.parametrize("shape", ISSUE_SHAPES, ids=repr)
+def test_an_issue_read_shaped_for_a_server_validates_on_that_servers_schema(shape):
+    schema = github_schema(dependencies=shape.dependencies, sub_issues=shape.sub_issues)
+    for document in (issue_query(shape), issues_query(shape)):
+        assert [e.message for e in validate(schema, parse(document.text))] == []
+
+
+def test_a_create_without_a_parent_is_accepted_by_a_server_without_sub_issues():
+    """One ``CreateIssue`` serves both: its ``$input`` names ``parentIssueId`` only when
+    set, and only a server with sub-issues knows that key."""
+    schema = github_schema(sub_issues=False)
+    assert validate(schema, parse(CREATE_ISSUE.text)) == []
+    create_input = schema.get_type("CreateIssueInput")
+    assert isinstance(create_input, GraphQLInputObjectType)
+
+    def refusals(value: dict[str, object]) -> list[str]:
+        found: list[str] = []
+        validate_input_value(value, create_input, lambda error, _path: found.append(error.message))
+        return found
+
+    parentless = input_of(repositoryId="R_1", title="Epic", parentIssueId=None)["input"]
+    assert refusals(parentless) == []
+    (refused,) = refusals({**parentless, "parentIssueId": "I_1"})
+    assert "parentIssueId" in refused
+
+
+def test_a_full_issue_read_fails_on_a_server_without_dependencies():
+    """The check above could fail: the server's schema does lack the fields."""
+    schema = github_schema(dependencies=False)
+    errors = validate(schema, parse(issue_query().text))
+    assert any("blockedBy" in e.message for e in errors)

@@ -5,6 +5,7 @@ Transport) or over HTTP on 127.0.0.1 for other processes."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gzip
 import json
@@ -19,8 +20,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from graphql import GraphQLSchema, build_schema, graphql_sync
+from graphql import (
+    DefinitionNode,
+    DocumentNode,
+    GraphQLSchema,
+    InputObjectTypeDefinitionNode,
+    ObjectTypeDefinitionNode,
+    build_ast_schema,
+    graphql_sync,
+    parse,
+)
 
+from ralph.github._tokens import token_kind
 from ralph.github._transport import Reply, TransportFailure
 from ralph.github.fake._limits import (
     RESOURCE_LIMITS_EXCEEDED,
@@ -44,18 +55,50 @@ _OPERATION = re.compile(r"^\s*(query|mutation)\s+(\w+)", re.MULTILINE)
 HOUR = 3600.0
 
 
+#: What a GitHub Enterprise Server before 3.16 lacks of sub-issues: type -> fields.
+_SUB_ISSUE_FIELDS = {
+    "Issue": {"parent", "subIssues", "subIssuesSummary"},
+    "Mutation": {"addSubIssue", "removeSubIssue", "reprioritizeSubIssue"},
+    "CreateIssueInput": {"parentIssueId"},
+}
+
+
+def github_schema(*, dependencies: bool = True, sub_issues: bool = True) -> GraphQLSchema:
+    """GitHub's published schema plus the issue-dependencies extension (vendored); less
+    either of them for a GitHub Enterprise Server that lacks it."""
+    return _schema(dependencies, sub_issues)
+
+
 @functools.cache
-def github_schema() -> GraphQLSchema:
-    """GitHub's published schema plus the issue-dependencies extension (vendored)."""
+def _schema(dependencies: bool, sub_issues: bool) -> GraphQLSchema:
     folder = resources.files("ralph.github.fake") / "schema"
     # Shipped compressed (1.2 MB to 170 kB): decompressing adds ~4 ms to a ~2 s build.
     sdl = gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8")
-    extension = (folder / "issue-dependencies.graphql").read_text(encoding="utf-8")
-    schema = build_schema(sdl + "\n" + extension, assume_valid_sdl=True)
+    if dependencies:
+        sdl += "\n" + (folder / "issue-dependencies.graphql").read_text(encoding="utf-8")
+    document = parse(sdl)
+    if not sub_issues:
+        document = _without(document, _SUB_ISSUE_FIELDS)
+    schema = build_ast_schema(document, assume_valid_sdl=True)
     # The published SDL trips graphql-core's strict self-check (deprecated interface
     # fields); it is GitHub's schema as served, so skip the check.
     schema._validation_errors = []
     return schema
+
+
+def _without(document: DocumentNode, left_out: Mapping[str, set[str]]) -> DocumentNode:
+    """``document`` with the named fields taken out of their types."""
+    definitions: list[DefinitionNode] = []
+    for definition in document.definitions:
+        if (
+            isinstance(definition, ObjectTypeDefinitionNode | InputObjectTypeDefinitionNode)
+            and definition.name.value in left_out
+        ):
+            gone = left_out[definition.name.value]
+            kept = tuple(f for f in definition.fields or () if f.name.value not in gone)
+            definition = dataclasses.replace(definition, fields=kept)  # type: ignore[arg-type]
+        definitions.append(definition)
+    return dataclasses.replace(document, definitions=tuple(definitions))
 
 
 @dataclass(frozen=True)
@@ -112,11 +155,15 @@ class FakeGitHub:
         points: int = 5000,
         content_per_minute: int | None = None,
         node_limit: int | None = None,
+        dependencies: bool = True,
+        sub_issues: bool = True,
     ) -> None:
         """``content_per_minute``: throttle content creation as GitHub does when it
         finds it too quick; ``node_limit``: refuse queries whose answer holds more
-        objects, as GitHub's resource limits do."""
+        objects, as GitHub's resource limits do; ``dependencies``, ``sub_issues``:
+        False for a GitHub Enterprise Server without them (not in its schema)."""
         self.clock = clock
+        self.schema = github_schema(dependencies=dependencies, sub_issues=sub_issues)
         self.world = World(clock=clock)
         self.root = Root(self.world)
         if content_per_minute is not None:
@@ -136,9 +183,13 @@ class FakeGitHub:
     # -- setting the world up -------------------------------------------------------------
 
     def add_token(self, token: str, login: str, scopes: str = "repo, project, read:org") -> None:
+        """A token acting as ``login``. Its kind is its prefix's, as on GitHub: one that
+        lists no scopes (``github_pat_``, ``ghs_``, ``ghu_``) ignores ``scopes`` and
+        may do what its permissions allow (all of it here, but a user's boards)."""
         self.world.account(login)
+        kind = token_kind(token)
         listed = frozenset(s.strip() for s in scopes.split(",") if s.strip())
-        self.world.tokens[token] = TokenHolder(login, listed)
+        self.world.tokens[token] = TokenHolder(login, listed if kind.lists_scopes else None, kind)
 
     def add_repository(
         self, full_name: str, *, git_path: Path | None = None, organization: bool = False
@@ -241,10 +292,14 @@ class FakeGitHub:
         with self.world.lock:
             self._spend(1)
             result = graphql_sync(
-                github_schema(),
+                self.schema,
                 source,
                 root_value=self.root,
-                context_value={"login": account.login, "scopes": account.scopes},
+                context_value={
+                    "login": account.login,
+                    "scopes": account.scopes,
+                    "kind": account.kind,
+                },
                 variable_values=dict(variables),
                 type_resolver=_type_of,
             )
@@ -278,8 +333,8 @@ class FakeGitHub:
             "x-ratelimit-resource": "graphql",
         }
         account = self.world.tokens.get(token)
-        if account is not None:
-            headers["x-oauth-scopes"] = ", ".join(sorted(account.scopes))
+        if account is not None:  # empty for tokens that list no scopes, as gh CLI sees
+            headers["x-oauth-scopes"] = ", ".join(sorted(account.scopes or ()))
         headers.update({k.lower(): v for k, v in (extra or {}).items()})
         return headers
 

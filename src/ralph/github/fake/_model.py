@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.github._closing import closing_references
+from ralph.github._tokens import TokenKind
 
 __all__ = ["GraphQLFault", "World"]
 
@@ -122,9 +123,17 @@ class Account(Node):
         self.name = login
         self.projects: list[ProjectV2] = []
 
+    def _hidden_from(self, info: Any) -> bool:
+        """GitHub shows a user's boards to no fine-grained or installation token, and
+        answers as if there were none (no permission error)."""
+        kind: TokenKind = info.context["kind"]
+        return self.typename == "User" and not kind.reaches_user_boards
+
     def projectV2(self, info: Any, number: int) -> ProjectV2 | None:
         self.world.need_scope(info, "read:project", "project")
         found = next((p for p in self.projects if p.number == number), None)
+        if self._hidden_from(info):
+            found = None
         if found is None:
             raise GraphQLFault(
                 "NOT_FOUND", f"Could not resolve to a ProjectV2 with the number {number}."
@@ -134,7 +143,7 @@ class Account(Node):
     def projectsV2(self, info: Any, query: str | None = None, **page: Any) -> dict[str, Any]:
         self.world.need_scope(info, "read:project", "project")
         found = [p for p in self.projects if not query or query.lower() in p.title.lower()]
-        return connection(found, **page)
+        return connection([] if self._hidden_from(info) else found, **page)
 
 
 class Label(Node):
@@ -312,6 +321,13 @@ class ProjectV2(Node):
         ]
         self.item_list: list[Item] = []
         self.linked: list[Repository] = []
+        #: Logins that may only read the board (on GitHub: a "Read" role on it).
+        self.readers: set[str] = set()
+
+    def viewerCanUpdate(self, info: Any) -> bool:
+        scopes = info.context["scopes"]
+        writes = scopes is None or "project" in scopes
+        return writes and info.context["login"] not in self.readers
 
     def fields(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.field_list, **page)
@@ -380,6 +396,10 @@ class Repository(Node):
         self.name = name
         self.nameWithOwner = f"{owner.login}/{name}"
         self.defaultBranchRef = {"name": "main"}
+        self.hasIssuesEnabled = True
+        self.isArchived = False
+        #: login -> role (ADMIN, MAINTAIN, WRITE, TRIAGE, READ); the owner is ADMIN.
+        self.roles: dict[str, str] = {}
         self.git_path = git_path
         self.issue_list: list[Issue] = []
         self.pull_list: list[PullRequest] = []
@@ -388,6 +408,10 @@ class Repository(Node):
 
     def next_number(self) -> int:
         return next(self._numbers)
+
+    def viewerPermission(self, info: Any) -> str:
+        login = info.context["login"]
+        return self.roles.get(login, "ADMIN" if login == self.owner.login else "WRITE")
 
     def _git(self) -> Any:
         from ralph.git import GitRepo
@@ -460,10 +484,12 @@ def _ordered(items: list[Any], order: dict[str, str] | None) -> list[Any]:
 
 @dataclass
 class TokenHolder:
-    """A token's holder: who it acts as and which OAuth scopes it has."""
+    """A token's holder: who it acts as, which OAuth scopes it has (None: a token that
+    lists none, fine-grained or an app's) and its kind (by its prefix, as on GitHub)."""
 
     login: str
-    scopes: frozenset[str] = frozenset({"repo", "project", "read:org"})
+    scopes: frozenset[str] | None = frozenset({"repo", "project", "read:org"})
+    kind: TokenKind = TokenKind.UNKNOWN
 
 
 @dataclass
@@ -486,13 +512,15 @@ class World:
         return f"{prefix}{next(self._ids):06d}"
 
     def need_scope(self, info: Any, *scopes: str) -> None:
+        """Refused unless the token holds one of ``scopes``; GitHub's message names the
+        least of them (``read:project``, which ``project`` implies), as gh CLI matches it."""
         held = info.context["scopes"]
         if held is not None and not held & set(scopes):
             raise GraphQLFault(
                 "INSUFFICIENT_SCOPES",
                 f"Your token has not been granted the required scopes to execute this query. "
                 f"The '{info.field_name}' field requires one of the following scopes: "
-                f"{list(scopes)}, but your token has only been granted the: "
+                f"{[scopes[0]]}, but your token has only been granted the: "
                 f"{sorted(held)} scopes.",
             )
 

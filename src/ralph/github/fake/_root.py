@@ -94,6 +94,9 @@ class Root:
     def node(self, info: Any, id: str) -> Any:
         return self.world.nodes.get(id)
 
+    def nodes(self, info: Any, ids: list[str]) -> list[Any]:
+        return [self.world.nodes.get(node_id) for node_id in ids]
+
     # -- issues -----------------------------------------------------------------------------
 
     def _issue(self, node_id: str) -> Issue:
@@ -103,6 +106,10 @@ class Root:
     def createIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         self.world.need_scope(info, "repo", "public_repo")
         repository: Repository = self.world.node_of(input["repositoryId"], Repository)
+        if repository.isArchived:
+            raise _invalid("Repository was archived so is read-only.")
+        if not repository.hasIssuesEnabled:
+            raise _invalid("Issues are disabled for this repo")
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
         _check_body(input.get("body"))
@@ -265,6 +272,8 @@ class Root:
     def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         self.world.need_scope(info, "project")
         owner: Account = self.world.node_of(input["ownerId"], Account)
+        if owner.typename == "User" and not info.context["kind"].reaches_user_boards:
+            raise GraphQLFault("FORBIDDEN", "Resource not accessible by personal access token")
         project = ProjectV2(owner, len(owner.projects) + 1, input["title"])
         owner.projects.append(project)
         if input.get("repositoryId"):
