@@ -63,6 +63,7 @@ class MergeOutcome:
 class GitRepo:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._git_dir: Path | None = None
 
     @classmethod
     def find(cls, start: Path) -> GitRepo:
@@ -150,9 +151,12 @@ class GitRepo:
             return True
 
     def git_dir(self) -> Path:
-        """The repository's common git directory (shared by all its worktrees)."""
-        found = self.git("rev-parse", "--git-common-dir", what="find the git directory")
-        return (self.path / found).resolve()
+        """The repository's common git directory (shared by all its worktrees), asked of
+        git once per GitRepo: every lock and worktree operation needs it."""
+        if self._git_dir is None:
+            found = self.git("rev-parse", "--git-common-dir", what="find the git directory")
+            self._git_dir = (self.path / found).resolve()
+        return self._git_dir
 
     def exclude(self, pattern: str) -> None:
         """Ignore ``pattern`` in this clone only (``info/exclude``), leaving the project's
