@@ -56,7 +56,7 @@ unit: $(VENV)/.synced
 
 # pytest-xdist workers for `make test`. Many tests wait on subprocesses (git, ralph,
 # bubblewrap, Claude Code), so two workers per core keep the cores busy: on an idle 2-core
-# machine 4 workers ran the suite in 5m56s, 3 in 6m29s. Override with
+# machine `make test` took 5½ minutes on 4 workers, 6¾ on 3. Override with
 # `make test TEST_WORKERS=N` (0 runs in one process).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
