@@ -72,6 +72,16 @@ ReviewOpt = Annotated[
     ReviewMode | None,
     typer.Option("--review-mode", help="auto, interactive or skip (default: ralph.toml's)."),
 ]
+MaxRootsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-roots",
+        min=1,
+        max=MAX_WORKERS,
+        help="Roots at once (default: max_concurrent_roots in ralph.toml).",
+        show_default=False,
+    ),
+]
 
 
 @contextmanager
@@ -154,6 +164,13 @@ def _conclude(
     return report
 
 
+def _conclude_root(project: Project, done: RootRun, console: Console) -> RunReport | None:
+    """The report of one root a loop or the service ran."""
+    result = done.result
+    mode = result.run.mode if result.run is not None else project.config.mode
+    return _conclude(project, result, console, mode=mode, root=done.root.root)
+
+
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
     """0 when done or waiting at a gate as asked; 1 when work failed, the session broke
     or the budget ran out; 130 after an interrupt."""
@@ -222,16 +239,7 @@ def loop_command(
             show_default=False,
         ),
     ] = None,
-    max_roots: Annotated[
-        int | None,
-        typer.Option(
-            "--max-roots",
-            min=1,
-            max=MAX_WORKERS,
-            help="Roots at once (default: max_concurrent_roots in ralph.toml).",
-            show_default=False,
-        ),
-    ] = None,
+    max_roots: MaxRootsOpt = None,
     agent: AgentOpt = None,
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
@@ -263,8 +271,7 @@ def loop_command(
         codes: list[int] = []
 
         def ended(done: RootRun) -> None:
-            mode = done.result.run.mode if done.result.run is not None else config.mode
-            report = _conclude(project, done.result, console, mode=mode, root=done.root.root)
+            report = _conclude_root(project, done, console)
             codes.append(_exit_code(done.result, report))
 
         with _signals(interrupt):

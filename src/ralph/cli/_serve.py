@@ -8,14 +8,14 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli._bounds import MAX_WORKERS
 from ralph.cli._exits import EXIT_INTERRUPTED
 from ralph.cli._orchestrate import (
     EXIT_AGENT_UNUSABLE,
     AgentOpt,
     AttemptsOpt,
+    MaxRootsOpt,
     ReviewOpt,
-    _conclude,
+    _conclude_root,
     _console,
     _signals,
 )
@@ -53,16 +53,7 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
-    max_roots: Annotated[
-        int | None,
-        typer.Option(
-            "--max-roots",
-            min=1,
-            max=MAX_WORKERS,
-            help="Roots at once (default: max_concurrent_roots in ralph.toml).",
-            show_default=False,
-        ),
-    ] = None,
+    max_roots: MaxRootsOpt = None,
     status_file: Annotated[
         str | None,
         typer.Option(
@@ -104,8 +95,7 @@ def serve_command(
             console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
 
         def ended(done: RootRun) -> None:
-            mode = done.result.run.mode if done.result.run is not None else config.mode
-            _conclude(project, done.result, console, mode=mode, root=done.root.root)
+            _conclude_root(project, done, console)
 
         def noted(text: str) -> None:
             console.print(text, markup=False)
