@@ -19,6 +19,7 @@ import typer
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
+from ralph.cli._project import open_project_of
 from ralph.config import find_config
 from ralph.errors import InvalidInput
 from ralph.plugin import (
@@ -70,6 +71,7 @@ def _project_root() -> Path:
 
 @context_app.command("set")
 def context_set(
+    ctx: typer.Context,
     phase: Annotated[str, typer.Argument(help=f"The skill's phase: {_AGENT_PHASES}.")],
     number: Annotated[
         int | None, typer.Argument(min=1, max=MAX_COUNT, help="The issue it works on.")
@@ -84,6 +86,9 @@ def context_set(
     spec = find_phase(phase)
     if spec is None or not spec.uses_agent:
         raise InvalidInput(f"unknown phase {phase!r}; use one of {_AGENT_PHASES}")
+    if number is not None:  # gates for an issue the tracker does not have guard nothing
+        with open_project_of(ctx) as project:
+            project.tracker.get_issue(number)
     context = HookContext(
         phase=spec.name,
         issue=number,

@@ -1,0 +1,35 @@
+"""``ralph hook context set``: the gates a skill turns on name an issue the tracker has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..conftest import GitProject, RalphCli
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ralph_cli: RalphCli) -> Path:
+    repo = GitProject(tmp_path / "project")
+    monkeypatch.chdir(repo.path)
+    assert ralph_cli("init")[0] == 0
+    assert ralph_cli("issue", "new", "Add a farewell", "-e", "XS")[0] == 0
+    return repo.path
+
+
+def test_gates_for_an_issue_the_tracker_does_not_have_are_refused_and_none_set(
+    project: Path, ralph_cli: RalphCli
+):
+    code, _, err = ralph_cli("hook", "context", "set", "research", "99")
+    assert code == 2
+    assert err.strip() == "ralph: error: Issue #99 not found"
+    assert not (project / ".ralph" / "hook-context.json").exists()
+    assert "No hook context" in ralph_cli("hook", "context", "show")[1]
+
+
+def test_gates_for_an_issue_the_tracker_has_are_set(project: Path, ralph_cli: RalphCli):
+    code, out, _ = ralph_cli("hook", "context", "set", "research", "1")
+    assert code == 0
+    assert "research #1" in out
+    assert "research #1" in ralph_cli("hook", "context", "show")[1]
