@@ -16,9 +16,6 @@ from ralph.workflow import WorkflowState
 
 __all__ = ["MergePhase"]
 
-_PASSING = {"success", "neutral", "skipped"}
-
-
 def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     found = [
         pr
@@ -108,7 +105,7 @@ class MergePhase(Phase):
             ctx.say(f"Kept worktree worktrees/{worktree}: {pruned.reason}.")
 
     def _merge(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
-        failing = {name: state for name, state in pr.checks.items() if state not in _PASSING}
+        failing = {c.name: c.conclusion or c.status for c in pr.checks if not c.passed}
         if failing:
             listed = ", ".join(f"{name}: {state}" for name, state in sorted(failing.items()))
             raise NeedsHuman(f"pull request #{pr.number} has checks that do not pass ({listed})")

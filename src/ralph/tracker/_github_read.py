@@ -18,6 +18,7 @@ from ralph.tracker._model import (
     PullRequest,
     PullRequestState,
 )
+from ralph.tracker._reviews import CheckConclusion, CheckRun, CheckStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
@@ -189,21 +190,40 @@ _PULL_STATES = {
     "MERGED": PullRequestState.MERGED,
     "CLOSED": PullRequestState.CLOSED,
 }
-_STATUS_CONTEXT = {"SUCCESS": "success", "PENDING": "pending", "EXPECTED": "pending"}
+#: GitHub's other states (WAITING, PENDING, REQUESTED) all mean "not done yet".
+_CHECK_STATUS = {"COMPLETED": CheckStatus.COMPLETED, "QUEUED": CheckStatus.QUEUED}
+_STATUS_CONTEXT = {
+    "SUCCESS": CheckConclusion.SUCCESS,
+    "FAILURE": CheckConclusion.FAILURE,
+    "ERROR": CheckConclusion.FAILURE,
+}
 
 
-def _checks(node: Mapping[str, Any]) -> dict[str, str]:
-    checks: dict[str, str] = {}
+def _checks(node: Mapping[str, Any]) -> tuple[CheckRun, ...]:
+    checks: list[CheckRun] = []
     for commit in (node.get("commits") or {}).get("nodes", []):
         rollup = (commit.get("commit") or {}).get("statusCheckRollup")
         for context in ((rollup or {}).get("contexts") or {}).get("nodes", []):
             if context.get("__typename") == "CheckRun":
-                done = context.get("status") == "COMPLETED"
+                status = _CHECK_STATUS.get(context.get("status", ""), CheckStatus.IN_PROGRESS)
                 conclusion = (context.get("conclusion") or "").lower()
-                checks[context["name"]] = conclusion if done and conclusion else "pending"
+                checks.append(
+                    CheckRun(
+                        name=context["name"],
+                        status=status,
+                        conclusion=CheckConclusion(conclusion) if conclusion else None,
+                    )
+                )
             elif context.get("__typename") == "StatusContext":
-                checks[context["context"]] = _STATUS_CONTEXT.get(context["state"], "failure")
-    return checks
+                state = _STATUS_CONTEXT.get(context["state"])
+                checks.append(
+                    CheckRun(
+                        name=context["context"],
+                        status=CheckStatus.COMPLETED if state else CheckStatus.IN_PROGRESS,
+                        conclusion=state,
+                    )
+                )
+    return tuple(checks)
 
 
 def pull_request_from(node: Mapping[str, Any]) -> PullRequest:

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ralph.github import closing_references
+from ralph.tracker._reviews import (
+    CheckRun,
+    MergeState,
+    Review,
+    ReviewDecision,
+    ReviewThread,
+)
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
@@ -178,6 +185,7 @@ class PullRequestState(enum.StrEnum):
 class MergeStrategy(enum.StrEnum):
     MERGE = "merge"
     SQUASH = "squash"
+    REBASE = "rebase"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,8 +198,17 @@ class PullRequest:
     state: PullRequestState = PullRequestState.OPEN
     #: None while unknown (GitHub computes it lazily); locally always known for open PRs.
     mergeable: bool | None = None
-    #: Check name -> conclusion ("success", "failure", "pending"...).
-    checks: dict[str, str] = field(default_factory=dict)
+    #: The check runs on the head commit, required or not.
+    checks: tuple[CheckRun, ...] = ()
+    reviews: tuple[Review, ...] = ()
+    threads: tuple[ReviewThread, ...] = ()
+    #: None where the host has no review rule to judge by.
+    review_decision: ReviewDecision | None = None
+    #: None where the host does not say (the local tracker derives it).
+    merge_state: MergeState | None = None
+    #: The head commit: a merge names it so a push after the last read is not merged.
+    head_oid: str | None = None
+    author: str = ""
     merge_commit: str | None = None
     created_at: float = 0.0
     merged_at: float | None = None
