@@ -22,9 +22,10 @@ __all__ = [
     "signature",
 ]
 
-_HASH = re.compile(r"\b[0-9a-f]{8,}\b", re.IGNORECASE)
-_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}[.\dZ]*")
-_NUMBER = re.compile(r"\b\d+\b")
+# ASCII, as JavaScript's \b and \d are in the original.
+_HASH = re.compile(r"\b[0-9a-f]{8,}\b", re.IGNORECASE | re.ASCII)
+_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}[.\dZ]*", re.ASCII)
+_NUMBER = re.compile(r"\b\d+\b", re.ASCII)
 #: Paths are Ralph's addition: a worktree or temporary folder differs on every run.
 _PATH = re.compile(r"(?<![\w<:/])(?:~|\.{1,2})?(?:/[\w.@+-]+){2,}/?")
 _SPACE = re.compile(r"\s+")

@@ -13,7 +13,7 @@ __all__ = ["MAX_SINCE_DAYS", "parse_since"]
 #: Ten years: more is a typo, and timedelta itself ends not far beyond.
 MAX_SINCE_DAYS = 3650
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_SPAN = re.compile(r"(\d{1,7})([mhdw])")
+_SPAN = re.compile(r"([0-9]{1,7})([mhdw])")
 _EXAMPLES = "give a span such as 30m, 24h, 7d or 2w, or a date or time such as 2026-02-20"
 
 
