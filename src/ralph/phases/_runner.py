@@ -33,6 +33,7 @@ from pathlib import Path
 from ralph._debuglog import debug_enabled, debug_log_dir, record_event
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
+from ralph._tracing import Span, span
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
@@ -103,6 +104,17 @@ def escalation_mention(project: Project, issue: Issue) -> str:
     return f"{' '.join(handles)} " if handles else ""
 
 
+def _trace_agent_run(traced: Span, result: AgentResult) -> None:
+    traced.set("ralph.status", result.status.value)
+    traced.set("ralph.cost_usd", result.cost_usd)
+    traced.set("ralph.turns", result.turns)
+    traced.set("ralph.tokens.input", result.input_tokens)
+    traced.set("ralph.tokens.output", result.output_tokens)
+    traced.set("ralph.tokens.cache_read", result.cache_read_tokens)
+    if not result.ok:
+        traced.fail(result.error or result.status.value)
+
+
 def _record_agent_run(
     brief: AgentBrief, runtime: str, result: AgentResult, breaches: Sequence[str]
 ) -> None:
@@ -167,6 +179,19 @@ class PhaseRunner:
         members in ``only``: a work stream). Raises PhaseRefused when a precondition
         does not hold."""
         started = time.monotonic()
+        attributes = {"ralph.phase": phase_name, "ralph.issue": number}
+        with span("ralph.phase", attributes) as traced:
+            outcome = self._traced_run(phase_name, number, only, started)
+            traced.set("ralph.status", outcome.status.value)
+            traced.set("ralph.issues", list(outcome.issues))
+            traced.set("ralph.cost_usd", outcome.cost_usd)
+            if outcome.error:
+                traced.fail(outcome.error)
+            return outcome
+
+    def _traced_run(
+        self, phase_name: str, number: int, only: Sequence[int] | None, started: float
+    ) -> PhaseOutcome:
         try:
             outcome = self._run(phase_name, number, only)
         except PhaseRefused as refused:
@@ -386,10 +411,18 @@ class PhaseRunner:
             rejections=tuple(rejections),
         )
         confinement.before()
-        try:
-            result = self.runtime.run(brief)
-        finally:  # whatever the agent's outcome: a failed one may have planted a hook
-            breaches = confinement.after().problems()
+        attributes = {
+            "ralph.phase": phase.name,
+            "ralph.issues": [issue.number for issue in members],
+            "ralph.agent": self.runtime.description,
+            "ralph.model": brief.model,
+        }
+        with span("ralph.agent", attributes) as traced:
+            try:
+                result = self.runtime.run(brief)
+            finally:  # whatever the agent's outcome: a failed one may have planted a hook
+                breaches = confinement.after().problems()
+            _trace_agent_run(traced, result)
         ctx.breaches += breaches
         if debug_enabled():
             _record_agent_run(brief, self.runtime.description, result, breaches)
