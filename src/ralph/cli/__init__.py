@@ -105,7 +105,9 @@ def _root(
         str,
         typer.Option(
             "--log-format",
-            help="How log lines look: text (key=value fields) or json (one object per line).",
+            envvar="RALPH_LOG_FORMAT",
+            help="How log lines look: text (key=value fields) or json (one object per line); "
+            "the same for every command, ralph serve and ralph worker included.",
         ),
     ] = "text",
 ) -> None:
