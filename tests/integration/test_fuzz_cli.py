@@ -68,9 +68,7 @@ NO_STORE = {
     ("idea", "new"),
     ("plugin", "path"),
     ("debug", "stats"),
-} | {
-    p for p in COMMANDS if p[0] in ("pipeline", "hook")
-}
+} | {p for p in COMMANDS if p[0] in ("pipeline", "hook")}
 #: Optional arguments always given: init's folder defaults to the working directory,
 #: the demo project, whose ralph.toml init never rewrites whatever it is told.
 ALWAYS_GIVEN = {"path"}
