@@ -57,12 +57,18 @@ ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
 #: Commands that never open the store: ``--store`` before them is not theirs to check
 #: (init finds an existing ralph.toml and changes nothing; doctor checks the agent and
 #: the tracker; demo builds its own project in a scratch folder; pipeline reads files;
-#: idea new writes a file of the person's; plugin path prints a folder; the hook
-#: commands answer Claude Code and never block a person's session, so a tracker they
-#: cannot reach is a warning, and their context lives in a file).
-NO_STORE = {("init",), ("doctor",), ("demo",), ("idea", "new"), ("plugin", "path")} | {
-    p for p in COMMANDS if p[0] in ("pipeline", "hook")
-}
+#: idea new writes a file of the person's; plugin path prints a folder; debug stats
+#: reads the debug log's files; the hook commands answer Claude Code and never block a
+#: person's session, so a tracker they cannot reach is a warning, and their context
+#: lives in a file).
+NO_STORE = {
+    ("init",),
+    ("doctor",),
+    ("demo",),
+    ("idea", "new"),
+    ("plugin", "path"),
+    ("debug", "stats"),
+} | {p for p in COMMANDS if p[0] in ("pipeline", "hook")}
 #: Optional arguments always given: init's folder defaults to the working directory,
 #: the demo project, whose ralph.toml init never rewrites whatever it is told.
 ALWAYS_GIVEN = {"path"}
@@ -212,6 +218,10 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "keep": paths(place)["new folder"],
         "status_file": st.sampled_from(
             [str(place.scratch), str(place.scratch / "missing" / "status.json"), "", "a\x00b"]
+        ),
+        # a span back from now or a past moment: junk, nothing, the future, the far past
+        "since": st.sampled_from(
+            ["", "0d", "-1d", "7", "1.5d", "99999d", "2099-01-01", "0001-01-01", "١d", "a\x00b"]
         ),
         "text": None,  # search text: any text is a search (one matching nothing finds nothing)
     }

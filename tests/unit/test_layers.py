@@ -15,12 +15,24 @@ SRC = Path(ralph.__file__).parent
 #: Lowest first. A package may import its own layer and the ones below.
 LAYERS: dict[str, int] = {
     **dict.fromkeys(
-        ["errors", "_json", "_jsonschema", "_logs", "_process", "_secrets", "_text"], 0
+        [
+            "errors",
+            "_debuglog",
+            "_json",
+            "_jsonschema",
+            "_logs",
+            "_process",
+            "_secrets",
+            "_text",
+            "_tracing",
+        ],
+        0,
     ),
     **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard", "hooks"], 1),
     **dict.fromkeys(["config", "db", "tracker", "tasks", "git", "github", "sandbox"], 2),
     # The wiring from settings to adapters; runtimes need no project.
-    **dict.fromkeys(["project", "runtimes"], 3),
+    # The debug log read back files its errors on a tracker.
+    **dict.fromkeys(["project", "runtimes", "debug"], 3),
     "phases": 4,
     "orchestrate": 5,
     **dict.fromkeys(["cli", "mcp", "demo", "plugin", "__main__", "__init__"], 6),

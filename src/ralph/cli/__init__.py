@@ -19,6 +19,7 @@ from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
 from ralph._text import printable
 from ralph.cli import _by_hand, _exits, _init, _mcp, _orchestrate, _run, _serve, _status
+from ralph.cli._debug import debug_app
 from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
@@ -45,6 +46,8 @@ for sub_app in (issue_app, pipeline_app, prompts_app, runs_app, tasks_app, store
 # The workflows a person drives by hand.
 for sub_app in (idea_app, _by_hand.plan_app):
     app.add_typer(sub_app)
+# The debug log read back.
+app.add_typer(debug_app)
 # The Claude Code plugin's hooks and folder.
 for sub_app in (hook_app, plugin_app):
     app.add_typer(sub_app)
@@ -102,7 +105,9 @@ def _root(
         str,
         typer.Option(
             "--log-format",
-            help="How log lines look: text (key=value fields) or json (one object per line).",
+            envvar="RALPH_LOG_FORMAT",
+            help="How log lines look: text (key=value fields) or json (one object per line); "
+            "the same for every command, ralph serve and ralph worker included.",
         ),
     ] = "text",
 ) -> None:

@@ -12,6 +12,7 @@ from ralph.config._config import (
     load_config,
     render_config,
 )
+from ralph.config._debug import DebugSettings
 from ralph.config._github import (
     TOKEN_VARIABLES,
     GitHubSettings,
@@ -29,6 +30,7 @@ __all__ = [
     "TOKEN_VARIABLES",
     "AgentSettings",
     "Config",
+    "DebugSettings",
     "FoundTestCommand",
     "GitHubSettings",
     "HookSettings",

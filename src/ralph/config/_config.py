@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
+from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._numbers import setting_number
@@ -82,6 +83,7 @@ class Config:
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
+    debug: DebugSettings = field(default_factory=DebugSettings)
 
     @property
     def resolved_store_url(self) -> str:
@@ -117,6 +119,7 @@ _KEYS = {
     "agent": ("agent", None),
     "hooks": ("hooks", None),
     "github": ("github", None),
+    "debug": ("debug", None),
 }
 
 
@@ -261,6 +264,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     )
     values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
+    values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
     for key, value in data.items():
         name, _ = _KEYS[key]
         values[name] = _convert(name, value, f"{path}: {key}")
@@ -392,6 +396,12 @@ before_run = ""
 after_run = ""
 before_remove = ""
 timeout_seconds = 600
+
+# Ralph's debug log: every MCP tool call, GraphQL request, agent run, phase refusal and
+# hook decision as a JSON line in .ralph/logs/ (secrets redacted), read by `ralph debug
+# stats` and `ralph debug collate`. RALPH_DEBUG=1 turns it on for one command.
+[debug]
+enabled = false
 {board}"""
 
 

@@ -5,6 +5,7 @@ override them. ``make docs`` writes it; a test compares, so it cannot drift."""
 from __future__ import annotations
 
 from ralph.config._config import _KEYS, render_config
+from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
 from ralph.config._hooks import HOOK_ENV
@@ -17,6 +18,7 @@ def _variables() -> list[str]:
     rows.append(("RALPH_AGENT", "[agent] runtime"))
     rows += [(variable, f"[hooks] {key}") for key, variable in HOOK_ENV.items()]
     rows += [(variable, f"[github] {key}") for key, variable in _GITHUB_ENV.items()]
+    rows += [(variable, f"[debug] {key} (1 or 0)") for key, variable in DEBUG_ENV.items()]
     rows += [
         (variable, "the token for the repository (and the board)") for variable in TOKEN_VARIABLES
     ]

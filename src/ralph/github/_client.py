@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ralph._debuglog import debug_enabled, record_event
 from ralph.errors import (
     GitHubAuthError,
     GitHubError,
@@ -34,7 +35,7 @@ from ralph.errors import (
 from ralph.github._classify import FALLBACK_WAIT, Classified, ResponseKind, classify_response
 from ralph.github._pacer import Pacer
 from ralph.github._tokens import TokenFor, Tokens
-from ralph.github._transport import Transport, TransportFailure
+from ralph.github._transport import Reply, Transport, TransportFailure
 from ralph.github.queries import VIEWER, GraphQLDocument
 
 __all__ = ["GitHubClient", "marker", "strip_markers"]
@@ -177,12 +178,19 @@ class GitHubClient:
         self, document: GraphQLDocument, payload: Mapping[str, Any], token: str
     ) -> tuple[Classified, Mapping[str, str]]:
         with self.pacer.slot(mutation=document.mutation, creates=document.creates):
+            started = time.monotonic()
             try:
                 reply = self.transport.post(payload, token)
             except TransportFailure as exc:
-                return Classified(ResponseKind.INDETERMINATE, message=str(exc)), {}
+                outcome = Classified(ResponseKind.INDETERMINATE, message=str(exc))
+                if debug_enabled():
+                    _record(document, payload, started, outcome, None)
+                return outcome, {}
         self.pacer.observe(reply.headers)
-        return classify_response(reply, self._clock()), reply.headers
+        outcome = classify_response(reply, self._clock())
+        if debug_enabled():
+            _record(document, payload, started, outcome, reply)
+        return outcome, reply.headers
 
     def _execute(
         self,
@@ -281,6 +289,44 @@ class GitHubClient:
         if found is not None:
             logger.info("github throttled create reconciled", extra={"document": document.name})
         return found
+
+
+#: GitHub's rate-limit headers -> the debug event's fields (the original's names first).
+_RATE_HEADERS = {
+    "x-ratelimit-remaining": "rateLimitRemaining",
+    "x-ratelimit-used": "rateLimitUsed",
+    "x-ratelimit-limit": "rateLimitLimit",
+    "x-ratelimit-reset": "rateLimitReset",
+    "x-ratelimit-resource": "rateLimitResource",
+    "retry-after": "retryAfter",
+}
+
+
+def _record(
+    document: GraphQLDocument,
+    payload: Mapping[str, Any],
+    started: float,
+    outcome: Classified,
+    reply: Reply | None,
+) -> None:
+    """One GraphQL request in the debug log: its timing, status and rate limits."""
+    fields: dict[str, Any] = {
+        "operation": document.name,
+        "mutation": document.mutation,
+        "variables": payload.get("variables") or {},
+        "durationMs": round((time.monotonic() - started) * 1000),
+        # No reply at all (a reset, a timeout) is 0: nothing answered.
+        "status": reply.status if reply is not None else 0,
+        "ok": outcome.kind is ResponseKind.OK,
+        "outcome": outcome.kind.value,
+    }
+    for header, name in _RATE_HEADERS.items():
+        value = reply.headers.get(header) if reply is not None else None
+        if value is not None:
+            fields[name] = int(value) if value.isdigit() else value
+    if outcome.kind is not ResponseKind.OK:
+        fields["error"] = outcome.message or outcome.kind.value
+    record_event("graphql", **fields)
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:

@@ -4,11 +4,14 @@ mcp``, stdio) and, read-only, in-process for the agents Ralph runs."""
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
+from ralph._debuglog import debug_enabled, record_event
 from ralph._jsonschema import schema_errors
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
@@ -47,6 +50,23 @@ class _Server(MCPServer):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        if not debug_enabled():
+            return await self._call(name, arguments, context)
+        started = time.monotonic()
+        try:
+            result = await self._call(name, arguments, context)
+        except Exception as exc:
+            _record_call(name, arguments, started, str(exc))
+            raise
+        # A tool error is a failed call, though no exception was raised (the original
+        # logged these as ok).
+        failed = getattr(result, "is_error", False)
+        _record_call(name, arguments, started, _error_text(result) if failed else None)
+        return result
+
+    async def _call(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None
     ) -> Any:
         taken = self.parameters.get(name)
         if taken is not None:
@@ -90,6 +110,28 @@ class _Server(MCPServer):
         if self.project.config.tracker != "github":
             return {}
         return {"owner": github.owner, "repo": github.repo, "projectNumber": github.project}
+
+
+def _record_call(name: str, arguments: dict[str, Any], started: float, error: str | None) -> None:
+    fields: dict[str, Any] = {
+        "tool": name,
+        "params": arguments,
+        "durationMs": round((time.monotonic() - started) * 1000),
+        "ok": error is None,
+    }
+    if error is not None:
+        fields["error"] = error
+    record_event("tool", **fields)
+
+
+def _error_text(result: Any) -> str:
+    """The message of a tool error (the envelope's ``{"error": ...}``)."""
+    text = "".join(getattr(part, "text", "") for part in getattr(result, "content", []))
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    return str(data.get("error", text)) if isinstance(data, dict) else text
 
 
 def build_server(project: Project, *, read_only: bool = False, actor: str = "mcp") -> MCPServer:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph._secrets import redact
+from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
@@ -77,6 +78,11 @@ class Execution:
     rewrite: dict[str, Any] = field(default_factory=dict)
 
 
+def run_trace(project: Project, run: Run) -> RunTrace:
+    """The trace every span of ``run`` belongs to, whichever process works on it."""
+    return RunTrace.of(project.config.repo, run.id, run.created_at)
+
+
 class TaskExecutor:
     """Runs claimed tasks of one run for one worker (its name is the lock owner)."""
 
@@ -101,11 +107,25 @@ class TaskExecutor:
         )
 
     def execute(self, claim: Claim) -> Execution:
-        try:
-            return self._execute(claim)
-        except LeaseLost as lost:
-            logger.warning("claim lost", extra={"task": claim.task_id, "reason": str(lost)})
-            return Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
+        task = claim.task
+        attributes = {
+            "ralph.run": self.run.id,
+            "ralph.task": task.key,
+            "ralph.task.kind": task.kind,
+            "ralph.task.attempt": task.attempts,
+            "ralph.issues": list(task.issues),
+            "ralph.worker": claim.worker,
+        }
+        with span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced:
+            try:
+                execution = self._execute(claim)
+            except LeaseLost as lost:
+                logger.warning("claim lost", extra={"task": claim.task_id, "reason": str(lost)})
+                execution = Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
+            traced.set("ralph.status", execution.status.value)
+            if execution.error:
+                traced.fail(execution.error)
+            return execution
 
     def _execute(self, claim: Claim) -> Execution:
         task = claim.task

@@ -16,9 +16,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ralph._process import process_owner
+from ralph._tracing import span
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
-from ralph.orchestrate._execute import TaskExecutor
+from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
@@ -201,19 +202,23 @@ def run_session(
     run, resumed = lead.open_run()
     if run is None:
         return SessionResult(None, Ending.NOTHING_TO_DO, lead.nothing_to_do())
-    workers = start_crew(
-        project,
-        runtime,
-        run,
-        crew,
-        budget=lead.budget,
-        stopping=interrupt.stopping,
-        attempts=attempts,
-        stop=interrupt.agent_unusable,
-        phases=phases,
-    )
-    verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases)
-    ending = verdict.ending or Ending.INTERRUPTED
+    attributes = {"ralph.root": root, "ralph.run": run.id, "ralph.mode": mode}
+    with span("ralph.run", attributes, run=run_trace(project, run)) as traced:
+        workers = start_crew(
+            project,
+            runtime,
+            run,
+            crew,
+            budget=lead.budget,
+            stopping=interrupt.stopping,
+            attempts=attempts,
+            stop=interrupt.agent_unusable,
+            phases=phases,
+        )
+        verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases)
+        ending = verdict.ending or Ending.INTERRUPTED
+        traced.set("ralph.ending", ending.value)
+        traced.set("ralph.resumed", resumed)
     store.request_shutdown(run.id)
     if ending is Ending.FINISHED:
         run = store.finish_run(run.id, RunStatus.FINISHED)

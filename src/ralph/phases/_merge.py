@@ -16,6 +16,7 @@ from ralph.workflow import WorkflowState
 
 __all__ = ["MergePhase"]
 
+
 def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     found = [
         pr

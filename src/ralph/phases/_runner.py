@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from ralph._debuglog import debug_enabled, debug_log_dir, record_event
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
+from ralph._tracing import Span, span
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
@@ -101,6 +104,48 @@ def escalation_mention(project: Project, issue: Issue) -> str:
     return f"{' '.join(handles)} " if handles else ""
 
 
+def _trace_agent_run(traced: Span, result: AgentResult) -> None:
+    traced.set("ralph.status", result.status.value)
+    traced.set("ralph.cost_usd", result.cost_usd)
+    traced.set("ralph.turns", result.turns)
+    traced.set("ralph.tokens.input", result.input_tokens)
+    traced.set("ralph.tokens.output", result.output_tokens)
+    traced.set("ralph.tokens.cache_read", result.cache_read_tokens)
+    if not result.ok:
+        traced.fail(result.error or result.status.value)
+
+
+def _record_agent_run(
+    brief: AgentBrief, runtime: str, result: AgentResult, breaches: Sequence[str]
+) -> None:
+    """One agent run and how it ended, in the debug log."""
+    fields: dict[str, object] = {
+        "phase": brief.phase,
+        "issues": [issue.number for issue in brief.issues],
+        "runtime": runtime,
+        "model": brief.model,
+        "status": result.status.value,
+        "ok": result.ok and not breaches,
+        "durationMs": round(result.duration_seconds * 1000),
+        "costUsd": result.cost_usd,
+        "turns": result.turns,
+        # Not "tokens": a field named like a secret is redacted whole.
+        "usage": {
+            "input": result.input_tokens,
+            "output": result.output_tokens,
+            "cacheRead": result.cache_read_tokens,
+            "cacheWrite": result.cache_write_tokens,
+        },
+    }
+    if result.error or breaches:
+        fields["error"] = "; ".join(filter(None, [result.error, *breaches]))
+    if result.denied_tools:
+        fields["deniedTools"] = list(result.denied_tools)
+    if result.transcript:
+        fields["transcript"] = result.transcript
+    record_event("agent", **fields)
+
+
 class PhaseRunner:
     def __init__(
         self,
@@ -133,6 +178,50 @@ class PhaseRunner:
         """Run one phase on issue ``number`` (a group phase on its whole group, or on the
         members in ``only``: a work stream). Raises PhaseRefused when a precondition
         does not hold."""
+        started = time.monotonic()
+        attributes = {"ralph.phase": phase_name, "ralph.issue": number}
+        with span("ralph.phase", attributes) as traced:
+            outcome = self._traced_run(phase_name, number, only, started)
+            traced.set("ralph.status", outcome.status.value)
+            traced.set("ralph.issues", list(outcome.issues))
+            traced.set("ralph.cost_usd", outcome.cost_usd)
+            if outcome.error:
+                traced.fail(outcome.error)
+            return outcome
+
+    def _traced_run(
+        self, phase_name: str, number: int, only: Sequence[int] | None, started: float
+    ) -> PhaseOutcome:
+        try:
+            outcome = self._run(phase_name, number, only)
+        except PhaseRefused as refused:
+            if debug_enabled():
+                record_event(
+                    "phase",
+                    phase=phase_name,
+                    issue=number,
+                    blocked=True,
+                    ok=False,
+                    error=str(refused),
+                    retryable=refused.retryable,
+                    durationMs=round((time.monotonic() - started) * 1000),
+                )
+            raise
+        if debug_enabled():
+            fields: dict[str, object] = {"error": outcome.error} if outcome.error else {}
+            record_event(
+                "phase",
+                phase=outcome.phase,
+                issue=number,
+                issues=list(outcome.issues),
+                status=outcome.status.value,
+                ok=outcome.ok or outcome.status is PhaseStatus.MOVED,
+                durationMs=round((time.monotonic() - started) * 1000),
+                **fields,
+            )
+        return outcome
+
+    def _run(self, phase_name: str, number: int, only: Sequence[int] | None) -> PhaseOutcome:
         phase = get_phase(phase_name)
         ctx = PhaseContext(
             self.project,
@@ -322,11 +411,21 @@ class PhaseRunner:
             rejections=tuple(rejections),
         )
         confinement.before()
-        try:
-            result = self.runtime.run(brief)
-        finally:  # whatever the agent's outcome: a failed one may have planted a hook
-            breaches = confinement.after().problems()
+        attributes = {
+            "ralph.phase": phase.name,
+            "ralph.issues": [issue.number for issue in members],
+            "ralph.agent": self.runtime.description,
+            "ralph.model": brief.model,
+        }
+        with span("ralph.agent", attributes) as traced:
+            try:
+                result = self.runtime.run(brief)
+            finally:  # whatever the agent's outcome: a failed one may have planted a hook
+                breaches = confinement.after().problems()
+            _trace_agent_run(traced, result)
         ctx.breaches += breaches
+        if debug_enabled():
+            _record_agent_run(brief, self.runtime.description, result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
             raise AgentUnusable(
                 f"the agent ({self.runtime.description}) cannot work: {result.error}"
@@ -363,9 +462,12 @@ class PhaseRunner:
         return Attempt(payload, files), []
 
     def _live_store(self) -> list[Path]:
-        """The store's files Ralph itself writes while an agent runs."""
+        """The store's files, and the debug log's folder, which Ralph itself writes while
+        an agent runs (its tool calls are events)."""
         path = getattr(self.project.store, "path", None)  # a SQLite store's file
-        return [path] if isinstance(path, Path) else []
+        live = [path] if isinstance(path, Path) else []
+        logs = debug_log_dir()
+        return [*live, logs] if logs is not None else live
 
     # -- escalation ---------------------------------------------------------------------
 

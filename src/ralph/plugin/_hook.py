@@ -73,14 +73,44 @@ def _answer(
     context, root = found.context, found.root
     from ralph.hooks import pre_tool_use, stop  # the gates, only with a context in force
 
+    note = {"hook": claude_event, "phase": context.phase, "issue": context.issue}
     if claude_event == "PreToolUse":
         decision = pre_tool_use(event, context.phase, context.issue, root=str(root), read=_read)
+        _record(root, environ, note, decision, tool=str(event.get("tool_name") or ""))
         return _refusal(claude_event, decision)
     try:
         state = _issue_state(root, context.issue)
     except Exception as exc:  # the tracker is down or the project is misconfigured
+        _record(root, environ, {**note, "ok": False, "error": f"cannot read the state: {exc}"})
         return _warning(f"cannot read #{context.issue}'s state ({exc}); the stop is allowed")
-    return _refusal(claude_event, stop(event, context.phase, context.issue, state))
+    decision = stop(event, context.phase, context.issue, state)
+    _record(root, environ, note, decision)
+    return _refusal(claude_event, decision)
+
+
+def _record(
+    root: Path,
+    environ: Mapping[str, str],
+    note: dict[str, Any],
+    decision: Decision | None = None,
+    **fields: Any,
+) -> None:
+    """A hook decision in the project's debug log, when the project keeps one."""
+    from ralph._debuglog import DEBUG_LOG_DIR, enable_debug_log, record_event
+    from ralph.config import load_config
+    from ralph.errors import ConfigError
+
+    try:
+        if not load_config(root, environ).debug.enabled:
+            return
+    except ConfigError:  # a project that cannot be read keeps no log; the hook goes on
+        return
+    enable_debug_log(root / DEBUG_LOG_DIR)
+    if decision is not None:
+        note = {**note, "blocked": decision.block, "ok": not decision.block}
+        if decision.block:
+            note["error"] = decision.reason
+    record_event("hook", **note, **fields)
 
 
 def _refusal(claude_event: str, decision: Decision) -> dict[str, Any] | None:

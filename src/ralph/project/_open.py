@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
 from ralph.config import Config
 from ralph.db import Database, migrate, open_database
@@ -67,6 +68,23 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
     url = store_url or config.resolved_store_url
     register_url(url)  # its password never reaches a log, a comment or the store
+    # Restored on the way out: a process (a test) that opens several projects logs each
+    # one's events to its own folder only while it is open.
+    before = debug_log_dir()
+    if config.debug.enabled:
+        enable_debug_log(config.root / DEBUG_LOG_DIR)
+    try:
+        with _open_adapters(config, url) as project:
+            yield project
+    finally:
+        if before is None:
+            disable_debug_log()
+        else:
+            enable_debug_log(before)
+
+
+@contextmanager
+def _open_adapters(config: Config, url: str) -> Iterator[Project]:
     db = open_database(url, create=False)
     try:
         store = SqlStore(db)
