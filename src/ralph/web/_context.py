@@ -107,6 +107,8 @@ class WebContext:
         if fresh:
             token = new_csrf_token()
         values = {
+            "page": "",
+            "notice": "",
             "csrf": token,
             "guarded": self.guarded,
             "repo": self.project.config.repo,

@@ -7,7 +7,7 @@ issue retry``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ralph.artifacts import parse_frontmatter
 from ralph.phases import approve, reject, retry_escalated
 from ralph.views import IssueView, artifacts_of, history_of, load_issue
 from ralph.web._context import WebContext, context_of, done
@@ -29,8 +30,11 @@ class Document:
     kind: str
     path: str
     source: str
-    #: The file on the base branch, or None where it is not there (or not a document).
+    #: The file on the base branch without its frontmatter, or None where it is not
+    #: there (or is not a document).
     text: str | None
+    #: Its frontmatter's fields, shown apart.
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 def _documents(web: WebContext, view: IssueView) -> list[Document]:
@@ -38,10 +42,12 @@ def _documents(web: WebContext, view: IssueView) -> list[Document]:
     base = web.project.config.base_branch
     for kind, discovery in artifacts_of(view.issue, view.root).items():
         path = PurePosixPath(discovery.path)
-        text = None
+        text, fields = None, {}
         if not path.is_absolute() and ".." not in path.parts and path.suffix == ".md":
             text = web.project.git.read_on(base, str(path))
-        found.append(Document(kind.value, discovery.path, discovery.source, text))
+        if text is not None:
+            fields, text = parse_frontmatter(text)
+        found.append(Document(kind.value, discovery.path, discovery.source, text, fields))
     return found
 
 
