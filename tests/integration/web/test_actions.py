@@ -153,7 +153,9 @@ def test_an_action_returns_only_to_a_page_of_the_board(
 # -- the token --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["/", "/issues/2", "/runs", "/spend", "/events", "/static/ralph.css"])
+@pytest.mark.parametrize(
+    "path", ["/", "/issues/2", "/runs", "/spend", "/events", "/static/ralph.css"]
+)
 def test_with_a_token_a_page_without_it_is_401(open_board: Project, path: str) -> None:
     with client_of(open_board, TOKEN) as guest:
         answer = guest.get(path)
@@ -176,7 +178,9 @@ def test_with_a_token_an_api_call_without_the_right_one_is_401(
 
 def test_the_right_token_opens_every_page(open_board: Project) -> None:
     with client_of(open_board, TOKEN) as tool:
-        assert tool.get("/api/board", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+        assert (
+            tool.get("/api/board", headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+        )
     with client_of(open_board, TOKEN) as browser:
         first = browser.get(f"/runs?token={TOKEN}")
         assert first.status_code == 303

@@ -36,7 +36,9 @@ def test_the_board_shows_a_column_per_state_in_pipeline_order_with_its_cards(
 ) -> None:
     page = client.get("/")
     assert page.status_code == 200
-    columns = re.findall(r'<section class="column[^"]*" id="col-[^"]+" data-state="([^"]+)"', page.text)
+    columns = re.findall(
+        r'<section class="column[^"]*" id="col-[^"]+" data-state="([^"]+)"', page.text
+    )
     order = [*STATE_ORDER, WorkflowState.HUMAN_NEEDED, WorkflowState.CANCELED]
     assert columns == [state.value for state in order]
     review = page.text.split('data-state="Plan in Review"')[1].split("</section>")[0]
@@ -87,7 +89,9 @@ def test_an_issue_page_shows_history_documents_and_the_review_actions(
 
 def test_the_issue_api_is_ralph_issue_show_json(client: TestClient, waiting: WebProject) -> None:
     number = waiting.in_review[0]
-    assert client.get(f"/api/issues/{number}").json() == cli_json(waiting, "issue", "show", str(number))
+    assert client.get(f"/api/issues/{number}").json() == cli_json(
+        waiting, "issue", "show", str(number)
+    )
 
 
 def test_the_runs_page_and_api_list_every_run(client: TestClient, waiting: WebProject) -> None:
@@ -103,10 +107,12 @@ def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
     page = client.get(f"/runs/{waiting.run}")
     assert page.status_code == 200
     text = page.text
-    svg = text.split('<svg xmlns="http://www.w3.org/2000/svg" class="task-graph"')[1].split("</svg>")[0]
+    svg = text.split('<svg xmlns="http://www.w3.org/2000/svg" class="task-graph"')[1].split(
+        "</svg>"
+    )[0]
     assert svg.count('<g class="task status-') == text.count('<tr id="row-')
     assert 'class="task status-done' in svg and 'class="task status-pending' in svg
-    assert 'class="edge critical"' in svg and " critical\" id=\"task-" in svg
+    assert 'class="edge critical"' in svg and ' critical" id="task-' in svg
     assert "Needs a person" in text
     assert f"ralph approve {waiting.in_review[0]}" in text or "ralph approve" in text
     assert f"ralph hero {waiting.epic}" in text
@@ -179,7 +185,7 @@ def test_issue_text_is_shown_as_text_never_as_markup(
     )
     page = client.get(f"/issues/{hostile.number}").text
     assert "<script>alert(1)" not in page and "&lt;script&gt;" in page
-    assert "href=\"javascript:" not in page and "[click](javascript:alert(2))" in page
+    assert 'href="javascript:' not in page and "[click](javascript:alert(2))" in page
     assert "<img src=x" not in page
     board = client.get("/").text
     assert "<img src=x" not in board and "&lt;img src=x" in board
