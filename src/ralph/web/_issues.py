@@ -42,7 +42,8 @@ def _documents(web: WebContext, view: IssueView) -> list[Document]:
     base = web.project.config.base_branch
     for kind, discovery in artifacts_of(view.issue, view.root).items():
         path = PurePosixPath(discovery.path)
-        text, fields = None, {}
+        text: str | None = None
+        fields: dict[str, Any] = {}
         if not path.is_absolute() and ".." not in path.parts and path.suffix == ".md":
             text = web.project.git.read_on(base, str(path))
         if text is not None:

@@ -45,7 +45,8 @@ def test_approving_a_plan_from_its_page_moves_its_issues_to_in_progress(
     for member in waiting.in_review:
         assert state_of(open_board, member) is WorkflowState.IN_PROGRESS
     shown = client.get(answer.headers["location"]).text
-    assert "Approved the plan for" in shown and "In Progress" in shown
+    assert "Approved the plan for" in shown
+    assert "In Progress" in shown
 
 
 def test_rejecting_a_plan_sends_it_back_with_the_feedback(
@@ -97,7 +98,8 @@ def test_an_action_the_workflow_refuses_is_one_line_and_changes_nothing(
     answer = client.post(f"/issues/{waiting.epic}/approve", data={"csrf": csrf})
     assert answer.status_code == 400
     message = re.search(r'<p class="message">(.*?)</p>', answer.text, re.S)
-    assert message is not None and "its plan is on its sub-issue #2" in message.group(1)
+    assert message is not None
+    assert "its plan is on its sub-issue #2" in message.group(1)
     assert "Traceback" not in answer.text
     retry = client.post(f"/issues/{waiting.in_review[0]}/retry", data={"csrf": csrf})
     assert retry.status_code == 400
@@ -135,7 +137,8 @@ def test_cancelling_a_run_from_its_page_cancels_what_is_left_of_it(
     assert not [t for t in store.list_tasks(waiting.run) if not t.terminal]
     assert any(t.status is TaskStatus.CANCELED for t in store.list_tasks(waiting.run))
     again = client.post(f"/runs/{waiting.run}/cancel", data={"csrf": csrf})
-    assert again.status_code == 400 and "only an active run" in again.text
+    assert again.status_code == 400
+    assert "only an active run" in again.text
 
 
 def test_an_action_returns_only_to_a_page_of_the_board(

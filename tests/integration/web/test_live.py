@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx2
 import pytest
@@ -56,7 +57,7 @@ class Stream:
     """An open /events stream read on a thread: its messages in a queue."""
 
     def __init__(self, url: str) -> None:
-        self.messages: queue.Queue[tuple[str, dict] | None] = queue.Queue()
+        self.messages: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
         self.opened = threading.Event()
         self._thread = threading.Thread(target=self._read, args=(url,), daemon=True)
         self._thread.start()
@@ -65,21 +66,23 @@ class Stream:
     def _read(self, url: str) -> None:
         event = ""
         try:
-            with httpx2.Client(timeout=httpx2.Timeout(WAIT, read=60)) as client:
-                with client.stream("GET", url + "events") as response:
-                    for line in response.iter_lines():
-                        if line.startswith("retry:"):
-                            self.opened.set()
-                        elif line.startswith("event: "):
-                            event = line[7:]
-                        elif line.startswith("data: "):
-                            self.messages.put((event, json.loads(line[6:])))
+            with (
+                httpx2.Client(timeout=httpx2.Timeout(WAIT, read=60)) as client,
+                client.stream("GET", url + "events") as response,
+            ):
+                for line in response.iter_lines():
+                    if line.startswith("retry:"):
+                        self.opened.set()
+                    elif line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: "):
+                        self.messages.put((event, json.loads(line[6:])))
         except httpx2.HTTPError:
             pass
         finally:
             self.messages.put(None)  # the stream ended
 
-    def wait_for(self, event: str, match: dict | None = None) -> dict:
+    def wait_for(self, event: str, match: dict[str, Any] | None = None) -> dict[str, Any]:
         deadline = time.monotonic() + WAIT
         while (left := deadline - time.monotonic()) > 0:
             try:
@@ -176,4 +179,5 @@ def test_a_page_that_stops_reading_is_told_to_reload_and_holds_a_bounded_queue()
     found = asyncio.run(scenario())
     assert any(m is not None and m.event == "reload" for m in found)
     last = found[-1]
-    assert last is not None and last.data == {"event": FEED_QUEUE_SIZE * 3 - 1}
+    assert last is not None
+    assert last.data == {"event": FEED_QUEUE_SIZE * 3 - 1}

@@ -14,8 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from ralph.cli import main
-from ralph.workflow import STATE_ORDER, WorkflowState
 from ralph.project import Project
+from ralph.workflow import STATE_ORDER, WorkflowState
 
 from .conftest import WebProject
 
@@ -24,9 +24,12 @@ pytestmark = pytest.mark.slow
 
 def cli_json(project: WebProject, *args: str) -> Any:
     out = io.StringIO()
-    with contextlib.chdir(project.repo), contextlib.redirect_stdout(out):
-        with pytest.raises(SystemExit) as ended:
-            main([*args, "--json"])
+    with (
+        contextlib.chdir(project.repo),
+        contextlib.redirect_stdout(out),
+        pytest.raises(SystemExit) as ended,
+    ):
+        main([*args, "--json"])
     assert ended.value.code in (0, None)
     return json.loads(out.getvalue())
 
@@ -78,13 +81,14 @@ def test_an_issue_page_shows_history_documents_and_the_review_actions(
     assert page.status_code == 200
     text = page.text
     assert "Plan in Review" in text
-    assert "<h2>History</h2>" in text and "Research Needed</td>" in text
+    assert "<h2>History</h2>" in text
+    assert "Research Needed</td>" in text
     # the research document and the plan, from main, as HTML
     assert "research: <code>thoughts/shared/research/" in text
     assert "plan: <code>thoughts/shared/plans/" in text
     assert re.search(r'<div class="markdown"><h1>', text)
-    assert 'action="/issues/%d/approve"' % number in text
-    assert 'action="/issues/%d/reject"' % number in text
+    assert f'action="/issues/{number}/approve"' in text
+    assert f'action="/issues/{number}/reject"' in text
 
 
 def test_the_issue_api_is_ralph_issue_show_json(client: TestClient, waiting: WebProject) -> None:
@@ -111,12 +115,15 @@ def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
         "</svg>"
     )[0]
     assert svg.count('<g class="task status-') == text.count('<tr id="row-')
-    assert 'class="task status-done' in svg and 'class="task status-pending' in svg
-    assert 'class="edge critical"' in svg and ' critical" id="task-' in svg
+    assert 'class="task status-done' in svg
+    assert 'class="task status-pending' in svg
+    assert 'class="edge critical"' in svg
+    assert ' critical" id="task-' in svg
     assert "Needs a person" in text
     assert f"ralph approve {waiting.in_review[0]}" in text or "ralph approve" in text
     assert f"ralph hero {waiting.epic}" in text
-    assert "Approve the plan" in text and "$0.25" in text
+    assert "Approve the plan" in text
+    assert "$0.25" in text
     assert 'href="/api/tasks/' in text
 
 
@@ -139,7 +146,8 @@ def test_the_spend_page_shows_costs_per_day_run_and_phase_against_the_budget(
     assert spend["days"][0]["key"] == spend["today"]
     page = client.get("/spend")
     assert page.status_code == 200
-    assert "Per phase" in page.text and "(no cap)" in page.text
+    assert "Per phase" in page.text
+    assert "(no cap)" in page.text
 
 
 @pytest.mark.parametrize(
@@ -173,7 +181,9 @@ def test_an_api_document_that_does_not_exist_is_a_404_with_one_line(
     found = client.get(path)
     assert found.status_code == 404
     error = found.json()["error"]
-    assert error and "\n" not in error and "Traceback" not in error
+    assert error
+    assert "\n" not in error
+    assert "Traceback" not in error
 
 
 def test_issue_text_is_shown_as_text_never_as_markup(
@@ -184,8 +194,11 @@ def test_issue_text_is_shown_as_text_never_as_markup(
         body="<script>alert(1)</script>\n\n[click](javascript:alert(2))",
     )
     page = client.get(f"/issues/{hostile.number}").text
-    assert "<script>alert(1)" not in page and "&lt;script&gt;" in page
-    assert 'href="javascript:' not in page and "[click](javascript:alert(2))" in page
+    assert "<script>alert(1)" not in page
+    assert "&lt;script&gt;" in page
+    assert 'href="javascript:' not in page
+    assert "[click](javascript:alert(2))" in page
     assert "<img src=x" not in page
     board = client.get("/").text
-    assert "<img src=x" not in board and "&lt;img src=x" in board
+    assert "<img src=x" not in board
+    assert "&lt;img src=x" in board
