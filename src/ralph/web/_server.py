@@ -1,10 +1,12 @@
 """Serving the app with uvicorn: the address it really bound (``--port 0`` takes a free
 one) said once it listens, and on SIGINT or SIGTERM every open event stream ended first,
-so the server's graceful shutdown does not wait on pages that never hang up."""
+so the server's graceful shutdown does not wait on pages that never hang up; the process
+then exits 0."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 import uvicorn
@@ -27,6 +29,14 @@ class _Server(uvicorn.Server):
             host, port = self.servers[0].sockets[0].getsockname()[:2]
             shown = f"[{host}]" if ":" in str(host) else host
             self._ready(f"http://{shown}:{port}/")
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn raises a stop signal again once it has shut down, so the process dies
+        # of it; a board stopped as asked ends with exit 0 instead, like ``ralph serve``.
+        with super().capture_signals():
+            yield
+            self._captured_signals.clear()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         app = self.config.app
