@@ -69,7 +69,11 @@ def _values(web: WebContext) -> dict[str, Any]:
         if warning.type is WarningType.WIP_EXCEEDED:
             over_limit.add(warning.message.split(":")[0])
             continue
-        if warning.type in (WarningType.PIPELINE_GAP, WarningType.LOCK_COLLISION):
+        if warning.type in (
+            WarningType.PIPELINE_GAP,
+            WarningType.LOCK_COLLISION,
+            WarningType.BLOCKED,
+        ):
             continue
         for number in warning.issues:
             flags.setdefault(number, []).append(warning.message)

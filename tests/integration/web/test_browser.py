@@ -5,7 +5,7 @@ project a hero left waiting at its plan's gate.
 It opens the board (its columns and cards), a run page (its graph), approves a plan from
 the page, starts a scripted run in another process and sees its card move without a
 reload, and stops the server while the page still listens. Screenshots of the board and
-a run page go to the test's folder, and to ``RALPH_SCREENSHOTS_DIR`` when it is set
+a run page go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
 (``make screenshots`` writes docs/screenshots/ for the README).
 """
 
@@ -83,7 +83,7 @@ def browser() -> Iterator[object]:
 def _shoot(page: object, name: str, folder: Path) -> None:
     path = folder / name
     page.screenshot(path=str(path), full_page=False)  # type: ignore[attr-defined]
-    wanted = os.environ.get("RALPH_SCREENSHOTS_DIR")
+    wanted = os.environ.get("RALPH_TEST_SCREENSHOTS")
     if wanted:
         Path(wanted).mkdir(parents=True, exist_ok=True)
         shutil.copy(path, Path(wanted) / name)
