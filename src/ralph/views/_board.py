@@ -56,11 +56,13 @@ def load_board(
     holders: dict[int, str] = {}
     repo = config.repo or config.root.name
     if store is not None:
-        for phase in dashboard.phases:
-            if phase.state not in LOCK_STATES:
-                continue
-            for issue in phase.issues:
-                lock = store.get_issue_lock(repo, issue.number)
-                if lock is not None and lock.expires_at > now:
-                    holders[issue.number] = lock.owner
+        locked = {
+            issue.number
+            for phase in dashboard.phases
+            if phase.state in LOCK_STATES
+            for issue in phase.issues
+        }
+        for lock in store.issue_locks(repo):
+            if lock.number in locked and lock.expires_at > now:
+                holders[lock.number] = lock.owner
     return BoardView(dashboard, holders)

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ralph.graph import Role
-from ralph.orchestrate import cancel_run, load_report
+from ralph.orchestrate import build_report, cancel_run, load_report
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import Issue
 from ralph.views import run_document, runs_document, task_document
@@ -70,10 +70,11 @@ def _waiting(web: WebContext, run_id: int, group: list[int]) -> list[Waiting]:
 
 def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
     store = web.project.store
-    report = load_report(store, run_id)
+    run = store.get_run(run_id)
     tasks = store.list_tasks(run_id)
+    events = store.events(run_id)
+    report = build_report(run, tasks, events, store.charges(run_id), store.messages(run_id))
     layout = layout_graph(report.tasks, {t.id: t.deps for t in tasks})
-    run = report.run
     group = [int(n) for n in run.config.get("group", [])] or (
         [run.root_issue] if run.root_issue else []
     )
@@ -81,10 +82,10 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
     return {
         "run": run,
         "report": report,
-        "document": run_document(report),
+        "done": report.count(TaskStatus.DONE),
         "svg": render_svg(layout, report.critical_keys),
         "critical": set(report.critical_keys),
-        "events": store.events(run_id)[-LATEST_EVENTS:],
+        "events": events[-LATEST_EVENTS:],
         "waiting": _waiting(web, run_id, group),
         "continues": continues,
         "active": run.status is RunStatus.ACTIVE,
