@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox clean
+.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,23 @@ sandbox-tools:
 		fi; \
 	fi
 
+# ralph web's browser tests drive Debian's Chromium through Playwright (never Playwright's
+# own browser download): installed here when missing, as the sandbox tools are.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get install -y -q chromium >/dev/null 2>&1 \
+			|| { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } \
+			|| echo "Could not install chromium; the browser tests need it"; \
+		else \
+			echo "Install chromium (sudo apt-get install chromium): the browser tests need it"; \
+		fi; \
+	fi
+
+# docs/screenshots/board.png and run.png for the README, taken by the browser test.
+screenshots: $(VENV)/.synced browser
+	RALPH_TEST_SCREENSHOTS=docs/screenshots $(VENV)/bin/pytest -q -p no:randomly tests/integration/web/test_browser.py
+
 demo: $(VENV)/.synced sandbox-tools
 	$(VENV)/bin/ralph demo
 
@@ -60,7 +77,7 @@ unit: $(VENV)/.synced
 # `make test TEST_WORKERS=N` (0 runs in one process).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
-test: lint typecheck sandbox-tools
+test: lint typecheck sandbox-tools browser
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.synced
@@ -89,6 +106,9 @@ bench-github: $(VENV)/.synced
 
 bench-sandbox: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_sandbox.py
+
+bench-web: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_web.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

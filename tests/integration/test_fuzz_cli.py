@@ -166,6 +166,8 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
     if kind is bool:
         return None
     if kind is int:
+        if name == "port":  # 0 is a port too (any free one): past 65535 is not
+            return st.sampled_from(JUNK_NUMBERS) | HUGE | NEGATIVE | st.just("65536")
         if name in ("concurrency",):  # workers in this process: a bounded number
             return BAD_NUMBER | st.integers(min_value=10**4, max_value=2**62).map(str)
         if name in ("number", "parent", "child", "by", "run", "task_id"):  # must exist
@@ -223,6 +225,9 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "since": st.sampled_from(
             ["", "0d", "-1d", "7", "1.5d", "99999d", "2099-01-01", "0001-01-01", "١d", "a\x00b"]
         ),
+        # ralph web: an address that is none, or one other machines reach without a token
+        "host": st.sampled_from(["", " ", "a\x00b", "a b", "0.0.0.0", "192.0.2.1", "::"]),
+        "token": BLANK | st.sampled_from(["short", "with a space in it!", "semi;colon;0123456789"]),
         "text": None,  # search text: any text is a search (one matching nothing finds nothing)
     }
     if name in by_name:

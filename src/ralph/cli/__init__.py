@@ -18,7 +18,7 @@ import typer
 from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
 from ralph._text import printable
-from ralph.cli import _by_hand, _exits, _init, _mcp, _orchestrate, _run, _serve, _status
+from ralph.cli import _by_hand, _exits, _init, _mcp, _orchestrate, _run, _serve, _status, _web
 from ralph.cli._debug import debug_app
 from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._idea import idea_app
@@ -64,6 +64,7 @@ app.command("team")(_orchestrate.team_command)
 app.command("loop")(_orchestrate.loop_command)
 app.command("serve")(_serve.serve_command)
 app.command("worker")(_orchestrate.worker_command)
+app.command("web")(_web.web_command)
 app.command("demo")(_orchestrate.demo_command)
 
 

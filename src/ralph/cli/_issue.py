@@ -11,11 +11,12 @@ import typer
 from ralph._text import check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
-from ralph.cli._issue_render import Refusal, issue_dict, render_issue, render_issue_list
+from ralph.cli._issue_render import render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
-from ralph.tasks import TaskStore
+from ralph.phases import retry_escalated
 from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus, check_labels
+from ralph.views import issue_dict, load_issue
 from ralph.workflow import parse_estimate, parse_priority, parse_state
 
 __all__ = ["issue_app"]
@@ -98,44 +99,16 @@ def issue_list(
         Console().print(render_issue_list(issues))
 
 
-def refusals_of(store: TaskStore, number: int) -> list[Refusal]:
-    """Tool calls agents were refused in the store's runs, for tasks on issue ``number``."""
-    found = []
-    for run in store.list_runs():
-        tasks = {t.id: t for t in store.list_tasks(run.id) if number in t.issues}
-        refused: dict[int, list[str]] = {}
-        for charge in store.charges(run.id):
-            if charge.task_id in tasks and charge.refused:
-                refused.setdefault(charge.task_id, []).extend(charge.refused)
-        found += [
-            Refusal(run.id, tasks[task_id].subject, tuple(dict.fromkeys(tools)))
-            for task_id, tools in refused.items()
-        ]
-    return found
-
-
 @issue_app.command("show")
 def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
     """One issue with its relations, state history, linked documents and the tool calls
     its agents were refused."""
     with open_project_of(ctx) as project:
-        tracker, config = project.tracker, project.config
-        issue = tracker.get_issue(number)
-        related = {
-            n: tracker.get_issue(n)
-            for n in {*issue.sub_issues, *issue.blocked_by, *issue.blocking, issue.parent}
-            if n is not None
-        }
-        prs = [tracker.get_pull_request(n) for n in issue.pull_requests]
-        refusals = refusals_of(project.store, number)
+        view = load_issue(project, number)
     if as_json:
-        data = issue_dict(issue, prs=prs, root=config.root)
-        data["refusedTools"] = [
-            {"run": r.run, "task": r.task, "tools": list(r.tools)} for r in refusals
-        ]
-        print(json.dumps(data, indent=2))
+        print(json.dumps(view.to_dict(), indent=2))
     else:
-        Console().print(render_issue(issue, related, prs, config.root, refusals))
+        Console().print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
 
 
 @issue_app.command("move")
@@ -153,6 +126,19 @@ def issue_move(
         _say(f"#{number}: {change.previous or '(no state)'} → {change.new} ({change.command})")
     else:
         _say(f"#{number} is already in {change.new}; nothing changed")
+
+
+@issue_app.command("retry")
+def issue_retry(
+    ctx: typer.Context,
+    number: Number,
+    actor: Annotated[str, typer.Option("--actor", help="Who is sending it back.")] = "human",
+) -> None:
+    """Send an escalated issue (Human Needed) back to where its phase starts again, for
+    the next hero, team, loop or serve to take up."""
+    with open_project_of(ctx) as project:
+        change = retry_escalated(project, number, actor=actor)
+    _say(f"#{number}: {change.previous} → {change.new}. Run the same hero, team or loop again.")
 
 
 @issue_app.command("estimate")

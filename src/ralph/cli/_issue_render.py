@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.artifacts import ArtifactKind, Discovery, Links, discover
 from ralph.tracker import Issue, PullRequest, iso
-from ralph.workflow import TransitionRecord, parse_all_transitions
+from ralph.views import Refusal, artifacts_of, history_of
 
-__all__ = [
-    "Refusal",
-    "artifacts_of",
-    "history_of",
-    "issue_dict",
-    "render_issue",
-    "render_issue_list",
-    "state_text",
-]
+__all__ = ["render_issue", "render_issue_list", "state_text"]
 
 _STATE_STYLE = {
     "Backlog": "bright_black",
@@ -39,100 +28,6 @@ _STATE_STYLE = {
     "Human Needed": "bold red",
     "Canceled": "bright_black",
 }
-_DOCUMENT_ROOT = Path("thoughts") / "shared"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Tools an agent working on the issue was refused, in one task of one run."""
-
-    run: int
-    task: str
-    tools: tuple[str, ...]
-
-
-def history_of(issue: Issue) -> list[TransitionRecord]:
-    """State changes recorded in the issue's comments, oldest first."""
-    return [
-        record
-        for comment in issue.comments
-        for record in parse_all_transitions(comment.body, iso(comment.created_at) or "")
-    ]
-
-
-def artifacts_of(issue: Issue, root: Path | None) -> dict[ArtifactKind, Discovery]:
-    """Documents linked from the comments, or found on disk under thoughts/shared."""
-    files: list[str] = []
-    if root is not None and (root / _DOCUMENT_ROOT).is_dir():
-        files = [p.relative_to(root).as_posix() for p in (root / _DOCUMENT_ROOT).rglob("*.md")]
-    bodies = [c.body for c in issue.comments]
-    found = {}
-    for kind in ArtifactKind:
-        discovery = discover(kind, issue.number, bodies, files, Links(), group_primary=issue.parent)
-        if discovery is not None:
-            found[kind] = discovery
-    return found
-
-
-def _pr_dict(pr: PullRequest) -> dict[str, Any]:
-    return {
-        "number": pr.number,
-        "title": pr.title,
-        "state": pr.state.value,
-        "head": pr.head,
-        "base": pr.base,
-        "mergeable": pr.mergeable,
-        "mergeCommit": pr.merge_commit,
-        "url": pr.url,
-    }
-
-
-def issue_dict(
-    issue: Issue,
-    *,
-    full: bool = True,
-    prs: Sequence[PullRequest] = (),
-    root: Path | None = None,
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "number": issue.number,
-        "title": issue.title,
-        "state": issue.workflow_state.value if issue.workflow_state else None,
-        "workflowState": issue.workflow_state.value if issue.workflow_state else None,
-        "estimate": issue.estimate.value if issue.estimate else None,
-        "priority": issue.priority.value if issue.priority else None,
-        "labels": list(issue.labels),
-        "status": issue.status.value,
-        "closeReason": issue.close_reason.value if issue.close_reason else None,
-        "parent": issue.parent,
-        "createdAt": iso(issue.created_at),
-        "updatedAt": iso(issue.updated_at),
-        "url": issue.url,
-    }
-    if not full:
-        return data
-    data |= {
-        "body": issue.body,
-        "subIssues": list(issue.sub_issues),
-        "blockedBy": list(issue.blocked_by),
-        "blocking": list(issue.blocking),
-        "closedAt": iso(issue.closed_at),
-        "comments": [
-            {"author": c.author, "createdAt": iso(c.created_at), "body": c.body}
-            for c in issue.comments
-        ],
-        "pullRequests": [_pr_dict(pr) for pr in prs]
-        or [{"number": n} for n in issue.pull_requests],
-        "history": [
-            {"from": r.from_state, "to": r.to_state, "command": r.command, "at": r.at}
-            for r in history_of(issue)
-        ],
-        "artifacts": {
-            kind.value: {"path": found.path, "source": found.source}
-            for kind, found in artifacts_of(issue, root).items()
-        },
-    }
-    return data
 
 
 def state_text(state: str | None) -> Text:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 import time
 from typing import Annotated
 
@@ -18,15 +17,8 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
-from ralph.dashboard import (
-    Dashboard,
-    HealthConfig,
-    Severity,
-    build_dashboard,
-    format_markdown,
-)
-from ralph.errors import InvalidInput
-from ralph.tracker import dashboard_items
+from ralph.dashboard import Dashboard, Severity, format_markdown
+from ralph.views import load_board
 
 __all__ = ["status_command"]
 
@@ -85,14 +77,8 @@ def status_command(
     """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
     issues, lock collisions; only warnings count against health."""
     with project_tracker(ctx) as (config, tracker):
-        items = dashboard_items(tracker)
-    if stuck_hours is not None and not math.isfinite(stuck_hours):
-        raise InvalidInput(f"--stuck-hours {stuck_hours} is not a number of hours")
-    stuck = stuck_hours if stuck_hours is not None else config.stuck_threshold_hours
-    health = HealthConfig(
-        stuck_threshold_hours=stuck, critical_stuck_hours=2 * stuck, wip_limits=config.wip_limits
-    )
-    dashboard = build_dashboard(items, now=time.time(), config=health)
+        board = load_board(tracker, config, now=time.time(), stuck_hours=stuck_hours)
+    dashboard = board.dashboard
     if as_json or output is StatusFormat.JSON:
         print(json.dumps(dashboard.to_dict(), indent=2))
     elif output is StatusFormat.MARKDOWN:

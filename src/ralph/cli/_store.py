@@ -20,9 +20,10 @@ from ralph.cli._report import MARKS, print_report
 from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
-from ralph.orchestrate import load_report
+from ralph.orchestrate import cancel_run, load_report
 from ralph.project import migrate_database
 from ralph.tasks import TaskStatus, TaskStore, open_store
+from ralph.views import run_document, runs_document, task_document
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
@@ -64,23 +65,9 @@ def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     with _store(ctx) as store:
         runs = store.list_runs()
         counts = {run.id: Counter(t.status for t in store.list_tasks(run.id)) for run in runs}
+        document = runs_document(store) if as_json else []
     if as_json:
-        typer.echo(
-            json.dumps(
-                [
-                    {
-                        "id": r.id,
-                        "name": r.name,
-                        "mode": r.mode,
-                        "rootIssue": r.root_issue,
-                        "status": r.status.value,
-                        "tasks": {s.value: n for s, n in counts[r.id].items()},
-                    }
-                    for r in runs
-                ],
-                indent=2,
-            )
-        )
+        typer.echo(json.dumps(document, indent=2))
         return
     table = Table(title="Runs", title_justify="left")
     for column in ("Run", "Name", "Mode", "Root", "Status", "Done", "Created"):
@@ -102,24 +89,8 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
     with _store(ctx) as store:
         report = load_report(store, run)
         events = store.events(run)[-15:]
-    found = report.run
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "id": found.id,
-                    "name": found.name,
-                    "mode": found.mode,
-                    "rootIssue": found.root_issue,
-                    "status": found.status.value,
-                    "shutdownRequested": found.shutdown_requested,
-                    "config": dict(found.config),
-                    "tasks": dict(Counter(t.status for t in report.tasks)),
-                    "report": report.to_dict(),
-                },
-                indent=2,
-            )
-        )
+        typer.echo(json.dumps(run_document(report), indent=2))
         return
     console = Console(highlight=False, soft_wrap=True)
     print_report(report, console)
@@ -135,6 +106,15 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
             json.dumps(dict(event.data)) if event.data else "",
         )
     console.print(table)
+
+
+@runs_app.command("cancel")
+def runs_cancel(ctx: typer.Context, run: int) -> None:
+    """Cancel an active run: nothing of it starts again, its unfinished tasks are
+    canceled, and a process serving it stops once the tasks in hand end."""
+    with _store(ctx) as store:
+        canceled = cancel_run(store, run)
+    typer.echo(f"Run {run} canceled ({len(canceled)} unfinished task(s) canceled).")
 
 
 @tasks_app.command("list")
@@ -176,15 +156,13 @@ def tasks_list(
 def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> None:
     """One task with its result, error, attempts and history."""
     with _store(ctx) as store:
+        if as_json:
+            document = task_document(store, task_id)
         task = store.get_task(task_id)
         history = [e for e in store.events(task.run_id) if e.task_id == task_id]
         deps = {t.id: t for t in store.list_tasks(task.run_id) if t.id in task.deps}
     if as_json:
-        data = task.to_dict()
-        data["history"] = [
-            {"id": e.id, "at": e.at, "kind": e.kind.value, "data": dict(e.data)} for e in history
-        ]
-        typer.echo(json.dumps(data, indent=2))
+        typer.echo(json.dumps(document, indent=2))
         return
     text = Text()
     text.append(f"Task {task.id} ({task.key}) of run {task.run_id}\n", style="bold")

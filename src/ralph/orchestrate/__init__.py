@@ -6,6 +6,7 @@ everything here is deterministic."""
 from __future__ import annotations
 
 from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._cancel import cancel_run
 from ralph.orchestrate._execute import (
     MAX_PLAN_ITERATIONS,
     Execution,
@@ -71,6 +72,7 @@ __all__ = [
     "base_key",
     "board_queue",
     "build_report",
+    "cancel_run",
     "generation",
     "hero_crew",
     "iterate",

@@ -19,6 +19,7 @@ from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
 from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
 from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
 from ralph.phases._registry import PHASES, get_phase
+from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
@@ -26,6 +27,7 @@ from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
     "PHASES",
+    "RETRY_FROM",
     "AlreadyDone",
     "Draft",
     "ForeignBranch",
@@ -55,6 +57,7 @@ __all__ = [
     "override_problems",
     "prompted_phase",
     "reject",
+    "retry_escalated",
     "similar_issues",
     "step_done",
     "submit_plan",

@@ -997,6 +997,13 @@ class SqlStore(TaskStore):
             )
         return IssueLock(**row) if row is not None else None
 
+    def issue_locks(self, repo: str) -> list[IssueLock]:
+        with self._reader() as tx:
+            rows = tx.rows(
+                "SELECT * FROM ralph_issue_locks WHERE repo = ? ORDER BY number", (repo,)
+            )
+        return [IssueLock(**row) for row in rows]
+
     def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
         with self._write() as tx:
             held = self._held_lock(tx, repo, number)

@@ -278,6 +278,11 @@ class TaskStore(abc.ABC):
     def get_issue_lock(self, repo: str, number: int) -> IssueLock | None: ...
 
     @abc.abstractmethod
+    def issue_locks(self, repo: str) -> list[IssueLock]:
+        """Every lock held on ``repo``'s issues (expired ones too), by issue number: what a
+        board shows beside its cards, in one read."""
+
+    @abc.abstractmethod
     def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
         """Drop the lock if ``owner`` still holds it (for a holder known to be dead, such
         as a process on this machine that no longer exists). True when dropped."""

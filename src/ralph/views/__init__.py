@@ -1,0 +1,37 @@
+"""What a person looks at, as plain data: the board, an issue with its history and
+documents, the runs and their reports, what was spent. The CLI's ``--json`` prints these
+documents and ``ralph web`` shows and serves the same ones, so both say the same thing."""
+
+from __future__ import annotations
+
+from ralph.views._board import BoardView, board_health, load_board
+from ralph.views._issues import (
+    IssueView,
+    Refusal,
+    artifacts_of,
+    history_of,
+    issue_dict,
+    load_issue,
+    refusals_of,
+)
+from ralph.views._runs import run_document, runs_document, task_document
+from ralph.views._spend import SpendLine, SpendView, load_spend
+
+__all__ = [
+    "BoardView",
+    "IssueView",
+    "Refusal",
+    "SpendLine",
+    "SpendView",
+    "artifacts_of",
+    "board_health",
+    "history_of",
+    "issue_dict",
+    "load_board",
+    "load_issue",
+    "load_spend",
+    "refusals_of",
+    "run_document",
+    "runs_document",
+    "task_document",
+]

@@ -1,0 +1,68 @@
+"""The board: the dashboard of every issue on the tracker, with who holds each issue
+that a phase has locked."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ralph.config import Config
+from ralph.dashboard import Dashboard, HealthConfig, build_dashboard
+from ralph.errors import InvalidInput
+from ralph.tasks import TaskStore
+from ralph.tracker import Tracker, dashboard_items
+from ralph.workflow import LOCK_STATES
+
+__all__ = ["BoardView", "board_health", "load_board"]
+
+
+def board_health(config: Config, stuck_hours: float | None = None) -> HealthConfig:
+    """The health rules of ``ralph status``: stuck after ``stuck_hours`` (ralph.toml's
+    when None), critical after twice that, and the project's WIP limits."""
+    if stuck_hours is not None and not math.isfinite(stuck_hours):
+        raise InvalidInput(f"--stuck-hours {stuck_hours} is not a number of hours")
+    stuck = stuck_hours if stuck_hours is not None else config.stuck_threshold_hours
+    return HealthConfig(
+        stuck_threshold_hours=stuck, critical_stuck_hours=2 * stuck, wip_limits=config.wip_limits
+    )
+
+
+@dataclass(frozen=True)
+class BoardView:
+    dashboard: Dashboard
+    #: Issue number -> the holder of its lock in the store, for issues in a lock state.
+    holders: Mapping[int, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.dashboard.to_dict()
+        data["lockHolders"] = {str(n): holder for n, holder in sorted(self.holders.items())}
+        return data
+
+
+def load_board(
+    tracker: Tracker,
+    config: Config,
+    *,
+    now: float,
+    store: TaskStore | None = None,
+    stuck_hours: float | None = None,
+) -> BoardView:
+    """The board as ``ralph status`` builds it; with ``store``, the lock holders too."""
+    dashboard = build_dashboard(
+        dashboard_items(tracker), now=now, config=board_health(config, stuck_hours)
+    )
+    holders: dict[int, str] = {}
+    repo = config.repo or config.root.name
+    if store is not None:
+        locked = {
+            issue.number
+            for phase in dashboard.phases
+            if phase.state in LOCK_STATES
+            for issue in phase.issues
+        }
+        for lock in store.issue_locks(repo):
+            if lock.number in locked and lock.expires_at > now:
+                holders[lock.number] = lock.owner
+    return BoardView(dashboard, holders)

@@ -1,0 +1,60 @@
+"""Runs and tasks as JSON documents: ``ralph runs list|show --json`` and ``ralph tasks
+show --json`` print these, and ``ralph web`` serves them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ralph.orchestrate import RunReport
+from ralph.tasks import TaskStore
+
+__all__ = ["run_document", "runs_document", "task_document"]
+
+
+def runs_document(store: TaskStore) -> list[dict[str, Any]]:
+    """Every run, newest first, with its tasks counted by status."""
+    runs = store.list_runs()
+    return [
+        {
+            "id": run.id,
+            "name": run.name,
+            "mode": run.mode,
+            "rootIssue": run.root_issue,
+            "status": run.status.value,
+            "createdAt": run.created_at,
+            "tasks": {
+                status.value: n
+                for status, n in Counter(t.status for t in store.list_tasks(run.id)).items()
+            },
+        }
+        for run in runs
+    ]
+
+
+def run_document(report: RunReport) -> dict[str, Any]:
+    """One run with its report (tasks, time, cost, critical path, what needs a person)."""
+    run = report.run
+    return {
+        "id": run.id,
+        "name": run.name,
+        "mode": run.mode,
+        "rootIssue": run.root_issue,
+        "status": run.status.value,
+        "shutdownRequested": run.shutdown_requested,
+        "config": dict(run.config),
+        "tasks": dict(Counter(t.status for t in report.tasks)),
+        "report": report.to_dict(),
+    }
+
+
+def task_document(store: TaskStore, task_id: int) -> dict[str, Any]:
+    """One task with its result, error, attempts and history; TaskNotFound when the
+    store has no such task."""
+    task = store.get_task(task_id)
+    history = [e for e in store.events(task.run_id) if e.task_id == task_id]
+    data = task.to_dict()
+    data["history"] = [
+        {"id": e.id, "at": e.at, "kind": e.kind.value, "data": dict(e.data)} for e in history
+    ]
+    return data

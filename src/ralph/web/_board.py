@@ -1,0 +1,104 @@
+"""The board: a column per workflow state in pipeline order, a card per issue (estimate,
+priority, who holds it, what runs on it now, its warnings), the WIP limits and health
+warnings of ``ralph status``; ``/api/board`` is the same as JSON."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ralph.dashboard import WarningType
+from ralph.project import Project
+from ralph.tasks import RunStatus, TaskStatus
+from ralph.tracker import IssueQuery
+from ralph.views import BoardView, load_board
+from ralph.web._context import WebContext, context_of
+
+__all__ = ["board_fingerprint", "routes"]
+
+
+@dataclass(frozen=True)
+class Running:
+    """A task running now on an issue."""
+
+    run: int
+    task: int
+    subject: str
+    owner: str
+
+
+def board_fingerprint(project: Project) -> Hashable:
+    """What changes when a card should move or change: each issue's state, fields and
+    last update."""
+    issues = project.tracker.list_issues(IssueQuery(status=None))
+    return tuple(
+        (i.number, i.workflow_state, i.estimate, i.priority, i.updated_at, i.status) for i in issues
+    )
+
+
+def _running(project: Project) -> dict[int, list[Running]]:
+    found: dict[int, list[Running]] = {}
+    store = project.store
+    for run in store.list_runs(status=RunStatus.ACTIVE):
+        for task in store.list_tasks(run.id, status=TaskStatus.RUNNING):
+            owner = (task.owner or "").rpartition("/")[2]
+            for number in task.issues:
+                found.setdefault(number, []).append(Running(run.id, task.id, task.subject, owner))
+    return found
+
+
+def _load(web: WebContext) -> BoardView:
+    with web.tracker():
+        return load_board(
+            web.project.tracker, web.project.config, now=time.time(), store=web.project.store
+        )
+
+
+def _values(web: WebContext) -> dict[str, Any]:
+    board = _load(web)
+    dashboard = board.dashboard
+    flags: dict[int, list[str]] = {}
+    over_limit: set[str] = set()
+    for warning in dashboard.warnings:
+        if warning.type is WarningType.WIP_EXCEEDED:
+            over_limit.add(warning.message.split(":")[0])
+            continue
+        if warning.type in (
+            WarningType.PIPELINE_GAP,
+            WarningType.LOCK_COLLISION,
+            WarningType.BLOCKED,
+        ):
+            continue
+        for number in warning.issues:
+            flags.setdefault(number, []).append(warning.message)
+    return {
+        "board": board,
+        "dashboard": dashboard,
+        "flags": flags,
+        "over_limit": over_limit,
+        "limits": web.project.config.wip_limits,
+        "running": _running(web.project),
+    }
+
+
+def board_page(request: Request) -> Response:
+    web = context_of(request)
+    name = "_board.html" if request.query_params.get("fragment") else "board.html"
+    return web.page(request, name, _values(web))
+
+
+def board_api(request: Request) -> Response:
+    web = context_of(request)
+    return JSONResponse(_load(web).to_dict())
+
+
+routes = [
+    Route("/", board_page, name="board"),
+    Route("/api/board", board_api, name="board_api"),
+]

@@ -1,0 +1,128 @@
+"""An issue's page: its fields and relations, the state history its audit markers record,
+its documents rendered from Markdown, its pull requests with checks and reviews, and its
+comments; ``/api/issues/N`` is ``ralph issue show N --json``. The actions a person takes
+on it (approve or reject its plan, retry it after an escalation) are POSTs that go
+through the same functions as ``ralph approve``, ``ralph review --reject`` and ``ralph
+issue retry``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ralph.artifacts import parse_frontmatter
+from ralph.phases import approve, reject, retry_escalated
+from ralph.views import IssueView, artifacts_of, history_of, load_issue
+from ralph.web._context import WebContext, context_of, done
+from ralph.web._forms import action_form, back_to, number_of
+from ralph.workflow import WorkflowState
+
+__all__ = ["routes"]
+
+
+@dataclass(frozen=True)
+class Document:
+    kind: str
+    path: str
+    source: str
+    #: The file on the base branch without its frontmatter, or None where it is not
+    #: there (or is not a document).
+    text: str | None
+    #: Its frontmatter's fields, shown apart.
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def _documents(web: WebContext, view: IssueView) -> list[Document]:
+    found = []
+    base = web.project.config.base_branch
+    for kind, discovery in artifacts_of(view.issue, view.root).items():
+        path = PurePosixPath(discovery.path)
+        text: str | None = None
+        fields: dict[str, Any] = {}
+        if not path.is_absolute() and ".." not in path.parts and path.suffix == ".md":
+            text = web.project.git.read_on(base, str(path))
+        if text is not None:
+            fields, text = parse_frontmatter(text)
+        found.append(Document(kind.value, discovery.path, discovery.source, text, fields))
+    return found
+
+
+def _view(web: WebContext, number: int) -> IssueView:
+    with web.tracker():
+        return load_issue(web.project, number)
+
+
+def issue_page(request: Request) -> Response:
+    web = context_of(request)
+    view = _view(web, number_of(request))
+    issue = view.issue
+    values: dict[str, Any] = {
+        "view": view,
+        "issue": issue,
+        "history": history_of(issue),
+        "documents": _documents(web, view),
+        "comments": [c for c in issue.comments if "ralph-transition:" not in c.body],
+        "audits": len([c for c in issue.comments if "ralph-transition:" in c.body]),
+        "can_review": issue.workflow_state is WorkflowState.PLAN_IN_REVIEW,
+        "can_retry": issue.workflow_state is WorkflowState.HUMAN_NEEDED,
+        "notice": request.query_params.get("notice", ""),
+    }
+    return web.page(request, "issue.html", values)
+
+
+def issue_api(request: Request) -> Response:
+    web = context_of(request)
+    return JSONResponse(_view(web, number_of(request)).to_dict())
+
+
+async def approve_action(request: Request) -> Response:
+    number = number_of(request)
+    form = await action_form(request)
+
+    def act(web: WebContext) -> str:
+        with web.tracker():
+            approved = approve(web.project, number, actor="human")
+        listed = ", ".join(f"#{i.number}" for i in approved)
+        return f"Approved the plan for {listed}: In Progress."
+
+    return await done(request, back_to(form, f"/issues/{number}"), act)
+
+
+async def reject_action(request: Request) -> Response:
+    number = number_of(request)
+    form = await action_form(request)
+    feedback = str(form.get("feedback", ""))
+
+    def act(web: WebContext) -> str:
+        with web.tracker():
+            rejected = reject(web.project, number, feedback, actor="human")
+        listed = ", ".join(f"#{i.number}" for i in rejected)
+        return f"Rejected the plan for {listed}: Ready for Plan, with your feedback."
+
+    return await done(request, back_to(form, f"/issues/{number}"), act)
+
+
+async def retry_action(request: Request) -> Response:
+    number = number_of(request)
+    form = await action_form(request)
+
+    def act(web: WebContext) -> str:
+        with web.tracker():
+            change = retry_escalated(web.project, number, actor="human")
+        return f"#{number}: {change.previous} → {change.new}."
+
+    return await done(request, back_to(form, f"/issues/{number}"), act)
+
+
+routes = [
+    Route("/issues/{number}", issue_page, name="issue"),
+    Route("/api/issues/{number}", issue_api, name="issue_api"),
+    Route("/issues/{number}/approve", approve_action, methods=["POST"], name="approve"),
+    Route("/issues/{number}/reject", reject_action, methods=["POST"], name="reject"),
+    Route("/issues/{number}/retry", retry_action, methods=["POST"], name="retry"),
+]

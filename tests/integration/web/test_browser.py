@@ -1,0 +1,170 @@
+"""``ralph web`` in a real browser: the system's Chromium (Debian's package, which ``make``
+installs) driven by Playwright's API, against ``ralph web`` started as a process on a
+project a hero left waiting at its plan's gate.
+
+It opens the board (its columns and cards), a run page (its graph), approves a plan from
+the page, starts a scripted run in another process and sees its card move without a
+reload, and stops the server while the page still listens. Screenshots of the board and
+a run page go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
+(``make screenshots`` writes docs/screenshots/ for the README).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ralph.config import load_config
+from ralph.project import open_project
+from ralph.workflow import Estimate, WorkflowState
+
+from ..conftest import spawn_ralph
+from .conftest import WebProject, make_waiting_project
+
+pytestmark = pytest.mark.slow
+
+#: Debian's package puts it here; ``make browser`` installs it.
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+WAIT_MS = 30_000
+
+
+def _url_of(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    """The address ``ralph web`` says it serves, read from its first line."""
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stdout = process.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=timeout)
+    except queue.Empty:
+        process.kill()
+        raise AssertionError("ralph web said nothing within 30s") from None
+    assert first.startswith("ralph web: the board of "), first
+    return first.rsplit(" at ", 1)[1].strip()
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> WebProject:
+    return make_waiting_project(tmp_path_factory.mktemp("browser") / "demo")
+
+
+@pytest.fixture(scope="module")
+def server(project: WebProject) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    process = spawn_ralph("web", "--port", "0", cwd=project.repo)
+    try:
+        yield _url_of(process), process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if CHROMIUM is None:
+        pytest.fail("no Chromium on this machine: `make browser` installs Debian's package")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # As root, Chromium's own sandbox cannot start; the test only opens this board.
+        found = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield found
+        found.close()
+
+
+def _shoot(page: object, name: str, folder: Path) -> None:
+    path = folder / name
+    page.screenshot(path=str(path), full_page=False)  # type: ignore[attr-defined]
+    wanted = os.environ.get("RALPH_TEST_SCREENSHOTS")
+    if wanted:
+        Path(wanted).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(wanted) / name)
+
+
+def test_the_board_runs_and_actions_in_a_browser(
+    project: WebProject,
+    server: tuple[str, subprocess.Popen[str]],
+    browser: object,
+    tmp_path: Path,
+) -> None:
+    url, process = server
+    page = browser.new_page(viewport={"width": 1600, "height": 900})  # type: ignore[attr-defined]
+    page.set_default_timeout(WAIT_MS)
+
+    # The board: a column per state, in pipeline order, the plan's issues in review.
+    page.goto(url)
+    states = page.locator("section.column").evaluate_all("cs => cs.map(c => c.dataset.state)")
+    assert states[:3] == ["Backlog", "Research Needed", "Research in Progress"]
+    assert states[-2:] == ["Human Needed", "Canceled"]
+    for number in project.in_review:
+        page.wait_for_selector(f'#col-plan-in-review [data-issue="{number}"]')
+    page.wait_for_selector("#live.on")  # the event stream is open
+
+    # A run: its graph drawn, a node per task, the critical path marked.
+    page.goto(f"{url}runs/{project.run}")
+    nodes = page.locator("svg.task-graph g.task")
+    assert nodes.count() == page.locator("table.tasks tbody tr").count() > 3
+    assert page.locator("svg.task-graph g.task.critical").count() >= 1
+    assert page.locator("svg.task-graph path.edge").count() >= 1
+
+    # Approve the plan from its issue's page.
+    number = project.in_review[0]
+    page.goto(f"{url}issues/{number}")
+    page.click("#approve")
+    page.wait_for_selector("p.notice")
+    assert "Approved the plan for" in page.inner_text("p.notice")
+    assert page.inner_text("#state") == "In Progress"
+    with open_project(load_config(project.repo)) as opened:
+        for member in project.in_review:
+            assert opened.tracker.get_issue(member).workflow_state is WorkflowState.IN_PROGRESS
+        fresh = opened.tracker.create_issue(
+            "Add a wave function",
+            body="Add `wave(name)` next to `greet` in the core module.",
+            state=WorkflowState.BACKLOG,
+            estimate=Estimate.XS,
+        )
+
+    # A scripted run in another process moves the new card; the page never reloads.
+    page.goto(url)
+    page.wait_for_selector(f'#col-backlog [data-issue="{fresh.number}"]')
+    page.wait_for_selector("#live.on")
+    page.evaluate("window.__notReloaded = true")
+    hero = spawn_ralph(
+        "hero",
+        str(fresh.number),
+        "--review-mode",
+        "interactive",
+        cwd=project.repo,
+        env={"RALPH_AGENT": "scripted", "RALPH_SCRIPTED_DELAY": "0.5"},
+    )
+    try:
+        page.wait_for_selector(f'#col-backlog [data-issue="{fresh.number}"]', state="detached")
+        page.wait_for_selector(f'#col-plan-in-review [data-issue="{fresh.number}"]')
+        assert page.evaluate("window.__notReloaded === true")
+        hero.communicate(timeout=90)
+    finally:
+        if hero.poll() is None:
+            hero.kill()
+            hero.communicate(timeout=30)
+    _shoot(page, "board.png", tmp_path)
+    page.goto(f"{url}runs")
+    newest = page.locator("table.grid tbody tr td a").first.inner_text()
+    page.goto(f"{url}runs/{newest}")
+    page.wait_for_selector("svg.task-graph")
+    _shoot(page, "run.png", tmp_path)
+    assert (tmp_path / "board.png").stat().st_size > 10_000
+
+    # Stopping the server ends the page's open event stream: it exits at once.
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    page.close()

@@ -1,0 +1,204 @@
+"""Every page and API document of ``ralph web``, in-process through the ASGI test client,
+on a project a hero left waiting at its plan's gate: what each shows, the same JSON as
+the CLI's ``--json``, and ids that do not exist (a 404 page, never a traceback)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from ralph.cli import main
+from ralph.project import Project
+from ralph.workflow import STATE_ORDER, WorkflowState
+
+from .conftest import WebProject
+
+pytestmark = pytest.mark.slow
+
+
+def cli_json(project: WebProject, *args: str) -> Any:
+    out = io.StringIO()
+    with (
+        contextlib.chdir(project.repo),
+        contextlib.redirect_stdout(out),
+        pytest.raises(SystemExit) as ended,
+    ):
+        main([*args, "--json"])
+    assert ended.value.code in (0, None)
+    return json.loads(out.getvalue())
+
+
+def test_the_board_shows_a_column_per_state_in_pipeline_order_with_its_cards(
+    client: TestClient, waiting: WebProject
+) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    columns = re.findall(
+        r'<section class="column[^"]*" id="col-[^"]+" data-state="([^"]+)"', page.text
+    )
+    order = [*STATE_ORDER, WorkflowState.HUMAN_NEEDED, WorkflowState.CANCELED]
+    assert columns == [state.value for state in order]
+    review = page.text.split('data-state="Plan in Review"')[1].split("</section>")[0]
+    for number in waiting.in_review:
+        assert f'data-issue="{number}"' in review
+    assert '<span class="badge est">XS</span>' in review
+    assert "Health:" in page.text
+    assert 'sse-connect="/events"' in page.text
+
+
+def test_the_board_fragment_is_the_board_alone_for_live_updates(client: TestClient) -> None:
+    fragment = client.get("/?fragment=1")
+    assert fragment.status_code == 200
+    assert fragment.text.lstrip().startswith('<section id="board"')
+    assert "<html" not in fragment.text
+
+
+def test_the_board_api_is_ralph_status_json_with_lock_holders(
+    client: TestClient, waiting: WebProject
+) -> None:
+    served = client.get("/api/board").json()
+    printed = cli_json(waiting, "status")
+    for document in (served, printed):
+        document.pop("generatedAt")
+        for phase in document["phases"]:
+            for issue in phase["issues"]:
+                issue.pop("ageHours")
+    assert served.pop("lockHolders") == {}
+    assert served == printed
+
+
+def test_an_issue_page_shows_history_documents_and_the_review_actions(
+    client: TestClient, waiting: WebProject
+) -> None:
+    number = waiting.in_review[0]
+    page = client.get(f"/issues/{number}")
+    assert page.status_code == 200
+    text = page.text
+    assert "Plan in Review" in text
+    assert "<h2>History</h2>" in text
+    assert "Research Needed</td>" in text
+    # the research document and the plan, from main, as HTML
+    assert "research: <code>thoughts/shared/research/" in text
+    assert "plan: <code>thoughts/shared/plans/" in text
+    assert re.search(r'<div class="markdown"><h1>', text)
+    assert f'action="/issues/{number}/approve"' in text
+    assert f'action="/issues/{number}/reject"' in text
+
+
+def test_the_issue_api_is_ralph_issue_show_json(client: TestClient, waiting: WebProject) -> None:
+    number = waiting.in_review[0]
+    assert client.get(f"/api/issues/{number}").json() == cli_json(
+        waiting, "issue", "show", str(number)
+    )
+
+
+def test_the_runs_page_and_api_list_every_run(client: TestClient, waiting: WebProject) -> None:
+    page = client.get("/runs")
+    assert page.status_code == 200
+    assert f'href="/runs/{waiting.run}"' in page.text
+    assert client.get("/api/runs").json() == cli_json(waiting, "runs", "list")
+
+
+def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
+    client: TestClient, waiting: WebProject
+) -> None:
+    page = client.get(f"/runs/{waiting.run}")
+    assert page.status_code == 200
+    text = page.text
+    svg = text.split('<svg xmlns="http://www.w3.org/2000/svg" class="task-graph"')[1].split(
+        "</svg>"
+    )[0]
+    assert svg.count('<g class="task status-') == text.count('<tr id="row-')
+    assert 'class="task status-done' in svg
+    assert 'class="task status-pending' in svg
+    assert 'class="edge critical"' in svg
+    assert ' critical" id="task-' in svg
+    assert "Needs a person" in text
+    assert f"ralph approve {waiting.in_review[0]}" in text or "ralph approve" in text
+    assert f"ralph hero {waiting.epic}" in text
+    assert "Approve the plan" in text
+    assert "$0.25" in text
+    assert 'href="/api/tasks/' in text
+
+
+def test_the_run_and_task_apis_are_the_cli_json(client: TestClient, waiting: WebProject) -> None:
+    assert client.get(f"/api/runs/{waiting.run}").json() == cli_json(
+        waiting, "runs", "show", str(waiting.run)
+    )
+    task = client.get(f"/api/runs/{waiting.run}").json()["report"]["tasks"][0]["id"]
+    assert client.get(f"/api/tasks/{task}").json() == cli_json(waiting, "tasks", "show", str(task))
+
+
+def test_the_spend_page_shows_costs_per_day_run_and_phase_against_the_budget(
+    client: TestClient, open_board: Project
+) -> None:
+    spend = client.get("/api/spend").json()
+    charges = [c for run in open_board.store.list_runs() for c in open_board.store.charges(run.id)]
+    assert spend["totalUsd"] > 0
+    assert spend["totalUsd"] == pytest.approx(sum(c.usd for c in charges))
+    assert [line["key"] for line in spend["phases"]][:3] == ["triage", "split", "research"]
+    assert spend["days"][0]["key"] == spend["today"]
+    page = client.get("/spend")
+    assert page.status_code == 200
+    assert "Per phase" in page.text
+    assert "(no cap)" in page.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/issues/999",
+        "/issues/0",
+        "/issues/abc",
+        "/issues/99999999999999999999999",
+        "/runs/999",
+        "/runs/-1",
+        "/nowhere",
+    ],
+)
+def test_a_page_that_does_not_exist_is_a_404_page_without_a_traceback(
+    client: TestClient, path: str
+) -> None:
+    page = client.get(path)
+    assert page.status_code == 404
+    assert "text/html" in page.headers["content-type"]
+    assert '<section class="error">' in page.text
+    assert "Traceback" not in page.text
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/issues/999", "/api/runs/999", "/api/tasks/999", "/api/tasks/1x"]
+)
+def test_an_api_document_that_does_not_exist_is_a_404_with_one_line(
+    client: TestClient, path: str
+) -> None:
+    found = client.get(path)
+    assert found.status_code == 404
+    error = found.json()["error"]
+    assert error
+    assert "\n" not in error
+    assert "Traceback" not in error
+
+
+def test_issue_text_is_shown_as_text_never_as_markup(
+    client: TestClient, open_board: Project
+) -> None:
+    hostile = open_board.tracker.create_issue(
+        "<img src=x onerror=alert(1)>",
+        body="<script>alert(1)</script>\n\n[click](javascript:alert(2))",
+    )
+    page = client.get(f"/issues/{hostile.number}").text
+    assert "<script>alert(1)" not in page
+    assert "&lt;script&gt;" in page
+    assert 'href="javascript:' not in page
+    assert "[click](javascript:alert(2))" in page
+    assert "<img src=x" not in page
+    board = client.get("/").text
+    assert "<img src=x" not in board
+    assert "&lt;img src=x" in board
