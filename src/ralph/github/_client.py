@@ -92,6 +92,10 @@ class GitHubClient:
     def close(self) -> None:
         self.transport.close()
 
+    def wait(self, seconds: float) -> None:
+        """Wait as the client waits between retries (on a test's clock in tests)."""
+        self._sleep(seconds)
+
     # -- the public calls -----------------------------------------------------------------
 
     def query(
@@ -330,6 +334,12 @@ def _record(
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:
+    error = _error_of(document, outcome)
+    error.reason = outcome.message
+    return error
+
+
+def _error_of(document: GraphQLDocument, outcome: Classified) -> GitHubError:
     what = f"GitHub refused {document.name}: {outcome.message}"
     if outcome.kind is ResponseKind.AUTH:
         return GitHubAuthError(
