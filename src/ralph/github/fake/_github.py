@@ -47,7 +47,8 @@ from ralph.github.fake._model import (
     TokenHolder,
     World,
 )
-from ralph.github.fake._pulls import BASE_MODIFIED, NOT_MERGEABLE, run_due
+from ralph.github.fake._pulls import BASE_MODIFIED, NOT_MERGEABLE
+from ralph.github.fake._queue import run_due
 from ralph.github.fake._root import Root
 from ralph.github.fake._scripting import PullRequestScripting
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from ralph.github.fake._model import Account, GraphQLFault, Repository, World
-from ralph.github.fake._pulls import (
-    PullRequest,
+from ralph.github.fake._pulls import PullRequest
+from ralph.github.fake._queue import enable_auto_merge, enqueue
+from ralph.github.fake._reviewing import (
     Review,
     ReviewThread,
     add_review,
-    enable_auto_merge,
-    enqueue,
     reply,
     request_reviews,
     submit_review,

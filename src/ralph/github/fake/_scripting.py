@@ -8,16 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ralph.github.fake._checks import CheckRecord
 from ralph.github.fake._model import Repository, World
-from ralph.github.fake._pulls import (
-    CheckRecord,
-    MergeQueue,
-    PullRequest,
-    Review,
-    add_review,
-    process_queue,
-    run_due,
-)
+from ralph.github.fake._pulls import PullRequest
+from ralph.github.fake._queue import MergeQueue, process_queue, run_due
+from ralph.github.fake._reviewing import Review, add_review
 from ralph.github.fake._rules import BranchProtection, CheckPlan, Mergeability
 
 __all__ = ["PullRequestScripting"]
