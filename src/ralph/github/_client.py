@@ -134,12 +134,13 @@ class GitHubClient:
         path: Sequence[str],
         *,
         token: TokenFor = "repo",
+        after: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The nodes of the connection at ``path``, page after page (``$after``, and
-        ``$first``: the document's page, halved while GitHub finds a page too large)."""
+        ``$first``: the document's page, halved while GitHub finds a page too large);
+        ``after``: from past that cursor (what an earlier read already has)."""
         if document.mutation:
             raise ValueError(f"{document.name} is a mutation; use mutate()")
-        after: str | None = None
         size = self._page_sizes.get(document.name, document.page_size)
         while True:
             sized = {**variables, "after": after, **({"first": size} if size else {})}

@@ -103,11 +103,15 @@ class GitHubPullRequests:
             raise PullRequestNotFound(number)
         node = dict(node)
         threads = node.get("reviewThreads") or {}
-        if (threads.get("pageInfo") or {}).get("hasNextPage"):
-            every = self.client.pages(
-                q.PULL_REQUEST_THREADS, variables, ("repository", "pullRequest", "reviewThreads")
+        page = threads.get("pageInfo") or {}
+        if page.get("hasNextPage"):
+            rest = self.client.pages(
+                q.PULL_REQUEST_THREADS,
+                variables,
+                ("repository", "pullRequest", "reviewThreads"),
+                after=page.get("endCursor"),
             )
-            node["reviewThreads"] = {"nodes": list(every)}
+            node["reviewThreads"] = {"nodes": [*threads.get("nodes", []), *rest]}
         return node
 
     def read(self, number: int) -> PullRequest:
