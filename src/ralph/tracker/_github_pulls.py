@@ -337,9 +337,9 @@ class GitHubPullRequests:
         author = (node.get("author") or {}).get("login")
         known: dict[str, str] = {}
         for found in (node.get("reviews") or {}).get("nodes", []):
-            login = (found.get("author") or {}).get("login")
-            if login and found.get("author", {}).get("id") and found["state"] != "PENDING":
-                known[login] = found["author"]["id"]
+            reviewer = found.get("author") or {}  # None: a deleted account ("ghost")
+            if reviewer.get("login") and reviewer.get("id") and found["state"] != "PENDING":
+                known[reviewer["login"]] = reviewer["id"]
         logins = list(dict.fromkeys(reviewers)) or [n for n in known if n != author]
         ids = [known.get(login) or self._user_id(login) for login in logins]
         if not ids:
