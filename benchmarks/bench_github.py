@@ -3,9 +3,10 @@ client's own work takes (on the in-memory fake, no network), and what GitHub's p
 rules cost a run. Prints medians and ratios from one run; not a test.
 
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
-comment or per field; the client adds little to a request (the network dominates); the
-pacer, not GitHub's rate limiter, is what slows a run: one mutation a second means a
-state change (field, Status, audit comment) costs at least 3 s of wall time.
+comment or per field (a pull request is read whole, checks, reviews and threads, in one
+request); the client adds little to a request (the network dominates); the pacer, not
+GitHub's rate limiter, is what slows a run: one mutation a second means a state change
+(field, Status, audit comment) costs at least 3 s of wall time.
 
     make bench-github    # or: .venv/bin/python benchmarks/bench_github.py
 """
@@ -21,8 +22,16 @@ from pathlib import Path
 
 from ralph.db import SqliteDatabase
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
-from ralph.github.fake import FakeGitHub
-from ralph.tracker import GitHubTracker, IssueQuery, LocalTracker, Tracker, set_up_board
+from ralph.github.fake import CheckPlan, FakeGitHub
+from ralph.tracker import (
+    GitHubTracker,
+    IssueQuery,
+    LocalTracker,
+    ReviewComment,
+    ReviewEvent,
+    Tracker,
+    set_up_board,
+)
 from ralph.workflow import Estimate, WorkflowState
 
 BOARD = 100
@@ -95,6 +104,8 @@ def main() -> None:
             )
         db.close()
 
+    pull_requests()
+
     fake, gh = github()
     gh.create_issue("Paced", state=WorkflowState.BACKLOG)
     clock = {"now": 0.0}
@@ -110,6 +121,47 @@ def main() -> None:
         f"\nPacing at GitHub's 1 mutation/s: 4 state changes wait {clock['now']:.0f} s "
         f"({clock['now'] / 4:.1f} s each) before any network time"
     )
+
+
+def pull_requests() -> None:
+    """What a pull request costs in requests: its whole read (checks with isRequired,
+    reviews, threads and what GitHub judges) and each write of the review loop."""
+    fake, gh = github()
+    fake.protect("acme/shop", approvals=1, checks=["ci"])
+    fake.run_ci("acme/shop", CheckPlan("ci"), CheckPlan("lint"), CheckPlan("docs"))
+    fake.add_token("r", "alice")
+    reviewer = GitHubTracker(
+        GitHubClient(fake, Tokens("r"), pacer=Pacer(UNPACED)), owner="acme", repo="shop", project=1
+    )
+    number = gh.create_pull_request(
+        head="feature", base="main", title="PR", body="Closes #1"
+    ).number
+    for i in range(3):
+        comments = [ReviewComment(path=f"f{i}.py", line=j, body=f"note {j}") for j in (1, 2)]
+        reviewer.submit_review(number, ReviewEvent.COMMENT, f"round {i}", comments=comments)
+    thread = gh.get_pull_request(number).threads[0].id
+    operations: dict[str, Callable[[], object]] = {
+        "get_pull_request (3 checks, 3 reviews, 6 threads)": lambda: gh.get_pull_request(number),
+        "list_pull_requests (1)": lambda: gh.list_pull_requests(),
+        "submit_review (1 inline comment)": lambda: reviewer.submit_review(
+            number,
+            ReviewEvent.REQUEST_CHANGES,
+            "again",
+            comments=[ReviewComment(path="x.py", line=1, body="x")],
+        ),
+        "reply_to_thread": lambda: gh.reply_to_thread(thread, "done"),
+        "resolve_thread": lambda: gh.resolve_thread(thread),
+        "request_review (everyone who reviewed)": lambda: gh.request_review(number),
+        "merge_settings (after the first)": gh.merge_settings,
+    }
+    print("\nPull requests on GitHub (the in-memory fake)")
+    print(f"{'operation':50} {'queries':>7} {'mutations':>9} {'ms':>8}")
+    for name, operation in operations.items():
+        queries, mutations = counted(fake, operation)
+        print(f"{name:50} {queries:7} {mutations:9} {median_ms(operation, 5):8.2f}")
+    fake.review("acme/shop", number, "alice", "APPROVE")
+    queries, mutations = counted(fake, lambda: gh.merge_pull_request(number))
+    print(f"{'merge_pull_request (closing no issue)':50} {queries:7} {mutations:9}")
 
 
 if __name__ == "__main__":

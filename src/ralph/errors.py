@@ -21,8 +21,10 @@ rest are here)::
     │   ├── IssueNotFound       no issue with that number
     │   ├── PullRequestNotFound no pull request with that number
     │   ├── StateConflict       the issue's state changed while it was being moved
+    │   │   └── HeadMoved       a pull request's head moved since it was read (not merged)
     │   ├── PullRequestNotOpen  merging or closing a pull request that is already merged/closed
     │   ├── MergeConflict       the head branch does not merge cleanly into the base
+    │   ├── MergeBlocked        the host's rules hold the merge back (checks, reviews, queue)
     │   └── GitHubError         GitHub's API refused or did not answer
     │       ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
     │       ├── GitHubNotFound      the repository, project or node does not exist
@@ -68,11 +70,13 @@ __all__ = [
     "GitHubRateLimited",
     "GitHubUnavailable",
     "GraphError",
+    "HeadMoved",
     "InvalidInput",
     "InvalidTransition",
     "IssueLocked",
     "IssueNotFound",
     "LeaseLost",
+    "MergeBlocked",
     "MergeConflict",
     "PipelineError",
     "PullRequestNotFound",
@@ -216,6 +220,21 @@ class StateConflict(TrackerError):
         )
 
 
+class HeadMoved(StateConflict):
+    """A pull request's head is not the commit the caller read and decided on: a push
+    came in between. Nothing was merged; read it again and decide again."""
+
+    def __init__(self, number: int, expected: str, actual: str) -> None:
+        TrackerError.__init__(
+            self,
+            f"Pull request #{number}'s head moved from {expected[:7]} to {actual[:7]} since "
+            "it was read; nothing was merged: read it again and decide again",
+        )
+        self.number = number
+        self.expected = expected
+        self.actual = actual
+
+
 class PullRequestNotOpen(TrackerError):
     def __init__(self, number: int, state: str) -> None:
         self.number = number
@@ -236,8 +255,24 @@ class MergeConflict(TrackerError):
         )
 
 
+class MergeBlocked(TrackerError):
+    """The host would not merge the pull request now, for a rule of its own (required
+    checks, reviews, a merge queue, an out-of-date branch); ``reason`` is in its words.
+    Nothing was merged."""
+
+    def __init__(self, number: int, reason: str, *, merge_state: str | None = None) -> None:
+        self.number = number
+        self.reason = reason
+        self.merge_state = merge_state
+        state = f" (merge state {merge_state})" if merge_state else ""
+        super().__init__(f"Pull request #{number} was not merged{state}: {reason}")
+
+
 class GitHubError(TrackerError):
     """GitHub's API refused a request or did not answer it."""
+
+    #: GitHub's own words, when it gave some (what a caller matches, not the message).
+    reason: str = ""
 
 
 class GitHubAuthError(GitHubError):

@@ -92,6 +92,10 @@ class GitHubClient:
     def close(self) -> None:
         self.transport.close()
 
+    def wait(self, seconds: float) -> None:
+        """Wait as the client waits between retries (on a test's clock in tests)."""
+        self._sleep(seconds)
+
     # -- the public calls -----------------------------------------------------------------
 
     def query(
@@ -130,12 +134,13 @@ class GitHubClient:
         path: Sequence[str],
         *,
         token: TokenFor = "repo",
+        after: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The nodes of the connection at ``path``, page after page (``$after``, and
-        ``$first``: the document's page, halved while GitHub finds a page too large)."""
+        ``$first``: the document's page, halved while GitHub finds a page too large);
+        ``after``: from past that cursor (what an earlier read already has)."""
         if document.mutation:
             raise ValueError(f"{document.name} is a mutation; use mutate()")
-        after: str | None = None
         size = self._page_sizes.get(document.name, document.page_size)
         while True:
             sized = {**variables, "after": after, **({"first": size} if size else {})}
@@ -330,6 +335,12 @@ def _record(
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:
+    error = _error_of(document, outcome)
+    error.reason = outcome.message
+    return error
+
+
+def _error_of(document: GraphQLDocument, outcome: Classified) -> GitHubError:
     what = f"GitHub refused {document.name}: {outcome.message}"
     if outcome.kind is ResponseKind.AUTH:
         return GitHubAuthError(

@@ -140,28 +140,82 @@ fragment CommentFields on IssueComment {
 }
 """
 
+#: What every read of a pull request has (a list, a create's or a merge's answer).
+_PULL_REQUEST_SUMMARY = """
+fragment PullRequestSummary on PullRequest {
+  id number title body url state createdAt mergedAt
+  headRefName baseRefName headRefOid
+  author { login }
+  mergeCommit { oid }
+}
+"""
+
+#: A pull request read whole, in one request: what GitHub judges (mergeability, the
+#: review decision, the merge state), the head's checks with whether the base branch
+#: requires each (``isRequired`` needs the number: only a read of one pull request has
+#: it), the latest 50 reviews and the first 50 review threads with their first 30
+#: comments. Threads past 50 are paged in (``PULL_REQUEST_THREADS``); older reviews and
+#: longer threads are left out (GitHub's ``reviewDecision`` already counts every review).
 _PULL_REQUEST_FIELDS = """
 fragment PullRequestFields on PullRequest {
-  id number title body url state mergeable createdAt mergedAt
-  headRefName baseRefName
-  mergeCommit { oid }
+  ...PullRequestSummary
+  mergeable mergeStateStatus reviewDecision isMergeQueueEnabled isInMergeQueue
+  autoMergeRequest { enabledAt }
   commits(last: 1) {
     nodes {
       commit {
+        oid
         statusCheckRollup {
           contexts(first: 100) {
             nodes {
               __typename
-              ... on CheckRun { name status conclusion }
-              ... on StatusContext { context state }
+              ... on CheckRun {
+                name status conclusion detailsUrl summary
+                isRequired(pullRequestNumber: $number)
+              }
+              ... on StatusContext {
+                context state targetUrl description
+                isRequired(pullRequestNumber: $number)
+              }
             }
           }
         }
       }
     }
   }
+  reviews(last: 50) { nodes { ...ReviewFields } }
+  reviewThreads(first: 50) {
+    pageInfo { hasNextPage endCursor }
+    nodes { ...ThreadFields }
+  }
 }
 """
+_REVIEW_FIELDS = """
+fragment ReviewFields on PullRequestReview {
+  id state body submittedAt
+  author { login ... on User { id } }
+  commit { oid }
+}
+"""
+_THREAD_FIELDS = """
+fragment ThreadFields on PullRequestReviewThread {
+  id path line originalLine isResolved
+  comments(first: 30) { nodes { ...ThreadCommentFields } }
+}
+"""
+_THREAD_COMMENT_FIELDS = """
+fragment ThreadCommentFields on PullRequestReviewComment {
+  id body createdAt diffHunk
+  author { login }
+}
+"""
+_PULL_REQUEST_WHOLE = (
+    _PULL_REQUEST_FIELDS
+    + _PULL_REQUEST_SUMMARY
+    + _REVIEW_FIELDS
+    + _THREAD_FIELDS
+    + _THREAD_COMMENT_FIELDS
+)
 
 _PROJECT_FIELDS = """
 fragment ProjectFields on ProjectV2 {
@@ -182,6 +236,7 @@ ISSUE_FEATURES = GraphQLDocument(
     "IssueFeatures", 'query IssueFeatures { __type(name: "Issue") { fields { name } } }'
 )
 
+#: The repository, with how it lets pull requests merge (read once per tracker).
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
@@ -191,10 +246,14 @@ query Repository($owner: String!, $name: String!) {
     owner { id login }
     defaultBranchRef { name }
     viewerPermission hasIssuesEnabled isArchived
+    mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
+    mergeQueue { id }
   }
 }
 """,
 )
+
+USER = GraphQLDocument("User", "query User($login: String!) { user(login: $login) { id login } }")
 
 OWNER = GraphQLDocument(
     "Owner",
@@ -386,7 +445,7 @@ query PullRequest($owner: String!, $name: String!, $number: Int!) {
   }
 }
 """
-    + _PULL_REQUEST_FIELDS,
+    + _PULL_REQUEST_WHOLE,
 )
 
 PULL_REQUESTS = GraphQLDocument(
@@ -398,13 +457,60 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
     pullRequests(first: $first, after: $after, states: $states,
                  orderBy: {field: CREATED_AT, direction: ASC}) {
       pageInfo { hasNextPage endCursor }
-      nodes { ...PullRequestFields }
+      nodes { ...PullRequestSummary }
     }
   }
 }
 """
-    + _PULL_REQUEST_FIELDS,
+    + _PULL_REQUEST_SUMMARY,
     page_size=50,
+)
+
+#: A pull request's review threads past the first 50 its read has.
+PULL_REQUEST_THREADS = GraphQLDocument(
+    "PullRequestThreads",
+    """
+query PullRequestThreads($owner: String!, $name: String!, $number: Int!, $first: Int!,
+                         $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...ThreadFields }
+      }
+    }
+  }
+}
+"""
+    + _THREAD_FIELDS
+    + _THREAD_COMMENT_FIELDS,
+    page_size=50,
+)
+
+#: A review's reconcile: the latest reviews, to find one by its marker.
+REVIEW_BY_MARKER = GraphQLDocument(
+    "ReviewByMarker",
+    """
+query ReviewByMarker($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) { reviews(last: 20) { nodes { ...ReviewFields } } }
+  }
+}
+"""
+    + _REVIEW_FIELDS,
+)
+
+#: A reply's reconcile: the thread's latest comments, to find one by its marker.
+THREAD_COMMENTS = GraphQLDocument(
+    "ThreadComments",
+    """
+query ThreadComments($thread: ID!) {
+  node(id: $thread) {
+    ... on PullRequestReviewThread { comments(last: 20) { nodes { ...ThreadCommentFields } } }
+  }
+}
+"""
+    + _THREAD_COMMENT_FIELDS,
 )
 
 # -- mutations ------------------------------------------------------------------------------
@@ -469,9 +575,9 @@ CREATE_PULL_REQUEST = GraphQLDocument(
         "CreatePullRequest",
         "createPullRequest",
         "CreatePullRequestInput",
-        "pullRequest { ...PullRequestFields }",
+        "pullRequest { ...PullRequestSummary }",
     ).text
-    + _PULL_REQUEST_FIELDS,
+    + _PULL_REQUEST_SUMMARY,
     mutation=True,
     creates=True,
 )
@@ -481,10 +587,61 @@ MERGE_PULL_REQUEST = GraphQLDocument(
         "MergePullRequest",
         "mergePullRequest",
         "MergePullRequestInput",
-        "pullRequest { ...PullRequestFields }",
+        "pullRequest { ...PullRequestSummary }",
     ).text
-    + _PULL_REQUEST_FIELDS,
+    + _PULL_REQUEST_SUMMARY,
     mutation=True,
+)
+ENQUEUE_PULL_REQUEST = _mutation(
+    "EnqueuePullRequest",
+    "enqueuePullRequest",
+    "EnqueuePullRequestInput",
+    "mergeQueueEntry { id state position }",
+)
+ENABLE_AUTO_MERGE = _mutation(
+    "EnableAutoMerge",
+    "enablePullRequestAutoMerge",
+    "EnablePullRequestAutoMergeInput",
+    "pullRequest { id }",
+)
+ADD_REVIEW = GraphQLDocument(
+    "AddReview",
+    _mutation(
+        "AddReview",
+        "addPullRequestReview",
+        "AddPullRequestReviewInput",
+        "pullRequestReview { ...ReviewFields }",
+    ).text
+    + _REVIEW_FIELDS,
+    mutation=True,
+    creates=True,
+)
+REPLY_TO_THREAD = GraphQLDocument(
+    "ReplyToThread",
+    _mutation(
+        "ReplyToThread",
+        "addPullRequestReviewThreadReply",
+        "AddPullRequestReviewThreadReplyInput",
+        "comment { ...ThreadCommentFields }",
+    ).text
+    + _THREAD_COMMENT_FIELDS,
+    mutation=True,
+    creates=True,
+)
+RESOLVE_THREAD = GraphQLDocument(
+    "ResolveThread",
+    _mutation(
+        "ResolveThread",
+        "resolveReviewThread",
+        "ResolveReviewThreadInput",
+        "thread { ...ThreadFields }",
+    ).text
+    + _THREAD_FIELDS
+    + _THREAD_COMMENT_FIELDS,
+    mutation=True,
+)
+REQUEST_REVIEWS = _mutation(
+    "RequestReviews", "requestReviews", "RequestReviewsInput", "pullRequest { id }"
 )
 CLOSE_PULL_REQUEST = _mutation(
     "ClosePullRequest", "closePullRequest", "ClosePullRequestInput", "pullRequest { id }"
@@ -519,6 +676,7 @@ ALL: dict[str, GraphQLDocument] = {
         VIEWER,
         ISSUE_FEATURES,
         REPOSITORY,
+        USER,
         OWNER,
         PROJECT,
         PROJECT_BY_TITLE,
@@ -534,6 +692,9 @@ ALL: dict[str, GraphQLDocument] = {
         LABELS,
         PULL_REQUEST,
         PULL_REQUESTS,
+        PULL_REQUEST_THREADS,
+        REVIEW_BY_MARKER,
+        THREAD_COMMENTS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
         CREATE_LABEL,
@@ -548,6 +709,12 @@ ALL: dict[str, GraphQLDocument] = {
         SET_FIELD_OPTION,
         CREATE_PULL_REQUEST,
         MERGE_PULL_REQUEST,
+        ENQUEUE_PULL_REQUEST,
+        ENABLE_AUTO_MERGE,
+        ADD_REVIEW,
+        REPLY_TO_THREAD,
+        RESOLVE_THREAD,
+        REQUEST_REVIEWS,
         CLOSE_PULL_REQUEST,
         CREATE_PROJECT,
         CREATE_FIELD,

@@ -36,10 +36,9 @@ from ralph.errors import (
     GitHubUnavailable,
     InvalidInput,
     IssueNotFound,
-    MergeConflict,
-    PullRequestNotFound,
     PullRequestNotOpen,
     StateConflict,
+    TrackerError,
 )
 from ralph.github import (
     ALL_ISSUE_FEATURES,
@@ -53,6 +52,8 @@ from ralph.github import (
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._github_body import fit_body
+from ralph.tracker._github_pull_read import pull_request_from
+from ralph.tracker._github_pulls import GitHubPullRequests
 from ralph.tracker._github_read import (
     ESTIMATE,
     PRIORITY,
@@ -63,7 +64,6 @@ from ralph.tracker._github_read import (
     board_values,
     comment_from,
     issue_from,
-    pull_request_from,
 )
 from ralph.tracker._model import (
     CloseReason,
@@ -73,6 +73,15 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
+)
+from ralph.tracker._reviews import (
+    CheckRun,
+    MergeSettings,
+    Review,
+    ReviewComment,
+    ReviewEvent,
+    ReviewThread,
+    ThreadComment,
 )
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import WORKFLOW_STATE_TO_STATUS, Estimate, Priority, WorkflowState
@@ -118,7 +127,8 @@ class GitHubTracker(Tracker):
         self.project_owner = project_owner or owner
         self._where = {"owner": owner, "name": repo}
         self._lock = threading.Lock()
-        self._repository_id: str | None = None
+        self._repository: dict[str, Any] | None = None
+        self.pulls = GitHubPullRequests(client, self._where, self.repository)
         self._board: Board | None = None
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
@@ -136,11 +146,15 @@ class GitHubTracker(Tracker):
     def full_name(self) -> str:
         return f"{self.owner}/{self.repo}"
 
-    def repository_id(self) -> str:
-        if self._repository_id is None:
+    def repository(self) -> dict[str, Any]:
+        """The repository's node (its id, how it lets pull requests merge), read once."""
+        if self._repository is None:
             data = self.client.query(q.REPOSITORY, self._where)
-            self._repository_id = str(data["repository"]["id"])
-        return self._repository_id
+            self._repository = dict(data["repository"])
+        return self._repository
+
+    def repository_id(self) -> str:
+        return str(self.repository()["id"])
 
     def board(self) -> Board:
         """The project's id and field/option ids, read once and kept until invalidated."""
@@ -604,22 +618,14 @@ class GitHubTracker(Tracker):
             )
 
     # -- pull requests ------------------------------------------------------------------------
-
-    def _pull_node(self, number: int) -> dict[str, Any]:
-        try:
-            data = self.client.query(q.PULL_REQUEST, {**self._where, "number": number})
-        except GitHubNotFound:
-            raise PullRequestNotFound(number) from None
-        node = (data.get("repository") or {}).get("pullRequest")
-        if node is None:
-            raise PullRequestNotFound(number)
-        return dict(node)
+    # Reads and writes on GitHub are ``GitHubPullRequests``'; moving the issues a merge
+    # closes is the tracker's.
 
     def create_pull_request(
         self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
     ) -> PullRequest:
         def already() -> dict[str, Any] | None:
-            for pr in self._pulls(["OPEN"]):
+            for pr in self.pulls.summaries(["OPEN"]):
                 if pr["headRefName"] == head:
                     return {"createPullRequest": {"pullRequest": pr}}
             return None
@@ -642,59 +648,45 @@ class GitHubTracker(Tracker):
             ) from None
         return pull_request_from(data["createPullRequest"]["pullRequest"])
 
-    def _pulls(self, states: list[str] | None) -> list[dict[str, Any]]:
-        return list(
-            self.client.pages(
-                q.PULL_REQUESTS, {**self._where, "states": states}, ("repository", "pullRequests")
-            )
-        )
-
     def get_pull_request(self, number: int) -> PullRequest:
-        return pull_request_from(self._pull_node(number))
+        """The pull request whole, in one request (threads past 50 paged in)."""
+        return self.pulls.read(number)
 
     def list_pull_requests(
         self, *, issue: int | None = None, state: PullRequestState | None = None
     ) -> list[PullRequest]:
+        """Pull requests without their checks, reviews and threads (GitHub tells which
+        checks are required only of one pull request at a time): ``get_pull_request``
+        reads those."""
         states = [state.value.upper()] if state is not None else None
-        found = [pull_request_from(node) for node in self._pulls(states)]
+        found = [pull_request_from(node) for node in self.pulls.summaries(states)]
         if issue is not None:
             found = [pr for pr in found if issue in pr.closes]
         return found
 
+    def merge_settings(self) -> MergeSettings:
+        """How the repository lets pull requests merge, read once."""
+        return self.pulls.merge_settings()
+
     def merge_pull_request(
-        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+        self,
+        number: int,
+        strategy: MergeStrategy = MergeStrategy.MERGE,
+        *,
+        expected_head: str | None = None,
     ) -> PullRequest:
-        node = self._pull_node(number)
+        """Merge on GitHub with ``strategy`` (InvalidInput where the repository forbids
+        it), only if the head is still ``expected_head`` (HeadMoved, nothing merged);
+        MergeBlocked in GitHub's words when its rules hold the merge back. Then the
+        issues the body closes are moved to Done and closed."""
+        node = self.pulls.node(number)
         pr = pull_request_from(node)
         if pr.state is not PullRequestState.OPEN:
             raise PullRequestNotOpen(number, pr.state.value)
-        if pr.mergeable is False:
-            raise MergeConflict(number, pr.head, pr.base, ())
         moves = self._closing_moves(pr)
-
-        def merged() -> dict[str, Any] | None:
-            """The merge's end state: the pull request as GitHub has it, once MERGED."""
-            now = self._pull_node(number)
-            return {"mergePullRequest": {"pullRequest": now}} if now["state"] == "MERGED" else None
-
-        try:
-            data = self.client.mutate(
-                q.MERGE_PULL_REQUEST,
-                q.input_of(
-                    pullRequestId=node["id"],
-                    mergeMethod=strategy.value.upper(),
-                    commitHeadline=f"Merge pull request #{number} from {pr.head}",
-                ),
-                reconcile=merged,
-            )
-        except GitHubInvalid as exc:
-            # GitHub has answered "not mergeable" for merges that landed: read the PR.
-            landed = merged()
-            if landed is None and "not mergeable" in str(exc).lower():
-                raise MergeConflict(number, pr.head, pr.base, ()) from None
-            if landed is None:
-                raise
-            data = landed
+        merged = self.pulls.merge(
+            node, strategy, expected_head, f"Merge pull request #{number} from {pr.head}"
+        )
         for issue, audit in moves:
             if audit is not None:
                 self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
@@ -703,11 +695,45 @@ class GitHubTracker(Tracker):
                     q.CLOSE_ISSUE,
                     q.input_of(issueId=self._node_id(issue.number), stateReason="COMPLETED"),
                 )
-        return pull_request_from(data["mergePullRequest"]["pullRequest"])
+        return pull_request_from(merged)
+
+    def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
+        """Into the base branch's merge queue (or auto-merge, where allowed, until it is
+        ready); GitHub merges it later: ``settle_merged`` then moves its issues."""
+        return self.pulls.enqueue(number, expected_head)
 
     def close_pull_request(self, number: int) -> PullRequest:
-        node = self._pull_node(number)
+        node = self.pulls.node(number)
         if node["state"] != "OPEN":
             raise PullRequestNotOpen(number, node["state"].lower())
         self.client.mutate(q.CLOSE_PULL_REQUEST, q.input_of(pullRequestId=node["id"]))
         return self.get_pull_request(number)
+
+    # -- reviews and checks -------------------------------------------------------------------
+
+    def submit_review(
+        self,
+        number: int,
+        event: ReviewEvent,
+        body: str = "",
+        *,
+        comments: Sequence[ReviewComment] = (),
+        author: str = "ralph",
+    ) -> Review:
+        """A review as the token's user (GitHub has no other author to give): it may not
+        approve or request changes on a pull request that user opened."""
+        check_name(author, "the author")
+        return self.pulls.review(number, event, body, comments)
+
+    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
+        check_name(author, "the author")
+        return self.pulls.reply(thread_id, body)
+
+    def resolve_thread(self, thread_id: str) -> ReviewThread:
+        return self.pulls.resolve(thread_id)
+
+    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
+        self.pulls.request(number, reviewers)
+
+    def record_check(self, number: int, check: CheckRun) -> None:
+        raise TrackerError("checks on GitHub come from its CI; Ralph does not post them")

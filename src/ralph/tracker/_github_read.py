@@ -1,5 +1,5 @@
 """GitHub's answers as tracker values (pure): an issue node with its project item's field
-values, a pull request node with its checks, the board's fields and option ids."""
+values, the board's fields and option ids (pull requests: ``_github_pull_read``)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,7 @@ from typing import Any
 
 from ralph._text import one_line
 from ralph.github import strip_markers
-from ralph.tracker._model import (
-    CloseReason,
-    Comment,
-    Issue,
-    IssueStatus,
-    PullRequest,
-    PullRequestState,
-)
-from ralph.tracker._reviews import CheckConclusion, CheckRun, CheckStatus
+from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
@@ -32,7 +24,6 @@ __all__ = [
     "comment_from",
     "epoch",
     "issue_from",
-    "pull_request_from",
 ]
 
 WORKFLOW_STATE = "Workflow State"
@@ -181,64 +172,5 @@ def issue_from(
         created_at=epoch(node["createdAt"]) or 0.0,
         updated_at=epoch(node["updatedAt"]) or 0.0,
         closed_at=epoch(node.get("closedAt")) if closed else None,
-        url=node.get("url", ""),
-    )
-
-
-_PULL_STATES = {
-    "OPEN": PullRequestState.OPEN,
-    "MERGED": PullRequestState.MERGED,
-    "CLOSED": PullRequestState.CLOSED,
-}
-#: GitHub's other states (WAITING, PENDING, REQUESTED) all mean "not done yet".
-_CHECK_STATUS = {"COMPLETED": CheckStatus.COMPLETED, "QUEUED": CheckStatus.QUEUED}
-_STATUS_CONTEXT = {
-    "SUCCESS": CheckConclusion.SUCCESS,
-    "FAILURE": CheckConclusion.FAILURE,
-    "ERROR": CheckConclusion.FAILURE,
-}
-
-
-def _checks(node: Mapping[str, Any]) -> tuple[CheckRun, ...]:
-    checks: list[CheckRun] = []
-    for commit in (node.get("commits") or {}).get("nodes", []):
-        rollup = (commit.get("commit") or {}).get("statusCheckRollup")
-        for context in ((rollup or {}).get("contexts") or {}).get("nodes", []):
-            if context.get("__typename") == "CheckRun":
-                status = _CHECK_STATUS.get(context.get("status", ""), CheckStatus.IN_PROGRESS)
-                conclusion = (context.get("conclusion") or "").lower()
-                checks.append(
-                    CheckRun(
-                        name=context["name"],
-                        status=status,
-                        conclusion=CheckConclusion(conclusion) if conclusion else None,
-                    )
-                )
-            elif context.get("__typename") == "StatusContext":
-                state = _STATUS_CONTEXT.get(context["state"])
-                checks.append(
-                    CheckRun(
-                        name=context["context"],
-                        status=CheckStatus.COMPLETED if state else CheckStatus.IN_PROGRESS,
-                        conclusion=state,
-                    )
-                )
-    return tuple(checks)
-
-
-def pull_request_from(node: Mapping[str, Any]) -> PullRequest:
-    mergeable = {"MERGEABLE": True, "CONFLICTING": False}.get(node.get("mergeable") or "")
-    return PullRequest(
-        number=node["number"],
-        title=one_line(node["title"]),
-        body=strip_markers(node["body"]),
-        head=node["headRefName"],
-        base=node["baseRefName"],
-        state=_PULL_STATES[node["state"]],
-        mergeable=mergeable,
-        checks=_checks(node),
-        merge_commit=(node.get("mergeCommit") or {}).get("oid"),
-        created_at=epoch(node["createdAt"]) or 0.0,
-        merged_at=epoch(node.get("mergedAt")),
         url=node.get("url", ""),
     )

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from ralph.demo._sample import create_sample_repository
-from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
+from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
-from ralph.tracker import GitHubTracker
+from ralph.tracker import GitHubTracker, set_up_board
 
-from ..conftest import ralph_process
+from ...conftest import FakeClock
+from ..conftest import GitProject, ralph_process
 
 TOKEN = "ghp_fake_token_for_tests"
 
@@ -91,3 +92,43 @@ def ralph_on_the_board(work: Path, served: Served) -> dict[str, str]:
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
     git(work, "push", "-q", "origin", "main")
     return env
+
+
+REVIEWER_TOKEN = "ghp_fake_token_of_a_reviewer"
+
+
+@dataclass
+class PullRequests:
+    """GitHub on 127.0.0.1 with ``acme/shop`` (its git side: ``project``), a board, Ralph's
+    token (user ``ralph``) and a reviewer's (``alice``); GitHub's clock is ``clock``."""
+
+    fake: FakeGitHub
+    url: str
+    clock: FakeClock
+    project: GitProject
+    board: int = 1
+
+    def tracker(self, token: str = TOKEN) -> GitHubTracker:
+        """A tracker over HTTP; its client waits on the fake clock."""
+        clock = self.clock
+        pacer = Pacer(PacingPolicy(mutation_interval=0), clock=clock, sleep=clock.advance)
+        client = GitHubClient(
+            HttpTransport(self.url), Tokens(token), pacer=pacer, clock=clock, sleep=clock.advance
+        )
+        return GitHubTracker(client, owner="acme", repo="shop", project=self.board, clock=clock)
+
+    def requests(self, since: int = 0) -> list[str]:
+        return [r.name for r in self.fake.requests[since:]]
+
+
+@pytest.fixture
+def pulls(project, clock) -> Iterator[PullRequests]:
+    fake = FakeGitHub(clock=clock)
+    fake.add_token(TOKEN, "ralph")
+    fake.add_token(REVIEWER_TOKEN, "alice")
+    fake.add_repository("acme/shop", git_path=project.path)
+    with fake.serve() as url:
+        world = PullRequests(fake, url, clock, project)
+        world.board = set_up_board(world.tracker().client, "acme/shop").board.number
+        yield world
+    assert fake.internal_errors == []

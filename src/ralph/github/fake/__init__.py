@@ -1,9 +1,18 @@
 """An in-memory GitHub for tests and demos: it executes the client's real GraphQL
 documents against GitHub's published schema (graphql-core; ``pip install
-'ralph[testing]'``), with rate-limit headers and scriptable faults."""
+'ralph[testing]'``), with rate-limit headers and scriptable faults, and pull requests
+judged as GitHub judges them (checks, reviews, branch protection, merge queues)."""
 
 from __future__ import annotations
 
 from ralph.github.fake._github import FakeGitHub, Request, ScriptedFault, github_schema
+from ralph.github.fake._rules import BranchProtection, CheckPlan
 
-__all__ = ["FakeGitHub", "Request", "ScriptedFault", "github_schema"]
+__all__ = [
+    "BranchProtection",
+    "CheckPlan",
+    "FakeGitHub",
+    "Request",
+    "ScriptedFault",
+    "github_schema",
+]

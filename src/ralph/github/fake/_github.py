@@ -47,7 +47,10 @@ from ralph.github.fake._model import (
     TokenHolder,
     World,
 )
+from ralph.github.fake._pulls import BASE_MODIFIED, NOT_MERGEABLE
+from ralph.github.fake._queue import run_due
 from ralph.github.fake._root import Root
+from ralph.github.fake._scripting import PullRequestScripting
 
 __all__ = ["FakeGitHub", "Request", "ScriptedFault", "github_schema"]
 
@@ -129,6 +132,18 @@ class ScriptedFault:
         return cls(operation, body=too_quickly(operation[0].lower() + operation[1:]))
 
     @classmethod
+    def base_branch_modified(cls) -> ScriptedFault:
+        """``mergePullRequest`` refused because the base moved under it (transient:
+        GitHub asks to try again; nothing was merged)."""
+        return cls("MergePullRequest", body=_refused("mergePullRequest", BASE_MODIFIED))
+
+    @classmethod
+    def merged_but_not_mergeable(cls) -> ScriptedFault:
+        """``mergePullRequest`` merges, then answers "not mergeable" (seen on GitHub,
+        strands-labs/robots#2251)."""
+        return cls("MergePullRequest", body=_refused("mergePullRequest", NOT_MERGEABLE), after=True)
+
+    @classmethod
     def resource_limits(cls, operation: str) -> ScriptedFault:
         """GitHub stopping ``operation`` for reading too much (nothing comes back)."""
         return cls(operation, body=RESOURCE_LIMITS_EXCEEDED)
@@ -145,8 +160,9 @@ class Request:
     variables: Mapping[str, Any] = field(default_factory=dict)
 
 
-class FakeGitHub:
-    """A GitHub for tests and demos. ``post`` is the Transport; ``serve`` puts it on HTTP."""
+class FakeGitHub(PullRequestScripting):
+    """A GitHub for tests and demos. ``post`` is the Transport; ``serve`` puts it on HTTP;
+    the scripting of pull requests (protection, CI, reviews, queues) is the mixin's."""
 
     def __init__(
         self,
@@ -215,9 +231,6 @@ class FakeGitHub:
             issue = Issue(repository, repository.next_number(), title, "", author)
             repository.issue_list.append(issue)
             return issue
-
-    def repository(self, full_name: str) -> Repository:
-        return self.world.repositories[full_name.lower()]
 
     def script(self, *faults: ScriptedFault) -> None:
         self.faults.extend(faults)
@@ -291,6 +304,8 @@ class FakeGitHub:
     ) -> dict[str, Any]:
         with self.world.lock:
             self._spend(1)
+            self.world.serial += 1
+            run_due(self.world)
             result = graphql_sync(
                 self.schema,
                 source,
@@ -378,6 +393,14 @@ class FakeGitHub:
         finally:
             server.shutdown()
             server.server_close()
+
+
+def _refused(field: str, message: str) -> dict[str, Any]:
+    """A 200 whose mutation ``field`` GitHub refused with ``message``."""
+    return {
+        "data": {field: None},
+        "errors": [{"type": "UNPROCESSABLE", "path": [field], "message": message}],
+    }
 
 
 def _type_of(value: Any, info: Any, abstract: Any) -> str | None:

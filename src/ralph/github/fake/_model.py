@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import re
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -19,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ralph.github._closing import closing_references
 from ralph.github._tokens import TokenKind
+from ralph.github.fake._rules import BranchProtection, CheckPlan, Mergeability
 
 __all__ = ["GraphQLFault", "World"]
 
@@ -270,7 +271,7 @@ class Field(Node):
 class Item(Node):
     typename = "ProjectV2Item"
 
-    def __init__(self, project: ProjectV2, content: Issue | PullRequest) -> None:
+    def __init__(self, project: ProjectV2, content: Node) -> None:
         super().__init__(project.world, "PVTI_")
         self.project = project
         self.content = content
@@ -336,57 +337,6 @@ class ProjectV2(Node):
         return connection(self.linked, **page)
 
 
-class PullRequest(Node):
-    typename = "PullRequest"
-
-    def __init__(
-        self, repository: Repository, number: int, head: str, base: str, title: str, body: str
-    ) -> None:
-        super().__init__(repository.world, "PR_")
-        self.repository = repository
-        self.number = number
-        self.headRefName = head
-        self.baseRefName = base
-        self.title = title
-        self.body = body
-        self.state = "OPEN"
-        self.createdAt = _iso(repository.world.clock())
-        self.mergedAt: str | None = None
-        self.url = f"https://github.com/{repository.nameWithOwner}/pull/{number}"
-        self.merge_oid: str | None = None
-        #: check name -> (status, conclusion), set by tests.
-        self.check_runs: dict[str, str] = {}
-
-    @property
-    def closes(self) -> tuple[int, ...]:
-        return closing_references(self.body)
-
-    @property
-    def mergeable(self) -> str:
-        if self.state != "OPEN":
-            return "UNKNOWN"
-        ok = self.repository.can_merge(self.headRefName, self.baseRefName)
-        return "UNKNOWN" if ok is None else ("MERGEABLE" if ok else "CONFLICTING")
-
-    @property
-    def mergeCommit(self) -> dict[str, str] | None:
-        return {"oid": self.merge_oid} if self.merge_oid else None
-
-    def commits(self, info: Any, **page: Any) -> dict[str, Any]:
-        contexts = [
-            {"__typename": "CheckRun", "name": name, **_check(state)}
-            for name, state in self.check_runs.items()
-        ]
-        rollup = {"contexts": lambda info, **p: connection(contexts, **p)} if contexts else None
-        return connection([{"commit": {"statusCheckRollup": rollup}}], **page)
-
-
-def _check(state: str) -> dict[str, str | None]:
-    if state == "pending":
-        return {"status": "IN_PROGRESS", "conclusion": None}
-    return {"status": "COMPLETED", "conclusion": state.upper()}
-
-
 class Repository(Node):
     typename = "Repository"
 
@@ -402,9 +352,26 @@ class Repository(Node):
         self.roles: dict[str, str] = {}
         self.git_path = git_path
         self.issue_list: list[Issue] = []
-        self.pull_list: list[PullRequest] = []
+        #: The repository's pull requests (``fake._pulls.PullRequest``).
+        self.pull_list: list[Any] = []
         self.label_list: list[Label] = []
         self._numbers = itertools.count(1)
+        # How pull requests may merge (Settings > General > Pull Requests).
+        self.mergeCommitAllowed = True
+        self.squashMergeAllowed = True
+        self.rebaseMergeAllowed = True
+        self.autoMergeAllowed = False
+        self.deleteBranchOnMerge = False
+        #: base branch -> its protection rule.
+        self.protections: dict[str, BranchProtection] = {}
+        #: base branch -> its merge queue (``fake._pulls.MergeQueue``).
+        self.merge_queues: dict[str, Any] = {}
+        #: The checks CI runs on every new head of a pull request.
+        self.ci: list[CheckPlan] = []
+        #: commit oid -> the check runs and statuses reported on it (``fake._pulls.CheckRecord``).
+        self.checks_on: dict[str, list[Any]] = {}
+        #: branch -> head oid, for a repository without a git side (tests ``push``).
+        self.synthetic_refs: dict[str, str] = {}
 
     def next_number(self) -> int:
         return next(self._numbers)
@@ -429,8 +396,50 @@ class Repository(Node):
     def merge(self, head: str, base: str, message: str, *, squash: bool) -> str:
         git = self._git()
         if git is None:
-            return secrets.token_hex(20)
+            oid = secrets.token_hex(20)
+            self.synthetic_refs[base] = oid
+            return oid
         return str(git.merge(head, base, message, squash=squash).commit)
+
+    def oid_of(self, branch: str) -> str | None:
+        """The commit ``branch`` points at (None: no such branch)."""
+        git = self._git()
+        if git is None:
+            return self.synthetic_refs.setdefault(branch, secrets.token_hex(20))
+        if not git.has_branch(branch):
+            return None
+        return str(git.resolve(f"refs/heads/{branch}"))
+
+    def push(self, branch: str) -> str:
+        """A new commit on ``branch`` of a repository without a git side."""
+        if self.git_path is not None:
+            raise ValueError("a repository with a git side moves by git pushes")
+        self.synthetic_refs[branch] = secrets.token_hex(20)
+        return self.synthetic_refs[branch]
+
+    def contains(self, head: str, base: str) -> bool:
+        """Whether ``head`` holds every commit of ``base`` (is up to date with it)."""
+        git = self._git()
+        if git is None:
+            return True
+        return bool(git.is_ancestor(f"refs/heads/{base}", f"refs/heads/{head}"))
+
+    def changed_paths(self, base: str, head: str) -> list[str] | None:
+        """The files ``head`` changes since it left ``base`` (None: not known here)."""
+        git = self._git()
+        if git is None or not (git.has_branch(base) and git.has_branch(head)):
+            return None
+        return list(git.changed_files(base, head))
+
+    def diff_hunk(self, base: str, head: str, path: str, line: int) -> str | None:
+        """The lines of ``head``'s diff against ``base`` up to ``line`` of ``path`` (new
+        side), as GitHub attaches a review thread to them; None when the line is not
+        part of the diff."""
+        git = self._git()
+        if git is None:
+            return f"@@ -{line},1 +{line},1 @@"
+        shown = git.run("diff", f"refs/heads/{base}...refs/heads/{head}", "--", path)
+        return _hunk_to(shown.stdout if shown.returncode == 0 else "", line)
 
     def issue(self, info: Any, number: int) -> Issue | None:
         found = next((i for i in self.issue_list if i.number == number), None)
@@ -452,7 +461,7 @@ class Repository(Node):
         found = _ordered(found, orderBy)
         return connection(found, **page)
 
-    def pullRequest(self, info: Any, number: int) -> PullRequest | None:
+    def pullRequest(self, info: Any, number: int) -> Any:
         found = next((p for p in self.pull_list if p.number == number), None)
         if found is None:
             raise GraphQLFault(
@@ -465,13 +474,46 @@ class Repository(Node):
         info: Any,
         states: list[str] | None = None,
         orderBy: dict[str, str] | None = None,
+        headRefName: str | None = None,
+        baseRefName: str | None = None,
         **page: Any,
     ) -> dict[str, Any]:
-        found = [p for p in self.pull_list if not states or p.state in states]
+        found = [
+            p
+            for p in self.pull_list
+            if (not states or p.state in states)
+            and headRefName in (None, p.headRefName)
+            and baseRefName in (None, p.baseRefName)
+        ]
         return connection(_ordered(found, orderBy), **page)
+
+    def mergeQueue(self, info: Any, branch: str | None = None) -> Any:
+        return self.merge_queues.get(branch or self.defaultBranchRef["name"])
 
     def labels(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.label_list, **page)
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _hunk_to(diff: str, line: int) -> str | None:
+    """The hunk of ``diff`` holding new-side ``line``, cut after that line."""
+    hunk: list[str] = []
+    at = 0
+    for text in diff.splitlines():
+        header = _HUNK.match(text)
+        if header:
+            hunk, at = [text], int(header.group(1)) - 1
+            continue
+        if not hunk or text.startswith("\\"):
+            continue
+        hunk.append(text)
+        if not text.startswith("-"):
+            at += 1
+            if at == line:
+                return "\n".join(hunk)
+    return None
 
 
 def _ordered(items: list[Any], order: dict[str, str] | None) -> list[Any]:
@@ -503,6 +545,10 @@ class World:
     nodes: dict[str, Node] = field(default_factory=dict)
     tokens: dict[str, TokenHolder] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: How long mergeability stays UNKNOWN after a push (tests set it).
+    mergeability: Mergeability = field(default_factory=Mergeability)
+    #: The request being executed, counted: what a request reads once is read once.
+    serial: int = 0
 
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)

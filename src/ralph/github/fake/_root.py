@@ -15,21 +15,18 @@ from ralph.github.fake._model import (
     Item,
     Label,
     ProjectV2,
-    PullRequest,
     Repository,
     World,
     _iso,
 )
+from ralph.github.fake._pull_root import PullRequestMutations, check_body
+from ralph.github.fake._pulls import PullRequest
 
 __all__ = ["Root"]
 
 
 def _invalid(message: str) -> GraphQLFault:
     return GraphQLFault("UNPROCESSABLE", message)
-
-
-#: GitHub's limit on an issue, pull request or comment body.
-_BODY_MAXIMUM = 65_536
 
 
 #: GitHub's documented sub-issue limits: per parent (closed ones count), and levels.
@@ -52,13 +49,8 @@ def _check_room(parent: Issue, child: Issue | None = None) -> None:
         raise _invalid(f"Sub-issues cannot be nested more than {_MOST_LEVELS} levels")
 
 
-def _check_body(body: str | None) -> None:
-    if body is not None and len(body) > _BODY_MAXIMUM:
-        raise _invalid(f"Body is too long (maximum is {_BODY_MAXIMUM} characters)")
-
-
-class Root:
-    """Query and Mutation fields by their schema names."""
+class Root(PullRequestMutations):
+    """Query and Mutation fields by their schema names (pull requests': the mixin's)."""
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -91,6 +83,14 @@ class Root:
             )
         return found
 
+    def user(self, info: Any, login: str) -> Account:
+        found = self.world.accounts.get(login)
+        if found is None or found.typename != "User":
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a User with the login of '{login}'."
+            )
+        return found
+
     def node(self, info: Any, id: str) -> Any:
         return self.world.nodes.get(id)
 
@@ -112,7 +112,7 @@ class Root:
             raise _invalid("Issues are disabled for this repo")
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
-        _check_body(input.get("body"))
+        check_body(input.get("body"))
         self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
         if parent is not None:
@@ -140,7 +140,7 @@ class Root:
                 raise _invalid("Title can't be blank")
             issue.title = input["title"]
         if "body" in input:
-            _check_body(input["body"])
+            check_body(input["body"])
             issue.body = input["body"] or ""
         if input.get("labelIds") is not None:
             issue.label_list = [self.world.node_of(i, Label) for i in input["labelIds"]]
@@ -175,7 +175,7 @@ class Root:
         issue = self._issue(input["subjectId"])
         if not input["body"].strip():
             raise _invalid("Body can't be blank")
-        _check_body(input["body"])
+        check_body(input["body"])
         self._creating()
         comment = Comment(self.world, info.context["login"], input["body"])
         issue.comment_list.append(comment)
@@ -306,56 +306,3 @@ class Root:
         if repository not in project.linked:
             project.linked.append(repository)
         return {"repository": repository}
-
-    # -- pull requests ------------------------------------------------------------------------
-
-    def _pull(self, node_id: str) -> PullRequest:
-        found: PullRequest = self.world.node_of(node_id, PullRequest)
-        return found
-
-    def createPullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
-        repository: Repository = self.world.node_of(input["repositoryId"], Repository)
-        head, base = input["headRefName"], input["baseRefName"]
-        missing = [name for name in (head, base) if not repository.has_branch(name)]
-        if missing:
-            raise _invalid(f"Head sha can't be blank, Base sha can't be blank ({missing[0]})")
-        if any(p.headRefName == head and p.state == "OPEN" for p in repository.pull_list):
-            raise _invalid(f"A pull request already exists for {repository.owner.login}:{head}.")
-        _check_body(input.get("body"))
-        self._creating()
-        pr = PullRequest(
-            repository,
-            repository.next_number(),
-            head,
-            base,
-            input["title"],
-            input.get("body") or "",
-        )
-        repository.pull_list.append(pr)
-        return {"pullRequest": pr}
-
-    def mergePullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
-        pr = self._pull(input["pullRequestId"])
-        if pr.state != "OPEN":
-            raise _invalid(f"Pull Request is not mergeable (it is {pr.state.lower()})")
-        if pr.mergeable == "CONFLICTING":
-            raise _invalid("Pull Request is not mergeable")
-        squash = input.get("mergeMethod") == "SQUASH"
-        message = input.get("commitHeadline") or f"Merge pull request #{pr.number}"
-        pr.merge_oid = pr.repository.merge(pr.headRefName, pr.baseRefName, message, squash=squash)
-        pr.state = "MERGED"
-        pr.mergedAt = _iso(self.world.clock())
-        if pr.baseRefName == pr.repository.defaultBranchRef["name"]:
-            for issue in pr.repository.issue_list:
-                if issue.number in pr.closes and issue.state == "OPEN":
-                    issue.state, issue.stateReason = "CLOSED", "COMPLETED"
-                    issue.closedAt = pr.mergedAt
-                    issue.touch()
-        return {"pullRequest": pr}
-
-    def closePullRequest(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
-        pr = self._pull(input["pullRequestId"])
-        if pr.state == "MERGED":
-            raise _invalid("Pull request is already merged")
-        pr.state = "CLOSED"
-        return {"pullRequest": pr}
