@@ -308,7 +308,8 @@ class MemoryTracker(Tracker):
             raise PullRequestNotFound(number)
         pr, records = self._prs[number], self._records[number]
         head = _head_oid(number, records.pushes)
-        checks = tuple(check for (oid, _), check in records.checks.items() if oid == head)
+        on_head = [check for (oid, _), check in records.checks.items() if oid == head]
+        checks = tuple(sorted(on_head, key=lambda check: check.name))
         return dataclasses.replace(
             pr,
             checks=checks,
