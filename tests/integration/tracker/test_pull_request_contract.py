@@ -111,11 +111,10 @@ def require(tracker: Tracker, *names: str) -> None:
 # -- a new pull request ------------------------------------------------------------------------
 
 
-def test_a_new_pull_request_has_a_head_an_author_and_nothing_reviewed_or_checked(
-    tracker, project
-):
+def test_a_new_pull_request_has_a_head_an_author_and_nothing_reviewed_or_checked(tracker, project):
     pr = open_pr(tracker, project)
-    assert pr.head_oid and len(pr.head_oid) == 40
+    assert pr.head_oid
+    assert len(pr.head_oid) == 40
     assert pr.author == "ralph"
     assert (pr.checks, pr.reviews, pr.threads) == ((), (), ())
     assert pr.review_decision is ReviewDecision.REVIEW_REQUIRED
