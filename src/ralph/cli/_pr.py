@@ -154,23 +154,21 @@ def pr_checks(ctx: typer.Context, number: Number) -> None:
     check failed."""
     with open_project_of(ctx) as project:
         pr = project.tracker.get_pull_request(number)
-        local = project.config.tracker != "github"
-        testing = (
-            local and pr.state is PullRequestState.OPEN and project.config.test_command.strip()
-        )
-        if testing and required_check_of(pr) is None:
+        config = project.config
+        local = config.tracker != "github"
+        if local and not config.test_command.strip():
+            _say("No required check: test_command is empty in ralph.toml.")
+        elif local and pr.state is PullRequestState.OPEN and required_check_of(pr) is None:
             _say(
-                f"Running `{project.config.test_command}` on {pr.head} "
-                f"({(pr.head_oid or '')[:7]}) merged into {pr.base} ..."
+                f"Running `{config.test_command}` on {pr.head} ({(pr.head_oid or '')[:7]}) "
+                f"merged into {pr.base} ..."
             )
             ran = run_required_check(PhaseContext(project, date.today()), number)
             if not ran.recorded:
                 _say(
-                    f"{pr.head} moved while the tests ran; the result is of {ran.head_oid[:7]} "
-                    f"and was not recorded: run ralph pr checks {number} again."
+                    f"{pr.head} moved while the tests ran: the {ran.check.conclusion} of "
+                    f"{ran.head_oid[:7]} was not recorded; run ralph pr checks {number} again."
                 )
-        elif local and not project.config.test_command.strip():
-            _say("No required check: test_command is empty in ralph.toml.")
         pr = project.tracker.get_pull_request(number)
     Console().print(render_checks(pr))
     if any(check.required and check.failed for check in pr.checks):
