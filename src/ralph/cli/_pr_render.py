@@ -1,4 +1,6 @@
-"""Pull requests for people (Rich) and for machines (JSON, GitHub's camelCase words)."""
+"""Pull requests for people (Rich) and for machines (JSON, GitHub's camelCase words).
+Everything a person or an agent wrote (titles, review text, branch names) goes in as
+``Text``, never as markup: a title like ``[/]`` is shown, not parsed."""
 
 from __future__ import annotations
 
@@ -159,8 +161,8 @@ def render_pull_request_list(prs: Sequence[PullRequest]) -> RenderableType:
     for pr in prs:
         table.add_row(
             str(pr.number),
-            pr.title,
-            f"{pr.head} → {pr.base}",
+            Text(pr.title),
+            Text(f"{pr.head} → {pr.base}"),
             pr.state.value,
             _checks_cell(pr),
             _decision_text(pr.review_decision),
@@ -206,9 +208,9 @@ def render_pull_request(pr: PullRequest, closes: Mapping[int, Issue]) -> Rendera
     fields.add_column(style="bold")
     fields.add_column()
     fields.add_row("State", pr.state.value)
-    fields.add_row("Branch", f"{pr.head} → {pr.base}")
+    fields.add_row("Branch", Text(f"{pr.head} → {pr.base}"))
     fields.add_row("Head", (pr.head_oid or "—")[:12])
-    fields.add_row("Author", pr.author or "—")
+    fields.add_row("Author", Text(pr.author or "—"))
     fields.add_row("Merge", _merge_state_text(pr))
     fields.add_row("Review", _decision_text(pr.review_decision))
     if pr.merge_commit:
@@ -237,4 +239,5 @@ def render_pull_request(pr: PullRequest, closes: Mapping[int, Issue]) -> Rendera
         parts.append(Text(f"\nThreads ({unresolved} open)", style="bold"))
         for thread in pr.threads:
             parts += _thread_parts(thread)
-    return Panel(Group(*parts), title=f"Pull request #{pr.number} {pr.title}", title_align="left")
+    title = Text(f"Pull request #{pr.number} {pr.title}")  # text, never markup
+    return Panel(Group(*parts), title=title, title_align="left")

@@ -36,9 +36,7 @@ def ctx(sample: Sample) -> PhaseContext:
     return PhaseContext(sample.project, date(2026, 11, 22))
 
 
-def test_the_required_check_runs_the_tests_on_the_merge_result_and_unblocks_the_merge(
-    sample, ctx
-):
+def test_the_required_check_runs_the_tests_on_the_merge_result_and_unblocks_the_merge(sample, ctx):
     _, number = opened(sample)
     pr = sample.tracker.get_pull_request(number)
     assert pr.merge_state is MergeState.BLOCKED  # the test command is required, not run yet

@@ -212,3 +212,17 @@ def test_a_pull_request_that_is_no_longer_open_cannot_be_reviewed(ralph, project
         2,
         f"ralph: error: pull request #2 is {state}; there is nothing to review",
     )
+
+
+def test_text_people_wrote_is_shown_as_written_never_as_markup(ralph, project):
+    project.commit("feature/GH-9", {"feature.txt": "f\n"}, "work")
+    with open_project(load_config(project.path)) as opened:
+        pr = opened.tracker.create_pull_request(
+            head="feature/GH-9", base="main", title="[/] and [bold]loud[/bold]"
+        )
+    assert ralph("pr", "review", str(pr.number), "--comment", "[red]not red[/red] \\[x]")[0] == 0
+    for command in (("show", str(pr.number)), ("list",)):
+        code, out, err = ralph("pr", *command)
+        assert code == 0, err
+        assert "[/] and [bold]loud[/bold]" in out
+    assert "[red]not red[/red] \\[x]" in ralph("pr", "show", str(pr.number))[1]
