@@ -12,12 +12,7 @@ import typer
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
-from ralph.cli._pr_render import (
-    pull_request_dict,
-    render_checks,
-    render_pull_request,
-    render_pull_request_list,
-)
+from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput, IssueNotFound
 from ralph.phases import (
@@ -28,6 +23,7 @@ from ralph.phases import (
     run_required_check,
 )
 from ralph.tracker import MergeStrategy, PullRequestState, ReviewEvent
+from ralph.views import pull_request_dict
 
 __all__ = ["pr_app"]
 
