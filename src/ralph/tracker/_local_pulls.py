@@ -167,11 +167,15 @@ class LocalPullRequests(Tracker):
             raise PullRequestNotFound(number)
         return row
 
-    def _pull_request(self, row: Row, records: _Records, head_oid: str | None) -> PullRequest:
+    def _pull_request(
+        self, row: Row, records: _Records, head_oid: str | None, base_oid: str | None
+    ) -> PullRequest:
         number, state = row["number"], PullRequestState(row["state"])
         mergeable = None
-        if state is PullRequestState.OPEN and self.git is not None:
-            mergeable = self.git.can_merge(row["head"], row["base"])
+        if state is PullRequestState.OPEN and self.git is not None and head_oid and base_oid:
+            # One git call: the commits are known, and merge-tree says whether they merge.
+            merged = self.git.run("merge-tree", "--write-tree", "--no-messages", base_oid, head_oid)
+            mergeable = merged.returncode == 0
         checks = tuple(records.checks.get((number, head_oid or ""), ()))
         reviews = records.reviews.get(number, [])
         return PullRequest(
@@ -205,7 +209,8 @@ class LocalPullRequests(Tracker):
         with self.db.read_transaction() as tx:
             row = self._pr_row(tx, number)
             records = _Records(tx, self.repo, number)
-        return self._pull_request(row, records, self._head_oid(row["head"]))
+        head, base = self._head_oid(row["head"]), self._head_oid(row["base"])
+        return self._pull_request(row, records, head, base)
 
     def list_pull_requests(
         self, *, issue: int | None = None, state: PullRequestState | None = None
@@ -227,7 +232,10 @@ class LocalPullRequests(Tracker):
         if records is None:
             return []
         heads = self.git.branch_heads() if self.git is not None else {}
-        return [self._pull_request(row, records, heads.get(row["head"])) for row in rows]
+        return [
+            self._pull_request(row, records, heads.get(row["head"]), heads.get(row["base"]))
+            for row in rows
+        ]
 
     # -- writes -------------------------------------------------------------------------------
 
