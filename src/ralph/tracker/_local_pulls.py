@@ -34,6 +34,7 @@ from ralph.tracker._pull_state import (
     merge_state,
     no_thread,
     not_changed,
+    required_marked,
     review_decision,
     review_state,
 )
@@ -176,7 +177,9 @@ class LocalPullRequests(Tracker):
             # One git call: the commits are known, and merge-tree says whether they merge.
             merged = self.git.run("merge-tree", "--write-tree", "--no-messages", base_oid, head_oid)
             mergeable = merged.returncode == 0
-        checks = tuple(records.checks.get((number, head_oid or ""), ()))
+        checks = required_marked(
+            records.checks.get((number, head_oid or ""), ()), self.required_checks
+        )
         reviews = records.reviews.get(number, [])
         return PullRequest(
             number=number,
@@ -397,7 +400,7 @@ class LocalPullRequests(Tracker):
     def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
         check_name(author, "the author")
         if not body.strip():
-            raise InvalidInput("the reply is empty; say what was done")
+            raise InvalidInput("a reply on a review thread needs a body")
         thread, now = _thread_key(thread_id), self.now()
         with self.db.write_transaction() as tx:
             self._thread_row(tx, thread, lock=True)

@@ -37,6 +37,7 @@ from ralph.tracker._pull_state import (
     merge_state,
     no_thread,
     not_changed,
+    required_marked,
     review_decision,
     review_state,
 )
@@ -309,7 +310,7 @@ class MemoryTracker(Tracker):
         pr, records = self._prs[number], self._records[number]
         head = _head_oid(number, records.pushes)
         on_head = [check for (oid, _), check in records.checks.items() if oid == head]
-        checks = tuple(sorted(on_head, key=lambda check: check.name))
+        checks = required_marked(sorted(on_head, key=lambda c: c.name), self.required_checks)
         return dataclasses.replace(
             pr,
             checks=checks,
@@ -457,7 +458,7 @@ class MemoryTracker(Tracker):
     def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
         check_name(author, "the author")
         if not body.strip():
-            raise InvalidInput("the reply is empty; say what was done")
+            raise InvalidInput("a reply on a review thread needs a body")
         with self._lock:
             records, thread = self._thread(thread_id)
             reply = ThreadComment(

@@ -4,6 +4,7 @@ decision, the merge state, and the reviews it refuses to take."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable, Sequence
 
 from ralph.errors import InvalidInput
@@ -24,6 +25,7 @@ __all__ = [
     "merge_state",
     "no_thread",
     "not_changed",
+    "required_marked",
     "review_decision",
     "review_state",
 ]
@@ -33,10 +35,10 @@ _STATE_OF = {
     ReviewEvent.REQUEST_CHANGES: ReviewState.CHANGES_REQUESTED,
     ReviewEvent.COMMENT: ReviewState.COMMENTED,
 }
-#: What a review that needs a body is called in the refusal.
+#: What a review that needs a body does, in the refusal (GitHub's tracker's words).
 _NEEDS_BODY = {
-    ReviewEvent.REQUEST_CHANGES: "requesting changes",
-    ReviewEvent.COMMENT: "commenting",
+    ReviewEvent.REQUEST_CHANGES: "requests changes",
+    ReviewEvent.COMMENT: "comments",
 }
 
 
@@ -57,6 +59,17 @@ def review_decision(reviews: Sequence[Review]) -> ReviewDecision:
     if ReviewState.APPROVED in standing.values():
         return ReviewDecision.APPROVED
     return ReviewDecision.REVIEW_REQUIRED
+
+
+def required_marked(checks: Iterable[CheckRun], required: Collection[str]) -> tuple[CheckRun, ...]:
+    """The checks with ``required`` set where the rules require them, as GitHub marks
+    the checks branch protection requires, whoever reported them."""
+    return tuple(
+        check
+        if check.required or check.name not in required
+        else dataclasses.replace(check, required=True)
+        for check in checks
+    )
 
 
 def merge_state(
@@ -100,9 +113,7 @@ def check_review(
             f"pull request #{pr.number} is {pr.state.value}; there is nothing to review"
         )
     if event in _NEEDS_BODY and not body.strip():
-        raise InvalidInput(
-            f"a review {_NEEDS_BODY[event]} needs a text saying what to change or why"
-        )
+        raise InvalidInput(f"a review that {_NEEDS_BODY[event]} needs a body saying why")
     for comment in comments:
         if not comment.path.strip() or "\n" in comment.path or "\x00" in comment.path:
             raise InvalidInput(f"an inline comment needs a file path, not {comment.path!r}")
