@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict, TrackerError
+from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
 from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
@@ -216,11 +216,8 @@ class Tracker(abc.ABC):
     def close_pull_request(self, number: int) -> PullRequest: ...
 
     # -- reviews, threads, checks -------------------------------------------------------------
-    # Every backend has them; until one does, each says so instead of pretending.
 
-    def _lacks(self, what: str) -> TrackerError:
-        return TrackerError(f"the {self.kind or 'this'} tracker cannot {what} yet")
-
+    @abc.abstractmethod
     def submit_review(
         self,
         number: int,
@@ -234,35 +231,36 @@ class Tracker(abc.ABC):
         thread. PullRequestNotFound; InvalidInput (one line, nothing recorded) when the
         pull request is not open, a change request or comment has no body, or an inline
         comment is on a file the pull request does not change."""
-        raise self._lacks("take reviews")
 
+    @abc.abstractmethod
     def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
-        """A comment at the end of a review thread."""
-        raise self._lacks("take replies to review threads")
+        """A comment at the end of a review thread; InvalidInput for a thread there is
+        not, or an empty body."""
 
+    @abc.abstractmethod
     def resolve_thread(self, thread_id: str) -> ReviewThread:
         """Mark a review thread resolved (resolving a resolved one changes nothing)."""
-        raise self._lacks("resolve review threads")
 
+    @abc.abstractmethod
     def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
         """Ask for a review again (after the feedback was addressed); no reviewers: all
         who reviewed it. An outstanding change request stands until its author reviews
         again, as on GitHub."""
-        raise self._lacks("request reviews")
 
+    @abc.abstractmethod
     def merge_settings(self) -> MergeSettings:
         """Which merge methods the repository allows, and whether merges queue."""
-        raise self._lacks("say how pull requests merge")
 
     def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
-        """Put the pull request in the repository's merge queue (where merges queue)."""
-        raise InvalidInput(f"the {self.kind or 'this'} tracker has no merge queue; merge instead")
+        """Put the pull request in its base's merge queue, where merges queue (GitHub);
+        a tracker without one refuses."""
+        raise InvalidInput(f"the {self.kind} tracker has no merge queue; merge instead")
 
+    @abc.abstractmethod
     def record_check(self, number: int, check: CheckRun) -> None:
         """Record a check run on the pull request's current head commit (replacing one
         of the same name there). Checks belong to a head: after a push the pull request
-        has none until they run again."""
-        raise self._lacks("record check runs")
+        has none until they run again. TrackerError where the host's CI posts them."""
 
     # -- relations ------------------------------------------------------------------------
 
