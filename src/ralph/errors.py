@@ -224,10 +224,11 @@ class HeadMoved(StateConflict):
     """A pull request's head is not the commit the caller read and decided on: a push
     came in between. Nothing was merged; read it again and decide again."""
 
-    def __init__(self, number: int, expected: str, actual: str) -> None:
+    def __init__(self, number: int, expected: str, actual: str | None) -> None:
+        now = actual[:7] if actual else "nothing (its branch is gone)"
         TrackerError.__init__(
             self,
-            f"Pull request #{number}'s head moved from {expected[:7]} to {actual[:7]} since "
+            f"Pull request #{number}'s head moved from {expected[:7]} to {now} since "
             "it was read; nothing was merged: read it again and decide again",
         )
         self.number = number

@@ -79,9 +79,10 @@ ALWAYS_GIVEN = {"path"}
 
 @dataclass(frozen=True)
 class Place:
-    repo: Path  # the demo project: issue #1 (Backlog), #2 (Backlog)
+    repo: Path  # the demo project: issue #1 (Backlog), #2 (Backlog), an open pull request
     fresh: Path  # a git repository without ralph.toml, for ``ralph init``
     scratch: Path  # files and folders bad paths point at
+    pull_request: int  # open, from feature/fuzz into main
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,8 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     repo, _ = create_demo_project(root / "demo")
     with open_project(load_config(repo)) as project:
         project.tracker.create_issue("Child", state=WorkflowState.BACKLOG)
+        project.git.git("branch", "feature/fuzz", "main", what="make a branch")
+        pr = project.tracker.create_pull_request(head="feature/fuzz", base="main", title="Fuzz")
     fresh = root / "fresh"
     fresh.mkdir()
     for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):
@@ -104,7 +107,7 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     (scratch / "bad.json").write_text("{not json")
     (scratch / "full").mkdir()
     (scratch / "full" / "file.txt").write_text("x")
-    return Place(repo, fresh, scratch)
+    return Place(repo, fresh, scratch, pr.number)
 
 
 def snapshot(place: Place) -> tuple[Any, ...]:
@@ -201,6 +204,9 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         ),
         "title": ONE_LINE | st.text(min_size=300, max_size=400).map(lambda t: f"long\n{t}"),
         "body": BLANK if path == ("issue", "comment") else st.just("a\x00b"),
+        # a person's review: its text is never blank, its line is a file of the diff's
+        "request_changes": BLANK | st.just("tab\x07bell"),
+        "comment": BLANK | st.just("\x1b[2Jclear"),
         "label": ONE_LINE,
         "add": ONE_LINE,
         "remove": ONE_LINE,
@@ -215,7 +221,9 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "store": paths(place)["store"].filter(lambda u: "missing" not in u)
         if path == ("db", "migrate")
         else paths(place)["store"],
-        "file": paths(place)["input"],
+        "file": st.sampled_from(["", "a\x00b", "../outside", "/etc/passwd", "no/such/file"])
+        if path == ("pr", "review")
+        else paths(place)["input"],
         "path": paths(place)["repository"],
         "keep": paths(place)["new folder"],
         "status_file": st.sampled_from(
@@ -246,9 +254,11 @@ def _bare(annotation: Any) -> Any:
 # -- valid values for the other arguments ---------------------------------------------
 
 
-def valid_value(place: Place, param: Any) -> str:
+def valid_value(place: Place, param: Any, path: tuple[str, ...] = ()) -> str:
     """A value the required ``param`` takes, so that only the bad one can be refused:
-    issue #1 (Backlog) moved or triaged as a person would."""
+    issue #1 (Backlog) moved or triaged as a person would, the open pull request."""
+    if path[:1] == ("pr",) and param.name == "number":
+        return str(place.pull_request)
     valid = {
         "number": "1",
         "parent": "1",
@@ -290,7 +300,7 @@ def arguments(place: Place, path: tuple[str, ...], target: Any, value: str) -> l
         if param is target:
             given = value
         elif param.required or param.name in ALWAYS_GIVEN:
-            given = valid_value(place, param)
+            given = valid_value(place, param, path)
         else:
             continue
         if isinstance(param, TyperArgument):

@@ -24,6 +24,7 @@ from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
+from ralph.cli._pr import pr_app
 from ralph.cli._prompts import prompts_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
 from ralph.errors import InvalidInput, RalphError
@@ -41,7 +42,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-for sub_app in (issue_app, pipeline_app, prompts_app, runs_app, tasks_app, store_app, db_app):
+for sub_app in (
+    issue_app,
+    pr_app,
+    pipeline_app,
+    prompts_app,
+    runs_app,
+    tasks_app,
+    store_app,
+    db_app,
+):
     app.add_typer(sub_app)
 # The workflows a person drives by hand.
 for sub_app in (idea_app, _by_hand.plan_app):

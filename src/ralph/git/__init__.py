@@ -6,6 +6,8 @@ from __future__ import annotations
 from ralph.git._changes import changed_between, working_changes
 from ralph.git._commit import commit_files
 from ralph.git._confine import Breach, Confinement
+from ralph.git._diff import diff_hunk, hunk_containing
+from ralph.git._rebase import rebase_merge
 from ralph.git._repo import GitRepo, MergeOutcome, MergeRefused
 from ralph.git._worktrees import Pruned, Worktree, Worktrees
 
@@ -20,5 +22,8 @@ __all__ = [
     "Worktrees",
     "changed_between",
     "commit_files",
+    "diff_hunk",
+    "hunk_containing",
+    "rebase_merge",
     "working_changes",
 ]

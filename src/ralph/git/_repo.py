@@ -202,6 +202,14 @@ class GitRepo:
         """The commit id ``ref`` names."""
         return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
 
+    def branch_heads(self) -> dict[str, str]:
+        """Every branch -> the commit it points at, in one git call."""
+        listing = self.git(
+            "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", what="list branches"
+        )
+        heads = (line.partition(" ") for line in listing.splitlines())
+        return {ref.removeprefix("refs/heads/"): oid for oid, _, ref in heads}
+
     def has_branch(self, name: str) -> bool:
         return self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0
 
@@ -283,6 +291,32 @@ class GitRepo:
             return None
         result = self.run("merge-tree", "--write-tree", "--no-messages", base, head)
         return result.returncode == 0
+
+    def merge_result(self, head: str, base: str) -> str | None:
+        """A commit, on no branch, holding ``head`` merged into branch ``base``: what
+        merging would make, for tests to run on before anything moves. None when they
+        conflict. Unreferenced, git's garbage collection takes it in time."""
+        base_commit = self.resolve(f"refs/heads/{base}")
+        head_commit = self.resolve(head)
+        if self.is_ancestor(head_commit, base_commit):
+            return base_commit
+        result = self.run("merge-tree", "--write-tree", "--no-messages", base_commit, head_commit)
+        if result.returncode == 1:
+            return None
+        if result.returncode != 0:
+            raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
+        return self.git(
+            "commit-tree",
+            result.stdout.strip().splitlines()[0],
+            "-p",
+            base_commit,
+            "-p",
+            head_commit,
+            "-m",
+            f"Merge {head} into {base} (to be tested)",
+            what="make the merge result",
+            env=self.identity_env(),
+        )
 
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
         """Merge branch ``head`` into branch ``base`` (see the module docstring)."""

@@ -133,10 +133,11 @@ class Worktrees:
         return merged.returncode == 0 and merged.stdout.strip() == base_tree
 
     @contextmanager
-    def scratch(self, name: str, base: str) -> Iterator[Path]:
-        """A detached checkout of ``base`` for one phase, removed afterwards whatever is
-        in it (it only ever holds an agent's drafts, which the phase has read). One left
-        by a crash, half made or not, is removed first."""
+    def scratch(self, name: str, base: str, *, at: str | None = None) -> Iterator[Path]:
+        """A detached checkout of ``base`` (or of the commit ``at``) for one phase,
+        removed afterwards whatever is in it (it only ever holds an agent's drafts, which
+        the phase has read, or a test run's output). One left by a crash, half made or
+        not, is removed first."""
         # Ralph's state, but not the project's prompt overrides (versioned with its code).
         self.repo.exclude("/.ralph/*")
         self.repo.exclude("!/.ralph/prompts/")
@@ -150,8 +151,8 @@ class Worktrees:
                 "add",
                 "--detach",
                 str(path),
-                f"refs/heads/{base}",
-                what=f"check out {base} for {name}",
+                at or f"refs/heads/{base}",
+                what=f"check out {at or base} for {name}",
             )
         try:
             yield path

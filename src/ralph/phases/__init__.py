@@ -6,7 +6,8 @@ only produces content.
 
 The workflows a person drives by hand build on them: ideas formed into issues, a plan
 written (the plan phase with the person as its agent) or revised by a person, a plan
-rejected, and an implementation done one plan phase at a time.
+rejected, an implementation done one plan phase at a time, and a pull request reviewed,
+checked or merged by a person.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from __future__ import annotations
 from ralph.phases._context import PhaseContext
 from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
+from ralph.phases._merged import finish_merged
 from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
 from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
+from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
 from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
 from ralph.phases._registry import PHASES, get_phase
+from ralph.phases._required_check import RequiredCheck, required_check_of, run_required_check
 from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
@@ -42,22 +46,30 @@ __all__ = [
     "PhaseStatus",
     "Progress",
     "PromptOverride",
+    "RequiredCheck",
     "StepDone",
     "adopt_branch",
+    "allowed_methods",
     "approve",
     "draft_plan",
     "effective_prompt",
+    "finish_merged",
     "form_idea",
     "get_phase",
     "idea_path",
     "iterate_plan",
     "load_overrides",
+    "merge_by_hand",
     "new_idea",
     "next_step",
     "override_problems",
+    "person_name",
     "prompted_phase",
     "reject",
+    "required_check_of",
     "retry_escalated",
+    "review_by_hand",
+    "run_required_check",
     "similar_issues",
     "step_done",
     "submit_plan",

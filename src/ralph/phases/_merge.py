@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from ralph.errors import MergeConflict
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
+from ralph.phases._merged import finish_merged, noted
 from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
-from ralph.phases._worktree_hooks import after_create, run_hook
+from ralph.phases._worktree_hooks import after_create
 from ralph.tracker import Issue, PullRequest, PullRequestState
 from ralph.workflow import WorkflowState
 
@@ -24,15 +25,6 @@ def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
         if pr.state is not PullRequestState.CLOSED
     ]
     return found[-1] if found else None
-
-
-def _merged_note(pr: PullRequest) -> str:
-    """How the comment saying the merge is finished begins."""
-    return f"Merged pull request #{pr.number} ("
-
-
-def _noted(issue: Issue, pr: PullRequest) -> bool:
-    return any(c.body.startswith(_merged_note(pr)) for c in issue.comments)
 
 
 class MergePhase(Phase):
@@ -49,7 +41,7 @@ class MergePhase(Phase):
         issue = members[0]
         pr = _request_for(ctx, issue)
         if pr is not None and pr.state is PullRequestState.MERGED:
-            if all(_noted(member, pr) for member in members):
+            if all(noted(member, pr) for member in members):
                 raise AlreadyDone(
                     f"pull request #{pr.number} for #{issue.number} is merged already"
                 )
@@ -80,30 +72,7 @@ class MergePhase(Phase):
             merged = pr
         else:
             merged = self._merge(ctx, pr)
-        if ctx.project.git.has_remote():  # the merge happened there (GitHub): catch up
-            ctx.project.git.fast_forward_from(pr.base)
-        commit = (merged.merge_commit or "")[:7]
-        for issue in members:  # merging moved them to Done (the tracker's rule)
-            advanced = ctx.tracker.advance_parent(issue.number)
-            if advanced.advanced and advanced.change is not None:
-                ctx.say(f"Parent #{advanced.change.number} moved to {advanced.change.new}.")
-        worktree = pr.head.removeprefix("feature/")
-        if ctx.worktrees.path(worktree).is_dir():
-            run_hook(ctx, "before_remove", ctx.worktrees.path(worktree))
-        pruned = ctx.worktrees.prune(worktree, ctx.base)
-        # The note comes last: a rerun after a crash before it finishes the steps above.
-        for issue in members:
-            ctx.comment_once(
-                issue.number, f"{_merged_note(pr)}{pr.head} -> {pr.base}, {commit}). Done.\n"
-            )
-        ctx.say(
-            f"Merged pull request #{pr.number} into {pr.base} ({commit}); "
-            f"{', '.join(f'#{i.number}' for i in members)} Done."
-        )
-        if pruned.removed:
-            ctx.say(f"Removed worktree worktrees/{worktree}.")
-        elif pruned.reason:
-            ctx.say(f"Kept worktree worktrees/{worktree}: {pruned.reason}.")
+        finish_merged(ctx, merged, members)
 
     def _merge(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
         failing = {c.name: c.conclusion or c.status for c in pr.checks if not c.passed}

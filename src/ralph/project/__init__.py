@@ -7,14 +7,17 @@ from __future__ import annotations
 from ralph.project._github import github_client, github_tokens
 from ralph.project._init import InitResult, init_project
 from ralph.project._open import (
+    TEST_CHECK,
     Project,
     github_tracker,
     migrate_database,
     open_project,
     open_tracker,
+    required_checks,
 )
 
 __all__ = [
+    "TEST_CHECK",
     "InitResult",
     "Project",
     "github_client",
@@ -24,4 +27,5 @@ __all__ = [
     "migrate_database",
     "open_project",
     "open_tracker",
+    "required_checks",
 ]

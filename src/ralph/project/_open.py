@@ -19,7 +19,24 @@ from ralph.project._github import github_client
 from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, GitHubTracker, LocalTracker, Tracker
 
-__all__ = ["Project", "github_tracker", "migrate_database", "open_project", "open_tracker"]
+__all__ = [
+    "TEST_CHECK",
+    "Project",
+    "github_tracker",
+    "migrate_database",
+    "open_project",
+    "open_tracker",
+    "required_checks",
+]
+
+#: The local tracker's one required check: the project's test command, run on what a
+#: pull request would merge (``phases.run_required_check``).
+TEST_CHECK = "test"
+
+
+def required_checks(config: Config) -> tuple[str, ...]:
+    """The checks a local pull request must pass: none while nothing is tested."""
+    return (TEST_CHECK,) if config.test_command.strip() else ()
 
 
 def migrate_database(db: Database) -> list[int]:
@@ -105,6 +122,7 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
                 "the local tracker keeps its issues in the database; set store to "
                 "sqlite:///path or postgresql://... (memory:// forgets them on exit)"
             )
-        yield Project(config, LocalTracker(db, repo=config.repo, git=git), store, git)
+        local = LocalTracker(db, repo=config.repo, git=git, required_checks=required_checks(config))
+        yield Project(config, local, store, git)
     finally:
         store.close()

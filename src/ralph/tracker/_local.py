@@ -1,6 +1,6 @@
 """The local tracker: issues in tables of Ralph's database (``ralph.db``: SQLite or
 PostgreSQL, next to the task store's tables) and pull requests that are real branch
-merges in the project's git repository.
+merges in the project's git repository (``_local_pulls``).
 
 Every write is one transaction. Numbers are per repository and shared by issues and pull
 requests, as on GitHub. On PostgreSQL, rows a write depends on are locked first, so
@@ -10,35 +10,17 @@ concurrent writers serialise per issue; SQLite's write transaction is exclusive 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ralph._text import check_title
 from ralph.db import Database, Row, Tx, migrate
-from ralph.errors import (
-    InvalidInput,
-    IssueNotFound,
-    MergeConflict,
-    PullRequestNotFound,
-    PullRequestNotOpen,
-    StateConflict,
-    TrackerError,
-)
-from ralph.git import GitRepo, MergeRefused
-from ralph.github import closing_references
+from ralph.errors import IssueNotFound, StateConflict
+from ralph.git import GitRepo
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._local_pulls import LocalPullRequests
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
-from ralph.tracker._model import (
-    CloseReason,
-    Comment,
-    Issue,
-    IssueQuery,
-    IssueStatus,
-    MergeStrategy,
-    PullRequest,
-    PullRequestState,
-)
-from ralph.tracker._tracker import Tracker
+from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, IssueStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -104,23 +86,7 @@ class _Relations:
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
 
 
-def _pull_request(row: Row, mergeable: bool | None = None) -> PullRequest:
-    return PullRequest(
-        number=row["number"],
-        title=row["title"],
-        body=row["body"],
-        head=row["head"],
-        base=row["base"],
-        state=PullRequestState(row["state"]),
-        mergeable=mergeable,
-        merge_commit=row["merge_commit"],
-        created_at=row["created_at"],
-        merged_at=row["merged_at"],
-        url=f"local:{row['repo']}/pull/{row['number']}",
-    )
-
-
-class LocalTracker(Tracker):
+class LocalTracker(LocalPullRequests):
     kind = "local"
 
     def __init__(
@@ -130,13 +96,16 @@ class LocalTracker(Tracker):
         repo: str,
         git: GitRepo | None = None,
         clock: Callable[[], float] | None = None,
+        required_checks: Collection[str] = (),
     ) -> None:
         """The tracker of ``repo`` in ``db``, whose tables for it are brought up to date
-        here. The database stays its opener's to close."""
+        here; ``required_checks``: the checks a pull request must pass to merge. The
+        database stays its opener's to close."""
         super().__init__(clock=clock)
         self.db = db
         self.repo = repo
         self.git = git
+        self.required_checks = tuple(required_checks)
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -350,125 +319,18 @@ class LocalTracker(Tracker):
                 raise StateConflict(number, expected, actual)
             self._comment(tx, number, comment, author)
 
-    # -- pull requests ------------------------------------------------------------------------
+    # -- pull requests: the rest is in _local_pulls -------------------------------------------
 
-    def _require_git(self) -> GitRepo:
-        if self.git is None:
-            raise TrackerError(
-                "this local tracker has no git repository; run Ralph inside the project's "
-                "git repository (ralph init records it)"
-            )
-        return self.git
-
-    def create_pull_request(
-        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
-    ) -> PullRequest:
-        git = self._require_git()
-        for branch in (head, base):
-            if not git.has_branch(branch):
-                raise InvalidInput(f"no branch {branch!r} in {git.path}; push or create it first")
-        if head == base:
-            raise InvalidInput(f"a pull request needs two branches; head and base are {head!r}")
-        with self.db.write_transaction() as tx:
-            number = self._allocate(tx)
-            tx.run(
-                "INSERT INTO ralph_pull_requests (repo, number, title, body, head, base, state, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (self.repo, number, title, body, head, base, "open", self.now()),
-            )
-            for issue in closing_references(body):
-                tx.run(
-                    "INSERT INTO ralph_pull_request_closes (repo, pull_request, issue) "
-                    "VALUES (?, ?, ?)",
-                    (self.repo, number, issue),
-                )
-        return self.get_pull_request(number)
-
-    def _pr_row(self, tx: Tx, number: int, *, lock: bool = False) -> Row:
-        row = tx.one(
-            "SELECT * FROM ralph_pull_requests WHERE repo = ? AND number = ? "
-            + (self.db.lock_rows if lock else ""),
-            (self.repo, number),
-        )
-        if row is None:
-            raise PullRequestNotFound(number)
-        return row
-
-    def _mergeable(self, row: Row) -> bool | None:
-        if row["state"] != "open" or self.git is None:
-            return None
-        return self.git.can_merge(row["head"], row["base"])
-
-    def get_pull_request(self, number: int) -> PullRequest:
-        with self.db.read_transaction() as tx:
-            row = self._pr_row(tx, number)
-        return _pull_request(row, self._mergeable(row))
-
-    def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
-    ) -> list[PullRequest]:
-        sql = "SELECT * FROM ralph_pull_requests WHERE repo = ?"
-        params: list[Any] = [self.repo]
-        if issue is not None:
-            sql += (
-                " AND number IN (SELECT pull_request FROM ralph_pull_request_closes "
-                "WHERE repo = ? AND issue = ?)"
-            )
-            params += [self.repo, issue]
-        if state is not None:
-            sql += " AND state = ?"
-            params.append(state.value)
-        with self.db.read_transaction() as tx:
-            rows = tx.rows(sql + " ORDER BY number", params)
-        return [_pull_request(row) for row in rows]
-
-    def merge_pull_request(
-        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
-    ) -> PullRequest:
-        git = self._require_git()
-        pr = self.get_pull_request(number)
-        if pr.state is not PullRequestState.OPEN:
-            raise PullRequestNotOpen(number, pr.state.value)
-        moves = self._closing_moves(pr)
-        with self.db.write_transaction() as tx:
-            state = self._pr_row(tx, number, lock=True)["state"]
-            if state != "open":
-                raise PullRequestNotOpen(number, state)
-            message = f"Merge pull request #{number} from {pr.head}\n\n{pr.title}"
-            try:
-                outcome = git.merge(
-                    pr.head, pr.base, message, squash=strategy is MergeStrategy.SQUASH
-                )
-            except MergeRefused as refused:
-                if refused.files:
-                    raise MergeConflict(number, pr.head, pr.base, refused.files) from None
-                raise
-            now = self.now()
-            tx.run(
-                "UPDATE ralph_pull_requests SET state = 'merged', merge_commit = ?, "
-                "merged_at = ? WHERE repo = ? AND number = ?",
-                (outcome.commit, now, self.repo, number),
-            )
-            for issue, comment in moves:
-                self._locked(tx, issue.number)
-                columns: dict[str, Any] = {
-                    "status": "closed",
-                    "close_reason": CloseReason.COMPLETED.value,
-                    "closed_at": now,
-                }
-                if comment is not None:
-                    columns["workflow_state"] = WorkflowState.DONE.value
-                    self._comment(tx, issue.number, comment, f"pull request #{number}")
-                self._touch(tx, issue.number, **columns)
-        return self.get_pull_request(number)
-
-    def close_pull_request(self, number: int) -> PullRequest:
-        with self.db.write_transaction() as tx:
-            row = self._pr_row(tx, number, lock=True)
-            if row["state"] != "open":
-                raise PullRequestNotOpen(number, row["state"])
-            tx.run(
-                "UPDATE ralph_pull_requests SET state = 'closed' WHERE repo = ? AND number = ?",
-                (self.repo, number),
-            )
-        return self.get_pull_request(number)
+    def _close_merged(self, tx: Tx, number: int, moves: Sequence[tuple[Issue, str | None]]) -> None:
+        now = self.now()
+        for issue, comment in moves:
+            self._locked(tx, issue.number)
+            columns: dict[str, Any] = {
+                "status": "closed",
+                "close_reason": CloseReason.COMPLETED.value,
+                "closed_at": now,
+            }
+            if comment is not None:
+                columns["workflow_state"] = WorkflowState.DONE.value
+                self._comment(tx, issue.number, comment, f"pull request #{number}")
+            self._touch(tx, issue.number, **columns)

@@ -78,4 +78,56 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
                 ON ralph_pull_request_closes (repo, issue)""",
         ),
     ),
+    Migration(
+        8,
+        "local tracker: pull request authors, reviews, review threads, check runs",
+        (
+            "ALTER TABLE ralph_pull_requests ADD COLUMN author TEXT NOT NULL DEFAULT 'ralph'",
+            """CREATE TABLE ralph_pr_reviews (
+                id {id},
+                repo TEXT NOT NULL,
+                pull_request INTEGER NOT NULL,
+                author TEXT NOT NULL,
+                state TEXT NOT NULL,
+                body TEXT NOT NULL,
+                head_oid TEXT NOT NULL,
+                submitted_at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_pr_reviews_by_pr ON ralph_pr_reviews (repo, pull_request, id)",
+            """CREATE TABLE ralph_pr_threads (
+                id {id},
+                repo TEXT NOT NULL,
+                pull_request INTEGER NOT NULL,
+                review INTEGER NOT NULL,
+                path TEXT NOT NULL,
+                line INTEGER,
+                diff_hunk TEXT NOT NULL,
+                resolved INTEGER NOT NULL DEFAULT 0
+            )""",
+            "CREATE INDEX ralph_pr_threads_by_pr ON ralph_pr_threads (repo, pull_request, id)",
+            """CREATE TABLE ralph_pr_thread_comments (
+                id {id},
+                repo TEXT NOT NULL,
+                thread INTEGER NOT NULL,
+                author TEXT NOT NULL,
+                body TEXT NOT NULL,
+                created_at {float} NOT NULL
+            )""",
+            """CREATE INDEX ralph_pr_thread_comments_by_thread
+                ON ralph_pr_thread_comments (repo, thread, id)""",
+            """CREATE TABLE ralph_pr_checks (
+                repo TEXT NOT NULL,
+                pull_request INTEGER NOT NULL,
+                head_oid TEXT NOT NULL,
+                name TEXT NOT NULL,
+                status TEXT NOT NULL,
+                conclusion TEXT,
+                required INTEGER NOT NULL,
+                summary TEXT NOT NULL,
+                url TEXT NOT NULL,
+                recorded_at {float} NOT NULL,
+                PRIMARY KEY (repo, pull_request, head_oid, name)
+            )""",
+        ),
+    ),
 )

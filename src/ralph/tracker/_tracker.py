@@ -31,6 +31,15 @@ from ralph.tracker._model import (
     StateChange,
     iso,
 )
+from ralph.tracker._reviews import (
+    CheckRun,
+    MergeSettings,
+    Review,
+    ReviewComment,
+    ReviewEvent,
+    ReviewThread,
+    ThreadComment,
+)
 from ralph.workflow import (
     LOCK_STATES,
     TERMINAL_STATES,
@@ -192,13 +201,66 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def merge_pull_request(
-        self, number: int, strategy: MergeStrategy = MergeStrategy.MERGE
+        self,
+        number: int,
+        strategy: MergeStrategy = MergeStrategy.MERGE,
+        *,
+        expected_head: str | None = None,
     ) -> PullRequest:
         """Merge head into base (MergeConflict, and nothing changed, when it does not merge
-        cleanly), then close the issues the body names and move them to Done."""
+        cleanly), then close the issues the body names and move them to Done.
+        ``expected_head``: the head commit the merge was decided on; HeadMoved, and
+        nothing merged, when the branch has moved since."""
 
     @abc.abstractmethod
     def close_pull_request(self, number: int) -> PullRequest: ...
+
+    # -- reviews, threads, checks -------------------------------------------------------------
+
+    @abc.abstractmethod
+    def submit_review(
+        self,
+        number: int,
+        event: ReviewEvent,
+        body: str = "",
+        *,
+        comments: Sequence[ReviewComment] = (),
+        author: str = "ralph",
+    ) -> Review:
+        """A review of the pull request's current head. Each inline comment opens a
+        thread. PullRequestNotFound; InvalidInput (one line, nothing recorded) when the
+        pull request is not open, a change request or comment has no body, or an inline
+        comment is on a file the pull request does not change."""
+
+    @abc.abstractmethod
+    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
+        """A comment at the end of a review thread; InvalidInput for a thread there is
+        not, or an empty body."""
+
+    @abc.abstractmethod
+    def resolve_thread(self, thread_id: str) -> ReviewThread:
+        """Mark a review thread resolved (resolving a resolved one changes nothing)."""
+
+    @abc.abstractmethod
+    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
+        """Ask for a review again (after the feedback was addressed); no reviewers: all
+        who reviewed it. An outstanding change request stands until its author reviews
+        again, as on GitHub."""
+
+    @abc.abstractmethod
+    def merge_settings(self) -> MergeSettings:
+        """Which merge methods the repository allows, and whether merges queue."""
+
+    def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
+        """Put the pull request in its base's merge queue, where merges queue (GitHub);
+        a tracker without one refuses."""
+        raise InvalidInput(f"the {self.kind} tracker has no merge queue; merge instead")
+
+    @abc.abstractmethod
+    def record_check(self, number: int, check: CheckRun) -> None:
+        """Record a check run on the pull request's current head commit (replacing one
+        of the same name there). Checks belong to a head: after a push the pull request
+        has none until they run again. TrackerError where the host's CI posts them."""
 
     # -- relations ------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """What a person looks at, as plain data: the board, an issue with its history and
-documents, the runs and their reports, what was spent. The CLI's ``--json`` prints these
+documents, a pull request with its checks and reviews, the runs and their reports, what
+was spent. The CLI's ``--json`` prints these
 documents and ``ralph web`` shows and serves the same ones, so both say the same thing."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ralph.views._issues import (
     load_issue,
     refusals_of,
 )
+from ralph.views._pulls import pull_request_dict
 from ralph.views._runs import run_document, runs_document, task_document
 from ralph.views._spend import SpendLine, SpendView, load_spend
 
@@ -30,6 +32,7 @@ __all__ = [
     "load_board",
     "load_issue",
     "load_spend",
+    "pull_request_dict",
     "refusals_of",
     "run_document",
     "runs_document",

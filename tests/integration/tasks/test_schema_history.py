@@ -8,7 +8,7 @@ import pytest
 
 from ralph.db import Database, SqliteDatabase, migrate, open_database, schema_versions
 from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, ReviewEvent
 
 #: The combined history as earlier versions of Ralph applied it, in one list.
 COMBINED = {
@@ -58,7 +58,9 @@ def test_a_database_that_ran_the_combined_history_reruns_nothing(db):
     assert migrate(db, by_version) == sorted(COMBINED)
 
     store = SqlStore(db, migrate=False)
-    assert store.migrate() == [v for v in CURRENT if v not in COMBINED]
+    assert store.migrate() == [
+        m.version for m in TASK_STORE_MIGRATIONS if m.version not in COMBINED
+    ]
     tracker = LocalTracker(db, repo="acme")
     assert schema_versions(db) == CURRENT
     assert tracker.create_issue("Still works").number == 1
@@ -72,3 +74,25 @@ def test_each_owner_brings_only_its_tables_and_the_other_adds_its_own_later(db):
     LocalTracker(db, repo="acme")
     assert "ralph_issues" in tables(db)
     assert schema_versions(db) == CURRENT
+
+
+def test_a_database_made_before_pull_request_reviews_and_checks_opens_and_keeps_its_prs(db):
+    """Made by a Ralph whose local tracker had no reviews, threads or check runs (before
+    version 8): it opens, its pull requests keep everything, and they take reviews."""
+    before = [m for m in (*TASK_STORE_MIGRATIONS, *LOCAL_TRACKER_MIGRATIONS) if m.version < 8]
+    migrate(db, before)
+    with db.write_transaction() as tx:
+        tx.run(
+            "INSERT INTO ralph_pull_requests (repo, number, title, body, head, base, state, "
+            "created_at) VALUES ('acme', 1, 'Old', 'Closes #9', 'feature/GH-9', 'main', "
+            "'open', 1.0)"
+        )
+
+    tracker = LocalTracker(db, repo="acme")
+
+    assert schema_versions(db) == CURRENT
+    pr = tracker.get_pull_request(1)
+    assert (pr.title, pr.closes, pr.author, pr.reviews, pr.checks) == ("Old", (9,), "ralph", (), ())
+    review = tracker.submit_review(1, ReviewEvent.APPROVE, author="alice")
+    assert tracker.get_pull_request(1).reviews == (review,)
+    assert {"ralph_pr_reviews", "ralph_pr_threads", "ralph_pr_checks"} <= tables(db)

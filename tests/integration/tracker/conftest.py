@@ -62,3 +62,18 @@ def github_tracker(git_path: Path, clock) -> GitHubTracker:
     client = GitHubClient(fake, Tokens("token"), pacer=pacer, clock=clock, sleep=clock.advance)
     board = set_up_board(client, "acme/project").board
     return GitHubTracker(client, owner="acme", repo="project", project=board.number, clock=clock)
+
+
+def github_tracker_as(tracker: GitHubTracker, login: str) -> GitHubTracker:
+    """``tracker``'s GitHub seen by another account, ``login``: with a token of its own
+    (GitHub names the token's user as the author of every review and reply)."""
+    fake = tracker.client.transport
+    assert isinstance(fake, FakeGitHub)
+    token = f"token-of-{login}"
+    fake.add_token(token, login)
+    clock = tracker.now
+    pacer = GitHubPacer(PacingPolicy(mutation_interval=0), clock=clock, sleep=lambda _: None)
+    client = GitHubClient(fake, Tokens(token), pacer=pacer, clock=clock, sleep=lambda _: None)
+    return GitHubTracker(
+        client, owner=tracker.owner, repo=tracker.repo, project=tracker.project_number, clock=clock
+    )

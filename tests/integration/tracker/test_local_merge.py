@@ -132,3 +132,77 @@ def test_a_pull_request_needs_two_existing_branches(tracker, project):
     with pytest.raises(InvalidInput, match="two branches"):
         tracker.create_pull_request(head="main", base="main", title="x")
     assert tracker.list_pull_requests() == []
+
+
+# -- rebase merges -------------------------------------------------------------------------
+
+
+def worktree_paths(project: GitProject) -> list[str]:
+    listing = git(project.path, "worktree", "list", "--porcelain").splitlines()
+    return [line for line in listing if line.startswith("worktree ")]
+
+
+def test_a_rebase_merge_replays_the_head_onto_the_base_and_leaves_the_head_alone(tracker, project):
+    project.commit("feature", {"a.txt": "a\n"}, "one")
+    head = project.commit("feature", {"b.txt": "b\n"}, "two")
+    project.commit("main", {"c.txt": "c\n"}, "meanwhile on main")
+    git(project.path, "reset", "-q", "--hard")
+    base_before = project.rev("main")
+    worktrees_before = worktree_paths(project)
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+
+    merged = tracker.merge_pull_request(pr.number, MergeStrategy.REBASE)
+
+    assert merged.merge_commit == project.rev("main")
+    log = git(project.path, "log", "--format=%s %P", f"{base_before}..main").splitlines()
+    assert [line.split()[0] for line in log] == ["two", "one"]
+    assert all(len(line.split()) == 2 for line in log)  # one parent each: no merge commit
+    assert git(project.path, "rev-list", "-n", "1", "main~2") == base_before
+    assert (project.path / "b.txt").read_text() == "b\n"  # the checkout of main followed
+    assert project.rev("feature") == head
+    assert worktree_paths(project) == worktrees_before  # its scratch is gone
+
+
+def test_a_rebase_that_does_not_apply_is_refused_naming_the_file_and_nothing_moves(
+    tracker, project
+):
+    project.commit("feature", {"README.md": "theirs\n"}, "theirs")
+    project.commit("main", {"README.md": "ours\n"}, "ours")
+    git(project.path, "reset", "-q", "--hard")
+    base_before, before = project.rev("main"), snapshot(project.path)
+    worktrees_before = worktree_paths(project)
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+
+    with pytest.raises(MergeConflict, match=r"README\.md"):
+        tracker.merge_pull_request(pr.number, MergeStrategy.REBASE)
+
+    assert project.rev("main") == base_before
+    assert snapshot(project.path) == before
+    assert worktree_paths(project) == worktrees_before
+    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+
+
+def test_a_rebase_merge_retried_after_it_landed_adds_nothing(tracker, project):
+    """A crash after git moved the base but before the tracker recorded it."""
+    project.commit("feature", {"a.txt": "a\n"}, "add a")
+    project.commit("main", {"c.txt": "c\n"}, "meanwhile on main")
+    git(project.path, "reset", "-q", "--hard")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+    from ralph.git import rebase_merge
+
+    landed = rebase_merge(GitRepo(project.path), "feature", "main").commit
+    merged = tracker.merge_pull_request(pr.number, MergeStrategy.REBASE)
+    assert (merged.merge_commit, project.rev("main")) == (landed, landed)
+
+
+def test_a_person_s_git_settings_do_not_steer_the_rebase(tracker, project):
+    git(project.path, "config", "rebase.updateRefs", "true")
+    git(project.path, "config", "commit.gpgSign", "true")
+    project.commit("feature", {"a.txt": "a\n"}, "one")
+    other = project.commit("other", {"a.txt": "a\n"}, "one", start="feature")
+    project.commit("feature", {"b.txt": "b\n"}, "two")
+    project.commit("main", {"c.txt": "c\n"}, "meanwhile on main")
+    git(project.path, "reset", "-q", "--hard")
+    pr = tracker.create_pull_request(head="feature", base="main", title="x")
+    tracker.merge_pull_request(pr.number, MergeStrategy.REBASE)
+    assert project.rev("other") == other  # no branch of theirs was moved along
