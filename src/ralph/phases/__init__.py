@@ -15,7 +15,7 @@ from ralph.phases._context import PhaseContext
 from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._ownership import ForeignBranch, adopt_branch
-from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
 from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
 from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
 from ralph.phases._registry import PHASES, get_phase
@@ -43,6 +43,7 @@ __all__ = [
     "Progress",
     "PromptOverride",
     "StepDone",
+    "Waiting",
     "adopt_branch",
     "approve",
     "draft_plan",

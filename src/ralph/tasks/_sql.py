@@ -784,6 +784,7 @@ class SqlStore(TaskStore):
                 waiting.run_id,
                 kind,
                 waiting.id,
+                worker=claim.worker,
                 waiting_for=waiting_for,
                 for_person=for_person,
                 until=until,

@@ -425,6 +425,7 @@ class TestWaiting:
         event = store.events(run.id)[-1]
         assert (event.kind, event.task_id) == (EventKind.TASK_WAITING, tasks["merge"].id)
         assert event.data == {
+            "worker": "i1",
             "waiting_for": "review",
             "for_person": True,
             "until": pytest.approx(clock.now + 30),
