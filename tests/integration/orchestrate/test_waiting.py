@@ -295,6 +295,9 @@ def test_hero_waiting_for_a_review_exits_1_naming_what_it_waits_for(ralph_cli, r
     shown = json.loads(out)
     assert (shown["waitingFor"], shown["forPerson"]) == ("review", True)
     assert [h["kind"] for h in shown["history"]][-1] == "task_waiting"
+    for args in (("tasks", "graph", "1"), ("tasks", "show", str(merge["id"]))):
+        code, out, _ = ralph_cli(*args)
+        assert "waiting for: review (next look " in out, args
     gate.open()
     code, out, err = ralph_cli("hero", str(number))
     assert code == 0, out + err
