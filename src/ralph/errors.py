@@ -36,6 +36,7 @@ rest are here)::
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)
     │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
+    ├── Waiting                 [phases] not ready yet (checks, a review): look again later
     ├── AlreadyDone             [phases] the phase already succeeded for this issue
     ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds
     ├── HookFailed              [phases] a workspace hook the worktree needs failed

@@ -203,6 +203,7 @@ PUBLIC = {
         "TaskStatus",
         "TaskStore",
         "TaskStoreError",
+        "WaitPolicy",
         "open_store",
         "redact_url",
     ],

@@ -1,7 +1,7 @@
-"""The run as it happens: a live table of the task graph (status, worker, elapsed, cost,
-tool calls its agents were refused) on a terminal, and one plain line per change
-otherwise (logs, CI, pipes), with a ``!`` line for each write an agent made outside its
-working directory."""
+"""The run as it happens: a live table of the task graph (status, what a waiting task
+waits for and when it looks again, worker, elapsed, cost, tool calls its agents were
+refused) on a terminal, and one plain line per change otherwise (logs, CI, pipes), with
+a ``!`` line for each write an agent made outside its working directory."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.cli._report import MARKS, duration, worker_name
+from ralph.cli._report import MARKS, duration, status_cell, waiting_text, worker_name
 from ralph.orchestrate import load_report
 from ralph.tasks import Event, EventKind, Run, TaskStore
 from ralph.tracker import Tracker
@@ -31,6 +31,8 @@ _SAID = {
     EventKind.TASK_RELEASED: "handed back",
     EventKind.TASK_EXPIRED: "lease expired",
     EventKind.TASK_CANCELED: "canceled",
+    EventKind.TASK_WAITING: "not ready",
+    EventKind.TASK_WOKEN: "woken: looks again now",
 }
 
 
@@ -77,6 +79,9 @@ class LiveView:
         extra = f" — {event.data['error']}" if event.data.get("error") else ""
         if event.kind is EventKind.TASK_CANCELED and event.data.get("reason"):
             extra = f" — {event.data['reason']}"
+        if event.kind is EventKind.TASK_WAITING:
+            until = event.data.get("until")
+            extra = f" — {waiting_text(str(event.data.get('waiting_for')), until)}"
         refused = self._new_refusals(task.run_id, task.id)
         if refused:
             extra += f" — its agent was refused {', '.join(refused)}"
@@ -120,11 +125,10 @@ class LiveView:
             table.add_column(column)
         now = time.time()
         for line in report.tasks:
-            symbol, style = MARKS[line.status]
             seconds = line.seconds + (now - line.started_at if line.started_at else 0.0)
             cells: list[str | Text] = [
                 line.subject,
-                Text(f"{symbol} {line.status}", style=style),
+                status_cell(line),
                 worker_name(line.owner) if line.status == "running" else "",
                 duration(seconds) if seconds else "",
                 f"${line.cost_usd:.2f}" if line.cost_usd else "",

@@ -20,7 +20,7 @@ from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
-from ralph.cli._run import AdoptOpt, project_runtime
+from ralph.cli._run import AdoptOpt, WaitOpt, project_runtime
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
@@ -117,6 +117,7 @@ def _session(
     agent: str | None,
     attempts: int,
     review_mode: ReviewMode | None,
+    wait: bool = False,
 ) -> int:
     """Run the session with the live view; print the report; return the exit code."""
     console = _console()
@@ -137,6 +138,7 @@ def _session(
             interrupt=interrupt,
             attempts=attempts,
             review_mode=review_mode,
+            wait=wait,
         )
     report = _conclude(project, result, console, mode=mode, root=root)
     return _exit_code(result, report)
@@ -152,11 +154,17 @@ def _conclude(
         console.print(f"Resumed run {result.run.id}.", markup=False)
     report = load_report(project.store, result.run.id)
     print_report(report, console)
-    if result.ending is Ending.WAITING_FOR_HUMAN:
+    if result.ending is Ending.WAITING_FOR_HUMAN and result.gates:
         numbers = " ".join(str(n) for n in result.gates)
         console.print(
             f"Stopped at the human gate: {result.detail}. Read the plan, then "
             f"`ralph approve {numbers}` and `ralph {mode} {root}` to go on.",
+            markup=False,
+        )
+    elif result.ending is Ending.WAITING_FOR_HUMAN:
+        console.print(
+            f"Stopped: {result.detail}. `ralph {mode} {root}` looks again; with --wait it "
+            "keeps waiting.",
             markup=False,
         )
     elif result.ending is not Ending.FINISHED:
@@ -172,13 +180,14 @@ def _conclude_root(project: Project, done: RootRun, console: Console) -> RunRepo
 
 
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
-    """0 when done or waiting at a gate as asked; 1 when work failed, the session broke
-    or the budget ran out; 130 after an interrupt."""
+    """0 when done or waiting at a gate as asked; 1 when work failed, waits for a person
+    (a review, a merge by hand), the session broke or the budget ran out; 130 after an
+    interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
     if result.ending is Ending.AGENT_UNUSABLE:
         return EXIT_AGENT_UNUSABLE
-    if result.ending in (Ending.OUT_OF_BUDGET, Ending.BROKEN):
+    if result.ending in (Ending.OUT_OF_BUDGET, Ending.BROKEN) or result.waiting:
         return EXIT_NEEDS_PERSON
     if report is not None and report.needs_person:
         return 0 if result.ending is Ending.WAITING_FOR_HUMAN else EXIT_NEEDS_PERSON
@@ -198,6 +207,7 @@ def hero_command(
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
     adopt: AdoptOpt = None,
+    wait: WaitOpt = False,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx, working=True) as project:
@@ -212,6 +222,7 @@ def hero_command(
             agent=agent,
             attempts=attempts,
             review_mode=review_mode,
+            wait=wait,
         )
     raise typer.Exit(code)
 
@@ -243,6 +254,7 @@ def loop_command(
     agent: AgentOpt = None,
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
+    wait: WaitOpt = False,
 ) -> None:
     """One pass over the board: every root with work, most urgent and in-flight first, as
     hero or team runs (ralph.toml's mode); exit 0 when no work is left, 1 when what is
@@ -288,6 +300,7 @@ def loop_command(
                 interrupt=interrupt,
                 on_start=started,
                 on_end=ended,
+                wait=wait,
             )
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}", markup=False)
@@ -342,6 +355,7 @@ def team_command(
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
     adopt: AdoptOpt = None,
+    wait: WaitOpt = False,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
@@ -358,6 +372,7 @@ def team_command(
             agent=agent,
             attempts=attempts,
             review_mode=review_mode,
+            wait=wait,
         )
     raise typer.Exit(code)
 

@@ -1,8 +1,10 @@
 """The run report for people: a table of tasks (with cached tokens and refused tool calls
-apart), totals, the makespan against the critical path, what needs a person, and the
-orchestration's soundness counters."""
+apart, and what each waiting task waits for), totals, the makespan against the critical
+path, what needs a person, and the orchestration's soundness counters."""
 
 from __future__ import annotations
+
+import time
 
 from rich.table import Table
 from rich.text import Text
@@ -11,7 +13,16 @@ from ralph.cli._console import Console
 from ralph.orchestrate import RunReport, TaskLine
 from ralph.tasks import TaskStatus
 
-__all__ = ["MARKS", "cached", "duration", "print_report", "tokens_total", "worker_name"]
+__all__ = [
+    "MARKS",
+    "cached",
+    "duration",
+    "print_report",
+    "status_cell",
+    "tokens_total",
+    "waiting_text",
+    "worker_name",
+]
 
 MARKS: dict[str, tuple[str, str]] = {
     TaskStatus.PENDING: ("○", "white"),
@@ -28,6 +39,22 @@ def duration(seconds: float) -> str:
         return f"{seconds:.1f}s"
     minutes, rest = divmod(int(seconds), 60)
     return f"{minutes}m{rest:02d}s"
+
+
+def waiting_text(waiting_for: str, next_check: float | None) -> str:
+    """``waiting for: review (next look 14:05:10)``."""
+    if next_check is None:
+        return f"waiting for: {waiting_for}"
+    at = time.strftime("%H:%M:%S", time.localtime(next_check))
+    return f"waiting for: {waiting_for} (next look {at})"
+
+
+def status_cell(line: TaskLine) -> Text:
+    """A task's status as its mark and word, or what it waits for while it waits."""
+    symbol, style = MARKS[line.status]
+    if line.waiting_for is not None:
+        return Text(f"{symbol} {waiting_text(line.waiting_for, line.next_check)}", style="cyan")
+    return Text(f"{symbol} {line.status}", style=style)
 
 
 def worker_name(owner: object) -> str:
@@ -59,8 +86,7 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
                 blank: list[str | Text] = [""] * (4 + caching + refused)
                 rows.append([f"{len(group)} earlier tasks", status, *blank])
             continue
-        symbol, style = MARKS[line.status]
-        status = Text(f"{symbol} {line.status}", style=style)
+        status = status_cell(line)
         if line.error and line.status != TaskStatus.DONE:
             status.append(f" ({line.error})", style="bright_black")
         cells: list[str | Text] = [

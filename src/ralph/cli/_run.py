@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated
 
 import typer
 
 from ralph.cli._bounds import MAX_ATTEMPTS
 from ralph.cli._console import Console
-from ralph.cli._exits import EXIT_FAILED
+from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.errors import InvalidInput
-from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, adopt_branch, approve
+from ralph.orchestrate import wait_policy
+from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
 from ralph.project import Project
 from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
 from ralph.workflow import PHASE_SPECS
@@ -19,7 +21,7 @@ from ralph.workflow import PHASE_SPECS
 #: The phases ``ralph run`` takes, by name.
 PHASE_BY_NAME = {spec.name: spec for spec in PHASE_SPECS if not spec.by_person}
 
-__all__ = ["AdoptOpt", "approve_command", "project_runtime", "run_command"]
+__all__ = ["AdoptOpt", "WaitOpt", "approve_command", "project_runtime", "run_command"]
 
 #: Exit code when the phase ran but did not succeed (escalated or failed).
 EXIT_PHASE_FAILED = EXIT_FAILED
@@ -32,6 +34,17 @@ AdoptOpt = Annotated[
         help="Let Ralph build on this existing branch of yours (its commits will be merged); "
         "repeatable.",
         show_default=False,
+    ),
+]
+
+
+WaitOpt = Annotated[
+    bool,
+    typer.Option(
+        "--wait",
+        help="When work waits for a person (a review, a merge by hand), keep going and look "
+        "again as it backs off ([merge] wait_seconds, doubling) instead of stopping with "
+        "exit 1.",
     ),
 ]
 
@@ -93,9 +106,12 @@ def run_command(
         ),
     ] = 2,
     adopt: AdoptOpt = None,
+    wait: WaitOpt = False,
 ) -> None:
     """Run one phase on one issue (a group phase on the issue's whole group); without a
-    number, on the issue the phase should take next (exit 0 when there is none)."""
+    number, on the issue the phase should take next (exit 0 when there is none). A phase
+    not ready yet (a pull request's checks running) looks again as it backs off; one
+    waiting for a person stops with exit 1, unless --wait."""
     if phase not in PHASE_BY_NAME:
         raise InvalidInput(f"unknown phase {phase!r}; phases are: {', '.join(PHASE_BY_NAME)}")
     with open_project_of(ctx, working=True) as project:
@@ -108,10 +124,37 @@ def run_command(
             if number is None:
                 _say(f"No work found for {phase}.")
                 return
-        outcome = PhaseRunner(project, runtime, max_attempts=attempts).run(phase, number)
+        runner = PhaseRunner(project, runtime, max_attempts=attempts)
+        outcome = _run_until_ready(runner, project, phase, number, wait=wait)
     _print(outcome, runtime.description)
+    if outcome.status is PhaseStatus.WAITING:
+        _say(
+            f"Waiting for a person: {outcome.waiting_for}. `ralph run {phase} {number}` looks "
+            "again (--wait keeps waiting)."
+        )
     if not outcome.ok:
         raise typer.Exit(EXIT_PHASE_FAILED)
+
+
+def _run_until_ready(
+    runner: PhaseRunner, project: Project, phase: str, number: int, *, wait: bool
+) -> PhaseOutcome:
+    """Run the phase, and again after each backoff step while it waits for something
+    that ends by itself (or for a person, with ``wait``)."""
+    policy = wait_policy(project.config)
+    outcome = runner.run(phase, number)
+    waits = 0
+    while outcome.status is PhaseStatus.WAITING and (wait or not outcome.for_person):
+        delay = policy.delay(waits)
+        waits += 1
+        _say(f"{phase} #{number}: waiting for: {outcome.waiting_for}; looking again in {delay:g}s")
+        try:
+            time.sleep(delay)
+        except KeyboardInterrupt:
+            _say(f"Stopped waiting. `ralph run {phase} {number}` looks again.")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        outcome = runner.run(phase, number)
+    return outcome
 
 
 def _next_issue(project: Project, phase: str) -> int | None:

@@ -16,7 +16,7 @@ from rich.tree import Tree
 
 from ralph.cli._console import Console
 from ralph.cli._project import store_url
-from ralph.cli._report import MARKS, print_report
+from ralph.cli._report import MARKS, print_report, waiting_text
 from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
@@ -174,6 +174,8 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
     if deps:
         listed = ", ".join(f"{d.key} ({d.status.value})" for d in deps.values())
         text.append(f"waits for: {listed}\n")
+    if task.waiting_for is not None:
+        text.append(f"{waiting_text(task.waiting_for, task.not_before)}\n", style="cyan")
     if task.error:
         text.append(f"error: {task.error}\n", style="red")
     if task.result is not None:
@@ -206,6 +208,8 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
         if waiting and task.status is TaskStatus.PENDING:
             listed = ", ".join(f"{d.key} ({d.status.value})" for d in waiting)
             node.add(Text(f"waits for {listed}", style="yellow"))
+        if task.waiting_for is not None:
+            node.add(Text(waiting_text(task.waiting_for, task.not_before), style="cyan"))
         if task.error and task.status in (TaskStatus.FAILED, TaskStatus.DEAD):
             node.add(Text(task.error, style="red"))
     Console().print(tree)

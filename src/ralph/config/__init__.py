@@ -20,6 +20,7 @@ from ralph.config._github import (
     parse_github_settings,
 )
 from ralph.config._hooks import HOOK_NAMES, HookSettings
+from ralph.config._merge import MergeSettings
 from ralph.config._reference import configuration_reference
 from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
@@ -34,6 +35,7 @@ __all__ = [
     "FoundTestCommand",
     "GitHubSettings",
     "HookSettings",
+    "MergeSettings",
     "PhaseSettings",
     "configuration_reference",
     "detect_test_command",

@@ -21,6 +21,7 @@ from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_setti
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
+from ralph.config._merge import MergeSettings, parse_merge_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
@@ -82,6 +83,7 @@ class Config:
     prompts_dir: str = ".ralph/prompts"
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
+    merge: MergeSettings = field(default_factory=MergeSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
     debug: DebugSettings = field(default_factory=DebugSettings)
 
@@ -118,6 +120,7 @@ _KEYS = {
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "agent": ("agent", None),
     "hooks": ("hooks", None),
+    "merge": ("merge", None),
     "github": ("github", None),
     "debug": ("debug", None),
 }
@@ -263,6 +266,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
         data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
     )
     values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
+    values["merge"] = parse_merge_settings(data.pop("merge", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
     for key, value in data.items():
@@ -396,6 +400,13 @@ before_run = ""
 after_run = ""
 before_remove = ""
 timeout_seconds = 600
+
+# A merge whose pull request is not ready yet (checks running, a review missing) waits
+# without holding a worker: it looks again after wait_seconds, twice as long each time,
+# at most max_wait_seconds apart.
+[merge]
+wait_seconds = 15
+max_wait_seconds = 300
 
 # Ralph's debug log: every MCP tool call, GraphQL request, agent run, phase refusal and
 # hook decision as a JSON line in .ralph/logs/ (secrets redacted), read by `ralph debug

@@ -40,6 +40,7 @@ from ralph.orchestrate._session import (
     worker_crew,
 )
 from ralph.orchestrate._slots import AgentSlots
+from ralph.orchestrate._waiting import wait_policy, wake_waiting
 from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 
 __all__ = [
@@ -85,5 +86,7 @@ __all__ = [
     "start_crew",
     "suggested_team",
     "team_crew",
+    "wait_policy",
+    "wake_waiting",
     "worker_crew",
 ]

@@ -11,6 +11,11 @@ moved while it ran (to Human Needed, say) ends the same way, the issue left wher
 person put it and the phase's result kept for a later run; the report says so. An agent
 that cannot work here at all (a refused key, an unknown model) hands its task back
 untouched and stops the session: every other task would fail the same way.
+
+Waiting is not failing: a phase not ready yet (checks running, a review missing) hands
+its task back to the store to wait, with a wake-up time from the project's backoff
+(``[merge]`` waits: 15 s doubling to 5 min by default) and no attempt charged; the
+worker is free at once and no issue lock is kept.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import logging
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +35,8 @@ from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import base_key, iterate, regraph
-from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus
+from ralph.orchestrate._waiting import wait_policy
+from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus, Waiting
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
@@ -67,6 +74,8 @@ class ExecutionStatus(enum.StrEnum):
     MOVED = "moved"
     #: Handed back untouched: the agent cannot work here until a person fixes its setup.
     STOPPED = "stopped"
+    #: Not ready yet: back in the store to look again later (no attempt charged).
+    WAITING = "waiting"
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,7 @@ class TaskExecutor:
         self.run = run
         self.stop = stop
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
+        self.wait_policy = wait_policy(project.config)
         self.runner = PhaseRunner(
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
@@ -147,6 +157,8 @@ class TaskExecutor:
             outcome = self.runner.run(
                 PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None
             )
+        except Waiting as waiting:
+            return self._waiting(claim, waiting.reason, for_person=waiting.for_person)
         except PhaseRefused as refused:
             if not refused.retryable:  # only a person can change the answer
                 return self._escalated(claim, str(refused))
@@ -168,6 +180,10 @@ class TaskExecutor:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
             return self._moved(claim, outcome)
+        if outcome.status is PhaseStatus.WAITING:
+            return self._waiting(
+                claim, outcome.waiting_for, for_person=outcome.for_person, lines=outcome.lines
+            )
         if not outcome.ok:
             return self._failed(claim, outcome.error, outcome.lines)
         return self._done(claim, kind, outcome)
@@ -248,6 +264,20 @@ class TaskExecutor:
             f"{task.subject}: {outcome.error}",
         )
         return Execution(task.id, ExecutionStatus.MOVED, outcome.lines, error=outcome.error)
+
+    def _waiting(
+        self, claim: Claim, reason: str, *, for_person: bool, lines: tuple[str, ...] = ()
+    ) -> Execution:
+        """Back to the store until the backoff's next step (it grows with each wait of
+        the task, across runs and reruns)."""
+        reason = redact(reason)
+        delay = self.wait_policy.delay(int(claim.task.metadata.get("waits", 0)))
+        self.store.defer(
+            claim, until=time.time() + delay, waiting_for=reason, for_person=for_person
+        )
+        return Execution(
+            claim.task_id, ExecutionStatus.WAITING, lines, error=f"waiting for: {reason}"
+        )
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
         error = redact(error)

@@ -3,8 +3,12 @@ approved, and decides when a session is over. It never runs a phase and never se
 message to a worker: workers learn everything from the store.
 
 A session ends when every task has ended, when all that is left waits for a person
-(a plan to approve), or when the budget is spent and nothing is running. Work that
-can never start (it waits for a task that failed) is canceled so the run can end.
+(a plan to approve, a pull request waiting for a review or a person's merge), or when
+the budget is spent and nothing is running. Work that can never start (it waits for a
+task that failed) is canceled so the run can end. A task waiting for something that
+ends by itself (checks running) keeps the session going; so does one waiting for a
+person when the session was asked to wait (``--wait``). Resuming a run wakes its
+waiting tasks: rerunning the same command looks again at once.
 
 A run is finished only when its graph says so: once every task has ended, the pipeline
 is planned again from the tracker, and work no task covered (a rewrite canceled it
@@ -19,6 +23,7 @@ from __future__ import annotations
 import enum
 import logging
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +33,7 @@ from ralph.graph import ReviewMode, Role, TaskKind
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
+from ralph.orchestrate._waiting import wake_waiting
 from ralph.project import Project
 from ralph.tasks import MessageKind, Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
@@ -65,6 +71,8 @@ class RunVerdict:
     detail: str = ""
     #: Human gates waiting for an approval.
     gates: tuple[Task, ...] = ()
+    #: Tasks waiting for a person (a review, a merge by hand).
+    waiting: tuple[Task, ...] = ()
 
 
 def _approved(states: Sequence[WorkflowState | None]) -> bool:
@@ -84,8 +92,11 @@ class Lead:
         mode: str,
         budget: Budget | None = None,
         review_mode: ReviewMode | str | None = None,
+        wait: bool = False,
     ) -> None:
+        """``wait``: keep the session going while tasks wait for a person."""
         self.project = project
+        self.wait = wait
         self.store = project.store
         self.root = root
         self.mode = mode
@@ -103,6 +114,8 @@ class Lead:
                 if task.owner is not None and holder_is_gone(task.owner):
                     self.store.requeue_abandoned(task.id, task.owner)
                     logger.info("requeued a crashed worker's task", extra={"task": task.key})
+            # Run again, so look again: what they wait for may have happened meanwhile.
+            wake_waiting(self.store, run_id=run.id)
             return run, True
         plan = plan_from_tracker(self.project, self.root, self.review_mode)
         if not len(plan.graph):
@@ -143,25 +156,37 @@ class Lead:
         if running:
             return RunVerdict(None)
         gates = []
+        people = []
+        now = time.time()
         for task in tasks:
             if task.status is not TaskStatus.PENDING:
                 continue
             if all(status[d] is TaskStatus.DONE for d in task.deps):
-                if task.role != Role.HUMAN:
-                    return RunVerdict(None)  # a worker will take it (or it waits for a backoff)
-                gates.append(task)
-        if gates:
-            numbers = ", ".join(f"#{n}" for gate in gates for n in gate.issues[:1])
+                if task.role == Role.HUMAN:
+                    gates.append(task)
+                elif self._for_a_person(task, now):
+                    people.append(task)
+                else:  # a worker will take it (or it waits for a backoff, or for checks)
+                    return RunVerdict(None)
+        if gates or people:
+            said = []
+            if gates:
+                numbers = ", ".join(f"#{n}" for gate in gates for n in gate.issues[:1])
+                said.append(f"waiting for a person to approve the plan for {numbers}")
+            said += [f"#{task.issues[0]} waiting for: {task.waiting_for}" for task in people]
             return RunVerdict(
-                Ending.WAITING_FOR_HUMAN,
-                f"waiting for a person to approve the plan for {numbers}",
-                tuple(gates),
+                Ending.WAITING_FOR_HUMAN, "; ".join(said), tuple(gates), tuple(people)
             )
         # What is left waits for work that failed: it can never start.
         for task in tasks:
             if task.status is TaskStatus.PENDING:
                 self.store.cancel(task.id)
         return self._over(run_id)
+
+    def _for_a_person(self, task: Task, now: float) -> bool:
+        """The task waits for a person and is not due for a look yet (a due one is looked
+        at first: a worker takes it). Never while the session was asked to wait."""
+        return not self.wait and task.waiting_for_person and task.not_before > now
 
     def _over(self, run_id: int) -> RunVerdict:
         """Every task has ended: finished, unless the tracker still shows work no task

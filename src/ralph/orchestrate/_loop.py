@@ -103,8 +103,11 @@ class RootSessions:
         review_mode: ReviewMode | None = None,
         attempts: int = 2,
         interrupt: Interrupt | None = None,
+        wait: bool = False,
     ) -> None:
         self.project = project
+        #: Sessions keep going while their tasks wait for a person (``--wait``).
+        self.wait_for_people = wait
         self.mode = mode
         self.max_agents = max_agents
         self.phases = phases
@@ -147,6 +150,7 @@ class RootSessions:
                     interrupt=self.interrupt,
                     attempts=self.attempts,
                     phases=self.phases,
+                    wait=self.wait_for_people,
                 )
             )
         except Exception as exc:  # one root's broken pipeline does not stop the others
@@ -186,9 +190,12 @@ def run_loop(
     interrupt: Interrupt | None = None,
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
+    wait: bool = False,
 ) -> LoopResult:
     """Run the board's roots until none is left that this pass has not run, or until
-    ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread."""
+    ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread.
+    ``wait``: a root whose tasks wait for a person (a review) keeps running until they
+    are done, instead of ending its session."""
     interrupt = interrupt or Interrupt()
     sessions = RootSessions(
         project,
@@ -200,6 +207,7 @@ def run_loop(
         review_mode=review_mode,
         attempts=attempts,
         interrupt=interrupt,
+        wait=wait,
     )
     started: set[int] = set()
     runs: list[RootRun] = []

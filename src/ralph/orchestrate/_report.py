@@ -1,7 +1,8 @@
 """The run report: per task status, time, attempts, cost, tokens (cached input counted
 and shown apart), refused tool calls and writes outside the working directory; totals;
 the makespan against the critical path; the work streams with their worktrees and how
-far each got; what needs a person; and counters that check, from the store's own
+far each got; what the waiting tasks wait for and when they look again; what needs a
+person; and counters that check, from the store's own
 history, that the original's coordination failures did not happen.
 
 Built by a pure function from what the store keeps (tasks, events, ledger, messages),
@@ -38,6 +39,7 @@ _ENDS = frozenset(
         EventKind.TASK_RELEASED,
         EventKind.TASK_EXPIRED,
         EventKind.TASK_CANCELED,
+        EventKind.TASK_WAITING,
     }
 )
 
@@ -66,6 +68,11 @@ class TaskLine:
     refused: tuple[str, ...] = ()
     #: Where its agents wrote outside their working directory (those attempts failed).
     breaches: tuple[str, ...] = ()
+    #: While it waits: what for ("review", "checks (2 pending)"), whether only a person
+    #: can end the wait, and when it looks again (seconds since the epoch).
+    waiting_for: str | None = None
+    for_person: bool = False
+    next_check: float | None = None
 
 
 @dataclass(frozen=True)
@@ -284,10 +291,18 @@ def build_report(
                 cache_write_tokens=sum(c.cache_write_tokens for c in own),
                 refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
                 breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
+                waiting_for=task.waiting_for,
+                for_person=task.waiting_for_person,
+                next_check=task.not_before if task.waiting_for is not None else None,
             )
         )
     critical, keys = _critical_path(tasks, seconds)
     person = [m.body for m in messages if m.kind is MessageKind.ESCALATION]
+    again = (
+        f"`ralph {run.mode} {run.root_issue}` looks again"
+        if run.root_issue is not None
+        else "run the same command again to look again"
+    )
     for task in tasks:
         if task.status is TaskStatus.DEAD:
             person.append(f"{task.subject}: gave up after {task.attempts} attempts: {task.error}")
@@ -296,6 +311,11 @@ def build_report(
             person.append(
                 f"{task.subject}: approve with `ralph approve {number}`, then run the same "
                 f"command again to go on"
+            )
+        if task.waiting_for_person:
+            person.append(
+                f"{task.subject}: waiting for: {task.waiting_for}; {again} "
+                "(--wait keeps it waiting)"
             )
     return RunReport(
         run=run,

@@ -172,10 +172,14 @@ def _judge(
     note: Callable[[str], None],
 ) -> None:
     """A root that ended well starts afresh; one that did not waits twice as long as the
-    time before, and after ``MAX_ROOT_FAILURES`` in a row waits for a person."""
+    time before, and after ``MAX_ROOT_FAILURES`` in a row waits for a person. One whose
+    tasks wait for a person (a review) is looked at again a poll later, not at once: the
+    board still shows its work, and nothing but the wait would come of starting it."""
     root = done.root.root
     if done.result.ending in _HEALTHY:
         backoff.pop(root, None)
+        if done.result.waiting:
+            backoff[root] = _Backoff(until=time.monotonic() + poll_seconds)
         return
     state = backoff.setdefault(root, _Backoff())
     state.failures += 1

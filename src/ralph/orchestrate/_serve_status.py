@@ -1,7 +1,8 @@
 """``ralph serve --status-file PATH``: what the service does, as JSON for machines (a
 monitor, a dashboard), rewritten whole on every look so a reader never sees half a file:
-the roots running and their tasks, retries, who waits for a person, roots backing off or
-left for a person, and what was spent today."""
+the roots running and their tasks, retries, the tasks waiting (for what, for whom, and
+when they look again), who waits for a person, roots backing off or left for a person,
+and what was spent today."""
 
 from __future__ import annotations
 
@@ -52,6 +53,17 @@ def status_document(
                 "run": run.id if run is not None else None,
                 "tasks": dict(sorted(Counter(t.status.value for t in tasks).items())),
                 "retries": sum(max(0, t.attempts - 1) for t in tasks),
+                "waiting": [
+                    {
+                        "task": t.key,
+                        "issue": t.issues[0] if t.issues else None,
+                        "waiting_for": t.waiting_for,
+                        "for_person": t.waiting_for_person,
+                        "next_check": t.not_before,
+                    }
+                    for t in tasks
+                    if t.waiting_for is not None
+                ],
             }
         )
     monotonic = time.monotonic()

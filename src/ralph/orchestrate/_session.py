@@ -92,6 +92,8 @@ class SessionResult:
     detail: str = ""
     resumed: bool = False
     gates: tuple[int, ...] = ()
+    #: (issue, what it waits for) of each task waiting for a person (a review, a merge).
+    waiting: tuple[tuple[int, str], ...] = ()
     #: Agent-free counters from this process's workers.
     claims: int = 0
     idle_waits: int = 0
@@ -192,12 +194,15 @@ def run_session(
     interrupt: Interrupt | None = None,
     attempts: int = 2,
     phases: Collection[str] | None = None,
+    wait: bool = False,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
     or is interrupted; with ``phases``, only tasks of those phases run, and the session
-    ends when none of them is left to do."""
+    ends when none of them is left to do. ``wait``: tasks waiting for a person (a
+    review, a merge by hand) keep the session going, looked at again by their backoff,
+    instead of ending it."""
     store = project.store
-    lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode)
+    lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode, wait=wait)
     interrupt = interrupt or Interrupt()
     run, resumed = lead.open_run()
     if run is None:
@@ -215,7 +220,7 @@ def run_session(
             stop=interrupt.agent_unusable,
             phases=phases,
         )
-        verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases)
+        verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases, wait=wait)
         ending = verdict.ending or Ending.INTERRUPTED
         traced.set("ralph.ending", ending.value)
         traced.set("ralph.resumed", resumed)
@@ -231,6 +236,7 @@ def run_session(
         verdict.detail,
         resumed,
         tuple(g.issues[0] for g in verdict.gates),
+        tuple((t.issues[0], t.waiting_for or "") for t in verdict.waiting),
         claims=sum(w.stats.claims for w in workers.workers),
         idle_waits=sum(w.stats.idle_waits for w in workers.workers),
         workers=tuple(w.name for w in workers.workers),
@@ -264,6 +270,8 @@ def _watch(
     observer: Observer | None,
     interrupt: Interrupt,
     phases: Collection[str] | None = None,
+    *,
+    wait: bool = False,
 ) -> tuple[RunVerdict, int]:
     """Watch until the lead says the session is over; returns its verdict and the last
     event seen."""
@@ -288,20 +296,31 @@ def _watch(
         verdict = lead.look(run.id)
         if verdict.ending is not None:
             return verdict, cursor
-        if phases is not None and not workers.busy and _phases_done(store, run.id, phases):
+        if (
+            phases is not None
+            and not workers.busy
+            and _phases_done(store, run.id, phases, wait=wait)
+        ):
             listed = ", ".join(sorted(phases))
             return RunVerdict(Ending.PHASES_DONE, f"nothing left to do in {listed}"), cursor
 
 
-def _phases_done(store: TaskStore, run_id: int, phases: Collection[str]) -> bool:
+def _phases_done(
+    store: TaskStore, run_id: int, phases: Collection[str], *, wait: bool = False
+) -> bool:
     """Nothing runs and no task of ``phases`` is ready: none ever will be, as only tasks
-    of other phases could make one ready. (A task waiting for a retry's backoff is
-    ready: its dependencies are done.)"""
+    of other phases could make one ready. (A task waiting for a retry's backoff, or for
+    checks to finish, is ready: its dependencies are done; one waiting for a person is
+    not, unless the session waits for people.)"""
     tasks = store.list_tasks(run_id)
     done = {t.id for t in tasks if t.status is TaskStatus.DONE}
     if any(t.status is TaskStatus.RUNNING for t in tasks):
         return False
+    now = time.time()
     return not any(
-        t.status is TaskStatus.PENDING and t.kind in phases and done.issuperset(t.deps)
+        t.status is TaskStatus.PENDING
+        and t.kind in phases
+        and done.issuperset(t.deps)
+        and (wait or not t.waiting_for_person or t.not_before <= now)
         for t in tasks
     )

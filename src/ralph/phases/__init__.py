@@ -17,7 +17,7 @@ from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._merged import finish_merged
 from ralph.phases._ownership import ForeignBranch, adopt_branch
-from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
 from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
 from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
 from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
@@ -48,6 +48,7 @@ __all__ = [
     "PromptOverride",
     "RequiredCheck",
     "StepDone",
+    "Waiting",
     "adopt_branch",
     "allowed_methods",
     "approve",

@@ -25,6 +25,7 @@ __all__ = [
     "NeedsHuman",
     "Phase",
     "PhaseRefused",
+    "Waiting",
     "Workspace",
     "prompt",
     "test_phrases",
@@ -47,6 +48,25 @@ class Impasse(PhaseRefused):
 
 class NeedsHuman(RalphError):
     """Only a person can go on: the phase escalates (Human Needed + ``Escalation:``)."""
+
+
+class Waiting(RalphError):
+    """Not ready yet, and nothing is wrong: the phase waits for something outside Ralph
+    (checks to finish, a review, a person's merge) and is to look again later. Waiting
+    is not failing: no attempt is spent, nothing escalates, the issues stay where they
+    are, and an orchestrated task goes back to the store with a wake-up time, freeing
+    its worker.
+
+    ``reason`` is what it waits for, as people read it after "waiting for: "
+    ("checks (2 pending)", "review"); ``for_person`` says whether only a person can end
+    the wait (a review, a merge by hand) or it ends by itself (checks running);
+    ``detail`` adds what the host said, if anything."""
+
+    def __init__(self, reason: str, *, for_person: bool, detail: str = "") -> None:
+        self.reason = reason
+        self.for_person = for_person
+        self.detail = detail
+        super().__init__(f"waiting for: {reason}" + (f" ({detail})" if detail else ""))
 
 
 class AlreadyDone(RalphError):

@@ -9,6 +9,11 @@ run out, or the agent asks for a person, the issues go to Human Needed with an
 ``Escalation:`` comment. A failure while applying puts the lock state back and keeps
 the checkpoint for the rerun.
 
+Waiting is not failing: a phase that raises ``Waiting`` (checks still running, a review
+missing) ends with status ``waiting``, its issues where they were (a lock state put
+back), its locks released and any agent result kept as the checkpoint; the caller looks
+again later (an orchestrated task is deferred in the store, freeing its worker).
+
 A person's move wins: the phase applies its result only while its issues are still in
 the state it left them in, and its own moves are compare-and-sets from there. An issue
 moved meanwhile (to Human Needed, say) stays where it was put; the phase stops with
@@ -21,6 +26,7 @@ or an escalation.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import time
@@ -44,6 +50,7 @@ from ralph.phases._phase import (
     NeedsHuman,
     Phase,
     PhaseRefused,
+    Waiting,
     Workspace,
 )
 from ralph.phases._prompts import load_override
@@ -65,6 +72,8 @@ class PhaseStatus(enum.StrEnum):
     FAILED = "failed"
     #: Someone else moved an issue while the phase ran; the result is kept for later.
     MOVED = "moved"
+    #: Not ready yet (checks running, a review missing): to be looked at again later.
+    WAITING = "waiting"
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,10 @@ class PhaseOutcome:
     #: Where its agents wrote outside their working directory, one line each (the
     #: attempt failed; run reports show them).
     breaches: tuple[str, ...] = ()
+    #: While waiting: what for ("review", "checks (2 pending)"), and whether only a
+    #: person can end the wait.
+    waiting_for: str = ""
+    for_person: bool = False
 
     @property
     def ok(self) -> bool:
@@ -243,6 +256,8 @@ class PhaseRunner:
             phase.check(ctx, members)
         except AlreadyDone as done:
             return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
+        except Waiting as waiting:
+            return self._waiting(phase, ctx, numbers, [], waiting)
         token = uuid.uuid4().hex
         held = self._lock_rows(phase.name, numbers, token)
         try:
@@ -315,6 +330,10 @@ class PhaseRunner:
             self._escalate(phase, ctx, numbers, str(human))
             self.project.store.clear_checkpoint(key)
             return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))
+        except Waiting as waiting:  # not ready yet: the checkpoint stays for the next look
+            for n in numbers:
+                tracker.release(n, command=phase.command)
+            return self._waiting(phase, ctx, numbers, runs, waiting)
         except MovedMeanwhile as moved:  # their move wins; the checkpoint stays
             kept = "its result is kept" if phase.uses_agent else "it stopped there"
             error = f"{moved} while {phase.name} ran; {kept}"
@@ -335,6 +354,20 @@ class PhaseRunner:
         self.project.store.clear_checkpoint(key)
         result = dict(attempt.result)
         return self._outcome(phase, ctx, numbers, PhaseStatus.DONE, runs, "", result)
+
+    def _waiting(
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        runs: list[AgentResult],
+        waiting: Waiting,
+    ) -> PhaseOutcome:
+        ctx.say(f"Not ready, {waiting}.")
+        outcome = self._outcome(phase, ctx, numbers, PhaseStatus.WAITING, runs, str(waiting))
+        return dataclasses.replace(
+            outcome, waiting_for=waiting.reason, for_person=waiting.for_person
+        )
 
     def _outcome(
         self,

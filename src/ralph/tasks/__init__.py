@@ -19,7 +19,12 @@ from ralph.errors import (
     TaskNotFound,
     TaskStoreError,
 )
-from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, DEFAULT_MAX_ATTEMPTS, RetryPolicy
+from ralph.tasks._lifecycle import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_MAX_ATTEMPTS,
+    RetryPolicy,
+    WaitPolicy,
+)
 from ralph.tasks._model import (
     TERMINAL_STATUSES,
     Charge,
@@ -69,6 +74,7 @@ __all__ = [
     "TaskStatus",
     "TaskStore",
     "TaskStoreError",
+    "WaitPolicy",
     "open_store",
     "redact_url",
 ]

@@ -3,13 +3,15 @@
 ::
 
     pending --claim--> running --complete--> done
-       ^                 |  \\--fail(retryable, attempts left)--> pending (not before t)
+       ^                 |  \\--defer(until t)------------------> pending (waiting, not before t)
+       |                 |  \\--fail(retryable, attempts left)--> pending (not before t)
        |                 |  \\--fail(not retryable)-----------> failed
        |                 |  \\--fail(no attempts left)--------> dead
        |                 |  \\--lease expired, attempts left--> pending
        |                 |  \\--lease expired, none left------> dead
        +----release------+
     any non-terminal --cancel--> canceled;   done|failed|dead|canceled --reopen--> pending
+    pending, waiting --wake--> pending, claimable now
 
 Every write by a worker presents its claim token; a token that is not the task's
 current one, or a task that is no longer running, raises LeaseLost (zombie fencing).
@@ -30,17 +32,20 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_ATTEMPTS",
     "RetryPolicy",
+    "WaitPolicy",
     "abandon",
     "cancel",
     "check_claim",
     "claim",
     "claimable",
     "complete",
+    "defer",
     "expire",
     "fail",
     "heartbeat",
     "release",
     "reopen",
+    "wake",
 ]
 
 #: A worker heartbeats every lease/6 (10 s for the default); three missed beats and more
@@ -63,6 +68,21 @@ class RetryPolicy:
 
     def delay(self, attempts: int) -> float:
         return float(min(self.cap_seconds, self.base_seconds * 2 ** max(0, attempts - 1)))
+
+
+@dataclass(frozen=True)
+class WaitPolicy:
+    """How long a waiting task sleeps before it looks again: ``first_seconds`` doubling
+    with each wait, capped at ``max_seconds`` (15 s to 5 min by default: a check that
+    turns green is seen within a step, and a review that takes a day costs a look every
+    five minutes)."""
+
+    first_seconds: float = 15.0
+    max_seconds: float = 300.0
+
+    def delay(self, waits: int) -> float:
+        """The pause after ``waits`` earlier waits (0 for the first)."""
+        return float(min(self.max_seconds, self.first_seconds * 2 ** min(max(0, waits), 64)))
 
 
 def claimable(
@@ -140,6 +160,50 @@ def fail(
         updated_at=now,
     )
     return changed, kind
+
+
+def defer(
+    task: Task, token: int, *, until: float, waiting_for: str, for_person: bool, now: float
+) -> tuple[Task, EventKind]:
+    """Hand the task back to wait for something outside Ralph (checks to finish, a
+    review): pending again, not claimable before ``until``. Waiting is not failing: the
+    claim's attempt is given back, and nothing of the claim stays (owner, lease). The
+    metadata says what it waits for, for whom, how often it has waited (the backoff's
+    count) and since when; ``waiting_token`` ties that to this claim, so the task stops
+    counting as waiting once claimed again (see ``Task.waiting_for``)."""
+    check_claim(task, token)
+    meta = dict(task.metadata)
+    # Since when: kept while the task goes on waiting for the same thing, claim after
+    # claim; a wait for something else starts a new stretch.
+    same = meta.get("waiting_token") == token - 1 and meta.get("waiting_for") == waiting_for
+    since = meta.get("waiting_since") if same and meta.get("waiting_since") else now
+    meta.update(
+        waiting_for=waiting_for,
+        for_person=for_person,
+        waits=int(meta.get("waits", 0)) + 1,
+        waiting_since=since,
+        waiting_token=token,
+    )
+    waiting = dataclasses.replace(
+        task,
+        status=_S.PENDING,
+        owner=None,
+        attempts=max(0, task.attempts - 1),
+        lease_expires_at=None,
+        not_before=until,
+        error=None,
+        metadata=meta,
+        updated_at=now,
+    )
+    return waiting, EventKind.TASK_WAITING
+
+
+def wake(task: Task, *, now: float) -> Task | None:
+    """A waiting task made claimable now (what it waits for may have changed). None
+    when it is not waiting, or is claimable already."""
+    if task.waiting_for is None or task.not_before <= now:
+        return None
+    return dataclasses.replace(task, not_before=now, updated_at=now)
 
 
 def release(task: Task, token: int, *, now: float) -> Task:

@@ -61,6 +61,11 @@ class EventKind(enum.StrEnum):
     TASK_EXPIRED = "task_expired"
     TASK_CANCELED = "task_canceled"
     TASK_REOPENED = "task_reopened"
+    #: Handed back to wait for something outside Ralph (checks, a review), not before a
+    #: wake-up time; no attempt is charged. ``data`` says what it waits for.
+    TASK_WAITING = "task_waiting"
+    #: A waiting task made claimable now (what it waits for may have changed).
+    TASK_WOKEN = "task_woken"
     RUN_FINISHED = "run_finished"
     SHUTDOWN_REQUESTED = "shutdown_requested"
     MESSAGE = "message"
@@ -121,6 +126,23 @@ class Task:
     def terminal(self) -> bool:
         return self.status in TERMINAL_STATUSES
 
+    @property
+    def waiting_for(self) -> str | None:
+        """What the task waits for ("review", "checks (2 pending)") while it waits: it
+        was deferred and nobody has claimed it since (every claim bumps the token the
+        deferral noted). None otherwise."""
+        meta = self.metadata
+        if self.status is not TaskStatus.PENDING or meta.get("waiting_token") != self.claim_token:
+            return None
+        reason = meta.get("waiting_for")
+        return str(reason) if reason else None
+
+    @property
+    def waiting_for_person(self) -> bool:
+        """Waiting, and for a person (a review, a merge) rather than for something that
+        ends by itself (checks running)."""
+        return self.waiting_for is not None and bool(self.metadata.get("for_person"))
+
     def to_dict(self) -> dict[str, Any]:
         """The task as JSON for people and tools (camelCase, like the original)."""
         return {
@@ -137,6 +159,9 @@ class Task:
             "maxAttempts": self.max_attempts,
             "claimToken": self.claim_token,
             "leaseExpiresAt": self.lease_expires_at,
+            "notBefore": self.not_before,
+            "waitingFor": self.waiting_for,
+            "forPerson": self.waiting_for_person,
             "deps": list(self.deps),
             "metadata": dict(self.metadata),
             "result": self.result,

@@ -767,6 +767,49 @@ class SqlStore(TaskStore):
             tx.emit(stored.run_id, kind, stored.id, error=error, status=stored.status.value)
         return stored
 
+    def defer(self, claim: Claim, *, until: float, waiting_for: str, for_person: bool) -> Task:
+        with self._write() as tx:
+            # Read afresh under the lock: the metadata may have grown since the claim.
+            task = self._claimed_task(tx, claim)
+            waiting, kind = life.defer(
+                task,
+                claim.token,
+                until=until,
+                waiting_for=waiting_for,
+                for_person=for_person,
+                now=self._now(),
+            )
+            self._store_task(tx, waiting, token=claim.token, status=TaskStatus.RUNNING)
+            tx.emit(
+                waiting.run_id,
+                kind,
+                waiting.id,
+                worker=claim.worker,
+                waiting_for=waiting_for,
+                for_person=for_person,
+                until=until,
+            )
+        return waiting
+
+    def wake(self, task_ids: Iterable[int]) -> list[Task]:
+        ids = sorted(set(task_ids))
+        if not ids:
+            return []
+        with self._write() as tx:
+            now = self._now()
+            woken = []
+            for task in self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows):
+                changed = life.wake(task, now=now)
+                if changed is None:
+                    continue
+                woken.append(
+                    self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.PENDING)
+                )
+                tx.emit(
+                    changed.run_id, EventKind.TASK_WOKEN, changed.id, waiting_for=task.waiting_for
+                )
+        return woken
+
     def release(self, claim: Claim) -> Task:
         released = life.release(claim.task, claim.token, now=self._now())
         with self._write() as tx:

@@ -175,6 +175,20 @@ class TaskStore(abc.ABC):
         dead; not retryable: failed. Raises LeaseLost."""
 
     @abc.abstractmethod
+    def defer(self, claim: Claim, *, until: float, waiting_for: str, for_person: bool) -> Task:
+        """Hand the claimed task back to wait for something outside Ralph (``waiting_for``:
+        checks to finish, a review, a person's merge): pending, not claimable before
+        ``until``, its attempt given back, no owner; appends task_waiting. The metadata
+        keeps ``waiting_for``, ``for_person``, ``waits`` (deferrals so far, for the
+        backoff) and ``waiting_since``. Raises LeaseLost."""
+
+    @abc.abstractmethod
+    def wake(self, task_ids: Iterable[int]) -> list[Task]:
+        """Make waiting tasks claimable now (what they wait for may have changed: a
+        review posted, a rerun of the command); appends task_woken for each. Tasks that
+        are not waiting, or are claimable already, are left alone. Returns those woken."""
+
+    @abc.abstractmethod
     def release(self, claim: Claim) -> Task:
         """Back to pending, attempts kept (graceful shutdown); raises LeaseLost."""
 

@@ -387,6 +387,130 @@ class TestOutcomes:
         assert store.fail(claim, "x").status is TaskStatus.DEAD
 
 
+class TestWaiting:
+    """A claimed task deferred to wait for something outside Ralph (checks, a review):
+    waiting is not failing."""
+
+    def test_a_deferred_task_waits_until_its_time_without_being_charged_an_attempt(
+        self, store, clock
+    ):
+        run, tasks = chain(store, "merge", role="integrator")
+        claim = store.claim(run.id, "i1", ["integrator"])
+        waiting = store.defer(
+            claim, until=clock.now + 15, waiting_for="checks (2 pending)", for_person=False
+        )
+        assert waiting == store.get_task(tasks["merge"].id)
+        assert (waiting.status, waiting.owner, waiting.lease_expires_at) == (
+            TaskStatus.PENDING,
+            None,
+            None,
+        )
+        assert waiting.attempts == 0
+        assert (waiting.waiting_for, waiting.waiting_for_person) == ("checks (2 pending)", False)
+        assert waiting.metadata["waits"] == 1
+        assert waiting.metadata["waiting_since"] == pytest.approx(clock.now)
+        assert store.claim(run.id, "i2", ["integrator"]) is None
+        with pytest.raises(TaskNotClaimable):
+            store.claim_task(tasks["merge"].id, "i2")
+        clock.advance(15)
+        again = store.claim(run.id, "i2", ["integrator"])
+        assert again.task.id == tasks["merge"].id
+        assert again.task.attempts == 1
+        assert again.task.waiting_for is None  # taken again: it no longer waits
+
+    def test_waiting_is_announced_with_what_it_waits_for(self, store, clock):
+        run, tasks = chain(store, "merge", role="integrator")
+        claim = store.claim(run.id, "i1", ["integrator"])
+        store.defer(claim, until=clock.now + 30, waiting_for="review", for_person=True)
+        event = store.events(run.id)[-1]
+        assert (event.kind, event.task_id) == (EventKind.TASK_WAITING, tasks["merge"].id)
+        assert event.data == {
+            "worker": "i1",
+            "waiting_for": "review",
+            "for_person": True,
+            "until": pytest.approx(clock.now + 30),
+        }
+
+    def test_a_stale_claim_cannot_defer(self, store, clock):
+        run, tasks = chain(store, "merge", role="integrator")
+        zombie = store.claim(run.id, "A", ["integrator"])
+        clock.advance(store.lease_seconds + 1)
+        rescuer = store.claim(run.id, "B", ["integrator"])
+        with pytest.raises(LeaseLost):
+            store.defer(zombie, until=clock.now + 15, waiting_for="review", for_person=True)
+        assert store.get_task(tasks["merge"].id).status is TaskStatus.RUNNING
+        store.defer(rescuer, until=clock.now + 15, waiting_for="review", for_person=True)
+        with pytest.raises(LeaseLost):  # deferring twice: the claim ended with the first
+            store.defer(rescuer, until=clock.now + 15, waiting_for="review", for_person=True)
+
+    def test_the_metadata_written_during_the_claim_is_kept(self, store, clock):
+        run, _tasks = chain(store, "merge", role="integrator")
+        claim = store.claim(run.id, "i1", ["integrator"])
+        store.update_progress(claim, metadata={"pull_request": 7})
+        waiting = store.defer(claim, until=clock.now + 15, waiting_for="review", for_person=True)
+        assert waiting.metadata["pull_request"] == 7
+        assert waiting.metadata["issue_number"] == 1
+
+    def test_waits_add_up_for_the_backoff_while_attempts_stay_untouched(self, store, clock):
+        run, _tasks = chain(store, "merge", role="integrator")
+        for waits in range(1, 6):
+            claim = store.claim(run.id, "i1", ["integrator"])
+            waiting = store.defer(claim, until=clock.now + 1, waiting_for="review", for_person=True)
+            assert waiting.metadata["waits"] == waits
+            clock.advance(1)
+        claim = store.claim(run.id, "i1", ["integrator"])
+        assert claim.task.attempts == 1
+        assert store.complete(claim).status is TaskStatus.DONE
+
+    def test_waking_makes_waiting_tasks_claimable_now(self, store, clock):
+        run = store.create_run("r")
+        merge, other = store.add_tasks(
+            run.id, [spec("merge", role="integrator"), spec("other", role="integrator")]
+        )
+        claim = store.claim_task(merge.id, "i1")
+        store.defer(claim, until=clock.now + 300, waiting_for="review", for_person=True)
+        woken = store.wake([merge.id, other.id, merge.id])
+        assert [t.id for t in woken] == [merge.id]
+        assert woken[0].not_before == pytest.approx(clock.now)
+        assert woken[0].waiting_for == "review"  # still waiting: it is to be looked at again
+        assert [e.kind for e in store.events(run.id)[-1:]] == [EventKind.TASK_WOKEN]
+        assert store.wake([merge.id]) == []  # claimable already
+        assert store.wake([]) == []
+        assert store.claim_task(merge.id, "i2").task.attempts == 1
+
+    def test_a_waiting_task_is_canceled_like_any_pending_one(self, store, clock):
+        run, tasks = chain(store, "merge", role="integrator")
+        claim = store.claim(run.id, "i1", ["integrator"])
+        store.defer(claim, until=clock.now + 15, waiting_for="review", for_person=True)
+        [canceled] = store.cancel(tasks["merge"].id)
+        assert canceled.status is TaskStatus.CANCELED
+        assert canceled.waiting_for is None
+        assert store.wake([tasks["merge"].id]) == []
+
+    def test_a_sleeping_worker_wakes_when_a_waiting_task_is_woken(
+        self, make_store, backend, monkeypatch
+    ):
+        monkeypatch.setattr(postgres_db, "FALLBACK_POLL_SECONDS", 10 * WAKE_BOUND_SECONDS)
+        store = make_store()
+        run, tasks = chain(store, "merge", role="integrator")
+        claim = store.claim(run.id, "i1", ["integrator"])
+        store.defer(claim, until=time.time() + 3600, waiting_for="review", for_person=True)
+        cursor = store.events(run.id)[-1].id
+        other = make_store() if backend != "memory" else store
+        woke_with: list[list[Event]] = []
+        thread = threading.Thread(
+            target=lambda: woke_with.append(
+                other.wait_for_events(run.id, cursor, timeout=WAKE_BOUND_SECONDS)
+            )
+        )
+        thread.start()
+        store.wake([tasks["merge"].id])
+        thread.join(timeout=2 * WAKE_BOUND_SECONDS)
+        assert woke_with
+        assert [e.kind for e in woke_with[0]] == [EventKind.TASK_WOKEN]
+        assert other.claim(run.id, "i2", ["integrator"]).task.key == "merge"
+
+
 class TestReaper:
     def test_t6_expired_leases_return_to_pending_or_die_when_attempts_are_used_up(
         self, make_store, clock

@@ -1,5 +1,5 @@
-"""T7: random sequences of adds, claims, completions, failures, crashes, clock moves and
-reaps, checked step by step against a small reference model, on every backend."""
+"""T7: random sequences of adds, claims, completions, failures, waits, wake-ups, crashes,
+clock moves and reaps, checked step by step against a small reference model, on every backend."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ class ModelTask:
     token: int = 0
     lease_until: float = 0.0
     not_before: float = 0.0
+    #: Deferred to wait, and not claimed since.
+    waiting: bool = False
 
 
 @dataclass
@@ -105,6 +107,7 @@ def machine_for(store, clock):
             task = self.model.tasks[claim.task.id]
             task.status, task.token = "running", task.token + 1
             task.attempts += 1
+            task.waiting = False
             task.lease_until = now + LEASE
             assert claim.token == task.token
             return claim
@@ -141,6 +144,34 @@ def machine_for(store, clock):
                 task.not_before = clock() + BASE * 2 ** (task.attempts - 1)
             return claim
 
+        @rule(claim=consumes(claims), seconds=st.sampled_from([1.0, 15.0, 300.0]), target=stale)
+        def defer(self, claim, seconds):
+            task = self.model.tasks[claim.task_id]
+            live = task.status == "running" and task.token == claim.token
+            try:
+                store.defer(claim, until=clock() + seconds, waiting_for="review", for_person=True)
+            except LeaseLost:
+                assert not live
+                return claim
+            assert live
+            task.status, task.waiting = "pending", True
+            task.attempts -= 1  # waiting is not failing
+            task.not_before = clock() + seconds
+            return claim
+
+        @rule()
+        def wake(self):
+            now = clock()
+            expected = sorted(
+                t.id
+                for t in self.model.tasks.values()
+                if t.status == "pending" and t.waiting and t.not_before > now
+            )
+            woken = store.wake(list(self.model.tasks))
+            assert sorted(t.id for t in woken) == expected
+            for task_id in expected:
+                self.model.tasks[task_id].not_before = now
+
         @rule(claim=consumes(claims))
         def crash_worker(self, claim):
             """The worker dies holding the claim: nothing is written."""
@@ -173,7 +204,10 @@ def machine_for(store, clock):
                 else:
                     assert task.status.value == model.status
                 assert task.attempts <= task.max_attempts
+                assert task.attempts == model.attempts
                 assert task.claim_token == model.token
+                waits = model.waiting and model.status == "pending"
+                assert (task.waiting_for is not None) == waits
 
     return StoreMachine
 

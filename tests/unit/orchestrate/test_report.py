@@ -1,10 +1,11 @@
-"""The run report's work streams: built from the stream tasks' metadata alone."""
+"""The run report from what the store keeps: work streams from the stream tasks' metadata,
+waiting tasks from theirs, and running time from the events."""
 
 from __future__ import annotations
 
 from ralph.graph import TaskKind
 from ralph.orchestrate import build_report
-from ralph.tasks import Run, Task, TaskStatus
+from ralph.tasks import Event, EventKind, Run, Task, TaskStatus
 
 DONE, PENDING, CANCELED = TaskStatus.DONE, TaskStatus.PENDING, TaskStatus.CANCELED
 
@@ -61,3 +62,63 @@ def test_a_run_without_streams_reports_none():
         build_report(Run(id=1, name="r", root_issue=1, mode="hero"), tasks, [], [], []).streams
         == ()
     )
+
+
+def _waiting(id_: int, reason: str, *, for_person: bool, token: int = 1) -> Task:
+    return Task(
+        id=id_,
+        run_id=1,
+        key=f"merge:{id_}",
+        kind=TaskKind.MERGE.value,
+        role="integrator",
+        issues=(id_,),
+        subject=f"Merge PR for GH-{id_}",
+        metadata={
+            "waiting_for": reason,
+            "for_person": for_person,
+            "waits": 2,
+            "waiting_since": 900.0,
+            "waiting_token": 1,
+        },
+        status=PENDING,
+        claim_token=token,
+        not_before=1015.0,
+    )
+
+
+def test_waiting_tasks_say_what_they_wait_for_and_when_they_look_again():
+    tasks = [
+        _waiting(2, "checks (2 pending)", for_person=False),
+        _waiting(3, "review", for_person=True),
+        _waiting(4, "review", for_person=True, token=2),  # taken since: not waiting now
+    ]
+    run = Run(id=1, name="hero GH-2", root_issue=2, mode="hero")
+    report = build_report(run, tasks, [], [], [])
+    checks, review, taken = report.tasks
+    assert (checks.waiting_for, checks.for_person, checks.next_check) == (
+        "checks (2 pending)",
+        False,
+        1015.0,
+    )
+    assert (review.waiting_for, review.for_person) == ("review", True)
+    assert (taken.waiting_for, taken.next_check) == (None, None)
+    assert report.needs_person == (
+        "Merge PR for GH-3: waiting for: review; `ralph hero 2` looks again "
+        "(--wait keeps it waiting)",
+    )
+    assert report.to_dict()["tasks"][1]["waiting_for"] == "review"
+
+
+def test_a_wait_ends_a_stretch_of_running_and_the_next_claim_is_no_overlap():
+    task_ = _waiting(2, "checks (1 pending)", for_person=False, token=2)
+    events = [
+        Event(id=1, run_id=1, task_id=2, kind=EventKind.TASK_CLAIMED, at=100.0),
+        Event(id=2, run_id=1, task_id=2, kind=EventKind.TASK_WAITING, at=103.0),
+        Event(id=3, run_id=1, task_id=2, kind=EventKind.TASK_WOKEN, at=110.0),
+        Event(id=4, run_id=1, task_id=2, kind=EventKind.TASK_CLAIMED, at=110.0),
+        Event(id=5, run_id=1, task_id=2, kind=EventKind.TASK_DONE, at=112.0),
+    ]
+    report = build_report(Run(id=1, name="r", root_issue=2, mode="hero"), [task_], events, [], [])
+    assert report.tasks[0].seconds == 5.0  # waiting time is not running time
+    assert report.counters.claimed_while_running == 0
+    assert report.counters.claims == 2

@@ -1,9 +1,10 @@
 """The parts of ``ralph serve`` a process test cannot steer: the lease per root (held,
 refused, taken over once it runs out, given back) and the backoff of a root that keeps
-ending without finishing."""
+ending without finishing, or waits for a person."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -88,3 +89,17 @@ def test_a_root_that_finishes_starts_afresh():
     backoff, result = _judged(3, [Ending.BROKEN, Ending.OUT_OF_BUDGET, Ending.FINISHED])
     assert backoff == {}
     assert result.given_up == []
+
+
+def test_a_root_waiting_for_a_person_is_looked_at_again_a_poll_later_not_at_once():
+    backoff: dict[int, _Backoff] = {}
+    result = ServeResult()
+    waiting = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", waiting=((3, "review"),))
+    before = time.monotonic()
+    _judge(RootRun(_queued(3), waiting), backoff, 30.0, result, lambda text: None)
+    assert backoff[3].failures == 0  # waiting is not failing
+    assert before + 30.0 <= backoff[3].until <= time.monotonic() + 30.0
+    assert result.given_up == []
+    gate = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", gates=(3,))
+    _judge(RootRun(_queued(3), gate), backoff, 30.0, result, lambda text: None)
+    assert backoff == {}  # a plan to approve leaves the board's queue by itself

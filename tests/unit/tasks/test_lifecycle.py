@@ -66,6 +66,10 @@ EVENTS: dict[str, Callable[[Task], Task | tuple[Task, EventKind] | None]] = {
         t, 1, "impossible", retryable=False, retry_after=None, now=NOW, policy=POLICY
     ),
     "release": lambda t: life.release(t, 1, now=NOW),
+    "defer": lambda t: life.defer(
+        t, 1, until=NOW + 15, waiting_for="review", for_person=True, now=NOW
+    ),
+    "wake": lambda t: life.wake(t, now=NOW),
     "lease not yet out": lambda t: life.expire(t, now=NOW),
     "lease out": lambda t: life.expire(t, now=NOW + 11),
     "lease out, last attempt": lambda t: life.expire(last_attempt(t), now=NOW + 11),
@@ -85,9 +89,12 @@ _WORKER_WRITES: dict[str, Outcome] = {
     "fail, retryable, last attempt": LeaseLost,
     "fail, not retryable": LeaseLost,
     "release": LeaseLost,
+    "defer": LeaseLost,
 }
-#: ... and what the reaper leaves alone: only running tasks expire or are abandoned.
+#: ... and what the reaper leaves alone: only running tasks expire or are abandoned (and
+#: only a waiting task wakes: none of these waits).
 _NOT_RUNNING: dict[str, Outcome] = {
+    "wake": None,
     "lease not yet out": None,
     "lease out": None,
     "lease out, last attempt": None,
@@ -120,6 +127,8 @@ TABLE: dict[TaskStatus, dict[str, Outcome]] = {
         "fail, retryable, last attempt": S.DEAD,
         "fail, not retryable": S.FAILED,
         "release": S.PENDING,
+        "defer": S.PENDING,
+        "wake": None,
         "lease not yet out": None,
         "lease out": S.PENDING,
         "lease out, last attempt": S.DEAD,
@@ -165,8 +174,9 @@ def test_transition(status, event, outcome):
         lambda t: life.complete(t, 0, None, now=NOW),
         lambda t: life.fail(t, 0, "x", retryable=True, retry_after=None, now=NOW, policy=POLICY),
         lambda t: life.release(t, 0, now=NOW),
+        lambda t: life.defer(t, 0, until=NOW + 15, waiting_for="checks", for_person=False, now=NOW),
     ],
-    ids=["heartbeat", "complete", "fail", "release"],
+    ids=["heartbeat", "complete", "fail", "release", "defer"],
 )
 def test_a_stale_claim_token_is_fenced_off_even_while_the_task_runs(write):
     with pytest.raises(LeaseLost, match="claimed again"):
@@ -275,3 +285,112 @@ def test_claimable_only_when_pending_due_in_role_unblocked_and_not_serialised(
         )
         is expected
     )
+
+
+def waiting(reason: str = "review", *, for_person: bool = True, **changes: Any) -> Task:
+    """Task 1 claimed once and deferred at NOW until NOW + 15."""
+    running = task(S.RUNNING, **changes)
+    deferred, _ = life.defer(
+        running,
+        running.claim_token,
+        until=NOW + 15,
+        waiting_for=reason,
+        for_person=for_person,
+        now=NOW,
+    )
+    return deferred
+
+
+def test_waiting_gives_the_attempt_back_and_keeps_nothing_of_the_claim():
+    running = task(S.RUNNING, attempts=2, error="an earlier failure", metadata={"a": 1})
+    deferred, kind = life.defer(
+        running, 1, until=NOW + 15, waiting_for="checks (2 pending)", for_person=False, now=NOW
+    )
+    assert kind is EventKind.TASK_WAITING
+    assert (deferred.status, deferred.owner, deferred.lease_expires_at) == (S.PENDING, None, None)
+    assert (deferred.attempts, deferred.not_before, deferred.error) == (1, NOW + 15, None)
+    assert deferred.claim_token == running.claim_token
+    assert deferred.metadata == {
+        "a": 1,
+        "waiting_for": "checks (2 pending)",
+        "for_person": False,
+        "waits": 1,
+        "waiting_since": NOW,
+        "waiting_token": 1,
+    }
+
+
+def test_a_deferred_task_waits_until_it_is_claimed_again():
+    deferred = waiting("review")
+    assert (deferred.waiting_for, deferred.waiting_for_person) == ("review", True)
+    assert not life.claimable(
+        deferred, now=NOW + 14, roles={"analyst"}, deps_done=True, serial_busy=False
+    )
+    assert life.claimable(
+        deferred, now=NOW + 15, roles={"analyst"}, deps_done=True, serial_busy=False
+    )
+    claimed = life.claim(deferred, "w2", now=NOW + 15, lease_seconds=LEASE)
+    assert (claimed.waiting_for, claimed.waiting_for_person) == (None, False)
+    assert claimed.attempts == 1  # the wait cost nothing; this claim counts
+    released = life.release(claimed, claimed.claim_token, now=NOW + 16)
+    assert released.waiting_for is None  # pending again, but not waiting: it was taken since
+
+
+def test_a_wait_that_is_not_for_a_person_says_so():
+    deferred = waiting("checks (1 pending)", for_person=False)
+    assert (deferred.waiting_for, deferred.waiting_for_person) == ("checks (1 pending)", False)
+
+
+def test_waits_count_up_and_a_stretch_of_waiting_for_one_thing_keeps_its_start():
+    first = waiting("review")
+    again = life.claim(first, "w2", now=NOW + 15, lease_seconds=LEASE)
+    second, _ = life.defer(
+        again,
+        again.claim_token,
+        until=NOW + 45,
+        waiting_for="review",
+        for_person=True,
+        now=NOW + 15,
+    )
+    assert (second.metadata["waits"], second.metadata["waiting_since"]) == (2, NOW)
+    other = life.claim(second, "w2", now=NOW + 45, lease_seconds=LEASE)
+    third, _ = life.defer(
+        other,
+        other.claim_token,
+        until=NOW + 105,
+        waiting_for="checks (1 pending)",
+        for_person=False,
+        now=NOW + 45,
+    )
+    assert (third.metadata["waits"], third.metadata["waiting_since"]) == (3, NOW + 45)
+
+
+def test_waking_makes_a_waiting_task_claimable_now_and_leaves_others_alone():
+    woken = life.wake(waiting(), now=NOW + 5)
+    assert woken is not None
+    assert (woken.not_before, woken.waiting_for, woken.status) == (NOW + 5, "review", S.PENDING)
+    assert life.wake(waiting(), now=NOW + 15) is None  # due already
+    backing_off, _ = life.fail(
+        task(S.RUNNING), 1, "flaky", retryable=True, retry_after=None, now=NOW, policy=POLICY
+    )
+    assert life.wake(backing_off, now=NOW + 1) is None  # a retry's backoff is not a wait
+
+
+@pytest.mark.parametrize(
+    ("first", "cap", "expected"),
+    [
+        (15.0, 300.0, [15.0, 30.0, 60.0, 120.0, 240.0, 300.0, 300.0]),
+        (1.0, 1.0, [1.0] * 7),
+        (0.5, 3.0, [0.5, 1.0, 2.0, 3.0, 3.0, 3.0, 3.0]),
+    ],
+)
+def test_the_wait_backoff_doubles_from_the_first_step_up_to_its_cap(first, cap, expected):
+    policy = life.WaitPolicy(first_seconds=first, max_seconds=cap)
+    assert [policy.delay(n) for n in range(7)] == expected
+
+
+def test_the_wait_backoff_never_overflows_and_starts_at_the_first_step():
+    policy = life.WaitPolicy()
+    assert (policy.first_seconds, policy.max_seconds) == (15.0, 300.0)
+    assert policy.delay(10**6) == 300.0
+    assert policy.delay(-3) == 15.0
