@@ -70,7 +70,8 @@ QUESTION = {"path": "app.py", "line": 2, "body": "?"}
 def open_pr(pulls, branch: str = "feature", files: dict[str, str] | None = None) -> int:
     pulls.project.commit(branch, files or {"app.py": "one\ntwo\nthree\n"}, "work")
     tracker = pulls.tracker()
-    return tracker.create_pull_request(head=branch, base="main", title="Work").number
+    number: int = tracker.create_pull_request(head=branch, base="main", title="Work").number
+    return number
 
 
 def test_the_head_oid_is_the_branchs_commit_and_moves_with_a_push(pulls):

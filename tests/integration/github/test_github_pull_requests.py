@@ -39,7 +39,10 @@ S = WorkflowState
 def open_pr(pulls, tracker=None, *, branch="feature", files=None, body="") -> int:
     pulls.project.commit(branch, files or {"app.py": "one\ntwo\nthree\n"}, "work")
     tracker = tracker or pulls.tracker()
-    return tracker.create_pull_request(head=branch, base="main", title="Work", body=body).number
+    number: int = tracker.create_pull_request(
+        head=branch, base="main", title="Work", body=body
+    ).number
+    return number
 
 
 #: An inline question on the first line of ``app.py`` (which ``open_pr`` adds).

@@ -55,7 +55,7 @@ def gated(monkeypatch: pytest.MonkeyPatch):
     """Install a gate before a phase's check for the test."""
 
     def install(phase: type, gate: WaitGate) -> WaitGate:
-        monkeypatch.setattr(phase, "check", phase.check)  # put back after the test
+        monkeypatch.setattr(phase, "check", phase.check)  # type: ignore[attr-defined]  # put back after
         gate.install(phase)
         return gate
 
@@ -204,7 +204,7 @@ def test_a_wait_for_checks_with_a_person_wait_beside_it_ends_only_when_the_check
             gate.reason, gate.for_person, gate.looks_left = "review", True, None
         original(n)
 
-    gate.check = checks_then_review  # type: ignore[method-assign]
+    gate.check = checks_then_review
     result = quick.hero(number)
     assert result.ending is Ending.WAITING_FOR_HUMAN
     assert result.waiting == ((number, "review"),)

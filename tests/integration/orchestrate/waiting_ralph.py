@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from waiting_gate import WaitGate
+from waiting_gate import WaitGate  # type: ignore[import-not-found]
 
 from ralph.phases import get_phase
 

@@ -69,7 +69,7 @@ def test_a_result_of_a_head_that_moved_while_the_tests_ran_is_not_recorded(
 ):
     _, number = opened(sample)
     head = sample.tracker.get_pull_request(number).head
-    tested = required_check_module.project_tests
+    tested = required_check_module.project_tests  # type: ignore[attr-defined]
 
     def pushed_meanwhile(context, checkout):
         sample.repo.commit(head, {"later.txt": "later\n"}, "a push while testing")

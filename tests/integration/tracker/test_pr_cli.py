@@ -5,6 +5,7 @@ person's merge; mistakes get one line, exit 2, and change nothing."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -57,10 +58,11 @@ def snapshot(project: GitProject) -> tuple[object, ...]:
     return (tables(project.path / ".ralph" / "ralph.db"), kept, refs(project.path))
 
 
-def shown(ralph, number: int = 2) -> dict:
+def shown(ralph, number: int = 2) -> dict[str, Any]:
     code, out, err = ralph("pr", "show", str(number), "--json")
     assert code == 0, err
-    return json.loads(out)
+    document: dict[str, Any] = json.loads(out)
+    return document
 
 
 def test_a_person_reviews_on_a_line_and_the_decision_follows_their_latest_review(ralph):

@@ -149,6 +149,7 @@ def reviews_count(tracker: Tracker) -> None:
 def review(tracker: Tracker, number: int, who: str, event: ReviewEvent, body: str = "", **kw):
     """``who``'s review (on GitHub, with their own token)."""
     if tracker.kind == "github":
+        assert isinstance(tracker, GitHubTracker)
         return github_tracker_as(tracker, who).submit_review(number, event, body, **kw)
     return tracker.submit_review(number, event, body, author=who, **kw)
 
