@@ -1,5 +1,5 @@
 """The workflow state machine: states, the enforced transition matrix, command contracts,
-semantic intents and the table of phases. Pure: no I/O."""
+semantic intents, the table of phases and the merge policy. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -14,6 +14,20 @@ from ralph.workflow._audit import (
 )
 from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
 from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
+from ralph.workflow._merge_policy import (
+    MERGE_METHODS,
+    AddressFeedback,
+    AlreadyMerged,
+    Enqueue,
+    EscalateMerge,
+    MergeDecision,
+    MergeNow,
+    MergePolicy,
+    RebaseFirst,
+    WaitFor,
+    choose_merge_method,
+    judge_merge,
+)
 from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
 from ralph.workflow._resolution import (
     INTENTS,
@@ -53,6 +67,7 @@ __all__ = [
     "HUMAN_STATES",
     "INTENTS",
     "LOCK_STATES",
+    "MERGE_METHODS",
     "OVERSIZED_ESTIMATES",
     "PARENT_GATE_STATES",
     "PHASE_SPECS",
@@ -60,24 +75,35 @@ __all__ = [
     "TASK_SPECS",
     "TERMINAL_STATES",
     "WORKFLOW_STATE_TO_STATUS",
+    "AddressFeedback",
+    "AlreadyMerged",
     "CommandContract",
+    "Enqueue",
+    "EscalateMerge",
     "Estimate",
     "InvalidTransition",
+    "MergeDecision",
+    "MergeNow",
+    "MergePolicy",
     "ParentDecision",
     "PhaseSpec",
     "Priority",
+    "RebaseFirst",
     "Resolution",
     "Transition",
     "TransitionRecord",
+    "WaitFor",
     "WorkflowState",
     "allowed_targets",
     "audit_comment",
     "check_transition",
     "child_skip_reason",
+    "choose_merge_method",
     "find_phase",
     "get_command",
     "is_allowed",
     "is_earlier_state",
+    "judge_merge",
     "normalize_command",
     "parent_decision",
     "parse_all_transitions",
