@@ -25,7 +25,7 @@ from ralph.config._merge import MergeSettings, parse_merge_settings
 from ralph.config._numbers import setting_number
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
-from ralph.workflow import PHASE_SPECS, WorkflowState
+from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowState
 
 __all__ = [
     "CONFIG_FILE",
@@ -81,6 +81,16 @@ class Config:
     allow_unsandboxed: bool = False
     #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
     prompts_dir: str = ".ralph/prompts"
+    #: When Ralph merges a pull request; load_config makes "approval" the default on a
+    #: GitHub board.
+    merge_policy: MergePolicy = MergePolicy.CHECKS
+    #: "merge", "squash" or "rebase"; empty: the first the repository allows.
+    merge_method: str = ""
+    #: Address rounds (the builder fixing review feedback or a failed required check)
+    #: before a pull request goes to a person.
+    max_fix_rounds: int = 2
+    #: A validator agent reviews each pull request and posts its verdict as a review.
+    review_code: bool = False
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     merge: MergeSettings = field(default_factory=MergeSettings)
@@ -118,6 +128,10 @@ _KEYS = {
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
+    "merge_policy": ("merge_policy", "RALPH_MERGE_POLICY"),
+    "merge_method": ("merge_method", "RALPH_MERGE_METHOD"),
+    "max_fix_rounds": ("max_fix_rounds", "RALPH_MAX_FIX_ROUNDS"),
+    "review_code": ("review_code", "RALPH_REVIEW_CODE"),
     "agent": ("agent", None),
     "hooks": ("hooks", None),
     "merge": ("merge", None),
@@ -157,6 +171,14 @@ def _convert(name: str, value: Any, source: str) -> Any:
     try:
         if name == "review_mode":
             return ReviewMode(str(value))
+        if name == "merge_policy":
+            return MergePolicy(value if isinstance(value, str) else "")
+        if name == "merge_method":
+            if value not in ("", *MERGE_METHODS):
+                raise ValueError
+            return value
+        if name == "max_fix_rounds":
+            return int(setting_number(value, source, whole=True, minimum=1))
         if name == "wip_limits":
             if not isinstance(value, dict):
                 raise ValueError
@@ -189,7 +211,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             if value not in SANDBOX_NETWORK:
                 raise ValueError
             return value
-        if name == "allow_unsandboxed":
+        if name in ("allow_unsandboxed", "review_code"):
             return _flag(value)
         if kind == "float":
             return setting_number(value, source)
@@ -204,6 +226,10 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "mode": '"hero" or "team"',
             "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
+            "review_code": "true or false",
+            "merge_policy": "one of " + ", ".join(p.value for p in MergePolicy),
+            "merge_method": "one of " + ", ".join(MERGE_METHODS) + ' (or "" for the first the '
+            "repository allows)",
         }.get(name, "a number >= 0" if kind == "float" else "a string")
         raise ConfigError(f"{source}: {value!r} is not valid; expected {expected}") from None
 
@@ -275,6 +301,9 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     for name, variable in _KEYS.values():
         if variable and env.get(variable):
             values[name] = _convert(name, env[variable], variable)
+    if "merge_policy" not in values and values.get("tracker") == "github":
+        # Repositories on GitHub are reviewed: merge once a review approves.
+        values["merge_policy"] = MergePolicy.APPROVAL
     config = Config(root=path.parent, **values)
     if config.tracker not in TRACKERS:
         raise ConfigError(
@@ -351,6 +380,19 @@ max_concurrent_agents = 3
 poll_seconds = 30
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
+# When Ralph merges a pull request: "checks" (its required checks pass), "approval" (and
+# a review approves it, no change request outstanding) or "manual" (a person merges;
+# Ralph finishes the issues after). Locally the one required check is test_command run
+# on the merge result.
+merge_policy = "{"approval" if github else "checks"}"
+# "merge", "squash" or "rebase"; empty: the first of these the repository allows.
+merge_method = ""
+# Rounds in which the builder addresses review feedback or a failed required check
+# before the pull request goes to a person (Human Needed).
+max_fix_rounds = 2
+# A validator agent reviews each pull request and posts its verdict as a pull request
+# review (approve, or request changes with inline comments).
+review_code = false
 # The project's own prompts: PHASE.md here (relative to this file) replaces the phase's
 # packaged prompt, or extends it where it writes $packaged; same $variables.
 prompts_dir = ".ralph/prompts"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config import CONFIG_FILE, find_config, load_config, render_config
+from ralph.config import CONFIG_FILE, GitHubSettings, find_config, load_config, render_config
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 
@@ -175,3 +175,81 @@ def test_bad_sandbox_settings_are_refused_in_one_line(tmp_path, line, message):
 def test_a_bad_sandbox_variable_is_refused_naming_it(root):
     with pytest.raises(ConfigError, match=r"^RALPH_ALLOW_UNSANDBOXED: 'yes' is not valid"):
         load_config(root, env={"RALPH_ALLOW_UNSANDBOXED": "yes"})
+
+
+def test_the_merge_settings_default_to_checks_locally_and_approval_on_github(root, tmp_path):
+    config = load_config(root, env={})
+    assert (config.merge_policy, config.merge_method, config.max_fix_rounds) == ("checks", "", 2)
+    assert config.review_code is False
+    board = tmp_path / "board"
+    board.mkdir()
+    (board / CONFIG_FILE).write_text(
+        render_config(
+            repo="shop",
+            base_branch="main",
+            github=GitHubSettings(owner="a", repo="shop", project=1),
+        )
+    )
+    assert load_config(board, env={}).merge_policy == "approval"
+    (board / CONFIG_FILE).write_text(
+        (board / CONFIG_FILE).read_text().replace('merge_policy = "approval"\n', "")
+    )
+    assert load_config(board, env={}).merge_policy == "approval"
+    assert load_config(board, env={"RALPH_MERGE_POLICY": "manual"}).merge_policy == "manual"
+
+
+def test_the_merge_settings_are_read_from_the_file_and_the_environment(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(
+        'merge_policy = "approval"\nmerge_method = "squash"\nmax_fix_rounds = 3\n'
+        "review_code = true\n"
+    )
+    config = load_config(tmp_path, env={})
+    assert (config.merge_policy, config.merge_method, config.max_fix_rounds) == (
+        "approval",
+        "squash",
+        3,
+    )
+    assert config.review_code is True
+    env = {
+        "RALPH_MERGE_POLICY": "checks",
+        "RALPH_MERGE_METHOD": "rebase",
+        "RALPH_MAX_FIX_ROUNDS": "1",
+        "RALPH_REVIEW_CODE": "false",
+    }
+    config = load_config(tmp_path, env=env)
+    assert (config.merge_policy, config.merge_method, config.max_fix_rounds) == (
+        "checks",
+        "rebase",
+        1,
+    )
+    assert config.review_code is False
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("max_fix_rounds = 0", "max_fix_rounds: 0 is not valid; expected a whole number >= 1"),
+        ("max_fix_rounds = -2", "max_fix_rounds: -2 is not valid; expected a whole number >= 1"),
+        ("max_fix_rounds = 1.5", "max_fix_rounds: 1.5 is not valid; expected a whole number >= 1"),
+        (
+            'merge_policy = "sometimes"',
+            "merge_policy: 'sometimes' is not valid; expected one of checks, approval, manual",
+        ),
+        (
+            'merge_method = "octopus"',
+            "merge_method: 'octopus' is not valid; expected one of merge, squash, rebase "
+            '(or "" for the first the repository allows)',
+        ),
+        ("review_code = 1", "review_code: 1 is not valid; expected true or false"),
+    ],
+)
+def test_bad_merge_settings_are_refused_in_one_line(tmp_path, line, message):
+    (tmp_path / CONFIG_FILE).write_text(line + "\n")
+    with pytest.raises(ConfigError) as refusal:
+        load_config(tmp_path, env={})
+    assert str(refusal.value) == f"{tmp_path / CONFIG_FILE}: {message}"
+
+
+def test_a_bad_merge_variable_is_refused_naming_it(root):
+    with pytest.raises(ConfigError, match=r"^RALPH_MAX_FIX_ROUNDS: '0' is not valid"):
+        load_config(root, env={"RALPH_MAX_FIX_ROUNDS": "0"})
