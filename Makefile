@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web clean
+.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -109,6 +109,9 @@ bench-sandbox: $(VENV)/.synced
 
 bench-web: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_web.py
+
+bench-pr: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_pr_loop.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

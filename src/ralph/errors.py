@@ -37,6 +37,7 @@ rest are here)::
     │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
     ├── Waiting                 [phases] not ready yet (checks, a review): look again later
+    ├── FeedbackToAddress       [phases] the pull request has feedback for the builder first
     ├── AlreadyDone             [phases] the phase already succeeded for this issue
     ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds
     ├── HookFailed              [phases] a workspace hook the worktree needs failed

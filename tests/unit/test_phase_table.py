@@ -25,9 +25,21 @@ def _ids(spec: PhaseSpec) -> str:
     return spec.name
 
 
-def test_the_eight_phases_and_the_persons_gate():
-    assert NAMES == ["triage", "split", "research", "plan", "review", "implement", "pr", "merge"]
+def test_the_phases_and_the_persons_gate():
+    assert NAMES == [
+        "triage",
+        "split",
+        "research",
+        "plan",
+        "review",
+        "implement",
+        "pr",
+        "code_review",
+        "address",
+        "merge",
+    ]
     assert [s.name for s in TASK_SPECS if s.by_person] == ["human_gate"]
+    assert [s.name for s in TASK_SPECS if s.on_demand] == ["code_review", "address"]
 
 
 def test_names_kinds_and_command_names_are_unique():
@@ -82,9 +94,9 @@ def test_settings_may_name_every_phase():
     assert list(PHASE_NAMES) == NAMES
 
 
-def test_a_pipeline_from_its_first_stage_has_every_phase_ahead():
+def test_a_pipeline_from_its_first_stage_has_every_phase_ahead_but_those_on_demand():
     ahead = REMAINING_PHASES[Stage.SPLIT]
-    assert sorted(ahead) == sorted(NAMES)
+    assert sorted(ahead) == sorted(s.name for s in PHASE_SPECS if not s.on_demand)
     assert set(REMAINING_PHASES) == set(Stage)
 
 

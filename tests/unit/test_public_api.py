@@ -52,6 +52,7 @@ PUBLIC = {
         "MergeDecision",
         "MergeNow",
         "MergePolicy",
+        "OpenFeedback",
         "ParentDecision",
         "PhaseSpec",
         "Priority",
@@ -72,6 +73,7 @@ PUBLIC = {
         "is_earlier_state",
         "judge_merge",
         "normalize_command",
+        "open_feedback",
         "parent_decision",
         "parse_all_transitions",
         "parse_audit_comments",
@@ -129,6 +131,7 @@ PUBLIC = {
         "TaskSpec",
         "build_task_graph",
         "plan_pipeline",
+        "scope_task",
         "split_into_streams",
     ],
     "ralph.errors": [

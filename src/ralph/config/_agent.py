@@ -105,6 +105,8 @@ DEFAULT_MODELS: Mapping[str, str] = {
     "plan": "sonnet",
     "review": "sonnet",
     "implement": "sonnet",
+    "code_review": "sonnet",
+    "address": "sonnet",
 }
 
 

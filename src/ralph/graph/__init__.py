@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ralph.errors import GraphError
 from ralph.graph._build import build_task_graph
-from ralph.graph._chain import ReviewMode
+from ralph.graph._chain import ReviewMode, scope_task
 from ralph.graph._model import ROLE_OF_KIND, TYPICAL_EFFORT, Role, TaskGraph, TaskKind, TaskSpec
 from ralph.graph._plan import MIN_GROUP_FOR_STREAMS, PipelinePlan, plan_pipeline
 from ralph.graph._streams import split_into_streams
@@ -23,5 +23,6 @@ __all__ = [
     "TaskSpec",
     "build_task_graph",
     "plan_pipeline",
+    "scope_task",
     "split_into_streams",
 ]

@@ -96,8 +96,10 @@ def build_task_graph(
     review_mode: ReviewMode | str,
     streams: WorkStreamResult | Sequence[WorkStream] | None = None,
     epic: int | None = None,
+    review_code: bool = False,
 ) -> TaskGraph:
-    """Every task from the current position to the merge, with its dependencies.
+    """Every task from the current position to the merge, with its dependencies; with
+    ``review_code``, a code review of each pull request before its merge.
 
     ``streams`` (known once research is done) gives each work stream its own chain;
     it is the same as calling :func:`split_into_streams` on the group's graph (with
@@ -127,6 +129,7 @@ def build_task_graph(
         ),
         pr=phase in _IMPLEMENT_AHEAD,
         merge=phase in _MERGE_AHEAD,
+        code_review=review_code,
     )
     if members:
         scope = _group_scope(group, [i.number for i in members], [i.number for i in active])

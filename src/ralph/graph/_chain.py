@@ -3,7 +3,8 @@
 A scope is what one plan covers: a single issue, a group, or a work stream of a group.
 Subjects keep the original's patterns (``Research GH-42``, ``Plan group GH-42``,
 ``Review plan for GH-42``, ``Implement GH-42``, ``Create PR for GH-42``,
-``Merge PR for GH-42``) because people read them; code matches on kind and role.
+``Merge PR for GH-42``) because people read them; code matches on kind and role. Ralph's
+own ``Review PR for GH-42`` and ``Address PR feedback for GH-42`` read the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +17,16 @@ from typing import Any
 from ralph.graph._model import ROLE_OF_KIND, TaskKind, TaskSpec
 from ralph.workflow import TASK_SPECS, PhaseSpec
 
-__all__ = ["CHAIN_KINDS", "PRE_PLAN_KINDS", "ReviewMode", "Scope", "Stages", "chain", "issue_task"]
+__all__ = [
+    "CHAIN_KINDS",
+    "PRE_PLAN_KINDS",
+    "ReviewMode",
+    "Scope",
+    "Stages",
+    "chain",
+    "issue_task",
+    "scope_task",
+]
 
 
 class ReviewMode(enum.StrEnum):
@@ -101,11 +111,14 @@ class Stages:
     implement: Collection[int]
     pr: bool
     merge: bool
+    #: A validator reviews the pull request's code before the merge (``review_code``).
+    code_review: bool = False
 
 
 def chain(scope: Scope, stages: Stages, frontier: Mapping[int, str]) -> list[TaskSpec]:
-    """plan -> review | human gate -> implement each issue in order -> PR -> merge, each
-    waiting for the one before. ``frontier`` maps an issue to its last pre-plan task."""
+    """plan -> review | human gate -> implement each issue in order -> PR -> code review
+    (when asked for) -> merge, each waiting for the one before. ``frontier`` maps an
+    issue to its last pre-plan task."""
     tasks: list[TaskSpec] = []
     last: tuple[str, ...] = ()
 
@@ -129,6 +142,21 @@ def chain(scope: Scope, stages: Stages, frontier: Mapping[int, str]) -> list[Tas
             add(TaskKind.IMPLEMENT, key, [number], f"GH-{number}")
     if stages.pr:
         add(TaskKind.PR, f"pr:{scope.key}", scope.issues, scope.target)
+    if stages.code_review and stages.merge:
+        add(TaskKind.CODE_REVIEW, f"code_review:{scope.key}", scope.issues, scope.target)
     if stages.merge:
         add(TaskKind.MERGE, f"merge:{scope.key}", scope.issues, scope.target)
     return tasks
+
+
+def scope_task(
+    kind: TaskKind,
+    key: str,
+    issues: Sequence[int],
+    about: str,
+    deps: Sequence[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+) -> TaskSpec:
+    """One task of a scope's chain, as ``chain`` makes them: for a rewrite that adds one
+    later (an address round after a review asked for changes)."""
+    return _spec(kind, key, issues, about, deps, metadata or {})

@@ -25,6 +25,8 @@ class TaskKind(enum.StrEnum):
     HUMAN_GATE = "human_gate"
     IMPLEMENT = "implement"
     PR = "pr"
+    CODE_REVIEW = "code_review"
+    ADDRESS = "address"
     MERGE = "merge"
 
 

@@ -58,13 +58,15 @@ def plan_pipeline(
     *,
     review_mode: ReviewMode | str,
     files: Mapping[int, Sequence[str]] | None = None,
+    review_code: bool = False,
 ) -> PipelinePlan:
     """Detect the seed's group, its position from ``states``, its work streams (for a
     group of three or more whose research is done and whose members' files are known),
     and build the task graph.
 
     ``states`` must hold every member of the group; ``files`` maps an issue to the paths
-    its research document says it will modify.
+    its research document says it will modify; ``review_code`` adds a code review of
+    each pull request before its merge.
     """
     group = detect_group(seed, fetch)
     members = [states.get(n, IssueState(n)) for n in group.issues]
@@ -86,5 +88,12 @@ def plan_pipeline(
         )
         primary = relations[group.primary]
         epic = primary.parent if primary is not None else None
-    graph = build_task_graph(position, group, review_mode=review_mode, streams=streams, epic=epic)
+    graph = build_task_graph(
+        position,
+        group,
+        review_mode=review_mode,
+        streams=streams,
+        epic=epic,
+        review_code=review_code,
+    )
     return PipelinePlan(group=group, position=position, streams=streams, graph=graph)

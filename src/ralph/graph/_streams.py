@@ -83,6 +83,7 @@ def split_into_streams(
         implement=implement,
         pr=TaskKind.PR in kinds,
         merge=TaskKind.MERGE in kinds,
+        code_review=TaskKind.CODE_REVIEW in kinds,
     )
     kept = [task for task in graph if task.kind not in CHAIN_KINDS]
     frontier = _frontier(kept)

@@ -1,6 +1,7 @@
 """For each hook event, whether a session running one of Ralph's skills goes ahead.
 
-- Worktree gate: while ``implement`` runs, files are written only under ``worktrees/``.
+- Worktree gate: while ``implement`` or ``address`` runs, files are written only under
+  ``worktrees/``.
 - Artifact validator: a research document, plan or critique written under
   ``thoughts/shared/`` must have the frontmatter and sections its kind needs.
 - State gate: a workflow state change, through the MCP tool or ``ralph issue move`` in
@@ -44,8 +45,13 @@ class Decision:
 ALLOW = Decision()
 
 
+#: Phases that change code, which they do only in the issue's worktree.
+_IN_WORKTREE = ("implement", "address")
+
+
 def _skill(spec: PhaseSpec) -> str:
-    return f"ralph-{spec.command_name}"
+    """The plugin's skill for the phase: skill names take hyphens, not underscores."""
+    return f"ralph-{spec.command_name.replace('_', '-')}"
 
 
 def pre_tool_use(
@@ -93,7 +99,7 @@ def _write(
         return ALLOW
     path = posixpath.normpath(posixpath.join(cwd, given))
     worktrees = posixpath.join(posixpath.normpath(root), WORKTREES)
-    if spec.name == "implement" and not _inside(path, worktrees):
+    if spec.name in _IN_WORKTREE and not _inside(path, worktrees):
         where = f"{WORKTREES}/GH-{issue}/" if issue else f"{WORKTREES}/"
         return Decision(
             True,

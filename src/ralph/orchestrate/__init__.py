@@ -24,7 +24,7 @@ from ralph.orchestrate._report import (
     build_report,
     load_report,
 )
-from ralph.orchestrate._rewrite import base_key, generation, iterate, regraph
+from ralph.orchestrate._rewrite import address_round, base_key, generation, iterate, regraph
 from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
 from ralph.orchestrate._session import (
     WORKER_ROLES,
@@ -70,6 +70,7 @@ __all__ = [
     "TaskLine",
     "Worker",
     "WorkerStats",
+    "address_round",
     "base_key",
     "board_queue",
     "build_report",

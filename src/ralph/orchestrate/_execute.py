@@ -1,6 +1,10 @@
 """Running one claimed task: its phase through the phase runner, then the task's end in
 the store, with any graph rewrite its outcome calls for in the same transaction.
 
+A merge that finds feedback to address (a change request, review threads, a failed
+required check) is superseded by an address round: the builder's address task, a code
+review again when ``review_code`` asks for one, and a new merge after them.
+
 Failure policy (the original's): a phase that escalates sends its issues
 to Human Needed, its task fails for good, and only the tasks that wait for it are
 canceled, so independent work goes on (one research escalating lets the others finish;
@@ -34,7 +38,7 @@ from ralph.artifacts import Verdict
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
-from ralph.orchestrate._rewrite import base_key, iterate, regraph
+from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._waiting import wait_policy
 from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus, Waiting
 from ralph.project import Project
@@ -66,7 +70,8 @@ class ExecutionStatus(enum.StrEnum):
     ESCALATED = "escalated"
     #: Failed; the store retries it after a backoff, or it is dead.
     FAILED = "failed"
-    #: Replaced by a rewrite before its phase ran (a group plan that became streams).
+    #: Replaced by a rewrite: a group plan that became streams (before its phase ran), a
+    #: merge that found feedback to address first (an address round, then a new merge).
     SUPERSEDED = "superseded"
     #: The claim was lost meanwhile (canceled, or reaped and claimed elsewhere).
     LOST = "lost"
@@ -184,6 +189,8 @@ class TaskExecutor:
             return self._waiting(
                 claim, outcome.waiting_for, for_person=outcome.for_person, lines=outcome.lines
             )
+        if outcome.status is PhaseStatus.ADDRESS:
+            return self._address(claim, outcome)
         if not outcome.ok:
             return self._failed(claim, outcome.error, outcome.lines)
         return self._done(claim, kind, outcome)
@@ -277,6 +284,21 @@ class TaskExecutor:
         )
         return Execution(
             claim.task_id, ExecutionStatus.WAITING, lines, error=f"waiting for: {reason}"
+        )
+
+    def _address(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
+        """The merge found feedback for the builder: it is replaced, in one transaction,
+        by an address task, a code review when the project asks for one, and a new merge
+        after them (the merge policy counts the rounds and hands over to a person)."""
+        edit = address_round(
+            self.store.list_tasks(self.run.id),
+            claim.task,
+            code_review=self.project.config.review_code,
+            reason=redact(f"{claim.task.key}: {outcome.error}"),
+        )
+        self.store.supersede(claim, edit)
+        return Execution(
+            claim.task_id, ExecutionStatus.SUPERSEDED, outcome.lines, rewrite=_described(edit)
         )
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:

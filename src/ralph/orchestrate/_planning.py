@@ -60,6 +60,7 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
         {n: _as_planned(i) for n, i in issues.items()},
         review_mode=review_mode,
         files=files,
+        review_code=project.config.review_code,
     )
     serial = merge_serial_key(project)
     graph = TaskGraph(

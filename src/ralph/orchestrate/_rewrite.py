@@ -1,7 +1,7 @@
 """Graph rewrites as pure functions over the stored tasks: what to add and what to cancel
 when a task's outcome changes the shape of the work.
 
-Two rewrites exist, and only code makes them (never an agent):
+Three rewrites exist, and only code makes them (never an agent):
 
 - **regraph**: after a triage or a split, or when a group plan is claimed, the pipeline
   is planned again from the tracker (:func:`regraph`). Tasks that are still right are
@@ -9,6 +9,10 @@ Two rewrites exist, and only code makes them (never an agent):
   This is how a split's sub-issues get their tasks and a group becomes work streams.
 - **iterate**: a NEEDS_ITERATION verdict reruns the plan and its review, and everything
   that waited for the review waits for the new one (:func:`iterate`).
+- **address round**: a merge that finds feedback to address (a change request, review
+  threads, a failed required check) is replaced by an address task for the builder,
+  a code review again when the project asks for one, and a new merge after them
+  (:func:`address_round`).
 
 Both are applied by the process holding the claim of the task that caused them, in the
 same transaction as that task's end (``TaskStore.complete(..., edit=)`` or
@@ -21,10 +25,19 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Sequence
 
-from ralph.graph import Role, TaskGraph, TaskKind, TaskSpec
+from ralph.graph import Role, TaskGraph, TaskKind, TaskSpec, scope_task
 from ralph.tasks import GraphEdit, Task, TaskStatus
+from ralph.workflow import find_phase
 
-__all__ = ["GENERATION_MARK", "base_key", "generation", "iterate", "regraph", "spec_of"]
+__all__ = [
+    "GENERATION_MARK",
+    "address_round",
+    "base_key",
+    "generation",
+    "iterate",
+    "regraph",
+    "spec_of",
+]
 
 #: Separates a key from its generation: ``plan:42~2`` is the second plan for 42.
 GENERATION_MARK = "~"
@@ -168,6 +181,64 @@ def iterate(tasks: Sequence[Task], review: Task, *, reason: str = "") -> GraphEd
             if task.id in renamed or not any(d in renamed for d in task.deps):
                 continue
             again(task, [renamed.get(d, by_id[d].key) for d in task.deps])
+            progressed = True
+    cancel = tuple(t.id for t in waiting if t.id in renamed)
+    return GraphEdit(add=tuple(added), cancel=cancel, reason=reason)
+
+
+def _about(task: Task) -> str:
+    """What the task is about (``GH-42``, ``stream-42-44``): its subject after its
+    phase's title."""
+    spec = find_phase(task.kind)
+    before = spec.title.partition("{}")[0] if spec is not None else ""
+    return task.subject.removeprefix(before) if before else task.subject
+
+
+def address_round(
+    tasks: Sequence[Task], merge: Task, *, code_review: bool = False, reason: str = ""
+) -> GraphEdit:
+    """Instead of ``merge`` (being superseded): an address task on the same issues, a
+    code review after it when ``code_review``, and the merge again after them. What
+    waited for the old merge, transitively, waits for the new one."""
+    by_id = {task.id: task for task in tasks}
+    taken = {t.key for t in tasks}
+    scope = base_key(merge.key).partition(":")[2]
+    about = _about(merge)
+    # The scope's own metadata (group, stream); each task names its own command.
+    shared = {k: v for k, v in merge.metadata.items() if k not in ("command", "issue_number")}
+
+    def key(kind: TaskKind) -> str:
+        free = _free_key(f"{kind.value}:{scope}", taken)
+        taken.add(free)
+        return free
+
+    address = scope_task(TaskKind.ADDRESS, key(TaskKind.ADDRESS), merge.issues, about, (), shared)
+    added = [address]
+    if code_review:
+        added.append(
+            scope_task(
+                TaskKind.CODE_REVIEW,
+                key(TaskKind.CODE_REVIEW),
+                merge.issues,
+                about,
+                (added[-1].key,),
+                shared,
+            )
+        )
+    again = spec_of(merge, key=key(TaskKind.MERGE), deps=(added[-1].key,))
+    added.append(again)
+    renamed = {merge.id: again.key}
+    waiting = [t for t in tasks if t.status is TaskStatus.PENDING]
+    progressed = True
+    while progressed:  # as in iterate: everything downstream, again behind the new merge
+        progressed = False
+        for task in waiting:
+            if task.id in renamed or not any(d in renamed for d in task.deps):
+                continue
+            renamed[task.id] = _free_key(base_key(task.key), taken)
+            taken.add(renamed[task.id])
+            deps = [renamed.get(d, by_id[d].key) for d in task.deps]
+            added.append(spec_of(task, key=renamed[task.id], deps=deps))
             progressed = True
     cancel = tuple(t.id for t in waiting if t.id in renamed)
     return GraphEdit(add=tuple(added), cancel=cancel, reason=reason)

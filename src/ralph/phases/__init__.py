@@ -1,4 +1,5 @@
-"""The phases: triage, split, research, plan, review, implement, pr and merge.
+"""The phases: triage, split, research, plan, review, implement, pr, merge, and on
+demand the pull request's code review and the builder's address round.
 
 A phase is code around at most one agent call. The runner does every mechanical step
 (preflight, locks, context, validation, documents, comments, state moves) and the agent

@@ -1,51 +1,81 @@
-"""Merge (integrator; In Review): merge the pull request when it is mergeable and its
-checks pass; on a conflict rebase once in the worktree and re-run the tests, else
-escalate. Then Done, the parent advanced, the worktree pruned. No agent."""
+"""Merge (integrator; In Review): merge the pull request when the merge policy says so
+(``ralph.workflow.judge_merge``: required checks, reviews, mergeability, the methods the
+repository allows, a merge queue), then Done, the parent advanced, the worktree pruned.
+No agent.
+
+What is not ready yet waits (``Waiting``: checks running, mergeability being computed,
+a review or a person's merge missing) and is looked at again later; feedback to address
+(a failed required check, a change request, review threads) ends the phase for an
+address round by the builder; a conflict or a base that moved on is rebased once in the
+worktree with the tests run again; anything else goes to a person in the host's words.
+
+On the local tracker the one required check is the project's test command run on the
+merge result; the merge runs it when the pull request's head has none recorded. A merge
+names the head it decided on (``expected_head``); after any error the pull request is
+read again, and MERGED is success whatever the error said.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from ralph.errors import MergeConflict
+from ralph.errors import HeadMoved, MergeConflict, TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
+from ralph.phases._feedback import address_rounds, pull_request_for, review_members
 from ralph.phases._merged import finish_merged, noted
-from ralph.phases._phase import AlreadyDone, Attempt, Impasse, NeedsHuman, Phase, PhaseRefused
+from ralph.phases._phase import (
+    AlreadyDone,
+    Attempt,
+    FeedbackToAddress,
+    Impasse,
+    NeedsHuman,
+    Phase,
+    PhaseRefused,
+    Waiting,
+)
+from ralph.phases._required_check import required_check_of, run_required_check
 from ralph.phases._worktree_hooks import after_create
-from ralph.tracker import Issue, PullRequest, PullRequestState
-from ralph.workflow import WorkflowState
+from ralph.tracker import Issue, MergeStrategy, PullRequest, PullRequestState
+from ralph.workflow import (
+    AddressFeedback,
+    AlreadyMerged,
+    Enqueue,
+    EscalateMerge,
+    MergeDecision,
+    MergeNow,
+    MergePolicy,
+    RebaseFirst,
+    WaitFor,
+    WorkflowState,
+    judge_merge,
+)
 
 __all__ = ["MergePhase"]
 
-
-def _request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
-    found = [
-        pr
-        for pr in ctx.tracker.list_pull_requests(issue=issue.number)
-        if pr.state is not PullRequestState.CLOSED
-    ]
-    return found[-1] if found else None
+#: GitHub's words for a merge refused because the base moved during it: try again.
+BASE_MODIFIED = "Base branch was modified"
+#: Looks at the pull request in one run: a retry after a moved base or head, a rebase.
+_LOOKS = 4
+_RETRY_PAUSE_SECONDS = 1.0
 
 
 class MergePhase(Phase):
     name = "merge"
 
     def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
-        pr = _request_for(ctx, issue)
-        if pr is None:
-            return [issue]
-        others = [ctx.tracker.get_issue(n) for n in pr.closes if n != issue.number]
-        return [issue, *others]
+        return review_members(ctx, issue)
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
         issue = members[0]
-        pr = _request_for(ctx, issue)
+        pr = pull_request_for(ctx, issue)
         if pr is not None and pr.state is PullRequestState.MERGED:
             if all(noted(member, pr) for member in members):
                 raise AlreadyDone(
                     f"pull request #{pr.number} for #{issue.number} is merged already"
                 )
-            return  # merged, but a crash came before its follow-ups: apply finishes them
+            return  # merged (by a person, or a run that crashed before its follow-ups)
         if pr is None:
             if issue.workflow_state is WorkflowState.DONE:
                 raise AlreadyDone(f"#{issue.number} is Done already")
@@ -63,32 +93,107 @@ class MergePhase(Phase):
         super().check(ctx, members)
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
-        primary = members[0]
-        found = _request_for(ctx, primary)
+        found = pull_request_for(ctx, members[0])
         assert found is not None  # checked
         pr = ctx.tracker.get_pull_request(found.number)  # mergeability and checks, fresh
-        if pr.state is PullRequestState.MERGED:  # by a run that crashed before the rest
+        if pr.state is PullRequestState.MERGED:  # by a person, or a run that crashed
             ctx.tracker.settle_merged(pr.number)
             merged = pr
         else:
-            merged = self._merge(ctx, pr)
+            merged = self._merge(ctx, members[0], pr)
         finish_merged(ctx, merged, members)
 
-    def _merge(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
-        failing = {c.name: c.conclusion or c.status for c in pr.checks if not c.passed}
-        if failing:
-            listed = ", ".join(f"{name}: {state}" for name, state in sorted(failing.items()))
-            raise NeedsHuman(f"pull request #{pr.number} has checks that do not pass ({listed})")
-        if pr.state is PullRequestState.OPEN and pr.mergeable is False:
-            self._rebase(ctx, pr)
+    def _merge(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> PullRequest:
+        config = ctx.project.config
+        tracker = ctx.tracker
+        rounds = address_rounds(primary, pr.number)
+        rebased = False
+        for _ in range(_LOOKS):
+            pr = self._checked(ctx, pr)
+            decision: MergeDecision | None = judge_merge(
+                pr,
+                tracker.merge_settings(),
+                policy=config.merge_policy,
+                method=config.merge_method or None,
+                rounds_used=rounds.used,
+                max_rounds=config.max_fix_rounds,
+                addressed_at=rounds.last_at,
+            )
+            if isinstance(decision, MergeNow):
+                outcome = self._merge_now(ctx, pr, MergeStrategy(decision.method))
+                if isinstance(outcome, PullRequest):
+                    return outcome
+                decision = outcome
+            if isinstance(decision, AlreadyMerged):
+                tracker.settle_merged(pr.number)
+                return pr
+            if isinstance(decision, WaitFor):
+                raise Waiting(
+                    decision.reason, for_person=decision.for_person, detail=decision.detail
+                )
+            if isinstance(decision, AddressFeedback):
+                raise FeedbackToAddress(pr.number, decision.reasons)
+            if isinstance(decision, EscalateMerge):
+                raise NeedsHuman(decision.reason)
+            if isinstance(decision, Enqueue):
+                tracker.enqueue_pull_request(pr.number, expected_head=pr.head_oid)
+                ctx.say(f"Pull request #{pr.number} is in the merge queue.")
+                raise Waiting("the merge queue", for_person=False)
+            if isinstance(decision, RebaseFirst):
+                if rebased:
+                    raise NeedsHuman(f"{decision.reason}, still after rebasing it")
+                self._rebase(ctx, pr)
+                rebased = True
+            pr = tracker.get_pull_request(pr.number)
+        raise Waiting("the pull request to settle", for_person=False)
+
+    def _merge_now(
+        self, ctx: PhaseContext, pr: PullRequest, strategy: MergeStrategy
+    ) -> PullRequest | RebaseFirst | None:
+        """The merged pull request; a conflict to rebase; or None: look again (the base
+        or the head moved meanwhile)."""
+        tracker = ctx.tracker
         try:
-            return ctx.tracker.merge_pull_request(pr.number)
-        except MergeConflict as conflict:
-            raise NeedsHuman(f"pull request #{pr.number} does not merge: {conflict}") from None
+            merged = tracker.merge_pull_request(pr.number, strategy, expected_head=pr.head_oid)
+        except TrackerError as error:
+            now = tracker.get_pull_request(pr.number)
+            if now.state is PullRequestState.MERGED:  # it landed, whatever the answer said
+                tracker.settle_merged(now.number)
+                return now
+            if isinstance(error, MergeConflict):
+                return RebaseFirst(f"pull request #{pr.number} does not merge: {error}", True)
+            if BASE_MODIFIED in str(error):
+                time.sleep(_RETRY_PAUSE_SECONDS)
+                return None
+            if isinstance(error, HeadMoved):  # decide again on the new head
+                return None
+            raise NeedsHuman(f"pull request #{pr.number} did not merge: {error}") from None
+        if strategy is not MergeStrategy.MERGE:
+            ctx.say(f"Merged by {strategy.value}.")
+        return merged
+
+    def _checked(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
+        """``pr`` with the local required check run on its head when none is recorded
+        (GitHub's checks come from its CI)."""
+        config = ctx.project.config
+        local = config.tracker != "github" and config.test_command.strip()
+        if not local or config.merge_policy is MergePolicy.MANUAL or pr.mergeable is False:
+            return pr
+        if pr.state is not PullRequestState.OPEN or required_check_of(pr) is not None:
+            return pr
+        ran = run_required_check(ctx, pr.number)
+        if not ran.recorded:  # it tested a head that is gone: test the new one later
+            raise Waiting("checks (the branch moved while they ran)", for_person=False)
+        verdict = "passes" if ran.check.passed else "fails"
+        ctx.say(f"Ran the required check on pull request #{pr.number}'s merge result: {verdict}.")
+        return ctx.tracker.get_pull_request(pr.number)
 
     def _rebase(self, ctx: PhaseContext, pr: PullRequest) -> None:
         """Rebase the branch onto the base once, in its worktree, and re-run the tests."""
         git = ctx.project.git
+        if git.has_remote():  # onto the base as GitHub has it, from the branch as pushed
+            git.fast_forward_from(pr.base)
+            git.fast_forward_from(pr.head)
         made = ctx.worktrees.ensure(pr.head.removeprefix("feature/"), pr.head, pr.base)
         after_create(ctx, made.path)  # the tests below may need what it installs
         rebased = git.run("rebase", f"refs/heads/{pr.base}", cwd=made.path, env=git.identity_env())

@@ -14,13 +14,14 @@ from ralph.errors import RalphError
 from ralph.graph import Role
 from ralph.phases._context import PhaseContext
 from ralph.phases._prompts import fill_prompt
-from ralph.runtimes import AgentResult, Document
+from ralph.runtimes import AgentResult, Document, Feedback
 from ralph.tracker import Issue
 from ralph.workflow import CommandContract, Estimate, PhaseSpec, WorkflowState, find_phase
 
 __all__ = [
     "AlreadyDone",
     "Attempt",
+    "FeedbackToAddress",
     "Impasse",
     "NeedsHuman",
     "Phase",
@@ -67,6 +68,16 @@ class Waiting(RalphError):
         self.for_person = for_person
         self.detail = detail
         super().__init__(f"waiting for: {reason}" + (f" ({detail})" if detail else ""))
+
+
+class FeedbackToAddress(RalphError):
+    """The pull request has feedback the builder is to address first (a failed required
+    check, a change request, review threads): the merge ends for an address round."""
+
+    def __init__(self, number: int, reasons: Sequence[str]) -> None:
+        self.number = number
+        self.reasons = tuple(reasons)
+        super().__init__(f"pull request #{number} has feedback to address: {'; '.join(reasons)}")
 
 
 class AlreadyDone(RalphError):
@@ -248,6 +259,11 @@ class Phase(abc.ABC):
             return ()
         found = (ctx.critique(issue) for issue in members)
         return tuple(dict.fromkeys(d for d in found if d is not None))
+
+    def feedback(self, ctx: PhaseContext, members: Sequence[Issue]) -> tuple[Feedback, ...]:
+        """What reviewers and checks said of the pull request, for a phase that addresses
+        it (untrusted text, briefed as such)."""
+        return ()
 
     def validate(
         self, ctx: PhaseContext, members: Sequence[Issue], space: Workspace, result: AgentResult

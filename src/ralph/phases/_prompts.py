@@ -45,6 +45,8 @@ PROMPT_VARIABLES: Mapping[str, tuple[str, ...]] = {
     "plan": (*_COMMON, "document", *_TESTS, "stream_id", "stream_issues", "epic_issue"),
     "review": (*_COMMON, "critique"),
     "implement": (*_COMMON, *_TESTS, "branch", "base_branch", "worktree", "plan"),
+    "code_review": (*_COMMON, "branch", "base_branch", "pull_request"),
+    "address": (*_COMMON, *_TESTS, "branch", "base_branch", "worktree", "pull_request"),
 }
 
 

@@ -1,10 +1,12 @@
-"""The eight phases by name, in the order of ``ralph.workflow.PHASE_SPECS``."""
+"""The phases by name, in the order of ``ralph.workflow.PHASE_SPECS``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ralph.errors import InvalidInput
+from ralph.phases._address import AddressPhase
+from ralph.phases._code_review import CodeReviewPhase
 from ralph.phases._implement import ImplementPhase
 from ralph.phases._merge import MergePhase
 from ralph.phases._phase import Phase
@@ -28,6 +30,8 @@ _IMPLEMENTED: Mapping[str, Phase] = {
         ReviewPhase(),
         ImplementPhase(),
         PullRequestPhase(),
+        CodeReviewPhase(),
+        AddressPhase(),
         MergePhase(),
     )
 }

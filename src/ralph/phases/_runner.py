@@ -47,6 +47,7 @@ from ralph.phases._context import MovedMeanwhile, PhaseContext
 from ralph.phases._phase import (
     AlreadyDone,
     Attempt,
+    FeedbackToAddress,
     NeedsHuman,
     Phase,
     PhaseRefused,
@@ -74,6 +75,8 @@ class PhaseStatus(enum.StrEnum):
     MOVED = "moved"
     #: Not ready yet (checks running, a review missing): to be looked at again later.
     WAITING = "waiting"
+    #: The pull request has feedback for the builder first: an address round, then merge.
+    ADDRESS = "address"
 
 
 @dataclass(frozen=True)
@@ -326,6 +329,12 @@ class PhaseRunner:
                 attempt = Attempt({}, {})
             ctx.still_held()
             phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
+        except FeedbackToAddress as feedback:
+            ctx.say(f"Feedback to address on pull request #{feedback.number}:")
+            for reason in feedback.reasons:
+                ctx.say(f"- {reason}")
+            ctx.say(f"Next: ralph run address {numbers[0]}, then ralph run merge {numbers[0]}.")
+            return self._outcome(phase, ctx, numbers, PhaseStatus.ADDRESS, runs, str(feedback))
         except NeedsHuman as human:
             self._escalate(phase, ctx, numbers, str(human))
             self.project.store.clear_checkpoint(key)
@@ -442,6 +451,7 @@ class PhaseRunner:
             facts={**space.facts, "repository": str(git.path)},
             trusted=phase.trusted_documents(ctx, members),
             rejections=tuple(rejections),
+            feedback=phase.feedback(ctx, members),
         )
         confinement.before()
         attributes = {

@@ -28,11 +28,12 @@ class Stage(enum.StrEnum):
 
 #: The phases named like a stage, in the stages' order.
 _STAGED = [stage.lower() for stage in Stage]
-#: Every phase in the order an issue meets them: those named like a stage in the stages'
-#: order, then the rest (pull request, merge) in the table's order.
+#: Every phase an issue meets, in that order: those named like a stage in the stages'
+#: order, then the rest (pull request, merge) in the table's order. Phases added on
+#: demand (a code review, addressing feedback) are not ahead of every issue.
 _FULL = tuple(
     sorted(
-        (s.name for s in PHASE_SPECS),
+        (s.name for s in PHASE_SPECS if not s.on_demand),
         key=lambda name: _STAGED.index(name) if name in _STAGED else len(_STAGED),
     )
 )

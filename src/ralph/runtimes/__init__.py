@@ -12,6 +12,7 @@ from ralph.runtimes._model import (
     AgentResult,
     AgentStatus,
     Document,
+    Feedback,
     IssueContext,
     Limits,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "AgentRuntime",
     "AgentStatus",
     "Document",
+    "Feedback",
     "IssueContext",
     "Limits",
     "open_runtime",

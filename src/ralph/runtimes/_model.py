@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AgentBrief", "AgentResult", "AgentStatus", "Document", "IssueContext", "Limits"]
+__all__ = [
+    "AgentBrief",
+    "AgentResult",
+    "AgentStatus",
+    "Document",
+    "Feedback",
+    "IssueContext",
+    "Limits",
+]
 
 
 class AgentStatus(enum.StrEnum):
@@ -43,6 +51,20 @@ class Document:
     kind: str
     path: str
     text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Feedback:
+    """What someone said of a pull request, for the agent to act on: a review, a review
+    thread or a failing check's log. The text is other people's (untrusted)."""
+
+    #: "review", "thread" or "check".
+    kind: str
+    #: Ralph's own words for where it is: ``review by alice``, ``src/app.py:3``.
+    where: str
+    text: str
+    #: A thread's id, which the agent's result names when it answers the thread.
+    id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +117,9 @@ class AgentBrief:
     #: Why Ralph rejected the earlier attempts at this task, oldest first (empty on the
     #: first attempt): validation errors, failing tests, refused tool calls.
     rejections: tuple[str, ...] = ()
+    #: Reviews, review threads and failing checks of the pull request the task is about
+    #: (addressing them is the task), fenced as untrusted text like the issues.
+    feedback: tuple[Feedback, ...] = ()
 
     @property
     def primary(self) -> IssueContext:

@@ -23,10 +23,12 @@ from ralph.workflow._merge_policy import (
     MergeDecision,
     MergeNow,
     MergePolicy,
+    OpenFeedback,
     RebaseFirst,
     WaitFor,
     choose_merge_method,
     judge_merge,
+    open_feedback,
 )
 from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
 from ralph.workflow._resolution import (
@@ -85,6 +87,7 @@ __all__ = [
     "MergeDecision",
     "MergeNow",
     "MergePolicy",
+    "OpenFeedback",
     "ParentDecision",
     "PhaseSpec",
     "Priority",
@@ -105,6 +108,7 @@ __all__ = [
     "is_earlier_state",
     "judge_merge",
     "normalize_command",
+    "open_feedback",
     "parent_decision",
     "parse_all_transitions",
     "parse_audit_comments",

@@ -1,6 +1,8 @@
 """Command contracts: which states a command starts from, locks and may produce.
 
-The eight autonomous commands follow the original's contracts (docs/compatibility.md).
+The eight autonomous commands follow the original's contracts (docs/compatibility.md);
+``ralph_code_review`` and ``ralph_address`` are Ralph's own (the original addressed
+review feedback inside ``ralph_impl``).
 Three interactive commands that the original rejected by mistake (``create_plan``,
 ``iterate_plan``, ``implement_plan``) and ``human`` (a person editing the board; the
 original's justfile called it ``cli``) are real commands here.
@@ -131,6 +133,18 @@ COMMANDS: Mapping[str, CommandContract] = _contracts(
         input_states=(_S.IN_PROGRESS,),
         output_states=(_S.IN_REVIEW, _S.HUMAN_NEEDED),
         input_estimates=_SMALL,
+    ),
+    CommandContract(
+        # Ours: a validator reviews the pull request's code; the issues stay In Review.
+        name="ralph_code_review",
+        input_states=(_S.IN_REVIEW,),
+        output_states=(_S.IN_REVIEW, _S.HUMAN_NEEDED),
+    ),
+    CommandContract(
+        # The original's ralph_impl in address mode ("state stays In Review").
+        name="ralph_address",
+        input_states=(_S.IN_REVIEW,),
+        output_states=(_S.IN_REVIEW, _S.HUMAN_NEEDED),
     ),
     CommandContract(
         name="ralph_merge",

@@ -30,10 +30,12 @@ __all__ = [
     "MergeDecision",
     "MergeNow",
     "MergePolicy",
+    "OpenFeedback",
     "RebaseFirst",
     "WaitFor",
     "choose_merge_method",
     "judge_merge",
+    "open_feedback",
 ]
 
 #: The methods a repository may allow, in the order Ralph prefers them.
@@ -82,16 +84,22 @@ class CommentFacts(Protocol):
     @property
     def author(self) -> str: ...
     @property
+    def body(self) -> str: ...
+    @property
     def created_at(self) -> float: ...
 
 
 class ThreadFacts(Protocol):
+    @property
+    def id(self) -> str: ...
     @property
     def path(self) -> str: ...
     @property
     def line(self) -> int | None: ...
     @property
     def resolved(self) -> bool: ...
+    @property
+    def diff_hunk(self) -> str: ...
     @property
     def comments(self) -> Sequence[CommentFacts]: ...
 
@@ -238,30 +246,57 @@ def _since(at: float, addressed_at: float | None) -> bool:
     return addressed_at is None or at > addressed_at
 
 
-def _review_feedback(pr: PullRequestFacts, addressed_at: float | None) -> list[str]:
-    """Change requests and unresolved threads nobody has answered yet."""
-    found = [
-        f"{review.author} requests changes"
-        + (f": {_first_line(review.body)}" if review.body.strip() else "")
-        for review in _latest_reviews(pr.reviews)
-        if review.state == "CHANGES_REQUESTED" and _since(review.submitted_at, addressed_at)
-    ]
-    for thread in pr.threads:
-        if thread.resolved or not thread.comments:
-            continue
-        if _since(thread.comments[-1].created_at, addressed_at):
+@dataclass(frozen=True)
+class OpenFeedback:
+    """What the builder has to address on a pull request now."""
+
+    #: Required checks that failed on the current head.
+    checks: tuple[CheckFacts, ...] = ()
+    #: Reviewers' change requests nobody has answered (newer than the last round).
+    change_requests: tuple[ReviewFacts, ...] = ()
+    #: Unresolved review threads with a comment newer than the last round.
+    threads: tuple[ThreadFacts, ...] = ()
+
+    def reasons(self) -> list[str]:
+        """One line per item, for reports and escalations."""
+        found = [
+            f"required check {check.name} failed"
+            + (f": {_first_line(check.summary.strip().splitlines()[-1])}" if check.summary else "")
+            for check in self.checks
+        ]
+        found += [
+            f"{review.author} requests changes"
+            + (f": {_first_line(review.body)}" if review.body.strip() else "")
+            for review in self.change_requests
+        ]
+        for thread in self.threads:
             where = f"{thread.path}:{thread.line}" if thread.line else thread.path
             found.append(f"unresolved review thread on {where} ({thread.comments[0].author})")
-    return found
+        return found
 
 
-def _check_feedback(checks: Sequence[CheckFacts]) -> list[str]:
-    return [
-        f"required check {check.name} failed"
-        + (f": {_first_line(check.summary.strip().splitlines()[-1])}" if check.summary else "")
-        for check in checks
-        if check.required and check.failed
-    ]
+def open_feedback(
+    pr: PullRequestFacts, addressed_at: float | None = None, *, reviews: bool = True
+) -> OpenFeedback:
+    """The failing required checks of ``pr`` and, with ``reviews``, its change requests
+    and unresolved threads nobody has answered since the last address round (at
+    ``addressed_at``): what a reviewer wrote before it is answered already."""
+    checks = tuple(check for check in pr.checks if check.required and check.failed)
+    if not reviews:
+        return OpenFeedback(checks=checks)
+    requests = tuple(
+        review
+        for review in _latest_reviews(pr.reviews)
+        if review.state == "CHANGES_REQUESTED" and _since(review.submitted_at, addressed_at)
+    )
+    threads = tuple(
+        thread
+        for thread in pr.threads
+        if not thread.resolved
+        and thread.comments
+        and _since(thread.comments[-1].created_at, addressed_at)
+    )
+    return OpenFeedback(checks, requests, threads)
 
 
 def judge_merge(
@@ -296,14 +331,13 @@ def judge_merge(
             conflict=True,
         )
 
-    feedback = _check_feedback(pr.checks)
+    failing = open_feedback(pr, reviews=False).checks
     pending = [check for check in pr.checks if check.required and check.pending]
     # Under the checks policy reviews count only where the host blocks the merge for
     # them (branch protection): BLOCKED with no required check to explain it.
-    blocked_by_reviews = pr.merge_state == "BLOCKED" and not feedback and not pending
+    blocked_by_reviews = pr.merge_state == "BLOCKED" and not failing and not pending
     reviews_gate = policy is MergePolicy.APPROVAL or blocked_by_reviews
-    if reviews_gate:
-        feedback += _review_feedback(pr, addressed_at)
+    feedback = open_feedback(pr, addressed_at, reviews=reviews_gate).reasons()
     if feedback:
         if rounds_used < max_rounds:
             return AddressFeedback(tuple(feedback))

@@ -48,6 +48,9 @@ class PhaseSpec:
     tools: tuple[str, ...] = _READ
     #: Done by a person, not by a phase (the gate where a person approves a plan).
     by_person: bool = False
+    #: Not in every pipeline: its tasks are added when asked for (a code review with
+    #: ``review_code``) or when needed (addressing feedback on a pull request).
+    on_demand: bool = False
 
     def __post_init__(self) -> None:
         if self.command not in COMMANDS:
@@ -147,6 +150,28 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         effort=0.5,
         uses_agent=False,
         tools=(),
+    ),
+    PhaseSpec(
+        name="code_review",
+        kind="code_review",
+        role="validator",
+        command="ralph_code_review",
+        title="Review PR for {}",
+        doing="Reviewing PR for {}",
+        effort=1.5,
+        on_demand=True,
+    ),
+    PhaseSpec(
+        # The original's ralph_impl in its address mode, as a phase of its own.
+        name="address",
+        kind="address",
+        role="builder",
+        command="ralph_address",
+        title="Address PR feedback for {}",
+        doing="Addressing PR feedback for {}",
+        effort=3.0,
+        tools=(*_WRITE, "Edit", "Bash"),
+        on_demand=True,
     ),
     PhaseSpec(
         name="merge",

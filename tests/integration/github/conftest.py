@@ -87,7 +87,11 @@ def ralph_on_the_board(work: Path, served: Served) -> dict[str, str]:
     )
     assert made.returncode == 0, made.stderr
     toml = work / "ralph.toml"
-    toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
+    # Scripted agents; and merges when the checks pass, as these tests are about the
+    # pipeline: reviews on GitHub (merge_policy = "approval", init's default for a GitHub
+    # board) have tests of their own (test_pull_request_loop_on_github.py).
+    text = toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"')
+    toml.write_text(text.replace('merge_policy = "approval"', 'merge_policy = "checks"'))
     git(work, "add", "-A")
     git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph")
     git(work, "push", "-q", "origin", "main")

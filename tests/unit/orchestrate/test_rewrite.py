@@ -3,8 +3,8 @@ becoming streams and a NEEDS_ITERATION verdict do to the stored graph."""
 
 from __future__ import annotations
 
-from ralph.graph import ReviewMode, TaskGraph, build_task_graph
-from ralph.orchestrate import base_key, generation, iterate, regraph
+from ralph.graph import ReviewMode, Role, TaskGraph, TaskKind, TaskSpec, build_task_graph
+from ralph.orchestrate import address_round, base_key, generation, iterate, regraph
 from ralph.pipeline import GroupResult, IssueState, WorkStream, detect_position
 from ralph.tasks import TaskStatus, open_store
 
@@ -183,3 +183,80 @@ def test_a_re_plan_being_claimed_is_the_plan_the_fresh_graph_asks_for():
     edit, survives = regraph(store.list_tasks(run.id), fresh, replaceable={claim.task_id})
     assert survives
     assert not edit
+
+
+def in_review(*, review_code: bool = False) -> TaskGraph:
+    issues = [IssueState(1, "#1", "In Review", "XS", 0)]
+    position = detect_position(issues, is_group=False, group_primary=1)
+    return build_task_graph(
+        position, GroupResult((1,), 1, False), review_mode="auto", review_code=review_code
+    )
+
+
+def test_an_address_round_replaces_the_merge_with_address_then_merge_again():
+    store, run = stored(in_review())
+    claim = run_task(store, run, "merge:1")
+    edit = address_round(store.list_tasks(run.id), claim.task, reason="changes requested")
+    store.supersede(claim, edit)
+    tasks = {t.key: t for t in store.list_tasks(run.id)}
+    assert tasks["merge:1"].status is TaskStatus.CANCELED
+    address, merge = tasks["address:1"], tasks["merge:1~2"]
+    assert (address.kind, address.role, address.issues) == ("address", "builder", (1,))
+    assert address.subject == "Address PR feedback for GH-1"
+    assert address.metadata["command"] == "address"
+    assert address.deps == ()
+    assert merge.deps == (address.id,)
+    assert (merge.subject, merge.metadata["command"]) == ("Merge PR for GH-1", "merge")
+    assert store.claim(run.id, "w", ["integrator"]) is None  # the merge waits for the fix
+    assert store.claim(run.id, "w", ["builder"]).task_id == address.id
+
+
+def test_a_second_round_takes_the_next_generation_and_keeps_the_serial_key():
+    store, run = stored(in_review())
+    spec = next(iter(in_review()))
+    assert spec.kind == "merge"
+    for round_ in (1, 2):
+        merge = next(
+            t for t in store.list_tasks(run.id, status=TaskStatus.PENDING) if t.kind == "merge"
+        )
+        claim = store.claim_task(merge.id, "w")
+        store.supersede(claim, address_round(store.list_tasks(run.id), claim.task))
+        address = next(
+            t for t in store.list_tasks(run.id, status=TaskStatus.PENDING) if t.kind == "address"
+        )
+        store.complete(store.claim_task(address.id, "w"))
+        assert base_key(address.key) == "address:1"
+        assert generation(address.key) == round_
+    live = [t.key for t in store.list_tasks(run.id, status=TaskStatus.PENDING)]
+    assert live == ["merge:1~3"]
+
+
+def test_with_code_review_the_new_merge_waits_for_a_review_of_the_fix():
+    store, run = stored(in_review(review_code=True))
+    assert [t.key for t in store.list_tasks(run.id)] == ["code_review:1", "merge:1"]
+    store.complete(run_task(store, run, "code_review:1"))
+    claim = run_task(store, run, "merge:1")
+    store.supersede(claim, address_round(store.list_tasks(run.id), claim.task, code_review=True))
+    tasks = {t.key: t for t in store.list_tasks(run.id)}
+    assert tasks["code_review:1~2"].deps == (tasks["address:1"].id,)
+    assert tasks["code_review:1~2"].role == "validator"
+    assert tasks["merge:1~2"].deps == (tasks["code_review:1~2"].id,)
+
+
+def test_what_waited_for_the_merge_waits_for_the_new_one():
+    store, run = stored(in_review())
+    after = TaskSpec(
+        key="after:1",
+        kind=TaskKind.MERGE,
+        role=Role.INTEGRATOR,
+        issues=(1,),
+        subject="Merge PR for GH-9",
+        active_form="x",
+        deps=("merge:1",),
+    )
+    store.add_tasks(run.id, [after])
+    claim = run_task(store, run, "merge:1")
+    store.supersede(claim, address_round(store.list_tasks(run.id), claim.task))
+    tasks = {t.key: t for t in store.list_tasks(run.id)}
+    assert tasks["after:1"].status is TaskStatus.CANCELED
+    assert tasks["after:1~2"].deps == (tasks["merge:1~2"].id,)

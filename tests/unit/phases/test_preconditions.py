@@ -21,6 +21,8 @@ TAKES = {
     "review": {S.PLAN_IN_REVIEW},
     "implement": {S.PLAN_IN_REVIEW, S.IN_PROGRESS},
     "pr": {S.IN_PROGRESS},
+    "code_review": {S.IN_REVIEW},
+    "address": {S.IN_REVIEW},
     "merge": {S.IN_REVIEW},
 }
 

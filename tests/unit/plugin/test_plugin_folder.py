@@ -64,11 +64,9 @@ def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
     for spec in PHASE_SPECS:
         if not spec.uses_agent:
             continue
-        text = skills[f"ralph-{spec.command_name}"]
-        assert (
-            frontmatter(PLUGIN / "skills" / f"ralph-{spec.command_name}" / "SKILL.md")["name"]
-            == f"ralph-{spec.command_name}"
-        )
+        skill = f"ralph-{spec.command_name.replace('_', '-')}"  # skill names take hyphens
+        text = skills[skill]
+        assert frontmatter(PLUGIN / "skills" / skill / "SKILL.md")["name"] == skill
         assert f"ralph hook context set {spec.name} N" in text
         assert f"ralph run {spec.name} N" in text
         assert "ralph hook context clear" in text

@@ -14,7 +14,7 @@ from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
 from ralph.runtimes.scripted._text import marker
 
-__all__ = ["implement", "plan", "review", "with_fact"]
+__all__ = ["apply_diff", "git_as_agent", "implement", "plan", "review", "with_fact"]
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "Ralph (simulated agent)",
@@ -188,23 +188,24 @@ type: critique
     return {"verdict": verdict, "issues": problems, "critique": critique, "summary": found}
 
 
-def _git(workdir: Path, *args: str) -> str:
+def git_as_agent(workdir: Path, *args: str) -> str:
     """git in the agent's worktree, committing as the simulated agent."""
     return GitRepo(workdir).git(*args, what=f"git {args[0]}", env=_IDENTITY)
 
 
-def _apply(workdir: Path, diff: str) -> str | None:
-    """Apply ``diff``; None on success (or when it is applied already), else why not."""
+def apply_diff(workdir: Path, diff: str, *, new_only: bool = False) -> str | None:
+    """Apply ``diff``; None on success (or when it is applied already, unless
+    ``new_only``), else why not."""
     patch = workdir / ".git-scripted.patch"
     patch.write_text(diff)
     try:
         repo = GitRepo(workdir)
         check = repo.run("apply", "--check", str(patch))
         if check.returncode == 0:
-            _git(workdir, "apply", str(patch))
+            git_as_agent(workdir, "apply", str(patch))
             return None
         if repo.run("apply", "--reverse", "--check", str(patch)).returncode == 0:
-            return None
+            return "it is applied already" if new_only else None
         return check.stderr.strip()
     finally:
         patch.unlink()
@@ -230,17 +231,17 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         if not diffs:
             return {"escalate": f"Phase {phase.number} has no ```diff block to apply."}
         for diff in diffs:
-            problem = _apply(workdir, diff)
+            problem = apply_diff(workdir, diff)
             if problem:
                 return {"escalate": f"Phase {phase.number}'s diff does not apply: {problem}"}
         text = tick_step(text, phase.number)
         _write(workdir, document.path, text)
-        _git(workdir, "add", "-A")
-        changed = _git(workdir, "diff", "--cached", "--name-only").split()
+        git_as_agent(workdir, "add", "-A")
+        changed = git_as_agent(workdir, "diff", "--cached", "--name-only").split()
         touched += changed
         title = re.sub(r"^GH-\d+\s*", "", phase.title)
         where = f"Phase {phase.number} of {len(phases)}: #{owner.number} - {owner.title}"
-        _git(workdir, "commit", "-q", "-m", f"feat: {title}\n\n{where}")
+        git_as_agent(workdir, "commit", "-q", "-m", f"feat: {title}\n\n{where}")
     done = sum(1 for p in plan_steps(text) if p.done)
     return {
         "phases_done": done,

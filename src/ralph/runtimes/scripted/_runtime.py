@@ -22,7 +22,7 @@ from typing import Any
 from ralph.errors import ConfigError
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._runtime import AgentRuntime
-from ralph.runtimes.scripted import _analyst, _builder
+from ralph.runtimes.scripted import _analyst, _builder, _pull_request
 
 __all__ = ["FAULTS_VARIABLE", "AgentFault", "ScriptedRuntime", "parse_faults"]
 
@@ -62,6 +62,8 @@ _AGENTS: Mapping[str, Agent] = {
     "plan": _builder.plan,
     "review": _builder.review,
     "implement": _builder.implement,
+    "code_review": _pull_request.code_review,
+    "address": _pull_request.address,
 }
 
 
