@@ -10,7 +10,7 @@ import pytest
 import ralph
 
 SRC = Path(ralph.__file__).parent
-CORE = ["workflow", "pipeline", "graph", "dashboard", "artifacts", "hooks"]
+CORE = ["workflow", "pipeline", "graph", "dashboard", "routing", "artifacts", "hooks"]
 FORBIDDEN = {
     "asyncio",
     "httpx",
@@ -34,6 +34,7 @@ ALLOWED_FIRST_PARTY = (
     "ralph.pipeline",
     "ralph.graph",
     "ralph.dashboard",
+    "ralph.routing",
     "ralph.artifacts",
     "ralph.hooks",
     "ralph.errors",

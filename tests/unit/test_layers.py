@@ -28,11 +28,14 @@ LAYERS: dict[str, int] = {
         ],
         0,
     ),
-    **dict.fromkeys(["workflow", "pipeline", "graph", "artifacts", "dashboard", "hooks"], 1),
+    **dict.fromkeys(
+        ["workflow", "pipeline", "graph", "artifacts", "dashboard", "routing", "hooks"], 1
+    ),
     **dict.fromkeys(["config", "db", "tracker", "tasks", "git", "github", "sandbox"], 2),
     # The wiring from settings to adapters; runtimes need no project.
-    # The debug log read back files its errors on a tracker.
-    **dict.fromkeys(["project", "runtimes", "debug"], 3),
+    # The debug log read back files its errors on a tracker; board management (hygiene,
+    # archive, status reports, routing) works on a tracker with the pure core's numbers.
+    **dict.fromkeys(["project", "runtimes", "debug", "board"], 3),
     "phases": 4,
     # What people look at (the CLI's --json, the web's pages), over orchestrate's reports.
     **dict.fromkeys(["orchestrate", "views"], 5),

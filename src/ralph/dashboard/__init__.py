@@ -1,5 +1,6 @@
-"""The pipeline dashboard: issues per workflow state, health warnings and archive
-statistics, as data, JSON or Markdown. Pure: no I/O."""
+"""The board's numbers: issues per workflow state, health warnings and archive
+statistics (one board or several), the hygiene report, velocity, risk and the project's
+status with its status report, as data, JSON or Markdown. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -11,26 +12,72 @@ from ralph.dashboard._build import (
     HealthWarning,
     IssueSnapshot,
     PhaseSnapshot,
+    ProjectBreakdown,
     Severity,
     WarningType,
     aggregate_by_phase,
     build_dashboard,
+    detect_cross_project_health,
     detect_health_issues,
 )
+from ralph.dashboard._hygiene import (
+    DuplicateCandidate,
+    HygieneConfig,
+    HygieneItem,
+    HygieneReport,
+    WipViolation,
+    build_hygiene_report,
+    format_hygiene_markdown,
+    normalize_title,
+    title_similarity,
+)
 from ralph.dashboard._markdown import format_markdown
+from ralph.dashboard._metrics import (
+    Highlights,
+    Metrics,
+    MetricsConfig,
+    ProjectStatus,
+    calculate_metrics,
+    calculate_risk_score,
+    calculate_velocity,
+    determine_status,
+    extract_highlights,
+    format_status_report,
+)
 
 __all__ = [
     "DAY_SECONDS",
     "Dashboard",
     "DashboardItem",
+    "DuplicateCandidate",
     "HealthConfig",
     "HealthWarning",
+    "Highlights",
+    "HygieneConfig",
+    "HygieneItem",
+    "HygieneReport",
     "IssueSnapshot",
+    "Metrics",
+    "MetricsConfig",
     "PhaseSnapshot",
+    "ProjectBreakdown",
+    "ProjectStatus",
     "Severity",
     "WarningType",
+    "WipViolation",
     "aggregate_by_phase",
     "build_dashboard",
+    "build_hygiene_report",
+    "calculate_metrics",
+    "calculate_risk_score",
+    "calculate_velocity",
+    "detect_cross_project_health",
     "detect_health_issues",
+    "determine_status",
+    "extract_highlights",
+    "format_hygiene_markdown",
     "format_markdown",
+    "format_status_report",
+    "normalize_title",
+    "title_similarity",
 ]

@@ -30,10 +30,12 @@ __all__ = [
     "HealthWarning",
     "IssueSnapshot",
     "PhaseSnapshot",
+    "ProjectBreakdown",
     "Severity",
     "WarningType",
     "aggregate_by_phase",
     "build_dashboard",
+    "detect_cross_project_health",
     "detect_health_issues",
 ]
 
@@ -45,6 +47,10 @@ UNKNOWN = "Unknown"
 _PRIORITY_RANK = {"P0": 0, "P1": 1, "P2": 2, "P3": 3}
 _NO_GAP = frozenset({_S.DONE, _S.CANCELED, _S.BACKLOG, _S.HUMAN_NEEDED})
 _NOT_IN_PIPELINE = frozenset({_S.BACKLOG, _S.DONE, _S.CANCELED, _S.HUMAN_NEEDED})
+#: What counts as a board's active work when boards are compared.
+_ACTIVE = frozenset(STATE_ORDER) - {_S.BACKLOG, _S.DONE, _S.CANCELED}
+#: A board with more than this many times another's active work is out of balance.
+_UNBALANCED = 3
 
 
 class Severity(enum.StrEnum):
@@ -64,6 +70,7 @@ class WarningType(enum.StrEnum):
     PIPELINE_GAP = "pipeline_gap"
     LOCK_COLLISION = "lock_collision"
     OVERSIZED_IN_PIPELINE = "oversized_in_pipeline"
+    UNBALANCED_WORKLOAD = "unbalanced_workload"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +87,9 @@ class DashboardItem:
     assignees: tuple[str, ...] = ()
     #: (number, workflow state) of each issue blocking this one.
     blocked_by: tuple[tuple[int, str | None], ...] = ()
+    #: The board the item was read from, when several are (``ralph status --projects``).
+    project_number: int | None = None
+    project_title: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +159,31 @@ class HealthWarning:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProjectBreakdown:
+    """One board's phases and warnings, when the items come from several."""
+
+    number: int
+    title: str
+    phases: tuple[PhaseSnapshot, ...]
+    warnings: tuple[HealthWarning, ...]
+
+    @property
+    def active(self) -> int:
+        """Items being worked: in a pipeline state past Backlog, not Done or Canceled."""
+        return sum(p.count for p in self.phases if p.state in _ACTIVE)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "projectTitle": self.title,
+            "phases": [p.to_dict() for p in self.phases],
+            "health": {
+                "ok": all(w.severity is Severity.INFO for w in self.warnings),
+                "warnings": [w.to_dict() for w in self.warnings],
+            },
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
 class Dashboard:
     generated_at: float
     total_issues: int
@@ -157,6 +192,8 @@ class Dashboard:
     archive_eligible: tuple[tuple[int, str, str, int], ...]
     recently_completed: int
     archive_threshold_days: float
+    #: Per board, by number, when the items come from two or more boards.
+    projects: tuple[ProjectBreakdown, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -167,7 +204,7 @@ class Dashboard:
         return next(p for p in self.phases if p.state == state)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "generatedAt": self.generated_at,
             "totalIssues": self.total_issues,
             "phases": [p.to_dict() for p in self.phases],
@@ -182,6 +219,9 @@ class Dashboard:
                 "archiveThresholdDays": self.archive_threshold_days,
             },
         }
+        if self.projects:
+            found["projectBreakdowns"] = {str(p.number): p.to_dict() for p in self.projects}
+        return found
 
 
 def _finished_at(item: DashboardItem) -> float:
@@ -312,11 +352,62 @@ def _issue_warnings(state: str, issue: IssueSnapshot, config: HealthConfig) -> l
     return found
 
 
+def detect_cross_project_health(
+    projects: Sequence[ProjectBreakdown],
+) -> tuple[HealthWarning, ...]:
+    """One ``unbalanced_workload`` warning when, among boards with active work, the
+    busiest has more than three times the least busy's (the first of each, by number)."""
+    active = [(p.number, p.active) for p in sorted(projects, key=lambda p: p.number)]
+    active = [(n, count) for n, count in active if count > 0]
+    if len(active) < 2:
+        return ()
+    busiest = max(active, key=lambda a: a[1])
+    idlest = min(active, key=lambda a: a[1])
+    if busiest[1] <= _UNBALANCED * idlest[1]:
+        return ()
+    return (
+        HealthWarning(
+            WarningType.UNBALANCED_WORKLOAD,
+            Severity.WARNING,
+            f"Unbalanced workload: project {busiest[0]} has {busiest[1]} active items vs "
+            f"project {idlest[0]} with {idlest[1]}",
+        ),
+    )
+
+
+def _breakdowns(
+    items: Sequence[DashboardItem], now: float, config: HealthConfig
+) -> tuple[ProjectBreakdown, ...]:
+    by_project: dict[int, list[DashboardItem]] = {}
+    for item in items:
+        if item.project_number is not None:
+            by_project.setdefault(item.project_number, []).append(item)
+    if len(by_project) < 2:
+        return ()
+    found = []
+    for number in sorted(by_project):
+        members = by_project[number]
+        phases = aggregate_by_phase(members, now, config)
+        found.append(
+            ProjectBreakdown(
+                number=number,
+                title=members[0].project_title or f"Project {number}",
+                phases=phases,
+                warnings=detect_health_issues(phases, config),
+            )
+        )
+    return tuple(found)
+
+
 def build_dashboard(
     items: Sequence[DashboardItem], *, now: float, config: HealthConfig | None = None
 ) -> Dashboard:
+    """The board at ``now``; items from two or more boards (``project_number``) also get
+    a breakdown per board and the cross-board balance check."""
     config = config or HealthConfig()
     phases = aggregate_by_phase(items, now, config)
+    projects = _breakdowns(items, now, config)
+    warnings = detect_health_issues(phases, config) + detect_cross_project_health(projects)
     eligible = []
     recent = 0
     for item in items:
@@ -333,8 +424,9 @@ def build_dashboard(
         generated_at=now,
         total_issues=len(items),
         phases=phases,
-        warnings=detect_health_issues(phases, config),
+        warnings=tuple(sorted(warnings, key=lambda w: w.severity.rank)),
         archive_eligible=tuple(eligible),
         recently_completed=recent,
         archive_threshold_days=config.archive_threshold_days,
+        projects=projects,
     )

@@ -46,4 +46,14 @@ def format_markdown(dashboard: Dashboard, issues_per_phase: int = 10) -> str:
             "|---|---|---|---|",
         ]
         lines += [f"| #{n} | {t} | {s} | {d} |" for n, t, s, d in dashboard.archive_eligible]
+    if dashboard.projects:
+        lines += ["", "## Per-Project Breakdown"]
+        for project in dashboard.projects:
+            lines += ["", f"### {project.title}", ""]
+            counted = [p for p in project.phases if p.count]
+            if not counted:
+                lines.append("_No active items_")
+                continue
+            lines += ["| Phase | Count |", "|---|---|"]
+            lines += [f"| {p.state} | {p.count} |" for p in counted]
     return "\n".join(lines) + "\n"

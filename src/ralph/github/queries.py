@@ -60,7 +60,7 @@ _ISSUE_ITEMS = """
 fragment IssueItems on Issue {
   projectItems(first: 10) {
     nodes {
-      id
+      id isArchived
       project { id }
       workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
       estimate: fieldValueByName(name: "Estimate") { ...OptionName }
@@ -229,11 +229,23 @@ fragment ProjectFields on ProjectV2 {
 }
 """
 
+_STATUS_UPDATE_FIELDS = """
+fragment StatusUpdateFields on ProjectV2StatusUpdate {
+  id status body startDate targetDate createdAt updatedAt
+  creator { login }
+}
+"""
+
 VIEWER = GraphQLDocument("Viewer", "query Viewer { viewer { login } }")
 
 #: Which relations this GitHub's issues have (GitHub Enterprise Server may lack some).
 ISSUE_FEATURES = GraphQLDocument(
     "IssueFeatures", 'query IssueFeatures { __type(name: "Issue") { fields { name } } }'
+)
+
+#: Whether this GitHub's boards have status updates (GitHub Enterprise Server may not).
+BOARD_FEATURES = GraphQLDocument(
+    "BoardFeatures", 'query BoardFeatures { __type(name: "ProjectV2") { fields { name } } }'
 )
 
 #: The repository, with how it lets pull requests merge (read once per tracker).
@@ -298,6 +310,59 @@ query ProjectRepositories($project: ID!) {
   }
 }
 """,
+)
+
+#: A board's items as the dashboard reads them (``ralph status --projects``): issues of
+#: any repository, with Ralph's fields on that board.
+PROJECT_ITEMS = GraphQLDocument(
+    "ProjectItems",
+    """
+query ProjectItems($login: String!, $number: Int!, $first: Int!, $after: String) {
+  repositoryOwner(login: $login) {
+    ... on ProjectV2Owner {
+      projectV2(number: $number) {
+        items(first: $first, after: $after) {
+          pageInfo { hasNextPage endCursor }
+          nodes {
+            isArchived
+            workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+            estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+            priority: fieldValueByName(name: "Priority") { ...OptionName }
+            content {
+              __typename
+              ... on Issue {
+                number title updatedAt closedAt
+                assignees(first: 10) { nodes { login } }
+                repository { nameWithOwner }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+    + _OPTION_NAME,
+    page_size=50,
+)
+
+STATUS_UPDATES = GraphQLDocument(
+    "StatusUpdates",
+    """
+query StatusUpdates($project: ID!, $first: Int!, $after: String) {
+  node(id: $project) {
+    ... on ProjectV2 {
+      statusUpdates(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...StatusUpdateFields }
+      }
+    }
+  }
+}
+"""
+    + _STATUS_UPDATE_FIELDS,
+    page_size=50,
 )
 
 _ISSUE = """
@@ -669,18 +734,53 @@ LINK_REPOSITORY = _mutation(
     "repository { id }",
 )
 
+ARCHIVE_PROJECT_ITEM = _mutation(
+    "ArchiveProjectItem",
+    "archiveProjectV2Item",
+    "ArchiveProjectV2ItemInput",
+    "item { id isArchived }",
+)
+UNARCHIVE_PROJECT_ITEM = _mutation(
+    "UnarchiveProjectItem",
+    "unarchiveProjectV2Item",
+    "UnarchiveProjectV2ItemInput",
+    "item { id isArchived }",
+)
+
+
+def _status_update_mutation(name: str, field: str, *, creates: bool = False) -> GraphQLDocument:
+    text = _mutation(
+        name, field, f"{field[0].upper()}{field[1:]}Input", "statusUpdate { ...StatusUpdateFields }"
+    ).text
+    return GraphQLDocument(name, text + _STATUS_UPDATE_FIELDS, mutation=True, creates=creates)
+
+
+CREATE_STATUS_UPDATE = _status_update_mutation(
+    "CreateStatusUpdate", "createProjectV2StatusUpdate", creates=True
+)
+UPDATE_STATUS_UPDATE = _status_update_mutation("UpdateStatusUpdate", "updateProjectV2StatusUpdate")
+DELETE_STATUS_UPDATE = _mutation(
+    "DeleteStatusUpdate",
+    "deleteProjectV2StatusUpdate",
+    "DeleteProjectV2StatusUpdateInput",
+    "deletedStatusUpdateId",
+)
+
 #: Every document, by name (the schema test walks this).
 ALL: dict[str, GraphQLDocument] = {
     document.name: document
     for document in (
         VIEWER,
         ISSUE_FEATURES,
+        BOARD_FEATURES,
         REPOSITORY,
         USER,
         OWNER,
         PROJECT,
         PROJECT_BY_TITLE,
         PROJECT_REPOSITORIES,
+        PROJECT_ITEMS,
+        STATUS_UPDATES,
         ISSUE,
         ISSUE_COMMENTS,
         ISSUES,
@@ -719,5 +819,10 @@ ALL: dict[str, GraphQLDocument] = {
         CREATE_PROJECT,
         CREATE_FIELD,
         LINK_REPOSITORY,
+        ARCHIVE_PROJECT_ITEM,
+        UNARCHIVE_PROJECT_ITEM,
+        CREATE_STATUS_UPDATE,
+        UPDATE_STATUS_UPDATE,
+        DELETE_STATUS_UPDATE,
     )
 }

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ralph.github import closing_references
 from ralph.tracker._board import dashboard_items, pipeline_state
-from ralph.tracker._fields import check_labels
-from ralph.tracker._github import GitHubTracker
+from ralph.tracker._fields import check_date, check_labels
+from ralph.tracker._github import NO_STATUS_UPDATES, GitHubTracker
 from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
 from ralph.tracker._local import LocalTracker
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
@@ -23,6 +23,7 @@ from ralph.tracker._model import (
     PullRequest,
     PullRequestState,
     StateChange,
+    StatusUpdate,
     iso,
 )
 from ralph.tracker._reviews import (
@@ -44,6 +45,7 @@ from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, 
 __all__ = [
     "FIELDS",
     "LOCAL_TRACKER_MIGRATIONS",
+    "NO_STATUS_UPDATES",
     "UNKNOWN_STATE",
     "AdvanceResult",
     "BoardSetup",
@@ -73,9 +75,11 @@ __all__ = [
     "ReviewState",
     "ReviewThread",
     "StateChange",
+    "StatusUpdate",
     "ThreadComment",
     "Tracker",
     "check_board",
+    "check_date",
     "check_labels",
     "closing_references",
     "dashboard_items",

@@ -23,9 +23,10 @@ def pipeline_state(issue: Issue) -> IssueState:
     )
 
 
-def dashboard_items(tracker: Tracker) -> list[DashboardItem]:
-    """Every issue, open or closed, with its blockers' states."""
-    issues = tracker.list_issues(IssueQuery(status=None))
+def dashboard_items(tracker: Tracker, *, archived: bool = False) -> list[DashboardItem]:
+    """Every issue on the board, open or closed, with its blockers' states; archived
+    issues only when ``archived`` (a blocker's state is known either way)."""
+    issues = tracker.list_issues(IssueQuery(status=None, archived=None))
     states = {i.number: i.workflow_state for i in issues}
     return [
         DashboardItem(
@@ -40,4 +41,5 @@ def dashboard_items(tracker: Tracker) -> list[DashboardItem]:
             blocked_by=tuple((n, states.get(n)) for n in i.blocked_by),
         )
         for i in issues
+        if archived or not i.archived
     ]

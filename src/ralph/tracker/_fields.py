@@ -5,12 +5,14 @@ every listing that shows it)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import date
 
 from ralph._text import control_characters
 from ralph.errors import InvalidInput
 
-__all__ = ["check_labels", "check_name"]
+__all__ = ["check_date", "check_labels", "check_name"]
 
 
 def _one_line(text: str, what: str) -> None:
@@ -34,3 +36,18 @@ def check_labels(labels: Sequence[str]) -> None:
 def check_name(name: str, what: str) -> None:
     """Who acted (an author, an actor): recorded in the audit trail, so never blank."""
     _one_line(name, what)
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def check_date(value: str | None, what: str) -> None:
+    """A calendar date as GitHub's Date takes it: ``YYYY-MM-DD``, a day that exists."""
+    if value is None:
+        return
+    try:
+        if not _DATE.fullmatch(value):
+            raise ValueError(value)
+        date.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(f"{what} {value!r} is not a date; write YYYY-MM-DD") from None

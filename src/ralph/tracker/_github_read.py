@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from ralph._text import one_line
+from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.github import strip_markers
-from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus
+from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus, StatusUpdate
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
@@ -22,8 +23,12 @@ __all__ = [
     "board_from",
     "board_values",
     "comment_from",
+    "dashboard_item_from",
     "epoch",
     "issue_from",
+    "item_values",
+    "parse_option",
+    "status_update_from",
 ]
 
 WORKFLOW_STATE = "Workflow State"
@@ -115,19 +120,29 @@ _ALIASES = {
 }
 
 
-def board_values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
-    """The issue's values of Ralph's fields and Status on the board: field -> option."""
+def _board_item(node: Mapping[str, Any], project_id: str) -> Mapping[str, Any] | None:
     for item in (node.get("projectItems") or {}).get("nodes", []):
         if item and item["project"]["id"] == project_id:
-            return {
-                field: value["name"]
-                for field, alias in _ALIASES.items()
-                if (value := item.get(alias)) and value.get("name")
-            }
-    return {}
+            return dict(item)
+    return None
 
 
-def _parse(kind: type[Any], value: str | None) -> Any:
+def item_values(item: Mapping[str, Any]) -> dict[str, str]:
+    """A project item's values of Ralph's fields and Status: field -> option."""
+    return {
+        field: value["name"]
+        for field, alias in _ALIASES.items()
+        if (value := item.get(alias)) and value.get("name")
+    }
+
+
+def board_values(node: Mapping[str, Any], project_id: str) -> dict[str, str]:
+    """The issue's values of Ralph's fields and Status on the board: field -> option."""
+    item = _board_item(node, project_id)
+    return {} if item is None else item_values(item)
+
+
+def parse_option(kind: type[Any], value: str | None) -> Any:
     try:
         return kind(value) if value else None
     except ValueError:  # an option a person added to the board: not ours to read
@@ -155,9 +170,9 @@ def issue_from(
         # Anyone who can open an issue wrote its title: one line, whatever they sent.
         title=one_line(node["title"]),
         body=strip_markers(node["body"]),
-        workflow_state=_parse(WorkflowState, values.get(WORKFLOW_STATE)),
-        estimate=_parse(Estimate, values.get(ESTIMATE)),
-        priority=_parse(Priority, values.get(PRIORITY)),
+        workflow_state=parse_option(WorkflowState, values.get(WORKFLOW_STATE)),
+        estimate=parse_option(Estimate, values.get(ESTIMATE)),
+        priority=parse_option(Priority, values.get(PRIORITY)),
         labels=tuple(one_line(n["name"]) for n in node["labels"]["nodes"]),
         assignees=tuple(n["login"] for n in node["assignees"]["nodes"]),
         status=IssueStatus.CLOSED if closed else IssueStatus.OPEN,
@@ -173,4 +188,45 @@ def issue_from(
         updated_at=epoch(node["updatedAt"]) or 0.0,
         closed_at=epoch(node.get("closedAt")) if closed else None,
         url=node.get("url", ""),
+        archived=bool((_board_item(node, project_id) or {}).get("isArchived")),
+    )
+
+
+def dashboard_item_from(
+    item: Mapping[str, Any], project_number: int, project_title: str
+) -> DashboardItem | None:
+    """A board item as the dashboard reads it; None for what is not an issue (a pull
+    request, a draft) and for an archived item."""
+    content = item.get("content") or {}
+    if content.get("__typename") != "Issue" or item.get("isArchived"):
+        return None
+    values = item_values(item)
+    state = parse_option(WorkflowState, values.get(WORKFLOW_STATE))
+    estimate = parse_option(Estimate, values.get(ESTIMATE))
+    priority = parse_option(Priority, values.get(PRIORITY))
+    return DashboardItem(
+        number=content["number"],
+        title=one_line(content["title"]),
+        updated_at=epoch(content.get("updatedAt")) or 0.0,
+        closed_at=epoch(content.get("closedAt")),
+        workflow_state=state.value if state else None,
+        priority=priority.value if priority else None,
+        estimate=estimate.value if estimate else None,
+        assignees=tuple(n["login"] for n in (content.get("assignees") or {}).get("nodes", [])),
+        project_number=project_number,
+        project_title=project_title,
+    )
+
+
+def status_update_from(node: Mapping[str, Any]) -> StatusUpdate:
+    created = epoch(node.get("createdAt")) or 0.0
+    return StatusUpdate(
+        id=node["id"],
+        status=parse_option(ProjectStatus, node.get("status")),
+        body=strip_markers(node.get("body") or ""),
+        start_date=node.get("startDate"),
+        target_date=node.get("targetDate"),
+        author=(node.get("creator") or {}).get("login") or "ghost",
+        created_at=created,
+        updated_at=epoch(node.get("updatedAt")) or created,
     )

@@ -14,13 +14,21 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ralph._text import check_title
+from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.git import GitRepo
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._local_pulls import LocalPullRequests
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
-from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, IssueStatus
+from ralph.tracker._model import (
+    CloseReason,
+    Comment,
+    Issue,
+    IssueQuery,
+    IssueStatus,
+    StatusUpdate,
+)
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -49,6 +57,20 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
         updated_at=row["updated_at"],
         closed_at=row["closed_at"],
         url=f"local:{row['repo']}#{number}",
+        archived=row["archived_at"] is not None,
+    )
+
+
+def _status_update(row: Row) -> StatusUpdate:
+    return StatusUpdate(
+        id=str(row["id"]),
+        status=ProjectStatus(row["status"]) if row["status"] else None,
+        body=row["body"],
+        start_date=row["start_date"],
+        target_date=row["target_date"],
+        author=row["author"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
     )
 
 
@@ -110,6 +132,10 @@ class LocalTracker(LocalPullRequests):
 
     def __repr__(self) -> str:
         return f"LocalTracker({self.db!r}, repo={self.repo!r})"
+
+    @property
+    def repository_name(self) -> str:
+        return self.repo
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -318,6 +344,99 @@ class LocalTracker(LocalPullRequests):
                 actual = self._locked(tx, number)["workflow_state"]
                 raise StateConflict(number, expected, actual)
             self._comment(tx, number, comment, author)
+
+    # -- the board --------------------------------------------------------------------------
+
+    def _archive(self, number: int, archived_at: float | None) -> Issue:
+        with self.db.write_transaction() as tx:
+            self._locked(tx, number)
+            # About the board, not the issue: its last update (and so its age) stays.
+            # Archiving again keeps the first time it was archived.
+            tx.run(
+                "UPDATE ralph_issues SET archived_at = ? WHERE repo = ? AND number = ? "
+                + ("AND archived_at IS NULL" if archived_at is not None else ""),
+                (archived_at, self.repo, number),
+            )
+        return self.get_issue(number)
+
+    def archive_issue(self, number: int) -> Issue:
+        return self._archive(number, self.now())
+
+    def unarchive_issue(self, number: int) -> Issue:
+        return self._archive(number, None)
+
+    def _create_status_update(
+        self,
+        status: ProjectStatus,
+        body: str,
+        start_date: str | None,
+        target_date: str | None,
+        author: str,
+    ) -> StatusUpdate:
+        now = self.now()
+        with self.db.write_transaction() as tx:
+            row = tx.one(
+                "INSERT INTO ralph_status_updates (repo, status, body, start_date, "
+                "target_date, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "RETURNING *",
+                (self.repo, status.value, body, start_date, target_date, author, now, now),
+            )
+        assert row is not None
+        return _status_update(row)
+
+    def list_status_updates(self) -> list[StatusUpdate]:
+        with self.db.read_transaction() as tx:
+            rows = tx.rows(
+                "SELECT * FROM ralph_status_updates WHERE repo = ? "
+                "ORDER BY created_at DESC, id DESC",
+                (self.repo,),
+            )
+        return [_status_update(row) for row in rows]
+
+    def _status_update_row(self, tx: Tx, update_id: str) -> Row:
+        row = None
+        if update_id.isascii() and update_id.isdigit() and len(update_id) < 19:
+            row = tx.one(
+                "SELECT * FROM ralph_status_updates WHERE repo = ? AND id = ?",
+                (self.repo, int(update_id)),
+            )
+        if row is None:
+            raise self._no_status_update(update_id)
+        return row
+
+    def _update_status_update(
+        self,
+        update_id: str,
+        status: ProjectStatus | None,
+        body: str | None,
+        start_date: str | None,
+        target_date: str | None,
+    ) -> StatusUpdate:
+        columns: dict[str, Any] = {
+            name: value
+            for name, value in (
+                ("status", status.value if status else None),
+                ("body", body),
+                ("start_date", start_date),
+                ("target_date", target_date),
+            )
+            if value is not None
+        }
+        columns["updated_at"] = self.now()
+        with self.db.write_transaction() as tx:
+            found = self._status_update_row(tx, update_id)
+            assignments = ", ".join(f"{name} = ?" for name in columns)
+            row = tx.one(
+                f"UPDATE ralph_status_updates SET {assignments} WHERE id = ? RETURNING *",
+                (*columns.values(), found["id"]),
+            )
+        assert row is not None
+        return _status_update(row)
+
+    def delete_status_update(self, update_id: str) -> None:
+        with self.db.write_transaction() as tx:
+            found = self._status_update_row(tx, update_id)
+            tx.run("DELETE FROM ralph_status_updates WHERE id = ?", (found["id"],))
 
     # -- pull requests: the rest is in _local_pulls -------------------------------------------
 

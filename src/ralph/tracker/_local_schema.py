@@ -130,4 +130,23 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        9,
+        "local tracker: archived issues and the board's status updates",
+        (
+            "ALTER TABLE ralph_issues ADD COLUMN archived_at {float}",
+            """CREATE TABLE ralph_status_updates (
+                id {id},
+                repo TEXT NOT NULL,
+                status TEXT,
+                body TEXT NOT NULL,
+                start_date TEXT,
+                target_date TEXT,
+                author TEXT NOT NULL,
+                created_at {float} NOT NULL,
+                updated_at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_status_updates_by_repo ON ralph_status_updates (repo, id)",
+        ),
+    ),
 )

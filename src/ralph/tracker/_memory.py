@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ralph._text import check_title
+from ralph.dashboard import ProjectStatus
 from ralph.errors import (
     HeadMoved,
     InvalidInput,
@@ -31,6 +32,7 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
+    StatusUpdate,
 )
 from ralph.tracker._pull_state import (
     check_review,
@@ -119,6 +121,8 @@ class MemoryTracker(Tracker):
         self._next_number = 1
         self._next_comment = 1
         self._next_id = 1
+        self._status_updates: dict[str, StatusUpdate] = {}
+        self._next_status_update = 1
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -280,6 +284,87 @@ class MemoryTracker(Tracker):
                 raise StateConflict(number, expected, current)
             self._put(number, workflow_state=new)
             self.add_comment(number, comment, author=author)
+
+    # -- the board --------------------------------------------------------------------------
+
+    def _archive(self, number: int, archived: bool) -> Issue:
+        with self._lock:
+            issue = self._issues.get(number)
+            if issue is None:
+                raise IssueNotFound(number)
+            # Archiving is about the board, not the issue: its last update stays.
+            self._issues[number] = dataclasses.replace(issue, archived=archived)
+            return self._view(number)
+
+    def archive_issue(self, number: int) -> Issue:
+        return self._archive(number, True)
+
+    def unarchive_issue(self, number: int) -> Issue:
+        return self._archive(number, False)
+
+    def _create_status_update(
+        self,
+        status: ProjectStatus,
+        body: str,
+        start_date: str | None,
+        target_date: str | None,
+        author: str,
+    ) -> StatusUpdate:
+        with self._lock:
+            update_id = str(self._next_status_update)
+            self._next_status_update += 1
+            now = self.now()
+            made = StatusUpdate(
+                id=update_id,
+                status=status,
+                body=body,
+                start_date=start_date,
+                target_date=target_date,
+                author=author,
+                created_at=now,
+                updated_at=now,
+            )
+            self._status_updates[update_id] = made
+            return made
+
+    def list_status_updates(self) -> list[StatusUpdate]:
+        with self._lock:
+            return sorted(
+                self._status_updates.values(),
+                key=lambda u: (u.created_at, int(u.id)),
+                reverse=True,
+            )
+
+    def _update_status_update(
+        self,
+        update_id: str,
+        status: ProjectStatus | None,
+        body: str | None,
+        start_date: str | None,
+        target_date: str | None,
+    ) -> StatusUpdate:
+        with self._lock:
+            found = self._status_updates.get(update_id)
+            if found is None:
+                raise self._no_status_update(update_id)
+            changes = {
+                name: value
+                for name, value in (
+                    ("status", status),
+                    ("body", body),
+                    ("start_date", start_date),
+                    ("target_date", target_date),
+                )
+                if value is not None
+            }
+            changed = dataclasses.replace(found, updated_at=self.now(), **changes)  # type: ignore[arg-type]
+            self._status_updates[update_id] = changed
+            return changed
+
+    def delete_status_update(self, update_id: str) -> None:
+        with self._lock:
+            if self._status_updates.pop(update_id, None) is None:
+                raise self._no_status_update(update_id)
 
     # -- pull requests ------------------------------------------------------------------------
 

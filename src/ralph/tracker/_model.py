@@ -14,6 +14,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ralph.dashboard import ProjectStatus
 from ralph.github import closing_references
 from ralph.tracker._reviews import (
     CheckRun,
@@ -35,6 +36,7 @@ __all__ = [
     "PullRequest",
     "PullRequestState",
     "StateChange",
+    "StatusUpdate",
     "iso",
 ]
 
@@ -90,6 +92,8 @@ class Issue:
     updated_at: float = 0.0
     closed_at: float | None = None
     url: str = ""
+    #: Off the board's lists (``ralph hygiene --archive``); still read by number.
+    archived: bool = False
 
     @property
     def is_open(self) -> bool:
@@ -135,11 +139,15 @@ class IssueQuery:
     has_parent: bool | None = None
     parent: int | None = None
     updated_since: float | None = None
+    #: False (the default): archived issues are left out; True: only them; None: both.
+    archived: bool | None = False
     order: IssueOrder = IssueOrder.PRIORITY
     limit: int | None = None
 
     def matches(self, issue: Issue) -> bool:
         if self.status is not None and issue.status is not self.status:
+            return False
+        if self.archived is not None and issue.archived != self.archived:
             return False
         if self.states and issue.workflow_state not in self.states:
             return False
@@ -174,6 +182,21 @@ class IssueQuery:
         can fall back on)."""
         found = sorted((i for i in issues if self.matches(i)), key=self.sort_key)
         return found if self.limit is None else found[: self.limit]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusUpdate:
+    """A status update on the board (GitHub Projects' own; kept by the local tracker).
+    Dates are ``YYYY-MM-DD``."""
+
+    id: str
+    status: ProjectStatus | None
+    body: str
+    start_date: str | None = None
+    target_date: str | None = None
+    author: str = ""
+    created_at: float = 0.0
+    updated_at: float = 0.0
 
 
 class PullRequestState(enum.StrEnum):

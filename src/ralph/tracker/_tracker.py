@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
-from ralph.tracker._fields import check_name
+from ralph.tracker._fields import check_date, check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -29,6 +30,7 @@ from ralph.tracker._model import (
     PullRequest,
     PullRequestState,
     StateChange,
+    StatusUpdate,
     iso,
 )
 from ralph.tracker._reviews import (
@@ -103,6 +105,12 @@ class Tracker(abc.ABC):
 
     def now(self) -> float:
         return self._clock()
+
+    @property
+    def repository_name(self) -> str:
+        """The repository its issues are in, as routing rules match it (``owner/name`` on
+        GitHub, the project's repository name locally)."""
+        return self.kind
 
     # -- issues: primitives every backend implements ----------------------------------------
 
@@ -261,6 +269,102 @@ class Tracker(abc.ABC):
         """Record a check run on the pull request's current head commit (replacing one
         of the same name there). Checks belong to a head: after a push the pull request
         has none until they run again. TrackerError where the host's CI posts them."""
+
+    # -- the board --------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def archive_issue(self, number: int) -> Issue:
+        """Take the issue off the board's lists and dashboard (GitHub: archive its project
+        item); it is still read by number. Archiving an archived issue changes nothing."""
+
+    @abc.abstractmethod
+    def unarchive_issue(self, number: int) -> Issue:
+        """Put an archived issue back on the board's lists."""
+
+    def create_status_update(
+        self,
+        status: ProjectStatus,
+        body: str,
+        *,
+        start_date: str | None = None,
+        target_date: str | None = None,
+        author: str = "ralph",
+    ) -> StatusUpdate:
+        """Post a status update on the board (``ralph report``); dates are YYYY-MM-DD."""
+        check_date(start_date, "the start date")
+        check_date(target_date, "the target date")
+        check_name(author, "the author")
+        return self._create_status_update(status, body, start_date, target_date, author)
+
+    def update_status_update(
+        self,
+        update_id: str,
+        *,
+        status: ProjectStatus | None = None,
+        body: str | None = None,
+        start_date: str | None = None,
+        target_date: str | None = None,
+    ) -> StatusUpdate:
+        """Change the given fields of a status update (None leaves a field as it is)."""
+        check_date(start_date, "the start date")
+        check_date(target_date, "the target date")
+        return self._update_status_update(update_id, status, body, start_date, target_date)
+
+    @abc.abstractmethod
+    def list_status_updates(self) -> list[StatusUpdate]:
+        """The board's status updates, newest first."""
+
+    @abc.abstractmethod
+    def delete_status_update(self, update_id: str) -> None:
+        """Delete a status update; an unknown id is InvalidInput."""
+
+    @abc.abstractmethod
+    def _create_status_update(
+        self,
+        status: ProjectStatus,
+        body: str,
+        start_date: str | None,
+        target_date: str | None,
+        author: str,
+    ) -> StatusUpdate: ...
+
+    @abc.abstractmethod
+    def _update_status_update(
+        self,
+        update_id: str,
+        status: ProjectStatus | None,
+        body: str | None,
+        start_date: str | None,
+        target_date: str | None,
+    ) -> StatusUpdate: ...
+
+    def _no_status_update(self, update_id: str) -> InvalidInput:
+        return InvalidInput(
+            f"no status update {update_id!r} on this board; `ralph report list` shows them"
+        )
+
+    #: Whether issues can be placed on more boards than the one Ralph works on.
+    several_boards: bool = False
+
+    def _one_board(self, project: int) -> InvalidInput:
+        return InvalidInput(
+            f"the {self.kind} tracker has one board, so project #{project} means nothing "
+            'here; several projects are GitHub\'s (tracker = "github" in ralph.toml)'
+        )
+
+    def add_to_project(
+        self, number: int, project: int, *, state: WorkflowState | None = None
+    ) -> bool:
+        """Put the issue on board ``project`` (with ``state`` as its Workflow State there,
+        when that board has the field); True when it was not there yet. Trackers with one
+        board refuse."""
+        raise self._one_board(project)
+
+    def project_items(self, projects: Sequence[int]) -> list[DashboardItem]:
+        """The items of each board in ``projects`` as the dashboard reads them (archived
+        ones left out), each carrying its board's number and title; an issue on two
+        boards is two items. Trackers with one board refuse."""
+        raise self._one_board(projects[0] if projects else 0)
 
     # -- relations ------------------------------------------------------------------------
 

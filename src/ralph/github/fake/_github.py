@@ -66,14 +66,27 @@ _SUB_ISSUE_FIELDS = {
 }
 
 
-def github_schema(*, dependencies: bool = True, sub_issues: bool = True) -> GraphQLSchema:
+#: What a GitHub Enterprise Server without project status updates lacks: type -> fields.
+_STATUS_UPDATE_FIELDS = {
+    "ProjectV2": {"statusUpdates"},
+    "Mutation": {
+        "createProjectV2StatusUpdate",
+        "updateProjectV2StatusUpdate",
+        "deleteProjectV2StatusUpdate",
+    },
+}
+
+
+def github_schema(
+    *, dependencies: bool = True, sub_issues: bool = True, status_updates: bool = True
+) -> GraphQLSchema:
     """GitHub's published schema plus the issue-dependencies extension (vendored); less
-    either of them for a GitHub Enterprise Server that lacks it."""
-    return _schema(dependencies, sub_issues)
+    any of them for a GitHub Enterprise Server that lacks it."""
+    return _schema(dependencies, sub_issues, status_updates)
 
 
 @functools.cache
-def _schema(dependencies: bool, sub_issues: bool) -> GraphQLSchema:
+def _schema(dependencies: bool, sub_issues: bool, status_updates: bool) -> GraphQLSchema:
     folder = resources.files("ralph.github.fake") / "schema"
     # Shipped compressed (1.2 MB to 170 kB): decompressing adds ~4 ms to a ~2 s build.
     sdl = gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8")
@@ -82,6 +95,8 @@ def _schema(dependencies: bool, sub_issues: bool) -> GraphQLSchema:
     document = parse(sdl)
     if not sub_issues:
         document = _without(document, _SUB_ISSUE_FIELDS)
+    if not status_updates:
+        document = _without(document, _STATUS_UPDATE_FIELDS)
     schema = build_ast_schema(document, assume_valid_sdl=True)
     # The published SDL trips graphql-core's strict self-check (deprecated interface
     # fields); it is GitHub's schema as served, so skip the check.
@@ -173,13 +188,17 @@ class FakeGitHub(PullRequestScripting):
         node_limit: int | None = None,
         dependencies: bool = True,
         sub_issues: bool = True,
+        status_updates: bool = True,
     ) -> None:
         """``content_per_minute``: throttle content creation as GitHub does when it
         finds it too quick; ``node_limit``: refuse queries whose answer holds more
-        objects, as GitHub's resource limits do; ``dependencies``, ``sub_issues``:
-        False for a GitHub Enterprise Server without them (not in its schema)."""
+        objects, as GitHub's resource limits do; ``dependencies``, ``sub_issues``,
+        ``status_updates`` (a board's): False for a GitHub Enterprise Server without them
+        (not in its schema)."""
         self.clock = clock
-        self.schema = github_schema(dependencies=dependencies, sub_issues=sub_issues)
+        self.schema = github_schema(
+            dependencies=dependencies, sub_issues=sub_issues, status_updates=status_updates
+        )
         self.world = World(clock=clock)
         self.root = Root(self.world)
         if content_per_minute is not None:

@@ -229,9 +229,10 @@ class Issue(Node):
         ]
         return connection(found, **page)
 
-    def projectItems(self, info: Any, **page: Any) -> dict[str, Any]:
+    def projectItems(self, info: Any, includeArchived: bool = True, **page: Any) -> dict[str, Any]:
         self.world.need_scope(info, "read:project", "project")
-        return connection(self.items, **page)
+        shown = [i for i in self.items if includeArchived or not i.isArchived]
+        return connection(shown, **page)
 
 
 class Field(Node):
@@ -306,6 +307,31 @@ class Item(Node):
         return None if found is None else self._value(found)
 
 
+class StatusUpdate(Node):
+    """A status update on a project (``ProjectV2StatusUpdate``)."""
+
+    typename = "ProjectV2StatusUpdate"
+
+    def __init__(self, project: ProjectV2, author: str, fields: dict[str, Any]) -> None:
+        super().__init__(project.world, "PVTSU_")
+        self.project = project
+        self.creator = {"__typename": "User", "login": author}
+        self.createdAt = self.updatedAt = _iso(project.world.clock())
+        #: Creation order: ``createdAt`` has whole seconds only.
+        self.sequence = next(project.world.database_ids)
+        self.body: str | None = None
+        self.status: str | None = None
+        self.startDate: str | None = None
+        self.targetDate: str | None = None
+        self.update(fields)
+
+    def update(self, fields: dict[str, Any]) -> None:
+        for name in ("body", "status", "startDate", "targetDate"):
+            if name in fields:
+                setattr(self, name, fields[name])
+        self.updatedAt = _iso(self.world.clock())
+
+
 class ProjectV2(Node):
     typename = "ProjectV2"
 
@@ -321,6 +347,7 @@ class ProjectV2(Node):
             Field(self, "Status", [{"name": n} for n in _STATUS_OPTIONS]),
         ]
         self.item_list: list[Item] = []
+        self.status_update_list: list[StatusUpdate] = []
         self.linked: list[Repository] = []
         #: Logins that may only read the board (on GitHub: a "Read" role on it).
         self.readers: set[str] = set()
@@ -335,6 +362,23 @@ class ProjectV2(Node):
 
     def repositories(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.linked, **page)
+
+    def items(
+        self, info: Any, orderBy: dict[str, str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """In the board's order (GitHub's POSITION), archived ones with ``isArchived``."""
+        self.world.need_scope(info, "read:project", "project")
+        return connection(self.item_list, **page)
+
+    def statusUpdates(
+        self, info: Any, orderBy: dict[str, str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """Newest first unless asked otherwise, as GitHub's default order."""
+        self.world.need_scope(info, "read:project", "project")
+        found = sorted(self.status_update_list, key=lambda u: u.sequence)
+        if (orderBy or {}).get("direction", "DESC") == "DESC":
+            found.reverse()
+        return connection(found, **page)
 
 
 class Repository(Node):

@@ -3,6 +3,8 @@ the in-memory world, with GitHub's own refusals (NOT_FOUND, UNPROCESSABLE...).""
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Any
 
 from ralph.github.fake._limits import ContentThrottle
@@ -16,6 +18,7 @@ from ralph.github.fake._model import (
     Label,
     ProjectV2,
     Repository,
+    StatusUpdate,
     World,
     _iso,
 )
@@ -47,6 +50,24 @@ def _check_room(parent: Issue, child: Issue | None = None) -> None:
         below += bool(layer)
     if levels + below > _MOST_LEVELS:
         raise _invalid(f"Sub-issues cannot be nested more than {_MOST_LEVELS} levels")
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _check_status_update(input: dict[str, Any]) -> None:
+    """GitHub's Date is ISO 8601 (``YYYY-MM-DD``); its bodies have the issue limit."""
+    check_body(input.get("body"))
+    for name in ("startDate", "targetDate"):
+        value = input.get(name)
+        if value is None:
+            continue
+        try:
+            if not _DATE.fullmatch(str(value)):
+                raise ValueError(value)
+            date.fromisoformat(str(value))
+        except ValueError:
+            raise _invalid(f"{name} is not a valid date") from None
 
 
 class Root(PullRequestMutations):
@@ -299,6 +320,52 @@ class Root(PullRequestMutations):
         if input.get("name"):
             field_.name = input["name"]
         return {"projectV2Field": field_}
+
+    def _project_item(self, info: Any, input: dict[str, Any]) -> Item:
+        project = self._project(info, input["projectId"])
+        item: Item = self.world.node_of(input["itemId"], Item)
+        if item.project is not project:
+            raise _invalid("The item does not belong to this project")
+        return item
+
+    def archiveProjectV2Item(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        item = self._project_item(info, input)
+        item.isArchived = True
+        return {"item": item}
+
+    def unarchiveProjectV2Item(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        item = self._project_item(info, input)
+        item.isArchived = False
+        return {"item": item}
+
+    def createProjectV2StatusUpdate(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        project = self._project(info, input["projectId"])
+        _check_status_update(input)
+        self._creating()
+        update = StatusUpdate(project, info.context["login"], input)
+        project.status_update_list.append(update)
+        return {"statusUpdate": update}
+
+    def _status_update(self, info: Any, update_id: str) -> StatusUpdate:
+        self.world.need_scope(info, "project")
+        found: StatusUpdate = self.world.node_of(update_id, StatusUpdate)
+        if found not in found.project.status_update_list:
+            raise GraphQLFault(
+                "NOT_FOUND", f"Could not resolve to a node with the global id of '{update_id}'"
+            )
+        return found
+
+    def updateProjectV2StatusUpdate(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        update = self._status_update(info, input["statusUpdateId"])
+        _check_status_update(input)
+        update.update(input)
+        return {"statusUpdate": update}
+
+    def deleteProjectV2StatusUpdate(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        update = self._status_update(info, input["statusUpdateId"])
+        update.project.status_update_list.remove(update)
+        del self.world.nodes[update.id]
+        return {"deletedStatusUpdateId": update.id, "projectV2": update.project}
 
     def linkProjectV2ToRepository(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         project = self._project(info, input["projectId"])

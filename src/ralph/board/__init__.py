@@ -1,0 +1,33 @@
+"""Board management on a tracker, as library functions the command line and the MCP tools
+both call: the hygiene report and archiving, the project status report and its status
+updates, routing issues by ``.ralph-routing.yml``, and the dashboard of several boards.
+Each returns data; rendering it is the caller's."""
+
+from __future__ import annotations
+
+from ralph.board._hygiene import ArchiveResult, archive_candidates, hygiene_report
+from ralph.board._projects import parse_projects, projects_dashboard
+from ralph.board._report import StatusReport, post_status_report, status_report
+from ralph.board._routing import (
+    RouteDecision,
+    RouteStep,
+    apply_route,
+    load_routing,
+    route_issue,
+)
+
+__all__ = [
+    "ArchiveResult",
+    "RouteDecision",
+    "RouteStep",
+    "StatusReport",
+    "apply_route",
+    "archive_candidates",
+    "hygiene_report",
+    "load_routing",
+    "parse_projects",
+    "post_status_report",
+    "projects_dashboard",
+    "route_issue",
+    "status_report",
+]
