@@ -18,7 +18,19 @@ import typer
 from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import redact, register_url
 from ralph._text import printable
-from ralph.cli import _by_hand, _exits, _init, _mcp, _orchestrate, _run, _serve, _status, _web
+from ralph.cli import (
+    _by_hand,
+    _exits,
+    _hygiene,
+    _init,
+    _mcp,
+    _orchestrate,
+    _route,
+    _run,
+    _serve,
+    _status,
+    _web,
+)
 from ralph.cli._debug import debug_app
 from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._idea import idea_app
@@ -26,6 +38,7 @@ from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._pr import pr_app
 from ralph.cli._prompts import prompts_app
+from ralph.cli._status_report import report_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
 from ralph.errors import InvalidInput, RalphError
 
@@ -64,6 +77,10 @@ for sub_app in (hook_app, plugin_app):
 app.command("init")(_init.init_command)
 app.command("doctor")(_init.doctor_command)
 app.command("status")(_status.status_command)
+# The board kept tidy and reported on.
+app.command("hygiene")(_hygiene.hygiene_command)
+app.add_typer(report_app)
+app.command("route")(_route.route_command)
 app.command("run")(_run.run_command)
 app.command("approve")(_run.approve_command)
 app.command("review")(_by_hand.review_command)

@@ -76,6 +76,9 @@ def issue_list(
     text: Annotated[str, typer.Option("--text", help="In the title or body.")] = "",
     closed: Annotated[bool, typer.Option("--closed", help="Closed issues instead.")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="Open and closed.")] = False,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Archived issues too (ralph hygiene --archive).")
+    ] = False,
     order: Annotated[IssueOrder, typer.Option("--order")] = IssueOrder.PRIORITY,
     limit: Annotated[int | None, typer.Option("--limit", min=1, max=MAX_COUNT)] = None,
     as_json: JsonOpt = False,
@@ -88,6 +91,7 @@ def issue_list(
         labels=frozenset(labels or ()),
         text=text,
         status=None if show_all else IssueStatus.CLOSED if closed else IssueStatus.OPEN,
+        archived=None if archived else False,
         order=order,
         limit=limit,
     )
@@ -252,6 +256,23 @@ def issue_close(
         else:
             tracker.close_issue(number, reason)
     _say(f"#{number} {'reopened' if reopen else f'closed ({reason})'}")
+
+
+@issue_app.command("archive")
+def issue_archive(
+    ctx: typer.Context,
+    number: Number,
+    undo: Annotated[bool, typer.Option("--undo", help="Put it back on the board.")] = False,
+) -> None:
+    """Take an issue off the board's lists and dashboard (GitHub: archive its project
+    item); ``ralph issue list --archived`` still shows it. ``ralph hygiene --archive``
+    archives everything done long ago."""
+    with project_tracker(ctx) as (_, tracker):
+        if undo:
+            tracker.unarchive_issue(number)
+        else:
+            tracker.archive_issue(number)
+    _say(f"#{number} {'back on the board' if undo else 'archived'}")
 
 
 @issue_app.command("next")

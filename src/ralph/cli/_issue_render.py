@@ -48,7 +48,8 @@ def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
     table.add_column("Parent", justify="right")
     table.add_column("Blocked by")
     for issue in issues:
-        title = issue.title if issue.is_open else f"{issue.title} (closed)"
+        marks = [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
+        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
         table.add_row(
             str(issue.number),
             title,

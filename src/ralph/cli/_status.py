@@ -13,12 +13,14 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph._text import printable
+from ralph.board import parse_projects, projects_dashboard
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
 from ralph.dashboard import Dashboard, Severity, format_markdown
-from ralph.views import load_board
+from ralph.errors import InvalidInput
+from ralph.views import board_health, load_board
 
 __all__ = ["status_command"]
 
@@ -57,10 +59,26 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
         health.append(warning.message)
     archive = Text(
         f"{dashboard.recently_completed} finished recently; "
-        f"{len(dashboard.archive_eligible)} ready to archive",
+        f"{len(dashboard.archive_eligible)} ready to archive (ralph hygiene --archive)",
         style="dim",
     )
-    return Group(table, health, archive)
+    if not dashboard.projects:
+        return Group(table, health, archive)
+    boards = Table(title="Per project", title_justify="left")
+    boards.add_column("Project")
+    boards.add_column("Active", justify="right")
+    boards.add_column("Issues per state")
+    boards.add_column("Warnings", justify="right")
+    for project in dashboard.projects:
+        counted = ", ".join(f"{p.state} {p.count}" for p in project.phases if p.count)
+        noted = [w for w in project.warnings if w.severity is not Severity.INFO]
+        boards.add_row(
+            f"#{project.number} {project.title}",
+            str(project.active),
+            counted or "no items",
+            str(len(noted)) if noted else "",
+        )
+    return Group(table, boards, health, archive)
 
 
 def status_command(
@@ -73,12 +91,33 @@ def status_command(
         float | None, typer.Option("--stuck-hours", min=0.0, help="When an issue is stuck.")
     ] = None,
     issues_per_phase: Annotated[int, typer.Option("--issues-per-phase", min=1, max=MAX_COUNT)] = 10,
+    projects: Annotated[
+        str | None,
+        typer.Option(
+            "--projects",
+            help="GitHub project numbers (3,5): their boards together, each broken down, "
+            "and a warning when their workloads are out of balance.",
+            show_default=False,
+        ),
+    ] = None,
+    archived: Annotated[
+        bool, typer.Option("--archived", help="Count archived issues too.")
+    ] = False,
 ) -> None:
     """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
     issues, lock collisions; only warnings count against health."""
+    numbers = parse_projects(projects) if projects is not None else ()
+    if numbers and archived:
+        raise InvalidInput("--archived counts one board's archive; leave it out with --projects")
     with project_tracker(ctx) as (config, tracker):
-        board = load_board(tracker, config, now=time.time(), stuck_hours=stuck_hours)
-    dashboard = board.dashboard
+        if numbers:
+            health = board_health(config, stuck_hours)
+            dashboard = projects_dashboard(tracker, numbers, config=health, now=time.time())
+        else:
+            board = load_board(
+                tracker, config, now=time.time(), stuck_hours=stuck_hours, archived=archived
+            )
+            dashboard = board.dashboard
     if as_json or output is StatusFormat.JSON:
         print(json.dumps(dashboard.to_dict(), indent=2))
     elif output is StatusFormat.MARKDOWN:

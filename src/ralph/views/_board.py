@@ -48,10 +48,14 @@ def load_board(
     now: float,
     store: TaskStore | None = None,
     stuck_hours: float | None = None,
+    archived: bool = False,
 ) -> BoardView:
-    """The board as ``ralph status`` builds it; with ``store``, the lock holders too."""
+    """The board as ``ralph status`` builds it; with ``store``, the lock holders too;
+    with ``archived``, the archived issues too."""
     dashboard = build_dashboard(
-        dashboard_items(tracker), now=now, config=board_health(config, stuck_hours)
+        dashboard_items(tracker, archived=archived),
+        now=now,
+        config=board_health(config, stuck_hours),
     )
     holders: dict[int, str] = {}
     repo = config.repo or config.root.name

@@ -128,6 +128,7 @@ def issue_dict(
         "status": issue.status.value,
         "closeReason": issue.close_reason.value if issue.close_reason else None,
         "parent": issue.parent,
+        "archived": issue.archived,
         "createdAt": iso(issue.created_at),
         "updatedAt": iso(issue.updated_at),
         "url": issue.url,
