@@ -56,8 +56,23 @@ class _Where:
             node = found
         return node
 
-    def fail(self, path: tuple[str | int, ...], problem: str) -> NoReturn:
-        mark = self.node(path).start_mark
+    def key(self, path: tuple[str | int, ...], key: Any) -> yaml.Node:
+        """The key node ``key`` of the mapping at ``path`` (where an unknown key is)."""
+        node = self.node(path)
+        if isinstance(node, yaml.MappingNode):
+            for k, _ in node.value:
+                if isinstance(k, yaml.ScalarNode) and self._constructed(k) == key:
+                    return k
+        return node
+
+    @staticmethod
+    def _constructed(node: yaml.ScalarNode) -> Any:
+        return yaml.SafeLoader("").construct_object(node)
+
+    def fail(
+        self, path: tuple[str | int, ...], problem: str, *, at: yaml.Node | None = None
+    ) -> NoReturn:
+        mark = (at or self.node(path)).start_mark
         named = _path(path)
         at = f"{self.source} line {mark.line + 1}, column {mark.column + 1}"
         raise InvalidInput(f"{at}: {named + ': ' if named else ''}{problem}")
@@ -104,9 +119,13 @@ def _keys(
         where.fail(path, f"must be a mapping with {', '.join(allowed)}")
     unknown = [k for k in value if k not in allowed]
     if unknown:
+        node = where.key(path, unknown[0])
+        # As written: YAML reads some words as true or false (on, no...).
+        written = node.value if isinstance(node, yaml.ScalarNode) else str(unknown[0])
         where.fail(
-            (*path, str(unknown[0])),
-            f"unknown key {unknown[0]!r}; use {', '.join(allowed)}",
+            (*path, written),
+            f"unknown key {written!r}; use {', '.join(allowed)}",
+            at=node,
         )
     return value
 
