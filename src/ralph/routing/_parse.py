@@ -74,8 +74,8 @@ class _Where:
     ) -> NoReturn:
         mark = (at or self.node(path)).start_mark
         named = _path(path)
-        at = f"{self.source} line {mark.line + 1}, column {mark.column + 1}"
-        raise InvalidInput(f"{at}: {named + ': ' if named else ''}{problem}")
+        where = f"{self.source} line {mark.line + 1}, column {mark.column + 1}"
+        raise InvalidInput(f"{where}: {named + ': ' if named else ''}{problem}")
 
 
 def _named(key: yaml.Node, step: str | int) -> bool:
