@@ -45,6 +45,9 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "auth-epic.json"
 def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     for name, command in sorted(group.commands.items()):
         if hasattr(command, "commands"):
+            # A group that is a command too (``ralph report``) has options of its own.
+            if command.invoke_without_command and command.params:
+                yield (*path, name), command
             yield from _commands(command, (*path, name))
         else:
             yield (*path, name), command
@@ -228,6 +231,10 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
         "keep": paths(place)["new folder"],
         "status_file": st.sampled_from(
             [str(place.scratch), str(place.scratch / "missing" / "status.json"), "", "a\x00b"]
+        ),
+        # board numbers, comma-separated
+        "projects": st.sampled_from(
+            ["", ",", "0", "-1", "abc", "1.5", "3,x", "3,,5", "99999999999999999999", "a\x00b"]
         ),
         # a span back from now or a past moment: junk, nothing, the future, the far past
         "since": st.sampled_from(

@@ -91,7 +91,7 @@ from ralph.tracker._reviews import (
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import WORKFLOW_STATE_TO_STATUS, Estimate, Priority, WorkflowState
 
-__all__ = ["GitHubTracker"]
+__all__ = ["NO_STATUS_UPDATES", "GitHubTracker"]
 
 logger = logging.getLogger(__name__)
 
