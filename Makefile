@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr clean
+.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -82,6 +82,9 @@ test: lint typecheck sandbox-tools browser
 
 bench: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pipeline.py
+
+bench-board: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_board.py
 
 bench-store: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_store.py

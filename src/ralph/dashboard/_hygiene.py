@@ -8,6 +8,7 @@ Ages are compared unrounded and shown to a tenth of a day, as the original did.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -202,11 +203,37 @@ def title_similarity(a: str, b: str) -> float:
     return 1 - _levenshtein(na, nb) / longest
 
 
+def _distance_within(a: str, b: str, limit: int) -> int | None:
+    """The edit distance of ``a`` and ``b`` when it is at most ``limit``, else None.
+    Only cells within ``limit`` of the diagonal can lie on such a path, and a row whose
+    every cell is past the limit ends the search: most pairs of titles are nothing
+    alike, and this keeps a board of hundreds of issues to a fraction of a second."""
+    if abs(len(a) - len(b)) > limit:
+        return None
+    over = limit + 1
+    previous = [j if j <= limit else over for j in range(len(b) + 1)]
+    for i, char_a in enumerate(a, 1):
+        low, high = max(1, i - limit), min(len(b), i + limit)
+        current = [over] * (len(b) + 1)
+        current[0] = i if i <= limit else over
+        best = current[0]
+        for j in range(low, high + 1):
+            cost = 0 if char_a == b[j - 1] else 1
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost, over)
+            current[j] = value
+            best = min(best, value)
+        if best > limit:
+            return None
+        previous = current
+    return previous[-1] if previous[-1] <= limit else None
+
+
 def _duplicates(
     items: Sequence[DashboardItem], now: float, threshold: float
 ) -> list[DuplicateCandidate]:
     found = []
     normalized = [normalize_title(i.title) for i in items]
+    letters = [Counter(title) for title in normalized]
     for i, a in enumerate(items):
         for j in range(i + 1, len(items)):
             na, nb = normalized[i], normalized[j]
@@ -214,7 +241,21 @@ def _duplicates(
             # Titles of very different lengths are not the same issue: skip the distance.
             if longest and abs(len(na) - len(nb)) / longest > 0.5:
                 continue
-            similarity = title_similarity(a.title, items[j].title)
+            if longest == 0:
+                similarity = 1.0
+            else:
+                # similarity >= threshold  <=>  distance <= (1 - threshold) * longest
+                limit = math.floor((1 - threshold) * longest + 1e-9)
+                # Every letter one title has more of than the other costs an edit at
+                # least: a cheap bound that spares most pairs the distance itself.
+                mine, theirs = letters[i], letters[j]
+                shared = sum(min(n, theirs.get(c, 0)) for c, n in mine.items())
+                if longest - shared > limit:
+                    continue
+                distance = _distance_within(na, nb, limit)
+                if distance is None:
+                    continue
+                similarity = 1 - distance / longest
             if similarity >= threshold:
                 found.append(
                     DuplicateCandidate(

@@ -4,6 +4,8 @@ duplicate pairs, each section's rule, the summary and the Markdown layout."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ralph.dashboard import (
     DAY_SECONDS,
@@ -24,7 +26,7 @@ def item(number, state="Backlog", *, title=None, days_ago=None, closed_days_ago=
     updated = NOW - (days_ago * DAY_SECONDS if days_ago is not None else HOUR)
     return DashboardItem(
         number=number,
-        title=title or f"Issue {number}",
+        title=f"Issue {number}" if title is None else title,
         updated_at=updated,
         closed_at=None if closed_days_ago is None else NOW - closed_days_ago * DAY_SECONDS,
         workflow_state=state,
@@ -250,3 +252,27 @@ def test_an_empty_board_reports_only_the_summary():
 def test_an_issue_without_a_state_shows_a_dash():
     text = format_hygiene_markdown(report(item(1, None, days_ago=9)))
     assert "| #1 | Issue 1 | — | 9d |" in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    titles=st.lists(st.text(alphabet="abc de", max_size=12), min_size=2, max_size=6),
+    threshold=st.sampled_from([0.0, 0.3, 0.5, 0.8, 0.95, 1.0]),
+)
+def test_duplicates_are_exactly_the_pairs_at_or_above_the_threshold(titles, threshold):
+    """The report's shortcut (a bounded edit distance) finds what the definition does."""
+    items = [item(n, title=t) for n, t in enumerate(titles, 1)]
+    found = report(*items, similarity_threshold=threshold).duplicate_candidates
+    expected = []
+    for i, a in enumerate(titles):
+        for j in range(i + 1, len(titles)):
+            na, nb = normalize_title(a), normalize_title(titles[j])
+            longest = max(len(na), len(nb))
+            if longest and abs(len(na) - len(nb)) / longest > 0.5:
+                continue
+            if title_similarity(a, titles[j]) >= threshold:
+                expected.append((i + 1, j + 1))
+    assert [(d.first.number, d.second.number) for d in found] == expected
+    for d in found:
+        exact = title_similarity(titles[d.first.number - 1], titles[d.second.number - 1])
+        assert d.similarity == pytest.approx(exact, abs=0.005)
