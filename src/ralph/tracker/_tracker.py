@@ -582,8 +582,10 @@ class Tracker(abc.ABC):
                 estimates = contract.input_estimates
         if not states:
             raise InvalidInput("pick_actionable needs a command or at least one state")
-        # One read of the board answers both the candidates and their blockers' states.
-        board = self.list_issues(IssueQuery(status=None))
+        # One read of the board answers both the candidates and their blockers' states
+        # (an archived blocker still blocks until it is done; an archived issue is not
+        # a candidate).
+        board = self.list_issues(IssueQuery(status=None, archived=None))
         by_number = {issue.number: issue for issue in board}
         candidates = IssueQuery(states=frozenset(states)).apply(board)
         picked = []

@@ -78,3 +78,11 @@ def test_an_issue_off_the_board_or_unestimated_matches_only_queries_that_do_not_
     assert not IssueQuery(states=list(WorkflowState)).matches(bare)
     assert not IssueQuery(estimates=list(Estimate)).matches(bare)
     assert IssueQuery(has_parent=False).matches(bare)
+
+
+def test_archived_issues_are_left_out_unless_asked_for():
+    archived = Issue(number=9, title="Old", archived=True)
+    assert not IssueQuery().matches(archived)
+    assert IssueQuery(archived=None).matches(archived)
+    assert IssueQuery(archived=True).matches(archived)
+    assert not IssueQuery(archived=True).matches(ISSUE)
