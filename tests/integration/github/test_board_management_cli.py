@@ -6,6 +6,7 @@ boards compared, and a GitHub without status updates refused in one line."""
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
 import pytest
@@ -43,7 +44,7 @@ def gh(project, monkeypatch, ralph_cli):
         assert code == 0, err
         return ralph_cli, fake, tracker_on(fake, 1)
 
-    opened: list = []
+    opened: list[AbstractContextManager[str]] = []
     yield make
     for serving in opened:
         serving.__exit__(None, None, None)
