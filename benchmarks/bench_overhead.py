@@ -30,6 +30,7 @@ from ralph.demo import demo_project
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate import Execution, ExecutionStatus, Worker, hero_crew, run_session
 from ralph.phases import PhaseRunner
+from ralph.runtimes import StopSignal
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import Claim, TaskStatus, TaskStore, open_store
 
@@ -77,7 +78,7 @@ def noop_engine(store: TaskStore, workers: int) -> float:
         ],
     )
 
-    def execute(claim: Claim) -> Execution:
+    def execute(claim: Claim, stop: StopSignal) -> Execution:
         store.complete(claim, {})
         return Execution(claim.task_id, ExecutionStatus.DONE)
 

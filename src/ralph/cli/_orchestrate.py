@@ -25,10 +25,12 @@ from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
     WORKER_ROLES,
+    BoardReads,
     Budget,
     CrewPlan,
     Ending,
     Interrupt,
+    Reconciler,
     RootRun,
     RunReport,
     SessionResult,
@@ -434,7 +436,9 @@ def worker_command(
                 attempts=attempts,
                 stop=interrupt.agent_unusable,
             )
+            reconciler = Reconciler(BoardReads(project.tracker))
             while not crew.join(timeout=0.2):
+                reconciler.look([crew])
                 if interrupt.aborting.is_set():
                     crew.release_claims()
                     raise typer.Exit(EXIT_INTERRUPTED)

@@ -67,6 +67,11 @@ class Database(abc.ABC):
         """Block up to ``timeout`` seconds until the database may have changed since
         ``last_seen`` (a value this method returned before, or 0); return the new one."""
 
+    def notify_change(self, tx: Tx) -> None:  # noqa: B027 - SQLite has nothing to add
+        """Wake the waiters of every process (``wait_for_change``) when ``tx`` commits,
+        where a commit alone does not (PostgreSQL's waiters wake on a notification; on
+        SQLite every commit changes what they watch)."""
+
     def lock(self, tx: Tx, key: int) -> None:  # noqa: B027 - SQLite has nothing to add
         """Hold ``key`` until ``tx`` ends, keeping other transactions that lock it out
         (beyond what a write transaction already does)."""

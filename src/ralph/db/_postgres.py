@@ -157,6 +157,9 @@ class PostgresDatabase(Database):
                 self._listener = _Listener(self.url, self.CHANNEL)
             return self._listener
 
+    def notify_change(self, tx: Tx) -> None:
+        tx.rows("SELECT pg_notify(?, ?)", (self.CHANNEL, "change"))
+
     def lock(self, tx: Tx, key: int) -> None:
         tx.rows("SELECT pg_advisory_xact_lock(?, ?)", (self.LOCK_CLASS, key))
 

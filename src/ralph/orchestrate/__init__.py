@@ -1,6 +1,7 @@
 """Orchestration in code: the hero and team sessions, the loop over the board and the
 service that keeps draining it, the lead, workers and their claim loop, agent slots,
-graph rewrites, budgets and run reports. The agent only does each phase's content;
+reconciliation with a person's moves on the board, graph rewrites, budgets and run
+reports. The agent only does each phase's content;
 everything here is deterministic."""
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from ralph.orchestrate._execute import (
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
 from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._reconcile import (
+    RECONCILE_SECONDS,
+    WITHDRAWN_STATES,
+    BoardRead,
+    BoardReads,
+    Reconciler,
+    withdrawn,
+)
 from ralph.orchestrate._report import (
     Counters,
     RunReport,
@@ -46,8 +55,12 @@ from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 __all__ = [
     "MAX_PLAN_ITERATIONS",
     "MAX_ROOT_FAILURES",
+    "RECONCILE_SECONDS",
+    "WITHDRAWN_STATES",
     "WORKER_ROLES",
     "AgentSlots",
+    "BoardRead",
+    "BoardReads",
     "Budget",
     "Counters",
     "Crew",
@@ -59,6 +72,7 @@ __all__ = [
     "Lead",
     "LoopResult",
     "Observer",
+    "Reconciler",
     "RootRun",
     "RootSessions",
     "RunReport",
@@ -89,5 +103,6 @@ __all__ = [
     "team_crew",
     "wait_policy",
     "wake_waiting",
+    "withdrawn",
     "worker_crew",
 ]

@@ -42,7 +42,7 @@ from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._waiting import wait_policy
 from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus, Waiting
 from ralph.project import Project
-from ralph.runtimes import AgentRuntime
+from ralph.runtimes import AgentRuntime, StopSignal
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
@@ -121,7 +121,8 @@ class TaskExecutor:
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
 
-    def execute(self, claim: Claim) -> Execution:
+    def execute(self, claim: Claim, stop: StopSignal | None = None) -> Execution:
+        """Run the claimed task; ``stop``, set from another thread, stops its agent."""
         task = claim.task
         attributes = {
             "ralph.run": self.run.id,
@@ -133,7 +134,7 @@ class TaskExecutor:
         }
         with span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced:
             try:
-                execution = self._execute(claim)
+                execution = self._execute(claim, stop)
             except LeaseLost as lost:
                 logger.warning("claim lost", extra={"task": claim.task_id, "reason": str(lost)})
                 execution = Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
@@ -142,7 +143,7 @@ class TaskExecutor:
                 traced.fail(execution.error)
             return execution
 
-    def _execute(self, claim: Claim) -> Execution:
+    def _execute(self, claim: Claim, stop: StopSignal | None) -> Execution:
         task = claim.task
         kind = TaskKind(task.kind)
         streamed = "stream_id" in task.metadata
@@ -160,7 +161,7 @@ class TaskExecutor:
         only = [int(n) for n in task.metadata.get("stream_members", task.issues)]
         try:
             outcome = self.runner.run(
-                PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None
+                PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None, stop=stop
             )
         except Waiting as waiting:
             return self._waiting(claim, waiting.reason, for_person=waiting.for_person)

@@ -13,13 +13,14 @@ worktrees are per issue and git adds them one at a time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ralph.graph import ReviewMode
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._planning import _as_planned
+from ralph.orchestrate._reconcile import RECONCILE_SECONDS, BoardReads, Reconciler
 from ralph.orchestrate._session import (
     LOOK_SECONDS,
     Interrupt,
@@ -34,7 +35,7 @@ from ralph.pipeline import BoardIssue, BoardQueue, IssueRelations, QueuedRoot, o
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
 from ralph.tasks import RunStatus
-from ralph.tracker import IssueQuery
+from ralph.tracker import Issue, IssueQuery
 
 __all__ = ["LoopResult", "RootRun", "RootSessions", "board_queue", "run_loop"]
 
@@ -56,9 +57,15 @@ class LoopResult:
 
 
 def board_queue(
-    project: Project, review_mode: ReviewMode, phases: Collection[str] | None = None
+    project: Project,
+    review_mode: ReviewMode,
+    phases: Collection[str] | None = None,
+    issues: Sequence[Issue] | None = None,
 ) -> BoardQueue:
-    """The board's roots as a pass would run them now, and who waits for a person."""
+    """The board's roots as a pass would run them now, and who waits for a person;
+    ``issues``: the board as just read (else it is read here)."""
+    if issues is None:
+        issues = project.tracker.list_issues(IssueQuery(status=None))
     board = [
         BoardIssue(
             _as_planned(issue),
@@ -74,7 +81,7 @@ def board_queue(
             created_at=issue.created_at,
             is_open=issue.is_open,
         )
-        for issue in project.tracker.list_issues(IssueQuery(status=None))
+        for issue in issues
     ]
     active = {
         run.root_issue: [int(n) for n in run.config.get("group", [run.root_issue])]
@@ -104,7 +111,11 @@ class RootSessions:
         attempts: int = 2,
         interrupt: Interrupt | None = None,
         wait: bool = False,
+        reconcile_every: float | None = RECONCILE_SECONDS,
     ) -> None:
+        """``reconcile_every``: how often the sessions read the board to stop agents
+        whose issues a person took away (None: only the reads of ``board()``, as
+        ``ralph serve`` makes them on its poll). One read serves every session."""
         self.project = project
         #: Sessions keep going while their tasks wait for a person (``--wait``).
         self.wait_for_people = wait
@@ -116,12 +127,15 @@ class RootSessions:
         self.interrupt = interrupt or Interrupt()
         self.slots = AgentSlots(runtime, max_agents, phase_caps or {})
         self.budget = Budget.from_config(project.config)
+        self.reads = BoardReads(project.tracker)
+        self.reconcile_every = reconcile_every
         self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
         #: Set whenever a session ends: a waiting caller wakes at once.
         self.changed = threading.Event()
 
     def board(self) -> BoardQueue:
-        return board_queue(self.project, self.review, self.phases)
+        """Read the board: the roots to run, in order (the sessions reconcile with it)."""
+        return board_queue(self.project, self.review, self.phases, self.reads.read())
 
     def start(self, queued: QueuedRoot) -> None:
         out: list[SessionResult] = []
@@ -151,6 +165,7 @@ class RootSessions:
                     attempts=self.attempts,
                     phases=self.phases,
                     wait=self.wait_for_people,
+                    reconciler=Reconciler(self.reads, self.reconcile_every),
                 )
             )
         except Exception as exc:  # one root's broken pipeline does not stop the others
@@ -168,6 +183,10 @@ class RootSessions:
                 result = out[0] if out else SessionResult(None, Ending.INTERRUPTED, "stopped")
                 done.append(RootRun(queued, result))
         return done
+
+    def wake(self) -> None:
+        """End a ``wait`` now (something besides a session's end needs a look)."""
+        self.changed.set()
 
     def wait(self, timeout: float) -> None:
         """Until a session ends, or ``timeout`` seconds. Sessions end within their

@@ -1,7 +1,11 @@
 """``ralph serve``: ``ralph loop`` as a service. It reads the board every
-``poll_seconds`` and whenever a root ends, starts the roots ``ralph loop`` would (same
-order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
-the store while it runs, so several processes on one store never run a root twice.
+``poll_seconds``, whenever a root ends and, on a tracker that can say so cheaply (the
+local one), whenever the board changes, in this process or another (an issue filed with
+``ralph issue new`` starts within a second). It starts the roots ``ralph loop`` would
+(same order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per
+root in the store while it runs, so several processes on one store never run a root
+twice. Each read is also the sessions' reconciliation: an agent whose issue a person
+took away is stopped (``_reconcile``).
 
 It stops when ``interrupt`` says so: the first signal stops starting roots and lets
 the sessions finish their tasks in hand; the second hands those tasks back (the sessions
@@ -13,8 +17,9 @@ root that keeps ending without finishing waits longer each time, and after
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +33,7 @@ from ralph.orchestrate._session import Interrupt
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
+from ralph.tracker import Tracker
 
 __all__ = ["MAX_ROOT_FAILURES", "ServeResult", "serve"]
 
@@ -41,6 +47,11 @@ MAX_BACKOFF_SECONDS = 3600.0
 NOTE_EVERY_SECONDS = 60.0
 #: How often a stopping service looks at its sessions (they end on their own).
 STOP_LOOK_SECONDS = 0.5
+#: The least time between two reads of the board that changes on it call for: a busy
+#: board (every phase comments and moves issues) is not read more often than this.
+MIN_READ_GAP_SECONDS = 0.5
+#: How long one wait of the board watcher lasts before it looks whether to stop.
+WATCH_SECONDS = 1.0
 #: Endings that say nothing bad of the root: it is done, a person has it, or another
 #: process finished it between this one's look at the board and its start.
 _HEALTHY = frozenset(
@@ -90,17 +101,22 @@ def serve(
         review_mode=review_mode,
         attempts=attempts,
         interrupt=interrupt,
+        reconcile_every=None,  # the sessions reconcile with each read of the board here
     )
     leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))
     result = ServeResult()
     backoff: dict[int, _Backoff] = {}
     board: BoardQueue | None = None
-    next_read = 0.0
+    next_read = last_read = 0.0
     unreachable_since: float | None = None
     noted_at = 0.0
+    watch = _BoardWatch(project.tracker, sessions.wake)
     try:
         while True:
+            if watch.changed.is_set():  # the board changed: read it soon, not on the poll
+                watch.changed.clear()
+                next_read = min(next_read, last_read + MIN_READ_GAP_SECONDS)
             for done in sessions.ended():
                 leases.give_back(done.root.root)
                 result.runs.append(done)
@@ -114,7 +130,8 @@ def serve(
                 if not sessions.running:
                     break
             elif time.monotonic() >= next_read:
-                next_read = time.monotonic() + poll_seconds
+                last_read = time.monotonic()
+                next_read = last_read + poll_seconds
                 try:
                     board = sessions.board()
                 except RalphError as exc:
@@ -136,10 +153,50 @@ def serve(
                 wake_in = min(max(0.0, next_read - time.monotonic()), leases.renew_in)
             sessions.wait(wake_in)
     finally:
+        watch.stop()
         leases.give_back_all()
         if status_file is not None:
             write_status(status_file, project.store, sessions, board, backoff, result)
     return result
+
+
+class _BoardWatch:
+    """A thread that waits for the board to change and wakes the service; nothing on a
+    tracker that cannot say so without a read of the board (GitHub: the poll reads it)."""
+
+    def __init__(self, tracker: Tracker, wake: Callable[[], None]) -> None:
+        self.tracker = tracker
+        self.changed = threading.Event()
+        self._wake = wake
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        try:
+            seen = tracker.board_version()
+        except RalphError:
+            seen = None  # the poll says when the board cannot be read
+        if seen is not None:
+            self._thread = threading.Thread(
+                target=self._run, args=(seen,), name="serve-board-watch", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self, seen: Hashable) -> None:
+        while not self._done.is_set():
+            try:
+                version = self.tracker.wait_for_board_change(seen, WATCH_SECONDS)
+            except Exception:  # the store hiccuped: the poll goes on; look again soon
+                logger.warning("cannot watch the board for changes", exc_info=True)
+                self._done.wait(WATCH_SECONDS)
+                continue
+            if version != seen:
+                seen = version
+                self.changed.set()
+                self._wake()
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(WATCH_SECONDS + 5)
 
 
 def _start(

@@ -22,6 +22,7 @@ from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._reconcile import BoardReads, Reconciler
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
 from ralph.pipeline import (
     MAX_BUILDERS,
@@ -195,12 +196,15 @@ def run_session(
     attempts: int = 2,
     phases: Collection[str] | None = None,
     wait: bool = False,
+    reconciler: Reconciler | None = None,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
     or is interrupted; with ``phases``, only tasks of those phases run, and the session
     ends when none of them is left to do. ``wait``: tasks waiting for a person (a
     review, a merge by hand) keep the session going, looked at again by their backoff,
-    instead of ending it."""
+    instead of ending it. ``reconciler`` stops agents whose issues a person took away
+    (by default one that reads the board every ``RECONCILE_SECONDS`` while an agent
+    runs)."""
     store = project.store
     lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode, wait=wait)
     interrupt = interrupt or Interrupt()
@@ -220,7 +224,10 @@ def run_session(
             stop=interrupt.agent_unusable,
             phases=phases,
         )
-        verdict, cursor = _watch(store, lead, run, workers, observer, interrupt, phases, wait=wait)
+        reconciler = reconciler or Reconciler(BoardReads(project.tracker))
+        verdict, cursor = _watch(
+            store, lead, run, workers, observer, interrupt, phases, reconciler, wait=wait
+        )
         ending = verdict.ending or Ending.INTERRUPTED
         traced.set("ralph.ending", ending.value)
         traced.set("ralph.resumed", resumed)
@@ -269,7 +276,8 @@ def _watch(
     workers: Crew,
     observer: Observer | None,
     interrupt: Interrupt,
-    phases: Collection[str] | None = None,
+    phases: Collection[str] | None,
+    reconciler: Reconciler,
     *,
     wait: bool = False,
 ) -> tuple[RunVerdict, int]:
@@ -277,6 +285,7 @@ def _watch(
     event seen."""
     cursor = 0
     while True:
+        reconciler.look([workers])
         events = store.wait_for_events(run.id, cursor, LOOK_SECONDS)
         if events:
             cursor = events[-1].id

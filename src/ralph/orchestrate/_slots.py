@@ -18,7 +18,16 @@ __all__ = ["SLOT_WAIT_RUNS", "AgentSlots"]
 SLOT_WAIT_RUNS = 4
 
 
+#: How often a brief waiting for a slot looks at its stop signal (nothing runs for it
+#: meanwhile; a slot that frees is taken at once).
+_STOP_LOOK_SECONDS = 0.5
+
+
 class _Exhausted(Exception):
+    pass
+
+
+class _Stopped(Exception):
     pass
 
 
@@ -36,8 +45,15 @@ class AgentSlots(AgentRuntime):
         deadline = time.monotonic() + wait
         try:
             # The phase's slot first: a brief waiting for it holds none of the total.
-            with _slot(self._phases.get(brief.phase), deadline), _slot(self._total, deadline):
+            with (
+                _slot(self._phases.get(brief.phase), deadline, brief),
+                _slot(self._total, deadline, brief),
+            ):
                 return self.runtime.run(brief)
+        except _Stopped:
+            return AgentResult(
+                status=AgentStatus.STOPPED, error=brief.stop.reason, agent=self.description
+            )
         except _Exhausted:
             return AgentResult(
                 status=AgentStatus.TIMEOUT,
@@ -48,12 +64,20 @@ class AgentSlots(AgentRuntime):
 
 
 @contextmanager
-def _slot(semaphore: threading.BoundedSemaphore | None, deadline: float) -> Iterator[None]:
+def _slot(
+    semaphore: threading.BoundedSemaphore | None, deadline: float, brief: AgentBrief
+) -> Iterator[None]:
+    """Hold a slot of ``semaphore``; a brief stopped while it waits gives up waiting."""
     if semaphore is None:
         yield
         return
-    if not semaphore.acquire(timeout=max(0.0, deadline - time.monotonic())):
-        raise _Exhausted
+    while not semaphore.acquire(
+        timeout=max(0.0, min(_STOP_LOOK_SECONDS, deadline - time.monotonic()))
+    ):
+        if brief.stop.stopped:
+            raise _Stopped
+        if time.monotonic() >= deadline:
+            raise _Exhausted
     try:
         yield
     finally:

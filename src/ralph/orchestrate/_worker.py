@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import Execution
+from ralph.runtimes import StopSignal
 from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
 
 __all__ = ["Crew", "Worker", "WorkerStats", "heartbeating", "latest_event"]
@@ -43,16 +44,22 @@ def latest_event(store: TaskStore, run_id: int) -> int:
 
 
 @contextmanager
-def heartbeating(store: TaskStore, claim: Claim, every: float) -> Iterator[None]:
-    """Keep ``claim``'s lease alive from a background thread while the block runs."""
+def heartbeating(
+    store: TaskStore, claim: Claim, every: float, stop: StopSignal | None = None
+) -> Iterator[None]:
+    """Keep ``claim``'s lease alive from a background thread while the block runs. A
+    lease found lost stops the agent through ``stop``: the task is no longer this
+    worker's (canceled, or handed to another), so nothing its agent does can be used."""
     done = threading.Event()
 
     def beat() -> None:
         while not done.wait(every):
             try:
                 store.heartbeat(claim)
-            except LeaseLost:
+            except LeaseLost as lost:
                 logger.warning("lease lost while running", extra={"task": claim.task_id})
+                if stop is not None:
+                    stop.stop(f"the task is no longer this worker's: {lost}")
                 return
             except Exception:  # a store hiccup: the next beat may get through
                 logger.warning("heartbeat failed", exc_info=True, extra={"task": claim.task_id})
@@ -82,7 +89,7 @@ class Worker:
         run_id: int,
         name: str,
         roles: Collection[str],
-        execute: Callable[[Claim], Execution],
+        execute: Callable[[Claim, StopSignal], Execution],
         *,
         budget: Budget | None = None,
         stopping: threading.Event | None = None,
@@ -102,6 +109,10 @@ class Worker:
         self.kinds = None if kinds is None else frozenset(kinds)
         self.stats = WorkerStats()
         self.current: Claim | None = None
+        #: ``time.monotonic()`` when the task in hand was claimed.
+        self.working_since = 0.0
+        #: Stops the agent of the task in hand (``stop_agent``).
+        self._stop = StopSignal()
         # Shutdowns of earlier sessions of this run are history: the worker starts after
         # them. The cursor is taken here, not when the thread starts, so a shutdown of
         # this very session (the lead may end it before the thread runs) is seen.
@@ -147,13 +158,24 @@ class Worker:
 
     def _work(self, claim: Claim) -> None:
         self.stats.claims += 1
+        self._stop = StopSignal()
+        self.working_since = time.monotonic()
         self.current = claim
         logger.debug("claimed", extra={"worker": self.name, "task": claim.task.key})
         try:
-            with heartbeating(self.store, claim, self.store.lease_seconds / 6):
-                self.stats.executions.append(self.execute(claim))
+            with heartbeating(self.store, claim, self.store.lease_seconds / 6, self._stop):
+                self.stats.executions.append(self.execute(claim, self._stop))
         finally:
             self.current = None
+
+    def stop_agent(self, task_id: int, reason: str) -> bool:
+        """Stop the agent of task ``task_id`` if it is this worker's task in hand; the
+        task then ends as its phase decides (a person's move stands). True if it was."""
+        claim = self.current
+        if claim is None or claim.task_id != task_id:
+            return False
+        self._stop.stop(reason)
+        return True
 
     def release(self) -> None:
         """Give the task in hand back to the store (the worker's process is stopping)."""

@@ -31,12 +31,15 @@ class MovedMeanwhile(RalphError):
     """An issue the phase holds was moved by someone else (a person, usually to Human
     Needed) while the phase ran: their move wins and the phase stops."""
 
-    def __init__(self, number: int, state: WorkflowState | None, by: str) -> None:
+    def __init__(
+        self, number: int, state: WorkflowState | None, by: str, *, closed: bool = False
+    ) -> None:
         self.number = number
         self.state = state
         self.by = by
+        self.closed = closed
         where = state.value if state is not None else "no state"
-        super().__init__(f"#{number} was moved to {where} by {by}")
+        super().__init__(f"#{number} was {'closed' if closed else f'moved to {where}'} by {by}")
 
 
 def _mover(issue: Issue) -> str:
@@ -75,6 +78,8 @@ class PhaseContext:
     #: The issues the phase holds and the state it left each in (its lock state): the
     #: phase moves them only from there, so a person's move meanwhile wins.
     held: dict[int, WorkflowState] = field(default_factory=dict)
+    #: The held issues that were open when the phase took them.
+    held_open: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         config = self.project.config
@@ -184,6 +189,8 @@ class PhaseContext:
             issue = self.project.tracker.get_issue(number)
             if issue.workflow_state is not state:
                 raise MovedMeanwhile(number, issue.workflow_state, _mover(issue))
+            if number in self.held_open and not issue.is_open:
+                raise MovedMeanwhile(number, issue.workflow_state, "a person", closed=True)
 
     def move(self, number: int, state_or_intent: str, *, command: str) -> StateChange:
         """The phase's own move of an issue: for a held issue a compare-and-set from the

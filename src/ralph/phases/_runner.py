@@ -17,7 +17,10 @@ again later (an orchestrated task is deferred in the store, freeing its worker).
 A person's move wins: the phase applies its result only while its issues are still in
 the state it left them in, and its own moves are compare-and-sets from there. An issue
 moved meanwhile (to Human Needed, say) stays where it was put; the phase stops with
-status ``moved`` and keeps the result as its checkpoint for a later run to apply.
+status ``moved`` and keeps the result as its checkpoint for a later run to apply. An
+agent stopped on the way (the orchestration saw the move on the board and set the
+brief's stop signal) ends the same way at once, without a result to keep, and its
+workspace (an implementation's worktree) stays as the agent left it.
 
 An agent that cannot work here at all (a refused key, an unknown model) is no
 attempt: the lock state goes back and AgentUnusable says what to fix, without a retry
@@ -57,13 +60,17 @@ from ralph.phases._phase import (
 from ralph.phases._prompts import load_override
 from ralph.phases._registry import get_phase
 from ralph.project import Project
-from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits, StopSignal
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
 __all__ = ["PhaseOutcome", "PhaseRunner", "PhaseStatus"]
 
 logger = logging.getLogger(__name__)
+
+
+class _AgentStopped(Exception):
+    """The agent was stopped through its brief's stop signal: no retry, no escalation."""
 
 
 class PhaseStatus(enum.StrEnum):
@@ -189,15 +196,22 @@ class PhaseRunner:
         return self.project.config.repo or self.project.git.path.name
 
     def run(
-        self, phase_name: str, number: int, *, only: Sequence[int] | None = None
+        self,
+        phase_name: str,
+        number: int,
+        *,
+        only: Sequence[int] | None = None,
+        stop: StopSignal | None = None,
     ) -> PhaseOutcome:
         """Run one phase on issue ``number`` (a group phase on its whole group, or on the
         members in ``only``: a work stream). Raises PhaseRefused when a precondition
-        does not hold."""
+        does not hold. ``stop``, set from another thread, stops the phase's agent (a
+        person took an issue away): the phase ends as ``moved`` when an issue it holds
+        was moved or closed, else as failed, without a retry either way."""
         started = time.monotonic()
         attributes = {"ralph.phase": phase_name, "ralph.issue": number}
         with span("ralph.phase", attributes) as traced:
-            outcome = self._traced_run(phase_name, number, only, started)
+            outcome = self._traced_run(phase_name, number, only, stop, started)
             traced.set("ralph.status", outcome.status.value)
             traced.set("ralph.issues", list(outcome.issues))
             traced.set("ralph.cost_usd", outcome.cost_usd)
@@ -206,10 +220,15 @@ class PhaseRunner:
             return outcome
 
     def _traced_run(
-        self, phase_name: str, number: int, only: Sequence[int] | None, started: float
+        self,
+        phase_name: str,
+        number: int,
+        only: Sequence[int] | None,
+        stop: StopSignal | None,
+        started: float,
     ) -> PhaseOutcome:
         try:
-            outcome = self._run(phase_name, number, only)
+            outcome = self._run(phase_name, number, only, stop)
         except PhaseRefused as refused:
             if debug_enabled():
                 record_event(
@@ -237,7 +256,9 @@ class PhaseRunner:
             )
         return outcome
 
-    def _run(self, phase_name: str, number: int, only: Sequence[int] | None) -> PhaseOutcome:
+    def _run(
+        self, phase_name: str, number: int, only: Sequence[int] | None, stop: StopSignal | None
+    ) -> PhaseOutcome:
         phase = get_phase(phase_name)
         ctx = PhaseContext(
             self.project,
@@ -264,7 +285,7 @@ class PhaseRunner:
         token = uuid.uuid4().hex
         held = self._lock_rows(phase.name, numbers, token)
         try:
-            return self._run_locked(phase, ctx, numbers)
+            return self._run_locked(phase, ctx, numbers, stop or StopSignal())
         finally:
             for n in held:
                 self.project.store.release_issue_lock(self._repo, n, self.owner, token)
@@ -305,16 +326,18 @@ class PhaseRunner:
             store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
 
     def _run_locked(
-        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...]
+        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], stop: StopSignal
     ) -> PhaseOutcome:
         tracker = self.project.tracker
         for n in numbers:
             if phase.lock_state is not None:
                 tracker.set_state(n, "__LOCK__", command=phase.command)
         for n in numbers:
-            state = tracker.get_issue(n).workflow_state
-            if state is not None:
-                ctx.held[n] = state
+            issue = tracker.get_issue(n)
+            if issue.workflow_state is not None:
+                ctx.held[n] = issue.workflow_state
+            if issue.is_open:
+                ctx.held_open.add(n)
         key = f"{self._repo}#{numbers[0]}:{phase.name}"
         runs: list[AgentResult] = []
         saved = self.project.store.load_checkpoint(key)
@@ -323,7 +346,7 @@ class PhaseRunner:
                 attempt = Attempt.from_checkpoint(saved)
                 ctx.say("Resuming with the agent result saved by an interrupted run.")
             elif phase.uses_agent:
-                attempt = self._ask_agent(phase, ctx, numbers, runs)
+                attempt = self._ask_agent(phase, ctx, numbers, runs, stop)
                 self.project.store.save_checkpoint(key, attempt.to_checkpoint())
             else:
                 attempt = Attempt({}, {})
@@ -348,6 +371,8 @@ class PhaseRunner:
             error = f"{moved} while {phase.name} ran; {kept}"
             ctx.say(f"Stopped: {error}. Move it back and run {phase.name} again to apply it.")
             return self._outcome(phase, ctx, numbers, PhaseStatus.MOVED, runs, error)
+        except _AgentStopped as stopped:
+            return self._stopped(phase, ctx, numbers, runs, str(stopped))
         except AgentUnusable:
             for n in numbers:  # the issues stay where they were
                 tracker.release(n, command=phase.command)
@@ -378,6 +403,32 @@ class PhaseRunner:
             outcome, waiting_for=waiting.reason, for_person=waiting.for_person
         )
 
+    def _stopped(
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        runs: list[AgentResult],
+        reason: str,
+    ) -> PhaseOutcome:
+        """The agent was stopped: ``moved`` when an issue it held was taken away (their
+        move stands, the other issues go back), else failed (the store may retry it).
+        Its workspace stays as the agent left it."""
+        tracker = self.project.tracker
+        try:
+            ctx.still_held()
+        except MovedMeanwhile as moved:
+            error = f"{moved} while {phase.name} ran; its agent was stopped"
+            status = PhaseStatus.MOVED
+        else:
+            error = f"the agent was stopped ({reason}), though its issues are where it left them"
+            status = PhaseStatus.FAILED
+        for n in numbers:
+            if tracker.release(n, command=phase.command) is not None:
+                ctx.say(f"Released #{n} back to {tracker.get_issue(n).workflow_state}.")
+        ctx.say(f"Stopped: {error}.")
+        return self._outcome(phase, ctx, numbers, status, runs, error)
+
     def _outcome(
         self,
         phase: Phase,
@@ -402,7 +453,12 @@ class PhaseRunner:
     # -- the agent ----------------------------------------------------------------------
 
     def _ask_agent(
-        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], runs: list[AgentResult]
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        runs: list[AgentResult],
+        stop: StopSignal,
     ) -> Attempt:
         problems: list[str] = []
         #: Why earlier attempts were rejected: the next brief says so.
@@ -410,9 +466,13 @@ class PhaseRunner:
         for number in range(1, self.max_attempts + 1):
             members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
-                attempt, problems = self._attempt(phase, ctx, members, space, runs, rejections)
+                attempt, problems = self._attempt(
+                    phase, ctx, members, space, runs, stop, rejections
+                )
             if attempt is not None:
                 return attempt
+            if runs and runs[-1].status is AgentStatus.STOPPED:
+                raise _AgentStopped(runs[-1].error or stop.reason)
             ctx.say(f"Attempt {number} of {self.max_attempts} failed: {'; '.join(problems)}")
             rejections += [f"Attempt {number}: {problem}" for problem in problems]
             if runs[-1].denied_tools:
@@ -432,6 +492,7 @@ class PhaseRunner:
         members: list[Issue],
         space: Workspace,
         runs: list[AgentResult],
+        stop: StopSignal,
         rejections: Sequence[str] = (),
     ) -> tuple[Attempt | None, list[str]]:
         git = self.project.git
@@ -452,6 +513,7 @@ class PhaseRunner:
             trusted=phase.trusted_documents(ctx, members),
             rejections=tuple(rejections),
             feedback=phase.feedback(ctx, members),
+            stop=stop,
         )
         confinement.before()
         attributes = {

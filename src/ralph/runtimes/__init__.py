@@ -18,6 +18,7 @@ from ralph.runtimes._model import (
 )
 from ralph.runtimes._open import RUNTIMES, open_runtime
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes._stop import StopSignal
 
 __all__ = [
     "RUNTIMES",
@@ -29,6 +30,7 @@ __all__ = [
     "Feedback",
     "IssueContext",
     "Limits",
+    "StopSignal",
     "open_runtime",
     "scrubbed_environment",
 ]

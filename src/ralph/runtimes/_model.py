@@ -1,5 +1,6 @@
 """What a phase hands an agent and what it gets back. Plain frozen data, no I/O: the
-same brief drives the scripted agents, Claude Code and any other agent CLI."""
+same brief drives the scripted agents, Claude Code and any other agent CLI. The one
+thing in a brief that changes is its stop signal, set from another thread."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ralph.runtimes._stop import StopSignal
 
 __all__ = [
     "AgentBrief",
@@ -32,6 +35,8 @@ class AgentStatus(enum.StrEnum):
     #: The agent cannot work here at all: its key or login was refused, its account
     #: cannot pay, its model does not exist. No retry helps; a person fixes the setup.
     MISCONFIGURED = "misconfigured"
+    #: Ralph stopped the agent (``AgentBrief.stop``): a person took its issue away.
+    STOPPED = "stopped"
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,9 @@ class AgentBrief:
     #: Reviews, review threads and failing checks of the pull request the task is about
     #: (addressing them is the task), fenced as untrusted text like the issues.
     feedback: tuple[Feedback, ...] = ()
+    #: Set from another thread when the agent's work can no longer be used; the runtime
+    #: then ends the run at once with status ``stopped``.
+    stop: StopSignal = field(default_factory=StopSignal, compare=False, repr=False)
 
     @property
     def primary(self) -> IssueContext:

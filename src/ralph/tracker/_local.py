@@ -3,14 +3,18 @@ PostgreSQL, next to the task store's tables) and pull requests that are real bra
 merges in the project's git repository (``_local_pulls``).
 
 Every write is one transaction. Numbers are per repository and shared by issues and pull
-requests, as on GitHub. On PostgreSQL, rows a write depends on are locked first, so
-concurrent writers serialise per issue; SQLite's write transaction is exclusive anyway.
+requests, as on GitHub. A write that changes the board wakes whoever waits for the
+board to change, in any process (``ralph serve`` starts an issue filed elsewhere at
+once). On PostgreSQL, rows a write depends on are locked first, so concurrent writers
+serialise per issue; SQLite's write transaction is exclusive anyway.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+import time
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ralph._text import check_title
@@ -136,6 +140,39 @@ class LocalTracker(LocalPullRequests):
     @property
     def repository_name(self) -> str:
         return self.repo
+    # -- watching the board ---------------------------------------------------------------
+
+    def board_version(self) -> Hashable | None:
+        # Every write that changes the board moves one of these: an issue added, an
+        # issue's updated_at (its fields, state, parent, closing), a dependency added or
+        # removed.
+        with self.db.read_transaction() as tx:
+            row = tx.one(
+                "SELECT (SELECT COUNT(*) FROM ralph_issues WHERE repo = ?) AS issues, "
+                "(SELECT MAX(updated_at) FROM ralph_issues WHERE repo = ?) AS at, "
+                "(SELECT COUNT(*) FROM ralph_issue_deps WHERE repo = ?) AS deps",
+                (self.repo, self.repo, self.repo),
+            )
+        assert row is not None
+        return (row["issues"], row["at"], row["deps"])
+
+    def wait_for_board_change(self, seen: Hashable | None, timeout: float) -> Hashable | None:
+        deadline = time.monotonic() + timeout
+        change = self.db.wait_for_change(0, 0.0)
+        while True:
+            version = self.board_version()
+            remaining = deadline - time.monotonic()
+            if version != seen or remaining <= 0:
+                return version
+            change = self.db.wait_for_change(change, remaining)
+
+    @contextmanager
+    def _board_write(self) -> Iterator[Tx]:
+        """A write transaction that changes the board: waiters in other processes wake
+        when it commits (``wait_for_board_change``)."""
+        with self.db.write_transaction() as tx:
+            yield tx
+            self.db.notify_change(tx)
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -224,7 +261,7 @@ class LocalTracker(LocalPullRequests):
     ) -> Issue:
         check_title(title)
         check_labels(labels)
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             if parent is not None:
                 self._locked(tx, parent)
             number = self._allocate(tx)
@@ -274,7 +311,7 @@ class LocalTracker(LocalPullRequests):
             columns["estimate"] = estimate.value
         if priority is not None:
             columns["priority"] = priority.value
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             self._locked(tx, number)
             self._touch(tx, number, **columns)
         return self.get_issue(number)
@@ -286,7 +323,7 @@ class LocalTracker(LocalPullRequests):
             return self._comment(tx, number, body, author)
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             self._locked(tx, number)
             self._touch(
                 tx, number, status="closed", close_reason=reason.value, closed_at=self.now()
@@ -294,20 +331,20 @@ class LocalTracker(LocalPullRequests):
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             self._locked(tx, number)
             self._touch(tx, number, status="open", close_reason=None, closed_at=None)
         return self.get_issue(number)
 
     def _set_parent(self, child: int, parent: int | None) -> None:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             if parent is not None:
                 self._locked(tx, parent)
             self._locked(tx, child)
             self._touch(tx, child, parent=parent)
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             self._locked(tx, blocking)
             self._locked(tx, blocked)
             tx.run(
@@ -317,7 +354,7 @@ class LocalTracker(LocalPullRequests):
             )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             self._locked(tx, blocking)
             self._locked(tx, blocked)
             tx.run(
@@ -334,7 +371,7 @@ class LocalTracker(LocalPullRequests):
         comment: str,
         author: str,
     ) -> None:
-        with self.db.write_transaction() as tx:
+        with self._board_write() as tx:
             changed = tx.run(
                 "UPDATE ralph_issues SET workflow_state = ?, updated_at = ? "
                 "WHERE repo = ? AND number = ? AND COALESCE(workflow_state, '') = ?",

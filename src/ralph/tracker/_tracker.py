@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import abc
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 from ralph.dashboard import DashboardItem, ProjectStatus
@@ -111,6 +111,19 @@ class Tracker(abc.ABC):
         """The repository its issues are in, as routing rules match it (``owner/name`` on
         GitHub, the project's repository name locally)."""
         return self.kind
+    # -- watching the board -----------------------------------------------------------------
+
+    def board_version(self) -> Hashable | None:
+        """A value that changes whenever the board does (an issue created, moved,
+        closed or reopened, its fields or relations changed), far cheaper than reading
+        the board; None where only a read of the board tells (GitHub)."""
+        return None
+
+    def wait_for_board_change(self, seen: Hashable | None, timeout: float) -> Hashable | None:
+        """Block up to ``timeout`` seconds until ``board_version()`` is no longer
+        ``seen``, even when another process changed the board; return the version.
+        Where there is none, return None at once."""
+        return None
 
     # -- issues: primitives every backend implements ----------------------------------------
 

@@ -1,6 +1,7 @@
 """A person's move wins: an issue moved to Human Needed while its phase runs stays there,
-the pipeline stops for it (and only for it), the run says what happened, and the
-phase's result is kept for a later run to apply."""
+the pipeline stops for it (and only for it), and the run says what happened. A session
+that sees the move stops the phase's agent; a phase that finished before anyone saw it
+keeps its result for a later run to apply."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from .test_team import wait_until
 
 S = WorkflowState
 MOVED = "#2 was moved to Human Needed by a person while research ran; its result is kept"
+STOPPED = "#2 was moved to Human Needed by a person while research ran; its agent was stopped"
 
 
 def state_of(repo: Path, number: int) -> WorkflowState | None:
@@ -38,17 +40,19 @@ def split_epic(tmp_path: Path) -> tuple[Path, int]:
     return repo, epic
 
 
-def test_human_needed_set_while_research_runs_stands_and_the_pipeline_stops_for_it(split_epic):
+def test_human_needed_set_while_research_runs_stops_its_agent_and_the_pipeline_for_it(
+    split_epic,
+):
     repo, epic = split_epic
-    env = {"RALPH_SCRIPTED_DELAY": "5"}  # each research agent works 5 s, one at a time
+    env = {"RALPH_SCRIPTED_FAULTS": "research=hang"}  # the first research works until stopped
     hero = spawn_ralph("hero", str(epic), "--concurrency", "1", cwd=repo, env=env)
     wait_until(lambda: state_of(repo, 2) is S.RESEARCH_IN_PROGRESS)
     with open_project(load_config(repo)) as project:  # as `ralph issue move` does
         project.tracker.set_state(2, "Human Needed")
-    out, err = hero.communicate(timeout=120)
+    out, err = hero.communicate(timeout=120)  # the hero sees it within its heartbeat cadence
 
     assert hero.returncode == 1, out + err
-    assert MOVED in " ".join(out.split())  # the report's "Needs a person", however wrapped
+    assert STOPPED in " ".join(out.split())  # the report's "Needs a person", however wrapped
     with open_project(load_config(repo)) as project:
         tracker, store = project.tracker, project.store
         issue = tracker.get_issue(2)
@@ -62,15 +66,13 @@ def test_human_needed_set_while_research_runs_stands_and_the_pipeline_stops_for_
         assert statuses["research:2"] == "failed"
         assert statuses["research:3"] == statuses["research:4"] == "done"
         assert statuses["plan:2"] == statuses["merge:2"] == "canceled"
-        repo_name = project.config.repo or project.git.path.name
-        assert store.load_checkpoint(f"{repo_name}#2:research") is not None
 
-        # The person puts it back: the next research applies the kept result, no agent.
+        # The person puts it back: the next research asks an agent again.
         tracker.set_state(2, "Research Needed")
         runtime = ScriptedRuntime(env={})
         outcome = PhaseRunner(project, runtime).run("research", 2)
         assert outcome.status is PhaseStatus.DONE
-        assert runtime.briefs == []
+        assert [brief.phase for brief in runtime.briefs] == ["research"]
         assert tracker.get_issue(2).workflow_state is S.READY_FOR_PLAN
 
 

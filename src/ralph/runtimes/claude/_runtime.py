@@ -6,7 +6,8 @@ role's tools (anything else is denied: nobody answers permission prompts), a gua
 refuses file writes outside the working directory, Ralph's read-only tracker tools
 in-process, the turn and dollar caps, the phase's JSON schema for the structured
 result, and an environment without tracker or store credentials. A watchdog ends the
-run at the wall-clock timeout or when no message came for the stall time. An API answer
+run at the wall-clock timeout, when no message came for the stall time, or when Ralph
+asks it to stop (``AgentBrief.stop``: a person took the issue away). An API answer
 that says the setup is wrong (a refused key, an account that cannot pay, an unknown
 model) ends the run at once as misconfigured, saying what to fix: Claude Code itself
 would retry a refused key for minutes.
@@ -39,6 +40,7 @@ from ralph.runtimes._claude_outcome import (
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes._stop import StopSignal
 from ralph.runtimes.claude._cli import login_command
 from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
 from ralph.runtimes.claude._sandbox import clear_traces, traces
@@ -57,11 +59,14 @@ class _Watch:
 
     timeout: float
     stall: float
+    stop: StopSignal = field(default_factory=StopSignal)
     started: float = field(default_factory=time.monotonic)
     last_message: float = field(default_factory=time.monotonic)
     result: dict[str, Any] | None = None
     session_id: str = ""
     timed_out: str = ""
+    #: Why Ralph stopped the run (``AgentBrief.stop``), once it did.
+    stopped: str = ""
     crashed: str = ""
     #: What to fix, once an API answer said the setup is wrong.
     misconfigured: str = ""
@@ -72,6 +77,9 @@ class _Watch:
         self.last_message = time.monotonic()
 
     def overdue(self) -> str:
+        if self.stop.stopped:
+            self.stopped = self.stop.reason or "stopped"
+            return self.stopped
         now = time.monotonic()
         if now - self.started > self.timeout:
             return f"no result within {self.timeout:g}s"
@@ -129,7 +137,7 @@ class ClaudeRuntime(AgentRuntime):
         self.sandbox = sandbox
 
     def run(self, brief: AgentBrief) -> AgentResult:
-        watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds)
+        watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds, brief.stop)
         session_id = str(uuid.uuid4())
         before = traces(brief.workdir)
         try:
@@ -214,7 +222,8 @@ class ClaudeRuntime(AgentRuntime):
             async def watchdog() -> None:
                 while not (reason := watch.overdue()):
                     await anyio.sleep(_TICK_SECONDS)
-                watch.timed_out = reason
+                if not watch.stopped:
+                    watch.timed_out = reason
                 group.cancel_scope.cancel()
 
             group.start_soon(watchdog)
@@ -259,9 +268,11 @@ class ClaudeRuntime(AgentRuntime):
         config_dir = self.env.get("CLAUDE_CONFIG_DIR") or os.environ.get("CLAUDE_CONFIG_DIR")
         config_dir = config_dir or str(Path.home() / ".claude")
         transcript = _transcript_path(config_dir, brief.workdir, session_id)
+        # A stopped run's result, if one came back, is not used; what it spent counts.
+        status = AgentStatus.STOPPED if watch.stopped else outcome.status
         return AgentResult(
-            status=outcome.status,
-            result=structured_result(frame) if outcome.status is AgentStatus.OK else None,
+            status=status,
+            result=structured_result(frame) if status is AgentStatus.OK else None,
             cost_usd=float(frame.get("total_cost_usd") or 0.0),
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
@@ -270,7 +281,7 @@ class ClaudeRuntime(AgentRuntime):
             turns=int(frame.get("num_turns") or 0),
             duration_seconds=time.monotonic() - watch.started,
             transcript=str(transcript) if transcript.is_file() else f"session {session_id}",
-            error=outcome.error,
+            error=watch.stopped or outcome.error,
             denied_tools=tuple(dict.fromkeys([*denied, *watch.denied])),
             agent=self.description,
         )

@@ -12,7 +12,8 @@ agent's own, confined by bubblewrap (``ralph.sandbox``: it writes only to its wo
 directory, what git needs to commit there and its own state; the person's credentials are
 hidden), in its own process group: the wall-clock timeout and the stall timeout (no
 output for a while) kill the whole group, and so does an output line that says the
-agent cannot work here at all (Claude Code retrying a refused key).
+agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
+asks for (``AgentBrief.stop``: a person took the agent's issue away).
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class _Ran:
     stopped: str = ""
     #: Stopped because its output said it cannot work here (else: a timeout).
     misconfigured: bool = False
+    #: Stopped because the brief's stop signal asked for it.
+    on_request: bool = False
 
 
 class CommandRuntime(AgentRuntime):
@@ -205,7 +208,9 @@ class CommandRuntime(AgentRuntime):
                 process.wait(timeout=_TICK_SECONDS)  # returns the moment it exits
                 break
             now = time.monotonic()
-            if misconfigured:
+            if brief.stop.stopped:
+                stopped = brief.stop.reason or "stopped"
+            elif misconfigured:
                 stopped = misconfigured[0]
             elif now - started > brief.limits.timeout_seconds:
                 stopped = f"no result within {brief.limits.timeout_seconds:g}s"
@@ -220,11 +225,20 @@ class CommandRuntime(AgentRuntime):
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
-        return _Ran(process.returncode, "".join(out), "".join(err), stopped, bool(misconfigured))
+        return _Ran(
+            process.returncode,
+            "".join(out),
+            "".join(err),
+            stopped,
+            misconfigured=bool(misconfigured) and not brief.stop.stopped,
+            on_request=brief.stop.stopped and bool(stopped),
+        )
 
     def _result(self, brief: AgentBrief, parsed: Parsed, ran: _Ran, seconds: float) -> AgentResult:
         status, error = parsed.status, parsed.error
-        if ran.stopped:
+        if ran.on_request:
+            status, error = AgentStatus.STOPPED, ran.stopped
+        elif ran.stopped:
             status = AgentStatus.MISCONFIGURED if ran.misconfigured else AgentStatus.TIMEOUT
             error = ran.stopped
         elif status is None:

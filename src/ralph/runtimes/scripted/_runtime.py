@@ -34,6 +34,8 @@ FAULTS_VARIABLE = "RALPH_SCRIPTED_FAULTS"
 DELAY_VARIABLE = "RALPH_SCRIPTED_DELAY"
 COST_VARIABLE = "RALPH_SCRIPTED_COST"
 DESCRIPTION = "simulated agent (scripted)"
+#: How long a stopped agent's thread is given to give up before the run returns anyway.
+_GIVE_UP_SECONDS = 1.0
 
 
 class AgentFault(enum.StrEnum):
@@ -144,14 +146,23 @@ class ScriptedRuntime(AgentRuntime):
             except Exception as exc:  # an agent bug is a crash of that agent, not of Ralph
                 logger.exception("scripted agent crashed", extra={"phase": brief.phase})
                 outcome["error"] = f"{type(exc).__name__}: {exc}"
+            finally:
+                over.set()
 
         finished = threading.Event()
+        # Ends the wait below: the agent's work returning, or a stop from another thread.
+        over = threading.Event()
+        brief.stop.on_stop(over.set)
         thread = threading.Thread(target=work, name=f"scripted-{brief.phase}", daemon=True)
         thread.start()
-        thread.join(brief.limits.timeout_seconds)
-        finished.set()  # a hanging agent wakes up and gives up
+        over.wait(brief.limits.timeout_seconds)
+        finished.set()  # a hanging or waiting agent wakes up and gives up
         elapsed = time.monotonic() - started
-        if thread.is_alive():
+        ended = bool(outcome)  # written before the thread sets ``over``
+        if not ended and brief.stop.stopped:
+            thread.join(_GIVE_UP_SECONDS)  # it gives up at once; nothing it does is used
+            return self._result(AgentStatus.STOPPED, elapsed, error=brief.stop.reason)
+        if not ended:
             return self._result(
                 AgentStatus.TIMEOUT,
                 elapsed,
