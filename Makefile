@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board clean
+.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -115,6 +115,9 @@ bench-web: $(VENV)/.synced
 
 bench-pr: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pr_loop.py
+
+bench-serve: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_serve.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

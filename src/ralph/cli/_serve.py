@@ -49,7 +49,7 @@ def serve_command(
         typer.Option(
             "--poll-seconds",
             help="Seconds between two reads of the board (default: poll_seconds in "
-            "ralph.toml; a root ending reads it too).",
+            "ralph.toml; a root ending, or a change on the local tracker, reads it too).",
             show_default=False,
         ),
     ] = None,
@@ -68,9 +68,11 @@ def serve_command(
     attempts: AttemptsOpt = 2,
     review_mode: ReviewOpt = None,
 ) -> None:
-    """`ralph loop` as a service: read the board every poll, start roots as capacity
-    frees, one lease per root in the store (several processes share one store). SIGTERM
-    or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back, exit 130."""
+    """`ralph loop` as a service: read the board every poll (and at once when the local
+    board changes), start roots as capacity frees, stop an agent whose issue a person
+    takes away, one lease per root in the store (several processes share one store).
+    SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
+    exit 130."""
     if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
         raise InvalidInput(
             f"--poll-seconds {poll_seconds} is not valid; give seconds above 0, "

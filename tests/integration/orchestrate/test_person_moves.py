@@ -13,6 +13,7 @@ from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.phases import PhaseRunner, PhaseStatus
 from ralph.project import open_project
+from ralph.runtimes import AgentResult, AgentStatus
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
 
@@ -140,3 +141,46 @@ def test_human_needed_set_between_phases_stops_the_group_and_the_report_names_it
     report = demo.report(result)
     assert [line for line in report.needs_person if f"#{first} is Human Needed" in line]
     assert report.counters.messages == report.counters.escalations == 1
+
+
+class StoppedAgent(ScriptedRuntime):
+    """An agent that is stopped as it starts; the person's move (if any) comes first."""
+
+    def __init__(self, before=None):
+        super().__init__(env={})
+        self.before = before
+
+    def run(self, brief):
+        self.briefs.append(brief)
+        if self.before is not None:
+            self.before()
+        return AgentResult(status=AgentStatus.STOPPED, error="stopped by the test")
+
+
+def test_a_stopped_agent_whose_issue_a_person_moved_ends_the_phase_as_moved(split_epic):
+    repo, _ = split_epic
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+        runtime = StoppedAgent(lambda: tracker.set_state(2, "Human Needed"))
+        outcome = PhaseRunner(project, runtime, max_attempts=3).run("research", 2)
+        assert outcome.status is PhaseStatus.MOVED
+        assert outcome.error == STOPPED
+        assert len(runtime.briefs) == 1  # no retry
+        assert tracker.get_issue(2).workflow_state is S.HUMAN_NEEDED
+        repo_name = project.config.repo or project.git.path.name
+        assert project.store.load_checkpoint(f"{repo_name}#2:research") is None
+
+
+def test_a_stopped_agent_whose_issues_stayed_put_fails_without_a_retry_or_an_escalation(
+    split_epic,
+):
+    repo, _ = split_epic
+    with open_project(load_config(repo)) as project:
+        runtime = StoppedAgent()
+        outcome = PhaseRunner(project, runtime, max_attempts=3).run("research", 2)
+        assert outcome.status is PhaseStatus.FAILED
+        assert "the agent was stopped (stopped by the test)" in outcome.error
+        assert len(runtime.briefs) == 1
+        issue = project.tracker.get_issue(2)
+        assert issue.workflow_state is S.RESEARCH_NEEDED  # released, not escalated
+        assert not any("Escalation:" in c.body for c in issue.comments)

@@ -3,6 +3,7 @@ the right AgentResult."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -128,6 +129,17 @@ def test_an_api_that_never_answers_ends_in_a_timeout(fake_api, home, brief):
     result = runtime(api, home).run(brief(limits=limits))
     assert result.status is AgentStatus.TIMEOUT
     assert "stalled" in result.error
+    assert time.monotonic() - started < 30
+
+
+def test_a_stop_ends_the_run_at_once_as_stopped(fake_api, home, brief):
+    api = fake_api([Hang()])
+    stopped = brief(limits=Limits(timeout_seconds=600, stall_seconds=600))
+    threading.Timer(2.0, stopped.stop.stop, args=("#2 was closed",)).start()
+    started = time.monotonic()
+    result = runtime(api, home).run(stopped)
+    assert (result.status, result.error) == (AgentStatus.STOPPED, "#2 was closed")
+    assert result.result is None
     assert time.monotonic() - started < 30
 
 

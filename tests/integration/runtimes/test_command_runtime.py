@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -212,6 +213,33 @@ def test_the_timeout_kills_the_agent_and_its_children(tmp_path, brief, workdir):
     assert time.monotonic() - started < 10
     # The child's pid means nothing outside the sandbox's pid namespace: its heartbeat
     # file stops growing once it is dead.
+    time.sleep(0.2)
+    beats = (workdir / "child.beat").stat().st_size
+    time.sleep(0.3)
+    assert beats > 0
+    assert (workdir / "child.beat").stat().st_size == beats
+
+
+def test_a_stop_kills_the_agent_and_its_children_at_once(tmp_path, brief, workdir):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        import subprocess
+        beat = "import time\\nwhile True:\\n open('child.beat', 'a').write('.')\\n time.sleep(0.05)"
+        subprocess.Popen([sys.executable, "-c", beat])
+        while True:
+            print("working", flush=True)
+            time.sleep(0.2)
+    """,
+    )
+    stopped = brief(limits=Limits(timeout_seconds=600, stall_seconds=600))
+    threading.Timer(1.0, stopped.stop.stop, args=("#2 was moved to Canceled",)).start()
+    started = time.monotonic()
+    result = CommandRuntime(f"{cli} {{prompt_file}}").run(stopped)
+    assert (result.status, result.error) == (AgentStatus.STOPPED, "#2 was moved to Canceled")
+    assert result.result is None
+    assert time.monotonic() - started < 10
     time.sleep(0.2)
     beats = (workdir / "child.beat").stat().st_size
     time.sleep(0.3)

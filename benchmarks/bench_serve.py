@@ -1,0 +1,214 @@
+"""``ralph serve`` as a real process on a real project (local tracker on SQLite, git,
+the sandboxed test command), with simulated agents of a fixed duration.
+
+- Makespan: ISSUES XS issues in Backlog, each through triage, research, plan, review,
+  implement, PR and merge, with ``max_concurrent_agents`` 4 and 8 (and as many roots at
+  once as issues). Printed against the total agent work divided by the agents: the
+  makespan a perfect scheduler with no overhead would reach. Goal: at most 1.15.
+- Wake-up: an issue filed in another process (this one) while the service idles with
+  the default poll of 30 s, to its first task claimed. Goal: at most 1 s on the local
+  tracker (the tracker's writes wake the service; no poll is waited for).
+- Idle CPU: the service with nothing to do, as a share of one core. Goal: at most 1 %.
+
+Medians of the repeats. Options: ``--issues N`` ``--seconds S`` (each agent's duration)
+``--repeats R`` ``--store postgresql://...`` (the wake-up and idle measures on it too).
+
+    .venv/bin/python benchmarks/bench_serve.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ralph.config import load_config
+from ralph.demo import create_demo_project
+from ralph.project import open_project
+from ralph.tasks import EventKind, RunStatus
+from ralph.tracker import IssueQuery
+from ralph.workflow import Estimate, WorkflowState
+
+RALPH = str(Path(sys.executable).with_name("ralph"))
+AGENTS = (4, 8)
+WAKE_SAMPLES = 10
+IDLE_SECONDS = 20.0
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _body(name: str) -> str:
+    """An XS issue whose implementation adds one module (no two issues touch one file)."""
+    return (
+        f"Add the `{name}` module.\n\n```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
+        f"@@ -0,0 +1 @@\n+NAME = {name!r}\n```\n"
+    )
+
+
+def _project(folder: Path, issues: int, store: str | None) -> Path:
+    """The demo project with its epic closed and ``issues`` XS issues in Backlog."""
+    repo, epic = create_demo_project(folder, store_url=store)
+    with open_project(load_config(repo)) as project:
+        project.tracker.close_issue(epic)
+        for i in range(issues):
+            project.tracker.create_issue(
+                f"Add m{i}", body=_body(f"m{i}"), estimate=Estimate.XS, state=WorkflowState.BACKLOG
+            )
+    return repo
+
+
+def _serve(repo: Path, *, agents: int, roots: int, seconds: float) -> subprocess.Popen[bytes]:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
+        "RALPH_AGENT": "scripted",
+        "RALPH_SCRIPTED_DELAY": str(seconds),
+        "RALPH_MAX_CONCURRENT_AGENTS": str(agents),
+        "RALPH_MAX_CONCURRENT_ROOTS": str(roots),
+    }
+    return subprocess.Popen(
+        [RALPH, "serve"], cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait(timeout=30)
+
+
+def _wait(condition: Callable[[], bool], timeout: float, every: float = 0.5) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit("timed out: the service did not get there")
+        time.sleep(every)
+
+
+def _all_done(repo: Path, count: int) -> bool:
+    with open_project(load_config(repo)) as project:
+        issues = project.tracker.list_issues(IssueQuery(status=None))
+        done = [i for i in issues if i.workflow_state is WorkflowState.DONE]
+        if len(done) < count:
+            return False
+        return not project.store.list_runs(status=RunStatus.ACTIVE)
+
+
+def makespan(issues: int, agents: int, seconds: float, store: str | None) -> tuple[float, float]:
+    """One drain of the board: (makespan, total agent seconds), from the store's history:
+    the first claim to the last completion."""
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+        repo = _project(Path(folder) / "greet", issues, store)
+        server = _serve(repo, agents=agents, roots=issues, seconds=seconds)
+        try:
+            _wait(lambda: _all_done(repo, issues), timeout=issues * seconds * 8 + 600)
+        finally:
+            _stop(server)
+        with open_project(load_config(repo)) as project:
+            store_ = project.store
+            claimed, completed, work = [], [], 0.0
+            for run in store_.list_runs():
+                for event in store_.events(run.id):
+                    if event.kind is EventKind.TASK_CLAIMED:
+                        claimed.append(event.at)
+                    elif event.kind is EventKind.TASK_COMPLETED:
+                        completed.append(event.at)
+                work += sum(charge.seconds for charge in store_.charges(run.id))
+        return max(completed) - min(claimed), work
+
+
+def _first_claim(repo: Path, root: int) -> float | None:
+    with open_project(load_config(repo)) as project:
+        for run in project.store.list_runs(root_issue=root):
+            for event in project.store.events(run.id):
+                if event.kind is EventKind.TASK_CLAIMED:
+                    return event.at
+    return None
+
+
+def wake_up(store: str | None) -> list[float]:
+    """Seconds from an issue filed here to its first task claimed by the service, which
+    otherwise reads the board every 30 s."""
+    found = []
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+        repo = _project(Path(folder) / "greet", 0, store)
+        server = _serve(repo, agents=4, roots=4, seconds=0)
+        try:
+            time.sleep(3)  # started, and read the board once
+            for i in range(WAKE_SAMPLES):
+                with open_project(load_config(repo)) as project:
+                    issue = project.tracker.create_issue(
+                        f"Add w{i}", body=_body(f"w{i}"), estimate=Estimate.XS
+                    )
+                    filed = time.time()  # committed: another process can see it
+                _wait(lambda n=issue.number: _first_claim(repo, n) is not None, 60, every=0.05)
+                claimed = _first_claim(repo, issue.number)
+                assert claimed is not None
+                found.append(claimed - filed)
+                _wait(lambda: _all_done(repo, i + 1), 120, every=0.2)
+        finally:
+            _stop(server)
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def idle_cpu(store: str | None) -> float:
+    """The idle service's CPU time over IDLE_SECONDS, as a share of one core."""
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+        repo = _project(Path(folder) / "greet", 0, store)
+        server = _serve(repo, agents=4, roots=4, seconds=0)
+        try:
+            time.sleep(5)  # past start-up
+            before, started = _cpu_seconds(server.pid), time.monotonic()
+            time.sleep(IDLE_SECONDS)
+            used = _cpu_seconds(server.pid) - before
+            return used / (time.monotonic() - started)
+        finally:
+            _stop(server)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--issues", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=2.0, help="each agent's duration")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--store", default=None, help="a PostgreSQL URL (default: SQLite)")
+    args = parser.parse_args()
+    where = "PostgreSQL" if args.store else "SQLite"
+    print(f"ralph serve, {args.issues} XS issues, agents of {args.seconds:g}s, {where}")
+    for agents in AGENTS:
+        spans, ratios = [], []
+        for _ in range(args.repeats):
+            span, work = makespan(args.issues, agents, args.seconds, args.store)
+            spans.append(span)
+            ratios.append(span / (work / agents))
+        work_per_agent = work / agents
+        print(
+            f"  {agents} agents: makespan {statistics.median(spans):.1f}s, total agent work "
+            f"{work:.0f}s / {agents} = {work_per_agent:.1f}s, ratio "
+            f"{statistics.median(ratios):.2f} (goal <= 1.15)"
+        )
+    latencies = wake_up(args.store)
+    print(
+        f"  issue filed in another process -> first task claimed: median "
+        f"{statistics.median(latencies):.2f}s, max {max(latencies):.2f}s over "
+        f"{len(latencies)} (goal <= 1 s; the poll is 30 s)"
+    )
+    share = idle_cpu(args.store)
+    print(f"  idle service: {share * 100:.2f}% of a core over {IDLE_SECONDS:g}s (goal <= 1%)")
+
+
+if __name__ == "__main__":
+    main()
