@@ -153,7 +153,7 @@ def wake_up(store: str | None) -> list[float]:
                 claimed = _first_claim(repo, issue.number)
                 assert claimed is not None
                 found.append(claimed - filed)
-                _wait(lambda: _all_done(repo, i + 1), 120, every=0.2)
+                _wait(lambda n=i + 1: _all_done(repo, n), 120, every=0.2)
         finally:
             _stop(server)
     return found
