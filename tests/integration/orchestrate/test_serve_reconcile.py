@@ -16,9 +16,13 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
+from ralph.orchestrate import Interrupt, serve
+from ralph.pipeline import QueuedRoot
 from ralph.project import open_project
+from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import EventKind, RunStatus, TaskStatus
-from ralph.workflow import WorkflowState
+from ralph.tracker import PullRequestState
+from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import ralph_process, spawn_ralph
 from .test_loop import _new_module
@@ -175,4 +179,40 @@ def test_an_issue_escalated_by_a_person_while_it_is_built_is_taken_up_again_when
     with open_project(load_config(repo)) as project:
         runs = project.store.list_runs(root_issue=filed)
         assert {run.status for run in runs} == {RunStatus.FINISHED}
-        assert project.tracker.list_pull_requests()[0].merged
+        (merged,) = project.tracker.list_pull_requests(state=None)
+        assert merged.state is PullRequestState.MERGED
+        assert project.tracker.get_issue(filed).workflow_state is _S.DONE
+
+
+def test_a_priority_changed_while_roots_wait_reorders_them(tmp_path):
+    repo = _project(tmp_path)
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+        first, second, third = (
+            tracker.create_issue(
+                f"Add {name}", body=_new_module(name), estimate=Estimate.XS, state=_S.BACKLOG
+            ).number
+            for name in ("alpha", "beta", "gamma")
+        )
+        interrupt = Interrupt()
+        started: list[int] = []
+
+        def on_start(queued: QueuedRoot) -> None:
+            started.append(queued.root)
+            if queued.root == first:  # while it runs, a person makes the last one urgent
+                tracker.update_issue(third, priority=Priority.P0)
+            if len(started) == 2:
+                interrupt.signal()  # no need to run it: the order is what is asked
+
+        serve(
+            project,
+            ScriptedRuntime(env={}),
+            mode="hero",
+            max_roots=1,
+            max_agents=1,
+            poll_seconds=60,
+            interrupt=interrupt,
+            on_start=on_start,
+        )
+    assert started == [first, third]
+    assert second not in started
