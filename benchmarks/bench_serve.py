@@ -26,8 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
@@ -51,6 +54,25 @@ def _body(name: str) -> str:
     )
 
 
+@contextmanager
+def _fresh(store: str | None) -> Iterator[str | None]:
+    """A store of its own for one project: on PostgreSQL, a new schema, dropped after."""
+    if store is None:
+        yield None
+        return
+    import psycopg
+
+    schema = f"bench_serve_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(store, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in store else "?"
+    try:
+        yield f"{store}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(store, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 def _project(folder: Path, issues: int, store: str | None) -> Path:
     """The demo project with its epic closed and ``issues`` XS issues in Backlog."""
     repo, epic = create_demo_project(folder, store_url=store)
@@ -64,6 +86,9 @@ def _project(folder: Path, issues: int, store: str | None) -> Path:
 
 
 def _serve(repo: Path, *, agents: int, roots: int, seconds: float) -> subprocess.Popen[bytes]:
+    """``ralph serve`` on ``repo``, once it has read the board the first time."""
+    status = repo / ".ralph" / "bench-status.json"
+    status.unlink(missing_ok=True)
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
         "RALPH_AGENT": "scripted",
@@ -71,9 +96,15 @@ def _serve(repo: Path, *, agents: int, roots: int, seconds: float) -> subprocess
         "RALPH_MAX_CONCURRENT_AGENTS": str(agents),
         "RALPH_MAX_CONCURRENT_ROOTS": str(roots),
     }
-    return subprocess.Popen(
-        [RALPH, "serve"], cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    server = subprocess.Popen(
+        [RALPH, "serve", "--status-file", str(status)],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
+    _wait(status.is_file, timeout=120, every=0.05)
+    return server
 
 
 def _stop(server: subprocess.Popen[bytes]) -> None:
@@ -105,7 +136,7 @@ def _all_done(repo: Path, count: int) -> bool:
 def makespan(issues: int, agents: int, seconds: float, store: str | None) -> tuple[float, float]:
     """One drain of the board: (makespan, total agent seconds), from the store's history:
     the first claim to the last completion."""
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
         repo = _project(Path(folder) / "greet", issues, store)
         server = _serve(repo, agents=agents, roots=issues, seconds=seconds)
         try:
@@ -119,7 +150,7 @@ def makespan(issues: int, agents: int, seconds: float, store: str | None) -> tup
                 for event in store_.events(run.id):
                     if event.kind is EventKind.TASK_CLAIMED:
                         claimed.append(event.at)
-                    elif event.kind is EventKind.TASK_COMPLETED:
+                    elif event.kind is EventKind.TASK_DONE:
                         completed.append(event.at)
                 work += sum(charge.seconds for charge in store_.charges(run.id))
         return max(completed) - min(claimed), work
@@ -138,15 +169,17 @@ def wake_up(store: str | None) -> list[float]:
     """Seconds from an issue filed here to its first task claimed by the service, which
     otherwise reads the board every 30 s."""
     found = []
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
         repo = _project(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:
-            time.sleep(3)  # started, and read the board once
             for i in range(WAKE_SAMPLES):
                 with open_project(load_config(repo)) as project:
                     issue = project.tracker.create_issue(
-                        f"Add w{i}", body=_body(f"w{i}"), estimate=Estimate.XS
+                        f"Add w{i}",
+                        body=_body(f"w{i}"),
+                        estimate=Estimate.XS,
+                        state=WorkflowState.BACKLOG,
                     )
                     filed = time.time()  # committed: another process can see it
                 _wait(lambda n=issue.number: _first_claim(repo, n) is not None, 60, every=0.05)
@@ -166,11 +199,11 @@ def _cpu_seconds(pid: int) -> float:
 
 def idle_cpu(store: str | None) -> float:
     """The idle service's CPU time over IDLE_SECONDS, as a share of one core."""
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
         repo = _project(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:
-            time.sleep(5)  # past start-up
+            time.sleep(2)  # past start-up
             before, started = _cpu_seconds(server.pid), time.monotonic()
             time.sleep(IDLE_SECONDS)
             used = _cpu_seconds(server.pid) - before

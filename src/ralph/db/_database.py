@@ -63,9 +63,11 @@ class Database(abc.ABC):
         """A consistent read."""
 
     @abc.abstractmethod
-    def wait_for_change(self, last_seen: int, timeout: float) -> int:
+    def wait_for_change(self, last_seen: int, timeout: float, *, every: float = 0.0) -> int:
         """Block up to ``timeout`` seconds until the database may have changed since
-        ``last_seen`` (a value this method returned before, or 0); return the new one."""
+        ``last_seen`` (a value this method returned before, or 0); return the new one.
+        ``every``: where changes are found by looking (SQLite in a file), look no more
+        often than this (a waiter that can be late saves the CPU of looking)."""
 
     def notify_change(self, tx: Tx) -> None:  # noqa: B027 - SQLite has nothing to add
         """Wake the waiters of every process (``wait_for_change``) when ``tx`` commits,

@@ -144,7 +144,7 @@ class PostgresDatabase(Database):
         with self._pool.connection() as connection:
             yield _PgTx(connection)
 
-    def wait_for_change(self, last_seen: int, timeout: float) -> int:
+    def wait_for_change(self, last_seen: int, timeout: float, *, every: float = 0.0) -> int:
         listener = self._ensure_listener()
         with listener.changed:
             if listener.generation == last_seen and timeout > 0:

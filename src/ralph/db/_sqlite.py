@@ -158,7 +158,7 @@ class SqliteDatabase(Database):
             finally:
                 connection.execute("COMMIT")
 
-    def wait_for_change(self, last_seen: int, timeout: float) -> int:
+    def wait_for_change(self, last_seen: int, timeout: float, *, every: float = 0.0) -> int:
         if self.in_memory:
             with self._committed:
                 if self._generation == last_seen and timeout > 0:
@@ -170,7 +170,7 @@ class SqliteDatabase(Database):
             version = int(connection.execute("PRAGMA data_version").fetchone()[0])
             if version != last_seen or time.monotonic() >= deadline:
                 return version
-            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+            time.sleep(min(max(every, POLL_SECONDS), max(0.0, deadline - time.monotonic())))
 
     # -- the dialect ----------------------------------------------------------------------
 

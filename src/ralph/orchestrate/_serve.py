@@ -49,7 +49,7 @@ NOTE_EVERY_SECONDS = 60.0
 STOP_LOOK_SECONDS = 0.5
 #: The least time between two reads of the board that changes on it call for: a busy
 #: board (every phase comments and moves issues) is not read more often than this.
-MIN_READ_GAP_SECONDS = 0.5
+MIN_READ_GAP_SECONDS = 0.2
 #: How long one wait of the board watcher lasts before it looks whether to stop.
 WATCH_SECONDS = 1.0
 #: Endings that say nothing bad of the root: it is done, a person has it, or another

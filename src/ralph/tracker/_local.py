@@ -37,6 +37,10 @@ from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
 
+#: How often a wait for the board to change looks at a database that cannot say so
+#: itself (SQLite): well within a second, at a small share of a core.
+BOARD_LOOK_SECONDS = 0.05
+
 
 def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) -> Issue:
     number = row["number"]
@@ -164,7 +168,7 @@ class LocalTracker(LocalPullRequests):
             remaining = deadline - time.monotonic()
             if version != seen or remaining <= 0:
                 return version
-            change = self.db.wait_for_change(change, remaining)
+            change = self.db.wait_for_change(change, remaining, every=BOARD_LOOK_SECONDS)
 
     @contextmanager
     def _board_write(self) -> Iterator[Tx]:
