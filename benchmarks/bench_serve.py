@@ -87,7 +87,7 @@ def _project(folder: Path, issues: int, store: str | None) -> Path:
 
 def _serve(repo: Path, *, agents: int, roots: int, seconds: float) -> subprocess.Popen[bytes]:
     """``ralph serve`` on ``repo``, once it has read the board the first time."""
-    status = repo / ".ralph" / "bench-status.json"
+    status = repo.parent / "serve-status.json"
     status.unlink(missing_ok=True)
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},

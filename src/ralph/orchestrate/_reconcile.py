@@ -78,6 +78,8 @@ class BoardReads:
     def __init__(self, tracker: Tracker) -> None:
         self.tracker = tracker
         self._lock = threading.Lock()
+        #: Held while a read runs: a second reader that finds it taken uses the last read.
+        self._reading = threading.Lock()
         self._last: BoardRead | None = None
 
     def read(self) -> list[Issue]:
@@ -95,11 +97,14 @@ class BoardReads:
         the board cannot be read now."""
         with self._lock:
             last = self._last
-        if max_age is not None and (last is None or time.monotonic() - last.started > max_age):
+        stale = max_age is not None and (last is None or time.monotonic() - last.started > max_age)
+        if stale and self._reading.acquire(blocking=False):  # else another thread reads it
             try:
                 self.read()
             except Exception as exc:  # a board that cannot be read is tried next time
                 logger.warning("cannot read the board to reconcile", extra={"error": str(exc)})
+            finally:
+                self._reading.release()
             with self._lock:
                 last = self._last
         return last

@@ -28,7 +28,7 @@ from ralph.graph import ReviewMode
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
-from ralph.orchestrate._serve_status import write_status
+from ralph.orchestrate._serve_status import status_files, write_status
 from ralph.orchestrate._session import Interrupt
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
@@ -112,6 +112,8 @@ def serve(
     unreachable_since: float | None = None
     noted_at = 0.0
     watch = _BoardWatch(project.tracker, sessions.wake)
+    if status_file is not None:  # written while agents work: not theirs
+        project.live_files.extend(status_files(status_file))
     try:
         while True:
             if watch.changed.is_set():  # the board changed: read it soon, not on the poll

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ralph.orchestrate._loop import RootSessions
     from ralph.orchestrate._serve import ServeResult
 
-__all__ = ["status_document", "write_status"]
+__all__ = ["status_document", "status_files", "write_status"]
 
 
 class _Backoff(Protocol):
@@ -95,6 +95,11 @@ def write_status(
 ) -> None:
     """Write the status beside ``path`` and move it into place (atomic on POSIX)."""
     text = json.dumps(status_document(store, sessions, board, backoff, result), indent=2)
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    scratch = status_files(path)[1]
     scratch.write_text(text + "\n", encoding="utf-8")
     os.replace(scratch, path)
+
+
+def status_files(path: Path) -> list[Path]:
+    """The files writing the status at ``path`` touches: itself and its scratch copy."""
+    return [path, path.with_name(f".{path.name}.{os.getpid()}.tmp")]

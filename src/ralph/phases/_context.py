@@ -38,8 +38,13 @@ class MovedMeanwhile(RalphError):
         self.state = state
         self.by = by
         self.closed = closed
-        where = state.value if state is not None else "no state"
-        super().__init__(f"#{number} was {'closed' if closed else f'moved to {where}'} by {by}")
+        if closed:
+            what = "closed"
+        elif state is None:  # on GitHub: the card was taken off the board
+            what = "taken off the board"
+        else:
+            what = f"moved to {state.value}"
+        super().__init__(f"#{number} was {what} by {by}")
 
 
 def _mover(issue: Issue) -> str:

@@ -567,12 +567,12 @@ class PhaseRunner:
         return Attempt(payload, files), []
 
     def _live_store(self) -> list[Path]:
-        """The store's files, and the debug log's folder, which Ralph itself writes while
-        an agent runs (its tool calls are events)."""
+        """The files Ralph itself writes while an agent runs: the store's, the debug log's
+        folder (its tool calls are events) and a status file."""
         path = getattr(self.project.store, "path", None)  # a SQLite store's file
         live = [path] if isinstance(path, Path) else []
         logs = debug_log_dir()
-        return [*live, logs] if logs is not None else live
+        return [*live, *([logs] if logs is not None else []), *self.project.live_files]
 
     # -- escalation ---------------------------------------------------------------------
 

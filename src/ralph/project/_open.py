@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
@@ -54,6 +55,9 @@ class Project:
     tracker: Tracker
     store: TaskStore
     git: GitRepo
+    #: Files Ralph itself writes while agents run (``ralph serve``'s status file): the
+    #: check of what an agent wrote leaves them out when they are in the checkout.
+    live_files: list[Path] = field(default_factory=list, compare=False)
 
 
 @contextmanager

@@ -147,7 +147,7 @@ def test_an_issue_escalated_by_a_person_while_it_is_built_is_taken_up_again_when
     tmp_path,
 ):
     repo = _project(tmp_path)
-    status = tmp_path / "status.json"
+    status = repo / ".ralph" / "status.json"  # in the checkout: no agent wrote it
     server = _serve(repo, status, faults="implement=hang")  # the first build hangs
     try:
         filed = json.loads(
