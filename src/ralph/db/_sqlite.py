@@ -4,8 +4,9 @@ a database private to one process.
 WAL lets readers run beside the one writer. Every write transaction starts with
 ``BEGIN IMMEDIATE``: a deferred transaction that reads and then writes fails at once
 with "database is locked" instead of waiting (docs/architecture.md, F4). Each thread
-gets its own connection. Waiters watch ``PRAGMA data_version``, which changes when
-another connection commits.
+gets its own connection. Waiters are woken by one watch per database of ``PRAGMA
+data_version``, which changes when another connection commits: a hundred idle workers
+cost one look every few milliseconds, and nothing looks while nobody waits.
 
 In memory (``memory://``) the database is one connection, private to its opener and
 gone with it, that the process's threads take in turns under a lock; a commit wakes
@@ -60,6 +61,95 @@ class _SqliteTx(Tx):
         return self._connection.execute(sql, storable(params)).rowcount
 
 
+class _ChangeWatch:
+    """One connection that watches ``PRAGMA data_version`` for every waiter of the
+    process: waiters block on a condition instead of each polling the database, so a
+    hundred idle workers cost one poll, and nothing polls while nobody waits. It looks
+    as often as its most impatient waiter asks (``POLL_SECONDS`` at most)."""
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._connect = connect
+        self._connection: sqlite3.Connection | None = None
+        self._connection_lock = threading.Lock()
+        self.changed = threading.Condition()
+        #: Counts the changes seen; what waiters are given and give back.
+        self.generation = 1
+        self._version: int | None = None
+        #: How often each current waiter wants the database looked at.
+        self._paces: list[float] = []
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def poll(self) -> int:
+        """Look now; the generation, moved on if the database changed since the last look
+        (another connection, of this process or another, committed)."""
+        with self._connection_lock:
+            if self._connection is None:
+                self._connection = self._connect()
+            version = int(self._connection.execute("PRAGMA data_version").fetchone()[0])
+        with self.changed:
+            if version != self._version:
+                if self._version is not None:
+                    self.generation += 1
+                    self.changed.notify_all()
+                self._version = version
+            return self.generation
+
+    def wait(self, last_seen: int, timeout: float, every: float) -> int:
+        with self.changed:
+            watched = bool(self._paces)  # then the watcher's generation is current
+            generation = self.generation
+        if not watched:
+            generation = self.poll()
+        if generation != last_seen or timeout <= 0:
+            return generation
+        deadline = time.monotonic() + timeout
+        pace = max(every, POLL_SECONDS)
+        with self.changed:
+            self._paces.append(pace)
+            self._start()
+            self.changed.notify_all()  # the watcher may need to look more often now
+            try:
+                while self.generation == last_seen and not self._closed:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self.changed.wait(remaining)
+            finally:
+                self._paces.remove(pace)
+            return self.generation
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name="ralph-sqlite-watch", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self.changed:
+                while not self._paces and not self._closed:
+                    self.changed.wait(1.0)  # nobody waits: nothing to look for
+                if self._closed:
+                    return
+                pace = min(self._paces)
+            try:
+                self.poll()
+            except sqlite3.Error:  # closed under it, or a hiccup: the next look tells
+                logger.debug("data_version look failed", exc_info=True)
+            time.sleep(pace)
+
+    def close(self) -> None:
+        with self.changed:
+            self._closed = True
+            self.changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        with self._connection_lock:
+            self._connection = None  # the database closes it with its others
+
+
 class SqliteDatabase(Database):
     dialect = "sqlite"
     schema_table_query = (
@@ -80,6 +170,8 @@ class SqliteDatabase(Database):
         self._committed = threading.Condition()
         self._generation = 1
         self._shared: sqlite3.Connection | None = None
+        # In a file: one watch of data_version for every waiter.
+        self._watch = _ChangeWatch(self._connect)
         try:
             if not self.in_memory:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,13 +256,7 @@ class SqliteDatabase(Database):
                 if self._generation == last_seen and timeout > 0:
                     self._committed.wait(timeout)
                 return self._generation
-        connection = self._connection()
-        deadline = time.monotonic() + timeout
-        while True:
-            version = int(connection.execute("PRAGMA data_version").fetchone()[0])
-            if version != last_seen or time.monotonic() >= deadline:
-                return version
-            time.sleep(min(max(every, POLL_SECONDS), max(0.0, deadline - time.monotonic())))
+        return self._watch.wait(last_seen, timeout, every)
 
     # -- the dialect ----------------------------------------------------------------------
 
@@ -184,6 +270,8 @@ class SqliteDatabase(Database):
         return isinstance(error, sqlite3.IntegrityError) and naming in str(error)
 
     def close(self) -> None:
+        self._watch.close()
+        self._watch = _ChangeWatch(self._connect)  # the database may be used again
         with self._connections_lock:
             for connection in self._connections:
                 connection.close()

@@ -147,11 +147,8 @@ class RootSessions:
 
     def _session(self, queued: QueuedRoot, out: list[SessionResult]) -> None:
         try:
-            crew = (
-                hero_crew(self.max_agents)
-                if self.mode == "hero"
-                else team_crew(suggested_team(self.project, queued.root, self.review))
-            )
+            team = suggested_team(self.project, queued.root, self.review)
+            crew = hero_crew(self._width(queued, team)) if self.mode == "hero" else team_crew(team)
             out.append(
                 run_session(
                     self.project,
@@ -172,6 +169,13 @@ class RootSessions:
             out.append(SessionResult(None, Ending.BROKEN, f"#{queued.root}: {exc}"))
         finally:
             self.changed.set()
+
+    def _width(self, queued: QueuedRoot, team: dict[str, int]) -> int:
+        """Hero workers for one root: as many of its tasks as can ever run at once (one
+        per issue of its group while research fans out, a builder per work stream it
+        may have), within the agents allowed. Idle workers are not free when many roots
+        run: each one wakes on every change of the store."""
+        return max(1, min(self.max_agents, max(len(queued.members), *team.values())))
 
     def ended(self) -> list[RootRun]:
         """The sessions that ended since the last call, no longer running."""
