@@ -18,9 +18,12 @@ from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.git import GitRepo
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._local_board import LocalBoardRecords
 from ralph.tracker._local_pulls import LocalPullRequests
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, IssueStatus
+from ralph.tracker._project_board import ProjectBoard
+from ralph.tracker._simple_board import SimpleBoard
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -110,6 +113,11 @@ class LocalTracker(LocalPullRequests):
 
     def __repr__(self) -> str:
         return f"LocalTracker({self.db!r}, repo={self.repo!r})"
+
+    def project_board(self) -> ProjectBoard:
+        return SimpleBoard(
+            self, LocalBoardRecords(self.db, self.repo, self.now), repository=self.repo
+        )
 
     # -- reads ------------------------------------------------------------------------------
 

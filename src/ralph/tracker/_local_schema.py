@@ -130,4 +130,27 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        9,
+        "local tracker: the board's settings, item positions and linked repositories",
+        (
+            """CREATE TABLE ralph_board_settings (
+                repo TEXT NOT NULL,
+                name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                PRIMARY KEY (repo, name)
+            )""",
+            """CREATE TABLE ralph_board_positions (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                position {float} NOT NULL,
+                PRIMARY KEY (repo, number)
+            )""",
+            """CREATE TABLE ralph_board_repositories (
+                repo TEXT NOT NULL,
+                linked TEXT NOT NULL,
+                PRIMARY KEY (repo, linked)
+            )""",
+        ),
+    ),
 )

@@ -32,6 +32,7 @@ from ralph.tracker._model import (
     PullRequest,
     PullRequestState,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._pull_state import (
     check_review,
     merge_state,
@@ -50,6 +51,7 @@ from ralph.tracker._reviews import (
     ReviewThread,
     ThreadComment,
 )
+from ralph.tracker._simple_board import MemoryBoardRecords, SimpleBoard
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import Estimate, Priority, WorkflowState
 
@@ -119,6 +121,15 @@ class MemoryTracker(Tracker):
         self._next_number = 1
         self._next_comment = 1
         self._next_id = 1
+        self._board = SimpleBoard(self, MemoryBoardRecords(self._clear), repository="memory")
+
+    def project_board(self) -> ProjectBoard:
+        return self._board
+
+    def _clear(self, number: int, field: str) -> None:
+        """Empty the Estimate or Priority of an issue (the board's clear_field)."""
+        with self._lock:
+            self._put(number, **{field.lower(): None})
 
     # -- reads ------------------------------------------------------------------------------
 

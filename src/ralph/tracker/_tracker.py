@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
+from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
 from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
@@ -31,6 +31,7 @@ from ralph.tracker._model import (
     StateChange,
     iso,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
     CheckRun,
     MergeSettings,
@@ -103,6 +104,11 @@ class Tracker(abc.ABC):
 
     def now(self) -> float:
         return self._clock()
+
+    def project_board(self) -> ProjectBoard:
+        """The board the issues are on, managed as a board (its fields, views, items and
+        their order, drafts, linked repositories)."""
+        raise NotAvailable(f"the {self.kind or 'this'} tracker has no board to manage")
 
     # -- issues: primitives every backend implements ----------------------------------------
 

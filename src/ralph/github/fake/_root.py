@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ralph.github.fake._board import BoardRoot
 from ralph.github.fake._limits import ContentThrottle
 from ralph.github.fake._model import (
     Account,
@@ -49,8 +50,8 @@ def _check_room(parent: Issue, child: Issue | None = None) -> None:
         raise _invalid(f"Sub-issues cannot be nested more than {_MOST_LEVELS} levels")
 
 
-class Root(PullRequestMutations):
-    """Query and Mutation fields by their schema names (pull requests': the mixin's)."""
+class Root(PullRequestMutations, BoardRoot):
+    """Query and Mutation fields by their schema names (pull requests' and board management's: the mixins')."""
 
     def __init__(self, world: World) -> None:
         self.world = world
