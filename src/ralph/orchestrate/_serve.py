@@ -1,5 +1,6 @@
 """``ralph serve``: ``ralph loop`` as a service. It reads the board every
-``poll_seconds`` and whenever a root ends, starts the roots ``ralph loop`` would (same
+``poll_seconds`` and whenever a root ends (first bringing in what people did outside
+Ralph: ``phases.sync_board``), starts the roots ``ralph loop`` would (same
 order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
 the store while it runs, so several processes on one store never run a root twice.
 
@@ -25,6 +26,7 @@ from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import write_status
 from ralph.orchestrate._session import Interrupt
+from ralph.phases import sync_board, sync_runner
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
@@ -116,6 +118,10 @@ def serve(
             elif time.monotonic() >= next_read:
                 next_read = time.monotonic() + poll_seconds
                 try:
+                    # What people did outside Ralph first, so the roots read see it.
+                    for synced in sync_board(project, runner=sync_runner(project)):
+                        for line in synced.lines if synced.changed else ():
+                            note(line)
                     board = sessions.board()
                 except RalphError as exc:
                     now = time.monotonic()

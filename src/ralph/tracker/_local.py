@@ -29,6 +29,16 @@ from ralph.workflow import Estimate, Priority, WorkflowState
 __all__ = ["LocalTracker"]
 
 
+#: What ``close_reason`` holds for an open issue that was reopened (GitHub's state reason).
+_REOPENED = "reopened"
+
+
+def _close_reason(row: Row) -> CloseReason | None:
+    if row["status"] != IssueStatus.CLOSED.value or not row["close_reason"]:
+        return None
+    return CloseReason(row["close_reason"])
+
+
 def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) -> Issue:
     number = row["number"]
     return Issue(
@@ -41,7 +51,8 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
         labels=tuple(json.loads(row["labels"])),
         assignees=tuple(json.loads(row["assignees"])),
         status=IssueStatus(row["status"]),
-        close_reason=CloseReason(row["close_reason"]) if row["close_reason"] else None,
+        close_reason=_close_reason(row),
+        reopened=row["status"] == IssueStatus.OPEN.value and row["close_reason"] == _REOPENED,
         parent=row["parent"],
         sub_issues=tuple(relations.children.get(number, ())),
         blocked_by=tuple(relations.blocked_by.get(number, ())),
@@ -278,7 +289,9 @@ class LocalTracker(LocalPullRequests):
     def reopen_issue(self, number: int) -> Issue:
         with self.db.write_transaction() as tx:
             self._locked(tx, number)
-            self._touch(tx, number, status="open", close_reason=None, closed_at=None)
+            was_closed = self._locked(tx, number)["status"] == IssueStatus.CLOSED.value
+            reason = _REOPENED if was_closed else None
+            self._touch(tx, number, status="open", close_reason=reason, closed_at=None)
         return self.get_issue(number)
 
     def _set_parent(self, child: int, parent: int | None) -> None:

@@ -245,12 +245,23 @@ class MemoryTracker(Tracker):
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
         with self._lock:
             return self._put(
-                number, status=IssueStatus.CLOSED, close_reason=reason, closed_at=self.now()
+                number,
+                status=IssueStatus.CLOSED,
+                close_reason=reason,
+                closed_at=self.now(),
+                reopened=False,
             )
 
     def reopen_issue(self, number: int) -> Issue:
         with self._lock:
-            return self._put(number, status=IssueStatus.OPEN, close_reason=None, closed_at=None)
+            was_closed = self._view(number).status is IssueStatus.CLOSED
+            return self._put(
+                number,
+                status=IssueStatus.OPEN,
+                close_reason=None,
+                closed_at=None,
+                reopened=was_closed or self._view(number).reopened,
+            )
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         with self._lock:

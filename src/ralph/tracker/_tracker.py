@@ -43,6 +43,7 @@ from ralph.tracker._reviews import (
 )
 from ralph.workflow import (
     LOCK_STATES,
+    SYNC_COMMAND,
     TERMINAL_STATES,
     Estimate,
     Priority,
@@ -55,6 +56,7 @@ from ralph.workflow import (
     parse_state,
     plan_release,
     plan_transition,
+    synced_state,
 )
 
 __all__ = ["UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"]
@@ -366,6 +368,25 @@ class Tracker(abc.ABC):
         )
         if transition.changed:
             self._record_move(change, actor, intent)
+        return change
+
+    def sync_state(self, number: int, *, actor: str = "ralph") -> StateChange | None:
+        """Move the issue to the Workflow State its open or closed state calls for, when
+        a person closed or reopened it outside Ralph (``workflow.synced_state``): the
+        tracker's word wins, so the move is audited but not checked against the matrix.
+        None when there is nothing to move (run again, it changes nothing)."""
+        check_name(actor, "the actor")
+        issue = self.get_issue(number)
+        target = synced_state(
+            issue.workflow_state,
+            is_open=issue.is_open,
+            completed=issue.close_reason is CloseReason.COMPLETED,
+            reopened=issue.reopened,
+        )
+        if target is None:
+            return None
+        change = StateChange(number, issue.workflow_state, target, SYNC_COMMAND)
+        self._record_move(change, actor)
         return change
 
     def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:

@@ -40,6 +40,7 @@ from ralph.workflow._states import (
     parse_state,
     state_index,
 )
+from ralph.workflow._sync import SYNC_COMMAND, synced_state
 from ralph.workflow._transitions import (
     ALLOWED_TRANSITIONS,
     allowed_targets,
@@ -57,6 +58,7 @@ __all__ = [
     "PARENT_GATE_STATES",
     "PHASE_SPECS",
     "STATE_ORDER",
+    "SYNC_COMMAND",
     "TASK_SPECS",
     "TERMINAL_STATES",
     "WORKFLOW_STATE_TO_STATUS",
@@ -90,5 +92,6 @@ __all__ = [
     "plan_transition",
     "resolve_state",
     "state_index",
+    "synced_state",
     "transition_marker",
 ]

@@ -1,0 +1,153 @@
+"""Sync with what people do outside Ralph (the original's GitHub Actions): an issue a
+person closed or reopened moves to the Workflow State that says so, and a pull request
+a person merged is finished as the merge phase finishes one (its issues Done, their
+parent advanced, the worktree pruned). Each move is audited; running a sync again
+changes nothing.
+
+A merged pull request is handed to the merge phase itself, through the phase runner, so
+what finishing a merge means is written once (``phases/_merge.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from ralph.errors import RalphError
+from ralph.phases._by_hand import HandWritten
+from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
+from ralph.project import Project
+from ralph.tracker import CloseReason, Issue, IssueQuery, PullRequestState, StateChange
+from ralph.workflow import WorkflowState, synced_state
+
+__all__ = ["Synced", "sync_board", "sync_issue", "sync_pull_request", "sync_runner"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Synced:
+    """What one sync did: the moves it made, lines for a person, and the merge phase's
+    outcome when it finished a merged pull request."""
+
+    subject: str
+    changes: tuple[StateChange, ...] = ()
+    lines: tuple[str, ...] = ()
+    merge: PhaseOutcome | None = field(default=None, compare=False)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes) or (
+            self.merge is not None and self.merge.status is PhaseStatus.DONE
+        )
+
+    @property
+    def ok(self) -> bool:
+        return self.merge is None or self.merge.ok
+
+
+def sync_runner(project: Project) -> PhaseRunner:
+    """A phase runner for syncs: the merge phase runs no agent, so none is configured."""
+    return PhaseRunner(project, HandWritten({}, {}))
+
+
+def _merged_request(project: Project, issue: Issue) -> int | None:
+    """A merged pull request that closes ``issue`` (the newest), if any."""
+    for number in sorted(issue.pull_requests, reverse=True):
+        try:
+            pr = project.tracker.get_pull_request(number)
+        except RalphError:
+            continue
+        if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
+            return number
+    return None
+
+
+def sync_issue(
+    project: Project, number: int, *, runner: PhaseRunner | None = None, actor: str = "ralph sync"
+) -> Synced:
+    """Bring issue ``number``'s Workflow State in line with its being open or closed. An
+    issue closed by a merged pull request is finished as that merge (``sync_pull_request``)."""
+    tracker = project.tracker
+    issue = tracker.get_issue(number)
+    target = synced_state(
+        issue.workflow_state,
+        is_open=issue.is_open,
+        completed=issue.close_reason is CloseReason.COMPLETED,
+        reopened=issue.reopened,
+    )
+    if target is WorkflowState.DONE:
+        merged = _merged_request(project, issue)
+        if merged is not None:
+            return sync_pull_request(project, merged, runner=runner)
+    change = tracker.sync_state(number, actor=actor)
+    if change is None:
+        return Synced(f"#{number}", lines=(_agrees(issue),))
+    line = f"#{number}: {change.previous or 'no state'} -> {change.new} ({_why(issue)})."
+    return Synced(f"#{number}", (change,), (line,))
+
+
+def _why(issue: Issue) -> str:
+    if issue.is_open:
+        return "reopened"
+    reason = issue.close_reason.value if issue.close_reason else "closed"
+    return f"closed as {reason.replace('_', ' ')}"
+
+
+def _agrees(issue: Issue) -> str:
+    state = issue.workflow_state.value if issue.workflow_state else None
+    if state is None:
+        return f"#{issue.number} is not on the board (no Workflow State); nothing to sync."
+    opened = "open" if issue.is_open else "closed"
+    return f"#{issue.number} is {opened} and {state}: nothing to sync."
+
+
+def sync_pull_request(
+    project: Project, number: int, *, runner: PhaseRunner | None = None
+) -> Synced:
+    """Finish pull request ``number`` if a person merged it: the merge phase's finishing
+    for the issues it closes. An open or closed-unmerged one changes nothing."""
+    pr = project.tracker.get_pull_request(number)
+    subject = f"pull request #{number}"
+    if pr.state is not PullRequestState.MERGED:
+        return Synced(
+            subject, lines=(f"Pull request #{number} is {pr.state.value}: nothing to sync.",)
+        )
+    issues = []
+    for closed in pr.closes:
+        try:
+            issues.append(project.tracker.get_issue(closed))
+        except RalphError:
+            continue
+    if not issues:
+        line = (
+            f"Pull request #{number} is merged and closes no issue of this board: nothing to sync."
+        )
+        return Synced(subject, lines=(line,))
+    outcome = (runner or sync_runner(project)).run("merge", issues[0].number)
+    lines = outcome.lines
+    if outcome.status is PhaseStatus.ALREADY_DONE:
+        lines = (f"Pull request #{number} is merged and finished already: nothing to sync.",)
+    return Synced(subject, lines=lines, merge=outcome)
+
+
+def sync_board(project: Project, *, runner: PhaseRunner | None = None) -> list[Synced]:
+    """Every sync the board needs now (``ralph serve`` runs this each poll): one read of
+    the issues, then a sync for each whose open or closed state disagrees with its
+    Workflow State. One that cannot be synced now (its issue is locked by a run) is left
+    for the next time."""
+    done: list[Synced] = []
+    for issue in project.tracker.list_issues(IssueQuery(status=None)):
+        target = synced_state(
+            issue.workflow_state,
+            is_open=issue.is_open,
+            completed=issue.close_reason is CloseReason.COMPLETED,
+            reopened=issue.reopened,
+        )
+        if target is None:
+            continue
+        try:
+            done.append(sync_issue(project, issue.number, runner=runner))
+        except RalphError as exc:
+            logger.warning("sync left for later", extra={"issue": issue.number, "error": str(exc)})
+    return done
