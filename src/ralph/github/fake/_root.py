@@ -51,7 +51,7 @@ def _check_room(parent: Issue, child: Issue | None = None) -> None:
 
 
 class Root(PullRequestMutations, BoardRoot):
-    """Query and Mutation fields by their schema names (pull requests' and board management's: the mixins')."""
+    """Query and Mutation fields by their schema names (the mixins: pull requests, boards)."""
 
     def __init__(self, world: World) -> None:
         self.world = world
