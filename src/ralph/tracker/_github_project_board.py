@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ralph._text import check_title, one_line
@@ -19,39 +18,30 @@ from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
 from ralph.tracker._github_board import set_up_board
-from ralph.tracker._github_read import WORKFLOW_STATE, epoch
+from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, epoch
 from ralph.tracker._project_board import (
     PROTECTED_FIELDS,
     BoardItem,
     Collaborator,
     FieldOption,
     ItemType,
+    Membership,
     ProjectBoard,
     ProjectField,
     ProjectInfo,
     ProjectView,
 )
+from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
     from ralph.tracker._github import GitHubTracker
 
-__all__ = ["OPTION_COLOURS", "GitHubProjectBoard", "Membership"]
+__all__ = ["OPTION_COLOURS", "GitHubProjectBoard"]
 
 #: GitHub's ProjectV2SingleSelectFieldOptionColor.
 OPTION_COLOURS = ("GRAY", "BLUE", "GREEN", "YELLOW", "ORANGE", "RED", "PINK", "PURPLE")
 _ROLES = ("READER", "WRITER", "ADMIN", "NONE")
 _REPOSITORY = re.compile(r"^(?:([A-Za-z0-9-]+)/)?([A-Za-z0-9._-]+)$")
-
-
-@dataclass(frozen=True)
-class Membership:
-    """One board an issue is on: the board, the item, its Workflow State there."""
-
-    project_id: str
-    project_number: int
-    title: str
-    item_id: str
-    workflow_state: str | None
 
 
 def _info(node: Mapping[str, Any]) -> ProjectInfo:
@@ -150,6 +140,9 @@ class GitHubProjectBoard(ProjectBoard):
 
     def info(self) -> ProjectInfo:
         return self._board(self.tracker.project_owner, self.tracker.project_number)
+
+    def project(self, number: int, *, owner: str | None = None) -> ProjectInfo:
+        return self._board(owner or self.tracker.project_owner, number)
 
     def projects(
         self, *, state: str = "open", limit: int = 50, owner: str | None = None
@@ -296,8 +289,29 @@ class GitHubProjectBoard(ProjectBoard):
         )
         self.tracker.forget_status(number)
 
-    def add_draft(self, title: str, body: str = "") -> BoardItem:
+    def add_draft(
+        self,
+        title: str,
+        body: str = "",
+        *,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> BoardItem:
         check_title(title)
+        values = {
+            WORKFLOW_STATE: state.value if state else None,
+            ESTIMATE: estimate.value if estimate else None,
+            PRIORITY: priority.value if priority else None,
+        }
+        wanted = {field: option for field, option in values.items() if option is not None}
+        board = self.tracker.board()
+        for field, option in wanted.items():  # checked before the draft is made
+            if option not in board.fields.get(field, ("", {}))[1]:
+                raise InvalidInput(
+                    f'"{option}" is not an option of the "{field}" field of project '
+                    f"#{board.number}; run ralph doctor"
+                )
         tag = marker()
 
         def already() -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from typing import Any
 from ralph.dashboard import FILTER_PROFILES, FilterFields
 from ralph.errors import NotAvailable
 from ralph.tracker._model import iso
+from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
     "PROTECTED_FIELDS",
@@ -27,6 +28,7 @@ __all__ = [
     "Collaborator",
     "FieldOption",
     "ItemType",
+    "Membership",
     "ProjectBoard",
     "ProjectField",
     "ProjectInfo",
@@ -204,6 +206,17 @@ class BoardItem:
 
 
 @dataclass(frozen=True)
+class Membership:
+    """One board an issue is on: the board, the item, its Workflow State there."""
+
+    project_id: str
+    project_number: int
+    title: str
+    item_id: str
+    workflow_state: str | None
+
+
+@dataclass(frozen=True)
 class Collaborator:
     """A user (``login``) or a team (``team``, its slug) and the role to give them:
     READER, WRITER, ADMIN, or NONE to take theirs away."""
@@ -225,7 +238,8 @@ _INSTEAD: Mapping[str, str] = {
     "delete_field": "its fields are Ralph's own, which cannot be deleted",
     "collaborators": "it has no collaborators: everyone with the repository has the board",
     "link_team": "it has no teams",
-    "other_projects": "it has one board; move the issue with update_workflow_state",
+    "other_projects": "it has one board, this one; leave the project number out",
+    "memberships": "it has one board; move the issue with update_workflow_state",
 }
 
 
@@ -247,8 +261,18 @@ class ProjectBoard(abc.ABC):
         """The board this tracker serves, with its fields and counts."""
 
     @abc.abstractmethod
-    def projects(self, *, state: str = "open", limit: int = 50) -> list[ProjectInfo]:
-        """The boards of the board's owner: ``state`` open, closed or all, by title."""
+    def projects(
+        self, *, state: str = "open", limit: int = 50, owner: str | None = None
+    ) -> list[ProjectInfo]:
+        """The boards of ``owner`` (default: the board's): ``state`` open, closed or
+        all, by title."""
+
+    def project(self, number: int, *, owner: str | None = None) -> ProjectInfo:
+        """Board ``number`` of ``owner`` (default: the board's owner)."""
+        board = self.info()
+        if number == board.number and owner in (None, board.owner):
+            return board
+        raise self.unavailable("other_projects")
 
     @abc.abstractmethod
     def update(
@@ -285,6 +309,10 @@ class ProjectBoard(abc.ABC):
         """The board's item for issue ``number``, added if it is not on the board."""
         return self.add_item(number)
 
+    def item_id_on_board(self, number: int) -> str:
+        """The id of issue ``number``'s item; an error when it is not on the board."""
+        return self.add_item(number).id
+
     def remove_item(self, item_id: str) -> None:
         raise self.unavailable("remove_item")
 
@@ -293,8 +321,17 @@ class ProjectBoard(abc.ABC):
         """Empty ``field`` on issue ``number``'s item."""
 
     @abc.abstractmethod
-    def add_draft(self, title: str, body: str = "") -> BoardItem:
-        """A new draft on the board (locally: a Backlog issue)."""
+    def add_draft(
+        self,
+        title: str,
+        body: str = "",
+        *,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> BoardItem:
+        """A new draft on the board with those fields (locally: an issue, in Backlog
+        unless ``state`` says otherwise)."""
 
     def update_draft(
         self, draft_id: str, *, title: str | None = None, body: str | None = None
@@ -332,3 +369,14 @@ class ProjectBoard(abc.ABC):
 
     def link_team(self, team: str, *, unlink: bool = False) -> None:
         raise self.unavailable("link_team")
+
+    # -- the other boards an issue is on --------------------------------------------------------
+
+    def memberships(self, number: int) -> list[Membership]:
+        """Every board issue ``number`` is on (this one included)."""
+        raise self.unavailable("memberships")
+
+    def set_state_on(self, membership: Membership, state: str) -> str | None:
+        """Set Workflow State ``state`` on another board's item; None when done, else
+        why not (``no_workflow_state_field``, ``invalid_option: ...``)."""
+        raise self.unavailable("memberships")

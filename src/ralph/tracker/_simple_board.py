@@ -27,7 +27,7 @@ from ralph.tracker._project_board import (
     profile_views,
 )
 from ralph.tracker._tracker import Tracker
-from ralph.workflow import WorkflowState
+from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["BoardRecords", "MemoryBoardRecords", "SimpleBoard"]
 
@@ -146,7 +146,9 @@ class SimpleBoard(ProjectBoard):
             view_count=len(profile_views()),
         )
 
-    def projects(self, *, state: str = "open", limit: int = 50) -> list[ProjectInfo]:
+    def projects(
+        self, *, state: str = "open", limit: int = 50, owner: str | None = None
+    ) -> list[ProjectInfo]:
         board = self.info()
         wanted = {"open": not board.closed, "closed": board.closed, "all": True}[state]
         return [board] if wanted and limit > 0 else []
@@ -217,8 +219,22 @@ class SimpleBoard(ProjectBoard):
             )
         self.records.clear(number, field)
 
-    def add_draft(self, title: str, body: str = "") -> BoardItem:
-        issue = self.tracker.create_issue(title, body=body, state=WorkflowState.BACKLOG)
+    def add_draft(
+        self,
+        title: str,
+        body: str = "",
+        *,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> BoardItem:
+        issue = self.tracker.create_issue(
+            title,
+            body=body,
+            state=state or WorkflowState.BACKLOG,
+            estimate=estimate,
+            priority=priority,
+        )
         return self._item(issue)
 
     def reorder(self, number: int, after: int | None) -> None:
