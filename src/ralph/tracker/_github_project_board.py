@@ -330,12 +330,26 @@ class GitHubProjectBoard(ProjectBoard):
         )
         made = data["addProjectV2DraftIssue"]["projectItem"]
         draft_id = (made.get("content") or {}).get("id")
+        for field, option in wanted.items():
+            field_id, options = board.fields[field]
+            self._mutate(
+                q.SET_FIELD_OPTION,
+                q.input_of(
+                    projectId=board.project_id,
+                    itemId=made["id"],
+                    fieldId=field_id,
+                    value={"singleSelectOptionId": options[option]},
+                ),
+            )
         return BoardItem(
             id=made["id"],
             type=ItemType.DRAFT_ISSUE,
             title=title,
             body=body,
             draft_issue_id=draft_id,
+            workflow_state=values[WORKFLOW_STATE],
+            estimate=values[ESTIMATE],
+            priority=values[PRIORITY],
         )
 
     def update_draft(
