@@ -67,7 +67,8 @@ def sync_issue(
     project: Project, number: int, *, runner: PhaseRunner | None = None, actor: str = "ralph sync"
 ) -> Synced:
     """Bring issue ``number``'s Workflow State in line with its being open or closed. An
-    issue closed by a merged pull request is finished as that merge (``sync_pull_request``)."""
+    issue a merged pull request closed is finished as that merge (``sync_pull_request``),
+    Done already or not (a merge the tracker made moves the issue itself)."""
     tracker = project.tracker
     issue = tracker.get_issue(number)
     target = synced_state(
@@ -76,7 +77,8 @@ def sync_issue(
         completed=issue.close_reason is CloseReason.COMPLETED,
         reopened=issue.reopened,
     )
-    if target is WorkflowState.DONE:
+    closed_by_merge = not issue.is_open and issue.close_reason is CloseReason.COMPLETED
+    if target is WorkflowState.DONE or (closed_by_merge and target is None):
         merged = _merged_request(project, issue)
         if merged is not None:
             return sync_pull_request(project, merged, runner=runner)
