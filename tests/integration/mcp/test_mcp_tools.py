@@ -424,7 +424,7 @@ def test_arguments_are_held_to_json_types_strictly_before_the_tool_runs(
 @pytest.mark.parametrize(
     ("tool", "arguments", "unknown"),
     [
-        ("list_issues", {"profile": "analyst-research"}, "'profile'"),
+        ("list_issues", {"profil": "analyst-research"}, "'profil'"),
         ("create_issue", {"title": "typo", "estimat": "XS"}, "'estimat'"),
         ("get_issue", {"number": 1, "bogus": 1}, "'bogus'"),
     ],
