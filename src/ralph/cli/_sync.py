@@ -10,9 +10,8 @@ import typer
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
-from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._project import open_project_of
-from ralph.phases import Synced, sync_issue, sync_pull_request, sync_runner
+from ralph.phases import Synced, sync_issue, sync_pull_request
 
 __all__ = ["sync_app"]
 
@@ -31,8 +30,6 @@ def _report(synced: Synced) -> None:
     console = Console(highlight=False, soft_wrap=True)
     for line in synced.lines:
         console.print(line, markup=False)
-    if not synced.ok:
-        raise typer.Exit(EXIT_FAILED)
 
 
 @sync_app.command("issue")
@@ -41,7 +38,7 @@ def sync_issue_command(ctx: typer.Context, number: Number) -> None:
     Canceled, reopened -> Backlog (with the audit comment); closed by a merged pull
     request -> that merge finished, as ralph sync pr does."""
     with open_project_of(ctx, working=True) as project:
-        _report(sync_issue(project, number, runner=sync_runner(project)))
+        _report(sync_issue(project, number))
 
 
 @sync_app.command("pr")
@@ -50,4 +47,4 @@ def sync_pr_command(ctx: typer.Context, number: Number) -> None:
     comment), their parent advanced, the worktree pruned; open or closed unmerged:
     nothing to do."""
     with open_project_of(ctx, working=True) as project:
-        _report(sync_pull_request(project, number, runner=sync_runner(project)))
+        _report(sync_pull_request(project, number))

@@ -26,7 +26,7 @@ from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import write_status
 from ralph.orchestrate._session import Interrupt
-from ralph.phases import sync_board, sync_runner
+from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
@@ -119,7 +119,7 @@ def serve(
                 next_read = time.monotonic() + poll_seconds
                 try:
                     # What people did outside Ralph first, so the roots read see it.
-                    for synced in sync_board(project, runner=sync_runner(project)):
+                    for synced in sync_board(project):
                         for line in synced.lines if synced.changed else ():
                             note(line)
                     board = sessions.board()

@@ -27,7 +27,7 @@ from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
-from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request, sync_runner
+from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
 from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
@@ -79,5 +79,4 @@ __all__ = [
     "sync_board",
     "sync_issue",
     "sync_pull_request",
-    "sync_runner",
 ]

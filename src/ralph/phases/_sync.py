@@ -4,51 +4,43 @@ a person merged is finished as the merge phase finishes one (its issues Done, th
 parent advanced, the worktree pruned). Each move is audited; running a sync again
 changes nothing.
 
-A merged pull request is handed to the merge phase itself, through the phase runner, so
-what finishing a merge means is written once (``phases/_merge.py``).
+A merged pull request gets what follows every merge (``phases._merged.finish_merged``,
+shared with the merge phase and ``ralph pr merge``), so it is written once.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import date
 
 from ralph.errors import RalphError
-from ralph.phases._by_hand import HandWritten
-from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
+from ralph.phases._context import PhaseContext
+from ralph.phases._merged import finish_merged, noted
 from ralph.project import Project
 from ralph.tracker import CloseReason, Issue, IssueQuery, PullRequestState, StateChange
 from ralph.workflow import WorkflowState, synced_state
 
-__all__ = ["Synced", "sync_board", "sync_issue", "sync_pull_request", "sync_runner"]
+__all__ = ["Synced", "sync_board", "sync_issue", "sync_pull_request"]
 
 logger = logging.getLogger(__name__)
+#: The command the audit comment of a merge's move to Done names.
+_MERGE_COMMAND = "ralph_merge"
 
 
 @dataclass(frozen=True)
 class Synced:
-    """What one sync did: the moves it made, lines for a person, and the merge phase's
-    outcome when it finished a merged pull request."""
+    """What one sync did: the moves it made and lines for a person."""
 
     subject: str
     changes: tuple[StateChange, ...] = ()
     lines: tuple[str, ...] = ()
-    merge: PhaseOutcome | None = field(default=None, compare=False)
+    #: A merged pull request's follow-ups were made now.
+    finished: bool = False
 
     @property
     def changed(self) -> bool:
-        return bool(self.changes) or (
-            self.merge is not None and self.merge.status is PhaseStatus.DONE
-        )
-
-    @property
-    def ok(self) -> bool:
-        return self.merge is None or self.merge.ok
-
-
-def sync_runner(project: Project) -> PhaseRunner:
-    """A phase runner for syncs: the merge phase runs no agent, so none is configured."""
-    return PhaseRunner(project, HandWritten({}, {}))
+        return bool(self.changes) or self.finished
 
 
 def _merged_request(project: Project, issue: Issue) -> int | None:
@@ -63,9 +55,7 @@ def _merged_request(project: Project, issue: Issue) -> int | None:
     return None
 
 
-def sync_issue(
-    project: Project, number: int, *, runner: PhaseRunner | None = None, actor: str = "ralph sync"
-) -> Synced:
+def sync_issue(project: Project, number: int, *, actor: str = "ralph sync") -> Synced:
     """Bring issue ``number``'s Workflow State in line with its being open or closed. An
     issue a merged pull request closed is finished as that merge (``sync_pull_request``),
     Done already or not (a merge the tracker made moves the issue itself)."""
@@ -81,7 +71,7 @@ def sync_issue(
     if target is WorkflowState.DONE or (closed_by_merge and target is None):
         merged = _merged_request(project, issue)
         if merged is not None:
-            return sync_pull_request(project, merged, runner=runner)
+            return sync_pull_request(project, merged)
     change = tracker.sync_state(number, actor=actor)
     if change is None:
         return Synced(f"#{number}", lines=(_agrees(issue),))
@@ -104,36 +94,41 @@ def _agrees(issue: Issue) -> str:
     return f"#{issue.number} is {opened} and {state}: nothing to sync."
 
 
-def sync_pull_request(
-    project: Project, number: int, *, runner: PhaseRunner | None = None
-) -> Synced:
-    """Finish pull request ``number`` if a person merged it: the merge phase's finishing
-    for the issues it closes. An open or closed-unmerged one changes nothing."""
-    pr = project.tracker.get_pull_request(number)
+def sync_pull_request(project: Project, number: int) -> Synced:
+    """Finish pull request ``number`` if a person merged it: what follows every merge
+    (``phases._merged.finish_merged``, the merge phase's and ``ralph pr merge``'s) for
+    the issues it closes, Done first. An open or closed-unmerged one changes nothing."""
+    tracker = project.tracker
+    pr = tracker.get_pull_request(number)
     subject = f"pull request #{number}"
     if pr.state is not PullRequestState.MERGED:
-        return Synced(
-            subject, lines=(f"Pull request #{number} is {pr.state.value}: nothing to sync.",)
-        )
-    issues = []
+        line = f"Pull request #{number} is {pr.state.value}: nothing to sync."
+        return Synced(subject, lines=(line,))
+    members = []
     for closed in pr.closes:
         try:
-            issues.append(project.tracker.get_issue(closed))
+            members.append(tracker.get_issue(closed))
         except RalphError:
             continue
-    if not issues:
-        line = (
-            f"Pull request #{number} is merged and closes no issue of this board: nothing to sync."
-        )
+    if not members:
+        line = f"Pull request #{number} is merged and closes no issue here: nothing to sync."
         return Synced(subject, lines=(line,))
-    outcome = (runner or sync_runner(project)).run("merge", issues[0].number)
-    lines = outcome.lines
-    if outcome.status is PhaseStatus.ALREADY_DONE:
-        lines = (f"Pull request #{number} is merged and finished already: nothing to sync.",)
-    return Synced(subject, lines=lines, merge=outcome)
+    if all(noted(issue, pr) for issue in members):
+        line = f"Pull request #{number} is merged and finished already: nothing to sync."
+        return Synced(subject, lines=(line,))
+    before = {issue.number: issue.workflow_state for issue in members}
+    tracker.settle_merged(number)  # Done, audited, and closed: what the merge did not do
+    ctx = PhaseContext(project, date.today())
+    finish_merged(ctx, pr, [tracker.get_issue(issue.number) for issue in members])
+    changes = tuple(
+        StateChange(n, was, WorkflowState.DONE, _MERGE_COMMAND)
+        for n, was in before.items()
+        if was is not WorkflowState.DONE
+    )
+    return Synced(subject, changes, tuple(ctx.said), finished=True)
 
 
-def sync_board(project: Project, *, runner: PhaseRunner | None = None) -> list[Synced]:
+def sync_board(project: Project) -> list[Synced]:
     """Every sync the board needs now (``ralph serve`` runs this each poll): one read of
     the issues, then a sync for each whose open or closed state disagrees with its
     Workflow State. One that cannot be synced now (its issue is locked by a run) is left
@@ -149,7 +144,7 @@ def sync_board(project: Project, *, runner: PhaseRunner | None = None) -> list[S
         if target is None:
             continue
         try:
-            done.append(sync_issue(project, issue.number, runner=runner))
+            done.append(sync_issue(project, issue.number))
         except RalphError as exc:
             logger.warning("sync left for later", extra={"issue": issue.number, "error": str(exc)})
     return done

@@ -150,7 +150,7 @@ def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     )
     _merged_by_a_person(synced, pr.number)
     finished = sync_pull_request(synced, pr.number)
-    assert finished.ok, finished.lines
+    assert finished.finished, finished.lines
     child, epic = tracker.get_issue(2), tracker.get_issue(1)
     assert (child.workflow_state, child.is_open) == (S.DONE, False)
     assert epic.workflow_state is S.DONE  # its only child is Done
@@ -172,7 +172,7 @@ def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: Gi
     pr = tracker.create_pull_request(head="feature/GH-1", base="main", title="C", body="Closes #1")
     _merged_by_a_person(synced, pr.number)
     done = sync_issue(synced, 1)
-    assert done.merge is not None
+    assert done.finished
     assert tracker.get_issue(1).workflow_state is S.DONE
     assert any("Merged pull request" in c.body for c in tracker.get_issue(1).comments)
 
