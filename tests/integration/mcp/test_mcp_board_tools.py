@@ -237,7 +237,7 @@ def test_the_original_list_issues_filters(board):
 
 
 def test_what_only_github_has_is_refused_locally_with_what_to_use(board):
-    requests = [
+    requests: list[tuple[str, dict[str, Any]]] = [
         ("setup_project", {"owner": "acme"}),
         ("copy_project", {"sourceProjectNumber": 1, "title": "Copy"}),
         ("update_field_options", {"fieldName": "Size", "options": [{"name": "Big"}]}),
