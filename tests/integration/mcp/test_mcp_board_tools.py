@@ -340,3 +340,99 @@ def test_health_check_and_the_debug_log(board):
     assert collated["sessionsAnalyzed"] == 0
     assert "not valid" in refused(board, "debug_stats", since="yesterday")
     assert "groupBy" in refused(board, "debug_stats", groupBy="week")
+
+
+#: One valid call of every tool of the original's that works on an issue or the board
+#: (the task store's are the same on every tracker: test_mcp_tools.py).
+EVERY_TOOL: dict[str, dict[str, Any]] = {
+    "health_check": {},
+    "setup_project": {"owner": "acme"},
+    "get_project": {},
+    "list_projects": {},
+    "copy_project": {"sourceProjectNumber": 1, "title": "Copy"},
+    "list_project_items": {},
+    "list_project_repos": {},
+    "list_views": {},
+    "update_field_options": {"fieldName": "Size", "options": [{"name": "Big"}]},
+    "list_issues": {"profile": "analyst-triage"},
+    "get_issue": {"number": 1},
+    "create_issue": {"title": "Three", "workflowState": "Backlog"},
+    "update_issue": {"number": 1, "title": "One again"},
+    "update_workflow_state": {"number": 2, "state": "__LOCK__", "command": "ralph_research"},
+    "update_estimate": {"number": 1, "estimate": "XS"},
+    "update_priority": {"number": 1, "priority": "P1"},
+    "create_comment": {"number": 1, "body": "Noted."},
+    "detect_pipeline_position": {"number": 1},
+    "check_convergence": {"number": 1, "targetState": "Ready for Plan"},
+    "pick_actionable_issue": {"workflowState": "Backlog"},
+    "add_sub_issue": {"parentNumber": 1, "childNumber": 2},
+    "list_sub_issues": {"number": 1},
+    "add_dependency": {"blockedNumber": 2, "blockingNumber": 1},
+    "remove_dependency": {"blockedNumber": 2, "blockingNumber": 1},
+    "list_dependencies": {"number": 2},
+    "detect_group": {"number": 1},
+    "detect_work_streams": {"issues": [{"number": 1, "files": ["a"], "blockedBy": []}]},
+    "advance_children": {"number": 1, "targetState": "Research Needed"},
+    "advance_parent": {"number": 2},
+    "pipeline_dashboard": {"format": "ascii"},
+    "detect_stream_positions": {
+        "issues": [{"number": 1, "files": ["a"], "blockedBy": []}],
+        "issueStates": [{"number": 1, "title": "One", "workflowState": "Backlog"}],
+    },
+    "batch_update": {"issues": [1], "operations": [{"field": "priority", "value": "P2"}]},
+    "remove_from_project": {"number": 2},
+    "add_to_project": {"number": 1},
+    "link_repository": {"repoToLink": "project"},
+    "clear_field": {"number": 1, "field": "Priority"},
+    "create_draft_issue": {"title": "Draft"},
+    "update_draft_issue": {"draftIssueId": "DI_none", "title": "x"},
+    "convert_draft_issue": {"projectItemId": "PVTI_none"},
+    "reorder_item": {"number": 2},
+    "update_project": {"readme": "Read me."},
+    "delete_field": {"field": "Size"},
+    "update_collaborators": {"collaborators": [{"username": "acme", "role": "ADMIN"}]},
+    "link_team": {"teamSlug": "core"},
+    "sync_across_projects": {"number": 1, "workflowState": "Backlog", "dryRun": True},
+    "collate_debug": {"dryRun": True},
+    "debug_stats": {},
+}
+#: What the local board does not have: each answers "not available on the local tracker".
+GITHUB_ONLY = {
+    "setup_project",
+    "copy_project",
+    "update_field_options",
+    "remove_from_project",
+    "update_draft_issue",
+    "convert_draft_issue",
+    "delete_field",
+    "update_collaborators",
+    "link_team",
+    "sync_across_projects",
+}
+#: Calls above that GitHub refuses in its own words (no such draft, team or field).
+REFUSED_ON_GITHUB = {
+    "update_draft_issue",
+    "convert_draft_issue",
+    "link_team",
+    "update_field_options",
+    "delete_field",
+}
+
+
+def test_every_tool_answers_on_both_trackers(board):
+    board.tracker.create_issue("One", state=WorkflowState.BACKLOG)
+    board.tracker.create_issue("Two", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
+    names = list(EVERY_TOOL)
+    answers = call(board, *((name, EVERY_TOOL[name]) for name in names))
+    for name, (failed, answer) in zip(names, answers, strict=True):
+        local = board.tracker.kind == "local"
+        if local and name in GITHUB_ONLY:
+            assert failed, name
+            assert "not available on the local tracker: " in answer["error"], (name, answer)
+        elif not local and name in REFUSED_ON_GITHUB:
+            assert failed, name
+            assert "Recovery:" in answer["error"], (name, answer)
+        else:
+            assert not failed, (name, answer)
+        if failed:
+            assert "\n" not in answer["error"], name
