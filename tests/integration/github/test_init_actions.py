@@ -143,3 +143,20 @@ def test_actions_without_a_github_board_is_one_line_and_writes_nothing(ralph_cli
     assert "--github OWNER/REPO --actions" in err
     assert not (project.path / ".github").exists()
     assert not (project.path / "ralph.toml").exists()
+
+
+def test_ralph_sync_on_a_github_board_as_the_workflow_runs_it(served, project):
+    made = served.ralph("init", "--github", "acme/shop", cwd=project.path)
+    assert made.returncode == 0, made.stderr
+    filed = served.ralph("issue", "new", "Login", "--state", "In Progress", cwd=project.path)
+    assert filed.returncode == 0, filed.stderr
+    issue = served.fake.repository("acme/shop").issue_list[0]
+    issue.state, issue.stateReason = "CLOSED", "NOT_PLANNED"  # closed in GitHub's UI
+    first = served.ralph("sync", "issue", "1", cwd=project.path)
+    assert first.returncode == 0, first.stderr
+    assert "#1: In Progress -> Canceled (closed as not planned)." in first.stdout
+    again = served.ralph("sync", "issue", "1", cwd=project.path)
+    assert "nothing to sync" in again.stdout
+    missing = served.ralph("sync", "pr", "99", cwd=project.path)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "ralph: error: Pull request #99 not found"
