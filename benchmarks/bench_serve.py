@@ -19,6 +19,7 @@ Medians of the repeats. Options: ``--issues N`` ``--seconds S`` (each agent's du
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import statistics
@@ -160,6 +161,10 @@ def makespan(
         return max(completed) - min(claimed), work, cpu
 
 
+def _claimed(project: Project, number: int) -> bool:
+    return _first_claim(project, number) is not None
+
+
 def _first_claim(project: Project, root: int) -> float | None:
     for run in project.store.list_runs(root_issue=root):
         for event in project.store.events(run.id):
@@ -185,11 +190,11 @@ def wake_up(store: str | None) -> list[float]:
                         state=WorkflowState.BACKLOG,
                     )
                     filed = time.time()  # committed: another process can see it
-                    _wait(lambda n=issue.number: _first_claim(project, n) is not None, 60, 0.05)
+                    _wait(functools.partial(_claimed, project, issue.number), 60, 0.05)
                     claimed = _first_claim(project, issue.number)
                     assert claimed is not None
                     found.append(claimed - filed)
-                    _wait(lambda n=i + 1: _all_done(project, n), 120, every=0.2)
+                    _wait(functools.partial(_all_done, project, i + 1), 120, every=0.2)
         finally:
             _stop(server)
     return found

@@ -25,6 +25,7 @@ rest are here)::
     │   ├── PullRequestNotOpen  merging or closing a pull request that is already merged/closed
     │   ├── MergeConflict       the head branch does not merge cleanly into the base
     │   ├── MergeBlocked        the host's rules hold the merge back (checks, reviews, queue)
+    │   ├── NotAvailable        this tracker has no such thing (the local board has no teams)
     │   └── GitHubError         GitHub's API refused or did not answer
     │       ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
     │       ├── GitHubNotFound      the repository, project or node does not exist
@@ -80,6 +81,7 @@ __all__ = [
     "LeaseLost",
     "MergeBlocked",
     "MergeConflict",
+    "NotAvailable",
     "PipelineError",
     "PullRequestNotFound",
     "PullRequestNotOpen",
@@ -269,6 +271,11 @@ class MergeBlocked(TrackerError):
         self.merge_state = merge_state
         state = f" (merge state {merge_state})" if merge_state else ""
         super().__init__(f"Pull request #{number} was not merged{state}: {reason}")
+
+
+class NotAvailable(TrackerError):
+    """What was asked for exists on another tracker, not this one; the message says
+    what to use here instead."""
 
 
 class GitHubError(TrackerError):

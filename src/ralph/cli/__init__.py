@@ -40,6 +40,7 @@ from ralph.cli._pr import pr_app
 from ralph.cli._prompts import prompts_app
 from ralph.cli._status_report import report_app
 from ralph.cli._store import db_app, runs_app, store_app, tasks_app
+from ralph.cli._sync import sync_app
 from ralph.errors import InvalidInput, RalphError
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
@@ -71,6 +72,8 @@ for sub_app in (idea_app, _by_hand.plan_app):
     app.add_typer(sub_app)
 # The debug log read back.
 app.add_typer(debug_app)
+# What people did outside Ralph, brought into the workflow.
+app.add_typer(sync_app)
 # The Claude Code plugin's hooks and folder.
 for sub_app in (hook_app, plugin_app):
     app.add_typer(sub_app)

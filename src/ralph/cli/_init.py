@@ -47,6 +47,15 @@ def init_command(
             help="The board's number (default: find or create one).",
         ),
     ] = None,
+    actions: Annotated[
+        bool,
+        typer.Option(
+            "--actions",
+            help="Also write GitHub Actions workflows (.github/workflows) that run ralph sync "
+            "when a person closes or reopens an issue or merges a pull request on GitHub "
+            "(secret: RALPH_GH_TOKEN). GitHub boards only.",
+        ),
+    ] = False,
     test_command: Annotated[
         str | None,
         typer.Option(
@@ -59,7 +68,9 @@ def init_command(
 ) -> None:
     """Set Ralph up in a git repository: ralph.toml and the local database, and with
     --github the board's fields. Safe to re-run."""
-    result = init_project(path, github=github, project=project, test_command=test_command)
+    result = init_project(
+        path, github=github, project=project, test_command=test_command, actions=actions
+    )
     console = Console(highlight=False, soft_wrap=True)
     verb = "Created" if result.created_config else "Found"
     console.print(f"{verb} {result.config_path}")
@@ -105,6 +116,17 @@ def init_command(
         )
     else:
         warn(warning)
+    for workflow in result.workflows:
+        shown = workflow.path.relative_to(result.config.root)
+        verb = "Wrote" if workflow.written else "Kept (it exists)"
+        console.print(f"{verb} {shown}", markup=False)
+    if result.workflows:
+        console.print(
+            "Commit .github/workflows and add the repository secret RALPH_GH_TOKEN (Settings > "
+            "Secrets and variables > Actions): a token that reaches the board (repo and project "
+            "scopes); RALPH_GH_PROJECT_TOKEN and RALPH_STORE_URL are optional.",
+            markup=False,
+        )
     if result.created_config:
         console.print('Next: ralph issue new "My first issue", then ralph status')
 

@@ -1,9 +1,11 @@
 """The board's numbers: issues per workflow state, health warnings and archive
 statistics (one board or several), the hygiene report, velocity, risk and the project's
-status with its status report, as data, JSON or Markdown. Pure: no I/O."""
+status with its status report, as data, JSON, Markdown or text bars; and the filters of
+the original's list tools (profiles, date math). Pure: no I/O."""
 
 from __future__ import annotations
 
+from ralph.dashboard._ascii import format_ascii
 from ralph.dashboard._build import (
     DAY_SECONDS,
     Dashboard,
@@ -19,6 +21,14 @@ from ralph.dashboard._build import (
     build_dashboard,
     detect_cross_project_health,
     detect_health_issues,
+)
+from ralph.dashboard._date_math import parse_date_math
+from ralph.dashboard._filters import (
+    FIELD_NAMES,
+    FILTER_PROFILES,
+    FilterFields,
+    ItemFilter,
+    expand_profile,
 )
 from ralph.dashboard._hygiene import (
     DuplicateCandidate,
@@ -47,9 +57,12 @@ from ralph.dashboard._metrics import (
 
 __all__ = [
     "DAY_SECONDS",
+    "FIELD_NAMES",
+    "FILTER_PROFILES",
     "Dashboard",
     "DashboardItem",
     "DuplicateCandidate",
+    "FilterFields",
     "HealthConfig",
     "HealthWarning",
     "Highlights",
@@ -57,6 +70,7 @@ __all__ = [
     "HygieneItem",
     "HygieneReport",
     "IssueSnapshot",
+    "ItemFilter",
     "Metrics",
     "MetricsConfig",
     "PhaseSnapshot",
@@ -74,10 +88,13 @@ __all__ = [
     "detect_cross_project_health",
     "detect_health_issues",
     "determine_status",
+    "expand_profile",
     "extract_highlights",
+    "format_ascii",
     "format_hygiene_markdown",
     "format_markdown",
     "format_status_report",
     "normalize_title",
+    "parse_date_math",
     "title_similarity",
 ]

@@ -766,10 +766,289 @@ DELETE_STATUS_UPDATE = _mutation(
     "deletedStatusUpdateId",
 )
 
+
+# -- the board as a board (the original's project-management tools) ---------------------
+
+_BOARD_FIELDS = """
+fragment BoardFields on ProjectV2 {
+  id number title url closed public shortDescription readme
+  owner { ... on Organization { login } ... on User { login } }
+  fields(first: 50) {
+    nodes {
+      ... on ProjectV2FieldCommon { id name dataType }
+      ... on ProjectV2SingleSelectField { options { id name color description } }
+    }
+  }
+  items(first: 1) { totalCount }
+  views(first: 1) { totalCount }
+}
+"""
+
+BOARD = GraphQLDocument(
+    "Board",
+    """
+query Board($login: String!, $number: Int!) {
+  repositoryOwner(login: $login) {
+    ... on ProjectV2Owner { projectV2(number: $number) { ...BoardFields } }
+  }
+}
+"""
+    + _BOARD_FIELDS,
+)
+
+BOARDS = GraphQLDocument(
+    "Boards",
+    """
+query Boards($login: String!, $first: Int!, $after: String) {
+  repositoryOwner(login: $login) {
+    ... on ProjectV2Owner {
+      projectsV2(first: $first, after: $after, orderBy: {field: TITLE, direction: ASC}) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...BoardFields }
+      }
+    }
+  }
+}
+"""
+    + _BOARD_FIELDS,
+    page_size=20,
+)
+
+_ITEM_FIELDS = """
+fragment ItemFields on ProjectV2Item {
+  id type isArchived updatedAt
+  workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+  estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+  priority: fieldValueByName(name: "Priority") { ...OptionName }
+  content {
+    __typename
+    ... on Issue {
+      number title body state url updatedAt
+      repository { nameWithOwner }
+      labels(first: 20) { nodes { name } }
+      assignees(first: 10) { nodes { login } }
+    }
+    ... on PullRequest {
+      number title body pullState: state url updatedAt
+      repository { nameWithOwner }
+      labels(first: 20) { nodes { name } }
+      assignees(first: 10) { nodes { login } }
+    }
+    ... on DraftIssue {
+      id title body updatedAt
+      assignees(first: 10) { nodes { login } }
+    }
+  }
+}
+"""
+
+BOARD_ITEMS = GraphQLDocument(
+    "BoardItems",
+    """
+query BoardItems($project: ID!, $first: Int!, $after: String) {
+  node(id: $project) {
+    ... on ProjectV2 {
+      items(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...ItemFields }
+      }
+    }
+  }
+}
+"""
+    + _ITEM_FIELDS
+    + _OPTION_NAME,
+    page_size=50,
+)
+
+BOARD_VIEWS = GraphQLDocument(
+    "BoardViews",
+    """
+query BoardViews($project: ID!, $first: Int!, $after: String) {
+  node(id: $project) {
+    ... on ProjectV2 {
+      views(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id number name layout filter }
+      }
+    }
+  }
+}
+""",
+    page_size=50,
+)
+
+#: The node id of issue or pull request ``number`` (they share numbers).
+CONTENT_ID = GraphQLDocument(
+    "ContentId",
+    """
+query ContentId($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    issueOrPullRequest(number: $number) {
+      __typename
+      ... on Issue { id }
+      ... on PullRequest { id }
+    }
+  }
+}
+""",
+)
+
+#: Every board an issue is on, with its Workflow State there (sync_across_projects).
+ISSUE_BOARDS = GraphQLDocument(
+    "IssueBoards",
+    """
+query IssueBoards($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      id
+      projectItems(first: 20) {
+        nodes {
+          id
+          project { id number title }
+          workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+        }
+      }
+    }
+  }
+}
+"""
+    + _OPTION_NAME,
+)
+
+#: A board's single-select fields, by its id (another board than Ralph's own).
+BOARD_FIELDS = GraphQLDocument(
+    "BoardFieldsById",
+    """
+query BoardFieldsById($project: ID!) {
+  node(id: $project) {
+    ... on ProjectV2 {
+      fields(first: 50) {
+        nodes {
+          ... on ProjectV2FieldCommon { id name }
+          ... on ProjectV2SingleSelectField { options { id name } }
+        }
+      }
+    }
+  }
+}
+""",
+)
+
+USER_ID = GraphQLDocument(
+    "UserId", "query UserId($login: String!) { user(login: $login) { id login } }"
+)
+
+TEAM_ID = GraphQLDocument(
+    "TeamId",
+    """
+query TeamId($login: String!, $slug: String!) {
+  organization(login: $login) { team(slug: $slug) { id slug } }
+}
+""",
+)
+
+UPDATE_BOARD = _mutation(
+    "UpdateBoard", "updateProjectV2", "UpdateProjectV2Input", "projectV2 { id }"
+)
+COPY_BOARD = _mutation(
+    "CopyBoard", "copyProjectV2", "CopyProjectV2Input", "projectV2 { id number }", creates=True
+)
+DELETE_ITEM = _mutation(
+    "DeleteItem", "deleteProjectV2Item", "DeleteProjectV2ItemInput", "deletedItemId"
+)
+CLEAR_FIELD = _mutation(
+    "ClearField",
+    "clearProjectV2ItemFieldValue",
+    "ClearProjectV2ItemFieldValueInput",
+    "projectV2Item { id }",
+)
+ADD_DRAFT = _mutation(
+    "AddDraft",
+    "addProjectV2DraftIssue",
+    "AddProjectV2DraftIssueInput",
+    "projectItem { id content { ... on DraftIssue { id } } }",
+    creates=True,
+)
+UPDATE_DRAFT = _mutation(
+    "UpdateDraft",
+    "updateProjectV2DraftIssue",
+    "UpdateProjectV2DraftIssueInput",
+    "draftIssue { id }",
+)
+CONVERT_DRAFT = _mutation(
+    "ConvertDraft",
+    "convertProjectV2DraftIssueItemToIssue",
+    "ConvertProjectV2DraftIssueItemToIssueInput",
+    "item { id content { ... on Issue { number } } }",
+    creates=True,
+)
+MOVE_ITEM = _mutation(
+    "MoveItem",
+    "updateProjectV2ItemPosition",
+    "UpdateProjectV2ItemPositionInput",
+    "items(first: 1) { nodes { id } }",
+)
+UPDATE_FIELD = _mutation(
+    "UpdateField",
+    "updateProjectV2Field",
+    "UpdateProjectV2FieldInput",
+    "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+)
+DELETE_FIELD = _mutation(
+    "DeleteField",
+    "deleteProjectV2Field",
+    "DeleteProjectV2FieldInput",
+    "projectV2Field { ... on ProjectV2FieldCommon { id } }",
+)
+UNLINK_REPOSITORY = _mutation(
+    "UnlinkRepository",
+    "unlinkProjectV2FromRepository",
+    "UnlinkProjectV2FromRepositoryInput",
+    "repository { id }",
+)
+UPDATE_COLLABORATORS = _mutation(
+    "UpdateCollaborators",
+    "updateProjectV2Collaborators",
+    "UpdateProjectV2CollaboratorsInput",
+    "collaborators(first: 1) { totalCount }",
+)
+LINK_TEAM = _mutation("LinkTeam", "linkProjectV2ToTeam", "LinkProjectV2ToTeamInput", "team { id }")
+UNLINK_TEAM = _mutation(
+    "UnlinkTeam", "unlinkProjectV2FromTeam", "UnlinkProjectV2FromTeamInput", "team { id }"
+)
+
+_BOARD_DOCUMENTS = (
+    BOARD,
+    BOARDS,
+    BOARD_ITEMS,
+    BOARD_VIEWS,
+    CONTENT_ID,
+    ISSUE_BOARDS,
+    BOARD_FIELDS,
+    USER_ID,
+    TEAM_ID,
+    UPDATE_BOARD,
+    COPY_BOARD,
+    DELETE_ITEM,
+    CLEAR_FIELD,
+    ADD_DRAFT,
+    UPDATE_DRAFT,
+    CONVERT_DRAFT,
+    MOVE_ITEM,
+    UPDATE_FIELD,
+    DELETE_FIELD,
+    UNLINK_REPOSITORY,
+    UPDATE_COLLABORATORS,
+    LINK_TEAM,
+    UNLINK_TEAM,
+)
+
 #: Every document, by name (the schema test walks this).
 ALL: dict[str, GraphQLDocument] = {
     document.name: document
     for document in (
+        *_BOARD_DOCUMENTS,
         VIEWER,
         ISSUE_FEATURES,
         BOARD_FEATURES,

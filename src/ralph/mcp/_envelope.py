@@ -13,7 +13,7 @@ from typing import Any, ParamSpec
 
 from mcp.types import CallToolResult, TextContent
 
-from ralph.errors import IssueNotFound, RalphError, TaskNotFound
+from ralph.errors import IssueNotFound, NotAvailable, RalphError, TaskNotFound
 
 __all__ = ["failure", "success", "tool_call"]
 
@@ -38,6 +38,8 @@ def _recovery(exc: RalphError) -> str:
         return "verify the issue number with ralph_hero__list_issues"
     if isinstance(exc, TaskNotFound):
         return "list the run's tasks with ralph_hero__task_list"
+    if isinstance(exc, NotAvailable):
+        return "use what the message names instead; this tracker has no such thing"
     return "fix the arguments and retry"
 
 

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
+from ralph.dashboard import (
+    FIELD_NAMES,
+    FILTER_PROFILES,
+    FilterFields,
+    ItemFilter,
+    expand_profile,
+    parse_date_math,
+)
+from ralph.errors import InvalidInput, IssueNotFound, RalphError
 from ralph.mcp._context import ToolContext
-from ralph.tracker import Issue, IssueOrder, IssueQuery, IssueStatus
-from ralph.workflow import Estimate, Priority, parse_state
+from ralph.tracker import Issue, IssueOrder, IssueQuery, IssueStatus, iso
+from ralph.workflow import Estimate, Priority, WorkflowState, is_earlier_state, parse_state
 
-__all__ = ["register_issue_tools"]
+__all__ = ["filter_fields", "item_filter", "register_issue_tools"]
 
 Number = Annotated[int, Field(description="Issue number")]
 
@@ -24,6 +35,162 @@ def brief(issue: Issue) -> dict[str, Any]:
         "estimate": issue.estimate.value if issue.estimate else None,
         "priority": issue.priority.value if issue.priority else None,
     }
+
+
+_FIELDS_HELP = f"Field names: {', '.join(FIELD_NAMES)}"
+_DATE_HELP = "@today, @now, @today-7d, @now-24h, @today-1m, or an ISO date (YYYY-MM-DD)"
+
+
+def filter_fields(issue: Issue) -> FilterFields:
+    return FilterFields(
+        workflow_state=issue.workflow_state.value if issue.workflow_state else None,
+        estimate=issue.estimate.value if issue.estimate else None,
+        priority=issue.priority.value if issue.priority else None,
+        labels=issue.labels,
+        assignees=issue.assignees,
+        updated_at=issue.updated_at,
+        title=issue.title,
+        body=issue.body,
+    )
+
+
+def _listed(issue: Issue) -> dict[str, Any]:
+    return {
+        **brief(issue),
+        "stateReason": _state_reason(issue),
+        "url": issue.url,
+        "updatedAt": iso(issue.updated_at),
+        "labels": list(issue.labels),
+        "assignees": list(issue.assignees),
+    }
+
+
+def _state_reason(issue: Issue) -> str | None:
+    if issue.reopened:
+        return "REOPENED"
+    return issue.close_reason.value.upper() if issue.close_reason else None
+
+
+def _reason_matches(issue: Issue, reason: str | None) -> bool:
+    if reason is None:
+        return True
+    if reason.lower() == "reopened":
+        return issue.reopened
+    return issue.close_reason is not None and issue.close_reason.value == reason.lower()
+
+
+def _order(order_by: str, direction: str) -> IssueOrder:
+    key, ascending = order_by.upper(), direction.upper()
+    if ascending not in ("ASC", "DESC"):
+        raise ValueError("direction must be ASC or DESC")
+    if key == "PRIORITY":
+        return IssueOrder.PRIORITY
+    orders = {
+        ("CREATED_AT", "DESC"): IssueOrder.CREATED,
+        ("CREATED_AT", "ASC"): IssueOrder.CREATED_ASC,
+        # The original ordered COMMENTS as CREATED_AT.
+        ("COMMENTS", "DESC"): IssueOrder.CREATED,
+        ("COMMENTS", "ASC"): IssueOrder.CREATED_ASC,
+        ("UPDATED_AT", "DESC"): IssueOrder.UPDATED,
+        ("UPDATED_AT", "ASC"): IssueOrder.UPDATED_ASC,
+    }
+    found = orders.get((key, ascending))
+    if found is None:
+        raise ValueError("orderBy must be PRIORITY, CREATED_AT, UPDATED_AT or COMMENTS")
+    return found
+
+
+def _checked(kind: str, values: Sequence[str] | None) -> list[str]:
+    """Filter values, each a valid one of its kind (a typo would match nothing)."""
+    found = []
+    for value in values or ():
+        if kind == "workflowState":
+            found.append(parse_state(value).value)
+        elif kind == "estimate":
+            found.append(_enum(Estimate, value).value)
+        elif kind == "priority":
+            found.append(_enum(Priority, value).value)
+        else:
+            found.append(value)
+    return found
+
+
+def _moment(text: str | None, name: str, now: float) -> float | None:
+    if text is None:
+        return None
+    try:
+        return parse_date_math(text, datetime.fromtimestamp(now, UTC)).timestamp()
+    except InvalidInput as exc:
+        raise InvalidInput(f"{name}: {exc}") from None
+
+
+def item_filter(
+    *,
+    workflow_state: str | None = None,
+    estimate: str | None = None,
+    priority: str | None = None,
+    label: str | None = None,
+    has: Sequence[str] | None = None,
+    no: Sequence[str] | None = None,
+    exclude_states: Sequence[str] | None = None,
+    exclude_estimates: Sequence[str] | None = None,
+    exclude_priorities: Sequence[str] | None = None,
+    exclude_labels: Sequence[str] | None = None,
+    text: str | None = None,
+    since: str | None = None,
+    before: str | None = None,
+    now: float,
+) -> ItemFilter:
+    """The filter the list tools' arguments describe, every value checked first."""
+    return ItemFilter(
+        workflow_states=_checked("workflowState", [workflow_state] if workflow_state else ()),
+        estimates=_checked("estimate", [estimate] if estimate else ()),
+        priorities=_checked("priority", [priority] if priority else ()),
+        labels=[label] if label else (),
+        has=has or (),
+        no=no or (),
+        exclude_workflow_states=_checked("workflowState", exclude_states),
+        exclude_estimates=_checked("estimate", exclude_estimates),
+        exclude_priorities=_checked("priority", exclude_priorities),
+        exclude_labels=exclude_labels or (),
+        text=text or "",
+        updated_since=_moment(since, "updatedSince", now),
+        updated_before=_moment(before, "updatedBefore", now),
+    )
+
+
+def _operations(
+    operations: Sequence[dict[str, str]],
+) -> dict[str, WorkflowState | Estimate | Priority]:
+    """batch_update's operations, each value checked before anything changes."""
+    planned: dict[str, WorkflowState | Estimate | Priority] = {}
+    for operation in operations:
+        unknown = set(operation) - {"field", "value"}
+        if unknown or "field" not in operation or "value" not in operation:
+            raise ValueError("each operation is {field, value}")
+        field, value = operation["field"], operation["value"]
+        if field in planned:
+            raise ValueError(f"{field} is set twice; give each field once")
+        if field == "workflow_state":
+            planned[field] = parse_state(value)
+        elif field == "estimate":
+            planned[field] = _enum(Estimate, value)
+        elif field == "priority":
+            planned[field] = _enum(Priority, value)
+        else:
+            raise ValueError(f'Invalid field "{field}"; use workflow_state, estimate or priority')
+    return planned
+
+
+def _at_or_past(current: WorkflowState | None, target: WorkflowState) -> str | None:
+    """Why batch_update's skipIfAtOrPast leaves an issue alone (None: it does not)."""
+    if current is None:
+        return None
+    if current is target:
+        return "Already at target state"
+    if not is_earlier_state(current, target):
+        return "Already past target state"
+    return None
 
 
 def _enum(kind: type[Estimate] | type[Priority], value: str | None) -> Any:
@@ -52,7 +219,7 @@ def register_issue_tools(tools: ToolContext) -> None:
         data = {
             **brief(issue),
             "body": issue.body,
-            "stateReason": issue.close_reason.value.upper() if issue.close_reason else None,
+            "stateReason": _state_reason(issue),
             "url": issue.url,
             "labels": list(issue.labels),
             "assignees": list(issue.assignees),
@@ -71,37 +238,73 @@ def register_issue_tools(tools: ToolContext) -> None:
 
     @tools.read("list issues")
     def list_issues(
+        profile: Annotated[
+            str | None,
+            Field(description=f"A filter preset: {', '.join(FILTER_PROFILES)}"),
+        ] = None,
         workflowState: str | None = None,
         estimate: str | None = None,
+        priority: str | None = None,
         label: str | None = None,
         query: Annotated[str | None, Field(description="Text in title or body")] = None,
         state: Annotated[str, Field(description="OPEN, CLOSED or ALL")] = "OPEN",
-        orderBy: Annotated[str, Field(description="PRIORITY, CREATED_AT or UPDATED_AT")] = (
-            "PRIORITY"
-        ),
+        reason: Annotated[
+            str | None, Field(description="completed, not_planned or reopened")
+        ] = None,
+        has: Annotated[list[str] | None, Field(description=_FIELDS_HELP)] = None,
+        no: Annotated[list[str] | None, Field(description=_FIELDS_HELP)] = None,
+        excludeWorkflowStates: list[str] | None = None,
+        excludeEstimates: list[str] | None = None,
+        excludePriorities: list[str] | None = None,
+        excludeLabels: list[str] | None = None,
+        updatedSince: Annotated[str | None, Field(description=_DATE_HELP)] = None,
+        updatedBefore: Annotated[str | None, Field(description=_DATE_HELP)] = None,
+        orderBy: Annotated[
+            str, Field(description="PRIORITY, CREATED_AT, UPDATED_AT or COMMENTS")
+        ] = "PRIORITY",
+        direction: Annotated[str, Field(description="DESC (newest first) or ASC")] = "DESC",
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> dict[str, Any]:
-        """Issues filtered by workflow state, estimate, label and text."""
+        """Issues filtered by workflow state, estimate, priority, labels, fields present
+        or missing, exclusions, text and update time (date math such as @today-7d), or
+        by a profile (explicit filters win over the profile's)."""
+        if profile is not None:
+            workflowState = workflowState or expand_profile(profile).get("workflowState")
         status = {"OPEN": IssueStatus.OPEN, "CLOSED": IssueStatus.CLOSED, "ALL": None}
-        orders = {"PRIORITY": IssueOrder.PRIORITY, "CREATED_AT": IssueOrder.CREATED}
-        orders["UPDATED_AT"] = IssueOrder.UPDATED
-        if state.upper() not in status or orderBy.upper() not in orders:
-            raise ValueError(
-                "state must be OPEN, CLOSED or ALL; orderBy PRIORITY, CREATED_AT or UPDATED_AT"
-            )
-        found = tracker.list_issues(
-            IssueQuery(
-                states=frozenset({parse_state(workflowState)}) if workflowState else (),
-                estimates=frozenset({_enum(Estimate, estimate)}) if estimate else (),
-                labels=(label,) if label else (),
-                text=query or "",
-                status=status[state.upper()],
-                order=orders[orderBy.upper()],
-            )
+        if state.upper() not in status:
+            raise ValueError("state must be OPEN, CLOSED or ALL")
+        order = _order(orderBy, direction)
+        reasons = {"completed", "not_planned", "reopened"}
+        if reason is not None and reason.lower() not in reasons:
+            raise ValueError(f"reason must be one of {', '.join(sorted(reasons))}")
+        wanted = item_filter(
+            workflow_state=workflowState,
+            estimate=estimate,
+            priority=priority,
+            label=label,
+            has=has,
+            no=no,
+            exclude_states=excludeWorkflowStates,
+            exclude_estimates=excludeEstimates,
+            exclude_priorities=excludePriorities,
+            exclude_labels=excludeLabels,
+            text=query,
+            since=updatedSince,
+            before=updatedBefore,
+            now=tracker.now(),
         )
+        every = tracker.list_issues(IssueQuery(status=None, order=order))
+        found = [
+            issue
+            for issue in every
+            if (status[state.upper()] is None or issue.status is status[state.upper()])
+            and _reason_matches(issue, reason)
+            and wanted.matches(filter_fields(issue))
+        ]
         return {
+            "totalCount": len(every),
             "filteredCount": len(found),
-            "items": [{**brief(i), "labels": list(i.labels)} for i in found[:limit]],
+            "items": [_listed(issue) for issue in found[:limit]],
         }
 
     @tools.write("create issue")
@@ -162,6 +365,67 @@ def register_issue_tools(tools: ToolContext) -> None:
         if change.resolved_from:
             data["resolvedFrom"] = change.resolved_from
         return data
+
+    @tools.write("batch update")
+    def batch_update(
+        issues: Annotated[list[int], Field(min_length=1, max_length=50)],
+        operations: Annotated[
+            list[dict[str, str]],
+            Field(
+                min_length=1,
+                max_length=3,
+                description="[{field: workflow_state | estimate | priority, value}]",
+            ),
+        ],
+        skipIfAtOrPast: Annotated[
+            bool, Field(description="Leave issues at or past the target workflow state")
+        ] = False,
+    ) -> dict[str, Any]:
+        """Set the workflow state, estimate or priority of up to 50 issues at once. Every
+        value is checked before anything changes; state moves follow the transition
+        rules (a refused one is an error entry) and are audited."""
+        planned = _operations(operations)
+        succeeded: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
+        errors: list[dict[str, Any]] = []
+        for number in dict.fromkeys(issues):
+            try:
+                issue = tracker.get_issue(number)
+            except IssueNotFound:
+                errors.append({"number": number, "error": f"Issue #{number} not found"})
+                continue
+            target = planned.get("workflow_state")
+            if skipIfAtOrPast and isinstance(target, WorkflowState):
+                why = _at_or_past(issue.workflow_state, target)
+                if why:
+                    skipped.append({"number": number, "reason": why})
+                    continue
+            try:
+                if isinstance(target, WorkflowState) and issue.workflow_state is not target:
+                    tracker.set_state(number, target.value, command="human", actor=tools.actor)
+                estimate, priority = planned.get("estimate"), planned.get("priority")
+                if estimate is not None or priority is not None:
+                    tracker.update_issue(
+                        number,
+                        estimate=estimate if isinstance(estimate, Estimate) else None,
+                        priority=priority if isinstance(priority, Priority) else None,
+                    )
+            except RalphError as exc:
+                errors.append({"number": number, "error": f"Failed to update: {exc}"})
+                continue
+            updates = {field: value.value for field, value in planned.items()}
+            succeeded.append({"number": number, "updates": updates})
+        return {
+            "succeeded": succeeded,
+            "skipped": skipped,
+            "errors": errors,
+            "summary": {
+                "total": len(succeeded) + len(skipped) + len(errors),
+                "succeeded": len(succeeded),
+                "skipped": len(skipped),
+                "errors": len(errors),
+            },
+        }
 
     @tools.write("update estimate")
     def update_estimate(number: Number, estimate: str) -> dict[str, Any]:

@@ -3,12 +3,13 @@ children and parents, the dashboard. The algorithms are the pure core's."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from ralph.dashboard import HealthConfig, build_dashboard, format_markdown
+from ralph.dashboard import HealthConfig, build_dashboard, format_ascii, format_markdown
 from ralph.mcp._context import ToolContext
 from ralph.mcp._issues import brief
 from ralph.pipeline import detect_position, detect_stream_positions, detect_work_streams
@@ -163,22 +164,49 @@ def register_pipeline_tools(tools: ToolContext) -> None:
 
     @tools.read("build the pipeline dashboard")
     def pipeline_dashboard(
-        format: Annotated[str, Field(description="json or markdown")] = "json",
+        format: Annotated[str, Field(description="json, markdown or ascii")] = "json",
+        projectNumbers: Annotated[
+            list[int] | None, Field(description="This server's board (the default)")
+        ] = None,
+        includeHealth: bool = True,
         stuckThresholdHours: Annotated[float, Field(gt=0)] = 48.0,
+        wipLimits: Annotated[
+            dict[str, int] | None, Field(description="Workflow State -> most issues in it")
+        ] = None,
+        doneWindowDays: Annotated[float, Field(gt=0)] = 7.0,
+        archiveThresholdDays: Annotated[float, Field(gt=0)] = 14.0,
         issuesPerPhase: Annotated[int, Field(ge=1)] = 10,
     ) -> dict[str, Any]:
-        """Issues per phase with health warnings (stuck, blocked, WIP over limit)."""
-        items = dashboard_items(tracker)
-        config = tools.project.config
+        """Issues per phase with health warnings (stuck, blocked, WIP over limit), as
+        JSON, Markdown or text bars."""
+        if format not in ("json", "markdown", "ascii"):
+            raise ValueError(f"format {format!r} is not known; use json, markdown or ascii")
+        number = tools.project.tracker.project_board().info().number
+        others = sorted(set(projectNumbers or ()) - {number})
+        if others:
+            raise ValueError(
+                f"this server serves project #{number}; leave projectNumbers out or name it"
+            )
+        limits = dict(tools.project.config.wip_limits)
+        for state, limit in (wipLimits or {}).items():
+            if limit < 0:
+                raise ValueError(f"wipLimits: {state} {limit} is negative")
+            limits[parse_state(state).value] = limit
         health = HealthConfig(
             stuck_threshold_hours=stuckThresholdHours,
             critical_stuck_hours=2 * stuckThresholdHours,
-            wip_limits=config.wip_limits,
+            wip_limits=limits,
+            done_window_days=doneWindowDays,
+            archive_threshold_days=archiveThresholdDays,
         )
-        dashboard = build_dashboard(items, now=time.time(), config=health)
+        dashboard = build_dashboard(dashboard_items(tracker), now=time.time(), config=health)
+        if not includeHealth:
+            dashboard = dataclasses.replace(dashboard, warnings=())
         data = dashboard.to_dict()
+        for phase in data["phases"]:
+            phase["issues"] = phase["issues"][:issuesPerPhase]
         if format == "markdown":
             data["formatted"] = format_markdown(dashboard, issuesPerPhase)
-        elif format != "json":
-            raise ValueError(f"format {format!r} is not known; use json or markdown")
+        elif format == "ascii":
+            data["formatted"] = format_ascii(dashboard)
         return data

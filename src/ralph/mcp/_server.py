@@ -13,8 +13,10 @@ from mcp.server.mcpserver import Context
 
 from ralph._debuglog import debug_enabled, record_event
 from ralph._jsonschema import schema_errors
+from ralph.mcp._board import register_board_tools
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
+from ralph.mcp._health import register_health_tools
 from ralph.mcp._issues import register_issue_tools
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._tasks import register_task_tools
@@ -84,6 +86,8 @@ class _Server(MCPServer):
                 f"{', '.join(taken) or 'no arguments'} (and owner, repo, projectNumber)."
             )
         for key, expected in self._scope().items():
+            if key in taken:  # the tool's own argument (list_projects' owner...)
+                continue
             given = arguments.get(key)
             if given is not None and str(given) != str(expected):
                 return (
@@ -92,7 +96,11 @@ class _Server(MCPServer):
                     "project that has it."
                 )
         schema = self._tool_input_schema(name) or {}
-        given = {key: value for key, value in arguments.items() if key not in SCOPE_ARGUMENTS}
+        given = {
+            key: value
+            for key, value in arguments.items()
+            if key not in SCOPE_ARGUMENTS or key in taken
+        }
         problems = schema_errors(given, schema, where="argument")
         if problems:
             problem = problems[0].replace("argument.", "argument ", 1)
@@ -140,6 +148,8 @@ def build_server(project: Project, *, read_only: bool = False, actor: str = "mcp
     tools = ToolContext(server, project, read_only=read_only, actor=actor)
     register_issue_tools(tools)
     register_pipeline_tools(tools)
+    register_board_tools(tools)
+    register_health_tools(tools)
     register_task_tools(tools)
     server.parameters.update(tools.parameters)
     return server

@@ -1,11 +1,12 @@
 """``ralph serve``: ``ralph loop`` as a service. It reads the board every
 ``poll_seconds``, whenever a root ends and, on a tracker that can say so cheaply (the
 local one), whenever the board changes, in this process or another (an issue filed with
-``ralph issue new`` starts within a second). It starts the roots ``ralph loop`` would
-(same order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per
-root in the store while it runs, so several processes on one store never run a root
-twice. Each read is also the sessions' reconciliation: an agent whose issue a person
-took away is stopped (``_reconcile``).
+``ralph issue new`` starts within a second). Each read first brings in what people did
+outside Ralph (``phases.sync_board``). It starts the roots ``ralph loop`` would (same
+order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
+the store while it runs, so several processes on one store never run a root twice. Each
+read is also the sessions' reconciliation: an agent whose issue a person took away is
+stopped (``_reconcile``).
 
 It stops when ``interrupt`` says so: the first signal stops starting roots and lets
 the sessions finish their tasks in hand; the second hands those tasks back (the sessions
@@ -30,6 +31,7 @@ from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import status_files, write_status
 from ralph.orchestrate._session import Interrupt
+from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
@@ -135,6 +137,10 @@ def serve(
                 last_read = time.monotonic()
                 next_read = last_read + poll_seconds
                 try:
+                    # What people did outside Ralph first, so the roots read see it.
+                    for synced in sync_board(project):
+                        for line in synced.lines if synced.changed else ():
+                            note(line)
                     board = sessions.board()
                 except RalphError as exc:
                     now = time.monotonic()

@@ -28,6 +28,7 @@ from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
+from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
 from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "PromptOverride",
     "RequiredCheck",
     "StepDone",
+    "Synced",
     "Waiting",
     "adopt_branch",
     "allowed_methods",
@@ -75,4 +77,7 @@ __all__ = [
     "similar_issues",
     "step_done",
     "submit_plan",
+    "sync_board",
+    "sync_issue",
+    "sync_pull_request",
 ]

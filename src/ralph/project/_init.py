@@ -26,6 +26,7 @@ from ralph.db import open_database
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
 from ralph.github import Transport
+from ralph.project._actions import WrittenWorkflow, write_workflows
 from ralph.project._github import github_client
 from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
@@ -51,6 +52,8 @@ class InitResult:
     #: Where the configured test command came from ("--test-command", "the Makefile's
     #: test target", "ralph.toml"); empty when there is none.
     test_source: str = ""
+    #: The GitHub Actions workflows ``actions`` asked for (written, or there already).
+    workflows: tuple[WrittenWorkflow, ...] = ()
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -80,11 +83,13 @@ def init_project(
     env: Mapping[str, str] | None = None,
     transport: Transport | None = None,
     test_command: str | None = None,
+    actions: bool = False,
 ) -> InitResult:
     """Set up Ralph in the git repository containing ``path``; with ``github``
     ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
     or by title, else created) with Ralph's fields. The test command is
-    ``test_command``, else the one the repository's files point at.
+    ``test_command``, else the one the repository's files point at. ``actions``: also
+    the GitHub Actions workflows that run ``ralph sync`` (a GitHub board only).
     ``transport`` replaces HTTPS (tests)."""
     env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
@@ -109,6 +114,11 @@ def init_project(
         _check_shell_syntax(test_command)
     if existing is not None and test_command is not None:
         _check_same_test_command(existing, test_command, env)
+    if actions and github is None and not _on_github(existing, env):
+        raise ConfigError(
+            "--actions writes GitHub Actions that sync a GitHub board; run ralph init "
+            "--github OWNER/REPO --actions"
+        )
     board = None
     if github is not None:
         board = _set_up_github(github, project, env, transport)
@@ -148,6 +158,7 @@ def init_project(
     )
     if env_value(env, "RALPH_TEST_COMMAND"):
         source = "RALPH_TEST_COMMAND"
+    workflows = tuple(write_workflows(config.root)) if actions else ()
     logger.info("initialised", extra={"root": str(config.root), "created": created})
     return InitResult(
         config,
@@ -157,6 +168,7 @@ def init_project(
         ignored,
         board,
         test_source=source if config.test_command else "",
+        workflows=workflows,
     )
 
 
@@ -178,6 +190,13 @@ def _set_up_github(
         )
     finally:
         client.close()
+
+
+def _on_github(existing: Path | None, env: Mapping[str, str]) -> bool:
+    """Whether an existing ralph.toml (or the environment) names the GitHub tracker."""
+    if existing is None:
+        return env_value(env, "RALPH_TRACKER") == "github"
+    return load_config(existing.parent, env=env).tracker == "github"
 
 
 def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, str]) -> None:

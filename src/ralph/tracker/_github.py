@@ -54,6 +54,7 @@ from ralph.github import (
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._github_body import fit_body
+from ralph.tracker._github_project_board import GitHubProjectBoard
 from ralph.tracker._github_pull_read import pull_request_from
 from ralph.tracker._github_pulls import GitHubPullRequests
 from ralph.tracker._github_read import (
@@ -79,6 +80,7 @@ from ralph.tracker._model import (
     PullRequestState,
     StatusUpdate,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
     CheckRun,
     MergeSettings,
@@ -152,6 +154,9 @@ class GitHubTracker(Tracker):
     def close(self) -> None:
         self.client.close()
 
+    def project_board(self) -> ProjectBoard:
+        return GitHubProjectBoard(self)
+
     # -- cached lookups -------------------------------------------------------------------
 
     @property
@@ -161,6 +166,11 @@ class GitHubTracker(Tracker):
     @property
     def repository_name(self) -> str:
         return self.full_name
+
+    @property
+    def where(self) -> dict[str, str]:
+        """The repository as GraphQL variables (``owner``, ``name``)."""
+        return dict(self._where)
 
     def repository(self) -> dict[str, Any]:
         """The repository's node (its id, how it lets pull requests merge), read once."""
@@ -281,6 +291,27 @@ class GitHubTracker(Tracker):
             )
             self._item_ids[number] = data["addProjectV2ItemById"]["item"]["id"]
         return self._item_ids[number]
+
+    def item_id(self, number: int) -> str:
+        """Issue ``number``'s item on the board, added to the board if it is not on it."""
+        return self._item_id(number)
+
+    def existing_item_id(self, number: int) -> str | None:
+        """Issue ``number``'s item on the board, None when it is not on the board."""
+        self._issue_node(number)
+        return self._item_ids.get(number)
+
+    def remember_item(self, number: int, item_id: str) -> None:
+        self._item_ids[number] = item_id
+
+    def forget_item(self, item_id: str) -> None:
+        """An item removed from the board: the next write adds the issue again."""
+        for number in [n for n, i in self._item_ids.items() if i == item_id]:
+            del self._item_ids[number]
+
+    def forget_status(self, number: int) -> None:
+        """The Status last seen for issue ``number`` may be stale (a field was cleared)."""
+        self._statuses.pop(number, None)
 
     def _label_ids(self, names: Sequence[str]) -> list[str]:
         """Label ids by name (GitHub's names ignore case), creating missing labels."""

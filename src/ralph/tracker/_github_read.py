@@ -177,6 +177,7 @@ def issue_from(
         assignees=tuple(n["login"] for n in node["assignees"]["nodes"]),
         status=IssueStatus.CLOSED if closed else IssueStatus.OPEN,
         close_reason=_CLOSE_REASONS.get(node.get("stateReason") or "") if closed else None,
+        reopened=not closed and node.get("stateReason") == "REOPENED",
         parent=parent["number"] if parent and _local(parent, repository) else None,
         sub_issues=_numbers(node.get("subIssues"), repository),
         blocked_by=_numbers(node.get("blockedBy"), repository),

@@ -23,6 +23,7 @@ from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.git import GitRepo
 from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._local_board import LocalBoardRecords
 from ralph.tracker._local_pulls import LocalPullRequests
 from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._model import (
@@ -33,6 +34,8 @@ from ralph.tracker._model import (
     IssueStatus,
     StatusUpdate,
 )
+from ralph.tracker._project_board import ProjectBoard
+from ralph.tracker._simple_board import SimpleBoard
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -40,6 +43,16 @@ __all__ = ["LocalTracker"]
 #: How often a wait for the board to change looks at a database that cannot say so
 #: itself (SQLite): well within a second, at a small share of a core.
 BOARD_LOOK_SECONDS = 0.05
+
+
+#: What ``close_reason`` holds for an open issue that was reopened (GitHub's state reason).
+_REOPENED = "reopened"
+
+
+def _close_reason(row: Row) -> CloseReason | None:
+    if row["status"] != IssueStatus.CLOSED.value or not row["close_reason"]:
+        return None
+    return CloseReason(row["close_reason"])
 
 
 def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) -> Issue:
@@ -54,7 +67,8 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
         labels=tuple(json.loads(row["labels"])),
         assignees=tuple(json.loads(row["assignees"])),
         status=IssueStatus(row["status"]),
-        close_reason=CloseReason(row["close_reason"]) if row["close_reason"] else None,
+        close_reason=_close_reason(row),
+        reopened=row["status"] == IssueStatus.OPEN.value and row["close_reason"] == _REOPENED,
         parent=row["parent"],
         sub_issues=tuple(relations.children.get(number, ())),
         blocked_by=tuple(relations.blocked_by.get(number, ())),
@@ -144,6 +158,7 @@ class LocalTracker(LocalPullRequests):
     @property
     def repository_name(self) -> str:
         return self.repo
+
     # -- watching the board ---------------------------------------------------------------
 
     def board_version(self) -> Hashable | None:
@@ -177,6 +192,11 @@ class LocalTracker(LocalPullRequests):
         with self.db.write_transaction() as tx:
             yield tx
             self.db.notify_change(tx)
+
+    def project_board(self) -> ProjectBoard:
+        return SimpleBoard(
+            self, LocalBoardRecords(self.db, self.repo, self.now), repository=self.repo
+        )
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -337,7 +357,9 @@ class LocalTracker(LocalPullRequests):
     def reopen_issue(self, number: int) -> Issue:
         with self._board_write() as tx:
             self._locked(tx, number)
-            self._touch(tx, number, status="open", close_reason=None, closed_at=None)
+            was_closed = self._locked(tx, number)["status"] == IssueStatus.CLOSED.value
+            reason = _REOPENED if was_closed else None
+            self._touch(tx, number, status="open", close_reason=reason, closed_at=None)
         return self.get_issue(number)
 
     def _set_parent(self, child: int, parent: int | None) -> None:

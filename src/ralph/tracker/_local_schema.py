@@ -149,4 +149,27 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX ralph_status_updates_by_repo ON ralph_status_updates (repo, id)",
         ),
     ),
+    Migration(
+        10,
+        "local tracker: the board's settings, item positions and linked repositories",
+        (
+            """CREATE TABLE ralph_board_settings (
+                repo TEXT NOT NULL,
+                name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                PRIMARY KEY (repo, name)
+            )""",
+            """CREATE TABLE ralph_board_positions (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                position {float} NOT NULL,
+                PRIMARY KEY (repo, number)
+            )""",
+            """CREATE TABLE ralph_board_repositories (
+                repo TEXT NOT NULL,
+                linked TEXT NOT NULL,
+                PRIMARY KEY (repo, linked)
+            )""",
+        ),
+    ),
 )

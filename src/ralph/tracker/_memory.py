@@ -34,6 +34,7 @@ from ralph.tracker._model import (
     PullRequestState,
     StatusUpdate,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._pull_state import (
     check_review,
     merge_state,
@@ -52,6 +53,7 @@ from ralph.tracker._reviews import (
     ReviewThread,
     ThreadComment,
 )
+from ralph.tracker._simple_board import MemoryBoardRecords, SimpleBoard
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import Estimate, Priority, WorkflowState
 
@@ -123,6 +125,15 @@ class MemoryTracker(Tracker):
         self._next_id = 1
         self._status_updates: dict[str, StatusUpdate] = {}
         self._next_status_update = 1
+        self._board = SimpleBoard(self, MemoryBoardRecords(self._clear), repository="memory")
+
+    def project_board(self) -> ProjectBoard:
+        return self._board
+
+    def _clear(self, number: int, field: str) -> None:
+        """Empty the Estimate or Priority of an issue (the board's clear_field)."""
+        with self._lock:
+            self._put(number, **{field.lower(): None})
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -238,12 +249,23 @@ class MemoryTracker(Tracker):
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
         with self._lock:
             return self._put(
-                number, status=IssueStatus.CLOSED, close_reason=reason, closed_at=self.now()
+                number,
+                status=IssueStatus.CLOSED,
+                close_reason=reason,
+                closed_at=self.now(),
+                reopened=False,
             )
 
     def reopen_issue(self, number: int) -> Issue:
         with self._lock:
-            return self._put(number, status=IssueStatus.OPEN, close_reason=None, closed_at=None)
+            was_closed = self._view(number).status is IssueStatus.CLOSED
+            return self._put(
+                number,
+                status=IssueStatus.OPEN,
+                close_reason=None,
+                closed_at=None,
+                reopened=was_closed or self._view(number).reopened,
+            )
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         with self._lock:

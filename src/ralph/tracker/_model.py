@@ -79,6 +79,8 @@ class Issue:
     assignees: tuple[str, ...] = ()
     status: IssueStatus = IssueStatus.OPEN
     close_reason: CloseReason | None = None
+    #: Open again after being closed (GitHub's state reason REOPENED), until closed again.
+    reopened: bool = False
     parent: int | None = None
     sub_issues: tuple[int, ...] = ()
     blocked_by: tuple[int, ...] = ()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 from ralph.dashboard import DashboardItem, ProjectStatus
-from ralph.errors import InvalidInput, IssueNotFound, RalphError, StateConflict
+from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
 from ralph.tracker._fields import check_date, check_name
 from ralph.tracker._model import (
@@ -33,6 +33,7 @@ from ralph.tracker._model import (
     StatusUpdate,
     iso,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
     CheckRun,
     MergeSettings,
@@ -44,6 +45,7 @@ from ralph.tracker._reviews import (
 )
 from ralph.workflow import (
     LOCK_STATES,
+    SYNC_COMMAND,
     TERMINAL_STATES,
     Estimate,
     Priority,
@@ -56,6 +58,7 @@ from ralph.workflow import (
     parse_state,
     plan_release,
     plan_transition,
+    synced_state,
 )
 
 __all__ = ["UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"]
@@ -111,6 +114,7 @@ class Tracker(abc.ABC):
         """The repository its issues are in, as routing rules match it (``owner/name`` on
         GitHub, the project's repository name locally)."""
         return self.kind
+
     # -- watching the board -----------------------------------------------------------------
 
     def board_version(self) -> Hashable | None:
@@ -124,6 +128,11 @@ class Tracker(abc.ABC):
         ``seen``, even when another process changed the board; return the version.
         Where there is none, return None at once."""
         return None
+
+    def project_board(self) -> ProjectBoard:
+        """The board the issues are on, managed as a board (its fields, views, items and
+        their order, drafts, linked repositories)."""
+        raise NotAvailable(f"the {self.kind or 'this'} tracker has no board to manage")
 
     # -- issues: primitives every backend implements ----------------------------------------
 
@@ -477,6 +486,25 @@ class Tracker(abc.ABC):
         )
         if transition.changed:
             self._record_move(change, actor, intent)
+        return change
+
+    def sync_state(self, number: int, *, actor: str = "ralph") -> StateChange | None:
+        """Move the issue to the Workflow State its open or closed state calls for, when
+        a person closed or reopened it outside Ralph (``workflow.synced_state``): the
+        tracker's word wins, so the move is audited but not checked against the matrix.
+        None when there is nothing to move (run again, it changes nothing)."""
+        check_name(actor, "the actor")
+        issue = self.get_issue(number)
+        target = synced_state(
+            issue.workflow_state,
+            is_open=issue.is_open,
+            completed=issue.close_reason is CloseReason.COMPLETED,
+            reopened=issue.reopened,
+        )
+        if target is None:
+            return None
+        change = StateChange(number, issue.workflow_state, target, SYNC_COMMAND)
+        self._record_move(change, actor)
         return change
 
     def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:

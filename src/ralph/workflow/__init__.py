@@ -56,6 +56,7 @@ from ralph.workflow._states import (
     parse_state,
     state_index,
 )
+from ralph.workflow._sync import SYNC_COMMAND, synced_state
 from ralph.workflow._transitions import (
     ALLOWED_TRANSITIONS,
     allowed_targets,
@@ -74,6 +75,7 @@ __all__ = [
     "PARENT_GATE_STATES",
     "PHASE_SPECS",
     "STATE_ORDER",
+    "SYNC_COMMAND",
     "TASK_SPECS",
     "TERMINAL_STATES",
     "WORKFLOW_STATE_TO_STATUS",
@@ -120,5 +122,6 @@ __all__ = [
     "plan_transition",
     "resolve_state",
     "state_index",
+    "synced_state",
     "transition_marker",
 ]

@@ -23,7 +23,9 @@ from .test_team import wait_until
 S = WorkflowState
 
 
-def _in_background(run: Callable[[], SessionResult]) -> tuple[threading.Thread, list]:
+def _in_background(
+    run: Callable[[], SessionResult],
+) -> tuple[threading.Thread, list[SessionResult]]:
     out: list[SessionResult] = []
     thread = threading.Thread(target=lambda: out.append(run()), daemon=True)
     thread.start()

@@ -18,7 +18,7 @@ from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.project import open_project
 from ralph.tasks import EventKind, RunStatus, TaskStatus
-from ralph.tracker import IssueQuery
+from ralph.tracker import CloseReason, IssueQuery
 from ralph.workflow import Estimate, WorkflowState
 
 from ..conftest import spawn_ralph
@@ -160,3 +160,21 @@ def test_two_serve_processes_on_postgresql_never_run_one_root_twice(tmp_path, pg
     assert all(n == 1 for n in started.values()), started
     assert all("→ #" in output for _, output in stopped), stopped  # both took roots
     assert_once(repo)
+
+
+def test_serve_brings_in_an_issue_a_person_closed_or_reopened_on_each_poll(tmp_path):
+    repo, _ = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as project:
+        waiting = project.tracker.create_issue("Waits for a person", state=_S.HUMAN_NEEDED)
+    server = _serve(repo)
+    try:
+        with open_project(load_config(repo)) as project:
+            project.tracker.close_issue(waiting.number, CloseReason.NOT_PLANNED)
+        wait_until(lambda: _states(repo)[waiting.number] is _S.CANCELED, timeout=60)
+    finally:
+        code, output = _stop(server)
+    assert code == 0, output
+    assert f"#{waiting.number}: Human Needed -> Canceled (closed as not planned)." in output
+    with open_project(load_config(repo)) as project:
+        comments = project.tracker.get_issue(waiting.number).comments
+    assert sum("ralph_sync" in c.body for c in comments) == 1

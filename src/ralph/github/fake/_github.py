@@ -33,6 +33,7 @@ from graphql import (
 
 from ralph.github._tokens import token_kind
 from ralph.github._transport import Reply, TransportFailure
+from ralph.github.fake._board import Team, View
 from ralph.github.fake._limits import (
     RESOURCE_LIMITS_EXCEEDED,
     ContentThrottle,
@@ -242,6 +243,21 @@ class FakeGitHub(PullRequestScripting):
             project = ProjectV2(account, len(account.projects) + 1, title)
             account.projects.append(project)
             return project
+
+    def add_view(
+        self, project: ProjectV2, name: str, *, layout: str = "TABLE_LAYOUT", filter: str = ""
+    ) -> View:
+        """A view a person made on the board (GitHub's API cannot make one)."""
+        with self.world.lock:
+            view = View(project, name, layout, filter)
+            project.view_list.append(view)
+            return view
+
+    def add_team(self, organization: str, slug: str) -> Team:
+        with self.world.lock:
+            team = Team(self.world.account(organization, organization=True), slug)
+            team.organization.team_list.append(team)
+            return team
 
     def add_issue(self, full_name: str, title: str, *, author: str = "someone") -> Issue:
         """An issue a person opened on ``full_name`` (not through Ralph)."""

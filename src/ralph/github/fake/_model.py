@@ -123,6 +123,11 @@ class Account(Node):
         self.login = login
         self.name = login
         self.projects: list[ProjectV2] = []
+        #: An organisation's teams (``FakeGitHub.add_team``).
+        self.team_list: list[Any] = []
+
+    def team(self, info: Any, slug: str) -> Any:
+        return next((t for t in self.team_list if t.slug == slug), None)
 
     def _hidden_from(self, info: Any) -> bool:
         """GitHub shows a user's boards to no fine-grained or installation token, and
@@ -141,9 +146,20 @@ class Account(Node):
             )
         return found
 
-    def projectsV2(self, info: Any, query: str | None = None, **page: Any) -> dict[str, Any]:
+    def projectsV2(
+        self,
+        info: Any,
+        query: str | None = None,
+        orderBy: dict[str, str] | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
         self.world.need_scope(info, "read:project", "project")
         found = [p for p in self.projects if not query or query.lower() in p.title.lower()]
+        key = (orderBy or {}).get("field", "NUMBER")
+        if key == "TITLE":
+            found.sort(key=lambda p: (p.title.lower(), p.number))
+        else:  # GitHub's default: NUMBER, newest first
+            found.sort(key=lambda p: p.number, reverse=(orderBy or {}).get("direction") != "ASC")
         return connection([] if self._hidden_from(info) else found, **page)
 
 
@@ -272,12 +288,15 @@ class Field(Node):
 class Item(Node):
     typename = "ProjectV2Item"
 
-    def __init__(self, project: ProjectV2, content: Node) -> None:
+    def __init__(self, project: ProjectV2, content: Any) -> None:
         super().__init__(project.world, "PVTI_")
         self.project = project
         self.content = content
-        self.type = "ISSUE" if isinstance(content, Issue) else "PULL_REQUEST"
+        self.type = {"Issue": "ISSUE", "PullRequest": "PULL_REQUEST"}.get(
+            content.typename, "DRAFT_ISSUE"
+        )
         self.isArchived = False
+        self.updatedAt = _iso(project.world.clock())
         #: field id -> option id
         self.values: dict[str, str] = {}
 
@@ -351,6 +370,15 @@ class ProjectV2(Node):
         self.linked: list[Repository] = []
         #: Logins that may only read the board (on GitHub: a "Read" role on it).
         self.readers: set[str] = set()
+        self.shortDescription: str | None = None
+        self.readme: str | None = None
+        self.public = False
+        self.template = False
+        #: Views exist only as a person makes them on GitHub (its API cannot): tests add them.
+        self.view_list: list[Any] = []
+        #: login or team slug -> role (READER, WRITER, ADMIN).
+        self.collaborators: dict[str, str] = {}
+        self.teams: list[Any] = []
 
     def viewerCanUpdate(self, info: Any) -> bool:
         scopes = info.context["scopes"]
@@ -379,6 +407,9 @@ class ProjectV2(Node):
         if (orderBy or {}).get("direction", "DESC") == "DESC":
             found.reverse()
         return connection(found, **page)
+
+    def views(self, info: Any, orderBy: Any = None, **page: Any) -> dict[str, Any]:
+        return connection(self.view_list, **page)
 
 
 class Repository(Node):
@@ -504,6 +535,16 @@ class Repository(Node):
         found = [i for i in self.issue_list if not states or i.state in states]
         found = _ordered(found, orderBy)
         return connection(found, **page)
+
+    def issueOrPullRequest(self, info: Any, number: int) -> Any:
+        found: Any = next((i for i in self.issue_list if i.number == number), None)
+        found = found or next((p for p in self.pull_list if p.number == number), None)
+        if found is None:
+            raise GraphQLFault(
+                "NOT_FOUND",
+                f"Could not resolve to an issue or pull request with the number of {number}.",
+            )
+        return found
 
     def pullRequest(self, info: Any, number: int) -> Any:
         found = next((p for p in self.pull_list if p.number == number), None)

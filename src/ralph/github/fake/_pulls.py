@@ -397,6 +397,12 @@ class PullRequest(Node):
         commit = {"oid": self.head_oid(), "statusCheckRollup": self._rollup()}
         return connection([{"commit": commit}], **page)
 
+    def labels(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection([], **page)
+
+    def assignees(self, info: Any, **page: Any) -> dict[str, Any]:
+        return connection([], **page)
+
     def reviews(
         self, info: Any, states: list[str] | None = None, author: str | None = None, **page: Any
     ) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import re
 from datetime import date
 from typing import Any
 
+from ralph.github.fake._board import BoardRoot
 from ralph.github.fake._limits import ContentThrottle
 from ralph.github.fake._model import (
     Account,
@@ -70,8 +71,8 @@ def _check_status_update(input: dict[str, Any]) -> None:
             raise _invalid(f"{name} is not a valid date") from None
 
 
-class Root(PullRequestMutations):
-    """Query and Mutation fields by their schema names (pull requests': the mixin's)."""
+class Root(PullRequestMutations, BoardRoot):
+    """Query and Mutation fields by their schema names (the mixins: pull requests, boards)."""
 
     def __init__(self, world: World) -> None:
         self.world = world

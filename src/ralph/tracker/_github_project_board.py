@@ -1,0 +1,570 @@
+"""A GitHub Projects V2 board managed as a board: the original's project-management
+tools over GraphQL (every document in ``github/queries.py``, validated against GitHub's
+schema). Everything on the board goes with the board's token.
+
+Replacing a single-select field's options gives every option a new id, which clears the
+field on every item (``updateProjectV2Field``), so Ralph's own fields and Status are
+never given new options here, as ``ralph init`` never does it either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ralph._text import check_title, one_line
+from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
+from ralph.github import marker, strip_markers
+from ralph.github import queries as q
+from ralph.tracker._github_board import set_up_board
+from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, epoch
+from ralph.tracker._project_board import (
+    PROTECTED_FIELDS,
+    BoardItem,
+    Collaborator,
+    FieldOption,
+    ItemType,
+    Membership,
+    ProjectBoard,
+    ProjectField,
+    ProjectInfo,
+    ProjectView,
+)
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+if TYPE_CHECKING:
+    from ralph.tracker._github import GitHubTracker
+
+__all__ = ["OPTION_COLOURS", "GitHubProjectBoard"]
+
+#: GitHub's ProjectV2SingleSelectFieldOptionColor.
+OPTION_COLOURS = ("GRAY", "BLUE", "GREEN", "YELLOW", "ORANGE", "RED", "PINK", "PURPLE")
+_ROLES = ("READER", "WRITER", "ADMIN", "NONE")
+_REPOSITORY = re.compile(r"^(?:([A-Za-z0-9-]+)/)?([A-Za-z0-9._-]+)$")
+
+
+def _info(node: Mapping[str, Any]) -> ProjectInfo:
+    fields = []
+    for field in node["fields"]["nodes"]:
+        if not field or "name" not in field:
+            continue
+        options = tuple(
+            FieldOption(o["id"], o["name"], o.get("color") or "GRAY", o.get("description") or "")
+            for o in field.get("options") or ()
+        )
+        fields.append(
+            ProjectField(
+                id=field["id"], name=field["name"], data_type=field["dataType"], options=options
+            )
+        )
+    return ProjectInfo(
+        id=node["id"],
+        number=node["number"],
+        title=one_line(node["title"]),
+        url=node.get("url") or "",
+        owner=(node.get("owner") or {}).get("login", ""),
+        short_description=node.get("shortDescription") or "",
+        readme=node.get("readme") or "",
+        public=bool(node.get("public")),
+        closed=bool(node.get("closed")),
+        fields=tuple(fields),
+        item_count=node["items"]["totalCount"],
+        view_count=node["views"]["totalCount"],
+    )
+
+
+def _option(value: Mapping[str, Any] | None) -> str | None:
+    return (value or {}).get("name") or None
+
+
+def _item(node: Mapping[str, Any]) -> BoardItem | None:
+    content = node.get("content")
+    if not content:  # an item the token may not see (REDACTED)
+        return None
+    kind = content["__typename"]
+    common: dict[str, Any] = {
+        "id": node["id"],
+        "title": one_line(content["title"]),
+        "body": strip_markers(content.get("body") or ""),
+        "workflow_state": _option(node.get("workflowState")),
+        "estimate": _option(node.get("estimate")),
+        "priority": _option(node.get("priority")),
+        "assignees": tuple(a["login"] for a in content["assignees"]["nodes"]),
+        "updated_at": epoch(content.get("updatedAt") or node.get("updatedAt")),
+        "archived": bool(node.get("isArchived")),
+    }
+    if kind == "DraftIssue":
+        return BoardItem(type=ItemType.DRAFT_ISSUE, draft_issue_id=content["id"], **common)
+    return BoardItem(
+        type=ItemType.ISSUE if kind == "Issue" else ItemType.PULL_REQUEST,
+        number=content["number"],
+        state=content.get("state") or content.get("pullState"),
+        url=content.get("url") or "",
+        repository=content["repository"]["nameWithOwner"],
+        labels=tuple(one_line(label["name"]) for label in content["labels"]["nodes"]),
+        **common,
+    )
+
+
+class GitHubProjectBoard(ProjectBoard):
+    kind = "github"
+
+    def __init__(self, tracker: GitHubTracker) -> None:
+        self.tracker = tracker
+        self.client = tracker.client
+
+    @property
+    def _project_id(self) -> str:
+        return self.tracker.board().project_id
+
+    def _query(self, document: q.GraphQLDocument, variables: Mapping[str, Any]) -> Any:
+        return self.client.query(document, variables, token="board")
+
+    def _mutate(
+        self, document: q.GraphQLDocument, variables: Mapping[str, Any], **kwargs: Any
+    ) -> Any:
+        return self.client.mutate(document, variables, token="board", **kwargs)
+
+    # -- the project ------------------------------------------------------------------------
+
+    def _board(self, owner: str, number: int) -> ProjectInfo:
+        try:
+            data = self._query(q.BOARD, {"login": owner, "number": number})
+        except GitHubNotFound:
+            data = {}
+        node = (data.get("repositoryOwner") or {}).get("projectV2")
+        if not node:
+            raise InvalidInput(f"project #{number} of {owner} not found; check its number")
+        return _info(node)
+
+    def info(self) -> ProjectInfo:
+        return self._board(self.tracker.project_owner, self.tracker.project_number)
+
+    def project(self, number: int, *, owner: str | None = None) -> ProjectInfo:
+        return self._board(owner or self.tracker.project_owner, number)
+
+    def projects(
+        self, *, state: str = "open", limit: int = 50, owner: str | None = None
+    ) -> list[ProjectInfo]:
+        found: list[ProjectInfo] = []
+        login = owner or self.tracker.project_owner
+        for node in self.client.pages(
+            q.BOARDS, {"login": login}, ("repositoryOwner", "projectsV2"), token="board"
+        ):
+            board = _info(node)
+            if state == "all" or board.closed == (state == "closed"):
+                found.append(board)
+            if len(found) >= limit:
+                break
+        return found
+
+    def update(
+        self,
+        *,
+        title: str | None = None,
+        short_description: str | None = None,
+        readme: str | None = None,
+        public: bool | None = None,
+        closed: bool | None = None,
+    ) -> ProjectInfo:
+        if title is not None:
+            check_title(title)
+        self._mutate(
+            q.UPDATE_BOARD,
+            q.input_of(
+                projectId=self._project_id,
+                title=title,
+                shortDescription=short_description,
+                readme=readme,
+                public=public,
+                closed=closed,
+            ),
+        )
+        self.tracker.invalidate_board()
+        return self.info()
+
+    def set_up(self, owner: str, title: str, *, template: int | None = None) -> ProjectInfo:
+        check_title(title)
+        number = None
+        if template is not None:
+            number = self.copy(
+                template, title, source_owner=owner, owner=owner, include_drafts=False
+            ).number
+        made = set_up_board(
+            self.client, self.tracker.full_name, project=number, project_owner=owner, title=title
+        )
+        return self._board(made.owner, made.board.number)
+
+    def copy(
+        self, source: int, title: str, *, source_owner: str, owner: str, include_drafts: bool
+    ) -> ProjectInfo:
+        check_title(title)
+        original = self._board(source_owner, source)
+        owner_id = self._query(q.OWNER, {"login": owner})["repositoryOwner"]["id"]
+        data = self._mutate(
+            q.COPY_BOARD,
+            q.input_of(
+                projectId=original.id,
+                ownerId=owner_id,
+                title=title,
+                includeDraftIssues=include_drafts,
+            ),
+        )
+        return self._board(owner, int(data["copyProjectV2"]["projectV2"]["number"]))
+
+    # -- items ------------------------------------------------------------------------------
+
+    def _raw_items(self) -> list[dict[str, Any]]:
+        return list(
+            self.client.pages(
+                q.BOARD_ITEMS, {"project": self._project_id}, ("node", "items"), token="board"
+            )
+        )
+
+    def items(self) -> list[BoardItem]:
+        return [item for node in self._raw_items() if (item := _item(node)) is not None]
+
+    def _content_id(self, number: int) -> tuple[str, ItemType]:
+        try:
+            data = self.client.query(q.CONTENT_ID, {**self.tracker.where, "number": number})
+        except GitHubNotFound:
+            data = {}
+        found = (data.get("repository") or {}).get("issueOrPullRequest")
+        if not found:
+            raise IssueNotFound(number, self.tracker.full_name)
+        kind = ItemType.ISSUE if found["__typename"] == "Issue" else ItemType.PULL_REQUEST
+        return found["id"], kind
+
+    def add_item(self, number: int) -> BoardItem:
+        content_id, kind = self._content_id(number)
+        data = self._mutate(
+            q.ADD_PROJECT_ITEM, q.input_of(projectId=self._project_id, contentId=content_id)
+        )
+        item_id = data["addProjectV2ItemById"]["item"]["id"]
+        if kind is ItemType.ISSUE:
+            self.tracker.remember_item(number, item_id)
+        found = next((i for i in self.items() if i.id == item_id), None)
+        return found or BoardItem(id=item_id, type=kind, title="", number=number)
+
+    def item_of(self, number: int) -> BoardItem:
+        item_id = self.tracker.item_id(number)
+        found = next((i for i in self.items() if i.id == item_id), None)
+        return found or BoardItem(id=item_id, type=ItemType.ISSUE, title="", number=number)
+
+    def item_id_on_board(self, number: int) -> str:
+        """The item of issue ``number`` on the board, without adding it."""
+        found = self.tracker.existing_item_id(number)
+        if found is None:
+            raise InvalidInput(
+                f"#{number} is not on project #{self.tracker.project_number}; add it with "
+                "add_to_project first"
+            )
+        return found
+
+    def remove_item(self, item_id: str) -> None:
+        self._mutate(q.DELETE_ITEM, q.input_of(projectId=self._project_id, itemId=item_id))
+        self.tracker.forget_item(item_id)
+
+    def _field(self, name: str) -> ProjectField:
+        board = self.info()
+        found = board.field(name)
+        if found is None:
+            names = ", ".join(f.name for f in board.fields)
+            raise InvalidInput(f'project #{board.number} has no field "{name}"; it has {names}')
+        return found
+
+    def clear_field(self, number: int, field: str) -> None:
+        if field == WORKFLOW_STATE:
+            raise InvalidInput(
+                "Workflow State changes go through the workflow (each one audited); move "
+                "the issue with update_workflow_state instead"
+            )
+        found = self._field(field)
+        self._mutate(
+            q.CLEAR_FIELD,
+            q.input_of(
+                projectId=self._project_id, itemId=self.tracker.item_id(number), fieldId=found.id
+            ),
+        )
+        self.tracker.forget_status(number)
+
+    def add_draft(
+        self,
+        title: str,
+        body: str = "",
+        *,
+        state: WorkflowState | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+    ) -> BoardItem:
+        check_title(title)
+        values = {
+            WORKFLOW_STATE: state.value if state else None,
+            ESTIMATE: estimate.value if estimate else None,
+            PRIORITY: priority.value if priority else None,
+        }
+        wanted = {field: option for field, option in values.items() if option is not None}
+        board = self.tracker.board()
+        for field, option in wanted.items():  # checked before the draft is made
+            if option not in board.fields.get(field, ("", {}))[1]:
+                raise InvalidInput(
+                    f'"{option}" is not an option of the "{field}" field of project '
+                    f"#{board.number}; run ralph doctor"
+                )
+        tag = marker()
+
+        def already() -> dict[str, Any] | None:
+            """The draft, if an answer was lost after GitHub made it (its marker)."""
+            for node in self._raw_items():
+                content = node.get("content") or {}
+                if content.get("__typename") == "DraftIssue" and tag in (content.get("body") or ""):
+                    made = {"id": node["id"], "content": {"id": content["id"]}}
+                    return {"addProjectV2DraftIssue": {"projectItem": made}}
+            return None
+
+        data = self._mutate(
+            q.ADD_DRAFT,
+            q.input_of(projectId=self._project_id, title=title, body=f"{body}\n\n{tag}".lstrip()),
+            reconcile=already,
+        )
+        made = data["addProjectV2DraftIssue"]["projectItem"]
+        draft_id = (made.get("content") or {}).get("id")
+        for field, option in wanted.items():
+            field_id, options = board.fields[field]
+            self._mutate(
+                q.SET_FIELD_OPTION,
+                q.input_of(
+                    projectId=board.project_id,
+                    itemId=made["id"],
+                    fieldId=field_id,
+                    value={"singleSelectOptionId": options[option]},
+                ),
+            )
+        return BoardItem(
+            id=made["id"],
+            type=ItemType.DRAFT_ISSUE,
+            title=title,
+            body=body,
+            draft_issue_id=draft_id,
+            workflow_state=values[WORKFLOW_STATE],
+            estimate=values[ESTIMATE],
+            priority=values[PRIORITY],
+        )
+
+    def update_draft(
+        self, draft_id: str, *, title: str | None = None, body: str | None = None
+    ) -> BoardItem:
+        if title is not None:
+            check_title(title)
+        found = next((i for i in self.items() if i.draft_issue_id == draft_id), None)
+        if found is None:
+            raise InvalidInput(
+                f"no draft {draft_id!r} on project #{self.tracker.project_number}; list the "
+                "drafts with list_project_items (itemType DRAFT_ISSUE)"
+            )
+        self._mutate(q.UPDATE_DRAFT, q.input_of(draftIssueId=draft_id, title=title, body=body))
+        return next(i for i in self.items() if i.draft_issue_id == draft_id)
+
+    def convert_draft(self, item_id: str) -> BoardItem:
+        found = next((i for i in self.items() if i.id == item_id), None)
+        if found is None or found.type is not ItemType.DRAFT_ISSUE:
+            raise InvalidInput(
+                f"{item_id!r} is no draft on project #{self.tracker.project_number}; list the "
+                "drafts with list_project_items (itemType DRAFT_ISSUE)"
+            )
+
+        def converted() -> dict[str, Any] | None:
+            now = next((i for i in self.items() if i.id == item_id), None)
+            if now is None or now.type is not ItemType.ISSUE:
+                return None
+            item = {"id": now.id, "content": {"number": now.number}}
+            return {"convertProjectV2DraftIssueItemToIssue": {"item": item}}
+
+        self._mutate(
+            q.CONVERT_DRAFT,
+            q.input_of(itemId=item_id, repositoryId=self.tracker.repository_id()),
+            reconcile=converted,
+        )
+        return next(i for i in self.items() if i.id == item_id)
+
+    def reorder(self, number: int, after: int | None) -> None:
+        if after == number:
+            raise InvalidInput(f"#{number} cannot be placed after itself")
+        after_id = self.tracker.item_id(after) if after is not None else None
+        self._mutate(
+            q.MOVE_ITEM,
+            q.input_of(
+                projectId=self._project_id, itemId=self.tracker.item_id(number), afterId=after_id
+            ),
+        )
+
+    # -- fields, views, links -----------------------------------------------------------------
+
+    def views(self) -> list[ProjectView]:
+        nodes = self.client.pages(
+            q.BOARD_VIEWS, {"project": self._project_id}, ("node", "views"), token="board"
+        )
+        return [
+            ProjectView(
+                id=n["id"],
+                number=n["number"],
+                name=one_line(n["name"]),
+                layout=n["layout"],
+                filter=n.get("filter") or "",
+            )
+            for n in nodes
+        ]
+
+    def set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
+        if field in PROTECTED_FIELDS:
+            raise InvalidInput(
+                f'replacing the options of "{field}" would clear it on every item (GitHub '
+                "gives every option a new id); add the options you need on the board instead"
+            )
+        if not options:
+            raise InvalidInput("a single-select field needs at least one option")
+        for option in options:
+            check_title(option.name)
+            if option.color not in OPTION_COLOURS:
+                raise InvalidInput(
+                    f"colour {option.color!r} of option {option.name!r} is not one of "
+                    f"{', '.join(OPTION_COLOURS)}"
+                )
+        found = self._field(field)
+        if found.data_type != "SINGLE_SELECT":
+            raise InvalidInput(f'"{field}" is a {found.data_type} field, not a single select')
+        self._mutate(
+            q.UPDATE_FIELD,
+            q.input_of(
+                fieldId=found.id,
+                singleSelectOptions=[
+                    {"name": o.name, "color": o.color, "description": o.description}
+                    for o in options
+                ],
+            ),
+        )
+        self.tracker.invalidate_board()
+        updated = self._field(field)
+        return updated
+
+    def delete_field(self, field: str) -> None:
+        if field in PROTECTED_FIELDS:
+            raise InvalidInput(
+                f'"{field}" is one of the fields Ralph needs ({", ".join(PROTECTED_FIELDS)}); '
+                "it cannot be deleted"
+            )
+        found = self._field(field)
+        self._mutate(q.DELETE_FIELD, q.input_of(fieldId=found.id))
+        self.tracker.invalidate_board()
+
+    def repositories(self) -> list[str]:
+        data = self._query(q.PROJECT_REPOSITORIES, {"project": self._project_id})
+        nodes = ((data.get("node") or {}).get("repositories") or {}).get("nodes", [])
+        return [node["nameWithOwner"] for node in nodes]
+
+    def link_repository(self, full_name: str, *, unlink: bool = False) -> bool:
+        found = _REPOSITORY.match(full_name)
+        if found is None:
+            raise InvalidInput(f"{full_name!r} is not a repository name (OWNER/NAME or NAME)")
+        owner = found.group(1) or self.tracker.owner
+        name = f"{owner}/{found.group(2)}"
+        try:
+            data = self.client.query(q.REPOSITORY, {"owner": owner, "name": found.group(2)})
+        except GitHubNotFound:
+            raise InvalidInput(f"repository {name} not found, or the token cannot see it") from None
+        repository = data["repository"]
+        linked = any(
+            n.casefold() == repository["nameWithOwner"].casefold() for n in self.repositories()
+        )
+        if linked != unlink:
+            return False
+        document = q.UNLINK_REPOSITORY if unlink else q.LINK_REPOSITORY
+        self._mutate(
+            document, q.input_of(projectId=self._project_id, repositoryId=repository["id"])
+        )
+        return True
+
+    def _team_id(self, slug: str) -> str:
+        owner = self.tracker.project_owner
+        kind = self._query(q.OWNER, {"login": owner})["repositoryOwner"]["__typename"]
+        if kind != "Organization":
+            raise InvalidInput(
+                f"{owner} is a user: teams belong to organisations, and so must the board"
+            )
+        data = self._query(q.TEAM_ID, {"login": owner, "slug": slug})
+        team = (data.get("organization") or {}).get("team")
+        if not team:
+            raise InvalidInput(f"{owner} has no team {slug!r}")
+        return str(team["id"])
+
+    def update_collaborators(self, collaborators: Sequence[Collaborator]) -> None:
+        entries: list[dict[str, str]] = []
+        for person in collaborators:
+            if person.role not in _ROLES:
+                raise InvalidInput(f"role {person.role!r} is not one of {', '.join(_ROLES)}")
+            if bool(person.login) == bool(person.team):
+                raise InvalidInput("give each collaborator a username or a teamSlug, not both")
+            if person.team:
+                entries.append({"teamId": self._team_id(person.team), "role": person.role})
+                continue
+            try:
+                user = self._query(q.USER_ID, {"login": person.login}).get("user")
+            except GitHubNotFound:
+                user = None
+            if not user:
+                raise InvalidInput(f"no GitHub user {person.login!r}")
+            entries.append({"userId": user["id"], "role": person.role})
+        self._mutate(
+            q.UPDATE_COLLABORATORS,
+            q.input_of(projectId=self._project_id, collaborators=entries),
+        )
+
+    def link_team(self, team: str, *, unlink: bool = False) -> None:
+        document = q.UNLINK_TEAM if unlink else q.LINK_TEAM
+        self._mutate(document, q.input_of(projectId=self._project_id, teamId=self._team_id(team)))
+
+    # -- other boards the issue is on ----------------------------------------------------------
+
+    def memberships(self, number: int) -> list[Membership]:
+        try:
+            data = self._query(q.ISSUE_BOARDS, {**self.tracker.where, "number": number})
+        except GitHubNotFound:
+            data = {}
+        issue = (data.get("repository") or {}).get("issue")
+        if issue is None:
+            raise IssueNotFound(number, self.tracker.full_name)
+        return [
+            Membership(
+                project_id=item["project"]["id"],
+                project_number=item["project"]["number"],
+                title=one_line(item["project"]["title"]),
+                item_id=item["id"],
+                workflow_state=_option(item.get("workflowState")),
+            )
+            for item in issue["projectItems"]["nodes"]
+            if item
+        ]
+
+    def set_state_on(self, membership: Membership, state: str) -> str | None:
+        """Set Workflow State ``state`` on another board's item; None when done, else
+        why not (``no_workflow_state_field``, ``invalid_option: ...``)."""
+        data = self._query(q.BOARD_FIELDS, {"project": membership.project_id})
+        fields = ((data.get("node") or {}).get("fields") or {}).get("nodes", [])
+        field = next((f for f in fields if f and f.get("name") == WORKFLOW_STATE), None)
+        if field is None or "options" not in field:
+            return "no_workflow_state_field"
+        option = next((o for o in field["options"] if o["name"] == state), None)
+        if option is None:
+            valid = ", ".join(o["name"] for o in field["options"])
+            return f"invalid_option: valid options are {valid}"
+        self._mutate(
+            q.SET_FIELD_OPTION,
+            q.input_of(
+                projectId=membership.project_id,
+                itemId=membership.item_id,
+                fieldId=field["id"],
+                value={"singleSelectOptionId": option["id"]},
+            ),
+        )
+        return None
