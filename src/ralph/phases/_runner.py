@@ -239,7 +239,10 @@ class PhaseRunner:
         ctx = PhaseContext(
             self.project,
             self._today(),
-            agent=self.runtime.description,
+            # A phase without an agent (a pull request's) names every agent of the run.
+            agent=self.runtime.describe(phase.name)
+            if phase.uses_agent
+            else self.runtime.description,
             stream=tuple(sorted(only)) if only is not None else (),
             review_mode=self.review_mode,
             # Checked before anything is locked: a malformed override is one line, not a
@@ -461,7 +464,7 @@ class PhaseRunner:
             _record_agent_run(brief, self.runtime.description, result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
             raise AgentUnusable(
-                f"the agent ({self.runtime.description}) cannot work: {result.error}"
+                f"the agent ({self.runtime.describe(phase.name)}) cannot work: {result.error}"
             )
         runs.append(result)
         if result.denied_tools:

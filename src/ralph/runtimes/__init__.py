@@ -1,11 +1,13 @@
 """Agent runtimes: a phase hands one an AgentBrief and gets one AgentResult back.
 
 ``scripted`` (in-process, deterministic; tests and the demo) ships here; Claude Code and
-other agent CLIs plug in behind the same interface.
+other agent CLIs (Codex, Gemini CLI, opencode: ``command`` and its presets) plug in
+behind the same interface, one for every phase or one per phase (``PhaseAgents``).
 """
 
 from __future__ import annotations
 
+from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._environment import scrubbed_environment
 from ralph.runtimes._model import (
     AgentBrief,
@@ -15,10 +17,11 @@ from ralph.runtimes._model import (
     IssueContext,
     Limits,
 )
-from ralph.runtimes._open import RUNTIMES, open_runtime
+from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
 from ralph.runtimes._runtime import AgentRuntime
 
 __all__ = [
+    "AGENTS",
     "RUNTIMES",
     "AgentBrief",
     "AgentResult",
@@ -27,6 +30,8 @@ __all__ = [
     "Document",
     "IssueContext",
     "Limits",
+    "PhaseAgents",
+    "open_agents",
     "open_runtime",
     "scrubbed_environment",
 ]

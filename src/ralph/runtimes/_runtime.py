@@ -16,6 +16,11 @@ class AgentRuntime(abc.ABC):
     #: How reports name the agents this runtime runs.
     description: str = ""
 
+    def describe(self, phase: str) -> str:
+        """How reports name the agent of ``phase`` (runtimes with one agent per phase
+        name each)."""
+        return self.description
+
     @abc.abstractmethod
     def run(self, brief: AgentBrief) -> AgentResult:
         """Run the agent on ``brief`` within its limits. Every outcome, including a
