@@ -117,7 +117,7 @@ class AgentSettings:
         }
         # A model names a model of its table's agent: Claude's "opus" means nothing to
         # Codex.
-        merged["model"] = _first(*(t.model for a, t in levels if a == agent))
+        merged["model"] = _first(*(t.model for a, t in levels if a == agent)) or ""
         if not merged["model"] and agent == "claude":
             # Other agents' CLIs name their models otherwise: theirs stay their choice.
             merged["model"] = DEFAULT_MODELS.get(phase, "")

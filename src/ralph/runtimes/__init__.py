@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._found import FoundCLI, found_agent_clis
 from ralph.runtimes._model import (
     AgentBrief,
     AgentResult,
@@ -28,9 +29,11 @@ __all__ = [
     "AgentRuntime",
     "AgentStatus",
     "Document",
+    "FoundCLI",
     "IssueContext",
     "Limits",
     "PhaseAgents",
+    "found_agent_clis",
     "open_agents",
     "open_runtime",
     "scrubbed_environment",

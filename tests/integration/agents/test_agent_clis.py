@@ -15,7 +15,7 @@ from ralph.runtimes import AgentBrief, AgentStatus, IssueContext, Limits
 from ralph.runtimes.command import CommandRuntime
 
 from ...fakes._scripted import ApiError, Hang, Text
-from ._clis import Dialect
+from ._clis import CLIS, Dialect
 
 pytestmark = pytest.mark.slow
 
@@ -144,3 +144,21 @@ def test_a_cli_waiting_on_a_silent_api_is_killed_with_every_process_it_started(
     assert result.error == f"stalled: no output for {stall}s"
     assert len(api.turns) == 2  # it was waiting for the model's second answer
     assert _processes_with(f"{name}={value}") == []
+
+
+def test_without_ralphs_sandbox_codex_confines_its_shell_to_the_working_directory(
+    start_api, agent_env, agent_home, workdir
+):
+    codex = CLIS["codex"]
+    outside = agent_home / "outside.txt"
+    script = [
+        codex.shell(f"echo in > inside.txt; echo out > {outside}; echo done"),
+        Text(json.dumps(RESULT)),
+    ]
+    api = start_api(codex, script)
+    runtime = CommandRuntime.preset("codex", environ=agent_env(codex, api), sandbox=False)
+    result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash")))
+    assert result.status is AgentStatus.OK, result.error
+    assert (workdir / "inside.txt").read_text() == "in\n"
+    assert not outside.exists()
+    assert "Read-only file system" in "\n".join(api.turns[-1].texts())
