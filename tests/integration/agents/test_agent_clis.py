@@ -17,7 +17,8 @@ from ralph.runtimes.command import CommandRuntime
 from ...fakes._scripted import ApiError, Hang, Text
 from ._clis import CLIS, Dialect
 
-pytestmark = pytest.mark.slow
+#: Real CLIs start slowly on a busy machine (opencode: tens of seconds); still bounded.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 SCHEMA = {
     "type": "object",

@@ -18,7 +18,8 @@ from ..conftest import GitProject, git
 from ._clis import CLAUDE, CLIS
 from ._models import FAREWELL_CODE, model
 
-pytestmark = pytest.mark.slow
+#: Real CLIs start slowly on a busy machine (opencode: tens of seconds); still bounded.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 TITLES = {"codex": "Codex", "gemini": "Gemini CLI", "opencode": "opencode"}
 BODY = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
