@@ -450,7 +450,7 @@ class PhaseRunner:
         attributes = {
             "ralph.phase": phase.name,
             "ralph.issues": [issue.number for issue in members],
-            "ralph.agent": self.runtime.description,
+            "ralph.agent": self.runtime.describe(phase.name),
             "ralph.model": brief.model,
         }
         with span("ralph.agent", attributes) as traced:
@@ -461,7 +461,7 @@ class PhaseRunner:
             _trace_agent_run(traced, result)
         ctx.breaches += breaches
         if debug_enabled():
-            _record_agent_run(brief, self.runtime.description, result, breaches)
+            _record_agent_run(brief, self.runtime.describe(phase.name), result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
             raise AgentUnusable(
                 f"the agent ({self.runtime.describe(phase.name)}) cannot work: {result.error}"
