@@ -105,12 +105,13 @@ class AgentSettings:
         ``[agent]``'s."""
         return self._levels(phase)[0][0]
 
-    def for_phase(self, phase: str) -> PhaseSettings:
+    def for_phase(self, phase: str, agent: str = "") -> PhaseSettings:
         """The settings a phase runs with: its own table over its role's over
-        ``[agent]``; the model only from tables of the phase's agent, and with none
-        named there, Claude runs ``DEFAULT_MODELS``'."""
+        ``[agent]``; the model only from tables of the phase's agent (``agent``, when a
+        run put another one on it: ``--agent``), and with none named there, Claude runs
+        ``DEFAULT_MODELS``'."""
         levels = self._levels(phase)
-        agent = levels[0][0]
+        agent = agent or levels[0][0]
         merged = {
             f.name: _first(*(getattr(table, f.name) for _, table in levels))
             for f in fields(PhaseSettings)

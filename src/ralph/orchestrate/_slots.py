@@ -31,6 +31,9 @@ class AgentSlots(AgentRuntime):
         self._total = threading.BoundedSemaphore(total)
         self._phases = {phase: threading.BoundedSemaphore(n) for phase, n in per_phase.items()}
 
+    def agent_for(self, phase: str) -> str:
+        return self.runtime.agent_for(phase)
+
     def describe(self, phase: str) -> str:
         return self.runtime.describe(phase)
 

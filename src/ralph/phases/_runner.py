@@ -439,7 +439,12 @@ class PhaseRunner:
             workdir=space.workdir,
             tools=phase.tools,
             limits=self.limits_for(phase.name),
-            model=self.project.config.agent.for_phase(phase.name).model or "",
+            # The models ralph.toml names for the agent that runs it (--agent may have
+            # put another than ralph.toml's on it).
+            model=self.project.config.agent.for_phase(
+                phase.name, self.runtime.agent_for(phase.name)
+            ).model
+            or "",
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},

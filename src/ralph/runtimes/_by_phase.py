@@ -32,6 +32,9 @@ class PhaseAgents(AgentRuntime):
     def runtime_for(self, phase: str) -> AgentRuntime:
         return self.phases.get(phase, self.default)
 
+    def agent_for(self, phase: str) -> str:
+        return self.runtime_for(phase).agent_for(phase)
+
     def describe(self, phase: str) -> str:
         return self.runtime_for(phase).describe(phase)
 

@@ -215,3 +215,14 @@ def test_a_wrong_agent_is_one_line_listing_the_known_ones(data, message):
         parse(data)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_a_run_that_puts_another_agent_on_a_phase_takes_that_agents_models():
+    settings = parse(
+        {"model": "opus", "phases": {"implement": {"preset": "codex", "model": "gpt-5.5"}}}
+    )
+    # `--agent codex` on research: Claude's "opus" is not Codex's.
+    assert settings.for_phase("research", "codex").model == ""
+    assert settings.for_phase("implement", "codex").model == "gpt-5.5"
+    # `--agent claude` on implement: the Codex model is not Claude's; [agent]'s is.
+    assert settings.for_phase("implement", "claude").model == "opus"

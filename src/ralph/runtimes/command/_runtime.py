@@ -136,7 +136,11 @@ class CommandRuntime(AgentRuntime):
                 "project"
             )
         runtime = cls(
-            str(program), output=preset.output, model=model, environ=environ, sandbox=sandbox
+            shlex.quote(str(program)),
+            output=preset.output,
+            model=model,
+            environ=environ,
+            sandbox=sandbox,
         )
         runtime._preset = preset
         runtime.name = name
