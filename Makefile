@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve clean
+.PHONY: demo docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ browser:
 screenshots: $(VENV)/.synced browser
 	RALPH_TEST_SCREENSHOTS=docs/screenshots $(VENV)/bin/pytest -q -p no:randomly tests/integration/web/test_browser.py
 
+# The agent CLIs the end-to-end tests drive on fakes of their model APIs (Codex, Gemini
+# CLI, opencode), pinned in tests/agents/package-lock.json and installed with `npm ci`
+# into tests/agents/node_modules when node and npm are here (once per lock file: a stamp
+# holds its hash). Without node the tests that need them skip.
+agent-clis: $(VENV)/.synced
+	@$(VENV)/bin/python tests/agents/install.py
+
 demo: $(VENV)/.synced sandbox-tools
 	$(VENV)/bin/ralph demo
 
@@ -77,7 +84,7 @@ unit: $(VENV)/.synced
 # `make test TEST_WORKERS=N` (0 runs in one process).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
-test: lint typecheck sandbox-tools browser
+test: lint typecheck sandbox-tools browser agent-clis
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS)
 
 bench: $(VENV)/.synced

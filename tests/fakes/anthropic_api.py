@@ -97,6 +97,12 @@ class Request:
                         found.extend(b.get("text", "") for b in inner or [])
         return found
 
+    @property
+    def answered(self) -> int:
+        """How many tool calls the conversation has had answered: where a stateless
+        model is in its task."""
+        return len(self.tool_results())
+
     def tool_results(self) -> list[Mapping[str, Any]]:
         return [
             block

@@ -20,6 +20,7 @@ from ralph.phases import override_problems
 from ralph.project import github_client, init_project
 from ralph.sandbox import probe
 from ralph.tracker import check_board
+from ralph.workflow import PHASE_SPECS
 
 __all__ = ["doctor_command", "init_command"]
 
@@ -165,10 +166,32 @@ def _print_prompt_overrides(console: Console, config: Config) -> bool:
     return ok
 
 
+def _print_agent_clis(console: Console, config: Config) -> None:
+    """A line per agent CLI, found or not, and the phases ralph.toml gives it: facts,
+    never a failure (only the agents a run uses must be here, and the run says so)."""
+    from ralph.runtimes import found_agent_clis
+
+    uses: dict[str, list[str]] = {}
+    for phase in (spec.name for spec in PHASE_SPECS if spec.uses_agent):
+        uses.setdefault(config.agent.agent_for(phase), []).append(phase)
+    for cli in found_agent_clis(config.root):
+        phases = uses.get(cli.name, [])
+        chosen = f"; ralph.toml: {', '.join(phases)}" if phases else ""
+        if cli.path is None:
+            console.print(f"· agent {cli.name}: not found ({escape(cli.install)}){chosen}")
+            continue
+        version = f" {cli.version}" if cli.version else ""
+        console.print(
+            f"· agent {cli.name}: {escape(cli.title)}{escape(version)} "
+            f"({escape(str(cli.path))}){chosen}"
+        )
+
+
 def doctor_command() -> None:
     """Check the test command, the sandbox agents run in, the project's prompt overrides,
     and on GitHub the tokens (kind, scopes), what they may do in the repository and on
-    the board, the issue relations the server has, the board and its fields."""
+    the board, the issue relations the server has, the board and its fields; and say
+    which agent CLIs are here, in which versions."""
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -178,6 +201,7 @@ def doctor_command() -> None:
         console.print(f"[bold yellow]![/] test_command: {escape(warning)}")
     confined, line = _sandbox_line(config)
     console.print(line)
+    _print_agent_clis(console, config)
     prompts_ok = _print_prompt_overrides(console, config)
     healthy = confined and prompts_ok
     if config.tracker != "github":

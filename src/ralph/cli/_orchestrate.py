@@ -46,7 +46,7 @@ from ralph.orchestrate import (
 from ralph.phases import PHASES, adopt_branch
 from ralph.pipeline import QueuedRoot
 from ralph.project import Project
-from ralph.runtimes import RUNTIMES
+from ralph.runtimes import AGENTS
 from ralph.tasks import Run, RunStatus
 
 __all__ = ["demo_command", "hero_command", "loop_command", "team_command", "worker_command"]
@@ -60,7 +60,8 @@ AgentOpt = Annotated[
     str | None,
     typer.Option(
         "--agent",
-        help=f"Agent runtime: {', '.join(RUNTIMES)} (default: [agent] runtime in ralph.toml).",
+        help=f"The agent for every phase: {', '.join(AGENTS)} (default: ralph.toml's "
+        "[agent], per phase where it says so).",
         show_default=False,
     ),
 ]

@@ -15,7 +15,7 @@ from ralph.errors import InvalidInput
 from ralph.orchestrate import wait_policy
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
 from ralph.project import Project
-from ralph.runtimes import RUNTIMES, AgentRuntime, open_runtime
+from ralph.runtimes import AGENTS, AgentRuntime, open_agents, open_runtime
 from ralph.workflow import PHASE_SPECS
 
 #: The phases ``ralph run`` takes, by name.
@@ -67,18 +67,22 @@ def _print(outcome: PhaseOutcome, agent: str) -> None:
 
 
 def project_runtime(project: Project, name: str | None) -> AgentRuntime:
-    """The runtime ``--agent`` names (or ralph.toml's), with the project's read-only
-    tracker tools for agents that take MCP servers in-process."""
+    """The runtime ``--agent`` names for every phase, or ralph.toml's (one per phase
+    where its tables choose so), with the project's read-only tracker tools for agents
+    that take MCP servers in-process (Claude)."""
     settings = project.config.agent
-    name = settings.runtime if name is None else name
+    chosen = {name} if name is not None else {settings.agent_for(p) for p in PHASE_BY_NAME}
     tools = None
-    if name == "claude":
+    if "claude" in chosen:
         from ralph.mcp import build_server
 
         tools = build_server(project, read_only=True, actor="agent")
-    return open_runtime(
-        name, settings, tools_server=tools, allow_unsandboxed=project.config.allow_unsandboxed
-    )
+    unsandboxed, root = project.config.allow_unsandboxed, project.config.root
+    if name is not None:
+        return open_runtime(
+            name, settings, tools_server=tools, allow_unsandboxed=unsandboxed, root=root
+        )
+    return open_agents(settings, tools_server=tools, allow_unsandboxed=unsandboxed, root=root)
 
 
 def run_command(
@@ -95,7 +99,8 @@ def run_command(
         str | None,
         typer.Option(
             "--agent",
-            help=f"Agent runtime: {', '.join(RUNTIMES)} (default: [agent] runtime in ralph.toml).",
+            help=f"The agent for every phase: {', '.join(AGENTS)} (default: ralph.toml's "
+            "[agent], per phase where it says so).",
             show_default=False,
         ),
     ] = None,
@@ -126,7 +131,7 @@ def run_command(
                 return
         runner = PhaseRunner(project, runtime, max_attempts=attempts)
         outcome = _run_until_ready(runner, project, phase, number, wait=wait)
-    _print(outcome, runtime.description)
+    _print(outcome, runtime.describe(phase))
     if outcome.status is PhaseStatus.WAITING:
         _say(
             f"Waiting for a person: {outcome.waiting_for}. `ralph run {phase} {number}` looks "

@@ -3,6 +3,7 @@ and within which limits, per phase if need be.
 
     [agent]
     runtime = "claude"            # claude | command | scripted (RALPH_AGENT overrides)
+    # preset = "codex"            # or an agent CLI by name: claude | codex | gemini | opencode
     model = "sonnet"              # "" (default): Claude Code's choice for the account
     max_turns = 50
     timeout_seconds = 1800
@@ -15,8 +16,14 @@ and within which limits, per phase if need be.
     model = "opus"
     max_usd = 2.0
 
-A phase runs with its own table over its role's over ``[agent]``. When none of them
-names a model, the Claude runtime takes the phase's from ``DEFAULT_MODELS``.
+    [agent.phases.implement]      # another agent CLI for one phase (or role)
+    preset = "codex"
+
+A phase runs with its own table over its role's over ``[agent]``. A model is taken only
+from tables whose agent is the phase's: a model ``[agent]`` names for Claude does not go
+to the Codex a phase's table chose. When none of them names a model, Claude takes the
+phase's from ``DEFAULT_MODELS``; other CLIs their own default. ``RALPH_AGENT`` (and
+``--agent``) put one agent on every phase.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
+    "AGENT_PRESETS",
     "DEFAULT_MODELS",
     "PHASE_NAMES",
     "ROLE_NAMES",
@@ -40,12 +48,17 @@ __all__ = [
 
 PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
 COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
+#: The agent CLIs ``preset`` names: Claude Code (the claude runtime) and the CLIs the
+#: command runtime knows the command line, output and narrowest permissions of.
+AGENT_PRESETS = ("claude", "codex", "gemini", "opencode")
 
 
 @dataclass(frozen=True, kw_only=True)
 class PhaseSettings:
-    """Model and limits for a phase's agent; None falls back to ``[agent]``."""
+    """Agent, model and limits for a phase; None falls back to ``[agent]``."""
 
+    #: The agent CLI for the phase (one of AGENT_PRESETS).
+    preset: str | None = None
     model: str | None = None
     max_turns: int | None = None
     #: US dollars per agent run; 0 means no cap (``budget_task_usd`` applies then).
@@ -57,6 +70,8 @@ class PhaseSettings:
 @dataclass(frozen=True, kw_only=True)
 class AgentSettings:
     runtime: str = "claude"
+    #: An agent CLI by name (AGENT_PRESETS); set, it is the agent instead of ``runtime``.
+    preset: str = ""
     model: str = ""
     max_turns: int = 50
     max_usd: float = 0.0
@@ -73,17 +88,39 @@ class AgentSettings:
     phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
     roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
 
-    def for_phase(self, phase: str) -> PhaseSettings:
-        """The settings a phase runs with: its own table over its role's over
-        ``[agent]``; with no model named anywhere, Claude runs ``DEFAULT_MODELS``'."""
+    @property
+    def agent(self) -> str:
+        """The agent of ``[agent]``: its preset, else its runtime."""
+        return self.preset or self.runtime
+
+    def _levels(self, phase: str) -> list[tuple[str, PhaseSettings | AgentSettings]]:
+        """The phase's tables, its own first, each with the agent in force there."""
         own = self.phases.get(phase, PhaseSettings())
         role = self.roles.get(_ROLE_OF_PHASE.get(phase, ""), PhaseSettings())
+        role_agent = role.preset or self.agent
+        return [(own.preset or role_agent, own), (role_agent, role), (self.agent, self)]
+
+    def agent_for(self, phase: str) -> str:
+        """The agent a phase runs: a preset of its own table, else its role's, else
+        ``[agent]``'s."""
+        return self._levels(phase)[0][0]
+
+    def for_phase(self, phase: str, agent: str = "") -> PhaseSettings:
+        """The settings a phase runs with: its own table over its role's over
+        ``[agent]``; the model only from tables of the phase's agent (``agent``, when a
+        run put another one on it: ``--agent``), and with none named there, Claude runs
+        ``DEFAULT_MODELS``'."""
+        levels = self._levels(phase)
+        agent = agent or levels[0][0]
         merged = {
-            f.name: _first(getattr(own, f.name), getattr(role, f.name), getattr(self, f.name))
-            for f in fields(own)
+            f.name: _first(*(getattr(table, f.name) for _, table in levels))
+            for f in fields(PhaseSettings)
         }
-        if not merged["model"] and self.runtime == "claude":
-            # Other runtimes' CLIs name their models otherwise: theirs stay their choice.
+        # A model names a model of its table's agent: Claude's "opus" means nothing to
+        # Codex.
+        merged["model"] = _first(*(t.model for a, t in levels if a == agent)) or ""
+        if not merged["model"] and agent == "claude":
+            # Other agents' CLIs name their models otherwise: theirs stay their choice.
             merged["model"] = DEFAULT_MODELS.get(phase, "")
         return PhaseSettings(**merged)
 
@@ -111,6 +148,7 @@ DEFAULT_MODELS: Mapping[str, str] = {
 
 
 _LIMITS: dict[str, type] = {
+    "preset": str,
     "model": str,
     "max_turns": int,
     "max_usd": float,
@@ -178,7 +216,15 @@ def _limit_tables(
         parsed[name] = PhaseSettings(
             **{k: _value(_LIMITS[k], v, f"{where} {k}") for k, v in own.items()}
         )
+        _check_preset(parsed[name].preset, f"{where} preset")
     return parsed
+
+
+def _check_preset(preset: str | None, where: str) -> None:
+    if preset is not None and preset not in AGENT_PRESETS:
+        raise ConfigError(
+            f"{where}: unknown agent {preset!r}; known agents: {', '.join(AGENT_PRESETS)}"
+        )
 
 
 def parse_agent_settings(
@@ -190,9 +236,22 @@ def parse_agent_settings(
     roles = _limit_tables(table.pop("roles", {}), source, "roles", ROLE_NAMES)
     _known(table, _SETTINGS, f"{source}: [agent]")
     values = {k: _value(_SETTINGS[k], v, f"{source}: agent.{k}") for k, v in table.items()}
+    if values.get("preset") and "runtime" in values:
+        raise ConfigError(
+            f"{source}: agent.runtime and agent.preset both name the agent; keep one "
+            f'(preset = "{values["preset"]}" needs no runtime)'
+        )
     settings = AgentSettings(**values, phases=phases, roles=roles)
+    _check_preset(settings.preset or None, f"{source}: agent.preset")
     if runtime_override:
-        settings = replace(settings, runtime=runtime_override)
+        # One agent for every phase: the per-phase choices give way.
+        settings = replace(
+            settings,
+            runtime=runtime_override,
+            preset="",
+            phases={n: replace(p, preset=None) for n, p in settings.phases.items()},
+            roles={n: replace(p, preset=None) for n, p in settings.roles.items()},
+        )
     if settings.permission_mode not in PERMISSION_MODES:
         raise ConfigError(
             f"{source}: agent.permission_mode {settings.permission_mode!r} is not valid; "

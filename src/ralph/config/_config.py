@@ -405,9 +405,14 @@ prompts_dir = ".ralph/prompts"
 
 # The agent that does each phase's work: "claude" (Claude Code; pip install 'ralph[claude]'
 # and set ANTHROPIC_API_KEY), "command" (another agent CLI, below) or "scripted" (simulated
-# agents for trying Ralph out). RALPH_AGENT or `--agent` override it.
+# agents for trying Ralph out). RALPH_AGENT or `--agent` put one agent on every phase.
 [agent]
 runtime = "claude"
+# Or, instead of runtime, an agent CLI by name: preset = "codex" (Codex), "gemini"
+# (Gemini CLI), "opencode" or "claude": its headless command line, output format and
+# narrowest permissions of its own (npm install -g @openai/codex, @google/gemini-cli,
+# opencode-ai; or in the project). Per phase or role too, as below.
+# preset = "codex"
 {_model_comment()}
 model = ""
 # Limits of one agent run: turns, US dollars (0: budget_task_usd), seconds, seconds
@@ -424,13 +429,16 @@ permission_mode = "dontAsk"
 # command = "codex exec --json --skip-git-repo-check -C {{workdir}} -"
 # format = "codex"
 
-# Per-role (analyst, builder, validator) and per-phase overrides of model and limits;
-# a phase's own table wins over its role's, e.g.
+# Per-role (analyst, builder, validator) and per-phase overrides of agent, model and
+# limits; a phase's own table wins over its role's, e.g.
 # [agent.roles.analyst]
 # max_turns = 30
 # [agent.phases.research]
 # model = "opus"
 # max_usd = 2
+# [agent.phases.implement]    # Codex implements; the other phases stay on Claude
+# preset = "codex"
+# model = "gpt-5.5"           # a model goes only to its own table's agent
 
 # Shell commands run in each implementation worktree (worktrees/GH-N), sandboxed like
 # the test command and killed after timeout_seconds: after_create once per worktree

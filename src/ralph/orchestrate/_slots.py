@@ -40,6 +40,12 @@ class AgentSlots(AgentRuntime):
         self._total = threading.BoundedSemaphore(total)
         self._phases = {phase: threading.BoundedSemaphore(n) for phase, n in per_phase.items()}
 
+    def agent_for(self, phase: str) -> str:
+        return self.runtime.agent_for(phase)
+
+    def describe(self, phase: str) -> str:
+        return self.runtime.describe(phase)
+
     def run(self, brief: AgentBrief) -> AgentResult:
         wait = SLOT_WAIT_RUNS * brief.limits.timeout_seconds
         deadline = time.monotonic() + wait
@@ -59,7 +65,7 @@ class AgentSlots(AgentRuntime):
                 status=AgentStatus.TIMEOUT,
                 error=f"no agent slot came free in {wait:.0f}s (max_concurrent_agents and "
                 "max_concurrent_phases in ralph.toml)",
-                agent=self.description,
+                agent=self.describe(brief.phase),
             )
 
 

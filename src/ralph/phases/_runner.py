@@ -263,7 +263,10 @@ class PhaseRunner:
         ctx = PhaseContext(
             self.project,
             self._today(),
-            agent=self.runtime.description,
+            # A phase without an agent (a pull request's) names every agent of the run.
+            agent=self.runtime.describe(phase.name)
+            if phase.uses_agent
+            else self.runtime.description,
             stream=tuple(sorted(only)) if only is not None else (),
             review_mode=self.review_mode,
             # Checked before anything is locked: a malformed override is one line, not a
@@ -506,7 +509,12 @@ class PhaseRunner:
             workdir=space.workdir,
             tools=phase.tools,
             limits=self.limits_for(phase.name),
-            model=self.project.config.agent.for_phase(phase.name).model or "",
+            # The models ralph.toml names for the agent that runs it (--agent may have
+            # put another than ralph.toml's on it).
+            model=self.project.config.agent.for_phase(
+                phase.name, self.runtime.agent_for(phase.name)
+            ).model
+            or "",
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},
@@ -519,7 +527,7 @@ class PhaseRunner:
         attributes = {
             "ralph.phase": phase.name,
             "ralph.issues": [issue.number for issue in members],
-            "ralph.agent": self.runtime.description,
+            "ralph.agent": self.runtime.describe(phase.name),
             "ralph.model": brief.model,
         }
         with span("ralph.agent", attributes) as traced:
@@ -530,10 +538,10 @@ class PhaseRunner:
             _trace_agent_run(traced, result)
         ctx.breaches += breaches
         if debug_enabled():
-            _record_agent_run(brief, self.runtime.description, result, breaches)
+            _record_agent_run(brief, self.runtime.describe(phase.name), result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
             raise AgentUnusable(
-                f"the agent ({self.runtime.description}) cannot work: {result.error}"
+                f"the agent ({self.runtime.describe(phase.name)}) cannot work: {result.error}"
             )
         runs.append(result)
         if result.denied_tools:

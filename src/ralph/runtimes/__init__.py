@@ -1,12 +1,15 @@
 """Agent runtimes: a phase hands one an AgentBrief and gets one AgentResult back.
 
 ``scripted`` (in-process, deterministic; tests and the demo) ships here; Claude Code and
-other agent CLIs plug in behind the same interface.
+other agent CLIs (Codex, Gemini CLI, opencode: ``command`` and its presets) plug in
+behind the same interface, one for every phase or one per phase (``PhaseAgents``).
 """
 
 from __future__ import annotations
 
+from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._found import FoundCLI, found_agent_clis
 from ralph.runtimes._model import (
     AgentBrief,
     AgentResult,
@@ -16,11 +19,12 @@ from ralph.runtimes._model import (
     IssueContext,
     Limits,
 )
-from ralph.runtimes._open import RUNTIMES, open_runtime
+from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
 
 __all__ = [
+    "AGENTS",
     "RUNTIMES",
     "AgentBrief",
     "AgentResult",
@@ -28,9 +32,13 @@ __all__ = [
     "AgentStatus",
     "Document",
     "Feedback",
+    "FoundCLI",
     "IssueContext",
     "Limits",
+    "PhaseAgents",
     "StopSignal",
+    "found_agent_clis",
+    "open_agents",
     "open_runtime",
     "scrubbed_environment",
 ]

@@ -1,4 +1,5 @@
-"""Choosing a runtime by name (``--agent``, or ``[agent] runtime`` in ralph.toml)."""
+"""Choosing a runtime by name (``--agent``, or ``[agent] runtime`` / ``preset`` in
+ralph.toml), and one per phase when ralph.toml chooses agents per phase or role."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from typing import Any
 
 from ralph.config import AgentSettings
 from ralph.errors import ConfigError
+from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
+from ralph.workflow import PHASE_SPECS
 
-__all__ = ["RUNTIMES", "open_runtime"]
+__all__ = ["AGENTS", "RUNTIMES", "open_agents", "open_runtime"]
 
 RUNTIMES = ("claude", "command", "scripted")
+#: Every name ``--agent`` takes: the runtimes and the agent CLIs known by name.
+AGENTS = ("claude", "codex", "gemini", "opencode", "command", "scripted")
 
 #: Ways Claude Code can authenticate without a login on this machine.
 _CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
@@ -32,13 +37,17 @@ def open_runtime(
     tools_server: Any = None,
     environ: Mapping[str, str] | None = None,
     allow_unsandboxed: bool = False,
+    root: Path | None = None,
 ) -> AgentRuntime:
-    """The runtime called ``name``, configured from ``settings``. ``tools_server`` is the
-    read-only MCP server agents get in-process (Claude). ConfigError, saying what to
-    install or set, when the runtime cannot work here, or cannot be sandboxed here and
-    ``allow_unsandboxed`` (ralph.toml) is false."""
+    """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
+    ``tools_server`` is the read-only MCP server agents get in-process (Claude);
+    ``root`` the project, whose ``node_modules/.bin`` may hold an agent CLI. ConfigError,
+    saying what to install or set, when the runtime cannot work here, or cannot be
+    sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
+    # [agent] model is a model of [agent]'s agent; phases name theirs in their briefs.
+    model = settings.model if settings.agent == name else ""
     if name == "scripted":
         # In-process simulated agents: they run no agent code, so nothing to confine.
         from ralph.runtimes.scripted import ScriptedRuntime
@@ -62,10 +71,20 @@ def open_runtime(
         # the person allowed that, it runs without its sandbox rather than not at all.
         confined = should_confine(allow_unsandboxed, "agents")
         return ClaudeRuntime(
-            model=settings.model,
+            model=model,
             permission_mode=settings.permission_mode,
             tools_server=tools_server,
             sandbox=confined,
+        )
+    if name in AGENTS[1:4]:
+        from ralph.runtimes.command import CommandRuntime
+
+        return CommandRuntime.preset(
+            name,
+            model=model,
+            environ=None if environ is os.environ else environ,
+            sandbox=should_confine(allow_unsandboxed, "agents"),
+            roots=() if root is None else (root,),
         )
     if name == "command":
         from ralph.runtimes.command import CommandRuntime
@@ -78,7 +97,42 @@ def open_runtime(
         return CommandRuntime(
             settings.command,
             output=settings.format,
-            model=settings.model,
+            model=model,
             sandbox=should_confine(allow_unsandboxed, "agents"),
         )
-    raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(RUNTIMES)}")
+    raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(AGENTS)}")
+
+
+def open_agents(
+    settings: AgentSettings,
+    *,
+    tools_server: Any = None,
+    environ: Mapping[str, str] | None = None,
+    allow_unsandboxed: bool = False,
+    root: Path | None = None,
+) -> AgentRuntime:
+    """The runtime ralph.toml's ``[agent]`` names for every phase; when its phase or
+    role tables choose other agents, one that runs each phase on its own
+    (``PhaseAgents``). Each agent is opened once, so a missing key or CLI is named
+    before any phase runs."""
+    opened: dict[str, AgentRuntime] = {}
+
+    def runtime(name: str) -> AgentRuntime:
+        if name not in opened:
+            opened[name] = open_runtime(
+                name,
+                settings,
+                tools_server=tools_server if name == "claude" else None,
+                environ=environ,
+                allow_unsandboxed=allow_unsandboxed,
+                root=root,
+            )
+        return opened[name]
+
+    chosen = {s.name: settings.agent_for(s.name) for s in PHASE_SPECS if s.uses_agent}
+    names = list(dict.fromkeys(chosen.values()))
+    if names == [settings.agent]:
+        return runtime(settings.agent)
+    # [agent]'s own agent, unless every phase chose another (then it need not work here).
+    default = runtime(settings.agent if settings.agent in names else names[0])
+    return PhaseAgents(default, {phase: runtime(name) for phase, name in chosen.items()})

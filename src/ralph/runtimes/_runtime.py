@@ -16,6 +16,16 @@ class AgentRuntime(abc.ABC):
     #: How reports name the agents this runtime runs.
     description: str = ""
 
+    def agent_for(self, phase: str) -> str:
+        """The name of the agent that runs ``phase`` (``claude``, ``codex``...): the
+        models ralph.toml names for it are its."""
+        return self.name
+
+    def describe(self, phase: str) -> str:
+        """How reports name the agent of ``phase`` (runtimes with one agent per phase
+        name each)."""
+        return self.description
+
     @abc.abstractmethod
     def run(self, brief: AgentBrief) -> AgentResult:
         """Run the agent on ``brief`` within its limits. Every outcome, including a

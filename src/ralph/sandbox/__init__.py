@@ -7,7 +7,7 @@ unless ralph.toml says so. Where bubblewrap cannot start, Ralph refuses to run t
 from __future__ import annotations
 
 from ralph.sandbox._policy import should_confine, unconfined_warning
-from ralph.sandbox._probe import SandboxStatus, probe
+from ralph.sandbox._probe import SandboxStatus, nests, probe
 from ralph.sandbox._profile import SandboxProfile, confine
 from ralph.sandbox._profiles import (
     AGENT_STATE_DIRS,
@@ -25,6 +25,7 @@ __all__ = [
     "agent_profile",
     "confine",
     "git_commit_paths",
+    "nests",
     "probe",
     "profile_for_tests",
     "should_confine",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ralph.sandbox._profile import SandboxProfile, confine
 
-__all__ = ["SandboxStatus", "probe"]
+__all__ = ["SandboxStatus", "nests", "probe"]
 
 _PROBE_SECONDS = 10.0
 
@@ -55,3 +55,23 @@ def _probe(bwrap: str | None) -> SandboxStatus:
         why = lines[-1] if lines else f"exit {ran.returncode}"
         return SandboxStatus(False, reason=f"bwrap cannot start here ({why})")
     return SandboxStatus(True, version=version or "bubblewrap")
+
+
+def nests() -> bool:
+    """Whether a process in Ralph's sandbox can start a bubblewrap sandbox of its own
+    (an agent CLI's, such as Codex's): it needs a user namespace, which bubblewrap run as
+    root without capabilities is refused. Asked once per process and bwrap."""
+    return _nests(shutil.which("bwrap"))
+
+
+@functools.cache
+def _nests(bwrap: str | None) -> bool:
+    if bwrap is None or not _probe(bwrap).available:
+        return False
+    inner = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--", "true"]
+    trial = [bwrap, *confine(inner, SandboxProfile())[1:]]
+    try:
+        ran = subprocess.run(trial, capture_output=True, timeout=_PROBE_SECONDS, check=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return False
+    return ran.returncode == 0

@@ -40,6 +40,7 @@ AGENT_STATE_DIRS = (
     ".gemini",
     ".config/opencode",
     ".local/share/opencode",
+    ".local/state/opencode",
     ".cache",
 )
 #: The folders each known agent CLI needs, made before its first run (a read-only home
@@ -48,7 +49,12 @@ _OWN_STATE = {
     "claude": (".claude",),
     "codex": (".codex",),
     "gemini": (".gemini",),
-    "opencode": (".config/opencode", ".local/share/opencode"),
+    "opencode": (
+        ".config/opencode",
+        ".local/share/opencode",
+        ".local/state/opencode",
+        ".cache/opencode",
+    ),
 }
 
 _TMP = Path("/tmp")

@@ -322,3 +322,22 @@ def test_claude_retrying_a_refused_key_is_stopped_at_once_as_misconfigured(tmp_p
     assert time.monotonic() - started < 10
     assert result.status is AgentStatus.MISCONFIGURED
     assert result.error.startswith("Claude Code's credentials were refused (401")
+
+
+def test_an_option_with_no_value_for_its_placeholder_is_left_out(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        f"""
+        sys.stdin.read()
+        open("argv.json", "w").write(json.dumps(sys.argv[1:]))
+        print({json.dumps(json.dumps(RESULT))})
+    """,
+    )
+    template = f"{cli} --model={{model}} --turns={{max_turns}} -"
+    result = CommandRuntime(template, output="gemini").run(brief())
+    assert result.status is AgentStatus.OK, result.error
+    argv = json.loads((brief().workdir / "argv.json").read_text())
+    assert argv == ["--turns=10", "-"]
+    CommandRuntime(template, output="gemini", model="m1").run(brief())
+    assert json.loads((brief().workdir / "argv.json").read_text())[0] == "--model=m1"

@@ -130,3 +130,99 @@ def test_the_readme_table_of_default_models_is_the_one_in_force():
         if line.startswith("| ") and line.split("|")[1].strip() in DEFAULT_MODELS
     }
     assert rows == dict(DEFAULT_MODELS)
+
+
+# -- agents per phase ---------------------------------------------------------------------
+
+
+def test_a_preset_names_the_agent_instead_of_the_runtime():
+    settings = parse({"preset": "codex"})
+    assert settings.agent == "codex"
+    assert {settings.agent_for(phase) for phase in PHASE_NAMES} == {"codex"}
+    assert settings.for_phase("research").model == ""  # Codex's own choice
+
+
+def test_a_phase_or_role_table_chooses_its_agent():
+    settings = parse(
+        {
+            "phases": {"implement": {"preset": "codex"}},
+            "roles": {"validator": {"preset": "gemini"}},
+        }
+    )
+    assert settings.agent_for("research") == "claude"
+    assert settings.agent_for("implement") == "codex"
+    assert settings.agent_for("plan") == "claude"  # a builder, but the table is implement's
+    assert settings.agent_for("review") == "gemini"
+
+
+def test_a_model_goes_only_to_the_phases_of_its_tables_agent():
+    settings = parse(
+        {
+            "model": "opus",
+            "max_turns": 30,
+            "phases": {"implement": {"preset": "codex"}, "plan": {"preset": "opencode"}},
+            "roles": {"builder": {"model": "gpt-5.5", "preset": "codex"}},
+        }
+    )
+    research = settings.for_phase("research")
+    assert (research.model, research.max_turns) == ("opus", 30)
+    # implement's table chose Codex, as its role's did: the role's model is Codex's.
+    assert settings.for_phase("implement").model == "gpt-5.5"
+    # plan chose opencode: neither Claude's "opus" nor the role's Codex model is its.
+    plan = settings.for_phase("plan")
+    assert (plan.model, plan.max_turns) == ("", 30)  # limits still come from above
+
+
+def test_a_claude_phase_under_another_agent_runs_claudes_default_model():
+    settings = parse(
+        {"preset": "codex", "model": "gpt-5.5", "phases": {"review": {"preset": "claude"}}}
+    )
+    assert settings.for_phase("review").model == DEFAULT_MODELS["review"]
+    assert settings.for_phase("plan").model == "gpt-5.5"
+
+
+def test_the_environment_puts_one_agent_on_every_phase():
+    settings = parse(
+        {"preset": "codex", "phases": {"implement": {"preset": "gemini"}}},
+        runtime_override="scripted",
+    )
+    assert {settings.agent_for(phase) for phase in PHASE_NAMES} == {"scripted"}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"preset": "cursor"},
+            "ralph.toml: agent.preset: unknown agent 'cursor'; known agents: "
+            "claude, codex, gemini, opencode",
+        ),
+        (
+            {"phases": {"implement": {"preset": "aider"}}},
+            "ralph.toml: [agent.phases.implement] "
+            "preset: unknown agent 'aider'; known agents: claude, codex, gemini, opencode",
+        ),
+        ({"roles": {"builder": {"preset": 3}}}, "[agent.roles.builder] preset: 3 is not valid"),
+        (
+            {"runtime": "command", "preset": "codex"},
+            "agent.runtime and agent.preset both name "
+            'the agent; keep one (preset = "codex" needs no runtime)',
+        ),
+    ],
+)
+def test_a_wrong_agent_is_one_line_listing_the_known_ones(data, message):
+    with pytest.raises(ConfigError) as error:
+        parse(data)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_a_run_that_puts_another_agent_on_a_phase_takes_that_agents_models():
+    settings = parse(
+        {"model": "opus", "phases": {"implement": {"preset": "codex", "model": "gpt-5.5"}}}
+    )
+    # `--agent codex` on research: Claude's "opus" is not Codex's.
+    assert settings.for_phase("research", "codex").model == ""
+    assert settings.for_phase("implement", "codex").model == "gpt-5.5"
+    # `--agent claude` on implement: the Codex model is not Claude's; [agent]'s is.
+    assert settings.for_phase("implement", "claude").model == "opus"

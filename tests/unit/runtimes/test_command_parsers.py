@@ -101,3 +101,40 @@ def test_gemini_cached_input_is_taken_out_of_its_prompt_count():
     stats = {"models": {"m": {"tokens": {"prompt": 900, "cached": 600, "candidates": 3}}}}
     parsed = PARSERS["gemini"](json.dumps({"response": "{}", "stats": stats}))
     assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.output_tokens) == (300, 600, 3)
+
+
+def test_codex_cache_writes_are_taken_out_of_its_input_count_too():
+    usage = {
+        "input_tokens": 1000,
+        "cached_input_tokens": 600,
+        "cache_write_input_tokens": 300,
+        "output_tokens": 50,
+    }
+    parsed = PARSERS["codex"](lines({"type": "turn.completed", "usage": usage}))
+    assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.cache_write_tokens) == (
+        100,
+        600,
+        300,
+    )
+
+
+def test_codex_counts_a_model_answer_per_tool_call_and_one_for_the_result():
+    tool = {"type": "item.completed", "item": {"type": "command_execution", "exit_code": 0}}
+    said = {"type": "item.completed", "item": {"type": "agent_message", "text": "{}"}}
+    assert PARSERS["codex"](lines(tool, tool, said)).turns == 3
+    assert PARSERS["codex"](lines(tool)).turns == 1
+
+
+def test_gemini_takes_what_the_model_said_after_its_last_tool_call():
+    parsed = PARSERS["gemini"](
+        lines(
+            {"type": "message", "role": "assistant", "content": "Let me look.", "delta": True},
+            {"type": "tool_use", "tool_name": "read_file", "tool_id": "t1", "parameters": {}},
+            {"type": "tool_result", "tool_id": "t1", "status": "success"},
+            {"type": "message", "role": "assistant", "content": '{"a": ', "delta": True},
+            {"type": "message", "role": "assistant", "content": "1}", "delta": True},
+            {"type": "result", "status": "success", "stats": {}},
+        )
+    )
+    assert parsed.result == {"a": 1}
+    assert parsed.turns == 2

@@ -45,5 +45,8 @@ def test_the_command_runtime_needs_a_template():
 
 
 def test_an_unknown_agent_lists_the_known_ones():
-    with pytest.raises(ConfigError, match="available in this version: claude, command, scripted"):
+    with pytest.raises(
+        ConfigError,
+        match="available in this version: claude, codex, gemini, opencode, command, scripted",
+    ):
         open_runtime("gpt")

@@ -66,10 +66,16 @@ def plain(output: str) -> Parsed:
     return Parsed(text=output.strip())
 
 
+#: Codex items that are a tool's work: each took one answer of the model.
+_CODEX_TOOL_ITEMS = frozenset(
+    {"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
+)
+
+
 def codex(output: str) -> Parsed:
-    """``codex exec --json``: thread/turn/item events."""
+    """``codex exec --json``: thread/turn/item events. Codex reports tokens, no cost."""
     text, error, session = "", "", ""
-    tokens_in = tokens_out = cached = turns = 0
+    tokens_in = tokens_out = cached = written = tools = 0
     for event in _objects(output):
         kind = event.get("type")
         item = event.get("item") or {}
@@ -77,12 +83,16 @@ def codex(output: str) -> Parsed:
             session = str(event.get("thread_id", ""))
         elif kind == "item.completed" and item.get("type") == "agent_message":
             text = str(item.get("text", ""))
+        elif kind == "item.completed" and item.get("type") in _CODEX_TOOL_ITEMS:
+            tools += 1
         elif kind == "turn.completed":
-            turns += 1
             usage = event.get("usage") or {}
-            # OpenAI counts cached input inside input_tokens.
-            cached += _int(usage.get("cached_input_tokens"))
-            tokens_in += _int(usage.get("input_tokens")) - _int(usage.get("cached_input_tokens"))
+            # OpenAI counts cached input (read and written) inside input_tokens.
+            read = _int(usage.get("cached_input_tokens"))
+            wrote = _int(usage.get("cache_write_input_tokens"))
+            cached += read
+            written += wrote
+            tokens_in += _int(usage.get("input_tokens")) - read - wrote
             tokens_out += _int(usage.get("output_tokens"))
         elif kind == "turn.failed":
             error = str((event.get("error") or {}).get("message", "turn failed"))
@@ -97,7 +107,9 @@ def codex(output: str) -> Parsed:
         input_tokens=tokens_in,
         output_tokens=tokens_out,
         cache_read_tokens=cached,
-        turns=turns,
+        cache_write_tokens=written,
+        # A model answer per tool call, and the last one that said the result.
+        turns=tools + (1 if text else 0),
     )
 
 
@@ -146,6 +158,7 @@ def gemini(output: str) -> Parsed:
             parts.append(str(event.get("content", "")))
         elif kind == "tool_use":
             turns += 1
+            parts = []  # the final message is what the model said after its last tool
         elif kind == "error" and event.get("severity") == "error":
             error = str(event.get("message", "error"))
         elif kind == "result":

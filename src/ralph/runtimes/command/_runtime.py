@@ -4,8 +4,11 @@ The template is split like a shell line, then each word has its placeholders fil
 ``{prompt_file}`` (the brief as Markdown), ``{prompt}`` (the same text, as one
 argument), ``{workdir}``, ``{schema_file}`` (the result's JSON schema),
 ``{result_file}`` (where a plain agent writes its JSON result), ``{model}``,
-``{max_turns}``, ``{max_usd}``. No shell runs it. When the template names neither
-prompt placeholder, the prompt goes to standard input.
+``{max_turns}``, ``{max_usd}``. No shell runs it. A word that is an option with an
+empty placeholder for its value (``--model={model}`` with no model set) is left out.
+When the template names neither prompt placeholder, the prompt goes to standard input.
+``CommandRuntime.preset("codex")`` takes a known CLI's command line instead
+(``_presets``).
 
 The process runs in the phase's working directory, without credentials other than the
 agent's own, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -38,7 +42,8 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
-from ralph.sandbox import agent_profile, confine, probe
+from ralph.runtimes.command._presets import PRESETS, Preset, find_program
+from ralph.sandbox import agent_profile, confine, nests, probe
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
@@ -53,6 +58,8 @@ PLACEHOLDERS = (
     "max_usd",
 )
 _TICK_SECONDS = 0.05
+#: ``--option={placeholder}``: left out when the placeholder is empty.
+_OPTION_WORD = re.compile(r"(-[\w-]+)=\{(\w+)\}")
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,9 @@ class CommandRuntime(AgentRuntime):
         sandbox: bool | None = None,
     ) -> None:
         """``sandbox``: True confines every run, False none (ralph.toml allowed that);
-        None confines when bubblewrap can start here."""
+        None confines when bubblewrap can start here. ``environ``: the environment the
+        agent's is made from (credentials removed); the process's by default."""
+        self._preset: Preset | None = None
         try:
             self.words = shlex.split(template)
         except ValueError as exc:
@@ -105,6 +114,51 @@ class CommandRuntime(AgentRuntime):
         self.environ = environ
         self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
+
+    @classmethod
+    def preset(
+        cls,
+        name: str,
+        *,
+        model: str = "",
+        environ: Mapping[str, str] | None = None,
+        sandbox: bool | None = None,
+        roots: tuple[Path, ...] = (),
+    ) -> CommandRuntime:
+        """The agent CLI called ``name`` (``PRESETS``), found on the PATH or in a
+        ``node_modules/.bin`` under ``roots``. ConfigError, saying how to install it,
+        when it is in neither."""
+        preset = PRESETS.get(name)
+        if preset is None:
+            raise ConfigError(f"unknown agent CLI {name!r}; known: {', '.join(PRESETS)}")
+        program = find_program(preset.program, environ=environ, roots=roots)
+        if program is None:
+            raise ConfigError(
+                f"the {name} agent needs the {preset.title} CLI ({preset.program}): "
+                f"npm install -g {preset.package}, or npm install {preset.package} in the "
+                "project"
+            )
+        runtime = cls(
+            shlex.quote(str(program)),
+            output=preset.output,
+            model=model,
+            environ=environ,
+            sandbox=sandbox,
+        )
+        runtime._preset = preset
+        runtime.name = name
+        runtime.description = preset.title
+        return runtime
+
+    def _words(self, brief: AgentBrief) -> tuple[list[str], dict[str, str]]:
+        """The command line (placeholders not yet filled) and the variables laid over
+        the agent's environment."""
+        if self._preset is None:
+            return list(self.words), {}
+        # The CLI's own sandbox where it can start: inside Ralph's, when bubblewrap nests.
+        own = nests() if self.sandbox else probe().available
+        words = self._preset.words(brief, own_sandbox=own)
+        return [self.words[0], *words[1:]], self._preset.environment(brief)
 
     def run(self, brief: AgentBrief) -> AgentResult:
         started = time.monotonic()
@@ -130,11 +184,12 @@ class CommandRuntime(AgentRuntime):
                 "max_turns": str(brief.limits.max_turns),
                 "max_usd": f"{brief.limits.max_usd:g}",
             }
-            argv = [word.format(**values) for word in self.words]
-            on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in self.words)
+            words, extra = self._words(brief)
+            argv = [word.format(**values) for word in words if not _unset(word, values)]
+            on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in words)
             if self.sandbox:
                 argv = self._confined(argv, brief, files)
-            ran = self._execute(argv, brief, prompt, on_stdin)
+            ran = self._execute(argv, brief, prompt, on_stdin, extra)
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
@@ -159,13 +214,20 @@ class CommandRuntime(AgentRuntime):
         )
         return confine(argv, profile)
 
-    def _execute(self, argv: list[str], brief: AgentBrief, prompt: str, on_stdin: bool) -> _Ran:
+    def _execute(
+        self,
+        argv: list[str],
+        brief: AgentBrief,
+        prompt: str,
+        on_stdin: bool,
+        extra: Mapping[str, str],
+    ) -> _Ran:
         environ = os.environ if self.environ is None else self.environ
         try:
             process = subprocess.Popen(
                 argv,
                 cwd=brief.workdir,
-                env=scrubbed_environment(environ),
+                env={**scrubbed_environment(environ), **extra},
                 stdin=subprocess.PIPE if on_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -265,6 +327,12 @@ class CommandRuntime(AgentRuntime):
             error=error,
             agent=self.description,
         )
+
+
+def _unset(word: str, values: Mapping[str, str]) -> bool:
+    """Whether ``word`` is an option whose value would come out empty."""
+    option = _OPTION_WORD.fullmatch(word)
+    return option is not None and not values.get(option.group(2))
 
 
 def _with_result_file(parsed: Parsed, path: Path) -> Parsed:

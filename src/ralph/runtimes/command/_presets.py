@@ -1,0 +1,182 @@
+"""The agent CLIs Ralph knows by name (``[agent] preset``): for each, the command line
+that runs one headless turn with the prompt on standard input, the format it prints,
+and the narrowest permissions of its own that let a phase work.
+
+A phase whose tools include Bash (implement: it runs the tests and commits) gets the
+CLI's shell; any other (research, plan, review: they write one document) only its file
+edits. Everything runs inside Ralph's own sandbox as well (``ralph.sandbox``).
+
+- Codex: ``codex exec --json`` with its ``workspace-write`` sandbox and approvals never
+  asked (there is nobody to ask); a shell phase may also write what ``git commit`` in its
+  worktree writes (``--add-dir``), as Ralph's sandbox allows. Codex's sandbox is
+  bubblewrap too, and needs a user namespace: inside Ralph's sandbox that is refused to
+  root (``ralph.sandbox.nests``), and there Codex runs ``danger-full-access``, which its
+  documentation means for runs "in environments that are externally sandboxed": Ralph's
+  sandbox is that one (writes only to the worktree and git's files for a commit, the
+  person's credentials hidden).
+- Gemini CLI: ``--approval-mode auto_edit`` (edits without asking; anything else is not
+  offered), plus ``run_shell_command`` for a shell phase. ``--skip-trust`` trusts the
+  working directory Ralph chose, for this run only.
+- opencode: ``opencode run --format json`` with a permission table (``OPENCODE_PERMISSION``):
+  edits allowed, the shell only for a shell phase, no web fetches, nothing outside the
+  working directory.
+
+Tested with the versions in ``tests/agents/package.json``, each against a fake of its
+model API (``tests/fakes/``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ralph.runtimes._model import AgentBrief
+from ralph.sandbox import git_commit_paths
+
+__all__ = ["PRESETS", "Preset", "find_program"]
+
+#: What a phase must hold to get the CLI's shell.
+SHELL_TOOL = "Bash"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    """One agent CLI, run headless."""
+
+    name: str
+    #: How reports name it.
+    title: str
+    program: str
+    #: The npm package that installs it.
+    package: str
+    #: The output format (a parser of ``PARSERS``).
+    output: str
+    #: The command line's options (``program`` first); ``--model={model}`` is left out
+    #: when no model is set.
+    options: tuple[str, ...]
+    #: Options for a phase with a shell.
+    shell_options: tuple[str, ...] = ()
+    #: Words after the options (a positional argument).
+    tail: tuple[str, ...] = ()
+    #: Environment variables for every run, and for a phase with a shell.
+    environ: Mapping[str, str] = field(default_factory=dict)
+    shell_environ: Mapping[str, str] = field(default_factory=dict)
+    #: The CLI's own sandbox, and what replaces it where that cannot start (inside
+    #: Ralph's, run as root; or with no bubblewrap at all).
+    own_sandbox: tuple[str, ...] = ()
+    outside_sandbox: tuple[str, ...] = ()
+    #: Whether a shell phase in the CLI's own sandbox may write git's files for a commit
+    #: (``--add-dir``).
+    commits_with_add_dir: bool = False
+
+    def words(self, brief: AgentBrief, *, own_sandbox: bool = True) -> list[str]:
+        """The command line for ``brief`` (placeholders not yet filled); ``own_sandbox``:
+        whether the CLI's own sandbox can start where it runs."""
+        words = [*self.options, *(self.own_sandbox if own_sandbox else self.outside_sandbox)]
+        if has_shell(brief):
+            words += self.shell_options
+            if self.commits_with_add_dir and own_sandbox:
+                for path in git_commit_paths(brief.workdir):
+                    words += ["--add-dir", str(path)]
+        return [*words, *self.tail]
+
+    def environment(self, brief: AgentBrief) -> dict[str, str]:
+        return {**self.environ, **(self.shell_environ if has_shell(brief) else {})}
+
+
+def has_shell(brief: AgentBrief) -> bool:
+    return SHELL_TOOL in brief.tools
+
+
+def _permission(bash: str) -> str:
+    return json.dumps(
+        {
+            "edit": "allow",
+            "bash": bash,
+            "webfetch": "deny",
+            "websearch": "deny",
+            "external_directory": "deny",
+        }
+    )
+
+
+PRESETS: Mapping[str, Preset] = {
+    preset.name: preset
+    for preset in (
+        Preset(
+            name="codex",
+            title="Codex",
+            program="codex",
+            package="@openai/codex",
+            output="codex",
+            options=(
+                "codex",
+                "exec",
+                "--json",
+                "--config",
+                "approval_policy=never",
+                # Ralph picks the directory (always its checkout or a worktree of it).
+                "--skip-git-repo-check",
+                "--color",
+                "never",
+                "--model={model}",
+            ),
+            tail=("-",),  # the prompt on standard input
+            own_sandbox=("--sandbox", "workspace-write"),
+            outside_sandbox=("--sandbox", "danger-full-access"),
+            commits_with_add_dir=True,
+        ),
+        Preset(
+            name="gemini",
+            title="Gemini CLI",
+            program="gemini",
+            package="@google/gemini-cli",
+            output="gemini",
+            options=(
+                "gemini",
+                "--output-format",
+                "stream-json",
+                "--approval-mode",
+                "auto_edit",
+                "--skip-trust",
+                "--model={model}",
+            ),
+            shell_options=("--allowed-tools", "run_shell_command"),
+            # The prompt comes on standard input; --prompt (headless mode) adds a line.
+            tail=("--prompt", "Do the task above."),
+        ),
+        Preset(
+            name="opencode",
+            title="opencode",
+            program="opencode",
+            package="opencode-ai",
+            output="opencode",
+            options=("opencode", "run", "--format", "json", "--model={model}"),
+            environ={
+                "OPENCODE_PERMISSION": _permission("deny"),
+                "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            },
+            shell_environ={"OPENCODE_PERMISSION": _permission("allow")},
+        ),
+    )
+}
+
+
+def find_program(
+    program: str, *, environ: Mapping[str, str] | None = None, roots: Sequence[Path] = ()
+) -> Path | None:
+    """Where ``program`` is: on the PATH, else in a project's ``node_modules/.bin``
+    (an ``npm install`` without ``-g``) under one of ``roots``."""
+    environ = os.environ if environ is None else environ
+    found = shutil.which(program, path=environ.get("PATH"))
+    if found is not None:
+        return Path(found)
+    for root in roots:
+        local = root / "node_modules" / ".bin" / program
+        if os.access(local, os.X_OK):
+            return local
+    return None

@@ -1,0 +1,84 @@
+"""Record what each real agent CLI prints for one run on its fake model API, for the
+parsers' unit tests (``tests/unit/runtimes/recorded/``), which then need no Node.
+
+    .venv/bin/python -m tests.agents.capture      # after `make agent-clis`
+
+Each CLI runs its preset's command line (a shell phase: the model writes a document,
+runs one shell command, then answers with the JSON result) in a scratch git
+repository, with its config in a scratch home; the output is stored as printed, with
+the scratch paths replaced by fixed ones so that a new capture differs only where the
+CLI changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ralph.runtimes import AgentBrief, IssueContext
+from ralph.runtimes.command._presets import PRESETS
+
+from ..fakes._scripted import Text
+from ..integration.agents._clis import CLIS
+from .install import installed, versions
+
+OUT = Path(__file__).resolve().parents[1] / "unit" / "runtimes" / "recorded"
+RESULT = {"document": "doc.md", "summary": "found it"}
+PROMPT = "Write doc.md, check it with the shell, and answer with the JSON result."
+
+
+def capture(name: str, folder: Path) -> str:
+    cli = CLIS[name]
+    home = Path(tempfile.mkdtemp(prefix="ralph-capture-home-", dir="/var/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="ralph-capture-work-"))
+    try:
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        script = [cli.write(str(work / "doc.md"), "# Findings\n"), cli.shell("echo checked")]
+        with cli.fake([*script, Text(json.dumps(RESULT))]) as api:
+            env = {**os.environ, **cli.configure(home, api)}
+            env["PATH"] = f"{folder}{os.pathsep}{env.get('PATH', '')}"
+            brief = AgentBrief(
+                phase="implement",
+                role="builder",
+                issues=(IssueContext(number=1, title="t", body="b"),),
+                instructions=PROMPT,
+                workdir=work,
+                tools=("Read", "Write", "Bash"),
+            )
+            preset = PRESETS[name]
+            words = [w for w in preset.words(brief) if "{" not in w]
+            env.update(preset.environment(brief))
+            done = subprocess.run(
+                words,
+                input=PROMPT,
+                cwd=work,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+        if done.returncode != 0:
+            raise SystemExit(f"{name} failed: {done.stderr[-500:]}")
+        return done.stdout.replace(str(work), "/work").replace(str(home), "/home")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> int:
+    folder = installed()
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, version in versions().items():
+        (OUT / f"{name}-{version}.jsonl").write_text(capture(name, folder))
+        print(f"recorded {name} {version}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

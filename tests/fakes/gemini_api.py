@@ -1,0 +1,199 @@
+"""A local fake of the Gemini API (generativelanguage ``v1beta``), for driving the real
+Gemini CLI offline.
+
+The CLI reaches it through ``GOOGLE_GEMINI_BASE_URL`` (its "gateway" authentication)
+with a throwaway ``GEMINI_API_KEY``. ``streamGenerateContent`` requests that declare
+tools are the agent's turns: each is answered by the next step of a script. The CLI's
+side requests (a routing classifier, a next-speaker check: ``generateContent`` asking
+for JSON against a schema) get an object of that schema, preferring the answer that
+ends the turn ("user" where the schema offers it). Every request is recorded.
+
+Protocol: ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` answered as
+server-sent events of bare ``data:`` lines, each a ``GenerateContentResponse``
+(``candidates[0].content.parts``: ``{"text"}`` or ``{"functionCall": {"name", "args"}}``;
+the last carries ``finishReason: "STOP"`` and ``usageMetadata``); ``:generateContent``
+answers one such object; ``:countTokens`` a fixed count; an error is
+``{"error": {"code", "message", "status"}}``. Each reply reports 100 prompt tokens (20 of
+them cached) and 20 candidate tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._scripted import (
+    ApiError,
+    Handler,
+    Hang,
+    Recorded,
+    ScriptedServer,
+    Step,
+    Text,
+    ToolCall,
+    sse,
+)
+
+__all__ = ["ApiError", "FakeGeminiAPI", "GeminiRequest", "Hang", "Step", "Text", "ToolCall"]
+
+MODEL = "gemini-2.5-pro"
+USAGE = {"prompt": 100, "cached": 20, "candidates": 20}
+
+
+@dataclass(frozen=True)
+class GeminiRequest:
+    """One ``generateContent`` request as the script sees it."""
+
+    path: str
+    body: Mapping[str, Any]
+
+    @property
+    def model(self) -> str:
+        return self.path.split("/models/")[-1].split(":")[0]
+
+    @property
+    def system(self) -> str:
+        parts = (self.body.get("systemInstruction") or {}).get("parts") or []
+        return "\n".join(str(p.get("text", "")) for p in parts)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [
+            str(d.get("name"))
+            for tool in self.body.get("tools") or []
+            for d in tool.get("functionDeclarations") or []
+        ]
+
+    def texts(self) -> list[str]:
+        """Every text of the conversation so far: messages and tool responses."""
+        found: list[str] = []
+        for content in self.body.get("contents") or []:
+            for part in content.get("parts") or []:
+                if "text" in part:
+                    found.append(str(part["text"]))
+                elif "functionResponse" in part:
+                    found.append(str((part["functionResponse"] or {}).get("response", "")))
+        return found
+
+    @property
+    def answered(self) -> int:
+        """How many tool calls the conversation has had answered: where a stateless
+        model is in its task."""
+        return len(self.tool_responses())
+
+    def tool_responses(self) -> list[Mapping[str, Any]]:
+        return [
+            part["functionResponse"]
+            for content in self.body.get("contents") or []
+            for part in content.get("parts") or []
+            if "functionResponse" in part
+        ]
+
+
+@dataclass
+class FakeGeminiAPI(ScriptedServer):
+    """``with FakeGeminiAPI([ToolCall(...), Text("done")]) as api: ... api.url``"""
+
+    usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
+
+    KEY = "fake-gemini-key"
+
+    def __enter__(self) -> FakeGeminiAPI:
+        super().__enter__()
+        return self
+
+    def is_turn(self, recorded: Recorded) -> bool:
+        return ":streamGenerateContent" in recorded.path and bool(recorded.body.get("tools"))
+
+    def request(self, recorded: Recorded) -> GeminiRequest:
+        return GeminiRequest(recorded.path, recorded.body)
+
+    def other(self, handler: Handler, recorded: Recorded) -> None:
+        path = recorded.path
+        if ":countTokens" in path:
+            handler.send_json(200, {"totalTokens": 42})
+        elif ":generateContent" in path or ":streamGenerateContent" in path:
+            config = recorded.body.get("generationConfig") or {}
+            schema = config.get("responseJsonSchema") or config.get("responseSchema")
+            text = _json_text(schema) if schema else "side reply"
+            reply = self._reply([{"text": text}], self.request(recorded).model)
+            if ":streamGenerateContent" in path:
+                handler.send_events([sse(None, reply)])
+            else:
+                handler.send_json(200, reply)
+        elif path.split("?")[0].endswith("/models"):
+            handler.send_json(200, {"models": []})
+        else:
+            handler.send_json(404, _error(404, "not found", "NOT_FOUND"))
+
+    def error(self, handler: Handler, step: ApiError) -> None:
+        handler.send_json(step.status, _error(step.status, step.message, step.kind))
+
+    def answer(self, handler: Handler, recorded: Recorded, step: Text | ToolCall) -> None:
+        model = self.request(recorded).model
+        said = step.text if isinstance(step, Text) else step.pre_text
+        chunks: list[list[dict[str, Any]]] = []
+        if said:
+            # Text streams in pieces, as the API sends it.
+            half = len(said) // 2
+            chunks += [[{"text": piece}] for piece in (said[:half], said[half:]) if piece]
+        if isinstance(step, ToolCall):
+            chunks.append([{"functionCall": {"name": step.name, "args": dict(step.arguments)}}])
+        if not recorded.body or ":streamGenerateContent" not in recorded.path:
+            handler.send_json(200, self._reply([p for c in chunks for p in c], model))
+            return
+        events = [sse(None, self._chunk(parts, model)) for parts in chunks[:-1]]
+        events.append(sse(None, self._reply(chunks[-1], model)))
+        handler.send_events(events)
+
+    def _chunk(self, parts: list[dict[str, Any]], model: str) -> dict[str, Any]:
+        return {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+            "modelVersion": model,
+            "responseId": f"fake-{self.next_id():04d}",
+        }
+
+    def _reply(self, parts: list[dict[str, Any]], model: str) -> dict[str, Any]:
+        """The last chunk: it carries the finish reason and the usage."""
+        reply = self._chunk(parts, model)
+        reply["candidates"][0]["finishReason"] = "STOP"
+        prompt, cached = self.usage["prompt"], self.usage["cached"]
+        candidates = self.usage["candidates"]
+        reply["usageMetadata"] = {
+            "promptTokenCount": prompt,
+            "cachedContentTokenCount": cached,
+            "candidatesTokenCount": candidates,
+            "totalTokenCount": prompt + candidates,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
+        }
+        return reply
+
+
+def _error(code: int, message: str, status: str) -> dict[str, Any]:
+    status = status if status.isupper() else "INVALID_ARGUMENT"
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+def _json_text(schema: Mapping[str, Any]) -> str:
+    import json
+
+    return json.dumps(_example(schema))
+
+
+def _example(schema: Mapping[str, Any]) -> Any:
+    """A value of ``schema``; where it offers "user" (the next speaker), that."""
+    kind = str(schema.get("type", "object")).lower()
+    if "enum" in schema:
+        options = list(schema["enum"])
+        return "user" if "user" in options else options[0]
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        return {name: _example(sub) for name, sub in properties.items()}
+    if kind == "array":
+        return [_example(schema.get("items") or {"type": "string"})]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return False
+    return "fake"

@@ -1,0 +1,165 @@
+"""Each real agent CLI, run by its preset of the command runtime against a fake of its
+model API: the document written with the CLI's own tool, the result read back from its
+output, the tokens (and cost, where the CLI reports one), its environment without
+Ralph's credentials, and a stalled run killed with every process it started."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ralph.runtimes import AgentBrief, AgentStatus, IssueContext, Limits
+from ralph.runtimes.command import CommandRuntime
+
+from ...fakes._scripted import ApiError, Hang, Text
+from ._clis import CLIS, Dialect
+
+#: Real CLIs start slowly on a busy machine (opencode: tens of seconds); still bounded.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+SCHEMA = {
+    "type": "object",
+    "required": ["document", "summary"],
+    "properties": {"document": {"type": "string"}, "summary": {"type": "string"}},
+}
+RESULT = {"document": "doc.md", "summary": "found it"}
+#: The model calls each CLI counts in a run of three turns: Gemini CLI counts its
+#: router's call too (it asks a small model how hard the task is).
+CALLS = {"codex": 3, "gemini": 4, "opencode": 3}
+#: What each CLI reports per model call (the fakes answer each with 100 input tokens,
+#: 20 of them cached, and 20 output tokens): Codex and Gemini CLI tokens only, opencode
+#: a cost too, at the prices its config gives the fake model ($3 and $15 per million
+#: input and output tokens).
+TOKENS = {"input_tokens": 80, "cache_read_tokens": 20, "output_tokens": 20}
+COST = {"codex": 0.0, "gemini": 0.0, "opencode": (80 * 3 + 20 * 15) / 1e6}
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    (path / "notes.md").write_text("existing notes\n")
+    return path
+
+
+def brief(
+    workdir: Path, *, tools: tuple[str, ...] = ("Read", "Write"), stall_seconds: float = 60.0
+) -> AgentBrief:
+    return AgentBrief(
+        phase="research",
+        role="analyst",
+        issues=(IssueContext(number=7, title="Add a farewell", body="Say goodbye."),),
+        instructions="Research the issue and write the document.",
+        workdir=workdir,
+        tools=tools,
+        limits=Limits(timeout_seconds=100.0, stall_seconds=stall_seconds),
+        result_schema=SCHEMA,
+        outputs={"document": "doc.md"},
+    )
+
+
+def test_the_cli_writes_the_document_runs_its_shell_and_reports_result_and_usage(
+    cli: Dialect, start_api, agent_env, workdir
+):
+    script = [
+        cli.write(str(workdir / "doc.md"), "# Findings\n"),
+        cli.shell("echo gh=${GH_TOKEN:-none} db=${RALPH_STORE_URL:-none}"),
+        Text(json.dumps(RESULT)),
+    ]
+    api = start_api(cli, script)
+    environ = {
+        **agent_env(cli, api),
+        "GH_TOKEN": "ghp_not_for_agents",
+        "RALPH_STORE_URL": "postgresql://ralph:hunter2@db/ralph",
+    }
+    runtime = CommandRuntime.preset(cli.name, environ=environ)
+    result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash")))
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == RESULT
+    assert (workdir / "doc.md").read_text() == "# Findings\n"
+    assert result.agent == runtime.describe("research") != "command"
+    calls = CALLS[cli.name]
+    assert {k: getattr(result, k) for k in TOKENS} == {k: n * calls for k, n in TOKENS.items()}
+    assert result.cost_usd == pytest.approx(COST[cli.name] * calls)
+    assert result.turns == 3
+    assert str(result.transcript).startswith("session ")
+    prompt = "\n".join(api.turns[0].texts())
+    assert "Research the issue and write the document." in prompt
+    assert '"required": [' in prompt  # the result's schema travels with the prompt
+    # The shell ran, in an environment with the model's key and no other credential.
+    said = "\n".join(api.turns[-1].texts())
+    assert "gh=none db=none" in said
+    assert "ghp_not_for_agents" not in said
+    assert "hunter2" not in said
+
+
+def test_an_api_error_fails_the_run_and_a_phase_without_bash_gets_no_shell(
+    cli: Dialect, start_api, agent_env, workdir
+):
+    api = start_api(cli, lambda request, turn: ApiError(400, "the fake refuses this request"))
+    result = CommandRuntime.preset(cli.name, environ=agent_env(cli, api)).run(brief(workdir))
+    assert result.status is AgentStatus.FAILED
+    assert "the fake refuses this request" in result.error
+    offered = set(api.turns[0].tool_names)
+    shells = {"exec_command", "shell", "run_shell_command", "bash"}
+    if cli.name == "codex":
+        # Codex always offers its shell; its sandbox (or Ralph's) keeps it in the
+        # working directory.
+        assert offered & shells
+    else:
+        assert not offered & shells, offered
+
+
+#: Longer than each CLI may print nothing while it starts, on a busy machine: opencode
+#: prints its first event only once the model answered.
+STARTUP_SECONDS = {"codex": 10, "gemini": 10, "opencode": 45}
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_cli_waiting_on_a_silent_api_is_killed_with_every_process_it_started(
+    cli: Dialect, start_api, agent_env, workdir
+):
+    # The model answers once (the CLI prints that tool's event), then never again.
+    api = start_api(cli, [cli.shell("echo started"), Hang()])
+    name, value = "RALPH_TEST_MARK", uuid.uuid4().hex
+    environ = {**agent_env(cli, api), name: value}
+    stall = STARTUP_SECONDS[cli.name]
+    result = CommandRuntime.preset(cli.name, environ=environ).run(
+        brief(workdir, tools=("Read", "Write", "Bash"), stall_seconds=stall)
+    )
+    assert result.status is AgentStatus.TIMEOUT
+    assert result.error == f"stalled: no output for {stall}s"
+    assert len(api.turns) == 2  # it was waiting for the model's second answer
+    assert _processes_with(f"{name}={value}") == []
+
+
+def test_without_ralphs_sandbox_codex_confines_its_shell_to_the_working_directory(
+    start_api, agent_env, agent_home, workdir
+):
+    codex = CLIS["codex"]
+    outside = agent_home / "outside.txt"
+    script = [
+        codex.shell(f"echo in > inside.txt; echo out > {outside}; echo done"),
+        Text(json.dumps(RESULT)),
+    ]
+    api = start_api(codex, script)
+    runtime = CommandRuntime.preset("codex", environ=agent_env(codex, api), sandbox=False)
+    result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash")))
+    assert result.status is AgentStatus.OK, result.error
+    assert (workdir / "inside.txt").read_text() == "in\n"
+    assert not outside.exists()
+    assert "Read-only file system" in "\n".join(api.turns[-1].texts())
