@@ -15,6 +15,7 @@ from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput, IssueNotFound
+from ralph.orchestrate import wake_waiting
 from ralph.phases import (
     PhaseContext,
     merge_by_hand,
@@ -22,6 +23,7 @@ from ralph.phases import (
     review_by_hand,
     run_required_check,
 )
+from ralph.project import Project
 from ralph.tracker import MergeStrategy, PullRequestState, ReviewEvent
 from ralph.views import pull_request_dict
 
@@ -35,6 +37,15 @@ pr_app = typer.Typer(
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 Number = Annotated[int, typer.Argument(help="Pull request number.", show_default=False)]
+
+
+def _wake_merges(project: Project, number: int) -> None:
+    """A person's review or a check that ran may be what a waiting merge of this pull
+    request waits for: a running Ralph (``--wait``, ``ralph serve``) looks again now
+    rather than at the end of its backoff."""
+    issues = project.tracker.get_pull_request(number).closes
+    if issues:
+        wake_waiting(project.store, issues=issues)
 
 
 def _say(text: str) -> None:
@@ -133,6 +144,7 @@ def pr_review(
     text = request_changes if request_changes is not None else comment or ""
     with open_project_of(ctx) as project:
         review = review_by_hand(project, number, event, text, path=file, line=line)
+        _wake_merges(project, number)
     done = {
         ReviewEvent.APPROVE: "Approved",
         ReviewEvent.REQUEST_CHANGES: "Requested changes on",
@@ -166,6 +178,7 @@ def pr_checks(ctx: typer.Context, number: Number) -> None:
                     f"{ran.head_oid[:7]} was not recorded; run ralph pr checks {number} again."
                 )
         pr = project.tracker.get_pull_request(number)
+        _wake_merges(project, number)
     Console().print(render_checks(pr))
     if any(check.required and check.failed for check in pr.checks):
         raise typer.Exit(EXIT_FAILED)

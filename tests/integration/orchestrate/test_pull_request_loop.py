@@ -6,6 +6,7 @@ Done, or waits for a person without holding a worker."""
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
@@ -200,3 +201,27 @@ def test_the_agents_code_review_asks_for_a_change_the_builder_makes(demo: Demo):
     states = [r.state for r in demo.project.tracker.get_pull_request(pr.number).reviews]
     assert states == ["CHANGES_REQUESTED", "APPROVED"]
     assert 'f"Farewell, {name}!"' in demo.on_main("greet/core.py")
+
+
+def test_a_persons_review_wakes_the_merge_that_waits_for_it(demo: Demo, ralph_cli, monkeypatch):
+    demo = configured(demo, merge_policy=MergePolicy.APPROVAL)
+    long_waits = WaitSettings(wait_seconds=300, max_wait_seconds=600)
+    demo.project = dataclasses.replace(
+        demo.project, config=dataclasses.replace(demo.project.config, merge=long_waits)
+    )
+    number = demo.issue("farewell")
+    monkeypatch.chdir(demo.folder)
+    first = demo.hero(number)
+    assert first.waiting == ((number, "review"),)
+    assert first.run is not None
+    store = demo.project.store
+    (merge,) = [t for t in store.list_tasks(first.run.id) if t.key == f"merge:{number}"]
+    assert merge.not_before > time.time() + 60  # asleep for its backoff
+    (pr,) = demo.project.tracker.list_pull_requests(issue=number)
+
+    code, _, err = ralph_cli("pr", "review", str(pr.number), "--approve")
+
+    assert code == 0, err
+    woken = store.get_task(merge.id)
+    assert woken.status is TaskStatus.PENDING
+    assert woken.not_before <= time.time()  # a running Ralph looks again at once
