@@ -1,7 +1,7 @@
 """Board management on a tracker, as library functions the command line and the MCP tools
 both call: the hygiene report and archiving, the project status report and its status
-updates, routing issues by ``.ralph-routing.yml``, and the dashboard of several boards.
-Each returns data; rendering it is the caller's."""
+updates, routing issues by ``.ralph-routing.yml`` and editing its rules, and the
+dashboard of several boards. Each returns data; rendering it is the caller's."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ from ralph.board._routing import (
     load_routing,
     route_issue,
 )
+from ralph.board._routing_file import RoutingFile
 
 __all__ = [
     "ArchiveResult",
     "RouteDecision",
     "RouteStep",
+    "RoutingFile",
     "StatusReport",
     "apply_route",
     "archive_candidates",

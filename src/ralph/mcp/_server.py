@@ -20,6 +20,7 @@ from ralph.mcp._health import register_health_tools
 from ralph.mcp._issues import register_issue_tools
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._tasks import register_task_tools
+from ralph.mcp._upkeep import register_upkeep_tools
 from ralph.project import Project
 
 __all__ = ["SERVER_NAME", "build_server"]
@@ -149,6 +150,7 @@ def build_server(project: Project, *, read_only: bool = False, actor: str = "mcp
     register_issue_tools(tools)
     register_pipeline_tools(tools)
     register_board_tools(tools)
+    register_upkeep_tools(tools)
     register_health_tools(tools)
     register_task_tools(tools)
     server.parameters.update(tools.parameters)

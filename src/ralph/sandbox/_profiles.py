@@ -191,6 +191,18 @@ def _common(
     )
 
 
+def _program_folders(program: Path) -> list[Path]:
+    """What running ``program`` needs to see: the folder it was found in (a
+    ``node_modules/.bin`` link), the folder of what it links to, and for a Node package
+    the whole ``node_modules`` it was installed into (its dependencies)."""
+    found = [program.absolute().parent, program.resolve().parent]
+    for path in list(found):
+        modules = [p for p in (path, *path.parents) if p.name == "node_modules"]
+        if modules:
+            found.append(modules[-1])
+    return found
+
+
 def agent_profile(
     workdir: Path,
     *,
@@ -208,7 +220,7 @@ def agent_profile(
         (home / name).mkdir(parents=True, exist_ok=True)
     state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
-    extra = [program.resolve().parent] if program is not None else []
+    extra = _program_folders(program) if program is not None else []
     extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]
     return _common(workdir, home, writable, True, extra)
 

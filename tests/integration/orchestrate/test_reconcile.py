@@ -91,7 +91,8 @@ def test_closing_an_issue_while_its_research_runs_stops_that_agent_and_only_its_
     thread, out = _in_background(
         lambda: demo.hero(numbers[-1], runtime, concurrency=1, reconciler=_quick(demo))
     )
-    wait_until(lambda: _running(demo, "research"))
+    # The agent has its brief once the phase took the issue (a claimed task has not yet).
+    wait_until(lambda: _running(demo, "research") and len(runtime.briefs) == 1)
     (taken,) = [n for n in numbers if demo.state(n) is S.RESEARCH_IN_PROGRESS]
     demo.project.tracker.close_issue(taken, CloseReason.NOT_PLANNED)
     thread.join(60)

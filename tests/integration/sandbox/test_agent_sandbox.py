@@ -148,3 +148,29 @@ def test_an_agent_in_a_scratch_checkout_under_the_store_folder_writes_only_there
         assert (scratch / "work.txt").read_text() == "done\n"
     assert machine.protected() == before
     assert report["writes"]["store"] == "Read-only file system"
+
+
+def test_an_agent_cli_installed_with_npm_under_tmp_runs_confined(machine):
+    """npm links ``node_modules/.bin/tool`` to the package's script, which loads its
+    dependencies from the same ``node_modules``: all of it must be there inside, wherever
+    the install lies (a checkout under /tmp, as a CI clone may be)."""
+    modules = machine.tmp / "agents" / "node_modules"
+    (modules / "dep").mkdir(parents=True)
+    (modules / "dep" / "index.txt").write_text("from a dependency\n")
+    script = modules / "tool" / "bin" / "tool.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(
+        f"#!{sys.executable}\nimport json, pathlib, sys\n"
+        "dep = pathlib.Path(__file__).resolve().parents[2] / 'dep' / 'index.txt'\n"
+        "json.dump({'said': dep.read_text().strip()}, open(sys.argv[1], 'w'))\n"
+    )
+    script.chmod(0o755)
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "tool").symlink_to("../tool/bin/tool.py")
+    runtime = CommandRuntime(
+        f"{modules / '.bin' / 'tool'} {{result_file}}",
+        environ={**os.environ, "HOME": str(machine.home)},
+    )
+    result = runtime.run(brief(machine.worktree))
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == {"said": "from a dependency"}
