@@ -47,7 +47,9 @@ def test_doctor_names_each_agent_cli_with_its_version_and_the_phases_it_runs(
         in lines
     )
     assert f"· agent gemini: Gemini CLI {installed['gemini']} ({agent_bin}/gemini)" in lines
-    assert lines[0].endswith("ralph.toml: triage, split, research, plan, review")
+    assert lines[0].endswith(
+        "ralph.toml: triage, split, research, plan, review, code_review, address"
+    )
 
 
 def test_doctor_says_how_to_install_a_cli_it_does_not_find_and_still_passes(
