@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ralph._text import one_line
 from ralph.errors import UnknownCommand
 from ralph.workflow._states import Estimate, WorkflowState
 
@@ -196,6 +197,7 @@ def get_command(raw: str) -> CommandContract:
     contract = COMMANDS.get(normalize_command(raw))
     if contract is None:
         valid = list(COMMANDS)
+        raw = one_line(raw)  # a stray line break would split the one-line refusal
         raise UnknownCommand(
             f'Unknown command "{raw}". Valid commands: {", ".join(valid)}. '
             "Recovery: retry with the correct ralph_* command name. "

@@ -122,6 +122,13 @@ def test_unknown_command_is_refused_with_the_valid_commands():
     assert info.value.command == "foo"
 
 
+def test_an_unknown_command_with_a_line_break_is_refused_on_one_line():
+    with pytest.raises(UnknownCommand) as info:
+        resolve_state("Done", "x\n")
+    assert "\n" not in str(info.value)
+    assert 'Unknown command "x ".' in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("state", "command"),
     [
