@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ralph._text import one_line
 from ralph.errors import UnknownCommand
 from ralph.workflow._states import Estimate, WorkflowState
 
@@ -197,7 +196,8 @@ def get_command(raw: str) -> CommandContract:
     contract = COMMANDS.get(normalize_command(raw))
     if contract is None:
         valid = list(COMMANDS)
-        raw = one_line(raw)  # a stray line break would split the one-line refusal
+        # A stray line break or other control character would break the one-line refusal.
+        raw = "".join(c if c.isprintable() else " " for c in raw)
         raise UnknownCommand(
             f'Unknown command "{raw}". Valid commands: {", ".join(valid)}. '
             "Recovery: retry with the correct ralph_* command name. "
