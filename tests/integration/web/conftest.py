@@ -36,13 +36,14 @@ class WebProject:
 
 def make_waiting_project(folder: Path) -> WebProject:
     """The demo epic split, researched and planned by a hero with interactive review
-    (costs of $0.25 an agent run), stopped at the gate: its plan in review."""
+    (costs of $0.25 an agent run, each with a transcript the run keeps a copy of),
+    stopped at the gate: its plan in review."""
     repo, epic = create_demo_project(folder)
     with open_project(load_config(repo)) as project:
         session = run_session(
             project,
             epic,
-            ScriptedRuntime(cost_usd=0.25),
+            ScriptedRuntime(cost_usd=0.25, transcripts=folder.parent / "agent-sessions"),
             mode="hero",
             crew=hero_crew(2),
             review_mode="interactive",
