@@ -22,6 +22,12 @@ from .conftest import WebProject
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module")
+def waiting_template(every_board: WebProject) -> WebProject:
+    """The same pages and documents on every board: local (SQLite, PostgreSQL), GitHub."""
+    return every_board
+
+
 def cli_json(project: WebProject, *args: str) -> Any:
     out = io.StringIO()
     with (

@@ -20,6 +20,12 @@ from .test_pages import cli_json
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module")
+def waiting_template(every_board: WebProject) -> WebProject:
+    """The same pages and documents on every board: local (SQLite, PostgreSQL), GitHub."""
+    return every_board
+
+
 def test_a_run_page_links_each_task_log_and_transcript(
     client: TestClient, waiting: WebProject
 ) -> None:
