@@ -92,6 +92,9 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
         "waiting": _waiting(web, run_id, group),
         "continues": continues,
         "active": run.status is RunStatus.ACTIVE,
+        # A session that ended short of finishing asks its workers to stop and leaves its
+        # run active for the next one: stopping while tasks still run, paused after.
+        "stopping": run.shutdown_requested and any(t.status is TaskStatus.RUNNING for t in tasks),
     }
 
 

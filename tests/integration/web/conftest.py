@@ -46,6 +46,8 @@ class WebProject:
     in_review: tuple[int, ...]
     #: The settings ``ralph`` needs to reach its board (GitHub's URL and token).
     env: Mapping[str, str] = field(default_factory=dict)
+    #: The board's GitHub, when it is on one (a test scripts checks and reviews there).
+    github: FakeGitHub | None = None
 
 
 #: The boards ``ralph web`` reads: (tracker, store).
@@ -136,12 +138,13 @@ def waiting_on(kind: str, folder: Path) -> Iterator[WebProject]:
             repo, epic = create_demo_project(folder / "demo", store_url=url)
             yield make_waiting_project(folder, repo, epic)
     else:
-        with github_demo(folder) as (repo, epic, env):
-            yield make_waiting_project(folder, repo, epic, env)
+        with github_demo(folder) as (repo, epic, env, fake):
+            made = make_waiting_project(folder, repo, epic, env)
+            yield dataclasses.replace(made, github=fake)
 
 
 @contextmanager
-def github_demo(folder: Path) -> Iterator[tuple[Path, int, dict[str, str]]]:
+def github_demo(folder: Path) -> Iterator[tuple[Path, int, dict[str, str], FakeGitHub]]:
     """The demo project on a fake GitHub over HTTP (``acme/greet``, its remote a bare
     repository), served while the context lasts, and the settings that reach it."""
     from ..github.conftest import TOKEN as GITHUB_TOKEN
@@ -159,7 +162,7 @@ def github_demo(folder: Path) -> Iterator[tuple[Path, int, dict[str, str]]]:
         epic = tracker_of(fake).create_issue(
             EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
         )
-        yield work, epic.number, env
+        yield work, epic.number, env, fake
     assert fake.internal_errors == []
 
 
