@@ -34,7 +34,7 @@ from ralph.orchestrate._report import (
     load_report,
 )
 from ralph.orchestrate._rewrite import address_round, base_key, generation, iterate, regraph
-from ralph.orchestrate._run_files import RUN_FILES_DIR, RunFileNotFound, RunFiles
+from ralph.orchestrate._run_files import RunFileNotFound, RunFiles
 from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
 from ralph.orchestrate._session import (
     WORKER_ROLES,
@@ -57,7 +57,6 @@ __all__ = [
     "MAX_PLAN_ITERATIONS",
     "MAX_ROOT_FAILURES",
     "RECONCILE_SECONDS",
-    "RUN_FILES_DIR",
     "WITHDRAWN_STATES",
     "WORKER_ROLES",
     "AgentSlots",

@@ -22,14 +22,13 @@ from pathlib import Path
 
 from ralph._secrets import redact
 from ralph.errors import RalphError
+from ralph.git import RUN_FILES_DIR
 from ralph.runtimes import AgentResult
 
-__all__ = ["RUN_FILES_DIR", "RunFileNotFound", "RunFiles"]
+__all__ = ["RunFileNotFound", "RunFiles"]
 
 logger = logging.getLogger(__name__)
 
-#: Where runs keep their files, relative to the project's root.
-RUN_FILES_DIR = ".ralph/runs"
 #: The only names a run's folder serves: a task's log, an agent run's transcript.
 _NAME = re.compile(r"task-(?P<task>[1-9][0-9]{0,17})(?:\.log|\.[0-9]{1,6}\.[0-9]{1,6}\.jsonl)")
 #: Transcripts larger than this are cut (their start kept): a page, not an archive.

@@ -7,7 +7,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ralph.orchestrate import RUN_FILES_DIR, RunReport
+from ralph.git import RUN_FILES_DIR
+from ralph.orchestrate import RunReport
 from ralph.tasks import TaskStore
 
 __all__ = ["run_document", "runs_document", "task_document"]

@@ -11,7 +11,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from ralph.orchestrate import RUN_FILES_DIR
+from ralph.git import RUN_FILES_DIR
 from ralph.project import Project
 
 from .conftest import TOKEN, WebProject, client_of
@@ -104,3 +104,11 @@ def test_a_run_file_needs_the_token_like_every_page(
         assert guarded.get(path).status_code == 401
         allowed = guarded.get(path, headers={"Authorization": f"Bearer {TOKEN}"})
         assert allowed.status_code == 200
+
+
+def test_the_runs_own_files_are_no_breach_by_its_agents(
+    open_board: Project, waiting: WebProject
+) -> None:
+    """Workers append logs while other workers' agents run: Ralph's writes, not theirs."""
+    tasks = open_board.store.list_tasks(waiting.run)
+    assert [t.metadata["breaches"] for t in tasks if t.metadata.get("breaches")] == []

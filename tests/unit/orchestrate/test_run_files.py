@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from ralph._secrets import register_secret
-from ralph.orchestrate import RUN_FILES_DIR, RunFileNotFound, RunFiles
+from ralph.git import RUN_FILES_DIR
+from ralph.orchestrate import RunFileNotFound, RunFiles
 from ralph.runtimes import AgentResult, AgentStatus
 
 SECRET = "planted-secret-8d1f0c2b9e"
