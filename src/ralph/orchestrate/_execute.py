@@ -118,10 +118,14 @@ class TaskExecutor:
         self.stop = stop
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
         self.wait_policy = wait_policy(project.config)
-        self.runner = PhaseRunner(
-            project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
-        )
         self.files = RunFiles(project.config.root, run.id)
+        self.runner = PhaseRunner(
+            project,
+            runtime,
+            owner=owner,
+            max_attempts=attempts,
+            review_mode=self.review_mode,
+        )
         #: The agent runs of the task being executed, by task id, for its log.
         self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
 
@@ -137,6 +141,9 @@ class TaskExecutor:
             "ralph.worker": claim.worker,
         }
         started = time.time()
+        # This worker's runner runs one task at a time: its agents' transcripts go to
+        # the task's folder of the run until the attempt ends.
+        self.runner.transcripts = self.files.incoming(task.id)
         with span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced:
             try:
                 execution = self._execute(claim, stop)

@@ -1,9 +1,11 @@
 """The files a run keeps of its tasks, under the project's ``.ralph/runs/<run id>/``: a
 log per task (``task-<id>.log``: every attempt's phase, ending, what it printed, and
-each agent run with its cost, tokens and transcript) and a copy of each agent run's
-transcript when its runtime kept one as a file (``task-<id>.<attempt>.<n>.jsonl``,
-Claude Code's session), so the run page can link them after the agent's own copy is
-gone and nothing outside the run's folder is ever served.
+each agent run with its cost, tokens and transcript) and each agent run's transcript
+when its runtime kept one as a file (``task-<id>.<attempt>.<n>.jsonl``, or ``.txt``
+for an agent's plain output): Claude Code's session is copied, and what runtimes wrote
+in the run's ``incoming/`` folder (``AgentBrief.transcripts``: an agent CLI's output
+stream, the scripted agents' exchange) is moved, so the run page can link them after
+the agent's own copy is gone and nothing outside the run's folder is ever served.
 
 Everything written passes through redaction: an agent's output can carry a token.
 Files are found by name only: a name that is not one of these shapes, or that does not
@@ -12,6 +14,7 @@ resolve to a plain file directly inside the run's folder, is not a file of the r
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -23,14 +26,16 @@ from pathlib import Path
 from ralph._secrets import redact
 from ralph.errors import RalphError
 from ralph.git import RUN_FILES_DIR
-from ralph.runtimes import AgentResult
+from ralph.runtimes import AgentResult, AgentStatus
 
 __all__ = ["RunFileNotFound", "RunFiles"]
 
 logger = logging.getLogger(__name__)
 
 #: The only names a run's folder serves: a task's log, an agent run's transcript.
-_NAME = re.compile(r"task-(?P<task>[1-9][0-9]{0,17})(?:\.log|\.[0-9]{1,6}\.[0-9]{1,6}\.jsonl)")
+_NAME = re.compile(
+    r"task-(?P<task>[1-9][0-9]{0,17})(?:\.log|\.[0-9]{1,6}\.[0-9]{1,6}\.(?:jsonl|txt))"
+)
 #: Transcripts larger than this are cut (their start kept): a page, not an archive.
 MAX_TRANSCRIPT_BYTES = 20 * 1024 * 1024
 #: Appends from the workers of one process go one at a time per file.
@@ -56,6 +61,11 @@ class RunFiles:
     @property
     def folder(self) -> Path:
         return self.root / RUN_FILES_DIR / str(self.run_id)
+
+    def incoming(self, task_id: int) -> Path:
+        """Where runtimes write the transcripts of an attempt at task ``task_id`` (moved
+        beside its log after the attempt)."""
+        return self.folder / "incoming" / str(task_id)
 
     # -- writing (the workers) ------------------------------------------------------------
 
@@ -83,6 +93,7 @@ class RunFiles:
             text = _attempt_text(
                 attempt, subject, started, time.time(), ending, error, lines, agent_runs, kept
             )
+            text += self._keep_leftovers(task_id, attempt, len(agent_runs))
             with _APPENDING, (self.folder / f"task-{task_id}.log").open("a") as log:
                 log.write(redact(text))
         except OSError as exc:
@@ -90,16 +101,38 @@ class RunFiles:
 
     def _keep_transcript(self, task_id: int, attempt: int, n: int, run: AgentResult) -> str:
         """The name of the copy of ``run``'s transcript, or where it is kept ("" when
-        nowhere): only a file is copied, a session id is only named."""
+        nowhere): only a file is copied (and one from ``incoming`` removed), a session
+        id is only named."""
         source = Path(run.transcript) if run.transcript else None
         if source is None or not source.is_absolute() or not source.is_file():
             return run.transcript or ""
-        name = f"task-{task_id}.{attempt}.{n}.jsonl"
+        suffix = ".jsonl" if source.suffix == ".jsonl" else ".txt"
+        name = f"task-{task_id}.{attempt}.{n}{suffix}"
         with source.open("rb") as original, (self.folder / name).open("w") as copy:
             data = original.read(MAX_TRANSCRIPT_BYTES)
             for line in data.decode("utf-8", "replace").splitlines(keepends=True):
                 copy.write(redact(line))
+        if source.parent.resolve() == self.incoming(task_id).resolve():
+            source.unlink()
         return name
+
+    def _keep_leftovers(self, task_id: int, attempt: int, after: int) -> str:
+        """Transcripts left in the task's ``incoming`` folder by agent runs whose
+        results never came back (the phase crashed around them), kept like the others;
+        the log's lines naming them."""
+        folder = self.incoming(task_id)
+        if not folder.is_dir():
+            return ""
+        said = ""
+        files = sorted(folder.iterdir(), key=lambda path: path.stat().st_mtime_ns)
+        for n, path in enumerate(files, after + 1):
+            if path.is_file() and not path.is_symlink():
+                ran = AgentResult(status=AgentStatus.CRASHED, transcript=str(path))
+                said += "transcript of an agent run without a result: "
+                said += f"{self._keep_transcript(task_id, attempt, n, ran)}\n"
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        return said + ("\n" if said else "")
 
     # -- reading (the run page) -----------------------------------------------------------
 

@@ -62,7 +62,7 @@ def make_waiting_project(
     folder: Path, repo: Path | None = None, epic: int = 0, env: Mapping[str, str] | None = None
 ) -> WebProject:
     """The demo epic split, researched and planned by a hero with interactive review
-    (costs of $0.25 an agent run, each with a transcript the run keeps a copy of),
+    (costs of $0.25 an agent run, each with its transcript kept by the run),
     stopped at the gate: its plan in review. ``repo`` and ``epic``: a project already
     made (another board, reached with ``env``); else the demo project in ``folder``."""
     if repo is None:
@@ -71,15 +71,15 @@ def make_waiting_project(
     with pytest.MonkeyPatch.context() as settings:
         for name, value in env.items():
             settings.setenv(name, value)
-        return _hero_waits(repo, epic, folder, env)
+        return _hero_waits(repo, epic, env)
 
 
-def _hero_waits(repo: Path, epic: int, folder: Path, env: dict[str, str]) -> WebProject:
+def _hero_waits(repo: Path, epic: int, env: dict[str, str]) -> WebProject:
     with open_project(load_config(repo)) as project:
         session = run_session(
             project,
             epic,
-            ScriptedRuntime(cost_usd=0.25, transcripts=folder.parent / "agent-sessions"),
+            ScriptedRuntime(cost_usd=0.25),
             mode="hero",
             crew=hero_crew(2),
             review_mode="interactive",

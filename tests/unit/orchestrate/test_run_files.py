@@ -69,6 +69,36 @@ def test_each_attempt_is_appended_to_the_task_log_with_its_agent_runs(
     assert files.listing() == {3: ["task-3.log", "task-3.1.1.jsonl"]}
 
 
+def test_transcripts_written_in_the_runs_incoming_folder_are_moved_beside_the_log(
+    files: RunFiles,
+) -> None:
+    incoming = files.incoming(5)
+    stream = transcript(incoming, '{"type": "turn.started"}\n')
+    plain = incoming / "plain.txt"
+    plain.write_text("I did it.\n")
+    stray = incoming / "crashed.jsonl"  # an agent run whose result never came back
+    stray.write_text('{"type": "user"}\n')
+    files.record_attempt(
+        5,
+        attempt=2,
+        subject="Implement",
+        started=0.0,
+        ending="failed",
+        agent_runs=[
+            AgentResult(status=AgentStatus.OK, transcript=str(stream)),
+            AgentResult(status=AgentStatus.OK, transcript=str(plain)),
+        ],
+    )
+    assert files.listing() == {
+        5: ["task-5.log", "task-5.2.1.jsonl", "task-5.2.2.txt", "task-5.2.3.jsonl"]
+    }
+    assert (files.folder / "task-5.2.2.txt").read_text() == "I did it.\n"
+    assert (files.folder / "task-5.2.3.jsonl").read_text() == '{"type": "user"}\n'
+    log = (files.folder / "task-5.log").read_text()
+    assert "transcript of an agent run without a result: task-5.2.3.jsonl" in log
+    assert not incoming.exists()
+
+
 def test_secrets_never_reach_the_log_or_the_copied_transcript(
     files: RunFiles, tmp_path: Path
 ) -> None:

@@ -117,13 +117,8 @@ class ScriptedRuntime(AgentRuntime):
         env: Mapping[str, str] | None = None,
         delay_seconds: float | None = None,
         cost_usd: float | None = None,
-        transcripts: Path | None = None,
     ) -> None:
-        """``transcripts``: a folder to write each agent run's transcript in (the brief
-        as the agent got it, then its ending, as JSON lines), as Claude Code keeps its
-        sessions; None keeps none."""
         source = os.environ if env is None else env
-        self.transcripts = transcripts
         self._faults = parse_faults(source.get(FAULTS_VARIABLE, ""))
         self.delay_seconds = (
             _number(source, DELAY_VARIABLE) if delay_seconds is None else delay_seconds
@@ -141,10 +136,12 @@ class ScriptedRuntime(AgentRuntime):
             return queued.pop(0) if queued else None
 
     def run(self, brief: AgentBrief) -> AgentResult:
+        """The scripted agent's work; with ``brief.transcripts``, its transcript (the
+        brief as it got it, then its ending, as JSON lines) kept there."""
         ended = self._run(brief)
-        if self.transcripts is None:
+        if brief.transcripts is None:
             return ended
-        path = _write_transcript(self.transcripts, brief, ended)
+        path = _write_transcript(brief.transcripts, brief, ended)
         return dataclasses.replace(ended, transcript=str(path))
 
     def _run(self, brief: AgentBrief) -> AgentResult:
