@@ -120,11 +120,7 @@ class TaskExecutor:
         self.wait_policy = wait_policy(project.config)
         self.files = RunFiles(project.config.root, run.id)
         self.runner = PhaseRunner(
-            project,
-            runtime,
-            owner=owner,
-            max_attempts=attempts,
-            review_mode=self.review_mode,
+            project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
         #: The agent runs of the task being executed, by task id, for its log.
         self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
