@@ -42,6 +42,7 @@ rest are here)::
     ├── AlreadyDone             [phases] the phase already succeeded for this issue
     ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds
     ├── HookFailed              [phases] a workspace hook the worktree needs failed
+    ├── RunFileNotFound         [orchestrate] no such task log or transcript kept by that run
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or names no Ralph store
         │   └── StoreUnreachable  its database cannot be reached or opened now

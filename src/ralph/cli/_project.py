@@ -22,6 +22,7 @@ from ralph.tracker import Tracker
 __all__ = [
     "open_project_of",
     "project_config",
+    "project_root",
     "project_tracker",
     "store_url",
     "warn",
@@ -46,6 +47,12 @@ def store_url(ctx: typer.Context) -> str:
     if find_config(Path.cwd()) is not None:
         return project_config().resolved_store_url
     return DEFAULT_STORE_URL
+
+
+def project_root() -> Path:
+    """The project's folder (the one holding ralph.toml), else the working directory."""
+    found = find_config(Path.cwd())
+    return found.parent if found is not None else Path.cwd()
 
 
 @contextmanager

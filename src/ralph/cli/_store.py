@@ -15,12 +15,12 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ralph.cli._console import Console
-from ralph.cli._project import store_url
+from ralph.cli._project import project_root, store_url
 from ralph.cli._report import MARKS, print_report, waiting_text
 from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
-from ralph.orchestrate import cancel_run, load_report
+from ralph.orchestrate import RunFiles, cancel_run, load_report
 from ralph.project import migrate_database
 from ralph.tasks import TaskStatus, TaskStore, open_store
 from ralph.views import run_document, runs_document, task_document
@@ -89,11 +89,15 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
     with _store(ctx) as store:
         report = load_report(store, run)
         events = store.events(run)[-15:]
+    kept = RunFiles(project_root(), run)
+    files = kept.listing()
     if as_json:
-        typer.echo(json.dumps(run_document(report), indent=2))
+        typer.echo(json.dumps(run_document(report, files), indent=2))
         return
     console = Console(highlight=False, soft_wrap=True)
     print_report(report, console)
+    if files:
+        console.print(f"Task logs and agent transcripts: {kept.folder}")
     table = Table(title="Latest events", title_justify="left")
     for column in ("Event", "At", "Kind", "Task", "Data"):
         table.add_column(column)

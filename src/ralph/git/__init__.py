@@ -9,9 +9,10 @@ from ralph.git._confine import Breach, Confinement
 from ralph.git._diff import diff_hunk, hunk_containing
 from ralph.git._rebase import rebase_merge
 from ralph.git._repo import GitRepo, MergeOutcome, MergeRefused
-from ralph.git._worktrees import Pruned, Worktree, Worktrees
+from ralph.git._worktrees import RUN_FILES_DIR, Pruned, Worktree, Worktrees
 
 __all__ = [
+    "RUN_FILES_DIR",
     "Breach",
     "Confinement",
     "GitRepo",

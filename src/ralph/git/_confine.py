@@ -36,7 +36,7 @@ from ralph.git._guarded import (
     restore,
 )
 from ralph.git._repo import GitRepo
-from ralph.git._worktrees import SCRATCH, WORKTREES
+from ralph.git._worktrees import RUN_FILES_DIR, SCRATCH, WORKTREES
 
 __all__ = ["Breach", "Confinement"]
 
@@ -108,7 +108,8 @@ class Confinement:
         self.workdir = workdir
         self.root = repo.path.resolve()
         self.git_dir = repo.git_dir()
-        skip = {".git", WORKTREES, SCRATCH}
+        # Ralph's own writes while the agent runs: scratch space, other tasks' logs.
+        skip = {".git", WORKTREES, SCRATCH, RUN_FILES_DIR}
         for path in [workdir, *live]:
             inside = _inside(self.root, path)
             if inside:

@@ -21,12 +21,15 @@ from ralph.git._changes import working_changes
 from ralph.git._leftovers import discard, entry_at, why_untrustworthy
 from ralph.git._repo import GitRepo
 
-__all__ = ["Pruned", "Worktree", "Worktrees"]
+__all__ = ["RUN_FILES_DIR", "Pruned", "Worktree", "Worktrees"]
 
 logger = logging.getLogger(__name__)
 
 WORKTREES = "worktrees"
 SCRATCH = ".ralph/scratch"
+#: Where runs keep each task's log and its agents' transcripts (``ralph.orchestrate.RunFiles``),
+#: written by Ralph's workers while other workers' agents run.
+RUN_FILES_DIR = ".ralph/runs"
 
 
 @dataclass(frozen=True)

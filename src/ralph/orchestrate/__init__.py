@@ -34,6 +34,7 @@ from ralph.orchestrate._report import (
     load_report,
 )
 from ralph.orchestrate._rewrite import address_round, base_key, generation, iterate, regraph
+from ralph.orchestrate._run_files import RunFileNotFound, RunFiles
 from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
 from ralph.orchestrate._session import (
     WORKER_ROLES,
@@ -75,6 +76,8 @@ __all__ = [
     "Reconciler",
     "RootRun",
     "RootSessions",
+    "RunFileNotFound",
+    "RunFiles",
     "RunReport",
     "RunVerdict",
     "ServeResult",

@@ -39,10 +39,11 @@ from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
+from ralph.orchestrate._run_files import RunFiles
 from ralph.orchestrate._waiting import wait_policy
 from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus, Waiting
 from ralph.project import Project
-from ralph.runtimes import AgentRuntime, StopSignal
+from ralph.runtimes import AgentResult, AgentRuntime, StopSignal
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
@@ -117,9 +118,12 @@ class TaskExecutor:
         self.stop = stop
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
         self.wait_policy = wait_policy(project.config)
+        self.files = RunFiles(project.config.root, run.id)
         self.runner = PhaseRunner(
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
+        #: The agent runs of the task being executed, by task id, for its log.
+        self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
 
     def execute(self, claim: Claim, stop: StopSignal | None = None) -> Execution:
         """Run the claimed task; ``stop``, set from another thread, stops its agent."""
@@ -132,6 +136,10 @@ class TaskExecutor:
             "ralph.issues": list(task.issues),
             "ralph.worker": claim.worker,
         }
+        started = time.time()
+        # This worker's runner runs one task at a time: its agents' transcripts go to
+        # the task's folder of the run until the attempt ends.
+        self.runner.transcripts = self.files.incoming(task.id)
         with span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced:
             try:
                 execution = self._execute(claim, stop)
@@ -141,7 +149,17 @@ class TaskExecutor:
             traced.set("ralph.status", execution.status.value)
             if execution.error:
                 traced.fail(execution.error)
-            return execution
+        self.files.record_attempt(
+            task.id,
+            attempt=task.attempts,
+            subject=task.subject,
+            started=started,
+            ending=execution.status.value,
+            error=execution.error,
+            lines=execution.lines,
+            agent_runs=self._agent_runs.pop(task.id, ()),
+        )
+        return execution
 
     def _execute(self, claim: Claim, stop: StopSignal | None) -> Execution:
         task = claim.task
@@ -337,6 +355,7 @@ class TaskExecutor:
                 self.store.cancel(waiting.id, with_dependents=True)
 
     def _charge(self, claim: Claim, outcome: PhaseOutcome) -> None:
+        self._agent_runs[claim.task_id] = outcome.agent_runs
         for agent_run in outcome.agent_runs:
             self.store.record_charge(
                 self.run.id,

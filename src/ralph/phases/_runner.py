@@ -180,7 +180,10 @@ class PhaseRunner:
         limits: Limits | None = None,
         today: Callable[[], date] = date.today,
         review_mode: ReviewMode | str | None = None,
+        transcripts: Path | None = None,
     ) -> None:
+        """``transcripts``: where agents' runtimes may keep each run's transcript (a
+        run's folder, for the task's log); None: only where the agent keeps one."""
         self.project = project
         self.runtime = runtime
         self.owner = owner or process_owner()
@@ -189,6 +192,7 @@ class PhaseRunner:
         self.review_mode = ReviewMode(review_mode) if review_mode else None
         #: Limits for every phase; None takes each phase's from ralph.toml's [agent].
         self.limits = limits
+        self.transcripts = transcripts
         self._today = today
 
     @property
@@ -521,6 +525,7 @@ class PhaseRunner:
             trusted=phase.trusted_documents(ctx, members),
             rejections=tuple(rejections),
             feedback=phase.feedback(ctx, members),
+            transcripts=self.transcripts,
             stop=stop,
         )
         confinement.before()

@@ -125,6 +125,10 @@ class AgentBrief:
     #: Reviews, review threads and failing checks of the pull request the task is about
     #: (addressing them is the task), fenced as untrusted text like the issues.
     feedback: tuple[Feedback, ...] = ()
+    #: A folder where the runtime may keep this agent run's transcript as a file (the
+    #: run's, which keeps it beside the task's log); None: only where the agent itself
+    #: keeps one, if anywhere.
+    transcripts: Path | None = None
     #: Set from another thread when the agent's work can no longer be used; the runtime
     #: then ends the run at once with status ``stopped``.
     stop: StopSignal = field(default_factory=StopSignal, compare=False, repr=False)

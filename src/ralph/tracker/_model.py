@@ -129,6 +129,10 @@ class IssueOrder(enum.StrEnum):
     UPDATED_ASC = "updated_asc"
 
 
+#: Each priority's place, highest first (sorting a board looks it up per issue).
+_PRIORITY_RANK = {priority: rank for rank, priority in enumerate(Priority)}
+
+
 @dataclass(frozen=True, kw_only=True)
 class IssueQuery:
     """Filters are ANDed; an empty collection means "any"."""
@@ -169,7 +173,7 @@ class IssueQuery:
 
     def sort_key(self, issue: Issue) -> tuple[float, ...]:
         if self.order is IssueOrder.PRIORITY:
-            rank = list(Priority).index(issue.priority) if issue.priority else 99
+            rank = _PRIORITY_RANK[issue.priority] if issue.priority else 99
             return (rank, issue.created_at, issue.number)
         if self.order is IssueOrder.CREATED:
             return (-issue.created_at, -issue.number)

@@ -4,8 +4,10 @@ show --json`` print these, and ``ralph web`` serves them."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ralph.git import RUN_FILES_DIR
 from ralph.orchestrate import RunReport
 from ralph.tasks import TaskStore
 
@@ -32,9 +34,14 @@ def runs_document(store: TaskStore) -> list[dict[str, Any]]:
     ]
 
 
-def run_document(report: RunReport) -> dict[str, Any]:
-    """One run with its report (tasks, time, cost, critical path, what needs a person)."""
+def run_document(
+    report: RunReport, files: Mapping[int, Sequence[str]] | None = None
+) -> dict[str, Any]:
+    """One run with its report (tasks, time, cost, critical path, what needs a person)
+    and the files it keeps of each task (``RunFiles.listing``: its log and the agents'
+    transcripts), as paths from the project's root by task id."""
     run = report.run
+    folder = f"{RUN_FILES_DIR}/{run.id}"
     return {
         "id": run.id,
         "name": run.name,
@@ -45,6 +52,10 @@ def run_document(report: RunReport) -> dict[str, Any]:
         "config": dict(run.config),
         "tasks": dict(Counter(t.status for t in report.tasks)),
         "report": report.to_dict(),
+        "files": {
+            str(task): [f"{folder}/{name}" for name in names]
+            for task, names in (files or {}).items()
+        },
     }
 
 

@@ -1,8 +1,10 @@
 """The runs: a list, and a page per run with its task graph drawn (status colours, the
 critical path heavier), per-task time, attempts, cost and tokens with a link to each
-task's history, what needs a person with the command that continues, and its latest
-events; ``/api/runs``, ``/api/runs/N`` and ``/api/tasks/N`` are ``ralph runs list``,
-``ralph runs show N`` and ``ralph tasks show N`` with ``--json``. Cancelling a run is a
+task's history, log and agent transcripts, what needs a person with the command that
+continues, and its latest events; ``/api/runs``, ``/api/runs/N`` and ``/api/tasks/N`` are
+``ralph runs list``, ``ralph runs show N`` and ``ralph tasks show N`` with ``--json``.
+``/runs/N/files/NAME`` serves a file the run keeps (``RunFiles``) as plain text, and
+only those: any other name is a 404. Cancelling a run is a
 POST through the same function as ``ralph runs cancel``."""
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ralph.graph import Role
-from ralph.orchestrate import build_report, cancel_run, load_report
+from ralph.orchestrate import RunFiles, build_report, cancel_run, load_report
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import Issue
 from ralph.views import run_document, runs_document, task_document
@@ -80,6 +82,7 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
     )
     continues = f"ralph {run.mode} {run.root_issue}" if run.root_issue else ""
     return {
+        "files": _files(web, run_id).listing(),
         "run": run,
         "report": report,
         "done": report.count(TaskStatus.DONE),
@@ -89,6 +92,9 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
         "waiting": _waiting(web, run_id, group),
         "continues": continues,
         "active": run.status is RunStatus.ACTIVE,
+        # A session that ended short of finishing asks its workers to stop and leaves its
+        # run active for the next one: stopping while tasks still run, paused after.
+        "stopping": run.shutdown_requested and any(t.status is TaskStatus.RUNNING for t in tasks),
     }
 
 
@@ -100,9 +106,33 @@ def run_page(request: Request) -> Response:
     return web.page(request, name, values)
 
 
+def _files(web: WebContext, run_id: int) -> RunFiles:
+    return RunFiles(web.project.config.root, run_id)
+
+
 def run_api(request: Request) -> Response:
     web = context_of(request)
-    return JSONResponse(run_document(load_report(web.project.store, number_of(request))))
+    run_id = number_of(request)
+    report = load_report(web.project.store, run_id)
+    return JSONResponse(run_document(report, _files(web, run_id).listing()))
+
+
+def run_file(request: Request) -> Response:
+    """A task's log or an agent's transcript, as text to read in the browser (never as
+    HTML: a transcript holds what agents and issues said)."""
+    web = context_of(request)
+    run_id = number_of(request)
+    web.project.store.get_run(run_id)  # RunNotFound: a 404 like any other bad id
+    path = _files(web, run_id).path_of(str(request.path_params["name"]))
+    kind = "text/plain; charset=utf-8"
+    if path.suffix == ".jsonl":
+        kind = "application/x-ndjson; charset=utf-8"
+    return FileResponse(
+        path,
+        media_type=kind,
+        content_disposition_type="inline",
+        headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"},
+    )
 
 
 def task_api(request: Request) -> Response:
@@ -127,5 +157,6 @@ routes = [
     Route("/runs/{number}", run_page, name="run"),
     Route("/api/runs/{number}", run_api, name="run_api"),
     Route("/api/tasks/{number}", task_api, name="task_api"),
+    Route("/runs/{number}/files/{name}", run_file, name="run_file"),
     Route("/runs/{number}/cancel", cancel_action, methods=["POST"], name="cancel"),
 ]

@@ -79,3 +79,19 @@ def test_a_huge_checkout_is_walked_to_its_budget_and_the_rest_left_out(project: 
     (project.path / "node_modules" / "p00" / "index.js").write_text("near the top: read\n")
     (project.path / "node_modules" / "p29" / "index.js").write_text("past the budget\n")
     assert confinement.after().checkout == (".env", "node_modules/p00/index.js")
+
+
+def test_what_ralph_writes_under_its_own_folders_meanwhile_is_no_breach(project: GitProject):
+    """Other workers append run logs and keep transcripts while an agent runs (in
+    ``.ralph/``, which a Ralph project ignores)."""
+    repo = GitRepo(project.path)
+    repo.exclude("/.ralph/*")
+    confinement = Confinement(repo, _worktree(project))
+    confinement.before()
+    runs = project.path / ".ralph" / "runs" / "1"
+    runs.mkdir(parents=True)
+    (runs / "task-1.log").write_text("== attempt 1\n")
+    assert not confinement.after()
+    confinement.before()
+    (project.path / ".ralph" / "elsewhere.txt").write_text("an agent's")
+    assert confinement.after()

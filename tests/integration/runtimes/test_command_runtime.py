@@ -66,6 +66,30 @@ def test_codex_events_give_the_final_message_tokens_and_session(tmp_path, brief,
     assert '"required": [' in seen  # the result's schema travels with the prompt
 
 
+def test_with_a_transcripts_folder_the_output_stream_is_kept_as_the_transcript(tmp_path, brief):
+    events = [{"type": "thread.started", "thread_id": "th_2"}, {"type": "turn.failed"}]
+    cli = fake_cli(
+        tmp_path,
+        "codex",
+        f"""
+        sys.stdin.read()
+        for event in {events!r}:
+            print(json.dumps(event))
+        sys.exit(1)
+    """,
+    )
+    folder = tmp_path / "run" / "incoming" / "3"
+    runtime = CommandRuntime(f"{cli} exec --json -", output="codex")
+    result = runtime.run(brief(transcripts=folder))
+    assert result.status is AgentStatus.FAILED
+    assert result.transcript is not None
+    kept = Path(result.transcript)
+    assert kept.parent == folder
+    assert kept.suffix == ".jsonl"
+    assert [json.loads(line) for line in kept.read_text().splitlines()] == events
+    assert runtime.run(brief()).transcript == "session th_2"  # no folder: none kept
+
+
 def test_a_codex_turn_failure_is_a_failed_run(tmp_path, brief):
     cli = fake_cli(
         tmp_path,

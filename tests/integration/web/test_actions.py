@@ -5,16 +5,18 @@ rules. And who may look at all: the token."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
-from ralph.project import Project
+from ralph.config import load_config
+from ralph.project import Project, open_project
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.web._security import CSRF_COOKIE
 from ralph.workflow import Estimate, WorkflowState
 
-from .conftest import TOKEN, WebProject, client_of, escalate_one
+from .conftest import BOARD_KINDS, TOKEN, WebProject, client_of, escalate_one, waiting_on
 
 pytestmark = pytest.mark.slow
 
@@ -139,6 +141,33 @@ def test_cancelling_a_run_from_its_page_cancels_what_is_left_of_it(
     again = client.post(f"/runs/{waiting.run}/cancel", data={"csrf": csrf})
     assert again.status_code == 400
     assert "only an active run" in again.text
+
+
+@pytest.mark.parametrize("kind", BOARD_KINDS[1:])
+def test_on_every_board_a_plan_is_approved_and_a_run_canceled_from_the_run_page(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The actions of the run page on PostgreSQL and on GitHub, on a board of their own
+    (the module's other tests change the SQLite project's)."""
+    with waiting_on(kind, tmp_path) as made:
+        for name, value in made.env.items():
+            monkeypatch.setenv(name, value)
+        with open_project(load_config(made.repo)) as project, client_of(project) as client:
+            page = f"/runs/{made.run}"
+            csrf = csrf_of(client, page)
+            assert f'action="/issues/{made.in_review[0]}/approve"' in client.get(page).text
+            approved = client.post(
+                f"/issues/{made.in_review[0]}/approve", data={"csrf": csrf, "back": page}
+            )
+            assert approved.status_code == 303
+            assert approved.headers["location"].startswith(f"{page}?notice=Approved")
+            for member in made.in_review:
+                assert state_of(project, member) is WorkflowState.IN_PROGRESS
+            canceled = client.post(f"{page}/cancel", data={"csrf": csrf, "back": page})
+            assert canceled.status_code == 303
+            assert project.store.get_run(made.run).status is RunStatus.CANCELED
+            refused = client.post(f"/issues/{made.in_review[0]}/approve", data={"csrf": "x"})
+            assert refused.status_code == 403
 
 
 def test_an_action_returns_only_to_a_page_of_the_board(

@@ -4,7 +4,8 @@ project a hero left waiting at its plan's gate.
 
 It opens the board (its columns and cards), a run page (its graph), approves a plan from
 the page, starts a scripted run in another process and sees its card move without a
-reload, and stops the server while the page still listens. Screenshots of the board and
+reload, opens a task's log from its run page, and stops the server while the page still
+listens. Screenshots of the board and
 a run page go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
 (``make screenshots`` writes docs/screenshots/ for the README).
 """
@@ -161,6 +162,12 @@ def test_the_board_runs_and_actions_in_a_browser(
     page.wait_for_selector("svg.task-graph")
     _shoot(page, "run.png", tmp_path)
     assert (tmp_path / "board.png").stat().st_size > 10_000
+
+    # A task's log, kept by the run and linked from its row.
+    log = page.locator("table.tasks a.run-file").first.get_attribute("href")
+    assert log is not None
+    page.goto(url + log.lstrip("/"))
+    assert page.inner_text("body").startswith("== attempt 1: ")
 
     # Stopping the server ends the page's open event stream: it exits at once.
     page.goto(url)

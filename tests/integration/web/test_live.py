@@ -1,7 +1,9 @@
 """The live feed over a real server (uvicorn on a free port, in a thread): a task
 starting or ending, a state move and an escalation reach an open event stream without a
-reload; a stream that stops reading is told to reload instead of holding events; and
-stopping the server ends every open stream."""
+reload, on every board (the local tracker on SQLite and on PostgreSQL, where the store's
+change signal wakes the feed; GitHub, read every ``poll_seconds``); a stream that stops
+reading is told to reload instead of holding events; and stopping the server ends every
+open stream."""
 
 from __future__ import annotations
 
@@ -26,9 +28,18 @@ from ralph.web._feed import FEED_QUEUE_SIZE, FeedMessage, Subscription
 from ralph.web._server import _Server
 from ralph.workflow import WorkflowState
 
+from .conftest import WebProject
+
 pytestmark = pytest.mark.slow
 
 WAIT = 10.0
+#: How often the feed reads a GitHub board here (ralph.toml's poll_seconds otherwise).
+GITHUB_POLL_SECONDS = 1.0
+
+
+@pytest.fixture(scope="module")
+def waiting_template(every_board: WebProject) -> WebProject:
+    return every_board
 
 
 @dataclass
@@ -40,7 +51,8 @@ class Served:
 
 @pytest.fixture
 def served(open_board: Project) -> Iterator[Served]:
-    app = create_app(open_board)
+    github = open_board.config.tracker == "github"
+    app = create_app(open_board, poll_seconds=GITHUB_POLL_SECONDS if github else None)
     urls: queue.Queue[str] = queue.Queue()
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     config.timeout_graceful_shutdown = 5

@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import re
+import subprocess
 from typing import Any
 
 import pytest
@@ -15,11 +16,18 @@ from starlette.testclient import TestClient
 
 from ralph.cli import main
 from ralph.project import Project
+from ralph.tracker import CheckConclusion, CheckRun, ReviewEvent
 from ralph.workflow import STATE_ORDER, WorkflowState
 
 from .conftest import WebProject
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def waiting_template(every_board: WebProject) -> WebProject:
+    """The same pages and documents on every board: local (SQLite, PostgreSQL), GitHub."""
+    return every_board
 
 
 def cli_json(project: WebProject, *args: str) -> Any:
@@ -91,6 +99,55 @@ def test_an_issue_page_shows_history_documents_and_the_review_actions(
     assert f'action="/issues/{number}/reject"' in text
 
 
+def _pull_request_for(project: Project, waiting: WebProject, number: int) -> int:
+    """A pull request closing issue ``number`` (a branch with a commit, pushed where
+    the board keeps its git), with a passing check and a person's review."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=waiting.repo, check=True, capture_output=True)
+
+    git("checkout", "-q", "-b", "web-farewell")
+    (waiting.repo / "FAREWELL.md").write_text("Say farewell.\n")
+    git("add", "FAREWELL.md")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Farewell")
+    git("checkout", "-q", "main")
+    if waiting.github is not None:
+        git("push", "-q", "origin", "web-farewell")
+    pr = project.tracker.create_pull_request(
+        head="web-farewell", base="main", title="Say farewell", body=f"Closes #{number}"
+    )
+    if waiting.github is not None:
+        waiting.github.add_check("acme/greet", pr.number, "unit tests", "SUCCESS")
+        waiting.github.review("acme/greet", pr.number, "alice", "COMMENT", "Reads **well**.")
+    else:
+        project.tracker.record_check(
+            pr.number,
+            CheckRun(name="unit tests", conclusion=CheckConclusion.SUCCESS, required=True),
+        )
+        project.tracker.submit_review(
+            pr.number, ReviewEvent.COMMENT, "Reads **well**.", author="alice"
+        )
+    return pr.number
+
+
+def test_an_issue_page_shows_its_pull_requests_with_checks_and_reviews(
+    client: TestClient, open_board: Project, waiting: WebProject
+) -> None:
+    number = waiting.in_review[-1]
+    pr = _pull_request_for(open_board, waiting, number)
+    text = client.get(f"/issues/{number}").text
+    prs = text.split('<section class="prs">')[1].split("</section>")[0]
+    assert f"#{pr}" in prs
+    assert "Say farewell" in prs
+    assert "web-farewell → main" in prs
+    assert re.search(r"<td>unit tests</td><td class=\"check-pass\">", prs)
+    assert "<strong>alice</strong>: COMMENTED" in prs
+    assert "Reads <strong>well</strong>." in prs
+    served = client.get(f"/api/issues/{number}").json()
+    assert [p["number"] for p in served["pullRequests"]] == [pr]
+    assert served == cli_json(waiting, "issue", "show", str(number))
+
+
 def test_the_issue_api_is_ralph_issue_show_json(client: TestClient, waiting: WebProject) -> None:
     number = waiting.in_review[0]
     assert client.get(f"/api/issues/{number}").json() == cli_json(
@@ -125,6 +182,9 @@ def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
     assert "Approve the plan" in text
     assert "$0.25" in text
     assert 'href="/api/tasks/' in text
+    # The hero stopped at the gate: nothing runs the run until a person approves.
+    assert "paused: no session is working on it" in text
+    assert "stopping" not in text
 
 
 def test_the_run_and_task_apis_are_the_cli_json(client: TestClient, waiting: WebProject) -> None:

@@ -22,6 +22,7 @@ asks for (``AgentBrief.stop``: a person took the agent's issue away).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,7 +195,11 @@ class CommandRuntime(AgentRuntime):
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
-        return self._result(brief, parsed, ran, time.monotonic() - started)
+        result = self._result(brief, parsed, ran, time.monotonic() - started)
+        if brief.transcripts is not None and ran.output:
+            kept = _keep_output(brief.transcripts, ran.output, plain=self.output == "plain")
+            result = dataclasses.replace(result, transcript=str(kept))
+        return result
 
     def _confined(self, argv: list[str], brief: AgentBrief, files: Path) -> list[str]:
         environ = os.environ if self.environ is None else self.environ
@@ -346,3 +352,12 @@ def _with_result_file(parsed: Parsed, path: Path) -> Parsed:
 def _kill_group(process: subprocess.Popen[str]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def _keep_output(folder: Path, output: str, *, plain: bool) -> Path:
+    """The agent's output (its JSON event stream, or plain text) in a new file of
+    ``folder``: the transcript of an agent CLI that keeps none of its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4()}{'.txt' if plain else '.jsonl'}"
+    path.write_text(output)
+    return path

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -134,6 +136,15 @@ class ScriptedRuntime(AgentRuntime):
             return queued.pop(0) if queued else None
 
     def run(self, brief: AgentBrief) -> AgentResult:
+        """The scripted agent's work; with ``brief.transcripts``, its transcript (the
+        brief as it got it, then its ending, as JSON lines) kept there."""
+        ended = self._run(brief)
+        if brief.transcripts is None:
+            return ended
+        path = _write_transcript(brief.transcripts, brief, ended)
+        return dataclasses.replace(ended, transcript=str(path))
+
+    def _run(self, brief: AgentBrief) -> AgentResult:
         started = time.monotonic()
         self.briefs.append(brief)
         fault = self._next_fault(brief.phase)
@@ -248,3 +259,20 @@ class ScriptedRuntime(AgentRuntime):
             denied_tools=refused,
             agent=DESCRIPTION,
         )
+
+
+def _write_transcript(folder: Path, brief: AgentBrief, ended: AgentResult) -> Path:
+    """The agent run as JSON lines in a new file of ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{uuid.uuid4()}.jsonl"
+    said = [
+        {"type": "user", "phase": brief.phase, "role": brief.role, "text": brief.instructions},
+        {
+            "type": "result",
+            "status": ended.status.value,
+            "result": dict(ended.result) if ended.result is not None else None,
+            "error": ended.error,
+        },
+    ]
+    path.write_text("".join(json.dumps(line, default=str) + "\n" for line in said))
+    return path
