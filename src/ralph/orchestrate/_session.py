@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ralph._process import process_owner
 from ralph._tracing import span
+from ralph.config import BestOf
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor, run_trace
@@ -197,6 +198,7 @@ def run_session(
     phases: Collection[str] | None = None,
     wait: bool = False,
     reconciler: Reconciler | None = None,
+    best_of: BestOf | None = None,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
     or is interrupted; with ``phases``, only tasks of those phases run, and the session
@@ -204,9 +206,18 @@ def run_session(
     review, a merge by hand) keep the session going, looked at again by their backoff,
     instead of ending it. ``reconciler`` stops agents whose issues a person took away
     (by default one that reads the board every ``RECONCILE_SECONDS`` while an agent
-    runs)."""
+    runs). ``best_of``: attempts per implementation for a new run (ralph.toml's by
+    default)."""
     store = project.store
-    lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode, wait=wait)
+    lead = Lead(
+        project,
+        root,
+        mode=mode,
+        budget=budget,
+        review_mode=review_mode,
+        wait=wait,
+        best_of=best_of,
+    )
     interrupt = interrupt or Interrupt()
     run, resumed = lead.open_run()
     if run is None:
