@@ -37,16 +37,16 @@ from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
-from ralph.orchestrate._planning import plan_from_tracker
-from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
-from ralph.orchestrate._run_files import RunFiles
-from ralph.orchestrate._waiting import wait_policy
 from ralph.orchestrate._attempts import (
     ATTEMPT_MARK,
     best_of_from_config,
     is_attempt,
     is_selection,
 )
+from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
+from ralph.orchestrate._run_files import RunFiles
+from ralph.orchestrate._waiting import wait_policy
 from ralph.phases import (
     AttemptOutcome,
     AttemptRecord,

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph._process import holder_is_gone, process_owner
-from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.config import BestOf
+from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.graph import PipelinePlan, ReviewMode, Role, TaskKind
 from ralph.orchestrate._attempts import best_of_from_config, best_of_to_config
 from ralph.orchestrate._budget import Budget

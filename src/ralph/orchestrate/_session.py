@@ -117,15 +117,18 @@ def worker_crew(roles: Sequence[str], concurrency: int) -> CrewPlan:
     return [(f"{label}-{i}", tuple(roles)) for i in range(1, concurrency + 1)]
 
 
-def suggested_team(project: Project, root: int, review_mode: ReviewMode | str) -> dict[str, int]:
+def suggested_team(
+    project: Project, root: int, review_mode: ReviewMode | str, best_of: BestOf | None = None
+) -> dict[str, int]:
     """The suggested roster for the root as it stands, at least one worker per role
     (idle workers cost nothing: they sleep on the store's events). Work streams are
     only known after research, so a team that starts before it brings a builder for
-    each stream there may be."""
-    plan = plan_from_tracker(project, root, review_mode)
+    each stream there may be; best of N brings a builder per attempt."""
+    best_of = best_of or project.config.agent.best_of_for("implement")
+    plan = plan_from_tracker(project, root, review_mode, best_of)
     roster = suggest_roster(plan.position, plan.streams).to_dict()
     possible = _possible_streams(project, plan)
-    roster["builder"] = max(roster["builder"], min(possible, MAX_BUILDERS))
+    roster["builder"] = max(roster["builder"], min(possible, MAX_BUILDERS), best_of.count)
     return {role: max(1, roster.get(role, 1)) for role in WORKER_ROLES}
 
 

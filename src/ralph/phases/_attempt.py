@@ -195,7 +195,7 @@ def remove_attempt_branches(ctx: PhaseContext, worktree: str) -> list[str]:
 #: How much of each attempt's diff the validator reads.
 _DIFF_CHARS = 20_000
 
-_SELECT_INSTRUCTIONS = """You are the validator choosing between implementations of one approved plan.
+_SELECT_INSTRUCTIONS = """You are the validator choosing between implementations of one plan.
 
 {count} builders implemented the plan for {issues}, each on a branch of its own. Every
 attempt below passed the project's tests and ticked the plan's checks; their diffs against

@@ -35,6 +35,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -43,6 +44,7 @@ from ralph._debuglog import debug_enabled, debug_log_dir, record_event
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph._tracing import Span, span
+from ralph.config import BestOf
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
@@ -53,8 +55,9 @@ from ralph.phases._attempt import (
     remove_attempt_worktrees,
     selection_brief,
 )
-from ralph.phases._best_of_score import AttemptRecord, Selection
+from ralph.phases._best_of_score import AttemptRecord, Selection, select_attempt
 from ralph.phases._context import MovedMeanwhile, PhaseContext
+from ralph.phases._implement import implementation_problems
 from ralph.phases._phase import (
     AlreadyDone,
     Attempt,
@@ -651,8 +654,15 @@ class PhaseRunner:
         runs: list[AgentResult] = []
         problems: list[str] = []
         rejections: list[str] = []
+        # A run that stopped after the agent finished (a crash) measures its work again
+        # instead of asking for it again.
+        finished = not implementation_problems(ctx, members, phase.worktree(ctx, members))
+        if finished:
+            with phase.workspace(ctx, members) as space:
+                problems = phase.validate(ctx, members, space, AgentResult(status=AgentStatus.OK))
+            ctx.say(f"Try {attempt} was finished before; measured again.")
         with span("ralph.attempt", {"ralph.issue": number, "ralph.attempt": attempt}):
-            for tried in range(1, self.max_attempts + 1):
+            for tried in range(1, 0 if finished else self.max_attempts + 1):
                 try:
                     with phase.workspace(ctx, members) as space:
                         got, problems = self._attempt(
@@ -682,6 +692,46 @@ class PhaseRunner:
             f"{record.diff_lines} line(s) changed, ${record.cost_usd:.2f}."
         )
         return AttemptOutcome(record, tuple(ctx.said), tuple(runs), tuple(ctx.breaches))
+
+    def run_best_of(
+        self, number: int, best_of: BestOf, *, stop: StopSignal | None = None
+    ) -> PhaseOutcome:
+        """``ralph run implement N --best-of K``: the attempts side by side (a thread
+        each), the choice, the winner installed, then the implement phase, which finds
+        the implementation finished and moves on as after a single attempt."""
+        with ThreadPoolExecutor(best_of.count, thread_name_prefix="attempt") as pool:
+            futures = [
+                pool.submit(self.run_attempt, number, k, agent=best_of.agent_of(k), stop=stop)
+                for k in range(1, best_of.count + 1)
+            ]
+            attempts = [future.result() for future in futures]
+        lines = [line for a in attempts for line in a.lines]
+        runs = [run for a in attempts for run in a.agent_runs]
+        if not any(a.already_done for a in attempts):
+            records = [a.record for a in attempts]
+            selection = select_attempt(records)
+            if best_of.select == "review" and selection.winner is not None:
+                selection, reviewed = self.review_attempts(number, records, selection)
+                runs += [reviewed] if reviewed is not None else []
+            if selection.winner is None:
+                reason = f"best of {best_of.count}: {selection.reason}"
+                lines += self.escalate("implement", [number], reason)
+                return PhaseOutcome(
+                    "implement", (number,), PhaseStatus.ESCALATED, tuple(lines), tuple(runs), reason
+                )
+            winner = next(r for r in records if r.attempt == selection.winner)
+            branch = self.install_attempt(number, winner, best_of.count)
+            lines += [
+                f"Best of {best_of.count}: {selection.reason}.",
+                f"{branch} is try {winner.attempt}'s.",
+            ]
+        outcome = self.run("implement", number, stop=stop)
+        return dataclasses.replace(
+            outcome,
+            lines=(*lines, *outcome.lines),
+            agent_runs=(*runs, *outcome.agent_runs),
+            breaches=(*(b for a in attempts for b in a.breaches), *outcome.breaches),
+        )
 
     def install_attempt(
         self, number: int, winner: AttemptRecord, count: int, *, only: Sequence[int] | None = None
