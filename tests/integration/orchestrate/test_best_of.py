@@ -66,11 +66,13 @@ def test_best_of_three_merges_the_small_passing_attempt_and_the_report_says_why(
     (best,) = report.best_of
     assert best.winner == 3
     by_try = {a.attempt: a for a in best.attempts}
-    assert by_try[1].tests == "failed" and by_try[2].tests == by_try[3].tests == "passed"
+    assert by_try[1].tests == "failed"
+    assert by_try[2].tests == by_try[3].tests == "passed"
     assert by_try[2].diff_lines > by_try[3].diff_lines
     assert [a.rank for a in best.attempts] == [3, 2, 1]
     assert "try 3 won" in best.reason
-    assert "try 2's diff is larger" in best.reason and "try 1's tests fail" in best.reason
+    assert "try 2's diff is larger" in best.reason
+    assert "try 1's tests fail" in best.reason
     # The attempts ran side by side: the run took less than their sum.
     seconds = [a.seconds for a in best.attempts]
     assert report.makespan < report.work
@@ -81,7 +83,8 @@ def test_best_of_three_merges_the_small_passing_attempt_and_the_report_says_why(
     print_report(report, console)
     printed = console.export_text()
     assert "Why: try 3 won" in printed
-    assert "won" in printed and "lost" in printed
+    assert "won" in printed
+    assert "lost" in printed
 
 
 def test_until_done_the_losing_attempts_stay_as_branches_and_the_winner_is_the_issue_branch(
@@ -147,7 +150,8 @@ def test_attempts_stop_starting_once_the_task_budget_is_spent(demo: Demo):
     (best,) = demo.report(result).best_of
     ran = [a for a in best.attempts if a.cost_usd > 0]
     skipped = [a for a in best.attempts if "budget" in a.problem]
-    assert len(ran) == 2 and len(skipped) == 1, best.attempts
+    assert len(ran) == 2, best.attempts
+    assert len(skipped) == 1, best.attempts
     assert skipped[0].attempt == 3
 
 
@@ -233,6 +237,7 @@ def test_a_hero_killed_during_best_of_resumes_without_rerunning_an_attempt_and_m
         assert len(merges) == 1
         assert [p.state.value for p in project.tracker.list_pull_requests()] == ["merged"]
         core = git.run("show", "main:greet/core.py").stdout
-        assert "def farewell" in core and "RuntimeError" not in core
+        assert "def farewell" in core
+        assert "RuntimeError" not in core
         left = git.git("branch", "--format=%(refname:short)", what="list branches").split()
         assert sorted(left) == [f"feature/GH-{number}", "main"]

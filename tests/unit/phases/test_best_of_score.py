@@ -64,7 +64,8 @@ def test_no_winner_when_no_attempt_passes_and_the_reason_names_each():
     )
     assert chosen.winner is None
     assert chosen.reason.startswith("none of the 2 attempts passed its tests and checks")
-    assert "try 1" in chosen.reason and "try 2 did not finish (the agent failed)" in chosen.reason
+    assert "try 1" in chosen.reason
+    assert "try 2 did not finish (the agent failed)" in chosen.reason
     assert select_attempt([]).winner is None
 
 
