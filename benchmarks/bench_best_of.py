@@ -108,7 +108,9 @@ def main() -> None:
                     one_run(Path(scratch) / f"w{workers}-n{attempts}-{k}", attempts, workers)
                     for k in range(REPEATS)
                 ]
-                stage, makespan, cost = (statistics.median(column) for column in zip(*runs))
+                stage, makespan, cost = (
+                    statistics.median(column) for column in zip(*runs, strict=True)
+                )
                 baseline = baseline or (stage, makespan, cost)
                 ratios = (stage / baseline[0], makespan / baseline[1], cost / baseline[2])
                 print(
