@@ -305,6 +305,7 @@ class TaskExecutor:
                 "lines": list(lines),
                 "result": {"attempt": record.to_dict()},
                 "costUsd": record.cost_usd,
+                "alreadyDone": outcome.already_done,
             },
         )
         return Execution(claim.task_id, ExecutionStatus.DONE, lines)
@@ -346,7 +347,7 @@ class TaskExecutor:
             for t in attempts
             if t.status is TaskStatus.DONE and isinstance(t.result, dict)
         ]
-        if any(r.problems and "implemented already" in r.problems[0] for r in records):
+        if any(isinstance(t.result, dict) and t.result.get("alreadyDone") for t in attempts):
             return ("The implementation was finished before the attempts began.",)
         kept = task.metadata.get("best_of_choice")
         if isinstance(kept, dict):

@@ -744,6 +744,11 @@ class PhaseRunner:
             members = [issue for issue in members if issue.number in only]
         branch = install_winner(ctx, members, winner)
         remove_attempt_worktrees(ctx, members, count)
+        # With review_mode = "skip" the attempts took the plan from Plan in Review; the
+        # implementation's lock moves it to In Progress, as a single attempt's does.
+        for issue in members:
+            if issue.workflow_state is WorkflowState.PLAN_IN_REVIEW:
+                self.project.tracker.set_state(issue.number, "__LOCK__", command="ralph_impl")
         return branch
 
     def review_attempts(

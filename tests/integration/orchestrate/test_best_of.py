@@ -112,6 +112,15 @@ def test_until_done_the_losing_attempts_stay_as_branches_and_the_winner_is_the_i
     assert branches(demo) == [issue_branch, "main"]
 
 
+def test_with_review_skipped_the_attempts_take_the_plan_from_plan_in_review(demo: Demo):
+    number = farewell(demo, THREE, WorkflowState.RESEARCH_NEEDED)
+    result = demo.hero(number, best_of=BestOf(count=2), review_mode="skip")
+    assert result.ending is Ending.FINISHED
+    assert demo.state(number) is DONE
+    (best,) = demo.report(result).best_of
+    assert best.winner == 2  # try 1 breaks the tests
+
+
 def test_a_validator_chooses_among_the_passing_attempts_and_says_why(demo: Demo):
     number = farewell(demo, f"{THREE}\nSelect: try 2", WorkflowState.RESEARCH_NEEDED)
     result = demo.hero(number, best_of=BestOf(count=3, select="review"))
