@@ -15,6 +15,7 @@ from ralph.tasks import TaskStatus
 
 __all__ = [
     "MARKS",
+    "best_of_table",
     "cached",
     "duration",
     "print_best_of",
@@ -123,6 +124,13 @@ def tokens_total(tokens: int, read: int, written: int) -> str:
 def print_best_of(best: BestOfLine, console: Console) -> None:
     """An implementation done N times: a row per attempt (agent, time, cost, tests,
     plan checks, diff, place in the score) and why the winner won."""
+    console.print(best_of_table(best))
+    if best.reason:
+        console.print(f"Why: {best.reason}", markup=False)
+
+
+def best_of_table(best: BestOfLine) -> Table:
+    """The attempts of one implementation done N times, a row each."""
     table = Table(title=f"{best.subject}", title_justify="left")
     for column in ("Try", "Agent", "Status", "Time", "Cost", "Tests", "Checks", "Diff", "Score"):
         table.add_column(column, justify="right" if column in ("Try", "Diff", "Score") else "left")
@@ -144,9 +152,7 @@ def print_best_of(best: BestOfLine, console: Console) -> None:
             f"{attempt.diff_lines:,}" if attempt.tests else "",
             f"#{attempt.rank}" if attempt.rank else "",
         )
-    console.print(table)
-    if best.reason:
-        console.print(f"Why: {best.reason}", markup=False)
+    return table
 
 
 def print_report(report: RunReport, console: Console) -> None:

@@ -6,6 +6,7 @@ attempts resumes without running a finished attempt again and merges once."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import signal
 import sys
 from collections import Counter
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ralph.cli._console import Console
+from ralph.cli._live import LiveView
 from ralph.cli._report import print_report
 from ralph.config import BestOf, load_config
 from ralph.demo import create_demo_project
@@ -250,3 +252,26 @@ def test_a_hero_killed_during_best_of_resumes_without_rerunning_an_attempt_and_m
         assert "RuntimeError" not in core
         left = git.git("branch", "--format=%(refname:short)", what="list branches").split()
         assert sorted(left) == [f"feature/GH-{number}", "main"]
+
+
+def test_the_live_view_shows_each_attempt_and_the_choice(demo: Demo):
+    number = farewell(demo, THREE, WorkflowState.RESEARCH_NEEDED)
+    out = io.StringIO()
+    view = LiveView(demo.project.store, demo.project.tracker, Console(file=out, width=300))
+    demo.hero(number, observer=view, best_of=BestOf(count=3))
+    lines = out.getvalue().splitlines()
+    assert any(f"Implement GH-{number} (try 2 of 3) [hero-" in line for line in lines)
+    assert any("Try 1 finished" in line and "tests failed" in line for line in lines)
+    assert any("Best of 3: try 3 won" in line for line in lines)
+    terminal = io.StringIO()
+    live = LiveView(
+        demo.project.store,
+        demo.project.tracker,
+        Console(file=terminal, force_terminal=True, width=160, color_system=None),
+    )
+    again = farewell(demo, THREE, WorkflowState.RESEARCH_NEEDED)
+    with live.showing():
+        demo.hero(again, observer=live, best_of=BestOf(count=3))
+    shown = terminal.getvalue()
+    assert f"Implement GH-{again} (best of 3)" in shown
+    assert "Score" in shown
