@@ -143,7 +143,7 @@ def _session(
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
-            best_of=best_of_settings(project, best_of),
+            best_of=best_of_settings(project, best_of, agent),
         )
     report = _conclude(project, result, console, mode=mode, root=root)
     return _exit_code(result, report)
@@ -371,7 +371,7 @@ def team_command(
         for branch in adopt or ():
             adopt_branch(project, branch)
         mode = review_mode or project.config.review_mode
-        several = best_of_settings(project, best_of)
+        several = best_of_settings(project, best_of, agent)
         roster = {**suggested_team(project, number, mode, several), **counts}
         code = _session(
             project,

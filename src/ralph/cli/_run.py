@@ -73,12 +73,18 @@ BestOfOpt = Annotated[
 ]
 
 
-def best_of_settings(project: Project, count: int | None) -> BestOf | None:
-    """ralph.toml's best-of for the implementation with ``--best-of``'s count on it, or
-    None without the option (a run resumed keeps its own)."""
-    if count is None:
+def best_of_settings(
+    project: Project, count: int | None, agent: str | None = None
+) -> BestOf | None:
+    """ralph.toml's best-of for the implementation with ``--best-of``'s count on it, and
+    with ``--agent`` (one agent for every phase) one agent for every attempt too; None
+    when neither option is given (a run resumed keeps its own)."""
+    if count is None and agent is None:
         return None
-    return dataclasses.replace(project.config.agent.best_of_for("implement"), count=count)
+    best_of = project.config.agent.best_of_for("implement")
+    if agent is not None:
+        best_of = dataclasses.replace(best_of, agents=())
+    return best_of if count is None else dataclasses.replace(best_of, count=count)
 
 
 def _print(outcome: PhaseOutcome, agent: str) -> None:
@@ -166,7 +172,9 @@ def run_command(
                 _say(f"No work found for {phase}.")
                 return
         runner = PhaseRunner(project, runtime, max_attempts=attempts)
-        several = best_of_settings(project, best_of) or project.config.agent.best_of_for(phase)
+        several = best_of_settings(project, best_of, agent) or (
+            project.config.agent.best_of_for(phase)
+        )
         if phase == "implement" and several.count > 1:
             outcome = runner.run_best_of(number, several)
         else:
