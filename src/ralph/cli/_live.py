@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.cli._report import MARKS, duration, status_cell, waiting_text, worker_name
+from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
 from ralph.orchestrate import load_report
 from ralph.tasks import Event, EventKind, Run, TaskStore
 from ralph.tracker import Tracker
@@ -95,6 +95,9 @@ class LiveView:
         for breach in breaches[self._breaches_seen.get(task.id, 0) :]:
             self.console.print(f"         ! {breach}", markup=False, highlight=False)
         self._breaches_seen[task.id] = len(breaches)
+        if event.kind is EventKind.TASK_DONE and "best_of" in task.metadata:
+            for said_line in _best_of_lines(task.result):
+                self.console.print(f"         {said_line}", markup=False, highlight=False)
         if event.kind is EventKind.TASK_DONE:
             board = self.board()
             if board and board != self._board:
@@ -138,4 +141,10 @@ class LiveView:
             table.add_row(*cells)
         done = sum(1 for t in report.tasks if t.status == "done")
         footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
-        return Group(table, footer)
+        return Group(table, footer, *(best_of_table(best) for best in report.best_of))
+
+
+def _best_of_lines(result: object) -> list[str]:
+    """What an attempt measured, or why the winner won: its task's own lines."""
+    lines = result.get("lines", []) if isinstance(result, dict) else []
+    return [str(line) for line in lines if str(line).startswith(("Try ", "Best of "))]

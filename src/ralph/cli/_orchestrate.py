@@ -20,7 +20,7 @@ from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._report import print_report
-from ralph.cli._run import AdoptOpt, WaitOpt, project_runtime
+from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
@@ -121,6 +121,7 @@ def _session(
     attempts: int,
     review_mode: ReviewMode | None,
     wait: bool = False,
+    best_of: int | None = None,
 ) -> int:
     """Run the session with the live view; print the report; return the exit code."""
     console = _console()
@@ -142,6 +143,7 @@ def _session(
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
+            best_of=best_of_settings(project, best_of, agent),
         )
     report = _conclude(project, result, console, mode=mode, root=root)
     return _exit_code(result, report)
@@ -211,6 +213,7 @@ def hero_command(
     review_mode: ReviewOpt = None,
     adopt: AdoptOpt = None,
     wait: WaitOpt = False,
+    best_of: BestOfOpt = None,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx, working=True) as project:
@@ -226,6 +229,7 @@ def hero_command(
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
+            best_of=best_of,
         )
     raise typer.Exit(code)
 
@@ -359,6 +363,7 @@ def team_command(
     review_mode: ReviewOpt = None,
     adopt: AdoptOpt = None,
     wait: WaitOpt = False,
+    best_of: BestOfOpt = None,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
@@ -366,7 +371,8 @@ def team_command(
         for branch in adopt or ():
             adopt_branch(project, branch)
         mode = review_mode or project.config.review_mode
-        roster = {**suggested_team(project, number, mode), **counts}
+        several = best_of_settings(project, best_of, agent)
+        roster = {**suggested_team(project, number, mode, several), **counts}
         code = _session(
             project,
             number,
@@ -376,6 +382,7 @@ def team_command(
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
+            best_of=best_of,
         )
     raise typer.Exit(code)
 

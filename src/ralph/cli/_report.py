@@ -10,13 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import RunReport, TaskLine
+from ralph.orchestrate import BestOfLine, RunReport, TaskLine
 from ralph.tasks import TaskStatus
 
 __all__ = [
     "MARKS",
+    "best_of_table",
     "cached",
     "duration",
+    "print_best_of",
     "print_report",
     "status_cell",
     "tokens_total",
@@ -119,6 +121,40 @@ def tokens_total(tokens: int, read: int, written: int) -> str:
     return f"{tokens:,} tokens ({read:,} cache read, {written:,} cache write)"
 
 
+def print_best_of(best: BestOfLine, console: Console) -> None:
+    """An implementation done N times: a row per attempt (agent, time, cost, tests,
+    plan checks, diff, place in the score) and why the winner won."""
+    console.print(best_of_table(best))
+    if best.reason:
+        console.print(f"Why: {best.reason}", markup=False)
+
+
+def best_of_table(best: BestOfLine) -> Table:
+    """The attempts of one implementation done N times, a row each."""
+    table = Table(title=f"{best.subject}", title_justify="left")
+    for column in ("Try", "Agent", "Status", "Time", "Cost", "Tests", "Checks", "Diff", "Score"):
+        table.add_column(column, justify="right" if column in ("Try", "Diff", "Score") else "left")
+    for attempt in best.attempts:
+        mark, style = MARKS[attempt.status]
+        ended = attempt.status == "done" and best.winner is not None
+        word = "won" if attempt.won else ("lost" if ended else attempt.status)
+        status = Text(f"{mark} {word}", style=style)
+        if attempt.problem and attempt.tests != "failed" and not attempt.won:
+            status.append(f" ({attempt.problem[:60]})", style="bright_black")
+        table.add_row(
+            str(attempt.attempt),
+            attempt.agent,
+            status,
+            duration(attempt.seconds) if attempt.seconds else "",
+            f"${attempt.cost_usd:.2f}",
+            attempt.tests,
+            attempt.checks,
+            f"{attempt.diff_lines:,}" if attempt.tests else "",
+            f"#{attempt.rank}" if attempt.rank else "",
+        )
+    return table
+
+
 def print_report(report: RunReport, console: Console) -> None:
     run = report.run
     refused = any(line.refused for line in report.tasks)
@@ -163,6 +199,8 @@ def print_report(report: RunReport, console: Console) -> None:
         f"{counters.coordination_turns}",
         markup=False,
     )
+    for best in report.best_of:
+        print_best_of(best, console)
     if report.streams:
         console.print(f"[bold]Work streams ({len(report.streams)}):[/bold]")
         for stream in report.streams:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Annotated
 
 import typer
 
-from ralph.cli._bounds import MAX_ATTEMPTS
+from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.config import BestOf
 from ralph.errors import InvalidInput
 from ralph.orchestrate import wait_policy
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
@@ -21,7 +23,15 @@ from ralph.workflow import PHASE_SPECS
 #: The phases ``ralph run`` takes, by name.
 PHASE_BY_NAME = {spec.name: spec for spec in PHASE_SPECS if not spec.by_person}
 
-__all__ = ["AdoptOpt", "WaitOpt", "approve_command", "project_runtime", "run_command"]
+__all__ = [
+    "AdoptOpt",
+    "BestOfOpt",
+    "WaitOpt",
+    "approve_command",
+    "best_of_settings",
+    "project_runtime",
+    "run_command",
+]
 
 #: Exit code when the phase ran but did not succeed (escalated or failed).
 EXIT_PHASE_FAILED = EXIT_FAILED
@@ -47,6 +57,34 @@ WaitOpt = Annotated[
         "exit 1.",
     ),
 ]
+
+
+BestOfOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--best-of",
+        min=1,
+        max=MAX_BEST_OF,
+        help="Implement each plan N times side by side, each on its own branch, and keep the "
+        "best (tests, plan checks, smaller diff, cost); default: ralph.toml's "
+        "[agent.phases.implement] best_of. Not --attempts, which counts retries.",
+        show_default=False,
+    ),
+]
+
+
+def best_of_settings(
+    project: Project, count: int | None, agent: str | None = None
+) -> BestOf | None:
+    """ralph.toml's best-of for the implementation with ``--best-of``'s count on it, and
+    with ``--agent`` (one agent for every phase) one agent for every attempt too; None
+    when neither option is given (a run resumed keeps its own)."""
+    if count is None and agent is None:
+        return None
+    best_of = project.config.agent.best_of_for("implement")
+    if agent is not None:
+        best_of = dataclasses.replace(best_of, agents=())
+    return best_of if count is None else dataclasses.replace(best_of, count=count)
 
 
 def _print(outcome: PhaseOutcome, agent: str) -> None:
@@ -112,13 +150,17 @@ def run_command(
     ] = 2,
     adopt: AdoptOpt = None,
     wait: WaitOpt = False,
+    best_of: BestOfOpt = None,
 ) -> None:
     """Run one phase on one issue (a group phase on the issue's whole group); without a
     number, on the issue the phase should take next (exit 0 when there is none). A phase
     not ready yet (a pull request's checks running) looks again as it backs off; one
-    waiting for a person stops with exit 1, unless --wait."""
+    waiting for a person stops with exit 1, unless --wait. implement with --best-of N
+    (or ralph.toml's best_of) runs N attempts at once and keeps the best."""
     if phase not in PHASE_BY_NAME:
         raise InvalidInput(f"unknown phase {phase!r}; phases are: {', '.join(PHASE_BY_NAME)}")
+    if best_of is not None and phase != "implement":
+        raise InvalidInput(f"--best-of applies to implement only, not {phase}; drop it")
     with open_project_of(ctx, working=True) as project:
         for branch in adopt or ():
             adopt_branch(project, branch)
@@ -130,7 +172,13 @@ def run_command(
                 _say(f"No work found for {phase}.")
                 return
         runner = PhaseRunner(project, runtime, max_attempts=attempts)
-        outcome = _run_until_ready(runner, project, phase, number, wait=wait)
+        several = best_of_settings(project, best_of, agent) or (
+            project.config.agent.best_of_for(phase)
+        )
+        if phase == "implement" and several.count > 1:
+            outcome = runner.run_best_of(number, several)
+        else:
+            outcome = _run_until_ready(runner, project, phase, number, wait=wait)
     _print(outcome, runtime.describe(phase))
     if outcome.status is PhaseStatus.WAITING:
         _say(

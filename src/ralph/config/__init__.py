@@ -3,7 +3,7 @@ Pure settings: opening what they name is :mod:`ralph.project`'s work."""
 
 from __future__ import annotations
 
-from ralph.config._agent import AgentSettings, PhaseSettings
+from ralph.config._agent import AgentSettings, BestOf, PhaseSettings
 from ralph.config._config import (
     CONFIG_FILE,
     MAX_POLL_SECONDS,
@@ -30,6 +30,7 @@ __all__ = [
     "MAX_POLL_SECONDS",
     "TOKEN_VARIABLES",
     "AgentSettings",
+    "BestOf",
     "Config",
     "DebugSettings",
     "FoundTestCommand",

@@ -18,6 +18,9 @@ and within which limits, per phase if need be.
 
     [agent.phases.implement]      # another agent CLI for one phase (or role)
     preset = "codex"
+    best_of = 3                   # three builders implement the plan; the best one wins
+    best_of_agents = ["claude", "codex"]   # attempt K runs agent K (round robin)
+    select = "score"              # score (tests, checks, diff, cost) | review (+ a validator)
 
 A phase runs with its own table over its role's over ``[agent]``. A model is taken only
 from tables whose agent is the phase's: a model ``[agent]`` names for Claude does not go
@@ -41,13 +44,22 @@ __all__ = [
     "DEFAULT_MODELS",
     "PHASE_NAMES",
     "ROLE_NAMES",
+    "SELECT_MODES",
     "AgentSettings",
+    "BestOf",
     "PhaseSettings",
     "parse_agent_settings",
 ]
 
 PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
 COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
+#: How the winner of best-of-N attempts is chosen: the score alone, or the score's
+#: survivors read by a validator agent that chooses with a written reason.
+SELECT_MODES = ("score", "review")
+#: Most attempts ``best_of`` may ask for.
+MAX_BEST_OF = 8
+#: The phases ``best_of`` makes sense for: those whose result is a branch to compare.
+BEST_OF_PHASES = ("implement",)
 #: The agent CLIs ``preset`` names: Claude Code (the claude runtime) and the CLIs the
 #: command runtime knows the command line, output and narrowest permissions of.
 AGENT_PRESETS = ("claude", "codex", "gemini", "opencode")
@@ -65,6 +77,22 @@ class PhaseSettings:
     max_usd: float | None = None
     timeout_seconds: float | None = None
     stall_seconds: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BestOf:
+    """Best of N for a phase: ``count`` attempts of the same plan side by side, each on
+    its own branch, the best one kept (``[agent.phases.implement] best_of``)."""
+
+    count: int = 1
+    #: Agents for the attempts, round robin (attempt K runs ``agents[(K-1) % len]``),
+    #: each ``agent`` or ``agent:model``; empty: the phase's own agent for every one.
+    agents: tuple[str, ...] = ()
+    select: str = "score"
+
+    def agent_of(self, attempt: int) -> str:
+        """``agent`` or ``agent:model`` for attempt ``attempt`` (1..N); "" for the phase's."""
+        return self.agents[(attempt - 1) % len(self.agents)] if self.agents else ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +115,11 @@ class AgentSettings:
     format: str = "plain"
     phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
     roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
+    #: Best of N per phase (only ``implement`` takes it).
+    best_of: Mapping[str, BestOf] = field(default_factory=dict)
+
+    def best_of_for(self, phase: str) -> BestOf:
+        return self.best_of.get(phase, BestOf())
 
     @property
     def agent(self) -> str:
@@ -203,21 +236,65 @@ ROLE_NAMES = tuple(dict.fromkeys(s.role for s in PHASE_SPECS if s.uses_agent))
 
 
 def _limit_tables(
-    data: Any, source: str, kind: str, names: tuple[str, ...]
+    data: Any,
+    source: str,
+    kind: str,
+    names: tuple[str, ...],
+    best_of: dict[str, BestOf] | None = None,
 ) -> dict[str, PhaseSettings]:
-    """``[agent.phases.*]`` or ``[agent.roles.*]``: model and limits per name."""
+    """``[agent.phases.*]`` or ``[agent.roles.*]``: model and limits per name; a phase's
+    best-of settings go to ``best_of`` when given."""
     parsed: dict[str, PhaseSettings] = {}
-    for name, own in _table(data, f"{source}: [agent.{kind}]").items():
+    for name, table in _table(data, f"{source}: [agent.{kind}]").items():
         where = f"{source}: [agent.{kind}.{name}]"
         if name not in names:
             raise ConfigError(f"{where}: unknown {kind[:-1]}; {kind} are: {', '.join(names)}")
-        own = _table(own, where)
+        own = dict(_table(table, where))
+        if best_of is not None:
+            found = _best_of_table(own, name, where)
+            if found is not None:
+                best_of[name] = found
         _known(own, _LIMITS, where)
         parsed[name] = PhaseSettings(
             **{k: _value(_LIMITS[k], v, f"{where} {k}") for k, v in own.items()}
         )
         _check_preset(parsed[name].preset, f"{where} preset")
     return parsed
+
+
+_BEST_OF_KEYS = ("best_of", "best_of_agents", "select")
+
+
+def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
+    """Pops ``best_of``, ``best_of_agents`` and ``select`` from a phase's table."""
+    found = {key: own.pop(key) for key in _BEST_OF_KEYS if key in own}
+    if not found:
+        return None
+    if name not in BEST_OF_PHASES:
+        raise ConfigError(
+            f"{where}: {', '.join(found)} only apply to {', '.join(BEST_OF_PHASES)}; "
+            "move them to [agent.phases.implement]"
+        )
+    count = found.get("best_of", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_BEST_OF:
+        raise ConfigError(
+            f"{where} best_of: {count!r} is not valid; expected a whole number from 1 to "
+            f"{MAX_BEST_OF}"
+        )
+    agents = found.get("best_of_agents", [])
+    if not isinstance(agents, list) or not all(isinstance(a, str) and a for a in agents):
+        raise ConfigError(
+            f"{where} best_of_agents: {agents!r} is not valid; expected a list of agent names "
+            f'such as ["claude", "codex:o3"]'
+        )
+    for agent in agents:
+        _check_preset(agent.partition(":")[0], f"{where} best_of_agents")
+    select = found.get("select", "score")
+    if select not in SELECT_MODES:
+        raise ConfigError(
+            f"{where} select: {select!r} is not valid; use one of {', '.join(SELECT_MODES)}"
+        )
+    return BestOf(count=count, agents=tuple(agents), select=select)
 
 
 def _check_preset(preset: str | None, where: str) -> None:
@@ -232,7 +309,8 @@ def parse_agent_settings(
 ) -> AgentSettings:
     """``[agent]`` from ralph.toml (``data`` may be absent: the defaults)."""
     table = dict(_table(data if data is not None else {}, f"{source}: [agent]"))
-    phases = _limit_tables(table.pop("phases", {}), source, "phases", PHASE_NAMES)
+    best_of: dict[str, BestOf] = {}
+    phases = _limit_tables(table.pop("phases", {}), source, "phases", PHASE_NAMES, best_of)
     roles = _limit_tables(table.pop("roles", {}), source, "roles", ROLE_NAMES)
     _known(table, _SETTINGS, f"{source}: [agent]")
     values = {k: _value(_SETTINGS[k], v, f"{source}: agent.{k}") for k, v in table.items()}
@@ -241,7 +319,7 @@ def parse_agent_settings(
             f"{source}: agent.runtime and agent.preset both name the agent; keep one "
             f'(preset = "{values["preset"]}" needs no runtime)'
         )
-    settings = AgentSettings(**values, phases=phases, roles=roles)
+    settings = AgentSettings(**values, phases=phases, roles=roles, best_of=best_of)
     _check_preset(settings.preset or None, f"{source}: agent.preset")
     if runtime_override:
         # One agent for every phase: the per-phase choices give way.
@@ -251,6 +329,7 @@ def parse_agent_settings(
             preset="",
             phases={n: replace(p, preset=None) for n, p in settings.phases.items()},
             roles={n: replace(p, preset=None) for n, p in settings.roles.items()},
+            best_of={n: replace(b, agents=()) for n, b in settings.best_of.items()},
         )
     if settings.permission_mode not in PERMISSION_MODES:
         raise ConfigError(

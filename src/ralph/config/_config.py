@@ -439,6 +439,13 @@ permission_mode = "dontAsk"
 # [agent.phases.implement]    # Codex implements; the other phases stay on Claude
 # preset = "codex"
 # model = "gpt-5.5"           # a model goes only to its own table's agent
+# Best of N: N builders implement the same approved plan side by side, each on its own
+# branch (feature/GH-N-try-K); the tests, the plan's checks, the smaller diff and the
+# cost pick the winner (select = "review" adds a validator's reasoned choice). Not
+# --attempts, which counts retries of one attempt. --best-of N on the command line.
+# best_of = 3
+# best_of_agents = ["claude", "codex"]   # attempt K runs agent K (round robin)
+# select = "score"
 
 # Shell commands run in each implementation worktree (worktrees/GH-N), sandboxed like
 # the test command and killed after timeout_seconds: after_create once per worktree

@@ -123,6 +123,18 @@ class Worktrees:
         logger.info("worktree removed", extra={"worktree": worktree_id})
         return Pruned(True)
 
+    def remove(self, worktree_id: str) -> bool:
+        """Remove the worktree whatever is in it; its branch keeps every commit made
+        there (for an attempt that lost: its branch stays for inspection). False when
+        there was none."""
+        path = self.path(worktree_id)
+        with self.repo.worktree_lock():
+            if not path.exists() and entry_at(self.repo, path) is None:
+                return False
+            discard(self.repo, path)
+        logger.info("worktree removed", extra={"worktree": worktree_id})
+        return True
+
     def _already_in(self, branch: str, base: str) -> bool:
         """Whether merging ``branch`` into ``base`` would change nothing."""
         merged = self.repo.run(

@@ -6,6 +6,7 @@ everything here is deterministic."""
 
 from __future__ import annotations
 
+from ralph.orchestrate._attempts import attempt_key, with_attempts
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._cancel import cancel_run
 from ralph.orchestrate._execute import (
@@ -26,6 +27,8 @@ from ralph.orchestrate._reconcile import (
     withdrawn,
 )
 from ralph.orchestrate._report import (
+    AttemptLine,
+    BestOfLine,
     Counters,
     RunReport,
     StreamLine,
@@ -60,6 +63,8 @@ __all__ = [
     "WITHDRAWN_STATES",
     "WORKER_ROLES",
     "AgentSlots",
+    "AttemptLine",
+    "BestOfLine",
     "BoardRead",
     "BoardReads",
     "Budget",
@@ -88,6 +93,7 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "address_round",
+    "attempt_key",
     "base_key",
     "board_queue",
     "build_report",
@@ -106,6 +112,7 @@ __all__ = [
     "team_crew",
     "wait_policy",
     "wake_waiting",
+    "with_attempts",
     "withdrawn",
     "worker_crew",
 ]

@@ -37,14 +37,31 @@ from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
 from ralph.errors import AgentUnusable, LeaseLost, RalphError
 from ralph.graph import TaskKind
+from ralph.orchestrate._attempts import (
+    ATTEMPT_MARK,
+    best_of_from_config,
+    is_attempt,
+    is_selection,
+)
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._run_files import RunFiles
 from ralph.orchestrate._waiting import wait_policy
-from ralph.phases import PhaseOutcome, PhaseRefused, PhaseRunner, PhaseStatus, Waiting
+from ralph.phases import (
+    AttemptOutcome,
+    AttemptRecord,
+    NeedsHuman,
+    PhaseOutcome,
+    PhaseRefused,
+    PhaseRunner,
+    PhaseStatus,
+    Selection,
+    Waiting,
+    select_attempt,
+)
 from ralph.project import Project
 from ralph.runtimes import AgentResult, AgentRuntime, StopSignal
-from ralph.tasks import Claim, GraphEdit, MessageKind, Run, TaskStatus
+from ralph.tasks import Claim, GraphEdit, MessageKind, Run, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
@@ -119,6 +136,8 @@ class TaskExecutor:
         self.review_mode = str(run.config.get("review_mode", project.config.review_mode))
         self.wait_policy = wait_policy(project.config)
         self.files = RunFiles(project.config.root, run.id)
+        #: The cap per task, which best of N's attempts share.
+        self.budget_task_usd = project.config.budget_task_usd
         self.runner = PhaseRunner(
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
@@ -177,7 +196,15 @@ class TaskExecutor:
                 return Execution(task.id, ExecutionStatus.SUPERSEDED, rewrite=_described(edit))
         # A stream's tasks cover its issues only (an implement task names one of them).
         only = [int(n) for n in task.metadata.get("stream_members", task.issues)]
+        if kind is TaskKind.IMPLEMENT and is_attempt(task.metadata):
+            return self._attempt(claim, only if streamed else None, stop)
+        selected: tuple[str, ...] = ()
         try:
+            if kind is TaskKind.IMPLEMENT and is_selection(task.metadata):
+                selection = self._select(claim, only if streamed else None)
+                if isinstance(selection, Execution):
+                    return selection
+                selected = selection
             outcome = self.runner.run(
                 PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None, stop=stop
             )
@@ -212,7 +239,149 @@ class TaskExecutor:
             return self._address(claim, outcome)
         if not outcome.ok:
             return self._failed(claim, outcome.error, outcome.lines)
+        if selected:
+            outcome = dataclasses.replace(outcome, lines=(*selected, *outcome.lines))
         return self._done(claim, kind, outcome)
+
+    # -- best of N ------------------------------------------------------------------------
+
+    def _attempt(self, claim: Claim, only: list[int] | None, stop: StopSignal | None) -> Execution:
+        """One attempt of best of N: done whatever the attempt's own outcome, with what
+        Ralph measured as its result, so the selection after it always runs and a rerun
+        never repeats it. An attempt that would overrun the task's budget (counting every
+        attempt's spending before it) is not started."""
+        task = claim.task
+        attempt = int(task.metadata["best_of_try"])
+        agent = str(task.metadata.get("best_of_agent", ""))
+        over = self._attempts_over_budget(claim)
+        if over:
+            record = AttemptRecord(attempt=attempt, agent=agent, problems=(over,))
+            return self._attempt_done(claim, AttemptOutcome(record, (f"Try {attempt}: {over}.",)))
+        try:
+            outcome = self.runner.run_attempt(
+                task.issues[0], attempt, agent=agent, only=only, stop=stop
+            )
+        except PhaseRefused as refused:
+            if not refused.retryable:
+                return self._escalated(claim, str(refused))
+            self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
+            return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
+        except AgentUnusable as unusable:
+            if self.stop is not None:
+                self.stop(str(unusable))
+            self.store.release(claim)
+            return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
+        except Exception as exc:  # a broken attempt loses; the others go on
+            logger.exception("attempt crashed", extra={"task": task.key})
+            error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
+            record = AttemptRecord(attempt=attempt, agent=agent, problems=(redact(error),))
+            outcome = AttemptOutcome(record, (f"Try {attempt} broke: {redact(error)}",))
+        return self._attempt_done(claim, outcome)
+
+    def _attempt_done(self, claim: Claim, outcome: AttemptOutcome) -> Execution:
+        self._agent_runs[claim.task_id] = outcome.agent_runs  # for the task's log
+        for agent_run in outcome.agent_runs:
+            self.store.record_charge(
+                self.run.id,
+                claim.task_id,
+                agent_run.cost_usd,
+                tokens=agent_run.tokens,
+                turns=agent_run.turns,
+                seconds=agent_run.duration_seconds,
+                cache_read_tokens=agent_run.cache_read_tokens,
+                cache_write_tokens=agent_run.cache_write_tokens,
+                refused=agent_run.denied_tools,
+            )
+        if outcome.breaches:
+            found = [redact(line) for line in outcome.breaches]
+            self.store.update_progress(claim, metadata={"breaches": found})
+        lines = tuple(redact(line) for line in outcome.lines)
+        record = outcome.record
+        self.store.complete(
+            claim,
+            {
+                "phase": "implement",
+                "status": "done",
+                "lines": list(lines),
+                "result": {"attempt": record.to_dict()},
+                "costUsd": record.cost_usd,
+                "alreadyDone": outcome.already_done,
+            },
+        )
+        return Execution(claim.task_id, ExecutionStatus.DONE, lines)
+
+    def _attempts_over_budget(self, claim: Claim) -> str:
+        """Why this attempt may not start: the task's budget is spent by the attempts
+        of the same implementation before it ("" while some is left)."""
+        cap = self.budget_task_usd
+        if cap <= 0:
+            return ""
+        siblings = self._attempt_tasks(claim.task)
+        ids = {t.id for t in siblings if t.id != claim.task_id}
+        spent = sum(c.usd for c in self.store.charges(self.run.id) if c.task_id in ids)
+        if spent >= cap:
+            return (
+                f"not started: the attempts before it spent ${spent:.2f} of the task's "
+                f"${cap:.2f} budget"
+            )
+        return ""
+
+    def _attempt_tasks(self, task: Task) -> list[Task]:
+        """The attempts of the implementation ``task`` (an attempt or its selection)."""
+        key = task.key.partition(ATTEMPT_MARK)[0]
+        return [
+            t
+            for t in self.store.list_tasks(self.run.id, kind=TaskKind.IMPLEMENT.value)
+            if t.key.partition(ATTEMPT_MARK)[0] == key and is_attempt(t.metadata)
+        ]
+
+    def _select(self, claim: Claim, only: list[int] | None) -> tuple[str, ...] | Execution:
+        """Choose among the finished attempts and make the winner's branch the issue's;
+        the choice is kept on the task first, so a rerun after a crash installs the same
+        winner. Lines for the report, or the task's end when no attempt may win (the
+        issue goes to a person, every attempt's branch kept)."""
+        task = claim.task
+        attempts = sorted(self._attempt_tasks(task), key=lambda t: int(t.metadata["best_of_try"]))
+        records = [
+            AttemptRecord.from_dict(t.result["result"]["attempt"])
+            for t in attempts
+            if t.status is TaskStatus.DONE and isinstance(t.result, dict)
+        ]
+        if any(isinstance(t.result, dict) and t.result.get("alreadyDone") for t in attempts):
+            return ("The implementation was finished before the attempts began.",)
+        kept = task.metadata.get("best_of_choice")
+        if isinstance(kept, dict):
+            selection = Selection(kept.get("winner"), str(kept.get("reason", "")))
+        else:
+            selection = select_attempt(records)
+            if task.metadata.get("best_of_select") == "review" and selection.winner is not None:
+                selection, reviewed = self.runner.review_attempts(
+                    task.issues[0], records, selection
+                )
+                if reviewed is not None:
+                    self.store.record_charge(
+                        self.run.id,
+                        claim.task_id,
+                        reviewed.cost_usd,
+                        tokens=reviewed.tokens,
+                        turns=reviewed.turns,
+                        seconds=reviewed.duration_seconds,
+                    )
+            self.store.update_progress(claim, metadata={"best_of_choice": selection.to_dict()})
+        if selection.winner is None:
+            reason = f"best of {len(attempts)}: {selection.reason}"
+            lines = self.runner.escalate("implement", task.issues, reason)
+            return self._escalated(claim, reason, lines)
+        winner = next(r for r in records if r.attempt == selection.winner)
+        try:
+            branch = self.runner.install_attempt(task.issues[0], winner, len(attempts), only=only)
+        except NeedsHuman as human:
+            lines = self.runner.escalate("implement", task.issues, str(human))
+            return self._escalated(claim, str(human), lines)
+        return (
+            f"Best of {len(attempts)}: {selection.reason}.",
+            f"{branch} is try {winner.attempt}'s.",
+        )
 
     # -- endings --------------------------------------------------------------------------
 
@@ -340,7 +509,10 @@ class TaskExecutor:
     ) -> tuple[GraphEdit, bool]:
         root = self.run.root_issue
         assert root is not None, "an orchestrated run always has a root issue"
-        fresh = plan_from_tracker(self.project, root, self.review_mode).graph
+        best_of = best_of_from_config(
+            self.run.config, self.project.config.agent.best_of_for("implement")
+        )
+        fresh = plan_from_tracker(self.project, root, self.review_mode, best_of).graph
         return regraph(
             self.store.list_tasks(self.run.id),
             fresh,

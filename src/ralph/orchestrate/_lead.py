@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph._process import holder_is_gone, process_owner
+from ralph.config import BestOf
 from ralph.errors import LeaseLost, TaskNotClaimable
-from ralph.graph import ReviewMode, Role, TaskKind
+from ralph.graph import PipelinePlan, ReviewMode, Role, TaskKind
+from ralph.orchestrate._attempts import best_of_from_config, best_of_to_config
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
@@ -93,8 +95,11 @@ class Lead:
         budget: Budget | None = None,
         review_mode: ReviewMode | str | None = None,
         wait: bool = False,
+        best_of: BestOf | None = None,
     ) -> None:
-        """``wait``: keep the session going while tasks wait for a person."""
+        """``wait``: keep the session going while tasks wait for a person; ``best_of``:
+        attempts per implementation for a new run (default: ralph.toml's; a resumed run
+        keeps its own)."""
         self.project = project
         self.wait = wait
         self.store = project.store
@@ -103,6 +108,7 @@ class Lead:
         self.budget = budget or Budget.from_config(project.config)
         self.review_mode = ReviewMode(review_mode or project.config.review_mode)
         self.name = process_owner("lead")
+        self.best_of = best_of or project.config.agent.best_of_for("implement")
         self._left_over_plans = 0
 
     def open_run(self) -> tuple[Run | None, bool]:
@@ -116,8 +122,9 @@ class Lead:
                     logger.info("requeued a crashed worker's task", extra={"task": task.key})
             # Run again, so look again: what they wait for may have happened meanwhile.
             wake_waiting(self.store, run_id=run.id)
+            self.best_of = best_of_from_config(run.config, self.best_of)
             return run, True
-        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        plan = self._plan()
         if not len(plan.graph):
             return None, False
         run = self.store.create_run(
@@ -128,6 +135,7 @@ class Lead:
                 "review_mode": self.review_mode.value,
                 "phase": plan.position.phase.value,
                 "group": list(plan.group.issues),
+                "best_of": best_of_to_config(self.best_of),
                 "budget": {
                     "task_usd": self.budget.task_usd,
                     "run_usd": self.budget.run_usd,
@@ -138,8 +146,11 @@ class Lead:
         self.store.add_tasks(run.id, plan.graph)
         return run, False
 
+    def _plan(self) -> PipelinePlan:
+        return plan_from_tracker(self.project, self.root, self.review_mode, self.best_of)
+
     def nothing_to_do(self) -> str:
-        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        plan = self._plan()
         return f"#{self.root}: nothing to do ({plan.position.phase.value}: {plan.position.reason})"
 
     def look(self, run_id: int) -> RunVerdict:
@@ -191,7 +202,7 @@ class Lead:
     def _over(self, run_id: int) -> RunVerdict:
         """Every task has ended: finished, unless the tracker still shows work no task
         covers, which is added to the run (the run goes on)."""
-        plan = plan_from_tracker(self.project, self.root, self.review_mode)
+        plan = self._plan()
         if self._left_over_plans < MAX_LEFT_OVER_PLANS:
             edit, _ = regraph(self.store.list_tasks(run_id), plan.graph)
             if edit.add:

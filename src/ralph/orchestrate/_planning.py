@@ -16,7 +16,9 @@ import dataclasses
 from datetime import date
 
 from ralph.artifacts import ArtifactKind, files_under
+from ralph.config import BestOf
 from ralph.graph import PipelinePlan, ReviewMode, TaskGraph, TaskKind, plan_pipeline
+from ralph.orchestrate._attempts import with_attempts
 from ralph.phases import PhaseContext
 from ralph.pipeline import IssueState, detect_group
 from ralph.project import Project
@@ -39,10 +41,13 @@ def merge_serial_key(project: Project) -> str:
     return f"merge:{project.config.repo or project.git.path.name}"
 
 
-def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str) -> PipelinePlan:
+def plan_from_tracker(
+    project: Project, root: int, review_mode: ReviewMode | str, best_of: BestOf | None = None
+) -> PipelinePlan:
     """Plan ``root``'s pipeline from the tracker; every merge task carries the
-    repository's serialisation key, and the longest chains come first (workers claim
-    the oldest claimable task)."""
+    repository's serialisation key, each chain's first implementation is done as many
+    times as ``best_of`` says (ralph.toml's ``[agent.phases.implement]`` when None), and
+    the longest chains come first (workers claim the oldest claimable task)."""
     tracker = project.tracker
     group = detect_group(root, tracker.relations)
     issues = {n: tracker.get_issue(n) for n in group.issues}
@@ -68,5 +73,8 @@ def plan_from_tracker(project: Project, root: int, review_mode: ReviewMode | str
             dataclasses.replace(spec, serial_key=serial) if spec.kind is TaskKind.MERGE else spec
             for spec in plan.graph
         )
-    ).critical_first()
+    )
+    if best_of is None:
+        best_of = project.config.agent.best_of_for("implement")
+    graph = with_attempts(graph, best_of).critical_first()
     return dataclasses.replace(plan, graph=graph)

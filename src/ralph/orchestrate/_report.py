@@ -29,7 +29,16 @@ from ralph.tasks import (
     TaskStore,
 )
 
-__all__ = ["Counters", "RunReport", "StreamLine", "TaskLine", "build_report", "load_report"]
+__all__ = [
+    "AttemptLine",
+    "BestOfLine",
+    "Counters",
+    "RunReport",
+    "StreamLine",
+    "TaskLine",
+    "build_report",
+    "load_report",
+]
 
 _ENDS = frozenset(
     {
@@ -73,6 +82,88 @@ class TaskLine:
     waiting_for: str | None = None
     for_person: bool = False
     next_check: float | None = None
+
+
+@dataclass(frozen=True)
+class AttemptLine:
+    """One attempt of best of N, as the report shows it."""
+
+    key: str
+    attempt: int
+    status: str
+    agent: str
+    seconds: float
+    cost_usd: float
+    #: "passed", "failed" or "not run"; "" while the attempt has not ended.
+    tests: str
+    checks: str
+    diff_lines: int
+    #: Its place in the score's order (1 is best); 0 until the choice is made.
+    rank: int
+    won: bool
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class BestOfLine:
+    """An implementation done N times: its attempts and why the winner won."""
+
+    key: str
+    subject: str
+    attempts: tuple[AttemptLine, ...]
+    winner: int | None
+    #: The choice's reason ("" while the attempts run).
+    reason: str
+
+
+def _best_of(
+    tasks: Sequence[Task], seconds: Mapping[int, float], spent: Mapping[int | None, float]
+) -> tuple[BestOfLine, ...]:
+    lines = []
+    for select in tasks:
+        if "best_of" not in select.metadata or "best_of_try" in select.metadata:
+            continue
+        choice = select.metadata.get("best_of_choice") or {}
+        ranking = list(choice.get("ranking", []))
+        winner = choice.get("winner")
+        attempts = []
+        for task in tasks:
+            if task.key.partition("/try-")[0] != select.key or "best_of_try" not in task.metadata:
+                continue
+            number = int(task.metadata["best_of_try"])
+            result = task.result.get("result", {}) if isinstance(task.result, dict) else {}
+            record = result.get("attempt", {}) if isinstance(result, dict) else {}
+            problems = record.get("problems") or []
+            attempts.append(
+                AttemptLine(
+                    key=task.key,
+                    attempt=number,
+                    status=task.status.value,
+                    agent=str(record.get("agent") or task.metadata.get("best_of_agent") or ""),
+                    seconds=seconds.get(task.id, 0.0),
+                    cost_usd=spent.get(task.id, 0.0),
+                    tests=str(record.get("tests", "")),
+                    checks=(
+                        f"{record.get('checks_done', 0)}/{record.get('checks_total', 0)}"
+                        if record
+                        else ""
+                    ),
+                    diff_lines=int(record.get("diff_lines", 0)),
+                    rank=ranking.index(number) + 1 if number in ranking else 0,
+                    won=number == winner,
+                    problem=str(problems[0]).splitlines()[0] if problems else "",
+                )
+            )
+        lines.append(
+            BestOfLine(
+                select.key,
+                select.subject,
+                tuple(sorted(attempts, key=lambda a: a.attempt)),
+                winner if isinstance(winner, int) else None,
+                str(choice.get("reason", "")),
+            )
+        )
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -160,6 +251,8 @@ class RunReport:
     streams: tuple[StreamLine, ...] = ()
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    #: Implementations done N times (best of N): each attempt and why the winner won.
+    best_of: tuple[BestOfLine, ...] = ()
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -180,6 +273,7 @@ class RunReport:
             "needsPerson": list(self.needs_person),
             "counters": asdict(self.counters),
             "streams": [asdict(stream) for stream in self.streams],
+            "bestOf": [asdict(line) for line in self.best_of],
         }
 
 
@@ -332,6 +426,9 @@ def build_report(
         streams=_streams(tasks),
         cache_read_tokens=sum(c.cache_read_tokens for c in charges),
         cache_write_tokens=sum(c.cache_write_tokens for c in charges),
+        best_of=_best_of(
+            tasks, seconds, {key: sum(c.usd for c in own) for key, own in spent.items()}
+        ),
     )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ralph._process import process_owner
 from ralph._tracing import span
+from ralph.config import BestOf
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor, run_trace
@@ -116,15 +117,18 @@ def worker_crew(roles: Sequence[str], concurrency: int) -> CrewPlan:
     return [(f"{label}-{i}", tuple(roles)) for i in range(1, concurrency + 1)]
 
 
-def suggested_team(project: Project, root: int, review_mode: ReviewMode | str) -> dict[str, int]:
+def suggested_team(
+    project: Project, root: int, review_mode: ReviewMode | str, best_of: BestOf | None = None
+) -> dict[str, int]:
     """The suggested roster for the root as it stands, at least one worker per role
     (idle workers cost nothing: they sleep on the store's events). Work streams are
     only known after research, so a team that starts before it brings a builder for
-    each stream there may be."""
-    plan = plan_from_tracker(project, root, review_mode)
+    each stream there may be; best of N brings a builder per attempt."""
+    best_of = best_of or project.config.agent.best_of_for("implement")
+    plan = plan_from_tracker(project, root, review_mode, best_of)
     roster = suggest_roster(plan.position, plan.streams).to_dict()
     possible = _possible_streams(project, plan)
-    roster["builder"] = max(roster["builder"], min(possible, MAX_BUILDERS))
+    roster["builder"] = max(roster["builder"], min(possible, MAX_BUILDERS), best_of.count)
     return {role: max(1, roster.get(role, 1)) for role in WORKER_ROLES}
 
 
@@ -197,6 +201,7 @@ def run_session(
     phases: Collection[str] | None = None,
     wait: bool = False,
     reconciler: Reconciler | None = None,
+    best_of: BestOf | None = None,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
     or is interrupted; with ``phases``, only tasks of those phases run, and the session
@@ -204,9 +209,18 @@ def run_session(
     review, a merge by hand) keep the session going, looked at again by their backoff,
     instead of ending it. ``reconciler`` stops agents whose issues a person took away
     (by default one that reads the board every ``RECONCILE_SECONDS`` while an agent
-    runs)."""
+    runs). ``best_of``: attempts per implementation for a new run (ralph.toml's by
+    default)."""
     store = project.store
-    lead = Lead(project, root, mode=mode, budget=budget, review_mode=review_mode, wait=wait)
+    lead = Lead(
+        project,
+        root,
+        mode=mode,
+        budget=budget,
+        review_mode=review_mode,
+        wait=wait,
+        best_of=best_of,
+    )
     interrupt = interrupt or Interrupt()
     run, resumed = lead.open_run()
     if run is None:

@@ -13,6 +13,8 @@ checked or merged by a person.
 
 from __future__ import annotations
 
+from ralph.phases._attempt import remove_attempt_branches
+from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts, select_attempt
 from ralph.phases._context import PhaseContext
 from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
@@ -26,7 +28,7 @@ from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._required_check import RequiredCheck, required_check_of, run_required_check
 from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
-from ralph.phases._runner import PhaseOutcome, PhaseRunner, PhaseStatus
+from ralph.phases._runner import AttemptOutcome, PhaseOutcome, PhaseRunner, PhaseStatus
 from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
 from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
 from ralph.phases._worktree_hooks import HookFailed
@@ -35,6 +37,8 @@ __all__ = [
     "PHASES",
     "RETRY_FROM",
     "AlreadyDone",
+    "AttemptOutcome",
+    "AttemptRecord",
     "Draft",
     "ForeignBranch",
     "Formed",
@@ -49,6 +53,7 @@ __all__ = [
     "Progress",
     "PromptOverride",
     "RequiredCheck",
+    "Selection",
     "StepDone",
     "Synced",
     "Waiting",
@@ -69,11 +74,14 @@ __all__ = [
     "override_problems",
     "person_name",
     "prompted_phase",
+    "rank_attempts",
     "reject",
+    "remove_attempt_branches",
     "required_check_of",
     "retry_escalated",
     "review_by_hand",
     "run_required_check",
+    "select_attempt",
     "similar_issues",
     "step_done",
     "submit_plan",

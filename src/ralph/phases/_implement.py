@@ -70,6 +70,10 @@ class ImplementPhase(Phase):
     def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
         return plan_members(ctx, issue)
 
+    def worktree(self, ctx: PhaseContext, members: Sequence[Issue]) -> str:
+        """The worktree (and, as ``feature/<it>``, the branch) the agent works in."""
+        return worktree_id(ctx, members)
+
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
         later = [
             i for i in members if is_earlier_state(WorkflowState.IN_PROGRESS, i.workflow_state)
@@ -108,7 +112,7 @@ class ImplementPhase(Phase):
 
     @contextmanager
     def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
-        worktree = worktree_id(ctx, members)
+        worktree = self.worktree(ctx, members)
         claim_branch(ctx, branch_for(worktree), members[0].number)
         made = ctx.worktrees.ensure(worktree, branch_for(worktree), ctx.base)
         if made.created:

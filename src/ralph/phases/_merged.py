@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ralph.phases._attempt import remove_attempt_branches
 from ralph.phases._context import PhaseContext
 from ralph.phases._worktree_hooks import run_hook
 from ralph.tracker import Issue, PullRequest
@@ -39,6 +40,8 @@ def finish_merged(ctx: PhaseContext, merged: PullRequest, members: Sequence[Issu
     if ctx.worktrees.path(worktree).is_dir():
         run_hook(ctx, "before_remove", ctx.worktrees.path(worktree))
     pruned = ctx.worktrees.prune(worktree, ctx.base)
+    # Best of N's losing attempts were kept for inspection until now.
+    attempts = remove_attempt_branches(ctx, worktree)
     for issue in members:
         ctx.comment_once(
             issue.number,
@@ -48,6 +51,8 @@ def finish_merged(ctx: PhaseContext, merged: PullRequest, members: Sequence[Issu
         f"Merged pull request #{merged.number} into {merged.base} ({commit}); "
         f"{', '.join(f'#{i.number}' for i in members)} Done."
     )
+    if attempts:
+        ctx.say(f"Removed the attempts' branches: {', '.join(attempts)}.")
     if pruned.removed:
         ctx.say(f"Removed worktree worktrees/{worktree}.")
     elif pruned.reason:

@@ -35,6 +35,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -43,10 +44,20 @@ from ralph._debuglog import debug_enabled, debug_log_dir, record_event
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph._tracing import Span, span
+from ralph.config import BestOf
 from ralph.errors import AgentUnusable, IssueLocked, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
+from ralph.phases._attempt import (
+    ImplementAttempt,
+    install_winner,
+    measure_attempt,
+    remove_attempt_worktrees,
+    selection_brief,
+)
+from ralph.phases._best_of_score import AttemptRecord, Selection, select_attempt
 from ralph.phases._context import MovedMeanwhile, PhaseContext
+from ralph.phases._implement import implementation_problems
 from ralph.phases._phase import (
     AlreadyDone,
     Attempt,
@@ -64,7 +75,7 @@ from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, L
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
-__all__ = ["PhaseOutcome", "PhaseRunner", "PhaseStatus"]
+__all__ = ["AttemptOutcome", "PhaseOutcome", "PhaseRunner", "PhaseStatus"]
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +123,18 @@ class PhaseOutcome:
     @property
     def cost_usd(self) -> float:
         return sum(run.cost_usd for run in self.agent_runs)
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """One attempt of best of N: what Ralph measured, and what it cost."""
+
+    record: AttemptRecord
+    lines: tuple[str, ...] = ()
+    agent_runs: tuple[AgentResult, ...] = ()
+    breaches: tuple[str, ...] = ()
+    #: The issue's implementation was finished before this attempt began.
+    already_done: bool = False
 
 
 def escalation_mention(project: Project, issue: Issue) -> str:
@@ -501,7 +524,10 @@ class PhaseRunner:
         runs: list[AgentResult],
         stop: StopSignal,
         rejections: Sequence[str] = (),
+        agent: str = "",
     ) -> tuple[Attempt | None, list[str]]:
+        """One agent run and its validation; ``agent`` (``codex`` or ``codex:o3``) puts
+        another of the opened agents on it (an attempt of best of N)."""
         git = self.project.git
         confinement = Confinement(git, space.workdir, live=self._live_store())
         space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
@@ -515,10 +541,12 @@ class PhaseRunner:
             limits=self.limits_for(phase.name),
             # The models ralph.toml names for the agent that runs it (--agent may have
             # put another than ralph.toml's on it).
-            model=self.project.config.agent.for_phase(
-                phase.name, self.runtime.agent_for(phase.name)
+            model=agent.partition(":")[2]
+            or self.project.config.agent.for_phase(
+                phase.name, agent.partition(":")[0] or self.runtime.agent_for(phase.name)
             ).model
             or "",
+            agent=agent.partition(":")[0],
             result_schema=phase.result_schema,
             outputs=space.outputs,
             facts={**space.facts, "repository": str(git.path)},
@@ -586,6 +614,175 @@ class PhaseRunner:
         live = [path] if isinstance(path, Path) else []
         logs = debug_log_dir()
         return [*live, *([logs] if logs is not None else []), *self.project.live_files]
+
+    # -- best of N ----------------------------------------------------------------------
+
+    def run_attempt(
+        self,
+        number: int,
+        attempt: int,
+        *,
+        agent: str = "",
+        only: Sequence[int] | None = None,
+        stop: StopSignal | None = None,
+    ) -> AttemptOutcome:
+        """Attempt ``attempt`` of issue ``number``'s implementation on its own branch:
+        the implement phase's brief and checks, up to ``max_attempts`` agent runs, no
+        state move and no issue lock (the other attempts run beside it). Never
+        escalates: an attempt that cannot finish is measured as such and loses. Raises
+        PhaseRefused when the implementation may not start, AgentUnusable as a phase
+        does."""
+        started = time.monotonic()
+        phase = ImplementAttempt(attempt)
+        ctx = PhaseContext(
+            self.project,
+            self._today(),
+            agent=agent or self.runtime.describe(phase.name),
+            stream=tuple(sorted(only)) if only is not None else (),
+            review_mode=self.review_mode,
+            prompt_override=load_override(self.project.config, phase.name),
+        )
+        members = phase.members(ctx, self.project.tracker.get_issue(number))
+        if only is not None:
+            members = [issue for issue in members if issue.number in only]
+        try:
+            phase.check(ctx, members)
+        except AlreadyDone as done:
+            record = AttemptRecord(attempt=attempt, agent=agent, problems=(str(done),))
+            return AttemptOutcome(record, (str(done),), already_done=True)
+        stop = stop or StopSignal()
+        runs: list[AgentResult] = []
+        problems: list[str] = []
+        rejections: list[str] = []
+        # A run that stopped after the agent finished (a crash) measures its work again
+        # instead of asking for it again.
+        finished = not implementation_problems(ctx, members, phase.worktree(ctx, members))
+        if finished:
+            with phase.workspace(ctx, members) as space:
+                problems = phase.validate(ctx, members, space, AgentResult(status=AgentStatus.OK))
+            ctx.say(f"Try {attempt} was finished before; measured again.")
+        with span("ralph.attempt", {"ralph.issue": number, "ralph.attempt": attempt}):
+            for tried in range(1, 0 if finished else self.max_attempts + 1):
+                try:
+                    with phase.workspace(ctx, members) as space:
+                        got, problems = self._attempt(
+                            phase, ctx, members, space, runs, stop, rejections, agent
+                        )
+                except NeedsHuman as human:  # this attempt gives up; another may win
+                    problems = [str(human)]
+                    break
+                if got is not None:
+                    break
+                if runs and runs[-1].status is AgentStatus.STOPPED:
+                    break
+                rejections += [f"Attempt {tried}: {problem}" for problem in problems]
+        record = measure_attempt(
+            ctx,
+            members,
+            phase,
+            agent=agent or self.runtime.describe(phase.name),
+            runs=runs,
+            problems=problems,
+            seconds=time.monotonic() - started,
+        )
+        verdict = "finished" if record.finished else "did not finish"
+        ctx.say(
+            f"Try {attempt} {verdict} on {record.branch}: tests {record.tests}, "
+            f"{record.checks_done} of {record.checks_total} plan checks, "
+            f"{record.diff_lines} line(s) changed, ${record.cost_usd:.2f}."
+        )
+        return AttemptOutcome(record, tuple(ctx.said), tuple(runs), tuple(ctx.breaches))
+
+    def run_best_of(
+        self, number: int, best_of: BestOf, *, stop: StopSignal | None = None
+    ) -> PhaseOutcome:
+        """``ralph run implement N --best-of K``: the attempts side by side (a thread
+        each), the choice, the winner installed, then the implement phase, which finds
+        the implementation finished and moves on as after a single attempt."""
+        with ThreadPoolExecutor(best_of.count, thread_name_prefix="attempt") as pool:
+            futures = [
+                pool.submit(self.run_attempt, number, k, agent=best_of.agent_of(k), stop=stop)
+                for k in range(1, best_of.count + 1)
+            ]
+            attempts = [future.result() for future in futures]
+        lines = [line for a in attempts for line in a.lines]
+        runs = [run for a in attempts for run in a.agent_runs]
+        if not any(a.already_done for a in attempts):
+            records = [a.record for a in attempts]
+            selection = select_attempt(records)
+            if best_of.select == "review" and selection.winner is not None:
+                selection, reviewed = self.review_attempts(number, records, selection)
+                runs += [reviewed] if reviewed is not None else []
+            if selection.winner is None:
+                reason = f"best of {best_of.count}: {selection.reason}"
+                lines += self.escalate("implement", [number], reason)
+                return PhaseOutcome(
+                    "implement", (number,), PhaseStatus.ESCALATED, tuple(lines), tuple(runs), reason
+                )
+            winner = next(r for r in records if r.attempt == selection.winner)
+            branch = self.install_attempt(number, winner, best_of.count)
+            lines += [
+                f"Best of {best_of.count}: {selection.reason}.",
+                f"{branch} is try {winner.attempt}'s.",
+            ]
+        outcome = self.run("implement", number, stop=stop)
+        return dataclasses.replace(
+            outcome,
+            lines=(*lines, *outcome.lines),
+            agent_runs=(*runs, *outcome.agent_runs),
+            breaches=(*(b for a in attempts for b in a.breaches), *outcome.breaches),
+        )
+
+    def install_attempt(
+        self, number: int, winner: AttemptRecord, count: int, *, only: Sequence[int] | None = None
+    ) -> str:
+        """Make the winning attempt's branch issue ``number``'s and remove the
+        attempts' worktrees (their branches stay until the issue is Done)."""
+        ctx = PhaseContext(self.project, self._today(), agent=self.runtime.description)
+        members = get_phase("implement").members(ctx, self.project.tracker.get_issue(number))
+        if only is not None:
+            members = [issue for issue in members if issue.number in only]
+        branch = install_winner(ctx, members, winner)
+        remove_attempt_worktrees(ctx, members, count)
+        # With review_mode = "skip" the attempts took the plan from Plan in Review; the
+        # implementation's lock moves it to In Progress, as a single attempt's does.
+        for issue in members:
+            if issue.workflow_state is WorkflowState.PLAN_IN_REVIEW:
+                self.project.tracker.set_state(issue.number, "__LOCK__", command="ralph_impl")
+        return branch
+
+    def review_attempts(
+        self, number: int, records: Sequence[AttemptRecord], scored: Selection
+    ) -> tuple[Selection, AgentResult | None]:
+        """``select = "review"``: a validator agent reads the diffs of the attempts the
+        score left eligible and chooses one with a written reason. The score's choice
+        stands when fewer than two are eligible, or when the agent's answer is unusable
+        (the reason says so)."""
+        eligible = [r for r in records if r.eligible]
+        if len(eligible) < 2:
+            return scored, None
+        ctx = PhaseContext(self.project, self._today(), agent=self.runtime.describe("select"))
+        members = get_phase("implement").members(ctx, self.project.tracker.get_issue(number))
+        brief_of = selection_brief(ctx, members, eligible, scored)
+        with ctx.worktrees.scratch(f"select-GH-{number}", ctx.base) as workdir:
+            brief = brief_of(workdir, self.limits_for("code_review"))
+            result = self.runtime.run(brief)
+        if result.status is AgentStatus.MISCONFIGURED:
+            raise AgentUnusable(f"the validator cannot work: {result.error}")
+        answer = dict(result.result or {}) if result.ok else {}
+        problems = schema_errors(answer, brief.result_schema) if result.ok else [result.error]
+        winner = answer.get("winner")
+        if not problems and winner not in [r.attempt for r in eligible]:
+            problems = [f"it chose try {winner}, which may not win"]
+        if problems:
+            reason = (
+                f"{scored.reason}; the validator's choice was unusable "
+                f"({'; '.join(str(p) for p in problems)[:300]}), so the score decides"
+            )
+            return Selection(scored.winner, reason, scored.ranking), result
+        said = " ".join(str(answer.get("reason", "")).split())[:500]
+        reason = f"the validator chose try {winner}: {said} (by the score: {scored.reason})"
+        return Selection(int(str(winner)), reason, scored.ranking), result
 
     # -- escalation ---------------------------------------------------------------------
 

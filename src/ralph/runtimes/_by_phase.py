@@ -13,13 +13,20 @@ __all__ = ["PhaseAgents"]
 
 
 class PhaseAgents(AgentRuntime):
-    """Runs each brief on its phase's runtime, or ``default``'s for a phase not named."""
+    """Runs each brief on its phase's runtime, or ``default``'s for a phase not named; a
+    brief that names its agent (an attempt of best of N) on that agent's, from ``named``."""
 
     name = "by-phase"
 
-    def __init__(self, default: AgentRuntime, phases: Mapping[str, AgentRuntime]) -> None:
+    def __init__(
+        self,
+        default: AgentRuntime,
+        phases: Mapping[str, AgentRuntime],
+        named: Mapping[str, AgentRuntime] | None = None,
+    ) -> None:
         self.default = default
         self.phases = dict(phases)
+        self.named = dict(named or {})
         others = {
             phase: runtime.description
             for phase, runtime in self.phases.items()
@@ -39,4 +46,6 @@ class PhaseAgents(AgentRuntime):
         return self.runtime_for(phase).describe(phase)
 
     def run(self, brief: AgentBrief) -> AgentResult:
+        if brief.agent and brief.agent in self.named:
+            return self.named[brief.agent].run(brief)
         return self.runtime_for(brief.phase).run(brief)

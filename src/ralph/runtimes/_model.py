@@ -109,6 +109,9 @@ class AgentBrief:
     limits: Limits = field(default_factory=Limits)
     #: The model to ask for (an alias or id); empty for the runtime's default.
     model: str = ""
+    #: Which of the opened agents runs it (``codex``): best of N names one per attempt;
+    #: empty for the phase's own.
+    agent: str = ""
     #: The JSON schema the structured result must satisfy.
     result_schema: Mapping[str, Any] = field(default_factory=dict)
     #: Files the phase expects the agent to write, by name (``document``, ``critique``),

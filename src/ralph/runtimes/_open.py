@@ -131,8 +131,18 @@ def open_agents(
 
     chosen = {s.name: settings.agent_for(s.name) for s in PHASE_SPECS if s.uses_agent}
     names = list(dict.fromkeys(chosen.values()))
-    if names == [settings.agent]:
+    # The agents of best-of attempts (``codex`` of ``codex:o3``), opened up front too.
+    attempts = list(
+        dict.fromkeys(
+            spec.partition(":")[0] for b in settings.best_of.values() for spec in b.agents
+        )
+    )
+    if names == [settings.agent] and set(attempts) <= {settings.agent}:
         return runtime(settings.agent)
     # [agent]'s own agent, unless every phase chose another (then it need not work here).
     default = runtime(settings.agent if settings.agent in names else names[0])
-    return PhaseAgents(default, {phase: runtime(name) for phase, name in chosen.items()})
+    return PhaseAgents(
+        default,
+        {phase: runtime(name) for phase, name in chosen.items()},
+        {name: runtime(name) for name in attempts},
+    )

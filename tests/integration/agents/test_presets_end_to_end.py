@@ -143,3 +143,44 @@ def test_one_run_researches_with_claude_and_implements_with_codex(
     # ... and Codex the implementation, with the model Codex's config names, not Claude's.
     assert len(codex_api.turns) == 3
     assert {t.body["model"] for t in codex_api.turns} == {"gpt-5.5"}
+
+
+def test_best_of_two_implements_with_codex_and_gemini_and_keeps_one(
+    ralph, start_api, agent_env, monkeypatch
+):
+    codex, gemini = CLIS["codex"], CLIS["gemini"]
+    codex_api = start_api(codex, model(codex))
+    gemini_api = start_api(gemini, model(gemini))
+    use(
+        ralph,
+        monkeypatch,
+        {**agent_env(codex, codex_api), **agent_env(gemini, gemini_api)},
+        'preset = "codex"\n',
+        '\n[agent.phases.implement]\nbest_of = 2\nbest_of_agents = ["codex", "gemini"]\n',
+    )
+    ralph(
+        "issue",
+        "new",
+        "Add a farewell",
+        "--body",
+        BODY,
+        "--state",
+        "Research Needed",
+        "--estimate",
+        "XS",
+    )
+    for phase in ("research", "plan", "review"):
+        code, out, err = ralph("run", phase, "1", "--agent", "scripted")
+        assert code == 0, out + err
+    code, out, err = ralph("hero", "1")
+    assert code == 0, out + err
+    assert show(ralph, 1)["workflowState"] == "Done"
+    assert git(ralph.repo.path, "show", "main:greet/core.py") + "\n" == FAREWELL_CODE
+    # Each CLI implemented the plan on its own branch, with its own model.
+    assert len(codex_api.turns) == 3
+    assert len(gemini_api.turns) >= 3
+    assert "Implement GH-1 (best of 2)" in out
+    assert "codex" in out
+    assert "gemini" in out
+    # The same change both ways: the tie goes to the earlier attempt.
+    assert "Why: try 1 won" in out

@@ -226,3 +226,47 @@ def test_a_run_that_puts_another_agent_on_a_phase_takes_that_agents_models():
     assert settings.for_phase("implement", "codex").model == "gpt-5.5"
     # `--agent claude` on implement: the Codex model is not Claude's; [agent]'s is.
     assert settings.for_phase("implement", "claude").model == "opus"
+
+
+def test_best_of_is_read_for_the_implementation():
+    settings = parse(
+        {
+            "phases": {
+                "implement": {
+                    "best_of": 3,
+                    "best_of_agents": ["claude", "codex:o3"],
+                    "select": "review",
+                    "max_turns": 9,
+                }
+            }
+        }
+    )
+    best = settings.best_of_for("implement")
+    assert (best.count, best.agents, best.select) == (3, ("claude", "codex:o3"), "review")
+    assert [best.agent_of(k) for k in (1, 2, 3)] == ["claude", "codex:o3", "claude"]
+    assert settings.for_phase("implement").max_turns == 9
+    assert parse(None).best_of_for("implement").count == 1
+    # One agent for every phase (--agent) is one agent for every attempt too.
+    assert (
+        parse({"phases": {"implement": {"best_of_agents": ["codex"]}}}, runtime_override="scripted")
+        .best_of_for("implement")
+        .agents
+        == ()
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"implement": {"best_of": 0}}, "best_of: 0 is not valid; expected a whole number from 1"),
+        ({"implement": {"best_of": 99}}, "best_of: 99 is not valid"),
+        ({"implement": {"best_of": "3"}}, "best_of: '3' is not valid"),
+        ({"implement": {"best_of_agents": "codex"}}, "expected a list of agent names"),
+        ({"implement": {"best_of_agents": ["cursor"]}}, "unknown agent 'cursor'"),
+        ({"implement": {"select": "vote"}}, "use one of score, review"),
+        ({"plan": {"best_of": 2}}, "best_of only apply to implement"),
+    ],
+)
+def test_best_of_mistakes_name_the_setting_and_the_fix(table, message):
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+        parse({"phases": table})

@@ -14,7 +14,14 @@ from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
 from ralph.runtimes.scripted._text import marker
 
-__all__ = ["apply_diff", "git_as_agent", "implement", "plan", "review", "with_fact"]
+__all__ = ["apply_diff", "git_as_agent", "implement", "plan", "review", "select", "with_fact"]
+
+#: What an attempt of best of N does, by the issue's ``Try K: <behaviour>`` line:
+#: ``small`` the plan's change alone (also what an issue without the line gets),
+#: ``large`` that and a long file nobody asked for, ``break-tests`` that and a line that
+#: makes the changed module fail at import.
+TRY_BEHAVIOURS = ("small", "large", "break-tests")
+_PADDING_LINES = 120
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "Ralph (simulated agent)",
@@ -242,6 +249,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         title = re.sub(r"^GH-\d+\s*", "", phase.title)
         where = f"Phase {phase.number} of {len(phases)}: #{owner.number} - {owner.title}"
         git_as_agent(workdir, "commit", "-q", "-m", f"feat: {title}\n\n{where}")
+    touched += _try_behaviour(workdir, brief, touched)
     done = sum(1 for p in plan_steps(text) if p.done)
     return {
         "phases_done": done,
@@ -250,3 +258,43 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         "tests": "PASSING",
         "summary": f"{done} of {len(phases)} phase(s) implemented.",
     }
+
+
+def _try_behaviour(workdir: Path, brief: AgentBrief, touched: list[str]) -> list[str]:
+    """An attempt's extra work, per its ``Try K:`` line; the files it committed."""
+    attempt = brief.facts.get("attempt", "")
+    behaviour = (marker(brief.primary.body, f"Try {attempt}") or "small") if attempt else ""
+    if behaviour not in ("large", "break-tests"):
+        return []
+    if behaviour == "large":
+        extra = f"scripted_try_{attempt}_notes.txt"
+        lines = [
+            f"note {n}: written by try {attempt}, which nobody asked for"
+            for n in range(1, _PADDING_LINES)
+        ]
+        _write(workdir, extra, "\n".join(lines) + "\n")
+    else:
+        modules = [path for path in touched if path.endswith(".py") and "test" not in path]
+        if not modules:
+            return []
+        extra = modules[0]
+        broken = (workdir / extra).read_text()
+        _write(
+            workdir, extra, f"{broken}\nraise RuntimeError('try {attempt} breaks this module')\n"
+        )
+    git_as_agent(workdir, "add", "-A")
+    git_as_agent(workdir, "commit", "-q", "-m", f"chore: try {attempt} ({behaviour})")
+    return [extra]
+
+
+def select(brief: AgentBrief) -> dict[str, Any]:
+    """Best of N's validator: the attempt the issue's ``Select: try K`` line names when
+    it is among those offered, else the score's first."""
+    offered = [int(n) for n in brief.facts.get("attempts", "").split(",") if n.strip()]
+    asked = marker(brief.primary.body, "Select") or ""
+    wanted = int(asked.split()[-1]) if asked.split() and asked.split()[-1].isdigit() else None
+    if wanted in offered:
+        return {"winner": wanted, "reason": f"the issue asks for try {wanted}"}
+    ranking = brief.facts.get("ranking", "")
+    first = int(ranking.split(">")[0].split()[-1]) if ranking else offered[0]
+    return {"winner": first, "reason": f"try {first} reads as clearly as any and is smallest"}

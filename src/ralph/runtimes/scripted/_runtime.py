@@ -69,6 +69,9 @@ _AGENTS: Mapping[str, Agent] = {
     "code_review": _pull_request.code_review,
     "address": _pull_request.address,
 }
+#: Agents for briefs that are no phase of their own: best of N's validator choosing
+#: between attempts (``select = "review"``).
+_HELPERS: Mapping[str, Agent] = {"select": _builder.select}
 
 
 def _number(source: Mapping[str, str], name: str) -> float:
@@ -148,7 +151,7 @@ class ScriptedRuntime(AgentRuntime):
         started = time.monotonic()
         self.briefs.append(brief)
         fault = self._next_fault(brief.phase)
-        agent = _AGENTS.get(brief.phase)
+        agent = _AGENTS.get(brief.phase) or _HELPERS.get(brief.phase)
         outcome: dict[str, Any] = {}
 
         def work() -> None:
