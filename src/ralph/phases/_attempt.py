@@ -132,7 +132,9 @@ def measure_attempt(
         diff_lines=_diff_lines(ctx, branch) if exists else 0,
         cost_usd=round(sum(r.cost_usd for r in runs), 6),
         seconds=round(seconds, 3),
-        problems=tuple(unfinished or problems),
+        # The agent's own reason (a diff that does not apply) says more than what it
+        # left undone (no commits).
+        problems=tuple(problems or unfinished),
     )
 
 
