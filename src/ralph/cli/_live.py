@@ -114,9 +114,11 @@ class LiveView:
     def board(self) -> str:
         """Workflow states of the issues the run works on, counted."""
         numbers = sorted({n for t in self.store.list_tasks(self._run_id) for n in t.issues})
-        states = Counter(
-            str(self.tracker.get_issue(n).workflow_state or "no state") for n in numbers
-        )
+        with self.tracker.snapshot():  # the run's issues in one read, not one each
+            self.tracker.prefetch(numbers)
+            states = Counter(
+                str(self.tracker.get_issue(n).workflow_state or "no state") for n in numbers
+            )
         return " · ".join(f"{state} {count}" for state, count in states.items())
 
     def _table(self, run: Run) -> Group:

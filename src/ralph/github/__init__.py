@@ -6,7 +6,7 @@ reconcile-before-retry for mutations that create things."""
 from __future__ import annotations
 
 from ralph.github._classify import Classified, ResponseKind, classify_response
-from ralph.github._client import GitHubClient, marker, strip_markers
+from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
 from ralph.github._closing import closing_references
 from ralph.github._features import (
     ALL_ISSUE_FEATURES,
@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "NO_DEPENDENCIES",
     "NO_SUB_ISSUES",
+    "BatchAnswer",
     "Classified",
     "GitHubClient",
     "HttpTransport",

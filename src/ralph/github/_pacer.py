@@ -57,8 +57,9 @@ class Pacer:
         self.reset_at: float | None = None
 
     @contextmanager
-    def slot(self, *, mutation: bool, creates: bool = False) -> Iterator[None]:
-        """Hold a place to send one request; waits as long as the rules say."""
+    def slot(self, *, mutation: bool, creates: bool | int = False) -> Iterator[None]:
+        """Hold a place to send one request; waits as long as the rules say. ``creates``:
+        how many things the request creates (True: one)."""
         if not mutation:
             with self._queries:
                 self._wait_pause()
@@ -71,8 +72,9 @@ class Pacer:
             if self._last_mutation_start is not None:
                 self._wait_until(self._last_mutation_start + self.policy.mutation_interval)
             if creates:
-                self._wait_for_content_budget()
-                self._created.append(self._clock())
+                made = int(creates)
+                self._wait_for_content_budget(made)
+                self._created.extend([self._clock()] * made)
             self._last_mutation_start = self._clock()
             yield
 
@@ -129,7 +131,7 @@ class Pacer:
                 until = self._points[0][0] + 60.0
             self._wait_until(until)
 
-    def _wait_for_content_budget(self) -> None:
+    def _wait_for_content_budget(self, made: int = 1) -> None:
         windows = ((60.0, self.policy.content_per_minute), (3600.0, self.policy.content_per_hour))
         while True:
             now = self._clock()
@@ -138,8 +140,10 @@ class Pacer:
             waits = []
             for window, allowed in windows:
                 recent = [t for t in self._created if t > now - window]
-                if len(recent) >= allowed:
-                    waits.append(recent[-allowed] + window)
+                if recent and len(recent) + made > allowed:
+                    # the oldest that must leave the window before ``made`` more fit
+                    oldest = min(max(len(recent) + made - allowed - 1, 0), len(recent) - 1)
+                    waits.append(recent[oldest] + window)
             if not waits:
                 return
             logger.info("github content budget spent; waiting", extra={"until": max(waits)})

@@ -20,9 +20,12 @@ from dataclasses import dataclass
 __all__ = [
     "ALL",
     "ISSUE_SHAPES",
+    "BatchPart",
     "GraphQLDocument",
     "IssueShape",
+    "batch",
     "input_of",
+    "issue_group_query",
     "issue_query",
     "issues_query",
 ]
@@ -38,6 +41,14 @@ class GraphQLDocument:
     #: A paged query's usual page (its ``$first``); the client halves it when GitHub
     #: stops the query for its size or time. 0: not paged.
     page_size: int = 0
+    #: How many things it creates (a batch may post several comments): each counts
+    #: against GitHub's content-creation budget.
+    creations: int = 0
+
+    @property
+    def content(self) -> int:
+        """What one request of it spends of the content-creation budget."""
+        return max(self.creations, 1) if self.creates else 0
 
 
 _ISSUE_FIELDS = """
@@ -388,6 +399,36 @@ def issue_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
 
 ISSUE = issue_query()
 
+#: Most issues one aliased read asks for (a group's members: an epic and its children).
+GROUP_LIMIT = 20
+
+_GROUP_MEMBER = """
+    i{index}: issue(number: $n{index}) {{
+      ...IssueFields
+      comments(first: 100) {{
+        pageInfo {{ hasNextPage endCursor }}
+        nodes {{ ...CommentFields }}
+      }}
+    }}"""
+
+
+@functools.cache
+def issue_group_query(shape: IssueShape = IssueShape(), count: int = 2) -> GraphQLDocument:
+    """``count`` issues by number in one request (aliases ``i0``, ``i1``... for the
+    variables ``$n0``, ``$n1``...): a group's members are read together, not one by one."""
+    if not 1 <= count <= GROUP_LIMIT:
+        raise ValueError(f"an issue group read takes 1 to {GROUP_LIMIT} issues, not {count}")
+    numbers = ", ".join(f"$n{i}: Int!" for i in range(count))
+    members = "".join(_GROUP_MEMBER.format(index=i) for i in range(count))
+    text = (
+        f"query IssueGroup($owner: String!, $name: String!, {numbers}) {{\n"
+        f"  repository(owner: $owner, name: $name) {{{members}\n  }}\n}}\n"
+    )
+    return GraphQLDocument("IssueGroup", _shaped(text, shape) + _COMMENT_FIELDS)
+
+
+ISSUE_GROUP = issue_group_query()
+
 ISSUE_COMMENTS = GraphQLDocument(
     "IssueComments",
     """
@@ -597,6 +638,93 @@ def _mutation(
         f"  {field}(input: $input) {{ {selection.strip()} }}\n}}\n"
     )
     return GraphQLDocument(name, text, mutation=True, creates=creates)
+
+
+#: Most mutations one request carries: GitHub runs them in order, and a larger request
+#: risks its resource limits with some applied and some not.
+BATCH_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class BatchPart:
+    """One mutation of a batch: its alias in the answer, the mutation field, its input
+    type and what it selects."""
+
+    alias: str
+    field: str
+    input_type: str
+    selection: str
+    creates: bool = False
+
+
+def batch(name: str, parts: tuple[BatchPart, ...]) -> GraphQLDocument:
+    """Several mutations in one request, run by GitHub in the order given; each takes
+    its own ``$<alias>`` input, built from the keys it sets (``input_of``'s ``input``).
+    One request paces and counts as one mutation; each creating part still counts
+    against the content budget (``GraphQLDocument.creates``)."""
+    return _batch(name, parts)
+
+
+@functools.cache
+def _batch(name: str, parts: tuple[BatchPart, ...]) -> GraphQLDocument:
+    if not 1 <= len(parts) <= BATCH_LIMIT:
+        raise ValueError(f"a batch holds 1 to {BATCH_LIMIT} mutations, not {len(parts)}")
+    variables = ", ".join(f"${p.alias}: {p.input_type}!" for p in parts)
+    fields = "".join(
+        f"  {p.alias}: {p.field}(input: ${p.alias}) {{ {p.selection.strip()} }}\n" for p in parts
+    )
+    text = f"mutation {name}({variables}) {{\n{fields}}}\n"
+    if "...CommentFields" in text:
+        text += _COMMENT_FIELDS
+    return GraphQLDocument(name, text, mutation=True, creates=any(p.creates for p in parts))
+
+
+def set_field_part(alias: str) -> BatchPart:
+    """A single-select write of a batch."""
+    return BatchPart(
+        alias,
+        "updateProjectV2ItemFieldValue",
+        "UpdateProjectV2ItemFieldValueInput",
+        "projectV2Item { id }",
+    )
+
+
+def comment_part(alias: str) -> BatchPart:
+    """A comment of a batch (creating: it counts against the content budget)."""
+    return BatchPart(
+        alias,
+        "addComment",
+        "AddCommentInput",
+        "commentEdge { node { ...CommentFields } }",
+        creates=True,
+    )
+
+
+def blocked_by_part(alias: str) -> BatchPart:
+    return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
+
+
+def add_item_part(alias: str) -> BatchPart:
+    return BatchPart(alias, "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }")
+
+
+#: A state move as one request: comments the phase left for the move, the Workflow
+#: State, the Status when it changes, and the audit comment, in that order.
+MOVE_STATE = batch(
+    "MoveState",
+    (
+        comment_part("note0"),
+        set_field_part("state"),
+        set_field_part("status"),
+        comment_part("audit"),
+    ),
+)
+#: A new issue's fields in one request (Workflow State, Status, Estimate, Priority).
+SET_FIELDS = batch(
+    "SetFields",
+    tuple(set_field_part(alias) for alias in ("state", "status", "estimate", "priority")),
+)
+ADD_BLOCKED_BY_ALL = batch("AddBlockedByAll", (blocked_by_part("e0"), blocked_by_part("e1")))
 
 
 CREATE_ISSUE = _mutation(
@@ -1062,6 +1190,7 @@ ALL: dict[str, GraphQLDocument] = {
         STATUS_UPDATES,
         ISSUE,
         ISSUE_COMMENTS,
+        ISSUE_GROUP,
         ISSUES,
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
@@ -1086,6 +1215,9 @@ ALL: dict[str, GraphQLDocument] = {
         REMOVE_BLOCKED_BY,
         ADD_PROJECT_ITEM,
         SET_FIELD_OPTION,
+        MOVE_STATE,
+        SET_FIELDS,
+        ADD_BLOCKED_BY_ALL,
         CREATE_PULL_REQUEST,
         MERGE_PULL_REQUEST,
         ENQUEUE_PULL_REQUEST,

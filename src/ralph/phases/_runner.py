@@ -29,6 +29,7 @@ or an escalation.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import logging
@@ -302,23 +303,27 @@ class PhaseRunner:
                 load_override(self.project.config, phase.name) if phase.uses_agent else None
             ),
         )
-        members = phase.members(ctx, self.project.tracker.get_issue(number))
-        if only is not None:
-            members = [issue for issue in members if issue.number in only]
-        numbers = tuple(issue.number for issue in members)
-        try:
-            phase.check(ctx, members)
-        except AlreadyDone as done:
-            return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
-        except Waiting as waiting:
-            return self._waiting(phase, ctx, numbers, [], waiting)
-        token = uuid.uuid4().hex
-        held = self._lock_rows(phase.name, numbers, token)
-        try:
-            return self._run_locked(phase, ctx, numbers, stop or StopSignal())
-        finally:
-            for n in held:
-                self.project.store.release_issue_lock(self._repo, n, self.owner, token)
+        with contextlib.ExitStack() as reading:
+            # One snapshot of the group's issues until the agent's turn (_run_locked
+            # ends it): its detection, gates and lock moves read each issue once.
+            reading.enter_context(self.project.tracker.snapshot())
+            members = phase.members(ctx, self.project.tracker.get_issue(number))
+            if only is not None:
+                members = [issue for issue in members if issue.number in only]
+            numbers = tuple(issue.number for issue in members)
+            try:
+                phase.check(ctx, members)
+            except AlreadyDone as done:
+                return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
+            except Waiting as waiting:
+                return self._waiting(phase, ctx, numbers, [], waiting)
+            token = uuid.uuid4().hex
+            held = self._lock_rows(phase.name, numbers, token)
+            try:
+                return self._run_locked(phase, ctx, numbers, stop or StopSignal(), reading)
+            finally:
+                for n in held:
+                    self.project.store.release_issue_lock(self._repo, n, self.owner, token)
 
     def limits_for(self, phase: str) -> Limits:
         if self.limits is not None:
@@ -356,8 +361,14 @@ class PhaseRunner:
             store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
 
     def _run_locked(
-        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], stop: StopSignal
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        stop: StopSignal,
+        reading: contextlib.ExitStack,
     ) -> PhaseOutcome:
+        """``reading``: the snapshot the checks read in, ended here before the agent."""
         tracker = self.project.tracker
         for n in numbers:
             if phase.lock_state is not None:
@@ -368,6 +379,7 @@ class PhaseRunner:
                 ctx.held[n] = issue.workflow_state
             if issue.is_open:
                 ctx.held_open.add(n)
+        reading.close()
         key = f"{self._repo}#{numbers[0]}:{phase.name}"
         runs: list[AgentResult] = []
         saved = self.project.store.load_checkpoint(key)
@@ -380,8 +392,10 @@ class PhaseRunner:
                 self.project.store.save_checkpoint(key, attempt.to_checkpoint())
             else:
                 attempt = Attempt({}, {})
-            ctx.still_held()
-            phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
+            with tracker.snapshot():  # after the agent's turn: read afresh, once
+                tracker.prefetch(numbers)
+                ctx.still_held()
+                phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
         except FeedbackToAddress as feedback:
             ctx.say(f"Feedback to address on pull request #{feedback.number}:")
             for reason in feedback.reasons:
@@ -494,7 +508,9 @@ class PhaseRunner:
         #: Why earlier attempts were rejected: the next brief says so.
         rejections: list[str] = []
         for number in range(1, self.max_attempts + 1):
-            members = [self.project.tracker.get_issue(n) for n in numbers]
+            with self.project.tracker.snapshot():
+                self.project.tracker.prefetch(numbers)
+                members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
                 attempt, problems = self._attempt(
                     phase, ctx, members, space, runs, stop, rejections

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import replace
 from typing import Any
 
@@ -70,6 +71,7 @@ from ralph.tracker._github_read import (
     issue_from,
     status_update_from,
 )
+from ralph.tracker._github_snapshot import IssueSnapshots
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -150,6 +152,9 @@ class GitHubTracker(Tracker):
         self._state_guards: dict[int, threading.Lock] = {}
         #: Whether the boards have status updates; None: ask (a server that may lack them).
         self._status_updates: bool | None = None if features is None else True
+        self._snapshots = IssueSnapshots()
+        self._precise = threading.local()
+        client.on_write(self._written)
 
     def close(self) -> None:
         self.client.close()
@@ -250,7 +255,12 @@ class GitHubTracker(Tracker):
         node = (data.get("repository") or {}).get("issue")
         if node is None:
             raise IssueNotFound(number, self.full_name)
-        node = dict(node)
+        return self._took(dict(node))
+
+    def _took(self, node: dict[str, Any]) -> dict[str, Any]:
+        """An issue node as read: its ids and Status remembered, its board data (split
+        tokens) and its dependencies past the first page read in."""
+        number = int(node["number"])
         self._read_board_data([node])
         self._node_ids[number] = node["id"]
         for item in node["projectItems"]["nodes"]:
@@ -258,6 +268,52 @@ class GitHubTracker(Tracker):
                 self._item_ids[number] = item["id"]
         self._statuses[number] = board_values(node, self.board().project_id).get(STATUS)
         return self._all_dependencies(dict(node))
+
+    def _read_group(self, numbers: Sequence[int]) -> None:
+        """Issues ``numbers`` into this thread's snapshot, read together (aliased, at
+        most ``GROUP_LIMIT`` a request); numbers with no issue are left out."""
+        shape = self._issue_shape()
+        for start in range(0, len(numbers), q.GROUP_LIMIT):
+            chunk = list(numbers[start : start + q.GROUP_LIMIT])
+            variables = {f"n{i}": n for i, n in enumerate(chunk)}
+            try:
+                data = self.client.query(
+                    q.issue_group_query(shape, len(chunk)), {**self._where, **variables}
+                )
+            except GitHubNotFound:  # a number names no issue (rare): one by one, then
+                for number in chunk:
+                    with suppress(IssueNotFound):
+                        self._snapshots.keep(self._issue_of(self._issue_node(number)))
+                continue
+            repository = data.get("repository") or {}
+            for i in range(len(chunk)):
+                node = repository.get(f"i{i}")
+                if node:
+                    self._snapshots.keep(self._issue_of(self._took(dict(node))))
+
+    def prefetch(self, numbers: Iterable[int]) -> None:
+        missing = self._snapshots.missing(numbers)
+        if missing:
+            self._read_group(missing)
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        return self._snapshots.scope()
+
+    def _written(self, document: q.GraphQLDocument) -> None:
+        """After a write: a kept issue it may have changed is read again, unless the
+        write keeps the snapshots true itself (a move, a comment)."""
+        if not getattr(self._precise, "on", False):
+            self._snapshots.forget()
+
+    @contextmanager
+    def _keeping_snapshots(self) -> Iterator[None]:
+        """Writes inside update the snapshots themselves (``IssueSnapshots.update``)."""
+        before = getattr(self._precise, "on", False)
+        self._precise.on = True
+        try:
+            yield
+        finally:
+            self._precise.on = before
 
     def _all_dependencies(self, node: dict[str, Any]) -> dict[str, Any]:
         """``node`` with every blocked-by and blocking edge: past the issue read's 50,
@@ -409,7 +465,19 @@ class GitHubTracker(Tracker):
     # -- issues -----------------------------------------------------------------------------
 
     def get_issue(self, number: int) -> Issue:
-        node = self._issue_node(number)
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        issue = self._issue_of(self._issue_node(number))
+        if self._snapshots.active:
+            self._snapshots.keep(issue)
+            # Its relatives are what a step reads next (its group, its gates): together.
+            related = (issue.parent,) if issue.parent is not None else ()
+            self.prefetch([*related, *issue.sub_issues, *issue.blocked_by, *issue.blocking])
+        return issue
+
+    def _issue_of(self, node: dict[str, Any]) -> Issue:
+        number = int(node["number"])
         comments = [comment_from(c) for c in node["comments"]["nodes"]]
         if node["comments"]["pageInfo"]["hasNextPage"]:  # read them all from the start
             pages = self.client.pages(

@@ -12,8 +12,9 @@ task store's issue locks, and ``_write_state`` re-reads just before writing.
 from __future__ import annotations
 
 import abc
+import contextlib
 import time
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ralph.dashboard import DashboardItem, ProjectStatus
@@ -139,6 +140,19 @@ class Tracker(abc.ABC):
     @abc.abstractmethod
     def get_issue(self, number: int) -> Issue:
         """The issue with every field and relation; IssueNotFound if there is none."""
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One step of work's reads: inside, a backend whose reads cost requests (GitHub)
+        reads each issue once and keeps it, kept true by this tracker's own writes. End
+        it before anything outside this process may write (an agent's turn). Local
+        backends read their store every time: nothing to keep."""
+        yield
+
+    def prefetch(self, numbers: Iterable[int]) -> None:
+        """Inside a snapshot: read these issues now, together (one request on GitHub),
+        for the reads that follow. Nothing to do elsewhere."""
+        return None
 
     @abc.abstractmethod
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
