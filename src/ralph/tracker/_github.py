@@ -47,6 +47,7 @@ from ralph.github import (
     ALL_ISSUE_FEATURES,
     NO_DEPENDENCIES,
     NO_SUB_ISSUES,
+    BatchAnswer,
     GitHubClient,
     IssueFeatures,
     issue_features,
@@ -406,6 +407,13 @@ class GitHubTracker(Tracker):
             self._write_field(number, field, option)
 
     def _write_field(self, number: int, field: str, option: str) -> None:
+        self.client.mutate(
+            q.SET_FIELD_OPTION, self._field_input(number, field, option), token="board"
+        )
+
+    def _field_input(self, number: int, field: str, option: str) -> dict[str, dict[str, object]]:
+        """The input of a single-select write (InvalidInput when the board lacks the field
+        or the option)."""
         board = self.board()
         found = board.fields.get(field)
         if found is None:
@@ -419,26 +427,30 @@ class GitHubTracker(Tracker):
                 f'"{option}" is not an option of the "{field}" field of project '
                 f"#{board.number}; valid options: {', '.join(options)}"
             )
-        self.client.mutate(
-            q.SET_FIELD_OPTION,
-            q.input_of(
-                projectId=board.project_id,
-                itemId=self._item_id(number),
-                fieldId=field_id,
-                value={"singleSelectOptionId": options[option]},
-            ),
-            token="board",
+        return q.input_of(
+            projectId=board.project_id,
+            itemId=self._item_id(number),
+            fieldId=field_id,
+            value={"singleSelectOptionId": options[option]},
         )
+
+    def _status_to_write(self, number: int, state: WorkflowState) -> str | None:
+        """The Status ``state`` calls for, when the board has it and the issue's Status
+        (as last read or written) is not that already: None, nothing to write."""
+        status = WORKFLOW_STATE_TO_STATUS.get(state)
+        found = self.board().fields.get(STATUS)
+        if status is None or found is None or status not in found[1]:
+            return None
+        if number in self._statuses and self._statuses[number] == status:
+            return None
+        return status
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the
         field or the option is left alone, and so is a Status that is right already:
         a state write re-reads the issue just before it)."""
-        status = WORKFLOW_STATE_TO_STATUS.get(state)
-        found = self.board().fields.get(STATUS)
-        if status is None or found is None or status not in found[1]:
-            return
-        if number in self._statuses and self._statuses[number] == status:
+        status = self._status_to_write(number, state)
+        if status is None:
             return
         try:
             self._set_field(number, STATUS, status)
@@ -454,13 +466,40 @@ class GitHubTracker(Tracker):
         estimate: Estimate | None = None,
         priority: Priority | None = None,
     ) -> None:
-        if state is not None:
-            self._set_field(number, WORKFLOW_STATE, state.value)
-            self._sync_status(number, state)
-        if estimate is not None:
-            self._set_field(number, ESTIMATE, estimate.value)
-        if priority is not None:
-            self._set_field(number, PRIORITY, priority.value)
+        """The fields that are set, in one request (``SetFields``); a write GitHub refuses
+        (ids gone stale) is sent again alone after the board is read again, and Status is
+        best effort."""
+        wanted = {
+            WORKFLOW_STATE: state.value if state is not None else None,
+            ESTIMATE: estimate.value if estimate is not None else None,
+            PRIORITY: priority.value if priority is not None else None,
+        }
+        writes = {field: option for field, option in wanted.items() if option is not None}
+        status = self._status_to_write(number, state) if state is not None else None
+        aliases = {WORKFLOW_STATE: "state", ESTIMATE: "estimate", PRIORITY: "priority"}
+        variables = {
+            aliases[f]: self._field_input(number, f, o)["input"] for f, o in writes.items()
+        }
+        if status is not None:
+            try:
+                variables["status"] = self._field_input(number, STATUS, status)["input"]
+            except InvalidInput:
+                status = None
+        if not variables:
+            return
+        parts = tuple(q.set_field_part(alias) for alias in variables)
+        answer = self.client.mutate_batch(q.batch("SetFields", parts), variables, token="board")
+        for field, option in writes.items():
+            if not answer.ok(aliases[field]):
+                self._set_field(number, field, option)  # the board read again, once
+        if status is not None:
+            if answer.ok("status"):
+                self._statuses[number] = status
+            else:
+                logger.warning(
+                    "status sync failed",
+                    extra={"issue": number, "error": answer.refused.get("status", "")},
+                )
 
     # -- issues -----------------------------------------------------------------------------
 
@@ -605,13 +644,19 @@ class GitHubTracker(Tracker):
             return None
 
         data = already() if look_first else None
-        if data is None:
+        if data is not None:
+            return comment_from(data["addComment"]["commentEdge"]["node"])
+        with self._keeping_snapshots():
             data = self.client.mutate(
                 q.ADD_COMMENT,
                 q.input_of(subjectId=subject, body=f"{self.stored_text(body)}\n\n{tag}"),
                 reconcile=already,
             )
-        return comment_from(data["addComment"]["commentEdge"]["node"])
+            made = comment_from(data["addComment"]["commentEdge"]["node"])
+            self._snapshots.update(
+                number, lambda issue: replace(issue, comments=(*issue.comments, made))
+            )
+        return made
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
         self.client.mutate(
@@ -692,31 +737,117 @@ class GitHubTracker(Tracker):
     def _move_with_audit(
         self, number: int, before: WorkflowState | None, new: WorkflowState, comment: str
     ) -> None:
-        """Move the issue to ``new`` and post its audit ``comment``, as one unit: a
-        comment GitHub could not take (unavailable, throttled) sends the change again
-        (the field only if it is not ``new`` already, the comment only if its marker is
-        not there), and a change that still fails is moved back to ``before``."""
+        """Move the issue to ``new`` and post its audit ``comment``, as one unit and one
+        request (``MoveState``: Workflow State, Status when it changes, the comment, in
+        that order). A change GitHub could not take (unavailable, throttled) is sent
+        again (the field only if it is not ``new`` already, the comment only if its
+        marker is not there), and a change that still fails is moved back to ``before``."""
         tag = marker()
         attempt = 1
         while True:
-            resend = attempt > 1
-            if not resend or self.get_issue(number).workflow_state != new:
-                self._set_fields(number, state=new)
             try:
-                self._post_comment(number, comment, tag, look_first=resend)
+                self._send_move(number, new, comment, tag, resend=attempt > 1)
                 return
             except (GitHubUnavailable, GitHubRateLimited) as exc:
                 if attempt == _STATE_CHANGE_TRIES:
                     self._move_back(number, before)
                     raise
                 logger.warning(
-                    "audit comment failed; sending the state change again",
+                    "state change failed; sending it again",
                     extra={"issue": number, "attempt": attempt, "error": str(exc)},
                 )
             except GitHubError:
                 self._move_back(number, before)
                 raise
             attempt += 1
+
+    def _send_move(
+        self, number: int, new: WorkflowState, comment: str, tag: str, *, resend: bool
+    ) -> None:
+        posted: dict[str, Any] | None = None
+        if resend:  # what the lost try did is read afresh
+            self._snapshots.forget([number])
+            self._statuses.pop(number, None)
+            if self.get_issue(number).workflow_state == new:
+                self._sync_status(number, new)
+                posted = self._comment_with(number, tag)
+                if posted is not None:
+                    self._kept_move(number, new, posted)
+                    return
+        variables: dict[str, Any] = {}
+        if not resend or self.get_issue(number).workflow_state != new:
+            variables["state"] = self._field_input(number, WORKFLOW_STATE, new.value)["input"]
+        status = self._status_to_write(number, new)
+        if status is not None:
+            variables["status"] = self._field_input(number, STATUS, status)["input"]
+        audit = q.input_of(
+            subjectId=self._node_id(number), body=f"{self.stored_text(comment)}\n\n{tag}"
+        )["input"]
+        if self.client.tokens.split:  # the board's writes and the comment take two tokens
+            if variables:
+                parts = tuple(q.set_field_part(alias) for alias in variables)
+                fields = self.client.mutate_batch(
+                    q.batch("SetFields", parts), variables, token="board"
+                )
+                self._check_move(number, new, status, fields)
+            with self._keeping_snapshots():
+                self._kept_move(number, new, None)
+                self._post_comment(number, comment, tag)  # kept by _post_comment
+            return
+
+        def already() -> dict[str, Any] | None:
+            found = self._comment_with(number, tag)
+            return None if found is None else {"audit": {"commentEdge": {"node": found}}}
+
+        variables["audit"] = audit
+        parts = tuple(
+            q.comment_part(alias) if alias == "audit" else q.set_field_part(alias)
+            for alias in variables
+        )
+        with self._keeping_snapshots():
+            answer = self.client.mutate_batch(
+                q.batch("MoveState", parts), variables, reconcile=already
+            )
+            self._check_move(number, new, status, answer)
+            if not answer.ok("audit"):
+                raise GitHubInvalid(f"GitHub refused the audit comment: {answer.refused['audit']}")
+            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"])
+
+    def _check_move(
+        self, number: int, new: WorkflowState, status: str | None, answer: BatchAnswer
+    ) -> None:
+        """A refused state write is sent again once the board is read again (its ids may
+        be stale); a refused Status is logged (best effort)."""
+        if "state" in answer.refused:
+            self._set_field(number, WORKFLOW_STATE, new.value)
+        if status is not None and "status" in answer.data:
+            if answer.ok("status"):
+                self._statuses[number] = status
+            else:
+                logger.warning(
+                    "status sync failed",
+                    extra={"issue": number, "error": answer.refused.get("status", "")},
+                )
+
+    def _kept_move(self, number: int, new: WorkflowState, node: dict[str, Any] | None) -> None:
+        """The snapshots keep the moved issue true: its new state and its audit comment."""
+        made = comment_from(node) if node else None
+        self._snapshots.update(
+            number,
+            lambda issue: replace(
+                issue,
+                workflow_state=new,
+                comments=issue.comments + ((made,) if made is not None else ()),
+            ),
+        )
+
+    def _comment_with(self, number: int, tag: str) -> dict[str, Any] | None:
+        """The comment of issue ``number`` carrying marker ``tag``, if it is there."""
+        data = self.client.query(q.COMMENT_BY_MARKER, {**self._where, "number": number})
+        for node in data["repository"]["issue"]["comments"]["nodes"]:
+            if tag in node["body"]:
+                return dict(node)
+        return None
 
     def _move_back(self, number: int, before: WorkflowState | None) -> None:
         """Undo a state change whose audit comment never landed (best effort: an issue
