@@ -368,7 +368,7 @@ class PhaseRunner:
         stop: StopSignal,
         reading: contextlib.ExitStack,
     ) -> PhaseOutcome:
-        """``reading``: the snapshot the checks read in, ended here before the agent."""
+        """``reading``: the snapshot the checks read in, ended before an agent's turn."""
         tracker = self.project.tracker
         for n in numbers:
             if phase.lock_state is not None:
@@ -379,7 +379,6 @@ class PhaseRunner:
                 ctx.held[n] = issue.workflow_state
             if issue.is_open:
                 ctx.held_open.add(n)
-        reading.close()
         key = f"{self._repo}#{numbers[0]}:{phase.name}"
         runs: list[AgentResult] = []
         saved = self.project.store.load_checkpoint(key)
@@ -388,11 +387,12 @@ class PhaseRunner:
                 attempt = Attempt.from_checkpoint(saved)
                 ctx.say("Resuming with the agent result saved by an interrupted run.")
             elif phase.uses_agent:
-                attempt = self._ask_agent(phase, ctx, numbers, runs, stop)
+                # The snapshot ends once the agent's brief has read the issues.
+                attempt = self._ask_agent(phase, ctx, numbers, runs, stop, reading)
                 self.project.store.save_checkpoint(key, attempt.to_checkpoint())
-            else:
+            else:  # no agent ran: nothing outside this process wrote; the snapshot holds
                 attempt = Attempt({}, {})
-            with tracker.snapshot():  # after the agent's turn: read afresh, once
+            with tracker.snapshot():  # after an agent's turn: read afresh, once
                 tracker.prefetch(numbers)
                 ctx.still_held()
                 phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
@@ -503,7 +503,9 @@ class PhaseRunner:
         numbers: tuple[int, ...],
         runs: list[AgentResult],
         stop: StopSignal,
+        reading: contextlib.ExitStack,
     ) -> Attempt:
+        """``reading``: the snapshot so far, ended once the first brief has the issues."""
         problems: list[str] = []
         #: Why earlier attempts were rejected: the next brief says so.
         rejections: list[str] = []
@@ -512,6 +514,7 @@ class PhaseRunner:
                 self.project.tracker.prefetch(numbers)
                 members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
+                reading.close()  # what the agent writes is read afresh
                 attempt, problems = self._attempt(
                     phase, ctx, members, space, runs, stop, rejections
                 )

@@ -25,8 +25,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import replace
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph._text import check_title
@@ -113,6 +113,22 @@ NO_STATUS_UPDATES = (
 )
 
 
+@dataclass(frozen=True)
+class _Note:
+    """A phase's message waiting for its issue's next move; ``maybe_posted``: a request
+    that carried it got no answer."""
+
+    body: str
+    tag: str
+    maybe_posted: bool = False
+
+
+def _relatives(issue: Issue) -> tuple[int, ...]:
+    """The issues a step that reads ``issue`` reads next: its parent, children, blockers."""
+    parent = (issue.parent,) if issue.parent is not None else ()
+    return (*parent, *issue.sub_issues, *issue.blocked_by, *issue.blocking)
+
+
 class GitHubTracker(Tracker):
     kind = "github"
     several_boards = True
@@ -154,7 +170,10 @@ class GitHubTracker(Tracker):
         #: Whether the boards have status updates; None: ask (a server that may lack them).
         self._status_updates: bool | None = None if features is None else True
         self._snapshots = IssueSnapshots()
+        #: Each issue's relatives as last read: a snapshot reads them with the issue.
+        self._relatives: dict[int, tuple[int, ...]] = {}
         self._precise = threading.local()
+        self._notes = threading.local()
         client.on_write(self._written)
 
     def close(self) -> None:
@@ -290,15 +309,56 @@ class GitHubTracker(Tracker):
             for i in range(len(chunk)):
                 node = repository.get(f"i{i}")
                 if node:
-                    self._snapshots.keep(self._issue_of(self._took(dict(node))))
+                    issue = self._issue_of(self._took(dict(node)))
+                    self._relatives[issue.number] = _relatives(issue)
+                    self._snapshots.keep(issue)
 
     def prefetch(self, numbers: Iterable[int]) -> None:
         missing = self._snapshots.missing(numbers)
         if missing:
             self._read_group(missing)
 
-    def snapshot(self) -> AbstractContextManager[None]:
-        return self._snapshots.scope()
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        outer = not self._snapshots.active
+        with self._snapshots.scope():
+            try:
+                yield
+            except BaseException:
+                if outer:
+                    self._post_notes(failing=True)
+                raise
+            if outer:
+                self._post_notes()
+
+    def add_note(self, number: int, body: str) -> None:
+        """Inside a snapshot: sent with the issue's next move (``MoveState``), or alone
+        when the snapshot ends."""
+        if not self._snapshots.active:
+            self.add_comment(number, body)
+            return
+        self._pending_notes().setdefault(number, []).append(_Note(body, marker()))
+
+    def _pending_notes(self) -> dict[int, list[_Note]]:
+        pending: dict[int, list[_Note]] | None = getattr(self._notes, "pending", None)
+        if pending is None:
+            pending = self._notes.pending = {}
+        return pending
+
+    def _post_notes(self, *, failing: bool = False) -> None:
+        """The notes no move took, each alone (a note a lost request may have posted is
+        looked for first). While a failure ends the snapshot, one that cannot be posted
+        is logged, not raised over the failure."""
+        pending = self._pending_notes()
+        while pending:
+            number, notes = pending.popitem()
+            for note in notes:
+                try:
+                    self._post_comment(number, note.body, note.tag, look_first=note.maybe_posted)
+                except (GitHubError, InvalidInput) as exc:
+                    if not failing:
+                        raise
+                    logger.warning("note not posted", extra={"issue": number, "error": str(exc)})
 
     def _written(self, document: q.GraphQLDocument) -> None:
         """After a write: a kept issue it may have changed is read again, unless the
@@ -507,12 +567,15 @@ class GitHubTracker(Tracker):
         kept = self._snapshots.get(number)
         if kept is not None:
             return kept
-        issue = self._issue_of(self._issue_node(number))
-        if self._snapshots.active:
-            self._snapshots.keep(issue)
-            # Its relatives are what a step reads next (its group, its gates): together.
-            related = (issue.parent,) if issue.parent is not None else ()
-            self.prefetch([*related, *issue.sub_issues, *issue.blocked_by, *issue.blocking])
+        if not self._snapshots.active:
+            return self._issue_of(self._issue_node(number))
+        # Its relatives are what a step reads next (its group, its gates): read with it,
+        # those known from an earlier read in the same request, any new ones in one more.
+        self._read_group([number, *self._snapshots.missing(self._relatives.get(number, ()))])
+        issue = self._snapshots.get(number)
+        if issue is None:
+            raise IssueNotFound(number, self.full_name)
+        self.prefetch(_relatives(issue))
         return issue
 
     def _issue_of(self, node: dict[str, Any]) -> Issue:
@@ -799,19 +862,45 @@ class GitHubTracker(Tracker):
             found = self._comment_with(number, tag)
             return None if found is None else {"audit": {"commentEdge": {"node": found}}}
 
-        variables["audit"] = audit
+        # The phase's notes on the issue go first, then the fields, then the audit.
+        room = q.BATCH_LIMIT - len(variables) - 1
+        notes = self._pending_notes().pop(number, [])
+        sent, kept_back = notes[:room], notes[room:]
+        if kept_back:
+            self._pending_notes()[number] = kept_back
+        variables = {
+            **{
+                f"note{i}": q.input_of(
+                    subjectId=self._node_id(number),
+                    body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+                )["input"]
+                for i, note in enumerate(sent)
+            },
+            **variables,
+            "audit": audit,
+        }
         parts = tuple(
-            q.comment_part(alias) if alias == "audit" else q.set_field_part(alias)
+            q.set_field_part(alias) if alias in ("state", "status") else q.comment_part(alias)
             for alias in variables
         )
         with self._keeping_snapshots():
-            answer = self.client.mutate_batch(
-                q.batch("MoveState", parts), variables, reconcile=already
-            )
+            try:
+                answer = self.client.mutate_batch(
+                    q.batch("MoveState", parts), variables, reconcile=already
+                )
+            except BaseException:  # the notes wait for the snapshot's end, looked for first
+                left = [replace(note, maybe_posted=True) for note in sent]
+                self._pending_notes()[number] = left + self._pending_notes().get(number, [])
+                raise
             self._check_move(number, new, status, answer)
+            for i, note in enumerate(sent):
+                if not answer.ok(f"note{i}") and f"note{i}" in answer.refused:
+                    self._pending_notes().setdefault(number, []).append(note)
             if not answer.ok("audit"):
                 raise GitHubInvalid(f"GitHub refused the audit comment: {answer.refused['audit']}")
-            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"])
+            nodes = [answer.data[f"note{i}"] for i in range(len(sent))]
+            made = [n["commentEdge"]["node"] for n in nodes if n]
+            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"], made)
 
     def _check_move(
         self, number: int, new: WorkflowState, status: str | None, answer: BatchAnswer
@@ -829,16 +918,19 @@ class GitHubTracker(Tracker):
                     extra={"issue": number, "error": answer.refused.get("status", "")},
                 )
 
-    def _kept_move(self, number: int, new: WorkflowState, node: dict[str, Any] | None) -> None:
-        """The snapshots keep the moved issue true: its new state and its audit comment."""
-        made = comment_from(node) if node else None
+    def _kept_move(
+        self,
+        number: int,
+        new: WorkflowState,
+        node: dict[str, Any] | None,
+        notes: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """The snapshots keep the moved issue true: its new state, the notes that went
+        with the move and its audit comment."""
+        made = tuple(comment_from(n) for n in (*notes, *((node,) if node else ())))
         self._snapshots.update(
             number,
-            lambda issue: replace(
-                issue,
-                workflow_state=new,
-                comments=issue.comments + ((made,) if made is not None else ()),
-            ),
+            lambda issue: replace(issue, workflow_state=new, comments=issue.comments + made),
         )
 
     def _comment_with(self, number: int, tag: str) -> dict[str, Any] | None:

@@ -190,6 +190,12 @@ class Tracker(abc.ABC):
     @abc.abstractmethod
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
 
+    def add_note(self, number: int, body: str) -> None:
+        """A phase's message on the issue, posted by the time the snapshot ends: here at
+        once; a backend whose writes cost requests (GitHub) sends it with the issue's
+        next move in the same snapshot, in one request, or alone when the snapshot ends."""
+        self.add_comment(number, body)
+
     def stored_text(self, body: str) -> str:
         """A comment or body as this tracker keeps it (GitHub cuts a very long one), so a
         caller can tell whether it was posted already."""
