@@ -676,7 +676,8 @@ def _batch(name: str, parts: tuple[BatchPart, ...]) -> GraphQLDocument:
     text = f"mutation {name}({variables}) {{\n{fields}}}\n"
     if "...CommentFields" in text:
         text += _COMMENT_FIELDS
-    return GraphQLDocument(name, text, mutation=True, creates=any(p.creates for p in parts))
+    made = sum(p.creates for p in parts)
+    return GraphQLDocument(name, text, mutation=True, creates=made > 0, creations=made)
 
 
 def set_field_part(alias: str) -> BatchPart:
