@@ -508,7 +508,7 @@ ISSUE_BY_MARKER = GraphQLDocument(
 query IssueByMarker($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     issues(first: 20, orderBy: {field: CREATED_AT, direction: DESC}) {
-      nodes { id number body }
+      nodes { id number body url createdAt }
     }
   }
 }
@@ -729,7 +729,11 @@ ADD_BLOCKED_BY_ALL = batch("AddBlockedByAll", (blocked_by_part("e0"), blocked_by
 
 
 CREATE_ISSUE = _mutation(
-    "CreateIssue", "createIssue", "CreateIssueInput", "issue { id number }", creates=True
+    "CreateIssue",
+    "createIssue",
+    "CreateIssueInput",
+    "issue { id number url createdAt }",
+    creates=True,
 )
 UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
 CREATE_LABEL = _mutation(

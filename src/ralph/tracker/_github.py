@@ -25,11 +25,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ralph._text import check_title
+from ralph._text import check_title, one_line
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import (
     GitHubError,
@@ -52,6 +52,7 @@ from ralph.github import (
     IssueFeatures,
     issue_features,
     marker,
+    strip_markers,
 )
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
@@ -69,6 +70,7 @@ from ralph.tracker._github_read import (
     board_values,
     comment_from,
     dashboard_item_from,
+    epoch,
     issue_from,
     status_update_from,
 )
@@ -313,6 +315,14 @@ class GitHubTracker(Tracker):
                     self._relatives[issue.number] = _relatives(issue)
                     self._snapshots.keep(issue)
 
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        wanted = list(dict.fromkeys(numbers))
+        latest = self._snapshots.latest
+        if any(n not in latest for n in wanted):
+            with self.snapshot():
+                self.prefetch([n for n in wanted if n not in latest])
+        return [latest[n] for n in wanted if n in latest]
+
     def prefetch(self, numbers: Iterable[int]) -> None:
         missing = self._snapshots.missing(numbers)
         if missing:
@@ -361,20 +371,25 @@ class GitHubTracker(Tracker):
                     logger.warning("note not posted", extra={"issue": number, "error": str(exc)})
 
     def _written(self, document: q.GraphQLDocument) -> None:
-        """After a write: a kept issue it may have changed is read again, unless the
-        write keeps the snapshots true itself (a move, a comment)."""
-        if not getattr(self._precise, "on", False):
-            self._snapshots.forget()
+        """After a write: the kept issues it may have changed are read again (all of them
+        unless the writer named the issues it touches, ``_touching``)."""
+        touched: tuple[int, ...] | None = getattr(self._precise, "touched", None)
+        self._snapshots.forget(touched)
 
     @contextmanager
-    def _keeping_snapshots(self) -> Iterator[None]:
-        """Writes inside update the snapshots themselves (``IssueSnapshots.update``)."""
-        before = getattr(self._precise, "on", False)
-        self._precise.on = True
+    def _touching(self, *numbers: int) -> Iterator[None]:
+        """Writes inside change only issues ``numbers`` (read again in the snapshots)
+        and what the writer keeps true itself (``IssueSnapshots.update``)."""
+        before = getattr(self._precise, "touched", None)
+        self._precise.touched = numbers
         try:
             yield
         finally:
-            self._precise.on = before
+            self._precise.touched = before
+
+    def _keeping_snapshots(self) -> AbstractContextManager[None]:
+        """Writes inside keep the snapshots true themselves."""
+        return self._touching()
 
     def _all_dependencies(self, node: dict[str, Any]) -> dict[str, Any]:
         """``node`` with every blocked-by and blocking edge: past the issue read's 50,
@@ -638,23 +653,49 @@ class GitHubTracker(Tracker):
                     return {"createIssue": {"issue": node}}
             return None
 
-        data = self.client.mutate(
-            q.CREATE_ISSUE,
-            q.input_of(
-                repositoryId=self.repository_id(),
-                title=title,
-                body=f"{self.stored_text(body)}\n\n{tag}" if body else tag,
-                labelIds=label_ids,
-                parentIssueId=parent_id,
-            ),
-            reconcile=already,
-        )
+        stored = self.stored_text(body)
+        with self._touching(*((parent,) if parent is not None else ())):
+            data = self.client.mutate(
+                q.CREATE_ISSUE,
+                q.input_of(
+                    repositoryId=self.repository_id(),
+                    title=title,
+                    body=f"{stored}\n\n{tag}" if body else tag,
+                    labelIds=label_ids,
+                    parentIssueId=parent_id,
+                ),
+                reconcile=already,
+            )
         created = data["createIssue"]["issue"]
         number = int(created["number"])
         self._node_ids[number] = created["id"]
-        self._item_id(number)
-        self._set_fields(number, state=state, estimate=estimate, priority=priority)
-        return self.get_issue(number)
+        self._statuses[number] = None
+        self._relatives[number] = (parent,) if parent is not None else ()
+        with self._touching(number):
+            # A new issue is on no board: added without a look (the add is idempotent).
+            added = self.client.mutate(
+                q.ADD_PROJECT_ITEM,
+                q.input_of(projectId=self.board().project_id, contentId=created["id"]),
+                token="board",
+            )
+            self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
+            self._set_fields(number, state=state, estimate=estimate, priority=priority)
+        # What GitHub holds now is what was sent: no read back.
+        made = Issue(
+            number=number,
+            title=one_line(title),
+            body=strip_markers(stored) if body else "",
+            workflow_state=state,
+            estimate=estimate,
+            priority=priority,
+            labels=tuple(dict.fromkeys(labels)),
+            parent=parent,
+            created_at=epoch(created.get("createdAt")) or self.now(),
+            updated_at=epoch(created.get("createdAt")) or self.now(),
+            url=str(created.get("url") or ""),
+        )
+        self._snapshots.keep(made)
+        return made
 
     def update_issue(
         self,
@@ -671,17 +712,30 @@ class GitHubTracker(Tracker):
         check_labels(labels or ())
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
+            self._update(number, node_id, title, body, labels)
+        with self._touching(number):
+            self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def _update(
+        self,
+        number: int,
+        node_id: str,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+    ) -> None:
+        label_ids = None if labels is None else self._label_ids(labels)
+        with self._touching(number):
             self.client.mutate(
                 q.UPDATE_ISSUE,
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
                     title=title,
                     body=None if body is None else self.stored_text(body),
-                    labelIds=None if labels is None else self._label_ids(labels),
+                    labelIds=label_ids,
                 ),
             )
-        self._set_fields(number, estimate=estimate, priority=priority)
-        return self.get_issue(number)
 
     def stored_text(self, body: str) -> str:
         """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
@@ -722,14 +776,17 @@ class GitHubTracker(Tracker):
         return made
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
-        self.client.mutate(
-            q.CLOSE_ISSUE,
-            q.input_of(issueId=self._node_id(number), stateReason=reason.value.upper()),
-        )
+        node_id = self._node_id(number)
+        with self._touching(number):
+            self.client.mutate(
+                q.CLOSE_ISSUE, q.input_of(issueId=node_id, stateReason=reason.value.upper())
+            )
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=self._node_id(number)))
+        node_id = self._node_id(number)
+        with self._touching(number):
+            self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=node_id))
         return self.get_issue(number)
 
     def _holds(
@@ -760,19 +817,23 @@ class GitHubTracker(Tracker):
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
-        self.client.mutate(
-            q.ADD_BLOCKED_BY,
-            self._dependency(blocked, blocking),
-            reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
-        )
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.ADD_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
+            )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
-        self.client.mutate(
-            q.REMOVE_BLOCKED_BY,
-            self._dependency(blocked, blocking),
-            reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
-        )
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.REMOVE_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
+            )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))

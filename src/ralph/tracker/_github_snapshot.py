@@ -32,6 +32,8 @@ class IssueSnapshots:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._open: weakref.WeakSet[_Kept] = weakref.WeakSet()
+        #: Each issue as this process last read or wrote it, in any thread (for display).
+        self.latest: dict[int, Issue] = {}
 
     @contextmanager
     def scope(self) -> Iterator[None]:
@@ -69,6 +71,8 @@ class IssueSnapshots:
         kept: _Kept | None = getattr(self._local, "kept", None)
         if kept is not None:
             kept.issues[issue.number] = issue
+        with self._lock:
+            self.latest[issue.number] = issue
 
     def update(self, number: int, change: Callable[[Issue], Issue]) -> None:
         """Apply a write this tracker made to every snapshot that kept the issue."""
@@ -76,6 +80,8 @@ class IssueSnapshots:
             for kept in list(self._open):
                 if number in kept.issues:
                     kept.issues[number] = change(kept.issues[number])
+            if number in self.latest:
+                self.latest[number] = change(self.latest[number])
 
     def forget(self, numbers: Iterable[int] | None = None) -> None:
         """Drop ``numbers`` (None: everything) from every snapshot: a write whose effect

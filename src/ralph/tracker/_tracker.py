@@ -149,6 +149,11 @@ class Tracker(abc.ABC):
         backends read their store every time: nothing to keep."""
         yield
 
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        """The issues as this process last read or wrote them (for a display: they may
+        be a step old); issues it never read are read (together, on GitHub)."""
+        return [self.get_issue(n) for n in numbers]
+
     def prefetch(self, numbers: Iterable[int]) -> None:
         """Inside a snapshot: read these issues now, together (one request on GitHub),
         for the reads that follow. Nothing to do elsewhere."""
