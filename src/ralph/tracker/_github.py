@@ -83,6 +83,7 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
+    StateChange,
     StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
@@ -584,6 +585,10 @@ class GitHubTracker(Tracker):
             return kept
         if not self._snapshots.active:
             return self._issue_of(self._issue_node(number))
+        if not self._snapshots.related:
+            issue = self._issue_of(self._issue_node(number))
+            self._snapshots.keep(issue)
+            return issue
         # Its relatives are what a step reads next (its group, its gates): read with it,
         # those known from an earlier read in the same request, any new ones in one more.
         self._read_group([number, *self._snapshots.missing(self._relatives.get(number, ()))])
@@ -592,6 +597,25 @@ class GitHubTracker(Tracker):
             raise IssueNotFound(number, self.full_name)
         self.prefetch(_relatives(issue))
         return issue
+
+    def set_state(
+        self,
+        number: int,
+        state_or_intent: str,
+        *,
+        command: str = "human",
+        actor: str = "ralph",
+        only_from: WorkflowState | None = None,
+    ) -> StateChange:
+        """One read (the compare-and-set reads what the check read) and one write."""
+        with self._snapshots.scope(related=False):
+            return super().set_state(
+                number, state_or_intent, command=command, actor=actor, only_from=only_from
+            )
+
+    def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
+        with self._snapshots.scope(related=False):
+            return super().release(number, command=command, actor=actor)
 
     def _issue_of(self, node: dict[str, Any]) -> Issue:
         number = int(node["number"])

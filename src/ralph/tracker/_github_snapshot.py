@@ -23,8 +23,9 @@ __all__ = ["IssueSnapshots"]
 class _Kept:
     """One open snapshot: the issues read in it, by number."""
 
-    def __init__(self) -> None:
+    def __init__(self, related: bool) -> None:
         self.issues: dict[int, Issue] = {}
+        self.related = related
 
 
 class IssueSnapshots:
@@ -36,12 +37,14 @@ class IssueSnapshots:
         self.latest: dict[int, Issue] = {}
 
     @contextmanager
-    def scope(self) -> Iterator[None]:
-        """Keep issue reads until the outermost scope of this thread ends."""
+    def scope(self, *, related: bool = True) -> Iterator[None]:
+        """Keep issue reads until the outermost scope of this thread ends; ``related``:
+        an issue read brings its relatives (a step's group), else only itself (one
+        operation's reads of one issue)."""
         if getattr(self._local, "kept", None) is not None:
             yield
             return
-        kept = _Kept()
+        kept = _Kept(related)
         self._local.kept = kept
         with self._lock:
             self._open.add(kept)
@@ -55,6 +58,12 @@ class IssueSnapshots:
     @property
     def active(self) -> bool:
         return getattr(self._local, "kept", None) is not None
+
+    @property
+    def related(self) -> bool:
+        """Whether this thread's snapshot reads an issue's relatives with it."""
+        kept: _Kept | None = getattr(self._local, "kept", None)
+        return kept is not None and kept.related
 
     def get(self, number: int) -> Issue | None:
         kept: _Kept | None = getattr(self._local, "kept", None)
