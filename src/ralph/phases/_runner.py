@@ -370,9 +370,8 @@ class PhaseRunner:
     ) -> PhaseOutcome:
         """``reading``: the snapshot the checks read in, ended before an agent's turn."""
         tracker = self.project.tracker
-        for n in numbers:
-            if phase.lock_state is not None:
-                tracker.set_state(n, "__LOCK__", command=phase.command)
+        if phase.lock_state is not None:  # together: one request for a small group
+            tracker.set_states(numbers, "__LOCK__", command=phase.command)
         for n in numbers:
             issue = tracker.get_issue(n)
             if issue.workflow_state is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any
@@ -97,7 +97,13 @@ from ralph.tracker._reviews import (
     ThreadComment,
 )
 from ralph.tracker._tracker import Tracker
-from ralph.workflow import WORKFLOW_STATE_TO_STATUS, Estimate, Priority, WorkflowState
+from ralph.workflow import (
+    WORKFLOW_STATE_TO_STATUS,
+    Estimate,
+    Priority,
+    WorkflowState,
+    plan_transition,
+)
 
 __all__ = ["NO_STATUS_UPDATES", "GitHubTracker"]
 
@@ -108,6 +114,9 @@ _LABEL_COLOUR = "ededed"
 _IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
+#: Issues whose moves one request carries: three writes each (state, Status, audit)
+#: within GitHub's safe batch of ten.
+_MOVES_PER_REQUEST = 3
 #: Issues whose board data one request reads (split tokens): 50 x 10 items x 20 values.
 _ITEMS_PER_READ = 50
 NO_STATUS_UPDATES = (
@@ -613,6 +622,111 @@ class GitHubTracker(Tracker):
                 number, state_or_intent, command=command, actor=actor, only_from=only_from
             )
 
+    def set_states(
+        self,
+        numbers: Sequence[int],
+        state_or_intent: str,
+        *,
+        command: str,
+        actor: str = "ralph",
+        only_from: Mapping[int, WorkflowState] | None = None,
+    ) -> list[StateChange]:
+        """The moves together: each issue's Workflow State, Status and audit comment in
+        one request for up to three issues (``MoveStates``). Checked one by one first,
+        as ``set_state`` checks; an issue with notes waiting moves alone (with them)."""
+        held = only_from or {}
+        with self._snapshots.scope(related=False):
+            changes: list[StateChange] = []
+            planned: list[tuple[StateChange, str]] = []
+            for number in numbers:
+                issue = self.get_issue(number)
+                expected = held.get(number)
+                if expected is not None and issue.workflow_state is not expected:
+                    current = issue.workflow_state
+                    raise StateConflict(number, expected.value, current.value if current else None)
+                transition = plan_transition(issue.workflow_state, state_or_intent, command)
+                intent = state_or_intent if transition.was_intent else None
+                change = StateChange(
+                    number, issue.workflow_state, transition.to_state, transition.command, intent
+                )
+                changes.append(change)
+                if transition.changed:
+                    planned.append((change, self._audit(change, actor, intent)))
+            alone = [p for p in planned if p[0].number in self._pending_notes()]
+            together = [p for p in planned if p not in alone]
+            for start in range(0, len(together), _MOVES_PER_REQUEST):
+                self._send_moves(together[start : start + _MOVES_PER_REQUEST])
+            for change, body in alone:
+                self._write_state(change.number, change.previous, change.new, body, actor)
+            return changes
+
+    def _send_moves(self, moves: Sequence[tuple[StateChange, str]]) -> None:
+        """Several issues' moves in one request, each as a unit (state, Status, audit).
+        What GitHub refuses of one issue is handled as a lone move would be; a request
+        that fails whole is sent again issue by issue, each looked at first."""
+        if len(moves) == 1 or self.client.tokens.split:
+            for change, body in moves:
+                self._write_state(change.number, change.previous, change.new, body, "ralph")
+            return
+        tags = [marker() for _ in moves]
+        variables: dict[str, Any] = {}
+        statuses: dict[int, str] = {}
+        for i, (change, body) in enumerate(moves):
+            number = change.number
+            variables[f"state{i}"] = self._field_input(number, WORKFLOW_STATE, change.new.value)[
+                "input"
+            ]
+            status = self._status_to_write(number, change.new)
+            if status is not None:
+                variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
+                statuses[i] = status
+            variables[f"audit{i}"] = q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(body)}\n\n{tags[i]}",
+            )["input"]
+        parts = tuple(
+            q.comment_part(alias) if alias.startswith("audit") else q.set_field_part(alias)
+            for alias in variables
+        )
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, (change, _) in enumerate(moves):
+                node = self._comment_with(change.number, tags[i])
+                if node is None:
+                    return None
+                found[f"audit{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("MoveStates", parts), variables, reconcile=already
+                )
+        except (GitHubUnavailable, GitHubRateLimited):
+            for i, (change, body) in enumerate(moves):  # each as a lone move's resend
+                self._move_with_audit(
+                    change.number, change.previous, change.new, body, tag=tags[i], resend=True
+                )
+            return
+        refused: GitHubError | None = None
+        for i, (change, _) in enumerate(moves):
+            number = change.number
+            if f"state{i}" in answer.refused:
+                self._set_field(number, WORKFLOW_STATE, change.new.value)
+            if i in statuses and answer.ok(f"status{i}"):
+                self._statuses[number] = statuses[i]
+            if not answer.ok(f"audit{i}"):
+                self._move_back(number, change.previous)
+                refused = GitHubInvalid(
+                    f"GitHub refused the audit comment of #{number}: "
+                    f"{answer.refused.get(f'audit{i}', 'no answer')}"
+                )
+                continue
+            self._kept_move(number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"])
+        if refused is not None:
+            raise refused
+
     def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
         with self._snapshots.scope(related=False):
             return super().release(number, command=command, actor=actor)
@@ -883,18 +997,25 @@ class GitHubTracker(Tracker):
             self._move_with_audit(number, expected, new, comment)
 
     def _move_with_audit(
-        self, number: int, before: WorkflowState | None, new: WorkflowState, comment: str
+        self,
+        number: int,
+        before: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        *,
+        tag: str | None = None,
+        resend: bool = False,
     ) -> None:
         """Move the issue to ``new`` and post its audit ``comment``, as one unit and one
         request (``MoveState``: Workflow State, Status when it changes, the comment, in
         that order). A change GitHub could not take (unavailable, throttled) is sent
         again (the field only if it is not ``new`` already, the comment only if its
         marker is not there), and a change that still fails is moved back to ``before``."""
-        tag = marker()
+        tag = tag or marker()
         attempt = 1
         while True:
             try:
-                self._send_move(number, new, comment, tag, resend=attempt > 1)
+                self._send_move(number, new, comment, tag, resend=resend or attempt > 1)
                 return
             except (GitHubUnavailable, GitHubRateLimited) as exc:
                 if attempt == _STATE_CHANGE_TRIES:

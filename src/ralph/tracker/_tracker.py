@@ -14,7 +14,15 @@ from __future__ import annotations
 import abc
 import contextlib
 import time
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 
 from ralph.dashboard import DashboardItem, ProjectStatus
@@ -513,6 +521,24 @@ class Tracker(abc.ABC):
             self._record_move(change, actor, intent)
         return change
 
+    def set_states(
+        self,
+        numbers: Sequence[int],
+        state_or_intent: str,
+        *,
+        command: str,
+        actor: str = "ralph",
+        only_from: Mapping[int, WorkflowState] | None = None,
+    ) -> list[StateChange]:
+        """``set_state`` on each issue, in order (``only_from``: each issue's expected
+        state). A backend whose writes cost requests (GitHub) sends the moves together;
+        a refused move raises after the others landed."""
+        held = only_from or {}
+        return [
+            self.set_state(n, state_or_intent, command=command, actor=actor, only_from=held.get(n))
+            for n in numbers
+        ]
+
     def sync_state(self, number: int, *, actor: str = "ralph") -> StateChange | None:
         """Move the issue to the Workflow State its open or closed state calls for, when
         a person closed or reopened it outside Ralph (``workflow.synced_state``): the
@@ -545,14 +571,18 @@ class Tracker(abc.ABC):
         return change
 
     def _record_move(self, change: StateChange, actor: str, intent: str | None = None) -> None:
+        body = self._audit(change, actor, intent)
+        self._write_state(change.number, change.previous, change.new, body, actor)
+
+    def _audit(self, change: StateChange, actor: str, intent: str | None = None) -> str:
+        """The audit comment of ``change``, with its machine-readable transition marker."""
         record = TransitionRecord(
             str(change.previous or UNKNOWN_STATE),
             str(change.new),
             change.command,
             iso(self.now()) or "",
         )
-        body = audit_comment(record, intent=intent, actor=actor)
-        self._write_state(change.number, change.previous, change.new, body, actor)
+        return audit_comment(record, intent=intent, actor=actor)
 
     def advance_children(
         self,
