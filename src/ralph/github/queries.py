@@ -701,6 +701,17 @@ def comment_part(alias: str) -> BatchPart:
     )
 
 
+def create_field_part(alias: str) -> BatchPart:
+    """A new single-select field of the board (creating, as ``CreateField``)."""
+    return BatchPart(
+        alias,
+        "createProjectV2Field",
+        "CreateProjectV2FieldInput",
+        "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+        creates=True,
+    )
+
+
 def blocked_by_part(alias: str) -> BatchPart:
     return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
 
@@ -726,6 +737,19 @@ SET_FIELDS = batch(
     tuple(set_field_part(alias) for alias in ("state", "status", "estimate", "priority")),
 )
 ADD_BLOCKED_BY_ALL = batch("AddBlockedByAll", (blocked_by_part("e0"), blocked_by_part("e1")))
+MOVE_STATES = batch(
+    "MoveStates",
+    tuple(
+        part(f"{kind}{i}")
+        for i in range(3)
+        for kind, part in (
+            ("state", set_field_part),
+            ("status", set_field_part),
+            ("audit", comment_part),
+        )
+    ),
+)
+CREATE_FIELDS = batch("CreateFields", tuple(create_field_part(f"field{i}") for i in range(3)))
 
 
 CREATE_ISSUE = _mutation(
@@ -1223,6 +1247,8 @@ ALL: dict[str, GraphQLDocument] = {
         MOVE_STATE,
         SET_FIELDS,
         ADD_BLOCKED_BY_ALL,
+        MOVE_STATES,
+        CREATE_FIELDS,
         CREATE_PULL_REQUEST,
         MERGE_PULL_REQUEST,
         ENQUEUE_PULL_REQUEST,

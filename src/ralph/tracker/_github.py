@@ -333,6 +333,18 @@ class GitHubTracker(Tracker):
                 self.prefetch([n for n in wanted if n not in latest])
         return [latest[n] for n in wanted if n in latest]
 
+    def _known_group(self, number: int) -> list[int]:
+        """The issues related to ``number`` as earlier reads found them, transitively (its
+        parent's other children too), at most a group read's worth."""
+        seen = {number: None}
+        frontier = [number]
+        while frontier and len(seen) < q.GROUP_LIMIT:
+            for related in self._relatives.get(frontier.pop(0), ()):
+                if related not in seen and len(seen) < q.GROUP_LIMIT:
+                    seen[related] = None
+                    frontier.append(related)
+        return list(seen)[1:]
+
     def prefetch(self, numbers: Iterable[int]) -> None:
         missing = self._snapshots.missing(numbers)
         if missing:
@@ -600,7 +612,7 @@ class GitHubTracker(Tracker):
             return issue
         # Its relatives are what a step reads next (its group, its gates): read with it,
         # those known from an earlier read in the same request, any new ones in one more.
-        self._read_group([number, *self._snapshots.missing(self._relatives.get(number, ()))])
+        self._read_group([number, *self._snapshots.missing(self._known_group(number))])
         issue = self._snapshots.get(number)
         if issue is None:
             raise IssueNotFound(number, self.full_name)
