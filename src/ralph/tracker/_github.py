@@ -378,19 +378,60 @@ class GitHubTracker(Tracker):
         return pending
 
     def _post_notes(self, *, failing: bool = False) -> None:
-        """The notes no move took, each alone (a note a lost request may have posted is
-        looked for first). While a failure ends the snapshot, one that cannot be posted
-        is logged, not raised over the failure."""
+        """The notes no move took, together (``AddComments``, ten a request; one a lost
+        request may have posted is looked for first, alone). While a failure ends the
+        snapshot, what cannot be posted is logged, not raised over the failure."""
         pending = self._pending_notes()
-        while pending:
-            number, notes = pending.popitem()
-            for note in notes:
-                try:
-                    self._post_comment(number, note.body, note.tag, look_first=note.maybe_posted)
-                except (GitHubError, InvalidInput) as exc:
-                    if not failing:
-                        raise
-                    logger.warning("note not posted", extra={"issue": number, "error": str(exc)})
+        waiting = [(number, note) for number, notes in pending.items() for note in notes]
+        pending.clear()
+        try:
+            for number, note in [w for w in waiting if w[1].maybe_posted]:
+                self._post_comment(number, note.body, note.tag, look_first=True)
+            fresh = [w for w in waiting if not w[1].maybe_posted]
+            for start in range(0, len(fresh), q.BATCH_LIMIT):
+                self._post_together(fresh[start : start + q.BATCH_LIMIT])
+        except (GitHubError, InvalidInput) as exc:
+            if not failing:
+                raise
+            logger.warning("notes not posted", extra={"error": str(exc)})
+
+    def _post_together(self, notes: Sequence[tuple[int, _Note]]) -> None:
+        if len(notes) == 1:
+            (number, note), *_ = notes
+            self._post_comment(number, note.body, note.tag)
+            return
+        variables = {
+            f"note{i}": q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+            )["input"]
+            for i, (number, note) in enumerate(notes)
+        }
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, (number, note) in enumerate(notes):
+                node = self._comment_with(number, note.tag)
+                if node is None:
+                    return None
+                found[f"note{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        parts = tuple(q.comment_part(alias) for alias in variables)
+        with self._keeping_snapshots():
+            answer = self.client.mutate_batch(
+                q.batch("AddComments", parts), variables, reconcile=already
+            )
+        for i, (number, _) in enumerate(notes):
+            if answer.ok(f"note{i}"):
+                made = comment_from(answer.data[f"note{i}"]["commentEdge"]["node"])
+                self._snapshots.update(
+                    number,
+                    lambda issue, made=made: replace(issue, comments=(*issue.comments, made)),
+                )
+        if answer.refused:
+            alias, why = next(iter(answer.refused.items()))
+            raise GitHubInvalid(f"GitHub refused a comment on #{notes[int(alias[4:])][0]}: {why}")
 
     def _written(self, document: q.GraphQLDocument) -> None:
         """After a write: the kept issues it may have changed are read again (all of them
