@@ -260,20 +260,25 @@ BOARD_FEATURES = GraphQLDocument(
 )
 
 #: The repository, with how it lets pull requests merge (read once per tracker).
+_REPOSITORY_FIELDS = """
+fragment RepositoryFields on Repository {
+  id nameWithOwner
+  owner { id login }
+  defaultBranchRef { name }
+  viewerPermission hasIssuesEnabled isArchived
+  mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
+  mergeQueue { id }
+}
+"""
+
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
 query Repository($owner: String!, $name: String!) {
-  repository(owner: $owner, name: $name) {
-    id nameWithOwner
-    owner { id login }
-    defaultBranchRef { name }
-    viewerPermission hasIssuesEnabled isArchived
-    mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
-    mergeQueue { id }
-  }
+  repository(owner: $owner, name: $name) { ...RepositoryFields }
 }
-""",
+"""
+    + _REPOSITORY_FIELDS,
 )
 
 USER = GraphQLDocument("User", "query User($login: String!) { user(login: $login) { id login } }")
@@ -296,6 +301,25 @@ query Project($login: String!, $number: Int!) {
   }
 }
 """
+    + _PROJECT_FIELDS,
+)
+
+#: What a tracker needs once a process, in one request: the repository, its labels' ids
+#: (the first hundred) and the board's ids (when one token reads both).
+REPOSITORY_AND_BOARD = GraphQLDocument(
+    "RepositoryAndBoard",
+    """
+query RepositoryAndBoard($owner: String!, $name: String!, $login: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    ...RepositoryFields
+    labels(first: 100) { pageInfo { hasNextPage } nodes { id name } }
+  }
+  repositoryOwner(login: $login) {
+    ... on ProjectV2Owner { projectV2(number: $number) { ...ProjectFields } }
+  }
+}
+"""
+    + _REPOSITORY_FIELDS
     + _PROJECT_FIELDS,
 )
 
@@ -1210,6 +1234,7 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE_FEATURES,
         BOARD_FEATURES,
         REPOSITORY,
+        REPOSITORY_AND_BOARD,
         USER,
         OWNER,
         PROJECT,

@@ -114,6 +114,8 @@ _LABEL_COLOUR = "ededed"
 _IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
+#: A new issue's fields sent with its first move, by their aliases in ``MoveState``.
+_EXTRA_FIELDS = {ESTIMATE: "estimate", PRIORITY: "priority"}
 #: Issues whose moves one request carries: three writes each (state, Status, audit)
 #: within GitHub's safe batch of ten.
 _MOVES_PER_REQUEST = 3
@@ -176,6 +178,8 @@ class GitHubTracker(Tracker):
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
         self._labels: dict[str, str] = {}
+        #: Whether ``_labels`` holds every label of the repository (read this process).
+        self._labels_read = False
         #: Each issue's Status on the board as last read or written (None: unset).
         self._statuses: dict[int, str | None] = {}
         self._state_guards: dict[int, threading.Lock] = {}
@@ -211,16 +215,36 @@ class GitHubTracker(Tracker):
 
     def repository(self) -> dict[str, Any]:
         """The repository's node (its id, how it lets pull requests merge), read once."""
+        if self._repository is None and self._board is None and not self.client.tokens.split:
+            self._read_setup()
         if self._repository is None:
             data = self.client.query(q.REPOSITORY, self._where)
             self._repository = dict(data["repository"])
         return self._repository
+
+    def _read_setup(self) -> None:
+        """The repository, its labels and the board, in one request (one token reads all)."""
+        data = self.client.query(
+            q.REPOSITORY_AND_BOARD,
+            {**self._where, "login": self.project_owner, "number": self.project_number},
+        )
+        repository = dict(data["repository"])
+        labels = repository.pop("labels", None) or {}
+        for node in labels.get("nodes") or ():
+            self._labels[node["name"].casefold()] = node["id"]
+        self._labels_read = not (labels.get("pageInfo") or {}).get("hasNextPage")
+        self._repository = repository
+        project = (data.get("repositoryOwner") or {}).get("projectV2")
+        if project:
+            self._board = board_from(project)
 
     def repository_id(self) -> str:
         return str(self.repository()["id"])
 
     def board(self) -> Board:
         """The project's id and field/option ids, read once and kept until invalidated."""
+        if self._board is None and self._repository is None and not self.client.tokens.split:
+            self._read_setup()
         with self._lock:
             if self._board is None:
                 data = self.client.query(
@@ -358,10 +382,21 @@ class GitHubTracker(Tracker):
                 yield
             except BaseException:
                 if outer:
-                    self._post_notes(failing=True)
+                    self._post_pending(failing=True)
                 raise
             if outer:
-                self._post_notes()
+                self._post_pending()
+
+    def _post_pending(self, *, failing: bool = False) -> None:
+        """What waited for a move that did not come: new issues' fields, then notes."""
+        try:
+            with self._keeping_snapshots():
+                self._send_pending_fields()
+        except (GitHubError, InvalidInput) as exc:
+            if not failing:
+                raise
+            logger.warning("fields not set", extra={"error": str(exc)})
+        self._post_notes(failing=failing)
 
     def add_note(self, number: int, body: str) -> None:
         """Inside a snapshot: sent with the issue's next move (``MoveState``), or alone
@@ -370,6 +405,26 @@ class GitHubTracker(Tracker):
             self.add_comment(number, body)
             return
         self._pending_notes().setdefault(number, []).append(_Note(body, marker()))
+
+    def _pending_fields(self) -> dict[int, dict[str, Any]]:
+        """New issues' fields (field name -> enum value) not sent yet, by number."""
+        pending: dict[int, dict[str, Any]] | None = getattr(self._notes, "fields", None)
+        if pending is None:
+            pending = self._notes.fields = {}
+        return pending
+
+    def _send_pending_fields(self, number: int | None = None) -> None:
+        """The fields waiting for issue ``number`` (None: every issue's), sent now."""
+        pending = self._pending_fields()
+        for waiting in [number] if number is not None else list(pending):
+            fields = pending.pop(waiting, None) if waiting is not None else None
+            if fields:
+                self._set_fields(
+                    waiting,
+                    state=fields.get(WORKFLOW_STATE),
+                    estimate=fields.get(ESTIMATE),
+                    priority=fields.get(PRIORITY),
+                )
 
     def _pending_notes(self) -> dict[int, list[_Note]]:
         pending: dict[int, list[_Note]] | None = getattr(self._notes, "pending", None)
@@ -511,7 +566,7 @@ class GitHubTracker(Tracker):
     def _label_ids(self, names: Sequence[str]) -> list[str]:
         """Label ids by name (GitHub's names ignore case), creating missing labels."""
         wanted = list(dict.fromkeys(names))
-        if any(name.casefold() not in self._labels for name in wanted):
+        if not self._labels_read and any(name.casefold() not in self._labels for name in wanted):
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
                 self._labels[node["name"].casefold()] = node["id"]
         for name in wanted:
@@ -520,6 +575,16 @@ class GitHubTracker(Tracker):
         return list(dict.fromkeys(self._labels[name.casefold()] for name in wanted))
 
     def _create_label(self, name: str) -> str:
+        try:
+            return self._send_label(name)
+        except GitHubInvalid:
+            if not self._labels_read:
+                raise
+            # Made meanwhile (another process): the labels as GitHub has them now.
+            self._labels_read = False
+            return self._label_ids([name])[0]
+
+    def _send_label(self, name: str) -> str:
         def already() -> dict[str, Any] | None:
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
                 if node["name"].casefold() == name.casefold():
@@ -607,6 +672,10 @@ class GitHubTracker(Tracker):
         """The fields that are set, in one request (``SetFields``); a write GitHub refuses
         (ids gone stale) is sent again alone after the board is read again, and Status is
         best effort."""
+        waiting = self._pending_fields().pop(number, {})  # what a creation left to send
+        state = state or waiting.get(WORKFLOW_STATE)
+        estimate = estimate or waiting.get(ESTIMATE)
+        priority = priority or waiting.get(PRIORITY)
         wanted = {
             WORKFLOW_STATE: state.value if state is not None else None,
             ESTIMATE: estimate.value if estimate is not None else None,
@@ -645,6 +714,8 @@ class GitHubTracker(Tracker):
         kept = self._snapshots.get(number)
         if kept is not None:
             return kept
+        if number in self._pending_fields():  # GitHub must hold them before it is read
+            self._send_pending_fields(number)
         if not self._snapshots.active:
             return self._issue_of(self._issue_node(number))
         if not self._snapshots.related:
@@ -705,7 +776,9 @@ class GitHubTracker(Tracker):
                 changes.append(change)
                 if transition.changed:
                     planned.append((change, self._audit(change, actor, intent)))
-            alone = [p for p in planned if p[0].number in self._pending_notes()]
+            # An issue with notes or a creation's fields waiting moves alone, with them.
+            waiting = {*self._pending_notes(), *self._pending_fields()}
+            alone = [p for p in planned if p[0].number in waiting]
             together = [p for p in planned if p not in alone]
             for start in range(0, len(together), _MOVES_PER_REQUEST):
                 self._send_moves(together[start : start + _MOVES_PER_REQUEST])
@@ -717,9 +790,9 @@ class GitHubTracker(Tracker):
         """Several issues' moves in one request, each as a unit (state, Status, audit).
         What GitHub refuses of one issue is handled as a lone move would be; a request
         that fails whole is sent again issue by issue, each looked at first."""
-        if len(moves) == 1 or self.client.tokens.split:
+        if len(moves) == 1 or self.client.tokens.split:  # checked already: as lone moves
             for change, body in moves:
-                self._write_state(change.number, change.previous, change.new, body, "ralph")
+                self._move_with_audit(change.number, change.previous, change.new, body)
             return
         tags = [marker() for _ in moves]
         variables: dict[str, Any] = {}
@@ -870,7 +943,14 @@ class GitHubTracker(Tracker):
                 token="board",
             )
             self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
-            self._set_fields(number, state=state, estimate=estimate, priority=priority)
+            wanted = {WORKFLOW_STATE: state, ESTIMATE: estimate, PRIORITY: priority}
+            fields = {field: value for field, value in wanted.items() if value is not None}
+            if self._snapshots.active and fields:
+                # Sent with the issue's first move (a split places its children at once),
+                # or when the snapshot ends, or before the issue is read from GitHub.
+                self._pending_fields()[number] = fields
+            else:
+                self._set_fields(number, state=state, estimate=estimate, priority=priority)
         # What GitHub holds now is what was sent: no read back.
         made = Issue(
             number=number,
@@ -1102,6 +1182,28 @@ class GitHubTracker(Tracker):
         status = self._status_to_write(number, new)
         if status is not None:
             variables["status"] = self._field_input(number, STATUS, status)["input"]
+        # A new issue's other fields go with its first move (its state is this one).
+        created = self._pending_fields().pop(number, {})
+        extra = {f: v.value for f, v in created.items() if f in _EXTRA_FIELDS}
+        for field, option in extra.items():
+            variables[_EXTRA_FIELDS[field]] = self._field_input(number, field, option)["input"]
+        try:
+            self._send_fields_and_audit(number, new, comment, tag, variables, status, extra)
+        except BaseException:
+            if created:
+                self._pending_fields()[number] = created
+            raise
+
+    def _send_fields_and_audit(
+        self,
+        number: int,
+        new: WorkflowState,
+        comment: str,
+        tag: str,
+        variables: dict[str, Any],
+        status: str | None,
+        extra: Mapping[str, str],
+    ) -> None:
         audit = q.input_of(
             subjectId=self._node_id(number), body=f"{self.stored_text(comment)}\n\n{tag}"
         )["input"]
@@ -1139,7 +1241,9 @@ class GitHubTracker(Tracker):
             "audit": audit,
         }
         parts = tuple(
-            q.set_field_part(alias) if alias in ("state", "status") else q.comment_part(alias)
+            q.comment_part(alias)
+            if alias.startswith(("note", "audit"))
+            else q.set_field_part(alias)
             for alias in variables
         )
         with self._keeping_snapshots():
@@ -1152,6 +1256,9 @@ class GitHubTracker(Tracker):
                 self._pending_notes()[number] = left + self._pending_notes().get(number, [])
                 raise
             self._check_move(number, new, status, answer)
+            for field, option in extra.items():
+                if _EXTRA_FIELDS[field] in answer.refused:
+                    self._set_field(number, field, option)
             for i, note in enumerate(sent):
                 if not answer.ok(f"note{i}") and f"note{i}" in answer.refused:
                     self._pending_notes().setdefault(number, []).append(note)
@@ -1500,9 +1607,14 @@ class GitHubTracker(Tracker):
         merged = self.pulls.merge(
             node, strategy, expected_head, f"Merge pull request #{number} from {pr.head}"
         )
-        for issue, audit in moves:
-            if audit is not None:
-                self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
+        done = [
+            (StateChange(issue.number, issue.workflow_state, WorkflowState.DONE, "merge"), audit)
+            for issue, audit in moves
+            if audit is not None
+        ]
+        for start in range(0, len(done), _MOVES_PER_REQUEST):  # together: a group's PR
+            self._send_moves(done[start : start + _MOVES_PER_REQUEST])
+        for issue, _ in moves:
             if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
                 self.client.mutate(
                     q.CLOSE_ISSUE,
