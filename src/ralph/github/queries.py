@@ -495,9 +495,9 @@ ISSUE_BLOCKING = _dependencies("IssueBlocking", "blocking")
 
 _ISSUES = """
 query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
-             $after: String) {
+             $after: String, $filter: IssueFilters) {
   repository(owner: $owner, name: $name) {
-    issues(first: $first, after: $after, states: $states,
+    issues(first: $first, after: $after, states: $states, filterBy: $filter,
            orderBy: {field: CREATED_AT, direction: ASC}) {
       pageInfo { hasNextPage endCursor }
       nodes { ...IssueFields }
@@ -514,6 +514,37 @@ def issues_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
 
 
 ISSUES = issues_query()
+
+#: The board's issues as ``ralph status`` reads them: a hundred a page, and only what the
+#: dashboard shows (no labels, children, blocked issues or pull requests): three
+#: connections an issue, so 3 of GitHub's points per hundred issues instead of 8.
+_BOARD_ISSUE_FIELDS = """
+fragment BoardIssueFields on Issue {
+  id number title state stateReason createdAt updatedAt closedAt
+  assignees(first: 10) { nodes { login } }
+  blockedBy(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
+}
+"""
+BOARD_ISSUES = GraphQLDocument(
+    "BoardIssues",
+    """
+query BoardIssues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
+                  $after: String, $filter: IssueFilters) {
+  repository(owner: $owner, name: $name) {
+    issues(first: $first, after: $after, states: $states, filterBy: $filter,
+           orderBy: {field: CREATED_AT, direction: ASC}) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...BoardIssueFields ...IssueItems }
+    }
+  }
+}
+"""
+    + _BOARD_ISSUE_FIELDS
+    + _RELATED
+    + _ISSUE_ITEMS
+    + _OPTION_NAME,
+    page_size=100,
+)
 
 ISSUE_ITEMS = GraphQLDocument(
     "IssueItems",
@@ -1246,6 +1277,7 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE_COMMENTS,
         ISSUE_GROUP,
         ISSUES,
+        BOARD_ISSUES,
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
         ISSUE_ITEMS,

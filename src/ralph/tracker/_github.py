@@ -85,6 +85,7 @@ from ralph.tracker._model import (
     PullRequestState,
     StateChange,
     StatusUpdate,
+    iso,
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
@@ -889,6 +890,39 @@ class GitHubTracker(Tracker):
             node = self._all_dependencies(node)
             found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
+
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """The open issues and the closed ones updated since ``closed_since``, a hundred
+        a page, with what the dashboard shows (``BoardIssues``). A closed blocker outside
+        them no longer blocks and is left out."""
+        if self.client.tokens.split:  # the board's data needs the board's token: read apart
+            return super().board_issues(closed_since=closed_since)
+        project_id = self.board().project_id
+        closed_filter = {"states": ["CLOSED"]}
+        if closed_since is not None:
+            closed_filter["since"] = iso(closed_since) or ""
+        nodes: list[dict[str, Any]] = []
+        for variables in ({"states": ["OPEN"]}, {"filter": closed_filter}):
+            nodes += [
+                {"labels": {"nodes": []}, "body": "", **node}
+                for node in self.client.pages(
+                    q.BOARD_ISSUES, {**self._where, **variables}, ("repository", "issues")
+                )
+            ]
+        read = {int(node["number"]) for node in nodes}
+        found = []
+        for node in nodes:
+            self._node_ids[node["number"]] = node["id"]
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            issue = issue_from(self._all_dependencies(node), project_id, self.full_name)
+            open_blockers = {
+                int(b["number"])
+                for b in (node.get("blockedBy") or {}).get("nodes") or ()
+                if b and b.get("state") == "OPEN"
+            }
+            kept = tuple(n for n in issue.blocked_by if n in read or n in open_blockers)
+            found.append(replace(issue, blocked_by=kept))
+        return found
 
     def create_issue(
         self,

@@ -157,6 +157,17 @@ class Tracker(abc.ABC):
         backends read their store every time: nothing to keep."""
         yield
 
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """Every issue for the board's dashboard, open or closed, archived too; with
+        ``closed_since``, closed ones only when updated since then (the done window).
+        Without comments; a backend may leave out what a dashboard does not show (labels,
+        children, the issues it blocks, pull requests, closed blockers outside the
+        window: they no longer block)."""
+        issues = self.list_issues(IssueQuery(status=None, archived=None))
+        if closed_since is None:
+            return issues
+        return [i for i in issues if i.is_open or i.updated_at >= closed_since]
+
     def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
         """The issues as this process last read or wrote them (for a display: they may
         be a step old); issues it never read are read (together, on GitHub)."""
