@@ -16,6 +16,7 @@ from ralph.github._features import (
     issue_features,
 )
 from ralph.github._pacer import Pacer, PacingPolicy
+from ralph.github._shared_pacing import SharedPacing, pacing_dir
 from ralph.github._tokens import TokenKind, Tokens, token_kind
 from ralph.github._transport import (
     DEFAULT_API_URL,
@@ -39,6 +40,7 @@ __all__ = [
     "PacingPolicy",
     "Reply",
     "ResponseKind",
+    "SharedPacing",
     "TokenKind",
     "Tokens",
     "Transport",
@@ -47,6 +49,7 @@ __all__ = [
     "closing_references",
     "issue_features",
     "marker",
+    "pacing_dir",
     "strip_markers",
     "token_kind",
 ]
