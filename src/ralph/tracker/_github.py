@@ -480,11 +480,7 @@ class GitHubTracker(Tracker):
             )
         for i, (number, _) in enumerate(notes):
             if answer.ok(f"note{i}"):
-                made = comment_from(answer.data[f"note{i}"]["commentEdge"]["node"])
-                self._snapshots.update(
-                    number,
-                    lambda issue, made=made: replace(issue, comments=(*issue.comments, made)),
-                )
+                self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
         if answer.refused:
             alias, why = next(iter(answer.refused.items()))
             raise GitHubInvalid(f"GitHub refused a comment on #{notes[int(alias[4:])][0]}: {why}")
@@ -720,17 +716,17 @@ class GitHubTracker(Tracker):
         if not self._snapshots.active:
             return self._issue_of(self._issue_node(number))
         if not self._snapshots.related:
-            issue = self._issue_of(self._issue_node(number))
-            self._snapshots.keep(issue)
-            return issue
+            alone = self._issue_of(self._issue_node(number))
+            self._snapshots.keep(alone)
+            return alone
         # Its relatives are what a step reads next (its group, its gates): read with it,
         # those known from an earlier read in the same request, any new ones in one more.
         self._read_group([number, *self._snapshots.missing(self._known_group(number))])
-        issue = self._snapshots.get(number)
-        if issue is None:
+        found = self._snapshots.get(number)
+        if found is None:
             raise IssueNotFound(number, self.full_name)
-        self.prefetch(_relatives(issue))
-        return issue
+        self.prefetch(_relatives(found))
+        return found
 
     def set_state(
         self,
@@ -898,7 +894,7 @@ class GitHubTracker(Tracker):
         if self.client.tokens.split:  # the board's data needs the board's token: read apart
             return super().board_issues(closed_since=closed_since)
         project_id = self.board().project_id
-        closed_filter = {"states": ["CLOSED"]}
+        closed_filter: dict[str, Any] = {"states": ["CLOSED"]}
         if closed_since is not None:
             closed_filter["since"] = iso(closed_since) or ""
         nodes: list[dict[str, Any]] = []
@@ -1317,6 +1313,15 @@ class GitHubTracker(Tracker):
                     "status sync failed",
                     extra={"issue": number, "error": answer.refused.get("status", "")},
                 )
+
+    def _kept_comment(self, number: int, node: dict[str, Any]) -> None:
+        """The snapshots keep a comment this tracker posted on issue ``number``."""
+        made = (comment_from(node),)
+
+        def commented(issue: Issue) -> Issue:
+            return replace(issue, comments=issue.comments + made)
+
+        self._snapshots.update(number, commented)
 
     def _kept_move(
         self,

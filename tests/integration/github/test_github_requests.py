@@ -90,9 +90,8 @@ def test_a_batch_answers_alias_by_alias_and_what_github_took_stands(github, cloc
 
 
 def github_id(tracker: GitHubTracker, number: int) -> str:
-    return tracker.client.query(q.ISSUE, {**tracker.where, "number": number})["repository"][
-        "issue"
-    ]["id"]
+    data = tracker.client.query(q.ISSUE, {**tracker.where, "number": number})
+    return str(data["repository"]["issue"]["id"])
 
 
 def test_a_move_whose_option_ids_went_stale_reads_the_board_again_and_lands_once(github, clock):

@@ -77,7 +77,7 @@ def test_a_mutation_takes_one_input_holding_only_the_keys_it_sets(name):
         argument.value.name.value
         for selection in operation.selection_set.selections
         if isinstance(selection, FieldNode)
-        for argument in selection.arguments
+        for argument in selection.arguments or ()
         if argument.name.value == "input" and isinstance(argument.value, VariableNode)
     ]
     assert len(inputs) == len(operation.selection_set.selections)
@@ -87,9 +87,7 @@ def test_a_mutation_takes_one_input_holding_only_the_keys_it_sets(name):
 
 @pytest.mark.parametrize("size", range(1, BATCH_LIMIT + 1))
 def test_a_batch_of_every_size_validates(size):
-    parts = tuple(
-        comment_part(f"c{i}") if i % 2 else set_field_part(f"f{i}") for i in range(size)
-    )
+    parts = tuple(comment_part(f"c{i}") if i % 2 else set_field_part(f"f{i}") for i in range(size))
     document = batch("Batch", parts)
     assert [e.message for e in validate(github_schema(), parse(document.text))] == []
     assert document.creations == size // 2
