@@ -405,7 +405,9 @@ class GitHubTracker(Tracker):
         if not self._snapshots.active:
             self.add_comment(number, body)
             return
-        self._pending_notes().setdefault(number, []).append(_Note(body, marker()))
+        waiting = self._pending_notes().setdefault(number, [])
+        if all(note.body != body for note in waiting):  # said once, as comment_once means
+            waiting.append(_Note(body, marker()))
 
     def _pending_fields(self) -> dict[int, dict[str, Any]]:
         """New issues' fields (field name -> enum value) not sent yet, by number."""
