@@ -920,7 +920,7 @@ class GitHubTracker(Tracker):
             }
             kept = tuple(n for n in issue.blocked_by if n in read or n in open_blockers)
             found.append(replace(issue, blocked_by=kept))
-        return found
+        return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
 
     def create_issue(
         self,
