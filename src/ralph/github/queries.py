@@ -767,14 +767,6 @@ def create_field_part(alias: str) -> BatchPart:
     )
 
 
-def blocked_by_part(alias: str) -> BatchPart:
-    return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
-
-
-def add_item_part(alias: str) -> BatchPart:
-    return BatchPart(alias, "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }")
-
-
 #: A state move as one request: comments the phase left for the move, the Workflow
 #: State, the Status when it changes, and the audit comment, in that order.
 MOVE_STATE = batch(
@@ -791,7 +783,6 @@ SET_FIELDS = batch(
     "SetFields",
     tuple(set_field_part(alias) for alias in ("state", "status", "estimate", "priority")),
 )
-ADD_BLOCKED_BY_ALL = batch("AddBlockedByAll", (blocked_by_part("e0"), blocked_by_part("e1")))
 MOVE_STATES = batch(
     "MoveStates",
     tuple(
@@ -1303,7 +1294,6 @@ ALL: dict[str, GraphQLDocument] = {
         SET_FIELD_OPTION,
         MOVE_STATE,
         SET_FIELDS,
-        ADD_BLOCKED_BY_ALL,
         MOVE_STATES,
         CREATE_FIELDS,
         CREATE_PULL_REQUEST,
