@@ -1,6 +1,13 @@
 """The GitHub tracker: what each tracker operation costs in GitHub requests, how long the
 client's own work takes (on the in-memory fake, no network), and what GitHub's pacing
-rules cost a run. Prints medians and ratios from one run; not a test.
+rules cost a run; then the demo epic through ``ralph hero`` and ``ralph status`` on a
+board of 2,000 issues, counted by document. Prints medians and ratios from one run, each
+request count beside the count before batching (issue 21); not a test.
+
+Goals (issue 21): the demo epic (``ralph init --github``, the epic, ``ralph hero``) in
+<= 100 requests and <= 45 mutation requests (before: 406 and 127), at most 35 that create
+content; ``create_issue`` <= 3 requests, ``set_state`` <= 2; ``ralph status`` on 2,000
+issues (300 open) in <= 5 requests and <= 15 primary points.
 
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
 comment or per field (a pull request is read whole, checks, reviews and threads, in one
@@ -13,15 +20,25 @@ GitHub's rate limiter, is what slows a run: one mutation a second means a state 
 
 from __future__ import annotations
 
+import collections
 import functools
 import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.integration.github.conftest import TOKEN, Served, git, ralph_on_the_board, tracker_of
+
+from ralph.config import Config
 from ralph.db import SqliteDatabase
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
+from ralph.github import queries as q
 from ralph.github.fake import CheckPlan, FakeGitHub
 from ralph.tracker import (
     GitHubTracker,
@@ -32,6 +49,7 @@ from ralph.tracker import (
     Tracker,
     set_up_board,
 )
+from ralph.views import load_board
 from ralph.workflow import Estimate, WorkflowState
 
 BOARD = 100
@@ -70,6 +88,19 @@ def counted(fake: FakeGitHub, action: Callable[[], object]) -> tuple[int, int]:
     return sum(not r.mutation for r in made), sum(r.mutation for r in made)
 
 
+#: Before batching: measured with this benchmark on the branch's start (the same fake and
+#: the same point formula); the issue's own count of the demo epic was 406 and 127.
+BEFORE: dict[str, Any] = {
+    "create_issue (state, estimate)": (2, 5),
+    "set_state (+ Status, audit)": (2, 2),
+    "demo epic: requests": 469,
+    "demo epic: mutation requests": 122,
+    "demo epic: content-creating requests": 55,
+    "status (2,000 issues, 300 open): requests": 41,
+    "status (2,000 issues, 300 open): primary points": 161,
+}
+
+
 def main() -> None:
     fake, gh = github()
     with tempfile.TemporaryDirectory() as folder:
@@ -98,9 +129,11 @@ def main() -> None:
             queries, mutations = counted(fake, functools.partial(operation, gh))
             gh_ms = median_ms(functools.partial(operation, gh))
             local_ms = median_ms(functools.partial(operation, local))
+            before = BEFORE.get(name)
+            was = f"  (before: {before[0]} + {before[1]})" if before else ""
             print(
                 f"{name:34} {queries:7} {mutations:9} {gh_ms:10.2f} {local_ms:9.2f} "
-                f"{gh_ms / local_ms:6.1f}"
+                f"{gh_ms / local_ms:6.1f}{was}"
             )
         db.close()
 
@@ -164,5 +197,84 @@ def pull_requests() -> None:
     print(f"{'merge_pull_request (closing no issue)':50} {queries:7} {mutations:9}")
 
 
+def demo_epic() -> None:
+    """The sample epic from Backlog to merged code: ``ralph init --github``, the epic, and
+    ``ralph hero`` as real processes against the fake on HTTP (scripted agents)."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        work = create_sample_repository(root / "work")
+        origin = root / "origin.git"
+        git(root, "clone", "-q", "--bare", str(work), str(origin))
+        git(work, "remote", "add", "origin", str(origin))
+        fake = FakeGitHub()
+        fake.add_token(TOKEN, "acme")
+        fake.add_repository("acme/greet", git_path=origin)
+        with fake.serve() as url:
+            served = Served(fake, url)
+            env = ralph_on_the_board(work, served)
+            epic = tracker_of(fake).create_issue(
+                EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
+            )
+            run = served.ralph("hero", str(epic.number), cwd=work, env=env, timeout=600)
+        if run.returncode != 0:
+            raise SystemExit(f"ralph hero failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+    made = fake.requests
+    mutations = [r for r in made if r.mutation]
+    creating = sum(_content(r.name, r.variables) for r in mutations)
+    print("\nThe demo epic (ralph init --github, the epic, ralph hero) on the fake, by document")
+    figures = {
+        "demo epic: requests": len(made),
+        "demo epic: mutation requests": len(mutations),
+        "demo epic: content-creating requests": sum(
+            1 for r in mutations if _creates(r.name, r.variables)
+        ),
+    }
+    for name, value in figures.items():
+        print(f"{name:44} {value:5}  (before: {BEFORE[name]})")
+    print(f"{'demo epic: things created (content budget)':44} {creating:5}")
+    for name, count in collections.Counter(r.name for r in made).most_common():
+        print(f"    {name:40} {count:5}")
+
+
+def _creates(name: str, variables: Mapping[str, object]) -> bool:
+    return _content(name, variables) > 0
+
+
+def _content(name: str, variables: Mapping[str, object]) -> int:
+    """What a mutation created: a batch's creating aliases (comments, fields), else one
+    for a creating document."""
+    if set(variables) != {"input"}:  # a batch: one input per alias
+        return sum(1 for alias in variables if alias.startswith(("audit", "note", "field")))
+    document = q.ALL.get(name)
+    return 1 if document is not None and document.creates else 0
+
+
+def status_board() -> None:
+    """``ralph status``'s read of a board of 2,000 issues, 300 of them open."""
+    fake, gh = github()
+    repository = fake.repository("acme/shop")
+    for i in range(2000):
+        issue = fake.add_issue("acme/shop", f"Issue {i}")
+        if i >= 300:
+            issue.state = "CLOSED"
+            issue.stateReason = "COMPLETED"
+            issue.closedAt = "2020-01-01T00:00:00Z"
+            issue.updatedAt = "2020-01-01T00:00:00Z"
+    assert len(repository.issue_list) == 2000
+    before = len(fake.requests)
+    spent = fake.remaining
+    load_board(gh, Config(root=Path(".")), now=time.time())
+    made = fake.requests[before:]
+    print("\nralph status on a board of 2,000 issues (300 open), on the fake")
+    figures = {
+        "status (2,000 issues, 300 open): requests": len(made),
+        "status (2,000 issues, 300 open): primary points": spent - fake.remaining,
+    }
+    for name, value in figures.items():
+        print(f"{name:44} {value:5}  (before: {BEFORE[name]})")
+
+
 if __name__ == "__main__":
     main()
+    demo_epic()
+    status_board()

@@ -114,9 +114,9 @@ class LiveView:
     def board(self) -> str:
         """Workflow states of the issues the run works on, counted."""
         numbers = sorted({n for t in self.store.list_tasks(self._run_id) for n in t.issues})
-        states = Counter(
-            str(self.tracker.get_issue(n).workflow_state or "no state") for n in numbers
-        )
+        # As the run's steps last read or moved them: a display, not a request each time.
+        issues = self.tracker.seen_issues(numbers)
+        states = Counter(str(issue.workflow_state or "no state") for issue in issues)
         return " · ".join(f"{state} {count}" for state, count in states.items())
 
     def _table(self, run: Run) -> Group:

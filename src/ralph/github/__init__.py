@@ -6,7 +6,7 @@ reconcile-before-retry for mutations that create things."""
 from __future__ import annotations
 
 from ralph.github._classify import Classified, ResponseKind, classify_response
-from ralph.github._client import GitHubClient, marker, strip_markers
+from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
 from ralph.github._closing import closing_references
 from ralph.github._features import (
     ALL_ISSUE_FEATURES,
@@ -16,6 +16,7 @@ from ralph.github._features import (
     issue_features,
 )
 from ralph.github._pacer import Pacer, PacingPolicy
+from ralph.github._shared_pacing import SharedPacing, pacing_dir
 from ralph.github._tokens import TokenKind, Tokens, token_kind
 from ralph.github._transport import (
     DEFAULT_API_URL,
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "NO_DEPENDENCIES",
     "NO_SUB_ISSUES",
+    "BatchAnswer",
     "Classified",
     "GitHubClient",
     "HttpTransport",
@@ -38,6 +40,7 @@ __all__ = [
     "PacingPolicy",
     "Reply",
     "ResponseKind",
+    "SharedPacing",
     "TokenKind",
     "Tokens",
     "Transport",
@@ -46,6 +49,7 @@ __all__ = [
     "closing_references",
     "issue_features",
     "marker",
+    "pacing_dir",
     "strip_markers",
     "token_kind",
 ]

@@ -61,6 +61,8 @@ class Classified:
     wait: float | None = None
     #: For RATE_LIMITED: GitHub's content-creation throttle (the write did not happen).
     content_throttle: bool = False
+    #: GitHub's errors as it sent them (each may name its ``path``: a batch's alias).
+    errors: tuple[dict[str, Any], ...] = ()
 
 
 def _header_number(headers: Mapping[str, str], name: str) -> float | None:
@@ -125,10 +127,11 @@ def classify_response(reply: Reply, now: float) -> Classified:
         return Classified(ResponseKind.TOO_LARGE, data=data, message=message)
     if _SERVER_HICCUP in message.lower():
         return Classified(ResponseKind.INDETERMINATE, message=message)
+    listed = tuple(errors)
     if types and types <= {"NOT_FOUND"}:
-        return Classified(ResponseKind.NOT_FOUND, data=data, message=message)
+        return Classified(ResponseKind.NOT_FOUND, data=data, message=message, errors=listed)
     if types & _AUTH_TYPES:
         return Classified(ResponseKind.AUTH, message=message)
     if data and any(value is not None for value in data.values()):
-        return Classified(ResponseKind.PARTIAL, data=data, message=message)
-    return Classified(ResponseKind.INVALID, data=data, message=message)
+        return Classified(ResponseKind.PARTIAL, data=data, message=message, errors=listed)
+    return Classified(ResponseKind.INVALID, data=data, message=message, errors=listed)

@@ -20,6 +20,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ralph._debuglog import debug_enabled, record_event
@@ -38,7 +39,7 @@ from ralph.github._tokens import TokenFor, Tokens
 from ralph.github._transport import Reply, Transport, TransportFailure
 from ralph.github.queries import VIEWER, GraphQLDocument
 
-__all__ = ["GitHubClient", "marker", "strip_markers"]
+__all__ = ["BatchAnswer", "GitHubClient", "marker", "strip_markers"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,18 @@ def strip_markers(text: str) -> str:
         cut = text[start : end + 3]
         text = text.replace("\n\n" + cut, "").replace(cut, "")
     return text
+
+
+@dataclass(frozen=True)
+class BatchAnswer:
+    """What a batch of aliased mutations did: each alias's data (None where it failed)
+    and, for the aliases GitHub refused, its words."""
+
+    data: dict[str, Any]
+    refused: dict[str, str] = field(default_factory=dict)
+
+    def ok(self, alias: str) -> bool:
+        return alias not in self.refused and self.data.get(alias) is not None
 
 
 class _TooLarge(GitHubPartialData):
@@ -88,6 +101,16 @@ class GitHubClient:
         self._sleep = sleep
         self.pacer = pacer or Pacer(clock=clock, sleep=sleep)
         self._page_sizes: dict[str, int] = {}
+        self._write_listeners: list[Callable[[GraphQLDocument], None]] = []
+
+    def on_write(self, listener: Callable[[GraphQLDocument], None]) -> None:
+        """Call ``listener`` after every mutation sent (landed or not): what a reader
+        kept may no longer hold."""
+        self._write_listeners.append(listener)
+
+    def _written(self, document: GraphQLDocument) -> None:
+        for listener in self._write_listeners:
+            listener(document)
 
     def close(self) -> None:
         self.transport.close()
@@ -124,8 +147,32 @@ class GitHubClient:
         answer or a refused resend is judged by what GitHub now holds."""
         if not document.mutation:
             raise ValueError(f"{document.name} is a query; use query()")
-        data, _ = self._execute(document, variables, token=token, reconcile=reconcile)
+        try:
+            data, _ = self._execute(document, variables, token=token, reconcile=reconcile)
+        finally:
+            self._written(document)
         return data
+
+    def mutate_batch(
+        self,
+        document: GraphQLDocument,
+        variables: Mapping[str, Any],
+        *,
+        token: TokenFor = "repo",
+        reconcile: Callable[[], dict[str, Any] | None] | None = None,
+    ) -> BatchAnswer:
+        """Send a batch of aliased mutations (``queries.batch``) as one request. GitHub
+        runs them in order and answers each: an alias it refused is in ``refused`` (the
+        others' data stands), not an error for the whole request. Rate limits, throttles
+        and lost answers are handled as for ``mutate`` (``reconcile`` returns the data
+        of what already holds, by alias)."""
+        if not document.mutation:
+            raise ValueError(f"{document.name} is a query; use query()")
+        try:
+            data, _, refused = self._execute_each(document, variables, token, reconcile)
+        finally:
+            self._written(document)
+        return BatchAnswer(data, refused)
 
     def pages(
         self,
@@ -182,7 +229,7 @@ class GitHubClient:
     def _send(
         self, document: GraphQLDocument, payload: Mapping[str, Any], token: str
     ) -> tuple[Classified, Mapping[str, str]]:
-        with self.pacer.slot(mutation=document.mutation, creates=document.creates):
+        with self.pacer.slot(mutation=document.mutation, creates=document.content):
             started = time.monotonic()
             try:
                 reply = self.transport.post(payload, token)
@@ -206,6 +253,21 @@ class GitHubClient:
         reconcile: Callable[[], dict[str, Any] | None] | None,
         shrinkable: bool = False,
     ) -> tuple[dict[str, Any], Mapping[str, str]]:
+        data, headers, _ = self._execute_each(
+            document, variables, token, reconcile, shrinkable=shrinkable, per_alias=False
+        )
+        return data, headers
+
+    def _execute_each(
+        self,
+        document: GraphQLDocument,
+        variables: Mapping[str, Any],
+        token: TokenFor,
+        reconcile: Callable[[], dict[str, Any] | None] | None,
+        *,
+        shrinkable: bool = False,
+        per_alias: bool = True,
+    ) -> tuple[dict[str, Any], Mapping[str, str], dict[str, str]]:
         payload = {"query": document.text, "variables": dict(variables)}
         secret = self.tokens.get(token)
         failures = 0
@@ -215,7 +277,9 @@ class GitHubClient:
             outcome, headers = self._send(document, payload, secret)
             kind = outcome.kind
             if kind is ResponseKind.OK:
-                return outcome.data or {}, headers
+                return outcome.data or {}, headers, {}
+            if per_alias and (refused := _refused_aliases(outcome)) is not None:
+                return outcome.data or {}, headers, refused
             if kind is ResponseKind.TOO_LARGE:
                 if shrinkable:
                     raise _TooLarge(f"{document.name}: {outcome.message}", outcome.data)
@@ -226,7 +290,7 @@ class GitHubClient:
                 throttled += 1
                 found = self._wait_out_content_throttle(document, outcome, throttled, reconcile)
                 if found is not None:
-                    return found, {}
+                    return found, {}, {}
                 continue
             if kind is ResponseKind.RATE_LIMITED:
                 limited += 1
@@ -255,7 +319,7 @@ class GitHubClient:
                     found = reconcile()
                     if found is not None:
                         logger.info("github write reconciled", extra={"document": document.name})
-                        return found, {}
+                        return found, {}, {}
                 if failures > self.MAX_RETRIES:
                     raise GitHubUnavailable(
                         f"GitHub did not answer {document.name} after {failures} tries: "
@@ -268,7 +332,7 @@ class GitHubClient:
                 found = reconcile()
                 if found is not None:
                     logger.info("github write reconciled", extra={"document": document.name})
-                    return found, {}
+                    return found, {}, {}
             raise _error(document, outcome)
 
     def _wait_out_content_throttle(
@@ -332,6 +396,23 @@ def _record(
     if outcome.kind is not ResponseKind.OK:
         fields["error"] = outcome.message or outcome.kind.value
     record_event("graphql", **fields)
+
+
+def _refused_aliases(outcome: Classified) -> dict[str, str] | None:
+    """A batch's refusals by alias, when GitHub answered the request and every error names
+    the alias it belongs to (its ``path``); None when the request as a whole failed."""
+    if outcome.kind not in (ResponseKind.PARTIAL, ResponseKind.INVALID, ResponseKind.NOT_FOUND):
+        return None
+    if not outcome.errors or not isinstance(outcome.data, dict):
+        return None
+    refused: dict[str, str] = {}
+    for error in outcome.errors:
+        path = error.get("path")
+        if not isinstance(path, list) or not path or path[0] not in outcome.data:
+            return None
+        alias = str(path[0])
+        refused[alias] = "; ".join(filter(None, (refused.get(alias), str(error.get("message")))))
+    return refused
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:

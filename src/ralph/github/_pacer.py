@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ralph.github._shared_pacing import SharedPacing
+
 __all__ = ["Pacer", "PacingPolicy"]
 
 logger = logging.getLogger(__name__)
@@ -42,8 +44,12 @@ class Pacer:
         *,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        shared: SharedPacing | None = None,
     ) -> None:
+        """``shared``: the token's pacing across processes (its mutation spacing, content
+        window and pauses); None: this process alone."""
         self.policy = policy or PacingPolicy()
+        self.shared = shared
         self._clock = clock
         self._sleep = sleep
         self._mutations = threading.Lock()
@@ -57,8 +63,9 @@ class Pacer:
         self.reset_at: float | None = None
 
     @contextmanager
-    def slot(self, *, mutation: bool, creates: bool = False) -> Iterator[None]:
-        """Hold a place to send one request; waits as long as the rules say."""
+    def slot(self, *, mutation: bool, creates: bool | int = False) -> Iterator[None]:
+        """Hold a place to send one request; waits as long as the rules say. ``creates``:
+        how many things the request creates (True: one)."""
         if not mutation:
             with self._queries:
                 self._wait_pause()
@@ -71,13 +78,46 @@ class Pacer:
             if self._last_mutation_start is not None:
                 self._wait_until(self._last_mutation_start + self.policy.mutation_interval)
             if creates:
-                self._wait_for_content_budget()
-                self._created.append(self._clock())
+                made = int(creates)
+                self._wait_for_content_budget(made)
+                self._created.extend([self._clock()] * made)
+            if self.shared is not None:
+                self._take_shared_turn(int(creates))
             self._last_mutation_start = self._clock()
             yield
 
+    def _take_shared_turn(self, made: int) -> None:
+        """Wait until every process of this token leaves room: a mutation interval since
+        the last one started anywhere, ``made`` more creations within the budget, no
+        pause; then claim the turn (all under the shared file's lock, so no two
+        processes claim the same moment)."""
+        assert self.shared is not None
+        windows = ((60.0, self.policy.content_per_minute), (3600.0, self.policy.content_per_hour))
+        while True:
+            with self.shared.locked() as state:
+                now = self._clock()
+                created = [float(t) for t in state.get("created", ()) if float(t) > now - 3600]
+                until = float(state.get("paused_until", 0.0))
+                last = state.get("last_mutation")
+                if last is not None:
+                    until = max(until, float(last) + self.policy.mutation_interval)
+                for window, allowed in windows:
+                    recent = [t for t in created if t > now - window]
+                    if made and recent and len(recent) + made > allowed:
+                        oldest = min(max(len(recent) + made - allowed - 1, 0), len(recent) - 1)
+                        until = max(until, recent[oldest] + window)
+                if until <= now:
+                    state["last_mutation"] = now
+                    state["created"] = created + [now] * made
+                    return
+            self._sleep(until - now)
+
     def pause_until(self, when: float, why: str) -> None:
-        """Hold every request until ``when`` (a rate limit's reset or retry-after)."""
+        """Hold every request until ``when`` (a rate limit's reset or retry-after); with
+        shared pacing, every process of the token holds its mutations too."""
+        if self.shared is not None:
+            with self.shared.locked() as state:
+                state["paused_until"] = max(float(state.get("paused_until", 0.0)), when)
         with self._state:
             if when > self._paused_until:
                 self._paused_until = when
@@ -129,7 +169,7 @@ class Pacer:
                 until = self._points[0][0] + 60.0
             self._wait_until(until)
 
-    def _wait_for_content_budget(self) -> None:
+    def _wait_for_content_budget(self, made: int = 1) -> None:
         windows = ((60.0, self.policy.content_per_minute), (3600.0, self.policy.content_per_hour))
         while True:
             now = self._clock()
@@ -138,8 +178,10 @@ class Pacer:
             waits = []
             for window, allowed in windows:
                 recent = [t for t in self._created if t > now - window]
-                if len(recent) >= allowed:
-                    waits.append(recent[-allowed] + window)
+                if recent and len(recent) + made > allowed:
+                    # the oldest that must leave the window before ``made`` more fit
+                    oldest = min(max(len(recent) + made - allowed - 1, 0), len(recent) - 1)
+                    waits.append(recent[oldest] + window)
             if not waits:
                 return
             logger.info("github content budget spent; waiting", extra={"until": max(waits)})

@@ -20,9 +20,12 @@ from dataclasses import dataclass
 __all__ = [
     "ALL",
     "ISSUE_SHAPES",
+    "BatchPart",
     "GraphQLDocument",
     "IssueShape",
+    "batch",
     "input_of",
+    "issue_group_query",
     "issue_query",
     "issues_query",
 ]
@@ -38,6 +41,14 @@ class GraphQLDocument:
     #: A paged query's usual page (its ``$first``); the client halves it when GitHub
     #: stops the query for its size or time. 0: not paged.
     page_size: int = 0
+    #: How many things it creates (a batch may post several comments): each counts
+    #: against GitHub's content-creation budget.
+    creations: int = 0
+
+    @property
+    def content(self) -> int:
+        """What one request of it spends of the content-creation budget."""
+        return max(self.creations, 1) if self.creates else 0
 
 
 _ISSUE_FIELDS = """
@@ -249,20 +260,25 @@ BOARD_FEATURES = GraphQLDocument(
 )
 
 #: The repository, with how it lets pull requests merge (read once per tracker).
+_REPOSITORY_FIELDS = """
+fragment RepositoryFields on Repository {
+  id nameWithOwner
+  owner { id login }
+  defaultBranchRef { name }
+  viewerPermission hasIssuesEnabled isArchived
+  mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
+  mergeQueue { id }
+}
+"""
+
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
 query Repository($owner: String!, $name: String!) {
-  repository(owner: $owner, name: $name) {
-    id nameWithOwner
-    owner { id login }
-    defaultBranchRef { name }
-    viewerPermission hasIssuesEnabled isArchived
-    mergeCommitAllowed squashMergeAllowed rebaseMergeAllowed autoMergeAllowed
-    mergeQueue { id }
-  }
+  repository(owner: $owner, name: $name) { ...RepositoryFields }
 }
-""",
+"""
+    + _REPOSITORY_FIELDS,
 )
 
 USER = GraphQLDocument("User", "query User($login: String!) { user(login: $login) { id login } }")
@@ -285,6 +301,25 @@ query Project($login: String!, $number: Int!) {
   }
 }
 """
+    + _PROJECT_FIELDS,
+)
+
+#: What a tracker needs once a process, in one request: the repository, its labels' ids
+#: (the first hundred) and the board's ids (when one token reads both).
+REPOSITORY_AND_BOARD = GraphQLDocument(
+    "RepositoryAndBoard",
+    """
+query RepositoryAndBoard($owner: String!, $name: String!, $login: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    ...RepositoryFields
+    labels(first: 100) { pageInfo { hasNextPage } nodes { id name } }
+  }
+  repositoryOwner(login: $login) {
+    ... on ProjectV2Owner { projectV2(number: $number) { ...ProjectFields } }
+  }
+}
+"""
+    + _REPOSITORY_FIELDS
     + _PROJECT_FIELDS,
 )
 
@@ -388,6 +423,36 @@ def issue_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
 
 ISSUE = issue_query()
 
+#: Most issues one aliased read asks for (a group's members: an epic and its children).
+GROUP_LIMIT = 20
+
+_GROUP_MEMBER = """
+    i{index}: issue(number: $n{index}) {{
+      ...IssueFields
+      comments(first: 100) {{
+        pageInfo {{ hasNextPage endCursor }}
+        nodes {{ ...CommentFields }}
+      }}
+    }}"""
+
+
+@functools.cache
+def issue_group_query(shape: IssueShape = IssueShape(), count: int = 2) -> GraphQLDocument:
+    """``count`` issues by number in one request (aliases ``i0``, ``i1``... for the
+    variables ``$n0``, ``$n1``...): a group's members are read together, not one by one."""
+    if not 1 <= count <= GROUP_LIMIT:
+        raise ValueError(f"an issue group read takes 1 to {GROUP_LIMIT} issues, not {count}")
+    numbers = ", ".join(f"$n{i}: Int!" for i in range(count))
+    members = "".join(_GROUP_MEMBER.format(index=i) for i in range(count))
+    text = (
+        f"query IssueGroup($owner: String!, $name: String!, {numbers}) {{\n"
+        f"  repository(owner: $owner, name: $name) {{{members}\n  }}\n}}\n"
+    )
+    return GraphQLDocument("IssueGroup", _shaped(text, shape) + _COMMENT_FIELDS)
+
+
+ISSUE_GROUP = issue_group_query()
+
 ISSUE_COMMENTS = GraphQLDocument(
     "IssueComments",
     """
@@ -430,9 +495,9 @@ ISSUE_BLOCKING = _dependencies("IssueBlocking", "blocking")
 
 _ISSUES = """
 query Issues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
-             $after: String) {
+             $after: String, $filter: IssueFilters) {
   repository(owner: $owner, name: $name) {
-    issues(first: $first, after: $after, states: $states,
+    issues(first: $first, after: $after, states: $states, filterBy: $filter,
            orderBy: {field: CREATED_AT, direction: ASC}) {
       pageInfo { hasNextPage endCursor }
       nodes { ...IssueFields }
@@ -449,6 +514,37 @@ def issues_query(shape: IssueShape = IssueShape()) -> GraphQLDocument:
 
 
 ISSUES = issues_query()
+
+#: The board's issues as ``ralph status`` reads them: a hundred a page, and only what the
+#: dashboard shows (no labels, children, blocked issues or pull requests): three
+#: connections an issue, so 3 of GitHub's points per hundred issues instead of 8.
+_BOARD_ISSUE_FIELDS = """
+fragment BoardIssueFields on Issue {
+  id number title state stateReason createdAt updatedAt closedAt
+  assignees(first: 10) { nodes { login } }
+  blockedBy(first: 50) { pageInfo { hasNextPage } nodes { ...Related } }
+}
+"""
+BOARD_ISSUES = GraphQLDocument(
+    "BoardIssues",
+    """
+query BoardIssues($owner: String!, $name: String!, $states: [IssueState!], $first: Int!,
+                  $after: String, $filter: IssueFilters) {
+  repository(owner: $owner, name: $name) {
+    issues(first: $first, after: $after, states: $states, filterBy: $filter,
+           orderBy: {field: CREATED_AT, direction: ASC}) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...BoardIssueFields ...IssueItems }
+    }
+  }
+}
+"""
+    + _BOARD_ISSUE_FIELDS
+    + _RELATED
+    + _ISSUE_ITEMS
+    + _OPTION_NAME,
+    page_size=100,
+)
 
 ISSUE_ITEMS = GraphQLDocument(
     "IssueItems",
@@ -467,7 +563,7 @@ ISSUE_BY_MARKER = GraphQLDocument(
 query IssueByMarker($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) {
     issues(first: 20, orderBy: {field: CREATED_AT, direction: DESC}) {
-      nodes { id number body }
+      nodes { id number body url createdAt }
     }
   }
 }
@@ -599,8 +695,115 @@ def _mutation(
     return GraphQLDocument(name, text, mutation=True, creates=creates)
 
 
+#: Most mutations one request carries: GitHub runs them in order, and a larger request
+#: risks its resource limits with some applied and some not.
+BATCH_LIMIT = 10
+
+
+@dataclass(frozen=True)
+class BatchPart:
+    """One mutation of a batch: its alias in the answer, the mutation field, its input
+    type and what it selects."""
+
+    alias: str
+    field: str
+    input_type: str
+    selection: str
+    creates: bool = False
+
+
+def batch(name: str, parts: tuple[BatchPart, ...]) -> GraphQLDocument:
+    """Several mutations in one request, run by GitHub in the order given; each takes
+    its own ``$<alias>`` input, built from the keys it sets (``input_of``'s ``input``).
+    One request paces and counts as one mutation; each creating part still counts
+    against the content budget (``GraphQLDocument.creates``)."""
+    return _batch(name, parts)
+
+
+@functools.cache
+def _batch(name: str, parts: tuple[BatchPart, ...]) -> GraphQLDocument:
+    if not 1 <= len(parts) <= BATCH_LIMIT:
+        raise ValueError(f"a batch holds 1 to {BATCH_LIMIT} mutations, not {len(parts)}")
+    variables = ", ".join(f"${p.alias}: {p.input_type}!" for p in parts)
+    fields = "".join(
+        f"  {p.alias}: {p.field}(input: ${p.alias}) {{ {p.selection.strip()} }}\n" for p in parts
+    )
+    text = f"mutation {name}({variables}) {{\n{fields}}}\n"
+    if "...CommentFields" in text:
+        text += _COMMENT_FIELDS
+    made = sum(p.creates for p in parts)
+    return GraphQLDocument(name, text, mutation=True, creates=made > 0, creations=made)
+
+
+def set_field_part(alias: str) -> BatchPart:
+    """A single-select write of a batch."""
+    return BatchPart(
+        alias,
+        "updateProjectV2ItemFieldValue",
+        "UpdateProjectV2ItemFieldValueInput",
+        "projectV2Item { id }",
+    )
+
+
+def comment_part(alias: str) -> BatchPart:
+    """A comment of a batch (creating: it counts against the content budget)."""
+    return BatchPart(
+        alias,
+        "addComment",
+        "AddCommentInput",
+        "commentEdge { node { ...CommentFields } }",
+        creates=True,
+    )
+
+
+def create_field_part(alias: str) -> BatchPart:
+    """A new single-select field of the board (creating, as ``CreateField``)."""
+    return BatchPart(
+        alias,
+        "createProjectV2Field",
+        "CreateProjectV2FieldInput",
+        "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+        creates=True,
+    )
+
+
+#: A state move as one request: comments the phase left for the move, the Workflow
+#: State, the Status when it changes, and the audit comment, in that order.
+MOVE_STATE = batch(
+    "MoveState",
+    (
+        comment_part("note0"),
+        set_field_part("state"),
+        set_field_part("status"),
+        comment_part("audit"),
+    ),
+)
+#: A new issue's fields in one request (Workflow State, Status, Estimate, Priority).
+SET_FIELDS = batch(
+    "SetFields",
+    tuple(set_field_part(alias) for alias in ("state", "status", "estimate", "priority")),
+)
+MOVE_STATES = batch(
+    "MoveStates",
+    tuple(
+        part(f"{kind}{i}")
+        for i in range(3)
+        for kind, part in (
+            ("state", set_field_part),
+            ("status", set_field_part),
+            ("audit", comment_part),
+        )
+    ),
+)
+CREATE_FIELDS = batch("CreateFields", tuple(create_field_part(f"field{i}") for i in range(3)))
+
+
 CREATE_ISSUE = _mutation(
-    "CreateIssue", "createIssue", "CreateIssueInput", "issue { id number }", creates=True
+    "CreateIssue",
+    "createIssue",
+    "CreateIssueInput",
+    "issue { id number url createdAt }",
+    creates=True,
 )
 UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
 CREATE_LABEL = _mutation(
@@ -1053,6 +1256,7 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE_FEATURES,
         BOARD_FEATURES,
         REPOSITORY,
+        REPOSITORY_AND_BOARD,
         USER,
         OWNER,
         PROJECT,
@@ -1062,7 +1266,9 @@ ALL: dict[str, GraphQLDocument] = {
         STATUS_UPDATES,
         ISSUE,
         ISSUE_COMMENTS,
+        ISSUE_GROUP,
         ISSUES,
+        BOARD_ISSUES,
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
         ISSUE_ITEMS,
@@ -1086,6 +1292,10 @@ ALL: dict[str, GraphQLDocument] = {
         REMOVE_BLOCKED_BY,
         ADD_PROJECT_ITEM,
         SET_FIELD_OPTION,
+        MOVE_STATE,
+        SET_FIELDS,
+        MOVE_STATES,
+        CREATE_FIELDS,
         CREATE_PULL_REQUEST,
         MERGE_PULL_REQUEST,
         ENQUEUE_PULL_REQUEST,

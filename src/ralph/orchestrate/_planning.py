@@ -48,6 +48,13 @@ def plan_from_tracker(
     repository's serialisation key, each chain's first implementation is done as many
     times as ``best_of`` says (ralph.toml's ``[agent.phases.implement]`` when None), and
     the longest chains come first (workers claim the oldest claimable task)."""
+    with project.tracker.snapshot():  # the group's issues read once, together
+        return _plan(project, root, review_mode, best_of)
+
+
+def _plan(
+    project: Project, root: int, review_mode: ReviewMode | str, best_of: BestOf | None
+) -> PipelinePlan:
     tracker = project.tracker
     group = detect_group(root, tracker.relations)
     issues = {n: tracker.get_issue(n) for n in group.issues}

@@ -222,7 +222,7 @@ class PhaseContext:
         stored = self.project.tracker.stored_text(body).strip()
         if any(comment.body.strip() == stored for comment in issue.comments):
             return False
-        self.project.tracker.add_comment(number, body)
+        self.project.tracker.add_note(number, body)  # with the issue's next move
         return True
 
     def issue_context(self, issue: Issue, *, children: bool = False) -> IssueContext:

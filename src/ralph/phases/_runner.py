@@ -29,6 +29,7 @@ or an escalation.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import logging
@@ -302,23 +303,27 @@ class PhaseRunner:
                 load_override(self.project.config, phase.name) if phase.uses_agent else None
             ),
         )
-        members = phase.members(ctx, self.project.tracker.get_issue(number))
-        if only is not None:
-            members = [issue for issue in members if issue.number in only]
-        numbers = tuple(issue.number for issue in members)
-        try:
-            phase.check(ctx, members)
-        except AlreadyDone as done:
-            return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
-        except Waiting as waiting:
-            return self._waiting(phase, ctx, numbers, [], waiting)
-        token = uuid.uuid4().hex
-        held = self._lock_rows(phase.name, numbers, token)
-        try:
-            return self._run_locked(phase, ctx, numbers, stop or StopSignal())
-        finally:
-            for n in held:
-                self.project.store.release_issue_lock(self._repo, n, self.owner, token)
+        with contextlib.ExitStack() as reading:
+            # One snapshot of the group's issues until the agent's turn (_run_locked
+            # ends it): its detection, gates and lock moves read each issue once.
+            reading.enter_context(self.project.tracker.snapshot())
+            members = phase.members(ctx, self.project.tracker.get_issue(number))
+            if only is not None:
+                members = [issue for issue in members if issue.number in only]
+            numbers = tuple(issue.number for issue in members)
+            try:
+                phase.check(ctx, members)
+            except AlreadyDone as done:
+                return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
+            except Waiting as waiting:
+                return self._waiting(phase, ctx, numbers, [], waiting)
+            token = uuid.uuid4().hex
+            held = self._lock_rows(phase.name, numbers, token)
+            try:
+                return self._run_locked(phase, ctx, numbers, stop or StopSignal(), reading)
+            finally:
+                for n in held:
+                    self.project.store.release_issue_lock(self._repo, n, self.owner, token)
 
     def limits_for(self, phase: str) -> Limits:
         if self.limits is not None:
@@ -356,12 +361,17 @@ class PhaseRunner:
             store.acquire_issue_lock(self._repo, number, self.owner, token, lease_seconds=lease)
 
     def _run_locked(
-        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], stop: StopSignal
+        self,
+        phase: Phase,
+        ctx: PhaseContext,
+        numbers: tuple[int, ...],
+        stop: StopSignal,
+        reading: contextlib.ExitStack,
     ) -> PhaseOutcome:
+        """``reading``: the snapshot the checks read in, ended before an agent's turn."""
         tracker = self.project.tracker
-        for n in numbers:
-            if phase.lock_state is not None:
-                tracker.set_state(n, "__LOCK__", command=phase.command)
+        if phase.lock_state is not None:  # together: one request for a small group
+            tracker.set_states(numbers, "__LOCK__", command=phase.command)
         for n in numbers:
             issue = tracker.get_issue(n)
             if issue.workflow_state is not None:
@@ -376,12 +386,15 @@ class PhaseRunner:
                 attempt = Attempt.from_checkpoint(saved)
                 ctx.say("Resuming with the agent result saved by an interrupted run.")
             elif phase.uses_agent:
-                attempt = self._ask_agent(phase, ctx, numbers, runs, stop)
+                # The snapshot ends once the agent's brief has read the issues.
+                attempt = self._ask_agent(phase, ctx, numbers, runs, stop, reading)
                 self.project.store.save_checkpoint(key, attempt.to_checkpoint())
-            else:
+            else:  # no agent ran: nothing outside this process wrote; the snapshot holds
                 attempt = Attempt({}, {})
-            ctx.still_held()
-            phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
+            with tracker.snapshot():  # after an agent's turn: read afresh, once
+                tracker.prefetch(numbers)
+                ctx.still_held()
+                phase.apply(ctx, [tracker.get_issue(n) for n in numbers], attempt)
         except FeedbackToAddress as feedback:
             ctx.say(f"Feedback to address on pull request #{feedback.number}:")
             for reason in feedback.reasons:
@@ -489,13 +502,18 @@ class PhaseRunner:
         numbers: tuple[int, ...],
         runs: list[AgentResult],
         stop: StopSignal,
+        reading: contextlib.ExitStack,
     ) -> Attempt:
+        """``reading``: the snapshot so far, ended once the first brief has the issues."""
         problems: list[str] = []
         #: Why earlier attempts were rejected: the next brief says so.
         rejections: list[str] = []
         for number in range(1, self.max_attempts + 1):
-            members = [self.project.tracker.get_issue(n) for n in numbers]
+            with self.project.tracker.snapshot():
+                self.project.tracker.prefetch(numbers)
+                members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
+                reading.close()  # what the agent writes is read afresh
                 attempt, problems = self._attempt(
                     phase, ctx, members, space, runs, stop, rejections
                 )

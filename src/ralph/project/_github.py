@@ -6,7 +6,16 @@ from collections.abc import Mapping
 
 from ralph.config import TOKEN_VARIABLES, GitHubSettings, env_value
 from ralph.errors import ConfigError
-from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy, Tokens, Transport
+from ralph.github import (
+    GitHubClient,
+    HttpTransport,
+    Pacer,
+    PacingPolicy,
+    SharedPacing,
+    Tokens,
+    Transport,
+    pacing_dir,
+)
 
 __all__ = ["github_client", "github_tokens"]
 
@@ -27,8 +36,12 @@ def github_client(
 ) -> GitHubClient:
     """A client of ``settings.url`` with the environment's tokens, mutations spaced by
     ``settings.mutation_interval`` (``transport`` replaces HTTPS, for tests)."""
+    tokens = github_tokens(env)
+    # One pacer per token across this user's processes (workers, agents' MCP servers,
+    # ralph status): GitHub counts its limits per token, not per process.
+    shared = SharedPacing.for_token(pacing_dir(env), settings.url, tokens.repo)
     return GitHubClient(
         transport or HttpTransport(settings.url),
-        github_tokens(env),
-        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval)),
+        tokens,
+        pacer=Pacer(PacingPolicy(mutation_interval=settings.mutation_interval), shared=shared),
     )

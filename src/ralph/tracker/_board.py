@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ralph.dashboard import DashboardItem
 from ralph.pipeline import IssueState
-from ralph.tracker._model import Issue, IssueQuery
+from ralph.tracker._model import Issue
 from ralph.tracker._tracker import Tracker
 
 __all__ = ["dashboard_items", "pipeline_state"]
@@ -23,10 +23,13 @@ def pipeline_state(issue: Issue) -> IssueState:
     )
 
 
-def dashboard_items(tracker: Tracker, *, archived: bool = False) -> list[DashboardItem]:
+def dashboard_items(
+    tracker: Tracker, *, archived: bool = False, closed_since: float | None = None
+) -> list[DashboardItem]:
     """Every issue on the board, open or closed, with its blockers' states; archived
-    issues only when ``archived`` (a blocker's state is known either way)."""
-    issues = tracker.list_issues(IssueQuery(status=None, archived=None))
+    issues only when ``archived`` (a blocker's state is known either way); closed issues
+    only when updated since ``closed_since`` when given (the dashboard's done window)."""
+    issues = tracker.board_issues(closed_since=closed_since)
     states = {i.number: i.workflow_state for i in issues}
     return [
         DashboardItem(

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, suppress
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ralph._text import check_title
+from ralph._text import check_title, one_line
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import (
     GitHubError,
@@ -46,10 +47,12 @@ from ralph.github import (
     ALL_ISSUE_FEATURES,
     NO_DEPENDENCIES,
     NO_SUB_ISSUES,
+    BatchAnswer,
     GitHubClient,
     IssueFeatures,
     issue_features,
     marker,
+    strip_markers,
 )
 from ralph.github import queries as q
 from ralph.tracker._fields import check_labels, check_name
@@ -67,9 +70,11 @@ from ralph.tracker._github_read import (
     board_values,
     comment_from,
     dashboard_item_from,
+    epoch,
     issue_from,
     status_update_from,
 )
+from ralph.tracker._github_snapshot import IssueSnapshots
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -78,7 +83,9 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
+    StateChange,
     StatusUpdate,
+    iso,
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
@@ -91,7 +98,13 @@ from ralph.tracker._reviews import (
     ThreadComment,
 )
 from ralph.tracker._tracker import Tracker
-from ralph.workflow import WORKFLOW_STATE_TO_STATUS, Estimate, Priority, WorkflowState
+from ralph.workflow import (
+    WORKFLOW_STATE_TO_STATUS,
+    Estimate,
+    Priority,
+    WorkflowState,
+    plan_transition,
+)
 
 __all__ = ["NO_STATUS_UPDATES", "GitHubTracker"]
 
@@ -102,12 +115,33 @@ _LABEL_COLOUR = "ededed"
 _IN_GIT = "in the repository's git history (the thoughts/ documents this issue names)"
 #: How many times a state change whose audit comment failed is sent as a whole.
 _STATE_CHANGE_TRIES = 3
+#: A new issue's fields sent with its first move, by their aliases in ``MoveState``.
+_EXTRA_FIELDS = {ESTIMATE: "estimate", PRIORITY: "priority"}
+#: Issues whose moves one request carries: three writes each (state, Status, audit)
+#: within GitHub's safe batch of ten.
+_MOVES_PER_REQUEST = 3
 #: Issues whose board data one request reads (split tokens): 50 x 10 items x 20 values.
 _ITEMS_PER_READ = 50
 NO_STATUS_UPDATES = (
     "this GitHub's projects have no status updates (GitHub Enterprise Server before "
     "they came); print the report with ralph report --dry-run and post it by hand"
 )
+
+
+@dataclass(frozen=True)
+class _Note:
+    """A phase's message waiting for its issue's next move; ``maybe_posted``: a request
+    that carried it got no answer."""
+
+    body: str
+    tag: str
+    maybe_posted: bool = False
+
+
+def _relatives(issue: Issue) -> tuple[int, ...]:
+    """The issues a step that reads ``issue`` reads next: its parent, children, blockers."""
+    parent = (issue.parent,) if issue.parent is not None else ()
+    return (*parent, *issue.sub_issues, *issue.blocked_by, *issue.blocking)
 
 
 class GitHubTracker(Tracker):
@@ -145,11 +179,19 @@ class GitHubTracker(Tracker):
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}
         self._labels: dict[str, str] = {}
+        #: Whether ``_labels`` holds every label of the repository (read this process).
+        self._labels_read = False
         #: Each issue's Status on the board as last read or written (None: unset).
         self._statuses: dict[int, str | None] = {}
         self._state_guards: dict[int, threading.Lock] = {}
         #: Whether the boards have status updates; None: ask (a server that may lack them).
         self._status_updates: bool | None = None if features is None else True
+        self._snapshots = IssueSnapshots()
+        #: Each issue's relatives as last read: a snapshot reads them with the issue.
+        self._relatives: dict[int, tuple[int, ...]] = {}
+        self._precise = threading.local()
+        self._notes = threading.local()
+        client.on_write(self._written)
 
     def close(self) -> None:
         self.client.close()
@@ -174,16 +216,36 @@ class GitHubTracker(Tracker):
 
     def repository(self) -> dict[str, Any]:
         """The repository's node (its id, how it lets pull requests merge), read once."""
+        if self._repository is None and self._board is None and not self.client.tokens.split:
+            self._read_setup()
         if self._repository is None:
             data = self.client.query(q.REPOSITORY, self._where)
             self._repository = dict(data["repository"])
         return self._repository
+
+    def _read_setup(self) -> None:
+        """The repository, its labels and the board, in one request (one token reads all)."""
+        data = self.client.query(
+            q.REPOSITORY_AND_BOARD,
+            {**self._where, "login": self.project_owner, "number": self.project_number},
+        )
+        repository = dict(data["repository"])
+        labels = repository.pop("labels", None) or {}
+        for node in labels.get("nodes") or ():
+            self._labels[node["name"].casefold()] = node["id"]
+        self._labels_read = not (labels.get("pageInfo") or {}).get("hasNextPage")
+        self._repository = repository
+        project = (data.get("repositoryOwner") or {}).get("projectV2")
+        if project:
+            self._board = board_from(project)
 
     def repository_id(self) -> str:
         return str(self.repository()["id"])
 
     def board(self) -> Board:
         """The project's id and field/option ids, read once and kept until invalidated."""
+        if self._board is None and self._repository is None and not self.client.tokens.split:
+            self._read_setup()
         with self._lock:
             if self._board is None:
                 data = self.client.query(
@@ -250,7 +312,12 @@ class GitHubTracker(Tracker):
         node = (data.get("repository") or {}).get("issue")
         if node is None:
             raise IssueNotFound(number, self.full_name)
-        node = dict(node)
+        return self._took(dict(node))
+
+    def _took(self, node: dict[str, Any]) -> dict[str, Any]:
+        """An issue node as read: its ids and Status remembered, its board data (split
+        tokens) and its dependencies past the first page read in."""
+        number = int(node["number"])
         self._read_board_data([node])
         self._node_ids[number] = node["id"]
         for item in node["projectItems"]["nodes"]:
@@ -258,6 +325,188 @@ class GitHubTracker(Tracker):
                 self._item_ids[number] = item["id"]
         self._statuses[number] = board_values(node, self.board().project_id).get(STATUS)
         return self._all_dependencies(dict(node))
+
+    def _read_group(self, numbers: Sequence[int]) -> None:
+        """Issues ``numbers`` into this thread's snapshot, read together (aliased, at
+        most ``GROUP_LIMIT`` a request); numbers with no issue are left out."""
+        shape = self._issue_shape()
+        for start in range(0, len(numbers), q.GROUP_LIMIT):
+            chunk = list(numbers[start : start + q.GROUP_LIMIT])
+            variables = {f"n{i}": n for i, n in enumerate(chunk)}
+            try:
+                data = self.client.query(
+                    q.issue_group_query(shape, len(chunk)), {**self._where, **variables}
+                )
+            except GitHubNotFound:  # a number names no issue (rare): one by one, then
+                for number in chunk:
+                    with suppress(IssueNotFound):
+                        self._snapshots.keep(self._issue_of(self._issue_node(number)))
+                continue
+            repository = data.get("repository") or {}
+            for i in range(len(chunk)):
+                node = repository.get(f"i{i}")
+                if node:
+                    issue = self._issue_of(self._took(dict(node)))
+                    self._relatives[issue.number] = _relatives(issue)
+                    self._snapshots.keep(issue)
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        wanted = list(dict.fromkeys(numbers))
+        latest = self._snapshots.latest
+        if any(n not in latest for n in wanted):
+            with self.snapshot():
+                self.prefetch([n for n in wanted if n not in latest])
+        return [latest[n] for n in wanted if n in latest]
+
+    def _known_group(self, number: int) -> list[int]:
+        """The issues related to ``number`` as earlier reads found them, transitively (its
+        parent's other children too), at most a group read's worth."""
+        seen = {number: None}
+        frontier = [number]
+        while frontier and len(seen) < q.GROUP_LIMIT:
+            for related in self._relatives.get(frontier.pop(0), ()):
+                if related not in seen and len(seen) < q.GROUP_LIMIT:
+                    seen[related] = None
+                    frontier.append(related)
+        return list(seen)[1:]
+
+    def prefetch(self, numbers: Iterable[int]) -> None:
+        missing = self._snapshots.missing(numbers)
+        if missing:
+            self._read_group(missing)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        outer = not self._snapshots.active
+        with self._snapshots.scope():
+            try:
+                yield
+            except BaseException:
+                if outer:
+                    self._post_pending(failing=True)
+                raise
+            if outer:
+                self._post_pending()
+
+    def _post_pending(self, *, failing: bool = False) -> None:
+        """What waited for a move that did not come: new issues' fields, then notes."""
+        try:
+            with self._keeping_snapshots():
+                self._send_pending_fields()
+        except (GitHubError, InvalidInput) as exc:
+            if not failing:
+                raise
+            logger.warning("fields not set", extra={"error": str(exc)})
+        self._post_notes(failing=failing)
+
+    def add_note(self, number: int, body: str) -> None:
+        """Inside a snapshot: sent with the issue's next move (``MoveState``), or alone
+        when the snapshot ends."""
+        if not self._snapshots.active:
+            self.add_comment(number, body)
+            return
+        waiting = self._pending_notes().setdefault(number, [])
+        if all(note.body != body for note in waiting):  # said once, as comment_once means
+            waiting.append(_Note(body, marker()))
+
+    def _pending_fields(self) -> dict[int, dict[str, Any]]:
+        """New issues' fields (field name -> enum value) not sent yet, by number."""
+        pending: dict[int, dict[str, Any]] | None = getattr(self._notes, "fields", None)
+        if pending is None:
+            pending = self._notes.fields = {}
+        return pending
+
+    def _send_pending_fields(self, number: int | None = None) -> None:
+        """The fields waiting for issue ``number`` (None: every issue's), sent now."""
+        pending = self._pending_fields()
+        for waiting in [number] if number is not None else list(pending):
+            fields = pending.pop(waiting, None) if waiting is not None else None
+            if fields:
+                self._set_fields(
+                    waiting,
+                    state=fields.get(WORKFLOW_STATE),
+                    estimate=fields.get(ESTIMATE),
+                    priority=fields.get(PRIORITY),
+                )
+
+    def _pending_notes(self) -> dict[int, list[_Note]]:
+        pending: dict[int, list[_Note]] | None = getattr(self._notes, "pending", None)
+        if pending is None:
+            pending = self._notes.pending = {}
+        return pending
+
+    def _post_notes(self, *, failing: bool = False) -> None:
+        """The notes no move took, together (``AddComments``, ten a request; one a lost
+        request may have posted is looked for first, alone). While a failure ends the
+        snapshot, what cannot be posted is logged, not raised over the failure."""
+        pending = self._pending_notes()
+        waiting = [(number, note) for number, notes in pending.items() for note in notes]
+        pending.clear()
+        try:
+            for number, note in [w for w in waiting if w[1].maybe_posted]:
+                self._post_comment(number, note.body, note.tag, look_first=True)
+            fresh = [w for w in waiting if not w[1].maybe_posted]
+            for start in range(0, len(fresh), q.BATCH_LIMIT):
+                self._post_together(fresh[start : start + q.BATCH_LIMIT])
+        except (GitHubError, InvalidInput) as exc:
+            if not failing:
+                raise
+            logger.warning("notes not posted", extra={"error": str(exc)})
+
+    def _post_together(self, notes: Sequence[tuple[int, _Note]]) -> None:
+        if len(notes) == 1:
+            (number, note), *_ = notes
+            self._post_comment(number, note.body, note.tag)
+            return
+        variables = {
+            f"note{i}": q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+            )["input"]
+            for i, (number, note) in enumerate(notes)
+        }
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, (number, note) in enumerate(notes):
+                node = self._comment_with(number, note.tag)
+                if node is None:
+                    return None
+                found[f"note{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        parts = tuple(q.comment_part(alias) for alias in variables)
+        with self._keeping_snapshots():
+            answer = self.client.mutate_batch(
+                q.batch("AddComments", parts), variables, reconcile=already
+            )
+        for i, (number, _) in enumerate(notes):
+            if answer.ok(f"note{i}"):
+                self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
+        if answer.refused:
+            alias, why = next(iter(answer.refused.items()))
+            raise GitHubInvalid(f"GitHub refused a comment on #{notes[int(alias[4:])][0]}: {why}")
+
+    def _written(self, document: q.GraphQLDocument) -> None:
+        """After a write: the kept issues it may have changed are read again (all of them
+        unless the writer named the issues it touches, ``_touching``)."""
+        touched: tuple[int, ...] | None = getattr(self._precise, "touched", None)
+        self._snapshots.forget(touched)
+
+    @contextmanager
+    def _touching(self, *numbers: int) -> Iterator[None]:
+        """Writes inside change only issues ``numbers`` (read again in the snapshots)
+        and what the writer keeps true itself (``IssueSnapshots.update``)."""
+        before = getattr(self._precise, "touched", None)
+        self._precise.touched = numbers
+        try:
+            yield
+        finally:
+            self._precise.touched = before
+
+    def _keeping_snapshots(self) -> AbstractContextManager[None]:
+        """Writes inside keep the snapshots true themselves."""
+        return self._touching()
 
     def _all_dependencies(self, node: dict[str, Any]) -> dict[str, Any]:
         """``node`` with every blocked-by and blocking edge: past the issue read's 50,
@@ -316,7 +565,7 @@ class GitHubTracker(Tracker):
     def _label_ids(self, names: Sequence[str]) -> list[str]:
         """Label ids by name (GitHub's names ignore case), creating missing labels."""
         wanted = list(dict.fromkeys(names))
-        if any(name.casefold() not in self._labels for name in wanted):
+        if not self._labels_read and any(name.casefold() not in self._labels for name in wanted):
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
                 self._labels[node["name"].casefold()] = node["id"]
         for name in wanted:
@@ -325,6 +574,16 @@ class GitHubTracker(Tracker):
         return list(dict.fromkeys(self._labels[name.casefold()] for name in wanted))
 
     def _create_label(self, name: str) -> str:
+        try:
+            return self._send_label(name)
+        except GitHubInvalid:
+            if not self._labels_read:
+                raise
+            # Made meanwhile (another process): the labels as GitHub has them now.
+            self._labels_read = False
+            return self._label_ids([name])[0]
+
+    def _send_label(self, name: str) -> str:
         def already() -> dict[str, Any] | None:
             for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
                 if node["name"].casefold() == name.casefold():
@@ -350,6 +609,13 @@ class GitHubTracker(Tracker):
             self._write_field(number, field, option)
 
     def _write_field(self, number: int, field: str, option: str) -> None:
+        self.client.mutate(
+            q.SET_FIELD_OPTION, self._field_input(number, field, option), token="board"
+        )
+
+    def _field_input(self, number: int, field: str, option: str) -> dict[str, dict[str, object]]:
+        """The input of a single-select write (InvalidInput when the board lacks the field
+        or the option)."""
         board = self.board()
         found = board.fields.get(field)
         if found is None:
@@ -363,26 +629,30 @@ class GitHubTracker(Tracker):
                 f'"{option}" is not an option of the "{field}" field of project '
                 f"#{board.number}; valid options: {', '.join(options)}"
             )
-        self.client.mutate(
-            q.SET_FIELD_OPTION,
-            q.input_of(
-                projectId=board.project_id,
-                itemId=self._item_id(number),
-                fieldId=field_id,
-                value={"singleSelectOptionId": options[option]},
-            ),
-            token="board",
+        return q.input_of(
+            projectId=board.project_id,
+            itemId=self._item_id(number),
+            fieldId=field_id,
+            value={"singleSelectOptionId": options[option]},
         )
+
+    def _status_to_write(self, number: int, state: WorkflowState) -> str | None:
+        """The Status ``state`` calls for, when the board has it and the issue's Status
+        (as last read or written) is not that already: None, nothing to write."""
+        status = WORKFLOW_STATE_TO_STATUS.get(state)
+        found = self.board().fields.get(STATUS)
+        if status is None or found is None or status not in found[1]:
+            return None
+        if number in self._statuses and self._statuses[number] == status:
+            return None
+        return status
 
     def _sync_status(self, number: int, state: WorkflowState) -> None:
         """GitHub's own Status follows Workflow State, best effort (a board without the
         field or the option is left alone, and so is a Status that is right already:
         a state write re-reads the issue just before it)."""
-        status = WORKFLOW_STATE_TO_STATUS.get(state)
-        found = self.board().fields.get(STATUS)
-        if status is None or found is None or status not in found[1]:
-            return
-        if number in self._statuses and self._statuses[number] == status:
+        status = self._status_to_write(number, state)
+        if status is None:
             return
         try:
             self._set_field(number, STATUS, status)
@@ -398,18 +668,196 @@ class GitHubTracker(Tracker):
         estimate: Estimate | None = None,
         priority: Priority | None = None,
     ) -> None:
-        if state is not None:
-            self._set_field(number, WORKFLOW_STATE, state.value)
-            self._sync_status(number, state)
-        if estimate is not None:
-            self._set_field(number, ESTIMATE, estimate.value)
-        if priority is not None:
-            self._set_field(number, PRIORITY, priority.value)
+        """The fields that are set, in one request (``SetFields``); a write GitHub refuses
+        (ids gone stale) is sent again alone after the board is read again, and Status is
+        best effort."""
+        waiting = self._pending_fields().pop(number, {})  # what a creation left to send
+        state = state or waiting.get(WORKFLOW_STATE)
+        estimate = estimate or waiting.get(ESTIMATE)
+        priority = priority or waiting.get(PRIORITY)
+        wanted = {
+            WORKFLOW_STATE: state.value if state is not None else None,
+            ESTIMATE: estimate.value if estimate is not None else None,
+            PRIORITY: priority.value if priority is not None else None,
+        }
+        writes = {field: option for field, option in wanted.items() if option is not None}
+        status = self._status_to_write(number, state) if state is not None else None
+        aliases = {WORKFLOW_STATE: "state", ESTIMATE: "estimate", PRIORITY: "priority"}
+        variables = {
+            aliases[f]: self._field_input(number, f, o)["input"] for f, o in writes.items()
+        }
+        if status is not None:
+            try:
+                variables["status"] = self._field_input(number, STATUS, status)["input"]
+            except InvalidInput:
+                status = None
+        if not variables:
+            return
+        parts = tuple(q.set_field_part(alias) for alias in variables)
+        answer = self.client.mutate_batch(q.batch("SetFields", parts), variables, token="board")
+        for field, option in writes.items():
+            if not answer.ok(aliases[field]):
+                self._set_field(number, field, option)  # the board read again, once
+        if status is not None:
+            if answer.ok("status"):
+                self._statuses[number] = status
+            else:
+                logger.warning(
+                    "status sync failed",
+                    extra={"issue": number, "error": answer.refused.get("status", "")},
+                )
 
     # -- issues -----------------------------------------------------------------------------
 
     def get_issue(self, number: int) -> Issue:
-        node = self._issue_node(number)
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        if number in self._pending_fields():  # GitHub must hold them before it is read
+            self._send_pending_fields(number)
+        if not self._snapshots.active:
+            return self._issue_of(self._issue_node(number))
+        if not self._snapshots.related:
+            alone = self._issue_of(self._issue_node(number))
+            self._snapshots.keep(alone)
+            return alone
+        # Its relatives are what a step reads next (its group, its gates): read with it,
+        # those known from an earlier read in the same request, any new ones in one more.
+        self._read_group([number, *self._snapshots.missing(self._known_group(number))])
+        found = self._snapshots.get(number)
+        if found is None:
+            raise IssueNotFound(number, self.full_name)
+        self.prefetch(_relatives(found))
+        return found
+
+    def set_state(
+        self,
+        number: int,
+        state_or_intent: str,
+        *,
+        command: str = "human",
+        actor: str = "ralph",
+        only_from: WorkflowState | None = None,
+    ) -> StateChange:
+        """One read (the compare-and-set reads what the check read) and one write."""
+        with self._snapshots.scope(related=False):
+            return super().set_state(
+                number, state_or_intent, command=command, actor=actor, only_from=only_from
+            )
+
+    def set_states(
+        self,
+        numbers: Sequence[int],
+        state_or_intent: str,
+        *,
+        command: str,
+        actor: str = "ralph",
+        only_from: Mapping[int, WorkflowState] | None = None,
+    ) -> list[StateChange]:
+        """The moves together: each issue's Workflow State, Status and audit comment in
+        one request for up to three issues (``MoveStates``). Checked one by one first,
+        as ``set_state`` checks; an issue with notes waiting moves alone (with them)."""
+        held = only_from or {}
+        with self._snapshots.scope(related=False):
+            changes: list[StateChange] = []
+            planned: list[tuple[StateChange, str]] = []
+            for number in numbers:
+                issue = self.get_issue(number)
+                expected = held.get(number)
+                if expected is not None and issue.workflow_state is not expected:
+                    current = issue.workflow_state
+                    raise StateConflict(number, expected.value, current.value if current else None)
+                transition = plan_transition(issue.workflow_state, state_or_intent, command)
+                intent = state_or_intent if transition.was_intent else None
+                change = StateChange(
+                    number, issue.workflow_state, transition.to_state, transition.command, intent
+                )
+                changes.append(change)
+                if transition.changed:
+                    planned.append((change, self._audit(change, actor, intent)))
+            # An issue with notes or a creation's fields waiting moves alone, with them.
+            waiting = {*self._pending_notes(), *self._pending_fields()}
+            alone = [p for p in planned if p[0].number in waiting]
+            together = [p for p in planned if p not in alone]
+            for start in range(0, len(together), _MOVES_PER_REQUEST):
+                self._send_moves(together[start : start + _MOVES_PER_REQUEST])
+            for change, body in alone:
+                self._write_state(change.number, change.previous, change.new, body, actor)
+            return changes
+
+    def _send_moves(self, moves: Sequence[tuple[StateChange, str]]) -> None:
+        """Several issues' moves in one request, each as a unit (state, Status, audit).
+        What GitHub refuses of one issue is handled as a lone move would be; a request
+        that fails whole is sent again issue by issue, each looked at first."""
+        if len(moves) == 1 or self.client.tokens.split:  # checked already: as lone moves
+            for change, body in moves:
+                self._move_with_audit(change.number, change.previous, change.new, body)
+            return
+        tags = [marker() for _ in moves]
+        variables: dict[str, Any] = {}
+        statuses: dict[int, str] = {}
+        for i, (change, body) in enumerate(moves):
+            number = change.number
+            variables[f"state{i}"] = self._field_input(number, WORKFLOW_STATE, change.new.value)[
+                "input"
+            ]
+            status = self._status_to_write(number, change.new)
+            if status is not None:
+                variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
+                statuses[i] = status
+            variables[f"audit{i}"] = q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(body)}\n\n{tags[i]}",
+            )["input"]
+        parts = tuple(
+            q.comment_part(alias) if alias.startswith("audit") else q.set_field_part(alias)
+            for alias in variables
+        )
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, (change, _) in enumerate(moves):
+                node = self._comment_with(change.number, tags[i])
+                if node is None:
+                    return None
+                found[f"audit{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("MoveStates", parts), variables, reconcile=already
+                )
+        except (GitHubUnavailable, GitHubRateLimited):
+            for i, (change, body) in enumerate(moves):  # each as a lone move's resend
+                self._move_with_audit(
+                    change.number, change.previous, change.new, body, tag=tags[i], resend=True
+                )
+            return
+        refused: GitHubError | None = None
+        for i, (change, _) in enumerate(moves):
+            number = change.number
+            if f"state{i}" in answer.refused:
+                self._set_field(number, WORKFLOW_STATE, change.new.value)
+            if i in statuses and answer.ok(f"status{i}"):
+                self._statuses[number] = statuses[i]
+            if not answer.ok(f"audit{i}"):
+                self._move_back(number, change.previous)
+                refused = GitHubInvalid(
+                    f"GitHub refused the audit comment of #{number}: "
+                    f"{answer.refused.get(f'audit{i}', 'no answer')}"
+                )
+                continue
+            self._kept_move(number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"])
+        if refused is not None:
+            raise refused
+
+    def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
+        with self._snapshots.scope(related=False):
+            return super().release(number, command=command, actor=actor)
+
+    def _issue_of(self, node: dict[str, Any]) -> Issue:
+        number = int(node["number"])
         comments = [comment_from(c) for c in node["comments"]["nodes"]]
         if node["comments"]["pageInfo"]["hasNextPage"]:  # read them all from the start
             pages = self.client.pages(
@@ -441,6 +889,39 @@ class GitHubTracker(Tracker):
             found.append(issue_from(node, project_id, self.full_name))
         return query.apply(found)
 
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """The open issues and the closed ones updated since ``closed_since``, a hundred
+        a page, with what the dashboard shows (``BoardIssues``). A closed blocker outside
+        them no longer blocks and is left out."""
+        if self.client.tokens.split:  # the board's data needs the board's token: read apart
+            return super().board_issues(closed_since=closed_since)
+        project_id = self.board().project_id
+        closed_filter: dict[str, Any] = {"states": ["CLOSED"]}
+        if closed_since is not None:
+            closed_filter["since"] = iso(closed_since) or ""
+        nodes: list[dict[str, Any]] = []
+        for variables in ({"states": ["OPEN"]}, {"filter": closed_filter}):
+            nodes += [
+                {"labels": {"nodes": []}, "body": "", **node}
+                for node in self.client.pages(
+                    q.BOARD_ISSUES, {**self._where, **variables}, ("repository", "issues")
+                )
+            ]
+        read = {int(node["number"]) for node in nodes}
+        found = []
+        for node in nodes:
+            self._node_ids[node["number"]] = node["id"]
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            issue = issue_from(self._all_dependencies(node), project_id, self.full_name)
+            open_blockers = {
+                int(b["number"])
+                for b in (node.get("blockedBy") or {}).get("nodes") or ()
+                if b and b.get("state") == "OPEN"
+            }
+            kept = tuple(n for n in issue.blocked_by if n in read or n in open_blockers)
+            found.append(replace(issue, blocked_by=kept))
+        return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
+
     def create_issue(
         self,
         title: str,
@@ -468,23 +949,56 @@ class GitHubTracker(Tracker):
                     return {"createIssue": {"issue": node}}
             return None
 
-        data = self.client.mutate(
-            q.CREATE_ISSUE,
-            q.input_of(
-                repositoryId=self.repository_id(),
-                title=title,
-                body=f"{self.stored_text(body)}\n\n{tag}" if body else tag,
-                labelIds=label_ids,
-                parentIssueId=parent_id,
-            ),
-            reconcile=already,
-        )
+        stored = self.stored_text(body)
+        with self._touching(*((parent,) if parent is not None else ())):
+            data = self.client.mutate(
+                q.CREATE_ISSUE,
+                q.input_of(
+                    repositoryId=self.repository_id(),
+                    title=title,
+                    body=f"{stored}\n\n{tag}" if body else tag,
+                    labelIds=label_ids,
+                    parentIssueId=parent_id,
+                ),
+                reconcile=already,
+            )
         created = data["createIssue"]["issue"]
         number = int(created["number"])
         self._node_ids[number] = created["id"]
-        self._item_id(number)
-        self._set_fields(number, state=state, estimate=estimate, priority=priority)
-        return self.get_issue(number)
+        self._statuses[number] = None
+        self._relatives[number] = (parent,) if parent is not None else ()
+        with self._touching(number):
+            # A new issue is on no board: added without a look (the add is idempotent).
+            added = self.client.mutate(
+                q.ADD_PROJECT_ITEM,
+                q.input_of(projectId=self.board().project_id, contentId=created["id"]),
+                token="board",
+            )
+            self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
+            wanted = {WORKFLOW_STATE: state, ESTIMATE: estimate, PRIORITY: priority}
+            fields = {field: value for field, value in wanted.items() if value is not None}
+            if self._snapshots.active and fields:
+                # Sent with the issue's first move (a split places its children at once),
+                # or when the snapshot ends, or before the issue is read from GitHub.
+                self._pending_fields()[number] = fields
+            else:
+                self._set_fields(number, state=state, estimate=estimate, priority=priority)
+        # What GitHub holds now is what was sent: no read back.
+        made = Issue(
+            number=number,
+            title=one_line(title),
+            body=strip_markers(stored) if body else "",
+            workflow_state=state,
+            estimate=estimate,
+            priority=priority,
+            labels=tuple(dict.fromkeys(labels)),
+            parent=parent,
+            created_at=epoch(created.get("createdAt")) or self.now(),
+            updated_at=epoch(created.get("createdAt")) or self.now(),
+            url=str(created.get("url") or ""),
+        )
+        self._snapshots.keep(made)
+        return made
 
     def update_issue(
         self,
@@ -501,17 +1015,30 @@ class GitHubTracker(Tracker):
         check_labels(labels or ())
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
+            self._update(number, node_id, title, body, labels)
+        with self._touching(number):
+            self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def _update(
+        self,
+        number: int,
+        node_id: str,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+    ) -> None:
+        label_ids = None if labels is None else self._label_ids(labels)
+        with self._touching(number):
             self.client.mutate(
                 q.UPDATE_ISSUE,
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
                     title=title,
                     body=None if body is None else self.stored_text(body),
-                    labelIds=None if labels is None else self._label_ids(labels),
+                    labelIds=label_ids,
                 ),
             )
-        self._set_fields(number, estimate=estimate, priority=priority)
-        return self.get_issue(number)
 
     def stored_text(self, body: str) -> str:
         """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
@@ -537,23 +1064,32 @@ class GitHubTracker(Tracker):
             return None
 
         data = already() if look_first else None
-        if data is None:
+        if data is not None:
+            return comment_from(data["addComment"]["commentEdge"]["node"])
+        with self._keeping_snapshots():
             data = self.client.mutate(
                 q.ADD_COMMENT,
                 q.input_of(subjectId=subject, body=f"{self.stored_text(body)}\n\n{tag}"),
                 reconcile=already,
             )
-        return comment_from(data["addComment"]["commentEdge"]["node"])
+            made = comment_from(data["addComment"]["commentEdge"]["node"])
+            self._snapshots.update(
+                number, lambda issue: replace(issue, comments=(*issue.comments, made))
+            )
+        return made
 
     def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
-        self.client.mutate(
-            q.CLOSE_ISSUE,
-            q.input_of(issueId=self._node_id(number), stateReason=reason.value.upper()),
-        )
+        node_id = self._node_id(number)
+        with self._touching(number):
+            self.client.mutate(
+                q.CLOSE_ISSUE, q.input_of(issueId=node_id, stateReason=reason.value.upper())
+            )
         return self.get_issue(number)
 
     def reopen_issue(self, number: int) -> Issue:
-        self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=self._node_id(number)))
+        node_id = self._node_id(number)
+        with self._touching(number):
+            self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=node_id))
         return self.get_issue(number)
 
     def _holds(
@@ -584,19 +1120,23 @@ class GitHubTracker(Tracker):
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
-        self.client.mutate(
-            q.ADD_BLOCKED_BY,
-            self._dependency(blocked, blocking),
-            reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
-        )
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.ADD_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
+            )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
-        self.client.mutate(
-            q.REMOVE_BLOCKED_BY,
-            self._dependency(blocked, blocking),
-            reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
-        )
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.REMOVE_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
+            )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
@@ -622,33 +1162,191 @@ class GitHubTracker(Tracker):
             self._move_with_audit(number, expected, new, comment)
 
     def _move_with_audit(
-        self, number: int, before: WorkflowState | None, new: WorkflowState, comment: str
+        self,
+        number: int,
+        before: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        *,
+        tag: str | None = None,
+        resend: bool = False,
     ) -> None:
-        """Move the issue to ``new`` and post its audit ``comment``, as one unit: a
-        comment GitHub could not take (unavailable, throttled) sends the change again
-        (the field only if it is not ``new`` already, the comment only if its marker is
-        not there), and a change that still fails is moved back to ``before``."""
-        tag = marker()
+        """Move the issue to ``new`` and post its audit ``comment``, as one unit and one
+        request (``MoveState``: Workflow State, Status when it changes, the comment, in
+        that order). A change GitHub could not take (unavailable, throttled) is sent
+        again (the field only if it is not ``new`` already, the comment only if its
+        marker is not there), and a change that still fails is moved back to ``before``."""
+        tag = tag or marker()
         attempt = 1
         while True:
-            resend = attempt > 1
-            if not resend or self.get_issue(number).workflow_state != new:
-                self._set_fields(number, state=new)
             try:
-                self._post_comment(number, comment, tag, look_first=resend)
+                self._send_move(number, new, comment, tag, resend=resend or attempt > 1)
                 return
             except (GitHubUnavailable, GitHubRateLimited) as exc:
                 if attempt == _STATE_CHANGE_TRIES:
                     self._move_back(number, before)
                     raise
                 logger.warning(
-                    "audit comment failed; sending the state change again",
+                    "state change failed; sending it again",
                     extra={"issue": number, "attempt": attempt, "error": str(exc)},
                 )
             except GitHubError:
                 self._move_back(number, before)
                 raise
             attempt += 1
+
+    def _send_move(
+        self, number: int, new: WorkflowState, comment: str, tag: str, *, resend: bool
+    ) -> None:
+        posted: dict[str, Any] | None = None
+        if resend:  # what the lost try did is read afresh
+            self._snapshots.forget([number])
+            self._statuses.pop(number, None)
+            if self.get_issue(number).workflow_state == new:
+                self._sync_status(number, new)
+                posted = self._comment_with(number, tag)
+                if posted is not None:
+                    self._kept_move(number, new, posted)
+                    return
+        variables: dict[str, Any] = {}
+        if not resend or self.get_issue(number).workflow_state != new:
+            variables["state"] = self._field_input(number, WORKFLOW_STATE, new.value)["input"]
+        status = self._status_to_write(number, new)
+        if status is not None:
+            variables["status"] = self._field_input(number, STATUS, status)["input"]
+        # A new issue's other fields go with its first move (its state is this one).
+        created = self._pending_fields().pop(number, {})
+        extra = {f: v.value for f, v in created.items() if f in _EXTRA_FIELDS}
+        for field, option in extra.items():
+            variables[_EXTRA_FIELDS[field]] = self._field_input(number, field, option)["input"]
+        try:
+            self._send_fields_and_audit(number, new, comment, tag, variables, status, extra)
+        except BaseException:
+            if created:
+                self._pending_fields()[number] = created
+            raise
+
+    def _send_fields_and_audit(
+        self,
+        number: int,
+        new: WorkflowState,
+        comment: str,
+        tag: str,
+        variables: dict[str, Any],
+        status: str | None,
+        extra: Mapping[str, str],
+    ) -> None:
+        audit = q.input_of(
+            subjectId=self._node_id(number), body=f"{self.stored_text(comment)}\n\n{tag}"
+        )["input"]
+        if self.client.tokens.split:  # the board's writes and the comment take two tokens
+            if variables:
+                parts = tuple(q.set_field_part(alias) for alias in variables)
+                fields = self.client.mutate_batch(
+                    q.batch("SetFields", parts), variables, token="board"
+                )
+                self._check_move(number, new, status, fields)
+            with self._keeping_snapshots():
+                self._kept_move(number, new, None)
+                self._post_comment(number, comment, tag)  # kept by _post_comment
+            return
+
+        def already() -> dict[str, Any] | None:
+            found = self._comment_with(number, tag)
+            return None if found is None else {"audit": {"commentEdge": {"node": found}}}
+
+        # The phase's notes on the issue go first, then the fields, then the audit.
+        room = q.BATCH_LIMIT - len(variables) - 1
+        notes = self._pending_notes().pop(number, [])
+        sent, kept_back = notes[:room], notes[room:]
+        if kept_back:
+            self._pending_notes()[number] = kept_back
+        variables = {
+            **{
+                f"note{i}": q.input_of(
+                    subjectId=self._node_id(number),
+                    body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+                )["input"]
+                for i, note in enumerate(sent)
+            },
+            **variables,
+            "audit": audit,
+        }
+        parts = tuple(
+            q.comment_part(alias)
+            if alias.startswith(("note", "audit"))
+            else q.set_field_part(alias)
+            for alias in variables
+        )
+        with self._keeping_snapshots():
+            try:
+                answer = self.client.mutate_batch(
+                    q.batch("MoveState", parts), variables, reconcile=already
+                )
+            except BaseException:  # the notes wait for the snapshot's end, looked for first
+                left = [replace(note, maybe_posted=True) for note in sent]
+                self._pending_notes()[number] = left + self._pending_notes().get(number, [])
+                raise
+            self._check_move(number, new, status, answer)
+            for field, option in extra.items():
+                if _EXTRA_FIELDS[field] in answer.refused:
+                    self._set_field(number, field, option)
+            for i, note in enumerate(sent):
+                if not answer.ok(f"note{i}") and f"note{i}" in answer.refused:
+                    self._pending_notes().setdefault(number, []).append(note)
+            if not answer.ok("audit"):
+                raise GitHubInvalid(f"GitHub refused the audit comment: {answer.refused['audit']}")
+            nodes = [answer.data[f"note{i}"] for i in range(len(sent))]
+            made = [n["commentEdge"]["node"] for n in nodes if n]
+            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"], made)
+
+    def _check_move(
+        self, number: int, new: WorkflowState, status: str | None, answer: BatchAnswer
+    ) -> None:
+        """A refused state write is sent again once the board is read again (its ids may
+        be stale); a refused Status is logged (best effort)."""
+        if "state" in answer.refused:
+            self._set_field(number, WORKFLOW_STATE, new.value)
+        if status is not None and "status" in answer.data:
+            if answer.ok("status"):
+                self._statuses[number] = status
+            else:
+                logger.warning(
+                    "status sync failed",
+                    extra={"issue": number, "error": answer.refused.get("status", "")},
+                )
+
+    def _kept_comment(self, number: int, node: dict[str, Any]) -> None:
+        """The snapshots keep a comment this tracker posted on issue ``number``."""
+        made = (comment_from(node),)
+
+        def commented(issue: Issue) -> Issue:
+            return replace(issue, comments=issue.comments + made)
+
+        self._snapshots.update(number, commented)
+
+    def _kept_move(
+        self,
+        number: int,
+        new: WorkflowState,
+        node: dict[str, Any] | None,
+        notes: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """The snapshots keep the moved issue true: its new state, the notes that went
+        with the move and its audit comment."""
+        made = tuple(comment_from(n) for n in (*notes, *((node,) if node else ())))
+        self._snapshots.update(
+            number,
+            lambda issue: replace(issue, workflow_state=new, comments=issue.comments + made),
+        )
+
+    def _comment_with(self, number: int, tag: str) -> dict[str, Any] | None:
+        """The comment of issue ``number`` carrying marker ``tag``, if it is there."""
+        data = self.client.query(q.COMMENT_BY_MARKER, {**self._where, "number": number})
+        for node in data["repository"]["issue"]["comments"]["nodes"]:
+            if tag in node["body"]:
+                return dict(node)
+        return None
 
     def _move_back(self, number: int, before: WorkflowState | None) -> None:
         """Undo a state change whose audit comment never landed (best effort: an issue
@@ -950,9 +1648,14 @@ class GitHubTracker(Tracker):
         merged = self.pulls.merge(
             node, strategy, expected_head, f"Merge pull request #{number} from {pr.head}"
         )
-        for issue, audit in moves:
-            if audit is not None:
-                self._move_with_audit(issue.number, issue.workflow_state, WorkflowState.DONE, audit)
+        done = [
+            (StateChange(issue.number, issue.workflow_state, WorkflowState.DONE, "merge"), audit)
+            for issue, audit in moves
+            if audit is not None
+        ]
+        for start in range(0, len(done), _MOVES_PER_REQUEST):  # together: a group's PR
+            self._send_moves(done[start : start + _MOVES_PER_REQUEST])
+        for issue, _ in moves:
             if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
                 self.client.mutate(
                     q.CLOSE_ISSUE,

@@ -196,6 +196,37 @@ def set_up_board(
     )
 
 
+def _create_fields(client: GitHubClient, board: Board, owner: str, fields: list[str]) -> None:
+    """The board's missing fields, made in one request (``CreateFields``); a field GitHub
+    refused is named."""
+    aliases = {f"field{i}": field for i, field in enumerate(fields)}
+
+    def already() -> dict[str, Any] | None:
+        fresh = _project(client, owner, board.number)
+        if fresh is None or any(field not in fresh.fields for field in fields):
+            return None
+        return {alias: {"projectV2Field": None} for alias in aliases}
+
+    parts = tuple(q.create_field_part(alias) for alias in aliases)
+    answer = client.mutate_batch(
+        q.batch("CreateFields", parts),
+        {
+            alias: q.input_of(
+                projectId=board.project_id,
+                dataType="SINGLE_SELECT",
+                name=field,
+                singleSelectOptions=_options(field),
+            )["input"]
+            for alias, field in aliases.items()
+        },
+        token="board",
+        reconcile=already,
+    )
+    if answer.refused:
+        alias, why = next(iter(answer.refused.items()))
+        raise GitHubInvalid(f'GitHub refused the "{aliases[alias]}" field: {why}')
+
+
 def _ensure_fields(
     client: GitHubClient, board: Board, owner: str
 ) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
@@ -209,26 +240,13 @@ def _ensure_fields(
             f"project #{board.number} has {named} of another type than single-select; rename "
             "or delete it on the board, then run ralph init again"
         )
+    absent = [field for field in FIELDS if field not in board.fields]
+    if absent:
+        _create_fields(client, board, owner, absent)
+        created.extend(absent)
     for field in FIELDS:
         existing = board.fields.get(field)
         if existing is None:
-
-            def already(field: str = field) -> dict[str, Any] | None:
-                fresh = _project(client, owner, board.number)
-                return {} if fresh is not None and field in fresh.fields else None
-
-            client.mutate(
-                q.CREATE_FIELD,
-                q.input_of(
-                    projectId=board.project_id,
-                    dataType="SINGLE_SELECT",
-                    name=field,
-                    singleSelectOptions=_options(field),
-                ),
-                token="board",
-                reconcile=already,
-            )
-            created.append(field)
             continue
         missing = tuple(name for name, _, _ in FIELDS[field] if name not in existing[1])
         if missing:  # left to a person: see the module docstring

@@ -12,8 +12,17 @@ task store's issue locks, and ``_write_state`` re-reads just before writing.
 from __future__ import annotations
 
 import abc
+import contextlib
 import time
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 
 from ralph.dashboard import DashboardItem, ProjectStatus
@@ -140,6 +149,35 @@ class Tracker(abc.ABC):
     def get_issue(self, number: int) -> Issue:
         """The issue with every field and relation; IssueNotFound if there is none."""
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One step of work's reads: inside, a backend whose reads cost requests (GitHub)
+        reads each issue once and keeps it, kept true by this tracker's own writes. End
+        it before anything outside this process may write (an agent's turn). Local
+        backends read their store every time: nothing to keep."""
+        yield
+
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """Every issue for the board's dashboard, open or closed, archived too; with
+        ``closed_since``, closed ones only when updated since then (the done window).
+        Without comments; a backend may leave out what a dashboard does not show (labels,
+        children, the issues it blocks, pull requests, closed blockers outside the
+        window: they no longer block)."""
+        issues = self.list_issues(IssueQuery(status=None, archived=None))
+        if closed_since is None:
+            return issues
+        return [i for i in issues if i.is_open or i.updated_at >= closed_since]
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        """The issues as this process last read or wrote them (for a display: they may
+        be a step old); issues it never read are read (together, on GitHub)."""
+        return [self.get_issue(n) for n in numbers]
+
+    def prefetch(self, numbers: Iterable[int]) -> None:
+        """Inside a snapshot: read these issues now, together (one request on GitHub),
+        for the reads that follow. Nothing to do elsewhere."""
+        return None
+
     @abc.abstractmethod
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """Issues matching ``query`` (default: open issues by priority, then age). Listed
@@ -175,6 +213,12 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
+
+    def add_note(self, number: int, body: str) -> None:
+        """A phase's message on the issue, posted by the time the snapshot ends: here at
+        once; a backend whose writes cost requests (GitHub) sends it with the issue's
+        next move in the same snapshot, in one request, or alone when the snapshot ends."""
+        self.add_comment(number, body)
 
     def stored_text(self, body: str) -> str:
         """A comment or body as this tracker keeps it (GitHub cuts a very long one), so a
@@ -488,6 +532,24 @@ class Tracker(abc.ABC):
             self._record_move(change, actor, intent)
         return change
 
+    def set_states(
+        self,
+        numbers: Sequence[int],
+        state_or_intent: str,
+        *,
+        command: str,
+        actor: str = "ralph",
+        only_from: Mapping[int, WorkflowState] | None = None,
+    ) -> list[StateChange]:
+        """``set_state`` on each issue, in order (``only_from``: each issue's expected
+        state). A backend whose writes cost requests (GitHub) sends the moves together;
+        a refused move raises after the others landed."""
+        held = only_from or {}
+        return [
+            self.set_state(n, state_or_intent, command=command, actor=actor, only_from=held.get(n))
+            for n in numbers
+        ]
+
     def sync_state(self, number: int, *, actor: str = "ralph") -> StateChange | None:
         """Move the issue to the Workflow State its open or closed state calls for, when
         a person closed or reopened it outside Ralph (``workflow.synced_state``): the
@@ -520,14 +582,18 @@ class Tracker(abc.ABC):
         return change
 
     def _record_move(self, change: StateChange, actor: str, intent: str | None = None) -> None:
+        body = self._audit(change, actor, intent)
+        self._write_state(change.number, change.previous, change.new, body, actor)
+
+    def _audit(self, change: StateChange, actor: str, intent: str | None = None) -> str:
+        """The audit comment of ``change``, with its machine-readable transition marker."""
         record = TransitionRecord(
             str(change.previous or UNKNOWN_STATE),
             str(change.new),
             change.command,
             iso(self.now()) or "",
         )
-        body = audit_comment(record, intent=intent, actor=actor)
-        self._write_state(change.number, change.previous, change.new, body, actor)
+        return audit_comment(record, intent=intent, actor=actor)
 
     def advance_children(
         self,

@@ -52,10 +52,11 @@ def load_board(
 ) -> BoardView:
     """The board as ``ralph status`` builds it; with ``store``, the lock holders too;
     with ``archived``, the archived issues too."""
+    health = board_health(config, stuck_hours)
+    # Closed issues only from the done window: the rest show nowhere on the dashboard.
+    window = now - health.done_window_days * 86_400.0
     dashboard = build_dashboard(
-        dashboard_items(tracker, archived=archived),
-        now=now,
-        config=board_health(config, stuck_hours),
+        dashboard_items(tracker, archived=archived, closed_since=window), now=now, config=health
     )
     holders: dict[int, str] = {}
     repo = config.repo or config.root.name

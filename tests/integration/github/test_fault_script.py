@@ -424,17 +424,18 @@ def test_a_state_move_whose_comment_fails_is_sent_again_as_a_unit(github, clock)
     tracker = tracker_on(github, clock)
     tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
     github.requests.clear()
-    github.script(*[ScriptedFault("AddComment", status=502) for _ in range(4)])  # client gives up
+    # The move is one request (fields and comment): it fails as a whole, and is sent again.
+    github.script(*[ScriptedFault("MoveState", status=502) for _ in range(4)])  # client gives up
     tracker.set_state(1, "Research Needed", command="human")
     assert tracker.get_issue(1).workflow_state is WorkflowState.RESEARCH_NEEDED
     assert len(audit_comments(tracker, 1)) == 1
-    assert names(github).count("AddComment") == 5
+    assert names(github).count("MoveState") == 5
 
 
 def test_a_state_move_whose_comment_never_lands_is_moved_back(github, clock):
     tracker = tracker_on(github, clock)
     tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
-    github.script(*[ScriptedFault("AddComment", status=502) for _ in range(20)])
+    github.script(*[ScriptedFault("MoveState", status=502) for _ in range(20)])
     with pytest.raises(GitHubUnavailable):
         tracker.set_state(1, "Research Needed", command="human")
     github.faults.clear()

@@ -130,7 +130,8 @@ def test_merge_settings_are_read_once_with_the_repository(pulls):
     )
     tracker.merge_settings()
     tracker.repository_id()
-    assert pulls.requests(since) == ["Repository"]
+    tracker.board()  # read with the repository, in the same request
+    assert pulls.requests(since) == ["RepositoryAndBoard"]
 
 
 def test_a_method_the_repository_forbids_is_refused_before_anything_is_sent(pulls):

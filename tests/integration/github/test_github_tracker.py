@@ -204,7 +204,7 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
     fake = tracker.client.transport
     assert isinstance(fake, FakeGitHub)
-    fake.script(ScriptedFault("SetFieldOption", status=401, body={"message": "cut short"}))
+    fake.script(ScriptedFault("MoveState", status=401, body={"message": "cut short"}))
     with pytest.raises(GitHubAuthError):
         tracker.merge_pull_request(pr.number)  # merged on GitHub; #1 not moved yet
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW
@@ -261,11 +261,16 @@ def test_an_escalated_issue_is_in_progress_on_githubs_status_not_done(tracker, g
 
 def test_a_status_that_is_right_already_is_not_written_again(tracker, github):
     tracker.create_issue("A", state=S.BACKLOG)
-    before = len([r for r in github.requests if r.name == "SetFieldOption"])
+    before = len(github.requests)
     tracker.set_state(1, "Research Needed", command="ralph_triage")  # Todo -> Todo
-    writes = [r for r in github.requests if r.name == "SetFieldOption"][before:]
-    assert len(writes) == 1  # Workflow State only
+    (move,) = [r for r in github.requests[before:] if r.mutation]
+    assert move.name == "MoveState"
+    assert sorted(move.variables) == ["audit", "state"]  # Workflow State only, no Status
     assert board_values(github, 1)["Status"] == "Todo"
+    tracker.set_state(1, "Research in Progress", command="ralph_research")  # Todo -> In Progress
+    (move,) = [r for r in github.requests[before:] if r.mutation][1:]
+    assert sorted(move.variables) == ["audit", "state", "status"]
+    assert board_values(github, 1)["Status"] == "In Progress"
 
 
 def test_a_body_or_comment_too_long_for_github_is_cut_with_a_note_before_the_marker(

@@ -63,7 +63,9 @@ def test_a_tracker_with_split_tokens_creates_moves_and_lists_issues_on_the_board
 
 
 def test_only_the_board_token_reads_board_data_and_one_token_reads_both_at_once(github):
-    tracker_of(github, Tokens("repo-token", "board-token")).create_issue("A")
+    split_tracker = tracker_of(github, Tokens("repo-token", "board-token"))
+    split_tracker.create_issue("A")
+    split_tracker.get_issue(1)
     split = [r.name for r in github.requests if r.name in ("Issue", "IssueItems")]
     assert split[-2:] == ["Issue", "IssueItems"]
 

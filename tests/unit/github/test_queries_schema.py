@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import pytest
 from graphql import GraphQLInputObjectType, parse, validate
-from graphql.language import OperationDefinitionNode
+from graphql.language import FieldNode, OperationDefinitionNode, VariableNode
 from graphql.utilities import validate_input_value
 
 from ralph.github.fake import github_schema
 from ralph.github.queries import (
     ALL,
+    BATCH_LIMIT,
     CREATE_ISSUE,
+    GROUP_LIMIT,
     ISSUE_SHAPES,
+    batch,
+    comment_part,
     input_of,
+    issue_group_query,
     issue_query,
     issues_query,
+    set_field_part,
 )
 
 
@@ -65,7 +71,41 @@ def test_a_mutation_takes_one_input_holding_only_the_keys_it_sets(name):
     (operation,) = [
         d for d in parse(ALL[name].text).definitions if isinstance(d, OperationDefinitionNode)
     ]
-    assert [v.variable.name.value for v in operation.variable_definitions or ()] == ["input"]
+    variables = [v.variable.name.value for v in operation.variable_definitions or ()]
+    # A batch (``queries.batch``) gives each of its mutations one such input of its own.
+    inputs = [
+        argument.value.name.value
+        for selection in operation.selection_set.selections
+        if isinstance(selection, FieldNode)
+        for argument in selection.arguments or ()
+        if argument.name.value == "input" and isinstance(argument.value, VariableNode)
+    ]
+    assert len(inputs) == len(operation.selection_set.selections)
+    assert variables == inputs
+    assert len(variables) == 1 or ALL[name].text.count(": $") == len(variables)
+
+
+@pytest.mark.parametrize("size", range(1, BATCH_LIMIT + 1))
+def test_a_batch_of_every_size_validates(size):
+    parts = tuple(comment_part(f"c{i}") if i % 2 else set_field_part(f"f{i}") for i in range(size))
+    document = batch("Batch", parts)
+    assert [e.message for e in validate(github_schema(), parse(document.text))] == []
+    assert document.creations == size // 2
+    assert document.creates == (size > 1)
+
+
+def test_a_batch_holds_at_most_githubs_safe_number_of_mutations():
+    with pytest.raises(ValueError, match="1 to 10"):
+        batch("TooMany", tuple(set_field_part(f"f{i}") for i in range(BATCH_LIMIT + 1)))
+
+
+@pytest.mark.parametrize("count", [1, 2, GROUP_LIMIT])
+@pytest.mark.parametrize("shape", ISSUE_SHAPES, ids=repr)
+def test_a_group_read_of_every_size_and_shape_validates(shape, count):
+    schema = github_schema(dependencies=shape.dependencies, sub_issues=shape.sub_issues)
+    document = issue_group_query(shape, count)
+    assert [e.message for e in validate(schema, parse(document.text))] == []
+    assert document.text.count("issue(number: $n") == count
 
 
 def test_input_of_leaves_out_what_is_not_set():

@@ -38,6 +38,7 @@ from ralph.github.fake._limits import (
     RESOURCE_LIMITS_EXCEEDED,
     ContentThrottle,
     nodes_in,
+    primary_points,
     too_quickly,
 )
 from ralph.github.fake._model import (
@@ -338,7 +339,7 @@ class FakeGitHub(PullRequestScripting):
         self, source: str, variables: Mapping[str, Any], account: TokenHolder
     ) -> dict[str, Any]:
         with self.world.lock:
-            self._spend(1)
+            self._spend(primary_points(source, variables))  # GitHub's formula
             self.world.serial += 1
             run_due(self.world)
             result = graphql_sync(

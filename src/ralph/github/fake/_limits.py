@@ -6,12 +6,18 @@ stops a query reading too much."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ralph.github.fake._model import GraphQLFault
 
-__all__ = ["RESOURCE_LIMITS_EXCEEDED", "ContentThrottle", "nodes_in", "too_quickly"]
+__all__ = [
+    "RESOURCE_LIMITS_EXCEEDED",
+    "ContentThrottle",
+    "nodes_in",
+    "primary_points",
+    "too_quickly",
+]
 
 #: GitHub's words when it refuses content created too fast (the field's value is null).
 TOO_QUICKLY = "was submitted too quickly"
@@ -55,6 +61,60 @@ class ContentThrottle:
         if len(self._created) >= self.per_minute:
             raise GraphQLFault("UNPROCESSABLE", TOO_QUICKLY)
         self._created.append(now)
+
+
+def primary_points(source: str, variables: Mapping[str, Any]) -> int:
+    """What a request costs of the primary limit, by GitHub's formula: each connection
+    (a field given ``first`` or ``last``) costs one request per parent it is read under;
+    the sum over 100, rounded, at least 1. A mutation costs 1."""
+    from graphql import parse
+    from graphql.language import (
+        FieldNode,
+        FragmentDefinitionNode,
+        FragmentSpreadNode,
+        InlineFragmentNode,
+        IntValueNode,
+        OperationDefinitionNode,
+        VariableNode,
+    )
+
+    document = parse(source)
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    operation = next(d for d in document.definitions if isinstance(d, OperationDefinitionNode))
+    if operation.operation.value == "mutation":
+        return 1
+
+    def size(field: FieldNode) -> int | None:
+        for argument in field.arguments or ():
+            if argument.name.value in ("first", "last"):
+                value = argument.value
+                if isinstance(value, IntValueNode):
+                    return int(value.value)
+                if isinstance(value, VariableNode):
+                    return int(variables.get(value.name.value) or 0)
+        return None
+
+    def walk(selections: Any, parents: int) -> int:
+        total = 0
+        for selection in selections:
+            if isinstance(selection, FieldNode):
+                first = size(selection)
+                below = parents
+                if first is not None:
+                    total += parents
+                    below = parents * max(first, 1)
+                if selection.selection_set is not None:
+                    total += walk(selection.selection_set.selections, below)
+            elif isinstance(selection, InlineFragmentNode):
+                total += walk(selection.selection_set.selections, parents)
+            elif isinstance(selection, FragmentSpreadNode):
+                fragment = fragments[selection.name.value]
+                total += walk(fragment.selection_set.selections, parents)
+        return total
+
+    return max(1, round(walk(operation.selection_set.selections, 1) / 100))
 
 
 def nodes_in(data: Any) -> int:

@@ -530,9 +530,15 @@ class Repository(Node):
         info: Any,
         states: list[str] | None = None,
         orderBy: dict[str, str] | None = None,
+        filterBy: dict[str, Any] | None = None,
         **page: Any,
     ) -> dict[str, Any]:
         found = [i for i in self.issue_list if not states or i.state in states]
+        wanted = filterBy or {}
+        if wanted.get("states"):
+            found = [i for i in found if i.state in wanted["states"]]
+        if wanted.get("since"):  # updated at or after (GitHub's IssueFilters.since)
+            found = [i for i in found if _instant(i.updatedAt) >= _instant(wanted["since"])]
         found = _ordered(found, orderBy)
         return connection(found, **page)
 
@@ -667,3 +673,10 @@ class World:
                 "NOT_FOUND", f"Could not resolve to a node with the global id of '{node_id}'"
             )
         return found
+
+
+def _instant(text: str) -> float:
+    """An ISO 8601 time (GitHub's ``Z`` form) as seconds."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
