@@ -40,10 +40,15 @@ def is_developer_setting(name: str) -> bool:
 
 
 @pytest.fixture(autouse=True)
-def _without_developer_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def _without_developer_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     for name in list(os.environ):
         if is_developer_setting(name):
             monkeypatch.delenv(name)
+    # GitHub pacing shared by token lives in the user's state folder: each test its own,
+    # so parallel tests neither wait on one another nor write into the real home.
+    monkeypatch.setenv("RALPH_GH_PACING_DIR", str(tmp_path_factory.mktemp("pacing")))
 
 
 class FakeClock:
