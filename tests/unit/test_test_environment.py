@@ -6,17 +6,28 @@ import os
 import subprocess
 import sys
 
+from ralph.github import pacing_dir
+
 _SHOW = "import os; print(sorted(n for n in os.environ if n.startswith('RALPH_')))"
+
+
+#: Set by the tests' own fixture, never the developer's (a pacing folder per test).
+_HARNESS = {"RALPH_GH_PACING_DIR"}
 
 
 def test_no_ralph_setting_or_token_of_the_developer_reaches_a_test() -> None:
     leaked = [
         name
         for name in os.environ
-        if (name.startswith("RALPH_") and not name.startswith("RALPH_TEST_"))
+        if (
+            name.startswith("RALPH_")
+            and not name.startswith("RALPH_TEST_")
+            and name not in _HARNESS
+        )
         or name in ("GH_TOKEN", "GITHUB_TOKEN", "ANTHROPIC_API_KEY")
     ]
     assert leaked == []
+    assert os.environ["RALPH_GH_PACING_DIR"] != str(pacing_dir({}))  # never the real home
 
 
 def test_nor_a_process_a_test_starts() -> None:
