@@ -382,6 +382,19 @@ query ProjectItems($login: String!, $number: Int!, $first: Int!, $after: String)
     page_size=50,
 )
 
+#: A board's built-in workflows and whether each is on (``ralph doctor``; what each
+#: one sets is a setting of the board that GitHub's API does not show).
+BOARD_WORKFLOWS = GraphQLDocument(
+    "BoardWorkflows",
+    """
+query BoardWorkflows($project: ID!) {
+  node(id: $project) {
+    ... on ProjectV2 { workflows(first: 50) { nodes { name enabled } } }
+  }
+}
+""",
+)
+
 STATUS_UPDATES = GraphQLDocument(
     "StatusUpdates",
     """
@@ -1263,6 +1276,7 @@ ALL: dict[str, GraphQLDocument] = {
         PROJECT_BY_TITLE,
         PROJECT_REPOSITORIES,
         PROJECT_ITEMS,
+        BOARD_WORKFLOWS,
         STATUS_UPDATES,
         ISSUE,
         ISSUE_COMMENTS,

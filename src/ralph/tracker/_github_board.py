@@ -327,6 +327,7 @@ def check_board(
         ]
     checks.append(Check("project", True, f"#{board.number} {board.title} ({board.url})"))
     checks.extend(_board_checks(board, _board_variable(client)))
+    checks.append(_workflow_check(client, board))
     for field, options in FIELDS.items():
         found = board.fields.get(field)
         if found is None:
@@ -415,6 +416,38 @@ def _board_checks(board: Board, variable: str) -> list[Check]:
             )
         )
     return checks
+
+
+#: The built-in workflow that closes an issue when its Status becomes the one it
+#: watches for (Done unless a person chose another; GitHub's API does not say which).
+AUTO_CLOSE = "Auto-close issue"
+
+
+def _workflow_check(client: GitHubClient, board: Board) -> Check:
+    """Whether the board's own automation could close an issue Ralph is still working:
+    Ralph sets Status to Done only for Done and Canceled, so an "Auto-close issue"
+    that watches for Done is harmless and one that watches for another Status is not."""
+    try:
+        data = client.query(q.BOARD_WORKFLOWS, {"project": board.project_id}, token="board")
+    except GitHubError as exc:
+        return Check("board automations", True, f"cannot read them ({exc})", warning=True)
+    nodes = ((data.get("node") or {}).get("workflows") or {}).get("nodes") or []
+    on = sorted(node["name"] for node in nodes if node and node["enabled"])
+    if AUTO_CLOSE in on:
+        return Check(
+            "board automations",
+            True,
+            f'"{AUTO_CLOSE}" is on for project #{board.number}: it closes an issue when its '
+            "Status becomes the one it watches for. Ralph sets Status to Done only for Done "
+            "and Canceled (In Progress for Human Needed); if it watches for another Status, "
+            "set it to Done or turn it off (the board's Settings → Workflows)",
+            warning=True,
+        )
+    return Check(
+        "board automations",
+        True,
+        f"none closes an issue on its Status (on: {', '.join(on) or 'none'})",
+    )
 
 
 def _scope_checks(

@@ -211,6 +211,16 @@ class Issue(Node):
     def touch(self) -> None:
         self.updatedAt = _iso(self.world.clock())
 
+    def close(self, reason: str) -> None:
+        """Closed, by a person, the API or a merge; the boards' workflows follow."""
+        from ralph.github.fake._workflows import issue_closed
+
+        self.state = "CLOSED"
+        self.stateReason = reason
+        self.closedAt = _iso(self.world.clock())
+        self.touch()
+        issue_closed(self)
+
     def labels(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.label_list, **page)
 
@@ -379,6 +389,23 @@ class ProjectV2(Node):
         #: login or team slug -> role (READER, WRITER, ADMIN).
         self.collaborators: dict[str, str] = {}
         self.teams: list[Any] = []
+        from ralph.github.fake._workflows import built_in_workflows
+
+        #: The built-in workflows (``fake._workflows``), as a new board has them.
+        self.workflow_list = built_in_workflows(self)
+
+    def workflow(self, name: str) -> Any:
+        """The built-in workflow ``name`` (tests turn it on as a person would)."""
+        return next(w for w in self.workflow_list if w.name == name)
+
+    def workflows(
+        self, info: Any, orderBy: dict[str, str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """By name unless asked otherwise (GitHub's default order)."""
+        found = sorted(self.workflow_list, key=lambda w: w.name)
+        if (orderBy or {}).get("direction") == "DESC":
+            found.reverse()
+        return connection(found, **page)
 
     def viewerCanUpdate(self, info: Any) -> bool:
         scopes = info.context["scopes"]

@@ -21,10 +21,10 @@ from ralph.github.fake._model import (
     Repository,
     StatusUpdate,
     World,
-    _iso,
 )
 from ralph.github.fake._pull_root import PullRequestMutations, check_body
 from ralph.github.fake._pulls import PullRequest
+from ralph.github.fake._workflows import status_set
 
 __all__ = ["Root"]
 
@@ -179,10 +179,7 @@ class Root(PullRequestMutations, BoardRoot):
 
     def closeIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         issue = self._issue(input["issueId"])
-        issue.state = "CLOSED"
-        issue.stateReason = input.get("stateReason") or "COMPLETED"
-        issue.closedAt = _iso(self.world.clock())
-        issue.touch()
+        issue.close(input.get("stateReason") or "COMPLETED")
         return {"issue": issue}
 
     def reopenIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
@@ -289,6 +286,8 @@ class Root(PullRequestMutations, BoardRoot):
         item.values[field_.id] = option
         if isinstance(item.content, Issue):
             item.content.touch()
+        if field_.name == "Status":
+            status_set(item, next(o["name"] for o in field_.option_list if o["id"] == option))
         return {"projectV2Item": item}
 
     def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
