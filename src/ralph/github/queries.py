@@ -640,6 +640,25 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
     page_size=50,
 )
 
+#: The pull requests from one branch (a branch has few: one query, not a scan).
+PULL_REQUESTS_FROM = GraphQLDocument(
+    "PullRequestsFrom",
+    """
+query PullRequestsFrom($owner: String!, $name: String!, $head: String!,
+                       $states: [PullRequestState!], $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequests(first: $first, after: $after, states: $states, headRefName: $head,
+                 orderBy: {field: CREATED_AT, direction: ASC}) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...PullRequestSummary }
+    }
+  }
+}
+"""
+    + _PULL_REQUEST_SUMMARY,
+    page_size=20,
+)
+
 #: A pull request's review threads past the first 50 its read has.
 PULL_REQUEST_THREADS = GraphQLDocument(
     "PullRequestThreads",
@@ -1291,6 +1310,7 @@ ALL: dict[str, GraphQLDocument] = {
         LABELS,
         PULL_REQUEST,
         PULL_REQUESTS,
+        PULL_REQUESTS_FROM,
         PULL_REQUEST_THREADS,
         REVIEW_BY_MARKER,
         THREAD_COMMENTS,

@@ -1586,7 +1586,7 @@ class GitHubTracker(Tracker):
         self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
     ) -> PullRequest:
         def already() -> dict[str, Any] | None:
-            for pr in self.pulls.summaries(["OPEN"]):
+            for pr in self.pulls.summaries(["OPEN"], head=head):
                 if pr["headRefName"] == head:
                     return {"createPullRequest": {"pullRequest": pr}}
             return None
@@ -1614,13 +1614,17 @@ class GitHubTracker(Tracker):
         return self.pulls.read(number)
 
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
         """Pull requests without their checks, reviews and threads (GitHub tells which
         checks are required only of one pull request at a time): ``get_pull_request``
         reads those."""
         states = [state.value.upper()] if state is not None else None
-        found = [pull_request_from(node) for node in self.pulls.summaries(states)]
+        found = [pull_request_from(node) for node in self.pulls.summaries(states, head=head)]
         if issue is not None:
             found = [pr for pr in found if issue in pr.closes]
         return found

@@ -269,9 +269,14 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
-        """Pull requests, oldest first; ``issue`` keeps those whose body closes it."""
+        """Pull requests, oldest first; ``issue`` keeps those whose body closes it,
+        ``head`` those from that branch (one request on GitHub, not a scan)."""
 
     @abc.abstractmethod
     def merge_pull_request(

@@ -248,10 +248,14 @@ class Issue(Node):
     def closedByPullRequestsReferences(
         self, info: Any, includeClosedPrs: bool = False, **page: Any
     ) -> dict[str, Any]:
+        # GitHub links a pull request by its closing keywords only into the default branch.
+        default = self.repository.defaultBranchRef["name"]
         found = [
             pr
             for pr in self.repository.pull_list
-            if self.number in pr.closes and (includeClosedPrs or pr.state == "OPEN")
+            if self.number in pr.closes
+            and pr.baseRefName == default
+            and (includeClosedPrs or pr.state == "OPEN")
         ]
         return connection(found, **page)
 
