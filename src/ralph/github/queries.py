@@ -64,23 +64,33 @@ fragment IssueFields on Issue {
 }
 """
 
+#: One project item with Ralph's fields and Status, read by name.
+_BOARD_ITEM = """
+fragment BoardItem on ProjectV2Item {
+  id isArchived
+  project { id }
+  workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+  estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+  priority: fieldValueByName(name: "Priority") { ...OptionName }
+  status: fieldValueByName(name: "Status") { ...OptionName }
+}
+"""
+
 #: The issue's board data: its project items and their field values. GitHub gives them
 #: only to a token with ``read:project``, so with split tokens they are read apart, with
-#: the board's token (``ISSUE_ITEMS``).
-_ISSUE_ITEMS = """
+#: the board's token (``ISSUE_ITEMS``). An issue on more than ten boards has the rest
+#: paged in (``ISSUE_PROJECT_ITEMS``) when Ralph's board is not among the first.
+_ISSUE_ITEMS = (
+    """
 fragment IssueItems on Issue {
   projectItems(first: 10) {
-    nodes {
-      id isArchived
-      project { id }
-      workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
-      estimate: fieldValueByName(name: "Estimate") { ...OptionName }
-      priority: fieldValueByName(name: "Priority") { ...OptionName }
-      status: fieldValueByName(name: "Status") { ...OptionName }
-    }
+    pageInfo { hasNextPage endCursor }
+    nodes { ...BoardItem }
   }
 }
 """
+    + _BOARD_ITEM
+)
 
 #: Ralph's fields are read by name: ``fieldValues`` lists a board's values by position,
 #: built-in ones first, so on a board with many fields Ralph's (made last) fall off a page.
@@ -568,6 +578,27 @@ query IssueItems($ids: [ID!]!) {
 """
     + _ISSUE_ITEMS
     + _OPTION_NAME,
+)
+
+#: An issue's project items past the first ten an issue read has (an issue on many
+#: boards: Ralph's item may come later).
+ISSUE_PROJECT_ITEMS = GraphQLDocument(
+    "IssueProjectItems",
+    """
+query IssueProjectItems($id: ID!, $first: Int!, $after: String) {
+  node(id: $id) {
+    ... on Issue {
+      projectItems(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...BoardItem }
+      }
+    }
+  }
+}
+"""
+    + _BOARD_ITEM
+    + _OPTION_NAME,
+    page_size=50,
 )
 
 ISSUE_BY_MARKER = GraphQLDocument(
@@ -1305,6 +1336,7 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
         ISSUE_ITEMS,
+        ISSUE_PROJECT_ITEMS,
         ISSUE_BY_MARKER,
         COMMENT_BY_MARKER,
         LABELS,

@@ -290,9 +290,27 @@ class GitHubTracker(Tracker):
 
     def _read_board_data(self, nodes: Sequence[dict[str, Any]]) -> None:
         """With split tokens: the issues' project items, read with the board's token
-        (the repository's may lack ``read:project``) and put where a read of both has them."""
-        if not self.client.tokens.split:
-            return
+        (the repository's may lack ``read:project``) and put where a read of both has them.
+        An issue on more boards than a read has, none of them Ralph's, gets the rest."""
+        if self.client.tokens.split:
+            self._read_items(nodes)
+        project_id = self.board().project_id
+        for node in nodes:
+            items = node["projectItems"]
+            page = items.get("pageInfo") or {}
+            if page.get("hasNextPage") and not any(
+                item and item["project"]["id"] == project_id for item in items["nodes"]
+            ):
+                rest = self.client.pages(
+                    q.ISSUE_PROJECT_ITEMS,
+                    {"id": node["id"]},
+                    ("node", "projectItems"),
+                    token="board",
+                    after=page.get("endCursor"),
+                )
+                node["projectItems"] = {"nodes": [*items["nodes"], *rest]}
+
+    def _read_items(self, nodes: Sequence[dict[str, Any]]) -> None:
         for start in range(0, len(nodes), _ITEMS_PER_READ):
             chunk = nodes[start : start + _ITEMS_PER_READ]
             data = self.client.query(

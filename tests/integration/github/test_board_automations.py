@@ -81,7 +81,7 @@ def test_closing_an_issue_sets_its_status_to_done_as_item_closed_does(tracker, g
 def test_doctor_warns_of_auto_close_and_names_what_ralph_sets(github):
     checks = {c.name: c for c in check_board(client_of(github), "bigco/shop", project=1)}
     check = checks["board automations"]
-    assert check.ok and check.warning
+    assert (check.ok, check.warning) == (True, True)
     assert '"Auto-close issue" is on for project #1' in check.detail
     assert "In Progress for Human Needed" in check.detail
     assert "Settings → Workflows" in check.detail

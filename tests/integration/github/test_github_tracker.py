@@ -333,3 +333,20 @@ def test_the_fake_keeps_githubs_sub_issue_limits_of_100_per_parent_and_eight_lev
         top = tracker.create_issue(f"Level {level}", parent=top).number
     with pytest.raises(GitHubInvalid, match="nested more than 8 levels"):
         tracker.create_issue("Level 9", parent=top)
+
+
+def test_an_issue_on_more_boards_than_one_read_has_is_read_on_ralphs_board(tracker, github):
+    """An issue's project items come ten at a time: an issue on eleven other boards
+    first has Ralph's item on a later page, and its state must not read as None."""
+    from ralph.github.fake._model import Item
+
+    issue = github.add_issue("acme/shop", "On every board")
+    for n in range(11):
+        other = github.add_project("acme", f"Team board {n}")
+        item = Item(other, issue)
+        other.item_list.append(item)
+        issue.items.append(item)
+    tracker.set_state(issue.number, "Backlog", command="human")
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG
+    assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG  # and again

@@ -75,3 +75,18 @@ def test_only_the_board_token_reads_board_data_and_one_token_reads_both_at_once(
     GitHubTracker(client, owner="acme", repo="shop", project=1).get_issue(1)
     names = [r.name for r in github.requests[before:]]
     assert "IssueItems" not in names
+
+
+def test_an_issue_on_many_boards_is_paged_with_the_board_token(github):
+    from ralph.github.fake._model import Item
+
+    issue = github.add_issue("acme/shop", "On every board")
+    for n in range(11):
+        other = github.add_project("acme", f"Team board {n}")
+        item = Item(other, issue)
+        other.item_list.append(item)
+        issue.items.append(item)
+    tracker = tracker_of(github, Tokens("repo-token", "board-token"))
+    tracker.set_state(issue.number, "Backlog", command="human")
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG
+    assert "IssueProjectItems" in [r.name for r in github.requests]
