@@ -307,6 +307,8 @@ def check_board(
         return [*checks, Check("repository", False, str(exc))]
     checks.append(Check("repository", True, repository["nameWithOwner"]))
     checks.extend(_repository_checks(repository))
+    if client.tokens.split:
+        checks.append(_board_token_reaches(client, full_name))
     checks.extend(_feature_checks(issue_features(client)))
     owner = project_owner or repository["owner"]["login"]
     try:
@@ -390,6 +392,24 @@ def _repository_checks(repository: dict[str, Any]) -> list[Check]:
     else:
         checks.append(Check("issues", True, "enabled"))
     return checks
+
+
+def _board_token_reaches(client: GitHubClient, full_name: str) -> Check:
+    """With split tokens: whether the board's token sees the repository, as it must to
+    add the repository's issues to the board (GitHub answers as if a private repository
+    it may not read did not exist)."""
+    owner, _, name = full_name.partition("/")
+    try:
+        client.query(q.REPOSITORY, {"owner": owner, "name": name}, token="board")
+    except GitHubError:
+        return Check(
+            "project token repository",
+            False,
+            f"RALPH_GH_PROJECT_TOKEN cannot see {full_name}; it adds the repository's issues "
+            "to the board, so it needs to read them (a classic token: the repo scope for a "
+            "private repository; a fine-grained one: the repository, Issues: read)",
+        )
+    return Check("project token repository", True, f"sees {full_name} (adds its issues)")
 
 
 def _feature_checks(features: IssueFeatures) -> list[Check]:

@@ -454,6 +454,8 @@ class Repository(Node):
         self.defaultBranchRef = {"name": "main"}
         self.hasIssuesEnabled = True
         self.isArchived = False
+        #: A private repository is hidden from a classic token without the repo scope.
+        self.isPrivate = False
         #: login -> role (ADMIN, MAINTAIN, WRITE, TRIAGE, READ); the owner is ADMIN.
         self.roles: dict[str, str] = {}
         self.git_path = git_path
@@ -481,6 +483,12 @@ class Repository(Node):
 
     def next_number(self) -> int:
         return next(self._numbers)
+
+    def hidden_from(self, info: Any) -> bool:
+        """GitHub answers as if a private repository did not exist to a token that
+        lists scopes without ``repo`` (a public one any token may read)."""
+        scopes = info.context["scopes"]
+        return self.isPrivate and scopes is not None and "repo" not in scopes
 
     def viewerPermission(self, info: Any) -> str:
         login = info.context["login"]

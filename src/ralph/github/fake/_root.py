@@ -91,7 +91,7 @@ class Root(PullRequestMutations, BoardRoot):
 
     def repository(self, info: Any, owner: str, name: str, **_: Any) -> Repository:
         found = self.world.repositories.get(f"{owner}/{name}".lower())
-        if found is None:
+        if found is None or found.hidden_from(info):
             raise GraphQLFault(
                 "NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'."
             )
@@ -257,7 +257,7 @@ class Root(PullRequestMutations, BoardRoot):
     def addProjectV2ItemById(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         project = self._project(info, input["projectId"])
         content = self.world.nodes.get(input["contentId"])
-        if not isinstance(content, Issue | PullRequest):
+        if not isinstance(content, Issue | PullRequest) or content.repository.hidden_from(info):
             raise GraphQLFault("NOT_FOUND", "Could not resolve to a node with the given content id")
         existing = next((i for i in project.item_list if i.content is content), None)
         if existing is not None:  # idempotent, as GitHub documents
