@@ -1096,13 +1096,36 @@ class GitHubTracker(Tracker):
             )
         return made
 
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
         node_id = self._node_id(number)
+        original = self._duplicate_id(reason, duplicate_of)
         with self._touching(number):
             self.client.mutate(
-                q.CLOSE_ISSUE, q.input_of(issueId=node_id, stateReason=reason.value.upper())
+                q.CLOSE_ISSUE,
+                q.input_of(
+                    issueId=node_id,
+                    stateReason=reason.value.upper(),
+                    duplicateIssueId=original,
+                ),
             )
         return self.get_issue(number)
+
+    def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
+        """The node id of the issue a duplicate repeats, when there is one to name (an
+        agent's number may name no issue of this repository: then none is sent)."""
+        if reason is not CloseReason.DUPLICATE or duplicate_of is None:
+            return None
+        try:
+            return self._node_id(duplicate_of)
+        except IssueNotFound:
+            logger.warning("no such issue to name as the original", extra={"issue": duplicate_of})
+            return None
 
     def reopen_issue(self, number: int) -> Issue:
         node_id = self._node_id(number)

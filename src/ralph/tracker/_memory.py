@@ -246,7 +246,13 @@ class MemoryTracker(Tracker):
             self._put(number, comments=(*issue.comments, comment))
             return comment
 
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
         with self._lock:
             return self._put(
                 number,

@@ -226,7 +226,15 @@ class Tracker(abc.ABC):
         return body
 
     @abc.abstractmethod
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue: ...
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
+        """Close the issue for ``reason``; ``duplicate_of``: the issue a DUPLICATE one
+        repeats (GitHub links the two; an issue it does not know is left out)."""
 
     @abc.abstractmethod
     def reopen_issue(self, number: int) -> Issue: ...

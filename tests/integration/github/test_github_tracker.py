@@ -350,3 +350,17 @@ def test_an_issue_on_more_boards_than_one_read_has_is_read_on_ralphs_board(track
     assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG
     assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
     assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG  # and again
+
+
+def test_an_issue_closed_as_a_duplicate_names_the_original_on_github(tracker, github):
+    from ralph.tracker import CloseReason
+
+    for title in ("Original", "Again", "Once more"):
+        tracker.create_issue(title)
+    stored = github.repository("acme/shop").issue_list
+    closed = tracker.close_issue(2, CloseReason.DUPLICATE, duplicate_of=1)
+    assert closed.close_reason is CloseReason.DUPLICATE
+    assert stored[1].duplicate_of is stored[0]
+    # A number that names no issue here (an agent's guess) closes it without a link.
+    assert not tracker.close_issue(3, CloseReason.DUPLICATE, duplicate_of=99).is_open
+    assert stored[2].duplicate_of is None

@@ -207,6 +207,8 @@ class Issue(Node):
         self.children: list[Issue] = []
         self.blocked_by: list[Issue] = []
         self.items: list[Item] = []
+        #: The issue it was closed as a duplicate of (``duplicateIssueId``).
+        self.duplicate_of: Issue | None = None
 
     def touch(self) -> None:
         self.updatedAt = _iso(self.world.clock())

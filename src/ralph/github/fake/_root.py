@@ -179,6 +179,8 @@ class Root(PullRequestMutations, BoardRoot):
 
     def closeIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         issue = self._issue(input["issueId"])
+        if input.get("duplicateIssueId"):
+            issue.duplicate_of = self._issue(input["duplicateIssueId"])
         issue.close(input.get("stateReason") or "COMPLETED")
         return {"issue": issue}
 
