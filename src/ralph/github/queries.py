@@ -64,23 +64,33 @@ fragment IssueFields on Issue {
 }
 """
 
+#: One project item with Ralph's fields and Status, read by name.
+_BOARD_ITEM = """
+fragment BoardItem on ProjectV2Item {
+  id isArchived
+  project { id }
+  workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
+  estimate: fieldValueByName(name: "Estimate") { ...OptionName }
+  priority: fieldValueByName(name: "Priority") { ...OptionName }
+  status: fieldValueByName(name: "Status") { ...OptionName }
+}
+"""
+
 #: The issue's board data: its project items and their field values. GitHub gives them
 #: only to a token with ``read:project``, so with split tokens they are read apart, with
-#: the board's token (``ISSUE_ITEMS``).
-_ISSUE_ITEMS = """
+#: the board's token (``ISSUE_ITEMS``). An issue on more than ten boards has the rest
+#: paged in (``ISSUE_PROJECT_ITEMS``) when Ralph's board is not among the first.
+_ISSUE_ITEMS = (
+    """
 fragment IssueItems on Issue {
   projectItems(first: 10) {
-    nodes {
-      id isArchived
-      project { id }
-      workflowState: fieldValueByName(name: "Workflow State") { ...OptionName }
-      estimate: fieldValueByName(name: "Estimate") { ...OptionName }
-      priority: fieldValueByName(name: "Priority") { ...OptionName }
-      status: fieldValueByName(name: "Status") { ...OptionName }
-    }
+    pageInfo { hasNextPage endCursor }
+    nodes { ...BoardItem }
   }
 }
 """
+    + _BOARD_ITEM
+)
 
 #: Ralph's fields are read by name: ``fieldValues`` lists a board's values by position,
 #: built-in ones first, so on a board with many fields Ralph's (made last) fall off a page.
@@ -382,6 +392,19 @@ query ProjectItems($login: String!, $number: Int!, $first: Int!, $after: String)
     page_size=50,
 )
 
+#: A board's built-in workflows and whether each is on (``ralph doctor``; what each
+#: one sets is a setting of the board that GitHub's API does not show).
+BOARD_WORKFLOWS = GraphQLDocument(
+    "BoardWorkflows",
+    """
+query BoardWorkflows($project: ID!) {
+  node(id: $project) {
+    ... on ProjectV2 { workflows(first: 50) { nodes { name enabled } } }
+  }
+}
+""",
+)
+
 STATUS_UPDATES = GraphQLDocument(
     "StatusUpdates",
     """
@@ -557,6 +580,27 @@ query IssueItems($ids: [ID!]!) {
     + _OPTION_NAME,
 )
 
+#: An issue's project items past the first ten an issue read has (an issue on many
+#: boards: Ralph's item may come later).
+ISSUE_PROJECT_ITEMS = GraphQLDocument(
+    "IssueProjectItems",
+    """
+query IssueProjectItems($id: ID!, $first: Int!, $after: String) {
+  node(id: $id) {
+    ... on Issue {
+      projectItems(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...BoardItem }
+      }
+    }
+  }
+}
+"""
+    + _BOARD_ITEM
+    + _OPTION_NAME,
+    page_size=50,
+)
+
 ISSUE_BY_MARKER = GraphQLDocument(
     "IssueByMarker",
     """
@@ -625,6 +669,25 @@ query PullRequests($owner: String!, $name: String!, $states: [PullRequestState!]
 """
     + _PULL_REQUEST_SUMMARY,
     page_size=50,
+)
+
+#: The pull requests from one branch (a branch has few: one query, not a scan).
+PULL_REQUESTS_FROM = GraphQLDocument(
+    "PullRequestsFrom",
+    """
+query PullRequestsFrom($owner: String!, $name: String!, $head: String!,
+                       $states: [PullRequestState!], $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequests(first: $first, after: $after, states: $states, headRefName: $head,
+                 orderBy: {field: CREATED_AT, direction: ASC}) {
+      pageInfo { hasNextPage endCursor }
+      nodes { ...PullRequestSummary }
+    }
+  }
+}
+"""
+    + _PULL_REQUEST_SUMMARY,
+    page_size=20,
 )
 
 #: A pull request's review threads past the first 50 its read has.
@@ -1263,6 +1326,7 @@ ALL: dict[str, GraphQLDocument] = {
         PROJECT_BY_TITLE,
         PROJECT_REPOSITORIES,
         PROJECT_ITEMS,
+        BOARD_WORKFLOWS,
         STATUS_UPDATES,
         ISSUE,
         ISSUE_COMMENTS,
@@ -1272,11 +1336,13 @@ ALL: dict[str, GraphQLDocument] = {
         ISSUE_BLOCKED_BY,
         ISSUE_BLOCKING,
         ISSUE_ITEMS,
+        ISSUE_PROJECT_ITEMS,
         ISSUE_BY_MARKER,
         COMMENT_BY_MARKER,
         LABELS,
         PULL_REQUEST,
         PULL_REQUESTS,
+        PULL_REQUESTS_FROM,
         PULL_REQUEST_THREADS,
         REVIEW_BY_MARKER,
         THREAD_COMMENTS,

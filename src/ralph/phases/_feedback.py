@@ -29,7 +29,14 @@ ROUND_HEADER = "## Review Feedback Addressed"
 
 
 def pull_request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
-    """The issue's latest pull request that is open or merged, as the tracker lists it."""
+    """The issue's latest pull request that is open or merged. The issue names the pull
+    requests that close it (GitHub: those into the default branch), so those are read
+    one by one; only an issue that names none has every pull request listed (on GitHub
+    a scan of all of them)."""
+    for number in reversed(issue.pull_requests):
+        linked = ctx.tracker.get_pull_request(number)
+        if linked.state is not PullRequestState.CLOSED and issue.number in linked.closes:
+            return linked
     found = [
         pr
         for pr in ctx.tracker.list_pull_requests(issue=issue.number)

@@ -20,10 +20,8 @@ __all__ = ["PullRequestPhase"]
 
 
 def _open_request(ctx: PhaseContext, branch: str) -> PullRequest | None:
-    for pr in ctx.tracker.list_pull_requests(state=PullRequestState.OPEN):
-        if pr.head == branch:
-            return pr
-    return None
+    found = ctx.tracker.list_pull_requests(state=PullRequestState.OPEN, head=branch)
+    return found[0] if found else None
 
 
 class PullRequestPhase(Phase):

@@ -98,7 +98,12 @@ class TriagePhase(Phase):
         self._label(ctx, n)
         if action == "CLOSE":
             ctx.move(n, _S.DONE, command=self.command)
-            tracker.close_issue(n, _CLOSE_REASONS[result.get("close_reason", "done")])
+            original = result.get("duplicate_of")
+            tracker.close_issue(
+                n,
+                _CLOSE_REASONS[result.get("close_reason", "done")],
+                duplicate_of=original if original != n else None,
+            )
         ctx.say(f"Triaged #{n}: {action}. {note}".strip())
 
     @staticmethod

@@ -290,9 +290,27 @@ class GitHubTracker(Tracker):
 
     def _read_board_data(self, nodes: Sequence[dict[str, Any]]) -> None:
         """With split tokens: the issues' project items, read with the board's token
-        (the repository's may lack ``read:project``) and put where a read of both has them."""
-        if not self.client.tokens.split:
-            return
+        (the repository's may lack ``read:project``) and put where a read of both has them.
+        An issue on more boards than a read has, none of them Ralph's, gets the rest."""
+        if self.client.tokens.split:
+            self._read_items(nodes)
+        project_id = self.board().project_id
+        for node in nodes:
+            items = node["projectItems"]
+            page = items.get("pageInfo") or {}
+            if page.get("hasNextPage") and not any(
+                item and item["project"]["id"] == project_id for item in items["nodes"]
+            ):
+                rest = self.client.pages(
+                    q.ISSUE_PROJECT_ITEMS,
+                    {"id": node["id"]},
+                    ("node", "projectItems"),
+                    token="board",
+                    after=page.get("endCursor"),
+                )
+                node["projectItems"] = {"nodes": [*items["nodes"], *rest]}
+
+    def _read_items(self, nodes: Sequence[dict[str, Any]]) -> None:
         for start in range(0, len(nodes), _ITEMS_PER_READ):
             chunk = nodes[start : start + _ITEMS_PER_READ]
             data = self.client.query(
@@ -1078,13 +1096,36 @@ class GitHubTracker(Tracker):
             )
         return made
 
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
         node_id = self._node_id(number)
+        original = self._duplicate_id(reason, duplicate_of)
         with self._touching(number):
             self.client.mutate(
-                q.CLOSE_ISSUE, q.input_of(issueId=node_id, stateReason=reason.value.upper())
+                q.CLOSE_ISSUE,
+                q.input_of(
+                    issueId=node_id,
+                    stateReason=reason.value.upper(),
+                    duplicateIssueId=original,
+                ),
             )
         return self.get_issue(number)
+
+    def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
+        """The node id of the issue a duplicate repeats, when there is one to name (an
+        agent's number may name no issue of this repository: then none is sent)."""
+        if reason is not CloseReason.DUPLICATE or duplicate_of is None:
+            return None
+        try:
+            return self._node_id(duplicate_of)
+        except IssueNotFound:
+            logger.warning("no such issue to name as the original", extra={"issue": duplicate_of})
+            return None
 
     def reopen_issue(self, number: int) -> Issue:
         node_id = self._node_id(number)
@@ -1586,7 +1627,7 @@ class GitHubTracker(Tracker):
         self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
     ) -> PullRequest:
         def already() -> dict[str, Any] | None:
-            for pr in self.pulls.summaries(["OPEN"]):
+            for pr in self.pulls.summaries(["OPEN"], head=head):
                 if pr["headRefName"] == head:
                     return {"createPullRequest": {"pullRequest": pr}}
             return None
@@ -1614,13 +1655,17 @@ class GitHubTracker(Tracker):
         return self.pulls.read(number)
 
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
         """Pull requests without their checks, reviews and threads (GitHub tells which
         checks are required only of one pull request at a time): ``get_pull_request``
         reads those."""
         states = [state.value.upper()] if state is not None else None
-        found = [pull_request_from(node) for node in self.pulls.summaries(states)]
+        found = [pull_request_from(node) for node in self.pulls.summaries(states, head=head)]
         if issue is not None:
             found = [pr for pr in found if issue in pr.closes]
         return found

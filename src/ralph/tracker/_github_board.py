@@ -307,6 +307,8 @@ def check_board(
         return [*checks, Check("repository", False, str(exc))]
     checks.append(Check("repository", True, repository["nameWithOwner"]))
     checks.extend(_repository_checks(repository))
+    if client.tokens.split:
+        checks.append(_board_token_reaches(client, full_name))
     checks.extend(_feature_checks(issue_features(client)))
     owner = project_owner or repository["owner"]["login"]
     try:
@@ -327,6 +329,7 @@ def check_board(
         ]
     checks.append(Check("project", True, f"#{board.number} {board.title} ({board.url})"))
     checks.extend(_board_checks(board, _board_variable(client)))
+    checks.append(_workflow_check(client, board))
     for field, options in FIELDS.items():
         found = board.fields.get(field)
         if found is None:
@@ -391,6 +394,24 @@ def _repository_checks(repository: dict[str, Any]) -> list[Check]:
     return checks
 
 
+def _board_token_reaches(client: GitHubClient, full_name: str) -> Check:
+    """With split tokens: whether the board's token sees the repository, as it must to
+    add the repository's issues to the board (GitHub answers as if a private repository
+    it may not read did not exist)."""
+    owner, _, name = full_name.partition("/")
+    try:
+        client.query(q.REPOSITORY, {"owner": owner, "name": name}, token="board")
+    except GitHubError:
+        return Check(
+            "project token repository",
+            False,
+            f"RALPH_GH_PROJECT_TOKEN cannot see {full_name}; it adds the repository's issues "
+            "to the board, so it needs to read them (a classic token: the repo scope for a "
+            "private repository; a fine-grained one: the repository, Issues: read)",
+        )
+    return Check("project token repository", True, f"sees {full_name} (adds its issues)")
+
+
 def _feature_checks(features: IssueFeatures) -> list[Check]:
     notes = features.notes()
     if not notes:
@@ -415,6 +436,38 @@ def _board_checks(board: Board, variable: str) -> list[Check]:
             )
         )
     return checks
+
+
+#: The built-in workflow that closes an issue when its Status becomes the one it
+#: watches for (Done unless a person chose another; GitHub's API does not say which).
+AUTO_CLOSE = "Auto-close issue"
+
+
+def _workflow_check(client: GitHubClient, board: Board) -> Check:
+    """Whether the board's own automation could close an issue Ralph is still working:
+    Ralph sets Status to Done only for Done and Canceled, so an "Auto-close issue"
+    that watches for Done is harmless and one that watches for another Status is not."""
+    try:
+        data = client.query(q.BOARD_WORKFLOWS, {"project": board.project_id}, token="board")
+    except GitHubError as exc:
+        return Check("board automations", True, f"cannot read them ({exc})", warning=True)
+    nodes = ((data.get("node") or {}).get("workflows") or {}).get("nodes") or []
+    on = sorted(node["name"] for node in nodes if node and node["enabled"])
+    if AUTO_CLOSE in on:
+        return Check(
+            "board automations",
+            True,
+            f'"{AUTO_CLOSE}" is on for project #{board.number}: it closes an issue when its '
+            "Status becomes the one it watches for. Ralph sets Status to Done only for Done "
+            "and Canceled (In Progress for Human Needed); if it watches for another Status, "
+            "set it to Done or turn it off (the board's Settings → Workflows)",
+            warning=True,
+        )
+    return Check(
+        "board automations",
+        True,
+        f"none closes an issue on its Status (on: {', '.join(on) or 'none'})",
+    )
 
 
 def _scope_checks(

@@ -117,10 +117,21 @@ class GitHubPullRequests:
     def read(self, number: int) -> PullRequest:
         return pull_request_from(self.node(number))
 
-    def summaries(self, states: list[str] | None) -> list[dict[str, Any]]:
+    def summaries(
+        self, states: list[str] | None, *, head: str | None = None
+    ) -> list[dict[str, Any]]:
         """Every pull request in ``states`` (None: all), without checks, reviews or
         threads: ``isRequired`` needs a pull request's number, so a list cannot say
-        which checks are required. Read one pull request for those."""
+        which checks are required. Read one pull request for those. ``head``: only
+        those from that branch, asked of GitHub (``headRefName``) rather than scanned."""
+        if head is not None:
+            return list(
+                self.client.pages(
+                    q.PULL_REQUESTS_FROM,
+                    {**self._where, "states": states, "head": head},
+                    ("repository", "pullRequests"),
+                )
+            )
         return list(
             self.client.pages(
                 q.PULL_REQUESTS, {**self._where, "states": states}, ("repository", "pullRequests")

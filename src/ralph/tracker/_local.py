@@ -361,7 +361,13 @@ class LocalTracker(LocalPullRequests):
             self._locked(tx, number)
             return self._comment(tx, number, body, author)
 
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
         with self._board_write() as tx:
             self._locked(tx, number)
             self._touch(

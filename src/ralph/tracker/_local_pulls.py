@@ -216,7 +216,11 @@ class LocalPullRequests(Tracker):
         return self._pull_request(row, records, head, base)
 
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
         sql = "SELECT * FROM ralph_pull_requests WHERE repo = ?"
         params: list[Any] = [self.repo]
@@ -229,6 +233,9 @@ class LocalPullRequests(Tracker):
         if state is not None:
             sql += " AND state = ?"
             params.append(state.value)
+        if head is not None:
+            sql += " AND head = ?"
+            params.append(head)
         with self.db.read_transaction() as tx:
             rows = tx.rows(sql + " ORDER BY number", params)
             records = _Records(tx, self.repo) if rows else None

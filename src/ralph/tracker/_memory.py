@@ -246,7 +246,13 @@ class MemoryTracker(Tracker):
             self._put(number, comments=(*issue.comments, comment))
             return comment
 
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue:
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
         with self._lock:
             return self._put(
                 number,
@@ -433,14 +439,20 @@ class MemoryTracker(Tracker):
             return self._pull(number)
 
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
         with self._lock:
             prs = [self._pull(number) for number in sorted(self._prs)]
         return [
             pr
             for pr in prs
-            if (issue is None or issue in pr.closes) and (state is None or pr.state is state)
+            if (issue is None or issue in pr.closes)
+            and (state is None or pr.state is state)
+            and (head is None or pr.head == head)
         ]
 
     def set_mergeable(self, number: int, mergeable: bool) -> None:

@@ -226,7 +226,15 @@ class Tracker(abc.ABC):
         return body
 
     @abc.abstractmethod
-    def close_issue(self, number: int, reason: CloseReason = CloseReason.COMPLETED) -> Issue: ...
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
+        """Close the issue for ``reason``; ``duplicate_of``: the issue a DUPLICATE one
+        repeats (GitHub links the two; an issue it does not know is left out)."""
 
     @abc.abstractmethod
     def reopen_issue(self, number: int) -> Issue: ...
@@ -269,9 +277,14 @@ class Tracker(abc.ABC):
 
     @abc.abstractmethod
     def list_pull_requests(
-        self, *, issue: int | None = None, state: PullRequestState | None = None
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
     ) -> list[PullRequest]:
-        """Pull requests, oldest first; ``issue`` keeps those whose body closes it."""
+        """Pull requests, oldest first; ``issue`` keeps those whose body closes it,
+        ``head`` those from that branch (one request on GitHub, not a scan)."""
 
     @abc.abstractmethod
     def merge_pull_request(

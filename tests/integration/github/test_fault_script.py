@@ -463,7 +463,7 @@ def test_the_fake_refuses_a_page_that_reads_too_much_and_the_client_halves_it(cl
     tracker = tracker_on(github, clock)
     for title in "abcdefgh":
         tracker.create_issue(title)
-    github.node_limit = 40  # three issues' worth of an Issues page, not four
+    github.node_limit = 46  # three issues' worth of an Issues page, not four
     github.requests.clear()
     assert [i.title for i in tracker.list_issues()] == list("abcdefgh")
     sizes = [r.variables["first"] for r in github.requests if r.name == "Issues"]

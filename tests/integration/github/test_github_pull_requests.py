@@ -120,6 +120,33 @@ def test_a_list_of_pull_requests_is_a_summary_read_in_pages(pulls):
     assert listed.merge_state is None
 
 
+def test_the_pull_requests_from_a_branch_are_one_query_not_a_scan_of_every_one(pulls):
+    tracker = pulls.tracker()
+    for n in range(3):
+        open_pr(pulls, tracker, branch=f"other-{n}", files={f"f{n}.py": "x\n"})
+    number = open_pr(pulls, tracker, branch="feature")
+    since = len(pulls.fake.requests)
+    (found,) = tracker.list_pull_requests(head="feature", state=PullRequestState.OPEN)
+    assert found.number == number
+    assert tracker.list_pull_requests(head="nowhere") == []
+    assert pulls.requests(since) == ["PullRequestsFrom", "PullRequestsFrom"]
+
+
+def test_an_issue_names_only_the_pull_requests_into_the_default_branch_as_github_links(pulls):
+    """GitHub honours closing keywords only into the default branch: the issue names
+    those; the tracker's list by issue still finds the others by their body."""
+    tracker = pulls.tracker()
+    tracker.create_issue("Work")
+    into_main = open_pr(pulls, tracker, body="Closes #1")
+    pulls.project.commit("release", {"r.py": "r\n"}, "release branch")
+    pulls.project.commit("fix", {"fix.py": "f\n"}, "fix")
+    elsewhere = tracker.create_pull_request(
+        head="fix", base="release", title="Fix", body="Closes #1"
+    ).number
+    assert tracker.get_issue(1).pull_requests == (into_main,)
+    assert [p.number for p in tracker.list_pull_requests(issue=1)] == [into_main, elsewhere]
+
+
 def test_merge_settings_are_read_once_with_the_repository(pulls):
     pulls.fake.allow_merges("acme/shop", merge=False, rebase=False)
     pulls.fake.protect("acme/shop", merge_queue=True)

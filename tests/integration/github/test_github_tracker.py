@@ -333,3 +333,34 @@ def test_the_fake_keeps_githubs_sub_issue_limits_of_100_per_parent_and_eight_lev
         top = tracker.create_issue(f"Level {level}", parent=top).number
     with pytest.raises(GitHubInvalid, match="nested more than 8 levels"):
         tracker.create_issue("Level 9", parent=top)
+
+
+def test_an_issue_on_more_boards_than_one_read_has_is_read_on_ralphs_board(tracker, github):
+    """An issue's project items come ten at a time: an issue on eleven other boards
+    first has Ralph's item on a later page, and its state must not read as None."""
+    from ralph.github.fake._model import Item
+
+    issue = github.add_issue("acme/shop", "On every board")
+    for n in range(11):
+        other = github.add_project("acme", f"Team board {n}")
+        item = Item(other, issue)
+        other.item_list.append(item)
+        issue.items.append(item)
+    tracker.set_state(issue.number, "Backlog", command="human")
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG
+    assert [i.workflow_state for i in tracker.list_issues()] == [S.BACKLOG]
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG  # and again
+
+
+def test_an_issue_closed_as_a_duplicate_names_the_original_on_github(tracker, github):
+    from ralph.tracker import CloseReason
+
+    for title in ("Original", "Again", "Once more"):
+        tracker.create_issue(title)
+    stored = github.repository("acme/shop").issue_list
+    closed = tracker.close_issue(2, CloseReason.DUPLICATE, duplicate_of=1)
+    assert closed.close_reason is CloseReason.DUPLICATE
+    assert stored[1].duplicate_of is stored[0]
+    # A number that names no issue here (an agent's guess) closes it without a link.
+    assert not tracker.close_issue(3, CloseReason.DUPLICATE, duplicate_of=99).is_open
+    assert stored[2].duplicate_of is None

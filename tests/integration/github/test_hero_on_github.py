@@ -42,6 +42,9 @@ def test_hero_takes_the_epic_from_backlog_to_merged_on_github(shop):
     assert "def farewell" in git(origin, "show", "main:greet/core.py")
     assert git(work, "rev-parse", "main") == git(origin, "rev-parse", "main")
     assert not [r for r in served.fake.requests if r.status not in (200,)]
+    # Pull requests are found by their branch or by the links, never by
+    # reading every pull request of the repository.
+    assert not [r for r in served.fake.requests if r.name == "PullRequests"]
     # As the original: artifact comments link the document on GitHub, not a bare path
     # (on the host of the API URL, as on GitHub Enterprise Server).
     web = "{0.scheme}://{0.netloc}".format(urlsplit(served.url))

@@ -75,3 +75,45 @@ def test_only_the_board_token_reads_board_data_and_one_token_reads_both_at_once(
     GitHubTracker(client, owner="acme", repo="shop", project=1).get_issue(1)
     names = [r.name for r in github.requests[before:]]
     assert "IssueItems" not in names
+
+
+def test_an_issue_on_many_boards_is_paged_with_the_board_token(github):
+    from ralph.github.fake._model import Item
+
+    issue = github.add_issue("acme/shop", "On every board")
+    for n in range(11):
+        other = github.add_project("acme", f"Team board {n}")
+        item = Item(other, issue)
+        other.item_list.append(item)
+        issue.items.append(item)
+    tracker = tracker_of(github, Tokens("repo-token", "board-token"))
+    tracker.set_state(issue.number, "Backlog", command="human")
+    assert tracker.get_issue(issue.number).workflow_state is S.BACKLOG
+    assert "IssueProjectItems" in [r.name for r in github.requests]
+
+
+def test_doctor_checks_the_project_token_sees_a_private_repository_it_adds_issues_from():
+    """GitHub hides a private repository from a classic token without ``repo``: a
+    project token with only ``project`` could not add the repository's issues to the
+    board, and a new issue would be left off it. Doctor says so before any run."""
+    from ralph.errors import GitHubNotFound
+    from ralph.tracker import check_board
+
+    fake = FakeGitHub()
+    fake.add_token("repo-token", "ralph", scopes="repo")
+    fake.add_token("board-token", "ralph", scopes="project")
+    fake.add_repository("acme/shop", private=True)
+    tokens = Tokens("repo-token", "board-token")
+    set_up_board(client_of(fake, tokens), "acme/shop")
+    checks = {c.name: c for c in check_board(client_of(fake, tokens), "acme/shop", project=1)}
+    check = checks["project token repository"]
+    assert not check.ok
+    assert "RALPH_GH_PROJECT_TOKEN cannot see acme/shop" in check.detail
+    tracker = GitHubTracker(client_of(fake, tokens), owner="acme", repo="shop", project=1)
+    with pytest.raises(GitHubNotFound):  # what doctor warned of
+        tracker.create_issue("Left off the board", state=S.BACKLOG)
+
+    fake.add_token("board-token", "ralph", scopes="repo, project")
+    checks = {c.name: c for c in check_board(client_of(fake, tokens), "acme/shop", project=1)}
+    assert checks["project token repository"].ok
+    assert all(c.ok for c in checks.values())

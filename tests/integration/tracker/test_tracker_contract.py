@@ -457,6 +457,8 @@ def test_pull_requests_share_the_issue_numbers_and_list_by_the_issues_they_close
     assert tracker.get_pull_request(3).mergeable is True
     assert [p.number for p in tracker.list_pull_requests(issue=2)] == [3]
     assert tracker.list_pull_requests(issue=9) == []
+    assert [p.number for p in tracker.list_pull_requests(head="feature")] == [3]
+    assert tracker.list_pull_requests(head="other") == []
     assert tracker.get_issue(1).pull_requests == (3,)
     with pytest.raises(PullRequestNotFound):
         tracker.get_pull_request(99)

@@ -229,12 +229,18 @@ class FakeGitHub(PullRequestScripting):
         self.world.tokens[token] = TokenHolder(login, listed if kind.lists_scopes else None, kind)
 
     def add_repository(
-        self, full_name: str, *, git_path: Path | None = None, organization: bool = False
+        self,
+        full_name: str,
+        *,
+        git_path: Path | None = None,
+        organization: bool = False,
+        private: bool = False,
     ) -> Repository:
         owner_login, name = full_name.split("/")
         with self.world.lock:
             owner = self.world.account(owner_login, organization=organization)
             repository = Repository(owner, name, git_path)
+            repository.isPrivate = private
             self.world.repositories[full_name.lower()] = repository
             return repository
 

@@ -207,9 +207,21 @@ class Issue(Node):
         self.children: list[Issue] = []
         self.blocked_by: list[Issue] = []
         self.items: list[Item] = []
+        #: The issue it was closed as a duplicate of (``duplicateIssueId``).
+        self.duplicate_of: Issue | None = None
 
     def touch(self) -> None:
         self.updatedAt = _iso(self.world.clock())
+
+    def close(self, reason: str) -> None:
+        """Closed, by a person, the API or a merge; the boards' workflows follow."""
+        from ralph.github.fake._workflows import issue_closed
+
+        self.state = "CLOSED"
+        self.stateReason = reason
+        self.closedAt = _iso(self.world.clock())
+        self.touch()
+        issue_closed(self)
 
     def labels(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.label_list, **page)
@@ -238,10 +250,14 @@ class Issue(Node):
     def closedByPullRequestsReferences(
         self, info: Any, includeClosedPrs: bool = False, **page: Any
     ) -> dict[str, Any]:
+        # GitHub links a pull request by its closing keywords only into the default branch.
+        default = self.repository.defaultBranchRef["name"]
         found = [
             pr
             for pr in self.repository.pull_list
-            if self.number in pr.closes and (includeClosedPrs or pr.state == "OPEN")
+            if self.number in pr.closes
+            and pr.baseRefName == default
+            and (includeClosedPrs or pr.state == "OPEN")
         ]
         return connection(found, **page)
 
@@ -379,6 +395,23 @@ class ProjectV2(Node):
         #: login or team slug -> role (READER, WRITER, ADMIN).
         self.collaborators: dict[str, str] = {}
         self.teams: list[Any] = []
+        from ralph.github.fake._workflows import built_in_workflows
+
+        #: The built-in workflows (``fake._workflows``), as a new board has them.
+        self.workflow_list = built_in_workflows(self)
+
+    def workflow(self, name: str) -> Any:
+        """The built-in workflow ``name`` (tests turn it on as a person would)."""
+        return next(w for w in self.workflow_list if w.name == name)
+
+    def workflows(
+        self, info: Any, orderBy: dict[str, str] | None = None, **page: Any
+    ) -> dict[str, Any]:
+        """By name unless asked otherwise (GitHub's default order)."""
+        found = sorted(self.workflow_list, key=lambda w: w.name)
+        if (orderBy or {}).get("direction") == "DESC":
+            found.reverse()
+        return connection(found, **page)
 
     def viewerCanUpdate(self, info: Any) -> bool:
         scopes = info.context["scopes"]
@@ -423,6 +456,8 @@ class Repository(Node):
         self.defaultBranchRef = {"name": "main"}
         self.hasIssuesEnabled = True
         self.isArchived = False
+        #: A private repository is hidden from a classic token without the repo scope.
+        self.isPrivate = False
         #: login -> role (ADMIN, MAINTAIN, WRITE, TRIAGE, READ); the owner is ADMIN.
         self.roles: dict[str, str] = {}
         self.git_path = git_path
@@ -450,6 +485,12 @@ class Repository(Node):
 
     def next_number(self) -> int:
         return next(self._numbers)
+
+    def hidden_from(self, info: Any) -> bool:
+        """GitHub answers as if a private repository did not exist to a token that
+        lists scopes without ``repo`` (a public one any token may read)."""
+        scopes = info.context["scopes"]
+        return self.isPrivate and scopes is not None and "repo" not in scopes
 
     def viewerPermission(self, info: Any) -> str:
         login = info.context["login"]

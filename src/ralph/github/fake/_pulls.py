@@ -322,9 +322,7 @@ class PullRequest(Node):
         if self.baseRefName == repository.defaultBranchRef["name"]:
             for issue in repository.issue_list:
                 if issue.number in self.closes and issue.state == "OPEN":
-                    issue.state, issue.stateReason = "CLOSED", "COMPLETED"
-                    issue.closedAt = self.mergedAt
-                    issue.touch()
+                    issue.close("COMPLETED")
 
     def _leave_queue(self) -> None:
         queue = self.repository.merge_queues.get(self.baseRefName)

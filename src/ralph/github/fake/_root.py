@@ -21,10 +21,10 @@ from ralph.github.fake._model import (
     Repository,
     StatusUpdate,
     World,
-    _iso,
 )
 from ralph.github.fake._pull_root import PullRequestMutations, check_body
 from ralph.github.fake._pulls import PullRequest
+from ralph.github.fake._workflows import status_set
 
 __all__ = ["Root"]
 
@@ -91,7 +91,7 @@ class Root(PullRequestMutations, BoardRoot):
 
     def repository(self, info: Any, owner: str, name: str, **_: Any) -> Repository:
         found = self.world.repositories.get(f"{owner}/{name}".lower())
-        if found is None:
+        if found is None or found.hidden_from(info):
             raise GraphQLFault(
                 "NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'."
             )
@@ -179,10 +179,9 @@ class Root(PullRequestMutations, BoardRoot):
 
     def closeIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         issue = self._issue(input["issueId"])
-        issue.state = "CLOSED"
-        issue.stateReason = input.get("stateReason") or "COMPLETED"
-        issue.closedAt = _iso(self.world.clock())
-        issue.touch()
+        if input.get("duplicateIssueId"):
+            issue.duplicate_of = self._issue(input["duplicateIssueId"])
+        issue.close(input.get("stateReason") or "COMPLETED")
         return {"issue": issue}
 
     def reopenIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +259,7 @@ class Root(PullRequestMutations, BoardRoot):
     def addProjectV2ItemById(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         project = self._project(info, input["projectId"])
         content = self.world.nodes.get(input["contentId"])
-        if not isinstance(content, Issue | PullRequest):
+        if not isinstance(content, Issue | PullRequest) or content.repository.hidden_from(info):
             raise GraphQLFault("NOT_FOUND", "Could not resolve to a node with the given content id")
         existing = next((i for i in project.item_list if i.content is content), None)
         if existing is not None:  # idempotent, as GitHub documents
@@ -289,6 +288,8 @@ class Root(PullRequestMutations, BoardRoot):
         item.values[field_.id] = option
         if isinstance(item.content, Issue):
             item.content.touch()
+        if field_.name == "Status":
+            status_set(item, next(o["name"] for o in field_.option_list if o["id"] == option))
         return {"projectV2Item": item}
 
     def createProjectV2(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
