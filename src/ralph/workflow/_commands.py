@@ -185,6 +185,12 @@ COMMANDS: Mapping[str, CommandContract] = _contracts(
 _ALIASES: Mapping[str, str] = {"ralph_cli": "ralph_human"}
 
 
+def one_line(raw: str) -> str:
+    """``raw`` as a refusal quotes it: a stray line break or other control character in
+    what a person typed would break the one-line refusal."""
+    return "".join(c if c.isprintable() else " " for c in raw)
+
+
 def normalize_command(raw: str) -> str:
     """``research`` and ``ralph_research`` both name ``ralph_research``."""
     name = raw if raw.startswith("ralph_") else f"ralph_{raw}"
@@ -196,8 +202,7 @@ def get_command(raw: str) -> CommandContract:
     contract = COMMANDS.get(normalize_command(raw))
     if contract is None:
         valid = list(COMMANDS)
-        # A stray line break or other control character would break the one-line refusal.
-        raw = "".join(c if c.isprintable() else " " for c in raw)
+        raw = one_line(raw)
         raise UnknownCommand(
             f'Unknown command "{raw}". Valid commands: {", ".join(valid)}. '
             "Recovery: retry with the correct ralph_* command name. "

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ralph.errors import StateResolutionError
-from ralph.workflow._commands import CommandContract, get_command
+from ralph.workflow._commands import CommandContract, get_command, one_line
 from ralph.workflow._states import WorkflowState, parse_state
 from ralph.workflow._transitions import check_transition, is_allowed
 
@@ -99,7 +99,7 @@ def _resolve_intent(intent: str, contract: CommandContract) -> WorkflowState:
     mapping = INTENTS.get(intent)
     if mapping is None:
         raise StateResolutionError(
-            f'Unknown semantic intent "{intent}". Valid intents: {_INTENT_HELP}. '
+            f'Unknown semantic intent "{one_line(intent)}". Valid intents: {_INTENT_HELP}. '
             "Recovery: retry with one of the intents listed above, or a direct state name.",
             command=command,
             requested=intent,
@@ -154,7 +154,7 @@ def resolve_state(state_or_intent: str, command: str) -> Resolution:
         )
     if state_or_intent not in contract.allowed_states:
         message = (
-            f'State "{state_or_intent}" is not a valid output for {contract.name}. '
+            f'State "{one_line(state_or_intent)}" is not a valid output for {contract.name}. '
             f"Valid direct states for {contract.name}: {_listed(contract.allowed_states)}. "
             "Recovery: retry with one of the valid states listed above."
         )

@@ -129,6 +129,14 @@ def test_an_unknown_command_with_a_line_break_is_refused_on_one_line():
     assert 'Unknown command "x ".' in str(info.value)
 
 
+@pytest.mark.parametrize("state", ["no such \n", "Done\r\nBacklog", "__NOPE\n__"])
+def test_a_state_with_a_line_break_is_refused_on_one_line(state):
+    with pytest.raises(WorkflowError) as info:
+        resolve_state(state, "human")
+    assert "\n" not in str(info.value)
+    assert "\r" not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("state", "command"),
     [
