@@ -150,6 +150,22 @@ class _ChangeWatch:
             self._connection = None  # the database closes it with its others
 
 
+def _write_ahead(connection: sqlite3.Connection) -> None:
+    """Put the database in WAL mode. Several processes opening a new database at once
+    all ask, and SQLite answers "database is locked" at once to all but one (a journal
+    mode change does not wait on the busy timeout): ask again within that timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class SqliteDatabase(Database):
     dialect = "sqlite"
     schema_table_query = (
@@ -207,7 +223,7 @@ class SqliteDatabase(Database):
             connection.set_trace_callback(self._trace)
         connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
         if not self.in_memory:
-            connection.execute("PRAGMA journal_mode = WAL")
+            _write_ahead(connection)
             connection.execute("PRAGMA synchronous = NORMAL")
         connection.execute("PRAGMA foreign_keys = ON")
         with self._connections_lock:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -138,16 +137,28 @@ def test_a_hero_killed_by_a_signal_while_the_plan_agent_works_resumes_to_done(de
 
 
 def test_ctrl_c_twice_while_the_plan_agent_works_hands_it_back_and_a_rerun_ends_done(
-    demo_repo,
+    demo_repo, tmp_path
 ):
     repo, epic = demo_repo
     ready_for_plan(repo, epic)
-    hero = spawn_ralph("hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
-    wait_until(lambda: planning(repo))
-    hero.send_signal(signal.SIGINT)
-    time.sleep(0.2)
-    hero.send_signal(signal.SIGINT)
-    out, err = hero.communicate(timeout=30)
+    said = tmp_path / "hero.err"
+    with said.open("w") as stderr:
+        hero = spawn_ralph(
+            "hero", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"}, stderr=stderr
+        )
+        try:
+            wait_until(lambda: planning(repo))
+            hero.send_signal(signal.SIGINT)
+            # Two signals before Python handles the first are one: wait until it did.
+            wait_until(lambda: "Stopping: no new tasks" in said.read_text())
+            hero.send_signal(signal.SIGINT)
+            out, _ = hero.communicate(timeout=30)
+        finally:
+            if hero.poll() is None:
+                hero.kill()
+                hero.communicate(timeout=30)
+    err = said.read_text()
+    assert "Stopping now: handing running tasks back" in err
     assert hero.returncode == 130, out + err
     again = ralph_process("hero", str(epic), cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
