@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,16 +29,16 @@ _S = WorkflowState
 _SETTLED = {_S.DONE, _S.HUMAN_NEEDED}
 
 
-def _serve(repo: Path, *args: str, delay: float = 0.0) -> subprocess.Popen[str]:
+def _serve(repo: Path, *args: str, delay: float = 0.0, **popen: Any) -> subprocess.Popen[str]:
     env = {"RALPH_AGENT": "scripted", "RALPH_SCRIPTED_DELAY": str(delay)}
-    return spawn_ralph("serve", "--poll-seconds", "1", *args, cwd=repo, env=env)
+    return spawn_ralph("serve", "--poll-seconds", "1", *args, cwd=repo, env=env, **popen)
 
 
 def _stop(process: subprocess.Popen[str]) -> tuple[int, str]:
     """SIGTERM once; the exit code and what the process printed."""
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=60)
-    return process.returncode, out + err
+    return process.returncode, out + (err or "")
 
 
 def _file(repo: Path, name: str) -> int:
@@ -106,14 +106,18 @@ def test_serve_takes_an_issue_filed_while_it_runs_and_stops_on_sigterm(tmp_path)
 
 def test_a_second_sigterm_hands_the_running_task_back_and_exits_130(tmp_path):
     repo, _ = create_demo_project(tmp_path / "greet")
-    server = _serve(repo, delay=30)
-    try:
-        wait_until(lambda: _running_tasks(repo) > 0, timeout=60)
-        server.send_signal(signal.SIGTERM)
-        time.sleep(0.5)
-        assert server.poll() is None  # still finishing its task
-    finally:
-        code, output = _stop(server)
+    said = tmp_path / "serve.err"
+    with said.open("w") as stderr:
+        server = _serve(repo, delay=30, stderr=stderr)
+        try:
+            wait_until(lambda: _running_tasks(repo) > 0, timeout=60)
+            server.send_signal(signal.SIGTERM)
+            # Two signals before Python handles the first are one: wait until it did.
+            wait_until(lambda: "Stopping: no new tasks" in said.read_text())
+            assert server.poll() is None  # still finishing its task
+        finally:
+            code, out = _stop(server)
+    output = out + said.read_text()
     assert code == 130, output
     assert _running_tasks(repo) == 0
     with open_project(load_config(repo)) as project:

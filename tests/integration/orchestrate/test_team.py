@@ -242,13 +242,24 @@ def test_a_first_interrupt_lets_running_tasks_finish_and_a_rerun_goes_on(tmp_pat
 def test_a_second_interrupt_hands_running_tasks_back_at_once(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     db = repo / ".ralph" / "ralph.db"
-    lead = spawn_ralph("team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"})
-    wait_until(lambda: bool(_running(db)))
-    started = time.monotonic()
-    lead.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    lead.send_signal(signal.SIGINT)
-    out, err = lead.communicate(timeout=20)
+    said = tmp_path / "team.err"
+    with said.open("w") as stderr:
+        lead = spawn_ralph(
+            "team", str(epic), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "30"}, stderr=stderr
+        )
+        try:
+            wait_until(lambda: bool(_running(db)))
+            started = time.monotonic()
+            lead.send_signal(signal.SIGINT)
+            # Two signals before Python handles the first are one: wait until it did.
+            wait_until(lambda: "Stopping: no new tasks" in said.read_text())
+            lead.send_signal(signal.SIGINT)
+            out, _ = lead.communicate(timeout=20)
+        finally:
+            if lead.poll() is None:
+                lead.kill()
+                lead.communicate(timeout=30)
+    err = said.read_text()
     assert time.monotonic() - started < 15  # not the agent's 30 s
     assert lead.returncode == 130, out + err
     assert _running(db) == []
