@@ -28,7 +28,7 @@ import dataclasses
 import enum
 import logging
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -280,18 +280,7 @@ class TaskExecutor:
 
     def _attempt_done(self, claim: Claim, outcome: AttemptOutcome) -> Execution:
         self._agent_runs[claim.task_id] = outcome.agent_runs  # for the task's log
-        for agent_run in outcome.agent_runs:
-            self.store.record_charge(
-                self.run.id,
-                claim.task_id,
-                agent_run.cost_usd,
-                tokens=agent_run.tokens,
-                turns=agent_run.turns,
-                seconds=agent_run.duration_seconds,
-                cache_read_tokens=agent_run.cache_read_tokens,
-                cache_write_tokens=agent_run.cache_write_tokens,
-                refused=agent_run.denied_tools,
-            )
+        self._record_charges(claim, outcome.agent_runs)
         if outcome.breaches:
             found = [redact(line) for line in outcome.breaches]
             self.store.update_progress(claim, metadata={"breaches": found})
@@ -359,14 +348,7 @@ class TaskExecutor:
                     task.issues[0], records, selection
                 )
                 if reviewed is not None:
-                    self.store.record_charge(
-                        self.run.id,
-                        claim.task_id,
-                        reviewed.cost_usd,
-                        tokens=reviewed.tokens,
-                        turns=reviewed.turns,
-                        seconds=reviewed.duration_seconds,
-                    )
+                    self._record_charges(claim, (reviewed,))
             self.store.update_progress(claim, metadata={"best_of_choice": selection.to_dict()})
         if selection.winner is None:
             reason = f"best of {len(attempts)}: {selection.reason}"
@@ -528,7 +510,11 @@ class TaskExecutor:
 
     def _charge(self, claim: Claim, outcome: PhaseOutcome) -> None:
         self._agent_runs[claim.task_id] = outcome.agent_runs
-        for agent_run in outcome.agent_runs:
+        self._record_charges(claim, outcome.agent_runs)
+
+    def _record_charges(self, claim: Claim, agent_runs: Sequence[AgentResult]) -> None:
+        """What each agent run of the task spent, charged to the task in the store."""
+        for agent_run in agent_runs:
             self.store.record_charge(
                 self.run.id,
                 claim.task_id,
