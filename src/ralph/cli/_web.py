@@ -22,6 +22,17 @@ def _host(text: str) -> str:
     return text
 
 
+def _allowed_host(text: str) -> str:
+    from ralph.web import host_name
+
+    if host_name(text) != text.lower().strip("[]"):
+        raise InvalidInput(
+            f"--allowed-host {text!r} is not a host name; give the name alone, without a "
+            "scheme or port: e.g. --allowed-host board.example"
+        )
+    return text.lower().strip("[]")
+
+
 def web_command(
     ctx: typer.Context,
     host: Annotated[
@@ -31,6 +42,15 @@ def web_command(
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
     ] = DEFAULT_PORT,
+    allowed_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="Another name the board answers to (repeatable); it always answers to "
+            "127.0.0.1, localhost and --host.",
+            show_default=False,
+        ),
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(
@@ -47,6 +67,7 @@ def web_command(
     from ralph.web import check_token, create_app, is_loopback, serve
 
     _host(host)
+    names = [_allowed_host(name) for name in allowed_hosts or ()]
     if token is not None:
         check_token(token)
         register_secret(token)
@@ -55,7 +76,7 @@ def web_command(
             f"--host {host} lets other machines in: give --token (or RALPH_WEB_TOKEN) too"
         )
     with open_project_of(ctx) as project:
-        app = create_app(project, token=token)
+        app = create_app(project, token=token, hosts=[host, *names])
 
         def ready(url: str) -> None:
             # Flushed: whoever started it (a script, a test) waits for this line.

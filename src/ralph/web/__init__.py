@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ralph.web._app import create_app
 from ralph.web._feed import Feed, FeedMessage
+from ralph.web._hosts import host_name
 from ralph.web._security import MIN_TOKEN_LENGTH, check_token, is_loopback
 from ralph.web._server import serve
 
@@ -16,6 +17,7 @@ __all__ = [
     "FeedMessage",
     "check_token",
     "create_app",
+    "host_name",
     "is_loopback",
     "serve",
 ]

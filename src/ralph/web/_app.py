@@ -1,12 +1,12 @@
 """The web application: the routes of every page, the static files (htmx, shipped in the
-package), the token gate, errors as pages, and the live feed started and stopped with
-the app."""
+package), the Host and origin checks, the token gate, errors as pages, and the live feed
+started and stopped with the app."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -30,6 +30,7 @@ from ralph.web import _board, _issues, _live, _runs, _spend
 from ralph.web._board import board_fingerprint
 from ralph.web._context import WebContext, context_of
 from ralph.web._feed import Feed
+from ralph.web._hosts import HostGate
 from ralph.web._security import TokenGate
 
 __all__ = ["create_app"]
@@ -60,12 +61,17 @@ async def _ralph_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    project: Project, *, token: str | None = None, poll_seconds: float | None = None
+    project: Project,
+    *,
+    token: str | None = None,
+    hosts: Iterable[str] = (),
+    poll_seconds: float | None = None,
 ) -> Starlette:
     """The board of ``project`` (already open; the caller closes it). ``token``: every
-    request must present it. ``poll_seconds``: how often the live feed reads the board
-    when its tracker's changes do not show in the store's database (GitHub: ralph.toml's
-    ``poll_seconds`` by default)."""
+    request must present it. ``hosts``: the names it answers to besides loopback's.
+    ``poll_seconds``: how often the live feed reads the board when its tracker's changes
+    do not show in the store's database (GitHub: ralph.toml's ``poll_seconds`` by
+    default)."""
     github = project.config.tracker == "github"
     if poll_seconds is None and github:
         poll_seconds = project.config.poll_seconds
@@ -85,7 +91,10 @@ def create_app(
         finally:
             feed.stop()
 
-    middleware = [Middleware(TokenGate, token=token)] if token else []
+    # The Host check first: a request for a name the board does not serve learns nothing.
+    middleware = [Middleware(HostGate, hosts=hosts)]
+    if token:
+        middleware.append(Middleware(TokenGate, token=token))
     app = Starlette(
         routes=[
             *_board.routes,

@@ -15,10 +15,12 @@ nothing.
 from __future__ import annotations
 
 import hmac
+import html
 import ipaddress
 import json
 import re
 import secrets
+from collections.abc import Sequence
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlencode
 
@@ -38,6 +40,7 @@ __all__ = [
     "csrf_matches",
     "is_loopback",
     "new_csrf_token",
+    "refuse",
 ]
 
 TOKEN_COOKIE = "ralph_token"
@@ -137,15 +140,27 @@ class TokenGate:
             "This board needs its token: open the address `ralph web` printed "
             "(it ends in ?token=...), or send Authorization: Bearer TOKEN."
         )
-        if scope["path"].startswith("/api/"):
-            body = json.dumps({"error": message}).encode()
-            kind = b"application/json"
-        else:
-            body = (
-                f"<!doctype html><title>401 · Ralph</title><h1>401</h1><p>{message}</p>"
-            ).encode()
-            kind = b"text/html; charset=utf-8"
-        await _respond(send, 401, body, [(b"content-type", kind), (b"www-authenticate", b"Bearer")])
+        await refuse(scope, send, 401, message, [(b"www-authenticate", b"Bearer")])
+
+
+async def refuse(
+    scope: Scope,
+    send: Send,
+    status: int,
+    message: str,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+) -> None:
+    """Answer with ``message``: JSON under /api/, else a page (``message`` escaped)."""
+    if scope["path"].startswith("/api/"):
+        body = json.dumps({"error": message}).encode()
+        kind = b"application/json"
+    else:
+        body = (
+            f"<!doctype html><title>{status} · Ralph</title><h1>{status}</h1>"
+            f"<p>{html.escape(message)}</p>"
+        ).encode()
+        kind = b"text/html; charset=utf-8"
+    await _respond(send, status, body, [(b"content-type", kind), *headers])
 
 
 async def _respond(

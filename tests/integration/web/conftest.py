@@ -13,7 +13,7 @@ import dataclasses
 import shutil
 import subprocess
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,8 +195,13 @@ def open_board(waiting: WebProject) -> Iterator[Project]:
         yield project
 
 
-def client_of(project: Project, token: str | None = None) -> TestClient:
-    return TestClient(create_app(project, token=token), follow_redirects=False)
+#: Where the in-process tests reach the board: a name it answers to (loopback).
+BOARD_URL = "http://127.0.0.1:8765"
+
+
+def client_of(project: Project, token: str | None = None, hosts: Sequence[str] = ()) -> TestClient:
+    app = create_app(project, token=token, hosts=hosts)
+    return TestClient(app, base_url=BOARD_URL, follow_redirects=False)
 
 
 @pytest.fixture

@@ -125,6 +125,43 @@ def test_retrying_an_escalated_issue_sends_it_back_to_where_its_phase_starts(
     assert state_of(open_board, issue.number) is WorkflowState.RESEARCH_NEEDED
 
 
+def test_a_page_asked_for_by_another_name_is_refused_and_hands_out_no_csrf_cookie(
+    client: TestClient, waiting: WebProject
+) -> None:
+    """DNS rebinding: a page of evil.example pointed at 127.0.0.1 asks for its own name."""
+    for path in ("/", f"/api/issues/{waiting.epic}"):
+        answer = client.get(path, headers={"host": "evil.example:8765"})
+        assert answer.status_code == 403
+        assert "set-cookie" not in answer.headers
+    assert CSRF_COOKIE not in client.cookies
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"host": "evil.example:8765", "origin": "http://evil.example:8765"},
+        {"origin": "http://evil.example:8765"},
+        {"referer": "http://evil.example/"},
+        {"sec-fetch-site": "cross-site"},
+    ],
+)
+def test_a_retry_from_another_site_is_refused_even_with_the_csrf_token(
+    client: TestClient, open_board: Project, headers: dict[str, str]
+) -> None:
+    issue = open_board.tracker.create_issue(
+        "Another", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
+    )
+    escalate_one(open_board, issue.number)
+    csrf = csrf_of(client)
+    answer = client.post(f"/issues/{issue.number}/retry", data={"csrf": csrf}, headers=headers)
+    assert answer.status_code == 403
+    assert state_of(open_board, issue.number) is WorkflowState.HUMAN_NEEDED
+    same_site = {"origin": "http://127.0.0.1:8765", "sec-fetch-site": "same-origin"}
+    answer = client.post(f"/issues/{issue.number}/retry", data={"csrf": csrf}, headers=same_site)
+    assert answer.status_code == 303
+    assert state_of(open_board, issue.number) is WorkflowState.RESEARCH_NEEDED
+
+
 def test_cancelling_a_run_from_its_page_cancels_what_is_left_of_it(
     client: TestClient, open_board: Project, waiting: WebProject
 ) -> None:
@@ -220,6 +257,17 @@ def test_the_right_token_opens_every_page(open_board: Project) -> None:
         assert "HttpOnly" in first.headers["set-cookie"]
         assert browser.get("/runs").status_code == 200  # the cookie from now on
         assert browser.get("/api/spend").status_code == 200
+
+
+def test_with_a_token_the_board_answers_to_the_public_host_it_serves_and_no_other(
+    open_board: Project,
+) -> None:
+    bearer = {"authorization": f"Bearer {TOKEN}"}
+    with client_of(open_board, TOKEN, hosts=["192.0.2.7"]) as tool:
+        served = tool.get("/api/board", headers={**bearer, "host": "192.0.2.7:8765"})
+        assert served.status_code == 200
+        other = tool.get("/api/board", headers={**bearer, "host": "evil.example:8765"})
+        assert other.status_code == 403
 
 
 def test_a_wrong_token_in_the_address_sets_no_cookie(open_board: Project) -> None:

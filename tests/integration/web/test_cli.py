@@ -34,6 +34,17 @@ def test_web_refuses_a_host_other_machines_reach_without_a_token(
     assert err == f"ralph: error: {said}\n"
 
 
+@pytest.mark.parametrize("name", ["http://board.example", "board.example:8765", "a b", ""])
+def test_web_refuses_an_allowed_host_that_is_not_a_host_name(
+    ralph_cli: RalphCli, in_project: WebProject, name: str
+) -> None:
+    code, out, err = ralph_cli("web", "--allowed-host", name)
+    assert code == 2
+    assert out == ""
+    assert err.startswith(f"ralph: error: --allowed-host {name!r} is not a host name;")
+    assert err.count("\n") == 1
+
+
 def test_web_refuses_a_token_anyone_could_guess(
     ralph_cli: RalphCli, in_project: WebProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
