@@ -3,15 +3,20 @@ passes through to lose them.
 
 Text from outside Ralph's own code (a test command's output, an agent's error, a
 driver's message) can carry a token: agent-written code can print its environment. So
-redaction does not look for what a secret looks like; it removes the values Ralph
-knows to be secret, in the forms they travel in (as written, percent-encoded,
-percent-decoded): every secret-named environment variable, the agents' own API keys,
-passwords in URLs anywhere in the environment, and any value registered at run time
-(the store URL's password from ralph.toml).
+redaction removes the values Ralph knows to be secret, in the forms they travel in (as
+written, percent-encoded, percent-decoded): every secret-named environment variable, the
+agents' own API keys, passwords in URLs anywhere in the environment, any value registered
+at run time (the store URL's password from ralph.toml), and every value of the
+environment that looks like a secret by itself whatever its name
+(``SLACK_WEBHOOK_URL``): one that holds a token a service issues (``ghp_``, ``xoxb-``,
+``sk-``, ``AKIA`` ...) or a long random run of letters and digits (see
+``secret_values``). Texts are not searched for what a secret looks like: only values the
+environment holds are removed.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -25,6 +30,7 @@ __all__ = [
     "register_secret",
     "register_url",
     "secret_name",
+    "secret_values",
     "url_passwords",
 ]
 
@@ -55,6 +61,48 @@ def url_passwords(text: str) -> set[str]:
     return found
 
 
+#: Tokens services issue, known by their prefix: GitHub, GitLab, Slack, OpenAI and
+#: Anthropic, Stripe, PyPI, npm, Hugging Face, AWS access keys, Google API keys.
+_PREFIXED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:gh[pousr]_|github_pat_|glpat-|xox[abeoprs]-|xapp-|sk-|sk_live_"
+    r"|rk_live_|pypi-|npm_|hf_|AKIA|ASIA|AIza)[A-Za-z0-9_-]{10,}"
+)
+#: A run of letters and digits as long as a generated key's (shorter ones are words,
+#: versions and ids).
+_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+#: Bits per character below which a run repeats too few characters to be a key
+#: ("aaaaaaaa11111111"); one drawn from letters and digits has 4 or more.
+_RANDOM_BITS = 3.0
+
+
+def _random_run(run: str) -> bool:
+    """A run a generator made: letters and digits mixed, spread over many characters.
+    Hexadecimal runs are hashes and ids (commits, UUIDs, INVOCATION_ID) that Ralph's own
+    texts name: a hex secret is recognised by its variable's name instead."""
+    if _HEX.fullmatch(run) or run.isalpha() or run.isdigit():
+        return False
+    counts = [run.count(c) for c in set(run)]
+    bits = -sum(n / len(run) * math.log2(n / len(run)) for n in counts)
+    return bits >= _RANDOM_BITS
+
+
+def _paths(value: str) -> bool:
+    """A path or a list of paths (PATH, HOME, VIRTUAL_ENV): never a secret by its look."""
+    return all(part.startswith(("/", "~", ".")) for part in value.split(os.pathsep) if part)
+
+
+def secret_values(value: str) -> set[str]:
+    """The secrets an environment value holds by the look of it, whatever its name: the
+    tokens in it and the value whole, or nothing for an ordinary value."""
+    value = value.strip()
+    if not value or _paths(value):
+        return set()
+    found = {m.group(0) for m in _PREFIXED.finditer(value)}
+    found |= {run for run in _RUN.findall(value) if _random_run(run)}
+    return found | {value} if found else found
+
+
 def _forms(value: str) -> set[str]:
     return {value, quote(value, safe=""), unquote(value)}
 
@@ -74,7 +122,7 @@ class Redactor:
         for name, value in environ.items():
             if secret_name(name):
                 values.add(value)
-            values |= url_passwords(value)
+            values |= url_passwords(value) | secret_values(value)
         return cls(values)
 
     def add(self, *values: str) -> None:

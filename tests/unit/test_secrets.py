@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import sys
 
+import pytest
+
 from ralph import _secrets as secrets
 from ralph._logs import StructuredFormatter
 from ralph._secrets import (
@@ -14,6 +16,7 @@ from ralph._secrets import (
     register_secret,
     register_url,
     secret_name,
+    secret_values,
     url_passwords,
 )
 
@@ -87,3 +90,61 @@ def test_a_registered_secret_is_redacted_by_the_process(monkeypatch):
     register_secret("a-value-from-an-option")
     assert redact("could not log in with from-the-file") == "could not log in with ***"
     assert redact("postgresql://u@h/db and a-value-from-an-option") == "postgresql://u@h/db and ***"
+
+
+WEBHOOK = "https://hooks.example/T000/SLACKPLANTED0013"
+
+
+def test_a_secret_under_a_name_no_list_knows_is_removed_by_its_look():
+    redact = Redactor.from_environment({"SLACK_WEBHOOK_URL": WEBHOOK, "HOME": "/root"})
+    assert redact(f"posting to {WEBHOOK} failed") == "posting to *** failed"
+    assert redact("POST /T000/SLACKPLANTED0013: 404") == "POST /T000/***: 404"
+    assert redact("quoted https%3A%2F%2Fhooks.example%2FT000%2FSLACKPLANTED0013") == "quoted ***"
+
+
+@pytest.mark.parametrize(
+    ("value", "secret"),
+    [
+        (WEBHOOK, "SLACKPLANTED0013"),
+        ("ghp_SECRETTOKEN123", "ghp_SECRETTOKEN123"),
+        ("xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl"),
+        ("Bearer sk-ant-api03-Zx9fQ2", "sk-ant-api03-Zx9fQ2"),
+        ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+        ("token=q8ZtR3vLm0PxY7sKd2Wf", "q8ZtR3vLm0PxY7sKd2Wf"),
+        ("https://api.example/hook?key=Ab12Cd34Ef56Gh78Ij90", "Ab12Cd34Ef56Gh78Ij90"),
+    ],
+)
+def test_values_that_look_like_secrets(value, secret):
+    assert secret_values(value) == {value, secret}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/usr/lib/jvm/java-17-openjdk-amd64/bin:/usr/local/bin:/usr/bin",
+        "/home/someone/.cache/pypoetry/virtualenvs/project-Ab3xY9kQ-py3.12",
+        "~/projects/ralph",
+        "0123456789abcdef0123456789abcdef01234567",  # a commit
+        "550e8400-e29b-41d4-a716-446655440000",
+        "https://pypi.org/simple",
+        "postgresql://127.0.0.1:5432/test",
+        "xterm-256color",
+        "en_US.UTF-8",
+        "ralph-worker-7d9f8c6b5d-x2k4p",
+        "12345678901234567890",
+        "aaaaaaaa11111111",
+        "test_the_board_fragment_is_the_board_alone_for_live_updates",
+        "task-scheduler-abcdefghij",
+        "",
+    ],
+)
+def test_ordinary_values_do_not_look_like_secrets(value):
+    assert secret_values(value) == set()
+
+
+def test_ordinary_values_of_the_environment_stay_readable():
+    environ = {"PATH": "/usr/local/bin:/usr/bin", "GIT_COMMIT": "0" * 8 + "abcdef12" * 4}
+    redact = Redactor.from_environment(environ)
+    assert redact("ran /usr/local/bin/git at 00000000abcdef12") == (
+        "ran /usr/local/bin/git at 00000000abcdef12"
+    )

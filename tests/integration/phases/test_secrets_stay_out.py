@@ -4,6 +4,8 @@ finding: a failing test printed RALPH_GH_TOKEN into the escalation comment)."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from ralph import _secrets
@@ -69,3 +71,42 @@ def test_a_secret_in_the_test_output_is_redacted_whatever_printed_it(secrets_aro
     run = run_tests(f"echo 'token {TOKEN} pw pg-password-42'; exit 1", tmp_path)
     assert not run.passed
     assert run.tail == "token *** pw ***"
+
+
+WEBHOOK = "https://hooks.example/T000/SLACKPLANTED0013"
+
+LEAKY_WEBHOOK = """Add a diagnostic test.
+
+```diff
+--- /dev/null
++++ b/tests/test_diag.py
+@@ -0,0 +1,7 @@
++import unittest
++
++
++# The agent learned the webhook; the issue's text has it only in pieces.
++class Diag(unittest.TestCase):
++    def test_diag(self):
++        self.fail("posting to https://hooks.example/T000/SLACKPLANTED" + "0013 failed")
+```
+"""
+
+
+def test_a_secret_under_a_name_no_list_knows_is_posted_and_stored_nowhere(
+    sample: Sample, monkeypatch
+):
+    """The reliability review's finding: SLACK_WEBHOOK_URL reached an escalation comment."""
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", WEBHOOK)
+    monkeypatch.setattr(_secrets, "_default", None)
+    number = sample.issue("Add a diagnostic test", body=LEAKY_WEBHOOK)
+    sample.through(number, "research", "plan", "review")
+    outcome = sample.run("implement", number)
+
+    assert outcome.status is PhaseStatus.ESCALATED
+    texts = [*sample.comments(number), outcome.error, *outcome.lines]
+    assert any("posting to *** failed" in t for t in texts)
+    assert not [t for t in texts if "SLACKPLANTED0013" in t]
+    with sqlite3.connect(sample.repo.path.parent / "ralph.db") as db:
+        stored = "\n".join(db.iterdump())  # comments, events, tasks, messages, runs
+    assert "posting to *** failed" in stored
+    assert "SLACKPLANTED0013" not in stored
