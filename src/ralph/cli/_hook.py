@@ -53,8 +53,8 @@ _AGENT_PHASES = ", ".join(spec.name for spec in PHASE_SPECS if spec.uses_agent)
 
 @hook_app.command("pre-tool-use")
 def pre_tool_use_command() -> None:
-    """PreToolUse: refuse a write outside worktrees/ during implement, an incomplete
-    research document or plan, a state change outside the phase's contract."""
+    """PreToolUse: refuse a write outside the issue's worktree during implement, an
+    incomplete research document or plan, a state change outside the phase's contract."""
     raise typer.Exit(run_hook("pre-tool-use", sys.stdin, sys.stdout))
 
 
@@ -86,12 +86,14 @@ def context_set(
     spec = find_phase(phase)
     if spec is None or not spec.uses_agent:
         raise InvalidInput(f"unknown phase {phase!r}; use one of {_AGENT_PHASES}")
+    epic = None
     if number is not None:  # gates for an issue the tracker does not have guard nothing
         with open_project_of(ctx) as project:
-            project.tracker.get_issue(number)
+            epic = project.tracker.get_issue(number).parent
     context = HookContext(
         phase=spec.name,
         issue=number,
+        epic=epic,
         expires_at=time.time() + minutes * 60,
         session_id=os.environ.get("CLAUDE_CODE_SESSION_ID", ""),
     )

@@ -1,7 +1,9 @@
 """For each hook event, whether a session running one of Ralph's skills goes ahead.
 
-- Worktree gate: while ``implement`` or ``address`` runs, files are written only under
-  ``worktrees/``.
+- Worktree gate: while ``implement`` or ``address`` runs, files are written only in the
+  issue's own worktree (``worktrees/GH-N``, its attempts, its stream's, its epic's),
+  judged by where the path really leads: the caller resolves symlinks and ``..``. A write
+  whose file the gate cannot read from the input is refused, with the reason.
 - Artifact validator: a research document, plan or critique written under
   ``thoughts/shared/`` must have the frontmatter and sections its kind needs.
 - State gate: a workflow state change, through the MCP tool or ``ralph issue move`` in
@@ -13,6 +15,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +35,9 @@ WORKTREES = "worktrees"
 #: Options of ``ralph issue move`` that take a value (skipped to find its arguments).
 _VALUED_OPTIONS = ("--command", "-c", "--actor", "--store")
 _SEPARATORS = ("&&", "||", ";", "|", "&", "\n")
+#: A worktree's folder: ``GH-7``, ``GH-7-try-2``, ``GH-40-stream-42-44`` (an epic's
+#: stream), as ``ralph.phases`` names them.
+_WORKTREE = re.compile(r"GH-(?P<head>\d+)(?:-stream-(?P<stream>\d+(?:-\d+)*))?(?:-try-\d+)?")
 
 
 @dataclass(frozen=True)
@@ -61,9 +67,13 @@ def pre_tool_use(
     *,
     root: str,
     read: Callable[[str], str | None],
+    resolve: Callable[[str], str],
+    epic: int | None = None,
 ) -> Decision:
     """``event``: Claude Code's PreToolUse input; ``phase`` and ``issue``: the hook
-    context; ``root``: the project's folder; ``read``: a file's text, None if absent."""
+    context, ``epic`` the issue's parent (whose worktree its children share); ``root``:
+    the project's folder; ``read``: a file's text, None if absent; ``resolve``: an
+    absolute path with its symlinks and ``..`` resolved (``os.path.realpath``)."""
     spec = find_phase(phase)
     if spec is None:
         return ALLOW
@@ -72,7 +82,9 @@ def pre_tool_use(
     tool_input: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     cwd = str(event.get("cwd") or root)
     if tool in WRITE_TOOLS:
-        return _write(spec, issue, tool, tool_input, cwd=cwd, root=root, read=read)
+        if not isinstance(given, Mapping):
+            return _unreadable(spec, tool, "its input is not an object")
+        return _write(spec, tool, tool_input, Target(issue, epic, cwd, root, resolve), read=read)
     if tool == "Bash":
         for target in _moves_in(str(tool_input.get("command") or "")):
             refused = _state_change(spec, target)
@@ -84,30 +96,36 @@ def pre_tool_use(
     return ALLOW
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where a write may go: the context's issue and epic, and how its paths are read."""
+
+    issue: int | None
+    epic: int | None
+    cwd: str
+    root: str
+    resolve: Callable[[str], str]
+
+
 def _write(
     spec: PhaseSpec,
-    issue: int | None,
     tool: str,
     tool_input: Mapping[str, Any],
+    target: Target,
     *,
-    cwd: str,
-    root: str,
     read: Callable[[str], str | None],
 ) -> Decision:
-    given = tool_input.get("file_path") or tool_input.get("notebook_path")
-    if not isinstance(given, str) or not given:
-        return ALLOW
-    path = posixpath.normpath(posixpath.join(cwd, given))
-    worktrees = posixpath.join(posixpath.normpath(root), WORKTREES)
-    if spec.name in _IN_WORKTREE and not _inside(path, worktrees):
-        where = f"{WORKTREES}/GH-{issue}/" if issue else f"{WORKTREES}/"
-        return Decision(
-            True,
-            f"{_skill(spec)} is running: files are written only inside the issue's "
-            f"worktree ({where}), and {given} is outside {worktrees}/. Write there instead; "
-            "to leave the skill, run `ralph hook context clear`.",
-        )
-    relative = _within_checkout(path, posixpath.normpath(root))
+    key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+    given = tool_input.get(key)
+    if not isinstance(given, str) or not given.strip() or "\0" in given:
+        return _unreadable(spec, tool, f"its {key} is {given!r}, not a path")
+    path = posixpath.normpath(target.resolve(posixpath.join(target.cwd, given)))
+    root = posixpath.normpath(target.resolve(target.root))
+    if spec.name in _IN_WORKTREE:
+        refused = _outside_worktree(spec, target, given, path, root)
+        if refused is not None:
+            return refused
+    relative = _within_checkout(path, root)
     kind = kind_of_path(relative) if relative is not None else None
     if kind is None or not path.endswith(".md"):
         return ALLOW
@@ -123,6 +141,46 @@ def _write(
         + "; ".join(problems)
         + f". Write {relative} again with what is missing.",
     )
+
+
+def _unreadable(spec: PhaseSpec, tool: str, why: str) -> Decision:
+    return Decision(
+        True,
+        f"{_skill(spec)} is running and this {tool} cannot be checked: {why}. "
+        "Give the file's path as a string.",
+    )
+
+
+def _outside_worktree(
+    spec: PhaseSpec, target: Target, given: str, path: str, root: str
+) -> Decision | None:
+    """The refusal of a write that does not land in the issue's own worktree."""
+    worktrees = posixpath.join(root, WORKTREES)
+    inside = path != worktrees and _inside(path, worktrees)
+    if inside and _owns(posixpath.relpath(path, worktrees).split("/")[0], target):
+        return None
+    where = f"{WORKTREES}/GH-{target.issue}/" if target.issue else f"{WORKTREES}/"
+    lexical = posixpath.normpath(posixpath.join(target.cwd, given))
+    shown = given if path == lexical else f"{given} (which leads to {path})"
+    return Decision(
+        True,
+        f"{_skill(spec)} is running: files are written only inside the issue's "
+        f"worktree ({where}), and {shown} is outside it. Write there instead; "
+        "to leave the skill, run `ralph hook context clear`.",
+    )
+
+
+def _owns(folder: str, target: Target) -> bool:
+    """Whether worktree ``folder`` is the context issue's: its own, an attempt's, its
+    stream's or, for an epic's child, the epic's."""
+    if target.issue is None:
+        return True
+    found = _WORKTREE.fullmatch(folder)
+    if found is None:
+        return False
+    if found["stream"]:
+        return target.issue in {int(n) for n in found["stream"].split("-")}
+    return int(found["head"]) in (target.issue, target.epic)
 
 
 def _noun(kind: ArtifactKind) -> str:

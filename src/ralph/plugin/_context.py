@@ -17,6 +17,8 @@ class HookContext:
     phase: str
     #: The issue it runs on, if it names one.
     issue: int | None = None
+    #: That issue's parent, whose worktree its children share (``ralph.phases``).
+    epic: int | None = None
     #: Seconds since the epoch after which the context no longer counts.
     expires_at: float
     #: The Claude Code session that set it; empty when it was set outside one, and then
@@ -32,6 +34,7 @@ class HookContext:
         return {
             "phase": self.phase,
             "issue": self.issue,
+            "epic": self.epic,
             "expires_at": self.expires_at,
             "session_id": self.session_id,
         }
@@ -41,14 +44,18 @@ class HookContext:
         """Raises ValueError when ``data`` is not a context (a file edited by hand)."""
         if not isinstance(data, Mapping):
             raise ValueError("a hook context is a JSON object")
-        phase, issue = data.get("phase"), data.get("issue")
+        phase, issue, epic = data.get("phase"), data.get("issue"), data.get("epic")
         expires, session = data.get("expires_at"), data.get("session_id", "")
         if not isinstance(phase, str) or not phase:
             raise ValueError("a hook context needs a phase")
         if issue is not None and (isinstance(issue, bool) or not isinstance(issue, int)):
             raise ValueError("a hook context's issue is a number")
+        if epic is not None and (isinstance(epic, bool) or not isinstance(epic, int)):
+            raise ValueError("a hook context's epic is a number")
         if isinstance(expires, bool) or not isinstance(expires, int | float):
             raise ValueError("a hook context needs expires_at (seconds since the epoch)")
         if not isinstance(session, str):
             raise ValueError("a hook context's session_id is a string")
-        return cls(phase=phase, issue=issue, expires_at=float(expires), session_id=session)
+        return cls(
+            phase=phase, issue=issue, epic=epic, expires_at=float(expires), session_id=session
+        )

@@ -75,7 +75,15 @@ def _answer(
 
     note = {"hook": claude_event, "phase": context.phase, "issue": context.issue}
     if claude_event == "PreToolUse":
-        decision = pre_tool_use(event, context.phase, context.issue, root=str(root), read=_read)
+        decision = pre_tool_use(
+            event,
+            context.phase,
+            context.issue,
+            root=str(root),
+            read=_read,
+            resolve=os.path.realpath,  # the gate judges where a path really leads
+            epic=context.epic,
+        )
         _record(root, environ, note, decision, tool=str(event.get("tool_name") or ""))
         return _refusal(claude_event, decision)
     try:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph.plugin import find_context
+
 from ..conftest import GitProject, RalphCli
 
 
@@ -33,3 +35,13 @@ def test_gates_for_an_issue_the_tracker_has_are_set(project: Path, ralph_cli: Ra
     assert code == 0
     assert "research #1" in out
     assert "research #1" in ralph_cli("hook", "context", "show")[1]
+
+
+def test_gates_for_a_sub_issue_know_its_epic_whose_worktree_it_shares(
+    project: Path, ralph_cli: RalphCli
+):
+    assert ralph_cli("issue", "new", "Say goodbye", "-e", "XS", "--parent", "1")[0] == 0
+    assert ralph_cli("hook", "context", "set", "implement", "2")[0] == 0
+    found = find_context(project)
+    assert found is not None
+    assert (found.context.issue, found.context.epic) == (2, 1)

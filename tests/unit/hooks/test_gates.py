@@ -3,6 +3,8 @@ decides for it."""
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
 
 from ralph.hooks import pre_tool_use, stop
@@ -45,10 +47,32 @@ def move(state: str) -> dict[str, object]:
     }
 
 
-def decide(event, phase="research", files=None):
+#: The table's symlinks: one inside #7's worktree to the checkout, one to #9's worktree.
+LINKS = {
+    f"{ROOT}/worktrees/GH-7/link": ROOT,
+    f"{ROOT}/worktrees/GH-7/other": f"{ROOT}/worktrees/GH-9",
+}
+
+
+def resolve(path: str) -> str:
+    """``os.path.realpath`` over the table's symlinks."""
+    path = posixpath.normpath(path)
+    for link, to in LINKS.items():
+        if path == link or path.startswith(link + "/"):
+            return to + path[len(link) :]
+    return path
+
+
+def decide(event, phase="research", files=None, epic=None):
     files = files or {}
     return pre_tool_use(
-        {"cwd": ROOT, **event}, phase, 7, root=ROOT, read=lambda path: files.get(path)
+        {"cwd": ROOT, **event},
+        phase,
+        7,
+        root=ROOT,
+        read=lambda path: files.get(path),
+        resolve=resolve,
+        epic=epic,
     )
 
 
@@ -57,6 +81,9 @@ def decide(event, phase="research", files=None):
     [
         ("implement", write(f"{ROOT}/worktrees/GH-7/src/app.py")),
         ("implement", write("worktrees/GH-7/src/app.py")),
+        ("implement", write(f"{ROOT}/worktrees/GH-7-try-2/src/app.py")),
+        ("implement", write(f"{ROOT}/worktrees/GH-3-stream-7-8/src/app.py")),
+        ("address", write(f"{ROOT}/worktrees/GH-7/src/app.py")),
         ("research", write(f"{ROOT}/src/app.py")),
         ("research", write(f"{ROOT}/thoughts/shared/research/2026-01-01-GH-0007-x.md", RESEARCH)),
         ("plan", write(f"{ROOT}/thoughts/shared/plans/2026-01-01-GH-0007-x.md", PLAN)),
@@ -83,6 +110,27 @@ def test_these_calls_go_ahead(phase, event):
         ("implement", write(f"{ROOT}/src/app.py"), "only inside the issue's worktree"),
         ("implement", write("/tmp/elsewhere.txt"), "worktrees/GH-7/"),
         ("implement", write(f"{ROOT}/worktrees-other/x"), "is outside"),
+        ("implement", write(f"{ROOT}/worktrees/GH-7/link/ralph.toml"), f"leads to {ROOT}/"),
+        ("implement", write(f"{ROOT}/worktrees/GH-7/other/x.py"), "GH-9/x.py) is outside"),
+        (
+            "implement",
+            {"tool_name": "Edit", "tool_input": {"file_path": f"{ROOT}/worktrees/GH-999/x.py"}},
+            "worktrees/GH-7/",
+        ),
+        ("implement", write(f"{ROOT}/worktrees/GH-70/x.py"), "is outside"),
+        ("implement", write(f"{ROOT}/worktrees/GH-3/x.py"), "is outside"),
+        ("implement", write(f"{ROOT}/worktrees/GH-3-stream-8-9/x.py"), "is outside"),
+        ("implement", write(f"{ROOT}/worktrees/notes.txt"), "is outside"),
+        ("address", write(f"{ROOT}/worktrees/GH-9/x.py"), "is outside"),
+        ("implement", write(123), "its file_path is 123, not a path"),  # type: ignore[arg-type]
+        ("research", write(""), "its file_path is '', not a path"),
+        ("implement", {"tool_name": "Write", "tool_input": {"content": "x"}}, "None, not a path"),
+        (
+            "implement",
+            {"tool_name": "NotebookEdit", "tool_input": {"file_path": "x.ipynb"}},
+            "its notebook_path is None",
+        ),
+        ("implement", {"tool_name": "Edit", "tool_input": [1]}, "its input is not an object"),
         (
             "implement",
             {"tool_name": "Edit", "tool_input": {"file_path": "../outside.py"}},
@@ -132,6 +180,19 @@ def test_these_calls_are_refused_with_the_reason(phase, event, words):
     decision = decide(event, phase)
     assert decision.block
     assert words in decision.reason
+
+
+def test_a_childs_session_writes_in_its_epics_worktree_too():
+    assert not decide(write(f"{ROOT}/worktrees/GH-3/x.py"), "implement", epic=3).block
+    assert decide(write(f"{ROOT}/worktrees/GH-4/x.py"), "implement", epic=3).block
+
+
+def test_a_refusal_for_an_unreadable_write_says_how_to_fix_it():
+    decision = decide(write(123), "implement")  # type: ignore[arg-type]
+    assert decision.reason == (
+        "ralph-impl is running and this Write cannot be checked: its file_path is 123, not "
+        "a path. Give the file's path as a string."
+    )
 
 
 def test_an_edit_is_judged_by_the_document_it_leaves():

@@ -149,12 +149,65 @@ def test_a_broken_context_file_lets_the_session_go_on_with_a_warning(tmp_path, c
     assert "cannot read the hook context" in str(reply["systemMessage"])
 
 
-def test_odd_tool_input_is_let_through(tmp_path):
+def denial(reply: dict[str, object] | None) -> str:
+    """The reason of a PreToolUse refusal (fails on anything else)."""
+    assert reply is not None
+    output = reply["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert output["permissionDecision"] == "deny"
+    return str(output["permissionDecisionReason"])
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "words"),
+    [
+        (None, "its input is not an object"),
+        ([], "its input is not an object"),
+        ({"file_path": 123}, "its file_path is 123, not a path"),
+        ({"command": None}, "its file_path is None, not a path"),
+    ],
+)
+def test_a_write_whose_file_cannot_be_read_from_the_input_is_refused(tmp_path, tool_input, words):
     set_context(tmp_path, context())
-    odd: tuple[object, ...] = (None, [], {"file_path": 3}, {"command": None})
-    for tool_input in odd:
-        event = outside_write(tmp_path) | {"tool_input": tool_input}
-        assert answer("pre-tool-use", event) == (0, None)
+    code, reply = answer("pre-tool-use", outside_write(tmp_path) | {"tool_input": tool_input})
+    assert code == 0
+    assert words in denial(reply)
+
+
+def test_other_tools_odd_input_is_let_through(tmp_path):
+    set_context(tmp_path, context())
+    event = outside_write(tmp_path) | {"tool_name": "Bash", "tool_input": {"command": None}}
+    assert answer("pre-tool-use", event) == (0, None)
+
+
+def test_a_write_through_a_symlink_is_judged_where_it_leads(tmp_path):
+    set_context(tmp_path, context())
+    worktree = tmp_path / "worktrees" / "GH-7"
+    worktree.mkdir(parents=True)
+    (worktree / "link").symlink_to(tmp_path)
+    event = outside_write(tmp_path)
+    event["tool_input"] = {"file_path": str(worktree / "link" / "ralph.toml"), "content": "x"}
+    reason = denial(answer("pre-tool-use", event)[1])
+    assert f"which leads to {tmp_path.resolve()}/ralph.toml" in reason
+    event["tool_input"] = {"file_path": str(worktree / "src" / "app.py"), "content": "x"}
+    assert answer("pre-tool-use", event) == (0, None)
+
+
+def test_a_write_in_another_issues_worktree_is_refused(tmp_path):
+    set_context(tmp_path, context())
+    event = outside_write(tmp_path) | {"tool_name": "Edit"}
+    path = tmp_path / "worktrees" / "GH-999" / "x.py"
+    event["tool_input"] = {"file_path": str(path), "old_string": "a", "new_string": "b"}
+    assert "only inside the issue's worktree (worktrees/GH-7/)" in denial(
+        answer("pre-tool-use", event)[1]
+    )
+
+
+def test_a_childs_gates_let_it_write_in_its_epics_worktree(tmp_path):
+    set_context(tmp_path, context(epic=3))
+    event = outside_write(tmp_path)
+    event["tool_input"] = {"file_path": str(tmp_path / "worktrees/GH-3/app.py"), "content": ""}
+    assert answer("pre-tool-use", event) == (0, None)
 
 
 def test_an_unknown_event_is_a_warning_not_a_block(tmp_path):
