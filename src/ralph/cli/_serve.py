@@ -97,7 +97,8 @@ def serve_command(
             console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
 
         def ended(done: RootRun) -> None:
-            _conclude_root(project, done, console)
+            if done.result.run is not None:  # without a run, the service's note says why
+                _conclude_root(project, done, console)
 
         def noted(text: str) -> None:
             console.print(text, markup=False)
