@@ -5,6 +5,7 @@ filed meanwhile starts at once; ``ralph loop`` lists each issue once."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -41,12 +42,21 @@ def _state(repo: Path, number: int) -> WorkflowState | None:
         return project.tracker.get_issue(number).workflow_state
 
 
+def _running(status: Path) -> list[int]:
+    return [root["root"] for root in json.loads(status.read_text())["running"]]
+
+
 def _escalated_split(repo: Path) -> int:
     """An M issue without a ``## Split`` section: ``ralph loop`` escalates its split."""
     with open_project(load_config(repo)) as project:
         big = project.tracker.create_issue("Big", estimate=Estimate.M, state=_S.BACKLOG)
     loop = ralph_process("loop", cwd=repo, env={"RALPH_AGENT": "scripted"})
-    assert _state(repo, big.number) is _S.HUMAN_NEEDED, loop.stdout + loop.stderr
+    output = loop.stdout + loop.stderr
+    assert _state(repo, big.number) is _S.HUMAN_NEEDED, output
+    said = " ".join(output.split())  # however the report wraps
+    assert f"#{big.number} needs a person:" in said  # one issue, one person's word
+    assert "· 1 agent turn " in f"{said} "
+    assert "(1 escalation)" in said
     return big.number
 
 
@@ -58,13 +68,15 @@ def test_loop_lists_an_escalated_issue_once_as_waiting_for_a_person(tmp_path):
     assert again.returncode == 1, output  # what is left waits for a person
     assert f"→ #{big}" not in output  # not started again
     assert "Work left" not in output
-    assert f"Waiting for a person: #{big}." in output
+    assert f"No work an agent can do; waiting for a person: #{big}." in output
     assert output.count(f"#{big}") == 1, output
 
 
 def test_serve_skips_an_escalated_issue_stays_idle_and_starts_a_new_one_at_once(tmp_path):
     repo = _project(tmp_path)
-    big = _escalated_split(repo)
+    with open_project(load_config(repo)) as project:  # as the loop above leaves it
+        escalated = project.tracker.create_issue("Big", estimate=Estimate.M, state=_S.HUMAN_NEEDED)
+    big = escalated.number
     status, log = tmp_path / "status.json", tmp_path / "serve.log"
     with log.open("w") as out:  # a file, not a pipe: a full pipe would slow a spin down
         server = spawn_ralph(
@@ -88,8 +100,7 @@ def test_serve_skips_an_escalated_issue_stays_idle_and_starts_a_new_one_at_once(
                     "Add sub", body=_new_module("sub"), estimate=Estimate.XS, state=_S.BACKLOG
                 ).number
             # Far sooner than the next poll: only the board's change can start it.
-            wait_until(lambda: _state(repo, small) is not _S.BACKLOG, timeout=10)
-            wait_until(lambda: _state(repo, small) is _S.DONE, timeout=60)
+            wait_until(lambda: small in _running(status), timeout=10)
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=60)
