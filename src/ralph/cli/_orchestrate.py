@@ -94,9 +94,13 @@ def _signals(interrupt: Interrupt) -> Iterator[None]:
 
     def handle(signum: int, frame: object) -> None:
         if interrupt.stopping.is_set():
-            console.print("Stopping now: handing running tasks back to the store.")
+            console.print("Stopping now: handing running tasks back to the store.", markup=False)
         else:
-            console.print("Stopping: no new tasks; waiting for the ones running (again: now).")
+            console.print(
+                "Stopping: no new tasks; the running ones finish first "
+                "(Ctrl-C again hands them back now).",
+                markup=False,
+            )
         interrupt.signal()
 
     previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}

@@ -149,4 +149,5 @@ def test_run_without_a_number_takes_the_next_issue_for_the_phase(board, ralph_cl
     assert code == 0, out + err
     assert "triage: took #5 Add gamma" in out  # P1 first
     code, out, _ = ralph_cli("run", "plan")
-    assert (code, out.strip()) == (0, "No work found for plan.")
+    said = (0, "No work found for plan: no open issue is in Ready for Plan.")
+    assert (code, out.strip()) == said

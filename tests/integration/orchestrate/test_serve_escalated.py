@@ -109,4 +109,6 @@ def test_serve_skips_an_escalated_issue_stays_idle_and_starts_a_new_one_at_once(
     assert "nothing to do" not in said
     assert f"→ #{big}" not in said
     assert re.findall(r"→ #(\d+)", said) == [str(small)]
+    stopping = "Stopping: no new tasks; the running ones finish first (Ctrl-C again hands them"
+    assert stopping in said
     assert _state(repo, big) is _S.HUMAN_NEEDED
