@@ -71,6 +71,8 @@ def serve_command(
     """`ralph loop` as a service: read the board every poll (and at once when the local
     board changes), start roots as capacity frees, stop an agent whose issue a person
     takes away, one lease per root in the store (several processes share one store).
+    New issues are routed by .ralph-routing.yml when there is one, and the hygiene
+    report is logged every hygiene_interval hours (ralph.toml; off by default).
     SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
     exit 130."""
     if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too

@@ -6,7 +6,8 @@ outside Ralph (``phases.sync_board``). It starts the roots ``ralph loop`` would 
 order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
 the store while it runs, so several processes on one store never run a root twice. Each
 read is also the sessions' reconciliation: an agent whose issue a person took away is
-stopped (``_reconcile``).
+stopped (``_reconcile``), and the board's upkeep: new issues routed by the project's
+routing file, and the hygiene report every ``hygiene_interval`` hours (``_upkeep``).
 
 It stops when ``interrupt`` says so: the first signal stops starting roots and lets
 the sessions finish their tasks in hand; the second hands those tasks back (the sessions
@@ -33,6 +34,7 @@ from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import status_files, write_status
 from ralph.orchestrate._session import Interrupt
+from ralph.orchestrate._upkeep import BoardUpkeep
 from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
@@ -108,6 +110,7 @@ def serve(
     )
     leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))
+    upkeep = BoardUpkeep(project, note)
     result = ServeResult()
     backoff: dict[int, _Backoff] = {}
     board: BoardQueue | None = None
@@ -142,6 +145,7 @@ def serve(
                     for synced in sync_board(project):
                         for line in synced.lines if synced.changed else ():
                             note(line)
+                    upkeep.run()  # new issues routed before the board is read for work
                     board = sessions.board()
                 except RalphError as exc:
                     now = time.monotonic()

@@ -9,10 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from ralph.dashboard import DashboardItem, build_hygiene_report
 from ralph.orchestrate import MAX_ROOT_FAILURES, RootRun, ServeResult, SessionResult
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._serve import _Backoff, _forget_moved, _judge
+from ralph.orchestrate._upkeep import hygiene_summary
 from ralph.pipeline import BoardQueue, QueuedRoot, QueueTier, Stage
 from ralph.tasks import TaskStore, open_store
 
@@ -125,3 +127,27 @@ def test_a_note_names_the_root_once():
     done = RootRun(_queued(3), SessionResult(None, Ending.BROKEN, "#3: the plan is gone"))
     _judge(done, {}, 30.0, ServeResult(), said.append)
     assert said == ["#3: the plan is gone; trying it again in 60s"]
+
+
+def test_the_hygiene_report_in_the_log_is_one_line_of_counts():
+    report = build_hygiene_report(
+        [
+            DashboardItem(number=1, title="Add alpha", updated_at=3000.0, workflow_state="Backlog"),
+            DashboardItem(
+                number=2,
+                title="Add alpha!",
+                updated_at=3000.0,
+                workflow_state="Backlog",
+                priority="P2",
+                estimate="XS",
+            ),
+        ],
+        now=3600.0,
+    )
+    assert hygiene_summary(report) == (
+        "hygiene: 1 without an estimate, 1 without a priority, 1 likely duplicate pair; "
+        "`ralph hygiene` lists them"
+    )
+    assert hygiene_summary(build_hygiene_report([], now=0.0)) == (
+        "hygiene: the board is tidy (0 issues)"
+    )
