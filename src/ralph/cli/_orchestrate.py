@@ -238,6 +238,14 @@ def hero_command(
     raise typer.Exit(code)
 
 
+def at_once(roots: int, agents: int) -> str:
+    """``1 root and 3 agents at once``: what a loop or the service runs side by side."""
+    return (
+        f"{roots} root{'' if roots == 1 else 's'} and "
+        f"{agents} agent{'' if agents == 1 else 's'} at once"
+    )
+
+
 def parse_phases(text: str) -> frozenset[str]:
     """``triage,research`` -> the phases named (each one of ``ralph run``'s)."""
     named = [p.strip() for p in text.split(",") if p.strip()]
@@ -278,8 +286,8 @@ def loop_command(
         warn_if_untested(config)
         roots = max_roots or config.max_concurrent_roots
         console.print(
-            f"loop — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
-            f"agent(s) at once — {runtime.description}",
+            f"loop — {config.mode}, {at_once(roots, config.max_concurrent_agents)} — "
+            f"{runtime.description}",
             markup=False,
         )
         interrupt = Interrupt()

@@ -18,6 +18,7 @@ from ralph.cli._orchestrate import (
     _conclude_root,
     _console,
     _signals,
+    at_once,
 )
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._run import project_runtime
@@ -89,8 +90,8 @@ def serve_command(
         roots = max_roots or config.max_concurrent_roots
         poll = poll_seconds or config.poll_seconds
         console.print(
-            f"serve — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
-            f"agent(s) at once, the board read every {poll:g}s — {runtime.description}",
+            f"serve — {config.mode}, {at_once(roots, config.max_concurrent_agents)}, the board "
+            f"read every {poll:g}s — {runtime.description}",
             markup=False,
         )
         interrupt = Interrupt()

@@ -3,7 +3,7 @@ only when there is none for an agent, in words that fit what is left."""
 
 from __future__ import annotations
 
-from ralph.cli._orchestrate import _left_lines
+from ralph.cli._orchestrate import _left_lines, at_once
 from ralph.pipeline import BoardQueue, QueuedRoot, QueueTier, Stage
 
 
@@ -37,3 +37,8 @@ def test_only_names_the_phases_it_ran_and_what_it_skipped():
         "No work found for research, triage.",
         "Skipped, outside --only: #3 (plan).",
     ]
+
+
+def test_what_runs_at_once_is_counted_in_words():
+    assert at_once(1, 3) == "1 root and 3 agents at once"
+    assert at_once(2, 1) == "2 roots and 1 agent at once"
