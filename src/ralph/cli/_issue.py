@@ -295,15 +295,18 @@ def issue_next(
     if command is None and not chosen:
         raise InvalidInput("give --command PHASE (e.g. research) or --state STATE")
     with project_tracker(ctx) as (_, tracker):
-        issue = tracker.pick_actionable(command=command, states=chosen, estimates=estimates)
+        found = tracker.look_for_work(command=command, states=chosen, estimates=estimates)
+    issue = found.issues[0] if found.issues else None
     payload: dict[str, Any] = {"found": issue is not None}
     if issue is not None:
         payload["issue"] = issue_dict(issue, full=False)
+    else:
+        payload["why"] = found.why_none()
     if as_json:
         print(json.dumps(payload, indent=2))
     elif issue is not None:
         _say(f"#{issue.number} {issue.title} [{issue.workflow_state}]")
     else:
-        _say("Nothing actionable.")
+        _say(f"Nothing actionable: {found.why_none()}.")
     if issue is None:
         raise typer.Exit(1)

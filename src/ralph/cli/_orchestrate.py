@@ -7,7 +7,7 @@ import math
 import signal
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -44,7 +44,7 @@ from ralph.orchestrate import (
     worker_crew,
 )
 from ralph.phases import PHASES, adopt_branch
-from ralph.pipeline import QueuedRoot
+from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
 from ralph.runtimes import AGENTS
 from ralph.tasks import Run, RunStatus
@@ -94,9 +94,13 @@ def _signals(interrupt: Interrupt) -> Iterator[None]:
 
     def handle(signum: int, frame: object) -> None:
         if interrupt.stopping.is_set():
-            console.print("Stopping now: handing running tasks back to the store.")
+            console.print("Stopping now: handing running tasks back to the store.", markup=False)
         else:
-            console.print("Stopping: no new tasks; waiting for the ones running (again: now).")
+            console.print(
+                "Stopping: no new tasks; the running ones finish first "
+                "(Ctrl-C again hands them back now).",
+                markup=False,
+            )
         interrupt.signal()
 
     previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -234,6 +238,14 @@ def hero_command(
     raise typer.Exit(code)
 
 
+def at_once(roots: int, agents: int) -> str:
+    """``1 root and 3 agents at once``: what a loop or the service runs side by side."""
+    return (
+        f"{roots} root{'' if roots == 1 else 's'} and "
+        f"{agents} agent{'' if agents == 1 else 's'} at once"
+    )
+
+
 def parse_phases(text: str) -> frozenset[str]:
     """``triage,research`` -> the phases named (each one of ``ralph run``'s)."""
     named = [p.strip() for p in text.split(",") if p.strip()]
@@ -274,8 +286,8 @@ def loop_command(
         warn_if_untested(config)
         roots = max_roots or config.max_concurrent_roots
         console.print(
-            f"loop — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
-            f"agent(s) at once — {runtime.description}",
+            f"loop — {config.mode}, {at_once(roots, config.max_concurrent_agents)} — "
+            f"{runtime.description}",
             markup=False,
         )
         interrupt = Interrupt()
@@ -316,19 +328,33 @@ def loop_command(
         console.print("Stopped: interrupted. `ralph loop` resumes.", markup=False)
         raise typer.Exit(EXIT_INTERRUPTED)
     left = result.left
-    if not left.roots:
-        console.print("No work found in any queue.", markup=False)
-    else:  # a root this pass ran still has work (out of budget, a task that failed)
-        listed = ", ".join(f"#{q.root}" for q in left.roots)
-        console.print(f"Work left after this pass: {listed}.", markup=False)
-    if left.skipped:
-        listed = ", ".join(f"#{q.root} ({q.next_phase})" for q in left.skipped)
-        console.print(f"Skipped, outside --only: {listed}.", markup=False)
-    if left.waiting:
-        listed = ", ".join(f"#{n}" for n in left.waiting)
-        console.print(f"Waiting for a person: {listed}.", markup=False)
+    for line in _left_lines(left, phases):
+        console.print(line, markup=False)
     failed = left.waiting or left.roots or any(code != 0 for code in codes)
     raise typer.Exit(EXIT_NEEDS_PERSON if failed else 0)
+
+
+def _left_lines(left: BoardQueue, phases: Collection[str] | None) -> list[str]:
+    """What a pass left, each issue in one list: work (a root this pass ran that still
+    has some: out of budget, a task that failed), roots outside --only, and who waits
+    for a person."""
+    waiting = ", ".join(f"#{n}" for n in left.waiting)
+    lines = []
+    if left.roots:
+        lines.append(f"Work left after this pass: {', '.join(f'#{q.root}' for q in left.roots)}.")
+    elif waiting:
+        lines.append(f"No work an agent can do; waiting for a person: {waiting}.")
+        waiting = ""
+    elif phases is not None:
+        lines.append(f"No work found for {', '.join(sorted(phases))}.")
+    else:
+        lines.append("No work found in any queue.")
+    if left.skipped:
+        listed = ", ".join(f"#{q.root} ({q.next_phase})" for q in left.skipped)
+        lines.append(f"Skipped, outside --only: {listed}.")
+    if waiting:
+        lines.append(f"Waiting for a person: {waiting}.")
+    return lines
 
 
 def parse_workers(text: str) -> dict[str, int]:

@@ -174,7 +174,7 @@ def print_report(report: RunReport, console: Console) -> None:
     spent = tokens_total(report.tokens, report.cache_read_tokens, report.cache_write_tokens)
     console.print(
         f"{done}/{len(report.tasks) - replaced} tasks done{also} · ${report.cost_usd:.2f} · "
-        f"{spent} · {report.turns} agent turns",
+        f"{spent} · {_counted(report.turns, 'agent turn')}",
         markup=False,
     )
     for line in report.tasks:
@@ -195,7 +195,7 @@ def print_report(report: RunReport, console: Console) -> None:
         f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
         f"{counters.claimed_while_running} while running elsewhere, "
         f"{counters.completed_twice} completed twice · messages {counters.messages} "
-        f"({counters.escalations} escalations) · agent turns on coordination "
+        f"({_counted(counters.escalations, 'escalation')}) · agent turns on coordination "
         f"{counters.coordination_turns}",
         markup=False,
     )
@@ -215,3 +215,7 @@ def print_report(report: RunReport, console: Console) -> None:
         console.print("[bold]Needs a person:[/bold]")
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
+
+
+def _counted(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

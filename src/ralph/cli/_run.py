@@ -169,7 +169,6 @@ def run_command(
         if number is None:
             number = _next_issue(project, phase)
             if number is None:
-                _say(f"No work found for {phase}.")
                 return
         runner = PhaseRunner(project, runtime, max_attempts=attempts)
         several = best_of_settings(project, best_of, agent) or (
@@ -211,11 +210,15 @@ def _run_until_ready(
 
 
 def _next_issue(project: Project, phase: str) -> int | None:
-    """The issue ``ralph issue next --command PHASE`` picks, said out loud."""
-    issue = project.tracker.pick_actionable(command=PHASE_BY_NAME[phase].command)
-    if issue is not None:
-        _say(f"{phase}: took #{issue.number} {issue.title} [{issue.workflow_state}]")
-    return None if issue is None else issue.number
+    """The issue ``ralph issue next --command PHASE`` picks, said out loud; or why there
+    is none."""
+    found = project.tracker.look_for_work(command=PHASE_BY_NAME[phase].command)
+    if not found.issues:
+        _say(f"No work found for {phase}: {found.why_none()}.")
+        return None
+    issue = found.issues[0]
+    _say(f"{phase}: took #{issue.number} {issue.title} [{issue.workflow_state}]")
+    return issue.number
 
 
 def _say(text: str) -> None:

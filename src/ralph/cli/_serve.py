@@ -18,6 +18,7 @@ from ralph.cli._orchestrate import (
     _conclude_root,
     _console,
     _signals,
+    at_once,
 )
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.cli._run import project_runtime
@@ -71,6 +72,8 @@ def serve_command(
     """`ralph loop` as a service: read the board every poll (and at once when the local
     board changes), start roots as capacity frees, stop an agent whose issue a person
     takes away, one lease per root in the store (several processes share one store).
+    New issues are routed by .ralph-routing.yml when there is one, and the hygiene
+    report is logged every hygiene_interval hours (ralph.toml; off by default).
     SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
     exit 130."""
     if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
@@ -87,8 +90,8 @@ def serve_command(
         roots = max_roots or config.max_concurrent_roots
         poll = poll_seconds or config.poll_seconds
         console.print(
-            f"serve — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
-            f"agent(s) at once, the board read every {poll:g}s — {runtime.description}",
+            f"serve — {config.mode}, {at_once(roots, config.max_concurrent_agents)}, the board "
+            f"read every {poll:g}s — {runtime.description}",
             markup=False,
         )
         interrupt = Interrupt()
@@ -97,7 +100,8 @@ def serve_command(
             console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
 
         def ended(done: RootRun) -> None:
-            _conclude_root(project, done, console)
+            if done.result.run is not None:  # without a run, the service's note says why
+                _conclude_root(project, done, console)
 
         def noted(text: str) -> None:
             console.print(text, markup=False)

@@ -34,7 +34,9 @@ class StatusFormat(enum.StrEnum):
 
 
 def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:
-    table = Table(title=f"Pipeline — {dashboard.total_issues} issues", title_justify="left")
+    total = dashboard.total_issues
+    title = f"Pipeline — {total} issue{'' if total == 1 else 's'}"
+    table = Table(title=title, title_justify="left")
     table.add_column("State")
     table.add_column("Count", justify="right")
     table.add_column("Issues")

@@ -75,6 +75,8 @@ class Config:
     max_concurrent_phases: dict[str, int] = field(default_factory=dict)
     #: `ralph serve`: seconds between two reads of the board (a root ending reads it too).
     poll_seconds: float = 30.0
+    #: `ralph serve`: hours between two hygiene reports in its log (0: none).
+    hygiene_interval: float = 0.0
     #: Whether the test command reaches the network from its sandbox ("off" or "on").
     sandbox_network: str = "off"
     #: Run agents and the test command unconfined where bubblewrap cannot start.
@@ -125,6 +127,7 @@ _KEYS = {
     "max_concurrent_agents": ("max_concurrent_agents", "RALPH_MAX_CONCURRENT_AGENTS"),
     "max_concurrent_phases": ("max_concurrent_phases", None),
     "poll_seconds": ("poll_seconds", "RALPH_POLL_SECONDS"),
+    "hygiene_interval": ("hygiene_interval", "RALPH_HYGIENE_INTERVAL"),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
@@ -196,6 +199,8 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _phase_caps(value, source)
         if name in ("max_concurrent_roots", "max_concurrent_agents"):
             return int(setting_number(value, source, whole=True, minimum=1))
+        if name == "hygiene_interval":
+            return setting_number(value, source)
         if name == "poll_seconds":
             seconds = setting_number(value, source, above=True)
             if seconds > MAX_POLL_SECONDS:
@@ -376,8 +381,10 @@ sandbox_network = "off"
 mode = "hero"
 max_concurrent_roots = 1
 max_concurrent_agents = 3
-# `ralph serve`: seconds between two reads of the board (a root ending reads it too).
+# `ralph serve`: seconds between two reads of the board (a root ending reads it too),
+# and hours between two hygiene reports in its log (0: none; `ralph hygiene` by hand).
 poll_seconds = 30
+hygiene_interval = 0
 # Where bubblewrap cannot start, Ralph refuses to run agents; true runs them unconfined.
 allow_unsandboxed = false
 # When Ralph merges a pull request: "checks" (its required checks pass), "approval" (and

@@ -280,7 +280,7 @@ def detect_health_issues(
                 HealthWarning(
                     WarningType.WIP_EXCEEDED,
                     Severity.WARNING,
-                    f"{state}: {count} issues (WIP limit: {limit})",
+                    f"{state}: {count} issue{'' if count == 1 else 's'} (WIP limit: {limit})",
                     numbers,
                 )
             )

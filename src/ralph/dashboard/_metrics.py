@@ -142,6 +142,10 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+def _issues(count: int) -> str:
+    return f"{count} issue{'' if count == 1 else 's'}"
+
+
 def format_status_report(
     dashboard: Dashboard,
     metrics: Metrics,
@@ -163,11 +167,11 @@ def format_status_report(
         "|---|---|",
         *(f"| {p.state} | {p.count} |" for p in dashboard.phases if p.count),
         "",
-        f"**Total**: {dashboard.total_issues} issues",
+        f"**Total**: {_issues(dashboard.total_issues)}",
         "",
         "## Velocity",
         "",
-        f"{metrics.velocity} issues completed in the last {_number(window_days)} days.",
+        f"{_issues(metrics.velocity)} completed in the last {_number(window_days)} days.",
         "",
         "## Health Indicators",
         "",

@@ -417,12 +417,13 @@ class TaskExecutor:
         self.store.fail(claim, f"escalated: {reason}", retryable=False)
         self._cancel_dependents(task.id)
         issues = ", ".join(f"#{n}" for n in task.issues)
+        need = "needs" if len(task.issues) == 1 else "need"
         self.store.send_message(
             self.run.id,
             claim.worker,
             "lead",
             MessageKind.ESCALATION,
-            f"{task.subject}: {issues} need a person: {reason}",
+            f"{task.subject}: {issues} {need} a person: {reason}",
         )
         return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
 

@@ -36,11 +36,12 @@ from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
 from ralph.orchestrate._waiting import wake_waiting
+from ralph.pipeline import PipelinePosition
 from ralph.project import Project
 from ralph.tasks import MessageKind, Run, RunStatus, Task, TaskStatus
 from ralph.workflow import WorkflowState, is_earlier_state
 
-__all__ = ["Ending", "Lead", "RunVerdict"]
+__all__ = ["Ending", "Lead", "RunVerdict", "nothing_to_do"]
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +151,7 @@ class Lead:
         return plan_from_tracker(self.project, self.root, self.review_mode, self.best_of)
 
     def nothing_to_do(self) -> str:
-        plan = self._plan()
-        return f"#{self.root}: nothing to do ({plan.position.phase.value}: {plan.position.reason})"
+        return nothing_to_do(self.root, self._plan().position)
 
     def look(self, run_id: int) -> RunVerdict:
         """Pass approved gates, then judge the run."""
@@ -253,3 +253,19 @@ class Lead:
                 self.store.complete(claim, {"approved": True})
             except (TaskNotClaimable, LeaseLost):
                 continue  # another lead of the same run passed it
+
+
+def nothing_to_do(root: int, position: PipelinePosition) -> str:
+    """Why a root's pipeline has no task, for a person: who has to move what, or that
+    it is finished (the position's stage is the pipeline's word, not theirs)."""
+    escalated = [
+        i.number for i in position.issues if i.workflow_state == WorkflowState.HUMAN_NEEDED
+    ]
+    if escalated:
+        listed = ", ".join(f"#{n}" for n in escalated)
+        return f"#{root}: nothing to do until a person moves {listed} out of Human Needed"
+    finished = (WorkflowState.DONE, WorkflowState.CANCELED)
+    if all(i.workflow_state in finished for i in position.issues):
+        return f"#{root}: nothing to do; it is done"
+    reason = position.reason[:1].lower() + position.reason[1:]
+    return f"#{root}: nothing to do ({reason})"

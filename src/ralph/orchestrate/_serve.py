@@ -6,13 +6,16 @@ outside Ralph (``phases.sync_board``). It starts the roots ``ralph loop`` would 
 order, same sessions: ``RootSessions``) as capacity frees, and holds a lease per root in
 the store while it runs, so several processes on one store never run a root twice. Each
 read is also the sessions' reconciliation: an agent whose issue a person took away is
-stopped (``_reconcile``).
+stopped (``_reconcile``), and the board's upkeep: new issues routed by the project's
+routing file, and the hygiene report every ``hygiene_interval`` hours (``_upkeep``).
 
 It stops when ``interrupt`` says so: the first signal stops starting roots and lets
 the sessions finish their tasks in hand; the second hands those tasks back (the sessions
 do that themselves). A tracker that cannot be read is waited out, said once a minute; a
-root that keeps ending without finishing waits longer each time, and after
-``MAX_ROOT_FAILURES`` it is left for a person.
+root that keeps ending without finishing (or with nothing to do, though the board showed
+work) waits longer each time, and after ``MAX_ROOT_FAILURES`` it is left for a person. A
+root waiting for a person is not started at all (``pipeline.root_need``); once a person
+moves it (the board's change wakes the service), it is work again and starts afresh.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import status_files, write_status
 from ralph.orchestrate._session import Interrupt
+from ralph.orchestrate._upkeep import BoardUpkeep
 from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
 from ralph.project import Project
@@ -54,11 +58,10 @@ STOP_LOOK_SECONDS = 0.5
 MIN_READ_GAP_SECONDS = 0.2
 #: How long one wait of the board watcher lasts before it looks whether to stop.
 WATCH_SECONDS = 1.0
-#: Endings that say nothing bad of the root: it is done, a person has it, or another
-#: process finished it between this one's look at the board and its start.
-_HEALTHY = frozenset(
-    {Ending.FINISHED, Ending.WAITING_FOR_HUMAN, Ending.INTERRUPTED, Ending.NOTHING_TO_DO}
-)
+#: Endings that say nothing bad of the root: it is done, or a person has it. Nothing to
+#: do is not one: the board showed work, so starting it again at once would only find
+#: nothing again (another process finished it: the next read no longer shows it).
+_HEALTHY = frozenset({Ending.FINISHED, Ending.WAITING_FOR_HUMAN, Ending.INTERRUPTED})
 
 
 @dataclass
@@ -107,6 +110,7 @@ def serve(
     )
     leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))
+    upkeep = BoardUpkeep(project, note)
     result = ServeResult()
     backoff: dict[int, _Backoff] = {}
     board: BoardQueue | None = None
@@ -141,6 +145,7 @@ def serve(
                     for synced in sync_board(project):
                         for line in synced.lines if synced.changed else ():
                             note(line)
+                    upkeep.run()  # new issues routed before the board is read for work
                     board = sessions.board()
                 except RalphError as exc:
                     now = time.monotonic()
@@ -152,7 +157,7 @@ def serve(
                     if unreachable_since is not None:
                         note("the board can be read again; serving")
                         unreachable_since, noted_at = None, 0.0
-                    _start(board, sessions, leases, backoff, max_roots, on_start)
+                    _start(board, sessions, leases, backoff, result, max_roots, on_start)
             if status_file is not None:
                 write_status(status_file, project.store, sessions, board, backoff, result)
             if interrupt.stopping.is_set():  # the board is not read again: sessions end
@@ -212,9 +217,11 @@ def _start(
     sessions: RootSessions,
     leases: RootLeases,
     backoff: dict[int, _Backoff],
+    result: ServeResult,
     max_roots: int,
     on_start: Callable[[QueuedRoot], None] | None,
 ) -> None:
+    _forget_moved(board, backoff, result)
     now = time.monotonic()
     for queued in board.roots:
         if len(sessions.running) >= max_roots:
@@ -227,6 +234,16 @@ def _start(
         if on_start is not None:
             on_start(queued)
         sessions.start(queued)
+
+
+def _forget_moved(board: BoardQueue, backoff: dict[int, _Backoff], result: ServeResult) -> None:
+    """A root the board no longer shows as work (done, or waiting for a person) loses its
+    backoff: when a person moves it back, it starts afresh, even one left for them."""
+    queued = {q.root for q in board.roots}
+    for root in [r for r in backoff if r not in queued]:
+        del backoff[root]
+        if root in result.given_up:
+            result.given_up.remove(root)
 
 
 def _judge(
@@ -253,9 +270,14 @@ def _judge(
         result.given_up.append(root)
         note(
             f"#{root} ended without finishing {state.failures} times in a row "
-            f"({done.result.detail}); left for a person"
+            f"({_unprefixed(root, done.result.detail)}); left for a person"
         )
         return
     wait = min(MAX_BACKOFF_SECONDS, poll_seconds * 2**state.failures)
     state.until = time.monotonic() + wait
-    note(f"#{root}: {done.result.detail}; trying it again in {wait:g}s")
+    note(f"#{root}: {_unprefixed(root, done.result.detail)}; trying it again in {wait:g}s")
+
+
+def _unprefixed(root: int, detail: str) -> str:
+    """A session's detail without the root it already names (said once per line)."""
+    return detail.removeprefix(f"#{root}: ")

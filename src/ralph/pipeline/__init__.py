@@ -7,6 +7,7 @@ from __future__ import annotations
 from ralph.errors import DependencyCycle, IssueNotFound
 from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
 from ralph.pipeline._issues import IssueState
+from ralph.pipeline._need import RootNeed, root_need
 from ralph.pipeline._position import (
     BlockingIssue,
     Convergence,
@@ -45,6 +46,7 @@ __all__ = [
     "QueueTier",
     "QueuedRoot",
     "Recommendation",
+    "RootNeed",
     "Stage",
     "StreamPosition",
     "SuggestedRoster",
@@ -55,6 +57,7 @@ __all__ = [
     "detect_stream_positions",
     "detect_work_streams",
     "order_roots",
+    "root_need",
     "stream_id",
     "suggest_roster",
 ]

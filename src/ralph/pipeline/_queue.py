@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ralph.errors import DependencyCycle, IssueNotFound
 from ralph.pipeline._groups import IssueRelations, detect_group
 from ralph.pipeline._issues import IssueState
+from ralph.pipeline._need import RootNeed, root_need
 from ralph.pipeline._position import detect_position
 from ralph.pipeline._stage import REMAINING_PHASES, Stage
 from ralph.workflow import WorkflowState
@@ -71,7 +72,8 @@ class BoardQueue:
     roots: tuple[QueuedRoot, ...]
     #: Roots whose next phase is not among the phases asked for.
     skipped: tuple[QueuedRoot, ...] = ()
-    #: Open issues that wait for a person: Human Needed, a plan to approve, a cycle.
+    #: Open issues that wait for a person: Human Needed, a plan to approve, a cycle;
+    #: never a root listed above (one issue is in one list).
     waiting: tuple[int, ...] = ()
 
 
@@ -140,12 +142,12 @@ def order_roots(
         states = [board[n].state if n in board else IssueState(n) for n in members]
         position = detect_position(states, is_group=group.is_group, group_primary=group.primary)
         stage = position.phase
-        if stage is Stage.TERMINAL:
+        need = root_need(stage, states, gate_phase=gate_phase)
+        if need is RootNeed.PERSON and stage is Stage.HUMAN_GATE:
+            waiting.update(members)  # the plans to approve (escalated issues are in already)
+        if need is not RootNeed.WORK:
             continue
-        if stage is Stage.HUMAN_GATE:
-            if gate_phase is None:
-                waiting.update(members)
-                continue
+        if stage is Stage.HUMAN_GATE and gate_phase is not None:
             next_phase = gate_phase
         else:
             next_phase = REMAINING_PHASES[stage][0]
@@ -163,8 +165,11 @@ def order_roots(
             continue
         roots.append(((tier, best, board[root].created_at, root), queued))
     roots.sort(key=lambda pair: pair[0])
+    # A root with work whose own issue waits (an escalated epic whose children go on)
+    # is listed as work: its children's tasks run, and it is waited for once they end.
+    listed = {queued.root for queued in [*(q for _, q in roots), *skipped]}
     return BoardQueue(
         tuple(queued for _, queued in roots),
         tuple(skipped),
-        tuple(sorted(n for n in waiting if n in board and board[n].is_open)),
+        tuple(sorted(n for n in waiting - listed if n in board and board[n].is_open)),
     )

@@ -42,6 +42,7 @@ from ralph.tracker._model import (
     StatusUpdate,
     iso,
 )
+from ralph.tracker._picking import Picked, pick
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._reviews import (
     CheckRun,
@@ -53,9 +54,7 @@ from ralph.tracker._reviews import (
     ThreadComment,
 )
 from ralph.workflow import (
-    LOCK_STATES,
     SYNC_COMMAND,
-    TERMINAL_STATES,
     Estimate,
     Priority,
     TransitionRecord,
@@ -75,9 +74,6 @@ __all__ = ["UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"]
 #: How an audit marker names the "from" of an issue that had no workflow state.
 UNKNOWN_STATE = "(unknown)"
 _MERGE = "ralph_merge"
-#: Human Needed waits for a person; Plan in Review (also a human state) is what review
-#: picks from, so only the escalation state is never picked.
-_NEVER_PICKED = frozenset({WorkflowState.HUMAN_NEEDED})
 
 
 @dataclass(frozen=True)
@@ -95,11 +91,6 @@ class ParentAdvance:
     reason: str
     change: StateChange | None = None
     child_states: tuple[tuple[int, str | None], ...] = ()
-
-
-def _still_blocks(blocker: Issue | None) -> bool:
-    """An open blocker that is not Done or Canceled; a vanished one blocks nothing."""
-    return blocker is not None and blocker.is_open and blocker.workflow_state not in TERMINAL_STATES
 
 
 class Tracker(abc.ABC):
@@ -695,6 +686,21 @@ class Tracker(abc.ABC):
         issues with an open blocker that is not Done or Canceled (or an open one in another
         repository). Issues with no estimate
         pass an estimate filter (the original's rule)."""
+        found = self.look_for_work(
+            command=command, states=states, estimates=estimates, locked=locked
+        )
+        return list(found.issues)
+
+    def look_for_work(
+        self,
+        *,
+        command: str | None = None,
+        states: Collection[WorkflowState] = (),
+        estimates: Collection[Estimate] | None = None,
+        locked: Collection[int] = (),
+    ) -> Picked:
+        """What ``actionable`` finds, with why each other issue in those states is passed
+        over (what ``Nothing actionable`` says)."""
         if command is not None:
             contract = get_command(command)
             states = states or contract.input_states
@@ -708,20 +714,7 @@ class Tracker(abc.ABC):
         board = self.list_issues(IssueQuery(status=None, archived=None))
         by_number = {issue.number: issue for issue in board}
         candidates = IssueQuery(states=frozenset(states)).apply(board)
-        picked = []
-        for issue in candidates:
-            if issue.workflow_state in LOCK_STATES or issue.workflow_state in _NEVER_PICKED:
-                continue
-            if issue.number in locked:
-                continue
-            if estimates is not None and issue.estimate not in (None, *estimates):
-                continue
-            if issue.foreign_blockers:  # open in another repository: wait for it
-                continue
-            if any(_still_blocks(by_number.get(n)) for n in issue.blocked_by):
-                continue
-            picked.append(issue)
-        return picked
+        return pick(candidates, by_number, states, estimates=estimates, locked=locked)
 
     def pick_actionable(
         self,

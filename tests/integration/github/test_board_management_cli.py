@@ -121,7 +121,7 @@ def test_report_posts_a_projects_status_update_and_lists_it(gh):
     (update,) = board.status_update_list
     assert update.status == "AT_RISK"
     assert update.body.startswith("# Project Status Report\n")
-    assert "1 issues completed in the last 3 days." in update.body
+    assert "1 issue completed in the last 3 days." in update.body
     assert "Manually set to AT_RISK." in update.body
     assert f"Posted status update {update.id} (AT_RISK)" in out
 

@@ -99,12 +99,17 @@ def test_a_pass_takes_the_whole_board_to_done_and_a_rerun_finds_no_work(board, r
     # P1 first, then the oldest: gamma, the demo epic, the small epic, alpha, beta.
     started = [line.split()[1] for line in out.splitlines() if line.startswith("→ #")]
     assert started == ["#5", "#1", "#2", "#3", "#4"], out
-    assert "No work found in any queue." in out
     waiting = [i.number for i in _issues(board) if i.workflow_state is _S.HUMAN_NEEDED]
+    nothing_left = (
+        f"No work an agent can do; waiting for a person: {', '.join(f'#{n}' for n in waiting)}."
+        if waiting
+        else "No work found in any queue."
+    )
+    assert nothing_left in out
     assert code == (1 if waiting else 0), out
     again, out, err = ralph_cli("loop")
     assert "→ #" not in out
-    assert "No work found in any queue." in out
+    assert nothing_left in out
     assert again == code, out + err
 
 
@@ -144,4 +149,5 @@ def test_run_without_a_number_takes_the_next_issue_for_the_phase(board, ralph_cl
     assert code == 0, out + err
     assert "triage: took #5 Add gamma" in out  # P1 first
     code, out, _ = ralph_cli("run", "plan")
-    assert (code, out.strip()) == (0, "No work found for plan.")
+    said = (0, "No work found for plan: no open issue is in Ready for Plan.")
+    assert (code, out.strip()) == said

@@ -138,7 +138,14 @@ def test_list_filters_and_next_picks_what_a_phase_should_take(board):
     assert json.loads(out)["issue"]["number"] == 2
     code, out, _ = board("issue", "next", "--state", "Done")
     assert code == 1
-    assert "Nothing actionable" in out
+    assert out.strip() == "Nothing actionable: no open issue is in Done."
+    board("issue", "move", "2", "Research in Progress")
+    board("issue", "block", "1", "--by", "2")
+    code, out, _ = board("issue", "next", "--command", "research", "--max-estimate", "S")
+    assert code == 1
+    assert out.strip() == (
+        "Nothing actionable: #3 is XL; this takes XS, S; #1 blocked by #2 (Research in Progress)."
+    )
 
 
 def test_comment_close_and_reopen(board):

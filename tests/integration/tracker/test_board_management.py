@@ -126,7 +126,7 @@ def test_the_status_report_of_a_board_counts_what_was_done_in_the_window(tracker
     report = status_report(tracker, window_days=7)
     assert report.metrics.velocity == 1
     assert report.status is ProjectStatus.ON_TRACK
-    assert "1 issues completed in the last 7 days." in report.body
+    assert "1 issue completed in the last 7 days." in report.body
     assert "- #3 New idea" in report.body
     posted = post_status_report(tracker, report)
     (listed,) = tracker.list_status_updates()

@@ -427,6 +427,21 @@ def test_pick_actionable_skips_blocked_locked_oversized_and_escalated_issues(tra
     assert tracker.pick_actionable(states={S.HUMAN_NEEDED}) is None
 
 
+def test_looking_for_work_says_why_each_issue_is_passed_over(tracker):
+    blocker = make(tracker, state=S.RESEARCH_IN_PROGRESS)
+    blocked = make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.XS)
+    tracker.add_dependency(blocked.number, blocker.number)
+    big = make(tracker, state=S.RESEARCH_NEEDED, estimate=Estimate.L)
+    held = make(tracker, state=S.RESEARCH_NEEDED)
+    found = tracker.look_for_work(command="research", locked={held.number})
+    assert found.issues == ()
+    assert found.why_none() == (
+        f"#{blocked.number} blocked by #{blocker.number} (Research in Progress); "
+        f"#{big.number} is L; this takes XS, S; #{held.number} locked (a phase has it)"
+    )
+    assert tracker.look_for_work(command="plan").why_none() == "no open issue is in Ready for Plan"
+
+
 def test_a_finished_blocker_no_longer_blocks(tracker):
     blocker = make(tracker, state=S.IN_REVIEW)
     waiting = make(tracker, state=S.READY_FOR_PLAN, estimate=Estimate.S)

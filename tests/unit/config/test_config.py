@@ -76,6 +76,13 @@ def test_the_loop_runs_one_hero_root_at_a_time_unless_told_otherwise(root, tmp_p
     assert config.max_concurrent_phases == {"implement": 1}
 
 
+def test_serve_writes_no_hygiene_report_unless_given_hours_between_two(root, tmp_path):
+    assert load_config(root, env={}).hygiene_interval == 0
+    (tmp_path / CONFIG_FILE).write_text("hygiene_interval = 24\n")
+    assert load_config(tmp_path, env={}).hygiene_interval == 24
+    assert load_config(tmp_path, env={"RALPH_HYGIENE_INTERVAL": "0.5"}).hygiene_interval == 0.5
+
+
 def test_environment_variables_override_the_file(root):
     env = {"RALPH_REVIEW_MODE": "skip", "RALPH_STORE_URL": "postgresql://db/x"}
     config = load_config(root, env=env)
@@ -112,6 +119,8 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ("max_concurrent_agents = 1.5", "max_concurrent_agents: 1.5 is not valid"),
         ("[max_concurrent_phases]\nmerge = 1", "'merge' is not a phase an agent does"),
         ("[max_concurrent_phases]\nimplement = 0", "implement: 0 is not valid"),
+        ("hygiene_interval = -1", "hygiene_interval: -1 is not valid; expected a finite number"),
+        ('hygiene_interval = "daily"', "hygiene_interval: 'daily' is not valid"),
     ],
 )
 def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):

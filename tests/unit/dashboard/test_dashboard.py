@@ -88,6 +88,12 @@ def test_db7_wip_limits():
     [wip] = [w for w in over.warnings if w.type is WarningType.WIP_EXCEEDED]
     assert wip.issues == (1, 2, 3, 4)
     assert wip.message == "Research Needed: 4 issues (WIP limit: 3)"
+
+
+def test_a_wip_warning_counts_one_issue_in_the_singular():
+    over = board(item(1, "Research Needed"), wip_limits={"Research Needed": 0})
+    [wip] = [w for w in over.warnings if w.type is WarningType.WIP_EXCEEDED]
+    assert wip.message == "Research Needed: 1 issue (WIP limit: 0)"
     at_limit = board(
         *(item(n, "Research Needed") for n in (1, 2, 3)), wip_limits={"Research Needed": 3}
     )

@@ -142,7 +142,7 @@ def test_the_report_body_has_the_original_sections():
         "## Pipeline Summary\n\n| Phase | Count |\n|---|---|\n| Backlog | 1 |\n"
         "| In Progress | 1 |\n| Done | 1 |\n\n**Total**: 3 issues\n"
     ) in body
-    assert "## Velocity\n\n1 issues completed in the last 7 days.\n" in body
+    assert "## Velocity\n\n1 issue completed in the last 7 days.\n" in body
     assert "## Health Indicators\n\n- [WARNING] #2 stuck in In Progress for 60h" in body
     assert "All clear" not in body
     assert "### Recently Completed\n\n- #1 Issue 1\n\n### Newly Added\n\n- #3 Issue 3\n" in body

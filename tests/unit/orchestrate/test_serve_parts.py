@@ -9,11 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from ralph.dashboard import DashboardItem, build_hygiene_report
 from ralph.orchestrate import MAX_ROOT_FAILURES, RootRun, ServeResult, SessionResult
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
-from ralph.orchestrate._serve import _Backoff, _judge
-from ralph.pipeline import QueuedRoot, QueueTier, Stage
+from ralph.orchestrate._serve import _Backoff, _forget_moved, _judge
+from ralph.orchestrate._upkeep import hygiene_summary
+from ralph.pipeline import BoardQueue, QueuedRoot, QueueTier, Stage
 from ralph.tasks import TaskStore, open_store
 
 
@@ -103,3 +105,49 @@ def test_a_root_waiting_for_a_person_is_looked_at_again_a_poll_later_not_at_once
     gate = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", gates=(3,))
     _judge(RootRun(_queued(3), gate), backoff, 30.0, result, lambda text: None)
     assert backoff == {}  # a plan to approve leaves the board's queue by itself
+
+
+def test_a_root_with_nothing_to_do_backs_off_as_a_failing_one_does():
+    backoff, result = _judged(3, [Ending.NOTHING_TO_DO])
+    assert backoff[3].failures == 1
+    assert backoff[3].until > time.monotonic() + 30.0  # not started again at once
+    backoff, result = _judged(3, [Ending.NOTHING_TO_DO] * MAX_ROOT_FAILURES)
+    assert result.given_up == [3]
+
+
+def test_a_root_the_board_no_longer_shows_as_work_starts_afresh_when_it_comes_back():
+    backoff, result = _judged(3, [Ending.BROKEN] * MAX_ROOT_FAILURES)
+    backoff[4] = _Backoff(failures=1, until=float("inf"))
+    _forget_moved(BoardQueue((_queued(4),)), backoff, result)  # #3 escalated, or is done
+    assert (list(backoff), result.given_up) == ([4], [])
+
+
+def test_a_note_names_the_root_once():
+    said: list[str] = []
+    done = RootRun(_queued(3), SessionResult(None, Ending.BROKEN, "#3: the plan is gone"))
+    _judge(done, {}, 30.0, ServeResult(), said.append)
+    assert said == ["#3: the plan is gone; trying it again in 60s"]
+
+
+def test_the_hygiene_report_in_the_log_is_one_line_of_counts():
+    report = build_hygiene_report(
+        [
+            DashboardItem(number=1, title="Add alpha", updated_at=3000.0, workflow_state="Backlog"),
+            DashboardItem(
+                number=2,
+                title="Add alpha!",
+                updated_at=3000.0,
+                workflow_state="Backlog",
+                priority="P2",
+                estimate="XS",
+            ),
+        ],
+        now=3600.0,
+    )
+    assert hygiene_summary(report) == (
+        "hygiene: 1 without an estimate, 1 without a priority, 1 likely duplicate pair; "
+        "`ralph hygiene` lists them"
+    )
+    assert hygiene_summary(build_hygiene_report([], now=0.0)) == (
+        "hygiene: the board is tidy (0 issues)"
+    )

@@ -158,3 +158,33 @@ def test_only_roots_whose_next_phase_is_asked_for_are_queued():
     queue = order_roots(board, phases={"triage", "research"})
     assert [q.root for q in queue.roots] == [1, 2]
     assert [(q.root, q.next_phase) for q in queue.skipped] == [(3, "plan")]
+
+
+def test_an_oversized_issue_whose_split_escalated_waits_and_is_no_root():
+    queue = order_roots([issue(1, "Human Needed", estimate="M"), issue(2)])
+    assert [q.root for q in queue.roots] == [2]
+    assert queue.waiting == (1,)
+
+
+def test_a_group_whose_open_issues_all_wait_for_a_person_is_no_root():
+    board = [
+        issue(1, "Human Needed", subs=(2, 3)),
+        issue(2, "Human Needed", parent=1),
+        issue(3, "Done", parent=1, is_open=False),
+    ]
+    queue = order_roots(board)
+    assert (queue.roots, queue.waiting) == ((), (1, 2))
+
+
+def test_an_issue_is_never_both_work_and_waiting_for_a_person():
+    board = [
+        issue(1, "Human Needed", estimate="M", subs=(2,)),
+        issue(2, "Research Needed", parent=1),
+        issue(3, "Human Needed", estimate="L"),
+        issue(4, "Human Needed"),
+    ]
+    queue = order_roots(board)
+    work = [q.root for q in queue.roots]
+    assert work == [1]  # the escalated epic's child goes on
+    assert queue.waiting == (3, 4)
+    assert not set(work) & set(queue.waiting)
