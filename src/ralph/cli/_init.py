@@ -15,7 +15,7 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
 from ralph.config import Config, untested_warning
-from ralph.errors import RalphError
+from ralph.errors import InvalidInput, RalphError
 from ralph.phases import override_problems
 from ralph.project import github_client, init_project
 from ralph.sandbox import probe
@@ -187,11 +187,64 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         )
 
 
-def doctor_command() -> None:
-    """Check the test command, the sandbox agents run in, the project's prompt overrides,
-    and on GitHub the tokens (kind, scopes), what they may do in the repository and on
-    the board, the issue relations the server has, the board and its fields; and say
-    which agent CLIs are here, in which versions."""
+def _agents_in_use(config: Config, agent: str | None) -> dict[str, list[str]]:
+    """The agents a run would use, each with its phases: ``--agent``'s for every phase,
+    else ralph.toml's (per phase where it says so, and best-of attempts' agents)."""
+    phases = [spec.name for spec in PHASE_SPECS if spec.uses_agent]
+    if agent is not None:
+        return {agent: phases}
+    settings = config.agent
+    uses: dict[str, list[str]] = {}
+    for phase in phases:
+        uses.setdefault(settings.agent_for(phase), []).append(phase)
+    for phase, best_of in settings.best_of.items():
+        for spec in best_of.agents:
+            name = spec.partition(":")[0]
+            if phase not in uses.setdefault(name, []):
+                uses[name].append(phase)
+    return uses
+
+
+def _print_agent_credentials(console: Console, config: Config, agent: str | None) -> bool:
+    """A line per agent a run would use: ✓ with its key or login, ✗ with how to get one;
+    True when none is missing."""
+    from ralph.runtimes import OFFLINE_HINT, agent_credentials
+
+    ok = True
+    for name, phases in _agents_in_use(config, agent).items():
+        credentials = agent_credentials(name)
+        if credentials.ready is False:
+            ok = False
+            console.print(
+                f"[red]✗[/] agent {escape(name)} ({escape(', '.join(phases))}): no key or "
+                f"login; {escape(credentials.fix)}; {OFFLINE_HINT}"
+            )
+        elif credentials.ready is None:
+            console.print(f"[bold yellow]![/] agent {escape(name)}: {escape(credentials.found)}")
+        else:
+            console.print(f"[green]✓[/] agent {escape(name)}: {escape(credentials.found)}")
+    return ok
+
+
+def doctor_command(
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Check this agent for every phase, as `ralph run --agent` would run it "
+            "(default: ralph.toml's agents).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Check the test command, the sandbox agents run in, each agent's key or login,
+    the project's prompt overrides, and on GitHub the tokens (kind, scopes), what they
+    may do in the repository and on the board, the issue relations the server has, the
+    board and its fields; and say which agent CLIs are here, in which versions."""
+    from ralph.runtimes import AGENTS
+
+    if agent is not None and agent not in AGENTS:
+        raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENTS)}")
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -202,8 +255,9 @@ def doctor_command() -> None:
     confined, line = _sandbox_line(config)
     console.print(line)
     _print_agent_clis(console, config)
+    agents_ok = _print_agent_credentials(console, config, agent)
     prompts_ok = _print_prompt_overrides(console, config)
-    healthy = confined and prompts_ok
+    healthy = confined and agents_ok and prompts_ok
     if config.tracker != "github":
         console.print(
             f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"
