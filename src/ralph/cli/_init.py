@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
@@ -214,45 +215,6 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         )
 
 
-def _agents_in_use(config: Config, agent: str | None) -> dict[str, list[str]]:
-    """The agents a run would use, each with its phases: ``--agent``'s for every phase,
-    else ralph.toml's (per phase where it says so, and best-of attempts' agents)."""
-    phases = [spec.name for spec in PHASE_SPECS if spec.uses_agent]
-    if agent is not None:
-        return {agent: phases}
-    settings = config.agent
-    uses: dict[str, list[str]] = {}
-    for phase in phases:
-        uses.setdefault(settings.agent_for(phase), []).append(phase)
-    for phase, best_of in settings.best_of.items():
-        for spec in best_of.agents:
-            name = spec.partition(":")[0]
-            if phase not in uses.setdefault(name, []):
-                uses[name].append(phase)
-    return uses
-
-
-def _print_agent_credentials(console: Console, config: Config, agent: str | None) -> bool:
-    """A line per agent a run would use: ✓ with its key or login, ✗ with how to get one;
-    True when none is missing."""
-    from ralph.runtimes import OFFLINE_HINT, agent_credentials
-
-    ok = True
-    for name, phases in _agents_in_use(config, agent).items():
-        credentials = agent_credentials(name)
-        if credentials.ready is False:
-            ok = False
-            console.print(
-                f"[red]✗[/] agent {escape(name)} ({escape(', '.join(phases))}): no key or "
-                f"login; {escape(credentials.fix)}; {OFFLINE_HINT}"
-            )
-        elif credentials.ready is None:
-            console.print(f"[bold yellow]![/] agent {escape(name)}: {escape(credentials.found)}")
-        else:
-            console.print(f"[green]✓[/] agent {escape(name)}: {escape(credentials.found)}")
-    return ok
-
-
 def doctor_command(
     agent: Annotated[
         str | None,
@@ -282,7 +244,7 @@ def doctor_command(
     confined, line = _sandbox_line(config)
     console.print(line)
     _print_agent_clis(console, config)
-    agents_ok = _print_agent_credentials(console, config, agent)
+    agents_ok = print_agent_credentials(console, config, agent)
     prompts_ok = _print_prompt_overrides(console, config)
     healthy = confined and agents_ok and prompts_ok
     if config.tracker != "github":
