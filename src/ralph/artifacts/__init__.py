@@ -31,11 +31,13 @@ from ralph.artifacts._protocol import (
 from ralph.artifacts._sections import (
     AUTOMATED,
     MANUAL,
+    UNPLANNED,
     Checkbox,
     PlanStep,
     diff_blocks,
     files_under,
     plan_steps,
+    step_files,
     tick_step,
 )
 from ralph.artifacts._streams import StreamNames
@@ -46,6 +48,7 @@ __all__ = [
     "MANUAL",
     "REQUIRED_SECTIONS",
     "SELF_HEALED",
+    "UNPLANNED",
     "ArtifactKind",
     "Checkbox",
     "Discovery",
@@ -69,6 +72,7 @@ __all__ = [
     "review_comment",
     "set_frontmatter",
     "slugify",
+    "step_files",
     "tick_step",
     "validate_document",
 ]

@@ -17,15 +17,20 @@ from dataclasses import dataclass
 __all__ = [
     "AUTOMATED",
     "MANUAL",
+    "UNPLANNED",
     "Checkbox",
     "PlanStep",
     "diff_blocks",
     "files_under",
     "plan_steps",
+    "step_files",
     "tick_step",
 ]
 
 AUTOMATED = "#### Automated Verification"
+#: How the implementation says which changed files no phase of its plan names (the run
+#: report and the pull request show it).
+UNPLANNED = "Changed outside the plan"
 MANUAL = "#### Manual Verification"
 _PHASE = re.compile(r"^## Phase (\d+):?\s*(.*)$", re.MULTILINE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*:?\s*$")
@@ -33,6 +38,8 @@ _BOX = re.compile(r"^(\s*[-*] )\[([ xX])\] (.*)$")
 _DIFF = re.compile(r"^```diff[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 _PATH = re.compile(r"`([^`]+)`")
 _ISSUE = re.compile(r"GH-0*(\d+)")
+_FILE = re.compile(r"^\s*\*\*File\*\*:?\s*`([^`]+)`", re.MULTILINE)
+_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -145,4 +152,15 @@ def files_under(text: str, heading: str) -> list[str]:
             match = _PATH.search(line)
             if match:
                 found.setdefault(match.group(1).strip(), None)
+    return list(found)
+
+
+def step_files(step: PlanStep) -> list[str]:
+    """The files a plan step says it changes: its ``**File**: `path``` lines and the
+    paths its ```diff blocks touch, in order."""
+    found = dict.fromkeys(match.group(1).strip() for match in _FILE.finditer(step.body))
+    for block in diff_blocks(step.body):
+        for match in _DIFF_PATH.finditer(block):
+            if match.group(1) != "/dev/null":
+                found.setdefault(match.group(1), None)
     return list(found)

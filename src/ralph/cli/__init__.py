@@ -23,6 +23,7 @@ from ralph.cli import (
     _exits,
     _hygiene,
     _init,
+    _login,
     _mcp,
     _orchestrate,
     _route,
@@ -79,6 +80,7 @@ for sub_app in (hook_app, plugin_app):
     app.add_typer(sub_app)
 app.command("init")(_init.init_command)
 app.command("doctor")(_init.doctor_command)
+app.command("login")(_login.login_command)
 app.command("status")(_status.status_command)
 # The board kept tidy and reported on.
 app.command("hygiene")(_hygiene.hygiene_command)

@@ -11,13 +11,14 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._project import project_config, warn
 from ralph.config import Config, untested_warning
-from ralph.errors import RalphError
+from ralph.errors import InvalidInput, RalphError
 from ralph.phases import override_problems
-from ralph.project import github_client, init_project
+from ralph.project import github_client, init_project, without_password
 from ralph.sandbox import probe
 from ralph.tracker import check_board
 from ralph.workflow import PHASE_SPECS
@@ -26,6 +27,7 @@ __all__ = ["doctor_command", "init_command"]
 
 
 def init_command(
+    ctx: typer.Context,
     path: Annotated[
         Path, typer.Argument(help="A folder inside the project's git repository.")
     ] = Path("."),
@@ -70,7 +72,12 @@ def init_command(
     """Set Ralph up in a git repository: ralph.toml and the local database, and with
     --github the board's fields. Safe to re-run."""
     result = init_project(
-        path, github=github, project=project, test_command=test_command, actions=actions
+        path,
+        github=github,
+        project=project,
+        test_command=test_command,
+        actions=actions,
+        store_url=_store_named(ctx),
     )
     console = Console(highlight=False, soft_wrap=True)
     verb = "Created" if result.created_config else "Found"
@@ -103,8 +110,21 @@ def init_command(
             )
     console.print(
         f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
-        f"store: {result.config.store_url}"
+        f"store: {without_password(result.config.store_url)}",
+        markup=False,
     )
+    named = _store_named(ctx)
+    if result.other_store:
+        warn(
+            f"ralph.toml names the store {without_password(result.other_store)}; commands "
+            "without --store use that one (change store in ralph.toml to use this one)"
+        )
+    elif named and without_password(named) != named:
+        console.print(
+            "The password stays out of ralph.toml: give it in PGPASSWORD or ~/.pgpass "
+            "(or the whole URL in RALPH_STORE_URL).",
+            markup=False,
+        )
     if result.migrated:
         console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
     if result.ignored_store:
@@ -130,6 +150,14 @@ def init_command(
         )
     if result.created_config:
         console.print('Next: ralph issue new "My first issue", then ralph status')
+
+
+def _store_named(ctx: typer.Context) -> str | None:
+    """``ralph --store URL init``'s URL; not RALPH_STORE_URL's, which ralph.toml need not
+    name (it overrides ralph.toml's store for every command)."""
+    root = ctx.find_root()
+    named: str | None = root.obj.get("store_url") if root.obj else None
+    return None if not named or named == os.environ.get("RALPH_STORE_URL") else named
 
 
 def _sandbox_line(config: Config) -> tuple[bool, str]:
@@ -187,11 +215,25 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         )
 
 
-def doctor_command() -> None:
-    """Check the test command, the sandbox agents run in, the project's prompt overrides,
-    and on GitHub the tokens (kind, scopes), what they may do in the repository and on
-    the board, the issue relations the server has, the board and its fields; and say
-    which agent CLIs are here, in which versions."""
+def doctor_command(
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Check this agent for every phase, as `ralph run --agent` would run it "
+            "(default: ralph.toml's agents).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Check the test command, the sandbox agents run in, each agent's key or login,
+    the project's prompt overrides, and on GitHub the tokens (kind, scopes), what they
+    may do in the repository and on the board, the issue relations the server has, the
+    board and its fields; and say which agent CLIs are here, in which versions."""
+    from ralph.runtimes import AGENTS
+
+    if agent is not None and agent not in AGENTS:
+        raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENTS)}")
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
@@ -202,8 +244,9 @@ def doctor_command() -> None:
     confined, line = _sandbox_line(config)
     console.print(line)
     _print_agent_clis(console, config)
+    agents_ok = print_agent_credentials(console, config, agent)
     prompts_ok = _print_prompt_overrides(console, config)
-    healthy = confined and prompts_ok
+    healthy = confined and agents_ok and prompts_ok
     if config.tracker != "github":
         console.print(
             f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"

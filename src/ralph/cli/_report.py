@@ -184,6 +184,8 @@ def print_report(report: RunReport, console: Console) -> None:
             )
         for breach in line.breaches:
             console.print(f"! {line.subject}: {breach}", style="red", markup=False)
+        for warning in line.warnings:
+            console.print(f"! {line.subject}: {warning}", style="yellow", markup=False)
     ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "

@@ -17,7 +17,7 @@ from ralph.errors import InvalidInput
 from ralph.orchestrate import wait_policy
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
 from ralph.project import Project
-from ralph.runtimes import AGENTS, AgentRuntime, open_agents, open_runtime
+from ralph.runtimes import AGENTS, AgentRuntime, NoAgent, open_agents, open_runtime
 from ralph.workflow import PHASE_SPECS
 
 #: The phases ``ralph run`` takes, by name.
@@ -90,7 +90,7 @@ def best_of_settings(
 def _print(outcome: PhaseOutcome, agent: str) -> None:
     console = Console(highlight=False, soft_wrap=True)
     issues = ", ".join(f"#{n}" for n in outcome.issues)
-    console.print(f"[bold]{outcome.phase}[/bold] {issues} — {agent}")
+    console.print(f"[bold]{outcome.phase}[/bold] {issues} — {agent or 'no agent'}")
     for line in outcome.lines:
         console.print(f"  {line}", markup=False)
     for breach in outcome.breaches:
@@ -164,7 +164,9 @@ def run_command(
     with open_project_of(ctx, working=True) as project:
         for branch in adopt or ():
             adopt_branch(project, branch)
-        runtime = project_runtime(project, agent)
+        # A phase that calls no model (pr, merge) opens no agent: no key or login asked.
+        uses_agent = PHASE_BY_NAME[phase].uses_agent
+        runtime = project_runtime(project, agent) if uses_agent else NoAgent()
         warn_if_untested(project.config)
         if number is None:
             number = _next_issue(project, phase)
@@ -234,5 +236,7 @@ def approve_command(
         approved = approve(project, number)
     listed = ", ".join(f"#{i.number}" for i in approved)
     Console(highlight=False, soft_wrap=True).print(
-        f"Approved the plan for {listed}: In Progress. Next: ralph run implement {number}"
+        # A person's gate: the next step by hand first, then the agent's.
+        f"Approved the plan for {listed}: In Progress. Next: ralph implement {number} "
+        f"--interactive (by hand), or ralph run implement {number} (the agent)"
     )

@@ -48,6 +48,10 @@ MAX_POLL_SECONDS = 86400
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
+#: The store ralph.toml names unless ``ralph init --store`` says otherwise.
+DEFAULT_STORE = "sqlite:///.ralph/ralph.db"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config:
     #: The directory holding ralph.toml (the project root).
@@ -55,7 +59,7 @@ class Config:
     tracker: str = "local"
     #: The repository name issues are numbered under (the root folder's name by default).
     repo: str = ""
-    store_url: str = "sqlite:///.ralph/ralph.db"
+    store_url: str = DEFAULT_STORE
     base_branch: str = "main"
     review_mode: ReviewMode = ReviewMode.AUTO
     test_command: str = ""
@@ -328,6 +332,7 @@ def render_config(
     base_branch: str,
     github: GitHubSettings | None = None,
     test_command: str = "",
+    store_url: str = DEFAULT_STORE,
 ) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
     tracker = "github" if github else "local"
@@ -357,7 +362,7 @@ tracker = "{tracker}"
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this
 # file), sqlite:////absolute/path or postgresql://user@host/db.
-store = "sqlite:///.ralph/ralph.db"
+store = {json.dumps(store_url, ensure_ascii=False)}
 # The branch pull requests merge into.
 base_branch = "{base_branch}"
 # How plans are approved: "auto" (a reviewer agent), "interactive" (a person) or "skip".

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ralph.artifacts import StreamNames
+from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.tasks import (
     Charge,
@@ -77,6 +77,9 @@ class TaskLine:
     refused: tuple[str, ...] = ()
     #: Where its agents wrote outside their working directory (those attempts failed).
     breaches: tuple[str, ...] = ()
+    #: What a person should look at although the task succeeded (files changed that the
+    #: plan does not name).
+    warnings: tuple[str, ...] = ()
     #: While it waits: what for ("review", "checks (2 pending)"), whether only a person
     #: can end the wait, and when it looks again (seconds since the epoch).
     waiting_for: str | None = None
@@ -352,6 +355,12 @@ def _counters(
     )
 
 
+def _warnings(task: Task) -> tuple[str, ...]:
+    """The warnings among the lines a finished task's phase said."""
+    said = task.result.get("lines", ()) if isinstance(task.result, dict) else ()
+    return tuple(str(line) for line in said if str(line).startswith(UNPLANNED))
+
+
 def build_report(
     run: Run,
     tasks: Sequence[Task],
@@ -385,6 +394,7 @@ def build_report(
                 cache_write_tokens=sum(c.cache_write_tokens for c in own),
                 refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
                 breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
+                warnings=_warnings(task),
                 waiting_for=task.waiting_for,
                 for_person=task.waiting_for_person,
                 next_check=task.not_before if task.waiting_for is not None else None,

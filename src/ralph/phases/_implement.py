@@ -2,20 +2,22 @@
 agent implements the plan's phases in the
 plan's worktree, ticking each phase's checkboxes and committing. The runner then checks
 that commits exist, every phase is ticked, nothing is left uncommitted, nothing was
-written outside the worktree, and the project's tests pass there."""
+written outside the worktree, and the project's tests pass there; files changed that
+the plan does not name are said (a warning)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from ralph.artifacts import ArtifactKind, plan_steps
+from ralph.artifacts import UNPLANNED, ArtifactKind, plan_steps
 from ralph.git import working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._plan_files import unplanned_files
 from ralph.phases._schemas import result_schema
 from ralph.phases._worktree_hooks import after_create, run_hook
 from ralph.runtimes import AgentResult
@@ -159,3 +161,6 @@ class ImplementPhase(Phase):
             f"Implemented {done} of {total} phase(s) on {branch} (worktrees/{worktree}); "
             f"next: ralph run pr {members[0].number}"
         )
+        unplanned = unplanned_files(ctx, members, branch)
+        if unplanned:
+            ctx.say(f"{UNPLANNED}: {', '.join(unplanned)} (no phase of the plan names them)")

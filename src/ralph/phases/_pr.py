@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ralph.artifacts import ArtifactKind, StreamNames
+from ralph.artifacts import UNPLANNED, ArtifactKind, StreamNames
 from ralph.phases._branches import branch_for, plan_stream, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
 from ralph.phases._implement import implementation_problems
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused
+from ralph.phases._plan_files import unplanned_files
 from ralph.tracker import Issue, PullRequest, PullRequestState
 from ralph.workflow import WorkflowState, is_earlier_state
 
@@ -89,6 +90,10 @@ class PullRequestPhase(Phase):
         closes = "\n".join(f"- Closes #{i.number}" for i in members)
         changed = ctx.project.git.changed_files(ctx.base, branch)
         files = "\n".join(f"- `{path}`" for path in changed) or "- (none)"
+        unplanned = unplanned_files(ctx, members, branch)
+        if unplanned:
+            listed = "\n".join(f"- `{path}`" for path in unplanned)
+            files += f"\n\n**{UNPLANNED}** (no phase of the plan names them):\n\n{listed}"
         command = ctx.project.config.test_command
         test_plan = f"- [x] `{command}` passes on {branch}" if command else "- [ ] Run the tests"
         documents = []

@@ -11,10 +11,11 @@ from datetime import date
 
 from ralph._text import check_text
 from ralph.artifacts import ArtifactKind, Verdict, critique_path, parse_verdict, review_comment
+from ralph.graph import ReviewMode
 from ralph.phases._context import PhaseContext
 from ralph.phases._documents import document_problems
 from ralph.phases._group import plan_members
-from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
+from ralph.phases._phase import AlreadyDone, Attempt, Impasse, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.project import Project
 from ralph.runtimes import AgentResult
@@ -58,6 +59,7 @@ class ReviewPhase(Phase):
                 f"the plan for #{seed.number} is approved already (#{seed.number} is {state})"
             )
         super().check(ctx, members)
+        _check_review_mode(ctx, seed.number)
 
     @contextmanager
     def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:
@@ -102,6 +104,23 @@ class ReviewPhase(Phase):
                 ctx.move(issue.number, WorkflowState.READY_FOR_PLAN, command=self.command)
         after = "In Progress" if verdict is Verdict.APPROVED else "Ready for Plan"
         ctx.say(f"Review of the plan for #{primary.number}: {verdict.value}. Status: {after}.")
+
+
+def _check_review_mode(ctx: PhaseContext, number: int) -> None:
+    """The agent reviews plans only where review_mode says so, as in hero and team runs
+    (where an interactive mode waits for a person and skip has no review at all)."""
+    mode = ctx.review_mode or ctx.project.config.review_mode
+    if mode is ReviewMode.INTERACTIVE:
+        raise Impasse(
+            f"review_mode is interactive: a person reviews this plan; approve it with "
+            f"ralph approve {number}, or reject it with ralph review {number} --reject REASON "
+            '(review_mode = "auto" in ralph.toml has the agent review)'
+        )
+    if mode is ReviewMode.SKIP:
+        raise Impasse(
+            f"review_mode is skip: plans go to implementation without a review; next: "
+            f"ralph run implement {number}"
+        )
 
 
 def _needs_iteration(number: int, found: str) -> str:

@@ -725,6 +725,7 @@ class PhaseRunner:
             attempts = [future.result() for future in futures]
         lines = [line for a in attempts for line in a.lines]
         runs = [run for a in attempts for run in a.agent_runs]
+        installed = False
         if not any(a.already_done for a in attempts):
             records = [a.record for a in attempts]
             selection = select_attempt(records)
@@ -743,7 +744,12 @@ class PhaseRunner:
                 f"Best of {best_of.count}: {selection.reason}.",
                 f"{branch} is try {winner.attempt}'s.",
             ]
+            installed = True
         outcome = self.run("implement", number, stop=stop)
+        # The implement phase finds the winner's work finished; that is this run's doing,
+        # not a rerun's no-op.
+        if installed and outcome.status is PhaseStatus.ALREADY_DONE:
+            outcome = dataclasses.replace(outcome, status=PhaseStatus.DONE)
         return dataclasses.replace(
             outcome,
             lines=(*lines, *outcome.lines),

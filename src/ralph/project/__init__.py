@@ -5,7 +5,7 @@ store, tracker, git repository and GitHub client (``open_project``), and set a p
 from __future__ import annotations
 
 from ralph.project._github import github_client, github_tokens
-from ralph.project._init import InitResult, init_project
+from ralph.project._init import InitResult, init_project, without_password
 from ralph.project._open import (
     TEST_CHECK,
     Project,
@@ -28,4 +28,5 @@ __all__ = [
     "open_project",
     "open_tracker",
     "required_checks",
+    "without_password",
 ]

@@ -3,6 +3,7 @@ Re-running it changes nothing that exists; a failure leaves nothing half-written
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -10,6 +11,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from ralph.config import (
     CONFIG_FILE,
@@ -31,7 +33,7 @@ from ralph.project._github import github_client
 from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
 
-__all__ = ["InitResult", "init_project"]
+__all__ = ["InitResult", "init_project", "without_password"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +56,8 @@ class InitResult:
     test_source: str = ""
     #: The GitHub Actions workflows ``actions`` asked for (written, or there already).
     workflows: tuple[WrittenWorkflow, ...] = ()
+    #: The store ralph.toml names, when ``store_url`` initialised another.
+    other_store: str = ""
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -84,13 +88,15 @@ def init_project(
     transport: Transport | None = None,
     test_command: str | None = None,
     actions: bool = False,
+    store_url: str | None = None,
 ) -> InitResult:
     """Set up Ralph in the git repository containing ``path``; with ``github``
     ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
     or by title, else created) with Ralph's fields. The test command is
     ``test_command``, else the one the repository's files point at. ``actions``: also
     the GitHub Actions workflows that run ``ralph sync`` (a GitHub board only).
-    ``transport`` replaces HTTPS (tests)."""
+    ``store_url`` (``--store``): the store to initialise, written into a new ralph.toml
+    without its password. ``transport`` replaces HTTPS (tests)."""
     env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
     try:
@@ -143,19 +149,27 @@ def init_project(
             base_branch=base,
             github=settings if board is not None else None,
             test_command=command,
+            **({"store_url": without_password(store_url)} if store_url else {}),
         )
         _write_atomically(config_path, text)
     try:
         config = load_config(config_path.parent)
+        other = ""
+        if store_url and not created and store_url != config.store_url:
+            # ralph.toml stays as it is; the store named is the one initialised.
+            other = config.store_url
+            config = dataclasses.replace(config, store_url=store_url)
         with open_database(config.resolved_store_url) as db:
             migrated = tuple(migrate_database(db))
     except RalphError:
         if created:
             config_path.unlink()
         raise
-    ignored = (
-        _ignore_store(config.root) if config.store_url.startswith("sqlite:///.ralph") else False
+    # The state beside a store elsewhere (runs, drafts, worktrees' files) is .ralph's too.
+    elsewhere = config.store_url.startswith("sqlite:///") and not config.store_url.startswith(
+        "sqlite:///.ralph"
     )
+    ignored = False if elsewhere else _ignore_store(config.root)
     if env_value(env, "RALPH_TEST_COMMAND"):
         source = "RALPH_TEST_COMMAND"
     workflows = tuple(write_workflows(config.root)) if actions else ()
@@ -169,10 +183,22 @@ def init_project(
         board,
         test_source=source if config.test_command else "",
         workflows=workflows,
+        other_store=other,
     )
 
 
 _FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
+
+
+def without_password(url: str) -> str:
+    """``url`` as ralph.toml may hold it: ralph.toml is committed, so a password in the
+    URL stays out (PostgreSQL then takes it from PGPASSWORD or ~/.pgpass)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}{parts.hostname or ''}{port}"))
 
 
 def _set_up_github(

@@ -8,6 +8,8 @@ behind the same interface, one for every phase or one per phase (``PhaseAgents``
 from __future__ import annotations
 
 from ralph.runtimes._by_phase import PhaseAgents
+from ralph.runtimes._claude_cli import claude_cli
+from ralph.runtimes._credentials import OFFLINE_HINT, Credentials, agent_credentials
 from ralph.runtimes._environment import scrubbed_environment
 from ralph.runtimes._found import FoundCLI, found_agent_clis
 from ralph.runtimes._model import (
@@ -19,24 +21,30 @@ from ralph.runtimes._model import (
     IssueContext,
     Limits,
 )
+from ralph.runtimes._no_agent import NoAgent
 from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
 
 __all__ = [
     "AGENTS",
+    "OFFLINE_HINT",
     "RUNTIMES",
     "AgentBrief",
     "AgentResult",
     "AgentRuntime",
     "AgentStatus",
+    "Credentials",
     "Document",
     "Feedback",
     "FoundCLI",
     "IssueContext",
     "Limits",
+    "NoAgent",
     "PhaseAgents",
     "StopSignal",
+    "agent_credentials",
+    "claude_cli",
     "found_agent_clis",
     "open_agents",
     "open_runtime",

@@ -11,6 +11,7 @@ from typing import Any
 from ralph.config import AgentSettings
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
+from ralph.runtimes._credentials import OFFLINE_HINT, agent_credentials
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
 from ralph.workflow import PHASE_SPECS
@@ -20,14 +21,6 @@ __all__ = ["AGENTS", "RUNTIMES", "open_agents", "open_runtime"]
 RUNTIMES = ("claude", "command", "scripted")
 #: Every name ``--agent`` takes: the runtimes and the agent CLIs known by name.
 AGENTS = ("claude", "codex", "gemini", "opencode", "command", "scripted")
-
-#: Ways Claude Code can authenticate without a login on this machine.
-_CLAUDE_CREDENTIALS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
-
-
-def _claude_logged_in(environ: Mapping[str, str]) -> bool:
-    config_dir = environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
-    return (Path(config_dir) / ".credentials.json").is_file()
 
 
 def open_runtime(
@@ -60,12 +53,12 @@ def open_runtime(
             raise ConfigError(
                 "the claude agent needs claude-agent-sdk: pip install 'ralph[claude]'"
             ) from None
-        from ralph.runtimes.claude import ClaudeRuntime, login_command
+        from ralph.runtimes.claude import ClaudeRuntime
 
-        if not any(environ.get(v) for v in _CLAUDE_CREDENTIALS) and not _claude_logged_in(environ):
+        credentials = agent_credentials("claude", environ)
+        if credentials.ready is False:
             raise ConfigError(
-                "the claude agent needs an API key: set ANTHROPIC_API_KEY "
-                f"(or log in once with `{login_command()}`)"
+                f"the claude agent needs an API key or a login: {credentials.fix}; {OFFLINE_HINT}"
             )
         # Claude Code confines Bash with the same bubblewrap; without it, and only when
         # the person allowed that, it runs without its sandbox rather than not at all.

@@ -1,16 +1,21 @@
-"""Serving the app with uvicorn: the address it really bound (``--port 0`` takes a free
-one) said once it listens, and on SIGINT or SIGTERM every open event stream ended first,
-so the server's graceful shutdown does not wait on pages that never hang up; the process
-then exits 0."""
+"""Serving the app with uvicorn: the address bound first, so one in use is one line
+with the way out rather than uvicorn's log and exit; the address it really bound
+(``--port 0`` takes a free one) said once it listens; and on SIGINT or SIGTERM every
+open event stream ended first, so the server's graceful shutdown does not wait on pages
+that never hang up; the process then exits 0."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import socket
 from collections.abc import Callable, Iterator
 from types import FrameType
 
 import uvicorn
 from starlette.applications import Starlette
+
+from ralph.errors import InvalidInput
 
 __all__ = ["SHUTDOWN_SECONDS", "serve"]
 
@@ -45,8 +50,30 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+def _bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` as uvicorn binds one; InvalidInput naming the
+    way out when it cannot be."""
+    bound = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    bound.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        bound.bind((host, port))
+    except OSError as exc:
+        bound.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InvalidInput(
+                f"port {port} on {host} is in use (another ralph web?); choose another with "
+                "--port N, or --port 0 for any free one"
+            ) from None
+        raise InvalidInput(
+            f"cannot listen on {host} port {port}: {exc.strerror or exc}; choose another "
+            "--host, or --port 0 for any free port"
+        ) from None
+    return bound
+
+
 def serve(app: Starlette, host: str, port: int, ready: Callable[[str], None]) -> None:
     """Serve ``app`` until SIGINT or SIGTERM; ``ready`` gets the base URL once bound."""
+    bound = _bind(host, port)
     config = uvicorn.Config(
         app,
         host=host,
@@ -57,4 +84,5 @@ def serve(app: Starlette, host: str, port: int, ready: Callable[[str], None]) ->
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,
         server_header=False,
     )
-    _Server(config, ready).run()
+    with bound:
+        _Server(config, ready).run(sockets=[bound])

@@ -3,12 +3,14 @@ types to move an epic from Backlog to Done with the scripted agent."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
 from ralph.demo import EPIC_BODY, create_sample_repository
+from ralph.demo._sample import FAREWELL
 
 from ..conftest import GitProject, ralph_process
 
@@ -79,3 +81,82 @@ def test_the_installed_command_runs_a_phase(ralph, tmp_path):
     done = ralph_process("run", "research", "1", "--agent", "scripted", cwd=Path.cwd())
     assert done.returncode == 0, done.stderr
     assert "Research complete for #1" in done.stdout
+
+
+def planned_issue(ralph) -> str:
+    body = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
+    ralph("issue", "new", "Add a farewell", "--body", body, "--state", "Research Needed")
+    for phase in ("research", "plan"):
+        code, out, err = ralph("run", phase, "1")
+        assert code == 0, out + err
+    return "1"
+
+
+def state_of(ralph, number: str) -> str:
+    return str(json.loads(ralph("issue", "show", number, "--json")[1])["workflowState"])
+
+
+def without_agent_credentials(monkeypatch, tmp_path: Path) -> None:
+    """ralph.toml's agent is Claude Code, with no key and no login on this machine."""
+    monkeypatch.setenv("RALPH_AGENT", "claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-login"))
+
+
+def test_pr_and_merge_call_no_model_and_ask_for_no_key(ralph, monkeypatch, tmp_path):
+    number = planned_issue(ralph)
+    assert ralph("approve", number)[0] == 0
+    code, out, err = ralph("run", "implement", number)
+    assert code == 0, out + err
+    without_agent_credentials(monkeypatch, tmp_path)
+    code, out, err = ralph("run", "pr", number)
+    assert code == 0, out + err
+    assert f"pr #{number} — no agent" in out
+    assert state_of(ralph, number) == "In Review"
+    code, out, err = ralph("run", "merge", number)
+    assert code == 0, out + err
+    assert state_of(ralph, number) == "Done"
+
+
+def test_a_phase_with_an_agent_refuses_without_a_key_naming_a_login_and_the_offline_agent(
+    ralph, monkeypatch, tmp_path
+):
+    ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
+    without_agent_credentials(monkeypatch, tmp_path)
+    code, out, err = ralph("run", "research", "1")
+    assert (code, out) == (2, "")
+    (line,) = err.splitlines()
+    assert line.startswith(
+        "ralph: error: the claude agent needs an API key or a login: set ANTHROPIC_API_KEY, "
+        "or log in with `"
+    )
+    assert "site-packages" not in line  # a command a person can type
+    assert line.endswith("`; or try Ralph offline with --agent scripted")
+    assert state_of(ralph, "1") == "Research Needed"
+
+
+def test_run_review_leaves_the_plan_to_a_person_when_review_mode_is_interactive(ralph, monkeypatch):
+    number = planned_issue(ralph)
+    monkeypatch.setenv("RALPH_REVIEW_MODE", "interactive")
+    code, out, err = ralph("run", "review", number)
+    assert (code, out) == (2, "")
+    assert err.strip() == (
+        "ralph: error: review_mode is interactive: a person reviews this plan; approve it "
+        "with ralph approve 1, or reject it with ralph review 1 --reject REASON "
+        '(review_mode = "auto" in ralph.toml has the agent review)'
+    )
+    assert state_of(ralph, number) == "Plan in Review"
+    code, out, _ = ralph("approve", number)
+    assert code == 0
+    assert out.strip().endswith(
+        "Next: ralph implement 1 --interactive (by hand), or ralph run implement 1 (the agent)"
+    )
+
+
+def test_run_review_has_nothing_to_review_when_review_mode_is_skip(ralph, monkeypatch):
+    number = planned_issue(ralph)
+    monkeypatch.setenv("RALPH_REVIEW_MODE", "skip")
+    code, _, err = ralph("run", "review", number)
+    assert code == 2
+    assert "review_mode is skip: plans go to implementation without a review; next: " in err
+    assert state_of(ralph, number) == "Plan in Review"
+    assert ralph("run", "implement", number)[0] == 0

@@ -3,6 +3,7 @@ the right AgentResult."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 
@@ -207,7 +208,8 @@ def test_a_refused_api_key_ends_the_run_at_once_saying_what_to_fix(fake_api, hom
     assert result.status is AgentStatus.MISCONFIGURED
     assert "Claude Code's credentials were refused (401: authentication_failed)" in result.error
     assert "set ANTHROPIC_API_KEY to a valid key" in result.error
-    assert "auth login`" in result.error
+    login = "claude auth login" if shutil.which("claude") else "ralph login"
+    assert f"log in with `{login}`" in result.error
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ralph.artifacts import diff_blocks, files_under, plan_steps, tick_step
+from ralph.artifacts import diff_blocks, files_under, plan_steps, step_files, tick_step
 
 PLAN = """---
 status: draft
@@ -83,3 +83,32 @@ def test_files_under_a_heading_are_the_backticked_paths_of_its_list():
     assert files_under(research, "### Will Modify") == ["src/a.py", "src/b.py"]
     assert files_under(research, "Will Read (Dependencies)") == ["src/c.py"]
     assert files_under(research, "### Nowhere") == []
+
+
+def test_a_plan_step_names_its_files_by_file_lines_and_by_its_diffs():
+    step = """
+### Changes Required
+
+#### 1. The helper
+**File**: `greet/core.py`
+**Changes**: add it.
+
+#### 2. Its test
+**File**: `tests/test_greet.py`
+
+```diff
+--- a/greet/core.py
++++ b/greet/core.py
+@@ -1 +1 @@
+-x
++y
+--- /dev/null
++++ b/greet/new.py
+@@ -0,0 +1 @@
++z
+```
+"""
+    (first, second) = plan_steps(f"## Phase 1: GH-2 Helper\n{step}\n## Phase 2: GH-3 Use\n")
+    assert step_files(first) == ["greet/core.py", "tests/test_greet.py", "greet/new.py"]
+    assert step_files(second) == []
+    assert step_files(plan_steps(PLAN)[0]) == ["greet.py"]

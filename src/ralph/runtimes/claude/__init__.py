@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ralph.runtimes._claude_cli import login_command
 from ralph.runtimes._claude_outcome import Outcome, classify, setup_problem, structured_result
-from ralph.runtimes.claude._cli import login_command
 from ralph.runtimes.claude._runtime import ClaudeRuntime
 
 __all__ = [

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 
+from ralph.runtimes._claude_cli import login_command
 from ralph.runtimes._claude_outcome import (
     classify,
     sandbox_problem,
@@ -41,7 +42,6 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
-from ralph.runtimes.claude._cli import login_command
 from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
 from ralph.runtimes.claude._sandbox import clear_traces, traces
 

@@ -14,7 +14,17 @@ from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
 from ralph.runtimes.scripted._text import marker
 
-__all__ = ["apply_diff", "git_as_agent", "implement", "plan", "review", "select", "with_fact"]
+__all__ = [
+    "UNPLANNED_FILE",
+    "apply_diff",
+    "commit_unplanned_file",
+    "git_as_agent",
+    "implement",
+    "plan",
+    "review",
+    "select",
+    "with_fact",
+]
 
 #: What an attempt of best of N does, by the issue's ``Try K: <behaviour>`` line:
 #: ``small`` the plan's change alone (also what an issue without the line gets),
@@ -198,6 +208,17 @@ type: critique
 def git_as_agent(workdir: Path, *args: str) -> str:
     """git in the agent's worktree, committing as the simulated agent."""
     return GitRepo(workdir).git(*args, what=f"git {args[0]}", env=_IDENTITY)
+
+
+#: The file ``commit_unplanned_file`` adds: no plan names it.
+UNPLANNED_FILE = "notes/agent-notes.md"
+
+
+def commit_unplanned_file(workdir: Path) -> None:
+    """A builder that also commits a file its plan does not name."""
+    _write(workdir, UNPLANNED_FILE, "Notes the plan never asked for.\n")
+    git_as_agent(workdir, "add", UNPLANNED_FILE)
+    git_as_agent(workdir, "commit", "-q", "-m", "docs: notes")
 
 
 def apply_diff(workdir: Path, diff: str, *, new_only: bool = False) -> str | None:

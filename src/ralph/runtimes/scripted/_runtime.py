@@ -55,6 +55,8 @@ class AgentFault(enum.StrEnum):
     REFUSED_TOOL = "refused-tool"
     #: The agent cannot work here at all, as with a refused API key.
     MISCONFIGURED = "misconfigured"
+    #: Implementation also commits a file its plan does not name.
+    UNPLANNED_FILE = "unplanned-file"
 
 
 Agent = Callable[[AgentBrief], dict[str, Any]]
@@ -239,7 +241,10 @@ class ScriptedRuntime(AgentRuntime):
         if fault is AgentFault.NEEDS_ITERATION:
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
         refused = ("Bash",) if fault is AgentFault.REFUSED_TOOL else ()
-        return self._result(AgentStatus.OK, 0, result=agent(brief), refused=refused)
+        result = agent(brief)
+        if fault is AgentFault.UNPLANNED_FILE:
+            _builder.commit_unplanned_file(brief.workdir)
+        return self._result(AgentStatus.OK, 0, result=result, refused=refused)
 
     @staticmethod
     def _result(

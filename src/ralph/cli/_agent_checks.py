@@ -1,0 +1,51 @@
+"""``ralph doctor``'s lines about the agents a run would use: whether each has a key or
+a login, and if not, what to set or type (or how to try Ralph without one)."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+from ralph.cli._console import Console
+from ralph.config import Config
+from ralph.workflow import PHASE_SPECS
+
+__all__ = ["print_agent_credentials"]
+
+
+def _agents_in_use(config: Config, agent: str | None) -> dict[str, list[str]]:
+    """The agents a run would use, each with its phases: ``--agent``'s for every phase,
+    else ralph.toml's (per phase where it says so, and best-of attempts' agents)."""
+    phases = [spec.name for spec in PHASE_SPECS if spec.uses_agent]
+    if agent is not None:
+        return {agent: phases}
+    settings = config.agent
+    uses: dict[str, list[str]] = {}
+    for phase in phases:
+        uses.setdefault(settings.agent_for(phase), []).append(phase)
+    for phase, best_of in settings.best_of.items():
+        for spec in best_of.agents:
+            name = spec.partition(":")[0]
+            if phase not in uses.setdefault(name, []):
+                uses[name].append(phase)
+    return uses
+
+
+def print_agent_credentials(console: Console, config: Config, agent: str | None) -> bool:
+    """A line per agent a run would use: ✓ with its key or login, ✗ with how to get one;
+    True when none is missing."""
+    from ralph.runtimes import OFFLINE_HINT, agent_credentials
+
+    ok = True
+    for name, phases in _agents_in_use(config, agent).items():
+        credentials = agent_credentials(name)
+        if credentials.ready is False:
+            ok = False
+            console.print(
+                f"[red]✗[/] agent {escape(name)} ({escape(', '.join(phases))}): no key or "
+                f"login; {escape(credentials.fix)}; {OFFLINE_HINT}"
+            )
+        elif credentials.ready is None:
+            console.print(f"[bold yellow]![/] agent {escape(name)}: {escape(credentials.found)}")
+        else:
+            console.print(f"[green]✓[/] agent {escape(name)}: {escape(credentials.found)}")
+    return ok
