@@ -19,7 +19,9 @@ from ralph._logs import LOG_FORMATS, configure_logging
 from ralph._secrets import register_url
 from ralph.cli import (
     _by_hand,
+    _console,
     _exits,
+    _help,
     _hygiene,
     _init,
     _mcp,
@@ -30,9 +32,7 @@ from ralph.cli import (
     _status,
     _web,
 )
-from ralph.cli._console import echo
 from ralph.cli._debug import debug_app
-from ralph.cli._help import HelpAsWritten
 from ralph.cli._hook import hook_app, plugin_app
 from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
@@ -56,7 +56,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    cls=HelpAsWritten,
+    cls=_help.HelpAsWritten,
 )
 for sub_app in (
     issue_app,
@@ -157,5 +157,5 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        echo(f"ralph: error: {exc}", err=True)
+        _console.echo(f"ralph: error: {exc}", err=True)
         sys.exit(_exits.exit_code(exc))
