@@ -391,7 +391,7 @@ SERVES = {(("serve",), "status_file")}
 def text_targets() -> list[tuple[tuple[str, ...], str]]:
     """(command, parameter name) for every parameter that takes text, and ``--store``
     once."""
-    found = [(("issue", "list"), "--store")]
+    found: list[tuple[tuple[str, ...], str]] = [(("issue", "list"), "--store")]
     for path, name in targets():
         if name == "--store" or (path, name) in SERVES:
             continue
