@@ -90,7 +90,10 @@ class Place:
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    root = tmp_path_factory.mktemp("fuzz")
+    return make_place(tmp_path_factory.mktemp("fuzz"))
+
+
+def make_place(root: Path) -> Place:
     repo, _ = create_demo_project(root / "demo")
     with open_project(load_config(repo)) as project:
         project.tracker.create_issue("Child", state=WorkflowState.BACKLOG)
@@ -372,3 +375,55 @@ def test_a_bad_value_is_refused_in_one_line_with_exit_2_and_nothing_written(
         assert err.startswith("ralph: error: "), shown
         assert err.count("\n") == 1, shown
     assert snapshot(place) == before, shown
+
+
+# -- text as written --------------------------------------------------------------------
+
+#: Rich markup, a stray closing tag, a terminal hyperlink and an emoji code: text like any
+#: other, which a command takes or refuses as it would any text, and shows as written.
+MARKED = "[wip] Fix [/] the [bold]thing [link=javascript:alert(1)]x[/link] :warning:"
+#: What reading it as markup drops or changes.
+PIECES = ("[wip]", "[/]", "[bold]thing", "[link=javascript:alert(1)]x[/link]", ":warning:")
+#: ralph serve with a status file it can write serves until it is stopped.
+SERVES = {(("serve",), "status_file")}
+
+
+def text_targets() -> list[tuple[tuple[str, ...], str]]:
+    """(command, parameter name) for every parameter that takes text, and ``--store``
+    once."""
+    found: list[tuple[tuple[str, ...], str]] = [(("issue", "list"), "--store")]
+    for path, name in targets():
+        if name == "--store" or (path, name) in SERVES:
+            continue
+        param = next(p for p in COMMANDS[path].params if p.name == name)
+        if _bare(param.type_descriptor.annotation) is str:
+            found.append((path, name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def marked_place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    """A place of its own: text with markup is often good input, and changes things."""
+    return make_place(tmp_path_factory.mktemp("marked"))
+
+
+@pytest.mark.parametrize(
+    ("path", "name"), text_targets(), ids=[" ".join((*p, n)) for p, n in text_targets()]
+)
+def test_text_with_markup_is_taken_or_refused_as_any_text_and_shown_as_written(
+    marked_place: Place, path: tuple[str, ...], name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # nothing wrapped: a line is shown whole
+    if name == "--store":
+        param, name = ROOT_STORE, "store"
+    else:
+        param = next(p for p in COMMANDS[path].params if p.name == name)
+    args = arguments(marked_place, path, param, MARKED)
+    code, out, err = ralph(marked_place.repo, args)
+    shown = f"ralph {args!r} -> {code}\n{out}{err}"
+    assert "Traceback" not in out + err, shown
+    assert code in (0, 1, 2), shown
+    assert "\x1b" not in out + err, shown  # no style, and no hyperlink to javascript:
+    if "Fix" in out + err:  # said back, in a line or an error: as it was given
+        for piece in PIECES:
+            assert piece in out + err, shown

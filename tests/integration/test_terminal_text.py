@@ -1,15 +1,21 @@
-"""Text from the tracker reaches the terminal without its control characters: an issue
-body, comment, label or title carrying ESC sequences cannot clear the screen or retitle
-the window of whoever runs ``ralph``. And a title with a line break is refused at once."""
+"""Text from the tracker reaches the terminal as written, without its control characters:
+an issue body, comment, label or title carrying ESC sequences cannot clear the screen or
+retitle the window of whoever runs ``ralph``, and one in Rich markup is shown, never
+read (no style, no hyperlink, no crash on a stray ``[/]``). No known secret reaches it
+either. And a title with a line break is refused at once."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 
 import pytest
 
+from ralph.config import load_config
 from ralph.demo import create_demo_project
+from ralph.project import open_project
+from ralph.workflow import Priority, WorkflowState
 
 from .conftest import ralph_process
 
@@ -89,3 +95,99 @@ def test_a_title_with_a_line_break_is_refused_in_one_line_with_exit_2(tmp_path):
     ]
     listed = ralph_process("issue", "list", "--json", cwd=repo)
     assert "Fix the build" not in listed.stdout
+
+
+# -- text is shown as written, markup and all -------------------------------------------
+
+TITLE = "[wip] Fix [/] the [bold]thing"
+#: A terminal hyperlink to javascript: and an emoji code, were the body read as markup.
+LINKED = "[debug-auto] [link=javascript:alert(1)]click[/link] :warning: [/]"
+COMMENT = "[/] said [bold]so"
+
+
+@pytest.fixture
+def marked(tmp_path, monkeypatch, ralph_cli):
+    """The demo project with #2 titled, labelled, described and commented on in markup
+    (as anyone who can open an issue may), and a pull request titled so."""
+    repo, _ = create_demo_project(tmp_path / "demo")
+    monkeypatch.chdir(repo)
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+        tracker.create_issue(
+            TITLE,
+            body=LINKED,
+            state=WorkflowState.BACKLOG,
+            priority=Priority.P0,
+            labels=["[bug]"],
+            author="someone",
+        )
+        tracker.add_comment(2, COMMENT, author="someone")
+        project.git.git("branch", "feature/marked", "main", what="make a branch")
+        tracker.create_pull_request(head="feature/marked", base="main", title=TITLE)
+    return ralph_cli
+
+
+def test_an_issue_made_with_markup_in_its_title_is_said_back_as_written(tmp_path, ralph_cli):
+    repo, _ = create_demo_project(tmp_path / "demo")
+    with contextlib.chdir(repo):
+        assert ralph_cli("issue", "new", "Fix [/] close") == (
+            0,
+            "Created #2: Fix [/] close [Backlog]\n",
+            "",
+        )
+        assert ralph_cli("issue", "new", TITLE)[1] == f"Created #3: {TITLE} [Backlog]\n"
+
+
+#: Commands that show #2 or its pull request, and what each shows of it.
+SHOWN_AS_WRITTEN = [
+    (("issue", "list"), [TITLE]),
+    (("issue", "list", "--label", "[bug]"), [TITLE]),
+    (("issue", "show", "2"), [TITLE, "[bug]", LINKED, COMMENT]),
+    (("issue", "next", "--state", "Backlog"), [f"#2 {TITLE} [Backlog]"]),
+    (("issue", "label", "2", "--add", "[wip]"), ["#2: labels [bug], [wip]"]),
+    (("pr", "list"), [TITLE]),
+    (("pr", "show", "3"), [TITLE]),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"), SHOWN_AS_WRITTEN, ids=[" ".join(c) for c, _ in SHOWN_AS_WRITTEN]
+)
+def test_markup_from_the_tracker_is_shown_as_written(marked, command, shown):
+    code, out, err = marked(*command)
+    assert code == 0, err
+    for text in shown:
+        assert text in out
+
+
+def test_in_a_colour_terminal_markup_makes_no_style_and_no_hyperlink(marked, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    for command in (("issue", "show", "2"), ("issue", "list")):
+        code, out, err = marked(*command)
+        assert code == 0, err
+        assert "\x1b[" in out  # Rich's own styles
+        assert TITLE in out  # one text, styled as a whole if at all
+        assert "\x1b]8;" not in out  # no OSC 8 hyperlink, to javascript: or anywhere
+
+
+# -- no secret reaches the terminal ----------------------------------------------------
+
+PLANTED = "ghp_PLANTEDCONSOLETOKEN0001"
+
+
+def test_a_token_an_agent_writes_into_its_escalation_is_masked_on_the_console(tmp_path):
+    repo, _ = create_demo_project(tmp_path / "demo")
+    # The scripted analyst escalates with what the issue says: an agent that read a
+    # token somewhere and repeats it.
+    made = ralph_process(
+        "issue", "new", "Unclear", "--body", f"Triage: escalate token is {PLANTED}", cwd=repo
+    )
+    assert made.returncode == 0, made.stderr
+    run = ralph_process("run", "triage", "2", env={"RALPH_GH_TOKEN": PLANTED}, cwd=repo)
+    assert run.returncode == 1, run.stderr
+    assert "the agent asks for a person: token is ***" in run.stdout
+    assert PLANTED not in run.stdout + run.stderr
+    shown = ralph_process("issue", "show", "2", env={"RALPH_GH_TOKEN": PLANTED}, cwd=repo)
+    assert "Escalation: the agent asks for a person: token is ***" in shown.stdout
+    assert PLANTED not in shown.stdout  # the body a person wrote holds it: shown masked too

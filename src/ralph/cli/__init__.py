@@ -16,11 +16,12 @@ from typing import Annotated
 import typer
 
 from ralph._logs import LOG_FORMATS, configure_logging
-from ralph._secrets import redact, register_url
-from ralph._text import printable
+from ralph._secrets import register_url
 from ralph.cli import (
     _by_hand,
+    _console,
     _exits,
+    _help,
     _hygiene,
     _init,
     _login,
@@ -56,6 +57,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_help.HelpAsWritten,
 )
 for sub_app in (
     issue_app,
@@ -157,5 +159,5 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        print(f"ralph: error: {printable(redact(str(exc)))}", file=sys.stderr)
+        _console.echo(f"ralph: error: {exc}", err=True)
         sys.exit(_exits.exit_code(exc))

@@ -3,7 +3,7 @@ a login, and if not, what to set or type (or how to try Ralph without one)."""
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.text import Text
 
 from ralph.cli._console import Console
 from ralph.config import Config
@@ -40,12 +40,15 @@ def print_agent_credentials(console: Console, config: Config, agent: str | None)
         credentials = agent_credentials(name)
         if credentials.ready is False:
             ok = False
-            console.print(
-                f"[red]✗[/] agent {escape(name)} ({escape(', '.join(phases))}): no key or "
-                f"login; {escape(credentials.fix)}; {OFFLINE_HINT}"
+            line = (
+                f"agent {name} ({', '.join(phases)}): no key or login; "
+                f"{credentials.fix}; {OFFLINE_HINT}"
             )
+            console.print(Text.assemble(("✗", "red"), " ", line))
         elif credentials.ready is None:
-            console.print(f"[bold yellow]![/] agent {escape(name)}: {escape(credentials.found)}")
+            console.print(
+                Text.assemble(("!", "bold yellow"), f" agent {name}: {credentials.found}")
+            )
         else:
-            console.print(f"[green]✓[/] agent {escape(name)}: {escape(credentials.found)}")
+            console.print(Text.assemble(("✓", "green"), f" agent {name}: {credentials.found}"))
     return ok

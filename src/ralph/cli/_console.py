@@ -1,35 +1,110 @@
 """The console every ``ralph`` command prints through. What it prints comes from the
-tracker (titles, bodies, comments, labels) and from agents (task errors): text anyone
-could have written. Rich's ``escape`` stops markup, and Rich drops a few controls (BEL,
-CR), but ESC passes, so an issue body could clear the screen, retitle the window or
-hide a line. Here every piece of text loses its control characters on its way out
-(:func:`printable`, which plain prints use too); Rich's own styles and cursor moves are
-not text, and stay."""
+tracker (titles, bodies, comments, labels), from agents (task errors, escalations) and
+from people (input quoted back): text anyone could have written. So it is printed as
+written, whatever it holds:
+
+- no markup: ``[bold]``, ``[/]`` or ``[link=...]`` in a title is shown, never parsed
+  (a stray ``[/]`` would raise, a ``[link]`` would write a terminal hyperlink), nor
+  ``:emoji:`` codes or highlighting; Ralph's own styles are ``Text`` and ``style=``,
+  never markup, so no print site has to remember to escape;
+- no control characters: Rich drops a few (BEL, CR) but ESC passes, so an issue body
+  could clear the screen, retitle the window or hide a line; every piece of text loses
+  them (:func:`printable`, which :func:`echo` uses too), and no hyperlink is written;
+  Rich's own styles and cursor moves are not text, and stay;
+- no secrets: every text passes the redaction posts and the store get
+  (``ralph._secrets.redact``), so an agent that writes a token into its escalation is
+  shown ``***`` as the comment it posted is.
+
+Plain lines (JSON, Markdown for pipes, one-line messages) go through :func:`echo`;
+``tests/unit/cli/test_console.py`` holds the CLI to printing nothing another way.
+"""
 
 from __future__ import annotations
 
+import copy
+import sys
 from collections.abc import Iterable
+from typing import Any
 
 from rich import console as rich_console
+from rich.panel import Panel
 from rich.segment import Segment
+from rich.text import Text
 
+from ralph._secrets import redact
 from ralph._text import printable
 
-__all__ = ["Console"]
+__all__ = ["Console", "echo"]
+
+
+def echo(text: str, *, err: bool = False, end: str = "\n") -> None:
+    """Print a plain line (or lines) as every print should be: without known secrets and
+    control characters."""
+    print(printable(redact(text)), end=end, file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def _redacted(text: Text) -> Text:
+    """``text`` without known secrets. A text that held one keeps its own style but
+    loses its inner spans: the mask's length differs, and a secret is rare enough."""
+    plain = text.plain
+    cleaned = redact(plain)
+    if cleaned == plain:
+        return text
+    return Text(
+        cleaned,
+        style=text.style,
+        justify=text.justify,
+        overflow=text.overflow,
+        no_wrap=text.no_wrap,
+        end=text.end,
+        tab_size=text.tab_size,
+    )
+
+
+def _plain_titles(panel: Panel) -> Panel:
+    """A panel whose string title is text: Rich reads a Panel's string title as
+    markup whatever the console says."""
+    if not isinstance(panel.title, str) and not isinstance(panel.subtitle, str):
+        return panel
+    plain = copy.copy(panel)
+    if isinstance(panel.title, str):
+        plain.title = Text(panel.title)
+    if isinstance(panel.subtitle, str):
+        plain.subtitle = Text(panel.subtitle)
+    return plain
 
 
 class Console(rich_console.Console):
-    """``rich.console.Console`` that never writes a control character it was given."""
+    """``rich.console.Console`` that prints text as written: no markup, emoji codes or
+    highlighting unless a call asks for them, and never a control character, a
+    hyperlink or a known secret."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for option in ("markup", "emoji", "highlight"):
+            kwargs.setdefault(option, False)
+        super().__init__(*args, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return _redacted(super().render_str(text, **kwargs))
 
     def render(
         self,
         renderable: rich_console.RenderableType,
         options: rich_console.ConsoleOptions | None = None,
     ) -> Iterable[Segment]:
+        # Rich renders what a table, panel or group holds through this method again, so
+        # each text is seen whole here, before it is wrapped or split into segments.
+        if isinstance(renderable, Text):
+            renderable = _redacted(renderable)
+        elif isinstance(renderable, Panel):
+            renderable = _plain_titles(renderable)
         for segment in super().render(renderable, options):
             if segment.control or not segment.text:
                 yield segment  # Rich's own cursor moves (a live display), no text
-            else:
-                # Dropped, not shown as U+FFFD: Rich laid the text out counting them
-                # as zero cells wide, so a wider mark would push a table's borders.
-                yield Segment(printable(segment.text, ""), segment.style)
+                continue
+            style = segment.style
+            if style is not None and style.link:
+                style = style.update_link(None)
+            # Dropped, not shown as U+FFFD: Rich laid the text out counting them as
+            # zero cells wide, so a wider mark would push a table's borders.
+            yield Segment(printable(redact(segment.text), ""), style)

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ralph._debuglog import DEBUG_LOG_DIR
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import open_project_of, project_config
 from ralph.debug import (
     CollateResult,
@@ -56,7 +56,7 @@ def stats_command(
     read = _read(since)
     stats = debug_stats(read.events, since=read.since, sessions=read.sessions, group_by=group_by)
     if as_json:
-        print(json.dumps(stats.to_dict(), indent=2))
+        echo(json.dumps(stats.to_dict(), indent=2))
         return
     Console().print(_stats_table(stats))
 
@@ -104,7 +104,7 @@ def collate_command(
         with open_project_of(ctx) as project:
             result = collate(read, project.tracker)
     if as_json:
-        print(json.dumps(result.to_dict(), indent=2))
+        echo(json.dumps(result.to_dict(), indent=2))
         return
     _print_collated(result)
 

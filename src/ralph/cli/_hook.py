@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import open_project_of
 from ralph.config import find_config
 from ralph.errors import InvalidInput
@@ -128,4 +128,4 @@ def _describe(context: HookContext) -> str:
 @plugin_app.command("path")
 def plugin_path_command() -> None:
     """The plugin folder of the installed package: claude --plugin-dir "$(ralph plugin path)"."""
-    print(plugin_path())
+    echo(str(plugin_path()))

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 
-from ralph._text import printable
 from ralph.board import ArchiveResult, archive_candidates, hygiene_report
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import project_tracker
 from ralph.dashboard import HygieneConfig, format_hygiene_markdown
 from ralph.errors import InvalidInput
@@ -100,12 +99,12 @@ def hygiene_command(
         result = archive_candidates(tracker, report, dry_run=dry_run) if archive else None
     if result is not None:
         if output is HygieneFormat.JSON:
-            print(json.dumps(result.to_dict(), indent=2))
+            echo(json.dumps(result.to_dict(), indent=2))
         else:
             _say_archived(result, archive_days)
         if result.errors:
             raise typer.Exit(1)
     elif output is HygieneFormat.JSON:
-        print(json.dumps(report.to_dict(), indent=2))
+        echo(json.dumps(report.to_dict(), indent=2))
     else:
-        print(printable(format_hygiene_markdown(report)), end="")
+        echo(format_hygiene_markdown(report), end="")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
@@ -92,16 +92,17 @@ def init_command(
             console.print(f"Created fields: {', '.join(board.created_fields)}")
         for field, missing in board.incomplete_fields:
             console.print(
-                f'[yellow]"{field}" lacks the options {", ".join(missing)}; add them to the '
+                f'"{field}" lacks the options {", ".join(missing)}; add them to the '
                 "field on the board (GitHub's API could only replace every option, clearing "
-                "the field on every item), then run ralph doctor[/]"
+                "the field on every item), then run ralph doctor",
+                style="yellow",
             )
         if board.linked:
             console.print(f"Linked {github} to the project")
         if board.link_warning:
             warn(board.link_warning)
         for note in board.features.notes():
-            console.print(f"[yellow]{escape(note[0].upper() + note[1:])}[/]")
+            console.print(note[0].upper() + note[1:], style="yellow")
         if board.created_project:  # GitHub's API cannot make views (nor could the original)
             console.print(
                 "Views cannot be created through GitHub's API; on the board add a Board "
@@ -160,23 +161,34 @@ def _store_named(ctx: typer.Context) -> str | None:
     return None if not named or named == os.environ.get("RALPH_STORE_URL") else named
 
 
-def _sandbox_line(config: Config) -> tuple[bool, str]:
+#: The doctor's marks: fine, a warning, a problem.
+_OK = ("✓", "green")
+_WARN = ("!", "bold yellow")
+_BAD = ("✗", "red")
+
+
+def _marked(mark: tuple[str, str], line: str) -> Text:
+    return Text.assemble(mark, " ", line)
+
+
+def _sandbox_line(config: Config) -> tuple[bool, Text]:
     """Whether agents can run as ralph.toml asks, and the doctor's line about it."""
     status = probe()
     if status.available:
         tests = "tests with network" if config.sandbox_network == "on" else "tests without network"
-        return True, (
-            f"[green]✓[/] sandbox: {escape(status.version)} (agents write only to their "
-            f"worktree; {tests})"
+        return True, _marked(
+            _OK, f"sandbox: {status.version} (agents write only to their worktree; {tests})"
         )
     if config.allow_unsandboxed:
-        return True, (
-            "[bold yellow]![/] sandbox: unavailable, agents run unconfined "
-            f"(allow_unsandboxed = true): {escape(status.reason)}"
+        return True, _marked(
+            _WARN,
+            "sandbox: unavailable, agents run unconfined "
+            f"(allow_unsandboxed = true): {status.reason}",
         )
-    return False, (
-        f"[red]✗[/] sandbox: {escape(status.reason)}; install bubblewrap "
-        "(apt-get install bubblewrap) or set allow_unsandboxed = true"
+    return False, _marked(
+        _BAD,
+        f"sandbox: {status.reason}; install bubblewrap "
+        "(apt-get install bubblewrap) or set allow_unsandboxed = true",
     )
 
 
@@ -187,10 +199,10 @@ def _print_prompt_overrides(console: Console, config: Config) -> bool:
     for path, problem in override_problems(config):
         if problem:
             ok = False
-            console.print(f"[red]✗[/] prompt: {escape(problem)}")
+            console.print(_marked(_BAD, f"prompt: {problem}"))
         else:
             shown = path.relative_to(config.root) if path.is_relative_to(config.root) else path
-            console.print(f"[green]✓[/] prompt: {escape(str(shown))} overrides the packaged one")
+            console.print(_marked(_OK, f"prompt: {shown} overrides the packaged one"))
     return ok
 
 
@@ -206,13 +218,10 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         phases = uses.get(cli.name, [])
         chosen = f"; ralph.toml: {', '.join(phases)}" if phases else ""
         if cli.path is None:
-            console.print(f"· agent {cli.name}: not found ({escape(cli.install)}){chosen}")
+            console.print(f"· agent {cli.name}: not found ({cli.install}){chosen}")
             continue
         version = f" {cli.version}" if cli.version else ""
-        console.print(
-            f"· agent {cli.name}: {escape(cli.title)}{escape(version)} "
-            f"({escape(str(cli.path))}){chosen}"
-        )
+        console.print(f"· agent {cli.name}: {cli.title}{version} ({cli.path}){chosen}")
 
 
 def doctor_command(
@@ -238,9 +247,9 @@ def doctor_command(
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)
     if warning is None:
-        console.print(f"[green]✓[/] test_command: {escape(config.test_command)}")
+        console.print(_marked(_OK, f"test_command: {config.test_command}"))
     else:
-        console.print(f"[bold yellow]![/] test_command: {escape(warning)}")
+        console.print(_marked(_WARN, f"test_command: {warning}"))
     confined, line = _sandbox_line(config)
     console.print(line)
     _print_agent_clis(console, config)
@@ -249,7 +258,7 @@ def doctor_command(
     healthy = confined and agents_ok and prompts_ok
     if config.tracker != "github":
         console.print(
-            f"[green]✓[/] tracker: local (repo {config.repo}); nothing on GitHub to check"
+            _marked(_OK, f"tracker: local (repo {config.repo}); nothing on GitHub to check")
         )
         if not healthy:
             raise typer.Exit(1)
@@ -264,12 +273,12 @@ def doctor_command(
             project_owner=settings.project_owner,
         )
     except RalphError as exc:
-        console.print(f"[red]✗[/] GitHub: {exc}")
+        console.print(_marked(_BAD, f"GitHub: {exc}"))
         raise typer.Exit(1) from None
     finally:
         client.close()
     for check in checks:
-        mark = "[bold yellow]![/]" if check.warning else "[green]✓[/]" if check.ok else "[red]✗[/]"
-        console.print(f"{mark} {check.name}: {escape(check.detail)}")
+        mark = _WARN if check.warning else _OK if check.ok else _BAD
+        console.print(_marked(mark, f"{check.name}: {check.detail}"))
     if not healthy or not all(check.ok for check in checks):
         raise typer.Exit(1)

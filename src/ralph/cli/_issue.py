@@ -10,7 +10,7 @@ import typer
 
 from ralph._text import check_title
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
@@ -61,7 +61,7 @@ def issue_new(
             author="human",
         )
     if as_json:
-        print(json.dumps(issue_dict(issue), indent=2))
+        echo(json.dumps(issue_dict(issue), indent=2))
     else:
         under = f" under #{parent}" if parent else ""
         _say(f"Created #{issue.number}{under}: {issue.title} [{issue.workflow_state}]")
@@ -98,7 +98,7 @@ def issue_list(
     with project_tracker(ctx) as (_, tracker):
         issues = tracker.list_issues(query)
     if as_json:
-        print(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
+        echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
     else:
         Console().print(render_issue_list(issues))
 
@@ -110,7 +110,7 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
     with open_project_of(ctx) as project:
         view = load_issue(project, number)
     if as_json:
-        print(json.dumps(view.to_dict(), indent=2))
+        echo(json.dumps(view.to_dict(), indent=2))
     else:
         Console().print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
 
@@ -303,7 +303,7 @@ def issue_next(
     else:
         payload["why"] = found.why_none()
     if as_json:
-        print(json.dumps(payload, indent=2))
+        echo(json.dumps(payload, indent=2))
     elif issue is not None:
         _say(f"#{issue.number} {issue.title} [{issue.workflow_state}]")
     else:

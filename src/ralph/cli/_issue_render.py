@@ -113,7 +113,7 @@ def render_issue(
     if issue.body.strip():
         from rich.markdown import Markdown  # costs a fifth of a second to import
 
-        parts += [Text(""), Markdown(issue.body)]
+        parts += [Text(""), Markdown(issue.body, hyperlinks=False)]  # the address shown
     if refusals:
         parts.append(Text("\nRefused tool calls", style="bold"))
         for refusal in refusals:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WORKERS
 from ralph.cli._console import Console
@@ -517,10 +518,13 @@ def demo_command(
         raise InvalidInput(f"{keep} is not empty; give --keep a new or empty folder")
     console = _console()
     console.print(
-        "[bold]Ralph demo[/bold]: a small Python package, an epic in Backlog, and a team "
-        "of [bold]simulated[/bold] agents (the scripted runtime: deterministic, no model, "
-        "no network) taking it through triage, split, research, plan, review, implement, "
-        "PR and merge."
+        Text.assemble(
+            ("Ralph demo", "bold"),
+            ": a small Python package, an epic in Backlog, and a team of ",
+            ("simulated", "bold"),
+            " agents (the scripted runtime: deterministic, no model, no network) taking it "
+            "through triage, split, research, plan, review, implement, PR and merge.",
+        )
     )
     with tempfile.TemporaryDirectory(prefix="ralph-demo-") as scratch:
         folder = keep.resolve() if keep is not None else Path(scratch) / "greet"

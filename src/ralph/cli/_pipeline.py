@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import RenderableType
 
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._documents import load_board, load_ownership, load_position_input
 from ralph.cli._render import (
     render_graph,
@@ -45,7 +45,7 @@ ReviewOpt = Annotated[
 
 def _emit(as_json: bool, data: dict[str, Any], rendering: RenderableType) -> None:
     if as_json:
-        typer.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     else:
         Console().print(rendering)
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of, project_tracker
@@ -64,7 +64,7 @@ def pr_list(
     with project_tracker(ctx) as (_, tracker):
         prs = tracker.list_pull_requests(state=state)
     if as_json:
-        print(json.dumps([pull_request_dict(pr, full=False) for pr in prs], indent=2))
+        echo(json.dumps([pull_request_dict(pr, full=False) for pr in prs], indent=2))
     else:
         Console().print(render_pull_request_list(prs))
 
@@ -82,7 +82,7 @@ def pr_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> Non
             except IssueNotFound:
                 continue
     if as_json:
-        print(json.dumps(pull_request_dict(pr), indent=2))
+        echo(json.dumps(pull_request_dict(pr), indent=2))
     else:
         Console().print(render_pull_request(pr, closes))
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from ralph.cli._console import Console
 from ralph.config import Config, find_config, load_config, untested_warning
@@ -104,8 +104,8 @@ def _require_base_branch(project: Project) -> None:
 
 def warn(text: str) -> None:
     """A warning a person must not miss: bold, on stderr."""
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold yellow]Warning:[/] {escape(text)}"
+    Console(stderr=True, soft_wrap=True).print(
+        Text.assemble(("Warning:", "bold yellow"), " ", text)
     )
 
 

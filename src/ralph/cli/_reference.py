@@ -11,6 +11,8 @@ from typing import Any
 
 import typer
 
+from ralph.cli._console import echo
+
 __all__ = ["cli_reference", "generated_documents"]
 
 _EXITS = """\
@@ -81,4 +83,4 @@ if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
     for name, text in generated_documents().items():
         (root / name).write_text(text)
-        print(f"wrote {name}")
+        echo(f"wrote {name}")

@@ -204,7 +204,7 @@ def print_report(report: RunReport, console: Console) -> None:
     for best in report.best_of:
         print_best_of(best, console)
     if report.streams:
-        console.print(f"[bold]Work streams ({len(report.streams)}):[/bold]")
+        console.print(f"Work streams ({len(report.streams)}):", style="bold")
         for stream in report.streams:
             issues = ", ".join(f"#{n}" for n in stream.issues)
             state = "merged" if stream.merged else (f"at {stream.at}" if stream.at else "ended")
@@ -214,7 +214,7 @@ def print_report(report: RunReport, console: Console) -> None:
                 markup=False,
             )
     if report.needs_person:
-        console.print("[bold]Needs a person:[/bold]")
+        console.print("Needs a person:", style="bold")
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
 

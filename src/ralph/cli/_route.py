@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ralph.board import apply_route, load_routing, route_issue
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import project_config, project_tracker
 from ralph.routing import ROUTING_FILE
 
@@ -45,7 +45,7 @@ def route_command(
     if as_json:
         steps = done or decision.steps()
         found = {**decision.to_dict(), "applied": apply, "steps": [s.to_dict() for s in steps]}
-        print(json.dumps(found, indent=2))
+        echo(json.dumps(found, indent=2))
         return
     console = Console(highlight=False)
 

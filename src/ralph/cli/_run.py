@@ -7,6 +7,7 @@ import time
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
@@ -90,7 +91,7 @@ def best_of_settings(
 def _print(outcome: PhaseOutcome, agent: str) -> None:
     console = Console(highlight=False, soft_wrap=True)
     issues = ", ".join(f"#{n}" for n in outcome.issues)
-    console.print(f"[bold]{outcome.phase}[/bold] {issues} — {agent or 'no agent'}")
+    console.print(Text.assemble((outcome.phase, "bold"), f" {issues} — {agent or 'no agent'}"))
     for line in outcome.lines:
         console.print(f"  {line}", markup=False)
     for breach in outcome.breaches:

@@ -12,10 +12,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ralph._text import printable
 from ralph.board import parse_projects, projects_dashboard
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
 from ralph.dashboard import Dashboard, Severity, format_markdown
@@ -121,8 +120,8 @@ def status_command(
             )
             dashboard = board.dashboard
     if as_json or output is StatusFormat.JSON:
-        print(json.dumps(dashboard.to_dict(), indent=2))
+        echo(json.dumps(dashboard.to_dict(), indent=2))
     elif output is StatusFormat.MARKDOWN:
-        print(printable(format_markdown(dashboard, issues_per_phase)), end="")
+        echo(format_markdown(dashboard, issues_per_phase), end="")
     else:
         Console().print(render_dashboard(dashboard, issues_per_phase))

@@ -10,10 +10,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ralph._text import printable
 from ralph.board import post_status_report, status_report
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import project_tracker
 from ralph.dashboard import HealthConfig, MetricsConfig, ProjectStatus
 from ralph.tracker import StatusUpdate, iso
@@ -75,13 +74,13 @@ def report_command(
         found: dict[str, Any] = {"report": report.to_dict(), "dryRun": dry_run}
         if posted is not None:
             found["statusUpdate"] = _update_dict(posted)
-        print(json.dumps(found, indent=2))
+        echo(json.dumps(found, indent=2))
         return
-    print(printable(report.body))
+    echo(report.body)
     if posted is None:
-        print(f"Dry run: no status update posted (the status would be {report.status.value}).")
+        echo(f"Dry run: no status update posted (the status would be {report.status.value}).")
     else:
-        print(f"Posted status update {posted.id} ({report.status.value}).")
+        echo(f"Posted status update {posted.id} ({report.status.value}).")
 
 
 @report_app.command("list")
@@ -97,7 +96,7 @@ def report_list(
         updates = tracker.list_status_updates()
     updates = updates[:limit] if limit is not None else updates
     if as_json:
-        print(json.dumps([_update_dict(u) for u in updates], indent=2))
+        echo(json.dumps([_update_dict(u) for u in updates], indent=2))
         return
     if not updates:
         Console(highlight=False).print("No status updates yet: ralph report posts one.")

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from ralph.cli._console import Console
+from ralph.cli._console import Console, echo
 from ralph.cli._project import project_root, store_url
 from ralph.cli._report import MARKS, print_report, waiting_text
 from ralph.db import open_database
@@ -67,7 +67,7 @@ def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         counts = {run.id: Counter(t.status for t in store.list_tasks(run.id)) for run in runs}
         document = runs_document(store) if as_json else []
     if as_json:
-        typer.echo(json.dumps(document, indent=2))
+        echo(json.dumps(document, indent=2))
         return
     table = Table(title="Runs", title_justify="left")
     for column in ("Run", "Name", "Mode", "Root", "Status", "Done", "Created"):
@@ -92,7 +92,7 @@ def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
     kept = RunFiles(project_root(), run)
     files = kept.listing()
     if as_json:
-        typer.echo(json.dumps(run_document(report, files), indent=2))
+        echo(json.dumps(run_document(report, files), indent=2))
         return
     console = Console(highlight=False, soft_wrap=True)
     print_report(report, console)
@@ -118,7 +118,7 @@ def runs_cancel(ctx: typer.Context, run: int) -> None:
     canceled, and a process serving it stops once the tasks in hand end."""
     with _store(ctx) as store:
         canceled = cancel_run(store, run)
-    typer.echo(f"Run {run} canceled ({len(canceled)} unfinished task(s) canceled).")
+    echo(f"Run {run} canceled ({len(canceled)} unfinished task(s) canceled).")
 
 
 @tasks_app.command("list")
@@ -137,7 +137,7 @@ def tasks_list(
             store.get_run(run)  # a run that does not exist is named, not an empty list
         tasks = store.list_tasks(run, status=status, role=role)
     if as_json:
-        typer.echo(json.dumps([t.to_dict() for t in tasks], indent=2))
+        echo(json.dumps([t.to_dict() for t in tasks], indent=2))
         return
     table = Table(title="Tasks", title_justify="left")
     for column in ("Id", "Run", "Key", "Role", "Status", "Owner", "Tries", "Subject"):
@@ -166,7 +166,7 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
         history = [e for e in store.events(task.run_id) if e.task_id == task_id]
         deps = {t.id: t for t in store.list_tasks(task.run_id) if t.id in task.deps}
     if as_json:
-        typer.echo(json.dumps(document, indent=2))
+        echo(json.dumps(document, indent=2))
         return
     text = Text()
     text.append(f"Task {task.id} ({task.key}) of run {task.run_id}\n", style="bold")
@@ -226,8 +226,8 @@ def db_reap(ctx: typer.Context) -> None:
     with _store(ctx) as store:
         changed = store.reap()
     for task in changed:
-        typer.echo(f"task {task.id} ({task.key}) -> {task.status.value}")
-    typer.echo(f"{len(changed)} task(s) reaped")
+        echo(f"task {task.id} ({task.key}) -> {task.status.value}")
+    echo(f"{len(changed)} task(s) reaped")
 
 
 @db_app.command("migrate")
@@ -235,4 +235,4 @@ def db_migrate(ctx: typer.Context) -> None:
     """Create the database if needed and apply every missing schema migration."""
     with open_database(store_url(ctx)) as db:
         applied = migrate_database(db)
-    typer.echo(f"applied migrations: {applied}" if applied else "schema is up to date")
+    echo(f"applied migrations: {applied}" if applied else "schema is up to date")

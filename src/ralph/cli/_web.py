@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ralph._secrets import register_secret
-from ralph._text import printable
+from ralph.cli._console import echo
 from ralph.cli._project import open_project_of
 from ralph.errors import InvalidInput
 
@@ -84,6 +84,6 @@ def web_command(
             if token is not None:
                 lines.append(f"Open {url}?token=YOUR_TOKEN once; the browser keeps it.")
             lines.append("Ctrl-C stops it.")
-            print(printable("\n".join(lines)), flush=True)
+            echo("\n".join(lines))
 
         serve(app, host, port, ready)

@@ -204,3 +204,18 @@ def test_doctor_with_a_fine_grained_token_on_a_user_board_says_what_token_it_nee
         "board needs a classic token or OAuth token with the project scope" in result.stdout
     )
     assert token not in result.stdout + result.stderr
+
+
+def test_titles_read_from_github_are_shown_as_written(served, project, ralph_cli, monkeypatch):
+    for name, value in served.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(project.path)
+    assert ralph_cli("init", "--github", "acme/shop")[0] == 0
+    title = "[wip] Fix [/] the [bold]thing"
+    assert ralph_cli("issue", "new", title) == (0, f"Created #1: {title} [Backlog]\n", "")
+    # retitled on GitHub by anyone who may edit issues there
+    served.fake.repository("acme/shop").issue_list[0].title = "[debug-auto] Fix [/] close"
+    for command in (("issue", "list"), ("issue", "show", "1")):
+        code, out, err = ralph_cli(*command)
+        assert code == 0, err
+        assert "[debug-auto] Fix [/] close" in out

@@ -436,3 +436,22 @@ def test_every_tool_answers_on_both_trackers(board):
             assert not failed, (name, answer)
         if failed:
             assert "\n" not in answer["error"], name
+
+
+MARKED = "[wip] Fix [/] the [bold]thing"
+
+
+def test_titles_and_bodies_in_markup_are_kept_and_read_back_as_written(board):
+    made = one(board, "create_issue", title=MARKED, body=f"[debug-auto] {MARKED}")
+    number = made["number"]
+    got = one(board, "get_issue", number=number)
+    assert (got["title"], got["body"]) == (MARKED, f"[debug-auto] {MARKED}")
+    listed = one(board, "list_issues")["items"]
+    assert [i["title"] for i in listed if i["number"] == number] == [MARKED]
+    updated = one(board, "update_issue", number=number, title=f"{MARKED} [link=x]y[/link]")
+    assert updated["title"] == f"{MARKED} [link=x]y[/link]"
+    draft = one(board, "create_draft_issue", title=f"[draft] {MARKED}")
+    items = one(board, "list_project_items")["items"]
+    assert [i["title"] for i in items if i["itemId"] == draft["projectItemId"]] == [
+        f"[draft] {MARKED}"
+    ]

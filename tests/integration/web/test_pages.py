@@ -282,3 +282,15 @@ def test_issue_text_is_shown_as_text_never_as_markup(
     board = client.get("/").text
     assert "<img src=x" not in board
     assert "&lt;img src=x" in board
+
+
+def test_issue_text_in_rich_markup_is_shown_as_written(
+    client: TestClient, open_board: Project
+) -> None:
+    title = "[wip] Fix [/] the [bold]thing"
+    marked = open_board.tracker.create_issue(title, body="[debug-auto] said [/] :warning:")
+    page = client.get(f"/issues/{marked.number}").text
+    assert title in page
+    assert "[debug-auto] said [/] :warning:" in page
+    assert title in client.get("/").text
+    assert client.get(f"/api/issues/{marked.number}").json()["title"] == title

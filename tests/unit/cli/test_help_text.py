@@ -1,11 +1,14 @@
-"""What ``ralph --help`` and each group's help list about their commands."""
+"""What ``ralph --help`` and each group's help list about their commands, and that help
+shows as written: ralph.toml's ``[tables]`` are words, not markup."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import typer.main
 from typer.core import TyperGroup
+from typer.testing import CliRunner
 
 from ralph.cli import app
 
@@ -31,3 +34,26 @@ def test_every_command_is_listed_by_a_one_line_summary_without_hard_line_breaks(
         assert summary.strip(), f"{path} has no help"
         if not isinstance(command, TyperGroup):
             assert "\n" not in summary, f"{path}'s summary keeps its docstring's line breaks"
+
+
+def _bracketed(command: Any) -> set[str]:
+    """The ``[words]`` of a command's help, its summary's and its parameters' help."""
+    texts = [command.help, command.short_help] + [getattr(p, "help", None) for p in command.params]
+    return {word for text in texts if text for word in re.findall(r"\[[^\]\s]+\]", text)}
+
+
+def test_every_help_shows_its_bracketed_words_as_written():
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    checked = 0
+    for path, command in _commands(root):
+        words = _bracketed(command)
+        if not words:
+            continue
+        shown = CliRunner().invoke(app, [*path.split()[1:], "--help"], env={"COLUMNS": "1000"})
+        assert shown.exit_code == 0, shown.output
+        for word in words:
+            assert word in shown.output, f"{path} --help lost {word}"
+        checked += 1
+    assert checked >= 5  # [agent], [merge], [debug] and [agent.phases.implement] among them
+    assert "[debug]" in CliRunner().invoke(app, ["--help"], env={"COLUMNS": "1000"}).output
