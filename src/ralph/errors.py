@@ -13,10 +13,13 @@ rest are here)::
     ├── PipelineError           the pipeline algorithms cannot answer
     │   └── DependencyCycle     issues that block each other in a circle
     ├── GraphError              a task graph that is not a DAG of known keys
+    ├── NeedsPerson             only a person can clear the way: never retried, the run stops
     ├── ConfigError             ralph.toml or a RALPH_* variable is missing or wrong
     │   └── AgentUnusable       the agent cannot work here (key, login, account, model)
     ├── GitError                a git command failed (not a repository, unknown branch...)
-    │   └── MergeRefused        [git] conflicting files, or uncommitted work in the way
+    │   ├── MergeRefused        [git] conflicting files, or uncommitted work in the way
+    │   │   └── CheckoutInTheWay  [git] the person's checkout of the branch blocks its move
+    │   └── RemoteRefused       [git] the remote cannot be reached or refuses us (not retried)
     ├── TrackerError            the issue tracker refused an operation
     │   ├── IssueNotFound       no issue with that number
     │   ├── PullRequestNotFound no pull request with that number
@@ -82,6 +85,7 @@ __all__ = [
     "LeaseLost",
     "MergeBlocked",
     "MergeConflict",
+    "NeedsPerson",
     "NotAvailable",
     "PipelineError",
     "PullRequestNotFound",
@@ -179,11 +183,18 @@ class GraphError(RalphError):
     """A task graph with duplicate keys, unknown dependencies or a cycle."""
 
 
+class NeedsPerson(RalphError):
+    """Only a person can clear the way (their checkout, a remote, the agent's setup):
+    trying again cannot change the answer until they act. A phase puts its issues back
+    where they were, an orchestrated run stops with its tasks handed back untouched, and
+    the message, said once, is the fix."""
+
+
 class ConfigError(RalphError):
     """``ralph.toml`` is missing or holds a value Ralph cannot use."""
 
 
-class AgentUnusable(ConfigError):
+class AgentUnusable(ConfigError, NeedsPerson):
     """The agent cannot work here at all (its key or login was refused, its account
     cannot pay, its model does not exist): no attempt of any phase can succeed until a
     person fixes the setup. The message says what to fix."""

@@ -157,6 +157,7 @@ PUBLIC = {
         "LeaseLost",
         "MergeBlocked",
         "MergeConflict",
+        "NeedsPerson",
         "NotAvailable",
         "PipelineError",
         "PullRequestNotFound",
