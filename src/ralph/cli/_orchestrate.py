@@ -150,8 +150,16 @@ def _session(
 
 
 def _conclude(
-    project: Project, result: SessionResult, console: Console, *, mode: str, root: int
+    project: Project,
+    result: SessionResult,
+    console: Console,
+    *,
+    mode: str,
+    root: int,
+    of_many: bool = False,
 ) -> RunReport | None:
+    """The run's report and how it stopped; ``of_many``: one root of a loop or the
+    service, which says once, for all its roots, what only a person can clear."""
     if result.run is None:
         console.print(result.detail, markup=False)
         return None
@@ -172,6 +180,8 @@ def _conclude(
             "keeps waiting.",
             markup=False,
         )
+    elif result.ending is Ending.AGENT_UNUSABLE and of_many:
+        pass  # the loop or the service says it once, for all its roots
     elif result.ending is not Ending.FINISHED:
         console.print(f"Stopped: {result.detail}. `ralph {mode} {root}` resumes.", markup=False)
     return report
@@ -181,7 +191,7 @@ def _conclude_root(project: Project, done: RootRun, console: Console) -> RunRepo
     """The report of one root a loop or the service ran."""
     result = done.result
     mode = result.run.mode if result.run is not None else project.config.mode
-    return _conclude(project, result, console, mode=mode, root=done.root.root)
+    return _conclude(project, result, console, mode=mode, root=done.root.root, of_many=True)
 
 
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
@@ -310,7 +320,7 @@ def loop_command(
                 wait=wait,
             )
     if interrupt.unusable:
-        console.print(f"Stopped: {interrupt.unusable}", markup=False)
+        console.print(f"Stopped: {interrupt.unusable}. `ralph loop` resumes.", markup=False)
         raise typer.Exit(EXIT_AGENT_UNUSABLE)
     if interrupt.stopping.is_set():
         console.print("Stopped: interrupted. `ralph loop` resumes.", markup=False)

@@ -65,7 +65,7 @@ class CheckoutInTheWay(MergeRefused, NeedsPerson):
             fix = "commit or stash them"
         super().__init__(
             f"{branch} is checked out in {checkout} with {problem}{detail}: {fix}, or keep "
-            f"your checkout on another branch (git switch -c my-work), then run Ralph again"
+            "your checkout on another branch (git switch -c my-work)"
         )
 
 
@@ -95,8 +95,7 @@ def _remote_failure(what: str, stderr: str) -> GitError:
     said = _URL_USERINFO.sub(r"\1", " ".join(stderr.split())) or "git failed"
     if _REMOTE_REFUSALS.search(said):
         return RemoteRefused(
-            f"could not {what}: {said}; fix the remote (git remote -v) or its credentials, "
-            "then run Ralph again"
+            f"could not {what}: {said}; fix the remote or its credentials (git remote -v)"
         )
     return GitError(f"could not {what}: {said}")
 
