@@ -73,3 +73,18 @@ def test_a_conflicted_main_checkout_stops_the_first_document_commit(demo: Demo):
     )
     assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
     assert demo.statuses(result)[f"research:{number}"] == "pending"
+
+
+def test_an_unreachable_origin_stops_the_run_at_once_without_its_credentials(demo: Demo):
+    number = demo.issue("farewell")
+    _git(demo, "remote", "add", "origin", "https://ralph-user:hunter2pw@example.invalid/x.git")
+    started = time.monotonic()
+    result = demo.hero(number)
+    assert time.monotonic() - started < PROMPTLY_SECONDS
+    assert result.ending is Ending.AGENT_UNUSABLE
+    assert result.detail.startswith("could not fetch main from origin: ")
+    assert result.detail.endswith("; fix the remote or its credentials (git remote -v)")
+    assert "hunter2pw" not in result.detail
+    assert "ralph-user" not in result.detail
+    assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
+    assert demo.statuses(result)[f"research:{number}"] == "pending"
