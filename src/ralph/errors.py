@@ -48,7 +48,8 @@ rest are here)::
     ├── RunFileNotFound         [orchestrate] no such task log or transcript kept by that run
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or names no Ralph store
-        │   └── StoreUnreachable  its database cannot be reached or opened now
+        │   ├── StoreUnreachable  its database cannot be reached or opened now (locked)
+        │   └── StoreDamaged    its SQLite file is damaged: restore it
         ├── RunNotFound         no run with that id
         ├── TaskNotFound        no task with that id
         ├── TaskNotClaimable    not pending, wrong role, or its serialisation key is busy
@@ -94,6 +95,7 @@ __all__ = [
     "RunNotFound",
     "StateConflict",
     "StateResolutionError",
+    "StoreDamaged",
     "StoreUnavailable",
     "StoreUnreachable",
     "TaskBlocked",
@@ -337,6 +339,11 @@ class StoreUnavailable(TaskStoreError):
 class StoreUnreachable(StoreUnavailable):
     """The store's database did not answer or could not be opened: trying again later
     may work, unlike a URL that names no store."""
+
+
+class StoreDamaged(StoreUnavailable):
+    """The store's database file is damaged (SQLite finds it malformed): no command can
+    use it until a person restores it or starts a new one."""
 
 
 class RunNotFound(TaskStoreError, LookupError):

@@ -166,6 +166,7 @@ PUBLIC = {
         "RunNotFound",
         "StateConflict",
         "StateResolutionError",
+        "StoreDamaged",
         "StoreUnavailable",
         "StoreUnreachable",
         "TaskBlocked",
