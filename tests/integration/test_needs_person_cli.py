@@ -69,3 +69,59 @@ def test_loop_stops_once_on_a_dirty_main_checkout_and_goes_on_after_a_stash(tmp_
     again = ralph_process("loop", cwd=repo)
     assert again.returncode == 0, again.stdout + again.stderr
     assert states(repo) == []  # every issue merged, and so closed
+
+
+def conflict_on_main(repo: Path) -> None:
+    """A merge of the person's left with a conflict in their checkout of main."""
+    core = repo / "greet" / "core.py"
+    git(repo, "switch", "-q", "-c", "theirs")
+    core.write_text(core.read_text() + "theirs = 1\n")
+    git(repo, "commit", "-q", "-am", "theirs")
+    git(repo, "switch", "-q", "main")
+    core.write_text(core.read_text() + "ours = 1\n")
+    git(repo, "commit", "-q", "-am", "ours")
+    subprocess.run(["git", "merge", "-q", "theirs"], cwd=repo, capture_output=True, check=False)
+
+
+def test_hero_on_a_conflicted_main_checkout_refuses_before_any_work(tmp_path):
+    repo, n = farewell_project(tmp_path / "greet")
+    conflict_on_main(repo)
+    done = ralph_process("hero", str(n), cwd=repo)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ralph: error: main is checked out in {repo} with an unresolved merge conflict: "
+        "resolve and commit it (or abort it), or keep your checkout on another branch "
+        "(git switch -c my-work)"
+    )
+    assert "Research" not in done.stdout  # no task started
+    assert state_of(repo, n) is WorkflowState.RESEARCH_NEEDED
+
+
+def test_hero_warns_once_of_uncommitted_changes_on_main_before_it_starts(tmp_path):
+    repo, n = farewell_project(tmp_path / "greet")
+    (repo / "README.md").write_text("the person's notes\n")
+    git(repo, "add", "README.md")
+    done = ralph_process("run", "research", str(n), cwd=repo)  # not a run: no warning
+    assert "uncommitted" not in done.stderr
+    done = ralph_process("hero", str(n), cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.count("uncommitted changes") == 1
+    assert (
+        f"main is checked out in {repo} with uncommitted changes (README.md): a merge or "
+        "document commit of Ralph's that touches them stops the run"
+    ) in " ".join(done.stderr.split())
+    assert state_of(repo, n) is WorkflowState.DONE  # nothing of the run touched them
+
+
+def test_hero_with_an_origin_that_cannot_be_reached_refuses_before_any_work(tmp_path):
+    repo, n = farewell_project(tmp_path / "greet")
+    git(repo, "remote", "add", "origin", "https://ralph-user:hunter2pw@example.invalid/x.git")
+    done = ralph_process("hero", str(n), cwd=repo)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "hunter2pw" not in done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("ralph: error: could not reach origin: ")
+    assert line.endswith("; fix the remote or its credentials (git remote -v)")
+    assert state_of(repo, n) is WorkflowState.RESEARCH_NEEDED

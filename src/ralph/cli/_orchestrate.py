@@ -18,7 +18,7 @@ from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
-from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.errors import InvalidInput
@@ -127,6 +127,7 @@ def _session(
     console = _console()
     runtime = project_runtime(project, agent)
     warn_if_untested(project.config)
+    check_before_run(project)
     view = LiveView(project.store, project.tracker, console)
     interrupt = Interrupt()
     names = ", ".join(name for name, _ in crew)
@@ -282,6 +283,7 @@ def loop_command(
         config = project.config
         runtime = project_runtime(project, agent)
         warn_if_untested(config)
+        check_before_run(project)
         roots = max_roots or config.max_concurrent_roots
         console.print(
             f"loop — {config.mode}, {roots} root(s) and {config.max_concurrent_agents} "
@@ -437,6 +439,7 @@ def worker_command(
         runtime = project_runtime(project, agent)  # a bad --agent is named before the wait
         found = _active_run(project, run, wait)
         warn_if_untested(project.config)
+        check_before_run(project)
         interrupt = Interrupt()
         console.print(
             f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "

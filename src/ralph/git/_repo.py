@@ -33,6 +33,7 @@ __all__ = [
     "MergeRefused",
     "RemoteRefused",
     "WorktreeEntry",
+    "remote_failure",
 ]
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class CheckoutInTheWay(MergeRefused, NeedsPerson):
         self.checkout = checkout
         self.conflicted = conflicted
         if conflicted:
-            problem, fix = "an unresolved merge conflict", "resolve and commit it, or abort it"
+            problem, fix = "an unresolved merge conflict", "resolve and commit it (or abort it)"
         else:
             problem = "uncommitted changes Ralph's next commit would overwrite"
             fix = "commit or stash them"
@@ -89,7 +90,7 @@ _REMOTE_REFUSALS = re.compile(
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
 
 
-def _remote_failure(what: str, stderr: str) -> GitError:
+def remote_failure(what: str, stderr: str) -> GitError:
     """The error for a fetch or push that failed: RemoteRefused when only a person can
     change git's answer; in either case without a URL's credentials."""
     said = _URL_USERINFO.sub(r"\1", " ".join(stderr.split())) or "git failed"
@@ -151,8 +152,10 @@ class GitRepo:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         stdin: str | None = None,
+        timeout: float | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run git and return the finished process, whatever its exit code.
+        """Run git and return the finished process, whatever its exit code; ``timeout``:
+        GitError once it has run that long (for a remote that may never answer).
 
         No hook ever runs on Ralph's git operations: an agent may have planted one in
         the repository, and Ralph's environment holds tokens. Git never prompts either
@@ -166,7 +169,10 @@ class GitRepo:
                 input=stdin,
                 env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
                 check=False,
+                timeout=timeout,
             )
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from None
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         except NotADirectoryError:
@@ -179,7 +185,7 @@ class GitRepo:
         """Push ``branch`` to the same name on ``remote``."""
         pushed = self.run("push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}")
         if pushed.returncode != 0:
-            raise _remote_failure(f"push {branch} to {remote}", pushed.stderr)
+            raise remote_failure(f"push {branch} to {remote}", pushed.stderr)
 
     def fast_forward_from(self, branch: str, remote: str = "origin") -> bool:
         """Bring local ``branch`` up to ``remote``'s when that only adds commits (GitHub
@@ -191,7 +197,7 @@ class GitRepo:
             if fetched.returncode != 0:
                 if "couldn't find remote ref" in fetched.stderr:
                     return False  # not pushed there yet: nothing to catch up with
-                raise _remote_failure(f"fetch {branch} from {remote}", fetched.stderr)
+                raise remote_failure(f"fetch {branch} from {remote}", fetched.stderr)
             new, old = self.resolve(tracking), self.resolve(f"refs/heads/{branch}")
             if new == old or self.is_ancestor(new, old):
                 return False

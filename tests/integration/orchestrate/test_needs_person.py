@@ -69,7 +69,7 @@ def test_a_conflicted_main_checkout_stops_the_first_document_commit(demo: Demo):
     assert result.ending is Ending.AGENT_UNUSABLE
     assert result.detail.startswith(
         f"main is checked out in {demo.folder} with an unresolved merge conflict: resolve "
-        "and commit it, or abort it"
+        "and commit it (or abort it)"
     )
     assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
     assert demo.statuses(result)[f"research:{number}"] == "pending"

@@ -8,7 +8,7 @@ import pytest
 
 from ralph.errors import GitError, NeedsPerson
 from ralph.git import RemoteRefused
-from ralph.git._repo import _remote_failure
+from ralph.git._repo import remote_failure
 
 FETCH = "fetch main from origin"
 
@@ -28,7 +28,7 @@ FETCH = "fetch main from origin"
     ],
 )
 def test_a_remote_only_a_person_can_fix_is_a_refusal_not_retried(stderr: str):
-    error = _remote_failure(FETCH, stderr)
+    error = remote_failure(FETCH, stderr)
     assert isinstance(error, RemoteRefused)
     assert isinstance(error, NeedsPerson)
     assert str(error).startswith(f"could not {FETCH}: ")
@@ -47,7 +47,7 @@ def test_a_remote_only_a_person_can_fix_is_a_refusal_not_retried(stderr: str):
     ],
 )
 def test_a_failure_that_may_pass_by_itself_stays_a_git_error_to_retry(stderr: str):
-    error = _remote_failure(FETCH, stderr)
+    error = remote_failure(FETCH, stderr)
     assert type(error) is GitError
     assert str(error).startswith(f"could not {FETCH}: ")
 
@@ -57,7 +57,7 @@ def test_a_urls_user_and_password_are_never_said():
         "fatal: unable to access 'https://ralph-user:hunter2pw@example.invalid/x.git/': "
         "Could not resolve host: example.invalid"
     )
-    said = str(_remote_failure(FETCH, stderr))
+    said = str(remote_failure(FETCH, stderr))
     assert "hunter2pw" not in said
     assert "ralph-user" not in said
     assert "'https://example.invalid/x.git/'" in said
