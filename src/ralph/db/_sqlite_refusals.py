@@ -15,7 +15,7 @@ __all__ = ["lock_holders", "refusal"]
 #: Where Linux lists the file locks held on the machine.
 _LOCKS = Path("/proc/locks")
 #: How SQLite says the database file is not one it can read.
-_DAMAGED = ("malformed", "file is not a database", "disk i/o error")
+_DAMAGED = ("malformed", "file is not a database")
 
 
 def refusal(error: sqlite3.Error, path: Path, waited: float) -> StoreUnavailable | None:
