@@ -422,7 +422,13 @@ class PhaseRunner:
                 tracker.release(n, command=phase.command)
             raise
         except Exception as exc:
-            logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
+            if isinstance(exc, RalphError):  # its message says it all: no traceback
+                logger.error(
+                    "phase failed",
+                    extra={"phase": phase.name, "issues": numbers, "error": str(exc)},
+                )
+            else:
+                logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
             for n in numbers:
                 if tracker.release(n, command=phase.command) is not None:
                     ctx.say(f"Released #{n} back to {tracker.get_issue(n).workflow_state}.")
