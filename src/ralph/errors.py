@@ -13,10 +13,13 @@ rest are here)::
     ├── PipelineError           the pipeline algorithms cannot answer
     │   └── DependencyCycle     issues that block each other in a circle
     ├── GraphError              a task graph that is not a DAG of known keys
+    ├── NeedsPerson             only a person can clear the way: never retried, the run stops
     ├── ConfigError             ralph.toml or a RALPH_* variable is missing or wrong
     │   └── AgentUnusable       the agent cannot work here (key, login, account, model)
     ├── GitError                a git command failed (not a repository, unknown branch...)
-    │   └── MergeRefused        [git] conflicting files, or uncommitted work in the way
+    │   ├── MergeRefused        [git] conflicting files, or uncommitted work in the way
+    │   │   └── CheckoutInTheWay  [git] the person's checkout of the branch blocks its move
+    │   └── RemoteRefused       [git] the remote cannot be reached or refuses us (not retried)
     ├── TrackerError            the issue tracker refused an operation
     │   ├── IssueNotFound       no issue with that number
     │   ├── PullRequestNotFound no pull request with that number
@@ -45,7 +48,8 @@ rest are here)::
     ├── RunFileNotFound         [orchestrate] no such task log or transcript kept by that run
     └── TaskStoreError          the task store refused an operation
         ├── StoreUnavailable    the store URL is malformed or names no Ralph store
-        │   └── StoreUnreachable  its database cannot be reached or opened now
+        │   ├── StoreUnreachable  its database cannot be reached or opened now (locked)
+        │   └── StoreDamaged    its SQLite file is damaged: restore it
         ├── RunNotFound         no run with that id
         ├── TaskNotFound        no task with that id
         ├── TaskNotClaimable    not pending, wrong role, or its serialisation key is busy
@@ -82,6 +86,7 @@ __all__ = [
     "LeaseLost",
     "MergeBlocked",
     "MergeConflict",
+    "NeedsPerson",
     "NotAvailable",
     "PipelineError",
     "PullRequestNotFound",
@@ -90,6 +95,7 @@ __all__ = [
     "RunNotFound",
     "StateConflict",
     "StateResolutionError",
+    "StoreDamaged",
     "StoreUnavailable",
     "StoreUnreachable",
     "TaskBlocked",
@@ -179,11 +185,18 @@ class GraphError(RalphError):
     """A task graph with duplicate keys, unknown dependencies or a cycle."""
 
 
+class NeedsPerson(RalphError):
+    """Only a person can clear the way (their checkout, a remote, the agent's setup):
+    trying again cannot change the answer until they act. A phase puts its issues back
+    where they were, an orchestrated run stops with its tasks handed back untouched, and
+    the message, said once, is the fix."""
+
+
 class ConfigError(RalphError):
     """``ralph.toml`` is missing or holds a value Ralph cannot use."""
 
 
-class AgentUnusable(ConfigError):
+class AgentUnusable(ConfigError, NeedsPerson):
     """The agent cannot work here at all (its key or login was refused, its account
     cannot pay, its model does not exist): no attempt of any phase can succeed until a
     person fixes the setup. The message says what to fix."""
@@ -326,6 +339,11 @@ class StoreUnavailable(TaskStoreError):
 class StoreUnreachable(StoreUnavailable):
     """The store's database did not answer or could not be opened: trying again later
     may work, unlike a URL that names no store."""
+
+
+class StoreDamaged(StoreUnavailable):
+    """The store's database file is damaged (SQLite finds it malformed): no command can
+    use it until a person restores it or starts a new one."""
 
 
 class RunNotFound(TaskStoreError, LookupError):

@@ -19,7 +19,7 @@ from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
-from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.errors import InvalidInput
@@ -132,6 +132,7 @@ def _session(
     console = _console()
     runtime = project_runtime(project, agent)
     warn_if_untested(project.config)
+    check_before_run(project)
     view = LiveView(project.store, project.tracker, console)
     interrupt = Interrupt()
     names = ", ".join(name for name, _ in crew)
@@ -155,8 +156,16 @@ def _session(
 
 
 def _conclude(
-    project: Project, result: SessionResult, console: Console, *, mode: str, root: int
+    project: Project,
+    result: SessionResult,
+    console: Console,
+    *,
+    mode: str,
+    root: int,
+    of_many: bool = False,
 ) -> RunReport | None:
+    """The run's report and how it stopped; ``of_many``: one root of a loop or the
+    service, which says once, for all its roots, what only a person can clear."""
     if result.run is None:
         console.print(result.detail, markup=False)
         return None
@@ -177,6 +186,8 @@ def _conclude(
             "keeps waiting.",
             markup=False,
         )
+    elif result.ending is Ending.AGENT_UNUSABLE and of_many:
+        pass  # the loop or the service says it once, for all its roots
     elif result.ending is not Ending.FINISHED:
         console.print(f"Stopped: {result.detail}. `ralph {mode} {root}` resumes.", markup=False)
     return report
@@ -186,7 +197,7 @@ def _conclude_root(project: Project, done: RootRun, console: Console) -> RunRepo
     """The report of one root a loop or the service ran."""
     result = done.result
     mode = result.run.mode if result.run is not None else project.config.mode
-    return _conclude(project, result, console, mode=mode, root=done.root.root)
+    return _conclude(project, result, console, mode=mode, root=done.root.root, of_many=True)
 
 
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
@@ -285,6 +296,7 @@ def loop_command(
         config = project.config
         runtime = project_runtime(project, agent)
         warn_if_untested(config)
+        check_before_run(project)
         roots = max_roots or config.max_concurrent_roots
         console.print(
             f"loop — {config.mode}, {at_once(roots, config.max_concurrent_agents)} — "
@@ -323,7 +335,7 @@ def loop_command(
                 wait=wait,
             )
     if interrupt.unusable:
-        console.print(f"Stopped: {interrupt.unusable}", markup=False)
+        console.print(f"Stopped: {interrupt.unusable}. `ralph loop` resumes.", markup=False)
         raise typer.Exit(EXIT_AGENT_UNUSABLE)
     if interrupt.stopping.is_set():
         console.print("Stopped: interrupted. `ralph loop` resumes.", markup=False)
@@ -454,6 +466,7 @@ def worker_command(
         runtime = project_runtime(project, agent)  # a bad --agent is named before the wait
         found = _active_run(project, run, wait)
         warn_if_untested(project.config)
+        check_before_run(project)
         interrupt = Interrupt()
         console.print(
             f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "

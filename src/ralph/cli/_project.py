@@ -13,6 +13,7 @@ from rich.text import Text
 from ralph.cli._console import Console
 from ralph.config import Config, find_config, load_config, untested_warning
 from ralph.errors import ConfigError, GitError
+from ralph.git import check_checkout, check_remote
 from ralph.phases import load_overrides
 from ralph.project import Project, open_project, open_tracker
 from ralph.sandbox import unconfined_warning
@@ -20,6 +21,7 @@ from ralph.tasks import DEFAULT_STORE_URL
 from ralph.tracker import Tracker
 
 __all__ = [
+    "check_before_run",
     "open_project_of",
     "project_config",
     "project_root",
@@ -107,6 +109,16 @@ def warn(text: str) -> None:
     Console(stderr=True, soft_wrap=True).print(
         Text.assemble(("Warning:", "bold yellow"), " ", text)
     )
+
+
+def check_before_run(project: Project) -> None:
+    """Once, before a run starts: what only a person can clear stops it now (NeedsPerson:
+    a conflict in their checkout of the base branch, a remote that refuses us), not after
+    the agents have worked; what may stop it later is a warning."""
+    git = project.git
+    for warning in (check_checkout(git, project.config.base_branch), check_remote(git)):
+        if warning:
+            warn(warning)
 
 
 def warn_if_untested(config: Config) -> None:

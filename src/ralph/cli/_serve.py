@@ -20,7 +20,7 @@ from ralph.cli._orchestrate import (
     _signals,
     at_once,
 )
-from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._run import project_runtime
 from ralph.config import MAX_POLL_SECONDS
 from ralph.errors import InvalidInput
@@ -87,6 +87,7 @@ def serve_command(
         config = project.config
         runtime = project_runtime(project, agent)
         warn_if_untested(config)
+        check_before_run(project)
         roots = max_roots or config.max_concurrent_roots
         poll = poll_seconds or config.poll_seconds
         console.print(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.db._database import Columns, Database, Row, Tx, storable
+from ralph.db._sqlite_refusals import refusal
 from ralph.errors import StoreUnreachable
 
 __all__ = ["BUSY_TIMEOUT_SECONDS", "IN_MEMORY", "POLL_SECONDS", "SqliteDatabase"]
@@ -191,7 +192,8 @@ class SqliteDatabase(Database):
         try:
             if not self.in_memory:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._connection()
+            with self._plainly():
+                self._connection()
         except (OSError, sqlite3.Error) as exc:
             raise StoreUnreachable(f"cannot open SQLite database {self.path}: {exc}") from None
 
@@ -231,6 +233,18 @@ class SqliteDatabase(Database):
         return connection
 
     @contextmanager
+    def _plainly(self) -> Iterator[None]:
+        """SQLite's refusals a person can act on (locked by another process, a damaged
+        file) as one line saying so; every other error as it is."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            said = None if self.in_memory else refusal(exc, self.path, BUSY_TIMEOUT_SECONDS)
+            if said is None:
+                raise
+            raise said from None
+
+    @contextmanager
     def _my_turn(self) -> Iterator[sqlite3.Connection]:
         """This thread's connection; in memory, the one connection, held to the end."""
         if not self.in_memory:
@@ -243,7 +257,7 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def write_transaction(self) -> Iterator[Tx]:
-        with self._my_turn() as connection:
+        with self._plainly(), self._my_turn() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
                 yield _SqliteTx(connection)
@@ -258,7 +272,7 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def read_transaction(self) -> Iterator[Tx]:
-        with self._my_turn() as connection:
+        with self._plainly(), self._my_turn() as connection:
             # A read-only transaction gives a consistent snapshot across its statements.
             connection.execute("BEGIN")
             try:

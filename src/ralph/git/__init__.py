@@ -7,21 +7,27 @@ from ralph.git._changes import changed_between, working_changes
 from ralph.git._commit import commit_files
 from ralph.git._confine import Breach, Confinement
 from ralph.git._diff import diff_hunk, hunk_containing
+from ralph.git._preflight import REACH_SECONDS, check_checkout, check_remote
 from ralph.git._rebase import rebase_merge
-from ralph.git._repo import GitRepo, MergeOutcome, MergeRefused
+from ralph.git._repo import CheckoutInTheWay, GitRepo, MergeOutcome, MergeRefused, RemoteRefused
 from ralph.git._worktrees import RUN_FILES_DIR, Pruned, Worktree, Worktrees
 
 __all__ = [
+    "REACH_SECONDS",
     "RUN_FILES_DIR",
     "Breach",
+    "CheckoutInTheWay",
     "Confinement",
     "GitRepo",
     "MergeOutcome",
     "MergeRefused",
     "Pruned",
+    "RemoteRefused",
     "Worktree",
     "Worktrees",
     "changed_between",
+    "check_checkout",
+    "check_remote",
     "commit_files",
     "diff_hunk",
     "hunk_containing",

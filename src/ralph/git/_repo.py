@@ -15,17 +15,26 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph.errors import GitError
+from ralph.errors import GitError, NeedsPerson
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
 
-__all__ = ["GitRepo", "MergeOutcome", "MergeRefused", "WorktreeEntry"]
+__all__ = [
+    "CheckoutInTheWay",
+    "GitRepo",
+    "MergeOutcome",
+    "MergeRefused",
+    "RemoteRefused",
+    "WorktreeEntry",
+    "remote_failure",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +48,57 @@ class MergeRefused(GitError):
     def __init__(self, message: str, files: Sequence[str] = ()) -> None:
         self.files = tuple(files)
         super().__init__(message)
+
+
+class CheckoutInTheWay(MergeRefused, NeedsPerson):
+    """The branch is checked out where a person works, with uncommitted changes (or an
+    unresolved conflict) its move would overwrite. Nothing moved, and nothing will until
+    they commit or stash them, or take their checkout off the branch."""
+
+    def __init__(self, branch: str, checkout: Path, *, conflicted: bool, detail: str) -> None:
+        self.branch = branch
+        self.checkout = checkout
+        self.conflicted = conflicted
+        if conflicted:
+            problem, fix = "an unresolved merge conflict", "resolve and commit it (or abort it)"
+        else:
+            problem = "uncommitted changes Ralph's next commit would overwrite"
+            fix = "commit or stash them"
+        super().__init__(
+            f"{branch} is checked out in {checkout} with {problem}{detail}: {fix}, or keep "
+            "your checkout on another branch (git switch -c my-work)"
+        )
+
+
+class RemoteRefused(GitError, NeedsPerson):
+    """The remote cannot be reached or refuses Ralph (no such host, no access, no such
+    repository): asking again will get the same answer until a person fixes the remote
+    or the credentials."""
+
+
+#: What git says when talking to a remote cannot work until a person acts; anything
+#: else (a timeout, a reset connection, a 5xx) may pass by itself and is retried.
+_REMOTE_REFUSALS = re.compile(
+    r"could not resolve host|name or service not known|temporary failure in name resolution"
+    r"|authentication failed|could not read (username|password)|permission denied"
+    r"|repository not found|does not appear to be a git repository"
+    r"|the requested url returned error: 40[134]|terminal prompts disabled"
+    r"|unable to find remote helper|protocol .* is not supported",
+    re.IGNORECASE,
+)
+#: The user and password of a URL (``https://user:pw@host``): never said.
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
+def remote_failure(what: str, stderr: str) -> GitError:
+    """The error for a fetch or push that failed: RemoteRefused when only a person can
+    change git's answer; in either case without a URL's credentials."""
+    said = _URL_USERINFO.sub(r"\1", " ".join(stderr.split())) or "git failed"
+    if _REMOTE_REFUSALS.search(said):
+        return RemoteRefused(
+            f"could not {what}: {said}; fix the remote or its credentials (git remote -v)"
+        )
+    return GitError(f"could not {what}: {said}")
 
 
 @dataclass(frozen=True)
@@ -92,8 +152,10 @@ class GitRepo:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         stdin: str | None = None,
+        timeout: float | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run git and return the finished process, whatever its exit code.
+        """Run git and return the finished process, whatever its exit code; ``timeout``:
+        GitError once it has run that long (for a remote that may never answer).
 
         No hook ever runs on Ralph's git operations: an agent may have planted one in
         the repository, and Ralph's environment holds tokens. Git never prompts either
@@ -107,7 +169,10 @@ class GitRepo:
                 input=stdin,
                 env={**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})},
                 check=False,
+                timeout=timeout,
             )
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from None
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         except NotADirectoryError:
@@ -118,13 +183,9 @@ class GitRepo:
 
     def push(self, branch: str, remote: str = "origin") -> None:
         """Push ``branch`` to the same name on ``remote``."""
-        self.git(
-            "push",
-            "--quiet",
-            remote,
-            f"refs/heads/{branch}:refs/heads/{branch}",
-            what=f"push {branch} to {remote}",
-        )
+        pushed = self.run("push", "--quiet", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+        if pushed.returncode != 0:
+            raise remote_failure(f"push {branch} to {remote}", pushed.stderr)
 
     def fast_forward_from(self, branch: str, remote: str = "origin") -> bool:
         """Bring local ``branch`` up to ``remote``'s when that only adds commits (GitHub
@@ -136,7 +197,7 @@ class GitRepo:
             if fetched.returncode != 0:
                 if "couldn't find remote ref" in fetched.stderr:
                     return False  # not pushed there yet: nothing to catch up with
-                raise GitError(f"could not fetch {branch} from {remote}: {fetched.stderr.strip()}")
+                raise remote_failure(f"fetch {branch} from {remote}", fetched.stderr)
             new, old = self.resolve(tracking), self.resolve(f"refs/heads/{branch}")
             if new == old or self.is_ancestor(new, old):
                 return False
@@ -360,8 +421,14 @@ class GitRepo:
         keeping uncommitted changes, or refuse before anything changed."""
         result = self.run("read-tree", "-m", "-u", old, new, cwd=checkout)
         if result.returncode != 0:
-            raise MergeRefused(
-                f"{base} is checked out in {checkout} with uncommitted changes the new commit "
-                f"would overwrite; commit or stash them there, then retry "
-                f"({result.stderr.strip().splitlines()[0] if result.stderr.strip() else 'git'})"
+            conflicted = bool(self.run("ls-files", "--unmerged", cwd=checkout).stdout.strip())
+            raise CheckoutInTheWay(
+                base, checkout, conflicted=conflicted, detail=_blocking_files(result.stderr)
             )
+
+
+def _blocking_files(stderr: str) -> str:
+    """`` (in a.py, b.py)``: the files git names as in the way, as a message's aside."""
+    files = re.findall(r"'([^']+)'", stderr)
+    listed = ", ".join(dict.fromkeys(files[:3]))
+    return f" (in {listed}{', ...' if len(files) > 3 else ''})" if listed else ""

@@ -35,7 +35,7 @@ from typing import Any
 from ralph._secrets import redact
 from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
-from ralph.errors import AgentUnusable, LeaseLost, RalphError
+from ralph.errors import LeaseLost, NeedsPerson, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._attempts import (
     ATTEMPT_MARK,
@@ -95,7 +95,8 @@ class ExecutionStatus(enum.StrEnum):
     LOST = "lost"
     #: An issue was moved by someone else while the phase ran; their move stands.
     MOVED = "moved"
-    #: Handed back untouched: the agent cannot work here until a person fixes its setup.
+    #: Handed back untouched: nothing can go on until a person acts (NeedsPerson: the
+    #: agent's setup, their checkout of the base branch, a remote that refuses us).
     STOPPED = "stopped"
     #: Not ready yet: back in the store to look again later (no attempt charged).
     WAITING = "waiting"
@@ -128,7 +129,7 @@ class TaskExecutor:
         attempts: int = 2,
         stop: Callable[[str], None] | None = None,
     ) -> None:
-        """``stop`` is told why, when the agent cannot work here at all."""
+        """``stop`` is told why, when only a person can let any task go on (NeedsPerson)."""
         self.project = project
         self.store = project.store
         self.run = run
@@ -215,12 +216,12 @@ class TaskExecutor:
                 return self._escalated(claim, str(refused))
             self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
-        except AgentUnusable as unusable:
+        except NeedsPerson as blocked:
             # Stop first: the release wakes idle workers, which must not take the task up.
             if self.stop is not None:
-                self.stop(str(unusable))
+                self.stop(str(blocked))
             self.store.release(claim)
-            return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
+            return Execution(task.id, ExecutionStatus.STOPPED, error=str(blocked))
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
@@ -266,11 +267,11 @@ class TaskExecutor:
                 return self._escalated(claim, str(refused))
             self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
-        except AgentUnusable as unusable:
+        except NeedsPerson as blocked:
             if self.stop is not None:
-                self.stop(str(unusable))
+                self.stop(str(blocked))
             self.store.release(claim)
-            return Execution(task.id, ExecutionStatus.STOPPED, error=str(unusable))
+            return Execution(task.id, ExecutionStatus.STOPPED, error=str(blocked))
         except Exception as exc:  # a broken attempt loses; the others go on
             logger.exception("attempt crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"

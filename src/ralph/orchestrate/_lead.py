@@ -58,7 +58,8 @@ class Ending(enum.StrEnum):
     #: The phases asked for (``ralph loop --only``) have nothing left to do; the rest of
     #: the run waits for a run without that restriction.
     PHASES_DONE = "phases_done"
-    #: The agent cannot work here (a refused key, an unknown model): its tasks were
+    #: Only a person can let it go on (NeedsPerson: the agent cannot work here, their
+    #: checkout of the base branch is in the way, a remote refuses us): its tasks were
     #: handed back untouched.
     AGENT_UNUSABLE = "agent_unusable"
     #: The session broke on an error no phase caught (``ralph loop`` and ``ralph serve``

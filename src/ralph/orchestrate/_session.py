@@ -69,12 +69,13 @@ Observer = Callable[[Run, Sequence[Event]], None]
 class Interrupt:
     """Ctrl-C and SIGTERM: the first stops new claims and lets running tasks finish; the
     second hands running tasks back to the store and ends the session at once. A worker
-    whose agent cannot work here stops the session the first way, saying why."""
+    whose task only a person can let go on (NeedsPerson) stops the session the first
+    way, saying why."""
 
     def __init__(self) -> None:
         self.stopping = threading.Event()
         self.aborting = threading.Event()
-        #: Why the agent cannot work ("" after a signal).
+        #: What only a person can clear ("" after a signal).
         self.unusable = ""
 
     def signal(self) -> None:

@@ -22,9 +22,10 @@ agent stopped on the way (the orchestration saw the move on the board and set th
 brief's stop signal) ends the same way at once, without a result to keep, and its
 workspace (an implementation's worktree) stays as the agent left it.
 
-An agent that cannot work here at all (a refused key, an unknown model) is no
-attempt: the lock state goes back and AgentUnusable says what to fix, without a retry
-or an escalation.
+What only a person can clear (NeedsPerson: an agent that cannot work here at all, a
+checkout of the base branch with uncommitted changes in the way, a remote that refuses
+us) is no attempt: the lock state goes back and the error says what to fix, without a
+retry, an escalation or a traceback.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
 from ralph._tracing import Span, span
 from ralph.config import BestOf
-from ralph.errors import AgentUnusable, IssueLocked, RalphError
+from ralph.errors import AgentUnusable, IssueLocked, NeedsPerson, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
 from ralph.phases._attempt import (
@@ -416,12 +417,18 @@ class PhaseRunner:
             return self._outcome(phase, ctx, numbers, PhaseStatus.MOVED, runs, error)
         except _AgentStopped as stopped:
             return self._stopped(phase, ctx, numbers, runs, str(stopped))
-        except AgentUnusable:
+        except NeedsPerson:
             for n in numbers:  # the issues stay where they were
                 tracker.release(n, command=phase.command)
             raise
         except Exception as exc:
-            logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
+            if isinstance(exc, RalphError):  # its message says it all: no traceback
+                logger.error(
+                    "phase failed",
+                    extra={"phase": phase.name, "issues": numbers, "error": str(exc)},
+                )
+            else:
+                logger.exception("phase failed", extra={"phase": phase.name, "issues": numbers})
             for n in numbers:
                 if tracker.release(n, command=phase.command) is not None:
                     ctx.say(f"Released #{n} back to {tracker.get_issue(n).workflow_state}.")
