@@ -77,6 +77,9 @@ class Config:
     poll_seconds: float = 30.0
     #: Whether the test command reaches the network from its sandbox ("off" or "on").
     sandbox_network: str = "off"
+    #: Variables of the person's environment passed, by name, to agents and the test
+    #: command (which get only what they need to run otherwise).
+    sandbox_env: tuple[str, ...] = ()
     #: Run agents and the test command unconfined where bubblewrap cannot start.
     allow_unsandboxed: bool = False
     #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
@@ -126,6 +129,7 @@ _KEYS = {
     "max_concurrent_phases": ("max_concurrent_phases", None),
     "poll_seconds": ("poll_seconds", "RALPH_POLL_SECONDS"),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
+    "sandbox_env": ("sandbox_env", "RALPH_SANDBOX_ENV"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "merge_policy": ("merge_policy", "RALPH_MERGE_POLICY"),
@@ -211,6 +215,8 @@ def _convert(name: str, value: Any, source: str) -> Any:
             if value not in SANDBOX_NETWORK:
                 raise ValueError
             return value
+        if name == "sandbox_env":
+            return _names(value, source)
         if name in ("allow_unsandboxed", "review_code"):
             return _flag(value)
         if kind == "float":
@@ -223,6 +229,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "review_mode": "one of " + ", ".join(m.value for m in ReviewMode),
             "wip_limits": "a table of state = limit",
             "sandbox_network": '"off" or "on"',
+            "sandbox_env": 'a list of variable names, such as ["JAVA_HOME"]',
             "mode": '"hero" or "team"',
             "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
@@ -247,6 +254,20 @@ def _phase_caps(value: Any, source: str) -> dict[str, int]:
         str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
         for k, v in value.items()
     }
+
+
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _names(value: Any, source: str) -> tuple[str, ...]:
+    """Environment variable names: a TOML list, or words from a RALPH_* variable."""
+    names = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError
+    bad = [n for n in names if not _VARIABLE.match(n)]
+    if bad:
+        raise ConfigError(f"{source}: {bad[0]!r} is not an environment variable name")
+    return tuple(dict.fromkeys(names))
 
 
 def _flag(value: Any) -> bool:
@@ -371,6 +392,9 @@ stuck_threshold_hours = 48
 # the test command may reach the network: "off" or "on" (agents always may: their model
 # is an API).
 sandbox_network = "off"
+# They get only what a program needs to run (PATH, HOME, the locale, the terminal) and,
+# agents only, their own CLI's settings and API key. Other variables they need, by name:
+sandbox_env = []
 # `ralph loop`: how each root runs ("hero": one crew taking any task; "team": workers
 # per role), how many roots run at once, and how many agents work at once in all.
 mode = "hero"

@@ -8,7 +8,7 @@ behind the same interface, one for every phase or one per phase (``PhaseAgents``
 from __future__ import annotations
 
 from ralph.runtimes._by_phase import PhaseAgents
-from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._environment import agent_environment, environment_for_tests
 from ralph.runtimes._found import FoundCLI, found_agent_clis
 from ralph.runtimes._model import (
     AgentBrief,
@@ -37,8 +37,9 @@ __all__ = [
     "Limits",
     "PhaseAgents",
     "StopSignal",
+    "agent_environment",
+    "environment_for_tests",
     "found_agent_clis",
     "open_agents",
     "open_runtime",
-    "scrubbed_environment",
 ]

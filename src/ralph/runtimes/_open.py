@@ -4,7 +4,7 @@ ralph.toml), and one per phase when ralph.toml chooses agents per phase or role.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +38,14 @@ def open_runtime(
     environ: Mapping[str, str] | None = None,
     allow_unsandboxed: bool = False,
     root: Path | None = None,
+    sandbox_env: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
     ``tools_server`` is the read-only MCP server agents get in-process (Claude);
     ``root`` the project, whose ``node_modules/.bin`` may hold an agent CLI. ConfigError,
     saying what to install or set, when the runtime cannot work here, or cannot be
-    sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false."""
+    sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false. ``sandbox_env``:
+    the person's variables agents get by name (ralph.toml)."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
     # [agent] model is a model of [agent]'s agent; phases name theirs in their briefs.
@@ -75,6 +77,7 @@ def open_runtime(
             permission_mode=settings.permission_mode,
             tools_server=tools_server,
             sandbox=confined,
+            sandbox_env=sandbox_env,
         )
     if name in AGENTS[1:4]:
         from ralph.runtimes.command import CommandRuntime
@@ -84,6 +87,7 @@ def open_runtime(
             model=model,
             environ=None if environ is os.environ else environ,
             sandbox=should_confine(allow_unsandboxed, "agents"),
+            sandbox_env=sandbox_env,
             roots=() if root is None else (root,),
         )
     if name == "command":
@@ -99,6 +103,7 @@ def open_runtime(
             output=settings.format,
             model=model,
             sandbox=should_confine(allow_unsandboxed, "agents"),
+            sandbox_env=sandbox_env,
         )
     raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(AGENTS)}")
 
@@ -110,6 +115,7 @@ def open_agents(
     environ: Mapping[str, str] | None = None,
     allow_unsandboxed: bool = False,
     root: Path | None = None,
+    sandbox_env: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime ralph.toml's ``[agent]`` names for every phase; when its phase or
     role tables choose other agents, one that runs each phase on its own
@@ -126,6 +132,7 @@ def open_agents(
                 environ=environ,
                 allow_unsandboxed=allow_unsandboxed,
                 root=root,
+                sandbox_env=sandbox_env,
             )
         return opened[name]
 

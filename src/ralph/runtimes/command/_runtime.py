@@ -10,8 +10,9 @@ When the template names neither prompt placeholder, the prompt goes to standard 
 ``CommandRuntime.preset("codex")`` takes a known CLI's command line instead
 (``_presets``).
 
-The process runs in the phase's working directory, without credentials other than the
-agent's own, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
+The process runs in the phase's working directory, with only the variables it needs to
+run, its CLI's own settings and model credential, and those ralph.toml's ``sandbox_env``
+names, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
 directory, what git needs to commit there and its own state; the person's credentials are
 hidden), in its own process group: the wall-clock timeout and the stall timeout (no
 output for a while) kill the whole group, and so does an output line that says the
@@ -34,12 +35,12 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import ConfigError
-from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
@@ -90,10 +91,12 @@ class CommandRuntime(AgentRuntime):
         model: str = "",
         environ: Mapping[str, str] | None = None,
         sandbox: bool | None = None,
+        sandbox_env: Sequence[str] = (),
     ) -> None:
         """``sandbox``: True confines every run, False none (ralph.toml allowed that);
         None confines when bubblewrap can start here. ``environ``: the environment the
-        agent's is made from (credentials removed); the process's by default."""
+        agent's is made from (``agent_environment``); the process's by default.
+        ``sandbox_env``: the names of other variables the agent gets."""
         self._preset: Preset | None = None
         try:
             self.words = shlex.split(template)
@@ -114,6 +117,7 @@ class CommandRuntime(AgentRuntime):
         self.output = output
         self.model = model
         self.environ = environ
+        self.sandbox_env = tuple(sandbox_env)
         self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
 
@@ -125,6 +129,7 @@ class CommandRuntime(AgentRuntime):
         model: str = "",
         environ: Mapping[str, str] | None = None,
         sandbox: bool | None = None,
+        sandbox_env: Sequence[str] = (),
         roots: tuple[Path, ...] = (),
     ) -> CommandRuntime:
         """The agent CLI called ``name`` (``PRESETS``), found on the PATH or in a
@@ -146,6 +151,7 @@ class CommandRuntime(AgentRuntime):
             model=model,
             environ=environ,
             sandbox=sandbox,
+            sandbox_env=sandbox_env,
         )
         runtime._preset = preset
         runtime.name = name
@@ -233,7 +239,7 @@ class CommandRuntime(AgentRuntime):
             process = subprocess.Popen(
                 argv,
                 cwd=brief.workdir,
-                env={**scrubbed_environment(environ), **extra},
+                env={**agent_environment(environ, self.sandbox_env), **extra},
                 stdin=subprocess.PIPE if on_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
