@@ -19,6 +19,9 @@ class SandboxProfile:
     readable: tuple[Path, ...] = ()
     #: Bound read-only again inside a writable path (a main checkout's ``.git``).
     protected: tuple[Path, ...] = ()
+    #: ``(copy, path)``: a copy shown read-only in place of a file (a git config without
+    #: its credentials).
+    replaced: tuple[tuple[Path, Path], ...] = ()
     #: Hidden: an empty directory over a directory, ``/dev/null`` over a file (those
     #: that do not exist are left out).
     hidden: tuple[Path, ...] = ()
@@ -30,7 +33,7 @@ class SandboxProfile:
 def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
     """The ``bwrap`` command line that runs ``argv`` under ``profile``. Bubblewrap applies
     its mounts in order, so each later one wins: readable, then writable, then protected,
-    then hidden."""
+    then replaced, then hidden."""
     line = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in profile.readable:
         line += ["--ro-bind", str(path), str(path)]
@@ -38,6 +41,8 @@ def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
         line += ["--bind", str(path), str(path)]
     for path in profile.protected:
         line += ["--ro-bind", str(path), str(path)]
+    for copy, path in profile.replaced:
+        line += ["--ro-bind", str(copy), str(path)]
     for path in profile.hidden:
         # Read-only and empty: a credential file reads as nothing, and nothing an agent
         # writes there could be mistaken for one later. (A device needs --dev-bind.)

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph.sandbox._git_config import sanitised_git_config
 from ralph.sandbox._profile import SandboxProfile
 
 __all__ = [
@@ -182,6 +183,7 @@ def _common(
             guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
         protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
     return SandboxProfile(
+        replaced=_git_configs(checkout, home),
         writable=tuple(dict.fromkeys(writable)),
         readable=readable,
         protected=protected,
@@ -189,6 +191,16 @@ def _common(
         network=network,
         setenv=setenv,
     )
+
+
+def _git_configs(checkout: _Checkout | None, home: Path) -> tuple[tuple[Path, Path], ...]:
+    """The git config files a confined git reads, each with a copy without credentials
+    where it holds any: the repository's, the worktree's own, the person's."""
+    files = [home / ".gitconfig", home / ".config" / "git" / "config"]
+    if checkout is not None:
+        files += [checkout.common_dir / "config", checkout.git_dir / "config.worktree"]
+    found = ((sanitised_git_config(path), path) for path in dict.fromkeys(files))
+    return tuple((copy, path) for copy, path in found if copy is not None)
 
 
 def _program_folders(program: Path) -> list[Path]:
