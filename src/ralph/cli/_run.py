@@ -124,6 +124,7 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
             allow_unsandboxed=config.allow_unsandboxed,
             root=config.root,
             sandbox_env=config.sandbox_env,
+            agent_hosts=config.agent_hosts,
         )
     return open_agents(
         settings,
@@ -131,6 +132,7 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
         allow_unsandboxed=config.allow_unsandboxed,
         root=config.root,
         sandbox_env=config.sandbox_env,
+        agent_hosts=config.agent_hosts,
     )
 
 

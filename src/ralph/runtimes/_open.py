@@ -39,13 +39,15 @@ def open_runtime(
     allow_unsandboxed: bool = False,
     root: Path | None = None,
     sandbox_env: Sequence[str] = (),
+    agent_hosts: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
     ``tools_server`` is the read-only MCP server agents get in-process (Claude);
     ``root`` the project, whose ``node_modules/.bin`` may hold an agent CLI. ConfigError,
     saying what to install or set, when the runtime cannot work here, or cannot be
     sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false. ``sandbox_env``:
-    the person's variables agents get by name (ralph.toml)."""
+    the person's variables agents get by name; ``agent_hosts``: the hosts agent CLIs
+    may reach besides their model's API (ralph.toml)."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
     # [agent] model is a model of [agent]'s agent; phases name theirs in their briefs.
@@ -88,6 +90,7 @@ def open_runtime(
             environ=None if environ is os.environ else environ,
             sandbox=should_confine(allow_unsandboxed, "agents"),
             sandbox_env=sandbox_env,
+            hosts=agent_hosts,
             roots=() if root is None else (root,),
         )
     if name == "command":
@@ -104,6 +107,7 @@ def open_runtime(
             model=model,
             sandbox=should_confine(allow_unsandboxed, "agents"),
             sandbox_env=sandbox_env,
+            hosts=agent_hosts,
         )
     raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(AGENTS)}")
 
@@ -116,6 +120,7 @@ def open_agents(
     allow_unsandboxed: bool = False,
     root: Path | None = None,
     sandbox_env: Sequence[str] = (),
+    agent_hosts: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime ralph.toml's ``[agent]`` names for every phase; when its phase or
     role tables choose other agents, one that runs each phase on its own
@@ -133,6 +138,7 @@ def open_agents(
                 allow_unsandboxed=allow_unsandboxed,
                 root=root,
                 sandbox_env=sandbox_env,
+                agent_hosts=agent_hosts,
             )
         return opened[name]
 

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SandboxProfile", "confine"]
+__all__ = ["PROXY_PORT", "SandboxProfile", "confine"]
+
+#: Where the egress proxy answers inside the sandbox's own loopback.
+PROXY_PORT = 3128
+_BRIDGE = Path(__file__).with_name("_bridge.py")
+_PROXY_URL = f"http://127.0.0.1:{PROXY_PORT}"
+#: What HTTP clients (curl, Python, Node, Rust's reqwest, Go) read for their proxy; no
+#: host is exempt from it.
+_PROXY_VARIABLES = (
+    *(
+        (name, _PROXY_URL)
+        for base in ("HTTPS", "HTTP", "ALL")
+        for name in (f"{base}_PROXY", f"{base.lower()}_proxy")
+    ),
+    ("NO_PROXY", ""),
+    ("no_proxy", ""),
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +43,9 @@ class SandboxProfile:
     #: that do not exist are left out).
     hidden: tuple[Path, ...] = ()
     network: bool = False
+    #: The egress proxy's unix socket (``_proxy``): the sandbox gets a network of its own
+    #: whose one way out is that proxy (``network`` is then ignored).
+    proxy: Path | None = None
     #: Variables set inside (``TMPDIR=/tmp`` always is).
     setenv: tuple[tuple[str, str], ...] = ()
 
@@ -55,9 +75,16 @@ def confine(argv: Sequence[str], profile: SandboxProfile) -> list[str]:
     # bwrap keeps every capability unless told: with CAP_SYS_ADMIN one `mount -o
     # remount,rw /` would undo the whole sandbox.
     line += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    if not profile.network:
+    setenv = (("TMPDIR", "/tmp"), *profile.setenv)
+    if profile.proxy is not None:
+        # Only its own loopback, where the bridge listens before the command starts.
+        line += ["--unshare-net", "--bind", str(profile.proxy), str(profile.proxy)]
+        setenv += _PROXY_VARIABLES
+        bridge = [sys.executable, "-I", "-S", str(_BRIDGE), str(PROXY_PORT), str(profile.proxy)]
+        argv = [*bridge, *argv]
+    elif not profile.network:
         line.append("--unshare-net")
-    for name, value in (("TMPDIR", "/tmp"), *profile.setenv):
+    for name, value in setenv:
         line += ["--setenv", name, value]
     line += ["--", *argv]
     return line

@@ -4,6 +4,7 @@ only; the network only when ralph.toml says so). Both hide the person's credenti
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -222,11 +223,14 @@ def agent_profile(
     scratch: Sequence[Path] = (),
     program: Path | None = None,
     arguments: Sequence[str] = (),
+    proxy: Path | None = None,
 ) -> SandboxProfile:
     """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
-    its ``scratch`` files and its own state under ``home``; network on (its model is an
-    API). ``program`` and the files its ``arguments`` name, when under ``/tmp``, stay
-    visible, read-only; a known program (codex, ...) gets its state folders made."""
+    its ``scratch`` files and its own state under ``home``. Its network: a namespace of
+    its own whose one way out is the egress proxy on the unix socket ``proxy`` (its
+    model is an API); the host's when None. ``program`` and the files its
+    ``arguments`` name, when under ``/tmp``, stay visible, read-only; a known program
+    (codex, ...) gets its state folders made."""
     workdir, home = workdir.resolve(), home.resolve()
     for name in _OWN_STATE.get(program.name if program is not None else "", ()):
         (home / name).mkdir(parents=True, exist_ok=True)
@@ -234,7 +238,8 @@ def agent_profile(
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = _program_folders(program) if program is not None else []
     extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]
-    return _common(workdir, home, writable, True, extra)
+    profile = _common(workdir, home, writable, True, extra)
+    return dataclasses.replace(profile, proxy=proxy)
 
 
 def profile_for_tests(worktree: Path, *, home: Path, network: bool = False) -> SandboxProfile:
