@@ -145,9 +145,11 @@ def test_a_cli_waiting_on_a_silent_api_is_killed_with_every_process_it_started(
     name, value = "RALPH_TEST_MARK", uuid.uuid4().hex
     environ = {**agent_env(cli, api), name: value}
     stall = STARTUP_SECONDS[cli.name]
-    result = CommandRuntime.preset(cli.name, environ=environ, hosts=hosts(environ)).run(
-        brief(workdir, tools=("Read", "Write", "Bash"), stall_seconds=stall)
+    # The mark passed on by name, as sandbox_env does: the CLI's every process carries it.
+    runtime = CommandRuntime.preset(
+        cli.name, environ=environ, hosts=hosts(environ), sandbox_env=(name,)
     )
+    result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash"), stall_seconds=stall))
     assert result.status is AgentStatus.TIMEOUT
     assert result.error == f"stalled: no output for {stall}s"
     assert len(api.turns) == 2  # it was waiting for the model's second answer
