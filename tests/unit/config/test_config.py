@@ -150,6 +150,20 @@ def test_the_sandbox_settings_are_read_from_the_file_and_the_environment(tmp_pat
     assert (config.sandbox_network, config.allow_unsandboxed) == ("off", False)
 
 
+def test_agent_hosts_are_read_as_host_and_port(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(
+        'agent_hosts = ["LLM.example.com", "http://127.0.0.1:4000/v1", "proxy.example:8443"]\n'
+    )
+    assert load_config(tmp_path, env={}).agent_hosts == (
+        "llm.example.com:443",
+        "127.0.0.1:4000",
+        "proxy.example:8443",
+    )
+    (tmp_path / CONFIG_FILE).write_text('agent_hosts = ["host:99999"]\n')
+    with pytest.raises(ConfigError, match="'host:99999' is not a host; write host:port"):
+        load_config(tmp_path, env={})
+
+
 def test_sandbox_env_names_the_variables_passed_on_in_the_file_or_the_environment(tmp_path):
     (tmp_path / CONFIG_FILE).write_text('sandbox_env = ["JAVA_HOME", "GOPATH"]\n')
     assert load_config(tmp_path, env={}).sandbox_env == ("JAVA_HOME", "GOPATH")
