@@ -116,12 +116,25 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
         from ralph.mcp import build_server
 
         tools = build_server(project, read_only=True, actor="agent")
-    unsandboxed, root = project.config.allow_unsandboxed, project.config.root
+    config = project.config
     if name is not None:
         return open_runtime(
-            name, settings, tools_server=tools, allow_unsandboxed=unsandboxed, root=root
+            name,
+            settings,
+            tools_server=tools,
+            allow_unsandboxed=config.allow_unsandboxed,
+            root=config.root,
+            sandbox_env=config.sandbox_env,
+            agent_hosts=config.agent_hosts,
         )
-    return open_agents(settings, tools_server=tools, allow_unsandboxed=unsandboxed, root=root)
+    return open_agents(
+        settings,
+        tools_server=tools,
+        allow_unsandboxed=config.allow_unsandboxed,
+        root=config.root,
+        sandbox_env=config.sandbox_env,
+        agent_hosts=config.agent_hosts,
+    )
 
 
 def run_command(

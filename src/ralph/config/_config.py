@@ -83,6 +83,11 @@ class Config:
     hygiene_interval: float = 0.0
     #: Whether the test command reaches the network from its sandbox ("off" or "on").
     sandbox_network: str = "off"
+    #: Variables of the person's environment passed, by name, to agents and the test
+    #: command (which get only what they need to run otherwise).
+    sandbox_env: tuple[str, ...] = ()
+    #: Hosts (``host:port``) agent CLIs may reach besides their model's API.
+    agent_hosts: tuple[str, ...] = ()
     #: Run agents and the test command unconfined where bubblewrap cannot start.
     allow_unsandboxed: bool = False
     #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
@@ -133,6 +138,8 @@ _KEYS = {
     "poll_seconds": ("poll_seconds", "RALPH_POLL_SECONDS"),
     "hygiene_interval": ("hygiene_interval", "RALPH_HYGIENE_INTERVAL"),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
+    "sandbox_env": ("sandbox_env", "RALPH_SANDBOX_ENV"),
+    "agent_hosts": ("agent_hosts", "RALPH_AGENT_HOSTS"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "merge_policy": ("merge_policy", "RALPH_MERGE_POLICY"),
@@ -220,6 +227,10 @@ def _convert(name: str, value: Any, source: str) -> Any:
             if value not in SANDBOX_NETWORK:
                 raise ValueError
             return value
+        if name == "sandbox_env":
+            return _names(value, source)
+        if name == "agent_hosts":
+            return _hosts(value, source)
         if name in ("allow_unsandboxed", "review_code"):
             return _flag(value)
         if kind == "float":
@@ -232,6 +243,8 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "review_mode": "one of " + ", ".join(m.value for m in ReviewMode),
             "wip_limits": "a table of state = limit",
             "sandbox_network": '"off" or "on"',
+            "sandbox_env": 'a list of variable names, such as ["JAVA_HOME"]',
+            "agent_hosts": 'a list of hosts, such as ["llm.example.com:443"]',
             "mode": '"hero" or "team"',
             "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
@@ -256,6 +269,40 @@ def _phase_caps(value: Any, source: str) -> dict[str, int]:
         str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
         for k, v in value.items()
     }
+
+
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _names(value: Any, source: str) -> tuple[str, ...]:
+    """Environment variable names: a TOML list, or words from a RALPH_* variable."""
+    names = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError
+    bad = [n for n in names if not _VARIABLE.match(n)]
+    if bad:
+        raise ConfigError(f"{source}: {bad[0]!r} is not an environment variable name")
+    return tuple(dict.fromkeys(names))
+
+
+_HOST = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?(?:/\S*)?$", re.I
+)
+
+
+def _hosts(value: Any, source: str) -> tuple[str, ...]:
+    """``host:port`` words (a bare host means port 443), or URLs."""
+    words = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise ValueError
+    hosts = []
+    for word in words:
+        found = _HOST.match(word)
+        port = int(found.group(2) or 443) if found else 0
+        if found is None or not 0 < port < 65536:
+            raise ConfigError(f"{source}: {word!r} is not a host; write host:port")
+        hosts.append(f"{found.group(1).lower()}:{port}")
+    return tuple(dict.fromkeys(hosts))
 
 
 def _flag(value: Any) -> bool:
@@ -378,9 +425,15 @@ budget_day_usd = 0
 stuck_threshold_hours = 48
 # Agents and the test command run in a bubblewrap sandbox: they write only to their
 # worktree, and the person's credentials (~/.ssh, ~/.config/gh, ...) are hidden. Whether
-# the test command may reach the network: "off" or "on" (agents always may: their model
-# is an API).
+# the test command may reach the network: "off" or "on".
 sandbox_network = "off"
+# They get only what a program needs to run (PATH, HOME, the locale, the terminal) and,
+# agents only, their own CLI's settings and API key. Other variables they need, by name:
+sandbox_env = []
+# Agent CLIs run with a network of their own whose one way out is a proxy that reaches
+# only their model's API (and where a *_BASE_URL variable of theirs points); nothing on
+# this machine's loopback. Other hosts they may reach, as "host:port":
+agent_hosts = []
 # `ralph loop`: how each root runs ("hero": one crew taking any task; "team": workers
 # per role), how many roots run at once, and how many agents work at once in all.
 mode = "hero"

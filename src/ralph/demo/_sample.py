@@ -125,6 +125,9 @@ A module of its own that whispers the greeting.
 STREAMS_EPIC_TITLE = "Say more"
 
 SAMPLE_FILES = {
+    # Python's caches: the tests write them in a worktree (nothing keeps Python from it in
+    # their environment), and a pull request is made only from a clean one.
+    ".gitignore": "__pycache__/\n",
     "greet/__init__.py": INIT,
     "greet/core.py": CORE,
     "tests/__init__.py": "",

@@ -14,7 +14,7 @@ from ralph.artifacts import StreamNames
 from ralph.errors import AgentUnusable, ConfigError
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
-from ralph.runtimes import scrubbed_environment
+from ralph.runtimes import environment_for_tests
 from ralph.sandbox import confine, profile_for_tests, should_confine
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
@@ -80,16 +80,18 @@ def run_tests(
     *,
     network: bool = False,
     allow_unsandboxed: bool = False,
+    passed_env: Sequence[str] = (),
 ) -> TestRun:
     """Run the project's test command (from ralph.toml, so trusted) in ``cwd``, sandboxed:
     the tests an agent wrote write only to ``cwd`` and ``/tmp``, and reach the network
-    only with ``network``. AgentUnusable (nothing can be tested here until a person acts)
-    when the sandbox cannot start and ``allow_unsandboxed`` is false."""
+    only with ``network``; their environment holds what they need to run and the
+    variables ``passed_env`` names. AgentUnusable (nothing can be tested here until a
+    person acts) when the sandbox cannot start and ``allow_unsandboxed`` is false."""
     if not command.strip():
         return TestRun(True, "")
     # The tests run code an agent wrote: no token of Ralph's is one `env` away, and
     # whatever they print is redacted before it can reach a comment or the store.
-    env = scrubbed_environment(os.environ)
+    env = environment_for_tests(os.environ, passed_env)
     argv = ["/bin/sh", "-c", command]
     try:
         confined = should_confine(allow_unsandboxed, "the test command")
@@ -117,4 +119,5 @@ def project_tests(ctx: PhaseContext, cwd: Path) -> TestRun:
         cwd,
         network=config.sandbox_network == "on",
         allow_unsandboxed=config.allow_unsandboxed,
+        passed_env=config.sandbox_env,
     )

@@ -4,9 +4,10 @@ agent run there, ``before_remove`` before Ralph removes it.
 
 A hook runs code an agent may have written (package.json scripts, a Makefile), so it is
 confined as the test command is: it writes only to the worktree and ``/tmp``, reaches
-the network only with ``sandbox_network = "on"``, sees none of Ralph's tokens. It runs
-in a session of its own, which is killed whole at ``timeout_seconds``; its output is
-kept bounded (its end), redacted, in the phase's report and the log.
+the network only with ``sandbox_network = "on"``, and gets the test command's
+environment (what it needs to run, and ``sandbox_env``). It runs in a session of its
+own, which is killed whole at ``timeout_seconds``; its output is kept bounded (its
+end), redacted, in the phase's report and the log.
 
 ``after_create`` and ``before_run`` prepare the worktree, so their failure fails the
 task (HookFailed, with the output's last lines); ``after_run`` and ``before_remove``
@@ -32,7 +33,7 @@ from typing import IO
 from ralph._secrets import redact
 from ralph.errors import AgentUnusable, ConfigError, RalphError
 from ralph.phases._context import PhaseContext
-from ralph.runtimes import scrubbed_environment
+from ralph.runtimes import environment_for_tests
 from ralph.sandbox import confine, profile_for_tests, should_confine
 
 __all__ = ["HookFailed", "HookRun", "after_create", "run_hook"]
@@ -100,7 +101,7 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
     command = settings.command(hook)
     if not command:
         return None
-    env = scrubbed_environment(os.environ)
+    env = environment_for_tests(os.environ, ctx.project.config.sandbox_env)
     env |= {"RALPH_HOOK": hook, "RALPH_WORKTREE": str(worktree)}
     argv = _argv(ctx, command, worktree, env)
     started = time.monotonic()

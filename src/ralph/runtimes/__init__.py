@@ -10,7 +10,7 @@ from __future__ import annotations
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._claude_cli import claude_cli
 from ralph.runtimes._credentials import OFFLINE_HINT, Credentials, agent_credentials
-from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._environment import agent_environment, environment_for_tests
 from ralph.runtimes._found import FoundCLI, found_agent_clis
 from ralph.runtimes._model import (
     AgentBrief,
@@ -44,9 +44,10 @@ __all__ = [
     "PhaseAgents",
     "StopSignal",
     "agent_credentials",
+    "agent_environment",
     "claude_cli",
+    "environment_for_tests",
     "found_agent_clis",
     "open_agents",
     "open_runtime",
-    "scrubbed_environment",
 ]

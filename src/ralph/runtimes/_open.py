@@ -4,7 +4,7 @@ ralph.toml), and one per phase when ralph.toml chooses agents per phase or role.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,16 @@ def open_runtime(
     environ: Mapping[str, str] | None = None,
     allow_unsandboxed: bool = False,
     root: Path | None = None,
+    sandbox_env: Sequence[str] = (),
+    agent_hosts: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
     ``tools_server`` is the read-only MCP server agents get in-process (Claude);
     ``root`` the project, whose ``node_modules/.bin`` may hold an agent CLI. ConfigError,
     saying what to install or set, when the runtime cannot work here, or cannot be
-    sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false."""
+    sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false. ``sandbox_env``:
+    the person's variables agents get by name; ``agent_hosts``: the hosts agent CLIs
+    may reach besides their model's API (ralph.toml)."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
     # [agent] model is a model of [agent]'s agent; phases name theirs in their briefs.
@@ -68,6 +72,7 @@ def open_runtime(
             permission_mode=settings.permission_mode,
             tools_server=tools_server,
             sandbox=confined,
+            sandbox_env=sandbox_env,
         )
     if name in AGENTS[1:4]:
         from ralph.runtimes.command import CommandRuntime
@@ -77,6 +82,8 @@ def open_runtime(
             model=model,
             environ=None if environ is os.environ else environ,
             sandbox=should_confine(allow_unsandboxed, "agents"),
+            sandbox_env=sandbox_env,
+            hosts=agent_hosts,
             roots=() if root is None else (root,),
         )
     if name == "command":
@@ -92,6 +99,8 @@ def open_runtime(
             output=settings.format,
             model=model,
             sandbox=should_confine(allow_unsandboxed, "agents"),
+            sandbox_env=sandbox_env,
+            hosts=agent_hosts,
         )
     raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(AGENTS)}")
 
@@ -103,6 +112,8 @@ def open_agents(
     environ: Mapping[str, str] | None = None,
     allow_unsandboxed: bool = False,
     root: Path | None = None,
+    sandbox_env: Sequence[str] = (),
+    agent_hosts: Sequence[str] = (),
 ) -> AgentRuntime:
     """The runtime ralph.toml's ``[agent]`` names for every phase; when its phase or
     role tables choose other agents, one that runs each phase on its own
@@ -119,6 +130,8 @@ def open_agents(
                 environ=environ,
                 allow_unsandboxed=allow_unsandboxed,
                 root=root,
+                sandbox_env=sandbox_env,
+                agent_hosts=agent_hosts,
             )
         return opened[name]
 

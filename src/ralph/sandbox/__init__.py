@@ -16,15 +16,18 @@ from ralph.sandbox._profiles import (
     git_commit_paths,
     profile_for_tests,
 )
+from ralph.sandbox._proxy import EgressProxy, host_port
 
 __all__ = [
     "AGENT_STATE_DIRS",
     "CREDENTIALS",
+    "EgressProxy",
     "SandboxProfile",
     "SandboxStatus",
     "agent_profile",
     "confine",
     "git_commit_paths",
+    "host_port",
     "nests",
     "probe",
     "profile_for_tests",

@@ -4,12 +4,14 @@ only; the network only when ralph.toml says so). Both hide the person's credenti
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph.sandbox._git_config import sanitised_git_config
 from ralph.sandbox._profile import SandboxProfile
 
 __all__ = [
@@ -182,6 +184,7 @@ def _common(
             guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
         protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
     return SandboxProfile(
+        replaced=_git_configs(checkout, home),
         writable=tuple(dict.fromkeys(writable)),
         readable=readable,
         protected=protected,
@@ -189,6 +192,16 @@ def _common(
         network=network,
         setenv=setenv,
     )
+
+
+def _git_configs(checkout: _Checkout | None, home: Path) -> tuple[tuple[Path, Path], ...]:
+    """The git config files a confined git reads, each with a copy without credentials
+    where it holds any: the repository's, the worktree's own, the person's."""
+    files = [home / ".gitconfig", home / ".config" / "git" / "config"]
+    if checkout is not None:
+        files += [checkout.common_dir / "config", checkout.git_dir / "config.worktree"]
+    found = ((sanitised_git_config(path), path) for path in dict.fromkeys(files))
+    return tuple((copy, path) for copy, path in found if copy is not None)
 
 
 def _program_folders(program: Path) -> list[Path]:
@@ -210,11 +223,14 @@ def agent_profile(
     scratch: Sequence[Path] = (),
     program: Path | None = None,
     arguments: Sequence[str] = (),
+    proxy: Path | None = None,
 ) -> SandboxProfile:
     """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
-    its ``scratch`` files and its own state under ``home``; network on (its model is an
-    API). ``program`` and the files its ``arguments`` name, when under ``/tmp``, stay
-    visible, read-only; a known program (codex, ...) gets its state folders made."""
+    its ``scratch`` files and its own state under ``home``. Its network: a namespace of
+    its own whose one way out is the egress proxy on the unix socket ``proxy`` (its
+    model is an API); the host's when None. ``program`` and the files its
+    ``arguments`` name, when under ``/tmp``, stay visible, read-only; a known program
+    (codex, ...) gets its state folders made."""
     workdir, home = workdir.resolve(), home.resolve()
     for name in _OWN_STATE.get(program.name if program is not None else "", ()):
         (home / name).mkdir(parents=True, exist_ok=True)
@@ -222,7 +238,8 @@ def agent_profile(
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = _program_folders(program) if program is not None else []
     extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]
-    return _common(workdir, home, writable, True, extra)
+    profile = _common(workdir, home, writable, True, extra)
+    return dataclasses.replace(profile, proxy=proxy)
 
 
 def profile_for_tests(worktree: Path, *, home: Path, network: bool = False) -> SandboxProfile:

@@ -52,7 +52,8 @@ env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 """
     )
-    return {"HOME": str(home), "OPENAI_API_KEY": api.KEY}
+    # The fake's address, for the agent's egress proxy: Codex's config names it.
+    return {"HOME": str(home), "OPENAI_API_KEY": api.KEY, "RALPH_AGENT_HOSTS": api.url}
 
 
 def _gemini(home: Path, api: gemini_api.FakeGeminiAPI) -> dict[str, str]:
@@ -97,6 +98,7 @@ def _opencode(home: Path, api: openai_chat.FakeChatAPI) -> dict[str, str]:
         "HOME": str(home),
         "OPENAI_API_KEY": api.KEY,
         "OPENCODE_DISABLE_MODELS_FETCH": "1",  # no models.dev: the provider is here
+        "RALPH_AGENT_HOSTS": api.url,  # the agent's egress proxy allows its config's fake
     }
 
 

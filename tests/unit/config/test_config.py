@@ -159,6 +159,27 @@ def test_the_sandbox_settings_are_read_from_the_file_and_the_environment(tmp_pat
     assert (config.sandbox_network, config.allow_unsandboxed) == ("off", False)
 
 
+def test_agent_hosts_are_read_as_host_and_port(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text(
+        'agent_hosts = ["LLM.example.com", "http://127.0.0.1:4000/v1", "proxy.example:8443"]\n'
+    )
+    assert load_config(tmp_path, env={}).agent_hosts == (
+        "llm.example.com:443",
+        "127.0.0.1:4000",
+        "proxy.example:8443",
+    )
+    (tmp_path / CONFIG_FILE).write_text('agent_hosts = ["host:99999"]\n')
+    with pytest.raises(ConfigError, match="'host:99999' is not a host; write host:port"):
+        load_config(tmp_path, env={})
+
+
+def test_sandbox_env_names_the_variables_passed_on_in_the_file_or_the_environment(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text('sandbox_env = ["JAVA_HOME", "GOPATH"]\n')
+    assert load_config(tmp_path, env={}).sandbox_env == ("JAVA_HOME", "GOPATH")
+    config = load_config(tmp_path, env={"RALPH_SANDBOX_ENV": "JAVA_HOME, M2_HOME"})
+    assert config.sandbox_env == ("JAVA_HOME", "M2_HOME")
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
@@ -172,6 +193,11 @@ def test_the_sandbox_settings_are_read_from_the_file_and_the_environment(tmp_pat
             "allow_unsandboxed: 'yes' is not valid; expected true or false",
         ),
         ("allow_unsandboxed = 1", "allow_unsandboxed: 1 is not valid; expected true or false"),
+        (
+            "sandbox_env = 3",
+            'sandbox_env: 3 is not valid; expected a list of variable names, such as ["JAVA_HOME"]',
+        ),
+        ('sandbox_env = ["A=B"]', "sandbox_env: 'A=B' is not an environment variable name"),
     ],
 )
 def test_bad_sandbox_settings_are_refused_in_one_line(tmp_path, line, message):

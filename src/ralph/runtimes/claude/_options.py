@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ralph.runtimes._environment import is_secret
+from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes._prompt import system_note
 from ralph.runtimes.claude._sandbox import sandbox_settings
@@ -25,11 +25,17 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 
 
 def child_environment(
-    environ: Mapping[str, str], extra: Mapping[str, str], *, sandbox: bool
+    environ: Mapping[str, str],
+    extra: Mapping[str, str],
+    *,
+    sandbox: bool,
+    passed: Sequence[str] = (),
 ) -> dict[str, str]:
     """What the SDK lays over the inherited environment. It always starts from
-    ``os.environ``, so secrets are blanked here rather than left out."""
-    env = {name: "" for name, value in environ.items() if is_secret(name, value)}
+    ``os.environ``, so every variable an agent is not given is blanked here rather than
+    left out."""
+    given = agent_environment(environ, passed)
+    env = {name: "" for name in environ if name not in given}
     env.update(extra)
     if sandbox:
         env["IS_SANDBOX"] = "1"
@@ -44,6 +50,7 @@ def option_values(
     session_id: str,
     environ: Mapping[str, str] | None = None,
     extra_env: Mapping[str, str] | None = None,
+    passed_env: Sequence[str] = (),
     with_tracker_tools: bool = False,
     cli_path: str | Path | None = None,
     sandbox: bool = True,
@@ -75,6 +82,7 @@ def option_values(
             environ,
             extra_env or {},
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
+            passed=passed_env,
         ),
     }
     if sandbox:

@@ -24,7 +24,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,12 +122,14 @@ class ClaudeRuntime(AgentRuntime):
         env: Mapping[str, str] | None = None,
         cli_path: str | Path | None = None,
         sandbox: bool = True,
+        sandbox_env: Sequence[str] = (),
     ) -> None:
         """``tools_server``: an ``mcp`` MCPServer with the tracker tools agents may use.
         ``env``: variables laid over the person's environment for the CLI (after
         credentials were removed). ``cli_path``: a Claude Code other than the bundled one.
         ``sandbox``: False runs Bash without Claude Code's sandbox (a person's
-        ``allow_unsandboxed = true``).
+        ``allow_unsandboxed = true``). ``sandbox_env``: the person's variables the CLI
+        gets besides what it needs to run (ralph.toml's ``sandbox_env``).
         """
         self.model = model
         self.permission_mode = permission_mode
@@ -135,6 +137,7 @@ class ClaudeRuntime(AgentRuntime):
         self.env = dict(env or {})
         self.cli_path = cli_path
         self.sandbox = sandbox
+        self.sandbox_env = tuple(sandbox_env)
 
     def run(self, brief: AgentBrief) -> AgentResult:
         watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds, brief.stop)
@@ -158,6 +161,7 @@ class ClaudeRuntime(AgentRuntime):
             default_model=self.model,
             session_id=session_id,
             extra_env=self.env,
+            passed_env=self.sandbox_env,
             with_tracker_tools=self.tools_server is not None,
             cli_path=self.cli_path,
             sandbox=self.sandbox,

@@ -37,7 +37,16 @@ from pathlib import Path
 from ralph.runtimes._model import AgentBrief
 from ralph.sandbox import git_commit_paths
 
-__all__ = ["PRESETS", "Preset", "find_program"]
+__all__ = ["MODEL_APIS", "PRESETS", "Preset", "find_program"]
+
+#: The model APIs agent CLIs call: what an agent's egress proxy allows by default
+#: (one of a known CLI's, all of them for any other command).
+MODEL_APIS = {
+    "anthropic": ("api.anthropic.com:443",),
+    "openai": ("api.openai.com:443",),
+    "gemini": ("generativelanguage.googleapis.com:443",),
+    "openrouter": ("openrouter.ai:443",),
+}
 
 #: What a phase must hold to get the CLI's shell.
 SHELL_TOOL = "Bash"
@@ -72,6 +81,8 @@ class Preset:
     #: Whether a shell phase in the CLI's own sandbox may write git's files for a commit
     #: (``--add-dir``).
     commits_with_add_dir: bool = False
+    #: The hosts (``host:port``) its model's API is on (``MODEL_APIS``).
+    hosts: tuple[str, ...] = ()
 
     def words(self, brief: AgentBrief, *, own_sandbox: bool = True) -> list[str]:
         """The command line for ``brief`` (placeholders not yet filled); ``own_sandbox``:
@@ -129,6 +140,7 @@ PRESETS: Mapping[str, Preset] = {
             own_sandbox=("--sandbox", "workspace-write"),
             outside_sandbox=("--sandbox", "danger-full-access"),
             commits_with_add_dir=True,
+            hosts=MODEL_APIS["openai"],
         ),
         Preset(
             name="gemini",
@@ -148,6 +160,7 @@ PRESETS: Mapping[str, Preset] = {
             shell_options=("--allowed-tools", "run_shell_command"),
             # The prompt comes on standard input; --prompt (headless mode) adds a line.
             tail=("--prompt", "Do the task above."),
+            hosts=MODEL_APIS["gemini"],
         ),
         Preset(
             name="opencode",
@@ -161,6 +174,13 @@ PRESETS: Mapping[str, Preset] = {
                 "OPENCODE_DISABLE_AUTOUPDATE": "1",
             },
             shell_environ={"OPENCODE_PERMISSION": _permission("allow")},
+            # Any provider's: opencode works with them all. It installs a provider's
+            # client package from npm on first use, and reads models from models.dev.
+            hosts=(
+                *(host for hosts in MODEL_APIS.values() for host in hosts),
+                "registry.npmjs.org:443",
+                "models.dev:443",
+            ),
         ),
     )
 }

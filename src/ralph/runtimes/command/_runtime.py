@@ -10,11 +10,14 @@ When the template names neither prompt placeholder, the prompt goes to standard 
 ``CommandRuntime.preset("codex")`` takes a known CLI's command line instead
 (``_presets``).
 
-The process runs in the phase's working directory, without credentials other than the
-agent's own, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
+The process runs in the phase's working directory, with only the variables it needs to
+run, its CLI's own settings and model credential, and those ralph.toml's ``sandbox_env``
+names, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
 directory, what git needs to commit there and its own state; the person's credentials are
-hidden), in its own process group: the wall-clock timeout and the stall timeout (no
-output for a while) kill the whole group, and so does an output line that says the
+hidden; its network is a namespace of its own whose one way out is an egress proxy
+allowing its model's API: the preset's hosts, any ``*_BASE_URL`` of its environment and
+ralph.toml's ``agent_hosts``), in its own process group: the wall-clock timeout and the
+stall timeout (no output for a while) kill the whole group, and so does an output line that says the
 agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
 asks for (``AgentBrief.stop``: a person took the agent's issue away).
 """
@@ -34,18 +37,18 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import ConfigError
-from ralph.runtimes._environment import scrubbed_environment
+from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
-from ralph.runtimes.command._presets import PRESETS, Preset, find_program
-from ralph.sandbox import agent_profile, confine, nests, probe
+from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
+from ralph.sandbox import EgressProxy, agent_profile, confine, host_port, nests, probe
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
@@ -90,10 +93,14 @@ class CommandRuntime(AgentRuntime):
         model: str = "",
         environ: Mapping[str, str] | None = None,
         sandbox: bool | None = None,
+        sandbox_env: Sequence[str] = (),
+        hosts: Sequence[str] = (),
     ) -> None:
         """``sandbox``: True confines every run, False none (ralph.toml allowed that);
         None confines when bubblewrap can start here. ``environ``: the environment the
-        agent's is made from (credentials removed); the process's by default."""
+        agent's is made from (``agent_environment``); the process's by default.
+        ``sandbox_env``: the names of other variables the agent gets. ``hosts``: the
+        ``host:port`` its egress proxy allows besides its model's API."""
         self._preset: Preset | None = None
         try:
             self.words = shlex.split(template)
@@ -114,6 +121,8 @@ class CommandRuntime(AgentRuntime):
         self.output = output
         self.model = model
         self.environ = environ
+        self.sandbox_env = tuple(sandbox_env)
+        self.hosts = tuple(hosts)
         self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
 
@@ -125,6 +134,8 @@ class CommandRuntime(AgentRuntime):
         model: str = "",
         environ: Mapping[str, str] | None = None,
         sandbox: bool | None = None,
+        sandbox_env: Sequence[str] = (),
+        hosts: Sequence[str] = (),
         roots: tuple[Path, ...] = (),
     ) -> CommandRuntime:
         """The agent CLI called ``name`` (``PRESETS``), found on the PATH or in a
@@ -146,6 +157,8 @@ class CommandRuntime(AgentRuntime):
             model=model,
             environ=environ,
             sandbox=sandbox,
+            sandbox_env=sandbox_env,
+            hosts=hosts,
         )
         runtime._preset = preset
         runtime.name = name
@@ -189,9 +202,14 @@ class CommandRuntime(AgentRuntime):
             words, extra = self._words(brief)
             argv = [word.format(**values) for word in words if not _unset(word, values)]
             on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in words)
-            if self.sandbox:
-                argv = self._confined(argv, brief, files)
-            ran = self._execute(argv, brief, prompt, on_stdin, extra)
+            environ = os.environ if self.environ is None else self.environ
+            env = {**agent_environment(environ, self.sandbox_env), **extra}
+            with contextlib.ExitStack() as stack:
+                if self.sandbox:
+                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env))
+                    stack.enter_context(proxy)
+                    argv = self._confined(argv, brief, files, proxy.socket_path)
+                ran = self._execute(argv, brief, prompt, on_stdin, env)
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
@@ -201,7 +219,16 @@ class CommandRuntime(AgentRuntime):
             result = dataclasses.replace(result, transcript=str(kept))
         return result
 
-    def _confined(self, argv: list[str], brief: AgentBrief, files: Path) -> list[str]:
+    def _allowed(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
+        """The hosts the agent's egress proxy lets it reach: its model's API (the
+        preset's, or every known one for another command), where its ``*_BASE_URL``
+        variables point (a local model server, a test's fake), and ``hosts``."""
+        known = [host for hosts in MODEL_APIS.values() for host in hosts]
+        names = [*(self._preset.hosts if self._preset is not None else known), *self.hosts]
+        names += [value for name, value in env.items() if name.endswith("_BASE_URL")]
+        return {found for name in names if (found := host_port(name)) is not None}
+
+    def _confined(self, argv: list[str], brief: AgentBrief, files: Path, proxy: Path) -> list[str]:
         environ = os.environ if self.environ is None else self.environ
         home = Path(environ.get("HOME") or Path.home())
         # Found here, as the process would find it: inside, bwrap could only say it failed.
@@ -216,7 +243,12 @@ class CommandRuntime(AgentRuntime):
                 f"cannot start the agent command {argv[0]!r}: not found, or not executable"
             )
         profile = agent_profile(
-            brief.workdir, home=home, scratch=[files], program=Path(found), arguments=argv[1:]
+            brief.workdir,
+            home=home,
+            scratch=[files],
+            program=Path(found),
+            arguments=argv[1:],
+            proxy=proxy,
         )
         return confine(argv, profile)
 
@@ -226,14 +258,13 @@ class CommandRuntime(AgentRuntime):
         brief: AgentBrief,
         prompt: str,
         on_stdin: bool,
-        extra: Mapping[str, str],
+        env: Mapping[str, str],
     ) -> _Ran:
-        environ = os.environ if self.environ is None else self.environ
         try:
             process = subprocess.Popen(
                 argv,
                 cwd=brief.workdir,
-                env={**scrubbed_environment(environ), **extra},
+                env=env,
                 stdin=subprocess.PIPE if on_stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
