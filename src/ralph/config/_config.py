@@ -36,6 +36,7 @@ from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowStat
 __all__ = [
     "CONFIG_FILE",
     "MAX_POLL_SECONDS",
+    "MAX_STUCK_HOURS",
     "Config",
     "find_config",
     "load_config",
