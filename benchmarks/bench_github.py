@@ -34,6 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.integration.github.conftest import TOKEN, Served, git, ralph_on_the_board, tracker_of
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import Config
 from ralph.db import SqliteDatabase
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
@@ -52,8 +56,10 @@ from ralph.tracker import (
 from ralph.views import load_board
 from ralph.workflow import Estimate, WorkflowState
 
-BOARD = 100
-REPEATS = 15
+BOARD = pick(100, 12)
+REPEATS = pick(15, 1)
+#: The board `ralph status` reads: 300 open issues, the rest closed long ago.
+STATUS_ISSUES = pick(2000, 400)
 #: The client's own work without GitHub's waits (those are measured at the end).
 UNPACED = PacingPolicy(mutation_interval=0, content_per_minute=10**6, points_per_minute=10**6)
 
@@ -253,14 +259,14 @@ def status_board() -> None:
     """``ralph status``'s read of a board of 2,000 issues, 300 of them open."""
     fake, gh = github()
     repository = fake.repository("acme/shop")
-    for i in range(2000):
+    for i in range(STATUS_ISSUES):
         issue = fake.add_issue("acme/shop", f"Issue {i}")
         if i >= 300:
             issue.state = "CLOSED"
             issue.stateReason = "COMPLETED"
             issue.closedAt = "2020-01-01T00:00:00Z"
             issue.updatedAt = "2020-01-01T00:00:00Z"
-    assert len(repository.issue_list) == 2000
+    assert len(repository.issue_list) == STATUS_ISSUES
     before = len(fake.requests)
     spent = fake.remaining
     load_board(gh, Config(root=Path(".")), now=time.time())

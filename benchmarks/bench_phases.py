@@ -20,6 +20,10 @@ from collections import defaultdict
 from datetime import date
 from pathlib import Path
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import Config
 from ralph.demo import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.git import GitRepo
@@ -31,7 +35,7 @@ from ralph.tasks import open_store
 from ralph.tracker import LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
-REPEATS = 5
+REPEATS = pick(5, 1)
 
 
 def one_epic(folder: Path) -> list[tuple[str, float, float]]:
@@ -39,7 +43,7 @@ def one_epic(folder: Path) -> list[tuple[str, float, float]]:
     repo = create_sample_repository(folder / "sample")
     store = open_store(f"sqlite:///{folder / 'ralph.db'}")
     git = GitRepo(repo)
-    tracker = LocalTracker(store, repo="sample", git=git)  # type: ignore[arg-type]
+    tracker = LocalTracker(store.db, repo="sample", git=git)
     config = Config(root=repo, repo="sample", test_command=f"{sys.executable} -m unittest -q")
     runner = PhaseRunner(
         Project(config, tracker, store, git),

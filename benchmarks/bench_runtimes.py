@@ -29,6 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.fakes.anthropic_api import FakeAnthropicAPI, ToolUse
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import Config
 from ralph.git import GitRepo
 from ralph.mcp import build_server
@@ -40,8 +44,8 @@ from ralph.tasks import open_store
 from ralph.tracker import MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
-REPEATS = 5
-TOOL_CALLS = 200
+REPEATS = pick(5, 1)
+TOOL_CALLS = pick(200, 5)
 MODEL = "claude-sonnet-4-5"
 SCHEMA = {"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string"}}}
 

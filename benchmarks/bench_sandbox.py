@@ -25,6 +25,7 @@ from pathlib import Path
 # Run as a script, so the repository root is put on the path for the sibling benchmark.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._quick import pick
 from benchmarks.bench_phases import one_epic
 from ralph.demo import create_sample_repository
 from ralph.git import GitRepo, Worktrees
@@ -32,8 +33,8 @@ from ralph.runtimes import AgentBrief, Limits
 from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import confine, probe, profile_for_tests
 
-REPEATS = 30
-EPICS = 3
+REPEATS = pick(30, 3)
+EPICS = pick(3, 1)
 SESSION = [
     "git status --short",
     "git log --oneline -3",

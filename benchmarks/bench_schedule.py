@@ -24,11 +24,17 @@ from __future__ import annotations
 import heapq
 import random
 import statistics
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.graph import ROLE_OF_KIND, TaskGraph, TaskKind, TaskSpec
 
-GRAPHS = 200
+GRAPHS = pick(200, 5)
 KINDS = [
     TaskKind.RESEARCH,
     TaskKind.PLAN,

@@ -33,6 +33,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.project import Project, open_project
@@ -41,12 +45,12 @@ from ralph.tracker import IssueQuery
 from ralph.workflow import Estimate, WorkflowState
 
 RALPH = str(Path(sys.executable).with_name("ralph"))
-AGENTS = (4, 8)
+AGENTS = pick((4, 8), (2,))
 #: Roots at once per agent: an XS issue's pipeline is a chain with steps that need no
 #: agent (pull request, merge), so a few more roots than agents keep every agent busy.
 ROOTS_PER_AGENT = 2
-WAKE_SAMPLES = 10
-IDLE_SECONDS = 20.0
+WAKE_SAMPLES = pick(10, 1)
+IDLE_SECONDS = pick(20.0, 1.0)
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -222,8 +226,10 @@ def idle_cpu(store: str | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--issues", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=2.0, help="each agent's duration")
+    parser.add_argument("--issues", type=int, default=pick(50, 2))
+    parser.add_argument(
+        "--seconds", type=float, default=pick(2.0, 0.1), help="each agent's duration"
+    )
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--store", default=None, help="a PostgreSQL URL (default: SQLite)")
     args = parser.parse_args()

@@ -28,20 +28,24 @@ from typing import Any
 
 import httpx2
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.project import Project, open_project
 from ralph.workflow import STATE_ORDER, Estimate, Priority
 
-ISSUES = 1_000
-TASKS = 500
-REPEATS = 15
-SSE_SAMPLES = 60
-HOUR_EVENTS = 36_000
+ISSUES = pick(1_000, 20)
+TASKS = pick(500, 10)
+REPEATS = pick(15, 1)
+SSE_SAMPLES = pick(60, 3)
+HOUR_EVENTS = pick(36_000, 200)
 EVENTS_PER_COMMIT = 10
 #: Events of one run before the next starts (a run's graph is a few hundred tasks).
-RUN_EVENTS = 500
+RUN_EVENTS = pick(500, 10)
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 
 

@@ -14,7 +14,21 @@ import unicodedata
 
 from ralph.errors import InvalidInput
 
-__all__ = ["check_text", "check_title", "control_characters", "one_line", "printable"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_TITLE",
+    "check_body",
+    "check_text",
+    "check_title",
+    "control_characters",
+    "one_line",
+    "printable",
+]
+
+#: GitHub's limits, which every tracker keeps so that a board moves between them whole:
+#: an issue or pull request title, and a body or comment.
+MAX_TITLE = 256
+MAX_BODY = 65_536
 
 #: What a character that does something (ESC, BEL, NUL...) shows as once made harmless.
 REPLACEMENT = "\ufffd"
@@ -37,6 +51,11 @@ def check_title(title: str, what: str = "an issue") -> None:
     of printable text (InvalidInput: one line that names the fix)."""
     if not title.strip():
         raise InvalidInput(f"{what} needs a title")
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(
+            f"{what}'s title is {len(title):,} characters long; at most {MAX_TITLE} "
+            "(GitHub's limit): shorten it and put the rest in the body"
+        )
     found = control_characters(title)
     if found:
         raise InvalidInput(
@@ -45,15 +64,26 @@ def check_title(title: str, what: str = "an issue") -> None:
         )
 
 
+def check_body(text: str, what: str = "the body") -> str:
+    """A body or comment a person or a client gives: at most GitHub's length, and no
+    control character other than line breaks and tabs (a NUL cannot even be stored)."""
+    if len(text) > MAX_BODY:
+        raise InvalidInput(
+            f"{what} is {len(text):,} characters long; at most {MAX_BODY:,} (GitHub's limit): "
+            "shorten it, or link to the rest"
+        )
+    found = [c for c in control_characters(text) if c not in ("U+000A", "U+0009", "U+000D")]
+    if found:
+        raise InvalidInput(f"{what} has control characters ({', '.join(found)}); remove them")
+    return text
+
+
 def check_text(text: str, what: str) -> str:
     """``text`` a person gave (a reason, feedback, a document): refused when blank or
     holding a control character other than line breaks and tabs."""
     if not text.strip():
         raise InvalidInput(f"{what} is empty; write it")
-    found = [c for c in control_characters(text) if c not in ("U+000A", "U+0009", "U+000D")]
-    if found:
-        raise InvalidInput(f"{what} has control characters ({', '.join(found)}); remove them")
-    return text
+    return check_body(text, what)
 
 
 def one_line(text: str) -> str:

@@ -427,3 +427,57 @@ def test_text_with_markup_is_taken_or_refused_as_any_text_and_shown_as_written(
     if "Fix" in out + err:  # said back, in a line or an error: as it was given
         for piece in PIECES:
             assert piece in out + err, shown
+
+
+# -- bounds: every number and text has an upper one -------------------------------------
+
+
+def _float_targets() -> list[tuple[tuple[str, ...], str]]:
+    return [
+        (path, param.name)
+        for path, command in COMMANDS.items()
+        for param in command.params
+        if _bare(param.type_descriptor.annotation) is float
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"), _float_targets(), ids=[" ".join((*p, n)) for p, n in _float_targets()]
+)
+def test_a_number_past_its_bound_is_refused_in_one_line_naming_the_bound(
+    place: Place, path: tuple[str, ...], name: str
+) -> None:
+    param = next(p for p in COMMANDS[path].params if p.name == name)
+    args = arguments(place, path, param, "1e23")
+    before = snapshot(place)
+    code, out, err = ralph(place.repo, args)
+    shown = f"ralph {args!r} -> {code}\n{out}{err}"
+    assert code == 2, shown
+    assert "Traceback" not in out + err, shown
+    if not err.startswith("Usage:"):  # click's range check names the range itself
+        assert err.startswith("ralph: error: "), shown
+        assert err.count("\n") == 1, shown
+        assert "at most" in err or "outside" in err, shown
+    assert snapshot(place) == before, shown
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["issue", "new", "x" * 100_000], "100,000 characters long; at most 256"),
+        (["issue", "new", "Title", "--body", "x" * 70_000], "at most 65,536"),
+        (["issue", "comment", "1", "x" * 70_000], "at most 65,536"),
+    ],
+    ids=["title", "body", "comment"],
+)
+def test_a_title_or_body_past_githubs_limits_is_refused_in_one_line(
+    place: Place, args: list[str], said: str
+) -> None:
+    before = snapshot(place)
+    code, out, err = ralph(place.repo, args)
+    assert code == 2, err[:300]
+    assert out == ""
+    assert err.startswith("ralph: error: ")
+    assert err.count("\n") == 1
+    assert said in err
+    assert snapshot(place) == before

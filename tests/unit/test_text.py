@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph._text import check_title, control_characters, one_line, printable
+from ralph._text import check_body, check_title, control_characters, one_line, printable
 from ralph.errors import InvalidInput
 
 
@@ -37,3 +37,17 @@ def test_printable_keeps_lines_and_tabs_and_nothing_else():
     assert printable("a\r\nb\tc\n") == "a\nb\tc\n"
     assert printable("\x1b[2J\x1b]0;pwned\x07!") == "\ufffd[2J\ufffd]0;pwned\ufffd!"
     assert printable("\x1b[31mred\r", "") == "[31mred"
+
+
+def test_a_title_is_at_most_githubs_256_characters_and_the_refusal_says_so():
+    check_title("x" * 256)
+    with pytest.raises(InvalidInput, match="100,000 characters long; at most 256"):
+        check_title("x" * 100_000)
+
+
+def test_a_body_is_at_most_githubs_65536_characters_with_lines_and_tabs_only():
+    assert check_body("a\n\tb\r\n" + "x" * 65_530).startswith("a")
+    with pytest.raises(InvalidInput, match="65,537 characters long; at most 65,536"):
+        check_body("x" * 65_537)
+    with pytest.raises(InvalidInput, match=r"the readme has control characters \(U\+0000\)"):
+        check_body("a\x00b", "the readme")

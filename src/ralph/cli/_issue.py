@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ralph._text import check_title
+from ralph._text import check_body, check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import render_issue, render_issue_list
@@ -49,6 +49,7 @@ def issue_new(
     urgency = None if priority is None else parse_priority(priority)
     text = sys.stdin.read() if body == "-" else body
     check_title(title)  # before the tracker opens: a GitHub round trip to refuse it
+    check_body(text)
     with project_tracker(ctx) as (_, tracker):
         issue = tracker.create_issue(
             title,
@@ -235,8 +236,7 @@ def issue_comment(
 ) -> None:
     """Comment on an issue."""
     text = sys.stdin.read() if body == "-" else body
-    if not text.strip():
-        raise InvalidInput("the comment is empty")
+    check_text(text, "the comment")
     with project_tracker(ctx) as (_, tracker):
         tracker.add_comment(number, text, author=author)
     _say(f"Commented on #{number}")

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WORKERS
+from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._live import LiveView
@@ -455,6 +455,8 @@ def worker_command(
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
     if not math.isfinite(wait) or wait < 0:
         raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
+    if wait > MAX_WAIT_SECONDS:
+        raise InvalidInput(f"--wait {wait:g} is too large; at most {MAX_WAIT_SECONDS} seconds")
     if store is not None:  # given after the command, where people put it
         ctx.find_root().ensure_object(dict)["store_url"] = store
     wanted = [r.strip() for r in roles.split(",") if r.strip()]

@@ -7,6 +7,7 @@ from ralph.config._agent import AgentSettings, BestOf, PhaseSettings
 from ralph.config._config import (
     CONFIG_FILE,
     MAX_POLL_SECONDS,
+    MAX_STUCK_HOURS,
     Config,
     find_config,
     load_config,
@@ -28,6 +29,7 @@ __all__ = [
     "CONFIG_FILE",
     "HOOK_NAMES",
     "MAX_POLL_SECONDS",
+    "MAX_STUCK_HOURS",
     "TOKEN_VARIABLES",
     "AgentSettings",
     "BestOf",

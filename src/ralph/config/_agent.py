@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from ralph.config._numbers import setting_number
+from ralph.config._numbers import MAX_SECONDS, MAX_TURNS, MAX_USD, setting_number
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
@@ -210,8 +210,10 @@ def _value(kind: type, value: Any, where: str) -> Any:
     if isinstance(value, str):  # TOML numbers only: a quoted "5" is a mistake here
         raise ConfigError(f"{where}: {value!r} is not valid; expected a number")
     if kind is int:
-        return int(setting_number(value, where, whole=True, minimum=1))
-    return setting_number(value, where, above=where.endswith("_seconds"))
+        return int(setting_number(value, where, whole=True, minimum=1, maximum=MAX_TURNS))
+    seconds = where.endswith("_seconds")
+    maximum = MAX_SECONDS if seconds else MAX_USD
+    return setting_number(value, where, above=seconds, maximum=maximum)
 
 
 def _table(data: Any, where: str) -> Mapping[str, Any]:

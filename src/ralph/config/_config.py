@@ -22,7 +22,13 @@ from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._merge import MergeSettings, parse_merge_settings
-from ralph.config._numbers import setting_number
+from ralph.config._numbers import (
+    MAX_AGENTS,
+    MAX_FIX_ROUNDS,
+    MAX_USD,
+    MAX_WIP,
+    setting_number,
+)
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowState
@@ -30,6 +36,7 @@ from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowStat
 __all__ = [
     "CONFIG_FILE",
     "MAX_POLL_SECONDS",
+    "MAX_STUCK_HOURS",
     "Config",
     "find_config",
     "load_config",
@@ -45,6 +52,16 @@ MODES = ("hero", "team")
 _AGENT_PHASES = tuple(s.name for s in PHASE_SPECS if s.uses_agent and not s.by_person)
 #: The longest `ralph serve` may go without reading the board: a day.
 MAX_POLL_SECONDS = 86400
+#: The largest ``stuck_threshold_hours``: a year.
+MAX_STUCK_HOURS = 8760
+#: The longest ``hygiene_interval``: a year.
+MAX_HYGIENE_HOURS = 8760
+_FLOAT_MAXIMUM = {
+    "budget_task_usd": MAX_USD,
+    "budget_run_usd": MAX_USD,
+    "budget_day_usd": MAX_USD,
+    "stuck_threshold_hours": MAX_STUCK_HOURS,
+}
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -192,7 +209,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
                 raise ValueError
             return value
         if name == "max_fix_rounds":
-            return int(setting_number(value, source, whole=True, minimum=1))
+            return int(setting_number(value, source, whole=True, minimum=1, maximum=MAX_FIX_ROUNDS))
         if name == "wip_limits":
             if not isinstance(value, dict):
                 raise ValueError
@@ -203,20 +220,19 @@ def _convert(name: str, value: Any, source: str) -> Any:
                         + ", ".join(s.value for s in WorkflowState)
                     )
             return {
-                str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
+                str(k): int(
+                    setting_number(v, f"{source}.{k}", whole=True, minimum=1, maximum=MAX_WIP)
+                )
                 for k, v in value.items()
             }
         if name == "max_concurrent_phases":
             return _phase_caps(value, source)
         if name in ("max_concurrent_roots", "max_concurrent_agents"):
-            return int(setting_number(value, source, whole=True, minimum=1))
+            return int(setting_number(value, source, whole=True, minimum=1, maximum=MAX_AGENTS))
         if name == "hygiene_interval":
-            return setting_number(value, source)
+            return setting_number(value, source, maximum=MAX_HYGIENE_HOURS)
         if name == "poll_seconds":
-            seconds = setting_number(value, source, above=True)
-            if seconds > MAX_POLL_SECONDS:
-                raise ConfigError(f"{source}: {value!r} is not valid; at most {MAX_POLL_SECONDS}")
-            return seconds
+            return setting_number(value, source, above=True, maximum=MAX_POLL_SECONDS)
         if name == "mode":
             if value not in MODES:
                 raise ValueError
@@ -234,7 +250,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
         if name in ("allow_unsandboxed", "review_code"):
             return _flag(value)
         if kind == "float":
-            return setting_number(value, source)
+            return setting_number(value, source, maximum=_FLOAT_MAXIMUM[name])
         if not isinstance(value, str):
             raise ValueError
         return value
@@ -266,7 +282,7 @@ def _phase_caps(value: Any, source: str) -> dict[str, int]:
                 + ", ".join(_AGENT_PHASES)
             )
     return {
-        str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1))
+        str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1, maximum=MAX_AGENTS))
         for k, v in value.items()
     }
 

@@ -26,6 +26,10 @@ from ralph.config._numbers import setting_number
 from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
+#: The longest pause between two mutations: GitHub asks for a second; an hour is a typo.
+MAX_MUTATION_INTERVAL = 3600
+#: GraphQL's Int, which a project number is.
+MAX_PROJECT = 2**31 - 1
 #: GitHub's GraphQL endpoint (``ralph.github`` has the same; settings import no client).
 DEFAULT_API_URL = "https://api.github.com/graphql"
 
@@ -98,15 +102,17 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
         if raw is None or raw == "":
             continue
         if key == "mutation_interval":
-            seconds = setting_number(raw, f"{where} (seconds)")
+            seconds = setting_number(raw, f"{where} (seconds)", maximum=MAX_MUTATION_INTERVAL)
             settings = replace(settings, mutation_interval=seconds)
         elif key == "project":
             try:
                 number = int(raw)
             except (TypeError, ValueError):
                 number = 0
-            if number <= 0:
-                raise ConfigError(f"{where}: {raw!r} is not a project number (1, 2, ...)")
+            if not 0 < number <= MAX_PROJECT:
+                raise ConfigError(
+                    f"{where}: {raw!r} is not a project number (1, 2, ... at most {MAX_PROJECT})"
+                )
             settings = replace(settings, project=number)
         else:
             if not isinstance(raw, str):

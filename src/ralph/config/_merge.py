@@ -46,11 +46,7 @@ def parse_merge_settings(data: Any, source: str, env: Mapping[str, str]) -> Merg
         if raw is None:
             continue
         where[key] = variable if from_env else f"{source}: merge.{key}"
-        seconds = setting_number(raw, where[key], above=True)
-        if seconds > MAX_WAIT_LIMIT_SECONDS:
-            raise ConfigError(
-                f"{where[key]}: {raw!r} is not valid; at most {MAX_WAIT_LIMIT_SECONDS:g} seconds"
-            )
+        seconds = setting_number(raw, where[key], above=True, maximum=MAX_WAIT_LIMIT_SECONDS)
         settings = replace(settings, **{key: seconds})
     if settings.max_wait_seconds < settings.wait_seconds:
         named = where.get("max_wait_seconds") or where["wait_seconds"]

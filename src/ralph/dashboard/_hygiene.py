@@ -32,12 +32,21 @@ __all__ = [
 
 #: Verbs a title often starts with; the first one found is dropped before comparing.
 _COMMON_PREFIXES = ("add", "create", "fix", "update", "remove", "implement", "refactor")
+#: GitHub's limit on a title: a longer one (stored before Ralph held titles to it) is
+#: compared by its first characters.
+_COMPARED = 256
 _PUNCTUATION = str.maketrans("", "", "`'\"():,")
+
+
+#: The most days a threshold may name: ten years.
+MAX_DAYS = 3650
 
 
 def _check_days(name: str, value: float) -> None:
     if not math.isfinite(value) or value < 0:
         raise InvalidInput(f"{name} {value} is not a number of days; give 0 or more (e.g. 14)")
+    if value > MAX_DAYS:
+        raise InvalidInput(f"{name} {value:g} is too large; at most {MAX_DAYS} days")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,8 +183,9 @@ def _open_work(item: DashboardItem) -> bool:
 
 def normalize_title(title: str) -> str:
     """Lower case, the first common verb (``add``, ``fix``...) and a space dropped from
-    the front, quotes, backticks, parentheses, colons and commas removed, trimmed."""
-    normalized = title.lower()
+    the front, quotes, backticks, parentheses, colons and commas removed, trimmed; of
+    a title longer than GitHub takes, its start (comparing two is quadratic in length)."""
+    normalized = title[:_COMPARED].lower()
     for prefix in _COMMON_PREFIXES:
         if normalized.startswith(prefix + " "):
             normalized = normalized[len(prefix) + 1 :]

@@ -43,6 +43,10 @@ class ProjectStatus(enum.StrEnum):
     COMPLETE = "COMPLETE"
 
 
+#: The longest velocity window: ten years.
+MAX_WINDOW_DAYS = 3650
+
+
 @dataclass(frozen=True, kw_only=True)
 class MetricsConfig:
     """The window is in days (more than 0); the thresholds are risk scores."""
@@ -58,6 +62,8 @@ class MetricsConfig:
         window = self.velocity_window_days
         if not math.isfinite(window) or window <= 0:
             raise InvalidInput(f"--window {window} is not a number of days; give 1 or more")
+        if window > MAX_WINDOW_DAYS:
+            raise InvalidInput(f"--window {window:g} is too large; at most {MAX_WINDOW_DAYS} days")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
 from ralph.mcp._envelope import tool_call
+from ralph.mcp._limits import CALL_SECONDS
 from ralph.pipeline import GroupResult, detect_group
 from ralph.project import Project
 
@@ -25,8 +26,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class ToolContext:
-    def __init__(self, server: MCPServer, project: Project, *, read_only: bool, actor: str):
+    def __init__(
+        self,
+        server: MCPServer,
+        project: Project,
+        *,
+        read_only: bool,
+        actor: str,
+        call_seconds: float = CALL_SECONDS,
+    ):
         self.server = server
+        self.call_seconds = call_seconds
         self.project = project
         self.read_only = read_only
         self.actor = actor
@@ -41,7 +51,7 @@ class ToolContext:
                 return body
             full = PREFIX + (name or body.__name__)
             self.server.add_tool(
-                tool_call(verb, self.lock)(body),
+                tool_call(verb, self.lock, self.call_seconds)(body),
                 name=full,
                 annotations=ToolAnnotations(read_only_hint=not writes),
                 structured_output=False,

@@ -18,6 +18,7 @@ from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
 from ralph.mcp._health import register_health_tools
 from ralph.mcp._issues import register_issue_tools
+from ralph.mcp._limits import CALL_SECONDS, text_problem
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._tasks import register_task_tools
 from ralph.mcp._upkeep import register_upkeep_tools
@@ -110,6 +111,9 @@ class _Server(MCPServer):
                 f"Failed to call {name}: {problem}. Recovery: pass every required argument "
                 "as a JSON value of the type the tool's input schema declares."
             )
+        problem = text_problem(given)
+        if problem:
+            return f"Failed to call {name}: {problem}. Recovery: fix that argument and retry."
         return ""
 
     def _scope(self) -> dict[str, object]:
@@ -143,10 +147,19 @@ def _error_text(result: Any) -> str:
     return str(data.get("error", text)) if isinstance(data, dict) else text
 
 
-def build_server(project: Project, *, read_only: bool = False, actor: str = "mcp") -> MCPServer:
-    """The server over ``project``. ``read_only`` leaves out every tool that writes."""
+def build_server(
+    project: Project,
+    *,
+    read_only: bool = False,
+    actor: str = "mcp",
+    call_seconds: float = CALL_SECONDS,
+) -> MCPServer:
+    """The server over ``project``. ``read_only`` leaves out every tool that writes; a
+    call answers within ``call_seconds`` (an error when its work takes longer)."""
     server = _Server(project)
-    tools = ToolContext(server, project, read_only=read_only, actor=actor)
+    tools = ToolContext(
+        server, project, read_only=read_only, actor=actor, call_seconds=call_seconds
+    )
     register_issue_tools(tools)
     register_pipeline_tools(tools)
     register_board_tools(tools)

@@ -11,6 +11,7 @@ worktree or a branch an agent works on: an agent cannot rewrite its own instruct
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -91,6 +92,20 @@ def _checked(phase: str, path: Path) -> PromptOverride:
         raise ConfigError(f"{path} is not UTF-8 text; save the prompt as UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    if not text.strip():  # would send the agent no instructions at all
+        raise ConfigError(
+            f"{path} is empty; write the prompt (with $packaged to extend Ralph's), or delete "
+            "the file to use Ralph's own"
+        )
+    control = next(
+        (i for i, c in enumerate(text) if c not in "\n\t\r" and unicodedata.category(c) == "Cc"),
+        -1,
+    )
+    if control >= 0:
+        raise ConfigError(
+            f"{path}:{_line_of(text, control)}: a control character "
+            f"(U+{ord(text[control]):04X}); remove it"
+        )
     template = Template(text)
     for match in template.pattern.finditer(text):
         if match.group("invalid") is not None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ralph.config import Config
+from ralph.config import MAX_STUCK_HOURS, Config
 from ralph.dashboard import Dashboard, HealthConfig, build_dashboard
 from ralph.errors import InvalidInput
 from ralph.tasks import TaskStore
@@ -23,6 +23,8 @@ def board_health(config: Config, stuck_hours: float | None = None) -> HealthConf
     when None), critical after twice that, and the project's WIP limits."""
     if stuck_hours is not None and not math.isfinite(stuck_hours):
         raise InvalidInput(f"--stuck-hours {stuck_hours} is not a number of hours")
+    if stuck_hours is not None and stuck_hours > MAX_STUCK_HOURS:
+        raise InvalidInput(f"--stuck-hours {stuck_hours:g} is too large; at most {MAX_STUCK_HOURS}")
     stuck = stuck_hours if stuck_hours is not None else config.stuck_threshold_hours
     return HealthConfig(
         stuck_threshold_hours=stuck, critical_stuck_hours=2 * stuck, wip_limits=config.wip_limits

@@ -302,6 +302,22 @@ def test_the_fake_refuses_a_body_over_65536_characters_as_github_does(tracker):
         )
 
 
+def test_the_fake_refuses_a_title_over_256_characters_as_github_does(tracker):
+    from ralph.errors import GitHubInvalid
+    from ralph.github import queries as q
+
+    repository = tracker.repository_id()
+    with pytest.raises(GitHubInvalid, match=r"Title is too long \(maximum is 256 characters\)"):
+        tracker.client.mutate(q.CREATE_ISSUE, q.input_of(repositoryId=repository, title="t" * 257))
+
+
+def test_the_tracker_refuses_a_title_over_256_characters_before_asking_github(tracker, github):
+    before = len(github.requests)
+    with pytest.raises(InvalidInput, match="at most 256"):
+        tracker.create_issue("t" * 257)
+    assert len(github.requests) == before
+
+
 def test_dependencies_past_the_first_fifty_are_paged_in(tracker, github):
     for n in range(61):
         tracker.create_issue(f"Issue {n + 1}")

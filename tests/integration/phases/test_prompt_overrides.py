@@ -67,6 +67,9 @@ def test_the_override_comes_from_the_person_s_checkout_not_the_agent_s_worktree(
     [
         ("Write $documnet.\n", r"research.md:1: unknown variable \$documnet; the research prompt"),
         ("Costs $5.\n", r"research.md:1: a \$ that starts no variable; write \$\$"),
+        ("", r"research.md is empty; write the prompt \(with \$packaged to extend"),
+        (" \n\t\n", r"research.md is empty; write the prompt"),
+        ("Line one.\nNUL\x00 here\n", r"research.md:2: a control character \(U\+0000\); remove it"),
     ],
 )
 def test_a_malformed_override_stops_the_phase_before_it_locks_anything(

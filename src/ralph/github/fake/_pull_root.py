@@ -21,10 +21,17 @@ __all__ = ["PullRequestMutations"]
 
 #: GitHub's limit on a body (issue, comment, pull request).
 BODY_MAXIMUM = 65536
+#: GitHub's limit on an issue's or pull request's title.
+TITLE_MAXIMUM = 256
 
 
 def _invalid(message: str) -> GraphQLFault:
     return GraphQLFault("UNPROCESSABLE", message)
+
+
+def check_title(title: str | None) -> None:
+    if title is not None and len(title) > TITLE_MAXIMUM:
+        raise _invalid(f"Title is too long (maximum is {TITLE_MAXIMUM} characters)")
 
 
 def check_body(body: str | None) -> None:

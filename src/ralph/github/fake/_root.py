@@ -22,7 +22,7 @@ from ralph.github.fake._model import (
     StatusUpdate,
     World,
 )
-from ralph.github.fake._pull_root import PullRequestMutations, check_body
+from ralph.github.fake._pull_root import PullRequestMutations, check_body, check_title
 from ralph.github.fake._pulls import PullRequest
 from ralph.github.fake._workflows import status_set
 
@@ -134,6 +134,7 @@ class Root(PullRequestMutations, BoardRoot):
             raise _invalid("Issues are disabled for this repo")
         if not input["title"].strip():
             raise _invalid("Title can't be blank")
+        check_title(input["title"])
         check_body(input.get("body"))
         self._creating()
         parent = self._issue(input["parentIssueId"]) if input.get("parentIssueId") else None
@@ -160,6 +161,7 @@ class Root(PullRequestMutations, BoardRoot):
         if "title" in input:
             if not (input["title"] or "").strip():
                 raise _invalid("Title can't be blank")
+            check_title(input["title"])
             issue.title = input["title"]
         if "body" in input:
             check_body(input["body"])
