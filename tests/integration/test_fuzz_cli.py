@@ -70,6 +70,7 @@ NO_STORE = {
     ("demo",),
     ("idea", "new"),
     ("plugin", "path"),
+    ("login",),  # hands the terminal to Claude Code's login; it opens no store
     ("debug", "stats"),
 } | {p for p in COMMANDS if p[0] in ("pipeline", "hook")}
 #: Optional arguments always given: init's folder defaults to the working directory,

@@ -26,21 +26,22 @@ SHOWN = "[2J]0;pwned"
 
 @pytest.fixture
 def board(tmp_path):
-    """The demo project with an issue whose body and comment carry ESC sequences, and
-    whose title and label do too (a store written before titles and labels were
-    checked, which trackers now refuse)."""
+    """The demo project with an issue whose title, body, comment and label carry ESC
+    sequences, as another client (GitHub's web page, an older store) may have written
+    them: Ralph's own commands refuse them."""
     repo, _ = create_demo_project(tmp_path / "demo")
-    made = ralph_process(
-        "issue", "new", "Plain title", "--body", f"Body {EVIL} end", "--json", cwd=repo
-    )
+    made = ralph_process("issue", "new", "Plain title", "--body", "Body", "--json", cwd=repo)
     assert made.returncode == 0, made.stderr
     number = made.stdout.split('"number": ')[1].split(",")[0]
-    commented = ralph_process("issue", "comment", number, f"Comment {EVIL} end", cwd=repo)
+    commented = ralph_process("issue", "comment", number, "Comment", cwd=repo)
     assert commented.returncode == 0, commented.stderr
     with sqlite3.connect(repo / ".ralph" / "ralph.db") as db:
         db.execute(
-            "UPDATE ralph_issues SET title = ?, labels = ? WHERE number = ?",
-            (f"Old{EVIL}", json.dumps([f"label{EVIL}"]), number),
+            "UPDATE ralph_issues SET title = ?, body = ?, labels = ? WHERE number = ?",
+            (f"Old{EVIL}", f"Body {EVIL} end", json.dumps([f"label{EVIL}"]), number),
+        )
+        db.execute(
+            "UPDATE ralph_comments SET body = ? WHERE number = ?", (f"Comment {EVIL} end", number)
         )
     return repo, number
 

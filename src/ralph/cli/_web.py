@@ -25,7 +25,8 @@ def _host(text: str) -> str:
 def _allowed_host(text: str) -> str:
     from ralph.web import host_name
 
-    if host_name(text) != text.lower().strip("[]"):
+    printable = text.isascii() and text.isprintable() and not any(c.isspace() for c in text)
+    if not printable or host_name(text) != text.lower().strip("[]"):
         raise InvalidInput(
             f"--allowed-host {text!r} is not a host name; give the name alone, without a "
             "scheme or port: e.g. --allowed-host board.example"

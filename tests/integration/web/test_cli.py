@@ -34,7 +34,9 @@ def test_web_refuses_a_host_other_machines_reach_without_a_token(
     assert err == f"ralph: error: {said}\n"
 
 
-@pytest.mark.parametrize("name", ["http://board.example", "board.example:8765", "a b", ""])
+@pytest.mark.parametrize(
+    "name", ["http://board.example", "board.example:8765", "a b", "", "a\x00b", "b\x1b]0;x"]
+)
 def test_web_refuses_an_allowed_host_that_is_not_a_host_name(
     ralph_cli: RalphCli, in_project: WebProject, name: str
 ) -> None:
