@@ -92,6 +92,12 @@ def one_run(children: int, store: str | None) -> dict[str, float]:
                 for n in [epic, *tracker.get_issue(epic).sub_issues]
             )
             counters = report.counters
+            print(
+                f"  run ended {result.ending}, {done} of {children + 1} issues Done, "
+                f"{len(report.needs_person)} need a person"
+                + (f" (first: {report.needs_person[0][:160]})" if report.needs_person else ""),
+                flush=True,
+            )
             return {
                 "wall": wall,
                 "makespan": report.makespan,

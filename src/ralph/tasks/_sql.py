@@ -1061,6 +1061,29 @@ class SqlStore(TaskStore):
             tx.run("DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number))
             return True
 
+    def release_stale_issue_locks(
+        self, holder_gone: Callable[[str], bool] | None = None
+    ) -> list[IssueLock]:
+        now = self._now()
+        with self._write() as tx:
+            rows = tx.rows(
+                f"SELECT * FROM ralph_issue_locks ORDER BY repo, number {self.db.lock_rows}"
+            )
+            stale = [
+                IssueLock(**row)
+                for row in rows
+                if row["expires_at"] < now
+                or (holder_gone is not None and holder_gone(row["owner"]))
+            ]
+            for lock in stale:
+                tx.run(
+                    "DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ? AND token = ?",
+                    (lock.repo, lock.number, lock.token),
+                )
+        if stale:
+            logger.info("released stale issue locks", extra={"locks": len(stale)})
+        return stale
+
     # -- branches -----------------------------------------------------------------------
 
     def record_branch(self, repo: str, branch: str, origin: str) -> None:

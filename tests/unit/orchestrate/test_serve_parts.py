@@ -103,3 +103,14 @@ def test_a_root_waiting_for_a_person_is_looked_at_again_a_poll_later_not_at_once
     gate = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", gates=(3,))
     _judge(RootRun(_queued(3), gate), backoff, 30.0, result, lambda text: None)
     assert backoff == {}  # a plan to approve leaves the board's queue by itself
+
+
+def test_a_renewal_releases_locks_whose_lease_ran_out_though_nobody_asks_for_them(store, clock):
+    store.acquire_issue_lock("greet", 7, "elsewhere:1/integrator-1", "t", lease_seconds=60)
+    leases = RootLeases(store, "greet", lease_seconds=90)
+    leases.renew()  # due at once: a service starting releases what a crash left
+    assert store.get_issue_lock("greet", 7) is not None  # its lease runs yet
+    clock.now += 61
+    leases._renewed -= 90
+    leases.renew()
+    assert store.get_issue_lock("greet", 7) is None
