@@ -175,7 +175,7 @@ class TaskExecutor:
                 execution = Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
             except Exception as exc:  # no task's ending may end its worker
                 logger.exception("task broke its ending", extra={"task": task.key})
-                execution = self.broke(claim, exc)
+                execution = self._broke(claim, exc)
             traced.set("ralph.status", execution.status.value)
             if execution.error:
                 traced.fail(execution.error)
@@ -462,7 +462,7 @@ class TaskExecutor:
                     return self._failed(claim, f"the graph kept changing underneath: {refused}")
         raise AssertionError("unreachable")
 
-    def broke(self, claim: Claim, exc: BaseException) -> Execution:
+    def _broke(self, claim: Claim, exc: BaseException) -> Execution:
         """The task's ending raised: it is handed back at once (its attempt counted, so a
         task that always breaks goes dead), and the report counts it."""
         error = redact(f"{WORKER_BROKE}{type(exc).__name__}: {exc}")
