@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -26,6 +27,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import load_report, run_session, team_crew
@@ -125,8 +130,8 @@ def _pg_answers(url: str) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--children", type=int, default=30)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--children", type=int, default=pick(30, 2))
+    parser.add_argument("--repeats", type=int, default=pick(3, 1))
     parser.add_argument("--store", default=PG_URL)
     parser.add_argument("--sqlite-only", action="store_true")
     args = parser.parse_args()
