@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of clean
+.PHONY: demo docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -128,6 +128,9 @@ bench-serve: $(VENV)/.synced
 
 bench-best-of: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_best_of.py
+
+bench-team: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_team.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -187,12 +187,18 @@ def print_report(report: RunReport, console: Console) -> None:
         for warning in line.warnings:
             console.print(f"! {line.subject}: {warning}", style="yellow", markup=False)
     ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
+    counters = report.counters
+    stalls = ""
+    if counters.leases_expired or counters.worker_broke:
+        stalls = (
+            f"; stalled {duration(report.stalled)}: {counters.leases_expired} lease(s) ran out, "
+            f"{counters.worker_broke} task(s) broke their worker"
+        )
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "
-        f"{duration(report.critical_path)}{ratio}; work {duration(report.work)}",
+        f"{duration(report.critical_path)}{ratio}; work {duration(report.work)}{stalls}",
         markup=False,
     )
-    counters = report.counters
     console.print(
         f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
         f"{counters.claimed_while_running} while running elsewhere, "

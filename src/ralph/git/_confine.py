@@ -12,13 +12,18 @@ The live store is left out on purpose: Ralph's own threads write the SQLite file
 (heartbeats, leases, charges) during every attempt, so no checksum of them tells an
 agent's write from Ralph's, and SQLite keeps no other file beside them. The OS sandbox
 is what keeps agents off the store (it mounts it read-only).
+
+The person's checkout is theirs to use while agents work (a log that grows, an edit, a
+build), and a comparison cannot tell who wrote. A sandboxed agent cannot write there, so
+the checkout is not read at all; an unsandboxed one is blamed only for the files its own
+tool calls name (``AgentResult.wrote``), and any other change is a warning.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +56,8 @@ _POINTERS = ("gitdir", "commondir")
 class Breach:
     """What an agent changed where it must not have."""
 
-    #: Files of the person's checkout (named, not reverted: they may be the person's).
+    #: Files of the person's checkout the agent's own tool calls wrote (named, not
+    #: reverted: they may be the person's too).
     checkout: tuple[str, ...] = ()
     #: Git's control files and worktree pointers, as paths a person recognises; reverted.
     reverted: tuple[str, ...] = ()
@@ -59,9 +65,21 @@ class Breach:
     #: next attempt refuses a worktree on another branch, and a person looks).
     moved: str = ""
     workdir: str = ""
+    #: Files of the person's checkout that changed while an unsandboxed agent ran, which
+    #: its tool calls do not name: maybe the person's own. A warning, never a breach.
+    noticed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.checkout or self.reverted or self.moved)
+
+    def warnings(self) -> list[str]:
+        """What changed that may not be the agent's (nothing held against it)."""
+        if not self.noticed:
+            return []
+        return [
+            f"your checkout changed while the agent ran: {_named(self.noticed)} (not held "
+            "against it: it runs unsandboxed, so Ralph cannot tell who wrote)"
+        ]
 
     def problems(self) -> list[str]:
         """One line per kind, in the runner's words."""
@@ -100,11 +118,19 @@ class Confinement:
     outcome: an agent that failed may have planted a hook all the same)."""
 
     def __init__(
-        self, repo: GitRepo, workdir: Path, *, live: Iterable[Path] = (), budget: int = WALK_BUDGET
+        self,
+        repo: GitRepo,
+        workdir: Path,
+        *,
+        live: Iterable[Path] = (),
+        budget: int = WALK_BUDGET,
+        sandboxed: bool = False,
     ) -> None:
         """``live``: store files Ralph writes during the run (left out when inside the
-        checkout); ``budget``: entries of the checkout the first walk reads at most."""
+        checkout); ``budget``: entries of the checkout the first walk reads at most;
+        ``sandboxed``: the agent cannot write the person's checkout (it is not read)."""
         self.repo = repo
+        self.sandboxed = sandboxed
         self.workdir = workdir
         self.root = repo.path.resolve()
         self.git_dir = repo.git_dir()
@@ -131,7 +157,8 @@ class Confinement:
             shared.running += 1
             self._started = shared.serial
         try:
-            self._status, self._checkout = self._read_checkout()
+            if not self.sandboxed:
+                self._status, self._checkout = self._read_checkout()
             self._admin = self._admin_dir()
             self._pointers = self._read_pointers()
             self._head = read_entry(self._admin / "HEAD") if self._admin else None
@@ -144,8 +171,10 @@ class Confinement:
                 extra={"budget": self._budget, "left_out": len(self._checkout.unwalked)},
             )
 
-    def after(self) -> Breach:
-        """What changed since ``before``; control files and pointers are put back."""
+    def after(self, wrote: Collection[str] = ()) -> Breach:
+        """What changed since ``before``; control files and pointers are put back.
+        ``wrote``: the files the agent's own tool calls wrote (absolute paths)."""
+        outside: set[str] = set()
         try:
             reverted = self._revert_control()
             pointers = self._read_pointers()
@@ -153,16 +182,22 @@ class Confinement:
             restore(Path("/"), self._pointers, changed)
             reverted += [self._shown(Path("/", name)) for name in changed]
             head = read_entry(self._admin / "HEAD") if self._admin else None
-            status, checkout = self._read_checkout(first=False)
+            if not self.sandboxed:
+                status, checkout = self._read_checkout(first=False)
+                outside.update(changed_between(self._status, status))
+                outside.update(changed_checkout(self._checkout, checkout))
         finally:
             self._release()
-        outside = set(changed_between(self._status, status))
-        outside.update(changed_checkout(self._checkout, checkout))
         moved = ""
         if head != self._head:
             moved = head.data.decode(errors="replace").strip() if head else "(nothing)"
+        own = {_inside(self.root, Path(path)) for path in wrote}
         return Breach(
-            tuple(sorted(outside)), tuple(sorted(set(reverted))), moved, self._shown(self.workdir)
+            checkout=tuple(sorted(outside & own)),
+            reverted=tuple(sorted(set(reverted))),
+            moved=moved,
+            workdir=self._shown(self.workdir),
+            noticed=tuple(sorted(outside - own)),
         )
 
     def _release(self) -> None:

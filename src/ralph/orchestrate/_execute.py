@@ -35,7 +35,7 @@ from typing import Any
 from ralph._secrets import redact
 from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
-from ralph.errors import LeaseLost, NeedsPerson, RalphError
+from ralph.errors import GraphError, LeaseLost, NeedsPerson, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._attempts import (
     ATTEMPT_MARK,
@@ -65,9 +65,11 @@ from ralph.tasks import Claim, GraphEdit, MessageKind, Run, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
+    "EDIT_TRIES",
     "MAX_PLAN_ITERATIONS",
     "PHASE_OF_KIND",
     "REFUSED_RETRY_SECONDS",
+    "WORKER_BROKE",
     "Execution",
     "ExecutionStatus",
     "TaskExecutor",
@@ -81,6 +83,12 @@ PHASE_OF_KIND = {TaskKind(s.kind): s.name for s in PHASE_SPECS}
 MAX_PLAN_ITERATIONS = 2
 #: A phase that refused to start (an issue held by another run) is tried again after this.
 REFUSED_RETRY_SECONDS = 5.0
+#: Times a graph edit the store refused, because another worker's edit of the run landed
+#: first (several triage tasks ending at once), is planned again from a fresh read.
+EDIT_TRIES = 5
+#: How a task's error begins when its worker broke on it (an exception no ending caught):
+#: the task is handed back at once and the report counts it.
+WORKER_BROKE = "the worker broke: "
 
 
 class ExecutionStatus(enum.StrEnum):
@@ -166,6 +174,9 @@ class TaskExecutor:
             except LeaseLost as lost:
                 logger.warning("claim lost", extra={"task": claim.task_id, "reason": str(lost)})
                 execution = Execution(claim.task_id, ExecutionStatus.LOST, error=str(lost))
+            except Exception as exc:  # no task's ending may end its worker
+                logger.exception("task broke its ending", extra={"task": task.key})
+                execution = self._broke(claim, exc)
             traced.set("ralph.status", execution.status.value)
             if execution.error:
                 traced.fail(execution.error)
@@ -186,15 +197,9 @@ class TaskExecutor:
         kind = TaskKind(task.kind)
         streamed = "stream_id" in task.metadata
         if kind is TaskKind.PLAN and not streamed:
-            try:
-                edit, survives = self._regraph(
-                    replaceable={task.id}, reason=f"{task.key} replanned"
-                )
-            except RalphError as exc:
-                return self._give_up(claim, f"could not plan the pipeline again: {exc}")
-            if not survives:
-                self.store.supersede(claim, edit)
-                return Execution(task.id, ExecutionStatus.SUPERSEDED, rewrite=_described(edit))
+            replaced = self._replanned(claim)
+            if replaced is not None:
+                return replaced
         # A stream's tasks cover its issues only (an implement task names one of them).
         only = [int(n) for n in task.metadata.get("stream_members", task.issues)]
         if kind is TaskKind.IMPLEMENT and is_attempt(task.metadata):
@@ -370,31 +375,20 @@ class TaskExecutor:
 
     def _done(self, claim: Claim, kind: TaskKind, outcome: PhaseOutcome) -> Execution:
         task = claim.task
-        edit: GraphEdit | None = None
         lines = outcome.lines
-        try:
-            if kind in (TaskKind.TRIAGE, TaskKind.SPLIT):
-                edit, _ = self._regraph(
-                    finished={task.id}, reason=f"planned again after {task.subject}"
+        if kind is TaskKind.REVIEW and _needs_iteration(outcome):
+            reviews = [
+                t
+                for t in self.store.list_tasks(self.run.id, kind=TaskKind.REVIEW.value)
+                if base_key(t.key) == base_key(task.key) and t.id != task.id
+            ]
+            if len(reviews) >= MAX_PLAN_ITERATIONS:
+                reason = (
+                    f"the plan still needs work after {MAX_PLAN_ITERATIONS} re-plans "
+                    "(NEEDS_ITERATION each time)"
                 )
-            elif kind is TaskKind.REVIEW and _needs_iteration(outcome):
-                reviews = [
-                    t
-                    for t in self.store.list_tasks(self.run.id, kind=TaskKind.REVIEW.value)
-                    if base_key(t.key) == base_key(task.key) and t.id != task.id
-                ]
-                if len(reviews) >= MAX_PLAN_ITERATIONS:
-                    reason = (
-                        f"the plan still needs work after {MAX_PLAN_ITERATIONS} re-plans "
-                        "(NEEDS_ITERATION each time)"
-                    )
-                    lines += self.runner.escalate("review", task.issues, reason)
-                    return self._escalated(claim, reason, lines)
-                edit = iterate(
-                    self.store.list_tasks(self.run.id), task, reason=f"{task.key}: NEEDS_ITERATION"
-                )
-        except RalphError as exc:
-            return self._give_up(claim, f"could not plan the pipeline again: {exc}")
+                lines += self.runner.escalate("review", task.issues, reason)
+                return self._escalated(claim, reason, lines)
         result = {
             "phase": outcome.phase,
             "status": outcome.status.value,
@@ -402,10 +396,82 @@ class TaskExecutor:
             "result": outcome.result,
             "costUsd": outcome.cost_usd,
         }
-        self.store.complete(claim, result, edit=edit or None)
-        return Execution(
-            task.id, ExecutionStatus.DONE, lines, rewrite=_described(edit) if edit else {}
-        )
+
+        def plan() -> GraphEdit | None:
+            if kind in (TaskKind.TRIAGE, TaskKind.SPLIT):
+                edit, _ = self._regraph(
+                    finished={task.id}, reason=f"planned again after {task.subject}"
+                )
+                return edit
+            if kind is TaskKind.REVIEW and _needs_iteration(outcome):
+                tasks = self.store.list_tasks(self.run.id)
+                return iterate(tasks, task, reason=f"{task.key}: NEEDS_ITERATION")
+            return None
+
+        def commit(edit: GraphEdit | None) -> Execution:
+            self.store.complete(claim, result, edit=edit or None)
+            rewrite = _described(edit) if edit else {}
+            return Execution(task.id, ExecutionStatus.DONE, lines, rewrite=rewrite)
+
+        ended = self._edited(claim, plan, commit)
+        assert ended is not None
+        return ended
+
+    def _replanned(self, claim: Claim) -> Execution | None:
+        """A group plan claimed: the pipeline planned again from the tracker; the task is
+        superseded when the new shape has no place for it (None: it goes on)."""
+        survives = True
+
+        def plan() -> GraphEdit:
+            nonlocal survives
+            edit, survives = self._regraph(
+                replaceable={claim.task_id}, reason=f"{claim.task.key} replanned"
+            )
+            return edit
+
+        def commit(edit: GraphEdit | None) -> Execution | None:
+            if survives or edit is None:
+                return None
+            self.store.supersede(claim, edit)
+            return Execution(claim.task_id, ExecutionStatus.SUPERSEDED, rewrite=_described(edit))
+
+        return self._edited(claim, plan, commit)
+
+    def _edited(
+        self,
+        claim: Claim,
+        plan: Callable[[], GraphEdit | None],
+        commit: Callable[[GraphEdit | None], Execution | None],
+    ) -> Execution | None:
+        """Plan a graph edit from a fresh read and commit it with the task's end. Workers
+        ending tasks at once plan from the same tasks, and the store takes only the first
+        edit: a refused one is a normal outcome of that, planned again from what is there
+        now (the first edit included). A plan that cannot be made gives the task up."""
+        for tried in range(1, EDIT_TRIES + 1):
+            try:
+                edit = plan()
+            except RalphError as exc:
+                return self._give_up(claim, f"could not plan the pipeline again: {exc}")
+            try:
+                return commit(edit)
+            except GraphError as refused:
+                logger.info(
+                    "graph edit refused; planning again",
+                    extra={"task": claim.task.key, "try": tried, "reason": str(refused)},
+                )
+                if tried == EDIT_TRIES:  # tried again later, with the store's backoff
+                    return self._failed(claim, f"the graph kept changing underneath: {refused}")
+        raise AssertionError("unreachable")
+
+    def _broke(self, claim: Claim, exc: BaseException) -> Execution:
+        """The task's ending raised: it is handed back at once (its attempt counted, so a
+        task that always breaks goes dead), and the report counts it."""
+        error = redact(f"{WORKER_BROKE}{type(exc).__name__}: {exc}")
+        try:
+            self.store.fail(claim, error, retry_after=0)
+        except Exception:  # the claim was lost meanwhile, or the store is down: the lease
+            logger.warning("could not hand the task back", exc_info=True)
+        return Execution(claim.task_id, ExecutionStatus.FAILED, error=error)
 
     def _escalated(
         self,
@@ -462,16 +528,25 @@ class TaskExecutor:
         """The merge found feedback for the builder: it is replaced, in one transaction,
         by an address task, a code review when the project asks for one, and a new merge
         after them (the merge policy counts the rounds and hands over to a person)."""
-        edit = address_round(
-            self.store.list_tasks(self.run.id),
-            claim.task,
-            code_review=self.project.config.review_code,
-            reason=redact(f"{claim.task.key}: {outcome.error}"),
-        )
-        self.store.supersede(claim, edit)
-        return Execution(
-            claim.task_id, ExecutionStatus.SUPERSEDED, outcome.lines, rewrite=_described(edit)
-        )
+
+        def plan() -> GraphEdit:
+            return address_round(
+                self.store.list_tasks(self.run.id),
+                claim.task,
+                code_review=self.project.config.review_code,
+                reason=redact(f"{claim.task.key}: {outcome.error}"),
+            )
+
+        def commit(edit: GraphEdit | None) -> Execution:
+            assert edit is not None
+            self.store.supersede(claim, edit)
+            return Execution(
+                claim.task_id, ExecutionStatus.SUPERSEDED, outcome.lines, rewrite=_described(edit)
+            )
+
+        ended = self._edited(claim, plan, commit)
+        assert ended is not None
+        return ended
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
         error = redact(error)

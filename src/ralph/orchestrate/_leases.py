@@ -4,7 +4,13 @@ never run a root at once: the store's issue locks, under a key of their own
 
 A lease is renewed while its root runs; one whose holder stopped renewing it (a
 process killed on another machine) runs out and is taken over; one held by a process of
-this machine that no longer exists is taken over at once."""
+this machine that no longer exists is taken over at once.
+
+A lock is otherwise only taken over by whoever asks for its issue next, and a holder
+killed between a phase's last move and its release (a merge that moved its issues to
+Done) leaves locks on issues nobody asks for again. So every service start and lease
+renewal, and every session's start and end, releases the locks whose lease ran out or
+whose holder is known to be gone (``release_stale_locks``)."""
 
 from __future__ import annotations
 
@@ -17,13 +23,27 @@ from ralph._process import holder_is_gone, process_owner
 from ralph.errors import IssueLocked
 from ralph.tasks import TaskStore
 
-__all__ = ["LEASE_SECONDS", "RootLeases"]
+__all__ = ["LEASE_SECONDS", "RootLeases", "release_stale_locks"]
 
 logger = logging.getLogger(__name__)
 
 #: How long a root's lease lasts without a renewal: a process that stops renewing it
 #: (killed, or cut off from the store) holds the root this long at most.
 LEASE_SECONDS = 90.0
+
+
+def release_stale_locks(store: TaskStore) -> None:
+    """Release every lock of the store whose lease ran out or whose holder is gone."""
+    try:
+        dropped = store.release_stale_issue_locks(holder_is_gone)
+    except Exception:  # the store hiccuped: the next look releases them
+        logger.warning("could not release stale issue locks", exc_info=True)
+        return
+    for lock in dropped:
+        logger.info(
+            "released a stale lock",
+            extra={"repo": lock.repo, "issue": lock.number, "holder": lock.owner},
+        )
 
 
 class RootLeases:
@@ -34,7 +54,8 @@ class RootLeases:
         self.token = uuid.uuid4().hex
         self.lease_seconds = lease_seconds
         self.held: set[int] = set()
-        self._renewed = time.monotonic()
+        # Due at once: a service starting after a crash releases what the crash left.
+        self._renewed = time.monotonic() - lease_seconds
 
     def take(self, root: int) -> bool:
         """Take ``root``'s lease; False when another process holds it."""
@@ -63,10 +84,12 @@ class RootLeases:
         return max(0.0, self._renewed + self.lease_seconds / 3 - time.monotonic())
 
     def renew(self) -> list[int]:
-        """Renew the leases held when due; returns the roots whose lease was lost."""
+        """Renew the leases held when due, and release the store's stale locks; returns
+        the roots whose lease was lost."""
         if self.renew_in > 0:
             return []
         self._renewed = time.monotonic()
+        release_stale_locks(self.store)
         lost = []
         for root in sorted(self.held):
             try:

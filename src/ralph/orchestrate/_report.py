@@ -17,6 +17,7 @@ from typing import Any
 
 from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
+from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.tasks import (
     Charge,
     Event,
@@ -233,6 +234,10 @@ class Counters:
     escalations: int
     #: Agent turns charged to no phase task (coordination by an agent).
     coordination_turns: int
+    #: Claims that ended with their lease running out (the worker died or stalled).
+    leases_expired: int = 0
+    #: Tasks handed back because their worker broke on them (an exception in its ending).
+    worker_broke: int = 0
 
 
 @dataclass(frozen=True)
@@ -256,6 +261,9 @@ class RunReport:
     cache_write_tokens: int = 0
     #: Implementations done N times (best of N): each attempt and why the winner won.
     best_of: tuple[BestOfLine, ...] = ()
+    #: Seconds tasks sat claimed by a worker that never ended them (until the lease ran
+    #: out): in the makespan, never in the work or the critical path, so a stall shows.
+    stalled: float = 0.0
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -277,27 +285,45 @@ class RunReport:
             "counters": asdict(self.counters),
             "streams": [asdict(stream) for stream in self.streams],
             "bestOf": [asdict(line) for line in self.best_of],
+            "stalled": self.stalled,
         }
 
 
-def _running_time(events: Sequence[Event]) -> tuple[dict[int, float], dict[int, float], float]:
-    """Seconds each task ran, when each running task's attempt started, and the span of
-    the whole run's work (first claim to last end)."""
-    seconds: dict[int, float] = {}
-    started: dict[int, float] = {}
+def _expired(event: Event) -> bool:
+    """The claim ended because its lease ran out (or its claimer was found gone)."""
+    return event.kind is EventKind.TASK_EXPIRED or bool(event.data.get("expired"))
+
+
+@dataclass
+class _Times:
+    #: Seconds each task ran (its claims that ended), stalls left out.
+    seconds: dict[int, float]
+    #: When each running task's attempt started.
+    started: dict[int, float]
+    #: First claim to last end.
+    makespan: float
+    #: Seconds from claims to the expiry of their lease.
+    stalled: float
+
+
+def _running_time(events: Sequence[Event]) -> _Times:
+    times = _Times({}, {}, 0.0, 0.0)
     first = last = None
     for event in events:
         if event.task_id is None:
             continue
         if event.kind is EventKind.TASK_CLAIMED:
-            started[event.task_id] = event.at
+            times.started[event.task_id] = event.at
             first = event.at if first is None else first
-        elif event.kind in _ENDS and event.task_id in started:
-            begun = started.pop(event.task_id)
-            seconds[event.task_id] = seconds.get(event.task_id, 0.0) + event.at - begun
+        elif event.kind in _ENDS and event.task_id in times.started:
+            spent = event.at - times.started.pop(event.task_id)
+            if _expired(event):
+                times.stalled += spent
+            else:
+                times.seconds[event.task_id] = times.seconds.get(event.task_id, 0.0) + spent
             last = event.at
-    makespan = (last - first) if first is not None and last is not None else 0.0
-    return seconds, started, makespan
+    times.makespan = (last - first) if first is not None and last is not None else 0.0
+    return times
 
 
 def _critical_path(tasks: Sequence[Task], seconds: Mapping[int, float]) -> tuple[float, list[str]]:
@@ -321,12 +347,14 @@ def _counters(
     deps = {t.id: t.deps for t in tasks}
     done: set[int] = set()
     running: set[int] = set()
-    claims = blocked = overlapping = twice = 0
+    claims = blocked = overlapping = twice = expired = broke = 0
     completions: dict[int, int] = {}
     for event in events:
         task_id = event.task_id
         if task_id is None:
             continue
+        expired += _expired(event)
+        broke += str(event.data.get("error") or "").startswith(WORKER_BROKE)
         if event.kind is EventKind.TASK_CLAIMED:
             claims += 1
             blocked += any(d not in done for d in deps.get(task_id, ()))
@@ -352,6 +380,8 @@ def _counters(
         messages=len(messages),
         escalations=sum(1 for m in messages if m.kind is MessageKind.ESCALATION),
         coordination_turns=coordination,
+        leases_expired=expired,
+        worker_broke=broke,
     )
 
 
@@ -368,7 +398,8 @@ def build_report(
     charges: Sequence[Charge],
     messages: Sequence[Message],
 ) -> RunReport:
-    seconds, started, makespan = _running_time(events)
+    times = _running_time(events)
+    seconds, started = times.seconds, times.started
     spent: dict[int | None, list[Charge]] = {}
     for charge in charges:
         spent.setdefault(charge.task_id, []).append(charge)
@@ -427,7 +458,7 @@ def build_report(
         cost_usd=sum(c.usd for c in charges),
         tokens=sum(c.tokens for c in charges),
         turns=sum(c.turns for c in charges),
-        makespan=makespan,
+        makespan=times.makespan,
         critical_path=critical,
         critical_keys=tuple(keys),
         work=sum(seconds.values()),
@@ -439,6 +470,7 @@ def build_report(
         best_of=_best_of(
             tasks, seconds, {key: sum(c.usd for c in own) for key, own in spent.items()}
         ),
+        stalled=times.stalled,
     )
 
 

@@ -22,6 +22,7 @@ from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
+from ralph.orchestrate._leases import release_stale_locks
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
@@ -213,6 +214,8 @@ def run_session(
     runs). ``best_of``: attempts per implementation for a new run (ralph.toml's by
     default)."""
     store = project.store
+    # What a killed run left: locks on issues this session may never ask for again.
+    release_stale_locks(store)
     lead = Lead(
         project,
         root,
@@ -250,6 +253,7 @@ def run_session(
     if ending is Ending.FINISHED:
         run = store.finish_run(run.id, RunStatus.FINISHED)
     _wind_down(workers, interrupt)
+    release_stale_locks(store)  # those of holders that died while this session ran
     if observer is not None:
         observer(run, store.events(run.id, cursor))
     return SessionResult(

@@ -46,6 +46,9 @@ class AgentSlots(AgentRuntime):
     def describe(self, phase: str) -> str:
         return self.runtime.describe(phase)
 
+    def sandboxed(self, phase: str) -> bool:
+        return self.runtime.sandboxed(phase)
+
     def run(self, brief: AgentBrief) -> AgentResult:
         wait = SLOT_WAIT_RUNS * brief.limits.timeout_seconds
         deadline = time.monotonic() + wait

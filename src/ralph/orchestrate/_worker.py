@@ -8,6 +8,11 @@ the run's ready tasks and claims each by id; the others stay pending for a later
 Stopping: ``stopping`` set means no new claims (tasks in hand finish); a shutdown or a
 finished run in the store ends the loop too; ``release_claims`` hands running tasks
 back (the second Ctrl-C).
+
+No exception ends a worker: one from a task's execution hands the task back at once
+(its attempt counted, so one that always breaks goes dead), and one from the loop itself
+(the store unreachable a moment) starts the loop again. A dead thread would leave its
+task claimed until the lease ran out, and the run would stall that long.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
+from ralph._secrets import redact
 from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.orchestrate._budget import Budget
-from ralph.orchestrate._execute import Execution
+from ralph.orchestrate._execute import WORKER_BROKE, Execution
 from ralph.runtimes import StopSignal
 from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
 
@@ -34,6 +40,8 @@ logger = logging.getLogger(__name__)
 IDLE_SECONDS = 1.0
 #: How long a finished task waits for its heartbeat thread's store call to return.
 HEARTBEAT_GRACE_SECONDS = 5.0
+#: How long a worker whose loop broke waits before it starts again.
+RESTART_SECONDS = 1.0
 _ENDINGS = frozenset({EventKind.SHUTDOWN_REQUESTED, EventKind.RUN_FINISHED})
 
 
@@ -80,6 +88,9 @@ class WorkerStats:
     executions: list[Execution] = field(default_factory=list)
     #: How often the worker went to sleep on the event stream with nothing to do.
     idle_waits: int = 0
+    #: Tasks handed back because their execution raised, and restarts of the loop.
+    broke: int = 0
+    restarts: int = 0
 
 
 class Worker:
@@ -165,6 +176,14 @@ class Worker:
         try:
             with heartbeating(self.store, claim, self.store.lease_seconds / 6, self._stop):
                 self.stats.executions.append(self.execute(claim, self._stop))
+        except Exception as exc:  # handed back now, not when its lease runs out
+            logger.exception("task broke its worker", extra={"task": claim.task.key})
+            self.stats.broke += 1
+            error = redact(f"{WORKER_BROKE}{type(exc).__name__}: {exc}")
+            try:
+                self.store.fail(claim, error, retry_after=0)
+            except Exception:  # lost meanwhile, or the store is down: the lease ends it
+                logger.warning("could not hand the task back", exc_info=True)
         finally:
             self.current = None
 
@@ -195,7 +214,7 @@ class Crew:
 
     def start(self) -> None:
         for worker in self.workers:
-            thread = threading.Thread(target=worker.run, name=worker.name, daemon=True)
+            thread = threading.Thread(target=_keep, args=(worker,), name=worker.name, daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -213,3 +232,16 @@ class Crew:
     def release_claims(self) -> None:
         for worker in self.workers:
             worker.release()
+
+
+def _keep(worker: Worker) -> None:
+    """Run ``worker`` until it ends; a loop that raised starts again after a moment."""
+    while True:
+        try:
+            worker.run()
+            return
+        except Exception:
+            logger.exception("worker broke; starting it again", extra={"worker": worker.name})
+            worker.stats.restarts += 1
+            if worker.stopping.wait(RESTART_SECONDS):
+                return

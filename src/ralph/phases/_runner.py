@@ -554,7 +554,12 @@ class PhaseRunner:
         """One agent run and its validation; ``agent`` (``codex`` or ``codex:o3``) puts
         another of the opened agents on it (an attempt of best of N)."""
         git = self.project.git
-        confinement = Confinement(git, space.workdir, live=self._live_store())
+        confinement = Confinement(
+            git,
+            space.workdir,
+            live=self._live_store(),
+            sandboxed=self.runtime.sandboxed(phase.name),
+        )
         space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
         brief = AgentBrief(
             phase=phase.name,
@@ -591,9 +596,15 @@ class PhaseRunner:
         with span("ralph.agent", attributes) as traced:
             try:
                 result = self.runtime.run(brief)
-            finally:  # whatever the agent's outcome: a failed one may have planted a hook
-                breaches = confinement.after().problems()
+            except BaseException:  # a broken runtime's agent may have planted a hook too
+                confinement.after()
+                raise
+            found = confinement.after(wrote=result.wrote)
+            breaches = found.problems()
             _trace_agent_run(traced, result)
+        for warning in found.warnings():
+            logger.warning("checkout changed while an agent ran", extra={"warning": warning})
+            ctx.say(warning)
         ctx.breaches += breaches
         if debug_enabled():
             _record_agent_run(brief, self.runtime.describe(phase.name), result, breaches)

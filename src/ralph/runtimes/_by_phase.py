@@ -45,6 +45,9 @@ class PhaseAgents(AgentRuntime):
     def describe(self, phase: str) -> str:
         return self.runtime_for(phase).describe(phase)
 
+    def sandboxed(self, phase: str) -> bool:
+        return self.runtime_for(phase).sandboxed(phase)
+
     def run(self, brief: AgentBrief) -> AgentResult:
         if brief.agent and brief.agent in self.named:
             return self.named[brief.agent].run(brief)

@@ -162,6 +162,10 @@ class AgentResult:
     denied_tools: tuple[str, ...] = ()
     #: Who did the work, as reports should name it ("simulated agent (scripted)").
     agent: str = ""
+    #: Files the agent's own tool calls wrote, absolute, as far as the runtime sees them
+    #: (what an agent CLI's shell does is not seen): the confinement check blames a
+    #: change in the person's checkout on an unsandboxed agent only when named here.
+    wrote: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

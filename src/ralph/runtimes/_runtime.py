@@ -26,6 +26,12 @@ class AgentRuntime(abc.ABC):
         name each)."""
         return self.description
 
+    def sandboxed(self, phase: str) -> bool:
+        """Whether ``phase``'s agent can write only where its runs are let write (its
+        working directory, its own state): the person's checkout is then out of its
+        reach, and a change there while it ran was someone else's."""
+        return False
+
     @abc.abstractmethod
     def run(self, brief: AgentBrief) -> AgentResult:
         """Run the agent on ``brief`` within its limits. Every outcome, including a

@@ -504,7 +504,9 @@ class SqlStore(TaskStore):
         return added
 
     def _apply_edit(self, tx: StoreTx, run_id: int, edit: GraphEdit) -> None:
-        """Cancel the edit's tasks (each must be pending in the run) and add its specs."""
+        """Cancel the edit's tasks (each must be pending in the run) and add its specs.
+        The caller holds the run's row lock, so a concurrent edit of the run (planned from
+        the same tasks) is refused here as a GraphError, never a key violation."""
         if edit.cancel:
             ids = list(edit.cancel)
             tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows)
@@ -607,7 +609,8 @@ class SqlStore(TaskStore):
             changed.append(
                 self._store_task(tx, expired, token=task.claim_token, status=TaskStatus.RUNNING)
             )
-            tx.emit(expired.run_id, kind, expired.id, error=expired.error)
+            # ``expired`` tells a lease that ran out from a failure (both may end in dead).
+            tx.emit(expired.run_id, kind, expired.id, error=expired.error, expired=True)
         return changed
 
     def claim(self, run_id: int, worker: str, roles: Collection[str]) -> Claim | None:
@@ -717,6 +720,8 @@ class SqlStore(TaskStore):
     def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
         done, kind = life.complete(claim.task, claim.token, result, now=self._now())
         with self._write() as tx:
+            if edit:
+                self._locked_run(tx, claim.task.run_id)  # edits of one run, one at a time
             stored = self._apply(tx, claim.task, done, token=claim.token)
             tx.emit(stored.run_id, kind, stored.id)
             if edit:
@@ -729,6 +734,7 @@ class SqlStore(TaskStore):
         assert canceled is not None
         canceled = dataclasses.replace(canceled, error=edit.reason or None)
         with self._write() as tx:
+            self._locked_run(tx, claim.task.run_id)
             stored = self._apply(tx, claim.task, canceled, token=claim.token)
             tx.emit(stored.run_id, EventKind.TASK_CANCELED, stored.id, reason=edit.reason)
             self._apply_edit(tx, stored.run_id, edit)
@@ -742,7 +748,7 @@ class SqlStore(TaskStore):
                 return None
             changed, kind = decision
             self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.RUNNING)
-            tx.emit(changed.run_id, kind, changed.id, error=changed.error)
+            tx.emit(changed.run_id, kind, changed.id, error=changed.error, expired=True)
         return changed
 
     def fail(
@@ -1054,6 +1060,29 @@ class SqlStore(TaskStore):
                 return False
             tx.run("DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ?", (repo, number))
             return True
+
+    def release_stale_issue_locks(
+        self, holder_gone: Callable[[str], bool] | None = None
+    ) -> list[IssueLock]:
+        now = self._now()
+        with self._write() as tx:
+            rows = tx.rows(
+                f"SELECT * FROM ralph_issue_locks ORDER BY repo, number {self.db.lock_rows}"
+            )
+            stale = [
+                IssueLock(**row)
+                for row in rows
+                if row["expires_at"] < now
+                or (holder_gone is not None and holder_gone(row["owner"]))
+            ]
+            for lock in stale:
+                tx.run(
+                    "DELETE FROM ralph_issue_locks WHERE repo = ? AND number = ? AND token = ?",
+                    (lock.repo, lock.number, lock.token),
+                )
+        if stale:
+            logger.info("released stale issue locks", extra={"locks": len(stale)})
+        return stale
 
     # -- branches -----------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ Guarantees every backend gives (the contract suite checks them on each):
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ralph.errors import GraphError
@@ -300,6 +300,16 @@ class TaskStore(abc.ABC):
     def break_issue_lock(self, repo: str, number: int, owner: str) -> bool:
         """Drop the lock if ``owner`` still holds it (for a holder known to be dead, such
         as a process on this machine that no longer exists). True when dropped."""
+
+    @abc.abstractmethod
+    def release_stale_issue_locks(
+        self, holder_gone: Callable[[str], bool] | None = None
+    ) -> list[IssueLock]:
+        """Drop every lock whose lease ran out, and every lock whose holder
+        ``holder_gone`` says no longer exists, whoever asks for the issue next or
+        nobody; the locks dropped. A lock is otherwise only taken over by the next
+        acquirer of its issue, and an issue nobody asks for again (its work finished by
+        another process after the holder died) would keep it for good."""
 
     # -- checkpoints ----------------------------------------------------------------------
 

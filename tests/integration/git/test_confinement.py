@@ -78,7 +78,7 @@ def test_a_huge_checkout_is_walked_to_its_budget_and_the_rest_left_out(project: 
     (project.path / ".env").write_text("A=1\n")
     (project.path / "node_modules" / "p00" / "index.js").write_text("near the top: read\n")
     (project.path / "node_modules" / "p29" / "index.js").write_text("past the budget\n")
-    assert confinement.after().checkout == (".env", "node_modules/p00/index.js")
+    assert confinement.after().noticed == (".env", "node_modules/p00/index.js")
 
 
 def test_what_ralph_writes_under_its_own_folders_meanwhile_is_no_breach(project: GitProject):
@@ -91,7 +91,24 @@ def test_what_ralph_writes_under_its_own_folders_meanwhile_is_no_breach(project:
     runs = project.path / ".ralph" / "runs" / "1"
     runs.mkdir(parents=True)
     (runs / "task-1.log").write_text("== attempt 1\n")
-    assert not confinement.after()
+    seen = confinement.after()
+    assert not seen
+    assert seen.noticed == ()
     confinement.before()
-    (project.path / ".ralph" / "elsewhere.txt").write_text("an agent's")
-    assert confinement.after()
+    elsewhere = project.path / ".ralph" / "elsewhere.txt"
+    elsewhere.write_text("an agent's")
+    assert confinement.after(wrote=[str(elsewhere)]).checkout == (".ralph/elsewhere.txt",)
+
+
+def test_around_a_sandboxed_agent_the_checkout_is_not_read_and_control_files_still_are(
+    project: GitProject,
+):
+    confinement = Confinement(GitRepo(project.path), _worktree(project), sandboxed=True)
+    confinement.before()
+    (project.path / "run.log").write_text("the person's log grows\n")
+    hook = project.path / ".git" / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\n")
+    breach = confinement.after()
+    assert (breach.checkout, breach.noticed) == ((), ())
+    assert breach.reverted == (".git/hooks/post-checkout",)
+    assert not hook.exists()

@@ -841,6 +841,20 @@ class TestIssueLocks:
         with pytest.raises(IssueLocked):
             store.release_issue_lock("o/r", 42, "w1", "t1")
 
+    def test_stale_locks_are_released_though_nobody_asks_for_their_issues(self, store, clock):
+        store.acquire_issue_lock("o/r", 1, "live", "t1", lease_seconds=60)
+        store.acquire_issue_lock("o/r", 2, "elsewhere", "t2", lease_seconds=5)
+        store.acquire_issue_lock("serve:o/r", 3, "dead", "t3", lease_seconds=3600)
+        clock.advance(6)
+        dropped = store.release_stale_issue_locks(lambda owner: owner == "dead")
+        assert sorted((lock.repo, lock.number) for lock in dropped) == [
+            ("o/r", 2),  # its lease ran out
+            ("serve:o/r", 3),  # its holder is gone
+        ]
+        assert [lock.number for lock in store.issue_locks("o/r")] == [1]
+        assert store.issue_locks("serve:o/r") == []
+        assert store.release_stale_issue_locks() == []
+
 
 class TestCheckpoints:
     def test_a_checkpoint_is_kept_replaced_and_cleared(self, store):

@@ -20,3 +20,14 @@ def test_a_long_list_of_files_names_the_first_ten_and_counts_the_rest():
     (line,) = breach.problems()
     assert line.endswith("build/09.o and 15 more")
     assert "build/10.o" not in line
+
+
+def test_files_the_agent_did_not_write_are_a_warning_and_no_breach():
+    breach = Breach(noticed=("run.log",))
+    assert not breach
+    assert breach.problems() == []
+    assert breach.warnings() == [
+        "your checkout changed while the agent ran: run.log (not held against it: it runs "
+        "unsandboxed, so Ralph cannot tell who wrote)"
+    ]
+    assert Breach(checkout=(".env",)).warnings() == []

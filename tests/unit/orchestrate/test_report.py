@@ -3,8 +3,11 @@ waiting tasks from theirs, and running time from the events."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from ralph.graph import TaskKind
 from ralph.orchestrate import build_report
+from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.tasks import Event, EventKind, Run, Task, TaskStatus
 
 DONE, PENDING, CANCELED = TaskStatus.DONE, TaskStatus.PENDING, TaskStatus.CANCELED
@@ -122,3 +125,50 @@ def test_a_wait_ends_a_stretch_of_running_and_the_next_claim_is_no_overlap():
     assert report.tasks[0].seconds == 5.0  # waiting time is not running time
     assert report.counters.claimed_while_running == 0
     assert report.counters.claims == 2
+
+
+def test_time_a_task_sat_claimed_by_a_dead_worker_is_a_stall_not_work():
+    first = task(1, TaskKind.TRIAGE, DONE)
+    second = dataclasses.replace(task(2, TaskKind.RESEARCH, DONE), deps=(1,))
+    events = [
+        Event(id=1, run_id=1, task_id=1, kind=EventKind.TASK_CLAIMED, at=100.0),
+        Event(id=2, run_id=1, task_id=1, kind=EventKind.TASK_EXPIRED, at=160.0),
+        Event(id=3, run_id=1, task_id=1, kind=EventKind.TASK_CLAIMED, at=160.0),
+        Event(id=4, run_id=1, task_id=1, kind=EventKind.TASK_DONE, at=161.0),
+        Event(id=5, run_id=1, task_id=2, kind=EventKind.TASK_CLAIMED, at=161.0),
+        Event(id=6, run_id=1, task_id=2, kind=EventKind.TASK_DONE, at=163.0),
+    ]
+    report = build_report(
+        Run(id=1, name="r", root_issue=1, mode="team"), [first, second], events, [], []
+    )
+    assert report.makespan == 63.0
+    assert (report.critical_path, report.work, report.stalled) == (3.0, 3.0, 60.0)
+    assert report.counters.leases_expired == 1
+    assert report.to_dict()["stalled"] == 60.0
+
+
+def test_a_lease_that_ran_out_on_the_last_attempt_is_a_stall_and_a_broken_worker_is_counted():
+    events = [
+        Event(id=1, run_id=1, task_id=1, kind=EventKind.TASK_CLAIMED, at=100.0),
+        Event(
+            id=2,
+            run_id=1,
+            task_id=1,
+            kind=EventKind.TASK_FAILED,
+            at=101.0,
+            data={"error": f"{WORKER_BROKE}OSError: disk full"},
+        ),
+        Event(id=3, run_id=1, task_id=1, kind=EventKind.TASK_CLAIMED, at=101.0),
+        Event(
+            id=4,
+            run_id=1,
+            task_id=1,
+            kind=EventKind.TASK_DEAD,
+            at=161.0,
+            data={"error": "lease expired", "expired": True},
+        ),
+    ]
+    dead = task(1, TaskKind.TRIAGE, TaskStatus.DEAD)
+    report = build_report(Run(id=1, name="r", root_issue=1, mode="team"), [dead], events, [], [])
+    assert (report.stalled, report.work) == (60.0, 1.0)
+    assert (report.counters.leases_expired, report.counters.worker_broke) == (1, 1)

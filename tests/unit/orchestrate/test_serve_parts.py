@@ -151,3 +151,14 @@ def test_the_hygiene_report_in_the_log_is_one_line_of_counts():
     assert hygiene_summary(build_hygiene_report([], now=0.0)) == (
         "hygiene: the board is tidy (0 issues)"
     )
+
+
+def test_a_renewal_releases_locks_whose_lease_ran_out_though_nobody_asks_for_them(store, clock):
+    store.acquire_issue_lock("greet", 7, "elsewhere:1/integrator-1", "t", lease_seconds=60)
+    leases = RootLeases(store, "greet", lease_seconds=90)
+    leases.renew()  # due at once: a service starting releases what a crash left
+    assert store.get_issue_lock("greet", 7) is not None  # its lease runs yet
+    clock.now += 61
+    leases._renewed -= 90
+    leases.renew()
+    assert store.get_issue_lock("greet", 7) is None

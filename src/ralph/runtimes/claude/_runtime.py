@@ -139,6 +139,10 @@ class ClaudeRuntime(AgentRuntime):
         self.sandbox = sandbox
         self.sandbox_env = tuple(sandbox_env)
 
+    def sandboxed(self, phase: str) -> bool:
+        # Its Bash in Claude Code's sandbox; its file tools refused outside the workdir.
+        return self.sandbox
+
     def run(self, brief: AgentBrief) -> AgentResult:
         watch = _Watch(brief.limits.timeout_seconds, brief.limits.stall_seconds, brief.stop)
         session_id = str(uuid.uuid4())

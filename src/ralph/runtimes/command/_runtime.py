@@ -126,6 +126,9 @@ class CommandRuntime(AgentRuntime):
         self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
 
+    def sandboxed(self, phase: str) -> bool:
+        return self.sandbox
+
     @classmethod
     def preset(
         cls,

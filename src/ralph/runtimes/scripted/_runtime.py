@@ -235,16 +235,19 @@ class ScriptedRuntime(AgentRuntime):
             return self._result(
                 AgentStatus.OK, 0, result={"escalate": "scripted fault: the agent asks a person"}
             )
+        wrote: tuple[str, ...] = ()
         if fault is AgentFault.WRITE_OUTSIDE:
             stray = Path(brief.facts.get("repository", brief.workdir)) / "stray-from-agent.txt"
             stray.write_text("written outside the worktree\n")
+            wrote = (str(stray.resolve()),)  # its own write, as a tool call would show it
         if fault is AgentFault.NEEDS_ITERATION:
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
         refused = ("Bash",) if fault is AgentFault.REFUSED_TOOL else ()
         result = agent(brief)
         if fault is AgentFault.UNPLANNED_FILE:
             _builder.commit_unplanned_file(brief.workdir)
-        return self._result(AgentStatus.OK, 0, result=result, refused=refused)
+        done = self._result(AgentStatus.OK, 0, result=result, refused=refused)
+        return dataclasses.replace(done, wrote=wrote)
 
     @staticmethod
     def _result(

@@ -1,0 +1,168 @@
+"""A team run of one L epic with XS children (each its own work stream: triage, research,
+plan, review, implement, PR, merge) on the demo project, scripted agents, SQLite and
+PostgreSQL. Many triage tasks end at once here, so every worker re-plans the graph from
+the same tasks: the run shows whether a refused re-plan costs a stall.
+
+Printed per store, medians of the repeats: the makespan, the critical path and their
+ratio, the work, the seconds tasks sat claimed by a dead worker (``stalled``), leases
+that ran out and tasks that broke their worker. Goal: no stall, no lease run out, and
+PostgreSQL about as quick as SQLite.
+
+Options: ``--children N`` (30) ``--repeats R`` (3) ``--store postgresql://...`` (also
+run on it; the default URL is the tests' when it answers) ``--sqlite-only``.
+
+    .venv/bin/python benchmarks/bench_team.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
+from ralph.config import load_config
+from ralph.demo import create_demo_project
+from ralph.orchestrate import load_report, run_session, team_crew
+from ralph.project import open_project
+from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.tasks import EventKind
+from ralph.workflow import Estimate, WorkflowState
+
+PG_URL = "postgresql://127.0.0.1:5432/test"
+CREW = {"analyst": 4, "builder": 4, "validator": 1, "integrator": 1}
+
+
+def _body(name: str) -> str:
+    """An XS issue whose implementation adds one module (no two issues touch one file)."""
+    return (
+        f"Add the `{name}` module.\n\n```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
+        f"@@ -0,0 +1 @@\n+NAME = {name!r}\n```\n"
+    )
+
+
+@contextmanager
+def _fresh(store: str | None) -> Iterator[str | None]:
+    """A store of its own for one project: on PostgreSQL, a new schema, dropped after."""
+    if store is None:
+        yield None
+        return
+    import psycopg
+
+    schema = f"bench_team_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(store, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in store else "?"
+    try:
+        yield f"{store}{separator}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect(store, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def one_run(children: int, store: str | None) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder, _fresh(store) as url:
+        repo, epic = create_demo_project(Path(folder) / "greet", store_url=url)
+        with open_project(load_config(repo)) as project:
+            tracker = project.tracker
+            tracker.update_issue(epic, estimate=Estimate.L)
+            for i in range(children):
+                child = tracker.create_issue(
+                    f"Add m{i}",
+                    body=_body(f"m{i}"),
+                    state=WorkflowState.BACKLOG,
+                    estimate=Estimate.XS,
+                )
+                tracker.add_sub_issue(epic, child.number)
+            started = time.monotonic()
+            result = run_session(
+                project, epic, ScriptedRuntime(env={}), mode="team", crew=team_crew(CREW)
+            )
+            wall = time.monotonic() - started
+            assert result.run is not None
+            report = load_report(project.store, result.run.id)
+            events = project.store.events(result.run.id)
+            done = sum(
+                tracker.get_issue(n).workflow_state is WorkflowState.DONE
+                for n in [epic, *tracker.get_issue(epic).sub_issues]
+            )
+            counters = report.counters
+            print(
+                f"  run ended {result.ending}, {done} of {children + 1} issues Done, "
+                f"{len(report.needs_person)} need a person"
+                + (f" (first: {report.needs_person[0][:160]})" if report.needs_person else ""),
+                flush=True,
+            )
+            return {
+                "wall": wall,
+                "makespan": report.makespan,
+                "critical": report.critical_path,
+                "work": report.work,
+                "stalled": getattr(report, "stalled", 0.0),
+                "expired": sum(
+                    e.kind is EventKind.TASK_EXPIRED or bool(e.data.get("expired")) for e in events
+                ),
+                "broke": getattr(counters, "worker_broke", 0),
+                "done": done,
+                "issues": children + 1,
+            }
+
+
+def _pg_answers(url: str) -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--children", type=int, default=pick(30, 2))
+    parser.add_argument("--repeats", type=int, default=pick(3, 1))
+    parser.add_argument("--store", default=PG_URL)
+    parser.add_argument("--sqlite-only", action="store_true")
+    args = parser.parse_args()
+    stores: list[tuple[str, str | None]] = [("SQLite", None)]
+    if not args.sqlite_only and _pg_answers(args.store):
+        stores.append(("PostgreSQL", args.store))
+    print(
+        f"team run, L epic + {args.children} XS children, crew "
+        f"{', '.join(f'{k}={v}' for k, v in CREW.items())}, scripted agents; "
+        f"medians of {args.repeats}"
+    )
+    print(
+        f"{'store':>10} {'wall':>6} {'makespan':>8} {'critical':>8} {'ratio':>6} {'work':>6} "
+        f"{'stalled':>7} {'expired':>7} {'broke':>5} {'done':>7}"
+    )
+    for name, store in stores:
+        runs = [one_run(args.children, store) for _ in range(args.repeats)]
+
+        def median(key: str, runs: list[dict[str, float]] = runs) -> float:
+            return statistics.median(r[key] for r in runs)
+
+        ratio = median("makespan") / median("critical") if median("critical") else 0.0
+        print(
+            f"{name:>10} {median('wall'):>5.1f}s {median('makespan'):>7.1f}s "
+            f"{median('critical'):>7.1f}s {ratio:>5.2f}x {median('work'):>5.1f}s "
+            f"{median('stalled'):>6.1f}s {median('expired'):>7.0f} {median('broke'):>5.0f} "
+            f"{median('done'):>3.0f}/{runs[0]['issues']:.0f}"
+        )
+        each = ", ".join(f"{r['makespan']:.1f}s" for r in runs)
+        print(f"{'':>10} each run's makespan: {each}")
+
+
+if __name__ == "__main__":
+    main()
