@@ -27,16 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote
 
 # Run as a script, so the repository root is put on the path for the quick mode.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
+from benchmarks._stores import fresh_store, module_body
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.project import Project, open_project
@@ -54,33 +52,6 @@ IDLE_SECONDS = pick(20.0, 1.0)
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _body(name: str) -> str:
-    """An XS issue whose implementation adds one module (no two issues touch one file)."""
-    return (
-        f"Add the `{name}` module.\n\n```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
-        f"@@ -0,0 +1 @@\n+NAME = {name!r}\n```\n"
-    )
-
-
-@contextmanager
-def _fresh(store: str | None) -> Iterator[str | None]:
-    """A store of its own for one project: on PostgreSQL, a new schema, dropped after."""
-    if store is None:
-        yield None
-        return
-    import psycopg
-
-    schema = f"bench_serve_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(store, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in store else "?"
-    try:
-        yield f"{store}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(store, autocommit=True) as connection:
-            connection.execute(f"DROP SCHEMA {schema} CASCADE")
-
-
 def _project(folder: Path, issues: int, store: str | None) -> Path:
     """The demo project with its epic closed and ``issues`` XS issues in Backlog."""
     repo, epic = create_demo_project(folder, store_url=store)
@@ -88,7 +59,10 @@ def _project(folder: Path, issues: int, store: str | None) -> Path:
         project.tracker.close_issue(epic)
         for i in range(issues):
             project.tracker.create_issue(
-                f"Add m{i}", body=_body(f"m{i}"), estimate=Estimate.XS, state=WorkflowState.BACKLOG
+                f"Add m{i}",
+                body=module_body(f"m{i}"),
+                estimate=Estimate.XS,
+                state=WorkflowState.BACKLOG,
             )
     return repo
 
@@ -143,7 +117,10 @@ def makespan(
 ) -> tuple[float, float, float]:
     """One drain of the board: (makespan, total agent seconds, the service's CPU
     seconds), from the store's history: the first claim to the last completion."""
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
+        fresh_store(store, "bench_serve") as store,
+    ):
         repo = _project(Path(folder) / "greet", issues, store)
         server = _serve(repo, agents=agents, roots=agents * ROOTS_PER_AGENT, seconds=seconds)
         try:
@@ -181,7 +158,10 @@ def wake_up(store: str | None) -> list[float]:
     """Seconds from an issue filed here to its first task claimed by the service, which
     otherwise reads the board every 30 s."""
     found = []
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
+        fresh_store(store, "bench_serve") as store,
+    ):
         repo = _project(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:
@@ -189,7 +169,7 @@ def wake_up(store: str | None) -> list[float]:
                 for i in range(WAKE_SAMPLES):
                     issue = project.tracker.create_issue(
                         f"Add w{i}",
-                        body=_body(f"w{i}"),
+                        body=module_body(f"w{i}"),
                         estimate=Estimate.XS,
                         state=WorkflowState.BACKLOG,
                     )
@@ -211,7 +191,10 @@ def _cpu_seconds(pid: int) -> float:
 
 def idle_cpu(store: str | None) -> float:
     """The idle service's CPU time over IDLE_SECONDS, as a share of one core."""
-    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder, _fresh(store) as store:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
+        fresh_store(store, "bench_serve") as store,
+    ):
         repo = _project(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:

@@ -21,16 +21,13 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
 
 # Run as a script, so the repository root is put on the path for the quick mode.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
+from benchmarks._stores import fresh_store, module_body
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import load_report, run_session, team_crew
@@ -43,35 +40,8 @@ PG_URL = "postgresql://127.0.0.1:5432/test"
 CREW = {"analyst": 4, "builder": 4, "validator": 1, "integrator": 1}
 
 
-def _body(name: str) -> str:
-    """An XS issue whose implementation adds one module (no two issues touch one file)."""
-    return (
-        f"Add the `{name}` module.\n\n```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
-        f"@@ -0,0 +1 @@\n+NAME = {name!r}\n```\n"
-    )
-
-
-@contextmanager
-def _fresh(store: str | None) -> Iterator[str | None]:
-    """A store of its own for one project: on PostgreSQL, a new schema, dropped after."""
-    if store is None:
-        yield None
-        return
-    import psycopg
-
-    schema = f"bench_team_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(store, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in store else "?"
-    try:
-        yield f"{store}{separator}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(store, autocommit=True) as connection:
-            connection.execute(f"DROP SCHEMA {schema} CASCADE")
-
-
 def one_run(children: int, store: str | None) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as folder, _fresh(store) as url:
+    with tempfile.TemporaryDirectory() as folder, fresh_store(store, "bench_team") as url:
         repo, epic = create_demo_project(Path(folder) / "greet", store_url=url)
         with open_project(load_config(repo)) as project:
             tracker = project.tracker
@@ -79,7 +49,7 @@ def one_run(children: int, store: str | None) -> dict[str, float]:
             for i in range(children):
                 child = tracker.create_issue(
                     f"Add m{i}",
-                    body=_body(f"m{i}"),
+                    body=module_body(f"m{i}"),
                     state=WorkflowState.BACKLOG,
                     estimate=Estimate.XS,
                 )

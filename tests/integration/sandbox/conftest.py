@@ -15,11 +15,26 @@ from pathlib import Path
 import pytest
 
 from ralph.git import GitRepo, Worktrees
+from ralph.runtimes import AgentBrief, Limits
 from ralph.sandbox import _policy
 
 from ..conftest import GitProject
 
 SECRET = "PRIVATE-KEY-MATERIAL"
+
+
+def implement_brief(workdir: Path) -> AgentBrief:
+    """The brief of an implementation in ``workdir``, for an agent that is a script."""
+    return AgentBrief(
+        phase="implement",
+        role="implementer",
+        issues=(),
+        instructions="Implement it.",
+        workdir=workdir,
+        tools=(),
+        limits=Limits(timeout_seconds=60, stall_seconds=60),
+        result_schema={"type": "object"},
+    )
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from ralph.runtimes import AgentBrief, AgentStatus, Limits
+from ralph.runtimes import AgentStatus
 from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import probe
+
+from .conftest import implement_brief
 
 pytestmark = pytest.mark.skipif(not probe().available, reason=probe().reason)
 
@@ -88,16 +90,7 @@ def test_an_agent_reaches_its_model_and_nothing_on_the_hosts_loopback(
         environ={**os.environ, "HOME": str(machine.home), "ANTHROPIC_BASE_URL": model},
         sandbox=True,
     )
-    brief = AgentBrief(
-        phase="implement",
-        role="implementer",
-        issues=(),
-        instructions="Implement it.",
-        workdir=machine.worktree,
-        tools=(),
-        limits=Limits(timeout_seconds=60, stall_seconds=60),
-        result_schema={"type": "object"},
-    )
+    brief = implement_brief(machine.worktree)
     with caplog.at_level(logging.WARNING, logger="ralph.sandbox._proxy"):
         result = runtime.run(brief)
     assert result.status is AgentStatus.OK, result.error

@@ -12,9 +12,11 @@ import sys
 import pytest
 
 from ralph.phases._branches import run_tests
-from ralph.runtimes import AgentBrief, AgentStatus, Limits
+from ralph.runtimes import AgentStatus
 from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import probe
+
+from .conftest import implement_brief
 
 pytestmark = pytest.mark.skipif(not probe().available, reason=probe().reason)
 
@@ -49,16 +51,7 @@ def test_an_agent_reads_the_git_config_without_its_credentials(machine, remote_w
         environ={**os.environ, "HOME": str(machine.home)},
         sandbox=True,
     )
-    brief = AgentBrief(
-        phase="implement",
-        role="implementer",
-        issues=(),
-        instructions="Implement it.",
-        workdir=machine.worktree,
-        tools=(),
-        limits=Limits(timeout_seconds=60, stall_seconds=60),
-        result_schema={"type": "object"},
-    )
+    brief = implement_brief(machine.worktree)
     result = runtime.run(brief)
     assert result.status is AgentStatus.OK, result.error
     assert result.result is not None

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from ralph.phases._branches import run_tests
-from ralph.runtimes import AgentBrief, AgentStatus, Limits
+from ralph.runtimes import AgentStatus
 from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import probe
+
+from .conftest import implement_brief
 
 pytestmark = pytest.mark.skipif(not probe().available, reason=probe().reason)
 
@@ -35,16 +37,7 @@ def agent_sees(machine, sandbox_env: tuple[str, ...] = ()) -> dict[str, str]:
         sandbox=True,
         sandbox_env=sandbox_env,
     )
-    brief = AgentBrief(
-        phase="implement",
-        role="implementer",
-        issues=(),
-        instructions="Implement it.",
-        workdir=machine.worktree,
-        tools=(),
-        limits=Limits(timeout_seconds=60, stall_seconds=60),
-        result_schema={"type": "object"},
-    )
+    brief = implement_brief(machine.worktree)
     result = runtime.run(brief)
     assert result.status is AgentStatus.OK, result.error
     assert isinstance(result.result, dict)
