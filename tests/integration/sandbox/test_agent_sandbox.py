@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from ralph.git import GitRepo, Worktrees
-from ralph.runtimes import AgentBrief, AgentStatus, Limits
+from ralph.runtimes import AgentStatus
 from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import probe
 
-from .conftest import SECRET, Machine
+from .conftest import SECRET, Machine, implement_brief
 
 pytestmark = pytest.mark.skipif(not probe().available, reason=probe().reason)
 
@@ -76,24 +76,11 @@ def agent(machine: Machine, workdir: Path) -> str:
     return f"{script} {{result_file}}"
 
 
-def brief(workdir: Path) -> AgentBrief:
-    return AgentBrief(
-        phase="implement",
-        role="implementer",
-        issues=(),
-        instructions="Implement it.",
-        workdir=workdir,
-        tools=(),
-        limits=Limits(timeout_seconds=60, stall_seconds=60),
-        result_schema={"type": "object"},
-    )
-
-
 def run_agent(machine: Machine, workdir: Path, *, sandbox: bool | None = None) -> dict[str, Any]:
     runtime = CommandRuntime(
         agent(machine, workdir), environ={**os.environ, "HOME": str(machine.home)}, sandbox=sandbox
     )
-    result = runtime.run(brief(workdir))
+    result = runtime.run(implement_brief(workdir))
     assert result.status is AgentStatus.OK, result.error
     assert result.result == {"ok": True}  # its scratch files are writable inside
     attempts: dict[str, Any] = json.loads((workdir / "attempts.json").read_text())
@@ -171,6 +158,6 @@ def test_an_agent_cli_installed_with_npm_under_tmp_runs_confined(machine):
         f"{modules / '.bin' / 'tool'} {{result_file}}",
         environ={**os.environ, "HOME": str(machine.home)},
     )
-    result = runtime.run(brief(machine.worktree))
+    result = runtime.run(implement_brief(machine.worktree))
     assert result.status is AgentStatus.OK, result.error
     assert result.result == {"said": "from a dependency"}
