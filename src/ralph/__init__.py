@@ -57,7 +57,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("ralph")
+        return version("ralph-delivery")
     except PackageNotFoundError:  # running from a source tree that was never installed
         return "0.0.0"
 
