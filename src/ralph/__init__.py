@@ -56,8 +56,10 @@ _EXPORTS = {
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from ralph._distribution import DISTRIBUTION
+
     try:
-        return version("ralph-delivery")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # running from a source tree that was never installed
         return "0.0.0"
 

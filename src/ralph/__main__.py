@@ -1,6 +1,7 @@
 """``python -m ralph`` and the ``ralph`` command. ``ralph hook EVENT``, which Claude Code
-runs on every tool call of a session with the plugin, is answered without loading the
-command line; everything else goes to :mod:`ralph.cli`."""
+runs on every tool call of a session with the plugin, and ``ralph --version``, which
+install scripts run, are answered without loading the command line; everything else goes
+to :mod:`ralph.cli`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ def main() -> None:
 
         if args[1] in HOOK_EVENTS:
             sys.exit(run_hook(args[1], sys.stdin, sys.stdout))
+    if args in (["--version"], ["-V"], ["version"]):
+        from ralph._distribution import version_line
+
+        sys.stdout.write(version_line() + "\n")
+        return
     from ralph.cli import main as cli_main
 
     cli_main()

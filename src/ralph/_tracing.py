@@ -1,7 +1,7 @@
 """OpenTelemetry traces of runs, tasks, phases and agent runs, exported over OTLP/HTTP
 when ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``..._TRACES_ENDPOINT``) is set, so a team sees
 Ralph in the tracing system it already has. The SDK is the ``otel`` extra
-(``pip install 'ralph[otel]'``); unset, a span is a shared no-op and nothing of
+(``pip install 'ralph-delivery[otel]'``); unset, a span is a shared no-op and nothing of
 OpenTelemetry is imported.
 
 Every span of one run shares a trace whose id is derived from the run (its store's
@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ralph._distribution import install_hint
 from ralph._secrets import redact
 
 __all__ = ["RunTrace", "Span", "flush_traces", "reset_tracing", "span", "tracing_enabled"]
@@ -105,7 +106,7 @@ def _load() -> Any:
         except ImportError:
             logger.warning(
                 "OTEL_EXPORTER_OTLP_ENDPOINT is set but OpenTelemetry's SDK is not installed; "
-                "install it with pip install 'ralph[otel]'. No traces are sent."
+                f"install it with {install_hint('otel')}. No traces are sent."
             )
             _tracer = False
             return _tracer

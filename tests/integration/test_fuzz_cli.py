@@ -71,6 +71,7 @@ NO_STORE = {
     ("idea", "new"),
     ("plugin", "path"),
     ("login",),  # hands the terminal to Claude Code's login; it opens no store
+    ("version",),  # prints the installed version
     ("debug", "stats"),
 } | {p for p in COMMANDS if p[0] in ("pipeline", "hook")}
 #: Optional arguments always given: init's folder defaults to the working directory,

@@ -31,6 +31,7 @@ from ralph.cli import (
     _run,
     _serve,
     _status,
+    _version,
     _web,
 )
 from ralph.cli._debug import debug_app
@@ -100,6 +101,7 @@ app.command("serve")(_serve.serve_command)
 app.command("worker")(_orchestrate.worker_command)
 app.command("web")(_web.web_command)
 app.command("demo")(_orchestrate.demo_command)
+app.command("version")(_version.version_command)
 
 
 def _unwrap_summaries(typer_app: typer.Typer) -> None:
@@ -145,6 +147,16 @@ def _root(
             "the same for every command, ralph serve and ralph worker included.",
         ),
     ] = "text",
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            is_eager=True,
+            callback=_version.show_version,
+            help="Print Ralph's version and exit.",
+        ),
+    ] = False,
 ) -> None:
     ctx.obj = {"store_url": store}
     if log_format not in LOG_FORMATS:

@@ -1,11 +1,12 @@
 """``ralph login``: Claude Code's own login, with the CLI Ralph runs. ``pip install
-'ralph[claude]'`` puts that CLI inside claude-agent-sdk, at a path nobody types, so
+'ralph-delivery[claude]'`` puts that CLI inside claude-agent-sdk, at a path nobody types, so
 this is the command the missing-key messages can name."""
 
 from __future__ import annotations
 
 import os
 
+from ralph._distribution import install_hint
 from ralph.errors import ConfigError
 
 __all__ = ["login_command"]
@@ -20,7 +21,7 @@ def login_command() -> None:
     cli = claude_cli()
     if cli is None:
         raise ConfigError(
-            "Claude Code is not here: pip install 'ralph[claude]' (it bundles Claude Code)"
+            f"Claude Code is not here: {install_hint('claude')}; it bundles Claude Code"
         )
     # Claude Code talks to the person itself (a URL, a code to paste): it gets the
     # terminal, and its exit status is this command's.

@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
+import ralph
 from ralph._debuglog import debug_enabled, record_event
 from ralph._jsonschema import schema_errors
 from ralph.mcp._board import register_board_tools
@@ -47,7 +48,7 @@ class _Server(MCPServer):
     so ``true`` is no issue number, ``"12"`` no integer and ``1.5`` not truncated."""
 
     def __init__(self, project: Project) -> None:
-        super().__init__(SERVER_NAME, instructions=_INSTRUCTIONS)
+        super().__init__(SERVER_NAME, instructions=_INSTRUCTIONS, version=ralph.__version__)
         self.project = project
         #: Tool name -> the argument names it takes.
         self.parameters: dict[str, tuple[str, ...]] = {}

@@ -5,6 +5,8 @@ on GitHub's runners, as the original's sync-issue-state and sync-pr-merge Action
 They need one secret, ``RALPH_GH_TOKEN`` (a token that reaches the board: the
 ``GITHUB_TOKEN`` Actions gives cannot read a Projects V2 board); ``RALPH_GH_PROJECT_TOKEN``
 for split tokens and ``RALPH_STORE_URL`` for a shared PostgreSQL store are optional.
+They install the release of Ralph that wrote them; the repository variable
+``RALPH_PACKAGE`` installs another (a pip requirement: a version, a git URL, a wheel).
 A workflow file that exists is never rewritten.
 """
 
@@ -12,10 +14,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-__all__ = ["ACTIONS_SECRETS", "WORKFLOWS", "WrittenWorkflow", "write_workflows"]
+import ralph
+from ralph._distribution import DISTRIBUTION
+
+__all__ = [
+    "ACTIONS_SECRETS",
+    "WORKFLOWS",
+    "WrittenWorkflow",
+    "default_package",
+    "write_workflows",
+]
 
 #: Secret -> what it holds; the first is required.
 ACTIONS_SECRETS: dict[str, str] = {
@@ -28,10 +38,15 @@ ACTIONS_SECRETS: dict[str, str] = {
 
 _FOLDER = Path(".github") / "workflows"
 
+#: The extra a sync needs: the shared store may be PostgreSQL; it runs no agent.
+_EXTRA = "postgres"
+
 _HEADER = """\
 # Written by `ralph init --github --actions` (ralph {version}). {purpose}
 # Secrets (Settings > Secrets and variables > Actions):
 {secrets}
+# Variables (same page): RALPH_PACKAGE, the pip requirement that installs Ralph
+#   (default {package}; e.g. "{distribution}[{extra}] @ git+https://github.com/OWNER/REPO@TAG").
 """
 
 _SETUP = """\
@@ -46,7 +61,9 @@ _SETUP = """\
         with:
           python-version: "3.12"
       - name: Install Ralph
-        run: python -m pip install "ralph=={version}"
+        env:
+          RALPH_PACKAGE: ${{{{ vars.RALPH_PACKAGE || '{package}' }}}}
+        run: python -m pip install "$RALPH_PACKAGE"
 """
 
 _ENV = """\
@@ -145,17 +162,23 @@ class WrittenWorkflow:
     written: bool
 
 
-def _ralph_version() -> str:
-    try:
-        return version("ralph")
-    except PackageNotFoundError:  # a source tree never installed
-        return "0.1.0"
+def default_package(version: str) -> str:
+    """The pip requirement the workflows install unless RALPH_PACKAGE says otherwise."""
+    return f"{DISTRIBUTION}[{_EXTRA}]=={version}"
 
 
 def _text(workflow: _Workflow, version: str) -> str:
     secrets = "\n".join(f"#   {name}: {what}" for name, what in ACTIONS_SECRETS.items())
-    header = _HEADER.format(version=version, purpose=workflow.purpose, secrets=secrets)
-    setup = _SETUP.format(ref=_BASE, version=version)
+    package = default_package(version)
+    header = _HEADER.format(
+        version=version,
+        purpose=workflow.purpose,
+        secrets=secrets,
+        package=package,
+        distribution=DISTRIBUTION,
+        extra=_EXTRA,
+    )
+    setup = _SETUP.format(ref=_BASE, package=package)
     return header + workflow.template.format(setup=setup, env=_ENV)
 
 
@@ -164,7 +187,7 @@ def write_workflows(root: Path) -> list[WrittenWorkflow]:
     folder = root / _FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    release = _ralph_version()
+    release = ralph.__version__
     for workflow in WORKFLOWS:
         path = folder / workflow.name
         if path.exists():

@@ -1,5 +1,5 @@
 """Where Claude Code's CLI is, for ``ralph login`` and for messages that tell a person
-to log in: ``pip install 'ralph[claude]'`` installs it inside claude-agent-sdk, off the
+to log in: ``pip install 'ralph-delivery[claude]'`` installs it inside claude-agent-sdk, off the
 PATH, at a path nobody types."""
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph._distribution import install_hint
+
 __all__ = ["FoundCLI", "found_agent_clis"]
 
 _VERSION_SECONDS = 20.0
@@ -57,7 +59,7 @@ def _asked_version(program: Path) -> str:
 def _claude(environ: Mapping[str, str] | None) -> FoundCLI:
     from ralph.runtimes.command import find_program
 
-    install = "pip install 'ralph[claude]' (it bundles Claude Code)"
+    install = f"{install_hint('claude')}; it bundles Claude Code"
     path = find_program("claude", environ=environ)
     if path is not None:
         version = _asked_version(path)

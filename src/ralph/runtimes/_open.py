@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ralph._distribution import install_hint
 from ralph.config import AgentSettings
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
@@ -55,7 +56,7 @@ def open_runtime(
             import claude_agent_sdk  # noqa: F401
         except ImportError:
             raise ConfigError(
-                "the claude agent needs claude-agent-sdk: pip install 'ralph[claude]'"
+                f"the claude agent needs claude-agent-sdk: {install_hint('claude')}"
             ) from None
         from ralph.runtimes.claude import ClaudeRuntime
 

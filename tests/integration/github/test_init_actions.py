@@ -9,11 +9,13 @@ read is documented in their header."""
 from __future__ import annotations
 
 import re
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 from ralph.project._actions import ACTIONS_SECRETS
 
@@ -98,6 +100,19 @@ def check_schema(data: dict[str, Any], text: str) -> None:
     header = text.split("\nname:")[0]
     for secret in read:
         assert f"#   {secret}: " in header
+    for variable in set(re.findall(r"vars\.(\w+)", text)):
+        assert f" {variable}, " in header
+
+
+def check_install_step(job: dict[str, Any]) -> None:
+    """Ralph is installed from a requirement pip understands: this release of the
+    distribution unless the repository variable RALPH_PACKAGE names another."""
+    (step,) = (s for s in job["steps"] if s.get("name") == "Install Ralph")
+    assert step["run"] == 'python -m pip install "$RALPH_PACKAGE"'
+    default = f"ralph-delivery[postgres]=={version('ralph-delivery')}"
+    assert step["env"]["RALPH_PACKAGE"] == f"${{{{ vars.RALPH_PACKAGE || '{default}' }}}}"
+    requirement = Requirement(default)
+    assert (requirement.name, requirement.extras) == ("ralph-delivery", {"postgres"})
 
 
 def test_init_writes_the_sync_workflows(served, project):
@@ -111,6 +126,7 @@ def test_init_writes_the_sync_workflows(served, project):
     assert issue["on"]["issues"]["types"] == ["closed", "reopened"]
     assert "workflow_dispatch" in issue["on"]
     (job,) = issue["jobs"].values()
+    check_install_step(job)
     run = job["steps"][-1]["run"]
     assert "ralph db migrate" in run
     assert 'ralph sync issue "$ISSUE"' in run
@@ -121,6 +137,7 @@ def test_init_writes_the_sync_workflows(served, project):
     assert pr["on"]["pull_request"]["types"] == ["closed"]
     (job,) = pr["jobs"].values()
     assert "github.event.pull_request.merged == true" in job["if"]
+    check_install_step(job)
     assert 'ralph sync pr "$PULL_REQUEST"' in job["steps"][-1]["run"]
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def repo(tmp_path, monkeypatch, ralph_cli) -> GitProject:
     return repo
 
 
-def test_ralph_mcp_serves_the_tools_over_stdio(repo):
+def test_ralph_mcp_serves_the_tools_over_stdio_and_names_its_version(repo):
     server = StdioServerParameters(
         command=sys.executable,
         args=["-m", "ralph", "mcp"],
@@ -40,6 +41,9 @@ def test_ralph_mcp_serves_the_tools_over_stdio(repo):
 
     async def session() -> tuple[list[str], dict[str, Any], bool]:
         async with Client(server) as client:
+            assert client.server_info is not None
+            assert client.server_info.name == "ralph-hero"
+            assert client.server_info.version == version("ralph-delivery")
             tools = [t.name for t in (await client.list_tools()).tools]
             result = await client.call_tool("ralph_hero__detect_pipeline_position", {"number": 1})
             content = result.content[0]

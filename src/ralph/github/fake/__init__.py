@@ -1,6 +1,6 @@
 """An in-memory GitHub for tests and demos: it executes the client's real GraphQL
 documents against GitHub's published schema (graphql-core; ``pip install
-'ralph[testing]'``), with rate-limit headers and scriptable faults, and pull requests
+'ralph-delivery[testing]'``), with rate-limit headers and scriptable faults, and pull requests
 judged as GitHub judges them (checks, reviews, branch protection, merge queues)."""
 
 from __future__ import annotations

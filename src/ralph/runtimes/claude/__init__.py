@@ -1,4 +1,4 @@
-"""The Claude Code runtime (``--agent claude``; ``pip install 'ralph[claude]'``)."""
+"""The Claude Code runtime (``--agent claude``; ``pip install 'ralph-delivery[claude]'``)."""
 
 from __future__ import annotations
 

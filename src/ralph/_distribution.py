@@ -1,0 +1,22 @@
+"""The distribution Ralph installs as, and the one line that tells a person how to add an
+extra to it. ``ralph`` on the package index is an unrelated project: the distribution is
+``ralph-delivery``, while the command and the import package stay ``ralph``."""
+
+from __future__ import annotations
+
+__all__ = ["DISTRIBUTION", "install_hint", "version_line"]
+
+DISTRIBUTION = "ralph-delivery"
+
+
+def install_hint(extra: str) -> str:
+    """How to install ``extra`` (``claude``, ``otel``, ...): with pip into the environment
+    Ralph runs from, or with `make install` from a clone."""
+    return f"pip install '{DISTRIBUTION}[{extra}]' (from a clone: make install EXTRAS={extra})"
+
+
+def version_line() -> str:
+    """What ``ralph --version`` prints: the installed distribution's version."""
+    import ralph
+
+    return f"ralph {ralph.__version__}"

@@ -1,0 +1,23 @@
+"""``ralph --version``, ``ralph -V`` and ``ralph version``: the installed distribution's
+version, from its metadata (``ralph.__version__``)."""
+
+from __future__ import annotations
+
+import typer
+
+from ralph._distribution import version_line
+from ralph.cli._console import echo
+
+__all__ = ["show_version", "version_command"]
+
+
+def show_version(wanted: bool) -> None:
+    """The eager ``--version`` option: print the version and stop before any command."""
+    if wanted:
+        echo(version_line())
+        raise typer.Exit()
+
+
+def version_command() -> None:
+    """Print Ralph's version."""
+    echo(version_line())
