@@ -5,6 +5,7 @@ not, what to do)."""
 from __future__ import annotations
 
 import os
+import platform
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +20,7 @@ from ralph.config import Config, untested_warning
 from ralph.errors import InvalidInput, RalphError
 from ralph.phases import override_problems
 from ralph.project import github_client, init_project, without_password
-from ralph.sandbox import probe
+from ralph.sandbox import platform_path, probe
 from ralph.tracker import check_board
 from ralph.workflow import PHASE_SPECS
 
@@ -172,24 +173,15 @@ def _marked(mark: tuple[str, str], line: str) -> Text:
 
 
 def _sandbox_line(config: Config) -> tuple[bool, Text]:
-    """Whether agents can run as ralph.toml asks, and the doctor's line about it."""
-    status = probe()
-    if status.available:
+    """Whether agents can run as ralph.toml asks, and the doctor's line about the
+    platform path that applies here (sandboxed, unconfined, or refused and what to do)."""
+    path = platform_path(platform.system(), probe(), config.allow_unsandboxed)
+    line = path.line
+    if path.confined:
         tests = "tests with network" if config.sandbox_network == "on" else "tests without network"
-        return True, _marked(
-            _OK, f"sandbox: {status.version} (agents write only to their worktree; {tests})"
-        )
-    if config.allow_unsandboxed:
-        return True, _marked(
-            _WARN,
-            "sandbox: unavailable, agents run unconfined "
-            f"(allow_unsandboxed = true): {status.reason}",
-        )
-    return False, _marked(
-        _BAD,
-        f"sandbox: {status.reason}; install bubblewrap "
-        "(apt-get install bubblewrap) or set allow_unsandboxed = true",
-    )
+        line += f" (agents write only to their worktree; {tests})"
+    mark = _OK if path.confined else _WARN if path.usable else _BAD
+    return path.usable, _marked(mark, f"platform: {line}")
 
 
 def _print_prompt_overrides(console: Console, config: Config) -> bool:

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from ralph._distribution import install_hint
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
@@ -525,7 +526,8 @@ def demo_command(
     ] = None,
 ) -> None:
     """Run the whole pipeline on a throwaway project with simulated agents."""
-    from ralph.demo import demo_project, run_demo
+    from ralph.demo import demo_project, run_demo, unconfined_reason
+    from ralph.sandbox import already_warned
 
     if keep is not None and keep.exists() and not keep.is_dir():
         raise InvalidInput(f"{keep} is a file; give --keep a new or empty folder")
@@ -541,10 +543,19 @@ def demo_command(
             "through triage, split, research, plan, review, implement, PR and merge.",
         )
     )
+    unconfined = unconfined_reason()
+    if unconfined is not None:
+        console.print(
+            f"No sandbox here ({unconfined}): the demo runs its own simulated agents and "
+            "its project's tests unconfined. On your own projects Ralph refuses to, until "
+            "you install bubblewrap or set RALPH_ALLOW_UNSANDBOXED=true.",
+            markup=False,
+        )
+        already_warned()
     with tempfile.TemporaryDirectory(prefix="ralph-demo-") as scratch:
         folder = keep.resolve() if keep is not None else Path(scratch) / "greet"
         started = time.monotonic()
-        with demo_project(folder) as (project, epic):
+        with demo_project(folder, unconfined=unconfined is not None) as (project, epic):
             view = LiveView(project.store, project.tracker, console)
             interrupt = Interrupt()
             console.print(f"Epic #{epic} in {folder}", markup=False)
@@ -562,8 +573,8 @@ def demo_command(
         console.print(f"Finished in {elapsed:.1f}s.", markup=False)
         where = str(folder) if keep is not None else "a kept folder (ralph demo --keep DIR)"
         console.print(
-            f"The agents were simulated. To do the same with Claude Code: install "
-            f"`ralph[claude]`, set ANTHROPIC_API_KEY, then in {where} run "
+            "The agents were simulated. To do the same with Claude Code: "
+            f"{install_hint('claude')}, set ANTHROPIC_API_KEY, then in {where} run "
             f"`ralph team {epic} --agent claude` on a fresh epic.",
             markup=False,
         )

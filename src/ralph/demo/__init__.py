@@ -10,6 +10,7 @@ from ralph.demo._demo import (
     create_demo_project,
     demo_project,
     run_demo,
+    unconfined_reason,
 )
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, SAMPLE_FILES, create_sample_repository
 
@@ -24,4 +25,5 @@ __all__ = [
     "create_sample_repository",
     "demo_project",
     "run_demo",
+    "unconfined_reason",
 ]

@@ -1,6 +1,11 @@
 """``ralph demo``: a throwaway project carried from an unsized epic to merged code by a
 team of simulated agents, checked at the end (every issue Done, the change on main, the
-project's tests passing there)."""
+project's tests passing there).
+
+Where bubblewrap cannot start (every Mac, a Linux machine without it), the demo runs
+unconfined: its project is one Ralph wrote itself and its agents are Ralph's own simulated
+ones, so there is nothing of the person's to protect. That is written into the demo
+project's ralph.toml; every other project still refuses unless its own says so."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from ralph.demo._sample import (
 from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
 from ralph.project import Project, init_project, migrate_database, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
+from ralph.sandbox import probe
 from ralph.workflow import WorkflowState
 
 __all__ = [
@@ -32,10 +38,18 @@ __all__ = [
     "create_demo_project",
     "demo_project",
     "run_demo",
+    "unconfined_reason",
 ]
 
 #: Two workers per role: research and implementation run side by side where they can.
 DEMO_TEAM = {"analyst": 2, "builder": 2, "validator": 1, "integrator": 1}
+
+
+#: What the demo project's ralph.toml says where bubblewrap cannot start.
+_UNCONFINED = """\
+# ralph demo: bubblewrap cannot start here, and this project and its simulated agents
+# are Ralph's own, so they run unconfined.
+allow_unsandboxed = true"""
 
 
 @dataclass(frozen=True)
@@ -50,17 +64,30 @@ class DemoCheck:
         return self.all_done and self.merged and self.tests_pass
 
 
+def unconfined_reason() -> str | None:
+    """Why the demo runs its agents and tests unconfined here (None: bubblewrap starts)."""
+    status = probe()
+    return None if status.available else status.reason
+
+
 def create_demo_project(
-    folder: Path, *, store_url: str | None = None, epic: tuple[str, str] = (EPIC_TITLE, EPIC_BODY)
+    folder: Path,
+    *,
+    store_url: str | None = None,
+    epic: tuple[str, str] = (EPIC_TITLE, EPIC_BODY),
+    unconfined: bool = False,
 ) -> tuple[Path, int]:
     """The sample package in a git repository with ralph.toml (local tracker, SQLite or
-    ``store_url``, scripted agents, its unittest suite as the test command) and the epic
-    (title, body), unsized, in Backlog. Returns the repository and the epic's number."""
+    ``store_url``, scripted agents, its unittest suite as the test command; with
+    ``unconfined``, allow_unsandboxed) and the epic (title, body), unsized, in Backlog.
+    Returns the repository and the epic's number."""
     repo = create_sample_repository(folder)
     test_command = shlex.join([sys.executable, "-m", "unittest", "-q"])
     result = init_project(repo, test_command=test_command)
     text = result.config_path.read_text()
     text = text.replace('runtime = "claude"', 'runtime = "scripted"')
+    if unconfined:
+        text = text.replace("allow_unsandboxed = false", _UNCONFINED)
     if store_url is not None:
         text = text.replace('store = "sqlite:///.ralph/ralph.db"', f"store = {store_url!r}")
         with open_database(store_url) as db:  # made as `ralph db migrate` makes it
@@ -74,8 +101,8 @@ def create_demo_project(
 
 
 @contextmanager
-def demo_project(folder: Path) -> Iterator[tuple[Project, int]]:
-    repo, epic = create_demo_project(folder)
+def demo_project(folder: Path, *, unconfined: bool = False) -> Iterator[tuple[Project, int]]:
+    repo, epic = create_demo_project(folder, unconfined=unconfined)
     with open_project(load_config(repo)) as project:
         yield project, epic
 

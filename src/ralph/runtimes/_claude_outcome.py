@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
+from ralph.sandbox import ALLOW_UNSANDBOXED
 
 __all__ = [
     "LOGIN",
@@ -80,7 +81,7 @@ def sandbox_problem(said: str) -> str:
     return (
         f"Claude Code's sandbox cannot start here ({why or 'no reason given'}); install "
         "bubblewrap and socat (e.g. apt-get install bubblewrap socat), or set "
-        "allow_unsandboxed = true in ralph.toml to let agents run unconfined, then run again"
+        f"{ALLOW_UNSANDBOXED} to let agents run unconfined, then run again"
     )
 
 

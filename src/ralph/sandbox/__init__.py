@@ -6,7 +6,13 @@ unless ralph.toml says so. Where bubblewrap cannot start, Ralph refuses to run t
 
 from __future__ import annotations
 
-from ralph.sandbox._policy import should_confine, unconfined_warning
+from ralph.sandbox._platform import PlatformPath, platform_path
+from ralph.sandbox._policy import (
+    ALLOW_UNSANDBOXED,
+    already_warned,
+    should_confine,
+    unconfined_warning,
+)
 from ralph.sandbox._probe import SandboxStatus, nests, probe
 from ralph.sandbox._profile import SandboxProfile, confine
 from ralph.sandbox._profiles import (
@@ -20,15 +26,19 @@ from ralph.sandbox._proxy import EgressProxy, host_port
 
 __all__ = [
     "AGENT_STATE_DIRS",
+    "ALLOW_UNSANDBOXED",
     "CREDENTIALS",
     "EgressProxy",
+    "PlatformPath",
     "SandboxProfile",
     "SandboxStatus",
     "agent_profile",
+    "already_warned",
     "confine",
     "git_commit_paths",
     "host_port",
     "nests",
+    "platform_path",
     "probe",
     "profile_for_tests",
     "should_confine",

@@ -9,11 +9,13 @@ import threading
 from ralph.errors import ConfigError
 from ralph.sandbox._probe import probe
 
-__all__ = ["should_confine", "unconfined_warning"]
+__all__ = ["ALLOW_UNSANDBOXED", "already_warned", "should_confine", "unconfined_warning"]
 
 logger = logging.getLogger(__name__)
 
 _INSTALL = "install bubblewrap (apt-get install bubblewrap)"
+#: The two ways to allow agents unconfined: a person may never have seen the ralph.toml.
+ALLOW_UNSANDBOXED = "allow_unsandboxed = true in ralph.toml (or RALPH_ALLOW_UNSANDBOXED=true)"
 _warned = threading.Event()
 
 
@@ -26,13 +28,19 @@ def should_confine(allow_unsandboxed: bool, what: str) -> bool:
         return True
     if not allow_unsandboxed:
         raise ConfigError(
-            f"{what} cannot run sandboxed: {status.reason}; {_INSTALL} or set "
-            f"allow_unsandboxed = true in ralph.toml to run {what} unconfined"
+            f"{what} cannot run sandboxed: {status.reason}; {_INSTALL}, or set "
+            f"{ALLOW_UNSANDBOXED} to run {what} unconfined"
         )
     if not _warned.is_set():
         _warned.set()
         logger.warning("agents run unconfined", extra={"why": status.reason})
     return False
+
+
+def already_warned() -> None:
+    """The person has been told that agents run unconfined (``ralph demo``'s notice):
+    :func:`should_confine` does not log it again in this process."""
+    _warned.set()
 
 
 def unconfined_warning(allow_unsandboxed: bool) -> str | None:

@@ -1,5 +1,5 @@
-"""``ralph doctor`` says how agents are confined, or why they cannot be and what to do;
-a run allowed to go unconfined says so once."""
+"""``ralph doctor`` says which platform path applies: how agents are confined, or why
+they cannot be and what to do; a run allowed to go unconfined says so once."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def test_doctor_shows_the_sandbox_agents_run_in(ralph_cli, sample):
     code, out, _ = ralph_cli("doctor")
     assert code == 0
     assert (
-        f"✓ sandbox: {probe().version} (agents write only to their worktree; tests without network)"
+        f"✓ platform: Linux with {probe().version}: agents and tests run sandboxed "
+        "(agents write only to their worktree; tests without network)"
     ) in out.splitlines()
 
 
@@ -39,8 +40,11 @@ def test_doctor_fails_when_the_sandbox_cannot_start(ralph_cli, sample, refused):
     code, out, _ = ralph_cli("doctor")
     assert code == 1
     assert (
-        "✗ sandbox: bwrap cannot start here (bwrap: setting up uid map: Permission denied); "
-        "install bubblewrap (apt-get install bubblewrap) or set allow_unsandboxed = true"
+        "✗ platform: Linux without a working bubblewrap (bwrap cannot start here (bwrap: "
+        "setting up uid map: Permission denied)): agents and the test command (so implement "
+        "and merge) are refused; install bubblewrap (apt-get install bubblewrap), or set "
+        "RALPH_ALLOW_UNSANDBOXED=true (or allow_unsandboxed = true in ralph.toml) at your "
+        "own risk"
     ) in out.splitlines()
     assert "✓ tracker: local" in out  # the other checks still ran
 
@@ -52,7 +56,12 @@ def test_allowed_unconfined_doctor_warns_and_a_run_says_so_once(
     monkeypatch.setenv("RALPH_ALLOW_UNSANDBOXED", "true")
     code, out, _ = ralph_cli("doctor")
     assert code == 0
-    assert "! sandbox: unavailable, agents run unconfined (allow_unsandboxed = true)" in out
+    assert (
+        "! platform: Linux without a working bubblewrap (bwrap cannot start here (bwrap: "
+        "setting up uid map: Permission denied)): agents and the test command run unconfined "
+        "(allow_unsandboxed = true) and can write anywhere you can; install bubblewrap to "
+        "confine them"
+    ) in out.splitlines()
     ralph_cli("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
     code, out, err = ralph_cli("run", "research", "1")
     assert code == 0, out + err

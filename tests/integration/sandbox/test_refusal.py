@@ -17,7 +17,8 @@ from ralph.runtimes import AgentBrief, AgentStatus, Limits, open_runtime
 from ralph.sandbox import probe
 
 WAYS_OUT = (
-    "install bubblewrap (apt-get install bubblewrap) or set allow_unsandboxed = true in ralph.toml"
+    "install bubblewrap (apt-get install bubblewrap), or set allow_unsandboxed = true in "
+    "ralph.toml (or RALPH_ALLOW_UNSANDBOXED=true)"
 )
 
 

@@ -165,7 +165,7 @@ def test_a_sandbox_that_cannot_start_says_what_is_missing_and_the_two_ways_out()
         "Claude Code's sandbox cannot start here (dependencies are missing: bubblewrap "
         "(bwrap) not installed, socat not installed); install bubblewrap and socat"
     )
-    assert "allow_unsandboxed = true in ralph.toml" in said
+    assert "allow_unsandboxed = true in ralph.toml (or RALPH_ALLOW_UNSANDBOXED=true)" in said
     assert "failIfUnavailable" not in said
 
 
