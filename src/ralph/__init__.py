@@ -53,20 +53,11 @@ _EXPORTS = {
 }
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from ralph._distribution import DISTRIBUTION
-
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0.0.0"
-
-
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        value: Any = _version()
+        from ralph._distribution import installed_version
+
+        value: Any = installed_version()
     elif name in _EXPORTS:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
     else:

@@ -4,7 +4,7 @@ extra to it. ``ralph`` on the package index is an unrelated project: the distrib
 
 from __future__ import annotations
 
-__all__ = ["DISTRIBUTION", "install_hint", "version_line"]
+__all__ = ["DISTRIBUTION", "install_hint", "installed_version", "version_line"]
 
 DISTRIBUTION = "ralph-delivery"
 
@@ -15,8 +15,16 @@ def install_hint(extra: str) -> str:
     return f"pip install '{DISTRIBUTION}[{extra}]' (from a clone: make install EXTRAS={extra})"
 
 
-def version_line() -> str:
-    """What ``ralph --version`` prints: the installed distribution's version."""
-    import ralph
+def installed_version() -> str:
+    """The installed distribution's version, from its metadata (``ralph.__version__``)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    return f"ralph {ralph.__version__}"
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0"
+
+
+def version_line() -> str:
+    """What ``ralph --version`` prints."""
+    return f"ralph {installed_version()}"

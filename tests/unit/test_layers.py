@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
         [
             "errors",
             "_debuglog",
+            "_distribution",
             "_json",
             "_jsonschema",
             "_logs",

@@ -16,8 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import ralph
-from ralph._distribution import DISTRIBUTION
+from ralph._distribution import DISTRIBUTION, installed_version
 
 __all__ = [
     "ACTIONS_SECRETS",
@@ -187,7 +186,7 @@ def write_workflows(root: Path) -> list[WrittenWorkflow]:
     folder = root / _FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    release = ralph.__version__
+    release = installed_version()
     for workflow in WORKFLOWS:
         path = folder / workflow.name
         if path.exists():
