@@ -1,8 +1,16 @@
-# The two commands a newcomer needs: `make demo` and `make test`.
-# Everything is installed into .venv from the lock file (uv.lock); only python3, git and make
-# have to be on the machine. Agents and the tests they write run in bubblewrap (socat is
-# for Claude Code's own sandbox): `make demo` and `make test` install both with apt-get
-# when they are missing and make runs as root, and otherwise say what to install.
+# A fresh clone needs two commands, in either order:
+#   make demo      the runtime dependencies into .venv, then `ralph demo`: simulated agents
+#                  carry an epic to merged code in a throwaway project (a few seconds)
+#   make test      everything for development (Claude Agent SDK, Playwright, pytest, mypy,
+#                  ruff, ...), then ruff, mypy --strict and the whole suite (CONTRIBUTING.md)
+# and one more to use Ralph on your own projects:
+#   make install   `ralph` on your PATH with `uv tool install` (EXTRAS=claude by default:
+#                  the Claude Agent SDK with its bundled Claude Code; EXTRAS= for none)
+# Everything is installed from the lock file (uv.lock); only python3, git and make have to
+# be on the machine. Agents and the tests they write run in bubblewrap (socat is for
+# Claude Code's own sandbox): `make demo` and `make test` install both with apt-get when
+# they are missing and make runs as root, and otherwise say what to install; without
+# bubblewrap the demo runs its own simulated agents unconfined, and says so.
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,16 +20,28 @@ export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
-.PHONY: demo docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team clean
+.DEFAULT_GOAL := help
+.PHONY: help demo install docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --isolated --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 
-# --inexact keeps uv itself, which lives in the same environment.
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+
+# --inexact keeps uv itself, which lives in the same environment, and keeps whatever the
+# other target installed: `make demo` after `make test` removes nothing, and the reverse
+# adds the rest.
+# What ralph needs to run: the dependencies, no group and no extra.
+$(VENV)/.runtime: $(UV) pyproject.toml uv.lock
+	$(UV) sync --quiet --frozen --inexact --no-default-groups
+	@touch $@
+
+# Everything: every group (tests, lint, types, benchmarks, docs) and every extra.
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras
-	@touch $@
+	@touch $@ $(VENV)/.runtime
 
 SANDBOX_PACKAGES := bubblewrap socat
 
@@ -61,8 +81,27 @@ screenshots: $(VENV)/.synced browser
 agent-clis: $(VENV)/.synced
 	@$(VENV)/bin/python tests/agents/install.py
 
-demo: $(VENV)/.synced sandbox-tools
+demo: $(VENV)/.runtime sandbox-tools
 	$(VENV)/bin/ralph demo
+
+# `ralph` for your own projects, in an environment of its own (uv tool install) at the
+# versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else
+# ~/.local/bin). EXTRAS=claude by default: ralph.toml's default agent is Claude Code,
+# which the claude extra bundles; `make install EXTRAS=` leaves it out (simulated agents,
+# or an agent CLI of your own), EXTRAS=claude,postgres adds more. Run again to update.
+EXTRAS ?= claude
+INSTALL_CONSTRAINTS ?= $(VENV)/install-constraints.txt
+
+install: $(UV)
+	$(UV) export --quiet --frozen --no-default-groups --all-extras --no-emit-project \
+		--no-hashes --format requirements-txt -o $(INSTALL_CONSTRAINTS)
+	$(UV) tool install --quiet --force --python $(PYTHON) --constraints $(INSTALL_CONSTRAINTS) \
+		--reinstall-package ralph-delivery ".$(if $(strip $(EXTRAS)),[$(strip $(EXTRAS))])"
+	@bin="$$($(UV) tool dir --bin)"; \
+	echo "Installed $$("$$bin/ralph" --version) as $$bin/ralph"; \
+	case ":$$PATH:" in *":$$bin:"*) ;; *) \
+		echo "$$bin is not on your PATH: add it, e.g. echo 'export PATH=\"$$bin:\$$PATH\"' >> ~/.bashrc (or ~/.zshrc), then open a new shell";; \
+	esac
 
 # docs/cli.md and docs/configuration.md, from the code (a test checks they are current).
 docs: $(VENV)/.synced
