@@ -95,6 +95,16 @@ def test_make_install_puts_a_working_ralph_in_the_tool_bin_folder_and_says_where
     assert f"Installed {VERSION.strip()} as {bin_folder / 'ralph'}\n" in done.stdout
     assert f"{bin_folder} is not on your PATH: add it, e.g. " in done.stdout
     assert installed_version(bin_folder) == VERSION
+    # Without any group or extra, the whole command line loads.
+    helped = subprocess.run(
+        [str(bin_folder / "ralph"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert "demo" in helped.stdout
     # No extra asked for: the Claude Agent SDK is not in ralph's environment.
     python = tmp_path / "tools" / "ralph-delivery" / "bin" / "python"
     probe = subprocess.run(
