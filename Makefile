@@ -83,6 +83,7 @@ agent-clis: $(VENV)/.synced
 
 demo: $(VENV)/.runtime sandbox-tools
 	$(VENV)/bin/ralph demo
+	@echo "Next: make install puts ralph on your PATH, for your own projects."
 
 # `ralph` for your own projects, in an environment of its own (uv tool install) at the
 # versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else

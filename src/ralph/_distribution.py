@@ -12,7 +12,9 @@ DISTRIBUTION = "ralph-delivery"
 def install_hint(extra: str) -> str:
     """How to install ``extra`` (``claude``, ``otel``, ...): with pip into the environment
     Ralph runs from, or with `make install` from a clone."""
-    return f"pip install '{DISTRIBUTION}[{extra}]' (from a clone: make install EXTRAS={extra})"
+    # `make install` has the claude extra unless told otherwise: another extra adds to it.
+    extras = "" if extra == "claude" else f" EXTRAS=claude,{extra}"
+    return f"pip install '{DISTRIBUTION}[{extra}]' (from a clone: make install{extras})"
 
 
 def installed_version() -> str:
