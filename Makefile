@@ -46,8 +46,11 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 SANDBOX_PACKAGES := bubblewrap socat
 
 # apt-get update only when the install fails (a fresh image has no package lists).
+# Bubblewrap is Linux's: elsewhere (macOS) there is nothing to install, and ralph doctor
+# says what works there.
 sandbox-tools:
-	@if ! command -v bwrap >/dev/null 2>&1 || ! command -v socat >/dev/null 2>&1; then \
+	@if [ "$$(uname -s)" != Linux ]; then :; \
+	elif ! command -v bwrap >/dev/null 2>&1 || ! command -v socat >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null 2>&1 \
 			|| { apt-get update -q >/dev/null && apt-get install -y -q $(SANDBOX_PACKAGES) >/dev/null; } \
