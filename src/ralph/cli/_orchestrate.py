@@ -527,7 +527,7 @@ def demo_command(
 ) -> None:
     """Run the whole pipeline on a throwaway project with simulated agents."""
     from ralph.demo import demo_project, run_demo, unconfined_reason
-    from ralph.sandbox import already_warned
+    from ralph.sandbox import skip_unconfined_warning
 
     if keep is not None and keep.exists() and not keep.is_dir():
         raise InvalidInput(f"{keep} is a file; give --keep a new or empty folder")
@@ -551,7 +551,7 @@ def demo_command(
             "you install bubblewrap or set RALPH_ALLOW_UNSANDBOXED=true.",
             markup=False,
         )
-        already_warned()
+        skip_unconfined_warning()
     with tempfile.TemporaryDirectory(prefix="ralph-demo-") as scratch:
         folder = keep.resolve() if keep is not None else Path(scratch) / "greet"
         started = time.monotonic()

@@ -9,8 +9,8 @@ from __future__ import annotations
 from ralph.sandbox._platform import PlatformPath, platform_path
 from ralph.sandbox._policy import (
     ALLOW_UNSANDBOXED,
-    already_warned,
     should_confine,
+    skip_unconfined_warning,
     unconfined_warning,
 )
 from ralph.sandbox._probe import SandboxStatus, nests, probe
@@ -33,7 +33,6 @@ __all__ = [
     "SandboxProfile",
     "SandboxStatus",
     "agent_profile",
-    "already_warned",
     "confine",
     "git_commit_paths",
     "host_port",
@@ -42,5 +41,6 @@ __all__ = [
     "probe",
     "profile_for_tests",
     "should_confine",
+    "skip_unconfined_warning",
     "unconfined_warning",
 ]

@@ -9,7 +9,7 @@ import threading
 from ralph.errors import ConfigError
 from ralph.sandbox._probe import probe
 
-__all__ = ["ALLOW_UNSANDBOXED", "already_warned", "should_confine", "unconfined_warning"]
+__all__ = ["ALLOW_UNSANDBOXED", "should_confine", "skip_unconfined_warning", "unconfined_warning"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def should_confine(allow_unsandboxed: bool, what: str) -> bool:
     return False
 
 
-def already_warned() -> None:
+def skip_unconfined_warning() -> None:
     """The person has been told that agents run unconfined (``ralph demo``'s notice):
     :func:`should_confine` does not log it again in this process."""
     _warned.set()
