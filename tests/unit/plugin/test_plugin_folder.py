@@ -77,10 +77,21 @@ def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
         assert f"ralph hook context set {spec.name} N" in text
         assert f"ralph run {spec.name} N" in text
         assert "ralph hook context clear" in text
-    assert "ralph hero $ARGUMENTS" in skills["ralph-hero"]
-    assert "ralph team N" in skills["ralph-team"]
     assert "ralph status" in skills["ralph-status"]
     assert "ralph doctor" in skills["ralph-setup"]
+    assert "ralph plugin check" in skills["ralph-setup"]
+
+
+def test_the_long_skills_start_their_run_in_the_background_and_follow_it():
+    """A hero or team run outlasts Claude Code's Bash time limit (2 minutes, 10 at most)."""
+    for skill, command in (("ralph-hero", "ralph hero $ARGUMENTS"), ("ralph-team", "ralph team N")):
+        text = (PLUGIN / "skills" / skill / "SKILL.md").read_text()
+        assert f"{command} --background" in text, skill
+        assert "ralph runs show R --json" in text, skill
+        assert "report.needsPerson" in text, skill
+        assert "Bash(sleep *)" in str(
+            frontmatter(PLUGIN / "skills" / skill / "SKILL.md")["allowed-tools"]
+        )
 
 
 #: The original's interactive skills, each with the command it runs (a person can run the
