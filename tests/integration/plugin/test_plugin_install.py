@@ -6,6 +6,7 @@ plugin's hooks, MCP server and skills."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 import ralph
 from ralph.plugin import PLUGIN_ID, check_plugin, install_plugin
 
-from ...fakes.anthropic_api import FakeAnthropicAPI, Script, Step, Text, ToolUse
+from ...fakes.anthropic_api import FakeAnthropicAPI, Request, Script, Step, Text, ToolUse
 from ..conftest import RALPH, GitProject, RalphCli, ralph_process
 from .test_claude_code_plugin import TOOL_PREFIX, _claude, text_of, tool_results
 
@@ -152,10 +153,12 @@ def test_without_claude_code_install_says_so_in_one_line_and_writes_nothing(
 # -- a session of the real CLI, started without ralph on its PATH -----------------------
 
 
-def session(project: Path, home: Path, prompt: str, script: Script) -> list[dict[str, Any]]:
+def session(
+    project: Path, home: Path, prompt: str, script: Script, **settings: str
+) -> list[dict[str, Any]]:
     """One ``claude -p`` with the installed plugin (no --plugin-dir), PATH without ralph."""
     with FakeAnthropicAPI(script) as api:
-        env = {**claude_environment(home), **api.environment(str(home))}
+        env = {**claude_environment(home), **api.environment(str(home)), **settings}
         done = subprocess.run(
             [
                 str(_claude()),
@@ -212,3 +215,33 @@ def test_hooks_mcp_and_skills_reach_ralph_though_claude_code_was_started_without
     assert write.get("is_error")
     assert "only inside the issue's worktree (worktrees/GH-1/)" in text_of(write)
     assert not outside.exists()
+
+
+def test_the_hero_skill_starts_its_run_in_the_background_and_follows_it_to_its_end(home, tmp_path):
+    project = GitProject(tmp_path / "project").path
+    for args in (["init"], ["issue", "new", "Say hi", "-e", "XS"]):
+        assert ralph_process(*args, cwd=project).returncode == 0
+    assert (
+        ralph_process("plugin", "install", cwd=home, env=claude_environment(home)).returncode == 0
+    )
+
+    def model(request: Request, turn: int) -> Step:
+        """What the skill tells a model to do: start, then follow until not active."""
+        said = "\n".join(request.texts())
+        started = re.search(r"Run (\d+) \(hero #1\) runs in the background", said)
+        if started is None:
+            return ToolUse("Bash", {"command": "ralph hero 1 --background", "description": "go"})
+        statuses = re.findall(r'^  "status": "(\w+)"', said, re.MULTILINE)
+        if turn < 60 and (not statuses or statuses[-1] == "active"):
+            follow = f"sleep 1; ralph runs show {started[1]} --json"
+            return ToolUse("Bash", {"command": follow, "description": "follow"})
+        return Text(f"Run {started[1]}: {statuses[-1] if statuses else 'unknown'}.")
+
+    frames = session(project, home, "/ralph-hero:ralph-hero 1", model, RALPH_AGENT="scripted")
+    start, *follows = tool_results(frames)
+    assert not start.get("is_error"), text_of(start)
+    run = re.search(r"Run (\d+) \(hero #1\)", text_of(start))
+    assert run is not None
+    assert frames[-1]["result"] == f"Run {run[1]}: finished."
+    last = text_of(follows[-1])
+    assert '"needsPerson": [\n      "Implement GH-1: #1 needs a person' in last
