@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._console import Console
-from ralph.errors import NeedsPerson
+from ralph.errors import InvalidInput, NeedsPerson
 from ralph.project import Project
 from ralph.tasks import RunStatus
 
@@ -40,6 +40,12 @@ def start_in_background(
     done here already), detached; print the run's number once the store has it; the exit
     code. A run that stops before it is in the store (nothing to do, a refusal) is
     printed from its log with its own exit code."""
+    store_url = (ctx.find_root().obj or {}).get("store_url")
+    if (store_url or project.config.store_url).startswith("memory:"):
+        raise InvalidInput(
+            "--background needs a store the detached run shares, and memory:// is this "
+            "process's own: use sqlite:///path or postgresql://... (--store or ralph.toml)"
+        )
     store = project.store
     known = {run.id for run in store.list_runs(root_issue=root)}
     active = store.list_runs(root_issue=root, status=RunStatus.ACTIVE)
@@ -48,7 +54,6 @@ def start_in_background(
     log = folder / f"{mode}-{root}-{datetime.now():%Y%m%d-%H%M%S-%f}.log"
     argv = [sys.executable, "-m", "ralph", *_command_line(ctx, ("background", *skip))]
     env = dict(os.environ)
-    store_url = (ctx.find_root().obj or {}).get("store_url")
     if store_url:
         env["RALPH_STORE_URL"] = store_url
     child = subprocess.Popen(
