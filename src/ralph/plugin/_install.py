@@ -127,9 +127,14 @@ def _reach(folder: Path, environ: Mapping[str, str]) -> PluginCheck:
     version = _output([ralph, "--version"], environ)
     said = version.stdout.strip().splitlines()
     if version.returncode != 0 or not said:
-        error = version.stderr.strip().splitlines() or [f"exit {version.returncode}"]
+        # The last line that says something (click draws its error in a box).
+        error = [
+            line.strip("│╭╰─ ")
+            for line in version.stderr.splitlines()
+            if any(c.isalnum() for c in line)
+        ] or [f"exit {version.returncode}"]
         line = f"hooks and MCP server run {ralph} ({how}); its --version fails: {error[-1]}"
-        return PluginCheck(False, line, _REINSTALL)
+        return PluginCheck(False, line, f"install Ralph again, then {_REINSTALL}")
     line = f"hooks and MCP server run {ralph} ({how}): {said[-1]}"
     if not recorded:  # works with this PATH; Claude Code may have been started with another
         return PluginCheck(True, line, f"to run it whatever Claude Code's PATH, {_REINSTALL}")

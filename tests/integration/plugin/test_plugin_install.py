@@ -126,6 +126,21 @@ def test_check_fails_with_the_fix_for_a_disabled_plugin_and_a_ralph_gone(home):
     assert reach.fix == "run: ralph plugin install"
 
 
+def test_check_fails_for_a_ralph_that_cannot_say_its_version(home):
+    broken = home / "venv" / "bin" / "ralph"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(
+        "#!/bin/sh\necho '╭─ Error ─╮' >&2\necho '│ No such option: --version │' >&2\nexit 2\n"
+    )
+    broken.chmod(0o755)
+    environ = claude_environment(home)
+    install_plugin(ralph=broken, environ=environ)
+    *_, reach = check_plugin(environ)
+    assert not reach.ok
+    assert reach.line.endswith("its --version fails: No such option: --version")
+    assert reach.fix == "install Ralph again, then run: ralph plugin install"
+
+
 def test_check_without_the_plugin_exits_1_with_the_fix(home):
     done = ralph_process("plugin", "check", cwd=home, env=claude_environment(home))
     assert done.returncode == 1
