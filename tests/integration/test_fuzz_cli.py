@@ -60,16 +60,18 @@ ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
 #: Commands that never open the store: ``--store`` before them is not theirs to check
 #: (init finds an existing ralph.toml and changes nothing; doctor checks the agent and
 #: the tracker; demo builds its own project in a scratch folder; pipeline reads files;
-#: idea new writes a file of the person's; plugin path prints a folder; debug stats
-#: reads the debug log's files; the hook commands answer Claude Code and never block a
-#: person's session, so a tracker they cannot reach is a warning, and their context
-#: lives in a file).
+#: idea new writes a file of the person's; plugin path prints a folder, install and check
+#: work on Claude Code's settings; debug stats reads the debug log's files; the hook
+#: commands answer Claude Code and never block a person's session, so a tracker they
+#: cannot reach is a warning, and their context lives in a file).
 NO_STORE = {
     ("init",),
     ("doctor",),
     ("demo",),
     ("idea", "new"),
     ("plugin", "path"),
+    ("plugin", "install"),
+    ("plugin", "check"),
     ("login",),  # hands the terminal to Claude Code's login; it opens no store
     ("version",),  # prints the installed version
     ("debug", "stats"),

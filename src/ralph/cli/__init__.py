@@ -35,10 +35,11 @@ from ralph.cli import (
     _web,
 )
 from ralph.cli._debug import debug_app
-from ralph.cli._hook import hook_app, plugin_app
+from ralph.cli._hook import hook_app
 from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
 from ralph.cli._pipeline import pipeline_app
+from ralph.cli._plugin import plugin_app
 from ralph.cli._pr import pr_app
 from ralph.cli._prompts import prompts_app
 from ralph.cli._status_report import report_app

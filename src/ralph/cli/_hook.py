@@ -1,5 +1,5 @@
 """``ralph hook``: the Claude Code hooks of the ralph-hero plugin and the hook context a
-skill sets for them; ``ralph plugin path``: where the plugin folder is installed.
+skill sets for them.
 
 ``ralph hook EVENT`` is normally answered by ``ralph.__main__`` before this command line
 is loaded; the commands here are the same answer, for ``--help`` and ``python -m``-less
@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
 from ralph.cli._project import open_project_of
 from ralph.config import find_config
 from ralph.errors import InvalidInput
@@ -26,13 +26,12 @@ from ralph.plugin import (
     HookContext,
     clear_context,
     find_context,
-    plugin_path,
     run_hook,
     set_context,
 )
 from ralph.workflow import PHASE_SPECS, find_phase
 
-__all__ = ["hook_app", "plugin_app"]
+__all__ = ["hook_app"]
 
 hook_app = typer.Typer(
     name="hook",
@@ -46,7 +45,6 @@ context_app = typer.Typer(
     no_args_is_help=True,
 )
 hook_app.add_typer(context_app)
-plugin_app = typer.Typer(name="plugin", help="The Claude Code plugin.", no_args_is_help=True)
 
 _AGENT_PHASES = ", ".join(spec.name for spec in PHASE_SPECS if spec.uses_agent)
 
@@ -123,9 +121,3 @@ def _describe(context: HookContext) -> str:
     until = datetime.fromtimestamp(context.expires_at).strftime("%Y-%m-%d %H:%M")
     session = f", session {context.session_id}" if context.session_id else ""
     return f"Hook context: {context.phase}{issue} until {until}{session}."
-
-
-@plugin_app.command("path")
-def plugin_path_command() -> None:
-    """The plugin folder of the installed package: claude --plugin-dir "$(ralph plugin path)"."""
-    echo(str(plugin_path()))

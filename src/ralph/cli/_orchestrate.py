@@ -16,6 +16,7 @@ import typer
 from rich.text import Text
 
 from ralph._distribution import install_hint
+from ralph.cli._background import BackgroundOpt, start_in_background
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
@@ -231,12 +232,17 @@ def hero_command(
     adopt: AdoptOpt = None,
     wait: WaitOpt = False,
     best_of: BestOfOpt = None,
+    background: BackgroundOpt = False,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
     with open_project_of(ctx, working=True) as project:
         project.tracker.get_issue(number)  # one that does not exist is named before anything
         for branch in adopt or ():
             adopt_branch(project, branch)
+        if background:
+            raise typer.Exit(
+                start_in_background(ctx, project, number, mode="hero", skip=("adopt",))
+            )
         code = _session(
             project,
             number,
@@ -404,12 +410,18 @@ def team_command(
     adopt: AdoptOpt = None,
     wait: WaitOpt = False,
     best_of: BestOfOpt = None,
+    background: BackgroundOpt = False,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
     counts = parse_workers(workers)
     with open_project_of(ctx, working=True) as project:
         for branch in adopt or ():
             adopt_branch(project, branch)
+        if background:
+            project.tracker.get_issue(number)
+            raise typer.Exit(
+                start_in_background(ctx, project, number, mode="team", skip=("adopt",))
+            )
         mode = review_mode or project.config.review_mode
         several = best_of_settings(project, best_of, agent)
         roster = {**suggested_team(project, number, mode, several), **counts}

@@ -1,6 +1,7 @@
 """The plugin folder is one copy: the package ships it, the repository's marketplace
 points at it, and what it declares matches the code (roles' tools, hook events, the MCP
-server); Claude Code's own validator accepts both manifests."""
+server, all run through its launcher); Claude Code's own validator accepts both
+manifests, and the marketplace ``ralph plugin install`` writes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from ralph.artifacts import parse_frontmatter
 from ralph.mcp import SERVER_NAME
-from ralph.plugin import HOOK_EVENTS, PLUGIN_NAME, plugin_path
+from ralph.plugin import HOOK_EVENTS, PLUGIN_NAME, plugin_path, write_marketplace
 from ralph.workflow import PHASE_SPECS
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -33,9 +34,13 @@ def test_the_marketplace_entry_resolves_to_the_packaged_plugin_folder():
     assert manifest["name"] == PLUGIN_NAME
 
 
+#: How the plugin runs ``ralph``: through its launcher, which finds the installed one.
+LAUNCHER = "${CLAUDE_PLUGIN_ROOT}/bin/ralph"
+
+
 def test_the_mcp_server_is_ralph_mcp_under_the_servers_own_name():
     servers = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]
-    assert servers == {SERVER_NAME: {"command": "ralph", "args": ["mcp"]}}
+    assert servers == {SERVER_NAME: {"command": "sh", "args": [LAUNCHER, "mcp"]}}
 
 
 def test_every_hook_runs_ralph_hook_for_an_event_it_answers():
@@ -44,7 +49,9 @@ def test_every_hook_runs_ralph_hook_for_an_event_it_answers():
         event: [h["command"] for group in groups for h in group["hooks"]]
         for event, groups in hooks.items()
     }
-    assert commands == {claude: [f"ralph hook {name}"] for name, claude in HOOK_EVENTS.items()}
+    assert commands == {
+        claude: [f'sh "{LAUNCHER}" hook {name}'] for name, claude in HOOK_EVENTS.items()
+    }
 
 
 def test_each_role_agent_has_the_tools_its_phases_give_it():
@@ -70,10 +77,21 @@ def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
         assert f"ralph hook context set {spec.name} N" in text
         assert f"ralph run {spec.name} N" in text
         assert "ralph hook context clear" in text
-    assert "ralph hero $ARGUMENTS" in skills["ralph-hero"]
-    assert "ralph team N" in skills["ralph-team"]
     assert "ralph status" in skills["ralph-status"]
     assert "ralph doctor" in skills["ralph-setup"]
+    assert "ralph plugin check" in skills["ralph-setup"]
+
+
+def test_the_long_skills_start_their_run_in_the_background_and_follow_it():
+    """A hero or team run outlasts Claude Code's Bash time limit (2 minutes, 10 at most)."""
+    for skill, command in (("ralph-hero", "ralph hero $ARGUMENTS"), ("ralph-team", "ralph team N")):
+        text = (PLUGIN / "skills" / skill / "SKILL.md").read_text()
+        assert f"{command} --background" in text, skill
+        assert "ralph runs show R --json" in text, skill
+        assert "report.needsPerson" in text, skill
+        assert "Bash(sleep *)" in str(
+            frontmatter(PLUGIN / "skills" / skill / "SKILL.md")["allowed-tools"]
+        )
 
 
 #: The original's interactive skills, each with the command it runs (a person can run the
@@ -110,8 +128,15 @@ def _claude() -> Path:
     return cli
 
 
-@pytest.mark.parametrize("folder", [PLUGIN, REPOSITORY], ids=["plugin", "marketplace"])
-def test_claude_plugin_validate_accepts_the_plugin_and_the_marketplace(folder, tmp_path):
+def written_marketplace(folder: Path) -> Path:
+    return write_marketplace(folder / "written", Path("/opt/ralph/bin/ralph"), "1.2.3")
+
+
+@pytest.mark.parametrize("where", ["plugin", "marketplace", "written"])
+def test_claude_plugin_validate_accepts_the_plugin_and_the_marketplaces(where, tmp_path):
+    folder = {"plugin": PLUGIN, "marketplace": REPOSITORY}.get(where) or written_marketplace(
+        tmp_path
+    )
     done = subprocess.run(
         [str(_claude()), "plugin", "validate", str(folder)],
         capture_output=True,
