@@ -106,6 +106,7 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)  # about 20 ralph processes; minutes on a loaded 2-core machine
 def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Path) -> None:
     start = tmp_path / "work"
@@ -117,6 +118,7 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
     assert all(subject.startswith("Merge pull request") for subject in merges)
 
 
+@pytest.mark.slow
 def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
     repository = tmp_path / "project"
     repository.mkdir()
