@@ -21,7 +21,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team clean
+.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -110,6 +110,10 @@ install: $(UV)
 # docs/cli.md and docs/configuration.md, from the code (a test checks they are current).
 docs: $(VENV)/.synced
 	$(VENV)/bin/python -m ralph.cli._reference
+
+# The documentation site (mkdocs.yml) in site/, built as strictly as the test builds it.
+docs-site: $(VENV)/.synced
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -38,7 +38,7 @@ def load_routing(path: Path, *, shown: str | None = None) -> RoutingConfig:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InvalidInput(
-            f"no routing file {name}; write one (README, Routing) or name it with --file"
+            f"no routing file {name}; write one (docs/service.md, Routing) or name it with --file"
         ) from None
     except IsADirectoryError:
         raise InvalidInput(f"{name} is a folder, not a routing file; give the .yml file") from None

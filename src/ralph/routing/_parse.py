@@ -102,11 +102,13 @@ def _load(text: str, source: str) -> tuple[Any, _Where]:
         problem = " ".join(str(exc.problem or exc.context or "is not YAML").split())
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "somewhere"
         raise InvalidInput(
-            f"{source} {where}: {problem}; fix the YAML (see README, Routing)"
+            f"{source} {where}: {problem}; fix the YAML (see docs/service.md, Routing)"
         ) from None
     except yaml.YAMLError as exc:
         problem = " ".join(str(exc).split())
-        raise InvalidInput(f"{source}: {problem}; fix the YAML (see README, Routing)") from None
+        raise InvalidInput(
+            f"{source}: {problem}; fix the YAML (see docs/service.md, Routing)"
+        ) from None
     if root is None:
         raise InvalidInput(f"{source} is empty; it needs at least `version: 1` and `rules:`")
     return data, _Where(source, root)

@@ -59,8 +59,8 @@ def test_ralph_mcp_serves_the_tools_over_stdio_and_names_its_version(repo):
 
 
 def test_claude_code_uses_ralph_mcp_from_the_readme_snippet(repo, tmp_path):
-    """The real Claude Code CLI, configured with the README's .mcp.json, calls a tool
-    of ``ralph mcp`` for a (fake) model."""
+    """The real Claude Code CLI, configured with the .mcp.json docs/claude-code.md shows,
+    calls a tool of ``ralph mcp`` for a (fake) model."""
     sdk = pytest.importorskip("claude_agent_sdk")
     cli = Path(sdk.__file__).parent / "_bundled" / "claude"
     (repo.path / ".mcp.json").write_text(

@@ -122,11 +122,11 @@ def test_roles_are_those_whose_phases_run_agents():
         parse({"roles": {"integrator": {"model": "haiku"}}})
 
 
-def test_the_readme_table_of_default_models_is_the_one_in_force():
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
+def test_the_agents_guide_table_of_default_models_is_the_one_in_force():
+    guide = (Path(__file__).parents[3] / "docs" / "agents.md").read_text()
     rows = {
         line.split("|")[1].strip(): line.split("|")[3].strip(" `")
-        for line in readme.splitlines()
+        for line in guide.splitlines()
         if line.startswith("| ") and line.split("|")[1].strip() in DEFAULT_MODELS
     }
     assert rows == dict(DEFAULT_MODELS)

@@ -31,10 +31,10 @@ def test_the_written_file_says_what_an_empty_model_means_and_how_to_choose_per_r
     assert '"default": the one Claude Code recommends for your account' in text
     assert "empty: Ralph's choice\n# per phase (triage haiku," in text
     assert '[agent.roles.validator] model = "haiku"' in text
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
-    assert '`model = ""` (the default) takes the model of each phase from this table' in readme
-    assert '`model = "default"` leaves the choice to Claude Code' in readme
-    assert '[agent.phases.plan]\n    model = "opus"' in readme
+    guide = (Path(__file__).parents[3] / "docs" / "agents.md").read_text()
+    assert '`model = ""` (the default) takes each phase\'s model from this table' in guide
+    assert '`model = "default"` leaves the choice to Claude Code' in guide
+    assert '[agent.phases.plan]\nmodel = "opus"' in guide
 
 
 def test_a_test_command_is_written_as_a_toml_string_that_loads_back(tmp_path):
