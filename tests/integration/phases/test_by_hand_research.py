@@ -15,6 +15,8 @@ from ralph.project import open_project
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState as S
 
+from ..conftest import RalphCli
+
 pytestmark = pytest.mark.slow
 
 
@@ -30,13 +32,13 @@ def issue(repo: Path, number: int) -> Issue:
         return project.tracker.get_issue(number)
 
 
-def new_issue(ralph_cli, *args: str) -> int:
+def new_issue(ralph_cli: RalphCli, *args: str) -> int:
     code, out, err = ralph_cli("issue", "new", "Add a farewell function", *args)
     assert code == 0, err
     return int(re.search(r"#(\d+)", out).group(1))  # type: ignore[union-attr]
 
 
-def refused(ralph_cli, *args: str) -> str:
+def refused(ralph_cli: RalphCli, *args: str) -> str:
     code, out, err = ralph_cli(*args)
     assert (code, out, err.count("\n")) == (2, "", 1), out + err
     return err

@@ -127,6 +127,7 @@ def test_an_idea_goes_to_merged_by_hand_with_no_agent_and_no_key(person: Person)
     number = int(re.search(r"Created #(\d+)", out).group(1))  # type: ignore[union-attr]
     n = str(number)
     assert person.issue(number).workflow_state is S.BACKLOG
+    assert f"Next: ralph research {n} --interactive (by hand)" in out
 
     # Research: from Backlog (the person triages too), locked as the agent's would be.
     out = person.ok("research", n, "--interactive")
