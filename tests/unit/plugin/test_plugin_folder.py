@@ -81,7 +81,7 @@ def test_each_phase_skill_runs_its_phase_inside_a_hook_context():
 INTERACTIVE_SKILLS = {
     "draft-idea": ("ralph idea new", None),
     "form-idea": ("ralph idea form", None),
-    "research-codebase": ("thoughts/shared/research/", None),
+    "research-codebase": ("ralph research N --done", None),
     "create-plan": ("ralph plan N --done", "plan"),
     "iterate-plan": ("ralph plan iterate N --feedback", "plan"),
     "implement-plan": ("ralph implement N --interactive --step-done", "implement"),
