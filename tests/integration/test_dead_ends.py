@@ -61,7 +61,7 @@ def test_a_research_document_deleted_by_hand_names_the_way_back_to_research(tmp_
     assert line == (
         f"#{n} has no research document on main (was it removed?); research it again: "
         f'ralph issue move {n} "Human Needed", ralph issue move {n} "Research Needed", '
-        f"then ralph run research {n}"
+        f"then ralph run research {n} (or by hand: ralph research {n} --interactive)"
     )
     for state in ("Human Needed", "Research Needed"):
         moved = ralph_process("issue", "move", str(n), state, cwd=repo)

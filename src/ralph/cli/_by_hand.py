@@ -1,7 +1,8 @@
-"""The workflows a person drives by hand: ``ralph plan N --interactive`` / ``--done``,
-``ralph plan iterate N``, ``ralph review N --reject``, ``ralph implement N
---interactive``. Each works without an agent (a person writes the text) and refuses in
-one line when the issue is where the workflow does not allow it."""
+"""The workflows a person drives by hand: ``ralph research N --interactive`` /
+``--done``, ``ralph plan N --interactive`` / ``--done``, ``ralph plan iterate N``,
+``ralph review N --reject``, ``ralph implement N --interactive``. Each works without an
+agent (a person writes the text) and refuses in one line when the issue is where the
+workflow does not allow it; each says the next step by hand first."""
 
 from __future__ import annotations
 
@@ -22,14 +23,22 @@ from ralph.phases import (
     PhaseOutcome,
     Progress,
     draft_plan,
+    draft_research,
     iterate_plan,
     next_step,
     reject,
     step_done,
     submit_plan,
+    submit_research,
 )
 
-__all__ = ["implement_command", "plan_app", "read_text_file", "review_command"]
+__all__ = [
+    "implement_command",
+    "plan_app",
+    "read_text_file",
+    "research_command",
+    "review_command",
+]
 
 _WRITE = "write"
 
@@ -128,11 +137,69 @@ def plan_write(
         if interactive:
             draft = draft_plan(project, number)
             made = "Made" if draft.created else "Kept"
-            _say(f"{made} the working copy of {draft.plan}: {draft.path}")
+            _say(f"{made} the working copy of {draft.document}: {draft.path}")
             _say(f"Edit it, {draft.next_step}")
             return
         outcome = submit_plan(project, number, text)
     _print(outcome)
+    if outcome.ok:
+        _say(
+            f"Next: ralph approve {number}, or ralph review {number} --reject REASON "
+            f"(or the agent's review: ralph run review {number})"
+        )
+
+
+def research_command(
+    ctx: typer.Context,
+    number: Number,
+    interactive: Annotated[
+        bool,
+        typer.Option(
+            "--interactive",
+            help="Take the issue (Research in Progress; from Backlog through Research "
+            "Needed) and make (or show) the working copy to edit, under .ralph/drafts/: a "
+            "skeleton named as the research document will be.",
+        ),
+    ] = False,
+    done: Annotated[
+        bool,
+        typer.Option(
+            "--done",
+            help="Submit the working copy (or --file) as the research phase would an agent's "
+            "document: checked, committed, linked, the issue Ready for Plan.",
+        ),
+    ] = False,
+    file: Annotated[
+        str | None,
+        typer.Option(
+            "--file",
+            help="Take the document from this file ('-': standard input) instead of the draft.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Research an issue yourself: ralph research N --interactive, edit it, then --done."""
+    if interactive == done:
+        raise InvalidInput(
+            f"say --interactive (start the research) or --done (submit it); "
+            f"for the agent's research: ralph run research {number}"
+        )
+    if interactive and file is not None:
+        raise InvalidInput("--file goes with --done; --interactive makes the working copy")
+    text = read_text_file(file, "the research") if file is not None else None
+    with open_project_of(ctx, working=True) as project:
+        if interactive:
+            draft = draft_research(project, number)
+            for line in draft.said:
+                _say(line)
+            made = "Made" if draft.created else "Kept"
+            _say(f"{made} the working copy of {draft.document}: {draft.path}")
+            _say(f"Edit it, {draft.next_step}")
+            return
+        outcome = submit_research(project, number, text)
+    _print(outcome)
+    if outcome.ok:
+        _say(f"Next: ralph plan {number} --interactive (by hand), or ralph run plan {number}")
 
 
 @plan_app.command("iterate")
@@ -194,7 +261,10 @@ def _show(step: Progress, number: int) -> None:
         _say(line)
     _say(f"Worktree: {step.worktree} ({step.branch}); plan: {step.plan}")
     if step.phase is None:
-        _say(f"Every phase of the plan is done. Next: ralph run pr {number}")
+        _say(
+            f"Every phase of the plan is done. Next: ralph run pr {number} (it opens the pull "
+            f"request; no agent runs), then ralph run merge {number}"
+        )
         return
     phase = step.phase
     _say(f"Next: Phase {phase.number} of {step.total}: {phase.title}")
@@ -245,5 +315,13 @@ def implement_command(
         _say(f"Phase {done.phase.number}: the tests fail (`{done.tests.command}`):")
         _say(done.tests.tail)
         raise typer.Exit(EXIT_FAILED)
-    _say(f"Phase {done.phase.number} done: tests pass, ticked, committed {done.commit[:7]}.")
+    _say(
+        f"Phase {done.phase.number} done: tests pass, Automated Verification ticked, "
+        f"committed {done.commit[:7]}."
+    )
+    unchecked = [box.text for box in done.phase.manual if not box.checked]
+    if unchecked:  # a person's checks: never ticked for them
+        _say(f"Manual Verification, yours to check (left unticked in {done.step.plan}):")
+        for text in unchecked:
+            _say(f"  - {text}")
     _show(done.step, number)

@@ -80,3 +80,7 @@ def idea_form(
     _say(f"Created #{issue.number}: {issue.title} [{issue.workflow_state}]; {source} links it")
     for child in formed.children:
         _say(f"  #{child.number}: {child.title} [{child.estimate}]")
+    # By hand first: the person who formed it can research it without an agent.
+    first = formed.children[0].number if formed.children else issue.number
+    agent = f"ralph hero {issue.number}" if formed.children else f"ralph run triage {first}"
+    _say(f"Next: ralph research {first} --interactive (by hand), or {agent} (the agent)")

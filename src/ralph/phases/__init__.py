@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from ralph.phases._attempt import remove_attempt_branches
 from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts, select_attempt
+from ralph.phases._by_hand import Draft
 from ralph.phases._context import PhaseContext
 from ralph.phases._effective_prompt import effective_prompt, prompted_phase
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._merged import finish_merged
 from ralph.phases._ownership import ForeignBranch, adopt_branch
 from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
-from ralph.phases._plan_by_hand import Draft, draft_plan, iterate_plan, submit_plan
+from ralph.phases._plan_by_hand import draft_plan, iterate_plan, submit_plan
 from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
 from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
 from ralph.phases._registry import PHASES, get_phase
 from ralph.phases._required_check import RequiredCheck, required_check_of, run_required_check
+from ralph.phases._research_by_hand import draft_research, submit_research
 from ralph.phases._retry import RETRY_FROM, retry_escalated
 from ralph.phases._review import approve, reject
 from ralph.phases._runner import AttemptOutcome, PhaseOutcome, PhaseRunner, PhaseStatus
@@ -61,6 +63,7 @@ __all__ = [
     "allowed_methods",
     "approve",
     "draft_plan",
+    "draft_research",
     "effective_prompt",
     "finish_merged",
     "form_idea",
@@ -85,6 +88,7 @@ __all__ = [
     "similar_issues",
     "step_done",
     "submit_plan",
+    "submit_research",
     "sync_board",
     "sync_issue",
     "sync_pull_request",

@@ -61,7 +61,8 @@ def plan_fields(ctx: PhaseContext, issue: Issue) -> dict[str, Any]:
                 f"same command with {planned} instead of {issue.number}"
             )
         raise PhaseRefused(
-            f"#{issue.number} has no implementation plan; run ralph run plan {issue.number} first"
+            f"#{issue.number} has no implementation plan; run ralph run plan {issue.number} first "
+            f"(or write it yourself: ralph plan {issue.number} --interactive)"
         )
     fields, _ = parse_frontmatter(ctx.read_base(found.path) or "")
     return fields

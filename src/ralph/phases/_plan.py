@@ -62,7 +62,9 @@ class PlanPhase(Phase):
             )
             raise PhaseRefused(
                 f"the plan covers the whole group ({', '.join(f'#{i.number}' for i in members)}) "
-                f"and these members are not Ready for Plan: {listed}; research them first"
+                f"and these members are not Ready for Plan: {listed}; research them first "
+                f"(ralph run research {waiting[0].number}, or by hand: ralph research "
+                f"{waiting[0].number} --interactive)"
             )
         for issue in members:
             self.check_estimate(issue)
@@ -71,7 +73,8 @@ class PlanPhase(Phase):
                 raise Impasse(
                     f"#{n} has no research document on {ctx.base} (was it removed?); research "
                     f'it again: ralph issue move {n} "Human Needed", ralph issue move {n} '
-                    f'"Research Needed", then ralph run research {n}'
+                    f'"Research Needed", then ralph run research {n} (or by hand: ralph '
+                    f"research {n} --interactive)"
                 )
 
     @contextmanager

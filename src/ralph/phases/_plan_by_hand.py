@@ -12,9 +12,7 @@ and puts the plan back in review, under the ``ralph_iterate_plan`` contract.
 from __future__ import annotations
 
 import difflib
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -23,54 +21,32 @@ from ralph.artifacts import (
     AUTOMATED,
     MANUAL,
     ArtifactKind,
-    Links,
-    discover,
     plan_path,
     plan_steps,
 )
 from ralph.errors import InvalidInput
-from ralph.phases._by_hand import DRAFTS, PLACEHOLDER, HandWritten, placeholders
+from ralph.phases._by_hand import (
+    PLACEHOLDER,
+    Draft,
+    HandWritten,
+    draft_of,
+    drafts_folder,
+    hand_problems,
+)
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_members
-from ralph.phases._phase import PhaseRefused, Workspace
+from ralph.phases._phase import PhaseRefused
 from ralph.phases._registry import get_phase
 from ralph.phases._review import NEEDS_ITERATION_LABEL
 from ralph.phases._runner import PhaseOutcome, PhaseRunner
 from ralph.project import Project
-from ralph.runtimes import AgentResult, AgentStatus
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
-__all__ = ["Draft", "draft_plan", "iterate_plan", "submit_plan"]
+__all__ = ["draft_plan", "iterate_plan", "submit_plan"]
 
 _ITERATE = "ralph_iterate_plan"
 _ITERABLE = (WorkflowState.READY_FOR_PLAN, WorkflowState.PLAN_IN_REVIEW)
-
-
-@dataclass(frozen=True)
-class Draft:
-    #: The working copy, absolute.
-    path: Path
-    #: The plan's path in the repository it stands for.
-    plan: str
-    #: False when an existing working copy was kept.
-    created: bool
-    #: What the person does with it next.
-    next_step: str
-
-
-def _drafts(project: Project) -> Path:
-    return project.git.path / DRAFTS
-
-
-def _draft_of(project: Project, number: int) -> Path | None:
-    """The working copy of issue ``number``'s plan, found as its plan would be."""
-    root = _drafts(project)
-    if not root.is_dir():
-        return None
-    files = [p.relative_to(root).as_posix() for p in root.rglob("*.md")]
-    found = discover(ArtifactKind.PLAN, number, (), files, Links())
-    return root / found.path if found is not None else None
 
 
 def _skeleton(members: Sequence[Issue], day: date, test_command: str) -> str:
@@ -111,46 +87,34 @@ def draft_plan(project: Project, number: int) -> Draft:
     else the committed plan when the issue has one to revise (Ready for Plan after a
     rejection, or Plan in Review), else a skeleton for the plan phase to accept."""
     issue = project.tracker.get_issue(number)
-    existing = _draft_of(project, number)
+    existing = draft_of(project, ArtifactKind.PLAN, number)
     ctx = PhaseContext(project, date.today())
     planned = ctx.find(ArtifactKind.PLAN, issue, heal=False)
     if planned is not None and issue.workflow_state in _ITERABLE:
         revise = f"then: ralph plan iterate {number} --feedback REASON"
         if existing is not None:
             return Draft(existing, planned.path, False, revise)
-        target = _drafts(project) / planned.path
+        target = drafts_folder(project) / planned.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(ctx.read_base(planned.path) or "")
         return Draft(target, planned.path, True, revise)
     ctx, members = _plan_members(project, number)
     finish = f"then: ralph plan {number} --done"
     if existing is not None:
-        return Draft(existing, existing.relative_to(_drafts(project)).as_posix(), False, finish)
+        return Draft(
+            existing, existing.relative_to(drafts_folder(project)).as_posix(), False, finish
+        )
     path = plan_path([i.number for i in members], members[0].title, ctx.day)
-    target = _drafts(project) / path
+    target = drafts_folder(project) / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(_skeleton(members, ctx.day, project.config.test_command))
     return Draft(target, path, True, finish)
 
 
-def _problems(ctx: PhaseContext, members: Sequence[Issue], path: str, text: str) -> list[str]:
-    """What the plan phase would reject in ``text`` as the plan at ``path``."""
-    left = placeholders(text)
-    if left:
-        return [f"it still has {left} {PLACEHOLDER} placeholder(s) to write"]
-    with tempfile.TemporaryDirectory(prefix="ralph-plan-") as folder:
-        file = Path(folder) / path
-        file.parent.mkdir(parents=True)
-        file.write_text(text)
-        space = Workspace(Path(folder), outputs={"document": path})
-        result = AgentResult(status=AgentStatus.OK, result={"document": path})
-        return get_phase("plan").validate(ctx, members, space, result)
-
-
 def _given_or_draft(project: Project, number: int, text: str | None) -> tuple[str, Path | None]:
     if text is not None:
         return check_text(text, "the plan"), None
-    draft = _draft_of(project, number)
+    draft = draft_of(project, ArtifactKind.PLAN, number)
     if draft is None:
         raise InvalidInput(
             f"#{number} has no plan draft; start one with ralph plan {number} --interactive, "
@@ -165,7 +129,7 @@ def submit_plan(project: Project, number: int, text: str | None = None) -> Phase
     ctx, members = _plan_members(project, number)
     plan, draft = _given_or_draft(project, number, text)
     path = plan_path([i.number for i in members], members[0].title, ctx.day)
-    problems = _problems(ctx, members, path, plan)
+    problems = hand_problems(ctx, "plan", members, path, plan)
     if problems:
         raise InvalidInput(f"the plan is not ready: {'; '.join(problems)}")
     total = len(plan_steps(plan))
@@ -211,7 +175,7 @@ def iterate_plan(project: Project, number: int, feedback: str, text: str | None 
     assert found is not None  # plan_members found it
     old = ctx.read_base(found.path) or ""
     new, draft = _given_or_draft(project, number, text)
-    problems = _problems(ctx, members, found.path, new)
+    problems = hand_problems(ctx, "plan", members, found.path, new)
     if problems:
         raise InvalidInput(f"the revised plan is not ready: {'; '.join(problems)}")
     if new == old:

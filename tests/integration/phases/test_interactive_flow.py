@@ -110,6 +110,7 @@ def test_an_idea_with_a_rough_shape_becomes_an_epic_with_ordered_children(ralph_
     assert epic.estimate.value == "M"
     assert issue(project, shout).title == "Shout"
     assert issue(project, whisper).blocked_by == (shout,)
+    assert f"Next: ralph research {shout} --interactive (by hand), or ralph hero {parent}" in out
 
 
 def test_idea_to_merged_with_a_plan_written_rejected_and_revised_by_hand(ralph_cli, project):

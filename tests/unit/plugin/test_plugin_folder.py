@@ -99,7 +99,7 @@ def test_the_long_skills_start_their_run_in_the_background_and_follow_it():
 INTERACTIVE_SKILLS = {
     "draft-idea": ("ralph idea new", None),
     "form-idea": ("ralph idea form", None),
-    "research-codebase": ("thoughts/shared/research/", None),
+    "research-codebase": ("ralph research N --done", None),
     "create-plan": ("ralph plan N --done", "plan"),
     "iterate-plan": ("ralph plan iterate N --feedback", "plan"),
     "implement-plan": ("ralph implement N --interactive --step-done", "implement"),
