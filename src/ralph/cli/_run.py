@@ -12,6 +12,7 @@ from rich.text import Text
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import BestOf
 from ralph.errors import InvalidInput
@@ -142,9 +143,8 @@ def run_command(
     phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
     number: Annotated[
         int | None,
-        typer.Argument(
-            help="Issue number (default: the issue `ralph issue next --command PHASE` picks).",
-            show_default=False,
+        issue_argument(
+            "Issue number (default: the issue `ralph issue next --command PHASE` picks)."
         ),
     ] = None,
     agent: Annotated[
@@ -243,7 +243,7 @@ def _say(text: str) -> None:
 
 def approve_command(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+    number: Annotated[int, issue_argument("Issue number.")],
 ) -> None:
     """Approve the plan for an issue (a human gate): its issues move to In Progress."""
     with open_project_of(ctx) as project:
