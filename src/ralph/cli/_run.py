@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from ralph._suggest import unknown_name
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
@@ -172,7 +173,7 @@ def run_command(
     waiting for a person stops with exit 1, unless --wait. implement with --best-of N
     (or ralph.toml's best_of) runs N attempts at once and keeps the best."""
     if phase not in PHASE_BY_NAME:
-        raise InvalidInput(f"unknown phase {phase!r}; phases are: {', '.join(PHASE_BY_NAME)}")
+        raise InvalidInput(unknown_name("phase", phase, list(PHASE_BY_NAME), "phases are"))
     if best_of is not None and phase != "implement":
         raise InvalidInput(f"--best-of applies to implement only, not {phase}; drop it")
     with open_project_of(ctx, working=True) as project:
