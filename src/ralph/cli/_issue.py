@@ -12,7 +12,7 @@ from ralph._text import check_body, check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_ref import issue_argument, issue_option
-from ralph.cli._issue_render import render_issue, render_issue_list
+from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.phases import retry_escalated
@@ -117,7 +117,10 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
     if as_json:
         echo(json.dumps(view.to_dict(), indent=2))
     else:
-        Console().print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
+        console = Console()
+        console.print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
+        for line in render_documents(view.issue, view.root):
+            console.print(line, soft_wrap=True)  # never cut: these are copied
 
 
 @issue_app.command("move")
