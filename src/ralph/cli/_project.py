@@ -17,7 +17,6 @@ from ralph.errors import (
     GitError,
     IssueIsPullRequest,
     IssueNotFound,
-    PullRequestNotFound,
     RalphError,
 )
 from ralph.git import check_checkout, check_remote
@@ -73,7 +72,7 @@ def _pull_requests_named(tracker: Tracker) -> Iterator[None]:
     except IssueNotFound as exc:
         try:
             tracker.get_pull_request(exc.number)
-        except (PullRequestNotFound, RalphError):
+        except RalphError:  # no pull request either (or no answer): not found, as it was
             raise exc from None
         raise IssueIsPullRequest(exc.number) from None
 
