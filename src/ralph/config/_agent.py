@@ -305,7 +305,7 @@ def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
 def _check_preset(preset: str | None, where: str) -> None:
     if preset is not None and preset not in AGENT_PRESETS:
         raise ConfigError(
-            f"{where}: unknown agent {preset!r}; known agents: {', '.join(AGENT_PRESETS)}"
+            f"{where}: {unknown_name('agent', preset, list(AGENT_PRESETS), 'known agents')}"
         )
 
 

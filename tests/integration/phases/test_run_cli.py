@@ -67,6 +67,8 @@ def test_a_refused_phase_is_one_line_and_exit_2(ralph):
     code, _, err = ralph("run", "research", "1", "--agent", "gpt")
     assert code == 2
     assert "unknown agent 'gpt'" in err
+    code, _, err = ralph("run", "research", "1", "--agent", "scriptd")
+    assert (code, err) == (2, "ralph: error: unknown agent 'scriptd'; did you mean 'scripted'?\n")
 
 
 def test_an_escalated_phase_exits_1(ralph, monkeypatch):
