@@ -67,7 +67,9 @@ class _PlainOption(TyperOption):
 
 
 def _plain(param: Any) -> None:
-    """``param`` shown plainly (its class swapped for the plain one of its kind)."""
+    """``param`` shown plainly: Typer makes the parameters itself and takes no class for
+    them, so its class is swapped for the plain one of its kind, which differs only in
+    how help shows it."""
     if type(param) is TyperArgument:
         param.__class__ = _PlainArgument
         if param.metavar is None:
@@ -76,7 +78,7 @@ def _plain(param: Any) -> None:
         param.__class__ = _PlainOption
 
 
-def _escape_help(command: Any) -> None:
+def _tidy_help(command: Any) -> None:
     for name in ("help", "short_help", "epilog"):
         text = getattr(command, name, None)
         if text:
@@ -90,7 +92,7 @@ def _escape_help(command: Any) -> None:
     if help_option is not None:
         _plain(help_option)
     for subcommand in getattr(command, "commands", {}).values():
-        _escape_help(subcommand)
+        _tidy_help(subcommand)
 
 
 class HelpAsWritten(TyperGroup):
@@ -114,7 +116,7 @@ class HelpAsWritten(TyperGroup):
         # Typer builds a new tree for each call; escaping it twice would show backslashes.
         if not self._escaped:
             self._escaped = True
-            _escape_help(self)
+            _tidy_help(self)
         return super().make_context(info_name, args, parent, **extra)
 
 
