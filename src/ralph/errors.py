@@ -22,6 +22,7 @@ rest are here)::
     │   └── RemoteRefused       [git] the remote cannot be reached or refuses us (not retried)
     ├── TrackerError            the issue tracker refused an operation
     │   ├── IssueNotFound       no issue with that number
+    │   │   └── IssueIsPullRequest  the number is a pull request's (they share the sequence)
     │   ├── PullRequestNotFound no pull request with that number
     │   ├── StateConflict       the issue's state changed while it was being moved
     │   │   └── HeadMoved       a pull request's head moved since it was read (not merged)
@@ -81,6 +82,7 @@ __all__ = [
     "HeadMoved",
     "InvalidInput",
     "InvalidTransition",
+    "IssueIsPullRequest",
     "IssueLocked",
     "IssueNotFound",
     "LeaseLost",
@@ -217,6 +219,15 @@ class IssueNotFound(TrackerError, LookupError):
         self.number = number
         suffix = f" in {where}" if where else ""
         super().__init__(f"Issue #{number} not found{suffix}")
+
+
+class IssueIsPullRequest(IssueNotFound):
+    """The number asked for as an issue is a pull request's: issues and pull requests
+    share one sequence of numbers."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.args = (f"#{number} is a pull request, not an issue; ralph pr show {number} shows it",)
 
 
 class PullRequestNotFound(TrackerError, LookupError):

@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
             "_logs",
             "_process",
             "_secrets",
+            "_suggest",
             "_text",
             "_tracing",
         ],
@@ -111,9 +112,15 @@ def test_no_module_reaches_into_another_packages_private_modules(path: Path) -> 
     assert [r for r in reaches if (me, r) not in KNOWN_PRIVATE_REACHES] == []
 
 
-#: What settings parsing may import: errors, the pure core and itself. Opening the
-#: adapters the settings name is ralph.project's work.
-_SETTINGS_MAY_IMPORT = ("ralph.config", "ralph.errors", "ralph.graph", "ralph.workflow")
+#: What settings parsing may import: errors, did-you-mean, the pure core and itself.
+#: Opening the adapters the settings name is ralph.project's work.
+_SETTINGS_MAY_IMPORT = (
+    "ralph.config",
+    "ralph.errors",
+    "ralph._suggest",
+    "ralph.graph",
+    "ralph.workflow",
+)
 
 
 @pytest.mark.parametrize("path", sorted((SRC / "config").rglob("*.py")), ids=_ids)

@@ -154,6 +154,7 @@ PUBLIC = {
         "HeadMoved",
         "InvalidInput",
         "InvalidTransition",
+        "IssueIsPullRequest",
         "IssueLocked",
         "IssueNotFound",
         "LeaseLost",

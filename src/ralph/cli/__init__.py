@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated
 
 import typer
@@ -53,57 +53,93 @@ __all__ = ["EXIT_USER_ERROR", "app", "main"]
 EXIT_USER_ERROR = _exits.EXIT_INPUT
 
 
+#: The root's commands in the panels of ``ralph --help``, grouped as gh groups its own:
+#: what a person runs every day first, then the steps a person takes by hand, then the
+#: setup and the board's upkeep, and last the plumbing other programs call.
+_PANELS: tuple[tuple[str, tuple[typer.Typer | tuple[str, Callable[..., None]], ...]], ...] = (
+    (
+        "Core commands",
+        (
+            ("demo", _orchestrate.demo_command),
+            ("init", _init.init_command),
+            issue_app,
+            ("hero", _orchestrate.hero_command),
+            ("team", _orchestrate.team_command),
+            ("run", _run.run_command),
+            ("loop", _orchestrate.loop_command),
+            ("serve", _serve.serve_command),
+            ("web", _web.web_command),
+            ("status", _status.status_command),
+            runs_app,
+            pr_app,
+        ),
+    ),
+    (
+        "By hand",
+        (
+            idea_app,
+            _by_hand.plan_app,
+            ("research", _by_hand.research_command),
+            ("approve", _run.approve_command),
+            ("review", _by_hand.review_command),
+            ("implement", _by_hand.implement_command),
+            sync_app,
+        ),
+    ),
+    (
+        "Setup and upkeep",
+        (
+            ("doctor", _init.doctor_command),
+            ("login", _login.login_command),
+            ("version", _version.version_command),
+            plugin_app,
+            ("hygiene", _hygiene.hygiene_command),
+            report_app,
+            ("route", _route.route_command),
+            debug_app,
+        ),
+    ),
+    (
+        "Plumbing",
+        (
+            ("worker", _orchestrate.worker_command),
+            ("mcp", _mcp.mcp_command),
+            hook_app,
+            pipeline_app,
+            prompts_app,
+            tasks_app,
+            db_app,
+            store_app,
+        ),
+    ),
+)
 app = typer.Typer(
     name="ralph",
     help="Ralph drives issues from triage to merge, with coding agents doing each phase.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion
     pretty_exceptions_enable=False,
-    cls=_help.HelpAsWritten,
+    cls=_help.listing_in(
+        tuple(
+            entry[0] if isinstance(entry, tuple) else str(entry.info.name)
+            for _, entries in _PANELS
+            for entry in entries
+        )
+    ),
 )
-for sub_app in (
-    issue_app,
-    pr_app,
-    pipeline_app,
-    prompts_app,
-    runs_app,
-    tasks_app,
-    store_app,
-    db_app,
-):
-    app.add_typer(sub_app)
-# The workflows a person drives by hand.
-for sub_app in (idea_app, _by_hand.plan_app):
-    app.add_typer(sub_app)
-# The debug log read back.
-app.add_typer(debug_app)
-# What people did outside Ralph, brought into the workflow.
-app.add_typer(sync_app)
-# The Claude Code plugin's hooks and folder.
-for sub_app in (hook_app, plugin_app):
-    app.add_typer(sub_app)
-app.command("init")(_init.init_command)
-app.command("doctor")(_init.doctor_command)
-app.command("login")(_login.login_command)
-app.command("status")(_status.status_command)
-# The board kept tidy and reported on.
-app.command("hygiene")(_hygiene.hygiene_command)
-app.add_typer(report_app)
-app.command("route")(_route.route_command)
-app.command("run")(_run.run_command)
-app.command("approve")(_run.approve_command)
-app.command("research")(_by_hand.research_command)
-app.command("review")(_by_hand.review_command)
-app.command("implement")(_by_hand.implement_command)
-app.command("mcp")(_mcp.mcp_command)
-app.command("hero")(_orchestrate.hero_command)
-app.command("team")(_orchestrate.team_command)
-app.command("loop")(_orchestrate.loop_command)
-app.command("serve")(_serve.serve_command)
-app.command("worker")(_orchestrate.worker_command)
-app.command("web")(_web.web_command)
-app.command("demo")(_orchestrate.demo_command)
-app.command("version")(_version.version_command)
+
+
+def _add_commands() -> None:
+    for panel, entries in _PANELS:
+        for entry in entries:
+            if isinstance(entry, typer.Typer):
+                app.add_typer(entry, rich_help_panel=panel)
+            else:
+                name, command = entry
+                app.command(name, rich_help_panel=panel)(command)
+
+
+_add_commands()
 
 
 def _unwrap_summaries(typer_app: typer.Typer) -> None:
@@ -138,7 +174,10 @@ def _root(
         ),
     ] = None,
     verbose: Annotated[
-        int, typer.Option("--verbose", "-v", count=True, help="More log output (-vv: debug).")
+        int,
+        typer.Option(
+            "--verbose", "-v", count=True, help="More log output (-vv: debug).", show_default=False
+        ),
     ] = 0,
     log_format: Annotated[
         str,

@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 from ralph._text import check_text
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
 from ralph.errors import InvalidInput
 from ralph.phases import (
@@ -61,7 +62,7 @@ plan_app = typer.Typer(
     no_args_is_help=True,
 )
 
-Number = Annotated[int, typer.Argument(help="Issue number.", show_default=False)]
+Number = Annotated[int, issue_argument("Issue number.")]
 FileOpt = Annotated[
     str | None,
     typer.Option(

@@ -1,20 +1,84 @@
-"""``--help`` as the help is written. Typer reads every help text as Rich markup, and
-Ralph's name ralph.toml's tables in brackets (``[agent]``, ``[merge]``, ``[debug]``),
-which markup swallows. So the command tree's help is escaped on its way to Typer's
-renderer, once, when the command line starts; the texts themselves, and
-docs/cli.md made from them, stay as written."""
+"""``--help`` as the help is written, and as plain as gh's.
+
+Typer reads every help text as Rich markup, and Ralph's name ralph.toml's tables in
+brackets (``[agent]``, ``[merge]``, ``[debug]``), which markup swallows. So the command
+tree's help is escaped on its way to Typer's renderer, once, when the command line
+starts; the texts themselves, and docs/cli.md made from them, stay as written.
+
+The same pass makes the parameters plain: no ``<int>``/``<str>``/``<bool>`` type tags
+(an option that takes a value shows its metavar, its few choices or its name, as argparse
+does: ``--limit LIMIT``; a flag shows nothing), an argument in the usage line
+as ``NUMBER`` (``[NUMBER]`` when optional) rather than ``{number}``, and a range only
+where it is a person's to know (1 to 8 attempts), not the store's 64-bit limit.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, ClassVar
 
 from rich.markup import escape
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
-__all__ = ["HelpAsWritten"]
+from ralph.cli._bounds import MAX_COUNT
+
+__all__ = ["HelpAsWritten", "listing_in"]
+
+#: What click reads to build a command's ``--help`` option: its names (Ralph keeps
+#: click's default), so the option can be made, and made plain, with the rest.
+_HELP_NAMES = SimpleNamespace(help_option_names=["--help"])
+#: Choices longer than this are named, not listed, where the value goes (its help lists them).
+_SHORT_CHOICES = 24
 
 
-def _escape_help(command: Any) -> None:
+def _range(low: float | None, high: float | None) -> str | None:
+    """A range worth reading: bounded on both sides, and not the store's limit."""
+    if low is None or high is None or high >= MAX_COUNT:
+        return None
+    return f"{low} to {high}"
+
+
+class _PlainArgument(TyperArgument):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name if self.nargs == 1 else f"{name}..."
+
+    def _get_number_range_help_str(self) -> str | None:
+        return _range(self.min, self.max)
+
+
+class _PlainOption(TyperOption):
+    def display_type_rich(self, ctx: Any) -> str | None:
+        if self.metavar is not None:
+            return self.metavar
+        if self.is_flag or self.count:
+            return None
+        choices = self.display_type(ctx).strip("<>") if self.type_descriptor.is_choice else ""
+        if 0 < len(choices) <= _SHORT_CHOICES:
+            return choices
+        # As argparse names a value: --state STATE.
+        return max(self.opts, key=len).lstrip("-").upper().replace("-", "_")
+
+    def _get_number_range_help_str(self) -> str | None:
+        return None if self.count else _range(self.min, self.max)
+
+
+def _plain(param: Any) -> None:
+    """``param`` shown plainly: Typer makes the parameters itself and takes no class for
+    them, so its class is swapped for the plain one of its kind, which differs only in
+    how help shows it."""
+    if type(param) is TyperArgument:
+        param.__class__ = _PlainArgument
+        if param.metavar is None:
+            param.metavar = param.name.upper()
+    elif type(param) is TyperOption:
+        param.__class__ = _PlainOption
+
+
+def _tidy_help(command: Any) -> None:
     for name in ("help", "short_help", "epilog"):
         text = getattr(command, name, None)
         if text:
@@ -23,14 +87,24 @@ def _escape_help(command: Any) -> None:
         text = getattr(param, "help", None)
         if text:
             param.help = escape(text)
+        _plain(param)
+    help_option = command.get_help_option(_HELP_NAMES)  # made once, then kept by click
+    if help_option is not None:
+        _plain(help_option)
     for subcommand in getattr(command, "commands", {}).values():
-        _escape_help(subcommand)
+        _tidy_help(subcommand)
 
 
 class HelpAsWritten(TyperGroup):
     """The root group: the tree under it shows its help as written, brackets and all."""
 
     _escaped = False
+    #: The commands in the order ``--help`` lists them (any other after them).
+    listing_order: ClassVar[tuple[str, ...]] = ()
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        rank = {name: at for at, name in enumerate(self.listing_order)}
+        return sorted(super().list_commands(ctx), key=lambda name: rank.get(name, len(rank)))
 
     def make_context(
         self,
@@ -42,5 +116,11 @@ class HelpAsWritten(TyperGroup):
         # Typer builds a new tree for each call; escaping it twice would show backslashes.
         if not self._escaped:
             self._escaped = True
-            _escape_help(self)
+            _tidy_help(self)
         return super().make_context(info_name, args, parent, **extra)
+
+
+def listing_in(order: tuple[str, ...]) -> type[HelpAsWritten]:
+    """The root group that lists its commands in ``order`` (Typer would list the
+    commands before the groups of commands, whatever the panel)."""
+    return type("HelpAsWritten", (HelpAsWritten,), {"listing_order": order})

@@ -17,8 +17,8 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
 from ralph.config import find_config
 from ralph.errors import InvalidInput
@@ -71,9 +71,7 @@ def _project_root() -> Path:
 def context_set(
     ctx: typer.Context,
     phase: Annotated[str, typer.Argument(help=f"The skill's phase: {_AGENT_PHASES}.")],
-    number: Annotated[
-        int | None, typer.Argument(min=1, max=MAX_COUNT, help="The issue it works on.")
-    ] = None,
+    number: Annotated[int | None, issue_argument("The issue it works on.")] = None,
     minutes: Annotated[
         float,
         typer.Option("--minutes", min=1, max=24 * 60, help="After this long the gates stop."),

@@ -11,8 +11,10 @@ from typing import Annotated
 import typer
 
 from ralph.cli._console import Console
+from ralph.cli._editor import edit_on_terminal
 from ralph.cli._project import project_config, project_tracker
-from ralph.errors import InvalidInput
+from ralph.errors import InvalidInput, RalphError
+from ralph.git import GitRepo
 from ralph.phases import form_idea, new_idea
 from ralph.workflow import parse_estimate
 
@@ -21,6 +23,10 @@ __all__ = ["idea_app"]
 idea_app = typer.Typer(
     name="idea", help="Ideas: written down, then formed into issues.", no_args_is_help=True
 )
+
+
+#: Reading one git setting: a local file, at once.
+_GIT_CONFIG_SECONDS = 10
 
 
 def _say(text: str) -> None:
@@ -37,11 +43,27 @@ def idea_new(
     tags: Annotated[list[str] | None, typer.Option("--tag", help="Repeatable.")] = None,
 ) -> None:
     """Write an idea down: thoughts/shared/ideas/YYYY-MM-DD-slug.md in the project, with
-    the sections to fill in (Why This Matters, Rough Shape, ...). Not committed."""
+    the sections to fill in (Why This Matters, Rough Shape, ...), opened in $VISUAL or
+    $EDITOR when you are at a terminal. Not committed."""
     idea = sys.stdin.read() if text == "-" else text
     root = project_config().root
-    path = new_idea(root, idea, title=title, tags=tags or (), day=date.today())
-    _say(f"Wrote {path.relative_to(root).as_posix()}; fill it in, then: ralph idea form PATH")
+    path = new_idea(
+        root, idea, title=title, tags=tags or (), day=date.today(), author=_git_user(root)
+    )
+    shown = path.relative_to(root).as_posix()
+    if edit_on_terminal(path):
+        _say(f"Wrote {shown}; file it as an issue: ralph idea form {shown}")
+    else:
+        _say(f"Wrote {shown}; fill it in, then: ralph idea form {shown}")
+
+
+def _git_user(root: Path) -> str:
+    """Who writes the idea: git's user.name, else "user"."""
+    try:
+        name = GitRepo(root).run("config", "user.name", timeout=_GIT_CONFIG_SECONDS).stdout
+    except RalphError:
+        name = ""
+    return name.strip() or "user"
 
 
 @idea_app.command("form")

@@ -19,9 +19,9 @@ from ralph.cli._project import project_config, warn
 from ralph.config import Config, untested_warning
 from ralph.errors import InvalidInput, RalphError
 from ralph.phases import override_problems
-from ralph.project import github_client, init_project, without_password
+from ralph.project import InitResult, github_client, init_project, without_password
 from ralph.sandbox import platform_path, probe
-from ralph.tracker import check_board
+from ralph.tracker import BoardSetup, check_board
 from ralph.workflow import PHASE_SPECS
 
 __all__ = ["doctor_command", "init_command"]
@@ -81,40 +81,15 @@ def init_command(
         store_url=_store_named(ctx),
     )
     console = Console(highlight=False, soft_wrap=True)
+    config = result.config
     verb = "Created" if result.created_config else "Found"
-    console.print(f"{verb} {result.config_path}")
-    if result.board is not None:
-        board = result.board
-        made = "Created" if board.created_project else "Found"
-        console.print(
-            f"{made} project #{board.board.number} {board.board.title} ({board.board.url})"
-        )
-        if board.created_fields:
-            console.print(f"Created fields: {', '.join(board.created_fields)}")
-        for field, missing in board.incomplete_fields:
-            console.print(
-                f'"{field}" lacks the options {", ".join(missing)}; add them to the '
-                "field on the board (GitHub's API could only replace every option, clearing "
-                "the field on every item), then run ralph doctor",
-                style="yellow",
-            )
-        if board.linked:
-            console.print(f"Linked {github} to the project")
-        if board.link_warning:
-            warn(board.link_warning)
-        for note in board.features.notes():
-            console.print(note[0].upper() + note[1:], style="yellow")
-        if board.created_project:  # GitHub's API cannot make views (nor could the original)
-            console.print(
-                "Views cannot be created through GitHub's API; on the board add a Board "
-                'view "Ralph Kanban" with Workflow State as its columns, and a Table view '
-                '"Ralph Table" grouped by Priority with the filter -has:parent-issue.'
-            )
     console.print(
-        f"Tracker: {result.config.tracker} (repo {result.config.repo}), "
-        f"store: {without_password(result.config.store_url)}",
+        f"{verb} {result.config_path}: {config.tracker} tracker (repo {config.repo}), "
+        f"store {without_password(config.store_url)}{_store_change(result.migrated)}",
         markup=False,
     )
+    if result.board is not None:
+        _print_board(console, result.board, github)
     named = _store_named(ctx)
     if result.other_store:
         warn(
@@ -127,31 +102,95 @@ def init_command(
             "(or the whole URL in RALPH_STORE_URL).",
             markup=False,
         )
-    if result.migrated:
-        console.print(f"Database ready (schema versions {', '.join(map(str, result.migrated))})")
     if result.ignored_store:
         console.print("Added .ralph/ to .gitignore (all but .ralph/prompts/, which you commit)")
-    warning = untested_warning(result.config)
+    warning = untested_warning(config)
     if warning is None:
         console.print(
-            f"Test command: {result.config.test_command} (from {result.test_source})",
-            markup=False,
+            f"Test command: {config.test_command} (from {result.test_source})", markup=False
         )
     else:
         warn(warning)
     for workflow in result.workflows:
-        shown = workflow.path.relative_to(result.config.root)
+        shown = workflow.path.relative_to(config.root)
         verb = "Wrote" if workflow.written else "Kept (it exists)"
         console.print(f"{verb} {shown}", markup=False)
     if result.workflows:
         console.print(
-            "Commit .github/workflows and add the repository secret RALPH_GH_TOKEN (Settings > "
-            "Secrets and variables > Actions): a token that reaches the board (repo and project "
-            "scopes); RALPH_GH_PROJECT_TOKEN and RALPH_STORE_URL are optional.",
+            "Add the repository secret RALPH_GH_TOKEN (Settings > Secrets and variables > "
+            "Actions): a token that reaches the board (repo and project scopes); "
+            "RALPH_GH_PROJECT_TOKEN and RALPH_STORE_URL are optional.",
             markup=False,
         )
+    _print_commit(console, result)
     if result.created_config:
-        console.print('Next: ralph issue new "My first issue", then ralph status')
+        _print_next(console, config)
+
+
+def _store_change(migrated: tuple[int, ...]) -> str:
+    """What init did to the store: made it (its first schema version among those
+    applied), brought it up to date, or nothing."""
+    if not migrated:
+        return ""
+    return " (created)" if migrated[0] == 1 else f" (updated to schema {migrated[-1]})"
+
+
+def _print_board(console: Console, board: BoardSetup, github: str | None) -> None:
+    made = "Created" if board.created_project else "Found"
+    console.print(f"{made} project #{board.board.number} {board.board.title} ({board.board.url})")
+    if board.created_fields:
+        console.print(f"Created fields: {', '.join(board.created_fields)}")
+    for field, missing in board.incomplete_fields:
+        console.print(
+            f'"{field}" lacks the options {", ".join(missing)}; add them to the '
+            "field on the board (GitHub's API could only replace every option, clearing "
+            "the field on every item), then run ralph doctor",
+            style="yellow",
+        )
+    if board.linked:
+        console.print(f"Linked {github} to the project")
+    if board.link_warning:
+        warn(board.link_warning)
+    for note in board.features.notes():
+        console.print(note[0].upper() + note[1:], style="yellow")
+    if board.created_project:  # GitHub's API cannot make views (nor could the original)
+        console.print(
+            "Views cannot be created through GitHub's API; on the board add a Board "
+            'view "Ralph Kanban" with Workflow State as its columns, and a Table view '
+            '"Ralph Table" grouped by Priority with the filter -has:parent-issue.'
+        )
+
+
+def _print_commit(console: Console, result: InitResult) -> None:
+    """The command that commits what init wrote, when it wrote anything to commit."""
+    root = result.config.root
+    written = [result.config_path] if result.created_config else []
+    if result.ignored_store:
+        written.append(root / ".gitignore")
+    written += [w.path for w in result.workflows if w.written]
+    if not written:
+        return
+    paths = " ".join(
+        str(p.relative_to(root)) if p.is_relative_to(root) else str(p) for p in written
+    )
+    console.print(
+        f'Commit what init wrote: git add {paths} && git commit -m "Set up Ralph"', markup=False
+    )
+
+
+def _print_next(console: Console, config: Config) -> None:
+    """Two ways on: the simulated agents now, and a real one (Claude) after a login."""
+    first = "1" if config.tracker == "local" else "N"
+    console.print("Next:", markup=False)
+    console.print(
+        f'  try it with simulated agents: ralph issue new "My first issue" -e XS, '
+        f"then ralph hero {first} --agent scripted",
+        markup=False,
+    )
+    console.print(
+        "  connect Claude: ralph login (or set ANTHROPIC_API_KEY), then ralph doctor",
+        markup=False,
+    )
 
 
 def _store_named(ctx: typer.Context) -> str | None:

@@ -11,7 +11,8 @@ import typer
 from ralph._text import check_body, check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
-from ralph.cli._issue_render import render_issue, render_issue_list
+from ralph.cli._issue_ref import issue_argument, issue_option
+from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.phases import retry_escalated
@@ -24,7 +25,7 @@ __all__ = ["issue_app"]
 issue_app = typer.Typer(name="issue", help="Issues on the project's tracker.", no_args_is_help=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
-Number = Annotated[int, typer.Argument(help="Issue number.", show_default=False)]
+Number = Annotated[int, issue_argument("Issue number.")]
 
 
 def _say(text: str) -> None:
@@ -36,7 +37,7 @@ def issue_new(
     ctx: typer.Context,
     title: Annotated[str, typer.Argument(help="The issue's title.")],
     body: Annotated[str, typer.Option("--body", "-b", help="Description ('-' reads stdin).")] = "",
-    parent: Annotated[int | None, typer.Option("--parent", help="Make it a sub-issue.")] = None,
+    parent: Annotated[int | None, issue_option("--parent", "Make it a sub-issue.")] = None,
     state: Annotated[str | None, typer.Option("--state", help="Initial workflow state.")] = None,
     estimate: Annotated[str | None, typer.Option("--estimate", "-e", help="XS..XL.")] = None,
     priority: Annotated[str | None, typer.Option("--priority", "-p", help="P0..P3.")] = None,
@@ -80,7 +81,10 @@ def issue_list(
     archived: Annotated[
         bool, typer.Option("--archived", help="Archived issues too (ralph hygiene --archive).")
     ] = False,
-    order: Annotated[IssueOrder, typer.Option("--order")] = IssueOrder.PRIORITY,
+    order: Annotated[
+        IssueOrder,
+        typer.Option("--order", help=f"One of: {', '.join(o.value for o in IssueOrder)}."),
+    ] = IssueOrder.PRIORITY,
     limit: Annotated[int | None, typer.Option("--limit", min=1, max=MAX_COUNT)] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -113,7 +117,10 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
     if as_json:
         echo(json.dumps(view.to_dict(), indent=2))
     else:
-        Console().print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
+        console = Console()
+        console.print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
+        for line in render_documents(view.issue, view.root):
+            console.print(line, soft_wrap=True)  # never cut: these are copied
 
 
 @issue_app.command("move")
@@ -190,7 +197,7 @@ def issue_label(
 def issue_block(
     ctx: typer.Context,
     number: Number,
-    by: Annotated[int, typer.Option("--by", help="The issue it waits for.", show_default=False)],
+    by: Annotated[int, issue_option("--by", "The issue it waits for.")],
 ) -> None:
     """Record that an issue is blocked by another."""
     with project_tracker(ctx) as (_, tracker):
@@ -202,7 +209,7 @@ def issue_block(
 def issue_unblock(
     ctx: typer.Context,
     number: Number,
-    by: Annotated[int, typer.Option("--by", help="The blocker to drop.", show_default=False)],
+    by: Annotated[int, issue_option("--by", "The blocker to drop.")],
 ) -> None:
     """Drop a blocked-by relation."""
     with project_tracker(ctx) as (_, tracker):
@@ -213,8 +220,8 @@ def issue_unblock(
 @issue_app.command("child")
 def issue_child(
     ctx: typer.Context,
-    parent: Annotated[int, typer.Argument(help="Parent issue.")],
-    child: Annotated[int, typer.Argument(help="Issue to place under it.")],
+    parent: Annotated[int, issue_argument("Parent issue.")],
+    child: Annotated[int, issue_argument("Issue to place under it.")],
     replace: Annotated[bool, typer.Option("--replace", help="Move it from its parent.")] = False,
     remove: Annotated[bool, typer.Option("--remove", help="Detach it instead.")] = False,
 ) -> None:

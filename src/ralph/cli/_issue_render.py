@@ -12,8 +12,9 @@ from rich.text import Text
 
 from ralph.tracker import Issue, PullRequest, iso
 from ralph.views import Refusal, artifacts_of, history_of
+from ralph.workflow import TransitionRecord
 
-__all__ = ["render_issue", "render_issue_list", "state_text"]
+__all__ = ["render_documents", "render_issue", "render_issue_list", "state_text"]
 
 _STATE_STYLE = {
     "Backlog": "bright_black",
@@ -106,9 +107,6 @@ def render_issue(
         fields.add_row(
             "Pull request", f"#{pr.number} {pr.title} ({pr.head} → {pr.base}, {pr.state})"
         )
-    for kind, found in artifacts_of(issue, root).items():
-        source = "" if found.source == "comment" else " (on disk, not linked)"
-        fields.add_row(kind.value.capitalize(), f"{found.path}{source}")
     parts: list[RenderableType] = [fields]
     if issue.body.strip():
         from rich.markdown import Markdown  # costs a fifth of a second to import
@@ -122,11 +120,7 @@ def render_issue(
             parts.append(line)
     history = history_of(issue)
     if history:
-        parts.append(Text("\nHistory", style="bold"))
-        for record in history:
-            parts.append(
-                Text(f"  {record.at}  {record.from_state} → {record.to_state}  ({record.command})")
-            )
+        parts += [Text("\nHistory", style="bold"), _history(history)]
     others = [c for c in issue.comments if "ralph-transition:" not in c.body]
     if others:
         parts.append(Text(f"\nComments ({len(others)})", style="bold"))
@@ -134,3 +128,29 @@ def render_issue(
             parts.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
             parts.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
     return Panel(Group(*parts), title=f"#{issue.number} {issue.title}", title_align="left")
+
+
+def _history(history: Sequence[TransitionRecord]) -> Table:
+    """One row per state change: its time, then its move and command, which wrap in
+    their own column (under the move, never back under the time) where the terminal is
+    too narrow for the row."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, overflow="fold")  # folded, not cut, if even it is too wide
+    table.add_column()
+    for record in history:
+        table.add_row(
+            f"  {record.at}", f"{record.from_state} → {record.to_state} ({record.command})"
+        )
+    return table
+
+
+def render_documents(issue: Issue, root: Path | None) -> list[Text]:
+    """The issue's documents, a line each, for below its panel and printed with soft
+    wrap: a path is what a person copies, so a long one runs on (the terminal wraps it)
+    rather than losing its end to an ellipsis or a panel's border."""
+    found = artifacts_of(issue, root)
+    lines = [Text("Documents", style="bold")] if found else []
+    for kind, document in found.items():
+        source = "" if document.source == "comment" else " (on disk, not linked)"
+        lines.append(Text(f"  {kind.value.capitalize()}: {document.path}{source}"))
+    return lines

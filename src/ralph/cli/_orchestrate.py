@@ -20,6 +20,7 @@ from ralph.cli._background import BackgroundOpt, start_in_background
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._live import LiveView
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._report import print_report
@@ -219,7 +220,7 @@ def _exit_code(result: SessionResult, report: RunReport | None) -> int:
 
 def hero_command(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(help="The root issue (an epic or one issue).")],
+    number: Annotated[int, issue_argument("The root issue (an epic or one issue).")],
     agent: AgentOpt = None,
     concurrency: Annotated[
         int,
@@ -395,7 +396,7 @@ def parse_workers(text: str) -> dict[str, int]:
 
 def team_command(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(help="The root issue (an epic or one issue).")],
+    number: Annotated[int, issue_argument("The root issue (an epic or one issue).")],
     agent: AgentOpt = None,
     workers: Annotated[
         str,

@@ -12,7 +12,13 @@ from rich.text import Text
 
 from ralph.cli._console import Console
 from ralph.config import Config, find_config, load_config, untested_warning
-from ralph.errors import ConfigError, GitError
+from ralph.errors import (
+    ConfigError,
+    GitError,
+    IssueIsPullRequest,
+    IssueNotFound,
+    RalphError,
+)
 from ralph.git import check_checkout, check_remote
 from ralph.phases import load_overrides
 from ralph.project import Project, open_project, open_tracker
@@ -58,9 +64,26 @@ def project_root() -> Path:
 
 
 @contextmanager
+def _pull_requests_named(tracker: Tracker) -> Iterator[None]:
+    """Pull requests share the issues' numbers: an issue not found that is a pull request
+    is said to be one, instead of missing."""
+    try:
+        yield
+    except IssueNotFound as exc:
+        try:
+            tracker.get_pull_request(exc.number)
+        except RalphError:  # no pull request either (or no answer): not found, as it was
+            raise exc from None
+        raise IssueIsPullRequest(exc.number) from None
+
+
+@contextmanager
 def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
     config = project_config()
-    with open_tracker(config, store_url=_explicit_store(ctx)) as tracker:
+    with (
+        open_tracker(config, store_url=_explicit_store(ctx)) as tracker,
+        _pull_requests_named(tracker),
+    ):
         yield config, tracker
 
 
@@ -69,7 +92,10 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
     """The project of the working directory: its configuration, tracker, store and git.
     ``working``: a command that runs phases, which first puts back any checkout a crashed
     run left half-updated (before anything else can read or commit it)."""
-    with open_project(project_config(), store_url=_explicit_store(ctx)) as project:
+    with (
+        open_project(project_config(), store_url=_explicit_store(ctx)) as project,
+        _pull_requests_named(project.tracker),
+    ):
         if working:
             _require_base_branch(project)
             load_overrides(project.config)  # a malformed prompt stops the run before it starts

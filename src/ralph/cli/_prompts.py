@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._console import Console
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
 from ralph.phases import effective_prompt, prompted_phase
 
@@ -28,7 +29,7 @@ def show_command(
     ],
     number: Annotated[
         int | None,
-        typer.Argument(help="Fill it in for this issue.", show_default=False),
+        issue_argument("Fill it in for this issue."),
     ] = None,
 ) -> None:
     """Print the effective prompt of a phase: the project's override (checked, as a run

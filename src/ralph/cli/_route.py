@@ -11,6 +11,7 @@ import typer
 
 from ralph.board import apply_route, load_routing, route_issue
 from ralph.cli._console import Console, echo
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import project_config, project_tracker
 from ralph.routing import ROUTING_FILE
 
@@ -19,7 +20,7 @@ __all__ = ["route_command"]
 
 def route_command(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+    number: Annotated[int, issue_argument("Issue number.")],
     apply: Annotated[bool, typer.Option("--apply", help="Apply what the rules say.")] = False,
     file: Annotated[
         Path | None,

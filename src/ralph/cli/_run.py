@@ -9,9 +9,11 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from ralph._suggest import unknown_name
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import BestOf
 from ralph.errors import InvalidInput
@@ -142,9 +144,8 @@ def run_command(
     phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
     number: Annotated[
         int | None,
-        typer.Argument(
-            help="Issue number (default: the issue `ralph issue next --command PHASE` picks).",
-            show_default=False,
+        issue_argument(
+            "Issue number (default: the issue `ralph issue next --command PHASE` picks)."
         ),
     ] = None,
     agent: Annotated[
@@ -172,7 +173,7 @@ def run_command(
     waiting for a person stops with exit 1, unless --wait. implement with --best-of N
     (or ralph.toml's best_of) runs N attempts at once and keeps the best."""
     if phase not in PHASE_BY_NAME:
-        raise InvalidInput(f"unknown phase {phase!r}; phases are: {', '.join(PHASE_BY_NAME)}")
+        raise InvalidInput(unknown_name("phase", phase, list(PHASE_BY_NAME), "phases are"))
     if best_of is not None and phase != "implement":
         raise InvalidInput(f"--best-of applies to implement only, not {phase}; drop it")
     with open_project_of(ctx, working=True) as project:
@@ -243,7 +244,7 @@ def _say(text: str) -> None:
 
 def approve_command(
     ctx: typer.Context,
-    number: Annotated[int, typer.Argument(help="Issue number.", show_default=False)],
+    number: Annotated[int, issue_argument("Issue number.")],
 ) -> None:
     """Approve the plan for an issue (a human gate): its issues move to In Progress."""
     with open_project_of(ctx) as project:

@@ -82,11 +82,26 @@ def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     Console().print(table if runs else "No runs yet.")
 
 
+def _latest_run(store: TaskStore) -> int:
+    runs = store.list_runs()  # newest first
+    if not runs:
+        raise InvalidInput("there are no runs yet; ralph hero N or ralph team N starts one")
+    return runs[0].id
+
+
 @runs_app.command("show")
-def runs_show(ctx: typer.Context, run: int, as_json: JsonOpt = False) -> None:
+def runs_show(
+    ctx: typer.Context,
+    run: Annotated[
+        int | None, typer.Argument(help="The run's number (default: the latest run).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
     """One run's report (tasks, time, cost, critical path, what needs a person) and its
-    latest events."""
+    latest events; without a number, the latest run's."""
     with _store(ctx) as store:
+        if run is None:
+            run = _latest_run(store)
         report = load_report(store, run)
         events = store.events(run)[-15:]
     kept = RunFiles(project_root(), run)

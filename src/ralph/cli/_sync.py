@@ -10,6 +10,7 @@ import typer
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
+from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
 from ralph.phases import Synced, sync_issue, sync_pull_request
 
@@ -33,7 +34,9 @@ def _report(synced: Synced) -> None:
 
 
 @sync_app.command("issue")
-def sync_issue_command(ctx: typer.Context, number: Number) -> None:
+def sync_issue_command(
+    ctx: typer.Context, number: Annotated[int, issue_argument("Its number.")]
+) -> None:
     """Issue N closed as completed -> Done, closed as not planned or duplicate ->
     Canceled, reopened -> Backlog (with the audit comment); closed by a merged pull
     request -> that merge finished, as ralph sync pr does."""

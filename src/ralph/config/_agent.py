@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from ralph._suggest import closest, unknown_name
 from ralph.config._numbers import MAX_SECONDS, MAX_TURNS, MAX_USD, setting_number
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
@@ -226,7 +227,7 @@ def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> N
     for key in table:
         if key not in known:
             raise ConfigError(
-                f"{where}: unknown setting {key!r}; known settings: {', '.join(known)}"
+                f"{where}: {unknown_name('setting', key, list(known), 'known settings')}"
             )
 
 
@@ -250,7 +251,9 @@ def _limit_tables(
     for name, table in _table(data, f"{source}: [agent.{kind}]").items():
         where = f"{source}: [agent.{kind}.{name}]"
         if name not in names:
-            raise ConfigError(f"{where}: unknown {kind[:-1]}; {kind} are: {', '.join(names)}")
+            close = closest(name, names)
+            hint = f"did you mean {close}?" if close else f"{kind} are: {', '.join(names)}"
+            raise ConfigError(f"{where}: unknown {kind[:-1]}; {hint}")
         own = dict(_table(table, where))
         if best_of is not None:
             found = _best_of_table(own, name, where)
@@ -302,7 +305,7 @@ def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
 def _check_preset(preset: str | None, where: str) -> None:
     if preset is not None and preset not in AGENT_PRESETS:
         raise ConfigError(
-            f"{where}: unknown agent {preset!r}; known agents: {', '.join(AGENT_PRESETS)}"
+            f"{where}: {unknown_name('agent', preset, list(AGENT_PRESETS), 'known agents')}"
         )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ralph._suggest import unknown_name
 from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
@@ -191,7 +192,7 @@ def _read(path: Path) -> dict[str, Any]:
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown setting {unknown[0]!r}; known settings: {', '.join(_KEYS)}"
+            f"{path}: {unknown_name('setting', unknown[0], list(_KEYS), 'known settings')}"
         )
     return data
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ralph._suggest import closest
 from ralph.errors import ConfigError
 
 __all__ = ["section_table"]
@@ -19,7 +20,7 @@ def section_table(data: Any, source: str, section: str, known: Iterable[str]) ->
     names = list(known)
     unknown = sorted(set(table) - set(names))
     if unknown:
-        raise ConfigError(
-            f"{source}: unknown setting {section}.{unknown[0]}; known: {', '.join(names)}"
-        )
+        close = closest(unknown[0], names)
+        hint = f"did you mean {section}.{close}?" if close else f"known: {', '.join(names)}"
+        raise ConfigError(f"{source}: unknown setting {section}.{unknown[0]}; {hint}")
     return table

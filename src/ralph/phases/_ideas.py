@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ralph._text import check_text, check_title
+from ralph._text import check_text, check_title, one_line
 from ralph.artifacts import parse_frontmatter, set_frontmatter, slugify
 from ralph.errors import InvalidInput
 from ralph.tracker import Issue, IssueQuery, Tracker, check_labels
@@ -42,10 +42,17 @@ def _title_of(text: str) -> str:
 
 
 def new_idea(
-    root: Path, text: str, *, title: str | None = None, tags: Sequence[str] = (), day: date
+    root: Path,
+    text: str,
+    *,
+    title: str | None = None,
+    tags: Sequence[str] = (),
+    day: date,
+    author: str = "user",
 ) -> Path:
     """Write a new idea under ``root`` (the project's folder): ``text`` is the idea,
-    ``title`` its heading (else its first line). Refused when the file exists."""
+    ``title`` its heading (else its first line), ``author`` who had it (git's
+    user.name). Refused when the file exists."""
     check_text(text, "the idea")
     heading = title if title is not None else _title_of(text)
     check_title(heading, "an idea")
@@ -59,7 +66,8 @@ def new_idea(
     ).replace("\n\n\n\n", "\n\n")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
-        f"---\ndate: {day.isoformat()}\nstatus: draft\nauthor: user\ntags: [{listed}]\n"
+        f"---\ndate: {day.isoformat()}\nstatus: draft\nauthor: {one_line(author) or 'user'}\n"
+        f"tags: [{listed}]\n"
         f"github_issue: null\n---\n\n# {heading}\n\n{sections}"
     )
     return path
@@ -156,6 +164,11 @@ def form_idea(
     if formed is not None:
         raise InvalidInput(f"{path} was formed already as #{formed}")
     check_title(idea.title, "the idea")
+    if not any(idea.section(name) for name in SECTIONS if name != "The Idea"):
+        raise InvalidInput(
+            f"{path} is as ralph idea new wrote it; fill in Why This Matters and Rough Shape "
+            "(any section past The Idea), then form it"
+        )
     shape = idea.items("Rough Shape")
     if epic and len(shape) < 2:
         raise InvalidInput(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph._distribution import install_hint
+from ralph._suggest import unknown_name
 from ralph.config import AgentSettings
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
@@ -103,7 +104,7 @@ def open_runtime(
             sandbox_env=sandbox_env,
             hosts=agent_hosts,
         )
-    raise ConfigError(f"unknown agent {name!r}; available in this version: {', '.join(AGENTS)}")
+    raise ConfigError(unknown_name("agent", name, AGENTS, "available in this version"))
 
 
 def open_agents(

@@ -6,8 +6,12 @@ the workflow does not allow."""
 
 from __future__ import annotations
 
+import os
+import pty
 import re
+import select
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,6 +23,8 @@ from ralph.project import open_project
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState as S
 
+from ..conftest import RALPH, ralph_environment
+
 pytestmark = pytest.mark.slow
 
 IDEA = "Add a farewell function\n\nThe library greets people but never says goodbye."
@@ -27,6 +33,48 @@ IDEA = "Add a farewell function\n\nThe library greets people but never says good
 def issue(repo: Path, number: int) -> Issue:
     with open_project(load_config(repo)) as project:
         return project.tracker.get_issue(number)
+
+
+def issue_count(repo: Path) -> int:
+    with open_project(load_config(repo)) as project:
+        return len(project.tracker.list_issues())
+
+
+@dataclass(frozen=True)
+class AtTerminal:
+    returncode: int
+    output: str
+
+
+def terminal_process(args: list[str], cwd: Path, timeout: float = 60) -> AtTerminal:
+    """``ralph ARGS`` as a real process with a terminal (a pseudo-terminal) for its
+    standard streams, as a person runs it; its output, read until it closes them."""
+    controller, terminal = pty.openpty()
+    with subprocess.Popen(
+        [RALPH, *args],
+        cwd=cwd,
+        env=ralph_environment(),
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+    ) as process:
+        os.close(terminal)
+        output = b""
+        while True:
+            ready, _, _ = select.select([controller], [], [], timeout)
+            if not ready:
+                process.kill()
+                raise AssertionError(f"ralph {' '.join(args)} said nothing for {timeout}s")
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # Linux: EIO once the process has closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        process.wait(timeout=timeout)
+    os.close(controller)
+    return AtTerminal(process.returncode, output.decode(errors="replace"))
 
 
 def on_main(repo: Path, path: str) -> str:
@@ -56,12 +104,15 @@ def project(tmp_path, monkeypatch) -> Path:
 
 
 def formed_issue(ralph_cli, repo: Path) -> int:
+    subprocess.run(["git", "config", "user.name", "Ada Lovelace"], cwd=repo, check=True)
     code, out, err = ralph_cli("idea", "new", IDEA, "--tag", "greet")
     assert code == 0, err
     (idea,) = (repo / "thoughts" / "shared" / "ideas").glob("*-add-a-farewell-function.md")
+    relative = idea.relative_to(repo).as_posix()
+    assert out == f"Wrote {relative}; fill it in, then: ralph idea form {relative}\n"
     text = idea.read_text()
     assert text.startswith("---\ndate: ")
-    assert "status: draft\nauthor: user\ntags: [greet]\ngithub_issue: null\n" in text
+    assert "status: draft\nauthor: Ada Lovelace\ntags: [greet]\ngithub_issue: null\n" in text
     assert "# Add a farewell function\n" in text
     assert "## Rough Shape" in text
     idea.write_text(text.replace("## Why This Matters\n", "## Why This Matters\n\nManners.\n"))
@@ -87,12 +138,44 @@ def test_an_idea_is_formed_once_and_a_duplicate_is_refused(ralph_cli, project):
     code, _, err = ralph_cli("idea", "new", "Add a farewell function!", "--title", "Farewell fn")
     assert code == 0, err
     (again,) = (project / "thoughts" / "shared" / "ideas").glob("*-farewell-fn.md")
-    again.write_text(again.read_text().replace("# Farewell fn", "# Add the farewell function"))
+    again.write_text(
+        again.read_text()
+        .replace("# Farewell fn", "# Add the farewell function")
+        .replace("## Why This Matters\n", "## Why This Matters\n\nManners.\n")
+    )
     code, out, err = ralph_cli("idea", "form", str(again))
     assert (code, out) == (2, "")
     assert "looks like the same work" in err
     assert err.count("\n") == 1
     assert ralph_cli("idea", "form", str(again), "--allow-duplicate")[0] == 0
+
+
+def test_an_idea_as_idea_new_wrote_it_is_not_formed(ralph_cli, project):
+    before = issue_count(project)
+    assert ralph_cli("idea", "new", "Say more than hello")[0] == 0
+    (idea,) = (project / "thoughts" / "shared" / "ideas").glob("*.md")
+    code, out, err = ralph_cli("idea", "form", str(idea))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"ralph: error: {idea} is as ralph idea new wrote it; fill in Why This Matters and "
+        "Rough Shape (any section past The Idea), then form it\n"
+    )
+    assert issue_count(project) == before
+
+
+def test_an_idea_opens_in_the_editor_only_at_a_terminal(ralph_cli, project, monkeypatch):
+    monkeypatch.setenv("EDITOR", "sh -c 'echo edited >> \"$1\"' editor")
+    assert ralph_cli("idea", "new", "Say more than hello")[0] == 0
+    (idea,) = (project / "thoughts" / "shared" / "ideas").glob("*.md")
+    assert "edited" not in idea.read_text()  # the test's output is no terminal
+    idea.unlink()
+    at_terminal = terminal_process(["idea", "new", "Say more than hello"], cwd=project)
+    assert at_terminal.returncode == 0, at_terminal.output
+    assert idea.read_text().endswith("edited\n")
+    relative = idea.relative_to(project).as_posix()
+    assert (
+        f"Wrote {relative}; file it as an issue: ralph idea form {relative}" in at_terminal.output
+    )
 
 
 def test_an_idea_with_a_rough_shape_becomes_an_epic_with_ordered_children(ralph_cli, project):

@@ -59,12 +59,16 @@ def test_a_refused_phase_is_one_line_and_exit_2(ralph):
     code, _, err = ralph("run", "deploy", "1")
     assert code == 2
     assert "unknown phase 'deploy'; phases are: triage, split, research" in err
+    code, _, err = ralph("run", "reserch", "1")
+    assert (code, err) == (2, "ralph: error: unknown phase 'reserch'; did you mean 'research'?\n")
     code, _, err = ralph("approve", "1")
     assert (code, err.count("\n")) == (2, 1)
     assert "#1 has no implementation plan; run ralph run plan 1 first" in err
     code, _, err = ralph("run", "research", "1", "--agent", "gpt")
     assert code == 2
     assert "unknown agent 'gpt'" in err
+    code, _, err = ralph("run", "research", "1", "--agent", "scriptd")
+    assert (code, err) == (2, "ralph: error: unknown agent 'scriptd'; did you mean 'scripted'?\n")
 
 
 def test_an_escalated_phase_exits_1(ralph, monkeypatch):

@@ -54,6 +54,23 @@ def test_runs_show(ralph, run_id):
     assert "task_done" in out
 
 
+def test_runs_show_without_a_number_shows_the_latest_run(ralph, run_id, url):
+    with open_store(url) as store:
+        latest = store.create_run("hero GH-7", root_issue=7).id
+    code, out, _ = ralph("runs", "show")
+    assert code == 0
+    assert f"Run {latest}: hero GH-7" in out
+    code, out, _ = ralph("runs", "show", "--json")
+    assert json.loads(out)["id"] == latest
+
+
+def test_runs_show_without_any_run_says_how_to_start_one(ralph, url):
+    open_store(url).close()  # a store, empty
+    code, out, err = ralph("runs", "show")
+    assert (code, out) == (2, "")
+    assert err == "ralph: error: there are no runs yet; ralph hero N or ralph team N starts one\n"
+
+
 def test_tasks_graph_marks_status_and_what_blocked_tasks_wait_for(ralph, run_id):
     code, out, _ = ralph("tasks", "graph", str(run_id))
     assert code == 0

@@ -17,6 +17,7 @@ import pytest
 from ralph.errors import (
     HeadMoved,
     InvalidInput,
+    IssueNotFound,
     MergeConflict,
     PullRequestNotFound,
     PullRequestNotOpen,
@@ -284,6 +285,14 @@ def test_an_inline_comment_without_text_is_refused(tracker, project):
     with pytest.raises(InvalidInput, match="is empty"):
         tracker.submit_review(pr.number, COMMENT, "x", comments=[blank])
     assert tracker.get_pull_request(pr.number).reviews == ()
+
+
+def test_a_pull_requests_number_is_no_issue_and_the_pull_request_is_found_by_it(tracker, project):
+    """What ``ralph issue show 3`` leans on to say "#3 is a pull request"."""
+    pr = open_pr(tracker, project)
+    with pytest.raises(IssueNotFound):
+        tracker.get_issue(pr.number)
+    assert tracker.get_pull_request(pr.number).number == pr.number
 
 
 @pytest.mark.parametrize("end", ["merge", "close"])

@@ -98,7 +98,11 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('colour = "blue"', "unknown setting 'colour'"),
+        ('colour = "blue"', "unknown setting 'colour'; known settings: "),
+        ("pol_seconds = 5", "unknown setting 'pol_seconds'; did you mean 'poll_seconds'?"),
+        ("[merge]\nwait_second = 5", "unknown setting merge.wait_second; did you mean merge.wait"),
+        ("[agent]\nmodle = 'x'", "unknown setting 'modle'; did you mean 'model'?"),
+        ("[agent.phases.reserch]", "unknown phase; did you mean research?"),
         ('review_mode = "sometimes"', "expected one of auto, interactive, skip"),
         ("budget_run_usd = -1", "budget_run_usd: -1 is not valid; expected a finite number >= 0"),
         ("budget_run_usd = nan", "budget_run_usd: nan is not valid; expected a finite number"),

@@ -60,7 +60,7 @@ def test_the_file_sets_the_waits_and_the_environment_overrides_them(tmp_path):
             {"RALPH_MERGE_MAX_WAIT_SECONDS": "1"},
             r"RALPH_MERGE_MAX_WAIT_SECONDS: max_wait_seconds \(1\) is shorter",
         ),
-        ("wait_secs = 5", {}, "unknown setting merge.wait_secs; known: wait_seconds"),
+        ("wait_secs = 5", {}, "unknown setting merge.wait_secs; did you mean merge.wait_seconds?"),
     ],
 )
 def test_mistakes_are_one_line_naming_the_setting(tmp_path, table, env, message):
