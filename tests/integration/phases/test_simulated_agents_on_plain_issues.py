@@ -36,7 +36,7 @@ def ralph(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return ralph_process(*args, cwd=repo, env={"RALPH_AGENT": "scripted"})
 
 
-def issues(repo: Path) -> dict[int, dict]:
+def issues(repo: Path) -> dict[int, dict[str, object]]:
     done = ralph(repo, "issue", "list", "--all", "--json")
     return {issue["number"]: issue for issue in json.loads(done.stdout)}
 
