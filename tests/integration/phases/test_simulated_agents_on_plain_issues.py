@@ -66,6 +66,15 @@ def test_an_m_issue_written_as_a_bullet_list_splits_into_its_items_in_order_and_
     assert "chore(simulated placeholder): Add a subtract function" in log
 
 
+def test_an_xs_issue_in_its_own_words_goes_to_done_with_a_placeholder_change(repo):
+    made = ralph(repo, "issue", "new", "Add a subtract function", "-e", "XS", "--body", "")
+    assert made.returncode == 0, made.stderr
+    done = ralph(repo, "hero", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert issues(repo)[1]["workflowState"] == "Done"
+    assert (repo / "ralph-simulated" / "issue-1.md").is_file()
+
+
 def test_an_m_issue_with_nothing_to_split_on_escalates_naming_the_simulators_limit(repo):
     ralph(repo, "issue", "new", "Make it faster", "-e", "M", "--body", "It is slow. Fix it.")
     done = ralph(repo, "hero", "1")

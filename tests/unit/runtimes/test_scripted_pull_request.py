@@ -42,3 +42,21 @@ def test_asked_for_it_requests_the_issues_second_change_inline():
 def test_after_an_address_round_it_approves():
     note = "## Review Feedback Addressed\n\nPull request #2, round 1: abc on feature/GH-1."
     assert review("Code review: request-changes", (note,))["verdict"] == "APPROVE"
+
+
+def test_a_change_that_is_only_a_simulated_placeholder_is_approved_saying_so():
+    placeholder = "--- /dev/null\n+++ b/ralph-simulated/issue-1.md\n@@ -0,0 +1 @@\n+# #1\n"
+    found = code_review(
+        AgentBrief(
+            phase="code_review",
+            role="validator",
+            issues=(IssueContext(number=1, title="t", body="Add b."),),
+            instructions="",
+            workdir=Path("/nowhere"),
+            tools=("Read",),
+            feedback=(Feedback(kind="diff", where="pull request #2", text=placeholder),),
+        )
+    )
+    assert found["verdict"] == "APPROVE"
+    assert "simulated placeholder change (ralph-simulated/issue-1.md)" in found["body"]
+    assert "docs/getting-started.md#the-simulated-agents" in found["body"]
