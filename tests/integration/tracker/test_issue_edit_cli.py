@@ -34,16 +34,10 @@ def shown(ralph_cli, number: int = 1) -> dict[str, Any]:
 
 def test_edit_changes_each_given_field_and_adds_and_removes_labels(repo, ralph_cli, tmp_path):
     (tmp_path / "body.md").write_text("A new description\n\n- with a list\n")
-    code, out, err = ralph_cli(
-        "issue", "edit", "1",
-        "--title", "Renamed",
-        "--body-file", str(tmp_path / "body.md"),
-        "--estimate", "S",
-        "--priority", "P1",
-        "--add-label", "fresh",
-        "--add-label", "keep",
-        "--remove-label", "drop",
-    )  # fmt: skip
+    edit = ["--title", "Renamed", "--body-file", str(tmp_path / "body.md")]
+    edit += ["--estimate", "S", "--priority", "P1", "--add-label", "fresh"]
+    edit += ["--add-label", "keep", "--remove-label", "drop"]
+    code, out, err = ralph_cli("issue", "edit", "1", *edit)
     assert (code, err) == (0, "")
     assert out.strip() == "Edited #1: Renamed [Backlog]"
     issue = shown(ralph_cli)
