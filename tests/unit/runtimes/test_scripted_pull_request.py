@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.runtimes import AgentBrief, Feedback, IssueContext
-from ralph.runtimes.scripted._pull_request import code_review
+from ralph.runtimes.scripted._pull_request import address, code_review
 
 DIFF = "--- a/greet/core.py\n+++ b/greet/core.py\n@@ -1 +1,2 @@\n a\n+b\n"
 FIX = "```diff\n--- a/greet/core.py\n+++ b/greet/core.py\n@@ -1 +1 @@\n-a\n+c\n```"
@@ -60,3 +60,21 @@ def test_a_change_that_is_only_a_simulated_placeholder_is_approved_saying_so():
     assert found["verdict"] == "APPROVE"
     assert "simulated placeholder change (ralph-simulated/issue-1.md)" in found["body"]
     assert "docs/getting-started.md#the-simulated-agents" in found["body"]
+
+
+def test_feedback_without_a_diff_escalates_naming_the_simulators_limit():
+    reason = address(
+        AgentBrief(
+            phase="address",
+            role="builder",
+            issues=(IssueContext(number=3, title="t", body="Add b."),),
+            instructions="",
+            workdir=Path("/nowhere"),
+            tools=("Read",),
+            feedback=(Feedback(kind="review", where="pull request #4", text="Rename it."),),
+        )
+    )["escalate"]
+    assert reason.startswith("The feedback holds no ```diff block that applies")
+    assert "a limit of the simulated agent" in reason
+    assert "`ralph issue comment 3 -`" in reason
+    assert "docs/getting-started.md#the-simulated-agents" in reason

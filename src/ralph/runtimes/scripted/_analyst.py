@@ -127,7 +127,7 @@ def split(brief: AgentBrief) -> dict[str, Any]:
             "escalate": beyond_simulator(
                 "The '## Split' section names no '### XS: Title' sub-issues",
                 "splits on '### XS: Title' headings under '## Split'",
-                edit_command(issue.number),
+                f"add them with {edit_command(issue.number)}",
             )
         }
     return {"sub_issues": items, "summary": f"Split #{issue.number} into {len(items)} issues."}
@@ -150,9 +150,9 @@ def _split_on_items(
             "escalate": beyond_simulator(
                 "Nothing to split on: the issue has no '## Split' section and lists "
                 "fewer than two items",
-                "splits on a '## Split' section, a task list (- [ ] ...), acceptance "
-                "criteria or a bullet list",
-                edit_command(number),
+                "splits on a '## Split' section, a task list of '- [ ]' items, the "
+                "acceptance criteria or a bullet list",
+                f"add one with {edit_command(number)}",
             )
         }
     existing = {title.casefold(): child for child, title in children}

@@ -299,7 +299,7 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
                     "escalate": beyond_simulator(
                         f"Phase {phase.number}'s diff does not apply: {problem}",
                         "applies the issue's ```diff blocks as written",
-                        edit_command(owner.number),
+                        f"fix the diff with {edit_command(owner.number)}",
                     )
                 }
         text = tick_step(text, phase.number)

@@ -13,10 +13,10 @@ def edit_command(number: int) -> str:
     return f"`ralph issue edit {number} --body-file FILE`"
 
 
-def beyond_simulator(problem: str, acts_on: str, add_with: str) -> str:
+def beyond_simulator(problem: str, acts_on: str, remedy: str) -> str:
     """``problem``, named as the simulator's limit: ``acts_on`` says what the simulated
-    agent needs, ``add_with`` how a person gives it that; or a real agent."""
+    agent needs, ``remedy`` how a person gives it that; or a real agent."""
     return (
-        f"{problem} (a limit of the simulated agent: it {acts_on}; add one with "
-        f"{add_with}, or run a real agent; see {SIMULATOR_DOCS})"
+        f"{problem} (a limit of the simulated agent: it {acts_on}; {remedy}, "
+        f"or run a real agent; see {SIMULATOR_DOCS})"
     )

@@ -81,7 +81,7 @@ def address(brief: AgentBrief) -> dict[str, Any]:
             "escalate": beyond_simulator(
                 "The feedback holds no ```diff block that applies",
                 "applies the ```diff blocks of a review or of the issue's comments",
-                f"a review comment or `ralph issue comment {number} -`",
+                f"add one in a review comment or with `ralph issue comment {number} -`",
             )
         }
     git_as_agent(workdir, "add", "-A")
