@@ -95,3 +95,19 @@ def test_a_diff_that_does_not_apply_still_escalates_saying_why_and_where_to_read
     assert "diff does not apply" in shown
     assert DOCS in shown
     assert not (repo / "ralph-simulated").exists()
+
+
+def test_an_issue_fixed_with_issue_edit_after_its_escalation_goes_through_on_retry(repo):
+    broken = "```diff\n--- a/missing.py\n+++ b/missing.py\n@@ -1 +1 @@\n-old\n+new\n```\n"
+    ralph(repo, "issue", "new", "Say hello", "-e", "XS", "--body", broken)
+    ralph(repo, "hero", "1")
+    assert issues(repo)[1]["workflowState"] == "Human Needed"
+    fixed = repo.parent / "fixed.md"
+    fixed.write_text("```diff\n--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1 @@\n+hello\n```\n")
+    for step in (("issue", "edit", "1", "--body-file", str(fixed)), ("issue", "retry", "1")):
+        done = ralph(repo, *step)
+        assert done.returncode == 0, done.stderr
+    done = ralph(repo, "hero", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert issues(repo)[1]["workflowState"] == "Done"
+    assert (repo / "hello.txt").read_text() == "hello\n"

@@ -273,6 +273,17 @@ def apply_diff(workdir: Path, diff: str, *, new_only: bool = False) -> str | Non
         patch.unlink()
 
 
+def _diffs_for(phase: str, issue: str) -> list[str]:
+    """The diffs a plan phase is implemented with: the phase's own, unless the issue's
+    first diff is one the phase lacks, which a person wrote into the issue after the
+    plan (``ralph issue edit``, then ``ralph issue retry``): the newer word."""
+    planned = diff_blocks(phase)
+    asked = diff_blocks(issue)[:1]
+    if asked and asked[0] not in planned:
+        return asked
+    return planned or asked
+
+
 def implement(brief: AgentBrief) -> dict[str, Any]:
     workdir = Path(brief.workdir)
     primary = brief.primary
@@ -287,9 +298,8 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
     for phase in phases:
         if phase.done:
             continue
-        diffs = diff_blocks(phase.body)
         owner = issues.get(phase.issue or primary.number, primary)
-        diffs = diffs or diff_blocks(owner.body)
+        diffs = _diffs_for(phase.body, owner.body)
         if not diffs:
             _write(workdir, placeholder_path(owner.number), _placeholder(owner))
         for diff in diffs:
