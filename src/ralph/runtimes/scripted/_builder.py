@@ -1,6 +1,7 @@
 """The scripted builder and validator: a plan with one phase per issue that carries the
 issue's diff, a review that checks the plan's shape, and an implementation that applies
-each phase's diff, ticks its boxes and commits."""
+each phase's diff (or, for an issue without one, records it in a placeholder file),
+ticks its boxes and commits."""
 
 from __future__ import annotations
 
