@@ -8,9 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ralph._text import check_body, check_text, check_title
+from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
+from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
@@ -26,6 +27,13 @@ issue_app = typer.Typer(name="issue", help="Issues on the project's tracker.", n
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 Number = Annotated[int, issue_argument("Issue number.")]
+BodyOpt = Annotated[
+    str | None, typer.Option("--body", "-b", help="The description ('-' reads stdin).")
+]
+BodyFileOpt = Annotated[
+    str | None,
+    typer.Option("--body-file", "-F", help="Read the description from a file ('-': stdin)."),
+]
 
 
 def _say(text: str) -> None:
@@ -36,7 +44,8 @@ def _say(text: str) -> None:
 def issue_new(
     ctx: typer.Context,
     title: Annotated[str, typer.Argument(help="The issue's title.")],
-    body: Annotated[str, typer.Option("--body", "-b", help="Description ('-' reads stdin).")] = "",
+    body: BodyOpt = None,
+    body_file: BodyFileOpt = None,
     parent: Annotated[int | None, issue_option("--parent", "Make it a sub-issue.")] = None,
     state: Annotated[str | None, typer.Option("--state", help="Initial workflow state.")] = None,
     estimate: Annotated[str | None, typer.Option("--estimate", "-e", help="XS..XL.")] = None,
@@ -44,13 +53,14 @@ def issue_new(
     labels: Annotated[list[str] | None, typer.Option("--label", "-l", help="Repeatable.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Open a new issue (default state Backlog)."""
+    """Open a new issue (default state Backlog). Without --body or --body-file on a
+    terminal, $VISUAL or $EDITOR opens for the description."""
     initial = parse_state("Backlog" if state is None else state)
     size = None if estimate is None else parse_estimate(estimate)
     urgency = None if priority is None else parse_priority(priority)
-    text = sys.stdin.read() if body == "-" else body
     check_title(title)  # before the tracker opens: a GitHub round trip to refuse it
-    check_body(text)
+    check_labels(labels or ())
+    text = body_from(body, body_file, title=title, ask=True) or ""
     with project_tracker(ctx) as (_, tracker):
         issue = tracker.create_issue(
             title,
@@ -67,6 +77,51 @@ def issue_new(
     else:
         under = f" under #{parent}" if parent else ""
         _say(f"Created #{issue.number}{under}: {issue.title} [{issue.workflow_state}]")
+
+
+@issue_app.command("edit")
+def issue_edit(
+    ctx: typer.Context,
+    number: Number,
+    title: Annotated[str | None, typer.Option("--title", "-t", help="A new title.")] = None,
+    body: BodyOpt = None,
+    body_file: BodyFileOpt = None,
+    estimate: Annotated[str | None, typer.Option("--estimate", "-e", help="XS..XL.")] = None,
+    priority: Annotated[str | None, typer.Option("--priority", "-p", help="P0..P3.")] = None,
+    add_labels: Annotated[list[str] | None, typer.Option("--add-label", help="Repeatable.")] = None,
+    remove_labels: Annotated[
+        list[str] | None, typer.Option("--remove-label", help="Repeatable.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change an issue's title, description, estimate, priority or labels, as ``gh
+    issue edit`` does; every value is checked before anything changes."""
+    size = None if estimate is None else parse_estimate(estimate)
+    urgency = None if priority is None else parse_priority(priority)
+    if title is not None:
+        check_title(title)
+    check_labels([*(add_labels or ()), *(remove_labels or ())])
+    text = body_from(body, body_file, title=title or "", ask=False)
+    given = (title, text, size, urgency, add_labels, remove_labels)
+    if all(value is None or value == [] for value in given):
+        raise InvalidInput(
+            "give what to change: --title, --body, --body-file, --estimate, --priority, "
+            "--add-label or --remove-label"
+        )
+    with project_tracker(ctx) as (_, tracker):
+        issue = tracker.edit_issue(
+            number,
+            title=title,
+            body=text,
+            estimate=size,
+            priority=urgency,
+            add_labels=add_labels or (),
+            remove_labels=remove_labels or (),
+        )
+    if as_json:
+        echo(json.dumps(issue_dict(issue), indent=2))
+    else:
+        _say(f"Edited #{issue.number}: {issue.title} [{issue.workflow_state or 'no state'}]")
 
 
 @issue_app.command("list")

@@ -869,6 +869,17 @@ CREATE_ISSUE = _mutation(
     creates=True,
 )
 UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+#: ``ralph issue edit --add-label/--remove-label``: labels added or taken off by id,
+#: the issue's others kept (``updateIssue``'s ``labelIds`` replaces them all).
+ADD_LABELS = _mutation(
+    "AddLabels", "addLabelsToLabelable", "AddLabelsToLabelableInput", "clientMutationId"
+)
+REMOVE_LABELS = _mutation(
+    "RemoveLabels",
+    "removeLabelsFromLabelable",
+    "RemoveLabelsFromLabelableInput",
+    "clientMutationId",
+)
 CREATE_LABEL = _mutation(
     "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
@@ -1348,6 +1359,8 @@ ALL: dict[str, GraphQLDocument] = {
         THREAD_COMMENTS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
+        ADD_LABELS,
+        REMOVE_LABELS,
         CREATE_LABEL,
         CLOSE_ISSUE,
         REOPEN_ISSUE,

@@ -9,10 +9,10 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from ralph._text import control_characters
+from ralph._text import check_title, control_characters
 from ralph.errors import InvalidInput
 
-__all__ = ["check_date", "check_labels", "check_name"]
+__all__ = ["check_date", "check_edit", "check_labels", "check_name"]
 
 
 def _one_line(text: str, what: str) -> None:
@@ -51,3 +51,11 @@ def check_date(value: str | None, what: str) -> None:
         date.fromisoformat(value)
     except ValueError:
         raise InvalidInput(f"{what} {value!r} is not a date; write YYYY-MM-DD") from None
+
+
+def check_edit(title: str | None, add_labels: Sequence[str], remove_labels: Sequence[str]) -> None:
+    """An edit's values, all checked before an edit writes anything."""
+    if title is not None:
+        check_title(title)
+    check_labels(add_labels)
+    check_labels(remove_labels)

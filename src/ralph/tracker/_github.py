@@ -55,7 +55,7 @@ from ralph.github import (
     strip_markers,
 )
 from ralph.github import queries as q
-from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._fields import check_edit, check_labels, check_name
 from ralph.tracker._github_body import fit_body
 from ralph.tracker._github_project_board import GitHubProjectBoard
 from ralph.tracker._github_pull_read import pull_request_from
@@ -1037,6 +1037,44 @@ class GitHubTracker(Tracker):
         with self._touching(number):
             self._set_fields(number, estimate=estimate, priority=priority)
         return self.get_issue(number)
+
+    def edit_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        add_labels: Sequence[str] = (),
+        remove_labels: Sequence[str] = (),
+    ) -> Issue:
+        """Labels added and removed by their own mutations, so a label someone else
+        sets meanwhile stays (``updateIssue``'s ``labelIds`` would replace it)."""
+        check_edit(title, add_labels, remove_labels)
+        node_id = self._node_id(number)
+        removed = {label.casefold() for label in remove_labels}
+        adding = self._label_ids([label for label in add_labels if label.casefold() not in removed])
+        removing = self._known_label_ids(remove_labels)
+        with self._touching(number):
+            if title is not None or body is not None:
+                self._update(number, node_id, title, body, None)
+            if adding:
+                self.client.mutate(q.ADD_LABELS, q.input_of(labelableId=node_id, labelIds=adding))
+            if removing:
+                self.client.mutate(
+                    q.REMOVE_LABELS, q.input_of(labelableId=node_id, labelIds=removing)
+                )
+            self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def _known_label_ids(self, names: Sequence[str]) -> list[str]:
+        """The ids of the labels the repository has by these names (case ignored); a
+        name it lacks is on no issue, so there is nothing to take off."""
+        if names and not self._labels_read:
+            for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
+                self._labels[node["name"].casefold()] = node["id"]
+        return [self._labels[n.casefold()] for n in names if n.casefold() in self._labels]
 
     def _update(
         self,

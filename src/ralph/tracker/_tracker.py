@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
 from ralph.pipeline import IssueRelations
-from ralph.tracker._fields import check_date, check_name
+from ralph.tracker._fields import check_date, check_edit, check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -201,6 +201,33 @@ class Tracker(abc.ABC):
         priority: Priority | None = None,
     ) -> Issue:
         """Change the given fields (None leaves a field as it is; labels are replaced)."""
+
+    def edit_issue(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        estimate: Estimate | None = None,
+        priority: Priority | None = None,
+        add_labels: Sequence[str] = (),
+        remove_labels: Sequence[str] = (),
+    ) -> Issue:
+        """What ``gh issue edit`` does: the given fields changed, ``add_labels`` added and
+        ``remove_labels`` taken off (the issue's other labels kept; removing one it lacks
+        is no error). Every value is checked before anything is written."""
+        check_edit(title, add_labels, remove_labels)
+        labels = None
+        if add_labels or remove_labels:
+            current = self.get_issue(number).labels
+            removed = {label.casefold() for label in remove_labels}
+            labels = [label for label in current if label.casefold() not in removed]
+            for label in add_labels:  # names as GitHub compares them: case ignored
+                if label.casefold() not in {kept.casefold() for kept in labels} | removed:
+                    labels.append(label)
+        return self.update_issue(
+            number, title=title, body=body, labels=labels, estimate=estimate, priority=priority
+        )
 
     @abc.abstractmethod
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...

@@ -380,3 +380,13 @@ def test_an_issue_closed_as_a_duplicate_names_the_original_on_github(tracker, gi
     # A number that names no issue here (an agent's guess) closes it without a link.
     assert not tracker.close_issue(3, CloseReason.DUPLICATE, duplicate_of=99).is_open
     assert stored[2].duplicate_of is None
+
+
+def test_an_edit_adds_and_removes_labels_by_their_own_mutations(tracker, github):
+    # updateIssue's labelIds would replace every label, one set meanwhile too
+    tracker.create_issue("A", labels=["old", "other"])
+    before = len(github.requests)
+    edited = tracker.edit_issue(1, title="B", add_labels=["new"], remove_labels=["old"])
+    sent = [r.name for r in github.requests[before:] if r.mutation]
+    assert sent == ["CreateLabel", "UpdateIssue", "AddLabels", "RemoveLabels"]
+    assert (edited.title, sorted(edited.labels)) == ("B", ["new", "other"])

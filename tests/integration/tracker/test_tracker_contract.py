@@ -85,6 +85,54 @@ def test_updates_change_only_the_given_fields_and_replace_labels(tracker, clock)
         tracker.update_issue(5, title="x")
 
 
+def test_an_edit_changes_the_given_fields_and_adds_and_removes_labels_keeping_the_rest(
+    tracker, clock
+):
+    make(tracker, "Old", body="b", labels=["keep", "drop"], estimate=Estimate.M)
+    clock.advance(60)
+    edited = tracker.edit_issue(
+        1,
+        title="New",
+        body="new body",
+        estimate=Estimate.S,
+        priority=Priority.P1,
+        add_labels=["fresh", "keep"],
+        remove_labels=["drop", "never-there"],
+    )
+    assert (edited.title, edited.body) == ("New", "new body")
+    assert (edited.estimate, edited.priority) == (Estimate.S, Priority.P1)
+    assert sorted(edited.labels) == ["fresh", "keep"]
+    assert tracker.get_issue(1) == edited
+    assert edited.updated_at == clock.now
+
+
+def test_an_edit_of_only_labels_leaves_every_other_field(tracker):
+    make(tracker, "Title", body="body", labels=["a"], priority=Priority.P2)
+    edited = tracker.edit_issue(1, remove_labels=["a"])
+    assert (edited.title, edited.body, edited.labels, edited.priority) == (
+        "Title",
+        "body",
+        (),
+        Priority.P2,
+    )
+
+
+def test_an_edit_with_one_bad_value_writes_nothing(tracker):
+    make(tracker, "Title", body="body", labels=["a"])
+    before = tracker.get_issue(1)
+    for bad in (
+        {"title": "x" * 257},
+        {"title": "two\nlines"},
+        {"add_labels": ["ok", "bad\nlabel"]},
+        {"remove_labels": [" "]},
+    ):
+        with pytest.raises(InvalidInput):
+            tracker.edit_issue(1, **{"body": "changed", "add_labels": ["b"], **bad})
+    assert tracker.get_issue(1) == before
+    with pytest.raises(IssueNotFound, match="#9"):
+        tracker.edit_issue(9, title="x", add_labels=["b"])
+
+
 def test_comments_keep_their_order_author_and_time(tracker, clock):
     make(tracker)
     tracker.add_comment(1, "one", author="alice")

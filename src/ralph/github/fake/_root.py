@@ -171,6 +171,20 @@ class Root(PullRequestMutations, BoardRoot):
         issue.touch()
         return {"issue": issue}
 
+    def addLabelsToLabelable(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["labelableId"])
+        added = [self.world.node_of(i, Label) for i in input["labelIds"]]
+        issue.label_list += [label for label in added if label not in issue.label_list]
+        issue.touch()
+        return {"labelable": issue, "clientMutationId": input.get("clientMutationId")}
+
+    def removeLabelsFromLabelable(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        issue = self._issue(input["labelableId"])
+        removed = [self.world.node_of(i, Label) for i in input["labelIds"]]
+        issue.label_list = [label for label in issue.label_list if label not in removed]
+        issue.touch()
+        return {"labelable": issue, "clientMutationId": input.get("clientMutationId")}
+
     def createLabel(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         repository: Repository = self.world.node_of(input["repositoryId"], Repository)
         if any(label.name.lower() == input["name"].lower() for label in repository.label_list):

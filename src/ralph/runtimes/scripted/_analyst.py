@@ -9,12 +9,18 @@ from typing import Any
 
 from ralph.artifacts import diff_blocks
 from ralph.runtimes._model import AgentBrief
+from ralph.runtimes.scripted._limits import beyond_simulator, edit_command
+from ralph.runtimes.scripted._outline import outline
 from ralph.runtimes.scripted._text import keywords, marker, markers, repository_files
 
 __all__ = ["research", "split", "triage"]
 
 _ACTIONS = ("RESEARCH", "PLAN", "CLOSE", "SPLIT", "KEEP", "ESCALATE")
 _ESTIMATES = ("XS", "S", "M", "L", "XL")
+#: Titles made from a listed item are cut to this many characters; items up to
+#: ``_XS_LENGTH`` characters are estimated XS, longer ones S.
+_TITLE_LENGTH = 80
+_XS_LENGTH = 60
 _SPLIT_ITEM = re.compile(r"^###\s+(XS|S)\s*:\s*(.+?)\s*(?:\(after ([\d,\s]+)\))?\s*$", re.I)
 
 
@@ -84,11 +90,13 @@ def _sub_issue_body(parent: int, summary: str, change: str | None) -> str:
 
 def split(brief: AgentBrief) -> dict[str, Any]:
     """Sub-issues from the body's ``## Split`` section: one ``### XS: Title (after 1)``
-    heading per sub-issue, its text (and any ```diff block) below it."""
+    heading per sub-issue, its text (and any ```diff block) below it. Without the
+    section, one sub-issue per item the issue lists (``_outline``), each after the one
+    before it."""
     issue = brief.primary
     section = issue.body.partition("## Split")[2]
     if not section:
-        return {"escalate": "No natural boundaries found: the issue has no '## Split' section."}
+        return _split_on_items(issue.number, issue.body, issue.children)
     section = re.split(r"^## ", section, flags=re.MULTILINE)[0]
     existing = {title.casefold(): number for number, title in issue.children}
     items: list[dict[str, Any]] = []
@@ -115,8 +123,55 @@ def split(brief: AgentBrief) -> dict[str, Any]:
         else:
             lines.append(line)
     if not items:
-        return {"escalate": "The '## Split' section names no '### XS: Title' sub-issues."}
+        return {
+            "escalate": beyond_simulator(
+                "The '## Split' section names no '### XS: Title' sub-issues",
+                "splits on '### XS: Title' headings under '## Split'",
+                f"add them with {edit_command(issue.number)}",
+            )
+        }
     return {"sub_issues": items, "summary": f"Split #{issue.number} into {len(items)} issues."}
+
+
+def _item_title(item: str) -> str:
+    """A title for a listed item: its words, cut at a word before ``_TITLE_LENGTH``."""
+    words = " ".join(item.split())
+    if len(words) <= _TITLE_LENGTH:
+        return words
+    return words[:_TITLE_LENGTH].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _split_on_items(
+    number: int, body: str, children: tuple[tuple[int, str], ...]
+) -> dict[str, Any]:
+    items = outline(body)
+    if len(items) < 2:  # one item is the issue itself again: nothing to split on
+        return {
+            "escalate": beyond_simulator(
+                "Nothing to split on: the issue has no '## Split' section and lists "
+                "fewer than two items",
+                "splits on a '## Split' section, a task list of '- [ ]' items, the "
+                "acceptance criteria or a bullet list",
+                f"add one with {edit_command(number)}",
+            )
+        }
+    existing = {title.casefold(): child for child, title in children}
+    subs: list[dict[str, Any]] = []
+    for index, item in enumerate(items, start=1):
+        title = _item_title(item)
+        sub: dict[str, Any] = {
+            "title": title,
+            "estimate": "XS" if len(item) <= _XS_LENGTH else "S",
+            "after": [index - 1] if index > 1 else [],
+            "body": _sub_issue_body(number, f"{item}\n\nItem {index} of #{number}'s list.", None),
+        }
+        if title.casefold() in existing:
+            sub["reuse"] = existing[title.casefold()]
+        subs.append(sub)
+    return {
+        "sub_issues": subs,
+        "summary": f"Split #{number} into {len(subs)} issues, one per item it lists, in order.",
+    }
 
 
 def research(brief: AgentBrief) -> dict[str, Any]:

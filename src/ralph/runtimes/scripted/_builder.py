@@ -1,6 +1,7 @@
 """The scripted builder and validator: a plan with one phase per issue that carries the
 issue's diff, a review that checks the plan's shape, and an implementation that applies
-each phase's diff, ticks its boxes and commits."""
+each phase's diff (or, for an issue without one, records it in a placeholder file),
+ticks its boxes and commits."""
 
 from __future__ import annotations
 
@@ -12,14 +13,17 @@ from typing import Any
 from ralph.artifacts import AUTOMATED, MANUAL, diff_blocks, files_under, plan_steps, tick_step
 from ralph.git import GitRepo
 from ralph.runtimes._model import AgentBrief, IssueContext
+from ralph.runtimes.scripted._limits import SIMULATOR_DOCS, beyond_simulator, edit_command
 from ralph.runtimes.scripted._text import marker
 
 __all__ = [
+    "PLACEHOLDER_FOLDER",
     "UNPLANNED_FILE",
     "apply_diff",
     "commit_unplanned_file",
     "git_as_agent",
     "implement",
+    "placeholder_path",
     "plan",
     "review",
     "select",
@@ -51,14 +55,45 @@ def _write(workdir: Path, relative: str, text: str) -> None:
     target.write_text(text)
 
 
+#: Where an issue without a ```diff block gets its placeholder change: a folder of its
+#: own, so it can meet nothing of the project's.
+PLACEHOLDER_FOLDER = "ralph-simulated/"
+
+
+def placeholder_path(number: int) -> str:
+    return f"{PLACEHOLDER_FOLDER}issue-{number}.md"
+
+
+def _placeholder(issue: IssueContext) -> str:
+    """What a placeholder change records: that it is one, why, and what was asked."""
+    asked = issue.body.strip() or "(the issue has no description)"
+    return f"""# #{issue.number}: {issue.title}
+
+A placeholder change by Ralph's simulated agent (`--agent scripted`), not a real one.
+The issue has no ```diff block for the simulated agent to apply, so it records here
+what the issue asked, and the issue goes through a pull request and a merge. A real
+agent, or a ```diff block in the issue, makes the change itself: see
+{SIMULATOR_DOCS}. Nothing reads this file; delete it whenever you like.
+
+## What the issue asked
+
+{asked}
+"""
+
+
 def _phase(index: int, issue: IssueContext, total: int, test_command: str) -> str:
     research = issue.document("research")
     files = files_under(research.text, "### Will Modify") if research else []
     diffs = diff_blocks(issue.body)
     changes = [f"#### 1. {issue.title}", f"**File**: `{files[0]}`" if files else ""]
-    changes.append(
-        "**Changes**: apply this change:" if diffs else "**Changes**: as the issue says."
-    )
+    if diffs:
+        changes.append("**Changes**: apply this change:")
+    else:  # what ``implement`` does without a diff, named so it is no unplanned file
+        changes += [
+            f"**File**: `{placeholder_path(issue.number)}`",
+            "**Changes**: a simulated placeholder: the issue has no ```diff block to apply, "
+            "so the simulated agent records what it asks in this file.",
+        ]
     if diffs:
         changes.append(f"```diff\n{diffs[0]}```")
     check = f"Tests pass: `{test_command}`" if test_command else "The change is committed"
@@ -239,6 +274,17 @@ def apply_diff(workdir: Path, diff: str, *, new_only: bool = False) -> str | Non
         patch.unlink()
 
 
+def _diffs_for(phase: str, issue: str) -> list[str]:
+    """The diffs a plan phase is implemented with: the phase's own, unless the issue's
+    first diff is one the phase lacks, which a person wrote into the issue after the
+    plan (``ralph issue edit``, then ``ralph issue retry``): the newer word."""
+    planned = diff_blocks(phase)
+    asked = diff_blocks(issue)[:1]
+    if asked and asked[0] not in planned:
+        return asked
+    return planned or asked
+
+
 def implement(brief: AgentBrief) -> dict[str, Any]:
     workdir = Path(brief.workdir)
     primary = brief.primary
@@ -253,15 +299,20 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
     for phase in phases:
         if phase.done:
             continue
-        diffs = diff_blocks(phase.body)
         owner = issues.get(phase.issue or primary.number, primary)
-        diffs = diffs or diff_blocks(owner.body)
+        diffs = _diffs_for(phase.body, owner.body)
         if not diffs:
-            return {"escalate": f"Phase {phase.number} has no ```diff block to apply."}
+            _write(workdir, placeholder_path(owner.number), _placeholder(owner))
         for diff in diffs:
             problem = apply_diff(workdir, diff)
             if problem:
-                return {"escalate": f"Phase {phase.number}'s diff does not apply: {problem}"}
+                return {
+                    "escalate": beyond_simulator(
+                        f"Phase {phase.number}'s diff does not apply: {problem}",
+                        "applies the issue's ```diff blocks as written",
+                        f"fix the diff with {edit_command(owner.number)}",
+                    )
+                }
         text = tick_step(text, phase.number)
         _write(workdir, document.path, text)
         git_as_agent(workdir, "add", "-A")
@@ -269,7 +320,8 @@ def implement(brief: AgentBrief) -> dict[str, Any]:
         touched += changed
         title = re.sub(r"^GH-\d+\s*", "", phase.title)
         where = f"Phase {phase.number} of {len(phases)}: #{owner.number} - {owner.title}"
-        git_as_agent(workdir, "commit", "-q", "-m", f"feat: {title}\n\n{where}")
+        kind = "feat" if diffs else "chore(simulated placeholder)"
+        git_as_agent(workdir, "commit", "-q", "-m", f"{kind}: {title}\n\n{where}")
     touched += _try_behaviour(workdir, brief, touched)
     done = sum(1 for p in plan_steps(text) if p.done)
     return {

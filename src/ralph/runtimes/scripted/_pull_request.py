@@ -16,7 +16,8 @@ from typing import Any
 
 from ralph.artifacts import diff_blocks
 from ralph.runtimes._model import AgentBrief, Feedback
-from ralph.runtimes.scripted._builder import apply_diff, git_as_agent
+from ralph.runtimes.scripted._builder import PLACEHOLDER_FOLDER, apply_diff, git_as_agent
+from ralph.runtimes.scripted._limits import SIMULATOR_DOCS, beyond_simulator
 from ralph.runtimes.scripted._text import marker
 
 __all__ = ["address", "code_review"]
@@ -45,6 +46,14 @@ def code_review(brief: AgentBrief) -> dict[str, Any]:
             "body": "Simulated review (scripted runtime): one change requested inline.",
             "comments": [{"path": files[0], "line": 1, "body": comment}],
         }
+    if files and all(path.startswith(PLACEHOLDER_FOLDER) for path in files):
+        return {
+            "verdict": "APPROVE",
+            "body": "Simulated review (scripted runtime): this is a simulated placeholder "
+            f"change ({', '.join(files)}), not a real one: the issue had no ```diff block "
+            "to apply, so the simulated agent recorded what it asks in a file. A real "
+            f"agent makes the change itself (see {SIMULATOR_DOCS}).",
+        }
     return {
         "verdict": "APPROVE",
         "body": f"Simulated review (scripted runtime): the change touches {len(files)} file(s) "
@@ -67,7 +76,14 @@ def address(brief: AgentBrief) -> dict[str, Any]:
             if not blocks:
                 break  # the newest hint that is not in yet is the fix
     if not applied:
-        return {"escalate": "The feedback holds no ```diff block that applies."}
+        number = brief.primary.number
+        return {
+            "escalate": beyond_simulator(
+                "The feedback holds no ```diff block that applies",
+                "applies the ```diff blocks of a review or of the issue's comments",
+                f"add one in a review comment or with `ralph issue comment {number} -`",
+            )
+        }
     git_as_agent(workdir, "add", "-A")
     if git_as_agent(workdir, "diff", "--cached", "--name-only").split():
         lines = "\n".join(f"- {f.kind} on {f.where}" for f in brief.feedback)
