@@ -127,7 +127,10 @@ def issue_edit(
 @issue_app.command("list")
 def issue_list(
     ctx: typer.Context,
-    states: Annotated[list[str] | None, typer.Option("--state", "-s", help="Repeatable.")] = None,
+    states: Annotated[
+        list[str] | None,
+        typer.Option("--state", "-s", help="Repeatable; open and closed issues in that state."),
+    ] = None,
     estimates: Annotated[list[str] | None, typer.Option("--estimate", "-e")] = None,
     labels: Annotated[list[str] | None, typer.Option("--label", "-l")] = None,
     text: Annotated[str, typer.Option("--text", help="In the title or body.")] = "",
@@ -145,12 +148,14 @@ def issue_list(
 ) -> None:
     """Issues, most urgent first."""
     check_labels(labels or ())  # no label has such a name: a typo, not an empty list
+    # Asking for a state asks for its issues, closed or not: `--state Done` lists what is done.
+    everything = show_all or (bool(states) and not closed)
     query = IssueQuery(
         states=frozenset(parse_state(s) for s in states or ()),
         estimates=frozenset(parse_estimate(e) for e in estimates or ()),
         labels=frozenset(labels or ()),
         text=text,
-        status=None if show_all else IssueStatus.CLOSED if closed else IssueStatus.OPEN,
+        status=None if everything else IssueStatus.CLOSED if closed else IssueStatus.OPEN,
         archived=None if archived else False,
         order=order,
         limit=limit,

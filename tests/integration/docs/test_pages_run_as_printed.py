@@ -114,7 +114,7 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
     page = Page(ROOT / "docs" / "getting-started.md", start, home)
     page.follow()
     merges = git(page.directory(), "log", "--merges", "--format=%s", "main").splitlines()
-    assert len(merges) == 2, merges
+    assert len(merges) == 3, merges
     assert all(subject.startswith("Merge pull request") for subject in merges)
 
 
@@ -127,7 +127,8 @@ def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
         subprocess.run(["git", *args], cwd=repository, env=environment, check=True, timeout=30)
     page = Page(ROOT / "README.md", repository, home)
     page.follow()
-    assert (repository / "ralph.toml").is_file()
+    merges = git(repository, "log", "--merges", "--format=%s", "main").splitlines()
+    assert merges == ["Merge pull request #2 from feature/GH-1"]
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])

@@ -161,6 +161,19 @@ def test_comment_close_and_reopen(board):
     assert len(json.loads(board("issue", "list", "--json")[1])) == 1
 
 
+def test_asking_for_a_state_lists_its_closed_issues_too(board):
+    board("issue", "new", "Shipped", "--state", "Done")
+    board("issue", "close", "1", "--reason", "completed")
+    board("issue", "new", "Open", "--state", "Done")
+
+    def numbers(*args: str) -> list[int]:
+        return sorted(i["number"] for i in json.loads(board("issue", "list", *args, "--json")[1]))
+
+    assert numbers("--state", "Done") == [1, 2]
+    assert numbers("--state", "Done", "--closed") == [1]
+    assert numbers() == [2]
+
+
 def test_status_shows_every_state_in_pipeline_order_in_three_formats(board):
     board("issue", "new", "A", "--state", "Research Needed", "-e", "S")
     board("issue", "new", "B", "--state", "Research Needed", "-e", "L")
