@@ -26,8 +26,10 @@ SIMULATED = {"RALPH_AGENT": "scripted"}
 def project(tmp_path: Path) -> Path:
     repo = GitProject(tmp_path / "project").path
     assert ralph_process("init", cwd=repo).returncode == 0
-    # No ```diff block for the simulated builder: the run ends waiting for a person.
-    assert ralph_process("issue", "new", "Say hi", "-e", "XS", cwd=repo).returncode == 0
+    # A ```diff the simulated builder cannot apply: the run ends waiting for a person.
+    stale = "```diff\n--- a/gone.py\n+++ b/gone.py\n@@ -1 +1 @@\n-old\n+new\n```\n"
+    filed = ralph_process("issue", "new", "Say hi", "-e", "XS", "--body", stale, cwd=repo)
+    assert filed.returncode == 0, filed.stderr
     return repo
 
 
