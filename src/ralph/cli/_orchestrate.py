@@ -25,6 +25,7 @@ from ralph.cli._live import LiveView
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
+from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
@@ -34,6 +35,7 @@ from ralph.orchestrate import (
     CrewPlan,
     Ending,
     Interrupt,
+    Outcome,
     Reconciler,
     RootRun,
     RunReport,
@@ -176,6 +178,9 @@ def _conclude(
         console.print(f"Resumed run {result.run.id}.", markup=False)
     report = load_report(project.store, result.run.id)
     print_report(report, console)
+    if report.outcome is Outcome.SUCCEEDED and not of_many:
+        merged = merged_pull_requests(project.store, project.tracker, result.run.id)
+        print_success(report, merged, project.config.base_branch, console)
     if result.ending is Ending.WAITING_FOR_HUMAN and result.gates:
         numbers = " ".join(str(n) for n in result.gates)
         console.print(

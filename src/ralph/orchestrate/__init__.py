@@ -58,8 +58,8 @@ from ralph.orchestrate._waiting import wait_policy, wake_waiting
 from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 
 __all__ = [
-    "MAX_PLAN_ITERATIONS",
     "ESCALATED",
+    "MAX_PLAN_ITERATIONS",
     "MAX_ROOT_FAILURES",
     "RECONCILE_SECONDS",
     "WITHDRAWN_STATES",

@@ -16,7 +16,12 @@ FAILED, DEAD, CANCELED = TaskStatus.FAILED, TaskStatus.DEAD, TaskStatus.CANCELED
 
 def run(status: RunStatus = FINISHED, *, stopping: bool = True) -> Run:
     return Run(
-        id=1, name="hero GH-1", root_issue=1, mode="hero", status=status, shutdown_requested=stopping
+        id=1,
+        name="hero GH-1",
+        root_issue=1,
+        mode="hero",
+        status=status,
+        shutdown_requested=stopping,
     )
 
 
