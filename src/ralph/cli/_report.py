@@ -220,6 +220,12 @@ def print_report(report: RunReport, console: Console, *, verbose: bool = False) 
         console.print("Needs a person:", style="bold")
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
+        if report.counters.escalations and run.root_issue is not None:
+            console.print(
+                "Once a person has moved the escalated issues out of Human Needed, "
+                f"`ralph {run.mode} {run.root_issue}` goes on.",
+                markup=False,
+            )
 
 
 def _print_details(report: RunReport, console: Console) -> None:

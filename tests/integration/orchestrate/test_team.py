@@ -298,6 +298,7 @@ def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
     assert "Needs a person:" in result.stdout
     assert "scripted fault: the agent asks a person" in result.stdout
     assert "Outcome: needs a person" in result.stdout
+    assert "Human Needed, `ralph hero 1` goes on." in result.stdout
     # Every place the run is shown says the same, none of them "finished".
     listed = ralph_process("runs", "list", cwd=repo).stdout
     assert "needs a person" in listed
