@@ -71,6 +71,9 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
     assert "6 earlier tasks" in out
     assert "6 earlier tasks replaced — planned again after Triage GH-1" in out
     assert "[]" not in out
+    assert re.search(
+        r"Merged pull request #\d+ into main \([0-9a-f]{7}\), closing #2, #3, #4\.", out
+    )
     assert "Outcome: succeeded · tasks 12/12 done, 6 replaced by a re-plan" in out
     assert "│ Research GH-1 " not in out
     kept = tmp_path / "kept"
