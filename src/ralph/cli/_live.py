@@ -18,7 +18,7 @@ from rich.text import Text
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
 from ralph.orchestrate import load_report
-from ralph.tasks import Event, EventKind, Run, TaskStore
+from ralph.tasks import Event, EventKind, Run, TaskStatus, TaskStore
 from ralph.tracker import Tracker
 
 __all__ = ["LiveView"]
@@ -67,8 +67,22 @@ class LiveView:
         if self._live is not None:
             self._live.update(self._table(run))
             return
+        replaced = _replacements(events)
         for event in events:
-            self._line(event)
+            if event.id not in replaced:
+                self._line(event)
+            elif replaced[event.id]:
+                self._folded(event, replaced[event.id])
+
+    def _folded(self, first: Event, count: int) -> None:
+        """The tasks one re-plan replaced, as one line where the first was."""
+        stamp = time.strftime("%H:%M:%S", time.localtime(first.at))
+        mark = MARKS[TaskStatus.CANCELED][0]
+        self.console.print(
+            f"{stamp} {mark} {count} earlier tasks replaced — {first.data['reason']}",
+            markup=False,
+            highlight=False,
+        )
 
     def _line(self, event: Event) -> None:
         said = _SAID.get(event.kind)
@@ -87,7 +101,8 @@ class LiveView:
             extra += f" — its agent was refused {', '.join(refused)}"
         stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
         self.console.print(
-            f"{stamp} {MARKS[task.status][0]} {task.subject} [{who}] {said}{extra}",
+            f"{stamp} {MARKS[task.status][0]} {task.subject}{f' [{who}]' if who else ''} "
+            f"{said}{extra}",
             markup=False,
             highlight=False,
         )
@@ -142,6 +157,20 @@ class LiveView:
         done = sum(1 for t in report.tasks if t.status == "done")
         footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
         return Group(table, footer, *(best_of_table(best) for best in report.best_of))
+
+
+def _replacements(events: Sequence[Event]) -> dict[int, int]:
+    """Of a batch's cancellations, those one rewrite made of several tasks at once, by
+    event id: the first with how many it stands for, the others with 0 (not shown)."""
+    by_reason: dict[str, list[Event]] = {}
+    for event in events:
+        if event.kind is EventKind.TASK_CANCELED and event.data.get("reason"):
+            by_reason.setdefault(str(event.data["reason"]), []).append(event)
+    folded: dict[int, int] = {}
+    for group in by_reason.values():
+        if len(group) > 1:
+            folded |= {event.id: 0 for event in group} | {group[0].id: len(group)}
+    return folded
 
 
 def _best_of_lines(result: object) -> list[str]:

@@ -25,6 +25,7 @@ from ralph.cli._live import LiveView
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._report import print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
+from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import (
@@ -34,6 +35,7 @@ from ralph.orchestrate import (
     CrewPlan,
     Ending,
     Interrupt,
+    Outcome,
     Reconciler,
     RootRun,
     RunReport,
@@ -166,9 +168,12 @@ def _conclude(
     mode: str,
     root: int,
     of_many: bool = False,
+    next_steps: bool = True,
 ) -> RunReport | None:
     """The run's report and how it stopped; ``of_many``: one root of a loop or the
-    service, which says once, for all its roots, what only a person can clear."""
+    service, which says once, for all its roots, what only a person can clear;
+    ``next_steps``: after a success, what merged and where to look (not for a project
+    about to be deleted)."""
     if result.run is None:
         console.print(result.detail, markup=False)
         return None
@@ -176,6 +181,9 @@ def _conclude(
         console.print(f"Resumed run {result.run.id}.", markup=False)
     report = load_report(project.store, result.run.id)
     print_report(report, console)
+    if report.outcome is Outcome.SUCCEEDED and next_steps and not of_many:
+        merged = merged_pull_requests(project.store, project.tracker, result.run.id)
+        print_success(report, merged, project.config.base_branch, console)
     if result.ending is Ending.WAITING_FOR_HUMAN and result.gates:
         numbers = " ".join(str(n) for n in result.gates)
         console.print(
@@ -574,7 +582,8 @@ def demo_command(
             console.print(f"Epic #{epic} in {folder}", markup=False)
             with _signals(interrupt), view.showing():
                 session, check = run_demo(project, epic, observer=view, interrupt=interrupt)
-            _conclude(project, session, console, mode="team", root=epic)
+            kept = keep is not None
+            _conclude(project, session, console, mode="team", root=epic, next_steps=kept)
         elapsed = time.monotonic() - started
         verdicts = [
             ("every issue Done", check.all_done),

@@ -10,14 +10,16 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import BestOfLine, RunReport, TaskLine
+from ralph.orchestrate import BestOfLine, Outcome, RunReport, TaskLine, replaced
 from ralph.tasks import TaskStatus
 
 __all__ = [
     "MARKS",
+    "OUTCOME_STYLES",
     "best_of_table",
     "cached",
     "duration",
+    "outcome_text",
     "print_best_of",
     "print_report",
     "status_cell",
@@ -66,9 +68,22 @@ def worker_name(owner: object) -> str:
     return str(owner).rpartition("/")[2] or str(owner)
 
 
-def _replaced(line: TaskLine) -> bool:
-    """Canceled by a graph rewrite before it ever ran (its reason is the rewrite's)."""
-    return line.status == TaskStatus.CANCELED and not line.attempts and bool(line.error)
+_replaced = replaced
+
+#: Green only for success; what needs a person or failed stands out.
+OUTCOME_STYLES: dict[Outcome, str] = {
+    Outcome.RUNNING: "yellow",
+    Outcome.SUCCEEDED: "green",
+    Outcome.NEEDS_PERSON: "bold yellow",
+    Outcome.FAILED: "bold red",
+    Outcome.STOPPED: "cyan",
+    Outcome.CANCELED: "bright_black",
+}
+
+
+def outcome_text(outcome: Outcome) -> Text:
+    """The outcome in words, styled: green only for success."""
+    return Text(outcome.words, style=OUTCOME_STYLES[outcome])
 
 
 def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str | Text]]:
@@ -155,10 +170,12 @@ def best_of_table(best: BestOfLine) -> Table:
     return table
 
 
-def print_report(report: RunReport, console: Console) -> None:
+def print_report(report: RunReport, console: Console, *, verbose: bool = False) -> None:
+    """The run's tasks, its outcome and what it cost, what needs a person; with
+    ``verbose``, the timing (makespan, critical path) and coordination counters too."""
     run = report.run
     refused = any(line.refused for line in report.tasks)
-    table = Table(title=f"Run {run.id}: {run.name} ({run.status.value})", title_justify="left")
+    table = Table(title=f"Run {run.id}: {run.name}", title_justify="left")
     # The optional columns only when they say something: the table fits 80 columns.
     caching = any(line.cache_read_tokens or line.cache_write_tokens for line in report.tasks)
     columns = ["Task", "Status", "Time", "Tries", "Cost", "Tokens"]
@@ -168,15 +185,14 @@ def print_report(report: RunReport, console: Console) -> None:
     for row in _rows(report, caching=caching, refused=refused):
         table.add_row(*row)
     console.print(table)
-    done = report.count(TaskStatus.DONE)
-    replaced = sum(1 for line in report.tasks if _replaced(line))
-    also = f" ({replaced} replaced by a re-plan)" if replaced else ""
     spent = tokens_total(report.tokens, report.cache_read_tokens, report.cache_write_tokens)
-    console.print(
-        f"{done}/{len(report.tasks) - replaced} tasks done{also} · ${report.cost_usd:.2f} · "
-        f"{spent} · {_counted(report.turns, 'agent turn')}",
-        markup=False,
+    summary = Text("Outcome: ")
+    summary.append_text(outcome_text(report.outcome))
+    summary.append(
+        f" · tasks {report.tally} · ${report.cost_usd:.2f} · {spent} · "
+        f"{_counted(report.turns, 'agent turn')}"
     )
+    console.print(summary)
     for line in report.tasks:
         if line.refused:
             console.print(
@@ -186,27 +202,8 @@ def print_report(report: RunReport, console: Console) -> None:
             console.print(f"! {line.subject}: {breach}", style="red", markup=False)
         for warning in line.warnings:
             console.print(f"! {line.subject}: {warning}", style="yellow", markup=False)
-    ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
-    counters = report.counters
-    stalls = ""
-    if counters.leases_expired or counters.worker_broke:
-        stalls = (
-            f"; stalled {duration(report.stalled)}: {counters.leases_expired} lease(s) ran out, "
-            f"{counters.worker_broke} task(s) broke their worker"
-        )
-    console.print(
-        f"makespan {duration(report.makespan)} against a critical path of "
-        f"{duration(report.critical_path)}{ratio}; work {duration(report.work)}{stalls}",
-        markup=False,
-    )
-    console.print(
-        f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
-        f"{counters.claimed_while_running} while running elsewhere, "
-        f"{counters.completed_twice} completed twice · messages {counters.messages} "
-        f"({_counted(counters.escalations, 'escalation')}) · agent turns on coordination "
-        f"{counters.coordination_turns}",
-        markup=False,
-    )
+    if verbose:
+        _print_details(report, console)
     for best in report.best_of:
         print_best_of(best, console)
     if report.streams:
@@ -223,6 +220,38 @@ def print_report(report: RunReport, console: Console) -> None:
         console.print("Needs a person:", style="bold")
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
+        if report.counters.escalations and run.root_issue is not None:
+            console.print(
+                "Once a person has moved the escalated issues out of Human Needed, "
+                f"`ralph {run.mode} {run.root_issue}` goes on.",
+                markup=False,
+            )
+
+
+def _print_details(report: RunReport, console: Console) -> None:
+    """Timing against its lower bounds and the counters that prove coordination sound."""
+    ratio = f" ({report.makespan / report.critical_path:.2f}x)" if report.critical_path else ""
+    counters = report.counters
+    stalls = ""
+    if counters.leases_expired or counters.worker_broke:
+        stalls = (
+            f"; stalled {duration(report.stalled)}: "
+            f"{_counted(counters.leases_expired, 'lease')} ran out, "
+            f"{_counted(counters.worker_broke, 'task')} broke their worker"
+        )
+    console.print(
+        f"makespan {duration(report.makespan)} against a critical path of "
+        f"{duration(report.critical_path)}{ratio}; work {duration(report.work)}{stalls}",
+        markup=False,
+    )
+    console.print(
+        f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
+        f"{counters.claimed_while_running} while running elsewhere, "
+        f"{counters.completed_twice} completed twice · messages {counters.messages} "
+        f"({_counted(counters.escalations, 'escalation')}) · agent turns on coordination "
+        f"{counters.coordination_turns}",
+        markup=False,
+    )
 
 
 def _counted(count: int, word: str) -> str:

@@ -4,7 +4,6 @@ database (``ralph store reap`` is the old spelling of ``ralph db reap``, hidden)
 from __future__ import annotations
 
 import json
-from collections import Counter
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -16,11 +15,11 @@ from rich.tree import Tree
 
 from ralph.cli._console import Console, echo
 from ralph.cli._project import project_root, store_url
-from ralph.cli._report import MARKS, print_report, waiting_text
+from ralph.cli._report import MARKS, outcome_text, print_report, waiting_text
 from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
-from ralph.orchestrate import RunFiles, cancel_run, load_report
+from ralph.orchestrate import RunFiles, cancel_run, load_report, run_outcome, tally
 from ralph.project import migrate_database
 from ralph.tasks import TaskStatus, TaskStore, open_store
 from ralph.views import run_document, runs_document, task_document
@@ -61,24 +60,23 @@ def _mark(status: TaskStatus) -> Text:
 
 @runs_app.command("list")
 def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
-    """Every run, newest first, with how far its tasks got."""
+    """Every run, newest first: how it ended and how many of its tasks are done (tasks a
+    re-plan replaced left out)."""
     with _store(ctx) as store:
         runs = store.list_runs()
-        counts = {run.id: Counter(t.status for t in store.list_tasks(run.id)) for run in runs}
+        tasks = {run.id: store.list_tasks(run.id) for run in runs}
         document = runs_document(store) if as_json else []
     if as_json:
         echo(json.dumps(document, indent=2))
         return
     table = Table(title="Runs", title_justify="left")
-    for column in ("Run", "Name", "Mode", "Root", "Status", "Done", "Created"):
+    for column in ("Run", "Name", "Mode", "Root", "Outcome", "Done", "Created"):
         table.add_column(column)
     for run in runs:
-        count = counts[run.id]
-        done = f"{count[TaskStatus.DONE]}/{sum(count.values())}"
         root = f"#{run.root_issue}" if run.root_issue else "—"
-        table.add_row(
-            str(run.id), run.name, run.mode, root, run.status.value, done, _when(run.created_at)
-        )
+        outcome = outcome_text(run_outcome(run, tasks[run.id]))
+        done = str(tally(tasks[run.id]))
+        table.add_row(str(run.id), run.name, run.mode, root, outcome, done, _when(run.created_at))
     Console().print(table if runs else "No runs yet.")
 
 
@@ -96,9 +94,15 @@ def runs_show(
         int | None, typer.Argument(help="The run's number (default: the latest run).")
     ] = None,
     as_json: JsonOpt = False,
+    details: Annotated[
+        bool,
+        typer.Option(
+            "--details", help="Also the timing, the coordination counters and the latest events."
+        ),
+    ] = False,
 ) -> None:
-    """One run's report (tasks, time, cost, critical path, what needs a person) and its
-    latest events; without a number, the latest run's."""
+    """One run's report (how it ended, its tasks, cost, what needs a person); without a
+    number, the latest run's."""
     with _store(ctx) as store:
         if run is None:
             run = _latest_run(store)
@@ -110,9 +114,11 @@ def runs_show(
         echo(json.dumps(run_document(report, files), indent=2))
         return
     console = Console(highlight=False, soft_wrap=True)
-    print_report(report, console)
+    print_report(report, console, verbose=details)
     if files:
         console.print(f"Task logs and agent transcripts: {kept.folder}")
+    if not details:
+        return
     table = Table(title="Latest events", title_justify="left")
     for column in ("Event", "At", "Kind", "Task", "Data"):
         table.add_column(column)

@@ -17,6 +17,7 @@ from ralph.orchestrate._execute import (
 )
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
+from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import (
     RECONCILE_SECONDS,
@@ -57,6 +58,7 @@ from ralph.orchestrate._waiting import wait_policy, wake_waiting
 from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 
 __all__ = [
+    "ESCALATED",
     "MAX_PLAN_ITERATIONS",
     "MAX_ROOT_FAILURES",
     "RECONCILE_SECONDS",
@@ -78,6 +80,7 @@ __all__ = [
     "Lead",
     "LoopResult",
     "Observer",
+    "Outcome",
     "Reconciler",
     "RootRun",
     "RootSessions",
@@ -88,6 +91,7 @@ __all__ = [
     "ServeResult",
     "SessionResult",
     "StreamLine",
+    "Tally",
     "TaskExecutor",
     "TaskLine",
     "Worker",
@@ -104,11 +108,14 @@ __all__ = [
     "load_report",
     "plan_from_tracker",
     "regraph",
+    "replaced",
     "run_loop",
+    "run_outcome",
     "run_session",
     "serve",
     "start_crew",
     "suggested_team",
+    "tally",
     "team_crew",
     "wait_policy",
     "wake_waiting",

@@ -43,6 +43,7 @@ from ralph.orchestrate._attempts import (
     is_attempt,
     is_selection,
 )
+from ralph.orchestrate._outcome import ESCALATED
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._run_files import RunFiles
@@ -481,7 +482,7 @@ class TaskExecutor:
     ) -> Execution:
         task = claim.task
         reason = redact(reason)
-        self.store.fail(claim, f"escalated: {reason}", retryable=False)
+        self.store.fail(claim, f"{ESCALATED}{reason}", retryable=False)
         self._cancel_dependents(task.id)
         issues = ", ".join(f"#{n}" for n in task.issues)
         need = "needs" if len(task.issues) == 1 else "need"

@@ -18,6 +18,7 @@ from typing import Any
 from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.orchestrate._execute import WORKER_BROKE
+from ralph.orchestrate._outcome import Outcome, Tally, run_outcome, tally
 from ralph.tasks import (
     Charge,
     Event,
@@ -264,6 +265,12 @@ class RunReport:
     #: Seconds tasks sat claimed by a worker that never ended them (until the lease ran
     #: out): in the makespan, never in the work or the critical path, so a stall shows.
     stalled: float = 0.0
+    outcome: Outcome = Outcome.RUNNING
+
+    @property
+    def tally(self) -> Tally:
+        """Tasks done of those that count (replaced ones left out)."""
+        return tally(self.tasks)
 
     def count(self, status: TaskStatus) -> int:
         return sum(1 for t in self.tasks if t.status == status.value)
@@ -271,6 +278,8 @@ class RunReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "run": {"id": self.run.id, "name": self.run.name, "status": self.run.status.value},
+            "outcome": self.outcome.value,
+            "done": asdict(self.tally),
             "tasks": [asdict(t) for t in self.tasks],
             "costUsd": self.cost_usd,
             "tokens": self.tokens,
@@ -471,6 +480,7 @@ def build_report(
             tasks, seconds, {key: sum(c.usd for c in own) for key, own in spent.items()}
         ),
         stalled=times.stalled,
+        outcome=run_outcome(run, tasks),
     )
 
 

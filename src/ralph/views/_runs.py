@@ -5,33 +5,38 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from ralph.git import RUN_FILES_DIR
-from ralph.orchestrate import RunReport
+from ralph.orchestrate import RunReport, run_outcome, tally
 from ralph.tasks import TaskStore
 
 __all__ = ["run_document", "runs_document", "task_document"]
 
 
 def runs_document(store: TaskStore) -> list[dict[str, Any]]:
-    """Every run, newest first, with its tasks counted by status."""
-    runs = store.list_runs()
-    return [
-        {
-            "id": run.id,
-            "name": run.name,
-            "mode": run.mode,
-            "rootIssue": run.root_issue,
-            "status": run.status.value,
-            "createdAt": run.created_at,
-            "tasks": {
-                status.value: n
-                for status, n in Counter(t.status for t in store.list_tasks(run.id)).items()
-            },
-        }
-        for run in runs
-    ]
+    """Every run, newest first, with its outcome, its tasks done of those that count
+    (replaced ones left out) and its tasks counted by status."""
+    documents = []
+    for run in store.list_runs():
+        tasks = store.list_tasks(run.id)
+        documents.append(
+            {
+                "id": run.id,
+                "name": run.name,
+                "mode": run.mode,
+                "rootIssue": run.root_issue,
+                "status": run.status.value,
+                "outcome": run_outcome(run, tasks).value,
+                "done": asdict(tally(tasks)),
+                "createdAt": run.created_at,
+                "tasks": {
+                    status.value: n for status, n in Counter(t.status for t in tasks).items()
+                },
+            }
+        )
+    return documents
 
 
 def run_document(
@@ -48,6 +53,8 @@ def run_document(
         "mode": run.mode,
         "rootIssue": run.root_issue,
         "status": run.status.value,
+        "outcome": report.outcome.value,
+        "done": asdict(report.tally),
         "shutdownRequested": run.shutdown_requested,
         "config": dict(run.config),
         "tasks": dict(Counter(t.status for t in report.tasks)),

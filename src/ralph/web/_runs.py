@@ -85,7 +85,6 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
         "files": _files(web, run_id).listing(),
         "run": run,
         "report": report,
-        "done": report.count(TaskStatus.DONE),
         "svg": render_svg(layout, report.critical_keys),
         "critical": set(report.critical_keys),
         "events": events[-LATEST_EVENTS:],

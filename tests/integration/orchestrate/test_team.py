@@ -3,7 +3,9 @@ processes, and across a crash of the lead."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import time
 from collections import Counter
@@ -64,18 +66,28 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
     for line in ("✓ every issue Done", "✓ the change merged on main", "✓ the tests pass on main"):
         assert line in out
     assert "ralph team 1 --agent claude" in out
-    assert "0 while blocked" in out
     assert "board: Done 4" in out
     # The plan made before triage sized the epic is one folded row, not six.
     assert "6 earlier tasks" in out
-    assert "12/12 tasks done (6 replaced by a re-plan)" in out
+    assert "6 earlier tasks replaced — planned again after Triage GH-1" in out
+    assert "[]" not in out
+    assert re.search(
+        r"Merged pull request #\d+ into main \([0-9a-f]{7}\), closing #2, #3, #4\.", out
+    )
+    assert "Outcome: succeeded · tasks 12/12 done, 6 replaced by a re-plan" in out
     assert "│ Research GH-1 " not in out
     kept = tmp_path / "kept"
     assert (kept / "ralph.toml").is_file()
     # The kept project answers ralph's own commands: the report can be printed again.
     again = ralph_process("runs", "show", "1", cwd=kept)
     assert again.returncode == 0
-    assert "Run 1: team GH-1 (finished)" in again.stdout
+    assert "Outcome: succeeded" in again.stdout
+    listed = ralph_process("runs", "list", "--json", cwd=kept)
+    (run,) = json.loads(listed.stdout)
+    assert (run["outcome"], run["done"]) == ("succeeded", {"done": 12, "total": 12, "replaced": 6})
+    table = ralph_process("runs", "list", cwd=kept)
+    assert "succeeded" in table.stdout
+    assert "12/18" not in table.stdout
 
 
 def test_ralph_demo_refuses_a_folder_that_is_not_empty(tmp_path):
@@ -110,8 +122,19 @@ def test_ralph_hero_prints_the_report_and_exits_zero(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     result = ralph_process("hero", str(epic), cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Run 1: hero GH-1 (finished)" in result.stdout
-    assert "makespan" in result.stdout
+    assert "Run 1: hero GH-1" in result.stdout
+    assert "Outcome: succeeded" in result.stdout
+    # A success names what merged where and what to look at next.
+    assert re.search(
+        r"Merged pull request #\d+ into main \([0-9a-f]{7}\), closing #", result.stdout
+    )
+    assert "Next: `ralph web` to see the board" in result.stdout
+    assert "`git log --oneline main`" in result.stdout
+    # Timing and coordination counters are details: runs show --details has them.
+    assert "makespan" not in result.stdout
+    details = ralph_process("runs", "show", "--details", cwd=repo)
+    assert "makespan" in details.stdout
+    assert "0 while blocked" in details.stdout
 
 
 def _frozen_with_a_task_running(pid: int, store: TaskStore) -> bool:
@@ -277,6 +300,16 @@ def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Needs a person:" in result.stdout
     assert "scripted fault: the agent asks a person" in result.stdout
+    assert "Outcome: needs a person" in result.stdout
+    assert "Human Needed, `ralph hero 1` goes on." in result.stdout
+    # Every place the run is shown says the same, none of them "finished".
+    listed = ralph_process("runs", "list", cwd=repo).stdout
+    assert "needs a person" in listed
+    assert "finished" not in listed
+    assert "Outcome: needs a person" in ralph_process("runs", "show", cwd=repo).stdout
+    (run,) = json.loads(ralph_process("runs", "list", "--json", cwd=repo).stdout)
+    shown = json.loads(ralph_process("runs", "show", "--json", cwd=repo).stdout)
+    assert run["outcome"] == shown["outcome"] == shown["report"]["outcome"] == "needs_person"
 
 
 def test_a_worker_whose_agent_cannot_work_hands_its_task_back_and_stops(tmp_path):

@@ -51,7 +51,13 @@ def test_runs_show(ralph, run_id):
     code, out, _ = ralph("runs", "show", str(run_id))
     assert code == 0
     assert "Run 1: team GH-41" in out
+    assert "Outcome: running · tasks 1/8 done" in out
+    # The raw events and the coordination counters are details, asked for.
+    assert "task_done" not in out
+    code, out, _ = ralph("runs", "show", str(run_id), "--details")
+    assert code == 0
     assert "task_done" in out
+    assert "claims 2: 0 while blocked" in out
 
 
 def test_runs_show_without_a_number_shows_the_latest_run(ralph, run_id, url):

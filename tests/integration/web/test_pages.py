@@ -173,7 +173,12 @@ def test_the_runs_page_and_api_list_every_run(client: TestClient, waiting: WebPr
     page = client.get("/runs")
     assert page.status_code == 200
     assert f'href="/runs/{waiting.run}"' in page.text
-    assert client.get("/api/runs").json() == cli_json(waiting, "runs", "list")
+    served = client.get("/api/runs").json()
+    assert served == cli_json(waiting, "runs", "list")
+    # The run stopped at the plan's gate: a person is needed, and its badge is not green.
+    assert served[0]["outcome"] == "needs_person"
+    assert '<span class="status outcome-needs_person">needs a person</span>' in page.text
+    assert "finished" not in page.text
 
 
 def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
@@ -197,6 +202,7 @@ def test_a_run_page_draws_its_task_graph_and_says_what_needs_a_person(
     if len(keys) > 1:  # a path of one task (its only work so far) has no edge to draw
         assert 'class="edge critical"' in svg, keys
     assert "Needs a person" in text
+    assert '<span class="status outcome-needs_person">needs a person</span></h1>' in text
     assert f"ralph approve {waiting.in_review[0]}" in text or "ralph approve" in text
     assert f"ralph hero {waiting.epic}" in text
     assert "Approve the plan" in text

@@ -1,0 +1,39 @@
+"""What a successful hero or team run says last: the pull requests it merged, the merge
+commits on the base branch, and where to look next."""
+
+from __future__ import annotations
+
+from ralph.cli._console import Console
+from ralph.graph import TaskKind
+from ralph.orchestrate import RunReport
+from ralph.tasks import TaskStatus, TaskStore
+from ralph.tracker import PullRequest, PullRequestState, Tracker
+
+__all__ = ["merged_pull_requests", "print_success"]
+
+
+def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> list[PullRequest]:
+    """The pull requests the run's merge tasks merged, each once, in merge order."""
+    found: dict[int, PullRequest] = {}
+    for task in store.list_tasks(run_id, kind=TaskKind.MERGE.value, status=TaskStatus.DONE):
+        for pr in tracker.list_pull_requests(issue=task.issues[0], state=PullRequestState.MERGED):
+            found.setdefault(pr.number, pr)
+    return list(found.values())
+
+
+def print_success(
+    report: RunReport, merged: list[PullRequest], base: str, console: Console
+) -> None:
+    for pr in merged:
+        commit = (pr.merge_commit or "")[:7]
+        closes = ", ".join(f"#{n}" for n in pr.closes)
+        console.print(
+            f"Merged pull request #{pr.number} into {pr.base} ({commit})"
+            + (f", closing {closes}." if closes else "."),
+            markup=False,
+        )
+    console.print(
+        f"Next: `ralph web` to see the board, `ralph runs show {report.run.id}` for this "
+        f"run, `git log --oneline {base}` for the change.",
+        markup=False,
+    )
