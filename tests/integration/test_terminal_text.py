@@ -50,8 +50,10 @@ def board(tmp_path):
 COMMANDS = [
     (("issue", "show", "{n}"), True),
     (("issue", "list"), True),
-    (("status",), False),
+    (("status",), True),
     (("status", "--format", "markdown"), False),
+    (("hygiene",), False),
+    (("report", "--dry-run"), False),
 ]
 
 
@@ -74,10 +76,15 @@ def test_the_body_comment_and_label_show_without_their_escapes(board):
     assert f"label{SHOWN}" in shown
 
 
-def test_in_a_colour_terminal_rich_styles_stay_and_the_trackers_escapes_do_not(board):
+@pytest.mark.parametrize(
+    "command",
+    [("issue", "show", "{n}"), ("status",), ("hygiene",), ("report", "--dry-run")],
+    ids=" ".join,
+)
+def test_in_a_colour_terminal_rich_styles_stay_and_the_trackers_escapes_do_not(board, command):
     repo, number = board
     env = {"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}
-    done = ralph_process("issue", "show", number, env=env, cwd=repo)
+    done = ralph_process(*(a.format(n=number) for a in command), env=env, cwd=repo)
     assert done.returncode == 0, done.stderr
     assert "\x1b[" in done.stdout  # the styles Rich writes
     assert "\x1b[2J" not in done.stdout

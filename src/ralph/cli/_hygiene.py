@@ -12,6 +12,7 @@ import typer
 
 from ralph.board import ArchiveResult, archive_candidates, hygiene_report
 from ralph.cli._console import Console, echo
+from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
 from ralph.dashboard import HygieneConfig, format_hygiene_markdown
 from ralph.errors import InvalidInput
@@ -72,8 +73,14 @@ def hygiene_command(
         typer.Option("--similarity", help="How alike two titles must be (0..1) to be listed."),
     ] = 0.8,
     output: Annotated[
-        HygieneFormat, typer.Option("--format", "-f", help="markdown or json.")
-    ] = HygieneFormat.MARKDOWN,
+        HygieneFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="markdown or json; unset, Markdown rendered on a terminal, raw when piped.",
+            show_default=False,
+        ),
+    ] = None,
     archive: Annotated[
         bool,
         typer.Option("--archive", help="Archive the archive candidates (off lists and board)."),
@@ -107,4 +114,4 @@ def hygiene_command(
     elif output is HygieneFormat.JSON:
         echo(json.dumps(report.to_dict(), indent=2))
     else:
-        echo(format_hygiene_markdown(report), end="")
+        print_markdown(format_hygiene_markdown(report), raw=output is HygieneFormat.MARKDOWN)

@@ -17,7 +17,7 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
-from ralph.dashboard import Dashboard, Severity, format_markdown
+from ralph.dashboard import Dashboard, IssueSnapshot, Severity, format_markdown
 from ralph.errors import InvalidInput
 from ralph.views import board_health, load_board
 
@@ -32,22 +32,33 @@ class StatusFormat(enum.StrEnum):
     JSON = "json"
 
 
+def _issue_line(issue: IssueSnapshot) -> Text:
+    line = Text(f"#{issue.number}", style="bold")
+    if issue.estimate:
+        line.append(f" {issue.estimate}", style="cyan")
+    if issue.is_locked:
+        line.append(" 🔒")
+    if issue.title:
+        line.append(f" {issue.title}")
+    return line
+
+
 def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:
     total = dashboard.total_issues
     title = f"Pipeline — {total} issue{'' if total == 1 else 's'}"
     table = Table(title=title, title_justify="left")
     table.add_column("State")
     table.add_column("Count", justify="right")
-    table.add_column("Issues")
+    # One issue a line, cut at the terminal's edge rather than wrapped.
+    table.add_column("Issues", no_wrap=True, overflow="ellipsis")
     for phase in dashboard.phases:
-        shown = [
-            f"#{i.number}{' ' + i.estimate if i.estimate else ''}" + (" 🔒" if i.is_locked else "")
-            for i in phase.issues[:issues_per_phase]
-        ]
+        shown = [_issue_line(i) for i in phase.issues[:issues_per_phase]]
         if phase.count > issues_per_phase:
-            shown.append(f"+{phase.count - issues_per_phase} more")
+            shown.append(Text(f"+{phase.count - issues_per_phase} more", style="dim"))
         table.add_row(
-            state_text(phase.state), str(phase.count) if phase.count else "", ", ".join(shown)
+            state_text(phase.state),
+            str(phase.count) if phase.count else "",
+            Text("\n").join(shown),
         )
     health = Text()
     if dashboard.ok:

@@ -4,6 +4,7 @@ OFF_TRACK by the original's formulas) posted as the board's status update, and
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Annotated, Any
 
@@ -13,6 +14,7 @@ from rich.table import Table
 from ralph.board import post_status_report, status_report
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
+from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
 from ralph.dashboard import HealthConfig, MetricsConfig, ProjectStatus
 from ralph.tracker import StatusUpdate, iso
@@ -26,6 +28,11 @@ report_app = typer.Typer(
 )
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
+
+
+class ReportFormat(enum.StrEnum):
+    MARKDOWN = "markdown"
+    JSON = "json"
 
 
 def _update_dict(update: StatusUpdate) -> dict[str, Any]:
@@ -53,6 +60,15 @@ def report_command(
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print it; post nothing.")] = False,
     as_json: JsonOpt = False,
+    output: Annotated[
+        ReportFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="markdown or json; unset, Markdown rendered on a terminal, raw when piped.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """The project status report: the pipeline, velocity over --window days, health
     warnings, highlights and the status (ON_TRACK, AT_RISK, OFF_TRACK from the risk
@@ -70,13 +86,13 @@ def report_command(
         )
         report = status_report(tracker, window_days=window, status=status, health=health)
         posted = None if dry_run else post_status_report(tracker, report)
-    if as_json:
+    if as_json or output is ReportFormat.JSON:
         found: dict[str, Any] = {"report": report.to_dict(), "dryRun": dry_run}
         if posted is not None:
             found["statusUpdate"] = _update_dict(posted)
         echo(json.dumps(found, indent=2))
         return
-    echo(report.body)
+    print_markdown(report.body, raw=output is ReportFormat.MARKDOWN)
     if posted is None:
         echo(f"Dry run: no status update posted (the status would be {report.status.value}).")
     else:

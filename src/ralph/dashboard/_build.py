@@ -71,6 +71,7 @@ class WarningType(enum.StrEnum):
     LOCK_COLLISION = "lock_collision"
     OVERSIZED_IN_PIPELINE = "oversized_in_pipeline"
     UNBALANCED_WORKLOAD = "unbalanced_workload"
+    NEEDS_A_PERSON = "needs_a_person"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +91,10 @@ class DashboardItem:
     #: The board the item was read from, when several are (``ralph status --projects``).
     project_number: int | None = None
     project_title: str = ""
+    #: The issue whose sub-issues are worked together (a group counts as one lock).
+    parent: int | None = None
+    #: Why the issue waits in Human Needed (its ``Escalation:`` comment), when known.
+    escalation_reason: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +116,8 @@ class IssueSnapshot:
     age_hours: float
     is_locked: bool
     blocked_by: tuple[tuple[int, str | None], ...]
+    parent: int | None = None
+    escalation_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +129,7 @@ class IssueSnapshot:
             "ageHours": round(self.age_hours, 2),
             "isLocked": self.is_locked,
             "blockedBy": [{"number": n, "workflowState": s} for n, s in self.blocked_by],
+            "escalationReason": self.escalation_reason,
         }
 
 
@@ -254,6 +262,8 @@ def aggregate_by_phase(
                     age_hours=max(0.0, (now - i.updated_at) / 3600),
                     is_locked=state in LOCK_STATES,
                     blocked_by=i.blocked_by,
+                    parent=i.parent,
+                    escalation_reason=i.escalation_reason,
                 )
                 for i in sorted(members, key=lambda i: _PRIORITY_RANK.get(i.priority or "", 99))
             ),
@@ -266,11 +276,26 @@ def _round_half_up(value: float) -> int:
     return math.floor(value + 0.5)
 
 
+def _lock_groups(issues: Sequence[IssueSnapshot]) -> int:
+    """How many pieces of work hold a lock state: sub-issues of one parent are worked
+    together (a group), so they count once."""
+    return len(
+        {("group", i.parent) if i.parent is not None else ("issue", i.number) for i in issues}
+    )
+
+
+def _in_flight(phases: Sequence[PhaseSnapshot]) -> bool:
+    """Work is moving through the pipeline: some issue is past Backlog and not finished
+    or waiting for a person. Only then is an empty state a gap worth a note."""
+    return any(p.count for p in phases if p.state in STATE_ORDER and p.state not in _NO_GAP)
+
+
 def detect_health_issues(
     phases: Sequence[PhaseSnapshot], config: HealthConfig
 ) -> tuple[HealthWarning, ...]:
     """Warnings in phase order, then sorted by severity (critical first), stably."""
     warnings: list[HealthWarning] = []
+    in_flight = _in_flight(phases)
     for phase in phases:
         state, count = phase.state, phase.count
         numbers = tuple(i.number for i in phase.issues)
@@ -284,24 +309,38 @@ def detect_health_issues(
                     numbers,
                 )
             )
-        if state in LOCK_STATES and count > 1:
+        groups = _lock_groups(phase.issues) if state in LOCK_STATES else 0
+        if groups > 1:
+            what = f"{count} issues" if groups == count else f"{count} issues in {groups} groups"
             warnings.append(
                 HealthWarning(
                     WarningType.LOCK_COLLISION,
                     Severity.CRITICAL,
-                    f"{state}: {count} issues in lock state (expected at most 1)",
+                    f"{state}: {what} in lock state (expected at most 1)",
                     numbers,
                 )
             )
-        if count == 0 and state in STATE_ORDER and state not in _NO_GAP:
+        if in_flight and count == 0 and state in STATE_ORDER and state not in _NO_GAP:
             warnings.append(
                 HealthWarning(
                     WarningType.PIPELINE_GAP, Severity.INFO, f"{state}: empty (pipeline gap)"
                 )
             )
+        if state == _S.HUMAN_NEEDED:
+            warnings += [_needs_a_person(issue) for issue in phase.issues]
         for issue in phase.issues:
             warnings += _issue_warnings(state, issue, config)
     return tuple(sorted(warnings, key=lambda w: w.severity.rank))
+
+
+def _needs_a_person(issue: IssueSnapshot) -> HealthWarning:
+    reason = issue.escalation_reason or "no reason recorded"
+    return HealthWarning(
+        WarningType.NEEDS_A_PERSON,
+        Severity.WARNING,
+        f"#{issue.number} needs a person: {reason}",
+        (issue.number,),
+    )
 
 
 def _issue_warnings(state: str, issue: IssueSnapshot, config: HealthConfig) -> list[HealthWarning]:

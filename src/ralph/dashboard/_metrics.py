@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ralph.dashboard._build import DAY_SECONDS, Dashboard, DashboardItem, HealthWarning
+from ralph.dashboard._build import (
+    DAY_SECONDS,
+    Dashboard,
+    DashboardItem,
+    HealthWarning,
+    WarningType,
+)
 from ralph.errors import InvalidInput
 from ralph.workflow import WorkflowState
 
@@ -136,10 +142,15 @@ def calculate_metrics(
     items: Sequence[DashboardItem], dashboard: Dashboard, config: MetricsConfig, now: float
 ) -> Metrics:
     score = calculate_risk_score(dashboard.warnings, config.severity_weights)
+    status = determine_status(score, config)
+    escalated = any(w.type is WarningType.NEEDS_A_PERSON for w in dashboard.warnings)
+    if escalated and status is ProjectStatus.ON_TRACK:
+        # Work waiting for a person is not on track, however light the rest of the risk.
+        status = ProjectStatus.AT_RISK
     return Metrics(
         velocity=calculate_velocity(items, config.velocity_window_days, now),
         risk_score=score,
-        status=determine_status(score, config),
+        status=status,
         highlights=extract_highlights(dashboard, config.velocity_window_days),
     )
 

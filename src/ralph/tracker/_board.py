@@ -4,12 +4,19 @@ is pure; this is where a tracker feeds it."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from ralph.dashboard import DashboardItem
 from ralph.pipeline import IssueState
-from ralph.tracker._model import Issue
+from ralph.tracker._model import Comment, Issue
 from ralph.tracker._tracker import Tracker
+from ralph.workflow import WorkflowState
 
-__all__ = ["dashboard_items", "pipeline_state"]
+__all__ = ["dashboard_items", "escalation_reason", "pipeline_state"]
+
+#: The runner's escalation comment: "[@someone ]Escalation: <reason>" then a hint.
+_ESCALATION = re.compile(r"^(?:@[\w./-]+ )*Escalation: (?P<reason>[^\n]+)")
 
 
 def pipeline_state(issue: Issue) -> IssueState:
@@ -23,6 +30,22 @@ def pipeline_state(issue: Issue) -> IssueState:
     )
 
 
+def escalation_reason(comments: Sequence[Comment]) -> str | None:
+    """The reason of the latest ``Escalation:`` comment, None when there is none."""
+    for comment in reversed(comments):
+        found = _ESCALATION.match(comment.body.strip())
+        if found:
+            return found["reason"].strip()
+    return None
+
+
+def _reasons(tracker: Tracker, issues: Sequence[Issue]) -> dict[int, str | None]:
+    """Each Human Needed issue's escalation reason: board issues carry no comments, so
+    these few are read whole."""
+    waiting = [i.number for i in issues if i.workflow_state is WorkflowState.HUMAN_NEEDED]
+    return {i.number: escalation_reason(i.comments) for i in tracker.seen_issues(waiting)}
+
+
 def dashboard_items(
     tracker: Tracker, *, archived: bool = False, closed_since: float | None = None
 ) -> list[DashboardItem]:
@@ -31,6 +54,7 @@ def dashboard_items(
     only when updated since ``closed_since`` when given (the dashboard's done window)."""
     issues = tracker.board_issues(closed_since=closed_since)
     states = {i.number: i.workflow_state for i in issues}
+    reasons = _reasons(tracker, [i for i in issues if archived or not i.archived])
     return [
         DashboardItem(
             number=i.number,
@@ -42,6 +66,8 @@ def dashboard_items(
             estimate=i.estimate,
             assignees=i.assignees,
             blocked_by=tuple((n, states.get(n)) for n in i.blocked_by),
+            parent=i.parent,
+            escalation_reason=reasons.get(i.number),
         )
         for i in issues
         if archived or not i.archived

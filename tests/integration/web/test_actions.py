@@ -125,6 +125,21 @@ def test_retrying_an_escalated_issue_sends_it_back_to_where_its_phase_starts(
     assert state_of(open_board, issue.number) is WorkflowState.RESEARCH_NEEDED
 
 
+def test_the_board_lists_an_escalated_issue_with_its_reason_and_needs_attention(
+    client: TestClient, open_board: Project
+) -> None:
+    issue = open_board.tracker.create_issue(
+        "Another", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
+    )
+    escalate_one(open_board, issue.number)
+    board = client.get("/?fragment=1").text
+    assert "Health: needs attention" in board
+    strip = board.split('<ul class="attention"', 1)[1].split("</ul>", 1)[0]
+    assert f'href="/issues/{issue.number}"' in strip
+    assert f"#{issue.number} needs a person: " in strip
+    assert "Health: all clear" not in board
+
+
 def test_a_page_asked_for_by_another_name_is_refused_and_hands_out_no_csrf_cookie(
     client: TestClient, waiting: WebProject
 ) -> None:

@@ -200,3 +200,50 @@ def test_markdown_and_json():
 def test_markdown_truncates_long_phases():
     dashboard = board(*(item(n) for n in range(1, 14)))
     assert "; ... +3 more |" in format_markdown(dashboard)
+
+
+# -- what a person should see (ux-review M5, m8, m23) -----------------------------------
+
+
+def test_an_issue_in_human_needed_is_a_warning_with_its_reason():
+    dashboard = board(
+        item(1, "Human Needed", escalation_reason="the plan's tests fail on main"),
+        item(2, "Human Needed"),
+    )
+    waiting = [w for w in dashboard.warnings if w.type is WarningType.NEEDS_A_PERSON]
+    assert [(w.severity, w.message, w.issues) for w in waiting] == [
+        (Severity.WARNING, "#1 needs a person: the plan's tests fail on main", (1,)),
+        (Severity.WARNING, "#2 needs a person: no reason recorded", (2,)),
+    ]
+    assert dashboard.ok is False
+    assert dashboard.to_dict()["health"]["ok"] is False
+
+
+def test_a_board_with_everything_done_lists_no_pipeline_gaps():
+    dashboard = board(item(1, "Done", closed_at=NOW), item(2, "Canceled", closed_at=NOW))
+    assert dashboard.warnings == ()
+    waiting = board(item(1, "Backlog"), item(2, "Human Needed"))
+    assert WarningType.PIPELINE_GAP not in [w.type for w in waiting.warnings]
+
+
+def test_sub_issues_of_one_parent_implemented_together_hold_one_lock():
+    # The demo's shape: an M epic split into three sub-issues, implemented as a group.
+    dashboard = board(
+        item(1, "In Progress", parent=9),
+        item(2, "In Progress", parent=9),
+        item(3, "In Progress", parent=9),
+    )
+    assert WarningType.LOCK_COLLISION not in [w.type for w in dashboard.warnings]
+    assert dashboard.ok is True
+
+
+def test_two_groups_in_one_lock_state_still_collide():
+    dashboard = board(
+        item(1, "In Progress", parent=9),
+        item(2, "In Progress", parent=9),
+        item(3, "In Progress", parent=8),
+    )
+    [collision] = [w for w in dashboard.warnings if w.type is WarningType.LOCK_COLLISION]
+    assert (
+        collision.message == "In Progress: 3 issues in 2 groups in lock state (expected at most 1)"
+    )

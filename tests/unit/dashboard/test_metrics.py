@@ -159,3 +159,14 @@ def test_a_quiet_board_is_all_clear_and_a_persons_status_replaces_the_score():
     assert "0 issues completed in the last 14 days." in body
     assert "### Recently Completed\n\nNone in this window.\n" in body
     assert body.endswith("## Status: AT_RISK\n\nManually set to AT_RISK.\n")
+
+
+def test_an_issue_waiting_for_a_person_makes_the_project_at_least_at_risk():
+    items = [item(1, "Human Needed", escalation_reason="review rejected twice"), item(2, "Done")]
+    dashboard = build_dashboard(items, now=NOW, config=HealthConfig())
+    metrics = calculate_metrics(items, dashboard, MetricsConfig(), NOW)
+    assert metrics.risk_score == 1  # one warning: below the AT_RISK threshold alone
+    assert metrics.status is ProjectStatus.AT_RISK
+    body = format_status_report(dashboard, metrics, window_days=7)
+    assert "- [WARNING] #1 needs a person: review rejected twice" in body
+    assert "## Status: AT_RISK" in body
