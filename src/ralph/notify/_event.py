@@ -96,7 +96,8 @@ def escalated(
         repo=repo,
         issue=issue,
         reason=reason,
-        url=url,
+        # Only a place a person can open (the local tracker's "local:repo#1" is none).
+        url=url if url.startswith(("https://", "http://")) else "",
     )
 
 
