@@ -52,11 +52,13 @@ def test_an_escalation_and_the_runs_end_reach_the_webhook_without_the_planted_se
     assert escalation["text"].startswith(f"Ralph ({repo.name}): #1 Change the file ")
     assert "needs a person (implement)" in escalation["text"]
     ended = by_event["run_ended"]
-    assert ended["run"] == 1 and ended["issue"] == 1
+    assert ended["run"] == 1
+    assert ended["issue"] == 1
     assert ended["outcome"]
     assert ended["text"] == ended["summary"]
     raw = b"".join(webhook.raw).decode()
-    assert GH_TOKEN not in raw and API_KEY not in raw
+    assert GH_TOKEN not in raw
+    assert API_KEY not in raw
     # The secrets were there to leak: the reason named the file, the title the key.
     assert "***.py" in escalation["reason"]
     assert "***" in escalation["text"]
