@@ -50,7 +50,10 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=1)
+        process.communicate(timeout=1)  # reaps it and closes its pipes
+    for pipe in (process.stdin, process.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def run_command(
