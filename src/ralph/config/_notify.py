@@ -3,7 +3,7 @@
 budget stopped work.
 
     [notify]
-    command = ""               # RALPH_NOTIFY_COMMAND: run with the event as JSON on stdin
+    command = ""               # RALPH_NOTIFY_COMMAND: the event as JSON on stdin, "$1" its summary
     webhook = ""               # RALPH_NOTIFY_WEBHOOK: a JSON POST (Slack-compatible)
     timeout_seconds = 5        # RALPH_NOTIFY_TIMEOUT_SECONDS: per call
     retries = 3                # RALPH_NOTIFY_RETRIES: the webhook's retries
@@ -43,8 +43,8 @@ MAX_NOTIFY_RETRIES = 10
 
 @dataclass(frozen=True, kw_only=True)
 class NotifySettings:
-    #: A shell command: the event as JSON on standard input, its summary as the last
-    #: argument. Empty: none.
+    #: A shell command: the event as JSON on standard input, its one-line summary as
+    #: ``"$1"``. Empty: none.
     command: str = ""
     #: An http(s) URL the event is POSTed to as JSON with a ``text`` field. Empty: none.
     webhook: str = ""

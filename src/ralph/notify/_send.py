@@ -1,5 +1,5 @@
-"""Sending one event: the command (the event as JSON on standard input, the summary as its
-last argument) and the webhook (a JSON POST, tried again with a growing pause). Each
+"""Sending one event: the command (the event as JSON on standard input, the summary as
+``"$1"``) and the webhook (a JSON POST, tried again with a growing pause). Each
 call is bounded by the settings' timeout; nothing here raises for a failed delivery."""
 
 from __future__ import annotations
@@ -60,12 +60,11 @@ def run_command(
     command: str, event: NotifyEvent, *, timeout: float, cwd: Path | None = None
 ) -> Delivery:
     """Run ``command`` through the shell, as ralph.toml's other commands are, with the
-    event as JSON on standard input and its summary as the last argument; killed (its
-    whole process group) after ``timeout`` seconds."""
+    event as JSON on standard input and its summary as the shell's first argument
+    (``"$1"``); killed (its whole process group) after ``timeout`` seconds."""
     payload = json.dumps(event.fields()).encode()
-    # "$@" appends the summary to the person's command: `notify-send Ralph` gets it as
-    # the message, a script gets it as $1.
-    argv = ["/bin/sh", "-c", f'{command} "$@"', "ralph-notify", event.one_line()]
+    # The summary is the shell's "$1": `notify-send Ralph "$1"`, `./tell.sh "$1"`.
+    argv = ["/bin/sh", "-c", command, "ralph-notify", event.one_line()]
     started = time.monotonic()
     try:
         process = subprocess.Popen(

@@ -76,7 +76,7 @@ def test_the_url_s_secret_path_is_never_said_only_its_host() -> None:
     assert sent.line().startswith("webhook: not delivered")
 
 
-def test_a_command_reads_the_event_and_gets_the_summary_as_its_last_argument(
+def test_a_command_reads_the_event_and_gets_the_summary_as_dollar_1(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "out"

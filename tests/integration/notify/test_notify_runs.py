@@ -64,7 +64,7 @@ def test_an_escalation_and_the_runs_end_reach_the_webhook_without_the_planted_se
     assert "***" in escalation["text"]
 
 
-def test_a_command_gets_the_event_on_stdin_and_its_summary_as_an_argument(
+def test_a_command_gets_the_event_on_stdin_and_its_summary_as_dollar_1(
     repo: Path, tmp_path: Path
 ) -> None:
     script = tmp_path / "notified.sh"
@@ -72,7 +72,7 @@ def test_a_command_gets_the_event_on_stdin_and_its_summary_as_an_argument(
     script.write_text(f'#!/bin/sh\ncat >> {out}.json\necho >> {out}.json\necho "$1" >> {out}.txt\n')
     script.chmod(0o755)
     ralph(repo, "issue", "new", "Make it faster", "-e", "M", "--body", "It is slow. Fix it.")
-    _, said, _ = ralph(repo, "hero", "1", RALPH_NOTIFY_COMMAND=str(script))
+    _, said, _ = ralph(repo, "hero", "1", RALPH_NOTIFY_COMMAND=f'{script} "$1"')
     events = [json.loads(line) for line in Path(f"{out}.json").read_text().splitlines() if line]
     assert [e["event"] for e in events] == ["escalated", "run_ended"], said
     lines = Path(f"{out}.txt").read_text().splitlines()
