@@ -37,6 +37,7 @@ def test_a_plan_waiting_for_approval_is_told_and_the_run_ends_waiting(demo: Demo
     assert approval.issue == number
     assert "waits for a plan to approve" in approval.one_line()
     assert ended.outcome == "waiting_for_human"
+    assert result.run is not None
     assert ended.run == result.run.id
 
 
