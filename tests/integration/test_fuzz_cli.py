@@ -73,6 +73,7 @@ NO_STORE = {
     ("plugin", "install"),
     ("plugin", "check"),
     ("login",),  # hands the terminal to Claude Code's login; it opens no store
+    ("notify", "test"),  # sends to ralph.toml's [notify] targets; it opens no store
     ("version",),  # prints the installed version
     ("debug", "stats"),
 } | {p for p in COMMANDS if p[0] in ("pipeline", "hook")}

@@ -38,6 +38,7 @@ from ralph.cli._debug import debug_app
 from ralph.cli._hook import hook_app
 from ralph.cli._idea import idea_app
 from ralph.cli._issue import issue_app
+from ralph.cli._notify import notify_app
 from ralph.cli._pipeline import pipeline_app
 from ralph.cli._plugin import plugin_app
 from ralph.cli._pr import pr_app
@@ -91,6 +92,7 @@ _PANELS: tuple[tuple[str, tuple[typer.Typer | tuple[str, Callable[..., None]], .
         (
             ("doctor", _init.doctor_command),
             ("login", _login.login_command),
+            notify_app,
             ("version", _version.version_command),
             plugin_app,
             ("hygiene", _hygiene.hygiene_command),

@@ -15,6 +15,7 @@ from rich.text import Text
 from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
+from ralph.cli._notify import print_notify_checks
 from ralph.cli._project import project_config, warn
 from ralph.config import Config, untested_warning
 from ralph.errors import InvalidInput, RalphError
@@ -267,9 +268,10 @@ def doctor_command(
     ] = None,
 ) -> None:
     """Check the test command, the sandbox agents run in, each agent's key or login,
-    the project's prompt overrides, and on GitHub the tokens (kind, scopes), what they
-    may do in the repository and on the board, the issue relations the server has, the
-    board and its fields; and say which agent CLIs are here, in which versions."""
+    the project's prompt overrides, the [notify] command and webhook (nothing is sent),
+    and on GitHub the tokens (kind, scopes), what they may do in the repository and on
+    the board, the issue relations the server has, the board and its fields; and say
+    which agent CLIs are here, in which versions."""
     from ralph.runtimes import AGENTS
 
     if agent is not None and agent not in AGENTS:
@@ -286,7 +288,8 @@ def doctor_command(
     _print_agent_clis(console, config)
     agents_ok = print_agent_credentials(console, config, agent)
     prompts_ok = _print_prompt_overrides(console, config)
-    healthy = confined and agents_ok and prompts_ok
+    notify_ok = print_notify_checks(console, config)
+    healthy = confined and agents_ok and prompts_ok and notify_ok
     if config.tracker != "github":
         console.print(
             _marked(_OK, f"tracker: local (repo {config.repo}); nothing on GitHub to check")

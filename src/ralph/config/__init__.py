@@ -22,6 +22,7 @@ from ralph.config._github import (
 )
 from ralph.config._hooks import HOOK_NAMES, HookSettings
 from ralph.config._merge import MergeSettings
+from ralph.config._notify import NotifySettings, webhook_problem
 from ralph.config._reference import configuration_reference
 from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
@@ -39,6 +40,7 @@ __all__ = [
     "GitHubSettings",
     "HookSettings",
     "MergeSettings",
+    "NotifySettings",
     "PhaseSettings",
     "configuration_reference",
     "detect_test_command",
@@ -48,4 +50,5 @@ __all__ = [
     "parse_github_settings",
     "render_config",
     "untested_warning",
+    "webhook_problem",
 ]

@@ -23,6 +23,7 @@ from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._merge import MergeSettings, parse_merge_settings
+from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
     MAX_AGENTS,
     MAX_FIX_ROUNDS,
@@ -125,6 +126,7 @@ class Config:
     merge: MergeSettings = field(default_factory=MergeSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
     debug: DebugSettings = field(default_factory=DebugSettings)
+    notify: NotifySettings = field(default_factory=NotifySettings)
 
     @property
     def resolved_store_url(self) -> str:
@@ -166,6 +168,7 @@ _KEYS = {
     "review_code": ("review_code", "RALPH_REVIEW_CODE"),
     "agent": ("agent", None),
     "hooks": ("hooks", None),
+    "notify": ("notify", None),
     "merge": ("merge", None),
     "github": ("github", None),
     "debug": ("debug", None),
@@ -368,6 +371,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["merge"] = parse_merge_settings(data.pop("merge", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
+    values["notify"] = parse_notify_settings(data.pop("notify", None), str(path), env)
     for key, value in data.items():
         name, _ = _KEYS[key]
         values[name] = _convert(name, value, f"{path}: {key}")
@@ -553,6 +557,18 @@ max_wait_seconds = 300
 # stats` and `ralph debug collate`. RALPH_DEBUG=1 turns it on for one command.
 [debug]
 enabled = false
+
+# Tell a person when they are needed (an escalation, a plan to approve, a review
+# requested), when a run ends and when a budget stops work: command runs through the
+# shell with the event as JSON on standard input and its one-line summary as "$1"
+# (command = 'notify-send Ralph "$1"'); webhook gets the event POSTed as JSON with a
+# "text" field (Slack-compatible). Each call has timeout_seconds; the webhook is tried
+# again `retries` times. `ralph notify test` sends a sample.
+[notify]
+command = ""
+webhook = ""
+timeout_seconds = 5
+retries = 3
 {board}"""
 
 

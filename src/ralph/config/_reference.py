@@ -10,6 +10,7 @@ from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
 from ralph.config._hooks import HOOK_ENV
 from ralph.config._merge import MERGE_ENV
+from ralph.config._notify import NOTIFY_ENV
 
 __all__ = ["configuration_reference"]
 
@@ -19,6 +20,7 @@ def _variables() -> list[str]:
     rows.append(("RALPH_AGENT", "[agent] runtime"))
     rows += [(variable, f"[hooks] {key}") for key, variable in HOOK_ENV.items()]
     rows += [(variable, f"[merge] {key}") for key, variable in MERGE_ENV.items()]
+    rows += [(variable, f"[notify] {key}") for key, variable in NOTIFY_ENV.items()]
     rows += [(variable, f"[github] {key}") for key, variable in _GITHUB_ENV.items()]
     rows += [(variable, f"[debug] {key} (1 or 0)") for key, variable in DEBUG_ENV.items()]
     rows += [

@@ -20,6 +20,7 @@ from ralph._tracing import span
 from ralph.config import BestOf
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
 from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._leases import release_stale_locks
@@ -256,6 +257,7 @@ def run_session(
     release_stale_locks(store)  # those of holders that died while this session ran
     if observer is not None:
         observer(run, store.events(run.id, cursor))
+    notify_ending(project, root, run.id, ending, verdict)
     return SessionResult(
         store.get_run(run.id),
         ending,

@@ -50,6 +50,7 @@ from ralph.config import BestOf
 from ralph.errors import AgentUnusable, IssueLocked, NeedsPerson, RalphError
 from ralph.git import Confinement, changed_between, working_changes
 from ralph.graph import ReviewMode
+from ralph.notify import escalated
 from ralph.phases._attempt import (
     ImplementAttempt,
     install_winner,
@@ -843,6 +844,11 @@ class PhaseRunner:
             issue = tracker.get_issue(n)
             if issue.workflow_state is not WorkflowState.HUMAN_NEEDED and issue.is_open:
                 tracker.set_state(n, "__ESCALATE__", command=phase.command)
+                self.project.notifier.notify(
+                    escalated(
+                        self._repo, n, issue.title, phase=phase.name, reason=reason, url=issue.url
+                    )
+                )
             ctx.comment_once(
                 n,
                 f"{escalation_mention(self.project, issue)}Escalation: {reason}\n\n"

@@ -16,6 +16,7 @@ from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.github import ALL_ISSUE_FEATURES
+from ralph.notify import Notifier, notifier_for
 from ralph.project._github import github_client
 from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, GitHubTracker, LocalTracker, Tracker
@@ -58,6 +59,8 @@ class Project:
     #: Files Ralph itself writes while agents run (``ralph serve``'s status file): the
     #: check of what an agent wrote leaves them out when they are in the checkout.
     live_files: list[Path] = field(default_factory=list, compare=False)
+    #: Where a word to a person goes (``[notify]``): an escalation, a run's end.
+    notifier: Notifier = field(default_factory=Notifier, compare=False)
 
 
 @contextmanager
@@ -94,10 +97,12 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     before = debug_log_dir()
     if config.debug.enabled:
         enable_debug_log(config.root / DEBUG_LOG_DIR)
+    notifier = notifier_for(config.notify, cwd=config.root)
     try:
-        with _open_adapters(config, url) as project:
+        with _open_adapters(config, url, notifier) as project:
             yield project
     finally:
+        notifier.close()  # bounded: what is still queued gets a few seconds
         if before is None:
             disable_debug_log()
         else:
@@ -105,7 +110,7 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
 
 
 @contextmanager
-def _open_adapters(config: Config, url: str) -> Iterator[Project]:
+def _open_adapters(config: Config, url: str, notifier: Notifier) -> Iterator[Project]:
     db = open_database(url, create=False)
     try:
         store = SqlStore(db)
@@ -117,7 +122,7 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
         if config.tracker == "github":
             tracker = github_tracker(config)
             try:
-                yield Project(config, tracker, store, git)
+                yield Project(config, tracker, store, git, notifier=notifier)
             finally:
                 tracker.close()
             return
@@ -127,6 +132,6 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
                 "sqlite:///path or postgresql://... (memory:// forgets them on exit)"
             )
         local = LocalTracker(db, repo=config.repo, git=git, required_checks=required_checks(config))
-        yield Project(config, local, store, git)
+        yield Project(config, local, store, git, notifier=notifier)
     finally:
         store.close()

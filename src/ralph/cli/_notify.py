@@ -1,0 +1,59 @@
+"""``ralph notify test``, and the doctor's lines about ``[notify]``: thin over
+:mod:`ralph.notify`."""
+
+from __future__ import annotations
+
+import typer
+from rich.text import Text
+
+from ralph.cli._console import Console
+from ralph.cli._project import project_config
+from ralph.config import CONFIG_FILE, Config
+from ralph.errors import ConfigError
+from ralph.notify import check_notify, deliver, sample_event
+
+__all__ = ["notify_app", "print_notify_checks"]
+
+notify_app = typer.Typer(
+    name="notify",
+    help="The word Ralph sends when a person is needed, a run ends or a budget stops "
+    "work ([notify] in ralph.toml: a command and/or a webhook).",
+    no_args_is_help=True,
+)
+
+
+@notify_app.command("test")
+def notify_test_command() -> None:
+    """Send a sample event to the [notify] command and webhook of ralph.toml and say
+    what each answered; exits 1 when one of them failed."""
+    config = project_config()
+    settings = config.notify
+    if not settings.configured:
+        raise ConfigError(
+            f"nothing to notify: [notify] in {config.root / CONFIG_FILE} sets no command "
+            'or webhook; add command = "..." or webhook = "https://..." '
+            "(or RALPH_NOTIFY_COMMAND / RALPH_NOTIFY_WEBHOOK)"
+        )
+    console = Console(highlight=False, soft_wrap=True)
+    sent = deliver(settings, sample_event(config.repo), cwd=config.root)
+    for delivery in sent:
+        mark = ("✓", "green") if delivery.ok else ("✗", "red")
+        console.print(Text.assemble(mark, " ", delivery.line()))
+    if not all(delivery.ok for delivery in sent):
+        raise typer.Exit(1)
+
+
+def print_notify_checks(console: Console, config: Config) -> bool:
+    """The doctor's lines about [notify]; False when a target cannot work. Sends nothing."""
+    checks = check_notify(config.notify, config.root)
+    if not checks:
+        console.print(
+            Text.assemble(
+                "· notify: none set ([notify] command or webhook tells you when a person is needed)"
+            )
+        )
+        return True
+    for check in checks:
+        mark = ("✓", "green") if check.ok else ("✗", "red")
+        console.print(Text.assemble(mark, " ", f"notify {check.target}: {check.detail}"))
+    return all(check.ok for check in checks)
