@@ -5,26 +5,29 @@ from __future__ import annotations
 
 from ralph.notify import EventKind, budget_stopped, person_needed, run_ended
 from ralph.orchestrate._lead import Ending, RunVerdict
+from ralph.orchestrate._outcome import Outcome
 from ralph.project import Project
 
 __all__ = ["notify_ending"]
 
-#: Each ending in a person's words.
-_SAID = {
-    Ending.FINISHED: "finished",
-    Ending.WAITING_FOR_HUMAN: "waits for a person",
-    Ending.OUT_OF_BUDGET: "stopped: out of budget",
-    Ending.INTERRUPTED: "stopped",
+#: Why a run that stopped short stopped, where the outcome alone does not say.
+_WHY = {
+    Ending.OUT_OF_BUDGET: "out of budget",
+    Ending.AGENT_UNUSABLE: "the agent cannot work here",
     Ending.PHASES_DONE: "did the phases asked for",
-    Ending.AGENT_UNUSABLE: "stopped: the agent cannot work here",
-    Ending.BROKEN: "failed",
 }
 
 
 def notify_ending(
-    project: Project, root: int, run_id: int, ending: Ending, verdict: RunVerdict
+    project: Project,
+    root: int,
+    run_id: int,
+    ending: Ending,
+    verdict: RunVerdict,
+    outcome: Outcome,
 ) -> None:
-    """Tell the project's notifier how the session ended (it sends in the background)."""
+    """Tell the project's notifier how the session ended (it sends in the background),
+    in the run's outcome, as ``ralph runs list`` says it."""
     repo = project.config.repo or project.git.path.name
     notifier = project.notifier
     for kind, tasks in (
@@ -44,7 +47,8 @@ def notify_ending(
             )
     if ending is Ending.OUT_OF_BUDGET:
         notifier.notify(budget_stopped(repo, run_id, root, reason=verdict.detail))
-    said = _SAID.get(ending, ending.value)
+    why = _WHY.get(ending)
+    said = f"{outcome.words}: {why}" if why else outcome.words
     notifier.notify(
-        run_ended(repo, run_id, root, outcome=ending.value, said=said, reason=verdict.detail)
+        run_ended(repo, run_id, root, outcome=outcome.value, said=said, reason=verdict.detail)
     )

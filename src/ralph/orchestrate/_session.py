@@ -24,6 +24,7 @@ from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._leases import release_stale_locks
+from ralph.orchestrate._outcome import run_outcome
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
@@ -257,7 +258,8 @@ def run_session(
     release_stale_locks(store)  # those of holders that died while this session ran
     if observer is not None:
         observer(run, store.events(run.id, cursor))
-    notify_ending(project, root, run.id, ending, verdict)
+    outcome = run_outcome(store.get_run(run.id), store.list_tasks(run.id))
+    notify_ending(project, root, run.id, ending, verdict, outcome)
     return SessionResult(
         store.get_run(run.id),
         ending,

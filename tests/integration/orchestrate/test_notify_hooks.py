@@ -36,7 +36,7 @@ def test_a_plan_waiting_for_approval_is_told_and_the_run_ends_waiting(demo: Demo
     approval, ended = sent.events
     assert approval.issue == number
     assert "waits for a plan to approve" in approval.one_line()
-    assert ended.outcome == "waiting_for_human"
+    assert ended.outcome == "needs_person"
     assert result.run is not None
     assert ended.run == result.run.id
 
@@ -51,7 +51,7 @@ def test_a_spent_budget_is_told_with_why_before_the_runs_end(demo: Demo):
     assert budget.event is EventKind.BUDGET_STOPPED
     assert "the run's budget is spent ($1.00 of $1.00)" in budget.reason
     assert ended.event is EventKind.RUN_ENDED
-    assert ended.outcome == "out_of_budget"
+    assert ended.outcome == "stopped"
     assert "stopped: out of budget" in ended.one_line()
 
 
@@ -60,5 +60,5 @@ def test_a_run_that_finishes_tells_its_end_once(demo: Demo):
     number = demo.issue("farewell")
     assert demo.hero(number).ending is Ending.FINISHED
     (ended,) = sent.events
-    assert ended.outcome == "finished"
-    assert ended.one_line().endswith(f"of #{number} finished")
+    assert ended.outcome == "succeeded"
+    assert ended.one_line().endswith(f"of #{number} succeeded")
