@@ -5,7 +5,7 @@ warnings of ``ralph status``; ``/api/board`` is the same as JSON."""
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,11 +13,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ralph.dashboard import WarningType
+from ralph.dashboard import PhaseSnapshot, WarningType
 from ralph.project import Project
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery
 from ralph.views import BoardView, load_board
+from ralph.workflow import WorkflowState
 from ralph.web._context import WebContext, context_of
 
 __all__ = ["board_fingerprint", "routes"]
@@ -77,14 +78,24 @@ def _values(web: WebContext) -> dict[str, Any]:
             continue
         for number in warning.issues:
             flags.setdefault(number, []).append(warning.message)
+    titles = {card.number: card.title for phase in dashboard.phases for card in phase.issues}
     return {
         "board": board,
+        "phases": _phases_in_view(dashboard.phases),
+        "titles": titles,
         "dashboard": dashboard,
         "flags": flags,
         "over_limit": over_limit,
         "limits": web.project.config.wip_limits,
         "running": _running(web.project),
     }
+
+
+def _phases_in_view(phases: Sequence[PhaseSnapshot]) -> list[PhaseSnapshot]:
+    """The columns in pipeline order, Human Needed first when it holds cards: what waits
+    for a person is what a person opening the board should see first."""
+    waiting = [p for p in phases if p.state == WorkflowState.HUMAN_NEEDED.value and p.issues]
+    return waiting + [p for p in phases if p not in waiting]
 
 
 def board_page(request: Request) -> Response:

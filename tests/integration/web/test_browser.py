@@ -5,9 +5,13 @@ project a hero left waiting at its plan's gate.
 It opens the board (its columns and cards), a run page (its graph), approves a plan from
 the page, starts a scripted run in another process and sees its card move without a
 reload, opens a task's log from its run page, and stops the server while the page still
-listens. Screenshots of the board and
-a run page go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
-(``make screenshots`` writes docs/screenshots/ for the README).
+listens.
+
+On a laptop's screen (1366×768) a board in a believable state (work in several columns,
+an epic with its children, one escalation, a Done column, an issue locked by hand) shows
+every column without scrolling sideways; its screenshots and a run page's go to the
+test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set (``make screenshots``
+writes docs/screenshots/ for the README).
 """
 
 from __future__ import annotations
@@ -19,22 +23,26 @@ import signal
 import subprocess
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from ralph.config import load_config
 from ralph.project import open_project
-from ralph.workflow import Estimate, WorkflowState
+from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import spawn_ralph
-from .conftest import WebProject, make_waiting_project
+from .conftest import WebProject, escalate_one, make_waiting_project
 
 pytestmark = pytest.mark.slow
 
 #: Debian's package puts it here; ``make browser`` installs it.
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 WAIT_MS = 30_000
+#: A laptop's screen: what a newcomer opens the board on.
+LAPTOP = {"width": 1366, "height": 768}
 
 
 def _url_of(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
@@ -57,15 +65,62 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> WebProject:
     return make_waiting_project(tmp_path_factory.mktemp("browser") / "demo")
 
 
-@pytest.fixture(scope="module")
-def server(project: WebProject) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    process = spawn_ralph("web", "--port", "0", cwd=project.repo)
+@contextmanager
+def _serving(repo: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    process = spawn_ralph("web", "--port", "0", cwd=repo)
     try:
         yield _url_of(process), process
     finally:
         if process.poll() is None:
             process.kill()
         process.communicate(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(project: WebProject) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    with _serving(project.repo) as served:
+        yield served
+
+
+@dataclass(frozen=True)
+class BusyBoard:
+    made: WebProject
+    escalated: int
+    locked: int
+
+
+def _busy_board(folder: Path) -> BusyBoard:
+    """The waiting demo a week on: a child of its epic done, one issue taken by hand,
+    a research that failed until it was escalated, ideas in the backlog."""
+    made = make_waiting_project(folder)
+    with open_project(load_config(made.repo)) as project:
+        tracker = project.tracker
+        done = tracker.create_issue(
+            "Add a farewell function", parent=made.epic, state=WorkflowState.DONE
+        )
+        tracker.close_issue(done.number)
+        locked = tracker.create_issue(
+            "Document the greeting CLI in the README",
+            state=WorkflowState.IN_PROGRESS,
+            estimate=Estimate.S,
+            priority=Priority.P1,
+        ).number
+        repo = project.config.repo or project.config.root.name
+        project.store.acquire_issue_lock(repo, locked, "ana@laptop", "by-hand", lease_seconds=86_400)
+        escalated = tracker.create_issue(
+            "Greet people by their right-to-left names",
+            state=WorkflowState.RESEARCH_NEEDED,
+            estimate=Estimate.S,
+        ).number
+        escalate_one(project, escalated)
+        for title in ("Translate the greetings", "A --shout option for greet"):
+            tracker.create_issue(title, state=WorkflowState.BACKLOG, estimate=Estimate.XS)
+    return BusyBoard(made, escalated, locked)
+
+
+@pytest.fixture(scope="module")
+def busy(tmp_path_factory: pytest.TempPathFactory) -> BusyBoard:
+    return _busy_board(tmp_path_factory.mktemp("busy") / "demo")
 
 
 @pytest.fixture(scope="module")
@@ -155,13 +210,10 @@ def test_the_board_runs_and_actions_in_a_browser(
         if hero.poll() is None:
             hero.kill()
             hero.communicate(timeout=30)
-    _shoot(page, "board.png", tmp_path)
     page.goto(f"{url}runs")
     newest = page.locator("table.grid tbody tr td a").first.inner_text()
     page.goto(f"{url}runs/{newest}")
     page.wait_for_selector("svg.task-graph")
-    _shoot(page, "run.png", tmp_path)
-    assert (tmp_path / "board.png").stat().st_size > 10_000
 
     # A task's log, kept by the run and linked from its row.
     log = page.locator("table.tasks a.run-file").first.get_attribute("href")
@@ -175,3 +227,36 @@ def test_the_board_runs_and_actions_in_a_browser(
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
     page.close()
+
+
+def test_a_busy_board_fits_a_laptop_screen(busy: BusyBoard, browser: object, tmp_path: Path) -> None:
+    with _serving(busy.made.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(url)
+        page.wait_for_selector("#live.on")
+        width = page.evaluate("window.innerWidth")
+        columns = page.locator("section.column:not(.empty)")
+        assert columns.count() >= 5
+        for index in range(columns.count()):
+            box = columns.nth(index).bounding_box()
+            state = columns.nth(index).get_attribute("data-state")
+            assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= width, state
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        # The escalated card is in sight as the page opens, its column first.
+        assert page.locator("section.column").first.get_attribute("data-state") == "Human Needed"
+        card = page.locator(f'#col-human-needed [data-issue="{busy.escalated}"]')
+        box = card.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= LAPTOP["height"]
+        # The epic's children say whose they are; a lock taken by hand, who holds it.
+        for number in busy.made.in_review:
+            assert page.inner_text(f"#card-{number} .epic").startswith(f"↳ #{busy.made.epic} ")
+        assert page.inner_text(f"#card-{busy.locked} .badge.lock") == "held by ana@laptop"
+        _shoot(page, "board.png", tmp_path)
+
+        page.goto(f"{url}runs/{busy.made.run}")
+        page.wait_for_selector("svg.task-graph")
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+        _shoot(page, "run.png", tmp_path)
+        assert (tmp_path / "board.png").stat().st_size > 10_000
+        page.close()
