@@ -18,8 +18,8 @@ from ralph.project import Project
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery
 from ralph.views import BoardView, load_board
-from ralph.workflow import WorkflowState
 from ralph.web._context import WebContext, context_of
+from ralph.workflow import WorkflowState
 
 __all__ = ["board_fingerprint", "routes"]
 

@@ -60,3 +60,23 @@ def test_an_empty_run_draws_an_empty_graph() -> None:
     layout = layout_graph([], {})
     assert layout.nodes == ()
     assert layout.width == layout.height == 24
+
+
+def test_a_long_pipeline_wraps_into_bands_that_fit_a_laptop_screen() -> None:
+    chain = [line(n, f"t{n}") for n in range(1, 13)]
+    layout = layout_graph(chain, {n: [n - 1] for n in range(2, 13)})
+    assert layout.width <= 1300
+    by_key = {node.line.key: node for node in layout.nodes}
+    assert (by_key["t5"].x, by_key["t5"].y) > (by_key["t1"].x, by_key["t1"].y)
+    assert by_key["t6"].x == by_key["t1"].x
+    assert by_key["t6"].y > by_key["t5"].y
+    assert layout.height >= by_key["t12"].y + 46
+    # The edge into a wrapped task runs back along the gap between the bands.
+    assert " V" in render_svg(layout, critical=()).split('class="edge"')[5]
+
+
+def test_canceled_tasks_come_after_the_live_ones_in_their_column() -> None:
+    lines = [line(1, "old", "canceled"), line(2, "new", "pending"), line(3, "next", "pending")]
+    layout = layout_graph(lines, {3: [2]})
+    rows = {node.line.key: (node.column, node.row) for node in layout.nodes}
+    assert rows == {"new": (0, 0), "old": (0, 1), "next": (1, 0)}
