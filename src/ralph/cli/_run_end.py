@@ -13,11 +13,18 @@ __all__ = ["merged_pull_requests", "print_success"]
 
 
 def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> list[PullRequest]:
-    """The pull requests the run's merge tasks merged, each once, in merge order."""
+    """The pull requests the run's merge tasks merged, each once, in merge order. Each is
+    read by the number its issue links, as the merge phase finds it: listing every pull
+    request would be a scan of the repository on GitHub."""
     found: dict[int, PullRequest] = {}
     for task in store.list_tasks(run_id, kind=TaskKind.MERGE.value, status=TaskStatus.DONE):
-        for pr in tracker.list_pull_requests(issue=task.issues[0], state=PullRequestState.MERGED):
-            found.setdefault(pr.number, pr)
+        issue = tracker.get_issue(task.issues[0])
+        for number in issue.pull_requests:
+            if number in found:
+                continue
+            pr = tracker.get_pull_request(number)
+            if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
+                found[number] = pr
     return list(found.values())
 
 

@@ -56,7 +56,7 @@ def _escalated_split(repo: Path) -> int:
     said = " ".join(output.split())  # however the report wraps
     assert f"#{big.number} needs a person:" in said  # one issue, one person's word
     assert "· 1 agent turn " in f"{said} "
-    assert "(1 escalation)" in said
+    assert "Outcome: needs a person" in said
     return big.number
 
 

@@ -234,7 +234,9 @@ def test_hooks_mcp_and_skills_reach_ralph_though_claude_code_was_started_without
 
 def test_the_hero_skill_starts_its_run_in_the_background_and_follows_it_to_its_end(home, tmp_path):
     project = GitProject(tmp_path / "project").path
-    for args in (["init"], ["issue", "new", "Say hi", "-e", "XS"]):
+    # A ```diff the simulated builder cannot apply: the run ends waiting for a person.
+    stale = "```diff\n--- a/gone.py\n+++ b/gone.py\n@@ -1 +1 @@\n-old\n+new\n```\n"
+    for args in (["init"], ["issue", "new", "Say hi", "-e", "XS", "--body", stale]):
         assert ralph_process(*args, cwd=project).returncode == 0
     assert (
         ralph_process("plugin", "install", cwd=home, env=claude_environment(home)).returncode == 0
