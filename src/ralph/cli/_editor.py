@@ -12,10 +12,19 @@ from pathlib import Path
 
 from ralph.errors import InvalidInput
 
-__all__ = ["edit_on_terminal"]
+__all__ = ["EDITOR_TIMEOUT_SECONDS", "edit", "edit_on_terminal", "editor", "on_terminal"]
+
+#: How long a person may take in the editor before the command gives up (every wait ends).
+EDITOR_TIMEOUT_SECONDS = 6 * 3600
 
 
-def _editor() -> list[str]:
+def on_terminal() -> bool:
+    """A person at a terminal: standard input and output both are one."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def editor() -> list[str]:
+    """The person's editor command line, ``$VISUAL`` before ``$EDITOR``; empty when unset."""
     for variable in ("VISUAL", "EDITOR"):
         named = os.environ.get(variable, "").strip()
         if named:
@@ -26,18 +35,25 @@ def _editor() -> list[str]:
     return []
 
 
-def edit_on_terminal(path: Path) -> bool:
-    """Open ``path`` in the person's editor and wait until they close it, when standard
-    input and output are a terminal and an editor is named; True if it was opened.
-
-    No time limit: the editor is the person's, and ends when they close it."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return False
-    editor = _editor()
-    if not editor:
-        return False
+def edit(command: list[str], path: Path) -> int:
+    """Open ``path`` in ``command`` and wait (at most EDITOR_TIMEOUT_SECONDS) until the
+    person closes it; the editor's exit code."""
     try:
-        subprocess.run([*editor, str(path)], check=False)
+        done = subprocess.run([*command, str(path)], check=False, timeout=EDITOR_TIMEOUT_SECONDS)
     except OSError as exc:
-        raise InvalidInput(f"cannot start the editor {editor[0]!r}: {exc.strerror}") from None
+        raise InvalidInput(f"cannot start the editor {command[0]!r}: {exc.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise InvalidInput("the editor was open too long; nothing was taken from it") from None
+    return done.returncode
+
+
+def edit_on_terminal(path: Path) -> bool:
+    """Open ``path`` in the person's editor when standard input and output are a terminal
+    and an editor is named; True if it was opened."""
+    if not on_terminal():
+        return False
+    command = editor()
+    if not command:
+        return False
+    edit(command, path)
     return True

@@ -5,36 +5,18 @@ does. Never an editor off a terminal: a script or a test must not wait on one.""
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from ralph._text import check_body
+from ralph.cli._editor import edit, editor, on_terminal
 from ralph.errors import InvalidInput
 
-__all__ = ["EDITOR_TIMEOUT_SECONDS", "TEMPLATE_END", "body_from", "editor", "on_terminal"]
+__all__ = ["TEMPLATE_END", "body_from"]
 
-#: How long a person may take in the editor before the command gives up.
-EDITOR_TIMEOUT_SECONDS = 6 * 3600
 #: The template's last line: it and everything after it are dropped from what was written.
 TEMPLATE_END = "<!-- ralph: everything from this line on is dropped -->"
-
-
-def on_terminal() -> bool:
-    """A person at a terminal: standard input and output both are one."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def editor() -> str | None:
-    """The person's editor command, ``$VISUAL`` before ``$EDITOR``; None when unset."""
-    for name in ("VISUAL", "EDITOR"):
-        command = os.environ.get(name, "").strip()
-        if command:
-            return command
-    return None
 
 
 def read_body_file(path: str) -> str:
@@ -57,23 +39,15 @@ def _template(title: str) -> str:
     )
 
 
-def write_in_editor(command: str, title: str) -> str:
+def write_in_editor(command: list[str], title: str) -> str:
     """What the person writes in ``command`` on the template, without the template's
     comment; empty when they wrote nothing."""
     with tempfile.TemporaryDirectory(prefix="ralph-issue-") as folder:
         path = Path(folder) / "ISSUE_BODY.md"
         path.write_text(_template(title), encoding="utf-8")
-        try:
-            argv = [*shlex.split(command), str(path)]
-            done = subprocess.run(argv, check=False, timeout=EDITOR_TIMEOUT_SECONDS)
-        except (OSError, ValueError) as exc:
-            raise InvalidInput(f"cannot start the editor {command!r}: {exc}; fix $EDITOR") from None
-        except subprocess.TimeoutExpired:
-            raise InvalidInput("the editor was open too long; nothing was filed") from None
-        if done.returncode != 0:
-            raise InvalidInput(
-                f"the editor {command!r} exited with {done.returncode}; nothing was filed"
-            )
+        code = edit(command, path)
+        if code != 0:
+            raise InvalidInput(f"the editor {command[0]!r} exited with {code}; nothing was filed")
         written = path.read_text(encoding="utf-8", errors="replace")
     return written.split(TEMPLATE_END, 1)[0].strip()
 
@@ -87,7 +61,7 @@ def body_from(body: str | None, body_file: str | None, *, title: str, ask: bool)
         text = read_body_file(body_file)
     elif body is not None:
         text = sys.stdin.read() if body == "-" else body
-    elif ask and on_terminal() and (command := editor()) is not None:
+    elif ask and on_terminal() and (command := editor()):
         text = write_in_editor(command, title)
         if not text:
             raise InvalidInput("the description is empty, so nothing was filed")
