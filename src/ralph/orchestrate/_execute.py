@@ -37,6 +37,7 @@ from ralph._tracing import RunTrace, span
 from ralph.artifacts import Verdict
 from ralph.errors import GraphError, LeaseLost, NeedsPerson, RalphError
 from ralph.graph import TaskKind
+from ralph.orchestrate._activity import recording_activity
 from ralph.orchestrate._attempts import (
     ATTEMPT_MARK,
     best_of_from_config,
@@ -61,7 +62,7 @@ from ralph.phases import (
     select_attempt,
 )
 from ralph.project import Project
-from ralph.runtimes import AgentResult, AgentRuntime, StopSignal
+from ralph.runtimes import ActivityFeed, AgentResult, AgentRuntime, StopSignal
 from ralph.tasks import Claim, GraphEdit, MessageKind, Run, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
@@ -169,7 +170,12 @@ class TaskExecutor:
         # This worker's runner runs one task at a time: its agents' transcripts go to
         # the task's folder of the run until the attempt ends.
         self.runner.transcripts = self.files.incoming(task.id)
-        with span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced:
+        # Its agents' activity goes to the task as they work, for every view of the run.
+        self.runner.activity = feed = ActivityFeed()
+        with (
+            span("ralph.task", attributes, run=run_trace(self.project, self.run)) as traced,
+            recording_activity(self.store, claim, feed),
+        ):
             try:
                 execution = self._execute(claim, stop)
             except LeaseLost as lost:

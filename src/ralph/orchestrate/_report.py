@@ -19,6 +19,7 @@ from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.orchestrate._outcome import Outcome, Tally, run_outcome, tally
+from ralph.runtimes import Activity
 from ralph.tasks import (
     Charge,
     Event,
@@ -87,6 +88,8 @@ class TaskLine:
     waiting_for: str | None = None
     for_person: bool = False
     next_check: float | None = None
+    #: What its agent is doing or last did (turns, tokens, last tool call, last words).
+    activity: Activity | None = None
 
 
 @dataclass(frozen=True)
@@ -438,6 +441,7 @@ def build_report(
                 waiting_for=task.waiting_for,
                 for_person=task.waiting_for_person,
                 next_check=task.not_before if task.waiting_for is not None else None,
+                activity=Activity.from_dict(task.metadata.get("activity")),
             )
         )
     critical, keys = _critical_path(tasks, seconds)

@@ -131,12 +131,22 @@ class Worker:
 
     def run(self) -> WorkerStats:
         cursor = self.since
+        looked = 0.0
         while not self.stopping.is_set():
             news = self.store.events(self.run_id, cursor)
             if news:
                 cursor = news[-1].id
                 if any(event.kind in _ENDINGS for event in news):
                     break
+                if (
+                    all(event.kind is EventKind.TASK_ACTIVITY for event in news)
+                    and time.monotonic() - looked < self.idle_seconds
+                ):
+                    # Another task's agent at work frees nothing; the look an idle
+                    # worker takes each interval (a backoff ran out) still comes.
+                    self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+                    continue
+            looked = time.monotonic()
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
                 break
             if not self.budget.exhausted(self.store, self.run_id):

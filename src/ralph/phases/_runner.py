@@ -74,7 +74,15 @@ from ralph.phases._phase import (
 from ralph.phases._prompts import load_override
 from ralph.phases._registry import get_phase
 from ralph.project import Project
-from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, Limits, StopSignal
+from ralph.runtimes import (
+    ActivityFeed,
+    AgentBrief,
+    AgentResult,
+    AgentRuntime,
+    AgentStatus,
+    Limits,
+    StopSignal,
+)
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
@@ -219,6 +227,9 @@ class PhaseRunner:
         #: Limits for every phase; None takes each phase's from ralph.toml's [agent].
         self.limits = limits
         self.transcripts = transcripts
+        #: Where the agents of the task in hand report what they do (the worker keeps it
+        #: in the store); one per task, like ``transcripts``.
+        self.activity = ActivityFeed()
         self._today = today
 
     @property
@@ -586,7 +597,9 @@ class PhaseRunner:
             feedback=phase.feedback(ctx, members),
             transcripts=self.transcripts,
             stop=stop,
+            activity=self.activity,
         )
+        self.activity.begin(agent.partition(":")[0] or self.runtime.agent_for(phase.name))
         confinement.before()
         attributes = {
             "ralph.phase": phase.name,
@@ -600,6 +613,9 @@ class PhaseRunner:
             except BaseException:  # a broken runtime's agent may have planted a hook too
                 confinement.after()
                 raise
+            for tool in result.denied_tools:
+                self.activity.refused(tool)
+            self.activity.ended(turns=result.turns, tokens=result.tokens, cost_usd=result.cost_usd)
             found = confinement.after(wrote=result.wrote)
             breaches = found.problems()
             _trace_agent_run(traced, result)

@@ -7,6 +7,7 @@ behind the same interface, one for every phase or one per phase (``PhaseAgents``
 
 from __future__ import annotations
 
+from ralph.runtimes._activity import Activity, ActivityEvent, ActivityFeed
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._claude_cli import claude_cli
 from ralph.runtimes._credentials import OFFLINE_HINT, Credentials, agent_credentials
@@ -30,6 +31,9 @@ __all__ = [
     "AGENTS",
     "OFFLINE_HINT",
     "RUNTIMES",
+    "Activity",
+    "ActivityEvent",
+    "ActivityFeed",
     "AgentBrief",
     "AgentResult",
     "AgentRuntime",

@@ -1,6 +1,7 @@
 """What a phase hands an agent and what it gets back. Plain frozen data, no I/O: the
-same brief drives the scripted agents, Claude Code and any other agent CLI. The one
-thing in a brief that changes is its stop signal, set from another thread."""
+same brief drives the scripted agents, Claude Code and any other agent CLI. The
+things in a brief that change are its stop signal, set from another thread, and its
+activity feed, which the runtime fills as its agent works."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph.runtimes._activity import ActivityFeed
 from ralph.runtimes._stop import StopSignal
 
 __all__ = [
@@ -135,6 +137,9 @@ class AgentBrief:
     #: Set from another thread when the agent's work can no longer be used; the runtime
     #: then ends the run at once with status ``stopped``.
     stop: StopSignal = field(default_factory=StopSignal, compare=False, repr=False)
+    #: Where the runtime reports what its agent does as it happens (turns, tokens, tool
+    #: calls, words): the worker holding the task keeps it in the store for every view.
+    activity: ActivityFeed = field(default_factory=ActivityFeed, compare=False, repr=False)
 
     @property
     def primary(self) -> IssueContext:

@@ -66,6 +66,9 @@ class EventKind(enum.StrEnum):
     TASK_WAITING = "task_waiting"
     #: A waiting task made claimable now (what it waits for may have changed).
     TASK_WOKEN = "task_woken"
+    #: What a running task's agent is doing changed (its turns, tokens, last tool call):
+    #: kept on the task as ``metadata["activity"]``; ``data["summary"]`` says it in a line.
+    TASK_ACTIVITY = "task_activity"
     RUN_FINISHED = "run_finished"
     SHUTDOWN_REQUESTED = "shutdown_requested"
     MESSAGE = "message"

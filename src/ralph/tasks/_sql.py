@@ -717,6 +717,16 @@ class SqlStore(TaskStore):
             )
             return self._store_task(tx, updated, token=claim.token, status=TaskStatus.RUNNING)
 
+    def record_activity(self, claim: Claim, activity: Mapping[str, Any], summary: str) -> Task:
+        with self._write() as tx:
+            task = self._claimed_task(tx, claim)
+            updated = dataclasses.replace(
+                task, metadata={**task.metadata, "activity": dict(activity)}
+            )
+            stored = self._store_task(tx, updated, token=claim.token, status=TaskStatus.RUNNING)
+            tx.emit(stored.run_id, EventKind.TASK_ACTIVITY, stored.id, summary=summary)
+        return stored
+
     def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
         done, kind = life.complete(claim.task, claim.token, result, now=self._now())
         with self._write() as tx:

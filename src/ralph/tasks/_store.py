@@ -151,6 +151,12 @@ class TaskStore(abc.ABC):
         """Merge ``metadata`` into the task's metadata; raises LeaseLost."""
 
     @abc.abstractmethod
+    def record_activity(self, claim: Claim, activity: Mapping[str, Any], summary: str) -> Task:
+        """Keep what the claimed task's agent is doing as ``metadata["activity"]``
+        (replacing what was there) and append task_activity with ``summary``, together;
+        raises LeaseLost. Callers throttle it: every call is a write."""
+
+    @abc.abstractmethod
     def complete(self, claim: Claim, result: Any = None, *, edit: GraphEdit | None = None) -> Task:
         """Mark done with a JSON result; raises LeaseLost. ``edit`` rewrites the graph in
         the same transaction (so no dependent can be claimed in between); it raises

@@ -170,6 +170,27 @@ class TestListing:
         ]
         assert store.list_tasks(run.id)[0].result == {"ok": True}
 
+    def test_activity_replaces_the_last_and_wakes_whoever_watches_the_run(self, store):
+        run, _tasks = chain(store, "a")
+        claim = store.claim(run.id, "w1", ALL_ROLES)
+        assert claim is not None
+        store.update_progress(claim, metadata={"step": 1})
+        cursor = store.events(run.id)[-1].id
+        store.record_activity(claim, {"turns": 1, "tool": "Read a.py"}, "turn 1 · Read a.py")
+        store.record_activity(claim, {"turns": 2}, "turn 2")
+        task = store.get_task(claim.task_id)
+        assert (task.metadata["step"], task.metadata["activity"]) == (1, {"turns": 2})
+        assert (task.status, task.owner) == (TaskStatus.RUNNING, "w1")
+        news = store.wait_for_events(run.id, cursor, 1.0)
+        assert [(e.kind, e.task_id, e.data["summary"]) for e in news] == [
+            (EventKind.TASK_ACTIVITY, claim.task_id, "turn 1 · Read a.py"),
+            (EventKind.TASK_ACTIVITY, claim.task_id, "turn 2"),
+        ]
+        store.complete(claim, None)
+        with pytest.raises(LeaseLost):
+            store.record_activity(claim, {"turns": 3}, "turn 3")
+        assert store.get_task(claim.task_id).metadata["activity"] == {"turns": 2}
+
     def test_a_listing_sees_what_another_store_of_the_database_changed(self, make_store, clock):
         first, second = make_store(clock=clock), make_store(clock=clock)
         run, tasks = chain(first, "a", "b")
@@ -288,6 +309,8 @@ class TestFencing:
             store.heartbeat(zombie)
         with pytest.raises(LeaseLost):
             store.update_progress(zombie, metadata={"x": 1})
+        with pytest.raises(LeaseLost):
+            store.record_activity(zombie, {"turns": 1}, "turn 1")
         with pytest.raises(LeaseLost):
             store.fail(zombie, "boom")
         with pytest.raises(LeaseLost):

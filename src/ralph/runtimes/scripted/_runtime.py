@@ -199,7 +199,15 @@ class ScriptedRuntime(AgentRuntime):
     ) -> AgentResult:
         if agent is None:
             return self._result(AgentStatus.FAILED, 0, error=f"no scripted agent for {brief.phase}")
-        if self.delay_seconds and stop.wait(self.delay_seconds):
+        feed = brief.activity
+        issue = brief.issues[0] if brief.issues else None
+        about = f"#{issue.number}: {issue.title}" if issue is not None else "its brief"
+        feed.turn()
+        feed.tool("Read", about.partition(":")[0])
+        if self.delay_seconds and stop.wait(self.delay_seconds / 2):
+            return self._result(AgentStatus.TIMEOUT, 0, error="the agent was stopped")
+        feed.said(f"Working on the {brief.phase} of {about}")
+        if self.delay_seconds and stop.wait(self.delay_seconds / 2):
             return self._result(AgentStatus.TIMEOUT, 0, error="the agent was stopped")
         if fault is AgentFault.HANG:
             stop.wait()
@@ -244,6 +252,7 @@ class ScriptedRuntime(AgentRuntime):
             brief = _builder.with_fact(brief, "verdict", "NEEDS_ITERATION")
         refused = ("Bash",) if fault is AgentFault.REFUSED_TOOL else ()
         result = agent(brief)
+        _report_work(brief, result)
         if fault is AgentFault.UNPLANNED_FILE:
             _builder.commit_unplanned_file(brief.workdir)
         done = self._result(AgentStatus.OK, 0, result=result, refused=refused)
@@ -270,6 +279,17 @@ class ScriptedRuntime(AgentRuntime):
             denied_tools=refused,
             agent=DESCRIPTION,
         )
+
+
+def _report_work(brief: AgentBrief, result: Mapping[str, Any]) -> None:
+    """What the agent did, as its activity: the files it wrote, the tests it ran, its
+    last words."""
+    for path in brief.outputs.values():
+        brief.activity.tool("Write", path)
+    if brief.phase in ("implement", "address") and brief.facts.get("test_command"):
+        brief.activity.tool("Bash", brief.facts["test_command"])
+    words = next((str(result[k]) for k in ("summary", "rationale", "reason") if result.get(k)), "")
+    brief.activity.said(words or f"The {brief.phase} is done.")
 
 
 def _write_transcript(folder: Path, brief: AgentBrief, ended: AgentResult) -> Path:
