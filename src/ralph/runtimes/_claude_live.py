@@ -19,6 +19,8 @@ from ralph.runtimes._tool_argument import tool_argument
 
 __all__ = ["ClaudeLive", "usage_tokens"]
 
+#: The tool that hands back the structured result: how the run ends, not its work.
+_RESULT_TOOL = "StructuredOutput"
 _USAGE_KEYS = (
     "input_tokens",
     "cache_creation_input_tokens",
@@ -81,5 +83,5 @@ class ClaudeLive:
                 continue
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 self.feed.said(block["text"])
-            elif block.get("type") == "tool_use" and block.get("name"):
+            elif block.get("type") == "tool_use" and block.get("name") not in (None, _RESULT_TOOL):
                 self.feed.tool(str(block["name"]), tool_argument(block.get("input"), self.workdir))

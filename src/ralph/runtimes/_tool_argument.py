@@ -17,8 +17,8 @@ _SUBJECTS = (
     "notebook_path",
     "filePath",
     "absolute_path",
+    "pattern",  # a search's pattern says more than the folder it searches
     "path",
-    "pattern",
     "command",
     "cmd",
     "url",
