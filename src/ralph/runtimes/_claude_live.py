@@ -57,8 +57,10 @@ class ClaudeLive:
                 self.feed.refused(str(name))
         elif kind == "result":
             cost = frame.get("total_cost_usd")
+            # Its totals stand, unless its messages counted more (a subagent's, say).
+            counted = sum(self._tokens.values())
             self.feed.usage(
-                tokens=usage_tokens(frame.get("usage")),
+                tokens=max(usage_tokens(frame.get("usage")), counted),
                 cost_usd=float(cost) if isinstance(cost, int | float) else 0.0,
                 total=True,
             )
