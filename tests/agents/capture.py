@@ -23,6 +23,7 @@ from pathlib import Path
 from ralph.runtimes import AgentBrief, IssueContext
 from ralph.runtimes.command._presets import PRESETS
 
+from ..fakes import anthropic_api
 from ..fakes._scripted import Text
 from ..integration.agents._clis import CLIS
 from .install import installed, versions
@@ -71,9 +72,70 @@ def capture(name: str, folder: Path) -> str:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def capture_claude() -> tuple[str, str]:
+    """Claude Code's version and ``stream-json`` output (the CLI bundled with
+    claude-agent-sdk): words before a write, the shell, a fetch its permissions refuse,
+    the answer. Its init frame is cut to its core keys (it lists the person's tools)."""
+    import claude_agent_sdk
+
+    bundled = Path(claude_agent_sdk.__file__).parent / "_bundled"
+    version = (bundled / "claude.version").read_text().split()[0]
+    home = Path(tempfile.mkdtemp(prefix="ralph-capture-home-", dir="/var/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="ralph-capture-work-"))
+    write = {"file_path": str(work / "doc.md"), "content": "# Findings\n"}
+    script = [
+        anthropic_api.ToolUse("Write", write, pre_text="I will write the findings first."),
+        anthropic_api.ToolUse("Bash", {"command": "echo checked", "description": "check"}),
+        anthropic_api.ToolUse("WebFetch", {"url": "https://example.com", "prompt": "read"}),
+        anthropic_api.Text(json.dumps(RESULT)),
+    ]
+    try:
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        with anthropic_api.FakeAnthropicAPI(script) as api:
+            done = subprocess.run(
+                [
+                    str(bundled / "claude"),
+                    "-p",
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--model",
+                    anthropic_api.MODEL,
+                    "--permission-mode",
+                    "dontAsk",
+                    "--allowedTools",
+                    "Read,Write,Bash",
+                ],
+                input=PROMPT,
+                cwd=work,
+                env={**os.environ, **api.environment(str(home))},
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+        if done.returncode != 0:
+            raise SystemExit(f"claude failed: {done.stderr[-500:]}")
+        lines = []
+        printed = done.stdout.replace(str(work), "/work").replace(str(home), "/home")
+        for line in printed.splitlines():
+            frame = json.loads(line)
+            if frame.get("type") == "system" and frame.get("subtype") == "init":
+                keys = ("type", "subtype", "cwd", "session_id", "model", "permissionMode")
+                frame = {key: frame[key] for key in keys if key in frame}
+            lines.append(json.dumps(frame))
+        return version, "\n".join(lines) + "\n"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     folder = installed()
     OUT.mkdir(parents=True, exist_ok=True)
+    version, output = capture_claude()
+    (OUT / f"claude-{version}.jsonl").write_text(output)
+    print(f"recorded claude {version}")
     for name, version in versions().items():
         (OUT / f"{name}-{version}.jsonl").write_text(capture(name, folder))
         print(f"recorded {name} {version}")

@@ -41,6 +41,8 @@ class Text:
 class ToolUse:
     name: str
     input: Mapping[str, Any]
+    #: Text the model says before the call (a content block of its own).
+    pre_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,19 +200,24 @@ def _events(
     step: Text | ToolUse, message: dict[str, Any], tool_id: str, output_tokens: int
 ) -> Iterator[bytes]:
     yield _sse("message_start", {"type": "message_start", "message": message})
-    if isinstance(step, Text):
-        start: dict[str, Any] = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": step.text}
-        stop = "end_turn"
-    else:
+    blocks: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    if isinstance(step, Text) or step.pre_text:
+        text = step.text if isinstance(step, Text) else step.pre_text
+        blocks.append(({"type": "text", "text": ""}, {"type": "text_delta", "text": text}))
+    if isinstance(step, ToolUse):
         start = {"type": "tool_use", "id": tool_id, "name": step.name, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(step.input)}
-        stop = "tool_use"
-    yield _sse(
-        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}
-    )
-    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
-    yield _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+        blocks.append((start, delta))
+    stop = "end_turn" if isinstance(step, Text) else "tool_use"
+    for index, (start, delta) in enumerate(blocks):
+        yield _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+        yield _sse(
+            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        )
+        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
     yield _sse(
         "message_delta",
         {
@@ -270,13 +277,16 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
             }
             tool_id = f"toolu_{number:04d}"
             if not body.get("stream"):
-                block: dict[str, Any] = (
-                    {"type": "text", "text": step.text}
+                blocks: list[dict[str, Any]] = (
+                    [{"type": "text", "text": step.text}]
                     if isinstance(step, Text)
-                    else {"type": "tool_use", "id": tool_id, "name": step.name, "input": step.input}
+                    else [
+                        *([{"type": "text", "text": step.pre_text}] if step.pre_text else []),
+                        {"type": "tool_use", "id": tool_id, "name": step.name, "input": step.input},
+                    ]
                 )
                 stop = "end_turn" if isinstance(step, Text) else "tool_use"
-                self._json(200, {**message, "content": [block], "stop_reason": stop})
+                self._json(200, {**message, "content": blocks, "stop_reason": stop})
                 return
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")

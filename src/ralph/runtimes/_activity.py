@@ -184,11 +184,15 @@ class ActivityFeed:
         self._change(lambda a, now: replace(a, turns=a.turns + 1 if turns is None else turns))
 
     def usage(self, *, tokens: int = 0, cost_usd: float = 0.0, total: bool = False) -> None:
-        """Tokens and dollars this turn added (``total``: counted so far)."""
+        """Tokens and dollars this turn added (``total``: this agent run's so far, on
+        top of the runs before it)."""
 
         def apply(a: Activity, now: float) -> Activity:
             if total:
-                return replace(a, tokens=max(tokens, 0), cost_usd=max(cost_usd, 0.0))
+                _, base_tokens, base_cost = self._base
+                return replace(
+                    a, tokens=base_tokens + max(tokens, 0), cost_usd=base_cost + max(cost_usd, 0.0)
+                )
             return replace(a, tokens=a.tokens + max(tokens, 0), cost_usd=a.cost_usd + cost_usd)
 
         self._change(apply)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +14,10 @@ from typing import Any
 
 import pytest
 
+from ralph.demo import create_sample_repository
+
 from ...agents.install import Missing, installed
+from ..conftest import GitProject
 from ._clis import CLIS, Dialect
 
 #: Codex refuses a home under the system's temporary folder (it will not put its helper
@@ -71,3 +75,16 @@ def agent_env(agent_bin: Path, agent_home: Path) -> Callable[[Dialect, Any], dic
         return {**cli.configure(agent_home, api), "PATH": path}
 
     return make
+
+
+@pytest.fixture
+def ralph(ralph_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``ralph`` in the sample project, with its ralph.toml open for the test to edit."""
+    repo = GitProject(create_sample_repository(tmp_path / "sample"))
+    monkeypatch.chdir(repo.path)
+    monkeypatch.delenv("RALPH_AGENT")  # ralph.toml chooses the agents
+    monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
+    assert ralph_cli("init")[0] == 0
+    ralph_cli.repo = repo
+    ralph_cli.config = repo.path / "ralph.toml"
+    return ralph_cli

@@ -6,6 +6,7 @@ Ralph's credentials, and a stalled run killed with every process it started."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 
@@ -172,3 +173,43 @@ def test_without_ralphs_sandbox_codex_confines_its_shell_to_the_working_director
     assert (workdir / "inside.txt").read_text() == "in\n"
     assert not outside.exists()
     assert "Read-only file system" in "\n".join(api.turns[-1].texts())
+
+
+def _when(feed, ready, seconds: float = 10.0):
+    """The feed's activity once ``ready`` says so (or after ``seconds``): the CLI asks
+    its model again right after printing what it did, the pump reads it meanwhile."""
+    deadline = time.monotonic() + seconds
+    while not ready(activity := feed.snapshot()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return activity
+
+
+def test_the_feed_shows_the_clis_work_as_it_happens(cli: Dialect, start_api, agent_env, workdir):
+    the_brief = brief(workdir, tools=("Read", "Write", "Bash"))
+    steps = [
+        cli.write(str(workdir / "doc.md"), "# Findings\n"),
+        cli.shell("echo checked"),
+        Text(json.dumps(RESULT)),
+    ]
+    during = []
+
+    def script(request, turn):
+        if turn == 2:  # the write and the shell are done: what the feed showed meanwhile
+            during.append(_when(the_brief.activity, lambda a: a.tool.endswith("echo checked")))
+        return steps[min(turn, len(steps) - 1)]
+
+    api = start_api(cli, script)
+    environ = agent_env(cli, api)
+    runtime = CommandRuntime.preset(cli.name, environ=environ, hosts=hosts(environ))
+    result = runtime.run(the_brief)
+    assert result.status is AgentStatus.OK, result.error
+    (meanwhile,) = during
+    assert meanwhile.turns == 2
+    assert meanwhile.tool.endswith(" echo checked")
+    assert next(e.text for e in meanwhile.recent if e.kind == "tool").endswith(" doc.md")
+    end = the_brief.activity.snapshot()
+    assert end.turns == result.turns == 3
+    assert end.tokens == result.tokens == 120 * CALLS[cli.name]
+    assert end.cost_usd == pytest.approx(result.cost_usd)
+    assert end.said == json.dumps(RESULT)
+    assert end.tool == meanwhile.tool

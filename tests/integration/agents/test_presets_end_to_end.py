@@ -6,16 +6,14 @@ Ralph's phase runner reading the result back, committing, moving the issue; and 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
 
-from ralph.demo import create_sample_repository
 from ralph.demo._sample import FAREWELL
 
 from ...fakes.anthropic_api import MODEL as CLAUDE_MODEL
-from ..conftest import GitProject, git
+from ..conftest import git
 from ._clis import CLAUDE, CLIS
 from ._models import FAREWELL_CODE, model
 
@@ -24,19 +22,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 TITLES = {"codex": "Codex", "gemini": "Gemini CLI", "opencode": "opencode"}
 BODY = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
-
-
-@pytest.fixture
-def ralph(ralph_cli, tmp_path, monkeypatch):
-    """``ralph`` in the sample project, with its ralph.toml open for the test to edit."""
-    repo = GitProject(create_sample_repository(tmp_path / "sample"))
-    monkeypatch.chdir(repo.path)
-    monkeypatch.delenv("RALPH_AGENT")  # ralph.toml chooses the agents
-    monkeypatch.setenv("RALPH_TEST_COMMAND", f"{sys.executable} -m unittest -q")
-    assert ralph_cli("init")[0] == 0
-    ralph_cli.repo = repo
-    ralph_cli.config = repo.path / "ralph.toml"
-    return ralph_cli
 
 
 def use(ralph, monkeypatch, environment: dict[str, str], agent: str, tables: str = "") -> None:

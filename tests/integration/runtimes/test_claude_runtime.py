@@ -225,3 +225,52 @@ def test_a_model_or_account_that_cannot_work_is_misconfigured(fake_api, home, br
     result = runtime(api, home).run(brief())
     assert result.status is AgentStatus.MISCONFIGURED
     assert said in result.error
+
+
+def _when(feed, ready, seconds: float = 10.0):
+    """The feed's activity once ``ready`` says so (or after ``seconds``): the CLI sends
+    its next request right after printing the message before it."""
+    deadline = time.monotonic() + seconds
+    while not ready(activity := feed.snapshot()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return activity
+
+
+def test_the_feed_shows_turns_tokens_tool_calls_and_words_while_the_agent_works(
+    fake_api, home, workdir, brief
+):
+    the_brief = brief()
+    steps = [
+        ToolUse(
+            "Write",
+            {"file_path": str(workdir / "doc.md"), "content": "# Findings\n"},
+            pre_text="Writing the findings down.",
+        ),
+        ToolUse("Grep", {"pattern": "farewell", "path": str(workdir)}),
+        ToolUse("Write", {"file_path": str(workdir.parent / "outside.md"), "content": "x"}),
+        ToolUse("StructuredOutput", {"document": "doc.md", "summary": "one file"}),
+    ]
+    #: What the feed shows before each next request, once the answers so far are in.
+    ready = [lambda a: a.turns >= 1, lambda a: a.turns >= 2, lambda a: bool(a.refused)]
+    during = []
+
+    def script(request, turn):
+        if 0 < turn <= len(ready):
+            during.append(_when(the_brief.activity, ready[turn - 1]))
+        return steps[min(turn, len(steps) - 1)]
+
+    api = fake_api(script)
+    result = runtime(api, home).run(the_brief)
+    assert result.status is AgentStatus.OK, result.error
+    first, second, third = during[:3]
+    assert (first.turns, first.tokens, first.tool) == (1, 120, "Write doc.md")
+    assert first.said == "Writing the findings down."
+    assert (second.turns, second.tokens, second.tool) == (2, 240, "Grep farewell")
+    assert third.tool == f"Write {workdir.parent / 'outside.md'}"
+    assert third.refused == ("Write",)  # outside the working directory: refused at once
+    end = the_brief.activity.snapshot()
+    assert end.turns == 4  # the model's answers (Claude Code counts a refusal as a turn too)
+    assert result.turns >= end.turns
+    assert end.tokens == result.tokens == 4 * 120
+    assert end.cost_usd == pytest.approx(result.cost_usd)
+    assert end.tool == third.tool  # handing back the result is not a tool call of its work

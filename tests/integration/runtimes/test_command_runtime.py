@@ -365,3 +365,32 @@ def test_an_option_with_no_value_for_its_placeholder_is_left_out(tmp_path, brief
     assert argv == ["--turns=10", "-"]
     CommandRuntime(template, output="gemini", model="m1").run(brief())
     assert json.loads((brief().workdir / "argv.json").read_text())[0] == "--model=m1"
+
+
+def test_a_plain_agents_lines_are_its_words_as_it_prints_them(tmp_path, brief, workdir):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        print("Reading calc.py", flush=True)
+        deadline = time.monotonic() + 20
+        while not os.path.exists("go") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        print("\\x1b[31mAll tests pass\\x1b[0m")
+    """,
+    )
+    the_brief = brief()
+    runtime = CommandRuntime(f"{cli} {{prompt_file}}")
+    ran = threading.Thread(target=runtime.run, args=(the_brief,))
+    ran.start()
+    deadline = time.monotonic() + 20
+    while not the_brief.activity.snapshot().said and time.monotonic() < deadline:
+        time.sleep(0.05)
+    meanwhile = the_brief.activity.snapshot()
+    (workdir / "go").write_text("")
+    ran.join(timeout=30)
+    assert not ran.is_alive()
+    assert meanwhile.said == "Reading calc.py"  # shown while the agent still worked
+    end = the_brief.activity.snapshot()
+    assert end.said == "\ufffd[31mAll tests pass\ufffd[0m"  # no escape reaches a terminal
+    assert [e.text for e in end.recent] == ["Reading calc.py", end.said]

@@ -107,3 +107,15 @@ def test_a_kept_activity_reads_back_and_a_malformed_one_reads_as_none():
     assert Activity.from_dict(None) is None
     assert Activity.from_dict({"turns": "many"}) is None
     assert Activity.from_dict({"recent": [{"at": 1}]}) is None
+
+
+def test_a_running_total_counts_this_agent_run_on_top_of_the_runs_before_it():
+    f = feed()
+    f.begin("claude")
+    f.usage(tokens=1000, cost_usd=0.01)
+    f.ended(tokens=1000, cost_usd=0.01)
+    f.begin("claude")
+    f.usage(tokens=300, cost_usd=0.002, total=True)
+    f.usage(tokens=500, cost_usd=0.004, total=True)  # so far in this run, not added
+    a = f.snapshot()
+    assert (a.tokens, round(a.cost_usd, 3)) == (1500, 0.014)

@@ -32,6 +32,7 @@ from typing import Any
 import anyio
 
 from ralph.runtimes._claude_cli import login_command
+from ralph.runtimes._claude_live import ClaudeLive
 from ralph.runtimes._claude_outcome import (
     classify,
     sandbox_problem,
@@ -185,6 +186,7 @@ class ClaudeRuntime(AgentRuntime):
             refusal = _refusal(str(path), brief.workdir) if path else ""
             if refusal:
                 watch.denied.append(str(data.get("tool_name")))
+                brief.activity.refused(str(data.get("tool_name")))
                 return {
                     "hookSpecificOutput": {
                         "hookEventName": "PreToolUse",
@@ -225,6 +227,7 @@ class ClaudeRuntime(AgentRuntime):
         from claude_agent_sdk import AssistantMessage, ClaudeSDKError, ResultMessage, query
 
         options = self._options(brief, watch, session_id)
+        live = ClaudeLive(brief.activity, brief.workdir)
         async with anyio.create_task_group() as group:
 
             async def watchdog() -> None:
@@ -238,6 +241,7 @@ class ClaudeRuntime(AgentRuntime):
             try:
                 async for message in query(prompt=render_brief(brief), options=options):
                     watch.seen()
+                    live.frame(_live_frame(message))
                     if isinstance(message, ResultMessage):
                         watch.result = _frame(message)
                     elif problem := self._setup_problem(brief, message):
@@ -311,3 +315,30 @@ def _frame(message: Any) -> dict[str, Any]:
         "terminal_reason": message.terminal_reason,
         "session_id": message.session_id,
     }
+
+
+def _live_frame(message: Any) -> dict[str, Any]:
+    """An SDK message as the CLI's ``stream-json`` frame (what ``ClaudeLive`` reads):
+    {} for one the activity does not show."""
+    from claude_agent_sdk import (
+        AssistantMessage,
+        ResultMessage,
+        SystemMessage,
+        TextBlock,
+        ToolUseBlock,
+    )
+
+    if isinstance(message, AssistantMessage):
+        content: list[dict[str, Any]] = []
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                content.append({"type": "text", "text": block.text})
+            elif isinstance(block, ToolUseBlock):
+                content.append({"type": "tool_use", "name": block.name, "input": block.input})
+        frame = {"id": message.message_id, "usage": message.usage, "content": content}
+        return {"type": "assistant", "message": frame}
+    if isinstance(message, SystemMessage):
+        return {**message.data, "type": "system", "subtype": message.subtype}
+    if isinstance(message, ResultMessage):
+        return {"type": "result", "usage": message.usage, "total_cost_usd": message.total_cost_usd}
+    return {}

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import os
 import re
 import shlex
@@ -46,11 +47,14 @@ from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
 from ralph.sandbox import EgressProxy, agent_profile, confine, host_port, nests, probe
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
+
+logger = logging.getLogger(__name__)
 
 PLACEHOLDERS = (
     "prompt_file",
@@ -283,13 +287,16 @@ class CommandRuntime(AgentRuntime):
         last = [time.monotonic()]
         misconfigured: list[str] = []
         check = SETUP_PROBLEMS.get(self.output)
+        live = live_reader(self.output, brief.activity, brief.workdir)
 
         def pump(stream: object, into: list[str]) -> None:
             for line in stream:  # type: ignore[attr-defined]
                 into.append(line)
                 last[0] = time.monotonic()
-                if check is not None and into is out and (problem := check(line)):
-                    misconfigured.append(problem)
+                if into is out:
+                    if check is not None and (problem := check(line)):
+                        misconfigured.append(problem)
+                    _show(live, line)
 
         readers = [
             threading.Thread(target=pump, args=(process.stdout, out), daemon=True),
@@ -367,6 +374,15 @@ class CommandRuntime(AgentRuntime):
             error=error,
             agent=self.description,
         )
+
+
+def _show(live: LineReader, line: str) -> None:
+    """``line`` into the activity; a reader that trips on it must not stop this pump
+    (the agent would block on a full pipe)."""
+    try:
+        live(line)
+    except Exception as exc:
+        logger.debug("activity line not read", extra={"error": f"{type(exc).__name__}: {exc}"})
 
 
 def _unset(word: str, values: Mapping[str, str]) -> bool:
