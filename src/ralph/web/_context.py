@@ -24,7 +24,7 @@ from ralph.web._markdown import render_markdown
 from ralph.web._security import CSRF_COOKIE, new_csrf_token
 from ralph.web._words import count, field_text, when, words
 
-__all__ = ["WebContext", "context_of", "done", "render_markdown"]
+__all__ = ["WebContext", "context_of", "done"]
 
 _HERE = Path(__file__).parent
 
