@@ -67,9 +67,14 @@ def test_a_running_task_shows_what_its_agent_is_doing_and_a_finished_one_what_it
     feed.said(HOSTILE)
     feed.refused("WebFetch")
     _report(open_board, claim, feed)
-    row = _row(client.get(f"/runs/{run}?fragment=1").text, task)
+    page = client.get(f"/runs/{run}?fragment=1").text
+    # Above the graph, what works now, each linked to its row.
+    working = page.split('<section class="working" id="working">')[1].split("</section>")[0]
+    assert f'<a href="#row-{task}">Research #{waiting.epic}</a>' in working
+    assert "Edit calc/__init__.py</span>" in working
+    row = _row(page, task)
     line = row.split(f'id="activity-{task}"')[1]
-    assert '<div class="activity live"' in row
+    assert '<div class="activity at-work"' in row
     assert "● now · claude" in line
     assert '<span class="turns">turn 1</span>' in line
     assert '<span class="tokens">2.0k tokens</span>' in line
@@ -83,7 +88,9 @@ def test_a_running_task_shows_what_its_agent_is_doing_and_a_finished_one_what_it
     feed.ended(turns=3, tokens=5_000, cost_usd=0.05)
     _report(open_board, claim, feed)
     open_board.store.complete(claim, {"ok": True})
-    row = _row(client.get(f"/runs/{run}").text, task)
+    page = client.get(f"/runs/{run}").text
+    assert 'id="working"' not in page  # nothing works now
+    row = _row(page, task)
     assert '<div class="activity"' in row  # no longer live
     assert "last · claude" in row
     assert '<span class="turns">turn 3</span>' in row
@@ -133,4 +140,4 @@ def test_the_hero_s_finished_tasks_show_their_agents_last_activity(
     page = client.get(f"/runs/{waiting.run}").text
     assert page.count('<div class="activity"') >= 3
     assert "last · simulated agent" in page or "last · " in page
-    assert '<div class="activity live"' not in page  # nothing runs now
+    assert '<div class="activity at-work"' not in page  # nothing runs now
