@@ -1,8 +1,8 @@
-"""Markdown as the pages show it: CommonMark without raw HTML (issue text is untrusted, so
-tags in it show as text, and markdown-it refuses javascript:, vbscript:, file: and data:
-links), with two changes for text about code. A path or file name keeps its underscores
-(``calc/__init__.py`` is not "calc/**init**.py"), and a fenced ``diff`` block colours its
-added and removed lines."""
+"""Markdown as the pages show it: CommonMark with GitHub's tables and strikethrough and
+without raw HTML (issue text is untrusted, so tags in it show as text, and markdown-it
+refuses javascript:, vbscript:, file: and data: links), with two changes for text about
+code. A path or file name keeps its underscores (``calc/__init__.py`` is not
+"calc/**init**.py"), and a fenced ``diff`` block colours its added and removed lines."""
 
 from __future__ import annotations
 
@@ -69,14 +69,16 @@ def _fence(
     if token.info.strip().split(" ")[0].lower() not in ("diff", "patch"):
         return str(default(tokens, idx, options, env))
     lines = token.content.removesuffix("\n").split("\n")
-    shown = "\n".join(
+    # Each line is a block of its own (its colour spans the width): no newline between.
+    shown = "".join(
         f'<span class="{diff_line_class(line)}">{escape(line)}</span>' for line in lines
     )
-    return f'<pre class="diff"><code class="language-diff">{shown}\n</code></pre>\n'
+    return f'<pre class="diff"><code class="language-diff">{shown}</code></pre>\n'
 
 
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False})
+    # Tables and strikethrough as GitHub shows them (plans hold tables).
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
     md.inline.ruler.before("emphasis", "path_text", _path_text)
     assert isinstance(md.renderer, RendererHTML)
     default = md.renderer.rules["fence"]

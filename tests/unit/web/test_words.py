@@ -60,10 +60,10 @@ def test_a_fenced_diff_is_coloured_line_by_line_and_escaped() -> None:
     shown = render_markdown("```diff\n@@ -1 +1 @@\n-<old>\n+new\n same\n```")
     assert shown == (
         '<pre class="diff"><code class="language-diff">'
-        '<span class="diff-hunk">@@ -1 +1 @@</span>\n'
-        '<span class="diff-del">-&lt;old&gt;</span>\n'
-        '<span class="diff-add">+new</span>\n'
-        '<span class="diff-context"> same</span>\n</code></pre>\n'
+        '<span class="diff-hunk">@@ -1 +1 @@</span>'
+        '<span class="diff-del">-&lt;old&gt;</span>'
+        '<span class="diff-add">+new</span>'
+        '<span class="diff-context"> same</span></code></pre>\n'
     )
     assert "<script>" not in render_markdown("```diff\n+<script>x</script>\n```")
 
@@ -102,3 +102,9 @@ def test_a_huge_diff_is_cut_but_still_counted() -> None:
     (only,) = parse_diff(f"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n{lines}\n")
     assert only.added == MAX_DIFF_LINES + 500
     assert len(only.lines) == MAX_DIFF_LINES
+
+
+def test_tables_and_strikethrough_render_as_on_github() -> None:
+    shown = render_markdown("| a | b |\n|---|---|\n| 1 | <x> |\n\n~~old~~")
+    assert "<td>&lt;x&gt;</td>" in shown
+    assert "<s>old</s>" in shown
