@@ -327,7 +327,7 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
             now = "[...document.querySelectorAll('table.tasks .activity .who')]"
             page.wait_for_function(f"{now}.some(w => w.textContent.startsWith('● now'))")
             assert page.locator("table.tasks .activity .tool").count() >= 1
-            _shoot(page, "run-live.png", tmp_path)
+            page.screenshot(path=str(tmp_path / "run-live.png"))  # to look at, not for docs
             page.wait_for_function(
                 f"document.querySelectorAll({lines!r}).length > {before}", timeout=WAIT_MS
             )
