@@ -9,9 +9,10 @@ listens.
 
 On a laptop's screen (1366×768) a board in a believable state (work in several columns,
 an epic with its children, one escalation, a Done column, an issue locked by hand) shows
-every column without scrolling sideways; its screenshots and a run page's go to the
-test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set (``make screenshots``
-writes docs/screenshots/ for the README).
+every column without scrolling sideways. A run page watched while a hero works shows
+its agent's activity appear without a reload. The board's screenshot and that run
+page's go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
+(``make screenshots`` writes docs/screenshots/ for the README).
 """
 
 from __future__ import annotations
@@ -272,7 +273,6 @@ def test_a_busy_board_fits_a_laptop_screen(
         first_row = graph.locator(f"g.task:has(rect[y='{top}'])")
         assert first_row.count() > 1
         assert graph.locator(f"g.task.status-canceled:has(rect[y='{top}'])").count() == 0
-        _shoot(page, "run.png", tmp_path)
         assert (tmp_path / "board.png").stat().st_size > 10_000
         page.close()
 
@@ -324,10 +324,17 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
             lines = "table.tasks .activity"
             before = page.locator(lines).count()
             # An agent at work: its line appears, live, then more as tasks finish.
-            now = "[...document.querySelectorAll('table.tasks .activity .who')]"
-            page.wait_for_function(f"{now}.some(w => w.textContent.startsWith('● now'))")
+            at_work = (
+                "[...document.querySelectorAll('#working .activity .who')]"
+                ".some(w => w.textContent.startsWith('● now'))"
+            )
+            page.wait_for_function(at_work)
             assert page.locator("table.tasks .activity .tool").count() >= 1
-            page.screenshot(path=str(tmp_path / "run-live.png"))  # to look at, not for docs
+            for _ in range(5):  # a screenshot of an agent at work, not between two
+                _shoot(page, "run.png", tmp_path)
+                if page.evaluate(at_work):
+                    break
+                page.wait_for_function(at_work)
             page.wait_for_function(
                 f"document.querySelectorAll({lines!r}).length > {before}", timeout=WAIT_MS
             )
