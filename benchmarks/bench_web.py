@@ -1,7 +1,8 @@
 """``ralph web`` on a board of 1,000 issues and a run of 500 tasks (SQLite). Prints medians
 and ratios from one run; not a test.
 
-Goals (issue: watching it): a page renders in at most 150 ms; a store event reaches an
+Goals (issue: watching it): a page renders in at most 150 ms (the board's running tasks
+and the run's carrying their agents' activity); a store event reaches an
 open event stream in at most 200 ms at the median; the server's memory stays flat over
 an hour of events at 10 a second (compressed: the same 36,000 events as fast as the
 store takes them, one stream reading and one that stopped reading).
@@ -36,10 +37,14 @@ from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.project import Project, open_project
+from ralph.runtimes import Activity, ActivityFeed
 from ralph.workflow import STATE_ORDER, Estimate, Priority
 
 ISSUES = pick(1_000, 20)
 TASKS = pick(500, 10)
+#: Tasks running at once, each with its agent's activity (on the board's cards and the
+#: run's page).
+RUNNING = pick(20, 2)
 REPEATS = pick(15, 1)
 SSE_SAMPLES = pick(60, 3)
 HOUR_EVENTS = pick(36_000, 200)
@@ -60,7 +65,8 @@ def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
 
 def fill(project: Project) -> int:
     """1,000 issues over every state, and a run of 500 tasks (chains of research, plan,
-    implement per issue, some done, one running); returns the run's id."""
+    implement per issue, some done, 20 running with their agents' activity); returns
+    the run's id."""
     tracker = project.tracker
     estimates, priorities = list(Estimate)[:2], list(Priority)
     for n in range(ISSUES - 1):
@@ -97,8 +103,27 @@ def fill(project: Project) -> int:
         if claim is None:
             break
         store.complete(claim, {"ok": True})
-    store.claim(run.id, "bench:1/builder-1", set(Role))
+    for n in range(RUNNING):
+        claim = store.claim(run.id, f"bench:1/builder-{n + 1}", set(Role))
+        if claim is None:
+            break
+        activity = _busy_agent(n)
+        store.record_activity(claim, activity.to_dict(), activity.summary())
     return run.id
+
+
+def _busy_agent(n: int) -> Activity:
+    """An agent some turns into its work: tokens, cost, tool calls, words, a refusal,
+    and its last events (as many as an activity keeps)."""
+    feed = ActivityFeed("claude")
+    feed.begin("claude")
+    for turn in range(1, 6):
+        feed.turn()
+        feed.usage(tokens=4_000 * turn, cost_usd=0.01 * turn, total=True)
+        feed.tool("Edit", f"src/module_{n}/part_{turn}.py")
+        feed.said(f"Changed part {turn} of module {n}; the tests come next " + "x" * 80)
+    feed.refused("WebFetch")
+    return feed.snapshot()
 
 
 def render_times(server: Server, run_id: int) -> dict[str, tuple[float, float]]:

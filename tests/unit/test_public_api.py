@@ -281,6 +281,7 @@ PUBLIC = {
         "check_labels",
         "closing_references",
         "dashboard_items",
+        "escalation_reason",
         "iso",
         "pipeline_state",
         "set_up_board",

@@ -5,7 +5,7 @@ local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rule
 from __future__ import annotations
 
 from ralph.github import closing_references
-from ralph.tracker._board import dashboard_items, pipeline_state
+from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
 from ralph.tracker._fields import check_date, check_labels
 from ralph.tracker._github import NO_STATUS_UPDATES, GitHubTracker
 from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
@@ -105,6 +105,7 @@ __all__ = [
     "check_labels",
     "closing_references",
     "dashboard_items",
+    "escalation_reason",
     "iso",
     "pipeline_state",
     "set_up_board",

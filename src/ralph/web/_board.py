@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from ralph.dashboard import PhaseSnapshot, WarningType
 from ralph.project import Project
+from ralph.runtimes import Activity
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery
 from ralph.views import BoardView, load_board
@@ -32,6 +33,8 @@ class Running:
     task: int
     subject: str
     owner: str
+    #: What its agent is doing, one line ("turn 2 · 2.0k tokens · Edit calc/x.py").
+    now: str = ""
 
 
 def board_fingerprint(project: Project) -> Hashable:
@@ -49,8 +52,12 @@ def _running(project: Project) -> dict[int, list[Running]]:
     for run in store.list_runs(status=RunStatus.ACTIVE):
         for task in store.list_tasks(run.id, status=TaskStatus.RUNNING):
             owner = (task.owner or "").rpartition("/")[2]
+            activity = Activity.from_dict(task.metadata.get("activity"))
+            now = activity.summary() if activity is not None else ""
             for number in task.issues:
-                found.setdefault(number, []).append(Running(run.id, task.id, task.subject, owner))
+                found.setdefault(number, []).append(
+                    Running(run.id, task.id, task.subject, owner, now)
+                )
     return found
 
 

@@ -12,8 +12,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
-from markdown_it import MarkdownIt
-from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -22,19 +20,13 @@ from starlette.templating import Jinja2Templates
 from ralph._text import printable
 from ralph.project import Project
 from ralph.web._feed import Feed
+from ralph.web._markdown import render_markdown
 from ralph.web._security import CSRF_COOKIE, new_csrf_token
+from ralph.web._words import count, field_text, when, words
 
-__all__ = ["WebContext", "context_of", "done", "render_markdown"]
+__all__ = ["WebContext", "context_of", "done"]
 
 _HERE = Path(__file__).parent
-#: CommonMark without raw HTML: issue text is untrusted, so tags in it show as text,
-#: and markdown-it refuses javascript:, vbscript:, file: and data: links.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False})
-
-
-def render_markdown(text: str) -> Markup:
-    """Markdown as safe HTML (every tag in ``text`` escaped)."""
-    return Markup(_MARKDOWN.render(text))
 
 
 def _seconds(value: float | None) -> str:
@@ -47,14 +39,6 @@ def _seconds(value: float | None) -> str:
         return f"{minutes}m{rest:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m"
-
-
-def _when(epoch: float | None) -> str:
-    from datetime import datetime
-
-    if not epoch:
-        return "—"
-    return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _slug(text: str) -> str:
@@ -72,7 +56,10 @@ def _templates() -> Jinja2Templates:
     env.filters |= {
         "markdown": render_markdown,
         "seconds": _seconds,
-        "when": _when,
+        "when": when,
+        "count": count,
+        "words": words,
+        "field_text": field_text,
         "slug": _slug,
         "printable": printable,
     }

@@ -1,9 +1,9 @@
 """An issue's page: its fields and relations, the state history its audit markers record,
-its documents rendered from Markdown, its pull requests with checks and reviews, and its
-comments; ``/api/issues/N`` is ``ralph issue show N --json``. The actions a person takes
-on it (approve or reject its plan, retry it after an escalation) are POSTs that go
-through the same functions as ``ralph approve``, ``ralph review --reject`` and ``ralph
-issue retry``."""
+its documents rendered from Markdown, its pull requests with checks, reviews and diffs,
+the runs that worked on it, and its comments; ``/api/issues/N`` is ``ralph issue show N
+--json``. The actions a person takes on it (approve or reject its plan, retry it after
+an escalation, its reason beside the button) are POSTs that go through the same
+functions as ``ralph approve``, ``ralph review --reject`` and ``ralph issue retry``."""
 
 from __future__ import annotations
 
@@ -16,10 +16,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ralph.artifacts import parse_frontmatter
+from ralph.orchestrate import Outcome, run_outcome
 from ralph.phases import approve, reject, retry_escalated
+from ralph.tasks import Run
+from ralph.tracker import escalation_reason
 from ralph.views import IssueView, artifacts_of, history_of, load_issue
 from ralph.web._context import WebContext, context_of, done
 from ralph.web._forms import action_form, back_to, number_of
+from ralph.web._pr_diff import FileDiff, pull_request_diff
 from ralph.workflow import WorkflowState
 
 __all__ = ["routes"]
@@ -52,6 +56,32 @@ def _documents(web: WebContext, view: IssueView) -> list[Document]:
     return found
 
 
+@dataclass(frozen=True)
+class IssueRun:
+    """A run with tasks on the issue, and how it went."""
+
+    run: Run
+    outcome: Outcome
+    #: Its tasks on this issue: (subject, status), in the run's order.
+    tasks: tuple[tuple[str, str], ...]
+
+
+def _runs(web: WebContext, number: int) -> list[IssueRun]:
+    """The runs that worked on issue ``number``, newest first."""
+    store = web.project.store
+    found = []
+    for run in store.list_runs():
+        tasks = store.list_tasks(run.id)
+        mine = tuple((t.subject, t.status.value) for t in tasks if number in t.issues)
+        if mine or run.root_issue == number:
+            found.append(IssueRun(run, run_outcome(run, tasks), mine))
+    return found
+
+
+def _diffs(web: WebContext, view: IssueView) -> dict[int, list[FileDiff] | None]:
+    return {pr.number: pull_request_diff(web.project.git, pr) for pr in view.prs}
+
+
 def _view(web: WebContext, number: int) -> IssueView:
     with web.tracker():
         return load_issue(web.project, number)
@@ -70,6 +100,9 @@ def issue_page(request: Request) -> Response:
         "audits": len([c for c in issue.comments if "ralph-transition:" in c.body]),
         "can_review": issue.workflow_state is WorkflowState.PLAN_IN_REVIEW,
         "can_retry": issue.workflow_state is WorkflowState.HUMAN_NEEDED,
+        "escalation": escalation_reason(issue.comments),
+        "runs": _runs(web, issue.number),
+        "diffs": _diffs(web, view),
         "notice": request.query_params.get("notice", ""),
     }
     return web.page(request, "issue.html", values)

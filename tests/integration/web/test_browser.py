@@ -9,9 +9,10 @@ listens.
 
 On a laptop's screen (1366×768) a board in a believable state (work in several columns,
 an epic with its children, one escalation, a Done column, an issue locked by hand) shows
-every column without scrolling sideways; its screenshots and a run page's go to the
-test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set (``make screenshots``
-writes docs/screenshots/ for the README).
+every column without scrolling sideways. A run page watched while a hero works shows
+its agent's activity appear without a reload. The board's screenshot and that run
+page's go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
+(``make screenshots`` writes docs/screenshots/ for the README).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -271,6 +273,75 @@ def test_a_busy_board_fits_a_laptop_screen(
         first_row = graph.locator(f"g.task:has(rect[y='{top}'])")
         assert first_row.count() > 1
         assert graph.locator(f"g.task.status-canceled:has(rect[y='{top}'])").count() == 0
-        _shoot(page, "run.png", tmp_path)
         assert (tmp_path / "board.png").stat().st_size > 10_000
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory: pytest.TempPathFactory) -> WebProject:
+    return make_waiting_project(tmp_path_factory.mktemp("watched") / "demo")
+
+
+def _run_of(repo: Path, issue: int, hero: subprocess.Popen[str], timeout: float = 30.0) -> int:
+    """The run a hero started on ``issue``, once the store has it."""
+    deadline = time.monotonic() + timeout
+    with open_project(load_config(repo)) as opened:
+        while time.monotonic() < deadline:
+            runs = [r.id for r in opened.store.list_runs() if r.root_issue == issue]
+            if runs:
+                return runs[0]
+            assert hero.poll() is None, hero.communicate(timeout=30)
+            time.sleep(0.2)
+    raise AssertionError(f"no run on #{issue} within {timeout:g}s")
+
+
+def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
+    watched: WebProject, browser: object, tmp_path: Path
+) -> None:
+    with open_project(load_config(watched.repo)) as opened:
+        fresh = opened.tracker.create_issue(
+            "Add a wave function",
+            body="Add `wave(name)` next to `greet` in greet/core.py.",
+            state=WorkflowState.BACKLOG,
+            estimate=Estimate.XS,
+        )
+    with _serving(watched.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        hero = spawn_ralph(
+            "hero",
+            str(fresh.number),
+            "--review-mode",
+            "interactive",
+            cwd=watched.repo,
+            env={"RALPH_AGENT": "scripted", "RALPH_SCRIPTED_DELAY": "2"},
+        )
+        try:
+            run = _run_of(watched.repo, fresh.number, hero)
+            page.goto(f"{url}runs/{run}")
+            page.wait_for_selector("#live.on")
+            page.evaluate("window.__notReloaded = true")
+            lines = "table.tasks .activity"
+            before = page.locator(lines).count()
+            # An agent at work: its line appears, live, then more as tasks finish.
+            at_work = (
+                "[...document.querySelectorAll('#working .activity .who')]"
+                ".some(w => w.textContent.startsWith('● now'))"
+            )
+            page.wait_for_function(at_work)
+            assert page.locator("table.tasks .activity .tool").count() >= 1
+            for _ in range(5):  # a screenshot of an agent at work, not between two
+                _shoot(page, "run.png", tmp_path)
+                if page.evaluate(at_work):
+                    break
+                page.wait_for_function(at_work)
+            page.wait_for_function(
+                f"document.querySelectorAll({lines!r}).length > {before}", timeout=WAIT_MS
+            )
+            assert page.evaluate("window.__notReloaded === true")
+            hero.communicate(timeout=120)
+        finally:
+            if hero.poll() is None:
+                hero.kill()
+                hero.communicate(timeout=30)
         page.close()

@@ -22,6 +22,7 @@ import uvicorn
 
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.project import Project
+from ralph.runtimes import ActivityFeed
 from ralph.tasks import TaskStore
 from ralph.web import create_app
 from ralph.web._feed import FEED_QUEUE_SIZE, FeedMessage, Subscription
@@ -152,6 +153,39 @@ def test_a_task_starting_and_ending_reaches_an_open_page_as_run_events(
     assert 'class="task status-running' in page
     store.complete(claim, {"ok": True})
     stream.wait_for("runs", {"run": run.id, "kind": "task_done"})
+
+
+def test_an_agents_activity_reaches_an_open_run_page_as_a_run_event(
+    served: Served, open_board: Project
+) -> None:
+    store: TaskStore = open_board.store
+    run = store.create_run("live activity", root_issue=None, mode="hero")
+    store.add_tasks(
+        run.id,
+        [
+            TaskSpec(
+                key="t",
+                kind=TaskKind.IMPLEMENT,
+                role=Role.BUILDER,
+                issues=(1,),
+                subject="Implement live",
+                active_form="Implementing",
+            )
+        ],
+    )
+    claim = store.claim(run.id, "tester", {Role.BUILDER})
+    assert claim is not None
+    stream = Stream(served.url)
+    feed = ActivityFeed("claude")
+    feed.begin("claude")
+    feed.turn()
+    feed.tool("Edit", "calc/__init__.py")
+    store.record_activity(claim, feed.snapshot().to_dict(), feed.snapshot().summary())
+    stream.wait_for("runs", {"run": run.id, "kind": "task_activity", "task": claim.task.id})
+    page = httpx2.get(f"{served.url}runs/{run.id}?fragment=1", timeout=WAIT).text
+    line = page.split(f'id="activity-{claim.task.id}"')[1].split("</div>")[0]
+    assert "turn 1" in line
+    assert "Edit calc/__init__.py" in line
 
 
 def test_an_escalation_reaches_an_open_page(served: Served, open_board: Project) -> None:

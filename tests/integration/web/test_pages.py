@@ -155,8 +155,13 @@ def test_an_issue_page_shows_its_pull_requests_with_checks_and_reviews(
     assert "Say farewell" in prs
     assert "web-farewell → main" in prs
     assert re.search(r"<td>unit tests</td><td class=\"check-pass\">", prs)
-    assert "<strong>alice</strong>: COMMENTED" in prs
+    assert "<strong>alice</strong>: commented" in prs
     assert "Reads <strong>well</strong>." in prs
+    # Its diff, read from the project's git: the file it adds, its line coloured.
+    files = prs.split('class="pr-files"')[1]
+    assert "1 file changed" in files
+    assert "<code>FAREWELL.md</code>" in files
+    assert '<span class="diff-add">+Say farewell.</span>' in files
     served = client.get(f"/api/issues/{number}").json()
     assert [p["number"] for p in served["pullRequests"]] == [pr]
     assert served == cli_json(waiting, "issue", "show", str(number))
