@@ -11,12 +11,17 @@ from rich.text import Text
 
 from ralph._secrets import redact
 from ralph._text import one_line
+from ralph.cli._console import Console
+from ralph.orchestrate import RunReport
 from ralph.runtimes import Activity
+from ralph.tasks import TaskStatus
 
-__all__ = ["activity_events", "activity_text", "safe_line"]
+__all__ = ["activity_events", "activity_text", "print_activity", "safe_line"]
 
 #: The widest activity line a table or a log line gets.
 _LINE_CHARS = 160
+#: The events a finished task's activity shows (``--details``: all it keeps).
+_FINISHED_EVENTS = 3
 
 
 def safe_line(text: object, limit: int = _LINE_CHARS) -> str:
@@ -46,3 +51,25 @@ def activity_events(activity: Activity, last: int | None = None) -> list[Text]:
         line.append(safe_line(event.text), style="red" if event.kind == "refused" else "")
         lines.append(line)
     return lines
+
+
+def print_activity(report: RunReport, console: Console, *, every: bool = False) -> None:
+    """Each task's agent activity: its line, then its last events (all it keeps for a
+    running task, or with ``every``; the last ``_FINISHED_EVENTS`` of a finished one)."""
+    shown = [
+        (line, line.activity)
+        for line in report.tasks
+        if line.activity is not None and not line.activity.empty
+    ]
+    if not shown:
+        return
+    console.print("Agent activity:", style="bold")
+    for line, activity in shown:
+        assert activity is not None  # kept above
+        head = Text(f"  {safe_line(line.subject)} ({line.status}): ")
+        head.append_text(activity_text(activity))
+        console.print(head)
+        running = line.status == TaskStatus.RUNNING
+        last = None if running or every else _FINISHED_EVENTS
+        for event in activity_events(activity, last):
+            console.print(Text("    ").append_text(event))

@@ -114,6 +114,10 @@ class LiveView:
                 for seen in (self._charges_seen, self._breaches_seen, self._said):
                     seen.pop(task_id, None)
 
+    def table(self, run: Run) -> RenderableType:
+        """The run's table as the terminal would show it now."""
+        return _table(load_report(self.store, run.id), time.time())
+
     def _drawing(self) -> RenderableType:
         """What the terminal shows now (called by the live display on each refresh)."""
         with self._lock:
@@ -208,15 +212,18 @@ class LiveView:
         return " · ".join(f"{state} {count}" for state, count in states.items())
 
 
-def _task_cell(line: TaskLine) -> Text:
-    """The task, and under it, while it runs, what its agent is doing."""
-    cell = Text(line.subject)
-    if line.status == TaskStatus.RUNNING and line.activity is not None:
-        doing = activity_text(line.activity)
-        if doing.plain:
-            cell.append("\n")
-            cell.append_text(doing)
-    return cell
+def _task_cell(line: TaskLine) -> RenderableType:
+    """The task, and under it, while it runs, what its agent is doing: one line that a
+    narrow terminal cuts short rather than wraps."""
+    subject = Text(line.subject)
+    if line.status != TaskStatus.RUNNING or line.activity is None:
+        return subject
+    doing = activity_text(line.activity)
+    if not doing.plain:
+        return subject
+    line = Text("  ").append_text(doing)
+    line.no_wrap, line.overflow = True, "ellipsis"
+    return Group(subject, line)
 
 
 def _elapsed(line: TaskLine, now: float) -> str:
@@ -229,11 +236,11 @@ def _table(report: RunReport, now: float) -> Group:
     run = report.run
     table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
     refused = any(line.refused for line in report.tasks)
-    table.add_column("Task", no_wrap=True, overflow="ellipsis")
+    table.add_column("Task")
     for column in ["Status", "Worker", "Elapsed", "Cost"] + ["Refused tools"] * refused:
         table.add_column(column)
     for line in report.tasks:
-        cells: list[str | Text] = [
+        cells: list[RenderableType] = [
             _task_cell(line),
             status_cell(line),
             worker_name(line.owner) if line.status == "running" else "",
@@ -266,7 +273,7 @@ def _running_table(reports: Sequence[RunReport], now: float) -> RenderableType:
         expand=False,
     )
     table.add_column("Root")
-    table.add_column("Task", no_wrap=True, overflow="ellipsis")
+    table.add_column("Task")
     for column in ("Worker", "Elapsed"):
         table.add_column(column)
     for report, line in running:
