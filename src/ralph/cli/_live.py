@@ -221,9 +221,9 @@ def _task_cell(line: TaskLine) -> RenderableType:
     doing = activity_text(line.activity)
     if not doing.plain:
         return subject
-    line = Text("  ").append_text(doing)
-    line.no_wrap, line.overflow = True, "ellipsis"
-    return Group(subject, line)
+    under = Text("  ").append_text(doing)
+    under.no_wrap, under.overflow = True, "ellipsis"
+    return Group(subject, under)
 
 
 def _elapsed(line: TaskLine, now: float) -> str:
