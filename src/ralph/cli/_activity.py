@@ -33,7 +33,8 @@ def safe_line(text: object, limit: int = _LINE_CHARS) -> str:
 def activity_text(activity: Activity) -> Text:
     """``turn 4 · 12.3k tokens · $0.02 · Edit calc/__init__.py``, dim, with the tools its
     agent was refused after it in red."""
-    text = Text(safe_line(replace(activity, refused=()).summary()), style="dim")
+    text = Text()
+    text.append(safe_line(replace(activity, refused=()).summary()), style="dim")
     if activity.refused:
         if text.plain:
             text.append(" · ", style="dim")
