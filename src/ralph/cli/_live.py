@@ -25,7 +25,7 @@ from rich.text import Text
 from ralph.cli._activity import activity_text, safe_line
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
-from ralph.orchestrate import RunReport, TaskLine, load_report
+from ralph.orchestrate import RunReport, TaskLine, load_report, replaced
 from ralph.tasks import Event, EventKind, Run, TaskStatus, TaskStore
 from ralph.tracker import Tracker
 
@@ -232,14 +232,26 @@ def _elapsed(line: TaskLine, now: float) -> str:
 
 
 def _table(report: RunReport, now: float) -> Group:
-    """One run: every task, its status, worker, elapsed time and cost."""
+    """One run: every task, its status, worker, elapsed time and cost; the tasks one
+    re-plan replaced before they ran as one row where the first was."""
     run = report.run
     table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
     refused = any(line.refused for line in report.tasks)
     table.add_column("Task")
     for column in ["Status", "Worker", "Elapsed", "Cost"] + ["Refused tools"] * refused:
         table.add_column(column)
+    folded = Counter(line.error for line in report.tasks if replaced(line))
+    said: set[str | None] = set()
     for line in report.tasks:
+        if replaced(line) and folded[line.error] > 1:
+            if line.error not in said:  # the first of the rewrite; the others not shown
+                said.add(line.error)
+                mark = MARKS[TaskStatus.CANCELED][0]
+                table.add_row(
+                    f"{folded[line.error]} earlier tasks",
+                    Text(f"{mark} replaced", style="bright_black"),
+                )
+            continue
         cells: list[RenderableType] = [
             _task_cell(line),
             status_cell(line),
@@ -250,8 +262,7 @@ def _table(report: RunReport, now: float) -> Group:
         if refused:
             cells.append(Text(", ".join(line.refused), style="red"))
         table.add_row(*cells)
-    done = sum(1 for t in report.tasks if t.status == "done")
-    footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
+    footer = Text(f"{report.tally.done}/{report.tally.total} done, ${report.cost_usd:.2f} spent")
     return Group(table, footer, *(best_of_table(best) for best in report.best_of))
 
 
