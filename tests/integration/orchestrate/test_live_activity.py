@@ -4,9 +4,16 @@ when piped whenever it says something new, and in ``ralph runs show``/``tasks sh
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
+import os
+import pty
 import re
+import select
+import struct
+import subprocess
+import termios
 import time
 from pathlib import Path
 
@@ -20,7 +27,7 @@ from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import Claim, Run
 
-from ..conftest import ralph_process
+from ..conftest import RALPH, ralph_environment, ralph_process
 from .conftest import Demo
 
 pytestmark = pytest.mark.timeout(120)
@@ -119,11 +126,10 @@ def test_piped_hero_says_each_new_activity_line_between_a_tasks_start_and_end(tm
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     triage = [line for line in lines if f"Triage GH-{epic} [hero-" in line]
-    assert [line.split(" ", 1)[1].split("] ", 1)[1][:10] for line in triage] == [
-        "started",
-        "turn 1 · “",
-        "done",
-    ], done.stdout
+    said = [line.split("] ", 1)[1] for line in triage]
+    assert (said[0], said[-1]) == ("started", "done"), done.stdout
+    assert said[1:-1], done.stdout  # what its agent did, in between
+    assert all(words.startswith("turn 1 · ") for words in said[1:-1]), done.stdout
     activity = [line for line in lines if re.match(r"\d\d:\d\d:\d\d ● .* turn \d", line)]
     assert len(activity) >= 5, done.stdout  # every agent said something while it worked
     # A line only when the activity says something new for its task.
@@ -184,3 +190,48 @@ def test_runs_show_gives_each_tasks_activity_and_last_events(demo: Demo, ralph):
     assert [e["kind"] for e in task["activity"]["recent"]] == ["tool", "refused"]
     shown = ralph("tasks", "show", str(claim.task_id))
     assert "agent: turn 1 · 12.3k tokens · $0.02 · Edit calc/__init__.py · refused Bash" in shown
+
+
+def _on_a_terminal(args: list[str], cwd: Path, timeout: float = 100) -> tuple[int, str]:
+    """``ralph ARGS`` on a real pseudo-terminal 100 columns wide: its exit code and all
+    it wrote there."""
+    main_end, their_end = pty.openpty()
+    fcntl.ioctl(their_end, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 100, 0, 0))
+    env = ralph_environment({**_SCRIPTED, "RALPH_SCRIPTED_DELAY": "3", "COLUMNS": "100"})
+    process = subprocess.Popen(
+        [RALPH, *args], cwd=cwd, env=env, stdin=their_end, stdout=their_end, stderr=their_end
+    )
+    os.close(their_end)
+    written = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([main_end], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(main_end, 65536)
+                except OSError:  # the terminal closed: the process is gone
+                    break
+                if not chunk:
+                    break
+                written += chunk
+            elif process.poll() is not None:
+                break
+        code = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+        os.close(main_end)
+    # Its text without the colours and cursor moves, frame after frame.
+    return code, re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", written.decode("utf-8", "replace"))
+
+
+def test_loop_on_a_terminal_draws_each_roots_running_tasks_with_their_activity(tmp_path: Path):
+    repo, epic = create_demo_project(tmp_path / "greet")
+    code, shown = _on_a_terminal(["loop"], repo)
+    assert code == 0, shown
+    assert "Running: 1 task of 1 root" in shown, shown
+    assert re.search(rf"#{epic} +│ Triage GH-{epic} +│ hero-\d ", shown), shown
+    assert re.search(r"│ +turn 1 · (Read #|“)", shown), shown  # under a running task
+    assert "Run 1: " in shown  # the root's report once it ended, below the table
