@@ -1,27 +1,38 @@
 """The run as it happens: a live table of the task graph (status, what a waiting task
 waits for and when it looks again, worker, elapsed, cost, tool calls its agents were
-refused) on a terminal, and one plain line per change otherwise (logs, CI, pipes), with
-a ``!`` line for each write an agent made outside its working directory."""
+refused, and under each running task what its agent is doing) on a terminal, and one
+plain line per change otherwise (logs, CI, pipes), with a ``!`` line for each write an
+agent made outside its working directory and a line whenever an agent's activity says
+something new.
+
+``ralph loop`` and ``ralph serve`` watch many runs at once (``many``): their table holds
+every root's running tasks, and each run is forgotten when its session ends, so a service
+that runs for weeks keeps only what runs now."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._activity import activity_text, safe_line
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
-from ralph.orchestrate import load_report
+from ralph.orchestrate import RunReport, TaskLine, load_report, replaced
 from ralph.tasks import Event, EventKind, Run, TaskStatus, TaskStore
 from ralph.tracker import Tracker
 
 __all__ = ["LiveView"]
+
+#: How often the table is drawn again, events or not (elapsed times tick).
+REFRESH_PER_SECOND = 2
 
 _SAID = {
     EventKind.TASK_CLAIMED: "started",
@@ -37,25 +48,41 @@ _SAID = {
 
 
 class LiveView:
-    """An observer for ``run_session``; call it with each batch of events."""
+    """An observer for ``run_session``; call it with each batch of events (from any
+    thread: ``ralph loop`` and ``ralph serve`` call it from each root's session)."""
 
-    def __init__(self, store: TaskStore, tracker: Tracker, console: Console) -> None:
+    def __init__(
+        self, store: TaskStore, tracker: Tracker, console: Console, *, many: bool = False
+    ) -> None:
         self.store = store
         self.tracker = tracker
         self.console = console
+        #: Many runs at once (loop, serve): the table holds every root's running tasks.
+        self.many = many
         self._live: Live | None = None
-        self._board = ""
-        self._run_id = 0
-        #: Ledger lines already shown, per task: each refusal is said once.
+        self._lock = threading.Lock()
+        #: The latest report of each run watched, drawn again on each refresh.
+        self._reports: dict[int, RunReport] = {}
+        self._boards: dict[int, str] = {}
+        #: Per task: ledger lines already shown (each refusal is said once), the last
+        #: activity line printed; per run, the tasks those are kept for (to forget them).
         self._charges_seen: dict[int, int] = {}
         self._breaches_seen: dict[int, int] = {}
+        self._said: dict[int, str] = {}
+        self._tasks_of: dict[int, set[int]] = {}
 
     @contextmanager
     def showing(self) -> Iterator[LiveView]:
         if not self.console.is_terminal:
             yield self
             return
-        with Live(console=self.console, refresh_per_second=8, transient=False) as live:
+        live = Live(
+            console=self.console,
+            refresh_per_second=REFRESH_PER_SECOND,
+            transient=False,
+            get_renderable=self._drawing,
+        )
+        with live:
             self._live = live
             try:
                 yield self
@@ -63,16 +90,44 @@ class LiveView:
                 self._live = None
 
     def __call__(self, run: Run, events: Sequence[Event]) -> None:
-        self._run_id = run.id
-        if self._live is not None:
-            self._live.update(self._table(run))
+        live = self._live
+        if live is not None:
+            report = load_report(self.store, run.id)
+            with self._lock:
+                self._reports[run.id] = report
+            live.refresh()  # at once: a task started or ended, an agent did something
             return
         replaced = _replacements(events)
-        for event in events:
-            if event.id not in replaced:
-                self._line(event)
-            elif replaced[event.id]:
-                self._folded(event, replaced[event.id])
+        with self._lock:  # one batch at a time: lines of two roots do not interleave
+            for event in events:
+                if event.id not in replaced:
+                    self._line(event)
+                elif replaced[event.id]:
+                    self._folded(event, replaced[event.id])
+
+    def forget(self, run_id: int) -> None:
+        """The session of ``run_id`` ended: what was kept to show it goes."""
+        with self._lock:
+            self._reports.pop(run_id, None)
+            self._boards.pop(run_id, None)
+            for task_id in self._tasks_of.pop(run_id, set()):
+                for seen in (self._charges_seen, self._breaches_seen, self._said):
+                    seen.pop(task_id, None)
+
+    def table(self, run: Run) -> RenderableType:
+        """The run's table as the terminal would show it now."""
+        return _table(load_report(self.store, run.id), time.time())
+
+    def _drawing(self) -> RenderableType:
+        """What the terminal shows now (called by the live display on each refresh)."""
+        with self._lock:
+            reports = list(self._reports.values())
+        now = time.time()
+        if self.many:
+            return _running_table(reports, now)
+        if not reports:
+            return Text("")
+        return _table(reports[-1], now)
 
     def _folded(self, first: Event, count: int) -> None:
         """The tasks one re-plan replaced, as one line where the first was."""
@@ -85,10 +140,14 @@ class LiveView:
         )
 
     def _line(self, event: Event) -> None:
+        if event.kind is EventKind.TASK_ACTIVITY:
+            self._activity_line(event)
+            return
         said = _SAID.get(event.kind)
         if said is None or event.task_id is None:
             return
         task = self.store.get_task(event.task_id)
+        self._tasks_of.setdefault(task.run_id, set()).add(task.id)
         who = worker_name(event.data.get("worker") or task.owner)
         extra = f" — {event.data['error']}" if event.data.get("error") else ""
         if event.kind is EventKind.TASK_CANCELED and event.data.get("reason"):
@@ -114,10 +173,28 @@ class LiveView:
             for said_line in _best_of_lines(task.result):
                 self.console.print(f"         {said_line}", markup=False, highlight=False)
         if event.kind is EventKind.TASK_DONE:
-            board = self.board()
-            if board and board != self._board:
-                self._board = board
+            board = self.board(task.run_id)
+            if board and board != self._boards.get(task.run_id):
+                self._boards[task.run_id] = board
                 self.console.print(f"         board: {board}", markup=False, highlight=False)
+
+    def _activity_line(self, event: Event) -> None:
+        """``12:00:01 ● Implement GH-1 [hero-2] turn 4 · Edit a.py``, when it says
+        something the last line for the task did not."""
+        summary = safe_line(event.data.get("summary", ""))
+        if event.task_id is None or not summary or self._said.get(event.task_id) == summary:
+            return
+        task = self.store.get_task(event.task_id)
+        self._tasks_of.setdefault(task.run_id, set()).add(task.id)
+        self._said[task.id] = summary
+        who = worker_name(task.owner)
+        stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+        self.console.print(
+            f"{stamp} {MARKS[TaskStatus.RUNNING][0]} {task.subject}"
+            f"{f' [{who}]' if who else ''} {summary}",
+            markup=False,
+            highlight=False,
+        )
 
     def _new_refusals(self, run_id: int, task_id: int) -> list[str]:
         """Tools refused in the task's agent runs not shown yet."""
@@ -126,37 +203,99 @@ class LiveView:
         self._charges_seen[task_id] = len(charges)
         return list(dict.fromkeys(tool for c in charges[seen:] for tool in c.refused))
 
-    def board(self) -> str:
+    def board(self, run_id: int) -> str:
         """Workflow states of the issues the run works on, counted."""
-        numbers = sorted({n for t in self.store.list_tasks(self._run_id) for n in t.issues})
+        numbers = sorted({n for t in self.store.list_tasks(run_id) for n in t.issues})
         # As the run's steps last read or moved them: a display, not a request each time.
         issues = self.tracker.seen_issues(numbers)
         states = Counter(str(issue.workflow_state or "no state") for issue in issues)
         return " · ".join(f"{state} {count}" for state, count in states.items())
 
-    def _table(self, run: Run) -> Group:
-        report = load_report(self.store, run.id)
-        table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
-        refused = any(line.refused for line in report.tasks)
-        columns = ["Task", "Status", "Worker", "Elapsed", "Cost"]
-        for column in [*columns, "Refused tools"] if refused else columns:
-            table.add_column(column)
-        now = time.time()
-        for line in report.tasks:
-            seconds = line.seconds + (now - line.started_at if line.started_at else 0.0)
-            cells: list[str | Text] = [
-                line.subject,
-                status_cell(line),
-                worker_name(line.owner) if line.status == "running" else "",
-                duration(seconds) if seconds else "",
-                f"${line.cost_usd:.2f}" if line.cost_usd else "",
-            ]
-            if refused:
-                cells.append(Text(", ".join(line.refused), style="red"))
-            table.add_row(*cells)
-        done = sum(1 for t in report.tasks if t.status == "done")
-        footer = Text(f"{done}/{len(report.tasks)} done, ${report.cost_usd:.2f} spent")
-        return Group(table, footer, *(best_of_table(best) for best in report.best_of))
+
+def _task_cell(line: TaskLine) -> RenderableType:
+    """The task, and under it, while it runs, what its agent is doing: one line that a
+    narrow terminal cuts short rather than wraps."""
+    subject = Text(line.subject)
+    if line.status != TaskStatus.RUNNING or line.activity is None:
+        return subject
+    doing = activity_text(line.activity)
+    if not doing.plain:
+        return subject
+    under = Text("  ").append_text(doing)
+    under.no_wrap, under.overflow = True, "ellipsis"
+    return Group(subject, under)
+
+
+def _elapsed(line: TaskLine, now: float) -> str:
+    seconds = line.seconds + (max(0.0, now - line.started_at) if line.started_at else 0.0)
+    return duration(seconds) if seconds else ""
+
+
+def _table(report: RunReport, now: float) -> Group:
+    """One run: every task, its status, worker, elapsed time and cost; the tasks one
+    re-plan replaced before they ran as one row where the first was."""
+    run = report.run
+    table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
+    refused = any(line.refused for line in report.tasks)
+    table.add_column("Task")
+    for column in ["Status", "Worker", "Elapsed", "Cost"] + ["Refused tools"] * refused:
+        table.add_column(column)
+    folded = Counter(line.error for line in report.tasks if replaced(line))
+    said: set[str | None] = set()
+    for line in report.tasks:
+        if replaced(line) and folded[line.error] > 1:
+            if line.error not in said:  # the first of the rewrite; the others not shown
+                said.add(line.error)
+                mark = MARKS[TaskStatus.CANCELED][0]
+                table.add_row(
+                    f"{folded[line.error]} earlier tasks",
+                    Text(f"{mark} replaced", style="bright_black"),
+                )
+            continue
+        cells: list[RenderableType] = [
+            _task_cell(line),
+            status_cell(line),
+            worker_name(line.owner) if line.status == "running" else "",
+            _elapsed(line, now),
+            f"${line.cost_usd:.2f}" if line.cost_usd else "",
+        ]
+        if refused:
+            cells.append(Text(", ".join(line.refused), style="red"))
+        table.add_row(*cells)
+    footer = Text(f"{report.tally.done}/{report.tally.total} done, ${report.cost_usd:.2f} spent")
+    return Group(table, footer, *(best_of_table(best) for best in report.best_of))
+
+
+def _running_table(reports: Sequence[RunReport], now: float) -> RenderableType:
+    """Many runs (a loop, the service): each root's running tasks."""
+    running = [
+        (report, line)
+        for report in reports
+        for line in report.tasks
+        if line.status == TaskStatus.RUNNING
+    ]
+    if not running:
+        return Text("No task running.", style="dim")
+    roots = len({report.run.id for report, _ in running})
+    table = Table(
+        title=f"Running: {len(running)} task{'s' * (len(running) != 1)} of "
+        f"{roots} root{'s' * (roots != 1)}",
+        title_justify="left",
+        expand=False,
+    )
+    table.add_column("Root")
+    table.add_column("Task")
+    for column in ("Worker", "Elapsed"):
+        table.add_column(column)
+    for report, line in running:
+        root = report.run.root_issue
+        table.add_row(
+            f"#{root}" if root is not None else "",
+            _task_cell(line),
+            worker_name(line.owner),
+            _elapsed(line, now),
+        )
+    return table
 
 
 def _replacements(events: Sequence[Event]) -> dict[int, int]:

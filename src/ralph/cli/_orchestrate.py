@@ -329,12 +329,15 @@ def loop_command(
             )
 
         codes: list[int] = []
+        view = LiveView(project.store, project.tracker, console, many=True)
 
         def ended(done: RootRun) -> None:
+            if done.result.run is not None:
+                view.forget(done.result.run.id)
             report = _conclude_root(project, done, console)
             codes.append(_exit_code(done.result, report))
 
-        with _signals(interrupt):
+        with _signals(interrupt), view.showing():
             result = run_loop(
                 project,
                 runtime,
@@ -349,6 +352,7 @@ def loop_command(
                 on_start=started,
                 on_end=ended,
                 wait=wait,
+                observer=view,
             )
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}. `ralph loop` resumes.", markup=False)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ralph.cli._exits import EXIT_INTERRUPTED
+from ralph.cli._live import LiveView
 from ralph.cli._orchestrate import (
     EXIT_AGENT_UNUSABLE,
     AgentOpt,
@@ -96,18 +97,20 @@ def serve_command(
             markup=False,
         )
         interrupt = Interrupt()
+        view = LiveView(project.store, project.tracker, console, many=True)
 
         def started(queued: QueuedRoot) -> None:
             console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
 
         def ended(done: RootRun) -> None:
             if done.result.run is not None:  # without a run, the service's note says why
+                view.forget(done.result.run.id)
                 _conclude_root(project, done, console)
 
         def noted(text: str) -> None:
             console.print(text, markup=False)
 
-        with _signals(interrupt):
+        with _signals(interrupt), view.showing():
             serve(
                 project,
                 runtime,
@@ -123,6 +126,7 @@ def serve_command(
                 on_start=started,
                 on_end=ended,
                 on_note=noted,
+                observer=view,
             )
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}", markup=False)

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ralph.cli._activity import activity_events, activity_text, print_activity
 from ralph.cli._console import Console, echo
 from ralph.cli._project import project_root, store_url
 from ralph.cli._report import MARKS, outcome_text, print_report, waiting_text
@@ -21,6 +22,7 @@ from ralph.errors import InvalidInput
 from ralph.graph import Role
 from ralph.orchestrate import RunFiles, cancel_run, load_report, run_outcome, tally
 from ralph.project import migrate_database
+from ralph.runtimes import Activity
 from ralph.tasks import TaskStatus, TaskStore, open_store
 from ralph.views import run_document, runs_document, task_document
 
@@ -97,7 +99,9 @@ def runs_show(
     details: Annotated[
         bool,
         typer.Option(
-            "--details", help="Also the timing, the coordination counters and the latest events."
+            "--details",
+            help="Also the timing, the coordination counters, the latest events and every "
+            "event each task's agent activity keeps.",
         ),
     ] = False,
 ) -> None:
@@ -115,6 +119,7 @@ def runs_show(
         return
     console = Console(highlight=False, soft_wrap=True)
     print_report(report, console, verbose=details)
+    print_activity(report, console, every=details)
     if files:
         console.print(f"Task logs and agent transcripts: {kept.folder}")
     if not details:
@@ -205,6 +210,15 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
         text.append(f"error: {task.error}\n", style="red")
     if task.result is not None:
         text.append(f"result: {json.dumps(task.result)}\n")
+    activity = Activity.from_dict(task.metadata.get("activity"))
+    if activity is not None and not activity.empty:
+        text.append("agent: ")
+        text.append_text(activity_text(activity))
+        text.append("\n")
+        for said in activity_events(activity):
+            text.append("  ")
+            text.append_text(said)
+            text.append("\n")
     table = Table(title="History", title_justify="left")
     for column in ("At", "Event", "Data"):
         table.add_column(column)

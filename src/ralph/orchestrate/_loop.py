@@ -24,6 +24,7 @@ from ralph.orchestrate._reconcile import RECONCILE_SECONDS, BoardReads, Reconcil
 from ralph.orchestrate._session import (
     LOOK_SECONDS,
     Interrupt,
+    Observer,
     SessionResult,
     hero_crew,
     run_session,
@@ -112,10 +113,12 @@ class RootSessions:
         interrupt: Interrupt | None = None,
         wait: bool = False,
         reconcile_every: float | None = RECONCILE_SECONDS,
+        observer: Observer | None = None,
     ) -> None:
         """``reconcile_every``: how often the sessions read the board to stop agents
         whose issues a person took away (None: only the reads of ``board()``, as
-        ``ralph serve`` makes them on its poll). One read serves every session."""
+        ``ralph serve`` makes them on its poll). One read serves every session.
+        ``observer``: given every session's events, from that session's thread."""
         self.project = project
         #: Sessions keep going while their tasks wait for a person (``--wait``).
         self.wait_for_people = wait
@@ -129,6 +132,7 @@ class RootSessions:
         self.budget = Budget.from_config(project.config)
         self.reads = BoardReads(project.tracker)
         self.reconcile_every = reconcile_every
+        self.observer = observer
         self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
         #: Set whenever a session ends: a waiting caller wakes at once.
         self.changed = threading.Event()
@@ -163,6 +167,7 @@ class RootSessions:
                     phases=self.phases,
                     wait=self.wait_for_people,
                     reconciler=Reconciler(self.reads, self.reconcile_every),
+                    observer=self.observer,
                 )
             )
         except Exception as exc:  # one root's broken pipeline does not stop the others
@@ -214,11 +219,13 @@ def run_loop(
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
     wait: bool = False,
+    observer: Observer | None = None,
 ) -> LoopResult:
     """Run the board's roots until none is left that this pass has not run, or until
     ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread.
     ``wait``: a root whose tasks wait for a person (a review) keeps running until they
-    are done, instead of ending its session."""
+    are done, instead of ending its session. ``observer`` is given each session's events
+    from that session's thread."""
     interrupt = interrupt or Interrupt()
     sessions = RootSessions(
         project,
@@ -231,6 +238,7 @@ def run_loop(
         attempts=attempts,
         interrupt=interrupt,
         wait=wait,
+        observer=observer,
     )
     started: set[int] = set()
     runs: list[RootRun] = []

@@ -33,7 +33,7 @@ from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
 from ralph.orchestrate._serve_status import status_files, write_status
-from ralph.orchestrate._session import Interrupt
+from ralph.orchestrate._session import Interrupt, Observer
 from ralph.orchestrate._upkeep import BoardUpkeep
 from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
@@ -93,9 +93,10 @@ def serve(
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    observer: Observer | None = None,
 ) -> ServeResult:
     """Serve the board until ``interrupt`` stops it. The callbacks are called from this
-    thread."""
+    thread; ``observer`` is given each session's events from that session's thread."""
     interrupt = interrupt or Interrupt()
     sessions = RootSessions(
         project,
@@ -107,6 +108,7 @@ def serve(
         attempts=attempts,
         interrupt=interrupt,
         reconcile_every=None,  # the sessions reconcile with each read of the board here
+        observer=observer,
     )
     leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))

@@ -90,7 +90,7 @@ def test_refused_tool_calls_show_in_the_live_lines_and_table(demo: Demo):
     terminal = Console(file=table, force_terminal=True, width=160, color_system=None)
     live = LiveView(demo.project.store, demo.project.tracker, terminal)
     run = demo.project.store.list_runs()[0]
-    terminal.print(live._table(run))
+    terminal.print(live.table(run))
     shown = table.getvalue()
     assert "Refused tools" in shown
     assert any(f"Implement GH-{number}" in row and "Bash" in row for row in shown.splitlines())

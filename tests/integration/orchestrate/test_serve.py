@@ -97,6 +97,7 @@ def test_serve_takes_an_issue_filed_while_it_runs_and_stops_on_sigterm(tmp_path)
         code, output = _stop(server)
     assert code == 0, output
     assert f"→ #{filed}: triage next" in output
+    assert f"● Triage GH-{filed} [hero-" in output  # each task said as it starts and ends
     assert "Stopped: the tasks in hand finished." in output
     assert_once(repo)
     document = json.loads(status.read_text())
