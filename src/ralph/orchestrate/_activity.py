@@ -1,13 +1,15 @@
-"""Keeping a running task's agent activity in the store, so every process sees it: a
-background thread writes the feed's latest snapshot when it changed, at most once every
-``every`` seconds (a chatty agent costs one write per interval, a quiet one none), and
-once more, at once, when an agent run ends. A write refused because the task is no longer
-this worker's is the end of it, not an error."""
+"""Keeping a running task's agent activity in the store, so every process sees it: the
+feed's latest snapshot is written when it changed, at most once every ``every`` seconds
+(a chatty agent costs one write per interval, a quiet one none): the first change after
+a quiet interval at once, later ones by a background thread when the interval is up,
+and the end of an agent run at once whatever the interval. A write refused because
+the task is no longer this worker's is the end of it, not an error."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,40 +28,60 @@ _GRACE_SECONDS = 5.0
 
 
 class _Recorder:
-    def __init__(self, store: TaskStore, claim: Claim, feed: ActivityFeed) -> None:
+    def __init__(self, store: TaskStore, claim: Claim, feed: ActivityFeed, every: float) -> None:
         self.store = store
         self.claim = claim
         self.feed = feed
+        self.every = every
         self.written = feed.version
+        #: ``time.monotonic()`` of the last write (none yet: long ago).
+        self.written_at = -every
         self.lost = False
         self.lock = threading.Lock()
 
     def on_change(self) -> None:
-        # An ended agent run is written at once, from the runtime's thread, so its final
-        # figures are on the task before the phase validates and completes it.
+        """From the runtime's thread. An ended agent run is written at once, so its
+        final figures are on the task before the phase validates and completes it; the
+        first change after a quiet interval too (an agent's start shows at once), unless
+        a write is under way (the runtime's stream is never held up behind one)."""
         if self.feed.snapshot().ended:
-            self.write()
-
-    def write(self) -> None:
-        """Write the snapshot if it moved since the last write (one writer at a time)."""
-        with self.lock:
-            version = self.feed.version
-            if self.lost or version == self.written:
-                return
-            activity = self.feed.snapshot()
+            with self.lock:
+                self._write()
+        elif self.due() and self.lock.acquire(blocking=False):
             try:
-                self.store.record_activity(self.claim, activity.to_dict(), activity.summary())
-            except LeaseLost:
-                self.lost = True  # finished, canceled or taken over: nothing more to keep
-                return
-            except Exception:  # a store hiccup: the next interval tries again
-                logger.warning(
-                    "could not keep the agent's activity",
-                    exc_info=True,
-                    extra={"task": self.claim.task_id},
-                )
-                return
-            self.written = version
+                self._write()
+            finally:
+                self.lock.release()
+
+    def due(self) -> bool:
+        return time.monotonic() - self.written_at >= self.every
+
+    def write_if_due(self) -> None:
+        if self.due():
+            with self.lock:
+                self._write()
+
+    def _write(self) -> None:
+        """Write the snapshot if it moved since the last write (the lock held)."""
+        version = self.feed.version
+        if self.lost or version == self.written:
+            return
+        activity = self.feed.snapshot()
+        try:
+            self.store.record_activity(self.claim, activity.to_dict(), activity.summary())
+        except LeaseLost:
+            self.lost = True  # finished, canceled or taken over: nothing more to keep
+            return
+        except Exception:  # a store hiccup: the next interval tries again
+            logger.warning(
+                "could not keep the agent's activity",
+                exc_info=True,
+                extra={"task": self.claim.task_id},
+            )
+            return
+        finally:
+            self.written_at = time.monotonic()
+        self.written = version
 
 
 @contextmanager
@@ -67,13 +89,15 @@ def recording_activity(
     store: TaskStore, claim: Claim, feed: ActivityFeed, every: float = ACTIVITY_EVERY_SECONDS
 ) -> Iterator[None]:
     """While the block runs, keep ``feed``'s activity on ``claim``'s task."""
-    recorder = _Recorder(store, claim, feed)
+    recorder = _Recorder(store, claim, feed, every)
     feed.listen(recorder.on_change)
     done = threading.Event()
 
     def record() -> None:
-        while not done.wait(every):
-            recorder.write()
+        # Looks four times an interval, so what changed after a write goes out within
+        # an interval and a quarter of it, and never sooner than an interval after.
+        while not done.wait(every / 4):
+            recorder.write_if_due()
 
     thread = threading.Thread(target=record, name=f"activity-{claim.task_id}", daemon=True)
     thread.start()

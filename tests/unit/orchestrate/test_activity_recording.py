@@ -66,10 +66,26 @@ def test_the_end_of_an_agent_run_is_written_at_once(store):
     feed = ActivityFeed("codex")
     with recording_activity(store, claim, feed, every=3600):
         feed.turn()
+        feed.tool("Read", "a.py")
         feed.ended(turns=4, tokens=900)
         kept = store.get_task(claim.task_id).metadata["activity"]
     assert (kept["turns"], kept["tokens"], kept["ended"]) == (4, 900, True)
-    assert [e.data["summary"] for e in activity_events(store, run)] == ["turn 4 · 900 tokens"]
+    # The first change at once, the tool call held for the interval, the end at once.
+    assert [e.data["summary"] for e in activity_events(store, run)] == [
+        "turn 1",
+        "turn 4 · 900 tokens · Read a.py",
+    ]
+
+
+def test_an_agent_s_first_change_after_a_quiet_interval_is_written_at_once(store):
+    run, claim = claimed(store)
+    feed = ActivityFeed("claude")
+    with recording_activity(store, claim, feed, every=3600):
+        feed.tool("Read", "a.py")
+        first = [e.data["summary"] for e in activity_events(store, run)]
+        feed.tool("Edit", "a.py")
+        second = [e.data["summary"] for e in activity_events(store, run)]
+    assert first == second == ["Read a.py"]
 
 
 def test_nothing_is_written_once_the_task_is_no_longer_the_workers(store):
