@@ -23,6 +23,7 @@ __all__ = [
     "print_best_of",
     "print_report",
     "status_cell",
+    "task_table",
     "tokens_total",
     "waiting_text",
     "worker_name",
@@ -170,9 +171,22 @@ def best_of_table(best: BestOfLine) -> Table:
     return table
 
 
-def print_report(report: RunReport, console: Console, *, verbose: bool = False) -> None:
+def print_report(
+    report: RunReport, console: Console, *, verbose: bool = False, table: bool = True
+) -> None:
     """The run's tasks, its outcome and what it cost, what needs a person; with
-    ``verbose``, the timing (makespan, critical path) and coordination counters too."""
+    ``verbose``, the timing (makespan, critical path) and coordination counters too;
+    without ``table``, no table of the tasks (a live view just showed it)."""
+    run = report.run
+    if table:
+        console.print(task_table(report))
+    else:
+        console.print(f"Run {run.id}: {run.name}", markup=False)
+    _print_summary(report, console, verbose=verbose)
+
+
+def task_table(report: RunReport) -> Table:
+    """A row per task (the tasks a re-plan replaced folded into one)."""
     run = report.run
     refused = any(line.refused for line in report.tasks)
     table = Table(title=f"Run {run.id}: {run.name}", title_justify="left")
@@ -184,7 +198,11 @@ def print_report(report: RunReport, console: Console, *, verbose: bool = False) 
         table.add_column(column, justify="right" if column in ("Time", "Tries") else "left")
     for row in _rows(report, caching=caching, refused=refused):
         table.add_row(*row)
-    console.print(table)
+    return table
+
+
+def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> None:
+    run = report.run
     spent = tokens_total(report.tokens, report.cache_read_tokens, report.cache_write_tokens)
     summary = Text("Outcome: ")
     summary.append_text(outcome_text(report.outcome))
