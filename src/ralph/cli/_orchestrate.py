@@ -23,7 +23,7 @@ from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._live import LiveView
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
-from ralph.cli._report import print_report
+from ralph.cli._report import counted, print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
@@ -531,7 +531,7 @@ def worker_command(
                     crew.release_claims()
                     raise typer.Exit(EXIT_INTERRUPTED)
         done = sum(len(w.stats.executions) for w in crew.workers)
-        console.print(f"worker done: {done} task{'' if done == 1 else 's'} run", markup=False)
+        console.print(f"worker done: {counted(done, 'task')} run", markup=False)
         if interrupt.unusable:
             console.print(f"Stopped: {interrupt.unusable}", markup=False)
             raise typer.Exit(EXIT_AGENT_UNUSABLE)

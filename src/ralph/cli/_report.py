@@ -18,6 +18,7 @@ __all__ = [
     "OUTCOME_STYLES",
     "best_of_table",
     "cached",
+    "counted",
     "duration",
     "outcome_text",
     "print_best_of",
@@ -208,7 +209,7 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
     summary.append_text(outcome_text(report.outcome))
     summary.append(
         f" · tasks {report.tally} · ${report.cost_usd:.2f} · {spent} · "
-        f"{_counted(report.turns, 'agent turn')}"
+        f"{counted(report.turns, 'agent turn')}"
     )
     console.print(summary)
     for line in report.tasks:
@@ -254,8 +255,8 @@ def _print_details(report: RunReport, console: Console) -> None:
     if counters.leases_expired or counters.worker_broke:
         stalls = (
             f"; stalled {duration(report.stalled)}: "
-            f"{_counted(counters.leases_expired, 'lease')} ran out, "
-            f"{_counted(counters.worker_broke, 'task')} broke their worker"
+            f"{counted(counters.leases_expired, 'lease')} ran out, "
+            f"{counted(counters.worker_broke, 'task')} broke their worker"
         )
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "
@@ -266,11 +267,12 @@ def _print_details(report: RunReport, console: Console) -> None:
         f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
         f"{counters.claimed_while_running} while running elsewhere, "
         f"{counters.completed_twice} completed twice · messages {counters.messages} "
-        f"({_counted(counters.escalations, 'escalation')}) · agent turns on coordination "
+        f"({counted(counters.escalations, 'escalation')}) · agent turns on coordination "
         f"{counters.coordination_turns}",
         markup=False,
     )
 
 
-def _counted(count: int, word: str) -> str:
+def counted(count: int, word: str) -> str:
+    """``1 issue``, ``2 issues``."""
     return f"{count} {word}{'' if count == 1 else 's'}"
