@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import BestOfLine, Outcome, RunReport, TaskLine, replaced
+from ralph.orchestrate import ESCALATED, BestOfLine, Outcome, RunReport, TaskLine, replaced
 from ralph.tasks import TaskStatus
 
 __all__ = [
@@ -106,8 +106,11 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
                 rows.append([f"{len(group)} earlier tasks", status, *blank])
             continue
         status = status_cell(line)
-        if line.error and line.status != TaskStatus.DONE:
-            status.append(f" ({line.error})", style="bright_black")
+        if line.status == TaskStatus.FAILED and (line.error or "").startswith(ESCALATED):
+            # Its reason is under "Needs a person", whole.
+            status = Text(f"{MARKS[TaskStatus.FAILED][0]} escalated", style="bold yellow")
+        elif line.error and line.status != TaskStatus.DONE:
+            status.append(f" ({_short(line.error)})", style="bright_black")
         cells: list[str | Text] = [
             line.subject,
             status,
@@ -122,6 +125,17 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
             cells.append(Text(", ".join(line.refused), style="red"))
         rows.append(cells)
     return rows
+
+
+#: The most of a task's error its status cell shows: the whole reason is under "Needs a
+#: person" (and in `ralph runs show --json`); a long one would make the table unreadable.
+ERROR_CELL = 60
+
+
+def _short(error: str) -> str:
+    """An error's first line, cut to ``ERROR_CELL`` characters."""
+    line = error.splitlines()[0] if error else ""
+    return line if len(line) <= ERROR_CELL else line[: ERROR_CELL - 1] + "…"
 
 
 def cached(read: int, written: int) -> str:
@@ -240,9 +254,13 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
         if report.counters.escalations and run.root_issue is not None:
+            moved = (
+                f"moved {', '.join(f'#{n}' for n in report.escalated)} out of Human Needed"
+                if report.escalated
+                else "moved the escalated issues out of Human Needed"
+            )
             console.print(
-                "Once a person has moved the escalated issues out of Human Needed, "
-                f"`ralph {run.mode} {run.root_issue}` goes on.",
+                f"Once a person has {moved}, `ralph {run.mode} {run.root_issue}` goes on.",
                 markup=False,
             )
 
