@@ -23,7 +23,7 @@ from ralph.cli._exits import EXIT_FAILED, EXIT_INPUT, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._live import LiveView
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
-from ralph.cli._report import print_report
+from ralph.cli._report import counted, print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
@@ -172,36 +172,48 @@ def _conclude(
 ) -> RunReport | None:
     """The run's report and how it stopped; ``of_many``: one root of a loop or the
     service, which says once, for all its roots, what only a person can clear;
-    ``next_steps``: after a success, what merged and where to look (not for a project
-    about to be deleted)."""
+    ``next_steps``: after a success, where to look (not for a project about to be
+    deleted). On a terminal the live table's last frame stays on screen, so the report
+    says what it could not (the outcome, what needs a person, what merged, what next)
+    instead of the same table again."""
     if result.run is None:
         console.print(result.detail, markup=False)
         return None
     if result.resumed:
         console.print(f"Resumed run {result.run.id}.", markup=False)
     report = load_report(project.store, result.run.id)
-    print_report(report, console)
-    if report.outcome is Outcome.SUCCEEDED and next_steps and not of_many:
+    live = console.is_terminal and not of_many
+    print_report(report, console, table=not live)
+    if report.outcome is Outcome.SUCCEEDED and not of_many:
         merged = merged_pull_requests(project.store, project.tracker, result.run.id)
-        print_success(report, merged, project.config.base_branch, console)
-    if result.ending is Ending.WAITING_FOR_HUMAN and result.gates:
-        numbers = " ".join(str(n) for n in result.gates)
-        console.print(
-            f"Stopped at the human gate: {result.detail}. Read the plan, then "
-            f"`ralph approve {numbers}` and `ralph {mode} {root}` to go on.",
-            markup=False,
-        )
-    elif result.ending is Ending.WAITING_FOR_HUMAN:
-        console.print(
-            f"Stopped: {result.detail}. `ralph {mode} {root}` looks again; with --wait it "
-            "keeps waiting.",
-            markup=False,
-        )
-    elif result.ending is Ending.AGENT_UNUSABLE and of_many:
-        pass  # the loop or the service says it once, for all its roots
-    elif result.ending is not Ending.FINISHED:
-        console.print(f"Stopped: {result.detail}. `ralph {mode} {root}` resumes.", markup=False)
+        print_success(report, merged, project.config.base_branch, console, next_steps=next_steps)
+    for line in ending_lines(result, report, mode=mode, root=root, of_many=of_many):
+        console.print(line, markup=False)
     return report
+
+
+def ending_lines(
+    result: SessionResult, report: RunReport, *, mode: str, root: int, of_many: bool = False
+) -> list[str]:
+    """How the session stopped, when it did not simply finish, and the one command that
+    goes on from there."""
+    again = f"ralph {mode} {root}"
+    ending = result.ending
+    if ending is Ending.WAITING_FOR_HUMAN and result.gates:
+        numbers = " ".join(str(n) for n in result.gates)
+        return [
+            f"Stopped at the plan gate: {result.detail}. Read the plan, then "
+            f"`ralph approve {numbers} && {again}` goes on."
+        ]
+    if ending is Ending.WAITING_FOR_HUMAN:
+        return [f"Stopped: {result.detail}. `{again}` looks again; with --wait it keeps waiting."]
+    if ending is Ending.CANCELED:
+        return [f"Run {report.run.id} was canceled; `{again}` starts a new run."]
+    if ending is Ending.AGENT_UNUSABLE and of_many:
+        return []  # the loop or the service says it once, for all its roots
+    if ending is not Ending.FINISHED:
+        return [f"Stopped: {result.detail}. `{again}` resumes."]
+    return []
 
 
 def _conclude_root(project: Project, done: RootRun, console: Console) -> RunReport | None:
@@ -212,18 +224,22 @@ def _conclude_root(project: Project, done: RootRun, console: Console) -> RunRepo
 
 
 def _exit_code(result: SessionResult, report: RunReport | None) -> int:
-    """0 when done or waiting at a gate as asked; 1 when work failed, waits for a person
-    (a review, a merge by hand), the session broke or the budget ran out; 130 after an
-    interrupt."""
+    """By the run's outcome: 0 when it succeeded (or did the phases asked for, leaving
+    nothing broken and nothing for a person); 1 when it needs a person (a plan to
+    approve, an escalation, a review), failed, was canceled, broke or ran out of budget;
+    2 when the agent cannot work here; 130 after an interrupt."""
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
     if result.ending is Ending.AGENT_UNUSABLE:
         return EXIT_AGENT_UNUSABLE
-    if result.ending in (Ending.OUT_OF_BUDGET, Ending.BROKEN) or result.waiting:
-        return EXIT_NEEDS_PERSON
-    if report is not None and report.needs_person:
-        return 0 if result.ending is Ending.WAITING_FOR_HUMAN else EXIT_NEEDS_PERSON
-    return 0
+    if report is None:  # no run: nothing to do, or the session broke before one
+        quiet = (Ending.FINISHED, Ending.NOTHING_TO_DO, Ending.PHASES_DONE)
+        return 0 if result.ending in quiet else EXIT_NEEDS_PERSON
+    if report.outcome is Outcome.SUCCEEDED:
+        return 0
+    if result.ending is Ending.PHASES_DONE and report.outcome is Outcome.STOPPED:
+        return 0
+    return EXIT_NEEDS_PERSON
 
 
 def hero_command(
@@ -519,7 +535,7 @@ def worker_command(
                     crew.release_claims()
                     raise typer.Exit(EXIT_INTERRUPTED)
         done = sum(len(w.stats.executions) for w in crew.workers)
-        console.print(f"worker done: {done} task(s) run", markup=False)
+        console.print(f"worker done: {counted(done, 'task')} run", markup=False)
         if interrupt.unusable:
             console.print(f"Stopped: {interrupt.unusable}", markup=False)
             raise typer.Exit(EXIT_AGENT_UNUSABLE)

@@ -21,7 +21,8 @@ _EXITS = """\
 | code | meaning |
 |---|---|
 | 0 | done |
-| 1 | the operation failed (a phase escalated, a run is blocked, a check failed) |
+| 1 | the operation failed (a phase escalated, a check failed), or a run did not succeed: \
+it needs a person (a plan to approve, an escalation), failed, was canceled or ran out of budget |
 | 2 | the input or the configuration must change: the one line on stderr says what |
 | 130 | a run (`hero`, `team`, `loop`, `worker`) interrupted; `serve` after a 2nd signal |
 """

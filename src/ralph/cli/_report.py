@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import BestOfLine, Outcome, RunReport, TaskLine, replaced
+from ralph.orchestrate import ESCALATED, BestOfLine, Outcome, RunReport, TaskLine, replaced
 from ralph.tasks import TaskStatus
 
 __all__ = [
@@ -18,11 +18,13 @@ __all__ = [
     "OUTCOME_STYLES",
     "best_of_table",
     "cached",
+    "counted",
     "duration",
     "outcome_text",
     "print_best_of",
     "print_report",
     "status_cell",
+    "task_table",
     "tokens_total",
     "waiting_text",
     "worker_name",
@@ -104,8 +106,11 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
                 rows.append([f"{len(group)} earlier tasks", status, *blank])
             continue
         status = status_cell(line)
-        if line.error and line.status != TaskStatus.DONE:
-            status.append(f" ({line.error})", style="bright_black")
+        if line.status == TaskStatus.FAILED and (line.error or "").startswith(ESCALATED):
+            # Its reason is under "Needs a person", whole.
+            status = Text(f"{MARKS[TaskStatus.FAILED][0]} escalated", style="bold yellow")
+        elif line.error and line.status != TaskStatus.DONE:
+            status.append(f" ({_short(line.error)})", style="bright_black")
         cells: list[str | Text] = [
             line.subject,
             status,
@@ -120,6 +125,17 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
             cells.append(Text(", ".join(line.refused), style="red"))
         rows.append(cells)
     return rows
+
+
+#: The most of a task's error its status cell shows: the whole reason is under "Needs a
+#: person" (and in `ralph runs show --json`); a long one would make the table unreadable.
+ERROR_CELL = 60
+
+
+def _short(error: str) -> str:
+    """An error's first line, cut to ``ERROR_CELL`` characters."""
+    line = error.splitlines()[0] if error else ""
+    return line if len(line) <= ERROR_CELL else line[: ERROR_CELL - 1] + "…"
 
 
 def cached(read: int, written: int) -> str:
@@ -170,9 +186,22 @@ def best_of_table(best: BestOfLine) -> Table:
     return table
 
 
-def print_report(report: RunReport, console: Console, *, verbose: bool = False) -> None:
+def print_report(
+    report: RunReport, console: Console, *, verbose: bool = False, table: bool = True
+) -> None:
     """The run's tasks, its outcome and what it cost, what needs a person; with
-    ``verbose``, the timing (makespan, critical path) and coordination counters too."""
+    ``verbose``, the timing (makespan, critical path) and coordination counters too;
+    without ``table``, no table of the tasks (a live view just showed it)."""
+    run = report.run
+    if table:
+        console.print(task_table(report))
+    else:
+        console.print(f"Run {run.id}: {run.name}", markup=False)
+    _print_summary(report, console, verbose=verbose)
+
+
+def task_table(report: RunReport) -> Table:
+    """A row per task (the tasks a re-plan replaced folded into one)."""
     run = report.run
     refused = any(line.refused for line in report.tasks)
     table = Table(title=f"Run {run.id}: {run.name}", title_justify="left")
@@ -184,13 +213,17 @@ def print_report(report: RunReport, console: Console, *, verbose: bool = False) 
         table.add_column(column, justify="right" if column in ("Time", "Tries") else "left")
     for row in _rows(report, caching=caching, refused=refused):
         table.add_row(*row)
-    console.print(table)
+    return table
+
+
+def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> None:
+    run = report.run
     spent = tokens_total(report.tokens, report.cache_read_tokens, report.cache_write_tokens)
     summary = Text("Outcome: ")
     summary.append_text(outcome_text(report.outcome))
     summary.append(
         f" · tasks {report.tally} · ${report.cost_usd:.2f} · {spent} · "
-        f"{_counted(report.turns, 'agent turn')}"
+        f"{counted(report.turns, 'agent turn')}"
     )
     console.print(summary)
     for line in report.tasks:
@@ -221,9 +254,13 @@ def print_report(report: RunReport, console: Console, *, verbose: bool = False) 
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
         if report.counters.escalations and run.root_issue is not None:
+            moved = (
+                f"moved {', '.join(f'#{n}' for n in report.escalated)} out of Human Needed"
+                if report.escalated
+                else "moved the escalated issues out of Human Needed"
+            )
             console.print(
-                "Once a person has moved the escalated issues out of Human Needed, "
-                f"`ralph {run.mode} {run.root_issue}` goes on.",
+                f"Once a person has {moved}, `ralph {run.mode} {run.root_issue}` goes on.",
                 markup=False,
             )
 
@@ -236,8 +273,8 @@ def _print_details(report: RunReport, console: Console) -> None:
     if counters.leases_expired or counters.worker_broke:
         stalls = (
             f"; stalled {duration(report.stalled)}: "
-            f"{_counted(counters.leases_expired, 'lease')} ran out, "
-            f"{_counted(counters.worker_broke, 'task')} broke their worker"
+            f"{counted(counters.leases_expired, 'lease')} ran out, "
+            f"{counted(counters.worker_broke, 'task')} broke their worker"
         )
     console.print(
         f"makespan {duration(report.makespan)} against a critical path of "
@@ -248,11 +285,12 @@ def _print_details(report: RunReport, console: Console) -> None:
         f"claims {counters.claims}: {counters.claimed_while_blocked} while blocked, "
         f"{counters.claimed_while_running} while running elsewhere, "
         f"{counters.completed_twice} completed twice · messages {counters.messages} "
-        f"({_counted(counters.escalations, 'escalation')}) · agent turns on coordination "
+        f"({counted(counters.escalations, 'escalation')}) · agent turns on coordination "
         f"{counters.coordination_turns}",
         markup=False,
     )
 
 
-def _counted(count: int, word: str) -> str:
+def counted(count: int, word: str) -> str:
+    """``1 issue``, ``2 issues``."""
     return f"{count} {word}{'' if count == 1 else 's'}"

@@ -29,8 +29,14 @@ def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> lis
 
 
 def print_success(
-    report: RunReport, merged: list[PullRequest], base: str, console: Console
+    report: RunReport,
+    merged: list[PullRequest],
+    base: str,
+    console: Console,
+    *,
+    next_steps: bool = True,
 ) -> None:
+    """What merged and, with ``next_steps``, where to look next."""
     for pr in merged:
         commit = (pr.merge_commit or "")[:7]
         closes = ", ".join(f"#{n}" for n in pr.closes)
@@ -39,6 +45,8 @@ def print_success(
             + (f", closing {closes}." if closes else "."),
             markup=False,
         )
+    if not next_steps:
+        return
     console.print(
         f"Next: `ralph web` to see the board, `ralph runs show {report.run.id}` for this "
         f"run, `git log --oneline {base}` for the change.",

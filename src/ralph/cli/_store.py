@@ -16,7 +16,7 @@ from rich.tree import Tree
 from ralph.cli._activity import activity_events, activity_text, print_activity
 from ralph.cli._console import Console, echo
 from ralph.cli._project import project_root, store_url
-from ralph.cli._report import MARKS, outcome_text, print_report, waiting_text
+from ralph.cli._report import MARKS, counted, outcome_text, print_report, waiting_text
 from ralph.db import open_database
 from ralph.errors import InvalidInput
 from ralph.graph import Role
@@ -144,7 +144,7 @@ def runs_cancel(ctx: typer.Context, run: int) -> None:
     canceled, and a process serving it stops once the tasks in hand end."""
     with _store(ctx) as store:
         canceled = cancel_run(store, run)
-    echo(f"Run {run} canceled ({len(canceled)} unfinished task(s) canceled).")
+    echo(f"Run {run} canceled ({counted(len(canceled), 'unfinished task')} canceled).")
 
 
 @tasks_app.command("list")
@@ -262,7 +262,7 @@ def db_reap(ctx: typer.Context) -> None:
         changed = store.reap()
     for task in changed:
         echo(f"task {task.id} ({task.key}) -> {task.status.value}")
-    echo(f"{len(changed)} task(s) reaped")
+    echo(f"{counted(len(changed), 'task')} reaped")
 
 
 @db_app.command("migrate")

@@ -1,5 +1,6 @@
 """Pipeline tools: groups, position, convergence, work streams, picking work, advancing
-children and parents, the dashboard. The algorithms are the pure core's."""
+children and parents, the dashboard (with the latest runs' outcomes). The algorithms are
+the pure core's."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pydantic import Field
 from ralph.dashboard import HealthConfig, build_dashboard, format_ascii, format_markdown
 from ralph.mcp._context import ToolContext
 from ralph.mcp._issues import brief
+from ralph.mcp._runs import latest_runs, runs_text
 from ralph.pipeline import detect_position, detect_stream_positions, detect_work_streams
 from ralph.tracker import StateChange, dashboard_items, pipeline_state
 from ralph.workflow import STATE_ORDER, Estimate, parse_state
@@ -19,6 +21,8 @@ from ralph.workflow import STATE_ORDER, Estimate, parse_state
 __all__ = ["register_pipeline_tools"]
 
 Number = Annotated[int, Field(description="Issue number")]
+#: The runs the dashboard names: the newest, with what their agents are doing.
+DASHBOARD_RUNS = 5
 
 
 def _change(change: StateChange) -> dict[str, Any]:
@@ -177,8 +181,9 @@ def register_pipeline_tools(tools: ToolContext) -> None:
         archiveThresholdDays: Annotated[float, Field(gt=0)] = 14.0,
         issuesPerPhase: Annotated[int, Field(ge=1)] = 10,
     ) -> dict[str, Any]:
-        """Issues per phase with health warnings (stuck, blocked, WIP over limit), as
-        JSON, Markdown or text bars."""
+        """Issues per phase with health warnings (stuck, blocked, WIP over limit), and
+        the latest runs with their outcome and what their agents are doing, as JSON,
+        Markdown or text bars."""
         if format not in ("json", "markdown", "ascii"):
             raise ValueError(f"format {format!r} is not known; use json, markdown or ascii")
         number = tools.project.tracker.project_board().info().number
@@ -205,8 +210,16 @@ def register_pipeline_tools(tools: ToolContext) -> None:
         data = dashboard.to_dict()
         for phase in data["phases"]:
             phase["issues"] = phase["issues"][:issuesPerPhase]
+        data["runs"] = latest_runs(tools.project.store, DASHBOARD_RUNS)
+        lines = runs_text(data["runs"])
         if format == "markdown":
-            data["formatted"] = format_markdown(dashboard, issuesPerPhase)
+            runs = "\n".join(
+                f"  - {line.strip()}" if line.startswith(" ") else f"- {line}" for line in lines
+            )
+            data["formatted"] = format_markdown(dashboard, issuesPerPhase) + (
+                f"\n\n## Runs\n\n{runs}\n" if lines else ""
+            )
         elif format == "ascii":
-            data["formatted"] = format_ascii(dashboard)
+            runs = "\n".join(lines)
+            data["formatted"] = format_ascii(dashboard) + (f"\n\nRuns\n{runs}\n" if lines else "")
         return data

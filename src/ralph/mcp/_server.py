@@ -21,6 +21,7 @@ from ralph.mcp._health import register_health_tools
 from ralph.mcp._issues import register_issue_tools
 from ralph.mcp._limits import CALL_SECONDS, text_problem
 from ralph.mcp._pipeline import register_pipeline_tools
+from ralph.mcp._runs import register_run_tools
 from ralph.mcp._tasks import register_task_tools
 from ralph.mcp._upkeep import register_upkeep_tools
 from ralph.project import Project
@@ -167,5 +168,6 @@ def build_server(
     register_upkeep_tools(tools)
     register_health_tools(tools)
     register_task_tools(tools)
+    register_run_tools(tools)
     server.parameters.update(tools.parameters)
     return server

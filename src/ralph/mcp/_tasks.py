@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ralph.mcp._context import ToolContext
+from ralph.runtimes import Activity
 from ralph.tasks import Claim, Task
 
 __all__ = ["register_task_tools", "task_dict"]
@@ -19,9 +20,12 @@ Worker = Annotated[str, Field(min_length=1, description="Who works on the task")
 
 
 def task_dict(task: Task) -> dict[str, Any]:
-    """A task without its claim token: only task_claim hands that out, to the claimer."""
+    """A task without its claim token: only task_claim hands that out, to the claimer;
+    with its agent's activity in one line (``activitySummary``), where it has one."""
     data = task.to_dict()
     del data["claimToken"]
+    activity = Activity.from_dict(task.metadata.get("activity"))
+    data["activitySummary"] = activity.summary() if activity is not None else None
     return data
 
 

@@ -87,14 +87,25 @@ def sample_event(repo: str) -> NotifyEvent:
 
 
 def escalated(
-    repo: str, issue: int, title: str, *, phase: str, reason: str, url: str = ""
+    repo: str,
+    issue: int,
+    title: str,
+    *,
+    phase: str,
+    reason: str,
+    url: str = "",
+    run: int | None = None,
 ) -> NotifyEvent:
-    """An issue went to Human Needed: the phase gave up on it for ``reason``."""
+    """An issue went to Human Needed: the phase gave up on it for ``reason``; ``run``:
+    the run it happened in (None: a phase run by hand, ``ralph run``). The run goes on
+    with its other work, so it has no outcome yet; its ``run_ended`` says it."""
+    where = f" in run {run}" if run is not None else ""
     return NotifyEvent(
         event=EventKind.ESCALATED,
-        summary=f"Ralph ({repo}): #{issue} {title} needs a person ({phase}): {reason}",
+        summary=f"Ralph ({repo}): #{issue} {title} needs a person ({phase}{where}): {reason}",
         repo=repo,
         issue=issue,
+        run=run,
         reason=reason,
         # Only a place a person can open (the local tracker's "local:repo#1" is none).
         url=url if url.startswith(("https://", "http://")) else "",

@@ -6,6 +6,7 @@ everything here is deterministic."""
 
 from __future__ import annotations
 
+from ralph.orchestrate._at_work import at_work
 from ralph.orchestrate._attempts import attempt_key, with_attempts
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._cancel import cancel_run
@@ -97,6 +98,7 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "address_round",
+    "at_work",
     "attempt_key",
     "base_key",
     "board_queue",

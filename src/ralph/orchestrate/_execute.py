@@ -152,6 +152,7 @@ class TaskExecutor:
         self.runner = PhaseRunner(
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
+        self.runner.run_id = run.id
         #: The agent runs of the task being executed, by task id, for its log.
         self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
 

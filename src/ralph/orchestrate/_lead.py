@@ -65,6 +65,8 @@ class Ending(enum.StrEnum):
     #: The session broke on an error no phase caught (``ralph loop`` and ``ralph serve``
     #: say it and go on with the other roots).
     BROKEN = "broken"
+    #: A person canceled the run (``ralph runs cancel``, the web's Cancel) while it ran.
+    CANCELED = "canceled"
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,10 @@ class Lead:
 
     def look(self, run_id: int) -> RunVerdict:
         """Pass approved gates, then judge the run."""
+        if self.store.get_run(run_id).status is RunStatus.CANCELED:
+            # Its tasks are canceled: it is over, and must not be planned again or
+            # closed as finished.
+            return RunVerdict(Ending.CANCELED, "a person canceled the run")
         self._pass_gates(run_id)
         tasks = self.store.list_tasks(run_id)
         status = {t.id: t.status for t in tasks}

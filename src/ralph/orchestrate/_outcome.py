@@ -17,7 +17,15 @@ from typing import Protocol
 from ralph.graph import Role
 from ralph.tasks import Run, RunStatus, Task, TaskStatus
 
-__all__ = ["ESCALATED", "Outcome", "Tally", "replaced", "run_outcome", "tally"]
+__all__ = [
+    "ESCALATED",
+    "Outcome",
+    "Tally",
+    "is_escalated",
+    "replaced",
+    "run_outcome",
+    "tally",
+]
 
 #: How an escalated task's error starts (``TaskExecutor`` fails it with this prefix).
 ESCALATED = "escalated: "
@@ -72,13 +80,14 @@ def tally(tasks: Sequence[_Ended]) -> Tally:
     return Tally(done=done, total=len(tasks) - gone, replaced=gone)
 
 
-def _escalated(task: Task) -> bool:
+def is_escalated(task: Task) -> bool:
+    """The task failed because its phase sent its issues to Human Needed."""
     return task.status is TaskStatus.FAILED and (task.error or "").startswith(ESCALATED)
 
 
 def _waits_for_person(task: Task) -> bool:
     gate = task.role == Role.HUMAN and task.status is TaskStatus.PENDING
-    return gate or task.waiting_for_person or _escalated(task)
+    return gate or task.waiting_for_person or is_escalated(task)
 
 
 def run_outcome(run: Run, tasks: Sequence[Task]) -> Outcome:
@@ -90,7 +99,7 @@ def run_outcome(run: Run, tasks: Sequence[Task]) -> Outcome:
     working = any(task.status is TaskStatus.RUNNING for task in tasks)
     if run.status is RunStatus.ACTIVE and (working or not run.shutdown_requested):
         return Outcome.RUNNING
-    if any(t.status in (TaskStatus.FAILED, TaskStatus.DEAD) and not _escalated(t) for t in tasks):
+    if any(t.status in (TaskStatus.FAILED, TaskStatus.DEAD) and not is_escalated(t) for t in tasks):
         return Outcome.FAILED
     if any(_waits_for_person(task) for task in tasks):
         return Outcome.NEEDS_PERSON

@@ -18,7 +18,7 @@ from typing import Any
 from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.orchestrate._execute import WORKER_BROKE
-from ralph.orchestrate._outcome import Outcome, Tally, run_outcome, tally
+from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
 from ralph.runtimes import Activity
 from ralph.tasks import (
     Charge,
@@ -269,6 +269,8 @@ class RunReport:
     #: out): in the makespan, never in the work or the critical path, so a stall shows.
     stalled: float = 0.0
     outcome: Outcome = Outcome.RUNNING
+    #: The issues its escalated tasks sent to Human Needed, each once, in task order.
+    escalated: tuple[int, ...] = ()
 
     @property
     def tally(self) -> Tally:
@@ -298,6 +300,7 @@ class RunReport:
             "streams": [asdict(stream) for stream in self.streams],
             "bestOf": [asdict(line) for line in self.best_of],
             "stalled": self.stalled,
+            "escalated": list(self.escalated),
         }
 
 
@@ -485,6 +488,9 @@ def build_report(
         ),
         stalled=times.stalled,
         outcome=run_outcome(run, tasks),
+        escalated=tuple(
+            dict.fromkeys(n for task in tasks if is_escalated(task) for n in task.issues)
+        ),
     )
 
 

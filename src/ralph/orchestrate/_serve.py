@@ -61,7 +61,9 @@ WATCH_SECONDS = 1.0
 #: Endings that say nothing bad of the root: it is done, or a person has it. Nothing to
 #: do is not one: the board showed work, so starting it again at once would only find
 #: nothing again (another process finished it: the next read no longer shows it).
-_HEALTHY = frozenset({Ending.FINISHED, Ending.WAITING_FOR_HUMAN, Ending.INTERRUPTED})
+_HEALTHY = frozenset(
+    {Ending.FINISHED, Ending.WAITING_FOR_HUMAN, Ending.INTERRUPTED, Ending.CANCELED}
+)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """``ralph serve --status-file PATH``: what the service does, as JSON for machines (a
 monitor, a dashboard), rewritten whole on every look so a reader never sees half a file:
-the roots running and their tasks, retries, the tasks waiting (for what, for whom, and
-when they look again), who waits for a person, roots backing off or left for a person,
-and what was spent today."""
+the roots running, their run's outcome so far, their tasks, retries, what the agents of
+the running tasks are doing, the tasks waiting (for what, for whom, and when they look
+again), who waits for a person, the sessions that ended lately and how their runs stand,
+roots backing off or left for a person, and what was spent today."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import os
 import time
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ralph.orchestrate._at_work import at_work
 from ralph.orchestrate._budget import start_of_day
+from ralph.orchestrate._outcome import run_outcome, tally
 from ralph.pipeline import BoardQueue
 from ralph.tasks import RunStatus, TaskStore
 
@@ -23,6 +27,10 @@ if TYPE_CHECKING:
     from ralph.orchestrate._serve import ServeResult
 
 __all__ = ["status_document", "status_files", "write_status"]
+
+#: The sessions that ended lately the status names, newest first: enough for a monitor
+#: to see how each root's last run stands, without reading every run at each look.
+ENDED_SHOWN = 10
 
 
 class _Backoff(Protocol):
@@ -51,7 +59,10 @@ def status_document(
             {
                 "root": root,
                 "run": run.id if run is not None else None,
+                "outcome": run_outcome(run, tasks).value if run is not None else None,
+                "done": asdict(tally(tasks)),
                 "tasks": dict(sorted(Counter(t.status.value for t in tasks).items())),
+                "at_work": at_work(tasks),
                 "retries": sum(max(0, t.attempts - 1) for t in tasks),
                 "waiting": [
                     {
@@ -81,8 +92,31 @@ def status_document(
         ],
         "left_for_a_person": sorted(result.given_up),
         "finished_sessions": len(result.runs),
+        "ended": _ended(store, result),
         "spent_today_usd": round(store.spent(since=start_of_day(now)), 6),
     }
+
+
+def _ended(store: TaskStore, result: ServeResult) -> list[dict[str, Any]]:
+    """The latest sessions that ended, newest first, with how their run stands now (a
+    run a later session took on again reads as running)."""
+    ended = []
+    for done in reversed(result.runs[-ENDED_SHOWN:]):
+        run = done.result.run
+        if run is None:
+            continue
+        run = store.get_run(run.id)
+        tasks = store.list_tasks(run.id)
+        ended.append(
+            {
+                "root": done.root.root,
+                "run": run.id,
+                "ending": done.result.ending.value,
+                "outcome": run_outcome(run, tasks).value,
+                "done": asdict(tally(tasks)),
+            }
+        )
+    return ended
 
 
 def write_status(

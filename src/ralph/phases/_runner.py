@@ -230,6 +230,9 @@ class PhaseRunner:
         #: Where the agents of the task in hand report what they do (the worker keeps it
         #: in the store); one per task, like ``transcripts``.
         self.activity = ActivityFeed()
+        #: The run whose tasks this runner works on (None outside a run: ``ralph run``),
+        #: named by the escalations it sends to the notifier.
+        self.run_id: int | None = None
         self._today = today
 
     @property
@@ -862,7 +865,13 @@ class PhaseRunner:
                 tracker.set_state(n, "__ESCALATE__", command=phase.command)
                 self.project.notifier.notify(
                     escalated(
-                        self._repo, n, issue.title, phase=phase.name, reason=reason, url=issue.url
+                        self._repo,
+                        n,
+                        issue.title,
+                        phase=phase.name,
+                        reason=reason,
+                        url=issue.url,
+                        run=self.run_id,
                     )
                 )
             ctx.comment_once(

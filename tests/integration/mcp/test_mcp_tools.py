@@ -85,7 +85,9 @@ ORIGINAL_TOOLS = {
 }
 #: Ralph's own: the task store's primitives.
 TASK_TOOLS = {"task_list", "task_get", "task_claim", "task_heartbeat", "task_complete", "task_fail"}
-EXPECTED_TOOLS = ORIGINAL_TOOLS | TASK_TOOLS
+#: Ralph's own: runs with their outcomes and what their agents are doing.
+RUN_TOOLS = {"run_list", "run_get"}
+EXPECTED_TOOLS = ORIGINAL_TOOLS | TASK_TOOLS | RUN_TOOLS
 
 
 @pytest.fixture

@@ -48,13 +48,14 @@ def test_an_escalation_and_the_runs_end_reach_the_webhook_without_the_planted_se
     by_event = {body["event"]: body for body in received}
     escalation = by_event["escalated"]
     assert escalation["issue"] == 1
+    assert escalation["run"] == 1  # the run it happened in, as its run_ended names it
     assert "does not apply" in escalation["reason"]
     assert escalation["text"].startswith(f"Ralph ({repo.name}): #1 Change the file ")
-    assert "needs a person (implement)" in escalation["text"]
+    assert "needs a person (implement in run 1)" in escalation["text"]
     ended = by_event["run_ended"]
     assert ended["run"] == 1
     assert ended["issue"] == 1
-    assert ended["outcome"]
+    assert ended["outcome"] == "needs_person"  # its issue escalated
     assert ended["text"] == ended["summary"]
     raw = b"".join(webhook.raw).decode()
     assert GH_TOKEN not in raw

@@ -103,6 +103,41 @@ def test_serve_takes_an_issue_filed_while_it_runs_and_stops_on_sigterm(tmp_path)
     document = json.loads(status.read_text())
     assert (document["running"], document["finished_sessions"]) == ([], 2)
     assert (document["left_for_a_person"], document["spent_today_usd"]) == ([], 0)
+    # The sessions that ended, newest first, with how their runs ended.
+    assert [(e["root"], e["outcome"]) for e in document["ended"]] == [
+        (filed, "succeeded"),
+        (1, "succeeded"),
+    ]
+    assert document["ended"][1]["done"]["done"] == document["ended"][1]["done"]["total"] > 1
+
+
+def _at_work(status: Path) -> list[dict[str, Any]]:
+    """The running roots of the status file whose agents have said what they do."""
+    if not status.is_file():
+        return []
+    running = json.loads(status.read_text())["running"]
+    return [r for r in running if any(t["activity"] for t in r["at_work"])]
+
+
+def test_the_status_file_says_each_running_roots_outcome_and_what_its_agents_do(tmp_path):
+    repo, _ = create_demo_project(tmp_path / "greet")
+    status = tmp_path / "status.json"
+    server = _serve(repo, "--status-file", str(status), delay=3)
+    try:
+        wait_until(lambda: bool(_at_work(status)), timeout=60)
+        (root,) = _at_work(status)
+    finally:
+        code, output = _stop(server)
+    assert code == 0, output
+    assert root["outcome"] == "running"
+    assert root["done"]["total"] >= 1
+    (task,) = root["at_work"]
+    assert task["worker"]
+    assert task["task"].startswith("triage")
+    activity = task["activity"]
+    assert activity["agent"] == "scripted"
+    assert activity["summary"]
+    assert set(activity) >= {"turns", "tokens", "tool", "cost", "at"}
 
 
 def test_a_second_sigterm_hands_the_running_task_back_and_exits_130(tmp_path):

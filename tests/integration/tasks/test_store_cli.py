@@ -106,10 +106,10 @@ def test_tasks_list_filters_and_show_has_history(ralph, run_id):
 def test_reap_and_migrate(ralph, run_id):
     code, out, _ = ralph("db", "reap")
     assert code == 0
-    assert "0 task(s) reaped" in out
+    assert "0 tasks reaped" in out
     code, out, _ = ralph("store", "reap")  # the old spelling, hidden
     assert code == 0
-    assert "0 task(s) reaped" in out
+    assert "0 tasks reaped" in out
     # open_store made the task store's tables only; the database has the tracker's too.
     code, out, _ = ralph("db", "migrate")
     tracker_versions = [m.version for m in LOCAL_TRACKER_MIGRATIONS]
