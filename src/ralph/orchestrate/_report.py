@@ -449,6 +449,7 @@ def build_report(
         )
     critical, keys = _critical_path(tasks, seconds)
     person = [m.body for m in messages if m.kind is MessageKind.ESCALATION]
+    done_ids = {t.id for t in tasks if t.status is TaskStatus.DONE}
     again = (
         f"`ralph {run.mode} {run.root_issue}` looks again"
         if run.root_issue is not None
@@ -457,7 +458,11 @@ def build_report(
     for task in tasks:
         if task.status is TaskStatus.DEAD:
             person.append(f"{task.subject}: gave up after {task.attempts} attempts: {task.error}")
-        if task.role == Role.HUMAN and task.status is TaskStatus.PENDING:
+        if (
+            task.role == Role.HUMAN
+            and task.status is TaskStatus.PENDING
+            and done_ids.issuperset(task.deps)  # before the plan is reviewed, nothing waits
+        ):
             number = task.issues[0]
             person.append(
                 f"{task.subject}: approve with `ralph approve {number}`, then run the same "

@@ -20,7 +20,7 @@ from starlette.templating import Jinja2Templates
 from ralph._text import printable
 from ralph.project import Project
 from ralph.web._feed import Feed
-from ralph.web._markdown import render_markdown
+from ralph.web._markdown import code_spans, render_markdown
 from ralph.web._security import CSRF_COOKIE, new_csrf_token
 from ralph.web._words import count, field_text, when, words
 
@@ -55,6 +55,7 @@ def _templates() -> Jinja2Templates:
     )
     env.filters |= {
         "markdown": render_markdown,
+        "code_spans": code_spans,
         "seconds": _seconds,
         "when": when,
         "count": count,

@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
-__all__ = ["diff_line_class", "render_markdown"]
+__all__ = ["code_spans", "diff_line_class", "render_markdown"]
 
 #: The characters of a path or a dotted name.
 _PATH_CHAR = re.compile(r"[\w./-]")
@@ -89,6 +89,16 @@ def _markdown() -> MarkdownIt:
 
 
 _MARKDOWN = _markdown()
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """One line of Ralph's own words (``approve with `ralph approve 5```) as HTML: the
+    text escaped, its backticked commands as code, nothing else interpreted."""
+    escaped = str(escape(text))
+    return Markup(_CODE_SPAN.sub(lambda m: f"<code>{m.group(1)}</code>", escaped))
 
 
 def render_markdown(text: str) -> Markup:

@@ -172,3 +172,17 @@ def test_a_lease_that_ran_out_on_the_last_attempt_is_a_stall_and_a_broken_worker
     report = build_report(Run(id=1, name="r", root_issue=1, mode="team"), [dead], events, [], [])
     assert (report.stalled, report.work) == (60.0, 1.0)
     assert (report.counters.leases_expired, report.counters.worker_broke) == (1, 1)
+
+
+def test_the_plan_gate_needs_a_person_only_once_the_review_before_it_is_done():
+    run = Run(id=1, name="hero GH-5", root_issue=5, mode="hero")
+    review = task(1, TaskKind.REVIEW, TaskStatus.RUNNING, members=[5], subject="Review GH-5")
+    gate = dataclasses.replace(
+        task(2, TaskKind.REVIEW, PENDING, members=[5], subject="Approve plan for GH-5"),
+        role="human",
+        deps=(1,),
+    )
+    assert build_report(run, [review, gate], [], [], []).needs_person == ()
+    reviewed = dataclasses.replace(review, status=DONE)
+    (need,) = build_report(run, [reviewed, gate], [], [], []).needs_person
+    assert need.startswith("Approve plan for GH-5: approve with `ralph approve 5`")

@@ -108,3 +108,12 @@ def test_tables_and_strikethrough_render_as_on_github() -> None:
     shown = render_markdown("| a | b |\n|---|---|\n| 1 | <x> |\n\n~~old~~")
     assert "<td>&lt;x&gt;</td>" in shown
     assert "<s>old</s>" in shown
+
+
+def test_ralph_s_own_lines_show_their_commands_as_code_and_nothing_else_as_html():
+    from ralph.web._markdown import code_spans
+
+    assert str(code_spans("approve with `ralph approve 5`, then <b>go</b>")) == (
+        "approve with <code>ralph approve 5</code>, then &lt;b&gt;go&lt;/b&gt;"
+    )
+    assert str(code_spans("`<script>`")) == "<code>&lt;script&gt;</code>"
