@@ -234,7 +234,7 @@ def _exit_code(result: SessionResult, report: RunReport | None) -> int:
         return EXIT_AGENT_UNUSABLE
     if report is None:  # no run: nothing to do, or the session broke before one
         quiet = (Ending.FINISHED, Ending.NOTHING_TO_DO, Ending.PHASES_DONE)
-        return 0 if result.ending in quiet else EXIT_NEEDS_PERSON
+        return 0 if result.ending in quiet and not result.escalated else EXIT_NEEDS_PERSON
     if report.outcome is Outcome.SUCCEEDED:
         return 0
     if result.ending is Ending.PHASES_DONE and report.outcome is Outcome.STOPPED:

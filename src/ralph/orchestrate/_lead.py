@@ -153,8 +153,10 @@ class Lead:
     def _plan(self) -> PipelinePlan:
         return plan_from_tracker(self.project, self.root, self.review_mode, self.best_of)
 
-    def nothing_to_do(self) -> str:
-        return nothing_to_do(self.root, self._plan().position)
+    def nothing_to_do(self) -> tuple[str, tuple[int, ...]]:
+        """Why the root has no task, and its issues a person holds (Human Needed)."""
+        position = self._plan().position
+        return nothing_to_do(self.root, position), _escalated(position)
 
     def look(self, run_id: int) -> RunVerdict:
         """Pass approved gates, then judge the run."""
@@ -262,12 +264,16 @@ class Lead:
                 continue  # another lead of the same run passed it
 
 
+def _escalated(position: PipelinePosition) -> tuple[int, ...]:
+    return tuple(
+        i.number for i in position.issues if i.workflow_state == WorkflowState.HUMAN_NEEDED
+    )
+
+
 def nothing_to_do(root: int, position: PipelinePosition) -> str:
     """Why a root's pipeline has no task, for a person: who has to move what, or that
     it is finished (the position's stage is the pipeline's word, not theirs)."""
-    escalated = [
-        i.number for i in position.issues if i.workflow_state == WorkflowState.HUMAN_NEEDED
-    ]
+    escalated = _escalated(position)
     if escalated:
         listed = ", ".join(f"#{n}" for n in escalated)
         return f"#{root}: nothing to do until a person moves {listed} out of Human Needed"

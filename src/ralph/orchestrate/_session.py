@@ -104,6 +104,8 @@ class SessionResult:
     claims: int = 0
     idle_waits: int = 0
     workers: tuple[str, ...] = field(default=())
+    #: With nothing to do: the root's issues in Human Needed (a person has them).
+    escalated: tuple[int, ...] = ()
 
 
 def hero_crew(concurrency: int) -> CrewPlan:
@@ -230,7 +232,8 @@ def run_session(
     interrupt = interrupt or Interrupt()
     run, resumed = lead.open_run()
     if run is None:
-        return SessionResult(None, Ending.NOTHING_TO_DO, lead.nothing_to_do())
+        why, escalated = lead.nothing_to_do()
+        return SessionResult(None, Ending.NOTHING_TO_DO, why, escalated=escalated)
     attributes = {"ralph.root": root, "ralph.run": run.id, "ralph.mode": mode}
     with span("ralph.run", attributes, run=run_trace(project, run)) as traced:
         workers = start_crew(

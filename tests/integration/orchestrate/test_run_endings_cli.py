@@ -94,6 +94,10 @@ def test_a_run_with_an_escalated_issue_needs_a_person_and_exits_1(tmp_path: Path
     outcome, row = outcome_of(repo)
     assert outcome == "needs_person"
     assert "needs a person" in row
+    # Asked again before a person acted: no run, and still not a success.
+    again = ralph_process("hero", str(broken), cwd=repo)
+    assert again.returncode == 1, said(again)
+    assert f"nothing to do until a person moves #{broken} out of Human Needed" in again.stdout
 
 
 def _running(repo: Path) -> bool:
