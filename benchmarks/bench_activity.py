@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._quick import pick
 from benchmarks._stores import fresh_store
 from benchmarks.bench_store import PG_URL, postgres_reachable
-from ralph.graph import TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate._activity import ACTIVITY_EVERY_SECONDS, recording_activity
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import Claim, EventKind, Run, TaskStore, open_store
@@ -44,8 +44,8 @@ def claimed(store: TaskStore) -> tuple[Run, Claim]:
     run = store.create_run("bench-activity")
     spec = TaskSpec(
         key="implement:1",
-        kind="implement",
-        role="builder",
+        kind=TaskKind.IMPLEMENT,
+        role=Role.BUILDER,
         issues=(1,),
         subject="I",
         active_form="I",

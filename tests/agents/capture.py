@@ -83,7 +83,7 @@ def capture_claude() -> tuple[str, str]:
     home = Path(tempfile.mkdtemp(prefix="ralph-capture-home-", dir="/var/tmp"))
     work = Path(tempfile.mkdtemp(prefix="ralph-capture-work-"))
     write = {"file_path": str(work / "doc.md"), "content": "# Findings\n"}
-    script = [
+    script: list[anthropic_api.Text | anthropic_api.ToolUse] = [
         anthropic_api.ToolUse("Write", write, pre_text="I will write the findings first."),
         anthropic_api.ToolUse("Bash", {"command": "echo checked", "description": "check"}),
         anthropic_api.ToolUse("WebFetch", {"url": "https://example.com", "prompt": "read"}),

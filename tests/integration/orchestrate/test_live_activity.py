@@ -164,7 +164,7 @@ def ralph(demo: Demo, monkeypatch, capsys):
             main(list(args))
         out, err = capsys.readouterr()
         assert (info.value.code or 0) == 0, out + err
-        return out
+        return str(out)
 
     return run
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.timeout(240)
 BROKEN_DIFF = "```diff\n--- a/missing.py\n+++ b/missing.py\n@@ -1 +1 @@\n-old\n+new\n```\n"
 
 
-def said(done) -> str:
+def said(done: subprocess.CompletedProcess[str]) -> str:
     return done.stdout + done.stderr
 
 

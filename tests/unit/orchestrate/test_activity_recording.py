@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ralph.graph import TaskSpec
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate._activity import recording_activity
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import EventKind, open_store
@@ -28,7 +28,12 @@ def claimed(store):
         run.id,
         [
             TaskSpec(
-                key="a", kind="implement", role="builder", issues=(1,), subject="a", active_form="a"
+                key="a",
+                kind=TaskKind.IMPLEMENT,
+                role=Role.BUILDER,
+                issues=(1,),
+                subject="a",
+                active_form="a",
             )
         ],
     )
