@@ -1,9 +1,9 @@
 """Keeping a running task's agent activity in the store, so every process sees it: the
 feed's latest snapshot is written when it changed, at most once every ``every`` seconds
 (a chatty agent costs one write per interval, a quiet one none): the first change after
-a quiet interval at once, later ones by a background thread when the interval is up,
-and the end of an agent run at once whatever the interval. A write refused because
-the task is no longer this worker's is the end of it, not an error."""
+a quiet interval at once (with what follows it within a fifth of a second), later ones
+when the interval is up, and the end of an agent run at once whatever the interval. A
+write refused because the task is no longer this worker's ends it, not an error."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 
 #: The shortest time between two activity writes of one task.
 ACTIVITY_EVERY_SECONDS = 2.0
+#: How long the first change after a quiet interval waits for the ones right behind it.
+_GATHER_SECONDS = 0.2
 #: How long a finished task waits for the recorder's last store call to return.
 _GRACE_SECONDS = 5.0
 
@@ -38,26 +40,26 @@ class _Recorder:
         self.written_at = -every
         self.lost = False
         self.lock = threading.Lock()
+        #: Set when a change is due to be written now.
+        self.kick = threading.Event()
 
     def on_change(self) -> None:
         """From the runtime's thread. An ended agent run is written at once, so its
-        final figures are on the task before the phase validates and completes it; the
-        first change after a quiet interval too (an agent's start shows at once), unless
-        a write is under way (the runtime's stream is never held up behind one)."""
-        if self.feed.snapshot().ended:
+        final figures are on the task before the phase validates and completes it. The
+        first change after a quiet interval wakes the writer (an agent's start shows at
+        once); the runtime's stream never waits for a write but the last."""
+        activity = self.feed.snapshot()
+        if activity.ended:
             with self.lock:
                 self._write()
-        elif self.due() and self.lock.acquire(blocking=False):
-            try:
-                self._write()
-            finally:
-                self.lock.release()
+        elif not activity.empty and self.due():
+            self.kick.set()
 
     def due(self) -> bool:
         return time.monotonic() - self.written_at >= self.every
 
     def write_if_due(self) -> None:
-        if self.due():
+        if self.due() and not self.feed.snapshot().empty:
             with self.lock:
                 self._write()
 
@@ -95,8 +97,14 @@ def recording_activity(
 
     def record() -> None:
         # Looks four times an interval, so what changed after a write goes out within
-        # an interval and a quarter of it, and never sooner than an interval after.
-        while not done.wait(every / 4):
+        # an interval and a quarter of it, and never sooner than an interval after; a
+        # change after a quiet interval at once, with what follows it right behind (a
+        # message's text and its tool call) gathered into the same write.
+        while not done.is_set():
+            if recorder.kick.wait(every / 4):
+                recorder.kick.clear()
+                if done.wait(_GATHER_SECONDS):
+                    return
             recorder.write_if_due()
 
     thread = threading.Thread(target=record, name=f"activity-{claim.task_id}", daemon=True)
@@ -105,4 +113,5 @@ def recording_activity(
         yield
     finally:
         done.set()
+        recorder.kick.set()  # the writer sleeps on it
         thread.join(every + _GRACE_SECONDS)

@@ -211,9 +211,7 @@ def test_the_board_runs_and_actions_in_a_browser(
         assert page.evaluate("window.__notReloaded === true")
         hero.communicate(timeout=90)
     finally:
-        if hero.poll() is None:
-            hero.kill()
-            hero.communicate(timeout=30)
+        _end(hero)
     page.goto(f"{url}runs")
     newest = page.locator("table.grid tbody tr td a").first.inner_text()
     page.goto(f"{url}runs/{newest}")
@@ -341,7 +339,13 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
             assert page.evaluate("window.__notReloaded === true")
             hero.communicate(timeout=120)
         finally:
-            if hero.poll() is None:
-                hero.kill()
-                hero.communicate(timeout=30)
+            _end(hero)
         page.close()
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """Kill ``process`` if it still runs, and close its pipes either way (a test that
+    failed halfway must not leave open files for the next test to be blamed for)."""
+    if process.poll() is None:
+        process.kill()
+    process.communicate(timeout=30)
