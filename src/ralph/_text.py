@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from ralph._secrets import redact
 from ralph.errors import InvalidInput
 
 __all__ = [
@@ -102,3 +103,11 @@ def printable(text: str, replacement: str = REPLACEMENT) -> str:
         return text
     text = text.replace("\r\n", "\n")
     return "".join(replacement if _is_control(c) and c not in "\n\t" else c for c in text)
+
+
+def short_line(text: object, limit: int) -> str:
+    """``text`` as one short printable line without any secret this process knows, cut
+    with an ellipsis at ``limit`` characters: what an agent or another process wrote, for
+    a line of a terminal or a page."""
+    line = " ".join(redact(one_line(str(text))).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

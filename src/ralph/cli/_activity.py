@@ -9,8 +9,7 @@ from dataclasses import replace
 
 from rich.text import Text
 
-from ralph._secrets import redact
-from ralph._text import one_line
+from ralph._text import short_line
 from ralph.cli._console import Console
 from ralph.orchestrate import RunReport
 from ralph.runtimes import Activity
@@ -25,9 +24,9 @@ _FINISHED_EVENTS = 3
 
 
 def safe_line(text: object, limit: int = _LINE_CHARS) -> str:
-    """``text`` as one short printable line (no control character, no secret)."""
-    line = " ".join(redact(one_line(str(text))).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """``text`` from the store as one short printable line (no control character, no
+    secret): another process wrote it."""
+    return short_line(text, limit)
 
 
 def activity_text(activity: Activity) -> Text:

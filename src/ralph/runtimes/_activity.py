@@ -17,8 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ralph._secrets import redact
-from ralph._text import one_line
+from ralph._text import short_line
 
 __all__ = ["ACTIVITY_RECENT", "Activity", "ActivityEvent", "ActivityFeed", "short"]
 
@@ -29,9 +28,8 @@ _TEXT_CHARS = 120
 
 
 def short(text: str, limit: int = _TEXT_CHARS) -> str:
-    """``text`` as one short, printable line without secrets."""
-    line = " ".join(redact(one_line(str(text))).split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """``text`` as an activity keeps it: one short, printable line without secrets."""
+    return short_line(text, limit)
 
 
 @dataclass(frozen=True, kw_only=True)
