@@ -121,6 +121,12 @@ class Config:
     max_fix_rounds: int = 2
     #: A validator agent reviews each pull request and posts its verdict as a review.
     review_code: bool = False
+    #: The XS fast track: an XS issue with a concrete change skips research, plan and
+    #: review (triage proposes it; ralph.workflow.decide_fast_track decides).
+    fast_track: bool = True
+    #: Shared infrastructure (folders, files or globs): a change naming one is never
+    #: fast-tracked.
+    shared_paths: tuple[str, ...] = ()
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     merge: MergeSettings = field(default_factory=MergeSettings)
@@ -166,6 +172,8 @@ _KEYS = {
     "merge_method": ("merge_method", "RALPH_MERGE_METHOD"),
     "max_fix_rounds": ("max_fix_rounds", "RALPH_MAX_FIX_ROUNDS"),
     "review_code": ("review_code", "RALPH_REVIEW_CODE"),
+    "fast_track": ("fast_track", "RALPH_FAST_TRACK"),
+    "shared_paths": ("shared_paths", "RALPH_SHARED_PATHS"),
     "agent": ("agent", None),
     "hooks": ("hooks", None),
     "notify": ("notify", None),
@@ -251,7 +259,9 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _names(value, source)
         if name == "agent_hosts":
             return _hosts(value, source)
-        if name in ("allow_unsandboxed", "review_code"):
+        if name == "shared_paths":
+            return _paths(value, source)
+        if name in ("allow_unsandboxed", "review_code", "fast_track"):
             return _flag(value)
         if kind == "float":
             return setting_number(value, source, maximum=_FLOAT_MAXIMUM[name])
@@ -269,6 +279,8 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
             "review_code": "true or false",
+            "fast_track": "true or false",
+            "shared_paths": 'a list of paths or globs, such as ["src/db/", "*.lock"]',
             "merge_policy": "one of " + ", ".join(p.value for p in MergePolicy),
             "merge_method": "one of " + ", ".join(MERGE_METHODS) + ' (or "" for the first the '
             "repository allows)",
@@ -323,6 +335,20 @@ def _hosts(value: Any, source: str) -> tuple[str, ...]:
             raise ConfigError(f"{source}: {word!r} is not a host; write host:port")
         hosts.append(f"{found.group(1).lower()}:{port}")
     return tuple(dict.fromkeys(hosts))
+
+
+def _paths(value: Any, source: str) -> tuple[str, ...]:
+    """Repository paths or globs: a TOML list, or words from a RALPH_* variable."""
+    paths = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise ValueError
+    for path in paths:
+        if not path.strip() or not path.isprintable() or path.startswith("/") or ".." in path:
+            raise ConfigError(
+                f"{source}: {path!r} is not a path inside the repository; write it relative "
+                'to the repository, such as "src/db/"'
+            )
+    return tuple(dict.fromkeys(p.strip() for p in paths))
 
 
 def _flag(value: Any) -> bool:
@@ -479,6 +505,13 @@ max_fix_rounds = 2
 # A validator agent reviews each pull request and posts its verdict as a pull request
 # review (approve, or request changes with inline comments).
 review_code = false
+# The XS fast track: triage may send an XS issue whose change names 1 to 3 files straight
+# to implementation, Ralph writing its plan (no research, plan or review agents); once
+# its implementation fails, it goes through the full pipeline. Never for an issue of an
+# epic with 3 children or more, nor one naming a file under shared_paths (folders,
+# files or globs of the project's shared infrastructure, such as ["src/db/", "*.lock"]).
+fast_track = true
+shared_paths = []
 # The project's own prompts: PHASE.md here (relative to this file) replaces the phase's
 # packaged prompt, or extends it where it writes $packaged; same $variables.
 prompts_dir = ".ralph/prompts"

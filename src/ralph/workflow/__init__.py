@@ -13,6 +13,14 @@ from ralph.workflow._audit import (
     transition_marker,
 )
 from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
+from ralph.workflow._fast_track import (
+    FAST_TRACK_LABEL,
+    FAST_TRACK_SPENT_LABEL,
+    MAX_FAST_TRACK_FILES,
+    FastTrack,
+    decide_fast_track,
+    shared_path_of,
+)
 from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
 from ralph.workflow._merge_policy import (
     MERGE_METHODS,
@@ -67,9 +75,12 @@ from ralph.workflow._transitions import (
 __all__ = [
     "ALLOWED_TRANSITIONS",
     "COMMANDS",
+    "FAST_TRACK_LABEL",
+    "FAST_TRACK_SPENT_LABEL",
     "HUMAN_STATES",
     "INTENTS",
     "LOCK_STATES",
+    "MAX_FAST_TRACK_FILES",
     "MERGE_METHODS",
     "OVERSIZED_ESTIMATES",
     "PARENT_GATE_STATES",
@@ -85,6 +96,7 @@ __all__ = [
     "Enqueue",
     "EscalateMerge",
     "Estimate",
+    "FastTrack",
     "InvalidTransition",
     "MergeDecision",
     "MergeNow",
@@ -104,6 +116,7 @@ __all__ = [
     "check_transition",
     "child_skip_reason",
     "choose_merge_method",
+    "decide_fast_track",
     "find_phase",
     "get_command",
     "is_allowed",
@@ -121,6 +134,7 @@ __all__ = [
     "plan_release",
     "plan_transition",
     "resolve_state",
+    "shared_path_of",
     "state_index",
     "synced_state",
     "transition_marker",

@@ -72,6 +72,8 @@ COMMANDS: Mapping[str, CommandContract] = _contracts(
             _S.DONE,
             _S.CANCELED,
             _S.HUMAN_NEEDED,
+            # The XS fast track: Ralph wrote the plan, implementation goes next.
+            _S.IN_PROGRESS,
         ),
     ),
     CommandContract(
@@ -110,7 +112,9 @@ COMMANDS: Mapping[str, CommandContract] = _contracts(
     CommandContract(
         name="ralph_impl",
         input_states=(_S.PLAN_IN_REVIEW, _S.IN_PROGRESS),
-        output_states=(_S.IN_PROGRESS, _S.IN_REVIEW, _S.HUMAN_NEEDED),
+        # Research Needed: a fast-tracked issue whose implementation failed goes through
+        # the full pipeline once.
+        output_states=(_S.IN_PROGRESS, _S.IN_REVIEW, _S.HUMAN_NEEDED, _S.RESEARCH_NEEDED),
         lock_state=_S.IN_PROGRESS,
         input_estimates=_SMALL,
         requires_artifacts=("plan",),

@@ -19,14 +19,23 @@ _S = WorkflowState
 #: order, which is also the order error messages list them in.
 ALLOWED_TRANSITIONS: Mapping[WorkflowState, tuple[WorkflowState, ...]] = {
     # Backlog -> Human Needed is ours: triage and split escalate from Backlog, which the
-    # original allowed only because it never checked this matrix.
-    _S.BACKLOG: (_S.RESEARCH_NEEDED, _S.READY_FOR_PLAN, _S.DONE, _S.CANCELED, _S.HUMAN_NEEDED),
+    # original allowed only because it never checked this matrix. Backlog -> In Progress
+    # is the XS fast track's (the original moved there unchecked too), and In Progress ->
+    # Research Needed its one fall back to the full pipeline.
+    _S.BACKLOG: (
+        _S.RESEARCH_NEEDED,
+        _S.READY_FOR_PLAN,
+        _S.DONE,
+        _S.CANCELED,
+        _S.HUMAN_NEEDED,
+        _S.IN_PROGRESS,
+    ),
     _S.RESEARCH_NEEDED: (_S.RESEARCH_IN_PROGRESS, _S.READY_FOR_PLAN, _S.HUMAN_NEEDED),
     _S.RESEARCH_IN_PROGRESS: (_S.READY_FOR_PLAN, _S.HUMAN_NEEDED),
     _S.READY_FOR_PLAN: (_S.PLAN_IN_PROGRESS, _S.HUMAN_NEEDED),
     _S.PLAN_IN_PROGRESS: (_S.PLAN_IN_REVIEW, _S.HUMAN_NEEDED),
     _S.PLAN_IN_REVIEW: (_S.IN_PROGRESS, _S.READY_FOR_PLAN, _S.HUMAN_NEEDED),
-    _S.IN_PROGRESS: (_S.IN_REVIEW, _S.HUMAN_NEEDED),
+    _S.IN_PROGRESS: (_S.IN_REVIEW, _S.HUMAN_NEEDED, _S.RESEARCH_NEEDED),
     _S.IN_REVIEW: (_S.DONE, _S.IN_PROGRESS, _S.HUMAN_NEEDED),
     _S.HUMAN_NEEDED: (_S.BACKLOG, _S.RESEARCH_NEEDED, _S.READY_FOR_PLAN, _S.IN_PROGRESS),
     _S.DONE: (),

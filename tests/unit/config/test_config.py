@@ -292,3 +292,47 @@ def test_bad_merge_settings_are_refused_in_one_line(tmp_path, line, message):
 def test_a_bad_merge_variable_is_refused_naming_it(root):
     with pytest.raises(ConfigError, match=r"^RALPH_MAX_FIX_ROUNDS: '0' is not valid"):
         load_config(root, env={"RALPH_MAX_FIX_ROUNDS": "0"})
+
+
+def test_the_fast_track_is_on_by_default_and_a_setting_or_variable_turns_it_off(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text("")
+    assert load_config(tmp_path, env={}).fast_track is True
+    assert load_config(tmp_path, env={"RALPH_FAST_TRACK": "false"}).fast_track is False
+    (tmp_path / CONFIG_FILE).write_text(
+        'fast_track = false\nshared_paths = ["src/db/", "*.lock"]\n'
+    )
+    config = load_config(tmp_path, env={})
+    assert (config.fast_track, config.shared_paths) == (False, ("src/db/", "*.lock"))
+    env = {"RALPH_SHARED_PATHS": "infra/ ci/*.yml"}
+    assert load_config(tmp_path, env=env).shared_paths == ("infra/", "ci/*.yml")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            'fast_track = "sometimes"',
+            "fast_track: 'sometimes' is not valid; expected true or false",
+        ),
+        (
+            "shared_paths = [1]",
+            "shared_paths: [1] is not valid; expected a list of paths or globs, such as "
+            '["src/db/", "*.lock"]',
+        ),
+        (
+            'shared_paths = ["../shared"]',
+            "shared_paths: '../shared' is not a path inside the repository; write it relative "
+            'to the repository, such as "src/db/"',
+        ),
+        (
+            'shared_paths = ["/etc"]',
+            "shared_paths: '/etc' is not a path inside the repository; write it relative "
+            'to the repository, such as "src/db/"',
+        ),
+    ],
+)
+def test_bad_fast_track_settings_are_refused_in_one_line(tmp_path, line, message):
+    (tmp_path / CONFIG_FILE).write_text(line + "\n")
+    with pytest.raises(ConfigError) as refusal:
+        load_config(tmp_path, env={})
+    assert str(refusal.value) == f"{tmp_path / CONFIG_FILE}: {message}"

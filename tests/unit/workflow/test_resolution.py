@@ -97,7 +97,7 @@ def test_direct_states_valid_for_the_command_resolve_to_themselves(state, comman
     [
         ("Ready for Plan", "ralph_impl"),
         ("Done", "ralph_research"),
-        ("In Progress", "ralph_triage"),
+        ("In Review", "ralph_triage"),
         ("In Progress", "ralph_merge"),
     ],
 )
@@ -181,13 +181,19 @@ def test_command_contracts_allow_their_lock_state_then_their_outputs():
         S.READY_FOR_PLAN,
         S.HUMAN_NEEDED,
     )
-    assert COMMANDS["ralph_impl"].allowed_states == (S.IN_PROGRESS, S.IN_REVIEW, S.HUMAN_NEEDED)
+    assert COMMANDS["ralph_impl"].allowed_states == (
+        S.IN_PROGRESS,
+        S.IN_REVIEW,
+        S.HUMAN_NEEDED,
+        S.RESEARCH_NEEDED,  # a failed fast track, once
+    )
     assert COMMANDS["ralph_triage"].allowed_states == (
         S.RESEARCH_NEEDED,
         S.READY_FOR_PLAN,
         S.DONE,
         S.CANCELED,
         S.HUMAN_NEEDED,
+        S.IN_PROGRESS,  # the XS fast track
     )
 
 

@@ -17,14 +17,23 @@ S = WorkflowState
 
 # The original's matrix (docs/compatibility.md), written out independently of the module under test.
 MATRIX = {
-    # + Human Needed: triage and split escalate from Backlog (the original never checked).
-    "Backlog": {"Research Needed", "Ready for Plan", "Done", "Canceled", "Human Needed"},
+    # + Human Needed: triage and split escalate from Backlog (the original never checked);
+    # + In Progress: the XS fast track.
+    "Backlog": {
+        "Research Needed",
+        "Ready for Plan",
+        "Done",
+        "Canceled",
+        "Human Needed",
+        "In Progress",
+    },
     "Research Needed": {"Research in Progress", "Ready for Plan", "Human Needed"},
     "Research in Progress": {"Ready for Plan", "Human Needed"},
     "Ready for Plan": {"Plan in Progress", "Human Needed"},
     "Plan in Progress": {"Plan in Review", "Human Needed"},
     "Plan in Review": {"In Progress", "Ready for Plan", "Human Needed"},
-    "In Progress": {"In Review", "Human Needed"},
+    # + Research Needed: a failed fast track goes through the full pipeline once.
+    "In Progress": {"In Review", "Human Needed", "Research Needed"},
     "In Review": {"Done", "In Progress", "Human Needed"},
     "Human Needed": {"Backlog", "Research Needed", "Ready for Plan", "In Progress"},
     "Done": set(),
@@ -55,7 +64,7 @@ def test_check_transition_follows_the_matrix_for_every_pair(from_state, to_state
 
 def test_refusal_names_the_allowed_targets():
     with pytest.raises(InvalidTransition, match="Allowed from 'Backlog': Research Needed, Ready"):
-        check_transition("Backlog", "In Progress")
+        check_transition("Backlog", "In Review")
 
 
 def test_refusal_from_a_terminal_state_says_it_is_terminal():
