@@ -235,6 +235,8 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
             console.print(f"! {line.subject}: {breach}", style="red", markup=False)
         for warning in line.warnings:
             console.print(f"! {line.subject}: {warning}", style="yellow", markup=False)
+        for said in line.fast_track:
+            console.print(f"{line.subject}: {said}", markup=False)
     if verbose:
         _print_details(report, console)
     for best in report.best_of:

@@ -50,6 +50,7 @@ from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._run_files import RunFiles
 from ralph.orchestrate._waiting import wait_policy
 from ralph.phases import (
+    FAST_TRACKED,
     AttemptOutcome,
     AttemptRecord,
     NeedsHuman,
@@ -251,6 +252,8 @@ class TaskExecutor:
             )
         if outcome.status is PhaseStatus.ADDRESS:
             return self._address(claim, outcome)
+        if outcome.status is PhaseStatus.FELL_BACK:
+            return self._fell_back(claim, outcome)
         if not outcome.ok:
             return self._failed(claim, outcome.error, outcome.lines)
         if selected:
@@ -550,6 +553,32 @@ class TaskExecutor:
             self.store.supersede(claim, edit)
             return Execution(
                 claim.task_id, ExecutionStatus.SUPERSEDED, outcome.lines, rewrite=_described(edit)
+            )
+
+        ended = self._edited(claim, plan, commit)
+        assert ended is not None
+        return ended
+
+    def _fell_back(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
+        """A fast-tracked implementation failed and its issue went back to Research
+        Needed: the pipeline is planned again from the tracker (research, plan, review,
+        then a new implementation, pull request and merge), replacing this task in one
+        transaction. What was said about it stays on the task for the run's report."""
+        notes = [redact(line) for line in outcome.lines if line.startswith(FAST_TRACKED)]
+        self.store.update_progress(claim, metadata={"notes": notes})
+
+        def plan() -> GraphEdit:
+            edit, _ = self._regraph(
+                replaceable={claim.task_id}, reason=f"{claim.task.key}: fast track abandoned"
+            )
+            return edit
+
+        def commit(edit: GraphEdit | None) -> Execution:
+            assert edit is not None
+            self.store.supersede(claim, edit)
+            lines = tuple(redact(line) for line in outcome.lines)
+            return Execution(
+                claim.task_id, ExecutionStatus.SUPERSEDED, lines, rewrite=_described(edit)
             )
 
         ended = self._edited(claim, plan, commit)

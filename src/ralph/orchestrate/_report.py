@@ -19,6 +19,7 @@ from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
+from ralph.phases import FAST_TRACKED
 from ralph.runtimes import Activity
 from ralph.tasks import (
     Charge,
@@ -90,6 +91,8 @@ class TaskLine:
     next_check: float | None = None
     #: What its agent is doing or last did (turns, tokens, last tool call, last words).
     activity: Activity | None = None
+    #: Whether the XS fast track took its issue, or was refused, or abandoned, and why.
+    fast_track: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -406,6 +409,14 @@ def _warnings(task: Task) -> tuple[str, ...]:
     return tuple(str(line) for line in said if str(line).startswith(UNPLANNED))
 
 
+def _fast_track(task: Task) -> tuple[str, ...]:
+    """What its phase said about the XS fast track (a fall back's lines are kept on the
+    task it replaced)."""
+    said = task.result.get("lines", ()) if isinstance(task.result, dict) else ()
+    noted = task.metadata.get("notes", ())
+    return tuple(str(line) for line in (*said, *noted) if str(line).startswith(FAST_TRACKED))
+
+
 def build_report(
     run: Run,
     tasks: Sequence[Task],
@@ -441,6 +452,7 @@ def build_report(
                 refused=tuple(dict.fromkeys(tool for c in own for tool in c.refused)),
                 breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
                 warnings=_warnings(task),
+                fast_track=_fast_track(task),
                 waiting_for=task.waiting_for,
                 for_person=task.waiting_for_person,
                 next_check=task.not_before if task.waiting_for is not None else None,

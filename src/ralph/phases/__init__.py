@@ -18,6 +18,7 @@ from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts,
 from ralph.phases._by_hand import Draft
 from ralph.phases._context import PhaseContext
 from ralph.phases._effective_prompt import effective_prompt, prompted_phase
+from ralph.phases._fast_track import FAST_TRACKED
 from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
 from ralph.phases._merged import finish_merged
 from ralph.phases._ownership import ForeignBranch, adopt_branch
@@ -36,6 +37,7 @@ from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
 from ralph.phases._worktree_hooks import HookFailed
 
 __all__ = [
+    "FAST_TRACKED",
     "PHASES",
     "RETRY_FROM",
     "AlreadyDone",

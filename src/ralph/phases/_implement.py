@@ -3,7 +3,8 @@ agent implements the plan's phases in the
 plan's worktree, ticking each phase's checkboxes and committing. The runner then checks
 that commits exist, every phase is ticked, nothing is left uncommitted, nothing was
 written outside the worktree, and the project's tests pass there; files changed that
-the plan does not name are said (a warning)."""
+the plan does not name are said (a warning). A fast-tracked issue that cannot be
+implemented goes through the full pipeline once instead of escalating."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ralph.artifacts import UNPLANNED, ArtifactKind, plan_steps
 from ralph.git import working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
+from ralph.phases._fast_track import fall_back
 from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
@@ -150,6 +152,9 @@ class ImplementPhase(Phase):
         if not tests.passed:
             return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]
         return []
+
+    def fall_back(self, ctx: PhaseContext, members: Sequence[Issue], why: str) -> bool:
+        return fall_back(ctx, members, why, command=self.command)
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         worktree = worktree_id(ctx, members)

@@ -276,3 +276,9 @@ class Phase(abc.ABC):
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         """Persist, comment and move states. Every step must be idempotent: a rerun after
         a crash at any point repeats nothing that was done."""
+
+    def fall_back(self, ctx: PhaseContext, members: Sequence[Issue], why: str) -> bool:
+        """Instead of escalating ``why``: send the issues somewhere else in the pipeline
+        and say so (True), or not (False: they escalate). Only a fast-tracked
+        implementation falls back (to the full pipeline, once)."""
+        return False

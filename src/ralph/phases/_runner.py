@@ -106,6 +106,8 @@ class PhaseStatus(enum.StrEnum):
     WAITING = "waiting"
     #: The pull request has feedback for the builder first: an address round, then merge.
     ADDRESS = "address"
+    #: A fast-tracked implementation failed: the issue goes through the full pipeline.
+    FELL_BACK = "fell_back"
 
 
 @dataclass(frozen=True)
@@ -418,8 +420,10 @@ class PhaseRunner:
             ctx.say(f"Next: ralph run address {numbers[0]}, then ralph run merge {numbers[0]}.")
             return self._outcome(phase, ctx, numbers, PhaseStatus.ADDRESS, runs, str(feedback))
         except NeedsHuman as human:
-            self._escalate(phase, ctx, numbers, str(human))
             self.project.store.clear_checkpoint(key)
+            if self._fell_back(phase, ctx, numbers, str(human)):
+                return self._outcome(phase, ctx, numbers, PhaseStatus.FELL_BACK, runs, str(human))
+            self._escalate(phase, ctx, numbers, str(human))
             return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))
         except Waiting as waiting:  # not ready yet: the checkpoint stays for the next look
             for n in numbers:
@@ -453,6 +457,17 @@ class PhaseRunner:
         self.project.store.clear_checkpoint(key)
         result = dict(attempt.result)
         return self._outcome(phase, ctx, numbers, PhaseStatus.DONE, runs, "", result)
+
+    def _fell_back(
+        self, phase: Phase, ctx: PhaseContext, numbers: tuple[int, ...], why: str
+    ) -> bool:
+        """Whether the phase sent its issues elsewhere instead of escalating; a fall
+        back that breaks escalates."""
+        try:
+            return phase.fall_back(ctx, [self.project.tracker.get_issue(n) for n in numbers], why)
+        except Exception:
+            logger.exception("fall back failed", extra={"phase": phase.name, "issues": numbers})
+            return False
 
     def _waiting(
         self,

@@ -1,4 +1,6 @@
-"""Triage (analyst; Backlog): decide what an issue needs next and apply it."""
+"""Triage (analyst; Backlog): decide what an issue needs next and apply it. The agent
+may propose the XS fast track (``phases._fast_track``): the guards decide, and a
+fast-tracked issue goes to In Progress with a plan Ralph wrote."""
 
 from __future__ import annotations
 
@@ -6,10 +8,11 @@ from collections.abc import Sequence
 
 from ralph.artifacts import ArtifactKind
 from ralph.phases._context import PhaseContext
+from ralph.phases._fast_track import FAST_TRACKED, decide_for, fast_track
 from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase
 from ralph.phases._schemas import ESTIMATES, TEXT, result_schema
 from ralph.tracker import CloseReason, Issue
-from ralph.workflow import Estimate, WorkflowState
+from ralph.workflow import MAX_FAST_TRACK_FILES, Estimate, WorkflowState
 
 __all__ = ["TRIAGED", "TriagePhase"]
 
@@ -43,6 +46,16 @@ class TriagePhase(Phase):
                     },
                 },
             },
+            "fast_track": {
+                "type": "boolean",
+                "description": "XS and concrete: skip research and plan (Ralph's guards decide)",
+            },
+            "fast_track_reason": TEXT,
+            "files": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": f"the files the change touches (1 to {MAX_FAST_TRACK_FILES})",
+            },
         },
     )
 
@@ -66,17 +79,30 @@ class TriagePhase(Phase):
         self._relate(ctx, issue, result.get("related", []))
         action, reason = result["action"], result["reason"]
         note = ""
-        if action == "RESEARCH":
+        # Only research or a plan can be skipped: the agent proposes, the guards decide.
+        track = None
+        if action in ("RESEARCH", "PLAN") and result.get("fast_track"):
+            track = decide_for(ctx, issue, result)
+            if not track.granted:
+                said = " ".join(str(result.get("fast_track_reason", "")).split())
+                proposed = f" (proposed: {said})" if said else ""
+                note = f"{FAST_TRACKED} refused{proposed}: {track.reason}.\n\n"
+        if track is not None and track.granted:
+            note = (
+                f"{FAST_TRACKED}: {track.reason}. Ralph wrote the plan from the issue; "
+                "moved to In Progress for implementation (no research, plan or review)."
+            )
+        elif action == "RESEARCH":
             ctx.move(n, _S.RESEARCH_NEEDED, command=self.command)
-            note = "Moved to Research Needed for investigation."
+            note += "Moved to Research Needed for investigation."
         elif action == "PLAN":
             # Planning needs a research document; without one the issue goes to research.
             if ctx.find(ArtifactKind.RESEARCH, issue) is not None:
                 ctx.move(n, _S.READY_FOR_PLAN, command=self.command)
-                note = "Moved to Ready for Plan."
+                note += "Moved to Ready for Plan."
             else:
                 ctx.move(n, _S.RESEARCH_NEEDED, command=self.command)
-                note = (
+                note += (
                     "Ready for a plan, but planning needs a research document first: "
                     "moved to Research Needed."
                 )
@@ -96,6 +122,12 @@ class TriagePhase(Phase):
             n, f"## Triage\n\nAction: **{action}**\n\n{reason}\n\n{note}".strip() + "\n"
         )
         self._label(ctx, n)
+        if track is not None and track.granted:
+            files = [str(f) for f in result.get("files", [])]
+            path = fast_track(ctx, issue, files, track.reason, command=self.command)
+            ctx.say(f"{FAST_TRACKED} for #{n}: {track.reason}; plan {path}; In Progress.")
+        elif track is not None:
+            ctx.say(f"{FAST_TRACKED} refused for #{n}: {track.reason}.")
         if action == "CLOSE":
             ctx.move(n, _S.DONE, command=self.command)
             original = result.get("duplicate_of")
@@ -104,7 +136,7 @@ class TriagePhase(Phase):
                 _CLOSE_REASONS[result.get("close_reason", "done")],
                 duplicate_of=original if original != n else None,
             )
-        ctx.say(f"Triaged #{n}: {action}. {note}".strip())
+        ctx.say(" ".join(f"Triaged #{n}: {action}. {note}".split()))
 
     @staticmethod
     def _label(ctx: PhaseContext, number: int) -> None:

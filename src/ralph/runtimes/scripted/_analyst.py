@@ -21,6 +21,10 @@ _ESTIMATES = ("XS", "S", "M", "L", "XL")
 #: ``_XS_LENGTH`` characters are estimated XS, longer ones S.
 _TITLE_LENGTH = 80
 _XS_LENGTH = 60
+#: A backticked path in an issue's words: a file name with an extension, maybe in folders.
+_NAMED_PATH = re.compile(r"`((?:[\w.-]+/)*[\w-]+\.\w+)`")
+_DIFF_PATH = re.compile(r"^(?:\+\+\+ b|--- a)/(\S+)", re.MULTILINE)
+_FAST_TRACK_FILES = 3
 _SPLIT_ITEM = re.compile(r"^###\s+(XS|S)\s*:\s*(.+?)\s*(?:\(after ([\d,\s]+)\))?\s*$", re.I)
 
 
@@ -35,10 +39,35 @@ def _estimate(body: str, current: str | None) -> str:
     return "S" if len(body) > 400 else "XS"
 
 
+def named_files(body: str) -> list[str]:
+    """The files an issue names concretely: its ```diff blocks', else its backticked
+    paths (``greet/core.py``)."""
+    found = [p for diff in diff_blocks(body) for p in _DIFF_PATH.findall(diff)]
+    if not found:
+        found = _NAMED_PATH.findall(body.split("```")[0] if "```" in body else body)
+    return list(dict.fromkeys(found))
+
+
+def _fast_track(body: str, estimate: str) -> dict[str, Any]:
+    """The fast track proposed for an XS issue naming 1 to 3 files (``Fast track: no``
+    in the body keeps it from proposing)."""
+    if (marker(body, "Fast track") or "").lower() in ("no", "false", "off"):
+        return {}
+    files = named_files(body)
+    if estimate != "XS" or not 1 <= len(files) <= _FAST_TRACK_FILES:
+        return {}
+    return {
+        "fast_track": True,
+        "fast_track_reason": f"XS, and the issue names its change: {', '.join(files)}.",
+        "files": files,
+    }
+
+
 def triage(brief: AgentBrief) -> dict[str, Any]:
     """``Triage: split|research|plan|keep|close done|close duplicate of #N|escalate why``;
     ``Related: #N before|after``; ``Estimate: S``. Without a marker: split what is M or
-    bigger, research the rest."""
+    bigger, research the rest, and propose the fast track for an XS issue that names
+    one to three files (``Fast track: no`` does not)."""
     issue = brief.primary
     estimate = _estimate(issue.body, issue.estimate)
     decided = marker(issue.body, "Triage") or ""
@@ -71,6 +100,8 @@ def triage(brief: AgentBrief) -> dict[str, Any]:
             related.append({"number": int(match.group(1)), "order": match.group(2).lower()})
     if related:
         result["related"] = related
+    if action in ("RESEARCH", "PLAN"):
+        result |= _fast_track(issue.body, estimate)
     return result
 
 
