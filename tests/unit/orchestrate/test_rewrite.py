@@ -56,6 +56,43 @@ def test_after_a_triage_sizes_an_issue_M_it_is_split_first_and_the_chain_goes():
     }
 
 
+def test_after_a_fast_tracked_triage_implementation_pr_and_merge_come_next():
+    store, run = stored(graph_for([(1, "Backlog", None, 0)]))
+    claim = run_task(store, run, "triage:1")
+    fresh = graph_for([(1, "In Progress", "XS", 0)])  # fast-tracked: Ralph wrote the plan
+    edit, _ = regraph(store.list_tasks(run.id), fresh, finished={claim.task_id})
+    store.complete(claim, {}, edit=edit)
+    assert keys(store, run, TaskStatus.PENDING) == ["implement:1~2", "pr:1~2", "merge:1~2"]
+    implement = next(t for t in store.list_tasks(run.id) if t.key == "implement:1~2")
+    assert not implement.deps  # claimable at once: no research, plan or review before it
+    assert set(keys(store, run, TaskStatus.CANCELED)) == {
+        "research:1",
+        "plan:1",
+        "review:1",
+        "implement:1",
+        "pr:1",
+        "merge:1",
+    }
+
+
+def test_a_failed_fast_track_replaces_its_implementation_by_the_full_pipeline():
+    store, run = stored(graph_for([(1, "In Progress", "XS", 0)]))
+    claim = run_task(store, run, "implement:1")
+    fresh = graph_for([(1, "Research Needed", "XS", 0)])  # the fall back moved it there
+    edit, survives = regraph(store.list_tasks(run.id), fresh, replaceable={claim.task_id})
+    assert not survives
+    store.supersede(claim, edit)
+    assert keys(store, run, TaskStatus.PENDING) == [
+        "research:1",
+        "plan:1",
+        "review:1",
+        "implement:1~2",
+        "pr:1~2",
+        "merge:1~2",
+    ]
+    assert set(keys(store, run, TaskStatus.CANCELED)) == {"implement:1", "pr:1", "merge:1"}
+
+
 def test_after_a_split_the_sub_issues_get_their_whole_pipeline():
     store, run = stored(graph_for([(1, "Backlog", "M", 0)]))
     claim = run_task(store, run, "split:1")
