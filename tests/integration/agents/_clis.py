@@ -31,6 +31,8 @@ class Dialect:
     shell: Callable[[str], Step]
     #: The steps that hand back the structured result (and end the run).
     finish: Callable[[Mapping[str, Any]], list[Step]]
+    #: A file read, for a CLI that edits only what it has read (Claude Code).
+    read: Callable[[str], Step] | None = None
 
     def start(self, script: Any) -> ScriptedServer:
         return self.fake(script).__enter__()  # type: ignore[no-any-return]
@@ -173,6 +175,7 @@ CLAUDE = Dialect(
         "Edit", {"file_path": path, "old_string": old, "new_string": new}
     ),
     shell=lambda command: anthropic_api.ToolUse("Bash", {"command": command}),
+    read=lambda path: anthropic_api.ToolUse("Read", {"file_path": path}),
     finish=lambda result: [
         anthropic_api.ToolUse("StructuredOutput", dict(result)),
         anthropic_api.Text("done"),

@@ -93,12 +93,25 @@ def _find(pattern: str, prompt: str) -> str | None:
     return found.group(1) if found else None
 
 
+#: The triage of an XS issue whose change names its file: the fast track, proposed.
+TRIAGE = {
+    "action": "RESEARCH",
+    "reason": "Valid and specific: one function to add.",
+    "estimate": "XS",
+    "fast_track": True,
+    "fast_track_reason": "XS, and the issue's diff names its one file.",
+    "files": ["greet/core.py"],
+}
+
+
 def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
     """The whole task, tool call by tool call; None when the prompt names none."""
     workdir = _find(r"Your working directory is `([^`]+)`", prompt)
     number = _find(r"### Issue #(\d+)", prompt)
     if workdir is None or number is None:
         return None
+    if re.search(r"^# Triage issue", prompt, re.MULTILINE):
+        return cli.finish(TRIAGE)
     document = _find(r"- document: `([^`]+)`", prompt)
     critique = _find(r"- critique: `([^`]+)`", prompt)
     plan = _find(r"The plan file is `([^`]+)`", prompt)
@@ -127,7 +140,9 @@ def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
             f"sed -i 's/- \\[ \\]/- [x]/' {plan} && git add greet/core.py {plan} && "
             f"git commit -q -m 'feat(core): farewell' -m 'Phase 1 of 1: #{number} - farewell'"
         )
+        reads = [cli.read(core)] if cli.read is not None else []
         return [
+            *reads,
             cli.edit(core, CORE.rstrip("\n"), FAREWELL_CODE.rstrip("\n")),
             cli.shell(commit),
             *cli.finish({"phases_done": 1, "phases_total": 1, "tests": "PASSING"}),
