@@ -320,8 +320,8 @@ def test_the_fast_track_is_on_by_default_and_a_setting_or_variable_turns_it_off(
             '["src/db/", "*.lock"]',
         ),
         (
-            'shared_paths = ["../shared"]',
-            "shared_paths: '../shared' is not a path inside the repository; write it relative "
+            'shared_paths = ["src/.."]',
+            "shared_paths: 'src/..' is not a path inside the repository; write it relative "
             'to the repository, such as "src/db/"',
         ),
         (
