@@ -121,13 +121,13 @@ class TriagePhase(Phase):
         ctx.comment_once(
             n, f"## Triage\n\nAction: **{action}**\n\n{reason}\n\n{note}".strip() + "\n"
         )
-        self._label(ctx, n)
-        if track is not None and track.granted:
+        if track is not None and track.granted:  # before the label: a rerun may finish it
             files = [str(f) for f in result.get("files", [])]
             path = fast_track(ctx, issue, files, track.reason, command=self.command)
             ctx.say(f"{FAST_TRACKED} for #{n}: {track.reason}; plan {path}; In Progress.")
         elif track is not None:
             ctx.say(f"{FAST_TRACKED} refused for #{n}: {track.reason}.")
+        self._label(ctx, n)
         if action == "CLOSE":
             ctx.move(n, _S.DONE, command=self.command)
             original = result.get("duplicate_of")

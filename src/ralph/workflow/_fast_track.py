@@ -3,7 +3,7 @@ skips research, plan and review; Ralph writes its plan and it goes to implementa
 
 The triage agent only proposes it. These guards decide, in this order, and every
 refusal says why in words: the project allows it (``fast_track``), the agent proposed
-it, the issue is XS, it was never fast-tracked before (a fast track whose
+it, the issue is XS, its fast track never failed before (a fast track whose
 implementation failed goes through the full pipeline once, then escalates), it is no
 member of an epic with three or more children, it is planned alone (no group to plan
 with), it names one to three files, and none of them lies under the project's shared
@@ -81,7 +81,7 @@ def decide_fast_track(
         return FastTrack(
             False, f"only an XS issue is fast-tracked; this one is {estimate or 'not estimated'}"
         )
-    if FAST_TRACK_LABEL in labels or FAST_TRACK_SPENT_LABEL in labels:
+    if FAST_TRACK_SPENT_LABEL in labels:
         return FastTrack(
             False, "it was fast-tracked before, and its implementation failed: the full pipeline"
         )

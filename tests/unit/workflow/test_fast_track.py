@@ -47,11 +47,12 @@ def test_only_an_xs_issue_is_fast_tracked():
     )
 
 
-def test_an_issue_fast_tracked_before_is_not_fast_tracked_again():
-    for label in (FAST_TRACK_LABEL, FAST_TRACK_SPENT_LABEL):
-        granted, reason = decide(labels=["bug", label])
-        assert not granted
-        assert reason.startswith("it was fast-tracked before")
+def test_an_issue_whose_fast_track_failed_is_not_fast_tracked_again():
+    granted, reason = decide(labels=["bug", FAST_TRACK_SPENT_LABEL])
+    assert not granted
+    assert reason.startswith("it was fast-tracked before, and its implementation failed")
+    # Fast-tracked and not failed (a triage resumed after a crash): still granted.
+    assert decide(labels=[FAST_TRACK_LABEL])[0]
 
 
 def test_a_member_of_an_epic_with_three_children_is_never_fast_tracked():
