@@ -309,7 +309,7 @@ def test_releasing_a_lock_goes_back_to_the_input_state_with_an_audit_comment(tra
 def test_a_transition_the_matrix_forbids_is_refused_naming_the_allowed_ones(tracker):
     make(tracker, state=S.BACKLOG)
     with pytest.raises(InvalidTransition, match="Allowed from 'Backlog': Research Needed"):
-        tracker.set_state(1, "In Progress")
+        tracker.set_state(1, "In Review")
     issue = tracker.get_issue(1)
     assert issue.workflow_state is S.BACKLOG
     assert issue.comments == ()
@@ -445,7 +445,7 @@ def test_children_earlier_than_the_target_advance_and_the_rest_are_skipped(track
 
 def test_a_child_the_matrix_cannot_move_is_an_error_entry(tracker):
     family(tracker, S.BACKLOG, S.BACKLOG)
-    result = tracker.advance_children(S.IN_PROGRESS, issues=[2])
+    result = tracker.advance_children(S.IN_REVIEW, issues=[2])
     assert result.advanced == ()
     assert result.errors[0][0] == 2
     assert "Allowed from 'Backlog'" in result.errors[0][1]
