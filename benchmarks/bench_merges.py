@@ -8,6 +8,8 @@ that answer at once). Every root is a run of its own, and their merges share one
   at its workers' next idle look.
 - Ready to claimed: from a merge's pull request done (the merge ready) to the merge
   claimed, median and max. Goal: no merge waits behind a poll, none starves.
+- Hand-on: from a merge's end to the next merge claimed, when that one was ready
+  before (median, max): the wake-up across runs. Goal: tens of ms, never an idle poll.
 - Wall: the whole loop, from start to exit.
 
 Medians over the repeats. Options: ``--issues N`` ``--roots R`` ``--repeats K``.
@@ -60,8 +62,9 @@ def _project(folder: Path, issues: int) -> Path:
     return repo
 
 
-def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], float]:
-    """One ``ralph loop``: (intervals between merge claims, ready-to-claimed waits, wall)."""
+def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], list[float], float]:
+    """One ``ralph loop``: (intervals between merge claims, ready-to-claimed waits,
+    hand-ons, wall)."""
     with tempfile.TemporaryDirectory(prefix="bench-merges-") as folder:
         repo = _project(Path(folder) / "greet", issues)
         env = {
@@ -82,8 +85,8 @@ def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], float]:
         wall = time.monotonic() - start
         if done.returncode != 0:
             raise SystemExit(f"ralph loop exited {done.returncode}:\n{done.stderr[-3000:]}")
-        claims: list[float] = []
-        waits: list[float] = []
+        #: (claimed, ready, done) of each merge.
+        merges: list[tuple[float, float, float]] = []
         with open_project(load_config(repo)) as project:
             store = project.store
             for run in store.list_runs():
@@ -100,14 +103,16 @@ def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], float]:
                 for task in tasks.values():
                     if task.kind != TaskKind.MERGE or task.id not in claimed_at:
                         continue
-                    claims.append(claimed_at[task.id])
                     ready = max((done_at.get(dep, 0.0) for dep in task.deps), default=0.0)
-                    if ready:
-                        waits.append(claimed_at[task.id] - ready)
-        if len(claims) < issues:
-            raise SystemExit(f"only {len(claims)} of {issues} merges were claimed")
-        claims.sort()
-        return [b - a for a, b in itertools.pairwise(claims)], waits, wall
+                    ended = done_at.get(task.id, float("inf"))
+                    merges.append((claimed_at[task.id], ready, ended))
+        if len(merges) < issues:
+            raise SystemExit(f"only {len(merges)} of {issues} merges were claimed")
+        merges.sort()
+        between = [b[0] - a[0] for a, b in itertools.pairwise(merges)]
+        waits = [claimed - ready for claimed, ready, _ in merges]
+        hand_ons = [b[0] - a[2] for a, b in itertools.pairwise(merges) if b[1] < a[2] <= b[0]]
+        return between, waits, hand_ons, wall
 
 
 def main() -> None:
@@ -117,8 +122,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=REPEATS)
     args = parser.parse_args()
     intervals, medians, maxima, walls = [], [], [], []
+    hand_ons: list[float] = []
     for _ in range(args.repeats):
-        between, waits, wall = one_loop(args.issues, args.roots)
+        between, waits, handed, wall = one_loop(args.issues, args.roots)
+        hand_ons += handed
         intervals.append(statistics.median(between) if between else 0.0)
         medians.append(statistics.median(waits))
         maxima.append(max(waits))
@@ -127,6 +134,11 @@ def main() -> None:
     print(f"  between merge claims (median)     {statistics.median(intervals):7.3f} s")
     print(f"  pull request done -> merge claimed median {statistics.median(medians):7.3f} s")
     print(f"  pull request done -> merge claimed max    {statistics.median(maxima):7.3f} s")
+    if hand_ons:
+        print(
+            f"  merge ended -> next claimed median {statistics.median(hand_ons) * 1000:7.1f} ms,"
+            f" max {max(hand_ons) * 1000:.1f} ms ({len(hand_ons)} waiting)"
+        )
     print(f"  wall                              {statistics.median(walls):7.2f} s")
 
 
