@@ -282,6 +282,8 @@ class GitRepo:
         return {ref.removeprefix("refs/heads/"): oid for oid, _, ref in heads}
 
     def has_branch(self, name: str) -> bool:
+        if branch_tip(self.git_dir(), name) is not None:
+            return True
         return self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0
 
     def changed_files(self, base: str, head: str) -> list[str]:
