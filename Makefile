@@ -21,7 +21,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity clean
+.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -145,6 +145,9 @@ bench-store: $(VENV)/.synced
 
 bench-activity: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_activity.py
+
+bench-merges: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_merges.py
 
 bench-tracker: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_tracker.py

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ralph.pipeline._issues import IssueState
 from ralph.pipeline._stage import Stage
-from ralph.workflow import OVERSIZED_ESTIMATES, WorkflowState
+from ralph.workflow import OVERSIZED_ESTIMATES, TERMINAL_STATES, WorkflowState
 
 if TYPE_CHECKING:
     from ralph.pipeline._position import PipelinePosition
@@ -18,6 +18,14 @@ __all__ = ["MAX_BUILDERS", "SuggestedRoster", "roster_for", "suggest_roster"]
 
 #: Builders beyond three stop paying off: they share one integrator and one main branch.
 MAX_BUILDERS = 3
+#: Reviews of different issues run side by side; three keep up with three builders.
+MAX_VALIDATORS = 3
+#: Merges run one at a time per repository; a second integrator opens pull requests
+#: while the first merges, and a third would only wait for the merge slot.
+MAX_INTEGRATORS = 2
+#: Open issues from which a team takes a second validator and integrator (the
+#: original's "two integrators from five issues"), and a third validator at twice that.
+GROWN_TEAM_ISSUES = 5
 
 _RESEARCHING = frozenset({WorkflowState.RESEARCH_NEEDED, WorkflowState.RESEARCH_IN_PROGRESS})
 _ANALYST_STAGES = frozenset({Stage.RESEARCH, Stage.SPLIT, Stage.TRIAGE})
@@ -41,13 +49,22 @@ class SuggestedRoster:
 
 def roster_for(phase: Stage, issues: Sequence[IssueState]) -> SuggestedRoster:
     """The original's formula: analysts by issues needing research (only while research,
-    split or triage is ahead), two builders when five or more issues are M/L/XL."""
+    split or triage is ahead), two builders when five or more issues are M/L/XL, and
+    validators and integrators growing with the open issues (a second of each from five,
+    a third validator from ten)."""
     researching = sum(1 for i in issues if i.workflow_state in _RESEARCHING)
     analyst = 0
     if phase in _ANALYST_STAGES:
         analyst = 1 if researching <= 1 else 2 if researching <= 5 else 3
     oversized = sum(1 for i in issues if i.estimate in OVERSIZED_ESTIMATES)
-    return SuggestedRoster(analyst=analyst, builder=2 if oversized >= 5 else 1)
+    open_issues = sum(1 for i in issues if i.workflow_state not in TERMINAL_STATES)
+    grown = open_issues // GROWN_TEAM_ISSUES
+    return SuggestedRoster(
+        analyst=analyst,
+        builder=2 if oversized >= 5 else 1,
+        validator=min(1 + grown, MAX_VALIDATORS),
+        integrator=min(1 + grown, MAX_INTEGRATORS),
+    )
 
 
 def suggest_roster(

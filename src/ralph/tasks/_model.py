@@ -69,6 +69,10 @@ class EventKind(enum.StrEnum):
     #: What a running task's agent is doing changed (its turns, tokens, last tool call):
     #: kept on the task as ``metadata["activity"]``; ``data["summary"]`` says it in a line.
     TASK_ACTIVITY = "task_activity"
+    #: A serialisation key (``merge:<repo>``) a running task of another run held is free:
+    #: appended to each run with a task pending on that key, so its workers look at once.
+    #: ``data["key"]`` names the key; ``task_id`` is None.
+    KEY_FREED = "key_freed"
     RUN_FINISHED = "run_finished"
     SHUTDOWN_REQUESTED = "shutdown_requested"
     MESSAGE = "message"

@@ -52,7 +52,7 @@ from ralph.tasks._model import (
 from ralph.tasks._schema import TASK_STORE_MIGRATIONS
 from ralph.tasks._store import TaskStore, validate_new_specs
 
-__all__ = ["REAP_INTERVAL_SECONDS", "SqlStore"]
+__all__ = ["REAP_INTERVAL_SECONDS", "SERIAL_QUEUE_PATIENCE_SECONDS", "SqlStore"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +62,11 @@ PendingEvent = tuple[int, EventKind, int | None, Mapping[str, Any]]
 #: A claim reaps its run's expired leases at most this often per store; an expired task
 #: waits at most this long (plus its lease) before it is handed out again.
 REAP_INTERVAL_SECONDS = 1.0
+#: How long a task ready for a serialisation key keeps its place ahead of tasks that
+#: became ready after it (its run's workers are woken when the key frees, and take it
+#: within moments); past this its run is taken to be gone or not claiming it (stopped,
+#: or run with ``--only`` other kinds), and it no longer holds the others back.
+SERIAL_QUEUE_PATIENCE_SECONDS = 30.0
 #: A listing re-reads changed tasks by id up to this many; beyond, it reads them all.
 _MAX_REREAD = 500
 #: Tasks remembered for listings; past this the memory starts again, empty.
@@ -207,6 +212,33 @@ class SqlStore(TaskStore):
             f"(SELECT {db.concat_ids('depends_on')} FROM ralph_task_deps "
             "WHERE task_id = ralph_tasks.id)"
         )
+        greatest = "MAX" if db.dialect == "sqlite" else "GREATEST"
+
+        def ready_at(task: str) -> str:
+            # When the task could first be claimed: added, every dependency done, and
+            # past its not-before time (a retry's backoff, a wait).
+            return (
+                f"{greatest}({task}.created_at, {task}.not_before, COALESCE((SELECT "
+                "MAX(p.updated_at) FROM ralph_task_deps d JOIN ralph_tasks p "
+                f"ON p.id = d.depends_on WHERE d.task_id = {task}.id), 0))"
+            )
+
+        #: A claim's condition (params: now, now - patience) that no other task of an
+        #: active run, claimable on the same serialisation key, became ready before
+        #: candidate ``t`` (ties: the older id): a freed key goes to the first in line,
+        #: whichever run's worker asks first.
+        self._first_in_line = (
+            "(t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks o"
+            " JOIN ralph_runs ru ON ru.id = o.run_id"
+            " WHERE o.serial_key = t.serial_key AND o.status = 'pending' AND o.id <> t.id"
+            " AND ru.status = 'active' AND ru.shutdown_requested = 0 AND o.not_before <= ?"
+            " AND NOT EXISTS (SELECT 1 FROM ralph_task_deps od"
+            "   JOIN ralph_tasks op ON op.id = od.depends_on"
+            "   WHERE od.task_id = o.id AND op.status <> 'done')"
+            f" AND {ready_at('o')} > ?"
+            f" AND ({ready_at('o')} < {ready_at('t')}"
+            f"   OR ({ready_at('o')} = {ready_at('t')} AND o.id < t.id))))"
+        )
         if migrate:
             self.migrate()
 
@@ -338,7 +370,23 @@ class SqlStore(TaskStore):
         )
         if changed != 1:
             raise LeaseLost(task.id, token, "the task changed underneath this write")
+        if status is TaskStatus.RUNNING and task.status is not TaskStatus.RUNNING:
+            self._announce_freed_key(tx, task)
         return task
+
+    def _announce_freed_key(self, tx: StoreTx, task: Task) -> None:
+        """``task`` stopped running: if it held a serialisation key, wake the other runs
+        with a task pending on that key (their workers sleep on their own run's events,
+        and would otherwise notice only at their idle timeout). Its own run learns from
+        the task's own event."""
+        if task.serial_key is None:
+            return
+        for row in tx.rows(
+            "SELECT DISTINCT run_id FROM ralph_tasks WHERE serial_key = ? "
+            "AND status = 'pending' AND run_id <> ? ORDER BY run_id",
+            (task.serial_key, task.run_id),
+        ):
+            tx.emit(row["run_id"], EventKind.KEY_FREED, key=task.serial_key)
 
     def _apply(self, tx: StoreTx, before: Task, after: Task, *, token: int) -> Task:
         """Write the columns a lifecycle decision changed (``before`` -> ``after``), if the
@@ -366,6 +414,8 @@ class SqlStore(TaskStore):
             raise LeaseLost(
                 before.id, token, "the task was reclaimed, reaped, canceled or finished"
             )
+        if after.status is not TaskStatus.RUNNING:
+            self._announce_freed_key(tx, before)
         return _task(row, before.deps)
 
     def _claimed_task(self, tx: StoreTx, claim: Claim) -> Task:
@@ -632,8 +682,10 @@ class SqlStore(TaskStore):
                     "   WHERE d.task_id = t.id AND p.status <> 'done')"
                     " AND (t.serial_key IS NULL OR NOT EXISTS (SELECT 1 FROM ralph_tasks r"
                     "   WHERE r.serial_key = t.serial_key AND r.status = 'running'))"
+                    f" AND {self._first_in_line}"
                     f" ORDER BY t.id LIMIT 1 {self.db.skip_locked}"
                 )
+                in_line = (now, now - SERIAL_QUEUE_PATIENCE_SECONDS)
                 # Tasks assigned to this worker first, then the oldest: two index walks in
                 # id order (COALESCE stops at the first that finds one), never a sort.
                 row = tx.one(
@@ -648,8 +700,8 @@ class SqlStore(TaskStore):
                         worker,
                         now + self.lease_seconds,
                         now,
-                        *(run_id, now, *roles, worker),
-                        *(run_id, now, *roles),
+                        *(run_id, now, *roles, worker, *in_line),
+                        *(run_id, now, *roles, *in_line),
                     ),
                 )
                 if row is None:
@@ -687,6 +739,13 @@ class SqlStore(TaskStore):
             ):
                 raise TaskNotClaimable(
                     f"task {task_id}: another task holding {task.serial_key!r} is running"
+                )
+            if task.serial_key is not None and not tx.one(
+                f"SELECT t.id FROM ralph_tasks t WHERE t.id = ? AND {self._first_in_line}",
+                (task_id, now, now - SERIAL_QUEUE_PATIENCE_SECONDS),
+            ):
+                raise TaskNotClaimable(
+                    f"task {task_id}: another task waiting for {task.serial_key!r} was ready first"
                 )
             claimed = life.claim(task, worker, now=now, lease_seconds=self.lease_seconds)
             self._store_task(tx, claimed, token=task.claim_token, status=TaskStatus.PENDING)

@@ -241,6 +241,21 @@ class TestDerivedFromCode:
         assert position.suggested_roster.analyst == 0
         assert position.suggested_roster.builder == 2
 
+    def test_five_open_issues_want_a_second_validator_and_integrator(self):
+        four = group(*(I(n, "In Review", "XS") for n in range(1, 5))).suggested_roster
+        five = group(*(I(n, "In Review", "XS") for n in range(1, 6))).suggested_roster
+        assert (four.validator, four.integrator) == (1, 1)
+        assert (five.validator, five.integrator) == (2, 2)
+
+    def test_thirty_open_issues_want_three_validators_and_still_two_integrators(self):
+        roster = group(*(I(n, "In Progress", "XS") for n in range(1, 31))).suggested_roster
+        assert (roster.validator, roster.integrator) == (3, 2)
+
+    def test_finished_issues_do_not_grow_the_team(self):
+        issues = [I(n, "Done", "XS") for n in range(1, 9)] + [I(9, "In Review", "XS")]
+        roster = group(*issues).suggested_roster
+        assert (roster.validator, roster.integrator) == (1, 1)
+
 
 def test_escalate_is_recommended_when_a_blocker_needs_a_human():
     from ralph.pipeline import BlockingIssue, Convergence
