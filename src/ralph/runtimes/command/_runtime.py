@@ -48,7 +48,7 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prices import Pricing
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
-from ralph.runtimes.command._cli_model import configured_model
+from ralph.runtimes.command._cli_files import codex_session, configured_model
 from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
@@ -229,6 +229,8 @@ class CommandRuntime(AgentRuntime):
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
+            if self.output == "codex":
+                parsed, pricing = _with_codex_session(parsed, pricing, env, values["model"])
         result = self._result(brief, parsed, ran, time.monotonic() - started, pricing)
         if brief.transcripts is not None and ran.output:
             kept = _keep_output(brief.transcripts, ran.output, plain=self.output == "plain")
@@ -411,6 +413,19 @@ def _unset(word: str, values: Mapping[str, str]) -> bool:
     """Whether ``word`` is an option whose value would come out empty."""
     option = _OPTION_WORD.fullmatch(word)
     return option is not None and not values.get(option.group(2))
+
+
+def _with_codex_session(
+    parsed: Parsed, pricing: Pricing, env: Mapping[str, str], named: str
+) -> tuple[Parsed, Pricing]:
+    """Codex's own record of the session: its model answers counted exactly, and the
+    model it ran priced (unless Ralph named one)."""
+    session = codex_session(parsed.session_id, env)
+    if session is None:
+        return parsed, pricing
+    if session.answers:
+        parsed = dataclasses.replace(parsed, turns=session.answers)
+    return parsed, pricing if named else pricing.with_model(session.model)
 
 
 def _with_result_file(parsed: Parsed, path: Path) -> Parsed:
