@@ -19,6 +19,7 @@ from ralph.orchestrate import (
     dollars,
     replaced,
 )
+from ralph.runtimes import price_hint
 from ralph.tasks import TaskStatus
 
 __all__ = [
@@ -234,6 +235,12 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
         f"{counted(report.turns, 'agent turn')}"
     )
     console.print(summary)
+    for model in report.unpriced:
+        console.print(
+            f"Cost unknown: Ralph has no price for model {model}; {price_hint(model)}",
+            style="yellow",
+            markup=False,
+        )
     for line in report.tasks:
         if line.refused:
             console.print(

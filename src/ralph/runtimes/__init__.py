@@ -24,7 +24,7 @@ from ralph.runtimes._model import (
 )
 from ralph.runtimes._no_agent import NoAgent
 from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
-from ralph.runtimes._prices import UNNAMED_MODEL, Pricing, Tokens, packaged_prices
+from ralph.runtimes._prices import UNNAMED_MODEL, Pricing, Tokens, packaged_prices, price_hint
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
 
@@ -59,4 +59,5 @@ __all__ = [
     "open_agents",
     "open_runtime",
     "packaged_prices",
+    "price_hint",
 ]

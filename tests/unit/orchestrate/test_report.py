@@ -213,3 +213,6 @@ def test_a_cost_that_includes_a_model_without_a_price_reads_as_unknown():
     assert " · tasks 2/2 done · ? · " in out.getvalue()
     assert "$0.25" in out.getvalue()
     assert "$0.00" not in out.getvalue()
+    assert 'Cost unknown: Ralph has no price for model mystery; add [prices."mystery"]' in (
+        out.getvalue()
+    )
