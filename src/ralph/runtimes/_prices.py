@@ -83,10 +83,11 @@ class Pricing:
                     return found
         return None
 
-    def cost(self, by_model: Mapping[str, Tokens]) -> tuple[float, str]:
+    def cost(self, by_model: Mapping[str, Tokens], *, say: bool = True) -> tuple[float, str]:
         """Dollars for each model's tokens (a model the CLI did not name, "", is this
         pricing's ``model``), and the first model with tokens but no price ("" when
-        every one had one: the cost is then known)."""
+        every one had one: the cost is then known). ``say``: warn of that model (once);
+        a cost so far need not, the run's result will."""
         dollars, unpriced = 0.0, ""
         for named, tokens in by_model.items():
             model = named or self.model
@@ -102,7 +103,7 @@ class Pricing:
                 cache_write_tokens=tokens.cache_write,
                 output=tokens.output,
             )
-        if unpriced:
+        if unpriced and say:
             warn_unpriced(unpriced)
         return dollars, unpriced
 

@@ -76,3 +76,9 @@ def test_a_model_without_a_price_makes_the_cost_unknown_and_is_said_once(caplog)
 def test_tokens_of_a_model_nobody_named_have_an_unknown_cost_but_no_tokens_cost_nothing():
     assert Pricing().cost({"": RUN}) == (0.0, UNNAMED_MODEL)
     assert Pricing().cost({"": Tokens()}) == (0.0, "")
+
+
+def test_a_cost_so_far_says_nothing_of_a_model_without_a_price(caplog):
+    with caplog.at_level(logging.WARNING, logger="ralph.runtimes._prices"):
+        assert Pricing().cost({"mystery-2": RUN}, say=False) == (0.0, "mystery-2")
+    assert caplog.records == []

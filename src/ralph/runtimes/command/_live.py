@@ -106,7 +106,7 @@ class _Codex(_Events):
                 cache_write=wrote,
                 output=_int(usage.get("output_tokens")),
             )
-            cost, _ = self.pricing.cost({"": tokens})
+            cost, _ = self.pricing.cost({"": tokens}, say=False)
             self.feed.usage(tokens=tokens.total, cost_usd=cost)
 
     def item(self, item: Mapping[str, Any], completed: bool) -> None:
@@ -188,7 +188,7 @@ class _Gemini(_Events):
             tokens = _int(stats.get("total_tokens")) or (
                 _int(stats.get("input_tokens")) + _int(stats.get("output_tokens"))
             )
-            cost, _ = self.pricing.cost(gemini_models(stats, self._model))
+            cost, _ = self.pricing.cost(gemini_models(stats, self._model), say=False)
             if tokens:
                 self.feed.usage(tokens=tokens, cost_usd=cost, total=True)
 
@@ -239,7 +239,7 @@ class _OpenCode(_Events):
             if dollars <= 0:  # a provider without prices: Ralph's table
                 read, wrote = _int(cache.get("read")), _int(cache.get("write"))
                 inputs, output = _int(tokens.get("input")), _int(tokens.get("output"))
-                dollars, _ = self.pricing.cost({"": Tokens(inputs, read, wrote, output)})
+                dollars, _ = self.pricing.cost({"": Tokens(inputs, read, wrote, output)}, say=False)
             self.feed.usage(tokens=total, cost_usd=dollars)
 
 
