@@ -48,7 +48,8 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prices import Pricing
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
-from ralph.runtimes.command._cli_files import codex_session, configured_model
+from ralph.runtimes.command._charged import Charged, charged
+from ralph.runtimes.command._cli_files import configured_model
 from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
@@ -229,9 +230,8 @@ class CommandRuntime(AgentRuntime):
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
-            if self.output == "codex":
-                parsed, pricing = _with_codex_session(parsed, pricing, env, values["model"])
-        result = self._result(brief, parsed, ran, time.monotonic() - started, pricing)
+            paid = charged(parsed, pricing, output=self.output, env=env, named=values["model"])
+        result = self._result(brief, paid, ran, time.monotonic() - started)
         if brief.transcripts is not None and ran.output:
             kept = _keep_output(brief.transcripts, ran.output, plain=self.output == "plain")
             result = dataclasses.replace(result, transcript=str(kept))
@@ -359,15 +359,9 @@ class CommandRuntime(AgentRuntime):
             on_request=brief.stop.stopped and bool(stopped),
         )
 
-    def _result(
-        self, brief: AgentBrief, parsed: Parsed, ran: _Ran, seconds: float, pricing: Pricing
-    ) -> AgentResult:
+    def _result(self, brief: AgentBrief, paid: Charged, ran: _Ran, seconds: float) -> AgentResult:
+        parsed, cost = paid.parsed, paid.cost_usd
         status, error = parsed.status, parsed.error
-        unpriced = ""
-        if parsed.cost_usd is not None:  # the CLI's own figure
-            cost = parsed.cost_usd
-        else:
-            cost, unpriced = pricing.cost(parsed.tokens_by_model())
         if ran.on_request:
             status, error = AgentStatus.STOPPED, ran.stopped
         elif ran.stopped:
@@ -387,7 +381,7 @@ class CommandRuntime(AgentRuntime):
             status=status,
             result=parsed.result if status is AgentStatus.OK else None,
             cost_usd=cost,
-            unpriced_model=unpriced,
+            unpriced_model=paid.unpriced_model,
             input_tokens=parsed.input_tokens,
             output_tokens=parsed.output_tokens,
             cache_read_tokens=parsed.cache_read_tokens,
@@ -413,19 +407,6 @@ def _unset(word: str, values: Mapping[str, str]) -> bool:
     """Whether ``word`` is an option whose value would come out empty."""
     option = _OPTION_WORD.fullmatch(word)
     return option is not None and not values.get(option.group(2))
-
-
-def _with_codex_session(
-    parsed: Parsed, pricing: Pricing, env: Mapping[str, str], named: str
-) -> tuple[Parsed, Pricing]:
-    """Codex's own record of the session: its model answers counted exactly, and the
-    model it ran priced (unless Ralph named one)."""
-    session = codex_session(parsed.session_id, env)
-    if session is None:
-        return parsed, pricing
-    if session.answers:
-        parsed = dataclasses.replace(parsed, turns=session.answers)
-    return parsed, pricing if named else pricing.with_model(session.model)
 
 
 def _with_result_file(parsed: Parsed, path: Path) -> Parsed:
