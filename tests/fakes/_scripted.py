@@ -42,6 +42,8 @@ class ToolCall:
     arguments: Mapping[str, Any]
     #: Text the model says before the call (a separate output part).
     pre_text: str = ""
+    #: Further calls in the same answer (parallel tool calls; the Responses API fake's).
+    also: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True)

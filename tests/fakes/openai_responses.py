@@ -252,16 +252,18 @@ def _items(
         }
         yield call, patch
         return
-    arguments = json.dumps(step.arguments)
-    call = {
-        "type": "function_call",
-        "id": f"fc_{number:04d}",
-        "status": "completed",
-        "call_id": f"call_{number:04d}",
-        "name": step.name,
-        "arguments": arguments,
-    }
-    yield call, arguments
+    for index, one in enumerate((step, *step.also)):
+        arguments = json.dumps(one.arguments)
+        suffix = f"{number:04d}" + (f"_{index}" if index else "")
+        call = {
+            "type": "function_call",
+            "id": f"fc_{suffix}",
+            "status": "completed",
+            "call_id": f"call_{suffix}",
+            "name": one.name,
+            "arguments": arguments,
+        }
+        yield call, arguments
 
 
 def _opened(item: Mapping[str, Any]) -> dict[str, Any]:

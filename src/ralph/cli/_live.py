@@ -25,7 +25,7 @@ from rich.text import Text
 from ralph.cli._activity import activity_text, safe_line
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
-from ralph.orchestrate import RunReport, TaskLine, load_report, replaced
+from ralph.orchestrate import RunReport, TaskLine, dollars, load_report, replaced
 from ralph.tasks import Event, EventKind, Run, TaskStatus, TaskStore
 from ralph.tracker import Tracker
 
@@ -257,12 +257,13 @@ def _table(report: RunReport, now: float) -> Group:
             status_cell(line),
             worker_name(line.owner) if line.status == "running" else "",
             _elapsed(line, now),
-            f"${line.cost_usd:.2f}" if line.cost_usd else "",
+            dollars(line.cost_usd, line.unpriced, blank_zero=True),
         ]
         if refused:
             cells.append(Text(", ".join(line.refused), style="red"))
         table.add_row(*cells)
-    footer = Text(f"{report.tally.done}/{report.tally.total} done, ${report.cost_usd:.2f} spent")
+    spent = dollars(report.cost_usd, report.unpriced)
+    footer = Text(f"{report.tally.done}/{report.tally.total} done, {spent} spent")
     return Group(table, footer, *(best_of_table(best) for best in report.best_of))
 
 

@@ -10,7 +10,16 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import ESCALATED, BestOfLine, Outcome, RunReport, TaskLine, replaced
+from ralph.orchestrate import (
+    ESCALATED,
+    BestOfLine,
+    Outcome,
+    RunReport,
+    TaskLine,
+    dollars,
+    replaced,
+)
+from ralph.runtimes import price_hint
 from ralph.tasks import TaskStatus
 
 __all__ = [
@@ -116,7 +125,7 @@ def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str |
             status,
             duration(line.seconds) if line.seconds else "",
             str(line.attempts) if line.attempts else "",
-            f"${line.cost_usd:.2f}" if line.cost_usd else "",
+            dollars(line.cost_usd, line.unpriced, blank_zero=True),
             f"{line.tokens:,}" if line.tokens else "",
         ]
         if caching:
@@ -222,10 +231,16 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
     summary = Text("Outcome: ")
     summary.append_text(outcome_text(report.outcome))
     summary.append(
-        f" · tasks {report.tally} · ${report.cost_usd:.2f} · {spent} · "
+        f" · tasks {report.tally} · {dollars(report.cost_usd, report.unpriced)} · {spent} · "
         f"{counted(report.turns, 'agent turn')}"
     )
     console.print(summary)
+    for model in report.unpriced:
+        console.print(
+            f"Cost unknown: Ralph has no price for model {model}; {price_hint(model)}",
+            style="yellow",
+            markup=False,
+        )
     for line in report.tasks:
         if line.refused:
             console.print(

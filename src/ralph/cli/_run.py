@@ -17,7 +17,7 @@ from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.config import BestOf
 from ralph.errors import InvalidInput
-from ralph.orchestrate import wait_policy
+from ralph.orchestrate import dollars, unpriced_of, wait_policy
 from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
 from ralph.project import Project
 from ralph.runtimes import AGENTS, AgentRuntime, NoAgent, open_agents, open_runtime
@@ -100,9 +100,10 @@ def _print(outcome: PhaseOutcome, agent: str) -> None:
         console.print(f"  ! {breach}", style="red", markup=False)
     if outcome.agent_runs:
         seconds = sum(run.duration_seconds for run in outcome.agent_runs)
+        unpriced = unpriced_of(run.unpriced_model for run in outcome.agent_runs)
+        cost = dollars(outcome.cost_usd, unpriced)
         console.print(
-            f"  agent runs: {len(outcome.agent_runs)}, ${outcome.cost_usd:.2f}, {seconds:.1f}s",
-            markup=False,
+            f"  agent runs: {len(outcome.agent_runs)}, {cost}, {seconds:.1f}s", markup=False
         )
     console.print(f"  result: {outcome.status.value}", markup=False)
 
@@ -128,6 +129,7 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
             root=config.root,
             sandbox_env=config.sandbox_env,
             agent_hosts=config.agent_hosts,
+            prices=config.prices,
         )
     return open_agents(
         settings,
@@ -136,6 +138,7 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
         root=config.root,
         sandbox_env=config.sandbox_env,
         agent_hosts=config.agent_hosts,
+        prices=config.prices,
     )
 
 

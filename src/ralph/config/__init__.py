@@ -23,6 +23,7 @@ from ralph.config._github import (
 from ralph.config._hooks import HOOK_NAMES, HookSettings
 from ralph.config._merge import MergeSettings
 from ralph.config._notify import NotifySettings, webhook_problem
+from ralph.config._prices import ModelPrice, parse_prices
 from ralph.config._reference import configuration_reference
 from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 
@@ -40,6 +41,7 @@ __all__ = [
     "GitHubSettings",
     "HookSettings",
     "MergeSettings",
+    "ModelPrice",
     "NotifySettings",
     "PhaseSettings",
     "configuration_reference",
@@ -48,6 +50,7 @@ __all__ = [
     "find_config",
     "load_config",
     "parse_github_settings",
+    "parse_prices",
     "render_config",
     "untested_warning",
     "webhook_problem",

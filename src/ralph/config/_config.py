@@ -31,6 +31,7 @@ from ralph.config._numbers import (
     MAX_WIP,
     setting_number,
 )
+from ralph.config._prices import ModelPrice, parse_prices
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowState
@@ -133,6 +134,8 @@ class Config:
     github: GitHubSettings = field(default_factory=GitHubSettings)
     debug: DebugSettings = field(default_factory=DebugSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    #: Model -> its price, over Ralph's own table (``[prices."MODEL"]``).
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
 
     @property
     def resolved_store_url(self) -> str:
@@ -180,6 +183,7 @@ _KEYS = {
     "merge": ("merge", None),
     "github": ("github", None),
     "debug": ("debug", None),
+    "prices": ("prices", None),
 }
 
 
@@ -398,6 +402,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
     values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
     values["notify"] = parse_notify_settings(data.pop("notify", None), str(path), env)
+    values["prices"] = parse_prices(data.pop("prices", None), str(path))
     for key, value in data.items():
         name, _ = _KEYS[key]
         values[name] = _convert(name, value, f"{path}: {key}")
@@ -602,6 +607,16 @@ command = ""
 webhook = ""
 timeout_seconds = 5
 retries = 3
+
+# What a model costs, in US dollars per million tokens, where Ralph's own table lacks
+# it or is out of date: agent CLIs that report no cost (Codex, Gemini CLI) are charged
+# from it. A model with no price has an unknown cost, which stops work when a budget
+# above is set. E.g.
+# [prices."gpt-5-codex"]
+# input = 1.25
+# cached_input = 0.125
+# cache_write = 0
+# output = 10
 {board}"""
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ralph.orchestrate._at_work import at_work
 from ralph.orchestrate._attempts import attempt_key, with_attempts
-from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._budget import Budget, unknown_cost
 from ralph.orchestrate._cancel import cancel_run
+from ralph.orchestrate._dollars import dollars, unpriced_of
 from ralph.orchestrate._execute import (
     MAX_PLAN_ITERATIONS,
     Execution,
@@ -104,6 +105,7 @@ __all__ = [
     "board_queue",
     "build_report",
     "cancel_run",
+    "dollars",
     "generation",
     "hero_crew",
     "iterate",
@@ -119,6 +121,8 @@ __all__ = [
     "suggested_team",
     "tally",
     "team_crew",
+    "unknown_cost",
+    "unpriced_of",
     "wait_policy",
     "wake_waiting",
     "with_attempts",

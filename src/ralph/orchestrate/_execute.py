@@ -639,6 +639,7 @@ class TaskExecutor:
                 cache_read_tokens=agent_run.cache_read_tokens,
                 cache_write_tokens=agent_run.cache_write_tokens,
                 refused=agent_run.denied_tools,
+                unpriced_model=agent_run.unpriced_model,
             )
 
     def _note_breaches(self, claim: Claim, outcome: PhaseOutcome) -> None:

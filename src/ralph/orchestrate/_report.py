@@ -17,6 +17,7 @@ from typing import Any
 
 from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
+from ralph.orchestrate._dollars import unpriced_of
 from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
 from ralph.phases import FAST_TRACKED
@@ -93,6 +94,8 @@ class TaskLine:
     activity: Activity | None = None
     #: Whether the XS fast track took its issue, or was refused, or abandoned, and why.
     fast_track: tuple[str, ...] = ()
+    #: Models its agents used that have no price: its cost is unknown.
+    unpriced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,8 @@ class RunReport:
     outcome: Outcome = Outcome.RUNNING
     #: The issues its escalated tasks sent to Human Needed, each once, in task order.
     escalated: tuple[int, ...] = ()
+    #: Models its agents used that have no price: its cost is unknown.
+    unpriced: tuple[str, ...] = ()
 
     @property
     def tally(self) -> Tally:
@@ -290,6 +295,8 @@ class RunReport:
             "done": asdict(self.tally),
             "tasks": [asdict(t) for t in self.tasks],
             "costUsd": self.cost_usd,
+            "costKnown": not self.unpriced,
+            "unpricedModels": list(self.unpriced),
             "tokens": self.tokens,
             "cacheReadTokens": self.cache_read_tokens,
             "cacheWriteTokens": self.cache_write_tokens,
@@ -457,6 +464,7 @@ def build_report(
                 for_person=task.waiting_for_person,
                 next_check=task.not_before if task.waiting_for is not None else None,
                 activity=Activity.from_dict(task.metadata.get("activity")),
+                unpriced=unpriced_of(c.unpriced_model for c in own),
             )
         )
     critical, keys = _critical_path(tasks, seconds)
@@ -491,6 +499,7 @@ def build_report(
         cost_usd=sum(c.usd for c in charges),
         tokens=sum(c.tokens for c in charges),
         turns=sum(c.turns for c in charges),
+        unpriced=unpriced_of(c.unpriced_model for c in charges),
         makespan=times.makespan,
         critical_path=critical,
         critical_keys=tuple(keys),

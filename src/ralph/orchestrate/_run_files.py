@@ -26,6 +26,7 @@ from pathlib import Path
 from ralph._secrets import redact
 from ralph.errors import RalphError
 from ralph.git import RUN_FILES_DIR
+from ralph.orchestrate._dollars import dollars
 from ralph.runtimes import AgentResult, AgentStatus
 
 __all__ = ["RunFileNotFound", "RunFiles"]
@@ -187,7 +188,8 @@ def _attempt_text(
     out += [f"  {line}" for line in lines]
     for n, (run, transcript) in enumerate(zip(agent_runs, kept, strict=True), 1):
         said = f"agent run {n}: {run.agent or 'agent'} {run.status.value}"
-        said += f" · ${run.cost_usd:.2f} · {run.tokens:,} tokens · {run.turns} turns"
+        cost = dollars(run.cost_usd, (run.unpriced_model,) if run.unpriced_model else ())
+        said += f" · {cost} · {run.tokens:,} tokens · {run.turns} turns"
         said += f" · {run.duration_seconds:.1f}s"
         if transcript:
             said += f" · transcript {transcript}"

@@ -131,6 +131,7 @@ def measure_attempt(
         checks_total=total,
         diff_lines=_diff_lines(ctx, branch) if exists else 0,
         cost_usd=round(sum(r.cost_usd for r in runs), 6),
+        cost_known=not any(r.unpriced_model for r in runs),
         seconds=round(seconds, 3),
         # The agent's own reason (a diff that does not apply) says more than what it
         # left undone (no commits).
@@ -234,7 +235,7 @@ def selection_brief(
     diffs = [
         Feedback(
             kind="diff",
-            where=f"try {r.attempt} ({r.branch}, {r.diff_lines} lines, ${r.cost_usd:.2f})",
+            where=f"try {r.attempt} ({r.branch}, {r.diff_lines} lines, {r.cost})",
             text=git.git(
                 "diff", f"refs/heads/{ctx.base}...refs/heads/{r.branch}", what="read a diff"
             )[:_DIFF_CHARS],

@@ -36,6 +36,9 @@ class AttemptRecord:
     #: Lines added plus lines removed against the base branch.
     diff_lines: int = 0
     cost_usd: float = 0.0
+    #: False when an agent of the attempt used a model without a price: its cost is
+    #: unknown, and no attempt wins on cost.
+    cost_known: bool = True
     seconds: float = 0.0
     #: Why the attempt cannot win, one line each (empty for a finished one).
     problems: tuple[str, ...] = ()
@@ -43,6 +46,11 @@ class AttemptRecord:
     @property
     def eligible(self) -> bool:
         return self.finished and self.tests == "passed"
+
+    @property
+    def cost(self) -> str:
+        """``$1.23``, or ``cost unknown``."""
+        return f"${self.cost_usd:.2f}" if self.cost_known else "cost unknown"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -56,19 +64,25 @@ class AttemptRecord:
         return cls(**known)
 
 
-def _key(record: AttemptRecord) -> tuple[bool, int, int, float, int]:
+def _key(record: AttemptRecord, by_cost: bool) -> tuple[bool, int, int, float, int]:
     return (
         not record.eligible,
         -record.checks_done,
         record.diff_lines,
-        round(record.cost_usd, 6),
+        round(record.cost_usd, 6) if by_cost else 0.0,
         record.attempt,
     )
 
 
+def _by_cost(records: Sequence[AttemptRecord]) -> bool:
+    """Whether cost may decide: an unknown cost is not a low one."""
+    return all(r.cost_known for r in records)
+
+
 def rank_attempts(records: Sequence[AttemptRecord]) -> list[AttemptRecord]:
     """The attempts best first."""
-    return sorted(records, key=_key)
+    by_cost = _by_cost(records)
+    return sorted(records, key=lambda record: _key(record, by_cost))
 
 
 @dataclass(frozen=True)
@@ -88,7 +102,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _why_not(record: AttemptRecord, best: AttemptRecord) -> str:
+def _why_not(record: AttemptRecord, best: AttemptRecord, by_cost: bool = True) -> str:
     """What decided between ``best`` and ``record`` (which ranks below it)."""
     name = f"try {record.attempt}"
     if not record.finished:
@@ -100,7 +114,7 @@ def _why_not(record: AttemptRecord, best: AttemptRecord) -> str:
         return f"{name} ticked {record.checks_done} of {record.checks_total} plan checks"
     if record.diff_lines != best.diff_lines:
         return f"{name}'s diff is larger ({_plural(record.diff_lines, 'line')})"
-    if round(record.cost_usd, 6) != round(best.cost_usd, 6):
+    if by_cost and round(record.cost_usd, 6) != round(best.cost_usd, 6):
         return f"{name} cost more (${record.cost_usd:.2f})"
     return f"{name} came later with the same score"
 
@@ -113,18 +127,18 @@ def select_attempt(records: Sequence[AttemptRecord]) -> Selection:
     ranked = rank_attempts(records)
     order = tuple(r.attempt for r in ranked)
     best = ranked[0]
-    others = [_why_not(r, best) for r in ranked[1:]]
+    by_cost = _by_cost(records)
+    others = [_why_not(r, best, by_cost) for r in ranked[1:]]
     if not best.eligible:
         return Selection(
             None,
             f"none of the {_plural(len(records), 'attempt')} passed its tests and checks: "
-            + "; ".join(_why_not(r, best) if r is not best else _own(r) for r in ranked),
+            + "; ".join(_why_not(r, best, by_cost) if r is not best else _own(r) for r in ranked),
             order,
         )
     won = (
         f"try {best.attempt} won: tests pass, {best.checks_done} of {best.checks_total} "
-        f"plan checks ticked, {_plural(best.diff_lines, 'line')} changed, "
-        f"${best.cost_usd:.2f}"
+        f"plan checks ticked, {_plural(best.diff_lines, 'line')} changed, " + best.cost
     )
     return Selection(best.attempt, won + (f" ({'; '.join(others)})" if others else ""), order)
 

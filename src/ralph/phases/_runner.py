@@ -760,7 +760,7 @@ class PhaseRunner:
         ctx.say(
             f"Try {attempt} {verdict} on {record.branch}: tests {record.tests}, "
             f"{record.checks_done} of {record.checks_total} plan checks, "
-            f"{record.diff_lines} line(s) changed, ${record.cost_usd:.2f}."
+            f"{record.diff_lines} line(s) changed, {record.cost}."
         )
         return AttemptOutcome(record, tuple(ctx.said), tuple(runs), tuple(ctx.breaches))
 

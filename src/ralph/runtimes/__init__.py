@@ -24,6 +24,7 @@ from ralph.runtimes._model import (
 )
 from ralph.runtimes._no_agent import NoAgent
 from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
+from ralph.runtimes._prices import UNNAMED_MODEL, Pricing, Tokens, packaged_prices, price_hint
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
 
@@ -31,6 +32,7 @@ __all__ = [
     "AGENTS",
     "OFFLINE_HINT",
     "RUNTIMES",
+    "UNNAMED_MODEL",
     "Activity",
     "ActivityEvent",
     "ActivityFeed",
@@ -46,7 +48,9 @@ __all__ = [
     "Limits",
     "NoAgent",
     "PhaseAgents",
+    "Pricing",
     "StopSignal",
+    "Tokens",
     "agent_credentials",
     "agent_environment",
     "claude_cli",
@@ -54,4 +58,6 @@ __all__ = [
     "found_agent_clis",
     "open_agents",
     "open_runtime",
+    "packaged_prices",
+    "price_hint",
 ]

@@ -152,6 +152,9 @@ class AgentResult:
     #: The structured result (parsed JSON), when the agent returned one.
     result: Mapping[str, Any] | None = None
     cost_usd: float = 0.0
+    #: A model the agent used whose price Ralph does not know: the cost is then
+    #: unknown (``cost_usd`` counts only the priced models' tokens).
+    unpriced_model: str = ""
     #: Input tokens not read from or written to the prompt cache.
     input_tokens: int = 0
     output_tokens: int = 0

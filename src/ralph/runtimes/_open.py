@@ -10,10 +10,11 @@ from typing import Any
 
 from ralph._distribution import install_hint
 from ralph._suggest import unknown_name
-from ralph.config import AgentSettings
+from ralph.config import AgentSettings, ModelPrice
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._credentials import OFFLINE_HINT, agent_credentials
+from ralph.runtimes._prices import Pricing
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
 from ralph.workflow import PHASE_SPECS
@@ -35,6 +36,7 @@ def open_runtime(
     root: Path | None = None,
     sandbox_env: Sequence[str] = (),
     agent_hosts: Sequence[str] = (),
+    prices: Mapping[str, ModelPrice] | None = None,
 ) -> AgentRuntime:
     """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
     ``tools_server`` is the read-only MCP server agents get in-process (Claude);
@@ -42,7 +44,8 @@ def open_runtime(
     saying what to install or set, when the runtime cannot work here, or cannot be
     sandboxed here and ``allow_unsandboxed`` (ralph.toml) is false. ``sandbox_env``:
     the person's variables agents get by name; ``agent_hosts``: the hosts agent CLIs
-    may reach besides their model's API (ralph.toml)."""
+    may reach besides their model's API (ralph.toml); ``prices``: ralph.toml's
+    ``[prices]``, for a CLI that reports tokens but no cost."""
     settings = settings or AgentSettings()
     environ = os.environ if environ is None else environ
     # [agent] model is a model of [agent]'s agent; phases name theirs in their briefs.
@@ -87,6 +90,7 @@ def open_runtime(
             sandbox_env=sandbox_env,
             hosts=agent_hosts,
             roots=() if root is None else (root,),
+            pricing=Pricing(dict(prices or {})),
         )
     if name == "command":
         from ralph.runtimes.command import CommandRuntime
@@ -103,6 +107,7 @@ def open_runtime(
             sandbox=should_confine(allow_unsandboxed, "agents"),
             sandbox_env=sandbox_env,
             hosts=agent_hosts,
+            pricing=Pricing(dict(prices or {})),
         )
     raise ConfigError(unknown_name("agent", name, AGENTS, "available in this version"))
 
@@ -116,6 +121,7 @@ def open_agents(
     root: Path | None = None,
     sandbox_env: Sequence[str] = (),
     agent_hosts: Sequence[str] = (),
+    prices: Mapping[str, ModelPrice] | None = None,
 ) -> AgentRuntime:
     """The runtime ralph.toml's ``[agent]`` names for every phase; when its phase or
     role tables choose other agents, one that runs each phase on its own
@@ -134,6 +140,7 @@ def open_agents(
                 root=root,
                 sandbox_env=sandbox_env,
                 agent_hosts=agent_hosts,
+                prices=prices,
             )
         return opened[name]
 

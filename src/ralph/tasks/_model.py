@@ -253,3 +253,6 @@ class Charge:
     cache_write_tokens: int = 0
     #: Tool calls the agent was refused, by tool name.
     refused: tuple[str, ...] = ()
+    #: A model the agent used that Ralph has no price for: ``usd`` is then not the
+    #: whole cost, which is unknown.
+    unpriced_model: str = ""

@@ -150,4 +150,10 @@ TASK_STORE_MIGRATIONS: tuple[Migration, ...] = (
         "a revision on each task, so a listing decodes only the tasks that changed",
         ("ALTER TABLE ralph_tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 0",),
     ),
+    Migration(
+        # Versions are shared with the local tracker's migrations (8 to 10 are theirs).
+        11,
+        "a charge whose cost is unknown names the model without a price",
+        ("ALTER TABLE ralph_charges ADD COLUMN unpriced_model TEXT NOT NULL DEFAULT ''",),
+    ),
 )

@@ -183,6 +183,18 @@ def _charge(row: Row) -> Charge:
     return Charge(**{**row, "refused": tuple(json.loads(row["refused"]))})
 
 
+def _charges_where(run_id: int | None, since: float | None) -> tuple[str, list[Any]]:
+    """The ledger's lines of one run (or all), at or after ``since``: a WHERE clause."""
+    sql, params = " WHERE 1 = 1", list[Any]()
+    if run_id is not None:
+        sql += " AND run_id = ?"
+        params.append(run_id)
+    if since is not None:
+        sql += " AND at >= ?"
+        params.append(since)
+    return sql, params
+
+
 def _marks(values: Collection[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -977,13 +989,14 @@ class SqlStore(TaskStore):
         cache_read_tokens: int = 0,
         cache_write_tokens: int = 0,
         refused: Sequence[str] = (),
+        unpriced_model: str = "",
     ) -> Charge:
         with self._write() as tx:
             self._locked_run(tx, run_id)
             row = tx.one(
                 "INSERT INTO ralph_charges (run_id, task_id, usd, tokens, turns, seconds, at, "
-                "cache_read_tokens, cache_write_tokens, refused) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                "cache_read_tokens, cache_write_tokens, refused, unpriced_model) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     run_id,
                     task_id,
@@ -995,6 +1008,7 @@ class SqlStore(TaskStore):
                     cache_read_tokens,
                     cache_write_tokens,
                     json.dumps(list(refused)),
+                    unpriced_model,
                 ),
             )
         assert row is not None
@@ -1006,17 +1020,22 @@ class SqlStore(TaskStore):
         return [_charge(row) for row in rows]
 
     def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
-        sql = "SELECT COALESCE(SUM(usd), 0) AS total FROM ralph_charges WHERE 1 = 1"
-        params: list[Any] = []
-        if run_id is not None:
-            sql += " AND run_id = ?"
-            params.append(run_id)
-        if since is not None:
-            sql += " AND at >= ?"
-            params.append(since)
+        where, params = _charges_where(run_id, since)
         with self._reader() as tx:
-            row = tx.one(sql, params)
+            row = tx.one(f"SELECT COALESCE(SUM(usd), 0) AS total FROM ralph_charges{where}", params)
         return float(row["total"]) if row is not None else 0.0
+
+    def unpriced_models(
+        self, *, run_id: int | None = None, since: float | None = None
+    ) -> list[str]:
+        where, params = _charges_where(run_id, since)
+        sql = (
+            f"SELECT unpriced_model, MIN(id) AS first FROM ralph_charges{where} "
+            "AND unpriced_model <> '' GROUP BY unpriced_model ORDER BY first"
+        )
+        with self._reader() as tx:
+            rows = tx.rows(sql, params)
+        return [str(row["unpriced_model"]) for row in rows]
 
     # -- messages -------------------------------------------------------------------------
 

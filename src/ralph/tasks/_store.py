@@ -262,9 +262,11 @@ class TaskStore(abc.ABC):
         cache_read_tokens: int = 0,
         cache_write_tokens: int = 0,
         refused: Sequence[str] = (),
+        unpriced_model: str = "",
     ) -> Charge:
         """Add what one agent run cost to the ledger: ``tokens`` counts every token,
-        cached input included; ``refused`` names the tool calls it was refused."""
+        cached input included; ``refused`` names the tool calls it was refused;
+        ``unpriced_model`` a model it used whose price is unknown (its cost then is)."""
 
     @abc.abstractmethod
     def charges(self, run_id: int) -> list[Charge]:
@@ -273,6 +275,13 @@ class TaskStore(abc.ABC):
     @abc.abstractmethod
     def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
         """US dollars charged to one run, or to every run, at or after ``since``."""
+
+    @abc.abstractmethod
+    def unpriced_models(
+        self, *, run_id: int | None = None, since: float | None = None
+    ) -> list[str]:
+        """The models without a price among the charges ``spent`` counts, in the order
+        first charged: while there is one, what was spent is unknown."""
 
     # -- issue locks --------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ralph.config import Config
 from ralph.graph import TaskKind
+from ralph.orchestrate import dollars, unpriced_of
 from ralph.tasks import Charge, TaskStore
 
 __all__ = ["SpendLine", "SpendView", "load_spend"]
@@ -28,6 +29,12 @@ class SpendLine:
     tokens: int
     turns: int
     agent_runs: int
+    #: Models without a price its agents used: its cost is unknown ("?").
+    unpriced: tuple[str, ...] = ()
+
+    @property
+    def cost(self) -> str:
+        return dollars(self.usd, self.unpriced)
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,16 @@ class SpendView:
     budget_run_usd: float
     budget_day_usd: float
     today: str
+    #: Models without a price any agent used: the total is unknown ("?").
+    unpriced: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> str:
+        return dollars(self.total_usd, self.unpriced)
+
+    @property
+    def today_line(self) -> SpendLine | None:
+        return next((d for d in self.days if d.key == self.today), None)
 
     @property
     def spent_today(self) -> float:
@@ -55,6 +72,8 @@ class SpendView:
 
         return {
             "totalUsd": self.total_usd,
+            "costKnown": not self.unpriced,
+            "unpricedModels": list(self.unpriced),
             "tokens": self.tokens,
             "today": self.today,
             "spentToday": self.spent_today,
@@ -81,6 +100,7 @@ def _sum(key: str, label: str, charges: list[Charge]) -> SpendLine:
         tokens=sum(c.tokens for c in charges),
         turns=sum(c.turns for c in charges),
         agent_runs=len(charges),
+        unpriced=unpriced_of(c.unpriced_model for c in charges),
     )
 
 
@@ -105,6 +125,7 @@ def load_spend(store: TaskStore, config: Config, *, now: float) -> SpendView:
     return SpendView(
         total_usd=sum(c.usd for c in everything),
         tokens=sum(c.tokens for c in everything),
+        unpriced=unpriced_of(c.unpriced_model for c in everything),
         days=tuple(_sum(day, day, days[day]) for day in sorted(days, reverse=True)),
         runs=tuple(runs),
         phases=tuple(_sum(kind, kind, phases[kind]) for kind in ranked),

@@ -33,9 +33,15 @@ CALLS = {"codex": 3, "gemini": 4, "opencode": 3}
 #: What each CLI reports per model call (the fakes answer each with 100 input tokens,
 #: 20 of them cached, and 20 output tokens): Codex and Gemini CLI tokens only, opencode
 #: a cost too, at the prices its config gives the fake model ($3 and $15 per million
-#: input and output tokens).
+#: input and output tokens). Ralph prices Codex's at its config's model (gpt-5.5: $5,
+#: $0.50 cached, $30); the Gemini CLI's models have no price in Ralph's table.
 TOKENS = {"input_tokens": 80, "cache_read_tokens": 20, "output_tokens": 20}
-COST = {"codex": 0.0, "gemini": 0.0, "opencode": (80 * 3 + 20 * 15) / 1e6}
+COST = {
+    "codex": (80 * 5 + 20 * 0.5 + 20 * 30) / 1e6,
+    "gemini": 0.0,
+    "opencode": (80 * 3 + 20 * 15) / 1e6,
+}
+UNPRICED = {"codex": "", "gemini": "gemini-3.5-flash-lite", "opencode": ""}
 
 
 @pytest.fixture
@@ -90,6 +96,7 @@ def test_the_cli_writes_the_document_runs_its_shell_and_reports_result_and_usage
     calls = CALLS[cli.name]
     assert {k: getattr(result, k) for k in TOKENS} == {k: n * calls for k, n in TOKENS.items()}
     assert result.cost_usd == pytest.approx(COST[cli.name] * calls)
+    assert result.unpriced_model == UNPRICED[cli.name]
     assert result.turns == 3
     assert str(result.transcript).startswith("session ")
     prompt = "\n".join(api.turns[0].texts())

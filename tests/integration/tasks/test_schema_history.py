@@ -90,7 +90,9 @@ def test_a_database_made_before_pull_request_reviews_and_checks_opens_and_keeps_
 
     tracker = LocalTracker(db, repo="acme")
 
-    assert schema_versions(db) == CURRENT
+    # The tracker brings its own versions (the task store's later ones come with it).
+    owned = {m.version for m in (*before, *LOCAL_TRACKER_MIGRATIONS)}
+    assert schema_versions(db) == sorted(owned)
     pr = tracker.get_pull_request(1)
     assert (pr.title, pr.closes, pr.author, pr.reviews, pr.checks) == ("Old", (9,), "ralph", (), ())
     review = tracker.submit_review(1, ReviewEvent.APPROVE, author="alice")

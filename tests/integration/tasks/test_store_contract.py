@@ -743,6 +743,21 @@ class TestLedger:
         assert kept.refused == ("Bash", "Write")
         assert (plain.cache_read_tokens, plain.cache_write_tokens, plain.refused) == (0, 0, ())
 
+    def test_a_charge_of_a_model_without_a_price_is_told_per_run_and_period(self, store, clock):
+        first, second = store.create_run("a"), store.create_run("b")
+        store.record_charge(first.id, None, 0.1, unpriced_model="mystery")
+        clock.advance(100)
+        later = clock()
+        store.record_charge(first.id, None, 0.2)
+        store.record_charge(second.id, None, 0.0, unpriced_model="other")
+        store.record_charge(second.id, None, 0.0, unpriced_model="mystery")
+        assert store.unpriced_models(run_id=first.id) == ["mystery"]
+        assert store.unpriced_models(run_id=second.id) == ["other", "mystery"]
+        assert store.unpriced_models() == ["mystery", "other"]
+        assert store.unpriced_models(since=later) == ["other", "mystery"]
+        assert [c.unpriced_model for c in store.charges(first.id)] == ["mystery", ""]
+        assert store.unpriced_models(run_id=999) == []
+
 
 class TestEvents:
     def test_every_change_appends_an_event_in_order(self, store):

@@ -4,11 +4,14 @@ waiting tasks from theirs, and running time from the events."""
 from __future__ import annotations
 
 import dataclasses
+import io
 
+from ralph.cli._console import Console
+from ralph.cli._report import print_report
 from ralph.graph import TaskKind
-from ralph.orchestrate import build_report
+from ralph.orchestrate import build_report, dollars
 from ralph.orchestrate._execute import WORKER_BROKE
-from ralph.tasks import Event, EventKind, Run, Task, TaskStatus
+from ralph.tasks import Charge, Event, EventKind, Run, Task, TaskStatus
 
 DONE, PENDING, CANCELED = TaskStatus.DONE, TaskStatus.PENDING, TaskStatus.CANCELED
 
@@ -186,3 +189,30 @@ def test_the_plan_gate_needs_a_person_only_once_the_review_before_it_is_done():
     reviewed = dataclasses.replace(review, status=DONE)
     (need,) = build_report(run, [reviewed, gate], [], [], []).needs_person
     assert need.startswith("Approve plan for GH-5: approve with `ralph approve 5`")
+
+
+def test_a_cost_that_includes_a_model_without_a_price_reads_as_unknown():
+
+    tasks = [task(1, TaskKind.PLAN, DONE), task(2, TaskKind.IMPLEMENT, DONE)]
+    charges = [
+        Charge(id=1, run_id=1, task_id=1, usd=0.25, tokens=100),
+        Charge(id=2, run_id=1, task_id=2, usd=0.0, tokens=900, unpriced_model="mystery"),
+    ]
+    run = Run(id=1, name="hero GH-1", root_issue=1, mode="hero")
+    report = build_report(run, tasks, [], charges, [])
+    priced, unknown = report.tasks
+    assert (priced.unpriced, unknown.unpriced, report.unpriced) == ((), ("mystery",), ("mystery",))
+    assert dollars(priced.cost_usd, priced.unpriced) == "$0.25"
+    assert dollars(unknown.cost_usd, unknown.unpriced) == "?"
+    assert dollars(report.cost_usd, report.unpriced) == "?"
+    assert dollars(0.0, blank_zero=True) == ""
+    shown = report.to_dict()
+    assert (shown["costKnown"], shown["unpricedModels"]) == (False, ["mystery"])
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=120, color_system=None))
+    assert " · tasks 2/2 done · ? · " in out.getvalue()
+    assert "$0.25" in out.getvalue()
+    assert "$0.00" not in out.getvalue()
+    assert 'Cost unknown: Ralph has no price for model mystery; add [prices."mystery"]' in (
+        out.getvalue()
+    )

@@ -51,6 +51,16 @@ def test_with_the_same_diff_the_cheaper_wins_and_then_the_earlier():
     assert "try 2 came later with the same score" in tied.reason
 
 
+def test_an_unknown_cost_is_not_a_low_one_so_cost_decides_nothing_then():
+    # Try 2's agent used a model without a price: its $0.00 counts only priced tokens.
+    chosen = select_attempt([attempt(1, cost_usd=3.0), attempt(2, cost_usd=0.0, cost_known=False)])
+    assert chosen.winner == 1
+    assert "try 2 came later with the same score" in chosen.reason
+    later = select_attempt([attempt(1, cost_usd=0.0, cost_known=False), attempt(2)])
+    assert later.winner == 1
+    assert "cost unknown" in later.reason
+
+
 def test_an_unfinished_attempt_never_wins_even_with_passing_tests():
     unfinished = attempt(1, finished=False, problems=("plan phase(s) 2 not ticked",), diff_lines=1)
     chosen = select_attempt([unfinished, attempt(2, diff_lines=50)])

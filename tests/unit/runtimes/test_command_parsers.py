@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ralph.runtimes import AgentStatus
+from ralph.runtimes import AgentStatus, Tokens
 from ralph.runtimes.command import PARSERS
 
 
@@ -138,3 +138,76 @@ def test_gemini_takes_what_the_model_said_after_its_last_tool_call():
     )
     assert parsed.result == {"a": 1}
     assert parsed.turns == 2
+
+
+def started(key: str, kind: str = "command_execution") -> dict[str, object]:
+    return {"type": "item.started", "item": {"id": key, "type": kind, "command": "ls"}}
+
+
+def completed(key: str, kind: str = "command_execution", text: str = "") -> dict[str, object]:
+    return {"type": "item.completed", "item": {"id": key, "type": kind, "text": text}}
+
+
+def test_codex_turns_are_the_models_answers_not_its_commands():
+    parsed = PARSERS["codex"](
+        lines(
+            # Answer 1: it reasons, says what it will do, runs two commands side by side.
+            completed("r1", "reasoning"),
+            completed("m1", "agent_message", "Looking around."),
+            started("c1"),
+            started("c2"),
+            completed("c2"),
+            completed("c1"),
+            # Answer 2: one edit.
+            started("f1", "file_change"),
+            completed("f1", "file_change"),
+            # Answer 3: the result.
+            completed("m2", "agent_message", '{"a": 1}'),
+            {"type": "turn.completed", "usage": {"input_tokens": 10, "output_tokens": 2}},
+        )
+    )
+    assert parsed.turns == 3
+    assert parsed.result == {"a": 1}
+
+
+def test_codex_reports_no_cost_so_ralph_prices_its_tokens_by_the_model_in_use():
+    usage = {"input_tokens": 300, "cached_input_tokens": 60, "output_tokens": 60}
+    parsed = PARSERS["codex"](lines({"type": "turn.completed", "usage": usage}))
+    assert parsed.cost_usd is None
+    assert parsed.tokens_by_model() == {"": Tokens(input=240, cache_read=60, output=60)}
+
+
+def test_gemini_tokens_are_priced_per_model_its_stats_name():
+    stats = {
+        "input_tokens": 400,
+        "output_tokens": 80,
+        "cached": 80,
+        "models": {
+            "gemini-2.5-flash-lite": {"input_tokens": 100, "output_tokens": 20, "cached": 20},
+            "gemini-2.5-pro": {"input_tokens": 300, "output_tokens": 60, "cached": 60},
+        },
+    }
+    parsed = PARSERS["gemini"](
+        lines({"type": "init", "model": "auto"}, {"type": "result", "stats": stats})
+    )
+    assert parsed.cost_usd is None
+    assert parsed.tokens_by_model() == {
+        "gemini-2.5-flash-lite": Tokens(input=80, cache_read=20, output=20),
+        "gemini-2.5-pro": Tokens(input=240, cache_read=60, output=60),
+    }
+    assert (parsed.input_tokens, parsed.cache_read_tokens, parsed.output_tokens) == (320, 80, 80)
+    # Totals that name no model are the model its init event named.
+    totals = {"input_tokens": 10, "output_tokens": 2, "cached": 0}
+    named = PARSERS["gemini"](
+        lines({"type": "init", "model": "gemini-2.5-pro"}, {"type": "result", "stats": totals})
+    )
+    assert named.tokens_by_model() == {"gemini-2.5-pro": Tokens(input=10, output=2)}
+
+
+def test_opencode_keeps_its_own_cost_and_leaves_a_zero_one_to_ralphs_prices():
+    def step(cost: float) -> dict[str, object]:
+        tokens = {"input": 80, "output": 20, "cache": {"read": 20, "write": 0}}
+        return {"type": "step_finish", "part": {"cost": cost, "tokens": tokens}}
+
+    assert PARSERS["opencode"](lines(step(0.25), step(0.5))).cost_usd == 0.75
+    assert PARSERS["opencode"](lines(step(0), step(0))).cost_usd is None

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from ralph.config import ModelPrice
 from ralph.runtimes import ActivityFeed
+from ralph.runtimes._prices import Pricing
 from ralph.runtimes.command._live import LIVE_READERS, live_reader
 from ralph.runtimes.command._parsers import PARSERS
 
@@ -42,9 +44,20 @@ def output(cli: str) -> str:
     return claude_recorded() if cli == "claude" else recorded(cli)
 
 
-def read(cli: str, text: str) -> ActivityFeed:
+#: Prices for the recorded runs' models (Gemini CLI names its own, Codex none: the
+#: pricing's model stands for it).
+PRICING = Pricing(
+    {
+        "gemini-3.8-flash": ModelPrice(1.0, 0.1, 0.0, 8.0),
+        "gemini-3.5-flash-lite": ModelPrice(0.5, 0.05, 0.0, 2.0),
+    },
+    model="gpt-5.5",
+)
+
+
+def read(cli: str, text: str, pricing: Pricing | None = PRICING) -> ActivityFeed:
     feed = ActivityFeed(cli)
-    reader = live_reader(cli, feed, WORKDIR)
+    reader = live_reader(cli, feed, WORKDIR, pricing)
     for line in text.splitlines(keepends=True):
         reader(line)
     return feed
@@ -72,7 +85,26 @@ def test_the_live_figures_agree_with_the_final_parsers(cli):
     )
     assert activity.tokens == every
     assert activity.turns == parsed.turns
-    assert activity.cost_usd == pytest.approx(parsed.cost_usd)
+    if parsed.cost_usd is None:  # priced by Ralph: the same figure as the final result
+        cost, unpriced = PRICING.cost(parsed.tokens_by_model())
+        assert cost > 0
+        assert not unpriced
+    else:
+        cost = parsed.cost_usd
+    assert activity.cost_usd == pytest.approx(cost)
+
+
+def test_codex_and_gemini_cost_so_far_comes_from_their_models_prices():
+    codex = read("codex", output("codex")).snapshot()
+    # 240 input, 60 cached and 60 output tokens at gpt-5.5's $5, $0.50 and $30.
+    assert codex.cost_usd == pytest.approx((240 * 5 + 60 * 0.5 + 60 * 30) / 1e6)
+    gemini = read("gemini", output("gemini")).snapshot()
+    flash = 240 * 1.0 + 60 * 0.1 + 60 * 8.0
+    lite = 80 * 0.5 + 20 * 0.05 + 20 * 2.0
+    assert gemini.cost_usd == pytest.approx((flash + lite) / 1e6)
+    # A model without a price costs nothing so far: its cost is unknown, not $0 known.
+    unknown = read("codex", output("codex"), Pricing(model="no-such-model")).snapshot()
+    assert unknown.cost_usd == 0
 
 
 def test_the_figures_grow_as_the_lines_come():

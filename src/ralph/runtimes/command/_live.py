@@ -14,7 +14,9 @@ from typing import Any
 
 from ralph.runtimes._activity import ActivityFeed
 from ralph.runtimes._claude_live import ClaudeLive
+from ralph.runtimes._prices import Pricing, Tokens
 from ralph.runtimes._tool_argument import relative, shell_command, tool_argument
+from ralph.runtimes.command._parsers import CodexAnswers, gemini_models, named_model
 
 __all__ = ["LIVE_READERS", "LineReader", "live_reader"]
 
@@ -42,11 +44,15 @@ def _int(value: Any) -> int:
 
 
 class _Events:
-    """A CLI that prints one JSON event a line."""
+    """A CLI that prints one JSON event a line; ``pricing`` prices the tokens of one
+    that reports no cost."""
 
-    def __init__(self, feed: ActivityFeed, workdir: Path | None) -> None:
+    def __init__(
+        self, feed: ActivityFeed, workdir: Path | None, pricing: Pricing | None = None
+    ) -> None:
         self.feed = feed
         self.workdir = workdir
+        self.pricing = Pricing() if pricing is None else pricing
 
     def __call__(self, line: str) -> None:
         event = _object(line)
@@ -60,7 +66,9 @@ class _Events:
 class _Plain:
     """Any other command: each line it prints is something it says."""
 
-    def __init__(self, feed: ActivityFeed, workdir: Path | None) -> None:
+    def __init__(
+        self, feed: ActivityFeed, workdir: Path | None, pricing: Pricing | None = None
+    ) -> None:
         self.feed = feed
 
     def __call__(self, line: str) -> None:
@@ -69,23 +77,37 @@ class _Plain:
 
 class _Codex(_Events):
     """``codex exec --json``: an item per tool call and per message (started, then
-    completed); tokens at ``turn.completed``, no cost. Reasoning is not shown: it is
-    the model thinking, not saying."""
+    completed); tokens at ``turn.completed``, no cost (priced by its model). A turn is
+    an answer of the model (``CodexAnswers``). Reasoning is not shown: it is the model
+    thinking, not saying."""
 
-    def __init__(self, feed: ActivityFeed, workdir: Path | None) -> None:
-        super().__init__(feed, workdir)
+    def __init__(
+        self, feed: ActivityFeed, workdir: Path | None, pricing: Pricing | None = None
+    ) -> None:
+        super().__init__(feed, workdir, pricing)
         self._items: set[str] = set()
+        self._answers = CodexAnswers()
 
     def event(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
         item = _map(event.get("item"))
         if kind in ("item.started", "item.completed") and item:
+            if self._answers.item(kind, item):
+                self.feed.turn()
             self.item(item, kind == "item.completed")
         elif kind == "turn.completed":
             usage = _map(event.get("usage"))
-            # OpenAI counts cached input inside input_tokens.
-            tokens = _int(usage.get("input_tokens")) + _int(usage.get("output_tokens"))
-            self.feed.usage(tokens=tokens)
+            # OpenAI counts cached input (read and written) inside input_tokens.
+            read = _int(usage.get("cached_input_tokens"))
+            wrote = _int(usage.get("cache_write_input_tokens"))
+            tokens = Tokens(
+                input=_int(usage.get("input_tokens")) - read - wrote,
+                cache_read=read,
+                cache_write=wrote,
+                output=_int(usage.get("output_tokens")),
+            )
+            cost, _ = self.pricing.cost({"": tokens}, say=False)
+            self.feed.usage(tokens=tokens.total, cost_usd=cost)
 
     def item(self, item: Mapping[str, Any], completed: bool) -> None:
         kind = item.get("type")
@@ -93,13 +115,11 @@ class _Codex(_Events):
         if kind == "agent_message":
             if completed and key not in self._items:
                 self._items.add(key)
-                self.feed.turn()
                 self.feed.said(str(item.get("text") or ""))
             return
         call = self.tool(item)
         if call is not None and key not in self._items:  # each tool call once, as it starts
             self._items.add(key)
-            self.feed.turn()  # a model answer per tool call (the final parser counts so)
             self.feed.tool(*call)
 
     def tool(self, item: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -129,10 +149,13 @@ _GEMINI_REFUSALS = frozenset({"policy_violation", "permission_denied", "tool_not
 
 class _Gemini(_Events):
     """``gemini --output-format stream-json``: the model's text in deltas, each tool
-    call and its result, the run's token totals in the last event."""
+    call and its result, the run's token totals (per model: priced) in the last event."""
 
-    def __init__(self, feed: ActivityFeed, workdir: Path | None) -> None:
-        super().__init__(feed, workdir)
+    def __init__(
+        self, feed: ActivityFeed, workdir: Path | None, pricing: Pricing | None = None
+    ) -> None:
+        super().__init__(feed, workdir, pricing)
+        self._model = ""
         self._tools: dict[str, str] = {}
         self._text: list[str] = []
         #: The last event was the model's (its answer goes on: not a new turn).
@@ -140,6 +163,8 @@ class _Gemini(_Events):
 
     def event(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
+        if kind == "init":
+            self._model = named_model(event.get("model"))
         if kind == "message" and event.get("role") == "assistant":
             self.answer()
             self._text.append(str(event.get("content") or ""))
@@ -163,8 +188,9 @@ class _Gemini(_Events):
             tokens = _int(stats.get("total_tokens")) or (
                 _int(stats.get("input_tokens")) + _int(stats.get("output_tokens"))
             )
+            cost, _ = self.pricing.cost(gemini_models(stats, self._model), say=False)
             if tokens:
-                self.feed.usage(tokens=tokens, total=True)
+                self.feed.usage(tokens=tokens, cost_usd=cost, total=True)
 
     def answer(self) -> None:
         if not self._answering:
@@ -209,23 +235,28 @@ class _OpenCode(_Events):
                 + _int(cache.get("write"))
             )
             cost = part.get("cost")
-            self.feed.usage(
-                tokens=total, cost_usd=float(cost) if isinstance(cost, int | float) else 0.0
-            )
+            dollars = float(cost) if isinstance(cost, int | float) else 0.0
+            if dollars <= 0:  # a provider without prices: Ralph's table
+                read, wrote = _int(cache.get("read")), _int(cache.get("write"))
+                inputs, output = _int(tokens.get("input")), _int(tokens.get("output"))
+                dollars, _ = self.pricing.cost({"": Tokens(inputs, read, wrote, output)}, say=False)
+            self.feed.usage(tokens=total, cost_usd=dollars)
 
 
 class _Claude(_Events):
     """``claude -p --output-format stream-json``: Claude Code's frames."""
 
-    def __init__(self, feed: ActivityFeed, workdir: Path | None) -> None:
-        super().__init__(feed, workdir)
+    def __init__(
+        self, feed: ActivityFeed, workdir: Path | None, pricing: Pricing | None = None
+    ) -> None:
+        super().__init__(feed, workdir, pricing)
         self._live = ClaudeLive(feed, workdir)
 
     def event(self, event: Mapping[str, Any]) -> None:
         self._live.frame(event)
 
 
-LIVE_READERS: Mapping[str, Callable[[ActivityFeed, Path | None], LineReader]] = {
+LIVE_READERS: Mapping[str, Callable[[ActivityFeed, Path | None, Pricing | None], LineReader]] = {
     "plain": _Plain,
     "codex": _Codex,
     "gemini": _Gemini,
@@ -234,6 +265,9 @@ LIVE_READERS: Mapping[str, Callable[[ActivityFeed, Path | None], LineReader]] = 
 }
 
 
-def live_reader(output: str, feed: ActivityFeed, workdir: Path | None = None) -> LineReader:
-    """The reader of ``output``'s lines (a format of ``PARSERS``) into ``feed``."""
-    return LIVE_READERS[output](feed, workdir)
+def live_reader(
+    output: str, feed: ActivityFeed, workdir: Path | None = None, pricing: Pricing | None = None
+) -> LineReader:
+    """The reader of ``output``'s lines (a format of ``PARSERS``) into ``feed``; ``pricing``
+    prices tokens a CLI reports without a cost."""
+    return LIVE_READERS[output](feed, workdir, pricing)

@@ -10,8 +10,17 @@ from typing import Any
 
 from ralph.runtimes._claude_outcome import classify, setup_problem, structured_result
 from ralph.runtimes._model import AgentStatus
+from ralph.runtimes._prices import Tokens
 
-__all__ = ["PARSERS", "SETUP_PROBLEMS", "Parsed", "parse_json_object"]
+__all__ = [
+    "PARSERS",
+    "SETUP_PROBLEMS",
+    "CodexAnswers",
+    "Parsed",
+    "gemini_models",
+    "named_model",
+    "parse_json_object",
+]
 
 
 @dataclass(frozen=True)
@@ -28,8 +37,20 @@ class Parsed:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-    cost_usd: float = 0.0
+    #: The CLI's own figure; None when it reports none (Ralph prices its tokens).
+    cost_usd: float | None = None
     turns: int = 0
+    #: Tokens per model, where the CLI names its models (else: one unnamed model).
+    by_model: Mapping[str, Tokens] | None = None
+
+    def tokens_by_model(self) -> Mapping[str, Tokens]:
+        """Each model's tokens; "" for the model the CLI does not name."""
+        if self.by_model:
+            return self.by_model
+        tokens = Tokens(
+            self.input_tokens, self.cache_read_tokens, self.cache_write_tokens, self.output_tokens
+        )
+        return {"": tokens}
 
 
 def _objects(output: str) -> Iterator[dict[str, Any]]:
@@ -66,25 +87,64 @@ def plain(output: str) -> Parsed:
     return Parsed(text=output.strip())
 
 
-#: Codex items that are a tool's work: each took one answer of the model.
-_CODEX_TOOL_ITEMS = frozenset(
+#: Codex items that are a tool's work, asked for by an answer of the model.
+CODEX_TOOL_ITEMS = frozenset(
     {"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
 )
+#: Codex items that are the model's own words or thoughts.
+_CODEX_MODEL_ITEMS = frozenset({"agent_message", "reasoning"})
+
+
+class CodexAnswers:
+    """Counts the model's answers in ``codex exec --json`` events. Codex prints no event
+    per model request: an answer is a run of items (its reasoning, its message, the tool
+    calls it asked for, while they run) that starts once the previous answer's tool
+    calls ended. Counting tool calls instead counts an answer that asked for three
+    commands at once three times."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._running: set[str] = set()
+        self._seen: set[str] = set()
+        #: A tool call of the answer in hand ended: the next item is a new answer.
+        self._tools_done = True
+
+    def item(self, kind: Any, item: Mapping[str, Any]) -> bool:
+        """Read one ``item.started``/``item.completed`` event; whether it began an answer."""
+        what = item.get("type")
+        if what not in CODEX_TOOL_ITEMS and what not in _CODEX_MODEL_ITEMS:
+            return False
+        key = str(item.get("id") or f"#{len(self._seen)}")
+        began = False
+        if self._tools_done and not self._running and key not in self._seen:
+            self.count += 1
+            self._tools_done = False
+            began = True
+        self._seen.add(key)
+        if what in CODEX_TOOL_ITEMS:
+            if kind == "item.started":
+                self._running.add(key)
+            elif kind == "item.completed":
+                self._running.discard(key)
+                self._tools_done = True
+        return began
 
 
 def codex(output: str) -> Parsed:
-    """``codex exec --json``: thread/turn/item events. Codex reports tokens, no cost."""
+    """``codex exec --json``: thread/turn/item events. Codex reports tokens, no cost,
+    and does not name its model (ralph.toml or Codex's config does)."""
     text, error, session = "", "", ""
-    tokens_in = tokens_out = cached = written = tools = 0
+    tokens_in = tokens_out = cached = written = 0
+    answers = CodexAnswers()
     for event in _objects(output):
         kind = event.get("type")
         item = event.get("item") or {}
         if kind == "thread.started":
             session = str(event.get("thread_id", ""))
-        elif kind == "item.completed" and item.get("type") == "agent_message":
+        if kind in ("item.started", "item.completed") and isinstance(item, dict):
+            answers.item(kind, item)
+        if kind == "item.completed" and item.get("type") == "agent_message":
             text = str(item.get("text", ""))
-        elif kind == "item.completed" and item.get("type") in _CODEX_TOOL_ITEMS:
-            tools += 1
         elif kind == "turn.completed":
             usage = event.get("usage") or {}
             # OpenAI counts cached input (read and written) inside input_tokens.
@@ -108,8 +168,7 @@ def codex(output: str) -> Parsed:
         output_tokens=tokens_out,
         cache_read_tokens=cached,
         cache_write_tokens=written,
-        # A model answer per tool call, and the last one that said the result.
-        turns=tools + (1 if text else 0),
+        turns=answers.count,
     )
 
 
@@ -119,13 +178,45 @@ def _gemini_tokens(stats: Mapping[str, Any]) -> tuple[int, int, int]:
     if "input_tokens" in stats or "output_tokens" in stats:
         cached = _int(stats.get("cached"))
         return _int(stats.get("input_tokens")) - cached, _int(stats.get("output_tokens")), cached
-    tokens_in = tokens_out = cached = 0
-    for model in (stats.get("models") or {}).values():
-        tokens = (model or {}).get("tokens") or {}
-        cached += _int(tokens.get("cached"))
-        tokens_in += _int(tokens.get("prompt") or tokens.get("input")) - _int(tokens.get("cached"))
-        tokens_out += _int(tokens.get("candidates") or tokens.get("output"))
-    return tokens_in, tokens_out, cached
+    models = gemini_models(stats, "").values()
+    return (
+        sum(t.input for t in models),
+        sum(t.output for t in models),
+        sum(t.cache_read for t in models),
+    )
+
+
+def gemini_models(stats: Mapping[str, Any], model: str) -> dict[str, Tokens]:
+    """Each model's tokens (Gemini CLI counts its router's model apart); ``model`` (the
+    one the CLI said it runs) for totals that name none."""
+    found: dict[str, Tokens] = {}
+    models = stats.get("models")
+    for name, figures in (models if isinstance(models, dict) else {}).items():
+        figures = figures if isinstance(figures, dict) else {}
+        tokens = figures.get("tokens")
+        if isinstance(tokens, dict):  # -o json
+            prompt, cached = _int(tokens.get("prompt") or tokens.get("input")), tokens.get("cached")
+            output = _int(tokens.get("candidates") or tokens.get("output"))
+        else:  # -o stream-json
+            prompt, cached = _int(figures.get("input_tokens")), figures.get("cached")
+            output = _int(figures.get("output_tokens"))
+        found[str(name)] = Tokens(
+            input=prompt - _int(cached), cache_read=_int(cached), output=output
+        )
+    if not found and ("input_tokens" in stats or "output_tokens" in stats):
+        cached = _int(stats.get("cached"))
+        found[model] = Tokens(
+            input=_int(stats.get("input_tokens")) - cached,
+            cache_read=cached,
+            output=_int(stats.get("output_tokens")),
+        )
+    return found
+
+
+def named_model(value: Any) -> str:
+    """A model Gemini CLI says it runs: not its router's ``auto`` choices."""
+    name = str(value or "")
+    return "" if name == "auto" or name.startswith("auto-") else name
 
 
 def gemini(output: str) -> Parsed:
@@ -145,15 +236,17 @@ def gemini(output: str) -> Parsed:
             input_tokens=tokens_in,
             output_tokens=tokens_out,
             cache_read_tokens=cached,
+            by_model=gemini_models(whole.get("stats") or {}, ""),
         )
     parts: list[str] = []
-    error, session = "", ""
+    error, session, model = "", "", ""
     stats: dict[str, Any] = {}
     turns = 0
     for event in _objects(output):
         kind = event.get("type")
         if kind == "init":
             session = str(event.get("session_id", ""))
+            model = named_model(event.get("model"))
         elif kind == "message" and event.get("role") == "assistant":
             parts.append(str(event.get("content", "")))
         elif kind == "tool_use":
@@ -180,11 +273,13 @@ def gemini(output: str) -> Parsed:
         output_tokens=tokens_out,
         cache_read_tokens=cached,
         turns=turns + 1 if text else turns,
+        by_model=gemini_models(stats, model),
     )
 
 
 def opencode(output: str) -> Parsed:
-    """``opencode run --format json``: parts per event; cost and tokens per step."""
+    """``opencode run --format json``: parts per event; cost and tokens per step. It
+    names no model: ralph.toml or opencode's config does."""
     text, error, session = "", "", ""
     tokens_in = tokens_out = read = written = turns = 0
     cost = 0.0
@@ -217,7 +312,8 @@ def opencode(output: str) -> Parsed:
         output_tokens=tokens_out,
         cache_read_tokens=read,
         cache_write_tokens=written,
-        cost_usd=cost,
+        # A provider without prices makes opencode say $0: Ralph's table prices it then.
+        cost_usd=cost if cost > 0 else None,
         turns=turns,
     )
 

@@ -45,8 +45,11 @@ from pathlib import Path
 from ralph.errors import ConfigError
 from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
+from ralph.runtimes._prices import Pricing
 from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
+from ralph.runtimes.command._charged import Charged, charged
+from ralph.runtimes.command._cli_files import configured_model
 from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
@@ -99,12 +102,15 @@ class CommandRuntime(AgentRuntime):
         sandbox: bool | None = None,
         sandbox_env: Sequence[str] = (),
         hosts: Sequence[str] = (),
+        pricing: Pricing | None = None,
     ) -> None:
         """``sandbox``: True confines every run, False none (ralph.toml allowed that);
         None confines when bubblewrap can start here. ``environ``: the environment the
         agent's is made from (``agent_environment``); the process's by default.
         ``sandbox_env``: the names of other variables the agent gets. ``hosts``: the
-        ``host:port`` its egress proxy allows besides its model's API."""
+        ``host:port`` its egress proxy allows besides its model's API. ``pricing``: what
+        a run costs when the CLI reports tokens but no cost (Ralph's price table by
+        default; ralph.toml's ``[prices]`` over it)."""
         self._preset: Preset | None = None
         try:
             self.words = shlex.split(template)
@@ -127,6 +133,7 @@ class CommandRuntime(AgentRuntime):
         self.environ = environ
         self.sandbox_env = tuple(sandbox_env)
         self.hosts = tuple(hosts)
+        self.pricing = Pricing() if pricing is None else pricing
         self.sandbox = probe().available if sandbox is None else sandbox
         self.description = f"{Path(self.words[0]).name} (command)"
 
@@ -144,6 +151,7 @@ class CommandRuntime(AgentRuntime):
         sandbox_env: Sequence[str] = (),
         hosts: Sequence[str] = (),
         roots: tuple[Path, ...] = (),
+        pricing: Pricing | None = None,
     ) -> CommandRuntime:
         """The agent CLI called ``name`` (``PRESETS``), found on the PATH or in a
         ``node_modules/.bin`` under ``roots``. ConfigError, saying how to install it,
@@ -166,6 +174,7 @@ class CommandRuntime(AgentRuntime):
             sandbox=sandbox,
             sandbox_env=sandbox_env,
             hosts=hosts,
+            pricing=pricing,
         )
         runtime._preset = preset
         runtime.name = name
@@ -211,20 +220,26 @@ class CommandRuntime(AgentRuntime):
             on_stdin = not any("{prompt_file}" in word or "{prompt}" in word for word in words)
             environ = os.environ if self.environ is None else self.environ
             env = {**agent_environment(environ, self.sandbox_env), **extra}
+            pricing = self.pricing.with_model(values["model"] or self._configured_model(env))
             with contextlib.ExitStack() as stack:
                 if self.sandbox:
                     proxy = EgressProxy(files / "proxy.sock", self._allowed(env))
                     stack.enter_context(proxy)
                     argv = self._confined(argv, brief, files, proxy.socket_path)
-                ran = self._execute(argv, brief, prompt, on_stdin, env)
+                ran = self._execute(argv, brief, prompt, on_stdin, env, pricing)
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
-        result = self._result(brief, parsed, ran, time.monotonic() - started)
+            paid = charged(parsed, pricing, output=self.output, env=env, named=values["model"])
+        result = self._result(brief, paid, ran, time.monotonic() - started)
         if brief.transcripts is not None and ran.output:
             kept = _keep_output(brief.transcripts, ran.output, plain=self.output == "plain")
             result = dataclasses.replace(result, transcript=str(kept))
         return result
+
+    def _configured_model(self, env: Mapping[str, str]) -> str:
+        """The model the preset's CLI config names, for a CLI that does not say it."""
+        return configured_model(self._preset.name, env) if self._preset is not None else ""
 
     def _allowed(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
         """The hosts the agent's egress proxy lets it reach: its model's API (the
@@ -266,6 +281,7 @@ class CommandRuntime(AgentRuntime):
         prompt: str,
         on_stdin: bool,
         env: Mapping[str, str],
+        pricing: Pricing,
     ) -> _Ran:
         try:
             process = subprocess.Popen(
@@ -287,7 +303,7 @@ class CommandRuntime(AgentRuntime):
         last = [time.monotonic()]
         misconfigured: list[str] = []
         check = SETUP_PROBLEMS.get(self.output)
-        live = live_reader(self.output, brief.activity, brief.workdir)
+        live = live_reader(self.output, brief.activity, brief.workdir, pricing)
 
         def pump(stream: object, into: list[str]) -> None:
             for line in stream:  # type: ignore[attr-defined]
@@ -343,7 +359,8 @@ class CommandRuntime(AgentRuntime):
             on_request=brief.stop.stopped and bool(stopped),
         )
 
-    def _result(self, brief: AgentBrief, parsed: Parsed, ran: _Ran, seconds: float) -> AgentResult:
+    def _result(self, brief: AgentBrief, paid: Charged, ran: _Ran, seconds: float) -> AgentResult:
+        parsed, cost = paid.parsed, paid.cost_usd
         status, error = parsed.status, parsed.error
         if ran.on_request:
             status, error = AgentStatus.STOPPED, ran.stopped
@@ -357,13 +374,14 @@ class CommandRuntime(AgentRuntime):
                 tail = " | ".join(ran.stderr.strip().splitlines()[-3:])
                 status = AgentStatus.FAILED
                 error = f"exited with {ran.exit_code}: {tail}".rstrip(": ")
-        if status is AgentStatus.OK and 0 < brief.limits.max_usd < parsed.cost_usd:
+        if status is AgentStatus.OK and 0 < brief.limits.max_usd < cost:
             status = AgentStatus.BUDGET_EXCEEDED
-            error = f"spent ${parsed.cost_usd:.2f} of ${brief.limits.max_usd:.2f}"
+            error = f"spent ${cost:.2f} of ${brief.limits.max_usd:.2f}"
         return AgentResult(
             status=status,
             result=parsed.result if status is AgentStatus.OK else None,
-            cost_usd=parsed.cost_usd,
+            cost_usd=cost,
+            unpriced_model=paid.unpriced_model,
             input_tokens=parsed.input_tokens,
             output_tokens=parsed.output_tokens,
             cache_read_tokens=parsed.cache_read_tokens,
