@@ -31,6 +31,8 @@ class Dialect:
     shell: Callable[[str], Step]
     #: The steps that hand back the structured result (and end the run).
     finish: Callable[[Mapping[str, Any]], list[Step]]
+    #: A read of a file, for CLIs whose edit tool refuses a file not read first.
+    read: Callable[[str], Step] | None = None
 
     def start(self, script: Any) -> ScriptedServer:
         return self.fake(script).__enter__()  # type: ignore[no-any-return]
@@ -177,4 +179,5 @@ CLAUDE = Dialect(
         anthropic_api.ToolUse("StructuredOutput", dict(result)),
         anthropic_api.Text("done"),
     ],
+    read=lambda path: anthropic_api.ToolUse("Read", {"file_path": path}),
 )

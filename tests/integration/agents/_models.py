@@ -128,6 +128,7 @@ def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
             f"git commit -q -m 'feat(core): farewell' -m 'Phase 1 of 1: #{number} - farewell'"
         )
         return [
+            *([cli.read(core)] if cli.read is not None else []),
             cli.edit(core, CORE.rstrip("\n"), FAREWELL_CODE.rstrip("\n")),
             cli.shell(commit),
             *cli.finish({"phases_done": 1, "phases_total": 1, "tests": "PASSING"}),
