@@ -198,7 +198,7 @@ def show(cli: str, label: str, measured: Measured) -> None:
         f"  {'phase':<12}{'requests':>9}{'input':>10}{'cached':>10}{'written':>10}"
         f"{'output':>8}{'tokens':>10}{'USD':>9}"
     )
-    rows = sorted(measured.phases.items()) + [("total", measured.total)]
+    rows = [*sorted(measured.phases.items()), ("total", measured.total)]
     for phase, tally in rows:
         print(
             f"  {phase:<12}{tally.requests:>9}{tally.input:>10}{tally.cached:>10}"

@@ -583,6 +583,7 @@ class PhaseRunner:
             instructions=phase.instructions(ctx, members, space),
             workdir=space.workdir,
             tools=phase.tools,
+            tracker_tools=phase.spec.tracker_tools,
             limits=self.limits_for(phase.name),
             # The models ralph.toml names for the agent that runs it (--agent may have
             # put another than ralph.toml's on it).

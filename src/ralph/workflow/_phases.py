@@ -46,6 +46,10 @@ class PhaseSpec:
     uses_agent: bool = True
     #: The agent's tool whitelist.
     tools: tuple[str, ...] = _READ
+    #: Whether the agent is offered Ralph's read-only tracker tools (other issues,
+    #: dependencies, the pipeline): only where the role looks beyond its own issue, as
+    #: their definitions are sent with every request of the run.
+    tracker_tools: bool = False
     #: Done by a person, not by a phase (the gate where a person approves a plan).
     by_person: bool = False
     #: Not in every pipeline: its tasks are added when asked for (a code review with
@@ -78,6 +82,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Triage {}",
         doing="Triaging {}",
         effort=1.0,
+        tracker_tools=True,
     ),
     PhaseSpec(
         name="split",
@@ -87,6 +92,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Split {}",
         doing="Splitting {}",
         effort=2.0,
+        tracker_tools=True,
     ),
     PhaseSpec(
         name="research",

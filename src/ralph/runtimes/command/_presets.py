@@ -50,6 +50,20 @@ MODEL_APIS = {
 
 #: What a phase must hold to get the CLI's shell.
 SHELL_TOOL = "Bash"
+#: Codex's tools no phase uses (images, goals, questions to a person nobody answers, web
+#: search) and its skills' guide, turned off: about a quarter of each request's tokens.
+_CODEX_NARROWED = tuple(
+    word
+    for setting in (
+        "skills.include_instructions=false",
+        "features.view_image=false",
+        "features.image_generation=false",
+        "features.goals=false",
+        "tools.experimental_request_user_input.enabled=false",
+        'web_search="disabled"',
+    )
+    for word in ("--config", setting)
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +144,9 @@ PRESETS: Mapping[str, Preset] = {
                 "--json",
                 "--config",
                 "approval_policy=never",
+                # Only the tools a phase uses: every definition (and the skills' guide)
+                # is sent with every request. A shell and apply_patch remain.
+                *_CODEX_NARROWED,
                 # Ralph picks the directory (always its checkout or a worktree of it).
                 "--skip-git-repo-check",
                 "--color",
