@@ -584,6 +584,7 @@ class PhaseRunner:
             workdir=space.workdir,
             tools=phase.tools,
             tracker_tools=phase.spec.tracker_tools,
+            helpers=phase.spec.helpers,
             limits=self.limits_for(phase.name),
             # The models ralph.toml names for the agent that runs it (--agent may have
             # put another than ralph.toml's on it).

@@ -110,6 +110,8 @@ class AgentBrief:
     tools: tuple[str, ...]
     #: Whether Ralph's read-only tracker tools are offered too (where the runtime has them).
     tracker_tools: bool = False
+    #: Sub-agents it may start (where the runtime has them): names of the plugin's agents.
+    helpers: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     #: The model to ask for (an alias or id); empty for the runtime's default.
     model: str = ""

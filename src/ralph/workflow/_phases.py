@@ -50,6 +50,9 @@ class PhaseSpec:
     #: dependencies, the pipeline): only where the role looks beyond its own issue, as
     #: their definitions are sent with every request of the run.
     tracker_tools: bool = False
+    #: Sub-agents the agent may hand searches to (Claude Code's, defined in the plugin's
+    #: agents folder), so its own context holds their conclusions, not file dumps.
+    helpers: tuple[str, ...] = ()
     #: Done by a person, not by a phase (the gate where a person approves a plan).
     by_person: bool = False
     #: Not in every pipeline: its tasks are added when asked for (a code review with
@@ -103,6 +106,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Researching {}",
         effort=3.0,
         tools=_WRITE,
+        helpers=("codebase-locator", "codebase-analyzer", "codebase-pattern-finder"),
     ),
     PhaseSpec(
         name="plan",

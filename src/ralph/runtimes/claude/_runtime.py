@@ -161,7 +161,7 @@ class ClaudeRuntime(AgentRuntime):
         return self.tools_server is not None and brief.tracker_tools
 
     def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:
-        from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+        from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, HookMatcher
 
         values = option_values(
             brief,
@@ -199,6 +199,10 @@ class ClaudeRuntime(AgentRuntime):
                 }
             return {}
 
+        if "agents" in values:
+            values["agents"] = {
+                name: AgentDefinition(**fields) for name, fields in values["agents"].items()
+            }
         return ClaudeAgentOptions(
             **values,
             hooks={
