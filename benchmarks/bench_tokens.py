@@ -14,7 +14,9 @@ both ways when Ralph has it; without it, today's path only, and the output says 
 Goal (issue 36): with fast track off, prompt layout and tool lists alone bring each
 CLI's tokens to at most 85 % of the baseline below (measured before the change: Claude
 Code 10 requests, 172,874 tokens, $0.29; Codex 9 requests, 92,757 tokens, $0.057).
-Measured after: Claude Code 133,154 (0.77x), Codex 70,287 (0.76x).
+Measured after the tool lists and layout: Claude Code 133,154 (0.77x), Codex 70,287
+(0.76x); with research's helper sub-agents (the Agent tool's definition rides along with
+each research request): Claude Code 140,110 (0.81x).
 
     make bench-tokens    # or: .venv/bin/python benchmarks/bench_tokens.py
 """

@@ -112,6 +112,9 @@ class AgentBrief:
     tracker_tools: bool = False
     #: Sub-agents it may start (where the runtime has them): names of the plugin's agents.
     helpers: tuple[str, ...] = ()
+    #: Whether it may search and read the web (research with ``research_web``): its
+    #: tools include the web's, and its egress proxy reaches public hosts.
+    web: bool = False
     limits: Limits = field(default_factory=Limits)
     #: The model to ask for (an alias or id); empty for the runtime's default.
     model: str = ""

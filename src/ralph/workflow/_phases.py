@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from ralph.workflow._commands import COMMANDS, CommandContract, normalize_command
 
-__all__ = ["PHASE_SPECS", "TASK_SPECS", "PhaseSpec", "find_phase"]
+__all__ = ["PHASE_SPECS", "TASK_SPECS", "WEB_TOOLS", "PhaseSpec", "find_phase"]
 
 #: Read-only code tools every agent gets; roles add what they must write with.
 _READ = ("Read", "Glob", "Grep")
 _WRITE = (*_READ, "Write")
+#: The tools of an agent that may search and read the web.
+WEB_TOOLS = ("WebSearch", "WebFetch")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +55,13 @@ class PhaseSpec:
     #: Sub-agents the agent may hand searches to (Claude Code's, defined in the plugin's
     #: agents folder), so its own context holds their conclusions, not file dumps.
     helpers: tuple[str, ...] = ()
+    #: Whether the person may let it search and read the web (``research_web``).
+    may_use_web: bool = False
+
+    def tools_with(self, *, web: bool) -> tuple[str, ...]:
+        """Its tools, with the web's when it may use the web and the person allows it."""
+        return (*self.tools, *WEB_TOOLS) if web and self.may_use_web else self.tools
+
     #: Done by a person, not by a phase (the gate where a person approves a plan).
     by_person: bool = False
     #: Not in every pipeline: its tasks are added when asked for (a code review with
@@ -107,6 +116,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         effort=3.0,
         tools=_WRITE,
         helpers=("codebase-locator", "codebase-analyzer", "codebase-pattern-finder"),
+        may_use_web=True,
     ),
     PhaseSpec(
         name="plan",

@@ -4,6 +4,7 @@ every request of the agent's run."""
 from __future__ import annotations
 
 from ralph.workflow import PHASE_SPECS
+from ralph.workflow._phases import WEB_TOOLS
 
 
 def tools(name: str) -> tuple[str, ...]:
@@ -24,3 +25,12 @@ def test_the_document_phases_read_and_write_files_and_nothing_else():
 def test_only_triage_and_split_are_offered_the_tracker_tools():
     offered = sorted(spec.name for spec in PHASE_SPECS if spec.tracker_tools)
     assert offered == ["split", "triage"]
+
+
+def test_research_gets_the_web_tools_only_when_the_person_allows_the_web():
+    research = next(spec for spec in PHASE_SPECS if spec.name == "research")
+    assert not set(WEB_TOOLS) & set(research.tools_with(web=False))
+    assert research.tools_with(web=True) == (*research.tools, "WebSearch", "WebFetch")
+    for spec in PHASE_SPECS:
+        if spec.name != "research":
+            assert spec.tools_with(web=True) == spec.tools, spec.name

@@ -211,7 +211,7 @@ class CommandRuntime(AgentRuntime):
             env = {**agent_environment(environ, self.sandbox_env), **extra}
             with contextlib.ExitStack() as stack:
                 if self.sandbox:
-                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env))
+                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env), public=brief.web)
                     stack.enter_context(proxy)
                     argv = self._confined(argv, brief, files, proxy.socket_path)
                 ran = self._execute(argv, brief, prompt, on_stdin, env)
