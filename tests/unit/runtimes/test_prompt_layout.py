@@ -3,11 +3,12 @@ of a phase comes first, so a later run re-sends a prefix the provider has cached
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from ralph.runtimes import AgentBrief, IssueContext
-from ralph.runtimes._prompt import render_brief, render_result_request
+from ralph.runtimes._prompt import render_brief, render_result_request, system_note
 
 SCHEMA = {
     "type": "object",
@@ -47,3 +48,10 @@ def test_two_issues_of_one_phase_share_the_result_request_as_their_prompts_prefi
 
 def test_without_a_lead_the_prompt_starts_with_the_instructions():
     assert render_brief(brief(1, "a farewell")).startswith("# Research issue #1")
+
+
+def test_the_system_note_is_the_same_for_every_issue_and_worktree_of_a_phase():
+    first = brief(1, "a farewell")
+    second = dataclasses.replace(brief(2, "a greeting"), workdir=Path("/work/worktrees/GH-2"))
+    assert system_note(first) == system_note(second)
+    assert "analyst" in system_note(first)
