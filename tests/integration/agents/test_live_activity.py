@@ -82,7 +82,7 @@ def test_runs_show_has_the_claude_implement_agents_turns_tokens_and_last_tool_ca
     assert activity["agent"] == "claude"
     assert activity["turns"] == 1
     assert activity["tokens"] == 120  # the fake's one answer so far
-    assert activity["tool"] == "Edit greet/core.py"
+    assert activity["tool"] == "Read greet/core.py"  # Claude Code edits only what it read
     assert not activity["ended"]
 
 
