@@ -7,9 +7,13 @@ does (``tests/integration/agents/_models.py``). Prints, per phase and in total, 
 requests, input / cached input / cache-write / output tokens and dollars at list
 prices. Counts, not times: the machine's load does not change them.
 
-The issue: the demo's farewell, an XS issue with a concrete change, from Research
-Needed to Done. With the ``fast_track`` setting (triage may skip research and plan)
-both ways when Ralph has it; without it, today's path only, and the output says so.
+The issues: the demo's farewell, an XS issue with a concrete change, from Research
+Needed to Done; and a small epic, an S parent with two XS children planned as one group
+(research each, one plan with a phase per child, one review, one implementation). With
+the ``fast_track`` setting (triage may skip research and plan) both ways when Ralph has
+it; without it, today's path only, and the output says so. Both start at Research
+Needed, so a fast track that begins at triage also needs them started in Backlog and a
+triage answer from the fake model.
 
 Goal (issue 36): with fast track off, prompt layout and tool lists alone bring each
 CLI's tokens to at most 85 % of the baseline below (measured before the change: Claude
@@ -24,12 +28,13 @@ each research request): Claude Code 140,110 (0.81x).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.agents.install import Missing, installed
 from tests.fakes.anthropic_api import MODEL as CLAUDE_MODEL
 from tests.integration.agents._clis import CLAUDE, CLIS, Dialect
-from tests.integration.agents._models import model
+from tests.integration.agents._models import _steps, model
 from tests.integration.conftest import ralph_environment
 
 from benchmarks._quick import QUICK
@@ -56,6 +61,47 @@ PRICES = {"claude": (3.0, 0.30, 3.75, 15.0), "codex": (1.25, 0.125, 0.0, 10.0)}
 #: were changed (this bench, at the commit that added it).
 BASELINE = {"claude": 172_874, "codex": 92_757}
 GOAL = 0.85
+FAREWELL_BODY = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
+GROUP_PLAN = """\
+---
+date: 2026-11-22
+status: draft
+github_issues: [{first}, {second}]
+primary_issue: {first}
+---
+
+# Farewells - Implementation Plan
+
+## Overview
+
+Two phases: `farewell` beside `greet`, then its mention.
+
+## Phase 1: GH-{first} Add a farewell
+
+### Changes Required
+
+#### 1. Add farewell
+**File**: `greet/core.py`
+**Changes**: add `farewell(name)`.
+
+### Success Criteria
+
+#### Automated Verification
+- [ ] The tests pass
+
+## Phase 2: GH-{second} Document the farewell
+
+### Changes Required
+
+#### 1. Say it
+**File**: `greet/core.py`
+**Changes**: `farewell` sits beside `greet`.
+
+### Success Criteria
+
+#### Automated Verification
+- [ ] The tests pass
+"""
 TIMEOUT = 600
 HOMES = Path("/var/tmp")
 
@@ -128,15 +174,69 @@ def fast_track_exists() -> bool:
     return "fast_track" in Config.__dataclass_fields__
 
 
-def run_issue(cli: str, fast_track: bool | None, folder: Path, bin_dir: Path) -> Measured:
-    """``ralph hero 1`` on the farewell issue with ``cli`` doing every phase."""
+def one_issue(repo: Path, env: Mapping[str, str]) -> int:
+    """The farewell: an XS issue with a concrete change, ready for research."""
+    _new(repo, env, "Add a farewell", FAREWELL_BODY, "--estimate", "XS")
+    return 1
+
+
+def small_epic(repo: Path, env: Mapping[str, str]) -> int:
+    """An S parent with two XS children ready for research, planned as one group."""
+    _new(repo, env, "Farewells", "Say goodbye, and say it in the docs.", "--estimate", "S")
+    _new(repo, env, "Add a farewell", FAREWELL_BODY, "--estimate", "XS", "--parent", "1")
+    body = "Document `farewell` beside `greet` in the core module."
+    _new(repo, env, "Document the farewell", body, "--estimate", "XS", "--parent", "1")
+    return 1
+
+
+def _new(repo: Path, env: Mapping[str, str], title: str, body: str, *more: str) -> None:
+    _ralph(repo, env, "issue", "new", title, "--body", body, "--state", "Research Needed", *more)
+
+
+def group_model(cli: Dialect) -> Callable[[Any, int], Any]:
+    """The end-to-end tests' model, and for a group of issues one plan with a phase per
+    issue, implemented in one go."""
+    single = model(cli)
+
+    def answer(request: Any, turn: int) -> Any:
+        prompt = "\n".join(request.texts())
+        numbers = list(dict.fromkeys(re.findall(r"### Issue #(\d+)", prompt)))
+        steps = _steps(cli, prompt) if len(numbers) > 1 else None
+        if steps is None:
+            return single(request, turn)
+        document = re.search(r"- document: `([^`]+)`", prompt)
+        if document is not None and "/plans/" in document.group(1):
+            workdir = re.search(r"Your working directory is `([^`]+)`", prompt)
+            assert workdir is not None
+            plan = GROUP_PLAN.format(first=numbers[0], second=numbers[1])
+            relative = os.path.relpath(document.group(1), workdir.group(1))
+            steps = [
+                cli.write(document.group(1), plan),
+                *cli.finish({"document": relative, "summary": "two phases", "phase_count": 2}),
+            ]
+        elif "The plan file is" in prompt:  # the one change; the result counts both phases
+            done = {"phases_done": 2, "phases_total": 2, "tests": "PASSING"}
+            steps = [*steps[: -len(cli.finish({}))], *cli.finish(done)]
+        return steps[min(request.answered, len(steps) - 1)]
+
+    return answer
+
+
+def run_issue(
+    cli: str,
+    fast_track: bool | None,
+    folder: Path,
+    bin_dir: Path,
+    create: Callable[[Path, Mapping[str, str]], int] = one_issue,
+) -> Measured:
+    """``ralph hero N`` on what ``create`` opens, with ``cli`` doing every phase."""
     dialect: Dialect = CLAUDE if cli == "claude" else CLIS[cli]
     repo = create_sample_repository(folder / "sample")
     home = Path(tempfile.mkdtemp(prefix="ralph-bench-home-", dir=HOMES))
     # The agent commits in its worktree: git needs a name where the agent's HOME is.
     (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
     try:
-        api = dialect.fake(model(dialect), counting=True)
+        api = dialect.fake(group_model(dialect), counting=True)
         with api:
             env = {
                 **dialect.configure(home, api),
@@ -156,20 +256,7 @@ def run_issue(cli: str, fast_track: bool | None, folder: Path, bin_dir: Path) ->
             if fast_track is not None:  # a top-level key: before the first table
                 text = f"fast_track = {str(fast_track).lower()}\n" + text
             config.write_text(text)
-            _ralph(
-                repo,
-                env,
-                "issue",
-                "new",
-                "Add a farewell",
-                "--body",
-                f"Add `farewell` to the core module.\n\n{FAREWELL}\n",
-                "--state",
-                "Research Needed",
-                "--estimate",
-                "XS",
-            )
-            _ralph(repo, env, "hero", "1")
+            _ralph(repo, env, "hero", str(create(repo, env)))
             markers = _markers()
             measured = Measured()
             for request, usage in list(api.charged):
@@ -223,20 +310,22 @@ def main() -> None:
         modes = (None,)
         print("fast_track: not a setting of this Ralph; today's path only (no fast track)")
     print("Tokens: characters / 4 over each request; caching as each API does it.")
+    cases = [("XS issue", one_issue)] if QUICK else [("XS issue", one_issue), ("epic", small_epic)]
     for cli in clis:
-        for mode in modes:
-            with tempfile.TemporaryDirectory() as folder:
-                measured = run_issue(cli, mode, Path(folder), bin_dir)
-            label = "fast track " + ("on" if mode else "off")
-            show(cli, f"XS issue, {label}", measured)
-            baseline = BASELINE.get(cli)
-            if baseline and not mode:
-                ratio = measured.total.tokens / baseline
-                verdict = "meets" if ratio <= GOAL else "misses"
-                print(
-                    f"  against the baseline ({baseline}): {ratio:.2f}x, {verdict} the goal "
-                    f"of {GOAL:.2f}x"
-                )
+        for case, create in cases:
+            for mode in modes:
+                with tempfile.TemporaryDirectory() as folder:
+                    measured = run_issue(cli, mode, Path(folder), bin_dir, create)
+                label = "fast track " + ("on" if mode else "off")
+                show(cli, f"{case}, {label}", measured)
+                baseline = BASELINE.get(cli)
+                if baseline and not mode and create is one_issue:
+                    ratio = measured.total.tokens / baseline
+                    verdict = "meets" if ratio <= GOAL else "misses"
+                    print(
+                        f"  against the baseline ({baseline}): {ratio:.2f}x, {verdict} the "
+                        f"goal of {GOAL:.2f}x"
+                    )
 
 
 if __name__ == "__main__":
