@@ -21,7 +21,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges clean
+.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -184,6 +184,9 @@ bench-best-of: $(VENV)/.synced
 
 bench-team: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_team.py
+
+bench-tokens: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_tokens.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

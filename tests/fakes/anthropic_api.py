@@ -8,7 +8,9 @@ of the request for models that must read the prompt). Side requests without tool
 Protocol: ``POST /v1/messages`` answered as server-sent events (``message_start``,
 ``content_block_start``/``delta``/``stop``, ``message_delta``, ``message_stop``);
 ``count_tokens`` answers a fixed count. Each reply reports 100 input and 20 output
-tokens, so with ``claude-sonnet-4-5`` a turn costs $0.0006.
+tokens, so with ``claude-sonnet-4-5`` a turn costs $0.0006; with ``counting`` on, it
+reports what the request holds, prompt caching included, as the real API does
+(``tests/fakes/_tokens.py``), and ``charged`` keeps each request's usage.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from ._tokens import AnthropicCache
 
 __all__ = ["ApiError", "FakeAnthropicAPI", "Hang", "Request", "Step", "Text", "ToolUse"]
 
@@ -126,8 +130,13 @@ class FakeAnthropicAPI:
     requests: list[Request] = field(default_factory=list)
     #: The token counts each reply reports (cached input included).
     usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
+    #: Count each request's tokens and prompt cache rather than report ``usage``.
+    counting: bool = False
+    #: With ``counting``: each answered request and the usage reported for it.
+    charged: list[tuple[Request, Mapping[str, int]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._cache = AnthropicCache()
         self._lock = threading.Lock()
         self._turns = 0
         self._ids = itertools.count(1)
@@ -190,6 +199,15 @@ class FakeAnthropicAPI:
 
     def _next_id(self) -> int:
         return next(self._ids)
+
+    def _usage(self, request: Request, step: Text | ToolUse) -> Mapping[str, int]:
+        if not self.counting:
+            return dict(self.usage)
+        said = step.text if isinstance(step, Text) else step.pre_text + json.dumps(step.input)
+        usage = self._cache.usage(request.body, said)
+        with self._lock:
+            self.charged.append((request, usage))
+        return usage
 
 
 def _sse(event: str, data: Mapping[str, Any]) -> bytes:
@@ -256,7 +274,8 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
             if not self.path.startswith("/v1/messages"):
                 self._json(200, {})
                 return
-            step = fake._record(Request(self.path, body))
+            request = Request(self.path, body)
+            step = fake._record(request)
             if isinstance(step, Hang):
                 fake._stopping.wait()
                 return
@@ -265,6 +284,7 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
                 self._json(step.status, {"type": "error", "error": error})
                 return
             number = fake._next_id()
+            usage = fake._usage(request, step)
             message = {
                 "id": f"msg_{number:04d}",
                 "type": "message",
@@ -273,7 +293,7 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": dict(fake.usage),
+                "usage": dict(usage),
             }
             tool_id = f"toolu_{number:04d}"
             if not body.get("stream"):
@@ -292,7 +312,7 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
             self.send_header("content-type", "text/event-stream")
             self.send_header("connection", "close")
             self.end_headers()
-            output = fake.usage["output_tokens"]
+            output = usage["output_tokens"]
             self.wfile.write(b"".join(_events(step, message, tool_id, output)))
             self.close_connection = True
 

@@ -15,7 +15,9 @@ named by their ``type`` (``response.created``, ``response.in_progress``,
 with ``{"error": {"message", "type", "code"}}``. A tool the request declares as
 ``custom`` (Codex's ``apply_patch``) is called with a ``custom_tool_call`` item whose
 ``input`` is the step's ``input`` argument; any other with a ``function_call`` item.
-Each reply reports 100 input tokens (20 of them cached) and 20 output tokens.
+Each reply reports 100 input tokens (20 of them cached) and 20 output tokens; with
+``counting`` on, what the request holds, prompt caching included, as the real API does
+(``tests/fakes/_tokens.py``), and ``charged`` keeps each request's usage.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from ._scripted import (
     ToolCall,
     sse,
 )
+from ._tokens import OpenAICache
 
 __all__ = ["ApiError", "FakeResponsesAPI", "Hang", "ResponsesRequest", "Step", "Text", "ToolCall"]
 
@@ -102,8 +105,16 @@ class FakeResponsesAPI(ScriptedServer):
     """``with FakeResponsesAPI([ToolCall(...), Text("done")]) as api: ... api.url``"""
 
     usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
+    #: Count each request's tokens and prompt cache rather than report ``usage``.
+    counting: bool = False
+    #: With ``counting``: each answered request and the usage reported for it.
+    charged: list[tuple[ResponsesRequest, Mapping[str, int]]] = field(default_factory=list)
 
     KEY = "sk-fake-openai-key"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._cache = OpenAICache()
 
     def __enter__(self) -> FakeResponsesAPI:
         super().__enter__()
@@ -134,19 +145,23 @@ class FakeResponsesAPI(ScriptedServer):
         request = self.request(recorded)
         items = list(_items(step, number, request))
         response = _response(number, recorded.body, "in_progress", [], None)
+        usage = self._usage(request, "".join(streamed for _, streamed in items))
         if not recorded.body.get("stream"):
             done = [item for item, _ in items]
-            handler.send_json(
-                200, _response(number, recorded.body, "completed", done, self._usage())
-            )
+            handler.send_json(200, _response(number, recorded.body, "completed", done, usage))
             return
-        handler.send_events(list(self._events(number, recorded.body, response, items)))
+        handler.send_events(list(self._events(number, recorded.body, response, items, usage)))
 
-    def _usage(self) -> dict[str, Any]:
-        tokens_in, tokens_out = self.usage["input_tokens"], self.usage["output_tokens"]
+    def _usage(self, request: ResponsesRequest, said: str) -> dict[str, Any]:
+        counted: Mapping[str, int] = self.usage
+        if self.counting:
+            counted = self._cache.usage(request.body, said)
+            with self._lock:
+                self.charged.append((request, counted))
+        tokens_in, tokens_out = counted["input_tokens"], counted["output_tokens"]
         return {
             "input_tokens": tokens_in,
-            "input_tokens_details": {"cached_tokens": self.usage["cached_tokens"]},
+            "input_tokens_details": {"cached_tokens": counted["cached_tokens"]},
             "output_tokens": tokens_out,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": tokens_in + tokens_out,
@@ -158,6 +173,7 @@ class FakeResponsesAPI(ScriptedServer):
         body: Mapping[str, Any],
         response: Mapping[str, Any],
         items: list[tuple[dict[str, Any], str]],
+        usage: Mapping[str, Any],
     ) -> Iterator[bytes]:
         sequence = iter(range(10_000))
 
@@ -192,7 +208,7 @@ class FakeResponsesAPI(ScriptedServer):
                 yield event("response.custom_tool_call_input.done", **ids, input=streamed)
             yield event("response.output_item.done", output_index=index, item=item)
         done = [item for item, _ in items]
-        final = _response(number, body, "completed", done, self._usage())
+        final = _response(number, body, "completed", done, usage)
         yield event("response.completed", response=final)
 
 

@@ -108,6 +108,8 @@ class Config:
     sandbox_env: tuple[str, ...] = ()
     #: Hosts (``host:port``) agent CLIs may reach besides their model's API.
     agent_hosts: tuple[str, ...] = ()
+    #: Research may search and read the web (its proxy then reaches public hosts).
+    research_web: bool = False
     #: Run agents and the test command unconfined where bubblewrap cannot start.
     allow_unsandboxed: bool = False
     #: Where the project's prompt overrides are (PHASE.md), relative to ``root``.
@@ -169,6 +171,7 @@ _KEYS = {
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
     "sandbox_env": ("sandbox_env", "RALPH_SANDBOX_ENV"),
     "agent_hosts": ("agent_hosts", "RALPH_AGENT_HOSTS"),
+    "research_web": ("research_web", "RALPH_RESEARCH_WEB"),
     "allow_unsandboxed": ("allow_unsandboxed", "RALPH_ALLOW_UNSANDBOXED"),
     "prompts_dir": ("prompts_dir", "RALPH_PROMPTS_DIR"),
     "merge_policy": ("merge_policy", "RALPH_MERGE_POLICY"),
@@ -265,7 +268,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _hosts(value, source)
         if name == "shared_paths":
             return _paths(value, source)
-        if name in ("allow_unsandboxed", "review_code", "fast_track"):
+        if name in ("allow_unsandboxed", "review_code", "fast_track", "research_web"):
             return _flag(value)
         if kind == "float":
             return setting_number(value, source, maximum=_FLOAT_MAXIMUM[name])
@@ -285,6 +288,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "review_code": "true or false",
             "fast_track": "true or false",
             "shared_paths": 'a list of paths or globs, such as ["src/db/", "*.lock"]',
+            "research_web": "true or false",
             "merge_policy": "one of " + ", ".join(p.value for p in MergePolicy),
             "merge_method": "one of " + ", ".join(MERGE_METHODS) + ' (or "" for the first the '
             "repository allows)",
@@ -486,6 +490,11 @@ sandbox_env = []
 # only their model's API (and where a *_BASE_URL variable of theirs points); nothing on
 # this machine's loopback. Other hosts they may reach, as "host:port":
 agent_hosts = []
+# Research may search and read the web (WebSearch, WebFetch): its proxy then reaches any
+# public host, never this machine's or private addresses. Off by default, because it
+# lets issue text, which anyone who can file an issue writes, steer the agent's network
+# requests (and carry what it read out in a URL).
+research_web = false
 # `ralph loop`: how each root runs ("hero": one crew taking any task; "team": workers
 # per role), how many roots run at once, and how many agents work at once in all.
 mode = "hero"

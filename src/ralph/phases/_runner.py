@@ -591,13 +591,17 @@ class PhaseRunner:
             sandboxed=self.runtime.sandboxed(phase.name),
         )
         space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
+        web = self.project.config.research_web
         brief = AgentBrief(
             phase=phase.name,
             role=phase.role.value,
             issues=tuple(ctx.issue_context(i, children=phase.name == "split") for i in members),
             instructions=phase.instructions(ctx, members, space),
             workdir=space.workdir,
-            tools=phase.tools,
+            tools=phase.spec.tools_with(web=web),
+            tracker_tools=phase.spec.tracker_tools,
+            helpers=phase.spec.helpers,
+            web=web and phase.spec.may_use_web,
             limits=self.limits_for(phase.name),
             # The models ralph.toml names for the agent that runs it (--agent may have
             # put another than ralph.toml's on it).

@@ -108,6 +108,13 @@ class AgentBrief:
     workdir: Path
     #: Tool names the role may use (Claude Code's names: Read, Write, Edit, Bash...).
     tools: tuple[str, ...]
+    #: Whether Ralph's read-only tracker tools are offered too (where the runtime has them).
+    tracker_tools: bool = False
+    #: Sub-agents it may start (where the runtime has them): names of the plugin's agents.
+    helpers: tuple[str, ...] = ()
+    #: Whether it may search and read the web (research with ``research_web``): its
+    #: tools include the web's, and its egress proxy reaches public hosts.
+    web: bool = False
     limits: Limits = field(default_factory=Limits)
     #: The model to ask for (an alias or id); empty for the runtime's default.
     model: str = ""

@@ -4,6 +4,9 @@ only to the hosts the agent's CLI needs (its model's API). ``CONNECT host:port``
 (HTTPS) and absolute-URL requests (plain HTTP) are both served; anything else, and any
 other host, is refused with one log line naming it. Nothing on the host's loopback is
 reachable unless it is one of those hosts, exactly (a local model server, a test's fake).
+For an agent the person lets search the web (``research_web``), any host whose every
+address is public is allowed too, and reached at the address checked: never loopback,
+private, link-local (cloud metadata) or otherwise reserved addresses.
 
 Bounded: a request head of at most 16 KiB read within 30 s, at most 64 connections at
 once, 10 s to connect upstream."""
@@ -11,6 +14,7 @@ once, 10 s to connect upstream."""
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import socket
 import threading
@@ -19,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
-__all__ = ["EgressProxy", "host_port"]
+__all__ = ["EgressProxy", "host_port", "public_address"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +57,36 @@ def host_port(address: str, default_port: int = 443) -> tuple[str, int] | None:
     return host, int(port_text)
 
 
+def public_address(host: str, port: int) -> tuple[str, int] | None:
+    """Where to reach ``host`` when every address it resolves to is public (global
+    unicast); None when any is not, or it resolves to none."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None
+    addresses = [str(info[4][0]) for info in found]
+    if not addresses:
+        return None
+    for address in addresses:
+        parsed = ipaddress.ip_address(address.split("%")[0])
+        if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+            parsed = parsed.ipv4_mapped
+        if not parsed.is_global or parsed.is_multicast:
+            return None
+    return addresses[0], port
+
+
 class EgressProxy:
     """Serves on ``socket_path`` from ``__enter__`` to ``__exit__`` (which closes every
-    connection), allowing ``hosts`` (``(host, port)`` pairs) only."""
+    connection), allowing ``hosts`` (``(host, port)`` pairs) only, and with ``public``
+    any host whose addresses are all public."""
 
-    def __init__(self, socket_path: Path, hosts: Iterable[tuple[str, int]]) -> None:
+    def __init__(
+        self, socket_path: Path, hosts: Iterable[tuple[str, int]], *, public: bool = False
+    ) -> None:
         self.socket_path = socket_path
         self.hosts = frozenset((host.lower(), port) for host, port in hosts)
+        self.public = public
         #: Every ``host:port`` refused, in order (for the run's report).
         self.refused: list[str] = []
         self._slots = threading.BoundedSemaphore(_CONNECTIONS)
@@ -122,14 +149,18 @@ class EgressProxy:
             if where is None or (not tunnel and "://" not in target):
                 _answer(client, 400, "bad request")
                 return
-            if where not in self.hosts:
+            # A public host is reached at the address checked, not resolved again.
+            address = where if where in self.hosts else None
+            if address is None and self.public:
+                address = public_address(*where)
+            if address is None:
                 name = f"{where[0]}:{where[1]}"
                 self.refused.append(name)
                 logger.warning("agent connection refused", extra={"host": name})
                 _answer(client, 403, f"{name} is not an allowed host")
                 return
             try:
-                upstream = socket.create_connection(where, timeout=_CONNECT_SECONDS)
+                upstream = socket.create_connection(address, timeout=_CONNECT_SECONDS)
             except OSError as exc:
                 _answer(client, 502, f"cannot reach {where[0]}:{where[1]}: {exc.strerror}")
                 return

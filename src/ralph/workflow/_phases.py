@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from ralph.workflow._commands import COMMANDS, CommandContract, normalize_command
 
-__all__ = ["PHASE_SPECS", "TASK_SPECS", "PhaseSpec", "find_phase"]
+__all__ = ["PHASE_SPECS", "TASK_SPECS", "WEB_TOOLS", "PhaseSpec", "find_phase"]
 
 #: Read-only code tools every agent gets; roles add what they must write with.
 _READ = ("Read", "Glob", "Grep")
 _WRITE = (*_READ, "Write")
+#: The tools of an agent that may search and read the web.
+WEB_TOOLS = ("WebSearch", "WebFetch")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,6 +48,20 @@ class PhaseSpec:
     uses_agent: bool = True
     #: The agent's tool whitelist.
     tools: tuple[str, ...] = _READ
+    #: Whether the agent is offered Ralph's read-only tracker tools (other issues,
+    #: dependencies, the pipeline): only where the role looks beyond its own issue, as
+    #: their definitions are sent with every request of the run.
+    tracker_tools: bool = False
+    #: Sub-agents the agent may hand searches to (Claude Code's, defined in the plugin's
+    #: agents folder), so its own context holds their conclusions, not file dumps.
+    helpers: tuple[str, ...] = ()
+    #: Whether the person may let it search and read the web (``research_web``).
+    may_use_web: bool = False
+
+    def tools_with(self, *, web: bool) -> tuple[str, ...]:
+        """Its tools, with the web's when it may use the web and the person allows it."""
+        return (*self.tools, *WEB_TOOLS) if web and self.may_use_web else self.tools
+
     #: Done by a person, not by a phase (the gate where a person approves a plan).
     by_person: bool = False
     #: Not in every pipeline: its tasks are added when asked for (a code review with
@@ -78,6 +94,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Triage {}",
         doing="Triaging {}",
         effort=1.0,
+        tracker_tools=True,
     ),
     PhaseSpec(
         name="split",
@@ -87,6 +104,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Split {}",
         doing="Splitting {}",
         effort=2.0,
+        tracker_tools=True,
     ),
     PhaseSpec(
         name="research",
@@ -97,6 +115,8 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Researching {}",
         effort=3.0,
         tools=_WRITE,
+        helpers=("codebase-locator", "codebase-analyzer", "codebase-pattern-finder"),
+        may_use_web=True,
     ),
     PhaseSpec(
         name="plan",

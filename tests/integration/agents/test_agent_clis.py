@@ -101,7 +101,7 @@ def test_the_cli_writes_the_document_runs_its_shell_and_reports_result_and_usage
     assert str(result.transcript).startswith("session ")
     prompt = "\n".join(api.turns[0].texts())
     assert "Research the issue and write the document." in prompt
-    assert '"required": [' in prompt  # the result's schema travels with the prompt
+    assert '"required":[' in prompt  # the result's schema travels with the prompt
     # The shell ran, in an environment with the model's key and no other credential.
     said = "\n".join(api.turns[-1].texts())
     assert "gh=none db=none" in said

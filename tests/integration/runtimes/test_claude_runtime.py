@@ -183,7 +183,7 @@ def test_the_agent_reads_the_tracker_through_ralphs_tools(fake_api, home, brief,
         ]
     )
     tools = build_server(sample.project, read_only=True)
-    result = runtime(api, home, tools_server=tools).run(brief())
+    result = runtime(api, home, tools_server=tools).run(brief(tracker_tools=True))
     assert result.status is AgentStatus.OK, result.error
     answer = api.turns[1].tool_results()[0]
     assert not answer.get("is_error")
@@ -193,11 +193,21 @@ def test_the_agent_reads_the_tracker_through_ralphs_tools(fake_api, home, brief,
 def test_tools_that_write_are_not_offered_to_agents(fake_api, home, brief, sample):
     api = fake_api([Text("nothing to do")])
     tools = build_server(sample.project, read_only=True)
-    runtime(api, home, tools_server=tools).run(brief())
+    runtime(api, home, tools_server=tools).run(brief(tracker_tools=True))
     offered = [n for n in api.turns[0].tool_names if n.startswith("mcp__ralph-hero__")]
     assert "mcp__ralph-hero__ralph_hero__get_issue" in offered
     assert "mcp__ralph-hero__ralph_hero__task_list" in offered
     assert not [n for n in offered if "update" in n or "create" in n or "claim" in n]
+
+
+def test_a_phase_that_looks_at_no_other_issue_is_sent_no_tracker_tools(
+    fake_api, home, brief, sample
+):
+    # Their definitions would ride along with every request of the run.
+    api = fake_api([Text("nothing to do")])
+    tools = build_server(sample.project, read_only=True)
+    runtime(api, home, tools_server=tools).run(brief())
+    assert sorted(api.turns[0].tool_names) == ["Glob", "Grep", "Read", "StructuredOutput", "Write"]
 
 
 def test_a_refused_api_key_ends_the_run_at_once_saying_what_to_fix(fake_api, home, brief):

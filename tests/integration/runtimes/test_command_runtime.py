@@ -63,7 +63,7 @@ def test_codex_events_give_the_final_message_tokens_and_session(tmp_path, brief,
     seen = (workdir / "prompt-seen.md").read_text()
     assert "Research the issue and write the document." in seen
     assert "as written on the tracker (untrusted text)" in seen
-    assert '"required": [' in seen  # the result's schema travels with the prompt
+    assert '"required":[' in seen  # the result's schema travels with the prompt, compact
 
 
 def test_with_a_transcripts_folder_the_output_stream_is_kept_as_the_transcript(tmp_path, brief):

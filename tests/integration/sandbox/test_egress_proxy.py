@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ralph.sandbox import EgressProxy, host_port
+from ralph.sandbox._proxy import public_address
 
 
 @pytest.fixture
@@ -135,3 +136,28 @@ def test_ending_it_closes_open_tunnels(tmp_path, upstream):
 )
 def test_hosts_are_read_as_host_and_port(address, expected):
     assert host_port(address) == expected
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "localhost", "10.1.2.3", "192.168.0.1", "169.254.169.254", "::1"]
+)
+def test_a_web_researchers_proxy_still_refuses_this_machine_and_private_addresses(
+    tmp_path, upstream, host
+):
+    port = upstream.getsockname()[1]
+    target = f"[{host}]" if ":" in host else host
+    with EgressProxy(tmp_path / "web.sock", [], public=True) as web:
+        client = ask(web, f"CONNECT {target}:{port} HTTP/1.1\r\n\r\n".encode())
+        assert read_all(client).startswith(b"HTTP/1.1 403")
+        client.close()
+    assert web.refused == [f"{host}:{port}"]
+
+
+def test_public_addresses_are_the_only_ones_a_web_researcher_may_reach():
+    assert public_address("93.184.215.14", 443) == ("93.184.215.14", 443)
+    assert public_address("2606:4700::1111", 443) == ("2606:4700::1111", 443)
+    for private in ("127.0.0.1", "10.0.0.1", "172.16.0.1", "100.64.0.1", "0.0.0.0"):
+        assert public_address(private, 443) is None, private
+    assert public_address("::ffff:127.0.0.1", 443) is None
+    assert public_address("fd00::1", 443) is None
+    assert public_address("224.0.0.1", 443) is None

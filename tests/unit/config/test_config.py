@@ -280,6 +280,7 @@ def test_the_merge_settings_are_read_from_the_file_and_the_environment(tmp_path)
             '(or "" for the first the repository allows)',
         ),
         ("review_code = 1", "review_code: 1 is not valid; expected true or false"),
+        ('research_web = "yes"', "research_web: 'yes' is not valid; expected true or false"),
     ],
 )
 def test_bad_merge_settings_are_refused_in_one_line(tmp_path, line, message):
@@ -336,3 +337,10 @@ def test_bad_fast_track_settings_are_refused_in_one_line(tmp_path, line, message
     with pytest.raises(ConfigError) as refusal:
         load_config(tmp_path, env={})
     assert str(refusal.value) == f"{tmp_path / CONFIG_FILE}: {message}"
+
+
+def test_research_may_use_the_web_only_when_the_person_says_so(root):
+    assert load_config(root, env={}).research_web is False
+    assert load_config(root, env={"RALPH_RESEARCH_WEB": "true"}).research_web is True
+    with pytest.raises(ConfigError, match=r"^RALPH_RESEARCH_WEB: 'sure' is not valid"):
+        load_config(root, env={"RALPH_RESEARCH_WEB": "sure"})

@@ -4,6 +4,7 @@ per phase when ralph.toml chooses agents per phase."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -169,3 +170,17 @@ def test_agents_per_phase_need_every_chosen_cli_before_any_phase_runs(tmp_path):
     settings = AgentSettings(runtime="scripted", roles={"builder": PhaseSettings(preset="gemini")})
     with pytest.raises(ConfigError, match="the gemini agent needs the Gemini CLI"):
         open_agents(settings, environ={"PATH": str(tmp_path)})
+
+
+def test_codex_is_sent_no_tool_its_phases_do_not_use_and_searches_the_web_only_if_allowed(
+    tmp_path,
+):
+    codex = PRESETS["codex"]
+    words = " ".join(codex.words(brief(tmp_path)))
+    for off in ("features.view_image=false", "features.goals=false", "skills."):
+        assert off in words
+    assert 'web_search="disabled"' in words
+    web = dataclasses.replace(brief(tmp_path, "Read", "Write", "WebSearch"), web=True)
+    allowed = " ".join(codex.words(web))
+    assert 'web_search="live"' in allowed
+    assert 'web_search="disabled"' not in allowed

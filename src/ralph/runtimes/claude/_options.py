@@ -13,6 +13,7 @@ from typing import Any
 from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes._prompt import system_note
+from ralph.runtimes.claude._helpers import TASK_TOOL, helper_definitions
 from ralph.runtimes.claude._sandbox import sandbox_settings
 
 __all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
@@ -63,6 +64,10 @@ def option_values(
     # Sandboxed, Bash is approved by the sandbox alone: were it not running, every
     # command would be denied rather than run unconfined.
     allowed = [tool for tool in brief.tools if not (sandbox and tool == "Bash")]
+    tools = list(brief.tools)
+    if brief.helpers:  # the tool that starts them, offered only with them
+        tools.append(TASK_TOOL)
+        allowed.append(TASK_TOOL)
     if with_tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
     values: dict[str, Any] = {
@@ -70,7 +75,7 @@ def option_values(
         "system_prompt": {"type": "preset", "preset": "claude_code", "append": system_note(brief)},
         # ``tools`` is the built-in set the model sees; ``allowed_tools`` are approved
         # without asking. Headless, anything else is denied.
-        "tools": list(brief.tools),
+        "tools": tools,
         "allowed_tools": allowed,
         "permission_mode": permission_mode,
         "max_turns": brief.limits.max_turns,
@@ -95,6 +100,8 @@ def option_values(
         values["model"] = brief.model or default_model
     if brief.result_schema:
         values["output_format"] = {"type": "json_schema", "schema": dict(brief.result_schema)}
+    if brief.helpers:
+        values["agents"] = helper_definitions(brief.helpers)
     if cli_path is not None:
         values["cli_path"] = str(cli_path)
     return values

@@ -157,8 +157,11 @@ class ClaudeRuntime(AgentRuntime):
             clear_traces(brief.workdir, before)
         return self._result(brief, watch, session_id)
 
+    def _tracker_tools(self, brief: AgentBrief) -> bool:
+        return self.tools_server is not None and brief.tracker_tools
+
     def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:
-        from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+        from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, HookMatcher
 
         values = option_values(
             brief,
@@ -167,11 +170,11 @@ class ClaudeRuntime(AgentRuntime):
             session_id=session_id,
             extra_env=self.env,
             passed_env=self.sandbox_env,
-            with_tracker_tools=self.tools_server is not None,
+            with_tracker_tools=self._tracker_tools(brief),
             cli_path=self.cli_path,
             sandbox=self.sandbox,
         )
-        if self.tools_server is not None:
+        if self._tracker_tools(brief):
             values["mcp_servers"] = {
                 TOOLS_SERVER: {
                     "type": "sdk",
@@ -196,6 +199,10 @@ class ClaudeRuntime(AgentRuntime):
                 }
             return {}
 
+        if "agents" in values:
+            values["agents"] = {
+                name: AgentDefinition(**fields) for name, fields in values["agents"].items()
+            }
         return ClaudeAgentOptions(
             **values,
             hooks={

@@ -196,13 +196,11 @@ class CommandRuntime(AgentRuntime):
         with tempfile.TemporaryDirectory(prefix="ralph-agent-") as scratch:
             files = Path(scratch)
             result_file = files / "result.json"
-            prompt = (
-                render_brief(brief)
-                + "\n"
-                + render_result_request(
-                    brief.result_schema, str(result_file) if self.output == "plain" else None
-                )
-            )
+            if self.output == "plain":  # the result file's path differs from run to run
+                request = render_result_request(brief.result_schema, str(result_file))
+                prompt = render_brief(brief) + "\n" + request
+            else:  # the same for every issue of the phase: first, for the prompt caches
+                prompt = render_brief(brief, lead=render_result_request(brief.result_schema))
             (files / "prompt.md").write_text(prompt)
             (files / "schema.json").write_text(json.dumps(brief.result_schema, indent=2))
             values = {
@@ -223,7 +221,7 @@ class CommandRuntime(AgentRuntime):
             pricing = self.pricing.with_model(values["model"] or self._configured_model(env))
             with contextlib.ExitStack() as stack:
                 if self.sandbox:
-                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env))
+                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env), public=brief.web)
                     stack.enter_context(proxy)
                     argv = self._confined(argv, brief, files, proxy.socket_path)
                 ran = self._execute(argv, brief, prompt, on_stdin, env, pricing)
