@@ -25,6 +25,7 @@ from pathlib import Path
 from ralph.errors import GitError, NeedsPerson
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
+from ralph.git._snapshot import commit_of, files_at, read_at
 
 __all__ = [
     "CheckoutInTheWay",
@@ -285,22 +286,17 @@ class GitRepo:
         return changed.splitlines()
 
     def files_on(self, branch: str, folder: str) -> list[str]:
-        """The paths of the files under ``folder`` on ``branch``, without a checkout."""
-        listing = self.git(
-            "ls-tree",
-            "-r",
-            "--name-only",
-            f"refs/heads/{branch}",
-            "--",
-            folder,
-            what=f"list {folder} on {branch}",
-        )
-        return listing.splitlines()
+        """The paths of the files under ``folder`` on ``branch``, without a checkout
+        (kept per commit: ``_snapshot``)."""
+        commit = commit_of(self, branch)
+        if commit is None:
+            raise GitError(f"could not list {folder} on {branch}: there is no branch {branch}")
+        return files_at(self, commit, folder)
 
     def read_on(self, branch: str, path: str) -> str | None:
         """The text of ``path`` on ``branch``, or None when the branch has no such file."""
-        shown = self.run("show", f"refs/heads/{branch}:{path}")
-        return shown.stdout if shown.returncode == 0 else None
+        commit = commit_of(self, branch)
+        return None if commit is None else read_at(self, commit, path)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
