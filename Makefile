@@ -40,9 +40,12 @@ $(VENV)/.runtime: $(UV) pyproject.toml uv.lock
 	$(UV) sync --quiet --frozen --inexact --no-default-groups
 	@touch $@
 
-# Everything: every group (tests, lint, types, benchmarks, docs) and every extra.
+# Everything: every group (tests, lint, types, benchmarks, docs) and every extra, compiled
+# to bytecode once: the suite starts hundreds of Python processes (ralph, agents, fakes),
+# and each would otherwise compile its dependencies again where PYTHONDONTWRITEBYTECODE is
+# set (tests/conftest.py keeps Ralph's own and the tests' bytecode).
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
-	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras
+	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras --compile-bytecode
 	@touch $@ $(VENV)/.runtime
 
 SANDBOX_PACKAGES := bubblewrap socat
