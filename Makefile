@@ -142,8 +142,10 @@ check: lint typecheck
 # `make test TEST_WORKERS=N` (0 runs in one process).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
+# --dist worksteal: a worker that runs out of tests takes the rest of a busy one's, so the
+# run does not end waiting on one worker's queue of slow process tests.
 test: lint typecheck sandbox-tools browser agent-clis
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS)
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pipeline.py
