@@ -6,6 +6,8 @@
 # and one more to use Ralph on your own projects:
 #   make install   `ralph` on your PATH with `uv tool install` (EXTRAS=claude by default:
 #                  the Claude Agent SDK with its bundled Claude Code; EXTRAS= for none)
+# and, while changing Ralph, the inner loop:
+#   make check     ruff, mypy --strict and the unit tests (under a minute)
 # Everything is installed from the lock file (uv.lock); only python3, git and make have to
 # be on the machine. Agents and the tests they write run in bubblewrap (socat is for
 # Claude Code's own sandbox): `make demo` and `make test` install both with apt-get when
@@ -21,7 +23,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs docs-site test sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens clean
+.PHONY: help demo install docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +40,12 @@ $(VENV)/.runtime: $(UV) pyproject.toml uv.lock
 	$(UV) sync --quiet --frozen --inexact --no-default-groups
 	@touch $@
 
-# Everything: every group (tests, lint, types, benchmarks, docs) and every extra.
+# Everything: every group (tests, lint, types, benchmarks, docs) and every extra, compiled
+# to bytecode once: the suite starts hundreds of Python processes (ralph, agents, fakes),
+# and each would otherwise compile its dependencies again where PYTHONDONTWRITEBYTECODE is
+# set (tests/conftest.py keeps Ralph's own and the tests' bytecode).
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
-	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras
+	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras --compile-bytecode
 	@touch $@ $(VENV)/.runtime
 
 SANDBOX_PACKAGES := bubblewrap socat
@@ -125,14 +130,22 @@ typecheck: $(VENV)/.synced
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest -q tests/unit
 
+# The inner loop, under a minute on an idle 2-core machine: what `make test` checks first
+# and the unit tests, on one worker per core (they wait on nothing, so more would only
+# add workers' start-up).
+check: lint typecheck
+	$(VENV)/bin/pytest -q -n $(shell nproc 2>/dev/null || echo 1) tests/unit
+
 # pytest-xdist workers for `make test`. Many tests wait on subprocesses (git, ralph,
 # bubblewrap, Claude Code), so two workers per core keep the cores busy: on an idle 2-core
 # machine `make test` took 5½ minutes on 4 workers, 6¾ on 3. Override with
 # `make test TEST_WORKERS=N` (0 runs in one process).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
+# --dist worksteal: a worker that runs out of tests takes the rest of a busy one's, so the
+# run does not end waiting on one worker's queue of slow process tests.
 test: lint typecheck sandbox-tools browser agent-clis
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS)
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_pipeline.py

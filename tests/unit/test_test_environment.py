@@ -36,3 +36,9 @@ def test_nor_a_process_a_test_starts() -> None:
     ).stdout
     assert "RALPH_GH_TOKEN" not in shown
     assert "RALPH_STORE_URL" not in shown
+
+
+def test_tests_write_bytecode_only_if_the_environment_lets_them() -> None:
+    """tests/conftest.py keeps bytecode while the tests load, then puts the setting back:
+    what a test imports from a repository of its own leaves no ``__pycache__`` there."""
+    assert sys.dont_write_bytecode is bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))

@@ -21,12 +21,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from ralph.errors import GitError, NeedsPerson
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
-from ralph.git._tips import branch_tip
+from ralph.git._snapshot import commit_of, files_at, read_at
 
 __all__ = [
     "CheckoutInTheWay",
@@ -39,10 +38,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-#: Reads of a branch's files kept (by commit, so never stale); past this, forgotten.
-_MAX_READS_KEPT = 256
-T = TypeVar("T")
 
 #: Who signs merge commits when git has no identity configured.
 _FALLBACK_IDENTITY = {"name": "Ralph", "email": "ralph@localhost"}
@@ -130,10 +125,6 @@ class GitRepo:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._git_dir: Path | None = None
-        # (commit, path) -> what a read at that commit found: a phase reads its plan a
-        # score of times, and best of N reads it in every attempt.
-        self._listings: dict[tuple[str, str], tuple[str, ...]] = {}
-        self._texts: dict[tuple[str, str], str | None] = {}
 
     @classmethod
     def find(cls, start: Path) -> GitRepo:
@@ -282,9 +273,7 @@ class GitRepo:
         return {ref.removeprefix("refs/heads/"): oid for oid, _, ref in heads}
 
     def has_branch(self, name: str) -> bool:
-        if branch_tip(self.git_dir(), name) is not None:
-            return True
-        return self.run("rev-parse", "--verify", "--quiet", f"refs/heads/{name}").returncode == 0
+        return commit_of(self, name) is not None
 
     def changed_files(self, base: str, head: str) -> list[str]:
         """The paths ``head`` changes since it left ``base`` (``git diff base...head``)."""
@@ -297,34 +286,17 @@ class GitRepo:
         return changed.splitlines()
 
     def files_on(self, branch: str, folder: str) -> list[str]:
-        """The paths of the files under ``folder`` on ``branch``, without a checkout."""
-        tip = branch_tip(self.git_dir(), branch)
-        if tip is not None and (tip, folder) in self._listings:
-            return list(self._listings[tip, folder])
-        listing = self.git(
-            "ls-tree",
-            "-r",
-            "--name-only",
-            tip or f"refs/heads/{branch}",
-            "--",
-            folder,
-            what=f"list {folder} on {branch}",
-        )
-        found = listing.splitlines()
-        if tip is not None:
-            _keep(self._listings, (tip, folder), tuple(found))
-        return found
+        """The paths of the files under ``folder`` on ``branch``, without a checkout
+        (kept per commit: ``_snapshot``)."""
+        commit = commit_of(self, branch)
+        if commit is None:
+            raise GitError(f"could not list {folder} on {branch}: there is no branch {branch}")
+        return files_at(self, commit, folder)
 
     def read_on(self, branch: str, path: str) -> str | None:
         """The text of ``path`` on ``branch``, or None when the branch has no such file."""
-        tip = branch_tip(self.git_dir(), branch)
-        if tip is not None and (tip, path) in self._texts:
-            return self._texts[tip, path]
-        shown = self.run("show", f"{tip or f'refs/heads/{branch}'}:{path}")
-        text = shown.stdout if shown.returncode == 0 else None
-        if tip is not None:
-            _keep(self._texts, (tip, path), text)
-        return text
+        commit = commit_of(self, branch)
+        return None if commit is None else read_at(self, commit, path)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
@@ -449,13 +421,6 @@ class GitRepo:
             raise CheckoutInTheWay(
                 base, checkout, conflicted=conflicted, detail=_blocking_files(result.stderr)
             )
-
-
-def _keep(memory: dict[tuple[str, str], T], key: tuple[str, str], found: T) -> None:
-    """Remember a read at a commit (it never changes); a full memory starts again."""
-    if len(memory) >= _MAX_READS_KEPT:
-        memory.clear()
-    memory[key] = found
 
 
 def _blocking_files(stderr: str) -> str:

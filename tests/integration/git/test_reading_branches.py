@@ -6,8 +6,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from ralph.errors import GitError
 from ralph.git import GitRepo
-from ralph.git._tips import branch_tip
 
 
 def _repo(path: Path) -> GitRepo:
@@ -52,48 +54,77 @@ def test_a_file_is_read_from_a_branch_and_a_missing_one_is_none(tmp_path: Path):
     assert repo.read_on("feature", "later.py") is None
 
 
-def _git_calls(repo: GitRepo, monkeypatch) -> list[tuple[str, ...]]:
-    """Every git process ``repo`` starts from here on (``git`` runs through ``run``)."""
-    calls: list[tuple[str, ...]] = []
-    run = repo.run
+def _gits_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every git command started from now on, as its arguments after ``-c ...``."""
+    started: list[list[str]] = []
+    real_run = subprocess.run
 
-    def counted(*args: str, **options: Any) -> Any:
-        calls.append(args)
-        return run(*args, **options)
+    def counting(args: list[str], *rest: Any, **options: Any) -> Any:
+        if args[0] == "git":
+            started.append([a for a in args[1:] if not a.startswith(("-c", "core."))])
+        return real_run(args, *rest, **options)
 
-    monkeypatch.setattr(repo, "run", counted)
-    return calls
+    monkeypatch.setattr(subprocess, "run", counting)
+    return started
 
 
-def test_reading_a_branch_again_starts_no_git_until_the_branch_moves(tmp_path: Path, monkeypatch):
+def _commit(path: Path, name: str, text: str) -> None:
+    target = path / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    for args in (["add", name], ["commit", "-qm", f"write {name}"]):
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True, timeout=30)
+
+
+def test_documents_read_again_at_the_same_commit_start_no_git(tmp_path: Path, monkeypatch):
     repo = _repo(tmp_path)
-    repo.git_dir()
-    calls = _git_calls(repo, monkeypatch)
+    assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
+    started = _gits_started(monkeypatch)
     for _ in range(3):
         assert repo.files_on("main", "thoughts") == ["thoughts/plan.md"]
         assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
         assert repo.read_on("main", "thoughts/none.md") is None
-    assert [call[0] for call in calls] == ["ls-tree", "show", "show"]
-    (tmp_path / "thoughts" / "plan.md").write_text("the plan, again\n")
-    (tmp_path / "thoughts" / "notes.md").write_text("notes\n")
-    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True, timeout=30)
-    subprocess.run(["git", "commit", "-qm", "more"], cwd=tmp_path, check=True, timeout=30)
-    assert repo.read_on("main", "thoughts/plan.md") == "the plan, again\n"
-    assert repo.files_on("main", "thoughts") == ["thoughts/notes.md", "thoughts/plan.md"]
+    assert started == []
 
 
-def test_a_packed_branch_is_read_as_a_loose_one(tmp_path: Path):
+def test_a_document_is_read_anew_once_the_branch_moves(tmp_path: Path, monkeypatch):
     repo = _repo(tmp_path)
-    before = repo.read_on("feature", "app.py")
+    assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
+    _commit(tmp_path, "thoughts/plan.md", "a better plan\n")
+    _commit(tmp_path, "thoughts/research.md", "what was found\n")
+    started = _gits_started(monkeypatch)
+    assert repo.files_on("main", "thoughts") == ["thoughts/plan.md", "thoughts/research.md"]
+    assert repo.read_on("main", "thoughts/plan.md") == "a better plan\n"
+    assert repo.read_on("main", "thoughts/research.md") == "what was found\n"
+    # One listing of the new commit, one read of each new file.
+    assert [args[0] for args in started] == ["ls-tree", "cat-file", "cat-file"]
+
+
+def test_branches_are_found_in_packed_refs_and_after_moving_past_them(tmp_path: Path):
+    repo = _repo(tmp_path)
     subprocess.run(["git", "pack-refs", "--all"], cwd=tmp_path, check=True, timeout=30)
     assert not (tmp_path / ".git" / "refs" / "heads" / "feature").exists()
-    assert branch_tip(repo.git_dir(), "feature") == repo.resolve("feature")
-    assert GitRepo(tmp_path).read_on("feature", "app.py") == before == "x = 2\n"
+    assert repo.read_on("feature", "app.py") == "x = 2\n"
+    _commit(tmp_path, "thoughts/plan.md", "packed, then moved\n")
+    assert repo.read_on("main", "thoughts/plan.md") == "packed, then moved\n"
 
 
-def test_a_name_the_files_cannot_tell_is_left_to_git(tmp_path: Path):
+def test_a_missing_branch_has_no_files_and_cannot_be_listed(tmp_path: Path):
     repo = _repo(tmp_path)
-    assert branch_tip(repo.git_dir(), "main") == repo.resolve("main")
-    for name in ("nowhere", "../HEAD", "a..b", "/main", "main.lock", "with space"):
-        assert branch_tip(repo.git_dir(), name) is None
-    assert repo.read_on("nowhere", "app.py") is None
+    assert repo.read_on("gone", "thoughts/plan.md") is None
+    assert repo.read_on("../../HEAD", "thoughts/plan.md") is None
+    with pytest.raises(GitError, match="there is no branch gone"):
+        repo.files_on("gone", "thoughts")
+
+
+def test_a_branch_with_a_slash_and_a_file_with_any_name_are_read(tmp_path: Path):
+    repo = _repo(tmp_path)
+    subprocess.run(["git", "checkout", "-qb", "ralph/7"], cwd=tmp_path, check=True, timeout=30)
+    _commit(tmp_path, "thoughts/plans/été 7.md", "accents and a space\n")
+    assert repo.files_on("ralph/7", "thoughts") == [
+        "thoughts/plan.md",
+        "thoughts/plans/été 7.md",
+    ]
+    assert repo.read_on("ralph/7", "thoughts/plans/été 7.md") == "accents and a space\n"
+    assert repo.read_on("ralph/7", "thoughts/plans") is None  # a folder is not a file
+    assert repo.read_on("ralph/7", "later.py") == "z = 1\n"  # a file at the top

@@ -1,20 +1,16 @@
 """The plugin folder is one copy: the package ships it, the repository's marketplace
 points at it, and what it declares matches the code (roles' tools, hook events, the MCP
-server, all run through its launcher); Claude Code's own validator accepts both
-manifests, and the marketplace ``ralph plugin install`` writes."""
+server, all run through its launcher). Claude Code's own validator runs on them in
+tests/integration/plugin/test_claude_plugin_validate.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
-
-import pytest
 
 from ralph.artifacts import parse_frontmatter
 from ralph.mcp import SERVER_NAME
-from ralph.plugin import HOOK_EVENTS, PLUGIN_NAME, plugin_path, write_marketplace
+from ralph.plugin import HOOK_EVENTS, PLUGIN_NAME, plugin_path
 from ralph.workflow import PHASE_SPECS
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -115,40 +111,3 @@ def test_each_interactive_skill_runs_the_command_a_person_would():
         if phase is not None:
             assert f"ralph hook context set {phase} N" in text, name
             assert "ralph hook context clear" in text, name
-
-
-def _claude() -> Path:
-    sdk = pytest.importorskip("claude_agent_sdk")
-    cli = Path(sdk.__file__).parent / "_bundled" / "claude"
-    if not cli.is_file():
-        found = shutil.which("claude")
-        if found is None:
-            pytest.skip("no Claude Code CLI")
-        return Path(found)
-    return cli
-
-
-def written_marketplace(folder: Path) -> Path:
-    return write_marketplace(folder / "written", Path("/opt/ralph/bin/ralph"), "1.2.3")
-
-
-@pytest.mark.parametrize("where", ["plugin", "marketplace", "written"])
-def test_claude_plugin_validate_accepts_the_plugin_and_the_marketplaces(where, tmp_path):
-    folder = {"plugin": PLUGIN, "marketplace": REPOSITORY}.get(where) or written_marketplace(
-        tmp_path
-    )
-    done = subprocess.run(
-        [str(_claude()), "plugin", "validate", str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={
-            "HOME": str(tmp_path),
-            "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
-            "PATH": "/usr/bin:/bin",
-            "DISABLE_AUTOUPDATER": "1",
-        },
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Validation passed" in done.stdout
