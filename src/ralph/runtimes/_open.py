@@ -14,12 +14,12 @@ from ralph.config import AgentSettings
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._credentials import OFFLINE_HINT, agent_credentials
-from ralph.runtimes._names import AGENTS, RUNTIMES
+from ralph.runtimes._names import AGENTS
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
 from ralph.workflow import PHASE_SPECS
 
-__all__ = ["AGENTS", "RUNTIMES", "open_agents", "open_runtime"]
+__all__ = ["open_agents", "open_runtime"]
 
 
 def open_runtime(

@@ -28,7 +28,7 @@ from ralph.github import queries as q
 from ralph.tracker._board_fields import FIELDS, PROJECT_TITLE
 from ralph.tracker._github_read import Board, board_from
 
-__all__ = ["FIELDS", "PROJECT_TITLE", "BoardSetup", "Check", "check_board", "set_up_board"]
+__all__ = ["BoardSetup", "Check", "check_board", "set_up_board"]
 
 
 def _options(field: str) -> list[dict[str, str]]:

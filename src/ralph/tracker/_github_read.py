@@ -16,10 +16,6 @@ from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus, Statu
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
-    "ESTIMATE",
-    "PRIORITY",
-    "STATUS",
-    "WORKFLOW_STATE",
     "Board",
     "board_from",
     "board_values",
