@@ -21,9 +21,12 @@ UV_VERSION := 0.13.9
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export UV_PYTHON_DOWNLOADS := never
 export UV_NO_PROGRESS := 1
+# Every install compiles its bytecode: where Python may not write it at run time
+# (PYTHONDONTWRITEBYTECODE, a read-only folder) each `ralph` would compile what it imports.
+export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens clean
+.PHONY: help demo install docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -161,6 +164,9 @@ bench-activity: $(VENV)/.synced
 
 bench-merges: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_merges.py
+
+bench-cli: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_cli.py
 
 bench-tracker: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_tracker.py

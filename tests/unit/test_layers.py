@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
             "_distribution",
             "_json",
             "_jsonschema",
+            "_lazy",
             "_logs",
             "_process",
             "_secrets",
@@ -117,6 +118,7 @@ def test_no_module_reaches_into_another_packages_private_modules(path: Path) -> 
 _SETTINGS_MAY_IMPORT = (
     "ralph.config",
     "ralph.errors",
+    "ralph._lazy",
     "ralph._suggest",
     "ralph.graph",
     "ralph.workflow",

@@ -5,17 +5,40 @@ dashboard of several boards. Each returns data; rendering it is the caller's."""
 
 from __future__ import annotations
 
-from ralph.board._hygiene import ArchiveResult, archive_candidates, hygiene_report
-from ralph.board._projects import parse_projects, projects_dashboard
-from ralph.board._report import StatusReport, post_status_report, status_report
-from ralph.board._routing import (
-    RouteDecision,
-    RouteStep,
-    apply_route,
-    load_routing,
-    route_issue,
-)
-from ralph.board._routing_file import RoutingFile
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.board._hygiene import ArchiveResult, archive_candidates, hygiene_report
+    from ralph.board._projects import parse_projects, projects_dashboard
+    from ralph.board._report import StatusReport, post_status_report, status_report
+    from ralph.board._routing import (
+        RouteDecision,
+        RouteStep,
+        apply_route,
+        load_routing,
+        route_issue,
+    )
+    from ralph.board._routing_file import RoutingFile
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._hygiene": ("ArchiveResult", "archive_candidates", "hygiene_report"),
+            "._projects": ("parse_projects", "projects_dashboard"),
+            "._report": ("StatusReport", "post_status_report", "status_report"),
+            "._routing": (
+                "RouteDecision",
+                "RouteStep",
+                "apply_route",
+                "load_routing",
+                "route_issue",
+            ),
+            "._routing_file": ("RoutingFile",),
+        },
+    )
 
 __all__ = [
     "ArchiveResult",

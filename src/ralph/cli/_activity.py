@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ralph._text import short_line
 from ralph.cli._console import Console
-from ralph.orchestrate import RunReport
-from ralph.runtimes import Activity
-from ralph.tasks import TaskStatus
+
+if TYPE_CHECKING:
+    from ralph.orchestrate import RunReport
+    from ralph.runtimes import Activity
 
 __all__ = ["activity_events", "activity_text", "print_activity", "safe_line"]
 
@@ -56,6 +58,8 @@ def activity_events(activity: Activity, last: int | None = None) -> list[Text]:
 def print_activity(report: RunReport, console: Console, *, every: bool = False) -> None:
     """Each task's agent activity: its line, then its last events (all it keeps for a
     running task, or with ``every``; the last ``_FINISHED_EVENTS`` of a finished one)."""
+    from ralph.tasks import TaskStatus
+
     shown = [
         (line, line.activity)
         for line in report.tasks

@@ -3,11 +3,15 @@ a login, and if not, what to set or type (or how to try Ralph without one)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.config import Config
 from ralph.workflow import PHASE_SPECS
+
+if TYPE_CHECKING:
+    from ralph.config import Config
 
 __all__ = ["print_agent_credentials"]
 

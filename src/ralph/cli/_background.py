@@ -13,14 +13,15 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ralph.cli._console import Console
 from ralph.errors import InvalidInput, NeedsPerson
-from ralph.project import Project
-from ralph.tasks import RunStatus
+
+if TYPE_CHECKING:
+    from ralph.project import Project
 
 __all__ = ["BACKGROUND_FOLDER", "ENDED", "BackgroundOpt", "start_in_background"]
 
@@ -40,6 +41,8 @@ def start_in_background(
     done here already), detached; print the run's number once the store has it; the exit
     code. A run that stops before it is in the store (nothing to do, a refusal) is
     printed from its log with its own exit code."""
+    from ralph.tasks import RunStatus
+
     store_url = (ctx.find_root().obj or {}).get("store_url")
     if (store_url or project.config.store_url).startswith("memory:"):
         raise InvalidInput(

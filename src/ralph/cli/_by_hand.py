@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -19,19 +19,9 @@ from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
 from ralph.errors import InvalidInput
-from ralph.phases import (
-    AlreadyDone,
-    PhaseOutcome,
-    Progress,
-    draft_plan,
-    draft_research,
-    iterate_plan,
-    next_step,
-    reject,
-    step_done,
-    submit_plan,
-    submit_research,
-)
+
+if TYPE_CHECKING:
+    from ralph.phases import PhaseOutcome, Progress
 
 __all__ = [
     "implement_command",
@@ -123,6 +113,8 @@ def plan_write(
     file: FileOpt = None,
 ) -> None:
     """Write an issue's plan yourself: ralph plan N --interactive, edit it, then --done."""
+    from ralph.phases import draft_plan, submit_plan
+
     # --done checks the plan as the plan phase checks an agent's: the group Ready for
     # Plan and researched, a phase per issue with Automated Verification boxes; and no
     # TODO(ralph) of the skeleton left.
@@ -180,6 +172,8 @@ def research_command(
     ] = None,
 ) -> None:
     """Research an issue yourself: ralph research N --interactive, edit it, then --done."""
+    from ralph.phases import draft_research, submit_research
+
     if interactive == done:
         raise InvalidInput(
             f"say --interactive (start the research) or --done (submit it); "
@@ -219,6 +213,8 @@ def plan_iterate(
     file: FileOpt = None,
 ) -> None:
     """Revise a plan (Ready for Plan or in review) and post ## Plan Updated; back in review."""
+    from ralph.phases import iterate_plan
+
     if feedback is None:
         raise InvalidInput(f"say why the plan changes: ralph plan iterate {number} --feedback TEXT")
     reason = check_text(sys.stdin.read() if feedback == "-" else feedback, "the feedback")
@@ -242,6 +238,8 @@ def review_command(
     ] = None,
 ) -> None:
     """Reject the plan for an issue (a human gate): its issues go back to Ready for Plan."""
+    from ralph.phases import reject
+
     if rejection is None:
         raise InvalidInput(
             f"say --reject REASON; to approve: ralph approve {number}; "
@@ -298,6 +296,8 @@ def implement_command(
     ] = False,
 ) -> None:
     """Implement an issue yourself in its worktree, one plan phase at a time."""
+    from ralph.phases import AlreadyDone, next_step, step_done
+
     if not interactive:
         raise InvalidInput(
             f"say --interactive to implement it yourself; "

@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from ralph._debuglog import DEBUG_LOG_DIR
 from ralph.cli._console import Console, echo
 from ralph.cli._project import open_project_of, project_config
-from ralph.debug import (
-    CollateResult,
-    GroupBy,
-    LogRead,
-    Stats,
-    collate,
-    debug_stats,
-    parse_since,
-    read_events,
-)
+from ralph.debug import GroupBy
+
+if TYPE_CHECKING:
+    from ralph.debug import CollateResult, LogRead, Stats
 
 __all__ = ["debug_app"]
 
@@ -35,6 +28,9 @@ debug_app = typer.Typer(
 
 
 def _read(since: str) -> LogRead:
+    from ralph._debuglog import DEBUG_LOG_DIR
+    from ralph.debug import parse_since, read_events
+
     moment = parse_since(since, datetime.now(UTC))
     return read_events(project_config().root / DEBUG_LOG_DIR, moment)
 
@@ -53,6 +49,8 @@ def stats_command(
     as_json: Annotated[bool, typer.Option("--json", help="The statistics as JSON.")] = False,
 ) -> None:
     """Calls, errors and time of the debug log's events, per tool, category or day."""
+    from ralph.debug import debug_stats
+
     read = _read(since)
     stats = debug_stats(read.events, since=read.since, sessions=read.sessions, group_by=group_by)
     if as_json:
@@ -97,6 +95,8 @@ def collate_command(
     """Group the debug log's errors by signature (numbers, hashes, times and paths made
     alike) and file one debug-auto issue per signature: a new one, or an ## Occurrence
     Report on the one filed before (only occurrences it has not reported)."""
+    from ralph.debug import collate
+
     read = _read(since)
     if dry_run:
         result = collate(read, None, dry_run=True)

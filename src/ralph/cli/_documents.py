@@ -10,18 +10,14 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ralph._json import int_field, object_field, optional_str, str_list_field
 from ralph.errors import InvalidInput
-from ralph.pipeline import (
-    FileOwnership,
-    GroupResult,
-    IssueRelations,
-    IssueState,
-    WorkStream,
-)
 from ralph.workflow import Estimate, WorkflowState
+
+if TYPE_CHECKING:
+    from ralph.pipeline import FileOwnership, GroupResult, IssueRelations, IssueState, WorkStream
 
 __all__ = [
     "BoardSnapshot",
@@ -74,6 +70,8 @@ def _issue_list(document: Any, what: str) -> Sequence[Any]:
 
 
 def _checked_issue_state(data: Any) -> IssueState:
+    from ralph.pipeline import IssueState
+
     issue = IssueState.from_dict(data)
     state, estimate = issue.workflow_state, issue.estimate
     if state is not None and state not in _NO_STATE and state not in _STATES:
@@ -121,6 +119,8 @@ class PositionInput:
 
     @property
     def group(self) -> GroupResult:
+        from ralph.pipeline import GroupResult
+
         numbers = tuple(i.number for i in self.issues)
         primary = (
             self.group_primary if self.group_primary is not None else (numbers[0] if numbers else 0)
@@ -129,6 +129,8 @@ class PositionInput:
 
 
 def load_position_input(path: Path) -> PositionInput:
+    from ralph.pipeline import WorkStream
+
     document = read_json(path)
     try:
         issues = _issue_list(document, "issue objects")
@@ -158,6 +160,8 @@ def load_position_input(path: Path) -> PositionInput:
 
 
 def load_ownership(path: Path) -> list[FileOwnership]:
+    from ralph.pipeline import FileOwnership
+
     document = read_json(path)
     try:
         items = _issue_list(document, "{number, files, blockedBy} objects")
@@ -181,6 +185,8 @@ class BoardSnapshot:
 
 
 def _board_issue(data: Any) -> tuple[IssueRelations, IssueState, tuple[str, ...]]:
+    from ralph.pipeline import IssueRelations, IssueState
+
     relations = IssueRelations.from_dict(data)
     state = _checked_issue_state(data)
     if not state.sub_issue_count and relations.sub_issues:

@@ -9,7 +9,8 @@ The same pass makes the parameters plain: no ``<int>``/``<str>``/``<bool>`` type
 (an option that takes a value shows its metavar, its few choices or its name, as argparse
 does: ``--limit LIMIT``; a flag shows nothing), an argument in the usage line
 as ``NUMBER`` (``[NUMBER]`` when optional) rather than ``{number}``, and a range only
-where it is a person's to know (1 to 8 attempts), not the store's 64-bit limit.
+where it is a person's to know (1 to 8 attempts), not the store's 64-bit limit. And it
+converts their values without pydantic where that is plain (``_params``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from ralph.cli._bounds import MAX_COUNT
+from ralph.cli._params import PlainConversion
 
 __all__ = ["HelpAsWritten", "listing_in"]
 
@@ -38,7 +40,7 @@ def _range(low: float | None, high: float | None) -> str | None:
     return f"{low} to {high}"
 
 
-class _PlainArgument(TyperArgument):
+class _PlainArgument(PlainConversion, TyperArgument):
     def display_type_rich(self, ctx: Any) -> str | None:
         return None
 
@@ -50,7 +52,7 @@ class _PlainArgument(TyperArgument):
         return _range(self.min, self.max)
 
 
-class _PlainOption(TyperOption):
+class _PlainOption(PlainConversion, TyperOption):
     def display_type_rich(self, ctx: Any) -> str | None:
         if self.metavar is not None:
             return self.metavar
@@ -69,7 +71,7 @@ class _PlainOption(TyperOption):
 def _plain(param: Any) -> None:
     """``param`` shown plainly: Typer makes the parameters itself and takes no class for
     them, so its class is swapped for the plain one of its kind, which differs only in
-    how help shows it."""
+    how help shows it and how its value is converted."""
     if type(param) is TyperArgument:
         param.__class__ = _PlainArgument
         if param.metavar is None:

@@ -13,23 +13,18 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ralph.cli._console import Console
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
-from ralph.config import find_config
 from ralph.errors import InvalidInput
-from ralph.plugin import (
-    HookContext,
-    clear_context,
-    find_context,
-    run_hook,
-    set_context,
-)
 from ralph.workflow import PHASE_SPECS, find_phase
+
+if TYPE_CHECKING:
+    from ralph.plugin import HookContext
 
 __all__ = ["hook_app"]
 
@@ -53,16 +48,22 @@ _AGENT_PHASES = ", ".join(spec.name for spec in PHASE_SPECS if spec.uses_agent)
 def pre_tool_use_command() -> None:
     """PreToolUse: refuse a write outside the issue's worktree during implement, an
     incomplete research document or plan, a state change outside the phase's contract."""
+    from ralph.plugin import run_hook
+
     raise typer.Exit(run_hook("pre-tool-use", sys.stdin, sys.stdout))
 
 
 @hook_app.command("stop")
 def stop_command() -> None:
     """Stop: refuse to stop while the skill's issue is left in its phase's lock state."""
+    from ralph.plugin import run_hook
+
     raise typer.Exit(run_hook("stop", sys.stdin, sys.stdout))
 
 
 def _project_root() -> Path:
+    from ralph.config import find_config
+
     config = find_config(Path.cwd())
     return config.parent if config is not None else Path.cwd().resolve()
 
@@ -79,6 +80,8 @@ def context_set(
 ) -> None:
     """Turn the gates on for this project's Claude Code session (the one named by
     CLAUDE_CODE_SESSION_ID, else every session)."""
+    from ralph.plugin import HookContext, set_context
+
     spec = find_phase(phase)
     if spec is None or not spec.uses_agent:
         raise InvalidInput(f"unknown phase {phase!r}; use one of {_AGENT_PHASES}")
@@ -100,6 +103,8 @@ def context_set(
 @context_app.command("clear")
 def context_clear() -> None:
     """Turn the gates off."""
+    from ralph.plugin import clear_context
+
     cleared = clear_context(_project_root())
     Console().print("Hook context cleared." if cleared else "No hook context was set.")
 
@@ -107,6 +112,8 @@ def context_clear() -> None:
 @context_app.command("show")
 def context_show() -> None:
     """The hook context in force, if any."""
+    from ralph.plugin import find_context
+
     found = find_context(_project_root())
     if found is None or found.context.expires_at <= time.time():
         Console().print("No hook context: the gates are off.")

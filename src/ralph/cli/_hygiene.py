@@ -6,16 +6,17 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ralph.board import ArchiveResult, archive_candidates, hygiene_report
 from ralph.cli._console import Console, echo
 from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
-from ralph.dashboard import HygieneConfig, format_hygiene_markdown
 from ralph.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from ralph.board import ArchiveResult
 
 __all__ = ["hygiene_command"]
 
@@ -92,6 +93,9 @@ def hygiene_command(
     """The board's hygiene: what to archive, stale and orphaned issues, missing
     estimates and priorities, WIP limits exceeded, likely duplicates by title. With
     --archive, archive the issues done or canceled more than --archive-days ago."""
+    from ralph.board import archive_candidates, hygiene_report
+    from ralph.dashboard import HygieneConfig, format_hygiene_markdown
+
     if dry_run and not archive:
         raise InvalidInput("--dry-run goes with --archive (the report alone changes nothing)")
     settings = HygieneConfig(  # refuses a bad threshold before the tracker opens

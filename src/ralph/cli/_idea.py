@@ -14,8 +14,6 @@ from ralph.cli._console import Console
 from ralph.cli._editor import edit_on_terminal
 from ralph.cli._project import project_config, project_tracker
 from ralph.errors import InvalidInput, RalphError
-from ralph.git import GitRepo
-from ralph.phases import form_idea, new_idea
 from ralph.workflow import parse_estimate
 
 __all__ = ["idea_app"]
@@ -45,6 +43,8 @@ def idea_new(
     """Write an idea down: thoughts/shared/ideas/YYYY-MM-DD-slug.md in the project, with
     the sections to fill in (Why This Matters, Rough Shape, ...), opened in $VISUAL or
     $EDITOR when you are at a terminal. Not committed."""
+    from ralph.phases import new_idea
+
     idea = sys.stdin.read() if text == "-" else text
     root = project_config().root
     path = new_idea(
@@ -59,6 +59,8 @@ def idea_new(
 
 def _git_user(root: Path) -> str:
     """Who writes the idea: git's user.name, else "user"."""
+    from ralph.git import GitRepo
+
     try:
         name = GitRepo(root).run("config", "user.name", timeout=_GIT_CONFIG_SECONDS).stdout
     except RalphError:
@@ -86,6 +88,8 @@ def idea_form(
     """File an idea as an issue (Summary, Acceptance Criteria, Context) in Backlog, after
     looking for an open issue with a title as good as the same; records the issue in the
     idea's frontmatter."""
+    from ralph.phases import form_idea
+
     size = None if estimate is None else parse_estimate(estimate)
     if "\x00" in file or not file.strip():
         raise InvalidInput(f"{file!r} is not a file name; give the idea's path")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import platform
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -17,13 +17,13 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._notify import print_notify_checks
 from ralph.cli._project import project_config, warn
-from ralph.config import Config, untested_warning
 from ralph.errors import InvalidInput, RalphError
-from ralph.phases import override_problems
-from ralph.project import InitResult, github_client, init_project, without_password
-from ralph.sandbox import platform_path, probe
-from ralph.tracker import BoardSetup, check_board
 from ralph.workflow import PHASE_SPECS
+
+if TYPE_CHECKING:
+    from ralph.config import Config
+    from ralph.project import InitResult
+    from ralph.tracker import BoardSetup
 
 __all__ = ["doctor_command", "init_command"]
 
@@ -73,6 +73,9 @@ def init_command(
 ) -> None:
     """Set Ralph up in a git repository: ralph.toml and the local database, and with
     --github the board's fields. Safe to re-run."""
+    from ralph.config import untested_warning
+    from ralph.project import init_project, without_password
+
     result = init_project(
         path,
         github=github,
@@ -215,6 +218,8 @@ def _marked(mark: tuple[str, str], line: str) -> Text:
 def _sandbox_line(config: Config) -> tuple[bool, Text]:
     """Whether agents can run as ralph.toml asks, and the doctor's line about the
     platform path that applies here (sandboxed, unconfined, or refused and what to do)."""
+    from ralph.sandbox import platform_path, probe
+
     path = platform_path(platform.system(), probe(), config.allow_unsandboxed)
     line = path.line
     if path.confined:
@@ -227,6 +232,8 @@ def _sandbox_line(config: Config) -> tuple[bool, Text]:
 def _print_prompt_overrides(console: Console, config: Config) -> bool:
     """A line per prompt override of the project, ✓ or ✗ with the problem; True when
     every one loads."""
+    from ralph.phases import override_problems
+
     ok = True
     for path, problem in override_problems(config):
         if problem:
@@ -272,7 +279,10 @@ def doctor_command(
     and on GitHub the tokens (kind, scopes), what they may do in the repository and on
     the board, the issue relations the server has, the board and its fields; and say
     which agent CLIs are here, in which versions."""
+    from ralph.config import untested_warning
+    from ralph.project import github_client
     from ralph.runtimes import AGENTS
+    from ralph.tracker import check_board
 
     if agent is not None and agent not in AGENTS:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENTS)}")

@@ -16,9 +16,7 @@ from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
-from ralph.phases import retry_escalated
-from ralph.tracker import CloseReason, IssueOrder, IssueQuery, IssueStatus, check_labels
-from ralph.views import issue_dict, load_issue
+from ralph.tracker import CloseReason, IssueOrder
 from ralph.workflow import parse_estimate, parse_priority, parse_state
 
 __all__ = ["issue_app"]
@@ -55,6 +53,9 @@ def issue_new(
 ) -> None:
     """Open a new issue (default state Backlog). Without --body or --body-file on a
     terminal, $VISUAL or $EDITOR opens for the description."""
+    from ralph.tracker import check_labels
+    from ralph.views import issue_dict
+
     initial = parse_state("Backlog" if state is None else state)
     size = None if estimate is None else parse_estimate(estimate)
     urgency = None if priority is None else parse_priority(priority)
@@ -96,6 +97,9 @@ def issue_edit(
 ) -> None:
     """Change an issue's title, description, estimate, priority or labels, as ``gh
     issue edit`` does; every value is checked before anything changes."""
+    from ralph.tracker import check_labels
+    from ralph.views import issue_dict
+
     size = None if estimate is None else parse_estimate(estimate)
     urgency = None if priority is None else parse_priority(priority)
     if title is not None:
@@ -147,6 +151,9 @@ def issue_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Issues, most urgent first."""
+    from ralph.tracker import IssueQuery, IssueStatus, check_labels
+    from ralph.views import issue_dict
+
     check_labels(labels or ())  # no label has such a name: a typo, not an empty list
     # Asking for a state asks for its issues, closed or not: `--state Done` lists what is done.
     everything = show_all or (bool(states) and not closed)
@@ -172,6 +179,8 @@ def issue_list(
 def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
     """One issue with its relations, state history, linked documents and the tool calls
     its agents were refused."""
+    from ralph.views import load_issue
+
     with open_project_of(ctx) as project:
         view = load_issue(project, number)
     if as_json:
@@ -208,6 +217,8 @@ def issue_retry(
 ) -> None:
     """Send an escalated issue (Human Needed) back to where its phase starts again, for
     the next hero, team, loop or serve to take up."""
+    from ralph.phases import retry_escalated
+
     with open_project_of(ctx) as project:
         change = retry_escalated(project, number, actor=actor)
     _say(f"#{number}: {change.previous} → {change.new}. Run the same hero, team or loop again.")
@@ -243,6 +254,8 @@ def issue_label(
     remove: Annotated[list[str] | None, typer.Option("--remove", "-r", help="Repeatable.")] = None,
 ) -> None:
     """Add or remove labels."""
+    from ralph.tracker import check_labels
+
     if not add and not remove:
         raise InvalidInput("give --add LABEL or --remove LABEL")
     check_labels(remove or ())  # no label has such a name: a typo, not a no-op
@@ -354,6 +367,8 @@ def issue_next(
 ) -> None:
     """The issue a phase should take next: not locked, blocked or escalated; most
     urgent, then oldest. Exit code 1 when there is none."""
+    from ralph.views import issue_dict
+
     chosen = frozenset(parse_state(s) for s in states or ())
     estimates = None
     if max_estimate is not None:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.tracker import Issue, PullRequest, iso
-from ralph.views import Refusal, artifacts_of, history_of
 from ralph.workflow import TransitionRecord
+
+if TYPE_CHECKING:
+    from ralph.tracker import Issue, PullRequest
+    from ralph.views import Refusal
 
 __all__ = ["render_documents", "render_issue", "render_issue_list", "state_text"]
 
@@ -85,6 +88,9 @@ def render_issue(
     root: Path | None,
     refusals: Sequence[Refusal] = (),
 ) -> RenderableType:
+    from ralph.tracker import iso
+    from ralph.views import history_of
+
     fields = Table.grid(padding=(0, 2))
     fields.add_column(style="bold")
     fields.add_column()
@@ -148,6 +154,8 @@ def render_documents(issue: Issue, root: Path | None) -> list[Text]:
     """The issue's documents, a line each, for below its panel and printed with soft
     wrap: a path is what a person copies, so a long one runs on (the terminal wraps it)
     rather than losing its end to an ellipsis or a panel's border."""
+    from ralph.views import artifacts_of
+
     found = artifacts_of(issue, root)
     lines = [Text("Documents", style="bold")] if found else []
     for kind, document in found.items():

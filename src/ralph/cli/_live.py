@@ -16,18 +16,24 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
-from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._activity import activity_text, safe_line
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
-from ralph.orchestrate import RunReport, TaskLine, dollars, load_report, replaced
-from ralph.tasks import Event, EventKind, Run, TaskStatus, TaskStore
-from ralph.tracker import Tracker
+from ralph.orchestrate._dollars import dollars
+from ralph.tasks import EventKind
+
+if TYPE_CHECKING:
+    from rich.live import Live
+
+    from ralph.orchestrate import RunReport, TaskLine
+    from ralph.tasks import Event, Run, TaskStore
+    from ralph.tracker import Tracker
 
 __all__ = ["LiveView"]
 
@@ -73,6 +79,8 @@ class LiveView:
 
     @contextmanager
     def showing(self) -> Iterator[LiveView]:
+        from rich.live import Live
+
         if not self.console.is_terminal:
             yield self
             return
@@ -90,6 +98,8 @@ class LiveView:
                 self._live = None
 
     def __call__(self, run: Run, events: Sequence[Event]) -> None:
+        from ralph.orchestrate import load_report
+
         live = self._live
         if live is not None:
             report = load_report(self.store, run.id)
@@ -116,6 +126,8 @@ class LiveView:
 
     def table(self, run: Run) -> RenderableType:
         """The run's table as the terminal would show it now."""
+        from ralph.orchestrate import load_report
+
         return _table(load_report(self.store, run.id), time.time())
 
     def _drawing(self) -> RenderableType:
@@ -131,6 +143,8 @@ class LiveView:
 
     def _folded(self, first: Event, count: int) -> None:
         """The tasks one re-plan replaced, as one line where the first was."""
+        from ralph.tasks import TaskStatus
+
         stamp = time.strftime("%H:%M:%S", time.localtime(first.at))
         mark = MARKS[TaskStatus.CANCELED][0]
         self.console.print(
@@ -181,6 +195,8 @@ class LiveView:
     def _activity_line(self, event: Event) -> None:
         """``12:00:01 ● Implement GH-1 [hero-2] turn 4 · Edit a.py``, when it says
         something the last line for the task did not."""
+        from ralph.tasks import TaskStatus
+
         summary = safe_line(event.data.get("summary", ""))
         if event.task_id is None or not summary or self._said.get(event.task_id) == summary:
             return
@@ -215,6 +231,8 @@ class LiveView:
 def _task_cell(line: TaskLine) -> RenderableType:
     """The task, and under it, while it runs, what its agent is doing: one line that a
     narrow terminal cuts short rather than wraps."""
+    from ralph.tasks import TaskStatus
+
     subject = Text(line.subject)
     if line.status != TaskStatus.RUNNING or line.activity is None:
         return subject
@@ -234,6 +252,9 @@ def _elapsed(line: TaskLine, now: float) -> str:
 def _table(report: RunReport, now: float) -> Group:
     """One run: every task, its status, worker, elapsed time and cost; the tasks one
     re-plan replaced before they ran as one row where the first was."""
+    from ralph.orchestrate import replaced
+    from ralph.tasks import TaskStatus
+
     run = report.run
     table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
     refused = any(line.refused for line in report.tasks)
@@ -269,6 +290,8 @@ def _table(report: RunReport, now: float) -> Group:
 
 def _running_table(reports: Sequence[RunReport], now: float) -> RenderableType:
     """Many runs (a loop, the service): each root's running tasks."""
+    from ralph.tasks import TaskStatus
+
     running = [
         (report, line)
         for report in reports

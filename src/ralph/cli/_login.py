@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-from ralph._distribution import install_hint
 from ralph.errors import ConfigError
 
 __all__ = ["login_command"]
@@ -16,6 +15,7 @@ def login_command() -> None:
     """Log Claude Code in (its `auth login`, with the CLI on the PATH or the one
     claude-agent-sdk bundles): the login the claude agent then uses instead of
     ANTHROPIC_API_KEY."""
+    from ralph._distribution import install_hint
     from ralph.runtimes import claude_cli
 
     cli = claude_cli()

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
-
 from ralph.cli._console import Console, echo
 
 __all__ = ["print_markdown"]
@@ -12,6 +10,8 @@ __all__ = ["print_markdown"]
 
 def print_markdown(text: str, *, raw: bool = False) -> None:
     """``text`` rendered by Rich on a terminal; as written when ``raw`` or piped."""
+    from rich.markdown import Markdown
+
     console = Console()
     if raw or not console.is_terminal:
         echo(text, end="" if text.endswith("\n") else "\n")

@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
 from ralph.cli._console import Console
 from ralph.cli._project import project_config
-from ralph.config import CONFIG_FILE, Config
 from ralph.errors import ConfigError
-from ralph.notify import check_notify, deliver, sample_event
+
+if TYPE_CHECKING:
+    from ralph.config import Config
 
 __all__ = ["notify_app", "print_notify_checks"]
 
@@ -26,6 +29,9 @@ notify_app = typer.Typer(
 def notify_test_command() -> None:
     """Send a sample event to the [notify] command and webhook of ralph.toml and say
     what each answered; exits 1 when one of them failed."""
+    from ralph.config import CONFIG_FILE
+    from ralph.notify import deliver, sample_event
+
     config = project_config()
     settings = config.notify
     if not settings.configured:
@@ -45,6 +51,8 @@ def notify_test_command() -> None:
 
 def print_notify_checks(console: Console, config: Config) -> bool:
     """The doctor's lines about [notify]; False when a target cannot work. Sends nothing."""
+    from ralph.notify import check_notify
+
     checks = check_notify(config.notify, config.root)
     if not checks:
         console.print(

@@ -10,12 +10,11 @@ import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
 
-from ralph._distribution import install_hint
 from ralph.cli._background import BackgroundOpt, start_in_background
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
@@ -28,32 +27,14 @@ from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, proje
 from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
-from ralph.orchestrate import (
-    WORKER_ROLES,
-    BoardReads,
-    Budget,
-    CrewPlan,
-    Ending,
-    Interrupt,
-    Outcome,
-    Reconciler,
-    RootRun,
-    RunReport,
-    SessionResult,
-    hero_crew,
-    load_report,
-    run_loop,
-    run_session,
-    start_crew,
-    suggested_team,
-    team_crew,
-    worker_crew,
-)
-from ralph.phases import PHASES, adopt_branch
-from ralph.pipeline import BoardQueue, QueuedRoot
-from ralph.project import Project
+from ralph.orchestrate import WORKER_ROLES
 from ralph.runtimes import AGENTS
-from ralph.tasks import Run, RunStatus
+
+if TYPE_CHECKING:
+    from ralph.orchestrate import CrewPlan, Interrupt, RootRun, RunReport, SessionResult
+    from ralph.pipeline import BoardQueue, QueuedRoot
+    from ralph.project import Project
+    from ralph.tasks import Run
 
 __all__ = ["demo_command", "hero_command", "loop_command", "team_command", "worker_command"]
 
@@ -134,6 +115,8 @@ def _session(
     best_of: int | None = None,
 ) -> int:
     """Run the session with the live view; print the report; return the exit code."""
+    from ralph.orchestrate import Interrupt, run_session
+
     console = _console()
     runtime = project_runtime(project, agent)
     warn_if_untested(project.config)
@@ -176,6 +159,8 @@ def _conclude(
     deleted). On a terminal the live table's last frame stays on screen, so the report
     says what it could not (the outcome, what needs a person, what merged, what next)
     instead of the same table again."""
+    from ralph.orchestrate import Outcome, load_report
+
     if result.run is None:
         console.print(result.detail, markup=False)
         return None
@@ -197,6 +182,8 @@ def ending_lines(
 ) -> list[str]:
     """How the session stopped, when it did not simply finish, and the one command that
     goes on from there."""
+    from ralph.orchestrate import Ending
+
     again = f"ralph {mode} {root}"
     ending = result.ending
     if ending is Ending.WAITING_FOR_HUMAN and result.gates:
@@ -228,6 +215,8 @@ def _exit_code(result: SessionResult, report: RunReport | None) -> int:
     nothing broken and nothing for a person); 1 when it needs a person (a plan to
     approve, an escalation, a review), failed, was canceled, broke or ran out of budget;
     2 when the agent cannot work here; 130 after an interrupt."""
+    from ralph.orchestrate import Ending, Outcome
+
     if result.ending is Ending.INTERRUPTED:
         return EXIT_INTERRUPTED
     if result.ending is Ending.AGENT_UNUSABLE:
@@ -260,6 +249,9 @@ def hero_command(
     background: BackgroundOpt = False,
 ) -> None:
     """Carry an issue tree from where it is to merged, in this process (resumable)."""
+    from ralph.orchestrate import hero_crew
+    from ralph.phases import adopt_branch
+
     with open_project_of(ctx, working=True) as project:
         project.tracker.get_issue(number)  # one that does not exist is named before anything
         for branch in adopt or ():
@@ -292,6 +284,8 @@ def at_once(roots: int, agents: int) -> str:
 
 def parse_phases(text: str) -> frozenset[str]:
     """``triage,research`` -> the phases named (each one of ``ralph run``'s)."""
+    from ralph.phases import PHASES
+
     named = [p.strip() for p in text.split(",") if p.strip()]
     unknown = [p for p in named if p not in PHASES]
     if unknown or not named:
@@ -322,6 +316,8 @@ def loop_command(
     """One pass over the board: every root with work, most urgent and in-flight first, as
     hero or team runs (ralph.toml's mode); exit 0 when no work is left, 1 when what is
     left waits for a person."""
+    from ralph.orchestrate import Interrupt, run_loop
+
     phases = parse_phases(only) if only is not None else None
     console = _console()
     with open_project_of(ctx, working=True) as project:
@@ -442,6 +438,9 @@ def team_command(
     background: BackgroundOpt = False,
 ) -> None:
     """Run a team on an issue tree: a lead and role-typed workers over the shared store."""
+    from ralph.orchestrate import suggested_team, team_crew
+    from ralph.phases import adopt_branch
+
     counts = parse_workers(workers)
     with open_project_of(ctx, working=True) as project:
         for branch in adopt or ():
@@ -495,6 +494,8 @@ def worker_command(
 ) -> None:
     """Claim and run tasks of a run in this process (another terminal or machine, with
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
+    from ralph.orchestrate import BoardReads, Budget, Interrupt, Reconciler, start_crew, worker_crew
+
     if not math.isfinite(wait) or wait < 0:
         raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
     if wait > MAX_WAIT_SECONDS:
@@ -542,6 +543,8 @@ def worker_command(
 
 
 def _active_run(project: Project, wanted: int | None, wait: float) -> Run:
+    from ralph.tasks import RunStatus
+
     deadline = time.monotonic() + wait
     while True:
         if wanted is not None:
@@ -567,7 +570,9 @@ def demo_command(
     ] = None,
 ) -> None:
     """Run the whole pipeline on a throwaway project with simulated agents."""
+    from ralph._distribution import install_hint
     from ralph.demo import demo_project, run_demo, unconfined_reason
+    from ralph.orchestrate import Interrupt
     from ralph.sandbox import skip_unconfined_warning
 
     if keep is not None and keep.exists() and not keep.is_dir():

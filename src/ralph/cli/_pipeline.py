@@ -18,8 +18,7 @@ from ralph.cli._render import (
     render_position,
     render_streams,
 )
-from ralph.graph import ReviewMode, build_task_graph, plan_pipeline
-from ralph.pipeline import detect_group, detect_position, detect_work_streams, suggest_roster
+from ralph.graph import ReviewMode
 
 __all__ = ["pipeline_app"]
 
@@ -57,6 +56,8 @@ def position_command(file: FileArg, as_json: JsonOpt = False) -> None:
     FILE.json: {"issues": [{"number", "title", "workflowState", "estimate",
     "subIssueCount"}], "isGroup": bool, "groupPrimary": int}.
     """
+    from ralph.pipeline import detect_position
+
     document = load_position_input(file)
     position = detect_position(
         document.issues, is_group=document.is_group, group_primary=document.group_primary
@@ -70,6 +71,8 @@ def streams_command(file: FileArg, as_json: JsonOpt = False) -> None:
 
     FILE.json: {"issues": [{"number", "files": [...], "blockedBy": [...]}]}.
     """
+    from ralph.pipeline import detect_work_streams
+
     result = detect_work_streams(load_ownership(file))
     _emit(as_json, result.to_dict(), render_streams(result))
 
@@ -81,6 +84,9 @@ def graph_command(file: FileArg, review_mode: ReviewOpt = None, as_json: JsonOpt
     FILE.json: as for `position`, in implementation order, optionally with
     "reviewMode" (auto | interactive | skip) and "streams": [{"issues": [...]}].
     """
+    from ralph.graph import build_task_graph
+    from ralph.pipeline import detect_position
+
     document = load_position_input(file)
     position = detect_position(
         document.issues, is_group=document.is_group, group_primary=document.group_primary
@@ -97,6 +103,8 @@ def group_command(file: FileArg, as_json: JsonOpt = False) -> None:
     FILE.json: {"seed": int, "issues": [{"number", "parent", "subIssues", "blockedBy",
     "blocking"}]}.
     """
+    from ralph.pipeline import detect_group
+
     board = load_board(file)
     group = detect_group(board.seed, board.relations.get)
     _emit(as_json, group.to_dict(), render_group(group))
@@ -110,6 +118,9 @@ def analyze_command(file: FileArg, review_mode: ReviewOpt = None, as_json: JsonO
     "workflowState", "estimate", "parent", "subIssues", "blockedBy", "blocking",
     "files"}]}.
     """
+    from ralph.graph import plan_pipeline
+    from ralph.pipeline import suggest_roster
+
     board = load_board(file)
     plan = plan_pipeline(
         board.seed,

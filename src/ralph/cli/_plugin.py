@@ -10,7 +10,6 @@ import typer
 from rich.text import Text
 
 from ralph.cli._console import Console, echo
-from ralph.plugin import plugin_path
 
 __all__ = ["plugin_app"]
 
@@ -28,6 +27,8 @@ class Scope(StrEnum):
 @plugin_app.command("path")
 def plugin_path_command() -> None:
     """The plugin folder of the installed package: claude --plugin-dir "$(ralph plugin path)"."""
+    from ralph.plugin import plugin_path
+
     echo(str(plugin_path()))
 
 

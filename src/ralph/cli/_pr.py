@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -15,17 +15,10 @@ from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput, IssueNotFound
-from ralph.orchestrate import wake_waiting
-from ralph.phases import (
-    PhaseContext,
-    merge_by_hand,
-    required_check_of,
-    review_by_hand,
-    run_required_check,
-)
-from ralph.project import Project
-from ralph.tracker import MergeStrategy, PullRequestState, ReviewEvent
-from ralph.views import pull_request_dict
+from ralph.tracker import MergeStrategy, PullRequestState
+
+if TYPE_CHECKING:
+    from ralph.project import Project
 
 __all__ = ["pr_app"]
 
@@ -43,6 +36,8 @@ def _wake_merges(project: Project, number: int) -> None:
     """A person's review or a check that ran may be what a waiting merge of this pull
     request waits for: a running Ralph (``--wait``, ``ralph serve``) looks again now
     rather than at the end of its backoff."""
+    from ralph.orchestrate import wake_waiting
+
     issues = project.tracker.get_pull_request(number).closes
     if issues:
         wake_waiting(project.store, issues=issues)
@@ -61,6 +56,8 @@ def pr_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Pull requests, oldest first, with their checks, review decision and merge state."""
+    from ralph.views import pull_request_dict
+
     with project_tracker(ctx) as (_, tracker):
         prs = tracker.list_pull_requests(state=state)
     if as_json:
@@ -73,6 +70,8 @@ def pr_list(
 def pr_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
     """One pull request: its branch and head commit, checks, reviews, threads with their
     comments, merge state, review decision and the issues it closes."""
+    from ralph.views import pull_request_dict
+
     with project_tracker(ctx) as (_, tracker):
         pr = tracker.get_pull_request(number)
         closes = {}
@@ -117,6 +116,9 @@ def pr_review(
     """Review a pull request yourself: exactly one of --approve, --request-changes TEXT
     or --comment TEXT; --file PATH --line N puts the text on that line, opening a thread.
     The review is by your git user.name."""
+    from ralph.phases import review_by_hand
+    from ralph.tracker import ReviewEvent
+
     given = [
         (flag, value)
         for flag, value in (
@@ -160,6 +162,8 @@ def pr_checks(ctx: typer.Context, number: Number) -> None:
     test_command run on what it would merge, recorded on its head commit (run now unless
     it already ran on this head); on GitHub, its CI's checks. Exit 1 when a required
     check failed."""
+    from ralph.phases import PhaseContext, required_check_of, run_required_check
+
     with open_project_of(ctx) as project:
         pr = project.tracker.get_pull_request(number)
         config = project.config
@@ -199,6 +203,8 @@ def pr_merge(
 ) -> None:
     """Merge a pull request yourself, then let Ralph finish its issues' pipeline as its
     merge phase would: issues Done, parents advanced, the worktree removed."""
+    from ralph.phases import PhaseContext, merge_by_hand
+
     with open_project_of(ctx, working=True) as project:
         pr_ctx = PhaseContext(project, date.today())
         merged = merge_by_hand(pr_ctx, number, method)

@@ -5,6 +5,7 @@ Everything a person or an agent wrote (titles, review text, branch names) goes i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -12,15 +13,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._issue_render import state_text
-from ralph.tracker import (
-    CheckRun,
-    Issue,
-    MergeState,
-    PullRequest,
-    ReviewDecision,
-    ReviewThread,
-    iso,
-)
+from ralph.tracker import MergeState, ReviewDecision
+
+if TYPE_CHECKING:
+    from ralph.tracker import CheckRun, Issue, PullRequest, ReviewThread
 
 __all__ = [
     "render_checks",
@@ -111,6 +107,8 @@ def _indented(text: str, style: str = "") -> Text:
 
 
 def _thread_parts(thread: ReviewThread) -> list[RenderableType]:
+    from ralph.tracker import iso
+
     where = f"{thread.path}:{thread.line}" if thread.line is not None else thread.path
     head = Text(f"  {where}  ", style="bold")
     head.append("resolved" if thread.resolved else "open", "green" if thread.resolved else "yellow")
@@ -139,6 +137,8 @@ def render_checks(pr: PullRequest) -> RenderableType:
 
 
 def render_pull_request(pr: PullRequest, closes: Mapping[int, Issue]) -> RenderableType:
+    from ralph.tracker import iso
+
     fields = Table.grid(padding=(0, 2))
     fields.add_column(style="bold")
     fields.add_column()

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.config import Config, find_config, load_config, untested_warning
 from ralph.errors import (
     ConfigError,
     GitError,
@@ -19,12 +19,11 @@ from ralph.errors import (
     IssueNotFound,
     RalphError,
 )
-from ralph.git import check_checkout, check_remote
-from ralph.phases import load_overrides
-from ralph.project import Project, open_project, open_tracker
-from ralph.sandbox import unconfined_warning
-from ralph.tasks import DEFAULT_STORE_URL
-from ralph.tracker import Tracker
+
+if TYPE_CHECKING:
+    from ralph.config import Config
+    from ralph.project import Project
+    from ralph.tracker import Tracker
 
 __all__ = [
     "check_before_run",
@@ -44,11 +43,16 @@ def _explicit_store(ctx: typer.Context) -> str | None:
 
 
 def project_config() -> Config:
+    from ralph.config import load_config
+
     return load_config(Path.cwd())
 
 
 def store_url(ctx: typer.Context) -> str:
     """``--store``/RALPH_STORE_URL, else the project's store, else the default."""
+    from ralph.config import find_config
+    from ralph.tasks import DEFAULT_STORE_URL
+
     explicit = _explicit_store(ctx)
     if explicit:
         return explicit
@@ -59,6 +63,8 @@ def store_url(ctx: typer.Context) -> str:
 
 def project_root() -> Path:
     """The project's folder (the one holding ralph.toml), else the working directory."""
+    from ralph.config import find_config
+
     found = find_config(Path.cwd())
     return found.parent if found is not None else Path.cwd()
 
@@ -79,6 +85,8 @@ def _pull_requests_named(tracker: Tracker) -> Iterator[None]:
 
 @contextmanager
 def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
+    from ralph.project import open_tracker
+
     config = project_config()
     with (
         open_tracker(config, store_url=_explicit_store(ctx)) as tracker,
@@ -92,6 +100,9 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
     """The project of the working directory: its configuration, tracker, store and git.
     ``working``: a command that runs phases, which first puts back any checkout a crashed
     run left half-updated (before anything else can read or commit it)."""
+    from ralph.phases import load_overrides
+    from ralph.project import open_project
+
     with (
         open_project(project_config(), store_url=_explicit_store(ctx)) as project,
         _pull_requests_named(project.tracker),
@@ -141,6 +152,8 @@ def check_before_run(project: Project) -> None:
     """Once, before a run starts: what only a person can clear stops it now (NeedsPerson:
     a conflict in their checkout of the base branch, a remote that refuses us), not after
     the agents have worked; what may stop it later is a warning."""
+    from ralph.git import check_checkout, check_remote
+
     git = project.git
     for warning in (check_checkout(git, project.config.base_branch), check_remote(git)):
         if warning:
@@ -150,6 +163,9 @@ def check_before_run(project: Project) -> None:
 def warn_if_untested(config: Config) -> None:
     """Once per run: a project without a test command gets its implementations untested,
     and one allowed to run agents unconfined where bubblewrap cannot start does."""
+    from ralph.config import untested_warning
+    from ralph.sandbox import unconfined_warning
+
     for warning in (untested_warning(config), unconfined_warning(config.allow_unsandboxed)):
         if warning is not None:
             warn(warning)

@@ -9,7 +9,6 @@ import typer
 from ralph.cli._console import Console
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
-from ralph.phases import effective_prompt, prompted_phase
 
 __all__ = ["prompts_app"]
 
@@ -35,6 +34,8 @@ def show_command(
     """Print the effective prompt of a phase: the project's override (checked, as a run
     checks it) or the packaged one, filled in for issue N when given. What only a run
     decides (a document's path, the worktree) is shown as its $variable."""
+    from ralph.phases import effective_prompt, prompted_phase
+
     name = prompted_phase(phase)
     with open_project_of(ctx) as project:
         text = effective_prompt(project.config, name, project, number)

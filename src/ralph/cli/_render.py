@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.graph import PipelinePlan, TaskGraph
-from ralph.pipeline import GroupResult, IssueState, PipelinePosition, SuggestedRoster
-from ralph.pipeline import WorkStreamResult as Streams
+if TYPE_CHECKING:
+    from ralph.graph import PipelinePlan, TaskGraph
+    from ralph.pipeline import (
+        GroupResult,
+        IssueState,
+        PipelinePosition,
+        SuggestedRoster,
+    )
+    from ralph.pipeline import (
+        WorkStreamResult as Streams,
+    )
+
 
 __all__ = ["render_graph", "render_group", "render_plan", "render_position", "render_streams"]
 

@@ -5,22 +5,18 @@ path, what needs a person, and the orchestration's soundness counters."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import (
-    ESCALATED,
-    BestOfLine,
-    Outcome,
-    RunReport,
-    TaskLine,
-    dollars,
-    replaced,
-)
-from ralph.runtimes import price_hint
+from ralph.orchestrate import Outcome, replaced
+from ralph.orchestrate._dollars import dollars
 from ralph.tasks import TaskStatus
+
+if TYPE_CHECKING:
+    from ralph.orchestrate import BestOfLine, RunReport, TaskLine
 
 __all__ = [
     "MARKS",
@@ -100,6 +96,8 @@ def outcome_text(outcome: Outcome) -> Text:
 def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str | Text]]:
     """One row per task, except that the tasks one rewrite replaced before they ran
     (the plan made before a triage, say) fold into a single row where the first was."""
+    from ralph.orchestrate import ESCALATED
+
     folded: dict[str, list[TaskLine]] = {}
     for line in report.tasks:
         if _replaced(line):
@@ -235,6 +233,8 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
         f"{counted(report.turns, 'agent turn')}"
     )
     console.print(summary)
+    if report.unpriced:
+        from ralph.runtimes import price_hint
     for model in report.unpriced:
         console.print(
             f"Cost unknown: Ralph has no price for model {model}; {price_hint(model)}",

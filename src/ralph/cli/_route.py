@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from ralph.board import apply_route, load_routing, route_issue
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import project_config, project_tracker
@@ -36,6 +35,8 @@ def route_command(
     """Where the routing rules send an issue (boards, workflow state, labels), by its
     repository, labels and type; --apply moves it there. A state it cannot move to
     refuses the whole routing before anything is written."""
+    from ralph.board import apply_route, load_routing, route_issue
+
     if file is None:
         rules = load_routing(project_config().root / ROUTING_FILE, shown=ROUTING_FILE)
     else:

@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
 
-from ralph._suggest import unknown_name
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
-from ralph.config import BestOf
 from ralph.errors import InvalidInput
-from ralph.orchestrate import dollars, unpriced_of, wait_policy
-from ralph.phases import PHASES, PhaseOutcome, PhaseRunner, PhaseStatus, adopt_branch, approve
-from ralph.project import Project
-from ralph.runtimes import AGENTS, AgentRuntime, NoAgent, open_agents, open_runtime
+from ralph.orchestrate._dollars import dollars, unpriced_of
+from ralph.runtimes import AGENTS
 from ralph.workflow import PHASE_SPECS
+
+if TYPE_CHECKING:
+    from ralph.config import BestOf
+    from ralph.phases import PhaseOutcome, PhaseRunner
+    from ralph.project import Project
+    from ralph.runtimes import AgentRuntime
 
 #: The phases ``ralph run`` takes, by name.
 PHASE_BY_NAME = {spec.name: spec for spec in PHASE_SPECS if not spec.by_person}
@@ -112,6 +114,8 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
     """The runtime ``--agent`` names for every phase, or ralph.toml's (one per phase
     where its tables choose so), with the project's read-only tracker tools for agents
     that take MCP servers in-process (Claude)."""
+    from ralph.runtimes import open_agents, open_runtime
+
     settings = project.config.agent
     chosen = {name} if name is not None else {settings.agent_for(p) for p in PHASE_BY_NAME}
     tools = None
@@ -144,7 +148,12 @@ def project_runtime(project: Project, name: str | None) -> AgentRuntime:
 
 def run_command(
     ctx: typer.Context,
-    phase: Annotated[str, typer.Argument(help=f"One of: {', '.join(PHASES)}.", show_default=False)],
+    phase: Annotated[
+        str,
+        typer.Argument(
+            help=f"One of: {', '.join(spec.name for spec in PHASE_SPECS)}.", show_default=False
+        ),
+    ],
     number: Annotated[
         int | None,
         issue_argument(
@@ -175,6 +184,10 @@ def run_command(
     not ready yet (a pull request's checks running) looks again as it backs off; one
     waiting for a person stops with exit 1, unless --wait. implement with --best-of N
     (or ralph.toml's best_of) runs N attempts at once and keeps the best."""
+    from ralph._suggest import unknown_name
+    from ralph.phases import PhaseRunner, PhaseStatus, adopt_branch
+    from ralph.runtimes import NoAgent
+
     if phase not in PHASE_BY_NAME:
         raise InvalidInput(unknown_name("phase", phase, list(PHASE_BY_NAME), "phases are"))
     if best_of is not None and phase != "implement":
@@ -213,6 +226,9 @@ def _run_until_ready(
 ) -> PhaseOutcome:
     """Run the phase, and again after each backoff step while it waits for something
     that ends by itself (or for a person, with ``wait``)."""
+    from ralph.orchestrate import wait_policy
+    from ralph.phases import PhaseStatus
+
     policy = wait_policy(project.config)
     outcome = runner.run(phase, number)
     waits = 0
@@ -250,6 +266,8 @@ def approve_command(
     number: Annotated[int, issue_argument("Issue number.")],
 ) -> None:
     """Approve the plan for an issue (a human gate): its issues move to In Progress."""
+    from ralph.phases import approve
+
     with open_project_of(ctx) as project:
         approved = approve(project, number)
     listed = ", ".join(f"#{i.number}" for i in approved)

@@ -3,11 +3,14 @@ commits on the base branch, and where to look next."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ralph.cli._console import Console
-from ralph.graph import TaskKind
-from ralph.orchestrate import RunReport
-from ralph.tasks import TaskStatus, TaskStore
-from ralph.tracker import PullRequest, PullRequestState, Tracker
+
+if TYPE_CHECKING:
+    from ralph.orchestrate import RunReport
+    from ralph.tasks import TaskStore
+    from ralph.tracker import PullRequest, Tracker
 
 __all__ = ["merged_pull_requests", "print_success"]
 
@@ -16,6 +19,10 @@ def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> lis
     """The pull requests the run's merge tasks merged, each once, in merge order. Each is
     read by the number its issue links, as the merge phase finds it: listing every pull
     request would be a scan of the repository on GitHub."""
+    from ralph.graph import TaskKind
+    from ralph.tasks import TaskStatus
+    from ralph.tracker import PullRequestState
+
     found: dict[int, PullRequest] = {}
     for task in store.list_tasks(run_id, kind=TaskKind.MERGE.value, status=TaskStatus.DONE):
         issue = tracker.get_issue(task.issues[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,10 +23,11 @@ from ralph.cli._orchestrate import (
 )
 from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
 from ralph.cli._run import project_runtime
-from ralph.config import MAX_POLL_SECONDS
 from ralph.errors import InvalidInput
-from ralph.orchestrate import Interrupt, RootRun, serve
-from ralph.pipeline import QueuedRoot
+
+if TYPE_CHECKING:
+    from ralph.orchestrate import RootRun
+    from ralph.pipeline import QueuedRoot
 
 __all__ = ["serve_command"]
 
@@ -77,6 +78,9 @@ def serve_command(
     report is logged every hygiene_interval hours (ralph.toml; off by default).
     SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
     exit 130."""
+    from ralph.config import MAX_POLL_SECONDS
+    from ralph.orchestrate import Interrupt, serve
+
     if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
         raise InvalidInput(
             f"--poll-seconds {poll_seconds} is not valid; give seconds above 0, "

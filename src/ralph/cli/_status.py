@@ -5,21 +5,22 @@ from __future__ import annotations
 import enum
 import json
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ralph.board import parse_projects, projects_dashboard
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import state_text
 from ralph.cli._project import project_tracker
-from ralph.dashboard import Dashboard, IssueSnapshot, Severity, format_markdown
+from ralph.dashboard import Severity
 from ralph.errors import InvalidInput
-from ralph.views import board_health, load_board
+
+if TYPE_CHECKING:
+    from ralph.dashboard import Dashboard, IssueSnapshot
 
 __all__ = ["status_command"]
 
@@ -118,6 +119,10 @@ def status_command(
 ) -> None:
     """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
     issues, lock collisions; only warnings count against health."""
+    from ralph.board import parse_projects, projects_dashboard
+    from ralph.dashboard import format_markdown
+    from ralph.views import board_health, load_board
+
     numbers = parse_projects(projects) if projects is not None else ()
     if numbers and archived:
         raise InvalidInput("--archived counts one board's archive; leave it out with --projects")

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from ralph.board import post_status_report, status_report
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
-from ralph.dashboard import HealthConfig, MetricsConfig, ProjectStatus
-from ralph.tracker import StatusUpdate, iso
+from ralph.dashboard import ProjectStatus
+
+if TYPE_CHECKING:
+    from ralph.tracker import StatusUpdate
 
 __all__ = ["report_app"]
 
@@ -36,6 +37,8 @@ class ReportFormat(enum.StrEnum):
 
 
 def _update_dict(update: StatusUpdate) -> dict[str, Any]:
+    from ralph.tracker import iso
+
     return {
         "id": update.id,
         "status": update.status.value if update.status else None,
@@ -74,6 +77,9 @@ def report_command(
     warnings, highlights and the status (ON_TRACK, AT_RISK, OFF_TRACK from the risk
     score, or --status), posted as a status update on the board (GitHub Projects';
     the local tracker keeps them: ralph report list)."""
+    from ralph.board import post_status_report, status_report
+    from ralph.dashboard import HealthConfig, MetricsConfig
+
     if ctx.invoked_subcommand is not None:
         return
     MetricsConfig(velocity_window_days=window)  # a bad window is refused before anything
@@ -108,6 +114,8 @@ def report_list(
     as_json: JsonOpt = False,
 ) -> None:
     """The board's status updates, newest first."""
+    from ralph.tracker import iso
+
     with project_tracker(ctx) as (_, tracker):
         updates = tracker.list_status_updates()
     updates = updates[:limit] if limit is not None else updates

@@ -5,26 +5,22 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
 
 from ralph.cli._activity import activity_events, activity_text, print_activity
 from ralph.cli._console import Console, echo
 from ralph.cli._project import project_root, store_url
 from ralph.cli._report import MARKS, counted, outcome_text, print_report, waiting_text
-from ralph.db import open_database
 from ralph.errors import InvalidInput
-from ralph.graph import Role
-from ralph.orchestrate import RunFiles, cancel_run, load_report, run_outcome, tally
-from ralph.project import migrate_database
-from ralph.runtimes import Activity
-from ralph.tasks import TaskStatus, TaskStore, open_store
-from ralph.views import run_document, runs_document, task_document
+from ralph.tasks import TaskStatus
+
+if TYPE_CHECKING:
+    from ralph.tasks import TaskStore
 
 __all__ = ["db_app", "runs_app", "store_app", "tasks_app"]
 
@@ -46,6 +42,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines."
 
 
 def _store(ctx: typer.Context, *, create: bool = False, migrate: bool = True) -> TaskStore:
+    from ralph.tasks import open_store
+
     return open_store(store_url(ctx), create=create, migrate=migrate)
 
 
@@ -64,6 +62,9 @@ def _mark(status: TaskStatus) -> Text:
 def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Every run, newest first: how it ended and how many of its tasks are done (tasks a
     re-plan replaced left out)."""
+    from ralph.orchestrate import run_outcome, tally
+    from ralph.views import runs_document
+
     with _store(ctx) as store:
         runs = store.list_runs()
         tasks = {run.id: store.list_tasks(run.id) for run in runs}
@@ -107,6 +108,9 @@ def runs_show(
 ) -> None:
     """One run's report (how it ended, its tasks, cost, what needs a person); without a
     number, the latest run's."""
+    from ralph.orchestrate import RunFiles, load_report
+    from ralph.views import run_document
+
     with _store(ctx) as store:
         if run is None:
             run = _latest_run(store)
@@ -142,6 +146,8 @@ def runs_show(
 def runs_cancel(ctx: typer.Context, run: int) -> None:
     """Cancel an active run: nothing of it starts again, its unfinished tasks are
     canceled, and a process serving it stops once the tasks in hand end."""
+    from ralph.orchestrate import cancel_run
+
     with _store(ctx) as store:
         canceled = cancel_run(store, run)
     echo(f"Run {run} canceled ({counted(len(canceled), 'unfinished task')} canceled).")
@@ -156,6 +162,8 @@ def tasks_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Tasks, in creation order."""
+    from ralph.graph import Role
+
     if role is not None and role not in set(Role):
         raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(Role)}")
     with _store(ctx) as store:
@@ -185,6 +193,9 @@ def tasks_list(
 @tasks_app.command("show")
 def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> None:
     """One task with its result, error, attempts and history."""
+    from ralph.runtimes import Activity
+    from ralph.views import task_document
+
     with _store(ctx) as store:
         if as_json:
             document = task_document(store, task_id)
@@ -230,6 +241,8 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
 @tasks_app.command("graph")
 def tasks_graph(ctx: typer.Context, run: int) -> None:
     """A run's task graph with status marks; blocked tasks say what they wait for."""
+    from rich.tree import Tree
+
     with _store(ctx) as store:
         found = store.get_run(run)
         tasks = store.list_tasks(run)
@@ -268,6 +281,9 @@ def db_reap(ctx: typer.Context) -> None:
 @db_app.command("migrate")
 def db_migrate(ctx: typer.Context) -> None:
     """Create the database if needed and apply every missing schema migration."""
+    from ralph.db import open_database
+    from ralph.project import migrate_database
+
     with open_database(store_url(ctx)) as db:
         applied = migrate_database(db)
     echo(f"applied migrations: {applied}" if applied else "schema is up to date")

@@ -4,7 +4,7 @@ issue closed or reopened, a pull request merged) brought into the workflow, thin
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,7 +12,9 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
-from ralph.phases import Synced, sync_issue, sync_pull_request
+
+if TYPE_CHECKING:
+    from ralph.phases import Synced
 
 __all__ = ["sync_app"]
 
@@ -40,6 +42,8 @@ def sync_issue_command(
     """Issue N closed as completed -> Done, closed as not planned or duplicate ->
     Canceled, reopened -> Backlog (with the audit comment); closed by a merged pull
     request -> that merge finished, as ralph sync pr does."""
+    from ralph.phases import sync_issue
+
     with open_project_of(ctx, working=True) as project:
         _report(sync_issue(project, number))
 
@@ -49,5 +53,7 @@ def sync_pr_command(ctx: typer.Context, number: Number) -> None:
     """Pull request N merged by a person: the issues it closes Done (with the audit
     comment), their parent advanced, the worktree pruned; open or closed unmerged:
     nothing to do."""
+    from ralph.phases import sync_pull_request
+
     with open_project_of(ctx, working=True) as project:
         _report(sync_pull_request(project, number))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import typer
 
-from ralph._distribution import version_line
 from ralph.cli._console import echo
 
 __all__ = ["show_version", "version_command"]
@@ -13,6 +12,8 @@ __all__ = ["show_version", "version_command"]
 
 def show_version(wanted: bool) -> None:
     """The eager ``--version`` option: print the version and stop before any command."""
+    from ralph._distribution import version_line
+
     if wanted:
         echo(version_line())
         raise typer.Exit()
@@ -20,4 +21,6 @@ def show_version(wanted: bool) -> None:
 
 def version_command() -> None:
     """Print Ralph's version."""
+    from ralph._distribution import version_line
+
     echo(version_line())

@@ -3,29 +3,59 @@ Pure settings: opening what they name is :mod:`ralph.project`'s work."""
 
 from __future__ import annotations
 
-from ralph.config._agent import AgentSettings, BestOf, PhaseSettings
-from ralph.config._config import (
-    CONFIG_FILE,
-    MAX_POLL_SECONDS,
-    MAX_STUCK_HOURS,
-    Config,
-    find_config,
-    load_config,
-    render_config,
-)
-from ralph.config._debug import DebugSettings
-from ralph.config._github import (
-    TOKEN_VARIABLES,
-    GitHubSettings,
-    env_value,
-    parse_github_settings,
-)
-from ralph.config._hooks import HOOK_NAMES, HookSettings
-from ralph.config._merge import MergeSettings
-from ralph.config._notify import NotifySettings, webhook_problem
-from ralph.config._prices import ModelPrice, parse_prices
-from ralph.config._reference import configuration_reference
-from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.config._agent import AgentSettings, BestOf, PhaseSettings
+    from ralph.config._config import (
+        CONFIG_FILE,
+        MAX_POLL_SECONDS,
+        MAX_STUCK_HOURS,
+        Config,
+        find_config,
+        load_config,
+        render_config,
+    )
+    from ralph.config._debug import DebugSettings
+    from ralph.config._github import (
+        TOKEN_VARIABLES,
+        GitHubSettings,
+        env_value,
+        parse_github_settings,
+    )
+    from ralph.config._hooks import HOOK_NAMES, HookSettings
+    from ralph.config._merge import MergeSettings
+    from ralph.config._notify import NotifySettings, webhook_problem
+    from ralph.config._prices import ModelPrice, parse_prices
+    from ralph.config._reference import configuration_reference
+    from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._agent": ("AgentSettings", "BestOf", "PhaseSettings"),
+            "._config": (
+                "CONFIG_FILE",
+                "MAX_POLL_SECONDS",
+                "MAX_STUCK_HOURS",
+                "Config",
+                "find_config",
+                "load_config",
+                "render_config",
+            ),
+            "._debug": ("DebugSettings",),
+            "._github": ("TOKEN_VARIABLES", "GitHubSettings", "env_value", "parse_github_settings"),
+            "._hooks": ("HOOK_NAMES", "HookSettings"),
+            "._merge": ("MergeSettings",),
+            "._notify": ("NotifySettings", "webhook_problem"),
+            "._prices": ("ModelPrice", "parse_prices"),
+            "._reference": ("configuration_reference",),
+            "._test_command": ("FoundTestCommand", "detect_test_command", "untested_warning"),
+        },
+    )
 
 __all__ = [
     "CONFIG_FILE",

@@ -5,55 +5,116 @@ the original's list tools (profiles, date math). Pure: no I/O."""
 
 from __future__ import annotations
 
-from ralph.dashboard._ascii import format_ascii
-from ralph.dashboard._build import (
-    DAY_SECONDS,
-    Dashboard,
-    DashboardItem,
-    HealthConfig,
-    HealthWarning,
-    IssueSnapshot,
-    PhaseSnapshot,
-    ProjectBreakdown,
-    Severity,
-    WarningType,
-    aggregate_by_phase,
-    build_dashboard,
-    detect_cross_project_health,
-    detect_health_issues,
-)
-from ralph.dashboard._date_math import parse_date_math
-from ralph.dashboard._filters import (
-    FIELD_NAMES,
-    FILTER_PROFILES,
-    FilterFields,
-    ItemFilter,
-    expand_profile,
-)
-from ralph.dashboard._hygiene import (
-    DuplicateCandidate,
-    HygieneConfig,
-    HygieneItem,
-    HygieneReport,
-    WipViolation,
-    build_hygiene_report,
-    format_hygiene_markdown,
-    normalize_title,
-    title_similarity,
-)
-from ralph.dashboard._markdown import format_markdown
-from ralph.dashboard._metrics import (
-    Highlights,
-    Metrics,
-    MetricsConfig,
-    ProjectStatus,
-    calculate_metrics,
-    calculate_risk_score,
-    calculate_velocity,
-    determine_status,
-    extract_highlights,
-    format_status_report,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.dashboard._ascii import format_ascii
+    from ralph.dashboard._build import (
+        DAY_SECONDS,
+        Dashboard,
+        DashboardItem,
+        HealthConfig,
+        HealthWarning,
+        IssueSnapshot,
+        PhaseSnapshot,
+        ProjectBreakdown,
+        Severity,
+        WarningType,
+        aggregate_by_phase,
+        build_dashboard,
+        detect_cross_project_health,
+        detect_health_issues,
+    )
+    from ralph.dashboard._date_math import parse_date_math
+    from ralph.dashboard._filters import (
+        FIELD_NAMES,
+        FILTER_PROFILES,
+        FilterFields,
+        ItemFilter,
+        expand_profile,
+    )
+    from ralph.dashboard._hygiene import (
+        DuplicateCandidate,
+        HygieneConfig,
+        HygieneItem,
+        HygieneReport,
+        WipViolation,
+        build_hygiene_report,
+        format_hygiene_markdown,
+        normalize_title,
+        title_similarity,
+    )
+    from ralph.dashboard._markdown import format_markdown
+    from ralph.dashboard._metrics import (
+        Highlights,
+        Metrics,
+        MetricsConfig,
+        ProjectStatus,
+        calculate_metrics,
+        calculate_risk_score,
+        calculate_velocity,
+        determine_status,
+        extract_highlights,
+        format_status_report,
+    )
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._ascii": ("format_ascii",),
+            "._build": (
+                "DAY_SECONDS",
+                "Dashboard",
+                "DashboardItem",
+                "HealthConfig",
+                "HealthWarning",
+                "IssueSnapshot",
+                "PhaseSnapshot",
+                "ProjectBreakdown",
+                "Severity",
+                "WarningType",
+                "aggregate_by_phase",
+                "build_dashboard",
+                "detect_cross_project_health",
+                "detect_health_issues",
+            ),
+            "._date_math": ("parse_date_math",),
+            "._filters": (
+                "FIELD_NAMES",
+                "FILTER_PROFILES",
+                "FilterFields",
+                "ItemFilter",
+                "expand_profile",
+            ),
+            "._hygiene": (
+                "DuplicateCandidate",
+                "HygieneConfig",
+                "HygieneItem",
+                "HygieneReport",
+                "WipViolation",
+                "build_hygiene_report",
+                "format_hygiene_markdown",
+                "normalize_title",
+                "title_similarity",
+            ),
+            "._markdown": ("format_markdown",),
+            "._metrics": (
+                "Highlights",
+                "Metrics",
+                "MetricsConfig",
+                "ProjectStatus",
+                "calculate_metrics",
+                "calculate_risk_score",
+                "calculate_velocity",
+                "determine_status",
+                "extract_highlights",
+                "format_status_report",
+            ),
+        },
+    )
 
 __all__ = [
     "DAY_SECONDS",

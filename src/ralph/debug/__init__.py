@@ -5,26 +5,58 @@ their statistics, and recurring errors grouped by a normalised signature and fil
 
 from __future__ import annotations
 
-from ralph.debug._collate import (
-    DEBUG_LABEL,
-    CollateResult,
-    FiledGroup,
-    collate,
-    issue_body,
-    occurrence_report,
-)
-from ralph.debug._read import LogRead, iso_time, read_events
-from ralph.debug._signature import (
-    ErrorGroup,
-    event_name,
-    group_errors,
-    hash_signature,
-    is_error,
-    normalise,
-    signature,
-)
-from ralph.debug._since import MAX_SINCE_DAYS, parse_since
-from ralph.debug._stats import GroupBy, GroupStats, Stats, debug_stats
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.debug._collate import (
+        DEBUG_LABEL,
+        CollateResult,
+        FiledGroup,
+        collate,
+        issue_body,
+        occurrence_report,
+    )
+    from ralph.debug._read import LogRead, iso_time, read_events
+    from ralph.debug._signature import (
+        ErrorGroup,
+        event_name,
+        group_errors,
+        hash_signature,
+        is_error,
+        normalise,
+        signature,
+    )
+    from ralph.debug._since import MAX_SINCE_DAYS, parse_since
+    from ralph.debug._stats import GroupBy, GroupStats, Stats, debug_stats
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._collate": (
+                "DEBUG_LABEL",
+                "CollateResult",
+                "FiledGroup",
+                "collate",
+                "issue_body",
+                "occurrence_report",
+            ),
+            "._read": ("LogRead", "iso_time", "read_events"),
+            "._signature": (
+                "ErrorGroup",
+                "event_name",
+                "group_errors",
+                "hash_signature",
+                "is_error",
+                "normalise",
+                "signature",
+            ),
+            "._since": ("MAX_SINCE_DAYS", "parse_since"),
+            "._stats": ("GroupBy", "GroupStats", "Stats", "debug_stats"),
+        },
+    )
 
 __all__ = [
     "DEBUG_LABEL",

@@ -3,14 +3,40 @@ checkout they do not have to, worktrees that are never deleted with work in them
 
 from __future__ import annotations
 
-from ralph.git._changes import changed_between, working_changes
-from ralph.git._commit import commit_files
-from ralph.git._confine import Breach, Confinement
-from ralph.git._diff import diff_hunk, hunk_containing
-from ralph.git._preflight import REACH_SECONDS, check_checkout, check_remote
-from ralph.git._rebase import rebase_merge
-from ralph.git._repo import CheckoutInTheWay, GitRepo, MergeOutcome, MergeRefused, RemoteRefused
-from ralph.git._worktrees import RUN_FILES_DIR, Pruned, Worktree, Worktrees
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.git._changes import changed_between, working_changes
+    from ralph.git._commit import commit_files
+    from ralph.git._confine import Breach, Confinement
+    from ralph.git._diff import diff_hunk, hunk_containing
+    from ralph.git._preflight import REACH_SECONDS, check_checkout, check_remote
+    from ralph.git._rebase import rebase_merge
+    from ralph.git._repo import CheckoutInTheWay, GitRepo, MergeOutcome, MergeRefused, RemoteRefused
+    from ralph.git._worktrees import RUN_FILES_DIR, Pruned, Worktree, Worktrees
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._changes": ("changed_between", "working_changes"),
+            "._commit": ("commit_files",),
+            "._confine": ("Breach", "Confinement"),
+            "._diff": ("diff_hunk", "hunk_containing"),
+            "._preflight": ("REACH_SECONDS", "check_checkout", "check_remote"),
+            "._rebase": ("rebase_merge",),
+            "._repo": (
+                "CheckoutInTheWay",
+                "GitRepo",
+                "MergeOutcome",
+                "MergeRefused",
+                "RemoteRefused",
+            ),
+            "._worktrees": ("RUN_FILES_DIR", "Pruned", "Worktree", "Worktrees"),
+        },
+    )
 
 __all__ = [
     "REACH_SECONDS",

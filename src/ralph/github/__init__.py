@@ -5,26 +5,58 @@ reconcile-before-retry for mutations that create things."""
 
 from __future__ import annotations
 
-from ralph.github._classify import Classified, ResponseKind, classify_response
-from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
-from ralph.github._closing import closing_references
-from ralph.github._features import (
-    ALL_ISSUE_FEATURES,
-    NO_DEPENDENCIES,
-    NO_SUB_ISSUES,
-    IssueFeatures,
-    issue_features,
-)
-from ralph.github._pacer import Pacer, PacingPolicy
-from ralph.github._shared_pacing import SharedPacing, pacing_dir
-from ralph.github._tokens import TokenKind, Tokens, token_kind
-from ralph.github._transport import (
-    DEFAULT_API_URL,
-    HttpTransport,
-    Reply,
-    Transport,
-    TransportFailure,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.github._classify import Classified, ResponseKind, classify_response
+    from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
+    from ralph.github._closing import closing_references
+    from ralph.github._features import (
+        ALL_ISSUE_FEATURES,
+        NO_DEPENDENCIES,
+        NO_SUB_ISSUES,
+        IssueFeatures,
+        issue_features,
+    )
+    from ralph.github._pacer import Pacer, PacingPolicy
+    from ralph.github._shared_pacing import SharedPacing, pacing_dir
+    from ralph.github._tokens import TokenKind, Tokens, token_kind
+    from ralph.github._transport import (
+        DEFAULT_API_URL,
+        HttpTransport,
+        Reply,
+        Transport,
+        TransportFailure,
+    )
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._classify": ("Classified", "ResponseKind", "classify_response"),
+            "._client": ("BatchAnswer", "GitHubClient", "marker", "strip_markers"),
+            "._closing": ("closing_references",),
+            "._features": (
+                "ALL_ISSUE_FEATURES",
+                "NO_DEPENDENCIES",
+                "NO_SUB_ISSUES",
+                "IssueFeatures",
+                "issue_features",
+            ),
+            "._pacer": ("Pacer", "PacingPolicy"),
+            "._shared_pacing": ("SharedPacing", "pacing_dir"),
+            "._tokens": ("TokenKind", "Tokens", "token_kind"),
+            "._transport": (
+                "DEFAULT_API_URL",
+                "HttpTransport",
+                "Reply",
+                "Transport",
+                "TransportFailure",
+            ),
+        },
+    )
 
 __all__ = [
     "ALL_ISSUE_FEATURES",

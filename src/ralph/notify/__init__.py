@@ -5,18 +5,42 @@ never raises: calls are bounded, run on a background thread, and failures are lo
 
 from __future__ import annotations
 
-from ralph.notify._check import NotifyCheck, check_notify
-from ralph.notify._event import (
-    EventKind,
-    NotifyEvent,
-    budget_stopped,
-    escalated,
-    person_needed,
-    run_ended,
-    sample_event,
-)
-from ralph.notify._notifier import BackgroundNotifier, Notifier, notifier_for
-from ralph.notify._send import Delivery, deliver, post_webhook, run_command
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.notify._check import NotifyCheck, check_notify
+    from ralph.notify._event import (
+        EventKind,
+        NotifyEvent,
+        budget_stopped,
+        escalated,
+        person_needed,
+        run_ended,
+        sample_event,
+    )
+    from ralph.notify._notifier import BackgroundNotifier, Notifier, notifier_for
+    from ralph.notify._send import Delivery, deliver, post_webhook, run_command
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._check": ("NotifyCheck", "check_notify"),
+            "._event": (
+                "EventKind",
+                "NotifyEvent",
+                "budget_stopped",
+                "escalated",
+                "person_needed",
+                "run_ended",
+                "sample_event",
+            ),
+            "._notifier": ("BackgroundNotifier", "Notifier", "notifier_for"),
+            "._send": ("Delivery", "deliver", "post_webhook", "run_command"),
+        },
+    )
 
 __all__ = [
     "BackgroundNotifier",

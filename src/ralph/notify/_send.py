@@ -10,8 +10,6 @@ import os
 import signal
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -98,6 +96,11 @@ def webhook_body(event: NotifyEvent) -> bytes:
 
 def _post_once(url: str, body: bytes, timeout: float) -> tuple[bool, bool, str]:
     """(delivered, worth another try, what happened)."""
+    # Here, not above: urllib.request loads the email and http packages, which every
+    # command that opens a project (notifying nothing, mostly) would pay for.
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(
         url,
         data=body,

@@ -6,58 +6,117 @@ everything here is deterministic."""
 
 from __future__ import annotations
 
-from ralph.orchestrate._at_work import at_work
-from ralph.orchestrate._attempts import attempt_key, with_attempts
-from ralph.orchestrate._budget import Budget, unknown_cost
-from ralph.orchestrate._cancel import cancel_run
-from ralph.orchestrate._dollars import dollars, unpriced_of
-from ralph.orchestrate._execute import (
-    MAX_PLAN_ITERATIONS,
-    Execution,
-    ExecutionStatus,
-    TaskExecutor,
-)
-from ralph.orchestrate._lead import Ending, Lead, RunVerdict
-from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
-from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
-from ralph.orchestrate._planning import plan_from_tracker
-from ralph.orchestrate._reconcile import (
-    RECONCILE_SECONDS,
-    WITHDRAWN_STATES,
-    BoardRead,
-    BoardReads,
-    Reconciler,
-    withdrawn,
-)
-from ralph.orchestrate._report import (
-    AttemptLine,
-    BestOfLine,
-    Counters,
-    RunReport,
-    StreamLine,
-    TaskLine,
-    build_report,
-    load_report,
-)
-from ralph.orchestrate._rewrite import address_round, base_key, generation, iterate, regraph
-from ralph.orchestrate._run_files import RunFileNotFound, RunFiles
-from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
-from ralph.orchestrate._session import (
-    WORKER_ROLES,
-    CrewPlan,
-    Interrupt,
-    Observer,
-    SessionResult,
-    hero_crew,
-    run_session,
-    start_crew,
-    suggested_team,
-    team_crew,
-    worker_crew,
-)
-from ralph.orchestrate._slots import AgentSlots
-from ralph.orchestrate._waiting import wait_policy, wake_waiting
-from ralph.orchestrate._worker import Crew, Worker, WorkerStats
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.orchestrate._at_work import at_work
+    from ralph.orchestrate._attempts import attempt_key, with_attempts
+    from ralph.orchestrate._budget import Budget, unknown_cost
+    from ralph.orchestrate._cancel import cancel_run
+    from ralph.orchestrate._dollars import dollars, unpriced_of
+    from ralph.orchestrate._execute import (
+        MAX_PLAN_ITERATIONS,
+        Execution,
+        ExecutionStatus,
+        TaskExecutor,
+    )
+    from ralph.orchestrate._lead import Ending, Lead, RunVerdict
+    from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
+    from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
+    from ralph.orchestrate._planning import plan_from_tracker
+    from ralph.orchestrate._reconcile import (
+        RECONCILE_SECONDS,
+        WITHDRAWN_STATES,
+        BoardRead,
+        BoardReads,
+        Reconciler,
+        withdrawn,
+    )
+    from ralph.orchestrate._report import (
+        AttemptLine,
+        BestOfLine,
+        Counters,
+        RunReport,
+        StreamLine,
+        TaskLine,
+        build_report,
+        load_report,
+    )
+    from ralph.orchestrate._rewrite import address_round, base_key, generation, iterate, regraph
+    from ralph.orchestrate._roles import WORKER_ROLES
+    from ralph.orchestrate._run_files import RunFileNotFound, RunFiles
+    from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
+    from ralph.orchestrate._session import (
+        CrewPlan,
+        Interrupt,
+        Observer,
+        SessionResult,
+        hero_crew,
+        run_session,
+        start_crew,
+        suggested_team,
+        team_crew,
+        worker_crew,
+    )
+    from ralph.orchestrate._slots import AgentSlots
+    from ralph.orchestrate._waiting import wait_policy, wake_waiting
+    from ralph.orchestrate._worker import Crew, Worker, WorkerStats
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._at_work": ("at_work",),
+            "._attempts": ("attempt_key", "with_attempts"),
+            "._budget": ("Budget", "unknown_cost"),
+            "._cancel": ("cancel_run",),
+            "._dollars": ("dollars", "unpriced_of"),
+            "._execute": ("MAX_PLAN_ITERATIONS", "Execution", "ExecutionStatus", "TaskExecutor"),
+            "._lead": ("Ending", "Lead", "RunVerdict"),
+            "._loop": ("LoopResult", "RootRun", "RootSessions", "board_queue", "run_loop"),
+            "._outcome": ("ESCALATED", "Outcome", "Tally", "replaced", "run_outcome", "tally"),
+            "._planning": ("plan_from_tracker",),
+            "._reconcile": (
+                "RECONCILE_SECONDS",
+                "WITHDRAWN_STATES",
+                "BoardRead",
+                "BoardReads",
+                "Reconciler",
+                "withdrawn",
+            ),
+            "._report": (
+                "AttemptLine",
+                "BestOfLine",
+                "Counters",
+                "RunReport",
+                "StreamLine",
+                "TaskLine",
+                "build_report",
+                "load_report",
+            ),
+            "._rewrite": ("address_round", "base_key", "generation", "iterate", "regraph"),
+            "._run_files": ("RunFileNotFound", "RunFiles"),
+            "._serve": ("MAX_ROOT_FAILURES", "ServeResult", "serve"),
+            "._roles": ("WORKER_ROLES",),
+            "._session": (
+                "CrewPlan",
+                "Interrupt",
+                "Observer",
+                "SessionResult",
+                "hero_crew",
+                "run_session",
+                "start_crew",
+                "suggested_team",
+                "team_crew",
+                "worker_crew",
+            ),
+            "._slots": ("AgentSlots",),
+            "._waiting": ("wait_policy", "wake_waiting"),
+            "._worker": ("Crew", "Worker", "WorkerStats"),
+        },
+    )
 
 __all__ = [
     "ESCALATED",

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ralph._process import process_owner
 from ralph._tracing import span
 from ralph.config import BestOf
-from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode, Role
+from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode
 from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
@@ -27,6 +27,7 @@ from ralph.orchestrate._leases import release_stale_locks
 from ralph.orchestrate._outcome import run_outcome
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
+from ralph.orchestrate._roles import WORKER_ROLES
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
 from ralph.pipeline import (
     MAX_BUILDERS,
@@ -40,7 +41,6 @@ from ralph.runtimes import AgentRuntime
 from ralph.tasks import Event, Run, RunStatus, TaskStatus, TaskStore
 
 __all__ = [
-    "WORKER_ROLES",
     "CrewPlan",
     "Interrupt",
     "Observer",
@@ -55,8 +55,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Every role a worker can take (a person is the human gate's only taker).
-WORKER_ROLES = (Role.ANALYST.value, Role.BUILDER.value, Role.VALIDATOR.value, Role.INTEGRATOR.value)
 #: How often the lead looks at the run when no event arrives.
 LOOK_SECONDS = 0.5
 #: How long idle workers get to notice a shutdown (several of their idle waits).

@@ -13,28 +13,62 @@ checked or merged by a person.
 
 from __future__ import annotations
 
-from ralph.phases._attempt import remove_attempt_branches
-from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts, select_attempt
-from ralph.phases._by_hand import Draft
-from ralph.phases._context import PhaseContext
-from ralph.phases._effective_prompt import effective_prompt, prompted_phase
-from ralph.phases._fast_track import FAST_TRACKED
-from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
-from ralph.phases._merged import finish_merged
-from ralph.phases._ownership import ForeignBranch, adopt_branch
-from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
-from ralph.phases._plan_by_hand import draft_plan, iterate_plan, submit_plan
-from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
-from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
-from ralph.phases._registry import PHASES, get_phase
-from ralph.phases._required_check import RequiredCheck, required_check_of, run_required_check
-from ralph.phases._research_by_hand import draft_research, submit_research
-from ralph.phases._retry import RETRY_FROM, retry_escalated
-from ralph.phases._review import approve, reject
-from ralph.phases._runner import AttemptOutcome, PhaseOutcome, PhaseRunner, PhaseStatus
-from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
-from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
-from ralph.phases._worktree_hooks import HookFailed
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.phases._attempt import remove_attempt_branches
+    from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts, select_attempt
+    from ralph.phases._by_hand import Draft
+    from ralph.phases._context import PhaseContext
+    from ralph.phases._effective_prompt import effective_prompt, prompted_phase
+    from ralph.phases._fast_track import FAST_TRACKED
+    from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
+    from ralph.phases._merged import finish_merged
+    from ralph.phases._ownership import ForeignBranch, adopt_branch
+    from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
+    from ralph.phases._plan_by_hand import draft_plan, iterate_plan, submit_plan
+    from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
+    from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
+    from ralph.phases._registry import PHASES, get_phase
+    from ralph.phases._required_check import RequiredCheck, required_check_of, run_required_check
+    from ralph.phases._research_by_hand import draft_research, submit_research
+    from ralph.phases._retry import RETRY_FROM, retry_escalated
+    from ralph.phases._review import approve, reject
+    from ralph.phases._runner import AttemptOutcome, PhaseOutcome, PhaseRunner, PhaseStatus
+    from ralph.phases._stepwise import Progress, StepDone, next_step, step_done
+    from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
+    from ralph.phases._worktree_hooks import HookFailed
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._attempt": ("remove_attempt_branches",),
+            "._best_of_score": ("AttemptRecord", "Selection", "rank_attempts", "select_attempt"),
+            "._by_hand": ("Draft",),
+            "._context": ("PhaseContext",),
+            "._effective_prompt": ("effective_prompt", "prompted_phase"),
+            "._fast_track": ("FAST_TRACKED",),
+            "._ideas": ("Formed", "form_idea", "idea_path", "new_idea", "similar_issues"),
+            "._merged": ("finish_merged",),
+            "._ownership": ("ForeignBranch", "adopt_branch"),
+            "._phase": ("AlreadyDone", "NeedsHuman", "Phase", "PhaseRefused", "Waiting"),
+            "._plan_by_hand": ("draft_plan", "iterate_plan", "submit_plan"),
+            "._pr_by_hand": ("allowed_methods", "merge_by_hand", "person_name", "review_by_hand"),
+            "._prompts": ("PromptOverride", "load_overrides", "override_problems"),
+            "._registry": ("PHASES", "get_phase"),
+            "._required_check": ("RequiredCheck", "required_check_of", "run_required_check"),
+            "._research_by_hand": ("draft_research", "submit_research"),
+            "._retry": ("RETRY_FROM", "retry_escalated"),
+            "._review": ("approve", "reject"),
+            "._runner": ("AttemptOutcome", "PhaseOutcome", "PhaseRunner", "PhaseStatus"),
+            "._stepwise": ("Progress", "StepDone", "next_step", "step_done"),
+            "._sync": ("Synced", "sync_board", "sync_issue", "sync_pull_request"),
+            "._worktree_hooks": ("HookFailed",),
+        },
+    )
 
 __all__ = [
     "FAST_TRACKED",

@@ -4,29 +4,64 @@ work streams, and the board's roots in the order a pass over it runs them. Pure:
 
 from __future__ import annotations
 
-from ralph.errors import DependencyCycle, IssueNotFound
-from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
-from ralph.pipeline._issues import IssueState
-from ralph.pipeline._need import RootNeed, root_need
-from ralph.pipeline._position import (
-    BlockingIssue,
-    Convergence,
-    PipelinePosition,
-    Recommendation,
-    detect_position,
-)
-from ralph.pipeline._queue import BoardIssue, BoardQueue, QueuedRoot, QueueTier, order_roots
-from ralph.pipeline._roster import MAX_BUILDERS, SuggestedRoster, suggest_roster
-from ralph.pipeline._stage import REMAINING_PHASES, Stage
-from ralph.pipeline._streams import (
-    FileOwnership,
-    StreamPosition,
-    WorkStream,
-    WorkStreamResult,
-    detect_stream_positions,
-    detect_work_streams,
-    stream_id,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.errors import DependencyCycle, IssueNotFound
+    from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
+    from ralph.pipeline._issues import IssueState
+    from ralph.pipeline._need import RootNeed, root_need
+    from ralph.pipeline._position import (
+        BlockingIssue,
+        Convergence,
+        PipelinePosition,
+        Recommendation,
+        detect_position,
+    )
+    from ralph.pipeline._queue import BoardIssue, BoardQueue, QueuedRoot, QueueTier, order_roots
+    from ralph.pipeline._roster import MAX_BUILDERS, SuggestedRoster, suggest_roster
+    from ralph.pipeline._stage import REMAINING_PHASES, Stage
+    from ralph.pipeline._streams import (
+        FileOwnership,
+        StreamPosition,
+        WorkStream,
+        WorkStreamResult,
+        detect_stream_positions,
+        detect_work_streams,
+        stream_id,
+    )
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "ralph.errors": ("DependencyCycle", "IssueNotFound"),
+            "._groups": ("Fetch", "GroupResult", "IssueRelations", "detect_group"),
+            "._issues": ("IssueState",),
+            "._need": ("RootNeed", "root_need"),
+            "._position": (
+                "BlockingIssue",
+                "Convergence",
+                "PipelinePosition",
+                "Recommendation",
+                "detect_position",
+            ),
+            "._queue": ("BoardIssue", "BoardQueue", "QueuedRoot", "QueueTier", "order_roots"),
+            "._roster": ("MAX_BUILDERS", "SuggestedRoster", "suggest_roster"),
+            "._stage": ("REMAINING_PHASES", "Stage"),
+            "._streams": (
+                "FileOwnership",
+                "StreamPosition",
+                "WorkStream",
+                "WorkStreamResult",
+                "detect_stream_positions",
+                "detect_work_streams",
+                "stream_id",
+            ),
+        },
+    )
 
 __all__ = [
     "MAX_BUILDERS",

@@ -4,17 +4,40 @@ store, tracker, git repository and GitHub client (``open_project``), and set a p
 
 from __future__ import annotations
 
-from ralph.project._github import github_client, github_tokens
-from ralph.project._init import InitResult, init_project, without_password
-from ralph.project._open import (
-    TEST_CHECK,
-    Project,
-    github_tracker,
-    migrate_database,
-    open_project,
-    open_tracker,
-    required_checks,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.project._github import github_client, github_tokens
+    from ralph.project._init import InitResult, init_project, without_password
+    from ralph.project._open import (
+        TEST_CHECK,
+        Project,
+        github_tracker,
+        migrate_database,
+        open_project,
+        open_tracker,
+        required_checks,
+    )
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._github": ("github_client", "github_tokens"),
+            "._init": ("InitResult", "init_project", "without_password"),
+            "._open": (
+                "TEST_CHECK",
+                "Project",
+                "github_tracker",
+                "migrate_database",
+                "open_project",
+                "open_tracker",
+                "required_checks",
+            ),
+        },
+    )
 
 __all__ = [
     "TEST_CHECK",

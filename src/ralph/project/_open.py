@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
@@ -15,11 +16,12 @@ from ralph.config import Config
 from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
-from ralph.github import ALL_ISSUE_FEATURES
 from ralph.notify import Notifier, notifier_for
-from ralph.project._github import github_client
 from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, GitHubTracker, LocalTracker, Tracker
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, Tracker
+
+if TYPE_CHECKING:
+    from ralph.tracker import GitHubTracker
 
 __all__ = [
     "TEST_CHECK",
@@ -73,6 +75,11 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
 
 def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitHubTracker:
     """The GitHub tracker ``config`` names, over HTTPS with the environment's tokens."""
+    # Here, not above: a project on the local tracker never loads the GitHub client.
+    from ralph.github import ALL_ISSUE_FEATURES
+    from ralph.project._github import github_client
+    from ralph.tracker import GitHubTracker
+
     settings = config.github
     client = github_client(settings, os.environ if env is None else env)
     return GitHubTracker(

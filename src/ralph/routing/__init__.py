@@ -4,19 +4,46 @@ the caller tells of an issue; applying a decision is ``ralph.board``'s work."""
 
 from __future__ import annotations
 
-from ralph.routing._parse import ROUTING_FILE, parse_routing
-from ralph.routing._rules import (
-    IssueContext,
-    IssueType,
-    MatchCriteria,
-    MatchedRule,
-    RoutingAction,
-    RoutingConfig,
-    RoutingEvaluation,
-    RoutingRule,
-    evaluate_rules,
-    repo_matches,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.routing._parse import parse_routing
+    from ralph.routing._rules import (
+        ROUTING_FILE,
+        IssueContext,
+        IssueType,
+        MatchCriteria,
+        MatchedRule,
+        RoutingAction,
+        RoutingConfig,
+        RoutingEvaluation,
+        RoutingRule,
+        evaluate_rules,
+        repo_matches,
+    )
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._parse": ("parse_routing",),
+            "._rules": (
+                "ROUTING_FILE",
+                "IssueContext",
+                "IssueType",
+                "MatchCriteria",
+                "MatchedRule",
+                "RoutingAction",
+                "RoutingConfig",
+                "RoutingEvaluation",
+                "RoutingRule",
+                "evaluate_rules",
+                "repo_matches",
+            ),
+        },
+    )
 
 __all__ = [
     "ROUTING_FILE",

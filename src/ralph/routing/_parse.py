@@ -13,6 +13,7 @@ import yaml
 
 from ralph.errors import InvalidInput, UnknownState
 from ralph.routing._rules import (
+    ROUTING_FILE,
     IssueType,
     MatchCriteria,
     RoutingAction,
@@ -21,10 +22,8 @@ from ralph.routing._rules import (
 )
 from ralph.workflow import WorkflowState, parse_state
 
-__all__ = ["ROUTING_FILE", "parse_routing"]
+__all__ = ["parse_routing"]
 
-#: Where a project keeps its rules, at its root (the original's name).
-ROUTING_FILE = ".ralph-routing.yml"
 _CONTROL = frozenset(chr(c) for c in range(32)) | {"\x7f"}
 
 

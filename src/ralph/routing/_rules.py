@@ -13,6 +13,7 @@ from typing import Any
 from ralph.workflow import WorkflowState
 
 __all__ = [
+    "ROUTING_FILE",
     "IssueContext",
     "IssueType",
     "MatchCriteria",
@@ -24,6 +25,9 @@ __all__ = [
     "evaluate_rules",
     "repo_matches",
 ]
+
+#: Where a project keeps its rules, at its root (the original's name).
+ROUTING_FILE = ".ralph-routing.yml"
 
 
 class IssueType(enum.StrEnum):

@@ -7,26 +7,66 @@ behind the same interface, one for every phase or one per phase (``PhaseAgents``
 
 from __future__ import annotations
 
-from ralph.runtimes._activity import Activity, ActivityEvent, ActivityFeed
-from ralph.runtimes._by_phase import PhaseAgents
-from ralph.runtimes._claude_cli import claude_cli
-from ralph.runtimes._credentials import OFFLINE_HINT, Credentials, agent_credentials
-from ralph.runtimes._environment import agent_environment, environment_for_tests
-from ralph.runtimes._found import FoundCLI, found_agent_clis
-from ralph.runtimes._model import (
-    AgentBrief,
-    AgentResult,
-    AgentStatus,
-    Document,
-    Feedback,
-    IssueContext,
-    Limits,
-)
-from ralph.runtimes._no_agent import NoAgent
-from ralph.runtimes._open import AGENTS, RUNTIMES, open_agents, open_runtime
-from ralph.runtimes._prices import UNNAMED_MODEL, Pricing, Tokens, packaged_prices, price_hint
-from ralph.runtimes._runtime import AgentRuntime
-from ralph.runtimes._stop import StopSignal
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.runtimes._activity import Activity, ActivityEvent, ActivityFeed
+    from ralph.runtimes._by_phase import PhaseAgents
+    from ralph.runtimes._claude_cli import claude_cli
+    from ralph.runtimes._credentials import OFFLINE_HINT, Credentials, agent_credentials
+    from ralph.runtimes._environment import agent_environment, environment_for_tests
+    from ralph.runtimes._found import FoundCLI, found_agent_clis
+    from ralph.runtimes._model import (
+        AgentBrief,
+        AgentResult,
+        AgentStatus,
+        Document,
+        Feedback,
+        IssueContext,
+        Limits,
+    )
+    from ralph.runtimes._names import AGENTS, RUNTIMES
+    from ralph.runtimes._no_agent import NoAgent
+    from ralph.runtimes._open import open_agents, open_runtime
+    from ralph.runtimes._prices import (
+        UNNAMED_MODEL,
+        Pricing,
+        Tokens,
+        packaged_prices,
+        price_hint,
+    )
+    from ralph.runtimes._runtime import AgentRuntime
+    from ralph.runtimes._stop import StopSignal
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._activity": ("Activity", "ActivityEvent", "ActivityFeed"),
+            "._by_phase": ("PhaseAgents",),
+            "._claude_cli": ("claude_cli",),
+            "._credentials": ("OFFLINE_HINT", "Credentials", "agent_credentials"),
+            "._environment": ("agent_environment", "environment_for_tests"),
+            "._found": ("FoundCLI", "found_agent_clis"),
+            "._model": (
+                "AgentBrief",
+                "AgentResult",
+                "AgentStatus",
+                "Document",
+                "Feedback",
+                "IssueContext",
+                "Limits",
+            ),
+            "._no_agent": ("NoAgent",),
+            "._names": ("AGENTS", "RUNTIMES"),
+            "._open": ("open_agents", "open_runtime"),
+            "._prices": ("UNNAMED_MODEL", "Pricing", "Tokens", "packaged_prices", "price_hint"),
+            "._runtime": ("AgentRuntime",),
+            "._stop": ("StopSignal",),
+        },
+    )
 
 __all__ = [
     "AGENTS",

@@ -14,16 +14,13 @@ from ralph.config import AgentSettings, ModelPrice
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._credentials import OFFLINE_HINT, agent_credentials
+from ralph.runtimes._names import AGENTS
 from ralph.runtimes._prices import Pricing
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
 from ralph.workflow import PHASE_SPECS
 
-__all__ = ["AGENTS", "RUNTIMES", "open_agents", "open_runtime"]
-
-RUNTIMES = ("claude", "command", "scripted")
-#: Every name ``--agent`` takes: the runtimes and the agent CLIs known by name.
-AGENTS = ("claude", "codex", "gemini", "opencode", "command", "scripted")
+__all__ = ["open_agents", "open_runtime"]
 
 
 def open_runtime(

@@ -8,42 +8,90 @@ PostgreSQL (several processes or machines).
 
 from __future__ import annotations
 
-from ralph.db import redact_url
-from ralph.errors import (
-    IssueLocked,
-    LeaseLost,
-    RunNotFound,
-    StoreUnavailable,
-    TaskBlocked,
-    TaskNotClaimable,
-    TaskNotFound,
-    TaskStoreError,
-)
-from ralph.tasks._lifecycle import (
-    DEFAULT_LEASE_SECONDS,
-    DEFAULT_MAX_ATTEMPTS,
-    RetryPolicy,
-    WaitPolicy,
-)
-from ralph.tasks._model import (
-    TERMINAL_STATUSES,
-    Charge,
-    Claim,
-    Event,
-    EventKind,
-    GraphEdit,
-    IssueLock,
-    Message,
-    MessageKind,
-    Run,
-    RunStatus,
-    Task,
-    TaskStatus,
-)
-from ralph.tasks._open import DEFAULT_STORE_URL, open_store
-from ralph.tasks._schema import TASK_STORE_MIGRATIONS
-from ralph.tasks._sql import SqlStore
-from ralph.tasks._store import TaskStore
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.db import redact_url
+    from ralph.errors import (
+        IssueLocked,
+        LeaseLost,
+        RunNotFound,
+        StoreUnavailable,
+        TaskBlocked,
+        TaskNotClaimable,
+        TaskNotFound,
+        TaskStoreError,
+    )
+    from ralph.tasks._lifecycle import (
+        DEFAULT_LEASE_SECONDS,
+        DEFAULT_MAX_ATTEMPTS,
+        RetryPolicy,
+        WaitPolicy,
+    )
+    from ralph.tasks._model import (
+        TERMINAL_STATUSES,
+        Charge,
+        Claim,
+        Event,
+        EventKind,
+        GraphEdit,
+        IssueLock,
+        Message,
+        MessageKind,
+        Run,
+        RunStatus,
+        Task,
+        TaskStatus,
+    )
+    from ralph.tasks._open import DEFAULT_STORE_URL, open_store
+    from ralph.tasks._schema import TASK_STORE_MIGRATIONS
+    from ralph.tasks._sql import SqlStore
+    from ralph.tasks._store import TaskStore
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "ralph.db": ("redact_url",),
+            "ralph.errors": (
+                "IssueLocked",
+                "LeaseLost",
+                "RunNotFound",
+                "StoreUnavailable",
+                "TaskBlocked",
+                "TaskNotClaimable",
+                "TaskNotFound",
+                "TaskStoreError",
+            ),
+            "._lifecycle": (
+                "DEFAULT_LEASE_SECONDS",
+                "DEFAULT_MAX_ATTEMPTS",
+                "RetryPolicy",
+                "WaitPolicy",
+            ),
+            "._model": (
+                "TERMINAL_STATUSES",
+                "Charge",
+                "Claim",
+                "Event",
+                "EventKind",
+                "GraphEdit",
+                "IssueLock",
+                "Message",
+                "MessageKind",
+                "Run",
+                "RunStatus",
+                "Task",
+                "TaskStatus",
+            ),
+            "._open": ("DEFAULT_STORE_URL", "open_store"),
+            "._schema": ("TASK_STORE_MIGRATIONS",),
+            "._sql": ("SqlStore",),
+            "._store": ("TaskStore",),
+        },
+    )
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",

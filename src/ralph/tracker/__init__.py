@@ -4,55 +4,118 @@ local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rule
 
 from __future__ import annotations
 
-from ralph.github import closing_references
-from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
-from ralph.tracker._fields import check_date, check_labels
-from ralph.tracker._github import NO_STATUS_UPDATES, GitHubTracker
-from ralph.tracker._github_board import FIELDS, BoardSetup, Check, check_board, set_up_board
-from ralph.tracker._local import LocalTracker
-from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
-from ralph.tracker._memory import MemoryTracker
-from ralph.tracker._model import (
-    CloseReason,
-    Comment,
-    Issue,
-    IssueOrder,
-    IssueQuery,
-    IssueStatus,
-    MergeStrategy,
-    PullRequest,
-    PullRequestState,
-    StateChange,
-    StatusUpdate,
-    iso,
-)
-from ralph.tracker._project_board import (
-    PROTECTED_FIELDS,
-    BoardItem,
-    Collaborator,
-    FieldOption,
-    ItemType,
-    Membership,
-    ProjectBoard,
-    ProjectField,
-    ProjectInfo,
-    ProjectView,
-)
-from ralph.tracker._reviews import (
-    CheckConclusion,
-    CheckRun,
-    CheckStatus,
-    MergeSettings,
-    MergeState,
-    Review,
-    ReviewComment,
-    ReviewDecision,
-    ReviewEvent,
-    ReviewState,
-    ReviewThread,
-    ThreadComment,
-)
-from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.github import closing_references
+    from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
+    from ralph.tracker._board_fields import FIELDS
+    from ralph.tracker._fields import check_date, check_labels
+    from ralph.tracker._github import NO_STATUS_UPDATES, GitHubTracker
+    from ralph.tracker._github_board import BoardSetup, Check, check_board, set_up_board
+    from ralph.tracker._local import LocalTracker
+    from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
+    from ralph.tracker._memory import MemoryTracker
+    from ralph.tracker._model import (
+        CloseReason,
+        Comment,
+        Issue,
+        IssueOrder,
+        IssueQuery,
+        IssueStatus,
+        MergeStrategy,
+        PullRequest,
+        PullRequestState,
+        StateChange,
+        StatusUpdate,
+        iso,
+    )
+    from ralph.tracker._project_board import (
+        PROTECTED_FIELDS,
+        BoardItem,
+        Collaborator,
+        FieldOption,
+        ItemType,
+        Membership,
+        ProjectBoard,
+        ProjectField,
+        ProjectInfo,
+        ProjectView,
+    )
+    from ralph.tracker._reviews import (
+        CheckConclusion,
+        CheckRun,
+        CheckStatus,
+        MergeSettings,
+        MergeState,
+        Review,
+        ReviewComment,
+        ReviewDecision,
+        ReviewEvent,
+        ReviewState,
+        ReviewThread,
+        ThreadComment,
+    )
+    from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "ralph.github": ("closing_references",),
+            "._board": ("dashboard_items", "escalation_reason", "pipeline_state"),
+            "._fields": ("check_date", "check_labels"),
+            "._github": ("NO_STATUS_UPDATES", "GitHubTracker"),
+            "._board_fields": ("FIELDS",),
+            "._github_board": ("BoardSetup", "Check", "check_board", "set_up_board"),
+            "._local": ("LocalTracker",),
+            "._local_schema": ("LOCAL_TRACKER_MIGRATIONS",),
+            "._memory": ("MemoryTracker",),
+            "._model": (
+                "CloseReason",
+                "Comment",
+                "Issue",
+                "IssueOrder",
+                "IssueQuery",
+                "IssueStatus",
+                "MergeStrategy",
+                "PullRequest",
+                "PullRequestState",
+                "StateChange",
+                "StatusUpdate",
+                "iso",
+            ),
+            "._project_board": (
+                "PROTECTED_FIELDS",
+                "BoardItem",
+                "Collaborator",
+                "FieldOption",
+                "ItemType",
+                "Membership",
+                "ProjectBoard",
+                "ProjectField",
+                "ProjectInfo",
+                "ProjectView",
+            ),
+            "._reviews": (
+                "CheckConclusion",
+                "CheckRun",
+                "CheckStatus",
+                "MergeSettings",
+                "MergeState",
+                "Review",
+                "ReviewComment",
+                "ReviewDecision",
+                "ReviewEvent",
+                "ReviewState",
+                "ReviewThread",
+                "ThreadComment",
+            ),
+            "._tracker": ("UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"),
+        },
+    )
 
 __all__ = [
     "FIELDS",

@@ -55,16 +55,13 @@ from ralph.github import (
     strip_markers,
 )
 from ralph.github import queries as q
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._fields import check_edit, check_labels, check_name
 from ralph.tracker._github_body import fit_body
 from ralph.tracker._github_project_board import GitHubProjectBoard
 from ralph.tracker._github_pull_read import pull_request_from
 from ralph.tracker._github_pulls import GitHubPullRequests
 from ralph.tracker._github_read import (
-    ESTIMATE,
-    PRIORITY,
-    STATUS,
-    WORKFLOW_STATE,
     Board,
     board_from,
     board_values,

@@ -25,41 +25,10 @@ from ralph.github import (
     token_kind,
 )
 from ralph.github import queries as q
-from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, Board, board_from
+from ralph.tracker._board_fields import FIELDS, PROJECT_TITLE
+from ralph.tracker._github_read import Board, board_from
 
-__all__ = ["FIELDS", "PROJECT_TITLE", "BoardSetup", "Check", "check_board", "set_up_board"]
-
-PROJECT_TITLE = "Ralph Workflow"
-
-#: name -> options (name, colour, description), in display order.
-FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    WORKFLOW_STATE: (
-        ("Backlog", "GRAY", "Awaiting triage"),
-        ("Research Needed", "PURPLE", "Needs investigation before planning"),
-        ("Research in Progress", "PURPLE", "Investigation underway (locked)"),
-        ("Ready for Plan", "BLUE", "Research complete, ready for planning"),
-        ("Plan in Progress", "BLUE", "Plan being written (locked)"),
-        ("Plan in Review", "BLUE", "Plan awaiting approval"),
-        ("In Progress", "ORANGE", "Implementation underway"),
-        ("In Review", "YELLOW", "PR created, awaiting code review"),
-        ("Done", "GREEN", "Completed and merged"),
-        ("Human Needed", "RED", "Escalated - requires human intervention"),
-        ("Canceled", "GRAY", "Ticket canceled or superseded"),
-    ),
-    PRIORITY: (
-        ("P0", "RED", "Critical - Drop everything, fix now"),
-        ("P1", "ORANGE", "High - Must do this sprint"),
-        ("P2", "YELLOW", "Medium - Should do soon"),
-        ("P3", "GRAY", "Low - Nice to have"),
-    ),
-    ESTIMATE: (
-        ("XS", "BLUE", "Extra Small (1)"),
-        ("S", "GREEN", "Small (2)"),
-        ("M", "YELLOW", "Medium (3)"),
-        ("L", "ORANGE", "Large (4)"),
-        ("XL", "RED", "Extra Large (5)"),
-    ),
-}
+__all__ = ["BoardSetup", "Check", "check_board", "set_up_board"]
 
 
 def _options(field: str) -> list[dict[str, str]]:

@@ -17,8 +17,9 @@ from ralph._text import check_title, one_line
 from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, WORKFLOW_STATE
 from ralph.tracker._github_board import set_up_board
-from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE, epoch
+from ralph.tracker._github_read import epoch
 from ralph.tracker._project_board import (
     PROTECTED_FIELDS,
     BoardItem,

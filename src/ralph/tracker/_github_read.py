@@ -11,14 +11,11 @@ from typing import Any
 from ralph._text import one_line
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.github import strip_markers
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus, StatusUpdate
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
-    "ESTIMATE",
-    "PRIORITY",
-    "STATUS",
-    "WORKFLOW_STATE",
     "Board",
     "board_from",
     "board_values",
@@ -30,12 +27,6 @@ __all__ = [
     "parse_option",
     "status_update_from",
 ]
-
-WORKFLOW_STATE = "Workflow State"
-ESTIMATE = "Estimate"
-PRIORITY = "Priority"
-#: GitHub's built-in field, synced one way from Workflow State.
-STATUS = "Status"
 
 
 def epoch(text: str | None) -> float | None:

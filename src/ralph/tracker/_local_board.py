@@ -10,7 +10,7 @@ from typing import Any
 
 from ralph.db import Database
 from ralph.errors import IssueNotFound
-from ralph.tracker._github_read import ESTIMATE
+from ralph.tracker._board_fields import ESTIMATE
 from ralph.tracker._simple_board import BoardRecords
 
 __all__ = ["LocalBoardRecords"]

@@ -13,8 +13,7 @@ from typing import Any
 
 from ralph._text import check_title
 from ralph.errors import InvalidInput
-from ralph.tracker._github_board import FIELDS, PROJECT_TITLE
-from ralph.tracker._github_read import ESTIMATE, PRIORITY, WORKFLOW_STATE
+from ralph.tracker._board_fields import ESTIMATE, FIELDS, PRIORITY, PROJECT_TITLE, WORKFLOW_STATE
 from ralph.tracker._model import Issue, IssueOrder, IssueQuery
 from ralph.tracker._project_board import (
     BoardItem,

@@ -5,19 +5,44 @@ documents and ``ralph web`` shows and serves the same ones, so both say the same
 
 from __future__ import annotations
 
-from ralph.views._board import BoardView, board_health, load_board
-from ralph.views._issues import (
-    IssueView,
-    Refusal,
-    artifacts_of,
-    history_of,
-    issue_dict,
-    load_issue,
-    refusals_of,
-)
-from ralph.views._pulls import pull_request_dict
-from ralph.views._runs import run_document, runs_document, task_document
-from ralph.views._spend import SpendLine, SpendView, load_spend
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.views._board import BoardView, board_health, load_board
+    from ralph.views._issues import (
+        IssueView,
+        Refusal,
+        artifacts_of,
+        history_of,
+        issue_dict,
+        load_issue,
+        refusals_of,
+    )
+    from ralph.views._pulls import pull_request_dict
+    from ralph.views._runs import run_document, runs_document, task_document
+    from ralph.views._spend import SpendLine, SpendView, load_spend
+else:
+    # Loaded on first use (ralph._lazy): a command imports only what it uses.
+    __getattr__, __dir__ = lazy_exports(
+        globals(),
+        {
+            "._board": ("BoardView", "board_health", "load_board"),
+            "._issues": (
+                "IssueView",
+                "Refusal",
+                "artifacts_of",
+                "history_of",
+                "issue_dict",
+                "load_issue",
+                "refusals_of",
+            ),
+            "._pulls": ("pull_request_dict",),
+            "._runs": ("run_document", "runs_document", "task_document"),
+            "._spend": ("SpendLine", "SpendView", "load_spend"),
+        },
+    )
 
 __all__ = [
     "BoardView",

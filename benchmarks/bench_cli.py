@@ -1,0 +1,130 @@
+"""How fast the everyday commands start. Not a test.
+
+On a small local project (``ralph init`` in a temporary folder, a few issues), each
+command runs as a person runs it, a new process each time, N times interleaved:
+``ralph --help``, ``status``, ``issue list``, ``issue show 1`` and ``issue new``, beside
+``python -c pass`` (the interpreter) and ``python -c "import typer"`` (the floor: every
+command parses its arguments with Typer). Printed: the median of each, its ratio to the
+Typer floor, the modules it imports (a count that does not depend on the machine's load)
+and whether it meets the goal.
+
+Goal (issue 36): each starts in under 0.25 s, within 2x of ``import typer``.
+
+    make bench-cli    # or: .venv/bin/python benchmarks/bench_cli.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Run as a script, so the repository root is put on the path for the quick mode.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._quick import pick
+
+ROUNDS = pick(15, 1)
+GOAL_SECONDS = 0.25
+GOAL_RATIO = 2.0
+PYTHON = sys.executable
+RALPH = shutil.which("ralph", path=str(Path(PYTHON).parent)) or "ralph"
+
+#: Each command's name and arguments; the first two are the floors it is compared with.
+COMMANDS: dict[str, list[str]] = {
+    "python -c pass": [PYTHON, "-c", "pass"],
+    "import typer": [PYTHON, "-c", "import typer"],
+    "ralph --help": [RALPH, "--help"],
+    "ralph status": [RALPH, "status"],
+    "ralph issue list": [RALPH, "issue", "list"],
+    "ralph issue show 1": [RALPH, "issue", "show", "1"],
+    "ralph issue new": [RALPH, "issue", "new", "Benchmarked", "-e", "S", "--body", ""],
+}
+FLOORS = ("python -c pass", "import typer")
+
+#: The command in a fresh interpreter that prints how many modules it loaded, at exit.
+_COUNT_MODULES = (
+    "import atexit, sys;"
+    "atexit.register(lambda: sys.stderr.write(f'\\nmodules={len(sys.modules)}'));"
+    "sys.argv[0] = 'ralph'; from ralph.__main__ import main; main()"
+)
+
+
+def environment() -> dict[str, str]:
+    """This one's, without the developer's Ralph settings; a fixed terminal width."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
+        "COLUMNS": "100",
+    }
+
+
+def run(command: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        command, cwd=cwd, env=environment(), capture_output=True, check=True, timeout=120
+    )
+    return time.perf_counter() - started
+
+
+def small_project(folder: Path) -> Path:
+    for git in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "First commit"]):
+        subprocess.run(["git", *git], cwd=folder, check=True, capture_output=True, timeout=30)
+    run([RALPH, "init", "."], folder)
+    for n in range(1, 4):
+        run([RALPH, "issue", "new", f"Issue {n}", "-e", "S", "--body", ""], folder)
+    return folder
+
+
+def modules_loaded(command: list[str], cwd: Path) -> int | None:
+    if command[0] != RALPH:
+        argument = command[2]
+        done = subprocess.run(
+            [PYTHON, "-c", f"{argument}; import sys; print(len(sys.modules))"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return int(done.stdout.split()[-1])
+    done = subprocess.run(
+        [PYTHON, "-c", _COUNT_MODULES, *command[1:]],
+        cwd=cwd,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(done.stderr.rsplit("modules=", 1)[1])
+
+
+def main() -> None:
+    print(f"bytecode written at run time: {'no' if sys.flags.dont_write_bytecode else 'yes'}")
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        project = small_project(Path(tmp))
+        for command in COMMANDS.values():  # once, unmeasured: the disk cache warm
+            run(command, project)
+        times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+        for _ in range(ROUNDS):
+            for name, command in COMMANDS.items():
+                times[name].append(run(command, project))
+        counts = {name: modules_loaded(command, project) for name, command in COMMANDS.items()}
+    medians = {name: statistics.median(seconds) for name, seconds in times.items()}
+    floor = medians["import typer"]
+    print(f"{ROUNDS} rounds, interleaved; medians (this machine, its load as it is):")
+    print(f"  {'command':<20} {'median':>8} {'x typer':>8} {'modules':>8}  goal")
+    for name, median in medians.items():
+        ratio = median / floor
+        met = median < GOAL_SECONDS and ratio <= GOAL_RATIO
+        goal = "" if name in FLOORS else ("met" if met else "NOT met")
+        print(f"  {name:<20} {median:>7.3f}s {ratio:>7.2f}x {counts[name]:>8}  {goal}")
+    print(f"goal: under {GOAL_SECONDS} s and within {GOAL_RATIO:.0f}x of import typer")
+
+
+if __name__ == "__main__":
+    main()

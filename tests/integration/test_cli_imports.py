@@ -1,0 +1,115 @@
+"""The everyday commands start at once: each imports what it uses when it runs, not the
+orchestration, the agents, the GitHub client, pydantic or the Markdown renderer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ralph_environment, ralph_process
+
+#: What ``ralph status``, ``issue list``, ``issue show`` and ``--help`` never need on a
+#: local project: the pipeline's machinery, the GitHub client, the web and MCP servers,
+#: YAML (routing rules), pydantic (Typer's value conversion, ``ralph.cli._params``).
+NEVER_LOADED = {
+    "ralph.orchestrate._execute",
+    "ralph.orchestrate._session",
+    "ralph.phases._runner",
+    "ralph.runtimes._open",
+    "ralph.runtimes._claude_cli",
+    "ralph.github._client",
+    "ralph.tracker._github",
+    "ralph.project._init",
+    "ralph.sandbox",
+    "ralph.web",
+    "ralph.mcp",
+    "ralph.demo",
+    "yaml",
+    "pydantic",
+    "pydantic_core",
+}
+#: Rich renders Markdown with these: only ``--help`` (Typer's Rich help imports them
+#: whatever the markup) and an issue with a description shown need them.
+MARKDOWN = {"markdown_it", "pygments", "rich.markdown"}
+
+
+#: ``ralph ARGS`` in a fresh interpreter that writes the names of every module loaded, at
+#: exit, to the file its first argument names (what ``-X importtime`` would list, without
+#: depending on the command leaving stderr alone).
+_DUMP_MODULES_AT_EXIT = """
+import atexit, sys
+from pathlib import Path
+listing = Path(sys.argv.pop(1))
+atexit.register(lambda: listing.write_text("\\n".join(sorted(sys.modules))))
+sys.argv[0] = "ralph"
+from ralph.__main__ import main
+main()
+"""
+
+
+def imported(*args: str, cwd: Path) -> set[str]:
+    """The modules ``ralph ARGS`` imports, run as the ``ralph`` command runs it."""
+    listing = cwd / ".ralph" / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", _DUMP_MODULES_AT_EXIT, str(listing), *args],
+        cwd=cwd,
+        env=ralph_environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(listing.read_text().split())
+
+
+@pytest.fixture(scope="module")
+def local_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project on the local tracker with issue 1 (no description) and 2 (one)."""
+    root = tmp_path_factory.mktemp("startup")
+    for command in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "First commit"]):
+        subprocess.run(["git", *command], cwd=root, check=True, timeout=30, capture_output=True)
+    for args in (
+        ("init", "."),
+        ("issue", "new", "No description", "-e", "S", "--body", ""),
+        ("issue", "new", "Described", "-e", "XS", "--body", "Some *Markdown*."),
+    ):
+        done = ralph_process(*args, cwd=root, timeout=60)
+        assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.mark.parametrize(
+    "args", [("status",), ("issue", "list"), ("issue", "show", "1")], ids=" ".join
+)
+def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markdown(
+    local_project: Path, args: tuple[str, ...]
+) -> None:
+    modules = imported(*args, cwd=local_project)
+    assert "ralph.tracker._local" in modules  # it did read the board
+    assert modules & (NEVER_LOADED | MARKDOWN) == set()
+
+
+def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:
+    modules = imported("--help", cwd=local_project)
+    assert "typer.rich_utils" in modules  # the help as it looks, panels and colours
+    assert modules & (NEVER_LOADED | {"ralph.tracker._local", "ralph.db"}) == set()
+
+
+def test_an_issue_with_a_description_loads_the_markdown_renderer_to_show_it(
+    local_project: Path,
+) -> None:
+    modules = imported("issue", "show", "2", cwd=local_project)
+    assert "rich.markdown" in modules
+    assert modules & NEVER_LOADED == set()
+
+
+def test_a_bad_value_is_refused_in_typers_words(local_project: Path) -> None:
+    """The plain conversion hands what it does not recognise to Typer (and pydantic)."""
+    done = ralph_process("issue", "list", "--limit", "many", cwd=local_project, timeout=60)
+    assert done.returncode == 2
+    assert "Invalid value for '--limit'" in done.stderr
+    assert "valid integer" in done.stderr
