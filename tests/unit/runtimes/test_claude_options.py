@@ -41,8 +41,18 @@ def test_the_role_whitelist_is_both_the_tool_set_and_the_approved_set():
     assert found["tools"] == ["Read", "Glob", "Grep", "Write"]
     assert found["allowed_tools"] == ["Read", "Glob", "Grep", "Write"]
     assert found["permission_mode"] == "dontAsk"
-    with_tools = option_values(brief(), session_id="s", environ={}, with_tracker_tools=True)
-    assert with_tools["allowed_tools"][-1] == "mcp__ralph-hero"
+    assert "disallowed_tools" not in found
+
+
+def test_of_the_tracker_tools_only_those_the_brief_names_are_offered():
+    server = ["ralph_hero__get_issue", "ralph_hero__task_list", "ralph_hero__list_issues"]
+    offered = ["ralph_hero__get_issue", "ralph_hero__list_issues"]
+    found = option_values(
+        brief(), session_id="s", environ={}, tracker_tools=offered, server_tools=server
+    )
+    assert found["allowed_tools"][-1] == "mcp__ralph-hero"
+    # Hidden, their definitions are not sent with every request.
+    assert found["disallowed_tools"] == ["mcp__ralph-hero__ralph_hero__task_list"]
 
 
 def test_limits_model_schema_and_working_directory_are_passed():

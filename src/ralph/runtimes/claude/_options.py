@@ -52,12 +52,15 @@ def option_values(
     environ: Mapping[str, str] | None = None,
     extra_env: Mapping[str, str] | None = None,
     passed_env: Sequence[str] = (),
-    with_tracker_tools: bool = False,
+    tracker_tools: Sequence[str] = (),
+    server_tools: Sequence[str] = (),
     cli_path: str | Path | None = None,
     sandbox: bool = True,
 ) -> dict[str, Any]:
     """``sandbox``: run Bash in Claude Code's own sandbox (False only when a person
-    allowed unsandboxed agents)."""
+    allowed unsandboxed agents). ``tracker_tools``: the tracker server's tools offered;
+    the rest of ``server_tools`` (all it has) are hidden, as each tool's definition
+    rides along with every request."""
     environ = os.environ if environ is None else environ
     # The sandbox confines Bash only: a run without it needs none.
     sandbox = sandbox and "Bash" in brief.tools
@@ -68,8 +71,9 @@ def option_values(
     if brief.helpers:  # the tool that starts them, offered only with them
         tools.append(TASK_TOOL)
         allowed.append(TASK_TOOL)
-    if with_tracker_tools:
+    if tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
+    hidden = [f"mcp__{TOOLS_SERVER}__{n}" for n in server_tools if n not in tracker_tools]
     values: dict[str, Any] = {
         # An empty system prompt is the SDK's default; phases want Claude Code's own.
         "system_prompt": {"type": "preset", "preset": "claude_code", "append": system_note(brief)},
@@ -90,6 +94,8 @@ def option_values(
             passed=passed_env,
         ),
     }
+    if tracker_tools and hidden:
+        values["disallowed_tools"] = hidden
     if sandbox:
         # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks
         # the filesystem and failIfUnavailable keys.
