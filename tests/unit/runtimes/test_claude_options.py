@@ -86,6 +86,7 @@ def test_credentials_in_the_environment_are_blanked_for_the_child():
         "GH_TOKEN": "",
         "RALPH_STORE_URL": "",
         "AWS_SECRET_ACCESS_KEY": "",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
     }
 
 
@@ -121,3 +122,8 @@ def test_a_run_without_the_sandbox_has_no_sandbox_settings_and_bash_approved():
     found = option_values(brief(tools=("Read", "Bash")), session_id="s", environ={}, sandbox=False)
     assert "settings" not in found
     assert found["allowed_tools"] == ["Read", "Bash"]
+
+
+def test_claude_codes_auto_memory_is_off_for_every_phase():
+    # Each run is one issue's brief: nothing is kept for later sessions.
+    assert values()["env"]["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] == "1"  # type: ignore[index]

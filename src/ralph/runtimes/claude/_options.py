@@ -23,6 +23,10 @@ __all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
 TOOLS_SERVER = "ralph-hero"
 #: Tools that write files: their paths are checked against the working directory.
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+#: Claude Code's auto memory off: a phase's run is one issue's brief and keeps nothing
+#: for later sessions (nor should text from an issue carry into another's), and its
+#: instructions were 3,200 of the 7,000 tokens of the system prompt of every request.
+NO_AUTO_MEMORY = {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
 
 
 def child_environment(
@@ -89,7 +93,7 @@ def option_values(
         "setting_sources": ["project"],
         "env": child_environment(
             environ,
-            extra_env or {},
+            {**NO_AUTO_MEMORY, **(extra_env or {})},
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
             passed=passed_env,
         ),
