@@ -21,6 +21,12 @@ today's tokens and requests with each CLI; fast track off, at most 0.85x of toda
 tokens from prompt layout and tool lists alone (the epic's rows too: its members are
 refused the fast track). Each row prints its ratios and verdict.
 
+Measured after (tokens, ratio to today): the XS issue with Claude Code 63,748 fast track
+on (0.34x; 5 requests of 11) and 117,248 off (0.62x); with Codex 32,060 on (0.31x; 4 of
+10) and 78,911 off (0.76x). The epic, on and off alike: Claude Code 153,168 (0.65x),
+Codex 106,490 (0.77x). Beyond the layout and tool lists measured before, triage and
+split now get only the tracker tools they use, and Claude Code's auto memory is off.
+
     make bench-tokens    # or: .venv/bin/python benchmarks/bench_tokens.py
 """
 
