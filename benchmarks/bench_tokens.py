@@ -7,21 +7,25 @@ does (``tests/integration/agents/_models.py``). Prints, per phase and in total, 
 requests, input / cached input / cache-write / output tokens and dollars at list
 prices. Counts, not times: the machine's load does not change them.
 
-The issues: the demo's farewell, an XS issue with a concrete change, from Research
-Needed to Done; and a small epic, an S parent with two XS children planned as one group
-(research each, one plan with a phase per child, one review, one implementation). With
-the ``fast_track`` setting (triage may skip research and plan) both ways when Ralph has
-it; without it, today's path only, and the output says so. Both start at Research
-Needed, so a fast track that begins at triage also needs them started in Backlog and a
-triage answer from the fake model.
+The issues, opened in Backlog so ``ralph hero`` triages them first (the fake model
+proposes the fast track for an XS issue whose diff names its file, when the triage
+prompt offers it): the demo's farewell, an XS issue with a concrete change; and a small
+epic, an S parent with two XS children planned as one group (the fast track is refused
+for them: each is planned together with the other). Rows: fast track on and off when
+Ralph has the setting, with the ratio on / off measured in the same run; without it,
+today's path only. ``--ralph SRC`` measures another tree's Ralph (its ``src``) with this
+tree's fakes and CLIs: how ``TODAY`` below was measured, in a worktree of its commit.
 
-Goal (issue 36): with fast track off, prompt layout and tool lists alone bring each
-CLI's tokens to at most 85 % of the baseline below (measured before the change: Claude
-Code 10 requests, 172,874 tokens, $0.29; Codex 9 requests, 92,757 tokens, $0.057).
-Measured after the tool lists and layout: Claude Code 133,154 (0.77x), Codex 70,287
-(0.76x); with research's helper sub-agents (the Agent tool's definition rides along with
-each research request): Claude Code 140,084 (0.81x). The epic: Claude Code 206,951 then
-173,165 (0.84x), Codex 116,700 then 89,757 (0.77x).
+Goals (issue 36), against today: an XS issue with the fast track on at most 0.60x of
+today's tokens and requests with each CLI; fast track off, at most 0.85x of today's
+tokens from prompt layout and tool lists alone (the epic's rows too: its members are
+refused the fast track). Each row prints its ratios and verdict.
+
+Measured after (tokens, ratio to today): the XS issue with Claude Code 63,748 fast track
+on (0.34x; 5 requests of 11) and 117,248 off (0.62x); with Codex 32,060 on (0.31x; 4 of
+10) and 78,911 off (0.76x). The epic, on and off alike: Claude Code 153,168 (0.65x),
+Codex 106,490 (0.77x). Beyond the layout and tool lists measured before, triage and
+split now get only the tracker tools they use, and Claude Code's auto memory is off.
 
     make bench-tokens    # or: .venv/bin/python benchmarks/bench_tokens.py
 """
@@ -46,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.agents.install import Missing, installed
 from tests.fakes.anthropic_api import MODEL as CLAUDE_MODEL
 from tests.integration.agents._clis import CLAUDE, CLIS, Dialect
-from tests.integration.agents._models import _steps, model
+from tests.integration.agents._models import TRIAGE, _steps, model
 from tests.integration.conftest import ralph_environment
 
 from benchmarks._quick import QUICK
@@ -58,15 +62,22 @@ from ralph.phases._prompts import PROMPT_VARIABLES, packaged_prompt
 #: Dollars per million tokens: (input, cached input, cache write, output). Claude Sonnet
 #: 4.5's list prices (5-minute cache writes); GPT-5's for Codex (no charge for writes).
 PRICES = {"claude": (3.0, 0.30, 3.75, 15.0), "codex": (1.25, 0.125, 0.0, 10.0)}
-#: The baseline: total tokens per CLI, fast track off, before prompt layout and tool lists
-#: were changed (this bench, at the commit that added it).
-BASELINE = {
-    ("claude", "XS issue"): 172_874,
-    ("codex", "XS issue"): 92_757,
-    ("claude", "epic"): 206_951,
-    ("codex", "epic"): 116_700,
+#: Today: (requests, tokens, dollars) per CLI and case before issue 36's work (commit
+#: 4e3edc1: no fast track, prompts laid out as they were), measured by this bench with
+#: ``--ralph`` pointing at that commit's ``src``.
+TODAY = {
+    ("claude", "XS issue"): (11, 187_625, 0.3419),
+    ("claude", "epic"): (14, 236_434, 0.4240),
+    ("codex", "XS issue"): (10, 103_184, 0.0675),
+    ("codex", "epic"): (13, 137_523, 0.0938),
 }
-GOAL = 0.85
+TODAY_COMMIT = "4e3edc1"
+#: The goals against today: the XS issue fast-tracked, tokens and requests; otherwise
+#: (fast track off, or refused as for the epic's members), tokens from layout and tools.
+GOAL_ON = 0.60
+GOAL_OFF = 0.85
+#: The triage result's fast-track fields, which a Ralph without the fast track refuses.
+FAST_TRACK_FIELDS = ("fast_track", "fast_track_reason", "files")
 FAREWELL_BODY = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
 GROUP_PLAN = """\
 ---
@@ -176,18 +187,30 @@ def _tally(cli: str, request: Any, usage: Mapping[str, int]) -> Tally:
     return Tally(1, usage["input_tokens"] - cached, cached, 0, usage["output_tokens"])
 
 
-def fast_track_exists() -> bool:
-    return "fast_track" in Config.__dataclass_fields__
+def fast_track_exists(source: Path | None) -> bool:
+    """Whether the Ralph measured (this one, or the one in ``source``) has the setting."""
+    if source is None:
+        return "fast_track" in Config.__dataclass_fields__
+    check = "from ralph.config import Config; print('fast_track' in Config.__dataclass_fields__)"
+    done = subprocess.run(
+        [sys.executable, "-c", check],
+        env={**os.environ, "PYTHONPATH": str(source)},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+    )
+    return done.stdout.strip() == "True"
 
 
 def one_issue(repo: Path, env: Mapping[str, str]) -> int:
-    """The farewell: an XS issue with a concrete change, ready for research."""
+    """The farewell: an XS issue with a concrete change (its diff names its one file)."""
     _new(repo, env, "Add a farewell", FAREWELL_BODY, "--estimate", "XS")
     return 1
 
 
 def small_epic(repo: Path, env: Mapping[str, str]) -> int:
-    """An S parent with two XS children ready for research, planned as one group."""
+    """An S parent with two XS children, planned as one group."""
     _new(repo, env, "Farewells", "Say goodbye, and say it in the docs.", "--estimate", "S")
     _new(repo, env, "Add a farewell", FAREWELL_BODY, "--estimate", "XS", "--parent", "1")
     body = "Document `farewell` beside `greet` in the core module."
@@ -196,7 +219,8 @@ def small_epic(repo: Path, env: Mapping[str, str]) -> int:
 
 
 def _new(repo: Path, env: Mapping[str, str], title: str, body: str, *more: str) -> None:
-    _ralph(repo, env, "issue", "new", title, "--body", body, "--state", "Research Needed", *more)
+    """An issue in Backlog: ``ralph hero`` triages it first."""
+    _ralph(repo, env, "issue", "new", title, "--body", body, *more)
 
 
 def group_model(cli: Dialect) -> Callable[[Any, int], Any]:
@@ -206,6 +230,10 @@ def group_model(cli: Dialect) -> Callable[[Any, int], Any]:
 
     def answer(request: Any, turn: int) -> Any:
         prompt = "\n".join(request.texts())
+        if re.search(r"^# Triage issue", prompt, re.MULTILINE) and "fast_track" not in prompt:
+            # A Ralph without the fast track: its triage result allows no such fields.
+            plain = {k: v for k, v in TRIAGE.items() if k not in FAST_TRACK_FIELDS}
+            return cli.finish(plain)[min(request.answered, len(cli.finish(plain)) - 1)]
         numbers = list(dict.fromkeys(re.findall(r"### Issue #(\d+)", prompt)))
         steps = _steps(cli, prompt) if len(numbers) > 1 else None
         if steps is None:
@@ -234,8 +262,10 @@ def run_issue(
     folder: Path,
     bin_dir: Path,
     create: Callable[[Path, Mapping[str, str]], int] = one_issue,
+    source: Path | None = None,
 ) -> Measured:
-    """``ralph hero N`` on what ``create`` opens, with ``cli`` doing every phase."""
+    """``ralph hero N`` on what ``create`` opens, with ``cli`` doing every phase (the
+    ``ralph`` of ``source``, another tree's ``src``, when given)."""
     dialect: Dialect = CLAUDE if cli == "claude" else CLIS[cli]
     repo = create_sample_repository(folder / "sample")
     home = Path(tempfile.mkdtemp(prefix="ralph-bench-home-", dir=HOMES))
@@ -248,6 +278,7 @@ def run_issue(
                 **dialect.configure(home, api),
                 "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
                 "RALPH_TEST_COMMAND": f"{sys.executable} -m unittest -q",
+                **({"PYTHONPATH": str(source)} if source is not None else {}),
             }
             _ralph(repo, env, "init")
             config = repo / "ralph.toml"
@@ -259,8 +290,14 @@ def run_issue(
             text = config.read_text().replace('runtime = "claude"\n', agent)
             if cli == "claude":
                 text = text.replace('model = ""\n', "", 1)
-            if fast_track is not None:  # a top-level key: before the first table
-                text = f"fast_track = {str(fast_track).lower()}\n" + text
+            if fast_track is not None:  # init writes the key (true) at the top level
+                text = re.sub(
+                    r"^fast_track = \w+$",
+                    f"fast_track = {str(fast_track).lower()}",
+                    text,
+                    count=1,
+                    flags=re.MULTILINE,
+                )
             config.write_text(text)
             _ralph(repo, env, "hero", str(create(repo, env)))
             markers = _markers()
@@ -303,35 +340,74 @@ def show(cli: str, label: str, measured: Measured) -> None:
         )
 
 
+def _verdict(ratio: float, goal: float) -> str:
+    return f"{ratio:.2f}x (goal {goal:.2f}x: {'meets' if ratio <= goal else 'misses'})"
+
+
+def compare(cli: str, case: str, mode: bool | None, measured: Measured) -> None:
+    """The row against today's figures: tokens, and for a fast-tracked issue requests too."""
+    today = TODAY.get((cli, case))
+    if today is None:
+        return
+    requests, tokens, usd = today
+    total = measured.total
+    fast = bool(mode) and case == "XS issue"
+    goal = GOAL_ON if fast else GOAL_OFF
+    print(
+        f"  against today ({TODAY_COMMIT}: {requests} requests, {tokens} tokens, "
+        f"${usd:.4f}): tokens {_verdict(total.tokens / tokens, goal)}"
+        + (f", requests {_verdict(total.requests / requests, goal)}" if fast else "")
+    )
+
+
+def on_off(cli: str, case: str, off: Measured, on: Measured) -> None:
+    """Fast track on against off, measured in this run."""
+    a, b = on.total, off.total
+    print(
+        f"\n{cli}, {case}, fast track on / off: requests {a.requests}/{b.requests} = "
+        f"{a.requests / b.requests:.2f}x, tokens {a.tokens}/{b.tokens} = "
+        f"{a.tokens / b.tokens:.2f}x, USD {a.usd(cli) / b.usd(cli):.2f}x"
+    )
+
+
+def _source(argv: list[str]) -> Path | None:
+    """``--ralph SRC``: measure the Ralph in another tree's ``src`` (e.g. a worktree of
+    today's commit) with this tree's fakes and CLIs."""
+    if not argv:
+        return None
+    if len(argv) != 2 or argv[0] != "--ralph" or not (Path(argv[1]) / "ralph").is_dir():
+        raise SystemExit("usage: bench_tokens.py [--ralph SRC] (SRC: a tree's src folder)")
+    return Path(argv[1]).resolve()
+
+
 def main() -> None:
+    source = _source(sys.argv[1:])
     try:
         bin_dir = installed()
     except Missing as missing:
         print(f"agent CLIs: {missing}; run make agent-clis")
         return
     clis = ("claude",) if QUICK else ("claude", "codex")
-    if fast_track_exists():
-        modes: tuple[bool | None, ...] = (False,) if QUICK else (False, True)
+    if fast_track_exists(source):
+        modes: tuple[bool | None, ...] = (True,) if QUICK else (True, False)
     else:
         modes = (None,)
         print("fast_track: not a setting of this Ralph; today's path only (no fast track)")
+    print(f"Ralph: {source or 'this tree'}. Issues start in Backlog: triage comes first.")
     print("Tokens: characters / 4 over each request; caching as each API does it.")
     cases = [("XS issue", one_issue)] if QUICK else [("XS issue", one_issue), ("epic", small_epic)]
     for cli in clis:
         for case, create in cases:
+            runs: dict[bool | None, Measured] = {}
             for mode in modes:
                 with tempfile.TemporaryDirectory() as folder:
-                    measured = run_issue(cli, mode, Path(folder), bin_dir, create)
-                label = "fast track " + ("on" if mode else "off")
-                show(cli, f"{case}, {label}", measured)
-                baseline = BASELINE.get((cli, case))
-                if baseline and not mode:
-                    ratio = measured.total.tokens / baseline
-                    verdict = "meets" if ratio <= GOAL else "misses"
-                    print(
-                        f"  against the baseline ({baseline}): {ratio:.2f}x, {verdict} the "
-                        f"goal of {GOAL:.2f}x"
-                    )
+                    runs[mode] = run_issue(cli, mode, Path(folder), bin_dir, create, source)
+                label = {True: "fast track on", False: "fast track off", None: "today's path"}
+                show(cli, f"{case}, {label[mode]}", runs[mode])
+                if source is None:
+                    compare(cli, case, mode, runs[mode])
+            if True in runs and False in runs:
+                on_off(cli, case, runs[False], runs[True])
 
 
 if __name__ == "__main__":

@@ -108,8 +108,9 @@ class AgentBrief:
     workdir: Path
     #: Tool names the role may use (Claude Code's names: Read, Write, Edit, Bash...).
     tools: tuple[str, ...]
-    #: Whether Ralph's read-only tracker tools are offered too (where the runtime has them).
-    tracker_tools: bool = False
+    #: Ralph's read-only tracker tools it is offered too (where the runtime has them), by
+    #: name (``get_issue``): only these, as each definition rides along with every request.
+    tracker_tools: tuple[str, ...] = ()
     #: Sub-agents it may start (where the runtime has them): names of the plugin's agents.
     helpers: tuple[str, ...] = ()
     #: Whether it may search and read the web (research with ``research_web``): its

@@ -20,6 +20,9 @@ _READ = ("Read", "Glob", "Grep")
 _WRITE = (*_READ, "Write")
 #: The tools of an agent that may search and read the web.
 WEB_TOOLS = ("WebSearch", "WebFetch")
+#: The tracker tools of a role that looks at other issues (duplicates, related work,
+#: existing sub-issues): the issues and their links, not the board, runs or tasks.
+_TRACKER_READS = ("get_issue", "list_issues", "list_sub_issues", "list_dependencies")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,10 +51,10 @@ class PhaseSpec:
     uses_agent: bool = True
     #: The agent's tool whitelist.
     tools: tuple[str, ...] = _READ
-    #: Whether the agent is offered Ralph's read-only tracker tools (other issues,
-    #: dependencies, the pipeline): only where the role looks beyond its own issue, as
-    #: their definitions are sent with every request of the run.
-    tracker_tools: bool = False
+    #: Ralph's read-only tracker tools the agent is offered, by name: only where the role
+    #: looks beyond its own issue, and only those it uses, as their definitions are sent
+    #: with every request of the run.
+    tracker_tools: tuple[str, ...] = ()
     #: Sub-agents the agent may hand searches to (Claude Code's, defined in the plugin's
     #: agents folder), so its own context holds their conclusions, not file dumps.
     helpers: tuple[str, ...] = ()
@@ -94,7 +97,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Triage {}",
         doing="Triaging {}",
         effort=1.0,
-        tracker_tools=True,
+        tracker_tools=_TRACKER_READS,
     ),
     PhaseSpec(
         name="split",
@@ -104,7 +107,7 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         title="Split {}",
         doing="Splitting {}",
         effort=2.0,
-        tracker_tools=True,
+        tracker_tools=_TRACKER_READS,
     ),
     PhaseSpec(
         name="research",

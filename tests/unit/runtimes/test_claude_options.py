@@ -41,8 +41,18 @@ def test_the_role_whitelist_is_both_the_tool_set_and_the_approved_set():
     assert found["tools"] == ["Read", "Glob", "Grep", "Write"]
     assert found["allowed_tools"] == ["Read", "Glob", "Grep", "Write"]
     assert found["permission_mode"] == "dontAsk"
-    with_tools = option_values(brief(), session_id="s", environ={}, with_tracker_tools=True)
-    assert with_tools["allowed_tools"][-1] == "mcp__ralph-hero"
+    assert "disallowed_tools" not in found
+
+
+def test_of_the_tracker_tools_only_those_the_brief_names_are_offered():
+    server = ["ralph_hero__get_issue", "ralph_hero__task_list", "ralph_hero__list_issues"]
+    offered = ["ralph_hero__get_issue", "ralph_hero__list_issues"]
+    found = option_values(
+        brief(), session_id="s", environ={}, tracker_tools=offered, server_tools=server
+    )
+    assert found["allowed_tools"][-1] == "mcp__ralph-hero"
+    # Hidden, their definitions are not sent with every request.
+    assert found["disallowed_tools"] == ["mcp__ralph-hero__ralph_hero__task_list"]
 
 
 def test_limits_model_schema_and_working_directory_are_passed():
@@ -76,6 +86,7 @@ def test_credentials_in_the_environment_are_blanked_for_the_child():
         "GH_TOKEN": "",
         "RALPH_STORE_URL": "",
         "AWS_SECRET_ACCESS_KEY": "",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1",
     }
 
 
@@ -111,3 +122,8 @@ def test_a_run_without_the_sandbox_has_no_sandbox_settings_and_bash_approved():
     found = option_values(brief(tools=("Read", "Bash")), session_id="s", environ={}, sandbox=False)
     assert "settings" not in found
     assert found["allowed_tools"] == ["Read", "Bash"]
+
+
+def test_claude_codes_auto_memory_is_off_for_every_phase():
+    # Each run is one issue's brief: nothing is kept for later sessions.
+    assert values()["env"]["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] == "1"  # type: ignore[index]

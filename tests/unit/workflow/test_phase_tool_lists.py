@@ -27,6 +27,17 @@ def test_only_triage_and_split_are_offered_the_tracker_tools():
     assert offered == ["split", "triage"]
 
 
+def test_triage_and_split_are_offered_the_issues_and_their_links_not_the_board_or_runs():
+    for spec in PHASE_SPECS:
+        if spec.tracker_tools:
+            assert spec.tracker_tools == (
+                "get_issue",
+                "list_issues",
+                "list_sub_issues",
+                "list_dependencies",
+            ), spec.name
+
+
 def test_research_gets_the_web_tools_only_when_the_person_allows_the_web():
     research = next(spec for spec in PHASE_SPECS if spec.name == "research")
     assert not set(WEB_TOOLS) & set(research.tools_with(web=False))

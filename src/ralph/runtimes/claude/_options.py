@@ -23,6 +23,10 @@ __all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
 TOOLS_SERVER = "ralph-hero"
 #: Tools that write files: their paths are checked against the working directory.
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+#: Claude Code's auto memory off: a phase's run is one issue's brief and keeps nothing
+#: for later sessions (nor should text from an issue carry into another's), and its
+#: instructions were 3,200 of the 7,000 tokens of the system prompt of every request.
+NO_AUTO_MEMORY = {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
 
 
 def child_environment(
@@ -52,12 +56,15 @@ def option_values(
     environ: Mapping[str, str] | None = None,
     extra_env: Mapping[str, str] | None = None,
     passed_env: Sequence[str] = (),
-    with_tracker_tools: bool = False,
+    tracker_tools: Sequence[str] = (),
+    server_tools: Sequence[str] = (),
     cli_path: str | Path | None = None,
     sandbox: bool = True,
 ) -> dict[str, Any]:
     """``sandbox``: run Bash in Claude Code's own sandbox (False only when a person
-    allowed unsandboxed agents)."""
+    allowed unsandboxed agents). ``tracker_tools``: the tracker server's tools offered;
+    the rest of ``server_tools`` (all it has) are hidden, as each tool's definition
+    rides along with every request."""
     environ = os.environ if environ is None else environ
     # The sandbox confines Bash only: a run without it needs none.
     sandbox = sandbox and "Bash" in brief.tools
@@ -68,8 +75,9 @@ def option_values(
     if brief.helpers:  # the tool that starts them, offered only with them
         tools.append(TASK_TOOL)
         allowed.append(TASK_TOOL)
-    if with_tracker_tools:
+    if tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
+    hidden = [f"mcp__{TOOLS_SERVER}__{n}" for n in server_tools if n not in tracker_tools]
     values: dict[str, Any] = {
         # An empty system prompt is the SDK's default; phases want Claude Code's own.
         "system_prompt": {"type": "preset", "preset": "claude_code", "append": system_note(brief)},
@@ -85,11 +93,13 @@ def option_values(
         "setting_sources": ["project"],
         "env": child_environment(
             environ,
-            extra_env or {},
+            {**NO_AUTO_MEMORY, **(extra_env or {})},
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
             passed=passed_env,
         ),
     }
+    if tracker_tools and hidden:
+        values["disallowed_tools"] = hidden
     if sandbox:
         # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks
         # the filesystem and failIfUnavailable keys.

@@ -158,7 +158,17 @@ class ClaudeRuntime(AgentRuntime):
         return self._result(brief, watch, session_id)
 
     def _tracker_tools(self, brief: AgentBrief) -> bool:
-        return self.tools_server is not None and brief.tracker_tools
+        return self.tools_server is not None and bool(brief.tracker_tools)
+
+    def _server_tools(self) -> list[str]:
+        """Every tool the tracker server has, by its name there (``ralph_hero__get_issue``)."""
+        return list(self.tools_server.parameters) if self.tools_server is not None else []
+
+    def _offered_tracker_tools(self, brief: AgentBrief) -> list[str]:
+        """The server's tools the brief names (``get_issue``), by their names there."""
+        if not self._tracker_tools(brief):
+            return []
+        return [n for n in self._server_tools() if n.split("__")[-1] in brief.tracker_tools]
 
     def _options(self, brief: AgentBrief, watch: _Watch, session_id: str) -> Any:
         from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions, HookMatcher
@@ -170,7 +180,8 @@ class ClaudeRuntime(AgentRuntime):
             session_id=session_id,
             extra_env=self.env,
             passed_env=self.sandbox_env,
-            with_tracker_tools=self._tracker_tools(brief),
+            tracker_tools=self._offered_tracker_tools(brief),
+            server_tools=self._server_tools(),
             cli_path=self.cli_path,
             sandbox=self.sandbox,
         )
