@@ -102,3 +102,13 @@ def test_a_command_runs_with_its_own_help_escaped_once():
     assert shown.exit_code == 0, shown.output
     assert "[debug]" in shown.output
     assert "\\[debug]" not in shown.output
+
+
+def test_shell_completion_lists_the_commands_without_building_them():
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyRoot)
+    with root.make_context("ralph", [], resilient_parsing=True) as ctx:
+        offered = [(item.value, item.help) for item in root.shell_complete(ctx, "st")]
+    status = next(entry for _, entries in PANELS for entry in entries if entry.name == "status")
+    assert offered == [("status", status.summary)]  # ``store`` is hidden
+    assert all(command.callback is None for command in root.commands.values())
