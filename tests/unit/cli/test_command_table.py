@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 import typer.main
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 import ralph.cli
@@ -112,3 +113,18 @@ def test_shell_completion_lists_the_commands_without_building_them():
     status = next(entry for _, entries in PANELS for entry in entries if entry.name == "status")
     assert offered == [("status", status.summary)]  # ``store`` is hidden
     assert all(command.callback is None for command in root.commands.values())
+
+
+def test_a_group_builds_only_the_subcommand_that_runs():
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyRoot)
+    with root.make_context("ralph", ["issue", "list"]) as ctx:
+        _, issue, rest = root.resolve_command(ctx, ["issue", "list"])
+        assert isinstance(issue, TyperGroup)
+        with issue.make_context("issue", rest, parent=ctx) as sub:
+            _, listing, _ = issue.resolve_command(sub, rest)
+    assert listing is issue.commands["list"]
+    assert listing.callback is not None
+    built = {name for name, command in issue.commands.items() if command.callback is not None}
+    assert built == {"list"}
+    assert len(issue.commands) > 10  # the others listed, for ``ralph issue --help``
