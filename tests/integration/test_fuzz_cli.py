@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.core import TyperArgument
 
 from ralph.cli import app, main
+from ralph.cli._lazy_root import whole_tree
 from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.project import open_project
@@ -53,7 +53,7 @@ def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[st
             yield (*path, name), command
 
 
-ROOT = typer.main.get_command(app)
+ROOT = whole_tree(app)
 COMMANDS = dict(_commands(ROOT))
 ROOT_STORE = next(p for p in ROOT.params if p.name == "store")
 

@@ -16,7 +16,7 @@ converts their values without pydantic where that is plain (``_params``).
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup, TyperOption
@@ -24,7 +24,7 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._params import PlainConversion
 
-__all__ = ["HelpAsWritten", "listing_in"]
+__all__ = ["HelpAsWritten"]
 
 #: What click reads to build a command's ``--help`` option: its names (Ralph keeps
 #: click's default), so the option can be made, and made plain, with the rest.
@@ -101,12 +101,6 @@ class HelpAsWritten(TyperGroup):
     """The root group: the tree under it shows its help as written, brackets and all."""
 
     _escaped = False
-    #: The commands in the order ``--help`` lists them (any other after them).
-    listing_order: ClassVar[tuple[str, ...]] = ()
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        rank = {name: at for at, name in enumerate(self.listing_order)}
-        return sorted(super().list_commands(ctx), key=lambda name: rank.get(name, len(rank)))
 
     def make_context(
         self,
@@ -120,9 +114,3 @@ class HelpAsWritten(TyperGroup):
             self._escaped = True
             _tidy_help(self)
         return super().make_context(info_name, args, parent, **extra)
-
-
-def listing_in(order: tuple[str, ...]) -> type[HelpAsWritten]:
-    """The root group that lists its commands in ``order`` (Typer would list the
-    commands before the groups of commands, whatever the panel)."""
-    return type("HelpAsWritten", (HelpAsWritten,), {"listing_order": order})

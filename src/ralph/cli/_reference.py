@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from ralph.cli._console import echo
+from ralph.cli._lazy_root import whole_tree
 
 __all__ = ["cli_reference", "generated_documents"]
 
@@ -61,7 +62,7 @@ def _command(command: Any, path: str, lines: list[str]) -> None:
 
 def cli_reference(app: typer.Typer) -> str:
     """Every command of ``app``, its help and its options, as Markdown."""
-    root = typer.main.get_command(app)
+    root = whole_tree(app)
     lines = [
         "# Command line reference",
         "",

@@ -9,14 +9,14 @@ import io
 import re
 
 import pytest
-import typer.main
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from ralph.cli import app
+from ralph.cli._lazy_root import whole_tree
 
 WIDE = {"COLUMNS": "200"}
-ROOT = typer.main.get_command(app)
+ROOT = whole_tree(app)
 assert isinstance(ROOT, TyperGroup)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import typer.main
 from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from ralph.cli import app
+from ralph.cli._lazy_root import whole_tree
 
 
 def _commands(group: TyperGroup, prefix: str = "ralph") -> list[tuple[str, Any]]:
@@ -25,7 +25,7 @@ def _commands(group: TyperGroup, prefix: str = "ralph") -> list[tuple[str, Any]]
 
 
 def test_every_command_is_listed_by_a_one_line_summary_without_hard_line_breaks():
-    root = typer.main.get_command(app)
+    root = whole_tree(app)
     assert isinstance(root, TyperGroup)
     listed = _commands(root)
     assert len(listed) > 30
@@ -43,7 +43,7 @@ def _bracketed(command: Any) -> set[str]:
 
 
 def test_every_help_shows_its_bracketed_words_as_written():
-    root = typer.main.get_command(app)
+    root = whole_tree(app)
     assert isinstance(root, TyperGroup)
     checked = 0
     for path, command in _commands(root):

@@ -17,6 +17,7 @@ from typer.core import _TyperParameter
 
 from ralph.cli import app
 from ralph.cli._help import _tidy_help
+from ralph.cli._lazy_root import whole_tree
 from ralph.cli._params import PlainRuntimeParam, plain_runtime_param
 
 #: Typed values, plain and not: whole numbers Typer reads differently from ``int()``
@@ -48,7 +49,7 @@ SAMPLES = (
 
 
 def parameters() -> Iterator[tuple[str, _TyperParameter]]:
-    root = typer.main.get_command(app)
+    root = whole_tree(app)
     _tidy_help(root)
 
     def walk(command: Any, path: str) -> Iterator[tuple[str, _TyperParameter]]:
@@ -98,7 +99,7 @@ def test_every_parameter_but_a_file_is_converted_here():
 
 
 def test_the_tree_the_command_line_runs_converts_with_the_plain_conversion():
-    root = typer.main.get_command(app)
+    root = whole_tree(app)
     _tidy_help(root)
     issue_list = root.commands["issue"].commands["list"]  # type: ignore[attr-defined]
     limit = next(p for p in issue_list.params if p.name == "limit")
