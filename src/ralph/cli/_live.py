@@ -25,7 +25,7 @@ from rich.text import Text
 from ralph.cli._activity import activity_text, safe_line
 from ralph.cli._console import Console
 from ralph.cli._report import MARKS, best_of_table, duration, status_cell, waiting_text, worker_name
-from ralph.orchestrate._dollars import dollars
+from ralph.orchestrate import dollars
 from ralph.tasks import EventKind
 
 if TYPE_CHECKING:

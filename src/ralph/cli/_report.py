@@ -11,8 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import Outcome, replaced
-from ralph.orchestrate._dollars import dollars
+from ralph.orchestrate import Outcome, dollars, replaced
 from ralph.tasks import TaskStatus
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.errors import InvalidInput
-from ralph.orchestrate._dollars import dollars, unpriced_of
+from ralph.orchestrate import dollars, unpriced_of
 from ralph.runtimes import AGENTS
 from ralph.workflow import PHASE_SPECS
 

@@ -102,7 +102,7 @@ def test_moves_go_through_the_state_machine_and_leave_history(board):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["issue", "move", "1", "In Progress"], "Allowed from 'Backlog': Research Needed"),
+        (["issue", "move", "1", "In Review"], "Allowed from 'Backlog': Research Needed"),
         (["issue", "move", "1", "Doing"], 'State "Doing" is not a valid output'),
         (["issue", "move", "1", "Done", "-c", "research"], "Recovery"),
         (["issue", "estimate", "1", "XXL"], "Valid estimates: XS, S, M, L, XL"),
