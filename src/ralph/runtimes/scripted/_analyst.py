@@ -102,6 +102,8 @@ def triage(brief: AgentBrief) -> dict[str, Any]:
         result["related"] = related
     if action in ("RESEARCH", "PLAN"):
         result |= _fast_track(issue.body, estimate)
+        if result.get("fast_track") and not decided:
+            result["reason"] = "Valid and specific: it names the files it changes."
     return result
 
 
