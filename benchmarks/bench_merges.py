@@ -33,13 +33,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
-from benchmarks._stores import module_body
+from benchmarks._stores import xs_board
 from ralph.config import load_config
-from ralph.demo import create_demo_project
 from ralph.graph import TaskKind
 from ralph.project import open_project
 from ralph.tasks import EventKind
-from ralph.workflow import Estimate, WorkflowState
 
 RALPH = str(Path(sys.executable).with_name("ralph"))
 ISSUES = pick(12, 3)
@@ -47,26 +45,11 @@ ROOTS = pick(4, 2)
 REPEATS = pick(3, 1)
 
 
-def _project(folder: Path, issues: int) -> Path:
-    """The demo project with its epic closed and ``issues`` XS issues in Backlog."""
-    repo, epic = create_demo_project(folder)
-    with open_project(load_config(repo)) as project:
-        project.tracker.close_issue(epic)
-        for i in range(issues):
-            project.tracker.create_issue(
-                f"Add m{i}",
-                body=module_body(f"m{i}"),
-                estimate=Estimate.XS,
-                state=WorkflowState.BACKLOG,
-            )
-    return repo
-
-
 def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], list[float], float]:
     """One ``ralph loop``: (intervals between merge claims, ready-to-claimed waits,
     hand-ons, wall)."""
     with tempfile.TemporaryDirectory(prefix="bench-merges-") as folder:
-        repo = _project(Path(folder) / "greet", issues)
+        repo = xs_board(Path(folder) / "greet", issues)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("RALPH_")},
             "RALPH_AGENT": "scripted",

@@ -34,9 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
-from benchmarks._stores import fresh_store, module_body
+from benchmarks._stores import fresh_store, module_body, xs_board
 from ralph.config import load_config
-from ralph.demo import create_demo_project
 from ralph.project import Project, open_project
 from ralph.tasks import EventKind, RunStatus
 from ralph.tracker import IssueQuery
@@ -50,21 +49,6 @@ ROOTS_PER_AGENT = 2
 WAKE_SAMPLES = pick(10, 1)
 IDLE_SECONDS = pick(20.0, 1.0)
 _TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _project(folder: Path, issues: int, store: str | None) -> Path:
-    """The demo project with its epic closed and ``issues`` XS issues in Backlog."""
-    repo, epic = create_demo_project(folder, store_url=store)
-    with open_project(load_config(repo)) as project:
-        project.tracker.close_issue(epic)
-        for i in range(issues):
-            project.tracker.create_issue(
-                f"Add m{i}",
-                body=module_body(f"m{i}"),
-                estimate=Estimate.XS,
-                state=WorkflowState.BACKLOG,
-            )
-    return repo
 
 
 def _serve(repo: Path, *, agents: int, roots: int, seconds: float) -> subprocess.Popen[bytes]:
@@ -121,7 +105,7 @@ def makespan(
         tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
         fresh_store(store, "bench_serve") as store,
     ):
-        repo = _project(Path(folder) / "greet", issues, store)
+        repo = xs_board(Path(folder) / "greet", issues, store)
         server = _serve(repo, agents=agents, roots=agents * ROOTS_PER_AGENT, seconds=seconds)
         try:
             with open_project(load_config(repo)) as project:  # its reads take no write lock
@@ -162,7 +146,7 @@ def wake_up(store: str | None) -> list[float]:
         tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
         fresh_store(store, "bench_serve") as store,
     ):
-        repo = _project(Path(folder) / "greet", 0, store)
+        repo = xs_board(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:
             with open_project(load_config(repo)) as project:
@@ -195,7 +179,7 @@ def idle_cpu(store: str | None) -> float:
         tempfile.TemporaryDirectory(prefix="bench-serve-") as folder,
         fresh_store(store, "bench_serve") as store,
     ):
-        repo = _project(Path(folder) / "greet", 0, store)
+        repo = xs_board(Path(folder) / "greet", 0, store)
         server = _serve(repo, agents=4, roots=4, seconds=0)
         try:
             time.sleep(2)  # past start-up
