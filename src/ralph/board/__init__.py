@@ -22,23 +22,9 @@ if TYPE_CHECKING:
     )
     from ralph.board._routing_file import RoutingFile
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._hygiene": ("ArchiveResult", "archive_candidates", "hygiene_report"),
-            "._projects": ("parse_projects", "projects_dashboard"),
-            "._report": ("StatusReport", "post_status_report", "status_report"),
-            "._routing": (
-                "RouteDecision",
-                "RouteStep",
-                "apply_route",
-                "load_routing",
-                "route_issue",
-            ),
-            "._routing_file": ("RoutingFile",),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "ArchiveResult",

@@ -32,30 +32,9 @@ if TYPE_CHECKING:
     from ralph.config._reference import configuration_reference
     from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._agent": ("AgentSettings", "BestOf", "PhaseSettings"),
-            "._config": (
-                "CONFIG_FILE",
-                "MAX_POLL_SECONDS",
-                "MAX_STUCK_HOURS",
-                "Config",
-                "find_config",
-                "load_config",
-                "render_config",
-            ),
-            "._debug": ("DebugSettings",),
-            "._github": ("TOKEN_VARIABLES", "GitHubSettings", "env_value", "parse_github_settings"),
-            "._hooks": ("HOOK_NAMES", "HookSettings"),
-            "._merge": ("MergeSettings",),
-            "._notify": ("NotifySettings", "webhook_problem"),
-            "._prices": ("ModelPrice", "parse_prices"),
-            "._reference": ("configuration_reference",),
-            "._test_command": ("FoundTestCommand", "detect_test_command", "untested_warning"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "CONFIG_FILE",

@@ -60,61 +60,9 @@ if TYPE_CHECKING:
         format_status_report,
     )
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._ascii": ("format_ascii",),
-            "._build": (
-                "DAY_SECONDS",
-                "Dashboard",
-                "DashboardItem",
-                "HealthConfig",
-                "HealthWarning",
-                "IssueSnapshot",
-                "PhaseSnapshot",
-                "ProjectBreakdown",
-                "Severity",
-                "WarningType",
-                "aggregate_by_phase",
-                "build_dashboard",
-                "detect_cross_project_health",
-                "detect_health_issues",
-            ),
-            "._date_math": ("parse_date_math",),
-            "._filters": (
-                "FIELD_NAMES",
-                "FILTER_PROFILES",
-                "FilterFields",
-                "ItemFilter",
-                "expand_profile",
-            ),
-            "._hygiene": (
-                "DuplicateCandidate",
-                "HygieneConfig",
-                "HygieneItem",
-                "HygieneReport",
-                "WipViolation",
-                "build_hygiene_report",
-                "format_hygiene_markdown",
-                "normalize_title",
-                "title_similarity",
-            ),
-            "._markdown": ("format_markdown",),
-            "._metrics": (
-                "Highlights",
-                "Metrics",
-                "MetricsConfig",
-                "ProjectStatus",
-                "calculate_metrics",
-                "calculate_risk_score",
-                "calculate_velocity",
-                "determine_status",
-                "extract_highlights",
-                "format_status_report",
-            ),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "DAY_SECONDS",

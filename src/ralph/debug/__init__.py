@@ -31,32 +31,9 @@ if TYPE_CHECKING:
     from ralph.debug._since import MAX_SINCE_DAYS, parse_since
     from ralph.debug._stats import GroupBy, GroupStats, Stats, debug_stats
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._collate": (
-                "DEBUG_LABEL",
-                "CollateResult",
-                "FiledGroup",
-                "collate",
-                "issue_body",
-                "occurrence_report",
-            ),
-            "._read": ("LogRead", "iso_time", "read_events"),
-            "._signature": (
-                "ErrorGroup",
-                "event_name",
-                "group_errors",
-                "hash_signature",
-                "is_error",
-                "normalise",
-                "signature",
-            ),
-            "._since": ("MAX_SINCE_DAYS", "parse_since"),
-            "._stats": ("GroupBy", "GroupStats", "Stats", "debug_stats"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "DEBUG_LABEL",

@@ -17,26 +17,9 @@ if TYPE_CHECKING:
     from ralph.git._repo import CheckoutInTheWay, GitRepo, MergeOutcome, MergeRefused, RemoteRefused
     from ralph.git._worktrees import RUN_FILES_DIR, Pruned, Worktree, Worktrees
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._changes": ("changed_between", "working_changes"),
-            "._commit": ("commit_files",),
-            "._confine": ("Breach", "Confinement"),
-            "._diff": ("diff_hunk", "hunk_containing"),
-            "._preflight": ("REACH_SECONDS", "check_checkout", "check_remote"),
-            "._rebase": ("rebase_merge",),
-            "._repo": (
-                "CheckoutInTheWay",
-                "GitRepo",
-                "MergeOutcome",
-                "MergeRefused",
-                "RemoteRefused",
-            ),
-            "._worktrees": ("RUN_FILES_DIR", "Pruned", "Worktree", "Worktrees"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "REACH_SECONDS",

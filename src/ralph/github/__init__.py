@@ -31,32 +31,9 @@ if TYPE_CHECKING:
         TransportFailure,
     )
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._classify": ("Classified", "ResponseKind", "classify_response"),
-            "._client": ("BatchAnswer", "GitHubClient", "marker", "strip_markers"),
-            "._closing": ("closing_references",),
-            "._features": (
-                "ALL_ISSUE_FEATURES",
-                "NO_DEPENDENCIES",
-                "NO_SUB_ISSUES",
-                "IssueFeatures",
-                "issue_features",
-            ),
-            "._pacer": ("Pacer", "PacingPolicy"),
-            "._shared_pacing": ("SharedPacing", "pacing_dir"),
-            "._tokens": ("TokenKind", "Tokens", "token_kind"),
-            "._transport": (
-                "DEFAULT_API_URL",
-                "HttpTransport",
-                "Reply",
-                "Transport",
-                "TransportFailure",
-            ),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "ALL_ISSUE_FEATURES",

@@ -15,25 +15,9 @@ if TYPE_CHECKING:
     from ralph.graph._plan import MIN_GROUP_FOR_STREAMS, PipelinePlan, plan_pipeline
     from ralph.graph._streams import split_into_streams
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "ralph.errors": ("GraphError",),
-            "._build": ("build_task_graph",),
-            "._chain": ("ReviewMode", "scope_task"),
-            "._model": (
-                "ROLE_OF_KIND",
-                "TYPICAL_EFFORT",
-                "Role",
-                "TaskGraph",
-                "TaskKind",
-                "TaskSpec",
-            ),
-            "._plan": ("MIN_GROUP_FOR_STREAMS", "PipelinePlan", "plan_pipeline"),
-            "._streams": ("split_into_streams",),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "MIN_GROUP_FOR_STREAMS",

@@ -23,24 +23,9 @@ if TYPE_CHECKING:
     from ralph.notify._notifier import BackgroundNotifier, Notifier, notifier_for
     from ralph.notify._send import Delivery, deliver, post_webhook, run_command
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._check": ("NotifyCheck", "check_notify"),
-            "._event": (
-                "EventKind",
-                "NotifyEvent",
-                "budget_stopped",
-                "escalated",
-                "person_needed",
-                "run_ended",
-                "sample_event",
-            ),
-            "._notifier": ("BackgroundNotifier", "Notifier", "notifier_for"),
-            "._send": ("Delivery", "deliver", "post_webhook", "run_command"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "BackgroundNotifier",

@@ -64,59 +64,9 @@ if TYPE_CHECKING:
     from ralph.orchestrate._waiting import wait_policy, wake_waiting
     from ralph.orchestrate._worker import Crew, Worker, WorkerStats
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._at_work": ("at_work",),
-            "._attempts": ("attempt_key", "with_attempts"),
-            "._budget": ("Budget", "unknown_cost"),
-            "._cancel": ("cancel_run",),
-            "._dollars": ("dollars", "unpriced_of"),
-            "._execute": ("MAX_PLAN_ITERATIONS", "Execution", "ExecutionStatus", "TaskExecutor"),
-            "._lead": ("Ending", "Lead", "RunVerdict"),
-            "._loop": ("LoopResult", "RootRun", "RootSessions", "board_queue", "run_loop"),
-            "._outcome": ("ESCALATED", "Outcome", "Tally", "replaced", "run_outcome", "tally"),
-            "._planning": ("plan_from_tracker",),
-            "._reconcile": (
-                "RECONCILE_SECONDS",
-                "WITHDRAWN_STATES",
-                "BoardRead",
-                "BoardReads",
-                "Reconciler",
-                "withdrawn",
-            ),
-            "._report": (
-                "AttemptLine",
-                "BestOfLine",
-                "Counters",
-                "RunReport",
-                "StreamLine",
-                "TaskLine",
-                "build_report",
-                "load_report",
-            ),
-            "._rewrite": ("address_round", "base_key", "generation", "iterate", "regraph"),
-            "._run_files": ("RunFileNotFound", "RunFiles"),
-            "._serve": ("MAX_ROOT_FAILURES", "ServeResult", "serve"),
-            "._roles": ("WORKER_ROLES",),
-            "._session": (
-                "CrewPlan",
-                "Interrupt",
-                "Observer",
-                "SessionResult",
-                "hero_crew",
-                "run_session",
-                "start_crew",
-                "suggested_team",
-                "team_crew",
-                "worker_crew",
-            ),
-            "._slots": ("AgentSlots",),
-            "._waiting": ("wait_policy", "wake_waiting"),
-            "._worker": ("Crew", "Worker", "WorkerStats"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "ESCALATED",

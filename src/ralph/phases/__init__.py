@@ -41,34 +41,9 @@ if TYPE_CHECKING:
     from ralph.phases._sync import Synced, sync_board, sync_issue, sync_pull_request
     from ralph.phases._worktree_hooks import HookFailed
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._attempt": ("remove_attempt_branches",),
-            "._best_of_score": ("AttemptRecord", "Selection", "rank_attempts", "select_attempt"),
-            "._by_hand": ("Draft",),
-            "._context": ("PhaseContext",),
-            "._effective_prompt": ("effective_prompt", "prompted_phase"),
-            "._fast_track": ("FAST_TRACKED",),
-            "._ideas": ("Formed", "form_idea", "idea_path", "new_idea", "similar_issues"),
-            "._merged": ("finish_merged",),
-            "._ownership": ("ForeignBranch", "adopt_branch"),
-            "._phase": ("AlreadyDone", "NeedsHuman", "Phase", "PhaseRefused", "Waiting"),
-            "._plan_by_hand": ("draft_plan", "iterate_plan", "submit_plan"),
-            "._pr_by_hand": ("allowed_methods", "merge_by_hand", "person_name", "review_by_hand"),
-            "._prompts": ("PromptOverride", "load_overrides", "override_problems"),
-            "._registry": ("PHASES", "get_phase"),
-            "._required_check": ("RequiredCheck", "required_check_of", "run_required_check"),
-            "._research_by_hand": ("draft_research", "submit_research"),
-            "._retry": ("RETRY_FROM", "retry_escalated"),
-            "._review": ("approve", "reject"),
-            "._runner": ("AttemptOutcome", "PhaseOutcome", "PhaseRunner", "PhaseStatus"),
-            "._stepwise": ("Progress", "StepDone", "next_step", "step_done"),
-            "._sync": ("Synced", "sync_board", "sync_issue", "sync_pull_request"),
-            "._worktree_hooks": ("HookFailed",),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "FAST_TRACKED",

@@ -33,35 +33,9 @@ if TYPE_CHECKING:
         stream_id,
     )
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "ralph.errors": ("DependencyCycle", "IssueNotFound"),
-            "._groups": ("Fetch", "GroupResult", "IssueRelations", "detect_group"),
-            "._issues": ("IssueState",),
-            "._need": ("RootNeed", "root_need"),
-            "._position": (
-                "BlockingIssue",
-                "Convergence",
-                "PipelinePosition",
-                "Recommendation",
-                "detect_position",
-            ),
-            "._queue": ("BoardIssue", "BoardQueue", "QueuedRoot", "QueueTier", "order_roots"),
-            "._roster": ("MAX_BUILDERS", "SuggestedRoster", "suggest_roster"),
-            "._stage": ("REMAINING_PHASES", "Stage"),
-            "._streams": (
-                "FileOwnership",
-                "StreamPosition",
-                "WorkStream",
-                "WorkStreamResult",
-                "detect_stream_positions",
-                "detect_work_streams",
-                "stream_id",
-            ),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "MAX_BUILDERS",

@@ -21,23 +21,9 @@ if TYPE_CHECKING:
         required_checks,
     )
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._github": ("github_client", "github_tokens"),
-            "._init": ("InitResult", "init_project", "without_password"),
-            "._open": (
-                "TEST_CHECK",
-                "Project",
-                "github_tracker",
-                "migrate_database",
-                "open_project",
-                "open_tracker",
-                "required_checks",
-            ),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "TEST_CHECK",

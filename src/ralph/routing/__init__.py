@@ -24,26 +24,9 @@ if TYPE_CHECKING:
         repo_matches,
     )
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._parse": ("parse_routing",),
-            "._rules": (
-                "ROUTING_FILE",
-                "IssueContext",
-                "IssueType",
-                "MatchCriteria",
-                "MatchedRule",
-                "RoutingAction",
-                "RoutingConfig",
-                "RoutingEvaluation",
-                "RoutingRule",
-                "evaluate_rules",
-                "repo_matches",
-            ),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "ROUTING_FILE",

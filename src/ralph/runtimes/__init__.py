@@ -40,33 +40,9 @@ if TYPE_CHECKING:
     from ralph.runtimes._runtime import AgentRuntime
     from ralph.runtimes._stop import StopSignal
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._activity": ("Activity", "ActivityEvent", "ActivityFeed"),
-            "._by_phase": ("PhaseAgents",),
-            "._claude_cli": ("claude_cli",),
-            "._credentials": ("OFFLINE_HINT", "Credentials", "agent_credentials"),
-            "._environment": ("agent_environment", "environment_for_tests"),
-            "._found": ("FoundCLI", "found_agent_clis"),
-            "._model": (
-                "AgentBrief",
-                "AgentResult",
-                "AgentStatus",
-                "Document",
-                "Feedback",
-                "IssueContext",
-                "Limits",
-            ),
-            "._no_agent": ("NoAgent",),
-            "._names": ("AGENTS", "RUNTIMES"),
-            "._open": ("open_agents", "open_runtime"),
-            "._prices": ("UNNAMED_MODEL", "Pricing", "Tokens", "packaged_prices", "price_hint"),
-            "._runtime": ("AgentRuntime",),
-            "._stop": ("StopSignal",),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "AGENTS",

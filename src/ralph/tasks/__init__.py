@@ -50,48 +50,9 @@ if TYPE_CHECKING:
     from ralph.tasks._sql import SqlStore
     from ralph.tasks._store import TaskStore
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "ralph.db": ("redact_url",),
-            "ralph.errors": (
-                "IssueLocked",
-                "LeaseLost",
-                "RunNotFound",
-                "StoreUnavailable",
-                "TaskBlocked",
-                "TaskNotClaimable",
-                "TaskNotFound",
-                "TaskStoreError",
-            ),
-            "._lifecycle": (
-                "DEFAULT_LEASE_SECONDS",
-                "DEFAULT_MAX_ATTEMPTS",
-                "RetryPolicy",
-                "WaitPolicy",
-            ),
-            "._model": (
-                "TERMINAL_STATUSES",
-                "Charge",
-                "Claim",
-                "Event",
-                "EventKind",
-                "GraphEdit",
-                "IssueLock",
-                "Message",
-                "MessageKind",
-                "Run",
-                "RunStatus",
-                "Task",
-                "TaskStatus",
-            ),
-            "._open": ("DEFAULT_STORE_URL", "open_store"),
-            "._schema": ("TASK_STORE_MIGRATIONS",),
-            "._sql": ("SqlStore",),
-            "._store": ("TaskStore",),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",

@@ -60,62 +60,9 @@ if TYPE_CHECKING:
     )
     from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "ralph.github": ("closing_references",),
-            "._board": ("dashboard_items", "escalation_reason", "pipeline_state"),
-            "._fields": ("check_date", "check_labels"),
-            "._github": ("NO_STATUS_UPDATES", "GitHubTracker"),
-            "._board_fields": ("FIELDS",),
-            "._github_board": ("BoardSetup", "Check", "check_board", "set_up_board"),
-            "._local": ("LocalTracker",),
-            "._local_schema": ("LOCAL_TRACKER_MIGRATIONS",),
-            "._memory": ("MemoryTracker",),
-            "._model": (
-                "CloseReason",
-                "Comment",
-                "Issue",
-                "IssueOrder",
-                "IssueQuery",
-                "IssueStatus",
-                "MergeStrategy",
-                "PullRequest",
-                "PullRequestState",
-                "StateChange",
-                "StatusUpdate",
-                "iso",
-            ),
-            "._project_board": (
-                "PROTECTED_FIELDS",
-                "BoardItem",
-                "Collaborator",
-                "FieldOption",
-                "ItemType",
-                "Membership",
-                "ProjectBoard",
-                "ProjectField",
-                "ProjectInfo",
-                "ProjectView",
-            ),
-            "._reviews": (
-                "CheckConclusion",
-                "CheckRun",
-                "CheckStatus",
-                "MergeSettings",
-                "MergeState",
-                "Review",
-                "ReviewComment",
-                "ReviewDecision",
-                "ReviewEvent",
-                "ReviewState",
-                "ReviewThread",
-                "ThreadComment",
-            ),
-            "._tracker": ("UNKNOWN_STATE", "AdvanceResult", "ParentAdvance", "Tracker"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "FIELDS",

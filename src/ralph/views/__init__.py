@@ -24,25 +24,9 @@ if TYPE_CHECKING:
     from ralph.views._runs import run_document, runs_document, task_document
     from ralph.views._spend import SpendLine, SpendView, load_spend
 else:
-    # Loaded on first use (ralph._lazy): a command imports only what it uses.
-    __getattr__, __dir__ = lazy_exports(
-        globals(),
-        {
-            "._board": ("BoardView", "board_health", "load_board"),
-            "._issues": (
-                "IssueView",
-                "Refusal",
-                "artifacts_of",
-                "history_of",
-                "issue_dict",
-                "load_issue",
-                "refusals_of",
-            ),
-            "._pulls": ("pull_request_dict",),
-            "._runs": ("run_document", "runs_document", "task_document"),
-            "._spend": ("SpendLine", "SpendView", "load_spend"),
-        },
-    )
+    # Loaded on first use (ralph._lazy), from the imports above: a command imports only
+    # what it uses.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "BoardView",
