@@ -21,7 +21,7 @@ NEVER_LOADED = {
     "ralph.runtimes._open",
     "ralph.runtimes._claude_cli",
     "ralph.github._client",
-    "ralph.tracker._github",
+    "ralph.tracker.github._tracker",
     "ralph.project._init",
     "ralph.sandbox",
     "ralph.web",
@@ -118,14 +118,14 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
     local_project: Path, args: tuple[str, ...]
 ) -> None:
     modules = imported(*args, cwd=local_project)
-    assert "ralph.tracker._local" in modules  # it did read the board
+    assert "ralph.tracker.local._tracker" in modules  # it did read the board
     assert modules & (NEVER_LOADED | MARKDOWN | OTHER_COMMANDS) == set()
 
 
 def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:
     modules = imported("--help", cwd=local_project)
     assert "typer.rich_utils" in modules  # the help as it looks, panels and colours
-    assert modules & (NEVER_LOADED | {"ralph.tracker._local", "ralph.db"}) == set()
+    assert modules & (NEVER_LOADED | {"ralph.tracker.local._tracker", "ralph.db"}) == set()
     assert {m for m in modules if m.startswith("ralph.cli._")} <= ROOT_ONLY
 
 

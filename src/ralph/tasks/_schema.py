@@ -1,7 +1,7 @@
 """The task store's schema history, applied by ``ralph.db.migrate``.
 
 Versions are numbered across every owner of the database: version 2 is the local
-tracker's (``tracker/_local_schema.py``), so a new migration here takes the next number
+tracker's (``tracker/local/_schema.py``), so a new migration here takes the next number
 free in both.
 """
 

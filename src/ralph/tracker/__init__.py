@@ -13,10 +13,6 @@ if TYPE_CHECKING:
     from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
     from ralph.tracker._board_fields import FIELDS
     from ralph.tracker._fields import check_date, check_labels
-    from ralph.tracker._github import NO_STATUS_UPDATES, GitHubTracker
-    from ralph.tracker._github_board import BoardSetup, Check, check_board, set_up_board
-    from ralph.tracker._local import LocalTracker
-    from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
     from ralph.tracker._memory import MemoryTracker
     from ralph.tracker._model import (
         CloseReason,
@@ -59,6 +55,15 @@ if TYPE_CHECKING:
         ThreadComment,
     )
     from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
+    from ralph.tracker.github import (
+        NO_STATUS_UPDATES,
+        BoardSetup,
+        Check,
+        GitHubTracker,
+        check_board,
+        set_up_board,
+    )
+    from ralph.tracker.local import LOCAL_TRACKER_MIGRATIONS, LocalTracker
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
     # what it uses.

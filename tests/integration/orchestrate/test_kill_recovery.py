@@ -25,7 +25,7 @@ from ..conftest import ralph_process, spawn_ralph
 from .test_team import wait_until
 
 CRASHING = Path(__file__).with_name("crashing_ralph.py")
-_LOCAL = "ralph.tracker._local.LocalTracker"
+_LOCAL = "ralph.tracker.local._tracker.LocalTracker"
 
 #: Where the first run dies: while each phase's agent works, or right after a write
 #: whose follow-ups (comments, moves, placing) have not happened yet.

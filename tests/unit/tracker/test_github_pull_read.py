@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ralph.tracker import CheckConclusion, CheckStatus, MergeState, ReviewDecision
-from ralph.tracker._github_pull_read import merge_settings_from, pull_request_from
+from ralph.tracker.github._pull_read import merge_settings_from, pull_request_from
 
 
 def node(**fields: Any) -> dict[str, Any]:

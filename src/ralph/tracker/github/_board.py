@@ -26,7 +26,7 @@ from ralph.github import (
 )
 from ralph.github import queries as q
 from ralph.tracker._board_fields import FIELDS, PROJECT_TITLE
-from ralph.tracker._github_read import Board, board_from
+from ralph.tracker.github._read import Board, board_from
 
 __all__ = ["BoardSetup", "Check", "check_board", "set_up_board"]
 

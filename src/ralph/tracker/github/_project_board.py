@@ -18,8 +18,6 @@ from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, WORKFLOW_STATE
-from ralph.tracker._github_board import set_up_board
-from ralph.tracker._github_read import epoch
 from ralph.tracker._project_board import (
     PROTECTED_FIELDS,
     BoardItem,
@@ -32,10 +30,12 @@ from ralph.tracker._project_board import (
     ProjectInfo,
     ProjectView,
 )
+from ralph.tracker.github._board import set_up_board
+from ralph.tracker.github._read import epoch
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
-    from ralph.tracker._github import GitHubTracker
+    from ralph.tracker.github._tracker import GitHubTracker
 
 __all__ = ["OPTION_COLOURS", "GitHubProjectBoard"]
 

@@ -30,14 +30,6 @@ from ralph.errors import (
 )
 from ralph.github import GitHubClient, marker
 from ralph.github import queries as q
-from ralph.tracker._github_body import fit_body
-from ralph.tracker._github_pull_read import (
-    merge_settings_from,
-    pull_request_from,
-    review_from,
-    thread_comment_from,
-    thread_from,
-)
 from ralph.tracker._model import MergeStrategy, PullRequest, PullRequestState
 from ralph.tracker._reviews import (
     MergeSettings,
@@ -46,6 +38,14 @@ from ralph.tracker._reviews import (
     ReviewEvent,
     ReviewThread,
     ThreadComment,
+)
+from ralph.tracker.github._body import fit_body
+from ralph.tracker.github._pull_read import (
+    merge_settings_from,
+    pull_request_from,
+    review_from,
+    thread_comment_from,
+    thread_from,
 )
 
 __all__ = ["GitHubPullRequests"]

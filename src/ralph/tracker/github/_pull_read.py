@@ -10,7 +10,6 @@ from typing import Any
 
 from ralph._text import one_line
 from ralph.github import strip_markers
-from ralph.tracker._github_read import epoch
 from ralph.tracker._model import PullRequest, PullRequestState
 from ralph.tracker._reviews import (
     CheckConclusion,
@@ -24,6 +23,7 @@ from ralph.tracker._reviews import (
     ReviewThread,
     ThreadComment,
 )
+from ralph.tracker.github._read import epoch
 
 __all__ = [
     "merge_settings_from",

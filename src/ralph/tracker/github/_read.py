@@ -1,5 +1,5 @@
 """GitHub's answers as tracker values (pure): an issue node with its project item's field
-values, the board's fields and option ids (pull requests: ``_github_pull_read``)."""
+values, the board's fields and option ids (pull requests: ``_pull_read``)."""
 
 from __future__ import annotations
 

@@ -57,21 +57,6 @@ from ralph.github import (
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._fields import check_edit, check_labels, check_name
-from ralph.tracker._github_body import fit_body
-from ralph.tracker._github_project_board import GitHubProjectBoard
-from ralph.tracker._github_pull_read import pull_request_from
-from ralph.tracker._github_pulls import GitHubPullRequests
-from ralph.tracker._github_read import (
-    Board,
-    board_from,
-    board_values,
-    comment_from,
-    dashboard_item_from,
-    epoch,
-    issue_from,
-    status_update_from,
-)
-from ralph.tracker._github_snapshot import IssueSnapshots
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -95,6 +80,21 @@ from ralph.tracker._reviews import (
     ThreadComment,
 )
 from ralph.tracker._tracker import Tracker
+from ralph.tracker.github._body import fit_body
+from ralph.tracker.github._project_board import GitHubProjectBoard
+from ralph.tracker.github._pull_read import pull_request_from
+from ralph.tracker.github._pulls import GitHubPullRequests
+from ralph.tracker.github._read import (
+    Board,
+    board_from,
+    board_values,
+    comment_from,
+    dashboard_item_from,
+    epoch,
+    issue_from,
+    status_update_from,
+)
+from ralph.tracker.github._snapshot import IssueSnapshots
 from ralph.workflow import (
     WORKFLOW_STATE_TO_STATUS,
     Estimate,

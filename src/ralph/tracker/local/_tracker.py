@@ -23,9 +23,6 @@ from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.git import GitRepo
 from ralph.tracker._fields import check_labels, check_name
-from ralph.tracker._local_board import LocalBoardRecords
-from ralph.tracker._local_pulls import LocalPullRequests
-from ralph.tracker._local_schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -36,6 +33,9 @@ from ralph.tracker._model import (
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._simple_board import SimpleBoard
+from ralph.tracker.local._board import LocalBoardRecords
+from ralph.tracker.local._pulls import LocalPullRequests
+from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
