@@ -28,6 +28,8 @@ __all__ = [
     "reset_wait",
 ]
 
+#: Linear's budgets are per hour.
+HOUR = 3600.0
 #: When a rate limit names no reset: a minute (the client doubles it on repeats).
 FALLBACK_WAIT = 60.0
 
@@ -84,17 +86,28 @@ def epoch_seconds(value: float) -> float:
 
 
 def reset_wait(headers: Mapping[str, str], now: float) -> float | None:
-    """Seconds until the budget that ran out refills: ``retry-after`` if given, else the
-    latest reset among the budgets with nothing left (requests, complexity)."""
+    """Seconds until the spent budget has room for the request again: ``retry-after``
+    if given; else, for each budget short of what the request needs (one request; the
+    request's ``X-Complexity`` points), the time its constant refill (``limit`` an hour,
+    Linear's leaky bucket) takes to make up the difference, never past its reset. None
+    when the headers say nothing."""
     retry_after = _number(headers, "retry-after")
     if retry_after is not None:
         return max(retry_after, 0.0)
     waits = []
-    for budget in ("requests", "complexity"):
+    for budget, need in (("requests", 1.0), ("complexity", _number(headers, "x-complexity"))):
+        limit = _number(headers, f"x-ratelimit-{budget}-limit")
         remaining = _number(headers, f"x-ratelimit-{budget}-remaining")
         reset = _number(headers, f"x-ratelimit-{budget}-reset")
-        if reset is not None and (remaining is None or remaining <= 0):
-            waits.append(max(epoch_seconds(reset) - now, 0.0))
+        until_reset = max(epoch_seconds(reset) - now, 0.0) if reset is not None else None
+        if remaining is None or remaining >= (need or 1.0):
+            continue
+        wait = until_reset
+        if limit:
+            refill = ((need or 1.0) - remaining) * HOUR / limit
+            wait = refill if until_reset is None else min(refill, until_reset)
+        if wait is not None:
+            waits.append(wait)
     return max(waits) if waits else None
 
 

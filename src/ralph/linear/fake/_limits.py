@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -36,9 +37,11 @@ DEFAULT_PAGE = 50
 HOUR = 3600.0
 
 
-def complexity(schema: GraphQLSchema, source: str, variables: Mapping[str, Any]) -> int:
+def complexity(
+    schema: GraphQLSchema, source: str | DocumentNode, variables: Mapping[str, Any]
+) -> int:
     """The points a request costs (see the module's docstring)."""
-    document = parse(source)
+    document = parse(source) if isinstance(source, str) else source
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }

@@ -19,7 +19,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
-from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync, parse, validate
+from graphql import (
+    DocumentNode,
+    GraphQLError,
+    GraphQLSchema,
+    build_schema,
+    execute_sync,
+    parse,
+    validate,
+)
 
 from ralph.linear._transport import Reply, TransportFailure
 from ralph.linear.fake._limits import LeakyBucket, complexity, rate_limited_body
@@ -58,6 +66,16 @@ def linear_schema() -> GraphQLSchema:
     folder = resources.files("ralph.linear.fake") / "schema"
     sdl = gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8")
     return build_schema(sdl, assume_valid_sdl=True)
+
+
+@functools.lru_cache(maxsize=256)
+def _prepared(source: str) -> tuple[DocumentNode | None, tuple[str, ...]]:
+    """A document parsed and validated once: the client sends the same few many times."""
+    try:
+        document = parse(source)
+    except GraphQLError as exc:
+        return None, (exc.message,)
+    return document, tuple(e.message for e in validate(linear_schema(), document))
 
 
 @dataclass(frozen=True)
@@ -277,15 +295,12 @@ class FakeLinear:
         return reply, cost
 
     def _execute(self, source: str, variables: dict[str, Any], key: _Key) -> tuple[Reply, int]:
-        try:
-            document = parse(source)
-        except GraphQLError as exc:
-            return _refusal(400, "GRAPHQL_PARSE_FAILED", exc.message, self._headers(key)), 0
-        invalid = validate(self.schema, document)
-        if invalid:
-            message = "; ".join(e.message for e in invalid)
-            return _refusal(400, "GRAPHQL_VALIDATION_FAILED", message, self._headers(key)), 0
-        cost = complexity(self.schema, source, variables)
+        document, problems = _prepared(source)
+        if problems:
+            code = "GRAPHQL_PARSE_FAILED" if document is None else "GRAPHQL_VALIDATION_FAILED"
+            return _refusal(400, code, "; ".join(problems), self._headers(key)), 0
+        assert document is not None
+        cost = complexity(self.schema, document, variables)
         if cost > self.max_complexity:
             message = f"Query too complex: {cost} points, the limit is {self.max_complexity}"
             return _refusal(400, "INVALID_INPUT", message, self._headers(key)), cost
@@ -293,9 +308,9 @@ class FakeLinear:
             return Reply(400, self._headers(key, cost), rate_limited_body()), cost
         key.requests.take(1)
         key.complexity.take(cost)
-        result = graphql_sync(
+        result = execute_sync(
             self.schema,
-            source,
+            document,
             root_value=self.root,
             context_value={"user": key.user},
             variable_values=variables,
