@@ -92,6 +92,8 @@ class ScriptedFault:
     body: Any = None
     after: bool = False
     transport: bool = False
+    #: For a RATELIMITED answer: the requests budget shows empty, refilled in this long.
+    retry_in: float | None = None
 
     def matches(self, name: str, mutation: bool) -> bool:
         return self.match in ("any", name, "mutation" if mutation else "query")
@@ -115,9 +117,7 @@ class ScriptedFault:
     def rate_limited(cls, match: str = "any", *, retry_in: float = 0.0) -> ScriptedFault:
         """A RATELIMITED answer (HTTP 400) whose requests budget resets in
         ``retry_in`` seconds (the headers are filled in when it is sent)."""
-        return cls(
-            match, status=400, body=rate_limited_body(), headers={"_retry_in": str(retry_in)}
-        )
+        return cls(match, status=400, body=rate_limited_body(), retry_in=retry_in)
 
 
 @dataclass(frozen=True)
@@ -344,12 +344,11 @@ class FakeLinear:
         return formatted
 
     def _scripted(self, fault: ScriptedFault, key: _Key | None) -> Reply:
-        headers = {k: v for k, v in fault.headers.items() if not k.startswith("_")}
+        headers = dict(fault.headers)
         if key is not None:
             headers = {**self._headers(key), **headers}
-        retry_in = fault.headers.get("_retry_in")
-        if retry_in is not None:
-            reset = str(int((self.clock() + float(retry_in)) * 1000))
+        if fault.retry_in is not None:
+            reset = str(int((self.clock() + fault.retry_in) * 1000))
             headers.update(
                 {"x-ratelimit-requests-remaining": "0", "x-ratelimit-requests-reset": reset}
             )
@@ -369,9 +368,10 @@ class FakeLinear:
         """Answer as Linear's endpoint does, reading the key from the header: an API key
         bare, an OAuth token after ``Bearer``; a key sent as a bearer token is refused."""
         scheme, _, rest = authorization.partition(" ")
-        token = rest if scheme.lower() == "bearer" and rest else authorization
+        bearer = scheme.lower() == "bearer" and bool(rest)
+        token = rest if bearer else authorization
         key = self.keys.get(token)
-        if key is not None and key.oauth != (token is rest):
+        if key is not None and key.oauth != bearer:
             message = (
                 "Remove the Bearer prefix from the Authorization header."
                 if not key.oauth
