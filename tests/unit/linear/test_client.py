@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from ralph._debuglog import disable_debug_log, enable_debug_log
 from ralph.linear import (
     LinearAmbiguous,
     LinearAuthError,
@@ -143,3 +146,23 @@ def test_a_mutation_is_refused_by_query_and_a_query_by_mutate(client):
         client.query(q.CREATE_ISSUE, {})
     with pytest.raises(ValueError, match="query"):
         client.mutate(q.VIEWER, {})
+
+
+def test_the_debug_log_has_each_request_with_its_budgets_and_never_the_key(fake, client, tmp_path):
+    enable_debug_log(tmp_path)
+    try:
+        fake.script(ScriptedFault("Viewer", status=400, body={"errors": [{"message": KEY}]}))
+        with pytest.raises(LinearInvalid):
+            client.viewer()
+        client.viewer()
+    finally:
+        disable_debug_log()
+    text = "".join(p.read_text() for p in tmp_path.glob("debug-*.jsonl"))
+    events = [json.loads(line) for line in text.splitlines()]
+    assert [(e["operation"], e["outcome"]) for e in events] == [
+        ("Viewer", "invalid"),
+        ("Viewer", "ok"),
+    ]
+    # The scripted refusal answered before running: only the second request was spent.
+    assert events[1]["requestsRemaining"] == 1499
+    assert KEY not in text
