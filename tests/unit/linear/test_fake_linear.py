@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from ralph.linear import LinearClient, LinearInvalid, LinearNotFound, ResponseKind
@@ -46,6 +48,27 @@ def test_issues_are_numbered_per_team_with_the_teams_key(client):
     made = [create(client, eng["id"]), create(client, ops["id"]), create(client, eng["id"])]
     assert [i["identifier"] for i in made] == ["ENG-1", "OPS-1", "ENG-2"]
     assert client.query(q.ISSUE, {"id": "ENG-2"})["issue"]["id"] == made[2]["id"]
+
+
+def test_whole_numbers_come_back_as_integers_as_linears_json_has_them(client):
+    issue = create(client, team(client, "ENG")["id"], estimate=3, priority=2)
+    assert (issue["number"], issue["estimate"], issue["priority"]) == (1, 3, 2)
+    assert all(type(v) is int for v in (issue["number"], issue["estimate"], issue["priority"]))
+
+
+def test_concurrent_creates_get_distinct_numbers(client):
+    eng = team(client, "ENG")["id"]
+    made: list[str] = []
+
+    def make() -> None:
+        made.append(create(client, eng)["identifier"])
+
+    threads = [threading.Thread(target=make) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(made, key=lambda i: int(i.split("-")[1])) == [f"ENG-{n}" for n in range(1, 9)]
 
 
 def test_a_new_issue_starts_in_the_teams_backlog(client):

@@ -315,7 +315,7 @@ class FakeLinear:
             context_value={"user": key.user},
             variable_values=variables,
         )
-        body: dict[str, Any] = {"data": result.data}
+        body: dict[str, Any] = {"data": _as_javascript_sends(result.data)}
         status = 200
         if result.errors:
             body["errors"] = [self._error(e) for e in result.errors]
@@ -438,3 +438,15 @@ def _refusal(
         ],
     }
     return Reply(status, dict(headers or {}), body)
+
+
+def _as_javascript_sends(value: Any) -> Any:
+    """``value`` with every whole Float as an integer, as Linear's JSON has it (it is
+    written by JavaScript, which has one kind of number): ``number`` 12, not 12.0."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _as_javascript_sends(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_javascript_sends(v) for v in value]
+    return value
