@@ -268,3 +268,25 @@ def test_unknown_ids_raise_not_found(client):
 def test_the_fake_has_no_internal_errors_after_a_workout(fake, client):
     test_pages_follow_the_cursor_to_the_end(client)
     assert fake.internal_errors == []
+
+
+class _Node:
+    def __init__(self, n: int) -> None:
+        self.id = f"id{n}"
+
+
+@pytest.mark.parametrize(
+    ("args", "ids", "more"),
+    [
+        ({}, [f"id{n}" for n in range(50)], True),  # Linear's default page
+        ({"first": 0}, [], True),
+        ({"first": 2, "after": "id57"}, ["id58", "id59"], False),
+        ({"last": 2}, ["id58", "id59"], False),
+    ],
+)
+def test_a_connection_pages_as_relay_says(args, ids, more):
+    from ralph.linear.fake._model import connection
+
+    page = connection([_Node(n) for n in range(60)], args)
+    assert [n.id for n in page["nodes"]] == ids
+    assert page["pageInfo"]["hasNextPage"] is more

@@ -85,12 +85,16 @@ def connection(items: Sequence[Any], args: Mapping[str, Any]) -> dict[str, Any]:
             raise LinearFault("Invalid cursor", shown="The pagination cursor is not valid.")
         start = ids.index(args["after"]) + 1
     rest = list(items[start:])
-    page = rest[-last:] if last is not None and first is None else rest[: first or DEFAULT_PAGE]
+    if last is not None and first is None:
+        begin, end = max(len(rest) - last, 0), len(rest)
+    else:
+        begin, end = 0, min(DEFAULT_PAGE if first is None else first, len(rest))
+    page = rest[begin:end]
     return {
         "nodes": page,
         "pageInfo": {
-            "hasNextPage": len(rest) > len(page),
-            "hasPreviousPage": start > 0,
+            "hasNextPage": end < len(rest),
+            "hasPreviousPage": start + begin > 0,
             "startCursor": page[0].id if page else None,
             "endCursor": page[-1].id if page else None,
         },
