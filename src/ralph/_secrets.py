@@ -62,9 +62,10 @@ def url_passwords(text: str) -> set[str]:
 
 
 #: Tokens services issue, known by their prefix: GitHub, GitLab, Slack, OpenAI and
-#: Anthropic, Stripe, PyPI, npm, Hugging Face, AWS access keys, Google API keys.
+#: Anthropic, Stripe, PyPI, npm, Hugging Face, AWS access keys, Google API keys, Linear.
 _PREFIXED = re.compile(
     r"(?<![A-Za-z0-9_-])(?:gh[pousr]_|github_pat_|glpat-|xox[abeoprs]-|xapp-|sk-|sk_live_"
+    r"|lin_api_|lin_oauth_"
     r"|rk_live_|pypi-|npm_|hf_|AKIA|ASIA|AIza)[A-Za-z0-9_-]{10,}"
 )
 #: A run of letters and digits as long as a generated key's (shorter ones are words,

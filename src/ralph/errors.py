@@ -30,13 +30,20 @@ rest are here)::
     │   ├── MergeConflict       the head branch does not merge cleanly into the base
     │   ├── MergeBlocked        the host's rules hold the merge back (checks, reviews, queue)
     │   ├── NotAvailable        this tracker has no such thing (the local board has no teams)
-    │   └── GitHubError         GitHub's API refused or did not answer
-    │       ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
-    │       ├── GitHubNotFound      the repository, project or node does not exist
-    │       ├── GitHubInvalid       GitHub rejected the request (422, a validation error)
-    │       ├── GitHubPartialData   data came back with errors beside it (carries the data)
-    │       ├── GitHubRateLimited   still rate limited after the waits allowed
-    │       └── GitHubUnavailable   transport errors and 5xx after the retries allowed
+    │   ├── GitHubError         GitHub's API refused or did not answer
+    │   │   ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
+    │   │   ├── GitHubNotFound      the repository, project or node does not exist
+    │   │   ├── GitHubInvalid       GitHub rejected the request (422, a validation error)
+    │   │   ├── GitHubPartialData   data came back with errors beside it (carries the data)
+    │   │   ├── GitHubRateLimited   still rate limited after the waits allowed
+    │   │   └── GitHubUnavailable   transport errors and 5xx after the retries allowed
+    │   └── LinearError         [linear] Linear's API refused or did not answer
+    │       ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
+    │       ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
+    │       │   └── LinearNotFound  [linear] an id or identifier Linear does not know
+    │       ├── LinearRateLimited   [linear] still rate limited after the waits allowed
+    │       └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
+    │           └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
     ├── PhaseRefused            [phases] a precondition does not hold (retried later)
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)
     │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make

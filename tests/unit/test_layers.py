@@ -34,7 +34,9 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         ["workflow", "pipeline", "graph", "artifacts", "dashboard", "routing", "hooks"], 1
     ),
-    **dict.fromkeys(["config", "db", "tracker", "tasks", "git", "github", "sandbox", "notify"], 2),
+    **dict.fromkeys(
+        ["config", "db", "tracker", "tasks", "git", "github", "linear", "sandbox", "notify"], 2
+    ),
     # The wiring from settings to adapters; runtimes need no project.
     # The debug log read back files its errors on a tracker; board management (hygiene,
     # archive, status reports, routing) works on a tracker with the pure core's numbers.

@@ -110,6 +110,7 @@ def test_a_secret_under_a_name_no_list_knows_is_removed_by_its_look():
         ("xoxb-123456789012-abcdefghijkl", "xoxb-123456789012-abcdefghijkl"),
         ("Bearer sk-ant-api03-Zx9fQ2", "sk-ant-api03-Zx9fQ2"),
         ("AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+        ("lin_api_a1_b2-c3d4e5f6", "lin_api_a1_b2-c3d4e5f6"),
         ("token=q8ZtR3vLm0PxY7sKd2Wf", "q8ZtR3vLm0PxY7sKd2Wf"),
         ("https://api.example/hook?key=Ab12Cd34Ef56Gh78Ij90", "Ab12Cd34Ef56Gh78Ij90"),
     ],

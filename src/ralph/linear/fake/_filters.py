@@ -1,0 +1,109 @@
+"""The part of Linear's filter language the tracker's documents use: comparators on ids,
+numbers and strings, a team by id or key, a parent (or none), and/or. Anything else is
+refused rather than ignored, so a document leaning on an unmodelled filter fails in the
+tests instead of matching everything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ralph.linear.fake._model import LinearFault
+
+if TYPE_CHECKING:
+    from ralph.linear.fake._model import Comment, Issue
+
+__all__ = ["comments_matching", "compare", "issues_matching"]
+
+
+def compare(value: Any, comparator: Mapping[str, Any]) -> bool:
+    """One comparator (``{eq: ...}``, ``{in: [...]}``, ``{contains: ...}``...)."""
+    tests: dict[str, Callable[[Any], bool]] = {
+        "eq": lambda wanted: value == wanted,
+        "neq": lambda wanted: value != wanted,
+        "in": lambda wanted: value in wanted,
+        "nin": lambda wanted: value not in wanted,
+        "null": lambda wanted: (value is None) == wanted,
+        "contains": lambda wanted: value is not None and wanted in value,
+        "startsWith": lambda wanted: value is not None and value.startswith(wanted),
+        "endsWith": lambda wanted: value is not None and value.endswith(wanted),
+        "eqIgnoreCase": lambda wanted: value is not None and value.lower() == wanted.lower(),
+        "containsIgnoreCase": lambda wanted: value is not None and wanted.lower() in value.lower(),
+    }
+    for name, wanted in comparator.items():
+        if name not in tests:
+            raise LinearFault(f"The fake does not model the comparator {name!r}")
+        if not tests[name](wanted):
+            return False
+    return True
+
+
+def _issue_matches(issue: Issue, wanted: Mapping[str, Any]) -> bool:
+    for key, value in wanted.items():
+        if key == "and":
+            ok = all(_issue_matches(issue, part) for part in value)
+        elif key == "or":
+            ok = any(_issue_matches(issue, part) for part in value)
+        elif key == "id":
+            ok = compare(issue.id, value)
+        elif key == "number":
+            ok = compare(issue.number, value)
+        elif key == "title":
+            ok = compare(issue.title, value)
+        elif key == "team":
+            ok = all(
+                compare(issue.team.id if k == "id" else issue.team.key, {**c})
+                for k, c in value.items()
+                if _known(k, ("id", "key"), "team")
+            )
+        elif key == "parent":
+            ok = _parent_matches(issue.parent, value)
+        else:
+            raise LinearFault(f"The fake does not model the issue filter {key!r}")
+        if not ok:
+            return False
+    return True
+
+
+def _known(key: str, known: tuple[str, ...], where: str) -> bool:
+    if key not in known:
+        raise LinearFault(f"The fake does not model the {where} filter {key!r}")
+    return True
+
+
+def _parent_matches(parent: Issue | None, wanted: Mapping[str, Any]) -> bool:
+    for key, value in wanted.items():
+        if key == "null":
+            if (parent is None) != value:
+                return False
+        elif _known(key, ("id",), "parent") and (parent is None or not compare(parent.id, value)):
+            return False
+    return True
+
+
+def issues_matching(issues: Iterable[Issue], args: Mapping[str, Any]) -> list[Issue]:
+    """``issues`` as a connection of them answers: archived ones only when asked."""
+    wanted = args.get("filter") or {}
+    archived = bool(args.get("includeArchived"))
+    return [
+        issue
+        for issue in issues
+        if (archived or issue.archivedAt is None) and _issue_matches(issue, wanted)
+    ]
+
+
+def comments_matching(comments: Iterable[Comment], args: Mapping[str, Any]) -> list[Comment]:
+    wanted = args.get("filter") or {}
+    found = []
+    for comment in comments:
+        ok = True
+        for key, value in wanted.items():
+            if key == "body":
+                ok = ok and compare(comment.body, value)
+            elif key == "issue":
+                ok = ok and _parent_matches(comment.issue, value)
+            else:
+                raise LinearFault(f"The fake does not model the comment filter {key!r}")
+        if ok:
+            found.append(comment)
+    return found

@@ -1,0 +1,318 @@
+"""Every GraphQL document Ralph sends to Linear, in one place.
+
+Each is one named operation selecting only what the tracker reads; connections page with
+``$first``/``$after`` and ``pageInfo { hasNextPage endCursor }`` (Relay). A unit test
+validates them all against Linear's published schema (``fake/schema``) and checks that
+each stays under Linear's 10,000 complexity points at its page size, so a misspelt field
+or a page too big fails the build rather than a run.
+
+Creating mutations take an optional client-made ``id`` in their input (Linear accepts a
+UUID there): a writer that lost the answer can ask for that id before creating again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ALL", "MAX_PAGE", "LinearDocument"]
+
+#: Linear refuses ``first`` above 250.
+MAX_PAGE = 250
+
+
+@dataclass(frozen=True)
+class LinearDocument:
+    name: str
+    text: str
+    mutation: bool = False
+    #: Creates something a blind resend could duplicate (an issue, a comment...).
+    creates: bool = False
+    #: A paged query's page (its ``$first``); 0: not paged.
+    page_size: int = 0
+
+
+#: What the tracker reads of an issue. Nested connections say when they were cut short
+#: (``hasNextPage``): an issue with more children or relations is read apart.
+_ISSUE_FIELDS = """
+fragment IssueFields on Issue {
+  id identifier number title description estimate priority
+  createdAt updatedAt archivedAt
+  state { id name type }
+  parent { id identifier }
+  children(first: 50) { pageInfo { hasNextPage } nodes { id identifier } }
+  labels(first: 20) { nodes { id name } }
+  assignee { id name }
+  relations(first: 25) {
+    pageInfo { hasNextPage }
+    nodes { id type relatedIssue { id identifier } }
+  }
+  inverseRelations(first: 25) {
+    pageInfo { hasNextPage }
+    nodes { id type issue { id identifier } }
+  }
+}
+"""
+
+_PAGE = "pageInfo { hasNextPage endCursor }"
+
+
+def _query(name: str, body: str, *, page_size: int = 0, issue: bool = False) -> LinearDocument:
+    text = body.strip() + "\n" + (_ISSUE_FIELDS if issue else "")
+    return LinearDocument(name, text, page_size=page_size)
+
+
+def _mutation(
+    name: str, body: str, *, creates: bool = False, issue: bool = False
+) -> LinearDocument:
+    text = body.strip() + "\n" + (_ISSUE_FIELDS if issue else "")
+    return LinearDocument(name, text, mutation=True, creates=creates)
+
+
+VIEWER = _query("Viewer", "query Viewer { viewer { id name displayName email } }")
+
+#: A team by its key (ENG), with its workflow states and its estimate scale.
+TEAM = _query(
+    "Team",
+    """
+query Team($key: String!) {
+  teams(filter: { key: { eq: $key } }, first: 1) {
+    nodes {
+      id key name
+      issueEstimationType issueEstimationAllowZero issueEstimationExtended
+      defaultIssueEstimate
+      states(first: 100) { nodes { id name type position } }
+    }
+  }
+}
+""",
+)
+
+TEAM_LABELS = _query(
+    "TeamLabels",
+    f"""
+query TeamLabels($teamId: String!, $first: Int!, $after: String) {{
+  team(id: $teamId) {{
+    labels(first: $first, after: $after) {{ {_PAGE} nodes {{ id name }} }}
+  }}
+}}
+""",
+    page_size=MAX_PAGE,
+)
+
+TEAM_MEMBERS = _query(
+    "TeamMembers",
+    f"""
+query TeamMembers($teamId: String!, $first: Int!, $after: String) {{
+  team(id: $teamId) {{
+    members(first: $first, after: $after) {{
+      {_PAGE} nodes {{ id name displayName email active }}
+    }}
+  }}
+}}
+""",
+    page_size=MAX_PAGE,
+)
+
+CREATE_WORKFLOW_STATE = _mutation(
+    "CreateWorkflowState",
+    """
+mutation CreateWorkflowState($input: WorkflowStateCreateInput!) {
+  workflowStateCreate(input: $input) { success workflowState { id name type position } }
+}
+""",
+    creates=True,
+)
+
+#: A team's issues, archived ones too when asked; 40 a page keeps the query (with its
+#: nested children and relations) under Linear's 10,000 points.
+TEAM_ISSUES = _query(
+    "TeamIssues",
+    f"""
+query TeamIssues($teamId: String!, $first: Int!, $after: String, $archived: Boolean) {{
+  team(id: $teamId) {{
+    issues(first: $first, after: $after, includeArchived: $archived) {{
+      {_PAGE} nodes {{ ...IssueFields }}
+    }}
+  }}
+}}
+""",
+    page_size=40,
+    issue=True,
+)
+
+#: One issue by its id or its identifier (ENG-12): Linear's ``issue(id:)`` takes both.
+ISSUE = _query(
+    "Issue", "query Issue($id: String!) { issue(id: $id) { ...IssueFields } }", issue=True
+)
+
+ISSUE_BY_NUMBER = _query(
+    "IssueByNumber",
+    """
+query IssueByNumber($teamId: ID!, $number: Float!) {
+  issues(
+    filter: { team: { id: { eq: $teamId } }, number: { eq: $number } }
+    first: 1
+    includeArchived: true
+  ) { nodes { ...IssueFields } }
+}
+""",
+    issue=True,
+)
+
+CREATE_ISSUE = _mutation(
+    "CreateIssue",
+    """
+mutation CreateIssue($input: IssueCreateInput!) {
+  issueCreate(input: $input) { success issue { ...IssueFields } }
+}
+""",
+    creates=True,
+    issue=True,
+)
+
+#: Any of state, estimate, priority, parent, labels, assignee, title, description.
+UPDATE_ISSUE = _mutation(
+    "UpdateIssue",
+    """
+mutation UpdateIssue($id: String!, $input: IssueUpdateInput!) {
+  issueUpdate(id: $id, input: $input) { success issue { ...IssueFields } }
+}
+""",
+    issue=True,
+)
+
+ARCHIVE_ISSUE = _mutation(
+    "ArchiveIssue",
+    """
+mutation ArchiveIssue($id: String!) {
+  issueArchive(id: $id) { success entity { id archivedAt } }
+}
+""",
+)
+
+UNARCHIVE_ISSUE = _mutation(
+    "UnarchiveIssue",
+    """
+mutation UnarchiveIssue($id: String!) {
+  issueUnarchive(id: $id) { success entity { id archivedAt } }
+}
+""",
+)
+
+CREATE_COMMENT = _mutation(
+    "CreateComment",
+    """
+mutation CreateComment($input: CommentCreateInput!) {
+  commentCreate(input: $input) { success comment { id body createdAt } }
+}
+""",
+    creates=True,
+)
+
+ISSUE_COMMENTS = _query(
+    "IssueComments",
+    f"""
+query IssueComments($id: String!, $first: Int!, $after: String) {{
+  issue(id: $id) {{
+    comments(first: $first, after: $after) {{
+      {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }}
+    }}
+  }}
+}}
+""",
+    page_size=100,
+)
+
+#: ``type: blocks``: ``issueId`` blocks ``relatedIssueId``.
+CREATE_RELATION = _mutation(
+    "CreateIssueRelation",
+    """
+mutation CreateIssueRelation($input: IssueRelationCreateInput!) {
+  issueRelationCreate(input: $input) {
+    success
+    issueRelation { id type issue { id identifier } relatedIssue { id identifier } }
+  }
+}
+""",
+    creates=True,
+)
+
+DELETE_RELATION = _mutation(
+    "DeleteIssueRelation",
+    """
+mutation DeleteIssueRelation($id: String!) {
+  issueRelationDelete(id: $id) { success entityId }
+}
+""",
+)
+
+CREATE_LABEL = _mutation(
+    "CreateIssueLabel",
+    """
+mutation CreateIssueLabel($input: IssueLabelCreateInput!) {
+  issueLabelCreate(input: $input) { success issueLabel { id name } }
+}
+""",
+    creates=True,
+)
+
+#: Reconciling a sub-issue create whose answer was lost: the parent's children of that
+#: title (archived ones too: a person may have archived it since).
+FIND_CHILD_BY_TITLE = _query(
+    "FindChildByTitle",
+    """
+query FindChildByTitle($parentId: ID!, $title: String!) {
+  issues(
+    filter: { parent: { id: { eq: $parentId } }, title: { eq: $title } }
+    first: 10
+    includeArchived: true
+  ) { nodes { ...IssueFields } }
+}
+""",
+    issue=True,
+)
+
+#: Reconciling a comment create whose answer was lost: the issue's comments starting
+#: with the comment's header (Ralph's comments open with a unique header line).
+FIND_COMMENT = _query(
+    "FindComment",
+    """
+query FindComment($issueId: ID!, $header: String!) {
+  comments(
+    filter: { issue: { id: { eq: $issueId } }, body: { startsWith: $header } }
+    first: 10
+  ) { nodes { id body createdAt } }
+}
+""",
+)
+
+#: Whether a comment created with a client-made id exists.
+COMMENT = _query(
+    "Comment", "query Comment($id: String!) { comment(id: $id) { id body createdAt } }"
+)
+
+ALL: dict[str, LinearDocument] = {
+    d.name: d
+    for d in (
+        VIEWER,
+        TEAM,
+        TEAM_LABELS,
+        TEAM_MEMBERS,
+        CREATE_WORKFLOW_STATE,
+        TEAM_ISSUES,
+        ISSUE,
+        ISSUE_BY_NUMBER,
+        CREATE_ISSUE,
+        UPDATE_ISSUE,
+        ARCHIVE_ISSUE,
+        UNARCHIVE_ISSUE,
+        CREATE_COMMENT,
+        ISSUE_COMMENTS,
+        CREATE_RELATION,
+        DELETE_RELATION,
+        CREATE_LABEL,
+        FIND_CHILD_BY_TITLE,
+        FIND_COMMENT,
+        COMMENT,
+    )
+}
