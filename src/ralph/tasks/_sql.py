@@ -36,6 +36,7 @@ from ralph.errors import (
 from ralph.graph import TaskSpec
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._model import (
+    TERMINAL_STATUSES,
     Charge,
     Claim,
     Event,
@@ -839,6 +840,7 @@ class SqlStore(TaskStore):
         *,
         retryable: bool = True,
         retry_after: float | None = None,
+        cancel_dependents: bool = False,
     ) -> Task:
         failed, kind = life.fail(
             claim.task,
@@ -850,8 +852,36 @@ class SqlStore(TaskStore):
             policy=self.retry_policy,
         )
         with self._write() as tx:
-            stored = self._apply(tx, claim.task, failed, token=claim.token)
-            tx.emit(stored.run_id, kind, stored.id, error=error, status=stored.status.value)
+            if cancel_dependents:
+                self._locked_run(tx, claim.task.run_id)  # as an edit does: it cancels tasks
+            return self._fail_in(tx, claim, failed, kind, cancel_dependents=cancel_dependents)
+
+    def escalate(self, claim: Claim, error: str, message: str, *, recipient: str = "lead") -> Task:
+        failed, kind = life.fail(
+            claim.task,
+            claim.token,
+            error,
+            retryable=False,
+            retry_after=None,
+            now=self._now(),
+            policy=self.retry_policy,
+        )
+        with self._write() as tx:
+            # The run first, as every write that cancels tasks of the run takes it.
+            self._locked_run(tx, claim.task.run_id)
+            stored = self._fail_in(tx, claim, failed, kind, cancel_dependents=True)
+            self._insert_message(
+                tx, stored.run_id, claim.worker, recipient, MessageKind.ESCALATION, message
+            )
+        return stored
+
+    def _fail_in(
+        self, tx: StoreTx, claim: Claim, failed: Task, kind: EventKind, *, cancel_dependents: bool
+    ) -> Task:
+        stored = self._apply(tx, claim.task, failed, token=claim.token)
+        tx.emit(stored.run_id, kind, stored.id, error=stored.error, status=stored.status.value)
+        if cancel_dependents and stored.status in TERMINAL_STATUSES:
+            self._cancel_all(tx, self._waiting_on(tx, stored.id))
         return stored
 
     def defer(self, claim: Claim, *, until: float, waiting_for: str, for_person: bool) -> Task:
@@ -918,21 +948,36 @@ class SqlStore(TaskStore):
 
     def cancel(self, task_id: int, *, with_dependents: bool = False) -> list[Task]:
         with self._write() as tx:
-            ids = [task_id]
-            if with_dependents:
-                frontier = [task_id]
-                while frontier:
-                    found = tx.rows(
-                        "SELECT task_id FROM ralph_task_deps "
-                        f"WHERE depends_on IN ({_marks(frontier)})",
-                        frontier,
-                    )
-                    frontier = [r["task_id"] for r in found if r["task_id"] not in ids]
-                    ids += frontier
+            ids = self._with_dependents(tx, [task_id]) if with_dependents else [task_id]
             tasks = self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows)
             if task_id not in {t.id for t in tasks}:
                 raise TaskNotFound(task_id)
             return self._cancel_all(tx, tasks)
+
+    def _with_dependents(self, tx: StoreTx, task_ids: list[int]) -> list[int]:
+        """``task_ids`` and every task that waits on one of them, transitively."""
+        ids, frontier = list(task_ids), list(task_ids)
+        while frontier:
+            found = tx.rows(
+                f"SELECT task_id FROM ralph_task_deps WHERE depends_on IN ({_marks(frontier)})",
+                frontier,
+            )
+            frontier = [r["task_id"] for r in found if r["task_id"] not in ids]
+            ids += frontier
+        return ids
+
+    def _waiting_on(self, tx: StoreTx, task_id: int) -> list[Task]:
+        """The pending tasks that wait on ``task_id`` and everything that waits on those,
+        locked: what can never run once ``task_id`` ended without being done."""
+        direct = tx.rows(
+            "SELECT d.task_id FROM ralph_task_deps d JOIN ralph_tasks t ON t.id = d.task_id "
+            "WHERE d.depends_on = ? AND t.status = 'pending' ORDER BY d.task_id",
+            (task_id,),
+        )
+        ids = self._with_dependents(tx, [r["task_id"] for r in direct])
+        if not ids:
+            return []
+        return self._load_tasks(tx, f"id IN ({_marks(ids)})", ids, lock=self.db.lock_rows)
 
     def _cancel_all(self, tx: StoreTx, tasks: Iterable[Task]) -> list[Task]:
         canceled = []
@@ -1042,16 +1087,20 @@ class SqlStore(TaskStore):
     def send_message(
         self, run_id: int, sender: str, recipient: str, kind: MessageKind | str, body: str
     ) -> Message:
-        kind = MessageKind(kind)
         with self._write() as tx:
             self._locked_run(tx, run_id)
-            row = tx.one(
-                "INSERT INTO ralph_messages (run_id, sender, recipient, kind, body, is_read, "
-                "created_at) VALUES (?, ?, ?, ?, ?, 0, ?) RETURNING *",
-                (run_id, sender, recipient, kind.value, body, self._now()),
-            )
-            assert row is not None
-            tx.emit(run_id, EventKind.MESSAGE, message_id=row["id"], recipient=recipient)
+            return self._insert_message(tx, run_id, sender, recipient, MessageKind(kind), body)
+
+    def _insert_message(
+        self, tx: StoreTx, run_id: int, sender: str, recipient: str, kind: MessageKind, body: str
+    ) -> Message:
+        row = tx.one(
+            "INSERT INTO ralph_messages (run_id, sender, recipient, kind, body, is_read, "
+            "created_at) VALUES (?, ?, ?, ?, ?, 0, ?) RETURNING *",
+            (run_id, sender, recipient, kind.value, body, self._now()),
+        )
+        assert row is not None
+        tx.emit(run_id, EventKind.MESSAGE, message_id=row["id"], recipient=recipient)
         return _message(row)
 
     def messages(

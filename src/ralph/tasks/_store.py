@@ -176,9 +176,20 @@ class TaskStore(abc.ABC):
         *,
         retryable: bool = True,
         retry_after: float | None = None,
+        cancel_dependents: bool = False,
     ) -> Task:
         """Retry after a backoff (or ``retry_after`` seconds) while attempts remain, then
-        dead; not retryable: failed. Raises LeaseLost."""
+        dead; not retryable: failed. ``cancel_dependents``: when the task ends for good
+        (failed, or dead), the pending tasks that wait on it, and what waits on those,
+        are canceled in the same transaction. Raises LeaseLost (nothing written)."""
+
+    @abc.abstractmethod
+    def escalate(self, claim: Claim, error: str, message: str, *, recipient: str = "lead") -> Task:
+        """End the claimed task for good because only a person can go on, in one
+        transaction: it fails (not retryable) with ``error``, the pending tasks that wait
+        on it (and what waits on those) are canceled, and ``message`` goes to
+        ``recipient`` as an escalation from the claim's worker. Raises LeaseLost, and
+        writes nothing, when the claim was lost."""
 
     @abc.abstractmethod
     def defer(self, claim: Claim, *, until: float, waiting_for: str, for_person: bool) -> Task:
