@@ -235,8 +235,8 @@ class ClaimVerbs(StoreCore):
             policy=self.retry_policy,
         )
         with self._write() as tx:
-            if cancel_dependents:
-                self._locked_run(tx, claim.task.run_id)  # as an edit does: it cancels tasks
+            if cancel_dependents:  # the run's row first, as escalate's (below)
+                self._locked_run(tx, claim.task.run_id)
             return self._fail_in(tx, claim, failed, kind, cancel_dependents=cancel_dependents)
 
     def escalate(self, claim: Claim, error: str, message: str, *, recipient: str = "lead") -> Task:
@@ -255,7 +255,8 @@ class ClaimVerbs(StoreCore):
             policy=self.retry_policy,
         )
         with self._write() as tx:
-            # The run first, as every write that cancels tasks of the run takes it.
+            # The run's row before the task's, as complete and supersede with a graph edit
+            # lock them: one order, so two enders of the run's tasks cannot deadlock.
             self._locked_run(tx, claim.task.run_id)
             stored = self._fail_in(tx, claim, failed, kind, cancel_dependents=True)
             self._insert_message(
