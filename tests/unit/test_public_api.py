@@ -1,4 +1,4 @@
-"""The public API: the library modules below (ralph.db because the public SqlStore and
+"""The public API: the library modules below (ralph.db because the public TaskStore and
 LocalTracker are made on its databases), pinned name by name. Everything else in
 ``ralph`` (the application packages: cli, orchestrate, phases, mcp, hooks, plugin, demo,
 config, project, runtimes, github, git, sandbox, artifacts, dashboard) keeps an
@@ -223,7 +223,6 @@ PUBLIC = {
         "Run",
         "RunNotFound",
         "RunStatus",
-        "SqlStore",
         "StoreUnavailable",
         "Task",
         "TaskBlocked",

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from ralph.db._database import Columns, Database, Row, Tx
 from ralph.db._migrations import Migration, initialised, migrate, schema_versions
-from ralph.db._open import open_database, redact_store_text, redact_url
+from ralph.db._open import open_database
+from ralph.db._redact import redact_store_text, redact_url
 from ralph.db._sqlite import IN_MEMORY, SqliteDatabase
 
 if TYPE_CHECKING:

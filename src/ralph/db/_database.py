@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ralph.errors import InvalidInput
@@ -52,6 +53,8 @@ class Database(abc.ABC):
     schema_table_query: ClassVar[str]
     #: Whether the database lives in this process only, gone when it closes.
     in_memory: bool = False
+    #: The file the database keeps (SQLite); None in memory or on a server.
+    file: Path | None = None
 
     @abc.abstractmethod
     def write_transaction(self) -> AbstractContextManager[Tx]:

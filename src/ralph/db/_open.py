@@ -1,40 +1,19 @@
 """Opening the database a URL names: ``memory://``, ``sqlite:///path``,
-``postgresql://...``; and keeping the URL's password out of what is shown."""
+``postgresql://...``."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from ralph._secrets import url_passwords
 from ralph.db._database import Database
 from ralph.db._migrations import initialised
+from ralph.db._redact import redact_url
 from ralph.errors import StoreUnavailable
 
-__all__ = ["open_database", "redact_store_text", "redact_url"]
+__all__ = ["open_database"]
 
 _SCHEMES = "memory://, sqlite:///relative/path, sqlite:////absolute/path or postgresql://..."
-
-_USERINFO_PASSWORD = re.compile(r"(://[^:/@\s]*:)([^@/\s]*)@")
-#: ``?password=...`` in a URL, or ``password=...`` in a key=value connection string.
-_KEYED_PASSWORD = re.compile(r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)")
-
-
-def redact_url(url: str) -> str:
-    """The URL (or key=value connection string) with any password replaced, for
-    messages and logs."""
-    return _KEYED_PASSWORD.sub(r"\1***", _USERINFO_PASSWORD.sub(r"\1***@", url))
-
-
-def redact_store_text(text: str, url: str) -> str:
-    """``text`` (a driver's error, say) without the database URL's password in any
-    form: as written, percent-decoded, or quoted."""
-    for secret in sorted(url_passwords(url) - {"", "***"}, key=len, reverse=True):
-        for form in {secret, unquote(secret)}:
-            if len(form) >= 3:
-                text = text.replace(form, "***")
-    return redact_url(text)
 
 
 def _names_database(url: str) -> bool:

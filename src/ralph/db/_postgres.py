@@ -20,7 +20,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ralph.db._database import Database, Row, Tx, storable
-from ralph.db._open import redact_store_text, redact_url
+from ralph.db._redact import redact_store_text, redact_url
 from ralph.errors import StoreUnavailable, StoreUnreachable
 
 __all__ = ["FALLBACK_POLL_SECONDS", "PostgresDatabase"]

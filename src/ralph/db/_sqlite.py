@@ -178,6 +178,7 @@ class SqliteDatabase(Database):
     def __init__(self, path: str | Path, *, trace: Callable[[str], None] | None = None) -> None:
         self.in_memory = str(path) == IN_MEMORY
         self.path = Path(path)
+        self.file = None if self.in_memory else self.path
         self._trace = trace
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []

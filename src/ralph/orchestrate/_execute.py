@@ -64,7 +64,7 @@ from ralph.phases import (
 )
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed, AgentResult, AgentRuntime, StopSignal
-from ralph.tasks import Claim, GraphEdit, MessageKind, Run, Task, TaskStatus
+from ralph.tasks import Claim, GraphEdit, Run, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
@@ -492,16 +492,10 @@ class TaskExecutor:
     ) -> Execution:
         task = claim.task
         reason = redact(reason)
-        self.store.fail(claim, f"{ESCALATED}{reason}", retryable=False)
-        self._cancel_dependents(task.id)
         issues = ", ".join(f"#{n}" for n in task.issues)
         need = "needs" if len(task.issues) == 1 else "need"
-        self.store.send_message(
-            self.run.id,
-            claim.worker,
-            "lead",
-            MessageKind.ESCALATION,
-            f"{task.subject}: {issues} {need} a person: {reason}",
+        self.store.escalate(
+            claim, f"{ESCALATED}{reason}", f"{task.subject}: {issues} {need} a person: {reason}"
         )
         return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
 
@@ -510,15 +504,7 @@ class TaskExecutor:
         it is canceled, and the report's "needs a person" says what happened."""
         task = claim.task
         outcome = dataclasses.replace(outcome, error=redact(outcome.error))
-        self.store.fail(claim, outcome.error, retryable=False)
-        self._cancel_dependents(task.id)
-        self.store.send_message(
-            self.run.id,
-            claim.worker,
-            "lead",
-            MessageKind.ESCALATION,
-            f"{task.subject}: {outcome.error}",
-        )
+        self.store.escalate(claim, outcome.error, f"{task.subject}: {outcome.error}")
         return Execution(task.id, ExecutionStatus.MOVED, outcome.lines, error=outcome.error)
 
     def _waiting(
@@ -587,15 +573,13 @@ class TaskExecutor:
 
     def _failed(self, claim: Claim, error: str, lines: tuple[str, ...] = ()) -> Execution:
         error = redact(error)
-        failed = self.store.fail(claim, error)
-        if failed.status is TaskStatus.DEAD:
-            self._cancel_dependents(failed.id)
+        # Dead (its attempts used up): what waits on it is canceled with it.
+        self.store.fail(claim, error, cancel_dependents=True)
         return Execution(claim.task_id, ExecutionStatus.FAILED, lines, error=error)
 
     def _give_up(self, claim: Claim, error: str) -> Execution:
         error = redact(error)
-        self.store.fail(claim, error, retryable=False)
-        self._cancel_dependents(claim.task_id)
+        self.store.fail(claim, error, retryable=False, cancel_dependents=True)
         return Execution(claim.task_id, ExecutionStatus.FAILED, error=error)
 
     # -- helpers --------------------------------------------------------------------------
@@ -616,11 +600,6 @@ class TaskExecutor:
             replaceable=replaceable,
             reason=reason,
         )
-
-    def _cancel_dependents(self, task_id: int) -> None:
-        for waiting in self.store.list_tasks(self.run.id, status=TaskStatus.PENDING):
-            if task_id in waiting.deps:
-                self.store.cancel(waiting.id, with_dependents=True)
 
     def _charge(self, claim: Claim, outcome: PhaseOutcome) -> None:
         self._agent_runs[claim.task_id] = outcome.agent_runs

@@ -685,8 +685,8 @@ class PhaseRunner:
     def _live_store(self) -> list[Path]:
         """The files Ralph itself writes while an agent runs: the store's, the debug log's
         folder (its tool calls are events) and a status file."""
-        path = getattr(self.project.store, "path", None)  # a SQLite store's file
-        live = [path] if isinstance(path, Path) else []
+        path = self.project.store.path  # a SQLite store's file
+        live = [path] if path is not None else []
         logs = debug_log_dir()
         return [*live, *([logs] if logs is not None else []), *self.project.live_files]
 

@@ -17,7 +17,7 @@ from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
-from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore, TaskStore
+from ralph.tasks import TASK_STORE_MIGRATIONS, TaskStore
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, Tracker
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
 def _open_adapters(config: Config, url: str, notifier: Notifier) -> Iterator[Project]:
     db = open_database(url, create=False)
     try:
-        store = SqlStore(db)
+        store = TaskStore(db)
     except BaseException:
         db.close()
         raise

@@ -1,7 +1,7 @@
 """The durable task store: runs own graphs of tasks; workers claim them atomically,
 heartbeat, and complete or fail them under a fencing token; events wake idle workers.
 
-One implementation, :class:`SqlStore`, over a ``ralph.db`` database chosen by URL in
+One class, :class:`TaskStore`, over a ``ralph.db`` database chosen by URL in
 :func:`open_store`: SQLite (the embedded default; in memory for tests and demos) or
 PostgreSQL (several processes or machines).
 """
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     )
     from ralph.tasks._open import DEFAULT_STORE_URL, open_store
     from ralph.tasks._schema import TASK_STORE_MIGRATIONS
-    from ralph.tasks._sql import SqlStore
     from ralph.tasks._store import TaskStore
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
@@ -74,7 +73,6 @@ __all__ = [
     "Run",
     "RunNotFound",
     "RunStatus",
-    "SqlStore",
     "StoreUnavailable",
     "Task",
     "TaskBlocked",

@@ -21,11 +21,12 @@ Backends apply these decisions with an UPDATE guarded by the token they checked.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.errors import LeaseLost, TaskNotClaimable
+from ralph.errors import GraphError, LeaseLost, TaskNotClaimable
+from ralph.graph import TaskSpec
 from ralph.tasks._model import TERMINAL_STATUSES, EventKind, Task, TaskStatus
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "heartbeat",
     "release",
     "reopen",
+    "validate_new_specs",
     "wake",
 ]
 
@@ -267,3 +269,26 @@ def reopen(task: Task, *, now: float) -> Task:
         lease_expires_at=None,
         updated_at=now,
     )
+
+
+def validate_new_specs(specs: Sequence[TaskSpec], existing_keys: Collection[str]) -> None:
+    """New task keys must be unique in the run; dependencies must name a new or existing
+    task; the new tasks must not form a cycle (existing tasks never depend on new ones)."""
+    new_keys: dict[str, TaskSpec] = {}
+    for spec in specs:
+        if spec.key in new_keys or spec.key in existing_keys:
+            raise GraphError(f"task key {spec.key!r} already exists in the run")
+        new_keys[spec.key] = spec
+    for spec in specs:
+        unknown = [d for d in spec.deps if d not in new_keys and d not in existing_keys]
+        if unknown:
+            raise GraphError(f"task {spec.key!r} depends on unknown task(s): {unknown}")
+    waiting = {key: {d for d in spec.deps if d in new_keys} for key, spec in new_keys.items()}
+    while waiting:
+        ready = [key for key, deps in waiting.items() if not deps]
+        if not ready:
+            raise GraphError(f"task dependencies form a cycle among: {sorted(waiting)}")
+        for key in ready:
+            del waiting[key]
+        for deps in waiting.values():
+            deps.difference_update(ready)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ralph.db import open_database
 from ralph.tasks import _lifecycle as life
-from ralph.tasks._sql import SqlStore
+from ralph.tasks._store import TaskStore
 
 __all__ = ["DEFAULT_STORE_URL", "open_store"]
 
@@ -23,7 +23,7 @@ def open_store(
     retry_policy: life.RetryPolicy | None = None,
     create: bool = True,
     migrate: bool = True,
-) -> SqlStore:
+) -> TaskStore:
     """Open (and migrate, on first use) the store at ``url``.
 
     ``sqlite:///x.db`` is relative to the working directory, ``sqlite:////tmp/x.db``
@@ -36,7 +36,7 @@ def open_store(
     """
     db = open_database(url, create=create)
     try:
-        return SqlStore(
+        return TaskStore(
             db,
             lease_seconds=lease_seconds,
             clock=clock or time.time,

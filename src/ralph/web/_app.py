@@ -75,10 +75,12 @@ def create_app(
     github = project.config.tracker == "github"
     if poll_seconds is None and github:
         poll_seconds = project.config.poll_seconds
-    db = getattr(project.store, "db", None)
-    if db is None:
-        raise TypeError("ralph web needs a store over a ralph.db database (SqlStore)")
-    feed = Feed(project.store, db, lambda: board_fingerprint(project), poll_seconds=poll_seconds)
+    feed = Feed(
+        project.store,
+        project.store.db,
+        lambda: board_fingerprint(project),
+        poll_seconds=poll_seconds,
+    )
     web = WebContext(
         project, feed, guarded=token is not None, _tracker_lock=threading.Lock() if github else None
     )

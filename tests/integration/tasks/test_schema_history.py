@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ralph.db import Database, SqliteDatabase, migrate, open_database, schema_versions
-from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore
+from ralph.tasks import TASK_STORE_MIGRATIONS, TaskStore
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, ReviewEvent
 
 #: The combined history as earlier versions of Ralph applied it, in one list.
@@ -57,7 +57,7 @@ def test_a_database_that_ran_the_combined_history_reruns_nothing(db):
     )
     assert migrate(db, by_version) == sorted(COMBINED)
 
-    store = SqlStore(db, migrate=False)
+    store = TaskStore(db, migrate=False)
     assert store.migrate() == [
         m.version for m in TASK_STORE_MIGRATIONS if m.version not in COMBINED
     ]
@@ -68,7 +68,7 @@ def test_a_database_that_ran_the_combined_history_reruns_nothing(db):
 
 
 def test_each_owner_brings_only_its_tables_and_the_other_adds_its_own_later(db):
-    SqlStore(db, migrate=False).migrate()
+    TaskStore(db, migrate=False).migrate()
     assert "ralph_tasks" in tables(db)
     assert "ralph_issues" not in tables(db)
     LocalTracker(db, repo="acme")

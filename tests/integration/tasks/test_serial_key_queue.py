@@ -11,7 +11,7 @@ import pytest
 
 from ralph.db import _postgres as postgres_db
 from ralph.tasks import Event, EventKind, TaskNotClaimable
-from ralph.tasks._sql import SERIAL_QUEUE_PATIENCE_SECONDS
+from ralph.tasks._claims import SERIAL_QUEUE_PATIENCE_SECONDS
 from tests.integration.tasks.test_store_contract import WAKE_BOUND_SECONDS, spec
 
 KEY = "merge:o/r"

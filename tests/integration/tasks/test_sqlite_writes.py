@@ -11,14 +11,14 @@ import pytest
 
 from ralph.db import SqliteDatabase
 from ralph.graph import Role, TaskKind, TaskSpec
-from ralph.tasks import TASK_STORE_MIGRATIONS, SqlStore
+from ralph.tasks import TASK_STORE_MIGRATIONS, TaskStore
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "CREATE")
 
 
 def test_t5_every_write_transaction_begins_immediate(tmp_path):
     statements: list[str] = []
-    store = SqlStore(SqliteDatabase(tmp_path / "r.db", trace=statements.append))
+    store = TaskStore(SqliteDatabase(tmp_path / "r.db", trace=statements.append))
     run = store.create_run("r")
     store.add_tasks(
         run.id,
@@ -103,7 +103,7 @@ def test_t9_concurrent_migrations_all_succeed_and_apply_once(fresh_url):
 
 
 def test_threads_share_one_sqlite_store(tmp_path):
-    store = SqlStore(SqliteDatabase(tmp_path / "t.db"))
+    store = TaskStore(SqliteDatabase(tmp_path / "t.db"))
     run = store.create_run("r")
     errors: list[BaseException] = []
 
