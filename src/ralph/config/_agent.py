@@ -25,7 +25,7 @@ and within which limits, per phase if need be.
 A phase runs with its own table over its role's over ``[agent]``. A model is taken only
 from tables whose agent is the phase's: a model ``[agent]`` names for Claude does not go
 to the Codex a phase's table chose. When none of them names a model, Claude takes the
-phase's from ``DEFAULT_MODELS``; other CLIs their own default. ``RALPH_AGENT`` (and
+phase's default (``PhaseSpec.default_model``); other CLIs their own default. ``RALPH_AGENT`` (and
 ``--agent``) put one agent on every phase.
 """
 
@@ -42,7 +42,6 @@ from ralph.workflow import PHASE_SPECS
 
 __all__ = [
     "AGENT_PRESETS",
-    "DEFAULT_MODELS",
     "PHASE_NAMES",
     "ROLE_NAMES",
     "SELECT_MODES",
@@ -143,7 +142,7 @@ class AgentSettings:
         """The settings a phase runs with: its own table over its role's over
         ``[agent]``; the model only from tables of the phase's agent (``agent``, when a
         run put another one on it: ``--agent``), and with none named there, Claude runs
-        ``DEFAULT_MODELS``'."""
+        the phase's default model."""
         levels = self._levels(phase)
         agent = agent or levels[0][0]
         merged = {
@@ -155,30 +154,12 @@ class AgentSettings:
         merged["model"] = _first(*(t.model for a, t in levels if a == agent)) or ""
         if not merged["model"] and agent == "claude":
             # Other agents' CLIs name their models otherwise: theirs stay their choice.
-            merged["model"] = DEFAULT_MODELS.get(phase, "")
+            merged["model"] = _SPEC_OF_PHASE[phase].default_model
         return PhaseSettings(**merged)
 
 
 def _first(*values: Any) -> Any:
     return next((value for value in values if value is not None), None)
-
-
-#: The model each phase's Claude Code agent runs when ralph.toml names none (``[agent]``,
-#: its role's or its own table): the cheap one for triage, which only sorts, and Sonnet
-#: for the rest. Not Opus for the plan as the original had it: not every Claude account
-#: may use Opus, and a default must run everywhere (``model = "opus"`` in
-#: ``[agent.phases.plan]`` asks for it). ``model = "default"`` hands the choice back to
-#: Claude Code (its recommended model for the account).
-DEFAULT_MODELS: Mapping[str, str] = {
-    "triage": "haiku",
-    "split": "sonnet",
-    "research": "sonnet",
-    "plan": "sonnet",
-    "review": "sonnet",
-    "implement": "sonnet",
-    "code_review": "sonnet",
-    "address": "sonnet",
-}
 
 
 _LIMITS: dict[str, type] = {
@@ -233,6 +214,7 @@ def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> N
 
 #: The phases a ``[agent.phases.NAME]`` table may name.
 PHASE_NAMES = tuple(s.name for s in PHASE_SPECS)
+_SPEC_OF_PHASE = {s.name: s for s in PHASE_SPECS}
 _ROLE_OF_PHASE = {s.name: s.role for s in PHASE_SPECS}
 #: The roles a ``[agent.roles.NAME]`` table may name: those whose phases run agents.
 ROLE_NAMES = tuple(dict.fromkeys(s.role for s in PHASE_SPECS if s.uses_agent))
