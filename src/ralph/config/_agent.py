@@ -35,13 +35,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from ralph._agents import AGENT_CLIS, OUTPUT_FORMATS, PLAIN
 from ralph._suggest import closest, unknown_name
 from ralph.config._numbers import MAX_SECONDS, MAX_TURNS, MAX_USD, setting_number
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
-    "AGENT_PRESETS",
     "PHASE_NAMES",
     "ROLE_NAMES",
     "SELECT_MODES",
@@ -52,7 +52,6 @@ __all__ = [
 ]
 
 PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
-COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
 #: How the winner of best-of-N attempts is chosen: the score alone, or the score's
 #: survivors read by a validator agent that chooses with a written reason.
 SELECT_MODES = ("score", "review")
@@ -60,16 +59,17 @@ SELECT_MODES = ("score", "review")
 MAX_BEST_OF = 8
 #: The phases ``best_of`` makes sense for: those whose result is a branch to compare.
 BEST_OF_PHASES = ("implement",)
-#: The agent CLIs ``preset`` names: Claude Code (the claude runtime) and the CLIs the
-#: command runtime knows the command line, output and narrowest permissions of.
-AGENT_PRESETS = ("claude", "codex", "gemini", "opencode")
+#: The agent CLIs ``preset`` names (``ralph._agents``): Claude Code (the claude runtime)
+#: and the CLIs the command runtime knows the command line, output and narrowest
+#: permissions of.
+_PRESETS = tuple(cli.name for cli in AGENT_CLIS)
 
 
 @dataclass(frozen=True, kw_only=True)
 class PhaseSettings:
     """Agent, model and limits for a phase; None falls back to ``[agent]``."""
 
-    #: The agent CLI for the phase (one of AGENT_PRESETS).
+    #: The agent CLI for the phase (one of ``ralph._agents.AGENT_CLIS``).
     preset: str | None = None
     model: str | None = None
     max_turns: int | None = None
@@ -98,7 +98,7 @@ class BestOf:
 @dataclass(frozen=True, kw_only=True)
 class AgentSettings:
     runtime: str = "claude"
-    #: An agent CLI by name (AGENT_PRESETS); set, it is the agent instead of ``runtime``.
+    #: An agent CLI by name (``ralph._agents``); set, it is the agent instead of ``runtime``.
     preset: str = ""
     model: str = ""
     max_turns: int = 50
@@ -112,7 +112,7 @@ class AgentSettings:
     allow_bypass: bool = False
     #: The command runtime's template and output format.
     command: str = ""
-    format: str = "plain"
+    format: str = PLAIN
     phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
     roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
     #: Best of N per phase (only ``implement`` takes it).
@@ -285,9 +285,9 @@ def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
 
 
 def _check_preset(preset: str | None, where: str) -> None:
-    if preset is not None and preset not in AGENT_PRESETS:
+    if preset is not None and preset not in _PRESETS:
         raise ConfigError(
-            f"{where}: {unknown_name('agent', preset, list(AGENT_PRESETS), 'known agents')}"
+            f"{where}: {unknown_name('agent', preset, list(_PRESETS), 'known agents')}"
         )
 
 
@@ -328,9 +328,9 @@ def parse_agent_settings(
             f'{source}: agent.permission_mode = "bypassPermissions" lets the agent run any '
             "tool; set agent.allow_bypass = true to opt in"
         )
-    if settings.format not in COMMAND_FORMATS:
+    if settings.format not in OUTPUT_FORMATS:
         raise ConfigError(
             f"{source}: agent.format {settings.format!r} is not valid; "
-            f"use one of {', '.join(COMMAND_FORMATS)}"
+            f"use one of {', '.join(OUTPUT_FORMATS)}"
         )
     return settings

@@ -63,7 +63,7 @@ def test_phase_names_are_the_phases():
         ({"allow_bypass": "yes"}, "expected true or false"),
         ({"permission_mode": "ask"}, "use one of dontAsk, acceptEdits, bypassPermissions"),
         ({"permission_mode": "bypassPermissions"}, "set agent.allow_bypass = true to opt in"),
-        ({"format": "xml"}, "use one of plain, codex"),
+        ({"format": "xml"}, "use one of plain, claude, codex"),
         ({"phases": {"deploy": {}}}, "unknown phase; phases are: triage"),
         ({"phases": {"plan": {"runtime": "x"}}}, "unknown setting 'runtime'"),
         ([1], "[agent] must be a table"),
