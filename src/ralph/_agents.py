@@ -1,9 +1,11 @@
 """The agent CLIs Ralph knows by name, one record each: what ralph.toml's ``preset``
-and ``--agent`` take, the format each prints, and the state each keeps in the home.
+and ``--agent`` take, the format each prints, the state each keeps in the home and how
+each authenticates.
 
 Pure data, importable from every layer: settings check names against it without
 loading a runtime (``ralph.config``), the sandbox makes and opens each CLI's state
-folders (``ralph.sandbox``), and ``ralph.runtimes`` asks it which runtime runs a name.
+folders (``ralph.sandbox``), and ``ralph.runtimes`` asks it which runtime runs a name
+and where its key or login would be.
 How a CLI is run and read (its command line, its parser) is ``ralph.runtimes``' code,
 keyed by the names here.
 """
@@ -21,6 +23,7 @@ __all__ = [
     "PLAIN",
     "RUNTIMES",
     "AgentCli",
+    "Login",
     "find_agent_cli",
     "home_state",
     "is_command_preset",
@@ -34,6 +37,24 @@ PLAIN = "plain"
 #: The caches under the home, writable as a whole for every agent: the CLIs' own
 #: (opencode's) and those of the tools they run (npm, node).
 HOME_CACHE = ".cache"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Login:
+    """The ways one agent CLI authenticates: a key in the environment, or its own login."""
+
+    #: Variables any one of which is enough; the first ``suggested`` are the ones to
+    #: suggest.
+    keys: tuple[str, ...]
+    suggested: int
+    #: Its login file: in the folder ``folder_variable`` names, else in ``folder`` of the
+    #: home.
+    file: str
+    folder_variable: str
+    folder: str
+    #: How a person logs in (with the CLI's own command); "": Claude Code's, found where
+    #: it is installed.
+    how: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,6 +75,7 @@ class AgentCli:
     #: them), and files.
     home_folders: tuple[str, ...] = ()
     home_files: tuple[str, ...] = ()
+    login: Login
 
     def __post_init__(self) -> None:
         if self.runtime not in RUNTIMES:
@@ -69,9 +91,50 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         runtime="claude",
         home_folders=(".claude",),
         home_files=(".claude.json",),
+        login=Login(
+            # Bedrock and Vertex: the cloud's own credentials, which Claude Code reads.
+            keys=(
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "CLAUDE_CODE_OAUTH_TOKEN",
+                "CLAUDE_CODE_USE_BEDROCK",
+                "CLAUDE_CODE_USE_VERTEX",
+            ),
+            suggested=1,
+            file=".credentials.json",
+            folder_variable="CLAUDE_CONFIG_DIR",
+            folder=".claude",
+            how="",
+        ),
     ),
-    AgentCli(name="codex", title="Codex", output="codex", home_folders=(".codex",)),
-    AgentCli(name="gemini", title="Gemini CLI", output="gemini", home_folders=(".gemini",)),
+    AgentCli(
+        name="codex",
+        title="Codex",
+        output="codex",
+        home_folders=(".codex",),
+        login=Login(
+            keys=("OPENAI_API_KEY", "CODEX_API_KEY"),
+            suggested=2,
+            file="auth.json",
+            folder_variable="CODEX_HOME",
+            folder=".codex",
+            how="log in with `codex login`",
+        ),
+    ),
+    AgentCli(
+        name="gemini",
+        title="Gemini CLI",
+        output="gemini",
+        home_folders=(".gemini",),
+        login=Login(
+            keys=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
+            suggested=2,
+            file="oauth_creds.json",
+            folder_variable="",
+            folder=".gemini",
+            how="run `gemini` once and choose Login with Google",
+        ),
+    ),
     AgentCli(
         name="opencode",
         title="opencode",
@@ -81,6 +144,15 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
             ".local/share/opencode",
             ".local/state/opencode",
             f"{HOME_CACHE}/opencode",
+        ),
+        login=Login(
+            # opencode reaches any provider whose key is set.
+            keys=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
+            suggested=4,
+            file="opencode/auth.json",
+            folder_variable="XDG_DATA_HOME",
+            folder=".local/share",
+            how="log in with `opencode auth login`",
         ),
     ),
 )

@@ -64,4 +64,13 @@ def test_agents_may_write_every_clis_state_and_the_whole_cache():
 
 def test_a_cli_must_name_a_runtime_that_exists():
     with pytest.raises(ValueError, match="names no runtime"):
-        AgentCli(name="aider", title="Aider", output="plain", runtime="aider")
+        AgentCli(
+            name="aider", title="Aider", output="plain", runtime="aider", login=AGENT_CLIS[1].login
+        )
+
+
+def test_every_cli_says_which_keys_to_suggest_and_where_its_login_is():
+    for cli in AGENT_CLIS:
+        assert 1 <= cli.login.suggested <= len(cli.login.keys)
+        assert cli.login.file
+        assert cli.login.folder
