@@ -57,7 +57,7 @@ from benchmarks._quick import QUICK
 from ralph.config import Config
 from ralph.demo import create_sample_repository
 from ralph.demo._sample import FAREWELL
-from ralph.phases._prompts import PROMPT_VARIABLES, packaged_prompt
+from ralph.phases._prompts import PROMPTED_PHASES, packaged_prompt
 
 #: Dollars per million tokens: (input, cached input, cache write, output). Claude Sonnet
 #: 4.5's list prices (5-minute cache writes); GPT-5's for Codex (no charge for writes).
@@ -163,7 +163,7 @@ def _markers() -> dict[str, str]:
     """Each phase's opening sentence ("You are the analyst researching ..."): how a
     request is told to belong to it, whatever the prompt's layout."""
     found = {}
-    for phase in PROMPT_VARIABLES:
+    for phase in PROMPTED_PHASES:
         line = next(x for x in packaged_prompt(phase).splitlines() if x.startswith("You are"))
         found[phase] = line.split("$")[0][:40]
     return found

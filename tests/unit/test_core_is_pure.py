@@ -64,8 +64,16 @@ def test_core_modules_import_no_io_and_nothing_above_the_core(path):
 
 
 @pytest.mark.parametrize("path", sorted((SRC / "sandbox").rglob("*.py")), ids=str)
-def test_the_sandbox_depends_on_nothing_of_ralph_but_its_errors(path):
+def test_the_sandbox_depends_on_nothing_of_ralph_but_its_errors_and_the_agent_catalogue(path):
     """Every layer that runs agent-written code uses it; it must not pull them in."""
+    allowed = ("ralph.sandbox", "ralph.errors", "ralph._agents")
     for name in imports(path):
         if name.split(".")[0] == "ralph":
-            assert name.startswith(("ralph.sandbox", "ralph.errors")), f"{path.name} imports {name}"
+            assert name.startswith(allowed), f"{path.name} imports {name}"
+
+
+def test_the_agent_catalogue_imports_nothing_of_ralph_and_does_no_io():
+    """Settings, the sandbox and the runtimes all read it: pure data, at the bottom."""
+    for name in imports(SRC / "_agents.py"):
+        assert name.split(".")[0] != "ralph"
+        assert name.split(".")[0] not in FORBIDDEN

@@ -17,6 +17,7 @@ LAYERS: dict[str, int] = {
     **dict.fromkeys(
         [
             "errors",
+            "_agents",
             "_debuglog",
             "_distribution",
             "_json",
@@ -115,11 +116,13 @@ def test_no_module_reaches_into_another_packages_private_modules(path: Path) -> 
     assert [r for r in reaches if (me, r) not in KNOWN_PRIVATE_REACHES] == []
 
 
-#: What settings parsing may import: errors, did-you-mean, the pure core and itself.
+#: What settings parsing may import: errors, did-you-mean, the agent CLIs' catalogue, the
+#: pure core and itself.
 #: Opening the adapters the settings name is ralph.project's work.
 _SETTINGS_MAY_IMPORT = (
     "ralph.config",
     "ralph.errors",
+    "ralph._agents",
     "ralph._lazy",
     "ralph._suggest",
     "ralph.graph",

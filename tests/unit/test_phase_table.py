@@ -1,10 +1,13 @@
 """The table of phases (``ralph.workflow.TASK_SPECS``) is the one list of phases: every
 other list is derived from it or, where a phase needs code, keyed by its names, and a
-phase added to the table without its code fails here, naming what is missing."""
+phase added to the table without its code fails here, naming what is missing. Its facts
+(prompt variables, default model, whether it works in a worktree) are on its record."""
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import resources
+from string import Template
 
 import pytest
 
@@ -13,6 +16,7 @@ from ralph.graph import ROLE_OF_KIND, TYPICAL_EFFORT, Role, TaskKind
 from ralph.graph._chain import CHAIN_KINDS, PRE_PLAN_KINDS
 from ralph.orchestrate._execute import PHASE_OF_KIND
 from ralph.phases import PHASES, get_phase
+from ralph.phases._prompts import packaged_prompt
 from ralph.pipeline import REMAINING_PHASES, Stage
 from ralph.runtimes.scripted import _runtime
 from ralph.workflow import COMMANDS, PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
@@ -120,3 +124,34 @@ def test_an_agent_phase_asks_for_a_result_by_schema_and_gets_tools(spec):
 
 def test_the_scripted_runtime_has_an_agent_for_every_agent_phase():
     assert list(_runtime._AGENTS) == AGENT_PHASES
+
+
+@pytest.mark.parametrize("spec", PHASE_SPECS, ids=_ids)
+def test_an_agent_phases_prompt_uses_only_its_variables_and_names_a_default_model(spec):
+    if spec.uses_agent:
+        prompt = Template(packaged_prompt(spec.name))
+        assert set(prompt.get_identifiers()) <= set(spec.prompt_variables)
+        assert {"issue", "subject"} <= set(spec.prompt_variables)
+        assert spec.default_model
+    else:
+        assert spec.prompt_variables == ()
+        assert spec.default_model == ""
+
+
+def test_only_the_phases_that_change_code_work_in_a_worktree():
+    in_worktree = [s for s in PHASE_SPECS if s.in_worktree]
+    assert [s.name for s in in_worktree] == ["implement", "address"]
+    # Code is edited and tested there; the phases that write one document do it in the
+    # checkout's thoughts/ folder.
+    assert all({"Write", "Edit", "Bash"} <= set(s.tools) for s in in_worktree)
+    assert [s for s in PHASE_SPECS if "Edit" in s.tools] == in_worktree
+
+
+def test_a_phase_without_an_agent_may_not_name_a_model_and_one_with_must():
+    pr, triage = PHASES["pr"].spec, PHASES["triage"].spec
+    with pytest.raises(ValueError, match="no agent"):
+        dataclasses.replace(pr, default_model="sonnet")
+    with pytest.raises(ValueError, match="no default model"):
+        dataclasses.replace(triage, default_model="")
+    with pytest.raises(ValueError, match="writes no file"):
+        dataclasses.replace(triage, in_worktree=True)

@@ -279,13 +279,13 @@ def doctor_command(
     and on GitHub the tokens (kind, scopes), what they may do in the repository and on
     the board, the issue relations the server has, the board and its fields; and say
     which agent CLIs are here, in which versions."""
+    from ralph._agents import AGENT_NAMES
     from ralph.config import untested_warning
     from ralph.project import github_client
-    from ralph.runtimes import AGENTS
     from ralph.tracker import check_board
 
-    if agent is not None and agent not in AGENTS:
-        raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENTS)}")
+    if agent is not None and agent not in AGENT_NAMES:
+        raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
     config = project_config()
     console = Console(highlight=False, soft_wrap=True)
     warning = untested_warning(config)

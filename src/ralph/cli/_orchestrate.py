@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from ralph._agents import AGENT_NAMES
 from ralph.cli._background import BackgroundOpt, start_in_background
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_WAIT_SECONDS, MAX_WORKERS
 from ralph.cli._console import Console
@@ -28,7 +29,6 @@ from ralph.cli._run_end import merged_pull_requests, print_success
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import WORKER_ROLES
-from ralph.runtimes import AGENTS
 
 if TYPE_CHECKING:
     from ralph.orchestrate import CrewPlan, Interrupt, RootRun, RunReport, SessionResult
@@ -47,7 +47,7 @@ AgentOpt = Annotated[
     str | None,
     typer.Option(
         "--agent",
-        help=f"The agent for every phase: {', '.join(AGENTS)} (default: ralph.toml's "
+        help=f"The agent for every phase: {', '.join(AGENT_NAMES)} (default: ralph.toml's "
         "[agent], per phase where it says so).",
         show_default=False,
     ),

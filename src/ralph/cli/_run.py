@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from ralph._agents import AGENT_NAMES
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
@@ -16,7 +17,6 @@ from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested
 from ralph.errors import InvalidInput
 from ralph.orchestrate import dollars, unpriced_of
-from ralph.runtimes import AGENTS
 from ralph.workflow import PHASE_SPECS
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def run_command(
         str | None,
         typer.Option(
             "--agent",
-            help=f"The agent for every phase: {', '.join(AGENTS)} (default: ralph.toml's "
+            help=f"The agent for every phase: {', '.join(AGENT_NAMES)} (default: ralph.toml's "
             "[agent], per phase where it says so).",
             show_default=False,
         ),

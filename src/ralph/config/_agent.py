@@ -25,7 +25,7 @@ and within which limits, per phase if need be.
 A phase runs with its own table over its role's over ``[agent]``. A model is taken only
 from tables whose agent is the phase's: a model ``[agent]`` names for Claude does not go
 to the Codex a phase's table chose. When none of them names a model, Claude takes the
-phase's from ``DEFAULT_MODELS``; other CLIs their own default. ``RALPH_AGENT`` (and
+phase's default (``PhaseSpec.default_model``); other CLIs their own default. ``RALPH_AGENT`` (and
 ``--agent``) put one agent on every phase.
 """
 
@@ -35,14 +35,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from ralph._agents import AGENT_CLIS, OUTPUT_FORMATS, PLAIN
 from ralph._suggest import closest, unknown_name
 from ralph.config._numbers import MAX_SECONDS, MAX_TURNS, MAX_USD, setting_number
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
-    "AGENT_PRESETS",
-    "DEFAULT_MODELS",
     "PHASE_NAMES",
     "ROLE_NAMES",
     "SELECT_MODES",
@@ -53,7 +52,6 @@ __all__ = [
 ]
 
 PERMISSION_MODES = ("dontAsk", "acceptEdits", "bypassPermissions")
-COMMAND_FORMATS = ("plain", "codex", "gemini", "opencode", "claude")
 #: How the winner of best-of-N attempts is chosen: the score alone, or the score's
 #: survivors read by a validator agent that chooses with a written reason.
 SELECT_MODES = ("score", "review")
@@ -61,16 +59,17 @@ SELECT_MODES = ("score", "review")
 MAX_BEST_OF = 8
 #: The phases ``best_of`` makes sense for: those whose result is a branch to compare.
 BEST_OF_PHASES = ("implement",)
-#: The agent CLIs ``preset`` names: Claude Code (the claude runtime) and the CLIs the
-#: command runtime knows the command line, output and narrowest permissions of.
-AGENT_PRESETS = ("claude", "codex", "gemini", "opencode")
+#: The agent CLIs ``preset`` names (``ralph._agents``): Claude Code (the claude runtime)
+#: and the CLIs the command runtime knows the command line, output and narrowest
+#: permissions of.
+_PRESETS = tuple(cli.name for cli in AGENT_CLIS)
 
 
 @dataclass(frozen=True, kw_only=True)
 class PhaseSettings:
     """Agent, model and limits for a phase; None falls back to ``[agent]``."""
 
-    #: The agent CLI for the phase (one of AGENT_PRESETS).
+    #: The agent CLI for the phase (one of ``ralph._agents.AGENT_CLIS``).
     preset: str | None = None
     model: str | None = None
     max_turns: int | None = None
@@ -99,7 +98,7 @@ class BestOf:
 @dataclass(frozen=True, kw_only=True)
 class AgentSettings:
     runtime: str = "claude"
-    #: An agent CLI by name (AGENT_PRESETS); set, it is the agent instead of ``runtime``.
+    #: An agent CLI by name (``ralph._agents``); set, it is the agent instead of ``runtime``.
     preset: str = ""
     model: str = ""
     max_turns: int = 50
@@ -113,7 +112,7 @@ class AgentSettings:
     allow_bypass: bool = False
     #: The command runtime's template and output format.
     command: str = ""
-    format: str = "plain"
+    format: str = PLAIN
     phases: Mapping[str, PhaseSettings] = field(default_factory=dict)
     roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
     #: Best of N per phase (only ``implement`` takes it).
@@ -143,7 +142,7 @@ class AgentSettings:
         """The settings a phase runs with: its own table over its role's over
         ``[agent]``; the model only from tables of the phase's agent (``agent``, when a
         run put another one on it: ``--agent``), and with none named there, Claude runs
-        ``DEFAULT_MODELS``'."""
+        the phase's default model."""
         levels = self._levels(phase)
         agent = agent or levels[0][0]
         merged = {
@@ -155,30 +154,12 @@ class AgentSettings:
         merged["model"] = _first(*(t.model for a, t in levels if a == agent)) or ""
         if not merged["model"] and agent == "claude":
             # Other agents' CLIs name their models otherwise: theirs stay their choice.
-            merged["model"] = DEFAULT_MODELS.get(phase, "")
+            merged["model"] = _SPEC_OF_PHASE[phase].default_model
         return PhaseSettings(**merged)
 
 
 def _first(*values: Any) -> Any:
     return next((value for value in values if value is not None), None)
-
-
-#: The model each phase's Claude Code agent runs when ralph.toml names none (``[agent]``,
-#: its role's or its own table): the cheap one for triage, which only sorts, and Sonnet
-#: for the rest. Not Opus for the plan as the original had it: not every Claude account
-#: may use Opus, and a default must run everywhere (``model = "opus"`` in
-#: ``[agent.phases.plan]`` asks for it). ``model = "default"`` hands the choice back to
-#: Claude Code (its recommended model for the account).
-DEFAULT_MODELS: Mapping[str, str] = {
-    "triage": "haiku",
-    "split": "sonnet",
-    "research": "sonnet",
-    "plan": "sonnet",
-    "review": "sonnet",
-    "implement": "sonnet",
-    "code_review": "sonnet",
-    "address": "sonnet",
-}
 
 
 _LIMITS: dict[str, type] = {
@@ -233,6 +214,7 @@ def _known(table: Mapping[str, Any], known: Mapping[str, type], where: str) -> N
 
 #: The phases a ``[agent.phases.NAME]`` table may name.
 PHASE_NAMES = tuple(s.name for s in PHASE_SPECS)
+_SPEC_OF_PHASE = {s.name: s for s in PHASE_SPECS}
 _ROLE_OF_PHASE = {s.name: s.role for s in PHASE_SPECS}
 #: The roles a ``[agent.roles.NAME]`` table may name: those whose phases run agents.
 ROLE_NAMES = tuple(dict.fromkeys(s.role for s in PHASE_SPECS if s.uses_agent))
@@ -303,9 +285,9 @@ def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
 
 
 def _check_preset(preset: str | None, where: str) -> None:
-    if preset is not None and preset not in AGENT_PRESETS:
+    if preset is not None and preset not in _PRESETS:
         raise ConfigError(
-            f"{where}: {unknown_name('agent', preset, list(AGENT_PRESETS), 'known agents')}"
+            f"{where}: {unknown_name('agent', preset, list(_PRESETS), 'known agents')}"
         )
 
 
@@ -346,9 +328,9 @@ def parse_agent_settings(
             f'{source}: agent.permission_mode = "bypassPermissions" lets the agent run any '
             "tool; set agent.allow_bypass = true to opt in"
         )
-    if settings.format not in COMMAND_FORMATS:
+    if settings.format not in OUTPUT_FORMATS:
         raise ConfigError(
             f"{source}: agent.format {settings.format!r} is not valid; "
-            f"use one of {', '.join(COMMAND_FORMATS)}"
+            f"use one of {', '.join(OUTPUT_FORMATS)}"
         )
     return settings

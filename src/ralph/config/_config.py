@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph._suggest import unknown_name
-from ralph.config._agent import DEFAULT_MODELS, AgentSettings, parse_agent_settings
+from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
@@ -630,7 +630,7 @@ retries = 3
 
 
 def _model_comment() -> str:
-    table = ", ".join(f"{phase} {model}" for phase, model in DEFAULT_MODELS.items())
+    table = ", ".join(f"{s.name} {s.default_model}" for s in PHASE_SPECS if s.uses_agent)
     text = (
         'Claude\'s model for every phase (an alias such as "sonnet" or "opus", or a full id); '
         '"default": the one Claude Code recommends for your account; empty: Ralph\'s '

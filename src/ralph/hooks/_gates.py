@@ -1,6 +1,7 @@
 """For each hook event, whether a session running one of Ralph's skills goes ahead.
 
-- Worktree gate: while ``implement`` or ``address`` runs, files are written only in the
+- Worktree gate: while a phase that changes code runs (``PhaseSpec.in_worktree``:
+  implement, address), files are written only in the
   issue's own worktree (``worktrees/GH-N``, its attempts, its stream's, its epic's),
   judged by where the path really leads: the caller resolves symlinks and ``..``. A write
   whose file the gate cannot read from the input is refused, with the reason.
@@ -49,10 +50,6 @@ class Decision:
 
 
 ALLOW = Decision()
-
-
-#: Phases that change code, which they do only in the issue's worktree.
-_IN_WORKTREE = ("implement", "address")
 
 
 def _skill(spec: PhaseSpec) -> str:
@@ -121,7 +118,7 @@ def _write(
         return _unreadable(spec, tool, f"its {key} is {given!r}, not a path")
     path = posixpath.normpath(target.resolve(posixpath.join(target.cwd, given)))
     root = posixpath.normpath(target.resolve(target.root))
-    if spec.name in _IN_WORKTREE:
+    if spec.in_worktree:
         refused = _outside_worktree(spec, target, given, path, root)
         if refused is not None:
             return refused

@@ -9,7 +9,7 @@ from ralph.config import Config
 from ralph.errors import InvalidInput
 from ralph.phases._context import PhaseContext
 from ralph.phases._phase import test_phrases
-from ralph.phases._prompts import PROMPT_VARIABLES, fill_prompt, load_override
+from ralph.phases._prompts import PROMPTED_PHASES, fill_prompt, load_override
 from ralph.phases._registry import get_phase
 from ralph.project import Project
 
@@ -19,10 +19,10 @@ __all__ = ["effective_prompt", "prompted_phase"]
 def prompted_phase(name: str) -> str:
     """The phase ``name`` means, when its agent gets a prompt; InvalidInput otherwise."""
     phase = get_phase(name)
-    if phase.name not in PROMPT_VARIABLES:
+    if phase.name not in PROMPTED_PHASES:
         raise InvalidInput(
             f"{phase.name} runs no agent, so it has no prompt; phases with one: "
-            f"{', '.join(PROMPT_VARIABLES)}"
+            f"{', '.join(PROMPTED_PHASES)}"
         )
     return phase.name
 
@@ -36,7 +36,7 @@ def effective_prompt(
     name = prompted_phase(phase_name)
     override = load_override(config, name)
     values: dict[str, str] = {"base_branch": config.base_branch}
-    if "test_command" in PROMPT_VARIABLES[name]:
+    if "test_command" in PROMPTED_PHASES[name].prompt_variables:
         values |= test_phrases(config.test_command)
     if project is not None and number is not None:
         ctx = PhaseContext(project, date.today())

@@ -20,10 +20,11 @@ from string import Template
 
 from ralph.config import Config
 from ralph.errors import ConfigError
+from ralph.workflow import PHASE_SPECS, PhaseSpec
 
 __all__ = [
     "PACKAGED",
-    "PROMPT_VARIABLES",
+    "PROMPTED_PHASES",
     "PromptOverride",
     "fill_prompt",
     "load_override",
@@ -35,20 +36,9 @@ __all__ = [
 #: The variable an override writes to include the packaged prompt, filled in.
 PACKAGED = "packaged"
 
-_COMMON = ("issue", "issues", "subject", "date")
-_TESTS = ("test_command", "run_tests", "tests_check", "tests_gate")
-#: The variables each phase's prompt is filled with (``Phase.instructions``); a plan for
-#: a work stream also gets ``stream_id``, ``stream_issues`` and ``epic_issue``.
-PROMPT_VARIABLES: Mapping[str, tuple[str, ...]] = {
-    "triage": _COMMON,
-    "split": _COMMON,
-    "research": (*_COMMON, "document"),
-    "plan": (*_COMMON, "document", *_TESTS, "stream_id", "stream_issues", "epic_issue"),
-    "review": (*_COMMON, "critique"),
-    "implement": (*_COMMON, *_TESTS, "branch", "base_branch", "worktree", "plan"),
-    "code_review": (*_COMMON, "branch", "base_branch", "pull_request"),
-    "address": (*_COMMON, *_TESTS, "branch", "base_branch", "worktree", "pull_request"),
-}
+#: The phases whose agent gets a prompt (``prompts/NAME.md``), in the table's order; each
+#: prompt is filled with its phase's ``prompt_variables``.
+PROMPTED_PHASES: Mapping[str, PhaseSpec] = {s.name: s for s in PHASE_SPECS if s.uses_agent}
 
 
 def packaged_prompt(phase: str) -> str:
@@ -113,7 +103,7 @@ def _checked(phase: str, path: Path) -> PromptOverride:
                 f"{path}:{_line_of(text, match.start('invalid'))}: a $ that starts no "
                 "variable; write $$ for a dollar sign, $name or ${name} for a variable"
             )
-    known = (*PROMPT_VARIABLES[phase], PACKAGED)
+    known = (*PROMPTED_PHASES[phase].prompt_variables, PACKAGED)
     unknown = [name for name in template.get_identifiers() if name not in known]
     if unknown:
         where = text.find(f"${unknown[0]}")
@@ -131,13 +121,13 @@ def _stray(config: Config) -> list[Path]:
     folder = _folder(config)
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.md") if p.stem not in PROMPT_VARIABLES)
+    return sorted(p for p in folder.glob("*.md") if p.stem not in PROMPTED_PHASES)
 
 
 def _unknown_phase(path: Path) -> ConfigError:
     return ConfigError(
         f"{path}: no phase {path.stem!r} has a prompt; name the file after one of "
-        f"{', '.join(PROMPT_VARIABLES)} (PHASE.md)"
+        f"{', '.join(PROMPTED_PHASES)} (PHASE.md)"
     )
 
 
@@ -148,7 +138,7 @@ def load_override(config: Config, phase: str) -> PromptOverride | None:
     stray = _stray(config)
     if stray:
         raise _unknown_phase(stray[0])
-    if phase not in PROMPT_VARIABLES:
+    if phase not in PROMPTED_PHASES:
         return None
     path = _folder(config) / f"{phase}.md"
     return _checked(phase, path) if path.is_file() else None
@@ -157,7 +147,7 @@ def load_override(config: Config, phase: str) -> PromptOverride | None:
 def load_overrides(config: Config) -> dict[str, PromptOverride]:
     """Every override the project has, checked: ConfigError for the first malformed one
     (what a run checks before it starts anything)."""
-    found = {phase: load_override(config, phase) for phase in PROMPT_VARIABLES}
+    found = {phase: load_override(config, phase) for phase in PROMPTED_PHASES}
     return {phase: override for phase, override in found.items() if override is not None}
 
 
@@ -165,7 +155,7 @@ def override_problems(config: Config) -> list[tuple[Path, str]]:
     """Every override of the project and what is wrong with it ("" when nothing is),
     for ``ralph doctor``."""
     found: list[tuple[Path, str]] = [(path, str(_unknown_phase(path))) for path in _stray(config)]
-    for phase in PROMPT_VARIABLES:
+    for phase in PROMPTED_PHASES:
         path = _folder(config) / f"{phase}.md"
         if path.is_file():
             try:

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         IssueContext,
         Limits,
     )
-    from ralph.runtimes._names import AGENTS, RUNTIMES
     from ralph.runtimes._no_agent import NoAgent
     from ralph.runtimes._open import open_agents, open_runtime
     from ralph.runtimes._prices import (
@@ -45,9 +44,7 @@ else:
     __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
-    "AGENTS",
     "OFFLINE_HINT",
-    "RUNTIMES",
     "UNNAMED_MODEL",
     "Activity",
     "ActivityEvent",

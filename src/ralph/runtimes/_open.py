@@ -8,13 +8,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ralph._agents import AGENT_NAMES, is_command_preset
 from ralph._distribution import install_hint
 from ralph._suggest import unknown_name
 from ralph.config import AgentSettings, ModelPrice
 from ralph.errors import ConfigError
 from ralph.runtimes._by_phase import PhaseAgents
 from ralph.runtimes._credentials import OFFLINE_HINT, agent_credentials
-from ralph.runtimes._names import AGENTS
 from ralph.runtimes._prices import Pricing
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.sandbox import should_confine
@@ -35,7 +35,7 @@ def open_runtime(
     agent_hosts: Sequence[str] = (),
     prices: Mapping[str, ModelPrice] | None = None,
 ) -> AgentRuntime:
-    """The runtime called ``name`` (one of AGENTS), configured from ``settings``.
+    """The runtime called ``name`` (one of ``AGENT_NAMES``), configured from ``settings``.
     ``tools_server`` is the read-only MCP server agents get in-process (Claude);
     ``root`` the project, whose ``node_modules/.bin`` may hold an agent CLI. ConfigError,
     saying what to install or set, when the runtime cannot work here, or cannot be
@@ -76,7 +76,7 @@ def open_runtime(
             sandbox=confined,
             sandbox_env=sandbox_env,
         )
-    if name in AGENTS[1:4]:
+    if is_command_preset(name):
         from ralph.runtimes.command import CommandRuntime
 
         return CommandRuntime.preset(
@@ -106,7 +106,7 @@ def open_runtime(
             hosts=agent_hosts,
             pricing=Pricing(dict(prices or {})),
         )
-    raise ConfigError(unknown_name("agent", name, AGENTS, "available in this version"))
+    raise ConfigError(unknown_name("agent", name, AGENT_NAMES, "available in this version"))
 
 
 def open_agents(

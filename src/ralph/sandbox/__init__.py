@@ -16,7 +16,6 @@ from ralph.sandbox._policy import (
 from ralph.sandbox._probe import SandboxStatus, nests, probe
 from ralph.sandbox._profile import SandboxProfile, confine
 from ralph.sandbox._profiles import (
-    AGENT_STATE_DIRS,
     CREDENTIALS,
     agent_profile,
     git_commit_paths,
@@ -25,7 +24,6 @@ from ralph.sandbox._profiles import (
 from ralph.sandbox._proxy import EgressProxy, host_port
 
 __all__ = [
-    "AGENT_STATE_DIRS",
     "ALLOW_UNSANDBOXED",
     "CREDENTIALS",
     "EgressProxy",

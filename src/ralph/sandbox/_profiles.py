@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph._agents import find_agent_cli, home_state
 from ralph.sandbox._git_config import sanitised_git_config
 from ralph.sandbox._profile import SandboxProfile
 
 __all__ = [
-    "AGENT_STATE_DIRS",
     "CREDENTIALS",
     "agent_profile",
     "git_commit_paths",
@@ -34,30 +34,6 @@ CREDENTIALS = (
     ".config/gcloud",
     ".kube",
 )
-#: Where agent CLIs keep their own sessions, logins and caches (writable for agents).
-AGENT_STATE_DIRS = (
-    ".claude",
-    ".claude.json",
-    ".codex",
-    ".gemini",
-    ".config/opencode",
-    ".local/share/opencode",
-    ".local/state/opencode",
-    ".cache",
-)
-#: The folders each known agent CLI needs, made before its first run (a read-only home
-#: could not take them).
-_OWN_STATE = {
-    "claude": (".claude",),
-    "codex": (".codex",),
-    "gemini": (".gemini",),
-    "opencode": (
-        ".config/opencode",
-        ".local/share/opencode",
-        ".local/state/opencode",
-        ".cache/opencode",
-    ),
-}
 
 _TMP = Path("/tmp")
 
@@ -232,9 +208,10 @@ def agent_profile(
     ``arguments`` name, when under ``/tmp``, stay visible, read-only; a known program
     (codex, ...) gets its state folders made."""
     workdir, home = workdir.resolve(), home.resolve()
-    for name in _OWN_STATE.get(program.name if program is not None else "", ()):
+    known = find_agent_cli(program.name) if program is not None else None
+    for name in known.home_folders if known is not None else ():
         (home / name).mkdir(parents=True, exist_ok=True)
-    state = [home / name for name in AGENT_STATE_DIRS if (home / name).exists()]
+    state = [home / name for name in home_state() if (home / name).exists()]
     writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
     extra = _program_folders(program) if program is not None else []
     extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]

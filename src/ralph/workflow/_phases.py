@@ -23,6 +23,15 @@ WEB_TOOLS = ("WebSearch", "WebFetch")
 #: The tracker tools of a role that looks at other issues (duplicates, related work,
 #: existing sub-issues): the issues and their links, not the board, runs or tasks.
 _TRACKER_READS = ("get_issue", "list_issues", "list_sub_issues", "list_dependencies")
+#: Prompt variables every agent's prompt is filled with, and those of a phase that runs
+#: the tests.
+_COMMON = ("issue", "issues", "subject", "date")
+_TESTS = ("test_command", "run_tests", "tests_check", "tests_gate")
+#: The model the phases' Claude Code agents run when ralph.toml names none: Sonnet, not
+#: Opus as the original had it for the plan: not every Claude account may use Opus, and
+#: a default must run everywhere (``model = "opus"`` in ``[agent.phases.plan]`` asks for
+#: it).
+_SONNET = "sonnet"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +69,16 @@ class PhaseSpec:
     helpers: tuple[str, ...] = ()
     #: Whether the person may let it search and read the web (``research_web``).
     may_use_web: bool = False
+    #: The variables its prompt is filled with (``Phase.instructions``), which a
+    #: project's own prompt may use too; empty for a phase without an agent.
+    prompt_variables: tuple[str, ...] = ()
+    #: The model its Claude Code agent runs when ralph.toml names none (``[agent]``, its
+    #: role's or its own table); "" for a phase without an agent. ``model = "default"``
+    #: in ralph.toml hands the choice back to Claude Code.
+    default_model: str = ""
+    #: Whether it changes code, which it does only in the issue's worktree (the hooks'
+    #: worktree gate refuses its writes anywhere else).
+    in_worktree: bool = False
 
     def tools_with(self, *, web: bool) -> tuple[str, ...]:
         """Its tools, with the web's when it may use the web and the person allows it."""
@@ -74,8 +93,12 @@ class PhaseSpec:
     def __post_init__(self) -> None:
         if self.command not in COMMANDS:
             raise ValueError(f"phase {self.name!r} names no command contract: {self.command!r}")
-        if self.tools and not self.uses_agent:
-            raise ValueError(f"phase {self.name!r} has tools but no agent to use them")
+        if not self.uses_agent and (self.tools or self.prompt_variables or self.default_model):
+            raise ValueError(f"phase {self.name!r} has agent settings but no agent to use them")
+        if self.uses_agent and not self.default_model:
+            raise ValueError(f"phase {self.name!r} runs an agent but names no default model")
+        if self.in_worktree and "Write" not in self.tools:
+            raise ValueError(f"phase {self.name!r} works in a worktree but writes no file")
 
     @property
     def contract(self) -> CommandContract:
@@ -98,6 +121,9 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Triaging {}",
         effort=1.0,
         tracker_tools=_TRACKER_READS,
+        prompt_variables=_COMMON,
+        # The cheap model: triage only sorts.
+        default_model="haiku",
     ),
     PhaseSpec(
         name="split",
@@ -108,6 +134,8 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Splitting {}",
         effort=2.0,
         tracker_tools=_TRACKER_READS,
+        prompt_variables=_COMMON,
+        default_model=_SONNET,
     ),
     PhaseSpec(
         name="research",
@@ -120,6 +148,8 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         tools=_WRITE,
         helpers=("codebase-locator", "codebase-analyzer", "codebase-pattern-finder"),
         may_use_web=True,
+        prompt_variables=(*_COMMON, "document"),
+        default_model=_SONNET,
     ),
     PhaseSpec(
         name="plan",
@@ -130,6 +160,16 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Planning {}",
         effort=3.0,
         tools=_WRITE,
+        # A plan for a work stream also gets its stream and epic.
+        prompt_variables=(
+            *_COMMON,
+            "document",
+            *_TESTS,
+            "stream_id",
+            "stream_issues",
+            "epic_issue",
+        ),
+        default_model=_SONNET,
     ),
     PhaseSpec(
         name="review",
@@ -140,6 +180,8 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Reviewing plan for {}",
         effort=1.5,
         tools=_WRITE,
+        prompt_variables=(*_COMMON, "critique"),
+        default_model=_SONNET,
     ),
     PhaseSpec(
         name="human_gate",
@@ -162,6 +204,9 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Implementing {}",
         effort=5.0,
         tools=(*_WRITE, "Edit", "Bash"),
+        prompt_variables=(*_COMMON, *_TESTS, "branch", "base_branch", "worktree", "plan"),
+        default_model=_SONNET,
+        in_worktree=True,
     ),
     PhaseSpec(
         name="pr",
@@ -183,6 +228,8 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         doing="Reviewing PR for {}",
         effort=1.5,
         on_demand=True,
+        prompt_variables=(*_COMMON, "branch", "base_branch", "pull_request"),
+        default_model=_SONNET,
     ),
     PhaseSpec(
         # The original's ralph_impl in its address mode, as a phase of its own.
@@ -195,6 +242,16 @@ TASK_SPECS: tuple[PhaseSpec, ...] = (
         effort=3.0,
         tools=(*_WRITE, "Edit", "Bash"),
         on_demand=True,
+        prompt_variables=(
+            *_COMMON,
+            *_TESTS,
+            "branch",
+            "base_branch",
+            "worktree",
+            "pull_request",
+        ),
+        default_model=_SONNET,
+        in_worktree=True,
     ),
     PhaseSpec(
         name="merge",

@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ralph.config._agent import (
-    DEFAULT_MODELS,
-    PHASE_NAMES,
-    ROLE_NAMES,
-    AgentSettings,
-    parse_agent_settings,
-)
+from ralph.config._agent import PHASE_NAMES, ROLE_NAMES, AgentSettings, parse_agent_settings
 from ralph.errors import ConfigError
 from ralph.phases import PHASES
+from ralph.workflow import PHASE_SPECS
+
+#: The model each agent phase's Claude Code runs when ralph.toml names none.
+DEFAULT_MODELS = {s.name: s.default_model for s in PHASE_SPECS if s.uses_agent}
 
 
 def parse(data: object, **kwargs: object) -> AgentSettings:
@@ -65,7 +63,7 @@ def test_phase_names_are_the_phases():
         ({"allow_bypass": "yes"}, "expected true or false"),
         ({"permission_mode": "ask"}, "use one of dontAsk, acceptEdits, bypassPermissions"),
         ({"permission_mode": "bypassPermissions"}, "set agent.allow_bypass = true to opt in"),
-        ({"format": "xml"}, "use one of plain, codex"),
+        ({"format": "xml"}, "use one of plain, claude, codex"),
         ({"phases": {"deploy": {}}}, "unknown phase; phases are: triage"),
         ({"phases": {"plan": {"runtime": "x"}}}, "unknown setting 'runtime'"),
         ([1], "[agent] must be a table"),
@@ -81,10 +79,10 @@ def test_bypass_with_the_opt_in_is_accepted():
     assert settings.permission_mode == "bypassPermissions"
 
 
-def test_with_no_model_named_claude_runs_the_default_table():
+def test_with_no_model_named_claude_runs_each_phases_default():
     settings = parse(None)
     models = {phase: settings.for_phase(phase).model for phase in DEFAULT_MODELS}
-    assert models == dict(DEFAULT_MODELS)
+    assert models == DEFAULT_MODELS
     assert models["triage"] == "haiku"  # the cheap one sorts issues
     assert models["plan"] == "sonnet"  # every account may use it
 
@@ -129,7 +127,7 @@ def test_the_agents_guide_table_of_default_models_is_the_one_in_force():
         for line in guide.splitlines()
         if line.startswith("| ") and line.split("|")[1].strip() in DEFAULT_MODELS
     }
-    assert rows == dict(DEFAULT_MODELS)
+    assert rows == DEFAULT_MODELS
 
 
 # -- agents per phase ---------------------------------------------------------------------

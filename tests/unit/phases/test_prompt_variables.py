@@ -8,18 +8,18 @@ from string import Template
 import pytest
 
 from ralph.phases import PHASES
-from ralph.phases._prompts import PROMPT_VARIABLES, PromptOverride, fill_prompt, packaged_prompt
+from ralph.phases._prompts import PROMPTED_PHASES, PromptOverride, fill_prompt, packaged_prompt
 
 
 def test_every_phase_with_an_agent_has_a_prompt_and_its_variables():
-    assert list(PROMPT_VARIABLES) == [name for name, p in PHASES.items() if p.uses_agent]
+    assert list(PROMPTED_PHASES) == [name for name, p in PHASES.items() if p.uses_agent]
 
 
-@pytest.mark.parametrize("phase", list(PROMPT_VARIABLES))
+@pytest.mark.parametrize("phase", list(PROMPTED_PHASES))
 def test_every_variable_of_a_packaged_prompt_is_one_an_override_may_use(phase: str):
     template = Template(packaged_prompt(phase))
     assert template.is_valid()
-    assert set(template.get_identifiers()) <= set(PROMPT_VARIABLES[phase])
+    assert set(template.get_identifiers()) <= set(PROMPTED_PHASES[phase].prompt_variables)
 
 
 def test_packaged_text_is_included_filled_and_not_substituted_twice():

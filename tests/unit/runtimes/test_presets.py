@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from ralph._agents import AGENT_CLIS, OUTPUT_FORMATS, is_command_preset
 from ralph.config import AgentSettings, PhaseSettings
-from ralph.config._agent import AGENT_PRESETS
 from ralph.errors import ConfigError
-from ralph.runtimes import AGENTS, AgentBrief, IssueContext, PhaseAgents, open_agents
+from ralph.runtimes import AgentBrief, IssueContext, PhaseAgents, open_agents
 from ralph.runtimes.command import CommandRuntime
+from ralph.runtimes.command._live import LIVE_READERS
+from ralph.runtimes.command._parsers import PARSERS
 from ralph.runtimes.command._presets import PRESETS, find_program
 from ralph.runtimes.scripted import ScriptedRuntime
 
@@ -31,9 +33,13 @@ def brief(workdir: Path, *tools: str, phase: str = "research") -> AgentBrief:
     )
 
 
-def test_every_preset_is_an_agent_ralph_toml_may_name():
-    assert set(PRESETS) | {"claude"} == set(AGENT_PRESETS)
-    assert set(AGENT_PRESETS) <= set(AGENTS)
+def test_every_agent_cli_the_command_runtime_runs_has_a_preset_and_no_other_has():
+    assert list(PRESETS) == [cli.name for cli in AGENT_CLIS if is_command_preset(cli.name)]
+    assert all(PRESETS[name].output == name for name in PRESETS)
+
+
+def test_every_output_format_has_a_parser_and_a_live_reader():
+    assert set(PARSERS) == set(LIVE_READERS) == set(OUTPUT_FORMATS)
 
 
 def test_codex_runs_in_its_workspace_write_sandbox_or_in_ralphs_alone(tmp_path):

@@ -9,9 +9,9 @@ from importlib import resources
 import pytest
 
 from ralph.config import ModelPrice
-from ralph.config._agent import DEFAULT_MODELS
 from ralph.runtimes import UNNAMED_MODEL, Pricing, Tokens, packaged_prices
 from ralph.runtimes._prices import _warned
+from ralph.workflow import PHASE_SPECS
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -33,7 +33,7 @@ def test_the_packaged_table_is_dated_and_prices_each_providers_current_models():
         assert table[model].input > 0
         assert table[model].output > table[model].input
     # Claude Code's aliases, which Ralph's per-phase defaults name, have prices too.
-    assert {*DEFAULT_MODELS.values()} - {"default"} <= set(table)
+    assert {s.default_model for s in PHASE_SPECS if s.uses_agent} <= set(table)
 
 
 def test_cost_counts_cached_input_at_its_own_price():

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ralph._agents import AgentCli, find_agent_cli
 from ralph.runtimes._model import AgentBrief
 from ralph.sandbox import git_commit_paths
 
@@ -68,16 +69,13 @@ _CODEX_NARROWED = tuple(
 
 @dataclass(frozen=True, kw_only=True)
 class Preset:
-    """One agent CLI, run headless."""
+    """One agent CLI, run headless: ``name`` is its record in ``ralph._agents``, which
+    says its title and output format."""
 
     name: str
-    #: How reports name it.
-    title: str
     program: str
     #: The npm package that installs it.
     package: str
-    #: The output format (a parser of ``PARSERS``).
-    output: str
     #: The command line's options (``program`` first); ``--model={model}`` is left out
     #: when no model is set.
     options: tuple[str, ...]
@@ -101,6 +99,26 @@ class Preset:
     commits_with_add_dir: bool = False
     #: The hosts (``host:port``) its model's API is on (``MODEL_APIS``).
     hosts: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if find_agent_cli(self.name) is None:
+            raise ValueError(f"preset {self.name!r} is no agent CLI of ralph._agents")
+
+    @property
+    def cli(self) -> AgentCli:
+        found = find_agent_cli(self.name)
+        assert found is not None  # checked when made
+        return found
+
+    @property
+    def title(self) -> str:
+        """How reports name it."""
+        return self.cli.title
+
+    @property
+    def output(self) -> str:
+        """The output format (a parser of ``PARSERS``)."""
+        return self.cli.output
 
     def words(self, brief: AgentBrief, *, own_sandbox: bool = True) -> list[str]:
         """The command line for ``brief`` (placeholders not yet filled); ``own_sandbox``:
@@ -139,10 +157,8 @@ PRESETS: Mapping[str, Preset] = {
     for preset in (
         Preset(
             name="codex",
-            title="Codex",
             program="codex",
             package="@openai/codex",
-            output="codex",
             options=(
                 "codex",
                 "exec",
@@ -169,10 +185,8 @@ PRESETS: Mapping[str, Preset] = {
         ),
         Preset(
             name="gemini",
-            title="Gemini CLI",
             program="gemini",
             package="@google/gemini-cli",
-            output="gemini",
             options=(
                 "gemini",
                 "--output-format",
@@ -189,10 +203,8 @@ PRESETS: Mapping[str, Preset] = {
         ),
         Preset(
             name="opencode",
-            title="opencode",
             program="opencode",
             package="opencode-ai",
-            output="opencode",
             options=("opencode", "run", "--format", "json", "--model={model}"),
             environ={
                 "OPENCODE_PERMISSION": _permission("deny"),

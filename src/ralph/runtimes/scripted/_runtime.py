@@ -25,6 +25,7 @@ from ralph.errors import ConfigError
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.scripted import _analyst, _builder, _pull_request
+from ralph.workflow import find_phase
 
 __all__ = ["FAULTS_VARIABLE", "AgentFault", "ScriptedRuntime", "parse_faults"]
 
@@ -286,7 +287,9 @@ def _report_work(brief: AgentBrief, result: Mapping[str, Any]) -> None:
     last words."""
     for path in brief.outputs.values():
         brief.activity.tool("Write", path)
-    if brief.phase in ("implement", "address") and brief.facts.get("test_command"):
+    spec = find_phase(brief.phase)
+    # A phase that changes code runs the tests in its worktree.
+    if spec is not None and spec.in_worktree and brief.facts.get("test_command"):
         brief.activity.tool("Bash", brief.facts["test_command"])
     words = next((str(result[k]) for k in ("summary", "rationale", "reason") if result.get(k)), "")
     brief.activity.said(words or f"The {brief.phase} is done.")
