@@ -32,7 +32,7 @@ from benchmarks._quick import pick
 from ralph.config import BestOf
 from ralph.demo import demo_project
 from ralph.demo._sample import FAREWELL
-from ralph.orchestrate import Ending, hero_crew, run_session
+from ralph.orchestrate import Ending, SessionOptions, hero_crew, run_session
 from ralph.phases import PhaseRunner
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import EventKind
@@ -59,14 +59,10 @@ def one_run(folder: Path, attempts: int, workers: int) -> tuple[float, float, fl
         for phase in ("research", "plan", "review"):
             assert ready.run(phase, number).ok
         runtime = ScriptedRuntime(env={}, delay_seconds=AGENT_SECONDS, cost_usd=AGENT_USD)
-        result = run_session(
-            project,
-            number,
-            runtime,
-            mode="hero",
-            crew=hero_crew(workers),
-            best_of=BestOf(count=attempts),
+        options = SessionOptions.from_config(
+            project.config, mode="hero", best_of=BestOf(count=attempts)
         )
+        result = run_session(project, number, runtime, options, crew=hero_crew(workers))
         assert result.ending is Ending.FINISHED, result
         assert result.run is not None
         store = project.store

@@ -33,7 +33,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._quick import pick
 from ralph.demo import demo_project
 from ralph.graph import Role, TaskKind, TaskSpec
-from ralph.orchestrate import Execution, ExecutionStatus, Worker, hero_crew, run_session
+from ralph.orchestrate import (
+    Execution,
+    ExecutionStatus,
+    SessionOptions,
+    Worker,
+    hero_crew,
+    run_session,
+)
 from ralph.phases import PhaseRunner
 from ralph.runtimes import StopSignal
 from ralph.runtimes.scripted import ScriptedRuntime
@@ -61,9 +68,8 @@ def one_epic(folder: Path) -> tuple[float, float, int]:
     try:
         with demo_project(folder / "greet") as (project, epic):
             start = time.perf_counter()
-            result = run_session(
-                project, epic, ScriptedRuntime(env={}), mode="hero", crew=hero_crew(1)
-            )
+            options = SessionOptions.from_config(project.config, mode="hero")
+            result = run_session(project, epic, ScriptedRuntime(env={}), options, crew=hero_crew(1))
             wall = time.perf_counter() - start
             assert result.run is not None
             ran = len(project.store.list_tasks(result.run.id, status=TaskStatus.DONE))
@@ -87,11 +93,8 @@ def noop_engine(store: TaskStore, workers: int) -> float:
         store.complete(claim, {})
         return Execution(claim.task_id, ExecutionStatus.DONE)
 
-    stopping = threading.Event()
-    crew = [
-        Worker(store, run.id, f"w{i}", ["analyst"], execute, stopping=stopping)
-        for i in range(workers)
-    ]
+    options = SessionOptions()
+    crew = [Worker(store, run.id, f"w{i}", ["analyst"], execute, options) for i in range(workers)]
     threads = [threading.Thread(target=w.run, daemon=True) for w in crew]
     start = time.perf_counter()
     for thread in threads:
@@ -101,7 +104,7 @@ def noop_engine(store: TaskStore, workers: int) -> float:
         events = store.wait_for_events(run.id, cursor, 0.05)
         cursor = events[-1].id if events else cursor
     elapsed = time.perf_counter() - start
-    stopping.set()
+    options.interrupt.stopping.set()
     store.request_shutdown(run.id)
     for thread in threads:
         thread.join()

@@ -29,7 +29,7 @@ from ralph.demo._sample import create_sample_repository
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import CheckPlan, FakeGitHub
-from ralph.orchestrate import hero_crew, run_session
+from ralph.orchestrate import SessionOptions, hero_crew, run_session
 from ralph.project import Project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import EventKind, open_store
@@ -105,9 +105,8 @@ def one_pull_request(folder: Path, check_seconds: float) -> Measured:
     before = len(fake.requests)
     with open_store("memory://") as store:
         project = Project(config, tracker, store, GitRepo(work))
-        result = run_session(
-            project, issue, ScriptedRuntime(env={}), mode="hero", crew=hero_crew(2)
-        )
+        options = SessionOptions.from_config(project.config, mode="hero")
+        result = run_session(project, issue, ScriptedRuntime(env={}), options, crew=hero_crew(2))
         assert result.run is not None
         merged = fake.pull_request("acme/greet", pr.number)
         assert merged.mergedAt is not None, result

@@ -30,7 +30,7 @@ from benchmarks._quick import pick
 from benchmarks._stores import fresh_store, module_body
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import load_report, run_session, team_crew
+from ralph.orchestrate import SessionOptions, load_report, run_session, team_crew
 from ralph.project import open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import EventKind
@@ -55,8 +55,9 @@ def one_run(children: int, store: str | None) -> dict[str, float]:
                 )
                 tracker.add_sub_issue(epic, child.number)
             started = time.monotonic()
+            options = SessionOptions.from_config(project.config, mode="team")
             result = run_session(
-                project, epic, ScriptedRuntime(env={}), mode="team", crew=team_crew(CREW)
+                project, epic, ScriptedRuntime(env={}), options, crew=team_crew(CREW)
             )
             wall = time.monotonic() - started
             assert result.run is not None

@@ -4,13 +4,11 @@ demo``: the pipeline run end to end, thin over ``ralph.orchestrate``."""
 from __future__ import annotations
 
 import math
-import signal
 import tempfile
 import time
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.text import Text
@@ -26,14 +24,16 @@ from ralph.cli._project import check_before_run, open_project_of, warn_if_untest
 from ralph.cli._report import counted, print_report
 from ralph.cli._run import AdoptOpt, BestOfOpt, WaitOpt, best_of_settings, project_runtime
 from ralph.cli._run_end import merged_pull_requests, print_success
+from ralph.cli._starting import roots_banner, session_console, signals, started
 from ralph.errors import InvalidInput
 from ralph.graph import ReviewMode
 from ralph.orchestrate import WORKER_ROLES
 
 if TYPE_CHECKING:
-    from ralph.orchestrate import CrewPlan, Interrupt, RootRun, RunReport, SessionResult
+    from ralph.orchestrate import CrewPlan, RootRun, RunReport, SessionOptions, SessionResult
     from ralph.pipeline import BoardQueue, QueuedRoot
     from ralph.project import Project
+    from ralph.runtimes import AgentRuntime
     from ralph.tasks import Run
 
 __all__ = ["demo_command", "hero_command", "loop_command", "team_command", "worker_command"]
@@ -74,72 +74,22 @@ MaxRootsOpt = Annotated[
 ]
 
 
-@contextmanager
-def _signals(interrupt: Interrupt) -> Iterator[None]:
-    """First Ctrl-C/SIGTERM: stop claiming, finish tasks in hand; second: hand them back."""
-    console = Console(stderr=True, highlight=False)
-
-    def handle(signum: int, frame: object) -> None:
-        if interrupt.stopping.is_set():
-            console.print("Stopping now: handing running tasks back to the store.", markup=False)
-        else:
-            console.print(
-                "Stopping: no new tasks; the running ones finish first "
-                "(Ctrl-C again hands them back now).",
-                markup=False,
-            )
-        interrupt.signal()
-
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
-
-
 def _session(
-    project: Project,
-    root: int,
-    *,
-    mode: str,
-    crew: CrewPlan,
-    agent: str | None,
-    attempts: int,
-    review_mode: ReviewMode | None,
-    wait: bool = False,
-    best_of: int | None = None,
+    project: Project, root: int, agent: str | None, *, crew: CrewPlan, **asked: Any
 ) -> int:
-    """Run the session with the live view; print the report; return the exit code."""
-    from ralph.orchestrate import Interrupt, run_session
+    """Run the session with the live view (``asked``: the command's options for it);
+    print the report; return the exit code."""
+    from ralph.orchestrate import run_session
 
-    console = _console()
-    runtime = project_runtime(project, agent)
-    warn_if_untested(project.config)
-    check_before_run(project)
-    view = LiveView(project.store, project.tracker, console)
-    interrupt = Interrupt()
     names = ", ".join(name for name, _ in crew)
-    console.print(f"{mode} #{root} — {runtime.description}; workers: {names}", markup=False)
-    with _signals(interrupt), view.showing():
-        result = run_session(
-            project,
-            root,
-            runtime,
-            mode=mode,
-            crew=crew,
-            observer=view,
-            interrupt=interrupt,
-            attempts=attempts,
-            review_mode=review_mode,
-            wait=wait,
-            best_of=best_of_settings(project, best_of, agent),
-        )
-    report = _conclude(project, result, console, mode=mode, root=root)
+
+    def banner(options: SessionOptions, runtime: AgentRuntime) -> str:
+        return f"{options.mode} #{root} — {runtime.description}; workers: {names}"
+
+    with started(project, agent, banner, **asked) as session:
+        result = run_session(project, root, session.runtime, session.options, crew=crew)
+    mode = session.options.mode
+    report = _conclude(project, result, session.console, mode=mode, root=root)
     return _exit_code(result, report)
 
 
@@ -263,23 +213,15 @@ def hero_command(
         code = _session(
             project,
             number,
-            mode="hero",
+            agent,
             crew=hero_crew(concurrency),
-            agent=agent,
+            mode="hero",
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
-            best_of=best_of,
+            best_of=best_of_settings(project, best_of, agent),
         )
     raise typer.Exit(code)
-
-
-def at_once(roots: int, agents: int) -> str:
-    """``1 root and 3 agents at once``: what a loop or the service runs side by side."""
-    return (
-        f"{roots} root{'' if roots == 1 else 's'} and "
-        f"{agents} agent{'' if agents == 1 else 's'} at once"
-    )
 
 
 def parse_phases(text: str) -> frozenset[str]:
@@ -316,56 +258,41 @@ def loop_command(
     """One pass over the board: every root with work, most urgent and in-flight first, as
     hero or team runs (ralph.toml's mode); exit 0 when no work is left, 1 when what is
     left waits for a person."""
-    from ralph.orchestrate import Interrupt, run_loop
+    from ralph.orchestrate import run_loop
 
     phases = parse_phases(only) if only is not None else None
-    console = _console()
-    with open_project_of(ctx, working=True) as project:
-        config = project.config
-        runtime = project_runtime(project, agent)
-        warn_if_untested(config)
-        check_before_run(project)
-        roots = max_roots or config.max_concurrent_roots
-        console.print(
-            f"loop — {config.mode}, {at_once(roots, config.max_concurrent_agents)} — "
-            f"{runtime.description}",
-            markup=False,
-        )
-        interrupt = Interrupt()
+    codes: list[int] = []
+    with (
+        open_project_of(ctx, working=True) as project,
+        started(
+            project,
+            agent,
+            roots_banner("loop"),
+            many=True,
+            max_roots=max_roots,
+            phases=phases,
+            attempts=attempts,
+            review_mode=review_mode,
+            wait=wait,
+        ) as loop,
+    ):
+        console, view = loop.console, loop.view
 
-        def started(queued: QueuedRoot) -> None:
+        def on_start(queued: QueuedRoot) -> None:
             console.print(
                 f"→ #{queued.root} ({queued.tier.name.lower().replace('_', ' ')}): "
                 f"{queued.next_phase} next",
                 markup=False,
             )
 
-        codes: list[int] = []
-        view = LiveView(project.store, project.tracker, console, many=True)
-
-        def ended(done: RootRun) -> None:
+        def on_end(done: RootRun) -> None:
             if done.result.run is not None:
                 view.forget(done.result.run.id)
             report = _conclude_root(project, done, console)
             codes.append(_exit_code(done.result, report))
 
-        with _signals(interrupt), view.showing():
-            result = run_loop(
-                project,
-                runtime,
-                mode=config.mode,
-                max_roots=roots,
-                max_agents=config.max_concurrent_agents,
-                phase_caps=config.max_concurrent_phases,
-                phases=phases,
-                review_mode=review_mode,
-                attempts=attempts,
-                interrupt=interrupt,
-                on_start=started,
-                on_end=ended,
-                wait=wait,
-                observer=view,
-            )
+        result = run_loop(project, loop.runtime, loop.options, on_start=on_start, on_end=on_end)
+    interrupt = loop.options.interrupt
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}. `ralph loop` resumes.", markup=False)
         raise typer.Exit(EXIT_AGENT_UNUSABLE)
@@ -456,13 +383,13 @@ def team_command(
         code = _session(
             project,
             number,
-            mode="team",
+            agent,
             crew=team_crew(roster),
-            agent=agent,
+            mode="team",
             attempts=attempts,
             review_mode=review_mode,
             wait=wait,
-            best_of=best_of,
+            best_of=several,
         )
     raise typer.Exit(code)
 
@@ -494,7 +421,7 @@ def worker_command(
 ) -> None:
     """Claim and run tasks of a run in this process (another terminal or machine, with
     --store pointing at the shared PostgreSQL store); exits when the run shuts down."""
-    from ralph.orchestrate import BoardReads, Budget, Interrupt, Reconciler, start_crew, worker_crew
+    from ralph.orchestrate import BoardReads, Reconciler, SessionOptions, start_crew, worker_crew
 
     if not math.isfinite(wait) or wait < 0:
         raise InvalidInput(f"--wait {wait} is not valid; give a number of seconds >= 0")
@@ -506,29 +433,21 @@ def worker_command(
     unknown = [r for r in wanted if r not in WORKER_ROLES]
     if unknown or not wanted:
         raise InvalidInput(f"unknown role(s) {unknown}; use some of {', '.join(WORKER_ROLES)}")
-    console = _console()
+    console = session_console()
     with open_project_of(ctx, working=True) as project:
         runtime = project_runtime(project, agent)  # a bad --agent is named before the wait
         found = _active_run(project, run, wait)
         warn_if_untested(project.config)
         check_before_run(project)
-        interrupt = Interrupt()
+        options = SessionOptions.from_config(project.config, attempts=attempts)
+        interrupt = options.interrupt
         console.print(
             f"worker for run {found.id} ({found.name}): {', '.join(wanted)} x{concurrency} — "
             f"{runtime.description}",
             markup=False,
         )
-        with _signals(interrupt):
-            crew = start_crew(
-                project,
-                runtime,
-                found,
-                worker_crew(wanted, concurrency),
-                budget=Budget.from_config(project.config),
-                stopping=interrupt.stopping,
-                attempts=attempts,
-                stop=interrupt.agent_unusable,
-            )
+        with signals(interrupt):
+            crew = start_crew(project, runtime, found, worker_crew(wanted, concurrency), options)
             reconciler = Reconciler(BoardReads(project.tracker))
             while not crew.join(timeout=0.2):
                 reconciler.look([crew])
@@ -579,7 +498,7 @@ def demo_command(
         raise InvalidInput(f"{keep} is a file; give --keep a new or empty folder")
     if keep is not None and keep.exists() and any(keep.iterdir()):
         raise InvalidInput(f"{keep} is not empty; give --keep a new or empty folder")
-    console = _console()
+    console = session_console()
     console.print(
         Text.assemble(
             ("Ralph demo", "bold"),
@@ -605,7 +524,7 @@ def demo_command(
             view = LiveView(project.store, project.tracker, console)
             interrupt = Interrupt()
             console.print(f"Epic #{epic} in {folder}", markup=False)
-            with _signals(interrupt), view.showing():
+            with signals(interrupt), view.showing():
                 session, check = run_demo(project, epic, observer=view, interrupt=interrupt)
             kept = keep is not None
             _conclude(project, session, console, mode="team", root=epic, next_steps=kept)

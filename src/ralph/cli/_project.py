@@ -22,16 +22,19 @@ from ralph.errors import (
 
 if TYPE_CHECKING:
     from ralph.config import Config
+    from ralph.db import Database
     from ralph.project import Project
+    from ralph.tasks import TaskStore
     from ralph.tracker import Tracker
 
 __all__ = [
     "check_before_run",
+    "database_of",
     "open_project_of",
     "project_config",
     "project_root",
     "project_tracker",
-    "store_url",
+    "store_of",
     "warn",
     "warn_if_untested",
 ]
@@ -48,17 +51,27 @@ def project_config() -> Config:
     return load_config(Path.cwd())
 
 
-def store_url(ctx: typer.Context) -> str:
-    """``--store``/RALPH_STORE_URL, else the project's store, else the default."""
-    from ralph.config import find_config
-    from ralph.tasks import DEFAULT_STORE_URL
+def store_of(ctx: typer.Context) -> TaskStore:
+    """The task store alone: ``--store``/RALPH_STORE_URL, else the project's, else the
+    default one."""
+    from ralph.project import open_store_alone
 
-    explicit = _explicit_store(ctx)
-    if explicit:
-        return explicit
-    if find_config(Path.cwd()) is not None:
-        return project_config().resolved_store_url
-    return DEFAULT_STORE_URL
+    return open_store_alone(_config_here(), store_url=_explicit_store(ctx))
+
+
+def database_of(ctx: typer.Context) -> Database:
+    """The store's database alone (created when missing), found as ``store_of`` finds
+    the store."""
+    from ralph.project import open_database_alone
+
+    return open_database_alone(_config_here(), store_url=_explicit_store(ctx))
+
+
+def _config_here() -> Config | None:
+    """The project's configuration, when the working directory is in a project."""
+    from ralph.config import find_config
+
+    return project_config() if find_config(Path.cwd()) is not None else None
 
 
 def project_root() -> Path:

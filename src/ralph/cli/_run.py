@@ -20,6 +20,8 @@ from ralph.orchestrate import dollars, unpriced_of
 from ralph.workflow import PHASE_SPECS
 
 if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
     from ralph.config import BestOf
     from ralph.phases import PhaseOutcome, PhaseRunner
     from ralph.project import Project
@@ -111,39 +113,16 @@ def _print(outcome: PhaseOutcome, agent: str) -> None:
 
 
 def project_runtime(project: Project, name: str | None) -> AgentRuntime:
-    """The runtime ``--agent`` names for every phase, or ralph.toml's (one per phase
-    where its tables choose so), with the project's read-only tracker tools for agents
-    that take MCP servers in-process (Claude)."""
-    from ralph.runtimes import open_agents, open_runtime
+    """The runtime ``--agent`` names for every phase, or ralph.toml's, with the project's
+    read-only tracker tools for agents that take MCP servers in-process (Claude)."""
+    from ralph.project import open_agent_runtime
 
-    settings = project.config.agent
-    chosen = {name} if name is not None else {settings.agent_for(p) for p in PHASE_BY_NAME}
-    tools = None
-    if "claude" in chosen:
+    def tools() -> MCPServer:
         from ralph.mcp import build_server
 
-        tools = build_server(project, read_only=True, actor="agent")
-    config = project.config
-    if name is not None:
-        return open_runtime(
-            name,
-            settings,
-            tools_server=tools,
-            allow_unsandboxed=config.allow_unsandboxed,
-            root=config.root,
-            sandbox_env=config.sandbox_env,
-            agent_hosts=config.agent_hosts,
-            prices=config.prices,
-        )
-    return open_agents(
-        settings,
-        tools_server=tools,
-        allow_unsandboxed=config.allow_unsandboxed,
-        root=config.root,
-        sandbox_env=config.sandbox_env,
-        agent_hosts=config.agent_hosts,
-        prices=config.prices,
-    )
+        return build_server(project, read_only=True, actor="agent")
+
+    return open_agent_runtime(project.config, name, tools=tools)
 
 
 def run_command(

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ralph.cli._exits import EXIT_INTERRUPTED
-from ralph.cli._live import LiveView
 from ralph.cli._orchestrate import (
     EXIT_AGENT_UNUSABLE,
     AgentOpt,
@@ -17,12 +16,9 @@ from ralph.cli._orchestrate import (
     MaxRootsOpt,
     ReviewOpt,
     _conclude_root,
-    _console,
-    _signals,
-    at_once,
 )
-from ralph.cli._project import check_before_run, open_project_of, warn_if_untested
-from ralph.cli._run import project_runtime
+from ralph.cli._project import open_project_of
+from ralph.cli._starting import roots_banner, started
 from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -79,7 +75,7 @@ def serve_command(
     SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
     exit 130."""
     from ralph.config import MAX_POLL_SECONDS
-    from ralph.orchestrate import Interrupt, serve
+    from ralph.orchestrate import serve
 
     if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
         raise InvalidInput(
@@ -87,51 +83,41 @@ def serve_command(
             f"at most {MAX_POLL_SECONDS}"
         )
     status = _status_path(status_file) if status_file is not None else None
-    console = _console()
     with open_project_of(ctx, working=True) as project:
-        config = project.config
-        runtime = project_runtime(project, agent)
-        warn_if_untested(config)
-        check_before_run(project)
-        roots = max_roots or config.max_concurrent_roots
-        poll = poll_seconds or config.poll_seconds
-        console.print(
-            f"serve — {config.mode}, {at_once(roots, config.max_concurrent_agents)}, the board "
-            f"read every {poll:g}s — {runtime.description}",
-            markup=False,
-        )
-        interrupt = Interrupt()
-        view = LiveView(project.store, project.tracker, console, many=True)
+        poll = poll_seconds or project.config.poll_seconds
+        with started(
+            project,
+            agent,
+            roots_banner("serve", f", the board read every {poll:g}s"),
+            many=True,
+            max_roots=max_roots,
+            attempts=attempts,
+            review_mode=review_mode,
+        ) as service:
+            console, view = service.console, service.view
 
-        def started(queued: QueuedRoot) -> None:
-            console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
+            def on_start(queued: QueuedRoot) -> None:
+                console.print(f"→ #{queued.root}: {queued.next_phase} next", markup=False)
 
-        def ended(done: RootRun) -> None:
-            if done.result.run is not None:  # without a run, the service's note says why
-                view.forget(done.result.run.id)
-                _conclude_root(project, done, console)
+            def on_end(done: RootRun) -> None:
+                if done.result.run is not None:  # without a run, the service's note says why
+                    view.forget(done.result.run.id)
+                    _conclude_root(project, done, console)
 
-        def noted(text: str) -> None:
-            console.print(text, markup=False)
+            def on_note(text: str) -> None:
+                console.print(text, markup=False)
 
-        with _signals(interrupt), view.showing():
             serve(
                 project,
-                runtime,
-                mode=config.mode,
-                max_roots=roots,
-                max_agents=config.max_concurrent_agents,
+                service.runtime,
+                service.options,
                 poll_seconds=poll,
-                phase_caps=config.max_concurrent_phases,
-                review_mode=review_mode,
-                attempts=attempts,
-                interrupt=interrupt,
                 status_file=status,
-                on_start=started,
-                on_end=ended,
-                on_note=noted,
-                observer=view,
+                on_start=on_start,
+                on_end=on_end,
+                on_note=on_note,
             )
+    interrupt = service.options.interrupt
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}", markup=False)
         raise typer.Exit(EXIT_AGENT_UNUSABLE)

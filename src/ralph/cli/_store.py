@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ralph.cli._activity import activity_events, activity_text, print_activity
 from ralph.cli._console import Console, echo
-from ralph.cli._project import project_root, store_url
+from ralph.cli._project import database_of, project_root, store_of
 from ralph.cli._report import MARKS, counted, outcome_text, print_report, waiting_text
 from ralph.errors import InvalidInput
 from ralph.tasks import TaskStatus
@@ -41,12 +41,6 @@ store_app = typer.Typer(name="store", hidden=True, no_args_is_help=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines.")]
 
 
-def _store(ctx: typer.Context, *, create: bool = False, migrate: bool = True) -> TaskStore:
-    from ralph.tasks import open_store
-
-    return open_store(store_url(ctx), create=create, migrate=migrate)
-
-
 def _when(seconds: float | None) -> str:
     if not seconds:
         return "—"
@@ -65,7 +59,7 @@ def runs_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     from ralph.orchestrate import run_outcome, tally
     from ralph.views import runs_document
 
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         runs = store.list_runs()
         tasks = {run.id: store.list_tasks(run.id) for run in runs}
         document = runs_document(store) if as_json else []
@@ -111,7 +105,7 @@ def runs_show(
     from ralph.orchestrate import RunFiles, load_report
     from ralph.views import run_document
 
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         if run is None:
             run = _latest_run(store)
         report = load_report(store, run)
@@ -148,7 +142,7 @@ def runs_cancel(ctx: typer.Context, run: int) -> None:
     canceled, and a process serving it stops once the tasks in hand end."""
     from ralph.orchestrate import cancel_run
 
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         canceled = cancel_run(store, run)
     echo(f"Run {run} canceled ({counted(len(canceled), 'unfinished task')} canceled).")
 
@@ -166,7 +160,7 @@ def tasks_list(
 
     if role is not None and role not in set(Role):
         raise InvalidInput(f"unknown role {role!r}; roles are {', '.join(Role)}")
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         if run is not None:
             store.get_run(run)  # a run that does not exist is named, not an empty list
         tasks = store.list_tasks(run, status=status, role=role)
@@ -196,7 +190,7 @@ def tasks_show(ctx: typer.Context, task_id: int, as_json: JsonOpt = False) -> No
     from ralph.runtimes import Activity
     from ralph.views import task_document
 
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         if as_json:
             document = task_document(store, task_id)
         task = store.get_task(task_id)
@@ -243,7 +237,7 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
     """A run's task graph with status marks; blocked tasks say what they wait for."""
     from rich.tree import Tree
 
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         found = store.get_run(run)
         tasks = store.list_tasks(run)
     by_id = {t.id: t for t in tasks}
@@ -271,7 +265,7 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
 @store_app.command("reap")
 def db_reap(ctx: typer.Context) -> None:
     """Return tasks whose lease ran out to pending (or dead when out of attempts)."""
-    with _store(ctx) as store:
+    with store_of(ctx) as store:
         changed = store.reap()
     for task in changed:
         echo(f"task {task.id} ({task.key}) -> {task.status.value}")
@@ -281,9 +275,8 @@ def db_reap(ctx: typer.Context) -> None:
 @db_app.command("migrate")
 def db_migrate(ctx: typer.Context) -> None:
     """Create the database if needed and apply every missing schema migration."""
-    from ralph.db import open_database
     from ralph.project import migrate_database
 
-    with open_database(store_url(ctx)) as db:
+    with database_of(ctx) as db:
         applied = migrate_database(db)
     echo(f"applied migrations: {applied}" if applied else "schema is up to date")

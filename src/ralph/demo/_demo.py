@@ -25,7 +25,14 @@ from ralph.demo._sample import (
     commit_everything,
     create_sample_repository,
 )
-from ralph.orchestrate import Interrupt, Observer, SessionResult, run_session, team_crew
+from ralph.orchestrate import (
+    Interrupt,
+    Observer,
+    SessionOptions,
+    SessionResult,
+    run_session,
+    team_crew,
+)
 from ralph.project import Project, init_project, migrate_database, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.sandbox import probe
@@ -132,13 +139,8 @@ def run_demo(
     interrupt: Interrupt | None = None,
 ) -> tuple[SessionResult, DemoCheck]:
     """Run the team on the epic with the scripted agents, then check the outcome."""
-    session = run_session(
-        project,
-        epic,
-        ScriptedRuntime(),
-        mode="team",
-        crew=team_crew(DEMO_TEAM),
-        observer=observer,
-        interrupt=interrupt,
+    options = SessionOptions.from_config(
+        project.config, mode="team", observer=observer, interrupt=interrupt
     )
+    session = run_session(project, epic, ScriptedRuntime(), options, crew=team_crew(DEMO_TEAM))
     return session, check_demo(project, epic)

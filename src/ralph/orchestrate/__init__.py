@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     )
     from ralph.orchestrate._lead import Ending, Lead, RunVerdict
     from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
+    from ralph.orchestrate._options import Interrupt, Observer, SessionOptions
     from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
     from ralph.orchestrate._planning import plan_from_tracker
     from ralph.orchestrate._reconcile import (
@@ -50,8 +51,6 @@ if TYPE_CHECKING:
     from ralph.orchestrate._serve import MAX_ROOT_FAILURES, ServeResult, serve
     from ralph.orchestrate._session import (
         CrewPlan,
-        Interrupt,
-        Observer,
         SessionResult,
         hero_crew,
         run_session,
@@ -100,6 +99,7 @@ __all__ = [
     "RunReport",
     "RunVerdict",
     "ServeResult",
+    "SessionOptions",
     "SessionResult",
     "StreamLine",
     "Tally",

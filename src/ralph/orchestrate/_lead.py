@@ -28,11 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph._process import holder_is_gone, process_owner
-from ralph.config import BestOf
 from ralph.errors import LeaseLost, TaskNotClaimable
-from ralph.graph import PipelinePlan, ReviewMode, Role, TaskKind
+from ralph.graph import PipelinePlan, Role, TaskKind
 from ralph.orchestrate._attempts import best_of_from_config, best_of_to_config
-from ralph.orchestrate._budget import Budget
+from ralph.orchestrate._options import SessionOptions
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import regraph
 from ralph.orchestrate._waiting import wake_waiting
@@ -90,29 +89,20 @@ def _approved(states: Sequence[WorkflowState | None]) -> bool:
 
 
 class Lead:
-    def __init__(
-        self,
-        project: Project,
-        root: int,
-        *,
-        mode: str,
-        budget: Budget | None = None,
-        review_mode: ReviewMode | str | None = None,
-        wait: bool = False,
-        best_of: BestOf | None = None,
-    ) -> None:
-        """``wait``: keep the session going while tasks wait for a person; ``best_of``:
-        attempts per implementation for a new run (default: ralph.toml's; a resumed run
-        keeps its own)."""
+    def __init__(self, project: Project, root: int, options: SessionOptions | None = None) -> None:
+        """``options``: the session's (ralph.toml's when not given); ``options.wait``
+        keeps the session going while tasks wait for a person, ``options.best_of`` is
+        the attempts per implementation of a new run (a resumed run keeps its own)."""
+        options = options or SessionOptions.from_config(project.config)
         self.project = project
-        self.wait = wait
+        self.wait = options.wait
         self.store = project.store
         self.root = root
-        self.mode = mode
-        self.budget = budget or Budget.from_config(project.config)
-        self.review_mode = ReviewMode(review_mode or project.config.review_mode)
+        self.mode = options.mode
+        self.budget = options.budget
+        self.review_mode = options.review_mode
         self.name = process_owner("lead")
-        self.best_of = best_of or project.config.agent.best_of_for("implement")
+        self.best_of = options.best_of
         self._left_over_plans = 0
 
     def open_run(self) -> tuple[Run | None, bool]:

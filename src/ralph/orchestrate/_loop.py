@@ -17,14 +17,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ralph.graph import ReviewMode
-from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._lead import Ending
+from ralph.orchestrate._options import SessionOptions
 from ralph.orchestrate._planning import _as_planned
 from ralph.orchestrate._reconcile import RECONCILE_SECONDS, BoardReads, Reconciler
 from ralph.orchestrate._session import (
     LOOK_SECONDS,
-    Interrupt,
-    Observer,
     SessionResult,
     hero_crew,
     run_session,
@@ -103,43 +101,28 @@ class RootSessions:
         self,
         project: Project,
         runtime: AgentRuntime,
+        options: SessionOptions,
         *,
-        mode: str,
-        max_agents: int,
-        phase_caps: dict[str, int] | None = None,
-        phases: Collection[str] | None = None,
-        review_mode: ReviewMode | None = None,
-        attempts: int = 2,
-        interrupt: Interrupt | None = None,
-        wait: bool = False,
         reconcile_every: float | None = RECONCILE_SECONDS,
-        observer: Observer | None = None,
     ) -> None:
-        """``reconcile_every``: how often the sessions read the board to stop agents
+        """``options``: every session's, passed on unchanged (its interrupt stops them
+        all, its observer is given every session's events from that session's thread).
+        ``reconcile_every``: how often the sessions read the board to stop agents
         whose issues a person took away (None: only the reads of ``board()``, as
-        ``ralph serve`` makes them on its poll). One read serves every session.
-        ``observer``: given every session's events, from that session's thread."""
+        ``ralph serve`` makes them on its poll). One read serves every session."""
         self.project = project
-        #: Sessions keep going while their tasks wait for a person (``--wait``).
-        self.wait_for_people = wait
-        self.mode = mode
-        self.max_agents = max_agents
-        self.phases = phases
-        self.review = ReviewMode(review_mode or project.config.review_mode)
-        self.attempts = attempts
-        self.interrupt = interrupt or Interrupt()
-        self.slots = AgentSlots(runtime, max_agents, phase_caps or {})
-        self.budget = Budget.from_config(project.config)
+        self.options = options
+        self.slots = AgentSlots(runtime, options.max_agents, options.phase_caps)
         self.reads = BoardReads(project.tracker)
         self.reconcile_every = reconcile_every
-        self.observer = observer
         self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
         #: Set whenever a session ends: a waiting caller wakes at once.
         self.changed = threading.Event()
 
     def board(self) -> BoardQueue:
         """Read the board: the roots to run, in order (the sessions reconcile with it)."""
-        return board_queue(self.project, self.review, self.phases, self.reads.read())
+        options = self.options
+        return board_queue(self.project, options.review_mode, options.phases, self.reads.read())
 
     def start(self, queued: QueuedRoot) -> None:
         out: list[SessionResult] = []
@@ -151,23 +134,14 @@ class RootSessions:
 
     def _session(self, queued: QueuedRoot, out: list[SessionResult]) -> None:
         try:
-            team = suggested_team(self.project, queued.root, self.review)
-            crew = hero_crew(self._width(queued, team)) if self.mode == "hero" else team_crew(team)
+            options = self.options
+            team = suggested_team(self.project, queued.root, options.review_mode)
+            hero = options.mode == "hero"
+            crew = hero_crew(self._width(queued, team)) if hero else team_crew(team)
+            reconciler = Reconciler(self.reads, self.reconcile_every)
             out.append(
                 run_session(
-                    self.project,
-                    queued.root,
-                    self.slots,
-                    mode=self.mode,
-                    crew=crew,
-                    budget=self.budget,
-                    review_mode=self.review,
-                    interrupt=self.interrupt,
-                    attempts=self.attempts,
-                    phases=self.phases,
-                    wait=self.wait_for_people,
-                    reconciler=Reconciler(self.reads, self.reconcile_every),
-                    observer=self.observer,
+                    self.project, queued.root, self.slots, options, crew=crew, reconciler=reconciler
                 )
             )
         except Exception as exc:  # one root's broken pipeline does not stop the others
@@ -180,7 +154,8 @@ class RootSessions:
         per issue of its group while research fans out, a builder per work stream it
         may have), within the agents allowed. Idle workers are not free when many roots
         run: each one wakes on every change of the store."""
-        return max(1, min(self.max_agents, max(len(queued.members), *team.values())))
+        width = max(len(queued.members), *team.values())
+        return max(1, min(self.options.max_agents, width))
 
     def ended(self) -> list[RootRun]:
         """The sessions that ended since the last call, no longer running."""
@@ -207,39 +182,18 @@ class RootSessions:
 def run_loop(
     project: Project,
     runtime: AgentRuntime,
+    options: SessionOptions,
     *,
-    mode: str,
-    max_roots: int,
-    max_agents: int,
-    phase_caps: dict[str, int] | None = None,
-    phases: Collection[str] | None = None,
-    review_mode: ReviewMode | None = None,
-    attempts: int = 2,
-    interrupt: Interrupt | None = None,
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
-    wait: bool = False,
-    observer: Observer | None = None,
 ) -> LoopResult:
-    """Run the board's roots until none is left that this pass has not run, or until
-    ``interrupt`` stops it. ``on_start`` and ``on_end`` are called from this thread.
-    ``wait``: a root whose tasks wait for a person (a review) keeps running until they
-    are done, instead of ending its session. ``observer`` is given each session's events
-    from that session's thread."""
-    interrupt = interrupt or Interrupt()
-    sessions = RootSessions(
-        project,
-        runtime,
-        mode=mode,
-        max_agents=max_agents,
-        phase_caps=phase_caps,
-        phases=phases,
-        review_mode=review_mode,
-        attempts=attempts,
-        interrupt=interrupt,
-        wait=wait,
-        observer=observer,
-    )
+    """Run the board's roots, ``options.max_roots`` at once, until none is left that
+    this pass has not run, or until ``options.interrupt`` stops it. ``on_start`` and
+    ``on_end`` are called from this thread. ``options.wait``: a root whose tasks wait
+    for a person (a review) keeps running until they are done, instead of ending its
+    session."""
+    interrupt, max_roots = options.interrupt, options.max_roots
+    sessions = RootSessions(project, runtime, options)
     started: set[int] = set()
     runs: list[RootRun] = []
     look_again = True

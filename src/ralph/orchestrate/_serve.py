@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph.errors import RalphError
-from ralph.graph import ReviewMode
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
+from ralph.orchestrate._options import SessionOptions
 from ralph.orchestrate._serve_status import status_files, write_status
-from ralph.orchestrate._session import Interrupt, Observer
 from ralph.orchestrate._upkeep import BoardUpkeep
 from ralph.phases import sync_board
 from ralph.pipeline import BoardQueue, QueuedRoot
@@ -82,36 +81,20 @@ class _Backoff:
 def serve(
     project: Project,
     runtime: AgentRuntime,
+    options: SessionOptions,
     *,
-    mode: str,
-    max_roots: int,
-    max_agents: int,
     poll_seconds: float,
-    phase_caps: dict[str, int] | None = None,
-    review_mode: ReviewMode | None = None,
-    attempts: int = 2,
-    interrupt: Interrupt | None = None,
     status_file: Path | None = None,
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
     on_note: Callable[[str], None] | None = None,
-    observer: Observer | None = None,
 ) -> ServeResult:
-    """Serve the board until ``interrupt`` stops it. The callbacks are called from this
-    thread; ``observer`` is given each session's events from that session's thread."""
-    interrupt = interrupt or Interrupt()
-    sessions = RootSessions(
-        project,
-        runtime,
-        mode=mode,
-        max_agents=max_agents,
-        phase_caps=phase_caps,
-        review_mode=review_mode,
-        attempts=attempts,
-        interrupt=interrupt,
-        reconcile_every=None,  # the sessions reconcile with each read of the board here
-        observer=observer,
-    )
+    """Serve the board, ``options.max_roots`` roots at once, until ``options.interrupt``
+    stops it. The callbacks are called from this thread; ``options.observer`` is given
+    each session's events from that session's thread."""
+    interrupt, max_roots = options.interrupt, options.max_roots
+    # The sessions reconcile with each read of the board here.
+    sessions = RootSessions(project, runtime, options, reconcile_every=None)
     leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))
     upkeep = BoardUpkeep(project, note)

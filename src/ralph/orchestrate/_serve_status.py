@@ -81,7 +81,7 @@ def status_document(
     return {
         "pid": os.getpid(),
         "updated_at": now,
-        "stopping": sessions.interrupt.stopping.is_set(),
+        "stopping": sessions.options.interrupt.stopping.is_set(),
         "running": running,
         "queued": [q.root for q in board.roots if q.root not in sessions.running] if board else [],
         "waiting": list(board.waiting) if board else [],

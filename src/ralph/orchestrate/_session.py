@@ -10,20 +10,19 @@ against the same store. Both are the same engine; only the crew differs.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ralph._process import process_owner
 from ralph._tracing import span
 from ralph.config import BestOf
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode
-from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
 from ralph.orchestrate._leases import release_stale_locks
+from ralph.orchestrate._options import Interrupt, SessionOptions
 from ralph.orchestrate._outcome import run_outcome
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
@@ -38,12 +37,10 @@ from ralph.pipeline import (
 )
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
-from ralph.tasks import Event, Run, RunStatus, TaskStatus, TaskStore
+from ralph.tasks import Run, RunStatus, TaskStatus, TaskStore
 
 __all__ = [
     "CrewPlan",
-    "Interrupt",
-    "Observer",
     "SessionResult",
     "hero_crew",
     "run_session",
@@ -64,29 +61,6 @@ _BEFORE_STREAMS = frozenset({Stage.TRIAGE, Stage.SPLIT, Stage.RESEARCH})
 
 #: (worker name, roles) for each worker of a crew.
 CrewPlan = Sequence[tuple[str, tuple[str, ...]]]
-Observer = Callable[[Run, Sequence[Event]], None]
-
-
-class Interrupt:
-    """Ctrl-C and SIGTERM: the first stops new claims and lets running tasks finish; the
-    second hands running tasks back to the store and ends the session at once. A worker
-    whose task only a person can let go on (NeedsPerson) stops the session the first
-    way, saying why."""
-
-    def __init__(self) -> None:
-        self.stopping = threading.Event()
-        self.aborting = threading.Event()
-        #: What only a person can clear ("" after a signal).
-        self.unusable = ""
-
-    def signal(self) -> None:
-        if self.stopping.is_set():
-            self.aborting.set()
-        self.stopping.set()
-
-    def agent_unusable(self, reason: str) -> None:
-        self.unusable = self.unusable or reason
-        self.stopping.set()
 
 
 @dataclass(frozen=True)
@@ -156,35 +130,18 @@ def _possible_streams(project: Project, plan: PipelinePlan) -> int:
 
 
 def start_crew(
-    project: Project,
-    runtime: AgentRuntime,
-    run: Run,
-    crew: CrewPlan,
-    *,
-    budget: Budget,
-    stopping: threading.Event,
-    attempts: int = 2,
-    stop: Callable[[str], None] | None = None,
-    phases: Collection[str] | None = None,
+    project: Project, runtime: AgentRuntime, run: Run, crew: CrewPlan, options: SessionOptions
 ) -> Crew:
-    """``stop`` is told why when a worker's agent cannot work here at all; ``phases``,
-    when given, are the only phases the workers take tasks of."""
+    """Workers that stop on ``options.interrupt`` (told why when a worker's agent cannot
+    work here at all) and, with ``options.phases``, take tasks of those phases only."""
     workers = []
+    stop = options.interrupt.agent_unusable
     for name, roles in crew:
         owner = process_owner(name)
-        executor = TaskExecutor(project, runtime, run, owner=owner, attempts=attempts, stop=stop)
-        workers.append(
-            Worker(
-                project.store,
-                run.id,
-                owner,
-                roles,
-                executor.execute,
-                budget=budget,
-                stopping=stopping,
-                kinds=phases,
-            )
+        executor = TaskExecutor(
+            project, runtime, run, owner=owner, attempts=options.attempts, stop=stop
         )
+        workers.append(Worker(project.store, run.id, owner, roles, executor.execute, options))
     started = Crew(workers)
     started.start()
     return started
@@ -194,61 +151,33 @@ def run_session(
     project: Project,
     root: int,
     runtime: AgentRuntime,
+    options: SessionOptions | None = None,
     *,
-    mode: str,
     crew: CrewPlan,
-    budget: Budget | None = None,
-    review_mode: ReviewMode | str | None = None,
-    observer: Observer | None = None,
-    interrupt: Interrupt | None = None,
-    attempts: int = 2,
-    phases: Collection[str] | None = None,
-    wait: bool = False,
     reconciler: Reconciler | None = None,
-    best_of: BestOf | None = None,
 ) -> SessionResult:
     """Run ``root``'s pipeline until it is done, waits for a person, is out of budget,
-    or is interrupted; with ``phases``, only tasks of those phases run, and the session
-    ends when none of them is left to do. ``wait``: tasks waiting for a person (a
-    review, a merge by hand) keep the session going, looked at again by their backoff,
-    instead of ending it. ``reconciler`` stops agents whose issues a person took away
-    (by default one that reads the board every ``RECONCILE_SECONDS`` while an agent
-    runs). ``best_of``: attempts per implementation for a new run (ralph.toml's by
-    default)."""
+    or is interrupted (``options``: ralph.toml's when not given). With
+    ``options.phases``, only tasks of those phases run, and the session ends when none
+    of them is left to do. ``options.wait``: tasks waiting for a person (a review, a
+    merge by hand) keep the session going, looked at again by their backoff, instead of
+    ending it. ``reconciler`` stops agents whose issues a person took away (by default
+    one that reads the board every ``RECONCILE_SECONDS`` while an agent runs)."""
+    options = options or SessionOptions.from_config(project.config)
     store = project.store
     # What a killed run left: locks on issues this session may never ask for again.
     release_stale_locks(store)
-    lead = Lead(
-        project,
-        root,
-        mode=mode,
-        budget=budget,
-        review_mode=review_mode,
-        wait=wait,
-        best_of=best_of,
-    )
-    interrupt = interrupt or Interrupt()
+    lead = Lead(project, root, options)
+    interrupt = options.interrupt
     run, resumed = lead.open_run()
     if run is None:
         why, escalated = lead.nothing_to_do()
         return SessionResult(None, Ending.NOTHING_TO_DO, why, escalated=escalated)
-    attributes = {"ralph.root": root, "ralph.run": run.id, "ralph.mode": mode}
+    attributes = {"ralph.root": root, "ralph.run": run.id, "ralph.mode": options.mode}
     with span("ralph.run", attributes, run=run_trace(project, run)) as traced:
-        workers = start_crew(
-            project,
-            runtime,
-            run,
-            crew,
-            budget=lead.budget,
-            stopping=interrupt.stopping,
-            attempts=attempts,
-            stop=interrupt.agent_unusable,
-            phases=phases,
-        )
+        workers = start_crew(project, runtime, run, crew, options)
         reconciler = reconciler or Reconciler(BoardReads(project.tracker))
-        verdict, cursor = _watch(
-            store, lead, run, workers, observer, interrupt, phases, reconciler, wait=wait
-        )
+        verdict, cursor = _watch(store, lead, run, workers, options, reconciler)
         ending = verdict.ending or Ending.INTERRUPTED
         traced.set("ralph.ending", ending.value)
         traced.set("ralph.resumed", resumed)
@@ -257,8 +186,8 @@ def run_session(
         run = store.finish_run(run.id, RunStatus.FINISHED)
     _wind_down(workers, interrupt)
     release_stale_locks(store)  # those of holders that died while this session ran
-    if observer is not None:
-        observer(run, store.events(run.id, cursor))
+    if options.observer is not None:
+        options.observer(run, store.events(run.id, cursor))
     outcome = run_outcome(store.get_run(run.id), store.list_tasks(run.id))
     notify_ending(project, root, run.id, ending, verdict, outcome)
     return SessionResult(
@@ -298,16 +227,13 @@ def _watch(
     lead: Lead,
     run: Run,
     workers: Crew,
-    observer: Observer | None,
-    interrupt: Interrupt,
-    phases: Collection[str] | None,
+    options: SessionOptions,
     reconciler: Reconciler,
-    *,
-    wait: bool = False,
 ) -> tuple[RunVerdict, int]:
     """Watch until the lead says the session is over; returns its verdict and the last
     event seen."""
     cursor = 0
+    interrupt, observer, phases = options.interrupt, options.observer, options.phases
     while True:
         reconciler.look([workers])
         events = store.wait_for_events(run.id, cursor, LOOK_SECONDS)
@@ -332,7 +258,7 @@ def _watch(
         if (
             phases is not None
             and not workers.busy
-            and _phases_done(store, run.id, phases, wait=wait)
+            and _phases_done(store, run.id, phases, wait=options.wait)
         ):
             listed = ", ".join(sorted(phases))
             return RunVerdict(Ending.PHASES_DONE, f"nothing left to do in {listed}"), cursor

@@ -2,12 +2,12 @@
 once; when there is nothing to claim, sleep on the store's events (never on messages,
 never in an agent). A crew is a set of workers in one process, as threads.
 
-A worker told the ``kinds`` of task it may take (``ralph loop --only``) picks them from
-the run's ready tasks and claims each by id; the others stay pending for a later run.
+A worker told the only phases whose tasks it may take (``ralph loop --only``) picks them
+from the run's ready tasks and claims each by id; the others stay pending for a later run.
 
-Stopping: ``stopping`` set means no new claims (tasks in hand finish); a shutdown or a
-finished run in the store ends the loop too; ``release_claims`` hands running tasks
-back (the second Ctrl-C).
+Stopping: the session's interrupt stopping means no new claims (tasks in hand finish); a
+shutdown or a finished run in the store ends the loop too; ``release_claims`` hands
+running tasks back (the second Ctrl-C).
 
 No exception ends a worker: one from a task's execution hands the task back at once
 (its attempt counted, so one that always breaks goes dead), and one from the loop itself
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from ralph._secrets import redact
 from ralph.errors import LeaseLost, TaskNotClaimable
-from ralph.orchestrate._budget import Budget
 from ralph.orchestrate._execute import WORKER_BROKE, Execution
+from ralph.orchestrate._options import SessionOptions
 from ralph.runtimes import StopSignal
 from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
 
@@ -101,23 +101,24 @@ class Worker:
         name: str,
         roles: Collection[str],
         execute: Callable[[Claim, StopSignal], Execution],
+        options: SessionOptions | None = None,
         *,
-        budget: Budget | None = None,
-        stopping: threading.Event | None = None,
         idle_seconds: float = IDLE_SECONDS,
         since: int | None = None,
-        kinds: Collection[str] | None = None,
     ) -> None:
-        """``kinds``: the only kinds of task to take (None: any of the roles')."""
+        """``options``: the session's budget, interrupt (no claims once it is stopping)
+        and phases (the only kinds of task to take; None: any of the roles'). Without
+        them: no cap, never stopped from outside, any kind."""
+        options = options or SessionOptions()
         self.store = store
         self.run_id = run_id
         self.name = name
         self.roles = tuple(roles)
         self.execute = execute
-        self.budget = budget or Budget()
-        self.stopping = stopping or threading.Event()
+        self.budget = options.budget
+        self.stopping = options.interrupt.stopping
         self.idle_seconds = idle_seconds
-        self.kinds = None if kinds is None else frozenset(kinds)
+        self.kinds = options.phases
         self.stats = WorkerStats()
         self.current: Claim | None = None
         #: ``time.monotonic()`` when the task in hand was claimed.

@@ -1,6 +1,7 @@
 """A project's wiring: from its settings (:mod:`ralph.config`), open its database, task
-store, tracker, git repository and GitHub client (``open_project``), and set a project up
-(``ralph init``). The one package that knows every adapter."""
+store, tracker, git repository and GitHub client (``open_project``) and its agent runtime
+(``open_agent_runtime``), and set a project up (``ralph init``). The one package that
+knows every adapter."""
 
 from __future__ import annotations
 
@@ -16,10 +17,13 @@ if TYPE_CHECKING:
         Project,
         github_tracker,
         migrate_database,
+        open_database_alone,
         open_project,
+        open_store_alone,
         open_tracker,
         required_checks,
     )
+    from ralph.project._runtime import open_agent_runtime
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
     # what it uses.
@@ -34,7 +38,10 @@ __all__ = [
     "github_tracker",
     "init_project",
     "migrate_database",
+    "open_agent_runtime",
+    "open_database_alone",
     "open_project",
+    "open_store_alone",
     "open_tracker",
     "required_checks",
     "without_password",

@@ -1,5 +1,5 @@
 """From a configuration to live adapters: the database, the task store and the tracker
-it names, and the project they serve."""
+it names, and the project they serve; or the store or the database alone."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ralph.db import Database, migrate, open_database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
-from ralph.tasks import TASK_STORE_MIGRATIONS, TaskStore
+from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, Tracker
 
 if TYPE_CHECKING:
@@ -28,7 +28,9 @@ __all__ = [
     "Project",
     "github_tracker",
     "migrate_database",
+    "open_database_alone",
     "open_project",
+    "open_store_alone",
     "open_tracker",
     "required_checks",
 ]
@@ -47,6 +49,26 @@ def migrate_database(db: Database) -> list[int]:
     """Bring every table of ``db`` up to date (the task store's and the local
     tracker's, whichever tracker the project uses); returns the versions applied now."""
     return migrate(db, TASK_STORE_MIGRATIONS, LOCAL_TRACKER_MIGRATIONS)
+
+
+def _store_url(config: Config | None, store_url: str | None) -> str:
+    """``store_url`` (``--store``), else the configured store, else the default one
+    (outside a project)."""
+    url = store_url or (config.resolved_store_url if config is not None else DEFAULT_STORE_URL)
+    register_url(url)  # its password never reaches a log, a comment or the store
+    return url
+
+
+def open_store_alone(config: Config | None, *, store_url: str | None = None) -> TaskStore:
+    """The task store without the rest of the project (``ralph runs``, ``tasks``, ``db
+    reap``): it must exist, and is brought up to the current schema."""
+    return open_store(_store_url(config, store_url), create=False)
+
+
+def open_database_alone(config: Config | None, *, store_url: str | None = None) -> Database:
+    """The store's database, created when missing (``ralph db migrate``, which brings it
+    up to date with ``migrate_database``)."""
+    return open_database(_store_url(config, store_url))
 
 
 @dataclass(frozen=True)
@@ -97,8 +119,7 @@ def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitH
 def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Project]:
     """The configured project's adapters, open for the ``with`` block. The store must
     exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
-    url = store_url or config.resolved_store_url
-    register_url(url)  # its password never reaches a log, a comment or the store
+    url = _store_url(config, store_url)
     # Restored on the way out: a process (a test) that opens several projects logs each
     # one's events to its own folder only while it is open.
     before = debug_log_dir()

@@ -15,6 +15,7 @@ from ralph.demo import demo_project
 from ralph.demo._sample import EXPORT, FAREWELL, TEST_FAREWELL
 from ralph.orchestrate import (
     RunReport,
+    SessionOptions,
     SessionResult,
     hero_crew,
     load_report,
@@ -53,26 +54,28 @@ class Demo:
 
     def hero(self, root: int, runtime: ScriptedRuntime | None = None, **options) -> SessionResult:
         concurrency = options.pop("concurrency", 3)
+        reconciler = options.pop("reconciler", None)
         return run_session(
             self.project,
             root,
             runtime or ScriptedRuntime(env={}),
-            mode="hero",
+            SessionOptions.from_config(self.project.config, mode="hero", **options),
             crew=hero_crew(concurrency),
-            **options,
+            reconciler=reconciler,
         )
 
     def team(
         self, root: int, runtime: ScriptedRuntime | None = None, per_role: int = 2, **options
     ) -> SessionResult:
         roles = ("analyst", "builder", "validator", "integrator")
+        reconciler = options.pop("reconciler", None)
         return run_session(
             self.project,
             root,
             runtime or ScriptedRuntime(env={}),
-            mode="team",
+            SessionOptions.from_config(self.project.config, mode="team", **options),
             crew=team_crew(dict.fromkeys(roles, per_role)),
-            **options,
+            reconciler=reconciler,
         )
 
     def state(self, number: int) -> WorkflowState | None:

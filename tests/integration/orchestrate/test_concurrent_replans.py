@@ -14,7 +14,7 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending, load_report, run_session, team_crew
+from ralph.orchestrate import Ending, SessionOptions, load_report, run_session, team_crew
 from ralph.orchestrate import _execute as execute
 from ralph.project import Project, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
@@ -76,7 +76,8 @@ def test_triage_tasks_ending_together_replan_without_a_stall(
 
     monkeypatch.setattr(execute.TaskExecutor, "_regraph", regraph)
     crew = team_crew({"analyst": CHILDREN, "builder": 1, "validator": 1, "integrator": 1})
-    result = run_session(project, number, ScriptedRuntime(env={}), mode="team", crew=crew)
+    options = SessionOptions.from_config(project.config, mode="team")
+    result = run_session(project, number, ScriptedRuntime(env={}), options, crew=crew)
 
     first, second = planned
     assert set(first.cancel) & set(second.cancel)  # the race happened: one edit must lose

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ralph.orchestrate import Budget, Ending, Lead, Worker
+from ralph.orchestrate import Budget, Ending, Lead, SessionOptions, Worker
 from ralph.phases import approve
 from ralph.project import Project
 from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
@@ -191,7 +191,7 @@ def test_no_task_starts_once_the_run_budget_is_spent(demo: Demo):
 def test_a_run_of_a_crashed_process_is_resumed_with_its_claims_handed_back(demo: Demo):
     number = demo.issue("farewell")
     project: Project = demo.project
-    lead = Lead(project, number, mode="hero")
+    lead = Lead(project, number, SessionOptions.from_config(project.config, mode="hero"))
     run, resumed = lead.open_run()
     assert run is not None
     assert not resumed
@@ -211,7 +211,8 @@ def test_a_run_whose_remaining_work_a_rewrite_canceled_plans_again_instead_of_fi
 ):
     number = demo.issue("farewell")
     project: Project = demo.project
-    run, _ = Lead(project, number, mode="hero").open_run()
+    hero = SessionOptions.from_config(project.config, mode="hero")
+    run, _ = Lead(project, number, hero).open_run()
     assert run is not None
     plan = next(t for t in project.store.list_tasks(run.id) if t.key == f"plan:{number}")
     project.store.cancel(plan.id, with_dependents=True)  # as a rewrite without replacements

@@ -16,7 +16,7 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Interrupt, serve
+from ralph.orchestrate import Interrupt, SessionOptions, serve
 from ralph.pipeline import QueuedRoot
 from ralph.project import open_project
 from ralph.runtimes.scripted import ScriptedRuntime
@@ -207,15 +207,9 @@ def test_a_priority_changed_while_roots_wait_reorders_them(tmp_path):
             if len(started) == 2:
                 interrupt.signal()  # no need to run it: the order is what is asked
 
-        serve(
-            project,
-            ScriptedRuntime(env={}),
-            mode="hero",
-            max_roots=1,
-            max_agents=1,
-            poll_seconds=60,
-            interrupt=interrupt,
-            on_start=on_start,
+        options = SessionOptions.from_config(
+            project.config, mode="hero", max_roots=1, max_agents=1, interrupt=interrupt
         )
+        serve(project, ScriptedRuntime(env={}), options, poll_seconds=60, on_start=on_start)
     assert started == [first, third]
     assert second not in started

@@ -9,7 +9,7 @@ import pytest
 
 from ralph.config import load_config
 from ralph.errors import InvalidInput
-from ralph.orchestrate import Interrupt, serve
+from ralph.orchestrate import Interrupt, SessionOptions, serve
 from ralph.pipeline import QueuedRoot
 from ralph.project import open_project
 from ralph.routing import ROUTING_FILE
@@ -39,14 +39,14 @@ def _serve_once(project, notes: list[str]) -> list[int]:
         started.append(queued.root)
         interrupt.signal()  # the tasks in hand finish; nothing more starts
 
+    options = SessionOptions.from_config(
+        project.config, mode="hero", max_roots=1, max_agents=1, interrupt=interrupt
+    )
     serve(
         project,
         ScriptedRuntime(env={}),
-        mode="hero",
-        max_roots=1,
-        max_agents=1,
+        options,
         poll_seconds=60,
-        interrupt=interrupt,
         on_start=on_start,
         on_note=notes.append,
     )

@@ -19,7 +19,7 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending, hero_crew, run_session
+from ralph.orchestrate import Ending, SessionOptions, SessionResult, hero_crew, run_session
 from ralph.project import Project, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import IssueLock
@@ -93,7 +93,7 @@ def test_a_service_started_after_the_kill_releases_the_dead_holders_locks(finish
 
 def test_a_session_releases_the_dead_holders_locks_though_it_has_nothing_to_do(finished):
     _, project, epic = finished
-    result = run_session(project, epic, ScriptedRuntime(env={}), mode="hero", crew=hero_crew(1))
+    result = _hero(project, epic)
     assert result.ending is Ending.NOTHING_TO_DO
     assert _locks(project) == []
 
@@ -105,5 +105,10 @@ def test_a_live_holders_lock_stays_and_one_elsewhere_goes_when_its_lease_ran_out
     # A holder on another machine: Ralph cannot tell it is gone until its lease runs out.
     project.store.acquire_issue_lock(repo, 99, "elsewhere:7/x", "t", lease_seconds=0.001)
     wait_until(lambda: project.store.get_issue_lock(repo, 99).expires_at < time.time())
-    run_session(project, epic, ScriptedRuntime(env={}), mode="hero", crew=hero_crew(1))
+    _hero(project, epic)
     assert [lock.number for lock in _locks(project)] == [live.number]
+
+
+def _hero(project: Project, epic: int) -> SessionResult:
+    options = SessionOptions.from_config(project.config, mode="hero")
+    return run_session(project, epic, ScriptedRuntime(env={}), options, crew=hero_crew(1))

@@ -15,7 +15,7 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending, Lead, load_report
+from ralph.orchestrate import Ending, Lead, SessionOptions, load_report
 from ralph.project import open_project
 from ralph.tasks import EventKind, RunStatus, Task, TaskStatus, TaskStore, open_store
 from ralph.workflow import WorkflowState
@@ -315,7 +315,8 @@ def test_a_run_that_leaves_work_for_a_person_exits_1_and_says_what(tmp_path):
 def test_a_worker_whose_agent_cannot_work_hands_its_task_back_and_stops(tmp_path):
     repo, epic = create_demo_project(tmp_path / "greet")
     with open_project(load_config(repo)) as project:
-        run, _ = Lead(project, epic, mode="team").open_run()
+        team = SessionOptions.from_config(project.config, mode="team")
+        run, _ = Lead(project, epic, team).open_run()
         assert run is not None
     worker = ralph_process(
         "worker",

@@ -26,7 +26,8 @@ from ralph.config import load_config
 from ralph.demo import create_demo_project
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.github.fake import FakeGitHub
-from ralph.orchestrate import hero_crew, run_session
+from ralph.graph import ReviewMode
+from ralph.orchestrate import SessionOptions, hero_crew, run_session
 from ralph.project import Project, open_project
 from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
 from ralph.web import create_app
@@ -76,13 +77,11 @@ def make_waiting_project(
 
 def _hero_waits(repo: Path, epic: int, env: dict[str, str]) -> WebProject:
     with open_project(load_config(repo)) as project:
+        options = SessionOptions.from_config(
+            project.config, mode="hero", review_mode=ReviewMode.INTERACTIVE
+        )
         session = run_session(
-            project,
-            epic,
-            ScriptedRuntime(cost_usd=0.25),
-            mode="hero",
-            crew=hero_crew(2),
-            review_mode="interactive",
+            project, epic, ScriptedRuntime(cost_usd=0.25), options, crew=hero_crew(2)
         )
         assert session.run is not None
         in_review = tuple(

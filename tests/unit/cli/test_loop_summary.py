@@ -3,7 +3,8 @@ only when there is none for an agent, in words that fit what is left."""
 
 from __future__ import annotations
 
-from ralph.cli._orchestrate import _left_lines, at_once
+from ralph.cli._orchestrate import _left_lines
+from ralph.cli._starting import at_once
 from ralph.pipeline import BoardQueue, QueuedRoot, QueueTier, Stage
 
 

@@ -4,7 +4,6 @@ per period for every session and worker of a process, never once per task."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 
@@ -85,7 +84,7 @@ def _busy_crew(store: TaskStore, issues: list[int]) -> tuple[Crew, list[StopSign
 
     workers, signals = [], []
     for n in issues:
-        worker = Worker(store, run.id, f"w{n}", ["analyst"], execute, stopping=threading.Event())
+        worker = Worker(store, run.id, f"w{n}", ["analyst"], execute)
         claim = store.claim(run.id, worker.name, ["analyst"])
         assert claim is not None
         worker.current, worker._stop = claim, StopSignal()
