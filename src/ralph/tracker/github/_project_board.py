@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph._text import check_title, one_line
 from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
-from ralph.github import marker, strip_markers
+from ralph.github import marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, WORKFLOW_STATE
 from ralph.tracker._project_board import (
@@ -31,7 +31,7 @@ from ralph.tracker._project_board import (
     ProjectView,
 )
 from ralph.tracker.github._board import set_up_board
-from ralph.tracker.github._read import epoch
+from ralph.tracker.github._read import board_item_from, option_name, project_info_from
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
@@ -43,69 +43,6 @@ __all__ = ["OPTION_COLOURS", "GitHubProjectBoard"]
 OPTION_COLOURS = ("GRAY", "BLUE", "GREEN", "YELLOW", "ORANGE", "RED", "PINK", "PURPLE")
 _ROLES = ("READER", "WRITER", "ADMIN", "NONE")
 _REPOSITORY = re.compile(r"^(?:([A-Za-z0-9-]+)/)?([A-Za-z0-9._-]+)$")
-
-
-def _info(node: Mapping[str, Any]) -> ProjectInfo:
-    fields = []
-    for field in node["fields"]["nodes"]:
-        if not field or "name" not in field:
-            continue
-        options = tuple(
-            FieldOption(o["id"], o["name"], o.get("color") or "GRAY", o.get("description") or "")
-            for o in field.get("options") or ()
-        )
-        fields.append(
-            ProjectField(
-                id=field["id"], name=field["name"], data_type=field["dataType"], options=options
-            )
-        )
-    return ProjectInfo(
-        id=node["id"],
-        number=node["number"],
-        title=one_line(node["title"]),
-        url=node.get("url") or "",
-        owner=(node.get("owner") or {}).get("login", ""),
-        short_description=node.get("shortDescription") or "",
-        readme=node.get("readme") or "",
-        public=bool(node.get("public")),
-        closed=bool(node.get("closed")),
-        fields=tuple(fields),
-        item_count=node["items"]["totalCount"],
-        view_count=node["views"]["totalCount"],
-    )
-
-
-def _option(value: Mapping[str, Any] | None) -> str | None:
-    return (value or {}).get("name") or None
-
-
-def _item(node: Mapping[str, Any]) -> BoardItem | None:
-    content = node.get("content")
-    if not content:  # an item the token may not see (REDACTED)
-        return None
-    kind = content["__typename"]
-    common: dict[str, Any] = {
-        "id": node["id"],
-        "title": one_line(content["title"]),
-        "body": strip_markers(content.get("body") or ""),
-        "workflow_state": _option(node.get("workflowState")),
-        "estimate": _option(node.get("estimate")),
-        "priority": _option(node.get("priority")),
-        "assignees": tuple(a["login"] for a in content["assignees"]["nodes"]),
-        "updated_at": epoch(content.get("updatedAt") or node.get("updatedAt")),
-        "archived": bool(node.get("isArchived")),
-    }
-    if kind == "DraftIssue":
-        return BoardItem(type=ItemType.DRAFT_ISSUE, draft_issue_id=content["id"], **common)
-    return BoardItem(
-        type=ItemType.ISSUE if kind == "Issue" else ItemType.PULL_REQUEST,
-        number=content["number"],
-        state=content.get("state") or content.get("pullState"),
-        url=content.get("url") or "",
-        repository=content["repository"]["nameWithOwner"],
-        labels=tuple(one_line(label["name"]) for label in content["labels"]["nodes"]),
-        **common,
-    )
 
 
 class GitHubProjectBoard(ProjectBoard):
@@ -137,7 +74,7 @@ class GitHubProjectBoard(ProjectBoard):
         node = (data.get("repositoryOwner") or {}).get("projectV2")
         if not node:
             raise InvalidInput(f"project #{number} of {owner} not found; check its number")
-        return _info(node)
+        return project_info_from(node)
 
     def info(self) -> ProjectInfo:
         return self._board(self.tracker.project_owner, self.tracker.project_number)
@@ -153,7 +90,7 @@ class GitHubProjectBoard(ProjectBoard):
         for node in self.client.pages(
             q.BOARDS, {"login": login}, ("repositoryOwner", "projectsV2"), token="board"
         ):
-            board = _info(node)
+            board = project_info_from(node)
             if state == "all" or board.closed == (state == "closed"):
                 found.append(board)
             if len(found) >= limit:
@@ -224,7 +161,7 @@ class GitHubProjectBoard(ProjectBoard):
         )
 
     def items(self) -> list[BoardItem]:
-        return [item for node in self._raw_items() if (item := _item(node)) is not None]
+        return [item for node in self._raw_items() if (item := board_item_from(node)) is not None]
 
     def _content_id(self, number: int) -> tuple[str, ItemType]:
         try:
@@ -541,7 +478,7 @@ class GitHubProjectBoard(ProjectBoard):
                 project_number=item["project"]["number"],
                 title=one_line(item["project"]["title"]),
                 item_id=item["id"],
-                workflow_state=_option(item.get("workflowState")),
+                workflow_state=option_name(item.get("workflowState")),
             )
             for item in issue["projectItems"]["nodes"]
             if item
