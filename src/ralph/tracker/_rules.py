@@ -80,15 +80,7 @@ class TrackerRules(abc.ABC):
         issues carry no comments; ``get_issue`` has them."""
 
     @abc.abstractmethod
-    def close_issue(
-        self,
-        number: int,
-        reason: CloseReason = CloseReason.COMPLETED,
-        *,
-        duplicate_of: int | None = None,
-    ) -> Issue:
-        """Close the issue for ``reason``; ``duplicate_of``: the issue a DUPLICATE one
-        repeats (GitHub links the two; an issue it does not know is left out)."""
+    def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue: ...
 
     @abc.abstractmethod
     def _set_parent(self, child: int, parent: int | None) -> None:
@@ -329,7 +321,7 @@ class TrackerRules(abc.ABC):
     def _close_if_done(self, parent: Issue) -> None:
         """An epic whose last child is done is closed with it, as its children were."""
         if parent.workflow_state is WorkflowState.DONE and parent.is_open:
-            self.close_issue(parent.number, CloseReason.COMPLETED)
+            self._close_issue(parent.number, CloseReason.COMPLETED, None)
 
     def relations(self, number: int) -> IssueRelations | None:
         """The issue's tree and dependencies, as group detection reads them; None when

@@ -10,10 +10,12 @@ import abc
 import contextlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
+from ralph._text import check_title
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError
-from ralph.tracker._fields import check_date, check_edit, check_name
+from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
 from ralph.tracker._model import (
+    CloseReason,
     Comment,
     Issue,
     IssueQuery,
@@ -108,7 +110,8 @@ class Tracker(TrackerRules):
         for the reads that follow. Nothing to do elsewhere."""
         return None
 
-    @abc.abstractmethod
+    # -- issue writes: checked here once, then a backend's primitive -----------------------
+
     def create_issue(
         self,
         title: str,
@@ -122,8 +125,10 @@ class Tracker(TrackerRules):
         author: str = "ralph",
     ) -> Issue:
         """A new open issue, optionally placed under ``parent``, all in one write."""
+        check_title(title)
+        check_labels(labels)
+        return self._create_issue(title, body, parent, state, estimate, priority, labels, author)
 
-    @abc.abstractmethod
     def update_issue(
         self,
         number: int,
@@ -135,6 +140,11 @@ class Tracker(TrackerRules):
         priority: Priority | None = None,
     ) -> Issue:
         """Change the given fields (None leaves a field as it is; labels are replaced)."""
+        if title is not None:
+            check_title(title)
+        if labels is not None:
+            check_labels(labels)
+        return self._update_issue(number, title, body, labels, estimate, priority)
 
     def edit_issue(
         self,
@@ -151,20 +161,22 @@ class Tracker(TrackerRules):
         ``remove_labels`` taken off (the issue's other labels kept; removing one it lacks
         is no error). Every value is checked before anything is written."""
         check_edit(title, add_labels, remove_labels)
-        labels = None
-        if add_labels or remove_labels:
-            current = self.get_issue(number).labels
-            removed = {label.casefold() for label in remove_labels}
-            labels = [label for label in current if label.casefold() not in removed]
-            for label in add_labels:  # names as GitHub compares them: case ignored
-                if label.casefold() not in {kept.casefold() for kept in labels} | removed:
-                    labels.append(label)
-        return self.update_issue(
-            number, title=title, body=body, labels=labels, estimate=estimate, priority=priority
-        )
+        return self._edit_issue(number, title, body, estimate, priority, add_labels, remove_labels)
 
-    @abc.abstractmethod
-    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment: ...
+    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+        check_name(author, "the author")
+        return self._add_comment(number, body, author)
+
+    def close_issue(
+        self,
+        number: int,
+        reason: CloseReason = CloseReason.COMPLETED,
+        *,
+        duplicate_of: int | None = None,
+    ) -> Issue:
+        """Close the issue for ``reason``; ``duplicate_of``: the issue a DUPLICATE one
+        repeats (GitHub links the two; an issue it does not know is left out)."""
+        return self._close_issue(number, reason, duplicate_of)
 
     def add_note(self, number: int, body: str) -> None:
         """A phase's message on the issue, posted by the time the snapshot ends: here at
@@ -179,6 +191,55 @@ class Tracker(TrackerRules):
 
     @abc.abstractmethod
     def reopen_issue(self, number: int) -> Issue: ...
+
+    @abc.abstractmethod
+    def _create_issue(
+        self,
+        title: str,
+        body: str,
+        parent: int | None,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        labels: Sequence[str],
+        author: str,
+    ) -> Issue: ...
+
+    @abc.abstractmethod
+    def _update_issue(
+        self,
+        number: int,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+    ) -> Issue: ...
+
+    def _edit_issue(
+        self,
+        number: int,
+        title: str | None,
+        body: str | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        add_labels: Sequence[str],
+        remove_labels: Sequence[str],
+    ) -> Issue:
+        """The labels read, changed and written whole (GitHub adds and removes them one
+        by one instead, so a label someone else sets meanwhile stays)."""
+        labels = None
+        if add_labels or remove_labels:
+            current = self.get_issue(number).labels
+            removed = {label.casefold() for label in remove_labels}
+            labels = [label for label in current if label.casefold() not in removed]
+            for label in add_labels:  # names as GitHub compares them: case ignored
+                if label.casefold() not in {kept.casefold() for kept in labels} | removed:
+                    labels.append(label)
+        return self._update_issue(number, title, body, labels, estimate, priority)
+
+    @abc.abstractmethod
+    def _add_comment(self, number: int, body: str, author: str) -> Comment: ...
 
     # -- pull requests ------------------------------------------------------------------------
 

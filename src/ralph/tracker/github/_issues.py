@@ -11,12 +11,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph._text import check_title, one_line
+from ralph._text import one_line
 from ralph.errors import IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
-from ralph.tracker._fields import check_edit, check_labels, check_name
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
 from ralph.tracker.github._lookups import _relatives
 from ralph.tracker.github._moves import GitHubMoves
@@ -107,20 +106,17 @@ class GitHubIssues(GitHubMoves):
             found.append(replace(issue, blocked_by=kept))
         return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
 
-    def create_issue(
+    def _create_issue(
         self,
         title: str,
-        *,
-        body: str = "",
-        parent: int | None = None,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
-        labels: Sequence[str] = (),
-        author: str = "ralph",
+        body: str,
+        parent: int | None,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        labels: Sequence[str],
+        author: str,
     ) -> Issue:
-        check_title(title)
-        check_labels(labels)
         if parent is not None:
             self._require("sub_issues")
         parent_id = self._node_id(parent) if parent is not None else None
@@ -185,19 +181,15 @@ class GitHubIssues(GitHubMoves):
         self._snapshots.keep(made)
         return made
 
-    def update_issue(
+    def _update_issue(
         self,
         number: int,
-        *,
-        title: str | None = None,
-        body: str | None = None,
-        labels: Sequence[str] | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> Issue:
-        if title is not None:
-            check_title(title)
-        check_labels(labels or ())
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
             self._update(number, node_id, title, body, labels)
@@ -205,20 +197,18 @@ class GitHubIssues(GitHubMoves):
             self._set_fields(number, estimate=estimate, priority=priority)
         return self.get_issue(number)
 
-    def edit_issue(
+    def _edit_issue(
         self,
         number: int,
-        *,
-        title: str | None = None,
-        body: str | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
-        add_labels: Sequence[str] = (),
-        remove_labels: Sequence[str] = (),
+        title: str | None,
+        body: str | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        add_labels: Sequence[str],
+        remove_labels: Sequence[str],
     ) -> Issue:
         """Labels added and removed by their own mutations, so a label someone else
         sets meanwhile stays (``updateIssue``'s ``labelIds`` would replace it)."""
-        check_edit(title, add_labels, remove_labels)
         node_id = self._node_id(number)
         removed = {label.casefold() for label in remove_labels}
         adding = self._label_ids([label for label in add_labels if label.casefold() not in removed])
@@ -263,18 +253,11 @@ class GitHubIssues(GitHubMoves):
                 ),
             )
 
-    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
+    def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
-        check_name(author, "the author")
         return self._post_comment(number, body, marker())
 
-    def close_issue(
-        self,
-        number: int,
-        reason: CloseReason = CloseReason.COMPLETED,
-        *,
-        duplicate_of: int | None = None,
-    ) -> Issue:
+    def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         node_id = self._node_id(number)
         original = self._duplicate_id(reason, duplicate_of)
         with self._touching(number):

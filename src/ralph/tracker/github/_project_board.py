@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ralph._text import check_title, one_line
+from ralph._text import one_line
 from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
 from ralph.github import marker
 from ralph.github import queries as q
@@ -97,17 +97,14 @@ class GitHubProjectBoard(ProjectBoard):
                 break
         return found
 
-    def update(
+    def _update(
         self,
-        *,
-        title: str | None = None,
-        short_description: str | None = None,
-        readme: str | None = None,
-        public: bool | None = None,
-        closed: bool | None = None,
+        title: str | None,
+        short_description: str | None,
+        readme: str | None,
+        public: bool | None,
+        closed: bool | None,
     ) -> ProjectInfo:
-        if title is not None:
-            check_title(title)
         self._mutate(
             q.UPDATE_BOARD,
             q.input_of(
@@ -122,22 +119,18 @@ class GitHubProjectBoard(ProjectBoard):
         self.tracker.invalidate_board()
         return self.info()
 
-    def set_up(self, owner: str, title: str, *, template: int | None = None) -> ProjectInfo:
-        check_title(title)
+    def _set_up(self, owner: str, title: str, template: int | None) -> ProjectInfo:
         number = None
         if template is not None:
-            number = self.copy(
-                template, title, source_owner=owner, owner=owner, include_drafts=False
-            ).number
+            number = self._copy(template, title, owner, owner, False).number
         made = set_up_board(
             self.client, self.tracker.full_name, project=number, project_owner=owner, title=title
         )
         return self._board(made.owner, made.board.number)
 
-    def copy(
-        self, source: int, title: str, *, source_owner: str, owner: str, include_drafts: bool
+    def _copy(
+        self, source: int, title: str, source_owner: str, owner: str, include_drafts: bool
     ) -> ProjectInfo:
-        check_title(title)
         original = self._board(source_owner, source)
         owner_id = self._query(q.OWNER, {"login": owner})["repositoryOwner"]["id"]
         data = self._mutate(
@@ -227,16 +220,14 @@ class GitHubProjectBoard(ProjectBoard):
         )
         self.tracker.forget_status(number)
 
-    def add_draft(
+    def _add_draft(
         self,
         title: str,
-        body: str = "",
-        *,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        body: str,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> BoardItem:
-        check_title(title)
         values = {
             WORKFLOW_STATE: state.value if state else None,
             ESTIMATE: estimate.value if estimate else None,
@@ -290,11 +281,7 @@ class GitHubProjectBoard(ProjectBoard):
             priority=values[PRIORITY],
         )
 
-    def update_draft(
-        self, draft_id: str, *, title: str | None = None, body: str | None = None
-    ) -> BoardItem:
-        if title is not None:
-            check_title(title)
+    def _update_draft(self, draft_id: str, title: str | None, body: str | None) -> BoardItem:
         found = next((i for i in self.items() if i.draft_issue_id == draft_id), None)
         if found is None:
             raise InvalidInput(
@@ -354,7 +341,7 @@ class GitHubProjectBoard(ProjectBoard):
             for n in nodes
         ]
 
-    def set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
+    def _set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
         if field in PROTECTED_FIELDS:
             raise InvalidInput(
                 f'replacing the options of "{field}" would clear it on every item (GitHub '
@@ -363,7 +350,6 @@ class GitHubProjectBoard(ProjectBoard):
         if not options:
             raise InvalidInput("a single-select field needs at least one option")
         for option in options:
-            check_title(option.name)
             if option.color not in OPTION_COLOURS:
                 raise InvalidInput(
                     f"colour {option.color!r} of option {option.name!r} is not one of "
