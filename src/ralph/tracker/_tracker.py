@@ -15,6 +15,7 @@ from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError
 from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
 from ralph.tracker._model import (
+    Check,
     CloseReason,
     Comment,
     Issue,
@@ -59,6 +60,38 @@ class Tracker(TrackerRules):
         """The repository its issues are in, as routing rules match it (``owner/name`` on
         GitHub, the project's repository name locally)."""
         return self.kind
+
+    # -- what the tracker answers for its callers (instead of asking its kind) ------------
+
+    #: Whether its issues live on a service other processes write to: its changes do not
+    #: show in the store's database, so a web board polls it, and its one client takes
+    #: one request at a time.
+    remote: bool = False
+    #: Whether comments link documents on a host (a blob URL), not by their path in git.
+    links_on_host: bool = False
+
+    def escalation_handles(self) -> tuple[str, ...]:
+        """Whom an escalation mentions when neither ralph.toml nor the issue names
+        anyone (GitHub: the repository's owner); nobody by default."""
+        return ()
+
+    def scope(self) -> dict[str, object]:
+        """What the MCP tools' scope arguments must say (GitHub: the board's owner,
+        repository and project number); a tracker without such names checks none."""
+        return {}
+
+    def settings(self) -> dict[str, object]:
+        """What the tracker is set to, as a health check shows it."""
+        return {"tracker": self.kind, "repo": self.repository_name}
+
+    def check(self) -> list[Check]:
+        """What ``ralph doctor`` and the MCP health check report of the tracker: whether
+        it answers and holds what Ralph needs, each failing check saying what to do."""
+        try:
+            self.list_issues(IssueQuery(status=None, limit=1))
+        except RalphError as exc:
+            return [Check("tracker", False, str(exc))]
+        return [Check("tracker", True, f"the {self.kind} tracker's issues are readable")]
 
     # -- watching the board -----------------------------------------------------------------
 

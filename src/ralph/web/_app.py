@@ -72,15 +72,15 @@ def create_app(
     ``poll_seconds``: how often the live feed reads the board when its tracker's changes
     do not show in the store's database (GitHub: ralph.toml's ``poll_seconds`` by
     default)."""
-    github = project.config.tracker == "github"
-    if poll_seconds is None and github:
+    remote = project.tracker.remote
+    if poll_seconds is None and remote:
         poll_seconds = project.config.poll_seconds
     db = getattr(project.store, "db", None)
     if db is None:
         raise TypeError("ralph web needs a store over a ralph.db database (SqlStore)")
     feed = Feed(project.store, db, lambda: board_fingerprint(project), poll_seconds=poll_seconds)
     web = WebContext(
-        project, feed, guarded=token is not None, _tracker_lock=threading.Lock() if github else None
+        project, feed, guarded=token is not None, _tracker_lock=threading.Lock() if remote else None
     )
 
     @contextlib.asynccontextmanager

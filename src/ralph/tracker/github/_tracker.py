@@ -30,6 +30,7 @@ from ralph.errors import (
     GitHubNotFound,
     InvalidInput,
     PullRequestNotOpen,
+    RalphError,
     TrackerError,
 )
 from ralph.github import marker
@@ -37,6 +38,7 @@ from ralph.github import queries as q
 from ralph.tracker._board_fields import WORKFLOW_STATE
 from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
+    Check,
     Issue,
     IssueQuery,
     MergeStrategy,
@@ -55,6 +57,7 @@ from ralph.tracker._reviews import (
     ReviewThread,
     ThreadComment,
 )
+from ralph.tracker.github._board import check_board
 from ralph.tracker.github._body import fit_body
 from ralph.tracker.github._issues import GitHubIssues
 from ralph.tracker.github._moves import _MOVES_PER_REQUEST
@@ -79,6 +82,36 @@ class GitHubTracker(GitHubIssues):
     # GitHub's documented limits: 100 sub-issues per parent, eight levels of nesting.
     max_sub_issues = 100
     max_levels = 8
+    remote = True
+    links_on_host = True
+
+    def escalation_handles(self) -> tuple[str, ...]:
+        return (f"@{self.owner}",) if self.owner else ()
+
+    def scope(self) -> dict[str, object]:
+        return {"owner": self.owner, "repo": self.repo, "projectNumber": self.project_number}
+
+    def settings(self) -> dict[str, object]:
+        return {
+            "repoOwner": self.owner,
+            "repo": self.repo,
+            "projectOwner": self.project_owner,
+            "projectNumber": self.project_number,
+            "tokenMode": "dual-token" if self.client.tokens.split else "single-token",
+        }
+
+    def check(self) -> list[Check]:
+        """The tokens (kind, scopes), what they may do in the repository and on the
+        board, the issue relations the server has, the board and its fields."""
+        try:
+            return check_board(
+                self.client,
+                self.full_name,
+                project=self.project_number,
+                project_owner=self.project_owner,
+            )
+        except RalphError as exc:
+            return [Check("GitHub", False, str(exc))]
 
     def project_board(self) -> ProjectBoard:
         return GitHubProjectBoard(self)
