@@ -27,9 +27,6 @@ KNOWN = {
     ("cli/_pr.py", 'local = config.tracker != "github"'),
     # Settings validate the [github] table the github tracker needs (config's own rule).
     ("config/_config.py", 'if config.tracker == "github":'),
-    # ralph doctor: Tracker.check() answers it once the tracker can be opened without its
-    # store (the registry in project/_open.py).
-    ("cli/_init.py", 'if config.tracker != "github":'),
     # ralph init's closing hint names the issue numbers the chosen tracker gives.
     ("cli/_init.py", 'first = "1" if config.tracker == "local" else "N"'),
 }

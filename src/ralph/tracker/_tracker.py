@@ -91,7 +91,7 @@ class Tracker(TrackerRules):
             self.list_issues(IssueQuery(status=None, limit=1))
         except RalphError as exc:
             return [Check("tracker", False, str(exc))]
-        return [Check("tracker", True, f"the {self.kind} tracker's issues are readable")]
+        return [Check("tracker", True, f"{self.kind} (repo {self.repository_name}); readable")]
 
     # -- watching the board -----------------------------------------------------------------
 
