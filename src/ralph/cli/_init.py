@@ -281,8 +281,7 @@ def doctor_command(
     which agent CLIs are here, in which versions."""
     from ralph._agents import AGENT_NAMES
     from ralph.config import untested_warning
-    from ralph.project import github_client
-    from ralph.tracker import check_board
+    from ralph.project import open_tracker
 
     if agent is not None and agent not in AGENT_NAMES:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
@@ -300,27 +299,12 @@ def doctor_command(
     prompts_ok = _print_prompt_overrides(console, config)
     notify_ok = print_notify_checks(console, config)
     healthy = confined and agents_ok and prompts_ok and notify_ok
-    if config.tracker != "github":
-        console.print(
-            _marked(_OK, f"tracker: local (repo {config.repo}); nothing on GitHub to check")
-        )
-        if not healthy:
-            raise typer.Exit(1)
-        return
-    settings = config.github
-    client = github_client(settings, os.environ)
     try:
-        checks = check_board(
-            client,
-            f"{settings.owner}/{settings.repo}",
-            project=settings.project,
-            project_owner=settings.project_owner,
-        )
+        with open_tracker(config) as tracker:
+            checks = tracker.check()
     except RalphError as exc:
-        console.print(_marked(_BAD, f"GitHub: {exc}"))
+        console.print(_marked(_BAD, f"tracker: {exc}"))
         raise typer.Exit(1) from None
-    finally:
-        client.close()
     for check in checks:
         mark = _WARN if check.warning else _OK if check.ok else _BAD
         console.print(_marked(mark, f"{check.name}: {check.detail}"))

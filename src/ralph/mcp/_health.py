@@ -13,7 +13,6 @@ from ralph._debuglog import DEBUG_LOG_DIR
 from ralph.debug import GroupBy, collate, debug_stats, parse_since, read_events
 from ralph.errors import RalphError
 from ralph.mcp._context import ToolContext
-from ralph.tracker import GitHubTracker, IssueQuery, check_board
 from ralph.workflow import parse_state
 
 __all__ = ["SYNC_AUDIT_MARKER", "register_health_tools"]
@@ -24,8 +23,8 @@ SYNC_AUDIT_MARKER = "<!-- cross-project-sync-audit -->"
 #: The original's four checks, by the names of Ralph's checks they gather.
 _CHECK_GROUPS = {
     "auth": ("token", "project token", "RALPH_GH_TOKEN scopes", "RALPH_GH_PROJECT_TOKEN scopes"),
-    "repoAccess": ("repository", "repository access", "repository open", "issues"),
-    "projectAccess": ("project", "project open", "project access"),
+    "repoAccess": ("repository", "repository access", "repository open", "issues", "tracker"),
+    "projectAccess": ("project", "project open", "project access", "store"),
     "requiredFields": ("field Workflow State", "field Priority", "field Estimate"),
 }
 
@@ -48,47 +47,21 @@ def register_health_tools(tools: ToolContext) -> None:
 
     @tools.read("check health")
     def health_check() -> dict[str, Any]:
-        """Whether the server can do its work: on GitHub the token, the repository, the
-        board and Ralph's fields (as ralph doctor checks them); locally the store and
-        the tracker's tables."""
+        """Whether the server can do its work: what the tracker checks of itself (as
+        ralph doctor reports it: on GitHub the token, the repository, the board and
+        Ralph's fields) and the task store."""
         tracker = project.tracker
-        config = project.config
-        if isinstance(tracker, GitHubTracker):
-            found = check_board(
-                tracker.client,
-                tracker.full_name,
-                project=tracker.project_number,
-                project_owner=tracker.project_owner,
-            )
-            checks = {
-                c.name: {"status": "ok" if c.ok else "fail", "detail": c.detail} for c in found
-            }
-            settings = {
-                "repoOwner": tracker.owner,
-                "repo": tracker.repo,
-                "projectOwner": tracker.project_owner,
-                "projectNumber": tracker.project_number,
-                "tokenMode": "dual-token" if tracker.client.tokens.split else "single-token",
-            }
-            grouped = _grouped(checks)
-        else:
-            checks = {}
-            for name, probe in (
-                ("tracker", lambda: tracker.list_issues(IssueQuery(status=None, limit=1))),
-                ("store", lambda: project.store.list_runs()),
-            ):
-                try:
-                    probe()
-                    checks[name] = {"status": "ok", "detail": f"{tracker.kind} tables readable"}
-                except RalphError as exc:
-                    checks[name] = {"status": "fail", "detail": str(exc)}
-            settings = {"tracker": config.tracker, "repo": config.repo, "store": config.store_url}
-            grouped = {
-                "auth": {"status": "skip", "detail": "no token: the local tracker"},
-                "repoAccess": checks["tracker"],
-                "projectAccess": checks["store"],
-                "requiredFields": {"status": "ok", "detail": "the local board's own fields"},
-            }
+        checks = {
+            c.name: {"status": "ok" if c.ok else "fail", "detail": c.detail}
+            for c in tracker.check()
+        }
+        try:
+            project.store.list_runs()
+            checks["store"] = {"status": "ok", "detail": "the task store is readable"}
+        except RalphError as exc:
+            checks["store"] = {"status": "fail", "detail": str(exc)}
+        settings = {**tracker.settings(), "store": project.config.store_url}
+        grouped = _grouped(checks)
         ok = all(c["status"] in ("ok", "skip") for c in grouped.values())
         return {
             "status": "ok" if ok else "issues_found",

@@ -119,12 +119,9 @@ class _Server(MCPServer):
         return ""
 
     def _scope(self) -> dict[str, object]:
-        """What the scope arguments must say: a GitHub board's owner, repository and
-        project. The local tracker has no such names to check against."""
-        github = self.project.config.github
-        if self.project.config.tracker != "github":
-            return {}
-        return {"owner": github.owner, "repo": github.repo, "projectNumber": github.project}
+        """What the scope arguments must say, as the tracker names its board (GitHub:
+        owner, repository and project); a tracker without such names checks none."""
+        return self.project.tracker.scope()
 
 
 def _record_call(name: str, arguments: dict[str, Any], started: float, error: str | None) -> None:

@@ -88,7 +88,7 @@ class PhaseContext:
 
     def __post_init__(self) -> None:
         config = self.project.config
-        if config.tracker == "github" and not self.links.owner:
+        if self.project.tracker.links_on_host and not self.links.owner:
             # As the original: artifact comments link the file on GitHub.
             self.links = Links(
                 config.github.owner,

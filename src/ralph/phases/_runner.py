@@ -153,13 +153,12 @@ class AttemptOutcome:
 def escalation_mention(project: Project, issue: Issue) -> str:
     """Whom an escalation notifies, as the comment's opening (the original wrote
     ``@owner Escalation: ...``): ``escalate_to`` from ralph.toml, else the issue's
-    assignees, else on a GitHub board the repository's owner."""
-    config = project.config
-    handles = config.escalate_to.split()
+    assignees, else whom the tracker names (on GitHub the repository's owner)."""
+    handles = project.config.escalate_to.split()
     if not handles:
         handles = [f"@{login}" for login in issue.assignees]
-    if not handles and config.tracker == "github" and config.github.owner:
-        handles = [f"@{config.github.owner}"]
+    if not handles:
+        handles = list(project.tracker.escalation_handles())
     return f"{' '.join(handles)} " if handles else ""
 
 

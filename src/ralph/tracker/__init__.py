@@ -54,7 +54,8 @@ if TYPE_CHECKING:
         ReviewThread,
         ThreadComment,
     )
-    from ralph.tracker._tracker import UNKNOWN_STATE, AdvanceResult, ParentAdvance, Tracker
+    from ralph.tracker._rules import UNKNOWN_STATE, AdvanceResult, ParentAdvance
+    from ralph.tracker._tracker import Tracker
     from ralph.tracker.github import (
         NO_STATUS_UPDATES,
         BoardSetup,

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ralph._text import check_title
 from ralph.dashboard import ProjectStatus
 from ralph.errors import (
     HeadMoved,
@@ -22,7 +21,7 @@ from ralph.errors import (
     StateConflict,
 )
 from ralph.git import hunk_containing
-from ralph.tracker._fields import check_labels, check_name
+from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -174,20 +173,17 @@ class MemoryTracker(Tracker):
         self._next_number += 1
         return number
 
-    def create_issue(
+    def _create_issue(
         self,
         title: str,
-        *,
-        body: str = "",
-        parent: int | None = None,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
-        labels: Sequence[str] = (),
-        author: str = "ralph",
+        body: str,
+        parent: int | None,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        labels: Sequence[str],
+        author: str,
     ) -> Issue:
-        check_title(title)
-        check_labels(labels)
         with self._lock:
             if parent is not None and parent not in self._issues:
                 raise IssueNotFound(parent)
@@ -208,19 +204,15 @@ class MemoryTracker(Tracker):
             )
             return self._view(number)
 
-    def update_issue(
+    def _update_issue(
         self,
         number: int,
-        *,
-        title: str | None = None,
-        body: str | None = None,
-        labels: Sequence[str] | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> Issue:
-        if title is not None:
-            check_title(title)
-        check_labels(labels or ())
         changes: dict[str, object] = {}
         for name, value in (
             ("title", title),
@@ -235,8 +227,7 @@ class MemoryTracker(Tracker):
         with self._lock:
             return self._put(number, **changes)
 
-    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
-        check_name(author, "the author")
+    def _add_comment(self, number: int, body: str, author: str) -> Comment:
         with self._lock:
             issue = self._issues.get(number)
             if issue is None:
@@ -246,13 +237,7 @@ class MemoryTracker(Tracker):
             self._put(number, comments=(*issue.comments, comment))
             return comment
 
-    def close_issue(
-        self,
-        number: int,
-        reason: CloseReason = CloseReason.COMPLETED,
-        *,
-        duplicate_of: int | None = None,
-    ) -> Issue:
+    def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         with self._lock:
             return self._put(
                 number,

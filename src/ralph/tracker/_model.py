@@ -26,6 +26,7 @@ from ralph.tracker._reviews import (
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
+    "Check",
     "CloseReason",
     "Comment",
     "Issue",
@@ -246,3 +247,14 @@ class PullRequest:
     @property
     def closes(self) -> tuple[int, ...]:
         return closing_references(self.body)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of what ``ralph doctor`` reports of a tracker."""
+
+    name: str
+    ok: bool
+    detail: str
+    #: Not a failure, but worth knowing (what Ralph does without something).
+    warning: bool = False

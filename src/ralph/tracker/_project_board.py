@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ralph._text import check_title
 from ralph.dashboard import FILTER_PROFILES, FilterFields
 from ralph.errors import NotAvailable
 from ralph.tracker._model import iso
@@ -274,7 +275,6 @@ class ProjectBoard(abc.ABC):
             return board
         raise self.unavailable("other_projects")
 
-    @abc.abstractmethod
     def update(
         self,
         *,
@@ -285,13 +285,36 @@ class ProjectBoard(abc.ABC):
         closed: bool | None = None,
     ) -> ProjectInfo:
         """Change what is given (None leaves it as it is)."""
+        if title is not None:
+            check_title(title)
+        return self._update(title, short_description, readme, public, closed)
+
+    @abc.abstractmethod
+    def _update(
+        self,
+        title: str | None,
+        short_description: str | None,
+        readme: str | None,
+        public: bool | None,
+        closed: bool | None,
+    ) -> ProjectInfo: ...
 
     def set_up(self, owner: str, title: str, *, template: int | None = None) -> ProjectInfo:
         """A new board of ``owner`` with Ralph's fields (copied from board ``template``)."""
+        check_title(title)
+        return self._set_up(owner, title, template)
+
+    def _set_up(self, owner: str, title: str, template: int | None) -> ProjectInfo:
         raise self.unavailable("set_up")
 
     def copy(
         self, source: int, title: str, *, source_owner: str, owner: str, include_drafts: bool
+    ) -> ProjectInfo:
+        check_title(title)
+        return self._copy(source, title, source_owner, owner, include_drafts)
+
+    def _copy(
+        self, source: int, title: str, source_owner: str, owner: str, include_drafts: bool
     ) -> ProjectInfo:
         raise self.unavailable("copy")
 
@@ -320,7 +343,6 @@ class ProjectBoard(abc.ABC):
     def clear_field(self, number: int, field: str) -> None:
         """Empty ``field`` on issue ``number``'s item."""
 
-    @abc.abstractmethod
     def add_draft(
         self,
         title: str,
@@ -332,10 +354,27 @@ class ProjectBoard(abc.ABC):
     ) -> BoardItem:
         """A new draft on the board with those fields (locally: an issue, in Backlog
         unless ``state`` says otherwise)."""
+        check_title(title)
+        return self._add_draft(title, body, state, estimate, priority)
+
+    @abc.abstractmethod
+    def _add_draft(
+        self,
+        title: str,
+        body: str,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+    ) -> BoardItem: ...
 
     def update_draft(
         self, draft_id: str, *, title: str | None = None, body: str | None = None
     ) -> BoardItem:
+        if title is not None:
+            check_title(title)
+        return self._update_draft(draft_id, title, body)
+
+    def _update_draft(self, draft_id: str, title: str | None, body: str | None) -> BoardItem:
         raise self.unavailable("update_draft")
 
     def convert_draft(self, item_id: str) -> BoardItem:
@@ -351,6 +390,12 @@ class ProjectBoard(abc.ABC):
     def views(self) -> list[ProjectView]: ...
 
     def set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
+        """Replace a single-select field's options."""
+        for option in options:
+            check_title(option.name)
+        return self._set_field_options(field, options)
+
+    def _set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
         raise self.unavailable("set_field_options")
 
     def delete_field(self, field: str) -> None:

@@ -11,7 +11,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ralph._text import check_title
 from ralph.errors import InvalidInput
 from ralph.tracker._board_fields import ESTIMATE, FIELDS, PRIORITY, PROJECT_TITLE, WORKFLOW_STATE
 from ralph.tracker._model import Issue, IssueOrder, IssueQuery
@@ -152,17 +151,14 @@ class SimpleBoard(ProjectBoard):
         wanted = {"open": not board.closed, "closed": board.closed, "all": True}[state]
         return [board] if wanted and limit > 0 else []
 
-    def update(
+    def _update(
         self,
-        *,
-        title: str | None = None,
-        short_description: str | None = None,
-        readme: str | None = None,
-        public: bool | None = None,
-        closed: bool | None = None,
+        title: str | None,
+        short_description: str | None,
+        readme: str | None,
+        public: bool | None,
+        closed: bool | None,
     ) -> ProjectInfo:
-        if title is not None:
-            check_title(title)
         changes = {
             "title": title,
             "shortDescription": short_description,
@@ -218,14 +214,13 @@ class SimpleBoard(ProjectBoard):
             )
         self.records.clear(number, field)
 
-    def add_draft(
+    def _add_draft(
         self,
         title: str,
-        body: str = "",
-        *,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        body: str,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> BoardItem:
         issue = self.tracker.create_issue(
             title,

@@ -72,8 +72,8 @@ def create_app(
     ``poll_seconds``: how often the live feed reads the board when its tracker's changes
     do not show in the store's database (GitHub: ralph.toml's ``poll_seconds`` by
     default)."""
-    github = project.config.tracker == "github"
-    if poll_seconds is None and github:
+    remote = project.tracker.remote
+    if poll_seconds is None and remote:
         poll_seconds = project.config.poll_seconds
     feed = Feed(
         project.store,
@@ -82,7 +82,7 @@ def create_app(
         poll_seconds=poll_seconds,
     )
     web = WebContext(
-        project, feed, guarded=token is not None, _tracker_lock=threading.Lock() if github else None
+        project, feed, guarded=token is not None, _tracker_lock=threading.Lock() if remote else None
     )
 
     @contextlib.asynccontextmanager

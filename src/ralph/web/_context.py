@@ -100,7 +100,7 @@ class WebContext:
             "csrf": token,
             "guarded": self.guarded,
             "repo": self.project.config.repo,
-            "tracker_kind": self.project.config.tracker,
+            "tracker_kind": self.project.tracker.kind,
             **values,
         }
         response: Response = self.templates.TemplateResponse(

@@ -442,10 +442,17 @@ def test_an_argument_a_tool_does_not_take_is_refused_naming_the_ones_it_does(
     assert len(project.tracker.list_issues(IssueQuery())) == 1  # nothing was created
 
 
+class _ScopedTracker(MemoryTracker):
+    """A tracker that names its board as the GitHub tracker does (``scope``)."""
+
+    def scope(self) -> dict[str, object]:
+        return {"owner": "acme", "repo": "shop", "projectNumber": 3}
+
+
 def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     board = GitHubSettings(owner="acme", repo="shop", project=3)
     config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
-    project = Project(config, MemoryTracker(), open_store("memory://"), GitRepo(tmp_path))
+    project = Project(config, _ScopedTracker(), open_store("memory://"), GitRepo(tmp_path))
     project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
     right, wrong, board_number = calls(
         project,

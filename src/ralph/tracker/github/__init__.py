@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from ralph.tracker.github._board import BoardSetup, Check, check_board, set_up_board
+from ralph.tracker._model import Check
+from ralph.tracker.github._board import BoardSetup, check_board, set_up_board
 from ralph.tracker.github._tracker import NO_STATUS_UPDATES, GitHubTracker
 
 __all__ = [

@@ -26,9 +26,10 @@ from ralph.github import (
 )
 from ralph.github import queries as q
 from ralph.tracker._board_fields import FIELDS, PROJECT_TITLE
+from ralph.tracker._model import Check
 from ralph.tracker.github._read import Board, board_from
 
-__all__ = ["BoardSetup", "Check", "check_board", "set_up_board"]
+__all__ = ["BoardSetup", "check_board", "set_up_board"]
 
 
 def _options(field: str) -> list[dict[str, str]]:
@@ -234,15 +235,6 @@ def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
         token="board",
     )
     return True
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    #: Not a failure, but worth knowing (what Ralph does without something).
-    warning: bool = False
 
 
 def check_board(

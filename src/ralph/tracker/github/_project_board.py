@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ralph._text import check_title, one_line
+from ralph._text import one_line
 from ralph.errors import GitHubNotFound, InvalidInput, IssueNotFound
-from ralph.github import marker, strip_markers
+from ralph.github import marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, WORKFLOW_STATE
 from ralph.tracker._project_board import (
@@ -31,7 +31,7 @@ from ralph.tracker._project_board import (
     ProjectView,
 )
 from ralph.tracker.github._board import set_up_board
-from ralph.tracker.github._read import epoch
+from ralph.tracker.github._read import board_item_from, option_name, project_info_from
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
@@ -43,69 +43,6 @@ __all__ = ["OPTION_COLOURS", "GitHubProjectBoard"]
 OPTION_COLOURS = ("GRAY", "BLUE", "GREEN", "YELLOW", "ORANGE", "RED", "PINK", "PURPLE")
 _ROLES = ("READER", "WRITER", "ADMIN", "NONE")
 _REPOSITORY = re.compile(r"^(?:([A-Za-z0-9-]+)/)?([A-Za-z0-9._-]+)$")
-
-
-def _info(node: Mapping[str, Any]) -> ProjectInfo:
-    fields = []
-    for field in node["fields"]["nodes"]:
-        if not field or "name" not in field:
-            continue
-        options = tuple(
-            FieldOption(o["id"], o["name"], o.get("color") or "GRAY", o.get("description") or "")
-            for o in field.get("options") or ()
-        )
-        fields.append(
-            ProjectField(
-                id=field["id"], name=field["name"], data_type=field["dataType"], options=options
-            )
-        )
-    return ProjectInfo(
-        id=node["id"],
-        number=node["number"],
-        title=one_line(node["title"]),
-        url=node.get("url") or "",
-        owner=(node.get("owner") or {}).get("login", ""),
-        short_description=node.get("shortDescription") or "",
-        readme=node.get("readme") or "",
-        public=bool(node.get("public")),
-        closed=bool(node.get("closed")),
-        fields=tuple(fields),
-        item_count=node["items"]["totalCount"],
-        view_count=node["views"]["totalCount"],
-    )
-
-
-def _option(value: Mapping[str, Any] | None) -> str | None:
-    return (value or {}).get("name") or None
-
-
-def _item(node: Mapping[str, Any]) -> BoardItem | None:
-    content = node.get("content")
-    if not content:  # an item the token may not see (REDACTED)
-        return None
-    kind = content["__typename"]
-    common: dict[str, Any] = {
-        "id": node["id"],
-        "title": one_line(content["title"]),
-        "body": strip_markers(content.get("body") or ""),
-        "workflow_state": _option(node.get("workflowState")),
-        "estimate": _option(node.get("estimate")),
-        "priority": _option(node.get("priority")),
-        "assignees": tuple(a["login"] for a in content["assignees"]["nodes"]),
-        "updated_at": epoch(content.get("updatedAt") or node.get("updatedAt")),
-        "archived": bool(node.get("isArchived")),
-    }
-    if kind == "DraftIssue":
-        return BoardItem(type=ItemType.DRAFT_ISSUE, draft_issue_id=content["id"], **common)
-    return BoardItem(
-        type=ItemType.ISSUE if kind == "Issue" else ItemType.PULL_REQUEST,
-        number=content["number"],
-        state=content.get("state") or content.get("pullState"),
-        url=content.get("url") or "",
-        repository=content["repository"]["nameWithOwner"],
-        labels=tuple(one_line(label["name"]) for label in content["labels"]["nodes"]),
-        **common,
-    )
 
 
 class GitHubProjectBoard(ProjectBoard):
@@ -137,7 +74,7 @@ class GitHubProjectBoard(ProjectBoard):
         node = (data.get("repositoryOwner") or {}).get("projectV2")
         if not node:
             raise InvalidInput(f"project #{number} of {owner} not found; check its number")
-        return _info(node)
+        return project_info_from(node)
 
     def info(self) -> ProjectInfo:
         return self._board(self.tracker.project_owner, self.tracker.project_number)
@@ -153,24 +90,21 @@ class GitHubProjectBoard(ProjectBoard):
         for node in self.client.pages(
             q.BOARDS, {"login": login}, ("repositoryOwner", "projectsV2"), token="board"
         ):
-            board = _info(node)
+            board = project_info_from(node)
             if state == "all" or board.closed == (state == "closed"):
                 found.append(board)
             if len(found) >= limit:
                 break
         return found
 
-    def update(
+    def _update(
         self,
-        *,
-        title: str | None = None,
-        short_description: str | None = None,
-        readme: str | None = None,
-        public: bool | None = None,
-        closed: bool | None = None,
+        title: str | None,
+        short_description: str | None,
+        readme: str | None,
+        public: bool | None,
+        closed: bool | None,
     ) -> ProjectInfo:
-        if title is not None:
-            check_title(title)
         self._mutate(
             q.UPDATE_BOARD,
             q.input_of(
@@ -185,22 +119,18 @@ class GitHubProjectBoard(ProjectBoard):
         self.tracker.invalidate_board()
         return self.info()
 
-    def set_up(self, owner: str, title: str, *, template: int | None = None) -> ProjectInfo:
-        check_title(title)
+    def _set_up(self, owner: str, title: str, template: int | None) -> ProjectInfo:
         number = None
         if template is not None:
-            number = self.copy(
-                template, title, source_owner=owner, owner=owner, include_drafts=False
-            ).number
+            number = self._copy(template, title, owner, owner, False).number
         made = set_up_board(
             self.client, self.tracker.full_name, project=number, project_owner=owner, title=title
         )
         return self._board(made.owner, made.board.number)
 
-    def copy(
-        self, source: int, title: str, *, source_owner: str, owner: str, include_drafts: bool
+    def _copy(
+        self, source: int, title: str, source_owner: str, owner: str, include_drafts: bool
     ) -> ProjectInfo:
-        check_title(title)
         original = self._board(source_owner, source)
         owner_id = self._query(q.OWNER, {"login": owner})["repositoryOwner"]["id"]
         data = self._mutate(
@@ -224,7 +154,7 @@ class GitHubProjectBoard(ProjectBoard):
         )
 
     def items(self) -> list[BoardItem]:
-        return [item for node in self._raw_items() if (item := _item(node)) is not None]
+        return [item for node in self._raw_items() if (item := board_item_from(node)) is not None]
 
     def _content_id(self, number: int) -> tuple[str, ItemType]:
         try:
@@ -290,16 +220,14 @@ class GitHubProjectBoard(ProjectBoard):
         )
         self.tracker.forget_status(number)
 
-    def add_draft(
+    def _add_draft(
         self,
         title: str,
-        body: str = "",
-        *,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        body: str,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> BoardItem:
-        check_title(title)
         values = {
             WORKFLOW_STATE: state.value if state else None,
             ESTIMATE: estimate.value if estimate else None,
@@ -353,11 +281,7 @@ class GitHubProjectBoard(ProjectBoard):
             priority=values[PRIORITY],
         )
 
-    def update_draft(
-        self, draft_id: str, *, title: str | None = None, body: str | None = None
-    ) -> BoardItem:
-        if title is not None:
-            check_title(title)
+    def _update_draft(self, draft_id: str, title: str | None, body: str | None) -> BoardItem:
         found = next((i for i in self.items() if i.draft_issue_id == draft_id), None)
         if found is None:
             raise InvalidInput(
@@ -417,7 +341,7 @@ class GitHubProjectBoard(ProjectBoard):
             for n in nodes
         ]
 
-    def set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
+    def _set_field_options(self, field: str, options: Sequence[FieldOption]) -> ProjectField:
         if field in PROTECTED_FIELDS:
             raise InvalidInput(
                 f'replacing the options of "{field}" would clear it on every item (GitHub '
@@ -426,7 +350,6 @@ class GitHubProjectBoard(ProjectBoard):
         if not options:
             raise InvalidInput("a single-select field needs at least one option")
         for option in options:
-            check_title(option.name)
             if option.color not in OPTION_COLOURS:
                 raise InvalidInput(
                     f"colour {option.color!r} of option {option.name!r} is not one of "
@@ -541,7 +464,7 @@ class GitHubProjectBoard(ProjectBoard):
                 project_number=item["project"]["number"],
                 title=one_line(item["project"]["title"]),
                 item_id=item["id"],
-                workflow_state=_option(item.get("workflowState")),
+                workflow_state=option_name(item.get("workflowState")),
             )
             for item in issue["projectItems"]["nodes"]
             if item

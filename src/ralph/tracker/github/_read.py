@@ -13,18 +13,22 @@ from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.github import strip_markers
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueStatus, StatusUpdate
+from ralph.tracker._project_board import BoardItem, FieldOption, ItemType, ProjectField, ProjectInfo
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = [
     "Board",
     "board_from",
+    "board_item_from",
     "board_values",
     "comment_from",
     "dashboard_item_from",
     "epoch",
     "issue_from",
     "item_values",
+    "option_name",
     "parse_option",
+    "project_info_from",
     "status_update_from",
 ]
 
@@ -221,4 +225,68 @@ def status_update_from(node: Mapping[str, Any]) -> StatusUpdate:
         author=(node.get("creator") or {}).get("login") or "ghost",
         created_at=created,
         updated_at=epoch(node.get("updatedAt")) or created,
+    )
+
+
+def project_info_from(node: Mapping[str, Any]) -> ProjectInfo:
+    """A project as ``ProjectBoard.info`` tells it."""
+    fields = []
+    for one in node["fields"]["nodes"]:
+        if not one or "name" not in one:
+            continue
+        options = tuple(
+            FieldOption(o["id"], o["name"], o.get("color") or "GRAY", o.get("description") or "")
+            for o in one.get("options") or ()
+        )
+        fields.append(
+            ProjectField(id=one["id"], name=one["name"], data_type=one["dataType"], options=options)
+        )
+    return ProjectInfo(
+        id=node["id"],
+        number=node["number"],
+        title=one_line(node["title"]),
+        url=node.get("url") or "",
+        owner=(node.get("owner") or {}).get("login", ""),
+        short_description=node.get("shortDescription") or "",
+        readme=node.get("readme") or "",
+        public=bool(node.get("public")),
+        closed=bool(node.get("closed")),
+        fields=tuple(fields),
+        item_count=node["items"]["totalCount"],
+        view_count=node["views"]["totalCount"],
+    )
+
+
+def option_name(value: Mapping[str, Any] | None) -> str | None:
+    """A single-select value's option name; None when unset."""
+    return (value or {}).get("name") or None
+
+
+def board_item_from(node: Mapping[str, Any]) -> BoardItem | None:
+    """A board item (issue, pull request or draft); None for one the token may not see."""
+    content = node.get("content")
+    if not content:  # an item the token may not see (REDACTED)
+        return None
+    kind = content["__typename"]
+    common: dict[str, Any] = {
+        "id": node["id"],
+        "title": one_line(content["title"]),
+        "body": strip_markers(content.get("body") or ""),
+        "workflow_state": option_name(node.get("workflowState")),
+        "estimate": option_name(node.get("estimate")),
+        "priority": option_name(node.get("priority")),
+        "assignees": tuple(a["login"] for a in content["assignees"]["nodes"]),
+        "updated_at": epoch(content.get("updatedAt") or node.get("updatedAt")),
+        "archived": bool(node.get("isArchived")),
+    }
+    if kind == "DraftIssue":
+        return BoardItem(type=ItemType.DRAFT_ISSUE, draft_issue_id=content["id"], **common)
+    return BoardItem(
+        type=ItemType.ISSUE if kind == "Issue" else ItemType.PULL_REQUEST,
+        number=content["number"],
+        state=content.get("state") or content.get("pullState"),
+        url=content.get("url") or "",
+        repository=content["repository"]["nameWithOwner"],
+        labels=tuple(one_line(label["name"]) for label in content["labels"]["nodes"]),
+        **common,
     )

@@ -17,12 +17,10 @@ from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ralph._text import check_title
 from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.git import GitRepo
-from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -286,20 +284,17 @@ class LocalTracker(LocalPullRequests):
         self._touch(tx, number)
         return Comment(row["id"], author, body, now)
 
-    def create_issue(
+    def _create_issue(
         self,
         title: str,
-        *,
-        body: str = "",
-        parent: int | None = None,
-        state: WorkflowState | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
-        labels: Sequence[str] = (),
-        author: str = "ralph",
+        body: str,
+        parent: int | None,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        labels: Sequence[str],
+        author: str,
     ) -> Issue:
-        check_title(title)
-        check_labels(labels)
         with self._board_write() as tx:
             if parent is not None:
                 self._locked(tx, parent)
@@ -327,24 +322,21 @@ class LocalTracker(LocalPullRequests):
             )
         return self.get_issue(number)
 
-    def update_issue(
+    def _update_issue(
         self,
         number: int,
-        *,
-        title: str | None = None,
-        body: str | None = None,
-        labels: Sequence[str] | None = None,
-        estimate: Estimate | None = None,
-        priority: Priority | None = None,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
     ) -> Issue:
         columns: dict[str, Any] = {}
         if title is not None:
-            check_title(title)
             columns["title"] = title
         if body is not None:
             columns["body"] = body
         if labels is not None:
-            check_labels(labels)
             columns["labels"] = json.dumps(list(dict.fromkeys(labels)))
         if estimate is not None:
             columns["estimate"] = estimate.value
@@ -355,19 +347,12 @@ class LocalTracker(LocalPullRequests):
             self._touch(tx, number, **columns)
         return self.get_issue(number)
 
-    def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
-        check_name(author, "the author")
+    def _add_comment(self, number: int, body: str, author: str) -> Comment:
         with self.db.write_transaction() as tx:
             self._locked(tx, number)
             return self._comment(tx, number, body, author)
 
-    def close_issue(
-        self,
-        number: int,
-        reason: CloseReason = CloseReason.COMPLETED,
-        *,
-        duplicate_of: int | None = None,
-    ) -> Issue:
+    def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         with self._board_write() as tx:
             self._locked(tx, number)
             self._touch(

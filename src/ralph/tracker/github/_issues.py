@@ -1,0 +1,338 @@
+"""The GitHub tracker's issues: reads, lists, creation, edits, comments, closing and
+relations (GitHub's sub-issues and native ``blockedBy``/``blocking`` dependencies).
+Creating writes carry an operation marker so an ambiguous failure is reconciled instead
+of duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ralph._text import one_line
+from ralph.errors import IssueNotFound
+from ralph.github import marker, strip_markers
+from ralph.github import queries as q
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
+from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
+from ralph.tracker.github._lookups import _relatives
+from ralph.tracker.github._moves import GitHubMoves
+from ralph.tracker.github._read import board_values, epoch, issue_from
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = ["GitHubIssues"]
+
+logger = logging.getLogger(__name__)
+
+
+class GitHubIssues(GitHubMoves):
+    """Issues: reading, listing, creating and editing them, comments, closing, and
+    their relations (sub-issues, dependencies)."""
+
+    def get_issue(self, number: int) -> Issue:
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        if number in self._pending_fields():  # GitHub must hold them before it is read
+            self._send_pending_fields(number)
+        if not self._snapshots.active:
+            return self._issue_of(self._issue_node(number))
+        if not self._snapshots.related:
+            alone = self._issue_of(self._issue_node(number))
+            self._snapshots.keep(alone)
+            return alone
+        # Its relatives are what a step reads next (its group, its gates): read with it,
+        # those known from an earlier read in the same request, any new ones in one more.
+        self._read_group([number, *self._snapshots.missing(self._known_group(number))])
+        found = self._snapshots.get(number)
+        if found is None:
+            raise IssueNotFound(number, self.full_name)
+        self.prefetch(_relatives(found))
+        return found
+
+    def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
+        query = query or IssueQuery()
+        states = ["OPEN", "CLOSED"] if query.status is None else [query.status.value.upper()]
+        project_id = self.board().project_id
+        nodes = [
+            dict(node)
+            for node in self.client.pages(
+                q.issues_query(self._issue_shape()),
+                {**self._where, "states": states},
+                ("repository", "issues"),
+            )
+        ]
+        self._read_board_data(nodes)
+        found = []
+        for node in nodes:
+            self._node_ids[node["number"]] = node["id"]
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            node = self._all_dependencies(node)
+            found.append(issue_from(node, project_id, self.full_name))
+        return query.apply(found)
+
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """The open issues and the closed ones updated since ``closed_since``, a hundred
+        a page, with what the dashboard shows (``BoardIssues``). A closed blocker outside
+        them no longer blocks and is left out."""
+        if self.client.tokens.split:  # the board's data needs the board's token: read apart
+            return super().board_issues(closed_since=closed_since)
+        project_id = self.board().project_id
+        closed_filter: dict[str, Any] = {"states": ["CLOSED"]}
+        if closed_since is not None:
+            closed_filter["since"] = iso(closed_since) or ""
+        nodes: list[dict[str, Any]] = []
+        for variables in ({"states": ["OPEN"]}, {"filter": closed_filter}):
+            nodes += [
+                {"labels": {"nodes": []}, "body": "", **node}
+                for node in self.client.pages(
+                    q.BOARD_ISSUES, {**self._where, **variables}, ("repository", "issues")
+                )
+            ]
+        read = {int(node["number"]) for node in nodes}
+        found = []
+        for node in nodes:
+            self._node_ids[node["number"]] = node["id"]
+            self._statuses[node["number"]] = board_values(node, project_id).get(STATUS)
+            issue = issue_from(self._all_dependencies(node), project_id, self.full_name)
+            open_blockers = {
+                int(b["number"])
+                for b in (node.get("blockedBy") or {}).get("nodes") or ()
+                if b and b.get("state") == "OPEN"
+            }
+            kept = tuple(n for n in issue.blocked_by if n in read or n in open_blockers)
+            found.append(replace(issue, blocked_by=kept))
+        return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
+
+    def _create_issue(
+        self,
+        title: str,
+        body: str,
+        parent: int | None,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        labels: Sequence[str],
+        author: str,
+    ) -> Issue:
+        if parent is not None:
+            self._require("sub_issues")
+        parent_id = self._node_id(parent) if parent is not None else None
+        label_ids = self._label_ids(labels) if labels else None
+        tag = marker()
+
+        def already() -> dict[str, Any] | None:
+            data = self.client.query(q.ISSUE_BY_MARKER, self._where)
+            for node in data["repository"]["issues"]["nodes"]:
+                if tag in node["body"]:
+                    return {"createIssue": {"issue": node}}
+            return None
+
+        stored = self.stored_text(body)
+        with self._touching(*((parent,) if parent is not None else ())):
+            data = self.client.mutate(
+                q.CREATE_ISSUE,
+                q.input_of(
+                    repositoryId=self.repository_id(),
+                    title=title,
+                    body=f"{stored}\n\n{tag}" if body else tag,
+                    labelIds=label_ids,
+                    parentIssueId=parent_id,
+                ),
+                reconcile=already,
+            )
+        created = data["createIssue"]["issue"]
+        number = int(created["number"])
+        self._node_ids[number] = created["id"]
+        self._statuses[number] = None
+        self._relatives[number] = (parent,) if parent is not None else ()
+        with self._touching(number):
+            # A new issue is on no board: added without a look (the add is idempotent).
+            added = self.client.mutate(
+                q.ADD_PROJECT_ITEM,
+                q.input_of(projectId=self.board().project_id, contentId=created["id"]),
+                token="board",
+            )
+            self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
+            wanted = {WORKFLOW_STATE: state, ESTIMATE: estimate, PRIORITY: priority}
+            fields = {field: value for field, value in wanted.items() if value is not None}
+            if self._snapshots.active and fields:
+                # Sent with the issue's first move (a split places its children at once),
+                # or when the snapshot ends, or before the issue is read from GitHub.
+                self._pending_fields()[number] = fields
+            else:
+                self._set_fields(number, state=state, estimate=estimate, priority=priority)
+        # What GitHub holds now is what was sent: no read back.
+        made = Issue(
+            number=number,
+            title=one_line(title),
+            body=strip_markers(stored) if body else "",
+            workflow_state=state,
+            estimate=estimate,
+            priority=priority,
+            labels=tuple(dict.fromkeys(labels)),
+            parent=parent,
+            created_at=epoch(created.get("createdAt")) or self.now(),
+            updated_at=epoch(created.get("createdAt")) or self.now(),
+            url=str(created.get("url") or ""),
+        )
+        self._snapshots.keep(made)
+        return made
+
+    def _update_issue(
+        self,
+        number: int,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+    ) -> Issue:
+        node_id = self._node_id(number)
+        if title is not None or body is not None or labels is not None:
+            self._update(number, node_id, title, body, labels)
+        with self._touching(number):
+            self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def _edit_issue(
+        self,
+        number: int,
+        title: str | None,
+        body: str | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        add_labels: Sequence[str],
+        remove_labels: Sequence[str],
+    ) -> Issue:
+        """Labels added and removed by their own mutations, so a label someone else
+        sets meanwhile stays (``updateIssue``'s ``labelIds`` would replace it)."""
+        node_id = self._node_id(number)
+        removed = {label.casefold() for label in remove_labels}
+        adding = self._label_ids([label for label in add_labels if label.casefold() not in removed])
+        removing = self._known_label_ids(remove_labels)
+        with self._touching(number):
+            if title is not None or body is not None:
+                self._update(number, node_id, title, body, None)
+            if adding:
+                self.client.mutate(q.ADD_LABELS, q.input_of(labelableId=node_id, labelIds=adding))
+            if removing:
+                self.client.mutate(
+                    q.REMOVE_LABELS, q.input_of(labelableId=node_id, labelIds=removing)
+                )
+            self._set_fields(number, estimate=estimate, priority=priority)
+        return self.get_issue(number)
+
+    def _known_label_ids(self, names: Sequence[str]) -> list[str]:
+        """The ids of the labels the repository has by these names (case ignored); a
+        name it lacks is on no issue, so there is nothing to take off."""
+        if names and not self._labels_read:
+            for node in self.client.pages(q.LABELS, self._where, ("repository", "labels")):
+                self._labels[node["name"].casefold()] = node["id"]
+        return [self._labels[n.casefold()] for n in names if n.casefold() in self._labels]
+
+    def _update(
+        self,
+        number: int,
+        node_id: str,
+        title: str | None,
+        body: str | None,
+        labels: Sequence[str] | None,
+    ) -> None:
+        label_ids = None if labels is None else self._label_ids(labels)
+        with self._touching(number):
+            self.client.mutate(
+                q.UPDATE_ISSUE,
+                q.input_of(  # only what changes: an explicit null would blank the body
+                    id=node_id,
+                    title=title,
+                    body=None if body is None else self.stored_text(body),
+                    labelIds=label_ids,
+                ),
+            )
+
+    def _add_comment(self, number: int, body: str, author: str) -> Comment:
+        """Posted as the token's user (GitHub has no other author to give)."""
+        return self._post_comment(number, body, marker())
+
+    def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
+        node_id = self._node_id(number)
+        original = self._duplicate_id(reason, duplicate_of)
+        with self._touching(number):
+            self.client.mutate(
+                q.CLOSE_ISSUE,
+                q.input_of(
+                    issueId=node_id,
+                    stateReason=reason.value.upper(),
+                    duplicateIssueId=original,
+                ),
+            )
+        return self.get_issue(number)
+
+    def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
+        """The node id of the issue a duplicate repeats, when there is one to name (an
+        agent's number may name no issue of this repository: then none is sent)."""
+        if reason is not CloseReason.DUPLICATE or duplicate_of is None:
+            return None
+        try:
+            return self._node_id(duplicate_of)
+        except IssueNotFound:
+            logger.warning("no such issue to name as the original", extra={"issue": duplicate_of})
+            return None
+
+    def reopen_issue(self, number: int) -> Issue:
+        node_id = self._node_id(number)
+        with self._touching(number):
+            self.client.mutate(q.REOPEN_ISSUE, q.input_of(issueId=node_id))
+        return self.get_issue(number)
+
+    def _holds(
+        self, done: Callable[[Issue], bool], number: int
+    ) -> Callable[[], dict[str, Any] | None]:
+        """A non-creating write's reconcile: success ({}) when ``done`` holds for the
+        issue as GitHub now has it."""
+        return lambda: {} if done(self.get_issue(number)) else None
+
+    def _set_parent(self, child: int, parent: int | None) -> None:
+        self._require("sub_issues")
+        if parent is None:
+            current = self.get_issue(child).parent
+            if current is not None:
+                self.client.mutate(
+                    q.REMOVE_SUB_ISSUE,
+                    q.input_of(issueId=self._node_id(current), subIssueId=self._node_id(child)),
+                    reconcile=self._holds(lambda issue: issue.parent is None, child),
+                )
+            return
+        self.client.mutate(
+            q.ADD_SUB_ISSUE,
+            q.input_of(
+                issueId=self._node_id(parent), subIssueId=self._node_id(child), replaceParent=True
+            ),
+            reconcile=self._holds(lambda issue: issue.parent == parent, child),
+        )
+
+    def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.ADD_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
+            )
+
+    def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._require("dependencies")
+        edge = self._dependency(blocked, blocking)
+        with self._touching(blocked, blocking):
+            self.client.mutate(
+                q.REMOVE_BLOCKED_BY,
+                edge,
+                reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
+            )
+
+    def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
+        return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))

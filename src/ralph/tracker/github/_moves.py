@@ -1,0 +1,365 @@
+"""The GitHub tracker's state moves.
+
+GitHub has no compare-and-set on a field: ``_write_state`` re-reads just before it
+writes, under a per-issue lock of this process; across processes, exclusive ownership
+of an issue comes from the task store's issue locks. A state change is one unit: when
+its audit comment cannot be posted the whole change is sent again (the field write is
+skipped when it already holds, the comment is looked up by its marker first), and if
+it still fails the state is moved back, so a state never stays moved without its
+comment.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ralph.errors import (
+    GitHubError,
+    GitHubInvalid,
+    GitHubRateLimited,
+    GitHubUnavailable,
+    InvalidInput,
+    StateConflict,
+)
+from ralph.github import BatchAnswer, marker
+from ralph.github import queries as q
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
+from ralph.tracker._model import StateChange
+from ralph.tracker.github._writes import GitHubWrites
+from ralph.workflow import WorkflowState, plan_transition
+
+__all__ = ["GitHubMoves"]
+
+logger = logging.getLogger(__name__)
+
+#: How many times a state change whose audit comment failed is sent as a whole.
+_STATE_CHANGE_TRIES = 3
+#: A new issue's fields sent with its first move, by their aliases in ``MoveState``.
+_EXTRA_FIELDS = {ESTIMATE: "estimate", PRIORITY: "priority"}
+#: Issues whose moves one request carries: three writes each (state, Status, audit)
+#: within GitHub's safe batch of ten.
+_MOVES_PER_REQUEST = 3
+
+
+class GitHubMoves(GitHubWrites):
+    """State moves: each issue's Workflow State, Status and audit comment as one unit,
+    several issues' moves in one request."""
+
+    def set_state(
+        self,
+        number: int,
+        state_or_intent: str,
+        *,
+        command: str = "human",
+        actor: str = "ralph",
+        only_from: WorkflowState | None = None,
+    ) -> StateChange:
+        """One read (the compare-and-set reads what the check read) and one write."""
+        with self._snapshots.scope(related=False):
+            return super().set_state(
+                number, state_or_intent, command=command, actor=actor, only_from=only_from
+            )
+
+    def set_states(
+        self,
+        numbers: Sequence[int],
+        state_or_intent: str,
+        *,
+        command: str,
+        actor: str = "ralph",
+        only_from: Mapping[int, WorkflowState] | None = None,
+    ) -> list[StateChange]:
+        """The moves together: each issue's Workflow State, Status and audit comment in
+        one request for up to three issues (``MoveStates``). Checked one by one first,
+        as ``set_state`` checks; an issue with notes waiting moves alone (with them)."""
+        held = only_from or {}
+        with self._snapshots.scope(related=False):
+            changes: list[StateChange] = []
+            planned: list[tuple[StateChange, str]] = []
+            for number in numbers:
+                issue = self.get_issue(number)
+                expected = held.get(number)
+                if expected is not None and issue.workflow_state is not expected:
+                    current = issue.workflow_state
+                    raise StateConflict(number, expected.value, current.value if current else None)
+                transition = plan_transition(issue.workflow_state, state_or_intent, command)
+                intent = state_or_intent if transition.was_intent else None
+                change = StateChange(
+                    number, issue.workflow_state, transition.to_state, transition.command, intent
+                )
+                changes.append(change)
+                if transition.changed:
+                    planned.append((change, self._audit(change, actor, intent)))
+            # An issue with notes or a creation's fields waiting moves alone, with them.
+            waiting = {*self._pending_notes(), *self._pending_fields()}
+            alone = [p for p in planned if p[0].number in waiting]
+            together = [p for p in planned if p not in alone]
+            for start in range(0, len(together), _MOVES_PER_REQUEST):
+                self._send_moves(together[start : start + _MOVES_PER_REQUEST])
+            for change, body in alone:
+                self._write_state(change.number, change.previous, change.new, body, actor)
+            return changes
+
+    def _send_moves(self, moves: Sequence[tuple[StateChange, str]]) -> None:
+        """Several issues' moves in one request, each as a unit (state, Status, audit).
+        What GitHub refuses of one issue is handled as a lone move would be; a request
+        that fails whole is sent again issue by issue, each looked at first."""
+        if len(moves) == 1 or self.client.tokens.split:  # checked already: as lone moves
+            for change, body in moves:
+                self._move_with_audit(change.number, change.previous, change.new, body)
+            return
+        tags = [marker() for _ in moves]
+        variables: dict[str, Any] = {}
+        statuses: dict[int, str] = {}
+        for i, (change, body) in enumerate(moves):
+            number = change.number
+            variables[f"state{i}"] = self._field_input(number, WORKFLOW_STATE, change.new.value)[
+                "input"
+            ]
+            status = self._status_to_write(number, change.new)
+            if status is not None:
+                variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
+                statuses[i] = status
+            variables[f"audit{i}"] = q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(body)}\n\n{tags[i]}",
+            )["input"]
+        parts = tuple(
+            q.comment_part(alias) if alias.startswith("audit") else q.set_field_part(alias)
+            for alias in variables
+        )
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, (change, _) in enumerate(moves):
+                node = self._comment_with(change.number, tags[i])
+                if node is None:
+                    return None
+                found[f"audit{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("MoveStates", parts), variables, reconcile=already
+                )
+        except (GitHubUnavailable, GitHubRateLimited):
+            for i, (change, body) in enumerate(moves):  # each as a lone move's resend
+                self._move_with_audit(
+                    change.number, change.previous, change.new, body, tag=tags[i], resend=True
+                )
+            return
+        refused: GitHubError | None = None
+        for i, (change, _) in enumerate(moves):
+            number = change.number
+            if f"state{i}" in answer.refused:
+                self._set_field(number, WORKFLOW_STATE, change.new.value)
+            if i in statuses and answer.ok(f"status{i}"):
+                self._statuses[number] = statuses[i]
+            if not answer.ok(f"audit{i}"):
+                self._move_back(number, change.previous)
+                refused = GitHubInvalid(
+                    f"GitHub refused the audit comment of #{number}: "
+                    f"{answer.refused.get(f'audit{i}', 'no answer')}"
+                )
+                continue
+            self._kept_move(number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"])
+        if refused is not None:
+            raise refused
+
+    def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
+        with self._snapshots.scope(related=False):
+            return super().release(number, command=command, actor=actor)
+
+    def _write_state(
+        self,
+        number: int,
+        expected: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        author: str,
+    ) -> None:
+        with self._lock:
+            guard = self._state_guards.setdefault(number, threading.Lock())
+        with guard:  # compare-and-set within this process; across processes: issue locks
+            current = self.get_issue(number).workflow_state
+            if current != expected:
+                raise StateConflict(
+                    number,
+                    expected.value if expected else None,
+                    current.value if current else None,
+                )
+            self._move_with_audit(number, expected, new, comment)
+
+    def _move_with_audit(
+        self,
+        number: int,
+        before: WorkflowState | None,
+        new: WorkflowState,
+        comment: str,
+        *,
+        tag: str | None = None,
+        resend: bool = False,
+    ) -> None:
+        """Move the issue to ``new`` and post its audit ``comment``, as one unit and one
+        request (``MoveState``: Workflow State, Status when it changes, the comment, in
+        that order). A change GitHub could not take (unavailable, throttled) is sent
+        again (the field only if it is not ``new`` already, the comment only if its
+        marker is not there), and a change that still fails is moved back to ``before``."""
+        tag = tag or marker()
+        attempt = 1
+        while True:
+            try:
+                self._send_move(number, new, comment, tag, resend=resend or attempt > 1)
+                return
+            except (GitHubUnavailable, GitHubRateLimited) as exc:
+                if attempt == _STATE_CHANGE_TRIES:
+                    self._move_back(number, before)
+                    raise
+                logger.warning(
+                    "state change failed; sending it again",
+                    extra={"issue": number, "attempt": attempt, "error": str(exc)},
+                )
+            except GitHubError:
+                self._move_back(number, before)
+                raise
+            attempt += 1
+
+    def _send_move(
+        self, number: int, new: WorkflowState, comment: str, tag: str, *, resend: bool
+    ) -> None:
+        posted: dict[str, Any] | None = None
+        if resend:  # what the lost try did is read afresh
+            self._snapshots.forget([number])
+            self._statuses.pop(number, None)
+            if self.get_issue(number).workflow_state == new:
+                self._sync_status(number, new)
+                posted = self._comment_with(number, tag)
+                if posted is not None:
+                    self._kept_move(number, new, posted)
+                    return
+        variables: dict[str, Any] = {}
+        if not resend or self.get_issue(number).workflow_state != new:
+            variables["state"] = self._field_input(number, WORKFLOW_STATE, new.value)["input"]
+        status = self._status_to_write(number, new)
+        if status is not None:
+            variables["status"] = self._field_input(number, STATUS, status)["input"]
+        # A new issue's other fields go with its first move (its state is this one).
+        created = self._pending_fields().pop(number, {})
+        extra = {f: v.value for f, v in created.items() if f in _EXTRA_FIELDS}
+        for field, option in extra.items():
+            variables[_EXTRA_FIELDS[field]] = self._field_input(number, field, option)["input"]
+        try:
+            self._send_fields_and_audit(number, new, comment, tag, variables, status, extra)
+        except BaseException:
+            if created:
+                self._pending_fields()[number] = created
+            raise
+
+    def _send_fields_and_audit(
+        self,
+        number: int,
+        new: WorkflowState,
+        comment: str,
+        tag: str,
+        variables: dict[str, Any],
+        status: str | None,
+        extra: Mapping[str, str],
+    ) -> None:
+        audit = q.input_of(
+            subjectId=self._node_id(number), body=f"{self.stored_text(comment)}\n\n{tag}"
+        )["input"]
+        if self.client.tokens.split:  # the board's writes and the comment take two tokens
+            if variables:
+                parts = tuple(q.set_field_part(alias) for alias in variables)
+                fields = self.client.mutate_batch(
+                    q.batch("SetFields", parts), variables, token="board"
+                )
+                self._check_move(number, new, status, fields)
+            with self._keeping_snapshots():
+                self._kept_move(number, new, None)
+                self._post_comment(number, comment, tag)  # kept by _post_comment
+            return
+
+        def already() -> dict[str, Any] | None:
+            found = self._comment_with(number, tag)
+            return None if found is None else {"audit": {"commentEdge": {"node": found}}}
+
+        # The phase's notes on the issue go first, then the fields, then the audit.
+        room = q.BATCH_LIMIT - len(variables) - 1
+        notes = self._pending_notes().pop(number, [])
+        sent, kept_back = notes[:room], notes[room:]
+        if kept_back:
+            self._pending_notes()[number] = kept_back
+        variables = {
+            **{
+                f"note{i}": q.input_of(
+                    subjectId=self._node_id(number),
+                    body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+                )["input"]
+                for i, note in enumerate(sent)
+            },
+            **variables,
+            "audit": audit,
+        }
+        parts = tuple(
+            q.comment_part(alias)
+            if alias.startswith(("note", "audit"))
+            else q.set_field_part(alias)
+            for alias in variables
+        )
+        with self._keeping_snapshots():
+            try:
+                answer = self.client.mutate_batch(
+                    q.batch("MoveState", parts), variables, reconcile=already
+                )
+            except BaseException:  # the notes wait for the snapshot's end, looked for first
+                left = [replace(note, maybe_posted=True) for note in sent]
+                self._pending_notes()[number] = left + self._pending_notes().get(number, [])
+                raise
+            self._check_move(number, new, status, answer)
+            for field, option in extra.items():
+                if _EXTRA_FIELDS[field] in answer.refused:
+                    self._set_field(number, field, option)
+            for i, note in enumerate(sent):
+                if not answer.ok(f"note{i}") and f"note{i}" in answer.refused:
+                    self._pending_notes().setdefault(number, []).append(note)
+            if not answer.ok("audit"):
+                raise GitHubInvalid(f"GitHub refused the audit comment: {answer.refused['audit']}")
+            nodes = [answer.data[f"note{i}"] for i in range(len(sent))]
+            made = [n["commentEdge"]["node"] for n in nodes if n]
+            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"], made)
+
+    def _check_move(
+        self, number: int, new: WorkflowState, status: str | None, answer: BatchAnswer
+    ) -> None:
+        """A refused state write is sent again once the board is read again (its ids may
+        be stale); a refused Status is logged (best effort)."""
+        if "state" in answer.refused:
+            self._set_field(number, WORKFLOW_STATE, new.value)
+        if status is not None and "status" in answer.data:
+            if answer.ok("status"):
+                self._statuses[number] = status
+            else:
+                logger.warning(
+                    "status sync failed",
+                    extra={"issue": number, "error": answer.refused.get("status", "")},
+                )
+
+    def _move_back(self, number: int, before: WorkflowState | None) -> None:
+        """Undo a state change whose audit comment never landed (best effort: an issue
+        that had no state keeps the new one, as a single-select cannot be emptied here)."""
+        if before is None:
+            logger.warning("state moved without its audit comment", extra={"issue": number})
+            return
+        try:
+            self._set_fields(number, state=before)
+        except (GitHubError, InvalidInput) as exc:
+            logger.warning(
+                "could not move the state back",
+                extra={"issue": number, "to": before.value, "error": str(exc)},
+            )
