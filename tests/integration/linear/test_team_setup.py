@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.linear import LinearClient, LinearInvalid, LinearNotFound
+from ralph.linear import HttpTransport, LinearClient, LinearInvalid, LinearNotFound
 from ralph.linear.fake import FakeLinear, ScriptedFault
 from ralph.tracker.linear import STATE_TYPES, check_team, read_team, set_up_team
 from ralph.workflow import WorkflowState
@@ -180,3 +180,17 @@ def test_doctor_stops_at_a_refused_key(fake, clock):
 def test_doctor_stops_at_an_unknown_team(client):
     checks = check_team(client, "NOPE")
     assert [(c.name, c.ok) for c in checks] == [("Linear API key", True), ("team", False)]
+
+
+def test_setup_and_doctor_work_over_http_as_a_ralph_process_speaks():
+    # On the wall clock: the budgets' reset times are real ones over HTTP.
+    fake = FakeLinear()
+    fake.add_token(KEY, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    with fake.serve() as url:
+        client = LinearClient(HttpTransport(url, timeout=10.0), KEY)
+        try:
+            assert len(set_up_team(client, "ENG").created_states) == 6
+            assert all(c.ok for c in check_team(client, "ENG"))
+        finally:
+            client.close()
