@@ -237,3 +237,10 @@ def test_a_comment_gets_a_stable_number_from_its_uuid():
         1767323045.0,
     )
     assert comment_from({**node, "user": None}).author == "ghost"
+
+
+def test_the_sizes_are_the_t_shirt_scale_the_fake_linear_accepts():
+    from ralph.linear.fake import ESTIMATE_SCALES  # the fake needs graphql-core: here only
+    from ralph.tracker.linear import ESTIMATE_POINTS
+
+    assert tuple(ESTIMATE_POINTS.values()) == ESTIMATE_SCALES["tShirt"][0]
