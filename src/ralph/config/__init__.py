@@ -26,6 +26,12 @@ if TYPE_CHECKING:
         parse_github_settings,
     )
     from ralph.config._hooks import HOOK_NAMES, HookSettings
+    from ralph.config._linear import (
+        LINEAR_TOKEN_VARIABLES,
+        LinearSettings,
+        linear_token,
+        parse_linear_settings,
+    )
     from ralph.config._merge import MergeSettings
     from ralph.config._notify import NotifySettings, webhook_problem
     from ralph.config._prices import ModelPrice, parse_prices
@@ -39,6 +45,7 @@ else:
 __all__ = [
     "CONFIG_FILE",
     "HOOK_NAMES",
+    "LINEAR_TOKEN_VARIABLES",
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
     "TOKEN_VARIABLES",
@@ -49,6 +56,7 @@ __all__ = [
     "FoundTestCommand",
     "GitHubSettings",
     "HookSettings",
+    "LinearSettings",
     "MergeSettings",
     "ModelPrice",
     "NotifySettings",
@@ -57,8 +65,10 @@ __all__ = [
     "detect_test_command",
     "env_value",
     "find_config",
+    "linear_token",
     "load_config",
     "parse_github_settings",
+    "parse_linear_settings",
     "parse_prices",
     "render_config",
     "untested_warning",

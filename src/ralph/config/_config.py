@@ -22,6 +22,7 @@ from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
+from ralph.config._linear import LinearSettings, parse_linear_settings
 from ralph.config._merge import MergeSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
@@ -134,6 +135,7 @@ class Config:
     hooks: HookSettings = field(default_factory=HookSettings)
     merge: MergeSettings = field(default_factory=MergeSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
+    linear: LinearSettings = field(default_factory=LinearSettings)
     debug: DebugSettings = field(default_factory=DebugSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
     #: Model -> its price, over Ralph's own table (``[prices."MODEL"]``).
@@ -185,6 +187,7 @@ _KEYS = {
     "notify": ("notify", None),
     "merge": ("merge", None),
     "github": ("github", None),
+    "linear": ("linear", None),
     "debug": ("debug", None),
     "prices": ("prices", None),
 }
@@ -404,6 +407,7 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
     values["merge"] = parse_merge_settings(data.pop("merge", None), str(path), env)
     values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
+    values["linear"] = parse_linear_settings(data.pop("linear", None), str(path), env)
     values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
     values["notify"] = parse_notify_settings(data.pop("notify", None), str(path), env)
     values["prices"] = parse_prices(data.pop("prices", None), str(path))

@@ -9,6 +9,7 @@ from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
 from ralph.config._hooks import HOOK_ENV
+from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
 from ralph.config._merge import MERGE_ENV
 from ralph.config._notify import NOTIFY_ENV
 
@@ -27,6 +28,8 @@ def _variables() -> list[str]:
         (variable, "the token for the repository (and the board)") for variable in TOKEN_VARIABLES
     ]
     rows.append(("RALPH_GH_PROJECT_TOKEN", "the token for the board, when it needs another"))
+    rows += [(variable, f"[linear] {key}") for key, variable in LINEAR_ENV.items()]
+    rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
 
 
@@ -58,6 +61,13 @@ def configuration_reference() -> str:
             "",
             "```toml",
             github_table.rstrip(),
+            "```",
+            "",
+            "A `[linear]` table names a Linear team (its API key is read from the",
+            "environment only; a key in the file is refused):",
+            "",
+            "```toml",
+            linear_table(LinearSettings(team="ENG")).rstrip(),
             "```",
             "",
             "## Environment variables",

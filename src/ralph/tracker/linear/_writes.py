@@ -1,0 +1,328 @@
+"""A Linear team's issues read and written, each write safe against a lost answer.
+
+The client never resends a mutation whose answer was lost (``LinearAmbiguous``): it may
+have happened. Here each write decides what that means:
+
+- **creates** (an issue, a comment, a label, a relation) carry a client-made ``id``
+  (Linear takes a UUID there) or have a natural key; a lost answer is looked for by it
+  and the create is sent again only when it did not happen;
+- **updates** (state, estimate, priority, labels, assignee, title, description, parent,
+  archiving) set absolute values, so sending one again is harmless: it is, once;
+- **a blocking relation** is looked for before it is made and before it is removed, so
+  neither a rerun nor a lost answer leaves two.
+
+Issues are named by Linear's ids (or identifiers, ENG-12, where Linear takes them);
+``issue_by_number`` turns Ralph's numbers into issues.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+from ralph.errors import IssueNotFound
+from ralph.linear import LinearAmbiguous, LinearClient, LinearInvalid, LinearNotFound
+from ralph.linear import queries as q
+from ralph.linear.queries import LinearDocument
+from ralph.tracker.linear._mapping import estimate_points, priority_number
+from ralph.tracker.linear._team import LinearTeam
+from ralph.workflow import Estimate, Priority, WorkflowState
+
+__all__ = [
+    "KEEP",
+    "Keep",
+    "add_blocking",
+    "archive_issue",
+    "create_comment",
+    "create_issue",
+    "issue_by_id",
+    "issue_by_number",
+    "issue_comments",
+    "label_ids",
+    "remove_blocking",
+    "set_parent",
+    "team_issues",
+    "unarchive_issue",
+    "update_issue",
+]
+
+#: Labels Ralph makes get Linear's grey.
+_LABEL_COLOUR = "#bec2c8"
+
+
+class Keep(enum.Enum):
+    """A field ``update_issue`` leaves as it is (None clears one)."""
+
+    KEEP = "keep"
+
+
+KEEP: Literal[Keep.KEEP] = Keep.KEEP
+Node = dict[str, Any]
+
+# -- reads -------------------------------------------------------------------------------
+
+
+def issue_by_number(client: LinearClient, team: LinearTeam, number: int) -> Node:
+    """The team's issue ``number`` (ENG-``number``), archived or not; IssueNotFound."""
+    data = client.query(q.ISSUE_BY_NUMBER, {"teamId": team.id, "number": number})
+    nodes = data["issues"]["nodes"]
+    if not nodes:
+        raise IssueNotFound(number, f"Linear team {team.key}")
+    node: Node = nodes[0]
+    return node
+
+
+def issue_by_id(client: LinearClient, issue_id: str) -> Node | None:
+    """The issue of that id or identifier; None when Linear knows none."""
+    try:
+        node: Node = client.query(q.ISSUE, {"id": issue_id})["issue"]
+    except LinearNotFound:
+        return None
+    return node
+
+
+def team_issues(
+    client: LinearClient, team: LinearTeam, *, archived: bool = False
+) -> Iterator[Node]:
+    """Every issue of the team, page after page; archived ones too with ``archived``."""
+    variables = {"teamId": team.id, "archived": archived}
+    yield from client.pages(q.TEAM_ISSUES, variables, ("team", "issues"))
+
+
+def issue_comments(client: LinearClient, issue_id: str) -> Iterator[Node]:
+    """The issue's comments, page after page, oldest first as Linear lists them."""
+    yield from client.pages(q.ISSUE_COMMENTS, {"id": issue_id}, ("issue", "comments"))
+
+
+# -- creating, each once -----------------------------------------------------------------
+
+
+def _create(
+    client: LinearClient,
+    document: LinearDocument,
+    made: Mapping[str, Any],
+    path: tuple[str, str],
+    find: Callable[[], Node | None],
+) -> Node:
+    """``made`` created once: after a lost answer, ``find`` says whether it happened; if
+    not it is sent again (a refusal then may be the first one landing late: look again)."""
+    try:
+        return _at(client.mutate(document, {"input": dict(made)}), path)
+    except LinearAmbiguous:
+        if (found := find()) is not None:
+            return found
+    try:
+        return _at(client.mutate(document, {"input": dict(made)}), path)
+    except LinearInvalid:
+        if (found := find()) is None:
+            raise
+        return found
+
+
+def _at(data: Mapping[str, Any], path: tuple[str, str]) -> Node:
+    node: Node = data[path[0]][path[1]]
+    return node
+
+
+def create_issue(
+    client: LinearClient,
+    team: LinearTeam,
+    title: str,
+    *,
+    body: str = "",
+    parent_id: str | None = None,
+    state: WorkflowState | None = None,
+    estimate: Estimate | None = None,
+    priority: Priority | None = None,
+    label_ids: Sequence[str] = (),
+    assignee_id: str | None = None,
+) -> Node:
+    """A new issue of the team, in one write (``IssueFields``); a lost answer is looked
+    for by the issue's client-made id."""
+    made: dict[str, Any] = {"id": str(uuid.uuid4()), "teamId": team.id, "title": title}
+    if body:
+        made["description"] = body
+    if parent_id is not None:
+        made["parentId"] = parent_id
+    if state is not None:
+        made["stateId"] = team.state_id(state)
+    if estimate is not None:
+        made["estimate"] = estimate_points(estimate)
+    if priority is not None:
+        made["priority"] = priority_number(priority)
+    if label_ids:
+        made["labelIds"] = list(label_ids)
+    if assignee_id is not None:
+        made["assigneeId"] = assignee_id
+    return _create(
+        client,
+        q.CREATE_ISSUE,
+        made,
+        ("issueCreate", "issue"),
+        lambda: issue_by_id(client, made["id"]),
+    )
+
+
+def create_comment(client: LinearClient, issue_id: str, body: str) -> Node:
+    """A comment on the issue (id, body, createdAt), made once: a lost answer is looked
+    for by the comment's client-made id."""
+    made = {"id": str(uuid.uuid4()), "issueId": issue_id, "body": body}
+
+    def find() -> Node | None:
+        try:
+            node: Node = client.query(q.COMMENT, {"id": made["id"]})["comment"]
+        except LinearNotFound:
+            return None
+        return node
+
+    return _create(client, q.CREATE_COMMENT, made, ("commentCreate", "comment"), find)
+
+
+def label_ids(client: LinearClient, team: LinearTeam, names: Sequence[str]) -> list[str]:
+    """The ids of the team's labels of these names (case ignored, as Linear compares
+    them), making the missing ones."""
+    known = _team_labels(client, team)
+    ids = []
+    for name in dict.fromkeys(names):
+        if name.casefold() not in known:
+            made = {
+                "id": str(uuid.uuid4()),
+                "teamId": team.id,
+                "name": name,
+                "color": _LABEL_COLOUR,
+            }
+
+            def find(name: str = name) -> Node | None:
+                found = _team_labels(client, team).get(name.casefold())
+                return None if found is None else {"id": found, "name": name}
+
+            label = _create(client, q.CREATE_LABEL, made, ("issueLabelCreate", "issueLabel"), find)
+            known[name.casefold()] = label["id"]
+        ids.append(known[name.casefold()])
+    return list(dict.fromkeys(ids))
+
+
+def _team_labels(client: LinearClient, team: LinearTeam) -> dict[str, str]:
+    pages = client.pages(q.TEAM_LABELS, {"teamId": team.id}, ("team", "labels"))
+    return {node["name"].casefold(): node["id"] for node in pages}
+
+
+# -- updating: absolute values, sent again once after a lost answer -----------------------
+
+
+def _again_once(
+    client: LinearClient, document: LinearDocument, variables: Mapping[str, Any]
+) -> Node:
+    try:
+        return client.mutate(document, variables)
+    except LinearAmbiguous:
+        return client.mutate(document, variables)
+
+
+def update_issue(
+    client: LinearClient,
+    team: LinearTeam,
+    issue_id: str,
+    *,
+    title: str | Keep = KEEP,
+    body: str | Keep = KEEP,
+    state: WorkflowState | Keep = KEEP,
+    estimate: Estimate | Keep | None = KEEP,
+    priority: Priority | Keep | None = KEEP,
+    label_ids: Sequence[str] | Keep = KEEP,
+    assignee_id: str | Keep | None = KEEP,
+) -> Node:
+    """The issue with the given fields set (KEEP leaves one; None clears an estimate,
+    a priority or the assignee); its fields after the write (``IssueFields``)."""
+    changes: dict[str, Any] = {}
+    if not isinstance(title, Keep):
+        changes["title"] = title
+    if not isinstance(body, Keep):
+        changes["description"] = body
+    if not isinstance(state, Keep):
+        changes["stateId"] = team.state_id(state)
+    if not isinstance(estimate, Keep):
+        changes["estimate"] = estimate_points(estimate)
+    if not isinstance(priority, Keep):
+        changes["priority"] = priority_number(priority)
+    if not isinstance(label_ids, Keep):
+        changes["labelIds"] = list(label_ids)
+    if not isinstance(assignee_id, Keep):
+        changes["assigneeId"] = assignee_id
+    return _updated(client, issue_id, changes)
+
+
+def _updated(client: LinearClient, issue_id: str, changes: Mapping[str, Any]) -> Node:
+    data = _again_once(client, q.UPDATE_ISSUE, {"id": issue_id, "input": dict(changes)})
+    node: Node = data["issueUpdate"]["issue"]
+    return node
+
+
+def set_parent(client: LinearClient, issue_id: str, parent_id: str | None) -> Node:
+    """The issue under ``parent_id`` (its only parent), or under none."""
+    return _updated(client, issue_id, {"parentId": parent_id})
+
+
+def archive_issue(client: LinearClient, issue_id: str) -> None:
+    _again_once(client, q.ARCHIVE_ISSUE, {"id": issue_id})
+
+
+def unarchive_issue(client: LinearClient, issue_id: str) -> None:
+    _again_once(client, q.UNARCHIVE_ISSUE, {"id": issue_id})
+
+
+# -- blocking relations ----------------------------------------------------------------------
+
+
+def _blocking_relations(client: LinearClient, blocker_id: str, blocked_id: str) -> list[str]:
+    """The ids of the "``blocker`` blocks ``blocked``" relations (by id or identifier).
+    Read from the blocked issue's side too: the blocker's list is cut at 25."""
+    found = []
+    for issue_ref, connection, side, other in (
+        (blocker_id, "relations", "relatedIssue", blocked_id),
+        (blocked_id, "inverseRelations", "issue", blocker_id),
+    ):
+        node = issue_by_id(client, issue_ref)
+        if node is None:
+            raise LinearNotFound(f"Linear has no issue {issue_ref}")
+        for relation in node[connection]["nodes"]:
+            related = relation[side]
+            if relation["type"] == "blocks" and other in (related["id"], related["identifier"]):
+                found.append(relation["id"])
+    return list(dict.fromkeys(found))
+
+
+def add_blocking(client: LinearClient, blocker_id: str, blocked_id: str) -> str:
+    """The id of the relation "``blocker`` blocks ``blocked``", made unless it exists
+    (cycles are the Tracker's to refuse, before this is called)."""
+    existing = _blocking_relations(client, blocker_id, blocked_id)
+    if existing:
+        return existing[0]
+    made = {
+        "id": str(uuid.uuid4()),
+        "issueId": blocker_id,
+        "relatedIssueId": blocked_id,
+        "type": "blocks",
+    }
+
+    def find() -> Node | None:
+        found = _blocking_relations(client, blocker_id, blocked_id)
+        return {"id": found[0]} if found else None
+
+    relation = _create(
+        client, q.CREATE_RELATION, made, ("issueRelationCreate", "issueRelation"), find
+    )
+    return str(relation["id"])
+
+
+def remove_blocking(client: LinearClient, blocker_id: str, blocked_id: str) -> bool:
+    """Remove every "``blocker`` blocks ``blocked``" relation; whether there was one."""
+    found = _blocking_relations(client, blocker_id, blocked_id)
+    for relation_id in found:
+        # LinearNotFound: the delete whose answer was lost had happened.
+        with contextlib.suppress(LinearNotFound):
+            _again_once(client, q.DELETE_RELATION, {"id": relation_id})
+    return bool(found)
