@@ -28,7 +28,7 @@ from ralph.linear import (
     LinearNotFound,
 )
 from ralph.linear import queries as q
-from ralph.tracker.github import Check
+from ralph.tracker._model import Check
 from ralph.tracker.linear._mapping import STATE_TYPES, T_SHIRT, suitable_type
 from ralph.workflow import STATE_ORDER, WorkflowState
 
