@@ -10,6 +10,7 @@ import abc
 import contextlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
+from ralph._secrets import redact
 from ralph._text import check_title
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError
@@ -160,6 +161,7 @@ class Tracker(TrackerRules):
         """A new open issue, optionally placed under ``parent``, all in one write."""
         check_title(title)
         check_labels(labels)
+        title, body = redact(title), redact(body)
         return self._create_issue(title, body, parent, state, estimate, priority, labels, author)
 
     def update_issue(
@@ -177,6 +179,7 @@ class Tracker(TrackerRules):
             check_title(title)
         if labels is not None:
             check_labels(labels)
+        title, body = _redacted(title), _redacted(body)
         return self._update_issue(number, title, body, labels, estimate, priority)
 
     def edit_issue(
@@ -194,11 +197,12 @@ class Tracker(TrackerRules):
         ``remove_labels`` taken off (the issue's other labels kept; removing one it lacks
         is no error). Every value is checked before anything is written."""
         check_edit(title, add_labels, remove_labels)
+        title, body = _redacted(title), _redacted(body)
         return self._edit_issue(number, title, body, estimate, priority, add_labels, remove_labels)
 
     def add_comment(self, number: int, body: str, *, author: str = "ralph") -> Comment:
         check_name(author, "the author")
-        return self._add_comment(number, body, author)
+        return self._add_comment(number, redact(body), author)
 
     def close_issue(
         self,
@@ -215,11 +219,17 @@ class Tracker(TrackerRules):
         """A phase's message on the issue, posted by the time the snapshot ends: here at
         once; a backend whose writes cost requests (GitHub) sends it with the issue's
         next move in the same snapshot, in one request, or alone when the snapshot ends."""
+        self._add_note(number, redact(body))
+
+    def _add_note(self, number: int, body: str) -> None:
         self.add_comment(number, body)
 
     def stored_text(self, body: str) -> str:
-        """A comment or body as this tracker keeps it (GitHub cuts a very long one), so a
-        caller can tell whether it was posted already."""
+        """A comment or body as this tracker keeps it (redacted; GitHub also cuts a very
+        long one), so a caller can tell whether it was posted already."""
+        return self._stored_text(redact(body))
+
+    def _stored_text(self, body: str) -> str:
         return body
 
     @abc.abstractmethod
@@ -384,7 +394,7 @@ class Tracker(TrackerRules):
         check_date(start_date, "the start date")
         check_date(target_date, "the target date")
         check_name(author, "the author")
-        return self._create_status_update(status, body, start_date, target_date, author)
+        return self._create_status_update(status, redact(body), start_date, target_date, author)
 
     def update_status_update(
         self,
@@ -398,7 +408,9 @@ class Tracker(TrackerRules):
         """Change the given fields of a status update (None leaves a field as it is)."""
         check_date(start_date, "the start date")
         check_date(target_date, "the target date")
-        return self._update_status_update(update_id, status, body, start_date, target_date)
+        return self._update_status_update(
+            update_id, status, _redacted(body), start_date, target_date
+        )
 
     @abc.abstractmethod
     def list_status_updates(self) -> list[StatusUpdate]:
@@ -503,3 +515,7 @@ class Tracker(TrackerRules):
                 comment = self._done_audit(issue, pr)
             moves.append((issue, comment))
         return moves
+
+
+def _redacted(text: str | None) -> str | None:
+    return None if text is None else redact(text)

@@ -574,3 +574,25 @@ def test_an_unmergeable_memory_pull_request_refuses_like_a_conflict():
 def test_advance_children_needs_a_parent_or_issues(tracker):
     with pytest.raises(InvalidInput, match="parent number or a list"):
         tracker.advance_children(S.READY_FOR_PLAN)
+
+
+# -- redaction ---------------------------------------------------------------------------------
+
+
+def test_a_known_secret_never_reaches_an_issue_a_comment_or_a_note_whoever_writes_them(tracker):
+    """Redaction is the tracker's write path, so ``ralph issue new/comment`` and the MCP
+    write tools hide secrets as Ralph's own phases do."""
+    from ralph._secrets import register_secret
+
+    secret = "s3cret-tracker-contract-7a1f9c2e"
+    register_secret(secret)
+    issue = make(tracker, f"Deploy with {secret}", body=f"token={secret}")
+    tracker.update_issue(issue.number, body=f"again {secret}")
+    tracker.add_comment(issue.number, f"the key is {secret}")
+    with tracker.snapshot():
+        tracker.add_note(issue.number, f"note {secret}")
+    got = tracker.get_issue(issue.number)
+    written = [got.title, got.body, *(c.body for c in got.comments)]
+    assert all(secret not in text for text in written)
+    assert any("the key is" in text for text in written)
+    assert secret not in tracker.stored_text(f"x {secret}")

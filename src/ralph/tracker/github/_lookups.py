@@ -411,7 +411,7 @@ class GitHubLookups(Tracker):
             comments = [comment_from(c) for c in pages]
         return issue_from(node, self.board().project_id, self.full_name, tuple(comments))
 
-    def stored_text(self, body: str) -> str:
+    def _stored_text(self, body: str) -> str:
         """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
         return fit_body(body, _IN_GIT)
 

@@ -66,7 +66,7 @@ class GitHubWrites(GitHubLookups):
             logger.warning("fields not set", extra={"error": str(exc)})
         self._post_notes(failing=failing)
 
-    def add_note(self, number: int, body: str) -> None:
+    def _add_note(self, number: int, body: str) -> None:
         """Inside a snapshot: sent with the issue's next move (``MoveState``), or alone
         when the snapshot ends."""
         if not self._snapshots.active:
