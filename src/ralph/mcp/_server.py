@@ -14,7 +14,10 @@ from mcp.server.mcpserver import Context
 import ralph
 from ralph._debuglog import debug_enabled, record_event
 from ralph._jsonschema import schema_errors
-from ralph.mcp._board import register_board_tools
+from ralph.mcp._board_items import register_board_item_tools
+from ralph.mcp._board_people import register_board_people_tools
+from ralph.mcp._board_projects import register_board_project_tools
+from ralph.mcp._board_views import register_board_view_tools
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
 from ralph.mcp._health import register_health_tools
@@ -161,7 +164,10 @@ def build_server(
     )
     register_issue_tools(tools)
     register_pipeline_tools(tools)
-    register_board_tools(tools)
+    register_board_project_tools(tools)
+    register_board_item_tools(tools)
+    register_board_view_tools(tools)
+    register_board_people_tools(tools)
     register_upkeep_tools(tools)
     register_health_tools(tools)
     register_task_tools(tools)
