@@ -15,21 +15,15 @@ import anyio
 import pytest
 from mcp import Client
 
-from ralph.config import Config
-from ralph.git import GitRepo
+from ralph.config import load_config
+from ralph.demo import create_demo_project
 from ralph.mcp import build_server
-from ralph.project import Project
-from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.project import Project, open_project
 
 SNAPSHOT = Path(__file__).with_name("tool_catalogue.json")
 
 
-def _catalogue(root: Path, *, read_only: bool) -> list[dict[str, Any]]:
-    project = Project(
-        Config(root=root, repo="demo"), MemoryTracker(), open_store("memory://"), GitRepo(root)
-    )
-
+def _catalogue(project: Project, *, read_only: bool) -> list[dict[str, Any]]:
     async def listed() -> list[dict[str, Any]]:
         async with Client(build_server(project, read_only=read_only)) as client:
             tools = (await client.list_tools()).tools
@@ -40,10 +34,14 @@ def _catalogue(root: Path, *, read_only: bool) -> list[dict[str, Any]]:
 
 @pytest.mark.timeout(60)
 def test_the_tool_catalogue_matches_its_snapshot(tmp_path: Path) -> None:
-    found = {
-        "full": _catalogue(tmp_path, read_only=False),
-        "read_only": _catalogue(tmp_path, read_only=True),
-    }
+    # The demo project, opened as `ralph mcp` opens one: the catalogue is the same over
+    # every tracker, and this way the test needs no tracker's constructor.
+    repo, _ = create_demo_project(tmp_path / "demo")
+    with open_project(load_config(repo)) as project:
+        found = {
+            "full": _catalogue(project, read_only=False),
+            "read_only": _catalogue(project, read_only=True),
+        }
     text = json.dumps(found, indent=1, sort_keys=True) + "\n"
     if os.environ.get("RALPH_TEST_UPDATE_SNAPSHOT") == "1":
         SNAPSHOT.write_text(text, encoding="utf-8")
