@@ -10,13 +10,12 @@ from pydantic import Field
 from ralph.dashboard import expand_profile
 from ralph.mcp._board_lookups import ProjectNumber, board_lookups
 from ralph.mcp._context import ToolContext
-from ralph.mcp._issues import _enum, item_filter
+from ralph.mcp._issue_filters import DATE_HELP, item_filter
+from ralph.mcp._issue_shapes import parse_enum
 from ralph.tracker import BoardItem, ItemType
 from ralph.workflow import Estimate, Priority, parse_state
 
 __all__ = ["register_board_item_tools"]
-
-_DATE_HELP = "@today, @now, @today-7d, @now-24h, @today-1m, or an ISO date (YYYY-MM-DD)"
 
 
 def register_board_item_tools(tools: ToolContext) -> None:
@@ -38,8 +37,8 @@ def register_board_item_tools(tools: ToolContext) -> None:
         itemType: Annotated[
             str | None, Field(description="ISSUE, PULL_REQUEST or DRAFT_ISSUE")
         ] = None,
-        updatedSince: Annotated[str | None, Field(description=_DATE_HELP)] = None,
-        updatedBefore: Annotated[str | None, Field(description=_DATE_HELP)] = None,
+        updatedSince: Annotated[str | None, Field(description=DATE_HELP)] = None,
+        updatedBefore: Annotated[str | None, Field(description=DATE_HELP)] = None,
         includeArchived: bool = False,
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
     ) -> dict[str, Any]:
@@ -126,8 +125,8 @@ def register_board_item_tools(tools: ToolContext) -> None:
             title,
             body,
             state=parse_state(workflowState) if workflowState else None,
-            estimate=_enum(Estimate, estimate),
-            priority=_enum(Priority, priority),
+            estimate=parse_enum(Estimate, estimate),
+            priority=parse_enum(Priority, priority),
         )
         fields_set = [
             name

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from ralph.dashboard import HealthConfig, build_dashboard, format_ascii, format_markdown
 from ralph.mcp._context import ToolContext
-from ralph.mcp._issues import brief
+from ralph.mcp._issue_shapes import brief
 from ralph.mcp._runs import latest_runs, runs_text
 from ralph.pipeline import detect_position, detect_stream_positions, detect_work_streams
 from ralph.tracker import StateChange, dashboard_items, pipeline_state

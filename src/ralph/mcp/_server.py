@@ -21,7 +21,9 @@ from ralph.mcp._board_views import register_board_view_tools
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
 from ralph.mcp._health import register_health_tools
-from ralph.mcp._issues import register_issue_tools
+from ralph.mcp._issue_reads import register_issue_read_tools
+from ralph.mcp._issue_relations import register_issue_relation_tools
+from ralph.mcp._issue_writes import register_issue_write_tools
 from ralph.mcp._limits import CALL_SECONDS, text_problem
 from ralph.mcp._pipeline import register_pipeline_tools
 from ralph.mcp._runs import register_run_tools
@@ -162,7 +164,9 @@ def build_server(
     tools = ToolContext(
         server, project, read_only=read_only, actor=actor, call_seconds=call_seconds
     )
-    register_issue_tools(tools)
+    register_issue_read_tools(tools)
+    register_issue_write_tools(tools)
+    register_issue_relation_tools(tools)
     register_pipeline_tools(tools)
     register_board_project_tools(tools)
     register_board_item_tools(tools)
