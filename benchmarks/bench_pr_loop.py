@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
-from ralph.config import Config, GitHubSettings, MergeSettings
+from ralph.config import Config, GitHubSettings, MergeWaitSettings
 from ralph.demo._sample import create_sample_repository
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
@@ -40,7 +40,7 @@ from ralph.workflow import Estimate, MergePolicy, WorkflowState
 CHECK_SECONDS = pick((4.0, 8.0, 16.0), (0.5,))
 REPEATS = pick(3, 1)
 #: The merge's backoff: looks after 1 s, 2 s, then every 4 s.
-WAITS = MergeSettings(wait_seconds=1.0, max_wait_seconds=4.0)
+WAITS = MergeWaitSettings(wait_seconds=1.0, max_wait_seconds=4.0)
 UNPACED = PacingPolicy(mutation_interval=0, content_per_minute=10**6, points_per_minute=10**6)
 
 

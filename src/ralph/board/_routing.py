@@ -14,7 +14,7 @@ from typing import Any
 
 from ralph.errors import InvalidInput, WorkflowError
 from ralph.routing import (
-    IssueContext,
+    IssueToRoute,
     IssueType,
     RoutingConfig,
     RoutingEvaluation,
@@ -67,7 +67,7 @@ class RouteStep:
 class RouteDecision:
     number: int
     title: str
-    context: IssueContext
+    context: IssueToRoute
     evaluation: RoutingEvaluation
     projects: tuple[int, ...]
     state: WorkflowState | None
@@ -110,8 +110,8 @@ class RouteDecision:
         }
 
 
-def _context(tracker: Tracker, issue: Issue) -> IssueContext:
-    return IssueContext(tracker.repository_name, issue.labels, IssueType.ISSUE)
+def _context(tracker: Tracker, issue: Issue) -> IssueToRoute:
+    return IssueToRoute(tracker.repository_name, issue.labels, IssueType.ISSUE)
 
 
 def route_issue(tracker: Tracker, rules: RoutingConfig, number: int) -> RouteDecision:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         linear_token,
         parse_linear_settings,
     )
-    from ralph.config._merge import MergeSettings
+    from ralph.config._merge import MergeWaitSettings
     from ralph.config._notify import NotifySettings, webhook_problem
     from ralph.config._prices import ModelPrice, parse_prices
     from ralph.config._reference import configuration_reference
@@ -57,7 +57,7 @@ __all__ = [
     "GitHubSettings",
     "HookSettings",
     "LinearSettings",
-    "MergeSettings",
+    "MergeWaitSettings",
     "ModelPrice",
     "NotifySettings",
     "PhaseSettings",

@@ -23,7 +23,7 @@ from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
 from ralph.config._linear import LinearSettings, parse_linear_settings
-from ralph.config._merge import MergeSettings, parse_merge_settings
+from ralph.config._merge import MergeWaitSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
     MAX_AGENTS,
@@ -133,7 +133,7 @@ class Config:
     shared_paths: tuple[str, ...] = ()
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
-    merge: MergeSettings = field(default_factory=MergeSettings)
+    merge: MergeWaitSettings = field(default_factory=MergeWaitSettings)
     github: GitHubSettings = field(default_factory=GitHubSettings)
     linear: LinearSettings = field(default_factory=LinearSettings)
     debug: DebugSettings = field(default_factory=DebugSettings)

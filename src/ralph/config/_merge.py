@@ -18,7 +18,7 @@ from ralph.config._numbers import setting_number
 from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
-__all__ = ["MAX_WAIT_LIMIT_SECONDS", "MERGE_ENV", "MergeSettings", "parse_merge_settings"]
+__all__ = ["MAX_WAIT_LIMIT_SECONDS", "MERGE_ENV", "MergeWaitSettings", "parse_merge_settings"]
 
 MERGE_ENV = {
     "wait_seconds": "RALPH_MERGE_WAIT_SECONDS",
@@ -29,16 +29,18 @@ MAX_WAIT_LIMIT_SECONDS = 86400.0
 
 
 @dataclass(frozen=True, kw_only=True)
-class MergeSettings:
+class MergeWaitSettings:
+    """How a merge that is not ready yet waits (the ``[merge]`` table)."""
+
     #: The first pause before a waiting merge looks again.
     wait_seconds: float = 15.0
     #: The longest pause: the backoff doubles up to it.
     max_wait_seconds: float = 300.0
 
 
-def parse_merge_settings(data: Any, source: str, env: Mapping[str, str]) -> MergeSettings:
+def parse_merge_settings(data: Any, source: str, env: Mapping[str, str]) -> MergeWaitSettings:
     table = section_table(data, source, "merge", MERGE_ENV)
-    settings = MergeSettings()
+    settings = MergeWaitSettings()
     where = {}
     for key, variable in MERGE_ENV.items():
         from_env = env_value(env, variable)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server import MCPServer
@@ -14,16 +15,25 @@ from mcp.server.mcpserver import Context
 import ralph
 from ralph._debuglog import debug_enabled, record_event
 from ralph._jsonschema import schema_errors
-from ralph.mcp._board import register_board_tools
+from ralph.mcp._board_items import register_board_item_tools
+from ralph.mcp._board_people import register_board_people_tools
+from ralph.mcp._board_projects import register_board_project_tools
+from ralph.mcp._board_views import register_board_view_tools
 from ralph.mcp._context import ToolContext
 from ralph.mcp._envelope import failure
 from ralph.mcp._health import register_health_tools
-from ralph.mcp._issues import register_issue_tools
+from ralph.mcp._issue_reads import register_issue_read_tools
+from ralph.mcp._issue_relations import register_issue_relation_tools
+from ralph.mcp._issue_writes import register_issue_write_tools
 from ralph.mcp._limits import CALL_SECONDS, text_problem
-from ralph.mcp._pipeline import register_pipeline_tools
+from ralph.mcp._pipeline_advance import register_pipeline_advance_tools
+from ralph.mcp._pipeline_dashboard import register_pipeline_dashboard_tools
+from ralph.mcp._pipeline_position import register_pipeline_position_tools
 from ralph.mcp._runs import register_run_tools
 from ralph.mcp._tasks import register_task_tools
-from ralph.mcp._upkeep import register_upkeep_tools
+from ralph.mcp._upkeep_archive import register_archive_tools
+from ralph.mcp._upkeep_routing import register_routing_tools
+from ralph.mcp._upkeep_status import register_status_update_tools
 from ralph.project import Project
 
 __all__ = ["SERVER_NAME", "build_server"]
@@ -146,6 +156,27 @@ def _error_text(result: Any) -> str:
     return str(data.get("error", text)) if isinstance(data, dict) else text
 
 
+#: Every tool family's registration, in the order the server lists their tools.
+TOOL_FAMILIES: tuple[Callable[[ToolContext], None], ...] = (
+    register_issue_read_tools,
+    register_issue_write_tools,
+    register_issue_relation_tools,
+    register_pipeline_position_tools,
+    register_pipeline_advance_tools,
+    register_pipeline_dashboard_tools,
+    register_board_project_tools,
+    register_board_item_tools,
+    register_board_view_tools,
+    register_board_people_tools,
+    register_archive_tools,
+    register_status_update_tools,
+    register_routing_tools,
+    register_health_tools,
+    register_task_tools,
+    register_run_tools,
+)
+
+
 def build_server(
     project: Project,
     *,
@@ -159,12 +190,7 @@ def build_server(
     tools = ToolContext(
         server, project, read_only=read_only, actor=actor, call_seconds=call_seconds
     )
-    register_issue_tools(tools)
-    register_pipeline_tools(tools)
-    register_board_tools(tools)
-    register_upkeep_tools(tools)
-    register_health_tools(tools)
-    register_task_tools(tools)
-    register_run_tools(tools)
+    for register in TOOL_FAMILIES:
+        register(tools)
     server.parameters.update(tools.parameters)
     return server

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ralph.routing._parse import parse_routing
     from ralph.routing._rules import (
         ROUTING_FILE,
-        IssueContext,
+        IssueToRoute,
         IssueType,
         MatchCriteria,
         MatchedRule,
@@ -30,7 +30,7 @@ else:
 
 __all__ = [
     "ROUTING_FILE",
-    "IssueContext",
+    "IssueToRoute",
     "IssueType",
     "MatchCriteria",
     "MatchedRule",

@@ -14,7 +14,7 @@ from ralph.workflow import WorkflowState
 
 __all__ = [
     "ROUTING_FILE",
-    "IssueContext",
+    "IssueToRoute",
     "IssueType",
     "MatchCriteria",
     "MatchedRule",
@@ -100,7 +100,7 @@ class RoutingConfig:
 
 
 @dataclass(frozen=True)
-class IssueContext:
+class IssueToRoute:
     """What the rules see of an issue."""
 
     repo: str
@@ -146,7 +146,7 @@ def repo_matches(pattern: str, repo: str) -> bool:
     return _glob(pattern).fullmatch(repo) is not None
 
 
-def _matches(criteria: MatchCriteria, issue: IssueContext) -> bool:
+def _matches(criteria: MatchCriteria, issue: IssueToRoute) -> bool:
     labels = {label.casefold() for label in issue.labels}
     found = True
     if criteria.repo is not None:
@@ -160,7 +160,7 @@ def _matches(criteria: MatchCriteria, issue: IssueContext) -> bool:
     return found != criteria.negate
 
 
-def evaluate_rules(config: RoutingConfig, issue: IssueContext) -> RoutingEvaluation:
+def evaluate_rules(config: RoutingConfig, issue: IssueToRoute) -> RoutingEvaluation:
     matched = []
     for index, rule in enumerate(config.rules):
         if not rule.enabled or not _matches(rule.match, issue):

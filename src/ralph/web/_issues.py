@@ -30,7 +30,9 @@ __all__ = ["routes"]
 
 
 @dataclass(frozen=True)
-class Document:
+class IssueDocument:
+    """One of the issue's documents (research, plan...) as its page shows it."""
+
     kind: str
     path: str
     source: str
@@ -41,7 +43,7 @@ class Document:
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-def _documents(web: WebContext, view: IssueView) -> list[Document]:
+def _documents(web: WebContext, view: IssueView) -> list[IssueDocument]:
     found = []
     base = web.project.config.base_branch
     for kind, discovery in artifacts_of(view.issue, view.root).items():
@@ -52,7 +54,7 @@ def _documents(web: WebContext, view: IssueView) -> list[Document]:
             text = web.project.git.read_on(base, str(path))
         if text is not None:
             fields, text = parse_frontmatter(text)
-        found.append(Document(kind.value, discovery.path, discovery.source, text, fields))
+        found.append(IssueDocument(kind.value, discovery.path, discovery.source, text, fields))
     return found
 
 

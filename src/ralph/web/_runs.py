@@ -33,7 +33,7 @@ LATEST_EVENTS = 15
 
 
 @dataclass(frozen=True)
-class Waiting:
+class WaitingIssue:
     """An issue of the run that waits for a person, and what the page offers."""
 
     issue: Issue
@@ -51,7 +51,7 @@ def runs_api(request: Request) -> Response:
     return JSONResponse(runs_document(context_of(request).project.store))
 
 
-def _waiting(web: WebContext, run_id: int, group: list[int]) -> list[Waiting]:
+def _waiting(web: WebContext, run_id: int, group: list[int]) -> list[WaitingIssue]:
     store = web.project.store
     gates = {
         n
@@ -64,9 +64,9 @@ def _waiting(web: WebContext, run_id: int, group: list[int]) -> list[Waiting]:
         for number in dict.fromkeys([*group, *gates]):
             issue = web.project.tracker.get_issue(number)
             if issue.workflow_state is WorkflowState.HUMAN_NEEDED:
-                found.append(Waiting(issue, "retry"))
+                found.append(WaitingIssue(issue, "retry"))
             elif number in gates and issue.workflow_state is WorkflowState.PLAN_IN_REVIEW:
-                found.append(Waiting(issue, "approve"))
+                found.append(WaitingIssue(issue, "approve"))
     return found
 
 

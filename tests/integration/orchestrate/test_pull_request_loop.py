@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ralph.config import MergeSettings as WaitSettings
+from ralph.config import MergeWaitSettings
 from ralph.demo._sample import FAREWELL
 from ralph.errors import MergeConflict
 from ralph.git import commit_files
@@ -45,7 +45,7 @@ def configured(demo: Demo, **settings: object) -> Demo:
     """The demo with ``settings`` in its ralph.toml and short waits."""
     config = dataclasses.replace(
         demo.project.config,
-        merge=WaitSettings(wait_seconds=0.1, max_wait_seconds=0.5),
+        merge=MergeWaitSettings(wait_seconds=0.1, max_wait_seconds=0.5),
         **settings,  # type: ignore[arg-type]
     )
     demo.project = dataclasses.replace(demo.project, config=config)
@@ -205,7 +205,7 @@ def test_the_agents_code_review_asks_for_a_change_the_builder_makes(demo: Demo):
 
 def test_a_persons_review_wakes_the_merge_that_waits_for_it(demo: Demo, ralph_cli, monkeypatch):
     demo = configured(demo, merge_policy=MergePolicy.APPROVAL)
-    long_waits = WaitSettings(wait_seconds=300, max_wait_seconds=600)
+    long_waits = MergeWaitSettings(wait_seconds=300, max_wait_seconds=600)
     demo.project = dataclasses.replace(
         demo.project, config=dataclasses.replace(demo.project.config, merge=long_waits)
     )

@@ -21,7 +21,7 @@ import pytest
 
 from ralph.cli._console import Console
 from ralph.cli._live import LiveView
-from ralph.config import MergeSettings, load_config
+from ralph.config import MergeWaitSettings, load_config
 from ralph.demo import create_demo_project
 from ralph.orchestrate import Ending, wake_waiting
 from ralph.phases import get_phase
@@ -44,7 +44,7 @@ WAITING_RALPH = Path(__file__).with_name("waiting_ralph.py")
 def quick(demo: Demo) -> Demo:
     """The demo with waits of a tenth of a second, doubling to half a second."""
     config = dataclasses.replace(
-        demo.project.config, merge=MergeSettings(wait_seconds=0.1, max_wait_seconds=0.5)
+        demo.project.config, merge=MergeWaitSettings(wait_seconds=0.1, max_wait_seconds=0.5)
     )
     demo.project = dataclasses.replace(demo.project, config=config)
     return demo
@@ -91,7 +91,7 @@ def test_a_merge_waiting_for_checks_waits_without_escalating_and_merges_when_rea
 
 def test_a_waiting_task_holds_no_worker_another_task_runs_meanwhile(demo: Demo, gated):
     config = dataclasses.replace(
-        demo.project.config, merge=MergeSettings(wait_seconds=0.5, max_wait_seconds=1)
+        demo.project.config, merge=MergeWaitSettings(wait_seconds=0.5, max_wait_seconds=1)
     )
     demo.project = dataclasses.replace(demo.project, config=config)
     first, second, third = demo.group()
@@ -129,7 +129,7 @@ def test_a_merge_waiting_for_a_review_ends_the_run_for_a_person_and_a_rerun_look
 ):
     # A long backoff: each session looks once, and only a wake-up brings a look sooner.
     config = dataclasses.replace(
-        quick.project.config, merge=MergeSettings(wait_seconds=60, max_wait_seconds=120)
+        quick.project.config, merge=MergeWaitSettings(wait_seconds=60, max_wait_seconds=120)
     )
     quick.project = dataclasses.replace(quick.project, config=config)
     number = quick.issue("farewell")
@@ -215,7 +215,7 @@ def test_a_review_seen_elsewhere_wakes_the_waiting_merge(quick: Demo, gated):
     number = quick.issue("farewell")
     other = quick.issue("export")
     config = dataclasses.replace(
-        quick.project.config, merge=MergeSettings(wait_seconds=3600, max_wait_seconds=3600)
+        quick.project.config, merge=MergeWaitSettings(wait_seconds=3600, max_wait_seconds=3600)
     )
     quick.project = dataclasses.replace(quick.project, config=config)
     gated(MERGE, WaitGate("review", for_person=True, issue=number))

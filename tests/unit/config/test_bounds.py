@@ -14,7 +14,7 @@ from ralph.config import (
     Config,
     GitHubSettings,
     HookSettings,
-    MergeSettings,
+    MergeWaitSettings,
     load_config,
 )
 from ralph.errors import ConfigError
@@ -94,7 +94,7 @@ def test_a_float_too_large_for_a_number_and_a_variable_are_refused_the_same_way(
 def test_every_numeric_setting_has_a_bound_here():
     numeric = {
         f.name
-        for settings in (Config, AgentSettings, HookSettings, MergeSettings, GitHubSettings)
+        for settings in (Config, AgentSettings, HookSettings, MergeWaitSettings, GitHubSettings)
         for f in dataclasses.fields(settings)
         if f.type in ("int", "float", "dict[str, int]")
     }

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.config import CONFIG_FILE, MergeSettings, load_config
+from ralph.config import CONFIG_FILE, MergeWaitSettings, load_config
 from ralph.errors import ConfigError
 
 
-def merge_with(tmp_path, table: str | None, env: dict[str, str] | None = None) -> MergeSettings:
+def merge_with(tmp_path, table: str | None, env: dict[str, str] | None = None) -> MergeWaitSettings:
     section = "" if table is None else f"[merge]\n{table}\n"
     (tmp_path / CONFIG_FILE).write_text(f'repo = "shop"\n{section}')
     return load_config(tmp_path, env=env or {}).merge
 
 
 def test_a_waiting_merge_looks_again_after_15_seconds_doubling_to_5_minutes_by_default(tmp_path):
-    assert merge_with(tmp_path, None) == MergeSettings(wait_seconds=15, max_wait_seconds=300)
-    assert merge_with(tmp_path, "") == MergeSettings()
+    assert merge_with(tmp_path, None) == MergeWaitSettings(wait_seconds=15, max_wait_seconds=300)
+    assert merge_with(tmp_path, "") == MergeWaitSettings()
 
 
 def test_the_file_sets_the_waits_and_the_environment_overrides_them(tmp_path):

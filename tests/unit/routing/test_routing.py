@@ -7,7 +7,7 @@ import pytest
 
 from ralph.errors import InvalidInput
 from ralph.routing import (
-    IssueContext,
+    IssueToRoute,
     IssueType,
     MatchCriteria,
     RoutingAction,
@@ -29,7 +29,7 @@ def rule(name="test-rule", *, enabled=True, **match):
 
 
 def issue(repo="my-org/my-repo", labels=(), issue_type=IssueType.ISSUE):
-    return IssueContext(repo, labels, issue_type)
+    return IssueToRoute(repo, labels, issue_type)
 
 
 def matched(rules, context, *, stop=True):
