@@ -41,7 +41,7 @@ from ralph.runtimes import AgentBrief, IssueContext, Limits
 from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.command import CommandRuntime
 from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import MemoryCodeHost, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
 REPEATS = pick(5, 1)
@@ -140,7 +140,11 @@ def mcp_tools(folder: Path) -> None:
             f"Child {n}", parent=1, state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
         )
     project = Project(
-        Config(root=folder, repo="bench"), tracker, open_store("memory://"), GitRepo(folder)
+        Config(root=folder, repo="bench"),
+        tracker,
+        MemoryCodeHost(tracker),
+        open_store("memory://"),
+        GitRepo(folder),
     )
 
     async def in_process() -> dict[str, float]:

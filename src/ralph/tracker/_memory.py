@@ -13,15 +13,9 @@ from dataclasses import dataclass, field
 from ralph._text import check_title
 from ralph.dashboard import ProjectStatus
 from ralph.errors import (
-    HeadMoved,
-    InvalidInput,
     IssueNotFound,
-    MergeConflict,
-    PullRequestNotFound,
-    PullRequestNotOpen,
     StateConflict,
 )
-from ralph.git import hunk_containing
 from ralph.tracker._fields import check_labels, check_name
 from ralph.tracker._model import (
     CloseReason,
@@ -29,29 +23,14 @@ from ralph.tracker._model import (
     Issue,
     IssueQuery,
     IssueStatus,
-    MergeStrategy,
     PullRequest,
-    PullRequestState,
     StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
-from ralph.tracker._pull_state import (
-    check_review,
-    merge_state,
-    no_thread,
-    not_changed,
-    required_marked,
-    review_decision,
-    review_state,
-)
 from ralph.tracker._reviews import (
     CheckRun,
-    MergeSettings,
     Review,
-    ReviewComment,
-    ReviewEvent,
     ReviewThread,
-    ThreadComment,
 )
 from ralph.tracker._simple_board import MemoryBoardRecords, SimpleBoard
 from ralph.tracker._tracker import Tracker
@@ -393,219 +372,3 @@ class MemoryTracker(Tracker):
         with self._lock:
             if self._status_updates.pop(update_id, None) is None:
                 raise self._no_status_update(update_id)
-
-    # -- pull requests ------------------------------------------------------------------------
-
-    def create_pull_request(
-        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
-    ) -> PullRequest:
-        check_name(author, "the author")
-        with self._lock:
-            number = self._allocate()
-            self._prs[number] = PullRequest(
-                number=number,
-                title=title,
-                body=body,
-                head=head,
-                base=base,
-                mergeable=True,
-                author=author,
-                created_at=self.now(),
-                url=f"memory://pulls/{number}",
-            )
-            self._records[number] = _PullRecords(author)
-            return self._pull(number)
-
-    def _pull(self, number: int) -> PullRequest:
-        """The pull request with its records, as a read shows it; the lock is held."""
-        if number not in self._prs:
-            raise PullRequestNotFound(number)
-        pr, records = self._prs[number], self._records[number]
-        head = _head_oid(number, records.pushes)
-        on_head = [check for (oid, _), check in records.checks.items() if oid == head]
-        checks = required_marked(sorted(on_head, key=lambda c: c.name), self.required_checks)
-        return dataclasses.replace(
-            pr,
-            checks=checks,
-            reviews=tuple(records.reviews),
-            threads=tuple(records.threads.values()),
-            review_decision=review_decision(records.reviews),
-            merge_state=merge_state(pr.state, pr.mergeable, checks, self.required_checks),
-            head_oid=head,
-        )
-
-    def get_pull_request(self, number: int) -> PullRequest:
-        with self._lock:
-            return self._pull(number)
-
-    def list_pull_requests(
-        self,
-        *,
-        issue: int | None = None,
-        state: PullRequestState | None = None,
-        head: str | None = None,
-    ) -> list[PullRequest]:
-        with self._lock:
-            prs = [self._pull(number) for number in sorted(self._prs)]
-        return [
-            pr
-            for pr in prs
-            if (issue is None or issue in pr.closes)
-            and (state is None or pr.state is state)
-            and (head is None or pr.head == head)
-        ]
-
-    def set_mergeable(self, number: int, mergeable: bool) -> None:
-        """Rehearse a conflict: an unmergeable pull request refuses to merge."""
-        with self._lock:
-            self.get_pull_request(number)
-            self._prs[number] = dataclasses.replace(self._prs[number], mergeable=mergeable)
-
-    def set_diff(self, number: int, diff: Mapping[str, str]) -> None:
-        """The files the pull request changes, each with its unified diff (``@@`` hunks)."""
-        with self._lock:
-            self.get_pull_request(number)
-            self._records[number].diff = dict(diff)
-
-    def push(self, number: int, diff: Mapping[str, str] | None = None) -> str:
-        """Rehearse a push to the head branch: a new head commit (returned), without the
-        check runs of the old one; ``diff`` replaces the files it changes."""
-        with self._lock:
-            self.get_pull_request(number)
-            records = self._records[number]
-            records.pushes += 1
-            if diff is not None:
-                records.diff = dict(diff)
-            return _head_oid(number, records.pushes)
-
-    def _open_pr(self, number: int) -> PullRequest:
-        pr = self.get_pull_request(number)
-        if pr.state is not PullRequestState.OPEN:
-            raise PullRequestNotOpen(number, pr.state.value)
-        return pr
-
-    def merge_pull_request(
-        self,
-        number: int,
-        strategy: MergeStrategy = MergeStrategy.MERGE,
-        *,
-        expected_head: str | None = None,
-    ) -> PullRequest:
-        with self._lock:
-            pr = self._open_pr(number)
-            if expected_head is not None and expected_head != pr.head_oid:
-                raise HeadMoved(number, expected_head, pr.head_oid)
-            if not pr.mergeable:
-                raise MergeConflict(number, pr.head, pr.base, ())
-            self._prs[number] = dataclasses.replace(
-                self._prs[number],
-                state=PullRequestState.MERGED,
-                merge_commit=f"memory-{strategy.value}-{number}",
-                merged_at=self.now(),
-            )
-            merged = self._pull(number)
-            for issue, comment in self._closing_moves(merged):
-                if comment is not None:
-                    self._put(issue.number, workflow_state=WorkflowState.DONE)
-                    self.add_comment(issue.number, comment, author=f"pull request #{number}")
-                self.close_issue(issue.number)
-            return merged
-
-    def close_pull_request(self, number: int) -> PullRequest:
-        with self._lock:
-            self._open_pr(number)
-            self._prs[number] = dataclasses.replace(
-                self._prs[number], state=PullRequestState.CLOSED
-            )
-            return self._pull(number)
-
-    # -- reviews, threads, checks -------------------------------------------------------------
-
-    def _new_id(self) -> str:
-        made = self._next_id
-        self._next_id += 1
-        return str(made)
-
-    def submit_review(
-        self,
-        number: int,
-        event: ReviewEvent,
-        body: str = "",
-        *,
-        comments: Sequence[ReviewComment] = (),
-        author: str = "ralph",
-    ) -> Review:
-        with self._lock:
-            pr = self.get_pull_request(number)
-            check_review(pr, event, body, comments, author)
-            records = self._records[number]
-            for comment in comments:
-                if comment.path not in records.diff:
-                    raise not_changed(number, comment.path, records.diff)
-            now = self.now()
-            review = Review(
-                id=self._new_id(),
-                author=author,
-                state=review_state(event),
-                body=body,
-                submitted_at=now,
-                commit=pr.head_oid or "",
-            )
-            records.reviews.append(review)
-            for comment in comments:
-                thread_id = self._new_id()
-                first = ThreadComment(
-                    id=self._new_id(), author=author, body=comment.body, created_at=now
-                )
-                records.threads[thread_id] = ReviewThread(
-                    id=thread_id,
-                    path=comment.path,
-                    line=comment.line,
-                    diff_hunk=hunk_containing(records.diff[comment.path], comment.line),
-                    comments=(first,),
-                )
-                self._thread_pr[thread_id] = number
-            return review
-
-    def _thread(self, thread_id: str) -> tuple[_PullRecords, ReviewThread]:
-        number = self._thread_pr.get(thread_id)
-        if number is None:
-            raise no_thread(thread_id)
-        records = self._records[number]
-        return records, records.threads[thread_id]
-
-    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
-        check_name(author, "the author")
-        if not body.strip():
-            raise InvalidInput("a reply on a review thread needs a body")
-        with self._lock:
-            records, thread = self._thread(thread_id)
-            reply = ThreadComment(
-                id=self._new_id(), author=author, body=body, created_at=self.now()
-            )
-            records.threads[thread_id] = dataclasses.replace(
-                thread, comments=(*thread.comments, reply)
-            )
-            return reply
-
-    def resolve_thread(self, thread_id: str) -> ReviewThread:
-        with self._lock:
-            records, thread = self._thread(thread_id)
-            records.threads[thread_id] = dataclasses.replace(thread, resolved=True)
-            return records.threads[thread_id]
-
-    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
-        for reviewer in reviewers:
-            check_name(reviewer, "the reviewer")
-        with self._lock:
-            self._open_pr(number)  # nobody to notify here: the decision stays as it is
-
-    def merge_settings(self) -> MergeSettings:
-        return MergeSettings()
-
-    def record_check(self, number: int, check: CheckRun) -> None:
-        check_name(check.name, "the check's name")
-        with self._lock:
-            pr = self._open_pr(number)
-            assert pr.head_oid is not None
-            self._records[number].checks[(pr.head_oid, check.name)] = check

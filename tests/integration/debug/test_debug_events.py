@@ -24,7 +24,7 @@ from ralph.mcp import build_server
 from ralph.plugin import HookContext, run_hook, set_context
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import MemoryCodeHost, MemoryTracker
 
 from ..cli_project import farewell_project
 from ..conftest import GitProject
@@ -70,7 +70,8 @@ def assert_no_secret(folder: Path) -> None:
 def test_mcp_tool_calls_with_their_arguments_and_errors(logs, tmp_path):
     project = Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := MemoryTracker(),
+        MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )

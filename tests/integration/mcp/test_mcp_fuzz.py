@@ -150,12 +150,16 @@ def _tool_names() -> list[str]:
     from ralph.config import Config
     from ralph.git import GitRepo
     from ralph.tasks import open_store
-    from ralph.tracker import MemoryTracker
+    from ralph.tracker import MemoryCodeHost, MemoryTracker
 
     with TemporaryDirectory() as folder:
         root = Path(folder)
         throwaway = Project(
-            Config(root=root), MemoryTracker(), open_store("memory://"), GitRepo(root)
+            Config(root=root),
+            tracker := MemoryTracker(),
+            MemoryCodeHost(tracker),
+            open_store("memory://"),
+            GitRepo(root),
         )
         return sorted(_schemas(throwaway))
 

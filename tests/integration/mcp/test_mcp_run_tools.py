@@ -16,7 +16,7 @@ from ralph.orchestrate import ESCALATED
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import RunStatus, open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import MemoryCodeHost, MemoryTracker
 
 from .test_mcp_tools import calls
 
@@ -27,7 +27,8 @@ pytestmark = pytest.mark.timeout(60)
 def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := MemoryTracker(),
+        MemoryCodeHost(tracker),
         open_store(f"sqlite:///{tmp_path / 'ralph.db'}", create=True),
         GitRepo(tmp_path),
     )

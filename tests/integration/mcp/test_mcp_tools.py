@@ -19,7 +19,7 @@ from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import IssueQuery, MemoryTracker
+from ralph.tracker import IssueQuery, MemoryCodeHost, MemoryTracker
 from ralph.workflow import Estimate, WorkflowState
 
 # call(name, **arguments) records a request; the session answers each afterwards.
@@ -94,7 +94,8 @@ EXPECTED_TOOLS = ORIGINAL_TOOLS | TASK_TOOLS | RUN_TOOLS
 def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := MemoryTracker(),
+        MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )
@@ -445,7 +446,13 @@ def test_an_argument_a_tool_does_not_take_is_refused_naming_the_ones_it_does(
 def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     board = GitHubSettings(owner="acme", repo="shop", project=3)
     config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
-    project = Project(config, MemoryTracker(), open_store("memory://"), GitRepo(tmp_path))
+    project = Project(
+        config,
+        tracker := MemoryTracker(),
+        MemoryCodeHost(tracker),
+        open_store("memory://"),
+        GitRepo(tmp_path),
+    )
     project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
     right, wrong, board_number = calls(
         project,

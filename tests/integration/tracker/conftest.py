@@ -1,4 +1,5 @@
-"""Trackers on every backend, and real git repositories for the local tracker's merges."""
+"""Trackers and code hosts on every backend, and real git repositories for the local
+code host's merges."""
 
 from __future__ import annotations
 
@@ -12,7 +13,17 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
-from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
+from ralph.tracker import (
+    CodeHost,
+    GitHubCodeHost,
+    GitHubTracker,
+    LocalCodeHost,
+    LocalTracker,
+    MemoryCodeHost,
+    MemoryTracker,
+    Tracker,
+    set_up_board,
+)
 
 from ..conftest import GitProject
 
@@ -47,8 +58,20 @@ def tracker(
         db = SqliteDatabase(tmp_path / "ralph.db")
     else:
         db = PostgresDatabase(request.getfixturevalue("pg_schema_url"))
-    yield LocalTracker(db, repo="project", git=GitRepo(project.path), clock=clock)
+    yield LocalTracker(db, repo="project", clock=clock)
     db.close()
+
+
+@pytest.fixture
+def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
+    """The code host of ``tracker``'s kind, closing its issues when a merge does."""
+    if isinstance(tracker, MemoryTracker):
+        return MemoryCodeHost(tracker, clock=clock)
+    if isinstance(tracker, GitHubTracker):
+        return GitHubCodeHost.of(tracker)
+    assert isinstance(tracker, LocalTracker)
+    git = GitRepo(project.path)
+    return LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker, git=git, clock=clock)
 
 
 def github_tracker(git_path: Path, clock) -> GitHubTracker:
@@ -77,3 +100,9 @@ def github_tracker_as(tracker: GitHubTracker, login: str) -> GitHubTracker:
     return GitHubTracker(
         client, owner=tracker.owner, repo=tracker.repo, project=tracker.project_number, clock=clock
     )
+
+
+def github_host_as(host: CodeHost, login: str) -> GitHubCodeHost:
+    """``host``'s GitHub seen by another account, ``login`` (see ``github_tracker_as``)."""
+    assert isinstance(host.tracker, GitHubTracker)
+    return GitHubCodeHost.of(github_tracker_as(host.tracker, login))

@@ -10,12 +10,15 @@ from ralph.git import GitRepo
 from ralph.phases._runner import escalation_mention
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import Issue, MemoryTracker
+from ralph.tracker import Issue, MemoryCodeHost, MemoryTracker
 
 
 def project(**settings) -> Project:
     config = Config(root=Path("."), repo="shop", **settings)
-    return Project(config, MemoryTracker(), open_store("memory://"), GitRepo(Path(".")))
+    tracker = MemoryTracker()
+    return Project(
+        config, tracker, MemoryCodeHost(tracker), open_store("memory://"), GitRepo(Path("."))
+    )
 
 
 GITHUB = {"tracker": "github", "github": GitHubSettings(owner="acme", repo="shop", project=1)}
