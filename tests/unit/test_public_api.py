@@ -265,7 +265,6 @@ PUBLIC = {
         "LocalTracker",
         "Membership",
         "MemoryCodeHost",
-        "MemoryTracker",
         "MergeSettings",
         "MergeState",
         "MergeStrategy",

@@ -1,6 +1,6 @@
 """Issue trackers and code hosts: the interfaces Ralph's memory lives behind. A
-:class:`Tracker` holds the issues (an in-memory, a local SQL and a GitHub Issues +
-Projects V2 backend); the workflow rules (``set_state``, gates, picking work) are
+:class:`Tracker` holds the issues (a local SQL backend, on ``memory://`` for tests, and a
+GitHub Issues + Projects V2 one); the workflow rules (``set_state``, gates, picking work) are
 implemented once, in it. A :class:`CodeHost` holds the pull requests (a local git, a
 GitHub and an in-memory backend) and closes their issues on the tracker when they merge."""
 
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from ralph.tracker._board_fields import FIELDS
     from ralph.tracker._code_host import CodeHost
     from ralph.tracker._fields import check_date, check_labels
-    from ralph.tracker._memory import MemoryTracker
     from ralph.tracker._memory_host import MemoryCodeHost
     from ralph.tracker._model import (
         CloseReason,
@@ -103,7 +102,6 @@ __all__ = [
     "LocalTracker",
     "Membership",
     "MemoryCodeHost",
-    "MemoryTracker",
     "MergeSettings",
     "MergeState",
     "MergeStrategy",

@@ -85,7 +85,7 @@ class Tracker(abc.ABC):
     """Issues, their workflow fields and relations, and comments. Pull requests are a
     ``CodeHost``'s."""
 
-    #: "memory", "local", "github": what ``ralph status`` and logs call this backend.
+    #: "local", "github": what ``ralph status`` and logs call this backend.
     kind: str = ""
     #: The most sub-issues a parent may have (closed ones count) and the most levels an
     #: issue tree may have, root included; None: no limit.

@@ -14,12 +14,13 @@ from mcp import Client
 from mcp.types import TextContent
 
 from ralph.config import Config, GitHubSettings
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import IssueQuery, MemoryCodeHost, MemoryTracker
+from ralph.tracker import IssueQuery, LocalTracker, MemoryCodeHost
 from ralph.workflow import Estimate, WorkflowState
 
 # call(name, **arguments) records a request; the session answers each afterwards.
@@ -94,7 +95,7 @@ EXPECTED_TOOLS = ORIGINAL_TOOLS | TASK_TOOLS | RUN_TOOLS
 def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
-        tracker := MemoryTracker(),
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
         MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
@@ -448,7 +449,7 @@ def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
     project = Project(
         config,
-        tracker := MemoryTracker(),
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
         MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),

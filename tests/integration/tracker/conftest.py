@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph.db import Database, PostgresDatabase, SqliteDatabase
+from ralph.db import Database, PostgresDatabase, SqliteDatabase, open_database
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
@@ -19,8 +19,6 @@ from ralph.tracker import (
     GitHubTracker,
     LocalCodeHost,
     LocalTracker,
-    MemoryCodeHost,
-    MemoryTracker,
     Tracker,
     set_up_board,
 )
@@ -28,7 +26,7 @@ from ralph.tracker import (
 from ..conftest import GitProject
 
 TRACKERS = [
-    "memory",
+    "local-memory",
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
@@ -44,9 +42,6 @@ def tracker_kind(request: pytest.FixtureRequest) -> str:
 def tracker(
     tracker_kind: str, project: GitProject, clock, tmp_path: Path, request
 ) -> Iterator[Tracker]:
-    if tracker_kind == "memory":
-        yield MemoryTracker(clock=clock)
-        return
     if tracker_kind == "github":
         made = github_tracker(project.path, clock)
         yield made
@@ -54,7 +49,9 @@ def tracker(
         assert made.client.transport.internal_errors == []
         return
     db: Database
-    if tracker_kind == "local-sqlite":
+    if tracker_kind == "local-memory":  # what tests that need no file use
+        db = open_database("memory://")
+    elif tracker_kind == "local-sqlite":
         db = SqliteDatabase(tmp_path / "ralph.db")
     else:
         db = PostgresDatabase(request.getfixturevalue("pg_schema_url"))
@@ -65,8 +62,6 @@ def tracker(
 @pytest.fixture
 def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
     """The code host of ``tracker``'s kind, closing its issues when a merge does."""
-    if isinstance(tracker, MemoryTracker):
-        return MemoryCodeHost(tracker, clock=clock)
     if isinstance(tracker, GitHubTracker):
         return GitHubCodeHost.of(tracker)
     assert isinstance(tracker, LocalTracker)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from ralph.db import open_database
 from ralph.errors import InvalidInput, MergeConflict
 from ralph.tracker import (
     CheckConclusion,
     CheckRun,
+    LocalTracker,
     MemoryCodeHost,
-    MemoryTracker,
     PullRequestState,
     ReviewComment,
     ReviewEvent,
@@ -26,7 +27,8 @@ PASSED = CheckRun(name="test", conclusion=CheckConclusion.SUCCESS, required=True
 
 @pytest.fixture
 def host() -> MemoryCodeHost:
-    return MemoryCodeHost(MemoryTracker(), required_checks=("test",))
+    tracker = LocalTracker(open_database("memory://"), repo="demo")
+    return MemoryCodeHost(tracker, required_checks=("test",))
 
 
 def test_an_unmergeable_pull_request_refuses_like_a_conflict(host: MemoryCodeHost):

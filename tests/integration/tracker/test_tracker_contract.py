@@ -1,5 +1,5 @@
-"""The tracker contract, run against every backend: memory, local on SQLite and on
-PostgreSQL, and GitHub (over the fake GitHub, which executes the tracker's GraphQL
+"""The tracker contract, run against every backend: local on an in-memory SQLite, on
+SQLite and on PostgreSQL, and GitHub (over the fake GitHub, which executes the tracker's GraphQL
 against GitHub's published schema)."""
 
 from __future__ import annotations

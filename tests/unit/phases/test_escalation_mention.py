@@ -6,16 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.config import Config, GitHubSettings
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.phases._runner import escalation_mention
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import Issue, MemoryCodeHost, MemoryTracker
+from ralph.tracker import Issue, LocalTracker, MemoryCodeHost
 
 
 def project(**settings) -> Project:
     config = Config(root=Path("."), repo="shop", **settings)
-    tracker = MemoryTracker()
+    tracker = LocalTracker(open_database("memory://"), repo="demo")
     return Project(
         config, tracker, MemoryCodeHost(tracker), open_store("memory://"), GitRepo(Path("."))
     )
