@@ -91,15 +91,14 @@ def in_review(sample: Sample) -> tuple[int, PullRequest]:
 def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merges(make_sample):
     sample = make_sample(merge_policy=MergePolicy.APPROVAL)
     number, pr = in_review(sample)
-    tracker = sample.tracker
 
     waiting = sample.run("merge", number)
     assert waiting.status is PhaseStatus.WAITING
     assert (waiting.waiting_for, waiting.for_person) == ("review", True)
     assert sample.state(number) is WorkflowState.IN_REVIEW
-    assert [c.name for c in tracker.get_pull_request(pr.number).checks] == ["test"]
+    assert [c.name for c in sample.code_host.get_pull_request(pr.number).checks] == ["test"]
 
-    tracker.submit_review(
+    sample.code_host.submit_review(
         pr.number,
         ReviewEvent.REQUEST_CHANGES,
         "Say farewell, not goodbye.",
@@ -117,7 +116,7 @@ def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merge
     after = sample.project.git.resolve(f"refs/heads/{pr.head}")
     assert after != before
     assert 'return f"Farewell, {name}!"' in sample.project.git.read_on(pr.head, "greet/core.py")
-    (thread,) = tracker.get_pull_request(pr.number).threads
+    (thread,) = sample.code_host.get_pull_request(pr.number).threads
     assert thread.resolved
     reply = thread.comments[-1]
     assert reply.body.startswith(f"Fixed in {after[:7]}: ")
@@ -135,7 +134,7 @@ def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merge
     assert (again.waiting_for, again.for_person) == ("review", True)
     assert sample.run("address", number).status is PhaseStatus.ALREADY_DONE
 
-    tracker.submit_review(pr.number, ReviewEvent.APPROVE, "Thanks.", author="alice")
+    sample.code_host.submit_review(pr.number, ReviewEvent.APPROVE, "Thanks.", author="alice")
     merged = sample.run("merge", number)
     assert merged.status is PhaseStatus.DONE, merged
     assert sample.state(number) is WorkflowState.DONE
@@ -226,8 +225,7 @@ def test_manual_policy_waits_for_a_person_to_merge_then_finishes(make_sample):
 def test_an_address_round_interrupted_after_its_replies_replies_no_more(make_sample, monkeypatch):
     sample = make_sample(merge_policy=MergePolicy.APPROVAL)
     number, pr = in_review(sample)
-    tracker = sample.tracker
-    tracker.submit_review(
+    sample.code_host.submit_review(
         pr.number,
         ReviewEvent.REQUEST_CHANGES,
         "Please.",
@@ -246,7 +244,7 @@ def test_an_address_round_interrupted_after_its_replies_replies_no_more(make_sam
     resumed = sample.run("address", number)
     assert resumed.status is PhaseStatus.DONE, resumed
     assert "Resuming with the agent result saved by an interrupted run." in resumed.lines
-    (thread,) = tracker.get_pull_request(pr.number).threads
+    (thread,) = sample.code_host.get_pull_request(pr.number).threads
     replies = [c for c in thread.comments if "(Ralph, address round 1)" in c.body]
     assert len(replies) == 1
     notes = [c for c in sample.comments(number) if c.startswith("## Review Feedback Addressed")]

@@ -146,7 +146,7 @@ def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     _branch(project, 2)
     worktree = Worktrees(synced.git).ensure("GH-2", "feature/GH-2", "main")
     assert worktree.path.is_dir()
-    pr = tracker.create_pull_request(
+    pr = synced.code_host.create_pull_request(
         head="feature/GH-2", base="main", title="Child", body="Closes #2"
     )
     _merged_by_a_person(synced, pr.number)
@@ -170,7 +170,9 @@ def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: Gi
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
-    pr = tracker.create_pull_request(head="feature/GH-1", base="main", title="C", body="Closes #1")
+    pr = synced.code_host.create_pull_request(
+        head="feature/GH-1", base="main", title="C", body="Closes #1"
+    )
     _merged_by_a_person(synced, pr.number)
     done = sync_issue(synced, 1)
     assert done.finished
@@ -182,8 +184,10 @@ def test_an_open_or_unmerged_pull_request_changes_nothing(synced, project: GitPr
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
-    pr = tracker.create_pull_request(head="feature/GH-1", base="main", title="C", body="Closes #1")
+    pr = synced.code_host.create_pull_request(
+        head="feature/GH-1", base="main", title="C", body="Closes #1"
+    )
     assert "is open: nothing to sync" in sync_pull_request(synced, pr.number).lines[0]
-    tracker.close_pull_request(pr.number)
+    synced.code_host.close_pull_request(pr.number)
     assert "is closed: nothing to sync" in sync_pull_request(synced, pr.number).lines[0]
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW
