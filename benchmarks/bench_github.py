@@ -45,6 +45,7 @@ from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import CheckPlan, FakeGitHub
 from ralph.tracker import (
+    GitHubCodeHost,
     GitHubTracker,
     IssueQuery,
     LocalTracker,
@@ -165,12 +166,18 @@ def main() -> None:
 def pull_requests() -> None:
     """What a pull request costs in requests: its whole read (checks with isRequired,
     reviews, threads and what GitHub judges) and each write of the review loop."""
-    fake, gh = github()
+    fake, tracker = github()
+    gh = GitHubCodeHost.of(tracker)
     fake.protect("acme/shop", approvals=1, checks=["ci"])
     fake.run_ci("acme/shop", CheckPlan("ci"), CheckPlan("lint"), CheckPlan("docs"))
     fake.add_token("r", "alice")
-    reviewer = GitHubTracker(
-        GitHubClient(fake, Tokens("r"), pacer=Pacer(UNPACED)), owner="acme", repo="shop", project=1
+    reviewer = GitHubCodeHost.of(
+        GitHubTracker(
+            GitHubClient(fake, Tokens("r"), pacer=Pacer(UNPACED)),
+            owner="acme",
+            repo="shop",
+            project=1,
+        )
     )
     number = gh.create_pull_request(
         head="feature", base="main", title="PR", body="Closes #1"

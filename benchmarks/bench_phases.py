@@ -40,7 +40,7 @@ from ralph.project import Project
 from ralph.runtimes import Limits
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import open_store
-from ralph.tracker import LocalTracker
+from ralph.tracker import LocalCodeHost, LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
 REPEATS = pick(5, 1)
@@ -51,10 +51,11 @@ def one_epic(folder: Path) -> list[tuple[str, float, float]]:
     repo = create_sample_repository(folder / "sample")
     store = open_store(f"sqlite:///{folder / 'ralph.db'}")
     git = GitRepo(repo)
-    tracker = LocalTracker(store.db, repo="sample", git=git)
+    tracker = LocalTracker(store.db, repo="sample")
+    host = LocalCodeHost(store.db, repo="sample", tracker=tracker, git=git)
     config = Config(root=repo, repo="sample", test_command=f"{sys.executable} -m unittest -q")
     runner = PhaseRunner(
-        Project(config, tracker, store, git),
+        Project(config, tracker, host, store, git),
         ScriptedRuntime(env={}),
         limits=Limits(timeout_seconds=60),
         today=lambda: date(2026, 11, 22),

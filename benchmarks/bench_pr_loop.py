@@ -33,7 +33,7 @@ from ralph.orchestrate import SessionOptions, hero_crew, run_session
 from ralph.project import Project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import EventKind, open_store
-from ralph.tracker import GitHubTracker, set_up_board
+from ralph.tracker import GitHubCodeHost, GitHubTracker, set_up_board
 from ralph.workflow import Estimate, MergePolicy, WorkflowState
 
 #: Seconds CI takes to turn green, per case.
@@ -90,7 +90,8 @@ def one_pull_request(folder: Path, check_seconds: float) -> Measured:
     git(work, "checkout", "-q", "main")
     git(work, "push", "-q", "origin", branch)
     opened = time.time()
-    pr = tracker.create_pull_request(
+    host = GitHubCodeHost.of(tracker)
+    pr = host.create_pull_request(
         head=branch, base="main", title="Say farewell", body=f"Closes #{issue}"
     )
     config = Config(
@@ -104,7 +105,7 @@ def one_pull_request(folder: Path, check_seconds: float) -> Measured:
     )
     before = len(fake.requests)
     with open_store("memory://") as store:
-        project = Project(config, tracker, store, GitRepo(work))
+        project = Project(config, tracker, host, store, GitRepo(work))
         options = SessionOptions.from_config(project.config, mode="hero")
         result = run_session(project, issue, ScriptedRuntime(env={}), options, crew=hero_crew(2))
         assert result.run is not None

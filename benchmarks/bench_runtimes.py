@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
 from ralph.config import Config
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.mcp import build_server
 from ralph.project import Project
@@ -41,7 +42,7 @@ from ralph.runtimes import AgentBrief, IssueContext, Limits
 from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.command import CommandRuntime
 from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import LocalTracker, MemoryCodeHost
 from ralph.workflow import Estimate, WorkflowState
 
 REPEATS = pick(5, 1)
@@ -133,14 +134,18 @@ def command(folder: Path) -> None:
 
 
 def mcp_tools(folder: Path) -> None:
-    tracker = MemoryTracker()
+    tracker = LocalTracker(open_database("memory://"), repo="demo")
     tracker.create_issue("Epic", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.M)
     for n in range(49):
         tracker.create_issue(
             f"Child {n}", parent=1, state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS
         )
     project = Project(
-        Config(root=folder, repo="bench"), tracker, open_store("memory://"), GitRepo(folder)
+        Config(root=folder, repo="bench"),
+        tracker,
+        MemoryCodeHost(tracker),
+        open_store("memory://"),
+        GitRepo(folder),
     )
 
     async def in_process() -> dict[str, float]:

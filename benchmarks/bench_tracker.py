@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._quick import pick
-from ralph.tracker import IssueQuery, LocalTracker, MemoryTracker, Tracker
+from ralph.tracker import IssueQuery, LocalTracker, Tracker
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 ISSUES = pick(1_000, 30)
@@ -43,12 +43,12 @@ def median_ms(action: Callable[[], object], repeats: int = REPEATS) -> float:
 
 @contextmanager
 def trackers() -> Iterator[Iterator[tuple[str, Tracker]]]:
-    from ralph.db import Database, SqliteDatabase
+    from ralph.db import Database, SqliteDatabase, open_database
 
     with tempfile.TemporaryDirectory() as folder:
         stores: list[Database] = [SqliteDatabase(Path(folder) / "bench.db")]
         found: list[tuple[str, Tracker]] = [
-            ("memory", MemoryTracker()),
+            ("local-memory", LocalTracker(open_database("memory://"), repo="bench")),
             ("local-sqlite", LocalTracker(stores[0], repo="bench")),
         ]
         schema = None

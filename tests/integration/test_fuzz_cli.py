@@ -103,7 +103,7 @@ def make_place(root: Path) -> Place:
     with open_project(load_config(repo)) as project:
         project.tracker.create_issue("Child", state=WorkflowState.BACKLOG)
         project.git.git("branch", "feature/fuzz", "main", what="make a branch")
-        pr = project.tracker.create_pull_request(head="feature/fuzz", base="main", title="Fuzz")
+        pr = project.code_host.create_pull_request(head="feature/fuzz", base="main", title="Fuzz")
     fresh = root / "fresh"
     fresh.mkdir()
     for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):

@@ -38,7 +38,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     with open_project(load_config(repo)) as project:
         assert project.tracker.create_issue("Second").number == 2
         project.git.git("branch", "feature/x", "main", what="make a branch")
-        pull = project.tracker.create_pull_request(head="feature/x", base="main", title="X")
+        pull = project.code_host.create_pull_request(head="feature/x", base="main", title="X")
         assert pull.number == 3
     monkeypatch.chdir(repo)
     return repo

@@ -131,7 +131,7 @@ def marked(tmp_path, monkeypatch, ralph_cli):
         )
         tracker.add_comment(2, COMMENT, author="someone")
         project.git.git("branch", "feature/marked", "main", what="make a branch")
-        tracker.create_pull_request(head="feature/marked", base="main", title=TITLE)
+        project.code_host.create_pull_request(head="feature/marked", base="main", title=TITLE)
     return ralph_cli
 
 

@@ -22,11 +22,6 @@ BRANCH = re.compile(
 OWN = ("tracker", "project")
 #: Branches still there, each with why; this list only ever shrinks.
 KNOWN = {
-    # Pull requests: the code host's (the codehost lane moves them behind CodeHost).
-    ("phases/_merge.py", 'local = config.tracker != "github" and config.test_command.strip()'),
-    ("cli/_pr.py", 'local = config.tracker != "github"'),
-    # Settings validate the [github] table the github tracker needs (config's own rule).
-    ("config/_config.py", 'if config.tracker == "github":'),
     # ralph init's closing hint names the issue numbers the chosen tracker gives.
     ("cli/_init.py", 'first = "1" if config.tracker == "local" else "N"'),
 }

@@ -1,4 +1,4 @@
-"""``ralph pr ...``: a person's side of pull requests on the project's tracker: list and
+"""``ralph pr ...``: a person's side of pull requests on the project's code host: list and
 show them with their checks, reviews and threads; review, check and merge them."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
-from ralph.cli._project import open_project_of, project_tracker
+from ralph.cli._project import open_project_of
 from ralph.errors import InvalidInput, IssueNotFound
 from ralph.tracker import MergeStrategy, PullRequestState
 
@@ -38,7 +38,7 @@ def _wake_merges(project: Project, number: int) -> None:
     rather than at the end of its backoff."""
     from ralph.orchestrate import wake_waiting
 
-    issues = project.tracker.get_pull_request(number).closes
+    issues = project.code_host.get_pull_request(number).closes
     if issues:
         wake_waiting(project.store, issues=issues)
 
@@ -58,8 +58,8 @@ def pr_list(
     """Pull requests, oldest first, with their checks, review decision and merge state."""
     from ralph.views import pull_request_dict
 
-    with project_tracker(ctx) as (_, tracker):
-        prs = tracker.list_pull_requests(state=state)
+    with open_project_of(ctx) as project:
+        prs = project.code_host.list_pull_requests(state=state)
     if as_json:
         echo(json.dumps([pull_request_dict(pr, full=False) for pr in prs], indent=2))
     else:
@@ -72,12 +72,12 @@ def pr_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> Non
     comments, merge state, review decision and the issues it closes."""
     from ralph.views import pull_request_dict
 
-    with project_tracker(ctx) as (_, tracker):
-        pr = tracker.get_pull_request(number)
+    with open_project_of(ctx) as project:
+        pr = project.code_host.get_pull_request(number)
         closes = {}
         for issue in pr.closes:
             try:
-                closes[issue] = tracker.get_issue(issue)
+                closes[issue] = project.tracker.get_issue(issue)
             except IssueNotFound:
                 continue
     if as_json:
@@ -158,16 +158,16 @@ def pr_review(
 
 @pr_app.command("checks")
 def pr_checks(ctx: typer.Context, number: Number) -> None:
-    """The required check of a pull request: on the local tracker, the project's
+    """The required check of a pull request: on the local code host, the project's
     test_command run on what it would merge, recorded on its head commit (run now unless
     it already ran on this head); on GitHub, its CI's checks. Exit 1 when a required
     check failed."""
     from ralph.phases import PhaseContext, required_check_of, run_required_check
 
     with open_project_of(ctx) as project:
-        pr = project.tracker.get_pull_request(number)
+        pr = project.code_host.get_pull_request(number)
         config = project.config
-        local = config.tracker != "github"
+        local = project.code_host.runs_own_checks
         if local and not config.test_command.strip():
             _say("No required check: test_command is empty in ralph.toml.")
         elif local and pr.state is PullRequestState.OPEN and required_check_of(pr) is None:
@@ -181,7 +181,7 @@ def pr_checks(ctx: typer.Context, number: Number) -> None:
                     f"{pr.head} moved while the tests ran: the {ran.check.conclusion} of "
                     f"{ran.head_oid[:7]} was not recorded; run ralph pr checks {number} again."
                 )
-        pr = project.tracker.get_pull_request(number)
+        pr = project.code_host.get_pull_request(number)
         _wake_merges(project, number)
     Console().print(render_checks(pr))
     if any(check.required and check.failed for check in pr.checks):

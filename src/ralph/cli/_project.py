@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ralph.db import Database
     from ralph.project import Project
     from ralph.tasks import TaskStore
-    from ralph.tracker import Tracker
+    from ralph.tracker import CodeHost, Tracker
 
 __all__ = [
     "check_before_run",
@@ -83,14 +83,14 @@ def project_root() -> Path:
 
 
 @contextmanager
-def _pull_requests_named(tracker: Tracker) -> Iterator[None]:
+def _pull_requests_named(host: CodeHost) -> Iterator[None]:
     """Pull requests share the issues' numbers: an issue not found that is a pull request
     is said to be one, instead of missing."""
     try:
         yield
     except IssueNotFound as exc:
         try:
-            tracker.get_pull_request(exc.number)
+            host.get_pull_request(exc.number)
         except RalphError:  # no pull request either (or no answer): not found, as it was
             raise exc from None
         raise IssueIsPullRequest(exc.number) from None
@@ -98,14 +98,14 @@ def _pull_requests_named(tracker: Tracker) -> Iterator[None]:
 
 @contextmanager
 def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
-    from ralph.project import open_tracker
+    from ralph.project import open_project
 
     config = project_config()
     with (
-        open_tracker(config, store_url=_explicit_store(ctx)) as tracker,
-        _pull_requests_named(tracker),
+        open_project(config, store_url=_explicit_store(ctx)) as project,
+        _pull_requests_named(project.code_host),
     ):
-        yield config, tracker
+        yield config, project.tracker
 
 
 @contextmanager
@@ -118,7 +118,7 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
 
     with (
         open_project(project_config(), store_url=_explicit_store(ctx)) as project,
-        _pull_requests_named(project.tracker),
+        _pull_requests_named(project.code_host),
     ):
         if working:
             _require_base_branch(project)

@@ -10,12 +10,14 @@ from ralph.cli._console import Console
 if TYPE_CHECKING:
     from ralph.orchestrate import RunReport
     from ralph.tasks import TaskStore
-    from ralph.tracker import PullRequest, Tracker
+    from ralph.tracker import CodeHost, PullRequest, Tracker
 
 __all__ = ["merged_pull_requests", "print_success"]
 
 
-def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> list[PullRequest]:
+def merged_pull_requests(
+    store: TaskStore, tracker: Tracker, host: CodeHost, run_id: int
+) -> list[PullRequest]:
     """The pull requests the run's merge tasks merged, each once, in merge order. Each is
     read by the number its issue links, as the merge phase finds it: listing every pull
     request would be a scan of the repository on GitHub."""
@@ -29,7 +31,7 @@ def merged_pull_requests(store: TaskStore, tracker: Tracker, run_id: int) -> lis
         for number in issue.pull_requests:
             if number in found:
                 continue
-            pr = tracker.get_pull_request(number)
+            pr = host.get_pull_request(number)
             if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
                 found[number] = pr
     return list(found.values())

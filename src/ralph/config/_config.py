@@ -49,6 +49,8 @@ __all__ = [
 
 CONFIG_FILE = "ralph.toml"
 TRACKERS = ("local", "github")
+#: Where pull requests can live (``project.CODE_HOSTS`` opens each).
+CODE_HOSTS = ("local", "github")
 SANDBOX_NETWORK = ("off", "on")
 #: How `ralph loop` runs each root: one process taking any task, or role-typed workers.
 MODES = ("hero", "team")
@@ -78,6 +80,8 @@ class Config:
     #: The directory holding ralph.toml (the project root).
     root: Path
     tracker: str = "local"
+    #: Where pull requests live ("local", "github"); empty: where the tracker is.
+    code_host: str = ""
     #: The repository name issues are numbered under (the root folder's name by default).
     repo: str = ""
     store_url: str = DEFAULT_STORE
@@ -142,6 +146,11 @@ class Config:
     prices: dict[str, ModelPrice] = field(default_factory=dict)
 
     @property
+    def code_host_kind(self) -> str:
+        """The code host in use: ``code_host``, or the tracker's own kind."""
+        return self.code_host or self.tracker
+
+    @property
     def resolved_store_url(self) -> str:
         """The store URL with a relative SQLite path made absolute against ``root``."""
         if self.store_url.startswith("sqlite:///") and not self.store_url.startswith("sqlite:////"):
@@ -153,6 +162,7 @@ class Config:
 #: ralph.toml key -> (Config field, RALPH_* variable).
 _KEYS = {
     "tracker": ("tracker", "RALPH_TRACKER"),
+    "code_host": ("code_host", "RALPH_CODE_HOST"),
     "repo": ("repo", "RALPH_REPO"),
     "store": ("store_url", "RALPH_STORE_URL"),
     "base_branch": ("base_branch", "RALPH_BASE_BRANCH"),
@@ -417,7 +427,8 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     for name, variable in _KEYS.values():
         if variable and env.get(variable):
             values[name] = _convert(name, env[variable], variable)
-    if "merge_policy" not in values and values.get("tracker") == "github":
+    host = values.get("code_host") or values.get("tracker")
+    if "merge_policy" not in values and host == "github":
         # Repositories on GitHub are reviewed: merge once a review approves.
         values["merge_policy"] = MergePolicy.APPROVAL
     config = Config(root=path.parent, **values)
@@ -425,7 +436,12 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
         raise ConfigError(
             f"{path}: tracker {config.tracker!r} is unknown; use one of {', '.join(TRACKERS)}"
         )
-    if config.tracker == "github":
+    if config.code_host_kind not in CODE_HOSTS:
+        raise ConfigError(
+            f"{path}: code_host {config.code_host_kind!r} is unknown; use one of "
+            f"{', '.join(CODE_HOSTS)}"
+        )
+    if "github" in (config.tracker, config.code_host_kind):
         config.github.require(str(path))
     repo = config.repo or config.github.repo or path.parent.name
     if not _REPO_NAME.match(repo):
@@ -462,9 +478,11 @@ mutation_interval = 1.0
 # Ralph's settings for this project. RALPH_<SETTING> environment variables override
 # them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
 
-# Where issues live: "local" (tables in the store below, pull requests merged in this
-# git repository) or "github".
+# Where issues live: "local" (tables in the store below) or "github".
 tracker = "{tracker}"
+# Where pull requests live: "local" (branches merged in this git repository) or
+# "github"; left out, where the tracker is.
+code_host = "{tracker}"
 # The name issues are numbered under.
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this

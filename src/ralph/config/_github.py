@@ -78,12 +78,13 @@ class GitHubSettings:
         return f"{parts.scheme}://{parts.netloc}"
 
     def require(self, source: str) -> None:
-        """ConfigError naming the first missing setting a GitHub board needs."""
+        """ConfigError naming the first missing setting GitHub needs (as the tracker, the
+        code host or both)."""
         for name in ("owner", "repo", "project"):
             if not getattr(self, name):
                 raise ConfigError(
-                    f"{source}: the github tracker needs github.{name} (or {_ENV[name]}); "
-                    "`ralph init --github OWNER/REPO` writes it"
+                    f"{source}: GitHub (tracker or code_host) needs github.{name} "
+                    f"(or {_ENV[name]}); `ralph init --github OWNER/REPO` writes it"
                 )
 
 

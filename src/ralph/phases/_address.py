@@ -48,7 +48,7 @@ def _open_request(ctx: PhaseContext, issue: Issue) -> PullRequest:
     if found is None:
         n = issue.number
         raise PhaseRefused(f"no pull request closes #{n}; run ralph run pr {n} first")
-    return ctx.tracker.get_pull_request(found.number)
+    return ctx.code_host.get_pull_request(found.number)
 
 
 class AddressPhase(Phase):
@@ -174,13 +174,13 @@ class AddressPhase(Phase):
                 text = (
                     f"Fixed in {commit}: {answer['reply']}" if answer["fixed"] else answer["reply"]
                 )
-                ctx.tracker.reply_to_thread(thread.id, redact(f"{text}\n\n{mark}"))
+                ctx.code_host.reply_to_thread(thread.id, redact(f"{text}\n\n{mark}"))
                 replied += 1
             if answer["fixed"] and not thread.resolved:
-                ctx.tracker.resolve_thread(thread.id)
+                ctx.code_host.resolve_thread(thread.id)
                 resolved += 1
         if pr.reviews:  # the reviewers have the next word
-            ctx.tracker.request_review(pr.number)
+            ctx.code_host.request_review(pr.number)
         fixed = sum(1 for a in answers if a["fixed"])
         note = (
             f"{ROUND_HEADER}\n\n{round_note(pr.number, round_)} {commit} on {pr.head}.\n\n"

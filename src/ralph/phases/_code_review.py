@@ -41,7 +41,7 @@ def _open_request(ctx: PhaseContext, issue: Issue) -> PullRequest:
     if found is None:
         n = issue.number
         raise PhaseRefused(f"no pull request closes #{n}; run ralph run pr {n} first")
-    return ctx.tracker.get_pull_request(found.number)
+    return ctx.code_host.get_pull_request(found.number)
 
 
 def _head(ctx: PhaseContext, pr: PullRequest) -> str:
@@ -140,7 +140,7 @@ class CodeReviewPhase(Phase):
             ]
             body = redact(f"{attempt.result['body'].strip()}\n\n{review_mark(head)}")
             try:
-                ctx.tracker.submit_review(pr.number, verdict, body, comments=comments)
+                ctx.code_host.submit_review(pr.number, verdict, body, comments=comments)
             except InvalidInput as refused:
                 if _OWN not in str(refused):
                     raise
@@ -148,7 +148,7 @@ class CodeReviewPhase(Phase):
                 # for changes. The verdict goes in a comment; its inline comments still
                 # open threads the builder addresses, and an approval needs a person.
                 said = f"Verdict: {verdict.value}\n\n{body}"
-                ctx.tracker.submit_review(pr.number, ReviewEvent.COMMENT, said, comments=comments)
+                ctx.code_host.submit_review(pr.number, ReviewEvent.COMMENT, said, comments=comments)
                 ctx.say(
                     "GitHub lets only another account approve or request changes: the "
                     "verdict is posted as a comment review."

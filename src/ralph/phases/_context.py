@@ -18,7 +18,7 @@ from ralph.phases._comments import for_agents
 from ralph.phases._prompts import PromptOverride
 from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
-from ralph.tracker import Issue, StateChange, Tracker
+from ralph.tracker import CodeHost, Issue, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments
 
 __all__ = ["MovedMeanwhile", "PhaseContext"]
@@ -100,6 +100,10 @@ class PhaseContext:
     @property
     def tracker(self) -> Tracker:
         return self.project.tracker
+
+    @property
+    def code_host(self) -> CodeHost:
+        return self.project.code_host
 
     @property
     def base(self) -> str:

@@ -34,12 +34,12 @@ def pull_request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     one by one; only an issue that names none has every pull request listed (on GitHub
     a scan of all of them)."""
     for number in reversed(issue.pull_requests):
-        linked = ctx.tracker.get_pull_request(number)
+        linked = ctx.code_host.get_pull_request(number)
         if linked.state is not PullRequestState.CLOSED and issue.number in linked.closes:
             return linked
     found = [
         pr
-        for pr in ctx.tracker.list_pull_requests(issue=issue.number)
+        for pr in ctx.code_host.list_pull_requests(issue=issue.number)
         if pr.state is not PullRequestState.CLOSED
     ]
     return found[-1] if found else None

@@ -95,9 +95,9 @@ class MergePhase(Phase):
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         found = pull_request_for(ctx, members[0])
         assert found is not None  # checked
-        pr = ctx.tracker.get_pull_request(found.number)  # mergeability and checks, fresh
+        pr = ctx.code_host.get_pull_request(found.number)  # mergeability and checks, fresh
         if pr.state is PullRequestState.MERGED:  # by a person, or a run that crashed
-            ctx.tracker.settle_merged(pr.number)
+            ctx.code_host.settle_merged(pr.number)
             merged = pr
         else:
             merged = self._merge(ctx, members[0], pr)
@@ -105,14 +105,14 @@ class MergePhase(Phase):
 
     def _merge(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> PullRequest:
         config = ctx.project.config
-        tracker = ctx.tracker
+        host = ctx.code_host
         rounds = address_rounds(primary, pr.number)
         rebased = False
         for _ in range(_LOOKS):
             pr = self._checked(ctx, pr)
             decision: MergeDecision | None = judge_merge(
                 pr,
-                tracker.merge_settings(),
+                host.merge_settings(),
                 policy=config.merge_policy,
                 method=config.merge_method or None,
                 rounds_used=rounds.used,
@@ -125,7 +125,7 @@ class MergePhase(Phase):
                     return outcome
                 decision = outcome
             if isinstance(decision, AlreadyMerged):
-                tracker.settle_merged(pr.number)
+                host.settle_merged(pr.number)
                 return pr
             if isinstance(decision, WaitFor):
                 raise Waiting(
@@ -136,7 +136,7 @@ class MergePhase(Phase):
             if isinstance(decision, EscalateMerge):
                 raise NeedsHuman(decision.reason)
             if isinstance(decision, Enqueue):
-                tracker.enqueue_pull_request(pr.number, expected_head=pr.head_oid)
+                host.enqueue_pull_request(pr.number, expected_head=pr.head_oid)
                 ctx.say(f"Pull request #{pr.number} is in the merge queue.")
                 raise Waiting("the merge queue", for_person=False)
             if isinstance(decision, RebaseFirst):
@@ -144,7 +144,7 @@ class MergePhase(Phase):
                     raise NeedsHuman(f"{decision.reason}, still after rebasing it")
                 self._rebase(ctx, pr)
                 rebased = True
-            pr = tracker.get_pull_request(pr.number)
+            pr = host.get_pull_request(pr.number)
         raise Waiting("the pull request to settle", for_person=False)
 
     def _merge_now(
@@ -152,13 +152,13 @@ class MergePhase(Phase):
     ) -> PullRequest | RebaseFirst | None:
         """The merged pull request; a conflict to rebase; or None: look again (the base
         or the head moved meanwhile)."""
-        tracker = ctx.tracker
+        host = ctx.code_host
         try:
-            merged = tracker.merge_pull_request(pr.number, strategy, expected_head=pr.head_oid)
+            merged = host.merge_pull_request(pr.number, strategy, expected_head=pr.head_oid)
         except TrackerError as error:
-            now = tracker.get_pull_request(pr.number)
+            now = host.get_pull_request(pr.number)
             if now.state is PullRequestState.MERGED:  # it landed, whatever the answer said
-                tracker.settle_merged(now.number)
+                host.settle_merged(now.number)
                 return now
             if isinstance(error, MergeConflict):
                 return RebaseFirst(f"pull request #{pr.number} does not merge: {error}", True)
@@ -176,7 +176,7 @@ class MergePhase(Phase):
         """``pr`` with the local required check run on its head when none is recorded
         (GitHub's checks come from its CI)."""
         config = ctx.project.config
-        local = config.tracker != "github" and config.test_command.strip()
+        local = ctx.code_host.runs_own_checks and config.test_command.strip()
         if not local or config.merge_policy is MergePolicy.MANUAL or pr.mergeable is False:
             return pr
         if pr.state is not PullRequestState.OPEN or required_check_of(pr) is not None:
@@ -186,7 +186,7 @@ class MergePhase(Phase):
             raise Waiting("checks (the branch moved while they ran)", for_person=False)
         verdict = "passes" if ran.check.passed else "fails"
         ctx.say(f"Ran the required check on pull request #{pr.number}'s merge result: {verdict}.")
-        return ctx.tracker.get_pull_request(pr.number)
+        return ctx.code_host.get_pull_request(pr.number)
 
     def _rebase(self, ctx: PhaseContext, pr: PullRequest) -> None:
         """Rebase the branch onto the base once, in its worktree, and re-run the tests."""

@@ -1,5 +1,5 @@
 """Pull request (integrator; In Progress): push the branch when there is a remote, open
-the pull request through the tracker, link it from every issue, move them to In Review.
+the pull request on the code host, link it from every issue, move them to In Review.
 A work stream's pull request is titled ``Title [stream-42-44 of GH-40]`` as the
 original titles it. No agent: every step is mechanical."""
 
@@ -21,7 +21,7 @@ __all__ = ["PullRequestPhase"]
 
 
 def _open_request(ctx: PhaseContext, branch: str) -> PullRequest | None:
-    found = ctx.tracker.list_pull_requests(state=PullRequestState.OPEN, head=branch)
+    found = ctx.code_host.list_pull_requests(state=PullRequestState.OPEN, head=branch)
     return found[0] if found else None
 
 
@@ -54,7 +54,7 @@ class PullRequestPhase(Phase):
         title = members[0].title
         if git.has_remote():
             git.push(branch)
-        pr = _open_request(ctx, branch) or ctx.tracker.create_pull_request(
+        pr = _open_request(ctx, branch) or ctx.code_host.create_pull_request(
             head=branch,
             base=ctx.base,
             title=stream.pull_request_title(title) if stream is not None else title,

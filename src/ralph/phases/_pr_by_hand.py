@@ -60,7 +60,7 @@ def review_by_hand(
     if path is not None and line is not None:
         comments = (ReviewComment(path=path, line=line, body=text),)
     author = person_name(project.git)
-    return project.tracker.submit_review(number, event, text, comments=comments, author=author)
+    return project.code_host.submit_review(number, event, text, comments=comments, author=author)
 
 
 def allowed_methods(settings: MergeSettings) -> list[MergeStrategy]:
@@ -91,18 +91,18 @@ def merge_by_hand(
     merges queue, it joins the queue (still open: the merge phase finishes it once it
     merged). A merged one whose follow-ups a crash cut short is finished; one already
     finished, or closed, is refused."""
-    tracker = ctx.tracker
-    pr = tracker.get_pull_request(number)
+    host = ctx.code_host
+    pr = host.get_pull_request(number)
     if pr.state is PullRequestState.MERGED:
         members = _closed_by(ctx, pr)
         if all(noted(issue, pr) for issue in members):
             raise PullRequestNotOpen(number, pr.state.value)
-        tracker.settle_merged(number)
+        host.settle_merged(number)
         finish_merged(ctx, pr, members)
         return pr
     if pr.state is not PullRequestState.OPEN:
         raise PullRequestNotOpen(number, pr.state.value)
-    settings = tracker.merge_settings()
+    settings = host.merge_settings()
     allowed = allowed_methods(settings)
     if method is None:
         if not allowed:
@@ -112,7 +112,7 @@ def merge_by_hand(
         listed = ", ".join(m.value for m in allowed) or "none"
         raise InvalidInput(f"the repository does not allow {method.value} merges; use {listed}")
     if settings.merge_queue:  # merges go through the queue there: no way around it
-        return tracker.enqueue_pull_request(number, expected_head=pr.head_oid)
-    merged = tracker.merge_pull_request(number, method, expected_head=pr.head_oid)
+        return host.enqueue_pull_request(number, expected_head=pr.head_oid)
+    merged = host.merge_pull_request(number, method, expected_head=pr.head_oid)
     finish_merged(ctx, merged, _closed_by(ctx, merged))
     return merged

@@ -1,4 +1,4 @@
-"""The local tracker's required check: the project's test command, run on what the pull
+"""The local code host's required check: the project's test command, run on what the pull
 request would merge (its head merged into its base, in a throwaway checkout, sandboxed
 like every test run, after the worktree's ``after_create`` hook), recorded as the check
 run ``test`` on the head commit it tested. GitHub's checks come from its CI instead."""
@@ -42,7 +42,7 @@ def run_required_check(ctx: PhaseContext, number: int) -> RequiredCheck:
             "test_command is empty in ralph.toml, so pull requests have no required check; "
             "set it (ralph doctor says how) to have one"
         )
-    pr = project.tracker.get_pull_request(number)
+    pr = project.code_host.get_pull_request(number)
     if pr.state is not PullRequestState.OPEN:
         raise PullRequestNotOpen(number, pr.state.value)
     head = pr.head_oid
@@ -60,7 +60,7 @@ def run_required_check(ctx: PhaseContext, number: int) -> RequiredCheck:
         required=True,
         summary=tests.output or tests.tail,
     )
-    if project.tracker.get_pull_request(number).head_oid != head:
+    if project.code_host.get_pull_request(number).head_oid != head:
         return RequiredCheck(check, head, recorded=False)
-    project.tracker.record_check(number, check)
+    project.code_host.record_check(number, check)
     return RequiredCheck(check, head, recorded=True)

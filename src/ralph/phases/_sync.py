@@ -47,7 +47,7 @@ def _merged_request(project: Project, issue: Issue) -> int | None:
     """A merged pull request that closes ``issue`` (the newest), if any."""
     for number in sorted(issue.pull_requests, reverse=True):
         try:
-            pr = project.tracker.get_pull_request(number)
+            pr = project.code_host.get_pull_request(number)
         except RalphError:
             continue
         if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
@@ -99,7 +99,7 @@ def sync_pull_request(project: Project, number: int) -> Synced:
     (``phases._merged.finish_merged``, the merge phase's and ``ralph pr merge``'s) for
     the issues it closes, Done first. An open or closed-unmerged one changes nothing."""
     tracker = project.tracker
-    pr = tracker.get_pull_request(number)
+    pr = project.code_host.get_pull_request(number)
     subject = f"pull request #{number}"
     if pr.state is not PullRequestState.MERGED:
         line = f"Pull request #{number} is {pr.state.value}: nothing to sync."
@@ -117,7 +117,7 @@ def sync_pull_request(project: Project, number: int) -> Synced:
         line = f"Pull request #{number} is merged and finished already: nothing to sync."
         return Synced(subject, lines=(line,))
     before = {issue.number: issue.workflow_state for issue in members}
-    tracker.settle_merged(number)  # Done, audited, and closed: what the merge did not do
+    project.code_host.settle_merged(number)  # Done, audited, and closed: what the merge did not do
     ctx = PhaseContext(project, date.today())
     finish_merged(ctx, pr, [tracker.get_issue(issue.number) for issue in members])
     changes = tuple(

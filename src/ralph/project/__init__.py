@@ -1,7 +1,7 @@
 """A project's wiring: from its settings (:mod:`ralph.config`), open its database, task
-store, tracker, git repository and GitHub client (``open_project``) and its agent runtime
-(``open_agent_runtime``), and set a project up (``ralph init``). The one package that
-knows every adapter."""
+store, tracker, code host, git repository and GitHub client (``open_project``) and its
+agent runtime (``open_agent_runtime``), and set a project up (``ralph init``). The one
+package that knows every adapter."""
 
 from __future__ import annotations
 
@@ -10,18 +10,16 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ralph.project._backends import TEST_CHECK, github_tracker, required_checks
     from ralph.project._github import github_client, github_tokens
     from ralph.project._init import InitResult, init_project, without_password
     from ralph.project._open import (
-        TEST_CHECK,
         Project,
-        github_tracker,
         migrate_database,
         open_database_alone,
         open_project,
         open_store_alone,
         open_tracker,
-        required_checks,
     )
     from ralph.project._runtime import open_agent_runtime
 else:

@@ -1,48 +1,32 @@
-"""From a configuration to live adapters: the database, the task store and the tracker
-it names, and the project they serve; or the store or the database alone."""
+"""From a configuration to live adapters: the database, the task store, the tracker and
+code host it names (``_backends``), and the project they serve; or the store or the
+database alone."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
 from ralph.config import Config
 from ralph.db import Database, migrate, open_database
-from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
+from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, Tracker
-
-if TYPE_CHECKING:
-    from ralph.tracker import GitHubTracker
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Tracker
 
 __all__ = [
-    "TEST_CHECK",
     "Project",
-    "github_tracker",
     "migrate_database",
     "open_database_alone",
     "open_project",
     "open_store_alone",
     "open_tracker",
-    "required_checks",
 ]
-
-#: The local tracker's one required check: the project's test command, run on what a
-#: pull request would merge (``phases.run_required_check``).
-TEST_CHECK = "test"
-
-
-def required_checks(config: Config) -> tuple[str, ...]:
-    """The checks a local pull request must pass: none while nothing is tested."""
-    return (TEST_CHECK,) if config.test_command.strip() else ()
 
 
 def migrate_database(db: Database) -> list[int]:
@@ -73,11 +57,12 @@ def open_database_alone(config: Config | None, *, store_url: str | None = None) 
 
 @dataclass(frozen=True)
 class Project:
-    """Everything a phase works with: the configuration, the tracker, the task store (issue
-    locks, checkpoints) and the repository."""
+    """Everything a phase works with: the configuration, the tracker (issues), the code
+    host (pull requests), the task store (issue locks, checkpoints) and the repository."""
 
     config: Config
     tracker: Tracker
+    code_host: CodeHost
     store: TaskStore
     git: GitRepo
     #: Files Ralph itself writes while agents run (``ralph serve``'s status file): the
@@ -93,26 +78,6 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
     configured store, as ``--store`` does)."""
     with open_project(config, store_url=store_url) as project:
         yield project.tracker
-
-
-def github_tracker(config: Config, env: Mapping[str, str] | None = None) -> GitHubTracker:
-    """The GitHub tracker ``config`` names, over HTTPS with the environment's tokens."""
-    # Here, not above: a project on the local tracker never loads the GitHub client.
-    from ralph.github import ALL_ISSUE_FEATURES
-    from ralph.project._github import github_client
-    from ralph.tracker import GitHubTracker
-
-    settings = config.github
-    client = github_client(settings, os.environ if env is None else env)
-    return GitHubTracker(
-        client,
-        owner=settings.owner,
-        repo=settings.repo,
-        project=settings.project,
-        project_owner=settings.project_owner,
-        # GitHub Enterprise Server may lack sub-issues or dependencies: ask it once.
-        features=None if settings.api_url else ALL_ISSUE_FEATURES,
-    )
 
 
 @contextmanager
@@ -147,19 +112,10 @@ def _open_adapters(config: Config, url: str, notifier: Notifier) -> Iterator[Pro
         raise
     try:
         git = GitRepo(config.root)
-        if config.tracker == "github":
-            tracker = github_tracker(config)
-            try:
-                yield Project(config, tracker, store, git, notifier=notifier)
-            finally:
-                tracker.close()
-            return
-        if db.in_memory:
-            raise ConfigError(
-                "the local tracker keeps its issues in the database; set store to "
-                "sqlite:///path or postgresql://... (memory:// forgets them on exit)"
-            )
-        local = LocalTracker(db, repo=config.repo, git=git, required_checks=required_checks(config))
-        yield Project(config, local, store, git, notifier=notifier)
+        with (
+            TRACKERS[config.tracker](config, db, git) as tracker,
+            CODE_HOSTS[config.code_host_kind](config, db, git, tracker) as code_host,
+        ):
+            yield Project(config, tracker, code_host, store, git, notifier=notifier)
     finally:
         store.close()

@@ -1,6 +1,8 @@
-"""Issue trackers: the interface Ralph's memory lives behind, with an in-memory, a
-local (SQL + git) and a GitHub (Issues + Projects V2) backend. The workflow rules
-(``set_state``, gates, picking work) are implemented once, in :class:`Tracker`."""
+"""Issue trackers and code hosts: the interfaces Ralph's memory lives behind. A
+:class:`Tracker` holds the issues (a local SQL backend, on ``memory://`` for tests, and a
+GitHub Issues + Projects V2 one); the workflow rules (``set_state``, gates, picking work) are
+implemented once, in it. A :class:`CodeHost` holds the pull requests (a local git, a
+GitHub and an in-memory backend) and closes their issues on the tracker when they merge."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ if TYPE_CHECKING:
     from ralph.github import closing_references
     from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
     from ralph.tracker._board_fields import FIELDS
+    from ralph.tracker._code_host import CodeHost
     from ralph.tracker._fields import check_date, check_labels
-    from ralph.tracker._memory import MemoryTracker
+    from ralph.tracker._memory_host import MemoryCodeHost
     from ralph.tracker._model import (
         CloseReason,
         Comment,
@@ -60,11 +63,12 @@ if TYPE_CHECKING:
         NO_STATUS_UPDATES,
         BoardSetup,
         Check,
+        GitHubCodeHost,
         GitHubTracker,
         check_board,
         set_up_board,
     )
-    from ralph.tracker.local import LOCAL_TRACKER_MIGRATIONS, LocalTracker
+    from ralph.tracker.local import LOCAL_TRACKER_MIGRATIONS, LocalCodeHost, LocalTracker
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
     # what it uses.
@@ -84,18 +88,21 @@ __all__ = [
     "CheckRun",
     "CheckStatus",
     "CloseReason",
+    "CodeHost",
     "Collaborator",
     "Comment",
     "FieldOption",
+    "GitHubCodeHost",
     "GitHubTracker",
     "Issue",
     "IssueOrder",
     "IssueQuery",
     "IssueStatus",
     "ItemType",
+    "LocalCodeHost",
     "LocalTracker",
     "Membership",
-    "MemoryTracker",
+    "MemoryCodeHost",
     "MergeSettings",
     "MergeState",
     "MergeStrategy",

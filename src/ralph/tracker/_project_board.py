@@ -248,7 +248,7 @@ class ProjectBoard(abc.ABC):
     """A tracker's board. Reads and the operations every board has are abstract; the
     rest refuse with ``NotAvailable`` unless a board has them."""
 
-    #: "local", "memory", "github": named in NotAvailable's message.
+    #: "local", "github": named in NotAvailable's message.
     kind: str = ""
 
     def unavailable(self, operation: str) -> NotAvailable:

@@ -1,4 +1,4 @@
-"""How a host with no rules of its own (the local and memory trackers) judges a pull
+"""How a host with no rules of its own (the local and memory code hosts) judges a pull
 request from its records, the way GitHub judges one from branch protection: the review
 decision, the merge state, and the reviews it refuses to take."""
 
@@ -22,9 +22,11 @@ from ralph.tracker._reviews import (
 
 __all__ = [
     "check_review",
+    "check_reviewable",
     "merge_state",
     "no_thread",
     "not_changed",
+    "not_reviewable",
     "required_marked",
     "review_decision",
     "review_state",
@@ -97,21 +99,15 @@ def merge_state(
 
 
 def check_review(
-    pr: PullRequest,
     event: ReviewEvent,
     body: str,
     comments: Sequence[ReviewComment],
     author: str,
 ) -> None:
-    """Refuse, in one line, a review the host would not take: on a pull request that is
-    no longer open, a change request or comment without a body, an inline comment
-    without a file, a line or a text. (Whether the file is one the pull request changes
-    is the backend's to check.)"""
+    """Refuse, in one line, a review no host would take: a change request or comment
+    without a body, an inline comment without a file, a line or a text. (Whether the
+    pull request is open and the file one it changes is the backend's to check.)"""
     check_name(author, "the reviewer")
-    if pr.state is not PullRequestState.OPEN:
-        raise InvalidInput(
-            f"pull request #{pr.number} is {pr.state.value}; there is nothing to review"
-        )
     if event in _NEEDS_BODY and not body.strip():
         raise InvalidInput(f"a review that {_NEEDS_BODY[event]} needs a body saying why")
     for comment in comments:
@@ -123,6 +119,16 @@ def check_review(
             )
         if not comment.body.strip():
             raise InvalidInput(f"the inline comment on {comment.path}:{comment.line} is empty")
+
+
+def check_reviewable(pr: PullRequest) -> None:
+    """Refuse a review of a pull request that is no longer open."""
+    if pr.state is not PullRequestState.OPEN:
+        raise not_reviewable(pr.number, pr.state)
+
+
+def not_reviewable(number: int, state: PullRequestState) -> InvalidInput:
+    return InvalidInput(f"pull request #{number} is {state.value}; there is nothing to review")
 
 
 def not_changed(number: int, path: str, changed: Iterable[str]) -> InvalidInput:

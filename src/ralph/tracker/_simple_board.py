@@ -1,14 +1,13 @@
-"""The board of a tracker that keeps its own issues (local, memory): every issue is an
+"""The board of a tracker that keeps its own issues (the local one): every issue is an
 item, in an order a person can change; drafts are Backlog issues; views are the filter
 profiles; the board's title, description and linked repositories are kept beside the
-issues (``BoardRecords``: SQL tables for the local tracker, a dict in memory)."""
+issues (``BoardRecords``: SQL tables for the local tracker)."""
 
 from __future__ import annotations
 
 import abc
 import re
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ralph.errors import InvalidInput
@@ -27,7 +26,7 @@ from ralph.tracker._project_board import (
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import Estimate, Priority, WorkflowState
 
-__all__ = ["BoardRecords", "MemoryBoardRecords", "SimpleBoard"]
+__all__ = ["BoardRecords", "SimpleBoard"]
 
 _REPOSITORY = re.compile(r"^(?:[A-Za-z0-9-]+/)?[A-Za-z0-9._-]+$")
 #: Below this gap between two positions they are numbered afresh.
@@ -62,48 +61,6 @@ class BoardRecords(abc.ABC):
     @abc.abstractmethod
     def clear(self, number: int, field: str) -> None:
         """Empty the Estimate or Priority of issue ``number`` (it exists)."""
-
-
-class MemoryBoardRecords(BoardRecords):
-    def __init__(self, clear: Callable[[int, str], None]) -> None:
-        self._lock = threading.Lock()
-        self._settings: dict[str, Any] = {}
-        self._positions: dict[int, float] = {}
-        self._linked: list[str] = []
-        self._clear = clear
-
-    def settings(self) -> dict[str, Any]:
-        with self._lock:
-            return dict(self._settings)
-
-    def save_settings(self, changes: Mapping[str, Any]) -> None:
-        with self._lock:
-            self._settings.update(changes)
-
-    def positions(self) -> dict[int, float]:
-        with self._lock:
-            return dict(self._positions)
-
-    def save_positions(self, positions: Mapping[int, float]) -> None:
-        with self._lock:
-            self._positions.update(positions)
-
-    def linked(self) -> list[str]:
-        with self._lock:
-            return list(self._linked)
-
-    def set_linked(self, name: str, linked: bool) -> bool:
-        with self._lock:
-            if linked == (name in self._linked):
-                return False
-            if linked:
-                self._linked.append(name)
-            else:
-                self._linked.remove(name)
-            return True
-
-    def clear(self, number: int, field: str) -> None:
-        self._clear(number, field)
 
 
 def _fields() -> tuple[ProjectField, ...]:

@@ -21,23 +21,11 @@ from ralph.tracker._model import (
     Comment,
     Issue,
     IssueQuery,
-    IssueStatus,
-    MergeStrategy,
     PullRequest,
-    PullRequestState,
     StatusUpdate,
     iso,
 )
 from ralph.tracker._project_board import ProjectBoard
-from ralph.tracker._reviews import (
-    CheckRun,
-    MergeSettings,
-    Review,
-    ReviewComment,
-    ReviewEvent,
-    ReviewThread,
-    ThreadComment,
-)
 from ralph.tracker._rules import UNKNOWN_STATE, TrackerRules
 from ralph.workflow import Estimate, Priority, TransitionRecord, WorkflowState, audit_comment
 
@@ -47,9 +35,10 @@ _MERGE = "ralph_merge"
 
 
 class Tracker(TrackerRules):
-    """Issues, their workflow fields and relations, comments and pull requests."""
+    """Issues, their workflow fields and relations, and comments. Pull requests are a
+    ``CodeHost``'s."""
 
-    #: "memory", "local", "github": what ``ralph status`` and logs call this backend.
+    #: "local", "github": what ``ralph status`` and logs call this backend.
     kind: str = ""
     #: The most sub-issues a parent may have (closed ones count) and the most levels an
     #: issue tree may have, root included; None: no limit.
@@ -284,92 +273,6 @@ class Tracker(TrackerRules):
     @abc.abstractmethod
     def _add_comment(self, number: int, body: str, author: str) -> Comment: ...
 
-    # -- pull requests ------------------------------------------------------------------------
-
-    @abc.abstractmethod
-    def create_pull_request(
-        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
-    ) -> PullRequest:
-        """A pull request from branch ``head`` into ``base``; ``Closes #N`` lines in the
-        body link it to those issues, which it closes when merged."""
-
-    @abc.abstractmethod
-    def get_pull_request(self, number: int) -> PullRequest: ...
-
-    @abc.abstractmethod
-    def list_pull_requests(
-        self,
-        *,
-        issue: int | None = None,
-        state: PullRequestState | None = None,
-        head: str | None = None,
-    ) -> list[PullRequest]:
-        """Pull requests, oldest first; ``issue`` keeps those whose body closes it,
-        ``head`` those from that branch (one request on GitHub, not a scan)."""
-
-    @abc.abstractmethod
-    def merge_pull_request(
-        self,
-        number: int,
-        strategy: MergeStrategy = MergeStrategy.MERGE,
-        *,
-        expected_head: str | None = None,
-    ) -> PullRequest:
-        """Merge head into base (MergeConflict, and nothing changed, when it does not merge
-        cleanly), then close the issues the body names and move them to Done.
-        ``expected_head``: the head commit the merge was decided on; HeadMoved, and
-        nothing merged, when the branch has moved since."""
-
-    @abc.abstractmethod
-    def close_pull_request(self, number: int) -> PullRequest: ...
-
-    # -- reviews, threads, checks -------------------------------------------------------------
-
-    @abc.abstractmethod
-    def submit_review(
-        self,
-        number: int,
-        event: ReviewEvent,
-        body: str = "",
-        *,
-        comments: Sequence[ReviewComment] = (),
-        author: str = "ralph",
-    ) -> Review:
-        """A review of the pull request's current head. Each inline comment opens a
-        thread. PullRequestNotFound; InvalidInput (one line, nothing recorded) when the
-        pull request is not open, a change request or comment has no body, or an inline
-        comment is on a file the pull request does not change."""
-
-    @abc.abstractmethod
-    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
-        """A comment at the end of a review thread; InvalidInput for a thread there is
-        not, or an empty body."""
-
-    @abc.abstractmethod
-    def resolve_thread(self, thread_id: str) -> ReviewThread:
-        """Mark a review thread resolved (resolving a resolved one changes nothing)."""
-
-    @abc.abstractmethod
-    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
-        """Ask for a review again (after the feedback was addressed); no reviewers: all
-        who reviewed it. An outstanding change request stands until its author reviews
-        again, as on GitHub."""
-
-    @abc.abstractmethod
-    def merge_settings(self) -> MergeSettings:
-        """Which merge methods the repository allows, and whether merges queue."""
-
-    def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
-        """Put the pull request in its base's merge queue, where merges queue (GitHub);
-        a tracker without one refuses."""
-        raise InvalidInput(f"the {self.kind} tracker has no merge queue; merge instead")
-
-    @abc.abstractmethod
-    def record_check(self, number: int, check: CheckRun) -> None:
-        """Record a check run on the pull request's current head commit (replacing one
-        of the same name there). Checks belong to a head: after a push the pull request
-        has none until they run again. TrackerError where the host's CI posts them."""
-
     # -- the board --------------------------------------------------------------------------
 
     @abc.abstractmethod
@@ -468,20 +371,21 @@ class Tracker(TrackerRules):
         boards is two items. Trackers with one board refuse."""
         raise self._one_board(projects[0] if projects else 0)
 
-    def settle_merged(self, number: int) -> None:
-        """For a merged pull request: the moves its merge makes (each issue it closes
-        Done, with its audit comment, and closed) that are not made yet, as after a crash
-        between GitHub's merge and them. Nothing happens twice."""
-        pr = self.get_pull_request(number)
-        if pr.state is not PullRequestState.MERGED:
-            raise InvalidInput(f"pull request #{number} is {pr.state.value}, not merged")
+    # -- what a merge closes ------------------------------------------------------------------
+
+    def close_merged(self, pr: PullRequest) -> None:
+        """The one call a code host makes when ``pr`` merged: each issue its body closes
+        moved to Done (audited, by "pull request #N"; not checked against the matrix,
+        since the host closed it and the board follows) and closed. What is done already
+        is left, so a rerun after a crash, or for a merge the host's queue made, does
+        nothing twice; issues this tracker does not have are skipped."""
         for closes in pr.closes:
             try:
                 issue = self.get_issue(closes)
             except IssueNotFound:
                 continue
             if issue.workflow_state != WorkflowState.DONE:
-                audit = self._done_audit(issue, pr)
+                audit = self._done_audit(issue.workflow_state, pr)
                 actor = f"pull request #{pr.number}"
                 self._write_state(closes, issue.workflow_state, WorkflowState.DONE, audit, actor)
             if issue.is_open:
@@ -489,32 +393,15 @@ class Tracker(TrackerRules):
 
     # -- shared by backends -----------------------------------------------------------------
 
-    def _done_audit(self, issue: Issue, pr: PullRequest) -> str:
+    def _done_audit(self, previous: WorkflowState | None, pr: PullRequest) -> str:
+        """The audit comment of a merged ``pr``'s move of an issue to Done."""
         record = TransitionRecord(
-            str(issue.workflow_state or UNKNOWN_STATE),
+            str(previous or UNKNOWN_STATE),
             WorkflowState.DONE.value,
             _MERGE,
             iso(self.now()) or "",
         )
         return audit_comment(record, intent=None, actor=f"pull request #{pr.number}")
-
-    def _closing_moves(self, pr: PullRequest) -> list[tuple[Issue, str | None]]:
-        """For a merged ``pr``: each open issue its body closes, with the audit comment
-        for its move to Done (None when it is already Done). GitHub closes the issue and
-        the board follows; so this move is audited but not checked against the matrix."""
-        moves = []
-        for number in pr.closes:
-            try:
-                issue = self.get_issue(number)
-            except RalphError:
-                continue
-            if issue.status is IssueStatus.CLOSED:
-                continue
-            comment = None
-            if issue.workflow_state != WorkflowState.DONE:
-                comment = self._done_audit(issue, pr)
-            moves.append((issue, comment))
-        return moves
 
 
 def _redacted(text: str | None) -> str | None:

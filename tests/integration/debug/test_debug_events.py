@@ -17,6 +17,7 @@ from mcp import Client
 from ralph import _secrets
 from ralph._debuglog import disable_debug_log, enable_debug_log, record_event
 from ralph.config import Config
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, Tokens
 from ralph.github.fake import FakeGitHub, ScriptedFault
@@ -24,7 +25,7 @@ from ralph.mcp import build_server
 from ralph.plugin import HookContext, run_hook, set_context
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import LocalTracker, MemoryCodeHost
 
 from ..cli_project import farewell_project
 from ..conftest import GitProject
@@ -70,7 +71,8 @@ def assert_no_secret(folder: Path) -> None:
 def test_mcp_tool_calls_with_their_arguments_and_errors(logs, tmp_path):
     project = Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )

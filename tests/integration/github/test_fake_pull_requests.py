@@ -10,7 +10,7 @@ from typing import Any
 
 from ralph.github import GitHubClient, HttpTransport, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import CheckPlan, FakeGitHub, ScriptedFault
-from ralph.tracker import CheckConclusion, GitHubTracker, set_up_board
+from ralph.tracker import CheckConclusion, GitHubCodeHost, GitHubTracker, set_up_board
 
 from .conftest import REVIEWER_TOKEN, TOKEN
 
@@ -70,7 +70,11 @@ QUESTION = {"path": "app.py", "line": 2, "body": "?"}
 def open_pr(pulls, branch: str = "feature", files: dict[str, str] | None = None) -> int:
     pulls.project.commit(branch, files or {"app.py": "one\ntwo\nthree\n"}, "work")
     tracker = pulls.tracker()
-    number: int = tracker.create_pull_request(head=branch, base="main", title="Work").number
+    number: int = (
+        GitHubCodeHost.of(tracker)
+        .create_pull_request(head=branch, base="main", title="Work")
+        .number
+    )
     return number
 
 
@@ -225,7 +229,7 @@ def test_unresolved_threads_block_where_conversations_must_be_resolved(pulls):
 def test_a_thread_carries_the_diff_hunk_up_to_its_line(pulls):
     number = open_pr(pulls)
     pulls.fake.review("acme/shop", number, "alice", "COMMENT", threads=[QUESTION])
-    thread = pulls.tracker().get_pull_request(number).threads[0]
+    thread = GitHubCodeHost.of(pulls.tracker()).get_pull_request(number).threads[0]
     assert thread.diff_hunk.splitlines() == ["@@ -0,0 +1,3 @@", "+one", "+two"]
 
 
@@ -264,7 +268,7 @@ def test_a_pending_review_is_submitted_later_and_seen_by_others_only_then(pulls)
     draft = {"pullRequestId": pr_id, "threads": [thread]}
     made = graphql(pulls, REVIEW, REVIEWER_TOKEN, input=draft)
     assert made["data"]["addPullRequestReview"]["pullRequestReview"]["state"] == "PENDING"
-    assert pulls.tracker().get_pull_request(number).reviews == ()
+    assert GitHubCodeHost.of(pulls.tracker()).get_pull_request(number).reviews == ()
     submitted = graphql(
         pulls,
         """mutation Submit($input: SubmitPullRequestReviewInput!) {
@@ -273,7 +277,7 @@ def test_a_pending_review_is_submitted_later_and_seen_by_others_only_then(pulls)
         input={"pullRequestId": pr_id, "event": "COMMENT", "body": "One question."},
     )
     assert errors(submitted) == []
-    read = pulls.tracker().get_pull_request(number)
+    read = GitHubCodeHost.of(pulls.tracker()).get_pull_request(number)
     assert [(r.author, r.state.value) for r in read.reviews] == [("alice", "COMMENTED")]
     assert [t.comments[0].body for t in read.threads] == ["Why one?"]
 
@@ -373,7 +377,7 @@ def test_a_branch_with_a_merge_queue_takes_no_direct_merge_and_merges_on_the_que
 def test_a_merge_queue_with_a_time_merges_its_entries_when_their_time_comes(pulls):
     pulls.fake.protect("acme/shop", merge_queue=True, queue_seconds=60)
     number = open_pr(pulls)
-    pulls.tracker().enqueue_pull_request(number)
+    GitHubCodeHost.of(pulls.tracker()).enqueue_pull_request(number)
     pulls.clock.advance(59)
     assert state(pulls, number)["isInMergeQueue"] is True
     pulls.clock.advance(2)
@@ -420,10 +424,14 @@ def test_a_repository_without_a_git_side_moves_its_heads_when_a_test_pushes(cloc
     client = GitHubClient(fake, Tokens(TOKEN), pacer=Pacer(PacingPolicy(mutation_interval=0)))
     board = set_up_board(client, "acme/shop").board
     tracker = GitHubTracker(client, owner="acme", repo="shop", project=board.number)
-    number = tracker.create_pull_request(head="feature", base="main", title="x").number
-    first = tracker.get_pull_request(number)
+    number = (
+        GitHubCodeHost.of(tracker)
+        .create_pull_request(head="feature", base="main", title="x")
+        .number
+    )
+    first = GitHubCodeHost.of(tracker).get_pull_request(number)
     assert [(c.name, c.conclusion) for c in first.checks] == [("ci", CheckConclusion.FAILURE)]
     pushed = fake.push("acme/shop", "feature")
-    again = tracker.get_pull_request(number)
+    again = GitHubCodeHost.of(tracker).get_pull_request(number)
     assert again.head_oid == pushed != first.head_oid
     assert [(c.name, c.conclusion) for c in again.checks] == [("ci", CheckConclusion.SUCCESS)]

@@ -24,7 +24,7 @@ from ralph.errors import (
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubTracker, set_up_board
+from ralph.tracker import GitHubCodeHost, GitHubTracker, set_up_board
 from ralph.workflow import WorkflowState
 
 REPO = {"owner": "acme", "name": "shop"}
@@ -319,7 +319,9 @@ def test_a_pull_request_throttled_as_submitted_too_quickly_waits_and_opens_once(
     tracker = tracker_on(github, clock)
     tracker.create_issue("Add login")
     github.script(ScriptedFault.submitted_too_quickly("CreatePullRequest"))
-    pr = tracker.create_pull_request(head="login", base="main", title="Login", body="Closes #1")
+    pr = GitHubCodeHost.of(tracker).create_pull_request(
+        head="login", base="main", title="Login", body="Closes #1"
+    )
     assert long_waits(clock) == [60.0]
     assert [p.number for p in github.repository("acme/shop").pull_list] == [pr.number]
     assert names(github).count("CreatePullRequest") == 2
@@ -351,9 +353,11 @@ def test_the_fake_throttles_content_created_too_quickly_and_the_client_waits_it_
 def test_a_merge_that_landed_before_its_answer_was_lost_is_success(github, clock):
     tracker = tracker_on(github, clock)
     tracker.create_issue("Add login")
-    pr = tracker.create_pull_request(head="login", base="main", title="Login", body="Closes #1")
+    pr = GitHubCodeHost.of(tracker).create_pull_request(
+        head="login", base="main", title="Login", body="Closes #1"
+    )
     github.script(ScriptedFault("MergePullRequest", status=502, after=True))
-    merged = tracker.merge_pull_request(pr.number)
+    merged = GitHubCodeHost.of(tracker).merge_pull_request(pr.number)
     assert merged.state.value == "merged"
     assert names(github).count("MergePullRequest") == 1
     assert not tracker.get_issue(1).is_open
@@ -361,13 +365,13 @@ def test_a_merge_that_landed_before_its_answer_was_lost_is_success(github, clock
 
 def test_a_merge_that_landed_but_was_answered_not_mergeable_is_success(github, clock):
     tracker = tracker_on(github, clock)
-    pr = tracker.create_pull_request(head="login", base="main", title="Login")
+    pr = GitHubCodeHost.of(tracker).create_pull_request(head="login", base="main", title="Login")
     refused = {
         "data": {"mergePullRequest": None},
         "errors": [{"type": "UNPROCESSABLE", "message": "Pull Request is not mergeable"}],
     }
     github.script(ScriptedFault("MergePullRequest", body=refused, after=True))
-    assert tracker.merge_pull_request(pr.number).state.value == "merged"
+    assert GitHubCodeHost.of(tracker).merge_pull_request(pr.number).state.value == "merged"
 
 
 def test_a_dependency_edge_already_there_after_a_lost_answer_is_success(github, clock):

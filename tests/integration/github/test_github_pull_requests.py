@@ -20,6 +20,7 @@ from ralph.tracker import (
     CheckConclusion,
     CheckRun,
     CheckStatus,
+    GitHubCodeHost,
     MergeSettings,
     MergeState,
     MergeStrategy,
@@ -39,9 +40,11 @@ S = WorkflowState
 def open_pr(pulls, tracker=None, *, branch="feature", files=None, body="") -> int:
     pulls.project.commit(branch, files or {"app.py": "one\ntwo\nthree\n"}, "work")
     tracker = tracker or pulls.tracker()
-    number: int = tracker.create_pull_request(
-        head=branch, base="main", title="Work", body=body
-    ).number
+    number: int = (
+        GitHubCodeHost.of(tracker)
+        .create_pull_request(head=branch, base="main", title="Work", body=body)
+        .number
+    )
     return number
 
 
@@ -65,14 +68,14 @@ def test_one_request_reads_a_pull_request_with_all_the_merge_policy_judges(pulls
     )
     ralph, alice = pulls.tracker(), pulls.tracker(REVIEWER_TOKEN)
     number = open_pr(pulls, ralph)
-    alice.submit_review(
+    GitHubCodeHost.of(alice).submit_review(
         number,
         ReviewEvent.REQUEST_CHANGES,
         "Please rename.",
         comments=[ReviewComment(path="app.py", line=2, body="Call it two?")],
     )
     since = len(pulls.fake.requests)
-    pr = ralph.get_pull_request(number)
+    pr = GitHubCodeHost.of(ralph).get_pull_request(number)
     assert pulls.requests(since) == ["PullRequest"]
 
     assert pr.head_oid == pulls.project.rev("feature")
@@ -105,7 +108,7 @@ def test_review_threads_past_the_first_fifty_are_paged_in(pulls):
         thread = {"path": "app.py", "line": line, "body": f"on {line}"}
         pulls.fake.review("acme/shop", number, "alice", "COMMENT", threads=[thread])
     since = len(pulls.fake.requests)
-    pr = pulls.tracker().get_pull_request(number)
+    pr = GitHubCodeHost.of(pulls.tracker()).get_pull_request(number)
     assert [t.line for t in pr.threads] == list(range(1, 56))
     assert pulls.requests(since) == ["PullRequest", "PullRequestThreads"]
 
@@ -113,7 +116,7 @@ def test_review_threads_past_the_first_fifty_are_paged_in(pulls):
 def test_a_list_of_pull_requests_is_a_summary_read_in_pages(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker, body="Closes #7")
-    (listed,) = tracker.list_pull_requests(state=PullRequestState.OPEN)
+    (listed,) = GitHubCodeHost.of(tracker).list_pull_requests(state=PullRequestState.OPEN)
     assert (listed.number, listed.closes, listed.author) == (number, (7,), "ralph")
     assert listed.head_oid == pulls.project.rev("feature")
     assert listed.checks == ()
@@ -126,9 +129,11 @@ def test_the_pull_requests_from_a_branch_are_one_query_not_a_scan_of_every_one(p
         open_pr(pulls, tracker, branch=f"other-{n}", files={f"f{n}.py": "x\n"})
     number = open_pr(pulls, tracker, branch="feature")
     since = len(pulls.fake.requests)
-    (found,) = tracker.list_pull_requests(head="feature", state=PullRequestState.OPEN)
+    (found,) = GitHubCodeHost.of(tracker).list_pull_requests(
+        head="feature", state=PullRequestState.OPEN
+    )
     assert found.number == number
-    assert tracker.list_pull_requests(head="nowhere") == []
+    assert GitHubCodeHost.of(tracker).list_pull_requests(head="nowhere") == []
     assert pulls.requests(since) == ["PullRequestsFrom", "PullRequestsFrom"]
 
 
@@ -140,11 +145,16 @@ def test_an_issue_names_only_the_pull_requests_into_the_default_branch_as_github
     into_main = open_pr(pulls, tracker, body="Closes #1")
     pulls.project.commit("release", {"r.py": "r\n"}, "release branch")
     pulls.project.commit("fix", {"fix.py": "f\n"}, "fix")
-    elsewhere = tracker.create_pull_request(
-        head="fix", base="release", title="Fix", body="Closes #1"
-    ).number
+    elsewhere = (
+        GitHubCodeHost.of(tracker)
+        .create_pull_request(head="fix", base="release", title="Fix", body="Closes #1")
+        .number
+    )
     assert tracker.get_issue(1).pull_requests == (into_main,)
-    assert [p.number for p in tracker.list_pull_requests(issue=1)] == [into_main, elsewhere]
+    assert [p.number for p in GitHubCodeHost.of(tracker).list_pull_requests(issue=1)] == [
+        into_main,
+        elsewhere,
+    ]
 
 
 def test_merge_settings_are_read_once_with_the_repository(pulls):
@@ -152,10 +162,10 @@ def test_merge_settings_are_read_once_with_the_repository(pulls):
     pulls.fake.protect("acme/shop", merge_queue=True)
     tracker = pulls.tracker()
     since = len(pulls.fake.requests)
-    assert tracker.merge_settings() == MergeSettings(
+    assert GitHubCodeHost.of(tracker).merge_settings() == MergeSettings(
         merge_commit=False, squash=True, rebase=False, merge_queue=True
     )
-    tracker.merge_settings()
+    GitHubCodeHost.of(tracker).merge_settings()
     tracker.repository_id()
     tracker.board()  # read with the repository, in the same request
     assert pulls.requests(since) == ["RepositoryAndBoard"]
@@ -166,31 +176,31 @@ def test_a_method_the_repository_forbids_is_refused_before_anything_is_sent(pull
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
     with pytest.raises(InvalidInput, match="does not allow merge merges; it allows squash, rebase"):
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert "MergePullRequest" not in pulls.requests()
-    merged = tracker.merge_pull_request(number, MergeStrategy.SQUASH)
+    merged = GitHubCodeHost.of(tracker).merge_pull_request(number, MergeStrategy.SQUASH)
     assert merged.state is PullRequestState.MERGED
 
 
 def test_a_method_forbidden_after_it_was_read_comes_back_in_githubs_words(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
-    tracker.merge_settings()  # read while merge commits were allowed
+    GitHubCodeHost.of(tracker).merge_settings()  # read while merge commits were allowed
     pulls.fake.allow_merges("acme/shop", merge=False)
     with pytest.raises(InvalidInput, match="Merge commits are not allowed on this repository"):
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
 
 
 def test_a_head_other_than_the_one_decided_on_is_not_merged(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
-    decided = tracker.get_pull_request(number).head_oid
+    decided = GitHubCodeHost.of(tracker).get_pull_request(number).head_oid
     pushed = pulls.project.commit("feature", {"late.py": "late\n"}, "a late push")
     with pytest.raises(HeadMoved) as moved:
-        tracker.merge_pull_request(number, expected_head=decided)
+        GitHubCodeHost.of(tracker).merge_pull_request(number, expected_head=decided)
     assert (moved.value.expected, moved.value.actual) == (decided, pushed)
     assert "MergePullRequest" not in pulls.requests()
-    assert tracker.get_pull_request(number).state is PullRequestState.OPEN
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.OPEN
 
 
 def test_a_push_between_the_read_and_the_merge_is_refused_by_github_not_merged(pulls):
@@ -198,13 +208,13 @@ def test_a_push_between_the_read_and_the_merge_is_refused_by_github_not_merged(p
     head that moved after that read."""
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
-    read = pulls.tracker().pulls.node(number)
+    read = GitHubCodeHost.of(pulls.tracker()).node(number)
     pushed = pulls.project.commit("feature", {"late.py": "late\n"}, "a late push")
     with pytest.raises(HeadMoved, match="since it was read") as moved:
-        tracker.pulls.merge(read, MergeStrategy.MERGE, None, "Merge")
+        GitHubCodeHost.of(tracker).merge(read, MergeStrategy.MERGE, None, "Merge")
     assert moved.value.actual == pushed
     assert pulls.requests().count("MergePullRequest") == 1
-    assert tracker.get_pull_request(number).state is PullRequestState.OPEN
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.OPEN
 
 
 def test_base_branch_was_modified_is_tried_again_and_merges(pulls):
@@ -212,7 +222,7 @@ def test_base_branch_was_modified_is_tried_again_and_merges(pulls):
     issue = in_review(tracker)
     number = open_pr(pulls, tracker, body=f"Closes #{issue}")
     pulls.fake.script(ScriptedFault.base_branch_modified())
-    merged = tracker.merge_pull_request(number)
+    merged = GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert merged.state is PullRequestState.MERGED
     assert pulls.requests().count("MergePullRequest") == 2
     assert tracker.get_issue(issue).workflow_state is S.DONE
@@ -224,10 +234,10 @@ def test_base_branch_modified_every_time_gives_up_after_bounded_tries_in_githubs
     pulls.fake.script(*[ScriptedFault.base_branch_modified() for _ in range(5)])
     start = pulls.clock()
     with pytest.raises(MergeBlocked, match="Base branch was modified"):
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert pulls.requests().count("MergePullRequest") == 3
     assert pulls.clock() - start == 2.0 + 4.0
-    assert tracker.get_pull_request(number).state is PullRequestState.OPEN
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.OPEN
 
 
 def test_a_merge_that_landed_but_was_answered_not_mergeable_is_success(pulls):
@@ -235,7 +245,7 @@ def test_a_merge_that_landed_but_was_answered_not_mergeable_is_success(pulls):
     issue = in_review(tracker)
     number = open_pr(pulls, tracker, body=f"Closes #{issue}")
     pulls.fake.script(ScriptedFault.merged_but_not_mergeable())
-    merged = tracker.merge_pull_request(number)
+    merged = GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert merged.state is PullRequestState.MERGED
     assert merged.merge_commit == pulls.project.rev("main")
     assert tracker.get_issue(issue).workflow_state is S.DONE
@@ -246,7 +256,7 @@ def test_a_merge_whose_answer_was_lost_is_judged_by_the_pull_request_merged(pull
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
     pulls.fake.script(ScriptedFault("MergePullRequest", status=502, after=True))
-    assert tracker.merge_pull_request(number).state is PullRequestState.MERGED
+    assert GitHubCodeHost.of(tracker).merge_pull_request(number).state is PullRequestState.MERGED
     assert pulls.requests().count("MergePullRequest") == 1
 
 
@@ -270,10 +280,10 @@ def test_what_the_branch_rules_hold_back_comes_back_blocked_in_githubs_words(pul
         threads=[{"path": "app.py", "line": 1, "body": "?"}],
     )
     with pytest.raises(MergeBlocked, match=said) as blocked:
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert blocked.value.merge_state == "BLOCKED"
     assert said in blocked.value.reason
-    assert tracker.get_pull_request(number).state is PullRequestState.OPEN
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.OPEN
 
 
 def test_only_a_conflicting_head_is_a_merge_conflict(pulls):
@@ -281,16 +291,16 @@ def test_only_a_conflicting_head_is_a_merge_conflict(pulls):
     number = open_pr(pulls, tracker, files={"README.md": "theirs\n"})
     pulls.project.commit("main", {"README.md": "ours\n"}, "meanwhile")
     with pytest.raises(MergeConflict):
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
     assert "MergePullRequest" not in pulls.requests()
 
 
 def test_merging_a_merged_pull_request_says_it_is_merged(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
-    tracker.merge_pull_request(number)
+    GitHubCodeHost.of(tracker).merge_pull_request(number)
     with pytest.raises(PullRequestNotOpen, match="merged"):
-        tracker.merge_pull_request(number)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
 
 
 def test_a_merge_queue_branch_is_enqueued_and_its_issues_settle_once_github_merged(pulls):
@@ -299,17 +309,17 @@ def test_a_merge_queue_branch_is_enqueued_and_its_issues_settle_once_github_merg
     issue = in_review(tracker)
     number = open_pr(pulls, tracker, body=f"Closes #{issue}")
     with pytest.raises(MergeBlocked, match="merge queue; enqueue it"):
-        tracker.merge_pull_request(number)
-    head = tracker.get_pull_request(number).head_oid
-    queued = tracker.enqueue_pull_request(number, expected_head=head)
+        GitHubCodeHost.of(tracker).merge_pull_request(number)
+    head = GitHubCodeHost.of(tracker).get_pull_request(number).head_oid
+    queued = GitHubCodeHost.of(tracker).enqueue_pull_request(number, expected_head=head)
     assert queued.state is PullRequestState.OPEN
     assert pulls.fake.pull_request("acme/shop", number).isInMergeQueue
-    tracker.enqueue_pull_request(number)  # already queued: left so
+    GitHubCodeHost.of(tracker).enqueue_pull_request(number)  # already queued: left so
     assert pulls.requests().count("EnqueuePullRequest") == 1
     assert pulls.fake.run_merge_queue("acme/shop") == [number]
-    tracker.settle_merged(number)
+    GitHubCodeHost.of(tracker).settle_merged(number)
     assert tracker.get_issue(issue).workflow_state is S.DONE
-    assert tracker.enqueue_pull_request(number).state is PullRequestState.MERGED
+    assert GitHubCodeHost.of(tracker).enqueue_pull_request(number).state is PullRequestState.MERGED
 
 
 def test_enqueueing_an_old_head_is_refused_before_anything_is_sent(pulls):
@@ -317,7 +327,7 @@ def test_enqueueing_an_old_head_is_refused_before_anything_is_sent(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
     with pytest.raises(HeadMoved):
-        tracker.enqueue_pull_request(number, expected_head="0" * 40)
+        GitHubCodeHost.of(tracker).enqueue_pull_request(number, expected_head="0" * 40)
     assert "EnqueuePullRequest" not in pulls.requests()
 
 
@@ -327,11 +337,11 @@ def test_a_pull_request_not_ready_yet_is_auto_merged_where_the_repository_allows
     pulls.fake.run_ci("acme/shop", CheckPlan("ci", running=300))
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
-    tracker.enqueue_pull_request(number)
+    GitHubCodeHost.of(tracker).enqueue_pull_request(number)
     assert pulls.requests().count("EnableAutoMerge") == 1
-    assert tracker.get_pull_request(number).state is PullRequestState.OPEN
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.OPEN
     pulls.clock.advance(301)
-    assert tracker.get_pull_request(number).state is PullRequestState.MERGED
+    assert GitHubCodeHost.of(tracker).get_pull_request(number).state is PullRequestState.MERGED
     parents = pulls.project._git("rev-list", "--parents", "-1", "main").split()
     assert len(parents) == 2  # squash: the first method the repository allows
 
@@ -340,13 +350,13 @@ def test_nothing_is_enqueued_without_a_merge_queue_or_auto_merge(pulls):
     tracker = pulls.tracker()
     number = open_pr(pulls, tracker)
     with pytest.raises(InvalidInput, match="has no merge queue and it can merge now"):
-        tracker.enqueue_pull_request(number)
+        GitHubCodeHost.of(tracker).enqueue_pull_request(number)
 
 
 def test_a_reviewer_requests_changes_with_a_thread_and_ralph_replies_and_resolves(pulls):
     ralph, alice = pulls.tracker(), pulls.tracker(REVIEWER_TOKEN)
     number = open_pr(pulls, ralph)
-    review = alice.submit_review(
+    review = GitHubCodeHost.of(alice).submit_review(
         number,
         ReviewEvent.REQUEST_CHANGES,
         "Two things.",
@@ -357,13 +367,15 @@ def test_a_reviewer_requests_changes_with_a_thread_and_ralph_replies_and_resolve
         ReviewState.CHANGES_REQUESTED,
         "Two things.",
     )
-    (thread,) = ralph.get_pull_request(number).threads
-    answer = ralph.reply_to_thread(thread.id, "Fixed in abc1234.")
+    (thread,) = GitHubCodeHost.of(ralph).get_pull_request(number).threads
+    answer = GitHubCodeHost.of(ralph).reply_to_thread(thread.id, "Fixed in abc1234.")
     assert (answer.author, answer.body) == ("ralph", "Fixed in abc1234.")
-    resolved = ralph.resolve_thread(thread.id)
+    resolved = GitHubCodeHost.of(ralph).resolve_thread(thread.id)
     assert resolved.resolved
     assert [c.body for c in resolved.comments] == ["Three is wrong.", "Fixed in abc1234."]
-    assert ralph.resolve_thread(thread.id).resolved  # resolving again changes nothing
+    assert (
+        GitHubCodeHost.of(ralph).resolve_thread(thread.id).resolved
+    )  # resolving again changes nothing
     assert "<!-- ralph:op=" in pulls.fake.pull_request("acme/shop", number).review_list[0].body
 
 
@@ -371,26 +383,26 @@ def test_github_lets_nobody_approve_or_reject_their_own_pull_request(pulls):
     ralph = pulls.tracker()
     number = open_pr(pulls, ralph)
     with pytest.raises(InvalidInput, match="Can not approve your own pull request; GitHub lets"):
-        ralph.submit_review(number, ReviewEvent.APPROVE)
-    assert ralph.submit_review(number, ReviewEvent.COMMENT, "Self-check.").state is (
-        ReviewState.COMMENTED
-    )
+        GitHubCodeHost.of(ralph).submit_review(number, ReviewEvent.APPROVE)
+    assert GitHubCodeHost.of(ralph).submit_review(
+        number, ReviewEvent.COMMENT, "Self-check."
+    ).state is (ReviewState.COMMENTED)
 
 
 def test_reviews_github_would_refuse_or_that_review_nothing_are_refused_in_one_line(pulls):
     ralph, alice = pulls.tracker(), pulls.tracker(REVIEWER_TOKEN)
     number = open_pr(pulls, ralph)
     with pytest.raises(InvalidInput, match="requests changes needs a body"):
-        alice.submit_review(number, ReviewEvent.REQUEST_CHANGES, "  ")
+        GitHubCodeHost.of(alice).submit_review(number, ReviewEvent.REQUEST_CHANGES, "  ")
     with pytest.raises(InvalidInput, match="comments needs a body"):
-        alice.submit_review(number, ReviewEvent.COMMENT)
+        GitHubCodeHost.of(alice).submit_review(number, ReviewEvent.COMMENT)
     assert "AddReview" not in pulls.requests()
     off = ReviewComment(path="README.md", line=1, body="?")
     with pytest.raises(InvalidInput, match="on a line the pull request changes"):
-        alice.submit_review(number, ReviewEvent.COMMENT, "x", comments=[off])
-    ralph.merge_pull_request(number)
+        GitHubCodeHost.of(alice).submit_review(number, ReviewEvent.COMMENT, "x", comments=[off])
+    GitHubCodeHost.of(ralph).merge_pull_request(number)
     with pytest.raises(InvalidInput, match=f"#{number} is merged; there is nothing to review"):
-        alice.submit_review(number, ReviewEvent.APPROVE)
+        GitHubCodeHost.of(alice).submit_review(number, ReviewEvent.APPROVE)
     assert pulls.fake.pull_request("acme/shop", number).review_list == []
 
 
@@ -399,37 +411,44 @@ def test_a_review_or_reply_whose_answer_was_lost_is_posted_once(pulls):
     number = open_pr(pulls, ralph)
     pulls.fake.script(ScriptedFault("AddReview", status=502, after=True))
     question = ReviewComment(path="app.py", line=1, body="Why?")
-    review = alice.submit_review(number, ReviewEvent.COMMENT, "Hm.", comments=[question])
+    review = GitHubCodeHost.of(alice).submit_review(
+        number, ReviewEvent.COMMENT, "Hm.", comments=[question]
+    )
     assert review.body == "Hm."
     pr = pulls.fake.pull_request("acme/shop", number)
     assert len(pr.review_list) == 1
     pulls.fake.script(ScriptedFault("ReplyToThread", transport=True, after=True))
-    ralph.reply_to_thread(pr.thread_list[0].id, "Because.")
+    GitHubCodeHost.of(ralph).reply_to_thread(pr.thread_list[0].id, "Because.")
     assert [c.body.split("\n")[0] for c in pr.thread_list[0].comment_list] == ["Why?", "Because."]
 
 
 def test_a_thread_that_does_not_exist_is_named(pulls):
     with pytest.raises(InvalidInput, match="no review thread 'PRRT_nope'"):
-        pulls.tracker().reply_to_thread("PRRT_nope", "Hello")
+        GitHubCodeHost.of(pulls.tracker()).reply_to_thread("PRRT_nope", "Hello")
     with pytest.raises(InvalidInput, match="no review thread"):
-        pulls.tracker().resolve_thread("PRRT_nope")
+        GitHubCodeHost.of(pulls.tracker()).resolve_thread("PRRT_nope")
 
 
 def test_review_is_requested_again_of_everyone_who_reviewed_and_changes_stay_requested(pulls):
     pulls.fake.protect("acme/shop", approvals=1)
     ralph, alice = pulls.tracker(), pulls.tracker(REVIEWER_TOKEN)
     number = open_pr(pulls, ralph)
-    alice.submit_review(number, ReviewEvent.REQUEST_CHANGES, "Rename it.")
-    ralph.submit_review(number, ReviewEvent.COMMENT, "Renamed.")  # the author: never asked
-    ralph.request_review(number)
+    GitHubCodeHost.of(alice).submit_review(number, ReviewEvent.REQUEST_CHANGES, "Rename it.")
+    GitHubCodeHost.of(ralph).submit_review(
+        number, ReviewEvent.COMMENT, "Renamed."
+    )  # the author: never asked
+    GitHubCodeHost.of(ralph).request_review(number)
     pr = pulls.fake.pull_request("acme/shop", number)
     assert [a.login for a in pr.requested] == ["alice"]
-    assert ralph.get_pull_request(number).review_decision is ReviewDecision.CHANGES_REQUESTED
+    assert (
+        GitHubCodeHost.of(ralph).get_pull_request(number).review_decision
+        is ReviewDecision.CHANGES_REQUESTED
+    )
     pulls.fake.world.account("bob")
-    ralph.request_review(number, ["bob"])
+    GitHubCodeHost.of(ralph).request_review(number, ["bob"])
     assert [a.login for a in pr.requested] == ["alice", "bob"]
     with pytest.raises(InvalidInput, match="no user 'nobody'"):
-        ralph.request_review(number, ["nobody"])
+        GitHubCodeHost.of(ralph).request_review(number, ["nobody"])
 
 
 def test_checks_on_github_come_from_its_ci(pulls):
@@ -437,4 +456,4 @@ def test_checks_on_github_come_from_its_ci(pulls):
     number = open_pr(pulls, tracker)
     check = CheckRun(name="test", conclusion=CheckConclusion.SUCCESS, required=True)
     with pytest.raises(TrackerError, match="checks on GitHub come from its CI"):
-        tracker.record_check(number, check)
+        GitHubCodeHost.of(tracker).record_check(number, check)

@@ -11,7 +11,7 @@ from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github.fake import FakeGitHub
 from ralph.runtimes._environment import is_secret
-from ralph.tracker import CheckConclusion, GitHubTracker, set_up_board
+from ralph.tracker import CheckConclusion, GitHubCodeHost, GitHubTracker, set_up_board
 from ralph.workflow import WorkflowState
 
 S = WorkflowState
@@ -152,9 +152,11 @@ def test_labels_that_do_not_exist_yet_are_created_once(tracker, github):
 
 def test_checks_and_mergeability_are_read_back(tracker, github):
     tracker.create_issue("A")
-    pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
+    pr = GitHubCodeHost.of(tracker).create_pull_request(
+        head="feature", base="main", title="A", body="Closes #1"
+    )
     github.repository("acme/shop").pull_list[0].check_runs = {"tests": "failure", "lint": "pending"}
-    read = tracker.get_pull_request(pr.number)
+    read = GitHubCodeHost.of(tracker).get_pull_request(pr.number)
     assert {(c.name, c.conclusion, c.pending) for c in read.checks} == {
         ("tests", CheckConclusion.FAILURE, False),
         ("lint", None, True),
@@ -201,16 +203,20 @@ def test_a_merge_cut_short_after_github_merged_is_settled_once(project, clock):
     project.commit("feature", {"a.txt": "a\n"}, "a")
     tracker.create_issue("A", state=S.IN_PROGRESS)
     tracker.set_state(1, "In Review", command="ralph_pr")
-    pr = tracker.create_pull_request(head="feature", base="main", title="A", body="Closes #1")
+    pr = GitHubCodeHost.of(tracker).create_pull_request(
+        head="feature", base="main", title="A", body="Closes #1"
+    )
     fake = tracker.client.transport
     assert isinstance(fake, FakeGitHub)
     fake.script(ScriptedFault("MoveState", status=401, body={"message": "cut short"}))
     with pytest.raises(GitHubAuthError):
-        tracker.merge_pull_request(pr.number)  # merged on GitHub; #1 not moved yet
+        GitHubCodeHost.of(tracker).merge_pull_request(
+            pr.number
+        )  # merged on GitHub; #1 not moved yet
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW
 
-    tracker.settle_merged(pr.number)
-    tracker.settle_merged(pr.number)
+    GitHubCodeHost.of(tracker).settle_merged(pr.number)
+    GitHubCodeHost.of(tracker).settle_merged(pr.number)
     issue = tracker.get_issue(1)
     assert issue.workflow_state is S.DONE
     assert not issue.is_open

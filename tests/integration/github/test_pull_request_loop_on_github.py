@@ -16,6 +16,7 @@ from ralph.config import load_config
 from ralph.demo._sample import FAREWELL
 from ralph.github.fake import CheckPlan, ScriptedFault
 from ralph.tasks import EventKind, TaskStatus, open_store
+from ralph.tracker import GitHubCodeHost
 from ralph.workflow import Estimate, WorkflowState
 
 from .conftest import Served, git, ralph_on_the_board, tracker_of
@@ -93,7 +94,7 @@ def test_approval_a_review_on_github_is_addressed_and_the_approval_merges(shop):
     assert second.returncode == 1, second.stdout[-3000:] + second.stderr[-3000:]
     assert "waiting for: review" in second.stdout
     assert 'f"Farewell, {name}!"' in git(origin, "show", f"{pr.headRefName}:greet/core.py")
-    (thread,) = tracker_of(served.fake).get_pull_request(pr.number).threads
+    (thread,) = GitHubCodeHost.of(tracker_of(served.fake)).get_pull_request(pr.number).threads
     assert thread.resolved
     assert thread.comments[-1].body.startswith("Fixed in ")
     assert state(served, number) is WorkflowState.IN_REVIEW

@@ -21,7 +21,7 @@ from ralph.github.fake import FakeGitHub
 from ralph.mcp import build_server
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import GitHubTracker, LocalTracker
+from ralph.tracker import GitHubCodeHost, GitHubTracker, LocalCodeHost, LocalTracker
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import GitProject
@@ -34,15 +34,16 @@ def board(request, project: GitProject, clock, tmp_path: Path) -> Iterator[Proje
     git = GitRepo(project.path)
     if request.param == "local":
         db = SqliteDatabase(tmp_path / "ralph.db")
-        tracker: Any = LocalTracker(db, repo="project", git=git, clock=clock)
+        tracker: Any = LocalTracker(db, repo="project", clock=clock)
+        host = LocalCodeHost(db, repo="project", tracker=tracker, git=git, clock=clock)
         config = Config(root=project.path, repo="project")
-        yield Project(config, tracker, open_store("memory://"), git)
+        yield Project(config, tracker, host, open_store("memory://"), git)
         db.close()
         return
     tracker = github_tracker(project.path, clock)
     settings = GitHubSettings(owner="acme", repo="project", project=tracker.project_number)
     config = Config(root=project.path, repo="project", tracker="github", github=settings)
-    yield Project(config, tracker, open_store("memory://"), git)
+    yield Project(config, tracker, GitHubCodeHost.of(tracker), open_store("memory://"), git)
     fake = tracker.client.transport
     assert isinstance(fake, FakeGitHub)
     assert fake.internal_errors == []

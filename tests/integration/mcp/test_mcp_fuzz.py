@@ -148,14 +148,19 @@ def _tool_names() -> list[str]:
     from tempfile import TemporaryDirectory
 
     from ralph.config import Config
+    from ralph.db import open_database
     from ralph.git import GitRepo
     from ralph.tasks import open_store
-    from ralph.tracker import MemoryTracker
+    from ralph.tracker import LocalTracker, MemoryCodeHost
 
     with TemporaryDirectory() as folder:
         root = Path(folder)
         throwaway = Project(
-            Config(root=root), MemoryTracker(), open_store("memory://"), GitRepo(root)
+            Config(root=root),
+            tracker := LocalTracker(open_database("memory://"), repo="demo"),
+            MemoryCodeHost(tracker),
+            open_store("memory://"),
+            GitRepo(root),
         )
         return sorted(_schemas(throwaway))
 

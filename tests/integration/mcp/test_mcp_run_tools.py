@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from ralph.config import Config
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate import ESCALATED
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import RunStatus, open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import LocalTracker, MemoryCodeHost
 
 from .test_mcp_tools import calls
 
@@ -27,7 +28,8 @@ pytestmark = pytest.mark.timeout(60)
 def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
         open_store(f"sqlite:///{tmp_path / 'ralph.db'}", create=True),
         GitRepo(tmp_path),
     )

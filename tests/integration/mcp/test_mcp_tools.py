@@ -14,12 +14,13 @@ from mcp import Client
 from mcp.types import TextContent
 
 from ralph.config import Config, GitHubSettings
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import IssueQuery, MemoryTracker
+from ralph.tracker import IssueQuery, LocalTracker, MemoryCodeHost
 from ralph.workflow import Estimate, WorkflowState
 
 # call(name, **arguments) records a request; the session answers each afterwards.
@@ -94,7 +95,8 @@ EXPECTED_TOOLS = ORIGINAL_TOOLS | TASK_TOOLS | RUN_TOOLS
 def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
-        MemoryTracker(),
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )
@@ -442,7 +444,7 @@ def test_an_argument_a_tool_does_not_take_is_refused_naming_the_ones_it_does(
     assert len(project.tracker.list_issues(IssueQuery())) == 1  # nothing was created
 
 
-class _ScopedTracker(MemoryTracker):
+class _ScopedTracker(LocalTracker):
     """A tracker that names its board as the GitHub tracker does (``scope``)."""
 
     def scope(self) -> dict[str, object]:
@@ -452,7 +454,13 @@ class _ScopedTracker(MemoryTracker):
 def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     board = GitHubSettings(owner="acme", repo="shop", project=3)
     config = Config(root=tmp_path, repo="shop", tracker="github", github=board)
-    project = Project(config, _ScopedTracker(), open_store("memory://"), GitRepo(tmp_path))
+    project = Project(
+        config,
+        tracker := _ScopedTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
+        open_store("memory://"),
+        GitRepo(tmp_path),
+    )
     project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
     right, wrong, board_number = calls(
         project,

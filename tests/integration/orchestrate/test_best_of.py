@@ -247,7 +247,7 @@ def test_a_hero_killed_during_best_of_resumes_without_rerunning_an_attempt_and_m
             assert claimed[key] == 1, (key, claimed)
         merges = git.run("log", "--merges", "--format=%H", "main").stdout.split()
         assert len(merges) == 1
-        assert [p.state.value for p in project.tracker.list_pull_requests()] == ["merged"]
+        assert [p.state.value for p in project.code_host.list_pull_requests()] == ["merged"]
         core = git.run("show", "main:greet/core.py").stdout
         assert "def farewell" in core
         assert "RuntimeError" not in core

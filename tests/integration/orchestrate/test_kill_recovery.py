@@ -78,7 +78,7 @@ def assert_recovered(repo: Path, epic: int) -> None:
             assert len(dones) == 1, issue.number
             repo_name = project.config.repo or git.path.name
             assert store.get_issue_lock(repo_name, issue.number) is None
-        pulls = tracker.list_pull_requests()
+        pulls = project.code_host.list_pull_requests()
         assert [p.state.value for p in pulls] == ["merged"]
         documents = git.run("ls-tree", "-r", "--name-only", "main", "thoughts").stdout.split()
         kinds = Counter(path.split("/")[2] for path in documents)

@@ -61,7 +61,7 @@ def test_human_needed_set_while_research_runs_stops_its_agent_and_the_pipeline_f
         moves = [c.body for c in issue.comments if "**State transition**" in c.body]
         assert "Research in Progress → Human Needed" in moves[-1]  # nothing moved it after
         assert {tracker.get_issue(n).workflow_state for n in (3, 4)} == {S.READY_FOR_PLAN}
-        assert tracker.list_pull_requests() == []
+        assert project.code_host.list_pull_requests() == []
         (run,) = store.list_runs()
         statuses = {t.key: t.status.value for t in store.list_tasks(run.id)}
         assert statuses["research:2"] == "failed"

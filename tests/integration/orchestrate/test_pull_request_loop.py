@@ -16,7 +16,7 @@ from ralph.errors import MergeConflict
 from ralph.git import commit_files
 from ralph.orchestrate import Ending
 from ralph.tasks import TaskStatus
-from ralph.tracker import LocalTracker, MergeStrategy
+from ralph.tracker import LocalCodeHost, MergeStrategy
 from ralph.workflow import Estimate, MergePolicy, WorkflowState
 
 from .conftest import Demo, assert_sound
@@ -59,14 +59,13 @@ def kinds(demo: Demo, run_id: int) -> list[tuple[str, str]]:
 def test_approval_a_review_round_trip_ends_done(demo: Demo, ralph_cli, monkeypatch):
     demo = configured(demo, merge_policy=MergePolicy.APPROVAL)
     number = demo.issue("farewell")
-    tracker = demo.project.tracker
     monkeypatch.chdir(demo.folder)
 
     first = demo.hero(number)
     assert first.ending is Ending.WAITING_FOR_HUMAN
     assert first.waiting == ((number, "review"),)
     assert demo.state(number) is WorkflowState.IN_REVIEW
-    (pr,) = tracker.list_pull_requests(issue=number)
+    (pr,) = demo.project.code_host.list_pull_requests(issue=number)
 
     code, _, err = ralph_cli(
         "pr",
@@ -89,7 +88,7 @@ def test_approval_a_review_round_trip_ends_done(demo: Demo, ralph_cli, monkeypat
     assert statuses[f"merge:{number}"] == "canceled"  # superseded by the address round
     assert statuses[f"address:{number}"] == "done"
     assert statuses[f"merge:{number}~2"] == "pending"
-    (thread,) = tracker.get_pull_request(pr.number).threads
+    (thread,) = demo.project.code_host.get_pull_request(pr.number).threads
     assert thread.resolved
     assert thread.comments[-1].body.startswith("Fixed in ")
     assert 'f"Farewell, {name}!"' in (demo.project.git.read_on(pr.head, "greet/core.py") or "")
@@ -111,7 +110,7 @@ def test_a_required_check_failing_once_passes_after_an_address_round(demo: Demo)
     number = demo.issue("farewell")
     tracker = demo.project.tracker
     # Before the merge: main gains a test the branch does not pass, and a person's hint.
-    real = LocalTracker.create_pull_request
+    real = LocalCodeHost.create_pull_request
 
     def opened_then_main_moves(self, **kwargs):
         pr = real(self, **kwargs)
@@ -120,7 +119,7 @@ def test_a_required_check_failing_once_passes_after_an_address_round(demo: Demo)
         return pr
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(LocalTracker, "create_pull_request", opened_then_main_moves)
+        patch.setattr(LocalCodeHost, "create_pull_request", opened_then_main_moves)
         result = demo.hero(number)
     assert result.ending is Ending.FINISHED, result
     assert demo.state(number) is WorkflowState.DONE
@@ -147,14 +146,14 @@ def test_squash_when_ralph_toml_says_so(demo: Demo):
 def test_a_merge_that_lands_but_answers_not_mergeable_is_done(demo: Demo):
     demo = configured(demo)
     number = demo.issue("farewell")
-    real = LocalTracker.merge_pull_request
+    real = LocalCodeHost.merge_pull_request
 
     def lands_then_refuses(self, n, strategy=MergeStrategy.MERGE, *, expected_head=None):
         merged = real(self, n, strategy, expected_head=expected_head)
         raise MergeConflict(n, merged.head, merged.base, ())
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(LocalTracker, "merge_pull_request", lands_then_refuses)
+        patch.setattr(LocalCodeHost, "merge_pull_request", lands_then_refuses)
         result = demo.hero(number)
     assert result.ending is Ending.FINISHED
     assert demo.state(number) is WorkflowState.DONE
@@ -168,7 +167,7 @@ def test_manual_the_person_merges_and_the_rerun_finishes(demo: Demo, ralph_cli, 
     first = demo.hero(number)
     assert first.ending is Ending.WAITING_FOR_HUMAN
     assert first.waiting == ((number, "a person to merge"),)
-    (pr,) = demo.project.tracker.list_pull_requests(issue=number)
+    (pr,) = demo.project.code_host.list_pull_requests(issue=number)
     code, _, err = ralph_cli("pr", "merge", str(pr.number))  # the person
     assert code == 0, err
     assert demo.state(number) is WorkflowState.DONE
@@ -197,8 +196,8 @@ def test_the_agents_code_review_asks_for_a_change_the_builder_makes(demo: Demo):
     assert statuses[f"code_review:{number}"] == "done"
     assert statuses[f"address:{number}"] == "done"
     assert statuses[f"code_review:{number}~2"] == "done"
-    (pr,) = demo.project.tracker.list_pull_requests(issue=number)
-    states = [r.state for r in demo.project.tracker.get_pull_request(pr.number).reviews]
+    (pr,) = demo.project.code_host.list_pull_requests(issue=number)
+    states = [r.state for r in demo.project.code_host.get_pull_request(pr.number).reviews]
     assert states == ["CHANGES_REQUESTED", "APPROVED"]
     assert 'f"Farewell, {name}!"' in demo.on_main("greet/core.py")
 
@@ -217,7 +216,7 @@ def test_a_persons_review_wakes_the_merge_that_waits_for_it(demo: Demo, ralph_cl
     store = demo.project.store
     (merge,) = [t for t in store.list_tasks(first.run.id) if t.key == f"merge:{number}"]
     assert merge.not_before > time.time() + 60  # asleep for its backoff
-    (pr,) = demo.project.tracker.list_pull_requests(issue=number)
+    (pr,) = demo.project.code_host.list_pull_requests(issue=number)
 
     code, _, err = ralph_cli("pr", "review", str(pr.number), "--approve")
 

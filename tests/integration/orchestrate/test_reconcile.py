@@ -74,7 +74,7 @@ def test_an_agent_whose_issue_a_person_escalates_stops_and_the_issue_moved_back_
         f"#{number} was moved to Human Needed by a person while implement ran; "
         "its agent was stopped"
     ) in said
-    assert demo.project.tracker.list_pull_requests() == []
+    assert demo.project.code_host.list_pull_requests() == []
 
     demo.project.tracker.set_state(number, "In Progress")  # the person puts it back
     again = demo.hero(number, runtime, concurrency=1, reconciler=_quick(demo))

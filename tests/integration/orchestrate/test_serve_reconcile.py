@@ -182,7 +182,7 @@ def test_an_issue_escalated_by_a_person_while_it_is_built_is_taken_up_again_when
     with open_project(load_config(repo)) as project:
         runs = project.store.list_runs(root_issue=filed)
         assert {run.status for run in runs} == {RunStatus.FINISHED}
-        (merged,) = project.tracker.list_pull_requests(state=None)
+        (merged,) = project.code_host.list_pull_requests(state=None)
         assert merged.state is PullRequestState.MERGED
         assert project.tracker.get_issue(filed).workflow_state is _S.DONE
 

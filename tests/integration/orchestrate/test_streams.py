@@ -43,7 +43,9 @@ def assert_three_streams_merged(project: Project, epic: int) -> list[int]:
     ] * 4
     git = project.git
     plans = git.git("ls-tree", "--name-only", "main", "thoughts/shared/plans/", what="plans")
-    merged = {pr.head: pr for pr in tracker.list_pull_requests(state=PullRequestState.MERGED)}
+    merged = {
+        pr.head: pr for pr in project.code_host.list_pull_requests(state=PullRequestState.MERGED)
+    }
     assert len(merged) == 3
     for number in children:
         issue = tracker.get_issue(number)

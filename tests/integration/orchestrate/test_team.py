@@ -209,7 +209,7 @@ def test_killing_the_lead_mid_run_and_running_again_finishes_without_duplicates(
         ).stdout
         research = [p for p in documents.splitlines() if "/research/" in p]
         assert len(research) == 3
-        assert len(tracker.list_pull_requests()) == 1
+        assert len(project.code_host.list_pull_requests()) == 1
 
 
 def test_a_lead_and_two_worker_processes_share_a_postgresql_store(tmp_path, pg_schema_url):

@@ -22,7 +22,7 @@ WARNING = f"{UNPLANNED}: {UNPLANNED_FILE} (no phase of the plan names them)"
 
 
 def pull_request_body(demo: Demo) -> str:
-    (merged,) = demo.project.tracker.list_pull_requests(state=PullRequestState.MERGED)
+    (merged,) = demo.project.code_host.list_pull_requests(state=PullRequestState.MERGED)
     return merged.body
 
 

@@ -403,7 +403,7 @@ def test_a_hero_killed_while_its_merge_waits_resumes_and_does_nothing_twice(tmp_
         assert issue.workflow_state is DONE
         bodies = Counter(c.body for c in issue.comments)
         assert [b for b, n in bodies.items() if n > 1] == []
-        assert [p.state.value for p in tracker.list_pull_requests()] == ["merged"]
+        assert [p.state.value for p in project.code_host.list_pull_requests()] == ["merged"]
         assert len(git.run("log", "--merges", "--format=%H", "main").stdout.split()) == 1
         [run] = store.list_runs()
         assert run.status is RunStatus.FINISHED

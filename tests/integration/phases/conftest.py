@@ -19,7 +19,7 @@ from ralph.phases import PhaseOutcome, PhaseRunner
 from ralph.project import Project, migrate_database, open_project
 from ralph.runtimes import Limits
 from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
-from ralph.tracker import LocalTracker
+from ralph.tracker import CodeHost, LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
 from ..conftest import GitProject
@@ -37,6 +37,10 @@ class Sample:
     def tracker(self) -> LocalTracker:
         assert isinstance(self.project.tracker, LocalTracker)
         return self.project.tracker
+
+    @property
+    def code_host(self) -> CodeHost:
+        return self.project.code_host
 
     def runner(self, *faults: tuple[str, AgentFault], attempts: int = 2) -> PhaseRunner:
         if faults:

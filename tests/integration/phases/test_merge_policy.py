@@ -21,7 +21,7 @@ from ralph.phases import PhaseStatus
 from ralph.project import migrate_database, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tracker import (
-    LocalTracker,
+    LocalCodeHost,
     MergeStrategy,
     PullRequest,
     ReviewComment,
@@ -84,22 +84,21 @@ def make_sample(tmp_path: Path) -> Iterator[object]:
 def in_review(sample: Sample) -> tuple[int, PullRequest]:
     number = sample.issue()
     sample.through(number, "research", "plan", "review", "implement", "pr")
-    (pr,) = sample.tracker.list_pull_requests(issue=number)
+    (pr,) = sample.code_host.list_pull_requests(issue=number)
     return number, pr
 
 
 def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merges(make_sample):
     sample = make_sample(merge_policy=MergePolicy.APPROVAL)
     number, pr = in_review(sample)
-    tracker = sample.tracker
 
     waiting = sample.run("merge", number)
     assert waiting.status is PhaseStatus.WAITING
     assert (waiting.waiting_for, waiting.for_person) == ("review", True)
     assert sample.state(number) is WorkflowState.IN_REVIEW
-    assert [c.name for c in tracker.get_pull_request(pr.number).checks] == ["test"]
+    assert [c.name for c in sample.code_host.get_pull_request(pr.number).checks] == ["test"]
 
-    tracker.submit_review(
+    sample.code_host.submit_review(
         pr.number,
         ReviewEvent.REQUEST_CHANGES,
         "Say farewell, not goodbye.",
@@ -117,7 +116,7 @@ def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merge
     after = sample.project.git.resolve(f"refs/heads/{pr.head}")
     assert after != before
     assert 'return f"Farewell, {name}!"' in sample.project.git.read_on(pr.head, "greet/core.py")
-    (thread,) = tracker.get_pull_request(pr.number).threads
+    (thread,) = sample.code_host.get_pull_request(pr.number).threads
     assert thread.resolved
     reply = thread.comments[-1]
     assert reply.body.startswith(f"Fixed in {after[:7]}: ")
@@ -135,7 +134,7 @@ def test_approval_waits_for_a_review_then_addresses_the_change_request_and_merge
     assert (again.waiting_for, again.for_person) == ("review", True)
     assert sample.run("address", number).status is PhaseStatus.ALREADY_DONE
 
-    tracker.submit_review(pr.number, ReviewEvent.APPROVE, "Thanks.", author="alice")
+    sample.code_host.submit_review(pr.number, ReviewEvent.APPROVE, "Thanks.", author="alice")
     merged = sample.run("merge", number)
     assert merged.status is PhaseStatus.DONE, merged
     assert sample.state(number) is WorkflowState.DONE
@@ -150,7 +149,7 @@ def test_a_failing_required_check_is_addressed_then_the_merge_goes_through(make_
     failing = sample.run("merge", number)
     assert failing.status is PhaseStatus.ADDRESS, failing
     assert any(line.startswith("- required check test failed") for line in failing.lines)
-    (check,) = sample.tracker.get_pull_request(pr.number).checks
+    (check,) = sample.code_host.get_pull_request(pr.number).checks
     assert check.failed
     assert "Farewell, Ada!" in check.summary
 
@@ -193,13 +192,13 @@ def test_merge_method_squash_makes_one_commit_on_main(make_sample):
 def test_a_merge_that_lands_but_answers_an_error_is_a_success(make_sample, monkeypatch):
     sample = make_sample()
     number, pr = in_review(sample)
-    real = LocalTracker.merge_pull_request
+    real = LocalCodeHost.merge_pull_request
 
     def lands_then_refuses(self, n, strategy=MergeStrategy.MERGE, *, expected_head=None):
         real(self, n, strategy, expected_head=expected_head)
         raise MergeConflict(n, pr.head, pr.base, ())  # "Pull Request is not mergeable"
 
-    monkeypatch.setattr(LocalTracker, "merge_pull_request", lands_then_refuses)
+    monkeypatch.setattr(LocalCodeHost, "merge_pull_request", lands_then_refuses)
     merged = sample.run("merge", number)
     assert merged.status is PhaseStatus.DONE, merged
     assert sample.state(number) is WorkflowState.DONE
@@ -215,8 +214,8 @@ def test_manual_policy_waits_for_a_person_to_merge_then_finishes(make_sample):
         "a person to merge",
         True,
     )
-    assert sample.tracker.get_pull_request(pr.number).checks == ()  # no check is required
-    sample.tracker.merge_pull_request(pr.number)  # the person, as `ralph pr merge` does
+    assert sample.code_host.get_pull_request(pr.number).checks == ()  # no check is required
+    sample.code_host.merge_pull_request(pr.number)  # the person, as `ralph pr merge` does
     finished = sample.run("merge", number)
     assert finished.status is PhaseStatus.DONE, finished
     assert any(c.startswith(f"Merged pull request #{pr.number} (") for c in sample.comments(number))
@@ -226,27 +225,26 @@ def test_manual_policy_waits_for_a_person_to_merge_then_finishes(make_sample):
 def test_an_address_round_interrupted_after_its_replies_replies_no_more(make_sample, monkeypatch):
     sample = make_sample(merge_policy=MergePolicy.APPROVAL)
     number, pr = in_review(sample)
-    tracker = sample.tracker
-    tracker.submit_review(
+    sample.code_host.submit_review(
         pr.number,
         ReviewEvent.REQUEST_CHANGES,
         "Please.",
         comments=[ReviewComment(path="greet/core.py", line=6, body=RENAME)],
         author="alice",
     )
-    real = LocalTracker.request_review
+    real = LocalCodeHost.request_review
 
     def crash(self, n, reviewers=()):
         raise RuntimeError("the process died here")
 
-    monkeypatch.setattr(LocalTracker, "request_review", crash)
+    monkeypatch.setattr(LocalCodeHost, "request_review", crash)
     crashed = sample.run("address", number)
     assert crashed.status is PhaseStatus.FAILED
-    monkeypatch.setattr(LocalTracker, "request_review", real)
+    monkeypatch.setattr(LocalCodeHost, "request_review", real)
     resumed = sample.run("address", number)
     assert resumed.status is PhaseStatus.DONE, resumed
     assert "Resuming with the agent result saved by an interrupted run." in resumed.lines
-    (thread,) = tracker.get_pull_request(pr.number).threads
+    (thread,) = sample.code_host.get_pull_request(pr.number).threads
     replies = [c for c in thread.comments if "(Ralph, address round 1)" in c.body]
     assert len(replies) == 1
     notes = [c for c in sample.comments(number) if c.startswith("## Review Feedback Addressed")]
@@ -269,20 +267,20 @@ def test_the_agents_code_review_is_posted_as_a_review_with_inline_comments(make_
         body=f"Add `farewell`.\n\nCode review: request-changes\n\n{FAREWELL}\n\n{RENAME}\n"
     )
     sample.through(number, "research", "plan", "review", "implement", "pr")
-    (pr,) = sample.tracker.list_pull_requests(issue=number)
+    (pr,) = sample.code_host.list_pull_requests(issue=number)
     reviewed = sample.run("code_review", number)
     assert reviewed.status is PhaseStatus.DONE, reviewed
-    (review,) = sample.tracker.get_pull_request(pr.number).reviews
+    (review,) = sample.code_host.get_pull_request(pr.number).reviews
     assert review.state == "CHANGES_REQUESTED"
     head = sample.project.git.resolve(f"refs/heads/{pr.head}")
     assert f"(Ralph's code review of {head[:7]})" in review.body
-    (thread,) = sample.tracker.get_pull_request(pr.number).threads
+    (thread,) = sample.code_host.get_pull_request(pr.number).threads
     assert thread.path == "greet/core.py"
     assert sample.run("code_review", number).status is PhaseStatus.ALREADY_DONE
     assert sample.run("merge", number).status is PhaseStatus.ADDRESS
     assert sample.run("address", number).status is PhaseStatus.DONE
     again = sample.run("code_review", number)
     assert again.status is PhaseStatus.DONE, again
-    latest = sample.tracker.get_pull_request(pr.number)
+    latest = sample.code_host.get_pull_request(pr.number)
     assert latest.review_decision == "APPROVED"
     assert sample.run("merge", number).status is PhaseStatus.DONE

@@ -27,7 +27,7 @@ def opened(sample: Sample) -> tuple[int, int]:
     """An issue taken through the pipeline to an open pull request: (issue, pull request)."""
     number = sample.issue()
     sample.through(number, "research", "plan", "review", "implement", "pr")
-    [pr] = sample.tracker.list_pull_requests(issue=number)
+    [pr] = sample.code_host.list_pull_requests(issue=number)
     return number, pr.number
 
 
@@ -38,7 +38,7 @@ def ctx(sample: Sample) -> PhaseContext:
 
 def test_the_required_check_runs_the_tests_on_the_merge_result_and_unblocks_the_merge(sample, ctx):
     _, number = opened(sample)
-    pr = sample.tracker.get_pull_request(number)
+    pr = sample.code_host.get_pull_request(number)
     assert pr.merge_state is MergeState.BLOCKED  # the test command is required, not run yet
 
     ran = run_required_check(ctx, number)
@@ -46,7 +46,7 @@ def test_the_required_check_runs_the_tests_on_the_merge_result_and_unblocks_the_
     assert ran.recorded
     assert ran.head_oid == pr.head_oid
     assert ran.check.conclusion is CheckConclusion.SUCCESS
-    after = sample.tracker.get_pull_request(number)
+    after = sample.code_host.get_pull_request(number)
     assert required_check_of(after) == ran.check
     assert after.merge_state is MergeState.CLEAN
     assert not list((sample.repo.path / ".ralph" / "scratch").glob("*"))  # checkout gone
@@ -54,21 +54,21 @@ def test_the_required_check_runs_the_tests_on_the_merge_result_and_unblocks_the_
 
 def test_a_failing_suite_is_a_failed_required_check_with_the_end_of_its_output(sample, ctx):
     _, number = opened(sample)
-    head = sample.tracker.get_pull_request(number).head
+    head = sample.code_host.get_pull_request(number).head
     sample.repo.commit(head, {"tests/test_broken.py": "import nothing_here\n"}, "broken")
 
     ran = run_required_check(ctx, number)
 
     assert ran.check.conclusion is CheckConclusion.FAILURE
     assert "nothing_here" in ran.check.summary
-    assert sample.tracker.get_pull_request(number).merge_state is MergeState.BLOCKED
+    assert sample.code_host.get_pull_request(number).merge_state is MergeState.BLOCKED
 
 
 def test_a_result_of_a_head_that_moved_while_the_tests_ran_is_not_recorded(
     sample, ctx, monkeypatch
 ):
     _, number = opened(sample)
-    head = sample.tracker.get_pull_request(number).head
+    head = sample.code_host.get_pull_request(number).head
     tested = required_check_module.project_tests  # type: ignore[attr-defined]
 
     def pushed_meanwhile(context, checkout):
@@ -79,7 +79,7 @@ def test_a_result_of_a_head_that_moved_while_the_tests_ran_is_not_recorded(
     ran = run_required_check(ctx, number)
 
     assert not ran.recorded
-    assert sample.tracker.get_pull_request(number).checks == ()
+    assert sample.code_host.get_pull_request(number).checks == ()
 
 
 def test_a_person_s_merge_leaves_the_merge_phase_nothing_to_do(sample, ctx):

@@ -61,7 +61,7 @@ def test_two_streams_are_planned_built_and_merged_apart(sample: Sample):
         assert fields["stream_issues"] == [number]
         assert fields["epic_issue"] == epic
         assert (sample.repo.path / "worktrees" / f"GH-{epic}-stream-{number}").is_dir()
-        (pr,) = sample.tracker.list_pull_requests(issue=number)
+        (pr,) = sample.code_host.list_pull_requests(issue=number)
         assert pr.head == f"feature/GH-{epic}-stream-{number}"
         assert pr.title == f"{title} [stream-{number} of GH-{epic}]"
         assert pr.state is PullRequestState.OPEN

@@ -20,7 +20,7 @@ from ralph.github.fake import FakeGitHub
 from ralph.phases import sync_board, sync_issue, sync_pull_request
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import CloseReason, GitHubTracker, LocalTracker
+from ralph.tracker import CloseReason, GitHubCodeHost, GitHubTracker, LocalCodeHost, LocalTracker
 from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject
@@ -35,14 +35,15 @@ def synced(request, project: GitProject, clock, tmp_path: Path) -> Iterator[Proj
     store = open_store("memory://")
     if request.param == "local":
         db = SqliteDatabase(tmp_path / "ralph.db")
-        tracker: Any = LocalTracker(db, repo="project", git=git, clock=clock)
-        yield Project(Config(root=project.path, repo="project"), tracker, store, git)
+        tracker: Any = LocalTracker(db, repo="project", clock=clock)
+        host = LocalCodeHost(db, repo="project", tracker=tracker, git=git, clock=clock)
+        yield Project(Config(root=project.path, repo="project"), tracker, host, store, git)
         db.close()
         return
     tracker = github_tracker(project.path, clock)
     settings = GitHubSettings(owner="acme", repo="project", project=tracker.project_number)
     config = Config(root=project.path, repo="project", tracker="github", github=settings)
-    yield Project(config, tracker, store, git)
+    yield Project(config, tracker, GitHubCodeHost.of(tracker), store, git)
     fake = tracker.client.transport
     assert isinstance(fake, FakeGitHub)
     assert fake.internal_errors == []
@@ -133,7 +134,7 @@ def _merged_by_a_person(synced: Project, number: int) -> None:
             q.MERGE_PULL_REQUEST, q.input_of(pullRequestId=pr_id, mergeMethod="MERGE")
         )
     else:
-        tracker.merge_pull_request(number)
+        synced.code_host.merge_pull_request(number)
 
 
 def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
@@ -145,7 +146,7 @@ def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     _branch(project, 2)
     worktree = Worktrees(synced.git).ensure("GH-2", "feature/GH-2", "main")
     assert worktree.path.is_dir()
-    pr = tracker.create_pull_request(
+    pr = synced.code_host.create_pull_request(
         head="feature/GH-2", base="main", title="Child", body="Closes #2"
     )
     _merged_by_a_person(synced, pr.number)
@@ -169,7 +170,9 @@ def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: Gi
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
-    pr = tracker.create_pull_request(head="feature/GH-1", base="main", title="C", body="Closes #1")
+    pr = synced.code_host.create_pull_request(
+        head="feature/GH-1", base="main", title="C", body="Closes #1"
+    )
     _merged_by_a_person(synced, pr.number)
     done = sync_issue(synced, 1)
     assert done.finished
@@ -181,8 +184,10 @@ def test_an_open_or_unmerged_pull_request_changes_nothing(synced, project: GitPr
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
-    pr = tracker.create_pull_request(head="feature/GH-1", base="main", title="C", body="Closes #1")
+    pr = synced.code_host.create_pull_request(
+        head="feature/GH-1", base="main", title="C", body="Closes #1"
+    )
     assert "is open: nothing to sync" in sync_pull_request(synced, pr.number).lines[0]
-    tracker.close_pull_request(pr.number)
+    synced.code_host.close_pull_request(pr.number)
     assert "is closed: nothing to sync" in sync_pull_request(synced, pr.number).lines[0]
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW

@@ -8,7 +8,7 @@ import pytest
 
 from ralph.db import Database, SqliteDatabase, migrate, open_database, schema_versions
 from ralph.tasks import TASK_STORE_MIGRATIONS, TaskStore
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalTracker, ReviewEvent
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, LocalCodeHost, LocalTracker, ReviewEvent
 
 #: The combined history as earlier versions of Ralph applied it, in one list.
 COMBINED = {
@@ -89,12 +89,13 @@ def test_a_database_made_before_pull_request_reviews_and_checks_opens_and_keeps_
         )
 
     tracker = LocalTracker(db, repo="acme")
+    host = LocalCodeHost(db, repo="acme", tracker=tracker)
 
     # The tracker brings its own versions (the task store's later ones come with it).
     owned = {m.version for m in (*before, *LOCAL_TRACKER_MIGRATIONS)}
     assert schema_versions(db) == sorted(owned)
-    pr = tracker.get_pull_request(1)
+    pr = host.get_pull_request(1)
     assert (pr.title, pr.closes, pr.author, pr.reviews, pr.checks) == ("Old", (9,), "ralph", (), ())
-    review = tracker.submit_review(1, ReviewEvent.APPROVE, author="alice")
-    assert tracker.get_pull_request(1).reviews == (review,)
+    review = host.submit_review(1, ReviewEvent.APPROVE, author="alice")
+    assert host.get_pull_request(1).reviews == (review,)
     assert {"ralph_pr_reviews", "ralph_pr_threads", "ralph_pr_checks"} <= tables(db)

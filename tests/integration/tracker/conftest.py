@@ -1,4 +1,5 @@
-"""Trackers on every backend, and real git repositories for the local tracker's merges."""
+"""Trackers and code hosts on every backend, and real git repositories for the local
+code host's merges."""
 
 from __future__ import annotations
 
@@ -7,17 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from ralph.db import Database, PostgresDatabase, SqliteDatabase
+from ralph.db import Database, PostgresDatabase, SqliteDatabase, open_database
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
-from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
+from ralph.tracker import (
+    CodeHost,
+    GitHubCodeHost,
+    GitHubTracker,
+    LocalCodeHost,
+    LocalTracker,
+    Tracker,
+    set_up_board,
+)
 
 from ..conftest import GitProject
 
 TRACKERS = [
-    "memory",
+    "local-memory",
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
@@ -33,9 +42,6 @@ def tracker_kind(request: pytest.FixtureRequest) -> str:
 def tracker(
     tracker_kind: str, project: GitProject, clock, tmp_path: Path, request
 ) -> Iterator[Tracker]:
-    if tracker_kind == "memory":
-        yield MemoryTracker(clock=clock)
-        return
     if tracker_kind == "github":
         made = github_tracker(project.path, clock)
         yield made
@@ -43,12 +49,24 @@ def tracker(
         assert made.client.transport.internal_errors == []
         return
     db: Database
-    if tracker_kind == "local-sqlite":
+    if tracker_kind == "local-memory":  # what tests that need no file use
+        db = open_database("memory://")
+    elif tracker_kind == "local-sqlite":
         db = SqliteDatabase(tmp_path / "ralph.db")
     else:
         db = PostgresDatabase(request.getfixturevalue("pg_schema_url"))
-    yield LocalTracker(db, repo="project", git=GitRepo(project.path), clock=clock)
+    yield LocalTracker(db, repo="project", clock=clock)
     db.close()
+
+
+@pytest.fixture
+def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
+    """The code host of ``tracker``'s kind, closing its issues when a merge does."""
+    if isinstance(tracker, GitHubTracker):
+        return GitHubCodeHost.of(tracker)
+    assert isinstance(tracker, LocalTracker)
+    git = GitRepo(project.path)
+    return LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker, git=git, clock=clock)
 
 
 def github_tracker(git_path: Path, clock) -> GitHubTracker:
@@ -77,3 +95,9 @@ def github_tracker_as(tracker: GitHubTracker, login: str) -> GitHubTracker:
     return GitHubTracker(
         client, owner=tracker.owner, repo=tracker.repo, project=tracker.project_number, clock=clock
     )
+
+
+def github_host_as(host: CodeHost, login: str) -> GitHubCodeHost:
+    """``host``'s GitHub seen by another account, ``login`` (see ``github_tracker_as``)."""
+    assert isinstance(host.tracker, GitHubTracker)
+    return GitHubCodeHost.of(github_tracker_as(host.tracker, login))

@@ -25,7 +25,7 @@ STORY = "".join(f"{n}\n" for n in range(1, 31))
 def open_pr(project: GitProject, branch: str, files: dict[str, str], *, closes: int) -> int:
     project.commit(branch, files, f"work on {branch}")
     with open_project(load_config(project.path)) as opened:
-        pr = opened.tracker.create_pull_request(
+        pr = opened.code_host.create_pull_request(
             head=branch, base="main", title=f"Work on {branch}", body=f"Closes #{closes}"
         )
     return pr.number
@@ -157,7 +157,7 @@ def test_a_person_s_merge_finishes_the_issue_as_the_merge_phase_would(ralph, pro
 
 def test_a_merge_whose_follow_ups_a_crash_cut_short_is_finished_by_ralph_pr_merge(ralph, project):
     with open_project(load_config(project.path)) as opened:
-        opened.tracker.merge_pull_request(2)  # then the process died
+        opened.code_host.merge_pull_request(2)  # then the process died
     code, out, err = ralph("pr", "merge", "2")
     assert code == 0, err
     assert "Merged pull request #2 into main" in out
@@ -205,9 +205,9 @@ def test_an_unknown_merge_method_is_a_usage_error(ralph):
 def test_a_pull_request_that_is_no_longer_open_cannot_be_reviewed(ralph, project, end):
     with open_project(load_config(project.path)) as opened:
         if end == "merge":
-            opened.tracker.merge_pull_request(2)
+            opened.code_host.merge_pull_request(2)
         else:
-            opened.tracker.close_pull_request(2)
+            opened.code_host.close_pull_request(2)
     code, _, err = ralph("pr", "review", "2", "--approve")
     state = "merged" if end == "merge" else "closed"
     assert (code, err.strip()) == (
@@ -219,7 +219,7 @@ def test_a_pull_request_that_is_no_longer_open_cannot_be_reviewed(ralph, project
 def test_text_people_wrote_is_shown_as_written_never_as_markup(ralph, project):
     project.commit("feature/GH-9", {"feature.txt": "f\n"}, "work")
     with open_project(load_config(project.path)) as opened:
-        pr = opened.tracker.create_pull_request(
+        pr = opened.code_host.create_pull_request(
             head="feature/GH-9", base="main", title="[/] and [bold]loud[/bold]"
         )
     assert ralph("pr", "review", str(pr.number), "--comment", "[red]not red[/red] \\[x]")[0] == 0

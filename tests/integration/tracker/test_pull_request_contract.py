@@ -1,7 +1,8 @@
-"""The pull-request half of the tracker contract: reviews and their decision, review
-threads with their diff hunks, check runs on the head commit, the merge state, merge
-methods and a merge refused when the head moved. Run on memory, local (SQLite and
-PostgreSQL) and GitHub (the fake, which executes the tracker's GraphQL).
+"""The code-host contract: reviews and their decision, review threads with their diff
+hunks, check runs on the head commit, the merge state, merge methods, a merge refused
+when the head moved and a merge closing its issues on the host's tracker. Run on the
+local (SQLite and PostgreSQL) and GitHub (the fake, which executes the host's GraphQL);
+the memory code host's levers have tests of their own (test_memory_code_host.py).
 
 What only the host can do differs, in the helpers and nowhere else: on GitHub a check
 run comes from its CI (Ralph cannot record one), a rule (required checks, required
@@ -9,8 +10,6 @@ reviews) is branch protection, and a review is by the account whose token sent i
 may not approve its own pull request), so a person's review comes from their token."""
 
 from __future__ import annotations
-
-import subprocess
 
 import pytest
 
@@ -28,9 +27,10 @@ from ralph.tracker import (
     CheckConclusion,
     CheckRun,
     CheckStatus,
-    GitHubTracker,
-    LocalTracker,
-    MemoryTracker,
+    CodeHost,
+    GitHubCodeHost,
+    IssueStatus,
+    LocalCodeHost,
     MergeSettings,
     MergeState,
     MergeStrategy,
@@ -39,15 +39,14 @@ from ralph.tracker import (
     ReviewDecision,
     ReviewEvent,
     ReviewState,
-    Tracker,
 )
-from ralph.workflow import WorkflowState
+from ralph.workflow import WorkflowState, parse_transition_comments
+from ralph.workflow import WorkflowState as S
 
 from ..conftest import GitProject, git
-from .conftest import github_tracker_as
+from .conftest import github_host_as
 
 PULL_TRACKERS = [
-    "memory",
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
@@ -70,59 +69,44 @@ def tracker_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _diff(project: GitProject, branch: str) -> dict[str, str]:
-    """Each file ``branch`` changes since main, with its unified diff (what a memory
-    tracker is told; the local one reads git)."""
-    run = ["git", "diff", "--no-color", f"main...{branch}"]
-    names = subprocess.run(
-        [*run, "--name-only"], cwd=project.path, capture_output=True, text=True, check=True
-    ).stdout.split()
-    return {
-        name: subprocess.run(
-            [*run, "--", name], cwd=project.path, capture_output=True, text=True, check=True
-        ).stdout
-        for name in names
-    }
+def make(tracker, title="Issue", **fields):
+    return tracker.create_issue(title, **fields)
 
 
-def open_pr(tracker: Tracker, project: GitProject, *, body: str = "", branch: str = "feature"):
+def open_pr(host: CodeHost, project: GitProject, *, body: str = "", branch: str = "feature"):
     project.commit("main", {"story.txt": BEFORE}, "a story")
     git(project.path, "reset", "-q", "--hard")  # the person's checkout of main follows
     project.commit(branch, {"story.txt": AFTER, "new.txt": "new\n"}, "feature work")
-    pr = tracker.create_pull_request(head=branch, base="main", title="Change", body=body)
-    if isinstance(tracker, MemoryTracker):
-        tracker.set_diff(pr.number, _diff(project, branch))
-    return tracker.get_pull_request(pr.number)
+    pr = host.create_pull_request(head=branch, base="main", title="Change", body=body)
+    return host.get_pull_request(pr.number)
 
 
-def push(tracker: Tracker, project: GitProject, number: int, files: dict[str, str]) -> str:
+def push(host: CodeHost, project: GitProject, number: int, files: dict[str, str]) -> str:
     """A new commit on the pull request's head branch; its new head."""
-    pr = tracker.get_pull_request(number)
+    pr = host.get_pull_request(number)
     project.commit(pr.head, files, "more work")
-    if isinstance(tracker, MemoryTracker):
-        return tracker.push(number, _diff(project, pr.head))
-    head = tracker.get_pull_request(number).head_oid
+    head = host.get_pull_request(number).head_oid
     assert head is not None
     return head
 
 
-REPOSITORY = "acme/project"  # the GitHub fake's (tracker/conftest.py)
+REPOSITORY = "acme/project"  # the GitHub fake's (host/conftest.py)
 
 
-def _fake(tracker: Tracker) -> FakeGitHub:
-    assert isinstance(tracker, GitHubTracker)
-    fake = tracker.client.transport
+def _fake(host: CodeHost) -> FakeGitHub:
+    assert isinstance(host, GitHubCodeHost)
+    fake = host.client.transport
     assert isinstance(fake, FakeGitHub)
     return fake
 
 
-def give_check(tracker: Tracker, number: int, check: CheckRun) -> None:
+def give_check(host: CodeHost, number: int, check: CheckRun) -> None:
     """A check run on the pull request's head, as its host gets one: recorded by Ralph,
     or on GitHub reported by its CI."""
-    if tracker.kind != "github":
-        tracker.record_check(number, check)
+    if host.kind != "github":
+        host.record_check(number, check)
         return
-    _fake(tracker).add_check(
+    _fake(host).add_check(
         REPOSITORY,
         number,
         check.name,
@@ -132,83 +116,79 @@ def give_check(tracker: Tracker, number: int, check: CheckRun) -> None:
     )
 
 
-def require(tracker: Tracker, *names: str) -> None:
+def require(host: CodeHost, *names: str) -> None:
     """Make ``names`` required checks (branch protection, on GitHub)."""
-    if tracker.kind == "github":
-        _fake(tracker).protect(REPOSITORY, "main", checks=names)
+    if host.kind == "github":
+        _fake(host).protect(REPOSITORY, "main", checks=names)
         return
-    assert isinstance(tracker, MemoryTracker | LocalTracker)
-    tracker.required_checks = names
+    assert isinstance(host, LocalCodeHost)
+    host.required_checks = names
 
 
-def reviews_count(tracker: Tracker) -> None:
+def reviews_count(host: CodeHost) -> None:
     """Reviews decide (GitHub has a decision only where protection requires one)."""
-    if tracker.kind == "github":
-        _fake(tracker).protect(REPOSITORY, "main", approvals=1)
+    if host.kind == "github":
+        _fake(host).protect(REPOSITORY, "main", approvals=1)
 
 
-def review(tracker: Tracker, number: int, who: str, event: ReviewEvent, body: str = "", **kw):
+def review(host: CodeHost, number: int, who: str, event: ReviewEvent, body: str = "", **kw):
     """``who``'s review (on GitHub, with their own token)."""
-    if tracker.kind == "github":
-        assert isinstance(tracker, GitHubTracker)
-        return github_tracker_as(tracker, who).submit_review(number, event, body, **kw)
-    return tracker.submit_review(number, event, body, author=who, **kw)
+    if host.kind == "github":
+        assert isinstance(host, GitHubCodeHost)
+        return github_host_as(host, who).submit_review(number, event, body, **kw)
+    return host.submit_review(number, event, body, author=who, **kw)
 
 
-def author(tracker: Tracker, asked: str) -> str:
+def author(host: CodeHost, asked: str) -> str:
     """Who something Ralph posted "as ``asked``" shows: GitHub names the token's user."""
-    return "ralph" if tracker.kind == "github" else asked
+    return "ralph" if host.kind == "github" else asked
 
 
 # -- a new pull request ------------------------------------------------------------------------
 
 
-def test_a_new_pull_request_has_a_head_an_author_and_nothing_reviewed_or_checked(tracker, project):
-    reviews_count(tracker)
-    pr = open_pr(tracker, project)
-    if isinstance(tracker, MemoryTracker):  # no git behind it: a commit id of its own
-        assert pr.head_oid
-        assert len(pr.head_oid) == 40
-    else:
-        assert pr.head_oid == project.rev("feature")
+def test_a_new_pull_request_has_a_head_an_author_and_nothing_reviewed_or_checked(host, project):
+    reviews_count(host)
+    pr = open_pr(host, project)
+    assert pr.head_oid == project.rev("feature")
     assert pr.author == "ralph"
     assert (pr.checks, pr.reviews, pr.threads) == ((), (), ())
     assert pr.review_decision is ReviewDecision.REVIEW_REQUIRED
-    [listed] = tracker.list_pull_requests()
+    [listed] = host.list_pull_requests()
     assert (listed.number, listed.head, listed.state) == (pr.number, "feature", pr.state)
 
 
-def test_with_no_rule_to_hold_it_a_new_pull_request_is_clean(tracker, project):
-    pr = open_pr(tracker, project)
+def test_with_no_rule_to_hold_it_a_new_pull_request_is_clean(host, project):
+    pr = open_pr(host, project)
     assert (pr.mergeable, pr.merge_state) == (True, MergeState.CLEAN)
 
 
-def test_the_repository_allows_every_merge_method_and_queues_nothing(tracker):
-    assert tracker.merge_settings() == MergeSettings(
+def test_the_repository_allows_every_merge_method_and_queues_nothing(host):
+    assert host.merge_settings() == MergeSettings(
         merge_commit=True, squash=True, rebase=True, merge_queue=False
     )
 
 
-def test_there_is_no_merge_queue_to_join(tracker, project):
-    pr = open_pr(tracker, project)
+def test_there_is_no_merge_queue_to_join(host, project):
+    pr = open_pr(host, project)
     with pytest.raises(InvalidInput, match="no merge queue"):
-        tracker.enqueue_pull_request(pr.number)
-    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+        host.enqueue_pull_request(pr.number)
+    assert host.get_pull_request(pr.number).state is PullRequestState.OPEN
 
 
 # -- reviews -------------------------------------------------------------------------------------
 
 
-def test_a_review_is_of_the_head_it_was_given_on_and_keeps_author_and_text(tracker, project):
-    pr = open_pr(tracker, project)
-    given = review(tracker, pr.number, "alice", CHANGES, "Rename it.")
+def test_a_review_is_of_the_head_it_was_given_on_and_keeps_author_and_text(host, project):
+    pr = open_pr(host, project)
+    given = review(host, pr.number, "alice", CHANGES, "Rename it.")
     assert (given.author, given.state, given.body) == (
         "alice",
         ReviewState.CHANGES_REQUESTED,
         "Rename it.",
     )
     assert given.commit == pr.head_oid
-    [read] = tracker.get_pull_request(pr.number).reviews
+    [read] = host.get_pull_request(pr.number).reviews
     assert (read.id, read.author, read.state, read.body, read.commit) == (
         given.id,
         "alice",
@@ -218,30 +198,30 @@ def test_a_review_is_of_the_head_it_was_given_on_and_keeps_author_and_text(track
     )
 
 
-def test_any_standing_change_request_outweighs_approvals(tracker, project, clock):
-    reviews_count(tracker)
-    pr = open_pr(tracker, project)
-    decision = lambda: tracker.get_pull_request(pr.number).review_decision  # noqa: E731
-    review(tracker, pr.number, "alice", APPROVE)
+def test_any_standing_change_request_outweighs_approvals(host, project, clock):
+    reviews_count(host)
+    pr = open_pr(host, project)
+    decision = lambda: host.get_pull_request(pr.number).review_decision  # noqa: E731
+    review(host, pr.number, "alice", APPROVE)
     assert decision() is ReviewDecision.APPROVED
     clock.advance(1)
-    review(tracker, pr.number, "bob", CHANGES, "Not yet.")
+    review(host, pr.number, "bob", CHANGES, "Not yet.")
     assert decision() is ReviewDecision.CHANGES_REQUESTED
     clock.advance(1)
-    review(tracker, pr.number, "bob", COMMENT, "Still thinking.")
+    review(host, pr.number, "bob", COMMENT, "Still thinking.")
     assert decision() is ReviewDecision.CHANGES_REQUESTED  # a comment leaves it standing
-    tracker.request_review(pr.number)
+    host.request_review(pr.number)
     assert decision() is ReviewDecision.CHANGES_REQUESTED  # asking again changes nothing
     clock.advance(1)
-    review(tracker, pr.number, "bob", APPROVE)  # bob's next review replaces his
+    review(host, pr.number, "bob", APPROVE)  # bob's next review replaces his
     assert decision() is ReviewDecision.APPROVED
 
 
-def test_comments_alone_leave_the_review_required(tracker, project):
-    reviews_count(tracker)
-    pr = open_pr(tracker, project)
-    review(tracker, pr.number, "alice", COMMENT, "Looks interesting.")
-    assert tracker.get_pull_request(pr.number).review_decision is ReviewDecision.REVIEW_REQUIRED
+def test_comments_alone_leave_the_review_required(host, project):
+    reviews_count(host)
+    pr = open_pr(host, project)
+    review(host, pr.number, "alice", COMMENT, "Looks interesting.")
+    assert host.get_pull_request(pr.number).review_decision is ReviewDecision.REVIEW_REQUIRED
 
 
 @pytest.mark.parametrize(
@@ -265,58 +245,58 @@ def test_comments_alone_leave_the_review_required(tracker, project):
     ],
 )
 def test_a_review_the_host_would_not_take_is_refused_and_nothing_is_recorded(
-    tracker, project, event, body, comments, message
+    host, project, event, body, comments, message
 ):
-    pr = open_pr(tracker, project)
+    pr = open_pr(host, project)
     if message is None:
-        review(tracker, pr.number, "alice", event, body, comments=comments)
+        review(host, pr.number, "alice", event, body, comments=comments)
         return
     with pytest.raises(InvalidInput, match=message):
-        review(tracker, pr.number, "alice", event, body, comments=comments)
-    after = tracker.get_pull_request(pr.number)
+        review(host, pr.number, "alice", event, body, comments=comments)
+    after = host.get_pull_request(pr.number)
     assert (after.reviews, after.threads) == ((), ())
 
 
-def test_an_inline_comment_without_text_is_refused(tracker, project):
-    if tracker.kind == "github":
+def test_an_inline_comment_without_text_is_refused(host, project):
+    if host.kind == "github":
         pytest.skip("the GitHub fake takes a blank inline comment; GitHub's rule is unknown")
-    pr = open_pr(tracker, project)
+    pr = open_pr(host, project)
     blank = ReviewComment(path="story.txt", line=2, body=" ")
     with pytest.raises(InvalidInput, match="is empty"):
-        tracker.submit_review(pr.number, COMMENT, "x", comments=[blank])
-    assert tracker.get_pull_request(pr.number).reviews == ()
+        host.submit_review(pr.number, COMMENT, "x", comments=[blank])
+    assert host.get_pull_request(pr.number).reviews == ()
 
 
-def test_a_pull_requests_number_is_no_issue_and_the_pull_request_is_found_by_it(tracker, project):
+def test_a_pull_requests_number_is_no_issue_and_the_pull_request_is_found_by_it(host, project):
     """What ``ralph issue show 3`` leans on to say "#3 is a pull request"."""
-    pr = open_pr(tracker, project)
+    pr = open_pr(host, project)
     with pytest.raises(IssueNotFound):
-        tracker.get_issue(pr.number)
-    assert tracker.get_pull_request(pr.number).number == pr.number
+        host.tracker.get_issue(pr.number)
+    assert host.get_pull_request(pr.number).number == pr.number
 
 
 @pytest.mark.parametrize("end", ["merge", "close"])
-def test_a_pull_request_that_is_no_longer_open_takes_no_review(tracker, project, end):
-    pr = open_pr(tracker, project)
+def test_a_pull_request_that_is_no_longer_open_takes_no_review(host, project, end):
+    pr = open_pr(host, project)
     if end == "merge":
-        tracker.merge_pull_request(pr.number)
+        host.merge_pull_request(pr.number)
     else:
-        tracker.close_pull_request(pr.number)
+        host.close_pull_request(pr.number)
     state = "merged" if end == "merge" else "closed"
     with pytest.raises(InvalidInput, match=f"is {state}; there is nothing to review"):
-        review(tracker, pr.number, "alice", APPROVE)
-    assert tracker.get_pull_request(pr.number).reviews == ()
+        review(host, pr.number, "alice", APPROVE)
+    assert host.get_pull_request(pr.number).reviews == ()
     with pytest.raises(PullRequestNotFound):
-        tracker.submit_review(999, APPROVE)
+        host.submit_review(999, APPROVE)
 
 
 # -- threads -----------------------------------------------------------------------------------
 
 
-def test_an_inline_comment_opens_a_thread_on_the_hunk_that_holds_its_line(tracker, project):
-    pr = open_pr(tracker, project)
+def test_an_inline_comment_opens_a_thread_on_the_hunk_that_holds_its_line(host, project):
+    pr = open_pr(host, project)
     review(
-        tracker,
+        host,
         pr.number,
         "alice",
         CHANGES,
@@ -326,7 +306,7 @@ def test_an_inline_comment_opens_a_thread_on_the_hunk_that_holds_its_line(tracke
             ReviewComment(path="new.txt", line=1, body="Why a new file?"),
         ],
     )
-    first, second = tracker.get_pull_request(pr.number).threads
+    first, second = host.get_pull_request(pr.number).threads
     assert (first.path, first.line, first.resolved) == ("story.txt", 25, False)
     assert first.diff_hunk.startswith("@@ ")
     assert "+line twenty-five" in first.diff_hunk
@@ -336,50 +316,50 @@ def test_an_inline_comment_opens_a_thread_on_the_hunk_that_holds_its_line(tracke
     assert "+new" in second.diff_hunk
 
 
-def test_a_comment_on_an_unchanged_line_of_a_changed_file_has_no_hunk(tracker, project):
-    if tracker.kind == "github":
+def test_a_comment_on_an_unchanged_line_of_a_changed_file_has_no_hunk(host, project):
+    if host.kind == "github":
         pytest.skip("GitHub refuses a line outside the diff; Ralph's trackers keep it, hunkless")
-    pr = open_pr(tracker, project)
-    tracker.submit_review(
+    pr = open_pr(host, project)
+    host.submit_review(
         pr.number, COMMENT, "x", comments=[ReviewComment(path="story.txt", line=14, body="y")]
     )
-    [thread] = tracker.get_pull_request(pr.number).threads
+    [thread] = host.get_pull_request(pr.number).threads
     assert (thread.line, thread.diff_hunk) == (14, "")
 
 
-def test_replies_follow_the_thread_and_resolving_twice_is_harmless(tracker, project, clock):
-    pr = open_pr(tracker, project)
+def test_replies_follow_the_thread_and_resolving_twice_is_harmless(host, project, clock):
+    pr = open_pr(host, project)
     question = ReviewComment(path="story.txt", line=2, body="Why?")
-    review(tracker, pr.number, "alice", CHANGES, "x", comments=[question])
-    [thread] = tracker.get_pull_request(pr.number).threads
+    review(host, pr.number, "alice", CHANGES, "x", comments=[question])
+    [thread] = host.get_pull_request(pr.number).threads
     clock.advance(5)
-    reply = tracker.reply_to_thread(thread.id, "Fixed in abc1234.", author="builder")
-    assert (reply.author, reply.body) == (author(tracker, "builder"), "Fixed in abc1234.")
+    reply = host.reply_to_thread(thread.id, "Fixed in abc1234.", author="builder")
+    assert (reply.author, reply.body) == (author(host, "builder"), "Fixed in abc1234.")
     assert reply.created_at == clock()
-    resolved = tracker.resolve_thread(thread.id)
+    resolved = host.resolve_thread(thread.id)
     assert resolved.resolved
     assert [c.body for c in resolved.comments] == ["Why?", "Fixed in abc1234."]
-    assert tracker.resolve_thread(thread.id) == resolved
-    assert tracker.get_pull_request(pr.number).threads == (resolved,)
+    assert host.resolve_thread(thread.id) == resolved
+    assert host.get_pull_request(pr.number).threads == (resolved,)
 
 
 @pytest.mark.parametrize("thread_id", ["999", "abc", "-1"])
-def test_an_unknown_thread_is_named(tracker, project, thread_id):
-    open_pr(tracker, project)
+def test_an_unknown_thread_is_named(host, project, thread_id):
+    open_pr(host, project)
     with pytest.raises(InvalidInput, match="no review thread"):
-        tracker.reply_to_thread(thread_id, "hello")
+        host.reply_to_thread(thread_id, "hello")
     with pytest.raises(InvalidInput, match="no review thread"):
-        tracker.resolve_thread(thread_id)
+        host.resolve_thread(thread_id)
 
 
-def test_an_empty_reply_is_refused(tracker, project):
-    pr = open_pr(tracker, project)
+def test_an_empty_reply_is_refused(host, project):
+    pr = open_pr(host, project)
     question = ReviewComment(path="story.txt", line=2, body="y")
-    review(tracker, pr.number, "alice", COMMENT, "x", comments=[question])
-    [thread] = tracker.get_pull_request(pr.number).threads
+    review(host, pr.number, "alice", COMMENT, "x", comments=[question])
+    [thread] = host.get_pull_request(pr.number).threads
     with pytest.raises(InvalidInput, match="needs a body"):
-        tracker.reply_to_thread(thread.id, "  ")
-    assert len(tracker.get_pull_request(pr.number).threads[0].comments) == 1
+        host.reply_to_thread(thread.id, "  ")
+    assert len(host.get_pull_request(pr.number).threads[0].comments) == 1
 
 
 # -- checks and the merge state ------------------------------------------------------------------
@@ -389,120 +369,171 @@ def outcomes(checks) -> dict[str, tuple[CheckStatus, CheckConclusion | None]]:
     return {check.name: (check.status, check.conclusion) for check in checks}
 
 
-def test_checks_belong_to_the_head_they_ran_on(tracker, project):
-    pr = open_pr(tracker, project)
-    give_check(tracker, pr.number, PASSED)
-    give_check(tracker, pr.number, CheckRun(name="lint", status=CheckStatus.IN_PROGRESS))
-    checks = tracker.get_pull_request(pr.number).checks
+def test_checks_belong_to_the_head_they_ran_on(host, project):
+    pr = open_pr(host, project)
+    give_check(host, pr.number, PASSED)
+    give_check(host, pr.number, CheckRun(name="lint", status=CheckStatus.IN_PROGRESS))
+    checks = host.get_pull_request(pr.number).checks
     assert outcomes(checks) == {
         "test": (CheckStatus.COMPLETED, CheckConclusion.SUCCESS),
         "lint": (CheckStatus.IN_PROGRESS, None),
     }
 
-    new_head = push(tracker, project, pr.number, {"later.txt": "later\n"})
-    after = tracker.get_pull_request(pr.number)
+    new_head = push(host, project, pr.number, {"later.txt": "later\n"})
+    after = host.get_pull_request(pr.number)
     assert after.head_oid == new_head != pr.head_oid
     assert after.checks == ()
 
 
-def test_a_check_ralph_records_again_on_the_same_head_replaces_the_first(tracker, project):
-    if tracker.kind == "github":
+def test_a_check_ralph_records_again_on_the_same_head_replaces_the_first(host, project):
+    if host.kind == "github":
         pytest.skip("checks on GitHub come from its CI; Ralph does not post them")
-    pr = open_pr(tracker, project)
-    tracker.record_check(pr.number, FAILED)
-    tracker.record_check(pr.number, PASSED)
-    assert tracker.get_pull_request(pr.number).checks == (PASSED,)
+    pr = open_pr(host, project)
+    host.record_check(pr.number, FAILED)
+    host.record_check(pr.number, PASSED)
+    assert host.get_pull_request(pr.number).checks == (PASSED,)
 
 
-def test_a_required_check_missing_pending_or_failed_blocks_and_passed_clears(tracker, project):
-    pr = open_pr(tracker, project)
-    require(tracker, "test")
-    state = lambda: tracker.get_pull_request(pr.number).merge_state  # noqa: E731
+def test_a_required_check_missing_pending_or_failed_blocks_and_passed_clears(host, project):
+    pr = open_pr(host, project)
+    require(host, "test")
+    state = lambda: host.get_pull_request(pr.number).merge_state  # noqa: E731
     assert state() is MergeState.BLOCKED  # missing
-    give_check(tracker, pr.number, CheckRun(name="test", status=CheckStatus.QUEUED))
+    give_check(host, pr.number, CheckRun(name="test", status=CheckStatus.QUEUED))
     assert state() is MergeState.BLOCKED
-    [check] = tracker.get_pull_request(pr.number).checks
+    [check] = host.get_pull_request(pr.number).checks
     assert check.required  # the host says which checks are required
-    new_head = push(tracker, project, pr.number, {"fix.txt": "fix\n"})
-    give_check(tracker, pr.number, FAILED)
+    new_head = push(host, project, pr.number, {"fix.txt": "fix\n"})
+    give_check(host, pr.number, FAILED)
     assert state() is MergeState.BLOCKED
-    push(tracker, project, pr.number, {"fix.txt": "fixed\n"})
-    give_check(tracker, pr.number, PASSED)
+    push(host, project, pr.number, {"fix.txt": "fixed\n"})
+    give_check(host, pr.number, PASSED)
     assert state() is MergeState.CLEAN
-    give_check(tracker, pr.number, CheckRun(name="lint", conclusion=CheckConclusion.FAILURE))
+    give_check(host, pr.number, CheckRun(name="lint", conclusion=CheckConclusion.FAILURE))
     assert state() is MergeState.UNSTABLE  # only an optional one fails
-    assert new_head != tracker.get_pull_request(pr.number).head_oid
-    push(tracker, project, pr.number, {"later.txt": "later\n"})
+    assert new_head != host.get_pull_request(pr.number).head_oid
+    push(host, project, pr.number, {"later.txt": "later\n"})
     assert state() is MergeState.BLOCKED  # the new head has not been tested
 
 
-def test_a_head_that_does_not_merge_is_dirty(tracker, project):
-    pr = open_pr(tracker, project)
+def test_a_head_that_does_not_merge_is_dirty(host, project):
+    pr = open_pr(host, project)
     project.commit("main", {"new.txt": "theirs\n"}, "someone else's new.txt")
-    if isinstance(tracker, MemoryTracker):
-        tracker.set_mergeable(pr.number, False)
-    after = tracker.get_pull_request(pr.number)
+    after = host.get_pull_request(pr.number)
     assert (after.mergeable, after.merge_state) == (False, MergeState.DIRTY)
 
 
-def test_a_merged_pull_request_is_not_judged_mergeable(tracker, project):
-    pr = open_pr(tracker, project)
-    tracker.merge_pull_request(pr.number)
-    after = tracker.get_pull_request(pr.number)
+def test_a_merged_pull_request_is_not_judged_mergeable(host, project):
+    pr = open_pr(host, project)
+    host.merge_pull_request(pr.number)
+    after = host.get_pull_request(pr.number)
     assert after.merge_state in (None, MergeState.UNKNOWN)
     assert after.mergeable is not False
 
 
-def test_a_merged_pull_request_takes_no_checks(tracker, project):
-    if tracker.kind == "github":
+def test_a_merged_pull_request_takes_no_checks(host, project):
+    if host.kind == "github":
         pytest.skip("checks on GitHub come from its CI; Ralph does not post them")
-    pr = open_pr(tracker, project)
-    tracker.merge_pull_request(pr.number)
+    pr = open_pr(host, project)
+    host.merge_pull_request(pr.number)
     with pytest.raises(PullRequestNotOpen):
-        tracker.record_check(pr.number, PASSED)
+        host.record_check(pr.number, PASSED)
 
 
-def test_ralph_cannot_post_a_check_where_ci_does(tracker, project):
-    if tracker.kind != "github":
+def test_ralph_cannot_post_a_check_where_ci_does(host, project):
+    if host.kind != "github":
         pytest.skip("Ralph records the checks of the trackers it keeps")
-    pr = open_pr(tracker, project)
+    pr = open_pr(host, project)
     with pytest.raises(TrackerError, match="come from its CI"):
-        tracker.record_check(pr.number, PASSED)
+        host.record_check(pr.number, PASSED)
 
 
 # -- merging -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("strategy", list(MergeStrategy))
-def test_every_merge_method_merges_and_closes_the_issues(tracker, project, strategy):
-    issue = tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
-    pr = open_pr(tracker, project, body=f"Closes #{issue.number}")
-    merged = tracker.merge_pull_request(pr.number, strategy)
+def test_every_merge_method_merges_and_closes_the_issues(host, project, strategy):
+    issue = host.tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
+    pr = open_pr(host, project, body=f"Closes #{issue.number}")
+    merged = host.merge_pull_request(pr.number, strategy)
     assert merged.state is PullRequestState.MERGED
     assert merged.merge_commit
-    assert tracker.get_issue(issue.number).workflow_state is WorkflowState.DONE
+    assert host.tracker.get_issue(issue.number).workflow_state is WorkflowState.DONE
 
 
-def test_a_merge_decided_on_an_old_head_is_refused_and_nothing_merges(tracker, project):
-    issue = tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
-    pr = open_pr(tracker, project, body=f"Closes #{issue.number}")
-    new_head = push(tracker, project, pr.number, {"later.txt": "later\n"})
+def test_a_merge_decided_on_an_old_head_is_refused_and_nothing_merges(host, project):
+    issue = host.tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
+    pr = open_pr(host, project, body=f"Closes #{issue.number}")
+    new_head = push(host, project, pr.number, {"later.txt": "later\n"})
     assert pr.head_oid is not None
     with pytest.raises(HeadMoved, match="head moved") as refused:
-        tracker.merge_pull_request(pr.number, expected_head=pr.head_oid)
+        host.merge_pull_request(pr.number, expected_head=pr.head_oid)
     assert (refused.value.expected, refused.value.actual) == (pr.head_oid, new_head)
-    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
-    assert tracker.get_issue(issue.number).is_open
-    merged = tracker.merge_pull_request(pr.number, expected_head=new_head)
+    assert host.get_pull_request(pr.number).state is PullRequestState.OPEN
+    assert host.tracker.get_issue(issue.number).is_open
+    merged = host.merge_pull_request(pr.number, expected_head=new_head)
     assert merged.state is PullRequestState.MERGED
 
 
-def test_a_conflict_still_refuses_every_method(tracker, project):
-    pr = open_pr(tracker, project)
+def test_a_conflict_still_refuses_every_method(host, project):
+    pr = open_pr(host, project)
     project.commit("main", {"new.txt": "theirs\n"}, "someone else's new.txt")
-    if isinstance(tracker, MemoryTracker):
-        tracker.set_mergeable(pr.number, False)
     for strategy in MergeStrategy:
         with pytest.raises(MergeConflict):
-            tracker.merge_pull_request(pr.number, strategy)
-    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
+            host.merge_pull_request(pr.number, strategy)
+    assert host.get_pull_request(pr.number).state is PullRequestState.OPEN
+
+
+# -- numbers, and what a merge closes ------------------------------------------------------------
+
+
+def test_pull_requests_share_the_issue_numbers_and_list_by_the_issues_they_close(host, project):
+    make(host.tracker)
+    make(host.tracker)
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = host.create_pull_request(
+        head="feature", base="main", title="Add a", body="Closes #1\nfixes #2\ncloses #1"
+    )
+    assert pr.number == 3
+    assert pr.state is PullRequestState.OPEN
+    assert pr.closes == (1, 2)
+    assert host.get_pull_request(3).mergeable is True
+    assert [p.number for p in host.list_pull_requests(issue=2)] == [3]
+    assert host.list_pull_requests(issue=9) == []
+    assert [p.number for p in host.list_pull_requests(head="feature")] == [3]
+    assert host.list_pull_requests(head="other") == []
+    assert host.tracker.get_issue(1).pull_requests == (3,)
+    with pytest.raises(PullRequestNotFound):
+        host.get_pull_request(99)
+
+
+def test_merging_closes_the_named_issues_and_moves_them_to_done(host, project):
+    make(host.tracker, state=S.IN_REVIEW)
+    make(host.tracker, state=S.DONE)
+    bystander = make(host.tracker, state=S.IN_REVIEW)
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = host.create_pull_request(
+        head="feature", base="main", title="A", body="Closes #1, closes #2"
+    )
+    merged = host.merge_pull_request(pr.number)
+    assert merged.state is PullRequestState.MERGED
+    assert merged.merge_commit
+    for number in (1, 2):
+        issue = host.tracker.get_issue(number)
+        assert issue.status is IssueStatus.CLOSED
+        assert issue.workflow_state is S.DONE
+    records = parse_transition_comments(host.tracker.get_issue(1).comments[-1].body)
+    assert (records[0].from_state, records[0].command) == ("In Review", "ralph_merge")
+    assert host.tracker.get_issue(2).comments == ()  # already Done: closed, no move to audit
+    assert host.tracker.get_issue(bystander.number).is_open
+    with pytest.raises(PullRequestNotOpen, match="merged"):
+        host.merge_pull_request(pr.number)
+
+
+def test_a_closed_pull_request_cannot_be_merged(host, project):
+    project.commit("feature", {"a.txt": "a\n"}, "feature work")
+    pr = host.create_pull_request(head="feature", base="main", title="A")
+    assert host.close_pull_request(pr.number).state is PullRequestState.CLOSED
+    with pytest.raises(PullRequestNotOpen, match="closed"):
+        host.merge_pull_request(pr.number)
+    assert [p.number for p in host.list_pull_requests(state=PullRequestState.OPEN)] == []

@@ -1,5 +1,5 @@
-"""The tracker contract, run against every backend: memory, local on SQLite and on
-PostgreSQL, and GitHub (over the fake GitHub, which executes the tracker's GraphQL
+"""The tracker contract, run against every backend: local on an in-memory SQLite, on
+SQLite and on PostgreSQL, and GitHub (over the fake GitHub, which executes the tracker's GraphQL
 against GitHub's published schema)."""
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from ralph.errors import (
     InvalidInput,
     InvalidTransition,
     IssueNotFound,
-    PullRequestNotFound,
-    PullRequestNotOpen,
     StateConflict,
     StateResolutionError,
 )
@@ -24,7 +22,6 @@ from ralph.tracker import (
     IssueOrder,
     IssueQuery,
     IssueStatus,
-    PullRequestState,
 )
 from ralph.workflow import Estimate, Priority, WorkflowState, parse_transition_comments
 
@@ -502,73 +499,6 @@ def test_a_finished_blocker_no_longer_blocks(tracker):
 def test_pick_actionable_needs_a_command_or_states(tracker):
     with pytest.raises(InvalidInput):
         tracker.pick_actionable()
-
-
-# -- pull requests ----------------------------------------------------------------------------
-
-
-def test_pull_requests_share_the_issue_numbers_and_list_by_the_issues_they_close(tracker, project):
-    make(tracker)
-    make(tracker)
-    project.commit("feature", {"a.txt": "a\n"}, "feature work")
-    pr = tracker.create_pull_request(
-        head="feature", base="main", title="Add a", body="Closes #1\nfixes #2\ncloses #1"
-    )
-    assert pr.number == 3
-    assert pr.state is PullRequestState.OPEN
-    assert pr.closes == (1, 2)
-    assert tracker.get_pull_request(3).mergeable is True
-    assert [p.number for p in tracker.list_pull_requests(issue=2)] == [3]
-    assert tracker.list_pull_requests(issue=9) == []
-    assert [p.number for p in tracker.list_pull_requests(head="feature")] == [3]
-    assert tracker.list_pull_requests(head="other") == []
-    assert tracker.get_issue(1).pull_requests == (3,)
-    with pytest.raises(PullRequestNotFound):
-        tracker.get_pull_request(99)
-
-
-def test_merging_closes_the_named_issues_and_moves_them_to_done(tracker, project):
-    make(tracker, state=S.IN_REVIEW)
-    make(tracker, state=S.DONE)
-    bystander = make(tracker, state=S.IN_REVIEW)
-    project.commit("feature", {"a.txt": "a\n"}, "feature work")
-    pr = tracker.create_pull_request(
-        head="feature", base="main", title="A", body="Closes #1, closes #2"
-    )
-    merged = tracker.merge_pull_request(pr.number)
-    assert merged.state is PullRequestState.MERGED
-    assert merged.merge_commit
-    for number in (1, 2):
-        issue = tracker.get_issue(number)
-        assert issue.status is IssueStatus.CLOSED
-        assert issue.workflow_state is S.DONE
-    records = parse_transition_comments(tracker.get_issue(1).comments[-1].body)
-    assert (records[0].from_state, records[0].command) == ("In Review", "ralph_merge")
-    assert tracker.get_issue(2).comments == ()  # already Done: closed, no move to audit
-    assert tracker.get_issue(bystander.number).is_open
-    with pytest.raises(PullRequestNotOpen, match="merged"):
-        tracker.merge_pull_request(pr.number)
-
-
-def test_a_closed_pull_request_cannot_be_merged(tracker, project):
-    project.commit("feature", {"a.txt": "a\n"}, "feature work")
-    pr = tracker.create_pull_request(head="feature", base="main", title="A")
-    assert tracker.close_pull_request(pr.number).state is PullRequestState.CLOSED
-    with pytest.raises(PullRequestNotOpen, match="closed"):
-        tracker.merge_pull_request(pr.number)
-    assert [p.number for p in tracker.list_pull_requests(state=PullRequestState.OPEN)] == []
-
-
-def test_an_unmergeable_memory_pull_request_refuses_like_a_conflict():
-    from ralph.errors import MergeConflict
-    from ralph.tracker import MemoryTracker
-
-    tracker = MemoryTracker()
-    pr = tracker.create_pull_request(head="f", base="main", title="x")
-    tracker.set_mergeable(pr.number, False)
-    with pytest.raises(MergeConflict):
-        tracker.merge_pull_request(pr.number)
-    assert tracker.get_pull_request(pr.number).state is PullRequestState.OPEN
 
 
 def test_advance_children_needs_a_parent_or_issues(tracker):

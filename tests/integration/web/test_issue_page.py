@@ -60,7 +60,7 @@ def test_a_pull_request_s_diff_shows_its_files_with_coloured_lines_also_once_mer
     git("add", "greet/core.py", "NOTES.md")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Notes")
     git("checkout", "-q", "main")
-    pr = open_board.tracker.create_pull_request(
+    pr = open_board.code_host.create_pull_request(
         head="web-diff", base="main", title="Notes", body=f"Closes #{number}"
     )
     page = client.get(f"/issues/{number}").text
@@ -74,8 +74,8 @@ def test_a_pull_request_s_diff_shows_its_files_with_coloured_lines_also_once_mer
     assert '<span class="diff-add">+&lt;b&gt;notes&lt;/b&gt;</span>' in files
     assert '<span class="diff-hunk">@@ ' in files
 
-    open_board.tracker.merge_pull_request(pr.number)
-    merged = open_board.tracker.get_pull_request(pr.number)
+    open_board.code_host.merge_pull_request(pr.number)
+    merged = open_board.code_host.get_pull_request(pr.number)
     assert merged.state is PullRequestState.MERGED
     page = client.get(f"/issues/{number}").text
     assert "· merged" in page
@@ -97,7 +97,7 @@ def test_a_pull_request_whose_commits_are_not_here_says_where_its_diff_is(
     git("add", "ELSEWHERE.md")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Elsewhere")
     git("checkout", "-q", "main")
-    pr = open_board.tracker.create_pull_request(
+    pr = open_board.code_host.create_pull_request(
         head="elsewhere", base="main", title="Elsewhere", body=f"Closes #{number}"
     )
     git("branch", "-q", "-D", "elsewhere")

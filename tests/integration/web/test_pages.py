@@ -127,18 +127,18 @@ def _pull_request_for(project: Project, waiting: WebProject, number: int) -> int
     git("checkout", "-q", "main")
     if waiting.github is not None:
         git("push", "-q", "origin", "web-farewell")
-    pr = project.tracker.create_pull_request(
+    pr = project.code_host.create_pull_request(
         head="web-farewell", base="main", title="Say farewell", body=f"Closes #{number}"
     )
     if waiting.github is not None:
         waiting.github.add_check("acme/greet", pr.number, "unit tests", "SUCCESS")
         waiting.github.review("acme/greet", pr.number, "alice", "COMMENT", "Reads **well**.")
     else:
-        project.tracker.record_check(
+        project.code_host.record_check(
             pr.number,
             CheckRun(name="unit tests", conclusion=CheckConclusion.SUCCESS, required=True),
         )
-        project.tracker.submit_review(
+        project.code_host.submit_review(
             pr.number, ReviewEvent.COMMENT, "Reads **well**.", author="alice"
         )
     return pr.number

@@ -114,6 +114,8 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ),
         ('[wip_limits]\n"In Progress" = 2.7', "In Progress: 2.7 is not valid; expected a whole"),
         ('tracker = "jira"', "tracker 'jira' is unknown"),
+        ('code_host = "gitlab"', "code_host 'gitlab' is unknown; use one of local, github"),
+        ('code_host = "github"', r"GitHub \(tracker or code_host\) needs github.owner"),
         ('repo = "my repo"', "must be letters"),
         ("tracker = ", "not valid TOML"),
         ('[wip_limits]\n"Doing" = 3', "'Doing' is not a workflow state"),
@@ -344,3 +346,12 @@ def test_research_may_use_the_web_only_when_the_person_says_so(root):
     assert load_config(root, env={"RALPH_RESEARCH_WEB": "true"}).research_web is True
     with pytest.raises(ConfigError, match=r"^RALPH_RESEARCH_WEB: 'sure' is not valid"):
         load_config(root, env={"RALPH_RESEARCH_WEB": "sure"})
+
+
+def test_the_code_host_is_the_trackers_own_kind_unless_set(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text('tracker = "local"\n')
+    assert load_config(tmp_path, env={}).code_host_kind == "local"
+    github = '[github]\nowner = "acme"\nrepo = "shop"\nproject = 1\n'
+    (tmp_path / CONFIG_FILE).write_text(f'tracker = "local"\ncode_host = "github"\n{github}')
+    config = load_config(tmp_path, env={})
+    assert (config.tracker, config.code_host_kind) == ("local", "github")

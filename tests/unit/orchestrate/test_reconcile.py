@@ -9,12 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from ralph.db import open_database
 from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate import BoardReads, Crew, Reconciler, Worker, withdrawn
 from ralph.orchestrate._execute import Execution, ExecutionStatus
 from ralph.runtimes import StopSignal
 from ralph.tasks import Claim, TaskStore, open_store
-from ralph.tracker import CloseReason, Issue, IssueQuery, IssueStatus, MemoryTracker
+from ralph.tracker import CloseReason, Issue, IssueQuery, IssueStatus, LocalTracker
 from ralph.workflow import WorkflowState
 
 _S = WorkflowState
@@ -43,9 +44,9 @@ def test_an_issue_missing_from_the_board_is_withdrawn():
     assert withdrawn(None) == "is not on the board any more"
 
 
-class CountingTracker(MemoryTracker):
+class CountingTracker(LocalTracker):
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(open_database("memory://"), repo="demo")
         self.reads = 0
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:

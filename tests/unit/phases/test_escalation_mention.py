@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from ralph.config import Config, GitHubSettings
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.github import GitHubClient
 from ralph.phases._runner import escalation_mention
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import GitHubTracker, Issue, MemoryTracker, Tracker
+from ralph.tracker import GitHubTracker, Issue, LocalTracker, MemoryCodeHost, Tracker
 
 
 class _Client:
@@ -23,7 +24,7 @@ class _Client:
         return None
 
 
-class _OwnedTracker(MemoryTracker):
+class _OwnedTracker(LocalTracker):
     """A tracker that names whom an escalation mentions, as the GitHub tracker does."""
 
     def escalation_handles(self) -> tuple[str, ...]:
@@ -32,8 +33,10 @@ class _OwnedTracker(MemoryTracker):
 
 def project(board: Tracker | None = None, **settings) -> Project:
     config = Config(root=Path("."), repo="shop", **settings)
-    tracker = board or MemoryTracker()
-    return Project(config, tracker, open_store("memory://"), GitRepo(Path(".")))
+    tracker = board or LocalTracker(open_database("memory://"), repo="demo")
+    return Project(
+        config, tracker, MemoryCodeHost(tracker), open_store("memory://"), GitRepo(Path("."))
+    )
 
 
 GITHUB: dict[str, Any] = {
@@ -53,9 +56,10 @@ def test_without_it_the_assignees_are_mentioned():
 
 
 def test_with_nobody_assigned_whom_the_tracker_names_is_mentioned():
-    assert escalation_mention(project(_OwnedTracker(), **GITHUB), Issue(number=1, title="t")) == (
-        "@acme "
-    )
+    assert escalation_mention(
+        project(_OwnedTracker(open_database("memory://"), repo="demo"), **GITHUB),
+        Issue(number=1, title="t"),
+    ) == ("@acme ")
 
 
 def test_the_github_tracker_names_the_repository_owner_as_the_original_did():

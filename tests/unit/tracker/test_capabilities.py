@@ -9,7 +9,6 @@ from typing import Any, cast
 import pytest
 
 from ralph.db import SqliteDatabase
-from ralph.git import GitRepo
 from ralph.github import GitHubClient
 from ralph.tracker import GitHubTracker, LocalTracker
 
@@ -39,7 +38,7 @@ def test_the_github_tracker_is_remote_links_on_github_and_names_its_board() -> N
 def test_the_local_tracker_gives_the_defaults_and_checks_by_reading(tmp_path: Path) -> None:
     db = SqliteDatabase(tmp_path / "ralph.db")
     try:
-        tracker = LocalTracker(db, repo="shop", git=GitRepo(tmp_path))
+        tracker = LocalTracker(db, repo="shop")
         assert not tracker.remote
         assert not tracker.links_on_host
         assert tracker.escalation_handles() == ()

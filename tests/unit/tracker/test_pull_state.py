@@ -1,4 +1,4 @@
-"""How the local and memory trackers judge a pull request from its records, by GitHub's
+"""How the local and memory code hosts judge a pull request from its records, by GitHub's
 rules: the review decision from each reviewer's standing review, the merge state from
 mergeability and the required checks."""
 

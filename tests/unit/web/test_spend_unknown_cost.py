@@ -9,10 +9,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from ralph.config import Config
+from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import MemoryTracker
+from ralph.tracker import LocalTracker, MemoryCodeHost
 from ralph.web import create_app
 
 pytestmark = pytest.mark.timeout(30)
@@ -24,7 +25,13 @@ def test_an_unknown_cost_shows_as_unknown_beside_the_budget(tmp_path: Path) -> N
     priced, unpriced = store.create_run("priced"), store.create_run("unpriced")
     store.record_charge(priced.id, None, 0.5, tokens=1000)
     store.record_charge(unpriced.id, None, 0.0, tokens=900, unpriced_model="mystery-1")
-    project = Project(config, MemoryTracker(), store, GitRepo(tmp_path))
+    project = Project(
+        config,
+        tracker := LocalTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
+        store,
+        GitRepo(tmp_path),
+    )
     with TestClient(create_app(project), base_url="http://127.0.0.1:8765") as client:
         spend = client.get("/api/spend").json()
         page = client.get("/spend").text

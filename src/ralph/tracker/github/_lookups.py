@@ -25,7 +25,6 @@ from ralph.tracker._board_fields import STATUS
 from ralph.tracker._model import Issue
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.github._body import fit_body
-from ralph.tracker.github._pulls import GitHubPullRequests
 from ralph.tracker.github._read import Board, board_from, board_values, comment_from, issue_from
 from ralph.tracker.github._snapshot import IssueSnapshots
 
@@ -73,7 +72,6 @@ class GitHubLookups(Tracker):
         self._where = {"owner": owner, "name": repo}
         self._lock = threading.Lock()
         self._repository: dict[str, Any] | None = None
-        self.pulls = GitHubPullRequests(client, self._where, self.repository)
         self._board: Board | None = None
         self._node_ids: dict[int, str] = {}
         self._item_ids: dict[int, str] = {}

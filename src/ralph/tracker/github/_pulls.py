@@ -1,5 +1,5 @@
-"""The GitHub tracker's pull requests: one request reads a pull request with everything
-the merge policy judges (checks with ``isRequired``, reviews, review threads,
+"""The GitHub code host: a repository's pull requests. One request reads a pull request
+with everything the merge policy judges (checks with ``isRequired``, reviews, review threads,
 ``reviewDecision``, ``mergeStateStatus``, ``mergeable``, the head oid), and the writes
 on it: reviews, thread replies and resolutions, review requests, merges and the merge
 queue.
@@ -15,7 +15,7 @@ posted twice."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.errors import (
     GitHubInvalid,
@@ -27,11 +27,15 @@ from ralph.errors import (
     MergeConflict,
     PullRequestNotFound,
     PullRequestNotOpen,
+    TrackerError,
 )
 from ralph.github import GitHubClient, marker
 from ralph.github import queries as q
+from ralph.tracker._code_host import CodeHost
 from ralph.tracker._model import MergeStrategy, PullRequest, PullRequestState
+from ralph.tracker._pull_state import not_reviewable
 from ralph.tracker._reviews import (
+    CheckRun,
     MergeSettings,
     Review,
     ReviewComment,
@@ -39,6 +43,7 @@ from ralph.tracker._reviews import (
     ReviewThread,
     ThreadComment,
 )
+from ralph.tracker._tracker import Tracker
 from ralph.tracker.github._body import fit_body
 from ralph.tracker.github._pull_read import (
     merge_settings_from,
@@ -48,7 +53,10 @@ from ralph.tracker.github._pull_read import (
     thread_from,
 )
 
-__all__ = ["GitHubPullRequests"]
+if TYPE_CHECKING:
+    from ralph.tracker.github._tracker import GitHubTracker
+
+__all__ = ["GitHubCodeHost"]
 
 #: How many times a merge GitHub refused with "Base branch was modified" is sent, and
 #: the first wait between (doubling): the base moved under it, a retry usually merges.
@@ -72,21 +80,49 @@ def _allowed(settings: MergeSettings) -> list[str]:
     return [s.value for s, name in _SETTING.items() if getattr(settings, name)]
 
 
-class GitHubPullRequests:
-    """A repository's pull requests on GitHub. ``repository`` gives the repository's
-    node (its id and merge settings), read once by the tracker."""
+class GitHubCodeHost(CodeHost):
+    """The pull requests of ``owner/repo`` on GitHub, closing issues of ``tracker`` when
+    they merge. ``repository``: the repository's node (its id and merge settings) where
+    the tracker reads it already (the GitHub tracker, in its first request); None reads
+    it here, once."""
+
+    kind = "github"
 
     def __init__(
         self,
         client: GitHubClient,
-        where: Mapping[str, str],
-        repository: Callable[[], Mapping[str, Any]],
+        *,
+        owner: str,
+        repo: str,
+        tracker: Tracker,
+        repository: Callable[[], Mapping[str, Any]] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        super().__init__(tracker, clock=clock)
         self.client = client
-        self._where = dict(where)
-        self._repository = repository
+        self._where = {"owner": owner, "name": repo}
+        self._repository = repository or self._read_repository
+        self._read: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, tracker: GitHubTracker) -> GitHubCodeHost:
+        """The pull requests of the GitHub tracker's repository, through its client and
+        its one read of the repository."""
+        return cls(
+            tracker.client,
+            owner=tracker.owner,
+            repo=tracker.repo,
+            tracker=tracker,
+            repository=tracker.repository,
+        )
+
+    def _read_repository(self) -> Mapping[str, Any]:
+        if self._read is None:
+            self._read = dict(self.client.query(q.REPOSITORY, self._where)["repository"])
+        return self._read
 
     def merge_settings(self) -> MergeSettings:
+        """How the repository lets pull requests merge, read once."""
         return merge_settings_from(self._repository())
 
     # -- reads ------------------------------------------------------------------------------
@@ -114,8 +150,25 @@ class GitHubPullRequests:
             node["reviewThreads"] = {"nodes": [*threads.get("nodes", []), *rest]}
         return node
 
-    def read(self, number: int) -> PullRequest:
+    def get_pull_request(self, number: int) -> PullRequest:
+        """The pull request whole, in one request (threads past 50 paged in)."""
         return pull_request_from(self.node(number))
+
+    def list_pull_requests(
+        self,
+        *,
+        issue: int | None = None,
+        state: PullRequestState | None = None,
+        head: str | None = None,
+    ) -> list[PullRequest]:
+        """Pull requests without their checks, reviews and threads (GitHub tells which
+        checks are required only of one pull request at a time): ``get_pull_request``
+        reads those."""
+        states = [state.value.upper()] if state is not None else None
+        found = [pull_request_from(node) for node in self.summaries(states, head=head)]
+        if issue is not None:
+            found = [pr for pr in found if issue in pr.closes]
+        return found
 
     def summaries(
         self, states: list[str] | None, *, head: str | None = None
@@ -144,7 +197,63 @@ class GitHubPullRequests:
             raise PullRequestNotOpen(number, node["state"].lower())
         return node
 
+    # -- writes -----------------------------------------------------------------------------
+
+    def _create_pull_request(
+        self, head: str, base: str, title: str, body: str, author: str
+    ) -> PullRequest:
+        def already() -> dict[str, Any] | None:
+            for pr in self.summaries(["OPEN"], head=head):
+                if pr["headRefName"] == head:
+                    return {"createPullRequest": {"pullRequest": pr}}
+            return None
+
+        try:
+            data = self.client.mutate(
+                q.CREATE_PULL_REQUEST,
+                q.input_of(
+                    repositoryId=str(self._repository()["id"]),
+                    headRefName=head,
+                    baseRefName=base,
+                    title=title,
+                    body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
+                ),
+                reconcile=already,
+            )
+        except GitHubInvalid as exc:
+            raise InvalidInput(
+                f"cannot open a pull request from {head} into {base}: {exc}"
+            ) from None
+        return pull_request_from(data["createPullRequest"]["pullRequest"])
+
+    def close_pull_request(self, number: int) -> PullRequest:
+        node = self._open(number)
+        self.client.mutate(q.CLOSE_PULL_REQUEST, q.input_of(pullRequestId=node["id"]))
+        return self.get_pull_request(number)
+
+    def _record_check(self, number: int, check: CheckRun) -> None:
+        raise TrackerError("checks on GitHub come from its CI; Ralph does not post them")
+
     # -- merging ----------------------------------------------------------------------------
+
+    def _merge_pull_request(
+        self, number: int, strategy: MergeStrategy, expected_head: str | None
+    ) -> PullRequest:
+        """Merge on GitHub with ``strategy`` (InvalidInput where the repository forbids
+        it), only if the head is still ``expected_head`` (HeadMoved, nothing merged);
+        MergeBlocked in GitHub's words when its rules hold the merge back. Then the
+        tracker moves the issues the body closes to Done and closes them."""
+        node = self._open(number)
+        merged = pull_request_from(
+            self.merge(
+                node,
+                strategy,
+                expected_head,
+                f"Merge pull request #{number} from {node['headRefName']}",
+            )
+        )
+        self.tracker.close_merged(merged)
+        return merged
 
     def merge(
         self,
@@ -221,7 +330,7 @@ class GitHubPullRequests:
             return MergeConflict(number, now["headRefName"], now["baseRefName"], ())
         return MergeBlocked(number, reason, merge_state=state)
 
-    def enqueue(self, number: int, expected_head: str | None) -> PullRequest:
+    def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
         """Hand the merge to GitHub: into the base branch's merge queue, or (where the
         repository allows auto-merge and it is not ready yet) merged or queued by
         GitHub once it is. A pull request already merged or handed over is left so."""
@@ -256,7 +365,7 @@ class GitHubPullRequests:
             if now["state"] == "MERGED" or now.get("isInMergeQueue"):
                 return pull_request_from(now)
             raise self._refusal(now, head, exc.reason or str(exc)) from None
-        return self.read(number)
+        return self.get_pull_request(number)
 
     def _method(self) -> MergeStrategy:
         """The first merge method the repository allows (merge commits first)."""
@@ -265,22 +374,20 @@ class GitHubPullRequests:
 
     # -- reviews ------------------------------------------------------------------------------
 
-    def review(
+    def _submit_review(
         self,
         number: int,
         event: ReviewEvent,
         body: str,
         comments: Sequence[ReviewComment],
+        author: str,
     ) -> Review:
+        """A review as the token's user (GitHub has no other author to give): it may not
+        approve or request changes on a pull request that user opened."""
         node = self.node(number)
         state = PullRequestState(node["state"].lower())
         if state is not PullRequestState.OPEN:
-            raise InvalidInput(
-                f"pull request #{number} is {state.value}; there is nothing to review"
-            )
-        if event is not ReviewEvent.APPROVE and not body.strip():
-            doing = "requests changes" if event is ReviewEvent.REQUEST_CHANGES else "comments"
-            raise InvalidInput(f"a review that {doing} needs a body saying why")
+            raise not_reviewable(number, state)
         tag = marker()
 
         def already() -> dict[str, Any] | None:
@@ -308,9 +415,7 @@ class GitHubPullRequests:
             raise InvalidInput(_review_refused(number, exc.reason or str(exc))) from None
         return review_from(data["addPullRequestReview"]["pullRequestReview"])
 
-    def reply(self, thread_id: str, body: str) -> ThreadComment:
-        if not body.strip():
-            raise InvalidInput("a reply on a review thread needs a body")
+    def _reply_to_thread(self, thread_id: str, body: str, author: str) -> ThreadComment:
         tag = marker()
 
         def already() -> dict[str, Any] | None:
@@ -333,7 +438,7 @@ class GitHubPullRequests:
             raise InvalidInput(_no_thread(thread_id)) from None
         return thread_comment_from(data["addPullRequestReviewThreadReply"]["comment"])
 
-    def resolve(self, thread_id: str) -> ReviewThread:
+    def resolve_thread(self, thread_id: str) -> ReviewThread:
         """Resolve the thread (GitHub leaves a resolved one as it is)."""
         try:
             data = self.client.mutate(q.RESOLVE_THREAD, q.input_of(threadId=thread_id))
@@ -341,7 +446,7 @@ class GitHubPullRequests:
             raise InvalidInput(_no_thread(thread_id)) from None
         return thread_from(data["resolveReviewThread"]["thread"])
 
-    def request(self, number: int, reviewers: Sequence[str]) -> None:
+    def _request_review(self, number: int, reviewers: Sequence[str]) -> None:
         """Ask ``reviewers`` (none: everyone who reviewed, but the author) to review
         again; their earlier reviews stand until they review again, as on GitHub."""
         node = self._open(number)

@@ -21,48 +21,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import (
-    GitHubInvalid,
     GitHubNotFound,
     InvalidInput,
-    PullRequestNotOpen,
+    IssueNotFound,
     RalphError,
-    TrackerError,
 )
 from ralph.github import marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import WORKFLOW_STATE
-from ralph.tracker._fields import check_name
 from ralph.tracker._model import (
     Check,
     Issue,
     IssueQuery,
-    MergeStrategy,
     PullRequest,
-    PullRequestState,
     StateChange,
     StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
-from ralph.tracker._reviews import (
-    CheckRun,
-    MergeSettings,
-    Review,
-    ReviewComment,
-    ReviewEvent,
-    ReviewThread,
-    ThreadComment,
-)
 from ralph.tracker.github._board import check_board
-from ralph.tracker.github._body import fit_body
 from ralph.tracker.github._issues import GitHubIssues
 from ralph.tracker.github._moves import _MOVES_PER_REQUEST
 from ralph.tracker.github._project_board import GitHubProjectBoard
-from ralph.tracker.github._pull_read import pull_request_from
 from ralph.tracker.github._read import Board, board_from, dashboard_item_from, status_update_from
 from ralph.workflow import WorkflowState
 
@@ -332,132 +317,29 @@ class GitHubTracker(GitHubIssues):
         name = ((item.get("content") or {}).get("repository") or {}).get("nameWithOwner", "")
         return str(name).casefold() == self.full_name.casefold()
 
-    # -- pull requests ------------------------------------------------------------------------
-    # Reads and writes on GitHub are ``GitHubPullRequests``'; moving the issues a merge
-    # closes is the tracker's.
+    # -- what a merge closes ------------------------------------------------------------------
 
-    def create_pull_request(
-        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
-    ) -> PullRequest:
-        def already() -> dict[str, Any] | None:
-            for pr in self.pulls.summaries(["OPEN"], head=head):
-                if pr["headRefName"] == head:
-                    return {"createPullRequest": {"pullRequest": pr}}
-            return None
-
-        try:
-            data = self.client.mutate(
-                q.CREATE_PULL_REQUEST,
-                q.input_of(
-                    repositoryId=self.repository_id(),
-                    headRefName=head,
-                    baseRefName=base,
-                    title=title,
-                    body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
-                ),
-                reconcile=already,
-            )
-        except GitHubInvalid as exc:
-            raise InvalidInput(
-                f"cannot open a pull request from {head} into {base}: {exc}"
-            ) from None
-        return pull_request_from(data["createPullRequest"]["pullRequest"])
-
-    def get_pull_request(self, number: int) -> PullRequest:
-        """The pull request whole, in one request (threads past 50 paged in)."""
-        return self.pulls.read(number)
-
-    def list_pull_requests(
-        self,
-        *,
-        issue: int | None = None,
-        state: PullRequestState | None = None,
-        head: str | None = None,
-    ) -> list[PullRequest]:
-        """Pull requests without their checks, reviews and threads (GitHub tells which
-        checks are required only of one pull request at a time): ``get_pull_request``
-        reads those."""
-        states = [state.value.upper()] if state is not None else None
-        found = [pull_request_from(node) for node in self.pulls.summaries(states, head=head)]
-        if issue is not None:
-            found = [pr for pr in found if issue in pr.closes]
-        return found
-
-    def merge_settings(self) -> MergeSettings:
-        """How the repository lets pull requests merge, read once."""
-        return self.pulls.merge_settings()
-
-    def merge_pull_request(
-        self,
-        number: int,
-        strategy: MergeStrategy = MergeStrategy.MERGE,
-        *,
-        expected_head: str | None = None,
-    ) -> PullRequest:
-        """Merge on GitHub with ``strategy`` (InvalidInput where the repository forbids
-        it), only if the head is still ``expected_head`` (HeadMoved, nothing merged);
-        MergeBlocked in GitHub's words when its rules hold the merge back. Then the
-        issues the body closes are moved to Done and closed."""
-        node = self.pulls.node(number)
-        pr = pull_request_from(node)
-        if pr.state is not PullRequestState.OPEN:
-            raise PullRequestNotOpen(number, pr.state.value)
-        moves = self._closing_moves(pr)
-        merged = self.pulls.merge(
-            node, strategy, expected_head, f"Merge pull request #{number} from {pr.head}"
-        )
+    def close_merged(self, pr: PullRequest) -> None:
+        """The moves to Done together, a few to a request (a group's pull request closes
+        several issues); then each issue still open closed (GitHub closes them itself
+        only on a merge into the default branch)."""
+        issues = []
+        for number in pr.closes:
+            with suppress(IssueNotFound):
+                issues.append(self.get_issue(number))
         done = [
-            (StateChange(issue.number, issue.workflow_state, WorkflowState.DONE, "merge"), audit)
-            for issue, audit in moves
-            if audit is not None
+            (
+                StateChange(i.number, i.workflow_state, WorkflowState.DONE, "merge"),
+                self._done_audit(i.workflow_state, pr),
+            )
+            for i in issues
+            if i.workflow_state is not WorkflowState.DONE
         ]
-        for start in range(0, len(done), _MOVES_PER_REQUEST):  # together: a group's PR
+        for start in range(0, len(done), _MOVES_PER_REQUEST):
             self._send_moves(done[start : start + _MOVES_PER_REQUEST])
-        for issue, _ in moves:
-            if self.get_issue(issue.number).is_open:  # GitHub closes only on the default branch
+        for issue in issues:
+            if self.get_issue(issue.number).is_open:
                 self.client.mutate(
                     q.CLOSE_ISSUE,
                     q.input_of(issueId=self._node_id(issue.number), stateReason="COMPLETED"),
                 )
-        return pull_request_from(merged)
-
-    def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
-        """Into the base branch's merge queue (or auto-merge, where allowed, until it is
-        ready); GitHub merges it later: ``settle_merged`` then moves its issues."""
-        return self.pulls.enqueue(number, expected_head)
-
-    def close_pull_request(self, number: int) -> PullRequest:
-        node = self.pulls.node(number)
-        if node["state"] != "OPEN":
-            raise PullRequestNotOpen(number, node["state"].lower())
-        self.client.mutate(q.CLOSE_PULL_REQUEST, q.input_of(pullRequestId=node["id"]))
-        return self.get_pull_request(number)
-
-    # -- reviews and checks -------------------------------------------------------------------
-
-    def submit_review(
-        self,
-        number: int,
-        event: ReviewEvent,
-        body: str = "",
-        *,
-        comments: Sequence[ReviewComment] = (),
-        author: str = "ralph",
-    ) -> Review:
-        """A review as the token's user (GitHub has no other author to give): it may not
-        approve or request changes on a pull request that user opened."""
-        check_name(author, "the author")
-        return self.pulls.review(number, event, body, comments)
-
-    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
-        check_name(author, "the author")
-        return self.pulls.reply(thread_id, body)
-
-    def resolve_thread(self, thread_id: str) -> ReviewThread:
-        return self.pulls.resolve(thread_id)
-
-    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
-        self.pulls.request(number, reviewers)
-
-    def record_check(self, number: int, check: CheckRun) -> None:
-        raise TrackerError("checks on GitHub come from its CI; Ralph does not post them")

@@ -1,22 +1,22 @@
-"""The local tracker's pull requests: rows in Ralph's database beside its issues, whose
+"""The local code host: pull requests as rows in Ralph's database beside its issues, whose
 branches are real branches of the project's git repository. A merge is a git merge (a
 merge commit, a squash, or the head's commits rebased onto the base), made without a
 checkout; the head commit is what the branch points at, read from git on every read.
 
 Reviews, review threads with their comments, and check runs are rows too. A check run
 belongs to the head commit it ran on, so a push leaves the pull request without checks
-until they run again. The local tracker has no branch protection: the merge state
+until they run again. The local host has no branch protection: the merge state
 follows ``required_checks`` and the review decision each reviewer's standing review
 (``_pull_state``).
 """
 
 from __future__ import annotations
 
-import abc
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from ralph.db import Database, Row, Tx
+from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import (
     HeadMoved,
     InvalidInput,
@@ -27,13 +27,14 @@ from ralph.errors import (
 )
 from ralph.git import GitRepo, MergeOutcome, MergeRefused, diff_hunk, rebase_merge
 from ralph.github import closing_references
-from ralph.tracker._fields import check_name
-from ralph.tracker._model import Issue, MergeStrategy, PullRequest, PullRequestState
+from ralph.tracker._code_host import CodeHost
+from ralph.tracker._model import MergeStrategy, PullRequest, PullRequestState
 from ralph.tracker._pull_state import (
-    check_review,
+    check_reviewable,
     merge_state,
     no_thread,
     not_changed,
+    not_reviewable,
     required_marked,
     review_decision,
     review_state,
@@ -51,8 +52,10 @@ from ralph.tracker._reviews import (
     ThreadComment,
 )
 from ralph.tracker._tracker import Tracker
+from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS, allocate_number
+from ralph.tracker.local._tracker import LocalTracker
 
-__all__ = ["LocalPullRequests"]
+__all__ = ["LocalCodeHost"]
 
 
 class _Records:
@@ -130,28 +133,51 @@ def _thread_key(thread_id: str) -> int:
     return int(thread_id)
 
 
-class LocalPullRequests(Tracker):
-    """The pull-request half of ``LocalTracker``; the issue half gives it numbers and
-    closes the issues a merge closes, in the merge's transaction."""
+class LocalCodeHost(CodeHost):
+    """Pull requests in ``db`` beside the issues of ``repo``, numbered with them, merged
+    by git in ``git``. A merge closes its issues through ``tracker.close_merged``: in the
+    merge's own transaction when the tracker is the local one on the same database."""
 
-    db: Database
-    repo: str
-    git: GitRepo | None
-    #: The checks every pull request must pass to merge (the project's test command).
-    required_checks: tuple[str, ...]
+    kind = "local"
+    runs_own_checks = True
 
-    @abc.abstractmethod
-    def _allocate(self, tx: Tx) -> int:
-        """The next number of the repository, shared by issues and pull requests."""
+    def __init__(
+        self,
+        db: Database,
+        *,
+        repo: str,
+        tracker: Tracker,
+        git: GitRepo | None = None,
+        clock: Callable[[], float] | None = None,
+        required_checks: Collection[str] = (),
+    ) -> None:
+        """``required_checks``: the checks every pull request must pass to merge (the
+        project's test command). The database stays its opener's to close."""
+        super().__init__(tracker, clock=clock)
+        self.db = db
+        self.repo = repo
+        self.git = git
+        self.required_checks = tuple(required_checks)
+        migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
-    @abc.abstractmethod
-    def _close_merged(self, tx: Tx, number: int, moves: Sequence[tuple[Issue, str | None]]) -> None:
-        """Close the issues a merged pull request closes (``_closing_moves``)."""
+    def __repr__(self) -> str:
+        return f"LocalCodeHost({self.db!r}, repo={self.repo!r})"
+
+    def _joined(self) -> LocalTracker | None:
+        """The tracker, when a merge can close its issues in the merge's transaction."""
+        tracker = self.tracker
+        if (
+            isinstance(tracker, LocalTracker)
+            and tracker.db is self.db
+            and tracker.repo == self.repo
+        ):
+            return tracker
+        return None
 
     def _require_git(self) -> GitRepo:
         if self.git is None:
             raise TrackerError(
-                "this local tracker has no git repository; run Ralph inside the project's "
+                "this local code host has no git repository; run Ralph inside the project's "
                 "git repository (ralph init records it)"
             )
         return self.git
@@ -249,18 +275,15 @@ class LocalPullRequests(Tracker):
 
     # -- writes -------------------------------------------------------------------------------
 
-    def create_pull_request(
-        self, *, head: str, base: str, title: str, body: str = "", author: str = "ralph"
+    def _create_pull_request(
+        self, head: str, base: str, title: str, body: str, author: str
     ) -> PullRequest:
-        check_name(author, "the author")
         git = self._require_git()
         for branch in (head, base):
             if not git.has_branch(branch):
                 raise InvalidInput(f"no branch {branch!r} in {git.path}; push or create it first")
-        if head == base:
-            raise InvalidInput(f"a pull request needs two branches; head and base are {head!r}")
         with self.db.write_transaction() as tx:
-            number = self._allocate(tx)
+            number = allocate_number(tx, self.repo)
             tx.run(
                 "INSERT INTO ralph_pull_requests (repo, number, title, body, head, base, state, "
                 "author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -274,18 +297,14 @@ class LocalPullRequests(Tracker):
                 )
         return self.get_pull_request(number)
 
-    def merge_pull_request(
-        self,
-        number: int,
-        strategy: MergeStrategy = MergeStrategy.MERGE,
-        *,
-        expected_head: str | None = None,
+    def _merge_pull_request(
+        self, number: int, strategy: MergeStrategy, expected_head: str | None
     ) -> PullRequest:
         git = self._require_git()
         pr = self.get_pull_request(number)
         if pr.state is not PullRequestState.OPEN:
             raise PullRequestNotOpen(number, pr.state.value)
-        moves = self._closing_moves(pr)
+        joined = self._joined()
         with self.db.write_transaction() as tx:
             state = self._pr_row(tx, number, lock=True)["state"]
             if state != "open":
@@ -300,7 +319,11 @@ class LocalPullRequests(Tracker):
                 "merged_at = ? WHERE repo = ? AND number = ?",
                 (outcome.commit, self.now(), self.repo, number),
             )
-            self._close_merged(tx, number, moves)
+            merged = dataclasses.replace(pr, state=PullRequestState.MERGED)
+            if joined is not None:  # one transaction: merged and its issues Done, or neither
+                joined.close_merged_in(tx, merged)
+        if joined is None:
+            self.tracker.close_merged(merged)
         return self.get_pull_request(number)
 
     def _merge(
@@ -334,17 +357,16 @@ class LocalPullRequests(Tracker):
         assert row is not None
         return int(row["id"])
 
-    def submit_review(
+    def _submit_review(
         self,
         number: int,
         event: ReviewEvent,
-        body: str = "",
-        *,
-        comments: Sequence[ReviewComment] = (),
-        author: str = "ralph",
+        body: str,
+        comments: Sequence[ReviewComment],
+        author: str,
     ) -> Review:
         pr = self.get_pull_request(number)
-        check_review(pr, event, body, comments, author)
+        check_reviewable(pr)
         hunks = []
         if comments:
             git = self._require_git()
@@ -359,7 +381,7 @@ class LocalPullRequests(Tracker):
         with self.db.write_transaction() as tx:
             state = self._pr_row(tx, number, lock=True)["state"]
             if state != "open":
-                raise InvalidInput(f"pull request #{number} is {state}; there is nothing to review")
+                raise not_reviewable(number, PullRequestState(state))
             review = self._inserted(
                 tx,
                 "INSERT INTO ralph_pr_reviews (repo, pull_request, author, state, body, "
@@ -404,10 +426,7 @@ class LocalPullRequests(Tracker):
             raise no_thread(str(thread))
         return row
 
-    def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
-        check_name(author, "the author")
-        if not body.strip():
-            raise InvalidInput("a reply on a review thread needs a body")
+    def _reply_to_thread(self, thread_id: str, body: str, author: str) -> ThreadComment:
         thread, now = _thread_key(thread_id), self.now()
         with self.db.write_transaction() as tx:
             self._thread_row(tx, thread, lock=True)
@@ -426,9 +445,7 @@ class LocalPullRequests(Tracker):
             threads = _Records(tx, self.repo, number).threads[number]
         return next(t for t in threads if t.id == str(thread))
 
-    def request_review(self, number: int, reviewers: Sequence[str] = ()) -> None:
-        for reviewer in reviewers:
-            check_name(reviewer, "the reviewer")
+    def _request_review(self, number: int, reviewers: Sequence[str]) -> None:
         pr = self.get_pull_request(number)
         if pr.state is not PullRequestState.OPEN:
             raise PullRequestNotOpen(number, pr.state.value)
@@ -437,8 +454,7 @@ class LocalPullRequests(Tracker):
     def merge_settings(self) -> MergeSettings:
         return MergeSettings()  # git makes every kind of merge; nothing queues
 
-    def record_check(self, number: int, check: CheckRun) -> None:
-        check_name(check.name, "the check's name")
+    def _record_check(self, number: int, check: CheckRun) -> None:
         with self.db.write_transaction() as tx:
             row = self._pr_row(tx, number, lock=True)
             if row["state"] != "open":

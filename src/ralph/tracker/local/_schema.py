@@ -6,9 +6,26 @@ Versions are numbered across every owner of the database (the task store's are i
 
 from __future__ import annotations
 
-from ralph.db import Migration
+from ralph.db import Migration, Tx
 
-__all__ = ["LOCAL_TRACKER_MIGRATIONS"]
+__all__ = ["LOCAL_TRACKER_MIGRATIONS", "allocate_number"]
+
+
+def allocate_number(tx: Tx, repo: str) -> int:
+    """The next number of ``repo``, shared by its issues and pull requests (as on GitHub)."""
+    tx.run(
+        "INSERT INTO ralph_tracker_numbers (repo, last_number) VALUES (?, 0) "
+        "ON CONFLICT (repo) DO NOTHING",
+        (repo,),
+    )
+    row = tx.one(
+        "UPDATE ralph_tracker_numbers SET last_number = last_number + 1 "
+        "WHERE repo = ? RETURNING last_number",
+        (repo,),
+    )
+    assert row is not None
+    return int(row["last_number"])
+
 
 LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
     Migration(

@@ -1,6 +1,6 @@
 """The local tracker: issues in tables of Ralph's database (``ralph.db``: SQLite or
 PostgreSQL, next to the task store's tables) and pull requests that are real branch
-merges in the project's git repository (``_local_pulls``).
+merges in the project's git repository (``LocalCodeHost``, ``_pulls``).
 
 Every write is one transaction. Numbers are per repository and shared by issues and pull
 requests, as on GitHub. A write that changes the board wakes whoever waits for the
@@ -13,27 +13,27 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
-from ralph.git import GitRepo
 from ralph.tracker._model import (
     CloseReason,
     Comment,
     Issue,
     IssueQuery,
     IssueStatus,
+    PullRequest,
     StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._simple_board import SimpleBoard
+from ralph.tracker._tracker import Tracker
 from ralph.tracker.local._board import LocalBoardRecords
-from ralph.tracker.local._pulls import LocalPullRequests
-from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS
+from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS, allocate_number
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -143,7 +143,7 @@ class _Relations:
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
 
 
-class LocalTracker(LocalPullRequests):
+class LocalTracker(Tracker):
     kind = "local"
 
     def __init__(
@@ -151,18 +151,13 @@ class LocalTracker(LocalPullRequests):
         db: Database,
         *,
         repo: str,
-        git: GitRepo | None = None,
         clock: Callable[[], float] | None = None,
-        required_checks: Collection[str] = (),
     ) -> None:
         """The tracker of ``repo`` in ``db``, whose tables for it are brought up to date
-        here; ``required_checks``: the checks a pull request must pass to merge. The
-        database stays its opener's to close."""
+        here. The database stays its opener's to close."""
         super().__init__(clock=clock)
         self.db = db
         self.repo = repo
-        self.git = git
-        self.required_checks = tuple(required_checks)
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -251,20 +246,6 @@ class LocalTracker(LocalPullRequests):
             raise IssueNotFound(number)
         return row
 
-    def _allocate(self, tx: Tx) -> int:
-        tx.run(
-            "INSERT INTO ralph_tracker_numbers (repo, last_number) VALUES (?, 0) "
-            "ON CONFLICT (repo) DO NOTHING",
-            (self.repo,),
-        )
-        row = tx.one(
-            "UPDATE ralph_tracker_numbers SET last_number = last_number + 1 "
-            "WHERE repo = ? RETURNING last_number",
-            (self.repo,),
-        )
-        assert row is not None
-        return int(row["last_number"])
-
     def _touch(self, tx: Tx, number: int, **columns: Any) -> None:
         columns["updated_at"] = self.now()
         assignments = ", ".join(f"{name} = ?" for name in columns)
@@ -298,7 +279,7 @@ class LocalTracker(LocalPullRequests):
         with self._board_write() as tx:
             if parent is not None:
                 self._locked(tx, parent)
-            number = self._allocate(tx)
+            number = allocate_number(tx, self.repo)
             now = self.now()
             tx.run(
                 "INSERT INTO ralph_issues (repo, number, title, body, workflow_state, estimate, "
@@ -507,18 +488,33 @@ class LocalTracker(LocalPullRequests):
             found = self._status_update_row(tx, update_id)
             tx.run("DELETE FROM ralph_status_updates WHERE id = ?", (found["id"],))
 
-    # -- pull requests: the rest is in _local_pulls -------------------------------------------
+    # -- what a merge closes ------------------------------------------------------------------
 
-    def _close_merged(self, tx: Tx, number: int, moves: Sequence[tuple[Issue, str | None]]) -> None:
-        now = self.now()
-        for issue, comment in moves:
-            self._locked(tx, issue.number)
-            columns: dict[str, Any] = {
-                "status": "closed",
-                "close_reason": CloseReason.COMPLETED.value,
-                "closed_at": now,
-            }
-            if comment is not None:
+    def close_merged(self, pr: PullRequest) -> None:
+        with self._board_write() as tx:
+            self.close_merged_in(tx, pr)
+
+    def close_merged_in(self, tx: Tx, pr: PullRequest) -> None:
+        """``close_merged`` inside the open transaction ``tx`` of this tracker's
+        database: the local code host's merge, so the merge and its moves commit
+        together or not at all."""
+        now, actor = self.now(), f"pull request #{pr.number}"
+        for number in pr.closes:
+            row = tx.one(
+                f"SELECT * FROM ralph_issues WHERE repo = ? AND number = ? {self.db.lock_rows}",
+                (self.repo, number),
+            )
+            if row is None:
+                continue
+            columns: dict[str, Any] = {}
+            if row["workflow_state"] != WorkflowState.DONE.value:
+                previous = _STATES.get(row["workflow_state"] or "")
                 columns["workflow_state"] = WorkflowState.DONE.value
-                self._comment(tx, issue.number, comment, f"pull request #{number}")
-            self._touch(tx, issue.number, **columns)
+                self._comment(tx, number, self._done_audit(previous, pr), actor)
+            if row["status"] != IssueStatus.CLOSED.value:
+                columns.update(
+                    status="closed", close_reason=CloseReason.COMPLETED.value, closed_at=now
+                )
+            if columns:
+                self._touch(tx, number, **columns)
+        self.db.notify_change(tx)
