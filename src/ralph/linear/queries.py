@@ -203,7 +203,7 @@ CREATE_COMMENT = _mutation(
     "CreateComment",
     """
 mutation CreateComment($input: CommentCreateInput!) {
-  commentCreate(input: $input) { success comment { id body createdAt } }
+  commentCreate(input: $input) { success comment { id body createdAt user { id name } } }
 }
 """,
     creates=True,

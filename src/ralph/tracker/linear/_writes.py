@@ -42,6 +42,7 @@ __all__ = [
     "issue_by_number",
     "issue_comments",
     "label_ids",
+    "move_issue",
     "remove_blocking",
     "set_parent",
     "team_issues",
@@ -139,9 +140,11 @@ def create_issue(
     priority: Priority | None = None,
     label_ids: Sequence[str] = (),
     assignee_id: str | None = None,
+    state_id: str | None = None,
 ) -> Node:
     """A new issue of the team, in one write (``IssueFields``); a lost answer is looked
-    for by the issue's client-made id."""
+    for by the issue's client-made id. ``state_id``: a state Ralph's do not name (when
+    ``state`` is None)."""
     made: dict[str, Any] = {"id": str(uuid.uuid4()), "teamId": team.id, "title": title}
     if body:
         made["description"] = body
@@ -149,6 +152,8 @@ def create_issue(
         made["parentId"] = parent_id
     if state is not None:
         made["stateId"] = team.state_id(state)
+    elif state_id is not None:
+        made["stateId"] = state_id
     if estimate is not None:
         made["estimate"] = estimate_points(estimate)
     if priority is not None:
@@ -259,6 +264,12 @@ def _updated(client: LinearClient, issue_id: str, changes: Mapping[str, Any]) ->
     data = _again_once(client, q.UPDATE_ISSUE, {"id": issue_id, "input": dict(changes)})
     node: Node = data["issueUpdate"]["issue"]
     return node
+
+
+def move_issue(client: LinearClient, issue_id: str, state_id: str) -> Node:
+    """The issue moved to the state of that id (one Ralph's states do not name, such as
+    a team's Duplicate)."""
+    return _updated(client, issue_id, {"stateId": state_id})
 
 
 def set_parent(client: LinearClient, issue_id: str, parent_id: str | None) -> Node:
