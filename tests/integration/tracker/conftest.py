@@ -12,7 +12,10 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.linear import LinearClient
+from ralph.linear.fake import FakeLinear
 from ralph.tracker import GitHubTracker, LocalTracker, MemoryTracker, Tracker, set_up_board
+from ralph.tracker.linear import LinearTracker, set_up_team
 
 from ..conftest import GitProject
 
@@ -21,6 +24,7 @@ TRACKERS = [
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
+    "linear-fake",
 ]
 
 
@@ -41,6 +45,12 @@ def tracker(
         yield made
         assert isinstance(made.client.transport, FakeGitHub)
         assert made.client.transport.internal_errors == []
+        return
+    if tracker_kind == "linear-fake":
+        linear = linear_tracker(clock)
+        yield linear
+        assert isinstance(linear.client.transport, FakeLinear)
+        assert linear.client.transport.internal_errors == []
         return
     db: Database
     if tracker_kind == "local-sqlite":
@@ -77,3 +87,15 @@ def github_tracker_as(tracker: GitHubTracker, login: str) -> GitHubTracker:
     return GitHubTracker(
         client, owner=tracker.owner, repo=tracker.repo, project=tracker.project_number, clock=clock
     )
+
+
+def linear_tracker(clock) -> LinearTracker:
+    """A Linear tracker on a FakeLinear team (ENG, Linear's default states) set up by
+    ``ralph init``'s code; the key's user is ``ralph``. Pacing waits are skipped (the
+    fake clock stays where the tests put it); pacing has its own tests."""
+    fake = FakeLinear(clock=clock, requests_per_hour=1_000_000, complexity_per_hour=10**9)
+    fake.add_token("lin_api_contract", "ralph")
+    fake.add_team("ENG", "Engineering")
+    client = LinearClient(fake, "lin_api_contract", clock=clock, sleep=lambda _: None)
+    set_up_team(client, "ENG")
+    return LinearTracker(client, "ENG", clock=clock)
