@@ -288,7 +288,8 @@ query FindComment($issueId: ID!, $header: String!) {
 
 #: Whether a comment created with a client-made id exists.
 COMMENT = _query(
-    "Comment", "query Comment($id: String!) { comment(id: $id) { id body createdAt } }"
+    "Comment",
+    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { id name } } }",
 )
 
 ALL: dict[str, LinearDocument] = {
