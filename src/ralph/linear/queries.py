@@ -159,6 +159,27 @@ query IssueByNumber($teamId: ID!, $number: Float!) {
     issue=True,
 )
 
+#: One issue by number with its first comments, in one request (``get_issue``); an issue
+#: with more comments (``hasNextPage``) reads them apart (``IssueComments``).
+ISSUE_WITH_COMMENTS = _query(
+    "IssueWithComments",
+    f"""
+query IssueWithComments($teamId: ID!, $number: Float!) {{
+  issues(
+    filter: {{ team: {{ id: {{ eq: $teamId }} }}, number: {{ eq: $number }} }}
+    first: 1
+    includeArchived: true
+  ) {{
+    nodes {{
+      ...IssueFields
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }} }}
+    }}
+  }}
+}}
+""",
+    issue=True,
+)
+
 CREATE_ISSUE = _mutation(
     "CreateIssue",
     """
@@ -303,6 +324,7 @@ ALL: dict[str, LinearDocument] = {
         TEAM_ISSUES,
         ISSUE,
         ISSUE_BY_NUMBER,
+        ISSUE_WITH_COMMENTS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
         ARCHIVE_ISSUE,

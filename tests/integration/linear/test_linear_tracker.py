@@ -111,7 +111,7 @@ def test_an_unknown_number_is_issue_not_found_naming_the_team(tracker):
         tracker.get_issue(7)
 
 
-def test_a_create_costs_one_write_and_a_move_one_read_and_two_writes(fake, tracker):
+def test_a_create_costs_one_request_and_a_move_two_reads_and_two_writes(fake, tracker):
     tracker.list_issues()  # the team read once, as a running tracker has
     before = len(fake.requests)
     tracker.create_issue("Counted", state=S.RESEARCH_NEEDED, estimate=Estimate.S)
@@ -121,11 +121,20 @@ def test_a_create_costs_one_write_and_a_move_one_read_and_two_writes(fake, track
     assert sent(fake, before) == ["IssueByNumber", "UpdateIssue", "CreateComment"]
     before = len(fake.requests)
     tracker.set_state(1, S.READY_FOR_PLAN, command="ralph_research")
-    # set_state reads the issue with its comments to check the move, then writes it
+    # set_state reads the issue (with its comments, together) to check the move; the
+    # write re-reads its state just before moving it
     assert sent(fake, before) == [
-        "IssueByNumber",
-        "IssueComments",
+        "IssueWithComments",
         "IssueByNumber",
         "UpdateIssue",
         "CreateComment",
     ]
+
+
+def test_an_issue_with_more_comments_than_a_page_reads_them_all_in_order(fake, tracker):
+    tracker.create_issue("Talkative")
+    for n in range(53):
+        tracker.add_comment(1, f"comment {n}")
+    comments = tracker.get_issue(1).comments
+    assert [c.body for c in comments] == [f"comment {n}" for n in range(53)]
+    assert sent(fake)[-2:] == ["IssueWithComments", "IssueComments"]

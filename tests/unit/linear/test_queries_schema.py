@@ -86,6 +86,7 @@ def test_the_documents_the_tracker_needs_are_all_there():
         "TeamIssues",
         "Issue",
         "IssueByNumber",
+        "IssueWithComments",
         "CreateIssue",
         "UpdateIssue",
         "ArchiveIssue",

@@ -124,9 +124,8 @@ class LinearTracker(Tracker):
     # -- reads ------------------------------------------------------------------------------
 
     def get_issue(self, number: int) -> Issue:
-        node = self._node(number)
-        comments = tuple(comment_from(c) for c in w.issue_comments(self.client, node["id"]))
-        return self._issue(node, comments)
+        node, comments = w.issue_with_comments(self.client, self.team, number)
+        return self._issue(node, tuple(comment_from(c) for c in comments))
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated read of the team's issues, filtered here (the fields Ralph

@@ -41,6 +41,7 @@ __all__ = [
     "issue_by_id",
     "issue_by_number",
     "issue_comments",
+    "issue_with_comments",
     "label_ids",
     "move_issue",
     "remove_blocking",
@@ -74,6 +75,22 @@ def issue_by_number(client: LinearClient, team: LinearTeam, number: int) -> Node
         raise IssueNotFound(number, f"Linear team {team.key}")
     node: Node = nodes[0]
     return node
+
+
+def issue_with_comments(
+    client: LinearClient, team: LinearTeam, number: int
+) -> tuple[Node, list[Node]]:
+    """The team's issue ``number`` and all its comments, oldest first: one request
+    unless it has more than a page of them; IssueNotFound."""
+    data = client.query(q.ISSUE_WITH_COMMENTS, {"teamId": team.id, "number": number})
+    nodes = data["issues"]["nodes"]
+    if not nodes:
+        raise IssueNotFound(number, f"Linear team {team.key}")
+    node: Node = nodes[0]
+    comments = node.pop("comments")
+    if comments["pageInfo"]["hasNextPage"]:
+        return node, list(issue_comments(client, node["id"]))
+    return node, list(comments["nodes"])
 
 
 def issue_by_id(client: LinearClient, issue_id: str) -> Node | None:
