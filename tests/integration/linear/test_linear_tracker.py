@@ -11,7 +11,7 @@ from ralph.dashboard import ProjectStatus
 from ralph.errors import IssueNotFound, NotAvailable, StateConflict
 from ralph.tracker import CloseReason, IssueStatus
 from ralph.tracker.linear import LinearTracker, set_up_team
-from ralph.workflow import Estimate, WorkflowState
+from ralph.workflow import SYNC_COMMAND, Estimate, WorkflowState, parse_transition_comments
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -138,3 +138,18 @@ def test_an_issue_with_more_comments_than_a_page_reads_them_all_in_order(fake, t
     comments = tracker.get_issue(1).comments
     assert [c.body for c in comments] == [f"comment {n}" for n in range(53)]
     assert sent(fake)[-2:] == ["IssueWithComments", "IssueComments"]
+
+
+def test_a_close_or_reopen_that_moves_the_state_is_audited_so_the_last_marker_is_the_state(
+    tracker,
+):
+    tracker.create_issue("Obsolete", state=S.IN_PROGRESS)
+    tracker.close_issue(1, CloseReason.NOT_PLANNED)
+    tracker.reopen_issue(1)
+    issue = tracker.get_issue(1)
+    records = parse_transition_comments("\n".join(c.body for c in issue.comments))
+    assert [(r.from_state, r.to_state, r.command) for r in records] == [
+        (S.IN_PROGRESS.value, S.CANCELED.value, SYNC_COMMAND),
+        (S.CANCELED.value, S.BACKLOG.value, SYNC_COMMAND),
+    ]
+    assert issue.workflow_state is S.BACKLOG

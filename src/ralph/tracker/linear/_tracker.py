@@ -3,10 +3,10 @@ of the team's identifiers (ENG-12 is #12).
 
 Linear closes an issue by its state: Done is completed, Canceled canceled, so closing
 moves an issue there and reopening moves it back to Backlog (where ``synced_state``
-puts a reopened issue). There is no compare-and-set of a state on Linear: exclusive
-ownership of an issue comes from the task store's issue locks, as on GitHub, and
-``_write_state`` re-reads just before writing. Every write is safe against a lost
-answer (``_writes``).
+puts a reopened issue), each such move audited as ``ralph_sync``. There is no
+compare-and-set of a state on Linear: exclusive ownership of an issue comes from the
+task store's issue locks, as on GitHub, and ``_write_state`` re-reads just before
+writing. Every write is safe against a lost answer (``_writes``).
 
 Documents stay in git: comments link them by path (``links_on_host`` False). Linear
 has no team-level status updates (its updates are a Linear project's), so a status
@@ -30,6 +30,7 @@ from ralph.tracker._model import (
     MergeStrategy,
     PullRequest,
     PullRequestState,
+    StateChange,
     StatusUpdate,
 )
 from ralph.tracker._reviews import (
@@ -51,7 +52,7 @@ from ralph.tracker.linear._mapping import (
     state_from,
 )
 from ralph.tracker.linear._team import LinearTeam, check_team, read_team
-from ralph.workflow import Estimate, Priority, WorkflowState
+from ralph.workflow import SYNC_COMMAND, Estimate, Priority, WorkflowState
 
 __all__ = ["NO_STATUS_UPDATES", "LinearTracker"]
 
@@ -231,14 +232,28 @@ class LinearTracker(Tracker):
         if reason is CloseReason.DUPLICATE and found is not None and found[1] in CLOSED_TYPES:
             target = found[0]
         if (node.get("state") or {}).get("id") != target:
-            node = w.move_issue(self.client, node["id"], target)
+            moved = w.move_issue(self.client, node["id"], target)
+            self._audit_move(number, node, moved)
+            node = moved
         return self._issue(node)
 
     def reopen_issue(self, number: int) -> Issue:
         node = self._node(number)
         if (node.get("state") or {}).get("type") in CLOSED_TYPES:
-            node = w.update_issue(self.client, self.team, node["id"], state=WorkflowState.BACKLOG)
+            moved = w.update_issue(self.client, self.team, node["id"], state=WorkflowState.BACKLOG)
+            self._audit_move(number, node, moved)
+            node = moved
         return self._issue(node)
+
+    def _audit_move(self, number: int, before: Node, after: Node) -> None:
+        """A close or reopen moves the workflow state on Linear: audited as a move the
+        tracker's open or closed state calls for (``ralph_sync``, as ``sync_state``
+        audits one), so the last marker always names the state the issue is in."""
+        previous = state_from((before.get("state") or {}).get("name"))
+        new = state_from((after.get("state") or {}).get("name"))
+        if new is not None and new is not previous:
+            change = StateChange(number, previous, new, SYNC_COMMAND)
+            w.create_comment(self.client, after["id"], self._audit(change, "ralph"))
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         parent_id = None if parent is None else self._id(parent)
