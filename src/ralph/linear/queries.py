@@ -180,6 +180,28 @@ query IssueWithComments($teamId: ID!, $number: Float!) {{
     issue=True,
 )
 
+
+def _issue_connection(name: str, connection: str, nodes: str) -> LinearDocument:
+    """The rest of an issue's connection that ``IssueFields`` cut short."""
+    return _query(
+        name,
+        f"""
+query {name}($id: String!, $first: Int!, $after: String) {{
+  issue(id: $id) {{ {connection}(first: $first, after: $after) {{ {_PAGE} nodes {{ {nodes} }} }} }}
+}}
+""",
+        page_size=100,
+    )
+
+
+ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "id identifier")
+ISSUE_RELATIONS = _issue_connection(
+    "IssueRelations", "relations", "id type relatedIssue { id identifier }"
+)
+ISSUE_INVERSE_RELATIONS = _issue_connection(
+    "IssueInverseRelations", "inverseRelations", "id type issue { id identifier }"
+)
+
 CREATE_ISSUE = _mutation(
     "CreateIssue",
     """
@@ -325,6 +347,9 @@ ALL: dict[str, LinearDocument] = {
         ISSUE,
         ISSUE_BY_NUMBER,
         ISSUE_WITH_COMMENTS,
+        ISSUE_CHILDREN,
+        ISSUE_RELATIONS,
+        ISSUE_INVERSE_RELATIONS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
         ARCHIVE_ISSUE,

@@ -153,3 +153,21 @@ def test_a_close_or_reopen_that_moves_the_state_is_audited_so_the_last_marker_is
         (S.CANCELED.value, S.BACKLOG.value, SYNC_COMMAND),
     ]
     assert issue.workflow_state is S.BACKLOG
+
+
+def test_a_parent_with_more_children_than_linear_nests_in_one_read_lists_them_all(fake, tracker):
+    epic = tracker.create_issue("Epic").number
+    for n in range(52):
+        tracker.create_issue(f"Part {n}", parent=epic)
+    before = len(fake.requests)
+    assert tracker.get_issue(epic).sub_issues == tuple(range(2, 54))
+    assert sent(fake, before) == ["IssueWithComments", "IssueChildren"]
+    (listed,) = [i for i in tracker.list_issues() if i.number == epic]
+    assert len(listed.sub_issues) == 52
+
+
+def test_an_issue_blocking_more_than_linear_nests_in_one_read_lists_them_all(tracker):
+    blocker = tracker.create_issue("Blocker").number
+    for n in range(27):
+        tracker.add_dependency(tracker.create_issue(f"Waits {n}").number, blocker)
+    assert tracker.get_issue(blocker).blocking == tuple(range(2, 29))

@@ -15,7 +15,7 @@ update is refused with what to do instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
@@ -117,8 +117,8 @@ class LinearTracker(Tracker):
             self._node(number)
         return self._ids[number]
 
-    def _issue(self, node: Mapping[str, Any], comments: tuple[Comment, ...] = ()) -> Issue:
-        issue = issue_from(node, self.team_key, comments)
+    def _issue(self, node: Node, comments: tuple[Comment, ...] = ()) -> Issue:
+        issue = issue_from(w.completed(self.client, node), self.team_key, comments)
         self._ids[issue.number] = node["id"]
         return issue
 

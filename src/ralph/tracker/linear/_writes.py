@@ -36,6 +36,7 @@ __all__ = [
     "Keep",
     "add_blocking",
     "archive_issue",
+    "completed",
     "create_comment",
     "create_issue",
     "issue_by_id",
@@ -91,6 +92,24 @@ def issue_with_comments(
     if comments["pageInfo"]["hasNextPage"]:
         return node, list(issue_comments(client, node["id"]))
     return node, list(comments["nodes"])
+
+
+_CUT = {
+    "children": q.ISSUE_CHILDREN,
+    "relations": q.ISSUE_RELATIONS,
+    "inverseRelations": q.ISSUE_INVERSE_RELATIONS,
+}
+
+
+def completed(client: LinearClient, node: Node) -> Node:
+    """``node`` (``IssueFields``) with every connection the fragment cut short (more
+    than 50 children, 25 relations) read whole; no request when none was cut."""
+    for connection, document in _CUT.items():
+        found = node.get(connection) or {}
+        if (found.get("pageInfo") or {}).get("hasNextPage"):
+            rest = client.pages(document, {"id": node["id"]}, ("issue", connection))
+            node = {**node, connection: {"pageInfo": {"hasNextPage": False}, "nodes": list(rest)}}
+    return node
 
 
 def issue_by_id(client: LinearClient, issue_id: str) -> Node | None:
