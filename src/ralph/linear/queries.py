@@ -159,6 +159,49 @@ query IssueByNumber($teamId: ID!, $number: Float!) {
     issue=True,
 )
 
+#: One issue by number with its first comments, in one request (``get_issue``); an issue
+#: with more comments (``hasNextPage``) reads them apart (``IssueComments``).
+ISSUE_WITH_COMMENTS = _query(
+    "IssueWithComments",
+    f"""
+query IssueWithComments($teamId: ID!, $number: Float!) {{
+  issues(
+    filter: {{ team: {{ id: {{ eq: $teamId }} }}, number: {{ eq: $number }} }}
+    first: 1
+    includeArchived: true
+  ) {{
+    nodes {{
+      ...IssueFields
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }} }}
+    }}
+  }}
+}}
+""",
+    issue=True,
+)
+
+
+def _issue_connection(name: str, connection: str, nodes: str) -> LinearDocument:
+    """The rest of an issue's connection that ``IssueFields`` cut short."""
+    return _query(
+        name,
+        f"""
+query {name}($id: String!, $first: Int!, $after: String) {{
+  issue(id: $id) {{ {connection}(first: $first, after: $after) {{ {_PAGE} nodes {{ {nodes} }} }} }}
+}}
+""",
+        page_size=100,
+    )
+
+
+ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "id identifier")
+ISSUE_RELATIONS = _issue_connection(
+    "IssueRelations", "relations", "id type relatedIssue { id identifier }"
+)
+ISSUE_INVERSE_RELATIONS = _issue_connection(
+    "IssueInverseRelations", "inverseRelations", "id type issue { id identifier }"
+)
+
 CREATE_ISSUE = _mutation(
     "CreateIssue",
     """
@@ -203,7 +246,7 @@ CREATE_COMMENT = _mutation(
     "CreateComment",
     """
 mutation CreateComment($input: CommentCreateInput!) {
-  commentCreate(input: $input) { success comment { id body createdAt } }
+  commentCreate(input: $input) { success comment { id body createdAt user { id name } } }
 }
 """,
     creates=True,
@@ -288,7 +331,8 @@ query FindComment($issueId: ID!, $header: String!) {
 
 #: Whether a comment created with a client-made id exists.
 COMMENT = _query(
-    "Comment", "query Comment($id: String!) { comment(id: $id) { id body createdAt } }"
+    "Comment",
+    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { id name } } }",
 )
 
 ALL: dict[str, LinearDocument] = {
@@ -302,6 +346,10 @@ ALL: dict[str, LinearDocument] = {
         TEAM_ISSUES,
         ISSUE,
         ISSUE_BY_NUMBER,
+        ISSUE_WITH_COMMENTS,
+        ISSUE_CHILDREN,
+        ISSUE_RELATIONS,
+        ISSUE_INVERSE_RELATIONS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
         ARCHIVE_ISSUE,

@@ -13,6 +13,8 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.linear import LinearClient
+from ralph.linear.fake import FakeLinear
 from ralph.tracker import (
     CodeHost,
     GitHubCodeHost,
@@ -22,6 +24,7 @@ from ralph.tracker import (
     Tracker,
     set_up_board,
 )
+from ralph.tracker.linear import LinearTracker, set_up_team
 
 from ..conftest import GitProject
 
@@ -30,6 +33,7 @@ TRACKERS = [
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
+    "linear-fake",
 ]
 
 
@@ -47,6 +51,12 @@ def tracker(
         yield made
         assert isinstance(made.client.transport, FakeGitHub)
         assert made.client.transport.internal_errors == []
+        return
+    if tracker_kind == "linear-fake":
+        linear = linear_tracker(clock)
+        yield linear
+        assert isinstance(linear.client.transport, FakeLinear)
+        assert linear.client.transport.internal_errors == []
         return
     db: Database
     if tracker_kind == "local-memory":  # what tests that need no file use
@@ -101,3 +111,15 @@ def github_host_as(host: CodeHost, login: str) -> GitHubCodeHost:
     """``host``'s GitHub seen by another account, ``login`` (see ``github_tracker_as``)."""
     assert isinstance(host.tracker, GitHubTracker)
     return GitHubCodeHost.of(github_tracker_as(host.tracker, login))
+
+
+def linear_tracker(clock) -> LinearTracker:
+    """A Linear tracker on a FakeLinear team (ENG, Linear's default states) set up by
+    ``ralph init``'s code; the key's user is ``ralph``. Pacing waits are skipped (the
+    fake clock stays where the tests put it); pacing has its own tests."""
+    fake = FakeLinear(clock=clock, requests_per_hour=1_000_000, complexity_per_hour=10**9)
+    fake.add_token("lin_api_contract", "ralph")
+    fake.add_team("ENG", "Engineering")
+    client = LinearClient(fake, "lin_api_contract", clock=clock, sleep=lambda _: None)
+    set_up_team(client, "ENG")
+    return LinearTracker(client, "ENG", clock=clock)

@@ -10,7 +10,10 @@ import pytest
 
 from ralph.db import SqliteDatabase
 from ralph.github import GitHubClient
+from ralph.linear import LinearClient
+from ralph.linear.fake import FakeLinear
 from ralph.tracker import GitHubTracker, LocalTracker
+from ralph.tracker.linear import LinearTracker, set_up_team
 
 
 class _Client:
@@ -49,3 +52,20 @@ def test_the_local_tracker_gives_the_defaults_and_checks_by_reading(tmp_path: Pa
         assert (check.name, check.detail) == ("tracker", "local (repo shop); readable")
     finally:
         db.close()
+
+
+@pytest.mark.timeout(30)
+def test_the_linear_tracker_is_remote_links_documents_by_path_and_names_its_team() -> None:
+    fake = FakeLinear()
+    fake.add_token("lin_api_capabilities", "ralph")
+    fake.add_team("ENG", "Engineering")
+    client = LinearClient(fake, "lin_api_capabilities", sleep=lambda _: None)
+    set_up_team(client, "ENG")
+    tracker = LinearTracker(client, "eng")
+    assert (tracker.kind, tracker.remote, tracker.links_on_host) == ("linear", True, False)
+    assert tracker.escalation_handles() == ()
+    assert tracker.scope() == {"team": "ENG"}
+    assert tracker.settings() == {"tracker": "linear", "team": "ENG"}
+    checks = tracker.check()
+    assert [c.name for c in checks][:3] == ["Linear API key", "team", "estimates"]
+    assert all(c.ok for c in checks), [c.detail for c in checks if not c.ok]

@@ -36,12 +36,15 @@ __all__ = [
     "Keep",
     "add_blocking",
     "archive_issue",
+    "completed",
     "create_comment",
     "create_issue",
     "issue_by_id",
     "issue_by_number",
     "issue_comments",
+    "issue_with_comments",
     "label_ids",
+    "move_issue",
     "remove_blocking",
     "set_parent",
     "team_issues",
@@ -72,6 +75,40 @@ def issue_by_number(client: LinearClient, team: LinearTeam, number: int) -> Node
     if not nodes:
         raise IssueNotFound(number, f"Linear team {team.key}")
     node: Node = nodes[0]
+    return node
+
+
+def issue_with_comments(
+    client: LinearClient, team: LinearTeam, number: int
+) -> tuple[Node, list[Node]]:
+    """The team's issue ``number`` and all its comments, oldest first: one request
+    unless it has more than a page of them; IssueNotFound."""
+    data = client.query(q.ISSUE_WITH_COMMENTS, {"teamId": team.id, "number": number})
+    nodes = data["issues"]["nodes"]
+    if not nodes:
+        raise IssueNotFound(number, f"Linear team {team.key}")
+    node: Node = nodes[0]
+    comments = node.pop("comments")
+    if comments["pageInfo"]["hasNextPage"]:
+        return node, list(issue_comments(client, node["id"]))
+    return node, list(comments["nodes"])
+
+
+_CUT = {
+    "children": q.ISSUE_CHILDREN,
+    "relations": q.ISSUE_RELATIONS,
+    "inverseRelations": q.ISSUE_INVERSE_RELATIONS,
+}
+
+
+def completed(client: LinearClient, node: Node) -> Node:
+    """``node`` (``IssueFields``) with every connection the fragment cut short (more
+    than 50 children, 25 relations) read whole; no request when none was cut."""
+    for connection, document in _CUT.items():
+        found = node.get(connection) or {}
+        if (found.get("pageInfo") or {}).get("hasNextPage"):
+            rest = client.pages(document, {"id": node["id"]}, ("issue", connection))
+            node = {**node, connection: {"pageInfo": {"hasNextPage": False}, "nodes": list(rest)}}
     return node
 
 
@@ -139,9 +176,11 @@ def create_issue(
     priority: Priority | None = None,
     label_ids: Sequence[str] = (),
     assignee_id: str | None = None,
+    state_id: str | None = None,
 ) -> Node:
     """A new issue of the team, in one write (``IssueFields``); a lost answer is looked
-    for by the issue's client-made id."""
+    for by the issue's client-made id. ``state_id``: a state Ralph's do not name (when
+    ``state`` is None)."""
     made: dict[str, Any] = {"id": str(uuid.uuid4()), "teamId": team.id, "title": title}
     if body:
         made["description"] = body
@@ -149,6 +188,8 @@ def create_issue(
         made["parentId"] = parent_id
     if state is not None:
         made["stateId"] = team.state_id(state)
+    elif state_id is not None:
+        made["stateId"] = state_id
     if estimate is not None:
         made["estimate"] = estimate_points(estimate)
     if priority is not None:
@@ -259,6 +300,12 @@ def _updated(client: LinearClient, issue_id: str, changes: Mapping[str, Any]) ->
     data = _again_once(client, q.UPDATE_ISSUE, {"id": issue_id, "input": dict(changes)})
     node: Node = data["issueUpdate"]["issue"]
     return node
+
+
+def move_issue(client: LinearClient, issue_id: str, state_id: str) -> Node:
+    """The issue moved to the state of that id (one Ralph's states do not name, such as
+    a team's Duplicate)."""
+    return _updated(client, issue_id, {"stateId": state_id})
 
 
 def set_parent(client: LinearClient, issue_id: str, parent_id: str | None) -> Node:
