@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from ralph._secrets import redact
 from ralph._text import check_title
 from ralph.errors import InvalidInput
 from ralph.tracker._fields import check_name
@@ -81,7 +83,7 @@ class CodeHost(abc.ABC):
         check_title(title, "a pull request")
         if head == base:
             raise InvalidInput(f"a pull request needs two branches; head and base are {head!r}")
-        return self._create_pull_request(head, base, title, body, author)
+        return self._create_pull_request(head, base, redact(title), redact(body), author)
 
     def merge_pull_request(
         self,
@@ -132,7 +134,8 @@ class CodeHost(abc.ABC):
         pull request is not open, a change request or comment has no body, or an inline
         comment is on a file the pull request does not change."""
         check_review(event, body, comments, author)
-        return self._submit_review(number, event, body, tuple(comments), author)
+        said = tuple(replace(c, body=redact(c.body)) for c in comments)
+        return self._submit_review(number, event, redact(body), said, author)
 
     def reply_to_thread(self, thread_id: str, body: str, *, author: str = "ralph") -> ThreadComment:
         """A comment at the end of a review thread; InvalidInput for a thread there is
@@ -140,7 +143,7 @@ class CodeHost(abc.ABC):
         check_name(author, "the author")
         if not body.strip():
             raise InvalidInput("a reply on a review thread needs a body")
-        return self._reply_to_thread(thread_id, body, author)
+        return self._reply_to_thread(thread_id, redact(body), author)
 
     @abc.abstractmethod
     def resolve_thread(self, thread_id: str) -> ReviewThread:

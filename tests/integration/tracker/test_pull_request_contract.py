@@ -537,3 +537,25 @@ def test_a_closed_pull_request_cannot_be_merged(host, project):
     with pytest.raises(PullRequestNotOpen, match="closed"):
         host.merge_pull_request(pr.number)
     assert [p.number for p in host.list_pull_requests(state=PullRequestState.OPEN)] == []
+
+
+def test_a_known_secret_never_reaches_a_pull_request_a_review_or_a_reply(host, project):
+    """Redaction is the code host's write path too, whoever opens or reviews."""
+    from ralph._secrets import register_secret
+
+    secret = "s3cret-code-host-contract-5d2b8e41"
+    register_secret(secret)
+    pr = open_pr(host, project, body=f"Closes #1 with {secret}")
+    question = ReviewComment(path="story.txt", line=2, body=f"why {secret}?")
+    review(host, pr.number, "alice", COMMENT, f"see {secret}", comments=[question])
+    [thread] = host.get_pull_request(pr.number).threads
+    host.reply_to_thread(thread.id, f"because {secret}")
+    got = host.get_pull_request(pr.number)
+    written = [
+        got.title,
+        got.body,
+        *(r.body for r in got.reviews),
+        *(c.body for t in got.threads for c in t.comments),
+    ]
+    assert len(written) >= 5
+    assert all(secret not in text for text in written)
