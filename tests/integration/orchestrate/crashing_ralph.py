@@ -6,7 +6,7 @@ a deterministic crash for recovery tests, with nothing of it in Ralph itself.
 WHERE is ``agent:PHASE`` (the process dies while that phase's agent works, after the
 phase took its issues) or ``after:OBJECT.ATTRIBUTE[:N]`` (it dies right after the Nth
 call of that function returns: the write happened, nothing after it did), e.g.
-``after:ralph.tracker.local._tracker.LocalTracker.create_pull_request``.
+``after:ralph.tracker.local._pulls.LocalCodeHost.create_pull_request``.
 """
 
 from __future__ import annotations

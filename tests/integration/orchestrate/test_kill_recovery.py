@@ -26,6 +26,7 @@ from .test_team import wait_until
 
 CRASHING = Path(__file__).with_name("crashing_ralph.py")
 _LOCAL = "ralph.tracker.local._tracker.LocalTracker"
+_HOST = "ralph.tracker.local._pulls.LocalCodeHost"
 
 #: Where the first run dies: while each phase's agent works, or right after a write
 #: whose follow-ups (comments, moves, placing) have not happened yet.
@@ -39,8 +40,8 @@ CRASHES = {
     "plan, after its document is committed": "after:ralph.phases._context.commit_files:4",
     "review": "agent:review",
     "implement": "agent:implement",
-    "pr, after the pull request is opened": f"after:{_LOCAL}.create_pull_request",
-    "merge, after the pull request is merged": f"after:{_LOCAL}.merge_pull_request",
+    "pr, after the pull request is opened": f"after:{_HOST}.create_pull_request",
+    "merge, after the pull request is merged": f"after:{_HOST}.merge_pull_request",
 }
 
 
