@@ -42,7 +42,7 @@ from ralph.runtimes import AgentBrief, IssueContext, Limits
 from ralph.runtimes.claude import ClaudeRuntime
 from ralph.runtimes.command import CommandRuntime
 from ralph.tasks import open_store
-from ralph.tracker import LocalTracker, MemoryCodeHost
+from ralph.tracker import LocalCodeHost, LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
 REPEATS = pick(5, 1)
@@ -143,7 +143,7 @@ def mcp_tools(folder: Path) -> None:
     project = Project(
         Config(root=folder, repo="bench"),
         tracker,
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store("memory://"),
         GitRepo(folder),
     )

@@ -263,7 +263,6 @@ PUBLIC = {
         "LocalCodeHost",
         "LocalTracker",
         "Membership",
-        "MemoryCodeHost",
         "MergeSettings",
         "MergeState",
         "MergeStrategy",

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from ralph.tracker._board_fields import FIELDS
     from ralph.tracker._code_host import CodeHost
     from ralph.tracker._fields import check_date, check_labels
-    from ralph.tracker._memory_host import MemoryCodeHost
     from ralph.tracker._model import (
         CloseReason,
         Comment,
@@ -102,7 +101,6 @@ __all__ = [
     "LocalCodeHost",
     "LocalTracker",
     "Membership",
-    "MemoryCodeHost",
     "MergeSettings",
     "MergeState",
     "MergeStrategy",

@@ -25,7 +25,7 @@ from ralph.mcp import build_server
 from ralph.plugin import HookContext, run_hook, set_context
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import LocalTracker, MemoryCodeHost
+from ralph.tracker import LocalCodeHost, LocalTracker
 
 from ..cli_project import farewell_project
 from ..conftest import GitProject
@@ -72,7 +72,7 @@ def test_mcp_tool_calls_with_their_arguments_and_errors(logs, tmp_path):
     project = Project(
         Config(root=tmp_path, repo="demo"),
         tracker := LocalTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )

@@ -151,14 +151,14 @@ def _tool_names() -> list[str]:
     from ralph.db import open_database
     from ralph.git import GitRepo
     from ralph.tasks import open_store
-    from ralph.tracker import LocalTracker, MemoryCodeHost
+    from ralph.tracker import LocalCodeHost, LocalTracker
 
     with TemporaryDirectory() as folder:
         root = Path(folder)
         throwaway = Project(
             Config(root=root),
             tracker := LocalTracker(open_database("memory://"), repo="demo"),
-            MemoryCodeHost(tracker),
+            LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
             open_store("memory://"),
             GitRepo(root),
         )

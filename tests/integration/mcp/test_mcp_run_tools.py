@@ -17,7 +17,7 @@ from ralph.orchestrate import ESCALATED
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed
 from ralph.tasks import RunStatus, open_store
-from ralph.tracker import LocalTracker, MemoryCodeHost
+from ralph.tracker import LocalCodeHost, LocalTracker
 
 from .test_mcp_tools import calls
 
@@ -29,7 +29,7 @@ def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
         tracker := LocalTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store(f"sqlite:///{tmp_path / 'ralph.db'}", create=True),
         GitRepo(tmp_path),
     )

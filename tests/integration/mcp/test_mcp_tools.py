@@ -20,7 +20,7 @@ from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.mcp import build_server
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import IssueQuery, LocalTracker, MemoryCodeHost
+from ralph.tracker import IssueQuery, LocalCodeHost, LocalTracker
 from ralph.workflow import Estimate, WorkflowState
 
 # call(name, **arguments) records a request; the session answers each afterwards.
@@ -96,7 +96,7 @@ def project(tmp_path: Path) -> Project:
     return Project(
         Config(root=tmp_path, repo="demo"),
         tracker := LocalTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )
@@ -457,7 +457,7 @@ def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     project = Project(
         config,
         tracker := _ScopedTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )

@@ -14,7 +14,7 @@ from ralph.github import GitHubClient
 from ralph.phases._runner import escalation_mention
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import GitHubTracker, Issue, LocalTracker, MemoryCodeHost, Tracker
+from ralph.tracker import GitHubTracker, Issue, LocalCodeHost, LocalTracker, Tracker
 
 
 class _Client:
@@ -33,9 +33,14 @@ class _OwnedTracker(LocalTracker):
 
 def project(board: Tracker | None = None, **settings) -> Project:
     config = Config(root=Path("."), repo="shop", **settings)
-    tracker = board or LocalTracker(open_database("memory://"), repo="demo")
+    db = open_database("memory://")
+    tracker = board or LocalTracker(db, repo="demo")
     return Project(
-        config, tracker, MemoryCodeHost(tracker), open_store("memory://"), GitRepo(Path("."))
+        config,
+        tracker,
+        LocalCodeHost(db, repo="demo", tracker=tracker),
+        open_store("memory://"),
+        GitRepo(Path(".")),
     )
 
 

@@ -13,7 +13,7 @@ from ralph.db import open_database
 from ralph.git import GitRepo
 from ralph.project import Project
 from ralph.tasks import open_store
-from ralph.tracker import LocalTracker, MemoryCodeHost
+from ralph.tracker import LocalCodeHost, LocalTracker
 from ralph.web import create_app
 
 pytestmark = pytest.mark.timeout(30)
@@ -28,7 +28,7 @@ def test_an_unknown_cost_shows_as_unknown_beside_the_budget(tmp_path: Path) -> N
     project = Project(
         config,
         tracker := LocalTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         store,
         GitRepo(tmp_path),
     )
