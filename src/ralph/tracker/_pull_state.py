@@ -1,4 +1,4 @@
-"""How a host with no rules of its own (the local and memory code hosts) judges a pull
+"""How a host with no rules of its own (the local code host) judges a pull
 request from its records, the way GitHub judges one from branch protection: the review
 decision, the merge state, and the reviews it refuses to take."""
 
