@@ -22,7 +22,7 @@ from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
-from ralph.config._linear import LinearSettings, parse_linear_settings
+from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
 from ralph.config._merge import MergeWaitSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
@@ -467,12 +467,15 @@ def render_config(
     repo: str,
     base_branch: str,
     github: GitHubSettings | None = None,
+    linear: LinearSettings | None = None,
     test_command: str = "",
     store_url: str = DEFAULT_STORE,
 ) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
-    tracker = "github" if github else "local"
-    board = ""
+    tracker = "github" if github else "linear" if linear else "local"
+    # Linear holds no code: its pull requests are branches merged in this repository.
+    code_host = "local" if linear else tracker
+    board = f"\n{linear_table(linear)}" if linear else ""
     if github:
         project_owner = (
             f'project_owner = "{github.project_owner}"\n' if github.project_owner else ""
@@ -491,11 +494,11 @@ mutation_interval = 1.0
 # Ralph's settings for this project. RALPH_<SETTING> environment variables override
 # them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
 
-# Where issues live: "local" (tables in the store below) or "github".
+# Where issues live: "local" (tables in the store below), "github" or "linear".
 tracker = "{tracker}"
 # Where pull requests live: "local" (branches merged in this git repository) or
 # "github"; left out, where the tracker is.
-code_host = "{tracker}"
+code_host = "{code_host}"
 # The name issues are numbered under.
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this
