@@ -3,12 +3,16 @@ person runs them: real ``ralph`` processes against FakeLinear served on 127.0.0.
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ralph.demo._sample import create_sample_repository
 from ralph.linear.fake import FakeLinear
 from ralph.workflow import WorkflowState
 
@@ -108,3 +112,38 @@ def test_init_without_a_key_names_both_variables_and_writes_nothing(served, proj
     assert "RALPH_LINEAR_TOKEN" in made.stderr
     assert "LINEAR_API_KEY" in made.stderr
     assert not (project.path / "ralph.toml").exists()
+
+
+@pytest.mark.slow
+def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
+    # Budgets no run spends: pacing against Linear's hour has its own tests.
+    fake = FakeLinear(requests_per_hour=10**7, complexity_per_hour=10**10)
+    fake.add_token(TOKEN, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    work = create_sample_repository(tmp_path / "work")
+    tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    with fake.serve() as url:
+        served = Served(fake, url)
+        assert (
+            served.ralph("init", "--linear", "ENG", "--test-command", tests, cwd=work).returncode
+            == 0
+        )
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up"],
+            cwd=work,
+            check=True,
+        )
+        new = served.ralph("issue", "new", "Add a farewell function", "-e", "XS", cwd=work)
+        assert new.returncode == 0, new.stderr
+        before = len(fake.requests)
+        run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        # One hero run, XS, scripted agents: 109 requests (24 writes) when written.
+        assert len(fake.requests) - before < 200
+    (issue,) = fake.workspace.team("ENG").issue_list
+    assert issue.state.name == "Done"
+    log = subprocess.run(
+        ["git", "log", "--oneline", "main"], cwd=work, capture_output=True, text=True, check=True
+    ).stdout
+    assert "Merge pull request #1" in log
