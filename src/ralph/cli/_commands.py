@@ -42,8 +42,9 @@ PANELS: tuple[tuple[str, tuple[Listed, ...]], ...] = (
                 "init",
                 "ralph.cli._init",
                 "init_command",
-                "Set Ralph up in a git repository: ralph.toml and the local database, and with "
-                "--github the board's fields. Safe to re-run.",
+                "Set Ralph up in a git repository: ralph.toml and the local database, with "
+                "--github the board's fields, with --linear the team's workflow states. Safe "
+                "to re-run.",
             ),
             Listed(
                 "issue",

@@ -61,6 +61,16 @@ def init_command(
             "(secret: RALPH_GH_TOKEN). GitHub boards only.",
         ),
     ] = False,
+    linear: Annotated[
+        str | None,
+        typer.Option(
+            "--linear",
+            metavar="TEAM",
+            help="Track issues on this Linear team (its key, as in ENG-12), given Ralph's "
+            "workflow states; pull requests stay in this repository (key: "
+            "RALPH_LINEAR_TOKEN or LINEAR_API_KEY).",
+        ),
+    ] = None,
     test_command: Annotated[
         str | None,
         typer.Option(
@@ -71,8 +81,9 @@ def init_command(
         ),
     ] = None,
 ) -> None:
-    """Set Ralph up in a git repository: ralph.toml and the local database, and with
-    --github the board's fields. Safe to re-run."""
+    """Set Ralph up in a git repository: ralph.toml and the local database, with
+    --github the board's fields, with --linear the team's workflow states. Safe to
+    re-run."""
     from ralph.config import untested_warning
     from ralph.project import init_project, without_password
 
@@ -83,6 +94,7 @@ def init_command(
         test_command=test_command,
         actions=actions,
         store_url=_store_named(ctx),
+        linear=linear,
     )
     console = Console(highlight=False, soft_wrap=True)
     config = result.config
@@ -94,6 +106,14 @@ def init_command(
     )
     if result.board is not None:
         _print_board(console, result.board, github)
+    if result.team is not None:
+        team = result.team
+        made = ", ".join(team.created_states)
+        console.print(
+            f"Linear team {team.team.key} {team.team.name}: "
+            + (f"created the states {made}" if made else "has Ralph's workflow states"),
+            markup=False,
+        )
     named = _store_named(ctx)
     if result.other_store:
         warn(

@@ -12,7 +12,7 @@ import os
 import re
 import textwrap
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
 from ralph.config._github import GitHubSettings, parse_github_settings
 from ralph.config._hooks import HookSettings, parse_hook_settings
-from ralph.config._linear import LinearSettings, parse_linear_settings
+from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
 from ralph.config._merge import MergeWaitSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
@@ -48,10 +48,15 @@ __all__ = [
 ]
 
 CONFIG_FILE = "ralph.toml"
-TRACKERS = ("local", "github")
+TRACKERS = ("local", "github", "linear")
 #: Where pull requests can live (``project.CODE_HOSTS`` opens each).
 CODE_HOSTS = ("local", "github")
 SANDBOX_NETWORK = ("off", "on")
+#: What each tracker needs named in its own table (ConfigError otherwise).
+_TRACKER_NEEDS: dict[str, Callable[[Config, str], None]] = {
+    "github": lambda config, source: config.github.require(source),
+    "linear": lambda config, source: config.linear.require(source),
+}
 #: How `ralph loop` runs each root: one process taking any task, or role-typed workers.
 MODES = ("hero", "team")
 #: Phases an agent does, which a per-phase cap may name.
@@ -80,7 +85,8 @@ class Config:
     #: The directory holding ralph.toml (the project root).
     root: Path
     tracker: str = "local"
-    #: Where pull requests live ("local", "github"); empty: where the tracker is.
+    #: Where pull requests live ("local", "github"); empty: where the tracker is (local
+    #: for Linear, which holds no code).
     code_host: str = ""
     #: The repository name issues are numbered under (the root folder's name by default).
     repo: str = ""
@@ -147,8 +153,11 @@ class Config:
 
     @property
     def code_host_kind(self) -> str:
-        """The code host in use: ``code_host``, or the tracker's own kind."""
-        return self.code_host or self.tracker
+        """The code host in use: ``code_host``, or the tracker's own kind (local for
+        Linear, which holds no code)."""
+        if self.code_host:
+            return self.code_host
+        return self.tracker if self.tracker in CODE_HOSTS else "local"
 
     @property
     def resolved_store_url(self) -> str:
@@ -441,8 +450,12 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
             f"{path}: code_host {config.code_host_kind!r} is unknown; use one of "
             f"{', '.join(CODE_HOSTS)}"
         )
-    if "github" in (config.tracker, config.code_host_kind):
-        config.github.require(str(path))
+    # Each tracker's own table must name what it needs; GitHub as the code host alone
+    # needs its repository, not a board.
+    if config.code_host_kind == "github":
+        config.github.require(str(path), board=False)
+    if needs := _TRACKER_NEEDS.get(config.tracker):
+        needs(config, str(path))
     repo = config.repo or config.github.repo or path.parent.name
     if not _REPO_NAME.match(repo):
         raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")
@@ -454,12 +467,15 @@ def render_config(
     repo: str,
     base_branch: str,
     github: GitHubSettings | None = None,
+    linear: LinearSettings | None = None,
     test_command: str = "",
     store_url: str = DEFAULT_STORE,
 ) -> str:
     """The ralph.toml ``ralph init`` writes: every setting, documented."""
-    tracker = "github" if github else "local"
-    board = ""
+    tracker = "github" if github else "linear" if linear else "local"
+    # Linear holds no code: its pull requests are branches merged in this repository.
+    code_host = "local" if linear else tracker
+    board = f"\n{linear_table(linear)}" if linear else ""
     if github:
         project_owner = (
             f'project_owner = "{github.project_owner}"\n' if github.project_owner else ""
@@ -478,11 +494,11 @@ mutation_interval = 1.0
 # Ralph's settings for this project. RALPH_<SETTING> environment variables override
 # them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
 
-# Where issues live: "local" (tables in the store below) or "github".
+# Where issues live: "local" (tables in the store below), "github" or "linear".
 tracker = "{tracker}"
 # Where pull requests live: "local" (branches merged in this git repository) or
 # "github"; left out, where the tracker is.
-code_host = "{tracker}"
+code_host = "{code_host}"
 # The name issues are numbered under.
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this

@@ -77,10 +77,10 @@ class GitHubSettings:
             return "https://github.com"
         return f"{parts.scheme}://{parts.netloc}"
 
-    def require(self, source: str) -> None:
+    def require(self, source: str, *, board: bool = True) -> None:
         """ConfigError naming the first missing setting GitHub needs (as the tracker, the
-        code host or both)."""
-        for name in ("owner", "repo", "project"):
+        code host or both); as the code host alone (``board=False``) it needs no board."""
+        for name in ("owner", "repo", "project") if board else ("owner", "repo"):
             if not getattr(self, name):
                 raise ConfigError(
                     f"{source}: GitHub (tracker or code_host) needs github.{name} "

@@ -92,14 +92,17 @@ class _Server(MCPServer):
         return await super().call_tool(name, arguments, context)
 
     def _problem(self, name: str, taken: tuple[str, ...], arguments: dict[str, Any]) -> str:
-        unknown = [key for key in arguments if key not in taken and key not in SCOPE_ARGUMENTS]
+        scope = self._scope()
+        # The original's GitHub names, and the tracker's own (Linear: team).
+        scoping = (*SCOPE_ARGUMENTS, *scope)
+        unknown = [key for key in arguments if key not in taken and key not in scoping]
         if unknown:
             listed = ", ".join(repr(key) for key in unknown)
             return (
                 f"Failed to call {name}: unknown argument(s) {listed}. Recovery: use only "
                 f"{', '.join(taken) or 'no arguments'} (and owner, repo, projectNumber)."
             )
-        for key, expected in self._scope().items():
+        for key, expected in scope.items():
             if key in taken:  # the tool's own argument (list_projects' owner...)
                 continue
             given = arguments.get(key)
@@ -111,9 +114,7 @@ class _Server(MCPServer):
                 )
         schema = self._tool_input_schema(name) or {}
         given = {
-            key: value
-            for key, value in arguments.items()
-            if key not in SCOPE_ARGUMENTS or key in taken
+            key: value for key, value in arguments.items() if key not in scoping or key in taken
         }
         problems = schema_errors(given, schema, where="argument")
         if problems:

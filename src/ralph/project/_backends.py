@@ -75,6 +75,22 @@ def _github_tracker(config: Config, db: Database, git: GitRepo) -> Iterator[Trac
 
 
 @contextmanager
+def _linear_tracker(config: Config, db: Database, git: GitRepo) -> Iterator[Tracker]:
+    # Here, not above: a project on another tracker never loads the Linear client.
+    from ralph.config import linear_token
+    from ralph.linear import HttpTransport, LinearClient
+    from ralph.tracker.linear import LinearTracker
+
+    settings = config.linear
+    token = linear_token(os.environ)
+    client = LinearClient(HttpTransport(settings.url), token)
+    try:
+        yield LinearTracker(client, settings.team)
+    finally:
+        client.close()
+
+
+@contextmanager
 def _local_code_host(
     config: Config, db: Database, git: GitRepo, tracker: Tracker
 ) -> Iterator[CodeHost]:
@@ -106,5 +122,9 @@ def _github_code_host(
         client.close()
 
 
-TRACKERS: dict[str, OpenTracker] = {"local": _local_tracker, "github": _github_tracker}
+TRACKERS: dict[str, OpenTracker] = {
+    "local": _local_tracker,
+    "github": _github_tracker,
+    "linear": _linear_tracker,
+}
 CODE_HOSTS: dict[str, OpenCodeHost] = {"local": _local_code_host, "github": _github_code_host}

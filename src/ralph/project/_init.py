@@ -17,21 +17,26 @@ from ralph.config import (
     CONFIG_FILE,
     Config,
     GitHubSettings,
+    LinearSettings,
     detect_test_command,
     env_value,
     find_config,
+    linear_token,
     load_config,
     parse_github_settings,
+    parse_linear_settings,
     render_config,
 )
 from ralph.db import open_database
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
 from ralph.github import Transport
+from ralph.linear import Transport as LinearTransport
 from ralph.project._actions import WrittenWorkflow, write_workflows
 from ralph.project._github import github_client
 from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
+from ralph.tracker.linear import TeamSetup
 
 __all__ = ["InitResult", "init_project", "without_password"]
 
@@ -58,6 +63,8 @@ class InitResult:
     workflows: tuple[WrittenWorkflow, ...] = ()
     #: The store ralph.toml names, when ``store_url`` initialised another.
     other_store: str = ""
+    #: What ``--linear`` found or made on the Linear team.
+    team: TeamSetup | None = None
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -89,6 +96,8 @@ def init_project(
     test_command: str | None = None,
     actions: bool = False,
     store_url: str | None = None,
+    linear: str | None = None,
+    linear_transport: LinearTransport | None = None,
 ) -> InitResult:
     """Set up Ralph in the git repository containing ``path``; with ``github``
     ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
@@ -96,7 +105,9 @@ def init_project(
     ``test_command``, else the one the repository's files point at. ``actions``: also
     the GitHub Actions workflows that run ``ralph sync`` (a GitHub board only).
     ``store_url`` (``--store``): the store to initialise, written into a new ralph.toml
-    without its password. ``transport`` replaces HTTPS (tests)."""
+    without its password. ``linear`` (a team key): issues on that Linear team, given
+    Ralph's workflow states, pull requests in this repository. ``transport`` and
+    ``linear_transport`` replace HTTPS (tests)."""
     env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
     try:
@@ -125,6 +136,19 @@ def init_project(
             "--actions writes GitHub Actions that sync a GitHub board; run ralph init "
             "--github OWNER/REPO --actions"
         )
+    if linear is not None and github is not None:
+        raise ConfigError(
+            "--linear and --github are two trackers; choose one (for Linear issues with "
+            'GitHub pull requests, set code_host = "github" and [github] owner and repo '
+            "in ralph.toml after ralph init --linear)"
+        )
+    team = None
+    linear_settings = None
+    if linear is not None:
+        linear_settings = LinearSettings(team=_team_key(linear))
+        if existing is not None:
+            _check_same_team(existing, linear_settings, env)
+        team = _set_up_linear(linear_settings.team, env, linear_transport)
     board = None
     if github is not None:
         board = _set_up_github(github, project, env, transport)
@@ -148,6 +172,7 @@ def init_project(
             repo=name,
             base_branch=base,
             github=settings if board is not None else None,
+            linear=linear_settings,
             test_command=command,
             **({"store_url": without_password(store_url)} if store_url else {}),
         )
@@ -184,6 +209,7 @@ def init_project(
         test_source=source if config.test_command else "",
         workflows=workflows,
         other_store=other,
+        team=team,
     )
 
 
@@ -216,6 +242,38 @@ def _set_up_github(
         )
     finally:
         client.close()
+
+
+def _team_key(key: str) -> str:
+    """``--linear``'s team key, checked as ralph.toml's linear.team would be."""
+    return parse_linear_settings({"team": key}, "--linear", {}).team
+
+
+def _set_up_linear(
+    key: str, env: Mapping[str, str], transport: LinearTransport | None
+) -> TeamSetup:
+    """Ralph's workflow states on team ``key`` (created where missing); nothing written
+    when the team's estimates or states cannot hold Ralph's."""
+    from ralph.linear import HttpTransport, LinearClient
+    from ralph.tracker.linear import set_up_team
+
+    token = linear_token(env)
+    url = parse_linear_settings(None, "environment", env).url
+    client = LinearClient(transport or HttpTransport(url), token)
+    try:
+        return set_up_team(client, key)
+    finally:
+        client.close()
+
+
+def _check_same_team(path: Path, settings: LinearSettings, env: Mapping[str, str]) -> None:
+    """An existing ralph.toml is never rewritten; it must already name this team."""
+    config = load_config(path.parent, env={**env, "RALPH_TRACKER": "", "RALPH_LINEAR_TEAM": ""})
+    if (config.tracker, config.linear.team) != ("linear", settings.team):
+        raise ConfigError(
+            f'{path} exists and does not name this team; set tracker = "linear" and a '
+            f'[linear] table with team = "{settings.team}" in it'
+        )
 
 
 def _on_github(existing: Path | None, env: Mapping[str, str]) -> bool:

@@ -474,6 +474,34 @@ def test_on_a_github_board_the_originals_scope_arguments_must_name_it(tmp_path):
     assert board_number[0]
 
 
+class _TeamTracker(LocalTracker):
+    """A tracker that names its team as the Linear tracker does (``scope``)."""
+
+    def scope(self) -> dict[str, object]:
+        return {"team": "ENG"}
+
+
+def test_on_a_linear_team_a_team_argument_must_name_it_and_githubs_are_ignored(tmp_path):
+    project = Project(
+        Config(root=tmp_path, repo="shop"),
+        tracker := _TeamTracker(open_database("memory://"), repo="demo"),
+        MemoryCodeHost(tracker),
+        open_store("memory://"),
+        GitRepo(tmp_path),
+    )
+    project.tracker.create_issue("A", state=WorkflowState.RESEARCH_NEEDED, estimate=Estimate.XS)
+    right, wrong, github = calls(
+        project,
+        ("get_issue", {"number": 1, "team": "ENG"}),
+        ("get_issue", {"number": 1, "team": "OPS"}),
+        ("get_issue", {"number": 1, "owner": "acme", "projectNumber": 3}),
+    )
+    assert not right[0]
+    assert wrong[0]
+    assert "team 'OPS' is not this server's ('ENG')" in wrong[1]["error"]
+    assert not github[0]
+
+
 def test_a_title_with_a_line_break_is_a_tool_error_and_changes_nothing(project):
     project.tracker.create_issue("Add login")
     (created, creating), (updated, updating) = calls(

@@ -68,3 +68,23 @@ def test_a_team_is_required_by_name():
 def test_ralph_toml_reads_the_linear_table(tmp_path):
     (tmp_path / "ralph.toml").write_text('[linear]\nteam = "ENG"\n')
     assert load_config(tmp_path, env={}).linear.team == "ENG"
+
+
+def test_a_linear_tracker_keeps_its_pull_requests_locally_unless_told(tmp_path):
+    (tmp_path / "ralph.toml").write_text('tracker = "linear"\n[linear]\nteam = "ENG"\n')
+    config = load_config(tmp_path, env={})
+    assert (config.tracker, config.code_host_kind) == ("linear", "local")
+
+
+def test_a_linear_tracker_may_use_github_for_pull_requests_without_a_board(tmp_path):
+    (tmp_path / "ralph.toml").write_text(
+        'tracker = "linear"\ncode_host = "github"\n[linear]\nteam = "ENG"\n'
+        '[github]\nowner = "acme"\nrepo = "shop"\n'
+    )
+    assert load_config(tmp_path, env={}).code_host_kind == "github"
+
+
+def test_a_linear_tracker_without_a_team_is_refused_with_the_setting_to_add(tmp_path):
+    (tmp_path / "ralph.toml").write_text('tracker = "linear"\n')
+    with pytest.raises(ConfigError, match=r"needs linear\.team"):
+        load_config(tmp_path, env={})
