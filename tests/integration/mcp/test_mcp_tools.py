@@ -485,7 +485,7 @@ def test_on_a_linear_team_a_team_argument_must_name_it_and_githubs_are_ignored(t
     project = Project(
         Config(root=tmp_path, repo="shop"),
         tracker := _TeamTracker(open_database("memory://"), repo="demo"),
-        MemoryCodeHost(tracker),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
         open_store("memory://"),
         GitRepo(tmp_path),
     )
