@@ -117,10 +117,10 @@ def main() -> None:
             results[name] = measure(tracker)
     names = list(results)
     rows = list(results[names[0]])
-    print(f"Tracker operations on a {ISSUES:,}-issue board (median ms; ratio to memory)")
+    print(f"Tracker operations on a {ISSUES:,}-issue board (median ms; ratio to local on an in-memory database)")
     print(f"{'operation':<20}" + "".join(f"{n:>22}" for n in names))
     for row in rows:
-        base = results["memory"][row]
+        base = results["local-memory"][row]
         cells = "".join(
             f"{results[n][row]:>12.3f} ({results[n][row] / base:>6.1f}x)" for n in names
         )

@@ -15,6 +15,7 @@ update is refused with what to do instead.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -68,6 +69,10 @@ class LinearTracker(Tracker):
         self._team: LinearTeam | None = None
         #: Ralph's numbers to Linear's issue ids (an id never changes).
         self._ids: dict[int, str] = {}
+        self._lock = threading.Lock()
+        #: Linear has no compare-and-set: a move re-reads and writes under its issue's
+        #: lock in this process; across processes, the task store's issue locks decide.
+        self._state_guards: dict[int, threading.Lock] = {}
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -200,13 +205,18 @@ class LinearTracker(Tracker):
     ) -> None:
         """Re-read, move, then post the audit comment: a crash between the two leaves a
         move without its audit, never an audit of a move that did not happen."""
-        node = self._node(number)
-        current = state_from((node.get("state") or {}).get("name"))
-        if current is not expected:
-            raise StateConflict(
-                number, expected.value if expected else None, current.value if current else None
-            )
-        w.update_issue(self.client, self.team, node["id"], state=new)
+        with self._lock:
+            guard = self._state_guards.setdefault(number, threading.Lock())
+        with guard:
+            node = self._node(number)
+            current = state_from((node.get("state") or {}).get("name"))
+            if current is not expected:
+                raise StateConflict(
+                    number,
+                    expected.value if expected else None,
+                    current.value if current else None,
+                )
+            w.update_issue(self.client, self.team, node["id"], state=new)
         w.create_comment(self.client, node["id"], comment)
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
