@@ -117,7 +117,10 @@ def main() -> None:
             results[name] = measure(tracker)
     names = list(results)
     rows = list(results[names[0]])
-    print(f"Tracker operations on a {ISSUES:,}-issue board (median ms; ratio to local on an in-memory database)")
+    print(
+        f"Tracker operations on a {ISSUES:,}-issue board "
+        "(median ms; ratio to the local tracker in memory)"
+    )
     print(f"{'operation':<20}" + "".join(f"{n:>22}" for n in names))
     for row in rows:
         base = results["local-memory"][row]
