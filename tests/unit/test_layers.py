@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
             "_agents",
             "_debuglog",
             "_distribution",
+            "_graphql_http",
             "_json",
             "_jsonschema",
             "_lazy",

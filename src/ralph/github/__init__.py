@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ralph._graphql_http import Reply, Transport, TransportFailure
     from ralph.github._classify import Classified, ResponseKind, classify_response
     from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
     from ralph.github._closing import closing_references
@@ -26,9 +27,6 @@ if TYPE_CHECKING:
     from ralph.github._transport import (
         DEFAULT_API_URL,
         HttpTransport,
-        Reply,
-        Transport,
-        TransportFailure,
     )
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only

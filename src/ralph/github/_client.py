@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ralph._debuglog import debug_enabled, record_event
+from ralph._graphql_http import Reply, Transport, TransportFailure
 from ralph.errors import (
     GitHubAuthError,
     GitHubError,
@@ -36,7 +37,6 @@ from ralph.errors import (
 from ralph.github._classify import FALLBACK_WAIT, Classified, ResponseKind, classify_response
 from ralph.github._pacer import Pacer
 from ralph.github._tokens import TokenFor, Tokens
-from ralph.github._transport import Reply, Transport, TransportFailure
 from ralph.github.queries import VIEWER, GraphQLDocument
 
 __all__ = ["BatchAnswer", "GitHubClient", "marker", "strip_markers"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ralph._graphql_http import Reply, Transport, TransportFailure
     from ralph.linear._classify import (
         Classified,
         ResponseKind,
@@ -31,9 +32,6 @@ if TYPE_CHECKING:
         API_URL_VARIABLE,
         DEFAULT_API_URL,
         HttpTransport,
-        Reply,
-        Transport,
-        TransportFailure,
         api_url,
         authorization,
     )

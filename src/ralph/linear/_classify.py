@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ralph.linear._transport import Reply
+from ralph._graphql_http import Reply
 
 __all__ = [
     "FALLBACK_WAIT",

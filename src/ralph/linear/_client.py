@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ralph._debuglog import debug_enabled, record_event
+from ralph._graphql_http import Reply, Transport, TransportFailure
 from ralph._secrets import redact, register_secret
 from ralph.linear._classify import FALLBACK_WAIT, Classified, ResponseKind, classify_response
 from ralph.linear._errors import (
@@ -29,7 +30,6 @@ from ralph.linear._errors import (
     LinearUnavailable,
 )
 from ralph.linear._pacer import LinearPacer
-from ralph.linear._transport import Reply, Transport, TransportFailure
 from ralph.linear.queries import VIEWER, LinearDocument
 
 __all__ = ["LinearClient"]

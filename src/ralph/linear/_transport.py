@@ -9,21 +9,16 @@ token as ``Bearer <token>`` (Linear's SDK, ``packages/sdk/src/client.ts``); a ke
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from ralph._secrets import redact
+from ralph._graphql_http import HttpsPoster, Reply
 
 __all__ = [
     "API_URL_VARIABLE",
     "DEFAULT_API_URL",
     "HttpTransport",
-    "Reply",
-    "Transport",
-    "TransportFailure",
     "api_url",
     "authorization",
 ]
@@ -49,54 +44,17 @@ def authorization(token: str) -> str:
     return f"Bearer {token}" if token.startswith(_OAUTH_PREFIX) else token
 
 
-@dataclass(frozen=True)
-class Reply:
-    status: int
-    #: Header names in lower case.
-    headers: Mapping[str, str] = field(default_factory=dict)
-    #: The decoded JSON body, or None when the body was not JSON.
-    body: Any = None
-
-
-class TransportFailure(Exception):
-    """No answer came back (reset, timeout): the request may or may not have run."""
-
-
-class Transport(Protocol):
-    def post(self, payload: Mapping[str, Any], token: str) -> Reply:
-        """Send ``payload`` (query, variables) with ``token``; TransportFailure when no
-        answer came back."""
-
-    def close(self) -> None:
-        """Release connections (nothing, in memory)."""
-
-
 class HttpTransport:
     """GraphQL over HTTPS to ``url`` (default: ``api_url()``)."""
 
     def __init__(self, url: str | None = None, *, timeout: float = 30.0) -> None:
-        import httpx2
-
         self.url = url or api_url()
-        self._httpx = httpx2
-        self._client = httpx2.Client(
-            timeout=timeout,
-            headers={"Content-Type": "application/json", "User-Agent": "ralph"},
+        self._https = HttpsPoster(
+            self.url, {"Content-Type": "application/json", "User-Agent": "ralph"}, timeout=timeout
         )
 
     def post(self, payload: Mapping[str, Any], token: str) -> Reply:
-        try:
-            response = self._client.post(
-                self.url, json=dict(payload), headers={"Authorization": authorization(token)}
-            )
-        except self._httpx.TransportError as exc:  # connect, read, timeouts...
-            raise TransportFailure(redact(f"{type(exc).__name__}: {exc}")) from None
-        try:
-            body = json.loads(response.content) if response.content else None
-        except ValueError:
-            body = None
-        headers = {name.lower(): value for name, value in response.headers.items()}
-        return Reply(response.status_code, headers, body)
+        return self._https.post_with(payload, authorization(token))
 
     def close(self) -> None:
-        self._client.close()
+        self._https.close()

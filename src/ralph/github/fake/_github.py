@@ -8,14 +8,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gzip
-import json
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,8 +29,8 @@ from graphql import (
     parse,
 )
 
+from ralph._graphql_http import Reply, TransportFailure, serve_graphql
 from ralph.github._tokens import token_kind
-from ralph.github._transport import Reply, TransportFailure
 from ralph.github.fake._board import Team, View
 from ralph.github.fake._limits import (
     RESOURCE_LIMITS_EXCEEDED,
@@ -413,41 +411,12 @@ class FakeGitHub(PullRequestScripting):
     @contextmanager
     def serve(self) -> Iterator[str]:
         """Serve on 127.0.0.1 for the ``with`` block; yields the GraphQL URL."""
-        fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                try:
-                    payload = json.loads(self.rfile.read(length) or b"{}")
-                except ValueError:
-                    payload = {}
-                token = self.headers.get("Authorization", "").partition(" ")[2]
-                try:
-                    reply = fake.post(payload, token)
-                except TransportFailure:
-                    self.close_connection = True
-                    return
-                data = b"" if reply.body is None else json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        def answer(payload: Any, authorization: str) -> Reply:
+            return self.post(payload, authorization.partition(" ")[2])
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, name="fake-github", daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}/graphql"
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve_graphql(answer, "fake-github") as url:
+            yield url
 
 
 def _refused(field: str, message: str) -> dict[str, Any]:

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import functools
 import gzip
-import json
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
@@ -29,7 +27,7 @@ from graphql import (
     validate,
 )
 
-from ralph.linear._transport import Reply, TransportFailure
+from ralph._graphql_http import Reply, TransportFailure, serve_graphql
 from ralph.linear.fake._limits import LeakyBucket, complexity, rate_limited_body
 from ralph.linear.fake._model import (
     STATE_TYPES,
@@ -384,40 +382,8 @@ class FakeLinear:
     def serve(self) -> Iterator[str]:
         """Serve on 127.0.0.1 for the ``with`` block; yields the GraphQL URL (what
         ``RALPH_LINEAR_API_URL`` takes)."""
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                try:
-                    payload = json.loads(self.rfile.read(length) or b"{}")
-                except ValueError:
-                    payload = {}
-                try:
-                    reply = fake.answer_http(payload, self.headers.get("Authorization", ""))
-                except TransportFailure:
-                    self.close_connection = True
-                    return
-                data = b"" if reply.body is None else json.dumps(reply.body).encode()
-                self.send_response(reply.status)
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, name="fake-linear", daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}/graphql"
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve_graphql(self.answer_http, "fake-linear") as url:
+            yield url
 
 
 def _refusal(
