@@ -6,6 +6,7 @@
 # and one more to use Ralph on your own projects:
 #   make install   `ralph` on your PATH with `uv tool install` (EXTRAS=claude by default:
 #                  the Claude Agent SDK with its bundled Claude Code; EXTRAS= for none)
+#   make fake-linear  a fake Linear on 127.0.0.1 to try `ralph init --linear` offline
 # and, while changing Ralph, the inner loop:
 #   make check     ruff, mypy --strict and the unit tests (under a minute)
 # Everything is installed from the lock file (uv.lock); only python3, git and make have to
@@ -26,7 +27,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
+.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +96,13 @@ agent-clis: $(VENV)/.synced
 demo: $(VENV)/.runtime sandbox-tools
 	$(VENV)/bin/ralph demo
 	@echo "Next: make install puts ralph on your PATH, for your own projects."
+
+# A fake Linear on 127.0.0.1:8766 to try `ralph init --linear` without an account
+# (docs/linear.md); it needs graphql-core, the testing extra. PORT=0 for any free port.
+PORT ?= 8766
+fake-linear: $(VENV)/.runtime
+	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
+	@$(VENV)/bin/python -m ralph.linear.fake --port $(PORT)
 
 # `ralph` for your own projects, in an environment of its own (uv tool install) at the
 # versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else

@@ -70,10 +70,12 @@ class HttpsPoster:
 
 
 @contextmanager
-def serve_graphql(answer: Callable[[Any, str], Reply], name: str) -> Iterator[str]:
-    """``answer(payload, authorization header)`` served on 127.0.0.1 for the ``with``
-    block; yields the GraphQL URL. A ``TransportFailure`` drops the connection unanswered,
-    as a reset does."""
+def serve_graphql(
+    answer: Callable[[Any, str], Reply], name: str, *, port: int = 0
+) -> Iterator[str]:
+    """``answer(payload, authorization header)`` served on 127.0.0.1 (``port``; 0: any
+    free one) for the ``with`` block; yields the GraphQL URL. A ``TransportFailure``
+    drops the connection unanswered, as a reset does."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -98,7 +100,7 @@ def serve_graphql(answer: Callable[[Any, str], Reply], name: str) -> Iterator[st
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
     thread.start()

@@ -379,10 +379,10 @@ class FakeLinear:
         return self.post(payload, token)
 
     @contextmanager
-    def serve(self) -> Iterator[str]:
-        """Serve on 127.0.0.1 for the ``with`` block; yields the GraphQL URL (what
-        ``RALPH_LINEAR_API_URL`` takes)."""
-        with serve_graphql(self.answer_http, "fake-linear") as url:
+    def serve(self, port: int = 0) -> Iterator[str]:
+        """Serve on 127.0.0.1 (``port``; 0: any free one) for the ``with`` block; yields
+        the GraphQL URL (what ``RALPH_LINEAR_API_URL`` takes)."""
+        with serve_graphql(self.answer_http, "fake-linear", port=port) as url:
             yield url
 
 

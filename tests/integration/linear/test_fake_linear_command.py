@@ -1,0 +1,72 @@
+"""``python -m ralph.linear.fake`` (``make fake-linear``): a fake Linear a person can point
+``ralph init --linear`` at without an account, which says how and stops on Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..conftest import ralph_process
+
+FAKE = (sys.executable, "-m", "ralph.linear.fake")
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
+    """The command on any free port, and the exports it printed."""
+    fake = subprocess.Popen(
+        [*FAKE, "--port", "0", "--team", "ops"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert fake.stdout is not None
+        lines = [fake.stdout.readline() for _ in range(5)]
+        exports = dict(re.findall(r"export (\w+)=(\S+)", "".join(lines)))
+        yield fake, exports
+    finally:
+        if fake.poll() is None:
+            fake.kill()
+        fake.communicate(timeout=30)
+
+
+def test_it_prints_what_to_export_and_init_sets_up_the_team(served, tmp_path: Path):
+    _, exports = served
+    assert set(exports) == {"RALPH_LINEAR_API_URL", "RALPH_LINEAR_TOKEN"}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    made = ralph_process("init", "--linear", "OPS", cwd=tmp_path, env=exports)
+    assert made.returncode == 0, made.stderr
+    assert "Linear team OPS" in made.stdout
+    assert exports["RALPH_LINEAR_TOKEN"] not in (tmp_path / "ralph.toml").read_text()
+    doctor = ralph_process("doctor", cwd=tmp_path, env=exports)
+    assert "✓ team: OPS" in doctor.stdout
+
+
+def test_ctrl_c_stops_it_cleanly(served):
+    fake, _ = served
+    fake.send_signal(signal.SIGINT)
+    _, err = fake.communicate(timeout=30)
+    assert fake.returncode == 0
+    assert err == ""
+
+
+def test_a_port_in_use_is_one_line_naming_the_fix():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = subprocess.run(
+            [*FAKE, "--port", str(port)], capture_output=True, text=True, timeout=60
+        )
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"cannot serve on port {port}: Address already in use; pick another with --port"
+    ]
