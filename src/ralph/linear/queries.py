@@ -31,22 +31,25 @@ class LinearDocument:
     page_size: int = 0
 
 
-#: What the tracker reads of an issue. Nested connections say when they were cut short
-#: (``hasNextPage``): an issue with more children or relations is read apart.
+#: What the tracker reads of an issue, and no more: Linear charges every field, and a
+#: nested connection its whole page whatever it holds, so the pages are what an issue of
+#: Ralph's usually has. Nested connections say when they were cut short (``hasNextPage``):
+#: an issue with more children or relations is read apart. Relations keep their ids (a
+#: blocking relation is removed by its id).
 _ISSUE_FIELDS = """
 fragment IssueFields on Issue {
-  id identifier number title description estimate priority
+  id identifier title description estimate priority
   createdAt updatedAt archivedAt
   state { id name type }
-  parent { id identifier }
-  children(first: 50) { pageInfo { hasNextPage } nodes { id identifier } }
-  labels(first: 20) { nodes { id name } }
-  assignee { id name }
-  relations(first: 25) {
+  parent { identifier }
+  children(first: 25) { pageInfo { hasNextPage } nodes { identifier } }
+  labels(first: 10) { nodes { name } }
+  assignee { name }
+  relations(first: 10) {
     pageInfo { hasNextPage }
     nodes { id type relatedIssue { id identifier } }
   }
-  inverseRelations(first: 25) {
+  inverseRelations(first: 10) {
     pageInfo { hasNextPage }
     nodes { id type issue { id identifier } }
   }
@@ -99,20 +102,6 @@ query TeamLabels($teamId: String!, $first: Int!, $after: String) {{
     page_size=MAX_PAGE,
 )
 
-TEAM_MEMBERS = _query(
-    "TeamMembers",
-    f"""
-query TeamMembers($teamId: String!, $first: Int!, $after: String) {{
-  team(id: $teamId) {{
-    members(first: $first, after: $after) {{
-      {_PAGE} nodes {{ id name displayName email active }}
-    }}
-  }}
-}}
-""",
-    page_size=MAX_PAGE,
-)
-
 CREATE_WORKFLOW_STATE = _mutation(
     "CreateWorkflowState",
     """
@@ -123,7 +112,7 @@ mutation CreateWorkflowState($input: WorkflowStateCreateInput!) {
     creates=True,
 )
 
-#: A team's issues, archived ones too when asked; 40 a page keeps the query (with its
+#: A team's issues, archived ones too when asked; 50 a page keeps the query (with its
 #: nested children and relations) under Linear's 10,000 points.
 TEAM_ISSUES = _query(
     "TeamIssues",
@@ -136,7 +125,7 @@ query TeamIssues($teamId: String!, $first: Int!, $after: String, $archived: Bool
   }}
 }}
 """,
-    page_size=40,
+    page_size=50,
     issue=True,
 )
 
@@ -172,7 +161,7 @@ query IssueWithComments($teamId: ID!, $number: Float!) {{
   ) {{
     nodes {{
       ...IssueFields
-      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }} }}
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt user {{ name }} }} }}
     }}
   }}
 }}
@@ -194,7 +183,7 @@ query {name}($id: String!, $first: Int!, $after: String) {{
     )
 
 
-ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "id identifier")
+ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "identifier")
 ISSUE_RELATIONS = _issue_connection(
     "IssueRelations", "relations", "id type relatedIssue { id identifier }"
 )
@@ -246,7 +235,7 @@ CREATE_COMMENT = _mutation(
     "CreateComment",
     """
 mutation CreateComment($input: CommentCreateInput!) {
-  commentCreate(input: $input) { success comment { id body createdAt user { id name } } }
+  commentCreate(input: $input) { success comment { id body createdAt user { name } } }
 }
 """,
     creates=True,
@@ -258,7 +247,7 @@ ISSUE_COMMENTS = _query(
 query IssueComments($id: String!, $first: Int!, $after: String) {{
   issue(id: $id) {{
     comments(first: $first, after: $after) {{
-      {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }}
+      {_PAGE} nodes {{ id body createdAt user {{ name }} }}
     }}
   }}
 }}
@@ -273,7 +262,7 @@ CREATE_RELATION = _mutation(
 mutation CreateIssueRelation($input: IssueRelationCreateInput!) {
   issueRelationCreate(input: $input) {
     success
-    issueRelation { id type issue { id identifier } relatedIssue { id identifier } }
+    issueRelation { id }
   }
 }
 """,
@@ -309,10 +298,9 @@ query FindChildByTitle($parentId: ID!, $title: String!) {
     filter: { parent: { id: { eq: $parentId } }, title: { eq: $title } }
     first: 10
     includeArchived: true
-  ) { nodes { ...IssueFields } }
+  ) { nodes { id identifier title archivedAt } }
 }
 """,
-    issue=True,
 )
 
 #: Reconciling a comment create whose answer was lost: the issue's comments starting
@@ -332,7 +320,7 @@ query FindComment($issueId: ID!, $header: String!) {
 #: Whether a comment created with a client-made id exists.
 COMMENT = _query(
     "Comment",
-    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { id name } } }",
+    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { name } } }",
 )
 
 ALL: dict[str, LinearDocument] = {
@@ -341,7 +329,6 @@ ALL: dict[str, LinearDocument] = {
         VIEWER,
         TEAM,
         TEAM_LABELS,
-        TEAM_MEMBERS,
         CREATE_WORKFLOW_STATE,
         TEAM_ISSUES,
         ISSUE,

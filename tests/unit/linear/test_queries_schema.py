@@ -81,7 +81,6 @@ def test_the_documents_the_tracker_needs_are_all_there():
         "Viewer",
         "Team",
         "TeamLabels",
-        "TeamMembers",
         "CreateWorkflowState",
         "TeamIssues",
         "Issue",

@@ -103,7 +103,7 @@ _CUT = {
 
 def completed(client: LinearClient, node: Node) -> Node:
     """``node`` (``IssueFields``) with every connection the fragment cut short (more
-    than 50 children, 25 relations) read whole; no request when none was cut."""
+    than a page of children or relations) read whole; no request when none was cut."""
     for connection, document in _CUT.items():
         found = node.get(connection) or {}
         if (found.get("pageInfo") or {}).get("hasNextPage"):
@@ -325,20 +325,17 @@ def unarchive_issue(client: LinearClient, issue_id: str) -> None:
 
 
 def _blocking_relations(client: LinearClient, blocker_id: str, blocked_id: str) -> list[str]:
-    """The ids of the "``blocker`` blocks ``blocked``" relations (by id or identifier).
-    Read from the blocked issue's side too: the blocker's list is cut at 25."""
+    """The ids of the "``blocker`` blocks ``blocked``" relations (by id or identifier),
+    from the blocker's relations read whole (a relation is on both issues: one side
+    is enough)."""
+    node = issue_by_id(client, blocker_id)
+    if node is None:
+        raise LinearNotFound(f"Linear has no issue {blocker_id}")
     found = []
-    for issue_ref, connection, side, other in (
-        (blocker_id, "relations", "relatedIssue", blocked_id),
-        (blocked_id, "inverseRelations", "issue", blocker_id),
-    ):
-        node = issue_by_id(client, issue_ref)
-        if node is None:
-            raise LinearNotFound(f"Linear has no issue {issue_ref}")
-        for relation in node[connection]["nodes"]:
-            related = relation[side]
-            if relation["type"] == "blocks" and other in (related["id"], related["identifier"]):
-                found.append(relation["id"])
+    for relation in completed(client, node)["relations"]["nodes"]:
+        related = relation["relatedIssue"]
+        if relation["type"] == "blocks" and blocked_id in (related["id"], related["identifier"]):
+            found.append(relation["id"])
     return list(dict.fromkeys(found))
 
 
