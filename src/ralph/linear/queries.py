@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "MAX_PAGE", "LinearDocument"]
+__all__ = ["ALL", "GROUP_LIMIT", "MAX_PAGE", "LinearDocument"]
 
 #: Linear refuses ``first`` above 250.
 MAX_PAGE = 250
+#: Issues read together with their comments (``IssuesWithComments``): 20 stay under
+#: Linear's 10,000 points a request.
+GROUP_LIMIT = 20
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,28 @@ query IssueWithComments($teamId: ID!, $number: Float!) {{
   }}
 }}
 """,
+    issue=True,
+)
+
+#: Several issues by number with their first comments, in one request (a snapshot's
+#: ``prefetch``: an issue and its relatives); ``$first`` is how many are asked for.
+ISSUES_WITH_COMMENTS = _query(
+    "IssuesWithComments",
+    f"""
+query IssuesWithComments($teamId: ID!, $numbers: [Float!]!, $first: Int!) {{
+  issues(
+    filter: {{ team: {{ id: {{ eq: $teamId }} }}, number: {{ in: $numbers }} }}
+    first: $first
+    includeArchived: true
+  ) {{
+    nodes {{
+      ...IssueFields
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt user {{ name }} }} }}
+    }}
+  }}
+}}
+""",
+    page_size=GROUP_LIMIT,
     issue=True,
 )
 
@@ -334,6 +359,7 @@ ALL: dict[str, LinearDocument] = {
         ISSUE,
         ISSUE_BY_NUMBER,
         ISSUE_WITH_COMMENTS,
+        ISSUES_WITH_COMMENTS,
         ISSUE_CHILDREN,
         ISSUE_RELATIONS,
         ISSUE_INVERSE_RELATIONS,

@@ -86,6 +86,7 @@ def test_the_documents_the_tracker_needs_are_all_there():
         "Issue",
         "IssueByNumber",
         "IssueWithComments",
+        "IssuesWithComments",
         "IssueChildren",
         "IssueRelations",
         "IssueInverseRelations",

@@ -43,6 +43,7 @@ __all__ = [
     "issue_by_number",
     "issue_comments",
     "issue_with_comments",
+    "issues_with_comments",
     "label_ids",
     "move_issue",
     "remove_blocking",
@@ -92,6 +93,23 @@ def issue_with_comments(
     if comments["pageInfo"]["hasNextPage"]:
         return node, list(issue_comments(client, node["id"]))
     return node, list(comments["nodes"])
+
+
+def issues_with_comments(
+    client: LinearClient, team: LinearTeam, numbers: Sequence[int]
+) -> list[tuple[Node, list[Node]]]:
+    """The team's issues ``numbers`` (at most ``GROUP_LIMIT``), each with all its
+    comments: one request unless one has more than a page of them; numbers with no
+    issue are left out."""
+    variables = {"teamId": team.id, "numbers": list(numbers), "first": len(numbers)}
+    found = []
+    for node in client.query(q.ISSUES_WITH_COMMENTS, variables)["issues"]["nodes"]:
+        comments = node.pop("comments")
+        if comments["pageInfo"]["hasNextPage"]:
+            found.append((node, list(issue_comments(client, node["id"]))))
+        else:
+            found.append((node, list(comments["nodes"])))
+    return found
 
 
 _CUT = {
