@@ -238,6 +238,41 @@ mutation UpdateIssue($id: String!, $input: IssueUpdateInput!) {
     issue=True,
 )
 
+_COMMENT_MADE = "success comment { id body createdAt user { name } }"
+
+#: A move and its audit comment in one request: Linear runs a request's mutations in
+#: order and stops at one that fails, so the audit never lands without the move.
+MOVE_ISSUE = _mutation(
+    "MoveIssue",
+    f"""
+mutation MoveIssue($id: String!, $input: IssueUpdateInput!, $audit: CommentCreateInput!) {{
+  issueUpdate(id: $id, input: $input) {{ success issue {{ ...IssueFields }} }}
+  audit: commentCreate(input: $audit) {{ {_COMMENT_MADE} }}
+}}
+""",
+    creates=True,
+    issue=True,
+)
+
+#: A phase's note, then the move it led to and its audit comment, in one request.
+MOVE_ISSUE_NOTED = _mutation(
+    "MoveIssueNoted",
+    f"""
+mutation MoveIssueNoted(
+  $id: String!
+  $input: IssueUpdateInput!
+  $note: CommentCreateInput!
+  $audit: CommentCreateInput!
+) {{
+  note: commentCreate(input: $note) {{ {_COMMENT_MADE} }}
+  issueUpdate(id: $id, input: $input) {{ success issue {{ ...IssueFields }} }}
+  audit: commentCreate(input: $audit) {{ {_COMMENT_MADE} }}
+}}
+""",
+    creates=True,
+    issue=True,
+)
+
 ARCHIVE_ISSUE = _mutation(
     "ArchiveIssue",
     """
@@ -365,6 +400,8 @@ ALL: dict[str, LinearDocument] = {
         ISSUE_INVERSE_RELATIONS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
+        MOVE_ISSUE,
+        MOVE_ISSUE_NOTED,
         ARCHIVE_ISSUE,
         UNARCHIVE_ISSUE,
         CREATE_COMMENT,

@@ -109,24 +109,19 @@ def test_an_unknown_number_is_issue_not_found_naming_the_team(tracker):
         tracker.get_issue(7)
 
 
-def test_a_create_costs_one_request_and_a_move_two_reads_and_two_writes(fake, tracker):
+def test_a_create_costs_one_request_and_a_move_a_read_and_one_write(fake, tracker):
     tracker.list_issues()  # the team read once, as a running tracker has
     before = len(fake.requests)
     tracker.create_issue("Counted", state=S.RESEARCH_NEEDED, estimate=Estimate.S)
     assert sent(fake, before) == ["CreateIssue"]
     before = len(fake.requests)
     tracker._write_state(1, S.RESEARCH_NEEDED, S.RESEARCH_IN_PROGRESS, "audit", "ralph")
-    assert sent(fake, before) == ["IssueByNumber", "UpdateIssue", "CreateComment"]
+    assert sent(fake, before) == ["IssueByNumber", "MoveIssue"]
     before = len(fake.requests)
     tracker.set_state(1, S.READY_FOR_PLAN, command="ralph_research")
     # set_state reads the issue (with its comments, together) to check the move; the
-    # write re-reads its state just before moving it
-    assert sent(fake, before) == [
-        "IssueWithComments",
-        "IssueByNumber",
-        "UpdateIssue",
-        "CreateComment",
-    ]
+    # write re-reads its state just before moving it (inside a snapshot: as kept)
+    assert sent(fake, before) == ["IssueWithComments", "IssueByNumber", "MoveIssue"]
 
 
 def test_an_issue_with_more_comments_than_a_page_reads_them_all_in_order(fake, tracker):
@@ -195,7 +190,7 @@ def test_a_snapshots_own_writes_keep_its_issues_true_without_reading_them_again(
         tracker.add_comment(1, "a note")
         tracker.update_issue(1, estimate=Estimate.S)
         issue = tracker.get_issue(1)
-    assert sent(fake, before) == ["UpdateIssue", "CreateComment", "CreateComment", "UpdateIssue"]
+    assert sent(fake, before) == ["MoveIssue", "CreateComment", "UpdateIssue"]
     fresh = tracker.get_issue(1)
     assert (issue.workflow_state, issue.estimate) == (S.READY_FOR_PLAN, Estimate.S)
     assert [c.body for c in issue.comments] == [c.body for c in fresh.comments]
@@ -231,3 +226,20 @@ def test_seen_issues_are_the_last_read_and_only_the_unseen_are_read_together(fak
     before = len(fake.requests)
     tracker.seen_issues([3, 2, 1])
     assert sent(fake, before) == []
+
+
+def test_a_note_inside_a_snapshot_goes_with_the_next_move_or_alone_at_its_end(fake, tracker):
+    tracker.create_issue("Noted", state=S.RESEARCH_NEEDED)
+    tracker.create_issue("Other")
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        before = len(fake.requests)
+        tracker.add_note(1, "## Research Document")
+        tracker.add_note(2, "## A note no move takes")
+        assert sent(fake, before) == []
+        tracker.set_state(1, S.RESEARCH_IN_PROGRESS, command="ralph_research")
+    assert sent(fake, before) == ["MoveIssueNoted", "CreateComment"]
+    bodies = [c.body for c in tracker.get_issue(1).comments]
+    assert bodies[0] == "## Research Document"
+    assert "Research Needed" in bodies[1]
+    assert [c.body for c in tracker.get_issue(2).comments] == ["## A note no move takes"]

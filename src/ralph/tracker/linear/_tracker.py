@@ -11,7 +11,9 @@ writing. Every write is safe against a lost answer (``_writes``).
 Inside a snapshot (``Tracker.snapshot``) each issue is read once, with its comments and
 with its relatives (parent, children, blockers) in one more request, and kept; the
 tracker's own writes keep the kept issues true (an edit, a move, a comment) or forget
-them (a relation changed on two issues), as on GitHub (``IssueSnapshots``).
+them (a relation changed on two issues), as on GitHub (``IssueSnapshots``). A move and
+its audit comment go in one request, with a phase's note that waited for it
+(``add_note`` inside a snapshot); a note no move took is posted when the snapshot ends.
 
 Documents stay in git: comments link them by path (``links_on_host`` False). Linear
 has no team-level status updates (its updates are a Linear project's), so a status
@@ -21,14 +23,15 @@ update is refused with what to do instead.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
-from ralph.errors import IssueNotFound, NotAvailable, StateConflict
-from ralph.linear import LinearClient
+from ralph.errors import IssueNotFound, NotAvailable, RalphError, StateConflict
+from ralph.linear import LinearClient, LinearError
 from ralph.linear.queries import GROUP_LIMIT
 from ralph.tracker._model import (
     Check,
@@ -53,6 +56,8 @@ from ralph.tracker.linear._team import LinearTeam, check_team, read_team
 from ralph.workflow import SYNC_COMMAND, Estimate, Priority, WorkflowState
 
 __all__ = ["NO_STATUS_UPDATES", "LinearTracker"]
+
+logger = logging.getLogger(__name__)
 
 NO_STATUS_UPDATES = (
     "a Linear team has no status updates (Linear's updates belong to its projects); "
@@ -83,6 +88,8 @@ class LinearTracker(Tracker):
         #: lock in this process; across processes, the task store's issue locks decide.
         self._state_guards: dict[int, threading.Lock] = {}
         self._snapshots = IssueSnapshots()
+        #: A thread's notes waiting for their issue's next move (``pending``).
+        self._notes = threading.local()
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -128,8 +135,16 @@ class LinearTracker(Tracker):
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
+        outer = not self._snapshots.active
         with self._snapshots.scope():
-            yield
+            try:
+                yield
+            except BaseException:
+                if outer:
+                    self._post_notes(failing=True)
+                raise
+            if outer:
+                self._post_notes()
 
     def get_issue(self, number: int) -> Issue:
         kept = self._snapshots.get(number)
@@ -142,8 +157,7 @@ class LinearTracker(Tracker):
             return issue
         # Its relatives are what a step reads next (its group, its gates): those an
         # earlier read found come in the same request, any new ones in one more.
-        before = self._snapshots.latest.get(number)
-        self._read_group([number, *self._snapshots.missing(_relatives(before))])
+        self._read_group([number, *self._snapshots.missing(self._known_group(number))])
         found = self._snapshots.get(number)
         if found is None:
             raise IssueNotFound(number, f"Linear team {self.team_key}")
@@ -162,6 +176,19 @@ class LinearTracker(Tracker):
             with self.snapshot():
                 self.prefetch([n for n in wanted if n not in latest])
         return [latest[n] for n in wanted if n in latest]
+
+    def _known_group(self, number: int) -> list[int]:
+        """The issues related to ``number`` as earlier reads found them, transitively (its
+        parent's other children too), at most a group read's worth."""
+        seen = {number: None}
+        frontier = [number]
+        latest = self._snapshots.latest
+        while frontier and len(seen) < GROUP_LIMIT:
+            for related in _relatives(latest.get(frontier.pop(0))):
+                if related not in seen and len(seen) < GROUP_LIMIT:
+                    seen[related] = None
+                    frontier.append(related)
+        return list(seen)[1:]
 
     def _read_group(self, numbers: Sequence[int]) -> None:
         """Issues ``numbers`` into this thread's snapshot, read together (at most
@@ -262,6 +289,36 @@ class LinearTracker(Tracker):
         made = comment_from(w.create_comment(self.client, self._id(number), body))
         return self._commented(number, made)
 
+    def _add_note(self, number: int, body: str) -> None:
+        """Inside a snapshot: sent with the issue's next move, or alone when the snapshot
+        ends."""
+        if not self._snapshots.active:
+            self.add_comment(number, body)
+            return
+        waiting = self._pending_notes().setdefault(number, [])
+        if body not in waiting:  # said once, as comment_once means
+            waiting.append(body)
+
+    def _pending_notes(self) -> dict[int, list[str]]:
+        pending: dict[int, list[str]] | None = getattr(self._notes, "pending", None)
+        if pending is None:
+            pending = self._notes.pending = {}
+        return pending
+
+    def _post_notes(self, *, failing: bool = False) -> None:
+        """The notes no move took, each alone. While a failure ends the snapshot, what
+        cannot be posted is logged, not raised over the failure."""
+        pending = self._pending_notes()
+        waiting = [(number, body) for number, bodies in pending.items() for body in bodies]
+        pending.clear()
+        try:
+            for number, body in waiting:
+                self._add_comment(number, body, "ralph")
+        except (LinearError, RalphError) as exc:
+            if not failing:
+                raise
+            logger.warning("notes not posted", extra={"error": str(exc)})
+
     def _write_state(
         self,
         number: int,
@@ -271,8 +328,9 @@ class LinearTracker(Tracker):
         author: str,
     ) -> None:
         """Re-read (inside a snapshot: as kept, which this tracker's writes keep true),
-        move, then post the audit comment: a crash between the two leaves a move without
-        its audit, never an audit of a move that did not happen."""
+        then move and post the audit comment (after a note waiting for the move) in one
+        request: Linear stops at a mutation that fails, so there is never an audit of a
+        move that did not happen."""
         with self._lock:
             guard = self._state_guards.setdefault(number, threading.Lock())
         with guard:
@@ -289,8 +347,15 @@ class LinearTracker(Tracker):
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            self._written(w.update_issue(self.client, self.team, issue_id, state=new))
-        self._commented(number, comment_from(w.create_comment(self.client, issue_id, comment)))
+            notes = self._pending_notes().pop(number, [])
+            for body in notes[:-1]:  # more than one waited: the last goes with the move
+                self._add_comment(number, body, author)
+            node, made = w.move_commented(
+                self.client, self.team, issue_id, new, comment, notes[-1] if notes else None
+            )
+            self._written(node)
+        for each in made:
+            self._commented(number, comment_from(each))
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Moved to Done (completed) or Canceled (otherwise; a duplicate to the team's

@@ -45,6 +45,7 @@ __all__ = [
     "issue_with_comments",
     "issues_with_comments",
     "label_ids",
+    "move_commented",
     "move_issue",
     "remove_blocking",
     "set_parent",
@@ -229,15 +230,60 @@ def create_comment(client: LinearClient, issue_id: str, body: str) -> Node:
     """A comment on the issue (id, body, createdAt), made once: a lost answer is looked
     for by the comment's client-made id."""
     made = {"id": str(uuid.uuid4()), "issueId": issue_id, "body": body}
+    return _create(
+        client,
+        q.CREATE_COMMENT,
+        made,
+        ("commentCreate", "comment"),
+        lambda: _comment(client, made["id"]),
+    )
 
-    def find() -> Node | None:
-        try:
-            node: Node = client.query(q.COMMENT, {"id": made["id"]})["comment"]
-        except LinearNotFound:
-            return None
-        return node
 
-    return _create(client, q.CREATE_COMMENT, made, ("commentCreate", "comment"), find)
+def move_commented(
+    client: LinearClient,
+    team: LinearTeam,
+    issue_id: str,
+    state: WorkflowState,
+    audit: str,
+    note: str | None = None,
+) -> tuple[Node, list[Node]]:
+    """The issue moved to ``state`` with its ``audit`` comment after the move (and a
+    phase's ``note`` before it), in one request (``MoveIssue``); the issue after the
+    move and the comments made. After a lost answer the comments are looked for by
+    their client-made ids: a found audit means all of it ran (Linear runs the
+    mutations in order); else what did not land is sent again (the move sets an
+    absolute state, so sending it again is harmless)."""
+    made = {
+        name: {"id": str(uuid.uuid4()), "issueId": issue_id, "body": body}
+        for name, body in (("note", note), ("audit", audit))
+        if body is not None
+    }
+    document = q.MOVE_ISSUE_NOTED if "note" in made else q.MOVE_ISSUE
+    variables = {"id": issue_id, "input": {"stateId": team.state_id(state)}, **made}
+    try:
+        data = client.mutate(document, variables)
+    except LinearAmbiguous:
+        found = {name: _comment(client, c["id"]) for name, c in made.items()}
+        if found["audit"] is not None:
+            node = issue_by_id(client, issue_id)
+            if node is None:
+                raise LinearNotFound(f"Linear has no issue {issue_id}") from None
+            return node, [c for c in found.values() if c is not None]
+        landed_note = found.get("note")
+        if landed_note is not None:
+            node, comments = move_commented(client, team, issue_id, state, audit)
+            return node, [landed_note, *comments]
+        data = client.mutate(document, variables)
+    comments = [data[name]["comment"] for name in made]
+    return data["issueUpdate"]["issue"], comments
+
+
+def _comment(client: LinearClient, comment_id: str) -> Node | None:
+    try:
+        node: Node = client.query(q.COMMENT, {"id": comment_id})["comment"]
+    except LinearNotFound:
+        return None
+    return node
 
 
 def label_ids(client: LinearClient, team: LinearTeam, names: Sequence[str]) -> list[str]:
