@@ -216,6 +216,12 @@ class LinearTracker(Tracker):
         nodes = w.team_issues(self.client, self.team, archived=query.archived is not False)
         return query.apply([self._issue(node) for node in nodes])
 
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """The open issues and the closed ones of the done window, read lean
+        (``TeamBoard``: no labels, children, issues blocked or comments)."""
+        nodes = w.team_board(self.client, self.team, closed_since or 0.0)
+        return [self._issue(node) for node in nodes]
+
     # -- writes -----------------------------------------------------------------------------
 
     def _create_issue(

@@ -21,6 +21,7 @@ import contextlib
 import enum
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ralph.errors import IssueNotFound
@@ -49,6 +50,7 @@ __all__ = [
     "move_issue",
     "remove_blocking",
     "set_parent",
+    "team_board",
     "team_issues",
     "unarchive_issue",
     "update_issue",
@@ -146,6 +148,14 @@ def team_issues(
     """Every issue of the team, page after page; archived ones too with ``archived``."""
     variables = {"teamId": team.id, "archived": archived}
     yield from client.pages(q.TEAM_ISSUES, variables, ("team", "issues"))
+
+
+def team_board(client: LinearClient, team: LinearTeam, since: float) -> Iterator[Node]:
+    """The team's open issues and those closed and updated since ``since`` (epoch
+    seconds), archived ones too, as a dashboard shows them (``TeamBoard``)."""
+    stamp = datetime.fromtimestamp(max(since, 0.0), UTC).isoformat(timespec="milliseconds")
+    variables = {"teamId": team.id, "since": stamp.replace("+00:00", "Z")}
+    yield from client.pages(q.TEAM_BOARD, variables, ("team", "issues"))
 
 
 def issue_comments(client: LinearClient, issue_id: str) -> Iterator[Node]:
