@@ -140,8 +140,9 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         before = len(fake.requests)
         run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-        # One hero run, XS, scripted agents: 109 requests (24 writes) when written.
-        assert len(fake.requests) - before < 200
+        # One hero run, XS, scripted agents: 35 requests (12 writes); 109 (24 writes)
+        # before a snapshot kept its reads and a move took its comments along.
+        assert len(fake.requests) - before <= 50
     (issue,) = fake.workspace.team("ENG").issue_list
     assert issue.state.name == "Done"
     log = subprocess.run(
