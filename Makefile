@@ -27,7 +27,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
+.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -193,6 +193,9 @@ bench-overhead: $(VENV)/.synced
 
 bench-github: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_github.py
+
+bench-linear: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_linear.py
 
 bench-sandbox: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_sandbox.py

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         LinearRateLimited,
         LinearUnavailable,
     )
-    from ralph.linear._pacer import Budget, LinearPacer, LinearPacingPolicy, even_interval
+    from ralph.linear._pacer import Budget, LinearPacer, LinearPacingPolicy, refill_interval
     from ralph.linear._transport import (
         API_URL_VARIABLE,
         DEFAULT_API_URL,
@@ -62,6 +62,6 @@ __all__ = [
     "api_url",
     "authorization",
     "classify_response",
-    "even_interval",
+    "refill_interval",
     "reset_wait",
 ]

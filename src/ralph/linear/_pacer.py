@@ -4,11 +4,12 @@ Linear limits each API key by two leaky buckets (its rate-limiting documentation
 requests (1,500 an hour for an API key) and complexity points (250,000 an hour), each
 refilled at a constant rate, and says where both stand in ``X-RateLimit-Requests-*`` and
 ``X-RateLimit-Complexity-*`` (limit, remaining, reset) with the request's own cost in
-``X-Complexity``. The pacer spreads what is left of each budget evenly over the time
-until its reset: the next request may start ``reset_in * cost / remaining`` after the
-last one. A full bucket allows a burst; as it drains the spacing grows, and it settles
-at the refill rate when half the budget is left, so a steady client never runs dry.
-After a RATELIMITED answer every request waits for the reset. Every wait is bounded
+``X-Complexity``. While more than half of a budget is left, requests go as fast as they
+come (a step's reads are a burst, and a bucket is there to take one). Below half, each
+request waits what the bucket takes to refill what it costs (``cost * period / limit``:
+2.4 s a request at 1,500 an hour), so a steady client holds its level and never runs
+dry; one that cannot afford a request waits for the shortfall to refill too. After a
+RATELIMITED answer every request waits for the reset. Every wait is bounded
 (``max_wait`` between requests, ``max_pause`` for a rate limit), and the clock and the
 sleep are injected so the arithmetic is tested on a fake clock.
 """
@@ -24,9 +25,12 @@ from dataclasses import dataclass
 
 from ralph.linear._classify import epoch_seconds
 
-__all__ = ["Budget", "LinearPacer", "LinearPacingPolicy", "even_interval"]
+__all__ = ["HOUR", "Budget", "LinearPacer", "LinearPacingPolicy", "refill_interval"]
 
 logger = logging.getLogger(__name__)
+
+#: Linear's budgets are by the hour, refilled continuously.
+HOUR = 3600.0
 
 
 @dataclass(frozen=True)
@@ -47,15 +51,15 @@ class Budget:
     reset_at: float
 
 
-def even_interval(remaining: float, reset_in: float, cost: float) -> float:
-    """Seconds to leave before a request costing ``cost`` so that what is left lasts
-    until the reset: the time to the reset shared out by cost. Nothing left: the whole
-    time to the reset."""
-    if reset_in <= 0:
+def refill_interval(limit: float, remaining: float, cost: float, period: float = HOUR) -> float:
+    """Seconds to leave before a request costing ``cost`` from a bucket of ``limit`` a
+    ``period`` with ``remaining`` left: none above half the bucket; below, the time the
+    bucket takes to refill ``cost``, and any shortfall besides when ``remaining`` does
+    not cover it."""
+    if limit <= 0 or remaining > limit / 2:
         return 0.0
-    if remaining <= 0:
-        return reset_in
-    return reset_in * min(cost / remaining, 1.0)
+    per_unit = period / limit
+    return (cost + max(cost - remaining, 0.0)) * per_unit
 
 
 def _budget(headers: Mapping[str, str], name: str) -> Budget | None:
@@ -96,12 +100,20 @@ class LinearPacer:
         with self._lock:
             if self.requests is not None:
                 b = self.requests
-                waits.append(even_interval(b.remaining, b.reset_at - now, 1.0))
+                waits.append(refill_interval(b.limit, self._level(b, now), 1.0))
             if self.complexity is not None:
                 b = self.complexity
                 cost = self.costs.get(operation, 1.0)
-                waits.append(even_interval(b.remaining, b.reset_at - now, cost))
+                waits.append(refill_interval(b.limit, self._level(b, now), cost))
         return min(max(waits), self.policy.max_wait)
+
+    @staticmethod
+    def _level(budget: Budget, now: float) -> float:
+        """What is left now: as last reported, refilled since at the bucket's rate (a
+        leaky bucket's reset is when it is full again, so what it still misses is the
+        time to the reset at that rate)."""
+        refilled_by_reset = budget.limit - max(budget.reset_at - now, 0.0) * budget.limit / HOUR
+        return max(budget.remaining, min(refilled_by_reset, budget.limit))
 
     @contextmanager
     def slot(self, operation: str = "") -> Iterator[None]:

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "MAX_PAGE", "LinearDocument"]
+__all__ = ["ALL", "GROUP_LIMIT", "MAX_PAGE", "LinearDocument"]
 
 #: Linear refuses ``first`` above 250.
 MAX_PAGE = 250
+#: Issues read together with their comments (``IssuesWithComments``): 20 stay under
+#: Linear's 10,000 points a request.
+GROUP_LIMIT = 20
 
 
 @dataclass(frozen=True)
@@ -31,22 +34,25 @@ class LinearDocument:
     page_size: int = 0
 
 
-#: What the tracker reads of an issue. Nested connections say when they were cut short
-#: (``hasNextPage``): an issue with more children or relations is read apart.
+#: What the tracker reads of an issue, and no more: Linear charges every field, and a
+#: nested connection its whole page whatever it holds, so the pages are what an issue of
+#: Ralph's usually has. Nested connections say when they were cut short (``hasNextPage``):
+#: an issue with more children or relations is read apart. Relations keep their ids (a
+#: blocking relation is removed by its id).
 _ISSUE_FIELDS = """
 fragment IssueFields on Issue {
-  id identifier number title description estimate priority
+  id identifier title description estimate priority
   createdAt updatedAt archivedAt
   state { id name type }
-  parent { id identifier }
-  children(first: 50) { pageInfo { hasNextPage } nodes { id identifier } }
-  labels(first: 20) { nodes { id name } }
-  assignee { id name }
-  relations(first: 25) {
+  parent { identifier }
+  children(first: 25) { pageInfo { hasNextPage } nodes { identifier } }
+  labels(first: 10) { nodes { name } }
+  assignee { name }
+  relations(first: 10) {
     pageInfo { hasNextPage }
     nodes { id type relatedIssue { id identifier } }
   }
-  inverseRelations(first: 25) {
+  inverseRelations(first: 10) {
     pageInfo { hasNextPage }
     nodes { id type issue { id identifier } }
   }
@@ -99,20 +105,6 @@ query TeamLabels($teamId: String!, $first: Int!, $after: String) {{
     page_size=MAX_PAGE,
 )
 
-TEAM_MEMBERS = _query(
-    "TeamMembers",
-    f"""
-query TeamMembers($teamId: String!, $first: Int!, $after: String) {{
-  team(id: $teamId) {{
-    members(first: $first, after: $after) {{
-      {_PAGE} nodes {{ id name displayName email active }}
-    }}
-  }}
-}}
-""",
-    page_size=MAX_PAGE,
-)
-
 CREATE_WORKFLOW_STATE = _mutation(
     "CreateWorkflowState",
     """
@@ -123,7 +115,7 @@ mutation CreateWorkflowState($input: WorkflowStateCreateInput!) {
     creates=True,
 )
 
-#: A team's issues, archived ones too when asked; 40 a page keeps the query (with its
+#: A team's issues, archived ones too when asked; 50 a page keeps the query (with its
 #: nested children and relations) under Linear's 10,000 points.
 TEAM_ISSUES = _query(
     "TeamIssues",
@@ -136,8 +128,46 @@ query TeamIssues($teamId: String!, $first: Int!, $after: String, $archived: Bool
   }}
 }}
 """,
-    page_size=40,
+    page_size=50,
     issue=True,
+)
+
+#: What ``ralph status`` shows of a team's issues (``board_issues``): the open ones and
+#: the closed ones updated since ``$since`` (the done window), archived too, without
+#: what a dashboard does not show (labels, children, the issues one blocks, comments):
+#: a fifth of ``TeamIssues``'s points an issue.
+TEAM_BOARD = _query(
+    "TeamBoard",
+    f"""
+query TeamBoard($teamId: String!, $first: Int!, $after: String, $since: DateTimeOrDuration!) {{
+  team(id: $teamId) {{
+    issues(
+      first: $first
+      after: $after
+      includeArchived: true
+      filter: {{
+        or: [
+          {{ state: {{ type: {{ nin: ["completed", "canceled", "duplicate"] }} }} }}
+          {{ updatedAt: {{ gte: $since }} }}
+        ]
+      }}
+    ) {{
+      {_PAGE}
+      nodes {{
+        id identifier title estimate priority createdAt updatedAt archivedAt
+        state {{ id name type }}
+        parent {{ identifier }}
+        assignee {{ name }}
+        inverseRelations(first: 10) {{
+          pageInfo {{ hasNextPage }}
+          nodes {{ id type issue {{ id identifier }} }}
+        }}
+      }}
+    }}
+  }}
+}}
+""",
+    page_size=100,
 )
 
 #: One issue by its id or its identifier (ENG-12): Linear's ``issue(id:)`` takes both.
@@ -172,11 +202,33 @@ query IssueWithComments($teamId: ID!, $number: Float!) {{
   ) {{
     nodes {{
       ...IssueFields
-      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }} }}
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt user {{ name }} }} }}
     }}
   }}
 }}
 """,
+    issue=True,
+)
+
+#: Several issues by number with their first comments, in one request (a snapshot's
+#: ``prefetch``: an issue and its relatives); ``$first`` is how many are asked for.
+ISSUES_WITH_COMMENTS = _query(
+    "IssuesWithComments",
+    f"""
+query IssuesWithComments($teamId: ID!, $numbers: [Float!]!, $first: Int!) {{
+  issues(
+    filter: {{ team: {{ id: {{ eq: $teamId }} }}, number: {{ in: $numbers }} }}
+    first: $first
+    includeArchived: true
+  ) {{
+    nodes {{
+      ...IssueFields
+      comments(first: 50) {{ {_PAGE} nodes {{ id body createdAt user {{ name }} }} }}
+    }}
+  }}
+}}
+""",
+    page_size=GROUP_LIMIT,
     issue=True,
 )
 
@@ -194,7 +246,7 @@ query {name}($id: String!, $first: Int!, $after: String) {{
     )
 
 
-ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "id identifier")
+ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "identifier")
 ISSUE_RELATIONS = _issue_connection(
     "IssueRelations", "relations", "id type relatedIssue { id identifier }"
 )
@@ -224,6 +276,41 @@ mutation UpdateIssue($id: String!, $input: IssueUpdateInput!) {
     issue=True,
 )
 
+_COMMENT_MADE = "success comment { id body createdAt user { name } }"
+
+#: A move and its audit comment in one request: Linear runs a request's mutations in
+#: order and stops at one that fails, so the audit never lands without the move.
+MOVE_ISSUE = _mutation(
+    "MoveIssue",
+    f"""
+mutation MoveIssue($id: String!, $input: IssueUpdateInput!, $audit: CommentCreateInput!) {{
+  issueUpdate(id: $id, input: $input) {{ success issue {{ ...IssueFields }} }}
+  audit: commentCreate(input: $audit) {{ {_COMMENT_MADE} }}
+}}
+""",
+    creates=True,
+    issue=True,
+)
+
+#: A phase's note, then the move it led to and its audit comment, in one request.
+MOVE_ISSUE_NOTED = _mutation(
+    "MoveIssueNoted",
+    f"""
+mutation MoveIssueNoted(
+  $id: String!
+  $input: IssueUpdateInput!
+  $note: CommentCreateInput!
+  $audit: CommentCreateInput!
+) {{
+  note: commentCreate(input: $note) {{ {_COMMENT_MADE} }}
+  issueUpdate(id: $id, input: $input) {{ success issue {{ ...IssueFields }} }}
+  audit: commentCreate(input: $audit) {{ {_COMMENT_MADE} }}
+}}
+""",
+    creates=True,
+    issue=True,
+)
+
 ARCHIVE_ISSUE = _mutation(
     "ArchiveIssue",
     """
@@ -246,7 +333,7 @@ CREATE_COMMENT = _mutation(
     "CreateComment",
     """
 mutation CreateComment($input: CommentCreateInput!) {
-  commentCreate(input: $input) { success comment { id body createdAt user { id name } } }
+  commentCreate(input: $input) { success comment { id body createdAt user { name } } }
 }
 """,
     creates=True,
@@ -258,7 +345,7 @@ ISSUE_COMMENTS = _query(
 query IssueComments($id: String!, $first: Int!, $after: String) {{
   issue(id: $id) {{
     comments(first: $first, after: $after) {{
-      {_PAGE} nodes {{ id body createdAt updatedAt user {{ id name }} }}
+      {_PAGE} nodes {{ id body createdAt user {{ name }} }}
     }}
   }}
 }}
@@ -273,7 +360,7 @@ CREATE_RELATION = _mutation(
 mutation CreateIssueRelation($input: IssueRelationCreateInput!) {
   issueRelationCreate(input: $input) {
     success
-    issueRelation { id type issue { id identifier } relatedIssue { id identifier } }
+    issueRelation { id }
   }
 }
 """,
@@ -309,10 +396,9 @@ query FindChildByTitle($parentId: ID!, $title: String!) {
     filter: { parent: { id: { eq: $parentId } }, title: { eq: $title } }
     first: 10
     includeArchived: true
-  ) { nodes { ...IssueFields } }
+  ) { nodes { id identifier title archivedAt } }
 }
 """,
-    issue=True,
 )
 
 #: Reconciling a comment create whose answer was lost: the issue's comments starting
@@ -332,7 +418,7 @@ query FindComment($issueId: ID!, $header: String!) {
 #: Whether a comment created with a client-made id exists.
 COMMENT = _query(
     "Comment",
-    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { id name } } }",
+    "query Comment($id: String!) { comment(id: $id) { id body createdAt user { name } } }",
 )
 
 ALL: dict[str, LinearDocument] = {
@@ -341,17 +427,20 @@ ALL: dict[str, LinearDocument] = {
         VIEWER,
         TEAM,
         TEAM_LABELS,
-        TEAM_MEMBERS,
         CREATE_WORKFLOW_STATE,
         TEAM_ISSUES,
+        TEAM_BOARD,
         ISSUE,
         ISSUE_BY_NUMBER,
         ISSUE_WITH_COMMENTS,
+        ISSUES_WITH_COMMENTS,
         ISSUE_CHILDREN,
         ISSUE_RELATIONS,
         ISSUE_INVERSE_RELATIONS,
         CREATE_ISSUE,
         UPDATE_ISSUE,
+        MOVE_ISSUE,
+        MOVE_ISSUE_NOTED,
         ARCHIVE_ISSUE,
         UNARCHIVE_ISSUE,
         CREATE_COMMENT,

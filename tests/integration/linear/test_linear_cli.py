@@ -116,8 +116,9 @@ def test_init_without_a_key_names_both_variables_and_writes_nothing(served, proj
 
 @pytest.mark.slow
 def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
-    # Budgets no run spends: pacing against Linear's hour has its own tests.
-    fake = FakeLinear(requests_per_hour=10**7, complexity_per_hour=10**10)
+    # Linear's own budgets (an API key's 1,500 requests and 250,000 points an hour): the
+    # run stays in the half of each that goes unpaced.
+    fake = FakeLinear()
     fake.add_token(TOKEN, "Ada Lovelace")
     fake.add_team("ENG", "Engineering")
     work = create_sample_repository(tmp_path / "work")
@@ -139,8 +140,9 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         before = len(fake.requests)
         run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-        # One hero run, XS, scripted agents: 109 requests (24 writes) when written.
-        assert len(fake.requests) - before < 200
+        # One hero run, XS, scripted agents: 35 requests (12 writes); 109 (24 writes)
+        # before a snapshot kept its reads and a move took its comments along.
+        assert len(fake.requests) - before <= 50
     (issue,) = fake.workspace.team("ENG").issue_list
     assert issue.state.name == "Done"
     log = subprocess.run(

@@ -109,24 +109,19 @@ def test_an_unknown_number_is_issue_not_found_naming_the_team(tracker):
         tracker.get_issue(7)
 
 
-def test_a_create_costs_one_request_and_a_move_two_reads_and_two_writes(fake, tracker):
+def test_a_create_costs_one_request_and_a_move_a_read_and_one_write(fake, tracker):
     tracker.list_issues()  # the team read once, as a running tracker has
     before = len(fake.requests)
     tracker.create_issue("Counted", state=S.RESEARCH_NEEDED, estimate=Estimate.S)
     assert sent(fake, before) == ["CreateIssue"]
     before = len(fake.requests)
     tracker._write_state(1, S.RESEARCH_NEEDED, S.RESEARCH_IN_PROGRESS, "audit", "ralph")
-    assert sent(fake, before) == ["IssueByNumber", "UpdateIssue", "CreateComment"]
+    assert sent(fake, before) == ["IssueByNumber", "MoveIssue"]
     before = len(fake.requests)
     tracker.set_state(1, S.READY_FOR_PLAN, command="ralph_research")
     # set_state reads the issue (with its comments, together) to check the move; the
-    # write re-reads its state just before moving it
-    assert sent(fake, before) == [
-        "IssueWithComments",
-        "IssueByNumber",
-        "UpdateIssue",
-        "CreateComment",
-    ]
+    # write re-reads its state just before moving it (inside a snapshot: as kept)
+    assert sent(fake, before) == ["IssueWithComments", "IssueByNumber", "MoveIssue"]
 
 
 def test_an_issue_with_more_comments_than_a_page_reads_them_all_in_order(fake, tracker):
@@ -169,3 +164,98 @@ def test_an_issue_blocking_more_than_linear_nests_in_one_read_lists_them_all(tra
     for n in range(27):
         tracker.add_dependency(tracker.create_issue(f"Waits {n}").number, blocker)
     assert tracker.get_issue(blocker).blocking == tuple(range(2, 29))
+
+
+def test_inside_a_snapshot_an_issue_is_read_once_with_its_relatives_in_one_more_request(
+    fake, tracker
+):
+    epic = tracker.create_issue("Epic").number
+    parts = [tracker.create_issue(f"Part {n}", parent=epic).number for n in range(3)]
+    tracker.add_dependency(parts[1], parts[0])
+    before = len(fake.requests)
+    with tracker.snapshot():
+        tracker.get_issue(epic)
+        for number in (epic, *parts, epic):
+            tracker.get_issue(number)
+    # the epic, then its children together (their blockers are among them)
+    assert sent(fake, before) == ["IssuesWithComments", "IssuesWithComments"]
+
+
+def test_a_snapshots_own_writes_keep_its_issues_true_without_reading_them_again(fake, tracker):
+    tracker.create_issue("Kept", state=S.RESEARCH_NEEDED)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        before = len(fake.requests)
+        tracker.set_state(1, S.READY_FOR_PLAN, command="ralph_research")
+        tracker.add_comment(1, "a note")
+        tracker.update_issue(1, estimate=Estimate.S)
+        issue = tracker.get_issue(1)
+    assert sent(fake, before) == ["MoveIssue", "CreateComment", "UpdateIssue"]
+    fresh = tracker.get_issue(1)
+    assert (issue.workflow_state, issue.estimate) == (S.READY_FOR_PLAN, Estimate.S)
+    assert [c.body for c in issue.comments] == [c.body for c in fresh.comments]
+    assert (fresh.workflow_state, fresh.estimate) == (issue.workflow_state, issue.estimate)
+
+
+def test_a_move_inside_a_snapshot_still_refuses_a_state_it_does_not_expect(tracker):
+    tracker.create_issue("Moved", state=S.RESEARCH_NEEDED)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        tracker._write_state(1, S.RESEARCH_NEEDED, S.RESEARCH_IN_PROGRESS, "audit", "ralph")
+        with pytest.raises(StateConflict):
+            tracker._write_state(1, S.RESEARCH_NEEDED, S.RESEARCH_IN_PROGRESS, "audit", "ralph")
+
+
+def test_a_relation_written_inside_a_snapshot_is_read_again_on_both_issues(tracker):
+    first, second = (tracker.create_issue(t).number for t in ("First", "Second"))
+    with tracker.snapshot():
+        assert tracker.get_issue(second).blocked_by == ()
+        tracker.add_dependency(second, first)
+        assert tracker.get_issue(second).blocked_by == (first,)
+        assert tracker.get_issue(first).blocking == (second,)
+
+
+def test_seen_issues_are_the_last_read_and_only_the_unseen_are_read_together(fake, client, tracker):
+    other = LinearTracker(client, "ENG")  # another process's writes
+    for title in ("One", "Two", "Three"):
+        other.create_issue(title)
+    tracker.get_issue(1)
+    before = len(fake.requests)
+    assert [i.title for i in tracker.seen_issues([1, 2, 3])] == ["One", "Two", "Three"]
+    assert sent(fake, before) == ["IssuesWithComments"]
+    before = len(fake.requests)
+    tracker.seen_issues([3, 2, 1])
+    assert sent(fake, before) == []
+
+
+def test_a_note_inside_a_snapshot_goes_with_the_next_move_or_alone_at_its_end(fake, tracker):
+    tracker.create_issue("Noted", state=S.RESEARCH_NEEDED)
+    tracker.create_issue("Other")
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        before = len(fake.requests)
+        tracker.add_note(1, "## Research Document")
+        tracker.add_note(2, "## A note no move takes")
+        assert sent(fake, before) == []
+        tracker.set_state(1, S.RESEARCH_IN_PROGRESS, command="ralph_research")
+    assert sent(fake, before) == ["MoveIssueNoted", "CreateComment"]
+    bodies = [c.body for c in tracker.get_issue(1).comments]
+    assert bodies[0] == "## Research Document"
+    assert "Research Needed" in bodies[1]
+    assert [c.body for c in tracker.get_issue(2).comments] == ["## A note no move takes"]
+
+
+def test_the_board_reads_open_issues_and_those_closed_in_the_window_in_one_lean_request(
+    fake, tracker, clock
+):
+    tracker.create_issue("Closed long ago", state=S.IN_PROGRESS)
+    tracker.close_issue(1)
+    clock.advance(30 * 86400)
+    tracker.create_issue("Closed lately", state=S.IN_PROGRESS)
+    tracker.close_issue(2)
+    tracker.create_issue("Open", state=S.IN_PROGRESS)
+    before = len(fake.requests)
+    shown = tracker.board_issues(closed_since=clock() - 86400)
+    assert [i.number for i in shown] == [2, 3]
+    assert sent(fake, before) == ["TeamBoard"]
+    assert [i.number for i in tracker.board_issues()] == [1, 2, 3]

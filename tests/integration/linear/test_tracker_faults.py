@@ -71,7 +71,7 @@ def test_a_comment_whose_answer_was_lost_is_posted_once(fake, tracker, fault):
     assert (comment.body, comment.author) == ("## Research\n\nDone.", "Ada Lovelace")
 
 
-@pytest.mark.parametrize("operation", ["UpdateIssue", "CreateComment"])
+@pytest.mark.parametrize("operation", ["MoveIssue"])
 @pytest.mark.parametrize("fault", FAULTS)
 def test_a_move_whose_answer_was_lost_lands_once_with_one_audit_comment(
     fake, tracker, fault, operation
@@ -84,6 +84,25 @@ def test_a_move_whose_answer_was_lost_lands_once_with_one_audit_comment(
     issue = tracker.get_issue(1)
     assert issue.workflow_state is S.RESEARCH_IN_PROGRESS
     records = parse_transition_comments("\n".join(c.body for c in issue.comments))
+    assert [(r.from_state, r.to_state) for r in records] == [
+        (S.RESEARCH_NEEDED.value, S.RESEARCH_IN_PROGRESS.value)
+    ]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_noted_move_whose_answer_was_lost_lands_once_with_its_note_and_audit(
+    fake, tracker, fault
+):
+    tracker.create_issue("Noted", state=S.RESEARCH_NEEDED)
+    fake.script(fault("MoveIssueNoted"))
+    with tracker.snapshot():
+        tracker.add_note(1, "## Research Document")
+        tracker.set_state(1, S.RESEARCH_IN_PROGRESS, command="ralph_research")
+    assert state_name(fake, 1) == S.RESEARCH_IN_PROGRESS.value
+    posted = bodies(fake, 1)
+    assert posted[0] == "## Research Document"
+    assert len(posted) == 2
+    records = parse_transition_comments(posted[1])
     assert [(r.from_state, r.to_state) for r in records] == [
         (S.RESEARCH_NEEDED.value, S.RESEARCH_IN_PROGRESS.value)
     ]
@@ -106,3 +125,7 @@ def test_a_close_whose_answer_was_lost_is_closed(fake, tracker):
     tracker.create_issue("Closing", state=S.IN_REVIEW)
     fake.script(ScriptedFault.dropped_after_write("UpdateIssue"))
     assert not tracker.close_issue(1).is_open
+
+
+def state_name(fake, number: int) -> str:
+    return str(fake.workspace.issue(f"ENG-{number}").state.name)

@@ -115,9 +115,10 @@ def github_host_as(host: CodeHost, login: str) -> GitHubCodeHost:
 
 def linear_tracker(clock) -> LinearTracker:
     """A Linear tracker on a FakeLinear team (ENG, Linear's default states) set up by
-    ``ralph init``'s code; the key's user is ``ralph``. Pacing waits are skipped (the
-    fake clock stays where the tests put it); pacing has its own tests."""
-    fake = FakeLinear(clock=clock, requests_per_hour=1_000_000, complexity_per_hour=10**9)
+    ``ralph init``'s code; the key's user is ``ralph``; Linear's own budgets. Pacing
+    waits are skipped (the fake clock stays where the tests put it); pacing has its own
+    tests."""
+    fake = FakeLinear(clock=clock)
     fake.add_token("lin_api_contract", "ralph")
     fake.add_team("ENG", "Engineering")
     client = LinearClient(fake, "lin_api_contract", clock=clock, sleep=lambda _: None)

@@ -1,4 +1,5 @@
-"""The pacer's arithmetic on a fake clock: the budgets spread evenly, every wait bounded."""
+"""The pacer's arithmetic on a fake clock: a burst while more than half a budget is left,
+the refill rate below, a pause after a rate limit, every wait bounded."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import threading
 
 import pytest
 
-from ralph.linear import LinearPacer, LinearPacingPolicy, even_interval
+from ralph.linear import LinearPacer, LinearPacingPolicy, refill_interval
 
 from ...conftest import FakeClock
 
@@ -48,22 +49,34 @@ def pacer(clock):
     return LinearPacer(clock=clock, sleep=Sleeper(clock))
 
 
-def test_the_time_to_the_reset_is_shared_out_by_cost():
-    assert even_interval(remaining=100, reset_in=50.0, cost=1) == 0.5
-    assert even_interval(remaining=100, reset_in=50.0, cost=10) == 5.0
+def test_above_half_a_bucket_asks_for_no_wait():
+    assert refill_interval(limit=1500, remaining=751, cost=1) == 0.0
 
 
-def test_nothing_left_waits_the_whole_time_to_the_reset():
-    assert even_interval(remaining=0, reset_in=30.0, cost=1) == 30.0
+def test_below_half_a_request_waits_for_what_it_costs_to_refill():
+    assert refill_interval(limit=1500, remaining=750, cost=1) == pytest.approx(2.4)
+    assert refill_interval(limit=250_000, remaining=1000, cost=500) == pytest.approx(7.2)
 
 
-def test_a_passed_reset_asks_for_no_wait():
-    assert even_interval(remaining=0, reset_in=-1.0, cost=1) == 0.0
+def test_a_request_the_bucket_cannot_cover_waits_for_the_shortfall_too():
+    # 1 to refill its own cost, 1 more that the empty bucket lacks: 2 x 2.4 s
+    assert refill_interval(limit=1500, remaining=0, cost=1) == pytest.approx(4.8)
 
 
 def test_a_full_budget_allows_a_burst(pacer, clock):
     pacer.observe(headers(clock()))
     assert pacer.interval() == 0.0
+
+
+def test_a_burst_goes_unspaced_until_half_the_budget_is_left(clock):
+    sleeper = Sleeper(clock)
+    pacer = LinearPacer(clock=clock, sleep=sleeper)
+    for remaining in range(1500, 740, -1):  # Linear's answers as the burst drains it
+        with pacer.slot():
+            pacer.observe(headers(clock(), requests=(1500, remaining)))
+    # 750 answers, unspaced; the 751st leaves its spacing to the next, and so on: 8 of
+    # the last 9 waited the refill of one request each.
+    assert sleeper.slept == pytest.approx([HOUR / 1500] * 8)
 
 
 def test_at_half_the_budget_requests_go_at_the_refill_rate(pacer, clock):
@@ -72,17 +85,24 @@ def test_at_half_the_budget_requests_go_at_the_refill_rate(pacer, clock):
     assert pacer.interval() == pytest.approx(HOUR / 1500)
 
 
+def test_time_refills_the_bucket_between_answers(pacer, clock):
+    pacer.observe(headers(clock(), requests=(1500, 700)))
+    assert pacer.interval() > 0
+    clock.advance(240)  # 100 requests refilled: above half again
+    assert pacer.interval() == 0.0
+
+
 def test_an_expensive_operation_is_spaced_by_its_last_cost(pacer, clock):
-    pacer.observe(headers(clock(), complexity=(250_000, 200_000), cost=5000), "TeamIssues")
-    # 50,000 points short: full again in 720 s, shared out 5,000 of 200,000 at a time.
-    assert pacer.interval("TeamIssues") == pytest.approx(720 * 5000 / 200_000)
+    pacer.observe(headers(clock(), complexity=(250_000, 100_000), cost=1000), "TeamIssues")
+    # 1,000 points refill in 14.4 s at 250,000 an hour
+    assert pacer.interval("TeamIssues") == pytest.approx(1000 * HOUR / 250_000)
     assert pacer.interval("Viewer") < pacer.interval("TeamIssues")
 
 
 def test_the_spacing_is_bounded(clock):
-    pacer = LinearPacer(LinearPacingPolicy(max_wait=5.0), clock=clock, sleep=Sleeper(clock))
-    pacer.observe(headers(clock(), requests=(1500, 1)))
-    assert pacer.interval() == 5.0
+    pacer = LinearPacer(LinearPacingPolicy(max_wait=1.0), clock=clock, sleep=Sleeper(clock))
+    pacer.observe(headers(clock(), requests=(1500, 0)))
+    assert pacer.interval() == 1.0
 
 
 def test_consecutive_slots_sleep_the_spacing(clock):

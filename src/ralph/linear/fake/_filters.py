@@ -1,11 +1,13 @@
 """The part of Linear's filter language the tracker's documents use: comparators on ids,
-numbers and strings, a team by id or key, a parent (or none), and/or. Anything else is
+numbers and strings, a team by id or key, a parent (or none), a state by type or name,
+the time of the last update, and/or. Anything else is
 refused rather than ignored, so a document leaning on an unmodelled filter fails in the
 tests instead of matching everything."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ralph.linear.fake._model import LinearFault
@@ -23,6 +25,10 @@ def compare(value: Any, comparator: Mapping[str, Any]) -> bool:
         "neq": lambda wanted: value != wanted,
         "in": lambda wanted: value in wanted,
         "nin": lambda wanted: value not in wanted,
+        "gt": lambda wanted: value is not None and value > wanted,
+        "gte": lambda wanted: value is not None and value >= wanted,
+        "lt": lambda wanted: value is not None and value < wanted,
+        "lte": lambda wanted: value is not None and value <= wanted,
         "null": lambda wanted: (value is None) == wanted,
         "contains": lambda wanted: value is not None and wanted in value,
         "startsWith": lambda wanted: value is not None and value.startswith(wanted),
@@ -58,11 +64,24 @@ def _issue_matches(issue: Issue, wanted: Mapping[str, Any]) -> bool:
             )
         elif key == "parent":
             ok = _parent_matches(issue.parent, value)
+        elif key == "state":
+            ok = all(
+                compare(issue.state.type if k == "type" else issue.state.name, {**c})
+                for k, c in value.items()
+                if _known(k, ("type", "name"), "state")
+            )
+        elif key == "updatedAt":
+            ok = compare(_instant(issue.updatedAt), {k: _instant(v) for k, v in value.items()})
         else:
             raise LinearFault(f"The fake does not model the issue filter {key!r}")
         if not ok:
             return False
     return True
+
+
+def _instant(text: str) -> datetime:
+    """An ISO 8601 date-time as Linear writes it (``...Z``), to compare by time."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _known(key: str, known: tuple[str, ...], where: str) -> bool:

@@ -1,12 +1,17 @@
 """The fake's share of Linear's limits that a schema cannot show: a query's complexity,
 the two leaky buckets every API key has, and the answers Linear gives when one is spent.
 
-Complexity follows Linear's rate-limiting documentation approximately: a scalar field
-costs 0.1, an object 1, and a connection (a field whose type is a ``...Connection``)
-costs 1 plus its page (``first`` or ``last``, 50 when neither is given) times what one
-of its ``nodes``/``edges`` costs; the rest of the connection (``pageInfo``) is counted
-once. The total is rounded up. Linear's own weights per field are not published, so
-costs here are of the right order, not Linear's to the point.
+Complexity follows Linear's rate-limiting documentation: each property (a scalar field)
+costs 0.1 point, each object 1, and a connection (a field whose type is a
+``...Connection``) multiplies what its children cost by its page (``first`` or
+``last``, 50 when neither is given) -- all of them, ``pageInfo`` too -- plus the 1 of
+the connection object itself. The total is rounded up. Linear's documentation names
+no weights past these (a mutation's base cost is not given a number), so a mutation
+is priced by its selection like a query.
+
+The buckets are leaky: each refills at ``limit`` an hour, continuously, and the reset
+an answer reports is when the bucket would be full again (epoch milliseconds), not a
+fixed window's end.
 """
 
 from __future__ import annotations
@@ -82,13 +87,7 @@ def complexity(
         kind = get_named_type(definition.type) if definition is not None else None
         if kind is None or not kind.name.endswith("Connection"):
             return 1.0 + cost(field.selection_set.selections, kind)
-        size = page(field)
-        total = 1.0
-        for child in field.selection_set.selections:
-            inner = cost([child], kind)
-            repeated = isinstance(child, FieldNode) and child.name.value in ("nodes", "edges")
-            total += inner * size if repeated else inner
-        return total
+        return 1.0 + page(field) * cost(field.selection_set.selections, kind)
 
     return math.ceil(cost(operation.selection_set.selections, root) - 1e-9)
 

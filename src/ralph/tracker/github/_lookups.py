@@ -23,10 +23,10 @@ from ralph.github import (
 from ralph.github import queries as q
 from ralph.tracker._board_fields import STATUS
 from ralph.tracker._model import Issue
+from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.github._body import fit_body
 from ralph.tracker.github._read import Board, board_from, board_values, comment_from, issue_from
-from ralph.tracker.github._snapshot import IssueSnapshots
 
 __all__ = ["GitHubLookups"]
 

@@ -8,6 +8,13 @@ compare-and-set of a state on Linear: exclusive ownership of an issue comes from
 task store's issue locks, as on GitHub, and ``_write_state`` re-reads just before
 writing. Every write is safe against a lost answer (``_writes``).
 
+Inside a snapshot (``Tracker.snapshot``) each issue is read once, with its comments and
+with its relatives (parent, children, blockers) in one more request, and kept; the
+tracker's own writes keep the kept issues true (an edit, a move, a comment) or forget
+them (a relation changed on two issues), as on GitHub (``IssueSnapshots``). A move and
+its audit comment go in one request, with a phase's note that waited for it
+(``add_note`` inside a snapshot); a note no move took is posted when the snapshot ends.
+
 Documents stay in git: comments link them by path (``links_on_host`` False). Linear
 has no team-level status updates (its updates are a Linear project's), so a status
 update is refused with what to do instead.
@@ -15,13 +22,17 @@ update is refused with what to do instead.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
-from ralph.errors import NotAvailable, StateConflict
-from ralph.linear import LinearClient
+from ralph.errors import IssueNotFound, NotAvailable, RalphError, StateConflict
+from ralph.linear import LinearClient, LinearError
+from ralph.linear.queries import GROUP_LIMIT
 from ralph.tracker._model import (
     Check,
     CloseReason,
@@ -31,6 +42,7 @@ from ralph.tracker._model import (
     StateChange,
     StatusUpdate,
 )
+from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.linear import _writes as w
 from ralph.tracker.linear._mapping import (
@@ -44,6 +56,8 @@ from ralph.tracker.linear._team import LinearTeam, check_team, read_team
 from ralph.workflow import SYNC_COMMAND, Estimate, Priority, WorkflowState
 
 __all__ = ["NO_STATUS_UPDATES", "LinearTracker"]
+
+logger = logging.getLogger(__name__)
 
 NO_STATUS_UPDATES = (
     "a Linear team has no status updates (Linear's updates belong to its projects); "
@@ -73,6 +87,9 @@ class LinearTracker(Tracker):
         #: Linear has no compare-and-set: a move re-reads and writes under its issue's
         #: lock in this process; across processes, the task store's issue locks decide.
         self._state_guards: dict[int, threading.Lock] = {}
+        self._snapshots = IssueSnapshots()
+        #: A thread's notes waiting for their issue's next move (``pending``).
+        self._notes = threading.local()
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -116,9 +133,81 @@ class LinearTracker(Tracker):
 
     # -- reads ------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        outer = not self._snapshots.active
+        with self._snapshots.scope():
+            try:
+                yield
+            except BaseException:
+                if outer:
+                    self._post_notes(failing=True)
+                raise
+            if outer:
+                self._post_notes()
+
     def get_issue(self, number: int) -> Issue:
-        node, comments = w.issue_with_comments(self.client, self.team, number)
-        return self._issue(node, tuple(comment_from(c) for c in comments))
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        if not self._snapshots.active:
+            node, comments = w.issue_with_comments(self.client, self.team, number)
+            issue = self._issue(node, tuple(comment_from(c) for c in comments))
+            self._snapshots.keep(issue)  # as last read, for a display (``seen_issues``)
+            return issue
+        # Its relatives are what a step reads next (its group, its gates): those an
+        # earlier read found come in the same request, any new ones in one more.
+        self._read_group([number, *self._snapshots.missing(self._known_group(number))])
+        found = self._snapshots.get(number)
+        if found is None:
+            raise IssueNotFound(number, f"Linear team {self.team_key}")
+        self.prefetch(_relatives(found))
+        return found
+
+    def prefetch(self, numbers: Iterable[int]) -> None:
+        missing = self._snapshots.missing(numbers)
+        if missing:
+            self._read_group(missing)
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        wanted = list(dict.fromkeys(numbers))
+        latest = self._snapshots.latest
+        if any(n not in latest for n in wanted):
+            with self.snapshot():
+                self.prefetch([n for n in wanted if n not in latest])
+        return [latest[n] for n in wanted if n in latest]
+
+    def _known_group(self, number: int) -> list[int]:
+        """The issues related to ``number`` as earlier reads found them, transitively (its
+        parent's other children too), at most a group read's worth."""
+        seen = {number: None}
+        frontier = [number]
+        latest = self._snapshots.latest
+        while frontier and len(seen) < GROUP_LIMIT:
+            for related in _relatives(latest.get(frontier.pop(0))):
+                if related not in seen and len(seen) < GROUP_LIMIT:
+                    seen[related] = None
+                    frontier.append(related)
+        return list(seen)[1:]
+
+    def _read_group(self, numbers: Sequence[int]) -> None:
+        """Issues ``numbers`` into this thread's snapshot, read together (at most
+        ``GROUP_LIMIT`` a request); numbers with no issue are left out."""
+        for start in range(0, len(numbers), GROUP_LIMIT):
+            chunk = numbers[start : start + GROUP_LIMIT]
+            for node, comments in w.issues_with_comments(self.client, self.team, chunk):
+                self._snapshots.keep(self._issue(node, tuple(comment_from(c) for c in comments)))
+
+    def _written(self, node: Node) -> Issue:
+        """The issue a write answered with (without comments), kept true in the
+        snapshots with the comments they hold."""
+        issue = self._issue(node)
+        self._snapshots.update(issue.number, lambda old: replace(issue, comments=old.comments))
+        return issue
+
+    def _commented(self, number: int, made: Comment) -> Comment:
+        self._snapshots.update(number, lambda old: replace(old, comments=(*old.comments, made)))
+        return made
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated read of the team's issues, filtered here (the fields Ralph
@@ -126,6 +215,12 @@ class LinearTracker(Tracker):
         query = query or IssueQuery()
         nodes = w.team_issues(self.client, self.team, archived=query.archived is not False)
         return query.apply([self._issue(node) for node in nodes])
+
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        """The open issues and the closed ones of the done window, read lean
+        (``TeamBoard``: no labels, children, issues blocked or comments)."""
+        nodes = w.team_board(self.client, self.team, closed_since or 0.0)
+        return [self._issue(node) for node in nodes]
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -154,7 +249,11 @@ class LinearTracker(Tracker):
             label_ids=label_ids,
             state_id=self._stateless() if state is None else None,
         )
-        return self._issue(node)
+        made = self._issue(node)
+        self._snapshots.keep(made)
+        if parent is not None:
+            self._snapshots.forget([parent])  # one more child
+        return made
 
     def _stateless(self) -> str | None:
         """Where an issue without a workflow state starts: the team's first waiting state
@@ -189,11 +288,42 @@ class LinearTracker(Tracker):
             estimate=w.KEEP if estimate is None else estimate,
             priority=w.KEEP if priority is None else priority,
         )
-        return self._issue(node)
+        return self._written(node)
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the API key's user (Linear names no other author)."""
-        return comment_from(w.create_comment(self.client, self._id(number), body))
+        made = comment_from(w.create_comment(self.client, self._id(number), body))
+        return self._commented(number, made)
+
+    def _add_note(self, number: int, body: str) -> None:
+        """Inside a snapshot: sent with the issue's next move, or alone when the snapshot
+        ends."""
+        if not self._snapshots.active:
+            self.add_comment(number, body)
+            return
+        waiting = self._pending_notes().setdefault(number, [])
+        if body not in waiting:  # said once, as comment_once means
+            waiting.append(body)
+
+    def _pending_notes(self) -> dict[int, list[str]]:
+        pending: dict[int, list[str]] | None = getattr(self._notes, "pending", None)
+        if pending is None:
+            pending = self._notes.pending = {}
+        return pending
+
+    def _post_notes(self, *, failing: bool = False) -> None:
+        """The notes no move took, each alone. While a failure ends the snapshot, what
+        cannot be posted is logged, not raised over the failure."""
+        pending = self._pending_notes()
+        waiting = [(number, body) for number, bodies in pending.items() for body in bodies]
+        pending.clear()
+        try:
+            for number, body in waiting:
+                self._add_comment(number, body, "ralph")
+        except (LinearError, RalphError) as exc:
+            if not failing:
+                raise
+            logger.warning("notes not posted", extra={"error": str(exc)})
 
     def _write_state(
         self,
@@ -203,21 +333,35 @@ class LinearTracker(Tracker):
         comment: str,
         author: str,
     ) -> None:
-        """Re-read, move, then post the audit comment: a crash between the two leaves a
-        move without its audit, never an audit of a move that did not happen."""
+        """Re-read (inside a snapshot: as kept, which this tracker's writes keep true),
+        then move and post the audit comment (after a note waiting for the move) in one
+        request: Linear stops at a mutation that fails, so there is never an audit of a
+        move that did not happen."""
         with self._lock:
             guard = self._state_guards.setdefault(number, threading.Lock())
         with guard:
-            node = self._node(number)
-            current = state_from((node.get("state") or {}).get("name"))
+            kept = self._snapshots.get(number)
+            if kept is not None and number in self._ids:
+                issue_id, current = self._ids[number], kept.workflow_state
+            else:
+                node = self._node(number)
+                issue_id = node["id"]
+                current = state_from((node.get("state") or {}).get("name"))
             if current is not expected:
                 raise StateConflict(
                     number,
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            w.update_issue(self.client, self.team, node["id"], state=new)
-        w.create_comment(self.client, node["id"], comment)
+            notes = self._pending_notes().pop(number, [])
+            for body in notes[:-1]:  # more than one waited: the last goes with the move
+                self._add_comment(number, body, author)
+            node, made = w.move_commented(
+                self.client, self.team, issue_id, new, comment, notes[-1] if notes else None
+            )
+            self._written(node)
+        for each in made:
+            self._commented(number, comment_from(each))
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Moved to Done (completed) or Canceled (otherwise; a duplicate to the team's
@@ -232,6 +376,7 @@ class LinearTracker(Tracker):
             moved = w.move_issue(self.client, node["id"], target)
             self._audit_move(number, node, moved)
             node = moved
+        self._snapshots.forget([number])
         return self._issue(node)
 
     def reopen_issue(self, number: int) -> Issue:
@@ -240,6 +385,7 @@ class LinearTracker(Tracker):
             moved = w.update_issue(self.client, self.team, node["id"], state=WorkflowState.BACKLOG)
             self._audit_move(number, node, moved)
             node = moved
+        self._snapshots.forget([number])
         return self._issue(node)
 
     def _audit_move(self, number: int, before: Node, after: Node) -> None:
@@ -254,20 +400,29 @@ class LinearTracker(Tracker):
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         parent_id = None if parent is None else self._id(parent)
+        kept = self._snapshots.get(child)
         w.set_parent(self.client, self._id(child), parent_id)
+        if kept is None:  # its former parent is not known here
+            self._snapshots.forget()
+        else:
+            self._snapshots.forget(n for n in (child, parent, kept.parent) if n is not None)
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         w.add_blocking(self.client, self._id(blocking), self._id(blocked))
+        self._snapshots.forget([blocked, blocking])
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         w.remove_blocking(self.client, self._id(blocking), self._id(blocked))
+        self._snapshots.forget([blocked, blocking])
 
     def archive_issue(self, number: int) -> Issue:
         w.archive_issue(self.client, self._id(number))
+        self._snapshots.forget([number])
         return self.get_issue(number)
 
     def unarchive_issue(self, number: int) -> Issue:
         w.unarchive_issue(self.client, self._id(number))
+        self._snapshots.forget([number])
         return self.get_issue(number)
 
     # -- status updates: none on a Linear team ------------------------------------------------
@@ -297,3 +452,11 @@ class LinearTracker(Tracker):
         target_date: str | None,
     ) -> StatusUpdate:
         raise NotAvailable(NO_STATUS_UPDATES)
+
+
+def _relatives(issue: Issue | None) -> list[int]:
+    """The issues a step reads with ``issue``: its parent, children and blockers."""
+    if issue is None:
+        return []
+    parent = [] if issue.parent is None else [issue.parent]
+    return [*parent, *issue.sub_issues, *issue.blocked_by, *issue.blocking]

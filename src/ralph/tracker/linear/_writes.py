@@ -21,6 +21,7 @@ import contextlib
 import enum
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ralph.errors import IssueNotFound
@@ -43,10 +44,13 @@ __all__ = [
     "issue_by_number",
     "issue_comments",
     "issue_with_comments",
+    "issues_with_comments",
     "label_ids",
+    "move_commented",
     "move_issue",
     "remove_blocking",
     "set_parent",
+    "team_board",
     "team_issues",
     "unarchive_issue",
     "update_issue",
@@ -94,6 +98,23 @@ def issue_with_comments(
     return node, list(comments["nodes"])
 
 
+def issues_with_comments(
+    client: LinearClient, team: LinearTeam, numbers: Sequence[int]
+) -> list[tuple[Node, list[Node]]]:
+    """The team's issues ``numbers`` (at most ``GROUP_LIMIT``), each with all its
+    comments: one request unless one has more than a page of them; numbers with no
+    issue are left out."""
+    variables = {"teamId": team.id, "numbers": list(numbers), "first": len(numbers)}
+    found = []
+    for node in client.query(q.ISSUES_WITH_COMMENTS, variables)["issues"]["nodes"]:
+        comments = node.pop("comments")
+        if comments["pageInfo"]["hasNextPage"]:
+            found.append((node, list(issue_comments(client, node["id"]))))
+        else:
+            found.append((node, list(comments["nodes"])))
+    return found
+
+
 _CUT = {
     "children": q.ISSUE_CHILDREN,
     "relations": q.ISSUE_RELATIONS,
@@ -103,7 +124,7 @@ _CUT = {
 
 def completed(client: LinearClient, node: Node) -> Node:
     """``node`` (``IssueFields``) with every connection the fragment cut short (more
-    than 50 children, 25 relations) read whole; no request when none was cut."""
+    than a page of children or relations) read whole; no request when none was cut."""
     for connection, document in _CUT.items():
         found = node.get(connection) or {}
         if (found.get("pageInfo") or {}).get("hasNextPage"):
@@ -127,6 +148,14 @@ def team_issues(
     """Every issue of the team, page after page; archived ones too with ``archived``."""
     variables = {"teamId": team.id, "archived": archived}
     yield from client.pages(q.TEAM_ISSUES, variables, ("team", "issues"))
+
+
+def team_board(client: LinearClient, team: LinearTeam, since: float) -> Iterator[Node]:
+    """The team's open issues and those closed and updated since ``since`` (epoch
+    seconds), archived ones too, as a dashboard shows them (``TeamBoard``)."""
+    stamp = datetime.fromtimestamp(max(since, 0.0), UTC).isoformat(timespec="milliseconds")
+    variables = {"teamId": team.id, "since": stamp.replace("+00:00", "Z")}
+    yield from client.pages(q.TEAM_BOARD, variables, ("team", "issues"))
 
 
 def issue_comments(client: LinearClient, issue_id: str) -> Iterator[Node]:
@@ -211,15 +240,60 @@ def create_comment(client: LinearClient, issue_id: str, body: str) -> Node:
     """A comment on the issue (id, body, createdAt), made once: a lost answer is looked
     for by the comment's client-made id."""
     made = {"id": str(uuid.uuid4()), "issueId": issue_id, "body": body}
+    return _create(
+        client,
+        q.CREATE_COMMENT,
+        made,
+        ("commentCreate", "comment"),
+        lambda: _comment(client, made["id"]),
+    )
 
-    def find() -> Node | None:
-        try:
-            node: Node = client.query(q.COMMENT, {"id": made["id"]})["comment"]
-        except LinearNotFound:
-            return None
-        return node
 
-    return _create(client, q.CREATE_COMMENT, made, ("commentCreate", "comment"), find)
+def move_commented(
+    client: LinearClient,
+    team: LinearTeam,
+    issue_id: str,
+    state: WorkflowState,
+    audit: str,
+    note: str | None = None,
+) -> tuple[Node, list[Node]]:
+    """The issue moved to ``state`` with its ``audit`` comment after the move (and a
+    phase's ``note`` before it), in one request (``MoveIssue``); the issue after the
+    move and the comments made. After a lost answer the comments are looked for by
+    their client-made ids: a found audit means all of it ran (Linear runs the
+    mutations in order); else what did not land is sent again (the move sets an
+    absolute state, so sending it again is harmless)."""
+    made = {
+        name: {"id": str(uuid.uuid4()), "issueId": issue_id, "body": body}
+        for name, body in (("note", note), ("audit", audit))
+        if body is not None
+    }
+    document = q.MOVE_ISSUE_NOTED if "note" in made else q.MOVE_ISSUE
+    variables = {"id": issue_id, "input": {"stateId": team.state_id(state)}, **made}
+    try:
+        data = client.mutate(document, variables)
+    except LinearAmbiguous:
+        found = {name: _comment(client, c["id"]) for name, c in made.items()}
+        if found["audit"] is not None:
+            node = issue_by_id(client, issue_id)
+            if node is None:
+                raise LinearNotFound(f"Linear has no issue {issue_id}") from None
+            return node, [c for c in found.values() if c is not None]
+        landed_note = found.get("note")
+        if landed_note is not None:
+            node, comments = move_commented(client, team, issue_id, state, audit)
+            return node, [landed_note, *comments]
+        data = client.mutate(document, variables)
+    comments = [data[name]["comment"] for name in made]
+    return data["issueUpdate"]["issue"], comments
+
+
+def _comment(client: LinearClient, comment_id: str) -> Node | None:
+    try:
+        node: Node = client.query(q.COMMENT, {"id": comment_id})["comment"]
+    except LinearNotFound:
+        return None
+    return node
 
 
 def label_ids(client: LinearClient, team: LinearTeam, names: Sequence[str]) -> list[str]:
@@ -325,20 +399,17 @@ def unarchive_issue(client: LinearClient, issue_id: str) -> None:
 
 
 def _blocking_relations(client: LinearClient, blocker_id: str, blocked_id: str) -> list[str]:
-    """The ids of the "``blocker`` blocks ``blocked``" relations (by id or identifier).
-    Read from the blocked issue's side too: the blocker's list is cut at 25."""
+    """The ids of the "``blocker`` blocks ``blocked``" relations (by id or identifier),
+    from the blocker's relations read whole (a relation is on both issues: one side
+    is enough)."""
+    node = issue_by_id(client, blocker_id)
+    if node is None:
+        raise LinearNotFound(f"Linear has no issue {blocker_id}")
     found = []
-    for issue_ref, connection, side, other in (
-        (blocker_id, "relations", "relatedIssue", blocked_id),
-        (blocked_id, "inverseRelations", "issue", blocker_id),
-    ):
-        node = issue_by_id(client, issue_ref)
-        if node is None:
-            raise LinearNotFound(f"Linear has no issue {issue_ref}")
-        for relation in node[connection]["nodes"]:
-            related = relation[side]
-            if relation["type"] == "blocks" and other in (related["id"], related["identifier"]):
-                found.append(relation["id"])
+    for relation in completed(client, node)["relations"]["nodes"]:
+        related = relation["relatedIssue"]
+        if relation["type"] == "blocks" and blocked_id in (related["id"], related["identifier"]):
+            found.append(relation["id"])
     return list(dict.fromkeys(found))
 
 

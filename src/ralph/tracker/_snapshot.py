@@ -1,10 +1,11 @@
-"""Issue reads shared within one step of work (``Tracker.snapshot``), on GitHub.
+"""Issue reads shared within one step of work (``Tracker.snapshot``), for the trackers
+whose reads cost requests (GitHub, Linear).
 
 A phase step reads the same few issues many times: the group's detection, its gates,
 the compare-and-set read before a move, the live view. Inside a snapshot an issue is
-read from GitHub once (its relatives with it, in one aliased request) and kept; the
-tracker's own writes keep the kept issues true (a move, a comment) or drop them (any
-other write). A snapshot belongs to the thread that opened it, and ends before anything
+read from the service once (its relatives with it, together) and kept; the tracker's
+own writes keep the kept issues true (a move, a comment) or drop them (any other
+write). A snapshot belongs to the thread that opened it, and ends before anything
 outside this process may write (an agent's turn): what others change is read afresh.
 """
 
