@@ -8,13 +8,16 @@ import logging
 import os
 import re
 import shlex
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ralph.config import (
     CONFIG_FILE,
+    LINEAR_TOKEN_VARIABLES,
     Config,
     GitHubSettings,
     LinearSettings,
@@ -37,6 +40,9 @@ from ralph.project._github import github_client
 from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
 from ralph.tracker.linear import TeamSetup
+
+if TYPE_CHECKING:
+    from ralph.linear import LinearClient
 
 __all__ = ["InitResult", "init_project", "without_password"]
 
@@ -294,11 +300,50 @@ def _set_up_linear(
 
     token = linear_token(env)
     url = parse_linear_settings(None, "environment", env).url
+    probe = LinearClient(transport or HttpTransport(url, timeout=_REACH_TIMEOUT), token)
+    try:
+        _reach_linear(probe, url, env)
+    finally:
+        probe.close()
     client = LinearClient(transport or HttpTransport(url), token)
     try:
         return set_up_team(client, key)
     finally:
         client.close()
+
+
+#: How long init waits for Linear's first answer, in seconds per try, and how many
+#: tries: a person waits at the terminal (a run's reads retry for longer).
+_REACH_TIMEOUT = 10.0
+_REACH_TRIES = 2
+
+
+def _reach_linear(client: LinearClient, url: str, env: Mapping[str, str]) -> None:
+    """Whether Linear answers and takes the key: one read, tried twice a second apart
+    and logged nowhere, so that init says at once what is wrong and what to do instead
+    of retrying for a quarter of a minute with a log line per try."""
+    from ralph.linear import API_URL_VARIABLE, ResponseKind
+    from ralph.linear.queries import VIEWER
+
+    outcome = client.send(VIEWER, {})
+    for _ in range(_REACH_TRIES - 1):
+        if outcome.kind is not ResponseKind.INDETERMINATE:
+            break
+        time.sleep(1.0)
+        outcome = client.send(VIEWER, {})
+    if outcome.kind is ResponseKind.INDETERMINATE:
+        check = "and " + API_URL_VARIABLE if env_value(env, API_URL_VARIABLE) else "(a proxy?)"
+        raise ConfigError(
+            f"cannot reach Linear at {url} ({outcome.message}); check the network {check}, "
+            "then run ralph init again"
+        )
+    if outcome.kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
+        variable = next(v for v in LINEAR_TOKEN_VARIABLES if env_value(env, v))
+        raise ConfigError(
+            f"Linear refused the API key in {variable}; create a personal API key "
+            f"(Linear: Settings → Security & access → Personal API keys) and set {variable} "
+            "to it"
+        )
 
 
 def _check_same_team(
