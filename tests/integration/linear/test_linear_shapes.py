@@ -1,9 +1,9 @@
 """Every way of running the pipeline on a Linear team with the local code host, as real
 ``ralph`` processes against FakeLinear served on 127.0.0.1: ``team`` (role workers),
 ``loop`` (one pass over the board) and ``serve`` (the service), each taking the demo
-epic from Backlog to Done with its branches merged here; and a person's move in Linear
-(a state changed by someone else's key, as Linear's UI does) noticed within one poll
-and left as the person made it."""
+epic from Backlog to Done with its branches merged here; and a person's moves in Linear
+(a state changed by someone else's key, as Linear's UI does) noticed within a poll and
+left as the person made them."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def test_serve_takes_the_epic_to_done_and_stops_on_sigterm(tmp_path):
         assert "Merge pull request #" in merged_here(served)
 
 
-def test_serve_notices_a_persons_move_within_one_poll_and_does_not_undo_it(tmp_path):
+def test_serve_notices_a_persons_moves_within_a_poll_and_does_not_undo_them(tmp_path):
     with shop(tmp_path) as served:
         served.linear.add_token(PERSON_KEY, "Grace Hopper")
         served.init()
@@ -154,14 +154,18 @@ def test_serve_notices_a_persons_move_within_one_poll_and_does_not_undo_it(tmp_p
             noticed_in = time.monotonic() - started
             time.sleep(5)  # two more polls: Ralph leaves the issue where the person put it
             still = state_of(served, filed)
+
+            person_moves(served, filed, "In Progress")  # the person is done with it
+            wait_until(lambda: state_of(served, filed) == "Done", timeout=120)
         finally:
             code, output = _stop(server)
         assert code == 0, output
-        assert noticed_in < 30, noticed_in  # the hang would have lasted the agent's timeout
+        # Measured 2.4 s with a 2 s poll; the hang would have lasted the agent's timeout.
+        assert noticed_in < 30, noticed_in
         assert still == "Human Needed"
-        assert state_of(served, filed) == "Human Needed"
         said = "was moved to Human Needed by a person while implement ran; its agent was stopped"
         assert said in output, output[-3000:]
+        assert "Merge pull request #" in merged_here(served)
 
 
 def _at_work(status: Path, phase: str) -> list[dict[str, Any]]:
@@ -172,3 +176,45 @@ def _at_work(status: Path, phase: str) -> list[dict[str, Any]]:
         for r in running
         if r is not None and any(t["task"].startswith(phase) for t in r["at_work"])
     ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a triaged issue moved back to Backlog is started again and again: triage finds "
+    "its label, counts as done without moving it, and serve plans triage next at once "
+    "(about 2 runs a second; the local tracker does the same)",
+)
+def test_serve_does_not_spin_on_an_issue_a_person_moves_back_to_backlog(tmp_path):
+    with shop(tmp_path) as served:
+        served.linear.add_token(PERSON_KEY, "Grace Hopper")
+        served.init()
+        status = tmp_path / "status.json"
+        server = served.spawn(
+            "serve",
+            "--poll-seconds",
+            "2",
+            "--status-file",
+            str(status),
+            RALPH_SCRIPTED_FAULTS="implement=hang",
+        )
+        try:
+            filed = (
+                served.tracker()
+                .create_issue(
+                    "Add alpha",
+                    body=_new_module("alpha"),
+                    estimate=Estimate.XS,
+                    state=WorkflowState.BACKLOG,
+                )
+                .number
+            )
+            wait_until(lambda: bool(_at_work(status, "implement")), timeout=60)
+            person_moves(served, filed, "Human Needed")
+            wait_until(lambda: _status(status)["running"] == [], timeout=60)
+            person_moves(served, filed, "Backlog")  # start over, says the person
+            time.sleep(10)  # five polls
+        finally:
+            code, output = _stop(server)
+        assert code == 0, output
+        # One run before the person's moves, and at most one after.
+        assert output.count("Run ") <= 2, output.count("Run ")
