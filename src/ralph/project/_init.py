@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ralph.config import (
     CONFIG_FILE,
     LINEAR_TOKEN_VARIABLES,
+    TOKEN_VARIABLES,
     Config,
     GitHubSettings,
     LinearSettings,
@@ -261,6 +262,12 @@ def _check_github_repository(
     default branch."""
     from ralph.tracker.github import repository_default_branch
 
+    if not any(env_value(env, variable) for variable in TOKEN_VARIABLES):
+        # Not github_client's message: without a board, no project scope is needed.
+        raise ConfigError(
+            f"no GitHub token: set RALPH_GH_TOKEN to a token that may push to {full_name} "
+            "and merge its pull requests (a classic token: the repo scope)"
+        )
     from_env = parse_github_settings(None, "environment", env)
     client = github_client(from_env, env, transport=transport)
     try:

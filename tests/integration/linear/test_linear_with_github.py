@@ -60,6 +60,16 @@ def test_init_with_a_repository_the_token_cannot_see_writes_nothing(tmp_path):
         }
 
 
+def test_init_without_a_github_token_asks_for_one_that_may_merge_and_writes_nothing(tmp_path):
+    with shop(tmp_path, github=True) as served:
+        made = served.ralph("init", "--linear", "ENG", "--github", "acme/greet", RALPH_GH_TOKEN="")
+        assert made.returncode != 0
+        assert len(made.stderr.strip().splitlines()) == 1, made.stderr
+        assert "no GitHub token: set RALPH_GH_TOKEN" in made.stderr
+        assert "merge its pull requests" in made.stderr
+        assert not (served.work / "ralph.toml").exists()
+
+
 def test_init_with_linear_refuses_a_board_number(tmp_path):
     with shop(tmp_path, github=True) as served:
         made = served.ralph("init", "--linear", "ENG", "--github", "acme/greet", "--project", "2")
