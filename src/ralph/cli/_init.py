@@ -38,8 +38,8 @@ def init_command(
         typer.Option(
             "--github",
             metavar="OWNER/REPO",
-            help="Track issues on this GitHub repository's Projects V2 board "
-            "(token: RALPH_GH_TOKEN).",
+            help="Track issues on this GitHub repository's Projects V2 board; with "
+            "--linear, only its pull requests are there (token: RALPH_GH_TOKEN).",
         ),
     ] = None,
     project: Annotated[
@@ -67,8 +67,9 @@ def init_command(
             "--linear",
             metavar="TEAM",
             help="Track issues on this Linear team (its key, as in ENG-12), given Ralph's "
-            "workflow states; pull requests stay in this repository (key: "
-            "RALPH_LINEAR_TOKEN or LINEAR_API_KEY).",
+            "workflow states; pull requests stay in this repository, or with --github "
+            "OWNER/REPO go to that GitHub repository (key: RALPH_LINEAR_TOKEN or "
+            "LINEAR_API_KEY).",
         ),
     ] = None,
     test_command: Annotated[
@@ -114,6 +115,12 @@ def init_command(
             + (f"created the states {made}" if made else "has Ralph's workflow states"),
             markup=False,
         )
+        if config.code_host_kind == "github":
+            console.print(
+                f"Pull requests: GitHub {config.github.owner}/{config.github.repo}, "
+                f"into {config.base_branch}",
+                markup=False,
+            )
     named = _store_named(ctx)
     if result.other_store:
         warn(
@@ -301,7 +308,7 @@ def doctor_command(
     which agent CLIs are here, in which versions."""
     from ralph._agents import AGENT_NAMES
     from ralph.config import untested_warning
-    from ralph.project import open_tracker
+    from ralph.project import code_host_checks, open_tracker
 
     if agent is not None and agent not in AGENT_NAMES:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
@@ -325,6 +332,7 @@ def doctor_command(
     except RalphError as exc:
         console.print(_marked(_BAD, f"tracker: {exc}"))
         raise typer.Exit(1) from None
+    checks += code_host_checks(config)
     for check in checks:
         mark = _WARN if check.warning else _OK if check.ok else _BAD
         console.print(_marked(mark, f"{check.name}: {check.detail}"))

@@ -471,12 +471,24 @@ def render_config(
     test_command: str = "",
     store_url: str = DEFAULT_STORE,
 ) -> str:
-    """The ralph.toml ``ralph init`` writes: every setting, documented."""
-    tracker = "github" if github else "linear" if linear else "local"
-    # Linear holds no code: its pull requests are branches merged in this repository.
-    code_host = "local" if linear else tracker
+    """The ralph.toml ``ralph init`` writes: every setting, documented. ``github`` and
+    ``linear`` both: issues on Linear, pull requests on GitHub (no board)."""
+    tracker = "linear" if linear else "github" if github else "local"
+    # Linear holds no code: its pull requests are on GitHub when ``github`` names the
+    # repository, else branches merged in this repository.
+    code_host = "github" if github else "local"
     board = f"\n{linear_table(linear)}" if linear else ""
-    if github:
+    if github and linear:
+        board += f"""
+# The GitHub repository pull requests go to (the token comes from RALPH_GH_TOKEN, never
+# from this file); the issues stay on Linear. api_url for GitHub Enterprise Server.
+[github]
+owner = "{github.owner}"
+repo = "{github.repo}"
+# Seconds between mutation starts; GitHub asks for at least 1.
+mutation_interval = 1.0
+"""
+    elif github:
         project_owner = (
             f'project_owner = "{github.project_owner}"\n' if github.project_owner else ""
         )

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ralph.project._backends import TEST_CHECK, github_tracker, required_checks
+    from ralph.project._backends import (
+        TEST_CHECK,
+        code_host_checks,
+        github_tracker,
+        required_checks,
+    )
     from ralph.project._github import github_client, github_tokens
     from ralph.project._init import InitResult, init_project, without_password
     from ralph.project._open import (
@@ -31,6 +36,7 @@ __all__ = [
     "TEST_CHECK",
     "InitResult",
     "Project",
+    "code_host_checks",
     "github_client",
     "github_tokens",
     "github_tracker",

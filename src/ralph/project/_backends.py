@@ -12,14 +12,21 @@ from typing import TYPE_CHECKING
 
 from ralph.config import Config
 from ralph.db import Database
-from ralph.errors import ConfigError
+from ralph.errors import ConfigError, RalphError
 from ralph.git import GitRepo
 from ralph.tracker import CodeHost, LocalCodeHost, LocalTracker, Tracker
 
 if TYPE_CHECKING:
-    from ralph.tracker import GitHubTracker
+    from ralph.tracker import Check, GitHubTracker
 
-__all__ = ["CODE_HOSTS", "TEST_CHECK", "TRACKERS", "github_tracker", "required_checks"]
+__all__ = [
+    "CODE_HOSTS",
+    "TEST_CHECK",
+    "TRACKERS",
+    "code_host_checks",
+    "github_tracker",
+    "required_checks",
+]
 
 #: The local code host's one required check: the project's test command, run on what a
 #: pull request would merge (``phases.run_required_check``).
@@ -118,6 +125,27 @@ def _github_code_host(
     client = github_client(settings, os.environ)
     try:
         yield GitHubCodeHost(client, owner=settings.owner, repo=settings.repo, tracker=tracker)
+    finally:
+        client.close()
+
+
+def code_host_checks(config: Config) -> list[Check]:
+    """What ``ralph doctor`` checks of GitHub as the code host beside another tracker
+    (Linear): the token and the repository. A GitHub tracker's own checks cover them."""
+    if config.code_host_kind != "github" or config.tracker == "github":
+        return []
+    from ralph.project._github import github_client
+    from ralph.tracker.github import Check, check_repository
+
+    settings = config.github
+    try:
+        client = github_client(settings, os.environ)
+    except RalphError as exc:
+        return [Check("GitHub", False, str(exc))]
+    try:
+        return check_repository(client, f"{settings.owner}/{settings.repo}")
+    except RalphError as exc:
+        return [Check("GitHub", False, str(exc))]
     finally:
         client.close()
 

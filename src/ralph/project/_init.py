@@ -8,13 +8,17 @@ import logging
 import os
 import re
 import shlex
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ralph.config import (
     CONFIG_FILE,
+    LINEAR_TOKEN_VARIABLES,
+    TOKEN_VARIABLES,
     Config,
     GitHubSettings,
     LinearSettings,
@@ -37,6 +41,9 @@ from ralph.project._github import github_client
 from ralph.project._open import migrate_database
 from ralph.tracker import BoardSetup, set_up_board
 from ralph.tracker.linear import TeamSetup
+
+if TYPE_CHECKING:
+    from ralph.linear import LinearClient
 
 __all__ = ["InitResult", "init_project", "without_password"]
 
@@ -106,7 +113,8 @@ def init_project(
     the GitHub Actions workflows that run ``ralph sync`` (a GitHub board only).
     ``store_url`` (``--store``): the store to initialise, written into a new ralph.toml
     without its password. ``linear`` (a team key): issues on that Linear team, given
-    Ralph's workflow states, pull requests in this repository. ``transport`` and
+    Ralph's workflow states, pull requests in this repository, or with ``github`` too
+    on that GitHub repository (no board). ``transport`` and
     ``linear_transport`` replace HTTPS (tests)."""
     env = os.environ if env is None else env
     start = (path or Path.cwd()).resolve()
@@ -136,21 +144,27 @@ def init_project(
             "--actions writes GitHub Actions that sync a GitHub board; run ralph init "
             "--github OWNER/REPO --actions"
         )
-    if linear is not None and github is not None:
+    if linear is not None and (actions or project is not None):
+        option = "--actions" if actions else "--project"
         raise ConfigError(
-            "--linear and --github are two trackers; choose one (for Linear issues with "
-            'GitHub pull requests, set code_host = "github" and [github] owner and repo '
-            "in ralph.toml after ralph init --linear)"
+            f"{option} is for a GitHub board; with --linear the issues are on Linear "
+            f"(leave out {option})"
         )
     team = None
     linear_settings = None
+    code_host: GitHubSettings | None = None
+    default_branch = ""
     if linear is not None:
         linear_settings = LinearSettings(team=_team_key(linear))
+        if github is not None:  # GitHub holds the pull requests, the issues stay on Linear
+            code_host = _github_repository(github)
         if existing is not None:
-            _check_same_team(existing, linear_settings, env)
+            _check_same_team(existing, linear_settings, code_host, env)
+        if code_host is not None:  # read-only: checked before the team is changed
+            default_branch = _check_github_repository(github or "", env, transport)
         team = _set_up_linear(linear_settings.team, env, linear_transport)
     board = None
-    if github is not None:
+    if github is not None and linear is None:
         board = _set_up_github(github, project, env, transport)
         settings = GitHubSettings(
             owner=github.split("/")[0],
@@ -163,15 +177,21 @@ def init_project(
     source = "ralph.toml"
     if created:
         branch = git.git("symbolic-ref", "--short", "-q", "HEAD", what="read HEAD", check=False)
-        base = board.default_branch if board is not None else branch or "main"
-        name = settings.repo if board is not None else _repo_name(git.path)
+        base = board.default_branch if board is not None else default_branch or branch or "main"
+        name = (
+            settings.repo
+            if board is not None
+            else code_host.repo
+            if code_host is not None
+            else _repo_name(git.path)
+        )
         found = detect_test_command(git.path) if test_command is None else None
         command = test_command or (found.command if found else "")
         source = "--test-command" if test_command else found.source if found else ""
         text = render_config(
             repo=name,
             base_branch=base,
-            github=settings if board is not None else None,
+            github=settings if board is not None else code_host,
             linear=linear_settings,
             test_command=command,
             **({"store_url": without_password(store_url)} if store_url else {}),
@@ -227,11 +247,39 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}{parts.hostname or ''}{port}"))
 
 
+def _github_repository(full_name: str) -> GitHubSettings:
+    """``--github``'s repository as ralph.toml's [github] table names it."""
+    if not _FULL_NAME.match(full_name):
+        raise ConfigError(f"--github {full_name!r} is not OWNER/REPO (for example acme/shop)")
+    owner, _, repo = full_name.partition("/")
+    return GitHubSettings(owner=owner, repo=repo)
+
+
+def _check_github_repository(
+    full_name: str, env: Mapping[str, str], transport: Transport | None
+) -> str:
+    """That the token reaches ``full_name`` (GitHub as the code host alone), and its
+    default branch."""
+    from ralph.tracker.github import repository_default_branch
+
+    if not any(env_value(env, variable) for variable in TOKEN_VARIABLES):
+        # Not github_client's message: without a board, no project scope is needed.
+        raise ConfigError(
+            f"no GitHub token: set RALPH_GH_TOKEN to a token that may push to {full_name} "
+            "and merge its pull requests (a classic token: the repo scope)"
+        )
+    from_env = parse_github_settings(None, "environment", env)
+    client = github_client(from_env, env, transport=transport)
+    try:
+        return repository_default_branch(client, full_name)
+    finally:
+        client.close()
+
+
 def _set_up_github(
     full_name: str, project: int | None, env: Mapping[str, str], transport: Transport | None
 ) -> BoardSetup:
-    if not _FULL_NAME.match(full_name):
-        raise ConfigError(f"--github {full_name!r} is not OWNER/REPO (for example acme/shop)")
+    _github_repository(full_name)
     if project is not None and project <= 0:
         raise ConfigError(f"--project {project} is not a project number (1, 2, ...)")
     from_env = parse_github_settings(None, "environment", env)
@@ -259,6 +307,11 @@ def _set_up_linear(
 
     token = linear_token(env)
     url = parse_linear_settings(None, "environment", env).url
+    probe = LinearClient(transport or HttpTransport(url, timeout=_REACH_TIMEOUT), token)
+    try:
+        _reach_linear(probe, url, env)
+    finally:
+        probe.close()
     client = LinearClient(transport or HttpTransport(url), token)
     try:
         return set_up_team(client, key)
@@ -266,13 +319,61 @@ def _set_up_linear(
         client.close()
 
 
-def _check_same_team(path: Path, settings: LinearSettings, env: Mapping[str, str]) -> None:
-    """An existing ralph.toml is never rewritten; it must already name this team."""
-    config = load_config(path.parent, env={**env, "RALPH_TRACKER": "", "RALPH_LINEAR_TEAM": ""})
+#: How long init waits for Linear's first answer, in seconds per try, and how many
+#: tries: a person waits at the terminal (a run's reads retry for longer).
+_REACH_TIMEOUT = 10.0
+_REACH_TRIES = 2
+
+
+def _reach_linear(client: LinearClient, url: str, env: Mapping[str, str]) -> None:
+    """Whether Linear answers and takes the key: one read, tried twice a second apart
+    and logged nowhere, so that init says at once what is wrong and what to do instead
+    of retrying for a quarter of a minute with a log line per try."""
+    from ralph.linear import API_URL_VARIABLE, ResponseKind
+    from ralph.linear.queries import VIEWER
+
+    outcome = client.send(VIEWER, {})
+    for _ in range(_REACH_TRIES - 1):
+        if outcome.kind is not ResponseKind.INDETERMINATE:
+            break
+        time.sleep(1.0)
+        outcome = client.send(VIEWER, {})
+    if outcome.kind is ResponseKind.INDETERMINATE:
+        check = "and " + API_URL_VARIABLE if env_value(env, API_URL_VARIABLE) else "(a proxy?)"
+        raise ConfigError(
+            f"cannot reach Linear at {url} ({outcome.message}); check the network {check}, "
+            "then run ralph init again"
+        )
+    if outcome.kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
+        variable = next(v for v in LINEAR_TOKEN_VARIABLES if env_value(env, v))
+        raise ConfigError(
+            f"Linear refused the API key in {variable}; create a personal API key "
+            f"(Linear: Settings → Security & access → Personal API keys) and set {variable} "
+            "to it"
+        )
+
+
+def _check_same_team(
+    path: Path, settings: LinearSettings, code_host: GitHubSettings | None, env: Mapping[str, str]
+) -> None:
+    """An existing ralph.toml is never rewritten; it must already name this team (and,
+    with ``code_host``, this GitHub repository for the pull requests)."""
+    unset = ("RALPH_TRACKER", "RALPH_LINEAR_TEAM", "RALPH_CODE_HOST", "RALPH_GH_OWNER")
+    config = load_config(path.parent, env={**env, **dict.fromkeys(unset, ""), "RALPH_GH_REPO": ""})
     if (config.tracker, config.linear.team) != ("linear", settings.team):
         raise ConfigError(
             f'{path} exists and does not name this team; set tracker = "linear" and a '
             f'[linear] table with team = "{settings.team}" in it'
+        )
+    if code_host is not None and (
+        config.code_host_kind,
+        config.github.owner,
+        config.github.repo,
+    ) != ("github", code_host.owner, code_host.repo):
+        raise ConfigError(
+            f"{path} exists and does not send pull requests to this repository; set "
+            f'code_host = "github" and a [github] table with owner = "{code_host.owner}", '
+            f'repo = "{code_host.repo}" in it'
         )
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.config import LinearSettings, linear_token, load_config
+from ralph.config import (
+    CONFIG_FILE,
+    GitHubSettings,
+    LinearSettings,
+    linear_token,
+    load_config,
+    render_config,
+)
 from ralph.config._linear import parse_linear_settings
 from ralph.errors import ConfigError
 
@@ -88,3 +95,21 @@ def test_a_linear_tracker_without_a_team_is_refused_with_the_setting_to_add(tmp_
     (tmp_path / "ralph.toml").write_text('tracker = "linear"\n')
     with pytest.raises(ConfigError, match=r"needs linear\.team"):
         load_config(tmp_path, env={})
+
+
+def test_the_file_init_writes_for_linear_with_github_pull_requests_loads_without_a_board(
+    tmp_path,
+):
+    (tmp_path / CONFIG_FILE).write_text(
+        render_config(
+            repo="greet",
+            base_branch="main",
+            github=GitHubSettings(owner="acme", repo="greet"),
+            linear=LinearSettings(team="ENG"),
+        )
+    )
+    config = load_config(tmp_path, env={})
+    assert (config.tracker, config.code_host_kind) == ("linear", "github")
+    assert (config.github.owner, config.github.repo, config.github.project) == ("acme", "greet", 0)
+    assert config.linear.team == "ENG"
+    assert config.merge_policy == "approval"  # pull requests on GitHub are reviewed

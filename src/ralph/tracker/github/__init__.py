@@ -5,7 +5,13 @@ that board."""
 from __future__ import annotations
 
 from ralph.tracker._model import Check
-from ralph.tracker.github._board import BoardSetup, check_board, set_up_board
+from ralph.tracker.github._board import (
+    BoardSetup,
+    check_board,
+    check_repository,
+    repository_default_branch,
+    set_up_board,
+)
 from ralph.tracker.github._pulls import GitHubCodeHost
 from ralph.tracker.github._tracker import NO_STATUS_UPDATES, GitHubTracker
 
@@ -16,5 +22,7 @@ __all__ = [
     "GitHubCodeHost",
     "GitHubTracker",
     "check_board",
+    "check_repository",
+    "repository_default_branch",
     "set_up_board",
 ]

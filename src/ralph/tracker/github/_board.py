@@ -29,7 +29,13 @@ from ralph.tracker._board_fields import FIELDS, PROJECT_TITLE
 from ralph.tracker._model import Check
 from ralph.tracker.github._read import Board, board_from
 
-__all__ = ["BoardSetup", "check_board", "set_up_board"]
+__all__ = [
+    "BoardSetup",
+    "check_board",
+    "check_repository",
+    "repository_default_branch",
+    "set_up_board",
+]
 
 
 def _options(field: str) -> list[dict[str, str]]:
@@ -235,6 +241,35 @@ def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:
         token="board",
     )
     return True
+
+
+def repository_default_branch(client: GitHubClient, full_name: str) -> str:
+    """The branch pull requests of ``full_name`` merge into by default; GitHubNotFound
+    saying what to check when the token cannot see the repository (``ralph init
+    --linear TEAM --github OWNER/REPO``: GitHub holds only the pull requests)."""
+    repository = _repository(client, full_name)
+    return (repository.get("defaultBranchRef") or {}).get("name") or "main"
+
+
+def check_repository(client: GitHubClient, full_name: str) -> list[Check]:
+    """What ``ralph doctor`` reports for GitHub as the code host alone (issues
+    elsewhere): the token, its repo scope, the repository and what the token may do in
+    it. Each failing check says what to do."""
+    kind = token_kind(client.tokens.repo).value
+    try:
+        login, scopes = client.viewer()
+    except GitHubAuthError as exc:
+        return [Check("token", False, f"GitHub does not accept the {kind} ({exc})")]
+    checks = [Check("token", True, f"authenticated as {login} ({kind})")]
+    checks.extend(_scope_checks(scopes, ("repo",), "RALPH_GH_TOKEN"))
+    try:
+        repository = _repository(client, full_name)
+    except GitHubError as exc:
+        return [*checks, Check("repository", False, str(exc))]
+    checks.append(Check("repository", True, repository["nameWithOwner"]))
+    # Issues live on the tracker: whether GitHub's are turned on does not matter here.
+    checks.extend(c for c in _repository_checks(repository) if c.name != "issues")
+    return checks
 
 
 def check_board(
