@@ -45,6 +45,7 @@ PUBLIC = {
         "SYNC_COMMAND",
         "TASK_SPECS",
         "TERMINAL_STATES",
+        "TRIAGED_LABEL",
         "WORKFLOW_STATE_TO_STATUS",
         "AddressFeedback",
         "AlreadyMerged",

@@ -13,7 +13,8 @@ It stops when ``interrupt`` says so: the first signal stops starting roots and l
 the sessions finish their tasks in hand; the second hands those tasks back (the sessions
 do that themselves). A tracker that cannot be read is waited out, said once a minute; a
 root that keeps ending without finishing (or with nothing to do, though the board showed
-work) waits longer each time, and after ``MAX_ROOT_FAILURES`` it is left for a person. A
+work, or finished while the board shows it where it was) waits longer each time, and
+after ``MAX_ROOT_FAILURES`` it is left for a person. A
 root waiting for a person is not started at all (``pipeline.root_need``); once a person
 moves it (the board's change wakes the service), it is work again and starts afresh.
 """
@@ -76,6 +77,9 @@ class ServeResult:
 class _Backoff:
     failures: int = 0
     until: float = 0.0
+    #: Where the root stood when its last session started, if that session finished:
+    #: the board showing it there again means the session moved nothing.
+    finished_at: QueuedRoot | None = None
 
 
 def serve(
@@ -99,7 +103,7 @@ def serve(
     note = on_note or (lambda text: logger.info(text))
     upkeep = BoardUpkeep(project, note)
     result = ServeResult()
-    backoff: dict[int, _Backoff] = {}
+    verdicts = _Verdicts(poll_seconds, result, note)
     board: BoardQueue | None = None
     next_read = last_read = 0.0
     unreachable_since: float | None = None
@@ -115,7 +119,7 @@ def serve(
             for done in sessions.ended():
                 leases.give_back(done.root.root)
                 result.runs.append(done)
-                _judge(done, backoff, poll_seconds, result, note)
+                verdicts.judge(done)
                 next_read = 0.0  # capacity freed: look at the board now
                 if on_end is not None:
                     on_end(done)
@@ -144,9 +148,9 @@ def serve(
                     if unreachable_since is not None:
                         note("the board can be read again; serving")
                         unreachable_since, noted_at = None, 0.0
-                    _start(board, sessions, leases, backoff, result, max_roots, on_start)
+                    _start(board, sessions, leases, verdicts, max_roots, on_start)
             if status_file is not None:
-                write_status(status_file, project.store, sessions, board, backoff, result)
+                write_status(status_file, project.store, sessions, board, verdicts.backoff, result)
             if interrupt.stopping.is_set():  # the board is not read again: sessions end
                 wake_in = min(STOP_LOOK_SECONDS, leases.renew_in)
             else:
@@ -156,7 +160,7 @@ def serve(
         watch.stop()
         leases.give_back_all()
         if status_file is not None:
-            write_status(status_file, project.store, sessions, board, backoff, result)
+            write_status(status_file, project.store, sessions, board, verdicts.backoff, result)
     return result
 
 
@@ -203,18 +207,15 @@ def _start(
     board: BoardQueue,
     sessions: RootSessions,
     leases: RootLeases,
-    backoff: dict[int, _Backoff],
-    result: ServeResult,
+    verdicts: _Verdicts,
     max_roots: int,
     on_start: Callable[[QueuedRoot], None] | None,
 ) -> None:
-    _forget_moved(board, backoff, result)
-    now = time.monotonic()
+    verdicts.forget_moved(board)
     for queued in board.roots:
         if len(sessions.running) >= max_roots:
             return
-        waiting = backoff.get(queued.root)
-        if queued.root in sessions.running or (waiting is not None and now < waiting.until):
+        if queued.root in sessions.running or not verdicts.may_start(queued):
             continue
         if not leases.take(queued.root):
             continue  # another process runs it
@@ -223,46 +224,72 @@ def _start(
         sessions.start(queued)
 
 
-def _forget_moved(board: BoardQueue, backoff: dict[int, _Backoff], result: ServeResult) -> None:
-    """A root the board no longer shows as work (done, or waiting for a person) loses its
-    backoff: when a person moves it back, it starts afresh, even one left for them."""
-    queued = {q.root for q in board.roots}
-    for root in [r for r in backoff if r not in queued]:
-        del backoff[root]
-        if root in result.given_up:
-            result.given_up.remove(root)
+@dataclass
+class _Verdicts:
+    """What the service makes of each root's sessions: when it may start again."""
 
+    poll_seconds: float
+    result: ServeResult
+    note: Callable[[str], None]
+    backoff: dict[int, _Backoff] = field(default_factory=dict)
 
-def _judge(
-    done: RootRun,
-    backoff: dict[int, _Backoff],
-    poll_seconds: float,
-    result: ServeResult,
-    note: Callable[[str], None],
-) -> None:
-    """A root that ended well starts afresh; one that did not waits twice as long as the
-    time before, and after ``MAX_ROOT_FAILURES`` in a row waits for a person. One whose
-    tasks wait for a person (a review) is looked at again a poll later, not at once: the
-    board still shows its work, and nothing but the wait would come of starting it."""
-    root = done.root.root
-    if done.result.ending in _HEALTHY:
-        backoff.pop(root, None)
-        if done.result.waiting:
-            backoff[root] = _Backoff(until=time.monotonic() + poll_seconds)
-        return
-    state = backoff.setdefault(root, _Backoff())
-    state.failures += 1
-    if state.failures >= MAX_ROOT_FAILURES:
-        state.until = float("inf")
-        result.given_up.append(root)
-        note(
-            f"#{root} ended without finishing {state.failures} times in a row "
-            f"({_unprefixed(root, done.result.detail)}); left for a person"
-        )
-        return
-    wait = min(MAX_BACKOFF_SECONDS, poll_seconds * 2**state.failures)
-    state.until = time.monotonic() + wait
-    note(f"#{root}: {_unprefixed(root, done.result.detail)}; trying it again in {wait:g}s")
+    def forget_moved(self, board: BoardQueue) -> None:
+        """A root the board no longer shows as work (done, or waiting for a person)
+        loses its backoff: when a person moves it back, it starts afresh, even one left
+        for them."""
+        queued = {q.root for q in board.roots}
+        for root in [r for r in self.backoff if r not in queued]:
+            del self.backoff[root]
+            if root in self.result.given_up:
+                self.result.given_up.remove(root)
+
+    def judge(self, done: RootRun) -> None:
+        """A root that ended well starts afresh; one that did not waits twice as long as
+        the time before, and after ``MAX_ROOT_FAILURES`` in a row waits for a person.
+        One whose tasks wait for a person (a review) is looked at again a poll later,
+        not at once: the board still shows its work, and nothing but the wait would come
+        of starting it. One that finished is judged when the board is read next
+        (``may_start``)."""
+        root = done.root.root
+        if done.result.ending in _HEALTHY:
+            previous = self.backoff.pop(root, _Backoff())
+            if done.result.waiting:
+                self.backoff[root] = _Backoff(until=time.monotonic() + self.poll_seconds)
+            elif done.result.ending is Ending.FINISHED:
+                self.backoff[root] = _Backoff(failures=previous.failures, finished_at=done.root)
+            return
+        self._failed(root, done.result.detail)
+
+    def may_start(self, queued: QueuedRoot) -> bool:
+        """Whether the root may start now. A root whose last session finished, yet which
+        the board shows where that session started (same group, same next phase), moved
+        nothing: starting it again would do the same, so it counts as a failure. A root
+        that moved starts afresh."""
+        state = self.backoff.get(queued.root)
+        if state is None:
+            return True
+        before, state.finished_at = state.finished_at, None
+        if before is not None:
+            if (before.members, before.next_phase) == (queued.members, queued.next_phase):
+                self._failed(queued.root, f"its session moved nothing; {queued.next_phase} is next")
+                return False
+            state.failures = 0
+        return time.monotonic() >= state.until
+
+    def _failed(self, root: int, detail: str) -> None:
+        state = self.backoff.setdefault(root, _Backoff())
+        state.failures += 1
+        if state.failures >= MAX_ROOT_FAILURES:
+            state.until = float("inf")
+            self.result.given_up.append(root)
+            self.note(
+                f"#{root} ended without finishing {state.failures} times in a row "
+                f"({_unprefixed(root, detail)}); left for a person"
+            )
+            return
+        wait = min(MAX_BACKOFF_SECONDS, self.poll_seconds * 2**state.failures)
+        state.until = time.monotonic() + wait
+        self.note(f"#{root}: {_unprefixed(root, detail)}; trying it again in {wait:g}s")
 
 
 def _unprefixed(root: int, detail: str) -> str:

@@ -20,7 +20,7 @@ from ralph.phases._phase import (
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
 from ralph.tracker import Issue
-from ralph.workflow import OVERSIZED_ESTIMATES, Estimate, WorkflowState
+from ralph.workflow import OVERSIZED_ESTIMATES, TRIAGED_LABEL, Estimate, WorkflowState
 
 __all__ = ["SPLIT_HEADER", "SplitPhase"]
 
@@ -101,7 +101,7 @@ class SplitPhase(Phase):
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         parent = members[0]
         tracker = ctx.tracker
-        labels = [label for label in parent.labels if label != "ralph-triage"]
+        labels = [label for label in parent.labels if label != TRIAGED_LABEL]
         existing = {tracker.get_issue(n).title.strip().casefold(): n for n in parent.sub_issues}
         self._check_room(ctx, parent, attempt.result["sub_issues"], existing)
         numbers: list[int] = []

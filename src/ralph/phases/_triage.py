@@ -12,11 +12,11 @@ from ralph.phases._fast_track import FAST_TRACKED, decide_for, fast_track
 from ralph.phases._phase import AlreadyDone, Attempt, NeedsHuman, Phase
 from ralph.phases._schemas import ESTIMATES, TEXT, result_schema
 from ralph.tracker import CloseReason, Issue
-from ralph.workflow import MAX_FAST_TRACK_FILES, Estimate, WorkflowState
+from ralph.workflow import MAX_FAST_TRACK_FILES, TRIAGED_LABEL, Estimate, WorkflowState
 
 __all__ = ["TRIAGED", "TriagePhase"]
 
-TRIAGED = "ralph-triage"
+TRIAGED = TRIAGED_LABEL
 _S = WorkflowState
 _CLOSE_REASONS = {
     "done": CloseReason.COMPLETED,

@@ -25,6 +25,9 @@ class IssueState:
     workflow_state: str | None = None
     estimate: str | None = None
     sub_issue_count: int = 0
+    #: Triage has had it (its label is on): in Backlog, it was kept there on purpose.
+    #: Not in the original's JSON, which has no labels.
+    triaged: bool = False
 
     @property
     def oversized(self) -> bool:

@@ -40,4 +40,14 @@ def root_need(stage: Stage, issues: Sequence[IssueState], *, gate_phase: str | N
         return RootNeed.PERSON if escalated else RootNeed.NOTHING
     if stage is Stage.HUMAN_GATE and gate_phase is None:
         return RootNeed.PERSON
+    if stage is Stage.TRIAGE and _kept(in_reach):
+        return RootNeed.PERSON
     return RootNeed.WORK
+
+
+def _kept(issues: Sequence[IssueState]) -> bool:
+    """Every issue triage would take was triaged already and kept in Backlog (KEEP, a
+    SPLIT it left for splitting, a person who moved it back): triage would only find its
+    label again, so a loop that started it would end at once and start it again."""
+    backlog = [i for i in issues if i.workflow_state in (None, "unknown", _S.BACKLOG)]
+    return bool(backlog) and all(i.triaged for i in backlog)

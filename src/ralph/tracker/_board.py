@@ -11,7 +11,7 @@ from ralph.dashboard import DashboardItem
 from ralph.pipeline import IssueState
 from ralph.tracker._model import Comment, Issue
 from ralph.tracker._tracker import Tracker
-from ralph.workflow import WorkflowState
+from ralph.workflow import TRIAGED_LABEL, WorkflowState
 
 __all__ = ["dashboard_items", "escalation_reason", "pipeline_state"]
 
@@ -27,6 +27,7 @@ def pipeline_state(issue: Issue) -> IssueState:
         issue.workflow_state.value if issue.workflow_state else None,
         issue.estimate.value if issue.estimate else None,
         len(issue.sub_issues),
+        triaged=TRIAGED_LABEL in issue.labels,
     )
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "PARENT_GATE_STATES",
     "STATE_ORDER",
     "TERMINAL_STATES",
+    "TRIAGED_LABEL",
     "WORKFLOW_STATE_TO_STATUS",
     "Estimate",
     "Priority",
@@ -126,6 +127,9 @@ class Estimate(enum.StrEnum):
 
 
 OVERSIZED_ESTIMATES = frozenset({Estimate.M, Estimate.L, Estimate.XL})
+#: The label triage puts on every issue it triaged (the original's): an issue with it is
+#: not triaged again until a person takes the label off.
+TRIAGED_LABEL = "ralph-triage"
 
 
 class Priority(enum.StrEnum):

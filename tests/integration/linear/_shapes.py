@@ -108,8 +108,7 @@ class Shop:
 def shop(tmp_path: Path, *, github: bool = False) -> Iterator[Shop]:
     """The sample repository with its issues on a served FakeLinear (team ENG) and,
     with ``github``, its pull requests on a served FakeGitHub (``acme/greet``)."""
-    # Budgets no run spends: pacing against Linear's hour has its own tests.
-    linear = FakeLinear(requests_per_hour=10**7, complexity_per_hour=10**10)
+    linear = FakeLinear()  # Linear's own budgets
     linear.add_token(LINEAR_KEY, "Ada Lovelace")
     linear.add_team("ENG", "Engineering")
     work = create_sample_repository(tmp_path / "work")

@@ -178,12 +178,6 @@ def _at_work(status: Path, phase: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a triaged issue moved back to Backlog is started again and again: triage finds "
-    "its label, counts as done without moving it, and serve plans triage next at once "
-    "(about 2 runs a second; the local tracker does the same)",
-)
 def test_serve_does_not_spin_on_an_issue_a_person_moves_back_to_backlog(tmp_path):
     with shop(tmp_path) as served:
         served.linear.add_token(PERSON_KEY, "Grace Hopper")

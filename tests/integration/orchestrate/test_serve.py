@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,26 @@ def test_serve_brings_in_an_issue_a_person_closed_or_reopened_on_each_poll(tmp_p
     with open_project(load_config(repo)) as project:
         comments = project.tracker.get_issue(waiting.number).comments
     assert sum("ralph_sync" in c.body for c in comments) == 1
+
+
+def test_serve_leaves_an_issue_triage_kept_in_backlog_alone_instead_of_starting_it_again(
+    tmp_path,
+):
+    repo, _ = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as project:
+        for issue in project.tracker.list_issues(IssueQuery(status=None)):
+            project.tracker.close_issue(issue.number, CloseReason.NOT_PLANNED)
+        kept = project.tracker.create_issue(
+            "Someday", estimate=Estimate.XS, state=_S.BACKLOG, labels=["ralph-triage"]
+        ).number
+    status = tmp_path / "status.json"
+    server = _serve(repo, "--status-file", str(status))
+    try:
+        wait_until(lambda: status.is_file(), timeout=60)
+        time.sleep(4)  # four polls
+    finally:
+        code, output = _stop(server)
+    assert code == 0, output
+    assert "Run " not in output
+    assert json.loads(status.read_text())["finished_sessions"] == 0
+    assert _states(repo)[kept] is _S.BACKLOG

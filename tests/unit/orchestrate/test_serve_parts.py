@@ -13,7 +13,7 @@ from ralph.dashboard import DashboardItem, build_hygiene_report
 from ralph.orchestrate import MAX_ROOT_FAILURES, RootRun, ServeResult, SessionResult
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
-from ralph.orchestrate._serve import _Backoff, _forget_moved, _judge
+from ralph.orchestrate._serve import _Backoff, _Verdicts
 from ralph.orchestrate._upkeep import hygiene_summary
 from ralph.pipeline import BoardQueue, QueuedRoot, QueueTier, Stage
 from ralph.tasks import TaskStore, open_store
@@ -65,17 +65,20 @@ def test_the_root_lease_never_meets_a_phase_lock_on_the_same_issue(store):
     assert RootLeases(store, "greet").take(7)
 
 
+def _verdicts(said: list[str] | None = None) -> _Verdicts:
+    return _Verdicts(30.0, ServeResult(), (said if said is not None else []).append)
+
+
 def _judged(root: int, endings: list[Ending]) -> tuple[dict[int, _Backoff], ServeResult]:
-    backoff: dict[int, _Backoff] = {}
-    result = ServeResult()
+    verdicts = _verdicts()
     for ending in endings:
-        done = RootRun(_queued(root), SessionResult(None, ending, "broke"))
-        _judge(done, backoff, 30.0, result, lambda text: None)
-    return backoff, result
+        verdicts.judge(RootRun(_queued(root), SessionResult(None, ending, "broke")))
+    return verdicts.backoff, verdicts.result
 
 
-def _queued(root: int) -> QueuedRoot:
-    return QueuedRoot(root, (root,), Stage.TRIAGE, "triage", QueueTier.UNSTARTED)
+def _queued(root: int, next_phase: str = "triage") -> QueuedRoot:
+    stage = Stage(next_phase.upper())
+    return QueuedRoot(root, (root,), stage, next_phase, QueueTier.UNSTARTED)
 
 
 def test_a_failing_root_waits_longer_each_time_and_then_is_left_for_a_person():
@@ -87,23 +90,46 @@ def test_a_failing_root_waits_longer_each_time_and_then_is_left_for_a_person():
     assert result.given_up == [3]
 
 
-def test_a_root_that_finishes_starts_afresh():
-    backoff, result = _judged(3, [Ending.BROKEN, Ending.OUT_OF_BUDGET, Ending.FINISHED])
-    assert backoff == {}
-    assert result.given_up == []
+def test_a_root_that_finishes_and_moves_on_starts_afresh():
+    verdicts = _verdicts()
+    for ending in (Ending.BROKEN, Ending.OUT_OF_BUDGET, Ending.FINISHED):
+        verdicts.judge(RootRun(_queued(3), SessionResult(None, ending, "broke")))
+    assert verdicts.may_start(_queued(3, "research"))
+    assert verdicts.backoff[3].failures == 0
+    assert verdicts.result.given_up == []
+
+
+def test_a_root_that_finishes_where_it_started_counts_as_failing_and_is_left_for_a_person():
+    said: list[str] = []
+    verdicts = _verdicts(said)
+    for _ in range(MAX_ROOT_FAILURES):
+        verdicts.judge(RootRun(_queued(3), SessionResult(None, Ending.FINISHED, "")))
+        assert not verdicts.may_start(_queued(3))  # the board shows it at triage again
+    assert verdicts.result.given_up == [3]
+    assert said[0] == "#3: its session moved nothing; triage is next; trying it again in 60s"
+    assert said[-1].endswith("left for a person")
+
+
+def test_a_finished_root_is_judged_once_by_the_next_read_of_the_board():
+    verdicts = _verdicts()
+    verdicts.judge(RootRun(_queued(3), SessionResult(None, Ending.FINISHED, "")))
+    assert not verdicts.may_start(_queued(3))
+    assert verdicts.backoff[3].failures == 1  # a second look the same poll adds nothing
+    assert not verdicts.may_start(_queued(3))
+    assert verdicts.backoff[3].failures == 1
 
 
 def test_a_root_waiting_for_a_person_is_looked_at_again_a_poll_later_not_at_once():
-    backoff: dict[int, _Backoff] = {}
-    result = ServeResult()
+    verdicts = _verdicts()
+    backoff = verdicts.backoff
     waiting = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", waiting=((3, "review"),))
     before = time.monotonic()
-    _judge(RootRun(_queued(3), waiting), backoff, 30.0, result, lambda text: None)
+    verdicts.judge(RootRun(_queued(3), waiting))
     assert backoff[3].failures == 0  # waiting is not failing
     assert before + 30.0 <= backoff[3].until <= time.monotonic() + 30.0
-    assert result.given_up == []
+    assert verdicts.result.given_up == []
     gate = SessionResult(None, Ending.WAITING_FOR_HUMAN, "", gates=(3,))
-    _judge(RootRun(_queued(3), gate), backoff, 30.0, result, lambda text: None)
+    verdicts.judge(RootRun(_queued(3), gate))
     assert backoff == {}  # a plan to approve leaves the board's queue by itself
 
 
@@ -116,16 +142,18 @@ def test_a_root_with_nothing_to_do_backs_off_as_a_failing_one_does():
 
 
 def test_a_root_the_board_no_longer_shows_as_work_starts_afresh_when_it_comes_back():
-    backoff, result = _judged(3, [Ending.BROKEN] * MAX_ROOT_FAILURES)
-    backoff[4] = _Backoff(failures=1, until=float("inf"))
-    _forget_moved(BoardQueue((_queued(4),)), backoff, result)  # #3 escalated, or is done
-    assert (list(backoff), result.given_up) == ([4], [])
+    verdicts = _verdicts()
+    for _ in range(MAX_ROOT_FAILURES):
+        verdicts.judge(RootRun(_queued(3), SessionResult(None, Ending.BROKEN, "broke")))
+    verdicts.backoff[4] = _Backoff(failures=1, until=float("inf"))
+    verdicts.forget_moved(BoardQueue((_queued(4),)))  # #3 escalated, or is done
+    assert (list(verdicts.backoff), verdicts.result.given_up) == ([4], [])
 
 
 def test_a_note_names_the_root_once():
     said: list[str] = []
     done = RootRun(_queued(3), SessionResult(None, Ending.BROKEN, "#3: the plan is gone"))
-    _judge(done, {}, 30.0, ServeResult(), said.append)
+    _verdicts(said).judge(done)
     assert said == ["#3: the plan is gone; trying it again in 60s"]
 
 

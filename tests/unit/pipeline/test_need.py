@@ -80,3 +80,26 @@ def test_a_plan_in_review_waits_for_a_person_only_when_a_person_approves_plans()
 def test_a_group_has_work_while_a_phase_can_take_one_of_its_issues(states, expected):
     issues = [one(state, number=n) for n, state in enumerate(states, start=1)]
     assert need(*issues) is expected
+
+
+def triaged(state: WorkflowState | None, estimate: str = "XS", number: int = 1) -> IssueState:
+    return IssueState(
+        number, workflow_state=state.value if state else None, estimate=estimate, triaged=True
+    )
+
+
+def test_an_issue_triage_kept_in_backlog_waits_for_a_person_not_for_triage_again():
+    assert need(triaged(_S.BACKLOG)) is _PERSON
+    assert need(triaged(None)) is _PERSON
+
+
+def test_a_triaged_issue_moved_on_is_work_for_its_next_phase():
+    assert need(triaged(_S.RESEARCH_NEEDED)) is _WORK
+
+
+def test_an_oversized_triaged_issue_is_still_split():
+    assert need(triaged(_S.BACKLOG, estimate="L")) is _WORK
+
+
+def test_a_group_with_one_untriaged_issue_in_backlog_is_triage_work():
+    assert need(triaged(_S.BACKLOG), one(_S.BACKLOG, number=2)) is _WORK
