@@ -9,6 +9,7 @@ Hygiene reads the team as it reads a GitHub board, and archives in Linear."""
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ class Board:
     stale: int
     twins: tuple[int, int]
 
-    def ralph(self, *args: str):  # type: ignore[no-untyped-def]
+    def ralph(self, *args: str) -> subprocess.CompletedProcess[str]:
         return ralph_process(*args, cwd=self.repo, env={"COLUMNS": "160", **self.env})
 
 
