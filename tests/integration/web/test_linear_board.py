@@ -8,6 +8,7 @@ sideways; its screenshot goes to the test's folder (and ``RALPH_TEST_SCREENSHOTS
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import re
@@ -187,3 +188,13 @@ def test_on_a_laptop_the_linear_board_shows_every_column_without_scrolling_sidew
         Path(wanted).mkdir(parents=True, exist_ok=True)
         for name in ("linear-board.png", "linear-issue.png"):
             shutil.copy(tmp_path / name, Path(wanted) / name)
+
+
+def test_a_wrong_key_is_a_page_of_one_line_naming_it_never_a_500(board: WebProject) -> None:
+    wrong = dataclasses.replace(board, env={**board.env, "RALPH_LINEAR_TOKEN": "lin_api_wrong"})
+    with serving(wrong) as url:
+        for path in ("", f"issues/{board.in_review[0]}", "api/board"):
+            status, page = get(f"{url}{path}")
+            assert status == 400, (path, page)
+            assert "Linear refused the API key" in page, (path, page)
+            assert "lin_api_wrong" not in page
