@@ -139,6 +139,8 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         before = len(fake.requests)
         run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        # The local pull request is found though the Linear issue links none.
+        assert "Merged pull request #1 into main (" in run.stdout
         # One hero run, XS, scripted agents: 109 requests (24 writes) when written.
         assert len(fake.requests) - before < 200
     (issue,) = fake.workspace.team("ENG").issue_list
