@@ -9,11 +9,16 @@ team. Linear not answering is a tool error of one line, never an internal error.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from ralph.config import Config, LinearSettings
 from ralph.db import SqliteDatabase
@@ -27,7 +32,7 @@ from ralph.tracker.linear import NO_STATUS_UPDATES, LinearTracker, set_up_team
 from ralph.workflow import Estimate, WorkflowState
 
 from ...conftest import FakeClock
-from ..conftest import GitProject
+from ..conftest import GitProject, ralph_environment, ralph_process
 from .test_mcp_board_tools import EVERY_TOOL, call, one, refused
 
 pytestmark = pytest.mark.timeout(120)
@@ -182,3 +187,47 @@ def test_linear_not_answering_is_a_tool_error_of_one_line(team: Project, fake: F
     assert error.startswith("Failed to get issue: Linear did not answer IssueWithComments")
     assert "internal error" not in error
     assert one(team, "get_issue", number=1)["title"] == "One"
+
+
+@pytest.mark.slow
+def test_ralph_mcp_over_stdio_serves_the_team_and_refuses_a_board_tool(
+    project: GitProject,
+) -> None:
+    """``ralph mcp`` as Claude Code starts it, in a project ``ralph init --linear`` set
+    up, reaching FakeLinear over HTTP with the key from the environment."""
+    served = FakeLinear()
+    served.add_token(KEY, "Ada Lovelace")
+    served.add_team("ENG", "Engineering")
+    with served.serve() as url:
+        env = {"RALPH_LINEAR_API_URL": url, "RALPH_LINEAR_TOKEN": KEY}
+        made = ralph_process("init", "--linear", "ENG", cwd=project.path, env=env)
+        assert made.returncode == 0, made.stderr
+        new = ralph_process("issue", "new", "Greet by name", "-e", "XS", cwd=project.path, env=env)
+        assert new.returncode == 0, new.stderr
+        server = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "ralph", "mcp"],
+            cwd=str(project.path),
+            env=ralph_environment(env),
+        )
+
+        async def session() -> list[tuple[bool, Any]]:
+            answers = []
+            async with Client(server) as client:
+                for name, arguments in [
+                    ("get_issue", {"number": 1, "team": "ENG"}),
+                    ("list_project_items", {}),
+                ]:
+                    result = await client.call_tool(f"ralph_hero__{name}", arguments)
+                    content = result.content[0]
+                    assert isinstance(content, TextContent)
+                    answers.append((bool(result.is_error), json.loads(content.text)))
+            return answers
+
+        (got_failed, got), (items_failed, items) = anyio.run(session)
+    assert not got_failed, got
+    assert got["title"] == "Greet by name"
+    assert items_failed
+    assert "managing a project board is GitHub's (Projects V2)" in items["error"]
+    assert "list_issues" in items["error"]
+    assert served.internal_errors == []
