@@ -14,6 +14,7 @@ from ralph.errors import (
     StateConflict,
     StoreUnreachable,
 )
+from ralph.linear import LinearRateLimited, LinearUnavailable
 
 __all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_INTERRUPTED", "exit_code"]
 
@@ -30,6 +31,8 @@ _FAILURES: tuple[type[RalphError], ...] = (
     StoreUnreachable,
     GitHubUnavailable,
     GitHubRateLimited,
+    LinearUnavailable,
+    LinearRateLimited,
     StateConflict,
     MergeConflict,
     IssueLocked,

@@ -120,9 +120,7 @@ def _conclude(
     live = console.is_terminal and not of_many
     print_report(report, console, table=not live)
     if report.outcome is Outcome.SUCCEEDED and not of_many:
-        merged = merged_pull_requests(
-            project.store, project.tracker, project.code_host, result.run.id
-        )
+        merged = merged_pull_requests(project, result.run.id)
         print_success(report, merged, project.config.base_branch, console, next_steps=next_steps)
     for line in ending_lines(result, report, mode=mode, root=root, of_many=of_many):
         console.print(line, markup=False)

@@ -9,31 +9,30 @@ from ralph.cli._console import Console
 
 if TYPE_CHECKING:
     from ralph.orchestrate import RunReport
-    from ralph.tasks import TaskStore
-    from ralph.tracker import CodeHost, PullRequest, Tracker
+    from ralph.project import Project
+    from ralph.tracker import PullRequest
 
 __all__ = ["merged_pull_requests", "print_success"]
 
 
-def merged_pull_requests(
-    store: TaskStore, tracker: Tracker, host: CodeHost, run_id: int
-) -> list[PullRequest]:
+def merged_pull_requests(project: Project, run_id: int) -> list[PullRequest]:
     """The pull requests the run's merge tasks merged, each once, in merge order. Each is
     read by the number its issue links, as the merge phase finds it: listing every pull
-    request would be a scan of the repository on GitHub."""
+    request would be a scan of the repository on GitHub (a tracker on another service,
+    Linear, links none: the code host is asked, ``Project.pull_requests_of``)."""
     from ralph.graph import TaskKind
     from ralph.tasks import TaskStatus
     from ralph.tracker import PullRequestState
 
     found: dict[int, PullRequest] = {}
-    for task in store.list_tasks(run_id, kind=TaskKind.MERGE.value, status=TaskStatus.DONE):
-        issue = tracker.get_issue(task.issues[0])
-        for number in issue.pull_requests:
-            if number in found:
-                continue
-            pr = host.get_pull_request(number)
-            if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
-                found[number] = pr
+    done = project.store.list_tasks(run_id, kind=TaskKind.MERGE.value, status=TaskStatus.DONE)
+    for task in done:
+        issue = project.tracker.get_issue(task.issues[0])
+        for pr in project.pull_requests_of(issue):
+            if pr.number not in found and (
+                pr.state is PullRequestState.MERGED and issue.number in pr.closes
+            ):
+                found[pr.number] = pr
     return list(found.values())
 
 

@@ -44,12 +44,13 @@ def register_pipeline_dashboard_tools(tools: ToolContext) -> None:
         Markdown or text bars."""
         if format not in ("json", "markdown", "ascii"):
             raise ValueError(f"format {format!r} is not known; use json, markdown or ascii")
-        number = tools.project.tracker.project_board().info().number
-        others = sorted(set(projectNumbers or ()) - {number})
-        if others:
-            raise ValueError(
-                f"this server serves project #{number}; leave projectNumbers out or name it"
-            )
+        if projectNumbers:  # only then the board: a Linear team has none to name
+            number = tracker.project_board().info().number
+            others = sorted(set(projectNumbers) - {number})
+            if others:
+                raise ValueError(
+                    f"this server serves project #{number}; leave projectNumbers out or name it"
+                )
         limits = dict(tools.project.config.wip_limits)
         for state, limit in (wipLimits or {}).items():
             if limit < 0:

@@ -17,7 +17,7 @@ from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Tracker
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest, Tracker
 
 __all__ = [
     "Project",
@@ -70,6 +70,15 @@ class Project:
     live_files: list[Path] = field(default_factory=list, compare=False)
     #: Where a word to a person goes (``[notify]``): an escalation, a run's end.
     notifier: Notifier = field(default_factory=Notifier, compare=False)
+
+    def pull_requests_of(self, issue: Issue) -> list[PullRequest]:
+        """The pull requests that close ``issue``, whole. Where the tracker is the code
+        host's own service its issue names them (read one by one); a tracker on another
+        service (Linear) knows none, so the code host is asked (a scan on GitHub)."""
+        if self.config.code_host_kind == self.config.tracker:
+            return [self.code_host.get_pull_request(n) for n in issue.pull_requests]
+        listed = self.code_host.list_pull_requests(issue=issue.number)
+        return [self.code_host.get_pull_request(pr.number) for pr in listed]
 
 
 @contextmanager

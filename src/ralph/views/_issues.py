@@ -188,6 +188,6 @@ def load_issue(project: Project, number: int) -> IssueView:
         for n in {*issue.sub_issues, *issue.blocked_by, *issue.blocking, issue.parent}
         if n is not None
     }
-    prs = tuple(project.code_host.get_pull_request(n) for n in issue.pull_requests)
+    prs = tuple(project.pull_requests_of(issue))
     refusals = tuple(refusals_of(project.store, number))
     return IssueView(issue, related, prs, refusals, project.config.root)

@@ -25,6 +25,7 @@ from ralph.errors import (
     StateConflict,
     StoreUnreachable,
 )
+from ralph.linear import LinearRateLimited, LinearUnavailable
 from ralph.project import Project
 from ralph.web import _board, _issues, _live, _runs, _spend
 from ralph.web._board import board_fingerprint
@@ -37,7 +38,13 @@ __all__ = ["create_app"]
 
 _STATIC = Path(__file__).parent / "static"
 #: Errors a person cannot fix by asking differently: 503, try again.
-_UNAVAILABLE = (StoreUnreachable, GitHubUnavailable, GitHubRateLimited)
+_UNAVAILABLE = (
+    StoreUnreachable,
+    GitHubUnavailable,
+    GitHubRateLimited,
+    LinearUnavailable,
+    LinearRateLimited,
+)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

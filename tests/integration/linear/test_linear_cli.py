@@ -140,6 +140,8 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         before = len(fake.requests)
         run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        # The local pull request is found though the Linear issue links none.
+        assert "Merged pull request #1 into main (" in run.stdout
         # One hero run, XS, scripted agents: 35 requests (12 writes); 109 (24 writes)
         # before a snapshot kept its reads and a move took its comments along.
         assert len(fake.requests) - before <= 50

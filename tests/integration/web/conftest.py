@@ -3,15 +3,18 @@ its plan waits for a person (the board has cards in several columns, a run with 
 graph, documents on main, costs in the ledger), and an ASGI client on its board.
 
 ``board_kind`` makes that project on each board ``ralph web`` reads: the local tracker
-with a SQLite store (the default), the local tracker with a PostgreSQL store, and a
-(fake) GitHub over HTTP with a SQLite store. Test modules that show the same pages and
+with a SQLite store (the default), the local tracker with a PostgreSQL store, a (fake)
+GitHub over HTTP with a SQLite store, and a (fake) Linear team over HTTP with a SQLite
+store and local pull requests. Test modules that show the same pages and
 API documents on every board override ``waiting_template`` with ``every_board``."""
 
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,6 +30,7 @@ from ralph.demo import create_demo_project
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.github.fake import FakeGitHub
 from ralph.graph import ReviewMode
+from ralph.linear.fake import FakeLinear
 from ralph.orchestrate import SessionOptions, hero_crew, run_session
 from ralph.project import Project, open_project
 from ralph.runtimes.scripted import AgentFault, ScriptedRuntime
@@ -49,6 +53,8 @@ class WebProject:
     env: Mapping[str, str] = field(default_factory=dict)
     #: The board's GitHub, when it is on one (a test scripts checks and reviews there).
     github: FakeGitHub | None = None
+    #: The board's Linear, when it is on one.
+    linear: FakeLinear | None = None
 
 
 #: The boards ``ralph web`` reads: (tracker, store).
@@ -56,6 +62,7 @@ BOARD_KINDS = [
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github-sqlite",
+    "linear-sqlite",
 ]
 
 
@@ -136,6 +143,10 @@ def waiting_on(kind: str, folder: Path) -> Iterator[WebProject]:
         with postgres_schema() as url:
             repo, epic = create_demo_project(folder / "demo", store_url=url)
             yield make_waiting_project(folder, repo, epic)
+    elif kind == "linear-sqlite":
+        with linear_demo(folder) as (repo, epic, env, linear):
+            made = make_waiting_project(folder, repo, epic, env)
+            yield dataclasses.replace(made, linear=linear)
     else:
         with github_demo(folder) as (repo, epic, env, fake):
             made = make_waiting_project(folder, repo, epic, env)
@@ -161,6 +172,44 @@ def github_demo(folder: Path) -> Iterator[tuple[Path, int, dict[str, str], FakeG
         epic = tracker_of(fake).create_issue(
             EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
         )
+        yield work, epic.number, env, fake
+    assert fake.internal_errors == []
+
+
+#: The API key of the Linear board's person.
+LINEAR_TOKEN = "lin_api_web_board_key"
+
+
+@contextmanager
+def linear_demo(folder: Path) -> Iterator[tuple[Path, int, dict[str, str], FakeLinear]]:
+    """The demo project on a fake Linear team over HTTP (``ENG``, pull requests on the
+    local code host), served while the context lasts, and the settings that reach it."""
+    from ..conftest import ralph_process
+
+    work = create_sample_repository(folder / "demo")
+    fake = FakeLinear()  # Linear's own budgets
+    fake.add_token(LINEAR_TOKEN, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    with fake.serve() as url:
+        env = {"RALPH_LINEAR_API_URL": url, "RALPH_LINEAR_TOKEN": LINEAR_TOKEN}
+        tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
+        made = ralph_process("init", "--linear", "ENG", "--test-command", tests, cwd=work, env=env)
+        assert made.returncode == 0, made.stderr
+        toml = work / "ralph.toml"
+        toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up Ralph"],
+            cwd=work,
+            check=True,
+        )
+        with pytest.MonkeyPatch.context() as settings:
+            for name, value in env.items():
+                settings.setenv(name, value)
+            with open_project(load_config(work)) as project:
+                epic = project.tracker.create_issue(
+                    EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
+                )
         yield work, epic.number, env, fake
     assert fake.internal_errors == []
 

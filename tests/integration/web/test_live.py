@@ -1,7 +1,7 @@
 """The live feed over a real server (uvicorn on a free port, in a thread): a task
 starting or ending, a state move and an escalation reach an open event stream without a
 reload, on every board (the local tracker on SQLite and on PostgreSQL, where the store's
-change signal wakes the feed; GitHub, read every ``poll_seconds``); a stream that stops
+change signal wakes the feed; GitHub and Linear, read every ``poll_seconds``); a stream that stops
 reading is told to reload instead of holding events; and stopping the server ends every
 open stream."""
 
@@ -34,8 +34,9 @@ from .conftest import WebProject
 pytestmark = pytest.mark.slow
 
 WAIT = 10.0
-#: How often the feed reads a GitHub board here (ralph.toml's poll_seconds otherwise).
-GITHUB_POLL_SECONDS = 1.0
+#: How often the feed reads a remote board (GitHub, Linear) here (ralph.toml's
+#: poll_seconds otherwise).
+REMOTE_POLL_SECONDS = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +53,8 @@ class Served:
 
 @pytest.fixture
 def served(open_board: Project) -> Iterator[Served]:
-    github = open_board.config.tracker == "github"
-    app = create_app(open_board, poll_seconds=GITHUB_POLL_SECONDS if github else None)
+    remote = open_board.tracker.remote
+    app = create_app(open_board, poll_seconds=REMOTE_POLL_SECONDS if remote else None)
     urls: queue.Queue[str] = queue.Queue()
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
     config.timeout_graceful_shutdown = 5

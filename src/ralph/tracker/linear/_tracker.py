@@ -42,9 +42,11 @@ from ralph.tracker._model import (
     StateChange,
     StatusUpdate,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.linear import _writes as w
+from ralph.tracker.linear._board import LinearBoard
 from ralph.tracker.linear._mapping import (
     CLOSED_TYPES,
     closing_state,
@@ -99,6 +101,10 @@ class LinearTracker(Tracker):
 
     def scope(self) -> dict[str, object]:
         return {"team": self.team_key}
+
+    def project_board(self) -> ProjectBoard:
+        """None to manage: each operation refuses naming what to use instead."""
+        return LinearBoard(self.team_key)
 
     def settings(self) -> dict[str, object]:
         return {"tracker": self.kind, "team": self.team_key}
