@@ -129,3 +129,17 @@ def test_a_hero_killed_just_after_a_linear_write_resumes_to_done_in_one_rerun(te
     again = ralph_process("hero", str(epic), cwd=work, env=env, timeout=600)
     assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-2000:]
     assert_done_once(fake)
+
+
+def test_a_run_on_linear_names_its_issues_as_linear_does(team):
+    work, fake, env = team
+    epic = (
+        tracker_of(fake)
+        .create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG)
+        .number
+    )
+    run = ralph_process("hero", str(epic), cwd=work, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    for line in ("Run 1: hero ENG-1", "Split ENG-1", "Plan group ENG-2", "Merge PR for ENG-2"):
+        assert line in run.stdout, run.stdout[-4000:]
+    assert "Implement GH-" not in run.stdout
