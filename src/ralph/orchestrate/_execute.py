@@ -205,7 +205,13 @@ class TaskExecutor:
         task = claim.task
         kind = TaskKind(task.kind)
         streamed = "stream_id" in task.metadata
-        if kind is TaskKind.PLAN and not streamed:
+        # A plan whose apply a killed run cut short finishes instead: planned again from
+        # the tracker, its half-moved group would look like one in review.
+        if (
+            kind is TaskKind.PLAN
+            and not streamed
+            and not self.runner.cut_short(PHASE_OF_KIND[kind], task.issues[0])
+        ):
             replaced = self._replanned(claim)
             if replaced is not None:
                 return replaced

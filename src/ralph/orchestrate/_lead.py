@@ -122,7 +122,7 @@ class Lead:
         if not len(plan.graph):
             return None, False
         run = self.store.create_run(
-            f"{self.mode} GH-{self.root}",
+            f"{self.mode} {self.project.tracker.reference(self.root)}",
             root_issue=self.root,
             mode=self.mode,
             config={

@@ -13,6 +13,8 @@ phase), a crashed plan was never written and its review could never start.
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable
 from datetime import date
 
 from ralph.artifacts import ArtifactKind, files_under
@@ -84,4 +86,24 @@ def _plan(
     if best_of is None:
         best_of = project.config.agent.best_of_for("implement")
     graph = with_attempts(graph, best_of).critical_first()
-    return dataclasses.replace(plan, graph=graph)
+    return dataclasses.replace(plan, graph=_named(graph, tracker.reference))
+
+
+_GH = re.compile(r"\bGH-(\d+)\b")
+
+
+def _named(graph: TaskGraph, reference: Callable[[int], str]) -> TaskGraph:
+    """The graph with its tasks' titles naming issues as the tracker does (ENG-12 on
+    Linear); the pure graph names them GH-12, and its keys stay as they are."""
+
+    def named(text: str) -> str:
+        return _GH.sub(lambda found: reference(int(found.group(1))), text)
+
+    return TaskGraph(
+        tuple(
+            dataclasses.replace(
+                spec, subject=named(spec.subject), active_form=named(spec.active_form)
+            )
+            for spec in graph
+        )
+    )

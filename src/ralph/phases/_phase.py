@@ -199,6 +199,16 @@ class Phase(abc.ABC):
             self.check_state(issue)
             self.check_estimate(issue)
 
+    def part_applied(self, members: Sequence[Issue]) -> bool:
+        """Whether the group looks like an apply cut short (a killed run): some members
+        moved on to where this phase puts them, the others still where it takes them
+        from; nothing else (Human Needed, a later phase) is there."""
+        contract = self.contract
+        before = {*contract.input_states, contract.lock_state}
+        after = set(contract.output_states) - before - {WorkflowState.HUMAN_NEEDED}
+        states = {issue.workflow_state for issue in members}
+        return bool(states & before) and bool(states & after) and states <= before | after
+
     def check_state(self, issue: Issue) -> None:
         state = issue.workflow_state
         if state is WorkflowState.HUMAN_NEEDED:  # no wait lifts it: only a person can

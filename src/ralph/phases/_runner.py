@@ -328,8 +328,14 @@ class PhaseRunner:
             if only is not None:
                 members = [issue for issue in members if issue.number in only]
             numbers = tuple(issue.number for issue in members)
+            # A run killed part way through applying a group's result left some members
+            # moved on and the others not: the checks would call it done (or refuse it)
+            # and the group would stay split; the saved result is applied again instead,
+            # which finishes it (each of its writes happens once).
+            finishing = self._cut_short(phase, numbers, members)
             try:
-                phase.check(ctx, members)
+                if not finishing:
+                    phase.check(ctx, members)
             except AlreadyDone as done:
                 return PhaseOutcome(phase.name, numbers, PhaseStatus.ALREADY_DONE, (str(done),))
             except Waiting as waiting:
@@ -337,10 +343,34 @@ class PhaseRunner:
             token = uuid.uuid4().hex
             held = self._lock_rows(phase.name, numbers, token)
             try:
-                return self._run_locked(phase, ctx, numbers, stop or StopSignal(), reading)
+                return self._run_locked(
+                    phase, ctx, numbers, stop or StopSignal(), reading, finishing=finishing
+                )
             finally:
                 for n in held:
                     self.project.store.release_issue_lock(self._repo, n, self.owner, token)
+
+    def cut_short(self, phase_name: str, number: int) -> bool:
+        """Whether an earlier run's apply of the phase on issue ``number``'s group was cut
+        short (see ``_cut_short``): running the phase again finishes it."""
+        phase = get_phase(phase_name)
+        ctx = PhaseContext(self.project, self._today())
+        with self.project.tracker.snapshot():
+            members = phase.members(ctx, self.project.tracker.get_issue(number))
+        numbers = [issue.number for issue in members]
+        return self._cut_short(phase, numbers, members)
+
+    def _checkpoint_key(self, phase: Phase, numbers: Sequence[int]) -> str:
+        return f"{self._repo}#{numbers[0]}:{phase.name}"
+
+    def _cut_short(self, phase: Phase, numbers: Sequence[int], members: Sequence[Issue]) -> bool:
+        """Whether an earlier run's apply of ``phase`` on these issues was cut short: the
+        group is part applied and there is its result to apply again (an agent's, saved;
+        a phase without an agent has nothing to save)."""
+        if len(members) < 2 or not phase.part_applied(members):
+            return False
+        key = self._checkpoint_key(phase, numbers)
+        return not phase.uses_agent or self.project.store.load_checkpoint(key) is not None
 
     def limits_for(self, phase: str) -> Limits:
         if self.limits is not None:
@@ -384,10 +414,13 @@ class PhaseRunner:
         numbers: tuple[int, ...],
         stop: StopSignal,
         reading: contextlib.ExitStack,
+        *,
+        finishing: bool = False,
     ) -> PhaseOutcome:
-        """``reading``: the snapshot the checks read in, ended before an agent's turn."""
+        """``reading``: the snapshot the checks read in, ended before an agent's turn;
+        ``finishing``: an apply cut short is done again, its issues left where they are."""
         tracker = self.project.tracker
-        if phase.lock_state is not None:  # together: one request for a small group
+        if phase.lock_state is not None and not finishing:  # together: one request
             tracker.set_states(numbers, "__LOCK__", command=phase.command)
         for n in numbers:
             issue = tracker.get_issue(n)
@@ -395,7 +428,7 @@ class PhaseRunner:
                 ctx.held[n] = issue.workflow_state
             if issue.is_open:
                 ctx.held_open.add(n)
-        key = f"{self._repo}#{numbers[0]}:{phase.name}"
+        key = self._checkpoint_key(phase, numbers)
         runs: list[AgentResult] = []
         saved = self.project.store.load_checkpoint(key)
         try:

@@ -60,6 +60,12 @@ class Tracker(TrackerRules):
     #: Whether comments link documents on a host (a blob URL), not by their path in git.
     links_on_host: bool = False
 
+    def reference(self, number: int) -> str:
+        """How a person names issue ``number`` where Ralph prints it (run and task
+        titles): GH-12, as the original did; a tracker with names of its own (Linear's
+        ENG-12) says so. Document paths and branch names keep GH-: they are parsed."""
+        return f"GH-{number}"
+
     def escalation_handles(self) -> tuple[str, ...]:
         """Whom an escalation mentions when neither ralph.toml nor the issue names
         anyone (GitHub: the repository's owner); nobody by default."""

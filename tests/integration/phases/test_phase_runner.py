@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import socket
+from collections import Counter
 
 import pytest
 
@@ -216,6 +217,52 @@ def test_a_crash_after_the_document_is_committed_resumes_without_duplicates(
     assert len(links) == 1
     log = sample.repo._git("log", "--oneline", "main")
     assert log.count("docs(research)") == 1
+
+
+@pytest.mark.parametrize(
+    ("phase", "before", "held", "after"),
+    [
+        ("plan", ("research",), S.PLAN_IN_PROGRESS, S.PLAN_IN_REVIEW),
+        ("review", ("research", "plan"), S.PLAN_IN_REVIEW, S.IN_PROGRESS),
+    ],
+)
+def test_a_group_phase_killed_after_moving_one_member_finishes_the_others_on_a_rerun(
+    sample: Sample, monkeypatch, phase, before, held, after
+):
+    """Its checks would call the group done (a member moved on) or refuse it (a member
+    is past the phase's input): the rerun applies the saved result again instead."""
+    epic = sample.epic()
+    sample.through(epic, "split")
+    group = sample.tracker.get_issue(epic).sub_issues
+    for step in before:
+        for n in group if step == "research" else group[:1]:
+            sample.through(n, step)
+    real = sample.tracker.set_state
+    moved: list[int] = []
+
+    def killed_on_the_second_move_on(n, state, **kwargs):
+        if state == "__COMPLETE__":
+            if moved:
+                raise Crash
+            moved.append(n)
+        return real(n, state, **kwargs)
+
+    monkeypatch.setattr(sample.tracker, "set_state", killed_on_the_second_move_on)
+    with pytest.raises(Crash):
+        sample.run(phase, group[0])
+    monkeypatch.undo()
+    assert [sample.state(n) for n in group] == [after, held, held]
+    for n in group:  # the dead process's lock rows; this machine can tell it is dead
+        sample.project.store.acquire_issue_lock("sample", n, f"{socket.gethostname()}:999999", "t")
+
+    again = sample.run(phase, group[0])
+    assert again.status is PhaseStatus.DONE
+    assert again.agent_runs == ()  # the saved result was applied; the agent was not asked again
+    assert [sample.state(n) for n in group] == [after, after, after]
+    for n in group:
+        counted = Counter(sample.comments(n))
+        assert [body for body, times in counted.items() if times > 1] == []
+    assert sample.run(phase, group[0]).status is PhaseStatus.ALREADY_DONE
 
 
 def test_a_split_interrupted_after_two_sub_issues_creates_only_the_third(

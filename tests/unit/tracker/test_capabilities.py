@@ -35,6 +35,7 @@ def test_the_github_tracker_is_remote_links_on_github_and_names_its_board() -> N
     assert tracker.links_on_host
     assert tracker.escalation_handles() == ("@acme",)
     assert tracker.scope() == {"owner": "acme", "repo": "shop", "projectNumber": 3}
+    assert tracker.reference(12) == "GH-12"
 
 
 @pytest.mark.timeout(30)
@@ -46,6 +47,7 @@ def test_the_local_tracker_gives_the_defaults_and_checks_by_reading(tmp_path: Pa
         assert not tracker.links_on_host
         assert tracker.escalation_handles() == ()
         assert tracker.scope() == {}
+        assert tracker.reference(12) == "GH-12"  # as the original named issues
         assert tracker.settings() == {"tracker": "local", "repo": "shop"}
         (check,) = tracker.check()
         assert check.ok, check.detail
@@ -65,6 +67,7 @@ def test_the_linear_tracker_is_remote_links_documents_by_path_and_names_its_team
     assert (tracker.kind, tracker.remote, tracker.links_on_host) == ("linear", True, False)
     assert tracker.escalation_handles() == ()
     assert tracker.scope() == {"team": "ENG"}
+    assert tracker.reference(12) == "ENG-12"  # as Linear's people know it
     assert tracker.settings() == {"tracker": "linear", "team": "ENG"}
     checks = tracker.check()
     assert [c.name for c in checks][:3] == ["Linear API key", "team", "estimates"]

@@ -99,6 +99,9 @@ class LinearTracker(Tracker):
     def repository_name(self) -> str:
         return self.team_key
 
+    def reference(self, number: int) -> str:
+        return f"{self.team_key}-{number}"
+
     def scope(self) -> dict[str, object]:
         return {"team": self.team_key}
 

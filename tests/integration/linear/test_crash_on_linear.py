@@ -1,0 +1,145 @@
+"""``ralph hero`` on a (fake) Linear team, killed right after Linear carried out a write
+and before Ralph heard back, then run again: the run ends Done with every sub-issue
+made once, nothing written twice, and no rerun says "finished" with work left.
+RALPH_SWEEP_ALL=1 kills it after every write of the run, not a sample."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
+from ralph.linear import LinearClient
+from ralph.linear.fake import FakeLinear
+from ralph.tracker.linear import LinearTracker
+from ralph.workflow import WorkflowState
+
+from ..conftest import ralph_process, spawn_ralph
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+TOKEN = "lin_api_crash_sweep_key"
+
+
+def env_of(url: str) -> dict[str, str]:
+    return {"COLUMNS": "160", "RALPH_LINEAR_API_URL": url, "RALPH_LINEAR_TOKEN": TOKEN}
+
+
+@pytest.fixture
+def team(tmp_path) -> Iterator[tuple[Path, FakeLinear, dict[str, str]]]:
+    """The sample repository set up for Ralph on Linear team ENG (scripted agents, the
+    local code host), committed; the fake; and the environment to run ``ralph`` in."""
+    # Budgets no run spends: pacing against Linear's hour has its own tests.
+    fake = FakeLinear(requests_per_hour=10**7, complexity_per_hour=10**10)
+    fake.add_token(TOKEN, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    work = create_sample_repository(tmp_path / "work")
+    tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    with fake.serve() as url:
+        env = env_of(url)
+        made = ralph_process("init", "--linear", "ENG", "--test-command", tests, cwd=work, env=env)
+        assert made.returncode == 0, made.stderr
+        toml = work / "ralph.toml"
+        toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+        commit = ["commit", "-qm", "Set up Ralph"]
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *commit], cwd=work, check=True
+        )
+        yield work, fake, env
+
+
+def tracker_of(fake: FakeLinear) -> LinearTracker:
+    return LinearTracker(LinearClient(fake, TOKEN), "ENG")
+
+
+def kill_after(fake: FakeLinear, nth: int) -> Callable[[int], None]:
+    """The Nth mutation Linear carries out from the first ``CreateIssue`` on (that one
+    is the first) kills the process whose pid the returned function is given, before
+    the process hears Linear's answer."""
+    post = fake.post
+    seen: list[str] = []
+    victim: list[int] = []
+    armed = threading.Event()
+
+    def posting(payload: Any, token: str) -> Any:
+        reply = post(payload, token)
+        found = re.search(r"mutation (\w+)", str(payload.get("query", "")))
+        if found and (seen or found.group(1) == "CreateIssue"):
+            seen.append(found.group(1))
+            if len(seen) == nth and armed.wait(30):
+                os.kill(victim[0], signal.SIGKILL)
+        return reply
+
+    fake.post = posting  # type: ignore[method-assign]
+
+    def arm(pid: int) -> None:
+        victim.append(pid)
+        armed.set()
+
+    return arm
+
+
+def assert_done_once(fake: FakeLinear) -> None:
+    eng = fake.workspace.team("ENG")
+    assert len(eng.issue_list) == 4, [i.title for i in eng.issue_list]  # no sub-issue twice
+    (epic,) = [i for i in eng.issue_list if i.parent is None]
+    assert len(epic.child_list) == 3
+    assert {i.state.name for i in eng.issue_list} == {"Done"}
+    for issue in eng.issue_list:
+        bodies = Counter(c.body for c in issue.comment_list)
+        assert [b for b, n in bodies.items() if n > 1] == [], issue.number
+        relations = Counter((r.type, r.relatedIssue.id) for r in issue.relation_list)
+        assert [r for r, n in relations.items() if n > 1] == [], issue.number
+    labels = Counter(label.name.casefold() for label in eng.label_list)
+    assert [name for name, n in labels.items() if n > 1] == []
+
+
+#: Where the demo epic's run stands after its Nth write from the first CreateIssue (75
+#: in all when written; a move is a write and its audit comment another): a sub-issue
+#: made, placed, related; the split reported; research under way and reported; the
+#: group's plan, review and pull request part applied (some members moved on, some
+#: not); the merge part done; the epic Done; the merged notes.
+SWEEP = (1, 2, 5, 10, 12, 13, 14, 20, 29, 35, 37, 40, 44, 48, 51, 57, 60, 65, 68, 71, 73, 75)
+RERUN_ALL = os.environ.get("RALPH_SWEEP_ALL") == "1"
+
+
+@pytest.mark.parametrize("nth", range(1, 76) if RERUN_ALL else SWEEP)
+def test_a_hero_killed_just_after_a_linear_write_resumes_to_done_in_one_rerun(team, nth):
+    work, fake, env = team
+    tracker = tracker_of(fake)
+    epic = tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG).number
+    arm = kill_after(fake, nth)
+    hero = spawn_ralph("hero", str(epic), cwd=work, env=env)
+    arm(hero.pid)
+    out, err = hero.communicate(timeout=300)
+    assert hero.returncode == -signal.SIGKILL, out[-3000:] + err[-3000:]
+
+    again = ralph_process("hero", str(epic), cwd=work, env=env, timeout=600)
+    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-2000:]
+    assert_done_once(fake)
+
+
+def test_a_run_on_linear_names_its_issues_as_linear_does(team):
+    work, fake, env = team
+    epic = (
+        tracker_of(fake)
+        .create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG)
+        .number
+    )
+    run = ralph_process("hero", str(epic), cwd=work, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    for line in ("Run 1: hero ENG-1", "Split ENG-1", "Plan group ENG-2", "Merge PR for ENG-2"):
+        assert line in run.stdout, run.stdout[-4000:]
+    assert "Implement GH-" not in run.stdout
