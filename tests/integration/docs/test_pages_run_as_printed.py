@@ -131,6 +131,30 @@ def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
     assert merges == ["Merge pull request #2 from feature/GH-1"]
 
 
+@pytest.mark.slow
+def test_the_linear_page_runs_on_the_fake_linear_it_shows(tmp_path: Path, home: Path) -> None:
+    """docs/linear.md's offline try, with the exports ``make fake-linear`` prints set."""
+    from ralph.linear.fake import FakeLinear
+    from ralph.linear.fake.__main__ import OFFLINE_KEY
+
+    repository = tmp_path / "project"
+    repository.mkdir()
+    environment = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "start"]):
+        subprocess.run(["git", *args], cwd=repository, env=environment, check=True, timeout=30)
+    fake = FakeLinear()
+    fake.add_token(OFFLINE_KEY, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    with fake.serve() as url:
+        page = Page(ROOT / "docs" / "linear.md", repository, home)
+        page.environment.update(RALPH_LINEAR_API_URL=url, RALPH_LINEAR_TOKEN=OFFLINE_KEY)
+        page.follow()
+    (issue,) = fake.workspace.team("ENG").issue_list
+    assert issue.state.name == "Done"
+    merges = git(repository, "log", "--merges", "--format=%s", "main").splitlines()
+    assert merges == ["Merge pull request #1 from feature/GH-1"]
+
+
 @pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
 def test_a_page_runs_most_of_its_shell_blocks(page: str) -> None:
     shell = [
