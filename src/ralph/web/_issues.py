@@ -41,6 +41,8 @@ class IssueDocument:
     text: str | None
     #: Its frontmatter's fields, shown apart.
     fields: dict[str, Any] = field(default_factory=dict)
+    #: A document in git (else a pull request's address, the implementation's).
+    in_git: bool = True
 
 
 def _documents(web: WebContext, view: IssueView) -> list[IssueDocument]:
@@ -50,11 +52,14 @@ def _documents(web: WebContext, view: IssueView) -> list[IssueDocument]:
         path = PurePosixPath(discovery.path)
         text: str | None = None
         fields: dict[str, Any] = {}
-        if not path.is_absolute() and ".." not in path.parts and path.suffix == ".md":
+        in_git = not path.is_absolute() and ".." not in path.parts and path.suffix == ".md"
+        if in_git:
             text = web.project.git.read_on(base, str(path))
         if text is not None:
             fields, text = parse_frontmatter(text)
-        found.append(IssueDocument(kind.value, discovery.path, discovery.source, text, fields))
+        found.append(
+            IssueDocument(kind.value, discovery.path, discovery.source, text, fields, in_git)
+        )
     return found
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from ralph.artifacts import ArtifactKind, artifact_comment
 from ralph.cli import main
 from ralph.project import Project
 from ralph.tracker import CheckConclusion, CheckRun, ReviewEvent
@@ -305,3 +306,16 @@ def test_issue_text_in_rich_markup_is_shown_as_written(
     assert "[debug-auto] said [/] :warning:" in page
     assert title in client.get("/").text
     assert client.get(f"/api/issues/{marked.number}").json()["title"] == title
+
+
+def test_an_issue_page_points_an_implementation_at_its_pull_request_not_at_the_base_branch(
+    client: TestClient, open_board: Project
+) -> None:
+    number = open_board.tracker.create_issue("Wave goodbye").number
+    link = "local:greet/pull/9"
+    comment = artifact_comment(ArtifactKind.IMPLEMENTATION, link)
+    open_board.tracker.add_comment(number, comment)
+    text = client.get(f"/issues/{number}").text
+    assert f"implementation: <code>{link}</code>" in text
+    assert "A pull request: see Pull requests below." in text
+    assert "Not on the base branch." not in text
