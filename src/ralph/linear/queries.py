@@ -41,7 +41,7 @@ class LinearDocument:
 #: blocking relation is removed by its id).
 _ISSUE_FIELDS = """
 fragment IssueFields on Issue {
-  id identifier title description estimate priority
+  id identifier url title description estimate priority
   createdAt updatedAt archivedAt
   state { id name type }
   parent { identifier }
