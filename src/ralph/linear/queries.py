@@ -37,16 +37,16 @@ class LinearDocument:
 #: What the tracker reads of an issue, and no more: Linear charges every field, and a
 #: nested connection its whole page whatever it holds, so the pages are what an issue of
 #: Ralph's usually has. Nested connections say when they were cut short (``hasNextPage``):
-#: an issue with more children or relations is read apart. Relations keep their ids (a
+#: an issue with more children, labels or relations is read apart. Relations keep their ids (a
 #: blocking relation is removed by its id).
 _ISSUE_FIELDS = """
 fragment IssueFields on Issue {
-  id identifier title description estimate priority
+  id identifier url title description estimate priority
   createdAt updatedAt archivedAt
   state { id name type }
   parent { identifier }
   children(first: 25) { pageInfo { hasNextPage } nodes { identifier } }
-  labels(first: 10) { nodes { name } }
+  labels(first: 10) { pageInfo { hasNextPage } nodes { name } }
   assignee { name }
   relations(first: 10) {
     pageInfo { hasNextPage }
@@ -247,6 +247,7 @@ query {name}($id: String!, $first: Int!, $after: String) {{
 
 
 ISSUE_CHILDREN = _issue_connection("IssueChildren", "children", "identifier")
+ISSUE_LABELS = _issue_connection("IssueLabels", "labels", "name")
 ISSUE_RELATIONS = _issue_connection(
     "IssueRelations", "relations", "id type relatedIssue { id identifier }"
 )
@@ -435,6 +436,7 @@ ALL: dict[str, LinearDocument] = {
         ISSUE_WITH_COMMENTS,
         ISSUES_WITH_COMMENTS,
         ISSUE_CHILDREN,
+        ISSUE_LABELS,
         ISSUE_RELATIONS,
         ISSUE_INVERSE_RELATIONS,
         CREATE_ISSUE,

@@ -44,15 +44,20 @@ class Synced:
 
 
 def _merged_request(project: Project, issue: Issue) -> int | None:
-    """A merged pull request that closes ``issue`` (the newest), if any."""
-    for number in sorted(issue.pull_requests, reverse=True):
-        try:
-            pr = project.code_host.get_pull_request(number)
-        except RalphError:
-            continue
-        if pr.state is PullRequestState.MERGED and issue.number in pr.closes:
-            return number
-    return None
+    """A merged pull request that closes ``issue`` (the newest), if any. The code host
+    is asked (``Project.pull_requests_of``): an issue on Linear names no pull request.
+    One the host cannot answer for now is left for the next sync."""
+    try:
+        requests = project.pull_requests_of(issue)
+    except RalphError as exc:
+        logger.warning("pull requests unread", extra={"issue": issue.number, "error": str(exc)})
+        return None
+    merged = [
+        pr.number
+        for pr in requests
+        if pr.state is PullRequestState.MERGED and issue.number in pr.closes
+    ]
+    return max(merged, default=None)
 
 
 def sync_issue(project: Project, number: int, *, actor: str = "ralph sync") -> Synced:

@@ -159,6 +159,23 @@ def test_a_parent_with_more_children_than_linear_nests_in_one_read_lists_them_al
     assert len(listed.sub_issues) == 52
 
 
+def test_an_issue_has_its_url_on_linear(tracker):
+    tracker.create_issue("Fix the login (again)!")
+    expected = "https://linear.app/acme/issue/ENG-1/fix-the-login-again"
+    assert tracker.get_issue(1).url == expected
+    assert [i.url for i in tracker.list_issues()] == [expected]
+
+
+def test_an_issue_with_more_labels_than_linear_nests_in_one_read_keeps_them_all(fake, tracker):
+    names = [f"area-{n:02}" for n in range(12)]
+    tracker.create_issue("Many labels", labels=names)
+    before = len(fake.requests)
+    assert sorted(tracker.get_issue(1).labels) == names
+    assert sent(fake, before) == ["IssueWithComments", "IssueLabels"]
+    (listed,) = tracker.list_issues()
+    assert sorted(listed.labels) == names
+
+
 def test_an_issue_blocking_more_than_linear_nests_in_one_read_lists_them_all(tracker):
     blocker = tracker.create_issue("Blocker").number
     for n in range(27):

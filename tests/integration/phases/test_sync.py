@@ -1,4 +1,5 @@
-"""Sync with what people do outside Ralph, on the local tracker and on the fake GitHub:
+"""Sync with what people do outside Ralph, on the local tracker, on the fake GitHub and on
+the fake Linear (its pull requests on the local code host):
 an issue closed or reopened moves to the Workflow State that says so, with its audit
 comment; a pull request a person merged is finished as the merge phase finishes one
 (its issues Done, the parent advanced, the worktree pruned); a second sync changes
@@ -12,27 +13,45 @@ from typing import Any
 
 import pytest
 
-from ralph.config import Config, GitHubSettings
+from ralph.config import Config, GitHubSettings, LinearSettings
 from ralph.db import SqliteDatabase
 from ralph.git import GitRepo, Worktrees
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub
+from ralph.linear.fake import FakeLinear
 from ralph.phases import sync_board, sync_issue, sync_pull_request
-from ralph.project import Project
+from ralph.project import Project, migrate_database
 from ralph.tasks import open_store
 from ralph.tracker import CloseReason, GitHubCodeHost, GitHubTracker, LocalCodeHost, LocalTracker
 from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject
-from ..tracker.conftest import github_tracker
+from ..tracker.conftest import github_tracker, linear_tracker
 
 S = WorkflowState
+
+
+#: Linear closes an issue by its state, so a close never disagrees with the state there:
+#: what is synced on Linear is what the code host did (a merge).
+ANY_TRACKER = pytest.mark.parametrize("synced", ["local", "github", "linear"], indirect=True)
 
 
 @pytest.fixture(params=["local", "github"])
 def synced(request, project: GitProject, clock, tmp_path: Path) -> Iterator[Project]:
     git = GitRepo(project.path)
     store = open_store("memory://")
+    if request.param == "linear":
+        linear = linear_tracker(clock)
+        db = SqliteDatabase(tmp_path / "ralph.db")
+        migrate_database(db)
+        host = LocalCodeHost(db, repo="ENG", tracker=linear, git=git, clock=clock)
+        linear_settings = LinearSettings(team="ENG")
+        config = Config(root=project.path, repo="ENG", tracker="linear", linear=linear_settings)
+        yield Project(config, linear, host, store, git)
+        db.close()
+        assert isinstance(linear.client.transport, FakeLinear)
+        assert linear.client.transport.internal_errors == []
+        return
     if request.param == "local":
         db = SqliteDatabase(tmp_path / "ralph.db")
         tracker: Any = LocalTracker(db, repo="project", clock=clock)
@@ -137,6 +156,7 @@ def _merged_by_a_person(synced: Project, number: int) -> None:
         synced.code_host.merge_pull_request(number)
 
 
+@ANY_TRACKER
 def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     synced, project: GitProject
 ):
@@ -166,6 +186,7 @@ def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     assert len(tracker.get_issue(2).comments) == comments
 
 
+@ANY_TRACKER
 def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: GitProject):
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)
@@ -180,6 +201,7 @@ def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: Gi
     assert any("Merged pull request" in c.body for c in tracker.get_issue(1).comments)
 
 
+@ANY_TRACKER
 def test_an_open_or_unmerged_pull_request_changes_nothing(synced, project: GitProject):
     tracker = synced.tracker
     tracker.create_issue("Child", state=S.IN_REVIEW)

@@ -120,6 +120,15 @@ def test_an_issue_page_shows_its_comments_from_linear(board: WebProject, url: st
     assert "github.com" not in page
 
 
+def test_an_issue_page_links_the_issue_on_linear(board: WebProject, url: str) -> None:
+    number = board.in_review[0]
+    status, page = get(f"{url}issues/{number}")
+    assert status == 200
+    link = re.search(r'<a href="(https://linear\.app/[^"]+)"[^>]*>on the tracker</a>', page)
+    assert link is not None, "no link to the issue on Linear"
+    assert link.group(1).startswith(f"https://linear.app/acme/issue/ENG-{number}/")
+
+
 def test_an_issue_page_shows_the_local_pull_request_that_closes_it(
     board: WebProject, url: str
 ) -> None:

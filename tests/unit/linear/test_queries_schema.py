@@ -88,6 +88,7 @@ def test_the_documents_the_tracker_needs_are_all_there():
         "IssueWithComments",
         "IssuesWithComments",
         "IssueChildren",
+        "IssueLabels",
         "IssueRelations",
         "IssueInverseRelations",
         "CreateIssue",

@@ -6,6 +6,7 @@ arguments) when it is a method, so connections are methods here."""
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +41,9 @@ ESTIMATE_SCALES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
     "tShirt": ((1, 2, 3, 5, 8), (13, 21)),
     "notUsed": ((), ()),
 }
+
+#: The fake workspace's ``Organization.urlKey``: its issues' urls are under it.
+URL_KEY = "acme"
 
 STATE_TYPES = ("triage", "backlog", "unstarted", "started", "completed", "canceled")
 
@@ -150,6 +154,8 @@ class Team:
     member_list: list[User] = field(default_factory=list)
     issue_list: list[Issue] = field(default_factory=list)
     counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    #: The workspace's url key (``Organization.urlKey``), in its issues' urls.
+    url_key: str = URL_KEY
 
     def estimates(self) -> frozenset[int]:
         return estimate_scale(
@@ -215,6 +221,13 @@ class Issue:
     @property
     def identifier(self) -> str:
         return f"{self.team.key}-{self.number}"
+
+    @property
+    def url(self) -> str:
+        """Linear's form: the workspace's url key, the identifier, the title's slug
+        (https://linear.app/acme/issue/ENG-12/fix-the-login)."""
+        slug = re.sub(r"[^a-z0-9]+", "-", self.title.lower())[:60].strip("-")
+        return f"https://linear.app/{self.team.url_key}/issue/{self.identifier}/{slug}"
 
     def children(self, info: Any, **args: Any) -> dict[str, Any]:
         from ralph.linear.fake._filters import issues_matching

@@ -117,6 +117,7 @@ def issues_with_comments(
 
 _CUT = {
     "children": q.ISSUE_CHILDREN,
+    "labels": q.ISSUE_LABELS,
     "relations": q.ISSUE_RELATIONS,
     "inverseRelations": q.ISSUE_INVERSE_RELATIONS,
 }
@@ -124,7 +125,7 @@ _CUT = {
 
 def completed(client: LinearClient, node: Node) -> Node:
     """``node`` (``IssueFields``) with every connection the fragment cut short (more
-    than a page of children or relations) read whole; no request when none was cut."""
+    than a page of children, labels or relations) read whole; no request when none was cut."""
     for connection, document in _CUT.items():
         found = node.get(connection) or {}
         if (found.get("pageInfo") or {}).get("hasNextPage"):
