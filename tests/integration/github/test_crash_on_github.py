@@ -4,13 +4,8 @@ the board, nothing created twice, and no rerun says "finished" with work left.""
 
 from __future__ import annotations
 
-import os
-import re
 import signal
-import threading
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -19,36 +14,10 @@ from ralph.github.fake import FakeGitHub
 from ralph.workflow import WorkflowState
 
 from ..conftest import spawn_ralph
+from ..kills import kill_after
 from .conftest import ralph_on_the_board, tracker_of
 
 pytestmark = pytest.mark.slow
-
-
-def kill_after(fake: FakeGitHub, nth: int) -> Callable[[int], None]:
-    """The Nth mutation GitHub carries out from the first ``CreateIssue`` on (that one
-    is the first) kills the process whose pid the returned function is given, before
-    the process hears GitHub's answer."""
-    post = fake.post
-    seen: list[str] = []
-    victim: list[int] = []
-    armed = threading.Event()
-
-    def posting(payload: Any, token: str) -> Any:
-        reply = post(payload, token)
-        found = re.search(r"mutation (\w+)", str(payload.get("query", "")))
-        if found and (seen or found.group(1) == "CreateIssue"):
-            seen.append(found.group(1))
-            if len(seen) == nth and armed.wait(30):
-                os.kill(victim[0], signal.SIGKILL)
-        return reply
-
-    fake.post = posting  # type: ignore[method-assign]
-
-    def arm(pid: int) -> None:
-        victim.append(pid)
-        armed.set()
-
-    return arm
 
 
 def assert_done_once(fake: FakeGitHub, epic: int) -> None:

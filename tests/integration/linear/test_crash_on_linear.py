@@ -6,16 +6,13 @@ RALPH_SWEEP_ALL=1 kills it after every write of the run, not a sample."""
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import signal
 import subprocess
 import sys
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,6 +23,7 @@ from ralph.tracker.linear import LinearTracker
 from ralph.workflow import WorkflowState
 
 from ..conftest import ralph_process, spawn_ralph
+from ..kills import kill_after
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -61,33 +59,6 @@ def team(tmp_path) -> Iterator[tuple[Path, FakeLinear, dict[str, str]]]:
 
 def tracker_of(fake: FakeLinear) -> LinearTracker:
     return LinearTracker(LinearClient(fake, TOKEN), "ENG")
-
-
-def kill_after(fake: FakeLinear, nth: int) -> Callable[[int], None]:
-    """The Nth mutation Linear carries out from the first ``CreateIssue`` on (that one
-    is the first) kills the process whose pid the returned function is given, before
-    the process hears Linear's answer."""
-    post = fake.post
-    seen: list[str] = []
-    victim: list[int] = []
-    armed = threading.Event()
-
-    def posting(payload: Any, token: str) -> Any:
-        reply = post(payload, token)
-        found = re.search(r"mutation (\w+)", str(payload.get("query", "")))
-        if found and (seen or found.group(1) == "CreateIssue"):
-            seen.append(found.group(1))
-            if len(seen) == nth and armed.wait(30):
-                os.kill(victim[0], signal.SIGKILL)
-        return reply
-
-    fake.post = posting  # type: ignore[method-assign]
-
-    def arm(pid: int) -> None:
-        victim.append(pid)
-        armed.set()
-
-    return arm
 
 
 def assert_done_once(fake: FakeLinear) -> None:
