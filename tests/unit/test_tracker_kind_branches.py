@@ -16,7 +16,7 @@ SRC = Path(ralph.__file__).parent
 #: A branch on the tracker's kind: its configured name compared, or an isinstance check
 #: against a backend's class.
 BRANCH = re.compile(
-    r"""tracker\s*[!=]=\s*["']|isinstance\([^)]*\b(?:GitHubTracker|LocalTracker)\b"""
+    r"""(?:tracker|code_host_kind)\s*[!=]=\s*["']|isinstance\([^)]*\b(?:GitHubTracker|LocalTracker)\b"""
 )
 #: Where the tracker's kind is the subject itself: the backends and the wiring that picks one.
 OWN = ("tracker", "project")

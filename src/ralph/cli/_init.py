@@ -115,10 +115,9 @@ def init_command(
             + (f"created the states {made}" if made else "has Ralph's workflow states"),
             markup=False,
         )
-        if config.code_host_kind == "github":
+        if result.pull_requests:
             console.print(
-                f"Pull requests: GitHub {config.github.owner}/{config.github.repo}, "
-                f"into {config.base_branch}",
+                f"Pull requests: {result.pull_requests}, into {config.base_branch}",
                 markup=False,
             )
     named = _store_named(ctx)

@@ -57,6 +57,10 @@ _TRACKER_NEEDS: dict[str, Callable[[Config, str], None]] = {
     "github": lambda config, source: config.github.require(source),
     "linear": lambda config, source: config.linear.require(source),
 }
+#: What each code host needs named (GitHub as the code host alone: its repository, no board).
+_CODE_HOST_NEEDS: dict[str, Callable[[Config, str], None]] = {
+    "github": lambda config, source: config.github.require(source, board=False),
+}
 #: How `ralph loop` runs each root: one process taking any task, or role-typed workers.
 MODES = ("hero", "team")
 #: Phases an agent does, which a per-phase cap may name.
@@ -450,12 +454,12 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
             f"{path}: code_host {config.code_host_kind!r} is unknown; use one of "
             f"{', '.join(CODE_HOSTS)}"
         )
-    # Each tracker's own table must name what it needs; GitHub as the code host alone
-    # needs its repository, not a board.
-    if config.code_host_kind == "github":
-        config.github.require(str(path), board=False)
-    if needs := _TRACKER_NEEDS.get(config.tracker):
-        needs(config, str(path))
+    for needs in (
+        _CODE_HOST_NEEDS.get(config.code_host_kind),
+        _TRACKER_NEEDS.get(config.tracker),
+    ):
+        if needs is not None:
+            needs(config, str(path))
     repo = config.repo or config.github.repo or path.parent.name
     if not _REPO_NAME.match(repo):
         raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")

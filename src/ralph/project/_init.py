@@ -72,6 +72,9 @@ class InitResult:
     other_store: str = ""
     #: What ``--linear`` found or made on the Linear team.
     team: TeamSetup | None = None
+    #: Where pull requests go when that is another service than the issues' ("GitHub
+    #: acme/shop"); empty otherwise.
+    pull_requests: str = ""
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -230,7 +233,14 @@ def init_project(
         workflows=workflows,
         other_store=other,
         team=team,
+        pull_requests=_pull_requests_elsewhere(config),
     )
+
+
+def _pull_requests_elsewhere(config: Config) -> str:
+    if config.code_host_kind == config.tracker or config.code_host_kind != "github":
+        return ""
+    return f"GitHub {config.github.owner}/{config.github.repo}"
 
 
 _FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
