@@ -192,6 +192,12 @@ class Feed:
                     extra={"action": "feed_error", "error": str(exc)},
                 )
                 self._stop.wait(1.0)
+            except Exception:
+                # A read still under way when the app stopped (a paced request outwaits
+                # ``stop``'s join) meets a closed project: the feed was ending anyway.
+                if self._stop.is_set():
+                    return
+                raise
 
     def _read_board(self) -> Hashable:
         self._board_read_at = time.monotonic()

@@ -50,9 +50,10 @@ def test_it_prints_what_to_export_and_init_sets_up_the_team(served, tmp_path: Pa
     assert "✓ team: OPS" in doctor.stdout
 
 
-def test_ctrl_c_stops_it_cleanly(served):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_it_cleanly(served, stop):
     fake, _ = served
-    fake.send_signal(signal.SIGINT)
+    fake.send_signal(stop)
     _, err = fake.communicate(timeout=30)
     assert fake.returncode == 0
     assert err == ""

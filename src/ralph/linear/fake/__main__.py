@@ -6,9 +6,8 @@ and complexity budgets; it keeps everything in memory until Ctrl-C."""
 from __future__ import annotations
 
 import argparse
-import contextlib
+import signal
 import sys
-import threading
 
 from ralph.linear.fake._linear import FakeLinear
 
@@ -21,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--team", default="ENG", help="the team's key (default ENG)")
     parser.add_argument("--port", type=int, default=8766, help="0 for any free port")
     args = parser.parse_args(argv)
+    # Ctrl-C and SIGTERM are waited for, not raised: blocked here, before the server's
+    # thread starts (it inherits the mask), they stay pending until ``sigwait`` takes one.
+    stopping = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
     fake = FakeLinear()
     fake.add_token(OFFLINE_KEY, "Ada Lovelace")
     team = args.team.upper()
@@ -33,8 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  export RALPH_LINEAR_TOKEN={OFFLINE_KEY}")
             print(f"  ralph init --linear {team}")
             sys.stdout.flush()
-            # Only Ctrl-C (or SIGTERM's default action) ends it: a server runs until stopped.
-            threading.Event().wait()
+            signal.sigwait(stopping)
     except OSError as exc:
         print(
             f"cannot serve on port {args.port}: {exc.strerror}; pick another with --port",
@@ -45,6 +47,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Ctrl-C is how it stops, whenever it comes: no traceback.
-    with contextlib.suppress(KeyboardInterrupt):
-        sys.exit(main())
+    sys.exit(main())
