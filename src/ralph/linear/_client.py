@@ -56,6 +56,8 @@ class LinearClient:
         self._clock = clock
         self._sleep = sleep
         self.pacer = pacer or LinearPacer(clock=clock, sleep=sleep)
+        #: Writes this client has sent (or tried to): what it read before may be stale.
+        self.writes = 0
 
     def close(self) -> None:
         self.transport.close()
@@ -117,6 +119,8 @@ class LinearClient:
     # -- one request, with its waits and retries ---------------------------------------------
 
     def _send(self, document: LinearDocument, payload: Mapping[str, Any]) -> Classified:
+        if document.mutation:
+            self.writes += 1
         with self.pacer.slot(document.name):
             started = time.monotonic()
             try:

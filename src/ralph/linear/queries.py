@@ -132,6 +132,22 @@ query TeamIssues($teamId: String!, $first: Int!, $after: String, $archived: Bool
     issue=True,
 )
 
+#: Whether anything on the team changed since a full read (``TeamIssues``): the issues
+#: updated at or after its latest ``updatedAt``, a few points where a full read costs
+#: thousands (``ralph serve`` and the web board read the board on every poll).
+TEAM_CHANGES = _query(
+    "TeamChanges",
+    """
+query TeamChanges($teamId: String!, $since: DateTimeOrDuration!) {
+  team(id: $teamId) {
+    issues(first: 5, includeArchived: true, filter: { updatedAt: { gte: $since } }) {
+      pageInfo { hasNextPage } nodes { id updatedAt }
+    }
+  }
+}
+""",
+)
+
 #: What ``ralph status`` shows of a team's issues (``board_issues``): the open ones and
 #: the closed ones updated since ``$since`` (the done window), archived too, without
 #: what a dashboard does not show (labels, children, the issues one blocks, comments):
@@ -430,6 +446,7 @@ ALL: dict[str, LinearDocument] = {
         TEAM_LABELS,
         CREATE_WORKFLOW_STATE,
         TEAM_ISSUES,
+        TEAM_CHANGES,
         TEAM_BOARD,
         ISSUE,
         ISSUE_BY_NUMBER,

@@ -55,6 +55,7 @@ from ralph.tracker.linear._mapping import (
     state_from,
 )
 from ralph.tracker.linear._team import LinearTeam, check_team, read_team
+from ralph.tracker.linear._team_reads import TeamReads
 from ralph.workflow import SYNC_COMMAND, Estimate, Priority, WorkflowState
 
 __all__ = ["NO_STATUS_UPDATES", "LinearTracker"]
@@ -90,6 +91,7 @@ class LinearTracker(Tracker):
         #: lock in this process; across processes, the task store's issue locks decide.
         self._state_guards: dict[int, threading.Lock] = {}
         self._snapshots = IssueSnapshots()
+        self._team_reads = TeamReads(self._clock)
         #: A thread's notes waiting for their issue's next move (``pending``).
         self._notes = threading.local()
 
@@ -222,7 +224,9 @@ class LinearTracker(Tracker):
         """One paginated read of the team's issues, filtered here (the fields Ralph
         filters on are its own: states by name, estimates, labels, text)."""
         query = query or IssueQuery()
-        nodes = w.team_issues(self.client, self.team, archived=query.archived is not False)
+        nodes = self._team_reads.issues(
+            self.client, self.team, archived=query.archived is not False
+        )
         return query.apply([self._issue(node) for node in nodes])
 
     def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:

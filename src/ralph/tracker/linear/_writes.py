@@ -151,6 +151,20 @@ def team_issues(
     yield from client.pages(q.TEAM_ISSUES, variables, ("team", "issues"))
 
 
+def changed_since(client: LinearClient, team: LinearTeam, seen: Mapping[str, str]) -> bool:
+    """Whether an issue of the team changed since the read that saw ``seen`` (issue ids
+    to their ``updatedAt``): one updated at or after the latest of them that is not as
+    seen then. An empty ``seen`` always has changed."""
+    if not seen:
+        return True
+    since = max(seen.values())
+    data = client.query(q.TEAM_CHANGES, {"teamId": team.id, "since": since})
+    found = data["team"]["issues"]
+    if found["pageInfo"]["hasNextPage"]:
+        return True
+    return any(seen.get(node["id"]) != node["updatedAt"] for node in found["nodes"])
+
+
 def team_board(client: LinearClient, team: LinearTeam, since: float) -> Iterator[Node]:
     """The team's open issues and those closed and updated since ``since`` (epoch
     seconds), archived ones too, as a dashboard shows them (``TeamBoard``)."""
