@@ -14,9 +14,8 @@ from ralph.phases._schemas import ESTIMATES, TEXT, result_schema
 from ralph.tracker import CloseReason, Issue
 from ralph.workflow import MAX_FAST_TRACK_FILES, TRIAGED_LABEL, Estimate, WorkflowState
 
-__all__ = ["TRIAGED", "TriagePhase"]
+__all__ = ["TriagePhase"]
 
-TRIAGED = TRIAGED_LABEL
 _S = WorkflowState
 _CLOSE_REASONS = {
     "done": CloseReason.COMPLETED,
@@ -61,9 +60,9 @@ class TriagePhase(Phase):
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
         issue = members[0]
-        if TRIAGED in issue.labels:
+        if TRIAGED_LABEL in issue.labels:
             raise AlreadyDone(
-                f"#{issue.number} was triaged already (label {TRIAGED}); remove the label "
+                f"#{issue.number} was triaged already (label {TRIAGED_LABEL}); remove the label "
                 "to triage it again"
             )
         self.check_state(issue)
@@ -141,8 +140,8 @@ class TriagePhase(Phase):
     @staticmethod
     def _label(ctx: PhaseContext, number: int) -> None:
         labels = ctx.tracker.get_issue(number).labels
-        if TRIAGED not in labels:
-            ctx.tracker.update_issue(number, labels=[*labels, TRIAGED])
+        if TRIAGED_LABEL not in labels:
+            ctx.tracker.update_issue(number, labels=[*labels, TRIAGED_LABEL])
 
     def _relate(
         self, ctx: PhaseContext, issue: Issue, related: Sequence[dict[str, object]]

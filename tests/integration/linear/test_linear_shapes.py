@@ -123,31 +123,37 @@ def test_serve_takes_the_epic_to_done_and_stops_on_sigterm(tmp_path):
         assert "Merge pull request #" in merged_here(served)
 
 
+def _serve_a_hanging_build(served: Shop, status: Path) -> subprocess.Popen[str]:
+    """``ralph serve`` on a 2 s poll whose builds work until stopped."""
+    return served.spawn(
+        "serve",
+        "--poll-seconds",
+        "2",
+        "--status-file",
+        str(status),
+        RALPH_SCRIPTED_FAULTS="implement=hang",
+    )
+
+
+def _file_while_it_serves(served: Shop, status: Path) -> int:
+    """An XS issue filed in Backlog, once serve's agent builds it."""
+    alpha = _new_module("alpha")
+    tracker = served.tracker()
+    filed = tracker.create_issue(
+        "Add alpha", body=alpha, estimate=Estimate.XS, state=WorkflowState.BACKLOG
+    ).number
+    wait_until(lambda: bool(_at_work(status, "implement")), timeout=60)
+    return filed
+
+
 def test_serve_notices_a_persons_moves_within_a_poll_and_does_not_undo_them(tmp_path):
     with shop(tmp_path) as served:
         served.linear.add_token(PERSON_KEY, "Grace Hopper")
         served.init()
         status = tmp_path / "status.json"
-        server = served.spawn(
-            "serve",
-            "--poll-seconds",
-            "2",
-            "--status-file",
-            str(status),
-            RALPH_SCRIPTED_FAULTS="implement=hang",  # the build works until stopped
-        )
+        server = _serve_a_hanging_build(served, status)
         try:
-            filed = (
-                served.tracker()
-                .create_issue(
-                    "Add alpha",
-                    body=_new_module("alpha"),
-                    estimate=Estimate.XS,
-                    state=WorkflowState.BACKLOG,
-                )
-                .number
-            )
-            wait_until(lambda: bool(_at_work(status, "implement")), timeout=60)
+            filed = _file_while_it_serves(served, status)
             started = time.monotonic()
             person_moves(served, filed, "Human Needed")
             wait_until(lambda: _status(status)["running"] == [], timeout=60)
@@ -183,26 +189,9 @@ def test_serve_does_not_spin_on_an_issue_a_person_moves_back_to_backlog(tmp_path
         served.linear.add_token(PERSON_KEY, "Grace Hopper")
         served.init()
         status = tmp_path / "status.json"
-        server = served.spawn(
-            "serve",
-            "--poll-seconds",
-            "2",
-            "--status-file",
-            str(status),
-            RALPH_SCRIPTED_FAULTS="implement=hang",
-        )
+        server = _serve_a_hanging_build(served, status)
         try:
-            filed = (
-                served.tracker()
-                .create_issue(
-                    "Add alpha",
-                    body=_new_module("alpha"),
-                    estimate=Estimate.XS,
-                    state=WorkflowState.BACKLOG,
-                )
-                .number
-            )
-            wait_until(lambda: bool(_at_work(status, "implement")), timeout=60)
+            filed = _file_while_it_serves(served, status)
             person_moves(served, filed, "Human Needed")
             wait_until(lambda: _status(status)["running"] == [], timeout=60)
             person_moves(served, filed, "Backlog")  # start over, says the person

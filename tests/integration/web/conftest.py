@@ -11,10 +11,12 @@ API documents on every board override ``waiting_template`` with ``every_board``.
 from __future__ import annotations
 
 import dataclasses
+import queue
 import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -258,3 +260,18 @@ def client_of(project: Project, token: str | None = None, hosts: Sequence[str] =
 def client(open_board: Project) -> Iterator[TestClient]:
     with client_of(open_board) as found:
         yield found
+
+
+def url_of(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    """The address ``ralph web`` says it serves, read from its first line."""
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stdout = process.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    try:
+        first = lines.get(timeout=timeout)
+    except queue.Empty:
+        process.kill()
+        raise AssertionError("ralph web said nothing within 30s") from None
+    assert first.startswith("ralph web: the board of "), first
+    return first.rsplit(" at ", 1)[1].strip()

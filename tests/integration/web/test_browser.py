@@ -18,11 +18,9 @@ page's go to the test's folder, and to ``RALPH_TEST_SCREENSHOTS`` when it is set
 from __future__ import annotations
 
 import os
-import queue
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,7 +34,7 @@ from ralph.project import open_project
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import spawn_ralph
-from .conftest import WebProject, escalate_one, make_waiting_project
+from .conftest import WebProject, escalate_one, make_waiting_project, url_of
 
 pytestmark = pytest.mark.slow
 
@@ -45,21 +43,6 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 WAIT_MS = 30_000
 #: A laptop's screen: what a newcomer opens the board on.
 LAPTOP = {"width": 1366, "height": 768}
-
-
-def _url_of(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    """The address ``ralph web`` says it serves, read from its first line."""
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stdout is not None
-    stdout = process.stdout
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        first = lines.get(timeout=timeout)
-    except queue.Empty:
-        process.kill()
-        raise AssertionError("ralph web said nothing within 30s") from None
-    assert first.startswith("ralph web: the board of "), first
-    return first.rsplit(" at ", 1)[1].strip()
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +54,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> WebProject:
 def _serving(repo: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     process = spawn_ralph("web", "--port", "0", cwd=repo)
     try:
-        yield _url_of(process), process
+        yield url_of(process), process
     finally:
         if process.poll() is None:
             process.kill()

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import queue
 import re
 import shutil
 import subprocess
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -32,7 +30,7 @@ from ralph.project import open_project
 from ralph.workflow import WorkflowState
 
 from ..conftest import spawn_ralph
-from .conftest import WebProject, waiting_on
+from .conftest import WebProject, url_of, waiting_on
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -57,25 +55,11 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebProject]:
         yield made
 
 
-def _url_of(process: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stdout is not None
-    stdout = process.stdout
-    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
-    try:
-        first = lines.get(timeout=timeout)
-    except queue.Empty:
-        process.kill()
-        raise AssertionError("ralph web said nothing within 30s") from None
-    assert first.startswith("ralph web: the board of "), first
-    return first.rsplit(" at ", 1)[1].strip()
-
-
 @contextmanager
 def serving(made: WebProject) -> Iterator[str]:
     process = spawn_ralph("web", "--port", "0", cwd=made.repo, env=made.env)
     try:
-        yield _url_of(process)
+        yield url_of(process)
     finally:
         process.kill()
         _, err = process.communicate(timeout=30)
