@@ -99,7 +99,11 @@ demo: $(VENV)/.runtime sandbox-tools
 
 # A fake Linear on 127.0.0.1:8766 to try `ralph init --linear` without an account
 # (docs/linear.md); it needs graphql-core, the testing extra. PORT=0 for any free port.
+# It executes requests against Linear's published schema, which Ralph does not ship:
+# RALPH_LINEAR_SCHEMA names a copy (github.com/linear/linear,
+# packages/sdk/src/schema.graphql), by default the one provided beside this clone.
 PORT ?= 8766
+fake-linear: export RALPH_LINEAR_SCHEMA ?= $(abspath ../shared/api-definitions/linear-schema.graphql)
 fake-linear: $(VENV)/.runtime
 	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
 	@$(VENV)/bin/python -m ralph.linear.fake --port $(PORT)
@@ -128,7 +132,12 @@ docs: $(VENV)/.synced
 	$(VENV)/bin/python -m ralph.cli._reference
 
 # The documentation site (mkdocs.yml) in site/, built as strictly as the test builds it.
-docs-site: $(VENV)/.synced
+# It needs mkdocs alone: the docs group, not every group and extra (.synced).
+$(VENV)/.docs: $(UV) pyproject.toml uv.lock
+	$(UV) sync --quiet --frozen --inexact --no-default-groups --group docs
+	@touch $@
+
+docs-site: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 lint: $(VENV)/.synced

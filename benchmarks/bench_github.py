@@ -37,6 +37,8 @@ from tests.integration.github.conftest import TOKEN, Served, git, ralph_on_the_b
 # Run as a script, so the repository root is put on the path for the quick mode.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.published import use_published_definitions
+
 from benchmarks._quick import pick
 from ralph.config import Config
 from ralph.db import SqliteDatabase
@@ -288,6 +290,7 @@ def status_board() -> None:
 
 
 if __name__ == "__main__":
+    use_published_definitions()  # the fakes' schemas, beside the repository
     main()
     demo_epic()
     status_board()

@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.integration.conftest import ralph_process
+from tests.published import use_published_definitions
 
 from benchmarks._quick import pick
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
@@ -173,5 +174,6 @@ def status_team() -> None:
 
 
 if __name__ == "__main__":
+    use_published_definitions()  # the fakes' schemas, beside the repository
     demo_epic()
     status_team()

@@ -23,6 +23,8 @@ from pathlib import Path
 # Run as a script, so the repository root is put on the path for the quick mode.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.published import use_published_definitions
+
 from benchmarks._quick import pick
 from ralph.config import Config, GitHubSettings, MergeWaitSettings
 from ralph.demo._sample import create_sample_repository
@@ -174,4 +176,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    use_published_definitions()  # the fakes' schemas, beside the repository
     main()

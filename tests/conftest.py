@@ -22,6 +22,7 @@ sys.dont_write_bytecode = False
 
 from ralph.tasks import TaskStore, open_store  # noqa: E402
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy  # noqa: E402
+from tests.published import DEFINITIONS  # noqa: E402
 
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -56,6 +57,9 @@ def _without_developer_environment(
     for name in list(os.environ):
         if is_developer_setting(name):
             monkeypatch.delenv(name)
+    # The fakes' published schemas: the copies beside the repository, whatever is set.
+    for name, path in DEFINITIONS.items():
+        monkeypatch.setenv(name, str(path))
     # GitHub pacing shared by token lives in the user's state folder: each test its own,
     # so parallel tests neither wait on one another nor write into the real home.
     monkeypatch.setenv("RALPH_GH_PACING_DIR", str(tmp_path_factory.mktemp("pacing")))

@@ -2,7 +2,7 @@
 
 Each is one named operation selecting only what the tracker reads; connections page with
 ``$first``/``$after`` and ``pageInfo { hasNextPage endCursor }`` (Relay). A unit test
-validates them all against Linear's published schema (``fake/schema``) and checks that
+validates them all against Linear's published schema (``$RALPH_LINEAR_SCHEMA``) and checks that
 each stays under Linear's 10,000 complexity points at its page size, so a misspelt field
 or a page too big fails the build rather than a run.
 

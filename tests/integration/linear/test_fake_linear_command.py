@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -71,3 +72,31 @@ def test_a_port_in_use_is_one_line_naming_the_fix():
     assert run.stderr.strip().splitlines() == [
         f"cannot serve on port {port}: Address already in use; pick another with --port"
     ]
+
+
+def test_without_linear_s_schema_it_says_in_one_line_where_to_get_it(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.delenv("RALPH_LINEAR_SCHEMA")
+    run = subprocess.run([*FAKE, "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "the fake Linear needs Linear's published GraphQL schema: set RALPH_LINEAR_SCHEMA to a "
+        "copy of schema.graphql from github.com/linear/linear (packages/sdk/src/schema.graphql)"
+    ]
+
+
+def test_schema_names_the_copy_to_serve(monkeypatch: pytest.MonkeyPatch):
+    schema = os.environ["RALPH_LINEAR_SCHEMA"]
+    monkeypatch.delenv("RALPH_LINEAR_SCHEMA")
+    fake = subprocess.Popen(
+        [*FAKE, "--port", "0", "--schema", schema], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert fake.stdout is not None
+        assert fake.stdout.readline().startswith("A fake Linear serves team ENG at http://")
+    finally:
+        fake.send_signal(signal.SIGTERM)
+        fake.communicate(timeout=30)
+    assert fake.returncode == 0

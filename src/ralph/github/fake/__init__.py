@@ -1,7 +1,8 @@
 """An in-memory GitHub for tests and demos: it executes the client's real GraphQL
-documents against GitHub's published schema (graphql-core; ``pip install
-'ralph-delivery[testing]'``), with rate-limit headers and scriptable faults, and pull requests
-judged as GitHub judges them (checks, reviews, branch protection, merge queues)."""
+documents against a copy of GitHub's published schema it is pointed at
+(``RALPH_GITHUB_SCHEMA``; graphql-core, the testing extra), with rate-limit headers and
+scriptable faults, and pull requests judged as GitHub judges them (checks, reviews,
+branch protection, merge queues)."""
 
 from __future__ import annotations
 

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gzip
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from graphql import (
     DefinitionNode,
     DocumentNode,
+    GraphQLError,
     GraphQLSchema,
     InputObjectTypeDefinitionNode,
     ObjectTypeDefinitionNode,
@@ -30,6 +29,8 @@ from graphql import (
 )
 
 from ralph._graphql_http import Reply, TransportFailure, serve_graphql
+from ralph._published import PathLike, PublishedDefinition
+from ralph.errors import ConfigError
 from ralph.github._tokens import token_kind
 from ralph.github.fake._board import Team, View
 from ralph.github.fake._limits import (
@@ -77,25 +78,50 @@ _STATUS_UPDATE_FIELDS = {
 }
 
 
+#: GitHub's schema is GitHub's (MIT), not shipped with Ralph: the fake is pointed at a copy.
+#: Issue dependencies are not in it yet: an extension adding them as GitHub documents
+#: them is read from beside it.
+GITHUB_SCHEMA = PublishedDefinition(
+    needed_by="the fake GitHub",
+    what="GitHub's published GraphQL schema",
+    variable="RALPH_GITHUB_SCHEMA",
+    origin=(
+        "schema.graphql from the npm package @octokit/graphql-schema (15.26.1),"
+        " with the issue-dependencies extension (issue-dependencies.graphql) beside it"
+    ),
+)
+DEPENDENCIES_EXTENSION = "issue-dependencies.graphql"
+
+
 def github_schema(
-    *, dependencies: bool = True, sub_issues: bool = True, status_updates: bool = True
+    path: PathLike | None = None,
+    *,
+    dependencies: bool = True,
+    sub_issues: bool = True,
+    status_updates: bool = True,
 ) -> GraphQLSchema:
-    """GitHub's published schema plus the issue-dependencies extension (vendored); less
-    any of them for a GitHub Enterprise Server that lacks it."""
-    return _schema(dependencies, sub_issues, status_updates)
+    """GitHub's published schema, from ``path`` or ``$RALPH_GITHUB_SCHEMA``, plus the
+    issue-dependencies extension beside it; less any of them for a GitHub Enterprise
+    Server that lacks it."""
+    return _schema(GITHUB_SCHEMA.path(path), dependencies, sub_issues, status_updates)
 
 
 @functools.cache
-def _schema(dependencies: bool, sub_issues: bool, status_updates: bool) -> GraphQLSchema:
-    document = _published_sdl()
+def _schema(
+    path: Path, dependencies: bool, sub_issues: bool, status_updates: bool
+) -> GraphQLSchema:
+    document = _published_sdl(path)
     if dependencies:
-        extension = _dependencies_sdl().definitions
+        extension = _dependencies_sdl(path.parent / DEPENDENCIES_EXTENSION).definitions
         document = dataclasses.replace(document, definitions=(*document.definitions, *extension))
     if not sub_issues:
         document = _without(document, _SUB_ISSUE_FIELDS)
     if not status_updates:
         document = _without(document, _STATUS_UPDATE_FIELDS)
-    schema = build_ast_schema(document, assume_valid_sdl=True)
+    try:
+        schema = build_ast_schema(document, assume_valid_sdl=True)
+    except TypeError as exc:  # a type used but never defined: not GitHub's whole schema
+        raise GITHUB_SCHEMA.unusable(path, str(exc)) from exc
     # The published SDL trips graphql-core's strict self-check (deprecated interface
     # fields); it is GitHub's schema as served, so skip the check.
     schema._validation_errors = []
@@ -103,18 +129,24 @@ def _schema(dependencies: bool, sub_issues: bool, status_updates: bool) -> Graph
 
 
 @functools.cache
-def _published_sdl() -> DocumentNode:
+def _published_sdl(path: Path) -> DocumentNode:
     """GitHub's schema parsed, once for every variant built from it (a parse is half a
     build)."""
-    folder = resources.files("ralph.github.fake") / "schema"
-    # Shipped compressed (1.2 MB to 170 kB): decompressing adds ~4 ms to a ~2 s build.
-    return parse(gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8"))
+    return _parsed(path)
 
 
 @functools.cache
-def _dependencies_sdl() -> DocumentNode:
-    folder = resources.files("ralph.github.fake") / "schema"
-    return parse((folder / "issue-dependencies.graphql").read_text(encoding="utf-8"))
+def _dependencies_sdl(path: Path) -> DocumentNode:
+    if not path.is_file():
+        raise ConfigError(f"{path} is missing; {GITHUB_SCHEMA.advice()}")
+    return _parsed(path)
+
+
+def _parsed(path: Path) -> DocumentNode:
+    try:
+        return parse(GITHUB_SCHEMA.read(path))
+    except GraphQLError as exc:
+        raise GITHUB_SCHEMA.unusable(path, exc.message) from exc
 
 
 def _without(document: DocumentNode, left_out: Mapping[str, set[str]]) -> DocumentNode:
@@ -202,15 +234,20 @@ class FakeGitHub(PullRequestScripting):
         dependencies: bool = True,
         sub_issues: bool = True,
         status_updates: bool = True,
+        schema: PathLike | None = None,
     ) -> None:
         """``content_per_minute``: throttle content creation as GitHub does when it
         finds it too quick; ``node_limit``: refuse queries whose answer holds more
         objects, as GitHub's resource limits do; ``dependencies``, ``sub_issues``,
         ``status_updates`` (a board's): False for a GitHub Enterprise Server without them
-        (not in its schema)."""
+        (not in its schema). ``schema``: a copy of GitHub's published schema (default
+        ``$RALPH_GITHUB_SCHEMA``)."""
         self.clock = clock
         self.schema = github_schema(
-            dependencies=dependencies, sub_issues=sub_issues, status_updates=status_updates
+            schema,
+            dependencies=dependencies,
+            sub_issues=sub_issues,
+            status_updates=status_updates,
         )
         self.world = World(clock=clock)
         self.root = Root(self.world)

@@ -1,8 +1,8 @@
 """An in-memory Linear for tests and demos: it executes the client's real GraphQL
-documents against Linear's published schema (graphql-core; ``pip install
-'ralph-delivery[testing]'``), keeps a workspace (teams, workflow states, users, issues,
-comments, labels, relations), refuses what Linear refuses, spends each key's request and
-complexity budgets, and can be scripted to fail."""
+documents against a copy of Linear's published schema it is pointed at
+(``RALPH_LINEAR_SCHEMA``; graphql-core, the testing extra), keeps a workspace (teams,
+workflow states, users, issues, comments, labels, relations), refuses what Linear
+refuses, spends each key's request and complexity budgets, and can be scripted to fail."""
 
 from __future__ import annotations
 

@@ -7,14 +7,13 @@ can be scripted to fail, and is reachable in memory (it is a Transport) or over 
 from __future__ import annotations
 
 import functools
-import gzip
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from graphql import (
@@ -28,6 +27,7 @@ from graphql import (
 )
 
 from ralph._graphql_http import Reply, TransportFailure, serve_graphql
+from ralph._published import PathLike, PublishedDefinition
 from ralph.linear.fake._limits import LeakyBucket, complexity, rate_limited_body
 from ralph.linear.fake._model import (
     STATE_TYPES,
@@ -58,22 +58,36 @@ DEFAULT_STATES = (
 )
 
 
+#: Linear's schema is Linear's (MIT), not shipped with Ralph: the fake is pointed at a copy.
+LINEAR_SCHEMA = PublishedDefinition(
+    needed_by="the fake Linear",
+    what="Linear's published GraphQL schema",
+    variable="RALPH_LINEAR_SCHEMA",
+    origin="schema.graphql from github.com/linear/linear (packages/sdk/src/schema.graphql)",
+)
+
+
+def linear_schema(path: PathLike | None = None) -> GraphQLSchema:
+    """Linear's published schema, from ``path`` or ``$RALPH_LINEAR_SCHEMA``."""
+    return _linear_schema(LINEAR_SCHEMA.path(path))
+
+
 @functools.cache
-def linear_schema() -> GraphQLSchema:
-    """Linear's published schema (vendored from linear/linear, see fake/schema)."""
-    folder = resources.files("ralph.linear.fake") / "schema"
-    sdl = gzip.decompress((folder / "schema.graphql.gz").read_bytes()).decode("utf-8")
-    return build_schema(sdl, assume_valid_sdl=True)
+def _linear_schema(path: Path) -> GraphQLSchema:
+    try:
+        return build_schema(LINEAR_SCHEMA.read(path), assume_valid_sdl=True)
+    except (GraphQLError, TypeError) as exc:
+        raise LINEAR_SCHEMA.unusable(path, str(exc)) from exc
 
 
 @functools.lru_cache(maxsize=256)
-def _prepared(source: str) -> tuple[DocumentNode | None, tuple[str, ...]]:
+def _prepared(schema: GraphQLSchema, source: str) -> tuple[DocumentNode | None, tuple[str, ...]]:
     """A document parsed and validated once: the client sends the same few many times."""
     try:
         document = parse(source)
     except GraphQLError as exc:
         return None, (exc.message,)
-    return document, tuple(e.message for e in validate(linear_schema(), document))
+    return document, tuple(e.message for e in validate(schema, document))
 
 
 @dataclass(frozen=True)
@@ -149,11 +163,13 @@ class FakeLinear:
         complexity_per_hour: int = 250_000,
         max_complexity: int = MAX_COMPLEXITY,
         refuse_cycles: bool = False,
+        schema: PathLike | None = None,
     ) -> None:
         """``refuse_cycles``: refuse a blocking relation that closes a cycle (Linear's
-        own behaviour is not documented; by default only duplicates are refused)."""
+        own behaviour is not documented; by default only duplicates are refused).
+        ``schema``: a copy of Linear's published schema (default ``$RALPH_LINEAR_SCHEMA``)."""
         self.clock = clock
-        self.schema = linear_schema()
+        self.schema = linear_schema(schema)
         self.workspace = Workspace(clock)
         self.root = Root(self.workspace, refuse_cycles=refuse_cycles)
         self.requests_per_hour = requests_per_hour
@@ -293,7 +309,7 @@ class FakeLinear:
         return reply, cost
 
     def _execute(self, source: str, variables: dict[str, Any], key: _Key) -> tuple[Reply, int]:
-        document, problems = _prepared(source)
+        document, problems = _prepared(self.schema, source)
         if problems:
             code = "GRAPHQL_PARSE_FAILED" if document is None else "GRAPHQL_VALIDATION_FAILED"
             return _refusal(400, code, "; ".join(problems), self._headers(key)), 0
