@@ -10,11 +10,11 @@ DISTRIBUTION = "ralph-delivery"
 
 
 def install_hint(extra: str) -> str:
-    """How to install ``extra`` (``claude``, ``otel``, ...): with pip into the environment
-    Ralph runs from, or with `make install` from a clone."""
+    """How to install ``extra`` (``claude``, ``otel``, ...): `make install` from a clone,
+    the one way there is (``ralph-delivery`` is not on the package index)."""
     # `make install` has the claude extra unless told otherwise: another extra adds to it.
     extras = "" if extra == "claude" else f" EXTRAS=claude,{extra}"
-    return f"pip install '{DISTRIBUTION}[{extra}]' (from a clone: make install{extras})"
+    return f"make install{extras} in a clone of Ralph"
 
 
 def installed_version() -> str:

@@ -538,10 +538,12 @@ def demo_command(
             console.print(f"{'✓' if ok else '✗'} {label}", markup=False)
         console.print(f"Finished in {elapsed:.1f}s.", markup=False)
         where = str(folder) if keep is not None else "a kept folder (ralph demo --keep DIR)"
+        # The demo's epic is Done: the next step names a new one, never its number.
         console.print(
             "The agents were simulated. To do the same with Claude Code: "
-            f"{install_hint('claude')}, set ANTHROPIC_API_KEY, then in {where} run "
-            f"`ralph team {epic} --agent claude` on a fresh epic.",
+            f"{install_hint('claude')} (it bundles Claude Code), set ANTHROPIC_API_KEY, "
+            f'then in {where} file an epic (`ralph issue new "TITLE" -e M`) and run '
+            "`ralph team N --agent claude` with its number N.",
             markup=False,
         )
     if not check.ok:

@@ -590,8 +590,8 @@ prompts_dir = ".ralph/prompts"
 # `ralph loop`: agents at once per phase (within max_concurrent_agents), e.g. implement = 1.
 [max_concurrent_phases]
 
-# The agent that does each phase's work: "claude" (Claude Code: the claude extra, pip install
-# 'ralph-delivery[claude]', and ANTHROPIC_API_KEY or `ralph login`), "command" (another agent
+# The agent that does each phase's work: "claude" (Claude Code: the claude extra, which
+# `make install` adds, and ANTHROPIC_API_KEY or `ralph login`), "command" (another agent
 # CLI, below) or "scripted" (simulated agents for trying Ralph out). RALPH_AGENT or `--agent`
 # put one agent on every phase.
 [agent]

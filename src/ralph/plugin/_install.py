@@ -28,7 +28,7 @@ PLUGIN_ID = f"{PLUGIN_NAME}@{MARKETPLACE_NAME}"
 SCOPES = ("user", "project", "local")
 _NO_CLAUDE = (
     "Claude Code is not installed: install it (https://claude.com/claude-code, or "
-    "pip install 'ralph-delivery[claude]', which bundles it), then run ralph plugin install"
+    "make install in a clone of Ralph, which bundles it), then run ralph plugin install"
 )
 _REINSTALL = "run: ralph plugin install"
 

@@ -119,7 +119,9 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
 
 
 @pytest.mark.slow
-def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
+def test_readme_runs_in_a_throwaway_clone_of_a_git_repository(tmp_path: Path, home: Path) -> None:
+    """The README's try runs in a clone beside the person's repository, which keeps its
+    history: the simulated commits land on the clone's ``main`` only."""
     repository = tmp_path / "project"
     repository.mkdir()
     environment = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
@@ -127,8 +129,12 @@ def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
         subprocess.run(["git", *args], cwd=repository, env=environment, check=True, timeout=30)
     page = Page(ROOT / "README.md", repository, home)
     page.follow()
-    merges = git(repository, "log", "--merges", "--format=%s", "main").splitlines()
+    clone = page.directory()
+    assert clone == tmp_path / "try-ralph"
+    merges = git(clone, "log", "--merges", "--format=%s", "main").splitlines()
     assert merges == ["Merge pull request #2 from feature/GH-1"]
+    assert git(repository, "log", "--format=%s", "main").splitlines() == ["start"]
+    assert git(repository, "status", "--porcelain", "--ignored") == ""
 
 
 @pytest.mark.slow

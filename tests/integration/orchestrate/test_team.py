@@ -65,7 +65,7 @@ def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tm
     assert "simulated" in out
     for line in ("✓ every issue Done", "✓ the change merged on main", "✓ the tests pass on main"):
         assert line in out
-    assert "ralph team 1 --agent claude" in out
+    assert "ralph team N --agent claude" in out
     assert "board: Done 4" in out
     # The plan made before triage sized the epic is one folded row, not six.
     assert "6 earlier tasks" in out

@@ -28,7 +28,7 @@ def test_each_runtime_opens_by_name():
 
 def test_claude_without_the_sdk_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "claude_agent_sdk", None)
-    with pytest.raises(ConfigError, match=r"pip install 'ralph-delivery\[claude\]'"):
+    with pytest.raises(ConfigError, match="make install in a clone of Ralph"):
         open_runtime("claude", environ={"ANTHROPIC_API_KEY": "sk"})
 
 
