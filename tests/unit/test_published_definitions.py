@@ -29,7 +29,10 @@ GITHUB_ADVICE = (
     "issue-dependencies extension (issue-dependencies.graphql) beside it"
 )
 #: A GraphQL schema or an OpenAPI document, plain or compressed.
-DEFINITION_FILE = re.compile(r"\.(graphql|gql|graphqls)(\.gz)?$|openapi|swagger", re.IGNORECASE)
+DEFINITION_FILE = re.compile(
+    r"\.(graphql|gql|graphqls)(\.gz)?$|(openapi|swagger)[^/]*\.(json|ya?ml)(\.gz)?$",
+    re.IGNORECASE,
+)
 
 
 def test_no_api_definition_is_committed():

@@ -1,7 +1,8 @@
-"""Every shell block of README.md and docs/getting-started.md runs as printed, in order,
-in a throwaway directory, with this virtual environment's ``ralph`` on the PATH: a block
-that exits non-zero, or prints something other than the output block after it, fails
-the test. Blocks that cannot run here carry ``<!-- not run: REASON -->`` (see _blocks)."""
+"""Every shell block of README.md, docs/getting-started.md and docs/by-hand.md runs as
+printed, in order, in a throwaway directory, with this virtual environment's ``ralph`` on
+the PATH: a block that exits non-zero, or prints something other than the output block
+after it, fails the test. Blocks that cannot run here carry ``<!-- not run: REASON -->``
+(see _blocks)."""
 
 from __future__ import annotations
 
@@ -119,6 +120,19 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # about 15 ralph processes; minutes on a loaded 2-core machine
+def test_by_hand_takes_an_idea_it_files_to_a_merged_change(tmp_path: Path, home: Path) -> None:
+    start = tmp_path / "work"
+    start.mkdir()
+    page = Page(ROOT / "docs" / "by-hand.md", start, home)
+    page.follow()
+    project = page.directory()
+    merges = git(project, "log", "--merges", "--format=%s", "main").splitlines()
+    assert merges == ["Merge pull request #2 from feature/GH-1"]
+    assert "def test_farewell" in git(project, "show", "main:tests/test_greet.py")
+
+
+@pytest.mark.slow
 def test_readme_runs_in_a_throwaway_clone_of_a_git_repository(tmp_path: Path, home: Path) -> None:
     """The README's try runs in a clone beside the person's repository, which keeps its
     history: the simulated commits land on the clone's ``main`` only."""
@@ -161,7 +175,7 @@ def test_the_linear_page_runs_on_the_fake_linear_it_shows(tmp_path: Path, home: 
     assert merges == ["Merge pull request #1 from feature/GH-1"]
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md", "docs/by-hand.md"])
 def test_a_page_runs_most_of_its_shell_blocks(page: str) -> None:
     shell = [
         b
