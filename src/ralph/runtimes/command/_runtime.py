@@ -269,6 +269,7 @@ class CommandRuntime(AgentRuntime):
             program=Path(found),
             arguments=argv[1:],
             proxy=proxy,
+            own_home=files / "home",
         )
         return confine(argv, profile)
 
