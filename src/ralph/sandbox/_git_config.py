@@ -32,6 +32,9 @@ _SECTIONS = frozenset({"credential", "include", "includeif"})
 _KEYS = frozenset({"extraheader", "askpass", "sslkeypasswordprotected", "sslkey"})
 _SECONDS = 10
 _ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\b": "\\b"})
+#: Where git looks besides the files a reading names: their creation changes it too.
+_SYSTEM = Path("/etc/gitconfig")
+_Stamp = tuple[Path, int, int]
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,26 @@ def _read(workdir: Path, environ: Mapping[str, str]) -> dict[str, _Level] | None
     return levels
 
 
+def _stamps(paths: set[Path]) -> tuple[_Stamp, ...]:
+    """When and how large each file is (-1: absent): what a kept reading depends on."""
+    found: list[_Stamp] = []
+    for path in sorted(paths):
+        try:
+            status = path.stat()
+        except OSError:
+            found.append((path, -1, -1))
+        else:
+            found.append((path, status.st_mtime_ns, status.st_size))
+    return tuple(found)
+
+
+_Place = tuple[Path, Path, Path | None, Path | None]
+#: The last reading per place, with the files it depends on as they were: git takes a
+#: process start (about as long as the sandbox's own), and this runs before every
+#: confined command.
+_READINGS: dict[_Place, tuple[tuple[_Stamp, ...], GitConfigs]] = {}
+
+
 def flattened_git_configs(
     workdir: Path,
     *,
@@ -122,13 +145,32 @@ def flattened_git_configs(
     global levels flattened into ``home``'s ``.gitconfig``, the repository's (its
     ``config``, at ``repository``) and the worktree's own (``worktree``) each flattened
     in place; every file read from hidden. When git cannot read it, every file it could
-    have come from is hidden, none shown."""
-    environ = {**(os.environ if environ is None else environ), "HOME": str(home)}
+    have come from is hidden, none shown. Read again only when one of those files
+    changed (with ``environ`` given, always)."""
+    place = (workdir, home, repository, worktree)
+    kept = _READINGS.get(place)
+    if environ is None and kept is not None and _stamps({s[0] for s in kept[0]}) == kept[0]:
+        return kept[1]
+    variables = {**(os.environ if environ is None else environ), "HOME": str(home)}
     targets = {"system": home / ".gitconfig", "global": home / ".gitconfig"}
     if repository is not None:
         targets["local"] = repository
     if worktree is not None:
         targets["worktree"] = worktree
+    xdg = Path(variables.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config"
+    watched = {_SYSTEM, xdg, *targets.values()}
+    # The branch checked out, for an includeIf "onbranch:".
+    watched |= {path.with_name("HEAD") for path in (repository, worktree) if path is not None}
+    # Taken before git reads: a change while it does shows as one the next time.
+    before = _stamps(watched)
+    configs = _flattened(workdir, targets, variables)
+    found = {*configs.hidden, *(copy for copy, _ in configs.replaced)} - watched
+    if environ is None:
+        _READINGS[place] = (tuple(sorted((*before, *_stamps(found)))), configs)
+    return configs
+
+
+def _flattened(workdir: Path, targets: dict[str, Path], environ: Mapping[str, str]) -> GitConfigs:
     levels = _read(workdir, environ)
     if levels is None:
         return GitConfigs(hidden=tuple(dict.fromkeys(targets.values())))

@@ -167,7 +167,9 @@ def _common(
     shown = [*([checkout.repository] if checkout is not None else []), *extra, *_programs()]
     shown += [home / name for name in TOOLCHAINS]
     roots = [_TMP, home, *emptied]
-    readable = tuple(p for p in dict.fromkeys(shown) if _below(p, roots) and _exists(p))
+    below = [p for p in dict.fromkeys(shown) if _below(p, roots) and _exists(p)]
+    # A folder inside another shown comes with it: one mount fewer for each.
+    readable = tuple(p for p in below if not any(p != q and _inside(p, [q]) for q in below))
     # Read-only again inside the writable paths: a main checkout's git directory and the
     # store (hooks and config there would run with the person's rights), and a worktree's
     # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the

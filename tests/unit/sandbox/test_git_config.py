@@ -125,3 +125,21 @@ def test_where_git_cannot_read_the_configuration_every_file_is_hidden(tmp_path, 
     )
     assert configs.replaced == ()
     assert set(configs.hidden) == {home / ".gitconfig", tmp_path / "config"}
+
+
+def test_a_reading_is_kept_until_a_file_it_came_from_changes(repo, home, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))
+    included = tmp_path / "included"
+    included.write_text("[user]\n\tname = First\n")
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[include]\n\tpath = {included}\n")
+
+    def name() -> str:
+        configs = flattened_git_configs(repo, home=home, repository=repo / ".git" / "config")
+        shown = {path: copy for copy, path in configs.replaced}
+        return git_reads(shown[repo / ".git" / "config"].read_text(), "user.name")
+
+    assert name() == "First\n"
+    assert name() == "First\n"
+    included.write_text("[user]\n\tname = Second one\n")  # another size: seen at once
+    assert name() == "Second one\n"
