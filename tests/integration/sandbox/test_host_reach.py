@@ -8,6 +8,7 @@ planted, a real ``ralph run`` with a command agent, and the test command."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import socket
@@ -23,12 +24,16 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
+from ralph.git import GitRepo, Worktrees
 from ralph.phases._branches import run_tests
 from ralph.project import open_project
+from ralph.runtimes import AgentStatus
+from ralph.runtimes.command import CommandRuntime
 from ralph.sandbox import probe
 from ralph.workflow import Estimate, WorkflowState
 
-from ..conftest import ralph_process
+from ..conftest import GitProject, ralph_process
+from .conftest import implement_brief
 
 pytestmark = pytest.mark.skipif(not probe().available, reason=probe().reason)
 
@@ -107,6 +112,7 @@ report = {
     "reads": {name: read(os.path.join(home, name)) for name in targets["reads"]},
     "writes": {name: append(os.path.join(home, name)) for name in targets["writes"]},
     "git": [git.returncode, "PLANTED" in git.stdout, "incl" in git.stdout],
+    "socketpair": len(socket.socketpair()),
 }
 line = "PROBE " + json.dumps(report)
 if len(sys.argv) > 1:
@@ -196,6 +202,7 @@ def assert_nothing_reached(report: dict[str, Any], person: Person) -> None:
     assert report["connectable"] == []  # nor can any socket that is be connected to
     assert set(report["reads"].values()) <= {"No such file or directory"}, report["reads"]
     assert report["git"] == [0, False, True], report["git"]  # read, without the credential
+    assert report["socketpair"] == 2  # a pair of its own still works
 
 
 def test_a_command_agent_run_by_ralph_reaches_no_socket_credential_or_state_of_the_host(person):
@@ -230,3 +237,32 @@ def test_the_test_command_reaches_no_socket_credential_or_state_of_the_host(pers
     assert_nothing_reached(report, person)
     assert set(report["writes"].values()) == {"written"}  # to an empty home of its own
     assert person.own_files() == before
+
+
+def test_a_repository_kept_under_the_home_is_still_there_to_work_and_commit_in(tmp_path):
+    home = tmp_path / "home"
+    (home / ".npmrc").parent.mkdir(parents=True)
+    (home / ".npmrc").write_text(f"_authToken={PLANTED}\n")
+    repo = GitProject(home / "src" / "app")
+    worktree = Worktrees(GitRepo(repo.path)).ensure("GH-1", "feature/GH-1", "main").path
+    work = (
+        "import json, os, subprocess, sys\n"
+        "open('work.txt', 'w').write('done')\n"
+        "subprocess.run(['git', 'add', 'work.txt'], check=True)\n"
+        "subprocess.run(['git', 'commit', '-qm', 'work'], check=True)\n"
+        "npmrc = os.path.exists(os.path.expanduser('~/.npmrc'))\n"
+        "json.dump(dict(npmrc=npmrc), open(sys.argv[1], 'w'))\n"
+    )
+    runtime = CommandRuntime(
+        shlex.join([sys.executable, "-c", work]) + " {result_file}",
+        environ={**os.environ, "HOME": str(home)},
+        sandbox=True,
+    )
+    result = runtime.run(implement_brief(worktree))
+    assert result.status is AgentStatus.OK, result.error
+    assert result.result == {"npmrc": False}
+    assert repo.show("feature/GH-1", "work.txt") == "done"
+    tests = run_tests("git log --oneline -1 && ls ~ && cat work.txt", worktree)
+    assert tests.passed, tests.output
+    assert tests.output.splitlines()[0].endswith("work")
+    assert ".npmrc" not in tests.output
