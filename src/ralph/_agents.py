@@ -25,7 +25,6 @@ __all__ = [
     "AgentCli",
     "Login",
     "find_agent_cli",
-    "home_state",
     "is_command_preset",
 ]
 
@@ -34,7 +33,7 @@ __all__ = [
 RUNTIMES = ("claude", "command", "scripted")
 #: The command runtime's format for a command that prints its answer as text.
 PLAIN = "plain"
-#: The caches under the home, writable as a whole for every agent: the CLIs' own
+#: The caches under the home, made empty in every agent's home: the CLIs' own
 #: (opencode's) and those of the tools they run (npm, node).
 HOME_CACHE = ".cache"
 
@@ -70,9 +69,8 @@ class AgentCli:
     #: The runtime that runs it: Claude Code its own SDK runtime (``claude``); every
     #: other one the command runtime, from its preset (``runtimes/command/_presets.py``).
     runtime: str = "command"
-    #: Where under the home it keeps its sessions, logins and caches (writable for
-    #: agents): folders, made before its first run (a read-only home could not take
-    #: them), and files.
+    #: Where under the home it keeps its sessions, logins and caches: copied into the
+    #: home of each of its runs (``ralph.sandbox``), folders made there when missing.
     home_folders: tuple[str, ...] = ()
     home_files: tuple[str, ...] = ()
     login: Login
@@ -175,15 +173,3 @@ def is_command_preset(name: str) -> bool:
     """Whether ``name`` is an agent CLI the command runtime runs from its preset."""
     cli = _BY_NAME.get(name)
     return cli is not None and cli.runtime == "command"
-
-
-def home_state() -> tuple[str, ...]:
-    """Everything under the home an agent may write: every CLI's state, its caches
-    through the whole of ``HOME_CACHE``."""
-    own = (
-        path
-        for cli in AGENT_CLIS
-        for path in (*cli.home_folders, *cli.home_files)
-        if not path.startswith(f"{HOME_CACHE}/")
-    )
-    return (*dict.fromkeys(own), HOME_CACHE)

@@ -13,7 +13,6 @@ from ralph._agents import (
     RUNTIMES,
     AgentCli,
     find_agent_cli,
-    home_state,
     is_command_preset,
 )
 
@@ -45,17 +44,19 @@ def test_a_runtime_or_an_unknown_name_is_no_agent_cli(name):
     assert not is_command_preset(name)
 
 
-def test_agents_may_write_every_clis_state_and_the_whole_cache():
-    assert home_state() == (
-        ".claude",
-        ".claude.json",
-        ".codex",
-        ".gemini",
-        ".config/opencode",
-        ".local/share/opencode",
-        ".local/state/opencode",
-        ".cache",
-    )
+def test_each_cli_names_the_state_its_runs_get_a_copy_of():
+    state = {cli.name: (*cli.home_folders, *cli.home_files) for cli in AGENT_CLIS}
+    assert state == {
+        "claude": (".claude", ".claude.json"),
+        "codex": (".codex",),
+        "gemini": (".gemini",),
+        "opencode": (
+            ".config/opencode",
+            ".local/share/opencode",
+            ".local/state/opencode",
+            ".cache/opencode",
+        ),
+    }
     # opencode's cache folder is made before its run, and lies in the shared cache.
     opencode = find_agent_cli("opencode")
     assert opencode is not None

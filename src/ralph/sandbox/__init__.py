@@ -1,8 +1,8 @@
 """The OS sandbox (bubblewrap) agent-written code runs in: agent CLIs and the project's
-test command see the whole machine read-only, write only to their worktree (and what git
-needs to commit there), never see the person's credentials, and the tests get no network
-unless ralph.toml says so. Where bubblewrap cannot start, Ralph refuses to run them unless
-``allow_unsandboxed = true``."""
+test command see the machine read-only, write only to their worktree (and what git
+needs to commit there), never see the person's home, credentials or any Unix socket of
+the host, and the tests get no network unless ralph.toml says so. Where bubblewrap
+cannot start, Ralph refuses to run them unless ``allow_unsandboxed = true``."""
 
 from __future__ import annotations
 

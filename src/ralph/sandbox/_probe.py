@@ -33,7 +33,7 @@ def probe() -> SandboxStatus:
 def _probe(bwrap: str | None) -> SandboxStatus:
     if bwrap is None:
         return SandboxStatus(False, reason="bwrap is not installed")
-    trial = [bwrap, *confine(["true"], SandboxProfile())[1:]]
+    trial = _with(bwrap, confine(["true"], SandboxProfile()))
     try:
         ran = subprocess.run(
             trial, capture_output=True, text=True, timeout=_PROBE_SECONDS, check=False
@@ -57,6 +57,12 @@ def _probe(bwrap: str | None) -> SandboxStatus:
     return SandboxStatus(True, version=version or "bubblewrap")
 
 
+def _with(bwrap: str, line: list[str]) -> list[str]:
+    """``line`` run by the bwrap at ``bwrap`` (its first ``bwrap`` word)."""
+    at = line.index("bwrap")
+    return [*line[:at], bwrap, *line[at + 1 :]]
+
+
 def nests() -> bool:
     """Whether a process in Ralph's sandbox can start a bubblewrap sandbox of its own
     (an agent CLI's, such as Codex's): it needs a user namespace, which bubblewrap run as
@@ -69,7 +75,7 @@ def _nests(bwrap: str | None) -> bool:
     if bwrap is None or not _probe(bwrap).available:
         return False
     inner = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--", "true"]
-    trial = [bwrap, *confine(inner, SandboxProfile())[1:]]
+    trial = _with(bwrap, confine(inner, SandboxProfile()))
     try:
         ran = subprocess.run(trial, capture_output=True, timeout=_PROBE_SECONDS, check=False)
     except (subprocess.TimeoutExpired, OSError):

@@ -1,6 +1,8 @@
 """The two profiles Ralph confines with: an agent's (its working directory, what git
-needs to commit there, its own state, the network) and the test command's (the worktree
-only; the network only when ralph.toml says so). Both hide the person's credentials."""
+needs to commit there, a home of its run's own holding a copy of its CLI's state, the
+network through the egress proxy) and the test command's (the worktree only, an empty
+home; the network only when ralph.toml says so). Neither sees the person's home, other
+homes, ``/run`` or the session's runtime folder, nor any git credential."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ralph._agents import find_agent_cli, home_state
-from ralph.sandbox._git_config import sanitised_git_config
+from ralph._agents import HOME_CACHE, find_agent_cli
+from ralph.sandbox._git_config import flattened_git_configs
+from ralph.sandbox._home import TOOLCHAINS, copy_state
 from ralph.sandbox._profile import SandboxProfile
 
 __all__ = [
@@ -22,7 +25,8 @@ __all__ = [
     "profile_for_tests",
 ]
 
-#: The person's credentials, relative to their home: hidden from everything confined.
+#: The person's credentials, relative to their home: hidden again, should a folder shown
+#: from the home (a repository kept there) hold one.
 CREDENTIALS = (
     ".ssh",
     ".config/gh",
@@ -36,6 +40,8 @@ CREDENTIALS = (
 )
 
 _TMP = Path("/tmp")
+#: Where other people's homes are.
+_HOMES = (Path("/home"), Path("/root"))
 
 
 @dataclass(frozen=True)
@@ -124,10 +130,19 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _below_tmp(path: Path) -> bool:
-    """Under /tmp, and not /tmp itself: showing that again (a PATH entry, ``python -m``
-    run from /tmp) would give back every socket and file of the real one."""
-    return path != _TMP and _inside(path, [_TMP])
+def _below(path: Path, roots: Sequence[Path]) -> bool:
+    """Under one of the folders shown empty, and not one itself: showing /tmp or the home
+    again (a PATH entry, ``python -m`` run from there) would give back every socket and
+    file of the real one."""
+    return path not in roots and _inside(path, roots)
+
+
+def _emptied(home: Path) -> tuple[Path, ...]:
+    """Shown empty besides /tmp, /run and the home: every other home, and the session's
+    runtime folder (its agents' sockets)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    found = [*_HOMES, *([Path(runtime)] if runtime.startswith("/") else [])]
+    return tuple(path for path in found if path != home)
 
 
 def _inside(path: Path, folders: Iterable[Path]) -> bool:
@@ -141,13 +156,20 @@ def _common(
     network: bool,
     extra: Sequence[Path],
     setenv: tuple[tuple[str, str], ...] = (),
+    own_home: Path | None = None,
 ) -> SandboxProfile:
     checkout = _checkout(workdir)
-    # Only what lies under the private /tmp needs showing again (tests keep repositories
-    # there, a clone may live there); everything else is already visible read-only. The
-    # Python running Ralph and the PATH's folders stay visible: a test command names them.
-    shown = [home, *([checkout.repository] if checkout is not None else []), *extra, *_programs()]
-    readable = tuple(p for p in dict.fromkeys(shown) if _below_tmp(p) and _exists(p))
+    emptied = _emptied(home)
+    # Only what lies under a folder shown empty needs showing again (a repository or a
+    # Python kept in the home or /tmp); everything else is already visible read-only. The
+    # Python running Ralph, the PATH's folders and the home's toolchains stay visible: a
+    # test command names them.
+    shown = [*([checkout.repository] if checkout is not None else []), *extra, *_programs()]
+    shown += [home / name for name in TOOLCHAINS]
+    roots = [_TMP, home, *emptied]
+    below = [p for p in dict.fromkeys(shown) if _below(p, roots) and _exists(p)]
+    # A folder inside another shown comes with it: one mount fewer for each.
+    readable = tuple(p for p in below if not any(p != q and _inside(p, [q]) for q in below))
     # Read-only again inside the writable paths: a main checkout's git directory and the
     # store (hooks and config there would run with the person's rights), and a worktree's
     # pointers to its git directory: pointed elsewhere, Ralph's own git calls in the
@@ -159,25 +181,25 @@ def _common(
             git_dir = checkout.git_dir
             guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
         protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
+    git = flattened_git_configs(
+        workdir,
+        home=home,
+        repository=checkout.common_dir / "config" if checkout is not None else None,
+        worktree=checkout.git_dir / "config.worktree" if checkout is not None else None,
+    )
+    credentials = [home / name for name in CREDENTIALS if (home / name).exists()]
     return SandboxProfile(
-        replaced=_git_configs(checkout, home),
+        home=home,
+        own_home=own_home,
+        emptied=emptied,
+        replaced=git.replaced,
         writable=tuple(dict.fromkeys(writable)),
         readable=readable,
         protected=protected,
-        hidden=tuple(home / name for name in CREDENTIALS if (home / name).exists()),
+        hidden=tuple(dict.fromkeys([*credentials, *git.hidden])),
         network=network,
         setenv=setenv,
     )
-
-
-def _git_configs(checkout: _Checkout | None, home: Path) -> tuple[tuple[Path, Path], ...]:
-    """The git config files a confined git reads, each with a copy without credentials
-    where it holds any: the repository's, the worktree's own, the person's."""
-    files = [home / ".gitconfig", home / ".config" / "git" / "config"]
-    if checkout is not None:
-        files += [checkout.common_dir / "config", checkout.git_dir / "config.worktree"]
-    found = ((sanitised_git_config(path), path) for path in dict.fromkeys(files))
-    return tuple((copy, path) for copy, path in found if copy is not None)
 
 
 def _program_folders(program: Path) -> list[Path]:
@@ -200,22 +222,28 @@ def agent_profile(
     program: Path | None = None,
     arguments: Sequence[str] = (),
     proxy: Path | None = None,
+    own_home: Path | None = None,
 ) -> SandboxProfile:
     """An agent CLI's: writes to ``workdir`` (and commits there when it is a worktree),
-    its ``scratch`` files and its own state under ``home``. Its network: a namespace of
-    its own whose one way out is the egress proxy on the unix socket ``proxy`` (its
-    model is an API); the host's when None. ``program`` and the files its
-    ``arguments`` name, when under ``/tmp``, stay visible, read-only; a known program
-    (codex, ...) gets its state folders made."""
+    its ``scratch`` files and its home. Its network: a namespace of its own whose one
+    way out is the egress proxy on the unix socket ``proxy`` (its model is an API); the
+    host's when None. ``program`` and the files its ``arguments`` name, when under a
+    folder shown empty, stay visible, read-only.
+
+    Its home is ``own_home``, a new folder of the run's own made here: a copy of the
+    state ``home`` holds for its CLI when ``program`` is one Ralph knows (codex, ...;
+    none of them for another command), and an empty cache. None: an empty home."""
     workdir, home = workdir.resolve(), home.resolve()
-    known = find_agent_cli(program.name) if program is not None else None
-    for name in known.home_folders if known is not None else ():
-        (home / name).mkdir(parents=True, exist_ok=True)
-    state = [home / name for name in home_state() if (home / name).exists()]
-    writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch), *state]
+    if own_home is not None:
+        known = find_agent_cli(program.name) if program is not None else None
+        names = (*known.home_folders, *known.home_files) if known is not None else ()
+        copy_state(home, own_home, names)
+        for name in (*(known.home_folders if known is not None else ()), HOME_CACHE):
+            (own_home / name).mkdir(parents=True, exist_ok=True)
+    writable = [workdir, *git_commit_paths(workdir), *(p.resolve() for p in scratch)]
     extra = _program_folders(program) if program is not None else []
     extra += [Path(word) for word in arguments if word.startswith("/") and _exists(Path(word))]
-    profile = _common(workdir, home, writable, True, extra)
+    profile = _common(workdir, home, writable, True, extra, own_home=own_home)
     return dataclasses.replace(profile, proxy=proxy)
 
 

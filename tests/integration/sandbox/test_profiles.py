@@ -47,19 +47,22 @@ def test_a_main_checkout_as_workdir_keeps_its_git_dir_and_store_read_only(machin
     assert profile.protected == (machine.repo.path / ".git", machine.repo.path / ".ralph")
 
 
-def test_the_agent_gets_its_state_dirs_and_network_the_tests_neither(machine):
-    agent = agent_profile(machine.worktree, home=machine.home)
+def test_the_agent_gets_a_home_of_its_own_and_network_the_tests_neither(machine, tmp_path):
+    agent = agent_profile(machine.worktree, home=machine.home, own_home=tmp_path / "own")
     tests = profile_for_tests(machine.worktree, home=machine.home)
-    assert machine.home / ".cache" in agent.writable
+    assert (agent.home, agent.own_home) == (machine.home, tmp_path / "own")
+    assert (tmp_path / "own" / ".cache").is_dir()
+    assert (tests.home, tests.own_home) == (machine.home, None)  # empty
     assert agent.network is True
     assert tests.writable == (machine.worktree,)
     assert tests.network is False
     assert profile_for_tests(machine.worktree, home=machine.home, network=True).network
     for profile in (agent, tests):
-        assert profile.hidden == (machine.home / ".ssh", machine.home / ".git-credentials")
+        assert profile.hidden[:2] == (machine.home / ".ssh", machine.home / ".git-credentials")
         # The repository lives under /tmp here, which confined code gets privately (so
         # may this Python and its sources: a clone in /tmp shows them too).
-        assert profile.readable[:2] == (machine.home, machine.repo.path)
+        assert profile.readable[0] == machine.repo.path
+        assert machine.home not in profile.readable
 
 
 def test_a_worktrees_pointers_to_its_git_dir_stay_read_only(machine):
@@ -70,12 +73,21 @@ def test_a_worktrees_pointers_to_its_git_dir_stay_read_only(machine):
     assert profile_for_tests(machine.worktree, home=machine.home).protected == pointers[:1]
 
 
-def test_a_known_agent_cli_gets_its_state_folder_made_and_writable(machine, tmp_path):
+def test_a_known_agent_cli_gets_a_copy_of_its_own_state_and_no_other(machine, tmp_path):
+    for name in (".codex", ".claude"):
+        (machine.home / name).mkdir()
+        (machine.home / name / "auth.json").write_text(f"{name} login")
+    (machine.home / ".codex" / "sessions").mkdir()  # past sessions: not copied
+    own = tmp_path / "own"
     codex = tmp_path / "bin" / "codex"
-    profile = agent_profile(machine.worktree, home=machine.home, program=codex)
-    assert (machine.home / ".codex").is_dir()
-    assert machine.home / ".codex" in profile.writable
-    assert not (machine.home / ".gemini").exists()  # only the agent's own
+    agent_profile(machine.worktree, home=machine.home, program=codex, own_home=own)
+    assert (own / ".codex" / "auth.json").read_text() == ".codex login"
+    assert not (own / ".codex" / "sessions").exists()
+    assert not (own / ".claude").exists()  # only the agent's own
+    # A command of the person's own gets none of them.
+    other = tmp_path / "other"
+    agent_profile(machine.worktree, home=machine.home, program=tmp_path / "x", own_home=other)
+    assert [path.name for path in other.iterdir()] == [".cache"]
 
 
 def test_files_an_agent_command_names_under_tmp_stay_readable(machine, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph.sandbox import SandboxProfile, confine
+from ralph.sandbox._seccomp import unix_socket_filter
 
 
 def pairs(line: list[str], flag: str) -> list[str]:
@@ -15,6 +16,11 @@ def pairs(line: list[str], flag: str) -> list[str]:
 
 def test_the_base_is_read_only_with_a_private_tmp_and_the_command_last():
     line = confine(["pytest", "-q"], SandboxProfile())
+    # A shell hands bubblewrap its seccomp filter on descriptor 3, then becomes it.
+    assert line[:3] == ["/bin/sh", "-c", 'exec "$@" 3<"$0"']
+    assert Path(line[3]).read_bytes() == unix_socket_filter()
+    assert pairs(line, "--seccomp") == ["3"]
+    line = line[4:]
     assert line[:10] == [
         "bwrap",
         "--ro-bind",
@@ -68,7 +74,7 @@ def test_hidden_directories_get_an_empty_tmpfs_and_hidden_files_dev_null(tmp_pat
     (tmp_path / ".netrc").write_text("machine x password y\n")
     hidden = (tmp_path / ".ssh", tmp_path / ".netrc", tmp_path / ".aws")
     line = confine(["true"], SandboxProfile(hidden=hidden, writable=(tmp_path / "w",)))
-    assert pairs(line, "--tmpfs") == ["/tmp", str(tmp_path / ".ssh")]
+    assert pairs(line, "--tmpfs") == ["/tmp", "/run", str(tmp_path / ".ssh")]
     assert pairs(line, "--remount-ro") == [str(tmp_path / ".ssh")]
     at = line.index(str(tmp_path / ".netrc"))
     assert line[at - 2 : at + 1] == ["--dev-bind", "/dev/null", str(tmp_path / ".netrc")]
@@ -80,3 +86,14 @@ def test_paths_are_passed_as_single_arguments(tmp_path):
     odd = Path(tmp_path / "a dir; rm -rf ~")
     line = confine(["true"], SandboxProfile(writable=(odd,)))
     assert pairs(line, "--bind") == [str(odd)]
+
+
+def test_run_and_the_home_are_shown_empty_or_as_the_runs_own_home(tmp_path):
+    home, own, other = tmp_path / "home", tmp_path / "own", tmp_path / "other-homes"
+    for path in (home, own, other):
+        path.mkdir()
+    line = confine(["true"], SandboxProfile(home=home, emptied=(other,)))
+    assert pairs(line, "--tmpfs") == ["/tmp", "/run", str(other), str(home)]
+    line = confine(["true"], SandboxProfile(home=home, own_home=own, writable=(home / "w",)))
+    assert line[line.index("--bind") : line.index("--bind") + 3] == ["--bind", str(own), str(home)]
+    assert pairs(line, "--bind") == [str(own), str(home / "w")]  # what is under it comes after

@@ -13,9 +13,10 @@ When the template names neither prompt placeholder, the prompt goes to standard 
 The process runs in the phase's working directory, with only the variables it needs to
 run, its CLI's own settings and model credential, and those ralph.toml's ``sandbox_env``
 names, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
-directory, what git needs to commit there and its own state; the person's credentials are
-hidden; its network is a namespace of its own whose one way out is an egress proxy
-allowing its model's API: the preset's hosts, any ``*_BASE_URL`` of its environment and
+directory, what git needs to commit there and a home of its run's own holding a copy of
+its CLI's state; the person's home and every Unix socket are out of reach; its network
+is a namespace of its own whose one way out is an egress proxy allowing its model's API:
+the preset's hosts, any ``*_BASE_URL`` of its environment and
 ralph.toml's ``agent_hosts``), in its own process group: the wall-clock timeout and the
 stall timeout (no output for a while) kill the whole group, and so does an output line that says the
 agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
@@ -269,6 +270,7 @@ class CommandRuntime(AgentRuntime):
             program=Path(found),
             arguments=argv[1:],
             proxy=proxy,
+            own_home=files / "home",
         )
         return confine(argv, profile)
 
