@@ -247,7 +247,8 @@ class TaskExecutor:
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
-            if task.attempts >= task.max_attempts:
+            # A lost claim is another worker's task now: its issues are not ours to move.
+            if task.attempts >= task.max_attempts and not isinstance(exc, LeaseLost):
                 return self._out_of_attempts(claim, kind, error)
             return self._failed(claim, error)
         self._charge(claim, outcome)

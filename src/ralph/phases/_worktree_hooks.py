@@ -15,6 +15,10 @@ failing is reported and the phase goes on. ``after_create`` counts as done for a
 worktree once it succeeded there (a mark in the worktree's git admin folder, which
 goes when the worktree goes): a worktree reused on a rerun does not run it again, one
 whose hook failed or was interrupted does.
+
+The new files a hook leaves are not the agent's work (``ralph.git._byproducts``): those
+of ``after_run`` and ``before_remove`` are removed, those of the preparing hooks stay,
+noted, out of the check for uncommitted changes.
 """
 
 from __future__ import annotations

@@ -108,6 +108,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # about 20 ralph processes; minutes on a loaded 2-core machine
+@pytest.mark.usefixtures("persons_environment")
 def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Path) -> None:
     start = tmp_path / "work"
     start.mkdir()
@@ -119,6 +120,7 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("persons_environment")
 def test_readme_runs_in_a_git_repository(tmp_path: Path, home: Path) -> None:
     repository = tmp_path / "project"
     repository.mkdir()
