@@ -105,6 +105,27 @@ def ralph_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str
     return run
 
 
+#: What the suite's own environment carries (this machine's, CI's, the Makefile's) that a
+#: person's does not: Python told not to write bytecode hides every by-product a test run
+#: leaves in a project that does not ignore it.
+SUITE_ONLY_VARIABLES = (
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONPYCACHEPREFIX",
+    "UV_PROJECT_ENVIRONMENT",
+    "UV_COMPILE_BYTECODE",
+    "UV_PYTHON_DOWNLOADS",
+    "UV_NO_PROGRESS",
+)
+
+
+@pytest.fixture
+def persons_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment of a person trying Ralph on their own project, not the suite's:
+    for this process (in-process ``ralph``) and every ``ralph`` process it starts."""
+    for name in SUITE_ONLY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 #: The installed ``ralph`` command of this virtual environment.
 RALPH = shutil.which("ralph", path=str(Path(sys.executable).parent)) or "ralph"
 

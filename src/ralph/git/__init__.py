@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ralph.git._byproducts import by_products_removed, new_files_noted, noted_files
     from ralph.git._changes import changed_between, working_changes
     from ralph.git._commit import commit_files
     from ralph.git._confine import Breach, Confinement
@@ -34,12 +35,15 @@ __all__ = [
     "RemoteRefused",
     "Worktree",
     "Worktrees",
+    "by_products_removed",
     "changed_between",
     "check_checkout",
     "check_remote",
     "commit_files",
     "diff_hunk",
     "hunk_containing",
+    "new_files_noted",
+    "noted_files",
     "rebase_merge",
     "working_changes",
 ]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import GitError
+from ralph.git._byproducts import noted_files
 from ralph.git._changes import working_changes
 from ralph.git._leftovers import discard, entry_at, why_untrustworthy
 from ralph.git._repo import GitRepo
@@ -104,7 +105,9 @@ class Worktrees:
         branch = self.repo.worktrees().get(path.resolve())
         if not path.exists():
             return Pruned(False)
-        dirty = sorted(working_changes(self.repo, path))
+        # What a preparing hook installed is made again on demand: not work to keep.
+        installed = noted_files(self.repo, path)
+        dirty = sorted(working_changes(self.repo, path).keys() - installed)
         if dirty:
             files = dirty
             return Pruned(False, f"it has uncommitted changes: {', '.join(files[:5])}")
@@ -119,7 +122,9 @@ class Worktrees:
             if int(ahead) and not self._already_in(branch, base):
                 return Pruned(False, f"{branch} has {ahead} commit(s) not merged into {base}")
         with self.repo.worktree_lock():
-            self.repo.git("worktree", "remove", str(path), what=f"remove worktree {path}")
+            # git refuses untracked files without --force: here only what a hook installed.
+            force = ["--force"] if installed else []
+            self.repo.git("worktree", "remove", *force, str(path), what=f"remove worktree {path}")
         logger.info("worktree removed", extra={"worktree": worktree_id})
         return Pruned(True)
 

@@ -234,6 +234,8 @@ class TaskExecutor:
         except PhaseRefused as refused:
             if not refused.retryable:  # only a person can change the answer
                 return self._escalated(claim, str(refused))
+            if task.attempts >= task.max_attempts:  # its last: only a person can go on
+                return self._out_of_attempts(claim, kind, str(refused))
             self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))
         except NeedsPerson as blocked:
@@ -245,6 +247,9 @@ class TaskExecutor:
         except Exception as exc:  # the worker outlives any one task
             logger.exception("task crashed", extra={"task": task.key})
             error = str(exc) if isinstance(exc, RalphError) else f"{type(exc).__name__}: {exc}"
+            # A lost claim is another worker's task now: its issues are not ours to move.
+            if task.attempts >= task.max_attempts and not isinstance(exc, LeaseLost):
+                return self._out_of_attempts(claim, kind, error)
             return self._failed(claim, error)
         self._charge(claim, outcome)
         self._note_breaches(claim, outcome)
@@ -504,6 +509,20 @@ class TaskExecutor:
             claim, f"{ESCALATED}{reason}", f"{task.subject}: {issues} {need} a person: {reason}"
         )
         return Execution(task.id, ExecutionStatus.ESCALATED, lines, error=reason)
+
+    def _out_of_attempts(self, claim: Claim, kind: TaskKind, error: str) -> Execution:
+        """The task failed or was refused on its last attempt: its issues go to Human
+        Needed with the reason, as a phase that gives up sends them, so the board shows
+        who must act (left where they were, they would look like work under way). Dead
+        as before when the tracker cannot take the escalation either."""
+        task = claim.task
+        reason = f"{task.subject} gave up after {task.attempts} attempts: {error}"
+        try:
+            lines = self.runner.escalate(PHASE_OF_KIND[kind], task.issues, reason)
+        except Exception:  # the tracker is what failed: the task still ends
+            logger.warning("could not escalate", exc_info=True, extra={"task": task.key})
+            return self._failed(claim, error)
+        return self._escalated(claim, reason, lines)
 
     def _moved(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
         """Someone moved an issue of the task meanwhile: it ends for good, what waits for

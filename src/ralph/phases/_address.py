@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ralph._secrets import redact
-from ralph.git import working_changes
+from ralph.git import noted_files, working_changes
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._feedback import (
@@ -137,7 +137,7 @@ class AddressPhase(Phase):
                 f"the result names threads that are not open on the pull request: "
                 f"{', '.join(unknown)} (answer only these: {', '.join(sorted(threads)) or 'none'})"
             )
-        left = sorted(working_changes(git, space.workdir))
+        left = sorted(working_changes(git, space.workdir).keys() - noted_files(git, space.workdir))
         if left:
             problems.append(f"uncommitted changes left in the worktree: {', '.join(left)}")
         branch = space.facts["branch"]

@@ -12,6 +12,7 @@ from pathlib import Path
 from ralph._secrets import redact
 from ralph.artifacts import StreamNames
 from ralph.errors import AgentUnusable, ConfigError
+from ralph.git import by_products_removed
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
 from ralph.runtimes import environment_for_tests
@@ -112,12 +113,14 @@ def run_tests(
 
 
 def project_tests(ctx: PhaseContext, cwd: Path) -> TestRun:
-    """The project's test command in ``cwd``, sandboxed as its ralph.toml says."""
+    """The project's test command in ``cwd``, sandboxed as its ralph.toml says; the new
+    files it leaves there (bytecode, caches, coverage) are removed after it."""
     config = ctx.project.config
-    return run_tests(
-        config.test_command,
-        cwd,
-        network=config.sandbox_network == "on",
-        allow_unsandboxed=config.allow_unsandboxed,
-        passed_env=config.sandbox_env,
-    )
+    with by_products_removed(ctx.project.git, cwd):
+        return run_tests(
+            config.test_command,
+            cwd,
+            network=config.sandbox_network == "on",
+            allow_unsandboxed=config.allow_unsandboxed,
+            passed_env=config.sandbox_env,
+        )

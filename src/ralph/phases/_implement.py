@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ralph.artifacts import UNPLANNED, ArtifactKind, plan_steps
-from ralph.git import working_changes
+from ralph.git import noted_files, working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
 from ralph.phases._fast_track import fall_back
@@ -39,7 +39,8 @@ def implementation_problems(
     if not git.has_branch(branch) or not path.exists():
         return [f"there is no worktree {path.name} on {branch}"]
     problems = []
-    left = sorted(working_changes(git, path))
+    # What a preparing hook installed there is not the agent's to commit.
+    left = sorted(working_changes(git, path).keys() - noted_files(git, path))
     if left:
         problems.append(f"uncommitted changes left in the worktree: {', '.join(left)}")
     ahead = git.git(

@@ -15,6 +15,10 @@ failing is reported and the phase goes on. ``after_create`` counts as done for a
 worktree once it succeeded there (a mark in the worktree's git admin folder, which
 goes when the worktree goes): a worktree reused on a rerun does not run it again, one
 whose hook failed or was interrupted does.
+
+The new files a hook leaves are not the agent's work (``ralph.git._byproducts``): those
+of ``after_run`` and ``before_remove`` are removed, those of the preparing hooks stay,
+noted, out of the check for uncommitted changes.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import IO
 
 from ralph._secrets import redact
 from ralph.errors import AgentUnusable, ConfigError, RalphError
+from ralph.git import by_products_removed, new_files_noted
 from ralph.phases._context import PhaseContext
 from ralph.runtimes import environment_for_tests
 from ralph.sandbox import confine, profile_for_tests, should_confine
@@ -104,6 +109,32 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
     env = environment_for_tests(os.environ, ctx.project.config.sandbox_env)
     env |= {"RALPH_HOOK": hook, "RALPH_WORKTREE": str(worktree)}
     argv = _argv(ctx, command, worktree, env)
+    # What a hook leaves is not the agent's work: a preparing hook's new files stay
+    # (they are what it is for) and are noted, any other's are removed.
+    git = ctx.project.git
+    kept_apart = (
+        new_files_noted(git, worktree) if hook in _REQUIRED else by_products_removed(git, worktree)
+    )
+    with kept_apart:
+        ran, code = _run(hook, command, argv, worktree, env, settings.timeout_seconds)
+    ctx.say(ran.line())
+    logger.info(
+        "hook ran",
+        extra={"hook": hook, "ok": ran.ok, "seconds": round(ran.seconds, 1), "output": ran.tail},
+    )
+    if not ran.ok and hook in _REQUIRED:
+        raise HookFailed(
+            f"hook {hook} (`{command}`) in {worktree.name} "
+            + ("timed out" if ran.timed_out else f"exited with {code}")
+            + (f"; last lines:\n{ran.tail}" if ran.tail else "")
+        )
+    return ran
+
+
+def _run(
+    hook: str, command: str, argv: list[str], worktree: Path, env: dict[str, str], limit: float
+) -> tuple[HookRun, int]:
+    """Run the hook's process to its end (killed whole at ``limit`` seconds)."""
     started = time.monotonic()
     timed_out = False
     with tempfile.TemporaryFile() as output:
@@ -120,7 +151,7 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
         except OSError as exc:
             raise HookFailed(f"hook {hook} (`{command}`) cannot start: {exc.strerror}") from None
         try:
-            code = process.wait(timeout=settings.timeout_seconds)
+            code = process.wait(timeout=limit)
         except subprocess.TimeoutExpired:
             timed_out = True
             with contextlib.suppress(ProcessLookupError):
@@ -134,18 +165,7 @@ def run_hook(ctx: PhaseContext, hook: str, worktree: Path) -> HookRun | None:
             _tail(output),
             timed_out,
         )
-    ctx.say(ran.line())
-    logger.info(
-        "hook ran",
-        extra={"hook": hook, "ok": ran.ok, "seconds": round(ran.seconds, 1), "output": ran.tail},
-    )
-    if not ran.ok and hook in _REQUIRED:
-        raise HookFailed(
-            f"hook {hook} (`{command}`) in {worktree.name} "
-            + ("timed out" if timed_out else f"exited with {code}")
-            + (f"; last lines:\n{ran.tail}" if ran.tail else "")
-        )
-    return ran
+    return ran, code
 
 
 def _admin_dir(worktree: Path) -> Path | None:

@@ -108,4 +108,14 @@ def agent_environment(environ: Mapping[str, str], passed: Iterable[str] = ()) ->
         if name in AGENT_CREDENTIALS
         or (name.startswith(_AGENT_PREFIXES) and not is_secret(name, value))
     }
-    return {**environment_for_tests(environ, passed), **own}
+    return {**environment_for_tests(environ, passed), **own, **_bytecode_apart(environ)}
+
+
+def _bytecode_apart(environ: Mapping[str, str]) -> dict[str, str]:
+    """An agent that runs Python (the tests, through its shell) writes its bytecode into
+    Ralph's cache folder, not ``__pycache__`` in the worktree, where it would be left as
+    uncommitted work in a project that does not ignore it. In a sandbox that folder is
+    read-only, and Python then writes none."""
+    home = environ.get("HOME", "")
+    cache = environ.get("XDG_CACHE_HOME") or (f"{home}/.cache" if home else "")
+    return {"PYTHONPYCACHEPREFIX": f"{cache}/ralph/pycache"} if cache else {}

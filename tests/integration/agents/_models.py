@@ -104,8 +104,10 @@ TRIAGE = {
 }
 
 
-def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
-    """The whole task, tool call by tool call; None when the prompt names none."""
+def _steps(cli: Dialect, prompt: str, *, runs_tests: bool = False) -> list[Step] | None:
+    """The whole task, tool call by tool call; None when the prompt names none.
+    ``runs_tests``: the implementation runs the project's tests in its shell before it
+    commits, as the prompt asks and a real agent does."""
     workdir = _find(r"Your working directory is `([^`]+)`", prompt)
     number = _find(r"### Issue #(\d+)", prompt)
     if workdir is None or number is None:
@@ -140,6 +142,9 @@ def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
             f"sed -i 's/- \\[ \\]/- [x]/' {plan} && git add greet/core.py {plan} && "
             f"git commit -q -m 'feat(core): farewell' -m 'Phase 1 of 1: #{number} - farewell'"
         )
+        tests = _find(r"Run the project's tests \(`([^`]+)`\)", prompt)
+        if runs_tests and tests is not None:
+            commit = f"{tests} && {commit}"
         reads = [cli.read(core)] if cli.read is not None else []
         return [
             *reads,
@@ -150,11 +155,12 @@ def _steps(cli: Dialect, prompt: str) -> list[Step] | None:
     return None
 
 
-def model(cli: Dialect) -> Callable[[Any, int], Step]:
-    """The script of ``cli``'s fake API: a function of each request."""
+def model(cli: Dialect, *, runs_tests: bool = False) -> Callable[[Any, int], Step]:
+    """The script of ``cli``'s fake API: a function of each request (``runs_tests``:
+    see ``_steps``)."""
 
     def answer(request: Any, turn: int) -> Step:
-        steps = _steps(cli, "\n".join(request.texts()))
+        steps = _steps(cli, "\n".join(request.texts()), runs_tests=runs_tests)
         if steps is None:
             return cli.finish({"escalate": "I cannot find the task in the prompt."})[0]
         return steps[min(request.answered, len(steps) - 1)]

@@ -56,6 +56,26 @@ def test_claude_code_fast_tracks_an_xs_issue_to_merged(ralph, start_api, agent_h
     assert len(api.turns) == 5
 
 
+@pytest.mark.usefixtures("persons_environment")
+def test_claude_code_merges_in_a_project_that_ignores_no_bytecode(
+    ralph, start_api, agent_home, monkeypatch
+):
+    # A person's project without .gitignore (only the one init wrote, for Ralph's own
+    # state), in a person's environment: the agent runs the tests in its shell before it
+    # commits, and Ralph runs them after it.
+    ignore = ralph.repo.path / ".gitignore"
+    own = [line for line in ignore.read_text().splitlines() if "__pycache__" not in line]
+    git(ralph.repo.path, "rm", "-q", "--cached", ".gitignore")
+    git(ralph.repo.path, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "no ignores")
+    ignore.write_text("\n".join(own) + "\n")
+    api = start_api(CLAUDE, model(CLAUDE, runs_tests=True))
+    env = CLAUDE.configure(agent_home, api)
+    _configure(ralph, monkeypatch, env, f'runtime = "claude"\nmodel = "{CLAUDE_MODEL}"\n')
+    _hero_fast_tracks(ralph)
+    on_main = git(ralph.repo.path, "ls-tree", "-r", "--name-only", "main").splitlines()
+    assert not [name for name in on_main if "__pycache__" in name]
+
+
 def test_codex_fast_tracks_an_xs_issue_to_merged(ralph, start_api, agent_env, monkeypatch):
     codex = CLIS["codex"]
     api = start_api(codex, model(codex))

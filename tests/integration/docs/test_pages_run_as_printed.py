@@ -109,6 +109,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # about 20 ralph processes; minutes on a loaded 2-core machine
+@pytest.mark.usefixtures("persons_environment")
 def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Path) -> None:
     start = tmp_path / "work"
     start.mkdir()
@@ -120,6 +121,7 @@ def test_getting_started_reaches_merged_changes_on_main(tmp_path: Path, home: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("persons_environment")
 @pytest.mark.timeout(300)  # about 15 ralph processes; minutes on a loaded 2-core machine
 def test_by_hand_takes_an_idea_it_files_to_a_merged_change(tmp_path: Path, home: Path) -> None:
     start = tmp_path / "work"
@@ -133,6 +135,7 @@ def test_by_hand_takes_an_idea_it_files_to_a_merged_change(tmp_path: Path, home:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("persons_environment")
 def test_readme_runs_in_a_throwaway_clone_of_a_git_repository(tmp_path: Path, home: Path) -> None:
     """The README's try runs in a clone beside the person's repository, which keeps its
     history: the simulated commits land on the clone's ``main`` only."""

@@ -13,6 +13,9 @@ import pytest
 
 from ..conftest import GitProject, ralph_process
 
+# A person's own repository, in a person's environment (not the suite's).
+pytestmark = pytest.mark.usefixtures("persons_environment")
+
 DOCS = "docs/getting-started.md#the-simulated-agents"
 BULLETS = """We want a calculator in this project.
 

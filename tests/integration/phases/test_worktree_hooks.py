@@ -106,3 +106,13 @@ def test_a_hook_is_confined_to_its_worktree_as_the_tests_are(sample: Sample):
     assert outcome.status is PhaseStatus.FAILED
     assert "Read-only file system" in outcome.error
     assert not outside.exists()
+
+
+def test_what_after_run_leaves_is_removed_and_the_pull_request_opens(sample: Sample):
+    with_hooks(sample, after_run="mkdir -p reports && echo '<testsuite/>' > reports/junit.xml")
+    number = planned(sample)
+    assert sample.run("implement", number).status is PhaseStatus.DONE
+    worktree = sample.repo.path / "worktrees" / f"GH-{number}"
+    assert not (worktree / "reports").exists()
+    sample.through(number, "pr")
+    assert sample.state(number) is S.IN_REVIEW

@@ -90,6 +90,12 @@ def test_credentials_in_the_environment_are_blanked_for_the_child():
     }
 
 
+def test_the_child_keeps_its_python_bytecode_out_of_the_worktree():
+    environ = {"PATH": "/usr/bin", "HOME": "/home/me", "PYTHONPYCACHEPREFIX": "/elsewhere"}
+    env = option_values(brief(), session_id="s", environ=environ)["env"]
+    assert env["PYTHONPYCACHEPREFIX"] == "/home/me/.cache/ralph/pycache"
+
+
 def test_bypass_is_only_sandboxed_when_asked_for():
     assert "IS_SANDBOX" not in values()["env"]  # type: ignore[operator]
 

@@ -71,3 +71,14 @@ def test_sandbox_env_passes_the_variables_it_names_to_both():
     assert environment_for_tests(PERSON, ["JAVA_HOME"])["JAVA_HOME"] == "/opt/java"
     assert agent_environment(PERSON, ["JAVA_HOME"])["JAVA_HOME"] == "/opt/java"
     assert "JAVA_HOME" not in agent_environment(PERSON)
+
+
+def test_an_agents_python_writes_its_bytecode_in_ralphs_cache_not_the_worktree():
+    assert agent_environment(PERSON)["PYTHONPYCACHEPREFIX"] == "/home/me/.cache/ralph/pycache"
+    elsewhere = {**PERSON, "XDG_CACHE_HOME": "/var/cache/me"}
+    assert agent_environment(elsewhere)["PYTHONPYCACHEPREFIX"] == "/var/cache/me/ralph/pycache"
+    # The person's own choice is not passed on, and the tests get none (what they leave
+    # is removed after them).
+    chosen = {**PERSON, "PYTHONPYCACHEPREFIX": "/home/me/project/.pyc"}
+    assert agent_environment(chosen)["PYTHONPYCACHEPREFIX"] == "/home/me/.cache/ralph/pycache"
+    assert "PYTHONPYCACHEPREFIX" not in environment_for_tests(PERSON)

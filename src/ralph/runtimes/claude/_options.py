@@ -41,6 +41,8 @@ def child_environment(
     left out."""
     given = agent_environment(environ, passed)
     env = {name: "" for name in environ if name not in given}
+    # What the allow-list sets of its own (where Python keeps bytecode) is laid over too.
+    env.update({name: value for name, value in given.items() if environ.get(name) != value})
     env.update(extra)
     if sandbox:
         env["IS_SANDBOX"] = "1"

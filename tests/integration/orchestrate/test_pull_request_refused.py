@@ -1,0 +1,30 @@
+"""A pull request that cannot be created after its attempts leaves its issue needing a
+person, and the board says so: Human Needed, with the reason on the issue, never In
+Progress with nobody asked to act."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ralph.config import HookSettings
+from ralph.workflow import WorkflowState
+
+from .conftest import Demo
+
+
+def test_a_pull_request_refused_on_every_attempt_escalates_its_issue(demo: Demo):
+    # A hook that formats the agent's code after it ran edits a tracked file: the
+    # worktree has uncommitted work nobody committed, so the pull request is refused.
+    hooks = HookSettings(after_run="echo '# formatted' >> greet/core.py")
+    demo.project = dataclasses.replace(
+        demo.project, config=dataclasses.replace(demo.project.config, hooks=hooks)
+    )
+    number = demo.issue("farewell")
+    result = demo.hero(number)
+    assert demo.statuses(result)[f"pr:{number}"] != "done"
+    assert demo.state(number) is WorkflowState.HUMAN_NEEDED
+    escalation = [
+        c.body for c in demo.project.tracker.get_issue(number).comments if "Escalation:" in c.body
+    ]
+    assert escalation, "the issue says why it needs a person"
+    assert "uncommitted changes left in the worktree: greet/core.py" in escalation[-1]
