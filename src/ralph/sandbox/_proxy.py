@@ -164,7 +164,8 @@ class EgressProxy:
             if address is None:
                 name = f"{where[0]}:{where[1]}"
                 self.refused.append(name)
-                logger.warning("agent connection refused", extra={"host": name})
+                fix = "add it to agent_hosts in ralph.toml"
+                logger.warning("agent connection refused", extra={"host": name, "fix": fix})
                 _answer(client, 403, f"{name} is not an allowed host; {allow_hint([name])}")
                 return
             try:
