@@ -27,7 +27,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli clean
+.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -226,6 +226,9 @@ bench-team: $(VENV)/.synced
 
 bench-tokens: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_tokens.py
+
+bench-secrets: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_secrets.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

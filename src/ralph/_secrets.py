@@ -9,9 +9,14 @@ agents' own API keys, passwords in URLs anywhere in the environment, any value r
 at run time (the store URL's password from ralph.toml), and every value of the
 environment that looks like a secret by itself whatever its name
 (``SLACK_WEBHOOK_URL``): one that holds a token a service issues (``ghp_``, ``xoxb-``,
-``sk-``, ``AKIA`` ...) or a long random run of letters and digits (see
+``sk-``, ``AKIA`` ...), a long random run of letters and digits, or a generated key's
+shape: 32 or more hex digits, a UUID, dash-joined random groups (see
 ``secret_values``). Texts are not searched for what a secret looks like: only values the
-environment holds are removed.
+environment holds are removed, so a commit hash in a text stays readable unless the
+environment holds that very hash under a name that does not say it is one.
+
+Every pattern here is linear in its input: a value of the environment can be any size,
+and it is read on every command.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ __all__ = [
 MASK = "***"
 #: Shorter values are not redacted: "1" or "on" would mangle every text.
 MIN_SECRET_LENGTH = 6
+#: Longer values are removed by string replacement rather than the one pattern.
+_LONG_SECRET = 256
 
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|ACCESS_KEY|_PAT$|^PGPASS"
@@ -45,8 +52,12 @@ _SECRET_NAME = re.compile(
 )
 #: Settings of Ralph's (and others') whose value is a URL that may hold a password.
 _URL_NAMES = frozenset({"RALPH_STORE_URL", "DATABASE_URL", "RALPH_GH_API_URL"})
-_USERINFO = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s@/]+)@", re.IGNORECASE)
-_KEYED = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^&\s]+)")
+#: A scheme starts where no scheme character is before it: each start is tried once, so
+#: a long run of letters costs one pass, not one per letter (quadratic: 5 s at 30 KB).
+_USERINFO = re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s@/]+)@", re.IGNORECASE)
+#: A quoted value is bounded, so an unclosed quote is not read to the end at every
+#: ``password=`` after it.
+_KEYED = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.){0,1024}'|[^&\s]+)")
 
 
 def secret_name(name: str) -> bool:
@@ -72,6 +83,17 @@ _PREFIXED = re.compile(
 #: versions and ids).
 _RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
+#: Words of letters, digits and dashes: where a generated key's shape is looked for.
+_WORD = re.compile(r"[A-Za-z0-9-]+")
+_HEX_KEY = re.compile(r"[0-9A-Fa-f]{32,}")
+_UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
+#: Dash-joined groups mixing letters and digits, at least this many: a token
+#: (``DEPLOY-a8f3-k2m9-x1q7``); names and versions have fewer (``java-17-openjdk-amd64``,
+#: a pod's ``ralph-worker-7d9f8c6b5d-x2k4p``).
+_MIXED_GROUPS = 3
+#: Names whose value is a commit, a revision or a version: an id Ralph's own texts show
+#: (``GIT_COMMIT``, ``GITHUB_SHA``), not a key, whatever it looks like.
+_ID_NAME = re.compile(r"(?i)(?:^|_)(?:SHA\d*|COMMIT|REV|REVISION|HEAD|REF|VERSION)(?:_|$)")
 #: Bits per character below which a run repeats too few characters to be a key
 #: ("aaaaaaaa11111111"); one drawn from letters and digits has 4 or more.
 _RANDOM_BITS = 3.0
@@ -79,8 +101,8 @@ _RANDOM_BITS = 3.0
 
 def _random_run(run: str) -> bool:
     """A run a generator made: letters and digits mixed, spread over many characters.
-    Hexadecimal runs are hashes and ids (commits, UUIDs, INVOCATION_ID) that Ralph's own
-    texts name: a hex secret is recognised by its variable's name instead."""
+    A shorter hexadecimal run is an abbreviated hash or an id, never a key by its look;
+    a long one is judged by ``_generated``."""
     if _HEX.fullmatch(run) or run.isalpha() or run.isdigit():
         return False
     counts = [run.count(c) for c in set(run)]
@@ -93,14 +115,30 @@ def _paths(value: str) -> bool:
     return all(part.startswith(("/", "~", ".")) for part in value.split(os.pathsep) if part)
 
 
-def secret_values(value: str) -> set[str]:
+def _mixed(group: str) -> bool:
+    return any(c.isdigit() for c in group) and any(c.isalpha() for c in group)
+
+
+def _generated(word: str) -> bool:
+    """Whether ``word`` has a generated key's shape: 32 or more hex digits (a signing
+    secret, a Datadog key), a UUID (a Heroku key), or dash-joined random groups."""
+    word = word.strip("-")
+    if _HEX_KEY.fullmatch(word) or _UUID.fullmatch(word):
+        return _mixed(word)  # a run of one digit or letter ("0000...") is no key
+    return sum(_mixed(group) for group in word.split("-")) >= _MIXED_GROUPS
+
+
+def secret_values(value: str, name: str = "") -> set[str]:
     """The secrets an environment value holds by the look of it, whatever its name: the
-    tokens in it and the value whole, or nothing for an ordinary value."""
+    tokens in it and the value whole, or nothing for an ordinary value. A value of a
+    ``name`` that says it is a commit or a version is not read for a key's shape."""
     value = value.strip()
     if not value or _paths(value):
         return set()
     found = {m.group(0) for m in _PREFIXED.finditer(value)}
     found |= {run for run in _RUN.findall(value) if _random_run(run)}
+    if not _ID_NAME.search(name):
+        found |= {word.strip("-") for word in _WORD.findall(value) if _generated(word)}
     return found | {value} if found else found
 
 
@@ -115,6 +153,7 @@ class Redactor:
         self._lock = threading.Lock()
         self._values: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._long: tuple[str, ...] = ()
         self.add(*values)
 
     @classmethod
@@ -123,7 +162,7 @@ class Redactor:
         for name, value in environ.items():
             if secret_name(name):
                 values.add(value)
-            values |= url_passwords(value) | secret_values(value)
+            values |= url_passwords(value) | secret_values(value, name)
         return cls(values)
 
     def add(self, *values: str) -> None:
@@ -135,11 +174,19 @@ class Redactor:
             self._values |= forms
             # Longest first, so a secret containing another is removed whole.
             ordered = sorted(self._values, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+            # A long value is replaced as a string: compiling it into the pattern costs
+            # more than linear time (0.3 s for 100 KB).
+            self._long = tuple(v for v in ordered if len(v) > _LONG_SECRET)
+            short = [re.escape(v) for v in ordered if len(v) <= _LONG_SECRET]
+            self._pattern = re.compile("|".join(short)) if short else None
 
     def __call__(self, text: str) -> str:
+        if not text:
+            return text
+        for value in self._long:
+            text = text.replace(value, MASK)
         pattern = self._pattern
-        return pattern.sub(MASK, text) if pattern is not None and text else text
+        return pattern.sub(MASK, text) if pattern is not None else text
 
 
 _default: Redactor | None = None

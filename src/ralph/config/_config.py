@@ -541,8 +541,8 @@ sandbox_network = "off"
 # agents only, their own CLI's settings and API key. Other variables they need, by name:
 sandbox_env = []
 # Agent CLIs run with a network of their own whose one way out is a proxy that reaches
-# only their model's API (and where a *_BASE_URL variable of theirs points); nothing on
-# this machine's loopback. Other hosts they may reach, as "host:port":
+# only their model's API (and where a *_BASE_URL variable or their own config in your
+# home points); nothing else on this machine's loopback. Other hosts, as "host:port":
 agent_hosts = []
 # Research may search and read the web (WebSearch, WebFetch): its proxy then reaches any
 # public host, never this machine's or private addresses. Off by default, because it

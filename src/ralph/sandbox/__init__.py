@@ -21,7 +21,7 @@ from ralph.sandbox._profiles import (
     git_commit_paths,
     profile_for_tests,
 )
-from ralph.sandbox._proxy import EgressProxy, host_port
+from ralph.sandbox._proxy import EgressProxy, allow_hint, host_port
 
 __all__ = [
     "ALLOW_UNSANDBOXED",
@@ -31,6 +31,7 @@ __all__ = [
     "SandboxProfile",
     "SandboxStatus",
     "agent_profile",
+    "allow_hint",
     "confine",
     "git_commit_paths",
     "host_port",

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
-__all__ = ["EgressProxy", "host_port", "public_address"]
+__all__ = ["EgressProxy", "allow_hint", "host_port", "public_address"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,14 @@ _CONNECT_SECONDS = 10.0
 _CONNECTIONS = 64
 _CHUNK = 64 * 1024
 _HOP_HEADERS = ("proxy-connection", "proxy-authorization", "connection", "keep-alive")
+
+
+def allow_hint(hosts: Iterable[str]) -> str:
+    """What lets ``hosts`` (``host:port``) through: the one setting a person changes."""
+    listed = ", ".join(f'"{host}"' for host in hosts)
+    return (
+        f"to let an agent reach it, add it to agent_hosts in ralph.toml: agent_hosts = [{listed}]"
+    )
 
 
 def host_port(address: str, default_port: int = 443) -> tuple[str, int] | None:
@@ -156,8 +164,9 @@ class EgressProxy:
             if address is None:
                 name = f"{where[0]}:{where[1]}"
                 self.refused.append(name)
-                logger.warning("agent connection refused", extra={"host": name})
-                _answer(client, 403, f"{name} is not an allowed host")
+                fix = "add it to agent_hosts in ralph.toml"
+                logger.warning("agent connection refused", extra={"host": name, "fix": fix})
+                _answer(client, 403, f"{name} is not an allowed host; {allow_hint([name])}")
                 return
             try:
                 upstream = socket.create_connection(address, timeout=_CONNECT_SECONDS)

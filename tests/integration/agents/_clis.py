@@ -54,8 +54,8 @@ env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 """
     )
-    # The fake's address, for the agent's egress proxy: Codex's config names it.
-    return {"HOME": str(home), "OPENAI_API_KEY": api.KEY, "RALPH_AGENT_HOSTS": api.url}
+    # Nothing else names the fake's address: the agent's egress proxy reads it here.
+    return {"HOME": str(home), "OPENAI_API_KEY": api.KEY}
 
 
 def _gemini(home: Path, api: gemini_api.FakeGeminiAPI) -> dict[str, str]:
@@ -100,7 +100,6 @@ def _opencode(home: Path, api: openai_chat.FakeChatAPI) -> dict[str, str]:
         "HOME": str(home),
         "OPENAI_API_KEY": api.KEY,
         "OPENCODE_DISABLE_MODELS_FETCH": "1",  # no models.dev: the provider is here
-        "RALPH_AGENT_HOSTS": api.url,  # the agent's egress proxy allows its config's fake
     }
 
 

@@ -52,11 +52,6 @@ def workdir(tmp_path: Path) -> Path:
     return path
 
 
-def hosts(environ: dict[str, str]) -> list[str]:
-    """The fake API's address a CLI's config names, allowed by its egress proxy."""
-    return environ.get("RALPH_AGENT_HOSTS", "").split()
-
-
 def brief(
     workdir: Path, *, tools: tuple[str, ...] = ("Read", "Write"), stall_seconds: float = 60.0
 ) -> AgentBrief:
@@ -87,7 +82,7 @@ def test_the_cli_writes_the_document_runs_its_shell_and_reports_result_and_usage
         "GH_TOKEN": "ghp_not_for_agents",
         "RALPH_STORE_URL": "postgresql://ralph:hunter2@db/ralph",
     }
-    runtime = CommandRuntime.preset(cli.name, environ=environ, hosts=hosts(environ))
+    runtime = CommandRuntime.preset(cli.name, environ=environ)
     result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash")))
     assert result.status is AgentStatus.OK, result.error
     assert result.result == RESULT
@@ -113,9 +108,7 @@ def test_an_api_error_fails_the_run_and_a_phase_without_bash_gets_no_shell(
     cli: Dialect, start_api, agent_env, workdir
 ):
     api = start_api(cli, lambda request, turn: ApiError(400, "the fake refuses this request"))
-    result = CommandRuntime.preset(
-        cli.name, environ=agent_env(cli, api), hosts=hosts(agent_env(cli, api))
-    ).run(brief(workdir))
+    result = CommandRuntime.preset(cli.name, environ=agent_env(cli, api)).run(brief(workdir))
     assert result.status is AgentStatus.FAILED
     assert "the fake refuses this request" in result.error
     offered = set(api.turns[0].tool_names)
@@ -154,9 +147,7 @@ def test_a_cli_waiting_on_a_silent_api_is_killed_with_every_process_it_started(
     environ = {**agent_env(cli, api), name: value}
     stall = STARTUP_SECONDS[cli.name]
     # The mark passed on by name, as sandbox_env does: the CLI's every process carries it.
-    runtime = CommandRuntime.preset(
-        cli.name, environ=environ, hosts=hosts(environ), sandbox_env=(name,)
-    )
+    runtime = CommandRuntime.preset(cli.name, environ=environ, sandbox_env=(name,))
     result = runtime.run(brief(workdir, tools=("Read", "Write", "Bash"), stall_seconds=stall))
     assert result.status is AgentStatus.TIMEOUT
     assert result.error == f"stalled: no output for {stall}s"
@@ -207,7 +198,7 @@ def test_the_feed_shows_the_clis_work_as_it_happens(cli: Dialect, start_api, age
 
     api = start_api(cli, script)
     environ = agent_env(cli, api)
-    runtime = CommandRuntime.preset(cli.name, environ=environ, hosts=hosts(environ))
+    runtime = CommandRuntime.preset(cli.name, environ=environ)
     result = runtime.run(the_brief)
     assert result.status is AgentStatus.OK, result.error
     (meanwhile,) = during

@@ -40,7 +40,7 @@ def test_a_codex_run_is_charged_its_models_price_and_counts_answers_not_commands
     api = start_api(CODEX, script)
     api.usage = LARGE
     environ = agent_env(CODEX, api)
-    runtime = CommandRuntime.preset("codex", environ=environ, hosts=[api.url])
+    runtime = CommandRuntime.preset("codex", environ=environ)
     workdir = tmp_path / "work"
     workdir.mkdir()
     brief = AgentBrief(

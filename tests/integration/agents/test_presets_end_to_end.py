@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ralph.demo._sample import FAREWELL
+from ralph.sandbox import probe
 
 from ...fakes.anthropic_api import MODEL as CLAUDE_MODEL
 from ..conftest import git
@@ -169,3 +170,28 @@ def test_best_of_two_implements_with_codex_and_gemini_and_keeps_one(
     assert "gemini" in out
     # The same change both ways: the tie goes to the earlier attempt.
     assert "Why: try 1 won" in out
+
+
+@pytest.mark.skipif(not probe().available, reason=probe().reason)
+def test_codex_with_its_own_model_provider_takes_an_issue_from_backlog_to_done_sandboxed(
+    ralph, start_api, agent_env, monkeypatch
+):
+    # The provider is in Codex's own config.toml (a gateway, a local model server: here
+    # a fake on this machine's loopback) and nowhere in Ralph's settings.
+    codex = CLIS["codex"]
+    api = start_api(codex, model(codex))
+    environment = agent_env(codex, api)
+    assert "RALPH_AGENT_HOSTS" not in environment
+    assert "127.0.0.1" in api.base_url
+    use(ralph, monkeypatch, environment, 'preset = "codex"\n')
+    ralph("issue", "new", "Add a farewell", "--body", BODY, "--estimate", "XS")
+    code, out, err = ralph("hero", "1")
+    assert code == 0, out + err
+    assert show(ralph, 1)["workflowState"] == "Done"
+    assert git(ralph.repo.path, "show", "main:greet/core.py") + "\n" == FAREWELL_CODE
+    assert "not an allowed host" not in out + err
+    # Every phase's agent was Codex, confined (ralph.toml allows no run without the
+    # sandbox): its one way to the model was its egress proxy.
+    assert "allow_unsandboxed = false" in ralph.config.read_text()
+    assert {t.body["model"] for t in api.turns} == {"gpt-5.5"}
+    assert len(api.turns) >= 3

@@ -109,3 +109,25 @@ def test_a_secret_under_a_name_no_list_knows_is_posted_and_stored_nowhere(
         stored = "\n".join(db.iterdump())  # comments, events, tasks, messages, runs
     assert "posting to *** failed" in stored
     assert "SLACKPLANTED0013" not in stored
+
+
+#: The review's planted values (D5): generated keys no prefix or name announces.
+SIGNING = "5f4dcc3b5aa765d61d8327deb882cf99aa00bb11"
+DEPLOY = "DEPLOYPLANTED-a8f3-k2m9-x1q7"
+DATADOG = "0123456789abcdef0123456789abcdef"
+HEROKU = "550e8400-e29b-41d4-a716-446655440000"
+
+
+def test_generated_keys_passed_to_the_test_command_are_redacted_from_what_it_prints(
+    monkeypatch, tmp_path
+):
+    from ralph.phases._branches import run_tests
+
+    planted = {"WEBHOOK_SIGNING": SIGNING, "DEPLOY_HOOK_ID": DEPLOY, "DD": DATADOG, "HK": HEROKU}
+    for name, value in planted.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(_secrets, "_default", None)
+    printed = " ".join(f"{name}=${name}" for name in planted)
+    run = run_tests(f'echo "{printed}"; exit 1', tmp_path, passed_env=tuple(planted))
+    assert not run.passed
+    assert run.tail == "WEBHOOK_SIGNING=*** DEPLOY_HOOK_ID=*** DD=*** HK=***"

@@ -105,3 +105,36 @@ def test_an_agent_reaches_its_model_and_nothing_on_the_hosts_loopback(
         service.accept()  # nobody ever connected
     refused = [r for r in caplog.records if r.getMessage() == "agent connection refused"]
     assert [r.host for r in refused] == [f"127.0.0.1:{port}"]
+
+
+_REFUSED = """
+import os, sys, urllib.request
+try:
+    urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/v1/responses", timeout=10)
+except urllib.error.HTTPError as exc:
+    print(f"model request failed: {exc.code}", file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def test_a_run_failing_after_a_refusal_names_the_host_and_the_setting_that_allows_it(
+    machine, service
+):
+    # An endpoint Ralph could not know of (a model server the agent's own settings name
+    # somewhere Ralph does not read): the run's error says where and what to change.
+    port = service.getsockname()[1]
+    script = machine.tmp / "refused.py"
+    script.write_text(_REFUSED)
+    runtime = CommandRuntime(
+        shlex.join([sys.executable, str(script)]) + f" {port}",
+        environ={**os.environ, "HOME": str(machine.home)},
+        sandbox=True,
+    )
+    result = runtime.run(implement_brief(machine.worktree))
+    assert result.status is AgentStatus.FAILED
+    assert result.error is not None
+    assert "model request failed: 403" in result.error
+    assert f"its egress proxy refused 127.0.0.1:{port}" in result.error
+    assert f'add it to agent_hosts in ralph.toml: agent_hosts = ["127.0.0.1:{port}"]' in (
+        result.error
+    )

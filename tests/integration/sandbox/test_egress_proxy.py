@@ -92,6 +92,7 @@ def test_any_other_host_or_port_is_refused_in_one_log_line(proxy, upstream, capl
     client.close()
     assert answer.startswith(b"HTTP/1.1 403")
     assert f"{target} is not an allowed host".encode() in answer
+    assert f'add it to agent_hosts in ralph.toml: agent_hosts = ["{target}"]'.encode() in answer
     assert [r.host for r in caplog.records] == [target]
     assert proxy.refused == [target]
 

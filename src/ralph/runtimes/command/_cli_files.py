@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CodexSession", "codex_session", "configured_model"]
+__all__ = ["CodexSession", "codex_home", "codex_session", "configured_model"]
 
 #: The most of a rollout file read: a session's record is far smaller.
 _MAX_ROLLOUT_BYTES = 64 * 1024 * 1024
@@ -24,7 +24,8 @@ def _home(env: Mapping[str, str]) -> Path | None:
     return Path(home) if home else None
 
 
-def _codex_home(env: Mapping[str, str]) -> Path | None:
+def codex_home(env: Mapping[str, str]) -> Path | None:
+    """Codex's folder (its config, its sessions): ``CODEX_HOME``, else ``~/.codex``."""
     if env.get("CODEX_HOME"):
         return Path(env["CODEX_HOME"])
     home = _home(env)
@@ -32,7 +33,7 @@ def _codex_home(env: Mapping[str, str]) -> Path | None:
 
 
 def _codex(env: Mapping[str, str]) -> Any:
-    folder = _codex_home(env)
+    folder = codex_home(env)
     if folder is None:
         return None
     return tomllib.loads((folder / "config.toml").read_text(encoding="utf-8")).get("model")
@@ -76,7 +77,7 @@ class CodexSession:
 def codex_session(thread_id: str, env: Mapping[str, str]) -> CodexSession | None:
     """The record Codex kept of session ``thread_id`` (``sessions/Y/M/D/rollout-...-ID
     .jsonl`` in its home), or None when there is none to read."""
-    folder = _codex_home(env)
+    folder = codex_home(env)
     if folder is None or not thread_id or "/" in thread_id:
         return None
     found = sorted((folder / "sessions").glob(f"*/*/*/rollout-*-{thread_id}.jsonl"))

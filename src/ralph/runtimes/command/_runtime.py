@@ -16,8 +16,10 @@ names, confined by bubblewrap (``ralph.sandbox``: it writes only to its working
 directory, what git needs to commit there and a home of its run's own holding a copy of
 its CLI's state; the person's home and every Unix socket are out of reach; its network
 is a namespace of its own whose one way out is an egress proxy allowing its model's API:
-the preset's hosts, any ``*_BASE_URL`` of its environment and
-ralph.toml's ``agent_hosts``), in its own process group: the wall-clock timeout and the
+the preset's hosts, the endpoints its CLI's own configuration names (``_endpoints``),
+any ``*_BASE_URL`` of its environment and ralph.toml's ``agent_hosts``; a run that fails
+after a refusal says which host and how to allow it), in its own process group: the
+wall-clock timeout and the
 stall timeout (no output for a while) kill the whole group, and so does an output line that says the
 agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
 asks for (``AgentBrief.stop``: a person took the agent's issue away).
@@ -51,10 +53,19 @@ from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._charged import Charged, charged
 from ralph.runtimes.command._cli_files import configured_model
+from ralph.runtimes.command._endpoints import configured_endpoints
 from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
-from ralph.sandbox import EgressProxy, agent_profile, confine, host_port, nests, probe
+from ralph.sandbox import (
+    EgressProxy,
+    agent_profile,
+    allow_hint,
+    confine,
+    host_port,
+    nests,
+    probe,
+)
 
 __all__ = ["PLACEHOLDERS", "CommandRuntime"]
 
@@ -88,6 +99,8 @@ class _Ran:
     misconfigured: bool = False
     #: Stopped because the brief's stop signal asked for it.
     on_request: bool = False
+    #: The hosts its egress proxy refused (``host:port``), in order.
+    refused: tuple[str, ...] = ()
 
 
 class CommandRuntime(AgentRuntime):
@@ -221,11 +234,15 @@ class CommandRuntime(AgentRuntime):
             env = {**agent_environment(environ, self.sandbox_env), **extra}
             pricing = self.pricing.with_model(values["model"] or self._configured_model(env))
             with contextlib.ExitStack() as stack:
+                proxy: EgressProxy | None = None
                 if self.sandbox:
-                    proxy = EgressProxy(files / "proxy.sock", self._allowed(env), public=brief.web)
+                    allowed = self._allowed(env, environ)
+                    proxy = EgressProxy(files / "proxy.sock", allowed, public=brief.web)
                     stack.enter_context(proxy)
                     argv = self._confined(argv, brief, files, proxy.socket_path)
                 ran = self._execute(argv, brief, prompt, on_stdin, env, pricing)
+                if proxy is not None and proxy.refused:
+                    ran = dataclasses.replace(ran, refused=tuple(proxy.refused))
             parsed = PARSERS[self.output](ran.output)
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
@@ -240,12 +257,15 @@ class CommandRuntime(AgentRuntime):
         """The model the preset's CLI config names, for a CLI that does not say it."""
         return configured_model(self._preset.name, env) if self._preset is not None else ""
 
-    def _allowed(self, env: Mapping[str, str]) -> set[tuple[str, int]]:
+    def _allowed(self, env: Mapping[str, str], environ: Mapping[str, str]) -> set[tuple[str, int]]:
         """The hosts the agent's egress proxy lets it reach: its model's API (the
-        preset's, or every known one for another command), where its ``*_BASE_URL``
-        variables point (a local model server, a test's fake), and ``hosts``."""
+        preset's, or every known one for another command), the endpoints its CLI's own
+        configuration names in the person's environment ``environ`` (a gateway, a local
+        model server), where its ``*_BASE_URL`` variables point, and ``hosts``."""
         known = [host for hosts in MODEL_APIS.values() for host in hosts]
         names = [*(self._preset.hosts if self._preset is not None else known), *self.hosts]
+        if self._preset is not None:
+            names += configured_endpoints(self._preset.name, environ)
         names += [value for name, value in env.items() if name.endswith("_BASE_URL")]
         return {found for name in names if (found := host_port(name)) is not None}
 
@@ -377,6 +397,8 @@ class CommandRuntime(AgentRuntime):
         if status is AgentStatus.OK and 0 < brief.limits.max_usd < cost:
             status = AgentStatus.BUDGET_EXCEEDED
             error = f"spent ${cost:.2f} of ${brief.limits.max_usd:.2f}"
+        if status is AgentStatus.FAILED and ran.refused:
+            error = _with_refusal(error, ran.refused)
         return AgentResult(
             status=status,
             result=parsed.result if status is AgentStatus.OK else None,
@@ -401,6 +423,17 @@ def _show(live: LineReader, line: str) -> None:
         live(line)
     except Exception as exc:
         logger.debug("activity line not read", extra={"error": f"{type(exc).__name__}: {exc}"})
+
+
+def _with_refusal(error: str | None, refused: Sequence[str]) -> str:
+    """``error`` with the hosts the egress proxy refused and the setting that allows
+    them, unless it names them already (Codex prints the proxy's answer, which says
+    both): another CLI's error seldom says where it was going."""
+    hosts = list(dict.fromkeys(refused))
+    if error and any(host in error for host in hosts):
+        return error
+    note = f"its egress proxy refused {', '.join(hosts)}: {allow_hint(hosts)}"
+    return f"{error}; {note}" if error else note
 
 
 def _unset(word: str, values: Mapping[str, str]) -> bool:
