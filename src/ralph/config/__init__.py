@@ -13,7 +13,6 @@ if TYPE_CHECKING:
         CONFIG_FILE,
         MAX_POLL_SECONDS,
         MAX_STUCK_HOURS,
-        MIN_POLL_SECONDS,
         Config,
         find_config,
         load_config,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     )
     from ralph.config._merge import MergeWaitSettings
     from ralph.config._notify import NotifySettings, webhook_problem
+    from ralph.config._numbers import MIN_POLL_SECONDS
     from ralph.config._prices import ModelPrice, parse_prices
     from ralph.config._reference import configuration_reference
     from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning

@@ -44,7 +44,6 @@ __all__ = [
     "CONFIG_FILE",
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
-    "MIN_POLL_SECONDS",
     "Config",
     "find_config",
     "load_config",
