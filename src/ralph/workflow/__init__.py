@@ -68,7 +68,6 @@ from ralph.workflow._states import (
 from ralph.workflow._sync import SYNC_COMMAND, synced_state
 from ralph.workflow._transitions import (
     ALLOWED_TRANSITIONS,
-    COMMAND_TRANSITIONS,
     allowed_targets,
     check_transition,
     is_allowed,
@@ -77,7 +76,6 @@ from ralph.workflow._transitions import (
 __all__ = [
     "ALLOWED_TRANSITIONS",
     "COMMANDS",
-    "COMMAND_TRANSITIONS",
     "FAST_TRACK_LABEL",
     "FAST_TRACK_SPENT_LABEL",
     "HUMAN_STATES",

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from ralph.db import NEWEST_VERSION
+from ralph.db._migrations import NEWEST_VERSION
 from ralph.tasks import TASK_STORE_MIGRATIONS
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS
 
