@@ -25,8 +25,9 @@ def no_nul(value: str, where: str) -> str:
 
 
 def branch_name(value: str, where: str) -> str:
-    """``value`` as a git branch name, refused in one line when git would refuse it."""
-    if not value or _BAD_BRANCH.search(value) or len(value.encode()) > _MAX_PART_BYTES:
+    """``value`` as a git branch name, refused in one line when git would refuse it
+    (empty is left to the commands that need the branch, which say so)."""
+    if value and (_BAD_BRANCH.search(value) or len(value.encode()) > _MAX_PART_BYTES):
         shown = value if len(value) <= 80 else value[:80] + "…"
         raise ConfigError(
             f"{where}: {shown!r} is not a git branch name; write the branch pull requests "
