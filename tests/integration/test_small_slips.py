@@ -49,6 +49,6 @@ def test_serve_refuses_a_pause_too_short_to_mean_anything(repo, ralph_cli, secon
     code, _, err = ralph_cli("serve", "--poll-seconds", seconds)
     assert code == 2
     assert err == (
-        f"ralph: error: --poll-seconds {float(seconds)} is not valid; give seconds from 1 to "
-        "86400\n"
+        f"ralph: error: --poll-seconds {float(seconds)} is not valid; give at least 1 and at "
+        "most 86400 seconds\n"
     )

@@ -79,8 +79,8 @@ def serve_command(
 
     if poll_seconds is not None and not MIN_POLL_SECONDS <= poll_seconds <= MAX_POLL_SECONDS:
         raise InvalidInput(  # nan too
-            f"--poll-seconds {poll_seconds} is not valid; give seconds from "
-            f"{MIN_POLL_SECONDS:g} to {MAX_POLL_SECONDS}"
+            f"--poll-seconds {poll_seconds} is not valid; give at least "
+            f"{MIN_POLL_SECONDS:g} and at most {MAX_POLL_SECONDS} seconds"
         )
     status = _status_path(status_file) if status_file is not None else None
     with open_project_of(ctx, working=True) as project:
