@@ -4,8 +4,11 @@ new heading in an agent's prompt, a comment or a terminal. And nothing printed t
 terminal carries a control character: ESC sequences clear the screen, retitle the
 window or rewrite what was printed before.
 
-Control characters are Unicode's ``Cc`` (C0, DEL, C1) plus the line and paragraph
-separators (U+2028, U+2029), which some renderers break lines at.
+Control characters are Unicode's ``Cc`` (C0, DEL, C1), the line and paragraph
+separators (U+2028, U+2029), which some renderers break lines at, and the invisible
+format characters (``Cf``): bidi overrides and isolates (U+202E shows "Fix login
+\u202egnp.exe" as "Fix login exe.png"), zero-width spaces, the BOM, tag characters.
+The zero-width joiners stay: emoji sequences and several scripts are written with them.
 """
 
 from __future__ import annotations
@@ -37,8 +40,13 @@ REPLACEMENT = "\ufffd"
 _SPACING = frozenset("\t\n\v\f\r\x1c\x1d\x1e\x1f\x85\u2028\u2029")
 
 
+#: Format characters that shape what is written rather than hide or reorder it.
+_JOINERS = frozenset("\u200c\u200d")
+
+
 def _is_control(char: str) -> bool:
-    return unicodedata.category(char) in ("Cc", "Zl", "Zp")
+    category = unicodedata.category(char)
+    return category in ("Cc", "Zl", "Zp") or (category == "Cf" and char not in _JOINERS)
 
 
 def control_characters(text: str) -> list[str]:
@@ -59,9 +67,10 @@ def check_title(title: str, what: str = "an issue") -> None:
         )
     found = control_characters(title)
     if found:
+        breaks = all(chr(int(code[2:], 16)) in _SPACING for code in found)
         raise InvalidInput(
             f"{what}'s title must be one line without control characters; it has "
-            f"{', '.join(found)}: write it on one line"
+            f"{', '.join(found)}: {'write it on one line' if breaks else 'remove them'}"
         )
 
 

@@ -105,6 +105,38 @@ def test_a_title_with_a_line_break_is_refused_in_one_line_with_exit_2(tmp_path):
     assert "Fix the build" not in listed.stdout
 
 
+#: Characters that reorder or hide what a terminal shows: U+202E makes "gnp.exe" read
+#: "exe.png"; the isolates, a zero-width space and a tag character (ASCII smuggling).
+BIDI = "\u202egnp.exe\u202c \u2066x\u2069 zero\u200bwidth \U000e0041"
+
+
+def test_bidi_and_invisible_format_characters_never_reach_the_terminal(board):
+    repo, number = board
+    with sqlite3.connect(repo / ".ralph" / "ralph.db") as db:
+        db.execute("UPDATE ralph_issues SET title = ? WHERE number = ?", (f"Fix {BIDI}", number))
+    for command in (("issue", "list"), ("issue", "show", number), ("status",)):
+        done = ralph_process(*command, cwd=repo)
+        assert done.returncode == 0, done.stderr
+        for char in "\u202e\u202c\u2066\u2069\u200b\U000e0041":
+            assert char not in done.stdout, (command, f"U+{ord(char):04X}")
+        if command != ("status",):
+            assert "gnp.exe" in done.stdout  # the rest shown as written
+    # Emoji joined by a zero-width joiner are writing, not a trick: they stay.
+    made = ralph_process("issue", "new", "Pair with \U0001f469\u200d\U0001f4bb", cwd=repo)
+    assert made.returncode == 0, made.stderr
+
+
+def test_a_title_with_a_bidi_override_is_refused_in_one_line(tmp_path):
+    repo, _ = create_demo_project(tmp_path / "demo")
+    done = ralph_process("issue", "new", "Fix login \u202egnp.exe\u202c now", cwd=repo)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "ralph: error: an issue's title must be one line without control characters; it has "
+        "U+202E, U+202C: remove them"
+    ]
+    assert "gnp.exe" not in ralph_process("issue", "list", "--json", cwd=repo).stdout
+
+
 # -- text is shown as written, markup and all -------------------------------------------
 
 TITLE = "[wip] Fix [/] the [bold]thing"

@@ -51,3 +51,18 @@ def test_a_body_is_at_most_githubs_65536_characters_with_lines_and_tabs_only():
         check_body("x" * 65_537)
     with pytest.raises(InvalidInput, match=r"the readme has control characters \(U\+0000\)"):
         check_body("a\x00b", "the readme")
+
+
+def test_bidi_controls_and_invisible_format_characters_are_control_characters():
+    assert control_characters("a\u202eb\u2066c\u200bd\ufeffe\u00adf\U000e0041") == [
+        "U+202E",
+        "U+2066",
+        "U+200B",
+        "U+FEFF",
+        "U+00AD",
+        "U+E0041",
+    ]
+    assert one_line("Fix \u202egnp.exe\u202c now") == "Fix \ufffdgnp.exe\ufffd now"
+    assert printable("x\u2067y\u200fz", "") == "xyz"
+    with pytest.raises(InvalidInput, match=r"it has U\+202E: remove them$"):
+        check_title("Fix \u202egnp.exe")

@@ -21,10 +21,7 @@ BRANCH = re.compile(
 #: Where the tracker's kind is the subject itself: the backends and the wiring that picks one.
 OWN = ("tracker", "project")
 #: Branches still there, each with why; this list only ever shrinks.
-KNOWN = {
-    # ralph init's closing hint names the issue numbers the chosen tracker gives.
-    ("cli/_init.py", 'first = "1" if config.tracker == "local" else "N"'),
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _branches() -> set[tuple[str, str]]:

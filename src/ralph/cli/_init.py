@@ -210,7 +210,9 @@ def _print_commit(console: Console, result: InitResult) -> None:
 
 def _print_next(console: Console, config: Config) -> None:
     """Two ways on: the simulated agents now, and a real one (Claude) after a login."""
-    first = "1" if config.tracker == "local" else "N"
+    from ralph.project import first_issue
+
+    first = first_issue(config)
     console.print("Next:", markup=False)
     console.print(
         f'  try it with simulated agents: ralph issue new "My first issue" -e XS, '

@@ -133,7 +133,12 @@ def issue_list(
     ctx: typer.Context,
     states: Annotated[
         list[str] | None,
-        typer.Option("--state", "-s", help="Repeatable; open and closed issues in that state."),
+        typer.Option(
+            "--state",
+            "-s",
+            help="Repeatable; open and closed issues in that state (gh's all, open and "
+            "closed too).",
+        ),
     ] = None,
     estimates: Annotated[list[str] | None, typer.Option("--estimate", "-e")] = None,
     labels: Annotated[list[str] | None, typer.Option("--label", "-l")] = None,
@@ -155,6 +160,11 @@ def issue_list(
     from ralph.views import issue_dict
 
     check_labels(labels or ())  # no label has such a name: a typo, not an empty list
+    # gh's spelling (`gh issue list --state all`) says which issues, not a workflow state.
+    said = {s.strip().lower() for s in states or ()}
+    show_all = show_all or "all" in said
+    closed = closed or "closed" in said
+    states = [s for s in states or () if s.strip().lower() not in _GH_STATES]
     # Asking for a state asks for its issues, closed or not: `--state Done` lists what is done.
     everything = show_all or (bool(states) and not closed)
     query = IssueQuery(
@@ -173,6 +183,10 @@ def issue_list(
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
     else:
         Console().print(render_issue_list(issues))
+
+
+#: ``gh issue list --state``'s words, none of them a workflow state.
+_GH_STATES = ("all", "open", "closed")
 
 
 @issue_app.command("show")

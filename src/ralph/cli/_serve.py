@@ -74,13 +74,13 @@ def serve_command(
     report is logged every hygiene_interval hours (ralph.toml; off by default).
     SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
     exit 130."""
-    from ralph.config import MAX_POLL_SECONDS
+    from ralph.config import MAX_POLL_SECONDS, MIN_POLL_SECONDS
     from ralph.orchestrate import serve
 
-    if poll_seconds is not None and not 0 < poll_seconds <= MAX_POLL_SECONDS:  # nan too
-        raise InvalidInput(
-            f"--poll-seconds {poll_seconds} is not valid; give seconds above 0, "
-            f"at most {MAX_POLL_SECONDS}"
+    if poll_seconds is not None and not MIN_POLL_SECONDS <= poll_seconds <= MAX_POLL_SECONDS:
+        raise InvalidInput(  # nan too
+            f"--poll-seconds {poll_seconds} is not valid; give at least "
+            f"{MIN_POLL_SECONDS:g} and at most {MAX_POLL_SECONDS} seconds"
         )
     status = _status_path(status_file) if status_file is not None else None
     with open_project_of(ctx, working=True) as project:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from ralph.config._merge import MergeWaitSettings
     from ralph.config._notify import NotifySettings, webhook_problem
+    from ralph.config._numbers import MIN_POLL_SECONDS
     from ralph.config._prices import ModelPrice, parse_prices
     from ralph.config._reference import configuration_reference
     from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
@@ -48,6 +49,7 @@ __all__ = [
     "LINEAR_TOKEN_VARIABLES",
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
+    "MIN_POLL_SECONDS",
     "TOKEN_VARIABLES",
     "AgentSettings",
     "BestOf",

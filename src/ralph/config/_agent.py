@@ -37,7 +37,14 @@ from typing import Any
 
 from ralph._agents import AGENT_CLIS, OUTPUT_FORMATS, PLAIN
 from ralph._suggest import closest, unknown_name
-from ralph.config._numbers import MAX_SECONDS, MAX_TURNS, MAX_USD, setting_number
+from ralph.config._numbers import (
+    MAX_SECONDS,
+    MAX_TURNS,
+    MAX_USD,
+    MIN_SECONDS,
+    MIN_USD,
+    setting_number,
+)
 from ralph.errors import ConfigError
 from ralph.workflow import PHASE_SPECS
 
@@ -193,9 +200,9 @@ def _value(kind: type, value: Any, where: str) -> Any:
         raise ConfigError(f"{where}: {value!r} is not valid; expected a number")
     if kind is int:
         return int(setting_number(value, where, whole=True, minimum=1, maximum=MAX_TURNS))
-    seconds = where.endswith("_seconds")
-    maximum = MAX_SECONDS if seconds else MAX_USD
-    return setting_number(value, where, above=seconds, maximum=maximum)
+    if where.endswith("_seconds"):
+        return setting_number(value, where, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
+    return setting_number(value, where, minimum=MIN_USD, or_zero=True, maximum=MAX_USD)
 
 
 def _table(data: Any, where: str) -> Mapping[str, Any]:

@@ -30,9 +30,12 @@ from ralph.config._numbers import (
     MAX_FIX_ROUNDS,
     MAX_USD,
     MAX_WIP,
+    MIN_POLL_SECONDS,
+    MIN_USD,
     setting_number,
 )
 from ralph.config._prices import ModelPrice, parse_prices
+from ralph.config._strings import branch_name, folder_path, no_nul
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
 from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowState
@@ -231,14 +234,59 @@ def _read(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    except RecursionError:  # the parser recurses once per nested array or inline table
+        raise ConfigError(
+            f"{path}: arrays or tables are nested too deeply to read; no setting nests "
+            "more than a few levels, so remove the nesting"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    _misplaced(data, path)
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
         raise ConfigError(
             f"{path}: {unknown_name('setting', unknown[0], list(_KEYS), 'known settings')}"
         )
     return data
+
+
+#: The settings each table holds (a table not named here holds names of its own: states,
+#: phases, models).
+_TABLE_SETTINGS: dict[str, type] = {
+    "agent": AgentSettings,
+    "hooks": HookSettings,
+    "merge": MergeWaitSettings,
+    "github": GitHubSettings,
+    "linear": LinearSettings,
+    "debug": DebugSettings,
+    "notify": NotifySettings,
+}
+
+
+#: The top-level keys that are tables themselves.
+_TABLES = (*_TABLE_SETTINGS, "wip_limits", "max_concurrent_phases", "prices")
+
+
+def _misplaced(data: dict[str, Any], path: Path, section: str = "") -> None:
+    """A top-level setting inside a table: appended to the file's end (``echo 'key = 1'
+    >> ralph.toml``), TOML puts it in the last table, where it would be refused as that
+    table's unknown setting without a word about why."""
+    for key, value in data.items():
+        inside = f"{section}.{key}" if section else key
+        top_level = key in _KEYS and key not in _TABLES
+        if section and top_level and key not in _own_settings(section):
+            raise ConfigError(
+                f"{path}: {key} is a top-level setting but is inside [{section}] (TOML "
+                "puts every key after a [section] line in that section); move it above the "
+                "first [section]"
+            )
+        if isinstance(value, dict):
+            _misplaced(value, path, inside)
+
+
+def _own_settings(section: str) -> set[str]:
+    settings = _TABLE_SETTINGS.get(section)
+    return {f.name for f in fields(settings)} if settings else set()
 
 
 def _convert(name: str, value: Any, source: str) -> Any:
@@ -277,7 +325,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
         if name == "hygiene_interval":
             return setting_number(value, source, maximum=MAX_HYGIENE_HOURS)
         if name == "poll_seconds":
-            return setting_number(value, source, above=True, maximum=MAX_POLL_SECONDS)
+            return setting_number(value, source, minimum=MIN_POLL_SECONDS, maximum=MAX_POLL_SECONDS)
         if name == "mode":
             if value not in MODES:
                 raise ValueError
@@ -296,10 +344,19 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _paths(value, source)
         if name in ("allow_unsandboxed", "review_code", "fast_track", "research_web"):
             return _flag(value)
+        if name.startswith("budget_"):
+            return setting_number(
+                value, source, minimum=MIN_USD, or_zero=True, maximum=_FLOAT_MAXIMUM[name]
+            )
         if kind == "float":
             return setting_number(value, source, maximum=_FLOAT_MAXIMUM[name])
         if not isinstance(value, str):
             raise ValueError
+        value = no_nul(value, source)
+        if name == "base_branch":
+            return branch_name(value, source)
+        if name == "prompts_dir":
+            return folder_path(value, source)
         return value
     except (TypeError, ValueError):
         expected = {

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph.config._github import env_value
-from ralph.config._numbers import MAX_SECONDS, setting_number
+from ralph.config._numbers import MAX_SECONDS, MIN_SECONDS, setting_number
 from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
@@ -56,7 +56,7 @@ def parse_hook_settings(data: Any, source: str, env: Mapping[str, str]) -> HookS
         if raw is None:
             continue
         if key == "timeout_seconds":
-            seconds = setting_number(raw, where, above=True, maximum=MAX_SECONDS)
+            seconds = setting_number(raw, where, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
             settings = replace(settings, timeout_seconds=seconds)
         elif not isinstance(raw, str):
             raise ConfigError(f"{where}: {raw!r} is not valid; expected a shell command")

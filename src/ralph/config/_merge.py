@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph.config._github import env_value
-from ralph.config._numbers import setting_number
+from ralph.config._numbers import MIN_WAIT_SECONDS, setting_number
 from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
@@ -48,7 +48,9 @@ def parse_merge_settings(data: Any, source: str, env: Mapping[str, str]) -> Merg
         if raw is None:
             continue
         where[key] = variable if from_env else f"{source}: merge.{key}"
-        seconds = setting_number(raw, where[key], above=True, maximum=MAX_WAIT_LIMIT_SECONDS)
+        seconds = setting_number(
+            raw, where[key], minimum=MIN_WAIT_SECONDS, maximum=MAX_WAIT_LIMIT_SECONDS
+        )
         settings = replace(settings, **{key: seconds})
     if settings.max_wait_seconds < settings.wait_seconds:
         named = where.get("max_wait_seconds") or where["wait_seconds"]

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ralph.config._github import env_value
-from ralph.config._numbers import setting_number
+from ralph.config._numbers import MIN_SECONDS, setting_number
 from ralph.config._tables import section_table
 from ralph.errors import ConfigError
 
@@ -83,7 +83,9 @@ def parse_notify_settings(data: Any, source: str, env: Mapping[str, str]) -> Not
         if raw is None:
             continue
         if key == "timeout_seconds":
-            seconds = setting_number(raw, where, above=True, maximum=MAX_NOTIFY_TIMEOUT_SECONDS)
+            seconds = setting_number(
+                raw, where, minimum=MIN_SECONDS, maximum=MAX_NOTIFY_TIMEOUT_SECONDS
+            )
             settings = replace(settings, timeout_seconds=seconds)
         elif key == "retries":
             retries = setting_number(raw, where, whole=True, maximum=MAX_NOTIFY_RETRIES)

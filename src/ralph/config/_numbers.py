@@ -4,7 +4,9 @@ TOML has ``nan``, ``inf`` and booleans, and ``float()`` reads all of them from a
 string; none is a budget, a limit or a number of seconds (``nan`` compares false with
 everything, so a ``nan`` cap would silently be no cap). Every number has an upper
 bound too: past it a value is a typo (``1e23`` turns, a billion agents), not a policy,
-and would be taken as one silently."""
+and would be taken as one silently. And a lower one: a positive value too small to mean
+anything (``poll_seconds = 1e-300`` makes an idle ``ralph serve`` spin on a core) is a
+typo as well."""
 
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ __all__ = [
     "MAX_TURNS",
     "MAX_USD",
     "MAX_WIP",
+    "MIN_POLL_SECONDS",
+    "MIN_SECONDS",
+    "MIN_USD",
+    "MIN_WAIT_SECONDS",
     "setting_number",
 ]
 
@@ -35,6 +41,14 @@ MAX_SECONDS = 86_400
 MAX_WIP = 10_000
 #: Address rounds before a pull request goes to a person.
 MAX_FIX_ROUNDS = 100
+#: The shortest timeout or stall limit (an agent, a hook, a notification): a second.
+MIN_SECONDS = 1.0
+#: The shortest pause between two reads of the board by ``ralph serve``.
+MIN_POLL_SECONDS = 1.0
+#: The shortest pause before a waiting merge looks again (a local merge is cheap to check).
+MIN_WAIT_SECONDS = 0.1
+#: The smallest budget or cap that is not 0 (no cap): a cent.
+MIN_USD = 0.01
 #: Stands for an integer too large for a float.
 _TOO_LARGE = 1e300
 
@@ -47,12 +61,16 @@ def setting_number(
     minimum: float = 0,
     above: bool = False,
     maximum: float,
+    or_zero: bool = False,
 ) -> float:
     """``value`` as a finite number >= ``minimum`` (> when ``above``) and <= ``maximum``,
-    a whole one when ``whole``; ConfigError naming ``where`` and the expected range
-    otherwise. Strings (from the environment) are read as numbers."""
+    a whole one when ``whole`` (0 too when ``or_zero``: a cap's "no cap"); ConfigError
+    naming ``where`` and the expected range otherwise. Strings (from the environment)
+    are read as numbers."""
     kind = "a whole number" if whole else "a finite number"
     bound = f"{'>' if above else '>='} {minimum:g}"
+    if or_zero:
+        bound = f">= {minimum:g}, or 0 for no cap"
     number: float | None = None
     if isinstance(value, str):
         try:
@@ -67,7 +85,7 @@ def setting_number(
         number is None
         or not math.isfinite(number)
         or (whole and not number.is_integer())
-        or number < minimum
+        or (number < minimum and not (or_zero and number == 0))
         or (above and number == minimum)
     ):
         raise ConfigError(f"{where}: {value!r} is not valid; expected {kind} {bound}")

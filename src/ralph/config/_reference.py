@@ -12,6 +12,7 @@ from ralph.config._hooks import HOOK_ENV
 from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
 from ralph.config._merge import MERGE_ENV
 from ralph.config._notify import NOTIFY_ENV
+from ralph.config._numbers import MIN_POLL_SECONDS, MIN_SECONDS, MIN_USD, MIN_WAIT_SECONDS
 
 __all__ = ["configuration_reference"]
 
@@ -50,6 +51,15 @@ def configuration_reference() -> str:
             "working directory or its nearest parent; `ralph init` writes it with every",
             "setting and what it means. A bad value is refused with one line naming the",
             "setting and what it accepts.",
+            "",
+            "Numbers have a range both ways, because a value past either end is a typo:",
+            f"`poll_seconds` is at least {MIN_POLL_SECONDS:g}, every timeout and stall limit "
+            f"at least {MIN_SECONDS:g} s,",
+            f"a merge's waits at least {MIN_WAIT_SECONDS:g} s, and a budget or cap is 0 "
+            f"(no cap) or at least {MIN_USD:g} US dollars.",
+            "A top-level setting goes above the first `[section]`: TOML puts every key after",
+            "a `[section]` line in that section, so a line appended to the end of the file",
+            "lands in its last table and is refused, saying so.",
             "",
             "## ralph.toml",
             "",

@@ -17,11 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ralph.db._database import Database
+from ralph.errors import StoreUnavailable
 
-__all__ = ["Migration", "initialised", "migrate", "schema_versions"]
+__all__ = ["NEWEST_VERSION", "Migration", "initialised", "migrate", "schema_versions"]
 
 logger = logging.getLogger(__name__)
 
+#: The last number of the one numbering, every owner's history together (a test keeps
+#: it so): a database holding a later version was made by a newer Ralph, whose tables
+#: and rows this one would misread.
+NEWEST_VERSION = 11
 #: The lock key migrators share.
 _MIGRATION_LOCK = 0
 
@@ -40,6 +45,8 @@ def migrate(db: Database, *histories: Sequence[Migration]) -> list[int]:
     versions = [m.version for m in wanted]
     if len(set(versions)) != len(versions):
         raise ValueError(f"two migrations share a version: {versions}")
+    if versions and versions[-1] > NEWEST_VERSION:
+        raise ValueError(f"migration {versions[-1]} is past NEWEST_VERSION; raise it")
     applied_now = []
     with db.write_transaction() as tx:
         db.lock(tx, _MIGRATION_LOCK)
@@ -48,6 +55,12 @@ def migrate(db: Database, *histories: Sequence[Migration]) -> list[int]:
             f"name TEXT NOT NULL, applied_at {db.float_column} NOT NULL)"
         )
         done = {r["version"] for r in tx.rows("SELECT version FROM ralph_schema_version")}
+        newer = max(done, default=0)
+        if newer > NEWEST_VERSION:
+            raise StoreUnavailable(
+                f"this store was made by a newer Ralph (schema version {newer}; this Ralph "
+                f"knows up to {NEWEST_VERSION}); upgrade Ralph to use it"
+            )
         for migration in wanted:
             if migration.version in done:
                 continue

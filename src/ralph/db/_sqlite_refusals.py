@@ -14,8 +14,9 @@ __all__ = ["lock_holders", "refusal"]
 
 #: Where Linux lists the file locks held on the machine.
 _LOCKS = Path("/proc/locks")
-#: How SQLite says the database file is not one it can read.
-_DAMAGED = ("malformed", "file is not a database")
+#: How SQLite says the database file is not one it can read, or lacks a table or column
+#: its migrations made (dropped by hand).
+_DAMAGED = ("malformed", "file is not a database", "no such table", "no such column")
 
 
 def refusal(error: sqlite3.Error, path: Path, waited: float) -> StoreUnavailable | None:

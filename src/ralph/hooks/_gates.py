@@ -4,11 +4,15 @@
   implement, address), files are written only in the
   issue's own worktree (``worktrees/GH-N``, its attempts, its stream's, its epic's),
   judged by where the path really leads: the caller resolves symlinks and ``..``. A write
-  whose file the gate cannot read from the input is refused, with the reason.
+  whose file the gate cannot read from the input is refused, with the reason; so is a
+  write to a worktree's ``.git`` pointer (a gitdir of an agent's making can hold
+  ``core.fsmonitor``), and any worktree write while the context names no issue.
 - Artifact validator: a research document, plan or critique written under
   ``thoughts/shared/`` must have the frontmatter and sections its kind needs.
 - State gate: a workflow state change, through the MCP tool or ``ralph issue move`` in
-  Bash, must be one the phase's command contract allows.
+  Bash, must be one the phase's command contract allows. Every ``issue move`` in the
+  command line is checked, whatever runs it (``$(echo ralph)``, ``sh -c '…'``), and one
+  built at run time (``eval``, ``$(…)``, backticks) is refused: its target cannot be read.
 - Stop gate: the session does not stop while the skill's issue is left in the lock state
   its phase took.
 """
@@ -37,8 +41,17 @@ WORKTREES = "worktrees"
 _VALUED_OPTIONS = ("--command", "-c", "--actor", "--store")
 _SEPARATORS = ("&&", "||", ";", "|", "&", "\n")
 #: A worktree's folder: ``GH-7``, ``GH-7-try-2``, ``GH-40-stream-42-44`` (an epic's
-#: stream), as ``ralph.phases`` names them.
-_WORKTREE = re.compile(r"GH-(?P<head>\d+)(?:-stream-(?P<stream>\d+(?:-\d+)*))?(?:-try-\d+)?")
+#: stream), as ``ralph.phases`` names them: numbers without a leading zero (``GH-07`` is
+#: no name Ralph gives, and int("07") would match #7).
+_NUMBER = r"[1-9]\d*"
+_WORKTREE = re.compile(
+    rf"GH-(?P<head>{_NUMBER})(?:-stream-(?P<stream>{_NUMBER}(?:-{_NUMBER})*))?(?:-try-{_NUMBER})?"
+)
+#: A state change written so that its target is only known when the shell runs it.
+_BUILT_AT_RUN_TIME = re.compile(r"\$\(|`|(?:^|[\s;&|(])eval(?:$|\s)")
+_MOVE_INTENT = re.compile(r"issue\s+move|update_workflow_state")
+#: How deep quoted command lines (``sh -c '…'``) are read for moves.
+_NESTING = 3
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,15 @@ def pre_tool_use(
             return _unreadable(spec, tool, "its input is not an object")
         return _write(spec, tool, tool_input, Target(issue, epic, cwd, root, resolve), read=read)
     if tool == "Bash":
-        for target in _moves_in(str(tool_input.get("command") or "")):
+        command = str(tool_input.get("command") or "")
+        if _built_at_run_time(command):
+            return Decision(
+                True,
+                f"{_skill(spec)} is running: a state change is checked before it runs, so "
+                "write it plainly: `ralph issue move N STATE`, without eval, $(…) or "
+                "backticks.",
+            )
+        for target in _moves_in(command):
             refused = _state_change(spec, target)
             if refused.block:
                 return refused
@@ -154,9 +175,22 @@ def _outside_worktree(
     """The refusal of a write that does not land in the issue's own worktree."""
     worktrees = posixpath.join(root, WORKTREES)
     inside = path != worktrees and _inside(path, worktrees)
-    if inside and _owns(posixpath.relpath(path, worktrees).split("/")[0], target):
+    parts = posixpath.relpath(path, worktrees).split("/") if inside else []
+    if target.issue is None:
+        return Decision(
+            True,
+            f"{_skill(spec)} is running without an issue, so no worktree is its own; name "
+            f"the issue: `ralph hook context set {spec.name} N`.",
+        )
+    if len(parts) > 1 and parts[1] == ".git":
+        return Decision(
+            True,
+            f"{_skill(spec)} is running: {given} is the worktree's git pointer, which only "
+            "Ralph writes. Write the issue's files instead.",
+        )
+    if inside and _owns(parts[0], target):
         return None
-    where = f"{WORKTREES}/GH-{target.issue}/" if target.issue else f"{WORKTREES}/"
+    where = f"{WORKTREES}/GH-{target.issue}/"
     lexical = posixpath.normpath(posixpath.join(target.cwd, given))
     shown = given if path == lexical else f"{given} (which leads to {path})"
     return Decision(
@@ -170,8 +204,6 @@ def _outside_worktree(
 def _owns(folder: str, target: Target) -> bool:
     """Whether worktree ``folder`` is the context issue's: its own, an attempt's, its
     stream's or, for an epic's child, the epic's."""
-    if target.issue is None:
-        return True
     found = _WORKTREE.fullmatch(folder)
     if found is None:
         return False
@@ -230,15 +262,29 @@ def _state_change(spec: PhaseSpec, requested: str) -> Decision:
     return ALLOW
 
 
-def _moves_in(command: str) -> list[str]:
-    """The target states of every ``ralph issue move N STATE`` in a shell command."""
+def _built_at_run_time(command: str) -> bool:
+    """Whether ``command`` changes a state through eval, a command substitution or
+    backticks (quotes and escapes taken out: ``i''ssue move`` is ``issue move``)."""
+    plain = re.sub(r"[\\'\"]", "", command)
+    return bool(_BUILT_AT_RUN_TIME.search(command) and _MOVE_INTENT.search(plain))
+
+
+def _moves_in(command: str, depth: int = 0) -> list[str]:
+    """The target states of every ``issue move N STATE`` in a shell command, whatever
+    names the program (``ralph``, a path to it, ``python -m ralph``, a variable), and in
+    the quoted command lines it passes on (``sh -c '…'``)."""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
     lexer.whitespace_split = True
     try:
         tokens = list(lexer)
     except ValueError:  # unbalanced quotes: the shell refuses it too
         return []
-    targets, segment = [], []
+    targets: list[str] = []
+    if depth < _NESTING:
+        for token in tokens:
+            if any(c.isspace() for c in token):
+                targets += _moves_in(token, depth + 1)
+    segment: list[str] = []
     for token in [*tokens, ";"]:
         if token not in _SEPARATORS:
             segment.append(token)
@@ -251,10 +297,10 @@ def _moves_in(command: str) -> list[str]:
 
 
 def _move_target(words: list[str]) -> str | None:
-    for index, word in enumerate(words):
-        if posixpath.basename(word) != "ralph" or words[index + 1 : index + 3] != ["issue", "move"]:
+    for index in range(len(words)):
+        if words[index : index + 2] != ["issue", "move"]:
             continue
-        arguments, rest = [], iter(words[index + 3 :])
+        arguments, rest = [], iter(words[index + 2 :])
         for argument in rest:
             if argument in _VALUED_OPTIONS:
                 next(rest, None)

@@ -11,6 +11,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.stdio import stdio_server
 
 import ralph
 from ralph._debuglog import debug_enabled, record_event
@@ -31,6 +32,7 @@ from ralph.mcp._pipeline_dashboard import register_pipeline_dashboard_tools
 from ralph.mcp._pipeline_position import register_pipeline_position_tools
 from ralph.mcp._runs import register_run_tools
 from ralph.mcp._tasks import register_task_tools
+from ralph.mcp._unreadable import AnsweringUnreadable
 from ralph.mcp._upkeep_archive import register_archive_tools
 from ralph.mcp._upkeep_routing import register_routing_tools
 from ralph.mcp._upkeep_status import register_status_update_tools
@@ -63,6 +65,16 @@ class _Server(MCPServer):
         self.project = project
         #: Tool name -> the argument names it takes.
         self.parameters: dict[str, tuple[str, ...]] = {}
+
+    async def run_stdio_async(self) -> None:
+        """Over stdio, as the library does, but every line it cannot read is answered
+        with a JSON-RPC error rather than dropped (its client would wait for ever)."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                AnsweringUnreadable(read_stream, write_stream),
+                write_stream,
+                self._lowlevel_server.create_initialization_options(),
+            )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

@@ -87,7 +87,7 @@ class PullRequestPhase(Phase):
             summary = f"Atomic implementation of {len(members)} related issues:\n" + "\n".join(
                 f"- #{i.number}: {i.title}" for i in members
             )
-        closes = "\n".join(f"- Closes #{i.number}" for i in members)
+        closes = "\n".join(f"- {ctx.tracker.closing_words(i.number)}" for i in members)
         changed = ctx.project.git.changed_files(ctx.base, branch)
         files = "\n".join(f"- `{path}`" for path in changed) or "- (none)"
         unplanned = unplanned_files(ctx, members, branch)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ralph.project._backends import (
         TEST_CHECK,
         code_host_checks,
+        first_issue,
         github_tracker,
         required_checks,
     )
@@ -37,6 +38,7 @@ __all__ = [
     "InitResult",
     "Project",
     "code_host_checks",
+    "first_issue",
     "github_client",
     "github_tokens",
     "github_tracker",

@@ -24,6 +24,7 @@ __all__ = [
     "TEST_CHECK",
     "TRACKERS",
     "code_host_checks",
+    "first_issue",
     "github_tracker",
     "required_checks",
 ]
@@ -148,6 +149,16 @@ def code_host_checks(config: Config) -> list[Check]:
         return [Check("GitHub", False, str(exc))]
     finally:
         client.close()
+
+
+#: How a hint names the first issue a person files on a new board: the local tracker
+#: numbers its board from 1; a service (GitHub, Linear) gives the next of its own numbers.
+_FIRST_ISSUE = {"local": "1"}
+
+
+def first_issue(config: Config) -> str:
+    """The number ``ralph init``'s closing hint gives the first issue ("N": unknown)."""
+    return _FIRST_ISSUE.get(config.tracker, "N")
 
 
 TRACKERS: dict[str, OpenTracker] = {

@@ -243,10 +243,13 @@ class PullRequest:
     created_at: float = 0.0
     merged_at: float | None = None
     url: str = ""
+    #: The tracker's issues the body closes, as its code host read them with
+    #: ``Tracker.closed_by``; None: GitHub's ``Closes #N`` read from the body.
+    closing: tuple[int, ...] | None = None
 
     @property
     def closes(self) -> tuple[int, ...]:
-        return closing_references(self.body)
+        return closing_references(self.body) if self.closing is None else self.closing
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ralph._secrets import redact
 from ralph._text import check_title
 from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError
+from ralph.github import closing_references
 from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
 from ralph.tracker._model import (
     Check,
@@ -65,6 +66,17 @@ class Tracker(TrackerRules):
         titles): GH-12, as the original did; a tracker with names of its own (Linear's
         ENG-12) says so. Document paths and branch names keep GH-: they are parsed."""
         return f"GH-{number}"
+
+    def closing_words(self, number: int) -> str:
+        """The line of a pull request body that closes issue ``number`` when it merges:
+        GitHub's ``Closes #12``. A tracker whose issues are not the repository's says
+        its own (a ``#12`` would close the repository's issue #12 instead)."""
+        return f"Closes #{number}"
+
+    def closed_by(self, body: str) -> tuple[int, ...]:
+        """The issues of this tracker a pull request ``body`` closes, read as
+        ``closing_words`` writes them (and as a person may), in order of first mention."""
+        return closing_references(body)
 
     def escalation_handles(self) -> tuple[str, ...]:
         """Whom an escalation mentions when neither ralph.toml nor the issue names

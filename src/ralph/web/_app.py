@@ -12,7 +12,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
@@ -67,6 +67,12 @@ async def _ralph_error(request: Request, exc: Exception) -> Response:
     return context_of(request).error(request, status, redact(str(exc)))
 
 
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """The client closed the connection in the middle of its request (a body cut short):
+    no one is left to answer, and nothing went wrong here, so nothing is logged."""
+    return Response(status_code=400)
+
+
 def create_app(
     project: Project,
     *,
@@ -114,7 +120,11 @@ def create_app(
             Mount("/static", StaticFiles(directory=_STATIC), name="static"),
         ],
         middleware=middleware,
-        exception_handlers={HTTPException: _http_error, RalphError: _ralph_error},
+        exception_handlers={
+            HTTPException: _http_error,
+            RalphError: _ralph_error,
+            ClientDisconnect: _client_gone,
+        },
         lifespan=lifespan,
     )
     app.state.web = web

@@ -181,7 +181,7 @@ def plan_transition(current: str | None, state_or_intent: str, command: str) -> 
     resolution = resolve_state(state_or_intent, command)
     from_state = parse_state(current) if current is not None else None
     if from_state is not None and from_state != resolution.state:
-        check_transition(from_state, resolution.state)
+        check_transition(from_state, resolution.state, resolution.command)
     return Transition(
         from_state=from_state,
         to_state=resolution.state,
@@ -199,5 +199,5 @@ def plan_release(current: str | None, command: str) -> Transition | None:
     lock = contract.lock_state
     if lock is None or current != lock or lock in contract.input_states:
         return None
-    origin = next(s for s in contract.input_states if is_allowed(s, lock))
+    origin = next(s for s in contract.input_states if is_allowed(s, lock, contract.name))
     return Transition(from_state=lock, to_state=origin, command=contract.name, was_intent=False)

@@ -167,7 +167,7 @@ def test_a_pull_request_a_person_merged_is_finished_as_the_merge_phase_finishes(
     worktree = Worktrees(synced.git).ensure("GH-2", "feature/GH-2", "main")
     assert worktree.path.is_dir()
     pr = synced.code_host.create_pull_request(
-        head="feature/GH-2", base="main", title="Child", body="Closes #2"
+        head="feature/GH-2", base="main", title="Child", body=synced.tracker.closing_words(2)
     )
     _merged_by_a_person(synced, pr.number)
     finished = sync_pull_request(synced, pr.number)
@@ -192,7 +192,7 @@ def test_syncing_the_issue_a_merge_closed_finishes_the_merge(synced, project: Gi
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
     pr = synced.code_host.create_pull_request(
-        head="feature/GH-1", base="main", title="C", body="Closes #1"
+        head="feature/GH-1", base="main", title="C", body=synced.tracker.closing_words(1)
     )
     _merged_by_a_person(synced, pr.number)
     done = sync_issue(synced, 1)
@@ -207,7 +207,7 @@ def test_an_open_or_unmerged_pull_request_changes_nothing(synced, project: GitPr
     tracker.create_issue("Child", state=S.IN_REVIEW)
     _branch(project, 1)
     pr = synced.code_host.create_pull_request(
-        head="feature/GH-1", base="main", title="C", body="Closes #1"
+        head="feature/GH-1", base="main", title="C", body=synced.tracker.closing_words(1)
     )
     assert "is open: nothing to sync" in sync_pull_request(synced, pr.number).lines[0]
     synced.code_host.close_pull_request(pr.number)

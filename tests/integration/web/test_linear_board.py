@@ -124,7 +124,7 @@ def test_an_issue_page_shows_the_local_pull_request_that_closes_it(
             git = ["git", "-C", str(board.repo)]
             subprocess.run([*git, "branch", "linear-wave", "main"], check=True)
             pr = project.code_host.create_pull_request(
-                head="linear-wave", base="main", title="Wave", body=f"Closes #{number}"
+                head="linear-wave", base="main", title="Wave", body=f"Fixes ENG-{number}"
             )
     status, page = get(f"{url}issues/{number}")
     assert status == 200

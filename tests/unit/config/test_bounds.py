@@ -101,3 +101,60 @@ def test_every_numeric_setting_has_a_bound_here():
     named = {"store": "store_url"}
     covered = {named.get(k, k) for _, k, _ in BOUNDS} | {t for t, _, _ in BOUNDS}
     assert numeric <= covered, f"no bound tested for {sorted(numeric - covered)}"
+
+
+#: (TOML table or "" for the top level, key, a positive value too small to mean anything,
+#: the smallest taken): below it a timeout, a pause or a cap is a typo that would spin a
+#: core (``poll_seconds = 1e-300``) or stop every run at once.
+LOWER_BOUNDS = [
+    ("", "poll_seconds", "1e-300", 1),
+    ("", "budget_task_usd", "1e-320", 0.01),
+    ("", "budget_run_usd", "1e-320", 0.01),
+    ("", "budget_day_usd", "0.001", 0.01),
+    ("agent", "timeout_seconds", "0.5", 1),
+    ("agent", "stall_seconds", "1e-320", 1),
+    ("agent", "max_usd", "1e-320", 0.01),
+    ("agent.roles.builder", "timeout_seconds", "1e-320", 1),
+    ("hooks", "timeout_seconds", "0.5", 1),
+    ("notify", "timeout_seconds", "1e-320", 1),
+    ("merge", "wait_seconds", "1e-320", 0.1),
+    ("merge", "max_wait_seconds", "0.01", 0.1),
+]
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "tiny", "least"), LOWER_BOUNDS, ids=[f"{t}.{k}" for t, k, _, _ in LOWER_BOUNDS]
+)
+def test_a_value_below_its_lower_bound_is_refused_naming_setting_value_and_range(
+    tmp_path, table, key, tiny, least
+):
+    (tmp_path / CONFIG_FILE).write_text(_file(table, key, tiny))
+    with pytest.raises(ConfigError) as refused:
+        load_config(tmp_path, env={})
+    message = str(refused.value)
+    assert "\n" not in message
+    assert key in message
+    assert f"{float(tiny)!r} is not valid" in message
+    assert f">= {least:g}" in message
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "tiny", "least"), LOWER_BOUNDS, ids=[f"{t}.{k}" for t, k, _, _ in LOWER_BOUNDS]
+)
+def test_the_lower_bound_itself_is_taken_and_a_cap_may_still_be_0_for_none(
+    tmp_path, table, key, tiny, least
+):
+    lines = _file(table, key, least)
+    if (table, key) == ("merge", "max_wait_seconds"):  # the first wait must be at most it
+        lines += f"wait_seconds = {least}\n"
+    (tmp_path / CONFIG_FILE).write_text(lines)
+    load_config(tmp_path, env={})
+    if key.endswith("_usd"):
+        (tmp_path / CONFIG_FILE).write_text(_file(table, key, 0))
+        load_config(tmp_path, env={})
+
+
+def test_a_variable_below_the_lower_bound_is_refused_the_same_way(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text("")
+    with pytest.raises(ConfigError, match=r"RALPH_POLL_SECONDS: '1e-300' is not valid.*>= 1$"):
+        load_config(tmp_path, env={"RALPH_POLL_SECONDS": "1e-300"})

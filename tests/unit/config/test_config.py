@@ -104,7 +104,10 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ("[agent]\nmodle = 'x'", "unknown setting 'modle'; did you mean 'model'?"),
         ("[agent.phases.reserch]", "unknown phase; did you mean research?"),
         ('review_mode = "sometimes"', "expected one of auto, interactive, skip"),
-        ("budget_run_usd = -1", "budget_run_usd: -1 is not valid; expected a finite number >= 0"),
+        (
+            "budget_run_usd = -1",
+            "budget_run_usd: -1 is not valid; expected a finite number >= 0.01, or 0 for no cap",
+        ),
         ("budget_run_usd = nan", "budget_run_usd: nan is not valid; expected a finite number"),
         ("budget_day_usd = inf", "budget_day_usd: inf is not valid; expected a finite number"),
         ("budget_task_usd = true", "budget_task_usd: True is not valid"),

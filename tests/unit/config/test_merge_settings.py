@@ -36,7 +36,7 @@ def test_the_file_sets_the_waits_and_the_environment_overrides_them(tmp_path):
         (
             "wait_seconds = 0",
             {},
-            r"merge.wait_seconds: 0 is not valid; expected a finite number > 0",
+            r"merge.wait_seconds: 0 is not valid; expected a finite number >= 0.1",
         ),
         ("wait_seconds = -1", {}, "merge.wait_seconds: -1 is not valid"),
         ('wait_seconds = "soon"', {}, "merge.wait_seconds: 'soon' is not valid"),

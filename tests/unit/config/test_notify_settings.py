@@ -44,7 +44,7 @@ def test_the_file_names_the_targets_and_the_environment_overrides_them(tmp_path)
         (
             "timeout_seconds = 0",
             {},
-            "notify.timeout_seconds: 0 is not valid; expected a finite number > 0",
+            "notify.timeout_seconds: 0 is not valid; expected a finite number >= 1",
         ),
         ("timeout_seconds = nan", {}, "notify.timeout_seconds: nan is not valid"),
         ("timeout_seconds = 3600", {}, "notify.timeout_seconds: 3600 is too large; at most 60"),

@@ -239,3 +239,66 @@ def test_a_stop_the_gate_already_sent_back_goes_ahead():
 
 def test_a_stop_without_an_issue_goes_ahead():
     assert not stop({}, "research", None, "Research in Progress").block
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [
+        (f"{ROOT}/worktrees/GH-7/.git", "is the worktree's git pointer, which only Ralph writes"),
+        (f"{ROOT}/worktrees/GH-7/.git/config", "git pointer"),
+        (f"{ROOT}/worktrees/GH-07/x.py", "is outside"),  # int("07") is 7, but no such name
+        (f"{ROOT}/worktrees/GH-7-try-02/x.py", "is outside"),
+        (f"{ROOT}/worktrees/GH-3-stream-07/x.py", "is outside"),
+    ],
+)
+def test_a_worktrees_git_pointer_and_names_ralph_never_gives_are_refused(path, words):
+    decision = decide(write(path, "gitdir: /tmp/evil"), "implement")
+    assert decision.block
+    assert words in decision.reason
+
+
+@pytest.mark.parametrize("path", ["worktrees/GH-999/x.py", "worktrees/anything/x.py", "x.py"])
+def test_without_an_issue_in_the_context_no_worktree_is_the_skills(path):
+    decision = pre_tool_use(
+        {"cwd": ROOT, **write(f"{ROOT}/{path}")},
+        "implement",
+        None,
+        root=ROOT,
+        read=lambda _: None,
+        resolve=resolve,
+    )
+    assert decision.block
+    assert decision.reason == (
+        "ralph-impl is running without an issue, so no worktree is its own; name the issue: "
+        "`ralph hook context set implement N`."
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "$(echo ralph) issue move 7 Done",
+        "eval 'ralph issue move 7 Done'",
+        'eval "ralph issue move 7 Done"',
+        "`which ralph` issue move 7 Done",
+        "R=ralph; $R issue move 7 Done",
+        "sh -c 'ralph issue move 7 Done'",
+        "bash -lc \"cd /x && ralph issue move 7 'In Review'\"",
+        "echo x | xargs -I{} ralph issue move 7 Done",
+        "ralph i''ssue move 7 Done; eval true",
+    ],
+)
+def test_a_state_change_hidden_from_a_plain_reading_is_refused_too(command):
+    decision = decide(bash(command), "research")
+    assert decision.block, command
+
+
+def test_a_state_change_built_at_run_time_is_refused_saying_to_write_it_plainly():
+    decision = decide(bash("eval \"$(echo ralph issue move 7 'Ready for Plan')\""), "research")
+    assert decision.reason == (
+        "ralph-research is running: a state change is checked before it runs, so write it "
+        "plainly: `ralph issue move N STATE`, without eval, $(…) or backticks."
+    )
+    # Substitutions that change no state go ahead.
+    assert not decide(bash("cd $(git rev-parse --show-toplevel) && make test"), "implement").block
+    assert not decide(bash('eval "$(ssh-agent -s)"'), "research").block

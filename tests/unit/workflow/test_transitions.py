@@ -17,16 +17,8 @@ S = WorkflowState
 
 # The original's matrix (docs/compatibility.md), written out independently of the module under test.
 MATRIX = {
-    # + Human Needed: triage and split escalate from Backlog (the original never checked);
-    # + In Progress: the XS fast track.
-    "Backlog": {
-        "Research Needed",
-        "Ready for Plan",
-        "Done",
-        "Canceled",
-        "Human Needed",
-        "In Progress",
-    },
+    # + Human Needed: triage and split escalate from Backlog (the original never checked).
+    "Backlog": {"Research Needed", "Ready for Plan", "Done", "Canceled", "Human Needed"},
     "Research Needed": {"Research in Progress", "Ready for Plan", "Human Needed"},
     "Research in Progress": {"Ready for Plan", "Human Needed"},
     "Ready for Plan": {"Plan in Progress", "Human Needed"},
@@ -86,3 +78,12 @@ def test_unknown_state_names_are_refused_with_the_valid_names():
 
 def test_allowed_targets_keep_the_original_order():
     assert allowed_targets("Plan in Review") == (S.IN_PROGRESS, S.READY_FOR_PLAN, S.HUMAN_NEEDED)
+
+
+def test_only_triages_fast_track_moves_backlog_to_in_progress():
+    assert check_transition("Backlog", "In Progress", "ralph_triage") == S.IN_PROGRESS
+    for command in (None, "ralph_human", "ralph_research", "ralph_impl", "ralph_hero"):
+        assert not is_allowed("Backlog", "In Progress", command)
+        with pytest.raises(InvalidTransition, match="Allowed from 'Backlog': Research Needed,"):
+            check_transition("Backlog", "In Progress", command)
+    assert "In Progress" not in str(allowed_targets("Backlog", "ralph_human"))

@@ -5,7 +5,7 @@ merge settings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ralph._text import one_line
@@ -138,10 +138,15 @@ def _enum(kind: type[Any], value: str | None) -> Any:
 
 
 def pull_request_from(
-    node: Mapping[str, Any], threads: list[Mapping[str, Any]] | None = None
+    node: Mapping[str, Any],
+    threads: list[Mapping[str, Any]] | None = None,
+    *,
+    closed_by: Callable[[str], tuple[int, ...]] | None = None,
 ) -> PullRequest:
     """The pull request ``node`` is (a summary has no checks, reviews or threads);
-    ``threads``: every review thread, when more were paged in than the node holds."""
+    ``threads``: every review thread, when more were paged in than the node holds;
+    ``closed_by``: how the tracker reads the issues a body closes (GitHub's words when
+    None)."""
     mergeable = {"MERGEABLE": True, "CONFLICTING": False}.get(node.get("mergeable") or "")
     if threads is None:
         threads = (node.get("reviewThreads") or {}).get("nodes", [])
@@ -166,6 +171,7 @@ def pull_request_from(
         created_at=epoch(node["createdAt"]) or 0.0,
         merged_at=epoch(node.get("mergedAt")),
         url=node.get("url", ""),
+        closing=closed_by(strip_markers(node["body"])) if closed_by else None,
     )
 
 

@@ -150,9 +150,16 @@ class GitHubCodeHost(CodeHost):
             node["reviewThreads"] = {"nodes": [*threads.get("nodes", []), *rest]}
         return node
 
+    def _pull_request(
+        self, node: Mapping[str, Any], threads: list[Mapping[str, Any]] | None = None
+    ) -> PullRequest:
+        # The closing words are the tracker's: Linear's issues beside GitHub's pull requests
+        # are closed by their identifiers, never by a "#N" GitHub would take as its own.
+        return pull_request_from(node, threads, closed_by=self.tracker.closed_by)
+
     def get_pull_request(self, number: int) -> PullRequest:
         """The pull request whole, in one request (threads past 50 paged in)."""
-        return pull_request_from(self.node(number))
+        return self._pull_request(self.node(number))
 
     def list_pull_requests(
         self,
@@ -165,7 +172,7 @@ class GitHubCodeHost(CodeHost):
         checks are required only of one pull request at a time): ``get_pull_request``
         reads those."""
         states = [state.value.upper()] if state is not None else None
-        found = [pull_request_from(node) for node in self.summaries(states, head=head)]
+        found = [self._pull_request(node) for node in self.summaries(states, head=head)]
         if issue is not None:
             found = [pr for pr in found if issue in pr.closes]
         return found
@@ -224,7 +231,7 @@ class GitHubCodeHost(CodeHost):
             raise InvalidInput(
                 f"cannot open a pull request from {head} into {base}: {exc}"
             ) from None
-        return pull_request_from(data["createPullRequest"]["pullRequest"])
+        return self._pull_request(data["createPullRequest"]["pullRequest"])
 
     def close_pull_request(self, number: int) -> PullRequest:
         node = self._open(number)
@@ -244,7 +251,7 @@ class GitHubCodeHost(CodeHost):
         MergeBlocked in GitHub's words when its rules hold the merge back. Then the
         tracker moves the issues the body closes to Done and closes them."""
         node = self._open(number)
-        merged = pull_request_from(
+        merged = self._pull_request(
             self.merge(
                 node,
                 strategy,
@@ -336,14 +343,14 @@ class GitHubCodeHost(CodeHost):
         GitHub once it is. A pull request already merged or handed over is left so."""
         node = self.node(number)
         if node["state"] == "MERGED":
-            return pull_request_from(node)
+            return self._pull_request(node)
         if node["state"] != "OPEN":
             raise PullRequestNotOpen(number, node["state"].lower())
         head = str(node.get("headRefOid") or "")
         if expected_head is not None and head and expected_head != head:
             raise HeadMoved(number, expected_head, head)
         if node.get("isInMergeQueue") or node.get("autoMergeRequest"):
-            return pull_request_from(node)
+            return self._pull_request(node)
         queue = bool(node.get("isMergeQueueEnabled"))
         auto = bool(self._repository().get("autoMergeAllowed"))
         ready = node.get("mergeStateStatus") in _READY
@@ -363,7 +370,7 @@ class GitHubCodeHost(CodeHost):
         except GitHubInvalid as exc:
             now = self.node(number)
             if now["state"] == "MERGED" or now.get("isInMergeQueue"):
-                return pull_request_from(now)
+                return self._pull_request(now)
             raise self._refusal(now, head, exc.reason or str(exc)) from None
         return self.get_pull_request(number)
 

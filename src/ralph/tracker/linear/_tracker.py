@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -66,6 +67,11 @@ NO_STATUS_UPDATES = (
     "a Linear team has no status updates (Linear's updates belong to its projects); "
     "print the report with ralph report --dry-run and post it where the team reads it"
 )
+#: The words before an identifier by which Linear's GitHub integration closes the issue
+#: when the pull request merges ("Fixes ENG-12", "closes: ENG-12").
+_MAGIC_WORDS = (
+    r"(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|complet(?:e|es|ed|ing))"
+)
 #: The state a team may have for issues closed as duplicates (Linear's default one).
 _DUPLICATE = "Duplicate"
 
@@ -103,6 +109,15 @@ class LinearTracker(Tracker):
 
     def reference(self, number: int) -> str:
         return f"{self.team_key}-{number}"
+
+    def closing_words(self, number: int) -> str:
+        # By its identifier, as Linear's GitHub integration reads it: a "#12" would close
+        # the repository's own issue #12 when GitHub merges.
+        return f"Fixes {self.reference(number)}"
+
+    def closed_by(self, body: str) -> tuple[int, ...]:
+        words = re.compile(rf"\b{_MAGIC_WORDS}:?\s+{re.escape(self.team_key)}-(\d+)\b", re.I)
+        return tuple(dict.fromkeys(int(found.group(1)) for found in words.finditer(body)))
 
     def scope(self) -> dict[str, object]:
         return {"team": self.team_key}

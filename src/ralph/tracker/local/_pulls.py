@@ -26,7 +26,6 @@ from ralph.errors import (
     TrackerError,
 )
 from ralph.git import GitRepo, MergeOutcome, MergeRefused, diff_hunk, rebase_merge
-from ralph.github import closing_references
 from ralph.tracker._code_host import CodeHost
 from ralph.tracker._model import MergeStrategy, PullRequest, PullRequestState
 from ralph.tracker._pull_state import (
@@ -226,6 +225,7 @@ class LocalCodeHost(CodeHost):
             created_at=row["created_at"],
             merged_at=row["merged_at"],
             url=f"local:{row['repo']}/pull/{number}",
+            closing=self.tracker.closed_by(row["body"]),
         )
 
     def _head_oid(self, branch: str) -> str | None:
@@ -289,7 +289,7 @@ class LocalCodeHost(CodeHost):
                 "author, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (self.repo, number, title, body, head, base, "open", author, self.now()),
             )
-            for issue in closing_references(body):
+            for issue in self.tracker.closed_by(body):
                 tx.run(
                     "INSERT INTO ralph_pull_request_closes (repo, pull_request, issue) "
                     "VALUES (?, ?, ?)",

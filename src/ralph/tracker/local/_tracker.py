@@ -210,19 +210,22 @@ class LocalTracker(Tracker):
 
     def get_issue(self, number: int) -> Issue:
         with self.db.read_transaction() as tx:
-            row = tx.one(
-                "SELECT * FROM ralph_issues WHERE repo = ? AND number = ?", (self.repo, number)
+            return self._read_issue(tx, number)
+
+    def _read_issue(self, tx: Tx, number: int) -> Issue:
+        row = tx.one(
+            "SELECT * FROM ralph_issues WHERE repo = ? AND number = ?", (self.repo, number)
+        )
+        if row is None:
+            raise IssueNotFound(number)
+        comments = [
+            Comment(c["id"], c["author"], c["body"], c["created_at"])
+            for c in tx.rows(
+                "SELECT * FROM ralph_comments WHERE repo = ? AND number = ? ORDER BY id",
+                (self.repo, number),
             )
-            if row is None:
-                raise IssueNotFound(number)
-            comments = [
-                Comment(c["id"], c["author"], c["body"], c["created_at"])
-                for c in tx.rows(
-                    "SELECT * FROM ralph_comments WHERE repo = ? AND number = ? ORDER BY id",
-                    (self.repo, number),
-                )
-            ]
-            return _issue(row, _Relations(tx, self.repo, number), comments)
+        ]
+        return _issue(row, _Relations(tx, self.repo, number), comments)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
@@ -301,7 +304,9 @@ class LocalTracker(Tracker):
                     now,
                 ),
             )
-        return self.get_issue(number)
+            # Read back in the same transaction: a store that cannot show the issue
+            # (a table dropped by hand) keeps no half-made one.
+            return self._read_issue(tx, number)
 
     def _update_issue(
         self,
