@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from ralph.errors import HeadMoved, MergeConflict, TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
+from ralph.phases._control_hold import hold_control_changes
 from ralph.phases._feedback import address_rounds, pull_request_for, review_members
 from ralph.phases._merged import finish_merged, noted
 from ralph.phases._phase import (
@@ -100,8 +101,19 @@ class MergePhase(Phase):
             ctx.code_host.settle_merged(pr.number)
             merged = pr
         else:
+            # Before any merge, however the branch got here (by hand, best of N, a push).
+            self._hold(ctx, members[0], pr)
             merged = self._merge(ctx, members[0], pr)
         finish_merged(ctx, merged, members)
+
+    def _hold(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> None:
+        git = ctx.project.git
+        if git.has_remote():  # the head as the code host has it
+            git.fast_forward_from(pr.head)
+        known = pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}")
+        head = pr.head_oid if pr.head_oid and known and known.returncode == 0 else ""
+        what = f"pull request #{pr.number}"
+        hold_control_changes(ctx, pr.head, primary.number, head=head, what=what)
 
     def _merge(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> PullRequest:
         config = ctx.project.config
