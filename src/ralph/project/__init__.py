@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ralph.project._open import (
         Project,
         migrate_database,
+        notify_sandbox,
         open_database_alone,
         open_project,
         open_store_alone,
@@ -42,6 +43,7 @@ __all__ = [
     "github_tracker",
     "init_project",
     "migrate_database",
+    "notify_sandbox",
     "open_agent_runtime",
     "open_database_alone",
     "open_project",

@@ -4,6 +4,7 @@ database alone."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from ralph._secrets import register_url
 from ralph.config import Config
 from ralph.db import Database, migrate, open_database
 from ralph.git import GitRepo
-from ralph.notify import Notifier, notifier_for
+from ralph.notify import CommandSandbox, Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest, Tracker
@@ -22,6 +23,7 @@ from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest
 __all__ = [
     "Project",
     "migrate_database",
+    "notify_sandbox",
     "open_database_alone",
     "open_project",
     "open_store_alone",
@@ -53,6 +55,15 @@ def open_database_alone(config: Config | None, *, store_url: str | None = None) 
     """The store's database, created when missing (``ralph db migrate``, which brings it
     up to date with ``migrate_database``)."""
     return open_database(_store_url(config, store_url))
+
+
+def notify_sandbox(config: Config) -> CommandSandbox:
+    """How the notify command runs: the test command's environment (its allow-list and
+    ``sandbox_env``), confined as it is."""
+    from ralph.runtimes import environment_for_tests  # here: most commands notify nothing
+
+    env = environment_for_tests(os.environ, config.sandbox_env)
+    return CommandSandbox(env, allow_unsandboxed=config.allow_unsandboxed)
 
 
 @dataclass(frozen=True)
@@ -99,7 +110,7 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     before = debug_log_dir()
     if config.debug.enabled:
         enable_debug_log(config.root / DEBUG_LOG_DIR)
-    notifier = notifier_for(config.notify, cwd=config.root)
+    notifier = notifier_for(config.notify, cwd=config.root, sandbox=notify_sandbox(config))
     try:
         with _open_adapters(config, url, notifier) as project:
             yield project
