@@ -289,6 +289,23 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         console.print(f"· agent {cli.name}: {cli.title}{version} ({cli.path}){chosen}")
 
 
+def _guarded(config: Config) -> tuple[Config, tuple[str, ...]]:
+    """``config`` with the guarded settings in force, and what changed of them since the
+    last run (nothing is recorded: the next run says it again)."""
+    from ralph.git import GitRepo
+    from ralph.project import open_store_alone, settle_settings
+
+    try:
+        store = open_store_alone(config)
+    except RalphError:  # no store yet: the tracker check below says so
+        return config, ()
+    try:
+        settled, verdict = settle_settings(config, store, GitRepo(config.root))
+    finally:
+        store.close()
+    return settled, verdict.lines
+
+
 def doctor_command(
     agent: Annotated[
         str | None,
@@ -311,8 +328,10 @@ def doctor_command(
 
     if agent is not None and agent not in AGENT_NAMES:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
-    config = project_config()
     console = Console(highlight=False, soft_wrap=True)
+    config, changes = _guarded(project_config())
+    for change in changes:
+        console.print(_marked(_WARN, change))
     warning = untested_warning(config)
     if warning is None:
         console.print(_marked(_OK, f"test_command: {config.test_command}"))

@@ -161,11 +161,24 @@ def warn(text: str) -> None:
     )
 
 
+def warn_settings_changed(project: Project) -> None:
+    """Once, before a run starts: each change to ralph.toml's guarded settings since the
+    last run, accepted (a person's) or refused (a merge Ralph made alone); what was
+    accepted is kept as the values the next change is compared with."""
+    from ralph.project import record_settings
+
+    for line in project.settings.lines:
+        warn(line)
+    record_settings(project.config, project.store, project.settings)
+
+
 def check_before_run(project: Project) -> None:
     """Once, before a run starts: what only a person can clear stops it now (NeedsPerson:
     a conflict in their checkout of the base branch, a remote that refuses us), not after
     the agents have worked; what may stop it later is a warning."""
     from ralph.git import check_checkout, check_remote
+
+    warn_settings_changed(project)
 
     git = project.git
     for warning in (check_checkout(git, project.config.base_branch), check_remote(git)):

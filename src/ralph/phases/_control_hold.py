@@ -52,21 +52,22 @@ def _blobs(git: GitRepo, head: str, changes: list[ControlChange]) -> dict[str, s
 
 def hold_control_changes(
     ctx: PhaseContext, branch: str, number: int, *, head: str = "", what: str = ""
-) -> None:
+) -> bool:
     """Raise ControlFilesHeld when ``branch`` (at commit ``head``, its tip by default)
     changes a control file against the base that a person has not accepted as it is
-    now; ``what`` names it in the reason (the branch by default, "pull request #8")."""
+    now; ``what`` names it in the reason (the branch by default, "pull request #8").
+    True: it changes some, as a person accepted."""
     project = ctx.project
     head = head or f"refs/heads/{branch}"
     changes = _changes(project.git, ctx.base, head, project.config.prompts_dir)
     if not changes:
-        return
+        return False
     repo = project.config.repo
     blobs = _blobs(project.git, head, changes)
     accepted = project.store.load_checkpoint(_ACCEPTED.format(repo=repo, branch=branch))
     if accepted is not None and all(accepted.get(p) == b for p, b in blobs.items()):
         ctx.say(f"{branch} changes {', '.join(blobs)}, as a person accepted.")
-        return
+        return True
     project.store.save_checkpoint(
         _HELD.format(repo=repo, number=number), {"branch": branch, "files": blobs}
     )

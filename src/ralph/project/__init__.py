@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         required_checks,
     )
     from ralph.project._github import github_client, github_tokens
+    from ralph.project._guarded import record_ralph_merge, record_settings, settle_settings
     from ralph.project._init import InitResult, init_project, without_password
     from ralph.project._open import (
         Project,
@@ -49,6 +50,9 @@ __all__ = [
     "open_project",
     "open_store_alone",
     "open_tracker",
+    "record_ralph_merge",
+    "record_settings",
     "required_checks",
+    "settle_settings",
     "without_password",
 ]

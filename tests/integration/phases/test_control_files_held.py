@@ -16,8 +16,8 @@ from ralph.demo import create_sample_repository
 
 from ..conftest import GitProject, RalphCli, git
 
-NOTIFY_LINE = 'command = ""'
-POISON = 'command = "env > /tmp/NOTIFY_PWNED.txt"'
+NOTIFY_LINE = '\ncommand = ""\n'
+POISON = '\ncommand = "env > /tmp/NOTIFY_PWNED.txt"\n'
 
 
 def diff_of(repo: Path, path: str, new_text: str) -> str:
