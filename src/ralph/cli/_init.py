@@ -16,7 +16,7 @@ from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._notify import print_notify_checks
-from ralph.cli._project import project_config, warn
+from ralph.cli._project import guarded_config, project_config, warn
 from ralph.errors import InvalidInput, RalphError
 from ralph.workflow import PHASE_SPECS
 
@@ -289,23 +289,6 @@ def _print_agent_clis(console: Console, config: Config) -> None:
         console.print(f"· agent {cli.name}: {cli.title}{version} ({cli.path}){chosen}")
 
 
-def _guarded(config: Config) -> tuple[Config, tuple[str, ...]]:
-    """``config`` with the guarded settings in force, and what changed of them since the
-    last run (nothing is recorded: the next run says it again)."""
-    from ralph.git import GitRepo
-    from ralph.project import open_store_alone, settle_settings
-
-    try:
-        store = open_store_alone(config)
-    except RalphError:  # no store yet: the tracker check below says so
-        return config, ()
-    try:
-        settled, verdict = settle_settings(config, store, GitRepo(config.root))
-    finally:
-        store.close()
-    return settled, verdict.lines
-
-
 def doctor_command(
     agent: Annotated[
         str | None,
@@ -329,7 +312,7 @@ def doctor_command(
     if agent is not None and agent not in AGENT_NAMES:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
     console = Console(highlight=False, soft_wrap=True)
-    config, changes = _guarded(project_config())
+    config, changes = guarded_config(project_config())
     for change in changes:
         console.print(_marked(_WARN, change))
     warning = untested_warning(config)

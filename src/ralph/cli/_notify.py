@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.cli._project import project_config
+from ralph.cli._project import guarded_config, project_config
 from ralph.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def notify_test_command() -> None:
     from ralph.notify import deliver, sample_event
     from ralph.project import notify_sandbox
 
-    config = project_config()
+    config, _ = guarded_config(project_config())  # a Ralph merge's command never runs
     settings = config.notify
     if not settings.configured:
         raise ConfigError(

@@ -161,6 +161,23 @@ def warn(text: str) -> None:
     )
 
 
+def guarded_config(config: Config) -> tuple[Config, tuple[str, ...]]:
+    """``config`` with the guarded settings in force, and what changed of them since the
+    last run (nothing is recorded: the next run says it again)."""
+    from ralph.git import GitRepo
+    from ralph.project import open_store_alone, settle_settings
+
+    try:
+        store = open_store_alone(config)
+    except RalphError:  # no store yet: the tracker check below says so
+        return config, ()
+    try:
+        settled, verdict = settle_settings(config, store, GitRepo(config.root))
+    finally:
+        store.close()
+    return settled, verdict.lines
+
+
 def warn_settings_changed(project: Project) -> None:
     """Once, before a run starts: each change to ralph.toml's guarded settings since the
     last run, accepted (a person's) or refused (a merge Ralph made alone); what was

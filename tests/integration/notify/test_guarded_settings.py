@@ -78,6 +78,10 @@ def test_a_notify_command_ralph_merged_alone_never_runs(
     # Said again until a person acts, and by doctor.
     doctor = ralph_process("doctor", cwd=repo.path)
     assert "notify.command changed since the last run" in doctor.stdout
+    tried = ralph_process("notify", "test", cwd=repo.path, env=SECRETS)
+    assert tried.returncode == 2
+    assert "nothing to notify" in tried.stderr
+    assert webhook.received == []
 
 
 def test_a_sandbox_env_ralph_merged_alone_passes_no_secret_to_the_tests(

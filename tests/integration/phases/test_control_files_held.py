@@ -175,3 +175,22 @@ def test_renaming_a_control_file_away_is_a_change_to_it(
     assert code == 1
     assert "changes ralph.toml, Ralph's own settings" in out
     assert repo.has("main:ralph.toml")
+
+
+def test_an_address_round_that_changes_a_control_file_is_held(
+    repo: GitProject, ralph_cli: RalphCli
+) -> None:
+    file_issue(ralph_cli, "Add notes", diff_of(repo.path, "NOTES.md", "Notes.\n"))
+    for phase in ("triage", "implement", "pr"):
+        assert ralph_cli("run", phase, "1")[0] == 0
+    # A reviewer's request carries the change: the builder applies it in its round.
+    toml = (repo.path / "ralph.toml").read_text()
+    ask = "Also wire notifications.\n\n" + diff_of(
+        repo.path, "ralph.toml", toml.replace(NOTIFY_LINE, POISON)
+    )
+    code, _, err = ralph_cli("pr", "review", "2", "--request-changes", ask)
+    assert code == 0, err
+    code, out, _ = ralph_cli("run", "address", "1")
+    assert code == 1, out
+    assert "pull request #2 changes ralph.toml, Ralph's own settings" in out
+    assert NOTIFY_LINE in repo.show("main", "ralph.toml")
