@@ -37,6 +37,7 @@ _VARIABLES = {
     "sandbox_network": "RALPH_SANDBOX_NETWORK",
     "agent_hosts": "RALPH_AGENT_HOSTS",
     "allow_unsandboxed": "RALPH_ALLOW_UNSANDBOXED",
+    "prompts_dir": "RALPH_PROMPTS_DIR",
     "notify.command": "RALPH_NOTIFY_COMMAND",
     **{f"hooks.{hook}": f"RALPH_HOOK_{hook.upper()}" for hook in HOOK_NAMES},
 }
@@ -50,6 +51,7 @@ def guarded_values(config: Config) -> dict[str, Any]:
         "sandbox_network": config.sandbox_network,
         "agent_hosts": list(config.agent_hosts),
         "allow_unsandboxed": config.allow_unsandboxed,
+        "prompts_dir": config.prompts_dir,
         "notify.command": config.notify.command,
         **{name: config.hooks.command(name.removeprefix("hooks.")) for name in _hook_names()},
     }
@@ -72,6 +74,7 @@ def _with_values(config: Config, values: Mapping[str, Any]) -> Config:
         sandbox_network=str(values["sandbox_network"]),
         agent_hosts=tuple(values["agent_hosts"]),
         allow_unsandboxed=bool(values["allow_unsandboxed"]),
+        prompts_dir=str(values["prompts_dir"]),
         notify=notify,
         hooks=hooks,
     )

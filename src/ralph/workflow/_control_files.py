@@ -51,6 +51,7 @@ GUARDED_SETTINGS: tuple[str, ...] = (
     "sandbox_network",
     "agent_hosts",
     "allow_unsandboxed",
+    "prompts_dir",
     "notify.command",
     "hooks.after_create",
     "hooks.before_run",
