@@ -48,6 +48,7 @@ rest are here)::
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)
     │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
+    │   └── ControlFilesHeld    [phases] an agent's branch changes a control file (ralph.toml, ...)
     ├── Waiting                 [phases] not ready yet (checks, a review): look again later
     ├── FeedbackToAddress       [phases] the pull request has feedback for the builder first
     ├── AlreadyDone             [phases] the phase already succeeded for this issue

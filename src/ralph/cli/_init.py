@@ -16,7 +16,7 @@ from ralph.cli._agent_checks import print_agent_credentials
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._notify import print_notify_checks
-from ralph.cli._project import project_config, warn
+from ralph.cli._project import guarded_config, project_config, warn
 from ralph.errors import InvalidInput, RalphError
 from ralph.workflow import PHASE_SPECS
 
@@ -313,8 +313,10 @@ def doctor_command(
 
     if agent is not None and agent not in AGENT_NAMES:
         raise InvalidInput(f"--agent {agent!r} is unknown; use one of: {', '.join(AGENT_NAMES)}")
-    config = project_config()
     console = Console(highlight=False, soft_wrap=True)
+    config, changes = guarded_config(project_config())
+    for change in changes:
+        console.print(_marked(_WARN, change))
     warning = untested_warning(config)
     if warning is None:
         console.print(_marked(_OK, f"test_command: {config.test_command}"))

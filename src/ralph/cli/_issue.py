@@ -228,13 +228,25 @@ def issue_retry(
     ctx: typer.Context,
     number: Number,
     actor: Annotated[str, typer.Option("--actor", help="Who is sending it back.")] = "human",
+    accept_control_files: Annotated[
+        bool,
+        typer.Option(
+            "--accept-control-files",
+            help="Let through the change to Ralph's control files (ralph.toml, .claude/, "
+            "...) it was held for, as its branch has them now: you reviewed it.",
+        ),
+    ] = False,
 ) -> None:
     """Send an escalated issue (Human Needed) back to where its phase starts again, for
     the next hero, team, loop or serve to take up."""
+    from ralph.phases import accept_control_files as accept
     from ralph.phases import retry_escalated
 
     with open_project_of(ctx) as project:
+        accepted = accept(project, number) if accept_control_files else []
         change = retry_escalated(project, number, actor=actor)
+    if accepted:
+        _say(f"#{number}: accepted the change to {', '.join(accepted)}.")
     _say(f"#{number}: {change.previous} → {change.new}. Run the same hero, team or loop again.")
 
 

@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.cli._project import project_config
+from ralph.cli._project import guarded_config, project_config
 from ralph.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -31,8 +31,9 @@ def notify_test_command() -> None:
     what each answered; exits 1 when one of them failed."""
     from ralph.config import CONFIG_FILE
     from ralph.notify import deliver, sample_event
+    from ralph.project import notify_sandbox
 
-    config = project_config()
+    config, _ = guarded_config(project_config())  # a Ralph merge's command never runs
     settings = config.notify
     if not settings.configured:
         raise ConfigError(
@@ -41,7 +42,8 @@ def notify_test_command() -> None:
             "(or RALPH_NOTIFY_COMMAND / RALPH_NOTIFY_WEBHOOK)"
         )
     console = Console(highlight=False, soft_wrap=True)
-    sent = deliver(settings, sample_event(config.repo), cwd=config.root)
+    sandbox = notify_sandbox(config)
+    sent = deliver(settings, sample_event(config.repo), cwd=config.root, sandbox=sandbox)
     for delivery in sent:
         mark = ("✓", "green") if delivery.ok else ("✗", "red")
         console.print(Text.assemble(mark, " ", delivery.line()))

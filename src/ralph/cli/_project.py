@@ -161,11 +161,41 @@ def warn(text: str) -> None:
     )
 
 
+def guarded_config(config: Config) -> tuple[Config, tuple[str, ...]]:
+    """``config`` with the guarded settings in force, and what changed of them since the
+    last run (nothing is recorded: the next run says it again)."""
+    from ralph.git import GitRepo
+    from ralph.project import open_store_alone, settle_settings
+
+    try:
+        store = open_store_alone(config)
+    except RalphError:  # no store yet: the tracker check below says so
+        return config, ()
+    try:
+        settled, verdict = settle_settings(config, store, GitRepo(config.root))
+    finally:
+        store.close()
+    return settled, verdict.lines
+
+
+def warn_settings_changed(project: Project) -> None:
+    """Once, before a run starts: each change to ralph.toml's guarded settings since the
+    last run, accepted (a person's) or refused (a merge Ralph made alone); what was
+    accepted is kept as the values the next change is compared with."""
+    from ralph.project import record_settings
+
+    for line in project.settings.lines:
+        warn(line)
+    record_settings(project.config, project.store, project.settings)
+
+
 def check_before_run(project: Project) -> None:
     """Once, before a run starts: what only a person can clear stops it now (NeedsPerson:
     a conflict in their checkout of the base branch, a remote that refuses us), not after
     the agents have worked; what may stop it later is a warning."""
     from ralph.git import check_checkout, check_remote
+
+    warn_settings_changed(project)
 
     git = project.git
     for warning in (check_checkout(git, project.config.base_branch), check_remote(git)):

@@ -14,7 +14,7 @@ from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
-from ralph.cli._project import open_project_of, warn_if_untested
+from ralph.cli._project import open_project_of, warn_if_untested, warn_settings_changed
 from ralph.errors import InvalidInput
 from ralph.orchestrate import dollars, unpriced_of
 from ralph.workflow import PHASE_SPECS
@@ -178,6 +178,7 @@ def run_command(
         uses_agent = PHASE_BY_NAME[phase].uses_agent
         runtime = project_runtime(project, agent) if uses_agent else NoAgent()
         warn_if_untested(project.config)
+        warn_settings_changed(project)
         if number is None:
             number = _next_issue(project, phase)
             if number is None:

@@ -718,7 +718,8 @@ enabled = false
 
 # Tell a person when they are needed (an escalation, a plan to approve, a review
 # requested), when a run ends and when a budget stops work: command runs through the
-# shell with the event as JSON on standard input and its one-line summary as "$1"
+# shell, sandboxed like the test command (with the network; it writes only to /tmp), with
+# the event as JSON on standard input and its one-line summary as "$1"
 # (command = 'notify-send Ralph "$1"'); webhook gets the event POSTed as JSON with a
 # "text" field (Slack-compatible). Each call has timeout_seconds; the webhook is tried
 # again `retries` times. `ralph notify test` sends a sample.

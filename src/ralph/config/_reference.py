@@ -13,6 +13,7 @@ from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSetti
 from ralph.config._merge import MERGE_ENV
 from ralph.config._notify import NOTIFY_ENV
 from ralph.config._numbers import MIN_POLL_SECONDS, MIN_SECONDS, MIN_USD, MIN_WAIT_SECONDS
+from ralph.workflow import CONTROL_FILES, GUARDED_SETTINGS
 
 __all__ = ["configuration_reference"]
 
@@ -32,6 +33,27 @@ def _variables() -> list[str]:
     rows += [(variable, f"[linear] {key}") for key, variable in LINEAR_ENV.items()]
     rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
+
+
+def _guarded() -> list[str]:
+    files = ", ".join(f"`{path}`" for path, _ in CONTROL_FILES)
+    settings = ", ".join(f"`{name}`" for name in GUARDED_SETTINGS)
+    return [
+        "## What an agent cannot change",
+        "",
+        f"An agent's change to a control file ({files} and the `prompts_dir` folder) is",
+        "never merged without a person: the issue goes to Human Needed naming the file.",
+        "After reviewing it, `ralph issue retry N --accept-control-files` lets it through",
+        "as it is (a later change is held again), or merge the pull request yourself",
+        "(`ralph pr merge P`).",
+        "",
+        f"The settings that run something or widen what agents get ({settings}) are",
+        "taken from what a person committed. Ralph keeps the values it last accepted; a",
+        "`ralph.toml` last changed by a merge Ralph made without a person keeps them in",
+        "force, and says so at the start of every run and in `ralph doctor` until you",
+        "commit the change yourself. `RALPH_*` variables are always yours.",
+        "",
+    ]
 
 
 def configuration_reference() -> str:
@@ -80,6 +102,7 @@ def configuration_reference() -> str:
             linear_table(LinearSettings(team="ENG")).rstrip(),
             "```",
             "",
+            *_guarded(),
             "## Environment variables",
             "",
             "Each overrides its setting; a value that starts with `${` counts as unset.",

@@ -21,7 +21,13 @@ if TYPE_CHECKING:
         sample_event,
     )
     from ralph.notify._notifier import BackgroundNotifier, Notifier, notifier_for
-    from ralph.notify._send import Delivery, deliver, post_webhook, run_command
+    from ralph.notify._send import (
+        CommandSandbox,
+        Delivery,
+        deliver,
+        post_webhook,
+        run_command,
+    )
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
     # what it uses.
@@ -29,6 +35,7 @@ else:
 
 __all__ = [
     "BackgroundNotifier",
+    "CommandSandbox",
     "Delivery",
     "EventKind",
     "Notifier",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ralph.config import NotifySettings
 from ralph.notify._event import NotifyEvent
-from ralph.notify._send import deliver
+from ralph.notify._send import CommandSandbox, deliver
 
 __all__ = ["BackgroundNotifier", "Notifier", "notifier_for"]
 
@@ -36,9 +36,16 @@ class Notifier:
 
 
 class BackgroundNotifier(Notifier):
-    def __init__(self, settings: NotifySettings, *, cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        settings: NotifySettings,
+        *,
+        cwd: Path | None = None,
+        sandbox: CommandSandbox | None = None,
+    ) -> None:
         self.settings = settings
         self.cwd = cwd
+        self.sandbox = sandbox
         self._queue: queue.Queue[NotifyEvent | None] = queue.Queue(MAX_QUEUED)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -86,7 +93,7 @@ class BackgroundNotifier(Notifier):
     def _drain(self) -> None:
         while (event := self._queue.get()) is not None:
             try:
-                sent = deliver(self.settings, event, cwd=self.cwd)
+                sent = deliver(self.settings, event, cwd=self.cwd, sandbox=self.sandbox)
             except Exception:  # a bug here must not end the thread silently
                 logger.exception("notification failed", extra={"event": event.event.value})
                 continue
@@ -103,6 +110,10 @@ class BackgroundNotifier(Notifier):
                     )
 
 
-def notifier_for(settings: NotifySettings, *, cwd: Path | None = None) -> Notifier:
+def notifier_for(
+    settings: NotifySettings, *, cwd: Path | None = None, sandbox: CommandSandbox | None = None
+) -> Notifier:
     """The notifier ``settings`` call for: a background one when they name a target."""
-    return BackgroundNotifier(settings, cwd=cwd) if settings.configured else Notifier()
+    if not settings.configured:
+        return Notifier()
+    return BackgroundNotifier(settings, cwd=cwd, sandbox=sandbox)

@@ -1,24 +1,33 @@
 """Sending one event: the command (the event as JSON on standard input, the summary as
 ``"$1"``) and the webhook (a JSON POST, tried again with a growing pause). Each
-call is bounded by the settings' timeout; nothing here raises for a failed delivery."""
+call is bounded by the settings' timeout; nothing here raises for a failed delivery.
+
+The command runs confined like the test command (bubblewrap: the machine read-only, the
+person's credentials hidden, writes only to a scratch folder and a private ``/tmp``),
+with the network (a notification is sent somewhere) and an environment from an
+allow-list: never Ralph's tokens, a webhook URL or a model key."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ralph._secrets import redact
 from ralph.config import NotifySettings
+from ralph.errors import ConfigError
 from ralph.notify._event import NotifyEvent
 
-__all__ = ["Delivery", "deliver", "post_webhook", "run_command"]
+__all__ = ["CommandSandbox", "Delivery", "deliver", "post_webhook", "run_command"]
 
 #: The first pause before the webhook is tried again; it doubles each time.
 FIRST_BACKOFF_SECONDS = 0.5
@@ -44,6 +53,16 @@ class Delivery:
         return f"{self.target}: {verdict}{tries}{took} ({self.detail})"
 
 
+@dataclass(frozen=True)
+class CommandSandbox:
+    """How the notify command runs: ``env`` is all it gets (the caller builds it from the
+    test command's allow-list); where bubblewrap cannot start it runs unconfined only
+    with ``allow_unsandboxed``."""
+
+    env: Mapping[str, str] = field(default_factory=dict)
+    allow_unsandboxed: bool = False
+
+
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -55,19 +74,48 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def run_command(
-    command: str, event: NotifyEvent, *, timeout: float, cwd: Path | None = None
+    command: str,
+    event: NotifyEvent,
+    *,
+    timeout: float,
+    cwd: Path | None = None,
+    sandbox: CommandSandbox | None = None,
 ) -> Delivery:
     """Run ``command`` through the shell, as ralph.toml's other commands are, with the
     event as JSON on standard input and its summary as the shell's first argument
-    (``"$1"``); killed (its whole process group) after ``timeout`` seconds."""
+    (``"$1"``), confined as ``sandbox`` says; killed (its whole process group) after
+    ``timeout`` seconds."""
+    # Here, not above: every command that opens a project imports this module.
+    from ralph.sandbox import confine, profile_for_tests, should_confine
+
+    sandbox = sandbox or CommandSandbox()
+    try:
+        confined = should_confine(sandbox.allow_unsandboxed, "the notify command")
+    except ConfigError as refused:
+        return Delivery("command", False, f"not run: {refused}")
+    with tempfile.TemporaryDirectory(prefix="ralph-notify-") as scratch:
+        # The summary is the shell's "$1": `notify-send Ralph "$1"`, `./tell.sh "$1"`.
+        argv = ["/bin/sh", "-c", command, "ralph-notify", event.one_line()]
+        where = cwd or Path(scratch)
+        if confined:
+            home = Path(sandbox.env.get("HOME") or Path.home())
+            profile = profile_for_tests(Path(scratch), home=home, network=True)
+            # Its folder (the project's) is read, never written: `./tell.sh "$1"` runs.
+            shown = (*profile.readable, where.resolve())
+            argv = confine(argv, dataclasses.replace(profile, readable=shown))
+        return _run(argv, event, timeout=timeout, cwd=where, env=sandbox.env)
+
+
+def _run(
+    argv: list[str], event: NotifyEvent, *, timeout: float, cwd: Path, env: Mapping[str, str]
+) -> Delivery:
     payload = json.dumps(event.fields()).encode()
-    # The summary is the shell's "$1": `notify-send Ralph "$1"`, `./tell.sh "$1"`.
-    argv = ["/bin/sh", "-c", command, "ralph-notify", event.one_line()]
     started = time.monotonic()
     try:
         process = subprocess.Popen(
             argv,
             cwd=cwd,
+            env=dict(env),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -138,12 +186,24 @@ def post_webhook(url: str, event: NotifyEvent, *, timeout: float, retries: int) 
 
 
 def deliver(
-    settings: NotifySettings, event: NotifyEvent, *, cwd: Path | None = None
+    settings: NotifySettings,
+    event: NotifyEvent,
+    *,
+    cwd: Path | None = None,
+    sandbox: CommandSandbox | None = None,
 ) -> list[Delivery]:
     """Send ``event`` to every target ``settings`` name, one after the other."""
     sent = []
     if settings.command:
-        sent.append(run_command(settings.command, event, timeout=settings.timeout_seconds, cwd=cwd))
+        sent.append(
+            run_command(
+                settings.command,
+                event,
+                timeout=settings.timeout_seconds,
+                cwd=cwd,
+                sandbox=sandbox,
+            )
+        )
     if settings.webhook:
         sent.append(
             post_webhook(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ralph.phases._best_of_score import AttemptRecord, Selection, rank_attempts, select_attempt
     from ralph.phases._by_hand import Draft
     from ralph.phases._context import PhaseContext
+    from ralph.phases._control_hold import ControlFilesHeld, accept_control_files
     from ralph.phases._effective_prompt import effective_prompt, prompted_phase
     from ralph.phases._fast_track import FAST_TRACKED
     from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
@@ -52,6 +53,7 @@ __all__ = [
     "AlreadyDone",
     "AttemptOutcome",
     "AttemptRecord",
+    "ControlFilesHeld",
     "Draft",
     "ForeignBranch",
     "Formed",
@@ -70,6 +72,7 @@ __all__ = [
     "StepDone",
     "Synced",
     "Waiting",
+    "accept_control_files",
     "adopt_branch",
     "allowed_methods",
     "approve",

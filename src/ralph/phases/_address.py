@@ -21,6 +21,7 @@ from ralph._secrets import redact
 from ralph.git import noted_files, working_changes
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
+from ralph.phases._control_hold import hold_control_changes
 from ralph.phases._feedback import (
     ROUND_HEADER,
     address_rounds,
@@ -149,6 +150,8 @@ class AddressPhase(Phase):
             problems.append(f"no new commit on {branch}: the feedback asks for changes")
         if problems:
             return problems
+        pr = space.facts["pull_request"]
+        hold_control_changes(ctx, branch, members[0].number, what=f"pull request {pr}")
         tests = project_tests(ctx, space.workdir)
         if not tests.passed:
             return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]

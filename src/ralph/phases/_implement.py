@@ -15,6 +15,7 @@ from ralph.artifacts import UNPLANNED, ArtifactKind, plan_steps
 from ralph.git import noted_files, working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
+from ralph.phases._control_hold import hold_control_changes
 from ralph.phases._fast_track import fall_back
 from ralph.phases._group import plan_members
 from ralph.phases._ownership import claim_branch, foreign_branch
@@ -149,6 +150,7 @@ class ImplementPhase(Phase):
         problems = implementation_problems(ctx, members, worktree)
         if problems:
             return problems
+        hold_control_changes(ctx, branch_for(worktree), members[0].number)
         tests = project_tests(ctx, space.workdir)
         if not tests.passed:
             return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]

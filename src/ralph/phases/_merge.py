@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from ralph.errors import HeadMoved, MergeConflict, TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
+from ralph.phases._control_hold import hold_control_changes
 from ralph.phases._feedback import address_rounds, pull_request_for, review_members
 from ralph.phases._merged import finish_merged, noted
 from ralph.phases._phase import (
@@ -37,6 +38,7 @@ from ralph.phases._phase import (
 )
 from ralph.phases._required_check import required_check_of, run_required_check
 from ralph.phases._worktree_hooks import after_create
+from ralph.project import record_ralph_merge
 from ralph.tracker import Issue, MergeStrategy, PullRequest, PullRequestState
 from ralph.workflow import (
     AddressFeedback,
@@ -100,8 +102,25 @@ class MergePhase(Phase):
             ctx.code_host.settle_merged(pr.number)
             merged = pr
         else:
+            # Before any merge, however the branch got here (by hand, best of N, a push).
+            by_person = self._hold(ctx, members[0], pr)
+            before = ctx.project.git.resolve(f"refs/heads/{ctx.base}")
             merged = self._merge(ctx, members[0], pr)
+            if merged.merge_commit:  # Ralph's own: its ralph.toml is not a person's
+                config, store = ctx.project.config, ctx.project.store
+                record_ralph_merge(
+                    config, store, merged.merge_commit, before=before, by_person=by_person
+                )
         finish_merged(ctx, merged, members)
+
+    def _hold(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> bool:
+        git = ctx.project.git
+        if git.has_remote():  # the head as the code host has it
+            git.fast_forward_from(pr.head)
+        known = pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}")
+        head = pr.head_oid if pr.head_oid and known and known.returncode == 0 else ""
+        what = f"pull request #{pr.number}"
+        return hold_control_changes(ctx, pr.head, primary.number, head=head, what=what)
 
     def _merge(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> PullRequest:
         config = ctx.project.config

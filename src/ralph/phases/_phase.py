@@ -50,6 +50,10 @@ class Impasse(PhaseRefused):
 class NeedsHuman(RalphError):
     """Only a person can go on: the phase escalates (Human Needed + ``Escalation:``)."""
 
+    #: False when another way through the pipeline (a fast track's full one) cannot
+    #: help either: it escalates at once.
+    falls_back: bool = True
+
 
 class Waiting(RalphError):
     """Not ready yet, and nothing is wrong: the phase waits for something outside Ralph

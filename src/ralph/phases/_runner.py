@@ -453,7 +453,7 @@ class PhaseRunner:
             return self._outcome(phase, ctx, numbers, PhaseStatus.ADDRESS, runs, str(feedback))
         except NeedsHuman as human:
             self.project.store.clear_checkpoint(key)
-            if self._fell_back(phase, ctx, numbers, str(human)):
+            if human.falls_back and self._fell_back(phase, ctx, numbers, str(human)):
                 return self._outcome(phase, ctx, numbers, PhaseStatus.FELL_BACK, runs, str(human))
             self._escalate(phase, ctx, numbers, str(human))
             return self._outcome(phase, ctx, numbers, PhaseStatus.ESCALATED, runs, str(human))

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
         required_checks,
     )
     from ralph.project._github import github_client, github_tokens
+    from ralph.project._guarded import record_ralph_merge, record_settings, settle_settings
     from ralph.project._init import InitResult, init_project, without_password
     from ralph.project._open import (
         Project,
         migrate_database,
+        notify_sandbox,
         open_database_alone,
         open_project,
         open_store_alone,
@@ -44,11 +46,15 @@ __all__ = [
     "github_tracker",
     "init_project",
     "migrate_database",
+    "notify_sandbox",
     "open_agent_runtime",
     "open_database_alone",
     "open_project",
     "open_store_alone",
     "open_tracker",
+    "record_ralph_merge",
+    "record_settings",
     "required_checks",
+    "settle_settings",
     "without_password",
 ]

@@ -4,6 +4,7 @@ database alone."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,14 +15,17 @@ from ralph._secrets import register_url
 from ralph.config import Config
 from ralph.db import Database, migrate, open_database
 from ralph.git import GitRepo
-from ralph.notify import Notifier, notifier_for
+from ralph.notify import CommandSandbox, Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
+from ralph.project._guarded import settle_settings
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest, Tracker
+from ralph.workflow import SettingsVerdict
 
 __all__ = [
     "Project",
     "migrate_database",
+    "notify_sandbox",
     "open_database_alone",
     "open_project",
     "open_store_alone",
@@ -55,6 +59,15 @@ def open_database_alone(config: Config | None, *, store_url: str | None = None) 
     return open_database(_store_url(config, store_url))
 
 
+def notify_sandbox(config: Config) -> CommandSandbox:
+    """How the notify command runs: the test command's environment (its allow-list and
+    ``sandbox_env``), confined as it is."""
+    from ralph.runtimes import environment_for_tests  # here: most commands notify nothing
+
+    env = environment_for_tests(os.environ, config.sandbox_env)
+    return CommandSandbox(env, allow_unsandboxed=config.allow_unsandboxed)
+
+
 @dataclass(frozen=True)
 class Project:
     """Everything a phase works with: the configuration, the tracker (issues), the code
@@ -70,6 +83,11 @@ class Project:
     live_files: list[Path] = field(default_factory=list, compare=False)
     #: Where a word to a person goes (``[notify]``): an escalation, a run's end.
     notifier: Notifier = field(default_factory=Notifier, compare=False)
+    #: ralph.toml's guarded settings against the accepted ones: what to record and say
+    #: (``config`` holds those in force).
+    settings: SettingsVerdict = field(
+        default_factory=lambda: SettingsVerdict({}, None, ()), compare=False
+    )
 
     def pull_requests_of(self, issue: Issue) -> list[PullRequest]:
         """The pull requests that close ``issue``, whole. Where the tracker is the code
@@ -99,12 +117,10 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     before = debug_log_dir()
     if config.debug.enabled:
         enable_debug_log(config.root / DEBUG_LOG_DIR)
-    notifier = notifier_for(config.notify, cwd=config.root)
     try:
-        with _open_adapters(config, url, notifier) as project:
+        with _open_adapters(config, url) as project:
             yield project
     finally:
-        notifier.close()  # bounded: what is still queued gets a few seconds
         if before is None:
             disable_debug_log()
         else:
@@ -112,19 +128,27 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
 
 
 @contextmanager
-def _open_adapters(config: Config, url: str, notifier: Notifier) -> Iterator[Project]:
+def _open_adapters(config: Config, url: str) -> Iterator[Project]:
     db = open_database(url, create=False)
     try:
         store = TaskStore(db)
     except BaseException:
         db.close()
         raise
+    notifier: Notifier | None = None
     try:
         git = GitRepo(config.root)
+        # Before anything reads them: the guarded settings a person accepted.
+        config, settings = settle_settings(config, store, git)
+        notifier = notifier_for(config.notify, cwd=config.root, sandbox=notify_sandbox(config))
         with (
             TRACKERS[config.tracker](config, db, git) as tracker,
             CODE_HOSTS[config.code_host_kind](config, db, git, tracker) as code_host,
         ):
-            yield Project(config, tracker, code_host, store, git, notifier=notifier)
+            yield Project(
+                config, tracker, code_host, store, git, notifier=notifier, settings=settings
+            )
     finally:
+        if notifier is not None:
+            notifier.close()  # bounded: what is still queued gets a few seconds
         store.close()

@@ -4,10 +4,12 @@ to it, and answers with a status a test chooses (or not at all, for a while)."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,3 +77,17 @@ def webhook() -> Iterator[Webhook]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+#: A notify command's program that POSTs what it got (standard input, "$1" and its
+#: environment) to the URL it is given: how a confined command is watched from outside.
+RELAY = """import json, os, sys, urllib.request
+body = {"stdin": sys.stdin.read(), "summary": sys.argv[2], "env": dict(os.environ)}
+urllib.request.urlopen(sys.argv[1], data=json.dumps(body).encode(), timeout=10)
+"""
+
+
+def relay(folder: Path, webhook: Webhook) -> str:
+    """A notify command, run in ``folder``, that relays what it got to ``webhook``."""
+    (folder / "relay.py").write_text(RELAY)
+    return f'{sys.executable} relay.py {webhook.url} "$1"'

@@ -20,7 +20,7 @@ from ralph.notify import (
     run_command,
 )
 
-from .conftest import Webhook
+from .conftest import Webhook, relay
 
 EVENT = NotifyEvent(
     event=EventKind.ESCALATED,
@@ -77,40 +77,43 @@ def test_the_url_s_secret_path_is_never_said_only_its_host() -> None:
 
 
 def test_a_command_reads_the_event_and_gets_the_summary_as_dollar_1(
-    tmp_path: Path,
+    tmp_path: Path, webhook: Webhook
 ) -> None:
-    out = tmp_path / "out"
-    sent = run_command(f'cat > {out}.json; printf %s "$1" > {out}.txt; :', EVENT, timeout=5)
+    sent = run_command(relay(tmp_path, webhook), EVENT, timeout=5, cwd=tmp_path)
     assert sent.ok, sent.detail
-    assert json.loads(Path(f"{out}.json").read_text())["issue"] == 7
-    assert Path(f"{out}.txt").read_text() == EVENT.one_line()
+    (got,) = webhook.wait_for(1)
+    assert json.loads(got["stdin"])["issue"] == 7
+    assert got["summary"] == EVENT.one_line()
 
 
-def test_a_failing_command_says_its_exit_and_stderr_and_a_hanging_one_is_killed(
-    tmp_path: Path,
-) -> None:
+def test_a_failing_command_says_its_exit_and_stderr_and_a_hanging_one_is_killed() -> None:
     failed = run_command("echo 'no such channel' >&2; exit 3", EVENT, timeout=5)
     assert not failed.ok
     assert failed.detail == "exit 3: no such channel"
-    pid_file = tmp_path / "pid"
     started = time.monotonic()
-    hung = run_command(f"sleep 30 & echo $! > {pid_file}; wait", EVENT, timeout=0.5)
+    hung = run_command("sleep 30.25 & wait", EVENT, timeout=0.5)
     assert time.monotonic() - started < 3
     assert not hung.ok
     assert hung.detail == "killed after 0.5s"
     # What the command started went with it: its whole process group was killed.
-    assert not running(int(pid_file.read_text()))
+    assert not running("sleep\x0030.25")
 
 
-def running(pid: int) -> bool:
-    """Whether ``pid`` still runs within a second (a zombie waiting to be reaped has ended)."""
+def running(cmdline: str) -> bool:
+    """Whether a process with ``cmdline`` still runs within a second (a zombie waiting to
+    be reaped has ended)."""
     deadline = time.monotonic() + 1
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        if state == "Z":
+        alive = []
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                if proc.joinpath("cmdline").read_bytes().rstrip(b"\0").decode() != cmdline:
+                    continue
+                if proc.joinpath("stat").read_text().rpartition(")")[2].split()[0] != "Z":
+                    alive.append(proc)
+            except OSError:
+                continue
+        if not alive:
             return False
         time.sleep(0.05)
     return True

@@ -1,0 +1,150 @@
+"""ralph.toml's guarded settings (``ralph.workflow.GUARDED_SETTINGS``: what runs on the
+host or widens what agents get) are taken from what a person committed, never from a
+merge Ralph made without a person.
+
+The store keeps the accepted values and Ralph's own merges (each with the base before
+it). When ralph.toml's values differ from the accepted ones, where the file came from
+decides: the same as the base branch's, whose last change there (on its first-parent
+line) is one of Ralph's merges made without a person, refuses them (the accepted values
+stay in force); anything else (a person's commit, their own edit, a merge they made or
+accepted) is theirs and accepted. ``RALPH_*`` variables are the person's too. Either way
+the change is said: a run's first lines, ``ralph doctor``."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ralph.config import CONFIG_FILE, HOOK_NAMES, Config, HookSettings, NotifySettings
+from ralph.git import GitRepo
+from ralph.tasks import TaskStore
+from ralph.workflow import SettingsVerdict, judge_settings
+
+__all__ = ["guarded_values", "record_ralph_merge", "record_settings", "settle_settings"]
+
+#: Keys in the store's key-value table (its checkpoints).
+_ACCEPTED = "guarded-settings:{repo}"
+_MERGES = "ralph-merges:{repo}"
+#: Ralph's merges remembered: the last change to ralph.toml is among the recent ones.
+_MERGES_KEPT = 500
+
+#: A guarded setting -> the RALPH_* variable that sets it (the person's).
+_VARIABLES = {
+    "test_command": "RALPH_TEST_COMMAND",
+    "sandbox_env": "RALPH_SANDBOX_ENV",
+    "sandbox_network": "RALPH_SANDBOX_NETWORK",
+    "agent_hosts": "RALPH_AGENT_HOSTS",
+    "allow_unsandboxed": "RALPH_ALLOW_UNSANDBOXED",
+    "prompts_dir": "RALPH_PROMPTS_DIR",
+    "notify.command": "RALPH_NOTIFY_COMMAND",
+    **{f"hooks.{hook}": f"RALPH_HOOK_{hook.upper()}" for hook in HOOK_NAMES},
+}
+
+
+def guarded_values(config: Config) -> dict[str, Any]:
+    """The guarded settings of ``config`` as JSON values."""
+    return {
+        "test_command": config.test_command,
+        "sandbox_env": list(config.sandbox_env),
+        "sandbox_network": config.sandbox_network,
+        "agent_hosts": list(config.agent_hosts),
+        "allow_unsandboxed": config.allow_unsandboxed,
+        "prompts_dir": config.prompts_dir,
+        "notify.command": config.notify.command,
+        **{name: config.hooks.command(name.removeprefix("hooks.")) for name in _hook_names()},
+    }
+
+
+def _hook_names() -> list[str]:
+    return [name for name in _VARIABLES if name.startswith("hooks.")]
+
+
+def _with_values(config: Config, values: Mapping[str, Any]) -> Config:
+    commands = {n.removeprefix("hooks."): str(values[n]) for n in _hook_names()}
+    hooks: HookSettings = dataclasses.replace(config.hooks, **commands)  # type: ignore[arg-type]
+    notify: NotifySettings = dataclasses.replace(
+        config.notify, command=str(values["notify.command"])
+    )
+    return dataclasses.replace(
+        config,
+        test_command=str(values["test_command"]),
+        sandbox_env=tuple(values["sandbox_env"]),
+        sandbox_network=str(values["sandbox_network"]),
+        agent_hosts=tuple(values["agent_hosts"]),
+        allow_unsandboxed=bool(values["allow_unsandboxed"]),
+        prompts_dir=str(values["prompts_dir"]),
+        notify=notify,
+        hooks=hooks,
+    )
+
+
+def _from_ralph_merge(config: Config, store: TaskStore, git: GitRepo) -> bool:
+    """Whether ralph.toml as read is the base branch's, last changed by a merge Ralph
+    made without a person."""
+    base = f"refs/heads/{config.base_branch}"
+    read = git.run("hash-object", CONFIG_FILE)
+    committed = git.run("rev-parse", "--verify", "--quiet", f"{base}:./{CONFIG_FILE}")
+    if read.returncode != 0 or committed.returncode != 0:
+        return False
+    if read.stdout.strip() != committed.stdout.strip():
+        return False  # the person's own edit, or a branch of theirs
+    last = git.run("log", "--first-parent", "-1", "--format=%H", base, "--", CONFIG_FILE)
+    commit = last.stdout.strip()
+    if last.returncode != 0 or not commit:
+        return False
+    merges = (store.load_checkpoint(_MERGES.format(repo=config.repo)) or {}).get("merges", [])
+    for merge in merges:
+        if merge.get("by_person"):
+            continue
+        if commit == merge["commit"]:
+            return True
+        # A rebase merge lands several commits: every one after the base it started from.
+        before = merge.get("before") or ""
+        if (
+            before
+            and commit != before
+            and git.is_ancestor(before, commit)
+            and git.is_ancestor(commit, merge["commit"])
+        ):
+            return True
+    return False
+
+
+def settle_settings(
+    config: Config, store: TaskStore, git: GitRepo, env: Mapping[str, str] | None = None
+) -> tuple[Config, SettingsVerdict]:
+    """``config`` with the guarded settings in force, and the verdict (what to record,
+    what to say)."""
+    env = os.environ if env is None else env
+    loaded = guarded_values(config)
+    accepted = store.load_checkpoint(_ACCEPTED.format(repo=config.repo))
+    changed = accepted is not None and any(
+        loaded[name] != accepted.get(name, loaded[name]) for name in loaded
+    )
+    person = [name for name, variable in _VARIABLES.items() if env.get(variable)]
+    verdict = judge_settings(
+        accepted,
+        loaded,
+        from_ralph_merge=changed and _from_ralph_merge(config, store, git),
+        from_person=person,
+    )
+    return _with_values(config, verdict.in_force), verdict
+
+
+def record_settings(config: Config, store: TaskStore, verdict: SettingsVerdict) -> None:
+    """Keep what ``verdict`` accepted as the values a later change is compared with."""
+    if verdict.to_record is not None:
+        store.save_checkpoint(_ACCEPTED.format(repo=config.repo), verdict.to_record)
+
+
+def record_ralph_merge(
+    config: Config, store: TaskStore, commit: str, *, before: str, by_person: bool
+) -> None:
+    """Ralph merged (``commit``, the base at ``before`` until then); ``by_person``: a
+    person accepted what it changes of the control files."""
+    key = _MERGES.format(repo=config.repo)
+    merges = list((store.load_checkpoint(key) or {}).get("merges", []))
+    merges.append({"commit": commit, "before": before, "by_person": by_person})
+    store.save_checkpoint(key, {"merges": merges[-_MERGES_KEPT:]})

@@ -1,0 +1,122 @@
+"""Ralph's control files and guarded settings, named once: which paths an agent may not
+change without a person, and what is in force when ralph.toml's guarded settings
+change, transition by transition."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph.project._actions import WORKFLOWS
+from ralph.workflow import (
+    GUARDED_SETTINGS,
+    ControlChange,
+    control_changes,
+    control_reason,
+    hold_reason,
+    judge_settings,
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "ralph.toml",
+        ".ralph/prompts/plan.md",
+        ".ralph-routing.yml",
+        ".claude/settings.json",
+        ".claude/hooks/x.sh",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+        "opencode.json",
+        ".opencode/agent/x.md",
+        ".mcp.json",
+        *(f".github/workflows/{w.name}" for w in WORKFLOWS),
+    ],
+)
+def test_each_control_file_has_a_reason(path: str) -> None:
+    assert control_reason(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["src/ralph.toml", "README.md", ".github/workflows/ci.yml", ".claudex", "docs/.ralph.md"],
+)
+def test_other_files_are_none(path: str) -> None:
+    assert control_reason(path) is None
+
+
+def test_the_prompt_overrides_folder_is_whatever_ralph_toml_names() -> None:
+    assert control_reason("prompts/plan.md", "prompts") is not None
+    assert control_reason("./prompts/plan.md", "./prompts/") is not None
+    assert control_reason("prompts/plan.md") is None
+    assert control_reason("anything.py", ".") is None  # "." would be every file
+
+
+def test_changes_are_listed_once_sorted_with_their_reason() -> None:
+    found = control_changes(["src/a.py", "ralph.toml", ".claude/settings.json", "ralph.toml"])
+    assert [c.path for c in found] == [".claude/settings.json", "ralph.toml"]
+    assert found[1] == ControlChange("ralph.toml", "Ralph's own settings")
+
+
+def test_the_hold_reason_names_the_file_why_and_the_way_through() -> None:
+    reason = hold_reason(
+        [ControlChange("ralph.toml", "Ralph's own settings")],
+        what="feature/GH-7",
+        way_through="lets Ralph go on with `ralph issue retry 7 --accept-control-files`",
+    )
+    assert reason == (
+        "feature/GH-7 changes ralph.toml, Ralph's own settings: an agent may not change what "
+        "Ralph runs; a person reviews the change and lets Ralph go on with "
+        "`ralph issue retry 7 --accept-control-files`"
+    )
+
+
+ACCEPTED: dict[str, object] = dict.fromkeys(GUARDED_SETTINGS, "")
+
+
+def test_the_first_settings_read_are_accepted_and_recorded_silently() -> None:
+    verdict = judge_settings(None, ACCEPTED, from_ralph_merge=False)
+    assert verdict.in_force == ACCEPTED
+    assert verdict.to_record == ACCEPTED
+    assert verdict.lines == ()
+
+
+def test_unchanged_settings_record_nothing() -> None:
+    verdict = judge_settings(ACCEPTED, ACCEPTED, from_ralph_merge=True)
+    assert (verdict.in_force, verdict.to_record, verdict.lines) == (ACCEPTED, None, ())
+
+
+def test_a_change_a_ralph_merge_made_is_refused_and_the_accepted_value_stays() -> None:
+    loaded = {**ACCEPTED, "notify.command": "env > /tmp/x"}
+    verdict = judge_settings(ACCEPTED, loaded, from_ralph_merge=True)
+    assert verdict.in_force["notify.command"] == ""
+    assert verdict.to_record is None
+    assert verdict.lines == (
+        "ralph.toml's notify.command changed since the last run: `` → `env > /tmp/x`, by a "
+        "merge Ralph made without a person: refused, `` stays in force; commit the change "
+        "yourself to accept it",
+    )
+
+
+def test_a_persons_change_is_accepted_recorded_and_shown() -> None:
+    loaded = {**ACCEPTED, "test_command": "make test"}
+    verdict = judge_settings(ACCEPTED, loaded, from_ralph_merge=False)
+    assert verdict.in_force["test_command"] == "make test"
+    assert verdict.to_record == loaded
+    assert verdict.lines == (
+        "ralph.toml's test_command changed since the last run: `` → `make test` (a person's "
+        "change: accepted)",
+    )
+
+
+def test_the_environment_is_the_persons_used_but_never_recorded() -> None:
+    loaded = {**ACCEPTED, "sandbox_env": ["JAVA_HOME"]}
+    verdict = judge_settings(ACCEPTED, loaded, from_ralph_merge=True, from_person=["sandbox_env"])
+    assert verdict.in_force["sandbox_env"] == ["JAVA_HOME"]
+    assert verdict.to_record is None
+    assert verdict.lines == (
+        'ralph.toml\'s sandbox_env changed since the last run: `` → `["JAVA_HOME"]` (set in '
+        "the environment: used)",
+    )
+    first = judge_settings(None, loaded, from_ralph_merge=False, from_person=["sandbox_env"])
+    assert "sandbox_env" not in (first.to_record or {})
