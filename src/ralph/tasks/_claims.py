@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ralph._process import holder_is_gone
 from ralph.errors import TaskBlocked, TaskNotClaimable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._core import StoreCore
@@ -46,6 +47,7 @@ class ClaimVerbs(StoreCore):
             with self._write() as tx:
                 if now - self._last_reap.get(run_id, float("-inf")) >= REAP_INTERVAL_SECONDS:
                     self._reap_in(tx, now, run_id)
+                    self._take_back_keys(tx, now, run_id)
                     self._last_reap[run_id] = now
                 if not roles:
                     return None
@@ -309,6 +311,36 @@ class ClaimVerbs(StoreCore):
             stored = self._apply(tx, claim.task, released, token=claim.token)
             tx.emit(stored.run_id, EventKind.TASK_RELEASED, stored.id)
         return stored
+
+    def _take_back_keys(self, tx: StoreTx, now: float, run_id: int) -> list[Task]:
+        """Free the serialisation keys the run's pending tasks wait for from holders that
+        will never end them: a lease that ran out (of any run: only the holder's own run
+        reaps its leases otherwise, and a killed run never comes back to), or a claimer
+        that is a process of this machine known to be gone (at once: the lease is for
+        other machines). The holder goes back to pending for its own run (or dead, its
+        attempts used up), not ready before now, so the waiting task comes first in line
+        and takes the key in this very claim."""
+        holders = self._load_tasks(
+            tx,
+            "status = 'running' AND serial_key IN (SELECT serial_key FROM ralph_tasks "
+            "WHERE run_id = ? AND status = 'pending' AND serial_key IS NOT NULL)",
+            (run_id,),
+            lock=self.db.skip_locked,
+        )
+        freed = []
+        for task in holders:
+            decision = life.expire(task, now=now)
+            if decision is None and task.owner is not None and holder_is_gone(task.owner):
+                decision = life.abandon(task, task.owner, now=now)
+            if decision is None:
+                continue
+            changed, kind = decision
+            changed = dataclasses.replace(changed, not_before=max(changed.not_before, now))
+            freed.append(
+                self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.RUNNING)
+            )
+            tx.emit(changed.run_id, kind, changed.id, error=changed.error, expired=True)
+        return freed
 
     def reap(self, now: float | None = None) -> list[Task]:
         """Return running tasks whose lease ran out to pending, or to dead when their

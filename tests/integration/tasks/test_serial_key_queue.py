@@ -4,13 +4,17 @@ to the task that became ready first, whichever run's worker asks first."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from ralph.db import _postgres as postgres_db
-from ralph.tasks import Event, EventKind, TaskNotClaimable
+from ralph.tasks import Event, EventKind, TaskNotClaimable, TaskStatus
 from ralph.tasks._claims import SERIAL_QUEUE_PATIENCE_SECONDS
 from tests.integration.tasks.test_store_contract import WAKE_BOUND_SECONDS, spec
 
@@ -38,6 +42,66 @@ def holding_the_key(store, clock):
     ready(store, run, pr)
     clock.advance(1)
     return store.claim_task(merge.id, "holder-merge")
+
+
+def gone_owner(worker="holder-merge"):
+    """A holder name of a process of this machine that has exited."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait(timeout=30)
+    return f"{socket.gethostname()}:{process.pid}/{worker}"
+
+
+class TestAKeyWhoseHolderIsGoneIsTakenOver:
+    """A run killed while its merge runs (a closed terminal, ``kill -9``) leaves the key
+    to the first other run that asks for it: at once when the holder was a process of
+    this machine, once its lease ran out otherwise."""
+
+    def test_a_waiter_of_another_run_takes_the_key_of_a_process_of_this_machine_that_is_gone(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock, lease_seconds=600.0)
+        killed, pr_killed, merge_killed = merge_run(store, "killed")
+        ready(store, killed, pr_killed)
+        store.claim_task(merge_killed.id, gone_owner())
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(1)  # far inside the holder's lease
+        taken = store.claim(run_b.id, "b-merge", ["integrator"])
+        assert taken.task.run_id == run_b.id
+        back = store.get_task(merge_killed.id)
+        assert (back.status, back.owner) == (TaskStatus.PENDING, None)
+        assert back.attempts == 1  # the killed attempt counts, as a lease running out does
+        assert "is gone" in (back.error or "")
+        # Its own run, resumed, merges after this one.
+        store.complete(taken)
+        assert store.claim(killed.id, "killed-merge", ["integrator"]).task.id == merge_killed.id
+
+    def test_a_holder_of_another_machine_keeps_the_key_until_its_lease_runs_out(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock, lease_seconds=60.0)
+        far, pr_far, merge_far = merge_run(store, "far")
+        ready(store, far, pr_far)
+        store.claim_task(merge_far.id, f"not-{socket.gethostname()}:1/merge")
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(30)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]) is None
+        # Its own run never reaps it (killed): the waiter does, once the lease ran out.
+        clock.advance(31)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]).task.run_id == run_b.id
+        assert store.get_task(merge_far.id).status is TaskStatus.PENDING
+
+    def test_a_holder_that_still_runs_keeps_the_key(self, make_store, clock):
+        store = make_store(clock=clock, lease_seconds=600.0)
+        alive, pr_alive, merge_alive = merge_run(store, "alive")
+        ready(store, alive, pr_alive)
+        store.claim_task(merge_alive.id, f"{socket.gethostname()}:{os.getpid()}/merge")
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(1)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]) is None
+        assert store.get_task(merge_alive.id).status is TaskStatus.RUNNING
 
 
 class TestTheEndOfAKeyHolderWakesOtherRuns:
