@@ -318,13 +318,18 @@ class ClaimVerbs(StoreCore):
         reaps its leases otherwise, and a killed run never comes back to), or a claimer
         that is a process of this machine known to be gone (at once: the lease is for
         other machines). The holder goes back to pending for its own run (or dead, its
-        attempts used up), not ready before now, so the waiting task comes first in line
-        and takes the key in this very claim."""
+        attempts used up), ready again from now on, so the waiting task comes first in
+        line and takes the key in this very claim."""
+        # Only for a task ready but for the key: one that became ready before the holder
+        # was handed back is ahead of it in line.
         holders = self._load_tasks(
             tx,
-            "status = 'running' AND serial_key IN (SELECT serial_key FROM ralph_tasks "
-            "WHERE run_id = ? AND status = 'pending' AND serial_key IS NOT NULL)",
-            (run_id,),
+            "status = 'running' AND serial_key IN (SELECT w.serial_key FROM ralph_tasks w "
+            "WHERE w.run_id = ? AND w.status = 'pending' AND w.serial_key IS NOT NULL "
+            "AND w.not_before <= ? AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d "
+            "JOIN ralph_tasks p ON p.id = d.depends_on "
+            "WHERE d.task_id = w.id AND p.status <> 'done'))",
+            (run_id, now),
             lock=self.db.skip_locked,
         )
         freed = []
