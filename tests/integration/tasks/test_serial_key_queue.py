@@ -104,6 +104,22 @@ class TestAKeyWhoseHolderIsGoneIsTakenOver:
         assert store.get_task(merge_alive.id).status is TaskStatus.RUNNING
 
 
+class TestATaskWaitingForAKeyKnowsItsHolder:
+    def test_a_task_ready_but_for_its_key_names_the_running_task_that_holds_it(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock)
+        holder = holding_the_key(store, clock)
+        run_b, pr_b, merge_b = merge_run(store, "b")
+        assert store.key_holders(run_b.id) == {}  # its pull request is not done yet
+        ready(store, run_b, pr_b)
+        held = store.key_holders(run_b.id)
+        assert list(held) == [merge_b.id]
+        assert (held[merge_b.id].id, held[merge_b.id].owner) == (holder.task_id, "holder-merge")
+        store.complete(holder)
+        assert store.key_holders(run_b.id) == {}
+
+
 class TestTheEndOfAKeyHolderWakesOtherRuns:
     def test_a_waiter_of_another_run_wakes_when_the_merge_ends(
         self, make_store, backend, clock, monkeypatch
