@@ -111,7 +111,7 @@ def test_a_run_stopped_while_it_merges_holds_back_no_other_run_of_the_repository
         wait_until(lambda: checking(repo, first))
         hero.send_signal(stop)
         hero.communicate(timeout=60)
-        other = ralph_process("hero", str(second), cwd=repo, timeout=120)
+        other = ralph_process("hero", str(second), cwd=repo, timeout=150)
     finally:
         if hero.poll() is None:
             hero.kill()
