@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ralph._process import holder_is_gone
+from ralph._process import Holder, holder_is_gone
 from ralph.errors import TaskBlocked, TaskNotClaimable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._core import StoreCore
@@ -23,7 +23,12 @@ from ralph.tasks._model import (
 )
 from ralph.tasks._rows import StoreTx, marks, to_task
 
-__all__ = ["REAP_INTERVAL_SECONDS", "SERIAL_QUEUE_PATIENCE_SECONDS", "ClaimVerbs"]
+__all__ = [
+    "GONE_HOLDER_WAIT_SECONDS",
+    "REAP_INTERVAL_SECONDS",
+    "SERIAL_QUEUE_PATIENCE_SECONDS",
+    "ClaimVerbs",
+]
 
 #: A claim reaps its run's expired leases at most this often per store; an expired task
 #: waits at most this long (plus its lease) before it is handed out again.
@@ -33,6 +38,10 @@ REAP_INTERVAL_SECONDS = 1.0
 #: within moments); past this its run is taken to be gone or not claiming it (stopped,
 #: or run with ``--only`` other kinds), and it no longer holds the others back.
 SERIAL_QUEUE_PATIENCE_SECONDS = 30.0
+#: A key holder handed back because its process is gone waits this long for its run to
+#: be run again (which wakes it at once) before it is claimable: meanwhile it keeps no
+#: other run's task for the key waiting behind it.
+GONE_HOLDER_WAIT_SECONDS = 300.0
 
 
 class ClaimVerbs(StoreCore):
@@ -318,8 +327,9 @@ class ClaimVerbs(StoreCore):
         reaps its leases otherwise, and a killed run never comes back to), or a claimer
         that is a process of this machine known to be gone (at once: the lease is for
         other machines). The holder goes back to pending for its own run (or dead, its
-        attempts used up), ready again from now on, so the waiting task comes first in
-        line and takes the key in this very claim."""
+        attempts used up), not ready before now, so the waiting task comes first in line
+        and takes the key in this very claim. One whose process is gone waits for its run
+        to be run again (``hand_back_from_the_gone``), out of the others' line."""
         # Only for a task ready but for the key: one that became ready before the holder
         # was handed back is ahead of it in line.
         holders = self._load_tasks(
@@ -335,12 +345,21 @@ class ClaimVerbs(StoreCore):
         freed = []
         for task in holders:
             decision = life.expire(task, now=now)
-            if decision is None and task.owner is not None and holder_is_gone(task.owner):
-                decision = life.abandon(task, task.owner, now=now)
+            gone = decision is None and task.owner is not None and holder_is_gone(task.owner)
+            if gone:
+                decision = life.abandon(task, task.owner or "", now=now)
             if decision is None:
                 continue
             changed, kind = decision
             changed = dataclasses.replace(changed, not_before=max(changed.not_before, now))
+            if gone and changed.status is TaskStatus.PENDING:
+                pid = Holder.parse(task.owner or "").pid
+                changed = life.hand_back_from_the_gone(
+                    changed,
+                    f"its run to be run again (its process, pid {pid}, is gone)",
+                    now=now,
+                    until=now + GONE_HOLDER_WAIT_SECONDS,
+                )
             freed.append(
                 self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.RUNNING)
             )

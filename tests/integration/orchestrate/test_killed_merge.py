@@ -129,3 +129,10 @@ def test_a_run_stopped_while_it_merges_holds_back_no_other_run_of_the_repository
     waited = merge_wait(repo, second)
     print(f"{stop.name}: the other run's merge waited {waited:.1f}s for the key")
     assert waited < bound
+    if stop is signal.SIGKILL:
+        # The killed run's merge waits for its run to be run again, and says so.
+        shown = ralph_process("runs", "show", "1", cwd=repo)
+        assert "waiting for: its run to be run again (its process, pid" in shown.stdout
+        again = ralph_process("hero", str(first), cwd=repo, timeout=150)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "Outcome: succeeded" in again.stdout

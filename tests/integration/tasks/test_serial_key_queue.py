@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from ralph._process import Holder
 from ralph.db import _postgres as postgres_db
 from ralph.tasks import Event, EventKind, TaskNotClaimable, TaskStatus
 from ralph.tasks._claims import SERIAL_QUEUE_PATIENCE_SECONDS
@@ -62,7 +63,8 @@ class TestAKeyWhoseHolderIsGoneIsTakenOver:
         store = make_store(clock=clock, lease_seconds=600.0)
         killed, pr_killed, merge_killed = merge_run(store, "killed")
         ready(store, killed, pr_killed)
-        store.claim_task(merge_killed.id, gone_owner())
+        killed_by = gone_owner()
+        store.claim_task(merge_killed.id, killed_by)
         run_b, pr_b, _ = merge_run(store, "b")
         ready(store, run_b, pr_b)
         clock.advance(1)  # far inside the holder's lease
@@ -72,8 +74,18 @@ class TestAKeyWhoseHolderIsGoneIsTakenOver:
         assert (back.status, back.owner) == (TaskStatus.PENDING, None)
         assert back.attempts == 1  # the killed attempt counts, as a lease running out does
         assert "is gone" in (back.error or "")
-        # Its own run, resumed, merges after this one.
+        pid = Holder.parse(killed_by).pid
+        assert back.waiting_for == f"its run to be run again (its process, pid {pid}, is gone)"
         store.complete(taken)
+        # Until its run is run again, it holds no later run's merge back...
+        clock.advance(1)
+        later, pr_later, _ = merge_run(store, "later")
+        ready(store, later, pr_later)
+        later_merge = store.claim(later.id, "later-merge", ["integrator"])
+        assert later_merge.task.run_id == later.id
+        store.complete(later_merge)
+        # ...and once it is (a session resuming a run wakes what waits), it merges.
+        store.wake([merge_killed.id])
         assert store.claim(killed.id, "killed-merge", ["integrator"]).task.id == merge_killed.id
 
     def test_a_holder_of_another_machine_keeps_the_key_until_its_lease_runs_out(
