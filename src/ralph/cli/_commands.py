@@ -92,8 +92,8 @@ PANELS: tuple[tuple[str, tuple[Listed, ...]], ...] = (
                 "a person takes away, one lease per root in the store (several processes share "
                 "one store). New issues are routed by .ralph-routing.yml when there is one, and "
                 "the hygiene report is logged every hygiene_interval hours (ralph.toml; off by "
-                "default). SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: "
-                "hand them back, exit 130.",
+                "default). SIGTERM, SIGHUP or Ctrl-C: finish the tasks in hand and exit 0; a "
+                "second: hand them back, exit 130.",
             ),
             Listed(
                 "web",

@@ -75,6 +75,8 @@ class LiveView:
         self._charges_seen: dict[int, int] = {}
         self._breaches_seen: dict[int, int] = {}
         self._said: dict[int, str] = {}
+        #: Tasks said to wait for a key another task holds (said once per stretch).
+        self._keys: dict[int, str] = {}
         self._tasks_of: dict[int, set[int]] = {}
 
     @contextmanager
@@ -114,6 +116,7 @@ class LiveView:
                     self._line(event)
                 elif replaced[event.id]:
                     self._folded(event, replaced[event.id])
+            self._key_lines(run)
 
     def forget(self, run_id: int) -> None:
         """The session of ``run_id`` ended: what was kept to show it goes."""
@@ -121,7 +124,7 @@ class LiveView:
             self._reports.pop(run_id, None)
             self._boards.pop(run_id, None)
             for task_id in self._tasks_of.pop(run_id, set()):
-                for seen in (self._charges_seen, self._breaches_seen, self._said):
+                for seen in (self._charges_seen, self._breaches_seen, self._said, self._keys):
                     seen.pop(task_id, None)
 
     def table(self, run: Run) -> RenderableType:
@@ -191,6 +194,29 @@ class LiveView:
             if board and board != self._boards.get(task.run_id):
                 self._boards[task.run_id] = board
                 self.console.print(f"         board: {board}", markup=False, highlight=False)
+
+    def _key_lines(self, run: Run) -> None:
+        """``12:00:01 ○ Merge PR for GH-6 waiting for: the merge of #4 (run 3, ...)``,
+        once when a task of the run is ready but for a key another task holds: no event
+        of its own run says so."""
+        from ralph.orchestrate import key_waits
+        from ralph.tasks import TaskStatus
+
+        held = key_waits(self.store, run.id)
+        for task_id in [t for t in self._keys if t not in held]:
+            del self._keys[task_id]  # the wait ended; a later one is said again
+        stamp = time.strftime("%H:%M:%S")
+        for task_id, text in held.items():
+            if task_id in self._keys:
+                continue
+            self._keys[task_id] = text
+            self._tasks_of.setdefault(run.id, set()).add(task_id)
+            task = self.store.get_task(task_id)
+            self.console.print(
+                f"{stamp} {MARKS[TaskStatus.PENDING][0]} {task.subject} {waiting_text(text, None)}",
+                markup=False,
+                highlight=False,
+            )
 
     def _activity_line(self, event: Event) -> None:
         """``12:00:01 ● Implement GH-1 [hero-2] turn 4 · Edit a.py``, when it says

@@ -72,8 +72,8 @@ def serve_command(
     takes away, one lease per root in the store (several processes share one store).
     New issues are routed by .ralph-routing.yml when there is one, and the hygiene
     report is logged every hygiene_interval hours (ralph.toml; off by default).
-    SIGTERM or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them back,
-    exit 130."""
+    SIGTERM, SIGHUP or Ctrl-C: finish the tasks in hand and exit 0; a second: hand them
+    back, exit 130."""
     from ralph.config import MAX_POLL_SECONDS, MIN_POLL_SECONDS
     from ralph.orchestrate import serve
 

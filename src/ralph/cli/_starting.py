@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,21 +33,26 @@ def session_console() -> Console:
 
 @contextmanager
 def signals(interrupt: Interrupt) -> Iterator[None]:
-    """First Ctrl-C/SIGTERM: stop claiming, finish tasks in hand; second: hand them back."""
+    """First Ctrl-C/SIGTERM/SIGHUP: stop claiming, finish tasks in hand; second: hand them
+    back. SIGHUP is a closed terminal or a lost SSH session: without a handler the process
+    would die at once, its claims held until their leases ran out."""
     console = Console(stderr=True, highlight=False)
 
     def handle(signum: int, frame: object) -> None:
         if interrupt.stopping.is_set():
-            console.print("Stopping now: handing running tasks back to the store.", markup=False)
+            said = "Stopping now: handing running tasks back to the store."
         else:
-            console.print(
+            said = (
                 "Stopping: no new tasks; the running ones finish first "
-                "(Ctrl-C again hands them back now).",
-                markup=False,
+                "(Ctrl-C again hands them back now)."
             )
+        # The terminal may be gone (SIGHUP): saying so must not stop the stopping.
+        with suppress(OSError):
+            console.print(said, markup=False)
         interrupt.signal()
 
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, handle) for sig in stops}
     try:
         yield
     finally:

@@ -237,9 +237,12 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
     """A run's task graph with status marks; blocked tasks say what they wait for."""
     from rich.tree import Tree
 
+    from ralph.orchestrate import key_waits
+
     with store_of(ctx) as store:
         found = store.get_run(run)
         tasks = store.list_tasks(run)
+        held = key_waits(store, run)
     by_id = {t.id: t for t in tasks}
     tree = Tree(Text(f"Run {found.id}: {found.name} ({found.status.value})", style="bold"))
     for task in tasks:
@@ -254,7 +257,9 @@ def tasks_graph(ctx: typer.Context, run: int) -> None:
         if waiting and task.status is TaskStatus.PENDING:
             listed = ", ".join(f"{d.key} ({d.status.value})" for d in waiting)
             node.add(Text(f"waits for {listed}", style="yellow"))
-        if task.waiting_for is not None:
+        if task.id in held:
+            node.add(Text(waiting_text(held[task.id], None), style="cyan"))
+        elif task.waiting_for is not None:
             node.add(Text(waiting_text(task.waiting_for, task.not_before), style="cyan"))
         if task.error and task.status in (TaskStatus.FAILED, TaskStatus.DEAD):
             node.add(Text(task.error, style="red"))

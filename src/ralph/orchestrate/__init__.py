@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         ExecutionStatus,
         TaskExecutor,
     )
+    from ralph.orchestrate._key_waits import key_waits
     from ralph.orchestrate._lead import Ending, Lead, RunVerdict
     from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
     from ralph.orchestrate._options import Interrupt, Observer, SessionOptions
@@ -118,6 +119,7 @@ __all__ = [
     "generation",
     "hero_crew",
     "iterate",
+    "key_waits",
     "load_report",
     "plan_from_tracker",
     "regraph",

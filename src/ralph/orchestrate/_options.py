@@ -22,10 +22,10 @@ Observer = Callable[[Run, Sequence[Event]], None]
 
 
 class Interrupt:
-    """Ctrl-C and SIGTERM: the first stops new claims and lets running tasks finish; the
-    second hands running tasks back to the store and ends the session at once. A worker
-    whose task only a person can let go on (NeedsPerson) stops the session the first
-    way, saying why."""
+    """Ctrl-C, SIGTERM and SIGHUP (a closed terminal): the first stops new claims and lets
+    running tasks finish; the second hands running tasks back to the store and ends the
+    session at once. A worker whose task only a person can let go on (NeedsPerson) stops
+    the session the first way, saying why."""
 
     def __init__(self) -> None:
         self.stopping = threading.Event()

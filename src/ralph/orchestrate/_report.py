@@ -19,6 +19,7 @@ from ralph.artifacts import UNPLANNED, StreamNames
 from ralph.graph import Role, TaskKind
 from ralph.orchestrate._dollars import unpriced_of
 from ralph.orchestrate._execute import WORKER_BROKE
+from ralph.orchestrate._key_waits import key_waits
 from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
 from ralph.phases import FAST_TRACKED
 from ralph.runtimes import Activity
@@ -430,7 +431,11 @@ def build_report(
     events: Sequence[Event],
     charges: Sequence[Charge],
     messages: Sequence[Message],
+    held_keys: Mapping[int, str] | None = None,
 ) -> RunReport:
+    """``held_keys``: what each task ready but for its serialisation key waits for (the
+    key's holder, ``key_waits``), shown as what it waits for."""
+    held_keys = held_keys or {}
     times = _running_time(events)
     seconds, started = times.seconds, times.started
     spent: dict[int | None, list[Charge]] = {}
@@ -460,9 +465,13 @@ def build_report(
                 breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
                 warnings=_warnings(task),
                 fast_track=_fast_track(task),
-                waiting_for=task.waiting_for,
+                waiting_for=held_keys.get(task.id, task.waiting_for),
                 for_person=task.waiting_for_person,
-                next_check=task.not_before if task.waiting_for is not None else None,
+                next_check=(
+                    task.not_before
+                    if task.waiting_for is not None and task.id not in held_keys
+                    else None
+                ),
                 activity=Activity.from_dict(task.metadata.get("activity")),
                 unpriced=unpriced_of(c.unpriced_model for c in own),
             )
@@ -528,4 +537,5 @@ def load_report(store: TaskStore, run_id: int) -> RunReport:
         store.events(run_id),
         store.charges(run_id),
         store.messages(run_id),
+        key_waits(store, run_id),
     )

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ralph._process import Holder, holder_is_gone
 from ralph.errors import TaskBlocked, TaskNotClaimable
 from ralph.tasks import _lifecycle as life
 from ralph.tasks._core import StoreCore
@@ -22,7 +23,12 @@ from ralph.tasks._model import (
 )
 from ralph.tasks._rows import StoreTx, marks, to_task
 
-__all__ = ["REAP_INTERVAL_SECONDS", "SERIAL_QUEUE_PATIENCE_SECONDS", "ClaimVerbs"]
+__all__ = [
+    "GONE_HOLDER_WAIT_SECONDS",
+    "REAP_INTERVAL_SECONDS",
+    "SERIAL_QUEUE_PATIENCE_SECONDS",
+    "ClaimVerbs",
+]
 
 #: A claim reaps its run's expired leases at most this often per store; an expired task
 #: waits at most this long (plus its lease) before it is handed out again.
@@ -32,6 +38,10 @@ REAP_INTERVAL_SECONDS = 1.0
 #: within moments); past this its run is taken to be gone or not claiming it (stopped,
 #: or run with ``--only`` other kinds), and it no longer holds the others back.
 SERIAL_QUEUE_PATIENCE_SECONDS = 30.0
+#: A key holder handed back because its process is gone waits this long for its run to
+#: be run again (which wakes it at once) before it is claimable: meanwhile it keeps no
+#: other run's task for the key waiting behind it.
+GONE_HOLDER_WAIT_SECONDS = 300.0
 
 
 class ClaimVerbs(StoreCore):
@@ -46,6 +56,7 @@ class ClaimVerbs(StoreCore):
             with self._write() as tx:
                 if now - self._last_reap.get(run_id, float("-inf")) >= REAP_INTERVAL_SECONDS:
                     self._reap_in(tx, now, run_id)
+                    self._take_back_keys(tx, now, run_id)
                     self._last_reap[run_id] = now
                 if not roles:
                     return None
@@ -309,6 +320,51 @@ class ClaimVerbs(StoreCore):
             stored = self._apply(tx, claim.task, released, token=claim.token)
             tx.emit(stored.run_id, EventKind.TASK_RELEASED, stored.id)
         return stored
+
+    def _take_back_keys(self, tx: StoreTx, now: float, run_id: int) -> list[Task]:
+        """Free the serialisation keys the run's pending tasks wait for from holders that
+        will never end them: a lease that ran out (of any run: only the holder's own run
+        reaps its leases otherwise, and a killed run never comes back to), or a claimer
+        that is a process of this machine known to be gone (at once: the lease is for
+        other machines). The holder goes back to pending for its own run (or dead, its
+        attempts used up), not ready before now, so the waiting task comes first in line
+        and takes the key in this very claim. One whose process is gone waits for its run
+        to be run again (``hand_back_from_the_gone``), out of the others' line."""
+        # Only for a task ready but for the key: one that became ready before the holder
+        # was handed back is ahead of it in line.
+        holders = self._load_tasks(
+            tx,
+            "status = 'running' AND serial_key IN (SELECT w.serial_key FROM ralph_tasks w "
+            "WHERE w.run_id = ? AND w.status = 'pending' AND w.serial_key IS NOT NULL "
+            "AND w.not_before <= ? AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d "
+            "JOIN ralph_tasks p ON p.id = d.depends_on "
+            "WHERE d.task_id = w.id AND p.status <> 'done'))",
+            (run_id, now),
+            lock=self.db.skip_locked,
+        )
+        freed = []
+        for task in holders:
+            decision = life.expire(task, now=now)
+            gone = decision is None and task.owner is not None and holder_is_gone(task.owner)
+            if gone:
+                decision = life.abandon(task, task.owner or "", now=now)
+            if decision is None:
+                continue
+            changed, kind = decision
+            changed = dataclasses.replace(changed, not_before=max(changed.not_before, now))
+            if gone and changed.status is TaskStatus.PENDING:
+                pid = Holder.parse(task.owner or "").pid
+                changed = life.hand_back_from_the_gone(
+                    changed,
+                    f"its run to be run again (its process, pid {pid}, is gone)",
+                    now=now,
+                    until=now + GONE_HOLDER_WAIT_SECONDS,
+                )
+            freed.append(
+                self._store_task(tx, changed, token=task.claim_token, status=TaskStatus.RUNNING)
+            )
+            tx.emit(changed.run_id, kind, changed.id, error=changed.error, expired=True)
+        return freed
 
     def reap(self, now: float | None = None) -> list[Task]:
         """Return running tasks whose lease ran out to pending, or to dead when their

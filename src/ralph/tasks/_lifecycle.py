@@ -43,6 +43,7 @@ __all__ = [
     "defer",
     "expire",
     "fail",
+    "hand_back_from_the_gone",
     "heartbeat",
     "release",
     "reopen",
@@ -244,6 +245,21 @@ def abandon(task: Task, owner: str, *, now: float) -> tuple[Task, EventKind] | N
     changed, kind = decision
     reason = f"claimer {owner} is gone (attempt {task.attempts})"
     return dataclasses.replace(changed, error=reason), kind
+
+
+def hand_back_from_the_gone(task: Task, waiting_for: str, *, now: float, until: float) -> Task:
+    """A task handed back because its claimer's process is gone waits for its run to be
+    run again (``waiting_for`` says so, for a person): not claimable before ``until`` (a
+    session resuming the run wakes its waiting tasks at once), so meanwhile it keeps no
+    other run's task for its serialisation key waiting behind it."""
+    meta = dict(task.metadata)
+    meta.update(
+        waiting_for=waiting_for,
+        for_person=True,
+        waiting_since=now,
+        waiting_token=task.claim_token,
+    )
+    return dataclasses.replace(task, not_before=until, metadata=meta, updated_at=now)
 
 
 def cancel(task: Task, *, now: float) -> Task | None:

@@ -114,6 +114,25 @@ class RunVerbs(StoreCore):
             raise TaskNotFound(task_id)
         return found[0]
 
+    def key_holders(self, run_id: int) -> dict[int, Task]:
+        """The run's tasks ready but for their serialisation key (pending, past their
+        not-before time, every dependency done), each with the running task, of any run,
+        that holds the key."""
+        with self._reader() as tx:
+            rows = tx.rows(
+                "SELECT w.id AS waiting, r.id AS holder FROM ralph_tasks w "
+                "JOIN ralph_tasks r ON r.serial_key = w.serial_key AND r.status = 'running' "
+                "WHERE w.run_id = ? AND w.status = 'pending' AND w.not_before <= ? "
+                "AND NOT EXISTS (SELECT 1 FROM ralph_task_deps d "
+                "JOIN ralph_tasks p ON p.id = d.depends_on "
+                "WHERE d.task_id = w.id AND p.status <> 'done') ORDER BY w.id",
+                (run_id, self._now()),
+            )
+            ids = sorted({row["holder"] for row in rows})
+            found = self._load_tasks(tx, f"id IN ({marks(ids)})", ids) if ids else []
+        holders = {task.id: task for task in found}
+        return {row["waiting"]: holders[row["holder"]] for row in rows}
+
     def list_tasks(
         self,
         run_id: int | None = None,

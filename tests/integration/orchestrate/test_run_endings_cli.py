@@ -134,14 +134,16 @@ def test_a_run_a_person_cancels_while_it_runs_ends_canceled_and_exits_1(tmp_path
     assert "canceled" in row
 
 
+# SIGHUP: the terminal was closed, or the SSH session lost.
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "hangup"])
 def test_an_interrupted_run_is_stopped_exits_130_and_the_same_command_resumes(
-    tmp_path: Path,
+    tmp_path: Path, stop: signal.Signals
 ) -> None:
     repo, n = farewell_project(tmp_path / "greet")
     hero = spawn_ralph("hero", str(n), cwd=repo, env={"RALPH_SCRIPTED_DELAY": "1"})
     try:
         _wait_until(lambda: _running(repo))
-        hero.send_signal(signal.SIGINT)
+        hero.send_signal(stop)
         out, err = hero.communicate(timeout=60)
     finally:
         if hero.poll() is None:

@@ -4,13 +4,18 @@ to the task that became ready first, whichever run's worker asks first."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
+from ralph._process import Holder
 from ralph.db import _postgres as postgres_db
-from ralph.tasks import Event, EventKind, TaskNotClaimable
+from ralph.tasks import Event, EventKind, TaskNotClaimable, TaskStatus
 from ralph.tasks._claims import SERIAL_QUEUE_PATIENCE_SECONDS
 from tests.integration.tasks.test_store_contract import WAKE_BOUND_SECONDS, spec
 
@@ -38,6 +43,93 @@ def holding_the_key(store, clock):
     ready(store, run, pr)
     clock.advance(1)
     return store.claim_task(merge.id, "holder-merge")
+
+
+def gone_owner(worker="holder-merge"):
+    """A holder name of a process of this machine that has exited."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait(timeout=30)
+    return f"{socket.gethostname()}:{process.pid}/{worker}"
+
+
+class TestAKeyWhoseHolderIsGoneIsTakenOver:
+    """A run killed while its merge runs (a closed terminal, ``kill -9``) leaves the key
+    to the first other run that asks for it: at once when the holder was a process of
+    this machine, once its lease ran out otherwise."""
+
+    def test_a_waiter_of_another_run_takes_the_key_of_a_process_of_this_machine_that_is_gone(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock, lease_seconds=600.0)
+        killed, pr_killed, merge_killed = merge_run(store, "killed")
+        ready(store, killed, pr_killed)
+        killed_by = gone_owner()
+        store.claim_task(merge_killed.id, killed_by)
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(1)  # far inside the holder's lease
+        taken = store.claim(run_b.id, "b-merge", ["integrator"])
+        assert taken.task.run_id == run_b.id
+        back = store.get_task(merge_killed.id)
+        assert (back.status, back.owner) == (TaskStatus.PENDING, None)
+        assert back.attempts == 1  # the killed attempt counts, as a lease running out does
+        assert "is gone" in (back.error or "")
+        pid = Holder.parse(killed_by).pid
+        assert back.waiting_for == f"its run to be run again (its process, pid {pid}, is gone)"
+        store.complete(taken)
+        # Until its run is run again, it holds no later run's merge back...
+        clock.advance(1)
+        later, pr_later, _ = merge_run(store, "later")
+        ready(store, later, pr_later)
+        later_merge = store.claim(later.id, "later-merge", ["integrator"])
+        assert later_merge.task.run_id == later.id
+        store.complete(later_merge)
+        # ...and once it is (a session resuming a run wakes what waits), it merges.
+        store.wake([merge_killed.id])
+        assert store.claim(killed.id, "killed-merge", ["integrator"]).task.id == merge_killed.id
+
+    def test_a_holder_of_another_machine_keeps_the_key_until_its_lease_runs_out(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock, lease_seconds=60.0)
+        far, pr_far, merge_far = merge_run(store, "far")
+        ready(store, far, pr_far)
+        store.claim_task(merge_far.id, f"not-{socket.gethostname()}:1/merge")
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(30)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]) is None
+        # Its own run never reaps it (killed): the waiter does, once the lease ran out.
+        clock.advance(31)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]).task.run_id == run_b.id
+        assert store.get_task(merge_far.id).status is TaskStatus.PENDING
+
+    def test_a_holder_that_still_runs_keeps_the_key(self, make_store, clock):
+        store = make_store(clock=clock, lease_seconds=600.0)
+        alive, pr_alive, merge_alive = merge_run(store, "alive")
+        ready(store, alive, pr_alive)
+        store.claim_task(merge_alive.id, f"{socket.gethostname()}:{os.getpid()}/merge")
+        run_b, pr_b, _ = merge_run(store, "b")
+        ready(store, run_b, pr_b)
+        clock.advance(1)
+        assert store.claim(run_b.id, "b-merge", ["integrator"]) is None
+        assert store.get_task(merge_alive.id).status is TaskStatus.RUNNING
+
+
+class TestATaskWaitingForAKeyKnowsItsHolder:
+    def test_a_task_ready_but_for_its_key_names_the_running_task_that_holds_it(
+        self, make_store, clock
+    ):
+        store = make_store(clock=clock)
+        holder = holding_the_key(store, clock)
+        run_b, pr_b, merge_b = merge_run(store, "b")
+        assert store.key_holders(run_b.id) == {}  # its pull request is not done yet
+        ready(store, run_b, pr_b)
+        held = store.key_holders(run_b.id)
+        assert list(held) == [merge_b.id]
+        assert (held[merge_b.id].id, held[merge_b.id].owner) == (holder.task_id, "holder-merge")
+        store.complete(holder)
+        assert store.key_holders(run_b.id) == {}
 
 
 class TestTheEndOfAKeyHolderWakesOtherRuns:

@@ -144,3 +144,62 @@ def test_a_malformed_url_is_named(ralph_cli):
     assert code == 2
     assert "unsupported store URL 'mysql://u:***@h/db'" in err
     assert "pw" not in err
+
+
+def _holder_and_waiter(url, owner):
+    """``ralph hero 4``'s merge (run 1) claimed by ``owner``; ``ralph hero 6``'s (run 2)
+    ready but for the key. Returns run 2's id."""
+    from tests.integration.tasks.test_store_contract import spec
+
+    def merging(store, root):
+        run = store.create_run(f"hero GH-{root}", root_issue=root, mode="hero")
+        pr, merge = store.add_tasks(
+            run.id,
+            [
+                spec("pr", role="integrator", issues=(root,)),
+                spec("merge", ["pr"], "integrator", serial_key="merge:o/r", issues=(root,)),
+            ],
+        )
+        store.complete(store.claim_task(pr.id, "pr"))
+        return run, merge
+
+    with open_store(url) as store:
+        _, merge = merging(store, 4)
+        store.claim_task(merge.id, owner)
+        return merging(store, 6)[0].id
+
+
+def _said(ralph, run):
+    code, graph, _ = ralph("tasks", "graph", str(run))
+    assert code == 0
+    code, shown, _ = ralph("runs", "show", str(run))
+    assert code == 0
+    return graph, shown
+
+
+def test_a_merge_waiting_for_the_key_of_a_process_that_is_gone_says_so(ralph, url):
+    from tests.integration.tasks.test_serial_key_queue import gone_owner
+
+    owner = gone_owner()
+    pid = owner.partition(":")[2].partition("/")[0]
+    run = _holder_and_waiter(url, owner)
+    for said in _said(ralph, run):
+        assert f"waiting for: the merge of #4 (run 1, pid {pid}, gone — taken over now)" in said
+
+
+def test_a_merge_waiting_for_a_process_of_another_machine_names_its_lease_and_the_resume(
+    ralph, url
+):
+    run = _holder_and_waiter(url, "far-away-box:4321/merge")
+    for said in _said(ralph, run):
+        assert "waiting for: the merge of #4 (run 1, pid 4321 on far-away-box, lease until" in said
+        assert "): `ralph hero 4` resumes it" in said
+
+
+def test_a_merge_waiting_for_a_live_process_of_this_machine_says_it_runs(ralph, url):
+    import os
+    import socket
+
+    run = _holder_and_waiter(url, f"{socket.gethostname()}:{os.getpid()}/merge")
+    for said in _said(ralph, run):
+        assert f"waiting for: the merge of #4 (run 1, pid {os.getpid()}, running)" in said
