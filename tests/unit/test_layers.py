@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
             "_lazy",
             "_logs",
             "_process",
+            "_published",
             "_secrets",
             "_suggest",
             "_text",

@@ -30,4 +30,11 @@ def test_a_damaged_file_says_to_restore_it():
 
 def test_a_constraint_or_a_bad_statement_is_not_the_persons():
     assert refusal(sqlite3.IntegrityError("UNIQUE constraint failed: t.x"), DB, 10.0) is None
-    assert refusal(sqlite3.OperationalError("no such table: t"), DB, 10.0) is None
+    assert refusal(sqlite3.OperationalError('near "SELEC": syntax error'), DB, 10.0) is None
+
+
+def test_a_missing_table_or_column_is_a_damaged_store():
+    for words in ("no such table: ralph_comments", "no such column: t.x"):
+        said = refusal(sqlite3.OperationalError(words), DB, 10.0)
+        assert isinstance(said, StoreDamaged)
+        assert "ralph db migrate" in str(said)
