@@ -13,7 +13,12 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
-from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
+from ralph.cli._issue_render import (
+    plain_issue_rows,
+    render_documents,
+    render_issue,
+    render_issue_list,
+)
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tracker import CloseReason, IssueOrder
@@ -172,7 +177,11 @@ def issue_list(
     if as_json:
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
     else:
-        Console().print(render_issue_list(issues))
+        console = Console()
+        if console.is_terminal or not issues:
+            console.print(render_issue_list(issues))
+        else:  # a pipe reads one issue a line, never a title wrapped over two
+            echo(plain_issue_rows(issues), end="")
 
 
 @issue_app.command("show")
@@ -221,7 +230,10 @@ def issue_retry(
 
     with open_project_of(ctx) as project:
         change = retry_escalated(project, number, actor=actor)
-    _say(f"#{number}: {change.previous} → {change.new}. Run the same hero, team or loop again.")
+    _say(
+        f"#{number}: {change.previous} → {change.new}. Next: `ralph hero {number}` (or the "
+        "same team or loop again; `ralph serve` picks it up)."
+    )
 
 
 @issue_app.command("estimate")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,13 +12,25 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.workflow import TransitionRecord
+from ralph._text import printable
+from ralph.workflow import TransitionRecord, command_words
 
 if TYPE_CHECKING:
     from ralph.tracker import Issue, PullRequest
     from ralph.views import Refusal
 
-__all__ = ["render_documents", "render_issue", "render_issue_list", "state_text"]
+__all__ = [
+    "cut",
+    "plain_issue_rows",
+    "render_documents",
+    "render_issue",
+    "render_issue_list",
+    "state_text",
+    "title_text",
+]
+
+# A title's `code` spans: shown styled, without their backticks (the web shows <code>).
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 _STATE_STYLE = {
     "Backlog": "bright_black",
@@ -40,23 +53,71 @@ def state_text(state: str | None) -> Text:
     return Text(state, style=_STATE_STYLE.get(state, ""))
 
 
+def title_text(title: str) -> Text:
+    """A title for the terminal: its `code` spans styled instead of backticked, the rest
+    as written (never read as markup)."""
+    text = Text()
+    at = 0
+    for span in _CODE_SPAN.finditer(title):
+        text.append(title[at : span.start()])
+        text.append(span[1], style="cyan")
+        at = span.end()
+    text.append(title[at:])
+    return text
+
+
+def cut(text: Text) -> Text:
+    """``text`` on one line, cut with "…" at its column's edge rather than wrapped."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def _marks(issue: Issue) -> list[str]:
+    return [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
+
+
+def plain_issue_rows(issues: Sequence[Issue]) -> str:
+    """The issue list for a pipe, one issue a line, tab-separated as ``gh issue list``
+    prints when piped: number, state, title, estimate, priority, parent, blockers."""
+    rows = []
+    for issue in issues:
+        marks = _marks(issue)
+        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
+        fields = (
+            str(issue.number),
+            issue.workflow_state.value if issue.workflow_state else "",
+            title,
+            issue.estimate or "",
+            issue.priority or "",
+            f"#{issue.parent}" if issue.parent else "",
+            ",".join(f"#{n}" for n in issue.blocked_by),
+        )
+        # Control characters are dropped here as the table drops them (not marked).
+        rows.append("\t".join(printable(" ".join(f.split()), "") for f in fields))
+    return "".join(f"{row}\n" for row in rows)
+
+
 def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
     if not issues:
         return Text("No issues match.", style="bright_black")
     table = Table(expand=False)
-    table.add_column("#", justify="right")
+    # Titles are cut at the terminal's edge; the other columns never are.
+    table.add_column("#", justify="right", no_wrap=True)
     table.add_column("Title")
-    table.add_column("State")
-    table.add_column("Est")
-    table.add_column("Pri")
-    table.add_column("Parent", justify="right")
-    table.add_column("Blocked by")
+    states = [len(i.workflow_state.value) for i in issues if i.workflow_state]
+    table.add_column("State", no_wrap=True, min_width=max(states, default=5))
+    table.add_column("Est", no_wrap=True)
+    table.add_column("Pri", no_wrap=True)
+    table.add_column("Parent", justify="right", no_wrap=True)
+    table.add_column("Blocked by", no_wrap=True)
     for issue in issues:
-        marks = [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
-        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
+        title = title_text(issue.title)
+        if marks := _marks(issue):
+            title.append(f" ({', '.join(marks)})")
         table.add_row(
             str(issue.number),
-            title,
+            cut(title),
             state_text(issue.workflow_state),
             issue.estimate or "",
             issue.priority or "",
@@ -145,7 +206,8 @@ def _history(history: Sequence[TransitionRecord]) -> Table:
     table.add_column()
     for record in history:
         table.add_row(
-            f"  {record.at}", f"{record.from_state} → {record.to_state} ({record.command})"
+            f"  {record.at}",
+            f"{record.from_state} → {record.to_state} ({command_words(record.command)})",
         )
     return table
 

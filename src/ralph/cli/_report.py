@@ -270,13 +270,14 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
         if report.counters.escalations and run.root_issue is not None:
-            moved = (
-                f"moved {', '.join(f'#{n}' for n in report.escalated)} out of Human Needed"
+            retry = (
+                ", ".join(f"`ralph issue retry {n}`" for n in report.escalated)
                 if report.escalated
-                else "moved the escalated issues out of Human Needed"
+                else "`ralph issue retry N` for each escalated issue"
             )
             console.print(
-                f"Once a person has {moved}, `ralph {run.mode} {run.root_issue}` goes on.",
+                f"Once the problem is resolved: {retry}, then "
+                f"`ralph {run.mode} {run.root_issue}` goes on.",
                 markup=False,
             )
 
