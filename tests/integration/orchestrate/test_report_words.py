@@ -68,7 +68,8 @@ def test_an_escalated_task_says_escalated_and_its_reason_once_with_the_issue_to_
     assert "✗ escalated" in text
     assert text.count("the agent says") == 1  # under "Needs a person" only
     assert "Outcome: needs a person · tasks 1/2 done" in text
-    assert "Once the problem is resolved: `ralph issue retry 2`, then `ralph hero 2` goes on." in text
+    retry = "Once the problem is resolved: `ralph issue retry 2`, then `ralph hero 2` goes on."
+    assert retry in text
 
 
 def test_a_long_error_is_cut_in_its_cell(store: TaskStore) -> None:

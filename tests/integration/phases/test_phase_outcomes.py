@@ -50,9 +50,7 @@ def test_triage_escalation_still_marks_the_issue_triaged(sample: Sample):
     outcome = sample.run("triage", number)
     assert outcome.status is PhaseStatus.ESCALATED
     assert sample.state(number) is S.HUMAN_NEEDED
-    assert sample.comments(number)[-1].startswith(
-        "Escalation: the agent says: which API?"
-    )
+    assert sample.comments(number)[-1].startswith("Escalation: the agent says: which API?")
 
 
 # -- review loop ------------------------------------------------------------------------------
