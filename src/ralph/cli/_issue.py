@@ -15,9 +15,11 @@ from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._issue_render import (
     plain_issue_rows,
+    render_comments,
     render_documents,
     render_issue,
     render_issue_list,
+    render_needs_person,
 )
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
@@ -196,8 +198,11 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
         echo(json.dumps(view.to_dict(), indent=2))
     else:
         console = Console()
+        needs_person = render_needs_person(view.issue)
+        if needs_person is not None:
+            console.print(needs_person)
         console.print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
-        for line in render_documents(view.issue, view.root):
+        for line in [*render_documents(view.issue, view.root), *render_comments(view.issue)]:
             console.print(line, soft_wrap=True)  # never cut: these are copied
 
 

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph._text import printable
-from ralph.workflow import TransitionRecord, command_words
+from ralph.workflow import TransitionRecord, WorkflowState, command_words
 
 if TYPE_CHECKING:
     from ralph.tracker import Issue, PullRequest
@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 __all__ = [
     "cut",
     "plain_issue_rows",
+    "render_comments",
     "render_documents",
     "render_issue",
     "render_issue_list",
+    "render_needs_person",
     "state_text",
     "title_text",
 ]
@@ -149,7 +151,6 @@ def render_issue(
     root: Path | None,
     refusals: Sequence[Refusal] = (),
 ) -> RenderableType:
-    from ralph.tracker import iso
     from ralph.views import history_of
 
     fields = Table.grid(padding=(0, 2))
@@ -188,13 +189,37 @@ def render_issue(
     history = history_of(issue)
     if history:
         parts += [Text("\nHistory", style="bold"), _history(history)]
+    title = Text(f"#{issue.number} ")
+    title.append_text(title_text(issue.title))
+    return Panel(Group(*parts), title=title, title_align="left")
+
+
+def render_needs_person(issue: Issue) -> Text | None:
+    """For an escalated issue, the line a person reads first: why, and what to run."""
+    from ralph.tracker import escalation_reason
+
+    if issue.workflow_state is not WorkflowState.HUMAN_NEEDED:
+        return None
+    reason = escalation_reason(issue.comments) or "no reason recorded (see the comments)"
+    line = Text("Needs a person: ", style="bold red")
+    line.append(reason)
+    line.append(f" — `ralph issue retry {issue.number}` once it is resolved")
+    return line
+
+
+def render_comments(issue: Issue) -> list[Text]:
+    """The comments, below the panel and printed with soft wrap, as the documents are:
+    they hold paths and test output a person copies, which a border would break."""
+    from ralph.tracker import iso
+
     others = [c for c in issue.comments if "ralph-transition:" not in c.body]
-    if others:
-        parts.append(Text(f"\nComments ({len(others)})", style="bold"))
-        for comment in others:
-            parts.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
-            parts.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
-    return Panel(Group(*parts), title=f"#{issue.number} {issue.title}", title_align="left")
+    if not others:
+        return []
+    lines = [Text(f"Comments ({len(others)})", style="bold")]
+    for comment in others:
+        lines.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
+        lines.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
+    return lines
 
 
 def _history(history: Sequence[TransitionRecord]) -> Table:

@@ -100,3 +100,27 @@ def test_issue_list_piped_prints_one_plain_row_an_issue(repo):
         f"1\tBacklog\t{LONG}\tS\t\t\t",
         "2\tResearch in Progress\tShort one\t\t\t\t",
     ]
+
+
+def test_issue_show_never_breaks_a_document_path_on_a_narrow_terminal(repo, ralph_cli):
+    assert ralph_cli("hero", "1")[0] == 0
+    done = ralph_process("issue", "show", "1", cwd=repo, env={"COLUMNS": "60"})
+    assert done.returncode == 0, done.stderr
+    plan = next(p for p in (repo / "thoughts/shared/plans").iterdir())
+    path = plan.relative_to(repo).as_posix()
+    assert len(path) > 60
+    # Printed whole on one line, wherever the terminal then wraps it: never cut by a
+    # border or an ellipsis, so it can be copied.
+    assert sum(path in line for line in done.stdout.splitlines()) >= 2  # documents, comment
+
+
+def test_issue_show_of_an_escalated_issue_starts_with_its_reason_and_the_retry(repo, ralph_cli):
+    body = "Triage: escalate which API does it call?"
+    assert ralph_cli("issue", "new", "Unclear", "--body", body)[0] == 0
+    assert ralph_cli("run", "triage", "3")[0] == 1
+    done = ralph_process("issue", "show", "3", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "Needs a person: the agent says: which API does it call? — `ralph issue retry 3` "
+        "once it is resolved"
+    )
