@@ -26,6 +26,28 @@ def test_triage_moves_a_valid_issue_to_research_and_estimates_it(sample: Sample)
     assert "ralph-triage" in issue.labels
 
 
+def test_a_fast_tracked_triage_says_its_action_is_the_implementation(sample: Sample):
+    number = sample.issue(state=S.BACKLOG)
+    sample.through(number, "triage")
+    assert sample.state(number) is S.IN_PROGRESS
+    triaged = next(c for c in sample.comments(number) if c.startswith("## Triage"))
+    assert "Action: **IMPLEMENT**" in triaged
+    assert "RESEARCH" not in triaged
+
+
+def test_triage_says_the_estimate_it_gave_an_unestimated_issue(sample: Sample):
+    number = sample.tracker.create_issue("Fix the greeting", body="Short.", state=S.BACKLOG).number
+    sample.through(number, "triage")
+    triaged = next(c for c in sample.comments(number) if c.startswith("## Triage"))
+    assert "Estimate: **XS** (the issue had none; triage sized it)" in triaged
+
+
+def test_the_pull_request_comment_names_what_comes_next_as_the_project_runs(sample: Sample):
+    number = _to_review(sample)
+    complete = next(c for c in sample.comments(number) if "## Implementation Complete" in c)
+    assert complete.rstrip().endswith("Ready to merge.")  # review_code is off
+
+
 def test_triage_closes_a_duplicate(sample: Sample):
     original = sample.issue()
     number = sample.issue("Farewell again", body="Triage: close duplicate of #1", state=S.BACKLOG)

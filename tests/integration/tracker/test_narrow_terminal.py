@@ -124,3 +124,13 @@ def test_issue_show_of_an_escalated_issue_starts_with_its_reason_and_the_retry(r
         "Needs a person: the agent says: which API does it call? — `ralph issue retry 3` "
         "once it is resolved"
     )
+
+
+def test_status_says_nothing_of_empty_states_while_work_is_in_flight(repo):
+    done = ralph_process("status", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "Health: all clear" in done.stdout
+    assert "pipeline gap" not in done.stdout
+    assert "[info]" not in done.stdout
+    # Still in the machine-readable dashboard, as the original reports it.
+    assert "pipeline gap" in ralph_process("status", "--json", cwd=repo).stdout
