@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
             "_lazy",
             "_logs",
             "_process",
+            "_reason",
             "_secrets",
             "_suggest",
             "_text",
