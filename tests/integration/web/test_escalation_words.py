@@ -71,6 +71,8 @@ def test_the_board_shows_the_reason_to_its_failing_line_and_titles_code_as_code(
     assert "AssertionError: -1 != 3 &lt;b&gt;</a>" in line
     card = board.split(f'id="card-{number}"', 1)[1].split("</article>", 1)[0]
     assert f"#{number} Add a <code>divide(a, b)</code> function</a>" in card
+    flag = card.split('class="flag">', 1)[1].split("</p>", 1)[0]
+    assert "<code>python3 -m unittest</code>" in flag
 
 
 def test_retry_on_the_web_says_what_comes_next(client: TestClient, open_board: Project) -> None:
