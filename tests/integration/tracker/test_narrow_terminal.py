@@ -124,6 +124,9 @@ def test_issue_show_of_an_escalated_issue_starts_with_its_reason_and_the_retry(r
         "Needs a person: the agent says: which API does it call? — `ralph issue retry 3` "
         "once it is resolved"
     )
+    # Who moved it, in words (the comment keeps the command the original's tools parse).
+    assert "Backlog → Human Needed (triage)" in done.stdout
+    assert "ralph_triage" not in done.stdout.split("Comments (", 1)[0]
 
 
 def test_status_says_nothing_of_empty_states_while_work_is_in_flight(repo):
