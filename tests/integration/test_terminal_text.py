@@ -226,8 +226,8 @@ def test_a_token_an_agent_writes_into_its_escalation_is_masked_on_the_console(tm
     assert made.returncode == 0, made.stderr
     run = ralph_process("run", "triage", "2", env={"RALPH_GH_TOKEN": PLANTED}, cwd=repo)
     assert run.returncode == 1, run.stderr
-    assert "the agent asks for a person: token is ***" in run.stdout
+    assert "the agent says: token is ***" in run.stdout
     assert PLANTED not in run.stdout + run.stderr
     shown = ralph_process("issue", "show", "2", env={"RALPH_GH_TOKEN": PLANTED}, cwd=repo)
-    assert "Escalation: the agent asks for a person: token is ***" in shown.stdout
+    assert "Escalation: the agent says: token is ***" in shown.stdout
     assert PLANTED not in shown.stdout  # the body a person wrote holds it: shown masked too

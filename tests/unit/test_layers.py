@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
             "_logs",
             "_process",
             "_published",
+            "_reason",
             "_secrets",
             "_suggest",
             "_text",

@@ -13,7 +13,14 @@ from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
-from ralph.cli._issue_render import render_documents, render_issue, render_issue_list
+from ralph.cli._issue_render import (
+    plain_issue_rows,
+    render_comments,
+    render_documents,
+    render_issue,
+    render_issue_list,
+    render_needs_person,
+)
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tracker import CloseReason, IssueOrder
@@ -182,7 +189,11 @@ def issue_list(
     if as_json:
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
     else:
-        Console().print(render_issue_list(issues))
+        console = Console()
+        if console.is_terminal or not issues:
+            console.print(render_issue_list(issues))
+        else:  # a pipe reads one issue a line, never a title wrapped over two
+            echo(plain_issue_rows(issues), end="")
 
 
 #: ``gh issue list --state``'s words, none of them a workflow state.
@@ -201,8 +212,11 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
         echo(json.dumps(view.to_dict(), indent=2))
     else:
         console = Console()
+        needs_person = render_needs_person(view.issue)
+        if needs_person is not None:
+            console.print(needs_person)
         console.print(render_issue(view.issue, view.related, view.prs, view.root, view.refusals))
-        for line in render_documents(view.issue, view.root):
+        for line in [*render_documents(view.issue, view.root), *render_comments(view.issue)]:
             console.print(line, soft_wrap=True)  # never cut: these are copied
 
 
@@ -247,7 +261,10 @@ def issue_retry(
         change = retry_escalated(project, number, actor=actor)
     if accepted:
         _say(f"#{number}: accepted the change to {', '.join(accepted)}.")
-    _say(f"#{number}: {change.previous} → {change.new}. Run the same hero, team or loop again.")
+    _say(
+        f"#{number}: {change.previous} → {change.new}. Next: `ralph hero {number}` (or the "
+        "same team or loop again; `ralph serve` picks it up)."
+    )
 
 
 @issue_app.command("estimate")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,13 +12,27 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.workflow import TransitionRecord
+from ralph._text import printable
+from ralph.workflow import TransitionRecord, WorkflowState, command_words
 
 if TYPE_CHECKING:
     from ralph.tracker import Issue, PullRequest
     from ralph.views import Refusal
 
-__all__ = ["render_documents", "render_issue", "render_issue_list", "state_text"]
+__all__ = [
+    "cut",
+    "plain_issue_rows",
+    "render_comments",
+    "render_documents",
+    "render_issue",
+    "render_issue_list",
+    "render_needs_person",
+    "state_text",
+    "title_text",
+]
+
+# A title's `code` spans: shown styled, without their backticks (the web shows <code>).
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 _STATE_STYLE = {
     "Backlog": "bright_black",
@@ -40,23 +55,71 @@ def state_text(state: str | None) -> Text:
     return Text(state, style=_STATE_STYLE.get(state, ""))
 
 
+def title_text(title: str) -> Text:
+    """A title for the terminal: its `code` spans styled instead of backticked, the rest
+    as written (never read as markup)."""
+    text = Text()
+    at = 0
+    for span in _CODE_SPAN.finditer(title):
+        text.append(title[at : span.start()])
+        text.append(span[1], style="cyan")
+        at = span.end()
+    text.append(title[at:])
+    return text
+
+
+def cut(text: Text) -> Text:
+    """``text`` on one line, cut with "…" at its column's edge rather than wrapped."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def _marks(issue: Issue) -> list[str]:
+    return [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
+
+
+def plain_issue_rows(issues: Sequence[Issue]) -> str:
+    """The issue list for a pipe, one issue a line, tab-separated as ``gh issue list``
+    prints when piped: number, state, title, estimate, priority, parent, blockers."""
+    rows = []
+    for issue in issues:
+        marks = _marks(issue)
+        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
+        fields = (
+            str(issue.number),
+            issue.workflow_state.value if issue.workflow_state else "",
+            title,
+            issue.estimate or "",
+            issue.priority or "",
+            f"#{issue.parent}" if issue.parent else "",
+            ",".join(f"#{n}" for n in issue.blocked_by),
+        )
+        # Control characters are dropped here as the table drops them (not marked).
+        rows.append("\t".join(printable(" ".join(f.split()), "") for f in fields))
+    return "".join(f"{row}\n" for row in rows)
+
+
 def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
     if not issues:
         return Text("No issues match.", style="bright_black")
     table = Table(expand=False)
-    table.add_column("#", justify="right")
+    # Titles are cut at the terminal's edge; the other columns never are.
+    table.add_column("#", justify="right", no_wrap=True)
     table.add_column("Title")
-    table.add_column("State")
-    table.add_column("Est")
-    table.add_column("Pri")
-    table.add_column("Parent", justify="right")
-    table.add_column("Blocked by")
+    states = [len(i.workflow_state.value) for i in issues if i.workflow_state]
+    table.add_column("State", no_wrap=True, min_width=max(states, default=5))
+    table.add_column("Est", no_wrap=True)
+    table.add_column("Pri", no_wrap=True)
+    table.add_column("Parent", justify="right", no_wrap=True)
+    table.add_column("Blocked by", no_wrap=True)
     for issue in issues:
-        marks = [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
-        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
+        title = title_text(issue.title)
+        if marks := _marks(issue):
+            title.append(f" ({', '.join(marks)})")
         table.add_row(
             str(issue.number),
-            title,
+            cut(title),
             state_text(issue.workflow_state),
             issue.estimate or "",
             issue.priority or "",
@@ -88,7 +151,6 @@ def render_issue(
     root: Path | None,
     refusals: Sequence[Refusal] = (),
 ) -> RenderableType:
-    from ralph.tracker import iso
     from ralph.views import history_of
 
     fields = Table.grid(padding=(0, 2))
@@ -127,13 +189,37 @@ def render_issue(
     history = history_of(issue)
     if history:
         parts += [Text("\nHistory", style="bold"), _history(history)]
+    title = Text(f"#{issue.number} ")
+    title.append_text(title_text(issue.title))
+    return Panel(Group(*parts), title=title, title_align="left")
+
+
+def render_needs_person(issue: Issue) -> Text | None:
+    """For an escalated issue, the line a person reads first: why, and what to run."""
+    from ralph.tracker import escalation_reason
+
+    if issue.workflow_state is not WorkflowState.HUMAN_NEEDED:
+        return None
+    reason = escalation_reason(issue.comments) or "no reason recorded (see the comments)"
+    line = Text("Needs a person: ", style="bold red")
+    line.append(reason)
+    line.append(f" — `ralph issue retry {issue.number}` once it is resolved")
+    return line
+
+
+def render_comments(issue: Issue) -> list[Text]:
+    """The comments, below the panel and printed with soft wrap, as the documents are:
+    they hold paths and test output a person copies, which a border would break."""
+    from ralph.tracker import iso
+
     others = [c for c in issue.comments if "ralph-transition:" not in c.body]
-    if others:
-        parts.append(Text(f"\nComments ({len(others)})", style="bold"))
-        for comment in others:
-            parts.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
-            parts.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
-    return Panel(Group(*parts), title=f"#{issue.number} {issue.title}", title_align="left")
+    if not others:
+        return []
+    lines = [Text(f"Comments ({len(others)})", style="bold")]
+    for comment in others:
+        lines.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
+        lines.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
+    return lines
 
 
 def _history(history: Sequence[TransitionRecord]) -> Table:
@@ -145,7 +231,8 @@ def _history(history: Sequence[TransitionRecord]) -> Table:
     table.add_column()
     for record in history:
         table.add_row(
-            f"  {record.at}", f"{record.from_state} → {record.to_state} ({record.command})"
+            f"  {record.at}",
+            f"{record.from_state} → {record.to_state} ({command_words(record.command)})",
         )
     return table
 

@@ -109,13 +109,12 @@ class LiveView:
                 self._reports[run.id] = report
             live.refresh()  # at once: a task started or ended, an agent did something
             return
+        # Tasks a re-plan replaced before they ran are not said: they never were work.
         replaced = _replacements(events)
         with self._lock:  # one batch at a time: lines of two roots do not interleave
             for event in events:
                 if event.id not in replaced:
                     self._line(event)
-                elif replaced[event.id]:
-                    self._folded(event, replaced[event.id])
             self._key_lines(run)
 
     def forget(self, run_id: int) -> None:
@@ -143,18 +142,6 @@ class LiveView:
         if not reports:
             return Text("")
         return _table(reports[-1], now)
-
-    def _folded(self, first: Event, count: int) -> None:
-        """The tasks one re-plan replaced, as one line where the first was."""
-        from ralph.tasks import TaskStatus
-
-        stamp = time.strftime("%H:%M:%S", time.localtime(first.at))
-        mark = MARKS[TaskStatus.CANCELED][0]
-        self.console.print(
-            f"{stamp} {mark} {count} earlier tasks replaced — {first.data['reason']}",
-            markup=False,
-            highlight=False,
-        )
 
     def _line(self, event: Event) -> None:
         if event.kind is EventKind.TASK_ACTIVITY:
@@ -276,10 +263,9 @@ def _elapsed(line: TaskLine, now: float) -> str:
 
 
 def _table(report: RunReport, now: float) -> Group:
-    """One run: every task, its status, worker, elapsed time and cost; the tasks one
-    re-plan replaced before they ran as one row where the first was."""
+    """One run: every task, its status, worker, elapsed time and cost; not the tasks
+    one re-plan replaced before they ran (never work, only the plan's history)."""
     from ralph.orchestrate import replaced
-    from ralph.tasks import TaskStatus
 
     run = report.run
     table = Table(title=f"{run.name} (run {run.id})", title_justify="left", expand=False)
@@ -288,16 +274,8 @@ def _table(report: RunReport, now: float) -> Group:
     for column in ["Status", "Worker", "Elapsed", "Cost"] + ["Refused tools"] * refused:
         table.add_column(column)
     folded = Counter(line.error for line in report.tasks if replaced(line))
-    said: set[str | None] = set()
     for line in report.tasks:
         if replaced(line) and folded[line.error] > 1:
-            if line.error not in said:  # the first of the rewrite; the others not shown
-                said.add(line.error)
-                mark = MARKS[TaskStatus.CANCELED][0]
-                table.add_row(
-                    f"{folded[line.error]} earlier tasks",
-                    Text(f"{mark} replaced", style="bright_black"),
-                )
             continue
         cells: list[RenderableType] = [
             _task_cell(line),

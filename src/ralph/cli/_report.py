@@ -5,6 +5,7 @@ path, what needs a person, and the orchestration's soundness counters."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -93,23 +94,14 @@ def outcome_text(outcome: Outcome) -> Text:
 
 
 def _rows(report: RunReport, *, caching: bool, refused: bool) -> list[list[str | Text]]:
-    """One row per task, except that the tasks one rewrite replaced before they ran
-    (the plan made before a triage, say) fold into a single row where the first was."""
+    """One row per task, except the tasks one rewrite replaced before they ran (the
+    plan made before a triage, say): they never were work, only the plan's history."""
     from ralph.orchestrate import ESCALATED
 
-    folded: dict[str, list[TaskLine]] = {}
-    for line in report.tasks:
-        if _replaced(line):
-            folded.setdefault(line.error or "", []).append(line)
+    folded = Counter(line.error for line in report.tasks if _replaced(line))
     rows: list[list[str | Text]] = []
     for line in report.tasks:
-        if _replaced(line) and len(folded[line.error or ""]) > 1:
-            group = folded[line.error or ""]
-            if line is group[0]:
-                status = Text(f"{MARKS[TaskStatus.CANCELED][0]} replaced", style="bright_black")
-                status.append(f" ({line.error})", style="bright_black")
-                blank: list[str | Text] = [""] * (4 + caching + refused)
-                rows.append([f"{len(group)} earlier tasks", status, *blank])
+        if _replaced(line) and folded[line.error] > 1:
             continue
         status = status_cell(line)
         if line.status == TaskStatus.FAILED and (line.error or "").startswith(ESCALATED):
@@ -270,13 +262,14 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
         for need in report.needs_person:
             console.print(f"  - {need}", markup=False)
         if report.counters.escalations and run.root_issue is not None:
-            moved = (
-                f"moved {', '.join(f'#{n}' for n in report.escalated)} out of Human Needed"
+            retry = (
+                ", ".join(f"`ralph issue retry {n}`" for n in report.escalated)
                 if report.escalated
-                else "moved the escalated issues out of Human Needed"
+                else "`ralph issue retry N` for each escalated issue"
             )
             console.print(
-                f"Once a person has {moved}, `ralph {run.mode} {run.root_issue}` goes on.",
+                f"Once the problem is resolved: {retry}, then "
+                f"`ralph {run.mode} {run.root_issue}` goes on.",
                 markup=False,
             )
 

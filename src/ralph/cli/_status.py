@@ -14,9 +14,9 @@ from rich.text import Text
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
-from ralph.cli._issue_render import state_text
+from ralph.cli._issue_render import cut, state_text, title_text
 from ralph.cli._project import project_tracker
-from ralph.dashboard import Severity
+from ralph.dashboard import Severity, WarningType
 from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -34,24 +34,28 @@ class StatusFormat(enum.StrEnum):
 
 
 def _issue_line(issue: IssueSnapshot) -> Text:
-    line = Text(f"#{issue.number}", style="bold")
+    line = Text()
+    line.append(f"#{issue.number}", style="bold")
     if issue.estimate:
         line.append(f" {issue.estimate}", style="cyan")
     if issue.is_locked:
         line.append(" 🔒")
     if issue.title:
-        line.append(f" {issue.title}")
-    return line
+        line.append(" ")
+        line.append_text(title_text(issue.title))
+    return cut(line)
 
 
 def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:
     total = dashboard.total_issues
     title = f"Pipeline — {total} issue{'' if total == 1 else 's'}"
     table = Table(title=title, title_justify="left")
-    table.add_column("State")
-    table.add_column("Count", justify="right")
-    # One issue a line, cut at the terminal's edge rather than wrapped.
-    table.add_column("Issues", no_wrap=True, overflow="ellipsis")
+    # States and counts are never cut: an issue's title is, with "…", one issue a line
+    # (each line its own text, so one long title cannot widen the column past the edge).
+    longest = max((len(p.state) for p in dashboard.phases), default=5)
+    table.add_column("State", no_wrap=True, min_width=longest)
+    table.add_column("Count", justify="right", no_wrap=True, min_width=5)
+    table.add_column("Issues")
     for phase in dashboard.phases:
         shown = [_issue_line(i) for i in phase.issues[:issues_per_phase]]
         if phase.count > issues_per_phase:
@@ -59,7 +63,7 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
         table.add_row(
             state_text(phase.state),
             str(phase.count) if phase.count else "",
-            Text("\n").join(shown),
+            Group(*shown),
         )
     health = Text()
     if dashboard.ok:
@@ -67,6 +71,8 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
     else:
         health.append("Health: needs attention", style="bold red")
     for warning in dashboard.warnings:
+        if warning.type is WarningType.PIPELINE_GAP:
+            continue  # an empty state while work is in flight is how a pipeline runs
         style = _SEVERITY_STYLE[warning.severity]
         health.append(f"\n  [{warning.severity.value}] ", style=style)
         health.append(warning.message)

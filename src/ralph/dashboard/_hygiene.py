@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ralph.dashboard._build import DAY_SECONDS, DashboardItem
+from ralph.dashboard._inline import inline
 from ralph.errors import InvalidInput
 from ralph.workflow import TERMINAL_STATES, WorkflowState
 
@@ -331,7 +332,7 @@ def _days(value: float) -> str:
 
 def _rows(items: Sequence[HygieneItem]) -> list[str]:
     return [
-        f"| #{i.number} | {i.title} | {i.workflow_state or '—'} | {_days(i.age_days)}d |"
+        f"| #{i.number} | {inline(i.title)} | {i.workflow_state or '—'} | {_days(i.age_days)}d |"
         for i in items
     ]
 
@@ -381,8 +382,8 @@ def format_hygiene_markdown(report: HygieneReport) -> str:
             "|---------|---------|---------|---------|------------|",
         ]
         lines += [
-            f"| #{d.first.number} | {d.first.title} | #{d.second.number} | "
-            f"{d.second.title} | {d.similarity:.2f} |"
+            f"| #{d.first.number} | {inline(d.first.title)} | #{d.second.number} | "
+            f"{inline(d.second.title)} | {d.similarity:.2f} |"
             for d in report.duplicate_candidates
         ]
         lines.append("")

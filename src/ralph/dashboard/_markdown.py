@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ralph.dashboard._build import Dashboard, IssueSnapshot
+from ralph.dashboard._inline import inline
 
 __all__ = ["format_markdown"]
 
@@ -33,7 +34,7 @@ def format_markdown(dashboard: Dashboard, issues_per_phase: int = 10) -> str:
     lines.append("")
     # Info notes (empty phases) are listed but do not spoil "All clear".
     lines.append("**Health**: All clear" if dashboard.ok else "**Health Warnings**:")
-    lines += [f"- [{w.severity.value.upper()}] {w.message}" for w in dashboard.warnings]
+    lines += [f"- [{w.severity.value.upper()}] {inline(w.message)}" for w in dashboard.warnings]
     if dashboard.archive_eligible:
         lines += [
             "",
@@ -45,7 +46,9 @@ def format_markdown(dashboard: Dashboard, issues_per_phase: int = 10) -> str:
             "| # | Title | State | Stale Days |",
             "|---|---|---|---|",
         ]
-        lines += [f"| #{n} | {t} | {s} | {d} |" for n, t, s, d in dashboard.archive_eligible]
+        lines += [
+            f"| #{n} | {inline(t)} | {s} | {d} |" for n, t, s, d in dashboard.archive_eligible
+        ]
     if dashboard.projects:
         lines += ["", "## Per-Project Breakdown"]
         for project in dashboard.projects:

@@ -22,6 +22,7 @@ from ralph.dashboard._build import (
     HealthWarning,
     WarningType,
 )
+from ralph.dashboard._inline import inline
 from ralph.errors import InvalidInput
 from ralph.workflow import WorkflowState
 
@@ -195,14 +196,14 @@ def format_status_report(
     ]
     if dashboard.ok:
         lines.append("All clear — no health warnings.")
-    lines += [f"- [{w.severity.value.upper()}] {w.message}" for w in dashboard.warnings]
+    lines += [f"- [{w.severity.value.upper()}] {inline(w.message)}" for w in dashboard.warnings]
     lines += ["", "## Highlights", ""]
     for title, entries in (
         ("Recently Completed", metrics.highlights.recently_completed),
         ("Newly Added", metrics.highlights.newly_added),
     ):
         lines += [f"### {title}", ""]
-        lines += [f"- #{n} {t}" for n, t in entries] or ["None in this window."]
+        lines += [f"- #{n} {inline(t)}" for n, t in entries] or ["None in this window."]
         lines.append("")
     chosen = status or metrics.status
     lines += [f"## Status: {chosen.value}", ""]

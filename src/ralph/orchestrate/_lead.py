@@ -265,8 +265,8 @@ def nothing_to_do(root: int, position: PipelinePosition) -> str:
     it is finished (the position's stage is the pipeline's word, not theirs)."""
     escalated = _escalated(position)
     if escalated:
-        listed = ", ".join(f"#{n}" for n in escalated)
-        return f"#{root}: nothing to do until a person moves {listed} out of Human Needed"
+        retry = ", ".join(f"`ralph issue retry {n}`" for n in escalated)
+        return f"#{root}: nothing to do until a person resolves it and runs {retry}"
     finished = (WorkflowState.DONE, WorkflowState.CANCELED)
     if all(i.workflow_state in finished for i in position.issues):
         return f"#{root}: nothing to do; it is done"

@@ -70,8 +70,8 @@ class Tally:
     replaced: int
 
     def __str__(self) -> str:
-        also = f", {self.replaced} replaced by a re-plan" if self.replaced else ""
-        return f"{self.done}/{self.total} done{also}"
+        # The replaced tasks never ran: they are the re-plan's history, not the work.
+        return f"{self.done}/{self.total} done"
 
 
 def tally(tasks: Sequence[_Ended]) -> Tally:

@@ -27,8 +27,9 @@ _HINTS = (
     # the runner's escalation: whom it notifies, then what to do
     re.compile(r"\A(?:@[\w./-]+ )+(?=Escalation: )"),
     re.compile(
-        r"\n*Phase `\w+` stopped and needs a person\. Resolve the problem, then move the "
-        r"issue back \(`ralph issue move \d+ STATE`\) and run the phase again\."
+        r"\n*Phase `\w+` stopped and needs a person\. Resolve the problem, then (?:move the "
+        r"issue back \(`ralph issue move \d+ STATE`\) and run the phase again|run "
+        r"`ralph issue retry \d+` and `ralph hero \d+` \(or let `ralph serve` pick it up\))\."
     ),
     # split's signature
     re.compile(r"\n*\*Split by `ralph run split`\*"),

@@ -60,11 +60,13 @@ class PullRequestPhase(Phase):
             title=stream.pull_request_title(title) if stream is not None else title,
             body=self._body(ctx, members, branch, stream),
         )
+        # What comes next, as this project runs it: a reviewer only with review_code.
+        after = "Ready for code review." if ctx.project.config.review_code else "Ready to merge."
         for issue in members:
             ctx.comment_once(
                 issue.number,
                 f"## Implementation Complete\n\n{pr.url}\n\nPR: {pr.url}\nBranch: {branch}\n\n"
-                "Ready for code review.\n",
+                f"{after}\n",
             )
             ctx.move(issue.number, "__COMPLETE__", command=self.command)
         ctx.say(

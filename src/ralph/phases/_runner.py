@@ -45,6 +45,7 @@ from pathlib import Path
 from ralph._debuglog import debug_enabled, debug_log_dir, record_event
 from ralph._jsonschema import schema_errors
 from ralph._process import holder_is_gone, process_owner
+from ralph._reason import fenced, one_line, split_reason
 from ralph._tracing import Span, span
 from ralph.config import BestOf
 from ralph.errors import AgentUnusable, IssueLocked, NeedsPerson, RalphError
@@ -160,6 +161,20 @@ def escalation_mention(project: Project, issue: Issue) -> str:
     if not handles:
         handles = list(project.tracker.escalation_handles())
     return f"{' '.join(handles)} " if handles else ""
+
+
+def escalation_comment(mention: str, phase: str, number: int, reason: str) -> str:
+    """The ``Escalation:`` comment: the reason on its first line (what the board and the
+    original's readers parse), the output that proves it fenced (test output is no
+    Markdown), then the one recovery named everywhere."""
+    output = split_reason(reason)[1]
+    proof = f"{fenced(output)}\n\n" if output else ""
+    return (
+        f"{mention}Escalation: {one_line(reason)}\n\n{proof}"
+        f"Phase `{phase}` stopped and needs a person. Resolve the problem, then run "
+        f"`ralph issue retry {number}` and `ralph hero {number}` (or let `ralph serve` "
+        "pick it up)."
+    )
 
 
 def _trace_agent_run(traced: Span, result: AgentResult) -> None:
@@ -694,7 +709,7 @@ class PhaseRunner:
             return None, [f"the agent ended with {result.status.value}: {result.error}", *breaches]
         payload = dict(result.result or {})
         if payload.get("escalate"):
-            raise NeedsHuman(f"the agent asks for a person: {payload['escalate']}")
+            raise NeedsHuman(f"the agent says: {payload['escalate']}")
         problems = [*schema_errors(payload, phase.result_schema), *breaches]
         if space.may_change is not None:
             allowed = [*space.outputs.values(), *space.may_change]
@@ -925,10 +940,6 @@ class PhaseRunner:
                         run=self.run_id,
                     )
                 )
-            ctx.comment_once(
-                n,
-                f"{escalation_mention(self.project, issue)}Escalation: {reason}\n\n"
-                f"Phase `{phase.name}` stopped and needs a person. Resolve the problem, then "
-                f"move the issue back (`ralph issue move {n} STATE`) and run the phase again.",
-            )
+            mention = escalation_mention(self.project, issue)
+            ctx.comment_once(n, escalation_comment(mention, phase.name, n, reason))
         ctx.say(f"Escalated {', '.join(f'#{n}' for n in numbers)} to Human Needed: {reason}")

@@ -117,8 +117,16 @@ class TriagePhase(Phase):
         elif action == "ESCALATE":
             self._label(ctx, n)
             raise NeedsHuman(reason)
+        # A fast track skips research and planning: its action is the implementation.
+        shown = "IMPLEMENT" if track is not None and track.granted else action
+        estimated = (
+            f"Estimate: **{result['estimate']}** (the issue had none; triage sized it)\n\n"
+            if issue.estimate is None and result.get("estimate")
+            else ""
+        )
         ctx.comment_once(
-            n, f"## Triage\n\nAction: **{action}**\n\n{reason}\n\n{note}".strip() + "\n"
+            n,
+            f"## Triage\n\nAction: **{shown}**\n\n{estimated}{reason}\n\n{note}".strip() + "\n",
         )
         if track is not None and track.granted:  # before the label: a rerun may finish it
             files = [str(f) for f in result.get("files", [])]

@@ -12,7 +12,12 @@ from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ralph.github import closing_references
-    from ralph.tracker._board import dashboard_items, escalation_reason, pipeline_state
+    from ralph.tracker._board import (
+        dashboard_items,
+        escalation_of,
+        escalation_reason,
+        pipeline_state,
+    )
     from ralph.tracker._board_fields import FIELDS
     from ralph.tracker._code_host import CodeHost
     from ralph.tracker._fields import check_date, check_labels
@@ -126,6 +131,7 @@ __all__ = [
     "check_labels",
     "closing_references",
     "dashboard_items",
+    "escalation_of",
     "escalation_reason",
     "iso",
     "pipeline_state",

@@ -7,16 +7,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ralph._reason import one_line, split_reason
 from ralph.dashboard import DashboardItem
 from ralph.pipeline import IssueState
 from ralph.tracker._model import Comment, Issue
 from ralph.tracker._tracker import Tracker
 from ralph.workflow import TRIAGED_LABEL, WorkflowState
 
-__all__ = ["dashboard_items", "escalation_reason", "pipeline_state"]
+__all__ = ["dashboard_items", "escalation_of", "escalation_reason", "pipeline_state"]
 
-#: The runner's escalation comment: "[@someone ]Escalation: <reason>" then a hint.
-_ESCALATION = re.compile(r"^(?:@[\w./-]+ )*Escalation: (?P<reason>[^\n]+)")
+#: The runner's escalation comment: "[@someone ]Escalation: <reason>", the output that
+#: proves it in a ```text block, then a hint ("Phase `x` stopped ..."). Comments written
+#: before the block was fenced carry the output bare, between the reason and the hint.
+_ESCALATION = re.compile(r"^(?:@[\w./-]+ )*Escalation: (?P<reason>[^\n]+)(?P<rest>.*)", re.S)
+_FENCED = re.compile(r"\A\s*(?P<fence>`{3,})text\n(?P<output>.*?)\n(?P=fence)", re.S)
+_HINT = re.compile(r"\n\s*Phase `[^`]+` stopped")
 
 
 def pipeline_state(issue: Issue) -> IssueState:
@@ -31,13 +36,25 @@ def pipeline_state(issue: Issue) -> IssueState:
     )
 
 
-def escalation_reason(comments: Sequence[Comment]) -> str | None:
-    """The reason of the latest ``Escalation:`` comment, None when there is none."""
+def escalation_of(comments: Sequence[Comment]) -> tuple[str, str] | None:
+    """The reason of the latest ``Escalation:`` comment on one line, and the output that
+    proves it (empty when there is none); None when there is no such comment."""
     for comment in reversed(comments):
         found = _ESCALATION.match(comment.body.strip())
         if found:
-            return found["reason"].strip()
+            rest = found["rest"]
+            block = _FENCED.match(rest)
+            output = block["output"] if block else _HINT.split(rest, maxsplit=1)[0]
+            reason = found["reason"].strip() + "\n" + output.strip("\n").rstrip()
+            return one_line(reason), split_reason(reason)[1]
     return None
+
+
+def escalation_reason(comments: Sequence[Comment]) -> str | None:
+    """The reason of the latest ``Escalation:`` comment on one line, None when there is
+    none."""
+    found = escalation_of(comments)
+    return found[0] if found else None
 
 
 def _reasons(tracker: Tracker, issues: Sequence[Issue]) -> dict[int, str | None]:

@@ -17,12 +17,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.templating import Jinja2Templates
 
+from ralph._reason import split_reason
 from ralph._text import printable
 from ralph.project import Project
 from ralph.web._feed import Feed
 from ralph.web._markdown import code_spans, render_markdown
 from ralph.web._security import CSRF_COOKIE, new_csrf_token
 from ralph.web._words import count, field_text, when, words
+from ralph.workflow import command_words
 
 __all__ = ["WebContext", "context_of", "done"]
 
@@ -63,6 +65,8 @@ def _templates() -> Jinja2Templates:
         "field_text": field_text,
         "slug": _slug,
         "printable": printable,
+        "actor": command_words,
+        "reason_parts": split_reason,
     }
     return Jinja2Templates(env=env)
 

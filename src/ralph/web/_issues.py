@@ -19,7 +19,7 @@ from ralph.artifacts import parse_frontmatter
 from ralph.orchestrate import Outcome, run_outcome
 from ralph.phases import approve, reject, retry_escalated
 from ralph.tasks import Run
-from ralph.tracker import escalation_reason
+from ralph.tracker import escalation_of
 from ralph.views import IssueView, artifacts_of, history_of, load_issue
 from ralph.web._context import WebContext, context_of, done
 from ralph.web._forms import action_form, back_to, number_of
@@ -107,7 +107,7 @@ def issue_page(request: Request) -> Response:
         "audits": len([c for c in issue.comments if "ralph-transition:" in c.body]),
         "can_review": issue.workflow_state is WorkflowState.PLAN_IN_REVIEW,
         "can_retry": issue.workflow_state is WorkflowState.HUMAN_NEEDED,
-        "escalation": escalation_reason(issue.comments),
+        "escalation": escalation_of(issue.comments),
         "runs": _runs(web, issue.number),
         "diffs": _diffs(web, view),
         "notice": request.query_params.get("notice", ""),
@@ -154,7 +154,10 @@ async def retry_action(request: Request) -> Response:
     def act(web: WebContext) -> str:
         with web.tracker():
             change = retry_escalated(web.project, number, actor="human")
-        return f"#{number}: {change.previous} → {change.new}."
+        return (
+            f"#{number}: {change.previous} → {change.new}. Next: run `ralph hero {number}`, "
+            "or `ralph serve` picks it up."
+        )
 
     return await done(request, back_to(form, f"/issues/{number}"), act)
 

@@ -4,6 +4,7 @@ semantic intents, the table of phases and the merge policy. Pure: no I/O."""
 from __future__ import annotations
 
 from ralph.errors import InvalidTransition
+from ralph.workflow._actors import command_words
 from ralph.workflow._audit import (
     TransitionRecord,
     audit_comment,
@@ -132,6 +133,7 @@ __all__ = [
     "check_transition",
     "child_skip_reason",
     "choose_merge_method",
+    "command_words",
     "control_changes",
     "control_reason",
     "decide_fast_track",

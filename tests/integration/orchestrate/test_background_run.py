@@ -76,7 +76,9 @@ def test_a_run_that_cannot_start_is_said_with_its_log_and_exit_code(project):
     done = ralph_process("hero", "1", "--background", cwd=project, env=SIMULATED)
     assert done.returncode == 1
     assert done.stdout.startswith("The hero run stopped before it started (.ralph/background/")
-    assert "#1: nothing to do until a person moves #1 out of Human Needed" in done.stdout
+    assert "#1: nothing to do until a person resolves it and runs `ralph issue retry 1`" in (
+        done.stdout
+    )
     assert ENDED not in done.stdout
 
 

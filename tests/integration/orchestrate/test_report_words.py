@@ -27,7 +27,7 @@ from ..conftest import RALPH, ralph_environment
 
 pytestmark = pytest.mark.timeout(120)
 
-REASON = "the agent asks for a person: Phase 1's diff does not apply " + "x" * 200
+REASON = "the agent says: Phase 1's diff does not apply " + "x" * 200
 
 
 @pytest.fixture
@@ -66,9 +66,10 @@ def test_an_escalated_task_says_escalated_and_its_reason_once_with_the_issue_to_
 ) -> None:
     text = shown(ended_run(store, f"{ESCALATED}{REASON}"))
     assert "✗ escalated" in text
-    assert text.count("the agent asks for a person") == 1  # under "Needs a person" only
+    assert text.count("the agent says") == 1  # under "Needs a person" only
     assert "Outcome: needs a person · tasks 1/2 done" in text
-    assert "Once a person has moved #2 out of Human Needed, `ralph hero 2` goes on." in text
+    retry = "Once the problem is resolved: `ralph issue retry 2`, then `ralph hero 2` goes on."
+    assert retry in text
 
 
 def test_a_long_error_is_cut_in_its_cell(store: TaskStore) -> None:

@@ -98,7 +98,9 @@ def test_a_run_with_an_escalated_issue_needs_a_person_and_exits_1(tmp_path: Path
     # Asked again before a person acted: no run, and still not a success.
     again = ralph_process("hero", str(broken), cwd=repo)
     assert again.returncode == 1, said(again)
-    assert f"nothing to do until a person moves #{broken} out of Human Needed" in again.stdout
+    assert f"nothing to do until a person resolves it and runs `ralph issue retry {broken}`" in (
+        again.stdout
+    )
 
 
 def _running(repo: Path) -> bool:

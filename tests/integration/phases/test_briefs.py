@@ -194,6 +194,6 @@ def test_briefs_leave_out_state_change_audits_and_hints_for_people(sample: Sampl
         noises = ("State transition", "ralph-transition", "ralph run", "ralph issue move", "@alice")
         for noise in noises:
             assert noise not in brief, noise
-    assert "Escalation: the agent asks for a person" in implement
+    assert "Escalation: the agent says" in implement
     assert "VERDICT: APPROVED" in implement
     assert "Ready for implementation." in implement

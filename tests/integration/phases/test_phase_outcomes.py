@@ -7,7 +7,7 @@ import pytest
 
 from ralph.phases import PhaseStatus
 from ralph.runtimes.scripted import AgentFault
-from ralph.tracker import CloseReason
+from ralph.tracker import CloseReason, escalation_of
 from ralph.workflow import Estimate
 from ralph.workflow import WorkflowState as S
 
@@ -24,6 +24,28 @@ def test_triage_moves_a_valid_issue_to_research_and_estimates_it(sample: Sample)
     assert (issue.workflow_state, issue.estimate) == (S.RESEARCH_NEEDED, Estimate.XS)
     assert any("Moved to Research Needed for investigation." in c for c in sample.comments(number))
     assert "ralph-triage" in issue.labels
+
+
+def test_a_fast_tracked_triage_says_its_action_is_the_implementation(sample: Sample):
+    number = sample.issue(state=S.BACKLOG)
+    sample.through(number, "triage")
+    assert sample.state(number) is S.IN_PROGRESS
+    triaged = next(c for c in sample.comments(number) if c.startswith("## Triage"))
+    assert "Action: **IMPLEMENT**" in triaged
+    assert "RESEARCH" not in triaged
+
+
+def test_triage_says_the_estimate_it_gave_an_unestimated_issue(sample: Sample):
+    number = sample.tracker.create_issue("Fix the greeting", body="Short.", state=S.BACKLOG).number
+    sample.through(number, "triage")
+    triaged = next(c for c in sample.comments(number) if c.startswith("## Triage"))
+    assert "Estimate: **XS** (the issue had none; triage sized it)" in triaged
+
+
+def test_the_pull_request_comment_names_what_comes_next_as_the_project_runs(sample: Sample):
+    number = _to_review(sample)
+    complete = next(c for c in sample.comments(number) if "## Implementation Complete" in c)
+    assert complete.rstrip().endswith("Ready to merge.")  # review_code is off
 
 
 def test_triage_closes_a_duplicate(sample: Sample):
@@ -50,9 +72,7 @@ def test_triage_escalation_still_marks_the_issue_triaged(sample: Sample):
     outcome = sample.run("triage", number)
     assert outcome.status is PhaseStatus.ESCALATED
     assert sample.state(number) is S.HUMAN_NEEDED
-    assert sample.comments(number)[-1].startswith(
-        "Escalation: the agent asks for a person: which API?"
-    )
+    assert sample.comments(number)[-1].startswith("Escalation: the agent says: which API?")
 
 
 # -- review loop ------------------------------------------------------------------------------
@@ -119,17 +139,41 @@ def test_a_worktree_with_uncommitted_work_is_kept_after_the_merge(sample: Sample
     assert (sample.repo.path / "worktrees" / "GH-1" / "notes.txt").exists()
 
 
+BREAKS_THE_GREETING = (
+    "Break it.\n\n```diff\n--- a/greet/core.py\n+++ b/greet/core.py\n@@ -1,2 +1,2 @@\n"
+    ' def greet(name):\n-    return f"Hello, {name}!"\n+    return name\n```\n'
+)
+
+
 def test_failing_tests_fail_the_implementation(sample: Sample):
-    number = sample.issue(
-        body="Break it.\n\n```diff\n--- a/greet/core.py\n+++ b/greet/core.py\n@@ -1,2 +1,2 @@\n"
-        ' def greet(name):\n-    return f"Hello, {name}!"\n+    return name\n```\n'
-    )
+    number = sample.issue(body=BREAKS_THE_GREETING)
     sample.through(number, "research", "plan", "review")
     outcome = sample.run("implement", number)
     assert outcome.status is PhaseStatus.ESCALATED
     assert "the tests fail in the worktree" in outcome.error
     assert sample.state(number) is S.HUMAN_NEEDED
     assert (sample.repo.path / "worktrees" / "GH-1").is_dir()  # preserved for a person
+
+
+def test_a_test_failure_escalates_with_its_assertion_and_its_output_fenced(sample: Sample):
+    number = sample.issue(body=BREAKS_THE_GREETING)
+    sample.through(number, "research", "plan", "review")
+    sample.run("implement", number)
+    comment = next(c for c in sample.comments(number) if c.startswith("Escalation: "))
+    reason, _, rest = comment.partition("\n")
+    # One line that says what failed, never one that ends at its colon.
+    assert reason.startswith("Escalation: implement failed")
+    assert reason.endswith("AssertionError: 'Ada' != 'Hello, Ada!'"), reason
+    # The test report is a code block, not Markdown (its ===== would make headings).
+    assert rest.startswith("\n```text\n")
+    assert "\nFAIL: " in rest.split("```")[1]
+    assert f"`ralph issue retry {number}` and `ralph hero {number}`" in rest
+    assert "ralph issue move" not in comment
+    found = escalation_of(sample.tracker.get_issue(number).comments)
+    assert found is not None
+    assert found[0] == reason.removeprefix("Escalation: ")
+    assert "Traceback" in found[1]
+    assert "FAILED (failures=1)" in found[1]
 
 
 @pytest.mark.parametrize("phase", ["research", "plan", "review", "implement", "pr", "merge"])

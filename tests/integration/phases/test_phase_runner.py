@@ -173,7 +173,7 @@ def test_an_agent_that_asks_for_a_person_escalates_at_once(sample: Sample):
     assert outcome.status is PhaseStatus.ESCALATED
     assert len(outcome.agent_runs) == 1
     assert sample.state(number) is S.HUMAN_NEEDED
-    assert "Escalation: the agent asks for a person" in sample.comments(number)[-1]
+    assert "Escalation: the agent says" in sample.comments(number)[-1]
 
 
 def test_an_escalation_mentions_who_ralph_toml_names(sample: Sample):
@@ -182,7 +182,7 @@ def test_an_escalation_mentions_who_ralph_toml_names(sample: Sample):
     runner.project = dataclasses.replace(sample.project, config=config)
     number = sample.issue()
     runner.run("research", number)
-    assert sample.comments(number)[-1].startswith("@alice @acme/leads Escalation: the agent asks")
+    assert sample.comments(number)[-1].startswith("@alice @acme/leads Escalation: the agent says")
 
 
 # -- crashes and reruns -----------------------------------------------------------------------

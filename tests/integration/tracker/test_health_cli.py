@@ -45,15 +45,15 @@ def test_status_warns_of_each_escalated_issue_with_its_reason(escalated: Path) -
         {
             "type": "needs_a_person",
             "severity": "warning",
-            "message": f"#2 needs a person: the agent asks for a person: {REASON}",
+            "message": f"#2 needs a person: the agent says: {REASON}",
             "issues": [2],
         }
     ]
     text = ralph_process("status", cwd=escalated).stdout
     assert "Health: needs attention" in text
-    assert f"[warning] #2 needs a person: the agent asks for a person: {REASON}" in text
+    assert f"[warning] #2 needs a person: the agent says: {REASON}" in text
     markdown = ralph_process("status", "--format", "markdown", cwd=escalated).stdout
-    assert f"- [WARNING] #2 needs a person: the agent asks for a person: {REASON}" in markdown
+    assert f"- [WARNING] #2 needs a person: the agent says: {REASON}" in markdown
 
 
 def test_the_report_is_not_on_track_with_an_escalated_issue(escalated: Path) -> None:

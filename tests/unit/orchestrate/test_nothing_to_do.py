@@ -19,4 +19,4 @@ def test_a_finished_root_is_said_to_be_done():
 
 def test_an_escalated_root_names_what_a_person_has_to_move():
     said = nothing_to_do(1, _position((1, "Human Needed"), (3, "Done")))
-    assert said == "#1: nothing to do until a person moves #1 out of Human Needed"
+    assert said == "#1: nothing to do until a person resolves it and runs `ralph issue retry 1`"

@@ -43,6 +43,12 @@ def test_hints_for_people_are_cut_from_ralphs_comments():
         "and run the phase again."
     )
     assert without_hints(escalation) == "Escalation: research failed 2 time(s)"
+    retried = (
+        "Escalation: research failed 2 time(s)\n\nPhase `research` stopped and needs a "
+        "person. Resolve the problem, then run `ralph issue retry 3` and `ralph hero 3` (or "
+        "let `ralph serve` pick it up)."
+    )
+    assert without_hints(retried) == "Escalation: research failed 2 time(s)"
     assert without_hints("@alice @acme/leads " + escalation) == (
         "Escalation: research failed 2 time(s)"
     )

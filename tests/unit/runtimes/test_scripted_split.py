@@ -87,3 +87,19 @@ def test_a_split_section_is_still_followed_as_written():
         ("Store it", "S", []),
         ("Show it", "XS", [1]),
     ]
+
+
+def test_a_split_with_nothing_to_split_on_never_says_it_is_done():
+    from ralph.runtimes.scripted._runtime import _report_work
+
+    brief = AgentBrief(
+        phase="split",
+        role="analyst",
+        issues=(IssueContext(number=7, title="One thing", body="Just one thing."),),
+        instructions="",
+        workdir=Path("/nowhere"),
+        tools=("Read",),
+    )
+    _report_work(brief, {"escalate": "Nothing to split on"})
+    said = brief.activity.snapshot().said
+    assert said == "Cannot go on without a person: Nothing to split on"

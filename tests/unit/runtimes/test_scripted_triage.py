@@ -51,3 +51,16 @@ def test_no_fast_track_for_an_s_issue_vague_words_four_files_or_a_marker_saying_
     four = three + "\n```diff\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n```\n"
     assert "fast_track" not in triage_of(four)
     assert "fast_track" not in triage_of(f"Fast track: no\n\n{FAREWELL}\n")
+
+
+def test_an_unestimated_issue_listing_three_changes_is_estimated_m_and_split():
+    epic = "An epic.\n\n- add subtract\n- add multiply\n- add power\n"
+    result = triage_of(epic, estimate=None)
+    assert (result["action"], result["estimate"]) == ("SPLIT", "M")
+    two = "Two things.\n\n- add subtract\n- add multiply\n"
+    assert triage_of(two, estimate=None)["estimate"] == "XS"
+    # Acceptance criteria check one change; they are not several.
+    checked = "Add subtract.\n\n## Acceptance criteria\n\n- a\n- b\n- c\n"
+    assert triage_of(checked, estimate=None)["estimate"] == "XS"
+    # A person's estimate stands.
+    assert triage_of(epic, estimate="S")["action"] == "RESEARCH"

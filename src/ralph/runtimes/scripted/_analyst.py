@@ -10,7 +10,7 @@ from typing import Any
 from ralph.artifacts import diff_blocks
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes.scripted._limits import beyond_simulator, edit_command
-from ralph.runtimes.scripted._outline import outline
+from ralph.runtimes.scripted._outline import listed_changes, outline
 from ralph.runtimes.scripted._text import keywords, marker, markers, repository_files
 
 __all__ = ["research", "split", "triage"]
@@ -25,6 +25,8 @@ _XS_LENGTH = 60
 _NAMED_PATH = re.compile(r"`((?:[\w.-]+/)*[\w-]+\.\w+)`")
 _DIFF_PATH = re.compile(r"^(?:\+\+\+ b|--- a)/(\S+)", re.MULTILINE)
 _FAST_TRACK_FILES = 3
+#: An unestimated issue listing this many items is several changes: estimated M (split).
+_SPLIT_ITEMS = 3
 _SPLIT_ITEM = re.compile(r"^###\s+(XS|S)\s*:\s*(.+?)\s*(?:\(after ([\d,\s]+)\))?\s*$", re.I)
 
 
@@ -34,7 +36,7 @@ def _estimate(body: str, current: str | None) -> str:
         return given
     if current:
         return current
-    if "## Split" in body:
+    if "## Split" in body or len(listed_changes(body)) >= _SPLIT_ITEMS:
         return "M"
     return "S" if len(body) > 400 else "XS"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["outline"]
+__all__ = ["listed_changes", "outline"]
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.MULTILINE | re.DOTALL)
 _TASK = re.compile(r"^(\s*)[-*+]\s+\[[ xX]\]\s+(\S.*?)\s*$")
@@ -58,3 +58,12 @@ def outline(body: str) -> list[str]:
         or _items(_criteria_lines(lines), _BULLET, first_list=True)
         or _items(lines, _BULLET, first_list=True)
     )
+
+
+def listed_changes(body: str) -> list[str]:
+    """The changes ``body`` lists, for sizing it: its task list, else its first bullet
+    list; never its acceptance criteria (checks of one change, not several changes)."""
+    lines = _FENCE.sub("", body).splitlines()
+    if _criteria_lines(lines):
+        return _items(lines, _TASK, first_list=False)
+    return _items(lines, _TASK, first_list=False) or _items(lines, _BULLET, first_list=True)

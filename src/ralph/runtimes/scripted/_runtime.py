@@ -292,6 +292,8 @@ def _report_work(brief: AgentBrief, result: Mapping[str, Any]) -> None:
     if spec is not None and spec.in_worktree and brief.facts.get("test_command"):
         brief.activity.tool("Bash", brief.facts["test_command"])
     words = next((str(result[k]) for k in ("summary", "rationale", "reason") if result.get(k)), "")
+    if result.get("escalate"):  # it gives up: never "done" right before "✗ escalated"
+        words = f"Cannot go on without a person: {result['escalate']}"
     brief.activity.said(words or f"The {brief.phase} is done.")
 
 
