@@ -26,6 +26,12 @@ from tests.published import DEFINITIONS  # noqa: E402
 
 PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
+# The fakes' published schemas: the copies beside the repository, whatever is set; set
+# here as well as per test, as module- and session-scoped fixtures start fakes before any
+# test's own environment is made.
+for _name, _path in DEFINITIONS.items():
+    os.environ[_name] = str(_path)
+
 
 #: A developer's own settings and credentials, which must never steer a test or leak into
 #: the processes it starts.

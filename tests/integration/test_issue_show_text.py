@@ -41,7 +41,8 @@ def test_a_history_entry_wraps_under_its_move_never_back_under_its_time(
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = ralph_cli("issue", "show", str(researched))
     assert code == 0
-    history = out.split("History", 1)[1].split("│" + " " * 78 + "│", 1)[0]
+    # The history ends the panel (the comments follow below it).
+    history = out.split("History", 1)[1].split("╰", 1)[0]
     lines = [line for line in history.splitlines()[1:] if line.strip("│ ")]
     assert len(lines) >= 2
     times = r"│   \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  Research"

@@ -118,7 +118,18 @@ def _programs() -> list[Path]:
     found = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
     found += [Path(entry) for entry in sys.path if entry]
     found += [Path(entry) for entry in os.environ.get("PATH", "").split(os.pathsep) if entry]
-    return [path.resolve() for path in found if path.is_absolute()]
+    resolved = [path.resolve() for path in found if path.is_absolute()]
+    return [_toolchain_of(path) or path for path in resolved]
+
+
+def _toolchain_of(folder: Path) -> Path | None:
+    """The installed toolchain a folder lies in, in whichever home: a PATH entry there
+    (pyenv's shims) runs the toolchain's other files (``libexec/pyenv``)."""
+    for parent in folder.parents:
+        for name in TOOLCHAINS:
+            if _inside(folder, [parent / name]):
+                return parent / name
+    return None
 
 
 def _exists(path: Path) -> bool:

@@ -108,3 +108,17 @@ def test_tmp_itself_on_the_path_is_never_shown_again(machine, monkeypatch):
     monkeypatch.syspath_prepend("/tmp")
     profile = profile_for_tests(machine.worktree, home=machine.home)
     assert Path("/tmp") not in profile.readable
+
+
+def test_a_path_entry_inside_another_homes_toolchain_shows_the_whole_toolchain(
+    machine, monkeypatch, tmp_path
+):
+    """pyenv's shim runs ``libexec/pyenv`` beside it: with the home it lives in hidden (the
+    person's HOME is elsewhere), showing the shims alone left ``python3`` unable to start."""
+    pyenv = tmp_path / "person" / ".pyenv"
+    for folder in ("shims", "libexec", "versions"):
+        (pyenv / folder).mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{pyenv / 'shims'}{os.pathsep}/usr/bin")
+    profile = profile_for_tests(machine.worktree, home=machine.home)
+    assert pyenv.resolve() in profile.readable
+    assert (tmp_path / "person").resolve() not in profile.readable

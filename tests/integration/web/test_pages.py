@@ -129,7 +129,10 @@ def _pull_request_for(project: Project, waiting: WebProject, number: int) -> int
     if waiting.github is not None:
         git("push", "-q", "origin", "web-farewell")
     pr = project.code_host.create_pull_request(
-        head="web-farewell", base="main", title="Say farewell", body=f"Closes #{number}"
+        head="web-farewell",
+        base="main",
+        title="Say farewell",
+        body=project.tracker.closing_words(number),
     )
     if waiting.github is not None:
         waiting.github.add_check("acme/greet", pr.number, "unit tests", "SUCCESS")
