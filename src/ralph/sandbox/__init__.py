@@ -6,6 +6,7 @@ cannot start, Ralph refuses to run them unless ``allow_unsandboxed = true``."""
 
 from __future__ import annotations
 
+from ralph.sandbox._home import TOOLCHAINS
 from ralph.sandbox._platform import PlatformPath, platform_path
 from ralph.sandbox._policy import (
     ALLOW_UNSANDBOXED,
@@ -26,6 +27,7 @@ from ralph.sandbox._proxy import EgressProxy, host_port
 __all__ = [
     "ALLOW_UNSANDBOXED",
     "CREDENTIALS",
+    "TOOLCHAINS",
     "EgressProxy",
     "PlatformPath",
     "SandboxProfile",
