@@ -6,6 +6,7 @@ cannot start, Ralph refuses to run them unless ``allow_unsandboxed = true``."""
 
 from __future__ import annotations
 
+from ralph.sandbox._git_config import flattened_git_configs
 from ralph.sandbox._home import TOOLCHAINS
 from ralph.sandbox._platform import PlatformPath, platform_path
 from ralph.sandbox._policy import (
@@ -34,6 +35,7 @@ __all__ = [
     "SandboxStatus",
     "agent_profile",
     "confine",
+    "flattened_git_configs",
     "git_commit_paths",
     "host_port",
     "nests",

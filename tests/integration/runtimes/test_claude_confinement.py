@@ -205,3 +205,28 @@ def test_a_worktree_under_the_persons_home_stays_theirs_to_work_and_commit_in(
     assert SECRET not in sent(api)
     assert "committed" in str(api.turns[2].tool_results()[1]["content"])
     assert git(repo, "log", "-1", "--format=%s", "feature/GH-7") == "agent work"
+
+
+def test_git_in_bash_still_knows_the_persons_name_but_none_of_their_credentials(
+    fake_api, person, workdir, brief
+):
+    """Their ``~/.gitconfig`` is denied with the rest of the home: git gets a copy of
+    it without credentials, so a commit still has an author."""
+    (person / ".gitconfig").write_text(
+        "[user]\n\tname = Pat Person\n\temail = pat@example.com\n"
+        f'[http]\n\textraheader = "Authorization: Bearer {SECRET}"\n'
+    )
+    api = fake_api(
+        [
+            bash(
+                "git init -q . && git add notes.md && git commit -qm work && "
+                "git log -1 --format=%an; git config --list"
+            ),
+            DONE,
+        ]
+    )
+    work = brief(role="builder", phase="implement", tools=("Read", "Bash"))
+    result = runtime(api, person).run(work)
+    assert result.status is AgentStatus.OK, result.error
+    assert "Pat Person" in str(api.turns[1].tool_results()[0]["content"])
+    assert SECRET not in sent(api)

@@ -14,7 +14,7 @@ from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes._prompt import system_note
 from ralph.runtimes.claude._helpers import TASK_TOOL, helper_definitions
-from ralph.runtimes.claude._sandbox import sandbox_settings
+from ralph.runtimes.claude._sandbox import git_environment, sandbox_settings
 
 __all__ = ["READ_TOOLS", "TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
 
@@ -91,6 +91,8 @@ def option_values(
     if tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
     hidden = [f"mcp__{TOOLS_SERVER}__{n}" for n in server_tools if n not in tracker_tools]
+    home = Path((extra_env or {}).get("HOME") or environ.get("HOME") or Path.home())
+    git_env = git_environment(brief.workdir, home) if sandbox else {}
     values: dict[str, Any] = {
         # An empty system prompt is the SDK's default; phases want Claude Code's own.
         "system_prompt": {"type": "preset", "preset": "claude_code", "append": _note(brief)},
@@ -107,7 +109,7 @@ def option_values(
         "setting_sources": [],
         "env": child_environment(
             environ,
-            {**NO_AUTO_MEMORY, **(extra_env or {})},
+            {**NO_AUTO_MEMORY, **(extra_env or {}), **git_env},
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
             passed=passed_env,
         ),
@@ -117,7 +119,6 @@ def option_values(
     if sandbox:
         # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks the
         # filesystem and failIfUnavailable keys.
-        home = Path((extra_env or {}).get("HOME") or environ.get("HOME") or Path.home())
         path = ((extra_env or {}).get("PATH") or environ.get("PATH") or "").split(os.pathsep)
         settings = {"sandbox": sandbox_settings(brief.workdir, home, path)}
         values["settings"] = json.dumps(settings)

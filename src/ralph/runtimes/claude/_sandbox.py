@@ -28,9 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph.sandbox import TOOLCHAINS
+from ralph.sandbox import TOOLCHAINS, flattened_git_configs
 
-__all__ = ["clear_traces", "protected", "readable", "sandbox_settings", "traces"]
+__all__ = [
+    "clear_traces",
+    "git_environment",
+    "protected",
+    "readable",
+    "sandbox_settings",
+    "traces",
+]
 
 #: Ralph's own state, beside ``.git`` in the repository.
 _STATE = ".ralph"
@@ -73,6 +80,17 @@ def sandbox_settings(workdir: Path, home: Path, path: Sequence[str] = ()) -> dic
         # nor a Unix socket (a database's, an agent's under the home).
         "network": {"allowedDomains": [], "strictAllowlist": True, "allowAllUnixSockets": False},
     }
+
+
+def git_environment(workdir: Path, home: Path) -> dict[str, str]:
+    """Where git in the sandbox finds the person's configuration, ``~/.gitconfig`` being
+    denied with the rest of the home: a flat copy of the system, XDG and global levels
+    without credentials (their name and email stay, for commits)."""
+    configs = flattened_git_configs(workdir, home=home)
+    copy = next((c for c, path in configs.replaced if path == home / ".gitconfig"), None)
+    if copy is None:
+        return {}
+    return {"GIT_CONFIG_GLOBAL": str(copy), "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def readable(workdir: Path, home: Path, path: Sequence[str] = ()) -> list[Path]:
