@@ -6,6 +6,8 @@ cannot start, Ralph refuses to run them unless ``allow_unsandboxed = true``."""
 
 from __future__ import annotations
 
+from ralph.sandbox._git_config import flattened_git_configs
+from ralph.sandbox._home import TOOLCHAINS
 from ralph.sandbox._platform import PlatformPath, platform_path
 from ralph.sandbox._policy import (
     ALLOW_UNSANDBOXED,
@@ -26,6 +28,7 @@ from ralph.sandbox._proxy import EgressProxy, allow_hint, host_port
 __all__ = [
     "ALLOW_UNSANDBOXED",
     "CREDENTIALS",
+    "TOOLCHAINS",
     "EgressProxy",
     "PlatformPath",
     "SandboxProfile",
@@ -33,6 +36,7 @@ __all__ = [
     "agent_profile",
     "allow_hint",
     "confine",
+    "flattened_git_configs",
     "git_commit_paths",
     "host_port",
     "nests",

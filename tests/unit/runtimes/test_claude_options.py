@@ -109,8 +109,33 @@ def test_every_run_with_bash_gets_claude_codes_sandbox_which_must_start_and_not_
     assert sandbox["enabled"] is True
     assert sandbox["failIfUnavailable"] is True
     assert sandbox["allowUnsandboxedCommands"] is False
-    assert sandbox["network"] == {"allowedDomains": [], "strictAllowlist": True}
+    assert sandbox["network"] == {
+        "allowedDomains": [],
+        "strictAllowlist": True,
+        "allowAllUnixSockets": False,
+    }
     assert "denyWrite" in sandbox["filesystem"]  # type: ignore[operator]
+
+
+def test_bash_reads_neither_the_persons_home_nor_another_but_the_worktree_under_it(
+    tmp_path: Path,
+):
+    home = tmp_path / "home"
+    (home / ".cargo/bin").mkdir(parents=True)
+    (home / "src/project").mkdir(parents=True)
+    environ = {"HOME": str(home), "PATH": f"{home}/.cargo/bin:/usr/bin"}
+    work = brief(tools=("Read", "Bash"), workdir=home / "src/project")
+    found = option_values(work, session_id="s", environ=environ)
+    filesystem = sandbox_of(found)["filesystem"]
+    assert filesystem["denyRead"][:3] == [str(home), "/home", "/root"]  # type: ignore[index]
+    allowed = filesystem["allowRead"]  # type: ignore[index]
+    assert str(home / "src/project") in allowed
+    assert str(home / ".cargo/bin") in allowed
+    assert not [p for p in allowed if p in (str(home), "/home", "/root")]
+
+
+def test_no_settings_file_is_loaded_neither_the_persons_nor_the_worktrees():
+    assert values()["setting_sources"] == []
 
 
 def test_sandboxed_bash_is_approved_by_the_sandbox_not_by_ralph():
@@ -133,3 +158,10 @@ def test_a_run_without_the_sandbox_has_no_sandbox_settings_and_bash_approved():
 def test_claude_codes_auto_memory_is_off_for_every_phase():
     # Each run is one issue's brief: nothing is kept for later sessions.
     assert values()["env"]["CLAUDE_CODE_DISABLE_AUTO_MEMORY"] == "1"  # type: ignore[index]
+
+
+def test_the_projects_claude_md_is_pointed_at_as_settings_no_longer_load_it(tmp_path: Path):
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.\n")
+    found = option_values(brief(workdir=tmp_path), session_id="s", environ={})
+    assert "conventions are in CLAUDE.md" in found["system_prompt"]["append"]
+    assert "conventions" not in values()["system_prompt"]["append"]  # type: ignore[index]

@@ -14,9 +14,9 @@ from ralph.runtimes._environment import agent_environment
 from ralph.runtimes._model import AgentBrief
 from ralph.runtimes._prompt import system_note
 from ralph.runtimes.claude._helpers import TASK_TOOL, helper_definitions
-from ralph.runtimes.claude._sandbox import sandbox_settings
+from ralph.runtimes.claude._sandbox import git_environment, sandbox_settings
 
-__all__ = ["TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
+__all__ = ["READ_TOOLS", "TOOLS_SERVER", "WRITE_TOOLS", "option_values"]
 
 #: The key Ralph's in-process tracker tools are registered under: Claude names them
 #: ``mcp__ralph-hero__ralph_hero__get_issue`` and so on.
@@ -27,6 +27,9 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 #: for later sessions (nor should text from an issue carry into another's), and its
 #: instructions were 3,200 of the 7,000 tokens of the system prompt of every request.
 NO_AUTO_MEMORY = {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}
+#: Tools that read files: refused outside the working directory too, as the person's
+#: home holds their credentials (Bash's reads are the sandbox's to deny).
+READ_TOOLS = ("Read", "Grep", "Glob", "NotebookRead", "LS")
 
 
 def child_environment(
@@ -47,6 +50,16 @@ def child_environment(
     if sandbox:
         env["IS_SANDBOX"] = "1"
     return env
+
+
+def _note(brief: AgentBrief) -> str:
+    # Project settings are not loaded (below), and with them goes CLAUDE.md: it is
+    # pointed at rather than pasted, so text an agent may have changed stays a file.
+    conventions = (brief.workdir / "CLAUDE.md").is_file()
+    tail = (
+        " The project's conventions are in CLAUDE.md there: read it first." if conventions else ""
+    )
+    return system_note(brief) + tail
 
 
 def option_values(
@@ -80,9 +93,11 @@ def option_values(
     if tracker_tools:
         allowed.append(f"mcp__{TOOLS_SERVER}")
     hidden = [f"mcp__{TOOLS_SERVER}__{n}" for n in server_tools if n not in tracker_tools]
+    home = Path((extra_env or {}).get("HOME") or environ.get("HOME") or Path.home())
+    git_env = git_environment(brief.workdir, home) if sandbox else {}
     values: dict[str, Any] = {
         # An empty system prompt is the SDK's default; phases want Claude Code's own.
-        "system_prompt": {"type": "preset", "preset": "claude_code", "append": system_note(brief)},
+        "system_prompt": {"type": "preset", "preset": "claude_code", "append": _note(brief)},
         # ``tools`` is the built-in set the model sees; ``allowed_tools`` are approved
         # without asking. Headless, anything else is denied.
         "tools": tools,
@@ -91,11 +106,12 @@ def option_values(
         "max_turns": brief.limits.max_turns,
         "cwd": str(brief.workdir),
         "session_id": session_id,
-        # The project's CLAUDE.md and settings, not the person's user settings.
-        "setting_sources": ["project"],
+        # No settings file: neither the person's nor the worktree's, where an agent may
+        # have left hooks and MCP servers for the next session (they would run unconfined).
+        "setting_sources": [],
         "env": child_environment(
             environ,
-            {**NO_AUTO_MEMORY, **(extra_env or {})},
+            {**NO_AUTO_MEMORY, **(extra_env or {}), **git_env},
             sandbox=permission_mode == "bypassPermissions" and os.geteuid() == 0,
             passed=passed_env,
         ),
@@ -103,9 +119,11 @@ def option_values(
     if tracker_tools and hidden:
         values["disallowed_tools"] = hidden
     if sandbox:
-        # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks
-        # the filesystem and failIfUnavailable keys.
-        values["settings"] = json.dumps({"sandbox": sandbox_settings(brief.workdir)})
+        # Passed as settings, merged by the CLI: the SDK's ``sandbox`` type lacks the
+        # filesystem and failIfUnavailable keys.
+        path = ((extra_env or {}).get("PATH") or environ.get("PATH") or "").split(os.pathsep)
+        settings = {"sandbox": sandbox_settings(brief.workdir, home, path)}
+        values["settings"] = json.dumps(settings)
     if brief.limits.max_usd > 0:
         values["max_budget_usd"] = brief.limits.max_usd
     if brief.model or default_model:

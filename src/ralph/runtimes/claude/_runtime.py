@@ -3,7 +3,8 @@ claude-agent-sdk (whose wheel ships the CLI).
 
 Each run gets Claude Code's system prompt with the phase's role appended, only the
 role's tools (anything else is denied: nobody answers permission prompts), a guard that
-refuses file writes outside the working directory, Ralph's read-only tracker tools
+refuses the file tools any path outside the working directory (reads too: the person's
+home holds their credentials), Ralph's read-only tracker tools
 in-process, the turn and dollar caps, the phase's JSON schema for the structured
 result, and an environment without tracker or store credentials. A watchdog ends the
 run at the wall-clock timeout, when no message came for the stall time, or when Ralph
@@ -43,7 +44,12 @@ from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
-from ralph.runtimes.claude._options import TOOLS_SERVER, WRITE_TOOLS, option_values
+from ralph.runtimes.claude._options import (
+    READ_TOOLS,
+    TOOLS_SERVER,
+    WRITE_TOOLS,
+    option_values,
+)
 from ralph.runtimes.claude._sandbox import clear_traces, traces
 
 __all__ = ["ClaudeRuntime"]
@@ -92,16 +98,33 @@ class _Watch:
         self.stderr = [*self.stderr[-19:], line.rstrip()]
 
 
-def _refusal(path: str, workdir: Path) -> str:
-    """Why a file tool may not write ``path``; "" when it may."""
+def _refusal(path: str, workdir: Path, *, write: bool = True) -> str:
+    """Why a file tool may not write (or read) ``path``; "" when it may."""
     target = (Path(path) if os.path.isabs(path) else workdir / path).resolve()
     if not target.is_relative_to(workdir.resolve()):
         return f"{path} is outside your working directory {workdir}"
+    if not write:
+        return ""
     # A worktree's .git file, rewritten, would point Ralph's own git at a repository
     # the agent made.
     if target.relative_to(workdir.resolve()).parts[:1] == (".git",):
         return f"{path} is git's, not yours: change files, and commit with git"
     return ""
+
+
+def _paths(tool: str, tool_input: Any) -> list[str]:
+    """The paths a file tool's call names: its file or folder, and a Glob pattern's
+    fixed start when the pattern is absolute (``/root/**``)."""
+    found = [
+        str(tool_input.get(key))
+        for key in ("file_path", "notebook_path", "path")
+        if tool_input.get(key)
+    ]
+    pattern = str(tool_input.get("pattern") or "") if tool == "Glob" else ""
+    if pattern.startswith("/"):
+        fixed = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+        found.append(fixed.rsplit("/", 1)[0] or "/")
+    return found
 
 
 def _transcript_path(config_dir: str, cwd: Path, session_id: str) -> Path:
@@ -194,10 +217,14 @@ class ClaudeRuntime(AgentRuntime):
                 }
             }
 
-        async def guard_writes(data: Any, tool_use_id: str | None, context: Any) -> Any:
+        async def guard_paths(data: Any, tool_use_id: str | None, context: Any) -> Any:
             tool_input = data.get("tool_input") or {}
-            path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-            refusal = _refusal(str(path), brief.workdir) if path else ""
+            tool = str(data.get("tool_name"))
+            paths = _paths(tool, tool_input)
+            write = tool in WRITE_TOOLS
+            refusal = next(
+                filter(None, (_refusal(p, brief.workdir, write=write) for p in paths)), ""
+            )
             if refusal:
                 watch.denied.append(str(data.get("tool_name")))
                 brief.activity.refused(str(data.get("tool_name")))
@@ -217,7 +244,9 @@ class ClaudeRuntime(AgentRuntime):
         return ClaudeAgentOptions(
             **values,
             hooks={
-                "PreToolUse": [HookMatcher(matcher="|".join(WRITE_TOOLS), hooks=[guard_writes])]
+                "PreToolUse": [
+                    HookMatcher(matcher="|".join((*WRITE_TOOLS, *READ_TOOLS)), hooks=[guard_paths])
+                ]
             },
             stderr=watch.on_stderr,
         )

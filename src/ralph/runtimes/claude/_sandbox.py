@@ -1,6 +1,8 @@
 """Claude Code's own sandbox for one run's Bash commands (bubblewrap and socat on
 Linux): writes only to the working directory and to what git needs to commit there,
-no network, and no start at all when the sandbox cannot run.
+no network, no Unix socket, none of the person's files (their home and the other homes
+read as denied, but for the worktree, its repository and the installed tools), and no
+start at all when the sandbox cannot run.
 
 Claude Code makes a worktree's whole common ``.git`` writable. Only what a commit on
 the worktree's branch writes stays so: the objects, the worktree's own administrative
@@ -20,15 +22,27 @@ repository is as the run found it.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["clear_traces", "protected", "sandbox_settings", "traces"]
+from ralph.sandbox import TOOLCHAINS, flattened_git_configs
+
+__all__ = [
+    "clear_traces",
+    "git_environment",
+    "protected",
+    "readable",
+    "sandbox_settings",
+    "traces",
+]
 
 #: Ralph's own state, beside ``.git`` in the repository.
 _STATE = ".ralph"
+#: Every person's home but the run's: denied to read whoever runs Ralph.
+_HOMES = (Path("/home"), Path("/root"))
 
 
 @dataclass(frozen=True)
@@ -42,8 +56,10 @@ class _Git:
     branch_ref: str
 
 
-def sandbox_settings(workdir: Path) -> dict[str, Any]:
-    """The ``sandbox`` settings for a run in ``workdir``."""
+def sandbox_settings(workdir: Path, home: Path, path: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``sandbox`` settings for a run in ``workdir`` by the person whose home is
+    ``home``; ``path``: the folders on the run's PATH."""
+    denied = [str(p) for p in dict.fromkeys([home, *_HOMES])]
     return {
         "enabled": True,
         # Stop at start rather than run Bash unconfined.
@@ -53,10 +69,49 @@ def sandbox_settings(workdir: Path) -> dict[str, Any]:
         # Bash needs no approval only while it runs sandboxed; Ralph no longer
         # pre-approves it.
         "autoAllowBashIfSandboxed": True,
-        "filesystem": {"denyWrite": [str(p) for p in protected(workdir)]},
-        # Claude Code talks to its API itself, outside the sandbox; commands get none.
-        "network": {"allowedDomains": [], "strictAllowlist": True},
+        "filesystem": {
+            "denyWrite": [str(p) for p in protected(workdir)],
+            # The person's credentials (~/.npmrc, ~/.ssh, other CLIs' logins) are files
+            # of the home like any other: all of it is denied but what the run needs.
+            "denyRead": denied,
+            "allowRead": [str(p) for p in readable(workdir, home, path)],
+        },
+        # Claude Code talks to its API itself, outside the sandbox; commands get none,
+        # nor a Unix socket (a database's, an agent's under the home).
+        "network": {"allowedDomains": [], "strictAllowlist": True, "allowAllUnixSockets": False},
     }
+
+
+def git_environment(workdir: Path, home: Path) -> dict[str, str]:
+    """Where git in the sandbox finds the person's configuration, ``~/.gitconfig`` being
+    denied with the rest of the home: a flat copy of the system, XDG and global levels
+    without credentials (their name and email stay, for commits)."""
+    configs = flattened_git_configs(workdir, home=home)
+    copy = next((c for c, path in configs.replaced if path == home / ".gitconfig"), None)
+    if copy is None:
+        return {}
+    return {"GIT_CONFIG_GLOBAL": str(copy), "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def readable(workdir: Path, home: Path, path: Sequence[str] = ()) -> list[Path]:
+    """What a run's commands read again inside the denied homes: the worktree and its
+    repository, the installed tools (and this Python, which a test names)."""
+    workdir = workdir.resolve()
+    git = _git(workdir)
+    found = [workdir, *([git.common.parent] if git is not None else [])]
+    found += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent]
+    found += [Path(entry) for entry in path if entry.startswith("/")]
+    found += [home / name for name in TOOLCHAINS]
+    roots = [home.resolve(), *_HOMES]
+    inside = [
+        p for p in dict.fromkeys(f.resolve() for f in found) if p.exists() and _under(p, roots)
+    ]
+    # A folder inside another comes with it.
+    return [p for p in inside if not any(p != q and p.is_relative_to(q) for q in inside)]
+
+
+def _under(path: Path, roots: Iterable[Path]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
 
 
 def protected(workdir: Path) -> list[Path]:
