@@ -17,7 +17,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ralph.graph import Role
-from ralph.orchestrate import RunFiles, build_report, cancel_run, load_report
+from ralph.orchestrate import RunFiles, build_report, cancel_run, key_waits, load_report
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import Issue
 from ralph.views import run_document, runs_document, task_document
@@ -75,7 +75,9 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
     run = store.get_run(run_id)
     tasks = store.list_tasks(run_id)
     events = store.events(run_id)
-    report = build_report(run, tasks, events, store.charges(run_id), store.messages(run_id))
+    report = build_report(
+        run, tasks, events, store.charges(run_id), store.messages(run_id), key_waits(store, run_id)
+    )
     layout = layout_graph(report.tasks, {t.id: t.deps for t in tasks})
     group = [int(n) for n in run.config.get("group", [])] or (
         [run.root_issue] if run.root_issue else []
