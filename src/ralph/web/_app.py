@@ -1,6 +1,6 @@
-"""The web application: the routes of every page, the static files (htmx, shipped in the
-package), the Host and origin checks, the token gate, errors as pages, and the live feed
-started and stopped with the app."""
+"""The web application: the routes of every page, the static files (the stylesheet and
+``live.js``, shipped in the package), the Host and origin checks, the token gate, errors
+as pages, and the live feed started and stopped with the app."""
 
 from __future__ import annotations
 

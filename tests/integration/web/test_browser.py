@@ -4,8 +4,10 @@ project a hero left waiting at its plan's gate.
 
 It opens the board (its columns and cards), a run page (its graph), approves a plan from
 the page, starts a scripted run in another process and sees its card move without a
-reload, opens a task's log from its run page, and stops the server while the page still
-listens.
+reload (through the page's one script, the project's own ``live.js``), opens a task's
+log from its run page, and stops the server while the page still listens. A person
+typing feedback on an issue's page keeps their words while the board changes: the
+section is refreshed once they are done.
 
 On a laptop's screen (1366×768) a board in a believable state (work in several columns,
 an epic with its children, one escalation, a Done column, an issue locked by hand) shows
@@ -179,6 +181,8 @@ def test_the_board_runs_and_actions_in_a_browser(
     page.goto(url)
     page.wait_for_selector(f'#col-backlog [data-issue="{fresh.number}"]')
     page.wait_for_selector("#live.on")
+    # The page's only script is the project's own, loaded from the server (none inline).
+    assert page.evaluate("[...document.scripts].map(s => s.src)") == [f"{url}static/live.js"]
     page.evaluate("window.__notReloaded = true")
     hero = spawn_ralph(
         "hero",
@@ -323,6 +327,38 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
             hero.communicate(timeout=120)
         finally:
             _end(hero)
+        page.close()
+
+
+def test_a_section_waits_while_a_person_types_in_it(watched: WebProject, browser: object) -> None:
+    number = watched.in_review[-1]
+    words = "Split the second step in two."
+    with _serving(watched.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{url}issues/{number}")
+        page.wait_for_selector("#live.on")
+        page.fill("#feedback", words)
+        page.evaluate("document.getElementById('issue').__shown = true")
+        with open_project(load_config(watched.repo)) as opened:
+            opened.tracker.create_issue("Greet in Welsh", state=WorkflowState.BACKLOG)
+
+        # The board changed: the issue's section is marked stale, the feedback kept.
+        page.wait_for_selector("#issue[data-stale]")
+        assert page.evaluate("document.getElementById('issue').__shown === true")
+        assert page.input_value("#feedback") == words
+        assert page.evaluate("document.activeElement.id") == "feedback"
+        # Leaving the field with unsent words in it keeps them too.
+        page.locator("#feedback").blur()
+        page.wait_for_timeout(300)
+        assert page.input_value("#feedback") == words
+        assert page.locator("#issue[data-stale]").count() == 1
+
+        # Once the words are gone and the field left, the section is fetched again.
+        page.fill("#feedback", "")
+        page.locator("#feedback").blur()
+        page.wait_for_function("!document.getElementById('issue').__shown")
+        assert page.locator("[data-stale]").count() == 0
         page.close()
 
 
