@@ -28,11 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ralph.config import load_config
 from ralph.project import open_project
+from ralph.tasks import RunStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import spawn_ralph
@@ -125,6 +127,15 @@ def browser() -> Iterator[object]:
         found.close()
 
 
+def _until(page: Any, expression: str) -> None:
+    """Wait until ``expression`` holds in ``page``, evaluated from outside it: the pages'
+    Content-Security-Policy forbids the eval that Playwright's ``wait_for_function`` uses."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not within {WAIT_MS} ms: {expression}"
+        time.sleep(0.1)
+
+
 def _shoot(page: object, name: str, folder: Path) -> None:
     path = folder / name
     page.screenshot(path=str(path), full_page=False)  # type: ignore[attr-defined]
@@ -143,6 +154,9 @@ def test_the_board_runs_and_actions_in_a_browser(
     url, process = server
     page = browser.new_page(viewport={"width": 1600, "height": 900})  # type: ignore[attr-defined]
     page.set_default_timeout(WAIT_MS)
+    # What the pages' Content-Security-Policy blocked: nothing, they run no inline code.
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.extend([m.text] if "Security Policy" in m.text else []))
 
     # The board: a column per state, in pipeline order, the plan's issues in review.
     page.goto(url)
@@ -213,6 +227,7 @@ def test_the_board_runs_and_actions_in_a_browser(
     # Stopping the server ends the page's open event stream: it exits at once.
     page.goto(url)
     page.wait_for_selector("#live.on")
+    assert blocked == []
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
     page.close()
@@ -313,16 +328,29 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
                 "[...document.querySelectorAll('#working .activity .who')]"
                 ".some(w => w.textContent.startsWith('● now'))"
             )
-            page.wait_for_function(at_work)
+            _until(page, at_work)
             assert page.locator("table.tasks .activity .tool").count() >= 1
             for _ in range(5):  # a screenshot of an agent at work, not between two
                 _shoot(page, "run.png", tmp_path)
                 if page.evaluate(at_work):
                     break
-                page.wait_for_function(at_work)
-            page.wait_for_function(
-                f"document.querySelectorAll({lines!r}).length > {before}", timeout=WAIT_MS
-            )
+                _until(page, at_work)
+            _until(page, f"document.querySelectorAll({lines!r}).length > {before}")
+            assert page.evaluate("window.__notReloaded === true")
+
+            # Cancelling asks first (under the page's policy, no inline handler could);
+            # a person who says no keeps the run going.
+            asked: list[str] = []
+
+            def dismiss(dialog: Any) -> None:
+                asked.append(dialog.message)
+                dialog.dismiss()
+
+            page.once("dialog", dismiss)
+            page.click("#cancel-run")
+            assert asked == [f"Cancel run {run}? Its unfinished tasks are canceled."]
+            with open_project(load_config(watched.repo)) as opened:
+                assert opened.store.get_run(run).status is not RunStatus.CANCELED
             assert page.evaluate("window.__notReloaded === true")
             hero.communicate(timeout=120)
         finally:
@@ -357,7 +385,7 @@ def test_a_section_waits_while_a_person_types_in_it(watched: WebProject, browser
         # Once the words are gone and the field left, the section is fetched again.
         page.fill("#feedback", "")
         page.locator("#feedback").blur()
-        page.wait_for_function("!document.getElementById('issue').__shown")
+        _until(page, "!document.getElementById('issue').__shown")
         assert page.locator("[data-stale]").count() == 0
         page.close()
 

@@ -19,8 +19,8 @@
   }
 
   function want(id) {
-    if (!pending.has(id)) pending.set(id, {});
-    const state = pending.get(id);
+    const state = pending.get(id) || {};
+    pending.set(id, state);
     if (state.busy) state.again = true; // the answer in flight may predate this event
     if (state.busy || state.timer) return; // else the fetch planned comes after this event
     const section = document.getElementById(id);
@@ -50,12 +50,19 @@
     const page = new DOMParser().parseFromString(html, "text/html");
     const fresh = old && (old.dataset.select ? page.querySelector(old.dataset.select) : page.body.firstElementChild);
     if (!fresh) return;
+    if (typing(old)) { old.dataset.stale = "1"; return; } // they began while it was on its way
     // The focus stays where it was when that element is still there (matched by id).
     const focused = old.contains(document.activeElement) ? document.activeElement.id : "";
     old.replaceWith(document.adoptNode(fresh));
     const again = focused && document.getElementById(focused);
     if (again) again.focus();
   }
+
+  // A form that asks first (data-confirm): a question no inline script has to put.
+  document.addEventListener("submit", (event) => {
+    const question = event.target.dataset.confirm;
+    if (question && !window.confirm(question)) event.preventDefault();
+  });
 
   document.addEventListener("focusout", () => setTimeout(() => {
     for (const section of document.querySelectorAll("[data-stale]")) {
