@@ -7,7 +7,7 @@ the page, starts a scripted run in another process and sees its card move withou
 reload (through the page's one script, the project's own ``live.js``), opens a task's
 log from its run page, and stops the server while the page still listens. A person
 typing feedback on an issue's page keeps their words while the board changes: the
-section is refreshed once they are done.
+section is refreshed once they are done; a document they closed stays closed.
 
 On a laptop's screen (1366×768) a board in a believable state (work in several columns,
 an epic with its children, one escalation, a Done column, an issue locked by hand) shows
@@ -387,6 +387,29 @@ def test_a_section_waits_while_a_person_types_in_it(watched: WebProject, browser
         page.locator("#feedback").blur()
         _until(page, "!document.getElementById('issue').__shown")
         assert page.locator("[data-stale]").count() == 0
+        page.close()
+
+
+def test_a_details_a_person_toggled_stays_so_when_its_section_refreshes(
+    watched: WebProject, browser: object
+) -> None:
+    number = watched.in_review[0]
+    with _serving(watched.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{url}issues/{number}")
+        page.wait_for_selector("#live.on")
+        shown = "[...document.querySelectorAll('#issue details')].map(d => d.open)"
+        opened_by_server = page.evaluate(shown)
+        assert True in opened_by_server
+        page.click("#issue details[open] > summary")  # a person closes the open document
+        toggled = page.evaluate(shown)
+        assert toggled != opened_by_server
+        page.evaluate("document.getElementById('issue').__shown = true")
+        with open_project(load_config(watched.repo)) as opened:
+            opened.tracker.create_issue("Greet in Breton", state=WorkflowState.BACKLOG)
+        _until(page, "!document.getElementById('issue').__shown")
+        assert page.evaluate(shown) == toggled
         page.close()
 
 

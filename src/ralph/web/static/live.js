@@ -51,6 +51,9 @@
     const fresh = old && (old.dataset.select ? page.querySelector(old.dataset.select) : page.body.firstElementChild);
     if (!fresh) return;
     if (typing(old)) { old.dataset.stale = "1"; return; } // they began while it was on its way
+    // A <details> a person opened or closed stays so (matched in order, if none came or went).
+    const before = [...old.querySelectorAll("details")], after = fresh.querySelectorAll("details");
+    if (before.length === after.length) after.forEach((d, i) => { d.open = before[i].open; });
     // The focus stays where it was when that element is still there (matched by id).
     const focused = old.contains(document.activeElement) ? document.activeElement.id : "";
     old.replaceWith(document.adoptNode(fresh));
