@@ -1,5 +1,5 @@
 """``ralph web``: the board in a browser. A Starlette application (templates with
-Jinja2, htmx shipped as a static file, server-sent events for live updates) over the
+Jinja2, server-sent events for live updates applied by a small script of our own) over the
 same store and tracker as the CLI, served by uvicorn. Every page is also JSON under
 ``/api/``, the same documents the CLI's ``--json`` prints (``ralph.views``)."""
 

@@ -1,6 +1,6 @@
-"""The web application: the routes of every page, the static files (htmx, shipped in the
-package), the Host and origin checks, the token gate, errors as pages, and the live feed
-started and stopped with the app."""
+"""The web application: the routes of every page, the static files (the stylesheet and
+``live.js``, shipped in the package), the security headers, the Host and origin checks,
+the token gate, errors as pages, and the live feed started and stopped with the app."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from ralph.web import _board, _issues, _live, _runs, _spend
 from ralph.web._board import board_fingerprint
 from ralph.web._context import WebContext, context_of
 from ralph.web._feed import Feed
+from ralph.web._headers import SecurityHeaders
 from ralph.web._hosts import HostGate
 from ralph.web._security import TokenGate
 
@@ -106,8 +107,9 @@ def create_app(
         finally:
             feed.stop()
 
-    # The Host check first: a request for a name the board does not serve learns nothing.
-    middleware = [Middleware(HostGate, hosts=hosts)]
+    # The Host check first: a request for a name the board does not serve learns nothing
+    # (its refusal still carries the security headers, added around everything).
+    middleware = [Middleware(SecurityHeaders), Middleware(HostGate, hosts=hosts)]
     if token:
         middleware.append(Middleware(TokenGate, token=token))
     app = Starlette(

@@ -1,6 +1,7 @@
 """What a person does on the board: approve or reject a plan, retry an escalated issue,
 cancel a run: each a POST with its CSRF token, through the CLI's functions, with their
-rules. And who may look at all: the token."""
+rules. And who may look at all: the token. And what a page may run: the server's own
+script, nothing inline (the Content-Security-Policy every answer carries)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def csrf_of(client: TestClient, page: str = "/") -> str:
     """The token a page's forms repeat (and the cookie the page set)."""
     text = client.get(page).text
     found = re.search(r'name="csrf" value="([^"]+)"', text) or re.search(
-        r'"X-CSRF-Token": "([^"]+)"', text
+        r'data-csrf="([^"]+)"', text
     )
     assert found is not None
     assert client.cookies.get(CSRF_COOKIE) == found.group(1)
@@ -291,3 +292,29 @@ def test_a_wrong_token_in_the_address_sets_no_cookie(open_board: Project) -> Non
         assert answer.status_code == 401
         assert "set-cookie" not in answer.headers
         assert browser.get("/").status_code == 401
+
+
+# -- what a page may run ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/issues/2", "/runs", "/runs/1", "/spend", "/static/live.js"]
+)
+def test_every_answer_lets_a_page_run_only_the_servers_own_script(
+    client: TestClient, path: str
+) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 200
+    policy = answer.headers["content-security-policy"]
+    assert "script-src 'self';" in policy
+    assert "frame-ancestors 'none'" in policy
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert "<script>" not in answer.text
+    assert " onsubmit=" not in answer.text
+
+
+def test_a_refusal_carries_the_policy_too(open_board: Project) -> None:
+    with client_of(open_board, TOKEN) as guest:
+        refused = guest.get("/", headers={"host": "evil.example"})
+        assert refused.status_code == 403
+        assert "script-src 'self'" in refused.headers["content-security-policy"]

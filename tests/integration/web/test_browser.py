@@ -4,8 +4,10 @@ project a hero left waiting at its plan's gate.
 
 It opens the board (its columns and cards), a run page (its graph), approves a plan from
 the page, starts a scripted run in another process and sees its card move without a
-reload, opens a task's log from its run page, and stops the server while the page still
-listens.
+reload (through the page's one script, the project's own ``live.js``), opens a task's
+log from its run page, and stops the server while the page still listens. A person
+typing feedback on an issue's page keeps their words while the board changes: the
+section is refreshed once they are done; a document they closed stays closed.
 
 On a laptop's screen (1366×768) a board in a believable state (work in several columns,
 an epic with its children, one escalation, a Done column, an issue locked by hand) shows
@@ -26,11 +28,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ralph.config import load_config
 from ralph.project import open_project
+from ralph.tasks import RunStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import spawn_ralph
@@ -123,6 +127,15 @@ def browser() -> Iterator[object]:
         found.close()
 
 
+def _until(page: Any, expression: str) -> None:
+    """Wait until ``expression`` holds in ``page``, evaluated from outside it: the pages'
+    Content-Security-Policy forbids the eval that Playwright's ``wait_for_function`` uses."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not within {WAIT_MS} ms: {expression}"
+        time.sleep(0.1)
+
+
 def _shoot(page: object, name: str, folder: Path) -> None:
     path = folder / name
     page.screenshot(path=str(path), full_page=False)  # type: ignore[attr-defined]
@@ -141,6 +154,9 @@ def test_the_board_runs_and_actions_in_a_browser(
     url, process = server
     page = browser.new_page(viewport={"width": 1600, "height": 900})  # type: ignore[attr-defined]
     page.set_default_timeout(WAIT_MS)
+    # What the pages' Content-Security-Policy blocked: nothing, they run no inline code.
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.extend([m.text] if "Security Policy" in m.text else []))
 
     # The board: a column per state, in pipeline order, the plan's issues in review.
     page.goto(url)
@@ -179,6 +195,8 @@ def test_the_board_runs_and_actions_in_a_browser(
     page.goto(url)
     page.wait_for_selector(f'#col-backlog [data-issue="{fresh.number}"]')
     page.wait_for_selector("#live.on")
+    # The page's only script is the project's own, loaded from the server (none inline).
+    assert page.evaluate("[...document.scripts].map(s => s.src)") == [f"{url}static/live.js"]
     page.evaluate("window.__notReloaded = true")
     hero = spawn_ralph(
         "hero",
@@ -209,6 +227,7 @@ def test_the_board_runs_and_actions_in_a_browser(
     # Stopping the server ends the page's open event stream: it exits at once.
     page.goto(url)
     page.wait_for_selector("#live.on")
+    assert blocked == []
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
     page.close()
@@ -309,20 +328,88 @@ def test_a_run_page_shows_its_agents_activity_live_without_a_reload(
                 "[...document.querySelectorAll('#working .activity .who')]"
                 ".some(w => w.textContent.startsWith('● now'))"
             )
-            page.wait_for_function(at_work)
+            _until(page, at_work)
             assert page.locator("table.tasks .activity .tool").count() >= 1
             for _ in range(5):  # a screenshot of an agent at work, not between two
                 _shoot(page, "run.png", tmp_path)
                 if page.evaluate(at_work):
                     break
-                page.wait_for_function(at_work)
-            page.wait_for_function(
-                f"document.querySelectorAll({lines!r}).length > {before}", timeout=WAIT_MS
-            )
+                _until(page, at_work)
+            _until(page, f"document.querySelectorAll({lines!r}).length > {before}")
+            assert page.evaluate("window.__notReloaded === true")
+
+            # Cancelling asks first (under the page's policy, no inline handler could);
+            # a person who says no keeps the run going.
+            asked: list[str] = []
+
+            def dismiss(dialog: Any) -> None:
+                asked.append(dialog.message)
+                dialog.dismiss()
+
+            page.once("dialog", dismiss)
+            page.click("#cancel-run")
+            assert asked == [f"Cancel run {run}? Its unfinished tasks are canceled."]
+            with open_project(load_config(watched.repo)) as opened:
+                assert opened.store.get_run(run).status is not RunStatus.CANCELED
             assert page.evaluate("window.__notReloaded === true")
             hero.communicate(timeout=120)
         finally:
             _end(hero)
+        page.close()
+
+
+def test_a_section_waits_while_a_person_types_in_it(watched: WebProject, browser: object) -> None:
+    number = watched.in_review[-1]
+    words = "Split the second step in two."
+    with _serving(watched.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{url}issues/{number}")
+        page.wait_for_selector("#live.on")
+        page.fill("#feedback", words)
+        page.evaluate("document.getElementById('issue').__shown = true")
+        with open_project(load_config(watched.repo)) as opened:
+            opened.tracker.create_issue("Greet in Welsh", state=WorkflowState.BACKLOG)
+
+        # The board changed: the issue's section is marked stale, the feedback kept.
+        page.wait_for_selector("#issue[data-stale]")
+        assert page.evaluate("document.getElementById('issue').__shown === true")
+        assert page.input_value("#feedback") == words
+        assert page.evaluate("document.activeElement.id") == "feedback"
+        # Leaving the field with unsent words in it keeps them too.
+        page.locator("#feedback").blur()
+        page.wait_for_timeout(300)
+        assert page.input_value("#feedback") == words
+        assert page.locator("#issue[data-stale]").count() == 1
+
+        # Once the words are gone and the field left, the section is fetched again.
+        page.fill("#feedback", "")
+        page.locator("#feedback").blur()
+        _until(page, "!document.getElementById('issue').__shown")
+        assert page.locator("[data-stale]").count() == 0
+        page.close()
+
+
+def test_a_details_a_person_toggled_stays_so_when_its_section_refreshes(
+    watched: WebProject, browser: object
+) -> None:
+    number = watched.in_review[0]
+    with _serving(watched.repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{url}issues/{number}")
+        page.wait_for_selector("#live.on")
+        shown = "[...document.querySelectorAll('#issue details')].map(d => d.open)"
+        opened_by_server = page.evaluate(shown)
+        assert True in opened_by_server
+        page.click("#issue details[open] > summary")  # a person closes the open document
+        toggled = page.evaluate(shown)
+        assert toggled != opened_by_server
+        page.evaluate("document.getElementById('issue').__shown = true")
+        with open_project(load_config(watched.repo)) as opened:
+            opened.tracker.create_issue("Greet in Breton", state=WorkflowState.BACKLOG)
+        _until(page, "!document.getElementById('issue').__shown")
+        assert page.evaluate(shown) == toggled
         page.close()
 
 

@@ -72,7 +72,8 @@ def test_the_board_shows_a_column_per_state_in_pipeline_order_with_its_cards(
         assert f'data-issue="{number}"' in review
     assert '<span class="badge est">XS</span>' in review
     assert "Health:" in page.text
-    assert 'sse-connect="/events"' in page.text
+    assert '<script src="/static/live.js" defer></script>' in page.text
+    assert 'data-refresh="/?fragment=1" data-on="board runs"' in page.text
 
 
 def test_the_board_fragment_is_the_board_alone_for_live_updates(client: TestClient) -> None:
