@@ -22,12 +22,17 @@ from tests.integration.tasks.test_store_contract import WAKE_BOUND_SECONDS, spec
 KEY = "merge:o/r"
 
 
-def merge_run(store, name, *, key=KEY):
-    """A run whose merge waits for its pull request task (done by ``ready``)."""
-    run = store.create_run(name)
+def merge_run(store, name, *, key=KEY, root=None):
+    """A run whose merge waits for its pull request task (done by ``ready``); with
+    ``root``, ``ralph hero root``'s run, its tasks on that issue."""
+    issues = (root,) if root is not None else (1,)
+    run = store.create_run(name, **({"root_issue": root, "mode": "hero"} if root else {}))
     pr, merge = store.add_tasks(
         run.id,
-        [spec("pr", role="integrator"), spec("merge", ["pr"], role="integrator", serial_key=key)],
+        [
+            spec("pr", role="integrator", issues=issues),
+            spec("merge", ["pr"], role="integrator", serial_key=key, issues=issues),
+        ],
     )
     return run, pr, merge
 

@@ -149,24 +149,15 @@ def test_a_malformed_url_is_named(ralph_cli):
 def _holder_and_waiter(url, owner):
     """``ralph hero 4``'s merge (run 1) claimed by ``owner``; ``ralph hero 6``'s (run 2)
     ready but for the key. Returns run 2's id."""
-    from tests.integration.tasks.test_store_contract import spec
-
-    def merging(store, root):
-        run = store.create_run(f"hero GH-{root}", root_issue=root, mode="hero")
-        pr, merge = store.add_tasks(
-            run.id,
-            [
-                spec("pr", role="integrator", issues=(root,)),
-                spec("merge", ["pr"], "integrator", serial_key="merge:o/r", issues=(root,)),
-            ],
-        )
-        store.complete(store.claim_task(pr.id, "pr"))
-        return run, merge
+    from tests.integration.tasks.test_serial_key_queue import merge_run, ready
 
     with open_store(url) as store:
-        _, merge = merging(store, 4)
+        holder, pr, merge = merge_run(store, "hero GH-4", key="merge:o/r", root=4)
+        ready(store, holder, pr)
         store.claim_task(merge.id, owner)
-        return merging(store, 6)[0].id
+        waiter, pr_waiter, _ = merge_run(store, "hero GH-6", key="merge:o/r", root=6)
+        ready(store, waiter, pr_waiter)
+        return waiter.id
 
 
 def _said(ralph, run):
