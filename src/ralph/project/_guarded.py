@@ -17,7 +17,14 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ralph.config import CONFIG_FILE, HOOK_NAMES, Config, HookSettings, NotifySettings
+from ralph.config import (
+    CONFIG_FILE,
+    HOOK_NAMES,
+    Config,
+    HookSettings,
+    NotifySettings,
+    load_config,
+)
 from ralph.git import GitRepo
 from ralph.tasks import TaskStore
 from ralph.workflow import SettingsVerdict, judge_settings
@@ -29,18 +36,6 @@ _ACCEPTED = "guarded-settings:{repo}"
 _MERGES = "ralph-merges:{repo}"
 #: Ralph's merges remembered: the last change to ralph.toml is among the recent ones.
 _MERGES_KEPT = 500
-
-#: A guarded setting -> the RALPH_* variable that sets it (the person's).
-_VARIABLES = {
-    "test_command": "RALPH_TEST_COMMAND",
-    "sandbox_env": "RALPH_SANDBOX_ENV",
-    "sandbox_network": "RALPH_SANDBOX_NETWORK",
-    "agent_hosts": "RALPH_AGENT_HOSTS",
-    "allow_unsandboxed": "RALPH_ALLOW_UNSANDBOXED",
-    "prompts_dir": "RALPH_PROMPTS_DIR",
-    "notify.command": "RALPH_NOTIFY_COMMAND",
-    **{f"hooks.{hook}": f"RALPH_HOOK_{hook.upper()}" for hook in HOOK_NAMES},
-}
 
 
 def guarded_values(config: Config) -> dict[str, Any]:
@@ -58,23 +53,25 @@ def guarded_values(config: Config) -> dict[str, Any]:
 
 
 def _hook_names() -> list[str]:
-    return [name for name in _VARIABLES if name.startswith("hooks.")]
+    return [f"hooks.{hook}" for hook in HOOK_NAMES]
 
 
 def _with_values(config: Config, values: Mapping[str, Any]) -> Config:
-    commands = {n.removeprefix("hooks."): str(values[n]) for n in _hook_names()}
+    """``config`` with ``values`` in force; a value never accepted (None) is the narrowest:
+    no command, nothing passed, no network, nothing unsandboxed."""
+    commands = {n.removeprefix("hooks."): str(values[n] or "") for n in _hook_names()}
     hooks: HookSettings = dataclasses.replace(config.hooks, **commands)  # type: ignore[arg-type]
     notify: NotifySettings = dataclasses.replace(
-        config.notify, command=str(values["notify.command"])
+        config.notify, command=str(values["notify.command"] or "")
     )
     return dataclasses.replace(
         config,
-        test_command=str(values["test_command"]),
-        sandbox_env=tuple(values["sandbox_env"]),
-        sandbox_network=str(values["sandbox_network"]),
-        agent_hosts=tuple(values["agent_hosts"]),
+        test_command=str(values["test_command"] or ""),
+        sandbox_env=tuple(values["sandbox_env"] or ()),
+        sandbox_network=str(values["sandbox_network"] or "off"),
+        agent_hosts=tuple(values["agent_hosts"] or ()),
         allow_unsandboxed=bool(values["allow_unsandboxed"]),
-        prompts_dir=str(values["prompts_dir"]),
+        prompts_dir=str(values["prompts_dir"] or config.prompts_dir),
         notify=notify,
         hooks=hooks,
     )
@@ -116,21 +113,25 @@ def settle_settings(
     config: Config, store: TaskStore, git: GitRepo, env: Mapping[str, str] | None = None
 ) -> tuple[Config, SettingsVerdict]:
     """``config`` with the guarded settings in force, and the verdict (what to record,
-    what to say)."""
+    what to say). The verdict judges ralph.toml's own values; where ``config`` differs
+    from them (a ``RALPH_*`` variable, a command-line option) the person's value is used
+    and nothing is recorded."""
     env = os.environ if env is None else env
-    loaded = guarded_values(config)
+    own = {name: value for name, value in env.items() if not name.startswith("RALPH_")}
+    from_file = guarded_values(load_config(config.root, own))
     accepted = store.load_checkpoint(_ACCEPTED.format(repo=config.repo))
     changed = accepted is not None and any(
-        loaded[name] != accepted.get(name, loaded[name]) for name in loaded
+        name not in accepted or from_file[name] != accepted[name] for name in from_file
     )
-    person = [name for name, variable in _VARIABLES.items() if env.get(variable)]
     verdict = judge_settings(
-        accepted,
-        loaded,
-        from_ralph_merge=changed and _from_ralph_merge(config, store, git),
-        from_person=person,
+        accepted, from_file, from_ralph_merge=changed and _from_ralph_merge(config, store, git)
     )
-    return _with_values(config, verdict.in_force), verdict
+    given = guarded_values(config)
+    in_force = {
+        name: given[name] if given[name] != from_file[name] else verdict.in_force[name]
+        for name in given
+    }
+    return _with_values(config, in_force), verdict
 
 
 def record_settings(config: Config, store: TaskStore, verdict: SettingsVerdict) -> None:

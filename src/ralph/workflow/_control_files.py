@@ -125,28 +125,24 @@ def judge_settings(
     loaded: Mapping[str, object],
     *,
     from_ralph_merge: bool,
-    from_person: Iterable[str] = (),
 ) -> SettingsVerdict:
-    """``loaded``: the guarded settings as read now; ``accepted``: as recorded (None: never
-    recorded, so what is loaded is taken); ``from_ralph_merge``: ralph.toml as read is what
-    a merge Ralph made without a person left there; ``from_person``: settings a person set
-    in the environment (``RALPH_*``), never refused. A refused change keeps the accepted
-    value in force."""
-    person = set(from_person)
+    """``loaded``: the guarded settings as ralph.toml has them now (no ``RALPH_*``
+    variable: those are the person's, laid on top by the caller); ``accepted``: as
+    recorded (None: never recorded, so what is loaded is taken); ``from_ralph_merge``:
+    ralph.toml as read is what a merge Ralph made without a person left there. A refused
+    change keeps the accepted value in force; a setting never recorded counts as
+    changed."""
     if accepted is None:
-        first = {name: value for name, value in loaded.items() if name not in person}
-        return SettingsVerdict(dict(loaded), first, ())
+        return SettingsVerdict(dict(loaded), dict(loaded), ())
     in_force = dict(loaded)
     record = dict(accepted)
     lines = []
     for name in GUARDED_SETTINGS:
-        if name not in loaded or loaded[name] == accepted.get(name, loaded[name]):
+        if name not in loaded or (name in accepted and loaded[name] == accepted[name]):
             continue
         was, now = _shown(accepted.get(name)), _shown(loaded[name])
         change = f"ralph.toml's {name} changed since the last run: `{was}` → `{now}`"
-        if name in person:
-            lines.append(f"{change} (set in the environment: used)")
-        elif from_ralph_merge:
+        if from_ralph_merge:
             in_force[name] = accepted.get(name)
             lines.append(
                 f"{change}, by a merge Ralph made without a person: refused, `{was}` stays in "
