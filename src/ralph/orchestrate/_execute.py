@@ -53,6 +53,7 @@ from ralph.phases import (
     FAST_TRACKED,
     AttemptOutcome,
     AttemptRecord,
+    Busy,
     NeedsHuman,
     PhaseOutcome,
     PhaseRefused,
@@ -234,7 +235,8 @@ class TaskExecutor:
         except PhaseRefused as refused:
             if not refused.retryable:  # only a person can change the answer
                 return self._escalated(claim, str(refused))
-            if task.attempts >= task.max_attempts:  # its last: only a person can go on
+            # Its last: only a person can go on, unless another run holds the issue.
+            if task.attempts >= task.max_attempts and not isinstance(refused, Busy):
                 return self._out_of_attempts(claim, kind, str(refused))
             self.store.fail(claim, redact(str(refused)), retry_after=REFUSED_RETRY_SECONDS)
             return Execution(task.id, ExecutionStatus.FAILED, error=str(refused))

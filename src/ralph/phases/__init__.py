@@ -28,7 +28,14 @@ if TYPE_CHECKING:
     from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
     from ralph.phases._merged import finish_merged
     from ralph.phases._ownership import ForeignBranch, adopt_branch
-    from ralph.phases._phase import AlreadyDone, NeedsHuman, Phase, PhaseRefused, Waiting
+    from ralph.phases._phase import (
+        AlreadyDone,
+        Busy,
+        NeedsHuman,
+        Phase,
+        PhaseRefused,
+        Waiting,
+    )
     from ralph.phases._plan_by_hand import draft_plan, iterate_plan, submit_plan
     from ralph.phases._pr_by_hand import allowed_methods, merge_by_hand, person_name, review_by_hand
     from ralph.phases._prompts import PromptOverride, load_overrides, override_problems
@@ -53,6 +60,7 @@ __all__ = [
     "AlreadyDone",
     "AttemptOutcome",
     "AttemptRecord",
+    "Busy",
     "ControlFilesHeld",
     "Draft",
     "ForeignBranch",

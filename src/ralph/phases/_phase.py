@@ -21,6 +21,7 @@ from ralph.workflow import CommandContract, Estimate, PhaseSpec, WorkflowState, 
 __all__ = [
     "AlreadyDone",
     "Attempt",
+    "Busy",
     "FeedbackToAddress",
     "Impasse",
     "NeedsHuman",
@@ -39,6 +40,11 @@ class PhaseRefused(RalphError):
     #: False when waiting cannot change the answer (only a person can): an orchestrated
     #: task refused this way ends at once instead of being tried again.
     retryable: bool = True
+
+
+class Busy(PhaseRefused):
+    """Another run holds the issue: waiting is the answer, however many tries it takes,
+    and the issue is never escalated for it (that run is working on it)."""
 
 
 class Impasse(PhaseRefused):

@@ -65,6 +65,7 @@ from ralph.phases._implement import implementation_problems
 from ralph.phases._phase import (
     AlreadyDone,
     Attempt,
+    Busy,
     FeedbackToAddress,
     NeedsHuman,
     Phase,
@@ -408,7 +409,7 @@ class PhaseRunner:
         except IssueLocked as locked:
             for n in held:
                 self.project.store.release_issue_lock(self._repo, n, self.owner, token)
-            raise PhaseRefused(f"{locked}; wait for that run to finish") from None
+            raise Busy(f"{locked}; wait for that run to finish") from None
         return held
 
     def _acquire(self, number: int, token: str, lease: float) -> None:

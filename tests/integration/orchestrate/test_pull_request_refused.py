@@ -5,6 +5,8 @@ Progress with nobody asked to act."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import socket
 
 from ralph.config import HookSettings
 from ralph.workflow import WorkflowState
@@ -28,3 +30,16 @@ def test_a_pull_request_refused_on_every_attempt_escalates_its_issue(demo: Demo)
     ]
     assert escalation, "the issue says why it needs a person"
     assert "uncommitted changes left in the worktree: greet/core.py" in escalation[-1]
+
+
+def test_an_issue_another_run_holds_is_waited_for_never_escalated(demo: Demo):
+    """Its lock held by a live run the whole time, a task runs out of attempts: the issue
+    stays where that run has it, as that run is working on it."""
+    number = demo.issue("farewell")
+    repo = demo.project.config.repo or demo.project.git.path.name
+    holder = f"{socket.gethostname()}:{os.getpid()}/another-run"
+    demo.project.store.acquire_issue_lock(repo, number, holder, "t", lease_seconds=600)
+    result = demo.hero(number)
+    assert demo.statuses(result)[f"research:{number}"] != "done"
+    assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
+    assert not any("Escalation:" in c.body for c in demo.project.tracker.get_issue(number).comments)
