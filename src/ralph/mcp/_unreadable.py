@@ -50,7 +50,7 @@ def _id_after(line: str, index: int) -> int | str | None:
         return None  # a string value "id", not the key
     try:
         value, _ = json.JSONDecoder().raw_decode(rest[1:].lstrip())
-    except ValueError:
+    except (ValueError, RecursionError):  # an id nested as deep as the rest: none to read
         return None
     if isinstance(value, bool) or not isinstance(value, int | str):
         return None

@@ -83,6 +83,7 @@ def test_every_line_is_answered_even_one_nested_too_deeply_to_read(repo):
         ('{"x": "\\"id\\": 4", "id": 5}', 5),
         ('{"id": true}', None),
         ("[1, 2]", None),
+        ('{"jsonrpc": "2.0", "id": ' + "[" * 3000 + "]" * 3000 + "}", None),
     ],
 )
 def test_the_id_is_read_from_the_top_level_only(line, found):
