@@ -103,9 +103,8 @@ class MergePhase(Phase):
             merged = pr
         else:
             # Before any merge, however the branch got here (by hand, best of N, a push).
-            by_person = self._hold(ctx, members[0], pr)
             before = ctx.project.git.resolve(f"refs/heads/{ctx.base}")
-            merged = self._merge(ctx, members[0], pr)
+            merged, by_person = self._merge(ctx, members[0], pr)
             if merged.merge_commit:  # Ralph's own: its ralph.toml is not a person's
                 config, store = ctx.project.config, ctx.project.store
                 record_ralph_merge(
@@ -115,20 +114,29 @@ class MergePhase(Phase):
 
     def _hold(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> bool:
         git = ctx.project.git
-        if git.has_remote():  # the head as the code host has it
+        if git.has_remote():  # the base and head as the code host has them
+            git.fast_forward_from(pr.base)
             git.fast_forward_from(pr.head)
         known = pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}")
         head = pr.head_oid if pr.head_oid and known and known.returncode == 0 else ""
         what = f"pull request #{pr.number}"
         return hold_control_changes(ctx, pr.head, primary.number, head=head, what=what)
 
-    def _merge(self, ctx: PhaseContext, primary: Issue, pr: PullRequest) -> PullRequest:
+    def _merge(
+        self, ctx: PhaseContext, primary: Issue, pr: PullRequest
+    ) -> tuple[PullRequest, bool]:
+        """The merged pull request, and whether a person accepted the control files it
+        changes. The head merged is the head held: a rebase or a push meanwhile is
+        looked at again before it merges."""
         config = ctx.project.config
         host = ctx.code_host
         rounds = address_rounds(primary, pr.number)
         rebased = False
+        by_person, held = self._hold(ctx, primary, pr), pr.head_oid
         for _ in range(_LOOKS):
             pr = self._checked(ctx, pr)
+            if pr.head_oid != held:
+                by_person, held = self._hold(ctx, primary, pr), pr.head_oid
             decision: MergeDecision | None = judge_merge(
                 pr,
                 host.merge_settings(),
@@ -141,11 +149,11 @@ class MergePhase(Phase):
             if isinstance(decision, MergeNow):
                 outcome = self._merge_now(ctx, pr, MergeStrategy(decision.method))
                 if isinstance(outcome, PullRequest):
-                    return outcome
+                    return outcome, by_person
                 decision = outcome
             if isinstance(decision, AlreadyMerged):
                 host.settle_merged(pr.number)
-                return pr
+                return pr, by_person
             if isinstance(decision, WaitFor):
                 raise Waiting(
                     decision.reason, for_person=decision.for_person, detail=decision.detail

@@ -117,8 +117,11 @@ def settle_settings(
     from them (a ``RALPH_*`` variable, a command-line option) the person's value is used
     and nothing is recorded."""
     env = os.environ if env is None else env
-    own = {name: value for name, value in env.items() if not name.startswith("RALPH_")}
-    from_file = guarded_values(load_config(config.root, own))
+    given = guarded_values(config)
+    from_file = given  # settings made in code (a library caller's) have no file
+    if (config.root / CONFIG_FILE).is_file():
+        own = {name: value for name, value in env.items() if not name.startswith("RALPH_")}
+        from_file = guarded_values(load_config(config.root, own))
     accepted = store.load_checkpoint(_ACCEPTED.format(repo=config.repo))
     changed = accepted is not None and any(
         name not in accepted or from_file[name] != accepted[name] for name in from_file
@@ -126,7 +129,6 @@ def settle_settings(
     verdict = judge_settings(
         accepted, from_file, from_ralph_merge=changed and _from_ralph_merge(config, store, git)
     )
-    given = guarded_values(config)
     in_force = {
         name: given[name] if given[name] != from_file[name] else verdict.in_force[name]
         for name in given
