@@ -40,7 +40,10 @@ CONTROL_FILES: tuple[tuple[str, str], ...] = (
     ("opencode.jsonc", f"opencode's project settings: {_AGENT_RUNS}"),
     (".opencode/", f"opencode's project settings: {_AGENT_RUNS}"),
     (".mcp.json", f"the MCP servers agent CLIs start: {_AGENT_RUNS}"),
-    (".github/workflows/ralph-*", "a CI workflow that runs Ralph with the repository's secrets"),
+    # Any workflow, not only Ralph's: once on the base branch it runs with the
+    # repository's secrets, and so do the actions it uses.
+    (".github/workflows/", "a CI workflow: it runs with the repository's secrets"),
+    (".github/actions/", "a CI action: the workflows run it with the repository's secrets"),
 )
 
 #: ralph.toml's settings that run something on the host or widen what agents get, by

@@ -31,6 +31,8 @@ from ralph.workflow import (
         ".opencode/agent/x.md",
         ".mcp.json",
         *(f".github/workflows/{w.name}" for w in WORKFLOWS),
+        ".github/workflows/ci.yml",
+        ".github/actions/setup/action.yml",
     ],
 )
 def test_each_control_file_has_a_reason(path: str) -> None:
@@ -39,7 +41,7 @@ def test_each_control_file_has_a_reason(path: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["src/ralph.toml", "README.md", ".github/workflows/ci.yml", ".claudex", "docs/.ralph.md"],
+    ["src/ralph.toml", "README.md", ".github/CODEOWNERS", ".claudex", "docs/.ralph.md"],
 )
 def test_other_files_are_none(path: str) -> None:
     assert control_reason(path) is None
