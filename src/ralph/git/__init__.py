@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ralph.git._byproducts import by_products_removed, new_files_noted, noted_files
+    from ralph.git._byproducts import (
+        by_products_removed,
+        new_files_noted,
+        noted_files,
+        noted_list,
+    )
     from ralph.git._changes import changed_between, working_changes
     from ralph.git._commit import commit_files
     from ralph.git._confine import Breach, Confinement
@@ -44,6 +49,7 @@ __all__ = [
     "hunk_containing",
     "new_files_noted",
     "noted_files",
+    "noted_list",
     "rebase_merge",
     "working_changes",
 ]

@@ -29,12 +29,15 @@ __all__ = [
     "by_products_removed",
     "new_files_noted",
     "noted_files",
+    "noted_list",
     "untracked_files",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: The files a preparing hook left, one per line, in the worktree's git admin folder.
+#: The files a preparing hook left, one per line, a file per worktree in this folder of
+#: the repository's common git directory: out of the agent's reach (its worktree's own
+#: admin folder is writable to it, for its commits).
 _NOTED = "ralph-prepared-files"
 
 
@@ -86,25 +89,38 @@ def new_files_noted(repo: GitRepo, where: Path) -> Iterator[None]:
         yield
     finally:
         after = untracked_files(repo, where) if before is not None else None
-        noted = _noted_path(repo, where)
+        noted = noted_list(repo, where)
         if before is not None and after is not None and noted is not None and after - before:
             known = noted_files(repo, where)
             noted.write_text("".join(f"{name}\n" for name in sorted(known | (after - before))))
 
 
 def noted_files(repo: GitRepo, where: Path) -> frozenset[str]:
-    """The files preparing hooks left in the worktree at ``where``: not the agent's."""
-    noted = _noted_path(repo, where)
+    """The files preparing hooks left in the worktree at ``where`` that are still
+    untracked: not the agent's (a tracked file the agent changed is its own, listed or
+    not)."""
+    noted = noted_list(repo, where)
     try:
         text = noted.read_text() if noted is not None else ""
     except FileNotFoundError:
         return frozenset()
-    return frozenset(line for line in text.splitlines() if line)
+    listed = frozenset(line for line in text.splitlines() if line)
+    return listed & (untracked_files(repo, where) or frozenset()) if listed else listed
 
 
-def _noted_path(repo: GitRepo, where: Path) -> Path | None:
-    found = repo.run("rev-parse", "--absolute-git-dir", cwd=where)
-    return Path(found.stdout.strip()) / _NOTED if found.returncode == 0 else None
+def noted_list(repo: GitRepo, where: Path) -> Path | None:
+    """Where the files preparing hooks left in the worktree at ``where`` are listed
+    (removed with the worktree: a new one of the same name starts with none)."""
+    found = repo.run(
+        "rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", cwd=where
+    )
+    lines = found.stdout.split()
+    if found.returncode != 0 or len(lines) != 2:
+        return None
+    common, own = Path(lines[0]), Path(lines[1])
+    folder = common / _NOTED
+    folder.mkdir(exist_ok=True)
+    return folder / (own.name if own != common else "main")
 
 
 def _remove(where: Path, names: list[str]) -> None:

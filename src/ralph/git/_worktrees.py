@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import GitError
-from ralph.git._byproducts import noted_files
+from ralph.git._byproducts import noted_files, noted_list
 from ralph.git._changes import working_changes
 from ralph.git._leftovers import discard, entry_at, why_untrustworthy
 from ralph.git._repo import GitRepo
@@ -121,10 +121,13 @@ class Worktrees:
             # A squash merge leaves the commits unmerged by ancestry but their changes in.
             if int(ahead) and not self._already_in(branch, base):
                 return Pruned(False, f"{branch} has {ahead} commit(s) not merged into {base}")
+        listed = noted_list(self.repo, path)
         with self.repo.worktree_lock():
             # git refuses untracked files without --force: here only what a hook installed.
             force = ["--force"] if installed else []
             self.repo.git("worktree", "remove", *force, str(path), what=f"remove worktree {path}")
+        if listed is not None:
+            listed.unlink(missing_ok=True)
         logger.info("worktree removed", extra={"worktree": worktree_id})
         return Pruned(True)
 
@@ -133,10 +136,13 @@ class Worktrees:
         there (for an attempt that lost: its branch stays for inspection). False when
         there was none."""
         path = self.path(worktree_id)
+        listed = noted_list(self.repo, path) if path.exists() else None
         with self.repo.worktree_lock():
             if not path.exists() and entry_at(self.repo, path) is None:
                 return False
             discard(self.repo, path)
+        if listed is not None:
+            listed.unlink(missing_ok=True)
         logger.info("worktree removed", extra={"worktree": worktree_id})
         return True
 

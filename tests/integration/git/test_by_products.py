@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from ralph.git import GitRepo, Worktrees, by_products_removed, new_files_noted, noted_files
+from ralph.git import (
+    GitRepo,
+    Worktrees,
+    by_products_removed,
+    new_files_noted,
+    noted_files,
+    noted_list,
+)
+from ralph.sandbox import git_commit_paths
 
 from ..conftest import GitProject, git
 
@@ -82,3 +90,24 @@ def test_what_a_preparing_command_installs_stays_noted_and_is_pruned_with_the_wo
     assert noted_files(repo, other) == frozenset()
     assert Worktrees(repo).prune("GH-1", "main").removed
     assert not worktree.exists()
+
+
+def test_the_list_of_installed_files_is_out_of_the_agents_reach_and_excuses_no_edit(
+    project, worktree
+):
+    """An agent may write its worktree's git folder (its commits go there), never the
+    list that keeps files out of its uncommitted work; and a tracked file it edited is
+    its own, listed or not. A new worktree of the same name starts with no list."""
+    repo = GitRepo(project.path)
+    with new_files_noted(repo, worktree):
+        (worktree / "vendor.txt").write_text("installed\n")
+    listed = noted_list(repo, worktree)
+    assert listed is not None
+    assert not any(listed.is_relative_to(p) for p in git_commit_paths(worktree))
+    listed.write_text("vendor.txt\npkg/core.py\n")  # as an agent would, could it
+    (worktree / "pkg" / "core.py").write_text("x = 2\n")
+    assert noted_files(repo, worktree) == {"vendor.txt"}
+    Worktrees(repo).remove("GH-1")
+    again = Worktrees(repo).ensure("GH-1", "feature/GH-1", "main").path
+    (again / "vendor.txt").write_text("left by the agent\n")
+    assert noted_files(repo, again) == frozenset()
