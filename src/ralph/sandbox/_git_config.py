@@ -106,8 +106,13 @@ def _read(workdir: Path, environ: Mapping[str, str]) -> dict[str, _Level] | None
         scope, origin, entry = words[at : at + 3]
         key, newline, value = entry.partition("\n")
         level = levels.setdefault(scope, _Level([], set()))
+        source = workdir / origin.removeprefix("file:")
+        # A worktree's own config is in the agent's reach: what it includes could be any
+        # file of the host (~/.pypirc read as config), so only its own lines are taken.
+        if scope == "worktree" and source.name != "config.worktree":
+            continue
         if origin.startswith("file:"):
-            level.origins.add(workdir / origin.removeprefix("file:"))
+            level.origins.add(source)
         if _kept(key):
             level.entries.append((key, value if newline else None))
     return levels

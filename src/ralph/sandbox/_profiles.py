@@ -190,7 +190,12 @@ def _common(
         guarded = [checkout.common_dir, checkout.repository / ".ralph"]
         if checkout.linked:
             git_dir = checkout.git_dir
-            guarded += [checkout.top / ".git", git_dir / "commondir", git_dir / "gitdir"]
+            guarded += [
+                checkout.top / ".git",
+                git_dir / "commondir",
+                git_dir / "gitdir",
+                git_dir / "config.worktree",
+            ]
         protected = tuple(p for p in guarded if p.exists() and _inside(p, writable))
     git = flattened_git_configs(
         workdir,

@@ -143,3 +143,25 @@ def test_a_reading_is_kept_until_a_file_it_came_from_changes(repo, home, tmp_pat
     assert name() == "First\n"
     included.write_text("[user]\n\tname = Second one\n")  # another size: seen at once
     assert name() == "Second one\n"
+
+
+def test_a_worktree_config_takes_only_its_own_lines_never_a_file_it_includes(repo, home, tmp_path):
+    """config.worktree lies in the agent's reach: an include written there would have
+    any file of the host (~/.pypirc, read as config) flattened into what the agent sees."""
+    pypirc = home / ".pypirc"
+    pypirc.write_text("[pypi]\n\tpassword = pypi-PLANTEDPYPI\n")
+    subprocess.run(
+        ["git", "-C", str(repo), "config", "extensions.worktreeConfig", "true"], check=True
+    )
+    worktree_config = repo / ".git" / "config.worktree"
+    worktree_config.write_text(f"[core]\n\tsparseCheckout = true\n[include]\n\tpath = {pypirc}\n")
+    configs = flattened_git_configs(
+        repo,
+        home=home,
+        repository=repo / ".git" / "config",
+        worktree=worktree_config,
+        environ={"PATH": "/usr/bin:/bin", "HOME": str(home)},
+    )
+    shown = "".join(copy.read_text() for copy, _ in configs.replaced)
+    assert "PLANTEDPYPI" not in shown
+    assert "sparsecheckout" in shown.lower()
