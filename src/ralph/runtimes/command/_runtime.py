@@ -247,8 +247,8 @@ class CommandRuntime(AgentRuntime):
             if self.output == "plain" and result_file.is_file():
                 parsed = _with_result_file(parsed, result_file)
             # Confined, the CLI kept its records (Codex's session) in its run's own home.
-            kept = {**env, "HOME": str(files / "home")} if self.sandbox else env
-            paid = charged(parsed, pricing, output=self.output, env=kept, named=values["model"])
+            records = {**env, "HOME": str(files / "home")} if self.sandbox else env
+            paid = charged(parsed, pricing, output=self.output, env=records, named=values["model"])
         result = self._result(brief, paid, ran, time.monotonic() - started)
         if brief.transcripts is not None and ran.output:
             kept = _keep_output(brief.transcripts, ran.output, plain=self.output == "plain")
