@@ -50,6 +50,9 @@ _WORKTREE = re.compile(
 #: A state change written so that its target is only known when the shell runs it.
 _BUILT_AT_RUN_TIME = re.compile(r"\$\(|`|(?:^|[\s;&|(])eval(?:$|\s)")
 _MOVE_INTENT = re.compile(r"issue\s+move|update_workflow_state")
+#: ``issue $m 5 Done``, ``issue "$(echo move)" …``: the subcommand itself only known
+#: when the shell runs it.
+_SUBCOMMAND_AT_RUN_TIME = re.compile(r"(?:^|[\s;&|(])issue\s+\S*[$`]")
 #: How deep quoted command lines (``sh -c '…'``) are read for moves.
 _NESTING = 3
 
@@ -264,8 +267,11 @@ def _state_change(spec: PhaseSpec, requested: str) -> Decision:
 
 def _built_at_run_time(command: str) -> bool:
     """Whether ``command`` changes a state through eval, a command substitution or
-    backticks (quotes and escapes taken out: ``i''ssue move`` is ``issue move``)."""
+    backticks, or names ``issue``'s subcommand by an expansion (quotes and escapes taken
+    out: ``i''ssue move`` is ``issue move``)."""
     plain = re.sub(r"[\\'\"]", "", command)
+    if _SUBCOMMAND_AT_RUN_TIME.search(plain):
+        return True
     return bool(_BUILT_AT_RUN_TIME.search(command) and _MOVE_INTENT.search(plain))
 
 

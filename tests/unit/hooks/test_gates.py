@@ -286,6 +286,9 @@ def test_without_an_issue_in_the_context_no_worktree_is_the_skills(path):
         "bash -lc \"cd /x && ralph issue move 7 'In Review'\"",
         "echo x | xargs -I{} ralph issue move 7 Done",
         "ralph i''ssue move 7 Done; eval true",
+        "m=move; ralph issue $m 7 Done",
+        'ralph issue "$(echo move)" 7 Done',
+        "ralph issue `echo move` 7 Done",
     ],
 )
 def test_a_state_change_hidden_from_a_plain_reading_is_refused_too(command):
