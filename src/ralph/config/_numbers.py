@@ -59,16 +59,15 @@ def setting_number(
     *,
     whole: bool = False,
     minimum: float = 0,
-    above: bool = False,
     maximum: float,
     or_zero: bool = False,
 ) -> float:
-    """``value`` as a finite number >= ``minimum`` (> when ``above``) and <= ``maximum``,
+    """``value`` as a finite number >= ``minimum`` and <= ``maximum``,
     a whole one when ``whole`` (0 too when ``or_zero``: a cap's "no cap"); ConfigError
     naming ``where`` and the expected range otherwise. Strings (from the environment)
     are read as numbers."""
     kind = "a whole number" if whole else "a finite number"
-    bound = f"{'>' if above else '>='} {minimum:g}"
+    bound = f">= {minimum:g}"
     if or_zero:
         bound = f">= {minimum:g}, or 0 for no cap"
     number: float | None = None
@@ -86,7 +85,6 @@ def setting_number(
         or not math.isfinite(number)
         or (whole and not number.is_integer())
         or (number < minimum and not (or_zero and number == 0))
-        or (above and number == minimum)
     ):
         raise ConfigError(f"{where}: {value!r} is not valid; expected {kind} {bound}")
     if number > maximum:

@@ -150,8 +150,8 @@ class AddressPhase(Phase):
             problems.append(f"no new commit on {branch}: the feedback asks for changes")
         if problems:
             return problems
-        pr = space.facts["pull_request"]
-        hold_control_changes(ctx, branch, members[0].number, what=f"pull request {pr}")
+        pr = int(str(space.facts["pull_request"]).lstrip("#"))
+        hold_control_changes(ctx, branch, members[0].number, pr=pr)
         tests = project_tests(ctx, space.workdir)
         if not tests.passed:
             return [f"the tests fail in the worktree (`{tests.command}`):\n{tests.output}"]

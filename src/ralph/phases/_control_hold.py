@@ -51,12 +51,12 @@ def _blobs(git: GitRepo, head: str, changes: list[ControlChange]) -> dict[str, s
 
 
 def hold_control_changes(
-    ctx: PhaseContext, branch: str, number: int, *, head: str = "", what: str = ""
+    ctx: PhaseContext, branch: str, number: int, *, head: str = "", pr: int | None = None
 ) -> bool:
     """Raise ControlFilesHeld when ``branch`` (at commit ``head``, its tip by default)
     changes a control file against the base that a person has not accepted as it is
-    now; ``what`` names it in the reason (the branch by default, "pull request #8").
-    True: it changes some, as a person accepted."""
+    now; ``pr``: the pull request it is, named in the reason with the person's own merge
+    as a way through. True: it changes some, as a person accepted."""
     project = ctx.project
     head = head or f"refs/heads/{branch}"
     changes = _changes(project.git, ctx.base, head, project.config.prompts_dir)
@@ -72,12 +72,12 @@ def hold_control_changes(
         _HELD.format(repo=repo, number=number), {"branch": branch, "files": blobs}
     )
     go_on = f"lets Ralph go on with `ralph issue retry {number} --accept-control-files`"
-    if what.startswith("pull request #"):
-        pr = what.removeprefix("pull request #")
+    if pr is not None:
         way = f"merges it themselves (`ralph pr merge {pr}`) or {go_on}"
     else:
         way = f"{go_on} (the change: `git diff {ctx.base}...{branch}`)"
-    raise ControlFilesHeld(hold_reason(changes, what=what or branch, way_through=way))
+    what = f"pull request #{pr}" if pr is not None else branch
+    raise ControlFilesHeld(hold_reason(changes, what=what, way_through=way))
 
 
 def accept_control_files(project: Project, number: int) -> list[str]:

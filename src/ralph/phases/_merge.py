@@ -119,8 +119,7 @@ class MergePhase(Phase):
             git.fast_forward_from(pr.head)
         known = pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}")
         head = pr.head_oid if pr.head_oid and known and known.returncode == 0 else ""
-        what = f"pull request #{pr.number}"
-        return hold_control_changes(ctx, pr.head, primary.number, head=head, what=what)
+        return hold_control_changes(ctx, pr.head, primary.number, head=head, pr=pr.number)
 
     def _merge(
         self, ctx: PhaseContext, primary: Issue, pr: PullRequest
