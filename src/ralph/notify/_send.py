@@ -10,7 +10,6 @@ allow-list: never Ralph's tokens, a webhook URL or a model key."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import signal
@@ -86,23 +85,26 @@ def run_command(
     (``"$1"``), confined as ``sandbox`` says; killed (its whole process group) after
     ``timeout`` seconds."""
     # Here, not above: every command that opens a project imports this module.
-    from ralph.sandbox import confine, profile_for_tests, should_confine
+    from ralph.sandbox import confined_shell
 
     sandbox = sandbox or CommandSandbox()
-    try:
-        confined = should_confine(sandbox.allow_unsandboxed, "the notify command")
-    except ConfigError as refused:
-        return Delivery("command", False, f"not run: {refused}")
     with tempfile.TemporaryDirectory(prefix="ralph-notify-") as scratch:
-        # The summary is the shell's "$1": `notify-send Ralph "$1"`, `./tell.sh "$1"`.
-        argv = ["/bin/sh", "-c", command, "ralph-notify", event.one_line()]
         where = cwd or Path(scratch)
-        if confined:
-            home = Path(sandbox.env.get("HOME") or Path.home())
-            profile = profile_for_tests(Path(scratch), home=home, network=True)
-            # Its folder (the project's) is read, never written: `./tell.sh "$1"` runs.
-            shown = (*profile.readable, where.resolve())
-            argv = confine(argv, dataclasses.replace(profile, readable=shown))
+        try:
+            argv = confined_shell(
+                command,
+                Path(scratch),
+                allow_unsandboxed=sandbox.allow_unsandboxed,
+                what="the notify command",
+                env=sandbox.env,
+                network=True,
+                # The summary is the shell's "$1": `notify-send Ralph "$1"`, `./tell.sh "$1"`.
+                arguments=("ralph-notify", event.one_line()),
+                # Its folder (the project's) is read, never written: `./tell.sh "$1"` runs.
+                readable=(where.resolve(),),
+            )
+        except ConfigError as refused:
+            return Delivery("command", False, f"not run: {refused}")
         return _run(argv, event, timeout=timeout, cwd=where, env=sandbox.env)
 
 

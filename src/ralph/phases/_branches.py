@@ -16,7 +16,7 @@ from ralph.git import by_products_removed
 from ralph.phases._context import PhaseContext
 from ralph.phases._group import plan_fields
 from ralph.runtimes import environment_for_tests
-from ralph.sandbox import confine, profile_for_tests, should_confine
+from ralph.sandbox import confined_shell
 from ralph.tracker import Issue
 from ralph.workflow import OVERSIZED_ESTIMATES
 
@@ -93,14 +93,17 @@ def run_tests(
     # The tests run code an agent wrote: no token of Ralph's is one `env` away, and
     # whatever they print is redacted before it can reach a comment or the store.
     env = environment_for_tests(os.environ, passed_env)
-    argv = ["/bin/sh", "-c", command]
     try:
-        confined = should_confine(allow_unsandboxed, "the test command")
+        argv = confined_shell(
+            command,
+            cwd,
+            allow_unsandboxed=allow_unsandboxed,
+            what="the test command",
+            env=env,
+            network=network,
+        )
     except ConfigError as refused:
         raise AgentUnusable(str(refused)) from None
-    if confined:
-        home = Path(env.get("HOME") or Path.home())
-        argv = confine(argv, profile_for_tests(cwd, home=home, network=network))
     try:
         done = subprocess.run(
             argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env

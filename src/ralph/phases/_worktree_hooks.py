@@ -39,7 +39,7 @@ from ralph.errors import AgentUnusable, ConfigError, RalphError
 from ralph.git import by_products_removed, new_files_noted
 from ralph.phases._context import PhaseContext
 from ralph.runtimes import environment_for_tests
-from ralph.sandbox import confine, profile_for_tests, should_confine
+from ralph.sandbox import confined_shell
 
 __all__ = ["HookFailed", "HookRun", "after_create", "run_hook"]
 
@@ -80,16 +80,17 @@ class HookRun:
 
 def _argv(ctx: PhaseContext, command: str, worktree: Path, env: dict[str, str]) -> list[str]:
     config = ctx.project.config
-    argv = ["/bin/sh", "-c", command]
     try:
-        confined = should_confine(config.allow_unsandboxed, "workspace hooks")
+        return confined_shell(
+            command,
+            worktree,
+            allow_unsandboxed=config.allow_unsandboxed,
+            what="workspace hooks",
+            env=env,
+            network=config.sandbox_network == "on",
+        )
     except ConfigError as refused:
         raise AgentUnusable(str(refused)) from None
-    if not confined:
-        return argv
-    home = Path(env.get("HOME") or Path.home())
-    profile = profile_for_tests(worktree, home=home, network=config.sandbox_network == "on")
-    return confine(argv, profile)
 
 
 def _tail(output: IO[bytes]) -> str:

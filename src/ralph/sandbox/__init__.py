@@ -24,6 +24,7 @@ from ralph.sandbox._profiles import (
     profile_for_tests,
 )
 from ralph.sandbox._proxy import EgressProxy, allow_hint, host_port
+from ralph.sandbox._shell import confined_shell
 
 __all__ = [
     "ALLOW_UNSANDBOXED",
@@ -36,6 +37,7 @@ __all__ = [
     "agent_profile",
     "allow_hint",
     "confine",
+    "confined_shell",
     "flattened_git_configs",
     "git_commit_paths",
     "host_port",

@@ -164,9 +164,9 @@ class EgressProxy:
             if address is None:
                 name = f"{where[0]}:{where[1]}"
                 self.refused.append(name)
-                fix = "add it to agent_hosts in ralph.toml"
+                fix = allow_hint([name])
                 logger.warning("agent connection refused", extra={"host": name, "fix": fix})
-                _answer(client, 403, f"{name} is not an allowed host; {allow_hint([name])}")
+                _answer(client, 403, f"{name} is not an allowed host; {fix}")
                 return
             try:
                 upstream = socket.create_connection(address, timeout=_CONNECT_SECONDS)
