@@ -45,6 +45,7 @@ rest are here)::
     │       └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
     │           └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
     ├── PhaseRefused            [phases] a precondition does not hold (retried later)
+    │   ├── Busy                [phases] another run holds the issue (waited for, never escalated)
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)
     │       └── ForeignBranch   [phases] the implementation branch has commits Ralph did not make
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
