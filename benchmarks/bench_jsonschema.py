@@ -90,7 +90,7 @@ def _errors(validator: Any, value: Any) -> list[Any]:
 
 
 def main() -> None:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     print(f"import ralph._jsonschema   {import_ms('ralph._jsonschema'):7.1f} ms")
     print(f"import jsonschema          {import_ms('jsonschema'):7.1f} ms")

@@ -25,9 +25,11 @@ LAYERS: dict[str, int] = {
             "_jsonschema",
             "_lazy",
             "_logs",
+            "_openapi",
             "_process",
             "_published",
             "_reason",
+            "_rest_http",
             "_secrets",
             "_suggest",
             "_text",
@@ -39,7 +41,20 @@ LAYERS: dict[str, int] = {
         ["workflow", "pipeline", "graph", "artifacts", "dashboard", "routing", "hooks"], 1
     ),
     **dict.fromkeys(
-        ["config", "db", "tracker", "tasks", "git", "github", "linear", "sandbox", "notify"], 2
+        [
+            "config",
+            "db",
+            "tracker",
+            "tasks",
+            "git",
+            "github",
+            "linear",
+            "jira",
+            "gitlab",
+            "sandbox",
+            "notify",
+        ],
+        2,
     ),
     # The wiring from settings to adapters; runtimes need no project.
     # The debug log read back files its errors on a tracker; board management (hygiene,
