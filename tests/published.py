@@ -13,6 +13,7 @@ SHARED = (Path(__file__).resolve().parents[1] / ".." / "shared").resolve()
 DEFINITIONS = {
     "RALPH_GITHUB_SCHEMA": SHARED / "github-schema" / "schema.graphql",
     "RALPH_LINEAR_SCHEMA": SHARED / "api-definitions" / "linear-schema.graphql",
+    "RALPH_JIRA_OPENAPI": SHARED / "api-definitions" / "jira-platform-openapi.json",
 }
 
 

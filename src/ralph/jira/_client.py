@@ -86,12 +86,20 @@ class JiraClient:
         return found
 
     def search(
-        self, jql: str, fields: Sequence[str], *, page: int = SEARCH_PAGE
+        self,
+        jql: str,
+        fields: Sequence[str],
+        *,
+        page: int = SEARCH_PAGE,
+        properties: Sequence[str] = (),
     ) -> Iterator[dict[str, Any]]:
-        """The issues ``jql`` finds, page after page (``nextPageToken``)."""
+        """The issues ``jql`` finds, page after page (``nextPageToken``), with
+        ``fields`` and the issue ``properties`` named."""
         token: str | None = None
         while True:
             body: dict[str, Any] = {"jql": jql, "fields": list(fields), "maxResults": page}
+            if properties:
+                body["properties"] = list(properties)
             if token:
                 body["nextPageToken"] = token
             answer = self.post("/search/jql", body) or {}

@@ -13,6 +13,8 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.jira import JiraClient
+from ralph.jira.fake import FakeJira
 from ralph.linear import LinearClient
 from ralph.linear.fake import FakeLinear
 from ralph.tracker import (
@@ -24,7 +26,9 @@ from ralph.tracker import (
     Tracker,
     set_up_board,
 )
+from ralph.tracker.jira import JiraTracker
 from ralph.tracker.linear import LinearTracker, set_up_team
+from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject
 
@@ -34,6 +38,7 @@ TRACKERS = [
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
     "linear-fake",
+    "jira-fake",
 ]
 
 
@@ -57,6 +62,12 @@ def tracker(
         yield linear
         assert isinstance(linear.client.transport, FakeLinear)
         assert linear.client.transport.internal_errors == []
+        return
+    if tracker_kind == "jira-fake":
+        jira = jira_tracker(clock)
+        yield jira
+        assert isinstance(jira.client.transport, FakeJira)
+        assert jira.client.transport.internal_errors == []
         return
     db: Database
     if tracker_kind == "local-memory":  # what tests that need no file use
@@ -124,3 +135,31 @@ def linear_tracker(clock) -> LinearTracker:
     client = LinearClient(fake, "lin_api_contract", clock=clock, sleep=lambda _: None)
     set_up_team(client, "ENG")
     return LinearTracker(client, "ENG", clock=clock)
+
+
+#: A Jira project with a status for each of Ralph's states beside Jira's own To Do.
+JIRA_STATUSES = (
+    ("To Do", "new"),
+    *(
+        (
+            state.value,
+            "done"
+            if state in (WorkflowState.DONE, WorkflowState.CANCELED)
+            else "new"
+            if state is WorkflowState.BACKLOG
+            else "indeterminate",
+        )
+        for state in WorkflowState
+    ),
+)
+
+
+def jira_tracker(clock) -> JiraTracker:
+    """A Jira tracker on a FakeJira project (PROJ) whose workflow has a status for each
+    of Ralph's states and moves any to any; the token's account is ``ralph``. Pacing
+    waits are skipped (the fake clock stays where the tests put it)."""
+    fake = FakeJira(clock=clock)
+    fake.add_account("ralph@example.com", "jira-contract-token", "ralph")
+    fake.add_project("PROJ", "Project", JIRA_STATUSES)
+    client = JiraClient(fake, clock=clock, sleep=lambda _: None)
+    return JiraTracker(client, "PROJ", clock=clock)
