@@ -37,13 +37,20 @@ rest are here)::
     │   │   ├── GitHubPartialData   data came back with errors beside it (carries the data)
     │   │   ├── GitHubRateLimited   still rate limited after the waits allowed
     │   │   └── GitHubUnavailable   transport errors and 5xx after the retries allowed
-    │   └── LinearError         [linear] Linear's API refused or did not answer
-    │       ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
-    │       ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
-    │       │   └── LinearNotFound  [linear] an id or identifier Linear does not know
-    │       ├── LinearRateLimited   [linear] still rate limited after the waits allowed
-    │       └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
-    │           └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
+    │   ├── LinearError         [linear] Linear's API refused or did not answer
+    │   │   ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
+    │   │   ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
+    │   │   │   └── LinearNotFound  [linear] an id or identifier Linear does not know
+    │   │   ├── LinearRateLimited   [linear] still rate limited after the waits allowed
+    │   │   └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
+    │   │       └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
+    │   └── JiraError           [jira] Jira's REST API refused or did not answer
+    │       ├── JiraAuthError       [jira] the email and API token refused (401/403)
+    │       ├── JiraInvalid         [jira] Jira refused the input (nothing happened)
+    │       │   └── JiraNotFound    [jira] a key or id Jira does not know (404)
+    │       ├── JiraRateLimited     [jira] still rate limited (429) after the waits allowed
+    │       └── JiraUnavailable     [jira] no answer or 5xx after a read's retries
+    │           └── JiraAmbiguous   [jira] a write's answer was lost: it may have happened
     ├── PhaseRefused            [phases] a precondition does not hold (retried later)
     │   ├── Busy                [phases] another run holds the issue (waited for, never escalated)
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)

@@ -26,9 +26,22 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _FIELDS = {
-    "project", "key", "issuekey", "id", "status", "statuscategory", "labels", "parent",
-    "updated", "created", "reporter", "resolution", "issuetype", "type", "priority",
-}  # fmt: skip
+    "project",
+    "key",
+    "issuekey",
+    "id",
+    "status",
+    "statuscategory",
+    "labels",
+    "parent",
+    "updated",
+    "created",
+    "reporter",
+    "resolution",
+    "issuetype",
+    "type",
+    "priority",
+}
 _DATES = {"updated", "created"}
 _ORDERABLE = {"key", "issuekey", "id", "created", "updated", "priority", "status"}
 

@@ -36,10 +36,25 @@ BLOCKS = {"id": "10000", "name": "Blocks", "inward": "is blocked by", "outward":
 _NOT_FOUND = "Issue does not exist or you do not have permission to see it."
 #: The fields a GET of an issue returns by default (``*all``) and a search by ``*navigable``.
 ALL_FIELDS = (
-    "summary", "description", "status", "priority", "labels", "parent", "subtasks",
-    "issuelinks", "created", "updated", "resolution", "resolutiondate", "assignee",
-    "reporter", "issuetype", "project", "comment", *ESTIMATE_FIELDS,
-)  # fmt: skip
+    "summary",
+    "description",
+    "status",
+    "priority",
+    "labels",
+    "parent",
+    "subtasks",
+    "issuelinks",
+    "created",
+    "updated",
+    "resolution",
+    "resolutiondate",
+    "assignee",
+    "reporter",
+    "issuetype",
+    "project",
+    "comment",
+    *ESTIMATE_FIELDS,
+)
 
 
 class Refused(Exception):

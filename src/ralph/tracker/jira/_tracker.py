@@ -139,10 +139,19 @@ class JiraTracker(Tracker):
 
     def _fields(self) -> list[str]:
         names = [
-            "summary", "description", "status", "priority", "labels", "parent",
-            "issuelinks", "created", "updated", "resolution", "resolutiondate",
+            "summary",
+            "description",
+            "status",
+            "priority",
+            "labels",
+            "parent",
+            "issuelinks",
+            "created",
+            "updated",
+            "resolution",
+            "resolutiondate",
             "assignee",
-        ]  # fmt: skip
+        ]
         if self.project.estimate is not None:
             names.append(self.project.estimate.id)
         return names
