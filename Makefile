@@ -7,6 +7,7 @@
 #   make install   `ralph` on your PATH with `uv tool install` (EXTRAS=claude by default:
 #                  the Claude Agent SDK with its bundled Claude Code; EXTRAS= for none)
 #   make fake-linear  a fake Linear on 127.0.0.1 to try `ralph init --linear` offline
+#   make fake-jira    a fake Jira on 127.0.0.1 to try `ralph init --jira` offline
 # and, while changing Ralph, the inner loop:
 #   make check     ruff, mypy --strict and the unit tests (under a minute)
 # Everything is installed from the lock file (uv.lock); only python3, git and make have to
@@ -27,7 +28,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
+.PHONY: help demo install fake-linear fake-jira docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -107,6 +108,16 @@ fake-linear: export RALPH_LINEAR_SCHEMA ?= $(abspath ../shared/api-definitions/l
 fake-linear: $(VENV)/.runtime
 	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
 	@$(VENV)/bin/python -m ralph.linear.fake --port $(PORT)
+
+# A fake Jira Cloud site on 127.0.0.1:8767 to try `ralph init --jira` without an account
+# (docs/jira.md). It checks requests against Jira's published OpenAPI document, which
+# Ralph does not ship: RALPH_JIRA_OPENAPI names a copy (Atlassian's
+# swagger-v3.v3.json), by default the one provided beside this clone.
+JIRA_PORT ?= 8767
+fake-jira: export RALPH_JIRA_OPENAPI ?= $(abspath ../shared/api-definitions/jira-platform-openapi.json)
+fake-jira: $(VENV)/.runtime
+	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
+	@$(VENV)/bin/python -m ralph.jira.fake --port $(JIRA_PORT)
 
 # `ralph` for your own projects, in an environment of its own (uv tool install) at the
 # versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else

@@ -14,7 +14,7 @@ from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
 from ralph.jira import JiraClient
-from ralph.jira.fake import FakeJira
+from ralph.jira.fake import FakeJira, ralph_statuses
 from ralph.linear import LinearClient
 from ralph.linear.fake import FakeLinear
 from ralph.tracker import (
@@ -28,7 +28,6 @@ from ralph.tracker import (
 )
 from ralph.tracker.jira import JiraTracker
 from ralph.tracker.linear import LinearTracker, set_up_team
-from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject
 
@@ -137,29 +136,12 @@ def linear_tracker(clock) -> LinearTracker:
     return LinearTracker(client, "ENG", clock=clock)
 
 
-#: A Jira project with a status for each of Ralph's states beside Jira's own To Do.
-JIRA_STATUSES = (
-    ("To Do", "new"),
-    *(
-        (
-            state.value,
-            "done"
-            if state in (WorkflowState.DONE, WorkflowState.CANCELED)
-            else "new"
-            if state is WorkflowState.BACKLOG
-            else "indeterminate",
-        )
-        for state in WorkflowState
-    ),
-)
-
-
 def jira_tracker(clock) -> JiraTracker:
     """A Jira tracker on a FakeJira project (PROJ) whose workflow has a status for each
     of Ralph's states and moves any to any; the token's account is ``ralph``. Pacing
     waits are skipped (the fake clock stays where the tests put it)."""
     fake = FakeJira(clock=clock)
     fake.add_account("ralph@example.com", "jira-contract-token", "ralph")
-    fake.add_project("PROJ", "Project", JIRA_STATUSES)
+    fake.add_project("PROJ", "Project", ralph_statuses())
     client = JiraClient(fake, clock=clock, sleep=lambda _: None)
     return JiraTracker(client, "PROJ", clock=clock)

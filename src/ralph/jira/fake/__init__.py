@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ralph.jira.fake._jira import JIRA_OPENAPI, FakeJira, JiraRequest, ScriptedFault, jira_openapi
 from ralph.jira.fake._jql import JqlError, parse_jql
+from ralph.jira.fake._model import ralph_statuses
 
 __all__ = [
     "JIRA_OPENAPI",
@@ -17,4 +18,5 @@ __all__ = [
     "ScriptedFault",
     "jira_openapi",
     "parse_jql",
+    "ralph_statuses",
 ]

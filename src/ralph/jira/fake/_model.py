@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ralph.workflow import WorkflowState
+
 __all__ = [
     "DEFAULT_STATUSES",
     "ESTIMATE_FIELDS",
@@ -25,12 +27,35 @@ __all__ = [
     "Project",
     "Site",
     "Status",
+    "ralph_statuses",
     "stamp",
 ]
 
 #: A new project's statuses (name, status category key), as Jira's Scrum template has
 #: them; Ralph's set-up adds its own.
 DEFAULT_STATUSES = (("To Do", "new"), ("In Progress", "indeterminate"), ("Done", "done"))
+
+
+def ralph_statuses() -> tuple[tuple[str, str], ...]:
+    """Jira's To Do and a status for each of Ralph's states in the category it needs
+    (Backlog waiting, Done and Canceled done, the rest in progress)."""
+    closed = (WorkflowState.DONE, WorkflowState.CANCELED)
+    return (
+        ("To Do", "new"),
+        *(
+            (
+                state.value,
+                "done"
+                if state in closed
+                else "new"
+                if state is WorkflowState.BACKLOG
+                else "indeterminate",
+            )
+            for state in WorkflowState
+        ),
+    )
+
+
 CATEGORY_NAMES = {"new": "To Do", "indeterminate": "In Progress", "done": "Done"}
 CATEGORY_IDS = {"new": 2, "indeterminate": 4, "done": 3}
 #: Jira Cloud's default priorities, highest first; new issues get Medium.
