@@ -176,6 +176,8 @@ def parse_jql(text: str) -> JqlQuery:
             if value.lower() != "currentuser":
                 raise JqlError(f"Unable to find JQL function '{value}()'.")
             value = "currentUser()"
+        if field in _DATES:
+            _date(value)  # refused when parsed, as Jira does, not when an issue is met
         clauses.append(Clause(field, op, (value,)))
     return JqlQuery(tuple(clauses), tuple(order))
 

@@ -195,10 +195,9 @@ class Routes:
         if not str(fields.get("summary") or "").strip():
             raise Refused(400, [], {"summary": "You must specify a summary of the issue."})
         now = self.site.clock()
-        project.counter += 1
         issue = Issue(
             self.site.new_id(),
-            f"{project.key}-{project.counter}",
+            "",
             project,
             issue_type,
             project.statuses[0],
@@ -206,7 +205,9 @@ class Routes:
             now,
             now,
         )
-        self._apply(issue, fields, creating=True)
+        self._apply(issue, fields, creating=True)  # refused before a key is spent
+        project.counter += 1
+        issue.key = f"{project.key}-{project.counter}"
         for prop in body.get("properties") or []:
             issue.properties[str(prop.get("key"))] = prop.get("value")
         self.site.issues[issue.id] = issue

@@ -1,0 +1,93 @@
+"""The Jira client on the fake: 429s waited out by Retry-After, reads retried within a
+bound, writes never resent, Jira's refusals as Ralph's errors, searches paginated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ralph.errors import TrackerError
+from ralph.jira import (
+    JiraAmbiguous,
+    JiraAuthError,
+    JiraClient,
+    JiraInvalid,
+    JiraNotFound,
+    JiraRateLimited,
+    JiraUnavailable,
+)
+from ralph.jira.fake import ScriptedFault
+
+TASK = {"project": {"key": "PROJ"}, "issuetype": {"name": "Task"}}
+
+
+def _create(client: JiraClient, summary: str = "An issue") -> dict[str, Any]:
+    made: dict[str, Any] = client.post("/issue", {"fields": {**TASK, "summary": summary}})
+    return made
+
+
+def test_a_429_is_waited_out_by_its_retry_after_then_sent_again(fake, client, clock):
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/myself", retry_after=7))
+    started = clock.now
+    assert client.myself()["displayName"] == "Ada Lovelace"
+    assert clock.now - started == pytest.approx(7.0)
+    assert [r.status for r in fake.requests] == [429, 200]
+
+
+def test_a_write_refused_by_a_429_is_sent_again_since_it_did_not_run(fake, client):
+    fake.faults.append(ScriptedFault.rate_limited("POST /rest/api/3/issue", retry_after=1))
+    assert _create(client)["key"] == "PROJ-1"
+    assert len(fake.site.issues) == 1
+
+
+def test_a_limit_that_keeps_refusing_ends_in_rate_limited(fake, client):
+    fake.faults.extend(ScriptedFault.rate_limited(retry_after=1) for _ in range(6))
+    with pytest.raises(JiraRateLimited, match="kept rate limiting"):
+        client.myself()
+    assert len(fake.requests) == 6
+
+
+def test_a_read_without_an_answer_is_asked_again_within_a_bound(fake, client):
+    fake.faults.append(ScriptedFault.server_error("read"))
+    fake.faults.append(ScriptedFault.dropped("read"))
+    assert client.myself()["accountId"]
+    fake.faults.extend(ScriptedFault.server_error("read") for _ in range(4))
+    with pytest.raises(JiraUnavailable, match="did not answer"):
+        client.myself()
+
+
+def test_a_write_whose_answer_was_lost_is_not_sent_again(fake, client):
+    fake.faults.append(ScriptedFault.dropped_after_write("POST /rest/api/3/issue"))
+    with pytest.raises(JiraAmbiguous, match="may have happened"):
+        _create(client)
+    assert len(fake.site.issues) == 1  # it happened, once
+    assert [r.method for r in fake.requests] == ["POST"]
+
+
+def test_refusals_are_ralphs_tracker_errors(fake, client):
+    with pytest.raises(JiraNotFound):
+        client.get("/issue/PROJ-99")
+    with pytest.raises(JiraInvalid, match="summary"):
+        client.post("/issue", {"fields": {**TASK, "summary": "x" * 256}})
+    intruder = JiraClient(fake.session("ada@example.com", "wrong"))
+    with pytest.raises(JiraAuthError):
+        intruder.myself()
+    assert issubclass(JiraAuthError, TrackerError)
+
+
+def test_a_search_pages_by_token_at_most_a_hundred_issues_a_page(fake, client):
+    for n in range(1, 231):
+        _create(client, f"Issue {n}")
+    fake.requests.clear()
+    found = list(client.search("project = PROJ ORDER BY key ASC", ["summary"], page=500))
+    assert [i["fields"]["summary"] for i in found] == [f"Issue {n}" for n in range(1, 231)]
+    assert len(fake.requests) == 3  # 100 + 100 + 30: Jira's page with fields is 100
+
+
+def test_a_search_of_ids_only_takes_bigger_pages(fake, client):
+    for n in range(1, 151):
+        _create(client, f"Issue {n}")
+    fake.requests.clear()
+    assert len(list(client.search("project = PROJ", ["id"], page=1000))) == 150
+    assert len(fake.requests) == 1
