@@ -23,19 +23,13 @@ if TYPE_CHECKING:
         JiraUnavailable,
     )
     from ralph.jira._pacer import JiraPacer, JiraPacingPolicy
-    from ralph.jira._transport import (
-        TOKEN_VARIABLES,
-        HttpsTransport,
-        basic_authorization,
-        jira_token,
-    )
+    from ralph.jira._transport import HttpsTransport, basic_authorization
 else:
     # Loaded on first use (ralph._lazy), from the imports above.
     __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "SEARCH_PAGE",
-    "TOKEN_VARIABLES",
     "Classified",
     "HttpsTransport",
     "JiraAmbiguous",
@@ -51,7 +45,6 @@ __all__ = [
     "ResponseKind",
     "basic_authorization",
     "classify_reply",
-    "jira_token",
     "to_adf",
     "to_text",
     "wait_of",

@@ -1,40 +1,20 @@
 """The Jira transport: REST over HTTPS to one Jira Cloud site, with Basic auth.
 
 Jira Cloud takes an Atlassian account's email and an API token as HTTP Basic
-credentials. The token comes from ``RALPH_JIRA_TOKEN`` (or ``JIRA_API_TOKEN``, the name
-Atlassian's tools use), never from ralph.toml; it and the header made of it are
-registered with ``ralph._secrets`` so no message or log keeps them.
+credentials. The token comes from the environment (``ralph.config``'s ``jira_token``),
+never from ralph.toml; it and the header made of it are registered with
+``ralph._secrets`` so no message or log keeps them.
 """
 
 from __future__ import annotations
 
 import base64
-import os
-from collections.abc import Mapping
 
 from ralph._graphql_http import Reply
 from ralph._rest_http import HttpsRequester, RestRequest
 from ralph._secrets import register_secret
-from ralph.errors import ConfigError
 
-__all__ = ["TOKEN_VARIABLES", "HttpsTransport", "basic_authorization", "jira_token"]
-
-#: Where the API token is looked for, in order.
-TOKEN_VARIABLES = ("RALPH_JIRA_TOKEN", "JIRA_API_TOKEN")
-
-
-def jira_token(environ: Mapping[str, str] | None = None) -> str:
-    """The API token from the environment; ConfigError naming the variables if none."""
-    env = os.environ if environ is None else environ
-    for name in TOKEN_VARIABLES:
-        value = env.get(name, "").strip()
-        if value:
-            register_secret(value)
-            return value
-    raise ConfigError(
-        "no Jira API token: set RALPH_JIRA_TOKEN to a token made at "
-        "https://id.atlassian.com/manage-profile/security/api-tokens"
-    )
+__all__ = ["HttpsTransport", "basic_authorization"]
 
 
 def basic_authorization(email: str, token: str) -> str:

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ralph.errors import ConfigError
-from ralph.jira import HttpsTransport, JiraAuthError, JiraClient, jira_token
+from ralph.jira import HttpsTransport, JiraAuthError, JiraClient
 from ralph.jira.fake import FakeJira
 from ralph.tracker.jira import JiraTracker
 from ralph.workflow import WorkflowState
@@ -54,13 +53,6 @@ def test_a_refused_token_is_an_auth_error_that_never_shows_the_token(site: str):
         client.close()
     assert secret not in str(refused.value)
     assert "refused the credentials" in str(refused.value)
-
-
-def test_the_token_comes_from_the_environment_only():
-    assert jira_token({"RALPH_JIRA_TOKEN": " tok "}) == "tok"
-    assert jira_token({"JIRA_API_TOKEN": "atl"}) == "atl"
-    with pytest.raises(ConfigError, match="RALPH_JIRA_TOKEN"):
-        jira_token({})
 
 
 @pytest.fixture
