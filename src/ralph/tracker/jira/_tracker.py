@@ -7,22 +7,18 @@ error when the workflow has none) and sends it with its audit comment in one req
 An issue in a status of Jira's Done category is closed; closing moves it to Done (or
 Canceled, with its resolution), reopening back to Backlog, each such move audited as
 ``ralph_sync``. Exclusive ownership of an issue comes from the task store's issue locks,
-as on GitHub and Linear: a move re-reads the status just before it.
+as on GitHub and Linear: a move re-reads the status just before it. Every write is safe
+against a lost answer (``_writes``).
 
-A write whose answer was lost is looked for before anything else: an issue by the
-``ralph.create`` property it was created with, a comment by its text. Jira has no
-status updates for a project, and archiving is a Premium plan's: both are refused in
-one line, saying what to do instead.
+Jira has no status updates for a project, and archiving is a Premium plan's: both are
+refused in one line, saying what to do instead.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
@@ -38,10 +34,11 @@ from ralph.tracker._model import (
     StatusUpdate,
 )
 from ralph.tracker._tracker import Tracker
+from ralph.tracker.jira import _writes as w
 from ralph.tracker.jira._mapping import (
     PRIORITY_NAMES,
+    EstimateField,
     StatusMap,
-    comment_from,
     estimate_value,
     issue_from,
     number_of,
@@ -56,8 +53,6 @@ from ralph.workflow import SYNC_COMMAND, Estimate, Priority, WorkflowState
 
 __all__ = ["NO_ARCHIVE", "NO_STATUS_UPDATES", "JiraTracker"]
 
-logger = logging.getLogger(__name__)
-
 NO_STATUS_UPDATES = (
     "a Jira project has no status updates; print the report with ralph report --dry-run "
     "and post it where the team reads it"
@@ -69,12 +64,24 @@ NO_ARCHIVE = (
 _MAGIC_WORDS = (
     r"(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|complet(?:e|es|ed|ing))"
 )
-#: The issue property a created issue carries, to find it when the answer was lost.
-CREATE_PROPERTY = "ralph.create"
 #: The type of every issue Ralph creates; its parent is set by the ``parent`` field.
 ISSUE_TYPE = "Task"
-#: Comments are read a page of this many at a time (Jira's most).
-COMMENT_PAGE = 100
+#: What an issue is read with, besides the estimate field.
+_FIELDS = (
+    "summary",
+    "description",
+    "status",
+    "priority",
+    "labels",
+    "parent",
+    "issuelinks",
+    "created",
+    "updated",
+    "resolution",
+    "resolutiondate",
+    "assignee",
+)
+_RESOLUTIONS = {CloseReason.COMPLETED: "Done", CloseReason.DUPLICATE: "Duplicate"}
 
 Node = dict[str, Any]
 
@@ -100,8 +107,9 @@ class JiraTracker(Tracker):
         self.estimate_field = estimate_field
         self._project: JiraProject | None = None
         self._lock = threading.Lock()
+        #: A move re-reads and transitions under its issue's lock in this process;
+        #: across processes, the task store's issue locks decide.
         self._guards: dict[int, threading.Lock] = {}
-        self._me: str | None = None
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -137,30 +145,20 @@ class JiraTracker(Tracker):
             self._project = read_project(self.client, self.project_key, self.estimate_field)
         return self._project
 
-    def _fields(self) -> list[str]:
-        names = [
-            "summary",
-            "description",
-            "status",
-            "priority",
-            "labels",
-            "parent",
-            "issuelinks",
-            "created",
-            "updated",
-            "resolution",
-            "resolutiondate",
-            "assignee",
-        ]
-        if self.project.estimate is not None:
-            names.append(self.project.estimate.id)
-        return names
-
     def _key(self, number: int) -> str:
         return f"{self.project_key}-{number}"
 
-    def _quoted(self, text: str) -> str:
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    def _fields(self) -> list[str]:
+        estimate = self.project.estimate
+        return [*_FIELDS, *([estimate.id] if estimate else [])]
+
+    def _estimate(self) -> EstimateField:
+        if self.project.estimate is None:
+            raise NotAvailable(
+                f"no field {self.estimate_field!r} on this Jira site for estimates; name the "
+                "story points or T-shirt field as [jira] estimate_field in ralph.toml"
+            )
+        return self.project.estimate
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -176,52 +174,41 @@ class JiraTracker(Tracker):
             raise IssueNotFound(number, f"Jira project {self.project_key}")
         return node
 
+    def _status(self, number: int) -> str:
+        """The name of the issue's status, read now."""
+        node = self._node(number, ["status"])
+        return str(((node.get("fields") or {}).get("status") or {}).get("name", ""))
+
     def _issue(
         self, node: Node, children: Sequence[int] = (), comments: tuple[Comment, ...] = ()
     ) -> Issue:
+        estimate = self.project.estimate
         return issue_from(
-            node,
-            self.project_key,
-            self.statuses,
-            self.project.estimate,
-            children=children,
-            comments=comments,
+            node, self.project_key, self.statuses, estimate, children=children, comments=comments
         )
 
-    def _children(self, number: int) -> list[int]:
-        jql = f"parent = {self._quoted(self._key(number))}"
-        return [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
-
-    def _comments(self, number: int) -> tuple[Comment, ...]:
-        found: list[Comment] = []
-        while True:
-            page = self.client.get(
-                f"/issue/{self._key(number)}/comment",
-                [("startAt", str(len(found))), ("maxResults", str(COMMENT_PAGE))],
-            )
-            comments = page.get("comments") or []
-            found.extend(comment_from(c) for c in comments)
-            if not comments or len(found) >= int(page.get("total", 0)):
-                return tuple(found)
-
     def get_issue(self, number: int) -> Issue:
-        node = self._node(number)
-        return self._issue(node, self._children(number), self._comments(number))
+        """The issue with its comments (one read, more pages when it has many), and its
+        children (a JQL search: Jira lists only sub-tasks on the parent)."""
+        node = self._node(number, [*self._fields(), "comment"])
+        first = (node.get("fields") or {}).get("comment")
+        comments = w.all_comments(self.client, self._key(number), first)
+        jql = f"parent = {w.jql_string(self._key(number))}"
+        children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
+        return self._issue(node, children, comments)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
-        """One paginated JQL read of the project's issues, filtered here (the fields
-        Ralph filters on are its own: states by name, estimates, labels, text)."""
+        """One paginated JQL read of every issue of the project (closed ones too: an
+        open issue's closed children are its children), filtered here (the fields Ralph
+        filters on are its own: states by name, estimates, labels, text)."""
         query = query or IssueQuery()
-        # Every issue, closed ones too: an open issue's closed children are its children.
-        jql = f"project = {self._quoted(self.project_key)}"
-        nodes = list(self.client.search(jql + " ORDER BY key ASC", self._fields()))
+        jql = f"project = {w.jql_string(self.project_key)} ORDER BY key ASC"
+        nodes = list(self.client.search(jql, self._fields()))
         children: dict[int, list[int]] = {}
         for node in nodes:
-            parent = (node.get("fields") or {}).get("parent") or {}
-            if str(parent.get("key", "")).rpartition("-")[0].upper() == self.project_key:
-                children.setdefault(number_of(str(parent["key"])), []).append(
-                    number_of(str(node["key"]))
-                )
+            parent = str(((node.get("fields") or {}).get("parent") or {}).get("key", ""))
+            if parent.rpartition("-")[0].upper() == self.project_key:
+                children.setdefault(number_of(parent), []).append(number_of(str(node["key"])))
         issues = [self._issue(n, children.get(number_of(str(n["key"])), ())) for n in nodes]
         return query.apply(issues)
 
@@ -240,61 +227,38 @@ class JiraTracker(Tracker):
     ) -> Issue:
         if parent is not None:
             self._node(parent, ["status"])  # IssueNotFound before anything is created
-        fields: dict[str, Any] = {
+        fields: Node = {
             "project": {"key": self.project_key},
             "issuetype": {"name": ISSUE_TYPE},
             "summary": title,
+            **self._field_values(body or None, labels or None, estimate, priority),
         }
-        if body:
-            fields["description"] = to_adf(body)
-        if labels:
+        if parent is not None:
+            fields["parent"] = {"key": self._key(parent)}
+        made = w.create_issue(self.client, self.project_key, fields, self.now())
+        number = number_of(str(made["key"]))
+        if state is not None:
+            self._move(number, state, current=self._status(number))
+        return self.get_issue(number)
+
+    def _field_values(
+        self,
+        body: str | None,
+        labels: Sequence[str] | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+    ) -> Node:
+        fields: Node = {}
+        if body is not None:
+            fields["description"] = to_adf(body) if body else None
+        if labels is not None:
             fields["labels"] = list(dict.fromkeys(labels))
         if priority is not None:
             fields["priority"] = {"name": PRIORITY_NAMES[priority]}
         if estimate is not None:
-            fields[self._estimate_id()] = estimate_value(self._estimate(), estimate)
-        if parent is not None:
-            fields["parent"] = {"key": self._key(parent)}
-        marker = str(uuid.uuid4())
-        request = {
-            "fields": fields,
-            "properties": [{"key": CREATE_PROPERTY, "value": {"id": marker}}],
-        }
-        sent = self.now()
-        try:
-            made = self.client.post("/issue", request)
-        except JiraAmbiguous:
-            made = self._created(marker, sent)
-            if made is None:
-                raise
-        number = number_of(str(made["key"]))
-        if state is not None:
-            self._transition(number, state)
-        return self.get_issue(number)
-
-    def _created(self, marker: str, sent: float) -> Node | None:
-        """The issue created with ``marker`` since ``sent``, if the lost create happened."""
-        since = datetime.fromtimestamp(sent - 60, UTC).strftime("%Y-%m-%d %H:%M")
-        jql = (
-            f"project = {self._quoted(self.project_key)} AND reporter = currentUser() "
-            f'AND created >= "{since}" ORDER BY created DESC'
-        )
-        for node in self.client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
-            if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
-                return node
-        return None
-
-    def _estimate(self) -> Any:
-        field = self.project.estimate
-        if field is None:
-            raise NotAvailable(
-                f"no field {self.estimate_field!r} on this Jira site for estimates; name the "
-                "story points or T-shirt field as [jira] estimate_field in ralph.toml"
-            )
-        return field
-
-    def _estimate_id(self) -> str:
-        return str(self._estimate().id)
+            field = self._estimate()
+            fields[field.id] = estimate_value(field, estimate)
+        return fields
 
     def _update_issue(
         self,
@@ -305,17 +269,9 @@ class JiraTracker(Tracker):
         estimate: Estimate | None,
         priority: Priority | None,
     ) -> Issue:
-        fields: dict[str, Any] = {}
+        fields = self._field_values(body, labels, estimate, priority)
         if title is not None:
             fields["summary"] = title
-        if body is not None:
-            fields["description"] = to_adf(body) if body else None
-        if labels is not None:
-            fields["labels"] = list(dict.fromkeys(labels))
-        if priority is not None:
-            fields["priority"] = {"name": PRIORITY_NAMES[priority]}
-        if estimate is not None:
-            fields[self._estimate_id()] = estimate_value(self._estimate(), estimate)
         if fields:
             self._node(number, ["status"])
             self.client.put(f"/issue/{self._key(number)}", {"fields": fields})
@@ -323,65 +279,34 @@ class JiraTracker(Tracker):
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the API token's account (Jira names no other author)."""
-        sent = self.now()
         try:
-            made = self.client.post(f"/issue/{self._key(number)}/comment", {"body": to_adf(body)})
+            return w.post_comment(self.client, self._key(number), body, self.now())
         except JiraNotFound:
             raise IssueNotFound(number, f"Jira project {self.project_key}") from None
-        except JiraAmbiguous:
-            again = [
-                c for c in self._comments(number) if c.body == body and c.created_at >= sent - 60
-            ]
-            if not again:
-                raise
-            return again[-1]
-        return comment_from(made)
 
     # -- moves ------------------------------------------------------------------------------
 
-    def _transition_to(self, number: int, current: str, status: str) -> str:
-        """The id of the transition that moves issue ``number`` to ``status``."""
-        answer = self.client.get(f"/issue/{self._key(number)}/transitions")
-        for transition in answer.get("transitions") or []:
-            if str((transition.get("to") or {}).get("name", "")).casefold() == status.casefold():
-                return str(transition["id"])
-        raise NotAvailable(
-            f"the workflow of Jira project {self.project_key} has no transition from "
-            f"{current!r} to {status!r} for {self._key(number)}; add one in Jira (project "
-            "settings, Workflows) or map that state to another status in [jira.statuses] of "
-            "ralph.toml"
-        )
-
-    def _transition(
+    def _move(
         self,
         number: int,
         state: WorkflowState,
         *,
-        current: str = "",
+        current: str,
         comment: str | None = None,
         resolution: str | None = None,
     ) -> None:
-        if not current:
-            current = str(
-                ((self._node(number, ["status"]).get("fields") or {}).get("status") or {}).get(
-                    "name", ""
-                )
-            )
-        status = self.statuses.status(state)
-        body: dict[str, Any] = {"transition": {"id": self._transition_to(number, current, status)}}
-        if comment is not None:
-            body["update"] = {"comment": [{"add": {"body": to_adf(comment)}}]}
-        if resolution is not None:
-            body["fields"] = {"resolution": {"name": resolution}}
-        try:
-            self.client.post(f"/issue/{self._key(number)}/transitions", body)
-        except JiraAmbiguous:
-            moved = (self._node(number, ["status"]).get("fields") or {}).get("status") or {}
-            if str(moved.get("name", "")).casefold() != status.casefold():
-                raise
-            # It moved: the audit comment went with it, or is looked for and posted.
-            if comment is not None and not any(c.body == comment for c in self._comments(number)):
-                self._add_comment(number, comment, "ralph")
+        key = self._key(number)
+        w.transition(
+            self.client,
+            self.project_key,
+            key,
+            current=current,
+            status=self.statuses.status(state),
+            comment=comment,
+            resolution=resolution,
+            status_now=lambda: self._status(number),
+            comments_now=lambda: w.all_comments(self.client, key),
+        )
 
     def _write_state(
         self,
@@ -392,12 +317,11 @@ class JiraTracker(Tracker):
         author: str,
     ) -> None:
         """Re-read, then move by the workflow's transition with the audit comment in the
-        same request (Jira applies both or neither)."""
+        same request."""
         with self._lock:
             guard = self._guards.setdefault(number, threading.Lock())
         with guard:
-            node = self._node(number, ["status"])
-            name = str(((node.get("fields") or {}).get("status") or {}).get("name", ""))
+            name = self._status(number)
             current = self.statuses.state(name)
             if current is not expected:
                 raise StateConflict(
@@ -405,41 +329,33 @@ class JiraTracker(Tracker):
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            self._transition(number, new, current=name, comment=comment)
+            self._move(number, new, current=name, comment=comment)
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Moved to Done (completed) or Canceled (otherwise), with Jira's resolution for
-        the reason. Jira's duplicate link is not made: ``duplicate_of`` is left out."""
+        the reason, audited as ``ralph_sync``. Jira's duplicate link is not made:
+        ``duplicate_of`` is left out."""
         before = self.get_issue(number)
         target = WorkflowState.DONE if reason is CloseReason.COMPLETED else WorkflowState.CANCELED
-        resolution = {
-            CloseReason.COMPLETED: "Done",
-            CloseReason.DUPLICATE: "Duplicate",
-        }.get(reason, "Won't Do")
-        if before.is_open or before.close_reason is not reason:
-            current = self.statuses.status(before.workflow_state) if before.workflow_state else ""
-            status_name = current or self._status_name(number)
-            if before.workflow_state is not target:
-                audit = self._audit(
-                    StateChange(number, before.workflow_state, target, SYNC_COMMAND), "ralph"
-                )
-                self._transition(
-                    number, target, current=status_name, comment=audit, resolution=resolution
-                )
+        if before.workflow_state is not target:
+            change = StateChange(number, before.workflow_state, target, SYNC_COMMAND)
+            self._move(
+                number,
+                target,
+                current=self._status(number),
+                comment=self._audit(change, "ralph"),
+                resolution=_RESOLUTIONS.get(reason, "Won't Do"),
+            )
         return self.get_issue(number)
-
-    def _status_name(self, number: int) -> str:
-        node = self._node(number, ["status"])
-        return str(((node.get("fields") or {}).get("status") or {}).get("name", ""))
 
     def reopen_issue(self, number: int) -> Issue:
         before = self.get_issue(number)
         if not before.is_open:
-            audit = self._audit(
-                StateChange(number, before.workflow_state, WorkflowState.BACKLOG, SYNC_COMMAND),
-                "ralph",
+            backlog = WorkflowState.BACKLOG
+            change = StateChange(number, before.workflow_state, backlog, SYNC_COMMAND)
+            self._move(
+                number, backlog, current=self._status(number), comment=self._audit(change, "ralph")
             )
-            self._transition(number, WorkflowState.BACKLOG, comment=audit)
         return self.get_issue(number)
 
     # -- relations --------------------------------------------------------------------------
@@ -461,7 +377,7 @@ class JiraTracker(Tracker):
         try:
             self.client.post("/issueLink", body)
         except JiraAmbiguous:
-            if blocking not in self.get_issue(blocked).blocked_by:
+            if blocking not in self._issue(self._node(blocked)).blocked_by:
                 raise
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:

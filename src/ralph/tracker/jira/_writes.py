@@ -1,0 +1,136 @@
+"""The Jira tracker's requests, each safe against a lost answer: a write whose answer
+never came is looked for before anything else is done (an issue by the ``ralph.create``
+property it was created with, a comment by its text, a move by the status it reached)
+and raised as ``JiraAmbiguous`` only when it is not there."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from ralph.errors import NotAvailable
+from ralph.jira import JiraAmbiguous, JiraClient, to_adf
+from ralph.tracker._model import Comment
+from ralph.tracker.jira._mapping import comment_from
+
+__all__ = [
+    "COMMENT_PAGE",
+    "CREATE_PROPERTY",
+    "all_comments",
+    "create_issue",
+    "jql_string",
+    "post_comment",
+    "transition",
+]
+
+Node = dict[str, Any]
+
+#: The issue property a created issue carries, to find it when the answer was lost.
+CREATE_PROPERTY = "ralph.create"
+#: Comments are read a page of this many at a time (Jira's most).
+COMMENT_PAGE = 100
+#: How far back a lost write is looked for (Jira's JQL dates are to the minute).
+_LOOK_BACK = 60.0
+
+
+def jql_string(text: str) -> str:
+    """``text`` as a JQL string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def create_issue(client: JiraClient, project: str, fields: Node, now: float) -> Node:
+    """Create the issue (``{id, key}``); after a lost answer, the issue carrying this
+    create's marker if Jira made it, else ``JiraAmbiguous``."""
+    marker = str(uuid.uuid4())
+    body = {"fields": fields, "properties": [{"key": CREATE_PROPERTY, "value": {"id": marker}}]}
+    try:
+        made: Node = client.post("/issue", body)
+        return made
+    except JiraAmbiguous:
+        since = datetime.fromtimestamp(now - _LOOK_BACK, UTC).strftime("%Y-%m-%d %H:%M")
+        jql = (
+            f"project = {jql_string(project)} AND reporter = currentUser() "
+            f'AND created >= "{since}" ORDER BY created DESC'
+        )
+        for node in client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
+            if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
+                return dict(node)
+        raise
+
+
+def all_comments(client: JiraClient, key: str, first: Node | None = None) -> tuple[Comment, ...]:
+    """Every comment of issue ``key``, oldest first: ``first`` (the issue's ``comment``
+    field, when it was read with it) and the pages it did not hold."""
+    found: list[Comment] = []
+    page = first
+    while True:
+        if page is None:
+            page = client.get(
+                f"/issue/{key}/comment",
+                [("startAt", str(len(found))), ("maxResults", str(COMMENT_PAGE))],
+            )
+        comments = page.get("comments") or []
+        found.extend(comment_from(c) for c in comments)
+        if not comments or len(found) >= int(page.get("total", 0)):
+            return tuple(found)
+        page = None
+
+
+def post_comment(client: JiraClient, key: str, body: str, now: float) -> Comment:
+    """Post ``body``; after a lost answer, the comment of that text posted since."""
+    try:
+        return comment_from(client.post(f"/issue/{key}/comment", {"body": to_adf(body)}))
+    except JiraAmbiguous:
+        again = [
+            c
+            for c in all_comments(client, key)
+            if c.body == body and c.created_at >= now - _LOOK_BACK
+        ]
+        if not again:
+            raise
+        return again[-1]
+
+
+def _transition_id(client: JiraClient, project: str, key: str, current: str, status: str) -> str:
+    """The transition that moves ``key`` to ``status``; NotAvailable naming both
+    statuses and the fix when the workflow has none."""
+    answer = client.get(f"/issue/{key}/transitions")
+    for found in answer.get("transitions") or []:
+        if str((found.get("to") or {}).get("name", "")).casefold() == status.casefold():
+            return str(found["id"])
+    raise NotAvailable(
+        f"the workflow of Jira project {project} has no transition from {current!r} to "
+        f"{status!r} for {key}; add one in Jira (project settings, Workflows) or map that "
+        "state to another status in [jira.statuses] of ralph.toml"
+    )
+
+
+def transition(
+    client: JiraClient,
+    project: str,
+    key: str,
+    *,
+    current: str,
+    status: str,
+    comment: str | None,
+    resolution: str | None,
+    status_now: Callable[[], str],
+    comments_now: Callable[[], Sequence[Comment]],
+) -> None:
+    """Move ``key`` from status ``current`` to ``status`` with ``comment`` in the same
+    request (Jira applies both or neither). After a lost answer the status is read
+    again: moved, the comment is posted if it did not come with the move."""
+    body: Node = {"transition": {"id": _transition_id(client, project, key, current, status)}}
+    if comment is not None:
+        body["update"] = {"comment": [{"add": {"body": to_adf(comment)}}]}
+    if resolution is not None:
+        body["fields"] = {"resolution": {"name": resolution}}
+    try:
+        client.post(f"/issue/{key}/transitions", body)
+    except JiraAmbiguous:
+        if status_now().casefold() != status.casefold():
+            raise
+        if comment is not None and not any(c.body == comment for c in comments_now()):
+            client.post(f"/issue/{key}/comment", {"body": to_adf(comment)})
