@@ -169,3 +169,52 @@ def test_doctor_on_a_project_that_is_not_there_says_so(client, clock):
     [check] = JiraTracker(client, "NOPE", clock=clock).check()
     assert not check.ok
     assert "no Jira project NOPE" in check.detail
+
+
+def test_a_move_whose_answer_was_lost_is_read_back_not_sent_again(
+    fake: FakeJira, tracker: JiraTracker
+):
+    tracker.create_issue("One", state=S.BACKLOG)
+    lost = ScriptedFault.dropped_after_write("POST /rest/api/3/issue/PROJ-1/transitions")
+    fake.faults.append(lost)
+    tracker.set_state(1, S.RESEARCH_NEEDED, command="ralph_triage")
+    issue = tracker.get_issue(1)
+    assert issue.workflow_state is S.RESEARCH_NEEDED
+    assert len(issue.comments) == 1  # the audit went with the move, once
+    moves = [r for r in fake.requests if r.path.endswith("/transitions") and r.method == "POST"]
+    assert len(moves) == 2  # the create's move to Backlog, and this one
+
+
+def test_a_move_that_did_not_happen_is_an_error_and_the_state_stays(
+    fake: FakeJira, tracker: JiraTracker
+):
+    tracker.create_issue("One", state=S.BACKLOG)
+    fake.faults.append(ScriptedFault.dropped("POST /rest/api/3/issue/PROJ-1/transitions"))
+    with pytest.raises(JiraAmbiguous):
+        tracker.set_state(1, S.RESEARCH_NEEDED, command="ralph_triage")
+    assert tracker.get_issue(1).workflow_state is S.BACKLOG
+
+
+def test_a_rate_limited_read_waits_out_retry_after_and_goes_on(
+    fake: FakeJira, tracker: JiraTracker, clock
+):
+    tracker.create_issue("One")
+    fake.faults.append(ScriptedFault.rate_limited("POST /rest/api/3/search/jql", retry_after=30))
+    started = clock.now
+    assert [i.number for i in tracker.list_issues()] == [1]
+    assert clock.now - started == pytest.approx(30.0)
+
+
+def test_blocking_is_a_blocks_link_removed_by_its_id(fake: FakeJira, tracker: JiraTracker):
+    tracker.create_issue("Blocker")
+    tracker.create_issue("Blocked")
+    tracker.add_dependency(2, 1)
+    [link] = fake.site.links.values()
+    assert (link.outward, link.inward) == (
+        fake.site.issue("PROJ-1").id,
+        fake.site.issue("PROJ-2").id,
+    )  # type: ignore[union-attr]
+    assert tracker.get_issue(1).blocking == (2,)
+    tracker.remove_dependency(2, 1)
+    assert fake.site.links == {}
+    assert tracker.get_issue(2).blocked_by == ()
