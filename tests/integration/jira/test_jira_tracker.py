@@ -96,7 +96,7 @@ def test_states_go_to_the_statuses_a_table_names(fake: FakeJira, client, clock):
     tracker = JiraTracker(client, "PROJ", statuses={"In Review": "Code Review"}, clock=clock)
     tracker.create_issue("One", state=S.IN_PROGRESS)
     tracker.set_state(1, S.IN_REVIEW, command="ralph_impl")
-    assert fake.site.issue("PROJ-1").status.name == "Code Review"  # type: ignore[union-attr]
+    assert [i.status.name for i in fake.site.issues.values()] == ["Code Review"]
     assert tracker.get_issue(1).workflow_state is S.IN_REVIEW
 
 
@@ -130,7 +130,7 @@ def test_closing_moves_to_done_or_canceled_with_the_resolution(tracker: JiraTrac
     assert tracker.close_issue(1).close_reason is CloseReason.COMPLETED
     dropped = tracker.close_issue(2, CloseReason.NOT_PLANNED)
     assert (dropped.status, dropped.workflow_state) == (IssueStatus.CLOSED, S.CANCELED)
-    assert fake.site.issue("PROJ-2").resolution == "Won't Do"
+    assert [i.resolution for i in fake.site.issues.values()] == ["Done", "Won't Do"]
     reopened = tracker.reopen_issue(2)
     assert (reopened.is_open, reopened.workflow_state) == (True, S.BACKLOG)
 
@@ -210,10 +210,8 @@ def test_blocking_is_a_blocks_link_removed_by_its_id(fake: FakeJira, tracker: Ji
     tracker.create_issue("Blocked")
     tracker.add_dependency(2, 1)
     [link] = fake.site.links.values()
-    assert (link.outward, link.inward) == (
-        fake.site.issue("PROJ-1").id,
-        fake.site.issue("PROJ-2").id,
-    )  # type: ignore[union-attr]
+    ids = {issue.key: issue.id for issue in fake.site.issues.values()}
+    assert (link.outward, link.inward) == (ids["PROJ-1"], ids["PROJ-2"])
     assert tracker.get_issue(1).blocking == (2,)
     tracker.remove_dependency(2, 1)
     assert fake.site.links == {}
