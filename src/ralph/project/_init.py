@@ -194,8 +194,8 @@ def init_project(
         text = render_config(
             repo=name,
             base_branch=base,
-            github=settings if board is not None else code_host,
-            linear=linear_settings,
+            tracker=linear_settings or (settings if board is not None else None),
+            code_host=code_host,
             test_command=command,
             **({"store_url": without_password(store_url)} if store_url else {}),
         )
