@@ -88,8 +88,8 @@ class Config:
     #: The directory holding ralph.toml (the project root).
     root: Path
     tracker: str = "local"
-    #: Where pull requests live ("local", "github"); empty: where the tracker is (local
-    #: for Linear, which holds no code).
+    #: Where pull requests live ("local" or a service that holds code); empty: where
+    #: the tracker is (local for one that holds no code, as Linear).
     code_host: str = ""
     #: The repository name issues are numbered under (the root folder's name by default).
     repo: str = ""
