@@ -52,8 +52,9 @@ def _code_lines(path: Path) -> list[str]:
     return [line for line in path.read_text().splitlines() if not line.strip().startswith("#")]
 
 
-_IMPORT = re.compile(r"^\s*(?:from|import)\s+ralph\.(%s)\b" % "|".join(SERVICES))
-_KIND = re.compile(r"""["'](%s)["']""" % "|".join(SERVICES))
+_NAMES = "|".join(SERVICES)
+_IMPORT = re.compile(rf"^\s*(?:from|import)\s+ralph\.({_NAMES})\b")
+_KIND = re.compile(rf"""["']({_NAMES})["']""")
 
 
 def _sources() -> list[Path]:
