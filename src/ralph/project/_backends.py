@@ -15,7 +15,7 @@ from ralph.db import Database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.project._backend import Backend, OpenCodeHost, OpenTracker
-from ralph.project._github_backend import GITHUB, github_tracker
+from ralph.project._github_backend import GITHUB
 from ralph.project._linear_backend import LINEAR
 from ralph.tracker import CodeHost, LocalCodeHost, LocalTracker, Tracker
 
@@ -29,7 +29,6 @@ __all__ = [
     "TRACKERS",
     "code_host_checks",
     "first_issue",
-    "github_tracker",
     "pull_requests_elsewhere",
     "required_checks",
 ]
