@@ -116,11 +116,12 @@ def init_command(
             + (f"created the states {made}" if made else "has Ralph's workflow states"),
             markup=False,
         )
-        if result.pull_requests:
-            console.print(
-                f"Pull requests: {result.pull_requests}, into {config.base_branch}",
-                markup=False,
-            )
+    for note in result.notes:
+        console.print(note, markup=False)
+    if result.pull_requests and (result.team is not None or result.notes):
+        console.print(
+            f"Pull requests: {result.pull_requests}, into {config.base_branch}", markup=False
+        )
     named = _store_named(ctx)
     if result.other_store:
         warn(

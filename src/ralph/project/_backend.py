@@ -59,6 +59,8 @@ class ServiceSetUp:
     #: GitHub's board, Linear's team: what ``ralph init`` reports of each.
     board: BoardSetup | None = None
     team: TeamSetup | None = None
+    #: Lines ``ralph init`` prints of what it found or made (a service's own report).
+    notes: tuple[str, ...] = ()
 
 
 def _no_checks(config: Config) -> list[Check]:

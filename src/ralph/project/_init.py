@@ -63,6 +63,8 @@ class InitResult:
     #: Where pull requests go when that is another service than the issues' ("GitHub
     #: acme/shop"); empty otherwise.
     pull_requests: str = ""
+    #: What the services set up said of what they found or made, a line each.
+    notes: tuple[str, ...] = ()
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -227,6 +229,7 @@ def init_project(
         other_store=other,
         team=team,
         pull_requests=pull_requests_elsewhere(config),
+        notes=tuple(note for m in made.values() for note in m.notes),
     )
 
 
