@@ -88,14 +88,15 @@ def init_command(
     from ralph.config import untested_warning
     from ralph.project import init_project, without_password
 
+    # Each service's option, by its kind in project.BACKENDS (a new one adds its line).
+    services = {"github": github, "linear": linear}
     result = init_project(
         path,
-        github=github,
         project=project,
         test_command=test_command,
         actions=actions,
         store_url=_store_named(ctx),
-        linear=linear,
+        services={kind: value for kind, value in services.items() if value is not None},
     )
     console = Console(highlight=False, soft_wrap=True)
     config = result.config
