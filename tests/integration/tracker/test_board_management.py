@@ -24,9 +24,17 @@ S = WorkflowState
 
 
 def keeps_status_updates(tracker) -> None:
-    """A Linear team has none (Linear's updates are its projects'): they are refused."""
-    if tracker.kind == "linear":
-        pytest.skip("a Linear team has no status updates; the tracker refuses them")
+    """A Linear team has none (Linear's updates are its projects'), nor a Jira project:
+    they are refused."""
+    if tracker.kind in ("linear", "jira"):
+        pytest.skip(f"a {tracker.kind} project has no status updates; the tracker refuses them")
+
+
+def archives(tracker) -> None:
+    """Jira archives issues on Premium plans, by an admin only: Ralph refuses (in one
+    line, tests/integration/jira)."""
+    if tracker.kind == "jira":
+        pytest.skip("Ralph does not archive Jira issues; the tracker refuses")
 
 
 def done(tracker, title, *, days_ago, clock):
@@ -39,6 +47,7 @@ def done(tracker, title, *, days_ago, clock):
 
 
 def test_an_archived_issue_leaves_the_lists_and_the_board_but_is_read_by_number(tracker):
+    archives(tracker)
     kept = tracker.create_issue("Kept", state=S.BACKLOG).number
     gone = tracker.create_issue("Gone", state=S.BACKLOG).number
     before = tracker.get_issue(gone).updated_at
@@ -56,11 +65,13 @@ def test_an_archived_issue_leaves_the_lists_and_the_board_but_is_read_by_number(
 
 
 def test_archiving_an_unknown_issue_is_refused(tracker):
+    archives(tracker)
     with pytest.raises(IssueNotFound):
         tracker.archive_issue(99)
 
 
 def test_an_archived_done_blocker_does_not_show_its_issue_as_blocked(tracker, clock):
+    archives(tracker)
     blocker = done(tracker, "Blocker", days_ago=20, clock=clock)
     waiting = tracker.create_issue("Waiting", state=S.RESEARCH_NEEDED).number
     tracker.add_dependency(waiting, blocker)
@@ -108,6 +119,7 @@ def test_an_unknown_status_update_is_refused_in_one_line(tracker):
 
 
 def test_hygiene_archives_exactly_the_done_and_canceled_issues_past_the_threshold(tracker, clock):
+    archives(tracker)
     old = done(tracker, "Old", days_ago=10, clock=clock)
     canceled = tracker.create_issue("Dropped", state=S.BACKLOG).number
     tracker.set_state(canceled, S.CANCELED)
@@ -137,7 +149,7 @@ def test_the_status_report_of_a_board_counts_what_was_done_in_the_window(tracker
     assert report.status is ProjectStatus.ON_TRACK
     assert "1 issue completed in the last 7 days." in report.body
     assert "- #3 New idea" in report.body
-    if tracker.kind == "linear":  # no status updates there: the refusal says what to do
+    if tracker.kind in ("linear", "jira"):  # no status updates: the refusal says what to do
         with pytest.raises(NotAvailable, match="ralph report --dry-run"):
             post_status_report(tracker, report)
         return
