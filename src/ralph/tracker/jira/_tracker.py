@@ -16,9 +16,10 @@ refused in one line, saying what to do instead.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
@@ -33,6 +34,7 @@ from ralph.tracker._model import (
     StateChange,
     StatusUpdate,
 )
+from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.jira import _writes as w
 from ralph.tracker.jira._mapping import (
@@ -110,6 +112,8 @@ class JiraTracker(Tracker):
         #: A move re-reads and transitions under its issue's lock in this process;
         #: across processes, the task store's issue locks decide.
         self._guards: dict[int, threading.Lock] = {}
+        #: Inside a snapshot each issue is read once; this tracker's writes drop it.
+        self._snapshots = IssueSnapshots()
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -187,15 +191,35 @@ class JiraTracker(Tracker):
             node, self.project_key, self.statuses, estimate, children=children, comments=comments
         )
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A step's reads: each issue read once, until this tracker writes to it."""
+        with self._snapshots.scope(related=False):
+            yield
+
     def get_issue(self, number: int) -> Issue:
         """The issue with its comments (one read, more pages when it has many), and its
-        children (a JQL search: Jira lists only sub-tasks on the parent)."""
+        children (a JQL search: Jira lists only sub-tasks on the parent); inside a
+        snapshot, as read there."""
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
         node = self._node(number, [*self._fields(), "comment"])
         first = (node.get("fields") or {}).get("comment")
         comments = w.all_comments(self.client, self._key(number), first)
         jql = f"parent = {w.jql_string(self._key(number))}"
         children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
-        return self._issue(node, children, comments)
+        issue = self._issue(node, children, comments)
+        self._snapshots.keep(issue)
+        return issue
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        latest = self._snapshots.latest
+        return [latest[n] if n in latest else self.get_issue(n) for n in numbers]
+
+    def _changed(self, *numbers: int | None) -> None:
+        """This tracker wrote to these issues: read them again."""
+        self._snapshots.forget(n for n in numbers if n is not None)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated JQL read of every issue of the project (closed ones too: an
@@ -237,6 +261,7 @@ class JiraTracker(Tracker):
             fields["parent"] = {"key": self._key(parent)}
         made = w.create_issue(self.client, self.project_key, fields, self.now())
         number = number_of(str(made["key"]))
+        self._changed(parent)
         if state is not None:
             self._move(number, state, current=self._status(number))
         return self.get_issue(number)
@@ -274,11 +299,13 @@ class JiraTracker(Tracker):
             fields["summary"] = title
         if fields:
             self._node(number, ["status"])
+            self._changed(number)
             self.client.put(f"/issue/{self._key(number)}", {"fields": fields})
         return self.get_issue(number)
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the API token's account (Jira names no other author)."""
+        self._changed(number)
         try:
             return w.post_comment(self.client, self._key(number), body, self.now())
         except JiraNotFound:
@@ -296,6 +323,7 @@ class JiraTracker(Tracker):
         resolution: str | None = None,
     ) -> None:
         key = self._key(number)
+        self._changed(number)
         w.transition(
             self.client,
             self.project_key,
@@ -362,6 +390,10 @@ class JiraTracker(Tracker):
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         value = None if parent is None else {"key": self._key(parent)}
+        kept = self._snapshots.get(child)
+        if kept is None:  # its former parent is not known here
+            self._snapshots.forget()
+        self._changed(child, parent, kept.parent if kept else None)
         try:
             self.client.put(f"/issue/{self._key(child)}", {"fields": {"parent": value}})
         except JiraNotFound:
@@ -374,6 +406,7 @@ class JiraTracker(Tracker):
             "outwardIssue": {"key": self._key(blocking)},
             "inwardIssue": {"key": self._key(blocked)},
         }
+        self._changed(blocked, blocking)
         try:
             self.client.post("/issueLink", body)
         except JiraAmbiguous:
@@ -381,6 +414,7 @@ class JiraTracker(Tracker):
                 raise
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._changed(blocked, blocking)
         node = self._node(blocked, ["issuelinks"])
         for link in (node.get("fields") or {}).get("issuelinks") or []:
             inward = (link.get("inwardIssue") or {}).get("key")
