@@ -216,3 +216,19 @@ def test_blocking_is_a_blocks_link_removed_by_its_id(fake: FakeJira, tracker: Ji
     tracker.remove_dependency(2, 1)
     assert fake.site.links == {}
     assert tracker.get_issue(2).blocked_by == ()
+
+
+def test_the_workflows_transitions_are_read_once_a_status_until_jira_refuses_one(
+    fake: FakeJira, tracker: JiraTracker
+):
+    for title in ("One", "Two", "Three"):
+        tracker.create_issue(title, state=S.BACKLOG)
+    fake.requests.clear()
+    tracker.set_state(1, S.RESEARCH_NEEDED, command="ralph_triage")
+    tracker.set_state(2, S.RESEARCH_NEEDED, command="ralph_triage")
+    lookups = [r for r in fake.requests if r.method == "GET" and r.path.endswith("/transitions")]
+    assert len(lookups) == 1
+    fake.remove_transition("PROJ", "Research Needed", source="Backlog")
+    with pytest.raises(NotAvailable, match="no transition from 'Backlog'"):
+        tracker.set_state(3, S.RESEARCH_NEEDED, command="ralph_triage")
+    assert tracker.get_issue(3).workflow_state is S.BACKLOG

@@ -112,6 +112,7 @@ class JiraTracker(Tracker):
         #: A move re-reads and transitions under its issue's lock in this process;
         #: across processes, the task store's issue locks decide.
         self._guards: dict[int, threading.Lock] = {}
+        self._transitions: w.Transitions = {}
         #: Inside a snapshot each issue is read once; this tracker's writes drop it.
         self._snapshots = IssueSnapshots()
 
@@ -334,6 +335,7 @@ class JiraTracker(Tracker):
             resolution=resolution,
             status_now=lambda: self._status(number),
             comments_now=lambda: w.all_comments(self.client, key),
+            known=self._transitions,
         )
 
     def _write_state(

@@ -11,13 +11,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ralph.errors import NotAvailable
-from ralph.jira import JiraAmbiguous, JiraClient, to_adf
+from ralph.jira import JiraAmbiguous, JiraClient, JiraInvalid, to_adf
 from ralph.tracker._model import Comment
 from ralph.tracker.jira._mapping import comment_from
 
 __all__ = [
     "COMMENT_PAGE",
     "CREATE_PROPERTY",
+    "Transitions",
     "all_comments",
     "create_issue",
     "jql_string",
@@ -93,13 +94,27 @@ def post_comment(client: JiraClient, key: str, body: str, now: float) -> Comment
         return again[-1]
 
 
-def _transition_id(client: JiraClient, project: str, key: str, current: str, status: str) -> str:
+#: The workflow's transitions as read, by the status they leave: ``{status: {target
+#: status (casefolded): transition id}}``. A workflow changes rarely; a transition Jira
+#: refuses drops what was kept and is looked up again.
+Transitions = dict[str, dict[str, str]]
+
+
+def _transition_id(
+    client: JiraClient, project: str, key: str, current: str, status: str, known: Transitions
+) -> str:
     """The transition that moves ``key`` to ``status``; NotAvailable naming both
     statuses and the fix when the workflow has none."""
-    answer = client.get(f"/issue/{key}/transitions")
-    for found in answer.get("transitions") or []:
-        if str((found.get("to") or {}).get("name", "")).casefold() == status.casefold():
-            return str(found["id"])
+    found = known.get(current.casefold())
+    if found is None or status.casefold() not in found:  # not read yet, or since changed?
+        answer = client.get(f"/issue/{key}/transitions")
+        found = {
+            str((t.get("to") or {}).get("name", "")).casefold(): str(t["id"])
+            for t in answer.get("transitions") or []
+        }
+        known[current.casefold()] = found
+    if status.casefold() in found:
+        return found[status.casefold()]
     raise NotAvailable(
         f"the workflow of Jira project {project} has no transition from {current!r} to "
         f"{status!r} for {key}; add one in Jira (project settings, Workflows) or map that "
@@ -118,17 +133,25 @@ def transition(
     resolution: str | None,
     status_now: Callable[[], str],
     comments_now: Callable[[], Sequence[Comment]],
+    known: Transitions,
 ) -> None:
     """Move ``key`` from status ``current`` to ``status`` with ``comment`` in the same
     request (Jira applies both or neither). After a lost answer the status is read
     again: moved, the comment is posted if it did not come with the move."""
-    body: Node = {"transition": {"id": _transition_id(client, project, key, current, status)}}
+    body: Node = {}
     if comment is not None:
         body["update"] = {"comment": [{"add": {"body": to_adf(comment)}}]}
     if resolution is not None:
         body["fields"] = {"resolution": {"name": resolution}}
     try:
-        client.post(f"/issue/{key}/transitions", body)
+        for attempt in (1, 2):
+            chosen = _transition_id(client, project, key, current, status, known)
+            try:
+                client.post(f"/issue/{key}/transitions", {"transition": {"id": chosen}, **body})
+                break
+            except JiraInvalid:
+                if attempt == 2 or known.pop(current.casefold(), None) is None:
+                    raise  # read just now, and still refused: not the workflow's change
     except JiraAmbiguous:
         if status_now().casefold() != status.casefold():
             raise
