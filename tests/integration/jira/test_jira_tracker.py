@@ -232,3 +232,39 @@ def test_the_workflows_transitions_are_read_once_a_status_until_jira_refuses_one
     with pytest.raises(NotAvailable, match="no transition from 'Backlog'"):
         tracker.set_state(3, S.RESEARCH_NEEDED, command="ralph_triage")
     assert tracker.get_issue(3).workflow_state is S.BACKLOG
+
+
+def test_a_sub_issue_is_made_one_level_below_its_parent(fake: FakeJira, tracker: JiraTracker):
+    tracker.create_issue("Story")
+    tracker.create_issue("Step", parent=1)
+    types = {i.key: i.issue_type.name for i in fake.site.issues.values()}
+    assert types == {"PROJ-1": "Task", "PROJ-2": "Subtask"}
+    assert tracker.get_issue(1).sub_issues == (2,)
+    with pytest.raises(NotAvailable, match="PROJ-2 is a Jira sub-task, which holds no issues"):
+        tracker.create_issue("Too deep", parent=2)
+    assert len(fake.site.issues) == 2
+
+
+def test_under_an_epic_a_task_and_under_it_a_sub_task(fake: FakeJira, tracker: JiraTracker):
+    tracker.client.post(
+        "/issue",
+        {"fields": {"project": {"key": "PROJ"}, "issuetype": {"name": "Epic"}, "summary": "E"}},
+    )
+    tracker.create_issue("Task", parent=1)
+    tracker.create_issue("Step", parent=2)
+    assert [i.issue_type.name for i in fake.site.issues.values()] == ["Epic", "Task", "Subtask"]
+    tracker.create_issue("Loose")
+    tracker.add_sub_issue(1, 4)  # a Task under an epic: Jira's parent field
+    assert tracker.get_issue(4).parent == 1
+
+
+def test_a_parent_jiras_hierarchy_does_not_allow_is_refused_in_one_line(
+    fake: FakeJira, tracker: JiraTracker
+):
+    tracker.create_issue("One")
+    tracker.create_issue("Two")
+    with pytest.raises(NotAvailable) as refused:
+        tracker.add_sub_issue(1, 2)
+    assert "only under an epic, which PROJ-1 is not" in str(refused.value)
+    assert "ralph issue new --parent 1" in str(refused.value)
+    assert tracker.get_issue(2).parent is None

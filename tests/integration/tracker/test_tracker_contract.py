@@ -207,6 +207,8 @@ def test_listing_orders_by_priority_then_age_or_by_time(tracker, clock):
 
 
 def test_sub_issues_link_both_ways_and_a_second_parent_needs_replace(tracker):
+    if tracker.kind == "jira":
+        pytest.skip("Jira puts a Task under an epic only (tests/integration/jira)")
     for _ in range(3):
         make(tracker)
     tracker.add_sub_issue(1, 3)

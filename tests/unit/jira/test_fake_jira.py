@@ -74,7 +74,8 @@ def test_jql_beyond_the_subset_is_refused_as_jira_does(fake, client, jql, says):
 def test_jql_finds_by_project_key_status_labels_parent_and_dates(fake, client, clock):
     epic = client.post("/issue", {"fields": {**TASK, "labels": ["epic"]}})
     clock.advance(3600)
-    client.post("/issue", {"fields": {**TASK, "parent": {"key": epic["key"]}}})
+    subtask = {**TASK, "issuetype": {"name": "Subtask"}, "parent": {"key": epic["key"]}}
+    client.post("/issue", {"fields": subtask})
 
     def keys(jql: str) -> list[str]:
         return [i["key"] for i in client.search(jql, ["id"])]
@@ -100,6 +101,22 @@ def test_text_past_jiras_limits_is_refused(fake, client):
     empty = {"type": "doc", "version": 1, "content": [{"type": "text", "text": ""}]}
     with pytest.raises(JiraInvalid, match="non-empty text"):
         client.post("/issue/PROJ-1/comment", {"body": empty})
+
+
+def test_parents_follow_jiras_hierarchy_epic_standard_sub_task(fake, client):
+    client.post("/issue", {"fields": {**TASK, "issuetype": {"name": "Epic"}}})
+    client.post("/issue", {"fields": {**TASK, "parent": {"key": "PROJ-1"}}})
+    client.post(
+        "/issue",
+        {"fields": {**TASK, "issuetype": {"name": "Subtask"}, "parent": {"key": "PROJ-2"}}},
+    )
+    with pytest.raises(JiraInvalid, match="one level above"):
+        client.post("/issue", {"fields": {**TASK, "parent": {"key": "PROJ-2"}}})
+    with pytest.raises(JiraInvalid, match="one level above"):
+        client.put("/issue/PROJ-3", {"fields": {"parent": {"key": "PROJ-1"}}})
+    with pytest.raises(JiraInvalid, match="must have a parent"):
+        client.put("/issue/PROJ-3", {"fields": {"parent": None}})
+    assert len(fake.site.issues) == 3
 
 
 def test_a_transition_the_workflow_lacks_is_neither_offered_nor_taken(fake, client):

@@ -86,6 +86,16 @@ def apply_fields(
                 errors[name] = "The parent must be in the same project."
             elif parent is not None and (parent.id == issue.id or _descends(site, parent, issue)):
                 errors[name] = "An issue cannot be its own ancestor."
+            elif parent is None and issue.issue_type.subtask:
+                errors[name] = "A sub-task must have a parent."
+            elif parent is not None and (
+                parent.issue_type.hierarchy_level != issue.issue_type.hierarchy_level + 1
+            ):
+                # Jira's hierarchy: an epic holds standard issues, which hold sub-tasks.
+                errors[name] = (
+                    f"The parent of a {issue.issue_type.name} must be one level above it; "
+                    f"{parent.key} is a {parent.issue_type.name}."
+                )
             else:
                 changes[name] = None if parent is None else parent.id
         elif name in ESTIMATE_FIELDS:

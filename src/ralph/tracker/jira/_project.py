@@ -29,6 +29,9 @@ class JiraProject:
     #: The project's statuses by name (casefolded): (id, name, category key).
     statuses: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
     estimate: EstimateField | None = None
+    #: Its issue types' names by hierarchy level (1 epics, 0 standard issues, -1
+    #: sub-tasks), the first of each level (Task before Story for standard ones).
+    types: Mapping[int, str] = field(default_factory=dict)
 
     def missing(self, mapping: StatusMap) -> list[str]:
         """Ralph's states whose status the project lacks, as ``State (status)``."""
@@ -58,8 +61,18 @@ def read_project(client: JiraClient, key: str, estimate_field: str) -> JiraProje
                 str(status["name"]),
                 str(category),
             )
+    types: dict[int, str] = {}
+    for issue_type in sorted(
+        node.get("issueTypes") or [], key=lambda t: str(t.get("name")) != "Task"
+    ):
+        types.setdefault(int(issue_type.get("hierarchyLevel", 0)), str(issue_type["name"]))
     return JiraProject(
-        key, str(node["id"]), str(node.get("name", key)), statuses, _field(client, estimate_field)
+        key,
+        str(node["id"]),
+        str(node.get("name", key)),
+        statuses,
+        _field(client, estimate_field),
+        types,
     )
 
 

@@ -66,8 +66,10 @@ NO_ARCHIVE = (
 _MAGIC_WORDS = (
     r"(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|complet(?:e|es|ed|ing))"
 )
-#: The type of every issue Ralph creates; its parent is set by the ``parent`` field.
-ISSUE_TYPE = "Task"
+#: Jira's hierarchy: an epic (level 1) holds standard issues (0), which hold sub-tasks
+#: (-1); an issue's parent is one level above it.
+EPIC, STANDARD, SUBTASK = 1, 0, -1
+_KINDS = {EPIC: "an epic", STANDARD: "a standard issue (a Task)", SUBTASK: "a sub-task"}
 #: What an issue is read with, besides the estimate field.
 _FIELDS = (
     "summary",
@@ -250,11 +252,15 @@ class JiraTracker(Tracker):
         labels: Sequence[str],
         author: str,
     ) -> Issue:
-        if parent is not None:
-            self._node(parent, ["status"])  # IssueNotFound before anything is created
+        level = EPIC if parent is None else self._level(parent)  # IssueNotFound first
+        if level == SUBTASK:
+            raise NotAvailable(
+                f"{self._key(parent or 0)} is a Jira sub-task, which holds no issues; put the "
+                "new issue under its parent or under an epic"
+            )
         fields: Node = {
             "project": {"key": self.project_key},
-            "issuetype": {"name": ISSUE_TYPE},
+            "issuetype": {"name": self._type(level - 1)},
             "summary": title,
             **self._field_values(body or None, labels or None, estimate, priority),
         }
@@ -266,6 +272,22 @@ class JiraTracker(Tracker):
         if state is not None:
             self._move(number, state, current=self._status(number))
         return self.get_issue(number)
+
+    def _level(self, number: int) -> int:
+        """The hierarchy level of issue ``number``'s type."""
+        node = self._node(number, ["issuetype"])
+        return int(((node.get("fields") or {}).get("issuetype") or {}).get("hierarchyLevel", 0))
+
+    def _type(self, level: int) -> str:
+        """The project's issue type of ``level`` (Task for a standard issue)."""
+        found = self.project.types.get(level)
+        if found is None:
+            what = "sub-task" if level == SUBTASK else "standard"
+            raise NotAvailable(
+                f"Jira project {self.project_key} has no {what} issue type; add one in its "
+                "settings (Issue types)"
+            )
+        return found
 
     def _field_values(
         self,
@@ -391,6 +413,22 @@ class JiraTracker(Tracker):
     # -- relations --------------------------------------------------------------------------
 
     def _set_parent(self, child: int, parent: int | None) -> None:
+        """Jira's ``parent`` field, within its hierarchy: an issue goes under an issue
+        one level above it (a standard issue under an epic, a sub-task under a standard
+        issue); anything else is refused in one line before anything is written."""
+        level = self._level(child)
+        if parent is None and level == SUBTASK:
+            raise NotAvailable(
+                f"{self._key(child)} is a Jira sub-task, which always has a parent; move it "
+                "under another issue instead, or close it"
+            )
+        if parent is not None and self._level(parent) != level + 1:
+            raise NotAvailable(
+                f"Jira puts {_KINDS[level]} such as {self._key(child)} only under "
+                f"{_KINDS.get(level + 1, 'nothing')}, which {self._key(parent)} is not; create "
+                f"the sub-issue with ralph issue new --parent {parent}, or change the issue "
+                "types in Jira"
+            )
         value = None if parent is None else {"key": self._key(parent)}
         kept = self._snapshots.get(child)
         if kept is None:  # its former parent is not known here
