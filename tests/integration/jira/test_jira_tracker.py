@@ -268,3 +268,28 @@ def test_a_parent_jiras_hierarchy_does_not_allow_is_refused_in_one_line(
     assert "only under an epic, which PROJ-1 is not" in str(refused.value)
     assert "ralph issue new --parent 1" in str(refused.value)
     assert tracker.get_issue(2).parent is None
+
+
+def test_a_write_drops_the_issue_from_every_threads_snapshot(tracker: JiraTracker):
+    import threading
+
+    tracker.create_issue("One", state=S.BACKLOG)
+    read, written, seen = threading.Event(), threading.Event(), []
+
+    def other_step() -> None:
+        with tracker.snapshot():
+            tracker.get_issue(1)
+            read.set()
+            assert written.wait(10)
+            seen.append(tracker.get_issue(1).workflow_state)
+
+    other = threading.Thread(target=other_step)
+    other.start()
+    assert read.wait(10)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        tracker.set_state(1, S.RESEARCH_NEEDED, command="ralph_triage")
+        assert tracker.get_issue(1).workflow_state is S.RESEARCH_NEEDED
+    written.set()
+    other.join(10)
+    assert seen == [S.RESEARCH_NEEDED]

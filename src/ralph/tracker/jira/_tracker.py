@@ -222,7 +222,8 @@ class JiraTracker(Tracker):
 
     def _changed(self, *numbers: int | None) -> None:
         """This tracker wrote to these issues: read them again."""
-        self._snapshots.forget(n for n in numbers if n is not None)
+        # A list: every open snapshot (one a thread) drops them, not only the first.
+        self._snapshots.forget([n for n in numbers if n is not None])
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated JQL read of every issue of the project (closed ones too: an
