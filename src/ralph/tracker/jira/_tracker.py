@@ -202,16 +202,18 @@ class JiraTracker(Tracker):
 
     def get_issue(self, number: int) -> Issue:
         """The issue with its comments (one read, more pages when it has many), and its
-        children (a JQL search: Jira lists only sub-tasks on the parent); inside a
-        snapshot, as read there."""
+        children (a JQL search: Jira lists only sub-tasks on the parent; a sub-task has
+        none); inside a snapshot, as read there."""
         kept = self._snapshots.get(number)
         if kept is not None:
             return kept
-        node = self._node(number, [*self._fields(), "comment"])
-        first = (node.get("fields") or {}).get("comment")
-        comments = w.all_comments(self.client, self._key(number), first)
-        jql = f"parent = {w.jql_string(self._key(number))}"
-        children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
+        node = self._node(number, [*self._fields(), "comment", "issuetype"])
+        fields = node.get("fields") or {}
+        comments = w.all_comments(self.client, self._key(number), fields.get("comment"))
+        children: list[int] = []
+        if int((fields.get("issuetype") or {}).get("hierarchyLevel", 0)) > SUBTASK:
+            jql = f"parent = {w.jql_string(self._key(number))}"
+            children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
         issue = self._issue(node, children, comments)
         self._snapshots.keep(issue)
         return issue
@@ -369,12 +371,18 @@ class JiraTracker(Tracker):
         comment: str,
         author: str,
     ) -> None:
-        """Re-read, then move by the workflow's transition with the audit comment in the
-        same request."""
+        """Re-read (inside a snapshot: as kept), then move by the workflow's transition
+        with the audit comment in the same request."""
         with self._lock:
             guard = self._guards.setdefault(number, threading.Lock())
         with guard:
-            name = self._status(number)
+            # Inside a snapshot, as kept there (this tracker's writes drop what they
+            # change); an issue in a status of the project's own is read.
+            kept = self._snapshots.get(number)
+            if kept is not None and kept.workflow_state is not None:
+                name = self.statuses.status(kept.workflow_state)
+            else:
+                name = self._status(number)
             current = self.statuses.state(name)
             if current is not expected:
                 raise StateConflict(
