@@ -28,7 +28,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear fake-jira docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
+.PHONY: help demo install fake-linear fake-jira docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-jira bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -216,6 +216,9 @@ bench-github: $(VENV)/.synced
 
 bench-linear: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_linear.py
+
+bench-jira: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_jira.py
 
 bench-sandbox: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_sandbox.py

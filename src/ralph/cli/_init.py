@@ -72,6 +72,33 @@ def init_command(
             "LINEAR_API_KEY).",
         ),
     ] = None,
+    jira: Annotated[
+        str | None,
+        typer.Option(
+            "--jira",
+            metavar="PROJECT",
+            help="Track issues on this Jira Cloud project (its key, as in PROJ-12) at "
+            "--jira-url as --jira-email; pull requests stay in this repository, or with "
+            "--github OWNER/REPO go to that GitHub repository (token: RALPH_JIRA_TOKEN or "
+            "JIRA_API_TOKEN).",
+        ),
+    ] = None,
+    jira_url: Annotated[
+        str | None,
+        typer.Option(
+            "--jira-url",
+            metavar="URL",
+            help="With --jira: the Jira site, https://YOURS.atlassian.net (or RALPH_JIRA_URL).",
+        ),
+    ] = None,
+    jira_email: Annotated[
+        str | None,
+        typer.Option(
+            "--jira-email",
+            metavar="EMAIL",
+            help="With --jira: the email of the API token's account (or RALPH_JIRA_EMAIL).",
+        ),
+    ] = None,
     test_command: Annotated[
         str | None,
         typer.Option(
@@ -89,9 +116,14 @@ def init_command(
     from ralph.project import init_project, without_password
 
     # Each service's option, by its kind in project.BACKENDS (a new one adds its line).
-    services = {"github": github, "linear": linear}
+    services = {"github": github, "linear": linear, "jira": jira}
+    # The Jira site and account, given as options, reach its set-up as its settings'
+    # environment overrides do.
+    given = {"RALPH_JIRA_URL": jira_url, "RALPH_JIRA_EMAIL": jira_email}
+    overrides = {name: value for name, value in given.items() if value}
     result = init_project(
         path,
+        env={**os.environ, **overrides} if overrides else None,
         project=project,
         test_command=test_command,
         actions=actions,

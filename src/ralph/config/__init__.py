@@ -26,6 +26,13 @@ if TYPE_CHECKING:
         parse_github_settings,
     )
     from ralph.config._hooks import HOOK_NAMES, HookSettings
+    from ralph.config._jira import (
+        JIRA_ENV,
+        JIRA_TOKEN_VARIABLES,
+        JiraSettings,
+        jira_token,
+        parse_jira_settings,
+    )
     from ralph.config._linear import (
         LINEAR_TOKEN_VARIABLES,
         LinearSettings,
@@ -47,6 +54,8 @@ else:
 __all__ = [
     "CONFIG_FILE",
     "HOOK_NAMES",
+    "JIRA_ENV",
+    "JIRA_TOKEN_VARIABLES",
     "LINEAR_TOKEN_VARIABLES",
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
@@ -60,6 +69,7 @@ __all__ = [
     "FoundTestCommand",
     "GitHubSettings",
     "HookSettings",
+    "JiraSettings",
     "LinearSettings",
     "MergeWaitSettings",
     "ModelPrice",
@@ -70,9 +80,11 @@ __all__ = [
     "detect_test_command",
     "env_value",
     "find_config",
+    "jira_token",
     "linear_token",
     "load_config",
     "parse_github_settings",
+    "parse_jira_settings",
     "parse_linear_settings",
     "parse_prices",
     "render_config",

@@ -9,6 +9,7 @@ from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
 from ralph.config._hooks import HOOK_ENV
+from ralph.config._jira import JIRA_ENV, JIRA_TOKEN_VARIABLES, JiraSettings, jira_table
 from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
 from ralph.config._merge import MERGE_ENV
 from ralph.config._notify import NOTIFY_ENV
@@ -32,6 +33,8 @@ def _variables() -> list[str]:
     rows.append(("RALPH_GH_PROJECT_TOKEN", "the token for the board, when it needs another"))
     rows += [(variable, f"[linear] {key}") for key, variable in LINEAR_ENV.items()]
     rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
+    rows += [(variable, f"[jira] {key}") for key, variable in JIRA_ENV.items()]
+    rows += [(variable, "the Jira API token") for variable in JIRA_TOKEN_VARIABLES]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
 
 
@@ -100,6 +103,16 @@ def configuration_reference() -> str:
             "",
             "```toml",
             linear_table(LinearSettings(team="ENG")).rstrip(),
+            "```",
+            "",
+            "A `[jira]` table names a Jira Cloud project, the site and the API token's",
+            "account (the token is read from the environment only), and the project status",
+            "each of Ralph's states moves to:",
+            "",
+            "```toml",
+            jira_table(
+                JiraSettings(url="https://acme.atlassian.net", project="PROJ", email="you@acme.com")
+            ).rstrip(),
             "```",
             "",
             *_guarded(),

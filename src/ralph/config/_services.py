@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.config._github import GitHubSettings, github_table, parse_github_settings
+from ralph.config._jira import JiraSettings, jira_table, parse_jira_settings
 from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
 from ralph.workflow import MergePolicy
 
@@ -78,6 +79,15 @@ SERVICES: dict[str, Service] = {
         tracker=True,
         tracker_needs=lambda s, source: s.require(source),
         render=lambda s, tracker_title: linear_table(s),
+    ),
+    "jira": Service(
+        name="jira",
+        title="Jira",
+        settings=JiraSettings,
+        parse=parse_jira_settings,
+        tracker=True,
+        tracker_needs=lambda s, source: s.require(source),
+        render=lambda s, tracker_title: jira_table(s),
     ),
 }
 

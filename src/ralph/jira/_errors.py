@@ -1,4 +1,6 @@
-"""What the Jira client raises: a branch of :class:`ralph.errors.TrackerError`.
+"""What the Jira client raises: a branch of :class:`ralph.errors.TrackerError`, each
+deriving from the shared service bases (``ServiceUnavailable``...) that exit codes and
+the web map.
 
 ``JiraAmbiguous`` is the one a writer must handle: a write's answer was lost, so it may
 have happened. The client never resends it; the caller looks (an issue carrying its
@@ -7,7 +9,13 @@ marker label, a comment with its text) and decides.
 
 from __future__ import annotations
 
-from ralph.errors import TrackerError
+from ralph.errors import (
+    ServiceCredentialsRefused,
+    ServiceNotFound,
+    ServiceRateLimited,
+    ServiceUnavailable,
+    TrackerError,
+)
 
 __all__ = [
     "JiraAmbiguous",
@@ -28,7 +36,7 @@ class JiraError(TrackerError):
     status: int = 0
 
 
-class JiraAuthError(JiraError):
+class JiraAuthError(JiraError, ServiceCredentialsRefused):
     """The email and API token are refused (401), or may not do this (403)."""
 
 
@@ -36,15 +44,15 @@ class JiraInvalid(JiraError, ValueError):
     """Jira refused the input (400, 409...): nothing happened."""
 
 
-class JiraNotFound(JiraInvalid, LookupError):
+class JiraNotFound(JiraInvalid, ServiceNotFound):
     """A key or id Jira does not know, or one the account may not see (404)."""
 
 
-class JiraRateLimited(JiraError):
+class JiraRateLimited(JiraError, ServiceRateLimited):
     """Still rate limited (429) after every wait the client allows itself."""
 
 
-class JiraUnavailable(JiraError):
+class JiraUnavailable(JiraError, ServiceUnavailable):
     """No answer, or 5xx, after the retries a read is allowed."""
 
 

@@ -116,7 +116,7 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
             "In Progress: -3 is not valid; expected a whole number",
         ),
         ('[wip_limits]\n"In Progress" = 2.7', "In Progress: 2.7 is not valid; expected a whole"),
-        ('tracker = "jira"', "tracker 'jira' is unknown"),
+        ('tracker = "asana"', "tracker 'asana' is unknown"),
         ('code_host = "gitlab"', "code_host 'gitlab' is unknown; use one of local, github"),
         ('code_host = "github"', r"GitHub \(tracker or code_host\) needs github.owner"),
         ('repo = "my repo"', "must be letters"),

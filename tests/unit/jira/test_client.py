@@ -91,3 +91,18 @@ def test_a_search_of_ids_only_takes_bigger_pages(fake, client):
     fake.requests.clear()
     assert len(list(client.search("project = PROJ", ["id"], page=1000))) == 150
     assert len(fake.requests) == 1
+
+
+def test_jiras_errors_are_the_shared_service_errors_entry_points_map():
+    from ralph.errors import (
+        ServiceCredentialsRefused,
+        ServiceNotFound,
+        ServiceRateLimited,
+        ServiceUnavailable,
+    )
+
+    assert issubclass(JiraAuthError, ServiceCredentialsRefused)
+    assert issubclass(JiraNotFound, ServiceNotFound)
+    assert issubclass(JiraRateLimited, ServiceRateLimited)
+    assert issubclass(JiraUnavailable, ServiceUnavailable)
+    assert issubclass(JiraAmbiguous, ServiceUnavailable)

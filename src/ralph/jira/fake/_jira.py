@@ -22,6 +22,7 @@ from ralph._graphql_http import Reply, TransportFailure
 from ralph._openapi import OpenApiDocument
 from ralph._published import PathLike, PublishedDefinition
 from ralph._rest_http import RestRequest, serve_rest
+from ralph.jira.fake._edits import Refused
 from ralph.jira.fake._model import (
     DEFAULT_STATUSES,
     Account,
@@ -29,7 +30,7 @@ from ralph.jira.fake._model import (
     Site,
     Status,
 )
-from ralph.jira.fake._routes import Refused, Routes
+from ralph.jira.fake._routes import Routes
 
 __all__ = ["JIRA_OPENAPI", "FakeJira", "JiraRequest", "ScriptedFault", "jira_openapi"]
 

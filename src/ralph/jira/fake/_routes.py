@@ -22,7 +22,7 @@ from ralph.jira.fake._model import (
 )
 from ralph.jira.fake._render import ALL_FIELDS, API, BLOCKS, issue_json, wanted
 
-__all__ = ["Refused", "Routes"]
+__all__ = ["Routes"]
 
 #: A search page: at most 100 issues with fields, 5,000 with ids or keys only.
 MAX_PAGE = 100
