@@ -101,18 +101,32 @@ def _init_check(ask: InitAsk) -> None:
 
 def _set_up(ask: InitAsk) -> ServiceSetUp:
     """Whether Jira answers, takes the token and has the project; nothing is changed on
-    Jira (its workflows are an admin's): ``ralph doctor`` lists what the project lacks."""
-    from ralph.tracker.jira import read_project
+    Jira (its workflows are an admin's): what the project lacks for Ralph's states or
+    estimates is said in one line each, and ralph.toml's [jira.statuses] is written for
+    the person to map them."""
+    from ralph.tracker.jira import StatusMap, read_project
 
     settings = _asked(ask)
     token = jira_token(ask.env)
     client = _client(settings, token, ask.transport)
     try:
         _reach(client, settings, ask.env)
-        read_project(client, settings.project, settings.estimate_field)
+        project = read_project(client, settings.project, settings.estimate_field)
     finally:
         client.close()
-    return ServiceSetUp(settings=settings)
+    notes = [f"Jira project {project.key} {project.name} at {settings.url}"]
+    missing = project.missing(StatusMap.of(settings.statuses))
+    if missing:
+        notes.append(
+            f"Its workflow has no status for {', '.join(missing)}: add them in Jira, or map "
+            "each state to a status it has in [jira.statuses] of ralph.toml"
+        )
+    if project.estimate is None:
+        notes.append(
+            f"No field {settings.estimate_field!r} for estimates: name the story points or "
+            "T-shirt field as [jira] estimate_field in ralph.toml"
+        )
+    return ServiceSetUp(settings=settings, notes=tuple(notes))
 
 
 def _reach(client: JiraClient, settings: JiraSettings, env: Mapping[str, str]) -> None:

@@ -51,6 +51,8 @@ def test_init_writes_the_jira_table_and_doctor_checks_the_project(served, projec
         env={"RALPH_JIRA_TOKEN": TOKEN},
     )
     assert made.returncode == 0, made.stderr
+    assert f"Jira project PROJ Project at {served}" in made.stdout
+    assert "no status for" not in made.stdout
     written = tomllib.loads((project.path / "ralph.toml").read_text())
     assert written["tracker"] == "jira"
     assert written["jira"]["project"] == "PROJ"
@@ -74,6 +76,12 @@ def test_init_in_process_on_the_fake(project, clock):
     )
     assert result.config.tracker == "jira"
     assert result.created_config
+    # Jira's own statuses only: what Ralph's states lack is said, and mapped in the file.
+    assert result.notes[0] == "Jira project OPS Operations at https://acme.atlassian.net"
+    assert "no status for Backlog, Research Needed" in result.notes[1]
+    assert "[jira.statuses]" in result.notes[1]
+    written = tomllib.loads((project.path / "ralph.toml").read_text())
+    assert written["jira"]["statuses"]["Backlog"] == "Backlog"
 
 
 @pytest.mark.parametrize(
