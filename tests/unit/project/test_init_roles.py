@@ -25,5 +25,5 @@ def test_of_two_the_one_that_holds_no_code_has_the_issues_whatever_the_order() -
 def test_a_kind_without_a_set_up_is_refused_in_one_line() -> None:
     with pytest.raises(ConfigError, match="cannot set up 'local'"):
         _roles({"local": "x"})
-    with pytest.raises(ConfigError, match="cannot set up 'jira'"):
-        _roles({"jira": "PROJ"})
+    with pytest.raises(ConfigError, match="cannot set up 'asana'"):
+        _roles({"asana": "PROJ"})
