@@ -1,14 +1,23 @@
-"""The Linear tracker at Linear's real budgets (an API key's 1,500 requests and 250,000
-complexity points an hour): the demo epic through ``ralph hero`` and ``ralph status`` on
-a team of 2,000 issues, as real ``ralph`` processes against FakeLinear served on
-127.0.0.1, counted by operation. Prints medians and counts from one run; not a test.
+"""The Linear tracker at Linear's real budgets (an API key's 5,000 requests and 250,000
+complexity points an hour, 10,000 points a request): the demo epic through ``ralph
+hero`` and ``ralph status`` on a team of 2,000 issues, as real ``ralph`` processes
+against FakeLinear served on 127.0.0.1, counted by operation; then the reads a person or
+``ralph serve`` repeats (``issue list``, ``status``, ``issue show``, a service's first
+board read and an idle hour of its polls) on seeded teams of 2,000 and 10,000 issues.
+Prints medians and counts from one run; not a test.
 
 Goal (issue 37): the demo epic (``ralph init --linear``, the epic, ``ralph hero`` with
 scripted agents, the local code host) in <= 100 requests, as on GitHub. Before the read
 cache (a snapshot's issues read once, their relatives together) one XS hero run alone
 took 109 requests, 73 of them IssueWithComments.
 
-    make bench-linear    # or: .venv/bin/python benchmarks/bench_linear.py
+Goal (issue 46): every read a person or ``ralph serve`` repeats within the hourly
+budgets at 2,000 and 10,000 issues, no request above 5,000 points. Before (the whole
+team read at every ``issue list`` and serve's five-minute re-read, 158 points an issue):
+``issue list`` 307,737 points at 2,000 issues and 1,514,448 at 10,000; an idle serve
+hour 468 requests and 3,691,116 points at 2,000; the largest request 7,887 points.
+
+    make bench-linear    # or: .venv/bin/python benchmarks/bench_linear.py [--sizes]
 """
 
 from __future__ import annotations

@@ -231,7 +231,7 @@ def test_a_spent_request_budget_answers_ratelimited_with_a_400_and_refills(fake,
     outcome = client.send(q.VIEWER, {})
     assert outcome.kind is ResponseKind.RATE_LIMITED
     assert fake.requests[-1].status == 400
-    assert outcome.wait == pytest.approx(3600 / 1500)
+    assert outcome.wait == pytest.approx(3600 / 5000)
     clock.advance(outcome.wait)
     assert client.send(q.VIEWER, {}).kind is ResponseKind.OK
 
@@ -247,8 +247,8 @@ def test_a_spent_complexity_budget_refuses_an_expensive_read_but_not_a_cheap_one
 def test_every_answer_reports_both_budgets_and_the_cost(fake, client):
     client.query(q.VIEWER)
     reply = fake.post({"query": q.VIEWER.text}, KEY)
-    assert reply.headers["x-ratelimit-requests-limit"] == "1500"
-    assert reply.headers["x-ratelimit-requests-remaining"] == "1498"
+    assert reply.headers["x-ratelimit-requests-limit"] == "5000"
+    assert reply.headers["x-ratelimit-requests-remaining"] == "4998"
     assert reply.headers["x-ratelimit-complexity-limit"] == "250000"
     assert reply.headers["x-complexity"] == "2"
     assert int(reply.headers["x-ratelimit-requests-reset"]) > 1e12  # epoch milliseconds
