@@ -39,7 +39,8 @@ def test_issue_list_and_status_read_the_open_issues_not_the_team(fake, client, c
     assert (requests, largest) <= (8, HALF_CAP)
     assert points < HOUR_POINTS / 20  # a person may list 20 times an hour
     before = len(fake.requests)
-    board = tracker.board_issues(closed_since=clock() - 14 * DAY)
+    status = LinearTracker(client, "ENG", clock=clock)  # ralph status: a process of its own
+    board = status.board_issues(closed_since=clock() - 14 * DAY)
     assert 300 < len(board) < 400  # the open ones and those closed in the fortnight
     requests, points, largest = spent(fake, before)
     assert (requests, largest) <= (5, HALF_CAP)

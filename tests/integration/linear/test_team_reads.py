@@ -110,3 +110,14 @@ def test_open_issues_come_from_a_kept_board(fake, tracker):
     before = len(fake.requests)
     assert [i.title for i in tracker.list_issues(IssueQuery())] == ["Wave", "Bow"]
     assert sent(fake, before) == ["TeamChanges"]
+
+
+def test_the_dashboard_is_read_once_then_asked_about(fake, tracker, clock):
+    assert [i.title for i in tracker.board_issues(closed_since=clock() - DAY)] == ["Wave", "Bow"]
+    before = len(fake.requests)
+    clock.advance(60)
+    assert [i.title for i in tracker.board_issues(closed_since=clock() - DAY)] == ["Wave", "Bow"]
+    assert sent(fake, before) == ["TeamChanges"]
+    # A wider window than the kept one is read again.
+    tracker.board_issues(closed_since=clock() - 30 * DAY)
+    assert sent(fake, before)[1:] == ["TeamChanges", "BoardRows"]

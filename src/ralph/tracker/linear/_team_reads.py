@@ -44,8 +44,12 @@ BOARD_CLOSED_DAYS = 30
 #: Rounds of reading the issues the board names (each round: those the last one named).
 _CLOSURE_ROUNDS = 8
 
+#: Reads of other filters kept at most (the oldest goes first).
+_KEPT_READS = 8
+
 Node = dict[str, Any]
 _BOARD = "board"
+_DASHBOARD = "dashboard"
 
 
 class TeamReads:
@@ -57,7 +61,7 @@ class TeamReads:
         #: Kept reads by (filter, or ``board``; archived too), each its issues by id.
         self._kept: dict[tuple[str, bool], dict[str, Node]] = {}
         #: Since when each kept board holds every closed issue (a date-time).
-        self._board_since: dict[bool, str] = {}
+        self._since: dict[tuple[str, bool], str] = {}
         #: The latest ``updatedAt`` of every issue kept, by id.
         self._seen: dict[str, str] = {}
         #: Issues this process wrote since the last read, by number.
@@ -82,31 +86,33 @@ class TeamReads:
                     return list(board.values())
             key = (json.dumps(wanted, sort_keys=True), archived)
             if key not in self._kept:
-                nodes = r.read_rows(client, wanted, archived=archived)
-                self._kept[key] = {n["id"]: n for n in nodes}
-                self._saw(nodes)
+                self._keep(key, r.read_rows(client, wanted, archived=archived))
             return list(self._kept[key].values())
 
     def board(self, client: LinearClient, team: LinearTeam, closed_since: float) -> list[Node]:
         """The dashboard's issues: the open ones and those closed and updated since
-        ``closed_since``, archived ones too; from the kept board when it holds them,
-        else read (not kept: the window moves)."""
+        ``closed_since``, archived ones too (``BOARD_ROWS``, kept: ``ralph web`` shows
+        the dashboard on every page)."""
         since = r.stamp(closed_since)
         with self._lock:
-            kept = self._kept.get((_BOARD, True))
-            if kept is not None and self._board_since[True] <= since:
-                self._refresh(client, team)
-                return [n for n in kept.values() if not _closed(n) or n["updatedAt"] >= since]
-        return r.read_rows(client, r.board_filter(team, closed_since), archived=True, board=True)
+            self._refresh(client, team)
+            for key in ((_BOARD, True), (_DASHBOARD, True)):
+                kept = self._kept.get(key)
+                if kept is not None and self._since[key] <= since:
+                    return [n for n in kept.values() if not _closed(n) or n["updatedAt"] >= since]
+            wanted = r.board_filter(team, closed_since)
+            nodes = r.read_rows(client, wanted, archived=True, board=True)
+            self._keep((_DASHBOARD, True), nodes)
+            self._since[_DASHBOARD, True] = since
+            return nodes
 
     def _board(self, client: LinearClient, team: LinearTeam, archived: bool) -> list[Node]:
         key = (_BOARD, archived)
         if key not in self._kept:
             since = self._clock() - BOARD_CLOSED_DAYS * 86400
             nodes = r.read_rows(client, r.board_filter(team, since), archived=archived)
-            self._kept[key] = {n["id"]: n for n in nodes}
-            self._board_since[archived] = r.stamp(since)
-            self._saw(nodes)
+            self._keep(key, nodes)
+            self._since[key] = r.stamp(since)
             self._close_over(client, team)
         return list(self._kept[key].values())
 
@@ -155,6 +161,15 @@ class TeamReads:
                 kept[node["id"]] = node
         self._saw(changed)
         self._close_over(client, team)
+
+    def _keep(self, key: tuple[str, bool], nodes: list[Node]) -> None:
+        """``nodes`` kept as the read of ``key``; the oldest other read forgotten past
+        ``_KEPT_READS`` (a long-lived process is asked many filters)."""
+        narrow = [k for k in self._kept if k[0] not in (_BOARD, _DASHBOARD)]
+        if key[0] not in (_BOARD, _DASHBOARD) and len(narrow) >= _KEPT_READS:
+            del self._kept[narrow[0]]
+        self._kept[key] = {n["id"]: n for n in nodes}
+        self._saw(nodes)
 
     def _saw(self, nodes: Iterable[Node]) -> None:
         for node in nodes:
