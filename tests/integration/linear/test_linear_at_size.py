@@ -8,7 +8,11 @@ import pytest
 
 from ralph.linear.fake._seed import seed_team
 from ralph.tracker import IssueQuery
-from ralph.tracker.linear import LinearTracker, set_up_team
+from ralph.tracker.linear import LinearTracker, issue_from, set_up_team
+from ralph.tracker.linear import _reads as r
+from ralph.tracker.linear import _writes as w
+from ralph.tracker.linear._mapping import number_of
+from ralph.tracker.linear._team import read_team
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -79,3 +83,27 @@ def test_a_busy_hour_reads_only_the_issues_that_changed(fake, client, clock, see
     requests, points, _largest = spent(fake, before)
     assert requests <= 120 * 3
     assert points < HOUR_POINTS / 10
+
+
+def test_rows_and_their_links_read_each_issue_as_a_whole_read_does(fake, client, clock):
+    """The cheaper shape loses nothing: every field, label, sub-issue and relation of
+    each issue, overflowing pages too (an epic of 12 children, an issue of 5 labels)."""
+    set_up_team(client, "ENG")
+    seeded = seed_team(fake, "ENG", 120, open_share=0.5)
+    epic, *rest = [i for i in seeded.team.issue_list if i.archivedAt is None]
+    for child in rest[:12]:
+        if child.parent is not None:
+            child.parent.child_list.remove(child)
+        child.parent = epic
+        epic.child_list.append(child)
+    for name in ("a", "b", "c", "d", "e"):
+        rest[20].label_list.append(fake.add_label(name, seeded.team))
+    team = read_team(client, "ENG")
+    rows = r.read_rows(client, r.team_filter(team), archived=True)
+    assert len(rows) == 120
+    for node in rows:
+        whole = w.issue_by_number(client, team, number_of(node["identifier"]))
+        assert issue_from(node, "ENG") == issue_from(w.completed(client, whole), "ENG")
+    by_number = {issue_from(n, "ENG").number: issue_from(n, "ENG") for n in rows}
+    assert len(by_number[epic.number].sub_issues) >= 12
+    assert len(by_number[rest[20].number].labels) >= 5

@@ -37,6 +37,8 @@ __all__ = [
 Node = dict[str, Any]
 Filter = dict[str, Any]
 
+#: A read's first page when how many match is not known.
+FIRST_PAGE = 50
 _CONNECTIONS = ("children", "labels", "relations", "inverseRelations")
 _CLOSED = sorted(CLOSED_TYPES)
 
@@ -155,14 +157,15 @@ def _rows(
     variables: Mapping[str, Any],
     expected: int | None,
 ) -> Iterator[Node]:
-    after = None
-    if expected is not None and 0 < expected < document.page_size:
-        found = client.query(document, {**variables, "first": expected})["issues"]
-        yield from found["nodes"]
-        if not found["pageInfo"]["hasNextPage"]:
-            return
-        after = found["pageInfo"]["endCursor"]
-    yield from client.pages(document, variables, ["issues"], after=after)
+    """The rows, a first page of ``expected`` (else ``FIRST_PAGE``: most reads of a
+    small team end there, at a quarter of a full page's price), then full pages."""
+    first = expected if expected is not None and expected > 0 else FIRST_PAGE
+    found = client.query(document, {**variables, "first": min(first, document.page_size)})
+    page = found["issues"]
+    yield from page["nodes"]
+    if page["pageInfo"]["hasNextPage"]:
+        after = page["pageInfo"]["endCursor"]
+        yield from client.pages(document, variables, ["issues"], after=after)
 
 
 def _probed(row: Mapping[str, Any], name: str) -> bool:
