@@ -66,6 +66,8 @@ class TeamReads:
         self._seen: dict[str, str] = {}
         #: Issues this process wrote since the last read, by number.
         self._touched: set[int] = set()
+        #: Issues the board's issues name that Linear does not have, by number.
+        self._absent: set[int] = set()
 
     def touched(self, numbers: Iterable[int | None]) -> None:
         """Issues this process changed: read again at the next read."""
@@ -124,15 +126,16 @@ class TeamReads:
             for _ in range(_CLOSURE_ROUNDS if kept is not None else 0):
                 assert kept is not None
                 have = {number_of(n["identifier"]) for n in kept.values()}
-                missing = {m for n in kept.values() for m in _named(n, team.key)} - have
+                named = {m for n in kept.values() for m in _named(n, team.key)}
+                missing = named - have - self._absent
                 if not missing:
                     break
                 wanted = r.some_of(team, numbers=missing)
                 nodes = r.read_rows(client, wanted, archived=True, expected=len(missing))
                 kept.update((n["id"], n) for n in nodes)
                 self._saw(nodes)
-                if len(nodes) < len(missing):  # some are gone: name them no more
-                    break
+                # Named but not there (deleted): not asked for again.
+                self._absent |= missing - {number_of(n["identifier"]) for n in nodes}
 
     def _refresh(self, client: LinearClient, team: LinearTeam) -> None:
         """Every kept read brought up to date: what this process wrote, and what Linear
