@@ -133,3 +133,17 @@ def test_a_project_jira_does_not_have_is_said_and_nothing_written(served, projec
     assert made.returncode != 0
     assert "no Jira project NOPE" in made.stderr
     assert not (project.path / "ralph.toml").exists()
+
+
+def test_init_again_keeps_the_file_and_refuses_another_project(project, clock):
+    fake = FakeJira(clock=clock)
+    fake.add_account(EMAIL, TOKEN, "ralph")
+    fake.add_project("OPS", "Operations", ralph_statuses())
+    env = {**ENV, "RALPH_JIRA_URL": "https://acme.atlassian.net"}
+    init_project(project.path, services={"jira": "OPS"}, transports={"jira": fake}, env=env)
+    written = (project.path / "ralph.toml").read_text()
+    again = init_project(project.path, services={"jira": "ops"}, transports={"jira": fake}, env=env)
+    assert not again.created_config
+    with pytest.raises(ConfigError, match='does not name this project; set tracker = "jira"'):
+        init_project(project.path, services={"jira": "WEB"}, transports={"jira": fake}, env=env)
+    assert (project.path / "ralph.toml").read_text() == written
