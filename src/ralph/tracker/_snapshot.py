@@ -96,10 +96,13 @@ class IssueSnapshots:
     def forget(self, numbers: Iterable[int] | None = None) -> None:
         """Drop ``numbers`` (None: everything) from every snapshot: a write whose effect
         on the kept issues is not known here is read again."""
+        # A list, not the iterable as given: a generator would be spent on the first
+        # snapshot and leave every other thread's holding the stale issue.
+        dropped = None if numbers is None else list(numbers)
         with self._lock:
             for kept in list(self._open):
-                if numbers is None:
+                if dropped is None:
                     kept.issues.clear()
                 else:
-                    for number in numbers:
+                    for number in dropped:
                         kept.issues.pop(number, None)
