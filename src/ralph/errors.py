@@ -37,13 +37,20 @@ rest are here)::
     │   │   ├── GitHubPartialData   data came back with errors beside it (carries the data)
     │   │   ├── GitHubRateLimited   still rate limited after the waits allowed
     │   │   └── GitHubUnavailable   transport errors and 5xx after the retries allowed
-    │   └── LinearError         [linear] Linear's API refused or did not answer
-    │       ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
-    │       ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
-    │       │   └── LinearNotFound  [linear] an id or identifier Linear does not know
-    │       ├── LinearRateLimited   [linear] still rate limited after the waits allowed
-    │       └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
-    │           └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
+    │   ├── LinearError         [linear] Linear's API refused or did not answer
+    │   │   ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
+    │   │   ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
+    │   │   │   └── LinearNotFound  [linear] an id or identifier Linear does not know
+    │   │   ├── LinearRateLimited   [linear] still rate limited after the waits allowed
+    │   │   └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
+    │   │       └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
+    │   └── GitLabError         [gitlab] GitLab's API refused or did not answer
+    │       ├── GitLabAuthError     [gitlab] a missing, wrong or expired token (401, 403)
+    │       ├── GitLabInvalid       [gitlab] GitLab refused the input (nothing happened)
+    │       │   └── GitLabNotFound  [gitlab] a project, issue or note GitLab does not know
+    │       ├── GitLabRateLimited   [gitlab] still rate limited (429) after the waits allowed
+    │       └── GitLabUnavailable   [gitlab] no answer or 5xx after the retries allowed
+    │           └── GitLabAmbiguous [gitlab] a POST's answer was lost: it may have happened
     ├── PhaseRefused            [phases] a precondition does not hold (retried later)
     │   ├── Busy                [phases] another run holds the issue (waited for, never escalated)
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)

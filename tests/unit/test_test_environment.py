@@ -13,7 +13,12 @@ _SHOW = "import os; print(sorted(n for n in os.environ if n.startswith('RALPH_')
 
 #: Set by the tests' own fixture, never the developer's: a pacing folder per test, and
 #: the published API definitions the fakes load (beside the repository).
-_HARNESS = {"RALPH_GH_PACING_DIR", "RALPH_GITHUB_SCHEMA", "RALPH_LINEAR_SCHEMA"}
+_HARNESS = {
+    "RALPH_GH_PACING_DIR",
+    "RALPH_GITHUB_SCHEMA",
+    "RALPH_LINEAR_SCHEMA",
+    "RALPH_GITLAB_OPENAPI",
+}
 
 
 def test_no_ralph_setting_or_token_of_the_developer_reaches_a_test() -> None:
