@@ -54,6 +54,7 @@ def register(routes: Routes) -> None:
     routes.add("PUT", MR + "/merge", _merge)
     routes.add("PUT", MR + "/rebase", _rebase)
     routes.add("GET", P + "/issues/{issue_iid}/closed_by", _closed_by)
+    routes.add("GET", "/api/v4/users", _users)
     _mr_reviews.register(routes)
     _pipelines.register(routes)
 
@@ -213,7 +214,9 @@ def _create(call: Call) -> Any:
         author=call.user,
         created_at=now,
         updated_at=now,
-        squash=bool(body.get("squash", store.settings["squash_option"] in ("always", "default_on"))),
+        squash=bool(
+            body.get("squash", store.settings["squash_option"] in ("always", "default_on"))
+        ),
         reviewers=[u for u in call.state.users if u.id in (body.get("reviewer_ids") or [])],
         approvals_before_merge=body.get("approvals_before_merge"),
     )
@@ -365,3 +368,10 @@ def _closed_by(call: Call) -> Any:
         if mr.state in ("opened", "merged") and iid in closing_iids(mr.description)
     ]
     return [mr_json(call, store, mr) for mr in paginate(call, found)]
+
+
+def _users(call: Call) -> Any:
+    """Users by ``username`` (exactly, as GitLab matches it), or all."""
+    wanted = call.query("username")
+    found = [u for u in call.state.users if wanted is None or u.username.lower() == wanted.lower()]
+    return [u.json() for u in paginate(call, found)]

@@ -13,8 +13,8 @@ from ralph.gitlab.fake._mr_git import GitSide
 from ralph.gitlab.fake._state import Note, Project, User, iso
 
 __all__ = [
-    "Discussion",
     "DiffNote",
+    "Discussion",
     "Job",
     "MergeRequest",
     "MergeRequests",

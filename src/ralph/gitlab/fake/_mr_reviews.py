@@ -25,7 +25,7 @@ __all__ = ["register"]
 
 MR = "/api/v4/projects/{id}/merge_requests/{merge_request_iid}"
 _OFF_THE_DIFF = (
-    "400 Bad request - Note {:line_code=>[\"can't be blank\", \"must be a valid line code\"]}"
+    '400 Bad request - Note {:line_code=>["can\'t be blank", "must be a valid line code"]}'
 )
 
 
@@ -95,7 +95,7 @@ def _new_note(call: Call, body: str) -> Note:
 
 def _notes(call: Call) -> Any:
     _store, mr = _mr(call)
-    found = [(n, None) for n in mr.notes]
+    found: list[tuple[Note, DiffNote | None]] = [(n, None) for n in mr.notes]
     found += [(d.note, d) for discussion in mr.discussions for d in discussion.notes]
     found.sort(key=lambda pair: (pair[0].created_at, pair[0].id))
     if call.query("sort", "desc") == "desc":
