@@ -13,6 +13,8 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.gitlab import GitLabClient
+from ralph.gitlab.fake import FakeGitLab
 from ralph.linear import LinearClient
 from ralph.linear.fake import FakeLinear
 from ralph.tracker import (
@@ -24,6 +26,7 @@ from ralph.tracker import (
     Tracker,
     set_up_board,
 )
+from ralph.tracker.gitlab import GitLabTracker, set_up_project
 from ralph.tracker.linear import LinearTracker, set_up_team
 
 from ..conftest import GitProject
@@ -34,6 +37,7 @@ TRACKERS = [
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
     "linear-fake",
+    "gitlab-fake",
 ]
 
 
@@ -57,6 +61,13 @@ def tracker(
         yield linear
         assert isinstance(linear.client.transport, FakeLinear)
         assert linear.client.transport.internal_errors == []
+        return
+    if tracker_kind == "gitlab-fake":
+        gitlab = gitlab_tracker(clock)
+        yield gitlab
+        fake = gitlab.client.transport
+        assert isinstance(fake, FakeGitLab)
+        assert (fake.internal_errors, fake.refused, fake.warnings) == ([], [], [])
         return
     db: Database
     if tracker_kind == "local-memory":  # what tests that need no file use
@@ -124,3 +135,15 @@ def linear_tracker(clock) -> LinearTracker:
     client = LinearClient(fake, "lin_api_contract", clock=clock, sleep=lambda _: None)
     set_up_team(client, "ENG")
     return LinearTracker(client, "ENG", clock=clock)
+
+
+def gitlab_tracker(clock) -> GitLabTracker:
+    """A GitLab tracker on a FakeGitLab project (acme/project, Premium) set up by ``ralph
+    init``'s code; the token's user is ``ralph``; GitLab.com's rate limit. Pacing waits
+    are skipped (the fake clock stays where the tests put it); pacing has its own tests."""
+    fake = FakeGitLab(clock=clock)
+    fake.add_token("glpat-contract", "ralph")
+    fake.add_project("acme/project")
+    client = GitLabClient(fake, "glpat-contract", clock=clock, sleep=lambda _: None)
+    set_up_project(client, "acme/project")
+    return GitLabTracker(client, "acme/project", clock=clock)

@@ -92,6 +92,21 @@ def issue_json(issue: Issue, call: Call) -> dict[str, Any]:
         "issue_type": issue.issue_type,
         "user_notes_count": sum(1 for n in issue.notes if not n.system),
         "weight": issue.weight,
+        # Premium's count of the open issues this one blocks (GitLab's list shows it).
+        "blocking_issues_count": sum(
+            1
+            for link in call.state.links
+            if (
+                link.source is issue
+                and link.link_type == "blocks"
+                and link.target.state == "opened"
+            )
+            or (
+                link.target is issue
+                and link.link_type == "is_blocked_by"
+                and link.source.state == "opened"
+            )
+        ),
         "confidential": issue.confidential,
         "discussion_locked": None,
         "web_url": f"{call.fake.base_url}/{project.path_with_namespace}/-/issues/{issue.iid}",
@@ -276,7 +291,12 @@ def _list_issues(call: Call) -> Any:
         issues = [i for i in issues if str(i.iid) in iids]
     search = (call.query("search") or "").lower()
     if search:
-        issues = [i for i in issues if search in i.title.lower() or search in i.description.lower()]
+        fields = (call.query("in") or "title,description").split(",")
+
+        def text(issue: Issue) -> str:
+            return " ".join(getattr(issue, f, "") for f in fields if f in ("title", "description"))
+
+        issues = [i for i in issues if search in text(i).lower()]
     after = call.query("updated_after")
     if after:
         issues = [i for i in issues if iso(i.updated_at) > after]
