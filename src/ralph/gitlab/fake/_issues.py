@@ -55,6 +55,7 @@ def project_json(project: Project, call: Call) -> dict[str, Any]:
         "issues_enabled": True,
         "merge_requests_enabled": True,
         "namespace": {"full_path": project.namespace},
+        **project.extra.get("settings", {}),
     }
 
 
