@@ -55,7 +55,9 @@ def gitlab(project: GitProject, clock) -> Iterator[GitLab]:
     db = open_database("memory://")
     tracker = LocalTracker(db, repo="project", clock=clock)
     client = GitLabClient(fake, "glpat-ralph", clock=clock, sleep=lambda _: None)
-    yield GitLab(fake, GitLabCodeHost(client, project=PROJECT, tracker=tracker), MergeRequestLevers(fake))
+    yield GitLab(
+        fake, GitLabCodeHost(client, project=PROJECT, tracker=tracker), MergeRequestLevers(fake)
+    )
     assert fake.internal_errors == []
     assert fake.refused == []
     db.close()
@@ -136,8 +138,8 @@ def test_fast_forward_only_rebases_the_head_first_and_merges_no_merge_commit(git
     merged = gitlab.host.merge_pull_request(pr.number, MergeStrategy.REBASE)
     assert merged.state is PullRequestState.MERGED
     assert project.rev("main") == project.rev("feature") == merged.merge_commit
-    assert project.show("main", "other.txt") == "theirs\n"
-    assert project.show("main", "story.txt") == "one\n2\n"
+    assert project.show("main", "other.txt") == "theirs"
+    assert project.show("main", "story.txt") == "one\n2"
 
 
 def test_squash_never_refuses_a_squash_merge(gitlab, project):
