@@ -15,6 +15,7 @@ anything is written again."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,10 @@ _SETTING = {
     MergeStrategy.SQUASH: "squash",
     MergeStrategy.REBASE: "rebase",
 }
+#: GitLab rebases in the background: how often its merge request is read while it does,
+#: and how long apart (seconds), before the merge is left for another try.
+REBASE_READS = 30
+REBASE_WAIT = 1.0
 #: GitLab's limit on a description; a longer one is cut with a line saying so.
 MAX_DESCRIPTION = 1_048_576
 _CUT = "\n\n(cut: the whole text is in the merge request's branch)"
@@ -87,9 +92,11 @@ class GitLabCodeHost(CodeHost):
         project: str,
         tracker: Tracker,
         clock: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(tracker, clock=clock)
         self.client = client
+        self._sleep = sleep
         self.project = project
         self._path = f"/projects/{project_id(project)}"
         self._numeric: str | None = None
@@ -273,8 +280,22 @@ class GitLabCodeHost(CodeHost):
     def _rebase(self, number: int, mr: Mapping[str, Any]) -> dict[str, Any]:
         """The head rebased onto the base by GitLab (its fast-forward and semi-linear
         methods merge only an up-to-date head); MergeConflict when it does not apply."""
-        self.client.request("PUT", self._mr_path(number) + "/rebase", body={})
-        now = self._mr(number)
+        path = self._mr_path(number)
+        self.client.request("PUT", path + "/rebase", body={})
+        for _ in range(REBASE_READS):
+            now: dict[str, Any] = self.client.request(
+                "GET", path, query=[("include_rebase_in_progress", "true")]
+            )
+            if not now.get("rebase_in_progress"):
+                break
+            self._sleep(REBASE_WAIT)
+        else:
+            raise MergeBlocked(
+                number,
+                f"GitLab is still rebasing !{number} after {REBASE_READS * REBASE_WAIT:.0f} s; "
+                "the merge is tried again later",
+                merge_state="need_rebase",
+            )
         if now.get("merge_error") or now.get("detailed_merge_status") == "need_rebase":
             raise MergeConflict(number, mr["source_branch"], mr["target_branch"], ())
         return now
