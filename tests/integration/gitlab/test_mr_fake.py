@@ -5,6 +5,7 @@ head, lists filtered and paged, and the merge requests that close an issue."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -29,14 +30,14 @@ def client(project: GitProject, clock) -> Iterator[GitLabClient]:
     assert fake.internal_errors == []
 
 
-def open_mr(client: GitLabClient, project: GitProject, branch: str = "feature") -> dict:
+def open_mr(client: GitLabClient, project: GitProject, branch: str = "feature") -> Any:
     changed = "".join(f"line {n}\n" for n in range(1, 31)).replace("line 25\n", "25\n")
     project.commit(branch, {"story.txt": changed}, "work")
     body = {"source_branch": branch, "target_branch": "main", "title": f"Work on {branch}"}
     return client.request("POST", f"{P}/merge_requests", body=body)
 
 
-def position(mr: dict, line: int) -> dict:
+def position(mr: Any, line: int) -> dict[str, Any]:
     refs = mr["diff_refs"]
     return {
         "position_type": "text",
