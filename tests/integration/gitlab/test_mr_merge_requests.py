@@ -14,7 +14,7 @@ import pytest
 from ralph.db import open_database
 from ralph.errors import HeadMoved, InvalidInput, MergeBlocked, MergeConflict
 from ralph.gitlab import GitLabClient, GitLabInvalid
-from ralph.gitlab.fake import FakeGitLab
+from ralph.gitlab.fake import FakeGitLab, ScriptedFault
 from ralph.gitlab.fake._pipelines import MergeRequestLevers
 from ralph.tracker import (
     CheckConclusion,
@@ -212,4 +212,30 @@ def test_a_tracker_issue_is_moved_to_done_by_the_merge(gitlab, project):
     issue = gitlab.host.tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
     pr = open_mr(gitlab, project, body=f"Closes #{issue.number}")
     gitlab.host.merge_pull_request(pr.number)
+    assert gitlab.host.tracker.get_issue(issue.number).workflow_state is WorkflowState.DONE
+
+
+def test_a_merge_request_whose_answer_was_lost_is_found_not_opened_twice(gitlab, project):
+    where = "POST /api/v4/projects/acme%2Fproject/merge_requests"
+    gitlab.fake.script(ScriptedFault.dropped_after_write(where))
+    pr = open_mr(gitlab, project)
+    assert [p.number for p in gitlab.host.list_pull_requests()] == [pr.number]
+
+
+def test_a_review_whose_answer_was_lost_is_found_not_posted_twice(gitlab, project):
+    pr = open_mr(gitlab, project)
+    where = f"POST /api/v4/projects/acme%2Fproject/merge_requests/{pr.number}/notes"
+    gitlab.fake.script(ScriptedFault.dropped_after_write(where))
+    given = gitlab.host.submit_review(pr.number, ReviewEvent.COMMENT, "Looks fine.")
+    [read] = gitlab.host.get_pull_request(pr.number).reviews
+    assert (read.id, read.body) == (given.id, "Looks fine.")
+
+
+def test_a_merge_that_landed_though_its_answer_failed_is_a_merge(gitlab, project):
+    issue = gitlab.host.tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
+    pr = open_mr(gitlab, project, body=f"Closes #{issue.number}")
+    where = f"PUT /api/v4/projects/acme%2Fproject/merge_requests/{pr.number}/merge"
+    gitlab.fake.script(ScriptedFault(where, status=502, after=True, body={"message": "502"}))
+    merged = gitlab.host.merge_pull_request(pr.number, expected_head=pr.head_oid)
+    assert merged.state is PullRequestState.MERGED
     assert gitlab.host.tracker.get_issue(issue.number).workflow_state is WorkflowState.DONE
