@@ -25,6 +25,12 @@ if TYPE_CHECKING:
         env_value,
         parse_github_settings,
     )
+    from ralph.config._gitlab import (
+        GITLAB_TOKEN_VARIABLES,
+        GitLabSettings,
+        gitlab_token,
+        parse_gitlab_settings,
+    )
     from ralph.config._hooks import HOOK_NAMES, HookSettings
     from ralph.config._linear import (
         LINEAR_TOKEN_VARIABLES,
@@ -45,6 +51,7 @@ else:
 
 __all__ = [
     "CONFIG_FILE",
+    "GITLAB_TOKEN_VARIABLES",
     "HOOK_NAMES",
     "LINEAR_TOKEN_VARIABLES",
     "MAX_POLL_SECONDS",
@@ -57,6 +64,7 @@ __all__ = [
     "DebugSettings",
     "FoundTestCommand",
     "GitHubSettings",
+    "GitLabSettings",
     "HookSettings",
     "LinearSettings",
     "MergeWaitSettings",
@@ -67,9 +75,11 @@ __all__ = [
     "detect_test_command",
     "env_value",
     "find_config",
+    "gitlab_token",
     "linear_token",
     "load_config",
     "parse_github_settings",
+    "parse_gitlab_settings",
     "parse_linear_settings",
     "parse_prices",
     "render_config",

@@ -38,6 +38,8 @@ def register(routes: Routes) -> None:
     routes.add("GET", ISSUE + "/links", _links)
     routes.add("POST", ISSUE + "/links", _create_link)
     routes.add("DELETE", ISSUE + "/links/{issue_link_id}", _delete_link)
+    # No merge requests here: the merge-request side registers the real answer.
+    routes.add("GET", ISSUE + "/closed_by", _closed_by)
 
 
 # -- JSON as GitLab writes it -----------------------------------------------------------
@@ -429,6 +431,11 @@ def _update_note(call: Call) -> Any:
         note.body = str(call.body["body"])
         note.updated_at = call.state.clock()
     return note_json(note, _issue(call))
+
+
+def _closed_by(call: Call) -> Any:
+    _issue(call)  # 404 for an issue that is not there
+    return []
 
 
 # -- issue links --------------------------------------------------------------------------

@@ -88,6 +88,22 @@ def _notes(noteable: str, iid: str) -> dict[str, dict[str, Any]]:
     }
 
 
+#: A diff note's place (docs.gitlab.com/api/discussions, "Create a new thread in the
+#: merge request diff").
+_POSITION = {
+    "type": "object",
+    "properties": {
+        "base_sha": _STRING,
+        "start_sha": _STRING,
+        "head_sha": _STRING,
+        "position_type": {"type": "string", "enum": ["text", "image", "file"]},
+        "new_path": _STRING,
+        "new_line": _INT,
+        "old_path": _STRING,
+        "old_line": _INT,
+    },
+    "required": ["base_sha", "start_sha", "head_sha", "position_type"],
+}
 _LABEL_FIELDS = {
     "name": _STRING,
     "color": _STRING,
@@ -136,10 +152,29 @@ MISSING_PATHS: dict[str, dict[str, Any]] = {
         "post": {
             "operationId": "postMergeRequestDiscussion",
             "parameters": _path("id", "merge_request_iid"),
-            "requestBody": _body(["body"], body=_STRING, commit_id=_STRING, created_at=_STRING),
+            "requestBody": _body(
+                ["body"], body=_STRING, commit_id=_STRING, created_at=_STRING, position=_POSITION
+            ),
+        },
+    },
+    "/api/v4/projects/{id}/merge_requests/{merge_request_iid}/discussions/{discussion_id}/notes": {
+        "post": {
+            "operationId": "postMergeRequestDiscussionNote",
+            "parameters": [
+                *_path("id", "merge_request_iid"),
+                {**_path("discussion_id")[0], "schema": _STRING},
+            ],
+            "requestBody": _body(["body"], body=_STRING, created_at=_STRING),
         },
     },
     "/api/v4/projects/{id}/merge_requests/{merge_request_iid}/discussions/{discussion_id}": {
+        "get": {
+            "operationId": "getMergeRequestDiscussion",
+            "parameters": [
+                *_path("id", "merge_request_iid"),
+                {**_path("discussion_id")[0], "schema": _STRING},
+            ],
+        },
         "put": {
             "operationId": "putMergeRequestDiscussion",
             "parameters": [

@@ -100,6 +100,8 @@ class Routes:
         self._table: list[tuple[str, re.Pattern[str], str, list[str], Handler]] = []
 
     def add(self, method: str, template: str, handler: Handler) -> None:
+        """Answer ``method template`` with ``handler``, in place of an earlier one."""
+        self._table = [e for e in self._table if (e[0], e[2]) != (method.upper(), template)]
         names = _PART.findall(template)
         literals = _PART.split(template)[::2]
         pattern = re.compile("^" + "([^/]+)".join(map(re.escape, literals)) + "$")

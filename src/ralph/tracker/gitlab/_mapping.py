@@ -120,6 +120,7 @@ def issue_from(
     sub_issues: tuple[int, ...] = (),
     blocked_by: tuple[int, ...] = (),
     blocking: tuple[int, ...] = (),
+    pull_requests: tuple[int, ...] = (),
 ) -> Issue:
     """The issue GitLab's JSON ``node`` is, with the relations read beside it."""
     labels = [str(name) for name in node.get("labels") or ()]
@@ -144,6 +145,7 @@ def issue_from(
         blocked_by=blocked_by,
         blocking=blocking,
         comments=comments,
+        pull_requests=pull_requests,
         created_at=epoch(node.get("created_at")) or 0.0,
         updated_at=epoch(node.get("updated_at")) or 0.0,
         closed_at=(epoch(node.get("closed_at")) or epoch(node.get("updated_at")))

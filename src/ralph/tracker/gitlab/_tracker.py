@@ -164,7 +164,25 @@ class GitLabTracker(Tracker):
             sub_issues=self._children(number),
             blocked_by=blocked_by,
             blocking=blocking,
+            pull_requests=self._closing_requests(number),
         )
+
+    def _closing_requests(self, number: int) -> tuple[int, ...]:
+        """The merge requests of this project whose merge closes issue ``number`` (open
+        or merged; GitLab's ``closed_by`` lists them, one answer, not paged)."""
+        found = self.client.request("GET", self._path(number, "/closed_by"))
+        return tuple(
+            sorted(
+                int(mr["iid"])
+                for mr in found
+                if self._in_project(mr, "!") and mr.get("state") in ("opened", "merged")
+            )
+        )
+
+    def _in_project(self, node: Node, sign: str) -> bool:
+        """Whether ``node`` (an issue ``#``, a merge request ``!``) is this project's."""
+        full = str((node.get("references") or {}).get("full", ""))
+        return full.rpartition(sign)[0].lower() == self.project.lower()
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
