@@ -23,6 +23,7 @@ from ralph.tracker import (
     MergeState,
     MergeStrategy,
     PullRequestState,
+    ReviewComment,
     ReviewDecision,
     ReviewEvent,
     ReviewState,
@@ -239,3 +240,16 @@ def test_a_merge_that_landed_though_its_answer_failed_is_a_merge(gitlab, project
     merged = gitlab.host.merge_pull_request(pr.number, expected_head=pr.head_oid)
     assert merged.state is PullRequestState.MERGED
     assert gitlab.host.tracker.get_issue(issue.number).workflow_state is WorkflowState.DONE
+
+
+def test_unresolved_threads_block_where_the_project_says_so_until_resolved(gitlab, project):
+    gitlab.levers.settings(PROJECT, only_allow_merge_if_all_discussions_are_resolved=True)
+    pr = open_mr(gitlab, project)
+    question = ReviewComment(path="story.txt", line=2, body="Why 2?")
+    gitlab.as_user("alice").submit_review(pr.number, ReviewEvent.COMMENT, "x", comments=[question])
+    [thread] = gitlab.host.get_pull_request(pr.number).threads
+    assert thread.diff_hunk.startswith("@@ ") and "+2" in thread.diff_hunk
+    assert gitlab.host.get_pull_request(pr.number).merge_state is MergeState.BLOCKED
+    gitlab.host.reply_to_thread(thread.id, "Because.")
+    assert gitlab.host.resolve_thread(thread.id).resolved
+    assert gitlab.host.get_pull_request(pr.number).merge_state is MergeState.CLEAN
