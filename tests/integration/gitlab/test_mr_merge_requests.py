@@ -248,7 +248,8 @@ def test_unresolved_threads_block_where_the_project_says_so_until_resolved(gitla
     question = ReviewComment(path="story.txt", line=2, body="Why 2?")
     gitlab.as_user("alice").submit_review(pr.number, ReviewEvent.COMMENT, "x", comments=[question])
     [thread] = gitlab.host.get_pull_request(pr.number).threads
-    assert thread.diff_hunk.startswith("@@ ") and "+2" in thread.diff_hunk
+    assert thread.diff_hunk.startswith("@@ ")
+    assert "+2" in thread.diff_hunk
     assert gitlab.host.get_pull_request(pr.number).merge_state is MergeState.BLOCKED
     gitlab.host.reply_to_thread(thread.id, "Because.")
     assert gitlab.host.resolve_thread(thread.id).resolved
