@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ralph.errors import InvalidInput
 from ralph.tracker import (
     CheckConclusion,
     CheckRun,
@@ -29,6 +30,7 @@ from ralph.tracker.gitlab._mr_read import (
     reviews_from,
     thread_from,
 )
+from ralph.tracker.gitlab._mr_review import Diffs, split_thread_id
 
 HEAD = "a" * 40
 
@@ -238,3 +240,30 @@ def test_a_diff_discussion_is_a_thread_with_its_hunk_and_others_are_not():
     assert [(c.author, c.body) for c in thread.comments] == [("alice", "Why?"), ("ralph", "Fixed.")]
     general = {"id": "d2", "notes": [note(3, "Nice", "bob", "2026-01-05T10:00:00Z")]}
     assert thread_from(general) is None
+
+
+@pytest.mark.parametrize("thread_id", ["999", "abc", "-1", "x-abc", "3-"])
+def test_a_thread_id_names_its_merge_request_and_discussion_or_is_refused(thread_id):
+    with pytest.raises(InvalidInput, match="no review thread"):
+        split_thread_id(thread_id)
+    assert split_thread_id("3-" + "f" * 40) == (3, "f" * 40)
+
+
+def test_a_threads_hunk_is_read_from_the_diff_once_and_its_id_names_the_merge_request():
+    reads = []
+
+    def read():
+        reads.append(1)
+        return [{"new_path": "story.txt", "diff": "@@ -1,2 +1,2 @@\n one\n-two\n+2\n"}]
+
+    diffs = Diffs(read)
+    position = {"new_path": "story.txt", "new_line": 2}
+    discussion = {
+        "id": "d",
+        "notes": [note(1, "Why?", "alice", "2026-01-05T10:00:00Z", position=position)],
+    }
+    thread = diffs.thread(4, discussion)
+    assert thread is not None
+    assert (thread.id, thread.diff_hunk) == ("4-d", "@@ -1,2 +1,2 @@\n one\n-two\n+2")
+    assert diffs.hunk("story.txt", 9) == ""
+    assert reads == [1]

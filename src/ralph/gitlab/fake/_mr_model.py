@@ -173,6 +173,8 @@ class MergeRequests:
     pipelines: list[Pipeline] = field(default_factory=list)
     next_iid: int = 1
     next_pipeline_iid: int = 1
+    #: (what, head commit, base commit) -> the answer: git is asked once per pair.
+    judged: dict[tuple[str, str | None, str | None], bool] = field(default_factory=dict)
 
     def sha(self, mr: MergeRequest) -> str:
         if mr.state != "opened" and mr.final_sha:
@@ -190,13 +192,25 @@ class MergeRequests:
             return mr.approvals_before_merge
         return int(self.settings["approvals_before_merge"] or 0)
 
+    def _heads(self, mr: MergeRequest) -> tuple[str | None, str | None]:
+        return self.git.head(mr.source_branch), self.git.head(mr.target_branch)
+
     def up_to_date(self, mr: MergeRequest) -> bool:
-        return self.git.up_to_date(mr.source_branch, mr.target_branch)
+        key = ("up_to_date", *self._heads(mr))
+        if key not in self.judged:
+            self.judged[key] = self.git.up_to_date(mr.source_branch, mr.target_branch)
+        return self.judged[key]
 
     def has_conflicts(self, mr: MergeRequest) -> bool:
+        """Whether head and base conflict, worked out once per pair of commits (GitLab
+        keeps it too, until either branch moves)."""
         if mr.state != "opened":
             return False
-        return self.git.can_merge(mr.source_branch, mr.target_branch) is False
+        key = ("conflicts", *self._heads(mr))
+        if key not in self.judged:
+            merges = self.git.can_merge(mr.source_branch, mr.target_branch)
+            self.judged[key] = merges is False
+        return self.judged[key]
 
     def detailed_merge_status(self, mr: MergeRequest) -> str:
         """Why GitLab would or would not merge it now, in its order of checks."""
