@@ -254,3 +254,17 @@ def test_unresolved_threads_block_where_the_project_says_so_until_resolved(gitla
     gitlab.host.reply_to_thread(thread.id, "Because.")
     assert gitlab.host.resolve_thread(thread.id).resolved
     assert gitlab.host.get_pull_request(pr.number).merge_state is MergeState.CLEAN
+
+
+def test_beside_linear_a_merge_closes_the_linear_issue_its_closing_words_name(
+    gitlab, project, clock
+):
+    from ..tracker.conftest import linear_tracker
+
+    linear = linear_tracker(clock)
+    host = GitLabCodeHost(gitlab.host.client, project=PROJECT, tracker=linear)
+    issue = linear.create_issue("Change", state=WorkflowState.IN_REVIEW)
+    pr = open_mr(gitlab, project, body=linear.closing_words(issue.number))
+    assert host.get_pull_request(pr.number).closes == (issue.number,)
+    host.merge_pull_request(pr.number)
+    assert linear.get_issue(issue.number).workflow_state is WorkflowState.DONE
