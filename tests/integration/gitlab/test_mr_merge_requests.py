@@ -268,3 +268,19 @@ def test_beside_linear_a_merge_closes_the_linear_issue_its_closing_words_name(
     assert host.get_pull_request(pr.number).closes == (issue.number,)
     host.merge_pull_request(pr.number)
     assert linear.get_issue(issue.number).workflow_state is WorkflowState.DONE
+
+
+def test_a_push_removes_the_approvals_of_the_older_head_unless_the_project_keeps_them(
+    gitlab, project
+):
+    gitlab.levers.settings(PROJECT, approvals_before_merge=1)
+    pr = open_mr(gitlab, project)
+    gitlab.as_user("alice").submit_review(pr.number, ReviewEvent.APPROVE)
+    project.commit("feature", {"later.txt": "x\n"}, "more")
+    read = gitlab.host.get_pull_request(pr.number)
+    assert [(r.author, r.state) for r in read.reviews] == [("alice", ReviewState.DISMISSED)]
+    assert read.review_decision is ReviewDecision.REVIEW_REQUIRED
+    gitlab.levers.settings(PROJECT, reset_approvals_on_push=False)
+    gitlab.as_user("alice").submit_review(pr.number, ReviewEvent.APPROVE)
+    project.commit("feature", {"later.txt": "y\n"}, "more")
+    assert gitlab.host.get_pull_request(pr.number).review_decision is ReviewDecision.APPROVED

@@ -43,6 +43,9 @@ SETTINGS_DEFAULTS: dict[str, Any] = {
     "allow_merge_on_skipped_pipeline": False,
     "only_allow_merge_if_all_discussions_are_resolved": False,
     "approvals_before_merge": 0,
+    # "Remove all approvals when commits are added to the source branch" (GitLab's
+    # project approval settings; on by default).
+    "reset_approvals_on_push": True,
     "autoclose_referenced_issues": True,
     "remove_source_branch_after_merge": True,
     "merge_requests_enabled": True,
@@ -142,8 +145,9 @@ class MergeRequest:
     state: str = "opened"
     squash: bool = False
     reviewers: list[User] = field(default_factory=list)
-    #: username -> (user, when approved).
-    approvals: dict[str, tuple[User, float]] = field(default_factory=dict)
+    #: username -> (user, when approved, the head approved): read through
+    #: ``MergeRequests.approvals``, which drops those a push made stale.
+    approvals: dict[str, tuple[User, float, str]] = field(default_factory=dict)
     #: username -> their review state on GitLab's page (set by tests: ``requested_changes``).
     reviewer_states: dict[str, str] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
@@ -186,6 +190,17 @@ class MergeRequests:
         sha = self.sha(mr)
         found = [p for p in self.pipelines if p.sha == sha]
         return max(found, key=lambda p: p.id) if found else None
+
+    def approvals(self, mr: MergeRequest) -> dict[str, tuple[User, float, str]]:
+        """The approvals that stand: a push removes those of an older head, where the
+        project says so."""
+        if self.settings["reset_approvals_on_push"] and mr.state == "opened":
+            sha = self.sha(mr)
+            for name, (_user, _at, approved) in list(mr.approvals.items()):
+                if approved != sha:
+                    del mr.approvals[name]
+                    mr.reviewer_states.pop(name, None)
+        return mr.approvals
 
     def approvals_required(self, mr: MergeRequest) -> int:
         if mr.approvals_before_merge is not None:
@@ -237,7 +252,7 @@ class MergeRequests:
             d.resolved for d in mr.discussions
         ):
             return "discussions_not_resolved"
-        if len(mr.approvals) < self.approvals_required(mr):
+        if len(self.approvals(mr)) < self.approvals_required(mr):
             return "not_approved"
         return "mergeable"
 

@@ -187,6 +187,7 @@ def _resolve(call: Call) -> Any:
 
 def approvals_json(call: Call, store: MergeRequests, mr: MergeRequest) -> dict[str, Any]:
     required = store.approvals_required(mr)
+    approvals = store.approvals(mr)
     return {
         "id": mr.id,
         "iid": mr.iid,
@@ -194,22 +195,22 @@ def approvals_json(call: Call, store: MergeRequests, mr: MergeRequest) -> dict[s
         "title": mr.title,
         "state": mr.state,
         "merge_status": "can_be_merged",
-        "approved": len(mr.approvals) >= max(required, 1),
+        "approved": len(approvals) >= max(required, 1),
         "approvals_required": required,
-        "approvals_left": max(required - len(mr.approvals), 0),
+        "approvals_left": max(required - len(approvals), 0),
         "approved_by": [
-            {"user": user.json(), "approved_at": when(at)} for user, at in mr.approvals.values()
+            {"user": user.json(), "approved_at": when(at)} for user, at, _sha in approvals.values()
         ],
-        "user_has_approved": call.user.username in mr.approvals,
-        "user_can_approve": _can_approve(call, mr),
+        "user_has_approved": call.user.username in approvals,
+        "user_can_approve": _can_approve(call, store, mr),
     }
 
 
-def _can_approve(call: Call, mr: MergeRequest) -> bool:
+def _can_approve(call: Call, store: MergeRequests, mr: MergeRequest) -> bool:
     return (
         mr.state == "opened"
         and call.user.username != mr.author.username
-        and call.user.username not in mr.approvals
+        and call.user.username not in store.approvals(mr)
     )
 
 
@@ -218,16 +219,16 @@ def _approve(call: Call) -> Any:
     sha = call.body.get("sha")
     if sha and sha != store.sha(mr):
         raise Fault(409, "SHA does not match HEAD of source branch")
-    if not _can_approve(call, mr):
+    if not _can_approve(call, store, mr):
         raise Fault(401, "401 Unauthorized")
-    mr.approvals[call.user.username] = (call.user, call.state.clock())
+    mr.approvals[call.user.username] = (call.user, call.state.clock(), store.sha(mr))
     mr.reviewer_states[call.user.username] = "approved"
     return approvals_json(call, store, mr)
 
 
 def _unapprove(call: Call) -> Any:
     store, mr = _mr(call)
-    if mr.approvals.pop(call.user.username, None) is None:
+    if store.approvals(mr).pop(call.user.username, None) is None:
         raise Fault.not_found()
     mr.reviewer_states[call.user.username] = "unapproved"
     return approvals_json(call, store, mr)
