@@ -166,6 +166,7 @@ def note(id: int, body: str, who: str, at: str, **fields: Any) -> dict[str, Any]
 
 def test_a_review_note_round_trips_its_verdict_text_and_head():
     text = review_note(ReviewEvent.REQUEST_CHANGES, "Rename it.\n\nPlease.", HEAD)
+    assert "**Changes requested.**" in text  # what a person on GitLab's page reads
     review = review_from_note(note(7, text, "alice", "2026-01-05T10:00:00Z"))
     assert review is not None
     assert (review.id, review.author, review.state, review.body, review.commit) == (

@@ -198,9 +198,15 @@ _STATE_OF = {
 }
 
 
+#: What a person reading the note on GitLab sees of the verdict (the marker is hidden).
+_SHOWN = {ReviewState.CHANGES_REQUESTED: "**Changes requested.**\n\n"}
+
+
 def review_note(event: ReviewEvent, body: str, head: str) -> str:
-    """The note a review is on GitLab: the hidden marker, then its text."""
-    return f"<!-- ralph:review {_STATE_OF[event].value} {head} -->\n{body}"
+    """The note a review is on GitLab: the hidden marker, a change request said in
+    words, then its text."""
+    state = _STATE_OF[event]
+    return f"<!-- ralph:review {state.value} {head} -->\n{_SHOWN.get(state, '')}{body}"
 
 
 def review_from_note(note: Mapping[str, Any]) -> Review | None:
@@ -210,11 +216,12 @@ def review_from_note(note: Mapping[str, Any]) -> Review | None:
     found = _MARKER.match(str(note.get("body") or ""))
     if found is None:
         return None
+    state = ReviewState(found[1])
     return Review(
         id=str(note["id"]),
         author=_user(note.get("author")),
-        state=ReviewState(found[1]),
-        body=str(note["body"])[found.end() :],
+        state=state,
+        body=str(note["body"])[found.end() :].removeprefix(_SHOWN.get(state, "")),
         submitted_at=epoch(note.get("created_at")) or 0.0,
         commit=found[2],
     )
