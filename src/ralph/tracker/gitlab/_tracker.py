@@ -11,21 +11,26 @@ Reads: an issue is its JSON, its notes (oldest first, GitLab's system notes left
 its links (blocking) and its children (one list filtered by ``ralph-parent::N``). A list
 is one paged read of the project's issues (100 a page), filtered here; the blocking
 relations of a list come from the links of the issues GitLab says block others
-(``blocking_issues_count``), not from every issue's. GitLab has no status updates: they
-are refused with what to do instead.
+(``blocking_issues_count``), not from every issue's. Inside a snapshot
+(``Tracker.snapshot``) each issue is read once and kept; this tracker's moves and
+comments keep the kept issue true, its other writes drop it to be read again. GitLab has
+no status updates: they are refused with what to do instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.errors import IssueNotFound, NotAvailable, StateConflict
 from ralph.gitlab import GitLabClient, GitLabNotFound, project_id
 from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
+from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.gitlab import _writes as w
 from ralph.tracker.gitlab._mapping import (
@@ -86,6 +91,7 @@ class GitLabTracker(Tracker):
         self.project_id = project_id(self.project)
         self._lock = threading.Lock()
         self._state_guards: dict[int, threading.Lock] = {}
+        self._snapshots = IssueSnapshots()
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -155,7 +161,24 @@ class GitLabTracker(Tracker):
         notes = self.client.pages(self._path(number, "/notes"), query)
         return tuple(comment_from(n) for n in notes if not n.get("system"))
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        with self._snapshots.scope(related=False):
+            yield
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        latest = self._snapshots.latest
+        return [latest.get(n) or self.get_issue(n) for n in dict.fromkeys(numbers)]
+
     def get_issue(self, number: int) -> Issue:
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        issue = self._read_issue(number)
+        self._snapshots.keep(issue)
+        return issue
+
+    def _read_issue(self, number: int) -> Issue:
         node = self._node(number)
         blocked_by, blocking = self._relations(number)
         return issue_from(
@@ -242,9 +265,13 @@ class GitLabTracker(Tracker):
         fields: dict[str, Any] = {"title": title, "description": body}
         if names:
             fields["labels"] = names
-        return issue_from(w.create_issue(self.client, self.project_id, fields))
+        made = issue_from(w.create_issue(self.client, self.project_id, fields))
+        if parent is not None:
+            self._snapshots.forget([parent])  # one more child
+        return made
 
     def _put(self, number: int, body: dict[str, Any]) -> Node:
+        self._snapshots.forget([number])
         try:
             node: Node = self.client.request("PUT", self._path(number), body=body)
         except GitLabNotFound:
@@ -292,7 +319,9 @@ class GitLabTracker(Tracker):
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitLab names no other author)."""
-        return comment_from(w.create_note(self.client, self.project_id, number, body))
+        made = comment_from(w.create_note(self.client, self.project_id, number, body))
+        self._snapshots.update(number, lambda old: replace(old, comments=(*old.comments, made)))
+        return made
 
     def _write_state(
         self,
@@ -307,8 +336,13 @@ class GitLabTracker(Tracker):
         with self._lock:
             guard = self._state_guards.setdefault(number, threading.Lock())
         with guard:
-            labels = self._labels_of(self._node(number))
-            current = state_of(labels)
+            kept = self._snapshots.get(number)
+            if kept is not None:  # as read in this step, kept true by this tracker's writes
+                current = kept.workflow_state
+                labels = [] if current is None else [state_label(current)]
+            else:
+                labels = self._labels_of(self._node(number))
+                current = state_of(labels)
             if current is not expected:
                 raise StateConflict(
                     number,
@@ -319,8 +353,17 @@ class GitLabTracker(Tracker):
             body: dict[str, Any] = {"add_labels": [state_label(new)]}
             if stale:
                 body["remove_labels"] = stale
-            self._put(number, body)
-            w.create_note(self.client, self.project_id, number, comment)
+            moved = issue_from(self._put(number, body))
+            made = comment_from(w.create_note(self.client, self.project_id, number, comment))
+            if kept is not None:
+                self._snapshots.keep(
+                    replace(
+                        kept,
+                        workflow_state=moved.workflow_state,
+                        updated_at=moved.updated_at,
+                        comments=(*kept.comments, made),
+                    )
+                )
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Closed, the reason a label when it is not "completed" (GitLab records none).
@@ -354,6 +397,8 @@ class GitLabTracker(Tracker):
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         node = self._node(child)
+        former = issue_from(node).parent
+        self._snapshots.forget(n for n in (child, parent, former) if n is not None)
         stale = [n for n in self._labels_of(node) if n.startswith(PARENT_PREFIX)]
         body: dict[str, Any] = {}
         if parent is not None and parent_label(parent) not in stale:
@@ -365,12 +410,14 @@ class GitLabTracker(Tracker):
             self._put(child, body)
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._snapshots.forget([blocked, blocking])
         made = w.link(self.client, self.project_id, blocking, blocked, "blocks")
         if made is not None and made.get("link_type") != "blocks":
             w.unlink(self.client, self.project_id, blocking, blocked)
             raise NotAvailable(NO_BLOCKING)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._snapshots.forget([blocked, blocking])
         w.unlink(self.client, self.project_id, blocking, blocked)
 
     def archive_issue(self, number: int) -> Issue:
