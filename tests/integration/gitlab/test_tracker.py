@@ -69,6 +69,7 @@ def test_closing_words_are_gitlabs_and_read_back(tracker):
     assert tracker.closing_words(12) == "Closes #12"
     body = "Fixes #3, #4 and acme/app#5; closes other/proj#6. Resolves: #7 implements #8"
     assert tracker.closed_by(body) == (3, 4, 5, 7, 8)
+    assert tracker.closed_by("Closes issues #1, #2, and #9. See #10") == (1, 2, 9)
     assert tracker.closed_by(tracker.closing_words(12)) == (12,)
     assert tracker.reference(12) == "#12"
     assert tracker.full_reference(12) == "acme/app#12"

@@ -63,11 +63,13 @@ NO_BLOCKING = (
     "GitLab made a related link, not a blocking one: blocking issues are a GitLab "
     "Premium feature; on Free, say the order in the issues' text instead"
 )
-#: GitLab's default issue closing pattern's words (docs.gitlab.com, "Default closing
-#: pattern"), before one or more references.
+#: GitLab's default issue closing pattern (docs.gitlab.com, "Default closing pattern";
+#: ``Gitlab::ClosingIssueExtractor``): a word, then references separated by commas or
+#: "and", each optionally after "issue(s)".
 _CLOSING = re.compile(
-    r"\b(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|"
-    r"implement(?:s|ed|ing)?)\b:?\s+((?:(?:,\s*|\s+and\s+)?[\w./-]*#\d+)+)",
+    r"\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|"
+    r"implement(?:s|ed|ing)?):? +"
+    r"((?:(?:issues? +)?[\w./-]*#\d+(?: *,? +and +| *,? *)?)+)",
     re.I,
 )
 _REFERENCE = re.compile(r"([\w./-]*)#(\d+)")
