@@ -137,6 +137,7 @@ def test_set_up_is_idempotent_and_check_reports_missing_labels(client, fake):
     assert set_up_project(client, "acme/app").created == ()
     tracker = GitLabTracker(client, "acme/app")
     assert all(check.ok for check in tracker.check())
+    assert tracker.check()[0].detail == "authenticated as ralph"
     fake.add_project("acme/bare")
     bare = GitLabTracker(client, "acme/bare").check()
     assert not bare[-1].ok
