@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.errors import NotAvailable
+from ralph.errors import InvalidInput, NotAvailable
 from ralph.gitlab import GitLabClient
 from ralph.gitlab.fake import FakeGitLab, ScriptedFault
 from ralph.tracker import CloseReason
@@ -162,3 +162,9 @@ def test_an_issue_names_the_merge_requests_that_close_it(tracker, fake):
 
     fake.routes.add("GET", "/api/v4/projects/{id}/issues/{issue_iid}/closed_by", closing)
     assert tracker.get_issue(1).pull_requests == (2, 4)
+
+
+def test_a_title_over_gitlabs_255_characters_is_refused_naming_the_fix(tracker, fake):
+    with pytest.raises(InvalidInput, match="at most 255 on GitLab"):
+        tracker.create_issue("x" * 256)
+    assert fake.state.project("acme/app").issues == {}

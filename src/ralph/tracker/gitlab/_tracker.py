@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
-from ralph.errors import IssueNotFound, NotAvailable, StateConflict
+from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, StateConflict
 from ralph.gitlab import GitLabClient, GitLabNotFound, project_id
 from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
 from ralph.tracker._snapshot import IssueSnapshots
@@ -73,6 +73,8 @@ _CLOSING = re.compile(
     re.I,
 )
 _REFERENCE = re.compile(r"([\w./-]*)#(\d+)")
+#: GitLab's longest issue title (a 256-character one, GitHub's limit, is refused).
+MAX_TITLE = 255
 
 Node = dict[str, Any]
 
@@ -253,6 +255,7 @@ class GitLabTracker(Tracker):
         labels: Sequence[str],
         author: str,
     ) -> Issue:
+        _check_title(title)
         if parent is not None:
             self._node(parent)  # a missing parent: nothing is created
         names = list(dict.fromkeys(n for n in labels if not is_ralph_label(n)))
@@ -294,6 +297,7 @@ class GitLabTracker(Tracker):
             return self.get_issue(number)
         fields: dict[str, Any] = {}
         if title is not None:
+            _check_title(title)
             fields["title"] = title
         if body is not None:
             fields["description"] = body
@@ -459,3 +463,11 @@ class GitLabTracker(Tracker):
         target_date: str | None,
     ) -> StatusUpdate:
         raise NotAvailable(NO_STATUS_UPDATES)
+
+
+def _check_title(title: str) -> None:
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(
+            f"an issue's title is {len(title):,} characters long; at most {MAX_TITLE} on "
+            "GitLab: shorten it and put the rest in the body"
+        )
