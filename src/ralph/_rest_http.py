@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
-from ralph._graphql_http import Reply, TransportFailure
+from ralph import _graphql_http
 from ralph._secrets import redact
 
 __all__ = [
@@ -27,6 +27,11 @@ __all__ = [
     "TransportFailure",
     "serve_rest",
 ]
+
+#: What came back, and the failure after which a request may or may not have run: the
+#: GraphQL kit's own, so a REST service and a GraphQL one fail alike for their callers.
+Reply = _graphql_http.Reply
+TransportFailure = _graphql_http.TransportFailure
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,10 @@ rest are here)::
     │   ├── MergeConflict       the head branch does not merge cleanly into the base
     │   ├── MergeBlocked        the host's rules hold the merge back (checks, reviews, queue)
     │   ├── NotAvailable        this tracker has no such thing (the local board has no teams)
+    │   ├── ServiceUnavailable  a service (GitHub, Linear, ...) did not answer after the retries
+    │   ├── ServiceRateLimited  a service still limits our rate after the waits allowed
+    │   ├── ServiceCredentialsRefused  a service refused the token or key (not retried)
+    │   ├── ServiceNotFound     a service does not know the repository, team or issue asked for
     │   ├── GitHubError         GitHub's API refused or did not answer
     │   │   ├── GitHubAuthError     bad credentials, a missing scope, no access (not retried)
     │   │   ├── GitHubNotFound      the repository, project or node does not exist
@@ -111,6 +115,10 @@ __all__ = [
     "PullRequestNotOpen",
     "RalphError",
     "RunNotFound",
+    "ServiceCredentialsRefused",
+    "ServiceNotFound",
+    "ServiceRateLimited",
+    "ServiceUnavailable",
     "StateConflict",
     "StateResolutionError",
     "StoreDamaged",
@@ -319,6 +327,25 @@ class NotAvailable(TrackerError):
     what to use here instead."""
 
 
+class ServiceUnavailable(TrackerError):
+    """A service's API (GitHub, Linear, ...) did not answer, or answered 5xx, after the
+    retries allowed: trying again later may work. Each service's own error derives from
+    it, so entry points name this one alone."""
+
+
+class ServiceRateLimited(TrackerError):
+    """A service still limits our rate after every wait its client allows itself."""
+
+
+class ServiceCredentialsRefused(TrackerError):
+    """A service refused the token or key (missing, wrong, expired, revoked or lacking a
+    scope): a person must give another; never retried."""
+
+
+class ServiceNotFound(TrackerError, LookupError):
+    """A service does not know what was asked for (a repository, team, issue or node)."""
+
+
 class GitHubError(TrackerError):
     """GitHub's API refused a request or did not answer it."""
 
@@ -326,11 +353,11 @@ class GitHubError(TrackerError):
     reason: str = ""
 
 
-class GitHubAuthError(GitHubError):
+class GitHubAuthError(GitHubError, ServiceCredentialsRefused):
     """The token is missing, wrong, lacks a scope or cannot see the resource."""
 
 
-class GitHubNotFound(GitHubError, LookupError):
+class GitHubNotFound(GitHubError, ServiceNotFound):
     """GitHub answered NOT_FOUND (a repository, project, issue or node)."""
 
 
@@ -346,11 +373,11 @@ class GitHubPartialData(GitHubError):
         super().__init__(message)
 
 
-class GitHubRateLimited(GitHubError):
+class GitHubRateLimited(GitHubError, ServiceRateLimited):
     """Still rate limited after every wait the client allows itself."""
 
 
-class GitHubUnavailable(GitHubError):
+class GitHubUnavailable(GitHubError, ServiceUnavailable):
     """The request failed in transport or with 5xx after the retries allowed; a creating
     request that failed this way was reconciled first and found not to have happened."""
 

@@ -5,16 +5,15 @@ again later may work), 130 when a run was interrupted."""
 from __future__ import annotations
 
 from ralph.errors import (
-    GitHubRateLimited,
-    GitHubUnavailable,
     IssueLocked,
     LeaseLost,
     MergeConflict,
     RalphError,
+    ServiceRateLimited,
+    ServiceUnavailable,
     StateConflict,
     StoreUnreachable,
 )
-from ralph.linear import LinearRateLimited, LinearUnavailable
 
 __all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_INTERRUPTED", "exit_code"]
 
@@ -29,10 +28,8 @@ EXIT_INTERRUPTED = 130
 #: 2: it is nearly always the state of the person's repository, which they must change.
 _FAILURES: tuple[type[RalphError], ...] = (
     StoreUnreachable,
-    GitHubUnavailable,
-    GitHubRateLimited,
-    LinearUnavailable,
-    LinearRateLimited,
+    ServiceUnavailable,
+    ServiceRateLimited,
     StateConflict,
     MergeConflict,
     IssueLocked,

@@ -88,14 +88,15 @@ def init_command(
     from ralph.config import untested_warning
     from ralph.project import init_project, without_password
 
+    # Each service's option, by its kind in project.BACKENDS (a new one adds its line).
+    services = {"github": github, "linear": linear}
     result = init_project(
         path,
-        github=github,
         project=project,
         test_command=test_command,
         actions=actions,
         store_url=_store_named(ctx),
-        linear=linear,
+        services={kind: value for kind, value in services.items() if value is not None},
     )
     console = Console(highlight=False, soft_wrap=True)
     config = result.config
@@ -115,11 +116,12 @@ def init_command(
             + (f"created the states {made}" if made else "has Ralph's workflow states"),
             markup=False,
         )
-        if result.pull_requests:
-            console.print(
-                f"Pull requests: {result.pull_requests}, into {config.base_branch}",
-                markup=False,
-            )
+    for note in result.notes:
+        console.print(note, markup=False)
+    if result.pull_requests and (result.team is not None or result.notes):
+        console.print(
+            f"Pull requests: {result.pull_requests}, into {config.base_branch}", markup=False
+        )
     named = _store_named(ctx)
     if result.other_store:
         warn(

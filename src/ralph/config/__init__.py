@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ralph.config._numbers import MIN_POLL_SECONDS
     from ralph.config._prices import ModelPrice, parse_prices
     from ralph.config._reference import configuration_reference
+    from ralph.config._services import SERVICES, Service
     from ralph.config._test_command import FoundTestCommand, detect_test_command, untested_warning
 else:
     # Loaded on first use (ralph._lazy), from the imports above: a command imports only
@@ -57,6 +58,7 @@ __all__ = [
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
     "MIN_POLL_SECONDS",
+    "SERVICES",
     "TOKEN_VARIABLES",
     "AgentSettings",
     "BestOf",
@@ -71,6 +73,7 @@ __all__ = [
     "ModelPrice",
     "NotifySettings",
     "PhaseSettings",
+    "Service",
     "configuration_reference",
     "detect_test_command",
     "env_value",

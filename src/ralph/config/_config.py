@@ -12,17 +12,17 @@ import os
 import re
 import textwrap
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ralph._suggest import unknown_name
 from ralph.config._agent import AgentSettings, parse_agent_settings
 from ralph.config._debug import DebugSettings, parse_debug_settings
-from ralph.config._github import GitHubSettings, parse_github_settings
+from ralph.config._github import GitHubSettings
 from ralph.config._hooks import HookSettings, parse_hook_settings
-from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
+from ralph.config._linear import LinearSettings
 from ralph.config._merge import MergeWaitSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
@@ -35,6 +35,7 @@ from ralph.config._numbers import (
     setting_number,
 )
 from ralph.config._prices import ModelPrice, parse_prices
+from ralph.config._services import LOCAL, SERVICES, code_hosts, service_of, trackers
 from ralph.config._strings import branch_name, folder_path, no_nul
 from ralph.errors import ConfigError
 from ralph.graph import ReviewMode
@@ -51,19 +52,11 @@ __all__ = [
 ]
 
 CONFIG_FILE = "ralph.toml"
-TRACKERS = ("local", "github", "linear")
-#: Where pull requests can live (``project.CODE_HOSTS`` opens each).
-CODE_HOSTS = ("local", "github")
+#: Where issues can live, and pull requests (``project.BACKENDS`` opens each); the
+#: services among them are the records of ``config/_services.py``.
+TRACKERS = trackers()
+CODE_HOSTS = code_hosts()
 SANDBOX_NETWORK = ("off", "on")
-#: What each tracker needs named in its own table (ConfigError otherwise).
-_TRACKER_NEEDS: dict[str, Callable[[Config, str], None]] = {
-    "github": lambda config, source: config.github.require(source),
-    "linear": lambda config, source: config.linear.require(source),
-}
-#: What each code host needs named (GitHub as the code host alone: its repository, no board).
-_CODE_HOST_NEEDS: dict[str, Callable[[Config, str], None]] = {
-    "github": lambda config, source: config.github.require(source, board=False),
-}
 #: How `ralph loop` runs each root: one process taking any task, or role-typed workers.
 MODES = ("hero", "team")
 #: Phases an agent does, which a per-phase cap may name.
@@ -87,13 +80,16 @@ _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 DEFAULT_STORE = "sqlite:///.ralph/ralph.db"
 
 
+_Settings = TypeVar("_Settings")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Config:
     #: The directory holding ralph.toml (the project root).
     root: Path
     tracker: str = "local"
-    #: Where pull requests live ("local", "github"); empty: where the tracker is (local
-    #: for Linear, which holds no code).
+    #: Where pull requests live ("local" or a service that holds code); empty: where
+    #: the tracker is (local for one that holds no code, as Linear).
     code_host: str = ""
     #: The repository name issues are numbered under (the root folder's name by default).
     repo: str = ""
@@ -151,12 +147,27 @@ class Config:
     agent: AgentSettings = field(default_factory=AgentSettings)
     hooks: HookSettings = field(default_factory=HookSettings)
     merge: MergeWaitSettings = field(default_factory=MergeWaitSettings)
+    #: The services' tables (``config/_services.py``): these two keep a field of their
+    #: own; every other service's parsed table is in ``services``, by name.
     github: GitHubSettings = field(default_factory=GitHubSettings)
     linear: LinearSettings = field(default_factory=LinearSettings)
+    services: Mapping[str, Any] = field(default_factory=dict)
     debug: DebugSettings = field(default_factory=DebugSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
     #: Model -> its price, over Ralph's own table (``[prices."MODEL"]``).
     prices: dict[str, ModelPrice] = field(default_factory=dict)
+
+    def service_settings(self, name: str) -> Any:
+        """The parsed ``[NAME]`` table of service ``name`` (its defaults when absent)."""
+        if name in _SERVICE_FIELDS:
+            return getattr(self, name)
+        return self.services.get(name) or SERVICES[name].settings()
+
+    def settings_of(self, kind: type[_Settings]) -> _Settings:
+        """The parsed table whose settings class is ``kind``: ``settings_of(JiraSettings)``."""
+        settings = self.service_settings(service_of(kind).name)
+        assert isinstance(settings, kind)
+        return settings
 
     @property
     def code_host_kind(self) -> str:
@@ -164,7 +175,7 @@ class Config:
         Linear, which holds no code)."""
         if self.code_host:
             return self.code_host
-        return self.tracker if self.tracker in CODE_HOSTS else "local"
+        return self.tracker if self.tracker in CODE_HOSTS else LOCAL
 
     @property
     def resolved_store_url(self) -> str:
@@ -212,11 +223,12 @@ _KEYS = {
     "hooks": ("hooks", None),
     "notify": ("notify", None),
     "merge": ("merge", None),
-    "github": ("github", None),
-    "linear": ("linear", None),
     "debug": ("debug", None),
     "prices": ("prices", None),
+    **{name: (name, None) for name in SERVICES},
 }
+#: The services with a Config field of their own (the others' are in ``Config.services``).
+_SERVICE_FIELDS = frozenset(SERVICES) & {f.name for f in fields(Config)}
 
 
 def find_config(start: Path) -> Path | None:
@@ -256,10 +268,9 @@ _TABLE_SETTINGS: dict[str, type] = {
     "agent": AgentSettings,
     "hooks": HookSettings,
     "merge": MergeWaitSettings,
-    "github": GitHubSettings,
-    "linear": LinearSettings,
     "debug": DebugSettings,
     "notify": NotifySettings,
+    **{name: service.settings for name, service in SERVICES.items()},
 }
 
 
@@ -486,8 +497,12 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     )
     values["hooks"] = parse_hook_settings(data.pop("hooks", None), str(path), env)
     values["merge"] = parse_merge_settings(data.pop("merge", None), str(path), env)
-    values["github"] = parse_github_settings(data.pop("github", None), str(path), env)
-    values["linear"] = parse_linear_settings(data.pop("linear", None), str(path), env)
+    services = {
+        name: service.parse(data.pop(name, None), str(path), env)
+        for name, service in SERVICES.items()
+    }
+    values.update((name, services.pop(name)) for name in _SERVICE_FIELDS)
+    values["services"] = services
     values["debug"] = parse_debug_settings(data.pop("debug", None), str(path), env)
     values["notify"] = parse_notify_settings(data.pop("notify", None), str(path), env)
     values["prices"] = parse_prices(data.pop("prices", None), str(path))
@@ -497,10 +512,9 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
     for name, variable in _KEYS.values():
         if variable and env.get(variable):
             values[name] = _convert(name, env[variable], variable)
-    host = values.get("code_host") or values.get("tracker")
-    if "merge_policy" not in values and host == "github":
-        # Repositories on GitHub are reviewed: merge once a review approves.
-        values["merge_policy"] = MergePolicy.APPROVAL
+    host = SERVICES.get(values.get("code_host") or values.get("tracker") or "")
+    if "merge_policy" not in values and host is not None and host.code_host:
+        values["merge_policy"] = host.merge_policy
     config = Config(root=path.parent, **values)
     if config.tracker not in TRACKERS:
         raise ConfigError(
@@ -511,13 +525,12 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
             f"{path}: code_host {config.code_host_kind!r} is unknown; use one of "
             f"{', '.join(CODE_HOSTS)}"
         )
-    for needs in (
-        _CODE_HOST_NEEDS.get(config.code_host_kind),
-        _TRACKER_NEEDS.get(config.tracker),
-    ):
-        if needs is not None:
-            needs(config, str(path))
-    repo = config.repo or config.github.repo or path.parent.name
+    if host_service := SERVICES.get(config.code_host_kind):
+        host_service.code_host_needs(config.service_settings(host_service.name), str(path))
+    if tracker_service := SERVICES.get(config.tracker):
+        tracker_service.tracker_needs(config.service_settings(tracker_service.name), str(path))
+    named = (s.repo_name(config.service_settings(s.name)) for s in SERVICES.values())
+    repo = config.repo or next((r for r in named if r), "") or path.parent.name
     if not _REPO_NAME.match(repo):
         raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")
     return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
@@ -527,51 +540,39 @@ def render_config(
     *,
     repo: str,
     base_branch: str,
-    github: GitHubSettings | None = None,
-    linear: LinearSettings | None = None,
+    tracker: object | None = None,
+    code_host: object | None = None,
     test_command: str = "",
     store_url: str = DEFAULT_STORE,
 ) -> str:
-    """The ralph.toml ``ralph init`` writes: every setting, documented. ``github`` and
-    ``linear`` both: issues on Linear, pull requests on GitHub (no board)."""
-    tracker = "linear" if linear else "github" if github else "local"
-    # Linear holds no code: its pull requests are on GitHub when ``github`` names the
-    # repository, else branches merged in this repository.
-    code_host = "github" if github else "local"
-    board = f"\n{linear_table(linear)}" if linear else ""
-    if github and linear:
-        board += f"""
-# The GitHub repository pull requests go to (the token comes from RALPH_GH_TOKEN, never
-# from this file); the issues stay on Linear. api_url for GitHub Enterprise Server.
-[github]
-owner = "{github.owner}"
-repo = "{github.repo}"
-# Seconds between mutation starts; GitHub asks for at least 1.
-mutation_interval = 1.0
-"""
-    elif github:
-        project_owner = (
-            f'project_owner = "{github.project_owner}"\n' if github.project_owner else ""
-        )
-        board = f"""
-# The GitHub board (tokens come from RALPH_GH_TOKEN, and RALPH_GH_PROJECT_TOKEN if the
-# board needs another; never from this file). api_url for GitHub Enterprise Server.
-[github]
-owner = "{github.owner}"
-repo = "{github.repo}"
-project = {github.project}
-{project_owner}# Seconds between mutation starts; GitHub asks for at least 1.
-mutation_interval = 1.0
-"""
+    """The ralph.toml ``ralph init`` writes: every setting, documented. ``tracker``: the
+    settings of the service holding the issues (a ``SERVICES`` record's class; None: the
+    local tracker); ``code_host``: those of the service holding the pull requests when it
+    is another (Linear issues, GitHub pull requests); by default where the tracker is, or
+    this repository for a tracker that holds no code."""
+    issues = service_of(type(tracker)) if tracker is not None else None
+    pulls = service_of(type(code_host)) if code_host is not None else None
+    if pulls is None and issues is not None and issues.code_host:
+        pulls = issues
+    board = ""
+    if issues is not None:
+        board += f"\n{issues.render(tracker, issues.title)}"
+    if pulls is not None and pulls is not issues:
+        board += f"\n{pulls.render(code_host, issues.title if issues else '')}"
+    merge_policy = pulls.merge_policy if pulls is not None else MergePolicy.CHECKS
+    tracker_kinds = _either([f'"{s.name}"' for s in SERVICES.values() if s.tracker])
+    host_kinds = _either([f'"{s.name}"' for s in SERVICES.values() if s.code_host])
+    tracker_kind = issues.name if issues else LOCAL
+    code_host_kind = pulls.name if pulls else LOCAL
     return f"""\
 # Ralph's settings for this project. RALPH_<SETTING> environment variables override
 # them (RALPH_STORE_URL, RALPH_REVIEW_MODE, ...).
 
-# Where issues live: "local" (tables in the store below), "github" or "linear".
-tracker = "{tracker}"
+# Where issues live: "local" (tables in the store below), {tracker_kinds}.
+tracker = "{tracker_kind}"
 # Where pull requests live: "local" (branches merged in this git repository) or
-# "github"; left out, where the tracker is.
-code_host = "{code_host}"
+# {host_kinds}; left out, where the tracker is.
+code_host = "{code_host_kind}"
 # The name issues are numbered under.
 repo = "{repo}"
 # The task store and local tracker database: sqlite:///relative/path (relative to this
@@ -621,7 +622,7 @@ allow_unsandboxed = false
 # a review approves it, no change request outstanding) or "manual" (a person merges;
 # Ralph finishes the issues after). Locally the one required check is test_command run
 # on the merge result.
-merge_policy = "{"approval" if github else "checks"}"
+merge_policy = "{merge_policy.value}"
 # "merge", "squash" or "rebase"; empty: the first of these the repository allows.
 merge_method = ""
 # Rounds in which the builder addresses review feedback or a failed required check
@@ -739,6 +740,11 @@ retries = 3
 # cache_write = 0
 # output = 10
 {board}"""
+
+
+def _either(names: list[str]) -> str:
+    """``"a"``, ``"a" or "b"``, ``"a", "b" or "c"``."""
+    return " or ".join(filter(None, [", ".join(names[:-1]), *names[-1:]]))
 
 
 def _model_comment() -> str:

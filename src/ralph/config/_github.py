@@ -37,6 +37,7 @@ __all__ = [
     "TOKEN_VARIABLES",
     "GitHubSettings",
     "env_value",
+    "github_table",
     "parse_github_settings",
 ]
 
@@ -125,3 +126,31 @@ def parse_github_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
                 )
             settings = replace(settings, **{key: str(raw)})  # type: ignore[arg-type]
     return settings
+
+
+def github_table(settings: GitHubSettings, tracker_title: str) -> str:
+    """The ``[github]`` table as ``ralph init`` writes it: the board when GitHub is the
+    tracker (``tracker_title`` "GitHub"), else the repository pull requests go to."""
+    if tracker_title != "GitHub":
+        return f"""\
+# The GitHub repository pull requests go to (the token comes from RALPH_GH_TOKEN, never
+# from this file); the issues stay on {tracker_title}. api_url for GitHub Enterprise Server.
+[github]
+owner = "{settings.owner}"
+repo = "{settings.repo}"
+# Seconds between mutation starts; GitHub asks for at least 1.
+mutation_interval = 1.0
+"""
+    project_owner = (
+        f'project_owner = "{settings.project_owner}"\n' if settings.project_owner else ""
+    )
+    return f"""\
+# The GitHub board (tokens come from RALPH_GH_TOKEN, and RALPH_GH_PROJECT_TOKEN if the
+# board needs another; never from this file). api_url for GitHub Enterprise Server.
+[github]
+owner = "{settings.owner}"
+repo = "{settings.repo}"
+project = {settings.project}
+{project_owner}# Seconds between mutation starts; GitHub asks for at least 1.
+mutation_interval = 1.0
+"""

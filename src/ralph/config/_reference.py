@@ -64,7 +64,7 @@ def configuration_reference() -> str:
     board = render_config(
         repo="shop",
         base_branch="main",
-        github=GitHubSettings(owner="acme", repo="shop", project=3),
+        tracker=GitHubSettings(owner="acme", repo="shop", project=3),
         test_command="make test",
     )
     github_table = board[board.index("# The GitHub board") :]

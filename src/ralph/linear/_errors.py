@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph.errors import TrackerError
+from ralph.errors import (
+    ServiceCredentialsRefused,
+    ServiceNotFound,
+    ServiceRateLimited,
+    ServiceUnavailable,
+    TrackerError,
+)
 
 __all__ = [
     "LinearAmbiguous",
@@ -30,7 +36,7 @@ class LinearError(TrackerError):
     code: str = ""
 
 
-class LinearAuthError(LinearError):
+class LinearAuthError(LinearError, ServiceCredentialsRefused):
     """The API key is missing, wrong or revoked, or may not do this (FORBIDDEN)."""
 
 
@@ -38,15 +44,15 @@ class LinearInvalid(LinearError, ValueError):
     """Linear refused the input (INVALID_INPUT, a validation error): nothing happened."""
 
 
-class LinearNotFound(LinearInvalid, LookupError):
+class LinearNotFound(LinearInvalid, ServiceNotFound):
     """An id or identifier Linear does not know ("Entity not found")."""
 
 
-class LinearRateLimited(LinearError):
+class LinearRateLimited(LinearError, ServiceRateLimited):
     """Still rate limited after every wait the client allows itself."""
 
 
-class LinearUnavailable(LinearError):
+class LinearUnavailable(LinearError, ServiceUnavailable):
     """No answer, or 5xx, after the retries a read is allowed."""
 
 

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
         TEST_CHECK,
         code_host_checks,
         first_issue,
-        github_tracker,
         required_checks,
     )
     from ralph.project._github import github_client, github_tokens
+    from ralph.project._github_backend import github_tracker
     from ralph.project._guarded import record_ralph_merge, record_settings, settle_settings
     from ralph.project._init import InitResult, init_project, without_password
     from ralph.project._open import (

@@ -6,44 +6,32 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import re
 import shlex
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from ralph.config import (
     CONFIG_FILE,
-    LINEAR_TOKEN_VARIABLES,
-    TOKEN_VARIABLES,
+    SERVICES,
     Config,
-    GitHubSettings,
-    LinearSettings,
     detect_test_command,
     env_value,
     find_config,
-    linear_token,
     load_config,
-    parse_github_settings,
-    parse_linear_settings,
     render_config,
 )
 from ralph.db import open_database
 from ralph.errors import ConfigError, GitError, RalphError
 from ralph.git import GitRepo
-from ralph.github import Transport
-from ralph.linear import Transport as LinearTransport
 from ralph.project._actions import WrittenWorkflow, write_workflows
-from ralph.project._github import github_client
+from ralph.project._backend import InitAsk, ServiceSetUp
+from ralph.project._backends import BACKENDS, pull_requests_elsewhere
+from ralph.project._github_backend import on_github
 from ralph.project._open import migrate_database
-from ralph.tracker import BoardSetup, set_up_board
+from ralph.tracker import BoardSetup
 from ralph.tracker.linear import TeamSetup
-
-if TYPE_CHECKING:
-    from ralph.linear import LinearClient
 
 __all__ = ["InitResult", "init_project", "without_password"]
 
@@ -75,6 +63,8 @@ class InitResult:
     #: Where pull requests go when that is another service than the issues' ("GitHub
     #: acme/shop"); empty otherwise.
     pull_requests: str = ""
+    #: What the services set up said of what they found or made, a line each.
+    notes: tuple[str, ...] = ()
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -102,24 +92,37 @@ def init_project(
     github: str | None = None,
     project: int | None = None,
     env: Mapping[str, str] | None = None,
-    transport: Transport | None = None,
+    transport: object | None = None,
     test_command: str | None = None,
     actions: bool = False,
     store_url: str | None = None,
     linear: str | None = None,
-    linear_transport: LinearTransport | None = None,
+    linear_transport: object | None = None,
+    services: Mapping[str, str] | None = None,
+    transports: Mapping[str, object] | None = None,
 ) -> InitResult:
-    """Set up Ralph in the git repository containing ``path``; with ``github``
-    ("OWNER/REPO"), on that repository's Projects V2 board (found by ``project`` number
-    or by title, else created) with Ralph's fields. The test command is
-    ``test_command``, else the one the repository's files point at. ``actions``: also
-    the GitHub Actions workflows that run ``ralph sync`` (a GitHub board only).
-    ``store_url`` (``--store``): the store to initialise, written into a new ralph.toml
-    without its password. ``linear`` (a team key): issues on that Linear team, given
-    Ralph's workflow states, pull requests in this repository, or with ``github`` too
-    on that GitHub repository (no board). ``transport`` and
-    ``linear_transport`` replace HTTPS (tests)."""
+    """Set up Ralph in the git repository containing ``path``, on the services named
+    (``services``: a kind of ``project.BACKENDS`` -> its ``ralph init --NAME`` value;
+    ``github`` and ``linear`` are two of them). One service holds the issues and, if it
+    can, the pull requests; two: the one that holds no code has the issues, the other
+    the pull requests (Linear issues, GitHub pull requests). ``github`` ("OWNER/REPO")
+    alone: that repository's Projects V2 board (found by ``project`` number or by title,
+    else created) with Ralph's fields. ``linear`` (a team key): issues on that Linear
+    team, given Ralph's workflow states. The test command is ``test_command``, else the
+    one the repository's files point at. ``actions``: also the GitHub Actions workflows
+    that run ``ralph sync`` (a GitHub board only). ``store_url`` (``--store``): the
+    store to initialise, written into a new ralph.toml without its password.
+    ``transports`` (kind -> transport; ``transport`` is GitHub's, ``linear_transport``
+    Linear's) replace HTTPS (tests)."""
     env = os.environ if env is None else env
+    asked = {
+        **(services or {}),
+        **{k: v for k, v in (("github", github), ("linear", linear)) if v is not None},
+    }
+    transports = {
+        **(transports or {}),
+        **{k: v for k, v in (("github", transport), ("linear", linear_transport)) if v},
+    }
     start = (path or Path.cwd()).resolve()
     try:
         git = GitRepo.find(start)
@@ -142,60 +145,52 @@ def init_project(
         _check_shell_syntax(test_command)
     if existing is not None and test_command is not None:
         _check_same_test_command(existing, test_command, env)
-    if actions and github is None and not _on_github(existing, env):
+    issues, pulls = _roles(asked)
+    board_named = any(BACKENDS[name].boards for name in asked)
+    if actions and not board_named and not on_github(existing, env):
         raise ConfigError(
             "--actions writes GitHub Actions that sync a GitHub board; run ralph init "
             "--github OWNER/REPO --actions"
         )
-    if linear is not None and (actions or project is not None):
+    if issues and not BACKENDS[issues].boards and (actions or project is not None):
         option = "--actions" if actions else "--project"
         raise ConfigError(
-            f"{option} is for a GitHub board; with --linear the issues are on Linear "
-            f"(leave out {option})"
+            f"{option} is for a GitHub board; with --{issues} the issues are on "
+            f"{SERVICES[issues].title} (leave out {option})"
         )
-    team = None
-    linear_settings = None
-    code_host: GitHubSettings | None = None
-    default_branch = ""
-    if linear is not None:
-        linear_settings = LinearSettings(team=_team_key(linear))
-        if github is not None:  # GitHub holds the pull requests, the issues stay on Linear
-            code_host = _github_repository(github)
-        if existing is not None:
-            _check_same_team(existing, linear_settings, code_host, env)
-        if code_host is not None:  # read-only: checked before the team is changed
-            default_branch = _check_github_repository(github or "", env, transport)
-        team = _set_up_linear(linear_settings.team, env, linear_transport)
-    board = None
-    if github is not None and linear is None:
-        board = _set_up_github(github, project, env, transport)
-        settings = GitHubSettings(
-            owner=github.split("/")[0],
-            repo=github.split("/")[1],
-            project=board.board.number,
-            project_owner=env_value(env, "RALPH_GH_PROJECT_OWNER"),
+    asks = {
+        name: InitAsk(
+            value=asked[name],
+            tracker=name == issues,
+            tracker_title=SERVICES[issues].title if issues else "",
+            existing=existing,
+            env=env,
+            transport=transports.get(name),
+            project=project,
         )
-        if existing is not None:
-            _check_same_board(existing, settings, env)
+        for name in (issues, pulls)
+        if name
+    }
+    for name, ask in asks.items():
+        BACKENDS[name].init_check(ask)
+    # The code host's set-up first: it only reads, checked before the tracker changes.
+    made = {name: _set_up(name, asks[name]) for name in reversed(asks)}
+    board = next((m.board for m in made.values() if m.board), None)
+    team = next((m.team for m in made.values() if m.team), None)
     source = "ralph.toml"
     if created:
         branch = git.git("symbolic-ref", "--short", "-q", "HEAD", what="read HEAD", check=False)
-        base = board.default_branch if board is not None else default_branch or branch or "main"
-        name = (
-            settings.repo
-            if board is not None
-            else code_host.repo
-            if code_host is not None
-            else _repo_name(git.path)
-        )
+        base = next((m.default_branch for m in made.values() if m.default_branch), "")
+        base = base or branch or "main"
+        name = next((m.repo for m in made.values() if m.repo), "") or _repo_name(git.path)
         found = detect_test_command(git.path) if test_command is None else None
         command = test_command or (found.command if found else "")
         source = "--test-command" if test_command else found.source if found else ""
         text = render_config(
             repo=name,
             base_branch=base,
-            github=settings if board is not None else code_host,
-            linear=linear_settings,
+            tracker=made[issues].settings if issues else None,
+            code_host=made[pulls].settings if pulls else None,
             test_command=command,
             **({"store_url": without_password(store_url)} if store_url else {}),
         )
@@ -233,17 +228,34 @@ def init_project(
         workflows=workflows,
         other_store=other,
         team=team,
-        pull_requests=_pull_requests_elsewhere(config),
+        pull_requests=pull_requests_elsewhere(config),
+        notes=tuple(note for m in made.values() for note in m.notes),
     )
 
 
-def _pull_requests_elsewhere(config: Config) -> str:
-    if config.code_host_kind == config.tracker or config.code_host_kind != "github":
-        return ""
-    return f"GitHub {config.github.owner}/{config.github.repo}"
+def _roles(asked: Mapping[str, str]) -> tuple[str, str]:
+    """Which of the services named holds the issues and which the pull requests when
+    that is another ("": the tracker's own, or this repository)."""
+    for name in asked:
+        if name not in BACKENDS or BACKENDS[name].set_up is None:
+            raise ConfigError(f"ralph init cannot set up {name!r}; use one of the options shown")
+    if len(asked) <= 1:
+        return next(iter(asked), ""), ""
+    holds_code = [name for name in asked if SERVICES[name].code_host]
+    trackers = [name for name in asked if name not in holds_code and SERVICES[name].tracker]
+    if len(asked) > 2 or len(trackers) != 1 or len(holds_code) != 1:
+        named = " and ".join(f"--{name}" for name in asked)
+        raise ConfigError(
+            f"{named}: name one service for the issues and at most one other, which holds "
+            "code, for the pull requests"
+        )
+    return trackers[0], holds_code[0]
 
 
-_FULL_NAME = re.compile(r"^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$")
+def _set_up(name: str, ask: InitAsk) -> ServiceSetUp:
+    set_up = BACKENDS[name].set_up
+    assert set_up is not None  # _roles refused the others
+    return set_up(ask)
 
 
 def without_password(url: str) -> str:
@@ -255,160 +267,6 @@ def without_password(url: str) -> str:
     user = f"{parts.username}@" if parts.username else ""
     port = f":{parts.port}" if parts.port else ""
     return urlunsplit(parts._replace(netloc=f"{user}{parts.hostname or ''}{port}"))
-
-
-def _github_repository(full_name: str) -> GitHubSettings:
-    """``--github``'s repository as ralph.toml's [github] table names it."""
-    if not _FULL_NAME.match(full_name):
-        raise ConfigError(f"--github {full_name!r} is not OWNER/REPO (for example acme/shop)")
-    owner, _, repo = full_name.partition("/")
-    return GitHubSettings(owner=owner, repo=repo)
-
-
-def _check_github_repository(
-    full_name: str, env: Mapping[str, str], transport: Transport | None
-) -> str:
-    """That the token reaches ``full_name`` (GitHub as the code host alone), and its
-    default branch."""
-    from ralph.tracker.github import repository_default_branch
-
-    if not any(env_value(env, variable) for variable in TOKEN_VARIABLES):
-        # Not github_client's message: without a board, no project scope is needed.
-        raise ConfigError(
-            f"no GitHub token: set RALPH_GH_TOKEN to a token that may push to {full_name} "
-            "and merge its pull requests (a classic token: the repo scope)"
-        )
-    from_env = parse_github_settings(None, "environment", env)
-    client = github_client(from_env, env, transport=transport)
-    try:
-        return repository_default_branch(client, full_name)
-    finally:
-        client.close()
-
-
-def _set_up_github(
-    full_name: str, project: int | None, env: Mapping[str, str], transport: Transport | None
-) -> BoardSetup:
-    _github_repository(full_name)
-    if project is not None and project <= 0:
-        raise ConfigError(f"--project {project} is not a project number (1, 2, ...)")
-    from_env = parse_github_settings(None, "environment", env)
-    client = github_client(from_env, env, transport=transport)
-    try:
-        return set_up_board(
-            client, full_name, project=project, project_owner=from_env.project_owner
-        )
-    finally:
-        client.close()
-
-
-def _team_key(key: str) -> str:
-    """``--linear``'s team key, checked as ralph.toml's linear.team would be."""
-    return parse_linear_settings({"team": key}, "--linear", {}).team
-
-
-def _set_up_linear(
-    key: str, env: Mapping[str, str], transport: LinearTransport | None
-) -> TeamSetup:
-    """Ralph's workflow states on team ``key`` (created where missing); nothing written
-    when the team's estimates or states cannot hold Ralph's."""
-    from ralph.linear import HttpTransport, LinearClient
-    from ralph.tracker.linear import set_up_team
-
-    token = linear_token(env)
-    url = parse_linear_settings(None, "environment", env).url
-    probe = LinearClient(transport or HttpTransport(url, timeout=_REACH_TIMEOUT), token)
-    try:
-        _reach_linear(probe, url, env)
-    finally:
-        probe.close()
-    client = LinearClient(transport or HttpTransport(url), token)
-    try:
-        return set_up_team(client, key)
-    finally:
-        client.close()
-
-
-#: How long init waits for Linear's first answer, in seconds per try, and how many
-#: tries: a person waits at the terminal (a run's reads retry for longer).
-_REACH_TIMEOUT = 10.0
-_REACH_TRIES = 2
-
-
-def _reach_linear(client: LinearClient, url: str, env: Mapping[str, str]) -> None:
-    """Whether Linear answers and takes the key: one read, tried twice a second apart
-    and logged nowhere, so that init says at once what is wrong and what to do instead
-    of retrying for a quarter of a minute with a log line per try."""
-    from ralph.linear import API_URL_VARIABLE, ResponseKind
-    from ralph.linear.queries import VIEWER
-
-    outcome = client.send(VIEWER, {})
-    for _ in range(_REACH_TRIES - 1):
-        if outcome.kind is not ResponseKind.INDETERMINATE:
-            break
-        time.sleep(1.0)
-        outcome = client.send(VIEWER, {})
-    if outcome.kind is ResponseKind.INDETERMINATE:
-        check = "and " + API_URL_VARIABLE if env_value(env, API_URL_VARIABLE) else "(a proxy?)"
-        raise ConfigError(
-            f"cannot reach Linear at {url} ({outcome.message}); check the network {check}, "
-            "then run ralph init again"
-        )
-    if outcome.kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
-        variable = next(v for v in LINEAR_TOKEN_VARIABLES if env_value(env, v))
-        raise ConfigError(
-            f"Linear refused the API key in {variable}; create a personal API key "
-            f"(Linear: Settings → Security & access → Personal API keys) and set {variable} "
-            "to it"
-        )
-
-
-def _check_same_team(
-    path: Path, settings: LinearSettings, code_host: GitHubSettings | None, env: Mapping[str, str]
-) -> None:
-    """An existing ralph.toml is never rewritten; it must already name this team (and,
-    with ``code_host``, this GitHub repository for the pull requests)."""
-    unset = ("RALPH_TRACKER", "RALPH_LINEAR_TEAM", "RALPH_CODE_HOST", "RALPH_GH_OWNER")
-    config = load_config(path.parent, env={**env, **dict.fromkeys(unset, ""), "RALPH_GH_REPO": ""})
-    if (config.tracker, config.linear.team) != ("linear", settings.team):
-        raise ConfigError(
-            f'{path} exists and does not name this team; set tracker = "linear" and a '
-            f'[linear] table with team = "{settings.team}" in it'
-        )
-    if code_host is not None and (
-        config.code_host_kind,
-        config.github.owner,
-        config.github.repo,
-    ) != ("github", code_host.owner, code_host.repo):
-        raise ConfigError(
-            f"{path} exists and does not send pull requests to this repository; set "
-            f'code_host = "github" and a [github] table with owner = "{code_host.owner}", '
-            f'repo = "{code_host.repo}" in it'
-        )
-
-
-def _on_github(existing: Path | None, env: Mapping[str, str]) -> bool:
-    """Whether an existing ralph.toml (or the environment) names the GitHub tracker."""
-    if existing is None:
-        return env_value(env, "RALPH_TRACKER") == "github"
-    return load_config(existing.parent, env=env).tracker == "github"
-
-
-def _check_same_board(path: Path, settings: GitHubSettings, env: Mapping[str, str]) -> None:
-    """An existing ralph.toml is never rewritten; it must already name this board."""
-    config = load_config(path.parent, env={**env, "RALPH_TRACKER": ""})
-    mine = config.github
-    if (config.tracker, mine.owner, mine.repo, mine.project) != (
-        "github",
-        settings.owner,
-        settings.repo,
-        settings.project,
-    ):
-        raise ConfigError(
-            f"{path} exists and does not name this board (ready on GitHub); set tracker = "
-            f'"github" and a [github] table with owner = "{settings.owner}", repo = '
-            f'"{settings.repo}", project = {settings.project} in it'
-        )
 
 
 def _check_same_test_command(path: Path, command: str, env: Mapping[str, str]) -> None:

@@ -19,13 +19,12 @@ from starlette.staticfiles import StaticFiles
 
 from ralph._secrets import redact
 from ralph.errors import (
-    GitHubRateLimited,
-    GitHubUnavailable,
     RalphError,
+    ServiceRateLimited,
+    ServiceUnavailable,
     StateConflict,
     StoreUnreachable,
 )
-from ralph.linear import LinearRateLimited, LinearUnavailable
 from ralph.project import Project
 from ralph.web import _board, _issues, _live, _runs, _spend
 from ralph.web._board import board_fingerprint
@@ -41,10 +40,8 @@ _STATIC = Path(__file__).parent / "static"
 #: Errors a person cannot fix by asking differently: 503, try again.
 _UNAVAILABLE = (
     StoreUnreachable,
-    GitHubUnavailable,
-    GitHubRateLimited,
-    LinearUnavailable,
-    LinearRateLimited,
+    ServiceUnavailable,
+    ServiceRateLimited,
 )
 
 

@@ -231,7 +231,7 @@ def test_the_merge_settings_default_to_checks_locally_and_approval_on_github(roo
         render_config(
             repo="shop",
             base_branch="main",
-            github=GitHubSettings(owner="a", repo="shop", project=1),
+            tracker=GitHubSettings(owner="a", repo="shop", project=1),
         )
     )
     assert load_config(board, env={}).merge_policy == "approval"

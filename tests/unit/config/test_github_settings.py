@@ -52,7 +52,7 @@ def test_the_github_tracker_needs_owner_repo_and_project(tmp_path):
 def test_the_file_ralph_init_writes_for_a_board_loads_back(tmp_path):
     board = GitHubSettings(owner="acme", repo="shop", project=2)
     (tmp_path / "ralph.toml").write_text(
-        render_config(repo="shop", base_branch="main", github=board)
+        render_config(repo="shop", base_branch="main", tracker=board)
     )
     config = load_config(tmp_path, env={})
     assert config.tracker == "github"

@@ -15,14 +15,14 @@ from ralph.errors import ConfigError
 RENDERED = {
     "local": render_config(repo="shop", base_branch="main"),
     "github": render_config(
-        repo="shop", base_branch="main", github=GitHubSettings(owner="a", repo="shop", project=1)
+        repo="shop", base_branch="main", tracker=GitHubSettings(owner="a", repo="shop", project=1)
     ),
-    "linear": render_config(repo="shop", base_branch="main", linear=LinearSettings(team="ENG")),
+    "linear": render_config(repo="shop", base_branch="main", tracker=LinearSettings(team="ENG")),
     "linear+github": render_config(
         repo="shop",
         base_branch="main",
-        linear=LinearSettings(team="ENG"),
-        github=GitHubSettings(owner="a", repo="shop"),
+        tracker=LinearSettings(team="ENG"),
+        code_host=GitHubSettings(owner="a", repo="shop"),
     ),
 }
 

@@ -104,8 +104,8 @@ def test_the_file_init_writes_for_linear_with_github_pull_requests_loads_without
         render_config(
             repo="greet",
             base_branch="main",
-            github=GitHubSettings(owner="acme", repo="greet"),
-            linear=LinearSettings(team="ENG"),
+            tracker=LinearSettings(team="ENG"),
+            code_host=GitHubSettings(owner="acme", repo="greet"),
         )
     )
     config = load_config(tmp_path, env={})

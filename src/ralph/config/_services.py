@@ -1,0 +1,97 @@
+"""The services a project can use as its tracker or code host, one record each: what
+ralph.toml's settings need to know of them (its ``[NAME]`` table, what it must name as
+the tracker or as the code host, what ``ralph init`` writes). ``config/_config.py`` loops
+over ``SERVICES``; opening a service is ``ralph.project``'s record of it
+(``project/_backends.py``). The local tracker and code host are built in: no table.
+
+A new service is one entry in ``SERVICES`` (its settings in ``config/_NAME.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ralph.config._github import GitHubSettings, github_table, parse_github_settings
+from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
+from ralph.workflow import MergePolicy
+
+__all__ = ["LOCAL", "SERVICES", "Service", "code_hosts", "service_of", "trackers"]
+
+#: The tracker and code host in Ralph's own database and the project's git repository.
+LOCAL = "local"
+
+
+def _no_needs(settings: Any, source: str) -> None:
+    """A service that needs nothing named in its table."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Service:
+    """A tracker and/or code host as ralph.toml knows it."""
+
+    #: Its kind in ralph.toml (``tracker = "NAME"``) and its table's name (``[NAME]``).
+    name: str
+    #: How people write its name ("GitHub").
+    title: str
+    #: The class its table parses into (frozen dataclass, defaults for every setting).
+    settings: type
+    #: ``parse(table or None, source, env)``: the table and its ``RALPH_*`` overrides.
+    parse: Callable[[Any, str, Mapping[str, str]], Any]
+    #: Whether it holds issues (``tracker``) and pull requests (``code_host``).
+    tracker: bool = False
+    code_host: bool = False
+    #: ConfigError naming what the table lacks for it as the tracker / as the code host.
+    tracker_needs: Callable[[Any, str], None] = _no_needs
+    code_host_needs: Callable[[Any, str], None] = _no_needs
+    #: ``render(settings, tracker_title)``: its table as ``ralph init`` writes it, beside
+    #: the tracker titled so (its own title: it is the tracker).
+    render: Callable[[Any, str], str] = lambda settings, tracker_title: ""
+    #: The repository name issues are numbered under when ralph.toml's ``repo`` names
+    #: none ("" : the root folder's name).
+    repo_name: Callable[[Any], str] = lambda settings: ""
+    #: The merge policy when it holds the pull requests and ralph.toml names none.
+    merge_policy: MergePolicy = MergePolicy.CHECKS
+
+
+SERVICES: dict[str, Service] = {
+    "github": Service(
+        name="github",
+        title="GitHub",
+        settings=GitHubSettings,
+        parse=parse_github_settings,
+        tracker=True,
+        code_host=True,
+        tracker_needs=lambda s, source: s.require(source),
+        code_host_needs=lambda s, source: s.require(source, board=False),
+        render=github_table,
+        repo_name=lambda s: str(s.repo),
+        # Repositories on GitHub are reviewed: merge once a review approves.
+        merge_policy=MergePolicy.APPROVAL,
+    ),
+    "linear": Service(
+        name="linear",
+        title="Linear",
+        settings=LinearSettings,
+        parse=parse_linear_settings,
+        tracker=True,
+        tracker_needs=lambda s, source: s.require(source),
+        render=lambda s, tracker_title: linear_table(s),
+    ),
+}
+
+
+def trackers() -> tuple[str, ...]:
+    """Every ``tracker`` ralph.toml may name."""
+    return (LOCAL, *(s.name for s in SERVICES.values() if s.tracker))
+
+
+def code_hosts() -> tuple[str, ...]:
+    """Every ``code_host`` ralph.toml may name."""
+    return (LOCAL, *(s.name for s in SERVICES.values() if s.code_host))
+
+
+def service_of(settings: type) -> Service:
+    """The service whose table parses into ``settings``."""
+    return next(s for s in SERVICES.values() if s.settings is settings)
