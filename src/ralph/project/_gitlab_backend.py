@@ -50,7 +50,12 @@ def _open_tracker(config: Config, db: Database, git: GitRepo) -> Iterator[Tracke
     settings = config.settings_of(GitLabSettings)
     client = _client(settings, os.environ)
     try:
-        yield GitLabTracker(client, settings.project)
+        yield GitLabTracker(
+            client,
+            settings.project,
+            web_url=settings.base_url,
+            own_code_host=config.code_host_kind == "gitlab",
+        )
     finally:
         client.close()
 

@@ -158,3 +158,20 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
     assert issue.state == "closed"
     assert fake.refused == []
     assert fake.internal_errors == []
+
+
+def test_gitlab_issues_beside_github_pull_requests_close_by_url(tmp_path, monkeypatch):
+    from ralph.config import load_config
+    from ralph.project._backends import BACKENDS
+
+    (tmp_path / "ralph.toml").write_text(
+        'tracker = "gitlab"\ncode_host = "github"\n'
+        '[github]\nowner = "acme"\nrepo = "app"\n'
+        '[gitlab]\nproject = "acme/app"\nurl = "https://git.example.com"\n'
+    )
+    monkeypatch.setenv("RALPH_GITLAB_TOKEN", TOKEN)
+    config = load_config(tmp_path, env={})
+    opener = BACKENDS["gitlab"].open_tracker
+    assert opener is not None
+    with opener(config, None, None) as tracker:  # type: ignore[arg-type]
+        assert tracker.closing_words(3) == "Closes https://git.example.com/acme/app/-/issues/3"

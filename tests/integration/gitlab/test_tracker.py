@@ -71,6 +71,8 @@ def test_closing_words_are_gitlabs_and_read_back(tracker):
     assert tracker.closed_by(body) == (3, 4, 5, 7, 8)
     assert tracker.closed_by("Closes issues #1, #2, and #9. See #10") == (1, 2, 9)
     assert tracker.closed_by(tracker.closing_words(12)) == (12,)
+    assert tracker.closed_by("Closes https://gitlab.com/acme/app/-/issues/11 and #2") == (11, 2)
+    assert tracker.closed_by("Closes https://gitlab.com/other/app/-/issues/11") == ()
     assert tracker.reference(12) == "#12"
     assert tracker.full_reference(12) == "acme/app#12"
 
@@ -168,3 +170,14 @@ def test_a_title_over_gitlabs_255_characters_is_refused_naming_the_fix(tracker, 
     with pytest.raises(InvalidInput, match="at most 255 on GitLab"):
         tracker.create_issue("x" * 256)
     assert fake.state.project("acme/app").issues == {}
+
+
+def test_beside_another_code_host_closing_words_name_the_issue_by_its_url(client):
+    tracker = GitLabTracker(
+        client, "acme/app", web_url="https://git.example.com/", own_code_host=False
+    )
+    words = tracker.closing_words(12)
+    assert words == "Closes https://git.example.com/acme/app/-/issues/12"
+    assert tracker.closed_by(f"Some text.\n\n{words}") == (12,)
+    assert tracker.closed_by("Closes #12") == ()  # GitHub's own issue #12 there
+    assert tracker.closed_by("Fixes acme/app#7") == (7,)

@@ -28,7 +28,7 @@ from typing import Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, StateConflict
-from ralph.gitlab import GitLabClient, GitLabNotFound, project_id
+from ralph.gitlab import DEFAULT_URL, GitLabClient, GitLabNotFound, project_id
 from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
 from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
@@ -69,10 +69,10 @@ NO_BLOCKING = (
 _CLOSING = re.compile(
     r"\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|"
     r"implement(?:s|ed|ing)?):? +"
-    r"((?:(?:issues? +)?[\w./-]*#\d+(?: *,? +and +| *,? *)?)+)",
+    r"((?:(?:issues? +)?(?:https?://\S+?/-/issues/\d+|[\w./-]*#\d+)(?: *,? +and +| *,? *)?)+)",
     re.I,
 )
-_REFERENCE = re.compile(r"([\w./-]*)#(\d+)")
+_REFERENCE = re.compile(r"(?:(https?://\S+?)/-/issues/|([\w./-]*)#)(\d+)")
 #: GitLab's longest issue title (a 256-character one, GitHub's limit, is refused).
 MAX_TITLE = 255
 
@@ -85,9 +85,19 @@ class GitLabTracker(Tracker):
     links_on_host = False
 
     def __init__(
-        self, client: GitLabClient, project: str, *, clock: Callable[[], float] | None = None
+        self,
+        client: GitLabClient,
+        project: str,
+        *,
+        clock: Callable[[], float] | None = None,
+        web_url: str = DEFAULT_URL,
+        own_code_host: bool = True,
     ) -> None:
+        """``web_url``: the instance (gitlab.com); ``own_code_host``: whether the merge
+        requests are this project's (else closing words name the issue by its URL)."""
         super().__init__(clock=clock)
+        self.web_url = web_url.rstrip("/")
+        self.own_code_host = own_code_host
         self.client = client
         #: The project's path, ``group/project``.
         self.project = project.strip("/")
@@ -110,17 +120,31 @@ class GitLabTracker(Tracker):
         """How issue ``number`` is named from another project."""
         return f"{self.project}#{number}"
 
+    def issue_url(self, number: int) -> str:
+        return f"{self.web_url}/{self.project}/-/issues/{number}"
+
     def closing_words(self, number: int) -> str:
-        return f"Closes #{number}"
+        # On another code host (GitHub) a "#12" would close that repository's own issue
+        # #12 at the merge: the issue's URL names only this one.
+        if self.own_code_host:
+            return f"Closes #{number}"
+        return f"Closes {self.issue_url(number)}"
 
     def closed_by(self, body: str) -> tuple[int, ...]:
         """The project's issues ``body`` closes: ``Closes #12``, ``fixes #3, #4 and
-        group/project#5`` (GitLab's default closing pattern); another project's
-        references are not this tracker's."""
+        group/project#5`` or the issue's URL (GitLab's default closing pattern); another
+        project's references are not this tracker's, nor a bare ``#12`` in a pull request
+        on another code host."""
         found: dict[int, None] = {}
         for match in _CLOSING.finditer(body):
-            for path, number in _REFERENCE.findall(match.group(1)):
-                if not path or path.lower() == self.project.lower():
+            for url, path, number in _REFERENCE.findall(match.group(1)):
+                if url:
+                    ours = url.lower().rstrip("/") == f"{self.web_url}/{self.project}".lower()
+                elif not path:  # "#12" on another host names that host's own issue
+                    ours = self.own_code_host
+                else:
+                    ours = path.lower() == self.project.lower()
+                if ours:
                     found.setdefault(int(number), None)
         return tuple(found)
 
