@@ -72,6 +72,23 @@ def init_command(
             "LINEAR_API_KEY).",
         ),
     ] = None,
+    gitlab: Annotated[
+        str | None,
+        typer.Option(
+            "--gitlab",
+            metavar="GROUP/PROJECT",
+            help="Track issues in this GitLab project, given Ralph's labels (token: "
+            "RALPH_GITLAB_TOKEN or GITLAB_TOKEN).",
+        ),
+    ] = None,
+    gitlab_url: Annotated[
+        str | None,
+        typer.Option(
+            "--gitlab-url",
+            metavar="URL",
+            help="A self-managed GitLab's address (default: https://gitlab.com).",
+        ),
+    ] = None,
     test_command: Annotated[
         str | None,
         typer.Option(
@@ -89,9 +106,12 @@ def init_command(
     from ralph.project import init_project, without_password
 
     # Each service's option, by its kind in project.BACKENDS (a new one adds its line).
-    services = {"github": github, "linear": linear}
+    if gitlab_url and not gitlab:
+        raise InvalidInput("--gitlab-url goes with --gitlab GROUP/PROJECT; name the project too")
+    services = {"github": github, "linear": linear, "gitlab": gitlab}
     result = init_project(
         path,
+        env={**os.environ, "RALPH_GITLAB_URL": gitlab_url} if gitlab_url else None,
         project=project,
         test_command=test_command,
         actions=actions,

@@ -8,6 +8,7 @@ from ralph.config._config import _KEYS, render_config
 from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
+from ralph.config._gitlab import GITLAB_ENV, GITLAB_TOKEN_VARIABLES, GitLabSettings, gitlab_table
 from ralph.config._hooks import HOOK_ENV
 from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
 from ralph.config._merge import MERGE_ENV
@@ -32,6 +33,8 @@ def _variables() -> list[str]:
     rows.append(("RALPH_GH_PROJECT_TOKEN", "the token for the board, when it needs another"))
     rows += [(variable, f"[linear] {key}") for key, variable in LINEAR_ENV.items()]
     rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
+    rows += [(variable, f"[gitlab] {key}") for key, variable in GITLAB_ENV.items()]
+    rows += [(variable, "the GitLab access token") for variable in GITLAB_TOKEN_VARIABLES]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
 
 
@@ -100,6 +103,13 @@ def configuration_reference() -> str:
             "",
             "```toml",
             linear_table(LinearSettings(team="ENG")).rstrip(),
+            "```",
+            "",
+            "A `[gitlab]` table names a GitLab project, on gitlab.com unless `url` names",
+            "another instance (its token is read from the environment only):",
+            "",
+            "```toml",
+            gitlab_table(GitLabSettings(project="acme/app")).rstrip(),
             "```",
             "",
             *_guarded(),

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph.errors import TrackerError
+from ralph.errors import (
+    ServiceCredentialsRefused,
+    ServiceNotFound,
+    ServiceRateLimited,
+    ServiceUnavailable,
+    TrackerError,
+)
 
 __all__ = [
     "GitLabAmbiguous",
@@ -30,7 +36,7 @@ class GitLabError(TrackerError):
     reason: str = ""
 
 
-class GitLabAuthError(GitLabError):
+class GitLabAuthError(GitLabError, ServiceCredentialsRefused):
     """The token is missing, wrong, expired or revoked (401), or may not do this (403)."""
 
 
@@ -38,15 +44,15 @@ class GitLabInvalid(GitLabError, ValueError):
     """GitLab refused the input (400, 409, 422): nothing happened."""
 
 
-class GitLabNotFound(GitLabInvalid, LookupError):
+class GitLabNotFound(GitLabInvalid, ServiceNotFound):
     """A project, issue or note GitLab does not know, or the token cannot see (404)."""
 
 
-class GitLabRateLimited(GitLabError):
+class GitLabRateLimited(GitLabError, ServiceRateLimited):
     """Still rate limited (429) after every wait the client allows itself."""
 
 
-class GitLabUnavailable(GitLabError):
+class GitLabUnavailable(GitLabError, ServiceUnavailable):
     """No answer, or 5xx, after the retries a request is allowed."""
 
 

@@ -199,3 +199,23 @@ def test_a_valid_request_the_fake_cannot_answer_is_its_own_gap(fake):
     assert send(fake, "GET", f"/api/v4/projects/{PID}/issues/1/time_stats").status == 404
     assert fake.internal_errors
     assert "time_stats" in str(fake.internal_errors[0])
+
+
+def test_the_endpoints_gitlabs_document_lacks_are_checked_as_written_in_one_place(fake):
+    from ralph.gitlab.fake import gitlab_document
+    from ralph.gitlab.fake._missing import MISSING_PATHS
+
+    send(fake, "POST", ISSUES, body={"title": "t"})
+    notes = ISSUES + "/1/notes"
+    assert send(fake, "POST", notes, body={"text": "no body"}).status == 400
+    assert send(fake, "GET", notes, [("sort", "sideways")]).status == 400
+    assert send(fake, "POST", notes, body={"body": "ok"}).status == 201
+    document = gitlab_document()
+    # Only added where the document has no such path: GitLab's own entries win.
+    assert "/api/v4/projects/{id}/issues" not in MISSING_PATHS
+    assert document.operation("GET", f"/api/v4/projects/{PID}/labels") is not None
+
+
+def test_a_route_registered_again_replaces_the_first(fake):
+    fake.routes.add("GET", "/api/v4/user", lambda call: {"id": 0, "username": "other"})
+    assert send(fake, "GET", "/api/v4/user").body["username"] == "other"

@@ -68,3 +68,16 @@ def test_without_gitlabs_document_it_says_in_one_line_where_to_get_it(
     assert line.startswith(
         "the fake GitLab needs GitLab's REST API OpenAPI document: set RALPH_GITLAB_OPENAPI"
     )
+
+
+def test_a_repository_that_is_no_work_tree_is_one_line(tmp_path):
+    run = subprocess.run(
+        [*FAKE, "--port", "0", "--repository", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        f"{tmp_path} is not a git work tree; name one with --repository"
+    ]

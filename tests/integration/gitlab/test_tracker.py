@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph.errors import NotAvailable
+from ralph.errors import InvalidInput, NotAvailable
 from ralph.gitlab import GitLabClient
 from ralph.gitlab.fake import FakeGitLab, ScriptedFault
 from ralph.tracker import CloseReason
@@ -69,7 +69,10 @@ def test_closing_words_are_gitlabs_and_read_back(tracker):
     assert tracker.closing_words(12) == "Closes #12"
     body = "Fixes #3, #4 and acme/app#5; closes other/proj#6. Resolves: #7 implements #8"
     assert tracker.closed_by(body) == (3, 4, 5, 7, 8)
+    assert tracker.closed_by("Closes issues #1, #2, and #9. See #10") == (1, 2, 9)
     assert tracker.closed_by(tracker.closing_words(12)) == (12,)
+    assert tracker.closed_by("Closes https://gitlab.com/acme/app/-/issues/11 and #2") == (11, 2)
+    assert tracker.closed_by("Closes https://gitlab.com/other/app/-/issues/11") == ()
     assert tracker.reference(12) == "#12"
     assert tracker.full_reference(12) == "acme/app#12"
 
@@ -136,6 +139,7 @@ def test_set_up_is_idempotent_and_check_reports_missing_labels(client, fake):
     assert set_up_project(client, "acme/app").created == ()
     tracker = GitLabTracker(client, "acme/app")
     assert all(check.ok for check in tracker.check())
+    assert tracker.check()[0].detail == "authenticated as ralph"
     fake.add_project("acme/bare")
     bare = GitLabTracker(client, "acme/bare").check()
     assert not bare[-1].ok
@@ -160,3 +164,20 @@ def test_an_issue_names_the_merge_requests_that_close_it(tracker, fake):
 
     fake.routes.add("GET", "/api/v4/projects/{id}/issues/{issue_iid}/closed_by", closing)
     assert tracker.get_issue(1).pull_requests == (2, 4)
+
+
+def test_a_title_over_gitlabs_255_characters_is_refused_naming_the_fix(tracker, fake):
+    with pytest.raises(InvalidInput, match="at most 255 on GitLab"):
+        tracker.create_issue("x" * 256)
+    assert fake.state.project("acme/app").issues == {}
+
+
+def test_beside_another_code_host_closing_words_name_the_issue_by_its_url(client):
+    tracker = GitLabTracker(
+        client, "acme/app", web_url="https://git.example.com/", own_code_host=False
+    )
+    words = tracker.closing_words(12)
+    assert words == "Closes https://git.example.com/acme/app/-/issues/12"
+    assert tracker.closed_by(f"Some text.\n\n{words}") == (12,)
+    assert tracker.closed_by("Closes #12") == ()  # GitHub's own issue #12 there
+    assert tracker.closed_by("Fixes acme/app#7") == (7,)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from pathlib import Path
 
 from ralph.errors import ConfigError
 from ralph.gitlab.fake._fake import FakeGitLab
@@ -26,8 +27,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="a copy of GitLab's gitlab-openapi.yaml (default $RALPH_GITLAB_OPENAPI)",
     )
+    parser.add_argument(
+        "--repository",
+        metavar="PATH",
+        help="the git repository the project's merge requests merge in (default: the "
+        "current directory when it is one)",
+    )
     parser.add_argument("--free", action="store_true", help="the Free tier (no weights...)")
     args = parser.parse_args(argv)
+    repository = _repository(args.repository)
+    if args.repository and repository is None:
+        print(
+            f"{args.repository} is not a git work tree; name one with --repository", file=sys.stderr
+        )
+        return 2
     # Ctrl-C and SIGTERM are waited for, not raised: blocked here, before the server's
     # thread starts (it inherits the mask), they stay pending until ``sigwait`` takes one.
     stopping = {signal.SIGINT, signal.SIGTERM}
@@ -39,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     fake.add_token(OFFLINE_TOKEN, "ada")
     project = args.project.strip("/")
-    fake.add_project(project)
+    fake.add_project(project, repository=repository)
     try:
         with fake.serve(args.port) as url:
             print(f"A fake GitLab serves {project} at {url} (Ctrl-C stops it; it keeps nothing).")
@@ -55,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     return 0
+
+
+def _repository(given: str | None) -> Path | None:
+    """The work tree at ``given`` (default: the current directory), None if none."""
+    where = Path(given or ".").expanduser().resolve()
+    return where if (where / ".git").exists() else None
 
 
 if __name__ == "__main__":

@@ -98,6 +98,7 @@ def set_up_project(client: GitLabClient, path: str) -> ProjectSetup:
 def check_project(client: GitLabClient, path: str) -> list[Check]:
     """What ``ralph doctor`` says of the project: readable, and Ralph's labels there."""
     try:
+        user = client.user()
         read_project(client, path)
         have = _label_names(client, path)
     except GitLabAuthError as exc:
@@ -107,7 +108,10 @@ def check_project(client: GitLabClient, path: str) -> list[Check]:
     except GitLabError as exc:
         return [Check("tracker", False, str(exc))]
     missing = [name for name, _c, _d in ralph_labels() if name not in have]
-    checks = [Check("tracker", True, f"gitlab (project {path}); readable")]
+    checks = [
+        Check("GitLab token", True, f"authenticated as {user.get('username', '?')}"),
+        Check("tracker", True, f"gitlab (project {path}); readable"),
+    ]
     if missing:
         checks.append(
             Check(

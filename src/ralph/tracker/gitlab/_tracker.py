@@ -11,21 +11,26 @@ Reads: an issue is its JSON, its notes (oldest first, GitLab's system notes left
 its links (blocking) and its children (one list filtered by ``ralph-parent::N``). A list
 is one paged read of the project's issues (100 a page), filtered here; the blocking
 relations of a list come from the links of the issues GitLab says block others
-(``blocking_issues_count``), not from every issue's. GitLab has no status updates: they
-are refused with what to do instead.
+(``blocking_issues_count``), not from every issue's. Inside a snapshot
+(``Tracker.snapshot``) each issue is read once and kept; this tracker's moves and
+comments keep the kept issue true, its other writes drop it to be read again. GitLab has
+no status updates: they are refused with what to do instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
-from ralph.errors import IssueNotFound, NotAvailable, StateConflict
-from ralph.gitlab import GitLabClient, GitLabNotFound, project_id
+from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, StateConflict
+from ralph.gitlab import DEFAULT_URL, GitLabClient, GitLabNotFound, project_id
 from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
+from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.gitlab import _writes as w
 from ralph.tracker.gitlab._mapping import (
@@ -58,14 +63,18 @@ NO_BLOCKING = (
     "GitLab made a related link, not a blocking one: blocking issues are a GitLab "
     "Premium feature; on Free, say the order in the issues' text instead"
 )
-#: GitLab's default issue closing pattern's words (docs.gitlab.com, "Default closing
-#: pattern"), before one or more references.
+#: GitLab's default issue closing pattern (docs.gitlab.com, "Default closing pattern";
+#: ``Gitlab::ClosingIssueExtractor``): a word, then references separated by commas or
+#: "and", each optionally after "issue(s)".
 _CLOSING = re.compile(
-    r"\b(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|"
-    r"implement(?:s|ed|ing)?)\b:?\s+((?:(?:,\s*|\s+and\s+)?[\w./-]*#\d+)+)",
+    r"\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|"
+    r"implement(?:s|ed|ing)?):? +"
+    r"((?:(?:issues? +)?(?:https?://\S+?/-/issues/\d+|[\w./-]*#\d+)(?: *,? +and +| *,? *)?)+)",
     re.I,
 )
-_REFERENCE = re.compile(r"([\w./-]*)#(\d+)")
+_REFERENCE = re.compile(r"(?:(https?://\S+?)/-/issues/|([\w./-]*)#)(\d+)")
+#: GitLab's longest issue title (a 256-character one, GitHub's limit, is refused).
+MAX_TITLE = 255
 
 Node = dict[str, Any]
 
@@ -76,9 +85,19 @@ class GitLabTracker(Tracker):
     links_on_host = False
 
     def __init__(
-        self, client: GitLabClient, project: str, *, clock: Callable[[], float] | None = None
+        self,
+        client: GitLabClient,
+        project: str,
+        *,
+        clock: Callable[[], float] | None = None,
+        web_url: str = DEFAULT_URL,
+        own_code_host: bool = True,
     ) -> None:
+        """``web_url``: the instance (gitlab.com); ``own_code_host``: whether the merge
+        requests are this project's (else closing words name the issue by its URL)."""
         super().__init__(clock=clock)
+        self.web_url = web_url.rstrip("/")
+        self.own_code_host = own_code_host
         self.client = client
         #: The project's path, ``group/project``.
         self.project = project.strip("/")
@@ -86,6 +105,7 @@ class GitLabTracker(Tracker):
         self.project_id = project_id(self.project)
         self._lock = threading.Lock()
         self._state_guards: dict[int, threading.Lock] = {}
+        self._snapshots = IssueSnapshots()
 
     # -- what the tracker answers -----------------------------------------------------------
 
@@ -100,17 +120,31 @@ class GitLabTracker(Tracker):
         """How issue ``number`` is named from another project."""
         return f"{self.project}#{number}"
 
+    def issue_url(self, number: int) -> str:
+        return f"{self.web_url}/{self.project}/-/issues/{number}"
+
     def closing_words(self, number: int) -> str:
-        return f"Closes #{number}"
+        # On another code host (GitHub) a "#12" would close that repository's own issue
+        # #12 at the merge: the issue's URL names only this one.
+        if self.own_code_host:
+            return f"Closes #{number}"
+        return f"Closes {self.issue_url(number)}"
 
     def closed_by(self, body: str) -> tuple[int, ...]:
         """The project's issues ``body`` closes: ``Closes #12``, ``fixes #3, #4 and
-        group/project#5`` (GitLab's default closing pattern); another project's
-        references are not this tracker's."""
+        group/project#5`` or the issue's URL (GitLab's default closing pattern); another
+        project's references are not this tracker's, nor a bare ``#12`` in a pull request
+        on another code host."""
         found: dict[int, None] = {}
         for match in _CLOSING.finditer(body):
-            for path, number in _REFERENCE.findall(match.group(1)):
-                if not path or path.lower() == self.project.lower():
+            for url, path, number in _REFERENCE.findall(match.group(1)):
+                if url:
+                    ours = url.lower().rstrip("/") == f"{self.web_url}/{self.project}".lower()
+                elif not path:  # "#12" on another host names that host's own issue
+                    ours = self.own_code_host
+                else:
+                    ours = path.lower() == self.project.lower()
+                if ours:
                     found.setdefault(int(number), None)
         return tuple(found)
 
@@ -155,7 +189,24 @@ class GitLabTracker(Tracker):
         notes = self.client.pages(self._path(number, "/notes"), query)
         return tuple(comment_from(n) for n in notes if not n.get("system"))
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        with self._snapshots.scope(related=False):
+            yield
+
+    def seen_issues(self, numbers: Iterable[int]) -> list[Issue]:
+        latest = self._snapshots.latest
+        return [latest.get(n) or self.get_issue(n) for n in dict.fromkeys(numbers)]
+
     def get_issue(self, number: int) -> Issue:
+        kept = self._snapshots.get(number)
+        if kept is not None:
+            return kept
+        issue = self._read_issue(number)
+        self._snapshots.keep(issue)
+        return issue
+
+    def _read_issue(self, number: int) -> Issue:
         node = self._node(number)
         blocked_by, blocking = self._relations(number)
         return issue_from(
@@ -228,6 +279,7 @@ class GitLabTracker(Tracker):
         labels: Sequence[str],
         author: str,
     ) -> Issue:
+        _check_title(title)
         if parent is not None:
             self._node(parent)  # a missing parent: nothing is created
         names = list(dict.fromkeys(n for n in labels if not is_ralph_label(n)))
@@ -242,9 +294,13 @@ class GitLabTracker(Tracker):
         fields: dict[str, Any] = {"title": title, "description": body}
         if names:
             fields["labels"] = names
-        return issue_from(w.create_issue(self.client, self.project_id, fields))
+        made = issue_from(w.create_issue(self.client, self.project_id, fields))
+        if parent is not None:
+            self._snapshots.forget([parent])  # one more child
+        return made
 
     def _put(self, number: int, body: dict[str, Any]) -> Node:
+        self._snapshots.forget([number])
         try:
             node: Node = self.client.request("PUT", self._path(number), body=body)
         except GitLabNotFound:
@@ -265,6 +321,7 @@ class GitLabTracker(Tracker):
             return self.get_issue(number)
         fields: dict[str, Any] = {}
         if title is not None:
+            _check_title(title)
             fields["title"] = title
         if body is not None:
             fields["description"] = body
@@ -292,7 +349,9 @@ class GitLabTracker(Tracker):
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitLab names no other author)."""
-        return comment_from(w.create_note(self.client, self.project_id, number, body))
+        made = comment_from(w.create_note(self.client, self.project_id, number, body))
+        self._snapshots.update(number, lambda old: replace(old, comments=(*old.comments, made)))
+        return made
 
     def _write_state(
         self,
@@ -307,8 +366,13 @@ class GitLabTracker(Tracker):
         with self._lock:
             guard = self._state_guards.setdefault(number, threading.Lock())
         with guard:
-            labels = self._labels_of(self._node(number))
-            current = state_of(labels)
+            kept = self._snapshots.get(number)
+            if kept is not None:  # as read in this step, kept true by this tracker's writes
+                current = kept.workflow_state
+                labels = [] if current is None else [state_label(current)]
+            else:
+                labels = self._labels_of(self._node(number))
+                current = state_of(labels)
             if current is not expected:
                 raise StateConflict(
                     number,
@@ -319,8 +383,17 @@ class GitLabTracker(Tracker):
             body: dict[str, Any] = {"add_labels": [state_label(new)]}
             if stale:
                 body["remove_labels"] = stale
-            self._put(number, body)
-            w.create_note(self.client, self.project_id, number, comment)
+            moved = issue_from(self._put(number, body))
+            made = comment_from(w.create_note(self.client, self.project_id, number, comment))
+            if kept is not None:
+                self._snapshots.keep(
+                    replace(
+                        kept,
+                        workflow_state=moved.workflow_state,
+                        updated_at=moved.updated_at,
+                        comments=(*kept.comments, made),
+                    )
+                )
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Closed, the reason a label when it is not "completed" (GitLab records none).
@@ -354,6 +427,8 @@ class GitLabTracker(Tracker):
 
     def _set_parent(self, child: int, parent: int | None) -> None:
         node = self._node(child)
+        former = issue_from(node).parent
+        self._snapshots.forget(n for n in (child, parent, former) if n is not None)
         stale = [n for n in self._labels_of(node) if n.startswith(PARENT_PREFIX)]
         body: dict[str, Any] = {}
         if parent is not None and parent_label(parent) not in stale:
@@ -365,12 +440,14 @@ class GitLabTracker(Tracker):
             self._put(child, body)
 
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._snapshots.forget([blocked, blocking])
         made = w.link(self.client, self.project_id, blocking, blocked, "blocks")
         if made is not None and made.get("link_type") != "blocks":
             w.unlink(self.client, self.project_id, blocking, blocked)
             raise NotAvailable(NO_BLOCKING)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
+        self._snapshots.forget([blocked, blocking])
         w.unlink(self.client, self.project_id, blocking, blocked)
 
     def archive_issue(self, number: int) -> Issue:
@@ -410,3 +487,11 @@ class GitLabTracker(Tracker):
         target_date: str | None,
     ) -> StatusUpdate:
         raise NotAvailable(NO_STATUS_UPDATES)
+
+
+def _check_title(title: str) -> None:
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(
+            f"an issue's title is {len(title):,} characters long; at most {MAX_TITLE} on "
+            "GitLab: shorten it and put the rest in the body"
+        )
