@@ -1,9 +1,10 @@
 """The GitLab code host: a project's merge requests as Ralph's pull requests, through
-``ralph.gitlab``'s REST client. A merge request is read whole in a few requests (the
-merge request with GitLab's ``detailed_merge_status`` and head pipeline, the pipeline's
-jobs as the checks, approvals, reviewers, notes and discussions; the diffs only for the
-lines a thread is on); the project (merge method, squash option, "pipelines must
-succeed", approvals before merge) is read with it, since a person may change it.
+``ralph.gitlab``'s REST client. A merge request is read whole in six requests (the
+project, the merge request with GitLab's ``detailed_merge_status`` and head pipeline,
+the pipeline's jobs as the checks, approvals, reviewers, and the discussions, which hold
+every note; the diffs only for the lines a thread is on). The project (merge method,
+squash option, "pipelines must succeed", approvals before merge) is read each time,
+since a person may change it.
 
 A merge names the head it was decided on (``sha``: GitLab answers 409 when the branch
 moved) and is refused with 405 while GitLab's rules hold it back; after any refusal or
@@ -159,13 +160,16 @@ class GitLabCodeHost(CodeHost):
         )
         approvals = self.client.request("GET", self._mr_path(number, numeric=True) + "/approvals")
         reviewers = self.client.request("GET", path + "/reviewers")
-        notes = self.client.pages(path + "/notes", [("sort", "asc")])
+        # Every note is in a discussion: a lone one (a review's) as an individual note.
+        discussions = list(self.client.pages(path + "/discussions"))
+        notes = [n for d in discussions if d.get("individual_note") for n in d.get("notes", [])]
         reviews = reviews_from(notes, approvals, reviewers)
         diffs = self._diffs(number)
         threads = tuple(
             thread
-            for discussion in self.client.pages(path + "/discussions")
-            if (thread := diffs.thread(number, discussion)) is not None
+            for discussion in discussions
+            if not discussion.get("individual_note")
+            and (thread := diffs.thread(number, discussion)) is not None
         )
         required = approvals.get("approvals_required")
         if required is None:
