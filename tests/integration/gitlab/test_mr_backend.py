@@ -14,7 +14,7 @@ from ralph.git import GitRepo
 from ralph.gitlab.fake import FakeGitLab
 from ralph.project._backends import BACKENDS, code_host_checks
 from ralph.tracker import LocalTracker
-from ralph.tracker.gitlab._code_host import GitLabCodeHost
+from ralph.tracker.gitlab import GitLabCodeHost
 
 from ..conftest import GitProject
 
