@@ -175,3 +175,30 @@ def test_gitlab_issues_beside_github_pull_requests_close_by_url(tmp_path, monkey
     assert opener is not None
     with opener(config, None, None) as tracker:  # type: ignore[arg-type]
         assert tracker.closing_words(3) == "Closes https://git.example.com/acme/app/-/issues/3"
+
+
+def test_init_writes_gitlab_as_tracker_and_github_as_code_host(served, tmp_path):
+    from ralph.github.fake import FakeGitHub
+
+    work = create_sample_repository(tmp_path / "work")
+    github = FakeGitHub()
+    github.add_token("ghp_gitlab_beside_github", "acme")
+    github.add_repository("acme/greet", git_path=work)
+    with github.serve() as github_url:
+        env = {
+            "RALPH_GH_API_URL": github_url,
+            "RALPH_GH_TOKEN": "ghp_gitlab_beside_github",
+            **served.env(),
+        }
+        made = ralph_process(
+            "init",
+            *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
+            cwd=work,
+            env=env,
+        )
+    assert made.returncode == 0, made.stderr
+    assert "Pull requests: GitHub acme/greet" in made.stdout
+    toml = (work / "ralph.toml").read_text()
+    assert 'tracker = "gitlab"' in toml
+    assert 'code_host = "github"' in toml
+    assert github.internal_errors == []
