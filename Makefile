@@ -113,10 +113,12 @@ fake-linear: $(VENV)/.runtime
 # every request against a copy of GitLab's REST OpenAPI document (RALPH_GITLAB_OPENAPI;
 # see docs/gitlab.md), by default the one provided beside this clone.
 GITLAB_PORT ?= 8767
+# GITLAB_REPOSITORY=PATH: your project's clone, where the fake's merge requests merge.
+GITLAB_REPOSITORY ?=
 fake-gitlab: export RALPH_GITLAB_OPENAPI ?= $(abspath ../shared/api-definitions/gitlab-openapi.yaml)
 fake-gitlab: $(VENV)/.runtime
 	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
-	@$(VENV)/bin/python -m ralph.gitlab.fake --port $(GITLAB_PORT)
+	@$(VENV)/bin/python -m ralph.gitlab.fake --port $(GITLAB_PORT) $(if $(GITLAB_REPOSITORY),--repository $(GITLAB_REPOSITORY))
 
 # `ralph` for your own projects, in an environment of its own (uv tool install) at the
 # versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else

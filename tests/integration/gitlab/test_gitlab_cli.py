@@ -181,3 +181,69 @@ def test_gitlab_issues_beside_github_pull_requests_close_by_url(tmp_path, monkey
     assert opener is not None
     with opener(config, None, None) as tracker:  # type: ignore[arg-type]
         assert tracker.closing_words(3) == "Closes https://git.example.com/acme/app/-/issues/3"
+
+
+def test_init_writes_gitlab_as_tracker_and_github_as_code_host(served, tmp_path):
+    from ralph.github.fake import FakeGitHub
+
+    work = create_sample_repository(tmp_path / "work")
+    github = FakeGitHub()
+    github.add_token("ghp_gitlab_beside_github", "acme")
+    github.add_repository("acme/greet", git_path=work)
+    with github.serve() as github_url:
+        env = {
+            "RALPH_GH_API_URL": github_url,
+            "RALPH_GH_TOKEN": "ghp_gitlab_beside_github",
+            **served.env(),
+        }
+        made = ralph_process(
+            "init",
+            *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
+            cwd=work,
+            env=env,
+        )
+    assert made.returncode == 0, made.stderr
+    assert "Pull requests: GitHub acme/greet" in made.stdout
+    toml = (work / "ralph.toml").read_text()
+    assert 'tracker = "gitlab"' in toml
+    assert 'code_host = "github"' in toml
+    assert github.internal_errors == []
+
+
+@pytest.mark.slow
+def test_team_takes_the_demo_epic_to_done_on_gitlab_merging_each_branch_here(tmp_path):
+    from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
+    from ralph.gitlab import GitLabClient
+    from ralph.tracker.gitlab import GitLabTracker
+    from ralph.workflow import WorkflowState
+
+    fake = FakeGitLab()
+    fake.add_token(TOKEN, "ada")
+    fake.add_project("acme/app")
+    work = create_sample_repository(tmp_path / "work")
+    tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
+    with fake.serve() as url:
+        served = Served(fake, url)
+        assert served.init(work, "--test-command", tests).returncode == 0
+        toml = work / "ralph.toml"
+        toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
+        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up"],
+            cwd=work,
+            check=True,
+        )
+        tracker = GitLabTracker(GitLabClient(fake, TOKEN), "acme/app")
+        epic = tracker.create_issue(EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG)
+        before = len(fake.requests)
+        run = served.ralph("team", str(epic.number), cwd=work, timeout=280)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        used = len(fake.requests) - before
+        # The demo epic and its three sub-issues, scripted agents, local pull requests.
+        assert used <= 600, used
+        print(f"requests for the demo epic (team) on GitLab: {used}")
+        issues = list(fake.state.project("acme/app").issues.values())  # type: ignore[union-attr]
+        assert len(issues) == 4
+        assert all("ralph::Done" in i.labels and i.state == "closed" for i in issues)
+        assert fake.refused == []
+        assert fake.internal_errors == []

@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repository",
         metavar="PATH",
-        help="the git repository the project's merge requests merge in (default: the "
-        "current directory when it is one)",
+        help="the git repository the project's merge requests merge in (default: none, "
+        "merge requests then move no branch)",
     )
     parser.add_argument("--free", action="store_true", help="the Free tier (no weights...)")
     args = parser.parse_args(argv)
@@ -71,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _repository(given: str | None) -> Path | None:
-    """The work tree at ``given`` (default: the current directory), None if none."""
-    where = Path(given or ".").expanduser().resolve()
+    """The work tree ``given`` names, None if none is named or it is not one. Never the
+    current directory by default: ``make fake-gitlab`` runs in Ralph's own clone."""
+    if not given:
+        return None
+    where = Path(given).expanduser().resolve()
     return where if (where / ".git").exists() else None
 
 

@@ -220,7 +220,10 @@ class GitLabTracker(Tracker):
 
     def _closing_requests(self, number: int) -> tuple[int, ...]:
         """The merge requests of this project whose merge closes issue ``number`` (open
-        or merged; GitLab's ``closed_by`` lists them, one answer, not paged)."""
+        or merged; GitLab's ``closed_by`` lists them, one answer, not paged); none to
+        ask for when the pull requests are on another code host."""
+        if not self.own_code_host:
+            return ()
         found = self.client.request("GET", self._path(number, "/closed_by"))
         return tuple(
             sorted(
