@@ -199,6 +199,7 @@ def test_init_writes_gitlab_as_tracker_and_github_as_code_host(served, tmp_path)
         made = ralph_process(
             "init",
             *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
+            *("--code-host", "github"),  # both hold code: GitHub has the pull requests
             cwd=work,
             env=env,
         )
