@@ -14,10 +14,11 @@ from ralph.config import Config, GitLabSettings, gitlab_token
 from ralph.db import Database
 from ralph.errors import RalphError
 from ralph.git import GitRepo
-from ralph.tracker import Check, CodeHost, Tracker
+from ralph.tracker import CodeHost, Tracker
 
 if TYPE_CHECKING:
     from ralph.gitlab import GitLabClient
+    from ralph.tracker import Check
 
 __all__ = ["gitlab_code_host_checks", "open_gitlab_code_host"]
 
@@ -49,6 +50,8 @@ def gitlab_code_host_checks(config: Config) -> list[Check]:
     """The token and the project, and whether GitLab would close issues of its own: a
     ``Closes #12`` written for another tracker's issue closes GitLab's #12 too, unless
     the project has no issues or closes none automatically."""
+    from ralph.tracker import Check  # where GitHub's doctor lines are: loaded only here
+
     settings = config.settings_of(GitLabSettings)
     try:
         client = _client(settings)
