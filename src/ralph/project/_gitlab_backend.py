@@ -23,6 +23,7 @@ from ralph.db import Database
 from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.project._backend import Backend, InitAsk, ServiceSetUp
+from ralph.project._gitlab_code_host import gitlab_code_host_checks, open_gitlab_code_host
 from ralph.tracker import Tracker
 
 if TYPE_CHECKING:
@@ -151,6 +152,9 @@ def _reach(client: GitLabClient, settings: GitLabSettings, env: Mapping[str, str
 GITLAB = Backend(
     name="gitlab",
     open_tracker=_open_tracker,
+    open_code_host=open_gitlab_code_host,
     init_check=_init_check,
     set_up=_set_up,
+    checks=gitlab_code_host_checks,
+    pull_requests_at=lambda config: f"GitLab {config.settings_of(GitLabSettings).project}",
 )

@@ -131,8 +131,9 @@ def test_an_unknown_project_or_a_url_without_the_project_is_one_line(served, pro
 def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
     fake = FakeGitLab()
     fake.add_token(TOKEN, "ada")
-    fake.add_project("acme/app")
     work = create_sample_repository(tmp_path / "work")
+    # GitLab holds the merge requests too, merging in this repository as on its side.
+    fake.add_project("acme/app", repository=work)
     tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
     with fake.serve() as url:
         served = Served(fake, url)
@@ -149,10 +150,15 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         run = served.ralph("hero", "1", "--agent", "scripted", cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         assert "Merged pull request #1 into main (" in run.stdout
+        merged = subprocess.run(
+            ["git", "log", "-1", "--format=%s", "main"], cwd=work, capture_output=True, text=True
+        )
+        assert merged.stdout.startswith("Merge branch 'feature/GH-1' into 'main'")
         used = len(fake.requests) - before
-        # One hero run, XS, scripted agents, local pull requests: 126 requests (23 writes);
-        # 419 before a step's reads were kept in a snapshot.
-        assert used <= 150, used
+        # One hero run, XS, scripted agents, GitLab merge requests: 155 requests (24
+        # writes; 126 with local pull requests); 419 before a step's reads were kept in a
+        # snapshot.
+        assert used <= 170, used
     (issue,) = fake.state.project("acme/app").issues.values()  # type: ignore[union-attr]
     assert "ralph::Done" in issue.labels
     assert issue.state == "closed"

@@ -85,6 +85,16 @@ def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
     """The code host of ``tracker``'s kind, closing its issues when a merge does."""
     if isinstance(tracker, GitHubTracker):
         return GitHubCodeHost.of(tracker)
+    if isinstance(tracker, GitLabTracker):
+        from ralph.tracker.gitlab._code_host import GitLabCodeHost
+
+        # Merge requests merge in ``project``'s repository, as GitLab merges on its side.
+        fake = tracker.client.transport
+        assert isinstance(fake, FakeGitLab)
+        found = fake.state.project(tracker.project)
+        assert found is not None
+        found.repository = project.path
+        return GitLabCodeHost.of(tracker)
     assert isinstance(tracker, LocalTracker)
     git = GitRepo(project.path)
     return LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker, git=git, clock=clock)
