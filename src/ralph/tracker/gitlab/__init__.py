@@ -1,10 +1,11 @@
 """The GitLab tracker's parts: Ralph's values as labels of a GitLab project
 (``_mapping``), setting up and checking the project (``_project``), its issues and notes
-written safely through ``ralph.gitlab``'s client (``_writes``), and the
-``GitLabTracker`` over them."""
+written safely through ``ralph.gitlab``'s client (``_writes``), the ``GitLabTracker``
+over them, and the project's merge requests as a ``GitLabCodeHost``."""
 
 from __future__ import annotations
 
+from ralph.tracker.gitlab._code_host import GitLabCodeHost
 from ralph.tracker.gitlab._mapping import (
     ARCHIVED,
     CLOSED_PREFIX,
@@ -33,6 +34,7 @@ __all__ = [
     "PARENT_PREFIX",
     "PRIORITY_PREFIX",
     "STATE_PREFIX",
+    "GitLabCodeHost",
     "GitLabTracker",
     "ProjectSetup",
     "check_project",
