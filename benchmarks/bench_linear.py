@@ -1,14 +1,23 @@
-"""The Linear tracker at Linear's real budgets (an API key's 1,500 requests and 250,000
-complexity points an hour): the demo epic through ``ralph hero`` and ``ralph status`` on
-a team of 2,000 issues, as real ``ralph`` processes against FakeLinear served on
-127.0.0.1, counted by operation. Prints medians and counts from one run; not a test.
+"""The Linear tracker at Linear's real budgets (an API key's 5,000 requests and 250,000
+complexity points an hour, 10,000 points a request): the demo epic through ``ralph
+hero`` and ``ralph status`` on a team of 2,000 issues, as real ``ralph`` processes
+against FakeLinear served on 127.0.0.1, counted by operation; then the reads a person or
+``ralph serve`` repeats (``issue list``, ``status``, ``issue show``, a service's first
+board read and an idle hour of its polls) on seeded teams of 2,000 and 10,000 issues.
+Prints medians and counts from one run; not a test.
 
 Goal (issue 37): the demo epic (``ralph init --linear``, the epic, ``ralph hero`` with
 scripted agents, the local code host) in <= 100 requests, as on GitHub. Before the read
 cache (a snapshot's issues read once, their relatives together) one XS hero run alone
 took 109 requests, 73 of them IssueWithComments.
 
-    make bench-linear    # or: .venv/bin/python benchmarks/bench_linear.py
+Goal (issue 46): every read a person or ``ralph serve`` repeats within the hourly
+budgets at 2,000 and 10,000 issues, no request above 5,000 points. Before (the whole
+team read at every ``issue list`` and serve's five-minute re-read, 158 points an issue):
+``issue list`` 307,737 points at 2,000 issues and 1,514,448 at 10,000; an idle serve
+hour 468 requests and 3,691,116 points at 2,000; the largest request 7,887 points.
+
+    make bench-linear    # or: .venv/bin/python benchmarks/bench_linear.py [--sizes]
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ from benchmarks._quick import pick
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.linear import LinearClient
 from ralph.linear import queries as q
-from ralph.linear.fake import FakeLinear
+from ralph.linear.fake import FakeLinear, Request
+from ralph.linear.fake._seed import seed_team
+from ralph.tracker import IssueQuery
 from ralph.tracker.linear import LinearTracker
 from ralph.workflow import WorkflowState
 
@@ -173,7 +184,73 @@ def status_team() -> None:
     print("  by operation (last run): " + ", ".join(f"{n} {c}" for n, c in by_name.items()))
 
 
+#: The team sizes measured, and the polls of an idle ``ralph serve`` hour (one every five
+#: minutes: the poll Ralph's docs give a Linear team).
+SIZES = pick((2_000, 10_000), (60,))
+IDLE_POLLS = 12
+HOUR_POINTS, HOUR_REQUESTS, CAP = 250_000, 5_000, 10_000
+
+
+def sizes() -> None:
+    """What the reads a person or ``ralph serve`` repeats cost at each team size: ``issue
+    list``, ``status``, ``issue show`` of an epic as real processes; a service's first
+    board read and an idle hour of polls in-process (what ``BoardReads.read`` asks)."""
+    print("\nLinear at team sizes (seeded: 15% open, epics, blocking relations, labels)")
+    print(
+        f"  budgets: {HOUR_POINTS:,} points and {HOUR_REQUESTS:,} requests an hour, "
+        f"{CAP:,} a request"
+    )
+    header = (
+        f"  {'issues':>7} {'read':28} {'requests':>8} {'points':>9} {'% hour':>7} {'largest':>8}"
+    )
+    print(header)
+    for size in SIZES:
+        for name, made in measure_size(size):
+            points = sum(r.complexity for r in made)
+            largest = max((r.complexity for r in made), default=0)
+            share = 100 * points / HOUR_POINTS
+            print(f"  {size:7} {name:28} {len(made):8} {points:9,} {share:6.1f}% {largest:8,}")
+            by_name: collections.Counter[str] = collections.Counter()
+            for request in made:
+                by_name[request.name] += request.complexity
+            print("          " + ", ".join(f"{n} {p:,}" for n, p in by_name.most_common(4)))
+
+
+def measure_size(size: int) -> list[tuple[str, list[Request]]]:
+    # Budgets no read here spends: the figures are what each read costs, not its waits.
+    fake = FakeLinear(requests_per_hour=10**7, complexity_per_hour=10**10)
+    fake.add_token(TOKEN, "Ada Lovelace")
+    fake.add_team("ENG", "Engineering")
+    found: list[tuple[str, list[Request]]] = []
+    with tempfile.TemporaryDirectory() as folder, fake.serve() as url:
+        work = create_sample_repository(Path(folder) / "work")
+        ralph(url, "init", "--linear", "ENG", cwd=work)
+        seeded = seed_team(fake, "ENG", size)
+        epic = next(i for i in seeded.team.issue_list if i.child_list and i.archivedAt is None)
+        for name, args in (
+            ("ralph issue list", ("issue", "list")),
+            ("ralph status", ("status",)),
+            ("ralph issue show (an epic)", ("issue", "show", str(epic.number))),
+        ):
+            before = len(fake.requests)
+            ralph(url, *args, cwd=work)
+            found.append((name, fake.requests[before:]))
+    now = [time.time()]
+    tracker = LinearTracker(LinearClient(fake, TOKEN), "ENG", clock=lambda: now[0])
+    before = len(fake.requests)
+    tracker.list_issues(IssueQuery(status=None))
+    found.append(("serve: first board read", fake.requests[before:]))
+    before = len(fake.requests)
+    for _ in range(IDLE_POLLS):
+        now[0] += 3600 / IDLE_POLLS
+        tracker.list_issues(IssueQuery(status=None))
+    found.append((f"serve: idle hour ({IDLE_POLLS} polls)", fake.requests[before:]))
+    return found
+
+
 if __name__ == "__main__":
     use_published_definitions()  # the fakes' schemas, beside the repository
-    demo_epic()
-    status_team()
+    if "--sizes" not in sys.argv:
+        demo_epic()
+        status_team()
+    sizes()

@@ -77,8 +77,9 @@ def init_command(
         typer.Option(
             "--gitlab",
             metavar="GROUP/PROJECT",
-            help="Track issues in this GitLab project, given Ralph's labels (token: "
-            "RALPH_GITLAB_TOKEN or GITLAB_TOKEN).",
+            help="Track issues in this GitLab project, given Ralph's labels, and keep merge "
+            "requests there; or with --linear TEAM, the merge requests of that team's "
+            "issues (token: RALPH_GITLAB_TOKEN or GITLAB_TOKEN).",
         ),
     ] = None,
     gitlab_url: Annotated[
@@ -87,6 +88,15 @@ def init_command(
             "--gitlab-url",
             metavar="URL",
             help="A self-managed GitLab's address (default: https://gitlab.com).",
+        ),
+    ] = None,
+    code_host: Annotated[
+        str | None,
+        typer.Option(
+            "--code-host",
+            metavar="SERVICE",
+            help="Of two services that both hold code (--gitlab and --github), the one "
+            "that holds the pull requests; the other holds the issues.",
         ),
     ] = None,
     test_command: Annotated[
@@ -117,6 +127,7 @@ def init_command(
         actions=actions,
         store_url=_store_named(ctx),
         services={kind: value for kind, value in services.items() if value is not None},
+        code_host=code_host,
     )
     console = Console(highlight=False, soft_wrap=True)
     config = result.config

@@ -1,13 +1,13 @@
 """Pacing requests by the budgets Linear reports on every answer.
 
 Linear limits each API key by two leaky buckets (its rate-limiting documentation):
-requests (1,500 an hour for an API key) and complexity points (250,000 an hour), each
+requests (5,000 an hour for an API key) and complexity points (250,000 an hour), each
 refilled at a constant rate, and says where both stand in ``X-RateLimit-Requests-*`` and
 ``X-RateLimit-Complexity-*`` (limit, remaining, reset) with the request's own cost in
 ``X-Complexity``. While more than half of a budget is left, requests go as fast as they
 come (a step's reads are a burst, and a bucket is there to take one). Below half, each
 request waits what the bucket takes to refill what it costs (``cost * period / limit``:
-2.4 s a request at 1,500 an hour), so a steady client holds its level and never runs
+0.72 s a request at 5,000 an hour), so a steady client holds its level and never runs
 dry; one that cannot afford a request waits for the shortfall to refill too. After a
 RATELIMITED answer every request waits for the reset. Every wait is bounded
 (``max_wait`` between requests, ``max_pause`` for a rate limit), and the clock and the

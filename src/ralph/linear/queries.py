@@ -14,13 +14,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ALL", "GROUP_LIMIT", "MAX_PAGE", "LinearDocument"]
+__all__ = [
+    "ALL",
+    "GROUP_LIMIT",
+    "LINKS",
+    "LINKS_PAGE",
+    "MAX_PAGE",
+    "ROW_LABELS",
+    "LinearDocument",
+]
 
 #: Linear refuses ``first`` above 250.
 MAX_PAGE = 250
-#: Issues read together with their comments (``IssuesWithComments``): 20 stay under
-#: Linear's 10,000 points a request.
-GROUP_LIMIT = 20
+#: Issues read together with their comments (``IssuesWithComments``): 15 cost about
+#: 4,600 points, under half of Linear's 10,000 a request.
+GROUP_LIMIT = 15
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,7 @@ fragment IssueFields on Issue {
   createdAt updatedAt archivedAt
   state { id name type }
   parent { identifier }
-  children(first: 25) { pageInfo { hasNextPage } nodes { identifier } }
+  children(first: 10) { pageInfo { hasNextPage } nodes { identifier } }
   labels(first: 10) { pageInfo { hasNextPage } nodes { name } }
   assignee { name }
   relations(first: 10) {
@@ -115,75 +123,114 @@ mutation CreateWorkflowState($input: WorkflowStateCreateInput!) {
     creates=True,
 )
 
-#: A team's issues, archived ones too when asked; 50 a page keeps the query (with its
-#: nested children and relations) under Linear's 10,000 points.
-TEAM_ISSUES = _query(
-    "TeamIssues",
+#: The fields an issue's row has (``IssueRows``): everything ``IssueFields`` has but its
+#: connections, which a page prices at their whole page for every issue, read apart
+#: (``LINKS``) for the few issues whose one-node probes found something: children,
+#: relations either way, or a full page of labels.
+_ISSUE_ROW = """
+fragment IssueRow on Issue {
+  id identifier url title description estimate priority
+  createdAt updatedAt archivedAt
+  state { id name type }
+  parent { identifier }
+  assignee { name }
+  labels(first: 4) { nodes { name } }
+  children(first: 1) { nodes { id } }
+  relations(first: 1) { nodes { id } }
+  inverseRelations(first: 1) { nodes { id } }
+}
+"""
+#: A row's labels page: a row with this many may have more (its links read them all).
+ROW_LABELS = 4
+
+#: Issues matching a filter (the team's, narrowed as the caller asks: open ones, a
+#: state, a label, updated since...), as rows; 200 a page keeps a request near 3,700
+#: points, under half of Linear's 10,000.
+ISSUE_ROWS = LinearDocument(
+    "IssueRows",
     f"""
-query TeamIssues($teamId: String!, $first: Int!, $after: String, $archived: Boolean) {{
-  team(id: $teamId) {{
-    issues(first: $first, after: $after, includeArchived: $archived) {{
-      {_PAGE} nodes {{ ...IssueFields }}
-    }}
+query IssueRows($filter: IssueFilter!, $first: Int!, $after: String, $archived: Boolean) {{
+  issues(filter: $filter, first: $first, after: $after, includeArchived: $archived) {{
+    {_PAGE} nodes {{ ...IssueRow }}
   }}
 }}
-""",
-    page_size=50,
-    issue=True,
+""".strip()
+    + "\n"
+    + _ISSUE_ROW,
+    page_size=200,
 )
 
-#: Whether anything on the team changed since a full read (``TeamIssues``): the issues
-#: updated at or after its latest ``updatedAt``, a few points where a full read costs
-#: thousands (``ralph serve`` and the web board read the board on every poll).
+#: The fields a dashboard shows of an issue (``board_issues``): a row without its labels
+#: and with only the probe of the issues blocking it, about 9 points an issue.
+_BOARD_ROW = """
+fragment BoardRow on Issue {
+  id identifier url title description estimate priority
+  createdAt updatedAt archivedAt
+  state { id name type }
+  parent { identifier }
+  assignee { name }
+  inverseRelations(first: 1) { nodes { id } }
+}
+"""
+
+BOARD_ROWS = LinearDocument(
+    "BoardRows",
+    f"""
+query BoardRows($filter: IssueFilter!, $first: Int!, $after: String, $archived: Boolean) {{
+  issues(filter: $filter, first: $first, after: $after, includeArchived: $archived) {{
+    {_PAGE} nodes {{ ...BoardRow }}
+  }}
+}}
+""".strip()
+    + "\n"
+    + _BOARD_ROW,
+    page_size=250,
+)
+
+#: A connection's first page (``LINKS_PAGE``) for issues by id, no ``pageInfo`` (priced
+#: at every node of the page, it would cost as much as the nodes): one that fills its
+#: page is read whole apart, as one ``IssueFields`` cut short is.
+LINKS_PAGE = 10
+
+
+def _links(name: str, connection: str, nodes: str, limit: int) -> LinearDocument:
+    """``connection``'s first page for up to ``limit`` issues (its page size) by id."""
+    text = f"""
+query {name}($ids: [ID!]!, $first: Int!) {{
+  issues(filter: {{ id: {{ in: $ids }} }}, first: $first, includeArchived: true) {{
+    nodes {{ id {connection}(first: {LINKS_PAGE}) {{ nodes {{ {nodes} }} }} }}
+  }}
+}}
+"""
+    return LinearDocument(name, text.strip() + "\n", page_size=limit)
+
+
+#: By connection (``IssueFields``'s name for it), the document reading its first page
+#: for as many issues as its page size (about 3,300 points at most).
+LINKS: dict[str, LinearDocument] = {
+    "children": _links("ChildrenOf", "children", "identifier", 250),
+    "labels": _links("LabelsOf", "labels", "name", 250),
+    "relations": _links("RelationsOf", "relations", "id type relatedIssue { id identifier }", 125),
+    "inverseRelations": _links(
+        "InverseRelationsOf", "inverseRelations", "id type issue { id identifier }", 125
+    ),
+}
+
+#: What on the team changed since a read: the issues updated after its latest
+#: ``updatedAt`` (``gt``: many issues may share one instant, a bulk edit's), 14 points
+#: where a read costs thousands (``ralph serve`` and the web board read the board on
+#: every poll); five of them, or whether there are more.
 TEAM_CHANGES = _query(
     "TeamChanges",
     """
 query TeamChanges($teamId: String!, $since: DateTimeOrDuration!) {
   team(id: $teamId) {
-    issues(first: 5, includeArchived: true, filter: { updatedAt: { gte: $since } }) {
+    issues(first: 5, includeArchived: true, filter: { updatedAt: { gt: $since } }) {
       pageInfo { hasNextPage } nodes { id updatedAt }
     }
   }
 }
 """,
-)
-
-#: What ``ralph status`` shows of a team's issues (``board_issues``): the open ones and
-#: the closed ones updated since ``$since`` (the done window), archived too, without
-#: what a dashboard does not show (labels, children, the issues one blocks, comments):
-#: a fifth of ``TeamIssues``'s points an issue.
-TEAM_BOARD = _query(
-    "TeamBoard",
-    f"""
-query TeamBoard($teamId: String!, $first: Int!, $after: String, $since: DateTimeOrDuration!) {{
-  team(id: $teamId) {{
-    issues(
-      first: $first
-      after: $after
-      includeArchived: true
-      filter: {{
-        or: [
-          {{ state: {{ type: {{ nin: ["completed", "canceled", "duplicate"] }} }} }}
-          {{ updatedAt: {{ gte: $since }} }}
-        ]
-      }}
-    ) {{
-      {_PAGE}
-      nodes {{
-        id identifier title estimate priority createdAt updatedAt archivedAt
-        state {{ id name type }}
-        parent {{ identifier }}
-        assignee {{ name }}
-        inverseRelations(first: 10) {{
-          pageInfo {{ hasNextPage }}
-          nodes {{ id type issue {{ id identifier }} }}
-        }}
-      }}
-    }}
-  }}
-}}
-""",
-    page_size=100,
 )
 
 #: One issue by its id or its identifier (ENG-12): Linear's ``issue(id:)`` takes both.
@@ -445,9 +492,10 @@ ALL: dict[str, LinearDocument] = {
         TEAM,
         TEAM_LABELS,
         CREATE_WORKFLOW_STATE,
-        TEAM_ISSUES,
+        ISSUE_ROWS,
+        BOARD_ROWS,
+        *LINKS.values(),
         TEAM_CHANGES,
-        TEAM_BOARD,
         ISSUE,
         ISSUE_BY_NUMBER,
         ISSUE_WITH_COMMENTS,

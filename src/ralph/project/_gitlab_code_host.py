@@ -32,8 +32,7 @@ def _client(settings: GitLabSettings) -> GitLabClient:
 def open_gitlab_code_host(
     config: Config, db: Database, git: GitRepo, tracker: Tracker
 ) -> Iterator[CodeHost]:
-    from ralph.tracker.gitlab import GitLabTracker
-    from ralph.tracker.gitlab._code_host import GitLabCodeHost
+    from ralph.tracker.gitlab import GitLabCodeHost, GitLabTracker
 
     if isinstance(tracker, GitLabTracker):  # one client for issues and merge requests
         yield GitLabCodeHost.of(tracker)

@@ -182,12 +182,14 @@ def load_issue(project: Project, number: int) -> IssueView:
     """Issue ``number`` with its related issues, pull requests and refused tool calls;
     IssueNotFound when the tracker has no such issue."""
     tracker = project.tracker
-    issue = tracker.get_issue(number)
-    related = {
-        n: tracker.get_issue(n)
-        for n in {*issue.sub_issues, *issue.blocked_by, *issue.blocking, issue.parent}
-        if n is not None
-    }
+    # One step of reads: a remote tracker reads the relatives together, not one by one.
+    with tracker.snapshot():
+        issue = tracker.get_issue(number)
+        related = {
+            n: tracker.get_issue(n)
+            for n in {*issue.sub_issues, *issue.blocked_by, *issue.blocking, issue.parent}
+            if n is not None
+        }
     prs = tuple(project.pull_requests_of(issue))
     refusals = tuple(refusals_of(project.store, number))
     return IssueView(issue, related, prs, refusals, project.config.root)

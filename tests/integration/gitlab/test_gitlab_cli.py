@@ -183,8 +183,36 @@ def test_gitlab_issues_beside_github_pull_requests_close_by_url(tmp_path, monkey
         assert tracker.closing_words(3) == "Closes https://git.example.com/acme/app/-/issues/3"
 
 
-def test_init_with_gitlab_and_github_is_refused_in_one_line_writing_nothing(served, project):
-    """Both hold code: ralph init cannot tell which has the issues (ralph.toml can)."""
+def test_init_writes_gitlab_as_tracker_and_github_as_code_host(served, tmp_path):
+    from ralph.github.fake import FakeGitHub
+
+    work = create_sample_repository(tmp_path / "work")
+    github = FakeGitHub()
+    github.add_token("ghp_gitlab_beside_github", "acme")
+    github.add_repository("acme/greet", git_path=work)
+    with github.serve() as github_url:
+        env = {
+            "RALPH_GH_API_URL": github_url,
+            "RALPH_GH_TOKEN": "ghp_gitlab_beside_github",
+            **served.env(),
+        }
+        made = ralph_process(
+            "init",
+            *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
+            *("--code-host", "github"),  # both hold code: GitHub has the pull requests
+            cwd=work,
+            env=env,
+        )
+    assert made.returncode == 0, made.stderr
+    assert "Pull requests: GitHub acme/greet" in made.stdout
+    toml = (work / "ralph.toml").read_text()
+    assert 'tracker = "gitlab"' in toml
+    assert 'code_host = "github"' in toml
+    assert github.internal_errors == []
+
+
+def test_init_with_gitlab_and_github_asks_which_holds_the_code_writing_nothing(served, project):
+    """Both hold code: without --code-host, ralph init cannot tell which has the issues."""
     made = served.ralph(
         "init",
         *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
@@ -192,7 +220,7 @@ def test_init_with_gitlab_and_github_is_refused_in_one_line_writing_nothing(serv
     )
     assert made.returncode != 0
     assert len(made.stderr.strip().splitlines()) == 1, made.stderr
-    assert "name one service for the issues" in made.stderr
+    assert "--code-host" in made.stderr
     assert not (project.path / "ralph.toml").exists()
 
 

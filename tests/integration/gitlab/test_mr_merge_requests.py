@@ -28,7 +28,7 @@ from ralph.tracker import (
     ReviewEvent,
     ReviewState,
 )
-from ralph.tracker.gitlab._code_host import GitLabCodeHost
+from ralph.tracker.gitlab import GitLabCodeHost
 from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject, git

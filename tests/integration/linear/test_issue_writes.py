@@ -8,6 +8,7 @@ import pytest
 
 from ralph.errors import IssueNotFound
 from ralph.linear.fake import ScriptedFault
+from ralph.tracker.linear import _reads as r
 from ralph.tracker.linear import _writes as w
 from ralph.tracker.linear import issue_from, set_up_team
 from ralph.workflow import Estimate, Priority, WorkflowState
@@ -175,7 +176,7 @@ def test_archiving_and_unarchiving_survive_a_lost_answer(fake, client, team):
     lost_after_write(fake, "ArchiveIssue")
     w.archive_issue(client, issue["id"])
     assert issue_from(w.issue_by_number(client, team, 1), "ENG").archived
-    assert list(w.team_issues(client, team)) == []
+    assert r.read_rows(client, r.team_filter(team), archived=False) == []
     lost_after_write(fake, "UnarchiveIssue")
     w.unarchive_issue(client, issue["id"])
     assert not issue_from(w.issue_by_number(client, team, 1), "ENG").archived
@@ -187,13 +188,13 @@ def test_an_unknown_number_is_issue_not_found(client, team):
 
 
 def test_a_teams_issues_and_an_issues_comments_are_read_page_after_page(fake, client, team):
-    for n in range(45):  # TeamIssues pages by 40
+    for n in range(205):  # IssueRows pages by 200
         w.create_issue(client, team, f"Task {n}")
-    w.archive_issue(client, "ENG-45")
-    assert [n["identifier"] for n in w.team_issues(client, team)] == [
-        f"ENG-{n}" for n in range(1, 45)
+    w.archive_issue(client, "ENG-205")
+    assert [n["identifier"] for n in r.read_rows(client, r.team_filter(team), archived=False)] == [
+        f"ENG-{n}" for n in range(1, 205)
     ]
-    assert len(list(w.team_issues(client, team, archived=True))) == 45
+    assert len(r.read_rows(client, r.team_filter(team), archived=True)) == 205
     for n in range(105):  # IssueComments pages by 100
         w.create_comment(client, "ENG-1", f"Note {n}")
     bodies = [c["body"] for c in w.issue_comments(client, "ENG-1")]

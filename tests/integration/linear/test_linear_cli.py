@@ -116,7 +116,7 @@ def test_init_without_a_key_names_both_variables_and_writes_nothing(served, proj
 
 @pytest.mark.slow
 def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
-    # Linear's own budgets (an API key's 1,500 requests and 250,000 points an hour): the
+    # Linear's own budgets (an API key's 5,000 requests and 250,000 points an hour): the
     # run stays in the half of each that goes unpaced.
     fake = FakeLinear()
     fake.add_token(TOKEN, "Ada Lovelace")
@@ -151,3 +151,17 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         ["git", "log", "--oneline", "main"], cwd=work, capture_output=True, text=True, check=True
     ).stdout
     assert "Merge pull request #1" in log
+
+
+def test_issue_show_reads_the_issue_then_all_its_relatives_in_one_request(served, project):
+    assert served.ralph("init", "--linear", "ENG", cwd=project.path).returncode == 0
+    assert served.ralph("issue", "new", "Epic", cwd=project.path).returncode == 0
+    for title in ("First", "Second", "Third"):
+        made = served.ralph("issue", "new", title, "--parent", "1", cwd=project.path)
+        assert made.returncode == 0, made.stderr
+    before = len(served.fake.requests)
+    shown = served.ralph("issue", "show", "1", cwd=project.path)
+    assert shown.returncode == 0, shown.stderr
+    assert "Third" in shown.stdout
+    names = [r.name for r in served.fake.requests[before:]]
+    assert names == ["Team", "IssuesWithComments", "IssuesWithComments"]

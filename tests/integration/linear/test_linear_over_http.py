@@ -51,16 +51,17 @@ def test_create_update_and_page_through_a_teams_issues(client):
         client.mutate(q.CREATE_ISSUE, {"input": {"teamId": team["id"], "title": f"Task {n}"}})[
             "issueCreate"
         ]["issue"]
-        for n in range(55)  # more than a page (50)
+        for n in range(55)
     ]
     changes = {"stateId": done["id"], "estimate": 5, "priority": 2, "parentId": created[1]["id"]}
     updated = client.mutate(q.UPDATE_ISSUE, {"id": "ENG-1", "input": changes})["issueUpdate"]
     assert updated["issue"]["state"]["name"] == "Done"
     assert (updated["issue"]["estimate"], updated["issue"]["priority"]) == (5, 2)
     assert updated["issue"]["parent"]["identifier"] == "ENG-2"
-    listed = list(client.pages(q.TEAM_ISSUES, {"teamId": team["id"]}, ["team", "issues"]))
+    rows = {"filter": {"team": {"id": {"eq": team["id"]}}}}
+    listed = list(client.pages(q.ISSUE_ROWS, rows, ["issues"]))
     assert [i["identifier"] for i in listed] == [f"ENG-{n}" for n in range(1, 56)]
-    assert listed[1]["children"]["nodes"] == [{"identifier": "ENG-1"}]
+    assert listed[1]["children"]["nodes"] == [{"id": created[0]["id"]}]
 
 
 def test_a_spent_budget_is_waited_out_briefly_and_the_read_succeeds(fake, client):

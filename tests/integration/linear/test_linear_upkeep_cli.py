@@ -140,12 +140,12 @@ def test_hygiene_archives_in_linear_once_and_a_dry_run_changes_nothing(board: Bo
 
 def test_linear_not_answering_is_one_line_and_a_failure_to_try_again(board: Board) -> None:
     # Every try of the team's issues (the client's first and its three retries) fails.
-    board.fake.script(*[ScriptedFault.server_error("TeamBoard")] * 4)
+    board.fake.script(*[ScriptedFault.server_error("BoardRows")] * 4)
     down = board.ralph("hygiene")
     assert down.returncode == 1, down.stdout + down.stderr
     # Each failed try is a warning as it happens; then the one line of the error.
     (said,) = [line for line in down.stderr.splitlines() if line.startswith("ralph: error")]
-    assert said == "ralph: error: Linear did not answer TeamBoard: Internal server error"
+    assert said == "ralph: error: Linear did not answer BoardRows: Internal server error"
     assert down.stderr.strip().splitlines()[-1] == said
     assert "Traceback" not in down.stderr
     assert board.ralph("hygiene").returncode == 0

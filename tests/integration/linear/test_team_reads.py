@@ -1,6 +1,7 @@
-"""A Linear team's board read whole once, then kept while Linear says nothing changed:
-``ralph serve`` and the web board read the board on every poll, and a full read costs
-thousands of points where asking whether anything changed costs a few."""
+"""A Linear team's board read once, then kept while Linear says nothing changed, and
+corrected by what changed: ``ralph serve`` and the web board read the board on every
+poll, and a read of it costs thousands of points where asking whether anything changed
+costs 14."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import pytest
 from ralph.linear import LinearClient
 from ralph.tracker import IssueQuery
 from ralph.tracker.linear import LinearTracker, set_up_team
-from ralph.tracker.linear._team_reads import FULL_READ_SECONDS
+from ralph.tracker.linear._reads import stamp
+from ralph.tracker.linear._team_reads import BOARD_CLOSED_DAYS
 from ralph.workflow import WorkflowState
 
 pytestmark = pytest.mark.timeout(60)
 
 S = WorkflowState
 EVERY = IssueQuery(status=None)
+DAY = 86400.0
 
 
 @pytest.fixture
@@ -34,12 +37,14 @@ def sent(fake, since: int) -> list[str]:
 def test_a_board_nobody_changed_is_asked_about_not_read_again(fake, tracker, clock):
     tracker.list_issues(EVERY)
     before = len(fake.requests)
-    clock.advance(30)
-    assert [i.title for i in tracker.list_issues(EVERY)] == ["Wave", "Bow"]
-    assert sent(fake, before) == ["TeamChanges"]
+    for _ in range(12):  # an hour of polls
+        clock.advance(300)
+        assert [i.title for i in tracker.list_issues(EVERY)] == ["Wave", "Bow"]
+    assert sent(fake, before) == ["TeamChanges"] * 12
+    assert sum(r.complexity for r in fake.requests[before:]) == 12 * 14
 
 
-def test_a_persons_change_on_linear_is_read_at_the_next_look(fake, tracker, clock):
+def test_a_persons_change_is_read_alone_at_the_next_look(fake, tracker, clock):
     tracker.list_issues(EVERY)
     fake.add_token("lin_api_person", "Grace Hopper")
     person = LinearTracker(LinearClient(fake, "lin_api_person", clock=clock), "ENG", clock=clock)
@@ -47,21 +52,72 @@ def test_a_persons_change_on_linear_is_read_at_the_next_look(fake, tracker, cloc
     person.update_issue(2, title="Bow deeply")
     before = len(fake.requests)
     assert [i.title for i in tracker.list_issues(EVERY)] == ["Wave", "Bow deeply"]
-    assert sent(fake, before) == ["TeamChanges", "TeamIssues"]
+    assert sent(fake, before) == ["TeamChanges", "IssueRows"]
+    # A page the size of what changed: Linear prices a page by its size, not its issues.
+    assert fake.requests[-1].complexity < 25
 
 
-def test_after_its_own_write_the_tracker_reads_the_board_whole(fake, tracker, clock):
+def test_many_issues_updated_at_one_instant_are_not_read_again_and_again(fake, tracker, clock):
+    for n in range(8):
+        tracker.create_issue(f"Bulk {n}", state=S.BACKLOG)
+    for issue in fake.workspace.team("ENG").issue_list:  # one bulk edit
+        issue.updatedAt = "2027-01-01T00:00:00.000Z"
     tracker.list_issues(EVERY)
-    tracker.add_dependency(2, 1)  # a relation may leave no updatedAt behind
+    before = len(fake.requests)
+    tracker.list_issues(EVERY)
+    assert sent(fake, before) == ["TeamChanges"]
+
+
+def test_its_own_write_is_read_again_even_when_linear_leaves_updated_at(fake, tracker):
+    tracker.list_issues(EVERY)
+    tracker.add_dependency(2, 1)  # the fake, like Linear perhaps, moves no updatedAt
     before = len(fake.requests)
     (bow,) = [i for i in tracker.list_issues(EVERY) if i.number == 2]
     assert bow.blocked_by == (1,)
-    assert sent(fake, before) == ["TeamIssues"]
+    assert sent(fake, before) == ["TeamChanges", "IssueRows", "RelationsOf", "InverseRelationsOf"]
 
 
-def test_a_kept_board_is_read_whole_again_after_a_while(fake, tracker, clock):
+def test_the_board_leaves_out_closed_issues_of_long_ago_that_nothing_names(fake, tracker, clock):
+    epic = tracker.create_issue("Epic", state=S.IN_PROGRESS)
+    child = tracker.create_issue("Old child", parent=epic.number, state=S.DONE)
+    old = tracker.create_issue("Old and alone", state=S.DONE)
+    recent = tracker.create_issue("Done last week", state=S.DONE)
+    issues = {i.title: i for i in fake.workspace.team("ENG").issue_list}
+    long_ago = stamp(clock() - 2 * BOARD_CLOSED_DAYS * DAY)
+    for title in ("Old child", "Old and alone"):
+        issues[title].updatedAt = long_ago
+    issues["Done last week"].updatedAt = stamp(clock() - 7 * DAY)
+    board = {i.number for i in tracker.list_issues(EVERY)}
+    assert {epic.number, child.number, recent.number} <= board
+    assert old.number not in board
+    # Asked for closed issues, Linear is asked for every one of them.
+    closed = {i.number for i in tracker.list_issues(IssueQuery(status=None, states=[S.DONE]))}
+    assert closed == {child.number, old.number, recent.number}
+
+
+def test_a_closed_issue_an_open_one_comes_to_name_joins_the_board(fake, tracker, clock):
+    old = tracker.create_issue("Old blocker", state=S.DONE)
+    fake.workspace.team("ENG").issue_list[-1].updatedAt = stamp(clock() - 400 * DAY)
+    assert old.number not in {i.number for i in tracker.list_issues(EVERY)}
+    tracker.add_dependency(1, old.number)
+    board = {i.number: i for i in tracker.list_issues(EVERY)}
+    assert board[1].blocked_by == (old.number,)
+    assert board[old.number].title == "Old blocker"
+
+
+def test_open_issues_come_from_a_kept_board(fake, tracker):
     tracker.list_issues(EVERY)
-    clock.advance(FULL_READ_SECONDS)
     before = len(fake.requests)
-    tracker.list_issues(EVERY)
-    assert sent(fake, before) == ["TeamIssues"]
+    assert [i.title for i in tracker.list_issues(IssueQuery())] == ["Wave", "Bow"]
+    assert sent(fake, before) == ["TeamChanges"]
+
+
+def test_the_dashboard_is_read_once_then_asked_about(fake, tracker, clock):
+    assert [i.title for i in tracker.board_issues(closed_since=clock() - DAY)] == ["Wave", "Bow"]
+    before = len(fake.requests)
+    clock.advance(60)
+    assert [i.title for i in tracker.board_issues(closed_since=clock() - DAY)] == ["Wave", "Bow"]
+    assert sent(fake, before) == ["TeamChanges"]
+    # A wider window than the kept one is read again.
+    tracker.board_issues(closed_since=clock() - 30 * DAY)
+    assert sent(fake, before)[1:] == ["TeamChanges", "BoardRows"]

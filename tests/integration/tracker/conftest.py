@@ -86,7 +86,7 @@ def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
     if isinstance(tracker, GitHubTracker):
         return GitHubCodeHost.of(tracker)
     if isinstance(tracker, GitLabTracker):
-        from ralph.tracker.gitlab._code_host import GitLabCodeHost
+        from ralph.tracker.gitlab import GitLabCodeHost
 
         # Merge requests merge in ``project``'s repository, as GitLab merges on its side.
         fake = tracker.client.transport

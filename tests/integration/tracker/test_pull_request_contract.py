@@ -50,7 +50,7 @@ from ralph.tracker import (
     ReviewEvent,
     ReviewState,
 )
-from ralph.tracker.gitlab._code_host import GitLabCodeHost
+from ralph.tracker.gitlab import GitLabCodeHost
 from ralph.workflow import WorkflowState, parse_transition_comments
 from ralph.workflow import WorkflowState as S
 

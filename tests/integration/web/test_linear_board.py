@@ -140,13 +140,13 @@ def test_linear_not_answering_is_a_503_of_one_line_then_the_page_again(
     board: WebProject, url: str
 ) -> None:
     assert board.linear is not None
-    # Every try of the issue's read (the client's first and its three retries) fails.
-    board.linear.script(*[ScriptedFault.server_error("IssueWithComments")] * 4)
+    # Every try of the issue's read with its relatives (the first and three retries) fails.
+    board.linear.script(*[ScriptedFault.server_error("IssuesWithComments")] * 4)
     status, page = get(f"{url}issues/{board.in_review[0]}")
     assert status == 503, page
     said = re.search(r'<p class="message">(.*?)</p>', page, re.S)
     assert said is not None, page
-    assert "Linear did not answer IssueWithComments" in said.group(1)
+    assert "Linear did not answer IssuesWithComments" in said.group(1)
     assert "\n" not in said.group(1).strip()
     assert get(f"{url}issues/{board.in_review[0]}")[0] == 200
 

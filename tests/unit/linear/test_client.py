@@ -106,8 +106,8 @@ def test_a_write_refused_as_rate_limited_waits_and_goes_again(fake, client, slep
     data = client.mutate(q.CREATE_ISSUE, {"input": {"teamId": team_id(client), "title": "T"}})
     assert data["issueCreate"]["success"] is True
     assert names(fake).count("CreateIssue") == 2
-    # One request's refill (an hour / 1,500), not the whole 30 s to the reset.
-    assert slept == [pytest.approx(2.4)]
+    # One request's refill (an hour / 5,000), not the whole 30 s to the reset.
+    assert slept == [pytest.approx(0.72)]
 
 
 def test_rate_limiting_that_lasts_gives_up_after_five_bounded_waits(fake, client, slept):
@@ -138,7 +138,7 @@ def test_the_pacer_learns_each_operations_cost(fake, client):
     client.query(q.TEAM, {"key": "ENG"})
     assert client.pacer.costs["Team"] == 144
     assert client.pacer.requests is not None
-    assert client.pacer.requests.remaining == 1499
+    assert client.pacer.requests.remaining == 4999
 
 
 def test_a_mutation_is_refused_by_query_and_a_query_by_mutate(client):
@@ -164,5 +164,5 @@ def test_the_debug_log_has_each_request_with_its_budgets_and_never_the_key(fake,
         ("Viewer", "ok"),
     ]
     # The scripted refusal answered before running: only the second request was spent.
-    assert events[1]["requestsRemaining"] == 1499
+    assert events[1]["requestsRemaining"] == 4999
     assert KEY not in text

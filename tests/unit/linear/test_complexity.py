@@ -43,6 +43,24 @@ def test_a_page_given_as_a_variable_is_read_from_the_variables():
     assert cost(text) == 56  # no value: Linear's default page
 
 
+def test_a_page_of_none_costs_only_the_connection():
+    text = "query Q($first: Int) { issues(first: $first) { nodes { id } } }"
+    assert cost(text, first=0) == 1
+    assert cost("query { issues(first: 0) { nodes { id } } }") == 1
+
+
+def test_last_pages_backwards_at_the_same_price():
+    assert cost("query { issues(last: 20) { nodes { id } } }") == 23
+
+
+def test_fragments_are_priced_where_they_are_spread():
+    # issues 1 + 10 x (nodes 1 + the fragment: id 0.1 + state 1 + name 0.1) = 23
+    text = (
+        "query { issues(first: 10) { nodes { ...F } } }\nfragment F on Issue { id state { name } }"
+    )
+    assert cost(text) == 23
+
+
 def test_nested_connections_multiply():
     # issues 1 + 10 x (nodes 1 + labels 1 + 5 x (nodes 1 + name 0.1)) = 1 + 10 x 7.5 = 76
     text = "query { issues(first: 10) { nodes { labels(first: 5) { nodes { name } } } } }"

@@ -180,24 +180,26 @@ def test_a_page_above_250_is_refused(client, fake):
     assert "250" in reply.body["errors"][0]["message"]
 
 
-def test_pages_follow_the_cursor_to_the_end(client):
+def test_pages_follow_the_cursor_to_the_end(fake, client):
     eng = team(client, "ENG")
     for n in range(45):
         create(client, eng["id"], title=f"Issue {n}")
-    issues = list(client.pages(q.TEAM_ISSUES, {"teamId": eng["id"]}, ["team", "issues"]))
-    assert [i["title"] for i in issues] == [f"Issue {n}" for n in range(45)]
+    for n in range(45, 205):
+        create(client, eng["id"], title=f"Issue {n}")
+    rows = {"filter": {"team": {"id": {"eq": eng["id"]}}}}
+    issues = list(client.pages(q.ISSUE_ROWS, rows, ["issues"]))  # 200 a page
+    assert [i["title"] for i in issues] == [f"Issue {n}" for n in range(205)]
+    assert [r.name for r in fake.requests[-2:]] == ["IssueRows", "IssueRows"]
 
 
 def test_archived_issues_are_left_out_unless_asked_for(client):
     eng = team(client, "ENG")
     kept, gone = create(client, eng["id"]), create(client, eng["id"])
     client.mutate(q.ARCHIVE_ISSUE, {"id": gone["id"]})
-    variables = {"teamId": eng["id"]}
-    listed = list(client.pages(q.TEAM_ISSUES, variables, ["team", "issues"]))
+    variables = {"filter": {"team": {"id": {"eq": eng["id"]}}}}
+    listed = list(client.pages(q.ISSUE_ROWS, variables, ["issues"]))
     assert [i["id"] for i in listed] == [kept["id"]]
-    everything = list(
-        client.pages(q.TEAM_ISSUES, {**variables, "archived": True}, ["team", "issues"])
-    )
+    everything = list(client.pages(q.ISSUE_ROWS, {**variables, "archived": True}, ["issues"]))
     assert len(everything) == 2
 
 
@@ -229,7 +231,7 @@ def test_a_spent_request_budget_answers_ratelimited_with_a_400_and_refills(fake,
     outcome = client.send(q.VIEWER, {})
     assert outcome.kind is ResponseKind.RATE_LIMITED
     assert fake.requests[-1].status == 400
-    assert outcome.wait == pytest.approx(3600 / 1500)
+    assert outcome.wait == pytest.approx(3600 / 5000)
     clock.advance(outcome.wait)
     assert client.send(q.VIEWER, {}).kind is ResponseKind.OK
 
@@ -237,25 +239,25 @@ def test_a_spent_request_budget_answers_ratelimited_with_a_400_and_refills(fake,
 def test_a_spent_complexity_budget_refuses_an_expensive_read_but_not_a_cheap_one(fake, client):
     eng = team(client, "ENG")
     fake.drain(KEY, complexity=100)
-    assert client.send(q.TEAM_ISSUES, {"teamId": eng["id"], "first": 40}).kind is (
-        ResponseKind.RATE_LIMITED
-    )
+    rows = {"filter": {"team": {"id": {"eq": eng["id"]}}}, "first": 200}
+    assert client.send(q.ISSUE_ROWS, rows).kind is ResponseKind.RATE_LIMITED
     assert client.send(q.VIEWER, {}).kind is ResponseKind.OK
 
 
 def test_every_answer_reports_both_budgets_and_the_cost(fake, client):
     client.query(q.VIEWER)
     reply = fake.post({"query": q.VIEWER.text}, KEY)
-    assert reply.headers["x-ratelimit-requests-limit"] == "1500"
-    assert reply.headers["x-ratelimit-requests-remaining"] == "1498"
+    assert reply.headers["x-ratelimit-requests-limit"] == "5000"
+    assert reply.headers["x-ratelimit-requests-remaining"] == "4998"
     assert reply.headers["x-ratelimit-complexity-limit"] == "250000"
     assert reply.headers["x-complexity"] == "2"
     assert int(reply.headers["x-ratelimit-requests-reset"]) > 1e12  # epoch milliseconds
 
 
 def test_a_query_above_the_complexity_cap_is_refused(fake, client):
-    eng = team(client, "ENG")
-    payload = {"query": q.TEAM_ISSUES.text, "variables": {"teamId": eng["id"], "first": 250}}
+    # 1 + 250 x (1 + 1 + 50 x 1.1) = 14,251 points
+    big = "query Big { issues(first: 250) { nodes { children { nodes { id } } } } }"
+    payload = {"query": big, "variables": {}}
     reply = fake.post(payload, KEY)
     assert "too complex" in reply.body["errors"][0]["message"]
 
@@ -266,7 +268,7 @@ def test_unknown_ids_raise_not_found(client):
 
 
 def test_the_fake_has_no_internal_errors_after_a_workout(fake, client):
-    test_pages_follow_the_cursor_to_the_end(client)
+    test_pages_follow_the_cursor_to_the_end(fake, client)
     assert fake.internal_errors == []
 
 

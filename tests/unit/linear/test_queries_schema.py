@@ -14,6 +14,9 @@ from ralph.linear.queries import ALL, MAX_PAGE
 
 #: Linear refuses a single request above this many points.
 MAX_COMPLEXITY = 10_000
+#: Ralph keeps each request under half of that: Linear's own count may differ from its
+#: documented formula.
+OUR_LIMIT = MAX_COMPLEXITY // 2
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -57,15 +60,16 @@ def test_pages_stay_within_linears_limit(name):
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
-def test_the_document_costs_less_than_linears_limit_at_its_page(name):
+def test_the_document_costs_under_half_of_linears_limit_at_its_page(name):
     document = ALL[name]
     variables = {"first": document.page_size} if document.page_size else {}
-    assert complexity(linear_schema(), document.text, variables) <= MAX_COMPLEXITY
+    assert complexity(linear_schema(), document.text, variables) <= OUR_LIMIT
 
 
 def test_a_page_too_big_would_cost_more_than_linears_limit():
-    """The check above could fail: the team's issues at Linear's largest page do."""
-    document = ALL["TeamIssues"]
+    """The check above could fail: issues with their comments at Linear's largest page
+    do."""
+    document = ALL["IssuesWithComments"]
     assert complexity(linear_schema(), document.text, {"first": MAX_PAGE}) > MAX_COMPLEXITY
 
 
@@ -82,7 +86,13 @@ def test_the_documents_the_tracker_needs_are_all_there():
         "Team",
         "TeamLabels",
         "CreateWorkflowState",
-        "TeamIssues",
+        "IssueRows",
+        "BoardRows",
+        "ChildrenOf",
+        "LabelsOf",
+        "RelationsOf",
+        "InverseRelationsOf",
+        "TeamChanges",
         "Issue",
         "IssueByNumber",
         "IssueWithComments",

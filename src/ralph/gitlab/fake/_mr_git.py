@@ -141,11 +141,10 @@ class GitSide:
         name = f"gitlab-rebase-{head}".replace("/", "-")
         with Worktrees(git).scratch(name, base) as where:
             env = {**git.identity_env(), "GIT_EDITOR": "true"}
+            quiet = ("-c", "rebase.updateRefs=false", "-c", "commit.gpgSign=false")
             replayed = git.run(
-                "-c", "rebase.updateRefs=false", "-c", "commit.gpgSign=false",
-                "rebase", "--onto", base_commit, base_commit, old,
-                cwd=where, env=env,
-            )  # fmt: skip
+                *quiet, "rebase", "--onto", base_commit, base_commit, old, cwd=where, env=env
+            )
             if replayed.returncode != 0:
                 git.run("rebase", "--abort", cwd=where)
                 raise MergeRefused(f"{head} does not rebase onto {base}", files=[])

@@ -18,12 +18,22 @@ if TYPE_CHECKING:
 __all__ = ["MergeRequestLevers", "pipeline_json", "register"]
 
 P = "/api/v4/projects/{id}"
+#: Every status GitLab gives a job.
 _JOB_STATUSES = frozenset(
     {
-        "created", "waiting_for_resource", "preparing", "pending", "running", "success",
-        "failed", "canceled", "skipped", "manual", "scheduled",
+        "created",
+        "waiting_for_resource",
+        "preparing",
+        "pending",
+        "running",
+        "success",
+        "failed",
+        "canceled",
+        "skipped",
+        "manual",
+        "scheduled",
     }
-)  # fmt: skip
+)
 
 
 def register(routes: Routes) -> None:

@@ -1,6 +1,7 @@
 """The part of Linear's filter language the tracker's documents use: comparators on ids,
-numbers and strings, a team by id or key, a parent (or none), a state by type or name,
-the time of the last update, and/or. Anything else is
+numbers and strings, a team by id or key, a parent (or none) by id or number, a state by
+type or name, an estimate, labels by name (``some``/``every``), the description, the
+times of the last update and of archiving, and/or. Anything else is
 refused rather than ignored, so a document leaning on an unmodelled filter fails in the
 tests instead of matching everything."""
 
@@ -56,6 +57,14 @@ def _issue_matches(issue: Issue, wanted: Mapping[str, Any]) -> bool:
             ok = compare(issue.number, value)
         elif key == "title":
             ok = compare(issue.title, value)
+        elif key == "description":
+            ok = compare(issue.description, value)
+        elif key == "estimate":
+            ok = compare(issue.estimate, value)
+        elif key == "archivedAt":
+            ok = _compare_instant(issue.archivedAt, value)
+        elif key == "labels":
+            ok = _labels_match([label.name for label in issue.label_list], value)
         elif key == "team":
             ok = all(
                 compare(issue.team.id if k == "id" else issue.team.key, {**c})
@@ -71,9 +80,33 @@ def _issue_matches(issue: Issue, wanted: Mapping[str, Any]) -> bool:
                 if _known(k, ("type", "name"), "state")
             )
         elif key == "updatedAt":
-            ok = compare(_instant(issue.updatedAt), {k: _instant(v) for k, v in value.items()})
+            ok = _compare_instant(issue.updatedAt, value)
         else:
             raise LinearFault(f"The fake does not model the issue filter {key!r}")
+        if not ok:
+            return False
+    return True
+
+
+def _compare_instant(value: str | None, comparator: Mapping[str, Any]) -> bool:
+    """A date comparator (``gte``...; ``null`` as is) on an ISO 8601 date-time."""
+    return compare(
+        None if value is None else _instant(value),
+        {k: v if k == "null" else _instant(v) for k, v in comparator.items()},
+    )
+
+
+def _labels_match(names: list[str], wanted: Mapping[str, Any]) -> bool:
+    """An ``IssueLabelCollectionFilter``: ``some`` / ``every`` label by name, or none."""
+    for key, value in wanted.items():
+        if key == "null":
+            ok = (not names) == value
+        elif _known(key, ("some", "every"), "labels"):
+            tests = [
+                all(_known(k, ("name",), "label") and compare(n, c) for k, c in value.items())
+                for n in names
+            ]
+            ok = any(tests) if key == "some" else all(tests)
         if not ok:
             return False
     return True
@@ -95,7 +128,9 @@ def _parent_matches(parent: Issue | None, wanted: Mapping[str, Any]) -> bool:
         if key == "null":
             if (parent is None) != value:
                 return False
-        elif _known(key, ("id",), "parent") and (parent is None or not compare(parent.id, value)):
+        elif _known(key, ("id", "number"), "parent") and (
+            parent is None or not compare(parent.id if key == "id" else parent.number, value)
+        ):
             return False
     return True
 

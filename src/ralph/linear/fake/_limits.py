@@ -60,7 +60,8 @@ def complexity(
                 if isinstance(value, IntValueNode):
                     return int(value.value)
                 if isinstance(value, VariableNode):
-                    return int(variables.get(value.name.value) or DEFAULT_PAGE)
+                    given = variables.get(value.name.value)
+                    return DEFAULT_PAGE if given is None else int(given)  # 0 is a page
         return DEFAULT_PAGE
 
     def cost(selections: Any, parent: Any) -> float:

@@ -159,13 +159,15 @@ class FakeLinear:
         self,
         *,
         clock: Callable[[], float] = time.time,
-        requests_per_hour: int = 1500,
+        requests_per_hour: int = 5000,
         complexity_per_hour: int = 250_000,
         max_complexity: int = MAX_COMPLEXITY,
         refuse_cycles: bool = False,
         schema: PathLike | None = None,
     ) -> None:
-        """``refuse_cycles``: refuse a blocking relation that closes a cycle (Linear's
+        """The budgets are an API key's (Linear's rate-limiting documentation: 5,000
+        requests and 250,000 complexity points an hour, 10,000 points a request).
+        ``refuse_cycles``: refuse a blocking relation that closes a cycle (Linear's
         own behaviour is not documented; by default only duplicates are refused).
         ``schema``: a copy of Linear's published schema (default ``$RALPH_LINEAR_SCHEMA``)."""
         self.clock = clock

@@ -1,7 +1,8 @@
 """The GitLab tracker's parts: Ralph's values as labels of a GitLab project
 (``_mapping``), setting up and checking the project (``_project``), its issues and notes
-written safely through ``ralph.gitlab``'s client (``_writes``), the ``GitLabTracker``
-over them, and the project's merge requests as a ``GitLabCodeHost``."""
+written safely through ``ralph.gitlab``'s client (``_writes``), and the
+``GitLabTracker`` over them; its merge requests as a code host (``GitLabCodeHost``:
+``_code_host``, ``_mr_read``, ``_mr_review``)."""
 
 from __future__ import annotations
 

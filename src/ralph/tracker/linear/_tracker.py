@@ -229,6 +229,7 @@ class LinearTracker(Tracker):
         snapshots with the comments they hold."""
         issue = self._issue(node)
         self._snapshots.update(issue.number, lambda old: replace(issue, comments=old.comments))
+        self._changed([issue.number])
         return issue
 
     def _commented(self, number: int, made: Comment) -> Comment:
@@ -236,19 +237,25 @@ class LinearTracker(Tracker):
         return made
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
-        """One paginated read of the team's issues, filtered here (the fields Ralph
-        filters on are its own: states by name, estimates, labels, text)."""
+        """The issues ``query`` asks for: filtered on Linear's side as far as it goes
+        (states, open or closed, labels, estimates, text, parent, updated since), read
+        by pages of rows, then filtered and ordered here; in a process that read them
+        before, only what changed since. A query for every issue gets the board: the
+        open ones, the closed ones of the last 30 days and those they name
+        (``TeamReads``)."""
         query = query or IssueQuery()
-        nodes = self._team_reads.issues(
-            self.client, self.team, archived=query.archived is not False
-        )
+        nodes = self._team_reads.issues(self.client, self.team, query)
         return query.apply([self._issue(node) for node in nodes])
 
     def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
-        """The open issues and the closed ones of the done window, read lean
-        (``TeamBoard``: no labels, children, issues blocked or comments)."""
-        nodes = w.team_board(self.client, self.team, closed_since or 0.0)
+        """The open issues and the closed ones of the done window, archived ones too,
+        filtered on Linear's side."""
+        nodes = self._team_reads.board(self.client, self.team, closed_since or 0.0)
         return [self._issue(node) for node in nodes]
+
+    def _changed(self, numbers: Iterable[int | None]) -> None:
+        """Issues this tracker wrote: kept reads of the board read them again."""
+        self._team_reads.touched(numbers)
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -279,6 +286,7 @@ class LinearTracker(Tracker):
         )
         made = self._issue(node)
         self._snapshots.keep(made)
+        self._changed([made.number, parent])
         if parent is not None:
             self._snapshots.forget([parent])  # one more child
         return made
@@ -405,6 +413,7 @@ class LinearTracker(Tracker):
             self._audit_move(number, node, moved)
             node = moved
         self._snapshots.forget([number])
+        self._changed([number])
         return self._issue(node)
 
     def reopen_issue(self, number: int) -> Issue:
@@ -414,6 +423,7 @@ class LinearTracker(Tracker):
             self._audit_move(number, node, moved)
             node = moved
         self._snapshots.forget([number])
+        self._changed([number])
         return self._issue(node)
 
     def _audit_move(self, number: int, before: Node, after: Node) -> None:
@@ -430,6 +440,7 @@ class LinearTracker(Tracker):
         parent_id = None if parent is None else self._id(parent)
         kept = self._snapshots.get(child)
         w.set_parent(self.client, self._id(child), parent_id)
+        self._changed([child, parent, kept.parent if kept is not None else None])
         if kept is None:  # its former parent is not known here
             self._snapshots.forget()
         else:
@@ -438,19 +449,23 @@ class LinearTracker(Tracker):
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         w.add_blocking(self.client, self._id(blocking), self._id(blocked))
         self._snapshots.forget([blocked, blocking])
+        self._changed([blocked, blocking])
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         w.remove_blocking(self.client, self._id(blocking), self._id(blocked))
         self._snapshots.forget([blocked, blocking])
+        self._changed([blocked, blocking])
 
     def archive_issue(self, number: int) -> Issue:
         w.archive_issue(self.client, self._id(number))
         self._snapshots.forget([number])
+        self._changed([number])
         return self.get_issue(number)
 
     def unarchive_issue(self, number: int) -> Issue:
         w.unarchive_issue(self.client, self._id(number))
         self._snapshots.forget([number])
+        self._changed([number])
         return self.get_issue(number)
 
     # -- status updates: none on a Linear team ------------------------------------------------

@@ -21,7 +21,6 @@ import contextlib
 import enum
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ralph.errors import IssueNotFound
@@ -50,8 +49,6 @@ __all__ = [
     "move_issue",
     "remove_blocking",
     "set_parent",
-    "team_board",
-    "team_issues",
     "unarchive_issue",
     "update_issue",
 ]
@@ -141,36 +138,6 @@ def issue_by_id(client: LinearClient, issue_id: str) -> Node | None:
     except LinearNotFound:
         return None
     return node
-
-
-def team_issues(
-    client: LinearClient, team: LinearTeam, *, archived: bool = False
-) -> Iterator[Node]:
-    """Every issue of the team, page after page; archived ones too with ``archived``."""
-    variables = {"teamId": team.id, "archived": archived}
-    yield from client.pages(q.TEAM_ISSUES, variables, ("team", "issues"))
-
-
-def changed_since(client: LinearClient, team: LinearTeam, seen: Mapping[str, str]) -> bool:
-    """Whether an issue of the team changed since the read that saw ``seen`` (issue ids
-    to their ``updatedAt``): one updated at or after the latest of them that is not as
-    seen then. An empty ``seen`` always has changed."""
-    if not seen:
-        return True
-    since = max(seen.values())
-    data = client.query(q.TEAM_CHANGES, {"teamId": team.id, "since": since})
-    found = data["team"]["issues"]
-    if found["pageInfo"]["hasNextPage"]:
-        return True
-    return any(seen.get(node["id"]) != node["updatedAt"] for node in found["nodes"])
-
-
-def team_board(client: LinearClient, team: LinearTeam, since: float) -> Iterator[Node]:
-    """The team's open issues and those closed and updated since ``since`` (epoch
-    seconds), archived ones too, as a dashboard shows them (``TeamBoard``)."""
-    stamp = datetime.fromtimestamp(max(since, 0.0), UTC).isoformat(timespec="milliseconds")
-    variables = {"teamId": team.id, "since": stamp.replace("+00:00", "Z")}
-    yield from client.pages(q.TEAM_BOARD, variables, ("team", "issues"))
 
 
 def issue_comments(client: LinearClient, issue_id: str) -> Iterator[Node]:
