@@ -211,6 +211,19 @@ def test_init_writes_gitlab_as_tracker_and_github_as_code_host(served, tmp_path)
     assert github.internal_errors == []
 
 
+def test_init_with_gitlab_and_github_asks_which_holds_the_code_writing_nothing(served, project):
+    """Both hold code: without --code-host, ralph init cannot tell which has the issues."""
+    made = served.ralph(
+        "init",
+        *("--gitlab", "acme/app", "--gitlab-url", served.url, "--github", "acme/greet"),
+        cwd=project.path,
+    )
+    assert made.returncode != 0
+    assert len(made.stderr.strip().splitlines()) == 1, made.stderr
+    assert "--code-host" in made.stderr
+    assert not (project.path / "ralph.toml").exists()
+
+
 @pytest.mark.slow
 def test_team_takes_the_demo_epic_to_done_on_gitlab_merging_each_branch_here(tmp_path):
     from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
@@ -220,8 +233,8 @@ def test_team_takes_the_demo_epic_to_done_on_gitlab_merging_each_branch_here(tmp
 
     fake = FakeGitLab()
     fake.add_token(TOKEN, "ada")
-    fake.add_project("acme/app")
     work = create_sample_repository(tmp_path / "work")
+    fake.add_project("acme/app", repository=work)  # merge requests merge here
     tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
     with fake.serve() as url:
         served = Served(fake, url)
@@ -240,9 +253,13 @@ def test_team_takes_the_demo_epic_to_done_on_gitlab_merging_each_branch_here(tmp
         run = served.ralph("team", str(epic.number), cwd=work, timeout=280)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         used = len(fake.requests) - before
-        # The demo epic and its three sub-issues, scripted agents, local pull requests.
-        assert used <= 600, used
+        # The demo epic and its three sub-issues, scripted agents, GitLab merge requests.
+        assert used <= 700, used
         print(f"requests for the demo epic (team) on GitLab: {used}")
+        core = subprocess.run(
+            ["git", "show", "main:greet/core.py"], cwd=work, capture_output=True, text=True
+        )
+        assert "def farewell" in core.stdout
         issues = list(fake.state.project("acme/app").issues.values())  # type: ignore[union-attr]
         assert len(issues) == 4
         assert all("ralph::Done" in i.labels and i.state == "closed" for i in issues)
