@@ -8,6 +8,7 @@ from ralph.config._config import _KEYS, render_config
 from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
+from ralph.config._gitlab import GITLAB_ENV, GITLAB_TOKEN_VARIABLES, GitLabSettings, gitlab_table
 from ralph.config._hooks import HOOK_ENV
 from ralph.config._jira import JIRA_ENV, JIRA_TOKEN_VARIABLES, JiraSettings, jira_table
 from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
@@ -35,6 +36,8 @@ def _variables() -> list[str]:
     rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
     rows += [(variable, f"[jira] {key}") for key, variable in JIRA_ENV.items()]
     rows += [(variable, "the Jira API token") for variable in JIRA_TOKEN_VARIABLES]
+    rows += [(variable, f"[gitlab] {key}") for key, variable in GITLAB_ENV.items()]
+    rows += [(variable, "the GitLab access token") for variable in GITLAB_TOKEN_VARIABLES]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
 
 
@@ -113,6 +116,13 @@ def configuration_reference() -> str:
             jira_table(
                 JiraSettings(url="https://acme.atlassian.net", project="PROJ", email="you@acme.com")
             ).rstrip(),
+            "```",
+            "",
+            "A `[gitlab]` table names a GitLab project, on gitlab.com unless `url` names",
+            "another instance (its token is read from the environment only):",
+            "",
+            "```toml",
+            gitlab_table(GitLabSettings(project="acme/app")).rstrip(),
             "```",
             "",
             *_guarded(),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph.config._github import GitHubSettings, github_table, parse_github_settings
+from ralph.config._gitlab import GitLabSettings, gitlab_table, parse_gitlab_settings
 from ralph.config._jira import JiraSettings, jira_table, parse_jira_settings
 from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
 from ralph.workflow import MergePolicy
@@ -88,6 +89,18 @@ SERVICES: dict[str, Service] = {
         tracker=True,
         tracker_needs=lambda s, source: s.require(source),
         render=lambda s, tracker_title: jira_table(s),
+    ),
+    "gitlab": Service(
+        name="gitlab",
+        title="GitLab",
+        settings=GitLabSettings,
+        parse=parse_gitlab_settings,
+        tracker=True,
+        code_host=True,
+        tracker_needs=lambda s, source: s.require(source),
+        code_host_needs=lambda s, source: s.require(source),
+        render=lambda s, tracker_title: gitlab_table(s),
+        repo_name=lambda s: str(s.project).rsplit("/", 1)[-1],
     ),
 }
 
