@@ -22,6 +22,7 @@ SERVICES = ("github", "linear", "jira", "gitlab")
 #: the recipe, as data. It only ever shrinks.
 RECIPE = {
     "config/_services.py": "its settings record, one entry in SERVICES",
+    "config/__init__.py": "its settings, parse and token function exported to the wiring",
     "project/_backends.py": "its Backend record, one entry in BACKENDS",
     "cli/_init.py": "its `ralph init --NAME` option: Typer reads options from the signature",
     "errors.py": "its errors drawn in the tree (they derive from the Service* bases)",
