@@ -8,7 +8,7 @@ import re
 import signal
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ralph._rest_http import RestRequest
 
@@ -21,10 +21,17 @@ class Posted(Protocol):
     def post(self, payload: Any, token: str) -> Any: ...
 
 
+@runtime_checkable
 class Answered(Protocol):
     """A REST fake whose served requests go through ``answer`` (FakeJira)."""
 
     def answer(self, request: RestRequest, headers: Mapping[str, str]) -> Any: ...
+
+
+class Sent(Protocol):
+    """A REST fake that is the transport its server sends to (FakeGitLab)."""
+
+    def send(self, request: RestRequest) -> Any: ...
 
 
 class _Killer:
@@ -72,18 +79,34 @@ _READS = re.compile(r".*/search(/jql)?")
 
 
 def kill_after_rest(
-    fake: Answered, nth: int, *, first: str = "POST /rest/api/3/issue"
+    fake: Answered | Sent, nth: int, *, first: str = "POST /rest/api/3/issue"
 ) -> Callable[[int], None]:
     """As ``kill_after``, for a REST fake: the Nth write (POST, PUT, DELETE) it carries
-    out from the first ``first`` on ("METHOD path") kills the process given."""
-    answer = fake.answer
-    killer = _Killer(nth, lambda name: name == first)
+    out from the first whose "METHOD path" ``first`` matches (a regular expression) on
+    kills the process given. The fake serves through ``answer`` (FakeJira) or is the
+    transport its server sends to (FakeGitLab's ``send``)."""
+    killer = _Killer(nth, lambda name: re.fullmatch(first, name) is not None)
 
-    def answering(request: RestRequest, headers: Mapping[str, str]) -> Any:
-        reply = answer(request, headers)
+    def carried_out(request: RestRequest, reply: Any) -> None:
         write = request.method != "GET" and not _READS.fullmatch(request.path)
         if write and getattr(reply, "status", 500) < 300:  # a refused write changed nothing
             killer.wrote(f"{request.method} {request.path}")
+
+    if not isinstance(fake, Answered):  # FakeJira serves through answer
+        send = fake.send
+
+        def sending(request: RestRequest) -> Any:
+            reply = send(request)
+            carried_out(request, reply)
+            return reply
+
+        fake.send = sending  # type: ignore[method-assign]
+        return killer.arm
+    answer = fake.answer
+
+    def answering(request: RestRequest, headers: Mapping[str, str]) -> Any:
+        reply = answer(request, headers)
+        carried_out(request, reply)
         return reply
 
     fake.answer = answering  # type: ignore[method-assign]
