@@ -45,7 +45,7 @@ def test_team_takes_the_epic_to_done_through_a_merge_request(tmp_path):
 def test_serve_takes_the_epic_to_done_and_stops_on_sigterm(tmp_path):
     with site(tmp_path) as served:
         served.init()
-        epic = served.epic()
+        served.epic()
         status = tmp_path / "status.json"
         server = served.spawn("serve", "--poll-seconds", "2", "--status-file", str(status))
         try:
