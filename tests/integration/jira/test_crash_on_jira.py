@@ -1,7 +1,7 @@
-"""``ralph hero`` on a (fake) Jira project, killed right after Jira carried out a write
-and before Ralph heard back, then run again: the run ends Done with every sub-task
-made once, nothing written twice. RALPH_SWEEP_ALL=1 kills it after every write of the
-run, not a sample."""
+"""``ralph hero`` on a (fake) Jira project, pull requests merged here or on a (fake)
+GitHub, killed right after Jira carried out a write and before Ralph heard back, then
+run again: the run ends Done with every sub-task made once, nothing written twice.
+RALPH_SWEEP_ALL=1 kills it after every write of the run, not a sample."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from ..conftest import spawn_ralph
 from ..kills import kill_after_rest
-from .test_jira_shapes import TOKEN, Site, site
+from .test_jira_shapes import GITHUB_TOKEN, TOKEN, Site, site
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -26,8 +26,22 @@ def served(tmp_path) -> Iterator[Site]:
         yield made
 
 
+@pytest.fixture
+def with_github(tmp_path) -> Iterator[Site]:
+    with site(tmp_path, github=True) as made:
+        made.init("--github", "acme/greet")
+        yield made
+
+
 def env_of(served: Site) -> dict[str, str]:
-    return {"COLUMNS": "160", "RALPH_JIRA_TOKEN": TOKEN}
+    env = {"COLUMNS": "160", "RALPH_JIRA_TOKEN": TOKEN}
+    if served.github is not None:
+        env |= {
+            "RALPH_GH_API_URL": served.github_url,
+            "RALPH_GH_TOKEN": GITHUB_TOKEN,
+            "RALPH_GH_MUTATION_INTERVAL": "0.01",
+        }
+    return env
 
 
 def writes(served: Site) -> list[str]:
@@ -58,8 +72,12 @@ RERUN_ALL = os.environ.get("RALPH_SWEEP_ALL") == "1"
 WRITES = 53
 
 
-@pytest.mark.parametrize("nth", range(1, WRITES + 1) if RERUN_ALL else SWEEP)
-def test_a_hero_killed_just_after_a_jira_write_resumes_to_done_in_one_rerun(served, nth):
+#: With pull requests on GitHub (Jira's writes alone counted): a sample across the run.
+SWEEP_GITHUB = (1, 10, 13, 27, 41, 50)
+WRITES_GITHUB = 53
+
+
+def kill_and_rerun(served: Site, nth: int) -> None:
     epic = served.epic()
     arm = kill_after_rest(served.jira, nth)
     hero = spawn_ralph("hero", str(epic), cwd=served.work, env=env_of(served))
@@ -72,12 +90,38 @@ def test_a_hero_killed_just_after_a_jira_write_resumes_to_done_in_one_rerun(serv
     assert_done_once(served)
 
 
-def test_the_sweep_samples_the_whole_run(served):
+@pytest.mark.parametrize("nth", range(1, WRITES + 1) if RERUN_ALL else SWEEP)
+def test_a_hero_killed_just_after_a_jira_write_resumes_to_done_in_one_rerun(served, nth):
+    kill_and_rerun(served, nth)
+
+
+@pytest.mark.parametrize("nth", range(1, WRITES_GITHUB + 1) if RERUN_ALL else SWEEP_GITHUB)
+def test_with_github_a_hero_killed_after_a_jira_write_resumes_to_done(with_github, nth):
+    kill_and_rerun(with_github, nth)
+    assert with_github.github is not None
+    pulls = with_github.github.repository("acme/greet").pull_list
+    assert {p.state for p in pulls} == {"MERGED"}
+    heads = [p.headRefName for p in pulls]
+    assert len(heads) == len(set(heads)), heads  # no pull request opened twice
+
+
+def run_writes(served: Site) -> list[str]:
+    """Jira's writes of one hero run of the demo epic from the first issue made."""
     epic = served.epic()
     before = len(writes(served))
     run = served.ralph("hero", str(epic), timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    run_writes = writes(served)[before:]
-    done = run_writes[run_writes.index("POST /rest/api/3/issue") :]
+    done = writes(served)[before:]
+    return done[done.index("POST /rest/api/3/issue") :]
+
+
+def test_the_sweep_samples_the_whole_run(served):
+    done = run_writes(served)
     assert len(done) == WRITES, "\n".join(done)
     assert max(SWEEP) <= WRITES
+
+
+def test_the_sweep_with_github_samples_the_whole_run(with_github):
+    done = run_writes(with_github)
+    assert len(done) == WRITES_GITHUB, "\n".join(done)
+    assert max(SWEEP_GITHUB) <= WRITES_GITHUB
