@@ -232,6 +232,9 @@ bench-linear: $(VENV)/.synced
 bench-jira: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_jira.py
 
+bench-gitlab: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_gitlab.py
+
 bench-sandbox: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_sandbox.py
 

@@ -107,3 +107,11 @@ def test_an_issue_in_the_done_category_is_closed_for_its_resolution(status, reso
     assert issue.status is IssueStatus.CLOSED
     assert issue.close_reason is reason
     assert issue.closed_at == 1_800_000_000.0
+
+
+def test_an_issues_url_is_its_page_on_the_site_not_the_api_link():
+    status = {"name": "Backlog", "statusCategory": {"key": "new"}}
+    issue = issue_from(_node(summary="Seven", status=status), "PROJ", StatusMap.of(), POINTS)
+    assert issue.url == "https://acme.atlassian.net/browse/PROJ-7"
+    relative = {**_node(summary="Seven", status=status), "self": "/rest/api/3/issue/10007"}
+    assert issue_from(relative, "PROJ", StatusMap.of(), POINTS).url == ""

@@ -21,7 +21,7 @@ OFFLINE_TOKEN = "glpat-fake-gitlab-offline-token"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ralph.gitlab.fake", description=__doc__)
     parser.add_argument("--project", default="acme/app", help="the project's path (acme/app)")
-    parser.add_argument("--port", type=int, default=8767, help="0 for any free port")
+    parser.add_argument("--port", type=int, default=8768, help="0 for any free port")
     parser.add_argument(
         "--openapi",
         metavar="PATH",

@@ -213,7 +213,10 @@ class FakeJira:
     @contextmanager
     def serve(self, port: int = 0) -> Iterator[str]:
         """Serve on 127.0.0.1 (``port``; 0: any free one); yields the site's URL."""
-        with serve_rest(self.answer, "fake-jira", port=port) as url:
+        # ``answer`` looked up per request, so a test may wrap it once serving.
+        with serve_rest(lambda r, h: self.answer(r, h), "fake-jira", port=port) as url:
+            with self.site.lock:
+                self.site.url = url.rstrip("/")
             yield url
 
     def _account(self, authorization: str) -> Account | None:

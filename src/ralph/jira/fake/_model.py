@@ -246,6 +246,8 @@ class Site:
         self.projects: dict[str, Project] = {}
         self.issues: dict[str, Issue] = {}
         self.links: dict[str, Link] = {}
+        #: Where the site is served ("" until it is): the start of an issue's ``self``.
+        self.url = ""
         self._ids = 10000
 
     def new_id(self) -> str:

@@ -57,7 +57,7 @@ def issue_json(
     body: dict[str, Any] = {
         "id": issue.id,
         "key": issue.key,
-        "self": f"{API}/issue/{issue.id}",
+        "self": f"{site.url}{API}/issue/{issue.id}",
         "fields": values,
     }
     if properties:

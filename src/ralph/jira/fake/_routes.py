@@ -168,7 +168,8 @@ class Routes:
         for prop in body.get("properties") or []:
             issue.properties[str(prop.get("key"))] = prop.get("value")
         self.site.issues[issue.id] = issue
-        return 201, {"id": issue.id, "key": issue.key, "self": f"{API}/issue/{issue.id}"}
+        link = f"{self.site.url}{API}/issue/{issue.id}"
+        return 201, {"id": issue.id, "key": issue.key, "self": link}
 
     def get_issue(self, request: RestRequest, account: Account, key: str) -> tuple[int, Any]:
         issue = self._issue(key)

@@ -30,9 +30,11 @@ from ralph.dashboard import ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, StateConflict
 from ralph.gitlab import DEFAULT_URL, GitLabClient, GitLabNotFound, project_id
 from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.gitlab import _writes as w
+from ralph.tracker.gitlab._board import GitLabBoard
 from ralph.tracker.gitlab._mapping import (
     ARCHIVED,
     CLOSED_PREFIX,
@@ -112,6 +114,10 @@ class GitLabTracker(Tracker):
     @property
     def repository_name(self) -> str:
         return self.project
+
+    def project_board(self) -> ProjectBoard:
+        # The project's issues are its board; managing one as a board is GitHub's.
+        return GitLabBoard(self.project)
 
     def reference(self, number: int) -> str:
         return f"#{number}"

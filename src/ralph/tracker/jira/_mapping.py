@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from ralph._text import one_line
 from ralph.jira import to_text
@@ -187,8 +188,17 @@ def issue_from(
         created_at=epoch(fields.get("created")) or 0.0,
         updated_at=updated,
         closed_at=None if reason is None else (epoch(fields.get("resolutiondate")) or updated),
-        url=str(node.get("self") or ""),
+        url=browse_url(str(node.get("self") or ""), str(node["key"])),
     )
+
+
+def browse_url(api_link: str, key: str) -> str:
+    """The page a person opens for issue ``key``: ``self`` is the REST API's link
+    (``https://acme.atlassian.net/rest/api/3/issue/10001``), on the same site."""
+    parts = urlsplit(api_link)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}/browse/{key}"
 
 
 def _blocks(link: Mapping[str, Any]) -> bool:

@@ -34,9 +34,11 @@ from ralph.tracker._model import (
     StateChange,
     StatusUpdate,
 )
+from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.jira import _writes as w
+from ralph.tracker.jira._board import JiraBoard
 from ralph.tracker.jira._mapping import (
     PRIORITY_NAMES,
     EstimateField,
@@ -123,6 +125,10 @@ class JiraTracker(Tracker):
     @property
     def repository_name(self) -> str:
         return self.project_key
+
+    def project_board(self) -> ProjectBoard:
+        # The project's issues are its board; managing one as a board is GitHub's.
+        return JiraBoard(self.project_key)
 
     def reference(self, number: int) -> str:
         return f"{self.project_key}-{number}"

@@ -1,0 +1,127 @@
+"""``ralph hero`` on a (fake) Jira project, pull requests merged here or on a (fake)
+GitHub, killed right after Jira carried out a write and before Ralph heard back, then
+run again: the run ends Done with every sub-task made once, nothing written twice.
+RALPH_SWEEP_ALL=1 kills it after every write of the run, not a sample."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from ..conftest import spawn_ralph
+from ..kills import kill_after_rest
+from .test_jira_shapes import GITHUB_TOKEN, TOKEN, Site, site
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+@pytest.fixture
+def served(tmp_path) -> Iterator[Site]:
+    with site(tmp_path) as made:
+        made.init()
+        yield made
+
+
+@pytest.fixture
+def with_github(tmp_path) -> Iterator[Site]:
+    with site(tmp_path, github=True) as made:
+        made.init("--github", "acme/greet")
+        yield made
+
+
+def env_of(served: Site) -> dict[str, str]:
+    env = {"COLUMNS": "160", "RALPH_JIRA_TOKEN": TOKEN}
+    if served.github is not None:
+        env |= {
+            "RALPH_GH_API_URL": served.github_url,
+            "RALPH_GH_TOKEN": GITHUB_TOKEN,
+            "RALPH_GH_MUTATION_INTERVAL": "0.01",
+        }
+    return env
+
+
+def writes(served: Site) -> list[str]:
+    """The writes Jira carried out, in order: "METHOD path"."""
+    return [
+        f"{r.method} {r.path}"
+        for r in served.jira.requests
+        if r.method != "GET" and not r.path.endswith("/search/jql") and r.status < 300
+    ]
+
+
+def assert_done_once(served: Site) -> None:
+    served.assert_epic_done()  # four issues: no sub-task made twice
+    for issue in served.jira.site.issues.values():
+        bodies = Counter(str(c.body) for c in issue.comments)
+        assert [b for b, n in bodies.items() if n > 1] == [], issue.key
+    links = Counter((link.inward, link.outward) for link in served.jira.site.links.values())
+    assert [k for k, n in links.items() if n > 1] == []
+
+
+#: Where the demo epic's run stands after its Nth write from the first issue made (53 in
+#: all; each move is a transition): a sub-task made and moved (1-9), linked (10-11), the
+#: split reported on the epic (12-13); research and plans moved and reported (14-34);
+#: the pull requests merged, their notes written and the issues moved (35-49); the epic
+#: Done and the merged notes (50-53). A sample keeps the sweep to minutes.
+SWEEP = (1, 2, 4, 10, 12, 13, 17, 22, 27, 34, 41, 47, 50, 53)
+RERUN_ALL = os.environ.get("RALPH_SWEEP_ALL") == "1"
+WRITES = 53
+
+
+#: With pull requests on GitHub (Jira's writes alone counted): a sample across the run.
+SWEEP_GITHUB = (1, 10, 13, 27, 41, 50)
+WRITES_GITHUB = 53
+
+
+def kill_and_rerun(served: Site, nth: int) -> None:
+    epic = served.epic()
+    arm = kill_after_rest(served.jira, nth)
+    hero = spawn_ralph("hero", str(epic), cwd=served.work, env=env_of(served))
+    arm(hero.pid)
+    out, err = hero.communicate(timeout=300)
+    assert hero.returncode == -signal.SIGKILL, out[-3000:] + err[-3000:]
+
+    again = served.ralph("hero", str(epic), timeout=600)
+    assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-2000:]
+    assert_done_once(served)
+
+
+@pytest.mark.parametrize("nth", range(1, WRITES + 1) if RERUN_ALL else SWEEP)
+def test_a_hero_killed_just_after_a_jira_write_resumes_to_done_in_one_rerun(served, nth):
+    kill_and_rerun(served, nth)
+
+
+@pytest.mark.parametrize("nth", range(1, WRITES_GITHUB + 1) if RERUN_ALL else SWEEP_GITHUB)
+def test_with_github_a_hero_killed_after_a_jira_write_resumes_to_done(with_github, nth):
+    kill_and_rerun(with_github, nth)
+    assert with_github.github is not None
+    pulls = with_github.github.repository("acme/greet").pull_list
+    assert {p.state for p in pulls} == {"MERGED"}
+    heads = [p.headRefName for p in pulls]
+    assert len(heads) == len(set(heads)), heads  # no pull request opened twice
+
+
+def run_writes(served: Site) -> list[str]:
+    """Jira's writes of one hero run of the demo epic from the first issue made."""
+    epic = served.epic()
+    before = len(writes(served))
+    run = served.ralph("hero", str(epic), timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    done = writes(served)[before:]
+    return done[done.index("POST /rest/api/3/issue") :]
+
+
+def test_the_sweep_samples_the_whole_run(served):
+    done = run_writes(served)
+    assert len(done) == WRITES, "\n".join(done)
+    assert max(SWEEP) <= WRITES
+
+
+def test_the_sweep_with_github_samples_the_whole_run(with_github):
+    done = run_writes(with_github)
+    assert len(done) == WRITES_GITHUB, "\n".join(done)
+    assert max(SWEEP_GITHUB) <= WRITES_GITHUB
