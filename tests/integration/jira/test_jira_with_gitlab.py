@@ -77,6 +77,7 @@ def test_hero_takes_the_demo_epic_to_done_on_jira_with_merge_requests_on_gitlab(
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         served.assert_epic_done()
         project = gitlab.state.project("acme/greet")
+        assert project is not None
         merge_requests = list(_merge_requests.of(project).items.values())
         assert merge_requests
         assert {mr.state for mr in merge_requests} == {"merged"}
