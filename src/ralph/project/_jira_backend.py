@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ralph._text import one_line
 from ralph.config import (
     JIRA_ENV,
     JIRA_TOKEN_VARIABLES,
@@ -126,7 +127,8 @@ def _set_up(ask: InitAsk) -> ServiceSetUp:
             f"No field {settings.estimate_field!r} for estimates: name the story points or "
             "T-shirt field as [jira] estimate_field in ralph.toml"
         )
-    return ServiceSetUp(settings=settings, notes=tuple(notes))
+    # Names come from Jira: one printable line each for the terminal.
+    return ServiceSetUp(settings=settings, notes=tuple(one_line(n) for n in notes))
 
 
 def _reach(client: JiraClient, settings: JiraSettings, env: Mapping[str, str]) -> None:

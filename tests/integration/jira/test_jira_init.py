@@ -147,3 +147,18 @@ def test_init_again_keeps_the_file_and_refuses_another_project(project, clock):
     with pytest.raises(ConfigError, match='does not name this project; set tracker = "jira"'):
         init_project(project.path, services={"jira": "WEB"}, transports={"jira": fake}, env=env)
     assert (project.path / "ralph.toml").read_text() == written
+
+
+def test_text_from_jira_reaches_the_terminal_without_control_characters(project, clock):
+    fake = FakeJira(clock=clock)
+    fake.add_account(EMAIL, TOKEN, "ralph")
+    fake.add_project("OPS", "Ops\x1b]0;owned\x07\x1b[2J\nteam")
+    result = init_project(
+        project.path,
+        services={"jira": "OPS"},
+        transports={"jira": fake},
+        env={**ENV, "RALPH_JIRA_URL": "https://acme.atlassian.net"},
+    )
+    assert result.notes[0].startswith("Jira project OPS Ops")
+    for note in result.notes:
+        assert "\x1b" not in note and "\x07" not in note and "\n" not in note, note
