@@ -161,4 +161,4 @@ def test_text_from_jira_reaches_the_terminal_without_control_characters(project,
     )
     assert result.notes[0].startswith("Jira project OPS Ops")
     for note in result.notes:
-        assert "\x1b" not in note and "\x07" not in note and "\n" not in note, note
+        assert not {"\x1b", "\x07", "\n"} & set(note), note
