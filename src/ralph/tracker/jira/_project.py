@@ -94,8 +94,7 @@ def check_project(
     """What ``ralph doctor`` says of the project: readable, every state's status there,
     and the estimate field there; each line printable (names come from Jira)."""
     return [
-        replace(c, detail=one_line(c.detail))
-        for c in _checks(client, key, mapping, estimate_field)
+        replace(c, detail=one_line(c.detail)) for c in _checks(client, key, mapping, estimate_field)
     ]
 
 
