@@ -137,6 +137,7 @@ def test_a_move_to_a_done_status_resolves_the_issue_and_a_move_back_clears_it(fa
     canceled, backlog = project.status("Canceled"), project.status("Backlog")
     assert canceled is not None
     assert backlog is not None
+    fake.add_screen("PROJ", "Canceled", ("resolution",))
     client.post(
         "/issue/PROJ-1/transitions",
         {"transition": {"id": canceled.id}, "fields": {"resolution": {"name": "Won't Do"}}},

@@ -25,6 +25,7 @@ from ralph._rest_http import RestRequest, serve_rest
 from ralph.jira.fake._edits import Refused
 from ralph.jira.fake._model import (
     DEFAULT_STATUSES,
+    ISSUE_TYPES,
     Account,
     Project,
     Site,
@@ -169,16 +170,31 @@ class FakeJira:
             project.statuses.append(status)
             return status
 
-    def remove_transition(self, key: str, to: str, *, source: str = "*") -> None:
+    def remove_transition(
+        self, key: str, to: str, *, source: str = "*", issue_type: str = "*"
+    ) -> None:
         """The workflow of project ``key`` lacks the move to status ``to`` (from
-        ``source``, a status name, or from everywhere)."""
+        ``source``, a status name, or from everywhere), for ``issue_type`` (a name) or
+        for every type."""
         with self.site.lock:
             project = self.site.projects[key.upper()]
             target = project.status(to)
             origin = "*" if source == "*" else project.status(source)
+            kind = next((t.id for t in ISSUE_TYPES if t.name == issue_type), "*")
             if target is None or origin is None:
                 raise KeyError(f"no such status in {key}")
-            project.missing.add(("*" if isinstance(origin, str) else origin.id, target.id))
+            origin_id = "*" if isinstance(origin, str) else origin.id
+            project.missing.add((kind, origin_id, target.id))
+
+    def add_screen(self, key: str, to: str, fields: tuple[str, ...] = ("resolution",)) -> None:
+        """The transitions to status ``to`` of project ``key`` get a screen with
+        ``fields`` (a field not on a transition's screen is refused, as Jira does)."""
+        with self.site.lock:
+            project = self.site.projects[key.upper()]
+            target = project.status(to)
+            if target is None:
+                raise KeyError(f"no such status in {key}")
+            project.screens[target.id] = frozenset(fields)
 
     # -- the transport ----------------------------------------------------------------------
 

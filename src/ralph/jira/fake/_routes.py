@@ -199,36 +199,52 @@ class Routes:
 
     def transitions(self, request: RestRequest, account: Account, key: str) -> tuple[int, Any]:
         issue = self._issue(key)
-        return 200, {
-            "transitions": [
-                {
-                    "id": status.id,
-                    "name": status.name,
-                    "to": status.json(),
-                    "hasScreen": False,
-                    "isGlobal": True,
-                    "isInitial": False,
-                    "isAvailable": True,
-                    "isConditional": False,
-                    "isLooped": False,
-                }
-                for status in issue.project.transitions_from(issue.status.id)
-            ]
-        }
+        expand = {e.strip() for e in (request.param("expand", "") or "").split(",")}
+        found = []
+        for status in issue.project.transitions_from(issue.status.id, issue.issue_type.id):
+            screen = issue.project.screens.get(status.id, frozenset())
+            transition: dict[str, Any] = {
+                "id": status.id,
+                "name": status.name,
+                "to": status.json(),
+                "hasScreen": bool(screen),
+                "isGlobal": True,
+                "isInitial": False,
+                "isAvailable": True,
+                "isConditional": False,
+                "isLooped": False,
+            }
+            if "transitions.fields" in expand:
+                transition["fields"] = {name: _field_meta(name) for name in sorted(screen)}
+            found.append(transition)
+        return 200, {"transitions": found}
 
     def do_transition(self, request: RestRequest, account: Account, key: str) -> tuple[int, Any]:
         issue = self._issue(key)
         body = request.body or {}
         wanted = str((body.get("transition") or {}).get("id") or "")
-        target = next(
-            (s for s in issue.project.transitions_from(issue.status.id) if s.id == wanted), None
-        )
+        offered = issue.project.transitions_from(issue.status.id, issue.issue_type.id)
+        target = next((s for s in offered if s.id == wanted), None)
         if target is None:
             raise Refused(
                 400,
                 [f"Transition id '{wanted}' is not valid for this issue."],
             )
         fields = dict(body.get("fields") or {})
+        screen = issue.project.screens.get(target.id, frozenset())
+        # A comment goes with any transition; another field only on its screen.
+        named = [*fields, *(body.get("update") or {})]
+        off_screen = sorted(n for n in named if n != "comment" and n not in screen)
+        if off_screen:
+            raise Refused(
+                400,
+                [],
+                {
+                    n: f"Field '{n}' cannot be set. It is not on the appropriate screen, "
+                    "or unknown."
+                    for n in off_screen
+                },
+            )
         resolution = (fields.pop("resolution", None) or {}).get("name")
         if resolution is not None and resolution not in RESOLUTIONS:
             raise Refused(400, [], {"resolution": f"Resolution '{resolution}' does not exist."})
@@ -385,3 +401,17 @@ class Routes:
         return 200, answer
 
     # -- an issue as JSON -------------------------------------------------------------------
+
+
+def _field_meta(name: str) -> dict[str, Any]:
+    """A field of a transition's screen, as ``expand=transitions.fields`` lists it."""
+    meta: dict[str, Any] = {
+        "key": name,
+        "name": name.title(),
+        "required": name == "resolution",
+        "operations": ["set"],
+        "schema": {"type": name, "system": name},
+    }
+    if name == "resolution":
+        meta["allowedValues"] = [{"name": r} for r in RESOLUTIONS]
+    return meta
