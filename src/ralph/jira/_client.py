@@ -30,13 +30,15 @@ from ralph.jira._errors import (
 )
 from ralph.jira._pacer import JiraPacer
 
-__all__ = ["SEARCH_PAGE", "JiraClient"]
+__all__ = ["MAX_RECONCILE", "SEARCH_PAGE", "JiraClient"]
 
 logger = logging.getLogger(__name__)
 
 API = "/rest/api/3"
 #: Jira returns at most 100 issues a page when fields other than id and key are asked.
 SEARCH_PAGE = 100
+#: The most issue ids a search reconciles (``reconcileIssues``).
+MAX_RECONCILE = 50
 #: Paths a POST only reads from.
 _READ_POSTS = frozenset({f"{API}/search/jql"})
 
@@ -57,7 +59,8 @@ class JiraClient:
     ) -> None:
         self.transport = transport
         self._clock = clock
-        self._sleep = sleep
+        #: How this client waits (a fake clock's in tests); callers that wait use it too.
+        self.sleep = sleep
         self.pacer = pacer or JiraPacer(clock=clock, sleep=sleep)
         #: Requests sent, and writes among them (what it read before may be stale).
         self.requests = 0
@@ -92,14 +95,19 @@ class JiraClient:
         *,
         page: int = SEARCH_PAGE,
         properties: Sequence[str] = (),
+        reconcile: Sequence[int] = (),
     ) -> Iterator[dict[str, Any]]:
         """The issues ``jql`` finds, page after page (``nextPageToken``), with
-        ``fields`` and the issue ``properties`` named."""
+        ``fields`` and the issue ``properties`` named. Jira's search index lags behind
+        its writes: ``reconcile`` names issue ids just written, read fresh (the last
+        ``MAX_RECONCILE``, Jira's most)."""
         token: str | None = None
         while True:
             body: dict[str, Any] = {"jql": jql, "fields": list(fields), "maxResults": page}
             if properties:
                 body["properties"] = list(properties)
+            if reconcile:
+                body["reconcileIssues"] = [int(i) for i in reconcile][-MAX_RECONCILE:]
             if token:
                 body["nextPageToken"] = token
             answer = self.post("/search/jql", body) or {}
@@ -171,7 +179,7 @@ class JiraClient:
                 if outcome.wait is not None:
                     self.pacer.pause(outcome.wait, outcome.message)
                 else:
-                    self._sleep(float(failures**2))
+                    self.sleep(float(failures**2))
                 continue
             if kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
                 raise _error(request, outcome, JiraAuthError, "refused the credentials for")

@@ -14,7 +14,7 @@ from ralph._graphql_http import Reply
 from ralph._rest_http import RestRequest
 from ralph.errors import NotAvailable, StateConflict
 from ralph.jira import JiraClient
-from ralph.jira.fake import FakeJira
+from ralph.jira.fake import FakeJira, ScriptedFault
 from ralph.tracker.jira import JiraTracker
 from ralph.workflow import WorkflowState
 
@@ -155,3 +155,30 @@ def test_a_refused_move_inside_a_snapshot_reads_the_status_again(
     # What In Progress offers was not kept as Backlog's: Backlog still moves.
     tracker.create_issue("Three", state=S.BACKLOG)
     tracker.set_state(3, S.RESEARCH_NEEDED, command="ralph_triage")
+
+
+def test_a_lost_create_is_looked_for_by_a_relative_date_and_again_after_a_wait(
+    clock: FakeClock,
+):
+    fake = FakeJira(clock=clock, search_lag=2.0)
+    fake.add_account("ralph@example.com", "token", "ralph")
+    fake.add_project("PROJ")
+    tracker = JiraTracker(JiraClient(fake, clock=clock, sleep=clock.advance), "PROJ", clock=clock)
+    fake.faults.append(ScriptedFault.dropped_after_write("POST /rest/api/3/issue"))
+    made = tracker.create_issue("One")
+    assert made.number == 1
+    assert len(fake.site.issues) == 1
+    # Looked for at once, then again after a wait: the index had not caught up.
+    searches = [r.at for r in fake.requests if r.path.endswith("/search/jql")]
+    assert searches[1] - searches[0] == pytest.approx(5.0)
+
+
+def test_a_just_made_child_is_among_its_parents_children_at_once(clock: FakeClock):
+    fake = FakeJira(clock=clock, search_lag=60.0)
+    fake.add_account("ralph@example.com", "token", "ralph")
+    fake.add_project("PROJ")
+    tracker = JiraTracker(JiraClient(fake, clock=clock, sleep=clock.advance), "PROJ", clock=clock)
+    tracker.create_issue("Story")
+    tracker.create_issue("Step", parent=1)
+    assert tracker.get_issue(1).sub_issues == (2,)
+    assert [i.number for i in tracker.list_issues()] == [1, 2]

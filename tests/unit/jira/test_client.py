@@ -106,3 +106,11 @@ def test_jiras_errors_are_the_shared_service_errors_entry_points_map():
     assert issubclass(JiraRateLimited, ServiceRateLimited)
     assert issubclass(JiraUnavailable, ServiceUnavailable)
     assert issubclass(JiraAmbiguous, ServiceUnavailable)
+
+
+def test_a_search_names_the_issues_to_reconcile_the_last_fifty(fake, client, clock):
+    fake.site.search_lag = 60.0
+    made = [_create(client, f"Issue {n}") for n in range(1, 56)]
+    ids = [int(m["id"]) for m in made]
+    found = list(client.search("project = PROJ", ["id"], reconcile=ids))
+    assert sorted(int(i["id"]) for i in found) == ids[-50:]

@@ -159,3 +159,38 @@ def test_a_burst_past_the_limit_is_answered_429_with_retry_after(clock):
     assert second.headers["x-ratelimit-nearlimit"] == "true"
     clock.advance(1.0)
     assert fake.send(request).status == 200
+
+
+def test_jql_dates_relative_to_now_as_jira_writes_them(fake, client, clock):
+    client.post("/issue", {"fields": TASK})
+    clock.advance(600)
+    client.post("/issue", {"fields": TASK})
+
+    def keys(jql: str) -> list[str]:
+        return [i["key"] for i in client.search(jql, ["id"])]
+
+    assert keys("project = PROJ AND created >= -5m") == ["PROJ-2"]
+    assert keys("project = PROJ AND created >= -1h ORDER BY key ASC") == ["PROJ-1", "PROJ-2"]
+    assert keys("project = PROJ AND created < -5m") == ["PROJ-1"]
+
+
+def test_a_new_issue_reaches_search_after_a_lag_unless_reconciled(clock):
+    fake = FakeJira(clock=clock, search_lag=5.0)
+    fake.add_account("ada@example.com", "token", "Ada")
+    fake.add_project("PROJ")
+    made = fake.send(RestRequest("POST", f"{API}/issue", body={"fields": TASK})).body
+
+    def found(**extra: object) -> list[str]:
+        body = {"jql": "project = PROJ", "fields": ["id"], **extra}
+        reply = fake.send(RestRequest("POST", f"{API}/search/jql", body=body))
+        assert reply.status == 200, reply
+        return [i["id"] for i in reply.body["issues"]]
+
+    assert found() == []
+    assert found(reconcileIssues=[int(made["id"])]) == [made["id"]]
+    too_many = {"jql": "project = PROJ", "reconcileIssues": list(range(1, 52))}
+    assert (
+        "at most 50" in _refusal(fake, RestRequest("POST", f"{API}/search/jql", body=too_many))[0]
+    )
+    clock.advance(5.0)
+    assert found() == [made["id"]]

@@ -125,12 +125,15 @@ class FakeJira:
         clock: Callable[[], float] = time.time,
         openapi: PathLike | None = None,
         burst_per_second: int | None = None,
+        search_lag: float = 0.0,
     ) -> None:
         """``burst_per_second``: requests an account may make a second before a 429
-        (Jira's burst limit; None: no limit)."""
+        (Jira's burst limit; None: no limit). ``search_lag``: seconds before a new issue
+        is found by a search that does not name it in ``reconcileIssues``."""
         self.clock = clock
         self.document = jira_openapi(openapi)
         self.site = Site(clock)
+        self.site.search_lag = search_lag
         self.routes = Routes(self.site)
         self.burst_per_second = burst_per_second
         self.faults: list[ScriptedFault] = []

@@ -249,6 +249,8 @@ class Site:
         self.projects: dict[str, Project] = {}
         self.issues: dict[str, Issue] = {}
         self.links: dict[str, Link] = {}
+        #: Seconds before a new issue reaches search (Jira's index lags behind writes).
+        self.search_lag = 0.0
         self._ids = 10000
 
     def new_id(self) -> str:

@@ -4,6 +4,7 @@ the site's lock, after the request passed the OpenAPI check)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ralph._rest_http import RestRequest
@@ -27,6 +28,8 @@ __all__ = ["Routes"]
 #: A search page: at most 100 issues with fields, 5,000 with ids or keys only.
 MAX_PAGE = 100
 MAX_ID_PAGE = 5000
+#: Issue ids a search may name to read fresh (``reconcileIssues``).
+MAX_RECONCILE = 50
 _NOT_FOUND = "Issue does not exist or you do not have permission to see it."
 
 
@@ -346,6 +349,7 @@ class Routes:
             body.get("maxResults", 50),
             body.get("nextPageToken"),
             body.get("properties") or [],
+            body.get("reconcileIssues") or [],
         )
 
     def search_get(self, request: RestRequest, account: Account) -> tuple[int, Any]:
@@ -368,6 +372,7 @@ class Routes:
         size: int,
         token: str | None,
         properties: list[str],
+        reconcile: Sequence[int] = (),
     ) -> tuple[int, Any]:
         if not jql.strip():
             # The enhanced search refuses an unbounded query.
@@ -378,10 +383,16 @@ class Routes:
                     "Please add a search restriction to your query."
                 ],
             )
+        if len(reconcile) > MAX_RECONCILE:
+            raise Refused(400, [f"reconcileIssues accepts at most {MAX_RECONCILE} ids."])
         try:
             found = parse_jql(jql).run(self.site, account.account_id)
         except JqlError as exc:
             raise Refused(400, [str(exc)]) from None
+        # Jira's search index is eventually consistent: a new issue is found only after
+        # the lag, unless named in reconcileIssues (read fresh).
+        now, fresh = self.site.clock(), {str(i) for i in reconcile}
+        found = [i for i in found if i.id in fresh or now - i.created >= self.site.search_lag]
         chosen = wanted([("fields", f) for f in fields], default="id")
         ids_only = chosen <= {"id", "key"}
         size = max(1, min(size, MAX_ID_PAGE if ids_only else MAX_PAGE))

@@ -19,12 +19,20 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.errors import IssueNotFound, NotAvailable, StateConflict
-from ralph.jira import JiraAmbiguous, JiraClient, JiraInvalid, JiraNotFound, to_adf
+from ralph.jira import (
+    MAX_RECONCILE,
+    JiraAmbiguous,
+    JiraClient,
+    JiraInvalid,
+    JiraNotFound,
+    to_adf,
+)
 from ralph.tracker._model import (
     Check,
     CloseReason,
@@ -117,6 +125,10 @@ class JiraTracker(Tracker):
         self._transitions: w.Transitions = {}
         #: Each issue's type (id) as last read: with a kept status, where it stands.
         self._types: dict[int, str] = {}
+        #: Issue ids by number as read, and the issues this tracker wrote last: Jira's
+        #: search index lags behind writes, so searches name them to read them fresh.
+        self._ids: dict[int, str] = {}
+        self._recent: deque[int] = deque(maxlen=MAX_RECONCILE)
         #: Inside a snapshot each issue is read once; this tracker's writes drop it.
         self._snapshots = IssueSnapshots()
 
@@ -181,7 +193,14 @@ class JiraTracker(Tracker):
             raise IssueNotFound(number, f"Jira project {self.project_key}") from None
         if str(node.get("key", "")).upper() != self._key(number):  # moved to another project
             raise IssueNotFound(number, f"Jira project {self.project_key}")
+        if node.get("id"):
+            self._ids[number] = str(node["id"])
         return node
+
+    def _reconcile(self) -> list[int]:
+        """The ids of the issues this tracker wrote last, for a search to read fresh."""
+        numbers = list(dict.fromkeys(self._recent))
+        return [int(self._ids[n]) for n in numbers if self._ids.get(n, "").isdigit()]
 
     def _status(self, number: int) -> str:
         """The name of the issue's status, read now."""
@@ -222,7 +241,8 @@ class JiraTracker(Tracker):
         children: list[int] = []
         if int((fields.get("issuetype") or {}).get("hierarchyLevel", 0)) > SUBTASK:
             jql = f"parent = {w.jql_string(self._key(number))}"
-            children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
+            found = self.client.search(jql, ["id"], reconcile=self._reconcile())
+            children = [number_of(str(n["key"])) for n in found]
         issue = self._issue(node, children, comments)
         self._snapshots.keep(issue)
         return issue
@@ -245,6 +265,7 @@ class JiraTracker(Tracker):
             yield
         finally:
             self._changed(*numbers)
+            self._recent.extend(n for n in numbers if n is not None)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated JQL read of every issue of the project (closed ones too: an
@@ -252,7 +273,7 @@ class JiraTracker(Tracker):
         filters on are its own: states by name, estimates, labels, text)."""
         query = query or IssueQuery()
         jql = f"project = {w.jql_string(self.project_key)} ORDER BY key ASC"
-        nodes = list(self.client.search(jql, self._fields()))
+        nodes = list(self.client.search(jql, self._fields(), reconcile=self._reconcile()))
         children: dict[int, list[int]] = {}
         for node in nodes:
             parent = str(((node.get("fields") or {}).get("parent") or {}).get("key", ""))
@@ -288,8 +309,10 @@ class JiraTracker(Tracker):
         }
         if parent is not None:
             fields["parent"] = {"key": self._key(parent)}
-        made = w.create_issue(self.client, self.project_key, fields, self.now())
+        made = w.create_issue(self.client, self.project_key, fields)
         number = number_of(str(made["key"]))
+        self._ids[number] = str(made["id"])
+        self._recent.append(number)
         self._changed(parent)
         if state is not None:
             self._move(number, state)

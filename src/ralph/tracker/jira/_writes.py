@@ -8,7 +8,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ralph.errors import NotAvailable
@@ -37,6 +36,12 @@ CREATE_PROPERTY = "ralph.create"
 COMMENT_PAGE = 100
 #: How far back a lost write is looked for (Jira's JQL dates are to the minute).
 _LOOK_BACK = 60.0
+#: The same for a lost create, in JQL: relative, since JQL's absolute dates are in the
+#: user's time zone, which Ralph does not know.
+_CREATED_SINCE = "-5m"
+#: Jira's search index lags behind its writes: a lost create not found yet is looked for
+#: once more after this many seconds.
+_INDEX_LAG = 5.0
 
 
 def jql_string(text: str) -> str:
@@ -44,23 +49,26 @@ def jql_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def create_issue(client: JiraClient, project: str, fields: Node, now: float) -> Node:
+def create_issue(client: JiraClient, project: str, fields: Node) -> Node:
     """Create the issue (``{id, key}``); after a lost answer, the issue carrying this
-    create's marker if Jira made it, else ``JiraAmbiguous``."""
+    create's marker if Jira made it (looked for twice: the search index lags), else
+    ``JiraAmbiguous``."""
     marker = str(uuid.uuid4())
     body = {"fields": fields, "properties": [{"key": CREATE_PROPERTY, "value": {"id": marker}}]}
     try:
         made: Node = client.post("/issue", body)
         return made
     except JiraAmbiguous:
-        since = datetime.fromtimestamp(now - _LOOK_BACK, UTC).strftime("%Y-%m-%d %H:%M")
         jql = (
             f"project = {jql_string(project)} AND reporter = currentUser() "
-            f'AND created >= "{since}" ORDER BY created DESC'
+            f"AND created >= {_CREATED_SINCE} ORDER BY created DESC"
         )
-        for node in client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
-            if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
-                return dict(node)
+        for attempt in (1, 2):
+            if attempt == 2:
+                client.sleep(_INDEX_LAG)
+            for node in client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
+                if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
+                    return dict(node)
         raise
 
 
