@@ -182,3 +182,11 @@ def test_a_just_made_child_is_among_its_parents_children_at_once(clock: FakeCloc
     tracker.create_issue("Step", parent=1)
     assert tracker.get_issue(1).sub_issues == (2,)
     assert [i.number for i in tracker.list_issues()] == [1, 2]
+
+
+def test_doctor_does_not_wait_out_a_long_rate_limit(fake: FakeJira, tracker: JiraTracker):
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/project", retry_after=600))
+    [check] = tracker.check()
+    assert not check.ok
+    assert "rate limiting" in check.detail
+    assert "600 s" in check.detail

@@ -94,6 +94,8 @@ _FIELDS = (
     "assignee",
 )
 _RESOLUTIONS = {CloseReason.COMPLETED: "Done", CloseReason.DUPLICATE: "Duplicate"}
+#: Seconds of rate limiting ``ralph doctor`` waits out in all.
+_DOCTOR_PATIENCE = 30.0
 
 Node = dict[str, Any]
 
@@ -157,7 +159,9 @@ class JiraTracker(Tracker):
         return {"tracker": self.kind, "project": self.project_key}
 
     def check(self) -> list[Check]:
-        return check_project(self.client, self.project_key, self.statuses, self.estimate_field)
+        # ralph doctor: a person waits at the terminal, not out an hourly quota.
+        with self.client.impatient(_DOCTOR_PATIENCE):
+            return check_project(self.client, self.project_key, self.statuses, self.estimate_field)
 
     @property
     def project(self) -> JiraProject:
