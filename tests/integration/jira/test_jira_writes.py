@@ -190,3 +190,14 @@ def test_doctor_does_not_wait_out_a_long_rate_limit(fake: FakeJira, tracker: Jir
     assert not check.ok
     assert "rate limiting" in check.detail
     assert "600 s" in check.detail
+
+
+def test_a_lost_create_is_found_whatever_the_accounts_time_zone(clock: FakeClock):
+    fake = FakeJira(clock=clock)
+    # JQL reads an absolute date in the account's zone: 8 hours behind UTC here.
+    fake.add_account("ralph@example.com", "token", "ralph", time_zone="America/Los_Angeles")
+    fake.add_project("PROJ")
+    tracker = JiraTracker(JiraClient(fake, clock=clock, sleep=clock.advance), "PROJ", clock=clock)
+    fake.faults.append(ScriptedFault.dropped_after_write("POST /rest/api/3/issue"))
+    assert tracker.create_issue("One").number == 1
+    assert len(fake.site.issues) == 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ralph._rest_http import RestRequest
-from ralph.jira import JiraInvalid, to_adf
+from ralph.jira import JiraClient, JiraInvalid, to_adf
 from ralph.jira.fake import FakeJira
 
 API = "/rest/api/3"
@@ -194,3 +194,14 @@ def test_a_new_issue_reaches_search_after_a_lag_unless_reconciled(clock):
     )
     clock.advance(5.0)
     assert found() == [made["id"]]
+
+
+def test_jql_absolute_dates_are_in_the_accounts_time_zone(clock):
+    fake = FakeJira(clock=clock)  # 2027-01-15 08:00 UTC
+    fake.add_account("ada@example.com", "token", "Ada", time_zone="Asia/Tokyo")  # UTC+9
+    fake.add_project("PROJ")
+    client = JiraClient(fake, clock=clock, sleep=clock.advance)
+    client.post("/issue", {"fields": TASK})
+    assert client.myself()["timeZone"] == "Asia/Tokyo"
+    assert len(list(client.search('project = PROJ AND created >= "2027-01-15 16:59"', []))) == 1
+    assert list(client.search('project = PROJ AND created >= "2027-01-15 17:01"', [])) == []

@@ -145,9 +145,12 @@ class FakeJira:
 
     # -- seeding the site -------------------------------------------------------------------
 
-    def add_account(self, email: str, token: str, display_name: str) -> Account:
+    def add_account(
+        self, email: str, token: str, display_name: str, *, time_zone: str = "UTC"
+    ) -> Account:
+        """An account; ``time_zone`` (IANA) is the zone its JQL dates are read in."""
         with self.site.lock:
-            account = Account(f"acc-{self.site.new_id()}", email, display_name, token)
+            account = Account(f"acc-{self.site.new_id()}", email, display_name, token, time_zone)
             self.site.accounts.append(account)
             return account
 

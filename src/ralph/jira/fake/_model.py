@@ -111,6 +111,8 @@ class Account:
     email: str
     display_name: str
     token: str
+    #: JQL's absolute dates are read in this zone (an IANA name), as Jira does.
+    time_zone: str = "UTC"
 
     def json(self) -> dict[str, Any]:
         return {

@@ -73,7 +73,7 @@ class Routes:
     # -- the site ---------------------------------------------------------------------------
 
     def myself(self, request: RestRequest, account: Account) -> tuple[int, Any]:
-        return 200, {**account.json(), "timeZone": "UTC", "locale": "en_US"}
+        return 200, {**account.json(), "timeZone": account.time_zone, "locale": "en_US"}
 
     def fields(self, request: RestRequest, account: Account) -> tuple[int, Any]:
         system = [
