@@ -21,7 +21,7 @@ from ralph.jira.fake._model import (
     Link,
     Site,
 )
-from ralph.jira.fake._render import ALL_FIELDS, API, BLOCKS, issue_json, wanted
+from ralph.jira.fake._render import ALL_FIELDS, API, BLOCKS, field_meta, issue_json, wanted
 
 __all__ = ["Routes"]
 
@@ -218,7 +218,7 @@ class Routes:
                 "isLooped": False,
             }
             if "transitions.fields" in expand:
-                transition["fields"] = {name: _field_meta(name) for name in sorted(screen)}
+                transition["fields"] = {name: field_meta(name) for name in sorted(screen)}
             found.append(transition)
         return 200, {"transitions": found}
 
@@ -412,17 +412,3 @@ class Routes:
         return 200, answer
 
     # -- an issue as JSON -------------------------------------------------------------------
-
-
-def _field_meta(name: str) -> dict[str, Any]:
-    """A field of a transition's screen, as ``expand=transitions.fields`` lists it."""
-    meta: dict[str, Any] = {
-        "key": name,
-        "name": name.title(),
-        "required": name == "resolution",
-        "operations": ["set"],
-        "schema": {"type": name, "system": name},
-    }
-    if name == "resolution":
-        meta["allowedValues"] = [{"name": r} for r in RESOLUTIONS]
-    return meta

@@ -7,8 +7,9 @@ error when the workflow has none) and sends it with its audit comment in one req
 An issue in a status of Jira's Done category is closed; closing moves it to Done (or
 Canceled, with its resolution), reopening back to Backlog, each such move audited as
 ``ralph_sync``. Exclusive ownership of an issue comes from the task store's issue locks,
-as on GitHub and Linear: a move re-reads the status just before it. Every write is safe
-against a lost answer (``_writes``).
+as on GitHub and Linear: a move re-reads the status just before it (inside a step's
+snapshot it trusts the status kept there, and reads again when Jira refuses the move).
+Every write is safe against a lost answer (``_writes``).
 
 Jira has no status updates for a project, and archiving is a Premium plan's: both are
 refused in one line, saying what to do instead.
