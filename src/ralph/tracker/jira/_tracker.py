@@ -204,7 +204,8 @@ class JiraTracker(Tracker):
 
     def _reconcile(self) -> list[int]:
         """The ids of the issues this tracker wrote last, for a search to read fresh."""
-        numbers = list(dict.fromkeys(self._recent))
+        with self._lock:  # another thread's write may be adding to it
+            numbers = list(dict.fromkeys(self._recent))
         return [int(self._ids[n]) for n in numbers if self._ids.get(n, "").isdigit()]
 
     def _status(self, number: int) -> str:
@@ -270,7 +271,8 @@ class JiraTracker(Tracker):
             yield
         finally:
             self._changed(*numbers)
-            self._recent.extend(n for n in numbers if n is not None)
+            with self._lock:
+                self._recent.extend(n for n in numbers if n is not None)
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated JQL read of every issue of the project (closed ones too: an
@@ -317,7 +319,8 @@ class JiraTracker(Tracker):
         made = w.create_issue(self.client, self.project_key, fields)
         number = number_of(str(made["key"]))
         self._ids[number] = str(made["id"])
-        self._recent.append(number)
+        with self._lock:
+            self._recent.append(number)
         self._changed(parent)
         if state is not None:
             self._move(number, state)
