@@ -8,6 +8,7 @@
 #                  the Claude Agent SDK with its bundled Claude Code; EXTRAS= for none)
 #   make fake-linear  a fake Linear on 127.0.0.1 to try `ralph init --linear` offline
 #   make fake-jira    a fake Jira on 127.0.0.1 to try `ralph init --jira` offline
+#   make fake-gitlab  a fake GitLab on 127.0.0.1 to try Ralph's GitLab tracker offline
 # and, while changing Ralph, the inner loop:
 #   make check     ruff, mypy --strict and the unit tests (under a minute)
 # Everything is installed from the lock file (uv.lock); only python3, git and make have to
@@ -28,7 +29,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear fake-jira docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-jira bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
+.PHONY: help demo install fake-linear fake-jira fake-gitlab docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-jira bench-gitlab bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -118,6 +119,17 @@ fake-jira: export RALPH_JIRA_OPENAPI ?= $(abspath ../shared/api-definitions/jira
 fake-jira: $(VENV)/.runtime
 	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
 	@$(VENV)/bin/python -m ralph.jira.fake --port $(JIRA_PORT)
+
+# A fake GitLab on 127.0.0.1:$(GITLAB_PORT) (in memory, GitLab.com's rate limit), checking
+# every request against a copy of GitLab's REST OpenAPI document (RALPH_GITLAB_OPENAPI;
+# see docs/gitlab.md), by default the one provided beside this clone.
+GITLAB_PORT ?= 8768
+# GITLAB_REPOSITORY=PATH: your project's clone, where the fake's merge requests merge.
+GITLAB_REPOSITORY ?=
+fake-gitlab: export RALPH_GITLAB_OPENAPI ?= $(abspath ../shared/api-definitions/gitlab-openapi.yaml)
+fake-gitlab: $(VENV)/.runtime
+	@$(UV) sync --quiet --frozen --inexact --no-default-groups --extra testing
+	@$(VENV)/bin/python -m ralph.gitlab.fake --port $(GITLAB_PORT) $(if $(GITLAB_REPOSITORY),--repository $(GITLAB_REPOSITORY))
 
 # `ralph` for your own projects, in an environment of its own (uv tool install) at the
 # versions of uv.lock, its command in uv's tool bin folder (UV_TOOL_BIN_DIR, else

@@ -38,6 +38,7 @@ for _name, _path in DEFINITIONS.items():
 _DEVELOPER_VARIABLES = (
     "GH_TOKEN",
     "GITHUB_TOKEN",
+    "GITLAB_TOKEN",
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_BASE_URL",

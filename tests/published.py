@@ -1,6 +1,6 @@
-"""The published API definitions Ralph does not ship (GitHub's and Linear's schemas),
-provided beside the repository in ``../shared``: the fakes read them from the variables
-named here, which the tests and the benchmarks set."""
+"""The published API definitions Ralph does not ship (GitHub's and Linear's schemas,
+GitLab's OpenAPI document), provided beside the repository in ``../shared``: the fakes
+read them from the variables named here, which the tests and the benchmarks set."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ DEFINITIONS = {
     "RALPH_GITHUB_SCHEMA": SHARED / "github-schema" / "schema.graphql",
     "RALPH_LINEAR_SCHEMA": SHARED / "api-definitions" / "linear-schema.graphql",
     "RALPH_JIRA_OPENAPI": SHARED / "api-definitions" / "jira-platform-openapi.json",
+    "RALPH_GITLAB_OPENAPI": SHARED / "api-definitions" / "gitlab-openapi.yaml",
 }
 
 

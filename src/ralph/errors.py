@@ -48,13 +48,20 @@ rest are here)::
     │   │   ├── LinearRateLimited   [linear] still rate limited after the waits allowed
     │   │   └── LinearUnavailable   [linear] no answer or 5xx after a read's retries
     │   │       └── LinearAmbiguous [linear] a write's answer was lost: it may have happened
-    │   └── JiraError           [jira] Jira's REST API refused or did not answer
-    │       ├── JiraAuthError       [jira] the email and API token refused (401/403)
-    │       ├── JiraInvalid         [jira] Jira refused the input (nothing happened)
-    │       │   └── JiraNotFound    [jira] a key or id Jira does not know (404)
-    │       ├── JiraRateLimited     [jira] still rate limited (429) after the waits allowed
-    │       └── JiraUnavailable     [jira] no answer or 5xx after a read's retries
-    │           └── JiraAmbiguous   [jira] a write's answer was lost: it may have happened
+    │   ├── JiraError           [jira] Jira's REST API refused or did not answer
+    │   │   ├── JiraAuthError       [jira] the email and API token refused (401/403)
+    │   │   ├── JiraInvalid         [jira] Jira refused the input (nothing happened)
+    │   │   │   └── JiraNotFound    [jira] a key or id Jira does not know (404)
+    │   │   ├── JiraRateLimited     [jira] still rate limited (429) after the waits allowed
+    │   │   └── JiraUnavailable     [jira] no answer or 5xx after a read's retries
+    │   │       └── JiraAmbiguous   [jira] a write's answer was lost: it may have happened
+    │   └── GitLabError         [gitlab] GitLab's API refused or did not answer
+    │       ├── GitLabAuthError     [gitlab] a missing, wrong or expired token (401, 403)
+    │       ├── GitLabInvalid       [gitlab] GitLab refused the input (nothing happened)
+    │       │   └── GitLabNotFound  [gitlab] a project, issue or note GitLab does not know
+    │       ├── GitLabRateLimited   [gitlab] still rate limited (429) after the waits allowed
+    │       └── GitLabUnavailable   [gitlab] no answer or 5xx after the retries allowed
+    │           └── GitLabAmbiguous [gitlab] a POST's answer was lost: it may have happened
     ├── PhaseRefused            [phases] a precondition does not hold (retried later)
     │   ├── Busy                [phases] another run holds the issue (waited for, never escalated)
     │   └── Impasse             [phases] a refusal only a person can lift (never retried)

@@ -99,6 +99,33 @@ def init_command(
             help="With --jira: the email of the API token's account (or RALPH_JIRA_EMAIL).",
         ),
     ] = None,
+    gitlab: Annotated[
+        str | None,
+        typer.Option(
+            "--gitlab",
+            metavar="GROUP/PROJECT",
+            help="Track issues in this GitLab project, given Ralph's labels, and keep merge "
+            "requests there; or with --linear TEAM, the merge requests of that team's "
+            "issues (token: RALPH_GITLAB_TOKEN or GITLAB_TOKEN).",
+        ),
+    ] = None,
+    gitlab_url: Annotated[
+        str | None,
+        typer.Option(
+            "--gitlab-url",
+            metavar="URL",
+            help="A self-managed GitLab's address (default: https://gitlab.com).",
+        ),
+    ] = None,
+    code_host: Annotated[
+        str | None,
+        typer.Option(
+            "--code-host",
+            metavar="SERVICE",
+            help="Of two services that both hold code (--gitlab and --github), the one "
+            "that holds the pull requests; the other holds the issues.",
+        ),
+    ] = None,
     test_command: Annotated[
         str | None,
         typer.Option(
@@ -116,10 +143,20 @@ def init_command(
     from ralph.project import init_project, without_password
 
     # Each service's option, by its kind in project.BACKENDS (a new one adds its line).
-    services = {"github": github, "linear": linear, "jira": jira}
-    # The Jira site and account, given as options, reach its set-up as its settings'
+    if gitlab_url and not gitlab:
+        raise InvalidInput("--gitlab-url goes with --gitlab GROUP/PROJECT; name the project too")
+    if (jira_url or jira_email) and not jira:
+        raise InvalidInput(
+            "--jira-url and --jira-email go with --jira PROJECT; name the project too"
+        )
+    services = {"github": github, "linear": linear, "jira": jira, "gitlab": gitlab}
+    # A service's site and account, given as options, reach its set-up as its settings'
     # environment overrides do.
-    given = {"RALPH_JIRA_URL": jira_url, "RALPH_JIRA_EMAIL": jira_email}
+    given = {
+        "RALPH_JIRA_URL": jira_url,
+        "RALPH_JIRA_EMAIL": jira_email,
+        "RALPH_GITLAB_URL": gitlab_url,
+    }
     overrides = {name: value for name, value in given.items() if value}
     result = init_project(
         path,
@@ -129,6 +166,7 @@ def init_command(
         actions=actions,
         store_url=_store_named(ctx),
         services={kind: value for kind, value in services.items() if value is not None},
+        code_host=code_host,
     )
     console = Console(highlight=False, soft_wrap=True)
     config = result.config

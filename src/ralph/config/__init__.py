@@ -25,6 +25,12 @@ if TYPE_CHECKING:
         env_value,
         parse_github_settings,
     )
+    from ralph.config._gitlab import (
+        GITLAB_TOKEN_VARIABLES,
+        GitLabSettings,
+        gitlab_token,
+        parse_gitlab_settings,
+    )
     from ralph.config._hooks import HOOK_NAMES, HookSettings
     from ralph.config._jira import (
         JIRA_ENV,
@@ -53,6 +59,7 @@ else:
 
 __all__ = [
     "CONFIG_FILE",
+    "GITLAB_TOKEN_VARIABLES",
     "HOOK_NAMES",
     "JIRA_ENV",
     "JIRA_TOKEN_VARIABLES",
@@ -68,6 +75,7 @@ __all__ = [
     "DebugSettings",
     "FoundTestCommand",
     "GitHubSettings",
+    "GitLabSettings",
     "HookSettings",
     "JiraSettings",
     "LinearSettings",
@@ -80,10 +88,12 @@ __all__ = [
     "detect_test_command",
     "env_value",
     "find_config",
+    "gitlab_token",
     "jira_token",
     "linear_token",
     "load_config",
     "parse_github_settings",
+    "parse_gitlab_settings",
     "parse_jira_settings",
     "parse_linear_settings",
     "parse_prices",

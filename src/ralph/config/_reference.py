@@ -9,11 +9,10 @@ from ralph.config._debug import DEBUG_ENV
 from ralph.config._github import _ENV as _GITHUB_ENV
 from ralph.config._github import TOKEN_VARIABLES, GitHubSettings
 from ralph.config._hooks import HOOK_ENV
-from ralph.config._jira import JIRA_ENV, JIRA_TOKEN_VARIABLES, JiraSettings, jira_table
-from ralph.config._linear import LINEAR_ENV, LINEAR_TOKEN_VARIABLES, LinearSettings, linear_table
 from ralph.config._merge import MERGE_ENV
 from ralph.config._notify import NOTIFY_ENV
 from ralph.config._numbers import MIN_POLL_SECONDS, MIN_SECONDS, MIN_USD, MIN_WAIT_SECONDS
+from ralph.config._services import SERVICES
 from ralph.workflow import CONTROL_FILES, GUARDED_SETTINGS
 
 __all__ = ["configuration_reference"]
@@ -31,11 +30,23 @@ def _variables() -> list[str]:
         (variable, "the token for the repository (and the board)") for variable in TOKEN_VARIABLES
     ]
     rows.append(("RALPH_GH_PROJECT_TOKEN", "the token for the board, when it needs another"))
-    rows += [(variable, f"[linear] {key}") for key, variable in LINEAR_ENV.items()]
-    rows += [(variable, "the Linear API key") for variable in LINEAR_TOKEN_VARIABLES]
-    rows += [(variable, f"[jira] {key}") for key, variable in JIRA_ENV.items()]
-    rows += [(variable, "the Jira API token") for variable in JIRA_TOKEN_VARIABLES]
+    for service in SERVICES.values():  # GitHub's are above: its board has a token too
+        rows += [
+            (variable, f"[{service.name}] {key}") for key, variable in service.variables.items()
+        ]
+        rows += [(variable, service.token) for variable in service.token_variables]
     return ["| variable | overrides |", "|---|---|", *(f"| `{v}` | {k} |" for v, k in rows)]
+
+
+def _service_tables() -> list[str]:
+    """Each service's table but GitHub's (shown with the board above), as init writes it."""
+    lines: list[str] = []
+    for service in SERVICES.values():
+        if service.example is None:
+            continue
+        table = service.render(service.example, service.title).rstrip()
+        lines += [*service.about.splitlines(), "", "```toml", table, "```", ""]
+    return lines
 
 
 def _guarded() -> list[str]:
@@ -98,23 +109,7 @@ def configuration_reference() -> str:
             github_table.rstrip(),
             "```",
             "",
-            "A `[linear]` table names a Linear team (its API key is read from the",
-            "environment only; a key in the file is refused):",
-            "",
-            "```toml",
-            linear_table(LinearSettings(team="ENG")).rstrip(),
-            "```",
-            "",
-            "A `[jira]` table names a Jira Cloud project, the site and the API token's",
-            "account (the token is read from the environment only), and the project status",
-            "each of Ralph's states moves to:",
-            "",
-            "```toml",
-            jira_table(
-                JiraSettings(url="https://acme.atlassian.net", project="PROJ", email="you@acme.com")
-            ).rstrip(),
-            "```",
-            "",
+            *_service_tables(),
             *_guarded(),
             "## Environment variables",
             "",

@@ -10,12 +10,31 @@ A new service is one entry in ``SERVICES`` (its settings in ``config/_NAME.py``)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ralph.config._github import GitHubSettings, github_table, parse_github_settings
-from ralph.config._jira import JiraSettings, jira_table, parse_jira_settings
-from ralph.config._linear import LinearSettings, linear_table, parse_linear_settings
+from ralph.config._gitlab import (
+    GITLAB_ENV,
+    GITLAB_TOKEN_VARIABLES,
+    GitLabSettings,
+    gitlab_table,
+    parse_gitlab_settings,
+)
+from ralph.config._jira import (
+    JIRA_ENV,
+    JIRA_TOKEN_VARIABLES,
+    JiraSettings,
+    jira_table,
+    parse_jira_settings,
+)
+from ralph.config._linear import (
+    LINEAR_ENV,
+    LINEAR_TOKEN_VARIABLES,
+    LinearSettings,
+    linear_table,
+    parse_linear_settings,
+)
 from ralph.workflow import MergePolicy
 
 __all__ = ["LOCAL", "SERVICES", "Service", "code_hosts", "service_of", "trackers"]
@@ -54,6 +73,14 @@ class Service:
     repo_name: Callable[[Any], str] = lambda settings: ""
     #: The merge policy when it holds the pull requests and ralph.toml names none.
     merge_policy: MergePolicy = MergePolicy.CHECKS
+    #: Its table's ``RALPH_*`` overrides (setting -> variable) and the variables its
+    #: token is read from, with what the token is, for docs/configuration.md.
+    variables: Mapping[str, str] = field(default_factory=dict)
+    token_variables: tuple[str, ...] = ()
+    token: str = ""
+    #: What docs/configuration.md says of its table, and the settings it shows.
+    about: str = ""
+    example: Any = None
 
 
 SERVICES: dict[str, Service] = {
@@ -79,6 +106,12 @@ SERVICES: dict[str, Service] = {
         tracker=True,
         tracker_needs=lambda s, source: s.require(source),
         render=lambda s, tracker_title: linear_table(s),
+        variables=LINEAR_ENV,
+        token_variables=LINEAR_TOKEN_VARIABLES,
+        token="the Linear API key",
+        about="A `[linear]` table names a Linear team (its API key is read from the\n"
+        "environment only; a key in the file is refused):",
+        example=LinearSettings(team="ENG"),
     ),
     "jira": Service(
         name="jira",
@@ -88,6 +121,33 @@ SERVICES: dict[str, Service] = {
         tracker=True,
         tracker_needs=lambda s, source: s.require(source),
         render=lambda s, tracker_title: jira_table(s),
+        variables=JIRA_ENV,
+        token_variables=JIRA_TOKEN_VARIABLES,
+        token="the Jira API token",
+        about="A `[jira]` table names a Jira Cloud project, the site and the API token's\n"
+        "account (the token is read from the environment only), and the project status\n"
+        "each of Ralph's states moves to:",
+        example=JiraSettings(
+            url="https://acme.atlassian.net", project="PROJ", email="you@acme.com"
+        ),
+    ),
+    "gitlab": Service(
+        name="gitlab",
+        title="GitLab",
+        settings=GitLabSettings,
+        parse=parse_gitlab_settings,
+        tracker=True,
+        code_host=True,
+        tracker_needs=lambda s, source: s.require(source),
+        code_host_needs=lambda s, source: s.require(source),
+        render=lambda s, tracker_title: gitlab_table(s),
+        repo_name=lambda s: str(s.project).rsplit("/", 1)[-1],
+        variables=GITLAB_ENV,
+        token_variables=GITLAB_TOKEN_VARIABLES,
+        token="the GitLab access token",
+        about="A `[gitlab]` table names a GitLab project, on gitlab.com unless `url` names\n"
+        "another instance (its token is read from the environment only):",
+        example=GitLabSettings(project="acme/app"),
     ),
 }
 

@@ -16,6 +16,7 @@ from ralph.errors import ConfigError
 from ralph.git import GitRepo
 from ralph.project._backend import Backend, OpenCodeHost, OpenTracker
 from ralph.project._github_backend import GITHUB
+from ralph.project._gitlab_backend import GITLAB
 from ralph.project._jira_backend import JIRA
 from ralph.project._linear_backend import LINEAR
 from ralph.tracker import CodeHost, LocalCodeHost, LocalTracker, Tracker
@@ -75,7 +76,7 @@ LOCAL = Backend(
 )
 
 #: Every kind ralph.toml's ``tracker`` and ``code_host`` may name.
-BACKENDS: dict[str, Backend] = {b.name: b for b in (LOCAL, GITHUB, LINEAR, JIRA)}
+BACKENDS: dict[str, Backend] = {b.name: b for b in (LOCAL, GITHUB, LINEAR, JIRA, GITLAB)}
 TRACKERS: dict[str, OpenTracker] = {
     name: b.open_tracker for name, b in BACKENDS.items() if b.open_tracker
 }

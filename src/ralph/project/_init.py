@@ -100,20 +100,22 @@ def init_project(
     linear_transport: object | None = None,
     services: Mapping[str, str] | None = None,
     transports: Mapping[str, object] | None = None,
+    code_host: str | None = None,
 ) -> InitResult:
     """Set up Ralph in the git repository containing ``path``, on the services named
     (``services``: a kind of ``project.BACKENDS`` -> its ``ralph init --NAME`` value;
-    ``github`` and ``linear`` are two of them). One service holds the issues and, if it
-    can, the pull requests; two: the one that holds no code has the issues, the other
-    the pull requests (Linear issues, GitHub pull requests). ``github`` ("OWNER/REPO")
+    ``github`` and ``linear`` are two of them). One service holds the issues and, if it can,
+    the pull requests; two: the one that holds no code has the issues, the other the pull
+    requests (Linear issues, GitHub pull requests); two that both hold code (GitLab and
+    GitHub): ``code_host`` names the one with the pull requests. ``github`` ("OWNER/REPO")
     alone: that repository's Projects V2 board (found by ``project`` number or by title,
-    else created) with Ralph's fields. ``linear`` (a team key): issues on that Linear
-    team, given Ralph's workflow states. The test command is ``test_command``, else the
-    one the repository's files point at. ``actions``: also the GitHub Actions workflows
-    that run ``ralph sync`` (a GitHub board only). ``store_url`` (``--store``): the
-    store to initialise, written into a new ralph.toml without its password.
-    ``transports`` (kind -> transport; ``transport`` is GitHub's, ``linear_transport``
-    Linear's) replace HTTPS (tests)."""
+    else created) with Ralph's fields. ``linear`` (a team key): issues on that Linear team,
+    given Ralph's workflow states. The test command is ``test_command``, else the one the
+    repository's files point at. ``actions``: also the GitHub Actions workflows that run
+    ``ralph sync`` (a GitHub board only). ``store_url`` (``--store``): the store to
+    initialise, written into a new ralph.toml without its password. ``transports`` (kind ->
+    transport; ``transport`` is GitHub's, ``linear_transport`` Linear's) replace HTTPS
+    (tests)."""
     env = os.environ if env is None else env
     asked = {
         **(services or {}),
@@ -145,7 +147,7 @@ def init_project(
         _check_shell_syntax(test_command)
     if existing is not None and test_command is not None:
         _check_same_test_command(existing, test_command, env)
-    issues, pulls = _roles(asked)
+    issues, pulls = _roles(asked, code_host)
     board_named = any(BACKENDS[name].boards for name in asked)
     if actions and not board_named and not on_github(existing, env):
         raise ConfigError(
@@ -233,18 +235,33 @@ def init_project(
     )
 
 
-def _roles(asked: Mapping[str, str]) -> tuple[str, str]:
+def _roles(asked: Mapping[str, str], code_host: str | None = None) -> tuple[str, str]:
     """Which of the services named holds the issues and which the pull requests when
-    that is another ("": the tracker's own, or this repository)."""
+    that is another ("": the tracker's own, or this repository). Two that both hold
+    code: ``code_host`` (``--code-host``) says which has the pull requests."""
     for name in asked:
         if name not in BACKENDS or BACKENDS[name].set_up is None:
             raise ConfigError(f"ralph init cannot set up {name!r}; use one of the options shown")
+    named = " and ".join(f"--{name}" for name in asked)
+    if code_host is not None and code_host not in asked:
+        raise ConfigError(
+            f"--code-host {code_host} names no service given; use one of "
+            f"{', '.join(asked) or 'the service options'} (with its option)"
+        )
     if len(asked) <= 1:
         return next(iter(asked), ""), ""
     holds_code = [name for name in asked if SERVICES[name].code_host]
+    if code_host is not None and len(asked) == 2:
+        if not SERVICES[code_host].code_host:
+            raise ConfigError(f"--code-host {code_host}: {code_host} holds no pull requests")
+        holds_code = [code_host]
     trackers = [name for name in asked if name not in holds_code and SERVICES[name].tracker]
+    if len(asked) == 2 and len(holds_code) == 2:
+        raise ConfigError(
+            f"{named}: both hold code; say which holds the pull requests with --code-host "
+            f"({' or '.join(holds_code)}), the other holds the issues"
+        )
     if len(asked) > 2 or len(trackers) != 1 or len(holds_code) != 1:
-        named = " and ".join(f"--{name}" for name in asked)
         raise ConfigError(
             f"{named}: name one service for the issues and at most one other, which holds "
             "code, for the pull requests"

@@ -13,6 +13,8 @@ from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
 from ralph.github.fake import FakeGitHub
+from ralph.gitlab import GitLabClient
+from ralph.gitlab.fake import FakeGitLab
 from ralph.jira import JiraClient
 from ralph.jira.fake import FakeJira, ralph_statuses
 from ralph.linear import LinearClient
@@ -26,6 +28,7 @@ from ralph.tracker import (
     Tracker,
     set_up_board,
 )
+from ralph.tracker.gitlab import GitLabTracker, set_up_project
 from ralph.tracker.jira import JiraTracker
 from ralph.tracker.linear import LinearTracker, set_up_team
 
@@ -38,6 +41,7 @@ TRACKERS = [
     "github",
     "linear-fake",
     "jira-fake",
+    "gitlab-fake",
 ]
 
 
@@ -68,6 +72,13 @@ def tracker(
         assert isinstance(jira.client.transport, FakeJira)
         assert jira.client.transport.internal_errors == []
         return
+    if tracker_kind == "gitlab-fake":
+        gitlab = gitlab_tracker(clock)
+        yield gitlab
+        fake = gitlab.client.transport
+        assert isinstance(fake, FakeGitLab)
+        assert (fake.internal_errors, fake.refused, fake.warnings) == ([], [], [])
+        return
     db: Database
     if tracker_kind == "local-memory":  # what tests that need no file use
         db = open_database("memory://")
@@ -84,6 +95,16 @@ def host(tracker: Tracker, project: GitProject, clock) -> CodeHost:
     """The code host of ``tracker``'s kind, closing its issues when a merge does."""
     if isinstance(tracker, GitHubTracker):
         return GitHubCodeHost.of(tracker)
+    if isinstance(tracker, GitLabTracker):
+        from ralph.tracker.gitlab import GitLabCodeHost
+
+        # Merge requests merge in ``project``'s repository, as GitLab merges on its side.
+        fake = tracker.client.transport
+        assert isinstance(fake, FakeGitLab)
+        found = fake.state.project(tracker.project)
+        assert found is not None
+        found.repository = project.path
+        return GitLabCodeHost.of(tracker)
     assert isinstance(tracker, LocalTracker)
     git = GitRepo(project.path)
     return LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker, git=git, clock=clock)
@@ -145,3 +166,15 @@ def jira_tracker(clock) -> JiraTracker:
     fake.add_project("PROJ", "Project", ralph_statuses())
     client = JiraClient(fake, clock=clock, sleep=lambda _: None)
     return JiraTracker(client, "PROJ", clock=clock)
+
+
+def gitlab_tracker(clock) -> GitLabTracker:
+    """A GitLab tracker on a FakeGitLab project (acme/project, Premium) set up by ``ralph
+    init``'s code; the token's user is ``ralph``; GitLab.com's rate limit. Pacing waits
+    are skipped (the fake clock stays where the tests put it); pacing has its own tests."""
+    fake = FakeGitLab(clock=clock)
+    fake.add_token("glpat-contract", "ralph")
+    fake.add_project("acme/project")
+    client = GitLabClient(fake, "glpat-contract", clock=clock, sleep=lambda _: None)
+    set_up_project(client, "acme/project")
+    return GitLabTracker(client, "acme/project", clock=clock)

@@ -24,10 +24,10 @@ S = WorkflowState
 
 
 def keeps_status_updates(tracker) -> None:
-    """A Linear team has none (Linear's updates are its projects'), nor a Jira project:
-    they are refused."""
-    if tracker.kind in ("linear", "jira"):
-        pytest.skip(f"a {tracker.kind} project has no status updates; the tracker refuses them")
+    """A Linear team, a Jira project and a GitLab project have none (Linear's updates
+    are its projects'): they are refused."""
+    if tracker.kind in ("linear", "jira", "gitlab"):
+        pytest.skip(f"a {tracker.kind} tracker has no status updates; it refuses them")
 
 
 def archives(tracker) -> None:
@@ -149,7 +149,11 @@ def test_the_status_report_of_a_board_counts_what_was_done_in_the_window(tracker
     assert report.status is ProjectStatus.ON_TRACK
     assert "1 issue completed in the last 7 days." in report.body
     assert "- #3 New idea" in report.body
-    if tracker.kind in ("linear", "jira"):  # no status updates: the refusal says what to do
+    if tracker.kind in (
+        "linear",
+        "jira",
+        "gitlab",
+    ):  # no status updates: the refusal says what to do
         with pytest.raises(NotAvailable, match="ralph report --dry-run"):
             post_status_report(tracker, report)
         return

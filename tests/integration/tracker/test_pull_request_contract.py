@@ -1,15 +1,22 @@
 """The code-host contract: reviews and their decision, review threads with their diff
 hunks, check runs on the head commit, the merge state, merge methods, a merge refused
 when the head moved and a merge closing its issues on the host's tracker. Run on the
-local (SQLite and PostgreSQL) and GitHub (the fake, which executes the host's GraphQL);
-the memory code host's levers have tests of their own (test_memory_code_host.py).
+local (SQLite and PostgreSQL), GitHub (the fake, which executes the host's GraphQL) and
+GitLab (the fake, which answers its REST API); the memory code host's levers have tests
+of their own (test_memory_code_host.py).
 
-What only the host can do differs, in the helpers and nowhere else: on GitHub a check
-run comes from its CI (Ralph cannot record one), a rule (required checks, required
-reviews) is branch protection, and a review is by the account whose token sent it (it
-may not approve its own pull request), so a person's review comes from their token."""
+What only the host can do differs, in the helpers and nowhere else: on GitHub and GitLab
+a check run comes from CI (Ralph cannot record one; on GitLab a job of the head's
+pipeline), a rule (required checks, required reviews) is branch protection (GitLab:
+"pipelines must succeed", approvals before merge), and a review is by the account whose
+token sent it (it may not approve its own pull request), so a person's review comes from
+their token. GitLab numbers merge requests apart from issues (``!1`` beside ``#1``), its
+default merge method makes merge commits (Ralph's rebase is its fast-forward method),
+and it takes an inline comment only on a line its diff shows."""
 
 from __future__ import annotations
+
+import weakref
 
 import pytest
 
@@ -23,6 +30,9 @@ from ralph.errors import (
     TrackerError,
 )
 from ralph.github.fake import FakeGitHub
+from ralph.gitlab import GitLabClient
+from ralph.gitlab.fake import FakeGitLab
+from ralph.gitlab.fake._pipelines import MergeRequestLevers
 from ralph.tracker import (
     CheckConclusion,
     CheckRun,
@@ -40,6 +50,7 @@ from ralph.tracker import (
     ReviewEvent,
     ReviewState,
 )
+from ralph.tracker.gitlab import GitLabCodeHost
 from ralph.workflow import WorkflowState, parse_transition_comments
 from ralph.workflow import WorkflowState as S
 
@@ -50,6 +61,7 @@ PULL_TRACKERS = [
     "local-sqlite",
     pytest.param("local-postgres", marks=pytest.mark.postgres),
     "github",
+    "gitlab-fake",
 ]
 
 #: A file of thirty lines on main, and the change the feature branch makes to two of them,
@@ -90,7 +102,20 @@ def push(host: CodeHost, project: GitProject, number: int, files: dict[str, str]
     return head
 
 
-REPOSITORY = "acme/project"  # the GitHub fake's (host/conftest.py)
+REPOSITORY = "acme/project"  # the GitHub and GitLab fakes' (host/conftest.py)
+#: Where Ralph posts no checks: CI reports them.
+CI_HOSTS = ("github", "gitlab")
+#: A check as a GitLab runner reports its job.
+_JOB_STATUS = {
+    CheckStatus.QUEUED: "pending",
+    CheckStatus.IN_PROGRESS: "running",
+}
+_JOB_END = {
+    CheckConclusion.SUCCESS: "success",
+    CheckConclusion.NEUTRAL: "success",
+    CheckConclusion.SKIPPED: "skipped",
+    CheckConclusion.CANCELLED: "canceled",
+}
 
 
 def _fake(host: CodeHost) -> FakeGitHub:
@@ -100,9 +125,37 @@ def _fake(host: CodeHost) -> FakeGitHub:
     return fake
 
 
+#: The checks ``require`` made required on each fake GitLab: GitLab requires the whole
+#: pipeline, so a job is required unless it may fail.
+_REQUIRED_JOBS: weakref.WeakKeyDictionary[FakeGitLab, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _gitlab(host: CodeHost) -> tuple[FakeGitLab, MergeRequestLevers]:
+    assert isinstance(host, GitLabCodeHost)
+    fake = host.client.transport
+    assert isinstance(fake, FakeGitLab)
+    return fake, MergeRequestLevers(fake)
+
+
 def give_check(host: CodeHost, number: int, check: CheckRun) -> None:
     """A check run on the pull request's head, as its host gets one: recorded by Ralph,
-    or on GitHub reported by its CI."""
+    on GitHub reported by its CI, on GitLab a job of the head's pipeline (one that may
+    fail unless the check is required)."""
+    if host.kind == "gitlab":
+        fake, levers = _gitlab(host)
+        status = _JOB_STATUS.get(check.status) or _JOB_END.get(
+            check.conclusion or CheckConclusion.FAILURE, "failed"
+        )
+        required = check.required or check.name in _REQUIRED_JOBS.get(fake, set())
+        levers.job(
+            REPOSITORY,
+            number,
+            check.name,
+            status,
+            allow_failure=not required,
+            failure_reason=check.summary or None,
+        )
+        return
     if host.kind != "github":
         host.record_check(number, check)
         return
@@ -117,31 +170,72 @@ def give_check(host: CodeHost, number: int, check: CheckRun) -> None:
 
 
 def require(host: CodeHost, *names: str) -> None:
-    """Make ``names`` required checks (branch protection, on GitHub)."""
+    """Make ``names`` required checks (branch protection, on GitHub; on GitLab every
+    job that may not fail, once pipelines must succeed)."""
     if host.kind == "github":
         _fake(host).protect(REPOSITORY, "main", checks=names)
+        return
+    if host.kind == "gitlab":
+        fake, levers = _gitlab(host)
+        _REQUIRED_JOBS.setdefault(fake, set()).update(names)
+        levers.settings(REPOSITORY, only_allow_merge_if_pipeline_succeeds=True)
         return
     assert isinstance(host, LocalCodeHost)
     host.required_checks = names
 
 
 def reviews_count(host: CodeHost) -> None:
-    """Reviews decide (GitHub has a decision only where protection requires one)."""
+    """Reviews decide (GitHub and GitLab have a decision only where a rule requires one)."""
     if host.kind == "github":
         _fake(host).protect(REPOSITORY, "main", approvals=1)
+    elif host.kind == "gitlab":
+        _gitlab(host)[1].settings(REPOSITORY, approvals_before_merge=1)
+
+
+def gitlab_host_as(host: CodeHost, login: str) -> GitLabCodeHost:
+    """``host``'s GitLab seen by another account, ``login``, with a token of its own."""
+    fake, _levers = _gitlab(host)
+    token = f"glpat-{login}"
+    if token not in fake.state.tokens:
+        fake.add_token(token, login)
+    assert isinstance(host, GitLabCodeHost)
+    client = GitLabClient(fake, token, clock=host.now, sleep=lambda _: None)
+    return GitLabCodeHost(client, project=host.project, tracker=host.tracker)
 
 
 def review(host: CodeHost, number: int, who: str, event: ReviewEvent, body: str = "", **kw):
-    """``who``'s review (on GitHub, with their own token)."""
+    """``who``'s review (on GitHub and GitLab, with their own token)."""
     if host.kind == "github":
         assert isinstance(host, GitHubCodeHost)
         return github_host_as(host, who).submit_review(number, event, body, **kw)
+    if host.kind == "gitlab":
+        return gitlab_host_as(host, who).submit_review(number, event, body, **kw)
     return host.submit_review(number, event, body, author=who, **kw)
 
 
 def author(host: CodeHost, asked: str) -> str:
-    """Who something Ralph posted "as ``asked``" shows: GitHub names the token's user."""
-    return "ralph" if host.kind == "github" else asked
+    """Who something Ralph posted "as ``asked``" shows: the token's user where a token
+    writes it."""
+    return "ralph" if host.kind in CI_HOSTS else asked
+
+
+def default_settings(host: CodeHost) -> MergeSettings:
+    """A new repository's merge methods: all three, but GitLab's default merge method
+    makes merge commits (its fast-forward method is Ralph's rebase)."""
+    return MergeSettings(merge_commit=True, squash=True, rebase=host.kind != "gitlab")
+
+
+def allow(host: CodeHost, strategy: MergeStrategy) -> None:
+    """Let ``strategy`` merge: on GitLab a rebase needs the fast-forward merge method."""
+    if host.kind == "gitlab":
+        method = "ff" if strategy is MergeStrategy.REBASE else "merge"
+        _gitlab(host)[1].settings(REPOSITORY, merge_method=method)
+
+
+def first_pull_number(host: CodeHost, issues: int) -> int:
+    """The number of the first pull request after ``issues`` issues: the next issue
+    number, but GitLab numbers merge requests on their own (``!1``)."""
+    return 1 if host.kind == "gitlab" else issues + 1
 
 
 # -- a new pull request ------------------------------------------------------------------------
@@ -164,9 +258,8 @@ def test_with_no_rule_to_hold_it_a_new_pull_request_is_clean(host, project):
 
 
 def test_the_repository_allows_every_merge_method_and_queues_nothing(host):
-    assert host.merge_settings() == MergeSettings(
-        merge_commit=True, squash=True, rebase=True, merge_queue=False
-    )
+    assert host.merge_settings() == default_settings(host)
+    assert not host.merge_settings().merge_queue
 
 
 def test_there_is_no_merge_queue_to_join(host, project):
@@ -317,8 +410,8 @@ def test_an_inline_comment_opens_a_thread_on_the_hunk_that_holds_its_line(host, 
 
 
 def test_a_comment_on_an_unchanged_line_of_a_changed_file_has_no_hunk(host, project):
-    if host.kind == "github":
-        pytest.skip("GitHub refuses a line outside the diff; Ralph's trackers keep it, hunkless")
+    if host.kind in CI_HOSTS:
+        pytest.skip("GitHub and GitLab refuse a line outside the diff; Ralph's keep it, hunkless")
     pr = open_pr(host, project)
     host.submit_review(
         pr.number, COMMENT, "x", comments=[ReviewComment(path="story.txt", line=14, body="y")]
@@ -386,8 +479,8 @@ def test_checks_belong_to_the_head_they_ran_on(host, project):
 
 
 def test_a_check_ralph_records_again_on_the_same_head_replaces_the_first(host, project):
-    if host.kind == "github":
-        pytest.skip("checks on GitHub come from its CI; Ralph does not post them")
+    if host.kind in CI_HOSTS:
+        pytest.skip("checks on GitHub and GitLab come from CI; Ralph does not post them")
     pr = open_pr(host, project)
     host.record_check(pr.number, FAILED)
     host.record_check(pr.number, PASSED)
@@ -432,8 +525,8 @@ def test_a_merged_pull_request_is_not_judged_mergeable(host, project):
 
 
 def test_a_merged_pull_request_takes_no_checks(host, project):
-    if host.kind == "github":
-        pytest.skip("checks on GitHub come from its CI; Ralph does not post them")
+    if host.kind in CI_HOSTS:
+        pytest.skip("checks on GitHub and GitLab come from CI; Ralph does not post them")
     pr = open_pr(host, project)
     host.merge_pull_request(pr.number)
     with pytest.raises(PullRequestNotOpen):
@@ -441,7 +534,7 @@ def test_a_merged_pull_request_takes_no_checks(host, project):
 
 
 def test_ralph_cannot_post_a_check_where_ci_does(host, project):
-    if host.kind != "github":
+    if host.kind not in CI_HOSTS:
         pytest.skip("Ralph records the checks of the trackers it keeps")
     pr = open_pr(host, project)
     with pytest.raises(TrackerError, match="come from its CI"):
@@ -454,6 +547,7 @@ def test_ralph_cannot_post_a_check_where_ci_does(host, project):
 @pytest.mark.parametrize("strategy", list(MergeStrategy))
 def test_every_merge_method_merges_and_closes_the_issues(host, project, strategy):
     issue = host.tracker.create_issue("Change", state=WorkflowState.IN_REVIEW)
+    allow(host, strategy)
     pr = open_pr(host, project, body=f"Closes #{issue.number}")
     merged = host.merge_pull_request(pr.number, strategy)
     assert merged.state is PullRequestState.MERGED
@@ -479,6 +573,7 @@ def test_a_conflict_still_refuses_every_method(host, project):
     pr = open_pr(host, project)
     project.commit("main", {"new.txt": "theirs\n"}, "someone else's new.txt")
     for strategy in MergeStrategy:
+        allow(host, strategy)
         with pytest.raises(MergeConflict):
             host.merge_pull_request(pr.number, strategy)
     assert host.get_pull_request(pr.number).state is PullRequestState.OPEN
@@ -494,15 +589,16 @@ def test_pull_requests_share_the_issue_numbers_and_list_by_the_issues_they_close
     pr = host.create_pull_request(
         head="feature", base="main", title="Add a", body="Closes #1\nfixes #2\ncloses #1"
     )
-    assert pr.number == 3
+    number = first_pull_number(host, 2)
+    assert pr.number == number
     assert pr.state is PullRequestState.OPEN
     assert pr.closes == (1, 2)
-    assert host.get_pull_request(3).mergeable is True
-    assert [p.number for p in host.list_pull_requests(issue=2)] == [3]
+    assert host.get_pull_request(number).mergeable is True
+    assert [p.number for p in host.list_pull_requests(issue=2)] == [number]
     assert host.list_pull_requests(issue=9) == []
-    assert [p.number for p in host.list_pull_requests(head="feature")] == [3]
+    assert [p.number for p in host.list_pull_requests(head="feature")] == [number]
     assert host.list_pull_requests(head="other") == []
-    assert host.tracker.get_issue(1).pull_requests == (3,)
+    assert host.tracker.get_issue(1).pull_requests == (number,)
     with pytest.raises(PullRequestNotFound):
         host.get_pull_request(99)
 

@@ -35,7 +35,7 @@ def make(tracker, title="Issue", **fields):
 def author(tracker, asked: str) -> str:
     """Who a comment posted "as ``asked``" shows: GitHub always names the token's user
     (``ralph`` in these tests); the other backends keep the name given."""
-    return "ralph" if tracker.kind in ("github", "linear", "jira") else asked
+    return "ralph" if tracker.kind in ("github", "linear", "jira", "gitlab") else asked
 
 
 # -- issues -----------------------------------------------------------------------------------

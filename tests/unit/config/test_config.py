@@ -117,7 +117,7 @@ def test_without_a_file_the_error_points_at_ralph_init(tmp_path):
         ),
         ('[wip_limits]\n"In Progress" = 2.7', "In Progress: 2.7 is not valid; expected a whole"),
         ('tracker = "asana"', "tracker 'asana' is unknown"),
-        ('code_host = "gitlab"', "code_host 'gitlab' is unknown; use one of local, github"),
+        ('code_host = "gitea"', "code_host 'gitea' is unknown; use one of local, github, gitlab"),
         ('code_host = "github"', r"GitHub \(tracker or code_host\) needs github.owner"),
         ('repo = "my repo"', "must be letters"),
         ("tracker = ", "not valid TOML"),

@@ -27,3 +27,16 @@ def test_a_kind_without_a_set_up_is_refused_in_one_line() -> None:
         _roles({"local": "x"})
     with pytest.raises(ConfigError, match="cannot set up 'asana'"):
         _roles({"asana": "PROJ"})
+
+
+def test_of_two_that_both_hold_code_code_host_names_the_one_with_the_pull_requests() -> None:
+    both = {"gitlab": "acme/app", "github": "acme/shop"}
+    assert _roles(both, "github") == ("gitlab", "github")
+    assert _roles(both, "gitlab") == ("github", "gitlab")
+    assert _roles({"linear": "ENG", "gitlab": "acme/app"}) == ("linear", "gitlab")
+    with pytest.raises(ConfigError, match=r"both hold code; .* --code-host"):
+        _roles(both)
+    with pytest.raises(ConfigError, match="--code-host linear names no service given"):
+        _roles(both, "linear")
+    with pytest.raises(ConfigError, match="linear holds no pull requests"):
+        _roles({"linear": "ENG", "gitlab": "acme/app"}, "linear")
