@@ -15,10 +15,12 @@ starts with ``${`` is an unexpanded placeholder and counts as unset.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from ralph.config._github import env_value
 from ralph.config._tables import section_table
@@ -47,6 +49,7 @@ _KEYS = (*JIRA_ENV, "statuses")
 _SECRET_KEYS = ("token", "api_token", "password")
 #: A project key: a capital letter, then capitals, digits or underscores (Jira's rule).
 _PROJECT_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,9}$")
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,9 +112,7 @@ def parse_jira_settings(data: Any, source: str, env: Mapping[str, str]) -> JiraS
                 )
             raw = raw.upper()
         elif key == "url":
-            if not raw.startswith(("https://", "http://")):
-                raise ConfigError(f"{where}: {raw!r} is not a URL; use https://YOURS.atlassian.net")
-            raw = raw.rstrip("/")
+            raw = _site_url(raw, where)
         elif key == "email" and "@" not in raw:
             raise ConfigError(f"{where}: {raw!r} is not an email address")
         values[key] = raw
@@ -122,6 +123,31 @@ def parse_jira_settings(data: Any, source: str, env: Mapping[str, str]) -> JiraS
         estimate_field=values.get("estimate_field", DEFAULT_ESTIMATE_FIELD),
         statuses=_statuses(table.get("statuses"), source),
     )
+
+
+def _site_url(raw: str, where: str) -> str:
+    """The site's URL: https, without a user or password (the token comes from the
+    environment); plain http only to this machine (a fake or a tunnel)."""
+    try:
+        parts = urlsplit(raw)
+        host = parts.hostname or ""
+    except ValueError:
+        parts, host = None, ""
+    if parts is None or parts.scheme not in ("https", "http") or not host:
+        raise ConfigError(f"{where}: {raw!r} is not a URL; use https://YOURS.atlassian.net")
+    if "@" in parts.netloc:
+        # Named without the URL: what precedes the @ is a secret.
+        raise ConfigError(
+            f"{where}: the URL holds a user name or password; remove them (use "
+            "https://YOURS.atlassian.net) and set the email as jira.email, the token in "
+            "RALPH_JIRA_TOKEN"
+        )
+    if parts.scheme == "http" and host not in _LOOPBACK:
+        raise ConfigError(
+            f"{where}: {raw!r} would send the API token unencrypted; use https:// "
+            "(plain http is for 127.0.0.1, localhost or ::1 only)"
+        )
+    return raw.rstrip("/")
 
 
 def _statuses(data: Any, source: str) -> dict[str, str]:
@@ -153,14 +179,19 @@ def jira_table(settings: JiraSettings) -> str:
         "# The Jira project (the API token comes from RALPH_JIRA_TOKEN or JIRA_API_TOKEN;",
         "# never from this file).",
         "[jira]",
-        f'url = "{settings.url}"',
-        f'project = "{settings.project}"',
-        f'email = "{settings.email}"',
-        f'estimate_field = "{settings.estimate_field}"',
+        f"url = {_toml(settings.url)}",
+        f"project = {_toml(settings.project)}",
+        f"email = {_toml(settings.email)}",
+        f"estimate_field = {_toml(settings.estimate_field)}",
         "# Ralph's workflow states, each moved to this status of the project by a transition.",
         "[jira.statuses]",
     ]
     for state in WorkflowState:
         status = settings.statuses.get(state.value, state.value)
-        lines.append(f'"{state.value}" = "{status}"')
+        lines.append(f"{_toml(state.value)} = {_toml(status)}")
     return "\n".join(lines) + "\n"
+
+
+def _toml(text: str) -> str:
+    """``text`` as a TOML basic string (quotes, backslashes and controls escaped)."""
+    return json.dumps(text, ensure_ascii=False)

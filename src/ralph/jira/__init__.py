@@ -12,7 +12,7 @@ from ralph._lazy import lazy_exports
 if TYPE_CHECKING:
     from ralph.jira._adf import to_adf, to_text
     from ralph.jira._classify import Classified, ResponseKind, classify_reply, wait_of
-    from ralph.jira._client import SEARCH_PAGE, JiraClient
+    from ralph.jira._client import MAX_RECONCILE, SEARCH_PAGE, JiraClient
     from ralph.jira._errors import (
         JiraAmbiguous,
         JiraAuthError,
@@ -29,6 +29,7 @@ else:
     __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
+    "MAX_RECONCILE",
     "SEARCH_PAGE",
     "Classified",
     "HttpsTransport",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ralph._debuglog import debug_enabled, record_event
@@ -30,13 +31,18 @@ from ralph.jira._errors import (
 )
 from ralph.jira._pacer import JiraPacer
 
-__all__ = ["SEARCH_PAGE", "JiraClient"]
+__all__ = ["MAX_RECONCILE", "SEARCH_PAGE", "JiraClient"]
 
 logger = logging.getLogger(__name__)
 
 API = "/rest/api/3"
 #: Jira returns at most 100 issues a page when fields other than id and key are asked.
 SEARCH_PAGE = 100
+#: The most pages one search reads (a million issues at a hundred a page): a page token
+#: that never ends is Jira's fault, not a project's size.
+MAX_SEARCH_PAGES = 10_000
+#: The most issue ids a search reconciles (``reconcileIssues``).
+MAX_RECONCILE = 50
 #: Paths a POST only reads from.
 _READ_POSTS = frozenset({f"{API}/search/jql"})
 
@@ -57,14 +63,28 @@ class JiraClient:
     ) -> None:
         self.transport = transport
         self._clock = clock
-        self._sleep = sleep
+        #: How this client waits (a fake clock's in tests); callers that wait use it too.
+        self.sleep = sleep
         self.pacer = pacer or JiraPacer(clock=clock, sleep=sleep)
         #: Requests sent, and writes among them (what it read before may be stale).
         self.requests = 0
         self.writes = 0
+        #: Inside ``impatient``: the seconds of 429 pauses still allowed, None outside.
+        self._patience: float | None = None
 
     def close(self) -> None:
         self.transport.close()
+
+    @contextmanager
+    def impatient(self, seconds: float) -> Iterator[None]:
+        """Requests a person waits for at the terminal (``ralph init``, ``ralph doctor``):
+        429 pauses of at most ``seconds`` in all, then JiraRateLimited saying why (a run
+        waits out Jira's hourly quotas instead)."""
+        before, self._patience = self._patience, seconds
+        try:
+            yield
+        finally:
+            self._patience = before
 
     # -- the calls --------------------------------------------------------------------------
 
@@ -92,14 +112,20 @@ class JiraClient:
         *,
         page: int = SEARCH_PAGE,
         properties: Sequence[str] = (),
+        reconcile: Sequence[int] = (),
     ) -> Iterator[dict[str, Any]]:
         """The issues ``jql`` finds, page after page (``nextPageToken``), with
-        ``fields`` and the issue ``properties`` named."""
+        ``fields`` and the issue ``properties`` named. Jira's search index lags behind
+        its writes: ``reconcile`` names issue ids just written, read fresh (the last
+        ``MAX_RECONCILE``, Jira's most)."""
         token: str | None = None
-        while True:
+        seen: set[str] = set()
+        for _ in range(MAX_SEARCH_PAGES):
             body: dict[str, Any] = {"jql": jql, "fields": list(fields), "maxResults": page}
             if properties:
                 body["properties"] = list(properties)
+            if reconcile:
+                body["reconcileIssues"] = [int(i) for i in reconcile][-MAX_RECONCILE:]
             if token:
                 body["nextPageToken"] = token
             answer = self.post("/search/jql", body) or {}
@@ -107,9 +133,13 @@ class JiraClient:
             following = answer.get("nextPageToken")
             if answer.get("isLast", not following) or not following:
                 return
-            if following == token:
-                raise JiraError("Jira's search page token did not advance")
+            if following in seen:
+                raise JiraError("Jira's search page token came round again; run the command again")
+            seen.add(following)
             token = following
+        raise JiraError(
+            f"Jira's search went on for more than {MAX_SEARCH_PAGES} pages; narrow the query"
+        )
 
     # -- one request, with its waits and retries --------------------------------------------
 
@@ -146,6 +176,16 @@ class JiraClient:
                 wait = outcome.wait
                 if wait is None:
                     wait = FALLBACK_WAIT * 2 ** (limited - 1)
+                if self._patience is not None:
+                    if wait > self._patience:
+                        refused = JiraRateLimited(
+                            f"Jira is rate limiting this account and asks for a {wait:.0f} s "
+                            "wait, longer than a command at the terminal waits; run it again "
+                            "in a few minutes"
+                        )
+                        refused.status = outcome.status
+                        raise refused
+                    self._patience -= wait
                 self.pacer.pause(wait, outcome.message)
                 continue
             if kind is ResponseKind.INDETERMINATE:
@@ -171,7 +211,7 @@ class JiraClient:
                 if outcome.wait is not None:
                     self.pacer.pause(outcome.wait, outcome.message)
                 else:
-                    self._sleep(float(failures**2))
+                    self.sleep(float(failures**2))
                 continue
             if kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
                 raise _error(request, outcome, JiraAuthError, "refused the credentials for")

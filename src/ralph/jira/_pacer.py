@@ -93,8 +93,11 @@ class JiraPacer:
             until = self._clock() + seconds
             if until > self._paused_until:
                 self._paused_until = until
-                logger.info(
-                    "jira rate limited; pausing", extra={"seconds": round(seconds, 1), "why": why}
+                # A warning: a run may stand still for up to an hour.
+                logger.warning(
+                    "jira rate limited; pausing every request %.0f s",
+                    seconds,
+                    extra={"seconds": round(seconds, 1), "why": why},
                 )
         return seconds
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from ralph._text import one_line
 from ralph.config import (
     JIRA_ENV,
     JIRA_TOKEN_VARIABLES,
@@ -32,19 +33,27 @@ if TYPE_CHECKING:
 
 __all__ = ["JIRA"]
 
-#: How long init waits for Jira's first answer, in seconds: a person waits at the
-#: terminal (a run's reads retry for longer).
+#: How long init waits for each of Jira's answers, in seconds: a person waits at the
+#: terminal (a run's reads wait longer).
 _REACH_TIMEOUT = 10.0
+#: How long init waits out Jira's rate limits in all, in seconds (a run waits an hour).
+_INIT_PATIENCE = 30.0
 
 
-def _client(settings: JiraSettings, token: str, transport: object | None = None) -> JiraClient:
+def _client(
+    settings: JiraSettings,
+    token: str,
+    transport: object | None = None,
+    *,
+    timeout: float = 30.0,
+) -> JiraClient:
     from ralph._rest_http import RestTransport
     from ralph.jira import HttpsTransport, JiraClient
 
     if transport is not None:
         chosen: RestTransport = transport  # type: ignore[assignment]
         return JiraClient(chosen)
-    return JiraClient(HttpsTransport(settings.url, settings.email, token))
+    return JiraClient(HttpsTransport(settings.url, settings.email, token, timeout=timeout))
 
 
 @contextmanager
@@ -108,10 +117,11 @@ def _set_up(ask: InitAsk) -> ServiceSetUp:
 
     settings = _asked(ask)
     token = jira_token(ask.env)
-    client = _client(settings, token, ask.transport)
+    client = _client(settings, token, ask.transport, timeout=_REACH_TIMEOUT)
     try:
-        _reach(client, settings, ask.env)
-        project = read_project(client, settings.project, settings.estimate_field)
+        with client.impatient(_INIT_PATIENCE):
+            _reach(client, settings, ask.env)
+            project = read_project(client, settings.project, settings.estimate_field)
     finally:
         client.close()
     notes = [f"Jira project {project.key} {project.name} at {settings.url}"]
@@ -126,7 +136,8 @@ def _set_up(ask: InitAsk) -> ServiceSetUp:
             f"No field {settings.estimate_field!r} for estimates: name the story points or "
             "T-shirt field as [jira] estimate_field in ralph.toml"
         )
-    return ServiceSetUp(settings=settings, notes=tuple(notes))
+    # Names come from Jira: one printable line each for the terminal.
+    return ServiceSetUp(settings=settings, notes=tuple(one_line(n) for n in notes))
 
 
 def _reach(client: JiraClient, settings: JiraSettings, env: Mapping[str, str]) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from ralph.errors import ConfigError
-from ralph.jira.fake import FakeJira, ralph_statuses
+from ralph.jira.fake import FakeJira, ScriptedFault, ralph_statuses
 from ralph.project import init_project
 
 from ..conftest import ralph_process
@@ -147,3 +147,46 @@ def test_init_again_keeps_the_file_and_refuses_another_project(project, clock):
     with pytest.raises(ConfigError, match='does not name this project; set tracker = "jira"'):
         init_project(project.path, services={"jira": "WEB"}, transports={"jira": fake}, env=env)
     assert (project.path / "ralph.toml").read_text() == written
+
+
+def test_text_from_jira_reaches_the_terminal_without_control_characters(project, clock):
+    fake = FakeJira(clock=clock)
+    fake.add_account(EMAIL, TOKEN, "ralph")
+    fake.add_project("OPS", "Ops\x1b]0;owned\x07\x1b[2J\nteam")
+    result = init_project(
+        project.path,
+        services={"jira": "OPS"},
+        transports={"jira": fake},
+        env={**ENV, "RALPH_JIRA_URL": "https://acme.atlassian.net"},
+    )
+    assert result.notes[0].startswith("Jira project OPS Ops")
+    for note in result.notes:
+        assert not {"\x1b", "\x07", "\n"} & set(note), note
+
+
+def test_init_waits_each_answer_briefly_and_not_out_a_long_rate_limit(project, monkeypatch):
+    import ralph.jira
+    from ralph.jira import JiraRateLimited
+
+    fake = FakeJira()
+    fake.add_account(EMAIL, TOKEN, "ralph")
+    fake.add_project("OPS", "Operations", ralph_statuses())
+    timeouts: list[float] = []
+
+    class Https:
+        def __init__(self, url: str, email: str, token: str, *, timeout: float = 30.0) -> None:
+            timeouts.append(timeout)
+
+        def send(self, request):
+            return fake.send(request)
+
+        def close(self) -> None:
+            return None
+
+    monkeypatch.setattr(ralph.jira, "HttpsTransport", Https)
+    env = {**ENV, "RALPH_JIRA_URL": "https://acme.atlassian.net"}
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/project", retry_after=900))
+    with pytest.raises(JiraRateLimited, match="900 s wait"):
+        init_project(project.path, services={"jira": "OPS"}, env=env)
+    assert timeouts == [10.0]
+    assert not (project.path / "ralph.toml").exists()

@@ -127,6 +127,7 @@ def test_closing_moves_to_done_or_canceled_with_the_resolution(tracker: JiraTrac
 
     tracker.create_issue("Done one")
     tracker.create_issue("Dropped one")
+    fake.add_screen("PROJ", "Canceled", ("resolution",))
     assert tracker.close_issue(1).close_reason is CloseReason.COMPLETED
     dropped = tracker.close_issue(2, CloseReason.NOT_PLANNED)
     assert (dropped.status, dropped.workflow_state) == (IssueStatus.CLOSED, S.CANCELED)

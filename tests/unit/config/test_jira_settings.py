@@ -42,6 +42,8 @@ def test_the_environment_overrides_the_file():
         ({"token": "x"}, "jira.token is refused"),
         ({"project": "PROJ-12"}, "not a project key"),
         ({"url": "acme.atlassian.net"}, "not a URL"),
+        ({"url": "https://ada:secret@acme.atlassian.net"}, "user name or password"),
+        ({"url": "http://acme.atlassian.net"}, "use https://"),
         ({"email": "ada"}, "not an email address"),
         ({"statuses": {"Reviewing": "Code Review"}}, "not one of Ralph's states"),
         ({"statuses": {"Done": ""}}, "must be the name of a status"),
@@ -72,4 +74,24 @@ def test_the_table_init_writes_reads_back_with_every_state_mapped():
     written = tomllib.loads(jira_table(settings))
     assert len(written["jira"]["statuses"]) == 11
     assert written["jira"]["statuses"]["In Review"] == "Code Review"
+    assert parse_jira_settings(written["jira"], "ralph.toml", {}) == settings
+
+
+def test_the_url_keeps_no_secret_and_http_is_for_this_machine_only():
+    with pytest.raises(ConfigError) as refused:
+        parse_jira_settings({"url": "https://ada:s3cret@acme.atlassian.net"}, "ralph.toml", {})
+    assert "s3cret" not in str(refused.value)
+    for local in ("http://127.0.0.1:8080", "http://localhost:9", "http://[::1]:8080"):
+        assert parse_jira_settings({"url": local}, "ralph.toml", {}).url == local
+
+
+def test_the_table_init_writes_escapes_what_it_writes():
+    settings = JiraSettings(
+        url="https://acme.atlassian.net",
+        project="PROJ",
+        email="ada@acme.com",
+        estimate_field='Points "story" \\ size',
+        statuses={"In Review": 'Review "code"\\'},
+    )
+    written = tomllib.loads(jira_table(settings))
     assert parse_jira_settings(written["jira"], "ralph.toml", {}) == settings

@@ -106,3 +106,73 @@ def test_jiras_errors_are_the_shared_service_errors_entry_points_map():
     assert issubclass(JiraRateLimited, ServiceRateLimited)
     assert issubclass(JiraUnavailable, ServiceUnavailable)
     assert issubclass(JiraAmbiguous, ServiceUnavailable)
+
+
+def test_a_search_names_the_issues_to_reconcile_the_last_fifty(fake, client, clock):
+    fake.site.search_lag = 60.0
+    made = [_create(client, f"Issue {n}") for n in range(1, 56)]
+    ids = [int(m["id"]) for m in made]
+    found = list(client.search("project = PROJ", ["id"], reconcile=ids))
+    assert sorted(int(i["id"]) for i in found) == ids[-50:]
+
+
+class _Pages:
+    """A transport whose search pages carry the tokens given, in order, forever."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.sent = 0
+
+    def send(self, request: Any) -> Any:
+        from ralph._graphql_http import Reply
+
+        token = self.tokens[self.sent % len(self.tokens)]
+        self.sent += 1
+        return Reply(200, {}, {"issues": [{"id": str(self.sent)}], "nextPageToken": token})
+
+    def close(self) -> None:
+        return None
+
+
+def test_a_search_whose_tokens_come_round_again_ends_in_one_error(clock):
+    from ralph.jira import JiraError
+
+    pages = _Pages(["a", "b"])
+    client = JiraClient(pages, clock=clock, sleep=clock.advance)
+    with pytest.raises(JiraError, match="page token came round again"):
+        list(client.search("project = PROJ", ["id"]))
+    assert pages.sent == 3
+
+
+def test_a_search_stops_at_a_bound_on_its_pages(clock, monkeypatch):
+    from ralph.jira import JiraError, _client
+
+    monkeypatch.setattr(_client, "MAX_SEARCH_PAGES", 4)
+    pages = _Pages([f"t{n}" for n in range(100)])
+    client = JiraClient(pages, clock=clock, sleep=clock.advance)
+    with pytest.raises(JiraError, match="more than 4 pages"):
+        list(client.search("project = PROJ", ["id"]))
+    assert pages.sent == 4
+
+
+def test_a_long_rate_limit_is_waited_out_and_said_as_a_warning(fake, client, clock, caplog):
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/myself", retry_after=600))
+    with caplog.at_level("WARNING", logger="ralph.jira"):
+        client.myself()
+    [said] = [r for r in caplog.records if "rate limited" in r.getMessage()]
+    assert said.levelname == "WARNING"
+    assert "600" in said.getMessage()
+
+
+def test_an_impatient_command_waits_a_rate_limit_briefly_then_says_why(fake, client, clock):
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/myself", retry_after=10))
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/myself", retry_after=600))
+    started = clock.now
+    with client.impatient(30.0), pytest.raises(JiraRateLimited) as refused:
+        client.myself()
+    assert clock.now - started == pytest.approx(10.0)
+    assert "600" in str(refused.value)
+    assert "\n" not in str(refused.value)
+    fake.faults.append(ScriptedFault.rate_limited("GET /rest/api/3/myself", retry_after=600))
+    client.myself()  # outside: waited out
+    assert clock.now - started == pytest.approx(610.0)

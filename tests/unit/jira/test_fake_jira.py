@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ralph._rest_http import RestRequest
-from ralph.jira import JiraInvalid, to_adf
+from ralph.jira import JiraClient, JiraInvalid, to_adf
 from ralph.jira.fake import FakeJira
 
 API = "/rest/api/3"
@@ -137,6 +137,7 @@ def test_a_move_to_a_done_status_resolves_the_issue_and_a_move_back_clears_it(fa
     canceled, backlog = project.status("Canceled"), project.status("Backlog")
     assert canceled is not None
     assert backlog is not None
+    fake.add_screen("PROJ", "Canceled", ("resolution",))
     client.post(
         "/issue/PROJ-1/transitions",
         {"transition": {"id": canceled.id}, "fields": {"resolution": {"name": "Won't Do"}}},
@@ -158,3 +159,49 @@ def test_a_burst_past_the_limit_is_answered_429_with_retry_after(clock):
     assert second.headers["x-ratelimit-nearlimit"] == "true"
     clock.advance(1.0)
     assert fake.send(request).status == 200
+
+
+def test_jql_dates_relative_to_now_as_jira_writes_them(fake, client, clock):
+    client.post("/issue", {"fields": TASK})
+    clock.advance(600)
+    client.post("/issue", {"fields": TASK})
+
+    def keys(jql: str) -> list[str]:
+        return [i["key"] for i in client.search(jql, ["id"])]
+
+    assert keys("project = PROJ AND created >= -5m") == ["PROJ-2"]
+    assert keys("project = PROJ AND created >= -1h ORDER BY key ASC") == ["PROJ-1", "PROJ-2"]
+    assert keys("project = PROJ AND created < -5m") == ["PROJ-1"]
+
+
+def test_a_new_issue_reaches_search_after_a_lag_unless_reconciled(clock):
+    fake = FakeJira(clock=clock, search_lag=5.0)
+    fake.add_account("ada@example.com", "token", "Ada")
+    fake.add_project("PROJ")
+    made = fake.send(RestRequest("POST", f"{API}/issue", body={"fields": TASK})).body
+
+    def found(**extra: object) -> list[str]:
+        body = {"jql": "project = PROJ", "fields": ["id"], **extra}
+        reply = fake.send(RestRequest("POST", f"{API}/search/jql", body=body))
+        assert reply.status == 200, reply
+        return [i["id"] for i in reply.body["issues"]]
+
+    assert found() == []
+    assert found(reconcileIssues=[int(made["id"])]) == [made["id"]]
+    too_many = {"jql": "project = PROJ", "reconcileIssues": list(range(1, 52))}
+    assert (
+        "at most 50" in _refusal(fake, RestRequest("POST", f"{API}/search/jql", body=too_many))[0]
+    )
+    clock.advance(5.0)
+    assert found() == [made["id"]]
+
+
+def test_jql_absolute_dates_are_in_the_accounts_time_zone(clock):
+    fake = FakeJira(clock=clock)  # 2027-01-15 08:00 UTC
+    fake.add_account("ada@example.com", "token", "Ada", time_zone="Asia/Tokyo")  # UTC+9
+    fake.add_project("PROJ")
+    client = JiraClient(fake, clock=clock, sleep=clock.advance)
+    client.post("/issue", {"fields": TASK})
+    assert client.myself()["timeZone"] == "Asia/Tokyo"
+    assert len(list(client.search('project = PROJ AND created >= "2027-01-15 16:59"', []))) == 1
+    assert list(client.search('project = PROJ AND created >= "2027-01-15 17:01"', [])) == []

@@ -25,6 +25,7 @@ from ralph._rest_http import RestRequest, serve_rest
 from ralph.jira.fake._edits import Refused
 from ralph.jira.fake._model import (
     DEFAULT_STATUSES,
+    ISSUE_TYPES,
     Account,
     Project,
     Site,
@@ -124,12 +125,15 @@ class FakeJira:
         clock: Callable[[], float] = time.time,
         openapi: PathLike | None = None,
         burst_per_second: int | None = None,
+        search_lag: float = 0.0,
     ) -> None:
         """``burst_per_second``: requests an account may make a second before a 429
-        (Jira's burst limit; None: no limit)."""
+        (Jira's burst limit; None: no limit). ``search_lag``: seconds before a new issue
+        is found by a search that does not name it in ``reconcileIssues``."""
         self.clock = clock
         self.document = jira_openapi(openapi)
         self.site = Site(clock)
+        self.site.search_lag = search_lag
         self.routes = Routes(self.site)
         self.burst_per_second = burst_per_second
         self.faults: list[ScriptedFault] = []
@@ -141,9 +145,12 @@ class FakeJira:
 
     # -- seeding the site -------------------------------------------------------------------
 
-    def add_account(self, email: str, token: str, display_name: str) -> Account:
+    def add_account(
+        self, email: str, token: str, display_name: str, *, time_zone: str = "UTC"
+    ) -> Account:
+        """An account; ``time_zone`` (IANA) is the zone its JQL dates are read in."""
         with self.site.lock:
-            account = Account(f"acc-{self.site.new_id()}", email, display_name, token)
+            account = Account(f"acc-{self.site.new_id()}", email, display_name, token, time_zone)
             self.site.accounts.append(account)
             return account
 
@@ -169,16 +176,31 @@ class FakeJira:
             project.statuses.append(status)
             return status
 
-    def remove_transition(self, key: str, to: str, *, source: str = "*") -> None:
+    def remove_transition(
+        self, key: str, to: str, *, source: str = "*", issue_type: str = "*"
+    ) -> None:
         """The workflow of project ``key`` lacks the move to status ``to`` (from
-        ``source``, a status name, or from everywhere)."""
+        ``source``, a status name, or from everywhere), for ``issue_type`` (a name) or
+        for every type."""
         with self.site.lock:
             project = self.site.projects[key.upper()]
             target = project.status(to)
             origin = "*" if source == "*" else project.status(source)
+            kind = next((t.id for t in ISSUE_TYPES if t.name == issue_type), "*")
             if target is None or origin is None:
                 raise KeyError(f"no such status in {key}")
-            project.missing.add(("*" if isinstance(origin, str) else origin.id, target.id))
+            origin_id = "*" if isinstance(origin, str) else origin.id
+            project.missing.add((kind, origin_id, target.id))
+
+    def add_screen(self, key: str, to: str, fields: tuple[str, ...] = ("resolution",)) -> None:
+        """The transitions to status ``to`` of project ``key`` get a screen with
+        ``fields`` (a field not on a transition's screen is refused, as Jira does)."""
+        with self.site.lock:
+            project = self.site.projects[key.upper()]
+            target = project.status(to)
+            if target is None:
+                raise KeyError(f"no such status in {key}")
+            project.screens[target.id] = frozenset(fields)
 
     # -- the transport ----------------------------------------------------------------------
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from ralph.jira.fake._model import Issue, Site
 
@@ -177,7 +178,7 @@ def parse_jql(text: str) -> JqlQuery:
                 raise JqlError(f"Unable to find JQL function '{value}()'.")
             value = "currentUser()"
         if field in _DATES:
-            _date(value)  # refused when parsed, as Jira does, not when an issue is met
+            _date(value, 0.0, UTC)  # refused when parsed, as Jira does, not when an issue is met
         clauses.append(Clause(field, op, (value,)))
     return JqlQuery(tuple(clauses), tuple(order))
 
@@ -208,15 +209,27 @@ def _value(token: tuple[str, str]) -> str:
     return text
 
 
-def _date(value: str) -> float:
+#: A date relative to now, as JQL writes it: ``-5m``, ``-2h``, ``-1d``, ``-1w``.
+_RELATIVE = re.compile(r"^([-+]?)(\d+)([wdhm])$")
+_UNIT = {"m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def _date(value: str, now: float, zone: tzinfo) -> float:
+    """A JQL date: relative to ``now``, or absolute in the user's time ``zone``."""
+    relative = _RELATIVE.match(value.strip())
+    if relative is not None:
+        sign, amount, unit = relative.groups()
+        offset = int(amount) * _UNIT[unit]
+        return now - offset if sign == "-" else now + offset
     for pattern in ("%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%d", "%Y/%m/%d"):
         try:
-            return datetime.strptime(value, pattern).replace(tzinfo=UTC).timestamp()
+            return datetime.strptime(value, pattern).replace(tzinfo=zone).timestamp()
         except ValueError:
             continue
     raise JqlError(
         f"Date value '{value}' for field 'updated' is invalid. Valid formats include: "
-        "'yyyy/MM/dd HH:mm', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd'."
+        "'yyyy/MM/dd HH:mm', 'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd' or a "
+        "period format e.g. '-5d', '4w 2d'."
     )
 
 
@@ -252,7 +265,9 @@ def _values_of(field: str, issue: Issue, site: Site, me: str) -> list[str]:
 def _holds(clause: Clause, issue: Issue, site: Site, me: str) -> bool:
     if clause.field in _DATES:
         moment = issue.updated if clause.field == "updated" else issue.created
-        limit = _date(clause.values[0])
+        account = next((a for a in site.accounts if a.account_id == me), None)
+        zone = ZoneInfo(account.time_zone) if account is not None else UTC
+        limit = _date(clause.values[0], site.clock(), zone)
         return {
             "=": moment == limit,
             "!=": moment != limit,

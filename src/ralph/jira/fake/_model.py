@@ -111,6 +111,8 @@ class Account:
     email: str
     display_name: str
     token: str
+    #: JQL's absolute dates are read in this zone (an IANA name), as Jira does.
+    time_zone: str = "UTC"
 
     def json(self) -> dict[str, Any]:
         return {
@@ -146,8 +148,12 @@ class Project:
     key: str
     name: str
     statuses: list[Status] = field(default_factory=list)
-    #: Transitions the workflow lacks: (from status id or "*", to status id).
-    missing: set[tuple[str, str]] = field(default_factory=set)
+    #: Transitions the workflow lacks: (issue type id or "*", from status id or "*", to
+    #: status id).
+    missing: set[tuple[str, str, str]] = field(default_factory=set)
+    #: The fields on the screen of the transitions to a status (by its id); a transition
+    #: without one takes no field (Jira's default Done transition has none).
+    screens: dict[str, frozenset[str]] = field(default_factory=dict)
     counter: int = 0
 
     def status(self, name_or_id: str) -> Status | None:
@@ -159,15 +165,14 @@ class Project:
                 return status
         return None
 
-    def transitions_from(self, current: str) -> list[Status]:
-        """The statuses an issue in ``current`` may move to: every other one (a global
-        transition to each), less those the workflow is set to lack."""
+    def transitions_from(self, current: str, issue_type: str) -> list[Status]:
+        """The statuses an issue of ``issue_type`` (its id) in ``current`` may move to:
+        every other one (a global transition to each), less those its workflow lacks."""
         return [
             s
             for s in self.statuses
             if s.id != current
-            and (current, s.id) not in self.missing
-            and ("*", s.id) not in self.missing
+            and not {(k, o, s.id) for k in ("*", issue_type) for o in ("*", current)} & self.missing
         ]
 
     def json(self) -> dict[str, Any]:
@@ -248,6 +253,8 @@ class Site:
         self.links: dict[str, Link] = {}
         #: Where the site is served ("" until it is): the start of an issue's ``self``.
         self.url = ""
+        #: Seconds before a new issue reaches search (Jira's index lags behind writes).
+        self.search_lag = 0.0
         self._ids = 10000
 
     def new_id(self) -> str:

@@ -10,13 +10,14 @@ from typing import Any
 from ralph.jira.fake._model import (
     ESTIMATE_FIELDS,
     PRIORITIES,
+    RESOLUTIONS,
     T_SHIRT_OPTIONS,
     Issue,
     Site,
     stamp,
 )
 
-__all__ = ["ALL_FIELDS", "API", "BLOCKS", "issue_json", "wanted"]
+__all__ = ["ALL_FIELDS", "API", "BLOCKS", "field_meta", "issue_json", "wanted"]
 
 API = "/rest/api/3"
 BLOCKS = {"id": "10000", "name": "Blocks", "inward": "is blocked by", "outward": "blocks"}
@@ -162,3 +163,17 @@ def wanted(query: Any, default: str) -> set[str]:
             chosen.add(name)
     chosen -= {n[1:] for n in names if n.startswith("-")}
     return chosen
+
+
+def field_meta(name: str) -> dict[str, Any]:
+    """A field of a transition's screen, as ``expand=transitions.fields`` lists it."""
+    meta: dict[str, Any] = {
+        "key": name,
+        "name": name.title(),
+        "required": name == "resolution",
+        "operations": ["set"],
+        "schema": {"type": name, "system": name},
+    }
+    if name == "resolution":
+        meta["allowedValues"] = [{"name": r} for r in RESOLUTIONS]
+    return meta

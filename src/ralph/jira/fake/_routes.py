@@ -4,6 +4,7 @@ the site's lock, after the request passed the OpenAPI check)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ralph._rest_http import RestRequest
@@ -20,13 +21,15 @@ from ralph.jira.fake._model import (
     Link,
     Site,
 )
-from ralph.jira.fake._render import ALL_FIELDS, API, BLOCKS, issue_json, wanted
+from ralph.jira.fake._render import ALL_FIELDS, API, BLOCKS, field_meta, issue_json, wanted
 
 __all__ = ["Routes"]
 
 #: A search page: at most 100 issues with fields, 5,000 with ids or keys only.
 MAX_PAGE = 100
 MAX_ID_PAGE = 5000
+#: Issue ids a search may name to read fresh (``reconcileIssues``).
+MAX_RECONCILE = 50
 _NOT_FOUND = "Issue does not exist or you do not have permission to see it."
 
 
@@ -70,7 +73,7 @@ class Routes:
     # -- the site ---------------------------------------------------------------------------
 
     def myself(self, request: RestRequest, account: Account) -> tuple[int, Any]:
-        return 200, {**account.json(), "timeZone": "UTC", "locale": "en_US"}
+        return 200, {**account.json(), "timeZone": account.time_zone, "locale": "en_US"}
 
     def fields(self, request: RestRequest, account: Account) -> tuple[int, Any]:
         system = [
@@ -200,36 +203,52 @@ class Routes:
 
     def transitions(self, request: RestRequest, account: Account, key: str) -> tuple[int, Any]:
         issue = self._issue(key)
-        return 200, {
-            "transitions": [
-                {
-                    "id": status.id,
-                    "name": status.name,
-                    "to": status.json(),
-                    "hasScreen": False,
-                    "isGlobal": True,
-                    "isInitial": False,
-                    "isAvailable": True,
-                    "isConditional": False,
-                    "isLooped": False,
-                }
-                for status in issue.project.transitions_from(issue.status.id)
-            ]
-        }
+        expand = {e.strip() for e in (request.param("expand", "") or "").split(",")}
+        found = []
+        for status in issue.project.transitions_from(issue.status.id, issue.issue_type.id):
+            screen = issue.project.screens.get(status.id, frozenset())
+            transition: dict[str, Any] = {
+                "id": status.id,
+                "name": status.name,
+                "to": status.json(),
+                "hasScreen": bool(screen),
+                "isGlobal": True,
+                "isInitial": False,
+                "isAvailable": True,
+                "isConditional": False,
+                "isLooped": False,
+            }
+            if "transitions.fields" in expand:
+                transition["fields"] = {name: field_meta(name) for name in sorted(screen)}
+            found.append(transition)
+        return 200, {"transitions": found}
 
     def do_transition(self, request: RestRequest, account: Account, key: str) -> tuple[int, Any]:
         issue = self._issue(key)
         body = request.body or {}
         wanted = str((body.get("transition") or {}).get("id") or "")
-        target = next(
-            (s for s in issue.project.transitions_from(issue.status.id) if s.id == wanted), None
-        )
+        offered = issue.project.transitions_from(issue.status.id, issue.issue_type.id)
+        target = next((s for s in offered if s.id == wanted), None)
         if target is None:
             raise Refused(
                 400,
                 [f"Transition id '{wanted}' is not valid for this issue."],
             )
         fields = dict(body.get("fields") or {})
+        screen = issue.project.screens.get(target.id, frozenset())
+        # A comment goes with any transition; another field only on its screen.
+        named = [*fields, *(body.get("update") or {})]
+        off_screen = sorted(n for n in named if n != "comment" and n not in screen)
+        if off_screen:
+            raise Refused(
+                400,
+                [],
+                {
+                    n: f"Field '{n}' cannot be set. It is not on the appropriate screen, "
+                    "or unknown."
+                    for n in off_screen
+                },
+            )
         resolution = (fields.pop("resolution", None) or {}).get("name")
         if resolution is not None and resolution not in RESOLUTIONS:
             raise Refused(400, [], {"resolution": f"Resolution '{resolution}' does not exist."})
@@ -331,6 +350,7 @@ class Routes:
             body.get("maxResults", 50),
             body.get("nextPageToken"),
             body.get("properties") or [],
+            body.get("reconcileIssues") or [],
         )
 
     def search_get(self, request: RestRequest, account: Account) -> tuple[int, Any]:
@@ -353,6 +373,7 @@ class Routes:
         size: int,
         token: str | None,
         properties: list[str],
+        reconcile: Sequence[int] = (),
     ) -> tuple[int, Any]:
         if not jql.strip():
             # The enhanced search refuses an unbounded query.
@@ -363,10 +384,16 @@ class Routes:
                     "Please add a search restriction to your query."
                 ],
             )
+        if len(reconcile) > MAX_RECONCILE:
+            raise Refused(400, [f"reconcileIssues accepts at most {MAX_RECONCILE} ids."])
         try:
             found = parse_jql(jql).run(self.site, account.account_id)
         except JqlError as exc:
             raise Refused(400, [str(exc)]) from None
+        # Jira's search index is eventually consistent: a new issue is found only after
+        # the lag, unless named in reconcileIssues (read fresh).
+        now, fresh = self.site.clock(), {str(i) for i in reconcile}
+        found = [i for i in found if i.id in fresh or now - i.created >= self.site.search_lag]
         chosen = wanted([("fields", f) for f in fields], default="id")
         ids_only = chosen <= {"id", "key"}
         size = max(1, min(size, MAX_ID_PAGE if ids_only else MAX_PAGE))

@@ -6,9 +6,10 @@ transitions are a Jira admin's, so a missing one is said, not made."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ralph._text import one_line
 from ralph.errors import ConfigError, RalphError
 from ralph.jira import JiraClient, JiraNotFound
 from ralph.tracker._model import Check
@@ -91,7 +92,13 @@ def check_project(
     client: JiraClient, key: str, mapping: StatusMap, estimate_field: str
 ) -> list[Check]:
     """What ``ralph doctor`` says of the project: readable, every state's status there,
-    and the estimate field there."""
+    and the estimate field there; each line printable (names come from Jira)."""
+    return [
+        replace(c, detail=one_line(c.detail)) for c in _checks(client, key, mapping, estimate_field)
+    ]
+
+
+def _checks(client: JiraClient, key: str, mapping: StatusMap, estimate_field: str) -> list[Check]:
     try:
         project = read_project(client, key, estimate_field)
     except RalphError as exc:

@@ -7,8 +7,9 @@ error when the workflow has none) and sends it with its audit comment in one req
 An issue in a status of Jira's Done category is closed; closing moves it to Done (or
 Canceled, with its resolution), reopening back to Backlog, each such move audited as
 ``ralph_sync``. Exclusive ownership of an issue comes from the task store's issue locks,
-as on GitHub and Linear: a move re-reads the status just before it. Every write is safe
-against a lost answer (``_writes``).
+as on GitHub and Linear: a move re-reads the status just before it (inside a step's
+snapshot it trusts the status kept there, and reads again when Jira refuses the move).
+Every write is safe against a lost answer (``_writes``).
 
 Jira has no status updates for a project, and archiving is a Premium plan's: both are
 refused in one line, saying what to do instead.
@@ -19,12 +20,20 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.errors import IssueNotFound, NotAvailable, StateConflict
-from ralph.jira import JiraAmbiguous, JiraClient, JiraInvalid, JiraNotFound, to_adf
+from ralph.jira import (
+    MAX_RECONCILE,
+    JiraAmbiguous,
+    JiraClient,
+    JiraInvalid,
+    JiraNotFound,
+    to_adf,
+)
 from ralph.tracker._model import (
     Check,
     CloseReason,
@@ -88,6 +97,8 @@ _FIELDS = (
     "assignee",
 )
 _RESOLUTIONS = {CloseReason.COMPLETED: "Done", CloseReason.DUPLICATE: "Duplicate"}
+#: Seconds of rate limiting ``ralph doctor`` waits out in all.
+_DOCTOR_PATIENCE = 30.0
 
 Node = dict[str, Any]
 
@@ -117,6 +128,12 @@ class JiraTracker(Tracker):
         #: across processes, the task store's issue locks decide.
         self._guards: dict[int, threading.Lock] = {}
         self._transitions: w.Transitions = {}
+        #: Each issue's type (id) as last read: with a kept status, where it stands.
+        self._types: dict[int, str] = {}
+        #: Issue ids by number as read, and the issues this tracker wrote last: Jira's
+        #: search index lags behind writes, so searches name them to read them fresh.
+        self._ids: dict[int, str] = {}
+        self._recent: deque[int] = deque(maxlen=MAX_RECONCILE)
         #: Inside a snapshot each issue is read once; this tracker's writes drop it.
         self._snapshots = IssueSnapshots()
 
@@ -149,7 +166,9 @@ class JiraTracker(Tracker):
         return {"tracker": self.kind, "project": self.project_key}
 
     def check(self) -> list[Check]:
-        return check_project(self.client, self.project_key, self.statuses, self.estimate_field)
+        # ralph doctor: a person waits at the terminal, not out an hourly quota.
+        with self.client.impatient(_DOCTOR_PATIENCE):
+            return check_project(self.client, self.project_key, self.statuses, self.estimate_field)
 
     @property
     def project(self) -> JiraProject:
@@ -185,12 +204,26 @@ class JiraTracker(Tracker):
             raise IssueNotFound(number, f"Jira project {self.project_key}") from None
         if str(node.get("key", "")).upper() != self._key(number):  # moved to another project
             raise IssueNotFound(number, f"Jira project {self.project_key}")
+        if node.get("id"):
+            self._ids[number] = str(node["id"])
         return node
+
+    def _reconcile(self) -> list[int]:
+        """The ids of the issues this tracker wrote last, for a search to read fresh."""
+        with self._lock:  # another thread's write may be adding to it
+            numbers = list(dict.fromkeys(self._recent))
+        return [int(self._ids[n]) for n in numbers if self._ids.get(n, "").isdigit()]
 
     def _status(self, number: int) -> str:
         """The name of the issue's status, read now."""
-        node = self._node(number, ["status"])
-        return str(((node.get("fields") or {}).get("status") or {}).get("name", ""))
+        return self._place(number).status
+
+    def _place(self, number: int) -> w.Place:
+        """The issue's type and status, read now."""
+        fields = self._node(number, ["status", "issuetype"]).get("fields") or {}
+        kind = str((fields.get("issuetype") or {}).get("id", ""))
+        self._types[number] = kind
+        return w.Place(kind, str((fields.get("status") or {}).get("name", "")))
 
     def _issue(
         self, node: Node, children: Sequence[int] = (), comments: tuple[Comment, ...] = ()
@@ -215,11 +248,13 @@ class JiraTracker(Tracker):
             return kept
         node = self._node(number, [*self._fields(), "comment", "issuetype"])
         fields = node.get("fields") or {}
+        self._types[number] = str((fields.get("issuetype") or {}).get("id", ""))
         comments = w.all_comments(self.client, self._key(number), fields.get("comment"))
         children: list[int] = []
         if int((fields.get("issuetype") or {}).get("hierarchyLevel", 0)) > SUBTASK:
             jql = f"parent = {w.jql_string(self._key(number))}"
-            children = [number_of(str(n["key"])) for n in self.client.search(jql, ["id"])]
+            found = self.client.search(jql, ["id"], reconcile=self._reconcile())
+            children = [number_of(str(n["key"])) for n in found]
         issue = self._issue(node, children, comments)
         self._snapshots.keep(issue)
         return issue
@@ -233,13 +268,25 @@ class JiraTracker(Tracker):
         # A list: every open snapshot (one a thread) drops them, not only the first.
         self._snapshots.forget([n for n in numbers if n is not None])
 
+    @contextlib.contextmanager
+    def _writing(self, *numbers: int | None) -> Iterator[None]:
+        """A write to these issues: dropped from every snapshot before it is sent and
+        again once it is done (another thread may have read them in between)."""
+        self._changed(*numbers)
+        try:
+            yield
+        finally:
+            self._changed(*numbers)
+            with self._lock:
+                self._recent.extend(n for n in numbers if n is not None)
+
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         """One paginated JQL read of every issue of the project (closed ones too: an
         open issue's closed children are its children), filtered here (the fields Ralph
         filters on are its own: states by name, estimates, labels, text)."""
         query = query or IssueQuery()
         jql = f"project = {w.jql_string(self.project_key)} ORDER BY key ASC"
-        nodes = list(self.client.search(jql, self._fields()))
+        nodes = list(self.client.search(jql, self._fields(), reconcile=self._reconcile()))
         children: dict[int, list[int]] = {}
         for node in nodes:
             parent = str(((node.get("fields") or {}).get("parent") or {}).get("key", ""))
@@ -275,11 +322,14 @@ class JiraTracker(Tracker):
         }
         if parent is not None:
             fields["parent"] = {"key": self._key(parent)}
-        made = w.create_issue(self.client, self.project_key, fields, self.now())
+        made = w.create_issue(self.client, self.project_key, fields)
         number = number_of(str(made["key"]))
+        self._ids[number] = str(made["id"])
+        with self._lock:
+            self._recent.append(number)
         self._changed(parent)
         if state is not None:
-            self._move(number, state, current=self._status(number))
+            self._move(number, state)
         return self.get_issue(number)
 
     def _level(self, number: int) -> int:
@@ -331,15 +381,15 @@ class JiraTracker(Tracker):
             fields["summary"] = title
         if fields:
             self._node(number, ["status"])
-            self._changed(number)
-            self.client.put(f"/issue/{self._key(number)}", {"fields": fields})
+            with self._writing(number):
+                self.client.put(f"/issue/{self._key(number)}", {"fields": fields})
         return self.get_issue(number)
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the API token's account (Jira names no other author)."""
-        self._changed(number)
         try:
-            return w.post_comment(self.client, self._key(number), body, self.now())
+            with self._writing(number):
+                return w.post_comment(self.client, self._key(number), body, self.now())
         except JiraNotFound:
             raise IssueNotFound(number, f"Jira project {self.project_key}") from None
 
@@ -350,24 +400,35 @@ class JiraTracker(Tracker):
         number: int,
         state: WorkflowState,
         *,
-        current: str,
+        at: w.Place | None = None,
+        expected: Callable[[w.Place], None] | None = None,
         comment: str | None = None,
         resolution: str | None = None,
     ) -> None:
+        """Move by the workflow's transition from ``at`` (None: read now), where
+        ``expected`` raises StateConflict if a read finds the issue elsewhere."""
         key = self._key(number)
-        self._changed(number)
-        w.transition(
-            self.client,
-            self.project_key,
-            key,
-            current=current,
-            status=self.statuses.status(state),
-            comment=comment,
-            resolution=resolution,
-            status_now=lambda: self._status(number),
-            comments_now=lambda: w.all_comments(self.client, key),
-            known=self._transitions,
-        )
+
+        def read() -> w.Place:
+            place = self._place(number)
+            if expected is not None:
+                expected(place)
+            return place
+
+        with self._writing(number):
+            w.transition(
+                self.client,
+                self.project_key,
+                key,
+                at=at,
+                status=self.statuses.status(state),
+                comment=comment,
+                resolution=resolution,
+                read=read,
+                status_now=lambda: self._status(number),
+                comments_now=lambda: w.all_comments(self.client, key),
+                known=self._transitions,
+            )
 
     def _write_state(
         self,
@@ -377,26 +438,31 @@ class JiraTracker(Tracker):
         comment: str,
         author: str,
     ) -> None:
-        """Re-read (inside a snapshot: as kept), then move by the workflow's transition
-        with the audit comment in the same request."""
-        with self._lock:
-            guard = self._guards.setdefault(number, threading.Lock())
-        with guard:
-            # Inside a snapshot, as kept there (this tracker's writes drop what they
-            # change); an issue in a status of the project's own is read.
-            kept = self._snapshots.get(number)
-            if kept is not None and kept.workflow_state is not None:
-                name = self.statuses.status(kept.workflow_state)
-            else:
-                name = self._status(number)
-            current = self.statuses.state(name)
+        """Re-read (inside a snapshot: as kept, read again when Jira refuses the kept
+        transition), then move by the workflow's transition with the audit comment in
+        the same request."""
+
+        def check(place: w.Place) -> None:
+            current = self.statuses.state(place.status)
             if current is not expected:
                 raise StateConflict(
                     number,
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            self._move(number, new, current=name, comment=comment)
+
+        with self._lock:
+            guard = self._guards.setdefault(number, threading.Lock())
+        with guard:
+            # Inside a snapshot, as kept there (this tracker's writes drop what they
+            # change); an issue in a status of the project's own is read.
+            kept = self._snapshots.get(number)
+            kind = self._types.get(number)
+            at = None
+            if kept is not None and kept.workflow_state is not None and kind is not None:
+                at = w.Place(kind, self.statuses.status(kept.workflow_state))
+                check(at)
+            self._move(number, new, at=at, expected=check, comment=comment)
 
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         """Moved to Done (completed) or Canceled (otherwise), with Jira's resolution for
@@ -409,7 +475,6 @@ class JiraTracker(Tracker):
             self._move(
                 number,
                 target,
-                current=self._status(number),
                 comment=self._audit(change, "ralph"),
                 resolution=_RESOLUTIONS.get(reason, "Won't Do"),
             )
@@ -420,9 +485,7 @@ class JiraTracker(Tracker):
         if not before.is_open:
             backlog = WorkflowState.BACKLOG
             change = StateChange(number, before.workflow_state, backlog, SYNC_COMMAND)
-            self._move(
-                number, backlog, current=self._status(number), comment=self._audit(change, "ralph")
-            )
+            self._move(number, backlog, comment=self._audit(change, "ralph"))
         return self.get_issue(number)
 
     # -- relations --------------------------------------------------------------------------
@@ -448,9 +511,9 @@ class JiraTracker(Tracker):
         kept = self._snapshots.get(child)
         if kept is None:  # its former parent is not known here
             self._snapshots.forget()
-        self._changed(child, parent, kept.parent if kept else None)
         try:
-            self.client.put(f"/issue/{self._key(child)}", {"fields": {"parent": value}})
+            with self._writing(child, parent, kept.parent if kept else None):
+                self.client.put(f"/issue/{self._key(child)}", {"fields": {"parent": value}})
         except JiraNotFound:
             raise IssueNotFound(child, f"Jira project {self.project_key}") from None
 
@@ -461,23 +524,24 @@ class JiraTracker(Tracker):
             "outwardIssue": {"key": self._key(blocking)},
             "inwardIssue": {"key": self._key(blocked)},
         }
-        self._changed(blocked, blocking)
-        try:
-            self.client.post("/issueLink", body)
-        except JiraAmbiguous:
-            if blocking not in self._issue(self._node(blocked)).blocked_by:
-                raise
+        with self._writing(blocked, blocking):
+            try:
+                self.client.post("/issueLink", body)
+            except JiraAmbiguous:
+                if blocking not in self._issue(self._node(blocked)).blocked_by:
+                    raise
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
-        self._changed(blocked, blocking)
-        node = self._node(blocked, ["issuelinks"])
-        for link in (node.get("fields") or {}).get("issuelinks") or []:
-            inward = (link.get("inwardIssue") or {}).get("key")
-            if inward == self._key(blocking) and (link.get("type") or {}).get("name") == "Blocks":
-                try:
-                    self.client.delete(f"/issueLink/{link['id']}")
-                except (JiraNotFound, JiraInvalid):
-                    continue  # gone already
+        with self._writing(blocked, blocking):
+            node = self._node(blocked, ["issuelinks"])
+            for link in (node.get("fields") or {}).get("issuelinks") or []:
+                inward = (link.get("inwardIssue") or {}).get("key")
+                kind = (link.get("type") or {}).get("name")
+                if inward == self._key(blocking) and kind == "Blocks":
+                    try:
+                        self.client.delete(f"/issueLink/{link['id']}")
+                    except (JiraNotFound, JiraInvalid):
+                        continue  # gone already
 
     # -- what a Jira project does not have --------------------------------------------------
 

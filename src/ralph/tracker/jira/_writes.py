@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 from ralph.errors import NotAvailable
@@ -18,6 +18,8 @@ from ralph.tracker.jira._mapping import comment_from
 __all__ = [
     "COMMENT_PAGE",
     "CREATE_PROPERTY",
+    "Move",
+    "Place",
     "Transitions",
     "all_comments",
     "create_issue",
@@ -34,6 +36,12 @@ CREATE_PROPERTY = "ralph.create"
 COMMENT_PAGE = 100
 #: How far back a lost write is looked for (Jira's JQL dates are to the minute).
 _LOOK_BACK = 60.0
+#: The same for a lost create, in JQL: relative, since JQL's absolute dates are in the
+#: user's time zone, which Ralph does not know.
+_CREATED_SINCE = "-5m"
+#: Jira's search index lags behind its writes: a lost create not found yet is looked for
+#: once more after this many seconds.
+_INDEX_LAG = 5.0
 
 
 def jql_string(text: str) -> str:
@@ -41,23 +49,26 @@ def jql_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def create_issue(client: JiraClient, project: str, fields: Node, now: float) -> Node:
+def create_issue(client: JiraClient, project: str, fields: Node) -> Node:
     """Create the issue (``{id, key}``); after a lost answer, the issue carrying this
-    create's marker if Jira made it, else ``JiraAmbiguous``."""
+    create's marker if Jira made it (looked for twice: the search index lags), else
+    ``JiraAmbiguous``."""
     marker = str(uuid.uuid4())
     body = {"fields": fields, "properties": [{"key": CREATE_PROPERTY, "value": {"id": marker}}]}
     try:
         made: Node = client.post("/issue", body)
         return made
     except JiraAmbiguous:
-        since = datetime.fromtimestamp(now - _LOOK_BACK, UTC).strftime("%Y-%m-%d %H:%M")
         jql = (
             f"project = {jql_string(project)} AND reporter = currentUser() "
-            f'AND created >= "{since}" ORDER BY created DESC'
+            f"AND created >= {_CREATED_SINCE} ORDER BY created DESC"
         )
-        for node in client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
-            if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
-                return dict(node)
+        for attempt in (1, 2):
+            if attempt == 2:
+                client.sleep(_INDEX_LAG)
+            for node in client.search(jql, ["id"], properties=[CREATE_PROPERTY]):
+                if ((node.get("properties") or {}).get(CREATE_PROPERTY) or {}).get("id") == marker:
+                    return dict(node)
         raise
 
 
@@ -94,32 +105,42 @@ def post_comment(client: JiraClient, key: str, body: str, now: float) -> Comment
         return again[-1]
 
 
-#: The workflow's transitions as read, by the status they leave: ``{status: {target
-#: status (casefolded): transition id}}``. A workflow changes rarely; a transition Jira
-#: refuses drops what was kept and is looked up again.
-Transitions = dict[str, dict[str, str]]
+@dataclass(frozen=True)
+class Place:
+    """Where an issue stands in its workflow: its type's id and its status's name (a
+    project's issue types may each have their own workflow)."""
+
+    issue_type: str
+    status: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.issue_type, self.status.casefold())
 
 
-def _transition_id(
-    client: JiraClient, project: str, key: str, current: str, status: str, known: Transitions
-) -> str:
-    """The transition that moves ``key`` to ``status``; NotAvailable naming both
-    statuses and the fix when the workflow has none."""
-    found = known.get(current.casefold())
-    if found is None or status.casefold() not in found:  # not read yet, or since changed?
-        answer = client.get(f"/issue/{key}/transitions")
-        found = {
-            str((t.get("to") or {}).get("name", "")).casefold(): str(t["id"])
-            for t in answer.get("transitions") or []
-        }
-        known[current.casefold()] = found
-    if status.casefold() in found:
-        return found[status.casefold()]
-    raise NotAvailable(
-        f"the workflow of Jira project {project} has no transition from {current!r} to "
-        f"{status!r} for {key}; add one in Jira (project settings, Workflows) or map that "
-        "state to another status in [jira.statuses] of ralph.toml"
-    )
+@dataclass(frozen=True)
+class Move:
+    """One transition: its id and the fields on its screen (Jira refuses any other, and
+    every field when it has no screen, as its default Done transition has not)."""
+
+    id: str
+    fields: frozenset[str]
+
+
+#: The workflows' transitions as read, by the place they leave: ``{(issue type, status
+#: casefolded): {target status (casefolded): Move}}``, each stored only under a place
+#: just read. A workflow changes rarely; a transition Jira refuses drops what was kept.
+Transitions = dict[tuple[str, str], dict[str, Move]]
+
+
+def _moves(client: JiraClient, key: str) -> dict[str, Move]:
+    answer = client.get(f"/issue/{key}/transitions", [("expand", "transitions.fields")])
+    return {
+        str((t.get("to") or {}).get("name", "")).casefold(): Move(
+            str(t["id"]), frozenset(t.get("fields") or {})
+        )
+        for t in answer.get("transitions") or []
+    }
 
 
 def transition(
@@ -127,33 +148,60 @@ def transition(
     project: str,
     key: str,
     *,
-    current: str,
+    at: Place | None,
     status: str,
     comment: str | None,
     resolution: str | None,
+    read: Callable[[], Place],
     status_now: Callable[[], str],
     comments_now: Callable[[], Sequence[Comment]],
     known: Transitions,
 ) -> None:
-    """Move ``key`` from status ``current`` to ``status`` with ``comment`` in the same
-    request (Jira applies both or neither). After a lost answer the status is read
-    again: moved, the comment is posted if it did not come with the move."""
-    body: Node = {}
-    if comment is not None:
-        body["update"] = {"comment": [{"add": {"body": to_adf(comment)}}]}
-    if resolution is not None:
-        body["fields"] = {"resolution": {"name": resolution}}
+    """Move ``key`` to ``status`` with ``comment`` in the same request (Jira applies
+    both or neither), and ``resolution`` when the transition's screen has that field.
+
+    ``at``: where Ralph saw the issue (kept in a snapshot), trusted for a transition
+    kept for it; None reads it first. ``read`` reads where it is now (StateConflict when
+    that is not where Ralph expects it): on a cache miss, and after Jira refuses a
+    transition. After a lost answer the status is read again: moved, the comment is
+    posted if it did not come with the move."""
+    fresh = at is None
+    place = read() if at is None else at
     try:
         for attempt in (1, 2):
-            chosen = _transition_id(client, project, key, current, status, known)
+            moves = known.get(place.key)
+            just_read = moves is None or status.casefold() not in moves
+            if just_read:
+                if not fresh:  # never kept under a place not just read
+                    place, fresh = read(), True
+                moves = known[place.key] = _moves(client, key)
+            chosen = (moves or {}).get(status.casefold())
+            if chosen is None:
+                raise NotAvailable(
+                    f"the workflow of Jira project {project} has no transition from "
+                    f"{place.status!r} to {status!r} for {key}; add one in Jira (project "
+                    "settings, Workflows) or map that state to another status in "
+                    "[jira.statuses] of ralph.toml"
+                )
             try:
-                client.post(f"/issue/{key}/transitions", {"transition": {"id": chosen}, **body})
-                break
+                client.post(f"/issue/{key}/transitions", _body(chosen, comment, resolution))
+                return
             except JiraInvalid:
-                if attempt == 2 or known.pop(current.casefold(), None) is None:
+                known.pop(place.key, None)
+                if attempt == 2 or (just_read and fresh):
                     raise  # read just now, and still refused: not the workflow's change
+                place, fresh = read(), True
     except JiraAmbiguous:
         if status_now().casefold() != status.casefold():
             raise
         if comment is not None and not any(c.body == comment for c in comments_now()):
             client.post(f"/issue/{key}/comment", {"body": to_adf(comment)})
+
+
+def _body(chosen: Move, comment: str | None, resolution: str | None) -> Node:
+    body: Node = {"transition": {"id": chosen.id}}
+    if comment is not None:
+        body["update"] = {"comment": [{"add": {"body": to_adf(comment)}}]}
+    if resolution is not None and "resolution" in chosen.fields:
+        body["fields"] = {"resolution": {"name": resolution}}
+    return body
