@@ -216,8 +216,8 @@ LINKS: dict[str, LinearDocument] = {
     ),
 }
 
-#: What on the team changed since a read: the issues updated after its latest
-#: ``updatedAt`` (``gt``: many issues may share one instant, a bulk edit's), 14 points
+#: What on the team changed since a look: the issues updated at or after it began (less
+#: an overlap; those already kept as they are are not read again), 14 points
 #: where a read costs thousands (``ralph serve`` and the web board read the board on
 #: every poll); five of them, or whether there are more.
 TEAM_CHANGES = _query(
@@ -225,7 +225,7 @@ TEAM_CHANGES = _query(
     """
 query TeamChanges($teamId: String!, $since: DateTimeOrDuration!) {
   team(id: $teamId) {
-    issues(first: 5, includeArchived: true, filter: { updatedAt: { gt: $since } }) {
+    issues(first: 5, includeArchived: true, filter: { updatedAt: { gte: $since } }) {
       pageInfo { hasNextPage } nodes { id updatedAt }
     }
   }

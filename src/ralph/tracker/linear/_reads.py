@@ -101,8 +101,8 @@ def board_filter(team: LinearTeam, closed_since: float) -> Filter:
 
 
 def changed_filter(team: LinearTeam, since: str) -> Filter:
-    """The team's issues updated after ``since`` (a date-time as Linear wrote it)."""
-    return _all_of([team_filter(team), {"updatedAt": {"gt": since}}])
+    """The team's issues updated at or after ``since`` (a date-time)."""
+    return _all_of([team_filter(team), {"updatedAt": {"gte": since}}])
 
 
 def some_of(team: LinearTeam, *, numbers: Iterable[int] = (), ids: Iterable[str] = ()) -> Filter:
