@@ -12,7 +12,7 @@ from ralph.linear.fake import ScriptedFault
 from ralph.tracker import IssueQuery
 from ralph.tracker.linear import LinearTracker, set_up_team
 from ralph.tracker.linear._reads import stamp
-from ralph.tracker.linear._team_reads import BOARD_CLOSED_DAYS
+from ralph.tracker.linear._team_reads import BOARD_CLOSED_DAYS, OVERLAP
 from ralph.workflow import WorkflowState
 
 pytestmark = pytest.mark.timeout(60)
@@ -43,7 +43,7 @@ def test_a_board_nobody_changed_is_asked_about_not_read_again(fake, tracker, clo
         clock.advance(300)
         assert [i.title for i in tracker.list_issues(EVERY)] == ["Wave", "Bow"]
     assert sent(fake, before) == ["TeamChanges"] * 12
-    assert sum(r.complexity for r in fake.requests[before:]) == 12 * 14
+    assert sum(r.complexity for r in fake.requests[before:]) == 12 * 50
 
 
 def test_a_persons_change_is_read_alone_at_the_next_look(fake, tracker, clock):
@@ -162,3 +162,27 @@ def test_what_it_wrote_is_read_again_after_a_look_that_failed(fake, tracker):
         tracker.list_issues(EVERY)
     (bow,) = [i for i in tracker.list_issues(EVERY) if i.number == 2]
     assert bow.blocked_by == (1,)
+
+
+def test_a_bulk_edit_is_read_once_by_ids_then_only_asked_about(fake, tracker, clock):
+    for n in range(3, 31):
+        tracker.create_issue(f"Issue {n}", state=S.BACKLOG)
+    clock.advance(3600)
+    tracker.list_issues(EVERY)
+    clock.advance(30)
+    for issue in fake.workspace.team("ENG").issue_list:  # one bulk edit, one instant
+        issue.title = f"Bulk {issue.number}"
+        issue.updatedAt = fake.workspace.now()
+    before = len(fake.requests)
+    assert {i.title for i in tracker.list_issues(EVERY)} == {f"Bulk {n}" for n in range(1, 31)}
+    assert sent(fake, before) == ["TeamChanges", "TeamChanges", "IssueRows"]
+    before = len(fake.requests)
+    clock.advance(30)  # still within the overlap: asked about, not read again
+    tracker.list_issues(EVERY)
+    assert sent(fake, before) == ["TeamChanges", "TeamChanges"]
+    clock.advance(OVERLAP)
+    tracker.list_issues(EVERY)  # a look begun past the overlap: the last to reach back
+    before = len(fake.requests)
+    clock.advance(30)
+    tracker.list_issues(EVERY)
+    assert sent(fake, before) == ["TeamChanges"]

@@ -159,12 +159,14 @@ class TeamReads:
         touched = set(self._touched)
         ids: list[str] = []
         changed: list[Node] = []
-        data = client.query(q.TEAM_CHANGES, {"teamId": team.id, "since": since})
-        found = data["team"]["issues"]
-        if found["pageInfo"]["hasNextPage"]:  # many: all of them, by pages
-            changed += r.read_rows(client, r.changed_filter(team, since), archived=True)
-        else:
-            ids = [n["id"] for n in found["nodes"] if self._seen.get(n["id"]) != n["updatedAt"]]
+        asked = {"teamId": team.id, "since": since}
+        first = {**asked, "first": q.TEAM_CHANGES_FIRST}
+        found = client.query(q.TEAM_CHANGES, first)["team"]["issues"]
+        reported = list(found["nodes"])
+        if found["pageInfo"]["hasNextPage"]:  # many: their ids by pages (a row costs 8)
+            after = found["pageInfo"]["endCursor"]
+            reported += client.pages(q.TEAM_CHANGES, asked, ["team", "issues"], after=after)
+        ids = [n["id"] for n in reported if self._seen.get(n["id"]) != n["updatedAt"]]
         if touched or ids:
             wanted = r.some_of(team, numbers=touched, ids=ids)
             changed += r.read_rows(client, wanted, archived=True, expected=len(touched) + len(ids))
