@@ -156,8 +156,7 @@ def register_issue_read_tools(tools: ToolContext) -> None:
         found = [
             issue
             for issue in every
-            if _reason_matches(issue, reason)
-            and wanted.matches(filter_fields(issue))
+            if _reason_matches(issue, reason) and wanted.matches(filter_fields(issue))
         ]
         return {
             "totalCount": len(every),
