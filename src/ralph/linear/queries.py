@@ -216,22 +216,31 @@ LINKS: dict[str, LinearDocument] = {
     ),
 }
 
-#: What on the team changed since a read: the issues updated after its latest
-#: ``updatedAt`` (``gt``: many issues may share one instant, a bulk edit's), 14 points
-#: where a read costs thousands (``ralph serve`` and the web board read the board on
-#: every poll); five of them, or whether there are more.
+#: What on the team changed since a look: the ids of the issues updated at or after it
+#: began (less an overlap; those already kept as they are are not read again), 50 points
+#: for a first page of 20 where a read costs thousands (``ralph serve`` and the web
+#: board read the board on every poll); then pages of 250 ids (602 points) when more.
 TEAM_CHANGES = _query(
     "TeamChanges",
     """
-query TeamChanges($teamId: String!, $since: DateTimeOrDuration!) {
+query TeamChanges(
+  $teamId: String!, $since: DateTimeOrDuration!, $first: Int!, $after: String
+) {
   team(id: $teamId) {
-    issues(first: 5, includeArchived: true, filter: { updatedAt: { gt: $since } }) {
-      pageInfo { hasNextPage } nodes { id updatedAt }
+    issues(
+      first: $first, after: $after, includeArchived: true
+      filter: { updatedAt: { gte: $since } }
+    ) {
+      pageInfo { hasNextPage endCursor } nodes { id updatedAt }
     }
   }
 }
 """,
+    page_size=250,
 )
+#: The first page of ``TEAM_CHANGES``: a poll's overlap with the last holds a busy
+#: team's few edits of the last minutes.
+TEAM_CHANGES_FIRST = 20
 
 #: One issue by its id or its identifier (ENG-12): Linear's ``issue(id:)`` takes both.
 ISSUE = _query(

@@ -64,7 +64,7 @@ def board_queue(
     """The board's roots as a pass would run them now, and who waits for a person;
     ``issues``: the board as just read (else it is read here)."""
     if issues is None:
-        issues = project.tracker.list_issues(IssueQuery(status=None))
+        issues = project.tracker.list_issues(IssueQuery(status=None, board=True))
     board = [
         BoardIssue(
             _as_planned(issue),

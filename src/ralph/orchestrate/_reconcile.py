@@ -85,7 +85,7 @@ class BoardReads:
     def read(self) -> list[Issue]:
         """Read the board now (open and closed issues); raises what the tracker raises."""
         started = time.monotonic()
-        issues = self.tracker.list_issues(IssueQuery(status=None))
+        issues = self.tracker.list_issues(IssueQuery(status=None, board=True))
         with self._lock:
             generation = self._last.generation + 1 if self._last is not None else 1
             self._last = BoardRead(generation, started, {i.number: i for i in issues})

@@ -139,7 +139,7 @@ def sync_board(project: Project) -> list[Synced]:
     Workflow State. One that cannot be synced now (its issue is locked by a run) is left
     for the next time."""
     done: list[Synced] = []
-    for issue in project.tracker.list_issues(IssueQuery(status=None)):
+    for issue in project.tracker.list_issues(IssueQuery(status=None, board=True)):
         target = synced_state(
             issue.workflow_state,
             is_open=issue.is_open,

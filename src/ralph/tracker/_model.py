@@ -148,6 +148,10 @@ class IssueQuery:
     updated_since: float | None = None
     #: False (the default): archived issues are left out; True: only them; None: both.
     archived: bool | None = False
+    #: What a board works from (the loop, its reconciliation, the web board), not a
+    #: person's ask: a backend whose every issue costs too much to read (Linear) may leave
+    #: out closed issues long untouched that no issue it returns names.
+    board: bool = False
     order: IssueOrder = IssueOrder.PRIORITY
     limit: int | None = None
 

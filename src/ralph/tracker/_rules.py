@@ -381,7 +381,7 @@ class TrackerRules(abc.ABC):
         # One read of the board answers both the candidates and their blockers' states
         # (an archived blocker still blocks until it is done; an archived issue is not
         # a candidate).
-        board = self.list_issues(IssueQuery(status=None, archived=None))
+        board = self.list_issues(IssueQuery(status=None, archived=None, board=True))
         by_number = {issue.number: issue for issue in board}
         candidates = IssueQuery(states=frozenset(states)).apply(board)
         return pick(candidates, by_number, states, estimates=estimates, locked=locked)

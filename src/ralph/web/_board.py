@@ -40,7 +40,7 @@ class Running:
 def board_fingerprint(project: Project) -> Hashable:
     """What changes when a card should move or change: each issue's state, fields and
     last update."""
-    issues = project.tracker.list_issues(IssueQuery(status=None))
+    issues = project.tracker.list_issues(IssueQuery(status=None, board=True))
     return tuple(
         (i.number, i.workflow_state, i.estimate, i.priority, i.updated_at, i.status) for i in issues
     )

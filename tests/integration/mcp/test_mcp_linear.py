@@ -29,6 +29,7 @@ from ralph.project import Project, migrate_database
 from ralph.tasks import open_store
 from ralph.tracker import LocalCodeHost
 from ralph.tracker.linear import NO_STATUS_UPDATES, LinearTracker, set_up_team
+from ralph.tracker.linear._reads import stamp
 from ralph.workflow import Estimate, WorkflowState
 
 from ...conftest import FakeClock
@@ -231,3 +232,18 @@ def test_ralph_mcp_over_stdio_serves_the_team_and_refuses_a_board_tool(
     assert "managing a project board is GitHub's (Projects V2)" in items["error"]
     assert "list_issues" in items["error"]
     assert served.internal_errors == []
+
+
+def test_list_issues_of_every_state_has_the_issues_closed_long_ago(
+    team: Project, fake: FakeLinear, clock: FakeClock
+) -> None:
+    old = team.tracker.create_issue("Old", state=WorkflowState.DONE, estimate=Estimate.XS)
+    team.tracker.close_issue(old.number)
+    team.tracker.create_issue("Open", state=WorkflowState.BACKLOG)
+    clock.advance(90 * 86400)
+    fake.workspace.issue(f"ENG-{old.number}").updatedAt = stamp(clock() - 90 * 86400)
+    every = one(team, "list_issues", state="ALL")
+    assert {i["number"] for i in every["items"]} == {1, 2}
+    assert every["totalCount"] == 2
+    closed = one(team, "list_issues", state="CLOSED")
+    assert [i["number"] for i in closed["items"]] == [old.number]

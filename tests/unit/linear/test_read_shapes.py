@@ -9,7 +9,14 @@ import pytest
 from graphql import GraphQLInputObjectType, Undefined, coerce_input_value
 
 from ralph.linear.fake import complexity, linear_schema
-from ralph.linear.queries import ALL, BOARD_ROWS, ISSUE_ROWS, LINKS, TEAM_CHANGES
+from ralph.linear.queries import (
+    ALL,
+    BOARD_ROWS,
+    ISSUE_ROWS,
+    LINKS,
+    TEAM_CHANGES,
+    TEAM_CHANGES_FIRST,
+)
 from ralph.tracker import IssueQuery, IssueStatus
 from ralph.tracker.linear._reads import board_filter, issue_filter, some_of, team_filter
 from ralph.tracker.linear._team import LinearTeam
@@ -95,6 +102,9 @@ def test_a_row_costs_a_sixth_of_an_issue_with_its_connections():
     assert full > 6 * row
 
 
-def test_asking_what_changed_costs_fourteen_points():
-    assert complexity(linear_schema(), TEAM_CHANGES.text, {"since": "x"}) == 14
-    assert "gt: $since" in TEAM_CHANGES.text  # a bulk edit's shared instant is not re-read
+def test_asking_what_changed_costs_fifty_points_then_a_page_of_ids_six_hundred():
+    first = {"since": "x", "first": TEAM_CHANGES_FIRST}
+    assert complexity(linear_schema(), TEAM_CHANGES.text, first) == 50
+    more = {"since": "x", "first": TEAM_CHANGES.page_size}
+    assert complexity(linear_schema(), TEAM_CHANGES.text, more) == 602
+    assert "gte: $since" in TEAM_CHANGES.text  # a look overlaps the last one

@@ -26,7 +26,6 @@ from ralph.tracker.linear._writes import completed
 __all__ = [
     "Filter",
     "board_filter",
-    "changed_filter",
     "issue_filter",
     "read_rows",
     "some_of",
@@ -98,11 +97,6 @@ def board_filter(team: LinearTeam, closed_since: float) -> Filter:
             },
         ]
     )
-
-
-def changed_filter(team: LinearTeam, since: str) -> Filter:
-    """The team's issues updated after ``since`` (a date-time as Linear wrote it)."""
-    return _all_of([team_filter(team), {"updatedAt": {"gt": since}}])
 
 
 def some_of(team: LinearTeam, *, numbers: Iterable[int] = (), ids: Iterable[str] = ()) -> Filter:

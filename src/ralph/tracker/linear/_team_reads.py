@@ -5,17 +5,19 @@ only what changed.
 (thousands of issues, most closed long ago) a read of every issue costs more than
 Linear's hourly budget, so:
 
-- **the board** (a query for every issue, open or closed: what the service's loop, its
+- **the board** (a query for every issue with ``board``: what the service's loop, its
   reconciliation and the web feed ask) is the open issues, the closed ones updated in
   the last ``BOARD_CLOSED_DAYS`` days, and every issue those name as parent, sub-issue
   or blocker, transitively (what the loop's groups are made of): Linear's own boards hide
-  older closed issues too. A query for a state, a label, the closed issues... is asked
+  older closed issues too. Any other query (every issue, a state, a label...) is asked
   of Linear as such (``_reads.issue_filter``) and gets every issue it matches.
-- **each read is kept** (by its filter), and a later one first asks whether any issue
-  of the team was updated after the latest ``updatedAt`` kept (``TeamChanges``, 14
-  points). If none was, the kept issues are the answer; else the changed ones are read
-  by id and put into every kept read (the caller applies its query to what it gets, so
-  an issue that no longer matches a kept filter is harmless there).
+- **each read is kept** (by its filter), and a later one first asks which issues of the
+  team were updated since the last look began, less ``OVERLAP`` (``TeamChanges``, 14
+  points): the mark moves only when a look has read all that changed, never by what a
+  read returns (an issue on a read's first page edited before its last page is read
+  keeps its old ``updatedAt`` there). Those already kept as Linear reports them are
+  left; the others are read by id and put into every kept read (the caller applies its
+  query to what it gets, so an issue that no longer matches a kept filter is harmless).
 
 What this process writes is read again by number at the next read (``touched``), whether
 or not Linear moved the issue's ``updatedAt`` (a relation, a sub-issue). A change of
@@ -37,13 +39,16 @@ from ralph.tracker.linear import _reads as r
 from ralph.tracker.linear._mapping import CLOSED_TYPES, number_of
 from ralph.tracker.linear._team import LinearTeam
 
-__all__ = ["BOARD_CLOSED_DAYS", "TeamReads"]
+__all__ = ["BOARD_CLOSED_DAYS", "OVERLAP", "TeamReads"]
 
 #: How long a closed issue stays on the board unless an issue on it names it.
 BOARD_CLOSED_DAYS = 30
 #: Rounds of reading the issues the board names (each round: those the last one named).
 _CLOSURE_ROUNDS = 8
 
+#: How far back each look reaches before the last one began (seconds): a clock apart
+#: from Linear's, an update stamped before it was committed.
+OVERLAP = 300.0
 #: Reads of other filters kept at most (the oldest goes first).
 _KEPT_READS = 8
 
@@ -62,9 +67,11 @@ class TeamReads:
         self._kept: dict[tuple[str, bool], dict[str, Node]] = {}
         #: Since when each kept board holds every closed issue (a date-time).
         self._since: dict[tuple[str, bool], str] = {}
-        #: The latest ``updatedAt`` of every issue kept, by id.
+        #: The ``updatedAt`` of every issue kept, by id (as every kept read holds it).
         self._seen: dict[str, str] = {}
-        #: Issues this process wrote since the last read, by number.
+        #: When the last look that read all that changed began (epoch seconds).
+        self._mark = 0.0
+        #: Issues this process wrote since the last look that read them, by number.
         self._touched: set[int] = set()
         #: Issues the board's issues name that Linear does not have, by number.
         self._absent: set[int] = set()
@@ -80,7 +87,7 @@ class TeamReads:
         wanted, archived = r.issue_filter(team, query)
         with self._lock:
             self._refresh(client, team)
-            if wanted == r.team_filter(team):
+            if query.board and wanted == r.team_filter(team):
                 return self._board(client, team, archived)
             for covering in (True, False):  # a board holds every open issue
                 board = self._kept.get((_BOARD, covering))
@@ -104,7 +111,7 @@ class TeamReads:
                     return [n for n in kept.values() if not _closed(n) or n["updatedAt"] >= since]
             wanted = r.board_filter(team, closed_since)
             nodes = r.read_rows(client, wanted, archived=True, board=True)
-            self._keep((_DASHBOARD, True), nodes)
+            self._keep((_DASHBOARD, True), nodes, whole=False)
             self._since[_DASHBOARD, True] = since
             return nodes
 
@@ -132,51 +139,66 @@ class TeamReads:
                     break
                 wanted = r.some_of(team, numbers=missing)
                 nodes = r.read_rows(client, wanted, archived=True, expected=len(missing))
-                kept.update((n["id"], n) for n in nodes)
                 self._saw(nodes)
+                kept.update((n["id"], n) for n in nodes)
                 # Named but not there (deleted): not asked for again.
                 self._absent |= missing - {number_of(n["identifier"]) for n in nodes}
 
     def _refresh(self, client: LinearClient, team: LinearTeam) -> None:
         """Every kept read brought up to date: what this process wrote, and what Linear
-        says was updated since the latest ``updatedAt`` kept; each read at the size of
-        what changed (a page is priced whole, however few it holds)."""
-        touched, self._touched = self._touched, set()
-        if not self._kept:
-            return  # nothing kept to correct
-        since = max(self._seen.values(), default="")
+        says was updated since the last look began (less ``OVERLAP``); each read at the
+        size of what changed (a page is priced whole, however few it holds). The mark
+        and what was written move only once all of it was read: a look that fails
+        (rate limited, unavailable) is made again whole."""
+        began = self._clock()
+        if not self._kept:  # nothing kept to correct: the read about to start is new
+            self._mark = began
+            self._touched.clear()
+            return
+        since = r.stamp(self._mark - OVERLAP)
+        touched = set(self._touched)
         ids: list[str] = []
         changed: list[Node] = []
-        if since:
-            data = client.query(q.TEAM_CHANGES, {"teamId": team.id, "since": since})
-            found = data["team"]["issues"]
-            if found["pageInfo"]["hasNextPage"]:  # many: all of them, by pages
-                changed += r.read_rows(client, r.changed_filter(team, since), archived=True)
-            else:
-                ids = [n["id"] for n in found["nodes"] if self._seen.get(n["id"]) != n["updatedAt"]]
+        asked = {"teamId": team.id, "since": since}
+        first = {**asked, "first": q.TEAM_CHANGES_FIRST}
+        found = client.query(q.TEAM_CHANGES, first)["team"]["issues"]
+        reported = list(found["nodes"])
+        if found["pageInfo"]["hasNextPage"]:  # many: their ids by pages (a row costs 8)
+            after = found["pageInfo"]["endCursor"]
+            reported += client.pages(q.TEAM_CHANGES, asked, ["team", "issues"], after=after)
+        ids = [n["id"] for n in reported if self._seen.get(n["id"]) != n["updatedAt"]]
         if touched or ids:
             wanted = r.some_of(team, numbers=touched, ids=ids)
             changed += r.read_rows(client, wanted, archived=True, expected=len(touched) + len(ids))
-        if not changed:
-            return
         for node in changed:
             for kept in self._kept.values():
                 kept[node["id"]] = node
         self._saw(changed)
-        self._close_over(client, team)
+        self._touched -= touched
+        self._mark = began
+        self._close_over(client, team)  # no request unless an issue names one not kept
 
-    def _keep(self, key: tuple[str, bool], nodes: list[Node]) -> None:
+    def _keep(self, key: tuple[str, bool], nodes: list[Node], *, whole: bool = True) -> None:
         """``nodes`` kept as the read of ``key``; the oldest other read forgotten past
-        ``_KEPT_READS`` (a long-lived process is asked many filters)."""
+        ``_KEPT_READS`` (a long-lived process is asked many filters). ``whole``: nodes
+        with every field (not a dashboard's), put into the other kept reads too."""
         narrow = [k for k in self._kept if k[0] not in (_BOARD, _DASHBOARD)]
         if key[0] not in (_BOARD, _DASHBOARD) and len(narrow) >= _KEPT_READS:
             del self._kept[narrow[0]]
+        if whole:
+            self._saw(nodes)
+        else:
+            self._seen.update((n["id"], n["updatedAt"]) for n in nodes if n["id"] not in self._seen)
         self._kept[key] = {n["id"]: n for n in nodes}
-        self._saw(nodes)
 
     def _saw(self, nodes: Iterable[Node]) -> None:
+        """Whole ``nodes`` as just read: in every kept read that holds them, so that one
+        ``updatedAt`` by id stands for all (a read older than it is not left behind)."""
         for node in nodes:
             self._seen[node["id"]] = node["updatedAt"]
+            for kept in self._kept.values():
+                if node["id"] in kept:
+                    kept[node["id"]] = node
 
 
 def _closed(node: Node) -> bool:

@@ -240,9 +240,9 @@ class LinearTracker(Tracker):
         """The issues ``query`` asks for: filtered on Linear's side as far as it goes
         (states, open or closed, labels, estimates, text, parent, updated since), read
         by pages of rows, then filtered and ordered here; in a process that read them
-        before, only what changed since. A query for every issue gets the board: the
-        open ones, the closed ones of the last 30 days and those they name
-        (``TeamReads``)."""
+        before, only what changed since. A board's query for every issue (``board``)
+        gets the board: the open ones, the closed ones of the last 30 days and those
+        they name (``TeamReads``); a person's gets every one."""
         query = query or IssueQuery()
         nodes = self._team_reads.issues(self.client, self.team, query)
         return query.apply([self._issue(node) for node in nodes])
