@@ -37,6 +37,9 @@ logger = logging.getLogger(__name__)
 API = "/rest/api/3"
 #: Jira returns at most 100 issues a page when fields other than id and key are asked.
 SEARCH_PAGE = 100
+_CHECK_CREDENTIALS = (
+    "; check the API token in RALPH_JIRA_TOKEN and the email in ralph.toml's [jira]"
+)
 #: Paths a POST only reads from.
 _READ_POSTS = frozenset({f"{API}/search/jql"})
 
@@ -173,7 +176,12 @@ class JiraClient:
                 else:
                     self._sleep(float(failures**2))
                 continue
-            if kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
+            if kind is ResponseKind.AUTH:
+                error = _error(request, outcome, JiraAuthError, "refused the credentials for")
+                # What a person fixes: the token (never shown) or the account it is for.
+                error.args = (f"{str(error).rstrip('.')}{_CHECK_CREDENTIALS}",)
+                raise error
+            if kind is ResponseKind.FORBIDDEN:
                 raise _error(request, outcome, JiraAuthError, "refused the credentials for")
             if kind is ResponseKind.NOT_FOUND:
                 raise _error(request, outcome, JiraNotFound, "found nothing at")

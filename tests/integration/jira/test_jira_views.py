@@ -138,4 +138,5 @@ def test_a_wrong_token_is_a_page_of_one_line_naming_it_never_a_500(served: Site)
             status, page = get(f"{url}{path}")
             assert status == 400, (path, page)
             assert "Jira refused the credentials" in page, (path, page)
+            assert "check the API token in RALPH_JIRA_TOKEN" in page, (path, page)
             assert "jira-wrong-token" not in page
