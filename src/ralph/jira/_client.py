@@ -43,6 +43,9 @@ SEARCH_PAGE = 100
 MAX_SEARCH_PAGES = 10_000
 #: The most issue ids a search reconciles (``reconcileIssues``).
 MAX_RECONCILE = 50
+_CHECK_CREDENTIALS = (
+    "; check the API token in RALPH_JIRA_TOKEN and the email in ralph.toml's [jira]"
+)
 #: Paths a POST only reads from.
 _READ_POSTS = frozenset({f"{API}/search/jql"})
 
@@ -213,7 +216,12 @@ class JiraClient:
                 else:
                     self.sleep(float(failures**2))
                 continue
-            if kind in (ResponseKind.AUTH, ResponseKind.FORBIDDEN):
+            if kind is ResponseKind.AUTH:
+                error = _error(request, outcome, JiraAuthError, "refused the credentials for")
+                # What a person fixes: the token (never shown) or the account it is for.
+                error.args = (f"{str(error).rstrip('.')}{_CHECK_CREDENTIALS}",)
+                raise error
+            if kind is ResponseKind.FORBIDDEN:
                 raise _error(request, outcome, JiraAuthError, "refused the credentials for")
             if kind is ResponseKind.NOT_FOUND:
                 raise _error(request, outcome, JiraNotFound, "found nothing at")

@@ -148,7 +148,7 @@ def test_what_jira_lacks_is_refused_in_one_line(tracker: JiraTracker):
     for attempt in (
         lambda: tracker.archive_issue(1),
         lambda: tracker.list_status_updates(),
-        lambda: tracker.project_board(),
+        lambda: tracker.project_board().info(),
     ):
         with pytest.raises(NotAvailable) as refused:
             attempt()

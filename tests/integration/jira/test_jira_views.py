@@ -2,8 +2,8 @@
 127.0.0.1 once hero took the demo epic to Done and one issue waits in Backlog:
 ``ralph status``, ``ralph report`` (refused in one line: Jira has no status updates;
 ``--dry-run`` prints it), ``ralph hygiene``, ``ralph issue show``, and ``ralph web``'s
-board and issue pages (the issue linked to its page on the site, a missing issue a
-404 of one line)."""
+board and issue pages (the issue linked to its page on the site; a missing issue, Jira
+not answering and a wrong token each a page of one line, never a 500)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
+from ralph.jira.fake import ScriptedFault
 from ralph.workflow import WorkflowState
 
 from ..conftest import spawn_ralph
@@ -79,11 +81,25 @@ def get(url: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-def test_the_web_board_and_issue_pages_show_the_project(served: Site) -> None:
-    env = {"RALPH_JIRA_TOKEN": TOKEN}
-    process = spawn_ralph("web", "--port", "0", cwd=served.work, env=env)
+@contextmanager
+def serving(served: Site, token: str = TOKEN) -> Iterator[str]:
+    process = spawn_ralph("web", "--port", "0", cwd=served.work, env={"RALPH_JIRA_TOKEN": token})
     try:
-        url = url_of(process)
+        yield url_of(process)
+    finally:
+        process.kill()
+        _, err = process.communicate(timeout=30)
+    assert "Traceback" not in err, err
+
+
+def message(page: str) -> str:
+    said = re.search(r'<p class="message">(.*?)</p>', page, re.S)
+    assert said is not None, page
+    return said.group(1).strip()
+
+
+def test_the_web_board_and_issue_pages_show_the_project(served: Site) -> None:
+    with serving(served) as url:
         status, page = get(url)
         assert status == 200
         states = re.findall(r'<section class="column[^"]*"[^>]*data-state="([^"]+)"', page)
@@ -101,11 +117,26 @@ def test_the_web_board_and_issue_pages_show_the_project(served: Site) -> None:
 
         status, page = get(f"{url}issues/99")
         assert status == 404
-        said = re.search(r'<p class="message">(.*?)</p>', page, re.S)
-        assert said is not None, page
-        assert said.group(1).strip() == "Issue #99 not found in Jira project PROJ"
+        assert message(page) == "Issue #99 not found in Jira project PROJ"
         assert get(f"{url}api/board")[0] == 200
-    finally:
-        process.kill()
-        _, err = process.communicate(timeout=30)
-    assert "Traceback" not in err, err
+
+
+def test_jira_not_answering_is_a_503_of_one_line_then_the_page_again(served: Site) -> None:
+    with serving(served) as url:
+        # Every try of the issue's read (the first and three retries) fails.
+        served.jira.faults.extend([ScriptedFault.server_error("GET /rest/api/3/issue/PROJ-2")] * 4)
+        status, page = get(f"{url}issues/2")
+        assert status == 503, page
+        assert message(page).startswith("Jira did not answer GET /rest/api/3/issue/PROJ-2")
+        assert "\n" not in message(page)
+        assert get(f"{url}issues/2")[0] == 200
+
+
+def test_a_wrong_token_is_a_page_of_one_line_naming_it_never_a_500(served: Site) -> None:
+    with serving(served, "jira-wrong-token") as url:
+        for path in ("", "issues/2", "api/board"):
+            status, page = get(f"{url}{path}")
+            assert status == 400, (path, page)
+            assert "Jira refused the credentials" in page, (path, page)
+            assert "check the API token in RALPH_JIRA_TOKEN" in page, (path, page)
+            assert "jira-wrong-token" not in page

@@ -6,17 +6,22 @@ naming it."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 from ralph.config import Config, JiraSettings
 from ralph.db import SqliteDatabase
 from ralph.git import GitRepo
 from ralph.jira import JiraClient
-from ralph.jira.fake import FakeJira, ralph_statuses
+from ralph.jira.fake import FakeJira, ScriptedFault, ralph_statuses
 from ralph.project import Project, migrate_database
 from ralph.tasks import open_store
 from ralph.tracker import LocalCodeHost
@@ -24,7 +29,7 @@ from ralph.tracker.jira import NO_ARCHIVE, NO_STATUS_UPDATES, JiraTracker
 from ralph.workflow import Estimate, WorkflowState
 
 from ...conftest import FakeClock
-from ..conftest import GitProject
+from ..conftest import GitProject, ralph_environment, ralph_process
 from .test_mcp_board_tools import EVERY_TOOL, call, one, refused
 from .test_mcp_linear import GITHUBS
 
@@ -123,3 +128,53 @@ def test_hygiene_and_the_dashboard_work_on_the_project(jira: Project) -> None:
     assert one(jira, "project_hygiene")["totalItems"] == 2
     assert one(jira, "pipeline_dashboard", format="markdown")["totalIssues"] == 2
     assert [i["number"] for i in one(jira, "list_issues")["items"]] == [2]
+
+
+def test_jira_not_answering_is_a_tool_error_of_one_line(jira: Project, fake: FakeJira) -> None:
+    jira.tracker.create_issue("One", state=WorkflowState.BACKLOG)
+    fake.faults.extend([ScriptedFault.server_error("GET /rest/api/3/issue/PROJ-1")] * 4)
+    error = refused(jira, "get_issue", number=1)
+    assert error.startswith("Failed to get issue: Jira did not answer GET /rest/api/3/issue/PROJ-1")
+    assert "internal error" not in error
+    assert one(jira, "get_issue", number=1)["title"] == "One"
+
+
+@pytest.mark.slow
+def test_ralph_mcp_over_stdio_serves_the_project_and_refuses_a_board_tool(
+    project: GitProject,
+) -> None:
+    """``ralph mcp`` as Claude Code starts it, in a project ``ralph init --jira`` set up,
+    reaching FakeJira over HTTP with the token from the environment."""
+    served = FakeJira()
+    served.add_account(EMAIL, TOKEN, "Ada Lovelace")
+    served.add_project("PROJ", "Project", ralph_statuses())
+    with served.serve() as url:
+        env = {"RALPH_JIRA_TOKEN": TOKEN}
+        site = ("--jira-url", url, "--jira-email", EMAIL)
+        made = ralph_process("init", "--jira", "PROJ", *site, cwd=project.path, env=env)
+        assert made.returncode == 0, made.stderr
+        new = ralph_process("issue", "new", "Greet by name", "-e", "XS", cwd=project.path, env=env)
+        assert new.returncode == 0, new.stderr
+        server = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "ralph", "mcp"],
+            cwd=str(project.path),
+            env=ralph_environment(env),
+        )
+
+        async def session() -> list[tuple[bool, Any]]:
+            answers = []
+            async with Client(server) as client:
+                for name, arguments in [("get_issue", {"number": 1}), ("list_project_items", {})]:
+                    result = await client.call_tool(f"ralph_hero__{name}", arguments)
+                    content = result.content[0]
+                    assert isinstance(content, TextContent)
+                    answers.append((bool(result.is_error), json.loads(content.text)))
+            return answers
+
+        (got_failed, got), (items_failed, items) = anyio.run(session)
+    assert not got_failed, got
+    assert got["title"] == "Greet by name"
+    assert items_failed
+    assert "not the Jira project PROJ's: list the project's issues" in items["error"]
+    assert served.internal_errors == []

@@ -71,8 +71,11 @@ def test_refusals_are_ralphs_tracker_errors(fake, client):
     with pytest.raises(JiraInvalid, match="summary"):
         client.post("/issue", {"fields": {**TASK, "summary": "x" * 256}})
     intruder = JiraClient(fake.session("ada@example.com", "wrong"))
-    with pytest.raises(JiraAuthError):
+    with pytest.raises(JiraAuthError) as refused:
         intruder.myself()
+    assert str(refused.value).endswith(
+        "; check the API token in RALPH_JIRA_TOKEN and the email in ralph.toml's [jira]"
+    )
     assert issubclass(JiraAuthError, TrackerError)
 
 
