@@ -258,12 +258,22 @@ def test_a_stop_kills_the_agent_and_its_children_at_once(tmp_path, brief, workdi
     """,
     )
     stopped = brief(limits=Limits(timeout_seconds=600, stall_seconds=600))
-    threading.Timer(1.0, stopped.stop.stop, args=("#2 was moved to Canceled",)).start()
-    started = time.monotonic()
+    beat_file = workdir / "child.beat"
+
+    def stop_once_the_child_beats() -> None:
+        # The stop comes once the child is alive (a loaded machine starts it late).
+        deadline = time.monotonic() + 30
+        while not beat_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stopping.append(time.monotonic())
+        stopped.stop.stop("#2 was moved to Canceled")
+
+    stopping: list[float] = []
+    threading.Thread(target=stop_once_the_child_beats, daemon=True).start()
     result = CommandRuntime(f"{cli} {{prompt_file}}").run(stopped)
     assert (result.status, result.error) == (AgentStatus.STOPPED, "#2 was moved to Canceled")
     assert result.result is None
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - stopping[0] < 10
     time.sleep(0.2)
     beats = (workdir / "child.beat").stat().st_size
     time.sleep(0.3)
