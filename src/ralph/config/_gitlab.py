@@ -12,6 +12,7 @@ that starts with ``${`` is an unexpanded placeholder and counts as unset.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from typing import Any
 
 from ralph.config._github import env_value
 from ralph.config._tables import section_table
+from ralph.config._urls import service_url
 from ralph.errors import ConfigError
 
 __all__ = [
@@ -96,8 +98,13 @@ def parse_gitlab_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
                     "project's URL"
                 )
         else:
-            raw = raw.strip().rstrip("/")
-            if not raw.startswith(("https://", "http://")) or "/api/" in raw:
+            raw = service_url(
+                raw,
+                where,
+                example="the instance's address, https://gitlab.example.com",
+                credentials="set the token in RALPH_GITLAB_TOKEN",
+            )
+            if "/api/" in raw + "/":
                 raise ConfigError(
                     f"{where}: {raw!r} is not a GitLab URL; use the instance's address, "
                     "https://gitlab.example.com"
@@ -108,11 +115,11 @@ def parse_gitlab_settings(data: Any, source: str, env: Mapping[str, str]) -> Git
 
 def gitlab_table(settings: GitLabSettings) -> str:
     """The ``[gitlab]`` table as ``ralph init`` would write it."""
-    url = f'url = "{settings.url}"\n' if settings.url else ""
+    url = f"url = {json.dumps(settings.url)}\n" if settings.url else ""
     return (
         "# The GitLab project (the token comes from RALPH_GITLAB_TOKEN or GITLAB_TOKEN;\n"
         "# never from this file).\n"
         "[gitlab]\n"
-        f'project = "{settings.project}"\n'
+        f"project = {json.dumps(settings.project)}\n"
         f"{url}"
     )

@@ -20,10 +20,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from ralph.config._github import env_value
 from ralph.config._tables import section_table
+from ralph.config._urls import service_url
 from ralph.errors import ConfigError
 from ralph.workflow import WorkflowState
 
@@ -49,7 +49,6 @@ _KEYS = (*JIRA_ENV, "statuses")
 _SECRET_KEYS = ("token", "api_token", "password")
 #: A project key: a capital letter, then capitals, digits or underscores (Jira's rule).
 _PROJECT_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,9}$")
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,28 +125,13 @@ def parse_jira_settings(data: Any, source: str, env: Mapping[str, str]) -> JiraS
 
 
 def _site_url(raw: str, where: str) -> str:
-    """The site's URL: https, without a user or password (the token comes from the
-    environment); plain http only to this machine (a fake or a tunnel)."""
-    try:
-        parts = urlsplit(raw)
-        host = parts.hostname or ""
-    except ValueError:
-        parts, host = None, ""
-    if parts is None or parts.scheme not in ("https", "http") or not host:
-        raise ConfigError(f"{where}: {raw!r} is not a URL; use https://YOURS.atlassian.net")
-    if "@" in parts.netloc:
-        # Named without the URL: what precedes the @ is a secret.
-        raise ConfigError(
-            f"{where}: the URL holds a user name or password; remove them (use "
-            "https://YOURS.atlassian.net) and set the email as jira.email, the token in "
-            "RALPH_JIRA_TOKEN"
-        )
-    if parts.scheme == "http" and host not in _LOOPBACK:
-        raise ConfigError(
-            f"{where}: {raw!r} would send the API token unencrypted; use https:// "
-            "(plain http is for 127.0.0.1, localhost or ::1 only)"
-        )
-    return raw.rstrip("/")
+    """The site's URL (``service_url``: https, no user or password in it)."""
+    return service_url(
+        raw,
+        where,
+        example="https://YOURS.atlassian.net",
+        credentials="set the email as jira.email, the token in RALPH_JIRA_TOKEN",
+    )
 
 
 def _statuses(data: Any, source: str) -> dict[str, str]:

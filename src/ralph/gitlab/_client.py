@@ -53,6 +53,8 @@ DEFAULT_URL = "https://gitlab.com"
 API_ROOT = "/api/v4"
 #: GitLab's documented page limit: a larger ``per_page`` is cut to 100 without a word.
 MAX_PER_PAGE = 100
+#: The most pages one listing reads: a cursor that never ends is a fault, not a size.
+MAX_PAGES = 10_000
 #: Where the token is read, first found wins (never from ralph.toml).
 TOKEN_VARIABLES = ("RALPH_GITLAB_TOKEN", "GITLAB_TOKEN")
 #: Methods whose second sending changes nothing GitLab keeps.
@@ -145,13 +147,17 @@ class GitLabClient:
                     f"GitLab {path}: expected a list, got {type(outcome.body).__name__}"
                 )
             yield from outcome.body
+            if not outcome.body:
+                return
+            if len(seen) >= MAX_PAGES:
+                raise GitLabError(f"GitLab {path}: more than {MAX_PAGES} pages; stopped reading")
             headers = outcome.headers or {}
             following = _next_link(headers.get("link", ""))
             if following is not None:
                 api_path, current = following
                 continue
             next_page = headers.get("x-next-page", "").strip()
-            if not next_page or not outcome.body:
+            if not next_page:
                 return
             current = [(k, v) for k, v in current if k != "page"] + [("page", next_page)]
 

@@ -188,3 +188,48 @@ def test_it_works_over_http(fake: FakeGitLab):
         finally:
             client.close()
     assert fake.refused == []
+
+
+class _EndlessPages:
+    """A server whose every page of one item names a next page, never the same twice."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    def send(self, request):
+
+        self.sent += 1
+        page = request.param("page") or "1"
+        following = str(int(page) + 1)
+        return Reply(200, {"x-next-page": following}, [{"id": self.sent}])
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_listing_whose_pages_never_end_stops_at_the_page_bound(monkeypatch):
+    from ralph.gitlab import _client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_PAGES", 5)
+    server = _EndlessPages()
+    client = GitLabClient(server, "glpat-endless", sleep=lambda _: None)
+    with pytest.raises(GitLabError, match="more than 5 pages"):
+        list(client.pages("/projects/1/issues"))
+    assert server.sent == 5
+
+
+class _SignInPage:
+    def send(self, request):
+
+        return Reply(200, {}, None)  # HTML, not JSON
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_project_answer_that_is_not_gitlabs_names_the_url_to_check():
+    from ralph.tracker.gitlab import read_project
+
+    client = GitLabClient(_SignInPage(), "glpat-sso", sleep=lambda _: None)
+    with pytest.raises(GitLabError, match="not GitLab's; check the GitLab URL"):
+        read_project(client, "acme/app")

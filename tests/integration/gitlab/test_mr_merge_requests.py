@@ -136,6 +136,11 @@ def test_fast_forward_only_rebases_the_head_first_and_merges_no_merge_commit(git
     assert gitlab.host.get_pull_request(pr.number).merge_state is MergeState.BEHIND
     with pytest.raises(InvalidInput, match="does not allow merge merges"):
         gitlab.host.merge_pull_request(pr.number, MergeStrategy.MERGE)
+    # GitLab rebases the head; the rebased head is merged only when asked again, after
+    # what decides the merge has seen it.
+    with pytest.raises(MergeBlocked, match="rebased !1 onto main"):
+        gitlab.host.merge_pull_request(pr.number, MergeStrategy.REBASE)
+    assert gitlab.host.get_pull_request(pr.number).state is PullRequestState.OPEN
     merged = gitlab.host.merge_pull_request(pr.number, MergeStrategy.REBASE)
     assert merged.state is PullRequestState.MERGED
     assert project.rev("main") == project.rev("feature") == merged.merge_commit

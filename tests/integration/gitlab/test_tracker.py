@@ -52,6 +52,21 @@ def test_a_move_names_the_old_state_label_so_free_gitlab_keeps_one(clock):
     ]
 
 
+def test_a_move_inside_a_step_leaves_one_state_label_after_a_persons_label(clock):
+    fake = FakeGitLab(clock=clock, premium=False)
+    fake.add_token(TOKEN, "ralph")
+    fake.add_project("acme/app")
+    tracker = GitLabTracker(GitLabClient(fake, TOKEN, clock=clock, sleep=clock.advance), "acme/app")
+    tracker.create_issue("t", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(1)  # kept for the step
+        labels_on_gitlab(fake, 1).append("ralph::Plan in Progress")  # a person, on Free
+        tracker.set_state(1, WorkflowState.RESEARCH_NEEDED, command="ralph_triage")
+    assert [n for n in labels_on_gitlab(fake, 1) if n.startswith("ralph::")] == [
+        "ralph::Research Needed"
+    ]
+
+
 def test_blocking_on_free_gitlab_is_refused_in_one_line_and_leaves_no_link(clock):
     fake = FakeGitLab(clock=clock, premium=False)
     fake.add_token(TOKEN, "ralph")

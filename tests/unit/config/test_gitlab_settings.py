@@ -40,10 +40,32 @@ def test_a_project_that_is_no_path_is_refused_naming_the_form(project):
     assert "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize("url", ["gitlab.example.com", "https://gitlab.com/api/v4", "ftp://x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "gitlab.example.com",
+        "https://gitlab.com/api/v4",
+        "ftp://x",
+        "https://gitlab.example.com/?x=1",
+        'https://gitlab.example.com/"',
+    ],
+)
 def test_a_url_that_is_no_instance_address_is_refused(url):
     with pytest.raises(ConfigError, match=r"https://gitlab\.example\.com"):
         parse_gitlab_settings({"project": "a/b", "url": url}, "ralph.toml", {})
+
+
+def test_a_url_that_would_expose_the_token_is_refused_without_echoing_it():
+    with pytest.raises(ConfigError, match="use https://") as plain:
+        parse_gitlab_settings({"project": "a/b", "url": "http://git.example.com"}, "r", {})
+    assert "\n" not in str(plain.value)
+    with pytest.raises(ConfigError, match="user name or password") as inside:
+        parse_gitlab_settings(
+            {"project": "a/b", "url": "https://oauth2:glpat-secret@git.example.com"}, "r", {}
+        )
+    assert "glpat-secret" not in str(inside.value)
+    local = parse_gitlab_settings({"project": "a/b", "url": "http://127.0.0.1:8768"}, "r", {})
+    assert local.url == "http://127.0.0.1:8768"
 
 
 def test_an_unknown_key_is_refused_with_a_suggestion():

@@ -267,8 +267,15 @@ class GitLabCodeHost(CodeHost):
         if mr.get("has_conflicts") or mr.get("detailed_merge_status") == "conflict":
             raise MergeConflict(number, mr["source_branch"], mr["target_branch"], ())
         if mr.get("detailed_merge_status") == "need_rebase":
-            mr = self._rebase(number, mr)
-            head = str(mr.get("sha") or "")
+            self._rebase(number, mr)
+            # The rebased head is one no check ran on and no one decided on (a push since
+            # the read is rebased too): the merge is decided again on it, later.
+            raise MergeBlocked(
+                number,
+                f"GitLab rebased !{number} onto {mr['target_branch']}; the merge is decided "
+                "again once its checks report on the new head",
+                merge_state="need_rebase",
+            )
         body: dict[str, Any] = {"sha": head, "squash": strategy is MergeStrategy.SQUASH}
         try:
             merged = self.client.request("PUT", self._mr_path(number) + "/merge", body=body)

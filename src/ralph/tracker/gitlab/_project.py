@@ -69,6 +69,12 @@ def read_project(client: GitLabClient, path: str) -> dict[str, Any]:
             f"GitLab has no project {path} the token can see; check the path "
             "(group/project) and that the token's user is a member"
         ) from None
+    if not isinstance(found, dict) or "id" not in found:
+        # A page that is no GitLab (a sign-in page, a proxy) answering at the address.
+        raise GitLabError(
+            f"the answer for project {path} is not GitLab's; check the GitLab URL "
+            "(--gitlab-url or gitlab.url)"
+        )
     return found
 
 

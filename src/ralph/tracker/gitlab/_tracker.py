@@ -41,7 +41,6 @@ from ralph.tracker.gitlab._mapping import (
     ESTIMATE_PREFIX,
     PARENT_PREFIX,
     PRIORITY_PREFIX,
-    STATE_PREFIX,
     close_label,
     comment_from,
     estimate_label,
@@ -388,7 +387,9 @@ class GitLabTracker(Tracker):
                     expected.value if expected else None,
                     current.value if current else None,
                 )
-            stale = [n for n in labels if n.startswith(STATE_PREFIX) and n != state_label(new)]
+            # Every other state label, not only the one read: on GitLab Free scoped labels
+            # are not exclusive, so a person's move since the read would otherwise stay.
+            stale = [state_label(s) for s in WorkflowState if s is not new]
             body: dict[str, Any] = {"add_labels": [state_label(new)]}
             if stale:
                 body["remove_labels"] = stale
