@@ -32,7 +32,7 @@ from ralph.mcp._pipeline_dashboard import register_pipeline_dashboard_tools
 from ralph.mcp._pipeline_position import register_pipeline_position_tools
 from ralph.mcp._runs import register_run_tools
 from ralph.mcp._tasks import register_task_tools
-from ralph.mcp._unreadable import AnsweringUnreadable
+from ralph.mcp._unreadable import Answered, AnsweringUnreadable
 from ralph.mcp._upkeep_archive import register_archive_tools
 from ralph.mcp._upkeep_routing import register_routing_tools
 from ralph.mcp._upkeep_status import register_status_update_tools
@@ -70,9 +70,10 @@ class _Server(MCPServer):
         """Over stdio, as the library does, but every line it cannot read is answered
         with a JSON-RPC error rather than dropped (its client would wait for ever)."""
         async with stdio_server() as (read_stream, write_stream):
+            answers = Answered(write_stream)
             await self._lowlevel_server.run(
-                AnsweringUnreadable(read_stream, write_stream),
-                write_stream,
+                AnsweringUnreadable(read_stream, answers),
+                answers,
                 self._lowlevel_server.create_initialization_options(),
             )
 

@@ -7,17 +7,21 @@ recursion limit). The id is read from the line's top level where it can be."""
 from __future__ import annotations
 
 import json
+import time
 from types import TracebackType
 from typing import Any, Self
 
+import anyio
 import mcp_types as types
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-__all__ = ["AnsweringUnreadable", "answer_for", "top_level_id"]
+__all__ = ["Answered", "AnsweringUnreadable", "answer_for", "top_level_id"]
 
 _SHOWN = 200
+#: How long the end of the client's input waits for the requests before it to be answered.
+DRAIN_SECONDS = 30.0
 
 
 def top_level_id(line: str) -> int | str | None:
@@ -83,14 +87,54 @@ def _error(request_id: int | str | None, code: int, message: str) -> types.JSONR
     )
 
 
+class Answered:
+    """The server's write stream, noting which requests have had their answer: the end of
+    the client's input waits for those still open (a client that sends its last request
+    and closes its end still gets the answer, rather than the server ending under it)."""
+
+    def __init__(self, inner: WriteStream[SessionMessage]) -> None:
+        self._inner = inner
+        self.open: set[int | str] = set()
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._inner.send(item)
+        if isinstance(item.message, types.JSONRPCResponse | types.JSONRPCError):
+            self.open.discard(item.message.id)
+
+    async def drain(self, seconds: float = DRAIN_SECONDS) -> None:
+        """Wait, at most ``seconds``, until every request passed on is answered."""
+        deadline = time.monotonic() + seconds
+        while self.open and time.monotonic() < deadline:
+            await anyio.sleep(0.02)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
 class AnsweringUnreadable:
     """The transport's read stream, less the lines it could not read: each of those is
-    answered on ``answers`` with a JSON-RPC error instead."""
+    answered on ``answers`` with a JSON-RPC error instead. Its end comes once the
+    requests read before it are answered (``Answered``), within a bound."""
 
     def __init__(
         self,
         inner: ReadStream[SessionMessage | Exception],
-        answers: WriteStream[SessionMessage],
+        answers: WriteStream[SessionMessage] | Answered,
     ) -> None:
         self._inner = inner
         self._answers = answers
@@ -102,18 +146,34 @@ class AnsweringUnreadable:
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
             if not await self._answered(item):
                 return item
 
     async def __anext__(self) -> SessionMessage | Exception:
         while True:
-            item = await self._inner.__anext__()  # StopAsyncIteration at the end
+            try:
+                item = await self._inner.__anext__()
+            except StopAsyncIteration:
+                await self._drain()
+                raise
             if not await self._answered(item):
                 return item
 
+    async def _drain(self) -> None:
+        if isinstance(self._answers, Answered):
+            await self._answers.drain()
+
     async def _answered(self, item: SessionMessage | Exception) -> bool:
         if not isinstance(item, Exception):
+            if isinstance(self._answers, Answered) and isinstance(
+                item.message, types.JSONRPCRequest
+            ):
+                self._answers.open.add(item.message.id)
             return False
         await self._answers.send(SessionMessage(answer_for(item)))
         return True
