@@ -26,13 +26,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph.dashboard import ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, StateConflict
 from ralph.gitlab import DEFAULT_URL, GitLabClient, GitLabNotFound, project_id
-from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery, StatusUpdate
+from ralph.tracker._model import Check, CloseReason, Comment, Issue, IssueQuery
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
-from ralph.tracker._tracker import Tracker
+from ralph.tracker._without_status_updates import TrackerWithoutStatusUpdates
 from ralph.tracker.gitlab import _writes as w
 from ralph.tracker.gitlab._board import GitLabBoard
 from ralph.tracker.gitlab._mapping import (
@@ -80,7 +79,8 @@ MAX_TITLE = 255
 Node = dict[str, Any]
 
 
-class GitLabTracker(Tracker):
+class GitLabTracker(TrackerWithoutStatusUpdates):
+    no_status_updates = NO_STATUS_UPDATES
     kind = "gitlab"
     remote = True
     links_on_host = False
@@ -469,34 +469,6 @@ class GitLabTracker(Tracker):
         if ARCHIVED in self._labels_of(self._node(number)):
             self._put(number, {"remove_labels": [ARCHIVED]})
         return self.get_issue(number)
-
-    # -- status updates: none on a GitLab project ---------------------------------------------
-
-    def list_status_updates(self) -> list[StatusUpdate]:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def delete_status_update(self, update_id: str) -> None:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _create_status_update(
-        self,
-        status: ProjectStatus,
-        body: str,
-        start_date: str | None,
-        target_date: str | None,
-        author: str,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _update_status_update(
-        self,
-        update_id: str,
-        status: ProjectStatus | None,
-        body: str | None,
-        start_date: str | None,
-        target_date: str | None,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)
 
 
 def _check_title(title: str) -> None:

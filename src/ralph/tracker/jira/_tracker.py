@@ -24,7 +24,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ralph.dashboard import ProjectStatus
 from ralph.errors import IssueNotFound, NotAvailable, StateConflict
 from ralph.jira import (
     MAX_RECONCILE,
@@ -41,11 +40,10 @@ from ralph.tracker._model import (
     Issue,
     IssueQuery,
     StateChange,
-    StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
-from ralph.tracker._tracker import Tracker
+from ralph.tracker._without_status_updates import TrackerWithoutStatusUpdates
 from ralph.tracker.jira import _writes as w
 from ralph.tracker.jira._board import JiraBoard
 from ralph.tracker.jira._mapping import (
@@ -103,7 +101,8 @@ _DOCTOR_PATIENCE = 30.0
 Node = dict[str, Any]
 
 
-class JiraTracker(Tracker):
+class JiraTracker(TrackerWithoutStatusUpdates):
+    no_status_updates = NO_STATUS_UPDATES
     kind = "jira"
     remote = True
     links_on_host = False
@@ -550,29 +549,3 @@ class JiraTracker(Tracker):
 
     def unarchive_issue(self, number: int) -> Issue:
         raise NotAvailable(NO_ARCHIVE)
-
-    def list_status_updates(self) -> list[StatusUpdate]:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def delete_status_update(self, update_id: str) -> None:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _create_status_update(
-        self,
-        status: ProjectStatus,
-        body: str,
-        start_date: str | None,
-        target_date: str | None,
-        author: str,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _update_status_update(
-        self,
-        update_id: str,
-        status: ProjectStatus | None,
-        body: str | None,
-        start_date: str | None,
-        target_date: str | None,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)

@@ -30,8 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph.dashboard import ProjectStatus
-from ralph.errors import IssueNotFound, NotAvailable, RalphError, StateConflict
+from ralph.errors import IssueNotFound, RalphError, StateConflict
 from ralph.linear import LinearClient, LinearError
 from ralph.linear.queries import GROUP_LIMIT
 from ralph.tracker._model import (
@@ -41,11 +40,10 @@ from ralph.tracker._model import (
     Issue,
     IssueQuery,
     StateChange,
-    StatusUpdate,
 )
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._snapshot import IssueSnapshots
-from ralph.tracker._tracker import Tracker
+from ralph.tracker._without_status_updates import TrackerWithoutStatusUpdates
 from ralph.tracker.linear import _writes as w
 from ralph.tracker.linear._board import LinearBoard
 from ralph.tracker.linear._mapping import (
@@ -78,7 +76,8 @@ _DUPLICATE = "Duplicate"
 Node = dict[str, Any]
 
 
-class LinearTracker(Tracker):
+class LinearTracker(TrackerWithoutStatusUpdates):
+    no_status_updates = NO_STATUS_UPDATES
     kind = "linear"
     remote = True
     links_on_host = False
@@ -467,34 +466,6 @@ class LinearTracker(Tracker):
         self._snapshots.forget([number])
         self._changed([number])
         return self.get_issue(number)
-
-    # -- status updates: none on a Linear team ------------------------------------------------
-
-    def list_status_updates(self) -> list[StatusUpdate]:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def delete_status_update(self, update_id: str) -> None:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _create_status_update(
-        self,
-        status: ProjectStatus,
-        body: str,
-        start_date: str | None,
-        target_date: str | None,
-        author: str,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)
-
-    def _update_status_update(
-        self,
-        update_id: str,
-        status: ProjectStatus | None,
-        body: str | None,
-        start_date: str | None,
-        target_date: str | None,
-    ) -> StatusUpdate:
-        raise NotAvailable(NO_STATUS_UPDATES)
 
 
 def _relatives(issue: Issue | None) -> list[int]:
