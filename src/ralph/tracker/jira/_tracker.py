@@ -18,7 +18,6 @@ refused in one line, saying what to do instead.
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -33,6 +32,7 @@ from ralph.jira import (
     JiraNotFound,
     to_adf,
 )
+from ralph.tracker._keyed import closed_by_key, closing_words_for_key
 from ralph.tracker._model import (
     Check,
     CloseReason,
@@ -71,9 +71,6 @@ NO_STATUS_UPDATES = (
 NO_ARCHIVE = (
     "Ralph does not archive Jira issues (Jira Cloud archives them on Premium plans only); "
     "close the issue instead"
-)
-_MAGIC_WORDS = (
-    r"(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|complet(?:e|es|ed|ing))"
 )
 #: Jira's hierarchy: an epic (level 1) holds standard issues (0), which hold sub-tasks
 #: (-1); an issue's parent is one level above it.
@@ -152,11 +149,10 @@ class JiraTracker(TrackerWithoutStatusUpdates):
     def closing_words(self, number: int) -> str:
         # By its key: the key links the pull request to the issue in Jira, and a "#12"
         # would close the repository's own issue #12 when GitHub merges.
-        return f"Fixes {self.reference(number)}"
+        return closing_words_for_key(self.project_key, number)
 
     def closed_by(self, body: str) -> tuple[int, ...]:
-        words = re.compile(rf"\b{_MAGIC_WORDS}:?\s+{re.escape(self.project_key)}-(\d+)\b", re.I)
-        return tuple(dict.fromkeys(int(found.group(1)) for found in words.finditer(body)))
+        return closed_by_key(self.project_key, body)
 
     def scope(self) -> dict[str, object]:
         return {"project": self.project_key}

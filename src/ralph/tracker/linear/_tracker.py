@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -33,6 +32,7 @@ from typing import Any
 from ralph.errors import IssueNotFound, RalphError, StateConflict
 from ralph.linear import LinearClient, LinearError
 from ralph.linear.queries import GROUP_LIMIT
+from ralph.tracker._keyed import closed_by_key, closing_words_for_key
 from ralph.tracker._model import (
     Check,
     CloseReason,
@@ -64,11 +64,6 @@ logger = logging.getLogger(__name__)
 NO_STATUS_UPDATES = (
     "a Linear team has no status updates (Linear's updates belong to its projects); "
     "print the report with ralph report --dry-run and post it where the team reads it"
-)
-#: The words before an identifier by which Linear's GitHub integration closes the issue
-#: when the pull request merges ("Fixes ENG-12", "closes: ENG-12").
-_MAGIC_WORDS = (
-    r"(?:clos(?:e|es|ed|ing)|fix(?:es|ed|ing)?|resolv(?:e|es|ed|ing)|complet(?:e|es|ed|ing))"
 )
 #: The state a team may have for issues closed as duplicates (Linear's default one).
 _DUPLICATE = "Duplicate"
@@ -112,11 +107,10 @@ class LinearTracker(TrackerWithoutStatusUpdates):
     def closing_words(self, number: int) -> str:
         # By its identifier, as Linear's GitHub integration reads it: a "#12" would close
         # the repository's own issue #12 when GitHub merges.
-        return f"Fixes {self.reference(number)}"
+        return closing_words_for_key(self.team_key, number)
 
     def closed_by(self, body: str) -> tuple[int, ...]:
-        words = re.compile(rf"\b{_MAGIC_WORDS}:?\s+{re.escape(self.team_key)}-(\d+)\b", re.I)
-        return tuple(dict.fromkeys(int(found.group(1)) for found in words.finditer(body)))
+        return closed_by_key(self.team_key, body)
 
     def scope(self) -> dict[str, object]:
         return {"team": self.team_key}
