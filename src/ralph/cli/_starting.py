@@ -36,10 +36,10 @@ def signals(interrupt: Interrupt) -> Iterator[None]:
     """First Ctrl-C/SIGTERM/SIGHUP: stop claiming, finish tasks in hand; second: hand them
     back. SIGHUP is a closed terminal or a lost SSH session: without a handler the process
     would die at once, its claims held until their leases ran out."""
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
 
     def handle(signum: int, frame: object) -> None:
-        if interrupt.stopping.is_set():
+        if interrupt.signal():
             said = "Stopping now: handing running tasks back to the store."
         else:
             said = (
@@ -49,7 +49,6 @@ def signals(interrupt: Interrupt) -> Iterator[None]:
         # The terminal may be gone (SIGHUP): saying so must not stop the stopping.
         with suppress(OSError):
             console.print(said, markup=False)
-        interrupt.signal()
 
     stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {sig: signal.signal(sig, handle) for sig in stops}

@@ -5,6 +5,7 @@ session, its lead and its workers; and the ``Interrupt`` they all stop on."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,11 +33,19 @@ class Interrupt:
         self.aborting = threading.Event()
         #: What only a person can clear ("" after a signal).
         self.unusable = ""
+        # Counted by one call into C: a second signal's handler can run inside the
+        # first's (Python runs handlers between bytecodes), and a check-then-set here
+        # would let both count as the first.
+        self._signals = itertools.count()
 
-    def signal(self) -> None:
-        if self.stopping.is_set():
+    def signal(self) -> bool:
+        """A signal taken: True when it hands running tasks back (the second, or any
+        after the session already stopped for an unusable agent)."""
+        aborts = next(self._signals) > 0 or bool(self.unusable)
+        if aborts:
             self.aborting.set()
         self.stopping.set()
+        return aborts
 
     def agent_unusable(self, reason: str) -> None:
         self.unusable = self.unusable or reason

@@ -52,3 +52,19 @@ def test_a_review_mode_given_by_name_is_the_review_mode():
 
 def test_each_record_made_without_one_has_its_own_interrupt():
     assert SessionOptions().interrupt is not SessionOptions().interrupt
+
+
+def test_the_first_signal_stops_new_work_and_the_second_hands_running_tasks_back():
+    interrupt = Interrupt()
+    assert interrupt.signal() is False
+    assert interrupt.stopping.is_set()
+    assert not interrupt.aborting.is_set()
+    assert interrupt.signal() is True
+    assert interrupt.aborting.is_set()
+
+
+def test_a_signal_after_an_agent_stopped_the_session_hands_tasks_back():
+    interrupt = Interrupt()
+    interrupt.agent_unusable("the agent's login expired")
+    assert interrupt.signal() is True
+    assert interrupt.aborting.is_set()
