@@ -1,5 +1,6 @@
 """Ctrl-C while a session runs: the first stops new work, the second hands running
 tasks back, however close together they come."""
+
 from __future__ import annotations
 
 import os
