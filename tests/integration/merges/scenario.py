@@ -40,7 +40,7 @@ from ralph.project import Project, open_project
 from ralph.config import load_config
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.graph import Role, TaskKind, TaskSpec
-from ralph.tasks import Run, Task
+from ralph.tasks import MergeBatch, Run, Task, TaskStatus
 from ralph.workflow import Estimate, WorkflowState
 
 __all__ = ["KINDS", "Change", "Scenario", "merge_scenario"]
@@ -161,7 +161,8 @@ class Scenario:
         self, run: Run | None = None, *, seconds: float = 240.0, worker: str = "integrator"
     ) -> Run:
         """Run ``run``'s merge tasks (a new run of every change's by default) one at a time
-        until each has ended; a task deferred is taken again when its time comes."""
+        until each has ended or waits for another role's task (an address round the
+        merge asked for); a task deferred is taken again when its time comes."""
         run = run or self.merge_run()
         store = self.project.store
         executor = TaskExecutor(
@@ -170,14 +171,27 @@ class Scenario:
         deadline = time.monotonic() + seconds
         while True:
             tasks = store.list_tasks(run.id)
-            if all(task.terminal for task in tasks):
-                return run
+            done = {task.id for task in tasks if task.status is TaskStatus.DONE}
+            if all(
+                task.terminal or task.role != "integrator" or not set(task.deps) <= done
+                for task in tasks
+            ):
+                return run  # what is left waits for a builder (an address round)
             assert time.monotonic() < deadline, f"the merges did not end: {self.statuses(run)}"
             claim = store.claim(run.id, executor.runner.owner, ["integrator"])
             if claim is None:
                 time.sleep(0.05)
                 continue
             executor.execute(claim)
+
+    def batches(self) -> list[MergeBatch]:
+        """The merge trains of the repository, oldest first."""
+        repo = self.serial_key.removeprefix("merge:")
+        return sorted(self.project.store.batches(repo=repo), key=lambda b: b.id)
+
+    def test_runs(self) -> int:
+        """How many times the merges ran the tests, from the batch records."""
+        return sum(batch.test_runs for batch in self.batches())
 
     def tasks(self, run: Run) -> list[Task]:
         return self.project.store.list_tasks(run.id)
