@@ -375,7 +375,9 @@ class GitRepo:
             env=self.identity_env(),
         )
 
-    def merged_onto(self, commit: str, head: str, message: str, *, squash: bool = False) -> str | None:
+    def merged_onto(
+        self, commit: str, head: str, message: str, *, squash: bool = False
+    ) -> str | None:
         """A commit, on no branch, holding ``head`` merged onto ``commit`` as ``merge``
         would make it there (one parent for ``squash``): one car of a merge train's
         prefix, built before anything lands. None when they conflict."""

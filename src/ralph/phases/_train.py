@@ -286,10 +286,7 @@ class _Conductor:
                 return train
             if isinstance(step, TestCars):
                 moved = self.on_current_base(train)
-                if moved is not train:
-                    train = moved
-                else:
-                    train = self.test(batch, train, step)
+                train = moved if moved is not train else self.test(batch, train, step)
             elif isinstance(step, LandCars):
                 train = self.land(batch, train, step)
             else:
@@ -307,7 +304,8 @@ def _gather(
     """The conductor's own car, then the ready pull requests of the other merge tasks on
     its key by issue priority, then age."""
     task = ctx.task
-    assert task is not None and task.serial_key is not None
+    assert task is not None
+    assert task.serial_key is not None
     assert own.head_oid is not None
     riders = [_Rider(Car(own.number, own.head_oid, _numbers_of(own_members)), (), None, by_person)]
     if limit <= 1:
@@ -406,7 +404,8 @@ def _rider_of(ctx: PhaseContext, repo: str, car: Car) -> _Rider | None:
     """A resumed car's rider: its issues and the merge task waiting for it."""
     store = ctx.project.store
     task = ctx.task
-    assert task is not None and task.serial_key is not None
+    assert task is not None
+    assert task.serial_key is not None
     if not car.issues:
         return None
     if task.issues and task.issues[0] in car.issues:
@@ -432,7 +431,8 @@ def conduct(
     the pull request's to say."""
     task = ctx.task
     repo = train_repo(task)
-    assert task is not None and repo is not None
+    assert task is not None
+    assert repo is not None
     resume_batch(ctx, strategy, repo)
     own = ctx.code_host.get_pull_request(own.number)
     conductor = _Conductor(ctx, strategy, repo)
@@ -443,9 +443,7 @@ def conduct(
     train = Train(conductor.tip(), tuple(rider.car for rider in riders))
     batch = ctx.project.store.open_batch(task.run_id, task.id, repo, train.to_record())
     if len(riders) > 1:
-        ctx.say(
-            f"Merge train: {_numbers([r.car.pr for r in riders])} ride batch {batch.id}."
-        )
+        ctx.say(f"Merge train: {_numbers([r.car.pr for r in riders])} ride batch {batch.id}.")
     return conductor.drive(batch, train)
 
 

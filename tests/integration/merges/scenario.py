@@ -30,16 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from ralph._process import process_owner
-from ralph.config import MergeWaitSettings
+from ralph.config import MergeWaitSettings, load_config
 from ralph.demo import create_demo_project
 from ralph.demo._sample import commit_everything
 from ralph.git import commit_files
+from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.orchestrate._execute import TaskExecutor
 from ralph.orchestrate._planning import merge_serial_key
 from ralph.project import Project, open_project
-from ralph.config import load_config
 from ralph.runtimes.scripted import ScriptedRuntime
-from ralph.graph import Role, TaskKind, TaskSpec
 from ralph.tasks import MergeBatch, Run, Task, TaskStatus
 from ralph.workflow import Estimate, WorkflowState
 
@@ -212,7 +211,10 @@ class Scenario:
     def first_parents(self) -> list[str]:
         """The base's first-parent commits since the scenario was set up, oldest first."""
         out = self.project.git.git(
-            "rev-list", "--first-parent", "--reverse", f"{self.start}..refs/heads/main",
+            "rev-list",
+            "--first-parent",
+            "--reverse",
+            f"{self.start}..refs/heads/main",
             what="list the base's commits",
         )
         return out.split()

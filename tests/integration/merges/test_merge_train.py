@@ -89,7 +89,8 @@ def test_a_batch_of_one_tests_each_change_once_as_before(tmp_path: Path) -> None
     with merge_scenario(tmp_path / "greet", ("ok", "breaks", "ok"), merge_batch=1) as scenario:
         run = scenario.run_merges()
         first, bad, last = scenario.changes
-        assert scenario.on_base(first) and scenario.on_base(last)
+        assert scenario.on_base(first)
+        assert scenario.on_base(last)
         assert not scenario.on_base(bad)
         batches = scenario.batches()
         assert [len(b.train["cars"]) for b in batches] == [1, 1, 1]
