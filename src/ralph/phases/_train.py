@@ -356,6 +356,11 @@ def _ready_rider(ctx: PhaseContext, repo: str, task: Task) -> _Rider | None:
     )
     if not isinstance(decision, MergeNow):
         return None
+    git = ctx.project.git
+    if git.has_remote():  # its head as the code host has it
+        git.fast_forward_from(pr.head)
+    if git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}").returncode != 0:
+        return None  # not here (a push not fetched yet): its own task merges it
     try:
         by_person = hold_control_changes(ctx, pr.head, issue.number, head=pr.head_oid, pr=pr.number)
     except ControlFilesHeld:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph.tracker import CheckConclusion
+from ralph.tasks import RetryPolicy
+from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
 
 from .scenario import Scenario, merge_scenario
@@ -96,4 +97,33 @@ def test_a_batch_of_one_tests_each_change_once_as_before(tmp_path: Path) -> None
         assert [len(b.train["cars"]) for b in batches] == [1, 1, 1]
         assert [b.test_runs for b in batches] == [1, 1, 1]  # no retry for a train of one
         assert scenario.statuses(run)[f"address:{bad.issue}"] == "pending"
+        assert_main_never_red(scenario)
+
+
+def test_a_conductor_that_dies_while_landing_leaves_its_batch_to_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 4) as scenario:
+        scenario.project.store.retry_policy = RetryPolicy(base_seconds=0.1)
+        real = LocalCodeHost.merge_pull_request
+        merges: list[int] = []
+
+        def dies_after_the_second(self, number, *args, **kwargs):
+            merged = real(self, number, *args, **kwargs)
+            merges.append(number)
+            if len(merges) == 2:  # merged, but the conductor never hears of it
+                raise RuntimeError("the conductor died")
+            return merged
+
+        monkeypatch.setattr(LocalCodeHost, "merge_pull_request", dies_after_the_second)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        assert sorted(merges) == sorted(c.pr for c in scenario.changes)  # each merged once
+        (batch,) = scenario.batches()  # taken over, not begun again
+        assert batch.status.value == "done"
+        assert batch.test_runs == 1
+        assert sorted(batch.train["landed"]) == sorted(c.pr for c in scenario.changes)
+        assert [scenario.state(c) for c in scenario.changes] == [WorkflowState.DONE] * 4
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert len(scenario.first_parents()) == 4
         assert_main_never_red(scenario)
