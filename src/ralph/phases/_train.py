@@ -203,11 +203,12 @@ class _Conductor:
             if self.tip() != before:
                 return self.on_current_base(train)
             merged = self._merge(train.car(pr))
-            if merged is None:
-                return train
+            if isinstance(merged, str):  # left out; the rest is tested again without it
+                return after_conflict(train, pr, merged)
             tip = self.tip()
             train = after_landing(train, (pr,), tip)
-            if self.git.tree_of(tip) != tree:
+            tested = self.git.tree_of(tip) == tree
+            if not tested:
                 # Not what was tested: what the train knew of this base no longer holds.
                 self.ctx.say(
                     f"Merge train: {self.ctx.base} after #{pr} is not the tree tested; "
@@ -218,12 +219,14 @@ class _Conductor:
                 )
             batch = self.save(batch, train)
             self._landed(merged, before)
-            if self.git.tree_of(tip) != tree:
+            if not tested:
                 return train
         self.ctx.say(f"Merge train: landed {_numbers(step.cars)} on {self.ctx.base}.")
         return train
 
-    def _merge(self, car: Car) -> PullRequest | None:
+    def _merge(self, car: Car) -> PullRequest | str:
+        """The merged pull request, or why it was not merged: its branch moved since it
+        was judged, or it no longer merges (its own task looks at it again)."""
         try:
             return self.host.merge_pull_request(car.pr, self.strategy, expected_head=car.head)
         except TrackerError as error:
@@ -232,8 +235,8 @@ class _Conductor:
                 self.host.settle_merged(now.number)
                 return now
             if isinstance(error, HeadMoved | MergeConflict):
-                self.ctx.say(f"Merge train: #{car.pr} did not merge ({error}); stopping here.")
-                return None
+                self.ctx.say(f"Merge train: #{car.pr} did not merge ({error}): left out.")
+                return f"Pull request #{car.pr} did not merge: {error}"
             raise
 
     def _landed(self, merged: PullRequest, before: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph.git import commit_files
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
@@ -126,4 +127,32 @@ def test_a_conductor_that_dies_while_landing_leaves_its_batch_to_the_next_one(
         assert [scenario.state(c) for c in scenario.changes] == [WorkflowState.DONE] * 4
         assert all(scenario.on_base(c) for c in scenario.changes)
         assert len(scenario.first_parents()) == 4
+        assert_main_never_red(scenario)
+
+
+def test_a_car_whose_branch_moves_before_it_lands_is_left_out_and_lands_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
+        moving = scenario.changes[1]
+        real = LocalCodeHost.merge_pull_request
+        pushed: list[int] = []
+
+        def pushed_meanwhile(self, number, *args, **kwargs):
+            if number == moving.pr and not pushed:  # after the train tested it
+                pushed.append(number)
+                files = {"greet/late.py": "LATE = 1\n"}
+                commit_files(scenario.project.git, moving.branch, files, "A late push")
+            return real(self, number, *args, **kwargs)
+
+        monkeypatch.setattr(LocalCodeHost, "merge_pull_request", pushed_meanwhile)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.project.git.read_on("main", "greet/late.py") == "LATE = 1\n"
+        first, second = scenario.batches()
+        (left_out,) = first.train["rejected"]
+        assert left_out["pr"] == moving.pr
+        assert left_out["conflict"]  # left out, not sent back
+        assert [c["pr"] for c in second.train["cars"]] == [moving.pr]
         assert_main_never_red(scenario)
