@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.git import commit_files
+from ralph.phases import _train as train_module
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
@@ -155,4 +156,29 @@ def test_a_car_whose_branch_moves_before_it_lands_is_left_out_and_lands_later(
         assert left_out["pr"] == moving.pr
         assert left_out["conflict"]  # left out, not sent back
         assert [c["pr"] for c in second.train["cars"]] == [moving.pr]
+        assert_main_never_red(scenario)
+
+
+def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anything_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
+        real = train_module.project_tests
+        moved: list[str] = []
+
+        def main_moves_meanwhile(ctx, path):
+            ran = real(ctx, path)
+            if not moved:  # someone else's commit lands on main while the tests run
+                files = {"docs/notes.md": "notes\n"}
+                moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
+            return ran
+
+        monkeypatch.setattr(train_module, "project_tests", main_moves_meanwhile)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        (batch,) = scenario.batches()
+        bases = [r["base"] for r in batch.train["runs"] if not r["carried"]]
+        assert bases == [scenario.start, moved[0]]  # the run on the old base did not count
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.project.git.is_ancestor(moved[0], "refs/heads/main")
         assert_main_never_red(scenario)
