@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ralph.git import commit_files
-from ralph.phases import _train as train_module
+from ralph.phases._branches import project_tests
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
@@ -163,17 +163,16 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
-        real = train_module.project_tests
         moved: list[str] = []
 
         def main_moves_meanwhile(ctx, path):
-            ran = real(ctx, path)
+            ran = project_tests(ctx, path)
             if not moved:  # someone else's commit lands on main while the tests run
                 files = {"docs/notes.md": "notes\n"}
                 moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
             return ran
 
-        monkeypatch.setattr(train_module, "project_tests", main_moves_meanwhile)
+        monkeypatch.setattr("ralph.phases._train.project_tests", main_moves_meanwhile)
         run = scenario.run_merges()
         assert set(scenario.statuses(run).values()) == {"done"}
         (batch,) = scenario.batches()
