@@ -10,6 +10,7 @@ import pytest
 
 from ralph.git import commit_files
 from ralph.phases._branches import project_tests
+from ralph.phases._feedback import ROUND_HEADER, round_note
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
@@ -181,3 +182,17 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
         assert all(scenario.on_base(c) for c in scenario.changes)
         assert scenario.project.git.is_ancestor(moved[0], "refs/heads/main")
         assert_main_never_red(scenario)
+
+
+def test_a_change_sent_back_with_its_fix_rounds_used_up_goes_to_a_person(tmp_path: Path) -> None:
+    with merge_scenario(tmp_path / "greet", ("breaks",), max_fix_rounds=1) as scenario:
+        (bad,) = scenario.changes
+        note = f"{ROUND_HEADER}\n\n{round_note(bad.pr, 1)} abc123 on {bad.branch}.\n"
+        scenario.project.tracker.add_comment(bad.issue, note)  # its one round, used
+        run = scenario.run_merges()
+        assert scenario.statuses(run) == {f"merge:{bad.issue}": "failed"}  # for good
+        assert scenario.state(bad) is WorkflowState.HUMAN_NEEDED
+        assert not scenario.on_base(bad)
+        escalation = scenario.project.tracker.get_issue(bad.issue).comments[-1].body
+        assert "not ready after 1 fix round(s)" in escalation
+        assert "change 1 breaks the tests" in escalation
