@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ralph._reason import one_line
 from ralph._text import short_line
 from ralph.tasks import MergeBatch, Run, Task, TaskStore
 
 __all__ = ["BatchWords", "batch_words", "run_batches"]
 
-#: The most of a reason's first line a batch's words keep: the whole reason is in
-#: ``ralph runs show --json`` and in the feedback its builder got.
-WHY_LIMIT = 160
+#: The most of a reason a batch's words keep: the whole reason is in ``ralph runs show
+#: --json`` and in the feedback its builder got.
+WHY_LIMIT = 200
 
 
 def run_batches(store: TaskStore, run: Run, tasks: Sequence[Task]) -> tuple[MergeBatch, ...]:
@@ -47,8 +48,10 @@ class BatchWords:
         return (f"{self.title}: {self.riders}; {self.tests}; {self.outcome}", *self.why)
 
 
-def _first_line(text: str) -> str:
-    return short_line(text.strip().splitlines()[0] if text.strip() else "", WHY_LIMIT)
+def _why(reason: str) -> str:
+    """The reason's first line, and the line of the failing output that says what
+    failed when the first line introduces it."""
+    return short_line(one_line(reason), WHY_LIMIT)
 
 
 def batch_words(batch: MergeBatch, run_id: int | None = None) -> BatchWords:
@@ -68,8 +71,7 @@ def batch_words(batch: MergeBatch, run_id: int | None = None) -> BatchWords:
         minutes, rest = divmod(round(seconds), 60)
         tests += f" ({f'{minutes}m{rest:02d}s' if minutes else f'{seconds:.1f}s'})"
     why = tuple(
-        f"#{r['pr']} {'left out (conflict)' if r['conflict'] else 'broke it'}: "
-        f"{_first_line(r['reason'])}"
+        f"#{r['pr']} {'left out (conflict)' if r['conflict'] else 'broke it'}: {_why(r['reason'])}"
         for r in batch.rejected
     )
     return BatchWords(title, riders or "no pull requests", tests, batch.outcome, why)

@@ -11,6 +11,19 @@ from ralph.cli._console import Console
 from ralph.cli._report import print_report
 from ralph.orchestrate import batch_words, build_report
 from ralph.tasks import BatchStatus, MergeBatch, Run
+from ralph.workflow import (
+    Car,
+    LandCars,
+    RejectCar,
+    TestCars,
+    TestRun,
+    Train,
+    TrainDone,
+    after_landing,
+    after_rejection,
+    after_test,
+    next_train_step,
+)
 
 WHY = "tests/test_limits.py::test_bound failed on top of #11, #12\nAssertionError: 12 > 10"
 
@@ -84,3 +97,40 @@ def test_a_run_without_batches_says_nothing_of_them() -> None:
     out = io.StringIO()
     print_report(build_report(run, [], [], [], []), Console(file=out, width=200))
     assert "Merge batch" not in out.getvalue()
+
+
+def driven(bad: int, prs: tuple[int, ...] = (11, 12, 13, 14)) -> Train:
+    """A train the pure core drove to its end, car ``bad`` breaking the tests."""
+    train = Train("b0", tuple(Car(pr, f"h{pr}", (pr - 10,)) for pr in prs))
+    landings = 0
+    while not isinstance(step := next_train_step(train), TrainDone):
+        if isinstance(step, TestCars):
+            passed = bad not in step.cars
+            summary = "" if passed else "collected 3 items\nE   AssertionError: 12 > 10\n1 failed"
+            run = TestRun(step.cars, train.base, passed, summary, 1.5)
+            train = after_test(train, run)
+        elif isinstance(step, LandCars):
+            landings += 1
+            train = after_landing(train, step.cars, f"b{landings}")
+        else:
+            assert isinstance(step, RejectCar)
+            train = after_rejection(train, step.rejection)
+    return train
+
+
+def test_a_train_the_core_drove_reads_back_as_it_went() -> None:
+    train = driven(bad=13)
+    record = MergeBatch(
+        id=1, run_id=1, task_id=1, repo="o/r", train=train.to_record(), status=BatchStatus.DONE
+    )
+    assert Train.from_record(record.train) == train
+    assert record.test_runs == train.test_runs
+    assert record.landed == [11, 12, 14]
+    assert [r["pr"] for r in record.rejected] == [13]
+    assert record.outcome == "landed 3, sent back #13"
+    (why,) = batch_words(record, 1).why
+    # The reason's first line, and what failed in the output it introduces.
+    assert why == (
+        "#13 broke it: The tests fail with pull request #13 merged after #11, #12 landed: "
+        "E AssertionError: 12 > 10"
+    )
