@@ -114,10 +114,11 @@ class _Rider:
 
 
 class _Conductor:
-    def __init__(self, ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> None:
+    """Drives one batch: builds, tests, lands and sends back as the train says."""
+
+    def __init__(self, ctx: PhaseContext, strategy: MergeStrategy) -> None:
         self.ctx = ctx
         self.strategy = strategy
-        self.repo = repo
         self.git = ctx.project.git
         self.host = ctx.code_host
         self.store = ctx.project.store
@@ -253,6 +254,11 @@ class _Conductor:
                 before=before,
                 by_person=by_person,
             )
+        self.finish(merged)
+
+    def finish(self, merged: PullRequest) -> None:
+        """What follows a landed car for its issues, and its own task woken to see it."""
+        rider = self.riders.get(merged.number)
         if rider is None or not rider.members:
             return  # the conductor's own: its merge phase finishes it
         finish_merged(self.ctx, merged, rider.members)
@@ -378,13 +384,15 @@ def _ready_rider(ctx: PhaseContext, repo: str, task: Task) -> _Rider | None:
 
 def _resumed(conductor: _Conductor, train: Train) -> Train:
     """A dead conductor's train as things are now: the cars merged meanwhile (by it,
-    before it could say so, or by a person) landed; the rest on the base as it is."""
+    before it could say so, or by a person) landed and finished; the rest on the base
+    as it is."""
     host = conductor.host
     merged = []
     for car in train.pending:
         pr = host.get_pull_request(car.pr)
         if pr.state is PullRequestState.MERGED:
             host.settle_merged(pr.number)
+            conductor.finish(pr)
             merged.append(car.pr)
         elif pr.state is not PullRequestState.OPEN or pr.head_oid != car.head:
             train = after_conflict(train, car.pr, f"Pull request #{car.pr} changed meanwhile.")
@@ -401,10 +409,10 @@ def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train
     batch = ctx.project.store.unfinished_batch(repo)
     if batch is None:
         return None
-    conductor = _Conductor(ctx, strategy, repo)
+    conductor = _Conductor(ctx, strategy)
     ctx.say(f"Merge train: taking over batch {batch.id}.")
-    for car in Train.from_record(batch.train).cars:
-        rider = _rider_of(ctx, repo, car)
+    for car in Train.from_record(batch.train).pending:
+        rider = _rider_of(ctx, car)
         if rider is not None:
             conductor.riders[car.pr] = rider
     train = _resumed(conductor, Train.from_record(batch.train))
@@ -412,7 +420,7 @@ def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train
     return conductor.drive(batch, train)
 
 
-def _rider_of(ctx: PhaseContext, repo: str, car: Car) -> _Rider | None:
+def _rider_of(ctx: PhaseContext, car: Car) -> _Rider | None:
     """A resumed car's rider: its issues, the merge task waiting for it (None when it
     has none now) and whether a person accepted the control files it changes."""
     store = ctx.project.store
@@ -452,10 +460,12 @@ def conduct(
     assert task is not None
     assert repo is not None
     resume_batch(ctx, strategy, repo)
-    own = ctx.code_host.get_pull_request(own.number)
-    conductor = _Conductor(ctx, strategy, repo)
-    if own.state is not PullRequestState.OPEN or own.head_oid is None:
-        return Train(conductor.tip(), ())
+    now = ctx.code_host.get_pull_request(own.number)
+    conductor = _Conductor(ctx, strategy)
+    if now.state is not PullRequestState.OPEN or own.head_oid is None:
+        return Train(conductor.tip(), ())  # landed with the batch taken over, or closed
+    if now.head_oid != own.head_oid:
+        return Train(conductor.tip(), ())  # pushed to meanwhile: judged again
     riders = _gather(ctx, own, own_members, by_person, ctx.project.config.merge_batch)
     conductor.riders = {rider.car.pr: rider for rider in riders}
     train = Train(conductor.tip(), tuple(rider.car for rider in riders))

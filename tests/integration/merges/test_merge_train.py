@@ -128,6 +128,12 @@ def test_a_conductor_that_dies_while_landing_leaves_its_batch_to_the_next_one(
         assert batch.test_runs == 1
         assert sorted(batch.train["landed"]) == sorted(c.pr for c in scenario.changes)
         assert [scenario.state(c) for c in scenario.changes] == [WorkflowState.DONE] * 4
+        for change in scenario.changes:  # each finished once, the one merged unsaid too
+            comments = scenario.project.tracker.get_issue(change.issue).comments
+            notes = [
+                c for c in comments if c.body.startswith(f"Merged pull request #{change.pr} (")
+            ]
+            assert len(notes) == 1
         assert all(scenario.on_base(c) for c in scenario.changes)
         assert len(scenario.first_parents()) == 4
         assert_main_never_red(scenario)
