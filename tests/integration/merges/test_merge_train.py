@@ -14,7 +14,7 @@ from ralph.phases._branches import project_tests
 from ralph.phases._feedback import ROUND_HEADER, round_note
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
-from ralph.workflow import WorkflowState
+from ralph.workflow import Priority, WorkflowState
 
 from .scenario import Scenario, merge_scenario
 
@@ -230,3 +230,17 @@ def test_a_secret_the_failing_tests_print_is_kept_nowhere(
         assert not [text for text in texts if token in text]
         stored = b"".join(p.read_bytes() for p in (scenario.folder / ".ralph").glob("ralph.db*"))
         assert token.encode() not in stored
+
+
+def test_the_conductor_takes_its_own_then_the_most_urgent_then_the_oldest(
+    tmp_path: Path,
+) -> None:
+    kinds = ("ok",) * 4
+    with merge_scenario(tmp_path / "greet", kinds, merge_batch=3) as scenario:
+        own, older, newer, urgent = scenario.changes
+        scenario.project.tracker.update_issue(urgent.issue, priority=Priority.P0)
+        scenario.run_merges()
+        first, second = scenario.batches()
+        assert [c["pr"] for c in first.train["cars"]] == [own.pr, urgent.pr, older.pr]
+        assert [c["pr"] for c in second.train["cars"]] == [newer.pr]
+        assert all(scenario.on_base(c) for c in scenario.changes)
