@@ -203,3 +203,29 @@ def test_an_issue_a_phase_holds_is_that_phases_to_finish(looked, project):
     assert MergeLooks(looked).look(_board(looked)) == []
     looked.store.release_issue_lock("project", 1, "merge-worker", "token")
     assert len(MergeLooks(looked).look(_board(looked))) == 1
+
+
+def test_a_merge_the_base_lost_is_merged_again_by_the_merge_phase(sample):
+    """A force-push of main over a merge: the next look sends the issue back, and the
+    merge phase opens the branch's pull request again and merges it onto main as it is."""
+    number = sample.issue()
+    sample.through(number, "research", "plan", "review", "implement", "pr")
+    before = sample.project.git.resolve("refs/heads/main")
+    assert sample.run("merge", number).status.value == "done"
+    (first,) = sample.code_host.list_pull_requests(issue=number)
+    sample.project.git.git("update-ref", "refs/heads/main", before, what="force-push main")
+
+    (found,) = MergeLooks(sample.project).look(_board(sample.project))
+    assert [c.new for c in found.changes] == [S.IN_REVIEW]
+    merged = sample.run("merge", number)
+    assert merged.status.value == "done", merged
+    assert sample.state(number) is S.DONE
+    prs = sample.code_host.list_pull_requests(issue=number)
+    assert [pr.number for pr in prs] == [first.number, prs[-1].number]
+    again = sample.code_host.get_pull_request(prs[-1].number)
+    assert again.head == first.head
+    assert again.merge_commit
+    git = sample.project.git
+    assert git.is_ancestor(again.merge_commit, "refs/heads/main")
+    assert git.is_ancestor(before, "refs/heads/main")
+    assert MergeLooks(sample.project).look(_board(sample.project)) == []
