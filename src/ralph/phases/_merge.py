@@ -4,9 +4,11 @@ repository allows, a merge queue), then Done, the parent advanced, the worktree 
 No agent.
 
 What is not ready yet waits (``Waiting``: checks running, mergeability being computed,
-a review or a person's merge missing) and is looked at again later; feedback to address
-(a failed required check, a change request, review threads) ends the phase for an
-address round by the builder; a conflict or a base that moved on is rebased once in the
+a review or a person's merge missing, the merge queue's turn) and is looked at again
+later; feedback to address (a failed required check, a change request, review threads,
+a head the merge queue removed: its checks failed there, or a person took it out) ends
+the phase for an address round by the builder, with the queue's reason, rather than
+enqueueing it again for ever; a conflict or a base that moved on is rebased once in the
 worktree with the tests run again; anything else goes to a person in the host's words.
 
 On the local tracker the one required check is the project's test command run on the
@@ -26,7 +28,12 @@ from ralph.errors import HeadMoved, MergeConflict, TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._control_hold import hold_control_changes
-from ralph.phases._feedback import address_rounds, pull_request_for, review_members
+from ralph.phases._feedback import (
+    address_rounds,
+    pull_request_for,
+    queue_refusal,
+    review_members,
+)
 from ralph.phases._merge_again import open_again
 from ralph.phases._merge_look import merge_on_base
 from ralph.phases._merged import finish_merged, noted
@@ -151,6 +158,7 @@ class MergePhase(Phase):
                 rounds_used=rounds.used,
                 max_rounds=config.max_fix_rounds,
                 addressed_at=rounds.last_at,
+                queue_refusal=queue_refusal(pr),
             )
             if isinstance(decision, MergeNow):
                 outcome = self._merge_now(ctx, pr, MergeStrategy(decision.method))
