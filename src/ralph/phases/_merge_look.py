@@ -152,12 +152,15 @@ class MergeLooks:
         self.project = project
         #: issue -> (its updated_at when seen, the merged pull request found on the base)
         self._landed: dict[int, tuple[float, PullRequest]] = {}
+        #: This look's list of the code host's pull requests, where issues name none.
+        self._listed: list[PullRequest] | None = None
 
     def look(self, issues: Iterable[Issue], *, every: bool = False) -> list[Synced]:
         """Finish or say each merge of ``issues`` (a board as just read) left half-way;
         ``every``: Done issues of any age too (a session's own). What cannot be read
         now is left for the next look."""
         fetched: set[str] = set()
+        self._listed = None  # read again on each look
         done = []
         oldest = self.project.tracker.now() - LOOK_BACK_SECONDS
         busy = self._held()
@@ -201,7 +204,7 @@ class MergeLooks:
 
     def _look_at(self, issue: Issue, fetched: set[str]) -> Synced | None:
         project = self.project
-        requests = sorted(project.pull_requests_of(issue), key=lambda pr: pr.number)
+        requests = sorted(self._requests_of(issue), key=lambda pr: pr.number)
         full = issue
         if any(pr.state is PullRequestState.MERGED for pr in requests):
             full = project.tracker.get_issue(issue.number)  # its comments: the notes
@@ -216,6 +219,20 @@ class MergeLooks:
         change = project.tracker.take_back_done(issue.number, found.state, found.why)
         self._landed.pop(issue.number, None)
         return Synced(f"#{issue.number}", (change,), (_said(change, found),))
+
+    def _requests_of(self, issue: Issue) -> list[PullRequest]:
+        """The pull requests that close ``issue``. A tracker on another service than the
+        code host (Linear) names none: the host's are listed once per look, not once
+        per issue (a scan of them all on GitHub), and those that close it read whole."""
+        project = self.project
+        if project.config.code_host_kind == project.config.tracker:
+            return project.pull_requests_of(issue)
+        if self._listed is None:
+            self._listed = project.code_host.list_pull_requests()
+        host = project.code_host
+        return [
+            host.get_pull_request(pr.number) for pr in self._listed if issue.number in pr.closes
+        ]
 
     def _remember(self, issue: Issue, requests: Sequence[PullRequest], fetched: set[str]) -> None:
         if issue.workflow_state is not WorkflowState.DONE:

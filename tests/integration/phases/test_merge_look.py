@@ -13,28 +13,42 @@ from typing import Any
 
 import pytest
 
-from ralph.config import Config, GitHubSettings
+from ralph.config import Config, GitHubSettings, LinearSettings
 from ralph.db import SqliteDatabase
 from ralph.git import GitRepo
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub
+from ralph.linear.fake import FakeLinear
 from ralph.phases import MergeLooks
 from ralph.phases._merge_look import LOOK_BACK_SECONDS
-from ralph.project import Project
+from ralph.project import Project, migrate_database
 from ralph.tasks import open_store
 from ralph.tracker import GitHubCodeHost, GitHubTracker, LocalCodeHost, LocalTracker
 from ralph.workflow import WorkflowState
 
 from ..conftest import GitProject
-from ..tracker.conftest import github_tracker
+from ..tracker.conftest import github_tracker, linear_tracker
 
 S = WorkflowState
 
 
-@pytest.fixture(params=["local", "github"])
+@pytest.fixture(params=["local", "github", "linear"])
 def looked(request, project: GitProject, clock, tmp_path: Path) -> Iterator[Project]:
     git = GitRepo(project.path)
     store = open_store("memory://")
+    if request.param == "linear":  # its pull requests on the local code host
+        linear = linear_tracker(clock)
+        db = SqliteDatabase(tmp_path / "ralph.db")
+        migrate_database(db)
+        host = LocalCodeHost(db, repo="ENG", tracker=linear, git=git, clock=clock)
+        config = Config(
+            root=project.path, repo="ENG", tracker="linear", linear=LinearSettings(team="ENG")
+        )
+        yield Project(config, linear, host, store, git)
+        db.close()
+        assert isinstance(linear.client.transport, FakeLinear)
+        assert linear.client.transport.internal_errors == []
+        return
     if request.param == "local":
         db = SqliteDatabase(tmp_path / "ralph.db")
         tracker: Any = LocalTracker(db, repo="project", clock=clock)
@@ -199,9 +213,10 @@ def test_an_issue_a_phase_holds_is_that_phases_to_finish(looked, project):
     tracker = looked.tracker
     tracker.create_issue("Login", state=S.DONE)
     _pull_request(looked, project, 1)
-    looked.store.acquire_issue_lock("project", 1, "merge-worker", "token")
+    repo = looked.config.repo
+    looked.store.acquire_issue_lock(repo, 1, "merge-worker", "token")
     assert MergeLooks(looked).look(_board(looked)) == []
-    looked.store.release_issue_lock("project", 1, "merge-worker", "token")
+    looked.store.release_issue_lock(repo, 1, "merge-worker", "token")
     assert len(MergeLooks(looked).look(_board(looked))) == 1
 
 
