@@ -4,7 +4,7 @@ look (a session's start, a loop's read of the board) and merged, never left as D
 
 from __future__ import annotations
 
-from ralph.orchestrate import SessionOptions, run_loop
+from ralph.orchestrate import RootSessions, SessionOptions, run_loop
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tracker import PullRequestState
 from ralph.workflow import WorkflowState
@@ -53,3 +53,17 @@ def test_a_done_whose_pull_request_is_open_is_merged_by_the_next_loop(demo: Demo
     assert _farewell_on_main(demo)
     comments = [c.body for c in demo.project.tracker.get_issue(number).comments]
     assert any(f"pull request #{pr.number} is open, not merged" in c for c in comments)
+
+
+def test_the_services_read_of_the_board_says_what_it_sent_back(demo: Demo):
+    number = demo.issue("farewell")
+    demo.hero(number, phases=BEFORE_MERGE)
+    demo.project.tracker.set_state(number, S.DONE.value)
+    said: list[str] = []
+    options = SessionOptions.from_config(demo.project.config, mode="hero")
+    sessions = RootSessions(demo.project, ScriptedRuntime(env={}), options, on_note=said.append)
+    board = sessions.board()
+    assert [line.split(" (")[0] for line in said] == [f"#{number}: Done -> In Review"]
+    assert number in [root.root for root in board.roots]
+    assert sessions.board() is not None
+    assert len(said) == 1
