@@ -120,16 +120,16 @@ def judge_merged(
 
 
 def merge_on_base(project: Project, pr: PullRequest, fetched: set[str] | None = None) -> bool:
-    """Whether merged ``pr``'s commit is on its base branch as the code host has it (a
-    remote's, fetched once per look: ``fetched`` holds the bases fetched). What cannot
-    be told (no merge commit named, the base unknown or unreachable) is taken as on it:
-    only a merge seen missing is a finding."""
+    """Whether merged ``pr``'s commit is on its base branch as the code host has it
+    (here for the local host; else the remote's, fetched once per look: ``fetched``
+    holds the bases fetched). What cannot be told (no merge commit named, the base
+    unknown or unreachable) is taken as on it: only a merge seen missing is a finding."""
     commit = pr.merge_commit
     if not commit:
         return True
     git = project.git
     base = f"refs/heads/{pr.base}"
-    if git.has_remote():
+    if not project.code_host.merges_here and git.has_remote():
         base = f"refs/remotes/origin/{pr.base}"
         if fetched is None or pr.base not in fetched:
             got = git.run("fetch", "--quiet", "origin", f"+refs/heads/{pr.base}:{base}")

@@ -244,3 +244,23 @@ def test_a_merge_the_base_lost_is_merged_again_by_the_merge_phase(sample):
     assert git.is_ancestor(again.merge_commit, "refs/heads/main")
     assert git.is_ancestor(before, "refs/heads/main")
     assert MergeLooks(sample.project).look(_board(sample.project)) == []
+
+
+def test_a_local_merge_not_pushed_yet_is_on_the_base_the_local_host_merges_on(
+    looked, project, tmp_path
+):
+    """The local host merges on the repository's own main, which a remote may not have
+    yet: the merge is there, not lost."""
+    if looked.code_host.merges_here is False:
+        pytest.skip("the host merges on a remote's branch")
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    subprocess.run(["git", "remote", "add", "origin", str(origin)], cwd=project.path, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=project.path, check=True)
+    number = looked.tracker.create_issue("Login", state=S.IN_REVIEW).number
+    pr = _pull_request(looked, project, number)
+    _merged_on_the_host(looked, pr)
+    looks = MergeLooks(looked)
+    looks.look(_board(looked))  # finished: its note
+    assert looks.look(_board(looked)) == []
+    assert looked.tracker.get_issue(number).workflow_state is S.DONE
