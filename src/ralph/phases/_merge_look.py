@@ -13,11 +13,15 @@ merge left half-way and finishes it, or says so.
   again), or closed unmerged (Human Needed: a person decides). Each with a comment
   saying why.
 
+A Done is sent back once per pull request: a person who moves the issue to Done again
+has the last word (a change they decided is not wanted, its pull request closed).
+
 Issues Done long ago are not read again on every look (their pull requests cost a
 request each on GitHub): those updated in the last ``LOOK_BACK_SECONDS``, and every
 issue a session starts on. A merge found on the base once is then only looked for on
-the base (git), until the issue changes. An issue a phase holds (its lock in the store)
-is that phase's: a merge phase in the middle of its merge is not finished under it.
+the base (git), and a Done with nothing to watch not at all, until the issue changes.
+An issue a phase holds (its lock in the store) is that phase's: a merge phase in the
+middle of its merge is not finished under it.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ __all__ = [
     "Settle",
     "judge_merged",
     "merge_on_base",
+    "taken_back",
 ]
 
 logger = logging.getLogger(__name__)
@@ -77,7 +82,9 @@ def judge_merged(
 ) -> Settle | SendBack | None:
     """What ``issue``'s pull requests (those that close it, oldest first) say of its
     being Done; ``on_base``: whether a merged one's commit is on its base branch. None:
-    nothing to do (no pull request: a Done of a person's, a parent's)."""
+    nothing to do (no pull request: a Done of a person's, a parent's; a Done a person
+    made again after the issue was sent back for the same pull request). ``issue``
+    with its comments: the notes of finished merges and of earlier send-backs."""
     closing = [pr for pr in requests if issue.number in pr.closes]
     merged = [pr for pr in closing if pr.state is PullRequestState.MERGED]
     landed = [pr for pr in merged if on_base(pr)]
@@ -89,7 +96,20 @@ def judge_merged(
         return None
     if landed:
         return None if noted(issue, landed[-1]) else Settle(landed[-1])
-    n = issue.number
+    found = _send_back(issue.number, closing, merged)
+    # Sent back once for this pull request, and Done again: a person's word, which stands.
+    return None if taken_back(issue, found.pr) else found
+
+
+def taken_back(issue: Issue, pr: PullRequest) -> bool:
+    """Whether ``issue`` was sent back from Done once already for ``pr``."""
+    said = f"#{issue.number} was Done, but "
+    return any(
+        c.body.startswith(said) and f"request #{pr.number}" in c.body for c in issue.comments
+    )
+
+
+def _send_back(n: int, closing: Sequence[PullRequest], merged: Sequence[PullRequest]) -> SendBack:
     if merged:
         pr = merged[-1]
         commit = (pr.merge_commit or "")[:7]
@@ -152,6 +172,8 @@ class MergeLooks:
         self.project = project
         #: issue -> (its updated_at when seen, the merged pull request found on the base)
         self._landed: dict[int, tuple[float, PullRequest]] = {}
+        #: Done issues with nothing to do and no merge to watch -> their updated_at then.
+        self._quiet: dict[int, float] = {}
         #: This look's list of the code host's pull requests, where issues name none.
         self._listed: list[PullRequest] | None = None
 
@@ -197,6 +219,8 @@ class MergeLooks:
             return False
         if not every and issue.updated_at < oldest:
             return False
+        if self._quiet.get(issue.number) == issue.updated_at:
+            return False
         seen = self._landed.get(issue.number)
         if seen is None or seen[0] != issue.updated_at:
             return True
@@ -206,7 +230,8 @@ class MergeLooks:
         project = self.project
         requests = sorted(self._requests_of(issue), key=lambda pr: pr.number)
         full = issue
-        if any(pr.state is PullRequestState.MERGED for pr in requests):
+        merged = any(pr.state is PullRequestState.MERGED for pr in requests)
+        if requests and (merged or issue.workflow_state is WorkflowState.DONE):
             full = project.tracker.get_issue(issue.number)  # its comments: the notes
         found = judge_merged(full, requests, lambda pr: merge_on_base(project, pr, fetched))
         if found is None:
@@ -241,6 +266,7 @@ class MergeLooks:
             if pr.state is PullRequestState.MERGED and merge_on_base(self.project, pr, fetched):
                 self._landed[issue.number] = (issue.updated_at, pr)
                 return
+        self._quiet[issue.number] = issue.updated_at
 
 
 def _said(change: StateChange, found: SendBack) -> str:

@@ -264,3 +264,20 @@ def test_a_local_merge_not_pushed_yet_is_on_the_base_the_local_host_merges_on(
     looks.look(_board(looked))  # finished: its note
     assert looks.look(_board(looked)) == []
     assert looked.tracker.get_issue(number).workflow_state is S.DONE
+
+
+def test_a_person_who_moves_it_to_done_again_has_the_last_word(looked, project):
+    tracker = looked.tracker
+    tracker.create_issue("Login", state=S.DONE)
+    pr = _pull_request(looked, project, 1)
+    looked.code_host.close_pull_request(pr)  # the change is not wanted after all
+    looks = MergeLooks(looked)
+    (found,) = looks.look(_board(looked))
+    assert [c.new for c in found.changes] == [S.HUMAN_NEEDED]
+    tracker.set_state(1, S.BACKLOG.value)  # the person: Human Needed -> Done is two moves
+    tracker.close_issue(1)
+    tracker.sync_state(1)
+    assert tracker.get_issue(1).workflow_state is S.DONE
+    assert looks.look(_board(looked)) == []
+    assert MergeLooks(looked).look(_board(looked)) == []
+    assert tracker.get_issue(1).workflow_state is S.DONE

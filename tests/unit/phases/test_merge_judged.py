@@ -4,6 +4,8 @@ else is touched."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ralph.phases import judge_merged
@@ -88,3 +90,14 @@ def test_a_done_whose_pull_request_was_closed_unmerged_goes_to_a_person():
 
 def test_a_merge_the_base_lost_is_the_merge_phases_once_in_review():
     assert judge_merged(issue(S.IN_REVIEW, 2), [pr(2, P.MERGED)], lost) is None
+
+
+def test_a_done_a_person_made_again_after_a_send_back_stands():
+    closed = pr(2, P.CLOSED)
+    sent = judge_merged(issue(S.DONE), [closed], on_base)
+    assert isinstance(sent, SendBack)
+    told = Comment(id=9, author="ralph", body=sent.why, created_at=1.0)
+    done_again = dataclasses.replace(issue(S.DONE), comments=(told,))
+    assert judge_merged(done_again, [closed], on_base) is None
+    # A later pull request of its own is looked at afresh.
+    assert isinstance(judge_merged(done_again, [closed, pr(3, P.OPEN)], on_base), SendBack)
