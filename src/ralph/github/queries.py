@@ -177,6 +177,7 @@ fragment PullRequestSummary on PullRequest {
 #: it), the latest 50 reviews and the first 50 review threads with their first 30
 #: comments. Threads past 50 are paged in (``PULL_REQUEST_THREADS``); older reviews and
 #: longer threads are left out (GitHub's ``reviewDecision`` already counts every review).
+#: The last removal from the merge queue says why the queue dropped it (and on which head).
 _PULL_REQUEST_FIELDS = """
 fragment PullRequestFields on PullRequest {
   ...PullRequestSummary
@@ -208,6 +209,9 @@ fragment PullRequestFields on PullRequest {
   reviewThreads(first: 50) {
     pageInfo { hasNextPage endCursor }
     nodes { ...ThreadFields }
+  }
+  timelineItems(last: 1, itemTypes: [REMOVED_FROM_MERGE_QUEUE_EVENT]) {
+    nodes { ... on RemovedFromMergeQueueEvent { createdAt reason beforeCommit { oid } } }
   }
 }
 """

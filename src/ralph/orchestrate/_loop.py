@@ -12,6 +12,7 @@ worktrees are per issue and git adds them one at a time.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from ralph.orchestrate._session import (
     team_crew,
 )
 from ralph.orchestrate._slots import AgentSlots
+from ralph.phases import MergeLooks
 from ralph.pipeline import BoardIssue, BoardQueue, IssueRelations, QueuedRoot, order_roots
 from ralph.project import Project
 from ralph.runtimes import AgentRuntime
@@ -39,6 +41,8 @@ from ralph.tracker import Issue, IssueQuery
 __all__ = ["LoopResult", "RootRun", "RootSessions", "board_queue", "run_loop"]
 
 #: The phase that takes a plan in review on, per review mode (None: a person approves).
+logger = logging.getLogger(__name__)
+
 _GATE_PHASE = {ReviewMode.AUTO: "review", ReviewMode.SKIP: "implement"}
 
 
@@ -104,25 +108,38 @@ class RootSessions:
         options: SessionOptions,
         *,
         reconcile_every: float | None = RECONCILE_SECONDS,
+        on_note: Callable[[str], None] | None = None,
     ) -> None:
         """``options``: every session's, passed on unchanged (its interrupt stops them
         all, its observer is given every session's events from that session's thread).
         ``reconcile_every``: how often the sessions read the board to stop agents
         whose issues a person took away (None: only the reads of ``board()``, as
-        ``ralph serve`` makes them on its poll). One read serves every session."""
+        ``ralph serve`` makes them on its poll). One read serves every session.
+        ``on_note``: told what each read's look at merges finished or sent back."""
         self.project = project
         self.options = options
         self.slots = AgentSlots(runtime, options.max_agents, options.phase_caps)
         self.reads = BoardReads(project.tracker)
         self.reconcile_every = reconcile_every
+        self.merges = MergeLooks(project)
+        self.note = on_note or (lambda text: logger.info(text))
         self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
         #: Set whenever a session ends: a waiting caller wakes at once.
         self.changed = threading.Event()
 
     def board(self) -> BoardQueue:
-        """Read the board: the roots to run, in order (the sessions reconcile with it)."""
+        """Read the board: the roots to run, in order (the sessions reconcile with it).
+        A merge the read shows left half-way is finished or sent back first
+        (``phases.MergeLooks``), and the board read again when it moved anything."""
         options = self.options
-        return board_queue(self.project, options.review_mode, options.phases, self.reads.read())
+        issues = self.reads.read()
+        looked = [synced for synced in self.merges.look(issues) if synced.changed]
+        for synced in looked:
+            for line in synced.lines:
+                self.note(line)
+        if looked:
+            issues = self.reads.read()
+        return board_queue(self.project, options.review_mode, options.phases, issues)
 
     def start(self, queued: QueuedRoot) -> None:
         out: list[SessionResult] = []

@@ -97,10 +97,10 @@ def serve(
     stops it. The callbacks are called from this thread; ``options.observer`` is given
     each session's events from that session's thread."""
     interrupt, max_roots = options.interrupt, options.max_roots
-    # The sessions reconcile with each read of the board here.
-    sessions = RootSessions(project, runtime, options, reconcile_every=None)
-    leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     note = on_note or (lambda text: logger.info(text))
+    # The sessions reconcile with each read of the board here.
+    sessions = RootSessions(project, runtime, options, reconcile_every=None, on_note=note)
+    leases = RootLeases(project.store, project.config.repo or project.git.path.name)
     upkeep = BoardUpkeep(project, note)
     result = ServeResult()
     verdicts = _Verdicts(poll_seconds, result, note)

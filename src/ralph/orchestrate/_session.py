@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ralph._process import process_owner
 from ralph._tracing import span
 from ralph.config import BestOf
+from ralph.errors import RalphError
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode
 from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
@@ -28,6 +29,7 @@ from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
 from ralph.orchestrate._roles import WORKER_ROLES
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
+from ralph.phases import MergeLooks
 from ralph.pipeline import (
     MAX_BUILDERS,
     FileOwnership,
@@ -167,6 +169,7 @@ def run_session(
     store = project.store
     # What a killed run left: locks on issues this session may never ask for again.
     release_stale_locks(store)
+    look_at_merges(project, root)
     lead = Lead(project, root, options)
     interrupt = options.interrupt
     run, resumed = lead.open_run()
@@ -201,6 +204,27 @@ def run_session(
         idle_waits=sum(w.stats.idle_waits for w in workers.workers),
         workers=tuple(w.name for w in workers.workers),
     )
+
+
+def look_at_merges(project: Project, root: int) -> list[str]:
+    """Before a session plans ``root``: a merge of it or its sub-issues left half-way
+    finished, a Done whose change is not merged sent back (``phases.MergeLooks``), so
+    the run is planned from where the work really is. What it did, a line each."""
+    try:
+        issue = project.tracker.get_issue(root)
+        issues = [issue, *(project.tracker.get_issue(n) for n in issue.sub_issues)]
+    except RalphError as exc:  # the session's own read says what is wrong
+        logger.warning("cannot look at the root's merges", extra={"root": root, "error": str(exc)})
+        return []
+    said = [
+        line
+        for synced in MergeLooks(project).look(issues, every=True)
+        if synced.changed
+        for line in synced.lines
+    ]
+    for line in said:
+        logger.info(line, extra={"root": root})
+    return said
 
 
 def _wind_down(workers: Crew, interrupt: Interrupt) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ralph.phases._effective_prompt import effective_prompt, prompted_phase
     from ralph.phases._fast_track import FAST_TRACKED
     from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
+    from ralph.phases._merge_look import MergeLooks, judge_merged, merge_on_base
     from ralph.phases._merged import finish_merged
     from ralph.phases._ownership import ForeignBranch, adopt_branch
     from ralph.phases._phase import (
@@ -66,6 +67,7 @@ __all__ = [
     "ForeignBranch",
     "Formed",
     "HookFailed",
+    "MergeLooks",
     "NeedsHuman",
     "Phase",
     "PhaseContext",
@@ -92,8 +94,10 @@ __all__ = [
     "get_phase",
     "idea_path",
     "iterate_plan",
+    "judge_merged",
     "load_overrides",
     "merge_by_hand",
+    "merge_on_base",
     "new_idea",
     "next_step",
     "override_problems",

@@ -20,6 +20,7 @@ __all__ = [
     "address_rounds",
     "feedback_on",
     "pull_request_for",
+    "queue_refusal",
     "review_members",
     "round_note",
 ]
@@ -85,13 +86,28 @@ def _thread_text(thread: ReviewThread) -> str:
     return "\n".join(parts).strip()
 
 
+def queue_refusal(pr: PullRequest) -> str | None:
+    """Why the merge queue removed ``pr`` as it is now ("" when it gave no reason;
+    None: it did not, or it removed an older head: a push since is queued again)."""
+    if pr.queue_removal is None or pr.queue_removal_head not in (None, pr.head_oid):
+        return None
+    return pr.queue_removal
+
+
 def feedback_on(pr: PullRequest, addressed_at: float | None) -> tuple[Feedback, ...]:
     """What the builder is to address on ``pr``, as the merge policy counts it: its
-    failing required checks (their logs' end), and the change requests and unresolved
-    threads nobody has answered since the last round (``addressed_at``)."""
+    failing required checks (their logs' end), the change requests and unresolved
+    threads nobody has answered since the last round (``addressed_at``), and the merge
+    queue's reason for removing its head."""
     found = open_feedback(pr, addressed_at)
     threads = {thread.id: thread for thread in pr.threads}
+    refused = queue_refusal(pr)
     return (
+        *(
+            (Feedback(kind="check", where="the merge queue", text=refused or "(no reason given)"),)
+            if refused is not None
+            else ()
+        ),
         *(
             Feedback(kind="check", where=f"check {c.name}", text=c.summary or "(no log)")
             for c in found.checks

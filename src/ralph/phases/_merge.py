@@ -4,15 +4,19 @@ repository allows, a merge queue), then Done, the parent advanced, the worktree 
 No agent.
 
 What is not ready yet waits (``Waiting``: checks running, mergeability being computed,
-a review or a person's merge missing) and is looked at again later; feedback to address
-(a failed required check, a change request, review threads) ends the phase for an
-address round by the builder; a conflict or a base that moved on is rebased once in the
+a review or a person's merge missing, the merge queue's turn) and is looked at again
+later; feedback to address (a failed required check, a change request, review threads,
+a head the merge queue removed: its checks failed there, or a person took it out) ends
+the phase for an address round by the builder, with the queue's reason, rather than
+enqueueing it again for ever; a conflict or a base that moved on is rebased once in the
 worktree with the tests run again; anything else goes to a person in the host's words.
 
 On the local tracker the one required check is the project's test command run on the
 merge result; the merge runs it when the pull request's head has none recorded. A merge
 names the head it decided on (``expected_head``); after any error the pull request is
-read again, and MERGED is success whatever the error said.
+read again, and MERGED is success whatever the error said. A pull request merged as a
+commit the base no longer holds (a force-push over it) is opened again from its branch
+and merged anew (``_merge_again``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ from ralph.errors import HeadMoved, MergeConflict, TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._control_hold import hold_control_changes
-from ralph.phases._feedback import address_rounds, pull_request_for, review_members
+from ralph.phases._feedback import (
+    address_rounds,
+    pull_request_for,
+    queue_refusal,
+    review_members,
+)
+from ralph.phases._merge_again import open_again
+from ralph.phases._merge_look import merge_on_base
 from ralph.phases._merged import finish_merged, noted
 from ralph.phases._phase import (
     AlreadyDone,
@@ -74,7 +85,8 @@ class MergePhase(Phase):
         issue = members[0]
         pr = pull_request_for(ctx, issue)
         if pr is not None and pr.state is PullRequestState.MERGED:
-            if all(noted(member, pr) for member in members):
+            lost = not merge_on_base(ctx.project, pr)  # merged again by apply
+            if not lost and all(noted(member, pr) for member in members):
                 raise AlreadyDone(
                     f"pull request #{pr.number} for #{issue.number} is merged already"
                 )
@@ -99,6 +111,8 @@ class MergePhase(Phase):
         found = pull_request_for(ctx, members[0])
         assert found is not None  # checked
         pr = ctx.code_host.get_pull_request(found.number)  # mergeability and checks, fresh
+        if pr.state is PullRequestState.MERGED and not merge_on_base(ctx.project, pr):
+            pr = open_again(ctx, pr, members[0].number)  # the base lost its merge
         if pr.state is PullRequestState.MERGED:  # by a person, or a run that crashed
             ctx.code_host.settle_merged(pr.number)
             merged = pr
@@ -152,6 +166,7 @@ class MergePhase(Phase):
                 rounds_used=rounds.used,
                 max_rounds=config.max_fix_rounds,
                 addressed_at=rounds.last_at,
+                queue_refusal=queue_refusal(pr),
             )
             if isinstance(decision, MergeNow) and train:
                 strategy = MergeStrategy(decision.method)

@@ -42,6 +42,9 @@ class CodeHost(abc.ABC):
     #: Whether Ralph runs a pull request's required check itself (the project's test
     #: command, recorded with ``record_check``) because no CI of the host runs it.
     runs_own_checks: bool = False
+    #: Whether a merge lands on this repository's own branches (the local host), not on
+    #: a remote's that Ralph fetches (GitHub, GitLab): where a merged change is looked for.
+    merges_here: bool = False
 
     def __init__(self, tracker: Tracker, *, clock: Callable[[], float] | None = None) -> None:
         """``tracker``: where the issues are that a merged pull request closes."""

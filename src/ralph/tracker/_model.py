@@ -250,6 +250,11 @@ class PullRequest:
     #: The tracker's issues the body closes, as its code host read them with
     #: ``Tracker.closed_by``; None: GitHub's ``Closes #N`` read from the body.
     closing: tuple[int, ...] | None = None
+    #: Why the host's merge queue last removed it unmerged, while it is out of the queue
+    #: ("" when the queue gave no reason; None: never removed, or queued again since).
+    queue_removal: str | None = None
+    #: The head commit it had when the queue removed it (None: not said).
+    queue_removal_head: str | None = None
 
     @property
     def closes(self) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 from ralph._secrets import redact
 from ralph._text import check_title
 from ralph.dashboard import DashboardItem, ProjectStatus
-from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError
+from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
 from ralph.github import closing_references
 from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
 from ralph.tracker._model import (
@@ -23,6 +23,7 @@ from ralph.tracker._model import (
     Issue,
     IssueQuery,
     PullRequest,
+    StateChange,
     StatusUpdate,
     iso,
 )
@@ -33,6 +34,8 @@ from ralph.workflow import Estimate, Priority, TransitionRecord, WorkflowState, 
 __all__ = ["Tracker"]
 
 _MERGE = "ralph_merge"
+#: The command an audit comment of a Done taken back names: its change is not merged.
+MERGE_CHECK_COMMAND = "ralph_merge_check"
 
 
 class Tracker(TrackerRules):
@@ -241,6 +244,26 @@ class Tracker(TrackerRules):
 
     @abc.abstractmethod
     def reopen_issue(self, number: int) -> Issue: ...
+
+    def take_back_done(
+        self, number: int, state: WorkflowState, why: str, *, actor: str = "ralph"
+    ) -> StateChange:
+        """Move a Done issue whose change is not on the base branch to ``state`` (In
+        Review: the merge phase finishes it; Human Needed: a person decides), with
+        ``why`` as a comment, and open it again if it was closed. Done is final for the
+        matrix, so the move is audited (``ralph_merge_check``) but not checked against
+        it, as a sync's is. StateConflict, nothing written, when it is not Done now."""
+        check_name(actor, "the actor")
+        issue = self.get_issue(number)
+        if issue.workflow_state is not WorkflowState.DONE:
+            current = issue.workflow_state.value if issue.workflow_state else None
+            raise StateConflict(number, WorkflowState.DONE.value, current)
+        change = StateChange(number, WorkflowState.DONE, state, MERGE_CHECK_COMMAND)
+        self._record_move(change, actor)
+        self.add_comment(number, why, author=actor)
+        if not self.get_issue(number).is_open:  # moved first: a sync meanwhile sees no Done
+            self.reopen_issue(number)
+        return change
 
     @abc.abstractmethod
     def _create_issue(

@@ -308,10 +308,13 @@ def judge_merge(
     rounds_used: int = 0,
     max_rounds: int = 2,
     addressed_at: float | None = None,
+    queue_refusal: str | None = None,
 ) -> MergeDecision:
     """What to do with ``pr`` now. ``method`` is ralph.toml's ``merge_method`` (None:
     the repository's first); ``rounds_used`` address rounds have run on it (the last at
-    ``addressed_at``), of ``max_rounds``."""
+    ``addressed_at``), of ``max_rounds``. ``queue_refusal``: why the merge queue
+    removed this head of it ("" when it gave no reason): the builder's to address, not
+    enqueued again as it is (the queue would drop it again, and the merge wait for ever)."""
     policy = MergePolicy(policy)
     number = pr.number
     if pr.state == "merged":
@@ -373,6 +376,14 @@ def judge_merge(
             "(mergeStateStatus BLOCKED)"
         )
     if rules.merge_queue:
-        return Enqueue()
+        if queue_refusal is None:
+            return Enqueue()
+        why = "the merge queue removed it" + (f": {queue_refusal}" if queue_refusal else "")
+        if rounds_used < max_rounds:
+            return AddressFeedback((why,))
+        return EscalateMerge(
+            f"pull request #{number} is not ready after {rounds_used} fix round(s) "
+            f"(max_fix_rounds = {max_rounds}): {why}"
+        )
     assert isinstance(chosen, MergeNow)
     return chosen

@@ -415,6 +415,22 @@ def test_long_feedback_is_cut_to_one_line():
     assert decision.reasons[0].endswith("…")
 
 
+def test_a_head_the_merge_queue_removed_goes_back_to_the_builder_not_into_the_queue():
+    refused = "Required status check test failed in the merge group"
+    decision = judge_merge(pr(), QUEUE, policy="checks", queue_refusal=refused)
+    assert decision == AddressFeedback((f"the merge queue removed it: {refused}",))
+    silent = judge_merge(pr(), QUEUE, policy="checks", queue_refusal="")
+    assert silent == AddressFeedback(("the merge queue removed it",))
+
+
+def test_a_head_the_merge_queue_keeps_removing_goes_to_a_person_after_the_rounds():
+    decision = judge_merge(pr(), QUEUE, policy="checks", rounds_used=2, queue_refusal="CI failed")
+    assert decision == EscalateMerge(
+        "pull request #7 is not ready after 2 fix round(s) (max_fix_rounds = 2): "
+        "the merge queue removed it: CI failed"
+    )
+
+
 def test_the_method_choice_prefers_merge_then_squash_then_rebase():
     assert choose_merge_method(ALL) == MergeNow("merge")
     assert choose_merge_method(NO_MERGE_COMMITS) == MergeNow("squash")

@@ -8,6 +8,7 @@ mergeability is computed again and CI (``Repository.ci``) starts on a new head."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,8 @@ class PullRequest(Node):
         #: (None: any path takes a review thread).
         self.changed: set[str] | None = None
         self.isDraft = self.locked = self.isCrossRepository = False
+        #: Timeline events the fake records (its merge queue's), oldest first.
+        self.timeline: list[dict[str, Any]] = []
         # What the last read saw: (head oid, base oid), how many heads it has had, the
         # base a head was pushed onto (up to date or BEHIND, without git) and how long
         # mergeability stays UNKNOWN.
@@ -432,6 +435,24 @@ class PullRequest(Node):
     def reviewThreads(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.thread_list, **page)
 
+    def timelineItems(
+        self,
+        info: Any,
+        itemTypes: list[str] | None = None,
+        since: str | None = None,
+        skip: int | None = None,
+        **page: Any,
+    ) -> dict[str, Any]:
+        """The recorded events (the merge queue's only), of ``itemTypes`` (GitHub's
+        PullRequestTimelineItemsItemType: each event's type name in upper snake case)."""
+        found = [
+            event
+            for event in self.timeline
+            if not itemTypes or _item_type(event["__typename"]) in itemTypes
+        ]
+        found = [e for e in found if since is None or e["createdAt"] >= since][skip or 0 :]
+        return connection(found, **page)
+
     def reviewRequests(self, info: Any, **page: Any) -> dict[str, Any]:
         nodes = [{"requestedReviewer": account, "asCodeOwner": False} for account in self.requested]
         return connection(nodes, **page)
@@ -464,3 +485,8 @@ class PullRequest(Node):
             records.append(
                 CheckRecord(self.repository, name, running=0.0 if done else None, conclusion=done)
             )
+
+
+def _item_type(typename: str) -> str:
+    """RemovedFromMergeQueueEvent -> REMOVED_FROM_MERGE_QUEUE_EVENT."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", typename).upper()

@@ -30,6 +30,8 @@ __all__ = [
     "MergeQueueEntry",
     "enable_auto_merge",
     "enqueue",
+    "join",
+    "leave",
     "process_queue",
     "run_due",
 ]
@@ -38,6 +40,8 @@ _NO_AUTO_MERGE = "Auto merge is not allowed for this repository"
 _CLEAN_STATUS = "Pull request is in clean status"
 # Wording of ours: GitHub's is not known.
 _NO_QUEUE = "Merge queue is not enabled for the base branch of this pull request"
+#: Why the queue removed an entry that no longer met the branch's rules (ours too).
+NOT_READY = "The pull request no longer meets the branch's rules"
 
 
 def _invalid(message: str) -> GraphQLFault:
@@ -54,6 +58,9 @@ class MergeQueue(Node):
         self.entry_list: list[MergeQueueEntry] = []
         self.url = f"https://github.com/{repository.nameWithOwner}/queue/{branch}"
         self.configuration = self.nextEntryEstimatedTimeToMerge = None
+        #: Scripted: pull request number -> why its checks fail in the queue's merge
+        #: group (the branch built on what is ahead of it): the queue removes it.
+        self.failing: dict[int, str] = {}
 
     def entries(self, info: Any, **page: Any) -> dict[str, Any]:
         return connection(self.entry_list, **page)
@@ -97,9 +104,38 @@ def enqueue(pr: PullRequest, by: Account, expected_head: str | None) -> MergeQue
     blockers = pr.blockers()
     if blockers:
         raise _invalid(blockers[0])
+    return join(queue, pr, by)
+
+
+def join(queue: MergeQueue, pr: PullRequest, by: Account) -> MergeQueueEntry:
+    """``pr`` at the end of ``queue``, with the event on its timeline."""
     entry = MergeQueueEntry(queue, pr, by)
     queue.entry_list.append(entry)
+    pr.timeline.append(_event("AddedToMergeQueueEvent", queue, pr, by))
     return entry
+
+
+def leave(entry: MergeQueueEntry, reason: str, by: Account | None = None) -> None:
+    """``entry`` out of its queue unmerged, for ``reason`` (on the pull request's
+    timeline as a RemovedFromMergeQueueEvent, naming the head it left with)."""
+    queue, pr = entry.mergeQueue, entry.pullRequest
+    entry.state = "UNMERGEABLE"
+    queue.entry_list.remove(entry)
+    event = _event("RemovedFromMergeQueueEvent", queue, pr, by or entry.enqueuer)
+    event.update(reason=reason, beforeCommit={"oid": pr.head_oid()})
+    pr.timeline.append(event)
+
+
+def _event(typename: str, queue: MergeQueue, pr: PullRequest, by: Account) -> dict[str, Any]:
+    return {
+        "__typename": typename,
+        "id": queue.world.new_id("MQEV_"),
+        "actor": by,
+        "enqueuer": by,
+        "createdAt": _iso(queue.world.clock()),
+        "mergeQueue": queue,
+        "pullRequest": pr,
+    }
 
 
 def enable_auto_merge(
@@ -137,7 +173,7 @@ def run_auto_merge(pr: PullRequest) -> None:
     if pr.isMergeQueueEnabled:
         queue = pr.mergeQueue
         if queue is not None and not pr.isInMergeQueue:
-            queue.entry_list.append(MergeQueueEntry(queue, pr, request["enabledBy"]))
+            join(queue, pr, request["enabledBy"])
         return
     pr.merge(request["mergeMethod"], request["commitHeadline"], request["enabledBy"])
 
@@ -153,12 +189,13 @@ def process_queue(queue: MergeQueue, *, due_only: bool = False) -> list[int]:
         if due_only and (rules.queue_seconds is None or now < entry.enqueued + rules.queue_seconds):
             break
         pr = entry.pullRequest
-        if pr.ready():
+        if pr.number in queue.failing:
+            leave(entry, queue.failing.pop(pr.number))
+        elif pr.ready():
             pr.merge(rules.queue_method, None, entry.enqueuer)
             merged.append(pr.number)
         else:
-            entry.state = "UNMERGEABLE"
-            queue.entry_list.remove(entry)
+            leave(entry, NOT_READY)
     return merged
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from ralph.github.fake._checks import CheckRecord
 from ralph.github.fake._model import Repository, World
 from ralph.github.fake._pulls import PullRequest
-from ralph.github.fake._queue import MergeQueue, process_queue, run_due
+from ralph.github.fake._queue import MergeQueue, leave, process_queue, run_due
 from ralph.github.fake._reviewing import Review, add_review
 from ralph.github.fake._rules import BranchProtection, CheckPlan, Mergeability
 
@@ -137,6 +137,24 @@ class PullRequestScripting:
         with self.world.lock:
             self._fresh()
             return process_queue(self.repository(full_name).merge_queues[branch])
+
+    def fail_in_merge_queue(
+        self, full_name: str, number: int, reason: str, branch: str = "main"
+    ) -> None:
+        """On the queue's next turn, pull request ``number``'s checks fail in the merge
+        group: the queue removes it for ``reason``."""
+        with self.world.lock:
+            self.repository(full_name).merge_queues[branch].failing[number] = reason
+
+    def dequeue(self, full_name: str, number: int, login: str, reason: str = "MANUAL") -> None:
+        """A person (``login``) takes pull request ``number`` out of its merge queue."""
+        with self.world.lock:
+            self._fresh()
+            pr = self.pull_request(full_name, number)
+            entry = pr.mergeQueueEntry
+            if entry is None:
+                raise ValueError(f"pull request #{number} is not in a merge queue")
+            leave(entry, reason, self.world.account(login))
 
     def tick(self) -> None:
         """What GitHub does between requests (due queue entries, auto-merges)."""

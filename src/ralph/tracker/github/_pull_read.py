@@ -172,7 +172,23 @@ def pull_request_from(
         merged_at=epoch(node.get("mergedAt")),
         url=node.get("url", ""),
         closing=closed_by(strip_markers(node["body"])) if closed_by else None,
+        **_queue_removal(node),
     )
+
+
+def _queue_removal(node: Mapping[str, Any]) -> dict[str, Any]:
+    """Why the merge queue last removed the pull request, and from which head, while
+    it is out of the queue (a removal before its present entry says nothing now)."""
+    if node.get("isInMergeQueue") or node.get("state") != "OPEN":
+        return {}
+    events = [e for e in (node.get("timelineItems") or {}).get("nodes") or [] if e]
+    if not events:
+        return {}
+    last = events[-1]
+    return {
+        "queue_removal": one_line(last.get("reason") or ""),
+        "queue_removal_head": (last.get("beforeCommit") or {}).get("oid"),
+    }
 
 
 def merge_settings_from(repository: Mapping[str, Any]) -> MergeSettings:

@@ -139,6 +139,7 @@ class LocalCodeHost(CodeHost):
 
     kind = "local"
     runs_own_checks = True
+    merges_here = True
 
     def __init__(
         self,
