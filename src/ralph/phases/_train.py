@@ -206,7 +206,11 @@ class _Conductor:
             before = train.base
             if self.tip() != before:
                 return self.on_current_base(train)
-            merged = self._merge(train.car(pr))
+            car = train.car(pr)
+            prefix = _numbers(step.cars[: step.cars.index(pr) + 1])
+            passed = f"The tests pass on {self.ctx.base} with {prefix} merged (a merge train)."
+            self.record_check(pr, car.head, passed=True, summary=passed)
+            merged = self._merge(car)
             if isinstance(merged, str):  # left out; the rest is tested again without it
                 return after_conflict(train, pr, merged)
             tip = self.tip()
@@ -265,24 +269,25 @@ class _Conductor:
         if rider.task_id is not None:
             self.store.wake([rider.task_id])
 
+    def record_check(self, number: int, head: str, *, passed: bool, summary: str) -> None:
+        """The required check ``test`` on the car's head, where Ralph runs the checks:
+        the train's run on what lands is that check (a head pushed to since has none)."""
+        if not self.host.runs_own_checks:
+            return
+        pr = self.host.get_pull_request(number)
+        if pr.state is not PullRequestState.OPEN or pr.head_oid != head:
+            return
+        conclusion = CheckConclusion.SUCCESS if passed else CheckConclusion.FAILURE
+        check = CheckRun(name=TEST_CHECK, conclusion=conclusion, required=True, summary=summary)
+        self.host.record_check(number, check)
+
     # -- sending back -------------------------------------------------------------------
 
     def reject(self, train: Train, step: RejectCar) -> Train:
         rejection = step.rejection
         after = f" on top of {_numbers(rejection.after)}" if rejection.after else ""
         self.ctx.say(f"Merge train: #{rejection.pr} breaks the tests{after}: sent back.")
-        if self.host.runs_own_checks:
-            pr = self.host.get_pull_request(rejection.pr)
-            if pr.state is PullRequestState.OPEN and pr.head_oid == rejection.head:
-                self.host.record_check(
-                    rejection.pr,
-                    CheckRun(
-                        name=TEST_CHECK,
-                        conclusion=CheckConclusion.FAILURE,
-                        required=True,
-                        summary=rejection.reason,
-                    ),
-                )
+        self.record_check(rejection.pr, rejection.head, passed=False, summary=rejection.reason)
         train = after_rejection(train, rejection)
         rider = self.riders.get(rejection.pr)
         if rider is not None and rider.task_id is not None:

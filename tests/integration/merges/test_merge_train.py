@@ -100,6 +100,9 @@ def test_a_batch_of_one_tests_each_change_once_as_before(tmp_path: Path) -> None
         batches = scenario.batches()
         assert [len(b.train["cars"]) for b in batches] == [1, 1, 1]
         assert [b.test_runs for b in batches] == [1, 1, 1]  # no retry for a train of one
+        # The train's run is each one's required check, recorded on its head.
+        checks = scenario.project.code_host.get_pull_request(first.pr).checks
+        assert [(c.name, c.conclusion) for c in checks] == [("test", CheckConclusion.SUCCESS)]
         assert scenario.statuses(run)[f"address:{bad.issue}"] == "pending"
         assert_main_never_red(scenario)
 
