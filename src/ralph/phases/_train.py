@@ -13,10 +13,11 @@ plumbing on the current base, one per car, squashed where the merge method says)
 project's test command runs on it in a scratch checkout, sandboxed like every test run; a
 car that does not merge onto the cars before it is left out without a run. A passing
 prefix lands car by car (``merge_pull_request`` on the head judged ready), the base's tree
-checked against the tree tested after each. A car that breaks the tests goes back: a
-failed ``test`` check on its head where Ralph runs the checks, and the rejection in the
-batch record, which its own merge task finds (``rejection_of``) and turns into an address
-round. The record is saved after every step, so the next conductor of the repository
+checked against the tree tested after each. A car that breaks the tests goes back: the
+rejection in the batch record, which its own merge task finds (``rejection_of``) and
+turns into an address round. Where Ralph runs the checks, the train's run is each car's
+required check ``test``, recorded on its head (passing as it lands, failing as it goes
+back). The record is saved after every step, so the next conductor of the repository
 finishes a batch whose conductor died (``resume_batch``).
 """
 
