@@ -26,8 +26,10 @@ from ralph.config._linear import LinearSettings
 from ralph.config._merge import MergeWaitSettings, parse_merge_settings
 from ralph.config._notify import NotifySettings, parse_notify_settings
 from ralph.config._numbers import (
+    DEFAULT_MERGE_BATCH,
     MAX_AGENTS,
     MAX_FIX_ROUNDS,
+    MAX_MERGE_BATCH,
     MAX_USD,
     MAX_WIP,
     MIN_POLL_SECONDS,
@@ -136,6 +138,9 @@ class Config:
     #: Address rounds (the builder fixing review feedback or a failed required check)
     #: before a pull request goes to a person.
     max_fix_rounds: int = 2
+    #: Ready pull requests of a repository tested together and merged as one train
+    #: (1: one at a time, each after its own test run).
+    merge_batch: int = DEFAULT_MERGE_BATCH
     #: A validator agent reviews each pull request and posts its verdict as a review.
     review_code: bool = False
     #: The XS fast track: an XS issue with a concrete change skips research, plan and
@@ -216,6 +221,7 @@ _KEYS = {
     "merge_policy": ("merge_policy", "RALPH_MERGE_POLICY"),
     "merge_method": ("merge_method", "RALPH_MERGE_METHOD"),
     "max_fix_rounds": ("max_fix_rounds", "RALPH_MAX_FIX_ROUNDS"),
+    "merge_batch": ("merge_batch", "RALPH_MERGE_BATCH"),
     "review_code": ("review_code", "RALPH_REVIEW_CODE"),
     "fast_track": ("fast_track", "RALPH_FAST_TRACK"),
     "shared_paths": ("shared_paths", "RALPH_SHARED_PATHS"),
@@ -314,6 +320,10 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return value
         if name == "max_fix_rounds":
             return int(setting_number(value, source, whole=True, minimum=1, maximum=MAX_FIX_ROUNDS))
+        if name == "merge_batch":
+            return int(
+                setting_number(value, source, whole=True, minimum=1, maximum=MAX_MERGE_BATCH)
+            )
         if name == "wip_limits":
             if not isinstance(value, dict):
                 raise ValueError
@@ -628,6 +638,11 @@ merge_method = ""
 # Rounds in which the builder addresses review feedback or a failed required check
 # before the pull request goes to a person (Human Needed).
 max_fix_rounds = 2
+# Ready pull requests tested together on the latest base and merged in order, as a train:
+# the tests run once for the batch; a failing batch is run again once (a flaky test), then
+# halved until the change that breaks it is found, which goes back to its builder while the
+# rest land. 1: one pull request at a time, each after its own test run.
+merge_batch = {DEFAULT_MERGE_BATCH}
 # A validator agent reviews each pull request and posts its verdict as a pull request
 # review (approve, or request changes with inline comments).
 review_code = false

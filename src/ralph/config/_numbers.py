@@ -16,8 +16,10 @@ from typing import Any
 from ralph.errors import ConfigError
 
 __all__ = [
+    "DEFAULT_MERGE_BATCH",
     "MAX_AGENTS",
     "MAX_FIX_ROUNDS",
+    "MAX_MERGE_BATCH",
     "MAX_SECONDS",
     "MAX_TURNS",
     "MAX_USD",
@@ -41,6 +43,10 @@ MAX_SECONDS = 86_400
 MAX_WIP = 10_000
 #: Address rounds before a pull request goes to a person.
 MAX_FIX_ROUNDS = 100
+#: Pull requests in one merge train: five is where a peer's batches pay off (one test run
+#: for five changes; three more find a bad one); a train longer than 50 is a typo.
+DEFAULT_MERGE_BATCH = 5
+MAX_MERGE_BATCH = 50
 #: The shortest timeout or stall limit (an agent, a hook, a notification): a second.
 MIN_SECONDS = 1.0
 #: The shortest pause between two reads of the board by ``ralph serve``.

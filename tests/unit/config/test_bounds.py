@@ -30,6 +30,7 @@ BOUNDS = [
     ("", "poll_seconds", 86400),
     ("", "hygiene_interval", 8760),
     ("", "max_fix_rounds", 100),
+    ("", "merge_batch", 50),
     ("wip_limits", '"In Progress"', 10_000),
     ("max_concurrent_phases", "implement", 64),
     ("agent", "max_turns", 1000),

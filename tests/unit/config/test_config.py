@@ -269,12 +269,21 @@ def test_the_merge_settings_are_read_from_the_file_and_the_environment(tmp_path)
     assert config.review_code is False
 
 
+def test_a_merge_train_takes_five_unless_told_otherwise(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text("")
+    assert load_config(tmp_path, env={}).merge_batch == 5
+    (tmp_path / CONFIG_FILE).write_text("merge_batch = 8\n")
+    assert load_config(tmp_path, env={}).merge_batch == 8
+    assert load_config(tmp_path, env={"RALPH_MERGE_BATCH": "1"}).merge_batch == 1
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
         ("max_fix_rounds = 0", "max_fix_rounds: 0 is not valid; expected a whole number >= 1"),
         ("max_fix_rounds = -2", "max_fix_rounds: -2 is not valid; expected a whole number >= 1"),
         ("max_fix_rounds = 1.5", "max_fix_rounds: 1.5 is not valid; expected a whole number >= 1"),
+        ("merge_batch = 0", "merge_batch: 0 is not valid; expected a whole number >= 1"),
         (
             'merge_policy = "sometimes"',
             "merge_policy: 'sometimes' is not valid; expected one of checks, approval, manual",
