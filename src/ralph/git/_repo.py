@@ -375,6 +375,32 @@ class GitRepo:
             env=self.identity_env(),
         )
 
+    def merged_onto(
+        self, commit: str, head: str, message: str, *, squash: bool = False
+    ) -> str | None:
+        """A commit, on no branch, holding ``head`` merged onto ``commit`` as ``merge``
+        would make it there (one parent for ``squash``): one car of a merge train's
+        prefix, built before anything lands. None when they conflict."""
+        head_commit = self.resolve(head)
+        result = self.run("merge-tree", "--write-tree", "--no-messages", commit, head_commit)
+        if result.returncode == 1:
+            return None
+        if result.returncode != 0:
+            raise GitError(f"could not merge {head} onto {commit}: {result.stderr.strip()}")
+        parents = ["-p", commit] if squash else ["-p", commit, "-p", head_commit]
+        return self.git(
+            "commit-tree",
+            result.stdout.strip().splitlines()[0],
+            *parents,
+            "-m",
+            message,
+            what="make the merged prefix",
+            env=self.identity_env(),
+        )
+
+    def tree_of(self, commit: str) -> str:
+        return self.git("rev-parse", f"{commit}^{{tree}}", what="read a commit's tree")
+
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
         """Merge branch ``head`` into branch ``base`` (see the module docstring)."""
         with self.branch_lock(base):

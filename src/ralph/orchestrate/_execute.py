@@ -173,6 +173,7 @@ class TaskExecutor:
         # This worker's runner runs one task at a time: its agents' transcripts go to
         # the task's folder of the run until the attempt ends.
         self.runner.transcripts = self.files.incoming(task.id)
+        self.runner.task = task
         # Its agents' activity goes to the task as they work, for every view of the run.
         self.runner.activity = feed = ActivityFeed()
         with (

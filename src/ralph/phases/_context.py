@@ -18,6 +18,7 @@ from ralph.phases._comments import for_agents
 from ralph.phases._prompts import PromptOverride
 from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
+from ralph.tasks import Task
 from ralph.tracker import CodeHost, Issue, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments
 
@@ -79,6 +80,9 @@ class PhaseContext:
     review_mode: ReviewMode | None = None
     #: The project's own prompt for the phase, loaded and checked before it starts.
     prompt_override: PromptOverride | None = None
+    #: The task of a run the phase works for (None outside a run: ``ralph run``): its
+    #: run, id and serialisation key (the merge train's conductor reads them).
+    task: Task | None = None
 
     #: The issues the phase holds and the state it left each in (its lock state): the
     #: phase moves them only from there, so a person's move meanwhile wins.

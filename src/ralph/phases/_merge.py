@@ -37,6 +37,7 @@ from ralph.phases._phase import (
     Waiting,
 )
 from ralph.phases._required_check import required_check_of, run_required_check
+from ralph.phases._train import as_car, conduct, rides_train, sent_back
 from ralph.phases._worktree_hooks import after_create
 from ralph.project import record_ralph_merge
 from ralph.tracker import Issue, MergeStrategy, PullRequest, PullRequestState
@@ -104,8 +105,9 @@ class MergePhase(Phase):
         else:
             # Before any merge, however the branch got here (by hand, best of N, a push).
             before = ctx.project.git.resolve(f"refs/heads/{ctx.base}")
-            merged, by_person = self._merge(ctx, members[0], pr)
-            if merged.merge_commit:  # Ralph's own: its ralph.toml is not a person's
+            merged, by_person = self._merge(ctx, members, pr)
+            # Ralph's own: its ralph.toml is not a person's (a train records its own).
+            if merged.merge_commit and not rides_train(ctx):
                 config, store = ctx.project.config, ctx.project.store
                 record_ralph_merge(
                     config, store, merged.merge_commit, before=before, by_person=by_person
@@ -122,22 +124,28 @@ class MergePhase(Phase):
         return hold_control_changes(ctx, pr.head, primary.number, head=head, pr=pr.number)
 
     def _merge(
-        self, ctx: PhaseContext, primary: Issue, pr: PullRequest
+        self, ctx: PhaseContext, members: Sequence[Issue], pr: PullRequest
     ) -> tuple[PullRequest, bool]:
         """The merged pull request, and whether a person accepted the control files it
         changes. The head merged is the head held: a rebase or a push meanwhile is
-        looked at again before it merges."""
+        looked at again before it merges. In a run it merges as a merge train
+        (``phases._train``), whose test run on what lands is the required check."""
         config = ctx.project.config
         host = ctx.code_host
+        primary = members[0]
         rounds = address_rounds(primary, pr.number)
         rebased = False
+        train = rides_train(ctx)
         by_person, held = self._hold(ctx, primary, pr), pr.head_oid
         for _ in range(_LOOKS):
-            pr = self._checked(ctx, pr)
+            if train:
+                self._sent_back(ctx, pr, rounds.used)
+            else:
+                pr = self._checked(ctx, pr)
             if pr.head_oid != held:
                 by_person, held = self._hold(ctx, primary, pr), pr.head_oid
             decision: MergeDecision | None = judge_merge(
-                pr,
+                as_car(ctx, pr) if train else pr,
                 host.merge_settings(),
                 policy=config.merge_policy,
                 method=config.merge_method or None,
@@ -145,6 +153,13 @@ class MergePhase(Phase):
                 max_rounds=config.max_fix_rounds,
                 addressed_at=rounds.last_at,
             )
+            if isinstance(decision, MergeNow) and train:
+                strategy = MergeStrategy(decision.method)
+                conduct(ctx, pr, members, strategy, by_person=by_person)
+                pr = host.get_pull_request(pr.number)
+                if pr.state is PullRequestState.MERGED:
+                    return pr, by_person
+                continue  # sent back, left out or moved: looked at again
             if isinstance(decision, MergeNow):
                 outcome = self._merge_now(ctx, pr, MergeStrategy(decision.method))
                 if isinstance(outcome, PullRequest):
@@ -197,6 +212,20 @@ class MergePhase(Phase):
         if strategy is not MergeStrategy.MERGE:
             ctx.say(f"Merged by {strategy.value}.")
         return merged
+
+    def _sent_back(self, ctx: PhaseContext, pr: PullRequest, rounds_used: int) -> None:
+        """A merge train sent ``pr`` back on this head: its builder addresses the
+        failure, or a person once the fix rounds are used up."""
+        rejection = sent_back(ctx, pr)
+        if rejection is None:
+            return
+        max_rounds = ctx.project.config.max_fix_rounds
+        if rounds_used < max_rounds:
+            raise FeedbackToAddress(pr.number, (rejection.reason,))
+        raise NeedsHuman(
+            f"pull request #{pr.number} is not ready after {rounds_used} fix round(s) "
+            f"(max_fix_rounds = {max_rounds}): {rejection.reason}"
+        )
 
     def _checked(self, ctx: PhaseContext, pr: PullRequest) -> PullRequest:
         """``pr`` with the local required check run on its head when none is recorded

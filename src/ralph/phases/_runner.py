@@ -85,6 +85,7 @@ from ralph.runtimes import (
     Limits,
     StopSignal,
 )
+from ralph.tasks import Task
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
@@ -250,6 +251,9 @@ class PhaseRunner:
         #: The run whose tasks this runner works on (None outside a run: ``ralph run``),
         #: named by the escalations it sends to the notifier.
         self.run_id: int | None = None
+        #: The task in hand (None outside a run): the merge train's conductor finds the
+        #: other merges waiting on its serialisation key through it.
+        self.task: Task | None = None
         self._today = today
 
     @property
@@ -335,6 +339,7 @@ class PhaseRunner:
             prompt_override=(
                 load_override(self.project.config, phase.name) if phase.uses_agent else None
             ),
+            task=self.task,
         )
         with contextlib.ExitStack() as reading:
             # One snapshot of the group's issues until the agent's turn (_run_locked

@@ -28,11 +28,12 @@ HUNG_UP_MERGE_SECONDS = 6
 
 
 def slow_check(seconds: int) -> str:
-    """The demo's tests as the test command, sleeping first in a merge's required check
-    only (it runs in a scratch checkout ``check-N``), so the merge holds its key that
-    long; the implementation's test runs are not slowed."""
+    """The demo's tests as the test command, sleeping first in a merge's test run only
+    (its merge train's, in a scratch checkout ``train-N``; a required check run by hand,
+    ``check-N``), so the merge holds its key that long; the implementation's test runs
+    are not slowed."""
     tests = f"{sys.executable} -m unittest -q"
-    return f'case "$(pwd)" in */check-*) sleep {seconds};; esac; {tests}'
+    return f'case "$(pwd)" in */check-*|*/train-*) sleep {seconds};; esac; {tests}'
 
 
 def second_issue(repo: Path) -> int:
@@ -59,11 +60,12 @@ def merge_of(store: TaskStore, root: int) -> Task | None:
 
 
 def checking(repo: Path, root: int) -> bool:
-    """The root's merge runs its required check."""
+    """The root's merge runs its tests."""
     with store_of(repo) as store:
         merge = merge_of(store, root)
     running = merge is not None and merge.status.value == "running"
-    return running and any((repo / ".ralph" / "scratch").glob("check-*"))
+    scratch = repo / ".ralph" / "scratch"
+    return running and any([*scratch.glob("check-*"), *scratch.glob("train-*")])
 
 
 def merge_wait(repo: Path, root: int) -> float:

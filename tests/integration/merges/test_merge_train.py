@@ -1,0 +1,158 @@
+"""Ready pull requests of one repository merge as a train (issue 47), on a real local
+project: real git branches, the local tracker and code host over SQLite, the task store,
+the sandboxed test command. Test runs are counted from the batch records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ralph.git import commit_files
+from ralph.tasks import RetryPolicy
+from ralph.tracker import CheckConclusion, LocalCodeHost
+from ralph.workflow import WorkflowState
+
+from .scenario import Scenario, merge_scenario
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def assert_main_never_red(scenario: Scenario) -> None:
+    """Every commit the base's first-parent line gained passes the test command."""
+    commits = scenario.first_parents()
+    assert commits
+    failing = [commit[:7] for commit in commits if not scenario.passes_at(commit)]
+    assert not failing, f"the base was red at {failing}"
+
+
+def test_eight_ready_changes_land_in_at_most_two_test_runs(tmp_path: Path) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 8) as scenario:
+        assert scenario.project.config.merge_batch == 5  # the default
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        assert [scenario.state(c) for c in scenario.changes] == [WorkflowState.DONE] * 8
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.test_runs() <= 2
+        assert [b.status.value for b in scenario.batches()] == ["done", "done"]
+        # Landed in the order they rode: the oldest first.
+        assert [c.pr for c in scenario.merged()] == [c.pr for c in scenario.changes]
+        assert_main_never_red(scenario)
+
+
+def test_a_change_that_breaks_the_tests_goes_back_and_the_seven_others_land(
+    tmp_path: Path,
+) -> None:
+    kinds = ("ok", "ok", "breaks", "ok", "ok", "ok", "ok", "ok")
+    with merge_scenario(tmp_path / "greet", kinds) as scenario:
+        bad = scenario.changes[2]
+        run = scenario.run_merges()
+        good = [c for c in scenario.changes if c is not bad]
+        assert [scenario.state(c) for c in good] == [WorkflowState.DONE] * 7
+        assert all(scenario.on_base(c) for c in good)
+        assert not scenario.on_base(bad)
+        assert scenario.state(bad) is WorkflowState.IN_REVIEW
+        # Two runs for eight good changes; at most four more to find the bad one.
+        assert scenario.test_runs() <= 6
+        (rejected,) = [r for b in scenario.batches() for r in b.train["rejected"]]
+        assert rejected["pr"] == bad.pr
+        assert "change 3 breaks the tests" in rejected["reason"]
+        # It goes back to its builder with the failure: an address round, and the
+        # failed check on its head.
+        statuses = scenario.statuses(run)
+        assert statuses[f"address:{bad.issue}"] == "pending"
+        pr = scenario.project.code_host.get_pull_request(bad.pr)
+        (check,) = [c for c in pr.checks if c.name == "test"]
+        assert check.conclusion is CheckConclusion.FAILURE
+        assert "change 3 breaks the tests" in check.summary
+        assert_main_never_red(scenario)
+
+
+def test_two_changes_that_pass_alone_and_fail_together_never_both_land(
+    tmp_path: Path,
+) -> None:
+    kinds = ("ok", "raises_a", "ok", "raises_b", "ok")
+    with merge_scenario(tmp_path / "greet", kinds) as scenario:
+        earlier, later = scenario.changes[1], scenario.changes[3]
+        run = scenario.run_merges()
+        assert scenario.on_base(earlier)
+        assert not scenario.on_base(later)  # the later one goes back
+        assert scenario.state(later) is WorkflowState.IN_REVIEW
+        assert scenario.statuses(run)[f"address:{later.issue}"] == "pending"
+        (rejected,) = [r for b in scenario.batches() for r in b.train["rejected"]]
+        assert rejected["pr"] == later.pr
+        assert earlier.pr in rejected["after"]
+        others = [c for c in scenario.changes if c is not later]
+        assert all(scenario.on_base(c) for c in others)
+        assert_main_never_red(scenario)
+
+
+def test_a_batch_of_one_tests_each_change_once_as_before(tmp_path: Path) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok", "breaks", "ok"), merge_batch=1) as scenario:
+        run = scenario.run_merges()
+        first, bad, last = scenario.changes
+        assert scenario.on_base(first)
+        assert scenario.on_base(last)
+        assert not scenario.on_base(bad)
+        batches = scenario.batches()
+        assert [len(b.train["cars"]) for b in batches] == [1, 1, 1]
+        assert [b.test_runs for b in batches] == [1, 1, 1]  # no retry for a train of one
+        assert scenario.statuses(run)[f"address:{bad.issue}"] == "pending"
+        assert_main_never_red(scenario)
+
+
+def test_a_conductor_that_dies_while_landing_leaves_its_batch_to_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 4) as scenario:
+        scenario.project.store.retry_policy = RetryPolicy(base_seconds=0.1)
+        real = LocalCodeHost.merge_pull_request
+        merges: list[int] = []
+
+        def dies_after_the_second(self, number, *args, **kwargs):
+            merged = real(self, number, *args, **kwargs)
+            merges.append(number)
+            if len(merges) == 2:  # merged, but the conductor never hears of it
+                raise RuntimeError("the conductor died")
+            return merged
+
+        monkeypatch.setattr(LocalCodeHost, "merge_pull_request", dies_after_the_second)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        assert sorted(merges) == sorted(c.pr for c in scenario.changes)  # each merged once
+        (batch,) = scenario.batches()  # taken over, not begun again
+        assert batch.status.value == "done"
+        assert batch.test_runs == 1
+        assert sorted(batch.train["landed"]) == sorted(c.pr for c in scenario.changes)
+        assert [scenario.state(c) for c in scenario.changes] == [WorkflowState.DONE] * 4
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert len(scenario.first_parents()) == 4
+        assert_main_never_red(scenario)
+
+
+def test_a_car_whose_branch_moves_before_it_lands_is_left_out_and_lands_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
+        moving = scenario.changes[1]
+        real = LocalCodeHost.merge_pull_request
+        pushed: list[int] = []
+
+        def pushed_meanwhile(self, number, *args, **kwargs):
+            if number == moving.pr and not pushed:  # after the train tested it
+                pushed.append(number)
+                files = {"greet/late.py": "LATE = 1\n"}
+                commit_files(scenario.project.git, moving.branch, files, "A late push")
+            return real(self, number, *args, **kwargs)
+
+        monkeypatch.setattr(LocalCodeHost, "merge_pull_request", pushed_meanwhile)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.project.git.read_on("main", "greet/late.py") == "LATE = 1\n"
+        first, second = scenario.batches()
+        (left_out,) = first.train["rejected"]
+        assert left_out["pr"] == moving.pr
+        assert left_out["conflict"]  # left out, not sent back
+        assert [c["pr"] for c in second.train["cars"]] == [moving.pr]
+        assert_main_never_red(scenario)
