@@ -1,17 +1,18 @@
 """Merges: the merge train's throughput, and merges handed on across runs.
 
-**The train** (issue 47): eight ready XS changes (the demo project, local tracker and
-code host, SQLite; each a real branch adding a module and its test, its pull request
-open, its issue In Review) merged by ``ralph loop --max-roots 8`` as a real process, the
-test command the demo's tests after ``sleep 2``. Merged one at a time
-(``merge_batch = 1``) and as a train (the default ``merge_batch``), in the same run:
+**The train** (issue 47): eight ready XS changes (``tests/integration/merges/``: the
+demo project, local tracker and code host, SQLite; each a real branch adding a module and
+its test, its pull request open, its issue In Review) merged by ``ralph loop
+--max-roots 8`` as a real process, the test command the demo's tests after ``sleep 2``.
+Merged one at a time (``merge_batch = 1``) and as a train (the default ``merge_batch``),
+in the same run; test runs counted from the batch records:
 
 - Test runs: how many times the test command ran to land the eight.
 - Landed per test run: changes merged over test runs (one at a time: 1).
 - Wall: the whole ``ralph loop``, from start to exit, for the eight.
-- One bad: the same with the fourth change breaking its test. The seven good land; the
-  test runs with the bad one in them are what finding it cost; it goes back to its
-  builder (here a person: the simulated agent fixes nothing).
+- One bad: the same with the fourth change adding a test that fails. The seven good
+  land; the test runs with the bad one in them are what finding it cost; it goes back
+  to its builder (here then a person: the simulated agent fixes nothing).
 
 **Across runs**: ``ralph loop --max-roots 4`` over ISSUES XS issues from Backlog (scripted
 agents that answer at once). Every root is a run of its own, and their merges share one
@@ -48,15 +49,15 @@ from pathlib import Path
 # Run as a script, so the repository root is put on the path for the quick mode.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.merges.ready import ReadyChanges, ready_changes, slow_tests
+from tests.integration.merges.looped import loop_args, only_the_changes
+from tests.integration.merges.scenario import Scenario, merge_scenario, slow_tests
 
 from benchmarks._quick import pick
 from benchmarks._stores import xs_board
 from ralph.config import Config, load_config
 from ralph.graph import TaskKind
-from ralph.project import TEST_CHECK, Project, open_project
+from ralph.project import open_project
 from ralph.tasks import EventKind
-from ralph.tracker import PullRequestState
 from ralph.workflow import WorkflowState
 
 RALPH = str(Path(sys.executable).with_name("ralph"))
@@ -93,63 +94,42 @@ class Merged:
     wall: float
 
 
-def tested(project: Project) -> list[tuple[int, ...]]:
-    """The pull requests of each test run of the merges: from the merge train's batch
-    records; without any, the required check recorded on each pull request (one pull
-    request at a time)."""
-    batches = getattr(project.store, "batches", None)
-    runs = [
-        tuple(run["cars"])
-        for batch in (batches() if batches else ())
-        for run in batch.train["runs"]
-    ]
-    if runs:
-        return runs
-    return [
-        (pr.number,)
-        for pr in project.code_host.list_pull_requests()
-        for check in pr.checks
-        if check.name == TEST_CHECK
-    ]
-
-
-def merged_by(ready: ReadyChanges, wall: float) -> Merged:
-    with open_project(load_config(ready.repo)) as project:
-        host, store = project.code_host, project.store
-        merged = {
-            c.pr
-            for c in ready.changes
-            if host.get_pull_request(c.pr).state is PullRequestState.MERGED
-        }
-        runs = tested(project)
-        bad = {c.pr for c in ready.bad}
-        addressed = {
-            number
-            for run in store.list_runs()
-            for task in store.list_tasks(run.id, kind=TaskKind.ADDRESS)
-            for number in task.issues
-        }
-        sent_back = all(
-            c.pr not in merged
-            and c.issue in addressed
-            and project.tracker.get_issue(c.issue).workflow_state is not WorkflowState.DONE
-            for c in ready.bad
-        )
-    return Merged(len(merged), len(runs), sum(bool(bad & set(r)) for r in runs), sent_back, wall)
+def merged_by(scenario: Scenario, wall: float) -> Merged:
+    """What the merges of ``scenario`` did: test runs counted from the batch records."""
+    store = scenario.project.store
+    runs = [tuple(run["cars"]) for batch in scenario.batches() for run in batch.runs]
+    bad = [c for c in scenario.changes if c.kind == "breaks"]
+    addressed = {
+        number
+        for run in store.list_runs()
+        for task in store.list_tasks(run.id, kind=TaskKind.ADDRESS)
+        for number in task.issues
+    }
+    landed = {c.pr for c in scenario.merged()}
+    sent_back = all(
+        c.pr not in landed and c.issue in addressed and scenario.state(c) is not WorkflowState.DONE
+        for c in bad
+    )
+    with_bad = sum(any(c.pr in r for c in bad) for r in runs)
+    return Merged(len(landed), len(runs), with_bad, sent_back, wall)
 
 
 def merge_ready(changes: int, seconds: float, batch: int | None, bad: int | None) -> Merged:
     """``ralph loop`` over ``changes`` ready changes (the one at index ``bad`` breaking
-    its test) with ``merge_batch`` ``batch`` (None: the default)."""
-    with tempfile.TemporaryDirectory(prefix="bench-train-") as folder:
-        ready = ready_changes(Path(folder) / "greet", changes, bad=() if bad is None else {bad})
+    the tests) with ``merge_batch`` ``batch`` (None: the default)."""
+    kinds = ["breaks" if i == bad else "ok" for i in range(changes)]
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-train-") as folder,
+        merge_scenario(Path(folder) / "greet", kinds) as made,
+    ):
+        scenario = only_the_changes(made)
         settings = {"RALPH_TEST_COMMAND": slow_tests(seconds)}
         if batch is not None:
             settings["RALPH_MERGE_BATCH"] = str(batch)
         start = time.monotonic()
         done = subprocess.run(
-            [RALPH, "loop", "--max-roots", str(changes)],
-            cwd=ready.repo,
+            [RALPH, *loop_args(scenario)],
+            cwd=scenario.folder,
             env=loop_environment(**settings),
             capture_output=True,
             text=True,
@@ -160,7 +140,7 @@ def merge_ready(changes: int, seconds: float, batch: int | None, bad: int | None
         # A bad change ends with a person (the simulated agent fixes nothing): exit 1.
         if done.returncode != (0 if bad is None else 1):
             raise SystemExit(f"ralph loop exited {done.returncode}:\n{done.stderr[-3000:]}")
-        return merged_by(ready, wall)
+        return merged_by(scenario, wall)
 
 
 def one_loop(issues: int, roots: int) -> tuple[list[float], list[float], list[float], float]:

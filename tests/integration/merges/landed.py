@@ -1,20 +1,19 @@
-"""What a merge train must leave however it was interrupted: every good change merged
-once (its pull request merged, its change once in the base branch's first-parent
-history), nothing Done that the base branch does not hold, the bad changes sent back to
-their builders with their tests' failure."""
+"""What merging ready changes must leave however it was interrupted: every good change
+merged once (its pull request merged, its files added once in the base branch's
+first-parent history), nothing Done that the base branch does not hold, the changes that
+break the tests sent back to their builders with the failure."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ralph.config import load_config
 from ralph.git import GitRepo
 from ralph.graph import TaskKind
-from ralph.project import TEST_CHECK, open_project
+from ralph.project import TEST_CHECK
 from ralph.tracker import CheckConclusion, IssueQuery, PullRequestState
 from ralph.workflow import WorkflowState
 
-from .ready import ReadyChanges
+from .scenario import Change, Scenario
 
 __all__ = ["added_on_first_parents", "assert_landed_once"]
 
@@ -35,36 +34,51 @@ def added_on_first_parents(git: GitRepo, base: str) -> Counter[str]:
     return added
 
 
-def assert_landed_once(ready: ReadyChanges) -> None:
-    with open_project(load_config(ready.repo)) as project:
-        tracker, host, git, store = project.tracker, project.code_host, project.git, project.store
-        added = added_on_first_parents(git, ready.base)
-        for change in ready.good:
-            pr = host.get_pull_request(change.pr)
-            assert pr.state is PullRequestState.MERGED, (change, pr.state)
-            assert added[change.module] == 1, (change, added)
-            issue = tracker.get_issue(change.issue)
-            assert issue.workflow_state is WorkflowState.DONE, (change, issue.workflow_state)
-        for listed in tracker.list_issues(IssueQuery(status=None)):
-            issue = tracker.get_issue(listed.number)
-            if issue.workflow_state is not WorkflowState.DONE or not issue.pull_requests:
-                continue
-            pr = host.get_pull_request(issue.pull_requests[-1])
-            assert pr.merge_commit is not None, (issue.number, pr)
-            reachable = git.run("merge-base", "--is-ancestor", pr.merge_commit, ready.base)
-            assert reachable.returncode == 0, f"#{issue.number} is Done, not on {ready.base}"
-        sent_back = {
-            number
-            for run in store.list_runs()
-            for task in store.list_tasks(run.id)
-            if task.kind == TaskKind.ADDRESS
-            for number in task.issues
-        }
-        for change in ready.bad:
-            pr = host.get_pull_request(change.pr)
-            assert pr.state is PullRequestState.OPEN, (change, pr.state)
-            assert added[change.module] == 0, (change, added)
-            (check,) = [c for c in pr.checks if c.name == TEST_CHECK]
-            assert check.conclusion is CheckConclusion.FAILURE, (change, check)
-            assert tracker.get_issue(change.issue).workflow_state is not WorkflowState.DONE
-            assert change.issue in sent_back, (change, sent_back)
+def added_by(scenario: Scenario, change: Change) -> list[str]:
+    """The files ``change``'s branch adds to the base it was cut from."""
+    return scenario.project.git.git(
+        "diff",
+        "--name-only",
+        "--diff-filter=A",
+        f"{scenario.start}...refs/heads/{change.branch}",
+        what="diff the change",
+    ).split()
+
+
+def assert_landed_once(scenario: Scenario) -> None:
+    project = scenario.project
+    tracker, host, git, store = project.tracker, project.code_host, project.git, project.store
+    base = project.config.base_branch
+    added = added_on_first_parents(git, base)
+    good = [c for c in scenario.changes if c.kind != "breaks"]
+    bad = [c for c in scenario.changes if c.kind == "breaks"]
+    for change in good:
+        pr = host.get_pull_request(change.pr)
+        assert pr.state is PullRequestState.MERGED, (change, pr.state)
+        files = added_by(scenario, change)
+        assert files, change
+        assert all(added[f] == 1 for f in files), (change, files, added)
+        assert scenario.state(change) is WorkflowState.DONE, (change, scenario.state(change))
+    for listed in tracker.list_issues(IssueQuery(status=None)):
+        issue = tracker.get_issue(listed.number)
+        if issue.workflow_state is not WorkflowState.DONE or not issue.pull_requests:
+            continue
+        pr = host.get_pull_request(issue.pull_requests[-1])
+        assert pr.merge_commit is not None, (issue.number, pr)
+        assert git.is_ancestor(pr.merge_commit, f"refs/heads/{base}"), (
+            f"#{issue.number} is Done, not on {base}"
+        )
+    sent_back = {
+        number
+        for run in store.list_runs()
+        for task in store.list_tasks(run.id, kind=TaskKind.ADDRESS)
+        for number in task.issues
+    }
+    for change in bad:
+        pr = host.get_pull_request(change.pr)
+        assert pr.state is PullRequestState.OPEN, (change, pr.state)
+        assert all(added[f] == 0 for f in added_by(scenario, change)), (change, added)
+        (check,) = [c for c in pr.checks if c.name == TEST_CHECK]
+        assert check.conclusion is CheckConclusion.FAILURE, (change, check)
+        assert scenario.state(change) is not WorkflowState.DONE
+        assert change.issue in sent_back, (change, sent_back)
