@@ -104,8 +104,10 @@ class BatchVerbs(StoreCore):
                 sql += f" AND {clause}"
                 params.append(value)
         with self._reader() as tx:
-            rows = tx.rows(f"{sql} ORDER BY id", params)
-        return [to_batch(row) for row in rows]
+            rows = tx.rows(sql, params)
+        # Sorted here: an ORDER BY id would lead SQLite to walk the table in id order
+        # rather than the index of the filter.
+        return sorted((to_batch(row) for row in rows), key=lambda batch: batch.id)
 
     def unfinished_batch(self, repo: str) -> MergeBatch | None:
         """The batch of ``repo`` still running (its conductor at work, or dead at work:

@@ -172,6 +172,8 @@ TASK_STORE_MIGRATIONS: tuple[Migration, ...] = (
             )""",
             "CREATE INDEX ralph_merge_batches_by_run ON ralph_merge_batches (run_id, id)",
             "CREATE INDEX ralph_merge_batches_by_repo ON ralph_merge_batches (repo, status, id)",
+            # A run's report looks for the batches at work since the run began.
+            "CREATE INDEX ralph_merge_batches_by_time ON ralph_merge_batches (updated_at)",
             # One train per repository at a time, as one merge task holds its key: the
             # database keeps it, as it keeps one running task per serialisation key.
             """CREATE UNIQUE INDEX ralph_merge_batches_one_running_per_repo

@@ -15,6 +15,15 @@ from ralph.tasks import (
     TaskNotFound,
     TaskStatus,
 )
+from ralph.workflow import (
+    Car,
+    Rejection,
+    TestRun,
+    Train,
+    after_landing,
+    after_rejection,
+    after_test,
+)
 from tests.integration.tasks.test_store_contract import spec
 
 KEY = "merge:o/r"
@@ -202,3 +211,18 @@ class TestWaitingOnAKey:
         assert store.get_task(deferred.id).status is TaskStatus.PENDING
         assert store.waiting_on_key(f"{KEY}:running") == []
         assert store.waiting_on_key(f"{KEY}:done") == []
+
+
+class TestTheCoresTrain:
+    def test_a_train_is_kept_as_the_core_made_it_and_its_rejection_found(self, store):
+        run, task = conductor(store)
+        cars = (Car(11, "a" * 40, (5,)), Car(12, "b" * 40, (6, 7)))
+        train = Train("b0", cars)
+        batch = store.open_batch(run.id, task.id, "o/r", train.to_record())
+        train = after_test(train, TestRun((11, 12), "b0", False, "E   boom\n1 failed", 0.25))
+        sent = Rejection(12, "b" * 40, "The tests fail with #12:\nE   boom", after=(11,))
+        train = after_rejection(after_landing(train, (11,), "b1"), sent)
+        saved = store.save_batch(batch.id, train.to_record(), BatchStatus.DONE)
+        assert Train.from_record(saved.train) == train
+        assert Train.from_record(store.batches(run_id=run.id)[0].train) == train
+        assert store.rejection_of("o/r", 12, "b" * 40) == sent.to_record()
