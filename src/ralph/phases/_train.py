@@ -105,6 +105,8 @@ class _Rider:
     """A car, with what landing it needs: its issues and its task."""
 
     car: Car
+    #: The issues it closes, which the conductor finishes when it lands (none for the
+    #: conductor's own: its merge phase finishes it).
     members: tuple[Issue, ...]
     task_id: int | None
     #: A person accepted the control files it changes.
@@ -250,10 +252,11 @@ class _Conductor:
                 before=before,
                 by_person=by_person,
             )
-        if rider is None or rider.task_id is None:
+        if rider is None or not rider.members:
             return  # the conductor's own: its merge phase finishes it
         finish_merged(self.ctx, merged, rider.members)
-        self.store.wake([rider.task_id])
+        if rider.task_id is not None:
+            self.store.wake([rider.task_id])
 
     # -- sending back -------------------------------------------------------------------
 
@@ -409,7 +412,8 @@ def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train
 
 
 def _rider_of(ctx: PhaseContext, repo: str, car: Car) -> _Rider | None:
-    """A resumed car's rider: its issues and the merge task waiting for it."""
+    """A resumed car's rider: its issues, the merge task waiting for it (None when it
+    has none now) and whether a person accepted the control files it changes."""
     store = ctx.project.store
     task = ctx.task
     assert task is not None
@@ -423,7 +427,12 @@ def _rider_of(ctx: PhaseContext, repo: str, car: Car) -> _Rider | None:
         None,
     )
     members = tuple(ctx.tracker.get_issue(n) for n in car.issues)
-    return _Rider(car, members, waiting.id if waiting else None, False)
+    pr = ctx.code_host.get_pull_request(car.pr)
+    try:
+        by_person = hold_control_changes(ctx, pr.head, car.issues[0], head=car.head, pr=car.pr)
+    except ControlFilesHeld:
+        by_person = False  # not as a person accepted it
+    return _Rider(car, members, waiting.id if waiting else None, by_person)
 
 
 def conduct(

@@ -127,6 +127,8 @@ class Scenario:
         branch = f"feature/GH-{issue}"
         git.git("branch", branch, "refs/heads/main", what="make the branch")
         commit_files(git, branch, _files(kind, k), f"Change {k}: {kind}")
+        if git.has_remote():  # GitHub's side of it
+            git.push(branch)
         pr = self.project.code_host.create_pull_request(
             head=branch, base="main", title=f"Change {k}", body=f"Closes #{issue}"
         )

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ralph.git import commit_files
+from ralph.phases._branches import project_tests
+from ralph.phases._feedback import ROUND_HEADER, round_note
 from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import WorkflowState
@@ -156,3 +158,41 @@ def test_a_car_whose_branch_moves_before_it_lands_is_left_out_and_lands_later(
         assert left_out["conflict"]  # left out, not sent back
         assert [c["pr"] for c in second.train["cars"]] == [moving.pr]
         assert_main_never_red(scenario)
+
+
+def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anything_lands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
+        moved: list[str] = []
+
+        def main_moves_meanwhile(ctx, path):
+            ran = project_tests(ctx, path)
+            if not moved:  # someone else's commit lands on main while the tests run
+                files = {"docs/notes.md": "notes\n"}
+                moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
+            return ran
+
+        monkeypatch.setattr("ralph.phases._train.project_tests", main_moves_meanwhile)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        (batch,) = scenario.batches()
+        bases = [r["base"] for r in batch.train["runs"] if not r["carried"]]
+        assert bases == [scenario.start, moved[0]]  # the run on the old base did not count
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.project.git.is_ancestor(moved[0], "refs/heads/main")
+        assert_main_never_red(scenario)
+
+
+def test_a_change_sent_back_with_its_fix_rounds_used_up_goes_to_a_person(tmp_path: Path) -> None:
+    with merge_scenario(tmp_path / "greet", ("breaks",), max_fix_rounds=1) as scenario:
+        (bad,) = scenario.changes
+        note = f"{ROUND_HEADER}\n\n{round_note(bad.pr, 1)} abc123 on {bad.branch}.\n"
+        scenario.project.tracker.add_comment(bad.issue, note)  # its one round, used
+        run = scenario.run_merges()
+        assert scenario.statuses(run) == {f"merge:{bad.issue}": "failed"}  # for good
+        assert scenario.state(bad) is WorkflowState.HUMAN_NEEDED
+        assert not scenario.on_base(bad)
+        escalation = scenario.project.tracker.get_issue(bad.issue).comments[-1].body
+        assert "not ready after 1 fix round(s)" in escalation
+        assert "change 1 breaks the tests" in escalation
