@@ -24,8 +24,8 @@ from .scenario import Scenario, merge_scenario
 
 pytestmark = pytest.mark.timeout(300)
 
-#: The fourth breaks the tests: the batch fails (twice: it is retried once), and the
-#: bisection lands the three before it.
+#: The fourth breaks the tests: a batch with it fails (twice: it is retried once) and is
+#: halved until it is found.
 KINDS = ("ok", "ok", "ok", "breaks", "ok", "ok", "ok", "ok")
 CRASHING = Path(__file__).parents[1] / "orchestrate" / "crashing_ralph.py"
 _MERGE = "ralph.tracker.local._pulls.LocalCodeHost.merge_pull_request"
@@ -108,7 +108,8 @@ def test_a_train_killed_mid_bisection_lands_every_good_change_once(scenario):
 
 
 def test_a_train_killed_after_a_car_landed_lands_every_good_change_once(scenario):
-    # The crash comes right after the host merged the second car, before anything else.
+    # The crash comes right after the host merged the second car of a landing, before
+    # anything else of it (its issues moved, the record saved).
     crashed = ralph_process(
         *loop_args(scenario),
         cwd=scenario.folder,
