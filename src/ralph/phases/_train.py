@@ -184,6 +184,7 @@ class _Conductor:
             after_create(self.ctx, path)
             tests = project_tests(self.ctx, path)
         seconds = round(time.monotonic() - started, 2)
+        # Redacted already (run_tests): it is kept, shown and sent to the builder.
         summary = "" if tests.passed else (tests.output or tests.tail)[-_SUMMARY_CHARS:]
         verdict = "pass" if tests.passed else "fail"
         self.ctx.say(f"Merge train: the tests {verdict} with {_numbers(step.cars)}.")

@@ -113,9 +113,9 @@ class Scenario:
         config = dataclasses.replace(self.project.config, **settings)
         self.project = dataclasses.replace(self.project, config=config)
 
-    def add_change(self, kind: str) -> Change:
+    def add_change(self, kind: str, files: dict[str, str] | None = None) -> Change:
         """Another ready change: an XS issue In Review, its branch off the base as it is
-        now, and its pull request."""
+        now (with ``files`` besides its kind's), and its pull request."""
         k = len(self.changes) + 1
         tracker, git = self.project.tracker, self.project.git
         issue = tracker.create_issue(
@@ -126,7 +126,7 @@ class Scenario:
         ).number
         branch = f"feature/GH-{issue}"
         git.git("branch", branch, "refs/heads/main", what="make the branch")
-        commit_files(git, branch, _files(kind, k), f"Change {k}: {kind}")
+        commit_files(git, branch, {**_files(kind, k), **(files or {})}, f"Change {k}: {kind}")
         if git.has_remote():  # GitHub's side of it
             git.push(branch)
         pr = self.project.code_host.create_pull_request(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph import _secrets
 from ralph.git import commit_files
 from ralph.phases._branches import project_tests
 from ralph.phases._feedback import ROUND_HEADER, round_note
@@ -196,3 +197,30 @@ def test_a_change_sent_back_with_its_fix_rounds_used_up_goes_to_a_person(tmp_pat
         escalation = scenario.project.tracker.get_issue(bad.issue).comments[-1].body
         assert "not ready after 1 fix round(s)" in escalation
         assert "change 1 breaks the tests" in escalation
+
+
+def test_a_secret_the_failing_tests_print_is_kept_nowhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "ghp_SECRETTOKEN123"
+    monkeypatch.setenv("RALPH_GH_TOKEN", token)
+    monkeypatch.setattr(_secrets, "_default", None)  # the process reads its secrets again
+    leak = (
+        "import unittest\n\n\nclass LeakTest(unittest.TestCase):\n"
+        f"    def test_leak(self):\n        self.fail('found {token}')\n"
+    )
+    with merge_scenario(tmp_path / "greet", ()) as scenario:
+        bad = scenario.add_change("ok", files={"tests/test_leak.py": leak})
+        scenario.run_merges()
+        (rejected,) = scenario.batches()[0].train["rejected"]
+        assert rejected["pr"] == bad.pr
+        assert "found " in rejected["reason"]
+        texts = [
+            rejected["reason"],
+            *(run["summary"] for run in scenario.batches()[0].train["runs"]),
+            *(c.summary for c in scenario.project.code_host.get_pull_request(bad.pr).checks),
+            *(c.body for c in scenario.project.tracker.get_issue(bad.issue).comments),
+        ]
+        assert not [text for text in texts if token in text]
+        stored = b"".join(p.read_bytes() for p in (scenario.folder / ".ralph").glob("ralph.db*"))
+        assert token.encode() not in stored
