@@ -32,6 +32,7 @@ from ralph.phases._feedback import (
 )
 from ralph.phases._phase import AlreadyDone, Attempt, Phase, PhaseRefused, Workspace
 from ralph.phases._schemas import TEXT, result_schema
+from ralph.phases._train import sent_back
 from ralph.phases._worktree_hooks import after_create, run_hook
 from ralph.runtimes import AgentResult, Feedback
 from ralph.tracker import Issue, PullRequest, PullRequestState
@@ -50,6 +51,21 @@ def _open_request(ctx: PhaseContext, issue: Issue) -> PullRequest:
         n = issue.number
         raise PhaseRefused(f"no pull request closes #{n}; run ralph run pr {n} first")
     return ctx.code_host.get_pull_request(found.number)
+
+
+def _feedback(
+    ctx: PhaseContext, pr: PullRequest, addressed_at: float | None
+) -> tuple[Feedback, ...]:
+    """What the builder is to address: the pull request's own feedback and, where the
+    host's CI posts the checks (so the train could not record its failed run as one),
+    why a merge train sent this head back."""
+    found = feedback_on(pr, addressed_at)
+    if ctx.code_host.runs_own_checks:
+        return found  # the train's failed run is the head's failed `test` check
+    rejection = sent_back(ctx, pr)
+    if rejection is None:
+        return found
+    return (Feedback(kind="check", where="the merge train", text=rejection.reason), *found)
 
 
 class AddressPhase(Phase):
@@ -84,7 +100,7 @@ class AddressPhase(Phase):
             raise AlreadyDone(f"pull request #{pr.number} for #{issue.number} is merged already")
         super().check(ctx, members)
         rounds = address_rounds(issue, pr.number)
-        if not feedback_on(pr, rounds.last_at):
+        if not _feedback(ctx, pr, rounds.last_at):
             since = f" since round {rounds.used}" if rounds.used else ""
             raise AlreadyDone(
                 f"pull request #{pr.number} has no feedback to address{since}; "
@@ -93,7 +109,7 @@ class AddressPhase(Phase):
 
     def feedback(self, ctx: PhaseContext, members: Sequence[Issue]) -> tuple[Feedback, ...]:
         pr = _open_request(ctx, members[0])
-        return feedback_on(pr, address_rounds(members[0], pr.number).last_at)
+        return _feedback(ctx, pr, address_rounds(members[0], pr.number).last_at)
 
     @contextmanager
     def workspace(self, ctx: PhaseContext, members: Sequence[Issue]) -> Iterator[Workspace]:

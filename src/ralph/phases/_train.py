@@ -68,6 +68,8 @@ from ralph.workflow import (
 
 __all__ = ["as_car", "conduct", "rides_train", "sent_back", "train_repo"]
 
+#: Where Ralph's documents are: a base moved only there keeps what the train learned.
+DOCUMENTS = "thoughts/"
 #: Each priority's place, most urgent first.
 _RANK = {priority: rank for rank, priority in enumerate(Priority)}
 #: The end of a failing run's output kept in the batch record (and in the builder's
@@ -140,12 +142,29 @@ class _Conductor:
 
     def on_current_base(self, train: Train) -> Train:
         """The train on the base as it is: when someone else moved it, the runs on the
-        old one no longer count (they stay in the history)."""
+        old one no longer count (they stay in the history). Documents alone moving it
+        (Ralph's plans and research, committed as other issues go on) keep them: what
+        lands then differs from what was tested only under thoughts/, which no test
+        runs, and a busy pipeline would otherwise restart every train."""
         tip = self.tip()
         if tip == train.base:
             return train
+        if self.documents_only(train.base, tip):
+            carried = tuple(
+                dataclasses.replace(run, base=tip, carried=True)
+                for run in train.runs
+                if run.base == train.base
+            )
+            return dataclasses.replace(train, base=tip, runs=(*train.runs, *carried))
         self.ctx.say(f"Merge train: {self.ctx.base} moved to {tip[:7]}; testing on it.")
         return dataclasses.replace(train, base=tip)
+
+    def documents_only(self, old: str, new: str) -> bool:
+        """Whether ``new`` is ``old`` with commits that change only documents."""
+        if not self.git.is_ancestor(old, new):
+            return False
+        changed = self.git.git("diff", "--name-only", old, new, what="list what the base changed")
+        return all(path.startswith(DOCUMENTS) for path in changed.splitlines())
 
     # -- building and testing a prefix --------------------------------------------------
 

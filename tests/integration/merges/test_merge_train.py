@@ -194,6 +194,29 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
         assert_main_never_red(scenario)
 
 
+def test_documents_committed_while_the_batch_is_tested_do_not_restart_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
+        moved: list[str] = []
+
+        def a_plan_lands_meanwhile(ctx, path):
+            ran = project_tests(ctx, path)
+            if not moved:  # another issue's plan is committed to main as the tests run
+                files = {"thoughts/shared/plans/2026-12-07-GH-9-other.md": "# Plan\n"}
+                moved.append(commit_files(scenario.project.git, "main", files, "Plan") or "")
+            return ran
+
+        monkeypatch.setattr("ralph.phases._train.project_tests", a_plan_lands_meanwhile)
+        run = scenario.run_merges()
+        assert set(scenario.statuses(run).values()) == {"done"}
+        (batch,) = scenario.batches()
+        assert batch.test_runs == 1  # what lands differs from what was tested only in thoughts/
+        assert all(scenario.on_base(c) for c in scenario.changes)
+        assert scenario.project.git.is_ancestor(moved[0], "refs/heads/main")
+        assert_main_never_red(scenario)
+
+
 def test_a_change_sent_back_with_its_fix_rounds_used_up_goes_to_a_person(tmp_path: Path) -> None:
     with merge_scenario(tmp_path / "greet", ("breaks",), max_fix_rounds=1) as scenario:
         (bad,) = scenario.changes

@@ -3,9 +3,13 @@ the base fetched from GitHub before each step and the pull requests merged there
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from ralph.config import MergeWaitSettings, load_config
+from ralph.phases import PhaseContext
+from ralph.phases._address import AddressPhase
 from ralph.project import open_project
 from ralph.workflow import WorkflowState
 
@@ -36,3 +40,26 @@ def test_ready_pull_requests_on_github_land_as_one_train(shop, monkeypatch) -> N
         assert sorted(batch.train["landed"]) == sorted(c.pr for c in scenario.changes)
         project.git.fast_forward_from("main")
         assert all(scenario.on_base(c) for c in scenario.changes)
+
+
+def test_a_change_sent_back_on_github_has_the_trains_failure_to_address(shop, monkeypatch) -> None:
+    """GitHub's checks come from its CI, so the train cannot record its failed run as one:
+    the builder's address round gets the train's reason instead of "no feedback"."""
+    work, _origin, served = shop
+    for name, value in ralph_on_the_board(work, served).items():
+        monkeypatch.setenv(name, value)
+    with open_project(load_config(work)) as project:
+        scenario = Scenario(project, work)
+        scenario.configure(
+            test_command=slow_tests(0.2),
+            merge=MergeWaitSettings(wait_seconds=0.1, max_wait_seconds=0.5),
+        )
+        scenario.start = project.git.resolve("refs/heads/main")
+        scenario.add_change("ok")
+        bad = scenario.add_change("breaks")
+        run = scenario.run_merges()
+        assert scenario.statuses(run)[f"address:{bad.issue}"] == "pending"
+        issue = project.tracker.get_issue(bad.issue)
+        feedback = AddressPhase().feedback(PhaseContext(project, date(2026, 12, 7)), [issue])
+        (train,) = [f for f in feedback if f.where == "the merge train"]
+        assert "change 2 breaks the tests" in train.text
