@@ -59,7 +59,7 @@ def batch_words(batch: MergeBatch, run_id: int | None = None) -> BatchWords:
     conducted names that run)."""
     title = f"Merge batch {batch.id} ({short_line(batch.repo, 80)})"
     if run_id is not None and batch.run_id != run_id:
-        title += f", run {batch.run_id}'s"
+        title += f", conducted by run {batch.run_id}"
     riders = ", ".join(
         f"#{m['pr']}" + (f" for {', '.join(f'#{n}' for n in m['issues'])}" if m["issues"] else "")
         for m in batch.members

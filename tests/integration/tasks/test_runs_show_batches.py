@@ -157,6 +157,6 @@ def test_the_text_says_each_batch_in_a_line_or_two(ralph, seeded):
         "    #13 broke it: tests/test_limits.py::test_bound failed on top of #11, #12\n"
     ) in out
     assert (
-        f"  Merge batch {seeded.carrying} (o/r), run {seeded.other}'s: #20 for #40, "
+        f"  Merge batch {seeded.carrying} (o/r), conducted by run {seeded.other}: #20 for #40, "
         "#21 for #5; 1 test run (3.0s); landed\n"
     ) in out

@@ -37,7 +37,7 @@ def test_the_run_page_lists_the_batches_that_concern_the_run(tmp_path: Path) -> 
     assert f"#11 for #{epic}, #12 for #{epic + 1}, #13 for #{epic + 2}" in said
     assert "3 test runs (6.0s)" in said
     assert "landed 2, sent back #13" in said
-    assert f"Merge batch {seeded.carrying} (o/r), run {seeded.other}'s" in said
+    assert f"Merge batch {seeded.carrying} (o/r), conducted by run {seeded.other}" in said
     # The reason's first line, as text.
     assert "<script>" not in page
     assert "<b>test_bound</b>" not in page

@@ -64,7 +64,7 @@ def test_a_batch_says_who_rode_it_its_test_runs_and_what_came_of_it() -> None:
 
 def test_a_batch_another_run_conducted_names_that_run() -> None:
     words = batch_words(batch(run_id=2), 1)
-    assert words.title == "Merge batch 3 (o/r), run 2's"
+    assert words.title == "Merge batch 3 (o/r), conducted by run 2"
 
 
 def test_a_change_left_out_for_a_conflict_is_said_so() -> None:
