@@ -189,4 +189,22 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        # 11 is the task store's, 12 another owner's; versions are shared.
+        13,
+        "local tracker: per-issue lookups by index at any board size",
+        (
+            # Children in number order, and the pull requests closing an issue in theirs,
+            # straight from an index: SQLite's planner otherwise walked the primary key
+            # (the whole repository) to save the sort.
+            "DROP INDEX ralph_issues_by_parent",
+            "CREATE INDEX ralph_issues_by_parent ON ralph_issues (repo, parent, number)",
+            "DROP INDEX ralph_pull_request_closes_by_issue",
+            """CREATE INDEX ralph_pull_request_closes_by_issue
+                ON ralph_pull_request_closes (repo, issue, pull_request)""",
+            # The board's last change (``board_version``, which ``ralph serve`` polls)
+            # without reading every issue.
+            "CREATE INDEX ralph_issues_by_update ON ralph_issues (repo, updated_at)",
+        ),
+    ),
 )

@@ -127,10 +127,15 @@ class _Relations:
         ):
             self.children.setdefault(row["parent"], []).append(row["number"])
         for row in tx.rows(
-            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ?"
-            + (" AND (blocked = ? OR blocking = ?)" if one else "")
-            + " ORDER BY position",
-            (repo, number, number) if one else (repo,),
+            # One issue's both sides as two lookups, each on its own index: an OR of the
+            # two is served by the repository's prefix alone, so by every dependency.
+            "SELECT blocked, blocking, position FROM ralph_issue_deps "
+            "WHERE repo = ? AND blocked = ? UNION "
+            "SELECT blocked, blocking, position FROM ralph_issue_deps "
+            "WHERE repo = ? AND blocking = ? ORDER BY position"
+            if one
+            else "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+            (repo, number, repo, number) if one else (repo,),
         ):
             self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
             self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
