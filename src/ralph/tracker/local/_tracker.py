@@ -47,8 +47,13 @@ BOARD_LOOK_SECONDS = 0.05
 _REOPENED = "reopened"
 
 
+#: The statuses' stored values, read once: an enum member's ``.value`` is a descriptor
+#: call, twice per issue of a listing.
+_OPEN, _CLOSED = IssueStatus.OPEN.value, IssueStatus.CLOSED.value
+
+
 def _close_reason(row: Row) -> CloseReason | None:
-    if row["status"] != IssueStatus.CLOSED.value or not row["close_reason"]:
+    if row["status"] != _CLOSED or not row["close_reason"]:
         return None
     return CloseReason(row["close_reason"])
 
@@ -81,7 +86,7 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
         assignees=_names(row["assignees"]),
         status=_STATUSES.get(row["status"]) or IssueStatus(row["status"]),
         close_reason=_close_reason(row),
-        reopened=row["status"] == IssueStatus.OPEN.value and row["close_reason"] == _REOPENED,
+        reopened=row["status"] == _OPEN and row["close_reason"] == _REOPENED,
         parent=row["parent"],
         sub_issues=tuple(relations.children.get(number, ())),
         blocked_by=tuple(relations.blocked_by.get(number, ())),
