@@ -22,7 +22,11 @@ from ralph.views import BoardView, load_board
 from ralph.web._context import WebContext, context_of
 from ralph.workflow import WorkflowState
 
-__all__ = ["board_fingerprint", "routes"]
+__all__ = ["CARDS_PER_COLUMN", "board_fingerprint", "routes"]
+
+#: The cards a column shows before "N more" (a link to the whole column): a board of
+#: 10,000 issues stays a page a browser draws at once, and its server time small.
+CARDS_PER_COLUMN = 50
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ def _load(web: WebContext) -> BoardView:
         )
 
 
-def _values(web: WebContext) -> dict[str, Any]:
+def _values(web: WebContext, column: str | None) -> dict[str, Any]:
     board = _load(web)
     dashboard = board.dashboard
     flags: dict[int, list[str]] = {}
@@ -95,6 +99,9 @@ def _values(web: WebContext) -> dict[str, Any]:
         "over_limit": over_limit,
         "limits": web.project.config.wip_limits,
         "running": _running(web.project),
+        # The column shown whole (``?column=STATE``), if it is one; the others are cut.
+        "column": column if column in {p.state for p in dashboard.phases} else None,
+        "cards_per_column": CARDS_PER_COLUMN,
     }
 
 
@@ -108,7 +115,7 @@ def _phases_in_view(phases: Sequence[PhaseSnapshot]) -> list[PhaseSnapshot]:
 def board_page(request: Request) -> Response:
     web = context_of(request)
     name = "_board.html" if request.query_params.get("fragment") else "board.html"
-    return web.page(request, name, _values(web))
+    return web.page(request, name, _values(web, request.query_params.get("column")))
 
 
 def board_api(request: Request) -> Response:
