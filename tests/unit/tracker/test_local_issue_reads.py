@@ -4,6 +4,7 @@ same issue the dataclass would, and the board's lean read gives what a dashboard
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
 from ralph.db import open_database
 from ralph.tracker import Issue, IssueQuery, LocalTracker
@@ -13,7 +14,7 @@ from ralph.workflow import Estimate, Priority, WorkflowState
 
 
 def test_a_quickly_made_issue_is_the_issue_the_dataclass_makes():
-    values = {
+    values: dict[str, Any] = {
         "number": 7,
         "title": "A title",
         "body": "A body",

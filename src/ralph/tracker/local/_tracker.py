@@ -78,9 +78,9 @@ _ISSUE_DEFAULTS = {f.name: f.default for f in fields(Issue) if f.default is not 
 
 def _made_issue(**values: Any) -> Issue:
     """``Issue(**values)`` at a seventh of its cost: a frozen dataclass's ``__init__``
-    sets each of its 23 fields through ``object.__setattr__``, which was the largest
-    part of reading a board of 10,000 issues. The same object (a test holds them
-    equal); only for values this module read from its own tables."""
+    sets each of its 23 fields through ``object.__setattr__``, a large part of reading
+    a board of 10,000 issues. An equal object (a test holds them so); only for values
+    this module read from its own tables."""
     issue = object.__new__(Issue)
     issue.__dict__.update(_ISSUE_DEFAULTS)
     issue.__dict__.update(values)
