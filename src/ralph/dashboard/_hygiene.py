@@ -46,9 +46,9 @@ MAX_DUPLICATES = 100
 #: the board", "Support Python 3.13"), however few letters apart.
 _NUMBER = re.compile(r"\d+")
 #: Up to this many titles (of the same numbers), every pair the definition finds is
-#: found. Beyond, two titles are compared only when they share a word few others have
-#: (``_RARE``): on a board of thousands, titles made only of the board's common words
-#: are too many to compare and say little alike.
+#: found. Beyond, two titles are compared only when they share a word, or a pair of
+#: words, few others have (``_RARE``): on a board of thousands, titles made only of the
+#: board's common words are too many to compare and say little alike.
 EXACT_UP_TO = 1_000
 #: A word in at most this share of the titles is rare.
 _RARE = 0.01
@@ -309,11 +309,16 @@ def _candidate_pairs(titles: Sequence[str], threshold: float) -> set[tuple[int, 
 
 
 def _sharing_a_rare_word(titles: Sequence[str]) -> set[tuple[int, int]]:
-    """Pairs of ``titles`` (by index) that share a word at most ``_RARE`` of them have."""
-    holders: dict[str, list[int]] = {}
+    """Pairs of ``titles`` (by index) that share a word, or two words, at most ``_RARE``
+    of them have: a title one letter apart from another keeps all its words but one,
+    and two common words together are rarely common."""
+    holders: dict[str | tuple[str, str], list[int]] = {}
     for index, title in enumerate(titles):
-        for word in set(_WORD.findall(title)):
-            holders.setdefault(word, []).append(index)
+        words = sorted(set(_WORD.findall(title)))
+        keys: list[str | tuple[str, str]] = [*words]
+        keys += [(a, b) for at, a in enumerate(words) for b in words[at + 1 :]]
+        for key in keys:
+            holders.setdefault(key, []).append(index)
     most = max(2, math.floor(_RARE * len(titles)))
     pairs: set[tuple[int, int]] = set()
     for having in holders.values():

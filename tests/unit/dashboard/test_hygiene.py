@@ -3,6 +3,9 @@ duplicate pairs, each section's rule, the summary and the Markdown layout."""
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +20,7 @@ from ralph.dashboard import (
     normalize_title,
     title_similarity,
 )
+from ralph.dashboard._hygiene import EXACT_UP_TO
 from ralph.errors import InvalidInput
 
 NOW = 1_771_243_200.0  # 2026-02-16T12:00:00Z, the original's tests' NOW
@@ -340,3 +344,18 @@ def test_duplicates_of_word_titles_are_exactly_the_pairs_at_or_above_the_thresho
             if title_similarity(a, titles[j]) >= threshold:
                 expected.append((i + 1, j + 1))
     assert [(d.first.number, d.second.number) for d in found] == expected
+
+
+def test_on_a_large_board_a_title_a_letter_from_another_is_still_found():
+    """Beyond EXACT_UP_TO titles, those sharing a rare word (or pair of words) are
+    compared: a near-copy keeps all its words but one."""
+    rng = random.Random(5)
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 8)))
+
+    titles = [f"{word()} {word()} {word()}" for _ in range(EXACT_UP_TO + 200)]
+    titles.append(titles[17][:-1] + "z" if titles[17][-1] != "z" else titles[17][:-1] + "y")
+    items = [item(n, title=t) for n, t in enumerate(titles, 1)]
+    found = report(*items).duplicate_candidates
+    assert [(d.first.number, d.second.number) for d in found] == [(18, len(titles))]
