@@ -83,7 +83,9 @@ rest are here)::
         ├── TaskNotClaimable    not pending, wrong role, or its serialisation key is busy
         │   └── TaskBlocked     dependencies are not done yet (names them)
         ├── LeaseLost           a write with a stale claim token was fenced off
-        └── IssueLocked         another holder has the issue
+        ├── IssueLocked         another holder has the issue
+        ├── BatchNotFound       no merge batch with that id
+        └── BatchRefused        one unfinished batch per repository; an ended one stays
 
 Each error carries the structured facts its message was built from, so callers never
 parse messages. Messages name the problem and, where one exists, the fix.
@@ -95,6 +97,8 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "AgentUnusable",
+    "BatchNotFound",
+    "BatchRefused",
     "ConfigError",
     "DependencyCycle",
     "GitError",
@@ -417,6 +421,24 @@ class TaskNotFound(TaskStoreError, LookupError):
     def __init__(self, task_id: int) -> None:
         self.task_id = task_id
         super().__init__(f"no task with id {task_id}")
+
+
+class BatchNotFound(TaskStoreError, LookupError):
+    def __init__(self, batch_id: int) -> None:
+        self.batch_id = batch_id
+        super().__init__(f"no merge batch with id {batch_id}")
+
+
+class BatchRefused(TaskStoreError):
+    """A merge batch write the record cannot take: opening a second unfinished batch of
+    a repository (one train at a time; the next conductor takes the unfinished one
+    over), or changing a batch that has ended (it is kept as it ended)."""
+
+    def __init__(self, batch_id: int | None, repo: str, why: str) -> None:
+        self.batch_id = batch_id
+        self.repo = repo
+        which = f"merge batch {batch_id}" if batch_id is not None else "a merge batch"
+        super().__init__(f"{which} of {repo} {why}")
 
 
 class TaskNotClaimable(TaskStoreError):

@@ -1,6 +1,7 @@
 """The run report for people: a table of tasks (with cached tokens and refused tool calls
 apart, and what each waiting task waits for), totals, the makespan against the critical
-path, what needs a person, and the orchestration's soundness counters."""
+path, the merge batches, what needs a person, and the orchestration's soundness
+counters."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._console import Console
-from ralph.orchestrate import Outcome, dollars, replaced
+from ralph.orchestrate import Outcome, batch_words, dollars, replaced
 from ralph.tasks import TaskStatus
 
 if TYPE_CHECKING:
@@ -257,6 +258,7 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
                 f"{stream.done}/{stream.total} tasks done, {state}",
                 markup=False,
             )
+    _print_batches(report, console)
     if report.needs_person:
         console.print("Needs a person:", style="bold")
         for need in report.needs_person:
@@ -272,6 +274,19 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
                 f"`ralph {run.mode} {run.root_issue}` goes on.",
                 markup=False,
             )
+
+
+def _print_batches(report: RunReport, console: Console) -> None:
+    """The merge trains that concern the run, a line or two each: who rode it, its test
+    runs, what came of it, and which change broke it and why."""
+    if not report.batches:
+        return
+    console.print(f"Merge batches ({len(report.batches)}):", style="bold")
+    for batch in report.batches:
+        first, *why = batch_words(batch, report.run.id).lines
+        console.print(f"  {first}", markup=False)
+        for line in why:
+            console.print(f"    {line}", markup=False)
 
 
 def _print_details(report: RunReport, console: Console) -> None:

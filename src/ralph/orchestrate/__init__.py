@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ralph.orchestrate._key_waits import key_waits
     from ralph.orchestrate._lead import Ending, Lead, RunVerdict
     from ralph.orchestrate._loop import LoopResult, RootRun, RootSessions, board_queue, run_loop
+    from ralph.orchestrate._merge_batches import BatchWords, batch_words, run_batches
     from ralph.orchestrate._options import Interrupt, Observer, SessionOptions
     from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
     from ralph.orchestrate._planning import plan_from_tracker
@@ -77,6 +78,7 @@ __all__ = [
     "WORKER_ROLES",
     "AgentSlots",
     "AttemptLine",
+    "BatchWords",
     "BestOfLine",
     "BoardRead",
     "BoardReads",
@@ -112,6 +114,7 @@ __all__ = [
     "at_work",
     "attempt_key",
     "base_key",
+    "batch_words",
     "board_queue",
     "build_report",
     "cancel_run",
@@ -124,6 +127,7 @@ __all__ = [
     "plan_from_tracker",
     "regraph",
     "replaced",
+    "run_batches",
     "run_loop",
     "run_outcome",
     "run_session",

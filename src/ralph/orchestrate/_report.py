@@ -20,6 +20,7 @@ from ralph.graph import Role, TaskKind
 from ralph.orchestrate._dollars import unpriced_of
 from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.orchestrate._key_waits import key_waits
+from ralph.orchestrate._merge_batches import run_batches
 from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
 from ralph.phases import FAST_TRACKED
 from ralph.runtimes import Activity
@@ -27,6 +28,7 @@ from ralph.tasks import (
     Charge,
     Event,
     EventKind,
+    MergeBatch,
     Message,
     MessageKind,
     Run,
@@ -280,6 +282,9 @@ class RunReport:
     escalated: tuple[int, ...] = ()
     #: Models its agents used that have no price: its cost is unknown.
     unpriced: tuple[str, ...] = ()
+    #: The merge trains it conducted or that carried its changes, oldest first
+    #: (``ralph runs show --json`` gives them whole, as ``batches``).
+    batches: tuple[MergeBatch, ...] = ()
 
     @property
     def tally(self) -> Tally:
@@ -432,9 +437,11 @@ def build_report(
     charges: Sequence[Charge],
     messages: Sequence[Message],
     held_keys: Mapping[int, str] | None = None,
+    batches: Sequence[MergeBatch] = (),
 ) -> RunReport:
     """``held_keys``: what each task ready but for its serialisation key waits for (the
-    key's holder, ``key_waits``), shown as what it waits for."""
+    key's holder, ``key_waits``), shown as what it waits for; ``batches``: the merge
+    trains that concern the run (``run_batches``)."""
     held_keys = held_keys or {}
     times = _running_time(events)
     seconds, started = times.seconds, times.started
@@ -526,16 +533,19 @@ def build_report(
         escalated=tuple(
             dict.fromkeys(n for task in tasks if is_escalated(task) for n in task.issues)
         ),
+        batches=tuple(batches),
     )
 
 
 def load_report(store: TaskStore, run_id: int) -> RunReport:
     """The report of a stored run."""
+    run, tasks = store.get_run(run_id), store.list_tasks(run_id)
     return build_report(
-        store.get_run(run_id),
-        store.list_tasks(run_id),
+        run,
+        tasks,
         store.events(run_id),
         store.charges(run_id),
         store.messages(run_id),
         key_waits(store, run_id),
+        run_batches(store, run, tasks),
     )

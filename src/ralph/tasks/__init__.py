@@ -15,6 +15,8 @@ from ralph._lazy import lazy_exports
 if TYPE_CHECKING:
     from ralph.db import redact_url
     from ralph.errors import (
+        BatchNotFound,
+        BatchRefused,
         IssueLocked,
         LeaseLost,
         RunNotFound,
@@ -32,12 +34,14 @@ if TYPE_CHECKING:
     )
     from ralph.tasks._model import (
         TERMINAL_STATUSES,
+        BatchStatus,
         Charge,
         Claim,
         Event,
         EventKind,
         GraphEdit,
         IssueLock,
+        MergeBatch,
         Message,
         MessageKind,
         Run,
@@ -59,6 +63,9 @@ __all__ = [
     "DEFAULT_STORE_URL",
     "TASK_STORE_MIGRATIONS",
     "TERMINAL_STATUSES",
+    "BatchNotFound",
+    "BatchRefused",
+    "BatchStatus",
     "Charge",
     "Claim",
     "Event",
@@ -67,6 +74,7 @@ __all__ = [
     "IssueLock",
     "IssueLocked",
     "LeaseLost",
+    "MergeBatch",
     "Message",
     "MessageKind",
     "RetryPolicy",

@@ -11,12 +11,14 @@ from ralph.graph import TaskSpec
 
 __all__ = [
     "TERMINAL_STATUSES",
+    "BatchStatus",
     "Charge",
     "Claim",
     "Event",
     "EventKind",
     "GraphEdit",
     "IssueLock",
+    "MergeBatch",
     "Message",
     "MessageKind",
     "Run",
@@ -256,3 +258,117 @@ class Charge:
     #: A model the agent used that Ralph has no price for: ``usd`` is then not the
     #: whole cost, which is unknown.
     unpriced_model: str = ""
+
+
+class BatchStatus(enum.StrEnum):
+    #: Its conductor is at work, or died at work: the next conductor of the repository
+    #: takes it over.
+    RUNNING = "running"
+    DONE = "done"
+    #: Given up without finishing: nothing more of it will land.
+    ABANDONED = "abandoned"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeBatch:
+    """One merge train's durable record: the conductor's run and task, the repository
+    it merges into, and the train as ``Train.to_record()`` gives it (``base``, ``cars``,
+    ``runs``, ``landed``, ``rejected``), saved after every step."""
+
+    id: int
+    #: The conductor's run and task.
+    run_id: int
+    task_id: int
+    #: The serialisation scope: the merge tasks' key ``merge:<repo>`` without ``merge:``.
+    repo: str
+    train: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    status: BatchStatus = BatchStatus.RUNNING
+    started_at: float = 0.0
+    updated_at: float = 0.0
+
+    @property
+    def members(self) -> list[dict[str, Any]]:
+        """Who rode the train, in landing order: ``{pr, issues, head}`` each."""
+        return [
+            {"pr": car["pr"], "issues": list(car.get("issues", ())), "head": car.get("head", "")}
+            for car in self.train.get("cars", ())
+        ]
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        """The test runs, in order: ``{cars, passed, seconds, summary}`` each. A run
+        carried from an earlier base after a prefix landed (the same trees) is not one:
+        no tests ran for it."""
+        return [
+            {
+                "cars": list(run.get("cars", ())),
+                "passed": bool(run.get("passed")),
+                "seconds": float(run.get("seconds", 0.0)),
+                "summary": str(run.get("summary", "")),
+            }
+            for run in self.train.get("runs", ())
+            if not run.get("carried")
+        ]
+
+    @property
+    def test_runs(self) -> int:
+        """How many times the tests ran for this train."""
+        return len(self.runs)
+
+    @property
+    def landed(self) -> list[int]:
+        return [int(pr) for pr in self.train.get("landed", ())]
+
+    @property
+    def rejected(self) -> list[dict[str, Any]]:
+        """The cars that did not land with it: ``{pr, head, reason, after, conflict}``;
+        ``conflict``: left out for a textual conflict (tried again later), else sent
+        back to its builder with ``reason``."""
+        return [
+            {
+                "pr": int(r["pr"]),
+                "head": str(r.get("head", "")),
+                "reason": str(r.get("reason", "")),
+                "after": [int(pr) for pr in r.get("after", ())],
+                "conflict": bool(r.get("conflict", False)),
+            }
+            for r in self.train.get("rejected", ())
+        ]
+
+    @property
+    def outcome(self) -> str:
+        """What came of it, in a few words: "landed", "landed 7, sent back #12",
+        "running: landed 2", "abandoned: landed 1", "nothing landed"."""
+        landed, cars = self.landed, self.members
+        parts = []
+        if landed:
+            parts.append("landed" if len(landed) == len(cars) else f"landed {len(landed)}")
+        sent = [r["pr"] for r in self.rejected if not r["conflict"]]
+        left = [r["pr"] for r in self.rejected if r["conflict"]]
+        if sent:
+            parts.append("sent back " + ", ".join(f"#{pr}" for pr in sent))
+        if left:
+            parts.append("left out " + ", ".join(f"#{pr}" for pr in left) + " (conflict)")
+        said = ", ".join(parts)
+        if self.status is BatchStatus.DONE:
+            return said or "nothing landed"
+        return f"{self.status.value}: {said}" if said else self.status.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The batch as JSON for people and tools (``ralph runs show --json``)."""
+        return {
+            "id": self.id,
+            "run": self.run_id,
+            "task": self.task_id,
+            "repo": self.repo,
+            "status": self.status.value,
+            "startedAt": self.started_at,
+            "updatedAt": self.updated_at,
+            "base": str(self.train.get("base", "")),
+            "members": self.members,
+            "test_runs": self.test_runs,
+            "runs": self.runs,
+            "landed": self.landed,
+            "rejected": self.rejected,
+            "outcome": self.outcome,
+        }

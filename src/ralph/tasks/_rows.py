@@ -10,9 +10,11 @@ from typing import Any
 
 from ralph.db import Columns, Row, Tx
 from ralph.tasks._model import (
+    BatchStatus,
     Charge,
     Event,
     EventKind,
+    MergeBatch,
     Message,
     MessageKind,
     Run,
@@ -26,6 +28,7 @@ __all__ = [
     "StoreTx",
     "cached_task",
     "marks",
+    "to_batch",
     "to_charge",
     "to_event",
     "to_json",
@@ -140,6 +143,19 @@ def to_message(row: Row) -> Message:
 
 def to_charge(row: Row) -> Charge:
     return Charge(**{**row, "refused": tuple(json.loads(row["refused"]))})
+
+
+def to_batch(row: Row) -> MergeBatch:
+    return MergeBatch(
+        id=row["id"],
+        run_id=row["run_id"],
+        task_id=row["task_id"],
+        repo=row["repo"],
+        train=json.loads(row["train"]),
+        status=BatchStatus(row["status"]),
+        started_at=row["started_at"],
+        updated_at=row["updated_at"],
+    )
 
 
 def marks(values: Collection[Any]) -> str:

@@ -156,4 +156,31 @@ TASK_STORE_MIGRATIONS: tuple[Migration, ...] = (
         "a charge whose cost is unknown names the model without a price",
         ("ALTER TABLE ralph_charges ADD COLUMN unpriced_model TEXT NOT NULL DEFAULT ''",),
     ),
+    Migration(
+        12,
+        "merge batches: each merge train's durable record",
+        (
+            """CREATE TABLE ralph_merge_batches (
+                id {id},
+                run_id INTEGER NOT NULL REFERENCES ralph_runs (id),
+                task_id INTEGER NOT NULL REFERENCES ralph_tasks (id),
+                repo TEXT NOT NULL,
+                train TEXT NOT NULL,
+                status TEXT NOT NULL,
+                started_at {float} NOT NULL,
+                updated_at {float} NOT NULL
+            )""",
+            "CREATE INDEX ralph_merge_batches_by_run ON ralph_merge_batches (run_id, id)",
+            "CREATE INDEX ralph_merge_batches_by_repo ON ralph_merge_batches (repo, status, id)",
+            # A run's report looks for the batches at work since the run began.
+            "CREATE INDEX ralph_merge_batches_by_time ON ralph_merge_batches (updated_at)",
+            # One train per repository at a time, as one merge task holds its key: the
+            # database keeps it, as it keeps one running task per serialisation key.
+            """CREATE UNIQUE INDEX ralph_merge_batches_one_running_per_repo
+                ON ralph_merge_batches (repo) WHERE status = 'running'""",
+            # The tasks waiting on a serialisation key, for a train's conductor to gather.
+            """CREATE INDEX ralph_tasks_by_serial_key ON ralph_tasks (serial_key, status, id)
+                WHERE serial_key IS NOT NULL""",
+        ),
+    ),
 )

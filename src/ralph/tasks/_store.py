@@ -12,13 +12,16 @@ Guarantees on every database (the contract suite checks them on each):
   so do an escalation's failure, the cancellation of what waits on the task, and its
   message to the lead;
 - execution is at-least-once (a dead worker's task is run again after its lease), and
-  completion is exactly-once.
+  completion is exactly-once;
+- a repository has at most one unfinished merge batch, and an ended batch's record is
+  kept as it ended.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ralph.tasks._batches import BatchVerbs
 from ralph.tasks._claims import ClaimVerbs
 from ralph.tasks._keeping import KeepingVerbs
 from ralph.tasks._ledger import LedgerVerbs
@@ -28,7 +31,7 @@ from ralph.tasks._runs import RunVerbs
 __all__ = ["TaskStore"]
 
 
-class TaskStore(RunVerbs, ClaimVerbs, MessageVerbs, LedgerVerbs, KeepingVerbs):
+class TaskStore(RunVerbs, ClaimVerbs, MessageVerbs, LedgerVerbs, KeepingVerbs, BatchVerbs):
     """The task store on ``db``, which it owns: closing the store closes the database.
     With ``migrate`` the store's tables are brought up to date at once. Synchronous and
     safe to share between threads, and between processes (on PostgreSQL, machines)."""

@@ -42,9 +42,11 @@ def runs_document(store: TaskStore) -> list[dict[str, Any]]:
 def run_document(
     report: RunReport, files: Mapping[int, Sequence[str]] | None = None
 ) -> dict[str, Any]:
-    """One run with its report (tasks, time, cost, critical path, what needs a person)
-    and the files it keeps of each task (``RunFiles.listing``: its log and the agents'
-    transcripts), as paths from the project's root by task id."""
+    """One run with its report (tasks, time, cost, critical path, what needs a person),
+    the merge batches that concern it (``batches``: who rode each, its test runs, what
+    landed and what went back, and why), and the files it keeps of each task
+    (``RunFiles.listing``: its log and the agents' transcripts), as paths from the
+    project's root by task id."""
     run = report.run
     folder = f"{RUN_FILES_DIR}/{run.id}"
     return {
@@ -59,6 +61,7 @@ def run_document(
         "config": dict(run.config),
         "tasks": dict(Counter(t.status for t in report.tasks)),
         "report": report.to_dict(),
+        "batches": [batch.to_dict() for batch in report.batches],
         "files": {
             str(task): [f"{folder}/{name}" for name in names]
             for task, names in (files or {}).items()

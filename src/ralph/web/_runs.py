@@ -17,7 +17,15 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ralph.graph import Role
-from ralph.orchestrate import RunFiles, build_report, cancel_run, key_waits, load_report
+from ralph.orchestrate import (
+    RunFiles,
+    batch_words,
+    build_report,
+    cancel_run,
+    key_waits,
+    load_report,
+    run_batches,
+)
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import Issue
 from ralph.views import run_document, runs_document, task_document
@@ -76,7 +84,13 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
     tasks = store.list_tasks(run_id)
     events = store.events(run_id)
     report = build_report(
-        run, tasks, events, store.charges(run_id), store.messages(run_id), key_waits(store, run_id)
+        run,
+        tasks,
+        events,
+        store.charges(run_id),
+        store.messages(run_id),
+        key_waits(store, run_id),
+        run_batches(store, run, tasks),
     )
     layout = layout_graph(report.tasks, {t.id: t.deps for t in tasks})
     group = [int(n) for n in run.config.get("group", [])] or (
@@ -89,6 +103,7 @@ def _run_values(web: WebContext, run_id: int) -> dict[str, Any]:
         "report": report,
         "svg": render_svg(layout, report.critical_keys),
         "critical": set(report.critical_keys),
+        "batches": [(batch, batch_words(batch, run.id)) for batch in report.batches],
         "events": events[-LATEST_EVENTS:],
         "waiting": _waiting(web, run_id, group),
         "continues": continues,

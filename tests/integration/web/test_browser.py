@@ -33,11 +33,13 @@ from typing import Any
 import pytest
 
 from ralph.config import load_config
+from ralph.demo import create_demo_project
 from ralph.project import open_project
 from ralph.tasks import RunStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 from ..conftest import spawn_ralph
+from ..tasks.test_runs_show_batches import seed_batches
 from .conftest import WebProject, escalate_one, make_waiting_project, url_of
 
 pytestmark = pytest.mark.slow
@@ -274,6 +276,31 @@ def test_a_busy_board_fits_a_laptop_screen(
         assert first_row.count() > 1
         assert graph.locator(f"g.task.status-canceled:has(rect[y='{top}'])").count() == 0
         assert (tmp_path / "board.png").stat().st_size > 10_000
+        page.close()
+
+
+def test_a_run_page_shows_the_merge_batches_that_carried_its_changes(
+    browser: object, tmp_path: Path
+) -> None:
+    repo, epic = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as opened:
+        for title in ("Say goodbye", "Wave", "Translate the greetings"):
+            other = opened.tracker.create_issue(title).number
+        seeded = seed_batches(opened.store, root=epic, other_root=other)
+    with _serving(repo) as (url, _):
+        page = browser.new_page(viewport=LAPTOP)  # type: ignore[attr-defined]
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{url}runs/{seeded.run}")
+        section = page.locator("#batches")
+        section.scroll_into_view_if_needed()
+        assert page.locator("#batches tbody tr").count() == 2
+        row = page.inner_text(f"#batch-{seeded.own}")
+        assert "landed 2, sent back #13" in row
+        assert "#13 broke it: tests/test_limits.py::test_bound failed on top of #11, #12" in row
+        box = section.bounding_box()
+        assert box is not None
+        assert box["x"] + box["width"] <= LAPTOP["width"]
+        _shoot(page, "run-batches.png", tmp_path)
         page.close()
 
 

@@ -190,7 +190,7 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
-        # 11 is the task store's, 12 another owner's; versions are shared.
+        # 11 and 12 are the task store's; versions are shared.
         13,
         "local tracker: per-issue lookups by index at any board size",
         (
