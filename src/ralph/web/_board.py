@@ -26,7 +26,7 @@ __all__ = ["CARDS_PER_COLUMN", "board_fingerprint", "routes"]
 
 #: The cards a column shows before "N more" (a link to the whole column): a board of
 #: 10,000 issues stays a page a browser draws at once, and its server time small.
-CARDS_PER_COLUMN = 50
+CARDS_PER_COLUMN = 30
 
 
 @dataclass(frozen=True)

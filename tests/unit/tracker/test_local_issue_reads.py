@@ -55,3 +55,46 @@ def test_the_board_read_has_what_a_dashboard_shows_in_the_listing_order():
     assert tracker.board_issues(closed_since=tracker.now() + 1) == [
         i for i in board if i.number != first.number
     ]
+
+
+def test_the_kept_board_read_shows_every_kind_of_change(tmp_path):
+    """On SQLite the board read is kept until a write counts a change: each write that
+    touches an issue or a dependency shows in the next read, from this tracker or
+    another on the same file."""
+    from ralph.db import SqliteDatabase
+
+    db = SqliteDatabase(tmp_path / "ralph.db")
+    tracker = LocalTracker(db, repo="r")
+    other = LocalTracker(db, repo="r")
+
+    def shown(number: int) -> Issue:
+        return next(i for i in tracker.board_issues() if i.number == number)
+
+    epic = tracker.create_issue("Epic", estimate=Estimate.L)
+    child = tracker.create_issue("Child", state=WorkflowState.RESEARCH_NEEDED)
+    assert [i.number for i in tracker.board_issues()] == [epic.number, child.number]
+    other.add_sub_issue(epic.number, child.number)
+    assert shown(child.number).parent == epic.number
+    other.add_dependency(child.number, epic.number)
+    assert shown(child.number).blocked_by == (epic.number,)
+    other.remove_dependency(child.number, epic.number)
+    assert shown(child.number).blocked_by == ()
+    other.set_state(child.number, "__LOCK__", command="research")
+    assert shown(child.number).workflow_state is WorkflowState.RESEARCH_IN_PROGRESS
+    other.update_issue(child.number, title="Renamed", priority=Priority.P0)
+    assert (shown(child.number).title, shown(child.number).priority) == ("Renamed", Priority.P0)
+    other.project_board().clear_field(epic.number, "Estimate")
+    assert shown(epic.number).estimate is None
+    before = shown(child.number).updated_at
+    other.add_comment(child.number, "A note")
+    assert shown(child.number).updated_at >= before
+    other.archive_issue(child.number)
+    assert shown(child.number).archived
+    other.close_issue(epic.number)
+    assert shown(epic.number).status is IssueStatus.CLOSED
+    assert [i.number for i in tracker.board_issues(closed_since=tracker.now() + 60)] == [
+        child.number
+    ]
+    other.reopen_issue(epic.number)
+    assert shown(epic.number).status is IssueStatus.OPEN
+    db.close()

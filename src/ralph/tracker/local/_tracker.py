@@ -34,7 +34,13 @@ from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._simple_board import SimpleBoard
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.local._board import LocalBoardRecords
-from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS, allocate_number
+from ralph.tracker.local._schema import (
+    LOCAL_TRACKER_MIGRATIONS,
+    allocate_number,
+    board_changes,
+    count_board_change,
+    counts_board_changes,
+)
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -194,6 +200,8 @@ class LocalTracker(Tracker):
         super().__init__(clock=clock)
         self.db = db
         self.repo = repo
+        #: The board as ``board_issues`` last read it, with the changes counted then.
+        self._board_kept: tuple[int | None, list[Issue]] | None = None
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -278,20 +286,33 @@ class LocalTracker(Tracker):
         # What a dashboard shows, read lean: no bodies or labels, blockers but no other
         # relation, closed issues from the window only. A board of 10,000 is read for
         # every web board page and `ralph status`.
+        # Where writes count their changes (SQLite), the whole read is kept until the
+        # count moves: a board page or `ralph serve`'s look reads one row while nothing
+        # changed.
+        kept = counts_board_changes(self.db)
         sql = (
             "SELECT repo, number, title, '' AS body, workflow_state, estimate, priority, "
             "'[]' AS labels, assignees, status, close_reason, parent, created_at, "
             "updated_at, closed_at, archived_at FROM ralph_issues WHERE repo = ?"
         )
         params: list[Any] = [self.repo]
-        if closed_since is not None:
+        if closed_since is not None and not kept:
             sql += " AND (status = ? OR updated_at >= ?)"
             params += [_OPEN, closed_since]
         with self.db.read_transaction() as tx:
-            rows = tx.rows(sql, params)
-            relations = _Relations(tx, self.repo, blockers_only=True)
-        order = IssueQuery(status=None, archived=None)
-        return sorted((_issue(row, relations) for row in rows), key=order.sort_key)
+            changes = board_changes(tx, self.repo) if kept else None
+            board = self._board_kept
+            if board is None or board[0] != changes or changes is None:
+                rows = tx.rows(sql, params)
+                relations = _Relations(tx, self.repo, blockers_only=True)
+                order = IssueQuery(status=None, archived=None)
+                issues = sorted((_issue(row, relations) for row in rows), key=order.sort_key)
+                board = (changes, issues)
+                if kept:
+                    self._board_kept = board
+        if closed_since is None or not kept:
+            return list(board[1])
+        return [i for i in board[1] if i.is_open or i.updated_at >= closed_since]
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -311,6 +332,7 @@ class LocalTracker(Tracker):
             f"UPDATE ralph_issues SET {assignments} WHERE repo = ? AND number = ?",
             (*columns.values(), self.repo, number),
         )
+        count_board_change(self.db, tx, self.repo)
 
     def _comment(self, tx: Tx, number: int, body: str, author: str) -> Comment:
         now = self.now()
@@ -359,6 +381,7 @@ class LocalTracker(Tracker):
                     now,
                 ),
             )
+            count_board_change(self.db, tx, self.repo)
             # Read back in the same transaction: a store that cannot show the issue
             # (a table dropped by hand) keeps no half-made one.
             return self._read_issue(tx, number)
@@ -425,6 +448,7 @@ class LocalTracker(Tracker):
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (self.repo, blocked, blocking, self.now()),
             )
+            count_board_change(self.db, tx, self.repo)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         with self._board_write() as tx:
@@ -453,6 +477,7 @@ class LocalTracker(Tracker):
             if changed != 1:
                 actual = self._locked(tx, number)["workflow_state"]
                 raise StateConflict(number, expected, actual)
+            count_board_change(self.db, tx, self.repo)
             self._comment(tx, number, comment, author)
 
     # -- the board --------------------------------------------------------------------------
@@ -467,6 +492,7 @@ class LocalTracker(Tracker):
                 + ("AND archived_at IS NULL" if archived_at is not None else ""),
                 (archived_at, self.repo, number),
             )
+            count_board_change(self.db, tx, self.repo)
         return self.get_issue(number)
 
     def archive_issue(self, number: int) -> Issue:
