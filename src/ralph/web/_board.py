@@ -44,7 +44,13 @@ class Running:
 def board_fingerprint(project: Project) -> Hashable:
     """What changes when a card should move or change: each issue's state, fields and
     last update."""
-    issues = project.tracker.list_issues(IssueQuery(status=None, board=True))
+    tracker = project.tracker
+    if tracker.remote:
+        issues = tracker.list_issues(IssueQuery(status=None, board=True))
+    else:
+        # The dashboard's read, which a local board keeps while nothing changed: the
+        # feed looks twice a second during a run, at any board size.
+        issues = [i for i in tracker.board_issues() if not i.archived]
     return tuple(
         (i.number, i.workflow_state, i.estimate, i.priority, i.updated_at, i.status) for i in issues
     )
