@@ -98,13 +98,23 @@ class Console(rich_console.Console):
             renderable = _redacted(renderable)
         elif isinstance(renderable, Panel):
             renderable = _plain_titles(renderable)
+        # Each distinct text once per render: a table repeats its borders, paddings and
+        # column values on every row (a list of 100 issues is thousands of segments).
+        cleaned: dict[str, str] = {}
         for segment in super().render(renderable, options):
-            if segment.control or not segment.text:
+            text = segment.text
+            if segment.control or not text:
                 yield segment  # Rich's own cursor moves (a live display), no text
                 continue
+            clean = cleaned.get(text)
+            if clean is None:
+                # Dropped, not shown as U+FFFD: Rich laid the text out counting them as
+                # zero cells wide, so a wider mark would push a table's borders.
+                clean = cleaned[text] = printable(redact(text), "")
             style = segment.style
             if style is not None and style.link:
                 style = style.update_link(None)
-            # Dropped, not shown as U+FFFD: Rich laid the text out counting them as
-            # zero cells wide, so a wider mark would push a table's borders.
-            yield Segment(printable(redact(segment.text), ""), style)
+            elif clean is text:
+                yield segment  # nothing to take out
+                continue
+            yield Segment(clean, style)

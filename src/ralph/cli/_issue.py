@@ -41,6 +41,11 @@ BodyFileOpt = Annotated[
 ]
 
 
+#: The issues ``ralph issue list`` shows unless told (``gh issue list`` shows 30): a
+#: board of 10,000 is read in a fraction of a second but printed in many.
+LIST_LIMIT = 100
+
+
 def _say(text: str) -> None:
     Console(highlight=False).print(text)
 
@@ -159,7 +164,15 @@ def issue_list(
         IssueOrder,
         typer.Option("--order", help=f"One of: {', '.join(o.value for o in IssueOrder)}."),
     ] = IssueOrder.PRIORITY,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, max=MAX_COUNT)] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            min=0,
+            max=MAX_COUNT,
+            help=f"At most this many (0: all). Default {LIST_LIMIT}, and every issue with --json.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Issues, most urgent first."""
@@ -182,18 +195,30 @@ def issue_list(
         status=None if everything else IssueStatus.CLOSED if closed else IssueStatus.OPEN,
         archived=None if archived else False,
         order=order,
-        limit=limit,
     )
     with project_tracker(ctx) as (_, tracker):
-        issues = tracker.list_issues(query)
+        found = tracker.list_issues(query)
+    # Machines get every issue unless they ask for fewer; a person the first screenfuls.
+    if limit is None:
+        limit = 0 if as_json else LIST_LIMIT
+    issues = found[:limit] if limit else found
     if as_json:
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
-    else:
-        console = Console()
-        if console.is_terminal or not issues:
-            console.print(render_issue_list(issues))
-        else:  # a pipe reads one issue a line, never a title wrapped over two
-            echo(plain_issue_rows(issues), end="")
+        return
+    more = (
+        f"Showing {len(issues)} of {len(found)} issues: --limit N shows N, --limit 0 shows all."
+        if len(issues) < len(found)
+        else None
+    )
+    console = Console()
+    if console.is_terminal or not issues:
+        console.print(render_issue_list(issues))
+        if more:
+            console.print(more, style="bright_black")
+    else:  # a pipe reads one issue a line, never a title wrapped over two
+        echo(plain_issue_rows(issues), end="")
+        if more:
+            echo(more, err=True)
 
 
 #: ``gh issue list --state``'s words, none of them a workflow state.

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         expand_profile,
     )
     from ralph.dashboard._hygiene import (
+        MAX_DUPLICATES,
         DuplicateCandidate,
         HygieneConfig,
         HygieneItem,
@@ -68,6 +69,7 @@ __all__ = [
     "DAY_SECONDS",
     "FIELD_NAMES",
     "FILTER_PROFILES",
+    "MAX_DUPLICATES",
     "Dashboard",
     "DashboardItem",
     "DuplicateCandidate",

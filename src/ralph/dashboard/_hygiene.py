@@ -8,6 +8,7 @@ Ages are compared unrounded and shown to a tenth of a day, as the original did.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from ralph.errors import InvalidInput
 from ralph.workflow import TERMINAL_STATES, WorkflowState
 
 __all__ = [
+    "MAX_DUPLICATES",
     "DuplicateCandidate",
     "HygieneConfig",
     "HygieneItem",
@@ -37,6 +39,20 @@ _COMMON_PREFIXES = ("add", "create", "fix", "update", "remove", "implement", "re
 #: compared by its first characters.
 _COMPARED = 256
 _PUNCTUATION = str.maketrans("", "", "`'\"():,")
+#: The most duplicate candidates a report lists (the most alike; the rest are counted):
+#: a board of near-identical titles has pairs by the million.
+MAX_DUPLICATES = 100
+#: A number in a title: titles whose numbers differ name different things ("Issue 4 of
+#: the board", "Support Python 3.13"), however few letters apart.
+_NUMBER = re.compile(r"\d+")
+#: Up to this many titles (of the same numbers), every pair the definition finds is
+#: found. Beyond, two titles are compared only when they share a word, or a pair of
+#: words, few others have (``_RARE``): on a board of thousands, titles made only of the
+#: board's common words are too many to compare and say little alike.
+EXACT_UP_TO = 1_000
+#: A word in at most this share of the titles is rare.
+_RARE = 0.01
+_WORD = re.compile(r"\w+")
 
 
 #: The most days a threshold may name: ten years.
@@ -132,6 +148,8 @@ class HygieneReport:
     duplicate_candidates: tuple[DuplicateCandidate, ...]
     #: Open-work items with both an estimate and a priority, in percent.
     field_coverage_percent: int
+    #: Duplicate candidates found beyond the ``MAX_DUPLICATES`` listed.
+    duplicates_left_out: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The original's JSON shape (camelCase)."""
@@ -153,7 +171,8 @@ class HygieneReport:
                 "orphanCount": len(self.orphaned_items),
                 "fieldCoveragePercent": self.field_coverage_percent,
                 "wipViolationCount": len(self.wip_violations),
-                "duplicateCandidateCount": len(self.duplicate_candidates),
+                "duplicateCandidateCount": len(self.duplicate_candidates)
+                + self.duplicates_left_out,
             },
         }
 
@@ -239,41 +258,139 @@ def _distance_within(a: str, b: str, limit: int) -> int | None:
     return previous[-1] if previous[-1] <= limit else None
 
 
+#: The length of the pieces titles are blocked by (pairs of letters).
+_Q = 2
+
+
+def _needed_grams(length: int, threshold: float) -> int:
+    """The fewest letter pairs a title of ``length`` shares with any title alike enough
+    to be a candidate (at most twice as long: longer ones are never compared). Each
+    edit breaks at most ``_Q`` of them (Ukkonen's count filter); 0 or less: no bound,
+    the title is compared with every other."""
+    return min(
+        longest - _Q + 1 - _Q * math.floor((1 - threshold) * longest + 1e-9)
+        for longest in range(max(length, 1), 2 * max(length, 1) + 1)
+    )
+
+
+def _candidate_pairs(titles: Sequence[str], threshold: float) -> set[tuple[int, int]]:
+    """Pairs of ``titles`` (by index) that may be alike enough: every pair the edit
+    distance would find, without looking at most others. Two titles within the distance
+    share at least ``_needed_grams`` letter pairs, so (prefix filtering) each title's
+    rarest ``n - needed + 1`` pairs meet the other's: only titles that share a rare
+    pair of letters are compared. A pair repeated in a title counts as a new one each
+    time (its first, second... occurrence), so shared counts are a multiset's."""
+    grams: list[list[tuple[str, int]]] = []
+    for title in titles:
+        seen: Counter[str] = Counter()
+        tagged = []
+        for at in range(len(title) - _Q + 1):
+            piece = title[at : at + _Q]
+            tagged.append((piece, seen[piece]))
+            seen[piece] += 1
+        grams.append(tagged)
+    frequency = Counter(gram for tagged in grams for gram in tagged)
+    index: dict[tuple[str, int], list[int]] = {}
+    unbounded: list[int] = []
+    pairs: set[tuple[int, int]] = set()
+    for j, tagged in enumerate(grams):
+        needed = _needed_grams(len(titles[j]), threshold)
+        if needed <= 0:
+            pairs.update((i, j) for i in range(j))
+            unbounded.append(j)
+            continue
+        pairs.update((i, j) for i in unbounded)
+        tagged.sort(key=lambda each: (frequency[each], each))
+        for each in tagged[: len(tagged) - needed + 1]:
+            found = index.setdefault(each, [])
+            pairs.update((i, j) for i in found)
+            found.append(j)
+    return pairs
+
+
+def _sharing_a_rare_word(titles: Sequence[str]) -> set[tuple[int, int]]:
+    """Pairs of ``titles`` (by index) that share a word, or two words, at most ``_RARE``
+    of them have: a title one letter apart from another keeps all its words but one,
+    and two common words together are rarely common."""
+    holders: dict[str | tuple[str, str], list[int]] = {}
+    for index, title in enumerate(titles):
+        words = sorted(set(_WORD.findall(title)))
+        keys: list[str | tuple[str, str]] = [*words]
+        keys += [(a, b) for at, a in enumerate(words) for b in words[at + 1 :]]
+        for key in keys:
+            holders.setdefault(key, []).append(index)
+    most = max(2, math.floor(_RARE * len(titles)))
+    pairs: set[tuple[int, int]] = set()
+    for having in holders.values():
+        if len(having) <= most:
+            pairs.update(
+                (having[x], having[y])
+                for x in range(len(having))
+                for y in range(x + 1, len(having))
+            )
+    return pairs
+
+
 def _duplicates(
     items: Sequence[DashboardItem], now: float, threshold: float
-) -> list[DuplicateCandidate]:
-    found = []
+) -> tuple[list[DuplicateCandidate], int]:
+    """The pairs of ``items`` whose titles are at least ``threshold`` alike, at most
+    ``MAX_DUPLICATES`` of them (the most alike, in board order), and how many more.
+    Titles are compared only with others of the same numbers that share rare letter
+    pairs (``_candidate_pairs``), or on a large board rare words: 10,000 issues take
+    seconds, not hours."""
     normalized = [normalize_title(i.title) for i in items]
     letters = [Counter(title) for title in normalized]
-    for i, a in enumerate(items):
-        for j in range(i + 1, len(items)):
-            na, nb = normalized[i], normalized[j]
-            longest = max(len(na), len(nb))
-            # Titles of very different lengths are not the same issue: skip the distance.
-            if longest and abs(len(na) - len(nb)) / longest > 0.5:
-                continue
-            if longest == 0:
-                similarity = 1.0
-            else:
-                # similarity >= threshold  <=>  distance <= (1 - threshold) * longest
-                limit = math.floor((1 - threshold) * longest + 1e-9)
-                # Every letter one title has more of than the other costs an edit at
-                # least: a cheap bound that spares most pairs the distance itself.
-                mine, theirs = letters[i], letters[j]
-                shared = sum(min(n, theirs.get(c, 0)) for c, n in mine.items())
-                if longest - shared > limit:
-                    continue
-                distance = _distance_within(na, nb, limit)
-                if distance is None:
-                    continue
-                similarity = 1 - distance / longest
-            if similarity >= threshold:
-                found.append(
-                    DuplicateCandidate(
-                        _item(a, now), _item(items[j], now), _round_half_up(similarity, 2)
-                    )
-                )
-    return found
+    by_numbers: dict[tuple[str, ...], list[int]] = {}
+    for index, title in enumerate(normalized):
+        by_numbers.setdefault(tuple(_NUMBER.findall(title)), []).append(index)
+    found: list[tuple[float, int, int]] = []
+    for members in by_numbers.values():
+        if len(members) < 2:
+            continue
+        titles = [normalized[m] for m in members]
+        candidates = (
+            _candidate_pairs(titles, threshold)
+            if len(members) <= EXACT_UP_TO
+            else _sharing_a_rare_word(titles)
+        )
+        for x, y in candidates:
+            i, j = members[x], members[y]
+            similarity = _similarity(
+                normalized[i], normalized[j], letters[i], letters[j], threshold
+            )
+            if similarity is not None:
+                found.append((similarity, i, j))
+    kept = sorted(found, key=lambda f: (-f[0], f[1], f[2]))[:MAX_DUPLICATES]
+    kept.sort(key=lambda f: (f[1], f[2]))
+    return [
+        DuplicateCandidate(_item(items[i], now), _item(items[j], now), _round_half_up(s, 2))
+        for s, i, j in kept
+    ], len(found) - len(kept)
+
+
+def _similarity(
+    na: str, nb: str, mine: Counter[str], theirs: Counter[str], threshold: float
+) -> float | None:
+    """How alike two normalised titles are, when at least ``threshold``; else None."""
+    longest = max(len(na), len(nb))
+    if longest == 0:
+        return 1.0
+    # Titles of very different lengths are not the same issue: skip the distance.
+    if abs(len(na) - len(nb)) / longest > 0.5:
+        return None
+    # similarity >= threshold  <=>  distance <= (1 - threshold) * longest
+    limit = math.floor((1 - threshold) * longest + 1e-9)
+    # Every letter one title has more of than the other costs an edit at least: a
+    # cheap bound that spares most pairs the distance itself.
+    shared = sum(min(n, theirs.get(c, 0)) for c, n in mine.items())
+    if longest - shared > limit:
+        return None
+    distance = _distance_within(na, nb, limit)
+    if distance is None:
+        return None
+    similarity = 1 - distance / longest
+    return similarity if similarity >= threshold else None
 
 
 def build_hygiene_report(
@@ -308,6 +425,7 @@ def build_hygiene_report(
             )
     complete = [i for i in open_work if i.estimate is not None and i.priority is not None]
     coverage = math.floor(100 * len(complete) / len(open_work) + 0.5) if open_work else 100
+    duplicates, left_out = _duplicates(open_work, now, config.similarity_threshold)
     return HygieneReport(
         generated_at=now,
         total_items=len(items),
@@ -317,12 +435,20 @@ def build_hygiene_report(
         missing_estimate=tuple(_item(i, now) for i in open_work if i.estimate is None),
         missing_priority=tuple(_item(i, now) for i in open_work if i.priority is None),
         wip_violations=tuple(violations),
-        duplicate_candidates=tuple(_duplicates(open_work, now, config.similarity_threshold)),
+        duplicate_candidates=tuple(duplicates),
         field_coverage_percent=coverage,
+        duplicates_left_out=left_out,
     )
 
 
 _TABLE = ["| Issue | Title | State | Age |", "|-------|-------|-------|-----|"]
+
+
+def _duplicate_count(report: HygieneReport) -> str:
+    shown = len(report.duplicate_candidates)
+    if not report.duplicates_left_out:
+        return str(shown)
+    return f"{shown + report.duplicates_left_out} (the {shown} most alike below)"
 
 
 def _days(value: float) -> str:
@@ -352,7 +478,7 @@ def format_hygiene_markdown(report: HygieneReport) -> str:
         f"- Orphaned items: {len(report.orphaned_items)}",
         f"- Field coverage: {report.field_coverage_percent}%",
         f"- WIP violations: {len(report.wip_violations)}",
-        f"- Duplicate candidates: {len(report.duplicate_candidates)}",
+        f"- Duplicate candidates: {_duplicate_count(report)}",
         "",
     ]
     for title, section in (

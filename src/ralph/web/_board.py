@@ -22,7 +22,11 @@ from ralph.views import BoardView, load_board
 from ralph.web._context import WebContext, context_of
 from ralph.workflow import WorkflowState
 
-__all__ = ["board_fingerprint", "routes"]
+__all__ = ["CARDS_PER_COLUMN", "board_fingerprint", "routes"]
+
+#: The cards a column shows before "N more" (a link to the whole column): a board of
+#: 10,000 issues stays a page a browser draws at once, and its server time small.
+CARDS_PER_COLUMN = 30
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,13 @@ class Running:
 def board_fingerprint(project: Project) -> Hashable:
     """What changes when a card should move or change: each issue's state, fields and
     last update."""
-    issues = project.tracker.list_issues(IssueQuery(status=None, board=True))
+    tracker = project.tracker
+    if tracker.remote:
+        issues = tracker.list_issues(IssueQuery(status=None, board=True))
+    else:
+        # The dashboard's read, which a local board keeps while nothing changed: the
+        # feed looks twice a second during a run, at any board size.
+        issues = [i for i in tracker.board_issues() if not i.archived]
     return tuple(
         (i.number, i.workflow_state, i.estimate, i.priority, i.updated_at, i.status) for i in issues
     )
@@ -68,7 +78,7 @@ def _load(web: WebContext) -> BoardView:
         )
 
 
-def _values(web: WebContext) -> dict[str, Any]:
+def _values(web: WebContext, column: str | None) -> dict[str, Any]:
     board = _load(web)
     dashboard = board.dashboard
     flags: dict[int, list[str]] = {}
@@ -95,6 +105,9 @@ def _values(web: WebContext) -> dict[str, Any]:
         "over_limit": over_limit,
         "limits": web.project.config.wip_limits,
         "running": _running(web.project),
+        # The column shown whole (``?column=STATE``), if it is one; the others are cut.
+        "column": column if column in {p.state for p in dashboard.phases} else None,
+        "cards_per_column": CARDS_PER_COLUMN,
     }
 
 
@@ -108,7 +121,7 @@ def _phases_in_view(phases: Sequence[PhaseSnapshot]) -> list[PhaseSnapshot]:
 def board_page(request: Request) -> Response:
     web = context_of(request)
     name = "_board.html" if request.query_params.get("fragment") else "board.html"
-    return web.page(request, name, _values(web))
+    return web.page(request, name, _values(web, request.query_params.get("column")))
 
 
 def board_api(request: Request) -> Response:

@@ -3,12 +3,16 @@ duplicate pairs, each section's rule, the summary and the Markdown layout."""
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ralph.dashboard import (
     DAY_SECONDS,
+    MAX_DUPLICATES,
     DashboardItem,
     HygieneConfig,
     build_hygiene_report,
@@ -16,6 +20,7 @@ from ralph.dashboard import (
     normalize_title,
     title_similarity,
 )
+from ralph.dashboard._hygiene import EXACT_UP_TO
 from ralph.errors import InvalidInput
 
 NOW = 1_771_243_200.0  # 2026-02-16T12:00:00Z, the original's tests' NOW
@@ -276,3 +281,81 @@ def test_duplicates_are_exactly_the_pairs_at_or_above_the_threshold(titles, thre
     for d in found:
         exact = title_similarity(titles[d.first.number - 1], titles[d.second.number - 1])
         assert abs(d.similarity - exact) <= 0.005 + 1e-9  # rounded to two decimals
+
+
+def test_titles_that_differ_only_in_a_number_are_different_issues():
+    found = report(
+        item(1, title="Issue 4 of the benchmark board"),
+        item(2, title="Issue 5 of the benchmark board"),
+        item(3, title="Support Python 3.12"),
+        item(4, title="Support Python 3.13"),
+        item(5, title="Issue 4 of the benchmark boards"),
+    ).duplicate_candidates
+    assert [(d.first.number, d.second.number) for d in found] == [(1, 5)]
+
+
+@pytest.mark.timeout(30)
+def test_ten_thousand_titles_a_number_apart_are_no_duplicates_and_take_no_time():
+    items = [item(n, title=f"Issue {n} of the benchmark board") for n in range(1, 10_001)]
+    assert report(*items).duplicate_candidates == ()
+
+
+def test_the_report_keeps_the_most_alike_pairs_and_counts_the_rest():
+    items = [item(n, title="Add caching to API layer") for n in range(1, 21)]
+    items += [item(n, title="Add caching to the API layers") for n in range(21, 24)]
+    found = report(*items)
+    assert len(found.duplicate_candidates) == MAX_DUPLICATES
+    assert found.duplicates_left_out == 190 + 3 + 60 - MAX_DUPLICATES
+    assert {d.similarity for d in found.duplicate_candidates} == {1.0}
+    pairs = [(d.first.number, d.second.number) for d in found.duplicate_candidates]
+    assert pairs == sorted(pairs)
+    summary = found.to_dict()["summary"]
+    assert summary["duplicateCandidateCount"] == 190 + 3 + 60
+    text = format_hygiene_markdown(found)
+    assert f"- Duplicate candidates: 253 (the {MAX_DUPLICATES} most alike below)" in text
+
+
+_WORDS = ["api", "cache", "layer", "login", "fix", "add", "token", "user", "page", "form"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    titles=st.lists(
+        st.lists(st.sampled_from(_WORDS), min_size=1, max_size=5).map(" ".join),
+        min_size=2,
+        max_size=12,
+    ),
+    threshold=st.sampled_from([0.5, 0.7, 0.8, 0.9]),
+)
+def test_duplicates_of_word_titles_are_exactly_the_pairs_at_or_above_the_threshold(
+    titles, threshold
+):
+    """The candidates' blocking (shared rare pairs of letters) loses no pair the
+    definition finds, on titles made of a few common words."""
+    items = [item(n, title=t) for n, t in enumerate(titles, 1)]
+    found = report(*items, similarity_threshold=threshold).duplicate_candidates
+    expected = []
+    for i, a in enumerate(titles):
+        for j in range(i + 1, len(titles)):
+            na, nb = normalize_title(a), normalize_title(titles[j])
+            longest = max(len(na), len(nb))
+            if longest and abs(len(na) - len(nb)) / longest > 0.5:
+                continue
+            if title_similarity(a, titles[j]) >= threshold:
+                expected.append((i + 1, j + 1))
+    assert [(d.first.number, d.second.number) for d in found] == expected
+
+
+def test_on_a_large_board_a_title_a_letter_from_another_is_still_found():
+    """Beyond EXACT_UP_TO titles, those sharing a rare word (or pair of words) are
+    compared: a near-copy keeps all its words but one."""
+    rng = random.Random(5)
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 8)))
+
+    titles = [f"{word()} {word()} {word()}" for _ in range(EXACT_UP_TO + 200)]
+    titles.append(titles[17][:-1] + "z" if titles[17][-1] != "z" else titles[17][:-1] + "y")
+    items = [item(n, title=t) for n, t in enumerate(titles, 1)]
+    found = report(*items).duplicate_candidates
+    assert [(d.first.number, d.second.number) for d in found] == [(18, len(titles))]

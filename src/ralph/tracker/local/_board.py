@@ -12,6 +12,7 @@ from ralph.db import Database
 from ralph.errors import IssueNotFound
 from ralph.tracker._board_fields import ESTIMATE
 from ralph.tracker._simple_board import BoardRecords
+from ralph.tracker.local._schema import count_board_change
 
 __all__ = ["LocalBoardRecords"]
 
@@ -87,3 +88,4 @@ class LocalBoardRecords(BoardRecords):
             )
             if changed != 1:
                 raise IssueNotFound(number)
+            count_board_change(self.db, tx, self.repo)

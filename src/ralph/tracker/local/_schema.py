@@ -6,9 +6,15 @@ Versions are numbered across every owner of the database (the task store's are i
 
 from __future__ import annotations
 
-from ralph.db import Migration, Tx
+from ralph.db import Database, Migration, Tx
 
-__all__ = ["LOCAL_TRACKER_MIGRATIONS", "allocate_number"]
+__all__ = [
+    "LOCAL_TRACKER_MIGRATIONS",
+    "allocate_number",
+    "board_changes",
+    "count_board_change",
+    "counts_board_changes",
+]
 
 
 def allocate_number(tx: Tx, repo: str) -> int:
@@ -25,6 +31,32 @@ def allocate_number(tx: Tx, repo: str) -> int:
     )
     assert row is not None
     return int(row["last_number"])
+
+
+def counts_board_changes(db: Database) -> bool:
+    """Whether writes to ``db`` count their board changes: on SQLite, whose writers take
+    turns anyway; on PostgreSQL the counter's row would make every writer of a
+    repository wait for the one before, so its board is read whole each time."""
+    return db.dialect == "sqlite"
+
+
+def count_board_change(db: Database, tx: Tx, repo: str) -> None:
+    """Count a change to ``repo``'s issues or dependencies (any column of either), so a
+    reader that kept the board can tell, with one lookup, whether it still holds. Every
+    write to those tables calls it, in its transaction."""
+    if not counts_board_changes(db):
+        return
+    tx.run(
+        "INSERT INTO ralph_board_changes (repo, changes) VALUES (?, 1) ON CONFLICT (repo) "
+        "DO UPDATE SET changes = ralph_board_changes.changes + 1",
+        (repo,),
+    )
+
+
+def board_changes(tx: Tx, repo: str) -> int:
+    """How many changes ``count_board_change`` has counted for ``repo``."""
+    row = tx.one("SELECT changes FROM ralph_board_changes WHERE repo = ?", (repo,))
+    return 0 if row is None else int(row["changes"])
 
 
 LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
@@ -186,6 +218,30 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
                 repo TEXT NOT NULL,
                 linked TEXT NOT NULL,
                 PRIMARY KEY (repo, linked)
+            )""",
+        ),
+    ),
+    Migration(
+        # 11 and 12 are the task store's; versions are shared.
+        13,
+        "local tracker: per-issue lookups by index at any board size",
+        (
+            # Children in number order, and the pull requests closing an issue in theirs,
+            # straight from an index: SQLite's planner otherwise walked the primary key
+            # (the whole repository) to save the sort.
+            "DROP INDEX ralph_issues_by_parent",
+            "CREATE INDEX ralph_issues_by_parent ON ralph_issues (repo, parent, number)",
+            "DROP INDEX ralph_pull_request_closes_by_issue",
+            """CREATE INDEX ralph_pull_request_closes_by_issue
+                ON ralph_pull_request_closes (repo, issue, pull_request)""",
+            # The board's last change (``board_version``, which ``ralph serve`` polls)
+            # without reading every issue.
+            "CREATE INDEX ralph_issues_by_update ON ralph_issues (repo, updated_at)",
+            # Every change to a repository's issues counted (``count_board_change``):
+            # the board read for the dashboard is kept while the count stands.
+            """CREATE TABLE ralph_board_changes (
+                repo TEXT PRIMARY KEY,
+                changes INTEGER NOT NULL
             )""",
         ),
     ),

@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import MISSING, fields
 from typing import Any
 
 from ralph.dashboard import ProjectStatus
@@ -33,7 +34,13 @@ from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._simple_board import SimpleBoard
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.local._board import LocalBoardRecords
-from ralph.tracker.local._schema import LOCAL_TRACKER_MIGRATIONS, allocate_number
+from ralph.tracker.local._schema import (
+    LOCAL_TRACKER_MIGRATIONS,
+    allocate_number,
+    board_changes,
+    count_board_change,
+    counts_board_changes,
+)
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["LocalTracker"]
@@ -47,8 +54,13 @@ BOARD_LOOK_SECONDS = 0.05
 _REOPENED = "reopened"
 
 
+#: The statuses' stored values, read once: an enum member's ``.value`` is a descriptor
+#: call, twice per issue of a listing.
+_OPEN, _CLOSED = IssueStatus.OPEN.value, IssueStatus.CLOSED.value
+
+
 def _close_reason(row: Row) -> CloseReason | None:
-    if row["status"] != IssueStatus.CLOSED.value or not row["close_reason"]:
+    if row["status"] != _CLOSED or not row["close_reason"]:
         return None
     return CloseReason(row["close_reason"])
 
@@ -66,10 +78,25 @@ def _names(text: str) -> tuple[str, ...]:
     return () if text == "[]" else tuple(json.loads(text))
 
 
+#: Every field's default, for ``_made_issue``.
+_ISSUE_DEFAULTS = {f.name: f.default for f in fields(Issue) if f.default is not MISSING}
+
+
+def _made_issue(**values: Any) -> Issue:
+    """``Issue(**values)`` at a seventh of its cost: a frozen dataclass's ``__init__``
+    sets each of its 23 fields through ``object.__setattr__``, a large part of reading
+    a board of 10,000 issues. An equal object (a test holds them so); only for values
+    this module read from its own tables."""
+    issue = object.__new__(Issue)
+    issue.__dict__.update(_ISSUE_DEFAULTS)
+    issue.__dict__.update(values)
+    return issue
+
+
 def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) -> Issue:
     number = row["number"]
     state, estimate, priority = row["workflow_state"], row["estimate"], row["priority"]
-    return Issue(
+    return _made_issue(
         number=number,
         title=row["title"],
         body=row["body"],
@@ -81,7 +108,7 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
         assignees=_names(row["assignees"]),
         status=_STATUSES.get(row["status"]) or IssueStatus(row["status"]),
         close_reason=_close_reason(row),
-        reopened=row["status"] == IssueStatus.OPEN.value and row["close_reason"] == _REOPENED,
+        reopened=row["status"] == _OPEN and row["close_reason"] == _REOPENED,
         parent=row["parent"],
         sub_issues=tuple(relations.children.get(number, ())),
         blocked_by=tuple(relations.blocked_by.get(number, ())),
@@ -111,13 +138,23 @@ def _status_update(row: Row) -> StatusUpdate:
 
 class _Relations:
     """The relations of one issue, or (``number`` None) of every issue in a repository,
-    read in three statements."""
+    read in three statements; with ``blockers_only``, every issue's blockers alone (what
+    a dashboard shows)."""
 
-    def __init__(self, tx: Tx, repo: str, number: int | None = None) -> None:
+    def __init__(
+        self, tx: Tx, repo: str, number: int | None = None, *, blockers_only: bool = False
+    ) -> None:
         self.children: dict[int, list[int]] = {}
         self.blocked_by: dict[int, list[int]] = {}
         self.blocking: dict[int, list[int]] = {}
         self.pull_requests: dict[int, list[int]] = {}
+        if blockers_only:
+            for blocked, blocking in tx.columns(
+                "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+                (repo,),
+            )[1]:
+                self.blocked_by.setdefault(blocked, []).append(blocking)
+            return
         one = number is not None
         for row in tx.rows(
             "SELECT parent, number FROM ralph_issues WHERE repo = ? AND "
@@ -127,10 +164,15 @@ class _Relations:
         ):
             self.children.setdefault(row["parent"], []).append(row["number"])
         for row in tx.rows(
-            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ?"
-            + (" AND (blocked = ? OR blocking = ?)" if one else "")
-            + " ORDER BY position",
-            (repo, number, number) if one else (repo,),
+            # One issue's both sides as two lookups, each on its own index: an OR of the
+            # two is served by the repository's prefix alone, so by every dependency.
+            "SELECT blocked, blocking, position FROM ralph_issue_deps "
+            "WHERE repo = ? AND blocked = ? UNION "
+            "SELECT blocked, blocking, position FROM ralph_issue_deps "
+            "WHERE repo = ? AND blocking = ? ORDER BY position"
+            if one
+            else "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+            (repo, number, repo, number) if one else (repo,),
         ):
             self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
             self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
@@ -158,6 +200,8 @@ class LocalTracker(Tracker):
         super().__init__(clock=clock)
         self.db = db
         self.repo = repo
+        #: The board as ``board_issues`` last read it, with the changes counted then.
+        self._board_kept: tuple[int | None, list[Issue]] | None = None
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -238,6 +282,38 @@ class LocalTracker(Tracker):
             relations = _Relations(tx, self.repo)
         return query.apply([_issue(row, relations) for row in rows])
 
+    def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
+        # What a dashboard shows, read lean: no bodies or labels, blockers but no other
+        # relation, closed issues from the window only. A board of 10,000 is read for
+        # every web board page and `ralph status`.
+        # Where writes count their changes (SQLite), the whole read is kept until the
+        # count moves: a board page or `ralph serve`'s look reads one row while nothing
+        # changed.
+        kept = counts_board_changes(self.db)
+        sql = (
+            "SELECT repo, number, title, '' AS body, workflow_state, estimate, priority, "
+            "'[]' AS labels, assignees, status, close_reason, parent, created_at, "
+            "updated_at, closed_at, archived_at FROM ralph_issues WHERE repo = ?"
+        )
+        params: list[Any] = [self.repo]
+        if closed_since is not None and not kept:
+            sql += " AND (status = ? OR updated_at >= ?)"
+            params += [_OPEN, closed_since]
+        with self.db.read_transaction() as tx:
+            changes = board_changes(tx, self.repo) if kept else None
+            board = self._board_kept
+            if board is None or board[0] != changes or changes is None:
+                rows = tx.rows(sql, params)
+                relations = _Relations(tx, self.repo, blockers_only=True)
+                order = IssueQuery(status=None, archived=None)
+                issues = sorted((_issue(row, relations) for row in rows), key=order.sort_key)
+                board = (changes, issues)
+                if kept:
+                    self._board_kept = board
+        if closed_since is None or not kept:
+            return list(board[1])
+        return [i for i in board[1] if i.is_open or i.updated_at >= closed_since]
+
     # -- writes -----------------------------------------------------------------------------
 
     def _locked(self, tx: Tx, number: int) -> Row:
@@ -256,6 +332,7 @@ class LocalTracker(Tracker):
             f"UPDATE ralph_issues SET {assignments} WHERE repo = ? AND number = ?",
             (*columns.values(), self.repo, number),
         )
+        count_board_change(self.db, tx, self.repo)
 
     def _comment(self, tx: Tx, number: int, body: str, author: str) -> Comment:
         now = self.now()
@@ -304,6 +381,7 @@ class LocalTracker(Tracker):
                     now,
                 ),
             )
+            count_board_change(self.db, tx, self.repo)
             # Read back in the same transaction: a store that cannot show the issue
             # (a table dropped by hand) keeps no half-made one.
             return self._read_issue(tx, number)
@@ -370,6 +448,7 @@ class LocalTracker(Tracker):
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (self.repo, blocked, blocking, self.now()),
             )
+            count_board_change(self.db, tx, self.repo)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         with self._board_write() as tx:
@@ -398,6 +477,7 @@ class LocalTracker(Tracker):
             if changed != 1:
                 actual = self._locked(tx, number)["workflow_state"]
                 raise StateConflict(number, expected, actual)
+            count_board_change(self.db, tx, self.repo)
             self._comment(tx, number, comment, author)
 
     # -- the board --------------------------------------------------------------------------
@@ -412,6 +492,7 @@ class LocalTracker(Tracker):
                 + ("AND archived_at IS NULL" if archived_at is not None else ""),
                 (archived_at, self.repo, number),
             )
+            count_board_change(self.db, tx, self.repo)
         return self.get_issue(number)
 
     def archive_issue(self, number: int) -> Issue:
