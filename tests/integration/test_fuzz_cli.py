@@ -32,7 +32,7 @@ from ralph.cli import app, main
 from ralph.cli._lazy_root import whole_tree
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.project import open_project
+from ralph.project import open_project, record_settings
 from ralph.workflow import WorkflowState
 
 from .snapshots import files, refs, tables
@@ -104,6 +104,9 @@ def make_place(root: Path) -> Place:
         project.tracker.create_issue("Child", state=WorkflowState.BACKLOG)
         project.git.git("branch", "feature/fuzz", "main", what="make a branch")
         pr = project.code_host.create_pull_request(head="feature/fuzz", base="main", title="Fuzz")
+        # A person's first run records the guarded settings they start from (trust on
+        # first use): done here, so "nothing written" means nothing of the bad command's.
+        record_settings(project.config, project.store, project.settings)
     fresh = root / "fresh"
     fresh.mkdir()
     for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "first"]):
@@ -182,6 +185,8 @@ def bad_values(place: Place, path: tuple[str, ...], param: Any) -> st.SearchStra
     if kind is int:
         if name == "port":  # 0 is a port too (any free one): past 65535 is not
             return st.sampled_from(JUNK_NUMBERS) | HUGE | NEGATIVE | st.just("65536")
+        if name == "limit":  # 0 is every one
+            return st.sampled_from(JUNK_NUMBERS) | HUGE | NEGATIVE
         if name in ("concurrency",):  # workers in this process: a bounded number
             return BAD_NUMBER | st.integers(min_value=10**4, max_value=2**62).map(str)
         if name in ("number", "parent", "child", "by", "run", "task_id"):  # must exist
