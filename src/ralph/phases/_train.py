@@ -5,20 +5,25 @@ once on the base as they will land (``ralph.workflow``'s ``Train`` decides each 
 Cars: its own pull request first, then those of the merge tasks waiting on the key whose
 pull request the merge policy judges ready (on the local host the required check not run
 yet counts as passing: the train's test run is that check), by issue priority, then age,
-at most ``merge_batch``. A car already sent back on its head, or changing a control file
-a person has not accepted, waits for its own task.
+at most ``merge_batch``. A car already sent back on its head, changing a control file
+a person has not accepted, with an issue out of the merge phase's states (a person moved
+it to Human Needed) or locked by another holder, waits for its own task. The riders'
+issues are locked for the batch (``_train_locks.py``).
 
 Each step: a prefix is built as it will land (a chain of merge commits made with git's
 plumbing on the current base, one per car, squashed where the merge method says) and the
 project's test command runs on it in a scratch checkout, sandboxed like every test run; a
 car that does not merge onto the cars before it is left out without a run. A passing
 prefix lands car by car (``merge_pull_request`` on the head judged ready), the base's tree
-checked against the tree tested after each. A car that breaks the tests goes back: the
+checked against the tree tested after each; a car the host will not merge (its branch
+moved, blocked, behind) is left out with the host's words. A car that breaks the tests goes back: the
 rejection in the batch record, which its own merge task finds (``rejection_of``) and
 turns into an address round. Where Ralph runs the checks, the train's run is each car's
 required check ``test``, recorded on its head (passing as it lands, failing as it goes
 back). The record is saved after every step, so the next conductor of the repository
-finishes a batch whose conductor died (``resume_batch``).
+finishes a batch whose conductor died (``resume_batch``): the merges it made recorded,
+runs kept only where the base's tree is the tree tested; a batch whose takeovers keep
+failing is abandoned.
 """
 
 from __future__ import annotations
@@ -71,10 +76,17 @@ def conduct(
         return Train(conductor.tip(), ())  # landed with the batch taken over, or closed
     if now.head_oid != own.head_oid:
         return Train(conductor.tip(), ())  # pushed to meanwhile: judged again
-    riders = gather(ctx, own, own_members, by_person, ctx.project.config.merge_batch)
+    if sent_back(ctx, now) is not None:
+        return Train(conductor.tip(), ())  # the batch taken over sent it back
+    limit = ctx.project.config.merge_batch
+    riders = gather(ctx, own, own_members, by_person, limit, conductor.locks)
     conductor.riders = {rider.car.pr: rider for rider in riders}
     train = Train(conductor.tip(), tuple(rider.car for rider in riders))
-    batch = ctx.project.store.open_batch(task.run_id, task.id, repo, train.to_record())
+    try:
+        batch = ctx.project.store.open_batch(task.run_id, task.id, repo, train.to_record())
+    except BaseException:
+        conductor.locks.give_back_all()  # no batch: the riders are their own tasks' again
+        raise
     if len(riders) > 1:
         ctx.say(f"Merge train: {numbered([r.car.pr for r in riders])} ride batch {batch.id}.")
     return conductor.drive(batch, train)

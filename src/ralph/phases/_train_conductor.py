@@ -9,11 +9,13 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ralph.errors import HeadMoved, MergeConflict, TrackerError
+from ralph.errors import TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
 from ralph.phases._merged import finish_merged
+from ralph.phases._train_locks import RiderLocks
 from ralph.phases._worktree_hooks import after_create
 from ralph.project import TEST_CHECK, record_ralph_merge
 from ralph.tasks import BatchStatus, MergeBatch
@@ -59,8 +61,6 @@ class Rider:
     #: conductor's own: its merge phase finishes it).
     members: tuple[Issue, ...]
     task_id: int | None
-    #: A person accepted the control files it changes.
-    by_person: bool
 
 
 class Conductor:
@@ -73,12 +73,27 @@ class Conductor:
         self.host = ctx.code_host
         self.store = ctx.project.store
         self.riders: dict[int, Rider] = {}
+        #: How many conductors took this batch over (kept in its record): a batch whose
+        #: takeover keeps failing is given up rather than holding the key for good.
+        self.resumes = 0
+        #: Each landed car's merge (its pull request, merge commit, the base before it,
+        #: whether a person accepted its control files, whether it was finished), kept
+        #: in the record: a conductor killed between the merge and recording it leaves
+        #: that to the next one.
+        self.landings: dict[int, dict[str, Any]] = {}
+        #: The riders' issue locks, given back as each leaves the train.
+        self.locks = RiderLocks(self.store, ctx.project.repo_name)
 
     # -- the record ---------------------------------------------------------------------
 
     def save(self, batch: MergeBatch, train: Train, *, done: bool = False) -> MergeBatch:
         status = BatchStatus.DONE if done else None
-        return self.store.save_batch(batch.id, train.to_record(), status)
+        record = train.to_record()
+        if self.resumes:
+            record["resumes"] = self.resumes
+        if self.landings:
+            record["landings"] = list(self.landings.values())
+        return self.store.save_batch(batch.id, record, status)
 
     # -- the base -----------------------------------------------------------------------
 
@@ -97,12 +112,15 @@ class Conductor:
         if tip == train.base:
             return train
         if self.documents_only(train.base, tip):
+            moved = dataclasses.replace(train, base=tip)
+            # A run counts there only while its cars still merge onto it (a car changing
+            # the same document no longer does): tested again otherwise.
             carried = tuple(
                 dataclasses.replace(run, base=tip, carried=True)
                 for run in train.runs
-                if run.base == train.base
+                if run.base == train.base and not isinstance(self.build(moved, run.cars), int)
             )
-            return dataclasses.replace(train, base=tip, runs=(*train.runs, *carried))
+            return dataclasses.replace(moved, runs=(*train.runs, *carried))
         self.ctx.say(f"Merge train: {self.ctx.base} moved to {tip[:7]}; testing on it.")
         return dataclasses.replace(train, base=tip)
 
@@ -134,14 +152,18 @@ class Conductor:
             at = commit
         return built
 
+    def left_out(self, train: Train, cars: Sequence[int], pr: int) -> Train:
+        """``pr`` does not merge onto the base with the cars before it in ``cars``."""
+        before = cars[: cars.index(pr)]
+        on = f" on top of {numbered(before)}" if before else ""
+        reason = f"Pull request #{pr} does not merge onto {self.ctx.base}{on}."
+        self.ctx.say(f"Merge train: #{pr} conflicts with {self.ctx.base}{on}: left out.")
+        return after_conflict(train, pr, reason)
+
     def test(self, batch: MergeBatch, train: Train, step: TestCars) -> Train:
         built = self.build(train, step.cars)
         if isinstance(built, int):
-            before = step.cars[: step.cars.index(built)]
-            on = f" on top of {numbered(before)}" if before else ""
-            reason = f"Pull request #{built} does not merge onto {self.ctx.base}{on}."
-            self.ctx.say(f"Merge train: #{built} conflicts with {self.ctx.base}{on}: left out.")
-            return after_conflict(train, built, reason)
+            return self.left_out(train, step.cars, built)
         again = " again" if step.retry else ""
         self.ctx.say(
             f"Merge train: testing {numbered(step.cars)} on {self.ctx.base}{again} "
@@ -167,7 +189,8 @@ class Conductor:
         if self.tip() != train.base:
             return self.on_current_base(train)
         built = self.build(train, step.cars)
-        assert not isinstance(built, int)  # it was tested so
+        if isinstance(built, int):  # no longer merges (a carried run): left out
+            return self.left_out(train, step.cars, built)
         trees = [self.git.tree_of(commit) for commit in built]
         for pr, tree in zip(step.cars, trees, strict=True):
             before = train.base
@@ -180,6 +203,13 @@ class Conductor:
             merged = self._merge(car)
             if isinstance(merged, str):  # left out; the rest is tested again without it
                 return after_conflict(train, pr, merged)
+            self.landings[pr] = {
+                "pr": pr,
+                "commit": merged.merge_commit or "",
+                "before": before,
+                "by_person": car.by_person,
+                "finished": False,
+            }
             tip = self.tip()
             train = after_landing(train, (pr,), tip)
             tested = self.git.tree_of(tip) == tree
@@ -193,7 +223,8 @@ class Conductor:
                     train, runs=tuple(r for r in train.runs if not (r.carried and r.base == tip))
                 )
             batch = self.save(batch, train)
-            self._landed(merged, before)
+            self.landed(merged, before, by_person=car.by_person)
+            batch = self.save(batch, train)
             if not tested:
                 return train
         self.ctx.say(f"Merge train: landed {numbered(step.cars)} on {self.ctx.base}.")
@@ -209,15 +240,18 @@ class Conductor:
             if now.state is PullRequestState.MERGED:  # it landed, whatever the answer said
                 self.host.settle_merged(now.number)
                 return now
-            if isinstance(error, HeadMoved | MergeConflict):
-                self.ctx.say(f"Merge train: #{car.pr} did not merge ({error}): left out.")
-                return f"Pull request #{car.pr} did not merge: {error}"
-            raise
+            # Its branch moved, it no longer merges, or the host will not merge it now
+            # (blocked, behind a base that must be up to date): its own task judges it.
+            self.ctx.say(f"Merge train: #{car.pr} did not merge ({error}): left out.")
+            return f"Pull request #{car.pr} did not merge: {error}"
 
-    def _landed(self, merged: PullRequest, before: str) -> None:
-        rider = self.riders.get(merged.number)
+    def landed(self, merged: PullRequest, before: str, *, by_person: bool) -> None:
+        """Ralph's merge recorded (what the control-file guard trusts) and the car
+        finished, once."""
+        landing = self.landings.get(merged.number)
+        if landing is not None and landing["finished"]:
+            return
         if merged.merge_commit:
-            by_person = rider.by_person if rider is not None else False
             record_ralph_merge(
                 self.ctx.project.config,
                 self.store,
@@ -226,6 +260,8 @@ class Conductor:
                 by_person=by_person,
             )
         self.finish(merged)
+        if landing is not None:
+            landing["finished"] = True
 
     def finish(self, merged: PullRequest) -> None:
         """What follows a landed car for its issues, and its own task woken to see it."""
@@ -233,6 +269,7 @@ class Conductor:
         if rider is None or not rider.members:
             return  # the conductor's own: its merge phase finishes it
         finish_merged(self.ctx, merged, rider.members)
+        self.locks.give_back(merged.number)
         if rider.task_id is not None:
             self.store.wake([rider.task_id])
 
@@ -257,6 +294,7 @@ class Conductor:
         self.record_check(rejection.pr, rejection.head, passed=False, summary=rejection.reason)
         train = after_rejection(train, rejection)
         rider = self.riders.get(rejection.pr)
+        self.locks.give_back(rejection.pr)
         if rider is not None and rider.task_id is not None:
             self.store.wake([rider.task_id])
         return train
@@ -264,7 +302,15 @@ class Conductor:
     # -- driving ------------------------------------------------------------------------
 
     def drive(self, batch: MergeBatch, train: Train) -> Train:
+        """Run the batch to its end; the riders' locks given back whatever happens."""
+        try:
+            return self._drive(batch, train)
+        finally:
+            self.locks.give_back_all()
+
+    def _drive(self, batch: MergeBatch, train: Train) -> Train:
         while True:
+            self.locks.refresh()
             step = next_train_step(train)
             if isinstance(step, TrainDone):
                 self.save(batch, train, done=True)

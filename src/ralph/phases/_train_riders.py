@@ -13,6 +13,7 @@ from ralph.phases._control_hold import ControlFilesHeld, hold_control_changes
 from ralph.phases._feedback import address_rounds, pull_request_for, review_members
 from ralph.phases._required_check import required_check_of
 from ralph.phases._train_conductor import Rider
+from ralph.phases._train_locks import RiderLocks
 from ralph.project import TEST_CHECK
 from ralph.tasks import Task
 from ralph.tracker import (
@@ -23,10 +24,13 @@ from ralph.tracker import (
     PullRequest,
     PullRequestState,
 )
-from ralph.workflow import Car, MergeNow, Priority, judge_merge
+from ralph.workflow import PHASE_SPECS, Car, MergeNow, Priority, WorkflowState, judge_merge
 
 __all__ = ["as_car", "gather", "rider_of"]
 
+
+#: The merge phase, whose input states a rider's issues are in.
+_MERGE = next(spec for spec in PHASE_SPECS if spec.name == "merge")
 #: Each priority's place, most urgent first.
 _RANK = {priority: rank for rank, priority in enumerate(Priority)}
 
@@ -45,15 +49,22 @@ def as_car(ctx: PhaseContext, pr: PullRequest) -> PullRequest:
 
 
 def gather(
-    ctx: PhaseContext, own: PullRequest, own_members: Sequence[Issue], by_person: bool, limit: int
+    ctx: PhaseContext,
+    own: PullRequest,
+    own_members: Sequence[Issue],
+    by_person: bool,
+    limit: int,
+    locks: RiderLocks,
 ) -> list[Rider]:
     """The conductor's own car, then the ready pull requests of the other merge tasks on
-    its key by issue priority, then age."""
+    its key by issue priority, then age; each rider's issues locked in ``locks`` (one
+    another holder has stays out)."""
     task = ctx.task
     assert task is not None
     assert task.serial_key is not None
     assert own.head_oid is not None
-    riders = [Rider(Car(own.number, own.head_oid, _numbers_of(own_members)), (), None, by_person)]
+    own_car = Car(own.number, own.head_oid, _numbers_of(own_members), by_person)
+    riders = [Rider(own_car, (), None)]
     if limit <= 1:
         return riders
     repo = ctx.project.repo_name  # as its merge key names it
@@ -71,7 +82,12 @@ def gather(
         priority = _RANK[primary.priority] if primary.priority is not None else len(_RANK)
         candidates.append(((priority, waiting.created_at, waiting.id), rider))
     candidates.sort(key=lambda pair: pair[0])
-    return riders + [rider for _, rider in candidates[: limit - 1]]
+    for _, rider in candidates:
+        if len(riders) >= limit:
+            break
+        if locks.take(rider.car.pr, rider.car.issues):
+            riders.append(rider)
+    return riders
 
 
 def _numbers_of(members: Sequence[Issue]) -> tuple[int, ...]:
@@ -79,9 +95,14 @@ def _numbers_of(members: Sequence[Issue]) -> tuple[int, ...]:
 
 
 def _ready_rider(ctx: PhaseContext, repo: str, task: Task) -> Rider | None:
-    """The car of another merge task, when its pull request is ready to merge now."""
+    """The car of another merge task, when its pull request is ready to merge now and
+    every issue it closes waits to be merged (a person moving one to Human Needed, or
+    back, takes it off the train)."""
     config = ctx.project.config
     issue = ctx.tracker.get_issue(task.issues[0])
+    members = tuple(review_members(ctx, issue))
+    if not all(_waits_to_merge(member) for member in members):
+        return None
     found = pull_request_for(ctx, issue)
     if found is None or found.state is not PullRequestState.OPEN:
         return None
@@ -111,13 +132,20 @@ def _ready_rider(ctx: PhaseContext, repo: str, task: Task) -> Rider | None:
         by_person = hold_control_changes(ctx, pr.head, issue.number, head=pr.head_oid, pr=pr.number)
     except ControlFilesHeld:
         return None  # a person's to let through: its own task says so
-    members = tuple(review_members(ctx, issue))
-    return Rider(Car(pr.number, pr.head_oid, _numbers_of(members)), members, task.id, by_person)
+    car = Car(pr.number, pr.head_oid, _numbers_of(members), by_person)
+    return Rider(car, members, task.id)
+
+
+def _waits_to_merge(issue: Issue) -> bool:
+    """Whether ``issue`` is where the merge phase takes it from (never Human Needed)."""
+    state = issue.workflow_state
+    return state is not WorkflowState.HUMAN_NEEDED and state in _MERGE.contract.input_states
 
 
 def rider_of(ctx: PhaseContext, car: Car) -> Rider | None:
-    """A resumed car's rider: its issues, the merge task waiting for it (None when it
-    has none now) and whether a person accepted the control files it changes."""
+    """A resumed car's rider: its issues and the merge task waiting for it (None when it
+    has none now). Raises ControlFilesHeld when it changes control files a person has
+    not accepted (whether one did is the car's ``by_person``)."""
     store = ctx.project.store
     task = ctx.task
     assert task is not None
@@ -132,8 +160,7 @@ def rider_of(ctx: PhaseContext, car: Car) -> Rider | None:
     )
     members = tuple(ctx.tracker.get_issue(n) for n in car.issues)
     pr = ctx.code_host.get_pull_request(car.pr)
-    try:
-        by_person = hold_control_changes(ctx, pr.head, car.issues[0], head=car.head, pr=car.pr)
-    except ControlFilesHeld:
-        by_person = False  # not as a person accepted it
-    return Rider(car, members, waiting.id if waiting else None, by_person)
+    # ControlFilesHeld: not accepted (now): left out, its own task says so.
+    if pr.state is PullRequestState.OPEN:  # one merged meanwhile is finished, held or not
+        hold_control_changes(ctx, pr.head, car.issues[0], head=car.head, pr=car.pr)
+    return Rider(car, members, waiting.id if waiting else None)

@@ -50,14 +50,23 @@ class Car:
     head: str
     #: The issues it closes; the first is the primary.
     issues: tuple[int, ...] = ()
+    #: A person accepted the control files it changes (kept so that whoever lands it,
+    #: a conductor taking the batch over too, records its merge as such).
+    by_person: bool = False
 
     def to_record(self) -> dict[str, Any]:
-        return {"pr": self.pr, "head": self.head, "issues": list(self.issues)}
+        record: dict[str, Any] = {"pr": self.pr, "head": self.head, "issues": list(self.issues)}
+        if self.by_person:
+            record["by_person"] = True
+        return record
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Car:
         return cls(
-            int(record["pr"]), str(record["head"]), tuple(int(n) for n in record.get("issues", ()))
+            int(record["pr"]),
+            str(record["head"]),
+            tuple(int(n) for n in record.get("issues", ())),
+            bool(record.get("by_person", False)),
         )
 
 
