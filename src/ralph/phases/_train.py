@@ -12,18 +12,18 @@ issues are locked for the batch (``_train_locks.py``).
 
 Each step: a prefix is built as it will land (a chain of merge commits made with git's
 plumbing on the current base, one per car, squashed where the merge method says) and the
-project's test command runs on it in a scratch checkout, sandboxed like every test run; a
-car that does not merge onto the cars before it is left out without a run. A passing
-prefix lands car by car (``merge_pull_request`` on the head judged ready), the base's tree
-checked against the tree tested after each; a car the host will not merge (its branch
-moved, blocked, behind) is left out with the host's words. A car that breaks the tests goes back: the
-rejection in the batch record, which its own merge task finds (``rejection_of``) and
-turns into an address round. Where Ralph runs the checks, the train's run is each car's
-required check ``test``, recorded on its head (passing as it lands, failing as it goes
-back). The record is saved after every step, so the next conductor of the repository
-finishes a batch whose conductor died (``resume_batch``): the merges it made recorded,
-runs kept only where the base's tree is the tree tested; a batch whose takeovers keep
-failing is abandoned.
+project's test command runs on it in a scratch checkout, sandboxed like every test run;
+a car that does not merge onto the cars before it is left out without a run. A passing
+prefix lands car by car (``merge_pull_request`` on the head judged ready), the base's
+tree checked against the tree tested after each; a car the host will not merge (its
+branch moved, blocked, behind) is left out with the host's words. A car that breaks the
+tests goes back: the rejection in the batch record, which its own merge task finds
+(``rejection_of``) and turns into an address round. Where Ralph runs the checks, the
+train's run is each car's required check ``test``, recorded on its head (passing as it
+lands, failing as it goes back). The record is saved after every step, so the next
+conductor of the repository finishes a batch whose conductor died (``resume_batch``):
+the merges it made recorded, runs kept only where the base's tree is the tree tested; a
+batch whose takeovers keep failing is abandoned.
 """
 
 from __future__ import annotations
