@@ -193,4 +193,3 @@ def test_a_conductor_whose_own_change_the_taken_over_batch_sent_back_tests_it_no
         scenario.run_merges(run, seconds=120)
         (batch,) = scenario.batches()  # no second train for a change just sent back
         assert [r.pr for r in Train.from_record(batch.train).rejected] == [change.pr]
-
