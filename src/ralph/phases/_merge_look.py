@@ -203,8 +203,7 @@ class MergeLooks:
     def _held(self) -> set[int]:
         """Issues a phase holds now (its lock in the store): a merge in hand is that
         phase's to finish, not a look's."""
-        config = self.project.config
-        repo = config.repo or self.project.git.path.name
+        repo = self.project.repo_name
         now = time.time()
         return {
             lock.number for lock in self.project.store.issue_locks(repo) if lock.expires_at > now

@@ -38,6 +38,7 @@ __all__ = [
     "after_rejection",
     "after_test",
     "next_train_step",
+    "numbered",
 ]
 
 
@@ -49,13 +50,24 @@ class Car:
     head: str
     #: The issues it closes; the first is the primary.
     issues: tuple[int, ...] = ()
+    #: A person accepted the control files it changes (kept so that whoever lands it,
+    #: a conductor taking the batch over too, records its merge as such).
+    by_person: bool = False
 
     def to_record(self) -> dict[str, Any]:
-        return {"pr": self.pr, "head": self.head, "issues": list(self.issues)}
+        record: dict[str, Any] = {"pr": self.pr, "head": self.head, "issues": list(self.issues)}
+        if self.by_person:
+            record["by_person"] = True
+        return record
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Car:
-        return cls(int(record["pr"]), str(record["head"]), tuple(record.get("issues", ())))
+        return cls(
+            int(record["pr"]),
+            str(record["head"]),
+            tuple(int(n) for n in record.get("issues", ())),
+            bool(record.get("by_person", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -251,9 +263,9 @@ def _rejection(train: Train, culprit: Car, failed: TestRun) -> Rejection:
     before = failed.cars[: failed.cars.index(culprit.pr)]
     parts = []
     if train.landed:
-        parts.append(f"after {_numbers(train.landed)} landed")
+        parts.append(f"after {numbered(train.landed)} landed")
     if before:
-        parts.append(f"on top of {_numbers(before)}, which pass without it")
+        parts.append(f"on top of {numbered(before)}, which pass without it")
     where = " and ".join(parts) if parts else "alone on the base"
     tail = f":\n{failed.summary}" if failed.summary else "."
     return Rejection(
@@ -264,7 +276,8 @@ def _rejection(train: Train, culprit: Car, failed: TestRun) -> Rejection:
     )
 
 
-def _numbers(prs: Sequence[int]) -> str:
+def numbered(prs: Sequence[int]) -> str:
+    """Pull requests as a person reads them: ``#1, #2``."""
     return ", ".join(f"#{pr}" for pr in prs)
 
 

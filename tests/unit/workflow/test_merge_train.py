@@ -24,6 +24,7 @@ from ralph.workflow import (
     after_rejection,
     after_test,
     next_train_step,
+    numbered,
 )
 
 BASE = "b0"
@@ -126,6 +127,20 @@ def test_a_train_reads_back_from_its_record():
     train = after_conflict(_ran(_train(3), (1, 2, 3), False, "tail"), 3, "conflict")
     train = after_landing(_ran(train, (1,), True), (1,), "b1")
     assert Train.from_record(train.to_record()) == train
+
+
+def test_a_car_reads_back_its_issues_as_numbers_and_whether_a_person_accepted_it():
+    car = Car.from_record({"pr": "4", "head": "h4", "issues": ["7", 8], "by_person": True})
+    assert car == Car(4, "h4", (7, 8), by_person=True)
+    assert Car.from_record(car.to_record()) == car
+
+
+def test_a_car_recorded_before_by_person_was_kept_reads_back_as_not_accepted():
+    assert Car.from_record({"pr": 4, "head": "h4"}) == Car(4, "h4")
+
+
+def test_pull_requests_are_numbered_as_a_person_reads_them():
+    assert numbered((3, 1)) == "#3, #1"
 
 
 # -- whole trains against a test command ----------------------------------------------------
