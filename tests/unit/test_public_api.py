@@ -103,6 +103,7 @@ PUBLIC = {
         "judge_settings",
         "next_train_step",
         "normalize_command",
+        "numbered",
         "open_feedback",
         "parent_decision",
         "parse_all_transitions",

@@ -40,7 +40,7 @@ def _as_planned(issue: Issue) -> IssueState:
 
 def merge_serial_key(project: Project) -> str:
     """Merges into one repository run one at a time, oldest first."""
-    return f"merge:{project.config.repo or project.git.path.name}"
+    return f"merge:{project.repo_name}"
 
 
 def plan_from_tracker(

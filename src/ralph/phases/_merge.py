@@ -48,7 +48,8 @@ from ralph.phases._phase import (
     Waiting,
 )
 from ralph.phases._required_check import required_check_of, run_required_check
-from ralph.phases._train import as_car, conduct, rides_train, sent_back
+from ralph.phases._train import conduct, rides_train, sent_back
+from ralph.phases._train_riders import as_car
 from ralph.phases._worktree_hooks import after_create
 from ralph.project import record_ralph_merge
 from ralph.tracker import Issue, MergeStrategy, PullRequest, PullRequestState

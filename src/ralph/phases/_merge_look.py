@@ -215,9 +215,8 @@ class MergeLooks:
         of the repository's running merge train (its conductor lands them and moves
         them to Done as it goes): a merge in hand is that phase's to finish, not a
         look's."""
-        config = self.project.config
         store = self.project.store
-        repo = config.repo or self.project.git.path.name
+        repo = self.project.repo_name
         now = time.time()
         held = {lock.number for lock in store.issue_locks(repo) if lock.expires_at > now}
         batch = store.unfinished_batch(repo)

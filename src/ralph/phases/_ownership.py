@@ -22,7 +22,7 @@ class ForeignBranch(Impasse):
 
 def _repo(project: Project) -> str:
     """The store's name for the repository (the one issue locks use)."""
-    return project.config.repo or project.git.path.name
+    return project.repo_name
 
 
 def foreign_branch(ctx: PhaseContext, branch: str, number: int) -> ForeignBranch | None:

@@ -261,7 +261,7 @@ class PhaseRunner:
 
     @property
     def _repo(self) -> str:
-        return self.project.config.repo or self.project.git.path.name
+        return self.project.repo_name
 
     def run(
         self,

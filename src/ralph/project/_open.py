@@ -89,6 +89,12 @@ class Project:
         default_factory=lambda: SettingsVerdict({}, None, ()), compare=False
     )
 
+    @property
+    def repo_name(self) -> str:
+        """The store's name for the repository: issue locks, merge keys, batches and
+        rejections are kept under it (``repo`` in ralph.toml, else the checkout's folder)."""
+        return self.config.repo or self.git.path.name
+
     def pull_requests_of(self, issue: Issue) -> list[PullRequest]:
         """The pull requests that close ``issue``, whole. Where the tracker is the code
         host's own service its issue names them (read one by one); a tracker on another

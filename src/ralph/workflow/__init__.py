@@ -64,6 +64,7 @@ from ralph.workflow._merge_train import (
     after_rejection,
     after_test,
     next_train_step,
+    numbered,
 )
 from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
 from ralph.workflow._resolution import (
@@ -175,6 +176,7 @@ __all__ = [
     "judge_settings",
     "next_train_step",
     "normalize_command",
+    "numbered",
     "open_feedback",
     "parent_decision",
     "parse_all_transitions",

@@ -38,6 +38,7 @@ __all__ = [
     "after_rejection",
     "after_test",
     "next_train_step",
+    "numbered",
 ]
 
 
@@ -55,7 +56,9 @@ class Car:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Car:
-        return cls(int(record["pr"]), str(record["head"]), tuple(record.get("issues", ())))
+        return cls(
+            int(record["pr"]), str(record["head"]), tuple(int(n) for n in record.get("issues", ()))
+        )
 
 
 @dataclass(frozen=True)
@@ -251,9 +254,9 @@ def _rejection(train: Train, culprit: Car, failed: TestRun) -> Rejection:
     before = failed.cars[: failed.cars.index(culprit.pr)]
     parts = []
     if train.landed:
-        parts.append(f"after {_numbers(train.landed)} landed")
+        parts.append(f"after {numbered(train.landed)} landed")
     if before:
-        parts.append(f"on top of {_numbers(before)}, which pass without it")
+        parts.append(f"on top of {numbered(before)}, which pass without it")
     where = " and ".join(parts) if parts else "alone on the base"
     tail = f":\n{failed.summary}" if failed.summary else "."
     return Rejection(
@@ -264,7 +267,8 @@ def _rejection(train: Train, culprit: Car, failed: TestRun) -> Rejection:
     )
 
 
-def _numbers(prs: Sequence[int]) -> str:
+def numbered(prs: Sequence[int]) -> str:
+    """Pull requests as a person reads them: ``#1, #2``."""
     return ", ".join(f"#{pr}" for pr in prs)
 
 

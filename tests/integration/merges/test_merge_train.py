@@ -183,7 +183,7 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
                 moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
             return ran
 
-        monkeypatch.setattr("ralph.phases._train.project_tests", main_moves_meanwhile)
+        monkeypatch.setattr("ralph.phases._train_conductor.project_tests", main_moves_meanwhile)
         run = scenario.run_merges()
         assert set(scenario.statuses(run).values()) == {"done"}
         (batch,) = scenario.batches()
@@ -207,7 +207,7 @@ def test_documents_committed_while_the_batch_is_tested_do_not_restart_it(
                 moved.append(commit_files(scenario.project.git, "main", files, "Plan") or "")
             return ran
 
-        monkeypatch.setattr("ralph.phases._train.project_tests", a_plan_lands_meanwhile)
+        monkeypatch.setattr("ralph.phases._train_conductor.project_tests", a_plan_lands_meanwhile)
         run = scenario.run_merges()
         assert set(scenario.statuses(run).values()) == {"done"}
         (batch,) = scenario.batches()

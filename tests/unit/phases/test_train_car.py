@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from ralph.phases._context import PhaseContext
-from ralph.phases._train import as_car, train_repo
+from ralph.phases._train import train_repo
+from ralph.phases._train_riders import as_car
 from ralph.tasks import Task
 from ralph.tracker import CheckConclusion, CheckRun, MergeSettings, MergeState, PullRequest
 from ralph.workflow import AddressFeedback, MergeNow, WaitFor, judge_merge
