@@ -38,11 +38,17 @@ def _resumed(conductor: Conductor, train: Train) -> Train:
 
 
 def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train | None:
-    """Finish the repository's batch whose conductor died, if there is one."""
-    batch = ctx.project.store.unfinished_batch(repo)
+    """Finish the repository's batch whose conductor died, if there is one, taken over
+    first (its task and run this conductor's)."""
+    store = ctx.project.store
+    batch = store.unfinished_batch(repo)
     if batch is None:
         return None
     conductor = Conductor(ctx, strategy)
+    conductor.fence()
+    if ctx.task is not None:
+        # Ours from now on, in one write: the former conductor's saves are refused.
+        batch = store.take_over_batch(batch.id, ctx.task.run_id, ctx.task.id)
     ctx.say(f"Merge train: taking over batch {batch.id}.")
     for car in Train.from_record(batch.train).pending:
         rider = rider_of(ctx, car)
