@@ -3,6 +3,8 @@ the base fetched from GitHub before each step and the pull requests merged there
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 
 import pytest
@@ -19,7 +21,9 @@ from .scenario import Scenario, slow_tests
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-def test_ready_pull_requests_on_github_land_as_one_train(shop, monkeypatch) -> None:
+@contextmanager
+def train_on_github(shop, monkeypatch) -> Iterator[Scenario]:
+    """A merge scenario on the (fake) GitHub board, its test command quick."""
     work, _origin, served = shop
     for name, value in ralph_on_the_board(work, served).items():
         monkeypatch.setenv(name, value)
@@ -30,6 +34,11 @@ def test_ready_pull_requests_on_github_land_as_one_train(shop, monkeypatch) -> N
             merge=MergeWaitSettings(wait_seconds=0.1, max_wait_seconds=0.5),
         )
         scenario.start = project.git.resolve("refs/heads/main")
+        yield scenario
+
+
+def test_ready_pull_requests_on_github_land_as_one_train(shop, monkeypatch) -> None:
+    with train_on_github(shop, monkeypatch) as scenario:
         for _ in range(3):
             scenario.add_change("ok")
         run = scenario.run_merges()
@@ -38,23 +47,15 @@ def test_ready_pull_requests_on_github_land_as_one_train(shop, monkeypatch) -> N
         (batch,) = scenario.batches()
         assert batch.test_runs == 1
         assert sorted(batch.train["landed"]) == sorted(c.pr for c in scenario.changes)
-        project.git.fast_forward_from("main")
+        scenario.project.git.fast_forward_from("main")
         assert all(scenario.on_base(c) for c in scenario.changes)
 
 
 def test_a_change_sent_back_on_github_has_the_trains_failure_to_address(shop, monkeypatch) -> None:
     """GitHub's checks come from its CI, so the train cannot record its failed run as one:
     the builder's address round gets the train's reason instead of "no feedback"."""
-    work, _origin, served = shop
-    for name, value in ralph_on_the_board(work, served).items():
-        monkeypatch.setenv(name, value)
-    with open_project(load_config(work)) as project:
-        scenario = Scenario(project, work)
-        scenario.configure(
-            test_command=slow_tests(0.2),
-            merge=MergeWaitSettings(wait_seconds=0.1, max_wait_seconds=0.5),
-        )
-        scenario.start = project.git.resolve("refs/heads/main")
+    with train_on_github(shop, monkeypatch) as scenario:
+        project = scenario.project
         scenario.add_change("ok")
         bad = scenario.add_change("breaks")
         run = scenario.run_merges()
