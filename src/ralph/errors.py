@@ -432,7 +432,8 @@ class BatchNotFound(TaskStoreError, LookupError):
 class BatchRefused(TaskStoreError):
     """A merge batch write the record cannot take: opening a second unfinished batch of
     a repository (one train at a time; the next conductor takes the unfinished one
-    over), or changing a batch that has ended (it is kept as it ended)."""
+    over), changing a batch that has ended (it is kept as it ended), or a conductor's
+    save to a batch another conductor took over (fenced: two never drive one batch)."""
 
     def __init__(self, batch_id: int | None, repo: str, why: str) -> None:
         self.batch_id = batch_id

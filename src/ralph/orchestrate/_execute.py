@@ -174,6 +174,7 @@ class TaskExecutor:
         # the task's folder of the run until the attempt ends.
         self.runner.transcripts = self.files.incoming(task.id)
         self.runner.task = task
+        self.runner.claim = claim
         # Its agents' activity goes to the task as they work, for every view of the run.
         self.runner.activity = feed = ActivityFeed()
         with (

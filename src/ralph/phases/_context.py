@@ -18,7 +18,7 @@ from ralph.phases._comments import for_agents
 from ralph.phases._prompts import PromptOverride
 from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
-from ralph.tasks import Task
+from ralph.tasks import Claim, Task
 from ralph.tracker import CodeHost, Issue, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments
 
@@ -83,6 +83,10 @@ class PhaseContext:
     #: The task of a run the phase works for (None outside a run: ``ralph run``): its
     #: run, id and serialisation key (the merge train's conductor reads them).
     task: Task | None = None
+    #: The worker's claim of ``task`` (None outside a run): the merge train's conductor
+    #: heartbeats it before each test and each merge (LeaseLost: it stops) and fences
+    #: its batch's saves with it, so a conductor whose batch was taken over stops.
+    claim: Claim | None = None
 
     #: The issues the phase holds and the state it left each in (its lock state): the
     #: phase moves them only from there, so a person's move meanwhile wins.

@@ -21,7 +21,9 @@ request each on GitHub): those updated in the last ``LOOK_BACK_SECONDS``, and ev
 issue a session starts on. A merge found on the base once is then only looked for on
 the base (git), and a Done with nothing to watch not at all, until the issue changes.
 An issue a phase holds (its lock in the store) is that phase's: a merge phase in the
-middle of its merge is not finished under it.
+middle of its merge is not finished under it; nor is a car of the repository's running
+merge train (its conductor lands and finishes it). A merge is called lost only on the
+base as fetched when it is judged, not as fetched earlier in the look.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from ralph.phases._merged import noted
 from ralph.phases._sync import Synced, sync_pull_request
 from ralph.project import Project
 from ralph.tracker import Issue, PullRequest, PullRequestState, StateChange
-from ralph.workflow import WorkflowState
+from ralph.workflow import Train, WorkflowState
 
 __all__ = [
     "LOOK_BACK_SECONDS",
@@ -143,24 +145,32 @@ def merge_on_base(project: Project, pr: PullRequest, fetched: set[str] | None = 
     """Whether merged ``pr``'s commit is on its base branch as the code host has it
     (here for the local host; else the remote's, fetched once per look: ``fetched``
     holds the bases fetched). What cannot be told (no merge commit named, the base
-    unknown or unreachable) is taken as on it: only a merge seen missing is a finding."""
+    unknown or unreachable) is taken as on it: only a merge seen missing is a finding,
+    and a merge missing from a base fetched earlier in the look (a merge train may
+    have landed it since) is looked for again on the base fetched now."""
     commit = pr.merge_commit
     if not commit:
         return True
     git = project.git
-    base = f"refs/heads/{pr.base}"
-    if not project.code_host.merges_here and git.has_remote():
-        base = f"refs/remotes/origin/{pr.base}"
-        if fetched is None or pr.base not in fetched:
-            got = git.run("fetch", "--quiet", "origin", f"+refs/heads/{pr.base}:{base}")
-            if got.returncode != 0:
-                return True
-            if fetched is not None:
-                fetched.add(pr.base)
+    if project.code_host.merges_here or not git.has_remote():
+        return _holds(project, commit, f"refs/heads/{pr.base}")
+    base = f"refs/remotes/origin/{pr.base}"
+    if fetched is not None and pr.base in fetched and _holds(project, commit, base):
+        return True
+    if git.run("fetch", "--quiet", "origin", f"+refs/heads/{pr.base}:{base}").returncode != 0:
+        return True
+    if fetched is not None:
+        fetched.add(pr.base)
+    return _holds(project, commit, base)
+
+
+def _holds(project: Project, commit: str, base: str) -> bool:
+    """Whether ``base`` as it is here holds ``commit`` (an unknown base: taken as so)."""
+    git = project.git
     if git.run("rev-parse", "--verify", "--quiet", base).returncode != 0:
         return True
     if git.run("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-        return False  # the base as fetched (or made here) never had it
+        return False  # the base as fetched just now (or made here) never had it
     return git.is_ancestor(commit, base)
 
 
@@ -201,13 +211,18 @@ class MergeLooks:
         return done
 
     def _held(self) -> set[int]:
-        """Issues a phase holds now (its lock in the store): a merge in hand is that
-        phase's to finish, not a look's."""
+        """Issues a phase holds now (its lock in the store), and the issues of every car
+        of the repository's running merge train (its conductor lands them and moves
+        them to Done as it goes): a merge in hand is that phase's to finish, not a
+        look's."""
+        store = self.project.store
         repo = self.project.repo_name
         now = time.time()
-        return {
-            lock.number for lock in self.project.store.issue_locks(repo) if lock.expires_at > now
-        }
+        held = {lock.number for lock in store.issue_locks(repo) if lock.expires_at > now}
+        batch = store.unfinished_batch(repo)
+        if batch is not None:
+            held.update(n for car in Train.from_record(batch.train).cars for n in car.issues)
+        return held
 
     def _candidate(self, issue: Issue, oldest: float, every: bool, fetched: set[str]) -> bool:
         state = issue.workflow_state

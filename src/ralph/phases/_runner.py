@@ -85,7 +85,7 @@ from ralph.runtimes import (
     Limits,
     StopSignal,
 )
-from ralph.tasks import Task
+from ralph.tasks import Claim, Task
 from ralph.tracker import Issue
 from ralph.workflow import WorkflowState
 
@@ -254,6 +254,9 @@ class PhaseRunner:
         #: The task in hand (None outside a run): the merge train's conductor finds the
         #: other merges waiting on its serialisation key through it.
         self.task: Task | None = None
+        #: The worker's claim of ``task``: phases that write for the task (the merge
+        #: train) check it still holds.
+        self.claim: Claim | None = None
         self._today = today
 
     @property
@@ -340,6 +343,7 @@ class PhaseRunner:
                 load_override(self.project.config, phase.name) if phase.uses_agent else None
             ),
             task=self.task,
+            claim=self.claim,
         )
         with contextlib.ExitStack() as reading:
             # One snapshot of the group's issues until the agent's turn (_run_locked

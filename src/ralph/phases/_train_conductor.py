@@ -87,13 +87,29 @@ class Conductor:
     # -- the record ---------------------------------------------------------------------
 
     def save(self, batch: MergeBatch, train: Train, *, done: bool = False) -> MergeBatch:
+        """Keep the train; refused (BatchRefused) once another conductor took the batch
+        over, or the task was claimed again: this conductor then stops."""
         status = BatchStatus.DONE if done else None
         record = train.to_record()
         if self.resumes:
             record["resumes"] = self.resumes
         if self.landings:
             record["landings"] = list(self.landings.values())
-        return self.store.save_batch(batch.id, record, status)
+        claim, task = self.ctx.claim, self.ctx.task
+        return self.store.save_batch(
+            batch.id,
+            record,
+            status,
+            task_id=task.id if task is not None else None,
+            token=claim.token if claim is not None else None,
+        )
+
+    def fence(self) -> None:
+        """Raises LeaseLost when the task is no longer this worker's (its lease ran out,
+        the task reaped and maybe claimed again: another conductor may hold the batch
+        now). Asked before each test run and each merge."""
+        if self.ctx.claim is not None:
+            self.store.heartbeat(self.ctx.claim)
 
     # -- the base -----------------------------------------------------------------------
 
@@ -169,6 +185,7 @@ class Conductor:
             f"Merge train: testing {numbered(step.cars)} on {self.ctx.base}{again} "
             f"(run {train.test_runs + 1})."
         )
+        self.fence()
         started = time.monotonic()
         with self.ctx.worktrees.scratch(f"train-{batch.id}", self.ctx.base, at=built[-1]) as path:
             after_create(self.ctx, path)
@@ -196,6 +213,7 @@ class Conductor:
             before = train.base
             if self.tip() != before:
                 return self.on_current_base(train)
+            self.fence()
             car = train.car(pr)
             prefix = numbered(step.cars[: step.cars.index(pr) + 1])
             passed = f"The tests pass on {self.ctx.base} with {prefix} merged (a merge train)."

@@ -5,6 +5,7 @@ finished, the rest on the base as it is."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ralph.phases._context import PhaseContext
 from ralph.phases._control_hold import ControlFilesHeld
@@ -60,14 +61,24 @@ def _resumed(conductor: Conductor, train: Train) -> Train:
 
 
 def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train | None:
-    """Finish the repository's batch whose conductor died, if there is one."""
-    batch = ctx.project.store.unfinished_batch(repo)
+    """Finish the repository's batch whose conductor died, if there is one, taken over
+    first (its task and run this conductor's)."""
+    store = ctx.project.store
+    batch = store.unfinished_batch(repo)
     if batch is None:
         return None
     conductor = Conductor(ctx, strategy)
+    conductor.fence()
+    if ctx.task is not None:
+        # Ours from now on, in one write: the former conductor's saves are refused.
+        batch = store.take_over_batch(batch.id, ctx.task.run_id, ctx.task.id)
+    fenced: dict[str, Any] = {
+        "task_id": ctx.task.id if ctx.task is not None else None,
+        "token": ctx.claim.token if ctx.claim is not None else None,
+    }
     resumes = int(batch.train.get("resumes", 0))
     if resumes >= MAX_RESUMES:
-        ctx.project.store.save_batch(batch.id, batch.train, BatchStatus.ABANDONED)
+        store.save_batch(batch.id, batch.train, BatchStatus.ABANDONED, **fenced)
         ctx.say(
             f"Merge train: batch {batch.id} failed to finish {resumes} times: abandoned; "
             "its pull requests go back to their own merge tasks."
@@ -76,7 +87,7 @@ def resume_batch(ctx: PhaseContext, strategy: MergeStrategy, repo: str) -> Train
     conductor.resumes = resumes + 1
     conductor.landings = {int(n["pr"]): dict(n) for n in batch.train.get("landings", ())}
     # Counted before anything else: a takeover that crashes still counts.
-    batch = ctx.project.store.save_batch(batch.id, {**batch.train, "resumes": resumes + 1})
+    batch = store.save_batch(batch.id, {**batch.train, "resumes": resumes + 1}, None, **fenced)
     ctx.say(f"Merge train: taking over batch {batch.id}.")
     train = Train.from_record(batch.train)
     for car in train.pending:

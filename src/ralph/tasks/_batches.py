@@ -62,11 +62,20 @@ class BatchVerbs(StoreCore):
         return to_batch(row)
 
     def save_batch(
-        self, batch_id: int, train: Mapping[str, Any], status: BatchStatus | None = None
+        self,
+        batch_id: int,
+        train: Mapping[str, Any],
+        status: BatchStatus | None = None,
+        *,
+        task_id: int | None = None,
+        token: int | None = None,
     ) -> MergeBatch:
         """Keep the train as it stands now, and ``status`` when given (done or
-        abandoned end it). Raises BatchNotFound, or BatchRefused for a batch already
-        ended: its record is kept as it ended."""
+        abandoned end it). ``task_id``: the conductor's task, and ``token`` its claim
+        when given: the write is fenced, refused when another conductor took the
+        batch over (``take_over_batch``) or the task was claimed again since, so two
+        conductors never drive one batch. Raises BatchNotFound, or BatchRefused for
+        a batch already ended (its record is kept as it ended) or fenced off."""
         with self._write() as tx:
             row = tx.one(
                 f"SELECT * FROM ralph_merge_batches WHERE id = ? {self.db.lock_rows}", (batch_id,)
@@ -76,6 +85,8 @@ class BatchVerbs(StoreCore):
             batch = to_batch(row)
             if batch.status is not BatchStatus.RUNNING:
                 raise BatchRefused(batch_id, batch.repo, f"is {batch.status.value}")
+            if task_id is not None:
+                self._fence(tx, batch, task_id, token)
             row = tx.one(
                 "UPDATE ralph_merge_batches SET train = ?, status = ?, updated_at = ? "
                 "WHERE id = ? RETURNING *",
@@ -87,6 +98,24 @@ class BatchVerbs(StoreCore):
                 ),
             )
         assert row is not None
+        return to_batch(row)
+
+    def take_over_batch(self, batch_id: int, run_id: int, task_id: int) -> MergeBatch:
+        """Make running batch ``batch_id`` conducted by ``task_id`` of ``run_id`` from
+        now on, in one write: its former conductor's saves are refused after. Raises
+        BatchNotFound, or BatchRefused for a batch that has ended."""
+        with self._write() as tx:
+            row = tx.one(
+                "UPDATE ralph_merge_batches SET run_id = ?, task_id = ?, updated_at = ? "
+                "WHERE id = ? AND status = ? RETURNING *",
+                (run_id, task_id, self._now(), batch_id, BatchStatus.RUNNING.value),
+            )
+            if row is None:
+                ended = tx.one("SELECT * FROM ralph_merge_batches WHERE id = ?", (batch_id,))
+                if ended is None:
+                    raise BatchNotFound(batch_id)
+                batch = to_batch(ended)
+                raise BatchRefused(batch_id, batch.repo, f"is {batch.status.value}")
         return to_batch(row)
 
     def batches(
@@ -150,6 +179,18 @@ class BatchVerbs(StoreCore):
                 "ralph_task_deps d JOIN ralph_tasks p ON p.id = d.depends_on "
                 "WHERE d.task_id = ralph_tasks.id AND p.status <> 'done')",
                 (serial_key,),
+            )
+
+    def _fence(self, tx: StoreTx, batch: MergeBatch, task_id: int, token: int | None) -> None:
+        """Refuse a write by ``task_id`` (with claim ``token``) to a batch not its own."""
+        if batch.task_id != task_id:
+            raise BatchRefused(batch.id, batch.repo, f"is conducted by task {batch.task_id} now")
+        if token is None:
+            return
+        task = tx.one("SELECT status, claim_token FROM ralph_tasks WHERE id = ?", (task_id,))
+        if task is None or task["status"] != "running" or task["claim_token"] != token:
+            raise BatchRefused(
+                batch.id, batch.repo, f"is conducted by task {task_id} under another claim"
             )
 
     def _running_batch(self, tx: StoreTx, repo: str) -> MergeBatch | None:

@@ -14,7 +14,8 @@ Guarantees on every database (the contract suite checks them on each):
 - execution is at-least-once (a dead worker's task is run again after its lease), and
   completion is exactly-once;
 - a repository has at most one unfinished merge batch, and an ended batch's record is
-  kept as it ended.
+  kept as it ended; a batch is written only by the conductor that holds it
+  (take_over_batch passes it on, atomically).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ Human Needed), each with a comment saying why. A second look changes nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,11 +21,18 @@ from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub
 from ralph.linear.fake import FakeLinear
 from ralph.phases import MergeLooks
-from ralph.phases._merge_look import LOOK_BACK_SECONDS
+from ralph.phases._merge_look import LOOK_BACK_SECONDS, merge_on_base
 from ralph.project import Project, migrate_database
-from ralph.tasks import open_store
-from ralph.tracker import GitHubCodeHost, GitHubTracker, LocalCodeHost, LocalTracker
+from ralph.tasks import BatchStatus, open_store
+from ralph.tracker import (
+    GitHubCodeHost,
+    GitHubTracker,
+    LocalCodeHost,
+    LocalTracker,
+    PullRequestState,
+)
 from ralph.workflow import WorkflowState
+from tests.integration.tasks.test_store_contract import spec
 
 from ..conftest import GitProject
 from ..tracker.conftest import github_tracker, linear_tracker
@@ -281,3 +289,66 @@ def test_a_person_who_moves_it_to_done_again_has_the_last_word(looked, project):
     assert looks.look(_board(looked)) == []
     assert MergeLooks(looked).look(_board(looked)) == []
     assert tracker.get_issue(1).workflow_state is S.DONE
+
+
+def test_a_rider_of_a_running_merge_train_is_the_trains_to_finish(looked, project):
+    """A merge train's conductor lands its riders and moves them to Done while the
+    batch runs: a look racing it (the pull request read as open a moment before the
+    merge) leaves every car of the running batch alone, so a freshly landed rider is
+    never sent back from Done."""
+    tracker = looked.tracker
+    number = tracker.create_issue("Login", state=S.DONE).number
+    pr = _pull_request(looked, project, number)
+    store = looked.store
+    run = store.create_run("merges")
+    (task,) = store.add_tasks(run.id, [spec("merge", role="integrator", serial_key="merge:r")])
+    car = {"pr": pr, "head": "a" * 40, "issues": [number]}
+    train = {"base": "b0", "cars": [car], "runs": [], "landed": [], "rejected": []}
+    batch = store.open_batch(run.id, task.id, looked.config.repo, train)
+    assert MergeLooks(looked).look(_board(looked)) == []
+    assert tracker.get_issue(number).workflow_state is S.DONE
+    # The batch ended (the rider not landed after all): the look judges it again.
+    store.save_batch(batch.id, train, BatchStatus.ABANDONED)
+    (found,) = MergeLooks(looked).look(_board(looked))
+    assert [c.new for c in found.changes] == [S.IN_REVIEW]
+
+
+def test_a_merge_missing_from_the_base_fetched_earlier_is_looked_for_again(
+    looked, project, tmp_path
+):
+    """The base is fetched once per look; a merge landed on the remote since (a merge
+    train's, a moment ago) is not in that copy: the base is fetched again before its
+    merge is called lost, and it is on it."""
+    if looked.code_host.merges_here:
+        pytest.skip("the host merges on the repository's own branch")
+    origin = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True)
+    subprocess.run(["git", "remote", "add", "origin", str(origin)], cwd=project.path, check=True)
+    subprocess.run(["git", "push", "-q", "origin", "main"], cwd=project.path, check=True)
+    number = looked.tracker.create_issue("Login", state=S.IN_REVIEW).number
+    pr = looked.code_host.get_pull_request(_pull_request(looked, project, number))
+    main = subprocess.run(
+        ["git", "rev-parse", "main"], cwd=project.path, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    fetched: set[str] = set()
+    assert merge_on_base(looked, dataclasses.replace(pr, merge_commit=main), fetched)
+    assert fetched == {"main"}
+    # Another clone lands a merge on the remote's main after this look fetched it.
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(origin), str(other)], check=True)
+    (other / "landed.txt").write_text("landed\n")
+    for args in (
+        ["add", "landed.txt"],
+        ["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "Landed"],
+        ["push", "-q", "origin", "main"],
+    ):
+        subprocess.run(["git", *args], cwd=other, check=True)
+    landed = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=other, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    merged = dataclasses.replace(pr, state=PullRequestState.MERGED, merge_commit=landed)
+    assert fetched == {"main"}
+    assert merge_on_base(looked, merged, fetched)
+    # A commit the base does not hold, even fetched again, is lost.
+    lost = dataclasses.replace(merged, merge_commit="f" * 40)
+    assert not merge_on_base(looked, lost, fetched)

@@ -226,3 +226,46 @@ class TestTheCoresTrain:
         assert Train.from_record(saved.train) == train
         assert Train.from_record(store.batches(run_id=run.id)[0].train) == train
         assert store.rejection_of("o/r", 12, "b" * 40) == sent.to_record()
+
+
+class TestFencing:
+    """A conductor writes its batch only while the batch is its own: one whose batch
+    another conductor took over (its lease lost, the task reclaimed) is refused."""
+
+    def test_a_batch_taken_over_is_the_new_conductors_and_refuses_the_old_one(self, store, clock):
+        run, task = conductor(store, "one")
+        other_run, other_task = conductor(store, "two")
+        batch = store.open_batch(run.id, task.id, "o/r", train(car(1)))
+        clock.advance(5)
+        taken = store.take_over_batch(batch.id, other_run.id, other_task.id)
+        assert (taken.run_id, taken.task_id) == (other_run.id, other_task.id)
+        assert taken.updated_at == clock.now
+        assert store.unfinished_batch("o/r") == taken
+        with pytest.raises(BatchRefused, match=f"merge batch {batch.id} of o/r is conducted by"):
+            store.save_batch(batch.id, train(car(1), landed=[1]), task_id=task.id)
+        assert store.unfinished_batch("o/r") == taken
+        saved = store.save_batch(batch.id, train(car(1), landed=[1]), task_id=other_task.id)
+        assert saved.train["landed"] == [1]
+
+    def test_a_claim_token_no_longer_the_tasks_is_refused(self, store):
+        run, task = conductor(store)
+        old = store.claim_task(task.id, "w1")
+        batch = store.open_batch(run.id, task.id, "o/r", train(car(1)))
+        store.release(old)
+        new = store.claim_task(task.id, "w2")
+        # The same task claimed again: only the new claim's conductor writes.
+        with pytest.raises(BatchRefused, match="conducted by"):
+            store.save_batch(batch.id, train(car(1), landed=[1]), task_id=task.id, token=old.token)
+        saved = store.save_batch(
+            batch.id, train(car(1), landed=[1]), task_id=task.id, token=new.token
+        )
+        assert saved.train["landed"] == [1]
+
+    def test_an_ended_or_unknown_batch_is_not_taken_over(self, store):
+        run, task = conductor(store)
+        batch = store.open_batch(run.id, task.id, "o/r", train(car(1)))
+        store.save_batch(batch.id, train(car(1), landed=[1]), BatchStatus.DONE, task_id=task.id)
+        with pytest.raises(BatchRefused, match="is done"):
+            store.take_over_batch(batch.id, run.id, task.id)
+        with pytest.raises(BatchNotFound):
+            store.take_over_batch(999, run.id, task.id)
