@@ -152,6 +152,11 @@ class Worker:
                 break
             if not self.budget.exhausted(self.store, self.run_id):
                 claim = self._claim()
+                if claim is not None and self.stopping.is_set():
+                    # The session stopped while this worker claimed (another worker's
+                    # task needs a person and was handed back): untouched, it goes back.
+                    self.store.release(claim, untried=True)
+                    break
                 if claim is not None:
                     self._work(claim)
                     continue

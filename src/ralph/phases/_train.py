@@ -69,15 +69,17 @@ def conduct(
     repo = train_repo(task)
     assert task is not None
     assert repo is not None
-    resume_batch(ctx, strategy, repo)
-    now = ctx.code_host.get_pull_request(own.number)
     conductor = Conductor(ctx, strategy)
-    if now.state is not PullRequestState.OPEN or own.head_oid is None:
-        return Train(conductor.tip(), ())  # landed with the batch taken over, or closed
-    if now.head_oid != own.head_oid:
-        return Train(conductor.tip(), ())  # pushed to meanwhile: judged again
-    if sent_back(ctx, now) is not None:
-        return Train(conductor.tip(), ())  # the batch taken over sent it back
+    if own.head_oid is None:
+        return Train(conductor.tip(), ())
+    if resume_batch(ctx, strategy, repo) is not None:  # a dead conductor's batch finished
+        now = ctx.code_host.get_pull_request(own.number)
+        if now.state is not PullRequestState.OPEN:
+            return Train(conductor.tip(), ())  # landed with the batch taken over, or closed
+        if now.head_oid != own.head_oid:
+            return Train(conductor.tip(), ())  # pushed to meanwhile: judged again
+        if sent_back(ctx, now) is not None:
+            return Train(conductor.tip(), ())  # the batch taken over sent it back
     limit = ctx.project.config.merge_batch
     riders = gather(ctx, own, own_members, by_person, limit, conductor.locks)
     conductor.riders = {rider.car.pr: rider for rider in riders}

@@ -313,9 +313,10 @@ class ClaimVerbs(StoreCore):
             )
         return waiting
 
-    def release(self, claim: Claim) -> Task:
-        """Back to pending, attempts kept (graceful shutdown); raises LeaseLost."""
-        released = life.release(claim.task, claim.token, now=self._now())
+    def release(self, claim: Claim, *, untried: bool = False) -> Task:
+        """Back to pending, attempts kept (graceful shutdown); ``untried``: nothing of
+        it ran, so the claim's attempt is given back. Raises LeaseLost."""
+        released = life.release(claim.task, claim.token, now=self._now(), untried=untried)
         with self._write() as tx:
             stored = self._apply(tx, claim.task, released, token=claim.token)
             tx.emit(stored.run_id, EventKind.TASK_RELEASED, stored.id)

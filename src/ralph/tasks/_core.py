@@ -50,7 +50,15 @@ from ralph.tasks._schema import TASK_STORE_MIGRATIONS
 
 __all__ = ["StoreCore"]
 
-_GUARDED_COLUMNS = ("status", "owner", "lease_expires_at", "not_before", "result", "error")
+_GUARDED_COLUMNS = (
+    "status",
+    "owner",
+    "attempts",
+    "lease_expires_at",
+    "not_before",
+    "result",
+    "error",
+)
 _TASK_COLUMNS = (
     "status, owner, claim_token, attempts, lease_expires_at, not_before, result, error, "
     "metadata, description, updated_at"

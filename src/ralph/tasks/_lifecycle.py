@@ -209,11 +209,18 @@ def wake(task: Task, *, now: float) -> Task | None:
     return dataclasses.replace(task, not_before=now, updated_at=now)
 
 
-def release(task: Task, token: int, *, now: float) -> Task:
-    """Give the task back (graceful shutdown). Attempts are kept: the work was tried."""
+def release(task: Task, token: int, *, now: float, untried: bool = False) -> Task:
+    """Give the task back (graceful shutdown). Attempts are kept: the work was tried;
+    ``untried``: claimed and handed back before any of it ran, the attempt given back."""
     check_claim(task, token)
+    attempts = task.attempts - 1 if untried and task.attempts > 0 else task.attempts
     return dataclasses.replace(
-        task, status=_S.PENDING, owner=None, lease_expires_at=None, updated_at=now
+        task,
+        status=_S.PENDING,
+        owner=None,
+        lease_expires_at=None,
+        updated_at=now,
+        attempts=attempts,
     )
 
 

@@ -403,6 +403,12 @@ class TestOutcomes:
         with pytest.raises(LeaseLost):
             store.complete(claim)
 
+    def test_a_release_of_an_untried_claim_gives_its_attempt_back(self, store):
+        run, _tasks = chain(store, "a")
+        claim = store.claim(run.id, "A", ["analyst"])
+        assert store.release(claim, untried=True).attempts == 0
+        assert store.claim(run.id, "B", ["analyst"]).task.attempts == 1
+
     def test_the_per_task_attempt_limit_is_kept(self, store, clock):
         run = store.create_run("r")
         store.add_tasks(run.id, [spec("once", max_attempts=1)])

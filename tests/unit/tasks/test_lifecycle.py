@@ -233,6 +233,11 @@ def test_a_release_keeps_the_attempt_it_used():
     assert (released.owner, released.attempts, released.lease_expires_at) == (None, 1, None)
 
 
+def test_a_claim_handed_back_before_anything_ran_gives_its_attempt_back():
+    released = life.release(task(S.RUNNING), 1, now=NOW, untried=True)
+    assert (released.status, released.owner, released.attempts) == (S.PENDING, None, 0)
+
+
 def test_an_expired_lease_says_whose_and_which_attempt():
     expired, kind = life.expire(task(S.RUNNING), now=NOW + 11) or (None, None)
     assert expired is not None
