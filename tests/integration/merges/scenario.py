@@ -40,7 +40,7 @@ from ralph.orchestrate._planning import merge_serial_key
 from ralph.project import Project, open_project
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.tasks import MergeBatch, Run, Task, TaskStatus
-from ralph.workflow import Estimate, WorkflowState
+from ralph.workflow import Car, Estimate, Train, WorkflowState
 
 __all__ = ["KINDS", "Change", "Scenario", "merge_scenario"]
 
@@ -184,6 +184,17 @@ class Scenario:
                 time.sleep(0.05)
                 continue
             executor.execute(claim)
+
+    def dead_batch(self, run: Run, change: Change) -> MergeBatch:
+        """A batch of ``change`` left running on the base as it is, as a conductor of
+        ``run`` that died before testing it would leave it."""
+        project = self.project
+        head = project.code_host.get_pull_request(change.pr).head_oid
+        assert head is not None
+        base = project.git.resolve("refs/heads/main")
+        dead = Train(base, (Car(change.pr, head, (change.issue,)),))
+        repo = self.serial_key.removeprefix("merge:")
+        return project.store.open_batch(run.id, self.tasks(run)[0].id, repo, dead.to_record())
 
     def batches(self) -> list[MergeBatch]:
         """The merge trains of the repository, oldest first."""

@@ -17,7 +17,7 @@ from ralph.phases._train_resume import MAX_RESUMES
 from ralph.project import open_project
 from ralph.tasks import BatchStatus, RetryPolicy
 from ralph.tracker import LocalCodeHost
-from ralph.workflow import Car, Train, WorkflowState
+from ralph.workflow import Train, WorkflowState
 
 from ..github.conftest import ralph_on_the_board
 from .scenario import Scenario, merge_scenario, slow_tests
@@ -162,14 +162,7 @@ def test_a_taken_over_batch_leaves_out_a_car_whose_control_file_change_is_held(
         held = scenario.add_change("ok", {".ralph-routing.yml": "rules: []\n"})
         run = scenario.merge_run()
         project = scenario.project
-        head = project.code_host.get_pull_request(held.pr).head_oid
-        assert head is not None
-        # A dead conductor's batch with the held change in it.
-        base = project.git.resolve("refs/heads/main")
-        dead = Train(base, (Car(held.pr, head, (held.issue,)),))
-        task = scenario.tasks(run)[0]
-        repo = scenario.serial_key.removeprefix("merge:")
-        project.store.open_batch(run.id, task.id, repo, dead.to_record())
+        scenario.dead_batch(run, held)  # a dead conductor's, with the held change in it
         scenario.run_merges(run, seconds=120)
         assert project.code_host.get_pull_request(held.pr).state.value != "merged"
         assert scenario.batches()[0].status is BatchStatus.DONE
@@ -181,15 +174,7 @@ def test_a_conductor_whose_own_change_the_taken_over_batch_sent_back_tests_it_no
     with merge_scenario(tmp_path / "greet", ("breaks",)) as scenario:
         (change,) = scenario.changes
         run = scenario.merge_run()
-        project = scenario.project
-        head = project.code_host.get_pull_request(change.pr).head_oid
-        assert head is not None
-        # A dead conductor's batch with this task's own change in it.
-        base = project.git.resolve("refs/heads/main")
-        dead = Train(base, (Car(change.pr, head, (change.issue,)),))
-        task = scenario.tasks(run)[0]
-        repo = scenario.serial_key.removeprefix("merge:")
-        project.store.open_batch(run.id, task.id, repo, dead.to_record())
+        scenario.dead_batch(run, change)  # a dead conductor's, with this task's own change
         scenario.run_merges(run, seconds=120)
         (batch,) = scenario.batches()  # no second train for a change just sent back
         assert [r.pr for r in Train.from_record(batch.train).rejected] == [change.pr]
