@@ -116,6 +116,7 @@ class Worker:
         self.roles = tuple(roles)
         self.execute = execute
         self.budget = options.budget
+        self.interrupt = options.interrupt
         self.stopping = options.interrupt.stopping
         self.idle_seconds = idle_seconds
         self.kinds = options.phases
@@ -152,9 +153,10 @@ class Worker:
                 break
             if not self.budget.exhausted(self.store, self.run_id):
                 claim = self._claim()
-                if claim is not None and self.stopping.is_set():
-                    # The session stopped while this worker claimed (another worker's
-                    # task needs a person and was handed back): untouched, it goes back.
+                if claim is not None and self.interrupt.unusable:
+                    # The session stopped while this worker claimed because another
+                    # worker's task needs a person: untouched, it goes back. (After a
+                    # signal the task is in hand and finishes, as the first one promises.)
                     self.store.release(claim, untried=True)
                     break
                 if claim is not None:
