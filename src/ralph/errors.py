@@ -69,6 +69,7 @@ rest are here)::
     ├── NeedsHuman              [phases] only a person can go on: the phase escalates
     │   └── ControlFilesHeld    [phases] an agent's branch changes a control file (ralph.toml, ...)
     ├── Waiting                 [phases] not ready yet (checks, a review): look again later
+    │   └── ProviderLimited     [phases] the agent's provider refuses for now (429, usage window)
     ├── FeedbackToAddress       [phases] the pull request has feedback for the builder first
     ├── AlreadyDone             [phases] the phase already succeeded for this issue
     ├── MovedMeanwhile          [phases] someone else moved an issue the phase holds

@@ -83,6 +83,7 @@ logger = logging.getLogger(__name__)
 
 #: The phase each kind of task runs (every kind but the person's gate).
 PHASE_OF_KIND = {TaskKind(s.kind): s.name for s in PHASE_SPECS}
+_KINDS = frozenset(kind.value for kind in TaskKind)
 #: Re-plans after NEEDS_ITERATION before the issues go to a person.
 MAX_PLAN_ITERATIONS = 2
 #: A phase that refused to start (an issue held by another run) is tried again after this.
@@ -635,7 +636,10 @@ class TaskExecutor:
         self._record_charges(claim, outcome.agent_runs)
 
     def _record_charges(self, claim: Claim, agent_runs: Sequence[AgentResult]) -> None:
-        """What each agent run of the task spent, charged to the task in the store."""
+        """What each agent run of the task spent, charged to the task and its first
+        issue in the store, with the agent, phase and estimate it was for."""
+        task = claim.task
+        phase = PHASE_OF_KIND.get(TaskKind(task.kind), "") if task.kind in _KINDS else ""
         for agent_run in agent_runs:
             self.store.record_charge(
                 self.run.id,
@@ -648,6 +652,11 @@ class TaskExecutor:
                 cache_write_tokens=agent_run.cache_write_tokens,
                 refused=agent_run.denied_tools,
                 unpriced_model=agent_run.unpriced_model,
+                repo=self.project.config.repo,
+                issue=task.issues[0] if task.issues else None,
+                agent=self.runner.runtime.agent_for(phase) if phase else "",
+                phase=phase,
+                estimate=str(task.metadata.get("estimate", "")),
             )
 
     def _note_breaches(self, claim: Claim, outcome: PhaseOutcome) -> None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         NeedsHuman,
         Phase,
         PhaseRefused,
+        ProviderLimited,
         Waiting,
     )
     from ralph.phases._plan_by_hand import draft_plan, iterate_plan, submit_plan
@@ -77,6 +78,7 @@ __all__ = [
     "PhaseStatus",
     "Progress",
     "PromptOverride",
+    "ProviderLimited",
     "RequiredCheck",
     "Selection",
     "StepDone",

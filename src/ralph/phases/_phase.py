@@ -27,6 +27,7 @@ __all__ = [
     "NeedsHuman",
     "Phase",
     "PhaseRefused",
+    "ProviderLimited",
     "Waiting",
     "Workspace",
     "prompt",
@@ -78,6 +79,19 @@ class Waiting(RalphError):
         self.for_person = for_person
         self.detail = detail
         super().__init__(f"waiting for: {reason}" + (f" ({detail})" if detail else ""))
+
+
+class ProviderLimited(Waiting):
+    """The agent's provider refuses for now (a 429, an overload, a usage window): its
+    work waits until ``until`` (epoch seconds; 0 when the provider did not say, and the
+    caller backs off), no attempt is spent, and other agents carry on. ``agent`` is the
+    agent CLI's name (``claude``, ``codex``, ...); ``said`` what the provider said."""
+
+    def __init__(self, agent: str, until: float, said: str = "") -> None:
+        self.agent = agent
+        self.until = until
+        self.said = said
+        super().__init__(f"the provider of {agent}", for_person=False, detail=said)
 
 
 class FeedbackToAddress(RalphError):

@@ -39,6 +39,10 @@ class AgentStatus(enum.StrEnum):
     MISCONFIGURED = "misconfigured"
     #: Ralph stopped the agent (``AgentBrief.stop``): a person took its issue away.
     STOPPED = "stopped"
+    #: The provider refused for now: a 429, an overload, a subscription's usage window
+    #: ("usage limit reached ... resets at T"). Nothing is wrong with the work: it is
+    #: waited out (``AgentResult.resets_at``), never counted as an attempt.
+    RATE_LIMITED = "rate_limited"
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,9 @@ class AgentResult:
     #: (what an agent CLI's shell does is not seen): the confinement check blames a
     #: change in the person's checkout on an unsandboxed agent only when named here.
     wrote: tuple[str, ...] = ()
+    #: RATE_LIMITED: when the provider said its limit lifts (epoch seconds); 0 when it
+    #: did not say (the caller backs off).
+    resets_at: float = 0.0
 
     @property
     def ok(self) -> bool:

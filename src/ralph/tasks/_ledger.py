@@ -7,18 +7,35 @@ from collections.abc import Sequence
 from typing import Any
 
 from ralph.tasks._core import StoreCore
-from ralph.tasks._model import Charge
+from ralph.tasks._model import Charge, Spend
 from ralph.tasks._rows import to_charge
 
 __all__ = ["LedgerVerbs"]
 
 
-def _charges_where(run_id: int | None, since: float | None) -> tuple[str, list[Any]]:
-    """The ledger's lines of one run (or all), at or after ``since``: a WHERE clause."""
+def _charges_where(
+    run_id: int | None,
+    since: float | None,
+    *,
+    repo: str | None = None,
+    issue: int | None = None,
+    task_id: int | None = None,
+) -> tuple[str, list[Any]]:
+    """The ledger's lines of one run (or all), at or after ``since``, of one issue of
+    ``repo`` or of one task: a WHERE clause."""
     sql, params = " WHERE 1 = 1", list[Any]()
     if run_id is not None:
         sql += " AND run_id = ?"
         params.append(run_id)
+    if repo is not None:
+        sql += " AND repo = ?"
+        params.append(repo)
+    if issue is not None:
+        sql += " AND issue = ?"
+        params.append(issue)
+    if task_id is not None:
+        sql += " AND task_id = ?"
+        params.append(task_id)
     if since is not None:
         sql += " AND at >= ?"
         params.append(since)
@@ -43,16 +60,24 @@ class LedgerVerbs(StoreCore):
         cache_write_tokens: int = 0,
         refused: Sequence[str] = (),
         unpriced_model: str = "",
+        repo: str = "",
+        issue: int | None = None,
+        agent: str = "",
+        phase: str = "",
+        estimate: str = "",
     ) -> Charge:
         """Add what one agent run cost to the ledger: ``tokens`` counts every token,
         cached input included; ``refused`` names the tool calls it was refused;
-        ``unpriced_model`` a model it used whose price is unknown (its cost then is)."""
+        ``unpriced_model`` a model it used whose price is unknown (its cost then is);
+        ``repo`` and ``issue`` the issue it worked on, ``agent`` the agent CLI,
+        ``phase`` and ``estimate`` what it did (for the phase's history)."""
         with self._write() as tx:
             self._locked_run(tx, run_id)
             row = tx.one(
                 "INSERT INTO ralph_charges (run_id, task_id, usd, tokens, turns, seconds, at, "
-                "cache_read_tokens, cache_write_tokens, refused, unpriced_model) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+                "cache_read_tokens, cache_write_tokens, refused, unpriced_model, repo, issue, "
+                "agent, phase, estimate) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     run_id,
                     task_id,
@@ -65,6 +90,11 @@ class LedgerVerbs(StoreCore):
                     cache_write_tokens,
                     json.dumps(list(refused)),
                     unpriced_model,
+                    repo,
+                    issue,
+                    agent,
+                    phase,
+                    estimate,
                 ),
             )
         assert row is not None
@@ -82,6 +112,47 @@ class LedgerVerbs(StoreCore):
         with self._reader() as tx:
             row = tx.one(f"SELECT COALESCE(SUM(usd), 0) AS total FROM ralph_charges{where}", params)
         return float(row["total"]) if row is not None else 0.0
+
+    def spend(
+        self,
+        *,
+        run_id: int | None = None,
+        since: float | None = None,
+        repo: str | None = None,
+        issue: int | None = None,
+        task_id: int | None = None,
+    ) -> Spend:
+        """Dollars, tokens and agent sessions charged to one run (or every run), one
+        issue of ``repo`` across runs, or one task, at or after ``since``."""
+        where, params = _charges_where(run_id, since, repo=repo, issue=issue, task_id=task_id)
+        sql = (
+            "SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(tokens), 0) AS tokens, "
+            f"COUNT(*) AS sessions FROM ralph_charges{where}"
+        )
+        with self._reader() as tx:
+            row = tx.one(sql, params)
+        if row is None:
+            return Spend()
+        return Spend(
+            usd=float(row["usd"]), tokens=int(row["tokens"]), sessions=int(row["sessions"])
+        )
+
+    def phase_history(
+        self, repo: str, phase: str, estimate: str, *, limit: int = 20
+    ) -> list[Spend]:
+        """What ``phase`` cost per task on issues of ``estimate`` in ``repo``, the
+        latest ``limit`` tasks first: each task's agent runs summed."""
+        sql = (
+            "SELECT task_id, SUM(usd) AS usd, SUM(tokens) AS tokens, COUNT(*) AS sessions, "
+            "MAX(id) AS last FROM ralph_charges WHERE repo = ? AND phase = ? AND estimate = ? "
+            "AND task_id IS NOT NULL GROUP BY task_id ORDER BY last DESC LIMIT ?"
+        )
+        with self._reader() as tx:
+            rows = tx.rows(sql, (repo, phase, estimate, limit))
+        return [
+            Spend(usd=float(r["usd"]), tokens=int(r["tokens"]), sessions=int(r["sessions"]))
+            for r in rows
+        ]
 
     def unpriced_models(
         self, *, run_id: int | None = None, since: float | None = None

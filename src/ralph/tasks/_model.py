@@ -17,12 +17,16 @@ __all__ = [
     "Event",
     "EventKind",
     "GraphEdit",
+    "Hold",
+    "HoldReason",
     "IssueLock",
     "MergeBatch",
     "Message",
     "MessageKind",
+    "ProviderWait",
     "Run",
     "RunStatus",
+    "Spend",
     "Task",
     "TaskStatus",
 ]
@@ -258,6 +262,58 @@ class Charge:
     #: A model the agent used that Ralph has no price for: ``usd`` is then not the
     #: whole cost, which is unknown.
     unpriced_model: str = ""
+    #: The issue the run worked on (the task's first), of ``repo``; None: no issue.
+    repo: str = ""
+    issue: int | None = None
+    #: The agent CLI that ran (``claude``, ``codex``, ...), the phase and the issue's
+    #: estimate (``XS``...; "" unknown).
+    agent: str = ""
+    phase: str = ""
+    estimate: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spend:
+    """What a set of ledger lines adds up to: dollars, tokens and agent sessions (one
+    agent run is one session)."""
+
+    usd: float = 0.0
+    tokens: int = 0
+    sessions: int = 0
+
+
+class HoldReason(enum.StrEnum):
+    #: A token, session or dollar cap was reached (or what is left cannot pay for the
+    #: phase, by its history).
+    BUDGET = "budget"
+    #: It spent more than allowed since it last moved forward on the board.
+    NO_PROGRESS = "no progress"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hold:
+    """An issue Ralph stopped spending on until a person lifts the hold: no task of it
+    starts. The board says "held: REASON"; ``detail`` says which cap and how much was
+    spent, ``lift`` the one command that lifts or raises it."""
+
+    repo: str
+    number: int
+    reason: HoldReason
+    detail: str
+    lift: str
+    run_id: int | None = None
+    at: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderWait:
+    """An agent CLI whose provider refuses for now (a rate limit, a usage window): its
+    work waits until ``until`` (epoch seconds); ``said`` is what the provider said."""
+
+    agent: str
+    until: float
+    said: str = ""
+    at: float = 0.0
 
 
 class BatchStatus(enum.StrEnum):

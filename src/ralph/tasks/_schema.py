@@ -183,4 +183,40 @@ TASK_STORE_MIGRATIONS: tuple[Migration, ...] = (
                 WHERE serial_key IS NOT NULL""",
         ),
     ),
+    Migration(
+        # 13 is the local tracker's.
+        14,
+        "spend by issue, agent and phase; holds on issues; waits for a provider's limit",
+        (
+            # Which issue (of which repository) an agent run worked on, which agent CLI
+            # did it, and for which phase of what estimate: caps per issue across runs,
+            # the no-progress breaker and the look before spending read them.
+            "ALTER TABLE ralph_charges ADD COLUMN repo TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE ralph_charges ADD COLUMN issue INTEGER",
+            "ALTER TABLE ralph_charges ADD COLUMN agent TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE ralph_charges ADD COLUMN phase TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE ralph_charges ADD COLUMN estimate TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX ralph_charges_by_issue ON ralph_charges (repo, issue, at)",
+            "CREATE INDEX ralph_charges_by_phase ON ralph_charges (repo, phase, estimate, id)",
+            # An issue Ralph stopped spending on (a cap, no progress) until the hold is
+            # lifted: the board says "held: REASON"; no task of it starts meanwhile.
+            """CREATE TABLE ralph_holds (
+                repo TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                reason TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                lift TEXT NOT NULL,
+                run_id INTEGER,
+                at {float} NOT NULL,
+                PRIMARY KEY (repo, number)
+            )""",
+            # An agent CLI whose provider refuses for now: its work waits until then.
+            """CREATE TABLE ralph_provider_waits (
+                agent TEXT PRIMARY KEY,
+                until {float} NOT NULL,
+                said TEXT NOT NULL,
+                at {float} NOT NULL
+            )""",
+        ),
+    ),
 )

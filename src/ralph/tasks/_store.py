@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ralph.tasks._batches import BatchVerbs
 from ralph.tasks._claims import ClaimVerbs
+from ralph.tasks._holds import HoldVerbs
 from ralph.tasks._keeping import KeepingVerbs
 from ralph.tasks._ledger import LedgerVerbs
 from ralph.tasks._messages import MessageVerbs
@@ -32,7 +33,9 @@ from ralph.tasks._runs import RunVerbs
 __all__ = ["TaskStore"]
 
 
-class TaskStore(RunVerbs, ClaimVerbs, MessageVerbs, LedgerVerbs, KeepingVerbs, BatchVerbs):
+class TaskStore(
+    RunVerbs, ClaimVerbs, MessageVerbs, LedgerVerbs, KeepingVerbs, BatchVerbs, HoldVerbs
+):
     """The task store on ``db``, which it owns: closing the store closes the database.
     With ``migrate`` the store's tables are brought up to date at once. Synchronous and
     safe to share between threads, and between processes (on PostgreSQL, machines)."""
