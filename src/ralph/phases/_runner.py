@@ -70,6 +70,7 @@ from ralph.phases._phase import (
     NeedsHuman,
     Phase,
     PhaseRefused,
+    ProviderLimited,
     Waiting,
     Workspace,
 )
@@ -708,6 +709,10 @@ class PhaseRunner:
             raise AgentUnusable(
                 f"the agent ({self.runtime.describe(phase.name)}) cannot work: {result.error}"
             )
+        if result.status is AgentStatus.RATE_LIMITED:
+            # Not the work's fault: waited out, never an attempt.
+            name = agent.partition(":")[0] or self.runtime.agent_for(phase.name)
+            raise ProviderLimited(name, result.resets_at, result.error)
         runs.append(result)
         if result.denied_tools:
             ctx.say(f"The agent was refused: {', '.join(result.denied_tools)}")
