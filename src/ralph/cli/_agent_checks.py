@@ -18,7 +18,8 @@ __all__ = ["print_agent_credentials"]
 
 def _agents_in_use(config: Config, agent: str | None) -> dict[str, list[str]]:
     """The agents a run would use, each with its phases: ``--agent``'s for every phase,
-    else ralph.toml's (per phase where it says so, and best-of attempts' agents)."""
+    else ralph.toml's (per phase where it says so, best-of attempts' agents and
+    fallback agents)."""
     phases = [spec.name for spec in PHASE_SPECS if spec.uses_agent]
     if agent is not None:
         return {agent: phases}
@@ -26,11 +27,12 @@ def _agents_in_use(config: Config, agent: str | None) -> dict[str, list[str]]:
     uses: dict[str, list[str]] = {}
     for phase in phases:
         uses.setdefault(settings.agent_for(phase), []).append(phase)
-    for phase, best_of in settings.best_of.items():
-        for spec in best_of.agents:
-            name = spec.partition(":")[0]
-            if phase not in uses.setdefault(name, []):
-                uses[name].append(phase)
+    others = [(phase, spec) for phase, b in settings.best_of.items() for spec in b.agents]
+    others += [(phase, spec) for phase in phases for spec in settings.fallbacks_for(phase)]
+    for phase, spec in others:
+        name = spec.partition(":")[0]
+        if phase not in uses.setdefault(name, []):
+            uses[name].append(phase)
     return uses
 
 

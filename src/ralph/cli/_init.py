@@ -353,6 +353,8 @@ def _print_agent_clis(console: Console, config: Config) -> None:
     uses: dict[str, list[str]] = {}
     for phase in (spec.name for spec in PHASE_SPECS if spec.uses_agent):
         uses.setdefault(config.agent.agent_for(phase), []).append(phase)
+        for fallback in config.agent.fallbacks_for(phase):
+            uses.setdefault(fallback.partition(":")[0], []).append(f"{phase} (fallback)")
     for cli in found_agent_clis(config.root):
         phases = uses.get(cli.name, [])
         chosen = f"; ralph.toml: {', '.join(phases)}" if phases else ""

@@ -242,7 +242,7 @@ def _print_summary(report: RunReport, console: Console, *, verbose: bool) -> Non
             console.print(f"! {line.subject}: {breach}", style="red", markup=False)
         for warning in line.warnings:
             console.print(f"! {line.subject}: {warning}", style="yellow", markup=False)
-        for said in line.fast_track:
+        for said in (*line.fast_track, *line.continued):
             console.print(f"{line.subject}: {said}", markup=False)
     if verbose:
         _print_details(report, console)

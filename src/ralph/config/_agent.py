@@ -8,6 +8,8 @@ and within which limits, per phase if need be.
     max_turns = 50
     timeout_seconds = 1800
     stall_seconds = 300
+    fallback_agents = ["codex"]   # every phase's, in order: "agent" or "agent:model"
+    fallback_after_seconds = 300  # a rate limit lifting later than this moves a phase on
 
     [agent.roles.validator]       # the same keys, for every phase of a role
     model = "sonnet"
@@ -21,12 +23,19 @@ and within which limits, per phase if need be.
     best_of = 3                   # three builders implement the plan; the best one wins
     best_of_agents = ["claude", "codex"]   # attempt K runs agent K (round robin)
     select = "score"              # score (tests, checks, diff, cost) | review (+ a validator)
+    fallback_agents = ["gemini"]  # this phase's own fallbacks (its list wins over [agent]'s)
 
 A phase runs with its own table over its role's over ``[agent]``. A model is taken only
 from tables whose agent is the phase's: a model ``[agent]`` names for Claude does not go
 to the Codex a phase's table chose. When none of them names a model, Claude takes the
 phase's default (``PhaseSpec.default_model``); other CLIs their own default. ``RALPH_AGENT`` (and
-``--agent``) put one agent on every phase.
+``--agent``) put one agent on every phase (and leave no fallback).
+
+A fallback agent continues a phase whose own agent's provider refuses for longer than
+``fallback_after_seconds`` (a nearer reset is waited out), or whose reset is not said a
+second time in that window (the first is backed off), or that cannot work here at all
+(its key, login or CLI); each fallback in turn, the phase's own first again next time.
+A phase whose agent a global list names has the list's other agents.
 """
 
 from __future__ import annotations
@@ -84,6 +93,9 @@ class PhaseSettings:
     max_usd: float | None = None
     timeout_seconds: float | None = None
     stall_seconds: float | None = None
+    #: Agents (``agent`` or ``agent:model``) the phase continues on, in order, when its
+    #: own is rate limited past ``fallback_after_seconds`` or cannot work here.
+    fallback_agents: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +136,17 @@ class AgentSettings:
     roles: Mapping[str, PhaseSettings] = field(default_factory=dict)
     #: Best of N per phase (only ``implement`` takes it).
     best_of: Mapping[str, BestOf] = field(default_factory=dict)
+    #: Fallback agents of every phase whose own table (or role's) names none.
+    fallback_agents: tuple[str, ...] = ()
+    #: A rate limit lifting further ahead than this moves a phase to its fallback agent.
+    fallback_after_seconds: float = 300.0
+
+    def fallbacks_for(self, phase: str) -> tuple[str, ...]:
+        """The agents ``phase`` continues on, in order: its own table's list, else its
+        role's, else ``[agent]``'s, without the phase's own agent."""
+        levels = self._levels(phase)
+        named: tuple[str, ...] = _first(*(table.fallback_agents for _, table in levels))
+        return tuple(spec for spec in named if spec.partition(":")[0] != levels[0][0])
 
     def best_of_for(self, phase: str) -> BestOf:
         return self.best_of.get(phase, BestOf())
@@ -176,6 +199,7 @@ _LIMITS: dict[str, type] = {
     "max_usd": float,
     "timeout_seconds": float,
     "stall_seconds": float,
+    "fallback_agents": tuple,
 }
 _SETTINGS: dict[str, type] = {
     "runtime": str,
@@ -184,10 +208,13 @@ _SETTINGS: dict[str, type] = {
     "allow_bypass": bool,
     "command": str,
     "format": str,
+    "fallback_after_seconds": float,
 }
 
 
 def _value(kind: type, value: Any, where: str) -> Any:
+    if kind is tuple:
+        return _agent_list(value, where)
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -291,6 +318,39 @@ def _best_of_table(own: dict[str, Any], name: str, where: str) -> BestOf | None:
     return BestOf(count=count, agents=tuple(agents), select=select)
 
 
+def _agent_list(value: Any, where: str) -> tuple[str, ...]:
+    """A list of ``agent`` or ``agent:model``, each agent a known one and named once."""
+    if not isinstance(value, list) or not all(isinstance(a, str) and a for a in value):
+        raise ConfigError(
+            f"{where}: {value!r} is not valid; expected a list of agent names "
+            'such as ["codex", "gemini:gemini-2.5-pro"]'
+        )
+    seen: set[str] = set()
+    for spec in value:
+        agent = spec.partition(":")[0]
+        _check_preset(agent, where)
+        if agent in seen:
+            raise ConfigError(f"{where}: {agent} is named twice; keep one")
+        seen.add(agent)
+    return tuple(value)
+
+
+def _check_fallbacks(settings: AgentSettings, source: str) -> None:
+    """No table's fallback list names the agent the table runs."""
+    tables: list[tuple[str, str, PhaseSettings | AgentSettings]] = [
+        (f"{source}: agent.fallback_agents", settings.agent, settings)
+    ]
+    for role, own in settings.roles.items():
+        agent = own.preset or settings.agent
+        tables.append((f"{source}: [agent.roles.{role}] fallback_agents", agent, own))
+    for phase, own in settings.phases.items():
+        agent = settings.agent_for(phase)
+        tables.append((f"{source}: [agent.phases.{phase}] fallback_agents", agent, own))
+    for where, agent, table in tables:
+        if agent in (spec.partition(":")[0] for spec in table.fallback_agents or ()):
+            raise ConfigError(f"{where}: {agent} runs the phases already; name another agent")
+
+
 def _check_preset(preset: str | None, where: str) -> None:
     if preset is not None and preset not in _PRESETS:
         raise ConfigError(
@@ -315,6 +375,7 @@ def parse_agent_settings(
         )
     settings = AgentSettings(**values, phases=phases, roles=roles, best_of=best_of)
     _check_preset(settings.preset or None, f"{source}: agent.preset")
+    _check_fallbacks(settings, source)
     if runtime_override:
         # One agent for every phase: the per-phase choices give way.
         settings = replace(
@@ -324,6 +385,12 @@ def parse_agent_settings(
             phases={n: replace(p, preset=None) for n, p in settings.phases.items()},
             roles={n: replace(p, preset=None) for n, p in settings.roles.items()},
             best_of={n: replace(b, agents=()) for n, b in settings.best_of.items()},
+            fallback_agents=(),
+        )
+        settings = replace(
+            settings,
+            phases={n: replace(p, fallback_agents=None) for n, p in settings.phases.items()},
+            roles={n: replace(p, fallback_agents=None) for n, p in settings.roles.items()},
         )
     if settings.permission_mode not in PERMISSION_MODES:
         raise ConfigError(

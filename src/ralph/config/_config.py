@@ -682,6 +682,11 @@ max_turns = 50
 max_usd = 0
 timeout_seconds = 1800
 stall_seconds = 300
+# Agents a phase continues on, in order ("codex" or "codex:o3"), when its own agent's
+# provider refuses for more than fallback_after_seconds (a nearer reset is waited out)
+# or the agent cannot work here; per phase too ([agent.phases.implement]).
+fallback_agents = []
+fallback_after_seconds = 300
 # Headless runs never ask a person: "dontAsk" denies any tool the phase's role does not
 # allow; "acceptEdits" also lets edits inside the working directory through.
 permission_mode = "dontAsk"

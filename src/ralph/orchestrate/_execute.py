@@ -654,7 +654,9 @@ class TaskExecutor:
                 unpriced_model=agent_run.unpriced_model,
                 repo=self.project.config.repo,
                 issue=task.issues[0] if task.issues else None,
-                agent=self.runner.runtime.agent_for(phase) if phase else "",
+                # The agent that ran: a phase may have continued on a fallback agent.
+                agent=agent_run.agent_name
+                or (self.runner.runtime.agent_for(phase) if phase else ""),
                 phase=phase,
                 estimate=str(task.metadata.get("estimate", "")),
             )

@@ -22,7 +22,7 @@ from ralph.orchestrate._execute import WORKER_BROKE
 from ralph.orchestrate._key_waits import key_waits
 from ralph.orchestrate._merge_batches import run_batches
 from ralph.orchestrate._outcome import Outcome, Tally, is_escalated, run_outcome, tally
-from ralph.phases import FAST_TRACKED
+from ralph.phases import CONTINUED_ON, FAST_TRACKED
 from ralph.runtimes import Activity
 from ralph.tasks import (
     Charge,
@@ -97,6 +97,8 @@ class TaskLine:
     activity: Activity | None = None
     #: Whether the XS fast track took its issue, or was refused, or abandoned, and why.
     fast_track: tuple[str, ...] = ()
+    #: Where its phase continued on a fallback agent, and why ("Continued on codex: ...").
+    continued: tuple[str, ...] = ()
     #: Models its agents used that have no price: its cost is unknown.
     unpriced: tuple[str, ...] = ()
 
@@ -430,6 +432,12 @@ def _fast_track(task: Task) -> tuple[str, ...]:
     return tuple(str(line) for line in (*said, *noted) if str(line).startswith(FAST_TRACKED))
 
 
+def _continued(task: Task) -> tuple[str, ...]:
+    """What its phase said about moving to a fallback agent."""
+    said = task.result.get("lines", ()) if isinstance(task.result, dict) else ()
+    return tuple(str(line) for line in said if str(line).startswith(CONTINUED_ON))
+
+
 def build_report(
     run: Run,
     tasks: Sequence[Task],
@@ -472,6 +480,7 @@ def build_report(
                 breaches=tuple(str(b) for b in task.metadata.get("breaches", ())),
                 warnings=_warnings(task),
                 fast_track=_fast_track(task),
+                continued=_continued(task),
                 waiting_for=held_keys.get(task.id, task.waiting_for),
                 for_person=task.waiting_for_person,
                 next_check=(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ralph.phases._context import PhaseContext
     from ralph.phases._control_hold import ControlFilesHeld, accept_control_files
     from ralph.phases._effective_prompt import effective_prompt, prompted_phase
+    from ralph.phases._fallback import CONTINUED_ON
     from ralph.phases._fast_track import FAST_TRACKED
     from ralph.phases._ideas import Formed, form_idea, idea_path, new_idea, similar_issues
     from ralph.phases._merge_look import MergeLooks, judge_merged, merge_on_base
@@ -56,6 +57,7 @@ else:
     __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
+    "CONTINUED_ON",
     "FAST_TRACKED",
     "PHASES",
     "RETRY_FROM",

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import logging
 import time
 import uuid
@@ -61,6 +62,7 @@ from ralph.phases._attempt import (
 )
 from ralph.phases._best_of_score import AttemptRecord, Selection, select_attempt
 from ralph.phases._context import MovedMeanwhile, PhaseContext
+from ralph.phases._fallback import FallbackChain
 from ralph.phases._implement import implementation_problems
 from ralph.phases._phase import (
     AlreadyDone,
@@ -603,14 +605,18 @@ class PhaseRunner:
         problems: list[str] = []
         #: Why earlier attempts were rejected: the next brief says so.
         rejections: list[str] = []
+        chain = self._fallback_chain(phase, ctx)
         for number in range(1, self.max_attempts + 1):
             with self.project.tracker.snapshot():
                 self.project.tracker.prefetch(numbers)
                 members = [self.project.tracker.get_issue(n) for n in numbers]
             with phase.workspace(ctx, members) as space:
                 reading.close()  # what the agent writes is read afresh
-                attempt, problems = self._attempt(
-                    phase, ctx, members, space, runs, stop, rejections
+                # The chain adds the agent: the phase's own, or a fallback.
+                attempt, problems = chain.run(
+                    functools.partial(
+                        self._attempt, phase, ctx, members, space, runs, stop, list(rejections)
+                    )
                 )
             if attempt is not None:
                 return attempt
@@ -626,6 +632,23 @@ class PhaseRunner:
                 )
         raise NeedsHuman(
             f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
+        )
+
+    def _fallback_chain(self, phase: Phase, ctx: PhaseContext) -> FallbackChain:
+        """The phase's agent, then its fallbacks this runtime opened (``--agent``, one
+        agent for every phase, opens none)."""
+        settings = self.project.config.agent
+        fallbacks = [
+            spec
+            for spec in settings.fallbacks_for(phase.name)
+            if self.runtime.runs_agent(spec.partition(":")[0])
+        ]
+        return FallbackChain(
+            self.runtime.agent_for(phase.name),
+            fallbacks,
+            after_seconds=settings.fallback_after_seconds,
+            store=self.project.store,
+            say=ctx.say,
         )
 
     def _attempt(
@@ -699,6 +722,10 @@ class PhaseRunner:
             found = confinement.after(wrote=result.wrote)
             breaches = found.problems()
             _trace_agent_run(traced, result)
+        # The charge is the agent's that ran (a best-of attempt's, a fallback's).
+        result = dataclasses.replace(
+            result, agent_name=agent.partition(":")[0] or self.runtime.agent_for(phase.name)
+        )
         for warning in found.warnings():
             logger.warning("checkout changed while an agent ran", extra={"warning": warning})
             ctx.say(warning)
@@ -706,13 +733,12 @@ class PhaseRunner:
         if debug_enabled():
             _record_agent_run(brief, self.runtime.describe(phase.name), result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
-            raise AgentUnusable(
-                f"the agent ({self.runtime.describe(phase.name)}) cannot work: {result.error}"
-            )
+            who = agent.partition(":")[0] or self.runtime.describe(phase.name)
+            raise AgentUnusable(f"the agent ({who}) cannot work: {result.error}")
         if result.status is AgentStatus.RATE_LIMITED:
-            # Not the work's fault: waited out, never an attempt.
-            name = agent.partition(":")[0] or self.runtime.agent_for(phase.name)
-            raise ProviderLimited(name, result.resets_at, result.error)
+            # Not the work's fault: waited out, never an attempt; what it spent is charged.
+            runs.append(result)
+            raise ProviderLimited(result.agent_name, result.resets_at, result.error)
         runs.append(result)
         if result.denied_tools:
             ctx.say(f"The agent was refused: {', '.join(result.denied_tools)}")

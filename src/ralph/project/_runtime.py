@@ -22,7 +22,14 @@ def open_agent_runtime(
     that take one in-process (Claude); it is called only when such an agent may run."""
     settings = config.agent
     phases = [spec.name for spec in PHASE_SPECS if not spec.by_person]
-    chosen = {agent} if agent is not None else {settings.agent_for(p) for p in phases}
+    chosen = (
+        {agent}
+        if agent is not None
+        else {
+            *(settings.agent_for(p) for p in phases),
+            *(spec.partition(":")[0] for p in phases for spec in settings.fallbacks_for(p)),
+        }
+    )
     server = tools() if tools is not None and "claude" in chosen else None
     if agent is not None:
         return open_runtime(

@@ -14,7 +14,8 @@ __all__ = ["PhaseAgents"]
 
 class PhaseAgents(AgentRuntime):
     """Runs each brief on its phase's runtime, or ``default``'s for a phase not named; a
-    brief that names its agent (an attempt of best of N) on that agent's, from ``named``."""
+    brief that names its agent (an attempt of best of N, a fallback) on that agent's, from
+    ``named``."""
 
     name = "by-phase"
 
@@ -44,6 +45,9 @@ class PhaseAgents(AgentRuntime):
 
     def describe(self, phase: str) -> str:
         return self.runtime_for(phase).describe(phase)
+
+    def runs_agent(self, agent: str) -> bool:
+        return agent in self.named
 
     def sandboxed(self, phase: str) -> bool:
         return self.runtime_for(phase).sandboxed(phase)

@@ -189,6 +189,9 @@ class AgentResult:
     #: RATE_LIMITED: when the provider said its limit lifts (epoch seconds); 0 when it
     #: did not say (the caller backs off).
     resets_at: float = 0.0
+    #: The agent CLI that ran, by name (``claude``, ``codex``): the phase runner fills it,
+    #: and the run's charge is that agent's (a phase may continue on a fallback agent).
+    agent_name: str = ""
 
     @property
     def ok(self) -> bool:

@@ -143,12 +143,13 @@ def open_agents(
 
     chosen = {s.name: settings.agent_for(s.name) for s in PHASE_SPECS if s.uses_agent}
     names = list(dict.fromkeys(chosen.values()))
-    # The agents of best-of attempts (``codex`` of ``codex:o3``), opened up front too.
-    attempts = list(
-        dict.fromkeys(
-            spec.partition(":")[0] for b in settings.best_of.values() for spec in b.agents
-        )
-    )
+    # The agents of best-of attempts and fallbacks (``codex`` of ``codex:o3``), opened
+    # up front too.
+    specs = [
+        *(spec for b in settings.best_of.values() for spec in b.agents),
+        *(spec for phase in chosen for spec in settings.fallbacks_for(phase)),
+    ]
+    attempts = list(dict.fromkeys(spec.partition(":")[0] for spec in specs))
     if names == [settings.agent] and set(attempts) <= {settings.agent}:
         return runtime(settings.agent)
     # [agent]'s own agent, unless every phase chose another (then it need not work here).

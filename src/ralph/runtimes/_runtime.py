@@ -26,6 +26,11 @@ class AgentRuntime(abc.ABC):
         name each)."""
         return self.description
 
+    def runs_agent(self, agent: str) -> bool:
+        """Whether a brief naming ``agent`` (``AgentBrief.agent``: a best-of attempt's or
+        a fallback's) runs on that agent here."""
+        return agent == self.name
+
     def sandboxed(self, phase: str) -> bool:
         """Whether ``phase``'s agent can write only where its runs are let write (its
         working directory, its own state): the person's checkout is then out of its

@@ -37,6 +37,7 @@ BOUNDS = [
     ("agent", "max_usd", 100_000),
     ("agent", "timeout_seconds", 86400),
     ("agent", "stall_seconds", 86400),
+    ("agent", "fallback_after_seconds", 86400),
     ("agent.phases.research", "max_turns", 1000),
     ("agent.roles.builder", "timeout_seconds", 86400),
     ("hooks", "timeout_seconds", 86400),
