@@ -351,10 +351,13 @@ def _print_agent_clis(console: Console, config: Config) -> None:
     from ralph.runtimes import found_agent_clis
 
     uses: dict[str, list[str]] = {}
+    fallback_for: dict[str, list[str]] = {}
     for phase in (spec.name for spec in PHASE_SPECS if spec.uses_agent):
         uses.setdefault(config.agent.agent_for(phase), []).append(phase)
         for fallback in config.agent.fallbacks_for(phase):
-            uses.setdefault(fallback.partition(":")[0], []).append(f"{phase} (fallback)")
+            fallback_for.setdefault(fallback.partition(":")[0], []).append(phase)
+    for name, phases in fallback_for.items():
+        uses.setdefault(name, []).append(f"fallback for {', '.join(phases)}")
     for cli in found_agent_clis(config.root):
         phases = uses.get(cli.name, [])
         chosen = f"; ralph.toml: {', '.join(phases)}" if phases else ""

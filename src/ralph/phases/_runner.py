@@ -707,7 +707,7 @@ class PhaseRunner:
         attributes = {
             "ralph.phase": phase.name,
             "ralph.issues": [issue.number for issue in members],
-            "ralph.agent": self.runtime.describe(phase.name),
+            "ralph.agent": agent or self.runtime.describe(phase.name),
             "ralph.model": brief.model,
         }
         with span("ralph.agent", attributes) as traced:
@@ -731,7 +731,8 @@ class PhaseRunner:
             ctx.say(warning)
         ctx.breaches += breaches
         if debug_enabled():
-            _record_agent_run(brief, self.runtime.describe(phase.name), result, breaches)
+            who = agent or self.runtime.describe(phase.name)
+            _record_agent_run(brief, who, result, breaches)
         if result.status is AgentStatus.MISCONFIGURED:
             who = agent.partition(":")[0] or self.runtime.describe(phase.name)
             raise AgentUnusable(f"the agent ({who}) cannot work: {result.error}")

@@ -132,3 +132,21 @@ def test_doctor_with_the_scripted_agent_needs_no_credentials(ralph_cli, sample):
         "ralph: error: --agent 'gpt' is unknown; use one of: claude, codex, gemini, opencode, "
         "command, scripted"
     )
+
+
+def test_doctor_checks_the_fallback_agents_too(ralph_cli, sample, keys, agent_bin, monkeypatch):
+    monkeypatch.setenv("PATH", f"{agent_bin}{os.pathsep}{os.environ['PATH']}")
+    config = sample / "ralph.toml"
+    config.write_text(
+        config.read_text().replace("fallback_agents = []", 'fallback_agents = ["gemini"]', 1)
+    )
+    code, out, _ = ralph_cli("doctor")
+    assert code == 1
+    installed = versions()
+    assert (
+        f"· agent gemini: Gemini CLI {installed['gemini']} ({agent_bin}/gemini); ralph.toml: "
+        "fallback for triage, split, research, plan, review, implement, code_review, address"
+    ) in agent_lines(out)
+    gemini = next(line for line in credential_lines(out) if "agent gemini" in line)
+    assert gemini.startswith("✗ agent gemini (triage, split, research, plan, review, implement")
+    assert "no key or login; set GEMINI_API_KEY" in gemini

@@ -172,6 +172,23 @@ def test_agents_per_phase_make_one_runtime_that_runs_each_phase_on_its_own(tmp_p
     assert isinstance(open_agents(AgentSettings(runtime="scripted")), ScriptedRuntime)
 
 
+def test_fallback_agents_are_opened_up_front_and_run_the_briefs_that_name_them(tmp_path):
+    executable(tmp_path / "bin", "codex")
+    settings = AgentSettings(runtime="scripted", fallback_agents=("codex:o3",))
+    runtime = open_agents(settings, environ={"PATH": str(tmp_path / "bin")})
+    assert isinstance(runtime, PhaseAgents)
+    assert isinstance(runtime.runtime_for("research"), ScriptedRuntime)
+    assert isinstance(runtime.named["codex"], CommandRuntime)
+    assert (runtime.runs_agent("codex"), runtime.runs_agent("gemini")) == (True, False)
+    # One agent for every phase runs no other.
+    assert not open_agents(AgentSettings(runtime="scripted")).runs_agent("codex")
+    with pytest.raises(ConfigError, match="the gemini agent needs the Gemini CLI"):
+        open_agents(
+            AgentSettings(runtime="scripted", fallback_agents=("gemini",)),
+            environ={"PATH": str(tmp_path / "bin")},
+        )
+
+
 def test_agents_per_phase_need_every_chosen_cli_before_any_phase_runs(tmp_path):
     settings = AgentSettings(runtime="scripted", roles={"builder": PhaseSettings(preset="gemini")})
     with pytest.raises(ConfigError, match="the gemini agent needs the Gemini CLI"):
