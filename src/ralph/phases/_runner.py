@@ -634,19 +634,22 @@ class PhaseRunner:
             f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
         )
 
-    def _fallback_chain(self, phase: Phase, ctx: PhaseContext) -> FallbackChain:
-        """The phase's agent, then its fallbacks this runtime opened (``--agent``, one
-        agent for every phase, opens none)."""
-        settings = self.project.config.agent
-        fallbacks = [
+    def fallbacks_for(self, phase: str) -> tuple[str, ...]:
+        """The agents (``codex`` or ``codex:o3``) ``phase`` continues on, in order, when
+        its own is limited or unusable: ralph.toml's that this runtime opened (``--agent``,
+        one agent for every phase, opens none). A wait for the phase's own agent holds
+        the phase only when each of these is waiting too."""
+        return tuple(
             spec
-            for spec in settings.fallbacks_for(phase.name)
+            for spec in self.project.config.agent.fallbacks_for(phase)
             if self.runtime.runs_agent(spec.partition(":")[0])
-        ]
+        )
+
+    def _fallback_chain(self, phase: Phase, ctx: PhaseContext) -> FallbackChain:
         return FallbackChain(
             self.runtime.agent_for(phase.name),
-            fallbacks,
-            after_seconds=settings.fallback_after_seconds,
+            self.fallbacks_for(phase.name),
+            after_seconds=self.project.config.agent.fallback_after_seconds,
             store=self.project.store,
             say=ctx.say,
         )

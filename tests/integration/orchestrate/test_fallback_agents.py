@@ -14,7 +14,7 @@ from ralph.cli import main
 from ralph.config import PhaseSettings
 from ralph.errors import ConfigError
 from ralph.phases import PhaseRunner, PhaseStatus
-from ralph.runtimes import AgentBrief, AgentResult, AgentStatus, PhaseAgents
+from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, PhaseAgents
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
 
@@ -136,7 +136,7 @@ def test_a_limit_that_lifts_before_the_threshold_is_waited_out_not_fallen_back(d
     assert demo.state(number) is WorkflowState.RESEARCH_NEEDED
 
 
-def _runner(demo: Demo, runtime: PhaseAgents) -> PhaseRunner:
+def _runner(demo: Demo, runtime: AgentRuntime) -> PhaseRunner:
     return PhaseRunner(demo.project, runtime, owner="test")
 
 
@@ -206,6 +206,14 @@ def test_an_agent_that_cannot_work_here_falls_back(demo: Demo):
         s.startswith("Continued on codex: claude cannot work here") and "invalid x-api-key" in s
         for s in outcome.lines
     ), outcome.lines
+
+
+def test_the_runner_names_the_fallbacks_its_runtime_opened(demo: Demo):
+    falls_back(demo, "codex:o3", "gemini")
+    both = agents(ScriptedRuntime(env={}), codex=Named("codex"), gemini=Named("gemini"))
+    assert _runner(demo, both).fallbacks_for("plan") == ("codex:o3", "gemini")
+    # --agent: one agent for every phase, no other opened.
+    assert _runner(demo, ScriptedRuntime(env={})).fallbacks_for("plan") == ()
 
 
 def test_without_a_fallback_that_works_the_unusable_agent_stops_the_phase(demo: Demo):
