@@ -5,9 +5,11 @@ The phase's own agent runs first. When its provider refuses until further ahead 
 first fallback; a nearer reset is waited out as usual (``ProviderLimited`` goes up to
 the caller). A limit whose reset was not said falls back when it repeats: the agent's
 provider was already refusing in the last ``fallback_after_seconds`` (a wait recorded
-in the store); a first one is backed off as usual. An agent that cannot work here (its
-key, login or CLI) falls back at once. A fallback that is itself limited or unusable
-moves to the next; with every agent limited, the limit lifting soonest goes up.
+in the store, by an earlier limit of any phase, or the waits' backoff); a first one is
+backed off as usual, and remembered in the store as a wait that has already lifted. An
+agent that cannot work here (its key, login or CLI) falls back at once. A fallback that
+is itself limited or unusable moves to the next; with every agent limited, the limit
+lifting soonest goes up.
 
 An agent found limited or unusable stays out for the rest of the phase's run (its next
 attempt starts on the agent that worked); a limit with its reset is recorded in the
@@ -124,8 +126,13 @@ class FallbackChain:
         if limit.until:
             return limit.until - now > self.after_seconds
         # No reset said: a repeat within the window falls back, a first is backed off.
+        # Any wait recorded for the agent, lifted or not, is an earlier limit (0: all).
         earlier = self._store.provider_wait(limit.agent, now=0.0)
-        return earlier is not None and now - earlier.at <= self.after_seconds
+        if earlier is not None and now - earlier.at <= self.after_seconds:
+            return True
+        # Remembered as a wait that has already lifted: it holds nothing back.
+        self._store.wait_for_provider(limit.agent, now, limit.said)
+        return False
 
     def _remember(self, limit: ProviderLimited) -> None:
         if limit.until > self._clock():

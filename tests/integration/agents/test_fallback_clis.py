@@ -1,6 +1,7 @@
 """The real Claude Code CLI whose API answers every request with Anthropic's 429 (reset an
 hour ahead), and ``fallback_agents = ["codex"]``: ``ralph run research`` finishes on the
-real Codex CLI against its fake, and says it continued there and why."""
+real Codex CLI against its fake (at once when the reset is known, else when the limit
+repeats), and says it continued there and why."""
 
 from __future__ import annotations
 
@@ -93,8 +94,13 @@ def test_research_limited_on_claude_code_finishes_on_codex(
     ralph("issue", "new", "Add a farewell", "--state", "Research Needed", "--estimate", "XS")
     started = time.monotonic()
     code, out, err = ralph("run", "research", "1")
+    if "result: done" not in out:
+        # A 429 whose reset Claude Code does not print is waited out the first time; the
+        # same limit again within fallback_after_seconds falls back.
+        assert "the provider of claude" in out + err
+        code, out, err = ralph("run", "research", "1")
     assert code == 0, out + err
-    assert "Continued on codex: claude rate limited until " in out
+    assert "Continued on codex: claude rate limited " in out
     assert "result: done" in out
     assert len(codex_api.turns) == 2  # the document, then the result
     assert time.monotonic() - started < 120  # Claude Code's own retries were cut short

@@ -13,7 +13,8 @@ import pytest
 from ralph.cli import main
 from ralph.config import PhaseSettings
 from ralph.errors import ConfigError
-from ralph.phases import PhaseRunner, PhaseStatus
+from ralph.phases import PhaseRunner, PhaseStatus, ProviderLimited
+from ralph.phases._fallback import FallbackChain
 from ralph.runtimes import AgentBrief, AgentResult, AgentRuntime, AgentStatus, PhaseAgents
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import WorkflowState
@@ -168,12 +169,36 @@ def test_an_unsaid_reset_falls_back_when_it_repeats_and_is_backed_off_the_first_
     first = runner.run("research", number)
     assert (first.status, first.waiting_for) == (PhaseStatus.WAITING, "the provider of claude")
     assert codex.briefs == []
-    # What the waits record for the backed-off limit: the same limit again falls back.
-    demo.project.store.wait_for_provider("claude", time.time() + 30, "overloaded")
+    assert demo.project.store.provider_waits() == []  # remembered, holding nothing back
     outcome = runner.run("research", number)
     assert outcome.ok
     said = "Continued on codex: claude rate limited (no reset said)"
     assert any(line.startswith(said) for line in outcome.lines), outcome.lines
+
+
+def test_an_unsaid_reset_long_after_the_last_limit_is_a_first_again(demo: Demo):
+    store = demo.project.store
+    store.wait_for_provider("claude", time.time() + 5, "overloaded")
+    said: list[str] = []
+
+    def attempt(agent: str) -> str:
+        if agent == "":
+            raise ProviderLimited("claude", 0, "overloaded")
+        return f"done on {agent}"
+
+    def chain(later: float) -> FallbackChain:
+        clock = lambda: time.time() + later  # noqa: E731
+        return FallbackChain(
+            "claude", ["codex"], after_seconds=60, store=store, say=said.append, clock=clock
+        )
+
+    # Within the minute of the last limit: a repeat, which falls back ...
+    assert chain(later=0).run(attempt) == "done on codex"
+    assert said == ["Continued on codex: claude rate limited (no reset said) (overloaded)."]
+    # ... two minutes after it: a first again, backed off.
+    with pytest.raises(ProviderLimited):
+        chain(later=120).run(attempt)
+    assert len(said) == 1
 
 
 def test_a_fallback_that_is_limited_too_moves_on_and_all_limited_waits_for_the_soonest(
