@@ -672,7 +672,7 @@ class PhaseRunner:
             git,
             space.workdir,
             live=self._live_store(),
-            sandboxed=self.runtime.sandboxed(phase.name),
+            sandboxed=self.runtime.agent_sandboxed(phase.name, agent.partition(":")[0]),
         )
         space_before = working_changes(git, space.workdir) if space.may_change is not None else {}
         web = self.project.config.research_web

@@ -52,6 +52,11 @@ class PhaseAgents(AgentRuntime):
     def sandboxed(self, phase: str) -> bool:
         return self.runtime_for(phase).sandboxed(phase)
 
+    def agent_sandboxed(self, phase: str, agent: str) -> bool:
+        if agent in self.named:
+            return self.named[agent].sandboxed(phase)
+        return self.sandboxed(phase)
+
     def run(self, brief: AgentBrief) -> AgentResult:
         if brief.agent and brief.agent in self.named:
             return self.named[brief.agent].run(brief)

@@ -37,6 +37,11 @@ class AgentRuntime(abc.ABC):
         reach, and a change there while it ran was someone else's."""
         return False
 
+    def agent_sandboxed(self, phase: str, agent: str) -> bool:
+        """``sandboxed`` for a brief of ``phase`` that names ``agent`` (a best-of
+        attempt's, a fallback's; "" for the phase's own)."""
+        return self.sandboxed(phase)
+
     @abc.abstractmethod
     def run(self, brief: AgentBrief) -> AgentResult:
         """Run the agent on ``brief`` within its limits. Every outcome, including a

@@ -182,6 +182,11 @@ def test_fallback_agents_are_opened_up_front_and_run_the_briefs_that_name_them(t
     assert (runtime.runs_agent("codex"), runtime.runs_agent("gemini")) == (True, False)
     # One agent for every phase runs no other.
     assert not open_agents(AgentSettings(runtime="scripted")).runs_agent("codex")
+    # A brief on the fallback is confined as that agent is, not as the phase's own.
+    codex = runtime.named["codex"]
+    assert runtime.agent_sandboxed("research", "codex") == codex.sandboxed("research")
+    assert runtime.agent_sandboxed("research", "") is False  # the scripted agents'
+
     with pytest.raises(ConfigError, match="the gemini agent needs the Gemini CLI"):
         open_agents(
             AgentSettings(runtime="scripted", fallback_agents=("gemini",)),
