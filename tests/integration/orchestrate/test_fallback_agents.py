@@ -65,6 +65,9 @@ class Named(ScriptedRuntime):
         self.name = name
         self.description = f"{name} (scripted)"
 
+    def run(self, brief: AgentBrief) -> AgentResult:
+        return dataclasses.replace(super().run(brief), agent=self.description)
+
 
 def falls_back(demo: Demo, *agents: str, phase: str = "", after: float = 300.0) -> None:
     """ralph.toml's fallback_agents: for every phase, or for ``phase`` only."""
@@ -121,6 +124,12 @@ def test_a_phase_whose_agent_stays_limited_finishes_on_the_fallback_in_one_attem
         "review",
         "implement",
     }
+    research = next(t for t in tasks if t.subject.startswith("Research"))
+    logs = list(demo.folder.glob(f".ralph/runs/{result.run.id}/task-{research.id}.log"))
+    assert len(logs) == 1
+    log = logs[0].read_text()
+    assert "Continued on codex: claude rate limited until " in log
+    assert re.search(r"agent run 1: .* rate_limited .*\n(.*\n)*agent run 2: codex", log), log
     shown = run_show(result.run.id, capsys)
     said = re.findall(r"Continued on codex: claude rate limited until [0-9:]+ \([^)]+\)", shown)
     assert said, shown
