@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ralph.orchestrate._admission import CHECKS, Check, Held, admission, hold_line
     from ralph.orchestrate._at_work import at_work
     from ralph.orchestrate._attempts import attempt_key, with_attempts
-    from ralph.orchestrate._budget import Budget, CapReached, unknown_cost
+    from ralph.orchestrate._budget import Budget, CapReached, start_of_day, unknown_cost
     from ralph.orchestrate._cancel import cancel_run
     from ralph.orchestrate._dollars import dollars, unpriced_of
     from ralph.orchestrate._execute import (
@@ -140,6 +140,7 @@ __all__ = [
     "run_session",
     "serve",
     "start_crew",
+    "start_of_day",
     "suggested_team",
     "tally",
     "team_crew",
