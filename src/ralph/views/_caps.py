@@ -16,7 +16,7 @@ __all__ = ["CapLine", "CapsView", "hold_document", "load_caps"]
 
 @dataclass(frozen=True)
 class CapLine:
-    """One cap: what it counts (``run``, ``day``, ``issue #5``, ``task``), its setting,
+    """One cap: what it counts (``run 3``, ``day``, ``issue #5``), its setting,
     the cap (0: none) and what was spent against it."""
 
     scope: str
@@ -75,9 +75,10 @@ def load_caps(store: TaskStore, config: Config, *, now: float) -> CapsView:
     latest = max(runs, key=lambda r: r.id) if runs else None
     run = store.spend(run_id=latest.id) if latest else Spend()
     day = store.spend(since=start_of_day(now))
+    scope = f"run {latest.id}" if latest else "run"
     caps = [
-        CapLine("run", "budget_run_usd", "usd", config.budget_run_usd, run.usd),
-        CapLine("run", "budget_run_tokens", "tokens", config.budget_run_tokens, run.tokens),
+        CapLine(scope, "budget_run_usd", "usd", config.budget_run_usd, run.usd),
+        CapLine(scope, "budget_run_tokens", "tokens", config.budget_run_tokens, run.tokens),
         CapLine("day", "budget_day_usd", "usd", config.budget_day_usd, day.usd),
         CapLine("day", "budget_day_tokens", "tokens", config.budget_day_tokens, day.tokens),
         CapLine("day", "budget_day_sessions", "sessions", config.budget_day_sessions, day.sessions),

@@ -64,6 +64,22 @@ def test_a_run_token_cap_holds_the_issue_and_a_raised_cap_resumes_it_to_done(
     assert json.loads(budget.stdout)["holds"] == []
 
 
+def test_ralph_budget_lift_lifts_a_hold_and_says_so_in_one_line_when_there_is_none(
+    tmp_path: Path,
+) -> None:
+    repo, n = farewell_project(tmp_path / "greet")
+    assert hero(repo, n, RALPH_BUDGET_DAY_SESSIONS="1").returncode == 1
+    lifted = ralph_process("budget", "lift", str(n), cwd=repo)
+    assert lifted.returncode == 0, said(lifted)
+    assert f"Lifted the hold on #{n} (budget: today's session cap" in lifted.stdout
+    again = ralph_process("budget", "lift", str(n), cwd=repo)
+    assert again.returncode != 0
+    assert again.stderr.strip().splitlines() == [
+        f"ralph: error: #{n} is not held; `ralph budget` lists the holds"
+    ]
+    assert "Traceback" not in said(again)
+
+
 def test_the_issue_cap_counts_every_run_of_the_issue(tmp_path: Path) -> None:
     repo, n = farewell_project(tmp_path / "greet")
     first = hero(repo, n, RALPH_BUDGET_RUN_TOKENS="1500")
