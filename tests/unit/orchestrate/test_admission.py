@@ -6,8 +6,10 @@ another reason stays for a person."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,8 +33,8 @@ def spec(key: str, kind: TaskKind = TaskKind.RESEARCH, issue: int = 5) -> TaskSp
     return TaskSpec(key=key, kind=kind, role=role, issues=(issue,), subject=key, active_form=key)
 
 
-def config(**caps: int) -> Config:
-    return Config(root=Path("/nonexistent"), repo="shop", **caps)
+def config(**caps: Any) -> Config:
+    return dataclasses.replace(Config(root=Path("/nonexistent"), repo="shop"), **caps)
 
 
 def test_a_task_whose_charges_reached_its_token_cap_is_not_run_again(store):
