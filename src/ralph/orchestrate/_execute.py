@@ -268,8 +268,13 @@ class TaskExecutor:
             return self._failed(claim, error)
         self._charge(claim, outcome)
         self._note_breaches(claim, outcome)
-        if stop is not None and stop.stopped and stop.reason.startswith(CAP_STOPPED):
-            # Stopped for a cap (budget_on_cap = "stop"), which held its issues already.
+        if (
+            outcome.status is PhaseStatus.FAILED
+            and stop is not None
+            and stop.reason.startswith(CAP_STOPPED)
+        ):
+            # Stopped for a cap (budget_on_cap = "stop"), which held its issues already;
+            # a phase that finished before the stop reached it ends as it finished.
             return self._handed_back(claim, stop.reason, outcome.lines)
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
