@@ -117,6 +117,14 @@ PANELS: tuple[tuple[str, tuple[Listed, ...]], ...] = (
                 "Runs in the task store.",
             ),
             Listed(
+                "budget",
+                "ralph.cli._budget",
+                "budget_app",
+                "Spend against every cap (run, day, issue: dollars, tokens, agent sessions), "
+                "the issues held and the providers waited for; `ralph budget lift N` lifts a "
+                "hold.",
+            ),
+            Listed(
                 "pr",
                 "ralph.cli._pr",
                 "pr_app",

@@ -1,4 +1,4 @@
-"""``ralph status``: the pipeline dashboard of the project's tracker."""
+"""``ralph status``: the pipeline dashboard of the project's tracker, and the issues held."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
     from ralph.dashboard import Dashboard, IssueSnapshot
+    from ralph.tasks import Hold
 
 __all__ = ["status_command"]
 
@@ -127,7 +128,8 @@ def status_command(
     issues, lock collisions; only warnings count against health."""
     from ralph.board import parse_projects, projects_dashboard
     from ralph.dashboard import format_markdown
-    from ralph.views import board_health, load_board
+    from ralph.orchestrate import hold_line
+    from ralph.views import board_health, hold_document, load_board
 
     numbers = parse_projects(projects) if projects is not None else ()
     if numbers and archived:
@@ -141,9 +143,25 @@ def status_command(
                 tracker, config, now=time.time(), stuck_hours=stuck_hours, archived=archived
             )
             dashboard = board.dashboard
+    holds = _holds(ctx, config.repo)
     if as_json or output is StatusFormat.JSON:
-        echo(json.dumps(dashboard.to_dict(), indent=2))
+        document = dashboard.to_dict()
+        document["holds"] = [hold_document(h) for h in holds]
+        echo(json.dumps(document, indent=2))
     elif output is StatusFormat.MARKDOWN:
         echo(format_markdown(dashboard, issues_per_phase), end="")
+        for hold in holds:
+            echo(f"- {hold_line(hold, hold.number)}")
     else:
-        Console().print(render_dashboard(dashboard, issues_per_phase))
+        console = Console()
+        console.print(render_dashboard(dashboard, issues_per_phase))
+        for hold in holds:  # as typed: a detail may quote what an agent said
+            console.print(Text(hold_line(hold, hold.number), style="yellow"))
+
+
+def _holds(ctx: typer.Context, repo: str) -> list[Hold]:
+    """The issues held (a cap reached, no progress), oldest first."""
+    from ralph.cli._project import store_of
+
+    with store_of(ctx) as store:
+        return store.holds(repo)

@@ -30,6 +30,8 @@ from ralph.config._numbers import (
     MAX_AGENTS,
     MAX_FIX_ROUNDS,
     MAX_MERGE_BATCH,
+    MAX_SESSIONS,
+    MAX_TOKENS,
     MAX_USD,
     MAX_WIP,
     MIN_POLL_SECONDS,
@@ -75,6 +77,16 @@ _FLOAT_MAXIMUM = {
     "budget_day_usd": MAX_USD,
     "stuck_threshold_hours": MAX_STUCK_HOURS,
 }
+#: The token and session caps: whole numbers, 0 for no cap.
+_COUNT_MAXIMUM = {
+    "budget_task_tokens": MAX_TOKENS,
+    "budget_run_tokens": MAX_TOKENS,
+    "budget_issue_tokens": MAX_TOKENS,
+    "budget_day_tokens": MAX_TOKENS,
+    "budget_day_sessions": MAX_SESSIONS,
+}
+#: What a cap reached does to an agent at work: lets it finish its turn, or stops it.
+ON_CAP = ("finish", "stop")
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -103,6 +115,17 @@ class Config:
     budget_task_usd: float = 0.0
     budget_run_usd: float = 0.0
     budget_day_usd: float = 0.0
+    #: Caps in tokens (every token an agent CLI reports, cached input included) and in
+    #: agent sessions (one agent run is one); 0 means no cap. The issue's counts across
+    #: runs.
+    budget_task_tokens: int = 0
+    budget_run_tokens: int = 0
+    budget_issue_tokens: int = 0
+    budget_day_tokens: int = 0
+    budget_day_sessions: int = 0
+    #: A cap reached while agents work: "finish" lets them finish their turn, "stop"
+    #: stops them and hands their tasks back untried.
+    budget_on_cap: str = "finish"
     stuck_threshold_hours: float = 48.0
     #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
     escalate_to: str = ""
@@ -203,6 +226,8 @@ _KEYS = {
     "budget_task_usd": ("budget_task_usd", "RALPH_BUDGET_TASK_USD"),
     "budget_run_usd": ("budget_run_usd", "RALPH_BUDGET_RUN_USD"),
     "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
+    **{cap: (cap, f"RALPH_{cap.upper()}") for cap in _COUNT_MAXIMUM},
+    "budget_on_cap": ("budget_on_cap", "RALPH_BUDGET_ON_CAP"),
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
@@ -365,6 +390,16 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _paths(value, source)
         if name in ("allow_unsandboxed", "review_code", "fast_track", "research_web"):
             return _flag(value)
+        if name in _COUNT_MAXIMUM:
+            return int(
+                setting_number(
+                    value, source, whole=True, minimum=1, or_zero=True, maximum=_COUNT_MAXIMUM[name]
+                )
+            )
+        if name == "budget_on_cap":
+            if value not in ON_CAP:
+                raise ValueError
+            return value
         if name.startswith("budget_"):
             return setting_number(
                 value, source, minimum=MIN_USD, or_zero=True, maximum=_FLOAT_MAXIMUM[name]
@@ -387,6 +422,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "sandbox_env": 'a list of variable names, such as ["JAVA_HOME"]',
             "agent_hosts": 'a list of hosts, such as ["llm.example.com:443"]',
             "mode": '"hero" or "team"',
+            "budget_on_cap": '"finish" or "stop"',
             "max_concurrent_phases": "a table of phase = limit",
             "allow_unsandboxed": "true or false",
             "review_code": "true or false",
@@ -599,6 +635,16 @@ test_command = {json.dumps(test_command, ensure_ascii=False)}
 budget_task_usd = 0
 budget_run_usd = 0
 budget_day_usd = 0
+# Caps in tokens (as each agent CLI reports them) and agent sessions, for subscriptions
+# that dollars do not measure: per task, run, issue (across runs) and day; 0: no cap.
+# A cap reached holds the issue (`ralph budget` shows it); "finish" lets a running agent
+# finish its turn, "stop" stops it and hands its task back untried.
+budget_task_tokens = 0
+budget_run_tokens = 0
+budget_issue_tokens = 0
+budget_day_tokens = 0
+budget_day_sessions = 0
+budget_on_cap = "finish"
 # When an issue counts as stuck on the board.
 stuck_threshold_hours = 48
 # Agents and the test command run in a bubblewrap sandbox: they write only to their

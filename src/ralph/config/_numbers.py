@@ -21,6 +21,8 @@ __all__ = [
     "MAX_FIX_ROUNDS",
     "MAX_MERGE_BATCH",
     "MAX_SECONDS",
+    "MAX_SESSIONS",
+    "MAX_TOKENS",
     "MAX_TURNS",
     "MAX_USD",
     "MAX_WIP",
@@ -37,6 +39,10 @@ MAX_AGENTS = 64
 MAX_TURNS = 1000
 #: US dollars of any budget or cap.
 MAX_USD = 100_000
+#: Tokens of any token cap: a trillion.
+MAX_TOKENS = 1_000_000_000_000
+#: Agent sessions of a session cap.
+MAX_SESSIONS = 100_000
 #: Any duration in seconds: a day.
 MAX_SECONDS = 86_400
 #: Issues in one workflow state.

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ralph.orchestrate._admission import CHECKS, Check, Held, admission, hold_line
     from ralph.orchestrate._at_work import at_work
     from ralph.orchestrate._attempts import attempt_key, with_attempts
-    from ralph.orchestrate._budget import Budget, unknown_cost
+    from ralph.orchestrate._budget import Budget, CapReached, start_of_day, unknown_cost
     from ralph.orchestrate._cancel import cancel_run
     from ralph.orchestrate._dollars import dollars, unpriced_of
     from ralph.orchestrate._execute import (
@@ -70,6 +71,7 @@ else:
     __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
+    "CHECKS",
     "ESCALATED",
     "MAX_PLAN_ITERATIONS",
     "MAX_ROOT_FAILURES",
@@ -83,12 +85,15 @@ __all__ = [
     "BoardRead",
     "BoardReads",
     "Budget",
+    "CapReached",
+    "Check",
     "Counters",
     "Crew",
     "CrewPlan",
     "Ending",
     "Execution",
     "ExecutionStatus",
+    "Held",
     "Interrupt",
     "Lead",
     "LoopResult",
@@ -111,6 +116,7 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "address_round",
+    "admission",
     "at_work",
     "attempt_key",
     "base_key",
@@ -121,6 +127,7 @@ __all__ = [
     "dollars",
     "generation",
     "hero_crew",
+    "hold_line",
     "iterate",
     "key_waits",
     "load_report",
@@ -133,6 +140,7 @@ __all__ = [
     "run_session",
     "serve",
     "start_crew",
+    "start_of_day",
     "suggested_team",
     "tally",
     "team_crew",

@@ -16,6 +16,9 @@ person put it and the phase's result kept for a later run; the report says so. A
 that cannot work here at all (a refused key, an unknown model) hands its task back
 untouched and stops the session: every other task would fail the same way.
 
+Held is not failing either: a task whose issue a cap (or another check of
+``_admission``) holds goes back untried before its phase runs, and the run ends.
+
 Waiting is not failing: a phase not ready yet (checks running, a review missing) hands
 its task back to the store to wait, with a wake-up time from the project's backoff
 (``[merge]`` waits: 15 s doubling to 5 min by default) and no attempt charged; the
@@ -38,6 +41,7 @@ from ralph.artifacts import Verdict
 from ralph.errors import GraphError, LeaseLost, NeedsPerson, RalphError
 from ralph.graph import TaskKind
 from ralph.orchestrate._activity import recording_activity
+from ralph.orchestrate._admission import CAP_STOPPED, Held, admission, hold_issues, hold_line
 from ralph.orchestrate._attempts import (
     ATTEMPT_MARK,
     best_of_from_config,
@@ -113,6 +117,9 @@ class ExecutionStatus(enum.StrEnum):
     STOPPED = "stopped"
     #: Not ready yet: back in the store to look again later (no attempt charged).
     WAITING = "waiting"
+    #: Its issues are held (a cap reached, no progress): handed back untried, and the
+    #: run ends saying why (``_admission``).
+    HELD = "held"
 
 
 @dataclass(frozen=True)
@@ -219,6 +226,9 @@ class TaskExecutor:
             replaced = self._replanned(claim)
             if replaced is not None:
                 return replaced
+        held = admission(self.store, self.project.config, self.run, task)
+        if held is not None:
+            return self._held(claim, held)
         # A stream's tasks cover its issues only (an implement task names one of them).
         only = [int(n) for n in task.metadata.get("stream_members", task.issues)]
         if kind is TaskKind.IMPLEMENT and is_attempt(task.metadata):
@@ -258,6 +268,14 @@ class TaskExecutor:
             return self._failed(claim, error)
         self._charge(claim, outcome)
         self._note_breaches(claim, outcome)
+        if (
+            outcome.status is PhaseStatus.FAILED
+            and stop is not None
+            and stop.reason.startswith(CAP_STOPPED)
+        ):
+            # Stopped for a cap (budget_on_cap = "stop"), which held its issues already;
+            # a phase that finished before the stop reached it ends as it finished.
+            return self._handed_back(claim, stop.reason, outcome.lines)
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
@@ -550,6 +568,17 @@ class TaskExecutor:
         return Execution(
             claim.task_id, ExecutionStatus.WAITING, lines, error=f"waiting for: {reason}"
         )
+
+    def _held(self, claim: Claim, held: Held) -> Execution:
+        """The task's issues are held: they stay where they are on the board, and the
+        task goes back untried (the run ends; a later one takes it up)."""
+        task = claim.task
+        hold_issues(self.store, self.project.config.repo, task.issues, held, self.run.id)
+        return self._handed_back(claim, hold_line(held, task.issues[0]))
+
+    def _handed_back(self, claim: Claim, why: str, lines: tuple[str, ...] = ()) -> Execution:
+        self.store.release(claim, untried=True)
+        return Execution(claim.task_id, ExecutionStatus.HELD, lines, error=redact(why))
 
     def _address(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
         """The merge found feedback for the builder: it is replaced, in one transaction,

@@ -4,7 +4,8 @@ message to a worker: workers learn everything from the store.
 
 A session ends when every task has ended, when all that is left waits for a person
 (a plan to approve, a pull request waiting for a review or a person's merge), or when
-the budget is spent and nothing is running. Work that can never start (it waits for a
+a cap is reached or an issue of the run is held, and nothing is running (a cap reached
+holds the issues it stops: ``_admission``). Work that can never start (it waits for a
 task that failed) is canceled so the run can end. A task waiting for something that
 ends by itself (checks running) keeps the session going; so does one waiting for a
 person when the session was asked to wait (``--wait``). Resuming a run wakes its
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from ralph._process import holder_is_gone, process_owner
 from ralph.errors import LeaseLost, TaskNotClaimable
 from ralph.graph import PipelinePlan, Role, TaskKind
+from ralph.orchestrate._admission import Held, hold_issues, hold_line, holds_in_run, lift_unbound
 from ralph.orchestrate._attempts import best_of_from_config, best_of_to_config
 from ralph.orchestrate._options import SessionOptions
 from ralph.orchestrate._planning import plan_from_tracker
@@ -114,8 +116,10 @@ class Lead:
                 if task.owner is not None and holder_is_gone(task.owner):
                     self.store.requeue_abandoned(task.id, task.owner)
                     logger.info("requeued a crashed worker's task", extra={"task": task.key})
-            # Run again, so look again: what they wait for may have happened meanwhile.
+            # Run again, so look again: what they wait for may have happened meanwhile,
+            # and a cap that held an issue may have been raised.
             wake_waiting(self.store, run_id=run.id)
+            lift_unbound(self.store, self.project.config.repo, self.budget, run)
             self.best_of = best_of_from_config(run.config, self.best_of)
             return run, True
         plan = self._plan()
@@ -134,10 +138,16 @@ class Lead:
                     "task_usd": self.budget.task_usd,
                     "run_usd": self.budget.run_usd,
                     "day_usd": self.budget.day_usd,
+                    "task_tokens": self.budget.task_tokens,
+                    "run_tokens": self.budget.run_tokens,
+                    "issue_tokens": self.budget.issue_tokens,
+                    "day_tokens": self.budget.day_tokens,
+                    "day_sessions": self.budget.day_sessions,
                 },
             },
         )
         self.store.add_tasks(run.id, plan.graph)
+        lift_unbound(self.store, self.project.config.repo, self.budget, run)
         return run, False
 
     def _plan(self) -> PipelinePlan:
@@ -160,9 +170,9 @@ class Lead:
         if all(t.terminal for t in tasks):
             return self._over(run_id)
         running = any(t.status is TaskStatus.RUNNING for t in tasks)
-        spent = self.budget.exhausted(self.store, run_id)
-        if spent:
-            return RunVerdict(None if running else Ending.OUT_OF_BUDGET, spent)
+        held = self._held(run_id, tasks, running)
+        if held:
+            return RunVerdict(None if running else Ending.OUT_OF_BUDGET, held)
         if running:
             return RunVerdict(None)
         gates = []
@@ -192,6 +202,28 @@ class Lead:
             if task.status is TaskStatus.PENDING:
                 self.store.cancel(task.id)
         return self._over(run_id)
+
+    def _held(self, run_id: int, tasks: Sequence[Task], running: bool) -> str:
+        """Why no more work may start ("" while it may): a run or day cap reached, or an
+        issue of the run held. Once nothing runs, a cap reached holds the issues whose
+        tasks it stops (ready ones; else any left), so the board and status say so."""
+        repo = self.project.config.repo
+        holds = holds_in_run(self.store, repo, run_id)
+        if holds:
+            return "; ".join(hold_line(h, h.number) for h in holds)
+        reached = self.budget.reached(self.store, run_id)
+        if reached is None:
+            return ""
+        if running:
+            return str(reached)
+        done = {t.id for t in tasks if t.status is TaskStatus.DONE}
+        left = [t for t in tasks if t.status is TaskStatus.PENDING and t.role != Role.HUMAN]
+        ready = [t for t in left if done.issuperset(t.deps)] or left
+        numbers = [n for t in ready for n in t.issues[:1]]
+        holds = hold_issues(self.store, repo, numbers, Held.of(reached), run_id)
+        if not holds:
+            return str(reached)
+        return "; ".join(hold_line(h, h.number) for h in holds)
 
     def _for_a_person(self, task: Task, now: float) -> bool:
         """The task waits for a person and is not due for a look yet (a due one is looked

@@ -70,6 +70,8 @@ class SessionOptions:
     #: Attempts per implementation of a new run (a resumed run keeps its own).
     best_of: BestOf = field(default_factory=BestOf)
     budget: Budget = field(default_factory=Budget)
+    #: The repository whose holds stop claims ("": any).
+    repo: str = ""
     #: Roots side by side (``ralph loop``, ``ralph serve``), and agents across them all.
     max_roots: int = 1
     max_agents: int = 3
@@ -91,6 +93,7 @@ class SessionOptions:
             review_mode=ReviewMode(config.review_mode),
             best_of=config.agent.best_of_for("implement"),
             budget=Budget.from_config(config),
+            repo=config.repo,
             max_roots=config.max_concurrent_roots,
             max_agents=config.max_concurrent_agents,
             phase_caps=dict(config.max_concurrent_phases),

@@ -19,6 +19,7 @@ from ralph._tracing import span
 from ralph.config import BestOf
 from ralph.errors import RalphError
 from ralph.graph import MIN_GROUP_FOR_STREAMS, PipelinePlan, ReviewMode
+from ralph.orchestrate._cap_stop import stop_at_cap
 from ralph.orchestrate._ending_notice import notify_ending
 from ralph.orchestrate._execute import TaskExecutor, run_trace
 from ralph.orchestrate._lead import Ending, Lead, RunVerdict
@@ -276,6 +277,8 @@ def _watch(
             return RunVerdict(
                 Ending.INTERRUPTED, "interrupted; tasks in hand finished first"
             ), cursor
+        if workers.busy:
+            stop_at_cap(store, options.repo, options.budget, run.id, workers)
         verdict = lead.look(run.id)
         if verdict.ending is not None:
             return verdict, cursor

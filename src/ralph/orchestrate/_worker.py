@@ -5,6 +5,8 @@ never in an agent). A crew is a set of workers in one process, as threads.
 A worker told the only phases whose tasks it may take (``ralph loop --only``) picks them
 from the run's ready tasks and claims each by id; the others stay pending for a later run.
 
+A cap reached or an issue of the run held stops claims too (the lead ends the session).
+
 Stopping: the session's interrupt stopping means no new claims (tasks in hand finish); a
 shutdown or a finished run in the store ends the loop too; ``release_claims`` hands
 running tasks back (the second Ctrl-C).
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ralph._secrets import redact
 from ralph.errors import LeaseLost, TaskNotClaimable
+from ralph.orchestrate._admission import holds_in_run
 from ralph.orchestrate._execute import WORKER_BROKE, Execution
 from ralph.orchestrate._options import SessionOptions
 from ralph.runtimes import StopSignal
@@ -116,6 +119,7 @@ class Worker:
         self.roles = tuple(roles)
         self.execute = execute
         self.budget = options.budget
+        self.repo = options.repo
         self.interrupt = options.interrupt
         self.stopping = options.interrupt.stopping
         self.idle_seconds = idle_seconds
@@ -151,7 +155,9 @@ class Worker:
             looked = time.monotonic()
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
                 break
-            if not self.budget.exhausted(self.store, self.run_id):
+            if not self.budget.exhausted(self.store, self.run_id) and not holds_in_run(
+                self.store, self.repo, self.run_id
+            ):
                 claim = self._claim()
                 if claim is not None and self.interrupt.unusable:
                     # The session stopped while this worker claimed because another

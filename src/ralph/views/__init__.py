@@ -11,6 +11,7 @@ from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ralph.views._board import BoardView, board_health, load_board
+    from ralph.views._caps import CapLine, CapsView, hold_document, load_caps
     from ralph.views._issues import (
         IssueView,
         Refusal,
@@ -30,6 +31,8 @@ else:
 
 __all__ = [
     "BoardView",
+    "CapLine",
+    "CapsView",
     "IssueView",
     "Refusal",
     "SpendLine",
@@ -37,8 +40,10 @@ __all__ = [
     "artifacts_of",
     "board_health",
     "history_of",
+    "hold_document",
     "issue_dict",
     "load_board",
+    "load_caps",
     "load_issue",
     "load_spend",
     "pull_request_dict",

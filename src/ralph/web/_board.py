@@ -1,5 +1,6 @@
 """The board: a column per workflow state in pipeline order, a card per issue (estimate,
-priority, who holds it, what runs on it now, its warnings), the WIP limits and health
+priority, who holds it, whether Ralph holds it back (a cap: "held: budget"), what runs
+on it now, its warnings), the WIP limits and health
 warnings of ``ralph status``; ``/api/board`` is the same as JSON."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ralph.project import Project
 from ralph.runtimes import Activity
 from ralph.tasks import RunStatus, TaskStatus
 from ralph.tracker import IssueQuery
-from ralph.views import BoardView, load_board
+from ralph.views import BoardView, hold_document, load_board
 from ralph.web._context import WebContext, context_of
 from ralph.workflow import WorkflowState
 
@@ -105,6 +106,7 @@ def _values(web: WebContext, column: str | None) -> dict[str, Any]:
         "over_limit": over_limit,
         "limits": web.project.config.wip_limits,
         "running": _running(web.project),
+        "held": {h.number: h for h in web.project.store.holds(web.project.config.repo)},
         # The column shown whole (``?column=STATE``), if it is one; the others are cut.
         "column": column if column in {p.state for p in dashboard.phases} else None,
         "cards_per_column": CARDS_PER_COLUMN,
@@ -126,7 +128,8 @@ def board_page(request: Request) -> Response:
 
 def board_api(request: Request) -> Response:
     web = context_of(request)
-    return JSONResponse(_load(web).to_dict())
+    holds = web.project.store.holds(web.project.config.repo)
+    return JSONResponse({**_load(web).to_dict(), "holds": [hold_document(h) for h in holds]})
 
 
 routes = [

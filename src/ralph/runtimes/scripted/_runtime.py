@@ -32,10 +32,11 @@ __all__ = ["FAULTS_VARIABLE", "AgentFault", "ScriptedRuntime", "parse_faults"]
 logger = logging.getLogger(__name__)
 
 FAULTS_VARIABLE = "RALPH_SCRIPTED_FAULTS"
-#: Seconds each scripted agent takes, and the (simulated) dollars each run costs: for
-#: tests and benchmarks of orchestration that run Ralph as a subprocess.
+#: Seconds each scripted agent takes, and the (simulated) dollars and tokens each run
+#: costs: for tests and benchmarks of orchestration that run Ralph as a subprocess.
 DELAY_VARIABLE = "RALPH_SCRIPTED_DELAY"
 COST_VARIABLE = "RALPH_SCRIPTED_COST"
+TOKENS_VARIABLE = "RALPH_SCRIPTED_TOKENS"
 DESCRIPTION = "simulated agent (scripted)"
 #: How long a stopped agent's thread is given to give up before the run returns anyway.
 _GIVE_UP_SECONDS = 1.0
@@ -123,6 +124,7 @@ class ScriptedRuntime(AgentRuntime):
         env: Mapping[str, str] | None = None,
         delay_seconds: float | None = None,
         cost_usd: float | None = None,
+        tokens: int | None = None,
     ) -> None:
         source = os.environ if env is None else env
         self._faults = parse_faults(source.get(FAULTS_VARIABLE, ""))
@@ -130,6 +132,8 @@ class ScriptedRuntime(AgentRuntime):
             _number(source, DELAY_VARIABLE) if delay_seconds is None else delay_seconds
         )
         self.cost_usd = _number(source, COST_VARIABLE) if cost_usd is None else cost_usd
+        #: Tokens each agent run reports, the first turn's worth as it starts.
+        self.tokens = int(_number(source, TOKENS_VARIABLE)) if tokens is None else tokens
         for phase, queued in (faults or {}).items():
             self._faults.setdefault(phase, []).extend(queued)
         self._lock = threading.Lock()
@@ -189,7 +193,10 @@ class ScriptedRuntime(AgentRuntime):
             return self._result(AgentStatus.CRASHED, elapsed, error=outcome["error"])
         result: AgentResult = outcome["result"]
         cost = result.cost_usd or self.cost_usd
-        return dataclasses.replace(result, duration_seconds=elapsed, cost_usd=cost)
+        tokens = result.input_tokens if result.tokens else self.tokens
+        return dataclasses.replace(
+            result, duration_seconds=elapsed, cost_usd=cost, input_tokens=tokens
+        )
 
     def _perform(
         self,
@@ -204,6 +211,8 @@ class ScriptedRuntime(AgentRuntime):
         issue = brief.issues[0] if brief.issues else None
         about = f"#{issue.number}: {issue.title}" if issue is not None else "its brief"
         feed.turn()
+        if self.tokens:
+            feed.usage(tokens=self.tokens)
         feed.tool("Read", about.partition(":")[0])
         if self.delay_seconds and stop.wait(self.delay_seconds / 2):
             return self._result(AgentStatus.TIMEOUT, 0, error="the agent was stopped")
