@@ -73,8 +73,11 @@ _FLOAT_MAXIMUM = {
     "budget_task_usd": MAX_USD,
     "budget_run_usd": MAX_USD,
     "budget_day_usd": MAX_USD,
+    "budget_stall_usd": MAX_USD,
     "stuck_threshold_hours": MAX_STUCK_HOURS,
 }
+#: The largest ``budget_stall_tokens``: a trillion tokens is no cap but a typo.
+_MAX_STALL_TOKENS = 10**12
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -103,6 +106,10 @@ class Config:
     budget_task_usd: float = 0.0
     budget_run_usd: float = 0.0
     budget_day_usd: float = 0.0
+    #: The no-progress breaker: what an issue may spend since it last moved forward
+    #: before it is held (tokens, US dollars); 0 means off.
+    budget_stall_tokens: int = 0
+    budget_stall_usd: float = 0.0
     stuck_threshold_hours: float = 48.0
     #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
     escalate_to: str = ""
@@ -203,6 +210,8 @@ _KEYS = {
     "budget_task_usd": ("budget_task_usd", "RALPH_BUDGET_TASK_USD"),
     "budget_run_usd": ("budget_run_usd", "RALPH_BUDGET_RUN_USD"),
     "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
+    "budget_stall_tokens": ("budget_stall_tokens", "RALPH_BUDGET_STALL_TOKENS"),
+    "budget_stall_usd": ("budget_stall_usd", "RALPH_BUDGET_STALL_USD"),
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
@@ -365,6 +374,12 @@ def _convert(name: str, value: Any, source: str) -> Any:
             return _paths(value, source)
         if name in ("allow_unsandboxed", "review_code", "fast_track", "research_web"):
             return _flag(value)
+        if name == "budget_stall_tokens":
+            return int(
+                setting_number(
+                    value, source, whole=True, minimum=1, or_zero=True, maximum=_MAX_STALL_TOKENS
+                )
+            )
         if name.startswith("budget_"):
             return setting_number(
                 value, source, minimum=MIN_USD, or_zero=True, maximum=_FLOAT_MAXIMUM[name]
@@ -599,6 +614,10 @@ test_command = {json.dumps(test_command, ensure_ascii=False)}
 budget_task_usd = 0
 budget_run_usd = 0
 budget_day_usd = 0
+# An issue that spends more than this (tokens, US dollars) since it last moved forward is
+# held until `ralph budget lift N`; 0 means off.
+budget_stall_tokens = 0
+budget_stall_usd = 0
 # When an issue counts as stuck on the board.
 stuck_threshold_hours = 48
 # Agents and the test command run in a bubblewrap sandbox: they write only to their

@@ -24,6 +24,8 @@ BOUNDS = [
     ("", "budget_task_usd", 100_000),
     ("", "budget_run_usd", 100_000),
     ("", "budget_day_usd", 100_000),
+    ("", "budget_stall_tokens", 10**12),
+    ("", "budget_stall_usd", 100_000),
     ("", "stuck_threshold_hours", 8760),
     ("", "max_concurrent_roots", 64),
     ("", "max_concurrent_agents", 64),
