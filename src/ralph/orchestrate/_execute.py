@@ -44,6 +44,8 @@ from ralph.orchestrate._attempts import (
     is_attempt,
     is_selection,
 )
+from ralph.orchestrate._guards import GUARDS, first_hold
+from ralph.orchestrate._no_progress import no_progress
 from ralph.orchestrate._outcome import ESCALATED
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
@@ -65,7 +67,7 @@ from ralph.phases import (
 )
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed, AgentResult, AgentRuntime, StopSignal
-from ralph.tasks import Claim, GraphEdit, Run, Task, TaskStatus
+from ralph.tasks import Claim, GraphEdit, Run, Spend, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
@@ -156,6 +158,7 @@ class TaskExecutor:
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
         self.runner.run_id = run.id
+        self.runner.stop_trying = self._stop_trying
         #: The agent runs of the task being executed, by task id, for its log.
         self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
 
@@ -207,6 +210,9 @@ class TaskExecutor:
 
     def _execute(self, claim: Claim, stop: StopSignal | None) -> Execution:
         task = claim.task
+        held = self._held(claim)
+        if held is not None:
+            return held
         kind = TaskKind(task.kind)
         streamed = "stream_id" in task.metadata
         # A plan whose apply a killed run cut short finishes instead: planned again from
@@ -258,6 +264,10 @@ class TaskExecutor:
             return self._failed(claim, error)
         self._charge(claim, outcome)
         self._note_breaches(claim, outcome)
+        if outcome.status is PhaseStatus.FAILED:  # held rather than retried
+            held = self._held(claim)
+            if held is not None:
+                return held
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
@@ -275,6 +285,40 @@ class TaskExecutor:
         if selected:
             outcome = dataclasses.replace(outcome, lines=(*selected, *outcome.lines))
         return self._done(claim, kind, outcome)
+
+    def _held(self, claim: Claim) -> Execution | None:
+        """The guards' hold on the task's issue (no progress, or a phase that would not
+        fit what is left): the issue held, the task handed back untried, and the session
+        stopped saying why; None to go on."""
+        hold = first_hold(GUARDS, self.store, self.project.config, self.run, claim.task)
+        if hold is None:
+            return None
+        self.store.hold_issue(
+            hold.repo,
+            hold.number,
+            hold.reason,
+            detail=hold.detail,
+            lift=hold.lift,
+            run_id=self.run.id,
+        )
+        said = f"#{hold.number} held ({hold.reason.value}): {hold.detail}; {hold.lift}"
+        if self.stop is not None:
+            self.stop(said)
+        self.store.release(claim, untried=True)
+        return Execution(claim.task_id, ExecutionStatus.STOPPED, error=said)
+
+    def _stop_trying(self, runs: Sequence[AgentResult]) -> str:
+        """Why the phase in hand may not try again: its issue spent past the
+        no-progress breaker, counting the tries so far (not in the ledger yet)."""
+        task = self.runner.task
+        if task is None:
+            return ""
+        unrecorded = Spend(
+            usd=sum(r.cost_usd for r in runs),
+            tokens=sum(r.tokens for r in runs),
+            sessions=len(runs),
+        )
+        return no_progress(self.store, self.project.config, task, unrecorded=unrecorded)
 
     # -- best of N ------------------------------------------------------------------------
 

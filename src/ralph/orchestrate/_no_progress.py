@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 
 from ralph.config import Config
 from ralph.tasks import Hold, HoldReason, Run, Spend, Task, TaskStore
 
-__all__ = ["no_progress_hold", "stalled"]
+__all__ = ["no_progress", "no_progress_hold", "stalled"]
 
 logger = logging.getLogger(__name__)
+
+_NOTHING = Spend()
 
 
 def stalled(spent: Spend, *, tokens: int, usd: float) -> str:
@@ -50,17 +53,26 @@ def _clock(at: float, now: float) -> str:
     return moment.strftime("%H:%M" if moment.date() == today.date() else "%Y-%m-%d %H:%M")
 
 
-def no_progress_hold(
-    store: TaskStore, config: Config, run: Run, task: Task, *, now: float | None = None
-) -> Hold | None:
-    """The hold to put on ``task``'s issue (its first, which its charges go to) when it
-    spent past the breaker since it last moved forward; None otherwise. Records when the
-    breaker tripped, so that a hold lifted by hand counts from then."""
+@dataclass(frozen=True)
+class _Stall:
+    """What an issue spent past the breaker, since when, and the setting it crossed."""
+
+    over: str
+    since: str
+    setting: str
+
+    @property
+    def detail(self) -> str:
+        return f"spent {self.over} {self.since}"
+
+
+def _stall(
+    store: TaskStore, config: Config, number: int, *, now: float, unrecorded: Spend
+) -> _Stall | None:
     tokens, usd = config.budget_stall_tokens, config.budget_stall_usd
-    if not task.issues or (tokens <= 0 and usd <= 0):
+    if tokens <= 0 and usd <= 0:
         return None
-    repo, number = config.repo, task.issues[0]
-    now = time.time() if now is None else now
+    repo = config.repo
     progress = store.last_progress(repo, number)
     since = progress.updated_at if progress is not None else None
     tripped = store.load_checkpoint(_tripped_key(repo, number))
@@ -72,18 +84,58 @@ def no_progress_hold(
         when = f"since #{number} last moved forward ({progress.kind}, {_clock(since or 0, now)})"
     else:
         when = f"on #{number}, which has not moved forward yet"
-    over = stalled(store.spend(repo=repo, issue=number, since=since), tokens=tokens, usd=usd)
+    recorded = store.spend(repo=repo, issue=number, since=since)
+    spent = Spend(
+        usd=recorded.usd + unrecorded.usd,
+        tokens=recorded.tokens + unrecorded.tokens,
+        sessions=recorded.sessions + unrecorded.sessions,
+    )
+    over = stalled(spent, tokens=tokens, usd=usd)
     if not over:
         return None
-    store.save_checkpoint(_tripped_key(repo, number), {"at": now})
     setting = "budget_stall_tokens" if over.endswith("tokens") else "budget_stall_usd"
-    logger.warning("no progress", extra={"issue": number, "spent": over})
+    return _Stall(over, when, setting)
+
+
+def no_progress(
+    store: TaskStore,
+    config: Config,
+    task: Task,
+    *,
+    unrecorded: Spend = _NOTHING,
+    now: float | None = None,
+) -> str:
+    """Why ``task``'s issue may not spend more ("" while it may), counting
+    ``unrecorded``: what its agent runs spent that the ledger does not have yet (the
+    tries of a phase still running). Records nothing."""
+    if not task.issues:
+        return ""
+    at = time.time() if now is None else now
+    stall = _stall(store, config, task.issues[0], now=at, unrecorded=unrecorded)
+    return "" if stall is None else stall.detail
+
+
+def no_progress_hold(
+    store: TaskStore, config: Config, run: Run, task: Task, *, now: float | None = None
+) -> Hold | None:
+    """The hold to put on ``task``'s issue (its first, which its charges go to) when it
+    spent past the breaker since it last moved forward; None otherwise. Records when the
+    breaker tripped, so that a hold lifted by hand counts from then."""
+    if not task.issues:
+        return None
+    repo, number = config.repo, task.issues[0]
+    now = time.time() if now is None else now
+    stall = _stall(store, config, number, now=now, unrecorded=_NOTHING)
+    if stall is None:
+        return None
+    store.save_checkpoint(_tripped_key(repo, number), {"at": now})
+    logger.warning("no progress", extra={"issue": number, "spent": stall.over})
     return Hold(
         repo=repo,
         number=number,
         reason=HoldReason.NO_PROGRESS,
-        detail=f"spent {over} {when}",
-        lift=f"ralph budget lift {number} (or raise {setting})",
+        detail=stall.detail,
+        lift=f"ralph budget lift {number} (or raise {stall.setting})",
         run_id=run.id,
         at=now,
     )

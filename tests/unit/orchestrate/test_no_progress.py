@@ -13,7 +13,7 @@ import pytest
 
 from ralph.config import Config
 from ralph.graph import Role, TaskKind, TaskSpec
-from ralph.orchestrate._no_progress import no_progress_hold, stalled
+from ralph.orchestrate._no_progress import no_progress, no_progress_hold, stalled
 from ralph.tasks import HoldReason, Spend, TaskStore, open_store
 
 pytestmark = pytest.mark.timeout(30)
@@ -80,6 +80,17 @@ def test_an_issue_that_never_moved_forward_counts_everything_it_spent(store):
     hold = no_progress_hold(store, CONFIG, run, research)
     assert hold is not None
     assert hold.detail == "spent 120,000 tokens on #5, which has not moved forward yet"
+
+
+def test_the_tries_of_a_phase_still_running_count_before_the_ledger_has_them(store):
+    run = store.create_run("r")
+    research = _task(store, run)
+    _charge(store, run, research, 60_000)
+    assert no_progress(store, CONFIG, research, unrecorded=Spend(tokens=30_000)) == ""
+    said = no_progress(store, CONFIG, research, unrecorded=Spend(tokens=50_000, sessions=1))
+    assert said == "spent 110,000 tokens on #5, which has not moved forward yet"
+    # Only the hold records that the breaker tripped.
+    assert store.load_checkpoint("no-progress:o/r#5") is None
 
 
 def test_a_completed_task_moves_the_issue_forward_and_the_count_starts_again(store):
