@@ -210,7 +210,7 @@ class TaskExecutor:
 
     def _execute(self, claim: Claim, stop: StopSignal | None) -> Execution:
         task = claim.task
-        held = self._held(claim)
+        held = self._guarded(claim)
         if held is not None:
             return held
         kind = TaskKind(task.kind)
@@ -265,7 +265,7 @@ class TaskExecutor:
         self._charge(claim, outcome)
         self._note_breaches(claim, outcome)
         if outcome.status is PhaseStatus.FAILED:  # held rather than retried
-            held = self._held(claim)
+            held = self._guarded(claim)
             if held is not None:
                 return held
         if outcome.status is PhaseStatus.ESCALATED:
@@ -286,7 +286,7 @@ class TaskExecutor:
             outcome = dataclasses.replace(outcome, lines=(*selected, *outcome.lines))
         return self._done(claim, kind, outcome)
 
-    def _held(self, claim: Claim) -> Execution | None:
+    def _guarded(self, claim: Claim) -> Execution | None:
         """The guards' hold on the task's issue (no progress, or a phase that would not
         fit what is left): the issue held, the task handed back untried, and the session
         stopped saying why; None to go on."""

@@ -12,6 +12,8 @@ not read: it moves with those same completions, and reading it costs a request.
 Only charges count, never time or claims: a merge waiting for its checks or for a slot
 in the merge train spends nothing, however long and however often it is looked at (a
 peer's breaker that counted attempts fired on merge trains). Charges count across runs.
+Only a task an agent works on is held: one without an agent spends nothing, so holding
+it would save nothing.
 
 A hold lifted by hand gives the issue a fresh allowance: the breaker records when it
 tripped (a checkpoint in the store) and counts from then too."""
@@ -25,12 +27,15 @@ from datetime import datetime
 
 from ralph.config import Config
 from ralph.tasks import Hold, HoldReason, Run, Spend, Task, TaskStore
+from ralph.workflow import PHASE_SPECS
 
 __all__ = ["no_progress", "no_progress_hold", "stalled"]
 
 logger = logging.getLogger(__name__)
 
 _NOTHING = Spend()
+#: The kinds of task an agent works on: only they spend.
+_SPENDING = frozenset(s.kind for s in PHASE_SPECS if s.uses_agent)
 
 
 def stalled(spent: Spend, *, tokens: int, usd: float) -> str:
@@ -121,7 +126,7 @@ def no_progress_hold(
     """The hold to put on ``task``'s issue (its first, which its charges go to) when it
     spent past the breaker since it last moved forward; None otherwise. Records when the
     breaker tripped, so that a hold lifted by hand counts from then."""
-    if not task.issues:
+    if not task.issues or task.kind not in _SPENDING:
         return None
     repo, number = config.repo, task.issues[0]
     now = time.time() if now is None else now

@@ -30,11 +30,15 @@ def configured(demo: Demo, **settings) -> Demo:
     return demo
 
 
-def test_a_plan_failing_again_and_again_trips_the_breaker_and_its_issue_is_held(demo: Demo):
+@pytest.mark.parametrize("mode", ["hero", "team"])
+def test_a_plan_failing_again_and_again_trips_the_breaker_and_its_issue_is_held(
+    demo: Demo, mode: str
+):
     number = demo.issue("farewell")
     configured(demo, budget_stall_usd=0.9)
     runtime = ScriptedRuntime({"plan": [AgentFault.FAIL] * 5}, env={}, cost_usd=0.5)
-    result = demo.hero(number, runtime, attempts=5, concurrency=1)
+    run = demo.hero if mode == "hero" else demo.team
+    result = run(number, runtime, attempts=5)
     store, repo = demo.project.store, demo.project.config.repo
     hold = store.hold_of(repo, number)
     assert hold is not None
@@ -52,7 +56,7 @@ def test_a_plan_failing_again_and_again_trips_the_breaker_and_its_issue_is_held(
     assert (plan.status, plan.attempts) == (TaskStatus.PENDING, 0)
     # Lifted by hand (ralph budget lift N), the issue has a fresh allowance and goes on.
     store.lift_hold(repo, number)
-    again = demo.hero(number, ScriptedRuntime(env={}, cost_usd=0.5), attempts=5)
+    again = run(number, ScriptedRuntime(env={}, cost_usd=0.5), attempts=5)
     assert again.resumed
     assert demo.state(number) is WorkflowState.DONE
     assert store.hold_of(repo, number) is None

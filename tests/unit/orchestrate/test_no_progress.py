@@ -93,16 +93,29 @@ def test_the_tries_of_a_phase_still_running_count_before_the_ledger_has_them(sto
     assert store.load_checkpoint("no-progress:o/r#5") is None
 
 
+def test_a_task_no_agent_works_on_is_never_held(store):
+    run = store.create_run("r")
+    research = _task(store, run)
+    _charge(store, run, research, 150_000)
+    merge = _task(store, run, TaskKind.MERGE)
+    assert no_progress_hold(store, CONFIG, run, merge) is None
+    assert no_progress_hold(store, CONFIG, run, research) is not None
+
+
 def test_a_completed_task_moves_the_issue_forward_and_the_count_starts_again(store):
     run = store.create_run("r")
     research = _task(store, run)
     claim = store.claim_task(research.id, "w")
     _charge(store, run, research, 150_000)
     store.complete(claim)
-    merge = _task(store, run, TaskKind.MERGE)
-    # A merge waiting for checks or a slot, claimed again and again: no charge, no hold.
+    plan = _task(store, run, TaskKind.PLAN)
+    # Looked at again and again (a wait, a claim handed back): no charge, no hold.
     for _ in range(20):
-        assert no_progress_hold(store, CONFIG, run, merge) is None
+        assert no_progress_hold(store, CONFIG, run, plan) is None
+    _charge(store, run, plan, 100_000)
+    assert no_progress_hold(store, CONFIG, run, plan) is None
+    _charge(store, run, plan, 1)
+    assert no_progress_hold(store, CONFIG, run, plan) is not None
 
 
 def test_a_lifted_hold_gives_the_issue_a_fresh_allowance(store):
