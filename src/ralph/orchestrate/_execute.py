@@ -301,7 +301,7 @@ class TaskExecutor:
             lift=hold.lift,
             run_id=self.run.id,
         )
-        said = f"#{hold.number} held ({hold.reason.value}): {hold.detail}; {hold.lift}"
+        said = f"#{hold.number} held: {hold.reason.value} — {hold.detail}; {hold.lift}"
         if self.stop is not None:
             self.stop(said)
         self.store.release(claim, untried=True)
