@@ -75,6 +75,7 @@ _FLOAT_MAXIMUM = {
     "budget_task_usd": MAX_USD,
     "budget_run_usd": MAX_USD,
     "budget_day_usd": MAX_USD,
+    "budget_stall_usd": MAX_USD,
     "stuck_threshold_hours": MAX_STUCK_HOURS,
 }
 #: The token and session caps: whole numbers, 0 for no cap.
@@ -87,6 +88,8 @@ _COUNT_MAXIMUM = {
 }
 #: What a cap reached does to an agent at work: lets it finish its turn, or stops it.
 ON_CAP = ("finish", "stop")
+#: The largest ``budget_stall_tokens``: a trillion tokens is no cap but a typo.
+_MAX_STALL_TOKENS = 10**12
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -126,6 +129,10 @@ class Config:
     #: A cap reached while agents work: "finish" lets them finish their turn, "stop"
     #: stops them and hands their tasks back untried.
     budget_on_cap: str = "finish"
+    #: The no-progress breaker: what an issue may spend since it last moved forward
+    #: before it is held (tokens, US dollars); 0 means off.
+    budget_stall_tokens: int = 0
+    budget_stall_usd: float = 0.0
     stuck_threshold_hours: float = 48.0
     #: Who an escalation mentions ("@alice @acme/leads"); empty: the issue's assignees.
     escalate_to: str = ""
@@ -228,6 +235,8 @@ _KEYS = {
     "budget_day_usd": ("budget_day_usd", "RALPH_BUDGET_DAY_USD"),
     **{cap: (cap, f"RALPH_{cap.upper()}") for cap in _COUNT_MAXIMUM},
     "budget_on_cap": ("budget_on_cap", "RALPH_BUDGET_ON_CAP"),
+    "budget_stall_tokens": ("budget_stall_tokens", "RALPH_BUDGET_STALL_TOKENS"),
+    "budget_stall_usd": ("budget_stall_usd", "RALPH_BUDGET_STALL_USD"),
     "stuck_threshold_hours": ("stuck_threshold_hours", "RALPH_STUCK_THRESHOLD_HOURS"),
     "escalate_to": ("escalate_to", "RALPH_ESCALATE_TO"),
     "wip_limits": ("wip_limits", None),
@@ -400,6 +409,12 @@ def _convert(name: str, value: Any, source: str) -> Any:
             if value not in ON_CAP:
                 raise ValueError
             return value
+        if name == "budget_stall_tokens":
+            return int(
+                setting_number(
+                    value, source, whole=True, minimum=1, or_zero=True, maximum=_MAX_STALL_TOKENS
+                )
+            )
         if name.startswith("budget_"):
             return setting_number(
                 value, source, minimum=MIN_USD, or_zero=True, maximum=_FLOAT_MAXIMUM[name]
@@ -645,6 +660,10 @@ budget_issue_tokens = 0
 budget_day_tokens = 0
 budget_day_sessions = 0
 budget_on_cap = "finish"
+# An issue that spends more than this (tokens, US dollars) since it last moved forward is
+# held until `ralph budget lift N`; 0 means off.
+budget_stall_tokens = 0
+budget_stall_usd = 0
 # When an issue counts as stuck on the board.
 stuck_threshold_hours = 48
 # Agents and the test command run in a bubblewrap sandbox: they write only to their

@@ -74,7 +74,9 @@ def _ordered(position: PipelinePosition, group: GroupResult) -> list[IssueState]
     return [by_number[n] for n in order]
 
 
-def _group_scope(group: GroupResult, issues: Sequence[int], waits_for: Sequence[int]) -> Scope:
+def _group_scope(
+    group: GroupResult, issues: Sequence[IssueState], waits_for: Sequence[int]
+) -> Scope:
     primary = group.primary
     metadata = {}
     if group.is_group:
@@ -83,9 +85,10 @@ def _group_scope(group: GroupResult, issues: Sequence[int], waits_for: Sequence[
         key=str(primary),
         label=f"group GH-{primary}" if group.is_group else f"GH-{primary}",
         target=f"GH-{primary}",
-        issues=tuple(issues),
+        issues=tuple(i.number for i in issues),
         waits_for=tuple(waits_for),
         metadata=metadata,
+        estimates={i.number: i.estimate for i in issues if i.estimate},
     )
 
 
@@ -132,7 +135,7 @@ def build_task_graph(
         code_review=review_code,
     )
     if members:
-        scope = _group_scope(group, [i.number for i in members], [i.number for i in active])
+        scope = _group_scope(group, members, [i.number for i in active])
         tasks += chain(scope, stages, frontier)
     graph = TaskGraph(tuple(tasks))
     if streams is not None:

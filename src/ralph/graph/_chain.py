@@ -100,6 +100,9 @@ class Scope:
     #: True when implement keys need the scope to stay unique (streams).
     qualify_implement_keys: bool = False
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: Each issue's estimate: a task carries its first issue's (the issue its agent's
+    #: charges go to), so a phase's cost history is by estimate.
+    estimates: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +127,9 @@ def chain(scope: Scope, stages: Stages, frontier: Mapping[int, str]) -> list[Tas
 
     def add(kind: TaskKind, key: str, issues: Sequence[int], about: str) -> None:
         nonlocal last
-        tasks.append(_spec(kind, key, issues, about, last, scope.metadata))
+        estimate = scope.estimates.get(issues[0])
+        metadata = {**scope.metadata, "estimate": estimate} if estimate else scope.metadata
+        tasks.append(_spec(kind, key, issues, about, last, metadata))
         last = (key,)
 
     if stages.plan:

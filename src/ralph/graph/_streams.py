@@ -26,6 +26,15 @@ def _frontier(tasks: Sequence[TaskSpec]) -> dict[int, str]:
     return {number: task.key for number, task in best.items()}
 
 
+def _estimates(tasks: Sequence[TaskSpec]) -> dict[int, str]:
+    """Each issue's estimate, as the tasks charged to it carry it."""
+    return {
+        task.issues[0]: str(task.metadata["estimate"])
+        for task in tasks
+        if task.issues and task.metadata.get("estimate")
+    }
+
+
 def _partition(
     streams: WorkStreamResult | Sequence[WorkStream], order: Sequence[int]
 ) -> list[tuple[str, list[int]]]:
@@ -88,6 +97,7 @@ def split_into_streams(
     kept = [task for task in graph if task.kind not in CHAIN_KINDS]
     frontier = _frontier(kept)
     group_primary = old_chain[0].metadata.get("group_primary", order[0])
+    estimates = _estimates(graph.tasks)
     tasks = list(kept)
     for sid, issues in parts:
         names = StreamNames.of(group_primary if epic is None else epic, issues)
@@ -98,6 +108,7 @@ def split_into_streams(
             issues=tuple(issues),
             waits_for=tuple(issues),
             qualify_implement_keys=True,
+            estimates={n: estimates[n] for n in issues if n in estimates},
             metadata={
                 "group_primary": group_primary,
                 "stream_id": sid,

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from ralph.config import Config
 from ralph.graph import TaskKind
 from ralph.orchestrate._budget import Budget, CapReached
+from ralph.orchestrate._look_ahead import look_ahead_hold
+from ralph.orchestrate._no_progress import no_progress_hold
 from ralph.tasks import Hold, HoldReason, Run, Task, TaskStatus, TaskStore
 from ralph.workflow import PHASE_SPECS
 
@@ -33,6 +35,8 @@ __all__ = [
     "hold_line",
     "holds_in_run",
     "lift_unbound",
+    "look_ahead",
+    "no_progress",
 ]
 
 logger = logging.getLogger(__name__)
@@ -55,6 +59,10 @@ class Held:
     @classmethod
     def of(cls, reached: CapReached) -> Held:
         return cls(HoldReason.BUDGET, reached.said, reached.fix)
+
+    @classmethod
+    def of_hold(cls, hold: Hold | None) -> Held | None:
+        return cls(hold.reason, hold.detail, hold.lift) if hold is not None else None
 
 
 Check = Callable[[TaskStore, Config, Run, Task], "Held | None"]
@@ -87,8 +95,18 @@ def caps(store: TaskStore, config: Config, run: Run, task: Task) -> Held | None:
     return Held.of(reached) if reached is not None else None
 
 
+def no_progress(store: TaskStore, config: Config, run: Run, task: Task) -> Held | None:
+    """The issue spent past the no-progress breaker since it last moved forward."""
+    return Held.of_hold(no_progress_hold(store, config, run, task))
+
+
+def look_ahead(store: TaskStore, config: Config, run: Run, task: Task) -> Held | None:
+    """What is left of a cap cannot pay for the phase, by this project's history."""
+    return Held.of_hold(look_ahead_hold(store, config, run, task))
+
+
 #: The checks, in order. Keep each a plain function of (store, config, run, task).
-CHECKS: list[Check] = [already_held, caps]
+CHECKS: list[Check] = [already_held, caps, no_progress, look_ahead]
 
 
 def admission(store: TaskStore, config: Config, run: Run, task: Task) -> Held | None:

@@ -48,6 +48,7 @@ from ralph.orchestrate._attempts import (
     is_attempt,
     is_selection,
 )
+from ralph.orchestrate._no_progress import no_progress
 from ralph.orchestrate._outcome import ESCALATED
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
@@ -69,7 +70,7 @@ from ralph.phases import (
 )
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed, AgentResult, AgentRuntime, StopSignal
-from ralph.tasks import Claim, GraphEdit, Run, Task, TaskStatus
+from ralph.tasks import Claim, GraphEdit, Run, Spend, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
@@ -163,6 +164,7 @@ class TaskExecutor:
             project, runtime, owner=owner, max_attempts=attempts, review_mode=self.review_mode
         )
         self.runner.run_id = run.id
+        self.runner.stop_trying = self._stop_trying
         #: The agent runs of the task being executed, by task id, for its log.
         self._agent_runs: dict[int, tuple[AgentResult, ...]] = {}
 
@@ -276,6 +278,10 @@ class TaskExecutor:
             # Stopped for a cap (budget_on_cap = "stop"), which held its issues already;
             # a phase that finished before the stop reached it ends as it finished.
             return self._handed_back(claim, stop.reason, outcome.lines)
+        if outcome.status is PhaseStatus.FAILED:  # held rather than retried
+            held = admission(self.store, self.project.config, self.run, task)
+            if held is not None:
+                return self._held(claim, held)
         if outcome.status is PhaseStatus.ESCALATED:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
@@ -293,6 +299,19 @@ class TaskExecutor:
         if selected:
             outcome = dataclasses.replace(outcome, lines=(*selected, *outcome.lines))
         return self._done(claim, kind, outcome)
+
+    def _stop_trying(self, runs: Sequence[AgentResult]) -> str:
+        """Why the phase in hand may not try again: its issue spent past the
+        no-progress breaker, counting the tries so far (not in the ledger yet)."""
+        task = self.runner.task
+        if task is None:
+            return ""
+        unrecorded = Spend(
+            usd=sum(r.cost_usd for r in runs),
+            tokens=sum(r.tokens for r in runs),
+            sessions=len(runs),
+        )
+        return no_progress(self.store, self.project.config, task, unrecorded=unrecorded)
 
     # -- best of N ------------------------------------------------------------------------
 

@@ -260,6 +260,9 @@ class PhaseRunner:
         #: The worker's claim of ``task``: phases that write for the task (the merge
         #: train) check it still holds.
         self.claim: Claim | None = None
+        #: Why no further try of the phase in hand may start, given its agent runs so
+        #: far ("" to go on): the worker's no-progress breaker.
+        self.stop_trying: Callable[[Sequence[AgentResult]], str] | None = None
         self._today = today
 
     @property
@@ -630,6 +633,9 @@ class PhaseRunner:
                     f"{', '.join(runs[-1].denied_tools)} (this phase may use "
                     f"{', '.join(phase.tools)}, and only inside its working directory)"
                 )
+            why = self.stop_trying(runs) if self.stop_trying and number < self.max_attempts else ""
+            if why:
+                raise _AgentStopped(why)
         raise NeedsHuman(
             f"{phase.name} failed {self.max_attempts} time(s); last: {'; '.join(problems)}"
         )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ralph.tasks._core import StoreCore
-from ralph.tasks._model import Charge, Spend
+from ralph.tasks._model import Charge, Spend, Task, TaskStatus
 from ralph.tasks._rows import to_charge
 
 __all__ = ["LedgerVerbs"]
@@ -153,6 +153,22 @@ class LedgerVerbs(StoreCore):
             Spend(usd=float(r["usd"]), tokens=int(r["tokens"]), sessions=int(r["sessions"]))
             for r in rows
         ]
+
+    def last_progress(self, repo: str, issue: int) -> Task | None:
+        """The task that last moved issue ``issue`` of ``repo`` forward: of the tasks
+        whose agent runs were charged to it (in any run), the latest to complete (its
+        ``updated_at`` is when). None while none has. A task no agent worked on (a pull
+        request opened, a merge) is not seen, and need not be: nothing is charged
+        between it and the agent's task before it."""
+        sql = (
+            "SELECT id FROM ralph_tasks WHERE status = ? AND id IN (SELECT task_id FROM "
+            "ralph_charges WHERE repo = ? AND issue = ? AND task_id IS NOT NULL) "
+            "ORDER BY updated_at DESC, id DESC LIMIT 1"
+        )
+        with self._reader() as tx:
+            row = tx.one(sql, (TaskStatus.DONE.value, repo, issue))
+            found = [] if row is None else self._load_tasks(tx, "id = ?", (row["id"],))
+        return found[0] if found else None
 
     def unpriced_models(
         self, *, run_id: int | None = None, since: float | None = None

@@ -29,6 +29,8 @@ BOUNDS = [
     ("", "budget_issue_tokens", 1_000_000_000_000),
     ("", "budget_day_tokens", 1_000_000_000_000),
     ("", "budget_day_sessions", 100_000),
+    ("", "budget_stall_tokens", 10**12),
+    ("", "budget_stall_usd", 100_000),
     ("", "stuck_threshold_hours", 8760),
     ("", "max_concurrent_roots", 64),
     ("", "max_concurrent_agents", 64),

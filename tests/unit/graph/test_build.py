@@ -93,6 +93,7 @@ def test_a_group_researches_in_parallel_and_plans_once_after_all_research():
         "command": "plan",
         "group_primary": 42,
         "group_members": [42, 43, 44],
+        "estimate": "S",
     }
 
 
@@ -314,3 +315,33 @@ class TestTaskGraph:
         assert spec.issues == (1, 2)
         assert spec.deps == ("x",)
         assert spec.to_dict()["activeForm"] == "Planning"
+
+
+AGENT_KINDS = {
+    TaskKind.SPLIT,
+    TaskKind.TRIAGE,
+    TaskKind.RESEARCH,
+    TaskKind.PLAN,
+    TaskKind.REVIEW,
+    TaskKind.IMPLEMENT,
+    TaskKind.CODE_REVIEW,
+}
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_every_task_an_agent_does_carries_the_estimate_of_the_issue_it_is_charged_to(streamed):
+    """A phase's cost history is by estimate, so every task that runs an agent names
+    the estimate of its first issue (the one its charges go to)."""
+    issues = [I(41, "Research Needed", "XS"), I(42, "Research Needed", "S"), I(43, "Backlog", "XS")]
+    streams = [WorkStream("stream-41-43", (41, 43), (), 41), WorkStream("stream-42", (42,), (), 42)]
+    numbers = (41, 42, 43)
+    group = GroupResult(numbers, 41, True)
+    position = detect_position(issues, is_group=True, group_primary=41)
+    graph = build_task_graph(
+        position, group, review_mode="auto", streams=streams if streamed else None, review_code=True
+    )
+    estimates = {i.number: i.estimate for i in issues}
+    agents = [t for t in graph if t.kind in AGENT_KINDS]
+    assert {t.kind for t in agents} >= {TaskKind.PLAN, TaskKind.IMPLEMENT, TaskKind.CODE_REVIEW}
+    for task in agents:
+        assert task.metadata.get("estimate") == estimates[task.issues[0]], task.key
