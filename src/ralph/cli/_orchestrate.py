@@ -291,7 +291,17 @@ def loop_command(
             report = _conclude_root(project, done, console)
             codes.append(_exit_code(done.result, report))
 
-        result = run_loop(project, loop.runtime, loop.options, on_start=on_start, on_end=on_end)
+        def on_note(text: str) -> None:
+            console.print(text, markup=False)
+
+        result = run_loop(
+            project,
+            loop.runtime,
+            loop.options,
+            on_start=on_start,
+            on_end=on_end,
+            on_note=on_note,
+        )
     interrupt = loop.options.interrupt
     if interrupt.unusable:
         console.print(f"Stopped: {interrupt.unusable}. `ralph loop` resumes.", markup=False)

@@ -12,12 +12,14 @@ worktrees are per issue and git adds them one at a time.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from ralph.graph import ReviewMode
+from ralph.orchestrate._admission import hold_line, lift_unbound
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._options import SessionOptions
 from ralph.orchestrate._planning import _as_planned
@@ -126,6 +128,8 @@ class RootSessions:
         self.running: dict[int, tuple[QueuedRoot, threading.Thread, list[SessionResult]]] = {}
         #: Set whenever a session ends: a waiting caller wakes at once.
         self.changed = threading.Event()
+        #: Held roots already said (``_unheld``).
+        self._said_held: set[int] = set()
 
     def board(self) -> BoardQueue:
         """Read the board: the roots to run, in order (the sessions reconcile with it).
@@ -139,7 +143,32 @@ class RootSessions:
                 self.note(line)
         if looked:
             issues = self.reads.read()
-        return board_queue(self.project, options.review_mode, options.phases, issues)
+        queue = board_queue(self.project, options.review_mode, options.phases, issues)
+        return dataclasses.replace(queue, roots=self._unheld(queue.roots))
+
+    def _unheld(self, roots: Sequence[QueuedRoot]) -> tuple[QueuedRoot, ...]:
+        """``roots`` but those with a held issue, which are said once: a session started
+        for one would end at once (``ralph serve`` would start it every poll). Budget
+        holds whose cap no longer binds are lifted first, as a session opening the run
+        would lift them."""
+        store, repo = self.project.store, self.project.config.repo
+        holds = store.holds(repo)
+        if not holds:
+            return tuple(roots)
+        runs = {hold.run_id for hold in holds}
+        for run in store.list_runs(status=RunStatus.ACTIVE):
+            if run.id in runs:
+                lift_unbound(store, repo, self.options.budget, run)
+        held = {hold.number: hold for hold in store.holds(repo)}
+        kept = []
+        for queued in roots:
+            hold = next((held[n] for n in (queued.root, *queued.members) if n in held), None)
+            if hold is None:
+                kept.append(queued)
+            elif queued.root not in self._said_held:
+                self._said_held.add(queued.root)
+                self.note(f"{hold_line(hold, hold.number)} (root #{queued.root} not started)")
+        return tuple(kept)
 
     def start(self, queued: QueuedRoot) -> None:
         out: list[SessionResult] = []
@@ -203,14 +232,16 @@ def run_loop(
     *,
     on_start: Callable[[QueuedRoot], None] | None = None,
     on_end: Callable[[RootRun], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> LoopResult:
     """Run the board's roots, ``options.max_roots`` at once, until none is left that
     this pass has not run, or until ``options.interrupt`` stops it. ``on_start`` and
     ``on_end`` are called from this thread. ``options.wait``: a root whose tasks wait
     for a person (a review) keeps running until they are done, instead of ending its
-    session."""
+    session. ``on_note`` is told what a read of the board found (a held root not
+    started, a merge finished)."""
     interrupt, max_roots = options.interrupt, options.max_roots
-    sessions = RootSessions(project, runtime, options)
+    sessions = RootSessions(project, runtime, options, on_note=on_note)
     started: set[int] = set()
     runs: list[RootRun] = []
     look_again = True

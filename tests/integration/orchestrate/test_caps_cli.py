@@ -123,3 +123,17 @@ def test_budget_on_cap_stop_stops_the_running_agent_and_hands_its_task_back_untr
         research = next(t for t in project.store.list_tasks(run.id) if t.kind == "research")
         assert research.status is TaskStatus.PENDING
         assert research.attempts == 0
+
+
+def test_ralph_loop_does_not_start_a_held_root_and_says_why_once(tmp_path: Path) -> None:
+    repo, n = farewell_project(tmp_path / "greet")
+    assert hero(repo, n, RALPH_BUDGET_RUN_TOKENS="1500").returncode == 1
+    loop = ralph_process("loop", cwd=repo, env={**TOKENS, "RALPH_BUDGET_RUN_TOKENS": "1500"})
+    # (The demo's epic, not held, is started and meets the cap in turn.)
+    assert said(loop).count(f"#{n} held: budget") == 1, said(loop)
+    assert f"(root #{n} not started)" in said(loop)
+    assert state_of(repo, n) is WorkflowState.PLAN_IN_REVIEW
+    # The cap raised, the next pass lifts the hold itself and takes the root to Done.
+    again = ralph_process("loop", cwd=repo, env={**TOKENS, "RALPH_BUDGET_RUN_TOKENS": "100000"})
+    assert again.returncode == 0, said(again)
+    assert state_of(repo, n) is WorkflowState.DONE
