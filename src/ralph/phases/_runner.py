@@ -132,6 +132,9 @@ class PhaseOutcome:
     #: person can end the wait.
     waiting_for: str = ""
     for_person: bool = False
+    #: While waiting for an agent's provider: its limit (the agent, the reset, what
+    #: the provider said), for the caller to wait out.
+    limited: ProviderLimited | None = None
 
     @property
     def ok(self) -> bool:
@@ -537,8 +540,9 @@ class PhaseRunner:
     ) -> PhaseOutcome:
         ctx.say(f"Not ready, {waiting}.")
         outcome = self._outcome(phase, ctx, numbers, PhaseStatus.WAITING, runs, str(waiting))
+        limited = waiting if isinstance(waiting, ProviderLimited) else None
         return dataclasses.replace(
-            outcome, waiting_for=waiting.reason, for_person=waiting.for_person
+            outcome, waiting_for=waiting.reason, for_person=waiting.for_person, limited=limited
         )
 
     def _stopped(
@@ -712,6 +716,7 @@ class PhaseRunner:
         if result.status is AgentStatus.RATE_LIMITED:
             # Not the work's fault: waited out, never an attempt.
             name = agent.partition(":")[0] or self.runtime.agent_for(phase.name)
+            runs.append(result)  # what it spent is charged all the same
             raise ProviderLimited(name, result.resets_at, result.error)
         runs.append(result)
         if result.denied_tools:

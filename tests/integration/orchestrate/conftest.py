@@ -23,6 +23,7 @@ from ralph.orchestrate import (
     team_crew,
 )
 from ralph.project import Project
+from ralph.runtimes import AgentRuntime
 from ralph.runtimes.scripted import ScriptedRuntime
 from ralph.workflow import Estimate, WorkflowState
 
@@ -52,7 +53,7 @@ class Demo:
             self.project.tracker.add_dependency(blocked, blocker)
         return numbers
 
-    def hero(self, root: int, runtime: ScriptedRuntime | None = None, **options) -> SessionResult:
+    def hero(self, root: int, runtime: AgentRuntime | None = None, **options) -> SessionResult:
         concurrency = options.pop("concurrency", 3)
         reconciler = options.pop("reconciler", None)
         return run_session(
