@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         load_issue,
         refusals_of,
     )
+    from ralph.views._provider_waits import ProviderWaitView, load_provider_waits
     from ralph.views._pulls import pull_request_dict
     from ralph.views._runs import run_document, runs_document, task_document
     from ralph.views._spend import SpendLine, SpendView, load_spend
@@ -31,6 +32,7 @@ else:
 __all__ = [
     "BoardView",
     "IssueView",
+    "ProviderWaitView",
     "Refusal",
     "SpendLine",
     "SpendView",
@@ -40,6 +42,7 @@ __all__ = [
     "issue_dict",
     "load_board",
     "load_issue",
+    "load_provider_waits",
     "load_spend",
     "pull_request_dict",
     "refusals_of",
