@@ -5,12 +5,15 @@ for every process to see."""
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from collections.abc import Mapping
 
 import pytest
 
+from ralph.cli._console import Console
+from ralph.cli._live import LiveView
 from ralph.orchestrate import Ending, SessionResult
 from ralph.runtimes import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._by_phase import PhaseAgents
@@ -139,3 +142,21 @@ def test_other_agents_carry_on_while_one_waits_for_its_provider(demo: Demo):
     reset = refused_at + 3.0
     assert any(p == "triage" and refused_at < at < reset for p, at in codex.worked)
     assert all(at >= reset - 0.05 for _, at in claude.worked)
+
+
+def test_the_run_says_once_what_it_waits_for(demo: Demo):
+    """Every task of the agent waits, each said as it goes back; the wait itself is said
+    once, as a person reads it."""
+    number = demo.issue("farewell")
+    lines = io.StringIO()
+    view = LiveView(demo.project.store, demo.project.tracker, Console(file=lines, width=200))
+    runtime = LimitedRuntime("claude", {"research": 1}, resets_in=2.0)
+    result = demo.hero(number, runtime=runtime, observer=view)
+
+    assert result.ending is Ending.FINISHED, result.detail
+    ((_, refused_at),) = runtime.refused
+    until = time.strftime("%H:%M", time.localtime(refused_at + 2.0))
+    said = [line for line in lines.getvalue().splitlines() if "the provider of" in line]
+    wanted = f"⏸ waiting for the provider of claude until {until} ({SAID})"
+    assert [line for line in said if wanted in line] != []
+    assert len([line for line in said if "⏸" in line]) == 1, said
