@@ -187,7 +187,7 @@ class LiveView:
                 self.console.print(f"         board: {board}", markup=False, highlight=False)
 
     def _provider_lines(self) -> None:
-        """``12:00:01 ⏸ waiting for the provider of claude until 14:05 (usage limit
+        """``12:00:01 ○ waiting for the provider of claude until 14:05 (usage limit
         reached)``, once per wait however many tasks go back for it (a later reset is
         a new wait), above the table on a terminal."""
         from ralph.orchestrate import provider_wait_text
@@ -200,7 +200,7 @@ class LiveView:
                 self._providers[wait.agent] = wait.until
                 stamp = time.strftime("%H:%M:%S", time.localtime(now))
                 self.console.print(
-                    f"{stamp} ⏸ {provider_wait_text(wait, now=now)}", markup=False, highlight=False
+                    f"{stamp} ○ {provider_wait_text(wait, now=now)}", markup=False, highlight=False
                 )
 
     def _key_lines(self, run: Run) -> None:

@@ -104,7 +104,7 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
 
 def render_provider_waits(waits: Sequence[ProviderWaitView]) -> Text:
     """A line for each agent whose provider refuses for now: its work waits."""
-    return Text("\n".join(f"⏸ {wait.text}" for wait in waits), style="yellow")
+    return Text("\n".join(f"○ {wait.text}" for wait in waits), style="yellow")
 
 
 def status_command(
