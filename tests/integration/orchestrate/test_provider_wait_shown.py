@@ -5,7 +5,9 @@ session leaves that agent's task waiting without starting it."""
 from __future__ import annotations
 
 import json
+import queue
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from ralph.demo import create_demo_project
 from ralph.project import open_project
 from ralph.web import create_app
 
+from ..cli_project import farewell_project
 from ..conftest import ralph_process, spawn_ralph
 from .conftest import Demo
 from .test_team import wait_until
@@ -26,9 +29,14 @@ pytestmark = pytest.mark.timeout(120)
 SAID = "usage limit reached"
 
 
+def _hours_minutes(until: float) -> str:
+    """As the line says it: the date too when not today."""
+    today = time.strftime("%Y-%m-%d") == time.strftime("%Y-%m-%d", time.localtime(until))
+    return time.strftime("%H:%M" if today else "%Y-%m-%d %H:%M", time.localtime(until))
+
+
 def _line(until: float) -> str:
-    at = time.strftime("%H:%M", time.localtime(until))
-    return f"waiting for the provider of claude until {at} ({SAID})"
+    return f"waiting for the provider of claude until {_hours_minutes(until)} ({SAID})"
 
 
 def test_ralph_status_in_another_process_says_what_the_provider_waits_for(demo: Demo):
@@ -101,8 +109,63 @@ def test_serve_leaves_the_waiting_agents_task_unstarted_and_its_status_says_why(
     (task,) = found
     assert task["next_check"] == pytest.approx(until)
     (wait,) = document["provider_waits"]
-    at = time.strftime("%H:%M", time.localtime(until))
-    assert wait["text"] == f"waiting for the provider of scripted until {at} ({SAID})"
+    assert wait["text"] == (
+        f"waiting for the provider of scripted until {_hours_minutes(until)} ({SAID})"
+    )
     with open_project(load_config(repo)) as project:
         tasks = [t for run in project.store.list_runs() for t in project.store.list_tasks(run.id)]
     assert all(t.attempts == 0 for t in tasks), out
+
+
+def test_a_hero_run_waits_for_a_reset_hours_away_says_so_once_and_ctrl_c_ends_it(
+    tmp_path: Path,
+):
+    repo, number = farewell_project(tmp_path / "greet")
+    until = time.time() + 3 * 3600
+    with open_project(load_config(repo)) as project:
+        project.store.wait_for_provider("scripted", until, SAID)
+    hero = spawn_ralph("hero", str(number), cwd=repo, env={"RALPH_AGENT": "scripted"})
+    lines: queue.Queue[str] = queue.Queue()
+    assert hero.stdout is not None
+    stdout = hero.stdout
+
+    def read() -> None:
+        for line in stdout:
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    text = f"waiting for the provider of scripted until {_hours_minutes(until)} ({SAID})"
+    seen: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not any(text in line for line in seen):
+            assert time.monotonic() < deadline, "".join(seen)
+            try:
+                seen.append(lines.get(timeout=1))
+            except queue.Empty:
+                continue
+        time.sleep(3)  # workers look again and again meanwhile: it is not said again
+        hero.send_signal(signal.SIGINT)
+        hero.wait(timeout=60)
+    finally:
+        if hero.poll() is None:
+            hero.kill()
+            hero.wait(timeout=30)
+    reader.join(30)  # the reader has all of stdout: read nowhere else
+    assert hero.stderr is not None
+    err = hero.stderr.read()
+    hero.stdout.close()
+    hero.stderr.close()
+    while not lines.empty():
+        seen.append(lines.get())
+    out = "".join(seen)
+    assert hero.returncode == 130, out + err
+    assert out.count(f"○ {text}") == 1, out
+    assert f"W{text[1:]}." in out  # with the ending: what it waited for
+    assert (
+        f"Stopped: interrupted; tasks in hand finished first. `ralph hero {number}` resumes." in out
+    )
+    with open_project(load_config(repo)) as project:
+        (run,) = project.store.list_runs()
+        assert {t.attempts for t in project.store.list_tasks(run.id)} == {0}
