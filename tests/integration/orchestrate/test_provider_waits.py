@@ -14,6 +14,7 @@ import pytest
 
 from ralph.cli._console import Console
 from ralph.cli._live import LiveView
+from ralph.config import BestOf
 from ralph.orchestrate import Ending, SessionResult
 from ralph.runtimes import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._by_phase import PhaseAgents
@@ -159,3 +160,21 @@ def test_the_run_says_once_what_it_waits_for(demo: Demo):
     said = [line for line in lines.getvalue().splitlines() if "the provider of" in line]
     wanted = f"○ waiting for the provider of claude until {until} ({SAID})"
     assert len([line for line in said if line.endswith(wanted)]) == 1, said
+
+
+def test_an_attempt_of_best_of_waits_for_its_provider_and_is_not_lost(demo: Demo):
+    """The attempt whose run the provider refused goes back untried and runs after the
+    reset; best of two still compares two attempts."""
+    number = demo.issue("farewell")
+    runtime = LimitedRuntime("claude", {"implement": 1}, resets_in=2.0)
+    result = demo.hero(number, runtime=runtime, best_of=BestOf(count=2))
+
+    assert result.ending is Ending.FINISHED, result.detail
+    assert demo.state(number) is WorkflowState.DONE
+    assert _tried_once(demo, result) == {}
+    statuses = demo.statuses(result)
+    assert {f"implement:{number}/try-{k}" for k in (1, 2)} <= set(statuses)
+    ((_, refused_at),) = runtime.refused
+    implemented = [at for phase, at in runtime.worked if phase == "implement"]
+    assert len(implemented) == 2
+    assert max(implemented) >= refused_at + 2.0 - 0.05
