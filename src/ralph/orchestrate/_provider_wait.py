@@ -14,6 +14,7 @@ from ralph.tasks import ProviderWait, TaskStore
 
 __all__ = [
     "FIRST_BACKOFF_SECONDS",
+    "LONGEST_WAIT_SECONDS",
     "MAX_BACKOFF_SECONDS",
     "backoff_seconds",
     "hear_limit",
@@ -27,6 +28,9 @@ logger = logging.getLogger(__name__)
 FIRST_BACKOFF_SECONDS = 30.0
 #: The longest such wait: a provider that keeps refusing is asked again this often.
 MAX_BACKOFF_SECONDS = 600.0
+#: The longest wait a reset may set: a week's usage window and a day to spare (a reset
+#: further ahead was misread, in milliseconds say, and would never end).
+LONGEST_WAIT_SECONDS = 8 * 86_400.0
 #: What a person reads of what the provider said, at most.
 SAID_CHARACTERS = 120
 
@@ -44,10 +48,10 @@ def backoff_seconds(previous: ProviderWait | None, *, now: float) -> float:
 
 
 def wait_ends(until: float, previous: ProviderWait | None, *, now: float) -> float:
-    """When the wait ends: the provider's reset when it named one still ahead, else
-    after the backoff."""
+    """When the wait ends: the provider's reset when it named one still ahead (within
+    the longest wait), else after the backoff."""
     if until > now:
-        return until
+        return min(until, now + LONGEST_WAIT_SECONDS)
     return now + backoff_seconds(previous, now=now)
 
 

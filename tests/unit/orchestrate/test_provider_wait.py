@@ -6,6 +6,7 @@ import time
 
 from ralph.orchestrate._provider_wait import (
     FIRST_BACKOFF_SECONDS,
+    LONGEST_WAIT_SECONDS,
     MAX_BACKOFF_SECONDS,
     backoff_seconds,
     provider_wait_text,
@@ -68,3 +69,9 @@ def test_what_the_provider_said_reaches_the_line_as_one_printable_line():
     assert provider_wait_text(ProviderWait(agent="codex", until=NOW + 60), now=NOW).endswith(
         time.strftime("%H:%M", time.localtime(NOW + 60))
     )
+
+
+def test_a_reset_past_the_longest_usage_window_is_taken_as_that_window():
+    # A reset in milliseconds where seconds were meant is years ahead: it would never end.
+    assert wait_ends(NOW * 1000, None, now=NOW) == NOW + LONGEST_WAIT_SECONDS
+    assert LONGEST_WAIT_SECONDS == 8 * 86_400
