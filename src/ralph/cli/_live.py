@@ -78,6 +78,8 @@ class LiveView:
         #: Tasks said to wait for a key another task holds (said once per stretch).
         self._keys: dict[int, str] = {}
         self._tasks_of: dict[int, set[int]] = {}
+        #: Each agent's wait for its provider said so far (its end): said once each.
+        self._providers: dict[str, float] = {}
 
     @contextmanager
     def showing(self) -> Iterator[LiveView]:
@@ -103,6 +105,8 @@ class LiveView:
         from ralph.orchestrate import load_report
 
         live = self._live
+        if any(event.kind is EventKind.TASK_WAITING for event in events):
+            self._provider_lines()
         if live is not None:
             report = load_report(self.store, run.id)
             with self._lock:
@@ -181,6 +185,23 @@ class LiveView:
             if board and board != self._boards.get(task.run_id):
                 self._boards[task.run_id] = board
                 self.console.print(f"         board: {board}", markup=False, highlight=False)
+
+    def _provider_lines(self) -> None:
+        """``12:00:01 ○ waiting for the provider of claude until 14:05 (usage limit
+        reached)``, once per wait however many tasks go back for it (a later reset is
+        a new wait), above the table on a terminal."""
+        from ralph.orchestrate import provider_wait_text
+
+        now = time.time()
+        with self._lock:
+            for wait in self.store.provider_waits(now=now):
+                if self._providers.get(wait.agent) == wait.until:
+                    continue
+                self._providers[wait.agent] = wait.until
+                stamp = time.strftime("%H:%M:%S", time.localtime(now))
+                self.console.print(
+                    f"{stamp} ○ {provider_wait_text(wait, now=now)}", markup=False, highlight=False
+                )
 
     def _key_lines(self, run: Run) -> None:
         """``12:00:01 ○ Merge PR for GH-6 waiting for: the merge of #4 (run 3, ...)``,

@@ -109,7 +109,7 @@ def _conclude(
     deleted). On a terminal the live table's last frame stays on screen, so the report
     says what it could not (the outcome, what needs a person, what merged, what next)
     instead of the same table again."""
-    from ralph.orchestrate import Outcome, load_report
+    from ralph.orchestrate import Ending, Outcome, load_report
 
     if result.run is None:
         console.print(result.detail, markup=False)
@@ -122,9 +122,21 @@ def _conclude(
     if report.outcome is Outcome.SUCCEEDED and not of_many:
         merged = merged_pull_requests(project, result.run.id)
         print_success(report, merged, project.config.base_branch, console, next_steps=next_steps)
+    if result.ending is not Ending.FINISHED:
+        for line in _provider_lines(project):
+            console.print(line, markup=False)
     for line in ending_lines(result, report, mode=mode, root=root, of_many=of_many):
         console.print(line, markup=False)
     return report
+
+
+def _provider_lines(project: Project) -> list[str]:
+    """``Waiting for the provider of claude until 14:05 (usage limit reached).``, for
+    each agent whose provider still refuses: what a run stopped meanwhile waited for."""
+    from ralph.views import load_provider_waits
+
+    waits = load_provider_waits(project.store, now=time.time())
+    return [f"{wait.text[0].upper()}{wait.text[1:]}." for wait in waits]
 
 
 def ending_lines(

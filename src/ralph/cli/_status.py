@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -15,13 +16,13 @@ from rich.text import Text
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console, echo
 from ralph.cli._issue_render import cut, state_text, title_text
-from ralph.cli._project import project_tracker
+from ralph.cli._project import open_project_of
 from ralph.dashboard import Severity, WarningType
 from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
     from ralph.dashboard import Dashboard, IssueSnapshot
-    from ralph.tasks import Hold
+    from ralph.views import ProviderWaitView
 
 __all__ = ["status_command"]
 
@@ -101,6 +102,11 @@ def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableT
     return Group(table, boards, health, archive)
 
 
+def render_provider_waits(waits: Sequence[ProviderWaitView]) -> Text:
+    """A line for each agent whose provider refuses for now: its work waits."""
+    return Text("\n".join(f"○ {wait.text}" for wait in waits), style="yellow")
+
+
 def status_command(
     ctx: typer.Context,
     output: Annotated[
@@ -129,12 +135,13 @@ def status_command(
     from ralph.board import parse_projects, projects_dashboard
     from ralph.dashboard import format_markdown
     from ralph.orchestrate import hold_line
-    from ralph.views import board_health, hold_document, load_board
+    from ralph.views import board_health, hold_document, load_board, load_provider_waits
 
     numbers = parse_projects(projects) if projects is not None else ()
     if numbers and archived:
         raise InvalidInput("--archived counts one board's archive; leave it out with --projects")
-    with project_tracker(ctx) as (config, tracker):
+    with open_project_of(ctx) as project:
+        config, tracker = project.config, project.tracker
         if numbers:
             health = board_health(config, stuck_hours)
             dashboard = projects_dashboard(tracker, numbers, config=health, now=time.time())
@@ -143,25 +150,24 @@ def status_command(
                 tracker, config, now=time.time(), stuck_hours=stuck_hours, archived=archived
             )
             dashboard = board.dashboard
-    holds = _holds(ctx, config.repo)
+        # The store's: a wait another process heard shows here too.
+        waits = load_provider_waits(project.store, now=time.time())
+        holds = project.store.holds(config.repo)
     if as_json or output is StatusFormat.JSON:
         document = dashboard.to_dict()
         document["holds"] = [hold_document(h) for h in holds]
+        document["providerWaits"] = [wait.to_dict() for wait in waits]
         echo(json.dumps(document, indent=2))
     elif output is StatusFormat.MARKDOWN:
         echo(format_markdown(dashboard, issues_per_phase), end="")
         for hold in holds:
             echo(f"- {hold_line(hold, hold.number)}")
+        for wait in waits:
+            echo(f"\n{wait.text}")
     else:
         console = Console()
         console.print(render_dashboard(dashboard, issues_per_phase))
         for hold in holds:  # as typed: a detail may quote what an agent said
             console.print(Text(hold_line(hold, hold.number), style="yellow"))
-
-
-def _holds(ctx: typer.Context, repo: str) -> list[Hold]:
-    """The issues held (a cap reached, no progress), oldest first."""
-    from ralph.cli._project import store_of
-
-    with store_of(ctx) as store:
-        return store.holds(repo)
+        if waits:
+            console.print(render_provider_waits(waits))

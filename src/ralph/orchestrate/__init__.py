@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ralph.orchestrate._options import Interrupt, Observer, SessionOptions
     from ralph.orchestrate._outcome import ESCALATED, Outcome, Tally, replaced, run_outcome, tally
     from ralph.orchestrate._planning import plan_from_tracker
+    from ralph.orchestrate._provider_wait import provider_wait_text
     from ralph.orchestrate._reconcile import (
         RECONCILE_SECONDS,
         WITHDRAWN_STATES,
@@ -132,6 +133,7 @@ __all__ = [
     "key_waits",
     "load_report",
     "plan_from_tracker",
+    "provider_wait_text",
     "regraph",
     "replaced",
     "run_batches",

@@ -19,6 +19,10 @@ untouched and stops the session: every other task would fail the same way.
 Held is not failing either: a task whose issue a cap (or another check of
 ``_admission``) holds goes back untried before its phase runs, and the run ends.
 
+An agent whose provider refuses for now (a rate limit, a usage window) is waited out,
+never an attempt (``_provider_wait``): the task goes back untried until the reset, and
+every task of that agent waits with it, unstarted, while other agents' tasks run.
+
 Waiting is not failing: a phase not ready yet (checks running, a review missing) hands
 its task back to the store to wait, with a wake-up time from the project's backoff
 (``[merge]`` waits: 15 s doubling to 5 min by default) and no attempt charged; the
@@ -51,6 +55,7 @@ from ralph.orchestrate._attempts import (
 from ralph.orchestrate._no_progress import no_progress
 from ralph.orchestrate._outcome import ESCALATED
 from ralph.orchestrate._planning import plan_from_tracker
+from ralph.orchestrate._provider_wait import hear_limit, provider_wait_text
 from ralph.orchestrate._rewrite import address_round, base_key, iterate, regraph
 from ralph.orchestrate._run_files import RunFiles
 from ralph.orchestrate._waiting import wait_policy
@@ -64,13 +69,14 @@ from ralph.phases import (
     PhaseRefused,
     PhaseRunner,
     PhaseStatus,
+    ProviderLimited,
     Selection,
     Waiting,
     select_attempt,
 )
 from ralph.project import Project
 from ralph.runtimes import ActivityFeed, AgentResult, AgentRuntime, StopSignal
-from ralph.tasks import Claim, GraphEdit, Run, Spend, Task, TaskStatus
+from ralph.tasks import Claim, GraphEdit, ProviderWait, Run, Spend, Task, TaskStatus
 from ralph.workflow import PHASE_SPECS
 
 __all__ = [
@@ -89,6 +95,8 @@ logger = logging.getLogger(__name__)
 #: The phase each kind of task runs (every kind but the person's gate).
 PHASE_OF_KIND = {TaskKind(s.kind): s.name for s in PHASE_SPECS}
 _KINDS = frozenset(kind.value for kind in TaskKind)
+#: The phases an agent runs: their tasks wait while their agent's provider refuses.
+_AGENT_PHASES = frozenset(s.name for s in PHASE_SPECS if s.uses_agent)
 #: Re-plans after NEEDS_ITERATION before the issues go to a person.
 MAX_PLAN_ITERATIONS = 2
 #: A phase that refused to start (an issue held by another run) is tried again after this.
@@ -217,6 +225,9 @@ class TaskExecutor:
     def _execute(self, claim: Claim, stop: StopSignal | None) -> Execution:
         task = claim.task
         kind = TaskKind(task.kind)
+        paused = self._paused(claim, kind)
+        if paused is not None:
+            return paused
         streamed = "stream_id" in task.metadata
         # A plan whose apply a killed run cut short finishes instead: planned again from
         # the tracker, its half-moved group would look like one in review.
@@ -245,6 +256,8 @@ class TaskExecutor:
             outcome = self.runner.run(
                 PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None, stop=stop
             )
+        except ProviderLimited as limited:
+            return self._limited(claim, limited)
         except Waiting as waiting:
             return self._waiting(claim, waiting.reason, for_person=waiting.for_person)
         except PhaseRefused as refused:
@@ -286,6 +299,8 @@ class TaskExecutor:
             return self._escalated(claim, outcome.error, outcome.lines)
         if outcome.status is PhaseStatus.MOVED:
             return self._moved(claim, outcome)
+        if outcome.status is PhaseStatus.WAITING and outcome.limited is not None:
+            return self._limited(claim, outcome.limited, outcome.lines)
         if outcome.status is PhaseStatus.WAITING:
             return self._waiting(
                 claim, outcome.waiting_for, for_person=outcome.for_person, lines=outcome.lines
@@ -331,6 +346,8 @@ class TaskExecutor:
             outcome = self.runner.run_attempt(
                 task.issues[0], attempt, agent=agent, only=only, stop=stop
             )
+        except ProviderLimited as limited:  # this attempt waits; it is not lost
+            return self._limited(claim, limited)
         except PhaseRefused as refused:
             if not refused.retryable:
                 return self._escalated(claim, str(refused))
@@ -598,6 +615,48 @@ class TaskExecutor:
     def _handed_back(self, claim: Claim, why: str, lines: tuple[str, ...] = ()) -> Execution:
         self.store.release(claim, untried=True)
         return Execution(claim.task_id, ExecutionStatus.HELD, lines, error=redact(why))
+
+    def _paused(self, claim: Claim, kind: TaskKind) -> Execution | None:
+        """The task's agent waits for its provider: the task goes back untried until
+        the wait ends, its agent not started (None: it may run)."""
+        phase = PHASE_OF_KIND.get(kind)
+        if phase not in _AGENT_PHASES:
+            return None
+        named = str(claim.task.metadata.get("best_of_agent", "")).partition(":")[0]
+        agent = named or self.runner.runtime.agent_for(phase)
+        wait = self.store.provider_wait(agent)
+        if wait is None:
+            return None
+        fallbacks = () if named else self.runner.fallbacks_for(phase)
+        after = self.project.config.agent.fallback_after_seconds
+        if fallbacks and wait.until - time.time() > after:
+            # Past the threshold the phase goes on a fallback (phases._fallback): it
+            # waits only while every one of them waits too, until the soonest.
+            others = [self.store.provider_wait(spec.partition(":")[0]) for spec in fallbacks]
+            if any(other is None for other in others):
+                return None
+            wait = min([wait, *(o for o in others if o is not None)], key=lambda w: w.until)
+        logger.debug("waits for its provider", extra={"task": claim.task.key, "agent": agent})
+        return self._until_provider(claim, wait)
+
+    def _limited(
+        self, claim: Claim, limited: ProviderLimited, lines: tuple[str, ...] = ()
+    ) -> Execution:
+        """The agent's provider refused: the wait is recorded for every worker and
+        process (the agent's other tasks wait with this one), and the task goes back
+        untried until it ends. What the refused run spent was charged already."""
+        said = redact(limited.said)
+        wait = hear_limit(self.store, limited.agent, limited.until, said)
+        return self._until_provider(claim, wait, lines)
+
+    def _until_provider(
+        self, claim: Claim, wait: ProviderWait, lines: tuple[str, ...] = ()
+    ) -> Execution:
+        self.store.defer(
+            claim, until=wait.until, waiting_for=f"the provider of {wait.agent}", for_person=False
+        )
+        said = provider_wait_text(wait, now=time.time())
+        return Execution(claim.task_id, ExecutionStatus.WAITING, lines, error=said)
 
     def _address(self, claim: Claim, outcome: PhaseOutcome) -> Execution:
         """The merge found feedback for the builder: it is replaced, in one transaction,

@@ -3,7 +3,8 @@ monitor, a dashboard), rewritten whole on every look so a reader never sees half
 the roots running, their run's outcome so far, their tasks, retries, what the agents of
 the running tasks are doing, the tasks waiting (for what, for whom, and when they look
 again), who waits for a person, the sessions that ended lately and how their runs stand,
-roots backing off or left for a person, and what was spent today."""
+roots backing off or left for a person, what was spent today, and the agents whose
+provider refuses for now (until when, and what it said)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ralph.orchestrate._at_work import at_work
 from ralph.orchestrate._budget import start_of_day
 from ralph.orchestrate._outcome import run_outcome, tally
+from ralph.orchestrate._provider_wait import provider_wait_text
 from ralph.pipeline import BoardQueue
 from ralph.tasks import RunStatus, TaskStore
 
@@ -94,6 +96,16 @@ def status_document(
         "finished_sessions": len(result.runs),
         "ended": _ended(store, result),
         "spent_today_usd": round(store.spent(since=start_of_day(now)), 6),
+        # The agents whose provider refuses for now: their tasks wait, the others run.
+        "provider_waits": [
+            {
+                "agent": wait.agent,
+                "until": wait.until,
+                "said": wait.said,
+                "text": provider_wait_text(wait, now=now),
+            }
+            for wait in store.provider_waits(now=now)
+        ],
     }
 
 

@@ -134,6 +134,9 @@ class PhaseOutcome:
     #: person can end the wait.
     waiting_for: str = ""
     for_person: bool = False
+    #: While waiting for an agent's provider: its limit (the agent, the reset, what
+    #: the provider said), for the caller to wait out.
+    limited: ProviderLimited | None = None
 
     @property
     def ok(self) -> bool:
@@ -542,8 +545,9 @@ class PhaseRunner:
     ) -> PhaseOutcome:
         ctx.say(f"Not ready, {waiting}.")
         outcome = self._outcome(phase, ctx, numbers, PhaseStatus.WAITING, runs, str(waiting))
+        limited = waiting if isinstance(waiting, ProviderLimited) else None
         return dataclasses.replace(
-            outcome, waiting_for=waiting.reason, for_person=waiting.for_person
+            outcome, waiting_for=waiting.reason, for_person=waiting.for_person, limited=limited
         )
 
     def _stopped(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         load_issue,
         refusals_of,
     )
+    from ralph.views._provider_waits import ProviderWaitView, load_provider_waits
     from ralph.views._pulls import pull_request_dict
     from ralph.views._runs import run_document, runs_document, task_document
     from ralph.views._spend import SpendLine, SpendView, load_spend
@@ -34,6 +35,7 @@ __all__ = [
     "CapLine",
     "CapsView",
     "IssueView",
+    "ProviderWaitView",
     "Refusal",
     "SpendLine",
     "SpendView",
@@ -45,6 +47,7 @@ __all__ = [
     "load_board",
     "load_caps",
     "load_issue",
+    "load_provider_waits",
     "load_spend",
     "pull_request_dict",
     "refusals_of",

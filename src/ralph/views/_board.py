@@ -13,6 +13,7 @@ from ralph.dashboard import Dashboard, HealthConfig, build_dashboard
 from ralph.errors import InvalidInput
 from ralph.tasks import TaskStore
 from ralph.tracker import Tracker, dashboard_items
+from ralph.views._provider_waits import ProviderWaitView, load_provider_waits
 from ralph.workflow import LOCK_STATES
 
 __all__ = ["BoardView", "board_health", "load_board"]
@@ -36,10 +37,13 @@ class BoardView:
     dashboard: Dashboard
     #: Issue number -> the holder of its lock in the store, for issues in a lock state.
     holders: Mapping[int, str] = field(default_factory=dict)
+    #: The agents whose provider refuses for now: their work waits.
+    provider_waits: tuple[ProviderWaitView, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = self.dashboard.to_dict()
         data["lockHolders"] = {str(n): holder for n, holder in sorted(self.holders.items())}
+        data["providerWaits"] = [wait.to_dict() for wait in self.provider_waits]
         return data
 
 
@@ -52,8 +56,8 @@ def load_board(
     stuck_hours: float | None = None,
     archived: bool = False,
 ) -> BoardView:
-    """The board as ``ralph status`` builds it; with ``store``, the lock holders too;
-    with ``archived``, the archived issues too."""
+    """The board as ``ralph status`` builds it; with ``store``, the lock holders and
+    the waits for a provider too; with ``archived``, the archived issues too."""
     health = board_health(config, stuck_hours)
     # Closed issues only from the done window: the rest show nowhere on the dashboard.
     window = now - health.done_window_days * 86_400.0
@@ -72,4 +76,5 @@ def load_board(
         for lock in store.issue_locks(repo):
             if lock.number in locked and lock.expires_at > now:
                 holders[lock.number] = lock.owner
-    return BoardView(dashboard, holders)
+    waits = load_provider_waits(store, now=now) if store is not None else ()
+    return BoardView(dashboard, holders, waits)
