@@ -25,7 +25,7 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["commit_of", "files_at", "read_at"]
+__all__ = ["commit_of", "files_at", "read_at", "ref_from_files"]
 
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Names git refuses for a branch, or that would read a file outside refs/: git's answer.
@@ -44,7 +44,7 @@ _blobs: dict[str, str] = {}
 
 def commit_of(repo: GitRepo, branch: str) -> str | None:
     """The commit ``branch`` points at, None when there is no such branch."""
-    found = _ref_from_files(repo.git_dir(), f"refs/heads/{branch}")
+    found = ref_from_files(repo.git_dir(), f"refs/heads/{branch}")
     if found is not None:
         return found
     asked = repo.run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
@@ -108,7 +108,7 @@ def _listing(repo: GitRepo, commit: str, folder: str) -> _Listing:
 _packed: dict[Path, tuple[tuple[int, int, int], dict[str, str]]] = {}
 
 
-def _ref_from_files(git_dir: Path, ref: str) -> str | None:
+def ref_from_files(git_dir: Path, ref: str) -> str | None:
     """The commit id ``ref`` names, read as git's files backend stores it: a loose file,
     else a line of packed-refs. None when that is not known this way (no such ref,
     a symbolic ref, refs kept in a reftable): ask git."""
