@@ -27,7 +27,7 @@ from ralph.git._files import common_dir_of, git_dir_of, worktrees_in
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
 from ralph.git._settings import config_answer
-from ralph.git._snapshot import commit_of, files_at, read_at, ref_from_files
+from ralph.git._snapshot import commit_of, files_at, note_tree, read_at, ref_from_files, tree_at
 
 __all__ = [
     "CheckoutInTheWay",
@@ -41,6 +41,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: A full commit id (SHA-1 or SHA-256).
+_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Who signs merge commits when git has no identity configured.
 _FALLBACK_IDENTITY = {"name": "Ralph", "email": "ralph@localhost"}
 
@@ -390,17 +392,12 @@ class GitRepo:
             return None
         if result.returncode != 0:
             raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
-        return self.git(
-            "commit-tree",
+        return self.commit_tree(
             result.stdout.strip().splitlines()[0],
-            "-p",
             base_commit,
-            "-p",
             head_commit,
-            "-m",
-            f"Merge {head} into {base} (to be tested)",
+            message=f"Merge {head} into {base} (to be tested)",
             what="make the merge result",
-            env=self.identity_env(),
         )
 
     def merged_onto(
@@ -415,19 +412,33 @@ class GitRepo:
             return None
         if result.returncode != 0:
             raise GitError(f"could not merge {head} onto {commit}: {result.stderr.strip()}")
-        parents = ["-p", commit] if squash else ["-p", commit, "-p", head_commit]
-        return self.git(
-            "commit-tree",
+        parents = [commit] if squash else [commit, head_commit]
+        return self.commit_tree(
             result.stdout.strip().splitlines()[0],
             *parents,
-            "-m",
-            message,
+            message=message,
             what="make the merged prefix",
-            env=self.identity_env(),
         )
 
     def tree_of(self, commit: str) -> str:
+        """The tree of ``commit`` (asked of git once per commit id: ``_snapshot``)."""
+        if _OID.fullmatch(commit):
+            return tree_at(self, commit)
         return self.git("rev-parse", f"{commit}^{{tree}}", what="read a commit's tree")
+
+    def commit_tree(self, tree: str, *parents: str, message: str, what: str) -> str:
+        """A new commit of ``tree`` with ``parents``, signed as ``identity_env`` says."""
+        commit = self.git(
+            "commit-tree",
+            tree,
+            *(arg for parent in parents for arg in ("-p", parent)),
+            "-m",
+            message,
+            what=what,
+            env=self.identity_env(),
+        )
+        note_tree(commit, tree)
+        return commit
 
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
         """Merge branch ``head`` into branch ``base`` (see the module docstring)."""
@@ -448,19 +459,11 @@ class GitRepo:
         if result.returncode != 0 or not lines:
             raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
         tree = lines[0]
-        if tree == self.git("rev-parse", f"{base_commit}^{{tree}}", what="read the base tree"):
+        if tree == self.tree_of(base_commit):
             # Its changes are already in base (a squash merge retried): nothing to add.
             return MergeOutcome(base_commit, already_merged=True)
-        parents = ["-p", base_commit] if squash else ["-p", base_commit, "-p", head_commit]
-        commit = self.git(
-            "commit-tree",
-            tree,
-            *parents,
-            "-m",
-            message,
-            what="create the merge commit",
-            env=self.identity_env(),
-        )
+        parents = [base_commit] if squash else [base_commit, head_commit]
+        commit = self.commit_tree(tree, *parents, message=message, what="create the merge commit")
         if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})

@@ -6,7 +6,8 @@ show`` or ``git ls-tree`` each was most of a phase's git processes. A commit nev
 changes, and neither does a blob, so what was read of one is kept, for every repository
 of the process alike (ids name the same content wherever they are): a folder's listing
 takes one ``git ls-tree`` per commit, the text of a file one ``git cat-file`` the first
-time its blob is read. Only where the branch points is asked each time, and that
+time its blob is read, and a commit's tree is asked once (and never for a commit Ralph
+made: it knows the tree it made it from). Only where the branch points is asked each time, and that
 is read from the ref's own file, as git reads it (``git rev-parse`` when the repository
 keeps its refs some other way).
 """
@@ -25,7 +26,7 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["commit_of", "files_at", "read_at", "ref_from_files"]
+__all__ = ["commit_of", "files_at", "note_tree", "read_at", "ref_from_files", "tree_at"]
 
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Names git refuses for a branch, or that would read a file outside refs/: git's answer.
@@ -40,6 +41,9 @@ _lock = threading.Lock()
 _listings: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
 #: The text of the blobs read (of kept listings only).
 _blobs: dict[str, str] = {}
+#: Commit -> its tree, for the commits a run makes and compares.
+_trees: dict[str, str] = {}
+_TREES_KEPT = 1024
 
 
 def commit_of(repo: GitRepo, branch: str) -> str | None:
@@ -49,6 +53,25 @@ def commit_of(repo: GitRepo, branch: str) -> str | None:
         return found
     asked = repo.run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
     return asked.stdout.strip() if asked.returncode == 0 else None
+
+
+def tree_at(repo: GitRepo, commit: str) -> str:
+    """The tree of ``commit`` (a full commit id)."""
+    with _lock:
+        known = _trees.get(commit)
+    if known is not None:
+        return known
+    tree = repo.git("rev-parse", f"{commit}^{{tree}}", what="read a commit's tree")
+    note_tree(commit, tree)
+    return tree
+
+
+def note_tree(commit: str, tree: str) -> None:
+    """Remember that ``commit`` holds ``tree`` (Ralph just made it so)."""
+    with _lock:
+        if len(_trees) >= _TREES_KEPT:
+            _trees.clear()
+        _trees[commit] = tree
 
 
 def files_at(repo: GitRepo, commit: str, folder: str) -> list[str]:
