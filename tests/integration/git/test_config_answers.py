@@ -5,6 +5,8 @@ repository's, the person's global one) is seen at the next question."""
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +150,34 @@ def test_a_remote_of_a_linked_worktrees_repository_is_seen_there(repo: GitRepo, 
     assert not linked.has_remote()
     git(repo.path, "remote", "add", "origin", str(tmp_path / "elsewhere.git"))
     assert linked.has_remote()
+
+
+def test_threads_asking_while_a_remote_is_added_all_see_it_once_added(
+    repo: GitRepo, tmp_path: Path
+):
+    added = threading.Event()
+    stop = threading.Event()
+    wrong: list[str] = []
+
+    def ask() -> None:
+        while not stop.is_set():
+            after = added.is_set()
+            if after and not GitRepo(repo.path).has_remote():
+                wrong.append("a question asked after the remote was added missed it")
+
+    askers = [threading.Thread(target=ask) for _ in range(3)]
+    for asker in askers:
+        asker.start()
+    try:
+        for n in range(3):
+            git(repo.path, "remote", "add", f"r{n}", str(tmp_path / "elsewhere.git"))
+        git(repo.path, "remote", "add", "origin", str(tmp_path / "elsewhere.git"))
+        added.set()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        for asker in askers:
+            asker.join(timeout=30)
+    assert not any(asker.is_alive() for asker in askers)
+    assert wrong == []
+    assert repo.has_remote()
