@@ -54,7 +54,7 @@ def git_dir_of(checkout: Path) -> Path | None:
     try:
         mode = os.lstat(dot).st_mode
         if stat.S_ISDIR(mode):
-            return dot.resolve()
+            return dot.resolve() if os.path.lexists(dot / "HEAD") else None
         if not stat.S_ISREG(mode):
             return None
         text = dot.read_text()
@@ -65,7 +65,7 @@ def git_dir_of(checkout: Path) -> Path | None:
     named = Path(text.removeprefix("gitdir: ").rstrip("\n"))
     if not named.is_absolute():
         return None
-    return named.resolve() if (named / "HEAD").is_file() else None
+    return named.resolve() if os.path.lexists(named / "HEAD") else None
 
 
 def common_dir_of(git_dir: Path) -> Path | None:
@@ -99,10 +99,10 @@ def head_of(git_dir: Path) -> Head | None:
 
 
 #: A worktree as listed: (path, branch or None when detached, lock reason or None).
-Listed = tuple[Path, str | None, str | None]
+_Listed = tuple[Path, str | None, str | None]
 
 
-def worktrees_in(common: Path) -> list[Listed] | None:
+def worktrees_in(common: Path) -> list[_Listed] | None:
     """The worktrees of the repository whose common git directory is ``common``, as
     ``git worktree list --porcelain`` lists them: (path, branch or None when detached,
     lock reason or None when unlocked), the main worktree first."""
@@ -111,7 +111,7 @@ def worktrees_in(common: Path) -> list[Listed] | None:
     main = head_of(common)
     if main is None:
         return None
-    found: list[Listed] = [(common.parent.resolve(), main.branch, None)]
+    found: list[_Listed] = [(common.parent.resolve(), main.branch, None)]
     try:
         admins = sorted((common / "worktrees").iterdir())
     except FileNotFoundError:

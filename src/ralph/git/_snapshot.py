@@ -6,10 +6,10 @@ show`` or ``git ls-tree`` each was most of a phase's git processes. A commit nev
 changes, and neither does a blob, so what was read of one is kept, for every repository
 of the process alike (ids name the same content wherever they are): a folder's listing
 takes one ``git ls-tree`` per commit, the text of a file one ``git cat-file`` the first
-time its blob is read, and a commit's tree is asked once (and never for a commit Ralph
-made: it knows the tree it made it from). Only where the branch points is asked each time, and that
-is read from the ref's own file, as git reads it (``git rev-parse`` when the repository
-keeps its refs some other way).
+time its blob is read, and a commit's tree is asked once (never for a commit Ralph made:
+it knows the tree it made it from). Only where the branch points is asked each time, and
+that is read from the ref's own file, as git reads it (``git rev-parse`` when the
+repository keeps its refs some other way).
 """
 
 from __future__ import annotations
