@@ -14,6 +14,7 @@ repository keeps its refs some other way).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import threading
@@ -48,8 +49,9 @@ _TREES_KEPT = 1024
 
 def commit_of(repo: GitRepo, branch: str) -> str | None:
     """The commit ``branch`` points at, None when there is no such branch."""
-    found = ref_from_files(repo.git_dir(), f"refs/heads/{branch}")
-    if found is not None:
+    ref = f"refs/heads/{branch}"
+    found = ref_from_files(repo.git_dir(), ref)
+    if found is not None or _absent(repo.git_dir(), ref):
         return found
     asked = repo.run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
     return asked.stdout.strip() if asked.returncode == 0 else None
@@ -145,14 +147,33 @@ def ref_from_files(git_dir: Path, ref: str) -> str | None:
         return None
     else:
         return loose if _OID.fullmatch(loose) else None
-    return _packed_refs(git_dir / "packed-refs").get(ref)
+    return (_packed_refs(git_dir / "packed-refs") or {}).get(ref)
 
 
-def _packed_refs(path: Path) -> dict[str, str]:
+def _absent(git_dir: Path, ref: str) -> bool:
+    """Whether git's files backend holds no ``ref``: no loose file, and no line of a
+    packed-refs read whole. False when unsure (then git is asked)."""
+    if (git_dir / "reftable").is_dir() or _UNSAFE_REF.search(ref):
+        return False
+    try:
+        os.lstat(git_dir / ref)
+    except (FileNotFoundError, NotADirectoryError):
+        packed = _packed_refs(git_dir / "packed-refs")
+        return packed is not None and ref not in packed
+    except OSError:
+        return False
+    return False
+
+
+def _packed_refs(path: Path) -> dict[str, str] | None:
+    """packed-refs' refs (none when there is no such file); None when it cannot be
+    read."""
     try:
         stat = path.stat()
-    except OSError:
+    except FileNotFoundError:
         return {}
+    except OSError:
+        return None
     key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _lock:
         known = _packed.get(path)
@@ -161,8 +182,10 @@ def _packed_refs(path: Path) -> dict[str, str]:
     refs = {}
     try:
         lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError):
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError):
+        return None
     for line in lines:
         oid, _, name = line.partition(" ")
         if _OID.fullmatch(oid) and name:
