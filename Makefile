@@ -29,7 +29,7 @@ export UV_NO_PROGRESS := 1
 export UV_COMPILE_BYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help demo install fake-linear fake-jira fake-gitlab docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-jira bench-gitlab bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
+.PHONY: help demo install fake-linear fake-jira fake-gitlab docs docs-site test check sandbox-tools agent-clis browser screenshots lint typecheck unit bench bench-store bench-tracker bench-phases bench-git bench-runtimes bench-schedule bench-overhead bench-github bench-linear bench-jira bench-gitlab bench-sandbox bench-web bench-pr bench-board bench-serve bench-best-of bench-team bench-activity bench-merges bench-tokens bench-cli bench-secrets clean
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
@@ -213,6 +213,9 @@ bench-tracker: $(VENV)/.synced
 
 bench-phases: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_phases.py
+
+bench-git: $(VENV)/.synced
+	$(VENV)/bin/python benchmarks/bench_git.py
 
 bench-runtimes: $(VENV)/.synced
 	$(VENV)/bin/python benchmarks/bench_runtimes.py

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ralph.git._files import common_dir_of, git_dir_of
 from ralph.git._repo import GitRepo
 
 __all__ = [
@@ -111,13 +112,16 @@ def noted_files(repo: GitRepo, where: Path) -> frozenset[str]:
 def noted_list(repo: GitRepo, where: Path) -> Path | None:
     """Where the files preparing hooks left in the worktree at ``where`` are listed
     (removed with the worktree: a new one of the same name starts with none)."""
-    found = repo.run(
-        "rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", cwd=where
-    )
-    lines = found.stdout.split()
-    if found.returncode != 0 or len(lines) != 2:
-        return None
-    common, own = Path(lines[0]), Path(lines[1])
+    own = git_dir_of(where)
+    common = common_dir_of(own) if own is not None else None
+    if own is None or common is None:  # not as git writes it: git's answer
+        found = repo.run(
+            "rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir", cwd=where
+        )
+        lines = found.stdout.split()
+        if found.returncode != 0 or len(lines) != 2:
+            return None
+        common, own = Path(lines[0]), Path(lines[1])
     folder = common / _NOTED
     folder.mkdir(exist_ok=True)
     return folder / (own.name if own != common else "main")

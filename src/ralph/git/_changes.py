@@ -8,9 +8,10 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from ralph.errors import GitError
+from ralph.git._files import git_dir_of, head_of
 from ralph.git._repo import GitRepo
 
-__all__ = ["changed_between", "held_still", "status_changes", "working_changes"]
+__all__ = ["changed_between", "checked_out", "held_still", "status_changes", "working_changes"]
 
 
 def working_changes(repo: GitRepo, path: Path | None = None) -> dict[str, str]:
@@ -28,9 +29,20 @@ def held_still(repo: GitRepo, path: Path | None = None) -> Iterator[Path]:
     branch) under the branch's lock, and a snapshot in between would count its files as
     changed, so it waits for that lock."""
     where = path or repo.path
-    head = repo.run("symbolic-ref", "--quiet", "--short", "HEAD", cwd=where).stdout.strip()
+    head = checked_out(repo, where)
     with repo.branch_lock(head) if head else nullcontext():
         yield where
+
+
+def checked_out(repo: GitRepo, where: Path) -> str | None:
+    """The branch checked out at ``where`` (None: a detached HEAD), read from its HEAD
+    file where git's format allows (``_files``)."""
+    git_dir = git_dir_of(where)
+    found = head_of(git_dir) if git_dir is not None else None
+    if found is not None:
+        return found.branch
+    asked = repo.run("symbolic-ref", "--quiet", "HEAD", cwd=where).stdout.strip()
+    return asked.removeprefix("refs/heads/") if asked.startswith("refs/heads/") else None
 
 
 def status_changes(repo: GitRepo, where: Path) -> dict[str, str]:
@@ -44,7 +56,7 @@ def status_changes(repo: GitRepo, where: Path) -> dict[str, str]:
         raise GitError(f"could not read changes in {where}: {status.stderr.strip()}")
     # Not stripped: an entry starts with its two-letter status, which may be a space.
     entries = [entry for entry in status.stdout.split("\0") if entry]
-    found: dict[str, str] = {}
+    codes: dict[str, str] = {}
     skip_next = False
     for entry in entries:
         if skip_next:  # the source path of a rename
@@ -52,11 +64,26 @@ def status_changes(repo: GitRepo, where: Path) -> dict[str, str]:
             continue
         code, name = entry[:2], entry[3:]
         skip_next = code[0] in "RC"
-        file = where / name
-        digest = ""
-        if file.is_file():
-            digest = repo.git("hash-object", str(file), what=f"hash {name}", cwd=where)
-        found[name] = f"{code}:{digest}"
+        codes[name] = code
+    digests = _hashes(repo, where, [name for name in codes if (where / name).is_file()])
+    return {name: f"{code}:{digests.get(name, '')}" for name, code in codes.items()}
+
+
+def _hashes(repo: GitRepo, where: Path, names: list[str]) -> dict[str, str]:
+    """The object id of each file's content, as git would store it: one ``hash-object``
+    for them all (one each for a name holding a line break, which a line cannot)."""
+    whole = [name for name in names if "\n" not in name]
+    found: dict[str, str] = {}
+    if whole:
+        paths = "".join(f"{where / name}\n" for name in whole)
+        hashed = repo.run("hash-object", "--stdin-paths", cwd=where, stdin=paths)
+        digests = hashed.stdout.split()
+        if hashed.returncode != 0 or len(digests) != len(whole):
+            raise GitError(f"could not hash the changes in {where}: {hashed.stderr.strip()}")
+        found.update(zip(whole, digests, strict=True))
+    for name in names:
+        if "\n" in name:
+            found[name] = repo.git("hash-object", str(where / name), what=f"hash {name}", cwd=where)
     return found
 
 

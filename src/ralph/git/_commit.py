@@ -35,18 +35,9 @@ def _commit(repo: GitRepo, branch: str, files: Mapping[str, str], message: str) 
     for _ in range(_ATTEMPTS):
         tip = repo.resolve(f"refs/heads/{branch}")
         tree = _tree_with(repo, tip, files)
-        if tree == repo.git("rev-parse", f"{tip}^{{tree}}", what="read the branch tree"):
+        if tree == repo.tree_of(tip):
             return None
-        commit = repo.git(
-            "commit-tree",
-            tree,
-            "-p",
-            tip,
-            "-m",
-            message,
-            what="create the commit",
-            env=repo.identity_env(),
-        )
+        commit = repo.commit_tree(tree, tip, message=message, what="create the commit")
         if move_branch(repo, branch, tip, commit):
             logger.info("committed", extra={"branch": branch, "commit": commit})
             return commit

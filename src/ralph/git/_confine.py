@@ -27,8 +27,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph.errors import GitError
 from ralph.git._changes import changed_between, held_still, status_changes
+from ralph.git._files import git_dir_of
 from ralph.git._guarded import (
     WALK_BUDGET,
     CheckoutFiles,
@@ -41,6 +41,7 @@ from ralph.git._guarded import (
     restore,
 )
 from ralph.git._repo import GitRepo
+from ralph.git._tracked import tracked_files
 from ralph.git._worktrees import RUN_FILES_DIR, SCRATCH, WORKTREES
 
 __all__ = ["Breach", "Confinement"]
@@ -223,9 +224,11 @@ class Confinement:
         """The admin dir of the linked worktree the agent works in (None: not one)."""
         if self.workdir.resolve() == self.root:
             return None
-        found = self.repo.run("rev-parse", "--absolute-git-dir", cwd=self.workdir)
-        admin = Path(found.stdout.strip()).resolve()
-        return admin if found.returncode == 0 and admin != self.git_dir else None
+        admin = git_dir_of(self.workdir)
+        if admin is None:  # not as git writes it: git's answer
+            found = self.repo.run("rev-parse", "--absolute-git-dir", cwd=self.workdir)
+            admin = Path(found.stdout.strip()).resolve() if found.returncode == 0 else None
+        return admin if admin is not None and admin != self.git_dir else None
 
     def _read_pointers(self) -> dict[str, Entry]:
         """The worktree's ``.git`` file and its admin dir's pointers, by absolute path
@@ -248,13 +251,9 @@ class Confinement:
         # reads wait for it, as working_changes does.
         with held_still(repo):
             status = status_changes(repo, repo.path)
-            listed = repo.run("--no-optional-locks", "ls-files", "-z", "--cached")
-            if listed.returncode != 0:
-                raise GitError(f"could not list the files of {repo.path}: {listed.stderr.strip()}")
-            tracked = frozenset(name for name in listed.stdout.split("\0") if name)
             files = checkout_files(
                 self.root,
-                tracked,
+                tracked_files(repo),
                 skip=self._skip,
                 # The later walk reads all the first one did, and only that.
                 budget=self._budget if first else None,

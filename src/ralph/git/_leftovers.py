@@ -63,12 +63,17 @@ def why_untrustworthy(repo: GitRepo, entry: WorktreeEntry) -> str | None:
 
 def discard(repo: GitRepo, path: Path) -> None:
     """Remove the worktree at ``path`` and what git keeps of it, whatever state it is in
-    (locked, half made, folder gone): unlock, remove twice forced, then prune."""
-    repo.run("worktree", "unlock", str(path))  # fails harmlessly when not locked
-    if repo.run("worktree", "remove", "--force", "--force", str(path)).returncode != 0:
-        shutil.rmtree(path, ignore_errors=True)
-        admin = admin_dir(repo, path)
-        if admin is not None:  # prune skips a worktree whose gitdir points nowhere valid
-            (admin / "locked").unlink(missing_ok=True)
+    (locked, half made, folder gone): unlock, remove twice forced, then prune. A whole
+    worktree takes one git: nothing to unlock, nothing left to prune."""
+    admin = admin_dir(repo, path)
+    if admin is None or (admin / "locked").exists():
+        repo.run("worktree", "unlock", str(path))  # fails harmlessly when not locked
+    if repo.run("worktree", "remove", "--force", "--force", str(path)).returncode == 0:
+        logger.info("worktree discarded", extra={"path": str(path)})
+        return
+    shutil.rmtree(path, ignore_errors=True)
+    admin = admin_dir(repo, path)
+    if admin is not None:  # prune skips a worktree whose gitdir points nowhere valid
+        (admin / "locked").unlink(missing_ok=True)
     repo.run("worktree", "prune")
     logger.info("worktree discarded", extra={"path": str(path)})

@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ralph.errors import GitError, NeedsPerson
+from ralph.git._files import common_dir_of, git_dir_of, worktrees_in
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
-from ralph.git._snapshot import commit_of, files_at, read_at
+from ralph.git._settings import config_answer
+from ralph.git._snapshot import commit_of, files_at, note_tree, read_at, ref_from_files, tree_at
 
 __all__ = [
     "CheckoutInTheWay",
@@ -39,6 +41,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: A full commit id (SHA-1 or SHA-256).
+_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Who signs merge commits when git has no identity configured.
 _FALLBACK_IDENTITY = {"name": "Ralph", "email": "ralph@localhost"}
 
@@ -180,7 +184,9 @@ class GitRepo:
             raise GitError(f"{cwd or self.path} is not a directory") from None
 
     def has_remote(self, name: str = "origin") -> bool:
-        return self.run("remote", "get-url", name).returncode == 0
+        """Whether the remote ``name`` is configured (asked of git again only once its
+        config changed: ``_settings``)."""
+        return config_answer(self, "remote", "get-url", name)[0] == 0
 
     def push(self, branch: str, remote: str = "origin") -> None:
         """Push ``branch`` to the same name on ``remote``."""
@@ -213,11 +219,16 @@ class GitRepo:
             return True
 
     def git_dir(self) -> Path:
-        """The repository's common git directory (shared by all its worktrees), asked of
-        git once per GitRepo: every lock and worktree operation needs it."""
+        """The repository's common git directory (shared by all its worktrees), found
+        once per GitRepo (in its files, else by asking git): every lock and worktree
+        operation needs it."""
         if self._git_dir is None:
-            found = self.git("rev-parse", "--git-common-dir", what="find the git directory")
-            self._git_dir = (self.path / found).resolve()
+            own = git_dir_of(self.path)
+            common = common_dir_of(own) if own is not None else None
+            if common is None:
+                found = self.git("rev-parse", "--git-common-dir", what="find the git directory")
+                common = (self.path / found).resolve()
+            self._git_dir = common
         return self._git_dir
 
     def exclude(self, pattern: str) -> None:
@@ -261,7 +272,12 @@ class GitRepo:
             yield
 
     def resolve(self, ref: str) -> str:
-        """The commit id ``ref`` names."""
+        """The commit id ``ref`` names (a branch's read from its ref file where git
+        keeps it in one: ``_snapshot``)."""
+        if ref.startswith("refs/heads/"):
+            found = ref_from_files(self.git_dir(), ref)
+            if found is not None:
+                return found
         return self.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=f"find {ref}")
 
     def branch_heads(self) -> dict[str, str]:
@@ -274,6 +290,11 @@ class GitRepo:
 
     def has_branch(self, name: str) -> bool:
         return commit_of(self, name) is not None
+
+    def branch_tip(self, name: str) -> str | None:
+        """The commit branch ``name`` points at (None: no such branch), read from its
+        ref file where git keeps it in one (``_snapshot``)."""
+        return commit_of(self, name)
 
     def changed_files(self, base: str, head: str) -> list[str]:
         """The paths ``head`` changes since it left ``base`` (``git diff base...head``)."""
@@ -308,8 +329,12 @@ class GitRepo:
             return {entry.path: entry.branch for entry in self.worktree_entries()}
 
     def worktree_entries(self) -> list[WorktreeEntry]:
-        """Every worktree as git lists it. Callers that do not hold ``worktree_lock``
-        may read one half-written: use ``worktrees``."""
+        """Every worktree as git lists it (read from git's files, as git reads them:
+        ``_files``). Callers that do not hold ``worktree_lock`` may read one
+        half-written: use ``worktrees``."""
+        read = worktrees_in(self.git_dir())
+        if read is not None:
+            return [WorktreeEntry(path, branch, locked) for path, branch, locked in read]
         listing = self.git("worktree", "list", "--porcelain", what="list worktrees")
         found: list[WorktreeEntry] = []
         for block in listing.split("\n\n"):
@@ -331,12 +356,17 @@ class GitRepo:
         return next((path for path, held in self.worktrees().items() if held == branch), None)
 
     def identity_env(self) -> dict[str, str]:
+        """Ralph's fallback identity for what git has none of (from its config or
+        Ralph's environment), to sign a commit with; the config asked of git again only
+        once it changed (``_settings``)."""
         env = {}
+        configured = {
+            field: config_answer(self, "config", f"user.{field}")[1] for field in ("name", "email")
+        }
         for role in ("AUTHOR", "COMMITTER"):
             for field in ("name", "email"):
                 key = f"GIT_{role}_{field.upper()}"
-                configured = self.run("config", f"user.{field}").stdout.strip()
-                if key not in os.environ and not configured:
+                if key not in os.environ and not configured[field]:
                     env[key] = _FALLBACK_IDENTITY[field]
         return env
 
@@ -362,17 +392,12 @@ class GitRepo:
             return None
         if result.returncode != 0:
             raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
-        return self.git(
-            "commit-tree",
+        return self.commit_tree(
             result.stdout.strip().splitlines()[0],
-            "-p",
             base_commit,
-            "-p",
             head_commit,
-            "-m",
-            f"Merge {head} into {base} (to be tested)",
+            message=f"Merge {head} into {base} (to be tested)",
             what="make the merge result",
-            env=self.identity_env(),
         )
 
     def merged_onto(
@@ -387,19 +412,33 @@ class GitRepo:
             return None
         if result.returncode != 0:
             raise GitError(f"could not merge {head} onto {commit}: {result.stderr.strip()}")
-        parents = ["-p", commit] if squash else ["-p", commit, "-p", head_commit]
-        return self.git(
-            "commit-tree",
+        parents = [commit] if squash else [commit, head_commit]
+        return self.commit_tree(
             result.stdout.strip().splitlines()[0],
             *parents,
-            "-m",
-            message,
+            message=message,
             what="make the merged prefix",
-            env=self.identity_env(),
         )
 
     def tree_of(self, commit: str) -> str:
+        """The tree of ``commit`` (asked of git once per commit id: ``_snapshot``)."""
+        if _OID.fullmatch(commit):
+            return tree_at(self, commit)
         return self.git("rev-parse", f"{commit}^{{tree}}", what="read a commit's tree")
+
+    def commit_tree(self, tree: str, *parents: str, message: str, what: str) -> str:
+        """A new commit of ``tree`` with ``parents``, signed as ``identity_env`` says."""
+        commit = self.git(
+            "commit-tree",
+            tree,
+            *(arg for parent in parents for arg in ("-p", parent)),
+            "-m",
+            message,
+            what=what,
+            env=self.identity_env(),
+        )
+        note_tree(commit, tree)
+        return commit
 
     def merge(self, head: str, base: str, message: str, *, squash: bool = False) -> MergeOutcome:
         """Merge branch ``head`` into branch ``base`` (see the module docstring)."""
@@ -420,19 +459,11 @@ class GitRepo:
         if result.returncode != 0 or not lines:
             raise GitError(f"could not merge {head} into {base}: {result.stderr.strip()}")
         tree = lines[0]
-        if tree == self.git("rev-parse", f"{base_commit}^{{tree}}", what="read the base tree"):
+        if tree == self.tree_of(base_commit):
             # Its changes are already in base (a squash merge retried): nothing to add.
             return MergeOutcome(base_commit, already_merged=True)
-        parents = ["-p", base_commit] if squash else ["-p", base_commit, "-p", head_commit]
-        commit = self.git(
-            "commit-tree",
-            tree,
-            *parents,
-            "-m",
-            message,
-            what="create the merge commit",
-            env=self.identity_env(),
-        )
+        parents = [base_commit] if squash else [base_commit, head_commit]
+        commit = self.commit_tree(tree, *parents, message=message, what="create the merge commit")
         if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})

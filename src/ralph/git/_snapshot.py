@@ -6,13 +6,15 @@ show`` or ``git ls-tree`` each was most of a phase's git processes. A commit nev
 changes, and neither does a blob, so what was read of one is kept, for every repository
 of the process alike (ids name the same content wherever they are): a folder's listing
 takes one ``git ls-tree`` per commit, the text of a file one ``git cat-file`` the first
-time its blob is read. Only where the branch points is asked each time, and that
-is read from the ref's own file, as git reads it (``git rev-parse`` when the repository
-keeps its refs some other way).
+time its blob is read, and a commit's tree is asked once (never for a commit Ralph made:
+it knows the tree it made it from). Only where the branch points is asked each time, and
+that is read from the ref's own file, as git reads it (``git rev-parse`` when the
+repository keeps its refs some other way).
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import threading
@@ -25,7 +27,7 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["commit_of", "files_at", "read_at"]
+__all__ = ["commit_of", "files_at", "note_tree", "read_at", "ref_from_files", "tree_at"]
 
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Names git refuses for a branch, or that would read a file outside refs/: git's answer.
@@ -40,15 +42,38 @@ _lock = threading.Lock()
 _listings: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
 #: The text of the blobs read (of kept listings only).
 _blobs: dict[str, str] = {}
+#: Commit -> its tree, for the commits a run makes and compares.
+_trees: dict[str, str] = {}
+_TREES_KEPT = 1024
 
 
 def commit_of(repo: GitRepo, branch: str) -> str | None:
     """The commit ``branch`` points at, None when there is no such branch."""
-    found = _ref_from_files(repo.git_dir(), f"refs/heads/{branch}")
-    if found is not None:
+    ref = f"refs/heads/{branch}"
+    found = ref_from_files(repo.git_dir(), ref)
+    if found is not None or _absent(repo.git_dir(), ref):
         return found
     asked = repo.run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
     return asked.stdout.strip() if asked.returncode == 0 else None
+
+
+def tree_at(repo: GitRepo, commit: str) -> str:
+    """The tree of ``commit`` (a full commit id)."""
+    with _lock:
+        known = _trees.get(commit)
+    if known is not None:
+        return known
+    tree = repo.git("rev-parse", f"{commit}^{{tree}}", what="read a commit's tree")
+    note_tree(commit, tree)
+    return tree
+
+
+def note_tree(commit: str, tree: str) -> None:
+    """Remember that ``commit`` holds ``tree`` (Ralph just made it so)."""
+    with _lock:
+        if len(_trees) >= _TREES_KEPT:
+            _trees.clear()
+        _trees[commit] = tree
 
 
 def files_at(repo: GitRepo, commit: str, folder: str) -> list[str]:
@@ -108,7 +133,7 @@ def _listing(repo: GitRepo, commit: str, folder: str) -> _Listing:
 _packed: dict[Path, tuple[tuple[int, int, int], dict[str, str]]] = {}
 
 
-def _ref_from_files(git_dir: Path, ref: str) -> str | None:
+def ref_from_files(git_dir: Path, ref: str) -> str | None:
     """The commit id ``ref`` names, read as git's files backend stores it: a loose file,
     else a line of packed-refs. None when that is not known this way (no such ref,
     a symbolic ref, refs kept in a reftable): ask git."""
@@ -122,14 +147,33 @@ def _ref_from_files(git_dir: Path, ref: str) -> str | None:
         return None
     else:
         return loose if _OID.fullmatch(loose) else None
-    return _packed_refs(git_dir / "packed-refs").get(ref)
+    return (_packed_refs(git_dir / "packed-refs") or {}).get(ref)
 
 
-def _packed_refs(path: Path) -> dict[str, str]:
+def _absent(git_dir: Path, ref: str) -> bool:
+    """Whether git's files backend holds no ``ref``: no loose file, and no line of a
+    packed-refs read whole. False when unsure (then git is asked)."""
+    if (git_dir / "reftable").is_dir() or _UNSAFE_REF.search(ref):
+        return False
+    try:
+        os.lstat(git_dir / ref)
+    except (FileNotFoundError, NotADirectoryError):
+        packed = _packed_refs(git_dir / "packed-refs")
+        return packed is not None and ref not in packed
+    except OSError:
+        return False
+    return False
+
+
+def _packed_refs(path: Path) -> dict[str, str] | None:
+    """packed-refs' refs (none when there is no such file); None when it cannot be
+    read."""
     try:
         stat = path.stat()
-    except OSError:
+    except FileNotFoundError:
         return {}
+    except OSError:
+        return None
     key = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
     with _lock:
         known = _packed.get(path)
@@ -138,8 +182,10 @@ def _packed_refs(path: Path) -> dict[str, str]:
     refs = {}
     try:
         lines = path.read_text().splitlines()
-    except (OSError, UnicodeDecodeError):
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeDecodeError):
+        return None
     for line in lines:
         oid, _, name = line.partition(" ")
         if _OID.fullmatch(oid) and name:

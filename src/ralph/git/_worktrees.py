@@ -155,7 +155,7 @@ class Worktrees:
             f"refs/heads/{base}",
             f"refs/heads/{branch}",
         )
-        base_tree = self.repo.git("rev-parse", f"refs/heads/{base}^{{tree}}", what="read base")
+        base_tree = self.repo.tree_of(self.repo.resolve(f"refs/heads/{base}"))
         return merged.returncode == 0 and merged.stdout.strip() == base_tree
 
     @contextmanager

@@ -62,3 +62,29 @@ def test_push_sends_the_branch_to_origin(project: GitProject, tmp_path):
     commit = commit_files(repo, "main", {"doc.md": "d\n"}, "docs")
     repo.push("main")
     assert git(remote, "rev-parse", "main") == commit
+
+
+def test_the_tree_of_a_commit_ralph_made_or_read_is_not_asked_again(
+    project: GitProject, monkeypatch: pytest.MonkeyPatch
+):
+    repo = GitRepo(project.path)
+    first = commit_files(repo, "main", {"doc.md": "x\n"}, "docs")
+    persons = project.commit("main", {"theirs.md": "t\n"}, "the person's")
+    started: list[str] = []
+    real_run = subprocess.run
+
+    def counting(args: list[str], *rest: object, **options: object) -> object:
+        if args[0] == "git":
+            started.append(" ".join(args[3:]))
+        return real_run(args, *rest, **options)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", counting)
+    second = commit_files(repo, "main", {"doc.md": "y\n"}, "docs")  # on the person's
+    assert commit_files(repo, "main", {"doc.md": "y\n"}, "docs") is None  # nothing new
+    assert first is not None
+    assert second is not None
+    assert repo.tree_of(first) == project.rev(f"{first}^{{tree}}")
+    assert repo.tree_of(persons) == project.rev(f"{persons}^{{tree}}")
+    assert repo.tree_of(second) == project.rev("main^{tree}")
+    asked = [command for command in started if "^{tree}" in command]
+    assert asked == [f"rev-parse {persons}^{{tree}}"]

@@ -128,3 +128,28 @@ def test_a_branch_with_a_slash_and_a_file_with_any_name_are_read(tmp_path: Path)
     assert repo.read_on("ralph/7", "thoughts/plans/été 7.md") == "accents and a space\n"
     assert repo.read_on("ralph/7", "thoughts/plans") is None  # a folder is not a file
     assert repo.read_on("ralph/7", "later.py") == "z = 1\n"  # a file at the top
+
+
+def test_a_missing_branch_is_known_missing_without_git_and_found_once_made(
+    tmp_path: Path, monkeypatch
+):
+    repo = _repo(tmp_path)
+    started = _gits_started(monkeypatch)
+    assert not repo.has_branch("work/GH-1")
+    assert not repo.has_branch("work/GH-1/deeper")
+    assert started == []
+    subprocess.run(["git", "branch", "work/GH-1"], cwd=tmp_path, check=True, timeout=30)
+    assert repo.has_branch("work/GH-1")
+    subprocess.run(["git", "pack-refs", "--all"], cwd=tmp_path, check=True, timeout=30)
+    assert repo.has_branch("work/GH-1")
+    assert not repo.has_branch("work/GH-2")
+    assert [args[0] for args in started] == ["branch", "pack-refs"]  # the test's own
+
+
+def test_a_packed_refs_that_is_not_text_is_left_to_git(tmp_path: Path):
+    repo = _repo(tmp_path)
+    latin = [b"git", b"update-ref", b"refs/heads/caf\xe9", b"main"]
+    subprocess.run(latin, cwd=tmp_path, check=True, timeout=30)
+    subprocess.run(["git", "pack-refs", "--all"], cwd=tmp_path, check=True, timeout=30)
+    assert repo.has_branch("feature")
+    assert not repo.has_branch("gone")

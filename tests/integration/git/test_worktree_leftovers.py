@@ -154,3 +154,20 @@ def test_scratch_worktrees_made_by_parallel_processes_never_collide(project: Git
     outputs = [child.communicate(timeout=100)[0] for child in children]
     assert [child.returncode for child in children] == [0, 0, 0], outputs
     assert len([line for line in listed(project) if line.startswith("worktree ")]) == 1
+
+
+def test_a_whole_scratch_worktree_is_removed_by_one_git(
+    project: GitProject, worktrees, monkeypatch: pytest.MonkeyPatch
+):
+    started: list[str] = []
+    real_run = subprocess.run
+
+    def counting(args: list[str], *rest: object, **options: object) -> object:
+        if args[0] == "git":
+            started.append(" ".join(a for a in args[3:] if not a.startswith("/")))
+        return real_run(args, *rest, **options)  # type: ignore[call-overload]
+
+    with worktrees.scratch("research-GH-2", "main"):
+        monkeypatch.setattr(subprocess, "run", counting)
+    assert started == ["worktree remove --force --force"]
+    assert len(listed(project)) == 3  # the person's checkout alone: worktree, HEAD, branch

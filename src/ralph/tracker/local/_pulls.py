@@ -232,8 +232,7 @@ class LocalCodeHost(CodeHost):
     def _head_oid(self, branch: str) -> str | None:
         if self.git is None:
             return None
-        found = self.git.run("rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
-        return found.stdout.strip() if found.returncode == 0 else None
+        return self.git.branch_tip(branch)
 
     def get_pull_request(self, number: int) -> PullRequest:
         with self.db.read_transaction() as tx:
