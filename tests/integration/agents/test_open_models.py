@@ -1,5 +1,5 @@
 """Open models on the person's own machine: Codex and opencode configured, as a person
-configures them for Ollama, to a model server on 127.0.0.1 (here the fake of its
+configures them for Ollama (docs/agents.md), to a model server on 127.0.0.1 (here the fake of its
 OpenAI-compatible API), take an XS issue from Backlog to Done with ``ralph hero``,
 confined, their one way out the egress proxy that lets that server through. The
 tokens are counted in the ledger and cost nothing: a model served on this machine
@@ -38,32 +38,33 @@ CODEX_MODEL = "gpt-oss:20b"
 OPENCODE_MODEL = "qwen3-coder:30b"
 
 
+GUIDE = Path(__file__).parents[3] / "docs" / "agents.md"
+
+
+def _guides(language: str) -> str:
+    """The first ``language`` block of the guide's section on open models."""
+    section = GUIDE.read_text().split("### Open models on your own machine", 1)[1]
+    return section.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
 def codex_for_ollama(home: Path, api: Any) -> dict[str, str]:
-    """~/.codex/config.toml as docs/agents.md shows it: Codex's own Ollama provider, on
+    """~/.codex/config.toml as docs/agents.md shows it (Codex's own Ollama provider), on
     the fake's port in place of Ollama's 11434."""
     (home / ".codex").mkdir(parents=True, exist_ok=True)
-    (home / ".codex" / "config.toml").write_text(
-        f'model = "{CODEX_MODEL}"\nmodel_provider = "ollama"\ncheck_for_update_on_startup = false\n'
-    )
+    text = _guides("toml") + "check_for_update_on_startup = false\n"
+    assert f'model = "{CODEX_MODEL}"' in text
+    (home / ".codex" / "config.toml").write_text(text)
     return {"HOME": str(home), "CODEX_OSS_PORT": str(urlsplit(api.url).port)}
 
 
 def opencode_for_ollama(home: Path, api: Any) -> dict[str, str]:
-    """~/.config/opencode/opencode.json as docs/agents.md shows it (no prices, no key)."""
-    config = {
-        "$schema": "https://opencode.ai/config.json",
-        "provider": {
-            "ollama": {
-                "npm": "@ai-sdk/openai-compatible",
-                "name": "Ollama",
-                "options": {"baseURL": api.base_url},
-                "models": {OPENCODE_MODEL: {"name": "Qwen3 Coder"}},
-            }
-        },
-        "model": f"ollama/{OPENCODE_MODEL}",
-    }
+    """~/.config/opencode/opencode.json as docs/agents.md shows it, the fake's address
+    in place of Ollama's."""
+    text = _guides("json").replace("http://localhost:11434/v1", api.base_url)
+    assert api.base_url in text
+    assert json.loads(text)["model"] == f"ollama/{OPENCODE_MODEL}"
     (home / ".config" / "opencode").mkdir(parents=True, exist_ok=True)
-    (home / ".config" / "opencode" / "opencode.json").write_text(json.dumps(config))
+    (home / ".config" / "opencode" / "opencode.json").write_text(text)
     return {"HOME": str(home), "OPENCODE_DISABLE_MODELS_FETCH": "1"}
 
 
