@@ -125,3 +125,21 @@ def test_an_open_model_on_this_machine_takes_an_issue_to_done_free_with_its_toke
     assert code == 0, out + err
     report = json.loads(out)["report"]
     assert (report["costUsd"], report["costKnown"]) == (0.0, True)
+
+
+def test_doctor_says_a_cli_on_a_model_server_of_this_machine_needs_no_key(
+    ralph, agent_home, monkeypatch
+):
+    for name in ("OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(agent_home))
+    (agent_home / ".codex").mkdir()
+    (agent_home / ".codex" / "config.toml").write_text(_guides("toml"))
+    use(ralph, monkeypatch, {}, 'preset = "codex"\n')
+    _, out, err = ralph("doctor")  # its exit code is the sandbox's and the other keys'
+    said = " ".join(out.split())
+    assert (
+        "✓ agent codex: a model server on this machine (http://localhost:11434/v1): "
+        "needs no key" in said
+    ), out + err
+    assert "✗ agent codex" not in said
