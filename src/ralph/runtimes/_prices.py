@@ -77,7 +77,7 @@ class Pricing:
     def with_model(self, model: str) -> Pricing:
         return Pricing(self.overrides, model, self.local) if model else self
 
-    def served_locally(self, local: bool) -> Pricing:
+    def with_local(self, local: bool) -> Pricing:
         return Pricing(self.overrides, self.model, local)
 
     def price(self, model: str) -> ModelPrice | None:

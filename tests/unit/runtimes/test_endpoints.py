@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ralph.runtimes.command._endpoints import configured_endpoints, serves_locally
+from ralph.runtimes.command._endpoints import (
+    configured_endpoints,
+    local_endpoint,
+    serves_locally,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -160,3 +164,12 @@ def test_opencode_serves_locally_when_the_models_provider_is_keyless_on_loopback
 def test_a_cli_without_a_readable_config_does_not_serve_locally(tmp_path):
     assert serves_locally("codex", {"HOME": str(tmp_path)}) is False
     assert serves_locally("gemini", {"HOME": str(tmp_path)}) is False
+
+
+def test_codexs_ollama_elsewhere_on_this_machine_is_the_server_its_variables_name(tmp_path):
+    environ = codex_config(tmp_path, 'model_provider = "ollama"\n')
+    assert local_endpoint("codex", {**environ, "CODEX_OSS_PORT": "11500"}) == (
+        "http://localhost:11500/v1"
+    )
+    elsewhere = {**environ, "CODEX_OSS_BASE_URL": "http://gpu-box.example:11434/v1"}
+    assert local_endpoint("codex", elsewhere) == ""

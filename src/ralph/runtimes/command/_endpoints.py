@@ -129,8 +129,10 @@ def _codex_chosen(environ: Mapping[str, str], model: str) -> Iterator[Any]:
     provider = _table(_table(config.get("model_providers")).get(chosen))
     if provider and not any(provider.get(key) for key in _CODEX_KEYS):
         yield provider.get("base_url")
+    elif not provider and chosen == "ollama" and environ.get("CODEX_OSS_BASE_URL"):
+        yield environ["CODEX_OSS_BASE_URL"]
     elif not provider and chosen in _CODEX_LOCAL:
-        yield _CODEX_LOCAL[chosen].format(port=_OLLAMA_PORT)
+        yield _CODEX_LOCAL[chosen].format(port=environ.get("CODEX_OSS_PORT") or _OLLAMA_PORT)
 
 
 def _opencode_chosen(environ: Mapping[str, str], model: str) -> Iterator[Any]:

@@ -235,7 +235,7 @@ class CommandRuntime(AgentRuntime):
             pricing = self.pricing.with_model(values["model"] or self._configured_model(env))
             if self._preset is not None:  # an open model on this machine is free
                 local = serves_locally(self._preset.name, environ, values["model"])
-                pricing = pricing.served_locally(local)
+                pricing = pricing.with_local(local)
             with contextlib.ExitStack() as stack:
                 proxy: EgressProxy | None = None
                 if self.sandbox:
