@@ -1,31 +1,39 @@
-"""What the agents' tokens cost for one issue, phase by phase, with Claude Code and with
-Codex: their real CLIs against the project's fakes of their model APIs, which count
-tokens as the real APIs do (characters / 4 over the whole request, prompt caching as
-each provider does it: ``tests/fakes/_tokens.py``). ``ralph hero N`` drives the issue
-end to end; the fake model does each phase's work the way the end-to-end tests' model
-does (``tests/integration/agents/_models.py``). Prints, per phase and in total, model
-requests, input / cached input / cache-write / output tokens and dollars at list
-prices. Counts, not times: the machine's load does not change them.
+"""What the agents' tokens cost per issue, with each agent CLI Ralph drives: Claude
+Code, Codex, Gemini CLI and opencode, their real CLIs against the project's fakes of
+their model APIs, which count tokens as the real APIs do (characters / 4 over the whole
+request, prompt caching as each provider does it: ``tests/fakes/_tokens.py``).
+``ralph hero N`` drives the issue end to end; the fake model does each phase's work the
+way the end-to-end tests' model does (``tests/integration/agents/_models.py``). Prints,
+per phase and in total, model requests, input / cached input / cache-write / output
+tokens and dollars at list prices, then one table: CLI, XS tokens, M-epic tokens,
+requests, dollars. Every request the CLI sends its model counts, its side requests too
+(opencode's session titles, Gemini CLI's model router). Counts, not times: the
+machine's load does not change them.
 
-The issues, opened in Backlog so ``ralph hero`` triages them first (the fake model
-proposes the fast track for an XS issue whose diff names its file, when the triage
-prompt offers it): the demo's farewell, an XS issue with a concrete change; and a small
-epic, an S parent with two XS children planned as one group (the fast track is refused
-for them: each is planned together with the other). Rows: fast track on and off when
-Ralph has the setting, with the ratio on / off measured in the same run; without it,
-today's path only. ``--ralph SRC`` measures another tree's Ralph (its ``src``) with this
-tree's fakes and CLIs: how ``TODAY`` below was measured, in a worktree of its commit.
+The issues, opened in Backlog: the demo's farewell, an XS issue with a concrete change,
+which ``ralph hero`` triages first (the fake model proposes the fast track, which Ralph
+grants: its diff names its one file); and an M epic, which ``ralph hero`` splits first,
+the fake model making two XS children of it (the farewell, then its mention),
+researched each, planned as one group and implemented in one go. About five minutes.
+``--ralph SRC`` measures another tree's Ralph (its ``src``) with this tree's fakes and
+CLIs. Quick mode (``RALPH_BENCH_QUICK=1``, as tests/integration/test_benchmarks.py runs
+it): Claude Code's XS issue only.
 
-Goals (issue 36), against today: an XS issue with the fast track on at most 0.60x of
-today's tokens and requests with each CLI; fast track off, at most 0.85x of today's
-tokens from prompt layout and tool lists alone (the epic's rows too: its members are
-refused the fast track). Each row prints its ratios and verdict.
+Measured (2026-12-07; tokens, requests, dollars; XS issue, then M epic):
 
-Measured after (tokens, ratio to today): the XS issue with Claude Code 63,748 fast track
-on (0.34x; 5 requests of 11) and 117,248 off (0.62x); with Codex 32,060 on (0.31x; 4 of
-10) and 78,911 off (0.76x). The epic, on and off alike: Claude Code 153,168 (0.65x),
-Codex 106,490 (0.77x). Beyond the layout and tool lists measured before, triage and
-split now get only the tracker tools they use, and Claude Code's auto memory is off.
+    CLI         XS tokens  M-epic tokens   requests XS / M        dollars XS / M
+    claude         63,829        143,579            5 / 13     $0.0996 / $0.2390
+    codex          32,040         97,717            4 / 12     $0.0238 / $0.0764
+    gemini         54,824        163,795            6 / 18     $0.0352 / $0.0952
+    opencode       36,431        103,389            6 / 18     $0.1125 / $0.3240
+
+Codex sends the fewest tokens and requests (it makes no side requests); Gemini CLI's
+router and opencode's session titles add a request per phase. Claude Code pays for
+cache writes; opencode's provider (the test config's prices) has no cached-input price.
+
+Issue 36's goals were measured by this bench against commit 4e3edc1 (no fast track):
+the XS issue with the fast track on at 0.34x of its tokens with Claude Code (63,748)
+and 0.31x with Codex (32,060); the epic at 0.65x and 0.77x.
 
     make bench-tokens    # or: .venv/bin/python benchmarks/bench_tokens.py
 """
@@ -59,23 +67,16 @@ from ralph.demo import create_sample_repository
 from ralph.demo._sample import FAREWELL
 from ralph.phases._prompts import PROMPTED_PHASES, packaged_prompt
 
-#: Dollars per million tokens: (input, cached input, cache write, output). Claude Sonnet
-#: 4.5's list prices (5-minute cache writes); GPT-5's for Codex (no charge for writes).
-PRICES = {"claude": (3.0, 0.30, 3.75, 15.0), "codex": (1.25, 0.125, 0.0, 10.0)}
-#: Today: (requests, tokens, dollars) per CLI and case before issue 36's work (commit
-#: 4e3edc1: no fast track, prompts laid out as they were), measured by this bench with
-#: ``--ralph`` pointing at that commit's ``src``.
-TODAY = {
-    ("claude", "XS issue"): (11, 187_625, 0.3419),
-    ("claude", "epic"): (14, 236_434, 0.4240),
-    ("codex", "XS issue"): (10, 103_184, 0.0675),
-    ("codex", "epic"): (13, 137_523, 0.0938),
+#: Dollars per million tokens: (input, cached input, cache write, output), at the list
+#: prices of the model each CLI's fake stands for: Claude Sonnet 4.5 (5-minute cache
+#: writes), GPT-5 for Codex, Gemini 2.5 Pro, and for opencode its provider's prices in
+#: the test config ($3 in, $15 out; no cache price, so cached input at $3).
+PRICES = {
+    "claude": (3.0, 0.30, 3.75, 15.0),
+    "codex": (1.25, 0.125, 0.0, 10.0),
+    "gemini": (1.25, 0.125, 0.0, 10.0),
+    "opencode": (3.0, 3.0, 0.0, 15.0),
 }
-TODAY_COMMIT = "4e3edc1"
-#: The goals against today: the XS issue fast-tracked, tokens and requests; otherwise
-#: (fast track off, or refused as for the epic's members), tokens from layout and tools.
-GOAL_ON = 0.60
-GOAL_OFF = 0.85
 #: The triage result's fast-track fields, which a Ralph without the fast track refuses.
 FAST_TRACK_FIELDS = ("fast_track", "fast_track_reason", "files")
 FAREWELL_BODY = f"Add `farewell` to the core module.\n\n{FAREWELL}\n"
@@ -119,6 +120,29 @@ Two phases: `farewell` beside `greet`, then its mention.
 #### Automated Verification
 - [ ] The tests pass
 """
+SUB_ISSUE_BODY = """## Summary
+{summary}
+
+## Scope
+`greet/core.py`.
+
+## Acceptance Criteria
+- [ ] The tests pass
+
+## Out of Scope
+Anything else.
+"""
+
+
+def _sub_issue(title: str, summary: str, **more: Any) -> dict[str, Any]:
+    return {"title": title, "body": SUB_ISSUE_BODY.format(summary=summary), "estimate": "XS"} | more
+
+
+#: Split's answer for the epic: the farewell, then its mention, after it.
+SUB_ISSUES = [
+    _sub_issue("Add a farewell", FAREWELL_BODY),
+    _sub_issue("Document the farewell", "Document `farewell` beside `greet`.", after=[1]),
+]
 TIMEOUT = 600
 HOMES = Path("/var/tmp")
 
@@ -209,12 +233,10 @@ def one_issue(repo: Path, env: Mapping[str, str]) -> int:
     return 1
 
 
-def small_epic(repo: Path, env: Mapping[str, str]) -> int:
-    """An S parent with two XS children, planned as one group."""
-    _new(repo, env, "Farewells", "Say goodbye, and say it in the docs.", "--estimate", "S")
-    _new(repo, env, "Add a farewell", FAREWELL_BODY, "--estimate", "XS", "--parent", "1")
-    body = "Document `farewell` beside `greet` in the core module."
-    _new(repo, env, "Document the farewell", body, "--estimate", "XS", "--parent", "1")
+def m_epic(repo: Path, env: Mapping[str, str]) -> int:
+    """An M issue, which split makes into two XS children."""
+    body = "Say goodbye, and say it in the docs: `farewell` beside `greet`."
+    _new(repo, env, "Farewells", body, "--estimate", "M")
     return 1
 
 
@@ -230,13 +252,16 @@ def group_model(cli: Dialect) -> Callable[[Any, int], Any]:
 
     def answer(request: Any, turn: int) -> Any:
         prompt = "\n".join(request.texts())
+        if re.search(r"^# Split issue", prompt, re.MULTILINE):
+            steps = cli.finish({"sub_issues": SUB_ISSUES, "summary": "the farewell, its mention"})
+            return steps[min(request.answered, len(steps) - 1)]
         if re.search(r"^# Triage issue", prompt, re.MULTILINE) and "fast_track" not in prompt:
             # A Ralph without the fast track: its triage result allows no such fields.
             plain = {k: v for k, v in TRIAGE.items() if k not in FAST_TRACK_FIELDS}
             return cli.finish(plain)[min(request.answered, len(cli.finish(plain)) - 1)]
         numbers = list(dict.fromkeys(re.findall(r"### Issue #(\d+)", prompt)))
-        steps = _steps(cli, prompt) if len(numbers) > 1 else None
-        if steps is None:
+        group = _steps(cli, prompt) if len(numbers) > 1 else None
+        if group is None:
             return single(request, turn)
         document = re.search(r"- document: `([^`]+)`", prompt)
         if document is not None and "/plans/" in document.group(1):
@@ -244,14 +269,14 @@ def group_model(cli: Dialect) -> Callable[[Any, int], Any]:
             assert workdir is not None
             plan = GROUP_PLAN.format(first=numbers[0], second=numbers[1])
             relative = os.path.relpath(document.group(1), workdir.group(1))
-            steps = [
+            group = [
                 cli.write(document.group(1), plan),
                 *cli.finish({"document": relative, "summary": "two phases", "phase_count": 2}),
             ]
         elif "The plan file is" in prompt:  # the one change; the result counts both phases
             done = {"phases_done": 2, "phases_total": 2, "tests": "PASSING"}
-            steps = [*steps[: -len(cli.finish({}))], *cli.finish(done)]
-        return steps[min(request.answered, len(steps) - 1)]
+            group = [*group[: -len(cli.finish({}))], *cli.finish(done)]
+        return group[min(request.answered, len(group) - 1)]
 
     return answer
 
@@ -269,8 +294,11 @@ def run_issue(
     dialect: Dialect = CLAUDE if cli == "claude" else CLIS[cli]
     repo = create_sample_repository(folder / "sample")
     home = Path(tempfile.mkdtemp(prefix="ralph-bench-home-", dir=HOMES))
-    # The agent commits in its worktree: git needs a name where the agent's HOME is.
+    # The agent commits in its worktree: git needs a name where the agent's HOME is, and
+    # in the repository for Gemini CLI, whose shell reads no global git config.
     (home / ".gitconfig").write_text("[user]\n\tname = Bench\n\temail = bench@example.com\n")
+    for key, value in (("user.name", "Bench"), ("user.email", "bench@example.com")):
+        subprocess.run(["git", "-C", str(repo), "config", key, value], check=True, timeout=30)
     try:
         api = dialect.fake(group_model(dialect), counting=True)
         with api:
@@ -340,36 +368,6 @@ def show(cli: str, label: str, measured: Measured) -> None:
         )
 
 
-def _verdict(ratio: float, goal: float) -> str:
-    return f"{ratio:.2f}x (goal {goal:.2f}x: {'meets' if ratio <= goal else 'misses'})"
-
-
-def compare(cli: str, case: str, mode: bool | None, measured: Measured) -> None:
-    """The row against today's figures: tokens, and for a fast-tracked issue requests too."""
-    today = TODAY.get((cli, case))
-    if today is None:
-        return
-    requests, tokens, usd = today
-    total = measured.total
-    fast = bool(mode) and case == "XS issue"
-    goal = GOAL_ON if fast else GOAL_OFF
-    print(
-        f"  against today ({TODAY_COMMIT}: {requests} requests, {tokens} tokens, "
-        f"${usd:.4f}): tokens {_verdict(total.tokens / tokens, goal)}"
-        + (f", requests {_verdict(total.requests / requests, goal)}" if fast else "")
-    )
-
-
-def on_off(cli: str, case: str, off: Measured, on: Measured) -> None:
-    """Fast track on against off, measured in this run."""
-    a, b = on.total, off.total
-    print(
-        f"\n{cli}, {case}, fast track on / off: requests {a.requests}/{b.requests} = "
-        f"{a.requests / b.requests:.2f}x, tokens {a.tokens}/{b.tokens} = "
-        f"{a.tokens / b.tokens:.2f}x, USD {a.usd(cli) / b.usd(cli):.2f}x"
-    )
-
-
 def _source(argv: list[str]) -> Path | None:
     """``--ralph SRC``: measure the Ralph in another tree's ``src`` (e.g. a worktree of
     today's commit) with this tree's fakes and CLIs."""
@@ -380,6 +378,27 @@ def _source(argv: list[str]) -> Path | None:
     return Path(argv[1]).resolve()
 
 
+@dataclass(frozen=True)
+class Row:
+    cli: str
+    xs: Measured
+    epic: Measured | None
+
+
+def table(rows: list[Row]) -> None:
+    """One line per CLI: tokens per XS issue and per M epic, requests and dollars."""
+    print(
+        f"\n{'CLI':<10}{'XS tokens':>11}{'M-epic tokens':>15}{'requests XS / M':>18}"
+        f"{'dollars XS / M':>22}"
+    )
+    for row in rows:
+        xs, epic = row.xs.total, row.epic.total if row.epic is not None else None
+        tokens = f"{epic.tokens:,}" if epic is not None else "-"
+        requests = f"{xs.requests} / {epic.requests if epic is not None else '-'}"
+        usd = f"${xs.usd(row.cli):.4f} / " + (f"${epic.usd(row.cli):.4f}" if epic else "-")
+        print(f"{row.cli:<10}{xs.tokens:>11,}{tokens:>15}{requests:>18}{usd:>22}")
+
+
 def main() -> None:
     source = _source(sys.argv[1:])
     try:
@@ -387,27 +406,23 @@ def main() -> None:
     except Missing as missing:
         print(f"agent CLIs: {missing}; run make agent-clis")
         return
-    clis = ("claude",) if QUICK else ("claude", "codex")
-    if fast_track_exists(source):
-        modes: tuple[bool | None, ...] = (True,) if QUICK else (True, False)
-    else:
-        modes = (None,)
+    clis = ("claude",) if QUICK else ("claude", "codex", "gemini", "opencode")
+    mode: bool | None = True
+    if not fast_track_exists(source):
+        mode = None
         print("fast_track: not a setting of this Ralph; today's path only (no fast track)")
     print(f"Ralph: {source or 'this tree'}. Issues start in Backlog: triage comes first.")
     print("Tokens: characters / 4 over each request; caching as each API does it.")
-    cases = [("XS issue", one_issue)] if QUICK else [("XS issue", one_issue), ("epic", small_epic)]
+    cases = [("XS issue", one_issue)] if QUICK else [("XS issue", one_issue), ("M epic", m_epic)]
+    rows = []
     for cli in clis:
+        measured: dict[str, Measured] = {}
         for case, create in cases:
-            runs: dict[bool | None, Measured] = {}
-            for mode in modes:
-                with tempfile.TemporaryDirectory() as folder:
-                    runs[mode] = run_issue(cli, mode, Path(folder), bin_dir, create, source)
-                label = {True: "fast track on", False: "fast track off", None: "today's path"}
-                show(cli, f"{case}, {label[mode]}", runs[mode])
-                if source is None:
-                    compare(cli, case, mode, runs[mode])
-            if True in runs and False in runs:
-                on_off(cli, case, runs[False], runs[True])
+            with tempfile.TemporaryDirectory() as folder:
+                measured[case] = run_issue(cli, mode, Path(folder), bin_dir, create, source)
+            show(cli, case, measured[case])
+        rows.append(Row(cli, measured["XS issue"], measured.get("M epic")))
+    table(rows)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ Caches:
   Prefixes under 1,024 tokens are not cached; an entry lives 5 minutes from its last use.
 - OpenAI caches automatically: the longest prefix a request shares with an earlier one,
   from 1,024 tokens in steps of 128, is read (``input_tokens_details.cached_tokens``);
-  there is no charge for writing.
+  there is no charge for writing. The fakes of the Chat Completions API (opencode's
+  OpenAI-compatible servers) and of the Gemini API (implicit caching) count the same
+  way: a stated approximation of theirs.
 """
 
 from __future__ import annotations
@@ -120,10 +122,16 @@ class AnthropicCache:
 
 
 def _openai_text(body: Mapping[str, Any]) -> str:
+    """The request in the order a prefix cache sees it: instructions (Responses; Gemini's
+    ``systemInstruction``), tools, then the conversation (Responses ``input``, Chat
+    Completions ``messages``, Gemini ``contents``)."""
     parts: Sequence[Any] = [
         body.get("instructions") or "",
+        body.get("systemInstruction") or "",
         *(body.get("tools") or []),
         *(body.get("input") or []),
+        *(body.get("messages") or []),
+        *(body.get("contents") or []),
     ]
     return "".join(_text(part) for part in parts)
 

@@ -19,6 +19,7 @@ them cached) and 20 candidate tokens.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ from ._scripted import (
     ToolCall,
     sse,
 )
+from ._tokens import OpenAICache
 
 __all__ = ["ApiError", "FakeGeminiAPI", "GeminiRequest", "Hang", "Step", "Text", "ToolCall"]
 
@@ -96,8 +98,16 @@ class FakeGeminiAPI(ScriptedServer):
     """``with FakeGeminiAPI([ToolCall(...), Text("done")]) as api: ... api.url``"""
 
     usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
+    #: Count each turn's tokens and (implicit) prompt cache rather than report ``usage``.
+    counting: bool = False
+    #: With ``counting``: each answered request (turns and side requests) and its usage.
+    charged: list[tuple[GeminiRequest, Mapping[str, int]]] = field(default_factory=list)
 
     KEY = "fake-gemini-key"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._cache = OpenAICache()
 
     def __enter__(self) -> FakeGeminiAPI:
         super().__enter__()
@@ -117,7 +127,8 @@ class FakeGeminiAPI(ScriptedServer):
             config = recorded.body.get("generationConfig") or {}
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             text = _json_text(schema) if schema else "side reply"
-            reply = self._reply([{"text": text}], self.request(recorded).model)
+            usage = self._usage(recorded, text)  # the CLI's side requests cost tokens too
+            reply = self._reply([{"text": text}], self.request(recorded).model, usage)
             if ":streamGenerateContent" in path:
                 handler.send_events([sse(None, reply)])
             else:
@@ -140,11 +151,12 @@ class FakeGeminiAPI(ScriptedServer):
             chunks += [[{"text": piece}] for piece in (said[:half], said[half:]) if piece]
         if isinstance(step, ToolCall):
             chunks.append([{"functionCall": {"name": step.name, "args": dict(step.arguments)}}])
+        usage = self._usage(recorded, said + "".join(json.dumps(c) for c in chunks))
         if not recorded.body or ":streamGenerateContent" not in recorded.path:
-            handler.send_json(200, self._reply([p for c in chunks for p in c], model))
+            handler.send_json(200, self._reply([p for c in chunks for p in c], model, usage))
             return
         events = [sse(None, self._chunk(parts, model)) for parts in chunks[:-1]]
-        events.append(sse(None, self._reply(chunks[-1], model)))
+        events.append(sse(None, self._reply(chunks[-1], model, usage)))
         handler.send_events(events)
 
     def _chunk(self, parts: list[dict[str, Any]], model: str) -> dict[str, Any]:
@@ -154,12 +166,28 @@ class FakeGeminiAPI(ScriptedServer):
             "responseId": f"fake-{self.next_id():04d}",
         }
 
-    def _reply(self, parts: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    def _usage(self, recorded: Recorded, said: str) -> Mapping[str, int]:
+        """The turn's usage: ``usage``, or with ``counting`` its tokens as counted."""
+        if not self.counting:
+            return self.usage
+        counted = self._cache.usage(recorded.body, said)
+        with self._lock:
+            self.charged.append((self.request(recorded), counted))
+        return {
+            "prompt": counted["input_tokens"],
+            "cached": counted["cached_tokens"],
+            "candidates": counted["output_tokens"],
+        }
+
+    def _reply(
+        self, parts: list[dict[str, Any]], model: str, usage: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
         """The last chunk: it carries the finish reason and the usage."""
         reply = self._chunk(parts, model)
         reply["candidates"][0]["finishReason"] = "STOP"
-        prompt, cached = self.usage["prompt"], self.usage["cached"]
-        candidates = self.usage["candidates"]
+        usage = self.usage if usage is None else usage
+        prompt, cached = usage["prompt"], usage["cached"]
+        candidates = usage["candidates"]
         reply["usageMetadata"] = {
             "promptTokenCount": prompt,
             "cachedContentTokenCount": cached,
@@ -176,7 +204,6 @@ def _error(code: int, message: str, status: str) -> dict[str, Any]:
 
 
 def _json_text(schema: Mapping[str, Any]) -> str:
-    import json
 
     return json.dumps(_example(schema))
 

@@ -35,6 +35,7 @@ from ._scripted import (
     ToolCall,
     sse,
 )
+from ._tokens import OpenAICache
 
 __all__ = ["ApiError", "ChatRequest", "FakeChatAPI", "Hang", "Step", "Text", "ToolCall"]
 
@@ -96,8 +97,16 @@ class FakeChatAPI(ScriptedServer):
     """``with FakeChatAPI([ToolCall(...), Text("done")]) as api: ... api.base_url``"""
 
     usage: Mapping[str, int] = field(default_factory=lambda: dict(USAGE))
+    #: Count each request's tokens and prompt cache rather than report ``usage``.
+    counting: bool = False
+    #: With ``counting``: each answered request and the usage reported for it.
+    charged: list[tuple[ChatRequest, Mapping[str, int]]] = field(default_factory=list)
 
     KEY = "sk-fake-chat-key"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._cache = OpenAICache()
 
     def __enter__(self) -> FakeChatAPI:
         super().__enter__()
@@ -137,6 +146,7 @@ class FakeChatAPI(ScriptedServer):
             function = {"name": step.name, "arguments": json.dumps(step.arguments)}
             calls.append({"id": f"call_{number:04d}", "type": "function", "function": function})
         finish = "tool_calls" if calls else "stop"
+        usage = self._usage(self.request(recorded), said + "".join(json.dumps(c) for c in calls))
         base = {
             "id": f"chatcmpl-{number:04d}",
             "created": int(time.time()),
@@ -152,7 +162,7 @@ class FakeChatAPI(ScriptedServer):
                 **base,
                 "object": "chat.completion",
                 "choices": [choice],
-                "usage": self._usage(),
+                "usage": usage,
             }
             handler.send_json(200, reply)
             return
@@ -181,18 +191,25 @@ class FakeChatAPI(ScriptedServer):
                 **base,
                 "object": "chat.completion.chunk",
                 "choices": [],
-                "usage": self._usage(),
+                "usage": usage,
             }
             events.append(sse(None, usage))
         events.append(sse(None, "[DONE]"))
         handler.send_events(events)
 
-    def _usage(self) -> dict[str, Any]:
+    def _usage(self, request: ChatRequest, said: str) -> dict[str, Any]:
         prompt, completion = self.usage["prompt_tokens"], self.usage["completion_tokens"]
+        cached = self.usage["cached_tokens"]
+        if self.counting:
+            counted = self._cache.usage(request.body, said)
+            with self._lock:
+                self.charged.append((request, counted))
+            prompt, completion = counted["input_tokens"], counted["output_tokens"]
+            cached = counted["cached_tokens"]
         return {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": self.usage["cached_tokens"]},
+            "prompt_tokens_details": {"cached_tokens": cached},
             "completion_tokens_details": {"reasoning_tokens": 0},
         }

@@ -1,7 +1,9 @@
 """Whether an agent has what it needs to reach its model on this machine (a key in the
 environment or its CLI's own login), said before a run pays for finding out: by
 ``ralph doctor`` for every agent a project uses, and by ``open_runtime`` for Claude.
-Only looks for files and variables; nothing is read or sent."""
+Only looks at files and variables here; nothing is sent. A CLI whose own config
+sends its model's requests to a keyless server on this machine (Ollama, vLLM, LM
+Studio) needs no key."""
 
 from __future__ import annotations
 
@@ -41,6 +43,11 @@ def agent_credentials(
         return Credentials(agent, None, "a command of your own; Ralph cannot tell")
     way = cli.login
     environ = os.environ if environ is None else environ
+    # Imported here: the command runtimes build on this package's modules.
+    from ralph.runtimes.command import local_endpoint
+
+    if server := local_endpoint(agent, environ):  # Ollama, vLLM, LM Studio: no key
+        return Credentials(agent, True, f"a model server on this machine ({server}): needs no key")
     for name in way.keys:
         if environ.get(name):
             return Credentials(agent, True, name)

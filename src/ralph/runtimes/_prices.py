@@ -5,7 +5,11 @@ module, with the date they were taken) under ralph.toml's ``[prices]``.
 
 A model with no price has an unknown cost, not a zero one: the run's result says so
 (``AgentResult.unpriced_model``), a budget with a dollar cap stops on it, and the
-person is told once per model how to add its price."""
+person is told once per model how to add its price. Except a model served on the
+person's own machine (``Pricing.local``: its CLI's endpoint is a loopback address, as
+for Ollama, vLLM or LM Studio): nobody bills it, so without a price it costs $0. A
+known price still stands there (a loopback address may be a gateway to a paid API),
+and tokens are counted all the same."""
 
 from __future__ import annotations
 
@@ -63,13 +67,18 @@ class Tokens:
 @dataclass(frozen=True)
 class Pricing:
     """The prices an agent runtime charges by: ralph.toml's over Ralph's own, and the
-    model it runs when its CLI does not say (``model``: "" when unknown)."""
+    model it runs when its CLI does not say (``model``: "" when unknown). ``local``: the
+    model is served on this machine, free unless a table prices it."""
 
     overrides: Mapping[str, ModelPrice] = field(default_factory=dict)
     model: str = ""
+    local: bool = False
 
     def with_model(self, model: str) -> Pricing:
-        return Pricing(self.overrides, model) if model else self
+        return Pricing(self.overrides, model, self.local) if model else self
+
+    def with_local(self, local: bool) -> Pricing:
+        return Pricing(self.overrides, self.model, local)
 
     def price(self, model: str) -> ModelPrice | None:
         """``model``'s price, found by its name as given, then without a provider prefix
@@ -86,14 +95,16 @@ class Pricing:
     def cost(self, by_model: Mapping[str, Tokens], *, say: bool = True) -> tuple[float, str]:
         """Dollars for each model's tokens (a model the CLI did not name, "", is this
         pricing's ``model``), and the first model with tokens but no price ("" when
-        every one had one: the cost is then known). ``say``: warn of that model (once);
-        a cost so far need not, the run's result will."""
+        every one had one, or the model is ``local``: the cost is then known). ``say``:
+        warn of that model (once); a cost so far need not, the run's result will."""
         dollars, unpriced = 0.0, ""
         for named, tokens in by_model.items():
             model = named or self.model
             if tokens.total == 0:
                 continue
             price = self.price(model) if model else None
+            if price is None and self.local:
+                continue  # an open model on this machine: nobody bills it
             if price is None:
                 unpriced = unpriced or model or UNNAMED_MODEL
                 continue

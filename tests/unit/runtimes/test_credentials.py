@@ -81,3 +81,24 @@ def test_the_login_command_is_claudes_own_when_claude_is_on_the_path(tmp_path: P
     # Otherwise the bundled CLI, through Ralph: its path is nothing anyone types.
     assert login_command(environ={"PATH": ""}) == "ralph login"
     assert login_command("/opt/claude") == "/opt/claude auth login"
+
+
+def test_a_cli_on_a_model_server_of_this_machine_needs_no_key(tmp_path: Path):
+    # Ollama, vLLM, LM Studio: a keyless provider on a loopback address.
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text(
+        'model = "gpt-oss:20b"\nmodel_provider = "ollama"\n'
+    )
+    (tmp_path / ".config" / "opencode").mkdir(parents=True)
+    (tmp_path / ".config" / "opencode" / "opencode.json").write_text(
+        '{"provider": {"ollama": {"npm": "@ai-sdk/openai-compatible",'
+        ' "options": {"baseURL": "http://localhost:11434/v1"}}},'
+        ' "model": "ollama/qwen3-coder:30b"}'
+    )
+    nothing = {"HOME": str(tmp_path), "PATH": ""}
+    for agent in ("codex", "opencode"):
+        local = agent_credentials(agent, nothing)
+        assert (local.ready, local.found) == (
+            True,
+            "a model server on this machine (http://localhost:11434/v1): needs no key",
+        )

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ralph.runtimes.command._endpoints import configured_endpoints
+from ralph.runtimes.command._endpoints import (
+    configured_endpoints,
+    local_endpoint,
+    serves_locally,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -114,3 +118,58 @@ def test_a_projects_own_opencode_config_is_not_read(tmp_path, monkeypatch):
 
 def test_a_cli_pointed_by_variables_only_names_none_here(tmp_path):
     assert configured_endpoints("gemini", {"HOME": str(tmp_path)}) == []
+
+
+@pytest.mark.parametrize(
+    ("config", "local"),
+    [
+        ('model_provider = "ollama"\n', True),
+        ('model_provider = "lmstudio"\n', True),
+        (CODEX, True),  # the profile chooses vLLM on 127.0.0.1
+        (CODEX.replace('profile = "local"\n', ""), False),  # the gateway
+        ('model = "gpt-5.5"\n', False),  # OpenAI's own API
+        ('model_provider = "x"\n[model_providers.x]\nbase_url = "http://[::1]:9/v1"\n', True),
+        ('[model_providers.x]\nbase_url = "http://localhost:9/v1"\n', False),  # not chosen
+        # A key: a gateway to a paid API, though on this machine (LiteLLM); OpenAI's too.
+        (
+            'model_provider = "x"\n[model_providers.x]\nbase_url = "http://localhost:9/v1"\n'
+            'env_key = "GATEWAY_KEY"\n',
+            False,
+        ),
+        ('openai_base_url = "http://127.0.0.1:4000/v1"\n', False),
+    ],
+)
+def test_codex_serves_locally_when_its_chosen_provider_is_keyless_on_loopback(
+    tmp_path, config, local
+):
+    assert serves_locally("codex", codex_config(tmp_path, config)) is local
+
+
+def test_opencode_serves_locally_when_the_models_provider_is_keyless_on_loopback(tmp_path):
+    folder = tmp_path / ".config" / "opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.jsonc").write_text(OPENCODE)
+    environ = {"HOME": str(tmp_path), "GATEWAY_URL": "https://llm.example.com"}
+    assert serves_locally("opencode", environ) is True  # its config's model: local/qwen3
+    assert serves_locally("opencode", environ, model="gateway/big") is False
+    assert serves_locally("opencode", environ, model="anthropic/claude-sonnet-4-5") is False
+    keyed = OPENCODE.replace(
+        '"baseURL": "http://127.0.0.1:8000/v1"',
+        '"baseURL": "http://127.0.0.1:8000/v1", "apiKey": "k"',
+    )
+    (folder / "opencode.jsonc").write_text(keyed)
+    assert serves_locally("opencode", environ) is False
+
+
+def test_a_cli_without_a_readable_config_does_not_serve_locally(tmp_path):
+    assert serves_locally("codex", {"HOME": str(tmp_path)}) is False
+    assert serves_locally("gemini", {"HOME": str(tmp_path)}) is False
+
+
+def test_codexs_ollama_elsewhere_on_this_machine_is_the_server_its_variables_name(tmp_path):
+    environ = codex_config(tmp_path, 'model_provider = "ollama"\n')
+    assert local_endpoint("codex", {**environ, "CODEX_OSS_PORT": "11500"}) == (
+        "http://localhost:11500/v1"
+    )
+    elsewhere = {**environ, "CODEX_OSS_BASE_URL": "http://gpu-box.example:11434/v1"}
+    assert local_endpoint("codex", elsewhere) == ""

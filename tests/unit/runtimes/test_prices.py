@@ -82,3 +82,23 @@ def test_a_cost_so_far_says_nothing_of_a_model_without_a_price(caplog):
     with caplog.at_level(logging.WARNING, logger="ralph.runtimes._prices"):
         assert Pricing().cost({"mystery-2": RUN}, say=False) == (0.0, "mystery-2")
     assert caplog.records == []
+
+
+def test_a_model_served_on_this_machine_without_a_price_is_free_and_its_cost_known(caplog):
+    # An open model on the person's own server (Ollama, vLLM): nobody bills its tokens.
+    local = Pricing(local=True)
+    with caplog.at_level(logging.WARNING, logger="ralph.runtimes._prices"):
+        assert local.cost({"gpt-oss:20b": RUN}) == (0.0, "")
+        assert local.with_model("qwen3").cost({"": RUN}) == (0.0, "")
+    assert not caplog.records
+
+
+def test_a_priced_model_served_on_this_machine_keeps_its_price():
+    # A loopback address may be a gateway to a paid API (LiteLLM): a known price stands,
+    # and ralph.toml's [prices] can price a local model as the person wants.
+    listed = Pricing().cost({"gpt-5.4-mini": RUN})
+    assert Pricing(local=True).cost({"gpt-5.4-mini": RUN}) == listed
+    own = {"qwen3": ModelPrice(input=0.1, cached_input=0.0, cache_write=0.0, output=1.0)}
+    dollars, unpriced = Pricing(own, local=True).cost({"qwen3": RUN})
+    assert dollars == pytest.approx(0.2)
+    assert unpriced == ""

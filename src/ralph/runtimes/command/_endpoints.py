@@ -13,6 +13,12 @@ what agents write, and a file there must not widen where agents may connect):
 - opencode: ``OPENCODE_CONFIG``, ``OPENCODE_CONFIG_CONTENT`` and ``opencode.json`` /
   ``opencode.jsonc`` in ``~/.config/opencode``: every provider's ``options.baseURL``.
 
+``serves_locally``: whether the provider the CLI's configuration chooses for its model
+(Codex's provider, its profile's; the provider of opencode's model) is a model server
+on this machine, where an open model is free (``Pricing.local``): a loopback address
+reached without an API key, as Ollama, vLLM and LM Studio serve by default (a
+provider with a key is a gateway to a paid API, if on this machine).
+
 Gemini CLI (``GOOGLE_GEMINI_BASE_URL``, ``GOOGLE_VERTEX_BASE_URL``) and any other CLI
 are pointed by variables, which the runtime reads from the agent's environment
 (``*_BASE_URL``). A file that cannot be read names no endpoint: the proxy's refusal
@@ -20,6 +26,7 @@ then says which host to add to ``agent_hosts``."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import tomllib
@@ -28,12 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from ralph.runtimes.command._cli_files import codex_home
+from ralph.sandbox import host_port
 
-__all__ = ["configured_endpoints"]
+__all__ = ["configured_endpoints", "local_endpoint", "serves_locally"]
 
 #: Codex's built-in providers that serve on the person's own machine.
 _CODEX_LOCAL = {"ollama": "http://localhost:{port}/v1", "lmstudio": "http://localhost:1234/v1"}
 _OLLAMA_PORT = "11434"
+#: A Codex provider's settings that give it a key.
+_CODEX_KEYS = ("env_key", "experimental_bearer_token")
 #: A JSON string, a comment, or a trailing comma (opencode reads JSON with comments).
 _JSONC = re.compile(r'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.DOTALL)
 _ENV_REFERENCE = re.compile(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -103,3 +113,77 @@ def configured_endpoints(cli: str, environ: Mapping[str, str]) -> list[str]:
         return [url for url in reader(environ) if isinstance(url, str) and url]
     except (OSError, ValueError):  # no config, or not TOML/JSON: nothing to allow
         return []
+
+
+def _codex_chosen(environ: Mapping[str, str], model: str) -> Iterator[Any]:
+    """The keyless endpoint Codex's config chooses: its active profile's provider over
+    its own (OpenAI's needs its key)."""
+    folder = codex_home(environ)
+    if folder is None:
+        return
+    config = tomllib.loads((folder / "config.toml").read_text(encoding="utf-8"))
+    profile = _table(_table(config.get("profiles")).get(str(config.get("profile", ""))))
+    chosen = profile.get("model_provider") or config.get("model_provider")
+    if not isinstance(chosen, str):
+        return
+    provider = _table(_table(config.get("model_providers")).get(chosen))
+    if provider and not any(provider.get(key) for key in _CODEX_KEYS):
+        yield provider.get("base_url")
+    elif not provider and chosen == "ollama" and environ.get("CODEX_OSS_BASE_URL"):
+        yield environ["CODEX_OSS_BASE_URL"]
+    elif not provider and chosen in _CODEX_LOCAL:
+        yield _CODEX_LOCAL[chosen].format(port=environ.get("CODEX_OSS_PORT") or _OLLAMA_PORT)
+
+
+def _opencode_chosen(environ: Mapping[str, str], model: str) -> Iterator[Any]:
+    """The base URL of the provider of opencode's model (``provider/model``: Ralph's
+    model, else its config's), when it is reached without a key."""
+    configs = [_table(config) for config in _opencode_configs(environ)]
+    named = model or next((c["model"] for c in configs if isinstance(c.get("model"), str)), "")
+    provider, slash, _ = named.partition("/")
+    if not slash:
+        return
+    for config in configs:
+        options = _table(_table(_table(config.get("provider")).get(provider)).get("options"))
+        url = options.get("baseURL")
+        if isinstance(url, str):
+            if not options.get("apiKey"):
+                yield _ENV_REFERENCE.sub(lambda m: environ.get(m.group(1), ""), url)
+            return
+
+
+_CHOSEN: dict[str, Callable[[Mapping[str, str], str], Iterator[Any]]] = {
+    "codex": _codex_chosen,
+    "opencode": _opencode_chosen,
+}
+
+
+def _loopback(url: str) -> bool:
+    found = host_port(url)
+    if found is None:
+        return False
+    if found[0] == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(found[0]).is_loopback
+    except ValueError:  # a name, not an address: not known to be this machine
+        return False
+
+
+def local_endpoint(cli: str, environ: Mapping[str, str], model: str = "") -> str:
+    """The model server on this machine ``cli``'s configuration in the person's
+    environment ``environ`` sends ``model``'s requests to (its configured model's, when
+    ""): a keyless loopback URL; "" when it sends them elsewhere."""
+    reader = _CHOSEN.get(cli)
+    if reader is None:
+        return ""
+    try:
+        urls = [url for url in reader(environ, model) if isinstance(url, str) and url]
+    except (OSError, ValueError):  # no config, or not TOML/JSON: the vendor's API
+        return ""
+    return urls[0] if urls and all(_loopback(url) for url in urls) else ""
+
+
+def serves_locally(cli: str, environ: Mapping[str, str], model: str = "") -> bool:
+    """Whether ``local_endpoint`` finds a model server on this machine."""
+    return bool(local_endpoint(cli, environ, model))

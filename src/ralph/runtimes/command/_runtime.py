@@ -53,7 +53,7 @@ from ralph.runtimes._prompt import render_brief, render_result_request
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._charged import Charged, charged
 from ralph.runtimes.command._cli_files import configured_model
-from ralph.runtimes.command._endpoints import configured_endpoints
+from ralph.runtimes.command._endpoints import configured_endpoints, serves_locally
 from ralph.runtimes.command._live import LineReader, live_reader
 from ralph.runtimes.command._parsers import PARSERS, SETUP_PROBLEMS, Parsed
 from ralph.runtimes.command._presets import MODEL_APIS, PRESETS, Preset, find_program
@@ -233,6 +233,9 @@ class CommandRuntime(AgentRuntime):
             environ = os.environ if self.environ is None else self.environ
             env = {**agent_environment(environ, self.sandbox_env), **extra}
             pricing = self.pricing.with_model(values["model"] or self._configured_model(env))
+            if self._preset is not None:  # an open model on this machine is free
+                local = serves_locally(self._preset.name, environ, values["model"])
+                pricing = pricing.with_local(local)
             with contextlib.ExitStack() as stack:
                 proxy: EgressProxy | None = None
                 if self.sandbox:
