@@ -134,7 +134,7 @@ def classify(
     now = time.time() if now is None else now
     if misconfigured:
         return Outcome(AgentStatus.MISCONFIGURED, misconfigured)
-    if limited is not None and (frame is None or frame.get("is_error") or timed_out):
+    if limited is not None and (frame is None or timed_out):
         return Outcome(AgentStatus.RATE_LIMITED, limited.said, limited.resets_at)
     if timed_out:
         return Outcome(AgentStatus.TIMEOUT, timed_out)
@@ -155,8 +155,9 @@ def classify(
         problem = setup_problem(code, text=text, model=model, login=login)
         if problem:
             return Outcome(AgentStatus.MISCONFIGURED, problem)
-        if (found := _limited(frame, text, now)) is not None:
-            found = found.later(limited)
+        found = _limited(frame, text, now)
+        found = found.reset_from(limited) if found is not None else limited
+        if found is not None:
             return Outcome(AgentStatus.RATE_LIMITED, found.said, found.resets_at)
         return Outcome(AgentStatus.FAILED, text or f"API error {status}")
     if text.startswith(_BLOCKED_PROMPT):

@@ -12,11 +12,12 @@ Claude Code; the fakes in ``tests/fakes/`` answer as the providers do):
   ``rate_limit_error``; 529 ``overloaded_error``) whose text is "API Error: Request
   rejected (429) · <the API's message>", then a ``result`` frame with ``is_error``,
   ``api_error_status`` and the same text. An API key's ``retry-after`` is not passed
-  on: the reset is unknown (0). A subscription's spent window says when it resets:
-  "Claude AI usage limit reached|<epoch>" (older CLIs), "You've hit your session limit
-  · resets 3pm (Europe/London)", "5-hour limit reached ∙ resets 11:30am", and a
-  ``rate_limit_event`` frame whose ``rate_limit_info`` has ``status: "rejected"`` and
-  ``resetsAt`` (epoch). A short wait it retries itself, announcing each retry as a
+  on: the reset is unknown (0). Signed in to a subscription, a spent window (the
+  API's ``anthropic-ratelimit-unified-*`` headers) comes first as a ``rate_limit_event``
+  frame whose ``rate_limit_info`` has ``status: "rejected"`` and ``resetsAt`` (epoch:
+  exact), then the error's words: "You've hit your 5-hour limit · resets 6:07am (UTC)"
+  (to the minute; older CLIs "Claude AI usage limit reached|<epoch>", "5-hour limit
+  reached ∙ resets 11:30am"). A short wait it retries itself, announcing each retry as a
   ``system``/``api_retry`` frame (``error_status``, ``retry_delay_ms``, ``attempt``);
   an overload (529) it retries up to ten times.
 - Codex (``exec --json``): an ``error`` event and ``turn.failed``. A ChatGPT plan's
@@ -86,6 +87,13 @@ class ProviderLimit:
             return ProviderLimit(self.said, other.resets_at)
         return self
 
+    def reset_from(self, other: ProviderLimit | None) -> ProviderLimit:
+        """This one's words with ``other``'s reset where it knows one: a rate limit
+        event's epoch is exact, the words' "resets 6:07am" only to the minute."""
+        if other is not None and other.resets_at:
+            return ProviderLimit(self.said, other.resets_at)
+        return self
+
 
 def said(text: str) -> str:
     """The provider's words, short, on one line, without secrets."""
@@ -98,10 +106,12 @@ def said(text: str) -> str:
 _LIMIT_WORDS = re.compile(
     r"usage limit|rate[ _-]limit|too many requests|overloaded|resource[ _]exhausted"
     r"|exceeded your current quota|exhausted your daily quota|quota exceeded"
-    r"|hit your (?:session |weekly |opus |sonnet |[\w-]+ )?limit|limit reached"
+    r"|hit your (?:session |weekly |opus |sonnet |[\w-]+ )?limit"
+    r"|(?:usage|session|weekly|daily|opus|sonnet|5-hour|five[- ]hour) limit reached"
+    r"|(?:^|[·∙] )limit reached"
     r"|\b(?:status|error|code)[: ]+(?:429|529)\b|\((?:429|529)\)|\b(?:429|529) too many"
     r"|\b429 Too Many Requests\b|usage_limit_reached|overloaded_error|rate_limit_error",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 #: Limits a person raises by paying, not by waiting: these are not waited out.
 _NOT_WAITED = re.compile(

@@ -146,3 +146,27 @@ def test_claude_code_meeting_a_limit_ends_rate_limited_and_runs_once_it_lifts(
         again = runtime.run(brief(workdir))
         assert again.status is AgentStatus.OK, again.error
         assert again.result == RESULT
+
+
+def test_claude_code_on_a_spent_subscription_window_ends_rate_limited_until_its_reset(
+    agent_home: Path, workdir
+):
+    pytest.importorskip("claude_agent_sdk")
+    from ...fakes import anthropic_api
+
+    with anthropic_api.FakeAnthropicAPI([anthropic_api.ToolUse("StructuredOutput", RESULT)]) as api:
+        resets_at = api.limit("usage", seconds=600.0)
+        # Signed in to a subscription (an OAuth token, no API key): Claude Code reads the
+        # usage window's headers and says when it resets.
+        env = {**CLAUDE.configure(agent_home, api), "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-fake"}
+        del env["ANTHROPIC_API_KEY"]
+        runtime = ClaudeRuntime(model="claude-sonnet-4-5", env=env)
+        result, took = timed(runtime.run, brief(workdir))
+        assert result.status is AgentStatus.RATE_LIMITED, result.error
+        assert took < BOUND_SECONDS["claude"]
+        assert result.resets_at == pytest.approx(resets_at, abs=1.0)
+        assert "limit" in result.error
+        assert "resets" in result.error
+        api.limits.lift()
+        again = runtime.run(brief(workdir))
+        assert again.status is AgentStatus.OK, again.error

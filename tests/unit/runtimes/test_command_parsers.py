@@ -266,3 +266,27 @@ def test_opencode_provider_error_with_its_wait_is_rate_limited():
     assert parsed.status is AgentStatus.RATE_LIMITED
     assert parsed.resets_at > 0
     assert parsed.error.startswith("Rate limit reached")
+
+
+def test_claude_subscriptions_spent_window_takes_the_exact_reset_of_its_event():
+    event = {
+        "type": "rate_limit_event",
+        "rate_limit_info": {
+            "status": "rejected",
+            "resetsAt": 1796623630,
+            "rateLimitType": "five_hour",
+        },
+    }
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": True,
+        "api_error_status": 429,
+        "api_error_type": "rate_limit_error",
+        "result": "You've hit your 5-hour limit · resets 6:07am (UTC)",
+        "session_id": "s",
+    }
+    parsed = PARSERS["claude"]("\n".join(json.dumps(f) for f in (event, result)))
+    assert parsed.status is AgentStatus.RATE_LIMITED
+    assert parsed.resets_at == 1796623630
+    assert parsed.error == "You've hit your 5-hour limit · resets 6:07am (UTC)"

@@ -206,6 +206,7 @@ def test_opencodes_words_for_a_provider_that_refused():
         "You've hit your monthly spend limit.",
         "the fake refuses this request",
         "issue 429 is done",
+        "API Error: context limit reached, compact the conversation",
         "",
     ],
 )

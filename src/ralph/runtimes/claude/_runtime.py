@@ -47,6 +47,7 @@ from ralph.runtimes._provider_limits import (
     LONG_WAIT_SECONDS,
     ProviderLimit,
     from_rate_limit_event,
+    from_text,
 )
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
@@ -386,8 +387,15 @@ def _waits_on_limit(watch: _Watch, message: Any) -> bool:
     """Read ``message`` for the provider's limit: a rate limit event that refused the
     run (kept for its reset), or an ``api_retry`` of a limit; whether Claude Code is
     to be stopped now (a long wait, or the limit retried ``LIMIT_RETRIES`` times)."""
-    from claude_agent_sdk import RateLimitEvent, SystemMessage
+    from claude_agent_sdk import AssistantMessage, RateLimitEvent, SystemMessage
 
+    if isinstance(message, AssistantMessage) and message.error == "rate_limit":
+        # The result frame follows with the same words; kept should none come.
+        text = " ".join(getattr(block, "text", "") for block in message.content).strip()
+        found = from_text(text or "API Error: 429 rate limit", time.time(), status=429)
+        if found is not None:
+            watch.limit = found.reset_from(watch.limit)
+        return False
     if isinstance(message, RateLimitEvent):
         found = from_rate_limit_event(message.rate_limit_info.raw)
         if found is not None:

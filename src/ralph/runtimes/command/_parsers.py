@@ -13,7 +13,7 @@ from typing import Any
 from ralph.runtimes._claude_outcome import classify, setup_problem, structured_result
 from ralph.runtimes._model import AgentStatus
 from ralph.runtimes._prices import Tokens
-from ralph.runtimes._provider_limits import from_text
+from ralph.runtimes._provider_limits import from_rate_limit_event, from_text
 
 __all__ = [
     "PARSERS",
@@ -351,7 +351,18 @@ def claude(output: str) -> Parsed:
     if not frames:
         return Parsed(status=AgentStatus.CRASHED, error="Claude Code printed no result")
     frame = frames[-1]
-    outcome = classify(frame)  # an error frame that says the setup is wrong: misconfigured
+    # A subscription's spent window: the event's reset is exact, the result's words
+    # ("resets 6:07am") say it to the minute.
+    events = [
+        found
+        for event in _objects(output)
+        if event.get("type") == "rate_limit_event"
+        and isinstance(info := event.get("rate_limit_info"), dict)
+        and (found := from_rate_limit_event(info)) is not None
+    ]
+    limited = events[-1] if events else None
+    # An error frame that says the setup is wrong: misconfigured.
+    outcome = classify(frame, limited=limited)
     usage = frame.get("usage") or {}
     ok = outcome.status is AgentStatus.OK
     return Parsed(
