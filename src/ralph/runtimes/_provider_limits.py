@@ -105,7 +105,7 @@ def said(text: str) -> str:
 
 _LIMIT_WORDS = re.compile(
     r"usage limit|rate[ _-]limit|too many requests|overloaded|resource[ _]exhausted"
-    r"|exceeded your current quota|exhausted your daily quota|quota exceeded"
+    r"|exhausted your daily quota|quota exceeded for metric"
     r"|hit your (?:session |weekly |opus |sonnet |[\w-]+ )?limit"
     r"|(?:usage|session|weekly|daily|opus|sonnet|5-hour|five[- ]hour) limit reached"
     r"|(?:^|[·∙] )limit reached"
@@ -132,6 +132,9 @@ def from_text(
     if _NOT_WAITED.search(text):
         return None
     limited = status in (429, 529) or bool(_LIMIT_WORDS.search(text))
+    # "You exceeded your current quota" is OpenAI's unpaid account too: a quota is
+    # waited out only when the provider says how long.
+    limited = limited or ("quota" in text.lower() and bool(_after_seconds(text, now, zone)))
     if status == 503 and re.search(r"overload|unavailable|try again", text, re.IGNORECASE):
         limited = True
     body = _json_in(text)

@@ -206,6 +206,8 @@ def test_opencodes_words_for_a_provider_that_refused():
         "You've hit your monthly spend limit.",
         "the fake refuses this request",
         "issue 429 is done",
+        "quota exceeded",
+        "You exceeded your current quota, please check your plan and billing details.",
         "API Error: context limit reached, compact the conversation",
         "",
     ],
