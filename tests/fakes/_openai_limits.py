@@ -19,13 +19,15 @@ LIMITS = ("rate", "usage")
 
 
 def wait_words(seconds: float) -> str:
-    """How OpenAI writes a wait: ``1.5s``, ``20s``, ``1m30s``, ``2h0m0s``."""
-    if seconds < 60:
-        return f"{round(seconds, 3):g}s"
-    whole = math.ceil(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}h{minutes}m{secs}s" if hours else f"{minutes}m{secs}s"
+    """How OpenAI writes a wait, as Go prints a duration: ``1.5s``, ``20s``,
+    ``1m30.25s``, ``2h0m0s``."""
+    millis = round(seconds * 1000)
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    secs = f"{rest / 1000:.3f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{hours}h{minutes}m{secs}"
+    return f"{minutes}m{secs}" if minutes else secs
 
 
 def limit_answer(limit: Limit, model: str) -> tuple[int, dict[str, Any], dict[str, str]]:

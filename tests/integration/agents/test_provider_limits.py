@@ -99,7 +99,7 @@ def test_a_cli_meeting_its_providers_limit_ends_rate_limited_with_the_reset(
     assert result.status is AgentStatus.RATE_LIMITED, result.error
     assert took < BOUND_SECONDS[name]
     if said:
-        assert result.resets_at == pytest.approx(resets_at, abs=1.0)
+        assert result.resets_at == pytest.approx(resets_at, abs=1.0), (name, result.error)
     else:
         assert result.resets_at == 0
     assert result.error
