@@ -11,7 +11,9 @@ run at the wall-clock timeout, when no message came for the stall time, or when 
 asks it to stop (``AgentBrief.stop``: a person took the issue away). An API answer
 that says the setup is wrong (a refused key, an account that cannot pay, an unknown
 model) ends the run at once as misconfigured, saying what to fix: Claude Code itself
-would retry a refused key for minutes.
+would retry a refused key for minutes. The provider's limit (a 429, an overload, a
+subscription's spent window) ends the run rate limited with the reset Claude Code
+passed on; Claude Code retrying one for long is stopped (``_limit_watch``).
 
 Bash runs in Claude Code's own sandbox (see ``_sandbox``) unless a person allowed
 unsandboxed agents; a sandbox that cannot start ends the run as misconfigured, saying

@@ -19,10 +19,11 @@ is a namespace of its own whose one way out is an egress proxy allowing its mode
 the preset's hosts, the endpoints its CLI's own configuration names (``_endpoints``),
 any ``*_BASE_URL`` of its environment and ralph.toml's ``agent_hosts``; a run that fails
 after a refusal says which host and how to allow it), in its own process group: the
-wall-clock timeout and the
-stall timeout (no output for a while) kill the whole group, and so does an output line that says the
-agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
-asks for (``AgentBrief.stop``: a person took the agent's issue away).
+wall-clock timeout and the stall timeout (no output for a while) kill the whole group,
+and so does an output line that says the agent cannot work here at all (Claude Code
+retrying a refused key), a line that says it sits out (or keeps retrying) its
+provider's limit (``_limit_watch``: the run ends rate limited), and a stop Ralph asks
+for (``AgentBrief.stop``: a person took the agent's issue away).
 """
 
 from __future__ import annotations
