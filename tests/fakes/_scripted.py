@@ -13,11 +13,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
+
+from ._limits import Limit, LimitWindow
 
 __all__ = [
     "ApiError",
     "Hang",
+    "Limit",
     "Recorded",
     "ScriptedServer",
     "Step",
@@ -88,7 +91,11 @@ class ScriptedServer:
     script: Script = ()
     requests: list[Recorded] = field(default_factory=list)
 
+    #: The limit answers the fake can give (``limit``): its provider's.
+    LIMITS: ClassVar[tuple[str, ...]] = ()
+
     def __post_init__(self) -> None:
+        self.limits = LimitWindow(self.LIMITS)
         self._lock = threading.Lock()
         self._turns = 0
         self._ids = itertools.count(1)
@@ -125,7 +132,18 @@ class ScriptedServer:
             self.script = script
             self._turns = 0
 
+    def limit(
+        self, kind: str, *, seconds: float = 30.0, first: int | None = None, start: int = 0
+    ) -> float:
+        """Answer turns with the provider's ``kind`` of limit (``LimitWindow.limit``);
+        returns when it lifts (epoch seconds)."""
+        return self.limits.limit(kind, seconds=seconds, first=first, start=start)
+
     # -- for subclasses -------------------------------------------------------------------
+
+    def refuse(self, handler: Handler, limit: Limit) -> None:
+        """Answer a turn with the provider's limit answer."""
+        raise NotImplementedError
 
     def is_turn(self, recorded: Recorded) -> bool:
         raise NotImplementedError
@@ -162,6 +180,11 @@ class ScriptedServer:
         return script[turn] if turn < len(script) else Text("DONE")
 
     def _serve(self, handler: Handler, recorded: Recorded) -> None:
+        if self.is_turn(recorded) and (limit := self.limits.check()) is not None:
+            with self._lock:
+                self.requests.append(recorded)
+            self.refuse(handler, limit)
+            return
         step = self._step(recorded)
         if step is None:
             self.other(handler, recorded)
@@ -180,11 +203,15 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def send_json(self, status: int, payload: Any) -> None:
+    def send_json(
+        self, status: int, payload: Any, headers: Mapping[str, str] | None = None
+    ) -> None:
         body = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
 

@@ -15,14 +15,17 @@ reports what the request holds, prompt caching included, as the real API does
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
+import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
+from ._limits import Limit, LimitWindow
 from ._tokens import AnthropicCache
 
 __all__ = ["ApiError", "FakeAnthropicAPI", "Hang", "Request", "Step", "Text", "ToolUse"]
@@ -135,7 +138,14 @@ class FakeAnthropicAPI:
     #: With ``counting``: each answered request and the usage reported for it.
     charged: list[tuple[Request, Mapping[str, int]]] = field(default_factory=list)
 
+    #: ``rate``: an API key's rate limit (429 ``rate_limit_error``, ``retry-after`` and
+    #: the ``anthropic-ratelimit-*`` headers); ``usage``: a subscription's usage window
+    #: spent (429 with the ``anthropic-ratelimit-unified-*`` headers, its reset in epoch
+    #: seconds); ``overloaded``: 529 ``overloaded_error``, no wait said.
+    LIMITS: ClassVar[tuple[str, ...]] = ("rate", "usage", "overloaded")
+
     def __post_init__(self) -> None:
+        self.limits = LimitWindow(self.LIMITS)
         self._cache = AnthropicCache()
         self._lock = threading.Lock()
         self._turns = 0
@@ -164,6 +174,13 @@ class FakeAnthropicAPI:
         assert self._server is not None
         self._server.shutdown()
         self._server.server_close()
+
+    def limit(
+        self, kind: str, *, seconds: float = 30.0, first: int | None = None, start: int = 0
+    ) -> float:
+        """Answer turns with the API's ``kind`` of limit (``LimitWindow.limit``); returns
+        when it lifts (epoch seconds)."""
+        return self.limits.limit(kind, seconds=seconds, first=first, start=start)
 
     def rescript(self, script: Script) -> None:
         """Answer the next turns with ``script``, counting turns from 0 again."""
@@ -247,6 +264,60 @@ def _events(
     yield _sse("message_stop", {"type": "message_stop"})
 
 
+def limit_answer(limit: Limit) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """The Messages API's answer when it refuses for now: (status, body, headers)."""
+    request_id = {"request-id": "req_fake_limited"}
+    if limit.kind == "overloaded":
+        error = {"type": "overloaded_error", "message": "Overloaded"}
+        return (
+            529,
+            {"type": "error", "error": error, "request_id": "req_fake_limited"},
+            {
+                **request_id,
+                "x-should-retry": "true",
+            },
+        )
+    left = math.ceil(limit.seconds_left)
+    reset = datetime.datetime.fromtimestamp(math.ceil(limit.resets_at), datetime.UTC)
+    stamp = reset.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if limit.kind == "usage":
+        headers = {
+            **request_id,
+            "anthropic-ratelimit-unified-status": "rejected",
+            "anthropic-ratelimit-unified-reset": str(math.ceil(limit.resets_at)),
+            "anthropic-ratelimit-unified-representative-claim": "five_hour",
+            "anthropic-ratelimit-unified-5h-status": "rejected",
+            "anthropic-ratelimit-unified-5h-reset": str(math.ceil(limit.resets_at)),
+            "anthropic-ratelimit-unified-5h-utilization": "1.0",
+            "anthropic-ratelimit-unified-overage-status": "rejected",
+            "anthropic-ratelimit-unified-overage-disabled-reason": "org_level_disabled",
+            "x-should-retry": "false",
+        }
+        error = {"type": "rate_limit_error", "message": "Error"}
+        return 429, {"type": "error", "error": error, "request_id": "req_fake_limited"}, headers
+    headers = {
+        **request_id,
+        "retry-after": str(left),
+        "anthropic-ratelimit-requests-limit": "50",
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": stamp,
+        "anthropic-ratelimit-input-tokens-limit": "30000",
+        "anthropic-ratelimit-input-tokens-remaining": "0",
+        "anthropic-ratelimit-input-tokens-reset": stamp,
+        "x-should-retry": "true",
+    }
+    message = (
+        "This request would exceed the rate limit for your organization (fake-org) of 50 "
+        "requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-"
+        "limits. You can see the response headers for current usage. Please reduce the "
+        "prompt length or the maximum tokens requested, or try again later. You may also "
+        "contact sales at https://www.anthropic.com/contact-sales to discuss your options "
+        "for a rate limit increase."
+    )
+    error = {"type": "rate_limit_error", "message": message}
+    return 429, {"type": "error", "error": error, "request_id": "req_fake_limited"}, headers
+
+
 def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -254,11 +325,15 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:
             pass
 
-        def _json(self, status: int, payload: Mapping[str, Any]) -> None:
+        def _json(
+            self, status: int, payload: Mapping[str, Any], headers: Mapping[str, str] = {}
+        ) -> None:
             body = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
+            for name, value in headers.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -275,6 +350,11 @@ def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
                 self._json(200, {})
                 return
             request = Request(self.path, body)
+            if request.is_turn and (limit := fake.limits.check()) is not None:
+                with fake._lock:
+                    fake.requests.append(request)
+                self._json(*limit_answer(limit))
+                return
             step = fake._record(request)
             if isinstance(step, Hang):
                 fake._stopping.wait()

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._limits import Limit
 from ._scripted import (
     ApiError,
     Handler,
@@ -103,6 +104,9 @@ class FakeGeminiAPI(ScriptedServer):
     #: With ``counting``: each answered request (turns and side requests) and its usage.
     charged: list[tuple[GeminiRequest, Mapping[str, int]]] = field(default_factory=list)
 
+    #: ``rate``: a per-minute quota, with the wait (``RetryInfo.retryDelay`` and "Please
+    #: retry in"); ``daily``: the day's quota spent, no wait said; ``overloaded``: 503.
+    LIMITS = ("rate", "daily", "overloaded")
     KEY = "fake-gemini-key"
 
     def __post_init__(self) -> None:
@@ -137,6 +141,10 @@ class FakeGeminiAPI(ScriptedServer):
             handler.send_json(200, {"models": []})
         else:
             handler.send_json(404, _error(404, "not found", "NOT_FOUND"))
+
+    def refuse(self, handler: Handler, limit: Limit) -> None:
+        status, body = limit_answer(limit, MODEL)
+        handler.send_json(status, body)
 
     def error(self, handler: Handler, step: ApiError) -> None:
         handler.send_json(step.status, _error(step.status, step.message, step.kind))
@@ -196,6 +204,58 @@ class FakeGeminiAPI(ScriptedServer):
             "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
         }
         return reply
+
+
+def limit_answer(limit: Limit, model: str) -> tuple[int, dict[str, Any]]:
+    """The Gemini API's answer when it refuses for now (status, body), as it sends it."""
+    if limit.kind == "overloaded":
+        message = "The model is overloaded. Please try again later."
+        return 503, _error(503, message, "UNAVAILABLE")
+    daily = limit.kind == "daily"
+    metric = "generativelanguage.googleapis.com/generate_content_free_tier_requests"
+    quota = (
+        "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+        if daily
+        else ("GenerateRequestsPerMinutePerProjectPerModel-FreeTier")
+    )
+    wait = limit.seconds_left
+    message = (
+        "You exceeded your current quota, please check your plan and billing details. For "
+        "more information on this error, head to: https://ai.google.dev/gemini-api/docs/"
+        "rate-limits. To monitor your current usage, head to: https://ai.dev/usage?tab=rate-"
+        f"limit. \n* Quota exceeded for metric: {metric}, limit: {250 if daily else 5}, "
+        f"model: {model}"
+    )
+    details: list[dict[str, Any]] = [
+        {
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            "violations": [
+                {
+                    "quotaMetric": metric,
+                    "quotaId": quota,
+                    "quotaDimensions": {"location": "global", "model": model},
+                    "quotaValue": "250" if daily else "5",
+                }
+            ],
+        },
+        {
+            "@type": "type.googleapis.com/google.rpc.Help",
+            "links": [
+                {
+                    "description": "Learn more about Gemini API quotas",
+                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits",
+                }
+            ],
+        },
+    ]
+    if not daily:
+        message += f"\nPlease retry in {wait:.6g}s."
+        details.append(
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{int(wait)}s"}
+        )
+    body = _error(429, message, "RESOURCE_EXHAUSTED")
+    body["error"]["details"] = details
+    return 429, body
 
 
 def _error(code: int, message: str, status: str) -> dict[str, Any]:

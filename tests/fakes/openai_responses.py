@@ -28,6 +28,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._limits import Limit
+from ._openai_limits import LIMITS as OPENAI_LIMITS
+from ._openai_limits import limit_answer
 from ._scripted import (
     ApiError,
     Handler,
@@ -110,6 +113,7 @@ class FakeResponsesAPI(ScriptedServer):
     #: With ``counting``: each answered request and the usage reported for it.
     charged: list[tuple[ResponsesRequest, Mapping[str, int]]] = field(default_factory=list)
 
+    LIMITS = OPENAI_LIMITS
     KEY = "sk-fake-openai-key"
 
     def __post_init__(self) -> None:
@@ -135,6 +139,10 @@ class FakeResponsesAPI(ScriptedServer):
             handler.send_json(200, {"object": "list", "data": [], "models": []})
         else:
             handler.send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+
+    def refuse(self, handler: Handler, limit: Limit) -> None:
+        status, body, headers = limit_answer(limit, MODEL)
+        handler.send_json(status, body, headers)
 
     def error(self, handler: Handler, step: ApiError) -> None:
         error = {"message": step.message, "type": step.kind, "param": None, "code": step.kind}

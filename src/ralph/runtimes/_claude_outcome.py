@@ -8,11 +8,13 @@ says the setup is wrong). Shared by the claude runtime and the command runtime's
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ralph.runtimes._model import AgentStatus
+from ralph.runtimes._provider_limits import ProviderLimit, from_text
 from ralph.sandbox import ALLOW_UNSANDBOXED
 
 __all__ = [
@@ -89,6 +91,23 @@ def sandbox_problem(said: str) -> str:
 class Outcome:
     status: AgentStatus
     error: str = ""
+    #: RATE_LIMITED: when the limit lifts (epoch seconds; 0 when not said).
+    resets_at: float = 0.0
+
+
+#: Claude Code's names (``api_error_type``) for a provider's "not now".
+_LIMIT_TYPES = frozenset({"rate_limit_error", "overloaded_error"})
+
+
+def _limited(frame: Mapping[str, Any], text: str, now: float) -> ProviderLimit | None:
+    """An error result that is the provider's limit: a 429 or 529, a rate limit or
+    overload error, a subscription's "usage limit reached ... resets at T"."""
+    status = frame.get("api_error_status")
+    code = status if isinstance(status, int) else None
+    found = from_text(text or f"API error {status}", now, status=code)
+    if found is None and str(frame.get("api_error_type") or "") in _LIMIT_TYPES:
+        found = from_text(f"{frame.get('api_error_type')}: {text}", now, status=429)
+    return found
 
 
 def _errors(frame: Mapping[str, Any]) -> str:
@@ -102,15 +121,21 @@ def classify(
     timed_out: str = "",
     crashed: str = "",
     misconfigured: str = "",
+    limited: ProviderLimit | None = None,
     model: str = "",
     login: str = LOGIN,
+    now: float | None = None,
 ) -> Outcome:
     """``frame`` is the last ``result`` frame, if one came. ``timed_out`` says why the
     runtime stopped the run (timeout or stall); ``crashed`` what broke otherwise;
     ``misconfigured`` what to fix when an API answer on the way said the setup is
-    wrong."""
+    wrong; ``limited`` the provider's limit the run met on the way (the runtime
+    stopped a CLI retrying it, or a rate limit event said when it resets)."""
+    now = time.time() if now is None else now
     if misconfigured:
         return Outcome(AgentStatus.MISCONFIGURED, misconfigured)
+    if limited is not None and (frame is None or timed_out):
+        return Outcome(AgentStatus.RATE_LIMITED, limited.said, limited.resets_at)
     if timed_out:
         return Outcome(AgentStatus.TIMEOUT, timed_out)
     if frame is None:
@@ -130,6 +155,10 @@ def classify(
         problem = setup_problem(code, text=text, model=model, login=login)
         if problem:
             return Outcome(AgentStatus.MISCONFIGURED, problem)
+        found = _limited(frame, text, now)
+        found = found.reset_from(limited) if found is not None else limited
+        if found is not None:
+            return Outcome(AgentStatus.RATE_LIMITED, found.said, found.resets_at)
         return Outcome(AgentStatus.FAILED, text or f"API error {status}")
     if text.startswith(_BLOCKED_PROMPT):
         return Outcome(AgentStatus.FAILED, "a hook blocked the prompt: " + text.splitlines()[0])

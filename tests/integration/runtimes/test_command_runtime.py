@@ -404,3 +404,43 @@ def test_a_plain_agents_lines_are_its_words_as_it_prints_them(tmp_path, brief, w
     end = the_brief.activity.snapshot()
     assert end.said == "\ufffd[31mAll tests pass\ufffd[0m"  # no escape reaches a terminal
     assert [e.text for e in end.recent] == ["Reading calc.py", end.said]
+
+
+def test_claude_retrying_an_overload_is_stopped_as_rate_limited(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "claude",
+        """
+        print(json.dumps({"type": "system", "subtype": "init"}), flush=True)
+        for attempt in range(1, 11):
+            retry = {"type": "system", "subtype": "api_retry", "attempt": attempt,
+                     "max_retries": 10, "retry_delay_ms": 500 * attempt,
+                     "error_status": 529, "error": "overloaded"}
+            print(json.dumps(retry), flush=True)
+            time.sleep(0.5)
+        time.sleep(60)
+    """,
+    )
+    started = time.monotonic()
+    limits = Limits(timeout_seconds=60, stall_seconds=30)
+    result = CommandRuntime(f"{cli} -p {{prompt}}", output="claude").run(brief(limits=limits))
+    assert time.monotonic() - started < 10
+    assert result.status is AgentStatus.RATE_LIMITED
+    assert result.resets_at == 0
+    assert "overloaded" in result.error
+
+
+def test_a_cli_that_exits_saying_its_provider_refused_is_rate_limited(tmp_path, brief):
+    cli = fake_cli(
+        tmp_path,
+        "agent",
+        """
+        sys.stdin.read()
+        print("Error: 429 Too Many Requests. Please try again in 1m30s.", file=sys.stderr)
+        sys.exit(1)
+    """,
+    )
+    before = time.time()
+    result = CommandRuntime(f"{cli}").run(brief())
+    assert result.status is AgentStatus.RATE_LIMITED
+    assert before + 90 <= result.resets_at <= time.time() + 90

@@ -57,7 +57,7 @@ def test_a_completed_run_is_ok():
         ),
         (
             {**SUCCESS, "is_error": True, "api_error_status": 529, "result": ""},
-            AgentStatus.FAILED,
+            AgentStatus.RATE_LIMITED,
             "API error 529",
         ),
         (
@@ -174,3 +174,33 @@ def test_the_same_line_on_stderr_is_recognised_and_other_text_is_not():
     assert "(no user namespaces)" in sandbox_problem(stderr)
     assert sandbox_problem("API Error: 500 overloaded") == ""
     assert "(no reason given)" in sandbox_problem("Sandbox required but unavailable")
+
+
+def test_a_provider_limit_ends_rate_limited_with_its_reset_never_failed():
+    rate = {
+        **SUCCESS,
+        "is_error": True,
+        "api_error_status": 429,
+        "api_error_type": "rate_limit_error",
+        "result": "API Error: Request rejected (429) · This request would exceed the rate limit",
+    }
+    outcome = classify(rate, now=1000.0)
+    assert (outcome.status, outcome.resets_at) == (AgentStatus.RATE_LIMITED, 0.0)
+    assert outcome.error.startswith("API Error: Request rejected (429)")
+    usage = {**SUCCESS, "is_error": True, "result": "Claude AI usage limit reached|1796626800"}
+    outcome = classify(usage, now=1000.0)
+    assert (outcome.status, outcome.resets_at) == (AgentStatus.RATE_LIMITED, 1796626800)
+
+
+def test_a_rate_limit_event_lends_its_reset_to_an_error_result_that_says_none():
+    from ralph.runtimes._provider_limits import ProviderLimit
+
+    rate = {**SUCCESS, "is_error": True, "api_error_status": 429, "result": "API Error: 429"}
+    event = ProviderLimit("Claude usage limit reached (five hour)", 1796626800)
+    outcome = classify(rate, limited=event, now=1000.0)
+    assert outcome.resets_at == 1796626800
+    # A run stopped while Claude Code retried a limit: rate limited, not crashed.
+    stopped = classify(None, limited=event)
+    assert (stopped.status, stopped.error) == (AgentStatus.RATE_LIMITED, event.said)
+    # A run that went on and succeeded (overage) is OK.
+    assert classify(SUCCESS, limited=event).status is AgentStatus.OK

@@ -211,3 +211,82 @@ def test_opencode_keeps_its_own_cost_and_leaves_a_zero_one_to_ralphs_prices():
 
     assert PARSERS["opencode"](lines(step(0.25), step(0.5))).cost_usd == 0.75
     assert PARSERS["opencode"](lines(step(0), step(0))).cost_usd is None
+
+
+def _codex_failure(message: str) -> str:
+    events = [
+        {"type": "thread.started", "thread_id": "t1"},
+        {"type": "turn.started"},
+        {"type": "error", "message": message},
+        {"type": "turn.failed", "error": {"message": message}},
+    ]
+    return "\n".join(json.dumps(e) for e in events)
+
+
+def test_codex_limits_are_rate_limited_not_failed():
+    parsed = PARSERS["codex"](
+        _codex_failure("exceeded retry limit, last status: 429 Too Many Requests")
+    )
+    assert (parsed.status, parsed.resets_at) == (AgentStatus.RATE_LIMITED, 0.0)
+    usage = "You’ve hit your usage limit. Upgrade to Pro or try again in 2 hours 5 minutes."
+    parsed = PARSERS["codex"](_codex_failure(usage))
+    assert parsed.status is AgentStatus.RATE_LIMITED
+    assert parsed.resets_at > 0
+    assert PARSERS["codex"](_codex_failure("stream disconnected")).status is AgentStatus.FAILED
+
+
+def test_gemini_quota_result_is_rate_limited():
+    events = [
+        {"type": "init", "session_id": "s", "model": "auto"},
+        {
+            "type": "result",
+            "status": "error",
+            "error": {
+                "type": "Error",
+                "message": "You have exhausted your daily quota on this model.",
+            },
+            "stats": {},
+        },
+    ]
+    parsed = PARSERS["gemini"]("\n".join(json.dumps(e) for e in events))
+    assert (parsed.status, parsed.resets_at) == (AgentStatus.RATE_LIMITED, 0.0)
+
+
+def test_opencode_provider_error_with_its_wait_is_rate_limited():
+    error = {
+        "name": "APIError",
+        "data": {
+            "message": "Rate limit reached for fake-model. Please try again in 20s.",
+            "statusCode": 429,
+            "isRetryable": True,
+        },
+    }
+    event = {"type": "error", "sessionID": "ses_1", "error": error}
+    parsed = PARSERS["opencode"](json.dumps(event))
+    assert parsed.status is AgentStatus.RATE_LIMITED
+    assert parsed.resets_at > 0
+    assert parsed.error.startswith("Rate limit reached")
+
+
+def test_claude_subscriptions_spent_window_takes_the_exact_reset_of_its_event():
+    event = {
+        "type": "rate_limit_event",
+        "rate_limit_info": {
+            "status": "rejected",
+            "resetsAt": 1796623630,
+            "rateLimitType": "five_hour",
+        },
+    }
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": True,
+        "api_error_status": 429,
+        "api_error_type": "rate_limit_error",
+        "result": "You've hit your 5-hour limit · resets 6:07am (UTC)",
+        "session_id": "s",
+    }
+    parsed = PARSERS["claude"]("\n".join(json.dumps(f) for f in (event, result)))
+    assert parsed.status is AgentStatus.RATE_LIMITED
+    assert parsed.resets_at == 1796623630
+    assert parsed.error == "You've hit your 5-hour limit · resets 6:07am (UTC)"

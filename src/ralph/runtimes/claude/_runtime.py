@@ -11,7 +11,9 @@ run at the wall-clock timeout, when no message came for the stall time, or when 
 asks it to stop (``AgentBrief.stop``: a person took the issue away). An API answer
 that says the setup is wrong (a refused key, an account that cannot pay, an unknown
 model) ends the run at once as misconfigured, saying what to fix: Claude Code itself
-would retry a refused key for minutes.
+would retry a refused key for minutes. The provider's limit (a 429, an overload, a
+subscription's spent window) ends the run rate limited with the reset Claude Code
+passed on; Claude Code retrying one for long is stopped (``_limit_watch``).
 
 Bash runs in Claude Code's own sandbox (see ``_sandbox``) unless a person allowed
 unsandboxed agents; a sandbox that cannot start ends the run as misconfigured, saying
@@ -40,8 +42,15 @@ from ralph.runtimes._claude_outcome import (
     setup_problem,
     structured_result,
 )
+from ralph.runtimes._limit_watch import LIMIT_RETRIES, claude_retry
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prompt import render_brief
+from ralph.runtimes._provider_limits import (
+    LONG_WAIT_SECONDS,
+    ProviderLimit,
+    from_rate_limit_event,
+    from_text,
+)
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes._stop import StopSignal
 from ralph.runtimes.claude._options import (
@@ -79,6 +88,11 @@ class _Watch:
     misconfigured: str = ""
     denied: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
+    #: The provider's limit, once a rate limit event refused the run or Ralph stopped
+    #: Claude Code retrying one.
+    limit: ProviderLimit | None = None
+    #: How many times Claude Code retried a limit so far.
+    limit_retries: int = 0
 
     def seen(self) -> None:
         self.last_message = time.monotonic()
@@ -291,6 +305,11 @@ class ClaudeRuntime(AgentRuntime):
                     live.frame(_live_frame(message))
                     if isinstance(message, ResultMessage):
                         watch.result = _frame(message)
+                    elif _waits_on_limit(watch, message):
+                        # Claude Code would sit out the wait (or retry on): Ralph waits
+                        # it out instead, holding no process.
+                        logger.info("claude rate limited", extra={"said": watch.limit})
+                        group.cancel_scope.cancel()
                     elif problem := self._setup_problem(brief, message):
                         # The result frame follows an assistant error at once; a refused
                         # key is retried for minutes: stop it as the watchdog would.
@@ -318,6 +337,7 @@ class ClaudeRuntime(AgentRuntime):
             timed_out=watch.timed_out,
             crashed=watch.crashed,
             misconfigured=watch.misconfigured,
+            limited=watch.limit,
             model=brief.model or self.model,
             login=login_command(self.cli_path),
         )
@@ -343,6 +363,7 @@ class ClaudeRuntime(AgentRuntime):
             error=watch.stopped or outcome.error,
             denied_tools=tuple(dict.fromkeys([*denied, *watch.denied])),
             agent=self.description,
+            resets_at=outcome.resets_at if status is AgentStatus.RATE_LIMITED else 0.0,
         )
 
 
@@ -362,6 +383,39 @@ def _frame(message: Any) -> dict[str, Any]:
         "terminal_reason": message.terminal_reason,
         "session_id": message.session_id,
     }
+
+
+def _waits_on_limit(watch: _Watch, message: Any) -> bool:
+    """Read ``message`` for the provider's limit: a rate limit event that refused the
+    run (kept for its reset), or an ``api_retry`` of a limit; whether Claude Code is
+    to be stopped now (a long wait, or the limit retried ``LIMIT_RETRIES`` times)."""
+    from claude_agent_sdk import AssistantMessage, RateLimitEvent, SystemMessage
+
+    if isinstance(message, AssistantMessage) and message.error == "rate_limit":
+        # The result frame follows with the same words; kept should none come.
+        text = " ".join(getattr(block, "text", "") for block in message.content).strip()
+        found = from_text(text or "API Error: 429 rate limit", time.time(), status=429)
+        if found is not None:
+            watch.limit = found.reset_from(watch.limit)
+        return False
+    if isinstance(message, RateLimitEvent):
+        found = from_rate_limit_event(message.rate_limit_info.raw)
+        if found is not None:
+            watch.limit = found.later(watch.limit)
+        return False
+    if not isinstance(message, SystemMessage):
+        return False
+    retry = claude_retry(
+        {**message.data, "type": "system", "subtype": message.subtype}, time.time()
+    )
+    if retry is None:
+        return False
+    limit, wait = retry
+    watch.limit_retries += 1
+    if wait > LONG_WAIT_SECONDS or watch.limit_retries >= LIMIT_RETRIES:
+        watch.limit = limit.later(watch.limit)
+        return True
+    return False
 
 
 def _live_frame(message: Any) -> dict[str, Any]:

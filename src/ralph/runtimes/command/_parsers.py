@@ -3,7 +3,9 @@ every parser is defensive (formats grow) and never raises on odd lines."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 from ralph.runtimes._claude_outcome import classify, setup_problem, structured_result
 from ralph.runtimes._model import AgentStatus
 from ralph.runtimes._prices import Tokens
+from ralph.runtimes._provider_limits import from_rate_limit_event, from_text
 
 __all__ = [
     "PARSERS",
@@ -42,6 +45,8 @@ class Parsed:
     turns: int = 0
     #: Tokens per model, where the CLI names its models (else: one unnamed model).
     by_model: Mapping[str, Tokens] | None = None
+    #: RATE_LIMITED: when the provider said its limit lifts (epoch seconds; 0: not said).
+    resets_at: float = 0.0
 
     def tokens_by_model(self) -> Mapping[str, Tokens]:
         """Each model's tokens; "" for the model the CLI does not name."""
@@ -81,6 +86,19 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) else 0
+
+
+def provider_limited(parsed: Parsed, now: float | None = None, status: int | None = None) -> Parsed:
+    """``parsed``, rate limited when its error is its provider's "not now" (the
+    provider's words and when it lifts: ``_provider_limits``)."""
+    if parsed.status is not AgentStatus.FAILED or not parsed.error:
+        return parsed
+    found = from_text(parsed.error, time.time() if now is None else now, status=status)
+    if found is None:
+        return parsed
+    return dataclasses.replace(
+        parsed, status=AgentStatus.RATE_LIMITED, error=found.said, resets_at=found.resets_at
+    )
 
 
 def plain(output: str) -> Parsed:
@@ -158,7 +176,7 @@ def codex(output: str) -> Parsed:
             error = str((event.get("error") or {}).get("message", "turn failed"))
         elif kind == "error":
             error = str(event.get("message", "error"))
-    return Parsed(
+    parsed = Parsed(
         text=text,
         result=parse_json_object(text),
         status=AgentStatus.FAILED if error else None,
@@ -170,6 +188,7 @@ def codex(output: str) -> Parsed:
         cache_write_tokens=written,
         turns=answers.count,
     )
+    return provider_limited(parsed)
 
 
 def _gemini_tokens(stats: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -227,7 +246,7 @@ def gemini(output: str) -> Parsed:
         error = whole.get("error")
         message = str(error.get("message", error)) if isinstance(error, dict) else str(error or "")
         text = str(whole.get("response") or "")
-        return Parsed(
+        parsed = Parsed(
             text=text,
             result=parse_json_object(text),
             status=AgentStatus.FAILED if error else None,
@@ -238,6 +257,7 @@ def gemini(output: str) -> Parsed:
             cache_read_tokens=cached,
             by_model=gemini_models(whole.get("stats") or {}, ""),
         )
+        return provider_limited(parsed)
     parts: list[str] = []
     error, session, model = "", "", ""
     stats: dict[str, Any] = {}
@@ -263,7 +283,7 @@ def gemini(output: str) -> Parsed:
                 )
     text = "".join(parts)
     tokens_in, tokens_out, cached = _gemini_tokens(stats)
-    return Parsed(
+    parsed = Parsed(
         text=text,
         result=parse_json_object(text),
         status=AgentStatus.FAILED if error else None,
@@ -275,6 +295,7 @@ def gemini(output: str) -> Parsed:
         turns=turns + 1 if text else turns,
         by_model=gemini_models(stats, model),
     )
+    return provider_limited(parsed)
 
 
 def opencode(output: str) -> Parsed:
@@ -282,6 +303,7 @@ def opencode(output: str) -> Parsed:
     names no model: ralph.toml or opencode's config does."""
     text, error, session = "", "", ""
     tokens_in = tokens_out = read = written = turns = 0
+    status: int | None = None
     cost = 0.0
     for event in _objects(output):
         session = str(event.get("sessionID", session))
@@ -302,7 +324,11 @@ def opencode(output: str) -> Parsed:
             failure = event.get("error") or {}
             data = failure.get("data") or {} if isinstance(failure, dict) else {}
             error = str(data.get("message") or failure.get("name") or failure)
-    return Parsed(
+            code = data.get("statusCode")
+            status = code if isinstance(code, int) else None
+            if status is not None and data.get("responseBody"):
+                error = f"{error} {data['responseBody']}"
+    parsed = Parsed(
         text=text,
         result=parse_json_object(text),
         status=AgentStatus.FAILED if error else None,
@@ -316,6 +342,7 @@ def opencode(output: str) -> Parsed:
         cost_usd=cost if cost > 0 else None,
         turns=turns,
     )
+    return provider_limited(parsed, status=status)
 
 
 def claude(output: str) -> Parsed:
@@ -324,7 +351,18 @@ def claude(output: str) -> Parsed:
     if not frames:
         return Parsed(status=AgentStatus.CRASHED, error="Claude Code printed no result")
     frame = frames[-1]
-    outcome = classify(frame)  # an error frame that says the setup is wrong: misconfigured
+    # A subscription's spent window: the event's reset is exact, the result's words
+    # ("resets 6:07am") say it to the minute.
+    events = [
+        found
+        for event in _objects(output)
+        if event.get("type") == "rate_limit_event"
+        and isinstance(info := event.get("rate_limit_info"), dict)
+        and (found := from_rate_limit_event(info)) is not None
+    ]
+    limited = events[-1] if events else None
+    # An error frame that says the setup is wrong: misconfigured.
+    outcome = classify(frame, limited=limited)
     usage = frame.get("usage") or {}
     ok = outcome.status is AgentStatus.OK
     return Parsed(
@@ -339,6 +377,7 @@ def claude(output: str) -> Parsed:
         cache_write_tokens=_int(usage.get("cache_creation_input_tokens")),
         cost_usd=float(frame.get("total_cost_usd") or 0.0),
         turns=_int(frame.get("num_turns")),
+        resets_at=outcome.resets_at,
     )
 
 

@@ -205,7 +205,18 @@ PRESETS: Mapping[str, Preset] = {
             name="opencode",
             program="opencode",
             package="opencode-ai",
-            options=("opencode", "run", "--format", "json", "--model={model}"),
+            # Its errors on stderr: a provider's limit it retries shows there (and
+            # nowhere else) while it waits.
+            options=(
+                "opencode",
+                "run",
+                "--format",
+                "json",
+                "--print-logs",
+                "--log-level",
+                "ERROR",
+                "--model={model}",
+            ),
             environ={
                 "OPENCODE_PERMISSION": _permission("deny"),
                 "OPENCODE_DISABLE_AUTOUPDATE": "1",

@@ -19,10 +19,11 @@ is a namespace of its own whose one way out is an egress proxy allowing its mode
 the preset's hosts, the endpoints its CLI's own configuration names (``_endpoints``),
 any ``*_BASE_URL`` of its environment and ralph.toml's ``agent_hosts``; a run that fails
 after a refusal says which host and how to allow it), in its own process group: the
-wall-clock timeout and the
-stall timeout (no output for a while) kill the whole group, and so does an output line that says the
-agent cannot work here at all (Claude Code retrying a refused key), and a stop Ralph
-asks for (``AgentBrief.stop``: a person took the agent's issue away).
+wall-clock timeout and the stall timeout (no output for a while) kill the whole group,
+and so does an output line that says the agent cannot work here at all (Claude Code
+retrying a refused key), a line that says it sits out (or keeps retrying) its
+provider's limit (``_limit_watch``: the run ends rate limited), and a stop Ralph asks
+for (``AgentBrief.stop``: a person took the agent's issue away).
 """
 
 from __future__ import annotations
@@ -47,9 +48,11 @@ from pathlib import Path
 
 from ralph.errors import ConfigError
 from ralph.runtimes._environment import agent_environment
+from ralph.runtimes._limit_watch import LimitWatch
 from ralph.runtimes._model import AgentBrief, AgentResult, AgentStatus
 from ralph.runtimes._prices import Pricing
 from ralph.runtimes._prompt import render_brief, render_result_request
+from ralph.runtimes._provider_limits import ProviderLimit, from_text
 from ralph.runtimes._runtime import AgentRuntime
 from ralph.runtimes.command._charged import Charged, charged
 from ralph.runtimes.command._cli_files import configured_model
@@ -101,6 +104,8 @@ class _Ran:
     on_request: bool = False
     #: The hosts its egress proxy refused (``host:port``), in order.
     refused: tuple[str, ...] = ()
+    #: Stopped because it was sitting out (or retrying) its provider's limit.
+    limit: ProviderLimit | None = None
 
 
 class CommandRuntime(AgentRuntime):
@@ -329,11 +334,14 @@ class CommandRuntime(AgentRuntime):
         misconfigured: list[str] = []
         check = SETUP_PROBLEMS.get(self.output)
         live = live_reader(self.output, brief.activity, brief.workdir, pricing)
+        # Each format's limit is read from one stream only: one thread feeds the watch.
+        watch = LimitWatch(self.output)
 
         def pump(stream: object, into: list[str]) -> None:
             for line in stream:  # type: ignore[attr-defined]
                 into.append(line)
                 last[0] = time.monotonic()
+                watch.line(line, stderr=into is err)
                 if into is out:
                     if check is not None and (problem := check(line)):
                         misconfigured.append(problem)
@@ -362,6 +370,8 @@ class CommandRuntime(AgentRuntime):
                 stopped = brief.stop.reason or "stopped"
             elif misconfigured:
                 stopped = misconfigured[0]
+            elif watch.limit is not None:
+                stopped = watch.limit.said
             elif now - started > brief.limits.timeout_seconds:
                 stopped = f"no result within {brief.limits.timeout_seconds:g}s"
             elif now - last[0] > brief.limits.stall_seconds:
@@ -382,13 +392,16 @@ class CommandRuntime(AgentRuntime):
             stopped,
             misconfigured=bool(misconfigured) and not brief.stop.stopped,
             on_request=brief.stop.stopped and bool(stopped),
+            limit=watch.limit if stopped and watch.limit is not None else None,
         )
 
     def _result(self, brief: AgentBrief, paid: Charged, ran: _Ran, seconds: float) -> AgentResult:
         parsed, cost = paid.parsed, paid.cost_usd
-        status, error = parsed.status, parsed.error
+        status, error, resets_at = parsed.status, parsed.error, parsed.resets_at
         if ran.on_request:
             status, error = AgentStatus.STOPPED, ran.stopped
+        elif ran.limit is not None and not ran.misconfigured:
+            status, error, resets_at = AgentStatus.RATE_LIMITED, ran.limit.said, ran.limit.resets_at
         elif ran.stopped:
             status = AgentStatus.MISCONFIGURED if ran.misconfigured else AgentStatus.TIMEOUT
             error = ran.stopped
@@ -399,6 +412,8 @@ class CommandRuntime(AgentRuntime):
                 tail = " | ".join(ran.stderr.strip().splitlines()[-3:])
                 status = AgentStatus.FAILED
                 error = f"exited with {ran.exit_code}: {tail}".rstrip(": ")
+                if (limit := from_text(ran.stderr[-4000:], time.time())) is not None:
+                    status, error, resets_at = AgentStatus.RATE_LIMITED, limit.said, limit.resets_at
         if status is AgentStatus.OK and 0 < brief.limits.max_usd < cost:
             status = AgentStatus.BUDGET_EXCEEDED
             error = f"spent ${cost:.2f} of ${brief.limits.max_usd:.2f}"
@@ -418,6 +433,7 @@ class CommandRuntime(AgentRuntime):
             transcript=f"session {parsed.session_id}" if parsed.session_id else None,
             error=error,
             agent=self.description,
+            resets_at=resets_at if status is AgentStatus.RATE_LIMITED else 0.0,
         )
 
 
