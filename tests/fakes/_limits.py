@@ -40,6 +40,7 @@ class LimitWindow:
         self._first: int | None = None
         self._start = 0
         self._seen = 0
+        self._lifts = False
         #: How many turn requests were refused.
         self.refused = 0
 
@@ -50,16 +51,20 @@ class LimitWindow:
         seconds: float = 30.0,
         first: int | None = None,
         start: int = 0,
+        lifts: bool = False,
     ) -> float:
         """Refuse turn requests with ``kind`` (one of ``kinds``): the ``first`` N from now
         (None: all of them), or every one from the ``start``-th (0-based) from now. The
-        limit lifts ``seconds`` from now: the answers say so. Returns that time."""
+        limit lifts ``seconds`` from now: the answers say so; with ``lifts`` it does
+        (a usage window reopens at its reset), else it stays until ``lift``. Returns that
+        time."""
         if kind not in self.kinds:
             raise ValueError(f"unknown limit {kind!r}; this fake knows {', '.join(self.kinds)}")
         with self._lock:
             self._kind = kind
             self._resets_at = time.time() + seconds
             self._first, self._start, self._seen = first, start, 0
+            self._lifts = lifts
             return self._resets_at
 
     def lift(self) -> None:
@@ -70,7 +75,7 @@ class LimitWindow:
     def check(self) -> Limit | None:
         """For one turn request: the limit to answer it with, or None to answer it."""
         with self._lock:
-            if not self._kind:
+            if not self._kind or (self._lifts and time.time() >= self._resets_at):
                 return None
             number = self._seen
             self._seen += 1

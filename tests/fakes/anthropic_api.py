@@ -176,11 +176,17 @@ class FakeAnthropicAPI:
         self._server.server_close()
 
     def limit(
-        self, kind: str, *, seconds: float = 30.0, first: int | None = None, start: int = 0
+        self,
+        kind: str,
+        *,
+        seconds: float = 30.0,
+        first: int | None = None,
+        start: int = 0,
+        lifts: bool = False,
     ) -> float:
         """Answer turns with the API's ``kind`` of limit (``LimitWindow.limit``); returns
         when it lifts (epoch seconds)."""
-        return self.limits.limit(kind, seconds=seconds, first=first, start=start)
+        return self.limits.limit(kind, seconds=seconds, first=first, start=start, lifts=lifts)
 
     def rescript(self, script: Script) -> None:
         """Answer the next turns with ``script``, counting turns from 0 again."""
