@@ -171,6 +171,8 @@ class RootSessions:
         return tuple(kept)
 
     def start(self, queued: QueuedRoot) -> None:
+        # Its session says its own holds when it ends: a read after that does not again.
+        self._said_held.add(queued.root)
         out: list[SessionResult] = []
         thread = threading.Thread(
             target=self._session, args=(queued, out), name=f"root-{queued.root}", daemon=True

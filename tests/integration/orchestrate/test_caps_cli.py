@@ -129,8 +129,10 @@ def test_ralph_loop_does_not_start_a_held_root_and_says_why_once(tmp_path: Path)
     repo, n = farewell_project(tmp_path / "greet")
     assert hero(repo, n, RALPH_BUDGET_RUN_TOKENS="1500").returncode == 1
     loop = ralph_process("loop", cwd=repo, env={**TOKENS, "RALPH_BUDGET_RUN_TOKENS": "1500"})
-    # (The demo's epic, not held, is started and meets the cap in turn.)
+    # (The demo's epic, not held, is started and meets the cap in turn: its session says
+    # its holds, once.)
     assert said(loop).count(f"#{n} held: budget") == 1, said(loop)
+    assert said(loop).count("#3 held: budget") == 1, said(loop)
     assert f"(root #{n} not started)" in said(loop)
     assert state_of(repo, n) is WorkflowState.PLAN_IN_REVIEW
     # The cap raised, the next pass lifts the hold itself and takes the root to Done.
