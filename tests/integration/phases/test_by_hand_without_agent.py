@@ -205,3 +205,27 @@ def test_an_idea_goes_to_merged_by_hand_with_no_agent_and_no_key(person: Person)
     assert person.issue(number).workflow_state is S.DONE
     assert "def farewell" in person.on_main("greet/__init__.py")
     assert "test_farewell" in person.on_main("tests/test_greet.py")
+
+
+@pytest.mark.timeout(400)
+def test_a_plan_ticked_with_no_change_made_opens_no_pull_request(person: Person):
+    person.ok("init")
+    git(person.path, "add", "-A")
+    git(person.path, "commit", "-q", "-m", "ralph init")
+    out = person.ok("issue", "new", "Add a farewell function", "-e", "XS")
+    n = re.search(r"Created #(\d+)", out).group(1)  # type: ignore[union-attr]
+    draft = draft_in(person.ok("research", n, "--interactive"))
+    draft.write_text(researched(draft.read_text()))
+    person.ok("research", n, "--done")
+    draft = draft_in(person.ok("plan", n, "--interactive"))
+    draft.write_text(planned(draft))
+    person.ok("plan", n, "--done")
+    person.ok("approve", n)
+    person.ok("implement", n, "--interactive")
+    # Every step ticked, and not a line of the change written: only the plan moved.
+    person.ok("implement", n, "--interactive", "--step-done")
+    refused = person.ralph("run", "pr", n)
+    assert refused.returncode != 0, refused.stdout + refused.stderr
+    said = refused.stdout + refused.stderr
+    assert "changes only documents" in said, said
+    assert person.issue(int(n)).workflow_state is not S.IN_REVIEW
