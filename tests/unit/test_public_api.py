@@ -238,6 +238,7 @@ PUBLIC = {
         "DEFAULT_LEASE_SECONDS",
         "DEFAULT_MAX_ATTEMPTS",
         "DEFAULT_STORE_URL",
+        "LONGEST_PROVIDER_WAIT",
         "TASK_STORE_MIGRATIONS",
         "TERMINAL_STATUSES",
         "BatchNotFound",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -38,6 +37,8 @@ def _amount(unit: str, value: float) -> str:
 
 
 def _print(view: CapsView) -> None:
+    from ralph.orchestrate import provider_wait_text
+
     console = Console()
     table = Table(title="Spend against the caps", title_justify="left")
     for column in ("Scope", "Setting", "Spent", "Cap"):
@@ -55,10 +56,9 @@ def _print(view: CapsView) -> None:
         if hold.lift:
             said.append(f"; {hold.lift}")
         console.print(said)
-    for wait in view.waits:
-        until = datetime.fromtimestamp(wait.until).strftime("%H:%M:%S")
-        told = f" ({wait.said})" if wait.said else ""
-        console.print(Text(f"{wait.agent}: waiting for the provider until {until}{told}"))
+    now = time.time()
+    for wait in view.waits:  # on one printable line, the date said when not today
+        console.print(Text(provider_wait_text(wait, now=now)))
 
 
 @budget_app.callback()

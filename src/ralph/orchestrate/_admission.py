@@ -150,9 +150,11 @@ def holds_in_run(store: TaskStore, repo: str, run_id: int) -> list[Hold]:
     return [h for h in holds if h.number in issues]
 
 
-def lift_unbound(store: TaskStore, repo: str, budget: Budget, run: Run) -> list[Hold]:
-    """Lift the budget holds on the run's issues whose cap in ``budget`` no longer binds;
-    the lifted."""
+def lift_unbound(store: TaskStore, config: Config, budget: Budget, run: Run) -> list[Hold]:
+    """Lift the budget holds on the run's issues whose cap in ``budget`` no longer binds,
+    nor the look before spending (what is left of a cap still cannot pay for the phase
+    by its history); the lifted."""
+    repo = config.repo
     issues = _unfinished_issues(store, run.id)
     lifted = []
     for hold in store.holds(repo):
@@ -162,6 +164,10 @@ def lift_unbound(store: TaskStore, repo: str, budget: Budget, run: Run) -> list[
             budget.reached(store, run.id)
             or budget.issue_cap(store, repo, hold.number)
             or next((c for t in issues[hold.number] if (c := budget.task_cap(store, t.id))), None)
+            or next(
+                (h for t in issues[hold.number] if (h := look_ahead_hold(store, config, run, t))),
+                None,
+            )
         )
         if binds is None and store.lift_hold(repo, hold.number) is not None:
             logger.info("lifted a hold its cap no longer binds", extra={"issue": hold.number})

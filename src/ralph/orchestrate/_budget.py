@@ -92,6 +92,9 @@ class Budget:
     #: "finish": an agent at work when a cap is reached finishes its turn; "stop": it is
     #: stopped and its task handed back untried.
     on_cap: str = "finish"
+    #: Models ralph.toml prices now: an earlier charge of one whose price was unknown
+    #: then no longer stops work (the person added the price the message asked for).
+    priced: frozenset[str] = frozenset()
 
     @classmethod
     def from_config(cls, config: Config) -> Budget:
@@ -105,6 +108,7 @@ class Budget:
             day_tokens=config.budget_day_tokens,
             day_sessions=config.budget_day_sessions,
             on_cap=config.budget_on_cap,
+            priced=frozenset(config.prices),
         )
 
     @property
@@ -140,13 +144,13 @@ class Budget:
         what agents at work spent so far, not charged yet."""
         since = start_of_day(time.time() if now is None else now)
         if self.task_usd > 0 or self.run_usd > 0:
-            unknown = store.unpriced_models(run_id=run_id)
+            unknown = [m for m in store.unpriced_models(run_id=run_id) if m not in self.priced]
             if unknown:
-                return CapReached(unknown_cost(unknown[0]), "")
+                return CapReached(unknown_cost(unknown[0]), "")  # it says the fix
         if self.day_usd > 0:
-            unknown = store.unpriced_models(since=since)
+            unknown = [m for m in store.unpriced_models(since=since) if m not in self.priced]
             if unknown:
-                return CapReached(unknown_cost(unknown[0]), "")
+                return CapReached(unknown_cost(unknown[0]), "")  # it says the fix
         live = running or Spend()
         run = store.spend(run_id=run_id) if self.run_usd or self.run_tokens else Spend()
         run = _plus(run, live)

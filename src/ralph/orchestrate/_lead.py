@@ -119,7 +119,7 @@ class Lead:
             # Run again, so look again: what they wait for may have happened meanwhile,
             # and a cap that held an issue may have been raised.
             wake_waiting(self.store, run_id=run.id)
-            lift_unbound(self.store, self.project.config.repo, self.budget, run)
+            lift_unbound(self.store, self.project.config, self.budget, run)
             self.best_of = best_of_from_config(run.config, self.best_of)
             return run, True
         plan = self._plan()
@@ -147,7 +147,7 @@ class Lead:
             },
         )
         self.store.add_tasks(run.id, plan.graph)
-        lift_unbound(self.store, self.project.config.repo, self.budget, run)
+        lift_unbound(self.store, self.project.config, self.budget, run)
         return run, False
 
     def _plan(self) -> PipelinePlan:

@@ -158,7 +158,7 @@ class RootSessions:
         runs = {hold.run_id for hold in holds}
         for run in store.list_runs(status=RunStatus.ACTIVE):
             if run.id in runs:
-                lift_unbound(store, repo, self.options.budget, run)
+                lift_unbound(store, self.project.config, self.options.budget, run)
         held = {hold.number: hold for hold in store.holds(repo)}
         kept = []
         for queued in roots:

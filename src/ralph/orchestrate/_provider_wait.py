@@ -10,7 +10,7 @@ import logging
 import time
 
 from ralph._text import short_line
-from ralph.tasks import ProviderWait, TaskStore
+from ralph.tasks import LONGEST_PROVIDER_WAIT, ProviderWait, TaskStore
 
 __all__ = [
     "FIRST_BACKOFF_SECONDS",
@@ -30,7 +30,7 @@ FIRST_BACKOFF_SECONDS = 30.0
 MAX_BACKOFF_SECONDS = 600.0
 #: The longest wait a reset may set: a week's usage window and a day to spare (a reset
 #: further ahead was misread, in milliseconds say, and would never end).
-LONGEST_WAIT_SECONDS = 8 * 86_400.0
+LONGEST_WAIT_SECONDS = LONGEST_PROVIDER_WAIT
 #: What a person reads of what the provider said, at most.
 SAID_CHARACTERS = 120
 

@@ -28,7 +28,7 @@ from typing import TypeVar
 
 from ralph.errors import ConfigError
 from ralph.phases._phase import ProviderLimited
-from ralph.tasks import TaskStore
+from ralph.tasks import LONGEST_PROVIDER_WAIT, TaskStore
 
 __all__ = ["CONTINUED_ON", "FallbackChain", "limit_words"]
 
@@ -42,7 +42,8 @@ T = TypeVar("T")
 
 def _when(epoch: float, now: float) -> str:
     """``14:05`` in local time, with the date when not today."""
-    at = datetime.fromtimestamp(epoch).astimezone()
+    # A reset misread (in milliseconds, say) is said as the longest wait, not a crash.
+    at = datetime.fromtimestamp(min(epoch, now + LONGEST_PROVIDER_WAIT)).astimezone()
     today = datetime.fromtimestamp(now).astimezone().date()
     return at.strftime("%H:%M") if at.date() == today else at.strftime("%Y-%m-%d %H:%M")
 

@@ -115,7 +115,9 @@ _LIMIT_WORDS = re.compile(
 )
 #: Limits a person raises by paying, not by waiting: these are not waited out.
 _NOT_WAITED = re.compile(
-    r"credit balance|billing_error|spend limit|insufficient_quota",
+    # "limit: 0": a quota the account does not have at all (Gemini's free tier on a
+    # pro model), which no wait brings.
+    r"credit balance|billing_error|spend limit|insufficient_quota|\blimit: 0\b",
     re.IGNORECASE,
 )
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         TaskNotFound,
         TaskStoreError,
     )
+    from ralph.tasks._holds import LONGEST_PROVIDER_WAIT
     from ralph.tasks._lifecycle import (
         DEFAULT_LEASE_SECONDS,
         DEFAULT_MAX_ATTEMPTS,
@@ -65,6 +66,7 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_STORE_URL",
+    "LONGEST_PROVIDER_WAIT",
     "TASK_STORE_MIGRATIONS",
     "TERMINAL_STATUSES",
     "BatchNotFound",

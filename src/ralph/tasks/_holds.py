@@ -8,7 +8,11 @@ from ralph.db import Row
 from ralph.tasks._core import StoreCore
 from ralph.tasks._model import Hold, HoldReason, ProviderWait
 
-__all__ = ["HoldVerbs"]
+__all__ = ["LONGEST_PROVIDER_WAIT", "HoldVerbs"]
+
+#: The furthest a provider's wait may end, in seconds from now: a reset misread (in
+#: milliseconds, say) must not pause an agent for ever.
+LONGEST_PROVIDER_WAIT = 8 * 86_400.0
 
 
 def _hold(row: Row) -> Hold:
@@ -81,7 +85,10 @@ class HoldVerbs(StoreCore):
 
     def wait_for_provider(self, agent: str, until: float, said: str = "") -> ProviderWait:
         """Record that ``agent``'s provider refuses until ``until``; a later ``until``
-        of an earlier wait stands (two workers may hear the same limit)."""
+        of an earlier wait stands (two workers may hear the same limit). It ends within
+        ``LONGEST_PROVIDER_WAIT``."""
+        now = self._now()
+        until = min(until, now + LONGEST_PROVIDER_WAIT)
         with self._write() as tx:
             row = tx.one(
                 "INSERT INTO ralph_provider_waits (agent, until, said, at) VALUES (?, ?, ?, ?) "
@@ -90,7 +97,7 @@ class HoldVerbs(StoreCore):
                 "END, until = CASE WHEN excluded.until >= ralph_provider_waits.until "
                 "THEN excluded.until ELSE ralph_provider_waits.until END, at = excluded.at "
                 "RETURNING *",
-                (agent, until, said, self._now()),
+                (agent, until, said, now),
             )
         assert row is not None
         return _wait(row)

@@ -77,3 +77,13 @@ def test_a_provider_wait_keeps_the_latest_reset_and_ends_by_itself(store):
     assert [w.agent for w in store.provider_waits(now=600.0)] == ["claude"]
     assert store.provider_wait("codex", now=600.0) is None
     assert store.provider_waits(now=1000.0) == []
+
+
+def test_a_provider_wait_ends_within_the_longest_wait_however_far_its_reset(store):
+    import time
+
+    from ralph.tasks import LONGEST_PROVIDER_WAIT
+
+    # A reset in milliseconds read as seconds: tens of thousands of years ahead.
+    wait = store.wait_for_provider("claude", time.time() * 1000, "429")
+    assert wait.until <= time.time() + LONGEST_PROVIDER_WAIT

@@ -78,7 +78,33 @@ def test_a_budget_hold_lifts_once_its_cap_no_longer_binds_and_others_stay(store)
     store.record_charge(run.id, None, 0.0, tokens=2_000, repo="shop", issue=5)
     store.hold_issue("shop", 5, HoldReason.BUDGET, detail="the run's token cap", lift="raise")
     store.hold_issue("shop", 6, HoldReason.NO_PROGRESS, detail="no progress", lift="lift")
-    assert lift_unbound(store, "shop", Budget(run_tokens=1_500), run) == []
-    lifted = lift_unbound(store, "shop", Budget(run_tokens=5_000), run)
+    assert lift_unbound(store, config(), Budget(run_tokens=1_500), run) == []
+    lifted = lift_unbound(store, config(), Budget(run_tokens=5_000), run)
     assert [h.number for h in lifted] == [5]
     assert [h.number for h in store.holds("shop")] == [6]
+
+
+def test_a_hold_of_the_look_before_spending_stays_while_the_phase_still_cannot_fit(store):
+    history = store.create_run("history")
+    done = store.add_tasks(history.id, [spec(f"research-{n}", issue=n) for n in (1, 2, 3)])
+    for task in done:
+        store.record_charge(
+            history.id,
+            task.id,
+            0.0,
+            tokens=38_000,
+            repo="shop",
+            issue=task.issues[0],
+            phase="research",
+        )
+    run = store.create_run("r")
+    (task,) = store.add_tasks(run.id, [spec("research")])
+    capped = config(budget_run_tokens=20_000)
+    held = admission(store, capped, run, task)
+    assert held is not None
+    assert "usually takes" in held.detail
+    store.hold_issue("shop", 5, held.reason, detail=held.detail, lift=held.lift, run_id=run.id)
+    # No cap is reached (nothing spent in this run), yet the phase still cannot fit.
+    assert lift_unbound(store, capped, Budget(run_tokens=20_000), run) == []
+    roomy = config(budget_run_tokens=100_000)
+    assert [h.number for h in lift_unbound(store, roomy, Budget(run_tokens=100_000), run)] == [5]

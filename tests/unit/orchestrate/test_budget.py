@@ -48,6 +48,13 @@ def test_an_unknown_cost_stops_work_under_any_dollar_cap_saying_how_to_price_it(
     )
 
 
+def test_an_unknown_cost_stops_work_no_more_once_ralph_toml_prices_the_model(store):
+    run = store.create_run("r")
+    store.record_charge(run.id, None, 0.01, tokens=500, unpriced_model="gpt-9-turbo")
+    priced = Budget(run_usd=50.0, priced=frozenset({"gpt-9-turbo"}))
+    assert priced.exhausted(store, run.id) == ""
+
+
 def test_an_unknown_cost_is_nothing_without_a_cap(store):
     run = store.create_run("r")
     store.record_charge(run.id, None, 0.0, tokens=500, unpriced_model="gpt-9-turbo")

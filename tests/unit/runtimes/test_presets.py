@@ -212,3 +212,8 @@ def test_codex_is_sent_no_tool_its_phases_do_not_use_and_searches_the_web_only_i
     allowed = " ".join(codex.words(web))
     assert 'web_search="live"' in allowed
     assert 'web_search="disabled"' not in allowed
+
+
+def test_opencode_reads_no_config_from_the_worktree_an_agent_writes(tmp_path):
+    environment = PRESETS["opencode"].environment(brief(tmp_path))
+    assert environment["OPENCODE_DISABLE_PROJECT_CONFIG"] == "1"

@@ -221,3 +221,11 @@ def test_what_the_provider_said_is_kept_short_on_one_line_and_without_control_ch
     assert "\x1b" not in words
     assert "\n" not in words
     assert len(words) <= 240
+
+
+def test_a_quota_the_account_does_not_have_is_not_waited_out():
+    said = (
+        "Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_"
+        "tier_requests, limit: 0, model: gemini-2.5-pro. Please retry in 41.2s."
+    )
+    assert from_text(said, 1_000.0) is None

@@ -220,6 +220,9 @@ PRESETS: Mapping[str, Preset] = {
             environ={
                 "OPENCODE_PERMISSION": _permission("deny"),
                 "OPENCODE_DISABLE_AUTOUPDATE": "1",
+                # Not the worktree's opencode.json: an agent writes it, and it could
+                # point a "local" model at a paid API (priced free) or widen tools.
+                "OPENCODE_DISABLE_PROJECT_CONFIG": "1",
             },
             shell_environ={"OPENCODE_PERMISSION": _permission("allow")},
             # Any provider's: opencode works with them all. It installs a provider's

@@ -108,6 +108,10 @@ class _Ran:
     limit: ProviderLimit | None = None
 
 
+#: The lines at the end of a CLI's stderr read for its provider's limit.
+_LAST_WORDS = 5
+
+
 class CommandRuntime(AgentRuntime):
     name = "command"
 
@@ -412,7 +416,10 @@ class CommandRuntime(AgentRuntime):
                 tail = " | ".join(ran.stderr.strip().splitlines()[-3:])
                 status = AgentStatus.FAILED
                 error = f"exited with {ran.exit_code}: {tail}".rstrip(": ")
-                if (limit := from_text(ran.stderr[-4000:], time.time())) is not None:
+                # The CLI's last words only: what came before (a test's output naming a
+                # rate limit, say) is not its provider talking.
+                last = "\n".join(ran.stderr.strip().splitlines()[-_LAST_WORDS:])
+                if (limit := from_text(last, time.time())) is not None:
                     status, error, resets_at = AgentStatus.RATE_LIMITED, limit.said, limit.resets_at
         if status is AgentStatus.OK and 0 < brief.limits.max_usd < cost:
             status = AgentStatus.BUDGET_EXCEEDED
