@@ -87,6 +87,7 @@ ROOT_ONLY = {
     "ralph.cli._bounds",
     "ralph.cli._commands",
     "ralph.cli._console",
+    "ralph.cli._echo",
     "ralph.cli._exits",
     "ralph.cli._help",
     "ralph.cli._lazy_root",

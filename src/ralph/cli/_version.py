@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from ralph.cli._console import echo
+from ralph.cli._echo import echo
 
 __all__ = ["show_version", "version_command"]
 
