@@ -13,8 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ralph._secrets import register_url
-from ralph.cli import _echo, _exits, _lazy_root, _version
+from ralph.cli import _exits, _lazy_root, _version
 from ralph.errors import InvalidInput, RalphError
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
@@ -76,6 +75,7 @@ def _root(
     import logging
 
     from ralph._logs import LOG_FORMATS, configure_logging
+    from ralph._secrets import register_url
 
     ctx.obj = {"store_url": store}
     if log_format not in LOG_FORMATS:
@@ -90,5 +90,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        _echo.echo(f"ralph: error: {exc}", err=True)
+        from ralph.cli._echo import echo
+
+        echo(f"ralph: error: {exc}", err=True)
         sys.exit(_exits.exit_code(exc))
