@@ -30,12 +30,13 @@ NEVER_LOADED = {
     "yaml",
     "pydantic",
     "pydantic_core",
-    # Nothing held, one board: no admission checks (budgets), no board-of-boards, no
-    # phase prompts, no merge train; a process's name and a debug session's id are
-    # read without ``socket`` and ``secrets`` (hmac, hashlib).
+    # Nothing held, one board: no admission checks (budgets), no board-of-boards nor the
+    # board's management (fields, views), no phase prompts, no merge train; a process's
+    # name and a debug session's id are read without ``socket`` and ``secrets``.
     "ralph.orchestrate._admission",
     "ralph.orchestrate._budget",
     "ralph.board._projects",
+    "ralph.tracker._project_board",
     "ralph.phases._prompts",
     "ralph.workflow._merge_train",
     "socket",
