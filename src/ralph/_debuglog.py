@@ -19,7 +19,6 @@ import fcntl
 import json
 import logging
 import os
-import secrets
 import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -78,8 +77,9 @@ def _clean(value: Any, depth: int = 0) -> Any:
 class _DebugLog:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        #: Tells this process's events apart from another's in a shared file.
-        self.session = f"{os.getpid()}-{secrets.token_hex(2)}"
+        #: Tells this process's events apart from another's in a shared file. Not a
+        #: secret: os.urandom spares every command importing ``secrets`` (hmac, hashlib).
+        self.session = f"{os.getpid()}-{os.urandom(2).hex()}"
         self._lock = threading.Lock()
         self._failed = False
 

@@ -7,7 +7,6 @@ Holders written before the start time was kept (``host:pid``) are still understo
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +24,17 @@ def _started(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""
 
 
+def _host() -> str:
+    # socket.gethostname()'s answer on POSIX, without importing socket at every start.
+    return os.uname().nodename
+
+
 def process_owner(name: str = "") -> str:
     """This process as a holder name, ``host:pid@start`` (``host:pid@start/name`` for
     one of its workers)."""
     pid = os.getpid()
     started = _started(pid)
-    base = f"{socket.gethostname()}:{pid}" + (f"@{started}" if started else "")
+    base = f"{_host()}:{pid}" + (f"@{started}" if started else "")
     return f"{base}/{name}" if name else base
 
 
@@ -52,7 +56,7 @@ class Holder:
 
     @property
     def here(self) -> bool:
-        return self.pid is not None and self.host == socket.gethostname()
+        return self.pid is not None and self.host == _host()
 
 
 def holder_is_gone(owner: str) -> bool:

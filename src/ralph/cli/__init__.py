@@ -7,16 +7,13 @@ failed or something it needs did not answer (``_exits``).
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
-from ralph._logs import LOG_FORMATS, configure_logging
-from ralph._secrets import register_url
-from ralph.cli import _console, _exits, _lazy_root, _version
+from ralph.cli import _exits, _lazy_root, _version
 from ralph.errors import InvalidInput, RalphError
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
@@ -74,6 +71,12 @@ def _root(
         ),
     ] = False,
 ) -> None:
+    # Here, not at the top: ``ralph --help`` and ``--version`` log nothing.
+    import logging
+
+    from ralph._logs import LOG_FORMATS, configure_logging
+    from ralph._secrets import register_url
+
     ctx.obj = {"store_url": store}
     if log_format not in LOG_FORMATS:
         raise InvalidInput(f"--log-format {log_format!r} is unknown; use text or json")
@@ -87,5 +90,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:
-        _console.echo(f"ralph: error: {exc}", err=True)
+        from ralph.cli._echo import echo
+
+        echo(f"ralph: error: {exc}", err=True)
         sys.exit(_exits.exit_code(exc))

@@ -15,14 +15,14 @@ written, whatever it holds:
   (``ralph._secrets.redact``), so an agent that writes a token into its escalation is
   shown ``***`` as the comment it posted is.
 
-Plain lines (JSON, Markdown for pipes, one-line messages) go through :func:`echo`;
-``tests/unit/cli/test_console.py`` holds the CLI to printing nothing another way.
+Plain lines (JSON, Markdown for pipes, one-line messages) go through :func:`echo`
+(``ralph.cli._echo``, without Rich); ``tests/unit/cli/test_console.py`` holds the CLI
+to printing nothing another way.
 """
 
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,13 +34,7 @@ from rich.text import Text
 from ralph._secrets import redact
 from ralph._text import printable
 
-__all__ = ["Console", "echo"]
-
-
-def echo(text: str, *, err: bool = False, end: str = "\n") -> None:
-    """Print a plain line (or lines) as every print should be: without known secrets and
-    control characters."""
-    print(printable(redact(text)), end=end, file=sys.stderr if err else sys.stdout, flush=True)
+__all__ = ["Console"]
 
 
 def _redacted(text: Text) -> Text:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._project import open_project_of, project_config
 from ralph.debug import GroupBy
 

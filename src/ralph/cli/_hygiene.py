@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
 from ralph.errors import InvalidInput

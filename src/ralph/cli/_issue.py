@@ -10,17 +10,9 @@ import typer
 
 from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, echo
+from ralph.cli._echo import echo
 from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
-from ralph.cli._issue_render import (
-    plain_issue_rows,
-    render_comments,
-    render_documents,
-    render_issue,
-    render_issue_list,
-    render_needs_person,
-)
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tracker import CloseReason, IssueOrder
@@ -47,6 +39,9 @@ LIST_LIMIT = 100
 
 
 def _say(text: str) -> None:
+    # Rich's console (and its tables) imported by the commands that print through it.
+    from ralph.cli._console import Console
+
     Console(highlight=False).print(text)
 
 
@@ -205,6 +200,9 @@ def issue_list(
     if as_json:
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
         return
+    from ralph.cli._console import Console
+    from ralph.cli._issue_render import plain_issue_rows, render_issue_list
+
     more = (
         f"Showing {len(issues)} of {len(found)} issues: --limit N shows N, --limit 0 shows all."
         if len(issues) < len(found)
@@ -236,6 +234,14 @@ def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> 
     if as_json:
         echo(json.dumps(view.to_dict(), indent=2))
     else:
+        from ralph.cli._console import Console
+        from ralph.cli._issue_render import (
+            render_comments,
+            render_documents,
+            render_issue,
+            render_needs_person,
+        )
+
         console = Console()
         needs_person = render_needs_person(view.issue)
         if needs_person is not None:

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 
 __all__ = ["print_markdown"]
 

@@ -9,8 +9,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import RenderableType
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
 from ralph.cli._documents import load_board, load_ownership, load_position_input
+from ralph.cli._echo import echo
 from ralph.cli._render import (
     render_graph,
     render_group,

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 
 __all__ = ["plugin_app"]
 

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of

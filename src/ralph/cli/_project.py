@@ -113,7 +113,6 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
     """The project of the working directory: its configuration, tracker, store and git.
     ``working``: a command that runs phases, which first puts back any checkout a crashed
     run left half-updated (before anything else can read or commit it)."""
-    from ralph.phases import load_overrides
     from ralph.project import open_project
 
     with (
@@ -121,6 +120,8 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
         _pull_requests_named(project.code_host),
     ):
         if working:
+            from ralph.phases import load_overrides  # only a command that runs phases
+
             _require_base_branch(project)
             load_overrides(project.config)  # a malformed prompt stops the run before it starts
             project.git.recover_interrupted()

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from ralph.cli._console import echo
+from ralph.cli._echo import echo
 from ralph.cli._lazy_root import whole_tree
 
 __all__ = ["cli_reference", "generated_documents"]

@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import project_config, project_tracker
 from ralph.routing import ROUTING_FILE

@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._issue_render import cut, state_text, title_text
 from ralph.cli._project import open_project_of
 from ralph.dashboard import Severity, WarningType
@@ -22,6 +23,7 @@ from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
     from ralph.dashboard import Dashboard, IssueSnapshot
+    from ralph.tasks import Hold
     from ralph.views import ProviderWaitView
 
 __all__ = ["status_command"]
@@ -132,17 +134,18 @@ def status_command(
 ) -> None:
     """The pipeline dashboard: issues per state, WIP limits, stuck, blocked and oversized
     issues, lock collisions; only warnings count against health."""
-    from ralph.board import parse_projects, projects_dashboard
-    from ralph.dashboard import format_markdown
-    from ralph.orchestrate import hold_line
-    from ralph.views import board_health, hold_document, load_board, load_provider_waits
+    # Each imported where it is used: most runs show one board with nothing held.
+    from ralph.views import load_board, load_provider_waits
 
-    numbers = parse_projects(projects) if projects is not None else ()
+    numbers = _project_numbers(projects)
     if numbers and archived:
         raise InvalidInput("--archived counts one board's archive; leave it out with --projects")
     with open_project_of(ctx) as project:
         config, tracker = project.config, project.tracker
         if numbers:
+            from ralph.board import projects_dashboard
+            from ralph.views import board_health
+
             health = board_health(config, stuck_hours)
             dashboard = projects_dashboard(tracker, numbers, config=health, now=time.time())
         else:
@@ -154,20 +157,39 @@ def status_command(
         waits = load_provider_waits(project.store, now=time.time())
         holds = project.store.holds(config.repo)
     if as_json or output is StatusFormat.JSON:
+        from ralph.views import hold_document
+
         document = dashboard.to_dict()
         document["holds"] = [hold_document(h) for h in holds]
         document["providerWaits"] = [wait.to_dict() for wait in waits]
         echo(json.dumps(document, indent=2))
     elif output is StatusFormat.MARKDOWN:
+        from ralph.dashboard import format_markdown
+
         echo(format_markdown(dashboard, issues_per_phase), end="")
         for hold in holds:
-            echo(f"- {hold_line(hold, hold.number)}")
+            echo(f"- {_hold_line(hold)}")
         for wait in waits:
             echo(f"\n{wait.text}")
     else:
         console = Console()
         console.print(render_dashboard(dashboard, issues_per_phase))
         for hold in holds:  # as typed: a detail may quote what an agent said
-            console.print(Text(hold_line(hold, hold.number), style="yellow"))
+            console.print(Text(_hold_line(hold), style="yellow"))
         if waits:
             console.print(render_provider_waits(waits))
+
+
+def _project_numbers(projects: str | None) -> tuple[int, ...]:
+    if projects is None:
+        return ()
+    from ralph.board import parse_projects
+
+    return parse_projects(projects)
+
+
+def _hold_line(hold: Hold) -> str:
+    # The orchestrator's own words for a hold, imported only when something is held.
+    from ralph.orchestrate import hold_line
+
+    return hold_line(hold, hold.number)

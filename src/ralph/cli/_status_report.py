@@ -12,7 +12,8 @@ import typer
 from rich.table import Table
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._markdown import print_markdown
 from ralph.cli._project import project_tracker
 from ralph.dashboard import ProjectStatus

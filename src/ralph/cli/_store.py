@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._activity import activity_events, activity_text, print_activity
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 from ralph.cli._project import database_of, project_root, store_of
 from ralph.cli._report import MARKS, counted, outcome_text, print_report, waiting_text
 from ralph.errors import InvalidInput

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ralph._secrets import register_secret
-from ralph.cli._console import echo
+from ralph.cli._echo import echo
 from ralph.cli._project import open_project_of
 from ralph.errors import InvalidInput
 

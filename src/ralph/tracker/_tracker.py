@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import contextlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ralph._secrets import redact
 from ralph._text import check_title
@@ -27,9 +28,13 @@ from ralph.tracker._model import (
     StatusUpdate,
     iso,
 )
-from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker._rules import UNKNOWN_STATE, TrackerRules
 from ralph.workflow import Estimate, Priority, TransitionRecord, WorkflowState, audit_comment
+
+if TYPE_CHECKING:
+    # Board management: its module is imported by the backends that manage one, when
+    # asked (``ralph status`` reads issues, not the board's fields and views).
+    from ralph.tracker._project_board import ProjectBoard
 
 __all__ = ["Tracker"]
 

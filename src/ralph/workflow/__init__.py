@@ -3,103 +3,112 @@ semantic intents, the table of phases and the merge policy. Pure: no I/O."""
 
 from __future__ import annotations
 
-from ralph.errors import InvalidTransition
-from ralph.workflow._actors import command_words
-from ralph.workflow._audit import (
-    TransitionRecord,
-    audit_comment,
-    parse_all_transitions,
-    parse_audit_comments,
-    parse_transition_comments,
-    transition_marker,
-)
-from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
-from ralph.workflow._control_files import (
-    CONTROL_FILES,
-    GUARDED_SETTINGS,
-    ControlChange,
-    SettingsVerdict,
-    control_changes,
-    control_reason,
-    hold_reason,
-    judge_settings,
-)
-from ralph.workflow._fast_track import (
-    FAST_TRACK_LABEL,
-    FAST_TRACK_SPENT_LABEL,
-    MAX_FAST_TRACK_FILES,
-    FastTrack,
-    decide_fast_track,
-    shared_path_of,
-)
-from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
-from ralph.workflow._merge_policy import (
-    MERGE_METHODS,
-    AddressFeedback,
-    AlreadyMerged,
-    Enqueue,
-    EscalateMerge,
-    MergeDecision,
-    MergeNow,
-    MergePolicy,
-    OpenFeedback,
-    RebaseFirst,
-    WaitFor,
-    choose_merge_method,
-    judge_merge,
-    open_feedback,
-)
-from ralph.workflow._merge_train import (
-    Car,
-    LandCars,
-    RejectCar,
-    Rejection,
-    TestCars,
-    TestRun,
-    Train,
-    TrainDone,
-    TrainStep,
-    after_conflict,
-    after_landing,
-    after_rejection,
-    after_test,
-    next_train_step,
-    numbered,
-)
-from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
-from ralph.workflow._resolution import (
-    INTENTS,
-    Resolution,
-    Transition,
-    plan_release,
-    plan_transition,
-    resolve_state,
-)
-from ralph.workflow._states import (
-    HUMAN_STATES,
-    LOCK_STATES,
-    OVERSIZED_ESTIMATES,
-    PARENT_GATE_STATES,
-    STATE_ORDER,
-    TERMINAL_STATES,
-    TRIAGED_LABEL,
-    WORKFLOW_STATE_TO_STATUS,
-    Estimate,
-    Priority,
-    WorkflowState,
-    is_earlier_state,
-    parse_estimate,
-    parse_priority,
-    parse_state,
-    state_index,
-)
-from ralph.workflow._sync import SYNC_COMMAND, synced_state
-from ralph.workflow._transitions import (
-    ALLOWED_TRANSITIONS,
-    allowed_targets,
-    check_transition,
-    is_allowed,
-)
+from typing import TYPE_CHECKING
+
+from ralph._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ralph.errors import InvalidTransition
+    from ralph.workflow._actors import command_words
+    from ralph.workflow._audit import (
+        TransitionRecord,
+        audit_comment,
+        parse_all_transitions,
+        parse_audit_comments,
+        parse_transition_comments,
+        transition_marker,
+    )
+    from ralph.workflow._commands import COMMANDS, CommandContract, get_command, normalize_command
+    from ralph.workflow._control_files import (
+        CONTROL_FILES,
+        GUARDED_SETTINGS,
+        ControlChange,
+        SettingsVerdict,
+        control_changes,
+        control_reason,
+        hold_reason,
+        judge_settings,
+    )
+    from ralph.workflow._fast_track import (
+        FAST_TRACK_LABEL,
+        FAST_TRACK_SPENT_LABEL,
+        MAX_FAST_TRACK_FILES,
+        FastTrack,
+        decide_fast_track,
+        shared_path_of,
+    )
+    from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
+    from ralph.workflow._merge_policy import (
+        MERGE_METHODS,
+        AddressFeedback,
+        AlreadyMerged,
+        Enqueue,
+        EscalateMerge,
+        MergeDecision,
+        MergeNow,
+        MergePolicy,
+        OpenFeedback,
+        RebaseFirst,
+        WaitFor,
+        choose_merge_method,
+        judge_merge,
+        open_feedback,
+    )
+    from ralph.workflow._merge_train import (
+        Car,
+        LandCars,
+        RejectCar,
+        Rejection,
+        TestCars,
+        TestRun,
+        Train,
+        TrainDone,
+        TrainStep,
+        after_conflict,
+        after_landing,
+        after_rejection,
+        after_test,
+        next_train_step,
+        numbered,
+    )
+    from ralph.workflow._phases import PHASE_SPECS, TASK_SPECS, PhaseSpec, find_phase
+    from ralph.workflow._resolution import (
+        INTENTS,
+        Resolution,
+        Transition,
+        plan_release,
+        plan_transition,
+        resolve_state,
+    )
+    from ralph.workflow._states import (
+        HUMAN_STATES,
+        LOCK_STATES,
+        OVERSIZED_ESTIMATES,
+        PARENT_GATE_STATES,
+        STATE_ORDER,
+        TERMINAL_STATES,
+        TRIAGED_LABEL,
+        WORKFLOW_STATE_TO_STATUS,
+        Estimate,
+        Priority,
+        WorkflowState,
+        is_earlier_state,
+        parse_estimate,
+        parse_priority,
+        parse_state,
+        state_index,
+    )
+    from ralph.workflow._sync import SYNC_COMMAND, synced_state
+    from ralph.workflow._transitions import (
+        ALLOWED_TRANSITIONS,
+        allowed_targets,
+        check_transition,
+        is_allowed,
+    )
+else:
+    # Loaded on first use (ralph._lazy): the tracker needs the states, not the merge
+    # train or the phase table.
+    __getattr__, __dir__ = lazy_exports(globals())
 
 __all__ = [
     "ALLOWED_TRANSITIONS",

@@ -14,7 +14,8 @@ from rich.text import Text
 
 import ralph.cli
 from ralph._secrets import register_secret
-from ralph.cli._console import Console, echo
+from ralph.cli._console import Console
+from ralph.cli._echo import echo
 
 EVIL = "\x1b[2J\x1b]0;pwned\x07"
 
@@ -123,13 +124,13 @@ def _called(call: ast.Call) -> str:
 def test_every_line_the_command_line_prints_goes_through_the_console():
     found = []
     for path in sorted(CLI.glob("*.py")):
-        if path.name == "_console.py":
+        if path.name in ("_console.py", "_echo.py"):  # the console and its plain lines
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.Call):
                 continue
             if _called(node) in _WRITERS:
-                found.append(f"{path.name}:{node.lineno} {_called(node)}: use _console.echo")
+                found.append(f"{path.name}:{node.lineno} {_called(node)}: use _echo.echo")
             for keyword in node.keywords:
                 markup = keyword.arg == "markup" and ast.unparse(keyword.value) != "False"
                 if markup:

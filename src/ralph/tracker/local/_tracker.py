@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import MISSING, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
@@ -30,10 +30,7 @@ from ralph.tracker._model import (
     PullRequest,
     StatusUpdate,
 )
-from ralph.tracker._project_board import ProjectBoard
-from ralph.tracker._simple_board import SimpleBoard
 from ralph.tracker._tracker import Tracker
-from ralph.tracker.local._board import LocalBoardRecords
 from ralph.tracker.local._schema import (
     LOCAL_TRACKER_MIGRATIONS,
     allocate_number,
@@ -42,6 +39,9 @@ from ralph.tracker.local._schema import (
     counts_board_changes,
 )
 from ralph.workflow import Estimate, Priority, WorkflowState
+
+if TYPE_CHECKING:
+    from ralph.tracker._project_board import ProjectBoard
 
 __all__ = ["LocalTracker"]
 
@@ -246,6 +246,10 @@ class LocalTracker(Tracker):
             self.db.notify_change(tx)
 
     def project_board(self) -> ProjectBoard:
+        # Here: the board's management is imported by the commands that manage it.
+        from ralph.tracker._simple_board import SimpleBoard
+        from ralph.tracker.local._board import LocalBoardRecords
+
         return SimpleBoard(
             self, LocalBoardRecords(self.db, self.repo, self.now), repository=self.repo
         )
