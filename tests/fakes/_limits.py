@@ -41,6 +41,8 @@ class LimitWindow:
         self._start = 0
         self._seen = 0
         self._lifts = False
+        self._seconds = 0.0
+        self._spent = False
         #: How many turn requests were refused.
         self.refused = 0
 
@@ -56,15 +58,21 @@ class LimitWindow:
         """Refuse turn requests with ``kind`` (one of ``kinds``): the ``first`` N from now
         (None: all of them), or every one from the ``start``-th (0-based) from now. The
         limit lifts ``seconds`` from now: the answers say so; with ``lifts`` it does
-        (a usage window reopens at its reset), else it stays until ``lift``. Returns that
-        time."""
+        (a usage window reopens at its reset), ``seconds`` after the first request it
+        refuses (whenever the agent gets to ask), else it stays until ``lift``. Returns
+        that time (with ``lifts``, as it stands before the first refusal)."""
         if kind not in self.kinds:
             raise ValueError(f"unknown limit {kind!r}; this fake knows {', '.join(self.kinds)}")
         with self._lock:
             self._kind = kind
             self._resets_at = time.time() + seconds
             self._first, self._start, self._seen = first, start, 0
-            self._lifts = lifts
+            self._lifts, self._seconds, self._spent = lifts, seconds, False
+            return self._resets_at
+
+    @property
+    def resets_at(self) -> float:
+        with self._lock:
             return self._resets_at
 
     def lift(self) -> None:
@@ -75,7 +83,11 @@ class LimitWindow:
     def check(self) -> Limit | None:
         """For one turn request: the limit to answer it with, or None to answer it."""
         with self._lock:
-            if not self._kind or (self._lifts and time.time() >= self._resets_at):
+            if not self._kind:
+                return None
+            if self._lifts and not self._spent:  # the request that spends the window
+                self._resets_at = time.time() + self._seconds
+            if self._lifts and time.time() >= self._resets_at:
                 return None
             number = self._seen
             self._seen += 1
@@ -83,4 +95,5 @@ class LimitWindow:
             if not refused:
                 return None
             self.refused += 1
+            self._spent = True
             return Limit(self._kind, self._resets_at)

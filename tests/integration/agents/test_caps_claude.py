@@ -12,11 +12,10 @@ import pytest
 
 from ralph.demo._sample import FAREWELL
 
-from ...fakes.anthropic_api import MODEL as CLAUDE_MODEL
 from ..conftest import git
 from ._clis import CLAUDE
 from ._models import FAREWELL_CODE, model
-from .test_presets_end_to_end import show, use
+from .test_presets_end_to_end import claude_on_farewell, show
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -31,23 +30,7 @@ def test_a_run_token_cap_holds_a_claude_code_run_and_raising_it_resumes_to_done(
     ralph, start_api, agent_home, monkeypatch
 ):
     api = start_api(CLAUDE, model(CLAUDE))
-    use(
-        ralph,
-        monkeypatch,
-        CLAUDE.configure(agent_home, api),
-        f'runtime = "claude"\nmodel = "{CLAUDE_MODEL}"\n',
-    )
-    ralph(
-        "issue",
-        "new",
-        "Add a farewell",
-        "--body",
-        BODY,
-        "--state",
-        "Research Needed",
-        "--estimate",
-        "XS",
-    )
+    claude_on_farewell(ralph, monkeypatch, CLAUDE.configure(agent_home, api))
     monkeypatch.setenv("RALPH_BUDGET_RUN_TOKENS", "200")
     code, out, err = ralph("hero", "1")
     assert code == 1, out + err

@@ -36,6 +36,23 @@ def use(ralph, monkeypatch, environment: dict[str, str], agent: str, tables: str
     ralph.config.write_text(text + tables)
 
 
+def claude_on_farewell(ralph, monkeypatch, environment: dict[str, str]) -> None:
+    """Claude Code (on its fake, by ``environment``) for every phase, and the farewell
+    filed as issue 1: XS, in Research Needed."""
+    use(ralph, monkeypatch, environment, f'runtime = "claude"\nmodel = "{CLAUDE_MODEL}"\n')
+    ralph(
+        "issue",
+        "new",
+        "Add a farewell",
+        "--body",
+        BODY,
+        "--state",
+        "Research Needed",
+        "--estimate",
+        "XS",
+    )
+
+
 def show(ralph, number: int) -> dict[str, Any]:
     shown: dict[str, Any] = json.loads(ralph("issue", "show", str(number), "--json")[1])
     return shown

@@ -15,11 +15,10 @@ from ralph.demo._sample import FAREWELL
 from ralph.project import open_project
 from ralph.tasks import TaskStatus
 
-from ...fakes.anthropic_api import MODEL as CLAUDE_MODEL
 from ..conftest import git
 from ._clis import CLAUDE
 from ._models import FAREWELL_CODE, model
-from .test_presets_end_to_end import show, use
+from .test_presets_end_to_end import claude_on_farewell, show
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -36,29 +35,13 @@ def test_a_spent_usage_window_is_waited_out_and_the_run_ends_done_with_one_attem
         **CLAUDE.configure(agent_home, api),
         "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-fake",
     }
-    use(
-        ralph,
-        monkeypatch,
-        subscription,
-        f'runtime = "claude"\nmodel = "{CLAUDE_MODEL}"\n',
-    )
-    ralph(
-        "issue",
-        "new",
-        "Add a farewell",
-        "--body",
-        BODY,
-        "--state",
-        "Research Needed",
-        "--estimate",
-        "XS",
-    )
+    claude_on_farewell(ralph, monkeypatch, subscription)
     started = time.time()
-    resets_at = api.limit("usage", seconds=6, lifts=True)
+    api.limit("usage", seconds=6, lifts=True)
     code, out, err = ralph("hero", "1")
     assert code == 0, out + err
     assert api.limits.refused >= 1  # the research's first turn met the spent window
-    assert time.time() >= resets_at  # waited for the reset, not around it
+    assert time.time() >= api.limits.resets_at  # waited for the reset, not around it
     assert "waiting for the provider of claude until" in out, out
     assert show(ralph, 1)["workflowState"] == "Done"
     assert git(ralph.repo.path, "show", "main:greet/core.py") + "\n" == FAREWELL_CODE
