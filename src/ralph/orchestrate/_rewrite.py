@@ -116,6 +116,7 @@ def regraph(
             live[base_key(task.key)] = task
             ended.pop(base_key(task.key), None)
 
+    fresh_keys = {spec.key for spec in fresh}
     resolved: dict[str, str] = {}
     dropped: set[str] = set()
     kept: set[int] = set()
@@ -132,10 +133,22 @@ def regraph(
         current = live.get(spec.key)
         if current is not None:
             waits_for = {by_id[d].key for d in current.deps if d not in done}
+            # A running task the fresh graph no longer has (a triage whose issue moved
+            # before it ended) is waited out: replacing what waits for it, and all after,
+            # only to start it a moment sooner is the churn of concurrent triages.
+            waited_out = {
+                by_id[d].key
+                for d in current.deps
+                if by_id[d].status is TaskStatus.RUNNING
+                and d not in replaceable
+                and base_key(by_id[d].key) not in fresh_keys
+            }
+            wanted = {d for d in deps if d not in done_keys}
             same = (
                 current.kind == spec.kind.value
                 and tuple(current.issues) == spec.issues
-                and waits_for == {d for d in deps if d not in done_keys}
+                and wanted <= waits_for
+                and waits_for - wanted <= waited_out
             )
             if same or (current.status is TaskStatus.RUNNING and current.id not in replaceable):
                 resolved[spec.key] = current.key

@@ -1,7 +1,8 @@
 """Triage tasks that end at once each plan the graph again from the same tasks, and the
 store takes only the first edit: the others are planned again from a fresh read, so no
 worker dies, no task waits for a lease, and the run's report shows no stall. On SQLite
-and on PostgreSQL, with the race made certain (both edits planned before either lands)."""
+and on PostgreSQL, with the race made certain (both edits planned before either lands,
+and one triage closes its issue: both edits cancel that issue's research)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ CHILDREN = 2
 MEET_SECONDS = 60.0
 
 
-def _body(name: str) -> str:
+def _body(name: str, marker: str = "") -> str:
     return (
-        f"Add the `{name}` module.\n\n```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
+        f"Add the `{name}` module.\n\n{marker}```diff\n--- /dev/null\n+++ b/greet/{name}.py\n"
         f"@@ -0,0 +1 @@\n+NAME = {name!r}\n```\n"
     )
 
@@ -45,7 +46,10 @@ def epic(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Proje
         tracker.update_issue(number, estimate=Estimate.L)
         for i in range(CHILDREN):
             child = tracker.create_issue(
-                f"Add m{i}", body=_body(f"m{i}"), state=WorkflowState.BACKLOG, estimate=Estimate.XS
+                f"Add m{i}",
+                body=_body(f"m{i}", "Triage: close obsolete\n\n" if i == 0 else ""),
+                state=WorkflowState.BACKLOG,
+                estimate=Estimate.XS,
             )
             tracker.add_sub_issue(number, child.number)
         yield project, number
@@ -90,5 +94,6 @@ def test_triage_tasks_ending_together_replan_without_a_stall(
     assert (report.counters.leases_expired, report.counters.worker_broke) == (0, 0)
     assert report.stalled == 0.0
     tracker = project.tracker
-    issues = [number, *tracker.get_issue(number).sub_issues]
-    assert {tracker.get_issue(n).workflow_state for n in issues} == {WorkflowState.DONE}
+    closed, kept = tracker.get_issue(number).sub_issues
+    assert not tracker.get_issue(closed).is_open
+    assert {tracker.get_issue(n).workflow_state for n in (number, kept)} == {WorkflowState.DONE}
