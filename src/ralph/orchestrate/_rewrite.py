@@ -96,7 +96,9 @@ def regraph(
     ``finished`` are task ids to count as done (the task being completed now);
     ``replaceable`` are running task ids the edit may replace (a plan being claimed).
     A fresh task matches a live one with the same key (any generation), kind and issues
-    whose unfinished dependencies are the fresh task's; it is kept. A fresh task whose
+    whose unfinished dependencies are the fresh task's, and maybe running tasks the
+    fresh graph no longer has (a triage whose issue moved before it ended); it is kept,
+    so a re-plan that changes nothing cancels nothing. A fresh task whose
     key ran already and did not succeed (or ran and was done: triage or split said the
     same again) is dropped with everything that waits for it: a person decides there.
     Any other fresh task whose key is done is that task: the tracker was read before it
