@@ -16,7 +16,14 @@ import pytest
 
 from ralph.config import load_config
 from ralph.demo import create_demo_project
-from ralph.orchestrate import Ending, SessionOptions, load_report, run_session, team_crew
+from ralph.orchestrate import (
+    Ending,
+    SessionOptions,
+    base_key,
+    load_report,
+    run_session,
+    team_crew,
+)
 from ralph.orchestrate import _execute as execute
 from ralph.orchestrate._planning import plan_from_tracker as real_plan_from_tracker
 from ralph.project import Project, open_project
@@ -156,3 +163,32 @@ def _wait_for_triages_done(project: Project, count: int) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("the other triage never ended")
+
+
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_team_s_triages_cancel_nothing_only_the_group_chain_becomes_streams(
+    request: pytest.FixtureRequest, tmp_path: Path, store: str
+):
+    children = 8
+    url = request.getfixturevalue("pg_schema_url") if store == "postgres" else None
+    repo, number = create_demo_project(tmp_path / "greet", store_url=url)
+    with open_project(load_config(repo)) as project:
+        tracker = project.tracker
+        tracker.update_issue(number, estimate=Estimate.L)
+        for i in range(children):
+            child = tracker.create_issue(
+                f"Add m{i}", body=_body(f"m{i}"), state=WorkflowState.BACKLOG, estimate=Estimate.XS
+            )
+            tracker.add_sub_issue(number, child.number)
+        crew = team_crew({"analyst": 4, "builder": 2, "validator": 1, "integrator": 1})
+        options = SessionOptions.from_config(project.config, mode="team")
+        result = run_session(project, number, ScriptedRuntime(env={}), options, crew=crew)
+
+        assert result.ending is Ending.FINISHED
+        assert result.run is not None
+        canceled = project.store.list_tasks(result.run.id, status=TaskStatus.CANCELED)
+        # The group's plan .. merge chain, once: one plan, review, PR and merge, and an
+        # implementation per child.
+        assert sorted(base_key(t.key).partition(":")[0] for t in canceled) == sorted(
+            ["plan", "review", "pr", "merge"] + ["implement"] * children
+        )
