@@ -729,9 +729,13 @@ class TaskExecutor:
         best_of = best_of_from_config(
             self.run.config, self.project.config.agent.best_of_for("implement")
         )
+        # The run's tasks before the board: a triage done by then has moved its issue, so
+        # the board read after shows it (read the other way round, a triage ending in
+        # between looked asked for again, and its issue's work was dropped).
+        tasks = self.store.list_tasks(self.run.id)
         fresh = plan_from_tracker(self.project, root, self.review_mode, best_of).graph
         return regraph(
-            self.store.list_tasks(self.run.id),
+            tasks,
             fresh,
             finished=finished,
             replaceable=replaceable,

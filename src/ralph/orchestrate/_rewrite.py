@@ -96,7 +96,9 @@ def regraph(
     ``finished`` are task ids to count as done (the task being completed now);
     ``replaceable`` are running task ids the edit may replace (a plan being claimed).
     A fresh task matches a live one with the same key (any generation), kind and issues
-    whose unfinished dependencies are the fresh task's; it is kept. A fresh task whose
+    whose unfinished dependencies are the fresh task's, and maybe running tasks the
+    fresh graph no longer has (a triage whose issue moved before it ended); it is kept,
+    so a re-plan that changes nothing cancels nothing. A fresh task whose
     key ran already and did not succeed (or ran and was done: triage or split said the
     same again) is dropped with everything that waits for it: a person decides there.
     Any other fresh task whose key is done is that task: the tracker was read before it
@@ -116,6 +118,7 @@ def regraph(
             live[base_key(task.key)] = task
             ended.pop(base_key(task.key), None)
 
+    fresh_keys = {spec.key for spec in fresh}
     resolved: dict[str, str] = {}
     dropped: set[str] = set()
     kept: set[int] = set()
@@ -132,10 +135,22 @@ def regraph(
         current = live.get(spec.key)
         if current is not None:
             waits_for = {by_id[d].key for d in current.deps if d not in done}
+            # A running task the fresh graph no longer has (a triage whose issue moved
+            # before it ended) is waited out: replacing what waits for it, and all after,
+            # only to start it a moment sooner is the churn of concurrent triages.
+            waited_out = {
+                by_id[d].key
+                for d in current.deps
+                if by_id[d].status is TaskStatus.RUNNING
+                and d not in replaceable
+                and base_key(by_id[d].key) not in fresh_keys
+            }
+            wanted = {d for d in deps if d not in done_keys}
             same = (
                 current.kind == spec.kind.value
                 and tuple(current.issues) == spec.issues
-                and waits_for == {d for d in deps if d not in done_keys}
+                and wanted <= waits_for
+                and waits_for - wanted <= waited_out
             )
             if same or (current.status is TaskStatus.RUNNING and current.id not in replaceable):
                 resolved[spec.key] = current.key

@@ -181,6 +181,25 @@ def test_work_done_after_the_tracker_was_read_still_counts_and_nothing_is_lost()
     ]
 
 
+def test_a_triage_that_changes_nothing_cancels_nothing():
+    # Triages of #2 and #3 run together; #3's has moved its issue already when #2's ends
+    # and plans again: research:3 keeps waiting for the triage still running.
+    group = [(n, "Backlog", "XS", 0) for n in (2, 3, 4)]
+    store, run = stored(graph_for(group))
+    claim = run_task(store, run, "triage:2")
+    run_task(store, run, "triage:3")
+    fresh = graph_for(
+        [(2, "Research Needed", "XS", 0), (3, "Research Needed", "XS", 0), (4, "Backlog", "XS", 0)]
+    )
+    edit, _ = regraph(store.list_tasks(run.id), fresh, finished={claim.task_id})
+    assert not edit.cancel
+    assert not edit.add
+    store.complete(claim, {}, edit=edit)
+    research = next(t for t in store.list_tasks(run.id) if t.key == "research:3")
+    assert research.status is TaskStatus.PENDING
+    assert [store.get_task(d).key for d in research.deps] == ["triage:3"]
+
+
 def test_needs_iteration_adds_a_new_plan_and_review_and_moves_the_chain_behind_them():
     store, run = stored(graph_for([(2, "Ready for Plan", "XS", 0)]))
     store.complete(run_task(store, run, "plan:2"))
