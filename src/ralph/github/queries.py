@@ -829,7 +829,7 @@ def create_field_part(alias: str) -> BatchPart:
         alias,
         "createProjectV2Field",
         "CreateProjectV2FieldInput",
-        "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+        "projectV2Field { ... on ProjectV2SingleSelectField { id name options { id name } } }",
         creates=True,
     )
 
@@ -872,7 +872,13 @@ CREATE_ISSUE = _mutation(
     "issue { id number url createdAt }",
     creates=True,
 )
-UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+#: Answers with what it changed, so a kept issue is changed rather than read again.
+UPDATE_ISSUE = _mutation(
+    "UpdateIssue",
+    "updateIssue",
+    "UpdateIssueInput",
+    "issue { id title body updatedAt labels(first: 100) { nodes { name } } }",
+)
 #: ``ralph issue edit --add-label/--remove-label``: labels added or taken off by id,
 #: the issue's others kept (``updateIssue``'s ``labelIds`` replaces them all).
 ADD_LABELS = _mutation(
@@ -887,7 +893,12 @@ REMOVE_LABELS = _mutation(
 CREATE_LABEL = _mutation(
     "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
-CLOSE_ISSUE = _mutation("CloseIssue", "closeIssue", "CloseIssueInput", "issue { id }")
+CLOSE_ISSUE = _mutation(
+    "CloseIssue",
+    "closeIssue",
+    "CloseIssueInput",
+    "issue { id state stateReason closedAt updatedAt }",
+)
 REOPEN_ISSUE = _mutation("ReopenIssue", "reopenIssue", "ReopenIssueInput", "issue { id }")
 ADD_COMMENT = GraphQLDocument(
     "AddComment",

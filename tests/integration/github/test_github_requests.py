@@ -62,6 +62,27 @@ def test_create_issue_takes_three_requests_and_set_state_one(github, clock):
     assert len(audits(tracker, issue.number)) == 1
 
 
+def test_a_new_board_is_made_linked_and_its_fields_read_from_githubs_answers(github, clock):
+    """``ralph init --github`` on a repository without a board: the board is linked as it
+    is made, and what GitHub answers to the creations is the board, not read again."""
+    client = client_for(github, clock, PacingPolicy(mutation_interval=0))
+    setup = set_up_board(client, "acme/shop")
+    assert made(github, 0) == [
+        "Repository",
+        "ProjectByTitle",
+        "Owner",
+        "CreateProject",
+        "CreateFields",
+        "IssueFeatures",
+    ]
+    assert setup.linked
+    project = github.repository("acme/shop").owner.projects[0]
+    assert github.repository("acme/shop") in project.linked
+    fresh = set_up_board(client, "acme/shop").board  # found, as a second init finds it
+    assert fresh.fields == setup.board.fields
+    assert fresh.field_names == setup.board.field_names
+
+
 def test_a_batch_answers_alias_by_alias_and_what_github_took_stands(github, clock):
     """GitHub runs a batch's mutations in order and refuses one without the others: the
     refusal is that alias's, not an error for the whole request."""
@@ -155,6 +176,56 @@ def test_a_snapshot_reads_a_group_in_one_request_and_keeps_it_true(github, clock
     assert made(github, since) == ["Issue", "Issue"]
 
 
+def test_an_edit_and_a_close_inside_a_snapshot_are_kept_true_without_a_read(github, clock):
+    """What the tracker wrote comes back in GitHub's answer: the kept issue is changed,
+    not read again, and it is what GitHub holds."""
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", body="Plain.", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        since = len(github.requests)
+        edited = tracker.update_issue(
+            1, title="Add a login", body="Sign in.", labels=["triaged"], estimate=Estimate.M
+        )
+        again = tracker.get_issue(1)
+        closed = tracker.close_issue(1)
+        reads = [n for n in made(github, since) if n in ("Issue", "IssueGroup")]
+        assert reads == [], made(github, since)
+    assert again == edited
+    fresh = tracker.get_issue(1)
+    assert (edited.title, edited.body, edited.labels, edited.estimate) == (
+        fresh.title,
+        fresh.body,
+        fresh.labels,
+        fresh.estimate,
+    )
+    assert (closed.is_open, closed.close_reason, closed.closed_at) == (
+        fresh.is_open,
+        fresh.close_reason,
+        fresh.closed_at,
+    )
+
+
+def test_dependencies_added_inside_a_snapshot_are_kept_true_without_a_read(github, clock):
+    """A split's chain of dependencies: each edge checked for a cycle on the kept issues,
+    which the tracker's own edges keep true."""
+    tracker = tracker_on(github, clock)
+    for i in range(3):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        for n in (1, 2, 3):
+            tracker.get_issue(n)
+        since = len(github.requests)
+        tracker.add_dependency(2, 1)
+        tracker.add_dependency(3, 2)
+        kept = [tracker.get_issue(n) for n in (1, 2, 3)]
+        assert made(github, since) == ["AddBlockedBy", "AddBlockedBy"]
+    fresh = [tracker.get_issue(n) for n in (1, 2, 3)]
+    assert [(i.blocked_by, i.blocking) for i in kept] == [(i.blocked_by, i.blocking) for i in fresh]
+    assert fresh[1].blocked_by == (1,)
+    assert fresh[1].blocking == (3,)
+
+
 def test_a_snapshot_does_not_see_what_another_process_wrote_until_it_ends(github, clock):
     tracker = tracker_on(github, clock)
     other = tracker_on(github, clock)
@@ -177,6 +248,28 @@ def test_a_note_rides_with_the_issues_next_move_in_one_request(github, clock):
     bodies = [c.body for c in tracker.get_issue(1).comments]
     assert bodies[0] == "Research complete: see the document."  # before the audit
     assert "ralph-transition" in bodies[1]
+
+
+def test_several_issues_move_together_with_their_notes(github, clock):
+    """Each issue's notes, state, Status (when it changes) and audit stay one unit;
+    units share a request within the safe batch of ten: three issues with a note each
+    (Status unchanged) in one request, a fourth unit that would not fit in another."""
+    tracker = tracker_on(github, clock)
+    for i in range(4):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        for n in (1, 2, 3, 4):
+            tracker.add_note(n, f"Note on #{n}.")
+        tracker.set_states([1, 2, 3, 4], "Research Needed", command="ralph_triage")
+    writes = [r.name for r in github.requests[since:] if r.mutation]
+    assert writes == ["MoveStates", "MoveState"]  # three issues, then the fourth
+    for n in (1, 2, 3, 4):
+        issue = tracker.get_issue(n)
+        assert issue.workflow_state is WorkflowState.RESEARCH_NEEDED
+        bodies = [c.body for c in issue.comments]
+        assert bodies[0] == f"Note on #{n}."  # before the audit
+        assert "ralph-transition" in bodies[1]
 
 
 def test_a_note_no_move_takes_is_posted_when_the_snapshot_ends(github, clock):

@@ -19,7 +19,7 @@ from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STA
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
 from ralph.tracker.github._lookups import _relatives
 from ralph.tracker.github._moves import GitHubMoves
-from ralph.tracker.github._read import board_values, epoch, issue_from
+from ralph.tracker.github._read import board_values, closed, edited, epoch, issue_from
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["GitHubIssues"]
@@ -193,8 +193,15 @@ class GitHubIssues(GitHubMoves):
         node_id = self._node_id(number)
         if title is not None or body is not None or labels is not None:
             self._update(number, node_id, title, body, labels)
-        with self._touching(number):
+        with self._keeping_snapshots():  # the fields it set are kept true below
             self._set_fields(number, estimate=estimate, priority=priority)
+
+        def estimated(issue: Issue) -> Issue:
+            return replace(
+                issue, estimate=estimate or issue.estimate, priority=priority or issue.priority
+            )
+
+        self._snapshots.update(number, estimated)
         return self.get_issue(number)
 
     def _edit_issue(
@@ -242,8 +249,8 @@ class GitHubIssues(GitHubMoves):
         labels: Sequence[str] | None,
     ) -> None:
         label_ids = None if labels is None else self._label_ids(labels)
-        with self._touching(number):
-            self.client.mutate(
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.UPDATE_ISSUE,
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
@@ -252,6 +259,7 @@ class GitHubIssues(GitHubMoves):
                     labelIds=label_ids,
                 ),
             )
+        self._snapshots.update(number, lambda issue: edited(issue, data["updateIssue"]["issue"]))
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
@@ -260,8 +268,8 @@ class GitHubIssues(GitHubMoves):
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         node_id = self._node_id(number)
         original = self._duplicate_id(reason, duplicate_of)
-        with self._touching(number):
-            self.client.mutate(
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.CLOSE_ISSUE,
                 q.input_of(
                     issueId=node_id,
@@ -269,6 +277,9 @@ class GitHubIssues(GitHubMoves):
                     duplicateIssueId=original,
                 ),
             )
+        # The board's "Item closed" workflow may have moved its Status: read, not assumed.
+        self.forget_status(number)
+        self._snapshots.update(number, lambda issue: closed(issue, data["closeIssue"]["issue"]))
         return self.get_issue(number)
 
     def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
@@ -317,22 +328,43 @@ class GitHubIssues(GitHubMoves):
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is kept on both issues below
             self.client.mutate(
                 q.ADD_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
             )
+        self._snapshots.update(
+            blocked, lambda issue: replace(issue, blocked_by=_with(issue.blocked_by, blocking))
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_with(issue.blocking, blocked))
+        )
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is taken off both issues below
             self.client.mutate(
                 q.REMOVE_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
             )
+        self._snapshots.update(
+            blocked,
+            lambda issue: replace(issue, blocked_by=_without(issue.blocked_by, blocking)),
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_without(issue.blocking, blocked))
+        )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
+
+
+def _with(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
+    return numbers if number in numbers else (*numbers, number)
+
+
+def _without(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
+    return tuple(n for n in numbers if n != number)
