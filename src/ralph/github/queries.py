@@ -812,6 +812,16 @@ def set_field_part(alias: str) -> BatchPart:
     )
 
 
+def edit_part(alias: str) -> BatchPart:
+    """An issue's title, body or labels (as ``UpdateIssue``) in a batch."""
+    return BatchPart(alias, "updateIssue", "UpdateIssueInput", _EDITED)
+
+
+def blocked_by_part(alias: str) -> BatchPart:
+    """A dependency of a batch (as ``AddBlockedBy``)."""
+    return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
+
+
 def comment_part(alias: str) -> BatchPart:
     """A comment of a batch (creating: it counts against the content budget)."""
     return BatchPart(
@@ -872,13 +882,9 @@ CREATE_ISSUE = _mutation(
     "issue { id number url createdAt }",
     creates=True,
 )
-#: Answers with what it changed, so a kept issue is changed rather than read again.
-UPDATE_ISSUE = _mutation(
-    "UpdateIssue",
-    "updateIssue",
-    "UpdateIssueInput",
-    "issue { id title body updatedAt labels(first: 100) { nodes { name } } }",
-)
+#: What an edit answers: what it changed, so a kept issue is changed, not read again.
+_EDITED = "issue { id title body updatedAt labels(first: 100) { nodes { name } } }"
+UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", _EDITED)
 #: ``ralph issue edit --add-label/--remove-label``: labels added or taken off by id,
 #: the issue's others kept (``updateIssue``'s ``labelIds`` replaces them all).
 ADD_LABELS = _mutation(

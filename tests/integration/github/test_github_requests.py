@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 
+from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
@@ -161,6 +162,10 @@ def test_a_snapshot_reads_a_group_in_one_request_and_keeps_it_true(github, clock
         for child in children:
             assert tracker.get_issue(child.number).parent == epic.number
         assert made(github, since) == ["IssueGroup", "IssueGroup"]  # the epic, its children
+        since = len(github.requests)
+        extra = tracker.create_issue("Part 3", parent=epic.number)  # kept on the epic too
+        assert tracker.get_issue(epic.number).sub_issues[-1] == extra.number
+        assert "IssueGroup" not in made(github, since)
         tracker.set_state(children[0].number, "Research Needed", command="ralph_triage")
         after_move = len(github.requests)
         kept = tracker.get_issue(children[0].number)
@@ -226,6 +231,21 @@ def test_dependencies_added_inside_a_snapshot_are_kept_true_without_a_read(githu
     assert fresh[1].blocking == (3,)
 
 
+def test_a_chain_of_dependencies_goes_in_one_request_and_a_cycle_in_it_is_refused(github, clock):
+    tracker = tracker_on(github, clock)
+    for i in range(3):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        for n in (1, 2, 3):
+            tracker.get_issue(n)
+        since = len(github.requests)
+        tracker.add_dependencies([(2, 1), (3, 2)])
+        assert made(github, since) == ["AddBlockedBys"]
+        with pytest.raises(InvalidInput, match="cycle"):
+            tracker.add_dependencies([(1, 3), (2, 3)])  # 3 waits for 2, which waits for 1
+    assert [tracker.get_issue(n).blocked_by for n in (1, 2, 3)] == [(), (1,), (2,)]
+
+
 def test_a_snapshot_does_not_see_what_another_process_wrote_until_it_ends(github, clock):
     tracker = tracker_on(github, clock)
     other = tracker_on(github, clock)
@@ -270,6 +290,34 @@ def test_several_issues_move_together_with_their_notes(github, clock):
         bodies = [c.body for c in issue.comments]
         assert bodies[0] == f"Note on #{n}."  # before the audit
         assert "ralph-transition" in bodies[1]
+
+
+def test_an_edit_inside_a_snapshot_carries_the_issues_waiting_fields_and_notes(github, clock):
+    """Triage's writes to an issue it does not move: its estimate and its note wait for
+    the label's edit, and go with it in one request."""
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        tracker.update_issue(1, estimate=Estimate.L)
+        tracker.add_note(1, "## Triage")
+        labelled = tracker.update_issue(1, labels=["ralph-triaged"])
+        assert (labelled.estimate, labelled.labels) == (Estimate.L, ("ralph-triaged",))
+    writes = [r.name for r in github.requests[since:] if r.mutation]
+    assert writes == ["CreateLabel", "EditIssue"]
+    fresh = tracker.get_issue(1)
+    assert (fresh.estimate, fresh.labels) == (Estimate.L, ("ralph-triaged",))
+    assert [c.body for c in fresh.comments] == ["## Triage"]
+
+
+def test_an_estimate_no_edit_or_move_takes_is_set_when_the_snapshot_ends(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        assert tracker.update_issue(1, estimate=Estimate.S).estimate is Estimate.S
+    assert tracker.get_issue(1).estimate is Estimate.S
 
 
 def test_a_note_no_move_takes_is_posted_when_the_snapshot_ends(github, clock):

@@ -91,15 +91,9 @@ class GitHubMoves(GitHubWrites):
                 changes.append(change)
                 if transition.changed:
                     planned.append((change, self._audit(change, actor, intent)))
-            # An issue with a creation's fields waiting moves alone, with them; one with
-            # notes waiting takes them into its move's unit.
-            fields = self._pending_fields()
-            alone = [p for p in planned if p[0].number in fields]
-            together = [p for p in planned if p not in alone]
-            for moves in self._packed(together):
+            # What waits for an issue (notes, a creation's fields) goes in its move's unit.
+            for moves in self._packed(planned):
                 self._send_moves(moves)
-            for change, body in alone:
-                self._write_state(change.number, change.previous, change.new, body, actor)
             return changes
 
     def _packed(
@@ -112,7 +106,11 @@ class GitHubMoves(GitHubWrites):
         for move in planned:
             change = move[0]
             status = self._status_to_write(change.number, change.new) is not None
-            unit = 2 + status + len(self._pending_notes().get(change.number, []))
+            extras = [
+                f for f in self._pending_fields().get(change.number, {}) if f in _EXTRA_FIELDS
+            ]
+            notes = self._pending_notes().get(change.number, [])
+            unit = 2 + status + len(extras) + len(notes)
             if requests and size + unit <= q.BATCH_LIMIT:
                 requests[-1].append(move)
                 size += unit
@@ -133,9 +131,14 @@ class GitHubMoves(GitHubWrites):
         variables: dict[str, Any] = {}
         statuses: dict[int, str] = {}
         notes: dict[int, list[_Note]] = {}
+        created: dict[int, dict[str, Any]] = {}
+        extras: dict[int, dict[str, str]] = {}
         for i, (change, body) in enumerate(moves):
             number = change.number
             notes[i] = self._pending_notes().pop(number, [])
+            # A new issue's other fields go with its first move (its state is this one).
+            created[i] = self._pending_fields().pop(number, {})
+            extras[i] = {f: v.value for f, v in created[i].items() if f in _EXTRA_FIELDS}
             for j, note in enumerate(notes[i]):
                 variables[f"note{i}_{j}"] = q.input_of(
                     subjectId=self._node_id(number),
@@ -148,6 +151,9 @@ class GitHubMoves(GitHubWrites):
             if status is not None:
                 variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
                 statuses[i] = status
+            for field, option in extras[i].items():
+                alias = f"{_EXTRA_FIELDS[field]}{i}"
+                variables[alias] = self._field_input(number, field, option)["input"]
             variables[f"audit{i}"] = q.input_of(
                 subjectId=self._node_id(number),
                 body=f"{self.stored_text(body)}\n\n{tags[i]}",
@@ -175,6 +181,8 @@ class GitHubMoves(GitHubWrites):
                 )
         except (GitHubUnavailable, GitHubRateLimited):
             for i, (change, body) in enumerate(moves):  # each as a lone move's resend
+                if created[i]:
+                    self._pending_fields()[change.number] = created[i]
                 if notes[i]:  # looked for first, when the snapshot ends
                     left = [replace(note, maybe_posted=True) for note in notes[i]]
                     waiting = self._pending_notes().get(change.number, [])
@@ -190,6 +198,9 @@ class GitHubMoves(GitHubWrites):
                 self._set_field(number, WORKFLOW_STATE, change.new.value)
             if i in statuses and answer.ok(f"status{i}"):
                 self._statuses[number] = statuses[i]
+            for field, option in extras[i].items():
+                if f"{_EXTRA_FIELDS[field]}{i}" in answer.refused:
+                    self._set_field(number, field, option)  # the board read again, once
             made = []
             for j, note in enumerate(notes[i]):
                 if answer.ok(f"note{i}_{j}"):
