@@ -99,7 +99,10 @@ def test_a_cli_meeting_its_providers_limit_ends_rate_limited_with_the_reset(
     assert result.status is AgentStatus.RATE_LIMITED, result.error
     assert took < BOUND_SECONDS[name]
     if said:
-        assert result.resets_at == pytest.approx(resets_at, abs=1.0), (name, result.error)
+        # A wait said as "try again in 1m48s" counts from when Ralph reads it: on a
+        # loaded machine a little after the provider said it, never before.
+        late = result.resets_at - resets_at
+        assert -1.0 <= late <= 5.0, (name, late, result.error)
     else:
         assert result.resets_at == 0
     assert result.error
