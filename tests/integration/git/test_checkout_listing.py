@@ -4,31 +4,15 @@ however many there are; each read still sees every change."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.git import GitRepo, working_changes
 from ralph.git._tracked import tracked_files
+from tests.integration.git._counting import gits_started
 
 from ..conftest import GitProject, git
-
-
-def _gits_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every git command started from now on, as its arguments after ``-c ...``."""
-    started: list[list[str]] = []
-    real_run = subprocess.run
-
-    def counting(args: list[str], *rest: Any, **options: Any) -> Any:
-        if args[0] == "git":
-            kept = [a for a in args[1:] if not a.startswith(("-c", "core.", "--no-optional"))]
-            started.append(kept)
-        return real_run(args, *rest, **options)
-
-    monkeypatch.setattr(subprocess, "run", counting)
-    return started
 
 
 def test_the_tracked_files_are_listed_once_per_version_of_the_index(
@@ -36,7 +20,7 @@ def test_the_tracked_files_are_listed_once_per_version_of_the_index(
 ):
     repo = GitRepo(project.path)
     assert tracked_files(repo) == {"README.md"}
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     assert tracked_files(repo) == {"README.md"}
     assert tracked_files(GitRepo(project.path)) == {"README.md"}
     assert started == []
@@ -68,7 +52,7 @@ def test_changed_files_are_hashed_by_one_git_and_each_change_is_seen(
     (project.path / "line\nbreak.txt").write_text("odd\n")
     (project.path / "folder").mkdir()
     (project.path / "folder" / "deep.txt").write_text("deep\n")
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     before = working_changes(repo)
     assert [args[0] for args in started] == ["status", "hash-object", "hash-object"]
     assert set(before) == {"README.md", "a new file.txt", "line\nbreak.txt", "folder/deep.txt"}

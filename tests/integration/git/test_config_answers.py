@@ -8,11 +8,11 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.git import GitRepo
+from tests.integration.git._counting import gits_started
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -38,20 +38,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     return GitRepo(path)
 
 
-def _gits_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every git command started from now on, as its arguments after ``-c ...``."""
-    started: list[list[str]] = []
-    real_run = subprocess.run
-
-    def counting(args: list[str], *rest: Any, **options: Any) -> Any:
-        if args[0] == "git":
-            started.append([a for a in args[1:] if not a.startswith(("-c", "core."))])
-        return real_run(args, *rest, **options)
-
-    monkeypatch.setattr(subprocess, "run", counting)
-    return started
-
-
 FALLBACK = {
     "GIT_AUTHOR_NAME": "Ralph",
     "GIT_AUTHOR_EMAIL": "ralph@localhost",
@@ -62,7 +48,7 @@ FALLBACK = {
 
 def test_without_an_identity_ralph_signs_and_asks_git_once(repo: GitRepo, monkeypatch):
     assert repo.identity_env() == FALLBACK
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     for _ in range(3):
         assert repo.identity_env() == FALLBACK
         assert GitRepo(repo.path).identity_env() == FALLBACK  # a new GitRepo, same files
@@ -126,7 +112,7 @@ def test_a_remote_added_after_the_first_look_is_seen(repo: GitRepo, tmp_path: Pa
 def test_whether_a_remote_exists_is_asked_of_git_once(repo: GitRepo, tmp_path, monkeypatch):
     git(repo.path, "remote", "add", "origin", str(tmp_path / "elsewhere.git"))
     assert repo.has_remote()
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     for _ in range(3):
         assert GitRepo(repo.path).has_remote()
     assert started == []

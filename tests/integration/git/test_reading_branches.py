@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.errors import GitError
 from ralph.git import GitRepo
+from tests.integration.git._counting import gits_started
 
 
 def _repo(path: Path) -> GitRepo:
@@ -54,20 +54,6 @@ def test_a_file_is_read_from_a_branch_and_a_missing_one_is_none(tmp_path: Path):
     assert repo.read_on("feature", "later.py") is None
 
 
-def _gits_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every git command started from now on, as its arguments after ``-c ...``."""
-    started: list[list[str]] = []
-    real_run = subprocess.run
-
-    def counting(args: list[str], *rest: Any, **options: Any) -> Any:
-        if args[0] == "git":
-            started.append([a for a in args[1:] if not a.startswith(("-c", "core."))])
-        return real_run(args, *rest, **options)
-
-    monkeypatch.setattr(subprocess, "run", counting)
-    return started
-
-
 def _commit(path: Path, name: str, text: str) -> None:
     target = path / name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +65,7 @@ def _commit(path: Path, name: str, text: str) -> None:
 def test_documents_read_again_at_the_same_commit_start_no_git(tmp_path: Path, monkeypatch):
     repo = _repo(tmp_path)
     assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     for _ in range(3):
         assert repo.files_on("main", "thoughts") == ["thoughts/plan.md"]
         assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
@@ -92,7 +78,7 @@ def test_a_document_is_read_anew_once_the_branch_moves(tmp_path: Path, monkeypat
     assert repo.read_on("main", "thoughts/plan.md") == "the plan\n"
     _commit(tmp_path, "thoughts/plan.md", "a better plan\n")
     _commit(tmp_path, "thoughts/research.md", "what was found\n")
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     assert repo.files_on("main", "thoughts") == ["thoughts/plan.md", "thoughts/research.md"]
     assert repo.read_on("main", "thoughts/plan.md") == "a better plan\n"
     assert repo.read_on("main", "thoughts/research.md") == "what was found\n"
@@ -134,7 +120,7 @@ def test_a_missing_branch_is_known_missing_without_git_and_found_once_made(
     tmp_path: Path, monkeypatch
 ):
     repo = _repo(tmp_path)
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     assert not repo.has_branch("work/GH-1")
     assert not repo.has_branch("work/GH-1/deeper")
     assert started == []

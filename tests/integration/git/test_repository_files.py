@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.git import GitRepo, working_changes
 from ralph.git._files import Head, common_dir_of, git_dir_of, head_of
 from ralph.git._repo import WorktreeEntry
+from tests.integration.git._counting import gits_started
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -33,20 +33,6 @@ def repo(tmp_path: Path) -> GitRepo:
     git(path, "add", "a.txt")
     git(path, "commit", "-qm", "first")
     return GitRepo(path)
-
-
-def _gits_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every git command started from now on, as its arguments after ``-c ...``."""
-    started: list[list[str]] = []
-    real_run = subprocess.run
-
-    def counting(args: list[str], *rest: Any, **options: Any) -> Any:
-        if args[0] == "git":
-            started.append([a for a in args[1:] if not a.startswith(("-c", "core."))])
-        return real_run(args, *rest, **options)
-
-    monkeypatch.setattr(subprocess, "run", counting)
-    return started
 
 
 def _head(checkout: Path) -> Head | None:
@@ -89,9 +75,9 @@ def test_a_reftable_repository_and_a_redirected_git_are_left_to_git(repo, monkey
 
 def test_holding_a_checkout_still_reads_its_branch_without_git(repo: GitRepo, monkeypatch):
     (repo.path / "a.txt").write_text("changed\n")
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     assert list(working_changes(repo)) == ["a.txt"]
-    assert [args[0] for args in started if args[0] != "--no-optional-locks"] == ["hash-object"]
+    assert [args[0] for args in started] == ["status", "hash-object"]  # no symbolic-ref
 
 
 def test_the_worktree_list_is_read_as_git_lists_it(repo: GitRepo, tmp_path: Path):
@@ -119,7 +105,7 @@ def test_the_worktree_list_is_read_as_git_lists_it(repo: GitRepo, tmp_path: Path
 def test_the_worktree_list_follows_each_change_without_git(repo: GitRepo, tmp_path, monkeypatch):
     assert repo.worktrees() == {repo.path.resolve(): "main"}
     git(repo.path, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
-    started = _gits_started(monkeypatch)
+    started = gits_started(monkeypatch)
     assert repo.worktree_of("side") == (tmp_path / "side").resolve()
     git(tmp_path / "side", "switch", "-q", "-c", "other")
     assert repo.worktree_of("side") is None
