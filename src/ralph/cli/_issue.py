@@ -83,8 +83,9 @@ def issue_new(
     if as_json:
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
-        under = f" under #{parent}" if parent else ""
-        _say(f"Created #{issue.number}{under}: {issue.title} [{issue.workflow_state}]")
+        under = f" under {tracker.issue_name(parent)}" if parent else ""
+        name = tracker.issue_name(issue.number)
+        _say(f"Created {name}{under}: {issue.title} [{issue.workflow_state}]")
 
 
 @issue_app.command("edit")

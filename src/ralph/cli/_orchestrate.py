@@ -121,7 +121,14 @@ def _conclude(
     print_report(report, console, table=not live)
     if report.outcome is Outcome.SUCCEEDED and not of_many:
         merged = merged_pull_requests(project, result.run.id)
-        print_success(report, merged, project.config.base_branch, console, next_steps=next_steps)
+        print_success(
+            report,
+            merged,
+            project.config.base_branch,
+            console,
+            name=project.tracker.issue_name,
+            next_steps=next_steps,
+        )
     if result.ending is not Ending.FINISHED:
         for line in _provider_lines(project):
             console.print(line, markup=False)

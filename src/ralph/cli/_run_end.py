@@ -3,6 +3,7 @@ commits on the base branch, and where to look next."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ralph.cli._console import Console
@@ -42,12 +43,14 @@ def print_success(
     base: str,
     console: Console,
     *,
+    name: Callable[[int], str] = "#{}".format,
     next_steps: bool = True,
 ) -> None:
-    """What merged and, with ``next_steps``, where to look next."""
+    """What merged and, with ``next_steps``, where to look next; ``name`` names an
+    issue as its tracker does (``Tracker.issue_name``)."""
     for pr in merged:
         commit = (pr.merge_commit or "")[:7]
-        closes = ", ".join(f"#{n}" for n in pr.closes)
+        closes = ", ".join(name(n) for n in pr.closes)
         console.print(
             f"Merged pull request #{pr.number} into {pr.base} ({commit})"
             + (f", closing {closes}." if closes else "."),

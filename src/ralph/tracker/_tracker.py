@@ -75,6 +75,13 @@ class Tracker(TrackerRules):
         ENG-12) says so. Document paths and branch names keep GH-: they are parsed."""
         return f"GH-{number}"
 
+    def issue_name(self, number: int) -> str:
+        """How a person names issue ``number`` in what Ralph tells them (``issue new``,
+        a run's last lines): ``#12`` where issues are numbered in the repository's
+        manner; a tracker whose issues carry keys (Jira's PROJ-12, Linear's ENG-12)
+        names them by key."""
+        return f"#{number}"
+
     def closing_words(self, number: int) -> str:
         """The line of a pull request body that closes issue ``number`` when it merges:
         GitHub's ``Closes #12``. A tracker whose issues are not the repository's says

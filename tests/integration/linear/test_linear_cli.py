@@ -84,6 +84,7 @@ def test_doctor_issue_new_list_and_status_work_on_the_team(served, project):
     assert "✗ state" not in doctor.stdout
     new = served.ralph("issue", "new", "Greet people by name", "-e", "XS", cwd=project.path)
     assert new.returncode == 0, new.stderr
+    assert new.stdout == "Created ENG-1: Greet people by name [Backlog]\n"
     listed = served.ralph("issue", "list", cwd=project.path)
     assert listed.returncode == 0, listed.stderr
     assert "Greet people by name" in listed.stdout
@@ -142,6 +143,7 @@ def test_hero_takes_an_xs_issue_to_done_merging_its_branch_here(tmp_path):
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         # The local pull request is found though the Linear issue links none.
         assert "Merged pull request #1 into main (" in run.stdout
+        assert "closing ENG-1." in run.stdout
         # One hero run, XS, scripted agents: 35 requests (12 writes); 109 (24 writes)
         # before a snapshot kept its reads and a move took its comments along.
         assert len(fake.requests) - before <= 50

@@ -146,6 +146,9 @@ class JiraTracker(TrackerWithoutStatusUpdates):
     def reference(self, number: int) -> str:
         return f"{self.project_key}-{number}"
 
+    def issue_name(self, number: int) -> str:
+        return self.reference(number)
+
     def closing_words(self, number: int) -> str:
         # By its key: the key links the pull request to the issue in Jira, and a "#12"
         # would close the repository's own issue #12 when GitHub merges.

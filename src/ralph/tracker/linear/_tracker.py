@@ -104,6 +104,9 @@ class LinearTracker(TrackerWithoutStatusUpdates):
     def reference(self, number: int) -> str:
         return f"{self.team_key}-{number}"
 
+    def issue_name(self, number: int) -> str:
+        return self.reference(number)
+
     def closing_words(self, number: int) -> str:
         # By its identifier, as Linear's GitHub integration reads it: a "#12" would close
         # the repository's own issue #12 when GitHub merges.
