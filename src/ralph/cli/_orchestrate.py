@@ -122,12 +122,24 @@ def _conclude(
     if report.outcome is Outcome.SUCCEEDED and not of_many:
         merged = merged_pull_requests(project, result.run.id)
         print_success(report, merged, project.config.base_branch, console, next_steps=next_steps)
+    grown = roster_line(result)
+    if grown:
+        console.print(grown, markup=False)
     if result.ending is not Ending.FINISHED:
         for line in _provider_lines(project):
             console.print(line, markup=False)
     for line in ending_lines(result, report, mode=mode, root=root, of_many=of_many):
         console.print(line, markup=False)
     return report
+
+
+def roster_line(result: SessionResult) -> str:
+    """``Roster grew with the queues: validators 1 -> 5, integrators 1 -> 2 (most at
+    once).``, when a team's did ("" otherwise)."""
+    grown = [f"{r.role}s {r.start} -> {r.peak}" for r in result.roster if r.peak > r.start]
+    if not grown:
+        return ""
+    return f"Roster grew with the queues: {', '.join(grown)} (most at once)."
 
 
 def _provider_lines(project: Project) -> list[str]:
