@@ -168,6 +168,11 @@ def wake_up(store: str | None) -> list[float]:
     return found
 
 
+def _load() -> str:
+    """The machine's 1-, 5- and 15-minute load, printed beside each figure."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
@@ -204,6 +209,7 @@ def main() -> None:
     print(f"ralph serve, {args.issues} XS issues, agents of {args.seconds:g}s, {where}")
     for agents in AGENTS:
         spans, ratios, cpus = [], [], []
+        load = _load()
         for _ in range(args.repeats):
             span, work, cpu = makespan(args.issues, agents, args.seconds, args.store)
             spans.append(span)
@@ -214,16 +220,21 @@ def main() -> None:
             f"  {agents} agents: makespan {statistics.median(spans):.1f}s, total agent work "
             f"{work:.0f}s / {agents} = {work_per_agent:.1f}s, ratio "
             f"{statistics.median(ratios):.2f} (goal <= 1.15); the service's CPU "
-            f"{statistics.median(cpus):.0f}s"
+            f"{statistics.median(cpus):.0f}s; load {load} -> {_load()}"
         )
+    load = _load()
     latencies = wake_up(args.store)
     print(
         f"  issue filed in another process -> first task claimed: median "
         f"{statistics.median(latencies):.2f}s, max {max(latencies):.2f}s over "
-        f"{len(latencies)} (goal <= 1 s; the poll is 30 s)"
+        f"{len(latencies)} (goal <= 1 s; the poll is 30 s); load {load} -> {_load()}"
     )
+    load = _load()
     share = idle_cpu(args.store)
-    print(f"  idle service: {share * 100:.2f}% of a core over {IDLE_SECONDS:g}s (goal <= 1%)")
+    print(
+        f"  idle service: {share * 100:.2f}% of a core over {IDLE_SECONDS:g}s (goal <= 1%); "
+        f"load {load} -> {_load()}"
+    )
 
 
 if __name__ == "__main__":

@@ -387,8 +387,9 @@ def team_command(
         str,
         typer.Option(
             "--workers",
-            help="Workers per role in this process, e.g. analyst=2,builder=2 "
-            "(default: the suggested roster; 0 leaves a role to `ralph worker` processes).",
+            help="Workers per role this process starts with, e.g. analyst=2,builder=2 "
+            "(default: the suggested roster; 0 leaves a role to `ralph worker` processes). "
+            "A role grows while its queue outgrows them, within [max_role_workers].",
         ),
     ] = "",
     attempts: AttemptsOpt = 2,
