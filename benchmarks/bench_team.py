@@ -20,6 +20,14 @@ is not re-planning: the board read of a re-plan is 0.27 s on PostgreSQL against 
 (about a third of a triage's 0.75 s), and every phase's own store and tracker calls are
 slower (a PR 0.22 s against 0.06 s, a plan 0.99 s against 0.60 s).
 
+Roster growing with the queues (issue 49; 30 children, one run each, 2 cores shared
+with other work at load 20-27, 2026-12-07): SQLite makespan 53.8 s fixed -> 43.6 s
+growing (makespan / critical path 3.45x -> 2.76x; the roles' peaks add up to 24
+workers against the crew's 10); on PostgreSQL 57.4 s -> 59.6 s (5.90x -> 4.50x): no
+gain there at that load, where the client's CPU per task bounds the run (the tasks'
+summed time doubles with the workers, 164.9 s -> 326.3 s, as the 2 cores are shared by
+more of them). No stall, no lease run out, no worker broken either way.
+
 Each store runs the crew both ways in the same run: fixed (``max_role_workers`` at the
 crew's own counts) and growing with its queues (the default roster), so the two
 makespan / critical path ratios are taken at the same load, printed beside it.
