@@ -10,6 +10,18 @@ the sandboxed test command), with simulated agents of a fixed duration.
   tracker (the tracker's writes wake the service; no poll is waited for).
 - Idle CPU: the service with nothing to do, as a share of one core. Goal: at most 1 %.
 
+Where the 8-agent makespan goes (2026-12-07, load 15-25, ratio 1.56-1.94 against 1.08-1.14
+at 4 agents): the repository's merges, one at a time. The roots' merge tasks sum to
+33-47 s of a 40-55 s makespan (trains of up to ``merge_batch`` 5 cars, 1.3-4.8 s each,
+then each rider's own merge task, ~0.2 s a hop under load), so the roots wait 3.5-6 s
+each from their pull request to their merge (175-290 s in all) while holding a root's
+place: the agents run short of ready work (1-5 of 8 busy for seconds at a time). More
+roots per agent (3) made it worse (2.12): more roots wait on the same merges. Within a
+train the time is git processes (72 % of its samples: landing each car, building the
+prefix, pruning worktrees). The service's CPU, 11-14 s per drain, is not the bound. A
+board read no longer checks each Done issue's merge again with three git commands
+(``phases.MergeLooks``); 1.79 before, 1.85 after at the same load: within the noise.
+
 Medians of the repeats. Options: ``--issues N`` ``--seconds S`` (each agent's duration)
 ``--repeats R`` ``--store postgresql://...`` (the wake-up and idle measures on it too).
 
