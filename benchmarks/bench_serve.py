@@ -10,6 +10,18 @@ the sandboxed test command), with simulated agents of a fixed duration.
   tracker (the tracker's writes wake the service; no poll is waited for).
 - Idle CPU: the service with nothing to do, as a share of one core. Goal: at most 1 %.
 
+Where the 8-agent makespan goes (2026-12-07, load 15-25, ratio 1.56-1.94 against 1.08-1.14
+at 4 agents): the repository's merges, one at a time. The roots' merge tasks sum to
+33-47 s of a 40-55 s makespan (trains of up to ``merge_batch`` 5 cars, 1.3-4.8 s each,
+then each rider's own merge task, ~0.2 s a hop under load), so the roots wait 3.5-6 s
+each from their pull request to their merge (175-290 s in all) while holding a root's
+place: the agents run short of ready work (1-5 of 8 busy for seconds at a time). More
+roots per agent (3) made it worse (2.12): more roots wait on the same merges. Within a
+train the time is git processes (72 % of its samples: landing each car, building the
+prefix, pruning worktrees). The service's CPU, 11-14 s per drain, is not the bound. A
+board read no longer checks each Done issue's merge again with three git commands
+(``phases.MergeLooks``); 1.79 before, 1.85 after at the same load: within the noise.
+
 Medians of the repeats. Options: ``--issues N`` ``--seconds S`` (each agent's duration)
 ``--repeats R`` ``--store postgresql://...`` (the wake-up and idle measures on it too).
 
@@ -168,6 +180,11 @@ def wake_up(store: str | None) -> list[float]:
     return found
 
 
+def _load() -> str:
+    """The machine's 1-, 5- and 15-minute load, printed beside each figure."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
@@ -204,6 +221,7 @@ def main() -> None:
     print(f"ralph serve, {args.issues} XS issues, agents of {args.seconds:g}s, {where}")
     for agents in AGENTS:
         spans, ratios, cpus = [], [], []
+        load = _load()
         for _ in range(args.repeats):
             span, work, cpu = makespan(args.issues, agents, args.seconds, args.store)
             spans.append(span)
@@ -214,16 +232,21 @@ def main() -> None:
             f"  {agents} agents: makespan {statistics.median(spans):.1f}s, total agent work "
             f"{work:.0f}s / {agents} = {work_per_agent:.1f}s, ratio "
             f"{statistics.median(ratios):.2f} (goal <= 1.15); the service's CPU "
-            f"{statistics.median(cpus):.0f}s"
+            f"{statistics.median(cpus):.0f}s; load {load} -> {_load()}"
         )
+    load = _load()
     latencies = wake_up(args.store)
     print(
         f"  issue filed in another process -> first task claimed: median "
         f"{statistics.median(latencies):.2f}s, max {max(latencies):.2f}s over "
-        f"{len(latencies)} (goal <= 1 s; the poll is 30 s)"
+        f"{len(latencies)} (goal <= 1 s; the poll is 30 s); load {load} -> {_load()}"
     )
+    load = _load()
     share = idle_cpu(args.store)
-    print(f"  idle service: {share * 100:.2f}% of a core over {IDLE_SECONDS:g}s (goal <= 1%)")
+    print(
+        f"  idle service: {share * 100:.2f}% of a core over {IDLE_SECONDS:g}s (goal <= 1%); "
+        f"load {load} -> {_load()}"
+    )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,21 @@ is not re-planning: the board read of a re-plan is 0.27 s on PostgreSQL against 
 (about a third of a triage's 0.75 s), and every phase's own store and tracker calls are
 slower (a PR 0.22 s against 0.06 s, a plan 0.99 s against 0.60 s).
 
+Roster growing with the queues (issue 49; 30 children, one run each, 2 cores shared
+with other work at load 20-27, 2026-12-07): SQLite makespan 53.8 s fixed -> 43.6 s
+growing (makespan / critical path 3.45x -> 2.76x; the roles' peaks add up to 24
+workers against the crew's 10); on PostgreSQL 57.4 s -> 59.6 s (5.90x -> 4.50x): no
+gain there at that load, where the client's CPU per task bounds the run (the tasks'
+summed time doubles with the workers, 164.9 s -> 326.3 s, as the 2 cores are shared by
+more of them). No stall, no lease run out, no worker broken either way.
+
+Each store runs the crew both ways in the same run: fixed (``max_role_workers`` at the
+crew's own counts) and growing with its queues (the default roster), so the two
+makespan / critical path ratios are taken at the same load, printed beside it.
+
 Options: ``--children N`` (30) ``--repeats R`` (3) ``--store postgresql://...`` (also
-run on it; the default URL is the tests' when it answers) ``--sqlite-only``.
+run on it; the default URL is the tests' when it answers) ``--sqlite-only``
+``--growing-only``.
 
     .venv/bin/python benchmarks/bench_team.py
 """
@@ -29,6 +42,7 @@ run on it; the default URL is the tests' when it answers) ``--sqlite-only``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -54,7 +68,11 @@ CREW = {"analyst": 4, "builder": 4, "validator": 1, "integrator": 1}
 PG_GOAL = 1.15
 
 
-def one_run(children: int, store: str | None) -> dict[str, float]:
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def one_run(children: int, store: str | None, *, growing: bool = True) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder, fresh_store(store, "bench_team") as url:
         repo, epic = create_demo_project(Path(folder) / "greet", store_url=url)
         with open_project(load_config(repo)) as project:
@@ -70,6 +88,8 @@ def one_run(children: int, store: str | None) -> dict[str, float]:
                 tracker.add_sub_issue(epic, child.number)
             started = time.monotonic()
             options = SessionOptions.from_config(project.config, mode="team")
+            if not growing:  # each role held at the crew's own count
+                options = dataclasses.replace(options, role_caps=CREW)
             result = run_session(
                 project, epic, ScriptedRuntime(env={}), options, crew=team_crew(CREW)
             )
@@ -103,6 +123,7 @@ def one_run(children: int, store: str | None) -> dict[str, float]:
                 "issues": children + 1,
                 "tasks_done": sum(t.status is TaskStatus.DONE for t in tasks),
                 "tasks_canceled": sum(t.status is TaskStatus.CANCELED for t in tasks),
+                "peak": sum(line.peak for line in result.roster),
             }
 
 
@@ -122,6 +143,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=pick(3, 1))
     parser.add_argument("--store", default=PG_URL)
     parser.add_argument("--sqlite-only", action="store_true")
+    parser.add_argument("--growing-only", action="store_true")
     args = parser.parse_args()
     stores: list[tuple[str, str | None]] = [("SQLite", None)]
     if not args.sqlite_only and _pg_answers(args.store):
@@ -132,30 +154,45 @@ def main() -> None:
         f"medians of {args.repeats}"
     )
     print(
-        f"{'store':>10} {'wall':>6} {'makespan':>8} {'critical':>8} {'ratio':>6} {'work':>6} "
-        f"{'stalled':>7} {'expired':>7} {'broke':>5} {'done':>7} {'tasks done/canceled':>19}"
+        f"{'store':>10} {'roster':>7} {'wall':>6} {'makespan':>8} {'critical':>8} {'ratio':>6} "
+        f"{'work':>6} {'stalled':>7} {'expired':>7} {'broke':>5} {'done':>7} "
+        f"{'tasks done/canceled':>19} {'peak':>4}  load"
     )
     makespans: dict[str, float] = {}
     churn: dict[str, tuple[float, float]] = {}
-    for name, store in stores:
-        runs = [one_run(args.children, store) for _ in range(args.repeats)]
+    ratios: dict[str, dict[str, float]] = {}
+    rosters = [True] if args.growing_only else [False, True]
+    for (name, store), growing in [(s, g) for s in stores for g in rosters]:
+        load = _load()
+        runs = [one_run(args.children, store, growing=growing) for _ in range(args.repeats)]
+        load += f" -> {_load()}"
 
         def median(key: str, runs: list[dict[str, float]] = runs) -> float:
             return statistics.median(r[key] for r in runs)
 
         ratio = median("makespan") / median("critical") if median("critical") else 0.0
+        roster = "growing" if growing else "fixed"
         print(
-            f"{name:>10} {median('wall'):>5.1f}s {median('makespan'):>7.1f}s "
+            f"{name:>10} {roster:>7} {median('wall'):>5.1f}s {median('makespan'):>7.1f}s "
             f"{median('critical'):>7.1f}s {ratio:>5.2f}x {median('work'):>5.1f}s "
             f"{median('stalled'):>6.1f}s {median('expired'):>7.0f} {median('broke'):>5.0f} "
             f"{median('done'):>3.0f}/{runs[0]['issues']:.0f} "
-            f"{median('tasks_done'):>9.0f}/{median('tasks_canceled'):<9.0f}"
+            f"{median('tasks_done'):>9.0f}/{median('tasks_canceled'):<9.0f} "
+            f"{median('peak'):>4.0f}  {load}"
         )
         each = ", ".join(f"{r['makespan']:.1f}s" for r in runs)
         print(f"{'':>10} each run's makespan: {each}")
-        makespans[name] = median("makespan")
-        churn[name] = (median("tasks_done"), median("tasks_canceled"))
+        ratios.setdefault(name, {})[roster] = ratio
+        if growing:
+            makespans[name] = median("makespan")
+            churn[name] = (median("tasks_done"), median("tasks_canceled"))
     _goals(makespans, churn)
+    for name, by_roster in ratios.items():
+        if "fixed" in by_roster:
+            print(
+                f"{name}: makespan / critical path {by_roster['fixed']:.2f}x with the fixed "
+                f"crew, {by_roster['growing']:.2f}x growing with the queues"
+            )
 
 
 def _goals(makespans: dict[str, float], churn: dict[str, tuple[float, float]]) -> None:

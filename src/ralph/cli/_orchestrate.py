@@ -119,6 +119,9 @@ def _conclude(
     report = load_report(project.store, result.run.id)
     live = console.is_terminal and not of_many
     print_report(report, console, table=not live)
+    grown = roster_line(result)
+    if grown:
+        console.print(grown, markup=False)
     if report.outcome is Outcome.SUCCEEDED and not of_many:
         merged = merged_pull_requests(project, result.run.id)
         print_success(
@@ -135,6 +138,15 @@ def _conclude(
     for line in ending_lines(result, report, mode=mode, root=root, of_many=of_many):
         console.print(line, markup=False)
     return report
+
+
+def roster_line(result: SessionResult) -> str:
+    """``Roster grew with the queues: validators 1 -> 5, integrators 1 -> 2 (most at
+    once).``, when a team's did ("" otherwise)."""
+    grown = [f"{r.role}s {r.start} -> {r.peak}" for r in result.roster if r.peak > r.start]
+    if not grown:
+        return ""
+    return f"Roster grew with the queues: {', '.join(grown)} (most at once)."
 
 
 def _provider_lines(project: Project) -> list[str]:
@@ -382,8 +394,9 @@ def team_command(
         str,
         typer.Option(
             "--workers",
-            help="Workers per role in this process, e.g. analyst=2,builder=2 "
-            "(default: the suggested roster; 0 leaves a role to `ralph worker` processes).",
+            help="Workers per role this process starts with, e.g. analyst=2,builder=2 "
+            "(default: the suggested roster; 0 leaves a role to `ralph worker` processes). "
+            "A role grows while its queue outgrows them, within [max_role_workers].",
         ),
     ] = "",
     attempts: AttemptsOpt = 2,

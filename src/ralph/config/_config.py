@@ -42,7 +42,7 @@ from ralph.config._prices import ModelPrice, parse_prices
 from ralph.config._services import LOCAL, SERVICES, code_hosts, service_of, trackers
 from ralph.config._strings import branch_name, folder_path, no_nul
 from ralph.errors import ConfigError
-from ralph.graph import ReviewMode
+from ralph.graph import ReviewMode, Role
 from ralph.workflow import MERGE_METHODS, PHASE_SPECS, MergePolicy, WorkflowState
 
 __all__ = [
@@ -143,6 +143,10 @@ class Config:
     max_concurrent_roots: int = 1
     max_concurrent_agents: int = 3
     max_concurrent_phases: dict[str, int] = field(default_factory=dict)
+    #: A team's roster grows with its queues: at most this many workers in one session
+    #: (0: as many as the machine suits, ``team_workers_for_machine``), and per role.
+    max_team_workers: int = 0
+    max_role_workers: dict[str, int] = field(default_factory=dict)
     #: `ralph serve`: seconds between two reads of the board (a root ending reads it too).
     poll_seconds: float = 30.0
     #: `ralph serve`: hours between two hygiene reports in its log (0: none).
@@ -244,6 +248,8 @@ _KEYS = {
     "max_concurrent_roots": ("max_concurrent_roots", "RALPH_MAX_CONCURRENT_ROOTS"),
     "max_concurrent_agents": ("max_concurrent_agents", "RALPH_MAX_CONCURRENT_AGENTS"),
     "max_concurrent_phases": ("max_concurrent_phases", None),
+    "max_team_workers": ("max_team_workers", "RALPH_MAX_TEAM_WORKERS"),
+    "max_role_workers": ("max_role_workers", None),
     "poll_seconds": ("poll_seconds", "RALPH_POLL_SECONDS"),
     "hygiene_interval": ("hygiene_interval", "RALPH_HYGIENE_INTERVAL"),
     "sandbox_network": ("sandbox_network", "RALPH_SANDBOX_NETWORK"),
@@ -315,7 +321,13 @@ _TABLE_SETTINGS: dict[str, type] = {
 
 
 #: The top-level keys that are tables themselves.
-_TABLES = (*_TABLE_SETTINGS, "wip_limits", "max_concurrent_phases", "prices")
+_TABLES = (
+    *_TABLE_SETTINGS,
+    "wip_limits",
+    "max_concurrent_phases",
+    "max_role_workers",
+    "prices",
+)
 
 
 def _misplaced(data: dict[str, Any], path: Path, section: str = "") -> None:
@@ -375,6 +387,14 @@ def _convert(name: str, value: Any, source: str) -> Any:
             }
         if name == "max_concurrent_phases":
             return _phase_caps(value, source)
+        if name == "max_role_workers":
+            return _role_caps(value, source)
+        if name == "max_team_workers":
+            return int(
+                setting_number(
+                    value, source, whole=True, minimum=1, or_zero=True, maximum=MAX_AGENTS
+                )
+            )
         if name in ("max_concurrent_roots", "max_concurrent_agents"):
             return int(setting_number(value, source, whole=True, minimum=1, maximum=MAX_AGENTS))
         if name == "hygiene_interval":
@@ -439,6 +459,7 @@ def _convert(name: str, value: Any, source: str) -> Any:
             "mode": '"hero" or "team"',
             "budget_on_cap": '"finish" or "stop"',
             "max_concurrent_phases": "a table of phase = limit",
+            "max_role_workers": "a table of role = limit",
             "allow_unsandboxed": "true or false",
             "review_code": "true or false",
             "fast_track": "true or false",
@@ -464,6 +485,24 @@ def _phase_caps(value: Any, source: str) -> dict[str, int]:
         str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1, maximum=MAX_AGENTS))
         for k, v in value.items()
     }
+
+
+def _role_caps(value: Any, source: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ValueError
+    for role in value:
+        if role not in TEAM_ROLES:
+            raise ConfigError(
+                f"{source}: {role!r} is not a worker's role; use one of " + ", ".join(TEAM_ROLES)
+            )
+    return {
+        str(k): int(setting_number(v, f"{source}.{k}", whole=True, minimum=1, maximum=MAX_AGENTS))
+        for k, v in value.items()
+    }
+
+
+#: The roles a team's workers take (a person is the human gate's only taker).
+TEAM_ROLES = tuple(role.value for role in Role if role is not Role.HUMAN)
 
 
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -687,6 +726,11 @@ research_web = false
 mode = "hero"
 max_concurrent_roots = 1
 max_concurrent_agents = 3
+# A team's workers per role grow while more of that role's tasks wait than it has idle
+# workers, and shrink back to the roster it started with once idle. At most this many
+# workers in one team session (0: eight per core, from 16 to 64), and per role in
+# [max_role_workers] below.
+max_team_workers = 0
 # `ralph serve`: seconds between two reads of the board (a root ending reads it too),
 # and hours between two hygiene reports in its log (0: none; `ralph hygiene` by hand).
 poll_seconds = 30
@@ -727,6 +771,10 @@ prompts_dir = ".ralph/prompts"
 
 # `ralph loop`: agents at once per phase (within max_concurrent_agents), e.g. implement = 1.
 [max_concurrent_phases]
+
+# A team's most workers per role (analyst, builder, validator, integrator), e.g.
+# validator = 2; a role not named grows to 8 (integrators to 4: merges take turns).
+[max_role_workers]
 
 # The agent that does each phase's work: "claude" (Claude Code: the claude extra, which
 # `make install` adds, and ANTHROPIC_API_KEY or `ralph login`), "command" (another agent

@@ -106,6 +106,8 @@ class Lead:
         self.name = process_owner("lead")
         self.best_of = options.best_of
         self._left_over_plans = 0
+        #: The run's tasks as the last look read them (a team's roster sizes to them).
+        self.seen: Sequence[Task] = ()
 
     def open_run(self) -> tuple[Run | None, bool]:
         """The root's active run, resumed (claims of crashed processes handed back), or
@@ -166,6 +168,7 @@ class Lead:
             return RunVerdict(Ending.CANCELED, "a person canceled the run")
         self._pass_gates(run_id)
         tasks = self.store.list_tasks(run_id)
+        self.seen = tasks
         status = {t.id: t.status for t in tasks}
         if all(t.terminal for t in tasks):
             return self._over(run_id)

@@ -77,6 +77,10 @@ class SessionOptions:
     max_agents: int = 3
     #: At most this many agents of a phase at once, across the roots.
     phase_caps: Mapping[str, int] = field(default_factory=dict)
+    #: A team session's most workers in all (0: as the machine suits) and per role: its
+    #: roster grows with its queues within them.
+    max_team_workers: int = 0
+    role_caps: Mapping[str, int] = field(default_factory=dict)
     interrupt: Interrupt = field(default_factory=Interrupt)
     observer: Observer | None = None
 
@@ -97,5 +101,7 @@ class SessionOptions:
             max_roots=config.max_concurrent_roots,
             max_agents=config.max_concurrent_agents,
             phase_caps=dict(config.max_concurrent_phases),
+            max_team_workers=config.max_team_workers,
+            role_caps=dict(config.max_role_workers),
         )
         return replace(settled, **{name: v for name, v in given.items() if v is not None})

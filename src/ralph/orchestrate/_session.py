@@ -3,8 +3,9 @@ workers in this process claims its tasks, the lead watches the store's events un
 run is over for now, then asks the workers to stop.
 
 hero: ``concurrency`` workers that each take any role. team: workers per role (the
-suggested roster unless told), and any number of ``ralph worker`` processes elsewhere
-against the same store. Both are the same engine; only the crew differs.
+suggested roster unless told), growing with each role's queue and shrinking back when
+idle (``_roster``), and any number of ``ralph worker`` processes elsewhere against the
+same store. Both are the same engine; only the crew differs.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ralph.orchestrate._outcome import run_outcome
 from ralph.orchestrate._planning import plan_from_tracker
 from ralph.orchestrate._reconcile import BoardReads, Reconciler
 from ralph.orchestrate._roles import WORKER_ROLES
+from ralph.orchestrate._roster import Roster, RosterLine
 from ralph.orchestrate._worker import IDLE_SECONDS, Crew, Worker
 from ralph.phases import MergeLooks
 from ralph.pipeline import (
@@ -81,6 +83,8 @@ class SessionResult:
     workers: tuple[str, ...] = field(default=())
     #: With nothing to do: the root's issues in Human Needed (a person has them).
     escalated: tuple[int, ...] = ()
+    #: A team's workers per role at the start, at most and at the end.
+    roster: tuple[RosterLine, ...] = ()
 
 
 def hero_crew(concurrency: int) -> CrewPlan:
@@ -137,17 +141,54 @@ def start_crew(
 ) -> Crew:
     """Workers that stop on ``options.interrupt`` (told why when a worker's agent cannot
     work here at all) and, with ``options.phases``, take tasks of those phases only."""
-    workers = []
-    stop = options.interrupt.agent_unusable
-    for name, roles in crew:
-        owner = process_owner(name)
-        executor = TaskExecutor(
-            project, runtime, run, owner=owner, attempts=options.attempts, stop=stop
-        )
-        workers.append(Worker(project.store, run.id, owner, roles, executor.execute, options))
-    started = Crew(workers)
+    started = Crew([_worker(project, runtime, run, name, roles, options) for name, roles in crew])
     started.start()
     return started
+
+
+def _worker(
+    project: Project,
+    runtime: AgentRuntime,
+    run: Run,
+    name: str,
+    roles: tuple[str, ...],
+    options: SessionOptions,
+) -> Worker:
+    owner = process_owner(name)
+    stop = options.interrupt.agent_unusable
+    executor = TaskExecutor(
+        project, runtime, run, owner=owner, attempts=options.attempts, stop=stop
+    )
+    return Worker(project.store, run.id, owner, roles, executor.execute, options)
+
+
+def _team_roster(
+    project: Project,
+    runtime: AgentRuntime,
+    run: Run,
+    crew: CrewPlan,
+    workers: Crew,
+    options: SessionOptions,
+) -> Roster | None:
+    """The roster that grows a team's crew with its queues (None for a hero's crew,
+    whose every worker takes any role)."""
+    if options.mode != "team" or any(len(roles) != 1 for _, roles in crew):
+        return None
+    starting = dict.fromkeys(WORKER_ROLES, 0)
+    for _, (role,) in crew:
+        starting[role] = starting.get(role, 0) + 1
+
+    def hire(role: str, name: str) -> Worker:
+        return _worker(project, runtime, run, name, (role,), options)
+
+    return Roster(
+        workers,
+        hire,
+        starting,
+        caps=options.role_caps,
+        total=options.max_team_workers,
+        phases=options.phases,
+    )
 
 
 def run_session(
@@ -180,8 +221,9 @@ def run_session(
     attributes = {"ralph.root": root, "ralph.run": run.id, "ralph.mode": options.mode}
     with span("ralph.run", attributes, run=run_trace(project, run)) as traced:
         workers = start_crew(project, runtime, run, crew, options)
+        roster = _team_roster(project, runtime, run, crew, workers, options)
         reconciler = reconciler or Reconciler(BoardReads(project.tracker))
-        verdict, cursor = _watch(store, lead, run, workers, options, reconciler)
+        verdict, cursor = _watch(store, lead, run, workers, options, reconciler, roster)
         ending = verdict.ending or Ending.INTERRUPTED
         traced.set("ralph.ending", ending.value)
         traced.set("ralph.resumed", resumed)
@@ -204,6 +246,7 @@ def run_session(
         claims=sum(w.stats.claims for w in workers.workers),
         idle_waits=sum(w.stats.idle_waits for w in workers.workers),
         workers=tuple(w.name for w in workers.workers),
+        roster=roster.lines() if roster is not None else (),
     )
 
 
@@ -254,9 +297,10 @@ def _watch(
     workers: Crew,
     options: SessionOptions,
     reconciler: Reconciler,
+    roster: Roster | None = None,
 ) -> tuple[RunVerdict, int]:
-    """Watch until the lead says the session is over; returns its verdict and the last
-    event seen."""
+    """Watch until the lead says the session is over, sizing a team's roster to the
+    run at each look; returns the lead's verdict and the last event seen."""
     cursor = 0
     interrupt, observer, phases = options.interrupt, options.observer, options.phases
     while True:
@@ -282,6 +326,8 @@ def _watch(
         verdict = lead.look(run.id)
         if verdict.ending is not None:
             return verdict, cursor
+        if roster is not None and not interrupt.stopping.is_set():
+            roster.look(lead.seen)
         if (
             phases is not None
             and not workers.busy

@@ -9,7 +9,8 @@ A cap reached or an issue of the run held stops claims too (the lead ends the se
 
 Stopping: the session's interrupt stopping means no new claims (tasks in hand finish); a
 shutdown or a finished run in the store ends the loop too; ``release_claims`` hands
-running tasks back (the second Ctrl-C).
+running tasks back (the second Ctrl-C). A worker the roster lets go (``retire``) ends
+before its next claim; a task it already holds finishes first.
 
 No exception ends a worker: one from a task's execution hands the task back at once
 (its attempt counted, so one that always breaks goes dead), and one from the loop itself
@@ -130,6 +131,8 @@ class Worker:
         self.working_since = 0.0
         #: Stops the agent of the task in hand (``stop_agent``).
         self._stop = StopSignal()
+        #: Set by ``retire``: the worker claims nothing more and ends.
+        self.retired = threading.Event()
         # Shutdowns of earlier sessions of this run are history: the worker starts after
         # them. The cursor is taken here, not when the thread starts, so a shutdown of
         # this very session (the lead may end it before the thread runs) is seen.
@@ -138,7 +141,7 @@ class Worker:
     def run(self) -> WorkerStats:
         cursor = self.since
         looked = 0.0
-        while not self.stopping.is_set():
+        while not self.stopping.is_set() and not self.retired.is_set():
             news = self.store.events(self.run_id, cursor)
             if news:
                 cursor = news[-1].id
@@ -154,6 +157,8 @@ class Worker:
                     continue
             looked = time.monotonic()
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
+                break
+            if self.retired.is_set():
                 break
             if not self.budget.exhausted(self.store, self.run_id) and not holds_in_run(
                 self.store, self.repo, self.run_id
@@ -220,6 +225,11 @@ class Worker:
         self._stop.stop(reason)
         return True
 
+    def retire(self) -> None:
+        """Let the worker go: it ends before its next claim (within its idle wait when it
+        sleeps on the event stream; after its task when it has one)."""
+        self.retired.set()
+
     def release(self) -> None:
         """Give the task in hand back to the store (the worker's process is stopping)."""
         claim = self.current
@@ -230,7 +240,9 @@ class Worker:
 
 
 class Crew:
-    """Workers of one process, each on its own thread."""
+    """Workers of one process, each on its own thread. A team's roster adds workers
+    while the session runs (``add``) and retires idle ones; a retired worker stays in
+    ``workers`` (its counts are the session's) but no longer in ``active``."""
 
     def __init__(self, workers: Sequence[Worker]) -> None:
         self.workers = list(workers)
@@ -238,9 +250,22 @@ class Crew:
 
     def start(self) -> None:
         for worker in self.workers:
-            thread = threading.Thread(target=_keep, args=(worker,), name=worker.name, daemon=True)
-            thread.start()
-            self._threads.append(thread)
+            self._start(worker)
+
+    def add(self, worker: Worker) -> None:
+        """A worker more, at work at once."""
+        self.workers.append(worker)
+        self._start(worker)
+
+    def _start(self, worker: Worker) -> None:
+        thread = threading.Thread(target=_keep, args=(worker,), name=worker.name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    @property
+    def active(self) -> list[Worker]:
+        """The workers not retired."""
+        return [worker for worker in self.workers if not worker.retired.is_set()]
 
     def join(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds in all; True when every worker has stopped."""

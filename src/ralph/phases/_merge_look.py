@@ -186,6 +186,13 @@ class MergeLooks:
         self._quiet: dict[int, float] = {}
         #: This look's list of the code host's pull requests, where issues name none.
         self._listed: list[PullRequest] | None = None
+        #: Landed issues -> the tip of the (local) base their merge was last seen on. A
+        #: base that only moved forward from there still holds it: one git call a look
+        #: tells that for them all, instead of three per issue (a service reads the
+        #: board after every root, and Done issues pile up).
+        self._seen_on: dict[int, str] = {}
+        #: (earlier tip, tip now) -> whether the base moved only forward, for this look.
+        self._forward: dict[tuple[str, str], bool] = {}
 
     def look(self, issues: Iterable[Issue], *, every: bool = False) -> list[Synced]:
         """Finish or say each merge of ``issues`` (a board as just read) left half-way;
@@ -193,6 +200,7 @@ class MergeLooks:
         now is left for the next look."""
         fetched: set[str] = set()
         self._listed = None  # read again on each look
+        self._forward = {}
         done = []
         oldest = self.project.tracker.now() - LOOK_BACK_SECONDS
         busy = self._held()
@@ -238,7 +246,38 @@ class MergeLooks:
         seen = self._landed.get(issue.number)
         if seen is None or seen[0] != issue.updated_at:
             return True
-        return not merge_on_base(self.project, seen[1], fetched)
+        return not self._still_on_base(issue.number, seen[1], fetched)
+
+    def _still_on_base(self, number: int, pr: PullRequest, fetched: set[str]) -> bool:
+        """``merge_on_base`` for a merge seen on its base before: taken as still there
+        while the local base has only moved forward since (a base rewritten under it is
+        looked at again)."""
+        tip = self._local_tip(pr)
+        before = self._seen_on.get(number)
+        if tip is not None and before is not None and self._moved_forward(before, tip):
+            self._seen_on[number] = tip  # the next look compares with this tip
+            return True
+        on = merge_on_base(self.project, pr, fetched)
+        if on and tip is not None:
+            self._seen_on[number] = tip
+        else:
+            self._seen_on.pop(number, None)
+        return on
+
+    def _local_tip(self, pr: PullRequest) -> str | None:
+        """The tip of ``pr``'s base where merges are judged on the local branch (the
+        local host, or a repository without a remote); None where a remote's is fetched."""
+        project = self.project
+        if not project.code_host.merges_here and project.git.has_remote():
+            return None
+        return project.git.branch_tip(pr.base)
+
+    def _moved_forward(self, before: str, tip: str) -> bool:
+        if before == tip:
+            return True
+        if (before, tip) not in self._forward:
+            self._forward[before, tip] = self.project.git.is_ancestor(before, tip)
+        return self._forward[before, tip]
 
     def _look_at(self, issue: Issue, fetched: set[str]) -> Synced | None:
         project = self.project
@@ -254,9 +293,11 @@ class MergeLooks:
         if isinstance(found, Settle):
             synced = sync_pull_request(project, found.pr.number)
             self._landed.pop(issue.number, None)
+            self._seen_on.pop(issue.number, None)
             return synced
         change = project.tracker.take_back_done(issue.number, found.state, found.why)
         self._landed.pop(issue.number, None)
+        self._seen_on.pop(issue.number, None)
         return Synced(f"#{issue.number}", (change,), (_said(change, found),))
 
     def _requests_of(self, issue: Issue) -> list[PullRequest]:
@@ -277,8 +318,13 @@ class MergeLooks:
         if issue.workflow_state is not WorkflowState.DONE:
             return
         for pr in reversed(requests):
-            if pr.state is PullRequestState.MERGED and merge_on_base(self.project, pr, fetched):
+            if pr.state is not PullRequestState.MERGED:
+                continue
+            tip = self._local_tip(pr)  # before the look: a tip that holds the merge
+            if merge_on_base(self.project, pr, fetched):
                 self._landed[issue.number] = (issue.updated_at, pr)
+                if tip is not None:
+                    self._seen_on[issue.number] = tip
                 return
         self._quiet[issue.number] = issue.updated_at
 

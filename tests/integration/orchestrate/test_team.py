@@ -40,7 +40,9 @@ def test_a_team_with_two_workers_per_role_carries_the_epic_soundly(demo: Demo):
     result = demo.team(demo.epic, per_role=2)
     assert result.run is not None
     assert result.ending is Ending.FINISHED
-    assert len(result.workers) == 8
+    # The session started two of each; its roster may have grown with the queues.
+    assert [line.start for line in result.roster] == [2, 2, 2, 2]
+    assert len(result.workers) >= 8
     epic = demo.project.tracker.get_issue(demo.epic)
     assert all(demo.state(n) is WorkflowState.DONE for n in (demo.epic, *epic.sub_issues))
     report = demo.report(result)
@@ -53,7 +55,7 @@ def test_a_team_with_two_workers_per_role_carries_the_epic_soundly(demo: Demo):
     assert owners == {"analyst", "builder", "validator", "integrator"}
     # Research ran side by side on two analysts.
     research = [t.owner for t in demo.project.store.list_tasks(result.run.id, kind="research")]
-    assert len(set(research) - {None}) == 2
+    assert len(set(research) - {None}) >= 2
 
 
 def test_ralph_demo_runs_the_whole_pipeline_and_says_the_agents_are_simulated(tmp_path):

@@ -35,6 +35,7 @@ from ralph.workflow import WorkflowState
 from tests.integration.tasks.test_store_contract import spec
 
 from ..conftest import GitProject
+from ..git._counting import gits_started
 from ..tracker.conftest import github_tracker, linear_tracker
 
 S = WorkflowState
@@ -204,6 +205,29 @@ def test_a_merge_found_on_the_base_is_not_read_from_the_host_again(looked, proje
         before = len(fake.requests)
         assert looks.look(_board(looked)) == []
         assert "PullRequest" not in [r.name for r in fake.requests[before:]]
+
+
+def test_merges_seen_on_a_base_that_only_moved_forward_cost_one_git_command_a_look(
+    looked, project, monkeypatch
+):
+    # A service reads the board after every root ends; each Done issue's merge was
+    # checked again on each read with three git commands, as the Done issues piled up.
+    if not isinstance(looked.code_host, LocalCodeHost):
+        pytest.skip("a remote's base is fetched on each look")
+    tracker = looked.tracker
+    numbers = [tracker.create_issue(f"Change {i}", state=S.IN_REVIEW).number for i in range(4)]
+    for number in numbers:
+        _merged_on_the_host(looked, _pull_request(looked, project, number))
+    looks = MergeLooks(looked)
+    looks.look(_board(looked))  # finished, and seen on the base
+    looks.look(_board(looked))
+    project.commit("main", {"later.txt": "more\n"}, "Later")  # the base moves on
+    started = gits_started(monkeypatch)
+    assert looks.look(_board(looked)) == []
+    assert [args[0] for args in started] == ["merge-base"]
+    started.clear()
+    assert looks.look(_board(looked)) == []
+    assert started == []
 
 
 def test_an_old_done_issue_is_looked_at_only_when_a_session_starts_on_it(looked, project, clock):
