@@ -77,13 +77,13 @@ main()
 """
 
 
-def imported(*args: str, cwd: Path) -> set[str]:
+def imported(*args: str, cwd: Path, settings: dict[str, str] | None = None) -> set[str]:
     """The modules ``ralph ARGS`` imports, run as the ``ralph`` command runs it."""
     listing = cwd / ".ralph" / "modules.txt"
     done = subprocess.run(
         [sys.executable, "-c", _DUMP_MODULES_AT_EXIT, str(listing), *args],
         cwd=cwd,
-        env=ralph_environment(),
+        env=ralph_environment(settings),
         capture_output=True,
         text=True,
         timeout=60,
@@ -136,6 +136,14 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
     modules = imported(*args, cwd=local_project)
     assert "ralph.tracker.local._tracker" in modules  # it did read the board
     assert modules & (NEVER_LOADED | MARKDOWN | OTHER_COMMANDS) == set()
+
+
+def test_the_issue_list_for_a_pipe_imports_no_rich(local_project: Path) -> None:
+    """A pipe gets one issue a line (``_issue_rows``); only a terminal's table needs Rich."""
+    modules = imported("issue", "list", cwd=local_project)
+    assert {m for m in modules if m == "rich" or m.startswith("rich.")} == set()
+    styled = imported("issue", "list", cwd=local_project, settings={"FORCE_COLOR": "1"})
+    assert "rich.table" in styled
 
 
 def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._echo import echo
+from ralph.cli._echo import echo, styled
 from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tracker import CloseReason, IssueOrder
 from ralph.workflow import parse_estimate, parse_priority, parse_state
+
+if TYPE_CHECKING:
+    from ralph.tracker import Issue
 
 __all__ = ["issue_app"]
 
@@ -200,23 +204,34 @@ def issue_list(
     if as_json:
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
         return
-    from ralph.cli._console import Console
-    from ralph.cli._issue_render import plain_issue_rows, render_issue_list
-
     more = (
         f"Showing {len(issues)} of {len(found)} issues: --limit N shows N, --limit 0 shows all."
         if len(issues) < len(found)
         else None
     )
+    # A pipe reads one issue a line, never a title wrapped over two; Rich's table only
+    # where it could be a terminal (its console has the last word).
+    if issues and not styled():
+        _print_rows(issues, more)
+        return
+    from ralph.cli._console import Console
+    from ralph.cli._issue_render import render_issue_list
+
     console = Console()
     if console.is_terminal or not issues:
         console.print(render_issue_list(issues))
         if more:
             console.print(more, style="bright_black")
-    else:  # a pipe reads one issue a line, never a title wrapped over two
-        echo(plain_issue_rows(issues), end="")
-        if more:
-            echo(more, err=True)
+    else:
+        _print_rows(issues, more)
+
+
+def _print_rows(issues: Sequence[Issue], more: str | None) -> None:
+    from ralph.cli._issue_rows import plain_issue_rows
+
+    echo(plain_issue_rows(issues), end="")
+    if more:
+        echo(more, err=True)
 
 
 #: ``gh issue list --state``'s words, none of them a workflow state.

@@ -18,9 +18,11 @@ import sys
 import types
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 __all__ = ["install"]
 
@@ -62,7 +64,8 @@ def _stand_ins() -> Iterator[None]:
             del sys.modules[module]
 
 
-class _SlimLoader(Loader):
+class _SlimLoader:
+    # Duck-typed, as importlib.abc's base classes cost more to import than they save.
     def __init__(self, loader: Loader) -> None:
         self._loader = loader
 
@@ -74,7 +77,7 @@ class _SlimLoader(Loader):
             self._loader.exec_module(module)
 
 
-class _SlimFinder(MetaPathFinder):
+class _SlimFinder:
     def find_spec(
         self,
         fullname: str,
@@ -85,7 +88,7 @@ class _SlimFinder(MetaPathFinder):
             return None
         spec = PathFinder.find_spec(fullname, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _SlimLoader(spec.loader)
+            spec.loader = cast("Loader", _SlimLoader(spec.loader))
         return spec
 
 
