@@ -41,6 +41,10 @@ NEVER_LOADED = {
     "ralph.workflow._merge_train",
     "socket",
     "secrets",
+    # No notify target: nothing is sent, so neither how (``tempfile``) nor the events.
+    "ralph.notify._send",
+    "ralph.notify._event",
+    "tempfile",
 }
 #: Other commands' modules: the root imports a command's module only when it runs.
 OTHER_COMMANDS = {
