@@ -142,6 +142,22 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
     assert modules & (NEVER_LOADED | MARKDOWN | OTHER_COMMANDS) == set()
 
 
+#: What reading and filing issues never needs: the dashboard (``status``'s) and the
+#: documents' sections (``issue show`` and JSON's).
+NOT_FOR_ISSUES = {"ralph.dashboard", "ralph.artifacts", "ralph.views._issues"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("issue", "list"), ("issue", "new", "Filed", "-e", "S", "--body", "")],
+    ids=" ".join,
+)
+def test_listing_or_filing_issues_builds_no_dashboard_nor_documents(
+    local_project: Path, args: tuple[str, ...]
+) -> None:
+    assert imported(*args, cwd=local_project) & NOT_FOR_ISSUES == set()
+
+
 def test_the_issue_list_for_a_pipe_imports_no_rich(local_project: Path) -> None:
     """A pipe gets one issue a line (``_issue_rows``); only a terminal's table needs Rich."""
     modules = imported("issue", "list", cwd=local_project)

@@ -65,7 +65,6 @@ def issue_new(
     """Open a new issue (default state Backlog). Without --body or --body-file on a
     terminal, $VISUAL or $EDITOR opens for the description."""
     from ralph.tracker import check_labels
-    from ralph.views import issue_dict
 
     initial = parse_state("Backlog" if state is None else state)
     size = None if estimate is None else parse_estimate(estimate)
@@ -85,6 +84,8 @@ def issue_new(
             author="human",
         )
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
         under = f" under #{parent}" if parent else ""
@@ -109,7 +110,6 @@ def issue_edit(
     """Change an issue's title, description, estimate, priority or labels, as ``gh
     issue edit`` does; every value is checked before anything changes."""
     from ralph.tracker import check_labels
-    from ralph.views import issue_dict
 
     size = None if estimate is None else parse_estimate(estimate)
     urgency = None if priority is None else parse_priority(priority)
@@ -134,6 +134,8 @@ def issue_edit(
             remove_labels=remove_labels or (),
         )
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
         _say(f"Edited #{issue.number}: {issue.title} [{issue.workflow_state or 'no state'}]")
@@ -176,7 +178,6 @@ def issue_list(
 ) -> None:
     """Issues, most urgent first."""
     from ralph.tracker import IssueQuery, IssueStatus, check_labels
-    from ralph.views import issue_dict
 
     check_labels(labels or ())  # no label has such a name: a typo, not an empty list
     # gh's spelling (`gh issue list --state all`) says which issues, not a workflow state.
@@ -202,6 +203,8 @@ def issue_list(
         limit = 0 if as_json else LIST_LIMIT
     issues = found[:limit] if limit else found
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
         return
     more = (
