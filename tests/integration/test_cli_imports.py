@@ -39,6 +39,8 @@ NEVER_LOADED = {
     "ralph.tracker._project_board",
     "ralph.phases._prompts",
     "ralph.workflow._merge_train",
+    # ralph.toml's merge settings are read, not the policy's decisions.
+    "ralph.workflow._merge_policy",
     "socket",
     "secrets",
     # No notify target: nothing is sent, so neither how (``tempfile``) nor the events.
