@@ -2,7 +2,7 @@
 
 ``typer.rich_utils``, which draws every ``--help`` and usage error, imports
 ``rich.markdown`` (markdown-it, Pygments) and ``rich.traceback`` (``rich.pretty``, attrs)
-at its top: two fifths of ``ralph --help``'s start-up. It uses them only to render help
+at its top: a third of ``ralph --help``'s start-up. It uses them only to render help
 written as Markdown (``rich_markup_mode="markdown"``; Ralph's is ``"rich"``) and to show
 pretty tracebacks (Ralph turns them off). So, where :func:`install` has run, the module
 is imported with a stand-in for each of the two names, which imports the real class the

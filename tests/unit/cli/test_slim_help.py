@@ -12,11 +12,13 @@ import pytest
 pytestmark = pytest.mark.timeout(60)
 
 
-def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _python(code: str, *args: str, colour: bool = False) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh interpreter: what it imports is the point."""
+    shown = {"FORCE_COLOR": "1"} if colour else {"TERM": "dumb"}
+    outside = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
     return subprocess.run(
         [sys.executable, "-c", code, *args],
-        env={**os.environ, "COLUMNS": "100", "TERM": "dumb"},
+        env={**outside, "COLUMNS": "100", **shown},
         capture_output=True,
         text=True,
         timeout=50,
@@ -42,17 +44,18 @@ print("\\n" + " ".join(sorted(
 _INSTALL = "from ralph.cli import _slim_help; _slim_help.install()"
 
 
-@pytest.mark.parametrize("command", ["", "issue list"])
+@pytest.mark.parametrize(("command", "colour"), [("", False), ("issue list", False), ("", True)])
 def test_the_help_looks_the_same_without_the_markdown_and_traceback_renderers(
-    command: str,
+    command: str, colour: bool
 ) -> None:
-    slim = _python(_HELP.format(setup=_INSTALL), *command.split())
-    full = _python(_HELP.format(setup=""), *command.split())
+    slim = _python(_HELP.format(setup=_INSTALL), *command.split(), colour=colour)
+    full = _python(_HELP.format(setup=""), *command.split(), colour=colour)
     assert slim.returncode == 0, slim.stderr
     assert full.returncode == 0, full.stderr
     slim_help, slim_loaded = slim.stdout.rsplit("\n", 1)
     full_help, full_loaded = full.stdout.rsplit("\n", 1)
-    assert "Usage: ralph" in slim_help
+    assert "Usage:" in slim_help
+    assert ("\x1b[" in slim_help) is colour
     assert slim_help == full_help
     assert slim_loaded == ""
     assert "rich.markdown" in full_loaded  # what the slimming saves
