@@ -39,8 +39,14 @@ NEVER_LOADED = {
     "ralph.tracker._project_board",
     "ralph.phases._prompts",
     "ralph.workflow._merge_train",
+    # ralph.toml's merge settings are read, not the policy's decisions.
+    "ralph.workflow._merge_policy",
     "socket",
     "secrets",
+    # No notify target: nothing is sent, so neither how (``tempfile``) nor the events.
+    "ralph.notify._send",
+    "ralph.notify._event",
+    "tempfile",
 }
 #: Other commands' modules: the root imports a command's module only when it runs.
 OTHER_COMMANDS = {
@@ -58,8 +64,8 @@ OTHER_COMMANDS = {
     "ralph.cli._store",
     "ralph.cli._by_hand",
 }
-#: Rich renders Markdown with these: only ``--help`` (Typer's Rich help imports them
-#: whatever the markup) and an issue with a description shown need them.
+#: Rich renders Markdown with these: only an issue with a description shown needs them
+#: (Typer's Rich help imports them whatever the markup, but not in Ralph: ``_slim_help``).
 MARKDOWN = {"markdown_it", "pygments", "rich.markdown"}
 
 
@@ -77,13 +83,13 @@ main()
 """
 
 
-def imported(*args: str, cwd: Path) -> set[str]:
+def imported(*args: str, cwd: Path, settings: dict[str, str] | None = None) -> set[str]:
     """The modules ``ralph ARGS`` imports, run as the ``ralph`` command runs it."""
     listing = cwd / ".ralph" / "modules.txt"
     done = subprocess.run(
         [sys.executable, "-c", _DUMP_MODULES_AT_EXIT, str(listing), *args],
         cwd=cwd,
-        env=ralph_environment(),
+        env=ralph_environment(settings),
         capture_output=True,
         text=True,
         timeout=60,
@@ -106,6 +112,7 @@ ROOT_ONLY = {
     "ralph.cli._help",
     "ralph.cli._lazy_root",
     "ralph.cli._params",
+    "ralph.cli._slim_help",
     "ralph.cli._version",
 }
 
@@ -137,10 +144,35 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
     assert modules & (NEVER_LOADED | MARKDOWN | OTHER_COMMANDS) == set()
 
 
+#: What reading and filing issues never needs: the dashboard (``status``'s) and the
+#: documents' sections (``issue show`` and JSON's).
+NOT_FOR_ISSUES = {"ralph.dashboard", "ralph.artifacts", "ralph.views._issues"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("issue", "list"), ("issue", "new", "Filed", "-e", "S", "--body", "")],
+    ids=" ".join,
+)
+def test_listing_or_filing_issues_builds_no_dashboard_nor_documents(
+    local_project: Path, args: tuple[str, ...]
+) -> None:
+    assert imported(*args, cwd=local_project) & NOT_FOR_ISSUES == set()
+
+
+def test_the_issue_list_for_a_pipe_imports_no_rich(local_project: Path) -> None:
+    """A pipe gets one issue a line (``_issue_rows``); only a terminal's table needs Rich."""
+    modules = imported("issue", "list", cwd=local_project)
+    assert {m for m in modules if m == "rich" or m.startswith("rich.")} == set()
+    styled = imported("issue", "list", cwd=local_project, settings={"FORCE_COLOR": "1"})
+    assert "rich.table" in styled
+
+
 def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:
     modules = imported("--help", cwd=local_project)
     assert "typer.rich_utils" in modules  # the help as it looks, panels and colours
-    assert modules & (NEVER_LOADED | {"ralph.tracker.local._tracker", "ralph.db"}) == set()
+    loaded_for_nothing = NEVER_LOADED | MARKDOWN | {"rich.traceback", "attr"}
+    assert modules & (loaded_for_nothing | {"ralph.tracker.local._tracker", "ralph.db"}) == set()
     assert {m for m in modules if m == "ralph" or m.startswith("ralph.")} <= ROOT_ONLY
 
 

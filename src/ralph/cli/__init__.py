@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli import _exits, _lazy_root, _version
+from ralph.cli import _exits, _lazy_root, _slim_help, _version
 from ralph.errors import InvalidInput, RalphError
 
 __all__ = ["EXIT_USER_ERROR", "app", "main"]
@@ -87,6 +87,7 @@ def _root(
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line; exits with 0, 1 (a failure), 2 (input to fix) or 130."""
+    _slim_help.install()
     try:
         app(args=list(argv) if argv is not None else None)
     except RalphError as exc:

@@ -15,22 +15,33 @@ converts their values without pydantic where that is plain (``_params``).
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
-from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._params import PlainConversion
 
-__all__ = ["HelpAsWritten"]
+__all__ = ["HelpAsWritten", "escape_markup"]
 
 #: What click reads to build a command's ``--help`` option: its names (Ralph keeps
 #: click's default), so the option can be made, and made plain, with the rest.
 _HELP_NAMES = SimpleNamespace(help_option_names=["--help"])
+#: An opening or closing markup tag, with the backslashes before it (``rich.markup``'s).
+_TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
 #: Choices longer than this are named, not listed, where the value goes (its help lists them).
 _SHORT_CHOICES = 24
+
+
+def escape_markup(text: str) -> str:
+    """``text`` as Rich markup that shows it as written: ``rich.markup.escape``, whose
+    module costs every command Rich's text machinery before it prints anything."""
+    text = _TAG.sub(lambda tag: f"{tag[1]}{tag[1]}\\{tag[2]}", text)
+    if text.endswith("\\") and not text.endswith("\\\\"):
+        return text + "\\"
+    return text
 
 
 def _range(low: float | None, high: float | None) -> str | None:
@@ -84,11 +95,11 @@ def _tidy_help(command: Any) -> None:
     for name in ("help", "short_help", "epilog"):
         text = getattr(command, name, None)
         if text:
-            setattr(command, name, escape(text))
+            setattr(command, name, escape_markup(text))
     for param in command.params:
         text = getattr(param, "help", None)
         if text:
-            param.help = escape(text)
+            param.help = escape_markup(text)
         _plain(param)
     help_option = command.get_help_option(_HELP_NAMES)  # made once, then kept by click
     if help_option is not None:

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._echo import echo
+from ralph.cli._echo import echo, styled
 from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
 from ralph.tracker import CloseReason, IssueOrder
 from ralph.workflow import parse_estimate, parse_priority, parse_state
+
+if TYPE_CHECKING:
+    from ralph.tracker import Issue
 
 __all__ = ["issue_app"]
 
@@ -61,7 +65,6 @@ def issue_new(
     """Open a new issue (default state Backlog). Without --body or --body-file on a
     terminal, $VISUAL or $EDITOR opens for the description."""
     from ralph.tracker import check_labels
-    from ralph.views import issue_dict
 
     initial = parse_state("Backlog" if state is None else state)
     size = None if estimate is None else parse_estimate(estimate)
@@ -81,6 +84,8 @@ def issue_new(
             author="human",
         )
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
         under = f" under {tracker.issue_name(parent)}" if parent else ""
@@ -106,7 +111,6 @@ def issue_edit(
     """Change an issue's title, description, estimate, priority or labels, as ``gh
     issue edit`` does; every value is checked before anything changes."""
     from ralph.tracker import check_labels
-    from ralph.views import issue_dict
 
     size = None if estimate is None else parse_estimate(estimate)
     urgency = None if priority is None else parse_priority(priority)
@@ -131,6 +135,8 @@ def issue_edit(
             remove_labels=remove_labels or (),
         )
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
         _say(f"Edited #{issue.number}: {issue.title} [{issue.workflow_state or 'no state'}]")
@@ -173,7 +179,6 @@ def issue_list(
 ) -> None:
     """Issues, most urgent first."""
     from ralph.tracker import IssueQuery, IssueStatus, check_labels
-    from ralph.views import issue_dict
 
     check_labels(labels or ())  # no label has such a name: a typo, not an empty list
     # gh's spelling (`gh issue list --state all`) says which issues, not a workflow state.
@@ -199,25 +204,38 @@ def issue_list(
         limit = 0 if as_json else LIST_LIMIT
     issues = found[:limit] if limit else found
     if as_json:
+        from ralph.views import issue_dict  # its documents' sections: for JSON alone
+
         echo(json.dumps([issue_dict(i, full=False) for i in issues], indent=2))
         return
-    from ralph.cli._console import Console
-    from ralph.cli._issue_render import plain_issue_rows, render_issue_list
-
     more = (
         f"Showing {len(issues)} of {len(found)} issues: --limit N shows N, --limit 0 shows all."
         if len(issues) < len(found)
         else None
     )
+    # A pipe reads one issue a line, never a title wrapped over two; Rich's table only
+    # where it could be a terminal (its console has the last word).
+    if issues and not styled():
+        _print_rows(issues, more)
+        return
+    from ralph.cli._console import Console
+    from ralph.cli._issue_render import render_issue_list
+
     console = Console()
     if console.is_terminal or not issues:
         console.print(render_issue_list(issues))
         if more:
             console.print(more, style="bright_black")
-    else:  # a pipe reads one issue a line, never a title wrapped over two
-        echo(plain_issue_rows(issues), end="")
-        if more:
-            echo(more, err=True)
+    else:
+        _print_rows(issues, more)
+
+
+def _print_rows(issues: Sequence[Issue], more: str | None) -> None:
+    from ralph.cli._issue_rows import plain_issue_rows
+
+    echo(plain_issue_rows(issues), end="")
+    if more:
+        echo(more, err=True)
 
 
 #: ``gh issue list --state``'s words, none of them a workflow state.

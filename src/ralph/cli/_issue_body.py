@@ -6,7 +6,6 @@ does. Never an editor off a terminal: a script or a test must not wait on one.""
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 from ralph._text import check_body
@@ -42,6 +41,8 @@ def _template(title: str) -> str:
 def write_in_editor(command: list[str], title: str) -> str:
     """What the person writes in ``command`` on the template, without the template's
     comment; empty when they wrote nothing."""
+    import tempfile  # here: only an editor needs a file, and most issues are filed without
+
     with tempfile.TemporaryDirectory(prefix="ralph-issue-") as folder:
         path = Path(folder) / "ISSUE_BODY.md"
         path.write_text(_template(title), encoding="utf-8")

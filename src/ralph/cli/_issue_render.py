@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph._text import printable
+from ralph.cli._issue_rows import issue_marks
 from ralph.workflow import TransitionRecord, WorkflowState, command_words
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "cut",
-    "plain_issue_rows",
     "render_comments",
     "render_documents",
     "render_issue",
@@ -75,31 +74,6 @@ def cut(text: Text) -> Text:
     return text
 
 
-def _marks(issue: Issue) -> list[str]:
-    return [m for m, on in (("closed", not issue.is_open), ("archived", issue.archived)) if on]
-
-
-def plain_issue_rows(issues: Sequence[Issue]) -> str:
-    """The issue list for a pipe, one issue a line, tab-separated as ``gh issue list``
-    prints when piped: number, state, title, estimate, priority, parent, blockers."""
-    rows = []
-    for issue in issues:
-        marks = _marks(issue)
-        title = f"{issue.title} ({', '.join(marks)})" if marks else issue.title
-        fields = (
-            str(issue.number),
-            issue.workflow_state.value if issue.workflow_state else "",
-            title,
-            issue.estimate or "",
-            issue.priority or "",
-            f"#{issue.parent}" if issue.parent else "",
-            ",".join(f"#{n}" for n in issue.blocked_by),
-        )
-        # Control characters are dropped here as the table drops them (not marked).
-        rows.append("\t".join(printable(" ".join(f.split()), "") for f in fields))
-    return "".join(f"{row}\n" for row in rows)
-
-
 def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
     if not issues:
         return Text("No issues match.", style="bright_black")
@@ -115,7 +89,7 @@ def render_issue_list(issues: Sequence[Issue]) -> RenderableType:
     table.add_column("Blocked by", no_wrap=True)
     for issue in issues:
         title = title_text(issue.title)
-        if marks := _marks(issue):
+        if marks := issue_marks(issue):
             title.append(f" ({', '.join(marks)})")
         table.add_row(
             str(issue.number),

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.text import Text
 
-from ralph.cli._console import Console
+from ralph._text import printable
+from ralph.cli._echo import echo, styled
 from ralph.errors import (
     ConfigError,
     GitError,
@@ -156,7 +156,16 @@ def _require_base_branch(project: Project) -> None:
 
 
 def warn(text: str) -> None:
-    """A warning a person must not miss: bold, on stderr."""
+    """A warning a person must not miss: bold, on stderr (plain where nothing is styled,
+    as Rich would print it, without loading Rich)."""
+    if not styled(err=True):
+        # As Rich prints it: control characters dropped, not marked; tabs expanded.
+        echo(printable(f"Warning: {text}", "").expandtabs(), err=True)
+        return
+    from rich.text import Text
+
+    from ralph.cli._console import Console
+
     Console(stderr=True, soft_wrap=True).print(
         Text.assemble(("Warning:", "bold yellow"), " ", text)
     )

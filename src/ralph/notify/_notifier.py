@@ -11,10 +11,15 @@ import queue
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph.config import NotifySettings
-from ralph.notify._event import NotifyEvent
-from ralph.notify._send import CommandSandbox, deliver
+
+if TYPE_CHECKING:
+    # Annotations: a project without a notify target (most commands) sends nothing, so it
+    # loads neither the events nor how they are sent.
+    from ralph.notify._event import NotifyEvent
+    from ralph.notify._send import CommandSandbox
 
 __all__ = ["BackgroundNotifier", "Notifier", "notifier_for"]
 
@@ -43,9 +48,13 @@ class BackgroundNotifier(Notifier):
         cwd: Path | None = None,
         sandbox: CommandSandbox | None = None,
     ) -> None:
+        # Here, not at the top: only a project with a notify target sends anything.
+        from ralph.notify._send import deliver
+
         self.settings = settings
         self.cwd = cwd
         self.sandbox = sandbox
+        self._deliver = deliver
         self._queue: queue.Queue[NotifyEvent | None] = queue.Queue(MAX_QUEUED)
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -93,7 +102,7 @@ class BackgroundNotifier(Notifier):
     def _drain(self) -> None:
         while (event := self._queue.get()) is not None:
             try:
-                sent = deliver(self.settings, event, cwd=self.cwd, sandbox=self.sandbox)
+                sent = self._deliver(self.settings, event, cwd=self.cwd, sandbox=self.sandbox)
             except Exception:  # a bug here must not end the thread silently
                 logger.exception("notification failed", extra={"event": event.event.value})
                 continue

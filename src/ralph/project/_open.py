@@ -9,18 +9,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
 from ralph.config import Config
 from ralph.db import Database, migrate, open_database
 from ralph.git import GitRepo
-from ralph.notify import CommandSandbox, Notifier, notifier_for
+from ralph.notify import Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.project._guarded import settle_settings
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest, Tracker
 from ralph.workflow import SettingsVerdict
+
+if TYPE_CHECKING:
+    from ralph.notify import CommandSandbox
 
 __all__ = [
     "Project",
@@ -62,7 +66,8 @@ def open_database_alone(config: Config | None, *, store_url: str | None = None) 
 def notify_sandbox(config: Config) -> CommandSandbox:
     """How the notify command runs: the test command's environment (its allow-list and
     ``sandbox_env``), confined as it is."""
-    from ralph.runtimes import environment_for_tests  # here: most commands notify nothing
+    from ralph.notify import CommandSandbox  # here: most commands notify nothing
+    from ralph.runtimes import environment_for_tests
 
     env = environment_for_tests(os.environ, config.sandbox_env)
     return CommandSandbox(env, allow_unsandboxed=config.allow_unsandboxed)
@@ -146,7 +151,9 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
         git = GitRepo(config.root)
         # Before anything reads them: the guarded settings a person accepted.
         config, settings = settle_settings(config, store, git)
-        notifier = notifier_for(config.notify, cwd=config.root, sandbox=notify_sandbox(config))
+        # Without a target nothing is sent, so nothing needs the sandbox to send it.
+        sandbox = notify_sandbox(config) if config.notify.configured else None
+        notifier = notifier_for(config.notify, cwd=config.root, sandbox=sandbox)
         with (
             TRACKERS[config.tracker](config, db, git) as tracker,
             CODE_HOSTS[config.code_host_kind](config, db, git, tracker) as code_host,

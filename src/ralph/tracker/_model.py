@@ -13,8 +13,8 @@ import enum
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from ralph.dashboard import ProjectStatus
 from ralph.github import closing_references
 from ralph.tracker._reviews import (
     CheckRun,
@@ -24,6 +24,10 @@ from ralph.tracker._reviews import (
     ReviewThread,
 )
 from ralph.workflow import Estimate, Priority, WorkflowState
+
+if TYPE_CHECKING:
+    # A status update's annotation: reading issues builds no dashboard.
+    from ralph.dashboard import ProjectStatus
 
 __all__ = [
     "Check",

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ralph._secrets import redact
 from ralph._text import check_title
-from ralph.dashboard import DashboardItem, ProjectStatus
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
 from ralph.github import closing_references
 from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
@@ -32,6 +31,9 @@ from ralph.tracker._rules import UNKNOWN_STATE, TrackerRules
 from ralph.workflow import Estimate, Priority, TransitionRecord, WorkflowState, audit_comment
 
 if TYPE_CHECKING:
+    # Annotations: a command that reads issues (``ralph issue list``) builds no dashboard.
+    from ralph.dashboard import DashboardItem, ProjectStatus
+
     # Board management: its module is imported by the backends that manage one, when
     # asked (``ralph status`` reads issues, not the board's fields and views).
     from ralph.tracker._project_board import ProjectBoard

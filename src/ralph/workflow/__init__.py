@@ -39,14 +39,12 @@ if TYPE_CHECKING:
     )
     from ralph.workflow._gates import ParentDecision, child_skip_reason, parent_decision
     from ralph.workflow._merge_policy import (
-        MERGE_METHODS,
         AddressFeedback,
         AlreadyMerged,
         Enqueue,
         EscalateMerge,
         MergeDecision,
         MergeNow,
-        MergePolicy,
         OpenFeedback,
         RebaseFirst,
         WaitFor,
@@ -54,6 +52,7 @@ if TYPE_CHECKING:
         judge_merge,
         open_feedback,
     )
+    from ralph.workflow._merge_settings import MERGE_METHODS, MergePolicy
     from ralph.workflow._merge_train import (
         Car,
         LandCars,

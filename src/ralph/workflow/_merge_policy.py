@@ -16,20 +16,19 @@ word, so the merge waits for them instead of addressing it again.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ralph.workflow._merge_settings import MERGE_METHODS, MergePolicy
+
 __all__ = [
-    "MERGE_METHODS",
     "AddressFeedback",
     "AlreadyMerged",
     "Enqueue",
     "EscalateMerge",
     "MergeDecision",
     "MergeNow",
-    "MergePolicy",
     "OpenFeedback",
     "RebaseFirst",
     "WaitFor",
@@ -37,21 +36,6 @@ __all__ = [
     "judge_merge",
     "open_feedback",
 ]
-
-#: The methods a repository may allow, in the order Ralph prefers them.
-MERGE_METHODS = ("merge", "squash", "rebase")
-
-
-class MergePolicy(enum.StrEnum):
-    """When Ralph merges a pull request (``merge_policy`` in ralph.toml)."""
-
-    #: Required checks pass.
-    CHECKS = "checks"
-    #: Required checks pass, a review approves and no change request is outstanding.
-    APPROVAL = "approval"
-    #: Never: a person merges, and Ralph finishes the pipeline once they have.
-    MANUAL = "manual"
-
 
 # -- what the policy reads (the tracker's records have these fields) --------------------
 

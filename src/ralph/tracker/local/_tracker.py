@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import MISSING, fields
 from typing import TYPE_CHECKING, Any
 
-from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
 from ralph.tracker._model import (
@@ -41,6 +40,7 @@ from ralph.tracker.local._schema import (
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
+    from ralph.dashboard import ProjectStatus
     from ralph.tracker._project_board import ProjectBoard
 
 __all__ = ["LocalTracker"]
@@ -124,6 +124,9 @@ def _issue(row: Row, relations: _Relations, comments: Sequence[Comment] = ()) ->
 
 
 def _status_update(row: Row) -> StatusUpdate:
+    # Here: only a status update needs the dashboard's names, and listing issues does not.
+    from ralph.dashboard import ProjectStatus
+
     return StatusUpdate(
         id=str(row["id"]),
         status=ProjectStatus(row["status"]) if row["status"] else None,
