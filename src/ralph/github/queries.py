@@ -812,6 +812,16 @@ def set_field_part(alias: str) -> BatchPart:
     )
 
 
+def edit_part(alias: str) -> BatchPart:
+    """An issue's title, body or labels (as ``UpdateIssue``) in a batch."""
+    return BatchPart(alias, "updateIssue", "UpdateIssueInput", _EDITED)
+
+
+def blocked_by_part(alias: str) -> BatchPart:
+    """A dependency of a batch (as ``AddBlockedBy``)."""
+    return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
+
+
 def comment_part(alias: str) -> BatchPart:
     """A comment of a batch (creating: it counts against the content budget)."""
     return BatchPart(
@@ -829,7 +839,7 @@ def create_field_part(alias: str) -> BatchPart:
         alias,
         "createProjectV2Field",
         "CreateProjectV2FieldInput",
-        "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+        "projectV2Field { ... on ProjectV2SingleSelectField { id name options { id name } } }",
         creates=True,
     )
 
@@ -872,7 +882,9 @@ CREATE_ISSUE = _mutation(
     "issue { id number url createdAt }",
     creates=True,
 )
-UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+#: What an edit answers: what it changed, so a kept issue is changed, not read again.
+_EDITED = "issue { id title body updatedAt labels(first: 100) { nodes { name } } }"
+UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", _EDITED)
 #: ``ralph issue edit --add-label/--remove-label``: labels added or taken off by id,
 #: the issue's others kept (``updateIssue``'s ``labelIds`` replaces them all).
 ADD_LABELS = _mutation(
@@ -887,7 +899,12 @@ REMOVE_LABELS = _mutation(
 CREATE_LABEL = _mutation(
     "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
-CLOSE_ISSUE = _mutation("CloseIssue", "closeIssue", "CloseIssueInput", "issue { id }")
+CLOSE_ISSUE = _mutation(
+    "CloseIssue",
+    "closeIssue",
+    "CloseIssueInput",
+    "issue { id state stateReason closedAt updatedAt }",
+)
 REOPEN_ISSUE = _mutation("ReopenIssue", "reopenIssue", "ReopenIssueInput", "issue { id }")
 ADD_COMMENT = GraphQLDocument(
     "AddComment",

@@ -106,6 +106,7 @@ class SplitPhase(Phase):
         self._check_room(ctx, parent, attempt.result["sub_issues"], existing)
         numbers: list[int] = []
         tags: list[str] = []
+        places: list[tuple[int, str]] = []
         for sub in attempt.result["sub_issues"]:
             estimate = Estimate(sub["estimate"])
             place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
@@ -115,7 +116,7 @@ class SplitPhase(Phase):
                 tracker.update_issue(reuse, estimate=estimate)  # also puts it on the board
                 if tracker.get_issue(reuse).parent != parent.number:
                     tracker.add_sub_issue(parent.number, reuse)
-                self._place(ctx, reuse, place)
+                places.append((reuse, place))
                 numbers.append(reuse)
                 tags.append("REUSED")
                 continue
@@ -127,14 +128,18 @@ class SplitPhase(Phase):
                 estimate=estimate,
                 labels=labels,
             )
-            self._place(ctx, child.number, place)
+            places.append((child.number, place))
             numbers.append(child.number)
             tags.append("NEW")
-        for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True):
-            for earlier in sub.get("after", []):
-                blocking = numbers[earlier - 1]
-                if blocking not in tracker.get_issue(number).blocked_by:
-                    tracker.add_dependency(number, blocking)
+        self._place(ctx, places)
+        edges = [
+            (number, numbers[earlier - 1])
+            for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True)
+            for earlier in sub.get("after", [])
+            if numbers[earlier - 1] not in tracker.get_issue(number).blocked_by
+        ]
+        # Together: one request where requests cost; each edge once.
+        tracker.add_dependencies(list(dict.fromkeys(edges)))
         self._report(ctx, parent, numbers)
         if not parent.body.startswith(_BODY_PREFIX):
             tracker.update_issue(parent.number, body=_BODY_PREFIX + parent.body)
@@ -170,13 +175,19 @@ class SplitPhase(Phase):
                 f"{tracker.kind}'s {tracker.max_levels} levels"
             )
 
-    def _place(self, ctx: PhaseContext, number: int, place: str) -> None:
-        """Move a sub-issue where the split puts it. One not placed yet (no state: an
-        interrupted run created it and died before it joined the board; or Backlog, where
-        it is created) is placed; one a person has moved on is left where it is."""
-        state = ctx.tracker.get_issue(number).workflow_state
-        if state is None or (state is WorkflowState.BACKLOG and place != state):
-            ctx.tracker.set_state(number, place, command=self.command)
+    def _place(self, ctx: PhaseContext, places: Sequence[tuple[int, str]]) -> None:
+        """Move the sub-issues where the split puts them, those bound for one state
+        together (a tracker whose writes cost requests sends them in one). One not placed
+        yet (no state: an interrupted run created it and died before it joined the board;
+        or Backlog, where it is created) is placed; one a person has moved on is left
+        where it is."""
+        moving: dict[str, list[int]] = {}
+        for number, place in places:
+            state = ctx.tracker.get_issue(number).workflow_state
+            if state is None or (state is WorkflowState.BACKLOG and place != state):
+                moving.setdefault(place, []).append(number)
+        for place, numbers in moving.items():
+            ctx.tracker.set_states(numbers, place, command=self.command)
 
     def _report(self, ctx: PhaseContext, parent: Issue, numbers: Sequence[int]) -> None:
         tracker = ctx.tracker

@@ -12,19 +12,22 @@ from dataclasses import replace
 from typing import Any
 
 from ralph._text import one_line
-from ralph.errors import IssueNotFound
+from ralph.errors import GitHubInvalid, IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
 from ralph.tracker.github._lookups import _relatives
 from ralph.tracker.github._moves import GitHubMoves
-from ralph.tracker.github._read import board_values, epoch, issue_from
+from ralph.tracker.github._read import board_values, closed, edited, epoch, issue_from
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 __all__ = ["GitHubIssues"]
 
 logger = logging.getLogger(__name__)
+
+#: The fields an edit carries when they wait for the issue, by their aliases.
+_CARRIED = {ESTIMATE: "estimate", PRIORITY: "priority"}
 
 
 class GitHubIssues(GitHubMoves):
@@ -131,7 +134,7 @@ class GitHubIssues(GitHubMoves):
             return None
 
         stored = self.stored_text(body)
-        with self._touching(*((parent,) if parent is not None else ())):
+        with self._keeping_snapshots():  # the parent gains the child below
             data = self.client.mutate(
                 q.CREATE_ISSUE,
                 q.input_of(
@@ -145,6 +148,11 @@ class GitHubIssues(GitHubMoves):
             )
         created = data["createIssue"]["issue"]
         number = int(created["number"])
+        if parent is not None:  # GitHub lists a new sub-issue last
+            self._relatives[parent] = _with(self._relatives.get(parent, ()), number)
+            self._snapshots.update(
+                parent, lambda issue: replace(issue, sub_issues=_with(issue.sub_issues, number))
+            )
         self._node_ids[number] = created["id"]
         self._statuses[number] = None
         self._relatives[number] = (parent,) if parent is not None else ()
@@ -191,10 +199,23 @@ class GitHubIssues(GitHubMoves):
         priority: Priority | None,
     ) -> Issue:
         node_id = self._node_id(number)
+        sets = {f: v for f, v in ((ESTIMATE, estimate), (PRIORITY, priority)) if v is not None}
+        # Inside a snapshot they wait for the issue's edit, its next move, or the end.
+        waits = bool(sets) and self._carries(number)
+        if waits:
+            self._pending_fields().setdefault(number, {}).update(sets)
         if title is not None or body is not None or labels is not None:
             self._update(number, node_id, title, body, labels)
-        with self._touching(number):
-            self._set_fields(number, estimate=estimate, priority=priority)
+        if sets and not waits:
+            with self._keeping_snapshots():  # the fields it set are kept true below
+                self._set_fields(number, estimate=estimate, priority=priority)
+
+        def estimated(issue: Issue) -> Issue:
+            return replace(
+                issue, estimate=estimate or issue.estimate, priority=priority or issue.priority
+            )
+
+        self._snapshots.update(number, estimated)
         return self.get_issue(number)
 
     def _edit_issue(
@@ -242,8 +263,19 @@ class GitHubIssues(GitHubMoves):
         labels: Sequence[str] | None,
     ) -> None:
         label_ids = None if labels is None else self._label_ids(labels)
-        with self._touching(number):
-            self.client.mutate(
+        edit = q.input_of(  # only what changes: an explicit null would blank the body
+            id=node_id,
+            title=title,
+            body=None if body is None else self.stored_text(body),
+            labelIds=label_ids,
+        )
+        if self._carries(number) and (
+            self._pending_notes().get(number) or self._pending_fields().get(number)
+        ):
+            self._send_edit(number, edit)
+            return
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.UPDATE_ISSUE,
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
@@ -252,6 +284,88 @@ class GitHubIssues(GitHubMoves):
                     labelIds=label_ids,
                 ),
             )
+        self._snapshots.update(number, lambda issue: edited(issue, data["updateIssue"]["issue"]))
+
+    def _carries(self, number: int) -> bool:
+        """Whether a write to issue ``number`` takes what waits for it (its notes, its
+        new fields): inside a snapshot that keeps it, with one token for everything."""
+        return self._snapshots.get(number) is not None and not self.client.tokens.split
+
+    def _send_edit(self, number: int, edit: dict[str, dict[str, object]]) -> None:
+        """An edit with what waits for the issue, in one request (``EditIssue``): the
+        edit, then its new Estimate and Priority, then the step's notes. A refused field
+        is sent again after the board is read again; a refused note waits again."""
+        pending = self._pending_fields().pop(number, {})
+        fields = {f: v for f, v in pending.items() if f in _CARRIED}
+        left = {f: v for f, v in pending.items() if f not in _CARRIED}  # for the move
+        if left:
+            self._pending_fields()[number] = left
+        waiting = self._pending_notes().pop(number, [])
+        room = q.BATCH_LIMIT - 1 - len(fields)
+        notes = [n for n in waiting if not n.maybe_posted][:room]
+        rest = [n for n in waiting if n not in notes]
+        if rest:
+            self._pending_notes()[number] = rest
+        variables: dict[str, Any] = {"edit": edit["input"]}
+        for field, value in fields.items():
+            variables[_CARRIED[field]] = self._field_input(number, field, value.value)["input"]
+        for i, note in enumerate(notes):
+            variables[f"note{i}"] = q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+            )["input"]
+        parts = tuple(
+            q.edit_part(a)
+            if a == "edit"
+            else q.comment_part(a)
+            if a.startswith("note")
+            else q.set_field_part(a)
+            for a in variables
+        )
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, note in enumerate(notes):
+                node = self._comment_with(number, note.tag)
+                if node is None:
+                    return None
+                found[f"note{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("EditIssue", parts), variables, reconcile=already if notes else None
+                )
+        except BaseException:  # what it carried waits again (the notes looked for first)
+            if fields:
+                self._pending_fields()[number] = {**fields, **left}
+            maybe = [replace(note, maybe_posted=True) for note in notes]
+            self._pending_notes()[number] = maybe + self._pending_notes().get(number, [])
+            raise
+        for field, value in fields.items():
+            if _CARRIED[field] in answer.refused:
+                self._set_field(number, field, value.value)  # the board read again, once
+        for i, note in enumerate(notes):
+            if answer.ok(f"note{i}"):
+                self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
+            elif f"note{i}" in answer.refused:
+                self._pending_notes().setdefault(number, []).append(note)
+        if answer.ok("edit"):
+            node = answer.data["edit"]["issue"]
+            self._snapshots.update(number, lambda issue: edited(issue, node))
+        else:  # refused, or found landed after a lost answer: read again
+            self._snapshots.forget([number])
+        self._snapshots.update(
+            number,
+            lambda issue: replace(
+                issue,
+                estimate=fields.get(ESTIMATE, issue.estimate),
+                priority=fields.get(PRIORITY, issue.priority),
+            ),
+        )
+        if "edit" in answer.refused:
+            raise GitHubInvalid(f"GitHub refused the edit of #{number}: {answer.refused['edit']}")
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
@@ -260,8 +374,8 @@ class GitHubIssues(GitHubMoves):
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         node_id = self._node_id(number)
         original = self._duplicate_id(reason, duplicate_of)
-        with self._touching(number):
-            self.client.mutate(
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.CLOSE_ISSUE,
                 q.input_of(
                     issueId=node_id,
@@ -269,6 +383,9 @@ class GitHubIssues(GitHubMoves):
                     duplicateIssueId=original,
                 ),
             )
+        # The board's "Item closed" workflow may have moved its Status: read, not assumed.
+        self.forget_status(number)
+        self._snapshots.update(number, lambda issue: closed(issue, data["closeIssue"]["issue"]))
         return self.get_issue(number)
 
     def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
@@ -314,25 +431,91 @@ class GitHubIssues(GitHubMoves):
             reconcile=self._holds(lambda issue: issue.parent == parent, child),
         )
 
+    def add_dependencies(self, edges: Sequence[tuple[int, int]]) -> None:
+        """Inside a snapshot that keeps the issues: each edge checked on the kept issues
+        as the ones before it leave them, then all sent in one request (``AddBlockedBys``)."""
+        edges = list(edges)
+        numbers = list(dict.fromkeys(n for edge in edges for n in edge))
+        if len(edges) < 2 or not all(self._carries(n) for n in numbers):
+            super().add_dependencies(edges)
+            return
+        self._require("dependencies")
+        try:
+            for blocked, blocking in edges:
+                self._check_dependency(blocked, blocking)
+                self._keep_edge(blocked, blocking)  # the next check sees it
+            for start in range(0, len(edges), q.BATCH_LIMIT):
+                self._send_edges(edges[start : start + q.BATCH_LIMIT])
+        except BaseException:
+            self._snapshots.forget(numbers)  # what landed is read again
+            raise
+
+    def _send_edges(self, edges: Sequence[tuple[int, int]]) -> None:
+        variables = {
+            f"edge{i}": self._dependency(blocked, blocking)["input"]
+            for i, (blocked, blocking) in enumerate(edges)
+        }
+
+        def held() -> dict[str, Any] | None:  # GitHub's issues as they are, not the kept
+            for blocked, blocking in edges:
+                if blocking not in self._issue_of(self._issue_node(blocked)).blocked_by:
+                    return None
+            return {}
+
+        parts = tuple(q.blocked_by_part(alias) for alias in variables)
+        with self._keeping_snapshots():
+            answer = self.client.mutate_batch(
+                q.batch("AddBlockedBys", parts), variables, reconcile=held
+            )
+        if answer.refused:
+            alias, why = next(iter(answer.refused.items()))
+            blocked, blocking = edges[int(alias.removeprefix("edge"))]
+            raise GitHubInvalid(f"GitHub refused #{blocked} waiting for #{blocking}: {why}")
+
+    def _keep_edge(self, blocked: int, blocking: int) -> None:
+        """The kept issues with the edge ``blocked`` waits for ``blocking``."""
+        self._snapshots.update(
+            blocked, lambda issue: replace(issue, blocked_by=_with(issue.blocked_by, blocking))
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_with(issue.blocking, blocked))
+        )
+
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is kept on both issues below
             self.client.mutate(
                 q.ADD_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
             )
+        self._keep_edge(blocked, blocking)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is taken off both issues below
             self.client.mutate(
                 q.REMOVE_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
             )
+        self._snapshots.update(
+            blocked,
+            lambda issue: replace(issue, blocked_by=_without(issue.blocked_by, blocking)),
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_without(issue.blocking, blocked))
+        )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
+
+
+def _with(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
+    return numbers if number in numbers else (*numbers, number)
+
+
+def _without(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
+    return tuple(n for n in numbers if n != number)

@@ -390,11 +390,12 @@ class GitHubLookups(Tracker):
                     return {"createLabel": {"label": node}}
             return None
 
-        data = self.client.mutate(
-            q.CREATE_LABEL,
-            q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
-            reconcile=already,
-        )
+        with self._keeping_snapshots():  # a new label is on no issue yet
+            data = self.client.mutate(
+                q.CREATE_LABEL,
+                q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
+                reconcile=already,
+            )
         return str(data["createLabel"]["label"]["id"])
 
     def _issue_of(self, node: dict[str, Any]) -> Issue:

@@ -29,7 +29,7 @@ from ralph.github import BatchAnswer, marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import StateChange
-from ralph.tracker.github._writes import GitHubWrites
+from ralph.tracker.github._writes import GitHubWrites, _Note
 from ralph.workflow import WorkflowState, plan_transition
 
 __all__ = ["GitHubMoves"]
@@ -40,9 +40,6 @@ logger = logging.getLogger(__name__)
 _STATE_CHANGE_TRIES = 3
 #: A new issue's fields sent with its first move, by their aliases in ``MoveState``.
 _EXTRA_FIELDS = {ESTIMATE: "estimate", PRIORITY: "priority"}
-#: Issues whose moves one request carries: three writes each (state, Status, audit)
-#: within GitHub's safe batch of ten.
-_MOVES_PER_REQUEST = 3
 
 
 class GitHubMoves(GitHubWrites):
@@ -73,9 +70,9 @@ class GitHubMoves(GitHubWrites):
         actor: str = "ralph",
         only_from: Mapping[int, WorkflowState] | None = None,
     ) -> list[StateChange]:
-        """The moves together: each issue's Workflow State, Status and audit comment in
-        one request for up to three issues (``MoveStates``). Checked one by one first,
-        as ``set_state`` checks; an issue with notes waiting moves alone (with them)."""
+        """The moves together: each issue's notes, Workflow State, Status and audit
+        comment, several issues a request (``MoveStates``, within GitHub's safe batch).
+        Checked one by one first, as ``set_state`` checks."""
         held = only_from or {}
         with self._snapshots.scope(related=False):
             changes: list[StateChange] = []
@@ -94,20 +91,38 @@ class GitHubMoves(GitHubWrites):
                 changes.append(change)
                 if transition.changed:
                     planned.append((change, self._audit(change, actor, intent)))
-            # An issue with notes or a creation's fields waiting moves alone, with them.
-            waiting = {*self._pending_notes(), *self._pending_fields()}
-            alone = [p for p in planned if p[0].number in waiting]
-            together = [p for p in planned if p not in alone]
-            for start in range(0, len(together), _MOVES_PER_REQUEST):
-                self._send_moves(together[start : start + _MOVES_PER_REQUEST])
-            for change, body in alone:
-                self._write_state(change.number, change.previous, change.new, body, actor)
+            # What waits for an issue (notes, a creation's fields) goes in its move's unit.
+            for moves in self._packed(planned):
+                self._send_moves(moves)
             return changes
 
+    def _packed(
+        self, planned: Sequence[tuple[StateChange, str]]
+    ) -> list[list[tuple[StateChange, str]]]:
+        """The moves in requests of whole units (an issue's notes, Workflow State, Status,
+        audit), each request within GitHub's safe batch."""
+        requests: list[list[tuple[StateChange, str]]] = []
+        size = 0
+        for move in planned:
+            change = move[0]
+            status = self._status_to_write(change.number, change.new) is not None
+            extras = [
+                f for f in self._pending_fields().get(change.number, {}) if f in _EXTRA_FIELDS
+            ]
+            notes = self._pending_notes().get(change.number, [])
+            unit = 2 + status + len(extras) + len(notes)
+            if requests and size + unit <= q.BATCH_LIMIT:
+                requests[-1].append(move)
+                size += unit
+            else:
+                requests.append([move])
+                size = unit
+        return requests
+
     def _send_moves(self, moves: Sequence[tuple[StateChange, str]]) -> None:
-        """Several issues' moves in one request, each as a unit (state, Status, audit).
-        What GitHub refuses of one issue is handled as a lone move would be; a request
-        that fails whole is sent again issue by issue, each looked at first."""
+        """Several issues' moves in one request, each as a unit (its notes, state, Status,
+        audit). What GitHub refuses of one issue is handled as a lone move would be; a
+        request that fails whole is sent again issue by issue, each looked at first."""
         if len(moves) == 1 or self.client.tokens.split:  # checked already: as lone moves
             for change, body in moves:
                 self._move_with_audit(change.number, change.previous, change.new, body)
@@ -115,8 +130,20 @@ class GitHubMoves(GitHubWrites):
         tags = [marker() for _ in moves]
         variables: dict[str, Any] = {}
         statuses: dict[int, str] = {}
+        notes: dict[int, list[_Note]] = {}
+        created: dict[int, dict[str, Any]] = {}
+        extras: dict[int, dict[str, str]] = {}
         for i, (change, body) in enumerate(moves):
             number = change.number
+            notes[i] = self._pending_notes().pop(number, [])
+            # A new issue's other fields go with its first move (its state is this one).
+            created[i] = self._pending_fields().pop(number, {})
+            extras[i] = {f: v.value for f, v in created[i].items() if f in _EXTRA_FIELDS}
+            for j, note in enumerate(notes[i]):
+                variables[f"note{i}_{j}"] = q.input_of(
+                    subjectId=self._node_id(number),
+                    body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+                )["input"]
             variables[f"state{i}"] = self._field_input(number, WORKFLOW_STATE, change.new.value)[
                 "input"
             ]
@@ -124,12 +151,17 @@ class GitHubMoves(GitHubWrites):
             if status is not None:
                 variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
                 statuses[i] = status
+            for field, option in extras[i].items():
+                alias = f"{_EXTRA_FIELDS[field]}{i}"
+                variables[alias] = self._field_input(number, field, option)["input"]
             variables[f"audit{i}"] = q.input_of(
                 subjectId=self._node_id(number),
                 body=f"{self.stored_text(body)}\n\n{tags[i]}",
             )["input"]
         parts = tuple(
-            q.comment_part(alias) if alias.startswith("audit") else q.set_field_part(alias)
+            q.comment_part(alias)
+            if alias.startswith(("audit", "note"))
+            else q.set_field_part(alias)
             for alias in variables
         )
 
@@ -149,6 +181,12 @@ class GitHubMoves(GitHubWrites):
                 )
         except (GitHubUnavailable, GitHubRateLimited):
             for i, (change, body) in enumerate(moves):  # each as a lone move's resend
+                if created[i]:
+                    self._pending_fields()[change.number] = created[i]
+                if notes[i]:  # looked for first, when the snapshot ends
+                    left = [replace(note, maybe_posted=True) for note in notes[i]]
+                    waiting = self._pending_notes().get(change.number, [])
+                    self._pending_notes()[change.number] = left + waiting
                 self._move_with_audit(
                     change.number, change.previous, change.new, body, tag=tags[i], resend=True
                 )
@@ -160,14 +198,27 @@ class GitHubMoves(GitHubWrites):
                 self._set_field(number, WORKFLOW_STATE, change.new.value)
             if i in statuses and answer.ok(f"status{i}"):
                 self._statuses[number] = statuses[i]
+            for field, option in extras[i].items():
+                if f"{_EXTRA_FIELDS[field]}{i}" in answer.refused:
+                    self._set_field(number, field, option)  # the board read again, once
+            made = []
+            for j, note in enumerate(notes[i]):
+                if answer.ok(f"note{i}_{j}"):
+                    made.append(answer.data[f"note{i}_{j}"]["commentEdge"]["node"])
+                elif f"note{i}_{j}" in answer.refused:  # tried again when the snapshot ends
+                    self._pending_notes().setdefault(number, []).append(note)
             if not answer.ok(f"audit{i}"):
+                for node in made:
+                    self._kept_comment(number, node)
                 self._move_back(number, change.previous)
                 refused = GitHubInvalid(
                     f"GitHub refused the audit comment of #{number}: "
                     f"{answer.refused.get(f'audit{i}', 'no answer')}"
                 )
                 continue
-            self._kept_move(number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"])
+            self._kept_move(
+                number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"], made
+            )
         if refused is not None:
             raise refused
 
