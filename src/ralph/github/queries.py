@@ -156,7 +156,7 @@ def _shaped(operation: str, shape: IssueShape) -> str:
 
 _COMMENT_FIELDS = """
 fragment CommentFields on IssueComment {
-  databaseId body createdAt
+  id databaseId body createdAt
   author { login }
 }
 """
@@ -914,6 +914,10 @@ ADD_COMMENT = GraphQLDocument(
     + _COMMENT_FIELDS,
     mutation=True,
     creates=True,
+)
+#: An audit comment GitHub took for a state write it refused (the move did not happen).
+DELETE_COMMENT = _mutation(
+    "DeleteComment", "deleteIssueComment", "DeleteIssueCommentInput", "clientMutationId"
 )
 ADD_SUB_ISSUE = _mutation("AddSubIssue", "addSubIssue", "AddSubIssueInput", "issue { id }")
 REMOVE_SUB_ISSUE = _mutation(

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ralph._text import one_line
-from ralph.errors import GitHubInvalid, IssueNotFound
+from ralph.errors import GitHubInvalid, GitHubRateLimited, GitHubUnavailable, IssueNotFound
 from ralph.github import marker, strip_markers
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
@@ -39,7 +39,7 @@ class GitHubIssues(GitHubMoves):
         if kept is not None:
             return kept
         if number in self._pending_fields():  # GitHub must hold them before it is read
-            self._send_pending_fields(number)
+            self._send_pending_fields(number, quiet=True)  # else raised where they wait
         if not self._snapshots.active:
             return self._issue_of(self._issue_node(number))
         if not self._snapshots.related:
@@ -169,7 +169,7 @@ class GitHubIssues(GitHubMoves):
             if self._snapshots.active and fields:
                 # Sent with the issue's first move (a split places its children at once),
                 # or when the snapshot ends, or before the issue is read from GitHub.
-                self._pending_fields()[number] = fields
+                self._wait_fields(number, fields)
             else:
                 self._set_fields(number, state=state, estimate=estimate, priority=priority)
         # What GitHub holds now is what was sent: no read back.
@@ -203,7 +203,7 @@ class GitHubIssues(GitHubMoves):
         # Inside a snapshot they wait for the issue's edit, its next move, or the end.
         waits = bool(sets) and self._carries(number)
         if waits:
-            self._pending_fields().setdefault(number, {}).update(sets)
+            self._wait_fields(number, sets)
         if title is not None or body is not None or labels is not None:
             self._update(number, node_id, title, body, labels)
         if sets and not waits:
@@ -296,19 +296,11 @@ class GitHubIssues(GitHubMoves):
         edit, then its new Estimate and Priority, then the step's notes. A refused field
         is sent again after the board is read again; a refused note waits again."""
         pending = self._pending_fields().pop(number, {})
-        fields = {f: v for f, v in pending.items() if f in _CARRIED}
         left = {f: v for f, v in pending.items() if f not in _CARRIED}  # for the move
-        if left:
-            self._pending_fields()[number] = left
-        waiting = self._pending_notes().pop(number, [])
-        room = q.BATCH_LIMIT - 1 - len(fields)
-        notes = [n for n in waiting if not n.maybe_posted][:room]
-        rest = [n for n in waiting if n not in notes]
-        if rest:
-            self._pending_notes()[number] = rest
-        variables: dict[str, Any] = {"edit": edit["input"]}
-        for field, value in fields.items():
-            variables[_CARRIED[field]] = self._field_input(number, field, value.value)["input"]
+        self._fields_back(number, left)
+        fields, inputs = self._carried_fields(number, pending)
+        notes = self._fresh_notes(number, q.BATCH_LIMIT - 1 - len(fields))
+        variables: dict[str, Any] = {"edit": edit["input"], **inputs}
         for i, note in enumerate(notes):
             variables[f"note{i}"] = q.input_of(
                 subjectId=self._node_id(number),
@@ -337,31 +329,32 @@ class GitHubIssues(GitHubMoves):
                 answer = self.client.mutate_batch(
                     q.batch("EditIssue", parts), variables, reconcile=already if notes else None
                 )
-        except BaseException:  # what it carried waits again (the notes looked for first)
-            if fields:
-                self._pending_fields()[number] = {**fields, **left}
-            maybe = [replace(note, maybe_posted=True) for note in notes]
-            self._pending_notes()[number] = maybe + self._pending_notes().get(number, [])
+        except BaseException as exc:  # what it carried waits again
+            self._fields_back(number, fields)
+            lost = isinstance(exc, (GitHubUnavailable, GitHubRateLimited))
+            self._notes_back(number, notes, maybe_posted=lost)  # lost: looked for first
+            if lost:
+                self._snapshots.forget([number])  # the edit may have landed: read again
             raise
-        for field, value in fields.items():
-            if _CARRIED[field] in answer.refused:
-                self._set_field(number, field, value.value)  # the board read again, once
+        refused = {f: v for f, v in fields.items() if _CARRIED[f] in answer.refused}
+        self._carried_back(number, refused)  # sent alone later: its failure is its own
         for i, note in enumerate(notes):
             if answer.ok(f"note{i}"):
                 self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
             elif f"note{i}" in answer.refused:
-                self._pending_notes().setdefault(number, []).append(note)
+                self._notes_back(number, [note], maybe_posted=False)
         if answer.ok("edit"):
             node = answer.data["edit"]["issue"]
             self._snapshots.update(number, lambda issue: edited(issue, node))
         else:  # refused, or found landed after a lost answer: read again
             self._snapshots.forget([number])
+        taken = {f: v for f, v in fields.items() if f not in refused}
         self._snapshots.update(
             number,
             lambda issue: replace(
                 issue,
-                estimate=fields.get(ESTIMATE, issue.estimate),
-                priority=fields.get(PRIORITY, issue.priority),
+                estimate=taken.get(ESTIMATE, issue.estimate),
+                priority=taken.get(PRIORITY, issue.priority),
             ),
         )
         if "edit" in answer.refused:
