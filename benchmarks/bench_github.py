@@ -20,6 +20,10 @@ the batch of ten); an edit carrying the issue's waiting Estimate and notes
 finding its pull request once; a new board linked as it is made and read from the
 creations' answers. The requests still missing are the issue reads of each phase step
 (one before the lock, one after the agent's turn, per worker) and the planner's.
+With the failure handling a second read asked for (tests/integration/github/
+test_batch_failures.py), the same: 82 / 35 / 27 (load 19). The 70 requests are not met:
+29 of the 82 are group reads (IssueGroup), each a fresh read a step needs; sharing them
+between workers would need a read kept across threads and fenced by every agent's turn.
 
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
 comment or per field (a pull request is read whole, checks, reviews and threads, in one
