@@ -283,7 +283,9 @@ def _content(name: str, variables: Mapping[str, object]) -> int:
     """What a mutation created: a batch's creating aliases (comments, fields), else one
     for a creating document."""
     if set(variables) != {"input"}:  # a batch: one input per alias
-        return sum(1 for alias in variables if alias.startswith(("audit", "note", "field")))
+        return sum(
+            1 for alias in variables if alias.startswith(("audit", "note", "field", "issue"))
+        )
     document = q.ALL.get(name)
     return 1 if document is not None and document.creates else 0
 

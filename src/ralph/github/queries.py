@@ -817,6 +817,18 @@ def edit_part(alias: str) -> BatchPart:
     return BatchPart(alias, "updateIssue", "UpdateIssueInput", _EDITED)
 
 
+def create_issue_part(alias: str) -> BatchPart:
+    """A new issue of a batch (as ``CreateIssue``; creating)."""
+    return BatchPart(
+        alias, "createIssue", "CreateIssueInput", "issue { id number url createdAt }", creates=True
+    )
+
+
+def add_item_part(alias: str) -> BatchPart:
+    """An issue put on the board in a batch (as ``AddProjectItem``; idempotent)."""
+    return BatchPart(alias, "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }")
+
+
 def blocked_by_part(alias: str) -> BatchPart:
     """A dependency of a batch (as ``AddBlockedBy``)."""
     return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")

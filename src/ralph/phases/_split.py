@@ -19,7 +19,7 @@ from ralph.phases._phase import (
 )
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
-from ralph.tracker import Issue
+from ralph.tracker import Issue, NewIssue
 from ralph.workflow import OVERSIZED_ESTIMATES, TRIAGED_LABEL, Estimate, WorkflowState
 
 __all__ = ["SPLIT_HEADER", "SplitPhase"]
@@ -104,33 +104,37 @@ class SplitPhase(Phase):
         labels = [label for label in parent.labels if label != TRIAGED_LABEL]
         existing = {tracker.get_issue(n).title.strip().casefold(): n for n in parent.sub_issues}
         self._check_room(ctx, parent, attempt.result["sub_issues"], existing)
-        numbers: list[int] = []
+        found: dict[int, int] = {}
         tags: list[str] = []
-        places: list[tuple[int, str]] = []
-        for sub in attempt.result["sub_issues"]:
+        fresh: dict[int, NewIssue] = {}
+        for index, sub in enumerate(attempt.result["sub_issues"]):
             estimate = Estimate(sub["estimate"])
-            place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
             title = _title(sub)
             reuse = sub.get("reuse") or existing.get(title.casefold())
             if reuse:  # an existing child, or one an interrupted run created already
                 tracker.update_issue(reuse, estimate=estimate)  # also puts it on the board
                 if tracker.get_issue(reuse).parent != parent.number:
                     tracker.add_sub_issue(parent.number, reuse)
-                places.append((reuse, place))
-                numbers.append(reuse)
+                found[index] = reuse
                 tags.append("REUSED")
                 continue
-            child = tracker.create_issue(
+            fresh[index] = NewIssue(
                 title,
                 body=sub["body"],
                 parent=parent.number,
                 state=WorkflowState.BACKLOG,
                 estimate=estimate,
-                labels=labels,
+                labels=tuple(labels),
             )
-            places.append((child.number, place))
-            numbers.append(child.number)
             tags.append("NEW")
+        # Together: one request where requests cost, in the agent's order.
+        made = tracker.create_issues(list(fresh.values()))
+        found.update(zip(fresh, (child.number for child in made), strict=True))
+        numbers = [found[index] for index in range(len(attempt.result["sub_issues"]))]
+        places = [
+            (number, sub.get("state", WorkflowState.RESEARCH_NEEDED.value))
+            for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True)
+        ]
         self._place(ctx, places)
         edges = [
             (number, numbers[earlier - 1])

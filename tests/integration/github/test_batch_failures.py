@@ -8,8 +8,10 @@ from __future__ import annotations
 import pytest
 
 from ralph.errors import GitHubError, GitHubInvalid, InvalidInput
+from ralph.github import TransportFailure
+from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubTracker, Issue
+from ralph.tracker import GitHubTracker, Issue, NewIssue
 from ralph.workflow import Estimate, WorkflowState
 
 from .test_fault_script import Clock, tracker_on
@@ -292,3 +294,57 @@ def test_a_lost_move_that_landed_is_not_undone_by_its_resend(github, clock):
     assert (fresh.workflow_state, fresh.estimate) == (WorkflowState.RESEARCH_NEEDED, Estimate.M)
     assert len(audits(tracker, made.number)) == 1
     assert not backlog_written(github, tracker, since)
+
+
+# -- issues made together, whose answer was lost --------------------------------------------
+
+
+def _three(tracker: GitHubTracker, parent: int) -> list[NewIssue]:
+    return [NewIssue(f"Part {i}", parent=parent, estimate=Estimate.S) for i in range(3)]
+
+
+def test_issues_made_together_whose_answer_was_lost_are_found_not_made_again(github, clock):
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic")
+    github.script(lost("CreateIssues", landed=True))
+    made = tracker.create_issues(_three(tracker, epic.number))
+    titles = [i.title for i in github.repository("acme/shop").issue_list]
+    assert titles == ["Epic", "Part 0", "Part 1", "Part 2"]
+    assert [m.number for m in made] == [2, 3, 4]
+
+
+class _FirstOnlyLands:
+    """A transport that, for the first ``CreateIssues``, lets GitHub run only its first
+    creation and then loses the answer (a batch cut short part way)."""
+
+    def __init__(self, github: FakeGitHub) -> None:
+        self.github = github
+        self.cut = False
+
+    def post(self, payload, token):
+        if not self.cut and "mutation CreateIssues" in payload["query"]:
+            self.cut = True
+            first = q.batch("CreateIssues", (q.create_issue_part("issue0"),))
+            self.github.post(
+                {"query": first.text, "variables": {"issue0": payload["variables"]["issue0"]}},
+                token,
+            )
+            raise TransportFailure("connection reset part way through the batch")
+        return self.github.post(payload, token)
+
+    def close(self) -> None:
+        self.github.close()
+
+
+def test_issues_made_together_of_which_some_landed_are_each_made_once(github, clock):
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic")
+    tracker.client.transport = _FirstOnlyLands(github)
+    made = tracker.create_issues(_three(tracker, epic.number))
+    titles = [i.title for i in github.repository("acme/shop").issue_list]
+    assert sorted(titles) == ["Epic", "Part 0", "Part 1", "Part 2"]
+    sent = [r.name for r in github.requests if r.name.startswith("CreateIssue")]
+    assert sent == ["CreateIssue", "CreateIssues", "CreateIssue", "CreateIssue"]  # 2 alone
+    assert [m.title for m in made] == ["Part 0", "Part 1", "Part 2"]
+    assert tracker.get_issue(epic.number).sub_issues == tuple(m.number for m in made)
+    assert all(tracker.get_issue(m.number).estimate is Estimate.S for m in made)

@@ -13,7 +13,7 @@ from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubTracker, set_up_board
+from ralph.tracker import GitHubTracker, NewIssue, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
 from .test_fault_script import Clock, client_for, tracker_on
@@ -373,3 +373,28 @@ def test_split_tokens_send_the_boards_writes_and_the_comment_apart(clock):
     tracker.set_state(1, "Research Needed", command="ralph_triage")
     assert [r.name for r in github.requests[since:] if r.mutation] == ["SetFields", "AddComment"]
     assert tracker.get_issue(1).workflow_state is WorkflowState.RESEARCH_NEEDED
+
+
+def test_a_splits_children_are_made_and_put_on_the_board_in_two_requests(github, clock):
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(epic.number)
+        since = len(github.requests)
+        children = tracker.create_issues(
+            [
+                NewIssue(f"Part {i}", body="Why.", parent=epic.number, estimate=Estimate.M)
+                for i in range(3)
+            ]
+        )
+        assert made(github, since) == ["CreateIssues", "AddProjectItems"]
+        assert tracker.get_issue(epic.number).sub_issues == tuple(c.number for c in children)
+    for issue in children:
+        fresh = tracker.get_issue(issue.number)
+        assert (fresh.title, fresh.body, fresh.parent, fresh.estimate) == (
+            issue.title,
+            "Why.",
+            epic.number,
+            Estimate.M,
+        )
+        assert tracker.existing_item_id(issue.number) is not None

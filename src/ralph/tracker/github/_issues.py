@@ -11,16 +11,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph._text import one_line
 from ralph.errors import GitHubInvalid, GitHubRateLimited, GitHubUnavailable, IssueNotFound
-from ralph.github import marker, strip_markers
+from ralph.github import marker
 from ralph.github import queries as q
-from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
+from ralph.tracker.github._creations import GitHubCreations, _with
 from ralph.tracker.github._lookups import _relatives
-from ralph.tracker.github._moves import GitHubMoves
-from ralph.tracker.github._read import board_values, closed, edited, epoch, issue_from
-from ralph.workflow import Estimate, Priority, WorkflowState
+from ralph.tracker.github._read import board_values, closed, edited, issue_from
+from ralph.workflow import Estimate, Priority
 
 __all__ = ["GitHubIssues"]
 
@@ -30,7 +29,7 @@ logger = logging.getLogger(__name__)
 _CARRIED = {ESTIMATE: "estimate", PRIORITY: "priority"}
 
 
-class GitHubIssues(GitHubMoves):
+class GitHubIssues(GitHubCreations):
     """Issues: reading, listing, creating and editing them, comments, closing, and
     their relations (sub-issues, dependencies)."""
 
@@ -108,86 +107,6 @@ class GitHubIssues(GitHubMoves):
             kept = tuple(n for n in issue.blocked_by if n in read or n in open_blockers)
             found.append(replace(issue, blocked_by=kept))
         return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
-
-    def _create_issue(
-        self,
-        title: str,
-        body: str,
-        parent: int | None,
-        state: WorkflowState | None,
-        estimate: Estimate | None,
-        priority: Priority | None,
-        labels: Sequence[str],
-        author: str,
-    ) -> Issue:
-        if parent is not None:
-            self._require("sub_issues")
-        parent_id = self._node_id(parent) if parent is not None else None
-        label_ids = self._label_ids(labels) if labels else None
-        tag = marker()
-
-        def already() -> dict[str, Any] | None:
-            data = self.client.query(q.ISSUE_BY_MARKER, self._where)
-            for node in data["repository"]["issues"]["nodes"]:
-                if tag in node["body"]:
-                    return {"createIssue": {"issue": node}}
-            return None
-
-        stored = self.stored_text(body)
-        with self._keeping_snapshots():  # the parent gains the child below
-            data = self.client.mutate(
-                q.CREATE_ISSUE,
-                q.input_of(
-                    repositoryId=self.repository_id(),
-                    title=title,
-                    body=f"{stored}\n\n{tag}" if body else tag,
-                    labelIds=label_ids,
-                    parentIssueId=parent_id,
-                ),
-                reconcile=already,
-            )
-        created = data["createIssue"]["issue"]
-        number = int(created["number"])
-        if parent is not None:  # GitHub lists a new sub-issue last
-            self._relatives[parent] = _with(self._relatives.get(parent, ()), number)
-            self._snapshots.update(
-                parent, lambda issue: replace(issue, sub_issues=_with(issue.sub_issues, number))
-            )
-        self._node_ids[number] = created["id"]
-        self._statuses[number] = None
-        self._relatives[number] = (parent,) if parent is not None else ()
-        with self._touching(number):
-            # A new issue is on no board: added without a look (the add is idempotent).
-            added = self.client.mutate(
-                q.ADD_PROJECT_ITEM,
-                q.input_of(projectId=self.board().project_id, contentId=created["id"]),
-                token="board",
-            )
-            self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
-            wanted = {WORKFLOW_STATE: state, ESTIMATE: estimate, PRIORITY: priority}
-            fields = {field: value for field, value in wanted.items() if value is not None}
-            if self._snapshots.active and fields:
-                # Sent with the issue's first move (a split places its children at once),
-                # or when the snapshot ends, or before the issue is read from GitHub.
-                self._wait_fields(number, fields)
-            else:
-                self._set_fields(number, state=state, estimate=estimate, priority=priority)
-        # What GitHub holds now is what was sent: no read back.
-        made = Issue(
-            number=number,
-            title=one_line(title),
-            body=strip_markers(stored) if body else "",
-            workflow_state=state,
-            estimate=estimate,
-            priority=priority,
-            labels=tuple(dict.fromkeys(labels)),
-            parent=parent,
-            created_at=epoch(created.get("createdAt")) or self.now(),
-            updated_at=epoch(created.get("createdAt")) or self.now(),
-            url=str(created.get("url") or ""),
-        )
-        self._snapshots.keep(made)
-        return made
 
     def _update_issue(
         self,
@@ -504,10 +423,6 @@ class GitHubIssues(GitHubMoves):
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
-
-
-def _with(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
-    return numbers if number in numbers else (*numbers, number)
 
 
 def _without(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
