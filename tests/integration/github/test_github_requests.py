@@ -398,3 +398,16 @@ def test_a_splits_children_are_made_and_put_on_the_board_in_two_requests(github,
             Estimate.M,
         )
         assert tracker.existing_item_id(issue.number) is not None
+
+
+def test_a_steps_prefetch_reads_the_issues_relatives_with_them(github, clock):
+    """After an agent's turn a step reads its issues again, then their epic (a stream's
+    worktree is named after it): one request for both."""
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic", state=WorkflowState.BACKLOG)
+    child = tracker.create_issue("Part", parent=epic.number, state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        tracker.prefetch([child.number])
+        assert tracker.get_issue(epic.number).sub_issues == (child.number,)
+    assert made(github, since) == ["IssueGroup"]

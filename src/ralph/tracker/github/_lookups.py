@@ -283,7 +283,16 @@ class GitHubLookups(Tracker):
         return list(seen)[1:]
 
     def prefetch(self, numbers: Iterable[int]) -> None:
-        missing = self._snapshots.missing(numbers)
+        """``numbers`` into this thread's snapshot, together; in a snapshot of a step,
+        with their relatives as far as the same request holds them (what the step reads
+        next, as ``get_issue`` reads them: a stream's implement reads its epic)."""
+        wanted = list(dict.fromkeys(numbers))
+        if self._snapshots.related:
+            for number in list(wanted):
+                for related in self._known_group(number):
+                    if len(wanted) < q.GROUP_LIMIT and related not in wanted:
+                        wanted.append(related)
+        missing = self._snapshots.missing(wanted)
         if missing:
             self._read_group(missing)
 
