@@ -21,9 +21,14 @@ finding its pull request once; a new board linked as it is made and read from th
 creations' answers. The requests still missing are the issue reads of each phase step
 (one before the lock, one after the agent's turn, per worker) and the planner's.
 With the failure handling a second read asked for (tests/integration/github/
-test_batch_failures.py), the same: 82 / 35 / 27 (load 19). The 70 requests are not met:
-29 of the 82 are group reads (IssueGroup), each a fresh read a step needs; sharing them
-between workers would need a read kept across threads and fenced by every agent's turn.
+test_batch_failures.py), the same: 82 / 35 / 27 (load 19). Then 74-76 / 31 / 25 (load
+18-22), by: a split's children made together (``CreateIssues``, ``AddProjectItems``:
+2 requests, not 6); a plan task's look for a cut-short apply, its re-plan and its run's
+checks reading the group once; a step's prefetch reading the issues' relatives with them.
+The 70 requests are not met: 27 of the 74 are group reads (IssueGroup), each the first
+read of a step or the fresh read after an agent's turn, most on other workers' threads;
+sharing them would need reads kept across threads and tasks, fenced by every agent's
+turn and every person's chance to move an issue, which is not safe to assume.
 
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
 comment or per field (a pull request is read whole, checks, reviews and threads, in one
