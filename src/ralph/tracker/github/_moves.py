@@ -408,8 +408,7 @@ class GitHubMoves(GitHubWrites):
             self._fields_back(number, {f: v for f, v in created.items() if f != WORKFLOW_STATE})
             raise
         except BaseException:  # the move did not happen: the creation's fields wait
-            self._fields_back(number, {f: v for f, v in created.items() if f not in extra})
-            self._fields_back(number, extra)
+            self._fields_back(number, created)
             raise
 
     def _send_fields_and_audit(
