@@ -9,6 +9,27 @@ Goals (issue 21): the demo epic (``ralph init --github``, the epic, ``ralph hero
 content; ``create_issue`` <= 3 requests, ``set_state`` <= 2; ``ralph status`` on 2,000
 issues (300 open) in <= 5 requests and <= 15 primary points.
 
+Goals (issue 49): the demo epic in <= 70 requests, <= 35 mutation requests and <= 30
+content-creating requests (GitHub's 500 an hour is the binding limit for a busy
+repository). Before: 103 / 45 / 32 on this fake (the issue: 101 / 45). After: 81-82 / 35 /
+27, by: an edit, a close or a dependency keeping the step's kept issues true from
+GitHub's answer (no read after the write); a phase's moves of several issues, with
+their notes and a new issue's fields, in one request (``MoveStates``, whole units within
+the batch of ten); an edit carrying the issue's waiting Estimate and notes
+(``EditIssue``); a split's dependencies in one request (``AddBlockedBys``); a merge
+finding its pull request once; a new board linked as it is made and read from the
+creations' answers. The requests still missing are the issue reads of each phase step
+(one before the lock, one after the agent's turn, per worker) and the planner's.
+With the failure handling a second read asked for (tests/integration/github/
+test_batch_failures.py), the same: 82 / 35 / 27 (load 19). Then 74-76 / 31 / 25 (load
+18-22), by: a split's children made together (``CreateIssues``, ``AddProjectItems``:
+2 requests, not 6); a plan task's look for a cut-short apply, its re-plan and its run's
+checks reading the group once; a step's prefetch reading the issues' relatives with them.
+The 70 requests are not met: 27 of the 74 are group reads (IssueGroup), each the first
+read of a step or the fresh read after an agent's turn, most on other workers' threads;
+sharing them would need reads kept across threads and tasks, fenced by every agent's
+turn and every person's chance to move an issue, which is not safe to assume.
+
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
 comment or per field (a pull request is read whole, checks, reviews and threads, in one
 request); the client adds little to a request (the network dominates); the pacer, not
@@ -107,6 +128,14 @@ BEFORE: dict[str, Any] = {
     "demo epic: content-creating requests": 55,
     "status (2,000 issues, 300 open): requests": 41,
     "status (2,000 issues, 300 open): primary points": 161,
+}
+
+
+#: Issue 49's goals for the demo epic.
+GOALS = {
+    "demo epic: requests": 70,
+    "demo epic: mutation requests": 35,
+    "demo epic: content-creating requests": 30,
 }
 
 
@@ -245,7 +274,7 @@ def demo_epic() -> None:
         ),
     }
     for name, value in figures.items():
-        print(f"{name:44} {value:5}  (before: {BEFORE[name]})")
+        print(f"{name:44} {value:5}  (goal <= {GOALS[name]}; before: {BEFORE[name]})")
     print(f"{'demo epic: things created (content budget)':44} {creating:5}")
     for name, count in collections.Counter(r.name for r in made).most_common():
         print(f"    {name:40} {count:5}")
@@ -259,7 +288,9 @@ def _content(name: str, variables: Mapping[str, object]) -> int:
     """What a mutation created: a batch's creating aliases (comments, fields), else one
     for a creating document."""
     if set(variables) != {"input"}:  # a batch: one input per alias
-        return sum(1 for alias in variables if alias.startswith(("audit", "note", "field")))
+        return sum(
+            1 for alias in variables if alias.startswith(("audit", "note", "field", "issue"))
+        )
     document = q.ALL.get(name)
     return 1 if document is not None and document.creates else 0
 

@@ -57,11 +57,12 @@ class _Killer:
 
 
 def kill_after(fake: Posted, nth: int) -> Callable[[int], None]:
-    """The Nth mutation the service carries out from the first ``CreateIssue`` on (that
-    one is the first) kills the process whose pid the returned function is given, before
-    the process hears the service's answer."""
+    """The Nth mutation the service carries out from the first ``CreateIssue`` (or
+    GitHub's ``CreateIssues``, several made together) on (that one is the first) kills
+    the process whose pid the returned function is given, before the process hears the
+    service's answer."""
     post = fake.post
-    killer = _Killer(nth, lambda name: name == "CreateIssue")
+    killer = _Killer(nth, lambda name: name in ("CreateIssue", "CreateIssues"))
 
     def posting(payload: Any, token: str) -> Any:
         reply = post(payload, token)

@@ -306,6 +306,7 @@ PUBLIC = {
         "MergeSettings",
         "MergeState",
         "MergeStrategy",
+        "NewIssue",
         "ParentAdvance",
         "ProjectBoard",
         "ProjectField",

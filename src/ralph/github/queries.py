@@ -156,7 +156,7 @@ def _shaped(operation: str, shape: IssueShape) -> str:
 
 _COMMENT_FIELDS = """
 fragment CommentFields on IssueComment {
-  databaseId body createdAt
+  id databaseId body createdAt
   author { login }
 }
 """
@@ -812,6 +812,28 @@ def set_field_part(alias: str) -> BatchPart:
     )
 
 
+def edit_part(alias: str) -> BatchPart:
+    """An issue's title, body or labels (as ``UpdateIssue``) in a batch."""
+    return BatchPart(alias, "updateIssue", "UpdateIssueInput", _EDITED)
+
+
+def create_issue_part(alias: str) -> BatchPart:
+    """A new issue of a batch (as ``CreateIssue``; creating)."""
+    return BatchPart(
+        alias, "createIssue", "CreateIssueInput", "issue { id number url createdAt }", creates=True
+    )
+
+
+def add_item_part(alias: str) -> BatchPart:
+    """An issue put on the board in a batch (as ``AddProjectItem``; idempotent)."""
+    return BatchPart(alias, "addProjectV2ItemById", "AddProjectV2ItemByIdInput", "item { id }")
+
+
+def blocked_by_part(alias: str) -> BatchPart:
+    """A dependency of a batch (as ``AddBlockedBy``)."""
+    return BatchPart(alias, "addBlockedBy", "AddBlockedByInput", "issue { id }")
+
+
 def comment_part(alias: str) -> BatchPart:
     """A comment of a batch (creating: it counts against the content budget)."""
     return BatchPart(
@@ -829,7 +851,7 @@ def create_field_part(alias: str) -> BatchPart:
         alias,
         "createProjectV2Field",
         "CreateProjectV2FieldInput",
-        "projectV2Field { ... on ProjectV2SingleSelectField { id name } }",
+        "projectV2Field { ... on ProjectV2SingleSelectField { id name options { id name } } }",
         creates=True,
     )
 
@@ -872,7 +894,9 @@ CREATE_ISSUE = _mutation(
     "issue { id number url createdAt }",
     creates=True,
 )
-UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", "issue { id }")
+#: What an edit answers: what it changed, so a kept issue is changed, not read again.
+_EDITED = "issue { id title body updatedAt labels(first: 100) { nodes { name } } }"
+UPDATE_ISSUE = _mutation("UpdateIssue", "updateIssue", "UpdateIssueInput", _EDITED)
 #: ``ralph issue edit --add-label/--remove-label``: labels added or taken off by id,
 #: the issue's others kept (``updateIssue``'s ``labelIds`` replaces them all).
 ADD_LABELS = _mutation(
@@ -887,7 +911,12 @@ REMOVE_LABELS = _mutation(
 CREATE_LABEL = _mutation(
     "CreateLabel", "createLabel", "CreateLabelInput", "label { id name }", creates=True
 )
-CLOSE_ISSUE = _mutation("CloseIssue", "closeIssue", "CloseIssueInput", "issue { id }")
+CLOSE_ISSUE = _mutation(
+    "CloseIssue",
+    "closeIssue",
+    "CloseIssueInput",
+    "issue { id state stateReason closedAt updatedAt }",
+)
 REOPEN_ISSUE = _mutation("ReopenIssue", "reopenIssue", "ReopenIssueInput", "issue { id }")
 ADD_COMMENT = GraphQLDocument(
     "AddComment",
@@ -897,6 +926,10 @@ ADD_COMMENT = GraphQLDocument(
     + _COMMENT_FIELDS,
     mutation=True,
     creates=True,
+)
+#: An audit comment GitHub took for a state write it refused (the move did not happen).
+DELETE_COMMENT = _mutation(
+    "DeleteComment", "deleteIssueComment", "DeleteIssueCommentInput", "clientMutationId"
 )
 ADD_SUB_ISSUE = _mutation("AddSubIssue", "addSubIssue", "AddSubIssueInput", "issue { id }")
 REMOVE_SUB_ISSUE = _mutation(

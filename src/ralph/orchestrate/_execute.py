@@ -31,6 +31,7 @@ worker is free at once and no issue lock is kept.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import logging
@@ -229,16 +230,31 @@ class TaskExecutor:
         if paused is not None:
             return paused
         streamed = "stream_id" in task.metadata
-        # A plan whose apply a killed run cut short finishes instead: planned again from
-        # the tracker, its half-moved group would look like one in review.
-        if (
-            kind is TaskKind.PLAN
-            and not streamed
-            and not self.runner.cut_short(PHASE_OF_KIND[kind], task.issues[0])
-        ):
-            replaced = self._replanned(claim)
-            if replaced is not None:
-                return replaced
+        with contextlib.ExitStack() as reading:
+            shared = kind is TaskKind.PLAN and not streamed
+            if shared:
+                # The look for a cut-short apply, the re-plan and the run's checks read the
+                # group once, together: one step until the run's agent turn ends it.
+                reading.enter_context(self.project.tracker.snapshot())
+                # A plan whose apply a killed run cut short finishes instead: planned
+                # again from the tracker, its half-moved group would look like one in
+                # review.
+                if not self.runner.cut_short(PHASE_OF_KIND[kind], task.issues[0]):
+                    replaced = self._replanned(claim)
+                    if replaced is not None:
+                        return replaced
+            return self._execute_run(claim, kind, streamed, stop, reading if shared else None)
+
+    def _execute_run(
+        self,
+        claim: Claim,
+        kind: TaskKind,
+        streamed: bool,
+        stop: StopSignal | None,
+        reading: contextlib.ExitStack | None,
+    ) -> Execution:
+        """The task's run; ``reading``: the snapshot its step read in so far (a plan's)."""
+        task = claim.task
         held = admission(self.store, self.project.config, self.run, task)
         if held is not None:
             return self._held(claim, held)
@@ -254,7 +270,11 @@ class TaskExecutor:
                     return selection
                 selected = selection
             outcome = self.runner.run(
-                PHASE_OF_KIND[kind], task.issues[0], only=only if streamed else None, stop=stop
+                PHASE_OF_KIND[kind],
+                task.issues[0],
+                only=only if streamed else None,
+                stop=stop,
+                reading=reading,
             )
         except ProviderLimited as limited:
             return self._limited(claim, limited)

@@ -19,7 +19,7 @@ from ralph.phases._prompts import PromptOverride
 from ralph.project import Project
 from ralph.runtimes import Document, IssueContext
 from ralph.tasks import Claim, Task
-from ralph.tracker import CodeHost, Issue, StateChange, Tracker
+from ralph.tracker import CodeHost, Issue, PullRequest, StateChange, Tracker
 from ralph.workflow import WorkflowState, parse_transition_comments
 
 __all__ = ["MovedMeanwhile", "PhaseContext"]
@@ -93,6 +93,9 @@ class PhaseContext:
     held: dict[int, WorkflowState] = field(default_factory=dict)
     #: The held issues that were open when the phase took them.
     held_open: set[int] = field(default_factory=set)
+    #: The pull request a merge found for each issue, by number (None: none): its
+    #: members, check and apply look it up once; apply reads it afresh by its number.
+    found_pull_requests: dict[int, PullRequest | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         config = self.project.config
@@ -225,6 +228,26 @@ class PhaseContext:
         if held is not None:
             self.held[number] = change.new
         return change
+
+    def move_all(
+        self, numbers: Sequence[int], state_or_intent: str, *, command: str
+    ) -> list[StateChange]:
+        """``move`` on each issue, sent together (a tracker whose writes cost requests
+        carries several issues' moves, with their notes, in one)."""
+        held = {n: self.held[n] for n in numbers if n in self.held}
+        try:
+            changes = self.project.tracker.set_states(
+                numbers, state_or_intent, command=command, only_from=held
+            )
+        except StateConflict as conflict:
+            if conflict.number not in held:
+                raise
+            issue = self.project.tracker.get_issue(conflict.number)
+            raise MovedMeanwhile(conflict.number, issue.workflow_state, _mover(issue)) from None
+        for change in changes:
+            if change.number in held:
+                self.held[change.number] = change.new
+        return changes
 
     def comment_once(self, number: int, body: str) -> bool:
         """Post ``body`` unless the issue already has exactly this comment (a rerun after

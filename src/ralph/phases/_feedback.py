@@ -19,6 +19,7 @@ __all__ = [
     "AddressRounds",
     "address_rounds",
     "feedback_on",
+    "found_pull_request",
     "pull_request_for",
     "queue_refusal",
     "review_members",
@@ -46,9 +47,19 @@ def pull_request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     return found[-1] if found else None
 
 
-def review_members(ctx: PhaseContext, issue: Issue) -> list[Issue]:
-    """The issue and every other issue its pull request closes (a group's one PR)."""
-    pr = pull_request_for(ctx, issue)
+def found_pull_request(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
+    """``pull_request_for``, looked up once a phase run (``PhaseContext``): for what a
+    run only needs to find, not to judge afresh."""
+    found = ctx.found_pull_requests
+    if issue.number not in found:
+        found[issue.number] = pull_request_for(ctx, issue)
+    return found[issue.number]
+
+
+def review_members(ctx: PhaseContext, issue: Issue, *, once: bool = False) -> list[Issue]:
+    """The issue and every other issue its pull request closes (a group's one PR);
+    ``once``: the pull request as this phase run found it (``found_pull_request``)."""
+    pr = found_pull_request(ctx, issue) if once else pull_request_for(ctx, issue)
     if pr is None:
         return [issue]
     others = [ctx.tracker.get_issue(n) for n in pr.closes if n != issue.number]

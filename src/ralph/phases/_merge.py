@@ -30,7 +30,7 @@ from ralph.phases._context import PhaseContext
 from ralph.phases._control_hold import hold_control_changes
 from ralph.phases._feedback import (
     address_rounds,
-    pull_request_for,
+    found_pull_request,
     queue_refusal,
     review_members,
 )
@@ -80,11 +80,11 @@ class MergePhase(Phase):
     name = "merge"
 
     def members(self, ctx: PhaseContext, issue: Issue) -> list[Issue]:
-        return review_members(ctx, issue)
+        return review_members(ctx, issue, once=True)
 
     def check(self, ctx: PhaseContext, members: Sequence[Issue]) -> None:
         issue = members[0]
-        pr = pull_request_for(ctx, issue)
+        pr = found_pull_request(ctx, issue)  # as members found it, in the same snapshot
         if pr is not None and pr.state is PullRequestState.MERGED:
             lost = not merge_on_base(ctx.project, pr)  # merged again by apply
             if not lost and all(noted(member, pr) for member in members):
@@ -109,7 +109,7 @@ class MergePhase(Phase):
         super().check(ctx, members)
 
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
-        found = pull_request_for(ctx, members[0])
+        found = found_pull_request(ctx, members[0])
         assert found is not None  # checked
         pr = ctx.code_host.get_pull_request(found.number)  # mergeability and checks, fresh
         if pr.state is PullRequestState.MERGED and not merge_on_base(ctx.project, pr):

@@ -147,7 +147,7 @@ class PlanPhase(Phase):
                     f"## Plan Created (Phase {mine.number} of {total})\n\n{listing}\n\n"
                     f"Full plan: {link}\n",
                 )
-            ctx.move(issue.number, "__COMPLETE__", command=self.command)
+        ctx.move_all([i.number for i in members], "__COMPLETE__", command=self.command)
         of = f" ({stream.id} of GH-{stream.epic})" if stream is not None else ""
         ctx.say(
             f"Plan complete for {len(members)} issue(s){of}: {path}. All issues: Plan in Review."

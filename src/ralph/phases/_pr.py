@@ -68,7 +68,7 @@ class PullRequestPhase(Phase):
                 f"## Implementation Complete\n\n{pr.url}\n\nPR: {pr.url}\nBranch: {branch}\n\n"
                 f"{after}\n",
             )
-            ctx.move(issue.number, "__COMPLETE__", command=self.command)
+        ctx.move_all([i.number for i in members], "__COMPLETE__", command=self.command)
         ctx.say(
             f"Opened pull request #{pr.number} ({branch} -> {ctx.base}) for "
             f"{', '.join(f'#{i.number}' for i in members)}; status: In Review. "

@@ -94,14 +94,14 @@ class ReviewPhase(Phase):
                     labels.remove(NEEDS_ITERATION_LABEL)
                     tracker.update_issue(issue.number, labels=labels)
                 ctx.comment_once(issue.number, review_comment(verdict, link, summary))
-                ctx.move(issue.number, "__COMPLETE__", command=self.command)
             else:
                 found = "\n".join(f"- {problem}" for problem in attempt.result["issues"])
                 summary = _needs_iteration(issue.number, found)
                 ctx.comment_once(issue.number, review_comment(verdict, link, summary))
                 if NEEDS_ITERATION_LABEL not in labels:
                     tracker.update_issue(issue.number, labels=[*labels, NEEDS_ITERATION_LABEL])
-                ctx.move(issue.number, WorkflowState.READY_FOR_PLAN, command=self.command)
+        target = "__COMPLETE__" if verdict is Verdict.APPROVED else WorkflowState.READY_FOR_PLAN
+        ctx.move_all([i.number for i in members], target, command=self.command)
         after = "In Progress" if verdict is Verdict.APPROVED else "Ready for Plan"
         ctx.say(f"Review of the plan for #{primary.number}: {verdict.value}. Status: {after}.")
 

@@ -279,16 +279,19 @@ class PhaseRunner:
         *,
         only: Sequence[int] | None = None,
         stop: StopSignal | None = None,
+        reading: contextlib.ExitStack | None = None,
     ) -> PhaseOutcome:
         """Run one phase on issue ``number`` (a group phase on its whole group, or on the
         members in ``only``: a work stream). Raises PhaseRefused when a precondition
         does not hold. ``stop``, set from another thread, stops the phase's agent (a
         person took an issue away): the phase ends as ``moved`` when an issue it holds
-        was moved or closed, else as failed, without a retry either way."""
+        was moved or closed, else as failed, without a retry either way. ``reading``:
+        the caller's snapshot of the step so far (its reads are the run's first), which
+        the run ends before an agent's turn as it ends its own."""
         started = time.monotonic()
         attributes = {"ralph.phase": phase_name, "ralph.issue": number}
         with span("ralph.phase", attributes) as traced:
-            outcome = self._traced_run(phase_name, number, only, stop, started)
+            outcome = self._traced_run(phase_name, number, only, stop, started, reading)
             traced.set("ralph.status", outcome.status.value)
             traced.set("ralph.issues", list(outcome.issues))
             traced.set("ralph.cost_usd", outcome.cost_usd)
@@ -303,9 +306,10 @@ class PhaseRunner:
         only: Sequence[int] | None,
         stop: StopSignal | None,
         started: float,
+        reading: contextlib.ExitStack | None = None,
     ) -> PhaseOutcome:
         try:
-            outcome = self._run(phase_name, number, only, stop)
+            outcome = self._run(phase_name, number, only, stop, reading)
         except PhaseRefused as refused:
             if debug_enabled():
                 record_event(
@@ -334,7 +338,12 @@ class PhaseRunner:
         return outcome
 
     def _run(
-        self, phase_name: str, number: int, only: Sequence[int] | None, stop: StopSignal | None
+        self,
+        phase_name: str,
+        number: int,
+        only: Sequence[int] | None,
+        stop: StopSignal | None,
+        outer: contextlib.ExitStack | None = None,
     ) -> PhaseOutcome:
         phase = get_phase(phase_name)
         ctx = PhaseContext(
@@ -354,9 +363,11 @@ class PhaseRunner:
             task=self.task,
             claim=self.claim,
         )
-        with contextlib.ExitStack() as reading:
+        with contextlib.ExitStack() as own:
             # One snapshot of the group's issues until the agent's turn (_run_locked
-            # ends it): its detection, gates and lock moves read each issue once.
+            # ends it): its detection, gates and lock moves read each issue once. A
+            # caller's (``outer``) holds what its step read already, and is ended alike.
+            reading = outer if outer is not None else own
             reading.enter_context(self.project.tracker.snapshot())
             members = phase.members(ctx, self.project.tracker.get_issue(number))
             if only is not None:

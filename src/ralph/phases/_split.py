@@ -19,7 +19,7 @@ from ralph.phases._phase import (
 )
 from ralph.phases._schemas import TEXT, result_schema
 from ralph.runtimes import AgentResult
-from ralph.tracker import Issue
+from ralph.tracker import Issue, NewIssue
 from ralph.workflow import OVERSIZED_ESTIMATES, TRIAGED_LABEL, Estimate, WorkflowState
 
 __all__ = ["SPLIT_HEADER", "SplitPhase"]
@@ -104,37 +104,46 @@ class SplitPhase(Phase):
         labels = [label for label in parent.labels if label != TRIAGED_LABEL]
         existing = {tracker.get_issue(n).title.strip().casefold(): n for n in parent.sub_issues}
         self._check_room(ctx, parent, attempt.result["sub_issues"], existing)
-        numbers: list[int] = []
+        found: dict[int, int] = {}
         tags: list[str] = []
-        for sub in attempt.result["sub_issues"]:
+        fresh: dict[int, NewIssue] = {}
+        for index, sub in enumerate(attempt.result["sub_issues"]):
             estimate = Estimate(sub["estimate"])
-            place = sub.get("state", WorkflowState.RESEARCH_NEEDED.value)
             title = _title(sub)
             reuse = sub.get("reuse") or existing.get(title.casefold())
             if reuse:  # an existing child, or one an interrupted run created already
                 tracker.update_issue(reuse, estimate=estimate)  # also puts it on the board
                 if tracker.get_issue(reuse).parent != parent.number:
                     tracker.add_sub_issue(parent.number, reuse)
-                self._place(ctx, reuse, place)
-                numbers.append(reuse)
+                found[index] = reuse
                 tags.append("REUSED")
                 continue
-            child = tracker.create_issue(
+            fresh[index] = NewIssue(
                 title,
                 body=sub["body"],
                 parent=parent.number,
                 state=WorkflowState.BACKLOG,
                 estimate=estimate,
-                labels=labels,
+                labels=tuple(labels),
             )
-            self._place(ctx, child.number, place)
-            numbers.append(child.number)
             tags.append("NEW")
-        for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True):
-            for earlier in sub.get("after", []):
-                blocking = numbers[earlier - 1]
-                if blocking not in tracker.get_issue(number).blocked_by:
-                    tracker.add_dependency(number, blocking)
+        # Together: one request where requests cost, in the agent's order.
+        made = tracker.create_issues(list(fresh.values()))
+        found.update(zip(fresh, (child.number for child in made), strict=True))
+        numbers = [found[index] for index in range(len(attempt.result["sub_issues"]))]
+        places = [
+            (number, sub.get("state", WorkflowState.RESEARCH_NEEDED.value))
+            for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True)
+        ]
+        self._place(ctx, places)
+        edges = [
+            (number, numbers[earlier - 1])
+            for sub, number in zip(attempt.result["sub_issues"], numbers, strict=True)
+            for earlier in sub.get("after", [])
+            if numbers[earlier - 1] not in tracker.get_issue(number).blocked_by
+        ]
+        # Together: one request where requests cost; each edge once.
+        tracker.add_dependencies(list(dict.fromkeys(edges)))
         self._report(ctx, parent, numbers)
         if not parent.body.startswith(_BODY_PREFIX):
             tracker.update_issue(parent.number, body=_BODY_PREFIX + parent.body)
@@ -170,13 +179,19 @@ class SplitPhase(Phase):
                 f"{tracker.kind}'s {tracker.max_levels} levels"
             )
 
-    def _place(self, ctx: PhaseContext, number: int, place: str) -> None:
-        """Move a sub-issue where the split puts it. One not placed yet (no state: an
-        interrupted run created it and died before it joined the board; or Backlog, where
-        it is created) is placed; one a person has moved on is left where it is."""
-        state = ctx.tracker.get_issue(number).workflow_state
-        if state is None or (state is WorkflowState.BACKLOG and place != state):
-            ctx.tracker.set_state(number, place, command=self.command)
+    def _place(self, ctx: PhaseContext, places: Sequence[tuple[int, str]]) -> None:
+        """Move the sub-issues where the split puts them, those bound for one state
+        together (a tracker whose writes cost requests sends them in one). One not placed
+        yet (no state: an interrupted run created it and died before it joined the board;
+        or Backlog, where it is created) is placed; one a person has moved on is left
+        where it is."""
+        moving: dict[str, list[int]] = {}
+        for number, place in places:
+            state = ctx.tracker.get_issue(number).workflow_state
+            if state is None or (state is WorkflowState.BACKLOG and place != state):
+                moving.setdefault(place, []).append(number)
+        for place, numbers in moving.items():
+            ctx.tracker.set_states(numbers, place, command=self.command)
 
     def _report(self, ctx: PhaseContext, parent: Issue, numbers: Sequence[int]) -> None:
         tracker = ctx.tracker

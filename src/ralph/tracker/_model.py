@@ -38,6 +38,7 @@ __all__ = [
     "IssueQuery",
     "IssueStatus",
     "MergeStrategy",
+    "NewIssue",
     "PullRequest",
     "PullRequestState",
     "StateChange",
@@ -105,6 +106,20 @@ class Issue:
     @property
     def is_open(self) -> bool:
         return self.status is IssueStatus.OPEN
+
+
+@dataclass(frozen=True)
+class NewIssue:
+    """One issue ``Tracker.create_issues`` makes (``create_issue``'s arguments)."""
+
+    title: str
+    body: str = ""
+    parent: int | None = None
+    state: WorkflowState | None = None
+    estimate: Estimate | None = None
+    priority: Priority | None = None
+    labels: tuple[str, ...] = ()
+    author: str = "ralph"
 
 
 @dataclass(frozen=True)

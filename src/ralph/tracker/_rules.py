@@ -137,6 +137,17 @@ class TrackerRules(abc.ABC):
     def add_dependency(self, blocked: int, blocking: int) -> None:
         """``blocked`` waits for ``blocking``. Refuses edges that would close a cycle,
         naming it, so group detection never meets one made here."""
+        self._check_dependency(blocked, blocking)
+        self._add_blocked_by(blocked, blocking)
+
+    def add_dependencies(self, edges: Sequence[tuple[int, int]]) -> None:
+        """``add_dependency`` on each (blocked, blocking) pair in order, each checked with
+        the ones before it; a backend whose writes cost requests sends them together."""
+        for blocked, blocking in edges:
+            self.add_dependency(blocked, blocking)
+
+    def _check_dependency(self, blocked: int, blocking: int) -> None:
+        """InvalidInput when ``blocked`` may not wait for ``blocking`` (itself, a cycle)."""
         if blocked == blocking:
             raise InvalidInput(f"#{blocked} cannot block itself")
         self.get_issue(blocked)
@@ -147,7 +158,6 @@ class TrackerRules(abc.ABC):
                 f"#{blocked} cannot wait for #{blocking}: #{blocking} already waits for "
                 f"#{blocked} ({chain}, each waiting for the next); that would be a cycle"
             )
-        self._add_blocked_by(blocked, blocking)
 
     def _blocking_path(self, start: int, target: int) -> list[int] | None:
         """A chain start -> ... -> target along blocked-by edges, if there is one."""

@@ -22,6 +22,7 @@ from ralph.tracker._model import (
     Comment,
     Issue,
     IssueQuery,
+    NewIssue,
     PullRequest,
     StateChange,
     StatusUpdate,
@@ -187,6 +188,23 @@ class Tracker(TrackerRules):
         check_labels(labels)
         title, body = redact(title), redact(body)
         return self._create_issue(title, body, parent, state, estimate, priority, labels, author)
+
+    def create_issues(self, new: Sequence[NewIssue]) -> list[Issue]:
+        """``create_issue`` on each, in order (a tracker whose writes cost requests makes
+        them together)."""
+        return [
+            self.create_issue(
+                n.title,
+                body=n.body,
+                parent=n.parent,
+                state=n.state,
+                estimate=n.estimate,
+                priority=n.priority,
+                labels=n.labels,
+                author=n.author,
+            )
+            for n in new
+        ]
 
     def update_issue(
         self,

@@ -35,13 +35,13 @@ def assert_done_once(fake: FakeGitHub, epic: int) -> None:
     assert [p.state for p in pulls] == ["MERGED"]
 
 
-#: The mutations of the split's first sub-issue: created; added to the board; its
-#: Workflow State (Backlog) set, before the split moves it to Research Needed.
-CREATED, ON_THE_BOARD, IN_BACKLOG = 1, 2, 3
+#: The mutations of the split's sub-issues: made (together); added to the board
+#: (together); placed (their Workflow State and Estimate, with the move's audit).
+CREATED, ON_THE_BOARD, PLACED = 1, 2, 3
 
 
 @pytest.mark.parametrize(
-    "nth", [CREATED, ON_THE_BOARD, IN_BACKLOG], ids=["created", "on the board", "in Backlog"]
+    "nth", [CREATED, ON_THE_BOARD, PLACED], ids=["created", "on the board", "placed"]
 )
 def test_a_hero_killed_just_after_a_sub_issue_is_made_resumes_to_done_in_one_rerun(shop, nth):
     work, _, served = shop

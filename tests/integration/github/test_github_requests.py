@@ -9,10 +9,11 @@ import dataclasses
 
 import pytest
 
+from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubTracker, set_up_board
+from ralph.tracker import GitHubTracker, NewIssue, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
 from .test_fault_script import Clock, client_for, tracker_on
@@ -60,6 +61,27 @@ def test_create_issue_takes_three_requests_and_set_state_one(github, clock):
     assert made(github, since) == ["Issue", "MoveState"]
     assert tracker.get_issue(issue.number).workflow_state is WorkflowState.RESEARCH_NEEDED
     assert len(audits(tracker, issue.number)) == 1
+
+
+def test_a_new_board_is_made_linked_and_its_fields_read_from_githubs_answers(github, clock):
+    """``ralph init --github`` on a repository without a board: the board is linked as it
+    is made, and what GitHub answers to the creations is the board, not read again."""
+    client = client_for(github, clock, PacingPolicy(mutation_interval=0))
+    setup = set_up_board(client, "acme/shop")
+    assert made(github, 0) == [
+        "Repository",
+        "ProjectByTitle",
+        "Owner",
+        "CreateProject",
+        "CreateFields",
+        "IssueFeatures",
+    ]
+    assert setup.linked
+    project = github.repository("acme/shop").owner.projects[0]
+    assert github.repository("acme/shop") in project.linked
+    fresh = set_up_board(client, "acme/shop").board  # found, as a second init finds it
+    assert fresh.fields == setup.board.fields
+    assert fresh.field_names == setup.board.field_names
 
 
 def test_a_batch_answers_alias_by_alias_and_what_github_took_stands(github, clock):
@@ -139,7 +161,12 @@ def test_a_snapshot_reads_a_group_in_one_request_and_keeps_it_true(github, clock
         assert tracker.get_issue(epic.number).sub_issues == tuple(c.number for c in children)
         for child in children:
             assert tracker.get_issue(child.number).parent == epic.number
-        assert made(github, since) == ["IssueGroup", "IssueGroup"]  # the epic, its children
+        # The epic and its children together: the tracker made them, so knows the group.
+        assert made(github, since) == ["IssueGroup"]
+        since = len(github.requests)
+        extra = tracker.create_issue("Part 3", parent=epic.number)  # kept on the epic too
+        assert tracker.get_issue(epic.number).sub_issues[-1] == extra.number
+        assert "IssueGroup" not in made(github, since)
         tracker.set_state(children[0].number, "Research Needed", command="ralph_triage")
         after_move = len(github.requests)
         kept = tracker.get_issue(children[0].number)
@@ -153,6 +180,71 @@ def test_a_snapshot_reads_a_group_in_one_request_and_keeps_it_true(github, clock
     tracker.get_issue(epic.number)
     tracker.get_issue(epic.number)
     assert made(github, since) == ["Issue", "Issue"]
+
+
+def test_an_edit_and_a_close_inside_a_snapshot_are_kept_true_without_a_read(github, clock):
+    """What the tracker wrote comes back in GitHub's answer: the kept issue is changed,
+    not read again, and it is what GitHub holds."""
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", body="Plain.", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        since = len(github.requests)
+        edited = tracker.update_issue(
+            1, title="Add a login", body="Sign in.", labels=["triaged"], estimate=Estimate.M
+        )
+        again = tracker.get_issue(1)
+        closed = tracker.close_issue(1)
+        reads = [n for n in made(github, since) if n in ("Issue", "IssueGroup")]
+        assert reads == [], made(github, since)
+    assert again == edited
+    fresh = tracker.get_issue(1)
+    assert (edited.title, edited.body, edited.labels, edited.estimate) == (
+        fresh.title,
+        fresh.body,
+        fresh.labels,
+        fresh.estimate,
+    )
+    assert (closed.is_open, closed.close_reason, closed.closed_at) == (
+        fresh.is_open,
+        fresh.close_reason,
+        fresh.closed_at,
+    )
+
+
+def test_dependencies_added_inside_a_snapshot_are_kept_true_without_a_read(github, clock):
+    """A split's chain of dependencies: each edge checked for a cycle on the kept issues,
+    which the tracker's own edges keep true."""
+    tracker = tracker_on(github, clock)
+    for i in range(3):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        for n in (1, 2, 3):
+            tracker.get_issue(n)
+        since = len(github.requests)
+        tracker.add_dependency(2, 1)
+        tracker.add_dependency(3, 2)
+        kept = [tracker.get_issue(n) for n in (1, 2, 3)]
+        assert made(github, since) == ["AddBlockedBy", "AddBlockedBy"]
+    fresh = [tracker.get_issue(n) for n in (1, 2, 3)]
+    assert [(i.blocked_by, i.blocking) for i in kept] == [(i.blocked_by, i.blocking) for i in fresh]
+    assert fresh[1].blocked_by == (1,)
+    assert fresh[1].blocking == (3,)
+
+
+def test_a_chain_of_dependencies_goes_in_one_request_and_a_cycle_in_it_is_refused(github, clock):
+    tracker = tracker_on(github, clock)
+    for i in range(3):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        for n in (1, 2, 3):
+            tracker.get_issue(n)
+        since = len(github.requests)
+        tracker.add_dependencies([(2, 1), (3, 2)])
+        assert made(github, since) == ["AddBlockedBys"]
+        with pytest.raises(InvalidInput, match="cycle"):
+            tracker.add_dependencies([(1, 3), (2, 3)])  # 3 waits for 2, which waits for 1
+    assert [tracker.get_issue(n).blocked_by for n in (1, 2, 3)] == [(), (1,), (2,)]
 
 
 def test_a_snapshot_does_not_see_what_another_process_wrote_until_it_ends(github, clock):
@@ -177,6 +269,56 @@ def test_a_note_rides_with_the_issues_next_move_in_one_request(github, clock):
     bodies = [c.body for c in tracker.get_issue(1).comments]
     assert bodies[0] == "Research complete: see the document."  # before the audit
     assert "ralph-transition" in bodies[1]
+
+
+def test_several_issues_move_together_with_their_notes(github, clock):
+    """Each issue's notes, state, Status (when it changes) and audit stay one unit;
+    units share a request within the safe batch of ten: three issues with a note each
+    (Status unchanged) in one request, a fourth unit that would not fit in another."""
+    tracker = tracker_on(github, clock)
+    for i in range(4):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        for n in (1, 2, 3, 4):
+            tracker.add_note(n, f"Note on #{n}.")
+        tracker.set_states([1, 2, 3, 4], "Research Needed", command="ralph_triage")
+    writes = [r.name for r in github.requests[since:] if r.mutation]
+    assert writes == ["MoveStates", "MoveState"]  # three issues, then the fourth
+    for n in (1, 2, 3, 4):
+        issue = tracker.get_issue(n)
+        assert issue.workflow_state is WorkflowState.RESEARCH_NEEDED
+        bodies = [c.body for c in issue.comments]
+        assert bodies[0] == f"Note on #{n}."  # before the audit
+        assert "ralph-transition" in bodies[1]
+
+
+def test_an_edit_inside_a_snapshot_carries_the_issues_waiting_fields_and_notes(github, clock):
+    """Triage's writes to an issue it does not move: its estimate and its note wait for
+    the label's edit, and go with it in one request."""
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        tracker.update_issue(1, estimate=Estimate.L)
+        tracker.add_note(1, "## Triage")
+        labelled = tracker.update_issue(1, labels=["ralph-triaged"])
+        assert (labelled.estimate, labelled.labels) == (Estimate.L, ("ralph-triaged",))
+    writes = [r.name for r in github.requests[since:] if r.mutation]
+    assert writes == ["CreateLabel", "EditIssue"]
+    fresh = tracker.get_issue(1)
+    assert (fresh.estimate, fresh.labels) == (Estimate.L, ("ralph-triaged",))
+    assert [c.body for c in fresh.comments] == ["## Triage"]
+
+
+def test_an_estimate_no_edit_or_move_takes_is_set_when_the_snapshot_ends(github, clock):
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        assert tracker.update_issue(1, estimate=Estimate.S).estimate is Estimate.S
+    assert tracker.get_issue(1).estimate is Estimate.S
 
 
 def test_a_note_no_move_takes_is_posted_when_the_snapshot_ends(github, clock):
@@ -231,3 +373,41 @@ def test_split_tokens_send_the_boards_writes_and_the_comment_apart(clock):
     tracker.set_state(1, "Research Needed", command="ralph_triage")
     assert [r.name for r in github.requests[since:] if r.mutation] == ["SetFields", "AddComment"]
     assert tracker.get_issue(1).workflow_state is WorkflowState.RESEARCH_NEEDED
+
+
+def test_a_splits_children_are_made_and_put_on_the_board_in_two_requests(github, clock):
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic", state=WorkflowState.BACKLOG)
+    with tracker.snapshot():
+        tracker.get_issue(epic.number)
+        since = len(github.requests)
+        children = tracker.create_issues(
+            [
+                NewIssue(f"Part {i}", body="Why.", parent=epic.number, estimate=Estimate.M)
+                for i in range(3)
+            ]
+        )
+        assert made(github, since) == ["CreateIssues", "AddProjectItems"]
+        assert tracker.get_issue(epic.number).sub_issues == tuple(c.number for c in children)
+    for issue in children:
+        fresh = tracker.get_issue(issue.number)
+        assert (fresh.title, fresh.body, fresh.parent, fresh.estimate) == (
+            issue.title,
+            "Why.",
+            epic.number,
+            Estimate.M,
+        )
+        assert tracker.existing_item_id(issue.number) is not None
+
+
+def test_a_steps_prefetch_reads_the_issues_relatives_with_them(github, clock):
+    """After an agent's turn a step reads its issues again, then their epic (a stream's
+    worktree is named after it): one request for both."""
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic", state=WorkflowState.BACKLOG)
+    child = tracker.create_issue("Part", parent=epic.number, state=WorkflowState.BACKLOG)
+    since = len(github.requests)
+    with tracker.snapshot():
+        tracker.prefetch([child.number])
+        assert tracker.get_issue(epic.number).sub_issues == (child.number,)
+    assert made(github, since) == ["IssueGroup"]

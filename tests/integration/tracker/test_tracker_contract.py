@@ -22,6 +22,7 @@ from ralph.tracker import (
     IssueOrder,
     IssueQuery,
     IssueStatus,
+    NewIssue,
 )
 from ralph.workflow import Estimate, Priority, WorkflowState, parse_transition_comments
 
@@ -57,6 +58,28 @@ def test_new_issues_are_numbered_from_one_and_keep_their_fields(tracker, clock):
     assert got.created_at == clock.now
     assert tracker.get_issue(2).labels == ("bug", "ui")
     assert tracker.get_issue(2).workflow_state is S.BACKLOG
+
+
+def test_issues_made_together_are_made_in_order_with_their_fields(tracker):
+    epic = make(tracker, "Epic")
+    made = tracker.create_issues(
+        [
+            NewIssue(
+                "Part 1", body="one", parent=epic.number, state=S.BACKLOG, estimate=Estimate.S
+            ),
+            NewIssue("Part 2", parent=epic.number, estimate=Estimate.M, labels=("ui",)),
+        ]
+    )
+    assert [issue.number for issue in made] == [2, 3]
+    first, second = (tracker.get_issue(n) for n in (2, 3))
+    assert (first.title, first.body, first.workflow_state, first.estimate) == (
+        "Part 1",
+        "one",
+        S.BACKLOG,
+        Estimate.S,
+    )
+    assert (second.estimate, second.labels, second.parent) == (Estimate.M, ("ui",), epic.number)
+    assert tracker.get_issue(epic.number).sub_issues == (2, 3)
 
 
 def test_an_unknown_issue_is_reported_by_number(tracker):

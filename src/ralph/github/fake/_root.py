@@ -219,6 +219,15 @@ class Root(PullRequestMutations, BoardRoot):
         issue.touch()
         return {"commentEdge": {"node": comment}, "subject": issue}
 
+    def deleteIssueComment(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        comment: Comment = self.world.node_of(input["id"], Comment)
+        for issue in [n for n in self.world.nodes.values() if isinstance(n, Issue)]:
+            if comment in issue.comment_list:
+                issue.comment_list.remove(comment)
+                issue.touch()
+        del self.world.nodes[comment.id]
+        return {"clientMutationId": input.get("clientMutationId")}
+
     def addSubIssue(self, info: Any, input: dict[str, Any]) -> dict[str, Any]:
         parent = self._issue(input["issueId"])
         child = self._issue(input["subIssueId"])

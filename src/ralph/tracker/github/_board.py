@@ -12,7 +12,7 @@ that field on every item of a board in use; adding an option on the board keeps 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph.errors import GitHubAuthError, GitHubError, GitHubInvalid, GitHubNotFound
@@ -123,7 +123,7 @@ def set_up_board(
     """Find or create the board for ``full_name`` and give it Ralph's fields."""
     repository = _repository(client, full_name)
     owner = project_owner or repository["owner"]["login"]
-    created_project = False
+    created_project = linked_as_made = False
     number = project if project is not None else _by_title(client, owner, title)
     board = _project(client, owner, number) if number is not None else None
     if board is None and (why := _unreachable(client, owner, creating=project is None)):
@@ -141,22 +141,27 @@ def set_up_board(
             found = _by_title(client, owner, title)
             return None if found is None else {"createProjectV2": {"projectV2": {"number": found}}}
 
+        # Linked as it is made, when GitHub lists it under the repository (same owner).
+        linked_as_made = owner.casefold() == repository["owner"]["login"].casefold()
         made = client.mutate(
             q.CREATE_PROJECT,
-            q.input_of(ownerId=owner_id, title=title),
+            q.input_of(
+                ownerId=owner_id,
+                title=title,
+                repositoryId=repository["id"] if linked_as_made else None,
+            ),
             token="board",
             reconcile=already,
         )
-        number = int(made["createProjectV2"]["projectV2"]["number"])
+        node = made["createProjectV2"]["projectV2"]
         created_project = True
-        board = _project(client, owner, number)
+        # The answer is the board; a creation found by its title (reconciled) is read.
+        board = board_from(node) if "id" in node else _project(client, owner, int(node["number"]))
         assert board is not None  # just made
-    created, incomplete = _ensure_fields(client, board, owner)
-    if created:
-        board = _project(client, owner, board.number) or board
+    created, incomplete, board = _ensure_fields(client, board, owner)
     linked, link_warning = False, ""
     try:
-        linked = _link(client, board, repository["id"])
+        linked = linked_as_made or _link(client, board, repository["id"])
     except GitHubError as exc:
         if owner.casefold() == repository["owner"]["login"].casefold():
             raise
@@ -172,9 +177,10 @@ def set_up_board(
     )
 
 
-def _create_fields(client: GitHubClient, board: Board, owner: str, fields: list[str]) -> None:
+def _create_fields(client: GitHubClient, board: Board, owner: str, fields: list[str]) -> Board:
     """The board's missing fields, made in one request (``CreateFields``); a field GitHub
-    refused is named."""
+    refused is named. The board with them, as GitHub answered (read again when the
+    creation was found after a lost answer)."""
     aliases = {f"field{i}": field for i, field in enumerate(fields)}
 
     def already() -> dict[str, Any] | None:
@@ -201,11 +207,21 @@ def _create_fields(client: GitHubClient, board: Board, owner: str, fields: list[
     if answer.refused:
         alias, why = next(iter(answer.refused.items()))
         raise GitHubInvalid(f'GitHub refused the "{aliases[alias]}" field: {why}')
+    nodes = [(answer.data.get(alias) or {}).get("projectV2Field") for alias in aliases]
+    if not all(node and "options" in node for node in nodes):
+        return _project(client, owner, board.number) or board
+    made = {n["name"]: (n["id"], {o["name"]: o["id"] for o in n["options"]}) for n in nodes if n}
+    return replace(
+        board,
+        fields={**board.fields, **made},
+        field_names=board.field_names | frozenset(made),
+    )
 
 
 def _ensure_fields(
     client: GitHubClient, board: Board, owner: str
-) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...], Board]:
+    """The fields made, those lacking options, and the board with every field."""
     created: list[str] = []
     incomplete: list[tuple[str, tuple[str, ...]]] = []
     # GitHub refuses a second field of the same name; say so rather than try.
@@ -218,7 +234,7 @@ def _ensure_fields(
         )
     absent = [field for field in FIELDS if field not in board.fields]
     if absent:
-        _create_fields(client, board, owner, absent)
+        board = _create_fields(client, board, owner, absent)
         created.extend(absent)
     for field in FIELDS:
         existing = board.fields.get(field)
@@ -227,7 +243,7 @@ def _ensure_fields(
         missing = tuple(name for name, _, _ in FIELDS[field] if name not in existing[1])
         if missing:  # left to a person: see the module docstring
             incomplete.append((field, missing))
-    return tuple(created), tuple(incomplete)
+    return tuple(created), tuple(incomplete), board
 
 
 def _link(client: GitHubClient, board: Board, repository_id: str) -> bool:

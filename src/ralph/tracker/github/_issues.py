@@ -11,23 +11,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph._text import one_line
-from ralph.errors import IssueNotFound
-from ralph.github import marker, strip_markers
+from ralph.errors import GitHubInvalid, GitHubRateLimited, GitHubUnavailable, IssueNotFound
+from ralph.github import marker
 from ralph.github import queries as q
-from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
+from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
+from ralph.tracker.github._creations import GitHubCreations, _with
 from ralph.tracker.github._lookups import _relatives
-from ralph.tracker.github._moves import GitHubMoves
-from ralph.tracker.github._read import board_values, epoch, issue_from
-from ralph.workflow import Estimate, Priority, WorkflowState
+from ralph.tracker.github._read import board_values, closed, edited, issue_from
+from ralph.workflow import Estimate, Priority
 
 __all__ = ["GitHubIssues"]
 
 logger = logging.getLogger(__name__)
 
+#: The fields an edit carries when they wait for the issue, by their aliases.
+_CARRIED = {ESTIMATE: "estimate", PRIORITY: "priority"}
 
-class GitHubIssues(GitHubMoves):
+
+class GitHubIssues(GitHubCreations):
     """Issues: reading, listing, creating and editing them, comments, closing, and
     their relations (sub-issues, dependencies)."""
 
@@ -36,7 +38,7 @@ class GitHubIssues(GitHubMoves):
         if kept is not None:
             return kept
         if number in self._pending_fields():  # GitHub must hold them before it is read
-            self._send_pending_fields(number)
+            self._send_pending_fields(number, quiet=True)  # else raised where they wait
         if not self._snapshots.active:
             return self._issue_of(self._issue_node(number))
         if not self._snapshots.related:
@@ -106,81 +108,6 @@ class GitHubIssues(GitHubMoves):
             found.append(replace(issue, blocked_by=kept))
         return IssueQuery(status=None, archived=None).apply(found)  # as list_issues orders
 
-    def _create_issue(
-        self,
-        title: str,
-        body: str,
-        parent: int | None,
-        state: WorkflowState | None,
-        estimate: Estimate | None,
-        priority: Priority | None,
-        labels: Sequence[str],
-        author: str,
-    ) -> Issue:
-        if parent is not None:
-            self._require("sub_issues")
-        parent_id = self._node_id(parent) if parent is not None else None
-        label_ids = self._label_ids(labels) if labels else None
-        tag = marker()
-
-        def already() -> dict[str, Any] | None:
-            data = self.client.query(q.ISSUE_BY_MARKER, self._where)
-            for node in data["repository"]["issues"]["nodes"]:
-                if tag in node["body"]:
-                    return {"createIssue": {"issue": node}}
-            return None
-
-        stored = self.stored_text(body)
-        with self._touching(*((parent,) if parent is not None else ())):
-            data = self.client.mutate(
-                q.CREATE_ISSUE,
-                q.input_of(
-                    repositoryId=self.repository_id(),
-                    title=title,
-                    body=f"{stored}\n\n{tag}" if body else tag,
-                    labelIds=label_ids,
-                    parentIssueId=parent_id,
-                ),
-                reconcile=already,
-            )
-        created = data["createIssue"]["issue"]
-        number = int(created["number"])
-        self._node_ids[number] = created["id"]
-        self._statuses[number] = None
-        self._relatives[number] = (parent,) if parent is not None else ()
-        with self._touching(number):
-            # A new issue is on no board: added without a look (the add is idempotent).
-            added = self.client.mutate(
-                q.ADD_PROJECT_ITEM,
-                q.input_of(projectId=self.board().project_id, contentId=created["id"]),
-                token="board",
-            )
-            self._item_ids[number] = added["addProjectV2ItemById"]["item"]["id"]
-            wanted = {WORKFLOW_STATE: state, ESTIMATE: estimate, PRIORITY: priority}
-            fields = {field: value for field, value in wanted.items() if value is not None}
-            if self._snapshots.active and fields:
-                # Sent with the issue's first move (a split places its children at once),
-                # or when the snapshot ends, or before the issue is read from GitHub.
-                self._pending_fields()[number] = fields
-            else:
-                self._set_fields(number, state=state, estimate=estimate, priority=priority)
-        # What GitHub holds now is what was sent: no read back.
-        made = Issue(
-            number=number,
-            title=one_line(title),
-            body=strip_markers(stored) if body else "",
-            workflow_state=state,
-            estimate=estimate,
-            priority=priority,
-            labels=tuple(dict.fromkeys(labels)),
-            parent=parent,
-            created_at=epoch(created.get("createdAt")) or self.now(),
-            updated_at=epoch(created.get("createdAt")) or self.now(),
-            url=str(created.get("url") or ""),
-        )
-        self._snapshots.keep(made)
-        return made
-
     def _update_issue(
         self,
         number: int,
@@ -191,10 +118,23 @@ class GitHubIssues(GitHubMoves):
         priority: Priority | None,
     ) -> Issue:
         node_id = self._node_id(number)
+        sets = {f: v for f, v in ((ESTIMATE, estimate), (PRIORITY, priority)) if v is not None}
+        # Inside a snapshot they wait for the issue's edit, its next move, or the end.
+        waits = bool(sets) and self._carries(number)
+        if waits:
+            self._wait_fields(number, sets)
         if title is not None or body is not None or labels is not None:
             self._update(number, node_id, title, body, labels)
-        with self._touching(number):
-            self._set_fields(number, estimate=estimate, priority=priority)
+        if sets and not waits:
+            with self._keeping_snapshots():  # the fields it set are kept true below
+                self._set_fields(number, estimate=estimate, priority=priority)
+
+        def estimated(issue: Issue) -> Issue:
+            return replace(
+                issue, estimate=estimate or issue.estimate, priority=priority or issue.priority
+            )
+
+        self._snapshots.update(number, estimated)
         return self.get_issue(number)
 
     def _edit_issue(
@@ -242,8 +182,19 @@ class GitHubIssues(GitHubMoves):
         labels: Sequence[str] | None,
     ) -> None:
         label_ids = None if labels is None else self._label_ids(labels)
-        with self._touching(number):
-            self.client.mutate(
+        edit = q.input_of(  # only what changes: an explicit null would blank the body
+            id=node_id,
+            title=title,
+            body=None if body is None else self.stored_text(body),
+            labelIds=label_ids,
+        )
+        if self._carries(number) and (
+            self._pending_notes().get(number) or self._pending_fields().get(number)
+        ):
+            self._send_edit(number, edit)
+            return
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.UPDATE_ISSUE,
                 q.input_of(  # only what changes: an explicit null would blank the body
                     id=node_id,
@@ -252,6 +203,81 @@ class GitHubIssues(GitHubMoves):
                     labelIds=label_ids,
                 ),
             )
+        self._snapshots.update(number, lambda issue: edited(issue, data["updateIssue"]["issue"]))
+
+    def _carries(self, number: int) -> bool:
+        """Whether a write to issue ``number`` takes what waits for it (its notes, its
+        new fields): inside a snapshot that keeps it, with one token for everything."""
+        return self._snapshots.get(number) is not None and not self.client.tokens.split
+
+    def _send_edit(self, number: int, edit: dict[str, dict[str, object]]) -> None:
+        """An edit with what waits for the issue, in one request (``EditIssue``): the
+        edit, then its new Estimate and Priority, then the step's notes. A refused field
+        is sent again after the board is read again; a refused note waits again."""
+        pending = self._pending_fields().pop(number, {})
+        left = {f: v for f, v in pending.items() if f not in _CARRIED}  # for the move
+        self._fields_back(number, left)
+        fields, inputs = self._carried_fields(number, pending)
+        notes = self._fresh_notes(number, q.BATCH_LIMIT - 1 - len(fields))
+        variables: dict[str, Any] = {"edit": edit["input"], **inputs}
+        for i, note in enumerate(notes):
+            variables[f"note{i}"] = q.input_of(
+                subjectId=self._node_id(number),
+                body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+            )["input"]
+        parts = tuple(
+            q.edit_part(a)
+            if a == "edit"
+            else q.comment_part(a)
+            if a.startswith("note")
+            else q.set_field_part(a)
+            for a in variables
+        )
+
+        def already() -> dict[str, Any] | None:
+            found = {}
+            for i, note in enumerate(notes):
+                node = self._comment_with(number, note.tag)
+                if node is None:
+                    return None
+                found[f"note{i}"] = {"commentEdge": {"node": node}}
+            return found
+
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("EditIssue", parts), variables, reconcile=already if notes else None
+                )
+        except BaseException as exc:  # what it carried waits again
+            self._fields_back(number, fields)
+            lost = isinstance(exc, (GitHubUnavailable, GitHubRateLimited))
+            self._notes_back(number, notes, maybe_posted=lost)  # lost: looked for first
+            if lost:
+                self._snapshots.forget([number])  # the edit may have landed: read again
+            raise
+        refused = {f: v for f, v in fields.items() if _CARRIED[f] in answer.refused}
+        self._carried_back(number, refused)  # sent alone later: its failure is its own
+        for i, note in enumerate(notes):
+            if answer.ok(f"note{i}"):
+                self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
+            elif f"note{i}" in answer.refused:
+                self._notes_back(number, [note], maybe_posted=False)
+        if answer.ok("edit"):
+            node = answer.data["edit"]["issue"]
+            self._snapshots.update(number, lambda issue: edited(issue, node))
+        else:  # refused, or found landed after a lost answer: read again
+            self._snapshots.forget([number])
+        taken = {f: v for f, v in fields.items() if f not in refused}
+        self._snapshots.update(
+            number,
+            lambda issue: replace(
+                issue,
+                estimate=taken.get(ESTIMATE, issue.estimate),
+                priority=taken.get(PRIORITY, issue.priority),
+            ),
+        )
+        if "edit" in answer.refused:
+            raise GitHubInvalid(f"GitHub refused the edit of #{number}: {answer.refused['edit']}")
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""
@@ -260,8 +286,8 @@ class GitHubIssues(GitHubMoves):
     def _close_issue(self, number: int, reason: CloseReason, duplicate_of: int | None) -> Issue:
         node_id = self._node_id(number)
         original = self._duplicate_id(reason, duplicate_of)
-        with self._touching(number):
-            self.client.mutate(
+        with self._keeping_snapshots():  # GitHub's answer says what the issue now is
+            data = self.client.mutate(
                 q.CLOSE_ISSUE,
                 q.input_of(
                     issueId=node_id,
@@ -269,6 +295,9 @@ class GitHubIssues(GitHubMoves):
                     duplicateIssueId=original,
                 ),
             )
+        # The board's "Item closed" workflow may have moved its Status: read, not assumed.
+        self.forget_status(number)
+        self._snapshots.update(number, lambda issue: closed(issue, data["closeIssue"]["issue"]))
         return self.get_issue(number)
 
     def _duplicate_id(self, reason: CloseReason, duplicate_of: int | None) -> str | None:
@@ -314,25 +343,87 @@ class GitHubIssues(GitHubMoves):
             reconcile=self._holds(lambda issue: issue.parent == parent, child),
         )
 
+    def add_dependencies(self, edges: Sequence[tuple[int, int]]) -> None:
+        """Inside a snapshot that keeps the issues: each edge checked on the kept issues
+        as the ones before it leave them, then all sent in one request (``AddBlockedBys``)."""
+        edges = list(edges)
+        numbers = list(dict.fromkeys(n for edge in edges for n in edge))
+        if len(edges) < 2 or not all(self._carries(n) for n in numbers):
+            super().add_dependencies(edges)
+            return
+        self._require("dependencies")
+        try:
+            for blocked, blocking in edges:
+                self._check_dependency(blocked, blocking)
+                self._keep_edge(blocked, blocking)  # the next check sees it
+            for start in range(0, len(edges), q.BATCH_LIMIT):
+                self._send_edges(edges[start : start + q.BATCH_LIMIT])
+        except BaseException:
+            self._snapshots.forget(numbers)  # what landed is read again
+            raise
+
+    def _send_edges(self, edges: Sequence[tuple[int, int]]) -> None:
+        variables = {
+            f"edge{i}": self._dependency(blocked, blocking)["input"]
+            for i, (blocked, blocking) in enumerate(edges)
+        }
+
+        def held() -> dict[str, Any] | None:  # GitHub's issues as they are, not the kept
+            for blocked, blocking in edges:
+                if blocking not in self._issue_of(self._issue_node(blocked)).blocked_by:
+                    return None
+            return {}
+
+        parts = tuple(q.blocked_by_part(alias) for alias in variables)
+        with self._keeping_snapshots():
+            answer = self.client.mutate_batch(
+                q.batch("AddBlockedBys", parts), variables, reconcile=held
+            )
+        if answer.refused:
+            alias, why = next(iter(answer.refused.items()))
+            blocked, blocking = edges[int(alias.removeprefix("edge"))]
+            raise GitHubInvalid(f"GitHub refused #{blocked} waiting for #{blocking}: {why}")
+
+    def _keep_edge(self, blocked: int, blocking: int) -> None:
+        """The kept issues with the edge ``blocked`` waits for ``blocking``."""
+        self._snapshots.update(
+            blocked, lambda issue: replace(issue, blocked_by=_with(issue.blocked_by, blocking))
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_with(issue.blocking, blocked))
+        )
+
     def _add_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is kept on both issues below
             self.client.mutate(
                 q.ADD_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking in issue.blocked_by, blocked),
             )
+        self._keep_edge(blocked, blocking)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         self._require("dependencies")
         edge = self._dependency(blocked, blocking)
-        with self._touching(blocked, blocking):
+        with self._keeping_snapshots():  # the edge is taken off both issues below
             self.client.mutate(
                 q.REMOVE_BLOCKED_BY,
                 edge,
                 reconcile=self._holds(lambda issue: blocking not in issue.blocked_by, blocked),
             )
+        self._snapshots.update(
+            blocked,
+            lambda issue: replace(issue, blocked_by=_without(issue.blocked_by, blocking)),
+        )
+        self._snapshots.update(
+            blocking, lambda issue: replace(issue, blocking=_without(issue.blocking, blocked))
+        )
 
     def _dependency(self, blocked: int, blocking: int) -> dict[str, dict[str, object]]:
         return q.input_of(issueId=self._node_id(blocked), blockingIssueId=self._node_id(blocking))
+
+
+def _without(numbers: tuple[int, ...], number: int) -> tuple[int, ...]:
+    return tuple(n for n in numbers if n != number)

@@ -283,7 +283,16 @@ class GitHubLookups(Tracker):
         return list(seen)[1:]
 
     def prefetch(self, numbers: Iterable[int]) -> None:
-        missing = self._snapshots.missing(numbers)
+        """``numbers`` into this thread's snapshot, together; in a snapshot of a step,
+        with their relatives as far as the same request holds them (what the step reads
+        next, as ``get_issue`` reads them: a stream's implement reads its epic)."""
+        wanted = list(dict.fromkeys(numbers))
+        if self._snapshots.related:
+            for number in list(wanted):
+                for related in self._known_group(number):
+                    if len(wanted) < q.GROUP_LIMIT and related not in wanted:
+                        wanted.append(related)
+        missing = self._snapshots.missing(wanted)
         if missing:
             self._read_group(missing)
 
@@ -390,11 +399,12 @@ class GitHubLookups(Tracker):
                     return {"createLabel": {"label": node}}
             return None
 
-        data = self.client.mutate(
-            q.CREATE_LABEL,
-            q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
-            reconcile=already,
-        )
+        with self._keeping_snapshots():  # a new label is on no issue yet
+            data = self.client.mutate(
+                q.CREATE_LABEL,
+                q.input_of(repositoryId=self.repository_id(), name=name, color=_LABEL_COLOUR),
+                reconcile=already,
+            )
         return str(data["createLabel"]["label"]["id"])
 
     def _issue_of(self, node: dict[str, Any]) -> Issue:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ralph.errors import (
@@ -29,7 +28,7 @@ from ralph.github import BatchAnswer, marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import StateChange
-from ralph.tracker.github._writes import GitHubWrites
+from ralph.tracker.github._writes import GitHubWrites, _Note
 from ralph.workflow import WorkflowState, plan_transition
 
 __all__ = ["GitHubMoves"]
@@ -40,9 +39,6 @@ logger = logging.getLogger(__name__)
 _STATE_CHANGE_TRIES = 3
 #: A new issue's fields sent with its first move, by their aliases in ``MoveState``.
 _EXTRA_FIELDS = {ESTIMATE: "estimate", PRIORITY: "priority"}
-#: Issues whose moves one request carries: three writes each (state, Status, audit)
-#: within GitHub's safe batch of ten.
-_MOVES_PER_REQUEST = 3
 
 
 class GitHubMoves(GitHubWrites):
@@ -73,9 +69,9 @@ class GitHubMoves(GitHubWrites):
         actor: str = "ralph",
         only_from: Mapping[int, WorkflowState] | None = None,
     ) -> list[StateChange]:
-        """The moves together: each issue's Workflow State, Status and audit comment in
-        one request for up to three issues (``MoveStates``). Checked one by one first,
-        as ``set_state`` checks; an issue with notes waiting moves alone (with them)."""
+        """The moves together: each issue's notes, Workflow State, Status and audit
+        comment, several issues a request (``MoveStates``, within GitHub's safe batch).
+        Checked one by one first, as ``set_state`` checks."""
         held = only_from or {}
         with self._snapshots.scope(related=False):
             changes: list[StateChange] = []
@@ -94,42 +90,80 @@ class GitHubMoves(GitHubWrites):
                 changes.append(change)
                 if transition.changed:
                     planned.append((change, self._audit(change, actor, intent)))
-            # An issue with notes or a creation's fields waiting moves alone, with them.
-            waiting = {*self._pending_notes(), *self._pending_fields()}
-            alone = [p for p in planned if p[0].number in waiting]
-            together = [p for p in planned if p not in alone]
-            for start in range(0, len(together), _MOVES_PER_REQUEST):
-                self._send_moves(together[start : start + _MOVES_PER_REQUEST])
-            for change, body in alone:
-                self._write_state(change.number, change.previous, change.new, body, actor)
+            # What waits for an issue (notes, a creation's fields) goes in its move's unit.
+            for moves in self._packed(planned):
+                self._send_moves(moves)
             return changes
 
+    def _packed(
+        self, planned: Sequence[tuple[StateChange, str]]
+    ) -> list[list[tuple[StateChange, str]]]:
+        """The moves in requests of whole units (an issue's notes, Workflow State, Status,
+        audit), each request within GitHub's safe batch."""
+        requests: list[list[tuple[StateChange, str]]] = []
+        size = 0
+        for move in planned:
+            change = move[0]
+            status = self._status_to_write(change.number, change.new) is not None
+            extras = [
+                f for f in self._pending_fields().get(change.number, {}) if f in _EXTRA_FIELDS
+            ]
+            waiting = self._pending_notes().get(change.number, [])
+            notes = [n for n in waiting if not n.maybe_posted]  # as _fresh_notes takes them
+            unit = 2 + status + len(extras) + len(notes)
+            if requests and size + unit <= q.BATCH_LIMIT:
+                requests[-1].append(move)
+                size += unit
+            else:
+                requests.append([move])
+                size = unit
+        return requests
+
     def _send_moves(self, moves: Sequence[tuple[StateChange, str]]) -> None:
-        """Several issues' moves in one request, each as a unit (state, Status, audit).
-        What GitHub refuses of one issue is handled as a lone move would be; a request
-        that fails whole is sent again issue by issue, each looked at first."""
+        """Several issues' moves in one request, each as a unit (its notes, state, Status,
+        audit). What GitHub refuses of one issue is handled as a lone move would be; a
+        request refused whole leaves everything it carried waiting as before; a request
+        whose answer was lost is sent again issue by issue, each looked at first."""
         if len(moves) == 1 or self.client.tokens.split:  # checked already: as lone moves
-            for change, body in moves:
-                self._move_with_audit(change.number, change.previous, change.new, body)
+            self._each_move(moves, resend=False)
             return
         tags = [marker() for _ in moves]
         variables: dict[str, Any] = {}
         statuses: dict[int, str] = {}
-        for i, (change, body) in enumerate(moves):
-            number = change.number
-            variables[f"state{i}"] = self._field_input(number, WORKFLOW_STATE, change.new.value)[
-                "input"
-            ]
-            status = self._status_to_write(number, change.new)
-            if status is not None:
-                variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
-                statuses[i] = status
-            variables[f"audit{i}"] = q.input_of(
-                subjectId=self._node_id(number),
-                body=f"{self.stored_text(body)}\n\n{tags[i]}",
-            )["input"]
+        notes: dict[int, list[_Note]] = {}
+        created: dict[int, dict[str, Any]] = {}
+        extras: dict[int, dict[str, Any]] = {}
+        try:
+            for i, (change, body) in enumerate(moves):
+                number = change.number
+                notes[i] = self._fresh_notes(number, q.BATCH_LIMIT)
+                # A new issue's other fields go with its first move (its state is this one).
+                created[i] = self._pending_fields().pop(number, {})
+                for j, note in enumerate(notes[i]):
+                    variables[f"note{i}_{j}"] = q.input_of(
+                        subjectId=self._node_id(number),
+                        body=f"{self.stored_text(note.body)}\n\n{note.tag}",
+                    )["input"]
+                variables[f"state{i}"] = self._field_input(
+                    number, WORKFLOW_STATE, change.new.value
+                )["input"]
+                status = self._status_to_write(number, change.new)
+                if status is not None:
+                    variables[f"status{i}"] = self._field_input(number, STATUS, status)["input"]
+                    statuses[i] = status
+                extras[i], inputs = self._carried_fields(number, created[i], suffix=str(i))
+                variables.update(inputs)
+                variables[f"audit{i}"] = q.input_of(
+                    subjectId=self._node_id(number),
+                    body=f"{self.stored_text(body)}\n\n{tags[i]}",
+                )["input"]
+        except BaseException:  # nothing sent: all of it waits as it did
+            self._all_back(moves, notes, created, lost=False)
+            raise
         parts = tuple(
-            q.comment_part(alias) if alias.startswith("audit") else q.set_field_part(alias)
+            q.comment_part(alias)
+            if alias.startswith(("audit", "note"))
+            else q.set_field_part(alias)
             for alias in variables
         )
 
@@ -148,28 +182,143 @@ class GitHubMoves(GitHubWrites):
                     q.batch("MoveStates", parts), variables, reconcile=already
                 )
         except (GitHubUnavailable, GitHubRateLimited):
-            for i, (change, body) in enumerate(moves):  # each as a lone move's resend
-                self._move_with_audit(
-                    change.number, change.previous, change.new, body, tag=tags[i], resend=True
-                )
+            # It may have landed: every issue is looked at before its move is sent again.
+            self._all_back(moves, notes, created, lost=True)
+            self._each_move(moves, resend=True, tags=tags)
             return
-        refused: GitHubError | None = None
+        except BaseException:  # refused whole: nothing of it ran
+            self._all_back(moves, notes, created, lost=False)
+            raise
+        failure: BaseException | None = None
         for i, (change, _) in enumerate(moves):
-            number = change.number
-            if f"state{i}" in answer.refused:
-                self._set_field(number, WORKFLOW_STATE, change.new.value)
-            if i in statuses and answer.ok(f"status{i}"):
-                self._statuses[number] = statuses[i]
-            if not answer.ok(f"audit{i}"):
-                self._move_back(number, change.previous)
-                refused = GitHubInvalid(
-                    f"GitHub refused the audit comment of #{number}: "
-                    f"{answer.refused.get(f'audit{i}', 'no answer')}"
+            try:
+                self._took_move(
+                    change, answer, f"{i}", notes[i], extras[i], statuses.get(i), sep="_"
                 )
+            except (GitHubError, InvalidInput) as exc:  # the other issues' are handled still
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+
+    def _each_move(
+        self,
+        moves: Sequence[tuple[StateChange, str]],
+        *,
+        resend: bool,
+        tags: Sequence[str] | None = None,
+    ) -> None:
+        """The moves one by one (``resend``: each looked at first, its marker ``tags``);
+        one that fails does not stop the others, the first failure is raised after."""
+        failure: BaseException | None = None
+        for i, (change, body) in enumerate(moves):
+            try:
+                self._move_with_audit(
+                    change.number,
+                    change.previous,
+                    change.new,
+                    body,
+                    tag=tags[i] if tags else None,
+                    resend=resend,
+                )
+            except (GitHubError, InvalidInput, StateConflict) as exc:
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+
+    def _all_back(
+        self,
+        moves: Sequence[tuple[StateChange, str]],
+        notes: Mapping[int, Sequence[_Note]],
+        created: Mapping[int, Mapping[str, Any]],
+        *,
+        lost: bool,
+    ) -> None:
+        """What a batch of moves carried waits again: its notes (``lost``: looked for
+        first) and its new issues' fields. After a lost answer a creation's state does
+        not wait: the move may have landed, and writing it would undo the move."""
+        for i, (change, _) in enumerate(moves):
+            fields = created.get(i, {})
+            if lost:
+                fields = {f: v for f, v in fields.items() if f != WORKFLOW_STATE}
+            self._fields_back(change.number, fields)
+            self._notes_back(change.number, notes.get(i, ()), maybe_posted=lost)
+
+    def _carried_fields(
+        self, number: int, created: Mapping[str, Any], *, suffix: str = ""
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Of a new issue's waiting fields, the Estimate and Priority a move carries, and
+        their inputs by alias. One the board cannot take is not carried: it waits, to
+        fail on its own, not the move."""
+        carried: dict[str, Any] = {}
+        inputs: dict[str, Any] = {}
+        for field, value in created.items():
+            if field not in _EXTRA_FIELDS:
                 continue
-            self._kept_move(number, change.new, answer.data[f"audit{i}"]["commentEdge"]["node"])
-        if refused is not None:
-            raise refused
+            try:
+                inputs[f"{_EXTRA_FIELDS[field]}{suffix}"] = self._field_input(
+                    number, field, value.value
+                )["input"]
+            except InvalidInput:
+                self._fields_back(number, {field: value})
+                continue
+            carried[field] = value
+        return carried, inputs
+
+    def _took_move(
+        self,
+        change: StateChange,
+        answer: BatchAnswer,
+        suffix: str,
+        notes: Sequence[_Note],
+        extras: Mapping[str, Any],
+        status: str | None,
+        *,
+        sep: str = "",
+        move_back: bool = True,
+    ) -> None:
+        """One issue's unit as GitHub answered it (aliases ``state{suffix}``...): the
+        notes it took are kept, those it refused wait again; a refused Estimate waits to
+        be sent alone; a refused state write is sent again once the board is read
+        again, and if it still fails the audit comment is taken back and the issue moved
+        back; a refused audit moves it back. Raises what failed the move."""
+        number = change.number
+        made = []
+        for j, note in enumerate(notes):
+            alias = f"note{suffix}{sep}{j}"
+            if answer.ok(alias):
+                made.append(answer.data[alias]["commentEdge"]["node"])
+            elif alias in answer.refused:
+                self._notes_back(number, [note], maybe_posted=False)
+        refused = {
+            f: v for f, v in extras.items() if f"{_EXTRA_FIELDS[f]}{suffix}" in answer.refused
+        }
+        self._carried_back(number, refused)
+        if status is not None and answer.ok(f"status{suffix}"):
+            self._statuses[number] = status
+        elif status is not None and f"status{suffix}" in answer.refused:
+            logger.warning(
+                "status sync failed",
+                extra={"issue": number, "error": answer.refused[f"status{suffix}"]},
+            )
+        audit = answer.data[f"audit{suffix}"] if answer.ok(f"audit{suffix}") else None
+        node = audit["commentEdge"]["node"] if audit is not None else None
+        try:
+            if f"state{suffix}" in answer.refused:
+                self._set_field(number, WORKFLOW_STATE, change.new.value)
+            if node is None:
+                raise GitHubInvalid(
+                    f"GitHub refused the audit comment of #{number}: "
+                    f"{answer.refused.get(f'audit{suffix}', 'no answer')}"
+                )
+        except (GitHubError, InvalidInput):
+            for comment in made:
+                self._kept_comment(number, comment)
+            if node is not None:  # the move did not happen: no audit says it did
+                self._delete_comment(number, node)
+            if move_back:
+                self._move_back(number, change.previous)
+            raise
+        self._kept_move(number, change.new, node, made)
 
     def release(self, number: int, *, command: str, actor: str = "ralph") -> StateChange | None:
         with self._snapshots.scope(related=False):
@@ -224,7 +373,7 @@ class GitHubMoves(GitHubWrites):
                     "state change failed; sending it again",
                     extra={"issue": number, "attempt": attempt, "error": str(exc)},
                 )
-            except GitHubError:
+            except (GitHubError, InvalidInput):
                 self._move_back(number, before)
                 raise
             attempt += 1
@@ -250,14 +399,16 @@ class GitHubMoves(GitHubWrites):
             variables["status"] = self._field_input(number, STATUS, status)["input"]
         # A new issue's other fields go with its first move (its state is this one).
         created = self._pending_fields().pop(number, {})
-        extra = {f: v.value for f, v in created.items() if f in _EXTRA_FIELDS}
-        for field, option in extra.items():
-            variables[_EXTRA_FIELDS[field]] = self._field_input(number, field, option)["input"]
+        extra, inputs = self._carried_fields(number, created)
+        variables.update(inputs)
         try:
             self._send_fields_and_audit(number, new, comment, tag, variables, status, extra)
-        except BaseException:
-            if created:
-                self._pending_fields()[number] = created
+        except (GitHubUnavailable, GitHubRateLimited):
+            # It may have landed: a creation's state written again would undo the move.
+            self._fields_back(number, {f: v for f, v in created.items() if f != WORKFLOW_STATE})
+            raise
+        except BaseException:  # the move did not happen: the creation's fields wait
+            self._fields_back(number, created)
             raise
 
     def _send_fields_and_audit(
@@ -268,7 +419,7 @@ class GitHubMoves(GitHubWrites):
         tag: str,
         variables: dict[str, Any],
         status: str | None,
-        extra: Mapping[str, str],
+        extra: Mapping[str, Any],
     ) -> None:
         audit = q.input_of(
             subjectId=self._node_id(number), body=f"{self.stored_text(comment)}\n\n{tag}"
@@ -278,6 +429,9 @@ class GitHubMoves(GitHubWrites):
                 parts = tuple(q.set_field_part(alias) for alias in variables)
                 fields = self.client.mutate_batch(
                     q.batch("SetFields", parts), variables, token="board"
+                )
+                self._carried_back(
+                    number, {f: v for f, v in extra.items() if _EXTRA_FIELDS[f] in fields.refused}
                 )
                 self._check_move(number, new, status, fields)
             with self._keeping_snapshots():
@@ -290,18 +444,14 @@ class GitHubMoves(GitHubWrites):
             return None if found is None else {"audit": {"commentEdge": {"node": found}}}
 
         # The phase's notes on the issue go first, then the fields, then the audit.
-        room = q.BATCH_LIMIT - len(variables) - 1
-        notes = self._pending_notes().pop(number, [])
-        sent, kept_back = notes[:room], notes[room:]
-        if kept_back:
-            self._pending_notes()[number] = kept_back
+        notes = self._fresh_notes(number, q.BATCH_LIMIT - len(variables) - 1)
         variables = {
             **{
                 f"note{i}": q.input_of(
                     subjectId=self._node_id(number),
                     body=f"{self.stored_text(note.body)}\n\n{note.tag}",
                 )["input"]
-                for i, note in enumerate(sent)
+                for i, note in enumerate(notes)
             },
             **variables,
             "audit": audit,
@@ -317,22 +467,14 @@ class GitHubMoves(GitHubWrites):
                 answer = self.client.mutate_batch(
                     q.batch("MoveState", parts), variables, reconcile=already
                 )
-            except BaseException:  # the notes wait for the snapshot's end, looked for first
-                left = [replace(note, maybe_posted=True) for note in sent]
-                self._pending_notes()[number] = left + self._pending_notes().get(number, [])
+            except (GitHubUnavailable, GitHubRateLimited):  # looked for first, later
+                self._notes_back(number, notes, maybe_posted=True)
                 raise
-            self._check_move(number, new, status, answer)
-            for field, option in extra.items():
-                if _EXTRA_FIELDS[field] in answer.refused:
-                    self._set_field(number, field, option)
-            for i, note in enumerate(sent):
-                if not answer.ok(f"note{i}") and f"note{i}" in answer.refused:
-                    self._pending_notes().setdefault(number, []).append(note)
-            if not answer.ok("audit"):
-                raise GitHubInvalid(f"GitHub refused the audit comment: {answer.refused['audit']}")
-            nodes = [answer.data[f"note{i}"] for i in range(len(sent))]
-            made = [n["commentEdge"]["node"] for n in nodes if n]
-            self._kept_move(number, new, answer.data["audit"]["commentEdge"]["node"], made)
+            except BaseException:  # refused whole: nothing of it ran
+                self._notes_back(number, notes, maybe_posted=False)
+                raise
+            change = StateChange(number, None, new, "", None)
+            self._took_move(change, answer, "", notes, extra, status, move_back=False)
 
     def _check_move(
         self, number: int, new: WorkflowState, status: str | None, answer: BatchAnswer

@@ -4,7 +4,7 @@ values, the board's fields and option ids (pull requests: ``_pull_read``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -21,8 +21,10 @@ __all__ = [
     "board_from",
     "board_item_from",
     "board_values",
+    "closed",
     "comment_from",
     "dashboard_item_from",
+    "edited",
     "epoch",
     "issue_from",
     "item_values",
@@ -185,6 +187,30 @@ def issue_from(
         closed_at=epoch(node.get("closedAt")) if closed else None,
         url=node.get("url", ""),
         archived=bool((_board_item(node, project_id) or {}).get("isArchived")),
+    )
+
+
+def edited(issue: Issue, node: Mapping[str, Any]) -> Issue:
+    """``issue`` as ``updateIssue`` answered (``node``: its title, body and labels)."""
+    return replace(
+        issue,
+        title=one_line(node["title"]),
+        body=strip_markers(node["body"]),
+        labels=tuple(one_line(n["name"]) for n in node["labels"]["nodes"]),
+        updated_at=epoch(node["updatedAt"]) or issue.updated_at,
+    )
+
+
+def closed(issue: Issue, node: Mapping[str, Any]) -> Issue:
+    """``issue`` as ``closeIssue`` answered (``node``: its state and when)."""
+    shut = node["state"] == "CLOSED"
+    return replace(
+        issue,
+        status=IssueStatus.CLOSED if shut else IssueStatus.OPEN,
+        close_reason=_CLOSE_REASONS.get(node.get("stateReason") or "") if shut else None,
+        reopened=False,
+        closed_at=epoch(node.get("closedAt")) if shut else None,
+        updated_at=epoch(node["updatedAt"]) or issue.updated_at,
     )
 
 

@@ -46,7 +46,6 @@ from ralph.tracker._model import (
 from ralph.tracker._project_board import ProjectBoard
 from ralph.tracker.github._board import check_board
 from ralph.tracker.github._issues import GitHubIssues
-from ralph.tracker.github._moves import _MOVES_PER_REQUEST
 from ralph.tracker.github._project_board import GitHubProjectBoard
 from ralph.tracker.github._read import Board, board_from, dashboard_item_from, status_update_from
 from ralph.workflow import WorkflowState
@@ -335,8 +334,8 @@ class GitHubTracker(GitHubIssues):
             for i in issues
             if i.workflow_state is not WorkflowState.DONE
         ]
-        for start in range(0, len(done), _MOVES_PER_REQUEST):
-            self._send_moves(done[start : start + _MOVES_PER_REQUEST])
+        for moves in self._packed(done):
+            self._send_moves(moves)
         for issue in issues:
             if self.get_issue(issue.number).is_open:
                 self.client.mutate(

@@ -9,7 +9,7 @@ move, to go in its request, or are sent when the snapshot ends.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -56,14 +56,17 @@ class GitHubWrites(GitHubLookups):
                 self._post_pending()
 
     def _post_pending(self, *, failing: bool = False) -> None:
-        """What waited for a move that did not come: new issues' fields, then notes."""
+        """What waited for a write that did not come: new issues' fields, then notes
+        (posted even when a field cannot be set: that failure is raised after them)."""
         try:
             with self._keeping_snapshots():
                 self._send_pending_fields()
         except (GitHubError, InvalidInput) as exc:
+            self._post_notes(failing=True)
             if not failing:
                 raise
             logger.warning("fields not set", extra={"error": str(exc)})
+            return
         self._post_notes(failing=failing)
 
     def _add_note(self, number: int, body: str) -> None:
@@ -83,18 +86,36 @@ class GitHubWrites(GitHubLookups):
             pending = self._notes.fields = {}
         return pending
 
-    def _send_pending_fields(self, number: int | None = None) -> None:
-        """The fields waiting for issue ``number`` (None: every issue's), sent now."""
+    def _send_pending_fields(self, number: int | None = None, *, quiet: bool = False) -> None:
+        """The fields waiting for issue ``number`` (None: every issue's), sent now, each
+        issue's apart: one that fails waits again and the first failure is raised after
+        the others are sent (``quiet``: logged, for a read that must not fail for them)."""
         pending = self._pending_fields()
+        failure: GitHubError | InvalidInput | None = None
         for waiting in [number] if number is not None else list(pending):
             fields = pending.pop(waiting, None) if waiting is not None else None
-            if fields:
+            if not fields:
+                continue
+            try:
                 self._set_fields(
                     waiting,
                     state=fields.get(WORKFLOW_STATE),
                     estimate=fields.get(ESTIMATE),
                     priority=fields.get(PRIORITY),
                 )
+            except (GitHubError, InvalidInput) as exc:
+                self._fields_back(waiting, fields)
+                failure = failure or exc
+        if failure is not None and quiet:
+            logger.warning("fields not set", extra={"issue": number, "error": str(failure)})
+        elif failure is not None:
+            raise failure
+
+    def _fields_back(self, number: int, fields: Mapping[str, Any]) -> None:
+        """``fields`` wait again for the issue (a value set since they left wins)."""
+        if fields:
+            waiting = self._pending_fields().setdefault(number, {})
+            waiting.update({f: v for f, v in fields.items() if f not in waiting})
 
     def _pending_notes(self) -> dict[int, list[_Note]]:
         pending: dict[int, list[_Note]] | None = getattr(self._notes, "pending", None)
@@ -103,19 +124,29 @@ class GitHubWrites(GitHubLookups):
         return pending
 
     def _post_notes(self, *, failing: bool = False) -> None:
-        """The notes no move took, together (``AddComments``, ten a request; one a lost
-        request may have posted is looked for first, alone). While a failure ends the
-        snapshot, what cannot be posted is logged, not raised over the failure."""
+        """The notes no write took, together (``AddComments``, ten a request; one a lost
+        request may have posted is looked for first, alone). What cannot be posted keeps
+        waiting (the next snapshot's end tries again); while a failure ends the snapshot
+        it is logged, not raised over the failure."""
         pending = self._pending_notes()
         waiting = [(number, note) for number, notes in pending.items() for note in notes]
         pending.clear()
+        sent = 0
         try:
             for number, note in [w for w in waiting if w[1].maybe_posted]:
                 self._post_comment(number, note.body, note.tag, look_first=True)
+                sent += 1
             fresh = [w for w in waiting if not w[1].maybe_posted]
+            waiting = waiting[:sent] + fresh  # the order they are sent in
             for start in range(0, len(fresh), q.BATCH_LIMIT):
                 self._post_together(fresh[start : start + q.BATCH_LIMIT])
+                sent += len(fresh[start : start + q.BATCH_LIMIT])
         except (GitHubError, InvalidInput) as exc:
+            left: dict[int, list[_Note]] = {}
+            for number, note in waiting[sent:]:
+                left.setdefault(number, []).append(note)
+            for number, notes in left.items():  # looked for first, next time
+                self._notes_back(number, notes, maybe_posted=True)
             if not failing:
                 raise
             logger.warning("notes not posted", extra={"error": str(exc)})
@@ -173,6 +204,17 @@ class GitHubWrites(GitHubLookups):
     def _field_input(self, number: int, field: str, option: str) -> dict[str, dict[str, object]]:
         """The input of a single-select write (InvalidInput when the board lacks the field
         or the option)."""
+        field_id, option_id = self._option(field, option)
+        return q.input_of(
+            projectId=self.board().project_id,
+            itemId=self._item_id(number),
+            fieldId=field_id,
+            value={"singleSelectOptionId": option_id},
+        )
+
+    def _option(self, field: str, option: str) -> tuple[str, str]:
+        """The ids of ``field`` and its ``option`` on the board as this process knows it
+        (InvalidInput when it lacks either): no request."""
         board = self.board()
         found = board.fields.get(field)
         if found is None:
@@ -186,12 +228,54 @@ class GitHubWrites(GitHubLookups):
                 f'"{option}" is not an option of the "{field}" field of project '
                 f"#{board.number}; valid options: {', '.join(options)}"
             )
-        return q.input_of(
-            projectId=board.project_id,
-            itemId=self._item_id(number),
-            fieldId=field_id,
-            value={"singleSelectOptionId": options[option]},
-        )
+        return field_id, options[option]
+
+    def _wait_fields(self, number: int, fields: Mapping[str, Any]) -> None:
+        """``fields`` (field name -> enum value) wait for the issue's next write that can
+        carry them, or for the snapshot's end. Checked against the board now: a value it
+        cannot take is refused here, not by the unrelated write it would ride with."""
+        for field, value in fields.items():
+            self._option(field, value.value)
+        self._pending_fields().setdefault(number, {}).update(fields)
+
+    def _carried_back(self, number: int, fields: Mapping[str, Any]) -> None:
+        """Fields a write carried and GitHub refused (ids gone stale, most likely): they
+        wait again, to be sent alone once the board is read again, so their failure is
+        theirs, not the carrying write's."""
+        if fields:
+            self.invalidate_board()
+            waiting = self._pending_fields().setdefault(number, {})
+            waiting.update({f: v for f, v in fields.items() if f not in waiting})
+
+    def _notes_back(self, number: int, notes: Sequence[_Note], *, maybe_posted: bool) -> None:
+        """Notes a write carried that may not have landed wait again, before the ones
+        still waiting; ``maybe_posted``: the write's answer was lost (each is looked for
+        before it is posted again)."""
+        if notes:
+            back = [replace(n, maybe_posted=n.maybe_posted or maybe_posted) for n in notes]
+            self._pending_notes()[number] = back + self._pending_notes().get(number, [])
+
+    def _fresh_notes(self, number: int, room: int) -> list[_Note]:
+        """Up to ``room`` of the notes waiting for the issue that no lost write may have
+        posted, taken to ride with a write; the others keep waiting (the snapshot's end
+        looks for those first)."""
+        waiting = self._pending_notes().pop(number, [])
+        taken = [n for n in waiting if not n.maybe_posted][: max(room, 0)]
+        rest = [n for n in waiting if n not in taken]
+        if rest:
+            self._pending_notes()[number] = rest
+        return taken
+
+    def _delete_comment(self, number: int, node: Mapping[str, Any]) -> None:
+        """Take back a comment GitHub took in a batch whose write it went with failed (an
+        audit comment for a move that did not happen); best effort, logged."""
+        try:
+            with self._keeping_snapshots():
+                self.client.mutate(q.DELETE_COMMENT, q.input_of(id=node["id"]))
+        except GitHubError as exc:
+            logger.warning(
+                "audit comment of a failed move left", extra={"issue": number, "error": str(exc)}
+            )
 
     def _status_to_write(self, number: int, state: WorkflowState) -> str | None:
         """The Status ``state`` calls for, when the board has it and the issue's Status
@@ -229,6 +313,20 @@ class GitHubWrites(GitHubLookups):
         (ids gone stale) is sent again alone after the board is read again, and Status is
         best effort."""
         waiting = self._pending_fields().pop(number, {})  # what a creation left to send
+        try:
+            self._send_fields(number, state, estimate, priority, waiting)
+        except BaseException:
+            self._fields_back(number, waiting)
+            raise
+
+    def _send_fields(
+        self,
+        number: int,
+        state: WorkflowState | None,
+        estimate: Estimate | None,
+        priority: Priority | None,
+        waiting: Mapping[str, Any],
+    ) -> None:
         state = state or waiting.get(WORKFLOW_STATE)
         estimate = estimate or waiting.get(ESTIMATE)
         priority = priority or waiting.get(PRIORITY)
