@@ -22,9 +22,9 @@ show`` 0.242 -> 0.220 s (3.66x -> 3.43x), ``issue new`` 0.234 -> 0.226 s (3.54x 
 361/137, ``issue list`` 380/146 -> 363/139, ``issue show 1`` 391/151 -> 367/142, ``issue
 new`` 380/146 -> 356/137. The 2x goal is not met: what is left is mostly the work itself
 (configuration, tracker, task store, git: over 100 dataclasses and ~90 regular
-expressions built at import) and Rich's table. Where ``PYTHONDONTWRITEBYTECODE`` is set
-and no bytecode is there, every run compiles Ralph's source (``status`` about 1.5x
-slower): ``.venv/bin/python -m compileall -q src`` first.
+expressions built at import) and Rich's table. The commands keep their bytecode where the
+benchmarks do (tests/bytecode.py), written by the unmeasured first run of each: without
+it every run would compile Ralph's source (``status`` about 1.5x slower).
 
     make bench-cli    # or: .venv/bin/python benchmarks/bench_cli.py
 """
@@ -120,7 +120,7 @@ def modules_loaded(command: list[str], cwd: Path) -> int | None:
 
 
 def main() -> None:
-    print(f"bytecode written at run time: {'no' if sys.flags.dont_write_bytecode else 'yes'}")
+    print(f"bytecode kept in: {sys.pycache_prefix}")
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         project = small_project(Path(tmp))
         for command in COMMANDS.values():  # once, unmeasured: the disk cache warm

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import os
-import sys
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-#: Loading the tests keeps its compiled modules (``__pycache__``, ignored by git) even
-#: where the environment says not to (PYTHONDONTWRITEBYTECODE): each xdist worker imports
-#: Ralph, its dependencies and every test module (asserts rewritten by pytest), and from
-#: cached bytecode that takes far less; the processes tests start (ralph, agents) read
-#: that bytecode too. Only loading writes (``pytest_collection`` restores the setting):
-#: what a test imports from a repository of its own leaves no file there.
-_WRITES_NO_BYTECODE = sys.dont_write_bytecode
-sys.dont_write_bytecode = False
+from tests.bytecode import keep_bytecode_outside_the_tree
+
+# Before anything else is imported: bytecode outside the tree, for this process, its
+# xdist workers and every process a test starts (tests/bytecode.py says why and where).
+keep_bytecode_outside_the_tree()
 
 from ralph.tasks import TaskStore, open_store  # noqa: E402
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy  # noqa: E402
@@ -102,16 +98,6 @@ def _postgres_available() -> str | None:
 
 
 _PG_PROBLEM: list[str | None] = []
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
-    """The tests run as the environment says: bytecode was written only while loading
-    them (``_WRITES_NO_BYTECODE``)."""
-    try:
-        return (yield)
-    finally:
-        sys.dont_write_bytecode = _WRITES_NO_BYTECODE
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
