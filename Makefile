@@ -47,9 +47,8 @@ $(VENV)/.runtime: $(UV) pyproject.toml uv.lock
 	@touch $@
 
 # Everything: every group (tests, lint, types, benchmarks, docs) and every extra, compiled
-# to bytecode once: the suite starts hundreds of Python processes (ralph, agents, fakes),
-# and each would otherwise compile its dependencies again where PYTHONDONTWRITEBYTECODE is
-# set (tests/conftest.py keeps Ralph's own and the tests' bytecode).
+# to bytecode once for what runs from here (the suite and the benchmarks, which start
+# hundreds of Python processes, keep theirs in the user's cache folder: tests/bytecode.py).
 $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	$(UV) sync --quiet --frozen --inexact --all-groups --all-extras --compile-bytecode
 	@touch $@ $(VENV)/.runtime

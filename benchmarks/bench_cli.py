@@ -22,9 +22,9 @@ show`` 0.242 -> 0.220 s (3.66x -> 3.43x), ``issue new`` 0.234 -> 0.226 s (3.54x 
 361/137, ``issue list`` 380/146 -> 363/139, ``issue show 1`` 391/151 -> 367/142, ``issue
 new`` 380/146 -> 356/137. The 2x goal is not met: what is left is mostly the work itself
 (configuration, tracker, task store, git: over 100 dataclasses and ~90 regular
-expressions built at import) and Rich's table. Where ``PYTHONDONTWRITEBYTECODE`` is set
-and no bytecode is there, every run compiles Ralph's source (``status`` about 1.5x
-slower): the benchmark compiles ``src`` first.
+expressions built at import) and Rich's table. The commands keep their bytecode where the
+benchmarks do (tests/bytecode.py), written by the unmeasured first run of each: without
+it every run would compile Ralph's source (``status`` about 1.5x slower).
 
 Since issue 49's second pass it measures CPU (each process's user and system time: what
 the start-up costs, less bent by the machine's load than wall time), pairs each round's
@@ -145,17 +145,6 @@ def modules_loaded(command: list[str], cwd: Path) -> int | None:
     return int(done.stderr.rsplit("modules=", 1)[1])
 
 
-def compiled() -> None:
-    """Ralph's bytecode written, as an install writes it: where the environment says not
-    to write it at run time (``PYTHONDONTWRITEBYTECODE``), every run would compile."""
-    subprocess.run(
-        [PYTHON, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "src")],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-
-
 def _load() -> str:
     return (
         Path("/proc/loadavg").read_text().split(" ", 1)[0]
@@ -165,8 +154,7 @@ def _load() -> str:
 
 
 def main() -> None:
-    print(f"bytecode written at run time: {'no' if sys.flags.dont_write_bytecode else 'yes'}")
-    compiled()
+    print(f"bytecode kept in: {sys.pycache_prefix}")
     load_before = _load()
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         project = small_project(Path(tmp))

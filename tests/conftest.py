@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 import os
-import sys
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-#: Loading the tests keeps its compiled modules (``__pycache__``, ignored by git) even
-#: where the environment says not to (PYTHONDONTWRITEBYTECODE): each xdist worker imports
-#: Ralph, its dependencies and every test module (asserts rewritten by pytest), and from
-#: cached bytecode that takes far less; the processes tests start (ralph, agents) read
-#: that bytecode too. Only loading writes (``pytest_collection`` restores the setting):
-#: what a test imports from a repository of its own leaves no file there.
-_WRITES_NO_BYTECODE = sys.dont_write_bytecode
-sys.dont_write_bytecode = False
+from tests.bytecode import keep_bytecode_outside_the_tree
+
+# Before anything else is imported: bytecode outside the tree, for this process, its
+# xdist workers and every process a test starts (tests/bytecode.py says why and where).
+keep_bytecode_outside_the_tree()
 
 from ralph.tasks import TaskStore, open_store  # noqa: E402
 from ralph.tasks._lifecycle import DEFAULT_LEASE_SECONDS, RetryPolicy  # noqa: E402
@@ -29,8 +27,8 @@ PG_URL = os.environ.get("RALPH_TEST_PG_URL", "postgresql://postgres@127.0.0.1:54
 # The fakes' published schemas: the copies beside the repository, whatever is set; set
 # here as well as per test, as module- and session-scoped fixtures start fakes before any
 # test's own environment is made.
-for _name, _path in DEFINITIONS.items():
-    os.environ[_name] = str(_path)
+_PUBLISHED = {name: str(path) for name, path in DEFINITIONS.items()}
+os.environ.update(_PUBLISHED)
 
 
 #: A developer's own settings and credentials, which must never steer a test or leak into
@@ -57,19 +55,28 @@ def is_developer_setting(name: str) -> bool:
     return ralph_setting or name in _DEVELOPER_VARIABLES
 
 
+@pytest.fixture(scope="session")
+def _pacing_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder per test for GitHub's shared pacing, not made: the first pacer to write
+    makes it, and most tests have none (a directory per test cost more than many a test)."""
+    root = tmp_path_factory.mktemp("pacing")
+    return (root / str(number) for number in itertools.count())
+
+
 @pytest.fixture(autouse=True)
 def _without_developer_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+    monkeypatch: pytest.MonkeyPatch, _pacing_folders: Iterator[Path]
 ) -> None:
     for name in list(os.environ):
-        if is_developer_setting(name):
+        if is_developer_setting(name) and name not in _PUBLISHED:
             monkeypatch.delenv(name)
     # The fakes' published schemas: the copies beside the repository, whatever is set.
-    for name, path in DEFINITIONS.items():
-        monkeypatch.setenv(name, str(path))
+    for name, path in _PUBLISHED.items():
+        if os.environ.get(name) != path:
+            monkeypatch.setenv(name, path)
     # GitHub pacing shared by token lives in the user's state folder: each test its own,
     # so parallel tests neither wait on one another nor write into the real home.
-    monkeypatch.setenv("RALPH_GH_PACING_DIR", str(tmp_path_factory.mktemp("pacing")))
+    monkeypatch.setenv("RALPH_GH_PACING_DIR", str(next(_pacing_folders)))
 
 
 class FakeClock:
@@ -102,16 +109,6 @@ def _postgres_available() -> str | None:
 
 
 _PG_PROBLEM: list[str | None] = []
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
-    """The tests run as the environment says: bytecode was written only while loading
-    them (``_WRITES_NO_BYTECODE``)."""
-    try:
-        return (yield)
-    finally:
-        sys.dont_write_bytecode = _WRITES_NO_BYTECODE
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

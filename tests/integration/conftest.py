@@ -107,10 +107,13 @@ def ralph_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str
 
 #: What the suite's own environment carries (this machine's, CI's, the Makefile's) that a
 #: person's does not: Python told not to write bytecode hides every by-product a test run
-#: leaves in a project that does not ignore it.
+#: leaves in a project that does not ignore it. The suite's ``PYTHONPYCACHEPREFIX``
+#: (tests/bytecode.py) stays: it says where Ralph's own processes keep their bytecode,
+#: outside the checkout, and a project's test runs never see it (their environment is an
+#: allow-list without it, an agent's names Ralph's own folder), so what a person sees
+#: does not depend on it.
 SUITE_ONLY_VARIABLES = (
     "PYTHONDONTWRITEBYTECODE",
-    "PYTHONPYCACHEPREFIX",
     "UV_PROJECT_ENVIRONMENT",
     "UV_COMPILE_BYTECODE",
     "UV_PYTHON_DOWNLOADS",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import ralph
+from tests.ralph_source import parsed
 
 SRC = Path(ralph.__file__).parent
 CORE = ["workflow", "pipeline", "graph", "dashboard", "routing", "artifacts", "hooks"]
@@ -45,7 +46,7 @@ ALLOWED_FIRST_PARTY = (
 
 
 def imports(path):
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:

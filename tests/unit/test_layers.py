@@ -4,12 +4,14 @@ no package reaches into another package's private modules."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import ralph
+from tests.ralph_source import parsed
 
 SRC = Path(ralph.__file__).parent
 #: Lowest first. A package may import its own layer and the ones below.
@@ -78,11 +80,16 @@ def _name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imported(path: Path) -> Iterator[str]:
+@functools.cache
+def _imported(path: Path) -> tuple[str, ...]:
     """Every ralph module ``path`` imports, lazily or not, ``from pkg import _mod`` counted
-    as an import of ``pkg._mod``."""
+    as an import of ``pkg._mod``; read once for the tests of every layer rule."""
+    return tuple(_imports_in(path))
+
+
+def _imports_in(path: Path) -> Iterator[str]:
     package = _name(path) if path.name == "__init__.py" else _name(path).rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 
 import ralph
+from tests.ralph_source import parsed
 
 MODULES = [
     "ralph",
@@ -28,7 +29,7 @@ PRIVATE = [name for name in MODULES if name.rpartition(".")[2].startswith("_")]
 
 def _source(module: ModuleType) -> ast.Module:
     assert module.__file__ is not None
-    return ast.parse(Path(module.__file__).read_text())
+    return parsed(Path(module.__file__))
 
 
 def _defined(module: ModuleType) -> set[str]:

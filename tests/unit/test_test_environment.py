@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from ralph.github import pacing_dir
+from tests.bytecode import bytecode_folder
 
 _SHOW = "import os; print(sorted(n for n in os.environ if n.startswith('RALPH_')))"
 
@@ -45,7 +47,27 @@ def test_nor_a_process_a_test_starts() -> None:
     assert "RALPH_STORE_URL" not in shown
 
 
-def test_tests_write_bytecode_only_if_the_environment_lets_them() -> None:
-    """tests/conftest.py keeps bytecode while the tests load, then puts the setting back:
-    what a test imports from a repository of its own leaves no ``__pycache__`` there."""
-    assert sys.dont_write_bytecode is bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+def test_tests_keep_their_bytecode_outside_the_checkout() -> None:
+    """tests/conftest.py sends bytecode to the user's cache folder, for this process and
+    the processes it starts: a test run leaves no ``__pycache__`` in the checkout, or in a
+    repository a test imports from."""
+    checkout = Path(__file__).resolve().parents[2]
+    assert sys.pycache_prefix is not None
+    assert not Path(sys.pycache_prefix).resolve().is_relative_to(checkout)
+    assert sys.dont_write_bytecode is False
+    shown = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.pycache_prefix, sys.dont_write_bytecode)"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.split()
+    assert shown == [sys.pycache_prefix, "False"]
+
+
+def test_the_bytecode_folder_is_the_users_cache_unless_one_is_chosen() -> None:
+    assert bytecode_folder({"HOME": "/home/me", "XDG_CACHE_HOME": "/var/cache/me"}) == Path(
+        "/var/cache/me/ralph-tests/bytecode"
+    )
+    chosen = {"XDG_CACHE_HOME": "/var/cache/me", "PYTHONPYCACHEPREFIX": "/elsewhere"}
+    assert bytecode_folder(chosen) == Path("/elsewhere")

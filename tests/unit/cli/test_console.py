@@ -16,6 +16,7 @@ import ralph.cli
 from ralph._secrets import register_secret
 from ralph.cli._console import Console
 from ralph.cli._echo import echo
+from tests.ralph_source import parsed
 
 EVIL = "\x1b[2J\x1b]0;pwned\x07"
 
@@ -126,7 +127,7 @@ def test_every_line_the_command_line_prints_goes_through_the_console():
     for path in sorted(CLI.glob("*.py")):
         if path.name in ("_console.py", "_echo.py"):  # the console and its plain lines
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Call):
                 continue
             if _called(node) in _WRITERS:
