@@ -169,14 +169,19 @@ lint: $(VENV)/.synced
 typecheck: $(VENV)/.synced
 	$(VENV)/bin/mypy
 
+# The suite and the benchmarks keep their bytecode in the user's cache folder, never in
+# the tree (tests/bytecode.py); set here as well, for what Python compiles before that code
+# runs (the conftest files). A PYTHONPYCACHEPREFIX of your own wins.
+OUT_OF_TREE = PYTHONPYCACHEPREFIX="$${PYTHONPYCACHEPREFIX:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-tests/bytecode}"
+
 unit: $(VENV)/.synced
-	$(VENV)/bin/pytest -q tests/unit
+	$(OUT_OF_TREE) $(VENV)/bin/pytest -q tests/unit
 
 # The inner loop, under a minute on an idle 2-core machine: what `make test` checks first
 # and the unit tests, on one worker per core (they wait on nothing, so more would only
 # add workers' start-up).
 check: lint typecheck
-	$(VENV)/bin/pytest -q -n $(shell nproc 2>/dev/null || echo 1) tests/unit
+	$(OUT_OF_TREE) $(VENV)/bin/pytest -q -n $(shell nproc 2>/dev/null || echo 1) tests/unit
 
 # pytest-xdist workers for `make test`. Many tests wait on subprocesses (git, ralph,
 # bubblewrap, Claude Code), so two workers per core keep the cores busy: on an idle 2-core
@@ -187,79 +192,79 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 # --dist worksteal: a worker that runs out of tests takes the rest of a busy one's, so the
 # run does not end waiting on one worker's queue of slow process tests.
 test: lint typecheck sandbox-tools browser agent-clis
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal
+	$(OUT_OF_TREE) $(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_pipeline.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_pipeline.py
 
 bench-board: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_board.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_board.py
 
 bench-store: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_store.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_store.py
 
 bench-activity: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_activity.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_activity.py
 
 bench-merges: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_merges.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_merges.py
 
 bench-cli: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_cli.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_cli.py
 
 bench-tracker: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_tracker.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_tracker.py
 
 bench-phases: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_phases.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_phases.py
 
 bench-git: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_git.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_git.py
 
 bench-runtimes: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_runtimes.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_runtimes.py
 
 bench-schedule: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_schedule.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_schedule.py
 
 bench-overhead: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_overhead.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_overhead.py
 
 bench-github: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_github.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_github.py
 
 bench-linear: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_linear.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_linear.py
 
 bench-jira: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_jira.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_jira.py
 
 bench-gitlab: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_gitlab.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_gitlab.py
 
 bench-sandbox: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_sandbox.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_sandbox.py
 
 bench-web: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_web.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_web.py
 
 bench-pr: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_pr_loop.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_pr_loop.py
 
 bench-serve: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_serve.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_serve.py
 
 bench-best-of: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_best_of.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_best_of.py
 
 bench-team: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_team.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_team.py
 
 bench-tokens: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_tokens.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_tokens.py
 
 bench-secrets: $(VENV)/.synced
-	$(VENV)/bin/python benchmarks/bench_secrets.py
+	$(OUT_OF_TREE) $(VENV)/bin/python benchmarks/bench_secrets.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
