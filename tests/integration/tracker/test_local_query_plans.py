@@ -114,6 +114,7 @@ def per_issue_work(tracker: LocalTracker) -> None:
     tracker.get_issue(3)
     tracker.get_issue(1)
     tracker.get_issue(5_005)
+    tracker.relations(5_005)
     child = tracker.create_issue("Another child", parent=1, state=WorkflowState.RESEARCH_NEEDED)
     tracker.set_state(3, "__LOCK__", command="research")
     tracker.add_dependency(child.number, 4)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ralph.dashboard import ProjectStatus
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
+from ralph.pipeline import IssueRelations
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -136,10 +137,29 @@ def _status_update(row: Row) -> StatusUpdate:
     )
 
 
+#: One issue's relations in one statement (a round trip each is what a re-plan's group
+#: read spends on PostgreSQL): its own row (``self``: parent and title), its children,
+#: both sides of its dependencies (two lookups, each on its own index: an OR of the two
+#: is served by the repository's prefix alone, so by every dependency) and the pull
+#: requests that close it, as (kind, a, b, position, title), ordered as each is listed.
+_ONE_ISSUE_RELATIONS = (
+    "SELECT 'self' AS kind, number AS a, parent AS b, 0 AS position, title "
+    "FROM ralph_issues WHERE repo = ? AND number = ? UNION "
+    "SELECT 'child', number, CAST(NULL AS INTEGER), number, CAST(NULL AS TEXT) "
+    "FROM ralph_issues WHERE repo = ? AND parent = ? UNION "
+    "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+    "WHERE repo = ? AND blocked = ? UNION "
+    "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+    "WHERE repo = ? AND blocking = ? UNION "
+    "SELECT 'pr', issue, pull_request, pull_request, NULL FROM ralph_pull_request_closes "
+    "WHERE repo = ? AND issue = ? ORDER BY 1, 4"
+)
+
+
 class _Relations:
-    """The relations of one issue, or (``number`` None) of every issue in a repository,
-    read in three statements; with ``blockers_only``, every issue's blockers alone (what
-    a dashboard shows)."""
+    """The relations of one issue (in one statement), or (``number`` None) of every
+    issue in a repository (in three); with ``blockers_only``, every issue's blockers
+    alone (what a dashboard shows)."""
 
     def __init__(
         self, tx: Tx, repo: str, number: int | None = None, *, blockers_only: bool = False
@@ -148,6 +168,8 @@ class _Relations:
         self.blocked_by: dict[int, list[int]] = {}
         self.blocking: dict[int, list[int]] = {}
         self.pull_requests: dict[int, list[int]] = {}
+        #: With ``number``: its title and parent, or None when there is no such issue.
+        self.own: tuple[str, int | None] | None = None
         if blockers_only:
             for blocked, blocking in tx.columns(
                 "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
@@ -155,34 +177,40 @@ class _Relations:
             )[1]:
                 self.blocked_by.setdefault(blocked, []).append(blocking)
             return
-        one = number is not None
+        if number is not None:
+            self._read_one(tx, repo, number)
+            return
         for row in tx.rows(
-            "SELECT parent, number FROM ralph_issues WHERE repo = ? AND "
-            + ("parent = ?" if one else "parent IS NOT NULL")
-            + " ORDER BY number",
-            (repo, number) if one else (repo,),
+            "SELECT parent, number FROM ralph_issues WHERE repo = ? AND parent IS NOT NULL "
+            "ORDER BY number",
+            (repo,),
         ):
             self.children.setdefault(row["parent"], []).append(row["number"])
         for row in tx.rows(
-            # One issue's both sides as two lookups, each on its own index: an OR of the
-            # two is served by the repository's prefix alone, so by every dependency.
-            "SELECT blocked, blocking, position FROM ralph_issue_deps "
-            "WHERE repo = ? AND blocked = ? UNION "
-            "SELECT blocked, blocking, position FROM ralph_issue_deps "
-            "WHERE repo = ? AND blocking = ? ORDER BY position"
-            if one
-            else "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
-            (repo, number, repo, number) if one else (repo,),
+            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+            (repo,),
         ):
             self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
             self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
         for row in tx.rows(
-            "SELECT pull_request, issue FROM ralph_pull_request_closes WHERE repo = ?"
-            + (" AND issue = ?" if one else "")
-            + " ORDER BY pull_request",
-            (repo, number) if one else (repo,),
+            "SELECT pull_request, issue FROM ralph_pull_request_closes WHERE repo = ? "
+            "ORDER BY pull_request",
+            (repo,),
         ):
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
+
+    def _read_one(self, tx: Tx, repo: str, number: int) -> None:
+        for row in tx.rows(_ONE_ISSUE_RELATIONS, (repo, number) * 5):
+            kind, a, b = row["kind"], row["a"], row["b"]
+            if kind == "self":
+                self.own = (row["title"], b)
+            elif kind == "child":
+                self.children.setdefault(number, []).append(a)
+            elif kind == "dep":
+                self.blocked_by.setdefault(a, []).append(b)
+                self.blocking.setdefault(b, []).append(a)
+            else:
+                self.pull_requests.setdefault(number, []).append(b)
 
 
 class LocalTracker(Tracker):
@@ -274,6 +302,23 @@ class LocalTracker(Tracker):
             )
         ]
         return _issue(row, _Relations(tx, self.repo, number), comments)
+
+    def relations(self, number: int) -> IssueRelations | None:
+        # One statement, not a whole issue's read: group detection asks this of every
+        # issue of a group, for every phase and re-plan of its issues.
+        with self.db.read_transaction() as tx:
+            relations = _Relations(tx, self.repo, number)
+        if relations.own is None:
+            return None
+        title, parent = relations.own
+        return IssueRelations(
+            number=number,
+            title=title,
+            parent=parent,
+            sub_issues=tuple(relations.children.get(number, ())),
+            blocked_by=tuple(relations.blocked_by.get(number, ())),
+            blocking=tuple(relations.blocking.get(number, ())),
+        )
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
