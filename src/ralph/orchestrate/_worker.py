@@ -46,6 +46,10 @@ HEARTBEAT_GRACE_SECONDS = 5.0
 #: How long a worker whose loop broke waits before it starts again.
 RESTART_SECONDS = 1.0
 _ENDINGS = frozenset({EventKind.SHUTDOWN_REQUESTED, EventKind.RUN_FINISHED})
+#: News that makes no task claimable: another task's agent at work, another worker's
+#: claim. Each claim of a team would otherwise send every idle worker to read the run,
+#: the holds and claim (round trips on PostgreSQL; issue 49).
+_FREES_NOTHING = frozenset({EventKind.TASK_ACTIVITY, EventKind.TASK_CLAIMED})
 
 
 def latest_event(store: TaskStore, run_id: int) -> int:
@@ -145,11 +149,11 @@ class Worker:
                 if any(event.kind in _ENDINGS for event in news):
                     break
                 if (
-                    all(event.kind is EventKind.TASK_ACTIVITY for event in news)
+                    all(event.kind in _FREES_NOTHING for event in news)
                     and time.monotonic() - looked < self.idle_seconds
                 ):
-                    # Another task's agent at work frees nothing; the look an idle
-                    # worker takes each interval (a backoff ran out) still comes.
+                    # The look an idle worker takes each interval (a backoff ran out)
+                    # still comes.
                     self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
                     continue
             looked = time.monotonic()
