@@ -13,6 +13,7 @@ import pytest
 from ralph.db import Database, PostgresDatabase, SqliteDatabase
 from ralph.db._postgres import _PgTx
 from ralph.db._sqlite import _SqliteTx
+from ralph.pipeline import detect_group
 from ralph.tracker import LocalTracker
 from ralph.tracker._rules import TrackerRules
 from ralph.workflow import Estimate, WorkflowState
@@ -106,3 +107,48 @@ def test_an_issue_is_read_in_three_statements_whole(database, statements):
     assert issue.pull_requests == (99,)
     assert [c.body for c in issue.comments] == ["a note"]
     assert tracker.get_issue(epic).sub_issues == tuple(children)
+
+
+def test_many_issues_relations_are_one_statement_and_each_ones_answer(
+    database, statements, monkeypatch
+):
+    tracker = LocalTracker(database, repo="project")
+    epic, children = a_group(tracker)
+    numbers = [epic, *children, 12_345]  # one that does not exist is left out
+    statements.clear()
+    together = tracker.relations_of(numbers)
+    assert len(statements) == 1, statements
+    assert together == {n: tracker.relations(n) for n in numbers[:-1]}
+    # A long list goes in several statements, each answer still whole.
+    monkeypatch.setattr("ralph.tracker.local._tracker._READ_CHUNK", 2)
+    statements.clear()
+    assert tracker.relations_of(numbers) == together
+    assert len(statements) == 3, statements
+
+
+def test_an_epics_group_is_found_in_three_statements_however_many_children(database, statements):
+    tracker = LocalTracker(database, repo="project")
+    epic = tracker.create_issue("Epic", estimate=Estimate.L).number
+    children = [
+        tracker.create_issue(f"Child {i}", parent=epic, estimate=Estimate.XS).number
+        for i in range(12)
+    ]
+    statements.clear()
+    group = detect_group(children[3], tracker.relations, tracker.relations_of)
+    assert group.issues == tuple(children)
+    assert len(statements) == 3, statements  # the seed, its parent, its siblings
+
+
+def test_a_groups_issues_are_read_whole_in_three_statements(database, statements, monkeypatch):
+    tracker = LocalTracker(database, repo="project")
+    epic, children = a_group(tracker)
+    numbers = [*children, epic]
+    statements.clear()
+    together = tracker.get_issues(numbers)
+    assert len(statements) == 3, statements
+    assert together == [tracker.get_issue(n) for n in numbers]
+    assert together[1].pull_requests == (99,)
+    monkeypatch.setattr("ralph.tracker.local._tracker._READ_CHUNK", 2)
+    statements.clear()
+    assert tracker.get_issues(numbers) == together
+    assert len(statements) == 3 * 3, statements  # three chunks

@@ -137,39 +137,58 @@ def _status_update(row: Row) -> StatusUpdate:
     )
 
 
-#: One issue's relations in one statement (a round trip each is what a re-plan's group
-#: read spends on PostgreSQL): its own row (``self``: parent and title), its children,
-#: both sides of its dependencies (two lookups, each on its own index: an OR of the two
-#: is served by the repository's prefix alone, so by every dependency) and the pull
-#: requests that close it, as (kind, a, b, position, title), ordered as each is listed.
-_ONE_ISSUE_RELATIONS = (
-    "SELECT 'self' AS kind, number AS a, parent AS b, 0 AS position, title "
-    "FROM ralph_issues WHERE repo = ? AND number = ? UNION "
-    "SELECT 'child', number, CAST(NULL AS INTEGER), number, CAST(NULL AS TEXT) "
-    "FROM ralph_issues WHERE repo = ? AND parent = ? UNION "
-    "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
-    "WHERE repo = ? AND blocked = ? UNION "
-    "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
-    "WHERE repo = ? AND blocking = ? UNION "
-    "SELECT 'pr', issue, pull_request, pull_request, NULL FROM ralph_pull_request_closes "
-    "WHERE repo = ? AND issue = ? ORDER BY 1, 4"
-)
+#: Issues per statement of a read of several: five lists of this many bound parameters
+#: stay well under SQLite's limit.
+_READ_CHUNK = 500
+
+
+def _some_relations(count: int) -> str:
+    """``count`` issues' relations in one statement (a round trip each is what a group's
+    read spent on PostgreSQL): their own rows (``self``: parent and title), their
+    children, both sides of their dependencies (two lookups, each on its own index: an
+    OR of the two is served by the repository's prefix alone, so by every dependency)
+    and the pull requests that close them, as (kind, a, b, position, title), in the
+    order each is listed."""
+    some = ", ".join("?" for _ in range(count))
+    return (
+        "SELECT 'self' AS kind, number AS a, parent AS b, 0 AS position, title "
+        f"FROM ralph_issues WHERE repo = ? AND number IN ({some}) UNION "
+        "SELECT 'child', number, parent, number, CAST(NULL AS TEXT) "
+        f"FROM ralph_issues WHERE repo = ? AND parent IN ({some}) UNION "
+        "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+        f"WHERE repo = ? AND blocked IN ({some}) UNION "
+        "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+        f"WHERE repo = ? AND blocking IN ({some}) UNION "
+        "SELECT 'pr', issue, pull_request, pull_request, NULL FROM ralph_pull_request_closes "
+        f"WHERE repo = ? AND issue IN ({some}) ORDER BY 1, 4"
+    )
+
+
+def _chunks(numbers: Sequence[int]) -> Iterator[list[int]]:
+    unique = list(dict.fromkeys(numbers))
+    for start in range(0, len(unique), _READ_CHUNK):
+        yield unique[start : start + _READ_CHUNK]
 
 
 class _Relations:
-    """The relations of one issue (in one statement), or (``number`` None) of every
-    issue in a repository (in three); with ``blockers_only``, every issue's blockers
-    alone (what a dashboard shows)."""
+    """The relations of the issues ``numbers`` (one statement per ``_READ_CHUNK``), or
+    (``numbers`` None) of every issue in a repository (in three); with
+    ``blockers_only``, every issue's blockers alone (what a dashboard shows)."""
 
     def __init__(
-        self, tx: Tx, repo: str, number: int | None = None, *, blockers_only: bool = False
+        self,
+        tx: Tx,
+        repo: str,
+        numbers: Sequence[int] | None = None,
+        *,
+        blockers_only: bool = False,
     ) -> None:
         self.children: dict[int, list[int]] = {}
         self.blocked_by: dict[int, list[int]] = {}
         self.blocking: dict[int, list[int]] = {}
         self.pull_requests: dict[int, list[int]] = {}
-        #: With ``number``: its title and parent, or None when there is no such issue.
-        self.own: tuple[str, int | None] | None = None
+        #: With ``numbers``: the title and parent of each that exists.
+        self.own: dict[int, tuple[str, int | None]] = {}
         if blockers_only:
             for blocked, blocking in tx.columns(
                 "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
@@ -177,8 +196,9 @@ class _Relations:
             )[1]:
                 self.blocked_by.setdefault(blocked, []).append(blocking)
             return
-        if number is not None:
-            self._read_one(tx, repo, number)
+        if numbers is not None:
+            for chunk in _chunks(numbers):
+                self._read_some(tx, repo, chunk)
             return
         for row in tx.rows(
             "SELECT parent, number FROM ralph_issues WHERE repo = ? AND parent IS NOT NULL "
@@ -199,18 +219,37 @@ class _Relations:
         ):
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
 
-    def _read_one(self, tx: Tx, repo: str, number: int) -> None:
-        for row in tx.rows(_ONE_ISSUE_RELATIONS, (repo, number) * 5):
+    def _read_some(self, tx: Tx, repo: str, numbers: list[int]) -> None:
+        asked = set(numbers)
+        for row in tx.rows(_some_relations(len(numbers)), (repo, *numbers) * 5):
             kind, a, b = row["kind"], row["a"], row["b"]
             if kind == "self":
-                self.own = (row["title"], b)
+                self.own[a] = (row["title"], b)
             elif kind == "child":
-                self.children.setdefault(number, []).append(a)
+                self.children.setdefault(b, []).append(a)
             elif kind == "dep":
-                self.blocked_by.setdefault(a, []).append(b)
-                self.blocking.setdefault(b, []).append(a)
+                # Each side for an issue asked for only: a dependency between two chunks
+                # comes in both of their statements.
+                if a in asked:
+                    self.blocked_by.setdefault(a, []).append(b)
+                if b in asked:
+                    self.blocking.setdefault(b, []).append(a)
             else:
-                self.pull_requests.setdefault(number, []).append(b)
+                self.pull_requests.setdefault(a, []).append(b)
+
+    def of(self, number: int) -> IssueRelations | None:
+        """The relations of ``number`` (one of those read), None when it does not exist."""
+        own = self.own.get(number)
+        if own is None:
+            return None
+        return IssueRelations(
+            number=number,
+            title=own[0],
+            parent=own[1],
+            sub_issues=tuple(self.children.get(number, ())),
+            blocked_by=tuple(self.blocked_by.get(number, ())),
+            blocking=tuple(self.blocking.get(number, ())),
+        )
 
 
 class LocalTracker(Tracker):
@@ -301,24 +340,44 @@ class LocalTracker(Tracker):
                 (self.repo, number),
             )
         ]
-        return _issue(row, _Relations(tx, self.repo, number), comments)
+        return _issue(row, _Relations(tx, self.repo, [number]), comments)
+
+    def get_issues(self, numbers: Sequence[int]) -> list[Issue]:
+        # Three statements for any number of issues (per chunk): a group's read.
+        with self.db.read_transaction() as tx:
+            rows: dict[int, Row] = {}
+            comments: dict[int, list[Comment]] = {}
+            for chunk in _chunks(numbers):
+                some = ", ".join("?" for _ in chunk)
+                for row in tx.rows(
+                    f"SELECT * FROM ralph_issues WHERE repo = ? AND number IN ({some})",
+                    (self.repo, *chunk),
+                ):
+                    rows[row["number"]] = row
+                for c in tx.rows(
+                    f"SELECT * FROM ralph_comments WHERE repo = ? AND number IN ({some}) "
+                    "ORDER BY id",
+                    (self.repo, *chunk),
+                ):
+                    comments.setdefault(c["number"], []).append(
+                        Comment(c["id"], c["author"], c["body"], c["created_at"])
+                    )
+            missing = next((n for n in numbers if n not in rows), None)
+            if missing is not None:
+                raise IssueNotFound(missing)
+            relations = _Relations(tx, self.repo, list(rows))
+        return [_issue(rows[n], relations, comments.get(n, ())) for n in numbers]
 
     def relations(self, number: int) -> IssueRelations | None:
         # One statement, not a whole issue's read: group detection asks this of every
         # issue of a group, for every phase and re-plan of its issues.
         with self.db.read_transaction() as tx:
-            relations = _Relations(tx, self.repo, number)
-        if relations.own is None:
-            return None
-        title, parent = relations.own
-        return IssueRelations(
-            number=number,
-            title=title,
-            parent=parent,
-            sub_issues=tuple(relations.children.get(number, ())),
-            blocked_by=tuple(relations.blocked_by.get(number, ())),
-            blocking=tuple(relations.blocking.get(number, ())),
-        )
+            return _Relations(tx, self.repo, [number]).of(number)
+
+    def relations_of(self, numbers: Sequence[int]) -> dict[int, IssueRelations]:
+        with self.db.read_transaction() as tx:
+            relations = _Relations(tx, self.repo, numbers)
+        return {n: found for n in numbers if (found := relations.of(n)) is not None}
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
