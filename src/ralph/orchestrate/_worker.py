@@ -32,7 +32,7 @@ from ralph.orchestrate._admission import holds_in_run
 from ralph.orchestrate._execute import WORKER_BROKE, Execution
 from ralph.orchestrate._options import SessionOptions
 from ralph.runtimes import StopSignal
-from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
+from ralph.tasks import Claim, Event, EventKind, RunStatus, TaskStatus, TaskStore
 
 __all__ = ["Crew", "Worker", "WorkerStats", "heartbeating", "latest_event"]
 
@@ -142,8 +142,12 @@ class Worker:
     def run(self) -> WorkerStats:
         cursor = self.since
         looked = 0.0
+        # What a wait returned is the news of the next turn: read again, it was a second
+        # query of each wake for every idle worker (issue 49). None: read it.
+        news: list[Event] | None = None
         while not self.stopping.is_set():
-            news = self.store.events(self.run_id, cursor)
+            if news is None:
+                news = self.store.events(self.run_id, cursor)
             if news:
                 cursor = news[-1].id
                 if any(event.kind in _ENDINGS for event in news):
@@ -154,8 +158,9 @@ class Worker:
                 ):
                     # The look an idle worker takes each interval (a backoff ran out)
                     # still comes.
-                    self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+                    news = self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
                     continue
+            news = None
             looked = time.monotonic()
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
                 break
@@ -173,7 +178,7 @@ class Worker:
                     self._work(claim)
                     continue
             self.stats.idle_waits += 1
-            self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+            news = self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
         return self.stats
 
     def _claim(self) -> Claim | None:

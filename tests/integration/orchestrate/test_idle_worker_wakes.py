@@ -21,6 +21,8 @@ pytestmark = pytest.mark.timeout(60)
 
 #: Bounds each wait; the worker reacts within milliseconds.
 WAIT_SECONDS = 20.0
+#: What a recorded call holds until it returns.
+PENDING = object()
 
 
 def _recorded(store: TaskStore, thread_name: str) -> list[list[Any]]:
@@ -35,7 +37,7 @@ def _recorded(store: TaskStore, thread_name: str) -> list[list[Any]]:
         def recording(*args: Any, _name: str = name, _o: Any = original, **kwargs: Any) -> Any:
             if threading.current_thread().name != thread_name or getattr(inside, "on", False):
                 return _o(*args, **kwargs)
-            call: list[Any] = [_name, None]
+            call: list[Any] = [_name, PENDING]
             calls.append(call)
             inside.on = True
             try:
@@ -65,7 +67,7 @@ def test_another_workers_claim_wakes_no_claim(make_store):
     thread.start()
     try:
         deadline = time.monotonic() + WAIT_SECONDS
-        while not any(name == "claim" for name, _ in calls):  # its first look
+        while not any(name == "claim" and found is not PENDING for name, found in calls):
             assert time.monotonic() < deadline
             time.sleep(0.01)
         claimed = store.claim(run.id, "analyst-1", ["analyst"])
@@ -73,7 +75,9 @@ def test_another_workers_claim_wakes_no_claim(make_store):
 
         def woken_by_the_claim() -> int | None:
             for at, (name, found) in enumerate(calls):
-                if name == "events" and any(e.kind is EventKind.TASK_CLAIMED for e in found or ()):
+                if name in ("events", "wait_for_events") and any(
+                    e.kind is EventKind.TASK_CLAIMED for e in (() if found is PENDING else found)
+                ):
                     return at
             return None
 
@@ -86,3 +90,35 @@ def test_another_workers_claim_wakes_no_claim(make_store):
         thread.join(WAIT_SECONDS)
     assert not thread.is_alive()
     assert sum(name == "claim" for name, _ in calls) == 1
+
+
+def test_the_news_a_wait_brings_is_not_read_again(make_store):
+    store = make_store()
+    run = store.create_run("run", root_issue=1)
+    taken = threading.Event()
+
+    def execute(claim: Claim, stop: StopSignal) -> Execution:
+        taken.set()
+        store.request_shutdown(run.id)
+        raise AssertionError("ends the test")  # handed back; the shutdown ends the loop
+
+    builder = Worker(store, run.id, "builder-1", ("builder",), execute, idle_seconds=WAIT_SECONDS)
+    calls = _recorded(store, "builder-thread")
+    thread = threading.Thread(target=builder.run, name="builder-thread", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not any(name == "claim" and found is not PENDING for name, found in calls):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        store.add_tasks(
+            run.id,
+            [TaskSpec("implement:1", TaskKind.IMPLEMENT, Role.BUILDER, (1,), "Do", "Doing")],
+        )
+        assert taken.wait(WAIT_SECONDS)
+    finally:
+        store.request_shutdown(run.id)
+        thread.join(WAIT_SECONDS)
+    assert not thread.is_alive()
+    names = [name for name, _ in calls]
+    assert names[:6] == ["events", "get_run", "claim", "wait_for_events", "get_run", "claim"]
