@@ -20,6 +20,17 @@ is not re-planning: the board read of a re-plan is 0.27 s on PostgreSQL against 
 (about a third of a triage's 0.75 s), and every phase's own store and tracker calls are
 slower (a PR 0.22 s against 0.06 s, a plan 0.99 s against 0.60 s).
 
+Then the round trips (h/pgteam, load 5-9, paired runs interleaved, before and after
+the change in turn, 5 rounds): statements per task done 375 -> 146 on PostgreSQL (384
+-> 165 on SQLite), read transactions 28,500 -> 15,500, a commit 6.1 -> 1.6 ms; a group
+is read in a few set reads, not 3-5 statements per issue, a claim or an agent's
+activity wakes no idle worker to claim, a wake reads the events once and a board's
+change wakes no event wait, and commits do not wait for the disk (as SQLite's here).
+Medians of 5: PostgreSQL 34.6 s -> 30.2 s, SQLite 25.6 s -> 24.3 s, ratio 1.35x ->
+1.24x; single runs of one kind spread 16-33 s at this load. Still missed: of what is
+left on PostgreSQL, the events read at each wake (6,800, every idle worker reads its
+own), the claim (1,600 at 8 ms) and waits for the pool's four connections.
+
 Options: ``--children N`` (30) ``--repeats R`` (3) ``--store postgresql://...`` (also
 run on it; the default URL is the tests' when it answers) ``--sqlite-only``.
 
