@@ -129,6 +129,7 @@ PUBLIC = {
         "Convergence",
         "DependencyCycle",
         "Fetch",
+        "FetchMany",
         "FileOwnership",
         "GroupResult",
         "IssueNotFound",

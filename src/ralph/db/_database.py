@@ -66,11 +66,16 @@ class Database(abc.ABC):
         """A consistent read."""
 
     @abc.abstractmethod
-    def wait_for_change(self, last_seen: int, timeout: float, *, every: float = 0.0) -> int:
+    def wait_for_change(
+        self, last_seen: int, timeout: float, *, every: float = 0.0, topic: str | None = None
+    ) -> int:
         """Block up to ``timeout`` seconds until the database may have changed since
-        ``last_seen`` (a value this method returned before, or 0); return the new one.
-        ``every``: where changes are found by looking (SQLite in a file), look no more
-        often than this (a waiter that can be late saves the CPU of looking)."""
+        ``last_seen`` (a value this method returned before with the same ``topic``, or
+        0); return the new one. ``every``: where changes are found by looking (SQLite in
+        a file), look no more often than this (a waiter that can be late saves the CPU of
+        looking). ``topic``: wake only for changes notified under it (PostgreSQL: the
+        notification's payload, as the task store's events name their run) or that may
+        have been missed; where changes are not notified (SQLite), for any."""
 
     def notify_change(self, tx: Tx) -> None:  # noqa: B027 - SQLite has nothing to add
         """Wake the waiters of every process (``wait_for_change``) when ``tx`` commits,

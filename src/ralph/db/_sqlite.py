@@ -281,7 +281,10 @@ class SqliteDatabase(Database):
             finally:
                 connection.execute("COMMIT")
 
-    def wait_for_change(self, last_seen: int, timeout: float, *, every: float = 0.0) -> int:
+    def wait_for_change(
+        self, last_seen: int, timeout: float, *, every: float = 0.0, topic: str | None = None
+    ) -> int:
+        # Every commit changes what the waiters watch here: ``topic`` narrows nothing.
         if self.in_memory:
             with self._committed:
                 if self._generation == last_seen and timeout > 0:

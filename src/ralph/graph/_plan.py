@@ -11,6 +11,7 @@ from ralph.graph._chain import ReviewMode
 from ralph.graph._model import TaskGraph
 from ralph.pipeline import (
     Fetch,
+    FetchMany,
     FileOwnership,
     GroupResult,
     IssueState,
@@ -59,6 +60,7 @@ def plan_pipeline(
     review_mode: ReviewMode | str,
     files: Mapping[int, Sequence[str]] | None = None,
     review_code: bool = False,
+    fetch_many: FetchMany | None = None,
 ) -> PipelinePlan:
     """Detect the seed's group, its position from ``states``, its work streams (for a
     group of three or more whose research is done and whose members' files are known),
@@ -66,9 +68,10 @@ def plan_pipeline(
 
     ``states`` must hold every member of the group; ``files`` maps an issue to the paths
     its research document says it will modify; ``review_code`` adds a code review of
-    each pull request before its merge.
+    each pull request before its merge; ``fetch_many`` reads the group's issues
+    together (``detect_group``).
     """
-    group = detect_group(seed, fetch)
+    group = detect_group(seed, fetch, fetch_many)
     members = [states.get(n, IssueState(n)) for n in group.issues]
     position = detect_position(members, is_group=group.is_group, group_primary=group.primary)
     streams = None

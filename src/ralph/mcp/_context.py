@@ -73,7 +73,9 @@ class ToolContext:
     # -- shared lookups -------------------------------------------------------------
 
     def group(self, number: int) -> GroupResult:
-        return detect_group(number, self.project.tracker.relations)
+        return detect_group(
+            number, self.project.tracker.relations, self.project.tracker.relations_of
+        )
 
     def group_dict(self, number: int) -> dict[str, Any]:
         """The group in the original's shape (``groupTickets``, ``groupPrimary``,

@@ -58,8 +58,8 @@ def _plan(
     project: Project, root: int, review_mode: ReviewMode | str, best_of: BestOf | None
 ) -> PipelinePlan:
     tracker = project.tracker
-    group = detect_group(root, tracker.relations)
-    issues = {n: tracker.get_issue(n) for n in group.issues}
+    group = detect_group(root, tracker.relations, tracker.relations_of)
+    issues = dict(zip(group.issues, tracker.get_issues(group.issues), strict=True))
     ctx = PhaseContext(project, date.today())
     files: dict[int, list[str]] = {}
     for number, issue in issues.items():
@@ -75,6 +75,7 @@ def _plan(
         review_mode=review_mode,
         files=files,
         review_code=project.config.review_code,
+        fetch_many=tracker.relations_of,
     )
     serial = merge_serial_key(project)
     graph = TaskGraph(

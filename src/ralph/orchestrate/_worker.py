@@ -33,7 +33,7 @@ from ralph.orchestrate._admission import holds_in_run
 from ralph.orchestrate._execute import WORKER_BROKE, Execution
 from ralph.orchestrate._options import SessionOptions
 from ralph.runtimes import StopSignal
-from ralph.tasks import Claim, EventKind, RunStatus, TaskStatus, TaskStore
+from ralph.tasks import Claim, Event, EventKind, RunStatus, TaskStatus, TaskStore
 
 __all__ = ["Crew", "Worker", "WorkerStats", "heartbeating", "latest_event"]
 
@@ -47,6 +47,10 @@ HEARTBEAT_GRACE_SECONDS = 5.0
 #: How long a worker whose loop broke waits before it starts again.
 RESTART_SECONDS = 1.0
 _ENDINGS = frozenset({EventKind.SHUTDOWN_REQUESTED, EventKind.RUN_FINISHED})
+#: News that makes no task claimable: another task's agent at work, another worker's
+#: claim. Each claim of a team would otherwise send every idle worker to read the run,
+#: the holds and claim (round trips on PostgreSQL; issue 49).
+_FREES_NOTHING = frozenset({EventKind.TASK_ACTIVITY, EventKind.TASK_CLAIMED})
 
 
 def latest_event(store: TaskStore, run_id: int) -> int:
@@ -141,20 +145,25 @@ class Worker:
     def run(self) -> WorkerStats:
         cursor = self.since
         looked = 0.0
+        # What a wait returned is the news of the next turn: read again, it was a second
+        # query of each wake for every idle worker (issue 49). None: read it.
+        news: list[Event] | None = None
         while not self.stopping.is_set() and not self.retired.is_set():
-            news = self.store.events(self.run_id, cursor)
+            if news is None:
+                news = self.store.events(self.run_id, cursor)
             if news:
                 cursor = news[-1].id
                 if any(event.kind in _ENDINGS for event in news):
                     break
                 if (
-                    all(event.kind is EventKind.TASK_ACTIVITY for event in news)
+                    all(event.kind in _FREES_NOTHING for event in news)
                     and time.monotonic() - looked < self.idle_seconds
                 ):
-                    # Another task's agent at work frees nothing; the look an idle
-                    # worker takes each interval (a backoff ran out) still comes.
-                    self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+                    # The look an idle worker takes each interval (a backoff ran out)
+                    # still comes.
+                    news = self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
                     continue
+            news = None
             looked = time.monotonic()
             if self.store.get_run(self.run_id).status is not RunStatus.ACTIVE:
                 break
@@ -174,7 +183,7 @@ class Worker:
                     self._work(claim)
                     continue
             self.stats.idle_waits += 1
-            self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
+            news = self.store.wait_for_events(self.run_id, cursor, self.idle_seconds)
         return self.stats
 
     def _claim(self) -> Claim | None:

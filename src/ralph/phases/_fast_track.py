@@ -41,8 +41,12 @@ def decide_for(ctx: PhaseContext, issue: Issue, result: Mapping[str, object]) ->
     """The guards' decision on the triage agent's proposal for ``issue``."""
     tracker = ctx.tracker
     children = len(tracker.get_issue(issue.parent).sub_issues) if issue.parent else 0
-    group = detect_group(issue.number, tracker.relations)
-    others = [n for n in group.issues if n != issue.number and tracker.get_issue(n).is_open]
+    group = detect_group(issue.number, tracker.relations, tracker.relations_of)
+    others = [
+        other.number
+        for other in tracker.get_issues([n for n in group.issues if n != issue.number])
+        if other.is_open
+    ]
     files = result.get("files")
     estimate = result.get("estimate") if issue.estimate is None else issue.estimate
     config = ctx.project.config

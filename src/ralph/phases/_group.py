@@ -19,10 +19,12 @@ __all__ = ["group_members", "plan_fields", "plan_members", "planned_stream"]
 def group_members(ctx: PhaseContext, seed: Issue) -> list[Issue]:
     """The seed's group in implementation order, without finished members and without
     members already past planning (they belong to an earlier plan)."""
-    group = detect_group(seed.number, ctx.tracker.relations)
+    group = detect_group(seed.number, ctx.tracker.relations, ctx.tracker.relations_of)
+    others = [n for n in group.issues if n != seed.number]
+    read = dict(zip(others, ctx.tracker.get_issues(others), strict=True))
     members = []
     for number in group.issues:
-        issue = seed if number == seed.number else ctx.tracker.get_issue(number)
+        issue = read.get(number, seed)
         state = issue.workflow_state
         if number != seed.number and (
             not issue.is_open
@@ -43,7 +45,7 @@ def planned_stream(ctx: PhaseContext, members: Sequence[Issue]) -> StreamNames |
     primary = members[0]
     epic = primary.parent
     if epic is None:
-        epic = detect_group(primary.number, ctx.tracker.relations).primary
+        epic = detect_group(primary.number, ctx.tracker.relations, ctx.tracker.relations_of).primary
     return StreamNames.of(epic, ctx.stream)
 
 

@@ -10,7 +10,13 @@ from ralph._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ralph.errors import DependencyCycle, IssueNotFound
-    from ralph.pipeline._groups import Fetch, GroupResult, IssueRelations, detect_group
+    from ralph.pipeline._groups import (
+        Fetch,
+        FetchMany,
+        GroupResult,
+        IssueRelations,
+        detect_group,
+    )
     from ralph.pipeline._issues import IssueState
     from ralph.pipeline._need import RootNeed, root_need
     from ralph.pipeline._position import (
@@ -46,6 +52,7 @@ __all__ = [
     "Convergence",
     "DependencyCycle",
     "Fetch",
+    "FetchMany",
     "FileOwnership",
     "GroupResult",
     "IssueNotFound",

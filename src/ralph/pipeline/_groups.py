@@ -13,14 +13,14 @@ The order is topological (blockers first) with ties broken by issue number.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ralph._json import int_field, int_list_field, object_field, optional_str
 from ralph.errors import DependencyCycle, IssueNotFound
 
-__all__ = ["Fetch", "GroupResult", "IssueRelations", "detect_group"]
+__all__ = ["Fetch", "FetchMany", "GroupResult", "IssueRelations", "detect_group"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ class IssueRelations:
 
 #: Looks an issue up by number; None when it does not exist (or cannot be seen).
 Fetch = Callable[[int], IssueRelations | None]
+#: Looks several issues up at once (where one read of many costs less than one each);
+#: an issue missing from the answer does not exist (or cannot be seen).
+FetchMany = Callable[[Sequence[int]], Mapping[int, IssueRelations]]
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,12 @@ class GroupResult:
 
 
 class _Lookup:
-    """Memoises ``fetch`` so each issue is asked for once."""
+    """Memoises ``fetch`` so each issue is asked for once; with ``fetch_many``, the
+    issues asked for together (an epic's children) are read together."""
 
-    def __init__(self, fetch: Fetch) -> None:
+    def __init__(self, fetch: Fetch, fetch_many: FetchMany | None = None) -> None:
         self._fetch = fetch
+        self._fetch_many = fetch_many
         self._seen: dict[int, IssueRelations | None] = {}
 
     def __call__(self, number: int) -> IssueRelations | None:
@@ -81,15 +86,25 @@ class _Lookup:
             self._seen[number] = self._fetch(number)
         return self._seen[number]
 
+    def prefetch(self, numbers: Sequence[int]) -> None:
+        missing = [n for n in dict.fromkeys(numbers) if n not in self._seen]
+        if self._fetch_many is None or len(missing) < 2:
+            return
+        found = self._fetch_many(missing)
+        for number in missing:
+            self._seen[number] = found.get(number)
+
 
 def _initial_members(seed: IssueRelations, lookup: _Lookup) -> dict[int, IssueRelations]:
     if seed.parent is not None:
         parent = lookup(seed.parent)
         if parent is not None:
+            lookup.prefetch(parent.sub_issues)
             members = {n: r for n in parent.sub_issues if (r := lookup(n)) is not None}
             members[seed.number] = seed
             return members
     if seed.sub_issues:
+        lookup.prefetch(seed.sub_issues)
         children = {n: r for n in seed.sub_issues if (r := lookup(n)) is not None}
         if children:
             return children
@@ -167,13 +182,14 @@ def _topological_order(members: Mapping[int, IssueRelations]) -> list[int]:
     return order
 
 
-def detect_group(seed: int, fetch: Fetch) -> GroupResult:
-    """The group ``seed`` belongs to, in implementation order.
+def detect_group(seed: int, fetch: Fetch, fetch_many: FetchMany | None = None) -> GroupResult:
+    """The group ``seed`` belongs to, in implementation order; ``fetch_many`` reads the
+    siblings together (what ``fetch`` would give each).
 
     Raises IssueNotFound when the seed does not exist and DependencyCycle when members
     block each other in a circle.
     """
-    lookup = _Lookup(fetch)
+    lookup = _Lookup(fetch, fetch_many)
     seed_relations = lookup(seed)
     if seed_relations is None:
         raise IssueNotFound(seed)

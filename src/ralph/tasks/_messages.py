@@ -31,13 +31,16 @@ class MessageVerbs(StoreCore):
     def wait_for_events(self, run_id: int, cursor: int, timeout: float) -> list[Event]:
         """Like events(), but waits up to ``timeout`` seconds for one to arrive."""
         deadline = time.monotonic() + timeout
-        seen = self.db.wait_for_change(0, 0.0)
+        # Only the run's events wake the wait (a board's change does not): every
+        # idle worker of a team reads the events at each wake (issue 49).
+        topic = str(run_id)
+        seen = self.db.wait_for_change(0, 0.0, topic=topic)
         while True:
             found = self.events(run_id, cursor)
             remaining = deadline - time.monotonic()
             if found or remaining <= 0:
                 return found
-            seen = self.db.wait_for_change(seen, remaining)
+            seen = self.db.wait_for_change(seen, remaining, topic=topic)
 
     # -- messages -------------------------------------------------------------------------
 

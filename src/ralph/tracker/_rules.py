@@ -316,7 +316,7 @@ class TrackerRules(abc.ABC):
         if parent_number is None:
             return ParentAdvance(False, "Issue has no parent")
         parent = self.get_issue(parent_number)
-        children = tuple((n, self.get_issue(n).workflow_state) for n in parent.sub_issues)
+        children = tuple((i.number, i.workflow_state) for i in self.get_issues(parent.sub_issues))
         decision = parent_decision(parent.workflow_state, children)
         if decision.target is None:
             self._close_if_done(parent)  # a rerun finishes a close a crash cut short
@@ -348,6 +348,16 @@ class TrackerRules(abc.ABC):
             blocked_by=issue.blocked_by,
             blocking=issue.blocking,
         )
+
+    def get_issues(self, numbers: Sequence[int]) -> list[Issue]:
+        """``get_issue`` of each of ``numbers``, in their order, read together where a
+        backend can (a group's members); IssueNotFound names the first missing."""
+        return [self.get_issue(n) for n in numbers]
+
+    def relations_of(self, numbers: Sequence[int]) -> dict[int, IssueRelations]:
+        """``relations`` of each of ``numbers`` that exists, read together where a
+        backend can (group detection reads an epic's children so)."""
+        return {n: found for n in numbers if (found := self.relations(n)) is not None}
 
     # -- picking work -----------------------------------------------------------------------
 

@@ -164,6 +164,10 @@ class Tracker(TrackerRules):
         be a step old); issues it never read are read (together, on GitHub)."""
         return [self.get_issue(n) for n in numbers]
 
+    def get_issues(self, numbers: Sequence[int]) -> list[Issue]:
+        self.prefetch(numbers)  # inside a snapshot, one request on GitHub
+        return super().get_issues(numbers)
+
     def prefetch(self, numbers: Iterable[int]) -> None:
         """Inside a snapshot: read these issues now, together (one request on GitHub),
         for the reads that follow. Nothing to do elsewhere."""

@@ -114,6 +114,9 @@ def per_issue_work(tracker: LocalTracker) -> None:
     tracker.get_issue(3)
     tracker.get_issue(1)
     tracker.get_issue(5_005)
+    tracker.relations(5_005)
+    tracker.relations_of(range(5_000, 5_010))
+    tracker.get_issues(range(5_000, 5_010))
     child = tracker.create_issue("Another child", parent=1, state=WorkflowState.RESEARCH_NEEDED)
     tracker.set_state(3, "__LOCK__", command="research")
     tracker.add_dependency(child.number, 4)
@@ -147,7 +150,7 @@ def test_every_per_issue_statement_finds_its_rows_by_an_index(database, recorded
     recorded.clear()
     per_issue_work(tracker)
     statements = list(dict.fromkeys(recorded))
-    assert any("parent = ?" in sql for sql, _ in statements)
+    assert any("parent IN (?" in sql for sql, _ in statements)
     assert any("ralph_issue_deps" in sql and "SELECT" in sql for sql, _ in statements)
     scanning = {
         sql: scans

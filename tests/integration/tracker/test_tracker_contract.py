@@ -255,6 +255,22 @@ def test_a_sub_issue_cannot_contain_its_own_ancestor(tracker):
         tracker.add_sub_issue(1, 1)
 
 
+def test_issues_read_together_are_each_as_read_alone(tracker):
+    """``get_issues`` and ``relations_of``: what group detection and a parent's advance
+    read at once, one request or statement where the backend can."""
+    make(tracker, "Epic")
+    for i in range(3):
+        make(tracker, f"Child {i}", parent=1)
+    tracker.add_dependency(3, 2)
+    tracker.add_comment(3, "a note")
+    numbers = [4, 1, 3, 2]
+    assert tracker.get_issues(numbers) == [tracker.get_issue(n) for n in numbers]
+    assert tracker.relations_of([*numbers, 99]) == {n: tracker.relations(n) for n in numbers}
+    assert tracker.get_issues([]) == []
+    with pytest.raises(IssueNotFound, match="#99"):
+        tracker.get_issues([2, 99])
+
+
 def test_dependencies_are_symmetric_and_removable(tracker):
     for _ in range(3):
         make(tracker)

@@ -161,3 +161,36 @@ def test_issue_relations_from_dict_accepts_the_originals_keys():
         }
     )
     assert relations == IssueRelations(4, "x", 1, (5,), (2,), (3,))
+
+
+class BoardReadTogether(Board):
+    """A board that reads several issues in one request, counting the requests."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests: list[list[int]] = []
+
+    def fetch_many(self, numbers):
+        self.requests.append(list(numbers))
+        return {n: found for n in numbers if (found := Board.fetch(self, n)) is not None}
+
+    def fetch(self, number):
+        self.requests.append([number])
+        return super().fetch(number)
+
+
+@pytest.mark.parametrize("seed", [10, 11, 13])
+def test_an_epics_children_are_read_together_when_the_board_can(seed):
+    board = BoardReadTogether().epic(10, 11, 12, 13, 14).blocks(12, 11).blocks(13, 14)
+    alone = Board().epic(10, 11, 12, 13, 14).blocks(12, 11).blocks(13, 14)
+    together = detect_group(seed, board.fetch, board.fetch_many)
+    assert together == detect_group(seed, alone.fetch)
+    others = [n for n in (11, 12, 13, 14) if n != seed]
+    expected = [[10], others] if seed == 10 else [[seed], [10], others]
+    assert board.requests == expected  # the seed, its parent, the rest together
+
+
+def test_a_child_the_board_cannot_see_is_left_out_when_read_together():
+    board = BoardReadTogether().epic(10, 11, 12)
+    board.issues[10]["subs"].append(99)  # listed, but not readable
+    assert detect_group(11, board.fetch, board.fetch_many).issues == (11, 12)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph.db import Database, Row, Tx, migrate
 from ralph.errors import IssueNotFound, StateConflict
+from ralph.pipeline import IssueRelations
 from ralph.tracker._model import (
     CloseReason,
     Comment,
@@ -139,18 +140,58 @@ def _status_update(row: Row) -> StatusUpdate:
     )
 
 
+#: Issues per statement of a read of several: five lists of this many bound parameters
+#: stay well under SQLite's limit.
+_READ_CHUNK = 500
+
+
+def _some_relations(count: int) -> str:
+    """``count`` issues' relations in one statement (a round trip each is what a group's
+    read spent on PostgreSQL): their own rows (``self``: parent and title), their
+    children, both sides of their dependencies (two lookups, each on its own index: an
+    OR of the two is served by the repository's prefix alone, so by every dependency)
+    and the pull requests that close them, as (kind, a, b, position, title), in the
+    order each is listed."""
+    some = ", ".join("?" for _ in range(count))
+    return (
+        "SELECT 'self' AS kind, number AS a, parent AS b, 0 AS position, title "
+        f"FROM ralph_issues WHERE repo = ? AND number IN ({some}) UNION "
+        "SELECT 'child', number, parent, number, CAST(NULL AS TEXT) "
+        f"FROM ralph_issues WHERE repo = ? AND parent IN ({some}) UNION "
+        "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+        f"WHERE repo = ? AND blocked IN ({some}) UNION "
+        "SELECT 'dep', blocked, blocking, position, NULL FROM ralph_issue_deps "
+        f"WHERE repo = ? AND blocking IN ({some}) UNION "
+        "SELECT 'pr', issue, pull_request, pull_request, NULL FROM ralph_pull_request_closes "
+        f"WHERE repo = ? AND issue IN ({some}) ORDER BY 1, 4"
+    )
+
+
+def _chunks(numbers: Sequence[int]) -> Iterator[list[int]]:
+    unique = list(dict.fromkeys(numbers))
+    for start in range(0, len(unique), _READ_CHUNK):
+        yield unique[start : start + _READ_CHUNK]
+
+
 class _Relations:
-    """The relations of one issue, or (``number`` None) of every issue in a repository,
-    read in three statements; with ``blockers_only``, every issue's blockers alone (what
-    a dashboard shows)."""
+    """The relations of the issues ``numbers`` (one statement per ``_READ_CHUNK``), or
+    (``numbers`` None) of every issue in a repository (in three); with
+    ``blockers_only``, every issue's blockers alone (what a dashboard shows)."""
 
     def __init__(
-        self, tx: Tx, repo: str, number: int | None = None, *, blockers_only: bool = False
+        self,
+        tx: Tx,
+        repo: str,
+        numbers: Sequence[int] | None = None,
+        *,
+        blockers_only: bool = False,
     ) -> None:
         self.children: dict[int, list[int]] = {}
         self.blocked_by: dict[int, list[int]] = {}
         self.blocking: dict[int, list[int]] = {}
         self.pull_requests: dict[int, list[int]] = {}
+        #: With ``numbers``: the title and parent of each that exists.
+        self.own: dict[int, tuple[str, int | None]] = {}
         if blockers_only:
             for blocked, blocking in tx.columns(
                 "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
@@ -158,34 +199,60 @@ class _Relations:
             )[1]:
                 self.blocked_by.setdefault(blocked, []).append(blocking)
             return
-        one = number is not None
+        if numbers is not None:
+            for chunk in _chunks(numbers):
+                self._read_some(tx, repo, chunk)
+            return
         for row in tx.rows(
-            "SELECT parent, number FROM ralph_issues WHERE repo = ? AND "
-            + ("parent = ?" if one else "parent IS NOT NULL")
-            + " ORDER BY number",
-            (repo, number) if one else (repo,),
+            "SELECT parent, number FROM ralph_issues WHERE repo = ? AND parent IS NOT NULL "
+            "ORDER BY number",
+            (repo,),
         ):
             self.children.setdefault(row["parent"], []).append(row["number"])
         for row in tx.rows(
-            # One issue's both sides as two lookups, each on its own index: an OR of the
-            # two is served by the repository's prefix alone, so by every dependency.
-            "SELECT blocked, blocking, position FROM ralph_issue_deps "
-            "WHERE repo = ? AND blocked = ? UNION "
-            "SELECT blocked, blocking, position FROM ralph_issue_deps "
-            "WHERE repo = ? AND blocking = ? ORDER BY position"
-            if one
-            else "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
-            (repo, number, repo, number) if one else (repo,),
+            "SELECT blocked, blocking FROM ralph_issue_deps WHERE repo = ? ORDER BY position",
+            (repo,),
         ):
             self.blocked_by.setdefault(row["blocked"], []).append(row["blocking"])
             self.blocking.setdefault(row["blocking"], []).append(row["blocked"])
         for row in tx.rows(
-            "SELECT pull_request, issue FROM ralph_pull_request_closes WHERE repo = ?"
-            + (" AND issue = ?" if one else "")
-            + " ORDER BY pull_request",
-            (repo, number) if one else (repo,),
+            "SELECT pull_request, issue FROM ralph_pull_request_closes WHERE repo = ? "
+            "ORDER BY pull_request",
+            (repo,),
         ):
             self.pull_requests.setdefault(row["issue"], []).append(row["pull_request"])
+
+    def _read_some(self, tx: Tx, repo: str, numbers: list[int]) -> None:
+        asked = set(numbers)
+        for row in tx.rows(_some_relations(len(numbers)), (repo, *numbers) * 5):
+            kind, a, b = row["kind"], row["a"], row["b"]
+            if kind == "self":
+                self.own[a] = (row["title"], b)
+            elif kind == "child":
+                self.children.setdefault(b, []).append(a)
+            elif kind == "dep":
+                # Each side for an issue asked for only: a dependency between two chunks
+                # comes in both of their statements.
+                if a in asked:
+                    self.blocked_by.setdefault(a, []).append(b)
+                if b in asked:
+                    self.blocking.setdefault(b, []).append(a)
+            else:
+                self.pull_requests.setdefault(a, []).append(b)
+
+    def of(self, number: int) -> IssueRelations | None:
+        """The relations of ``number`` (one of those read), None when it does not exist."""
+        own = self.own.get(number)
+        if own is None:
+            return None
+        return IssueRelations(
+            number=number,
+            title=own[0],
+            parent=own[1],
+            sub_issues=tuple(self.children.get(number, ())),
+            blocked_by=tuple(self.blocked_by.get(number, ())),
+            blocking=tuple(self.blocking.get(number, ())),
+        )
 
 
 class LocalTracker(Tracker):
@@ -276,7 +343,44 @@ class LocalTracker(Tracker):
                 (self.repo, number),
             )
         ]
-        return _issue(row, _Relations(tx, self.repo, number), comments)
+        return _issue(row, _Relations(tx, self.repo, [number]), comments)
+
+    def get_issues(self, numbers: Sequence[int]) -> list[Issue]:
+        # Three statements for any number of issues (per chunk): a group's read.
+        with self.db.read_transaction() as tx:
+            rows: dict[int, Row] = {}
+            comments: dict[int, list[Comment]] = {}
+            for chunk in _chunks(numbers):
+                some = ", ".join("?" for _ in chunk)
+                for row in tx.rows(
+                    f"SELECT * FROM ralph_issues WHERE repo = ? AND number IN ({some})",
+                    (self.repo, *chunk),
+                ):
+                    rows[row["number"]] = row
+                for c in tx.rows(
+                    f"SELECT * FROM ralph_comments WHERE repo = ? AND number IN ({some}) "
+                    "ORDER BY id",
+                    (self.repo, *chunk),
+                ):
+                    comments.setdefault(c["number"], []).append(
+                        Comment(c["id"], c["author"], c["body"], c["created_at"])
+                    )
+            missing = next((n for n in numbers if n not in rows), None)
+            if missing is not None:
+                raise IssueNotFound(missing)
+            relations = _Relations(tx, self.repo, list(rows))
+        return [_issue(rows[n], relations, comments.get(n, ())) for n in numbers]
+
+    def relations(self, number: int) -> IssueRelations | None:
+        # One statement, not a whole issue's read: group detection asks this of every
+        # issue of a group, for every phase and re-plan of its issues.
+        with self.db.read_transaction() as tx:
+            return _Relations(tx, self.repo, [number]).of(number)
+
+    def relations_of(self, numbers: Sequence[int]) -> dict[int, IssueRelations]:
+        with self.db.read_transaction() as tx:
+            relations = _Relations(tx, self.repo, numbers)
+        return {n: found for n in numbers if (found := relations.of(n)) is not None}
 
     def list_issues(self, query: IssueQuery | None = None) -> list[Issue]:
         query = query or IssueQuery()
