@@ -102,15 +102,6 @@ class _Listener:
         self._thread.join(timeout=2.0)
 
 
-def _session_settings(connection: psycopg.Connection[dict[str, Any]]) -> None:
-    """A commit returns once PostgreSQL has it, not once its WAL is on disk: what
-    SQLite gives here (WAL with ``synchronous = NORMAL``). A crash of the database's
-    server or machine may lose the last fraction of a second of commits, never leaves
-    one half made; a crash of Ralph loses nothing. Waiting for the disk at each commit
-    cost a team on PostgreSQL a third of its store time (issue 49)."""
-    connection.execute("SET synchronous_commit = off")
-
-
 class PostgresDatabase(Database):
     dialect = "postgresql"
     schema_table_query = "SELECT 1 WHERE to_regclass('ralph_schema_version') IS NOT NULL"
@@ -144,7 +135,6 @@ class PostgresDatabase(Database):
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True, "row_factory": dict_row},
-            configure=_session_settings,
             open=False,
             name="ralph-db",
         )
