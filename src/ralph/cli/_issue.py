@@ -139,7 +139,8 @@ def issue_edit(
 
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
-        _say(f"Edited #{issue.number}: {issue.title} [{issue.workflow_state or 'no state'}]")
+        name = tracker.issue_name(issue.number)
+        _say(f"Edited {name}: {issue.title} [{issue.workflow_state or 'no state'}]")
 
 
 @issue_app.command("list")
@@ -282,9 +283,10 @@ def issue_move(
     with project_tracker(ctx) as (_, tracker):
         change = tracker.set_state(number, state, command=command, actor=actor)
     if change.changed:
-        _say(f"#{number}: {change.previous or '(no state)'} → {change.new} ({change.command})")
+        name = tracker.issue_name(number)
+        _say(f"{name}: {change.previous or '(no state)'} → {change.new} ({change.command})")
     else:
-        _say(f"#{number} is already in {change.new}; nothing changed")
+        _say(f"{tracker.issue_name(number)} is already in {change.new}; nothing changed")
 
 
 @issue_app.command("retry")
@@ -325,7 +327,7 @@ def issue_estimate(
     value = parse_estimate(estimate)
     with project_tracker(ctx) as (_, tracker):
         tracker.update_issue(number, estimate=value)
-    _say(f"#{number}: estimate {value}")
+    _say(f"{tracker.issue_name(number)}: estimate {value}")
 
 
 @issue_app.command("priority")
@@ -336,7 +338,7 @@ def issue_priority(
     value = parse_priority(priority)
     with project_tracker(ctx) as (_, tracker):
         tracker.update_issue(number, priority=value)
-    _say(f"#{number}: priority {value}")
+    _say(f"{tracker.issue_name(number)}: priority {value}")
 
 
 @issue_app.command("label")
@@ -356,7 +358,7 @@ def issue_label(
         current = tracker.get_issue(number).labels
         labels = [label for label in current if label not in (remove or ())] + list(add or ())
         issue = tracker.update_issue(number, labels=labels)
-    _say(f"#{number}: labels {', '.join(issue.labels) or '(none)'}")
+    _say(f"{tracker.issue_name(number)}: labels {', '.join(issue.labels) or '(none)'}")
 
 
 @issue_app.command("block")
@@ -368,7 +370,7 @@ def issue_block(
     """Record that an issue is blocked by another."""
     with project_tracker(ctx) as (_, tracker):
         tracker.add_dependency(number, by)
-    _say(f"#{number} is blocked by #{by}")
+    _say(f"{tracker.issue_name(number)} is blocked by {tracker.issue_name(by)}")
 
 
 @issue_app.command("unblock")
@@ -380,7 +382,7 @@ def issue_unblock(
     """Drop a blocked-by relation."""
     with project_tracker(ctx) as (_, tracker):
         tracker.remove_dependency(number, by)
-    _say(f"#{number} no longer waits for #{by}")
+    _say(f"{tracker.issue_name(number)} no longer waits for {tracker.issue_name(by)}")
 
 
 @issue_app.command("child")
@@ -397,7 +399,8 @@ def issue_child(
             tracker.remove_sub_issue(parent, child)
         else:
             tracker.add_sub_issue(parent, child, replace_parent=replace)
-    _say(f"#{child} {'detached from' if remove else 'is now a sub-issue of'} #{parent}")
+    joined = "detached from" if remove else "is now a sub-issue of"
+    _say(f"{tracker.issue_name(child)} {joined} {tracker.issue_name(parent)}")
 
 
 @issue_app.command("comment")
@@ -412,7 +415,7 @@ def issue_comment(
     check_text(text, "the comment")
     with project_tracker(ctx) as (_, tracker):
         tracker.add_comment(number, text, author=author)
-    _say(f"Commented on #{number}")
+    _say(f"Commented on {tracker.issue_name(number)}")
 
 
 @issue_app.command("close")
@@ -428,7 +431,7 @@ def issue_close(
             tracker.reopen_issue(number)
         else:
             tracker.close_issue(number, reason)
-    _say(f"#{number} {'reopened' if reopen else f'closed ({reason})'}")
+    _say(f"{tracker.issue_name(number)} {'reopened' if reopen else f'closed ({reason})'}")
 
 
 @issue_app.command("archive")
@@ -445,7 +448,7 @@ def issue_archive(
             tracker.unarchive_issue(number)
         else:
             tracker.archive_issue(number)
-    _say(f"#{number} {'back on the board' if undo else 'archived'}")
+    _say(f"{tracker.issue_name(number)} {'back on the board' if undo else 'archived'}")
 
 
 @issue_app.command("next")
@@ -480,7 +483,7 @@ def issue_next(
     if as_json:
         echo(json.dumps(payload, indent=2))
     elif issue is not None:
-        _say(f"#{issue.number} {issue.title} [{issue.workflow_state}]")
+        _say(f"{tracker.issue_name(issue.number)} {issue.title} [{issue.workflow_state}]")
     else:
         _say(f"Nothing actionable: {found.why_none()}.")
     if issue is None:

@@ -85,6 +85,8 @@ def test_doctor_issue_new_list_and_status_work_on_the_team(served, project):
     new = served.ralph("issue", "new", "Greet people by name", "-e", "XS", cwd=project.path)
     assert new.returncode == 0, new.stderr
     assert new.stdout == "Created ENG-1: Greet people by name [Backlog]\n"
+    said = served.ralph("issue", "comment", "1", "Looks right", cwd=project.path)
+    assert said.stdout == "Commented on ENG-1\n", said.stderr
     listed = served.ralph("issue", "list", cwd=project.path)
     assert listed.returncode == 0, listed.stderr
     assert "Greet people by name" in listed.stdout
