@@ -12,8 +12,8 @@ client for the time GitHub names (retry-after, the reset), or a minute doubling 
 repeats, and give up after five. GitHub's content-creation throttle pauses them too,
 for a minute doubling up to an hour, with a reconcile before each resend. A batch's
 reconcile that finds only some of it raises ``PartlyLanded``: the batch is not sent
-again whole. A refused resend after an unanswered try raises ``GitHubUnavailable``
-(it may have landed), not a refusal. A
+again whole; a batch's resend refused after an unanswered try raises
+``GitHubUnavailable`` (it may have landed), not a refusal. A
 paged query GitHub stops for its size or time is asked again with half the page.
 """
 
@@ -179,7 +179,9 @@ class GitHubClient:
         runs them in order and answers each: an alias it refused is in ``refused`` (the
         others' data stands), not an error for the whole request. Rate limits, throttles
         and lost answers are handled as for ``mutate`` (``reconcile`` returns the data
-        of what already holds, by alias)."""
+        of what already holds, by alias, or raises ``PartlyLanded`` when only some of it
+        does), but a resend refused after an unanswered try raises GitHubUnavailable:
+        what the batch carried without a marker may have landed."""
         if not document.mutation:
             raise ValueError(f"{document.name} is a query; use query()")
         try:
@@ -347,9 +349,11 @@ class GitHubClient:
                 if found is not None:
                     logger.info("github write reconciled", extra={"document": document.name})
                     return found, {}, {}
-                # Nothing found is not "nothing ran": a part without a marker (a field
-                # write) may have landed, so the caller must not undo or re-queue it.
-                raise _maybe_landed(document, outcome)
+                if per_alias:
+                    # Of a batch, nothing found is not "nothing ran": a part without a
+                    # marker (a field write) may have landed; the caller must not undo
+                    # or re-queue it.
+                    raise _maybe_landed(document, outcome)
             raise _error(document, outcome)
 
     def _wait_out_content_throttle(

@@ -6,7 +6,9 @@ of an issue comes from the task store's issue locks. A state change is one unit:
 its audit comment cannot be posted the whole change is sent again (the field write is
 skipped when it already holds, the comment is looked up by its marker first), and if
 it still fails the state is moved back, so a state never stays moved without its
-comment.
+comment. A batch of moves whose answer was lost, or that landed only in part, is sent
+again issue by issue, each looked at first: a state someone else set meanwhile is left
+(StateConflict), a note or audit already there is not posted again.
 """
 
 from __future__ import annotations
