@@ -12,7 +12,13 @@ from ralph._lazy import lazy_exports
 if TYPE_CHECKING:
     from ralph._graphql_http import Reply, Transport, TransportFailure
     from ralph.github._classify import Classified, ResponseKind, classify_response
-    from ralph.github._client import BatchAnswer, GitHubClient, marker, strip_markers
+    from ralph.github._client import (
+        BatchAnswer,
+        GitHubClient,
+        PartlyLanded,
+        marker,
+        strip_markers,
+    )
     from ralph.github._closing import closing_references
     from ralph.github._features import (
         ALL_ISSUE_FEATURES,
@@ -45,6 +51,7 @@ __all__ = [
     "IssueFeatures",
     "Pacer",
     "PacingPolicy",
+    "PartlyLanded",
     "Reply",
     "ResponseKind",
     "SharedPacing",

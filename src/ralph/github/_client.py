@@ -10,7 +10,10 @@ and a refusal of the resend is checked against the end state before it is believ
 (a merge that landed, an edge already there). Rate limits pause every request of the
 client for the time GitHub names (retry-after, the reset), or a minute doubling on
 repeats, and give up after five. GitHub's content-creation throttle pauses them too,
-for a minute doubling up to an hour, with a reconcile before each resend. A
+for a minute doubling up to an hour, with a reconcile before each resend. A batch's
+reconcile that finds only some of it raises ``PartlyLanded``: the batch is not sent
+again whole; a batch's resend refused after an unanswered try raises
+``GitHubUnavailable`` (it may have landed), not a refusal. A
 paged query GitHub stops for its size or time is asked again with half the page.
 """
 
@@ -39,7 +42,7 @@ from ralph.github._pacer import Pacer
 from ralph.github._tokens import TokenFor, Tokens
 from ralph.github.queries import VIEWER, GraphQLDocument
 
-__all__ = ["BatchAnswer", "GitHubClient", "marker", "strip_markers"]
+__all__ = ["BatchAnswer", "GitHubClient", "PartlyLanded", "marker", "strip_markers"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +75,17 @@ class BatchAnswer:
 
     def ok(self, alias: str) -> bool:
         return alias not in self.refused and self.data.get(alias) is not None
+
+
+class PartlyLanded(GitHubUnavailable):
+    """A batch of which only some parts landed (found by their markers after a lost or
+    throttled answer): sent again whole it would make those twice. A batch's reconcile
+    raises it; ``found`` holds the landed parts' data by alias. As any lost write, the
+    caller looks at each part before it sends it again."""
+
+    def __init__(self, document: str, found: dict[str, Any]) -> None:
+        super().__init__(f"{document}: only some of the batch landed; the rest is sent apart")
+        self.found = found
 
 
 class _TooLarge(GitHubPartialData):
@@ -165,7 +179,9 @@ class GitHubClient:
         runs them in order and answers each: an alias it refused is in ``refused`` (the
         others' data stands), not an error for the whole request. Rate limits, throttles
         and lost answers are handled as for ``mutate`` (``reconcile`` returns the data
-        of what already holds, by alias)."""
+        of what already holds, by alias, or raises ``PartlyLanded`` when only some of it
+        does), but a resend refused after an unanswered try raises GitHubUnavailable:
+        what the batch carried without a marker may have landed."""
         if not document.mutation:
             raise ValueError(f"{document.name} is a query; use query()")
         try:
@@ -333,6 +349,11 @@ class GitHubClient:
                 if found is not None:
                     logger.info("github write reconciled", extra={"document": document.name})
                     return found, {}, {}
+                if per_alias:
+                    # Of a batch, nothing found is not "nothing ran": a part without a
+                    # marker (a field write) may have landed; the caller must not undo
+                    # or re-queue it.
+                    raise _maybe_landed(document, outcome)
             raise _error(document, outcome)
 
     def _wait_out_content_throttle(
@@ -413,6 +434,16 @@ def _refused_aliases(outcome: Classified) -> dict[str, str] | None:
         alias = str(path[0])
         refused[alias] = "; ".join(filter(None, (refused.get(alias), str(error.get("message")))))
     return refused
+
+
+def _maybe_landed(document: GraphQLDocument, outcome: Classified) -> GitHubUnavailable:
+    """A refusal of a resend whose first try's answer was lost: that try may have landed."""
+    error = GitHubUnavailable(
+        f"GitHub refused {document.name} after an unanswered try that may have landed: "
+        f"{outcome.message}"
+    )
+    error.reason = outcome.message
+    return error
 
 
 def _error(document: GraphQLDocument, outcome: Classified) -> GitHubError:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from ralph.errors import GitHubInvalid, GitHubRateLimited, GitHubUnavailable, IssueNotFound
-from ralph.github import marker
+from ralph.github import PartlyLanded, marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS
 from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
@@ -193,16 +193,11 @@ class GitHubIssues(GitHubCreations):
         ):
             self._send_edit(number, edit)
             return
+        self._edit_alone(number, edit)
+
+    def _edit_alone(self, number: int, edit: dict[str, dict[str, object]]) -> None:
         with self._keeping_snapshots():  # GitHub's answer says what the issue now is
-            data = self.client.mutate(
-                q.UPDATE_ISSUE,
-                q.input_of(  # only what changes: an explicit null would blank the body
-                    id=node_id,
-                    title=title,
-                    body=None if body is None else self.stored_text(body),
-                    labelIds=label_ids,
-                ),
-            )
+            data = self.client.mutate(q.UPDATE_ISSUE, edit)
         self._snapshots.update(number, lambda issue: edited(issue, data["updateIssue"]["issue"]))
 
     def _carries(self, number: int) -> bool:
@@ -234,20 +229,25 @@ class GitHubIssues(GitHubCreations):
             for a in variables
         )
 
+        sought = {f"note{i}": (number, note.tag) for i, note in enumerate(notes)}
+
         def already() -> dict[str, Any] | None:
-            found = {}
-            for i, note in enumerate(notes):
-                node = self._comment_with(number, note.tag)
-                if node is None:
-                    return None
-                found[f"note{i}"] = {"commentEdge": {"node": node}}
-            return found
+            return self._comments_landed("EditIssue", sought)
 
         try:
             with self._keeping_snapshots():
                 answer = self.client.mutate_batch(
                     q.batch("EditIssue", parts), variables, reconcile=already if notes else None
                 )
+        except PartlyLanded as partly:  # sent again whole, the landed notes would be twice
+            self._fields_back(number, fields)
+            for i, note in enumerate(notes):
+                if f"note{i}" in partly.found:
+                    self._kept_comment(number, partly.found[f"note{i}"]["commentEdge"]["node"])
+                else:  # looked for first, when the snapshot ends
+                    self._notes_back(number, [note], maybe_posted=True)
+            self._edit_alone(number, edit)  # the edit is idempotent: sent again as it is
+            return
         except BaseException as exc:  # what it carried waits again
             self._fields_back(number, fields)
             lost = isinstance(exc, (GitHubUnavailable, GitHubRateLimited))

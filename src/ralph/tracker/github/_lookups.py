@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
@@ -422,6 +422,21 @@ class GitHubLookups(Tracker):
     def _stored_text(self, body: str) -> str:
         """A comment or issue body as GitHub is sent it: cut to what GitHub takes."""
         return fit_body(body, _IN_GIT)
+
+    def _comments_with(self, sought: Mapping[str, tuple[int, str]]) -> dict[str, dict[str, Any]]:
+        """Of the comments ``sought`` (key -> issue number, marker), those there, by key;
+        each issue read once."""
+        found: dict[str, dict[str, Any]] = {}
+        for number in dict.fromkeys(n for n, _ in sought.values()):
+            data = self.client.query(q.COMMENT_BY_MARKER, {**self._where, "number": number})
+            nodes = data["repository"]["issue"]["comments"]["nodes"]
+            for key, (wanted, tag) in sought.items():
+                node = (
+                    next((n for n in nodes if tag in n["body"]), None) if wanted == number else None
+                )
+                if node is not None:
+                    found[key] = dict(node)
+        return found
 
     def _comment_with(self, number: int, tag: str) -> dict[str, Any] | None:
         """The comment of issue ``number`` carrying marker ``tag``, if it is there."""

@@ -6,14 +6,16 @@ of an issue comes from the task store's issue locks. A state change is one unit:
 its audit comment cannot be posted the whole change is sent again (the field write is
 skipped when it already holds, the comment is looked up by its marker first), and if
 it still fails the state is moved back, so a state never stays moved without its
-comment.
+comment. A batch of moves whose answer was lost, or that landed only in part, is sent
+again issue by issue, each looked at first: a state someone else set meanwhile is left
+(StateConflict), a note or audit already there is not posted again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ralph.errors import (
@@ -167,14 +169,17 @@ class GitHubMoves(GitHubWrites):
             for alias in variables
         )
 
+        sought = {
+            **{
+                f"note{i}_{j}": (change.number, note.tag)
+                for i, (change, _) in enumerate(moves)
+                for j, note in enumerate(notes[i])
+            },
+            **{f"audit{i}": (change.number, tags[i]) for i, (change, _) in enumerate(moves)},
+        }
+
         def already() -> dict[str, Any] | None:
-            found = {}
-            for i, (change, _) in enumerate(moves):
-                node = self._comment_with(change.number, tags[i])
-                if node is None:
-                    return None
-                found[f"audit{i}"] = {"commentEdge": {"node": node}}
-            return found
+            return self._comments_landed("MoveStates", sought)
 
         try:
             with self._keeping_snapshots():
@@ -182,9 +187,11 @@ class GitHubMoves(GitHubWrites):
                     q.batch("MoveStates", parts), variables, reconcile=already
                 )
         except (GitHubUnavailable, GitHubRateLimited):
-            # It may have landed: every issue is looked at before its move is sent again.
+            # It may have landed, or some of it (PartlyLanded): every issue is looked at
+            # before its move is sent again, its notes before they are posted again.
             self._all_back(moves, notes, created, lost=True)
-            self._each_move(moves, resend=True, tags=tags)
+            unset = {c.number for i, (c, _) in enumerate(moves) if WORKFLOW_STATE in created[i]}
+            self._each_move(moves, resend=True, tags=tags, unset=unset)
             return
         except BaseException:  # refused whole: nothing of it ran
             self._all_back(moves, notes, created, lost=False)
@@ -206,9 +213,11 @@ class GitHubMoves(GitHubWrites):
         *,
         resend: bool,
         tags: Sequence[str] | None = None,
+        unset: Collection[int] = (),
     ) -> None:
-        """The moves one by one (``resend``: each looked at first, its marker ``tags``);
-        one that fails does not stop the others, the first failure is raised after."""
+        """The moves one by one (``resend``: each looked at first, its marker ``tags``;
+        ``unset``: new issues whose first state went with the lost request); one that
+        fails does not stop the others, the first failure is raised after."""
         failure: BaseException | None = None
         for i, (change, body) in enumerate(moves):
             try:
@@ -219,6 +228,7 @@ class GitHubMoves(GitHubWrites):
                     body,
                     tag=tags[i] if tags else None,
                     resend=resend,
+                    unset=change.number in unset,
                 )
             except (GitHubError, InvalidInput, StateConflict) as exc:
                 failure = failure or exc
@@ -353,17 +363,26 @@ class GitHubMoves(GitHubWrites):
         *,
         tag: str | None = None,
         resend: bool = False,
+        unset: bool = False,
     ) -> None:
         """Move the issue to ``new`` and post its audit ``comment``, as one unit and one
         request (``MoveState``: Workflow State, Status when it changes, the comment, in
         that order). A change GitHub could not take (unavailable, throttled) is sent
         again (the field only if it is not ``new`` already, the comment only if its
-        marker is not there), and a change that still fails is moved back to ``before``."""
+        marker is not there; StateConflict if someone moved the issue meanwhile), and a
+        change that still fails is moved back to ``before``. ``unset``: a new issue
+        whose first state goes with this move (no state on GitHub is ``before`` too)."""
         tag = tag or marker()
+        # The states a resend may find and still write over: the move's own start.
+        start = {before}
+        if unset or WORKFLOW_STATE in self._pending_fields().get(number, {}):
+            start.add(None)
         attempt = 1
         while True:
             try:
-                self._send_move(number, new, comment, tag, resend=resend or attempt > 1)
+                self._send_move(
+                    number, new, comment, tag, resend=resend or attempt > 1, start=start
+                )
                 return
             except (GitHubUnavailable, GitHubRateLimited) as exc:
                 if attempt == _STATE_CHANGE_TRIES:
@@ -379,18 +398,31 @@ class GitHubMoves(GitHubWrites):
             attempt += 1
 
     def _send_move(
-        self, number: int, new: WorkflowState, comment: str, tag: str, *, resend: bool
+        self,
+        number: int,
+        new: WorkflowState,
+        comment: str,
+        tag: str,
+        *,
+        resend: bool,
+        start: Collection[WorkflowState | None],
     ) -> None:
+        """The move as one request; ``resend``: what a lost try did is read afresh first,
+        and a state neither ``new`` nor one of ``start`` is someone else's move, left."""
         posted: dict[str, Any] | None = None
-        if resend:  # what the lost try did is read afresh
+        if resend:
             self._snapshots.forget([number])
             self._statuses.pop(number, None)
-            if self.get_issue(number).workflow_state == new:
+            current = self.get_issue(number).workflow_state
+            if current == new:
                 self._sync_status(number, new)
                 posted = self._comment_with(number, tag)
                 if posted is not None:
                     self._kept_move(number, new, posted)
                     return
+            elif current not in start:
+                expected = next((s.value for s in start if s is not None), None)
+                raise StateConflict(number, expected, current.value if current else None)
         variables: dict[str, Any] = {}
         if not resend or self.get_issue(number).workflow_state != new:
             variables["state"] = self._field_input(number, WORKFLOW_STATE, new.value)["input"]
@@ -439,12 +471,16 @@ class GitHubMoves(GitHubWrites):
                 self._post_comment(number, comment, tag)  # kept by _post_comment
             return
 
-        def already() -> dict[str, Any] | None:
-            found = self._comment_with(number, tag)
-            return None if found is None else {"audit": {"commentEdge": {"node": found}}}
-
         # The phase's notes on the issue go first, then the fields, then the audit.
         notes = self._fresh_notes(number, q.BATCH_LIMIT - len(variables) - 1)
+        sought = {
+            **{f"note{i}": (number, note.tag) for i, note in enumerate(notes)},
+            "audit": (number, tag),
+        }
+
+        def already() -> dict[str, Any] | None:
+            return self._comments_landed("MoveState", sought)
+
         variables = {
             **{
                 f"note{i}": q.input_of(

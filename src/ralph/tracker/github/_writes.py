@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ralph.errors import GitHubError, GitHubInvalid, GitHubNotFound, InvalidInput
-from ralph.github import marker
+from ralph.github import BatchAnswer, PartlyLanded, marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS, WORKFLOW_STATE
 from ralph.tracker._model import Comment, Issue
@@ -78,6 +78,23 @@ class GitHubWrites(GitHubLookups):
         waiting = self._pending_notes().setdefault(number, [])
         if all(note.body != body for note in waiting):  # said once, as comment_once means
             waiting.append(_Note(body, marker()))
+
+    def _comments_landed(
+        self, document: str, sought: Mapping[str, tuple[int, str]]
+    ) -> dict[str, Any] | None:
+        """A batch's reconcile by its comments' markers (alias -> issue number, marker):
+        their answers by alias when all landed, None when none did (the batch may be sent
+        again); PartlyLanded when only some did, as sent again whole those would be
+        posted twice."""
+        found = {
+            alias: {"commentEdge": {"node": node}}
+            for alias, node in self._comments_with(sought).items()
+        }
+        if len(found) == len(sought):
+            return found
+        if found:
+            raise PartlyLanded(document, found)
+        return None
 
     def _pending_fields(self) -> dict[int, dict[str, Any]]:
         """New issues' fields (field name -> enum value) not sent yet, by number."""
@@ -164,23 +181,24 @@ class GitHubWrites(GitHubLookups):
             for i, (number, note) in enumerate(notes)
         }
 
+        sought = {f"note{i}": (number, note.tag) for i, (number, note) in enumerate(notes)}
+
         def already() -> dict[str, Any] | None:
-            found = {}
-            for i, (number, note) in enumerate(notes):
-                node = self._comment_with(number, note.tag)
-                if node is None:
-                    return None
-                found[f"note{i}"] = {"commentEdge": {"node": node}}
-            return found
+            return self._comments_landed("AddComments", sought)
 
         parts = tuple(q.comment_part(alias) for alias in variables)
-        with self._keeping_snapshots():
-            answer = self.client.mutate_batch(
-                q.batch("AddComments", parts), variables, reconcile=already
-            )
-        for i, (number, _) in enumerate(notes):
+        try:
+            with self._keeping_snapshots():
+                answer = self.client.mutate_batch(
+                    q.batch("AddComments", parts), variables, reconcile=already
+                )
+        except PartlyLanded as partly:  # the others are posted apart, each looked for first
+            answer = BatchAnswer(partly.found)
+        for i, (number, note) in enumerate(notes):
             if answer.ok(f"note{i}"):
                 self._kept_comment(number, answer.data[f"note{i}"]["commentEdge"]["node"])
+            elif f"note{i}" not in answer.refused:
+                self._post_comment(number, note.body, note.tag, look_first=True)
         if answer.refused:
             alias, why = next(iter(answer.refused.items()))
             raise GitHubInvalid(f"GitHub refused a comment on #{notes[int(alias[4:])][0]}: {why}")
