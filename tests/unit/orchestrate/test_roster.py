@@ -27,9 +27,16 @@ DONE, PENDING, RUNNING = TaskStatus.DONE, TaskStatus.PENDING, TaskStatus.RUNNING
 def task(id_: int, role: str, status: TaskStatus = PENDING, **fields: Any) -> Task:
     kind = fields.pop("kind", "review")
     return Task(
-        id=id_, run_id=1, key=f"t{id_}", kind=kind, role=role, issues=(id_,), subject="",
-        status=status, **fields,
-    )  # fmt: skip
+        id=id_,
+        run_id=1,
+        key=f"t{id_}",
+        kind=kind,
+        role=role,
+        issues=(id_,),
+        subject="",
+        status=status,
+        **fields,
+    )
 
 
 class UnstartedCrew(Crew):
@@ -90,8 +97,12 @@ def test_a_queue_grows_its_role_with_new_names_and_says_so():
     said = kept.look([task(i, "validator") for i in range(1, 4)])
     assert said == ["validators: 1 -> 4 (3 ready)"]
     assert [w.name for w in crew.active] == [
-        "validator-1", "builder-1", "validator-2", "validator-3", "validator-4"
-    ]  # fmt: skip
+        "validator-1",
+        "builder-1",
+        "validator-2",
+        "validator-3",
+        "validator-4",
+    ]
     assert all(w.roles == ("validator",) for w in crew.active if w.name.startswith("validator"))
 
 
