@@ -41,6 +41,7 @@ rest are here)::
     │   │   ├── GitHubPartialData   data came back with errors beside it (carries the data)
     │   │   ├── GitHubRateLimited   still rate limited after the waits allowed
     │   │   └── GitHubUnavailable   transport errors and 5xx after the retries allowed
+    │   │       └── PartlyLanded    a batch's answer lost with only some of it landed
     │   ├── LinearError         [linear] Linear's API refused or did not answer
     │   │   ├── LinearAuthError     [linear] a missing, wrong or revoked key, or FORBIDDEN
     │   │   ├── LinearInvalid       [linear] Linear refused the input (nothing happened)
