@@ -18,6 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from ralph._tracing import RunTrace, flush_traces, reset_tracing
 from ralph.config import load_config
 from ralph.project import open_project
+from tests.bytecode import bytecode_folder
 
 from ..cli_project import farewell_project
 from ..conftest import ralph_process
@@ -161,7 +162,7 @@ def test_without_an_endpoint_the_sdk_is_never_imported(tmp_path):
         "print(tracing_enabled(), sorted(m for m in sys.modules if m.startswith("
         "('opentelemetry.sdk', 'opentelemetry.exporter'))))\n"
     )
-    env = {"PATH": "/usr/bin:/bin"}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(bytecode_folder())}
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env
     )
