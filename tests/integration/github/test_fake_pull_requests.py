@@ -169,6 +169,29 @@ def test_a_required_check_that_never_reported_blocks_the_merge_unseen(pulls):
     assert found["mergeStateStatus"] == "BLOCKED"
 
 
+def test_an_answer_is_of_one_instant_so_a_check_concluding_mid_answer_is_seen_one_way(pulls):
+    """A clock that moves on every look, and a check concluding at each look of an
+    answer in turn: without one instant per answer, a check could be in progress for
+    mergeStateStatus and completed in the rollup of the same answer (a merge escalated
+    as BLOCKED with every check passed)."""
+    pulls.fake.protect("acme/shop", checks=["ci"])
+    number = open_pr(pulls)
+    ticking = pulls.clock
+
+    class Ticking:
+        def __call__(self) -> float:
+            ticking.advance(1)
+            return float(ticking.now)
+
+    pulls.fake.clock = pulls.fake.world.clock = Ticking()
+    seen = set()
+    for looks in range(1, 40):
+        pulls.fake.add_check("acme/shop", number, "ci", "success", after=looks)
+        found = state(pulls, number)
+        seen.add((checks(found)["ci"][:2], found["mergeStateStatus"]))
+    assert seen == {(("IN_PROGRESS", None), "BLOCKED"), (("COMPLETED", "SUCCESS"), "CLEAN")}
+
+
 def test_an_up_to_date_rule_makes_a_head_behind_its_base_behind(pulls):
     pulls.fake.protect("acme/shop", checks=["ci"], strict=True)
     pulls.fake.run_ci("acme/shop", CheckPlan("ci"))

@@ -392,7 +392,7 @@ class FakeGitHub(PullRequestScripting):
     def _execute(
         self, source: str, variables: Mapping[str, Any], account: TokenHolder
     ) -> dict[str, Any]:
-        with self.world.lock:
+        with self.world.lock, self.world.one_instant():
             self._spend(primary_points(source, variables))  # GitHub's formula
             self.world.serial += 1
             run_due(self.world)

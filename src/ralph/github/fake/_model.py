@@ -14,7 +14,8 @@ import itertools
 import re
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -685,6 +686,19 @@ class World:
     def __post_init__(self) -> None:
         self._ids = itertools.count(1)
         self.database_ids = itertools.count(1000)
+
+    @contextmanager
+    def one_instant(self) -> Iterator[None]:
+        """While a request executes, the world's clock stands still: GitHub answers
+        from one snapshot, so a check concluding mid-answer is never in progress in
+        ``mergeStateStatus`` and completed in the rollup of the same answer."""
+        ticking = self.clock
+        instant = ticking()
+        self.clock = lambda: instant
+        try:
+            yield
+        finally:
+            self.clock = ticking
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):06d}"
