@@ -605,17 +605,21 @@ query IssueProjectItems($id: ID!, $first: Int!, $after: String) {
     page_size=50,
 )
 
+#: The newest issues first, paged: where a write whose answer was lost looks for the
+#: issues it made (by the marker in their bodies).
 ISSUE_BY_MARKER = GraphQLDocument(
     "IssueByMarker",
     """
-query IssueByMarker($owner: String!, $name: String!) {
+query IssueByMarker($owner: String!, $name: String!, $first: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
-    issues(first: 20, orderBy: {field: CREATED_AT, direction: DESC}) {
+    issues(first: $first, after: $after, orderBy: {field: CREATED_AT, direction: DESC}) {
+      pageInfo { hasNextPage endCursor }
       nodes { id number body url createdAt }
     }
   }
 }
 """,
+    page_size=50,
 )
 
 COMMENT_BY_MARKER = GraphQLDocument(

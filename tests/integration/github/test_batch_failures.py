@@ -313,6 +313,38 @@ def test_issues_made_together_whose_answer_was_lost_are_found_not_made_again(git
     assert [m.number for m in made] == [2, 3, 4]
 
 
+class _LandsThenOthersMakeMany:
+    """A transport that lets the first ``CreateIssues`` land, then, before its answer
+    is lost, has others make ``others`` issues (a busy repository while it retries)."""
+
+    def __init__(self, github: FakeGitHub, others: int) -> None:
+        self.github = github
+        self.others = others
+        self.cut = False
+
+    def post(self, payload, token):
+        if not self.cut and "mutation CreateIssues" in payload["query"]:
+            self.cut = True
+            self.github.post(payload, token)
+            for n in range(self.others):
+                self.github.add_issue("acme/shop", f"Someone else's {n}")
+            raise TransportFailure("connection reset after the batch landed")
+        return self.github.post(payload, token)
+
+    def close(self) -> None:
+        self.github.close()
+
+
+def test_issues_made_together_are_found_behind_many_made_since_and_not_made_again(github, clock):
+    tracker = tracker_on(github, clock)
+    epic = tracker.create_issue("Epic")
+    tracker.client.transport = _LandsThenOthersMakeMany(github, others=60)
+    made = tracker.create_issues(_three(tracker, epic.number))
+    titles = [i.title for i in github.repository("acme/shop").issue_list]
+    assert [t for t in titles if t.startswith("Part")] == ["Part 0", "Part 1", "Part 2"]
+    assert [m.number for m in made] == [2, 3, 4]
+
+
 class _FirstOnlyLands:
     """A transport that, for the first ``CreateIssues``, lets GitHub run only its first
     creation and then loses the answer (a batch cut short part way)."""

@@ -10,6 +10,7 @@ so no issue is made twice.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -30,6 +31,11 @@ from ralph.workflow import Estimate, Priority, WorkflowState
 __all__ = ["GitHubCreations"]
 
 logger = logging.getLogger(__name__)
+
+#: How many of the newest issues a lost write's markers are looked for in: its own (at
+#: most ten a batch) and what others made while it was retried, at GitHub's pace for
+#: content (about 80 a minute).
+_MARKER_LOOKBACK = 200
 
 
 class _PartlyMade(GitHubError):
@@ -188,13 +194,17 @@ class GitHubCreations(GitHubMoves):
         )["input"]
 
     def _landed(self, creations: Sequence[_Creation]) -> dict[str, Any]:
-        """The creations GitHub holds, found by their markers (alias -> its answer)."""
-        data = self.client.query(q.ISSUE_BY_MARKER, self._where)
+        """The creations GitHub holds, found by their markers (alias -> its answer):
+        the newest issues are read until each is found, as far back as others could
+        have been made since (a busy repository makes many while a write is retried)."""
         found: dict[str, Any] = {}
-        for node in data["repository"]["issues"]["nodes"]:
+        newest = self.client.pages(q.ISSUE_BY_MARKER, self._where, ("repository", "issues"))
+        for node in itertools.islice(newest, _MARKER_LOOKBACK):
             for i, creation in enumerate(creations):
                 if creation.tag in node["body"]:
                     found[f"issue{i}"] = {"issue": node}
+            if len(found) == len(creations):
+                break
         return found
 
     def _took_creation(self, creation: _Creation, node: Mapping[str, Any]) -> int:
