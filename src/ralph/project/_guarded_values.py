@@ -30,8 +30,10 @@ _COUNT_CAPS = (
     "budget_day_sessions",
     "budget_stall_tokens",
 )
-_FALLBACKS = "agent.fallback_agents"
-#: The tables under [agent] with a fallback list of their own, by their key in Config.
+#: [agent]'s guarded keys that a role's or a phase's table may set too, each with its
+#: narrowest value: no fallback agent, no run cap of its own (budget_task_usd applies).
+_PER_TABLE: dict[str, Any] = {"fallback_agents": (), "max_usd": 0.0}
+#: The tables under [agent] that may set those keys, by their field in AgentSettings.
 _AGENT_TABLES = ("roles", "phases")
 
 
@@ -50,7 +52,7 @@ def guarded_values(config: Config) -> dict[str, Any]:
         "prices": {
             model: dataclasses.asdict(price) for model, price in sorted(config.prices.items())
         },
-        _FALLBACKS: _fallback_lists(config.agent),
+        **{f"agent.{key}": _per_table(config.agent, key) for key in _PER_TABLE},
     }
 
 
@@ -58,32 +60,40 @@ def _hook_names() -> list[str]:
     return [f"hooks.{hook}" for hook in HOOK_NAMES]
 
 
-def _fallback_lists(agent: AgentSettings) -> dict[str, list[str]]:
-    """Every table's fallback list by the table's name in the file: ``agent``,
-    ``agent.roles.ROLE``, ``agent.phases.PHASE`` (a role or phase naming none is left
-    out: it takes the table above's)."""
-    lists = {"agent": list(agent.fallback_agents)}
+def _per_table(agent: AgentSettings, key: str) -> dict[str, Any]:
+    """``key`` of every [agent] table that sets it, by the table's name in the file:
+    ``agent``, ``agent.roles.ROLE``, ``agent.phases.PHASE`` (a role or phase setting
+    none is left out: it takes the table above's)."""
+    values = {"agent": _json(getattr(agent, key))}
     for kind in _AGENT_TABLES:
         tables: Mapping[str, PhaseSettings] = getattr(agent, kind)
         for name, table in sorted(tables.items()):
-            if table.fallback_agents is not None:
-                lists[f"agent.{kind}.{name}"] = list(table.fallback_agents)
-    return lists
+            if getattr(table, key) is not None:
+                values[f"agent.{kind}.{name}"] = _json(getattr(table, key))
+    return values
 
 
-def _with_fallbacks(agent: AgentSettings, lists: Mapping[str, list[str]]) -> AgentSettings:
-    """``agent`` with ``lists`` (as ``_fallback_lists`` makes them) its fallback agents."""
-    changes: dict[str, Any] = {"fallback_agents": tuple(lists.get("agent", ()))}
+def _json(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _with_per_table(
+    agent: AgentSettings, key: str, values: Mapping[str, Any], default: Any
+) -> AgentSettings:
+    """``agent`` with ``values`` (as ``_per_table`` makes them) its ``key``; [agent]'s
+    own ``default`` where ``values`` has none."""
+
+    def native(value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value
+
+    changes: dict[str, Any] = {key: native(values.get("agent", default))}
     for kind in _AGENT_TABLES:
         prefix = f"agent.{kind}."
-        named = {k.removeprefix(prefix): v for k, v in lists.items() if k.startswith(prefix)}
+        named = {k.removeprefix(prefix): v for k, v in values.items() if k.startswith(prefix)}
         tables = dict(getattr(agent, kind))
         for name in tables.keys() | named.keys():
-            own = named.get(name)
-            tables[name] = dataclasses.replace(
-                tables.get(name, PhaseSettings()),
-                fallback_agents=None if own is None else tuple(own),
-            )
+            own = native(named.get(name))
+            tables[name] = dataclasses.replace(tables.get(name, PhaseSettings()), **{key: own})
         changes[kind] = tables
     return dataclasses.replace(agent, **changes)
 
@@ -91,7 +101,7 @@ def _with_fallbacks(agent: AgentSettings, lists: Mapping[str, list[str]]) -> Age
 def with_values(config: Config, values: Mapping[str, Any]) -> Config:
     """``config`` with ``values`` in force; a value never accepted (None) is the narrowest:
     no command, nothing passed, no network, nothing unsandboxed, the smallest cap, Ralph's
-    own prices, no fallback agent."""
+    own prices, no fallback agent, no agent run cap but the task's."""
     commands = {n.removeprefix("hooks."): str(values[n] or "") for n in _hook_names()}
     hooks: HookSettings = dataclasses.replace(config.hooks, **commands)  # type: ignore[arg-type]
     notify: NotifySettings = dataclasses.replace(
@@ -102,6 +112,9 @@ def with_values(config: Config, values: Mapping[str, Any]) -> Config:
         **{name: 1 if values[name] is None else int(values[name]) for name in _COUNT_CAPS},
     }
     prices = {model: ModelPrice(**price) for model, price in (values["prices"] or {}).items()}
+    agent = config.agent
+    for key, narrowest in _PER_TABLE.items():
+        agent = _with_per_table(agent, key, values[f"agent.{key}"] or {}, narrowest)
     return dataclasses.replace(
         config,
         test_command=str(values["test_command"] or ""),
@@ -113,6 +126,6 @@ def with_values(config: Config, values: Mapping[str, Any]) -> Config:
         notify=notify,
         hooks=hooks,
         prices=prices,
-        agent=_with_fallbacks(config.agent, values[_FALLBACKS] or {}),
+        agent=agent,
         **caps,
     )

@@ -48,9 +48,9 @@ CONTROL_FILES: tuple[tuple[str, str], ...] = (
 
 #: ralph.toml's settings that run something on the host, widen what agents get or bound
 #: what they spend (a cap of 0 is none; a price too low lets a dollar cap pass; a
-#: fallback agent is another provider's spending), by their name in the file (a table's
-#: key as ``table.key``; ``prices`` is the whole table, ``agent.fallback_agents`` every
-#: role's and phase's list too).
+#: fallback agent is another provider's spending; an agent run's ``max_usd`` wins over
+#: ``budget_task_usd``), by their name in the file (a table's key as ``table.key``;
+#: ``prices`` is the whole table, ``agent.KEY`` every role's and phase's too).
 GUARDED_SETTINGS: tuple[str, ...] = (
     "test_command",
     "sandbox_env",
@@ -75,6 +75,7 @@ GUARDED_SETTINGS: tuple[str, ...] = (
     "budget_stall_tokens",
     "prices",
     "agent.fallback_agents",
+    "agent.max_usd",
 )
 
 

@@ -25,6 +25,8 @@ PRICE = '\n[prices."gpt-5-codex"]\ninput = 1.25\noutput = 10\n'
 CHEAP = '\n[prices."gpt-5-codex"]\ninput = 0\noutput = 0\n'
 NO_FALLBACK = "fallback_agents = []"
 FALLBACK = 'fallback_agents = ["codex"]'
+RUN_CAP = "\nmax_usd = 0\n"  # [agent]'s: 0 leaves budget_task_usd the cap
+NO_RUN_CAP = "\nmax_usd = 10000\n"
 REFUSED = (
     "by a merge Ralph made without a person: refused, `{was}` stays in force; commit the "
     "change yourself to accept it"
@@ -44,15 +46,24 @@ def repo(tmp_path: Path, ralph_cli: RalphCli, monkeypatch: pytest.MonkeyPatch) -
     return project
 
 
-def in_force(repo: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, float, tuple[str, ...]]:
-    """The run token cap, the price's output and implement's fallback agents a run of
-    ralph.toml's own agents would have (``RALPH_AGENT`` would leave no fallback)."""
+def in_force(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, float, tuple[str, ...], float | None]:
+    """The run token cap, the price's output, implement's fallback agents and its agent
+    run's dollar cap a run of ralph.toml's own agents would have (``RALPH_AGENT`` would
+    leave no fallback)."""
     with monkeypatch.context() as own:
         own.delenv("RALPH_AGENT", raising=False)
         with open_project(load_config(repo)) as project:
             config = project.config
     price = config.prices["gpt-5-codex"].output
-    return config.budget_run_tokens, price, config.agent.fallbacks_for("implement")
+    implement = config.agent.for_phase("implement")
+    return (
+        config.budget_run_tokens,
+        price,
+        config.agent.fallbacks_for("implement"),
+        implement.max_usd,
+    )
 
 
 def test_a_cap_ralph_lifted_alone_stays_in_force_and_is_said(
@@ -77,17 +88,18 @@ def test_a_cap_ralph_lifted_alone_stays_in_force_and_is_said(
     assert "budget_run_tokens changed since the last run" in doctor.stdout
 
 
-def test_a_price_lowered_and_a_fallback_named_by_ralph_alone_are_refused(
+def test_a_price_lowered_a_fallback_named_and_a_run_cap_lifted_by_ralph_alone_are_refused(
     repo: GitProject, ralph_cli: RalphCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     toml = (repo.path / "ralph.toml").read_text()
     new_toml = toml.replace(PRICE, CHEAP).replace(NO_FALLBACK, FALLBACK)
-    merged_by_ralph_alone(repo, ralph_cli, monkeypatch, new_toml)
-    assert in_force(repo.path, monkeypatch) == (1500, 10.0, ())
+    merged_by_ralph_alone(repo, ralph_cli, monkeypatch, new_toml.replace(RUN_CAP, NO_RUN_CAP))
+    assert in_force(repo.path, monkeypatch) == (1500, 10.0, (), 0.0)
     doctor = ralph_process("doctor", cwd=repo.path)
     assert "ralph.toml's prices changed since the last run: `{" in doctor.stdout
     assert "agent.fallback_agents changed since the last run" in doctor.stdout
-    assert doctor.stdout.count("by a merge Ralph made without a person: refused") == 2
+    assert "agent.max_usd changed since the last run" in doctor.stdout
+    assert doctor.stdout.count("by a merge Ralph made without a person: refused") == 3
 
 
 def test_a_persons_own_commit_of_caps_prices_and_fallbacks_is_accepted_and_said(
@@ -109,4 +121,4 @@ def test_a_persons_own_commit_of_caps_prices_and_fallbacks_is_accepted_and_said(
     for name in ("budget_run_tokens", "prices", "agent.fallback_agents"):
         assert f"ralph.toml's {name} changed since the last run" in err
     assert err.count("(a person's change: accepted)") == 3
-    assert in_force(repo.path, monkeypatch) == (0, 0.0, ("codex",))
+    assert in_force(repo.path, monkeypatch) == (0, 0.0, ("codex",), 0.0)

@@ -12,9 +12,10 @@ from ralph.project._guarded_values import guarded_values, with_values
 from ralph.workflow import GUARDED_SETTINGS
 
 AGENT = AgentSettings(
+    max_usd=3.0,
     fallback_agents=("codex",),
     roles={"validator": PhaseSettings(model="opus", fallback_agents=("gemini",))},
-    phases={"implement": PhaseSettings(max_turns=9, fallback_agents=())},
+    phases={"implement": PhaseSettings(max_turns=9, max_usd=5.0, fallback_agents=())},
 )
 
 
@@ -40,6 +41,7 @@ def test_every_guarded_setting_has_a_value_and_kept_ones_come_back_in_force(
         "agent.roles.validator": ["gemini"],
         "agent.phases.implement": [],
     }
+    assert kept["agent.max_usd"] == {"agent": 3.0, "agent.phases.implement": 5.0}
     assert with_values(config, kept) == config
 
 
@@ -49,8 +51,9 @@ def test_accepted_values_replace_ralph_merges_ones_and_leave_the_rest(tmp_path: 
         root=tmp_path,
         agent=AgentSettings(
             model="sonnet",
+            max_usd=1000.0,
             fallback_agents=("opencode",),
-            phases={"research": PhaseSettings(fallback_agents=("opencode",))},
+            phases={"research": PhaseSettings(max_usd=900.0, fallback_agents=("opencode",))},
         ),
         prices={"gpt-5-codex": ModelPrice(0, 0, 0, 0)},
     )
@@ -61,6 +64,8 @@ def test_accepted_values_replace_ralph_merges_ones_and_leave_the_rest(tmp_path: 
     assert in_force.agent.fallbacks_for("research") == ("codex",)
     assert in_force.agent.fallbacks_for("implement") == ()
     assert in_force.agent.fallbacks_for("review") == ("gemini",)
+    assert in_force.agent.for_phase("research").max_usd == 3.0
+    assert in_force.agent.for_phase("implement").max_usd == 5.0
 
 
 def test_values_never_accepted_are_the_narrowest(tmp_path: Path) -> None:
@@ -71,3 +76,5 @@ def test_values_never_accepted_are_the_narrowest(tmp_path: Path) -> None:
     assert in_force.prices == {}
     assert in_force.agent.fallbacks_for("implement") == ()
     assert in_force.agent.fallbacks_for("review") == ()
+    # No run cap of its own: budget_task_usd applies.
+    assert in_force.agent.for_phase("implement").max_usd == 0.0

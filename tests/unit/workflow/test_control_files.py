@@ -142,7 +142,10 @@ def test_the_spending_caps_prices_and_fallback_agents_are_guarded() -> None:
         "budget_day_sessions",
         "budget_stall_tokens",
     }
-    assert caps | {"prices", "agent.fallback_agents"} <= set(GUARDED_SETTINGS)
+    # An agent run's own dollar cap ([agent] max_usd, a role's, a phase's) wins over
+    # budget_task_usd.
+    others = {"prices", "agent.fallback_agents", "agent.max_usd"}
+    assert caps | others <= set(GUARDED_SETTINGS)
 
 
 def test_a_cap_a_ralph_merge_lifted_is_refused_and_the_cap_stays() -> None:
