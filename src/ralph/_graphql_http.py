@@ -10,9 +10,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, Protocol
 
+from ralph._quiet_http import QuietHandler
 from ralph._secrets import redact
 
 __all__ = ["HttpsPoster", "Reply", "Transport", "TransportFailure", "serve_graphql"]
@@ -77,7 +78,7 @@ def serve_graphql(
     free one) for the ``with`` block; yields the GraphQL URL. A ``TransportFailure``
     drops the connection unanswered, as a reset does."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             try:
@@ -96,9 +97,6 @@ def serve_graphql(
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True

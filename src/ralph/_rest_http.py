@@ -12,11 +12,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from ralph import _graphql_http
+from ralph._quiet_http import QuietHandler
 from ralph._secrets import redact
 
 __all__ = [
@@ -103,7 +104,7 @@ def serve_rest(answer: Answer, name: str, *, port: int = 0) -> Iterator[str]:
     the ``with`` block; yields the base URL. A ``TransportFailure`` drops the connection
     unanswered, as a reset does; a body that is not JSON is answered 400."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def _handle(self) -> None:
             url = urlsplit(self.path)
             length = int(self.headers.get("Content-Length", "0") or 0)
@@ -136,9 +137,6 @@ def serve_rest(answer: Answer, name: str, *, port: int = 0) -> Iterator[str]:
             self.wfile.write(data)
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
 
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True

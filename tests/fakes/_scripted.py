@@ -12,8 +12,10 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, ClassVar
+
+from ralph._quiet_http import QuietHandler
 
 from ._limits import Limit, LimitWindow
 
@@ -196,12 +198,9 @@ class ScriptedServer:
             self.answer(handler, recorded, step)
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
     fake: ScriptedServer
-
-    def log_message(self, *args: object) -> None:
-        pass
 
     def send_json(
         self, status: int, payload: Any, headers: Mapping[str, str] | None = None

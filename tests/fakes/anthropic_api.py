@@ -22,8 +22,10 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any, ClassVar
+
+from ralph._quiet_http import QuietHandler
 
 from ._limits import Limit, LimitWindow
 from ._tokens import AnthropicCache
@@ -324,12 +326,9 @@ def limit_answer(limit: Limit) -> tuple[int, dict[str, Any], dict[str, str]]:
     return 429, {"type": "error", "error": error, "request_id": "req_fake_limited"}, headers
 
 
-def _handler(fake: FakeAnthropicAPI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler(fake: FakeAnthropicAPI) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: object) -> None:
-            pass
 
         def _json(
             self, status: int, payload: Mapping[str, Any], headers: Mapping[str, str] = {}

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
             "_openapi",
             "_process",
             "_published",
+            "_quiet_http",
             "_reason",
             "_rest_http",
             "_secrets",

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ralph.cli._console import Console
 from ralph.cli._echo import echo
-from ralph.cli._project import project_config, store_of
+from ralph.cli._project import guarded_config, project_config, store_of
 from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def budget_command(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
     if ctx.invoked_subcommand is not None:
         return
-    config = project_config()
+    config, _ = guarded_config(project_config())  # the caps in force, not a Ralph merge's
     with store_of(ctx) as store:
         view = load_caps(store, config, now=time.time())
     if as_json:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     )
     from ralph.config._merge import MergeWaitSettings
     from ralph.config._notify import NotifySettings, webhook_problem
-    from ralph.config._numbers import MIN_POLL_SECONDS
+    from ralph.config._numbers import MIN_POLL_SECONDS, MIN_USD
     from ralph.config._prices import ModelPrice, parse_prices
     from ralph.config._reference import configuration_reference
     from ralph.config._services import SERVICES, Service
@@ -67,6 +67,7 @@ __all__ = [
     "MAX_POLL_SECONDS",
     "MAX_STUCK_HOURS",
     "MIN_POLL_SECONDS",
+    "MIN_USD",
     "SERVICES",
     "TOKEN_VARIABLES",
     "AgentSettings",

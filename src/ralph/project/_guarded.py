@@ -1,6 +1,6 @@
 """ralph.toml's guarded settings (``ralph.workflow.GUARDED_SETTINGS``: what runs on the
-host or widens what agents get) are taken from what a person committed, never from a
-merge Ralph made without a person.
+host, widens what agents get or bounds what they spend) are taken from what a person
+committed, never from a merge Ralph made without a person.
 
 The store keeps the accepted values and Ralph's own merges (each with the base before
 it). When ralph.toml's values differ from the accepted ones, where the file came from
@@ -12,69 +12,22 @@ the change is said: a run's first lines, ``ralph doctor``."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
-from typing import Any
 
-from ralph.config import (
-    CONFIG_FILE,
-    HOOK_NAMES,
-    Config,
-    HookSettings,
-    NotifySettings,
-    load_config,
-)
+from ralph.config import CONFIG_FILE, Config, load_config
 from ralph.git import GitRepo
+from ralph.project._guarded_values import guarded_values, with_values
 from ralph.tasks import TaskStore
 from ralph.workflow import SettingsVerdict, judge_settings
 
-__all__ = ["guarded_values", "record_ralph_merge", "record_settings", "settle_settings"]
+__all__ = ["record_ralph_merge", "record_settings", "settle_settings"]
 
 #: Keys in the store's key-value table (its checkpoints).
 _ACCEPTED = "guarded-settings:{repo}"
 _MERGES = "ralph-merges:{repo}"
 #: Ralph's merges remembered: the last change to ralph.toml is among the recent ones.
 _MERGES_KEPT = 500
-
-
-def guarded_values(config: Config) -> dict[str, Any]:
-    """The guarded settings of ``config`` as JSON values."""
-    return {
-        "test_command": config.test_command,
-        "sandbox_env": list(config.sandbox_env),
-        "sandbox_network": config.sandbox_network,
-        "agent_hosts": list(config.agent_hosts),
-        "allow_unsandboxed": config.allow_unsandboxed,
-        "prompts_dir": config.prompts_dir,
-        "notify.command": config.notify.command,
-        **{name: config.hooks.command(name.removeprefix("hooks.")) for name in _hook_names()},
-    }
-
-
-def _hook_names() -> list[str]:
-    return [f"hooks.{hook}" for hook in HOOK_NAMES]
-
-
-def _with_values(config: Config, values: Mapping[str, Any]) -> Config:
-    """``config`` with ``values`` in force; a value never accepted (None) is the narrowest:
-    no command, nothing passed, no network, nothing unsandboxed."""
-    commands = {n.removeprefix("hooks."): str(values[n] or "") for n in _hook_names()}
-    hooks: HookSettings = dataclasses.replace(config.hooks, **commands)  # type: ignore[arg-type]
-    notify: NotifySettings = dataclasses.replace(
-        config.notify, command=str(values["notify.command"] or "")
-    )
-    return dataclasses.replace(
-        config,
-        test_command=str(values["test_command"] or ""),
-        sandbox_env=tuple(values["sandbox_env"] or ()),
-        sandbox_network=str(values["sandbox_network"] or "off"),
-        agent_hosts=tuple(values["agent_hosts"] or ()),
-        allow_unsandboxed=bool(values["allow_unsandboxed"]),
-        prompts_dir=str(values["prompts_dir"] or config.prompts_dir),
-        notify=notify,
-        hooks=hooks,
-    )
 
 
 def _from_ralph_merge(config: Config, store: TaskStore, git: GitRepo) -> bool:
@@ -133,7 +86,7 @@ def settle_settings(
         name: given[name] if given[name] != from_file[name] else verdict.in_force[name]
         for name in given
     }
-    return _with_values(config, in_force), verdict
+    return with_values(config, in_force), verdict
 
 
 def record_settings(config: Config, store: TaskStore, verdict: SettingsVerdict) -> None:

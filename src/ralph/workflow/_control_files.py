@@ -4,8 +4,8 @@ A control file is one that decides what Ralph (or an agent CLI it starts) runs, 
 which rights: ralph.toml, ``.ralph/``, the prompt overrides, the routing file, the agent
 CLIs' project settings, the CI workflows ``ralph init --actions`` writes. An agent's
 change to one is never merged without a person. A guarded setting is one of ralph.toml
-that runs something on the host or widens what agents get: it is taken from what a
-person committed, never from a merge Ralph made without one."""
+that runs something on the host, widens what agents get or bounds what they spend: it
+is taken from what a person committed, never from a merge Ralph made without one."""
 
 from __future__ import annotations
 
@@ -46,8 +46,11 @@ CONTROL_FILES: tuple[tuple[str, str], ...] = (
     (".github/actions/", "a CI action: the workflows run it with the repository's secrets"),
 )
 
-#: ralph.toml's settings that run something on the host or widen what agents get, by
-#: their name in the file (a table's key as ``table.key``).
+#: ralph.toml's settings that run something on the host, widen what agents get or bound
+#: what they spend (a cap of 0 is none; a price too low lets a dollar cap pass; a
+#: fallback agent is another provider's spending; an agent run's ``max_usd`` wins over
+#: ``budget_task_usd``), by their name in the file (a table's key as ``table.key``;
+#: ``prices`` is the whole table, ``agent.KEY`` every role's and phase's too).
 GUARDED_SETTINGS: tuple[str, ...] = (
     "test_command",
     "sandbox_env",
@@ -60,6 +63,19 @@ GUARDED_SETTINGS: tuple[str, ...] = (
     "hooks.before_run",
     "hooks.after_run",
     "hooks.before_remove",
+    "budget_task_usd",
+    "budget_run_usd",
+    "budget_day_usd",
+    "budget_stall_usd",
+    "budget_task_tokens",
+    "budget_run_tokens",
+    "budget_issue_tokens",
+    "budget_day_tokens",
+    "budget_day_sessions",
+    "budget_stall_tokens",
+    "prices",
+    "agent.fallback_agents",
+    "agent.max_usd",
 )
 
 
@@ -134,7 +150,7 @@ def judge_settings(
     recorded (None: never recorded, so what is loaded is taken); ``from_ralph_merge``:
     ralph.toml as read is what a merge Ralph made without a person left there. A refused
     change keeps the accepted value in force; a setting never recorded counts as
-    changed."""
+    changed (refused from a Ralph merge, taken without a word otherwise)."""
     if accepted is None:
         return SettingsVerdict(dict(loaded), dict(loaded), ())
     in_force = dict(loaded)
@@ -153,5 +169,6 @@ def judge_settings(
             )
         else:
             record[name] = loaded[name]
-            lines.append(f"{change} (a person's change: accepted)")
+            if name in accepted:  # one never recorded (a Ralph guarding more) is taken quietly
+                lines.append(f"{change} (a person's change: accepted)")
     return SettingsVerdict(in_force, record if record != dict(accepted) else None, tuple(lines))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 
 import ralph
 from ralph.plugin import PLUGIN_ID, check_plugin, install_plugin
+from tests.bytecode import bytecode_folder
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Request, Script, Step, Text, ToolUse
 from ..conftest import RALPH, GitProject, RalphCli, ralph_process
@@ -35,6 +37,10 @@ def home(tmp_path: Path) -> Path:
 
 
 def claude_environment(home: Path, path: str = BARE_PATH) -> dict[str, str]:
+    """A person's bare environment, but for where the suite keeps its bytecode: the
+    ``ralph`` processes Claude Code starts (its hooks, the plugin's MCP server, skills'
+    Bash calls) would write theirs beside the checkout's sources. A person's keep
+    Python's default, beside the installed package."""
     return {
         "HOME": str(home),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
@@ -42,7 +48,14 @@ def claude_environment(home: Path, path: str = BARE_PATH) -> dict[str, str]:
         "PATH": path,
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "PYTHONPYCACHEPREFIX": str(bytecode_folder()),
     }
+
+
+def bytecode_beside_ralph(since: float) -> list[Path]:
+    """The compiled modules written beside Ralph's sources from ``since`` on."""
+    package = Path(ralph.__file__).parent
+    return [p for p in package.rglob("*.pyc") if p.stat().st_mtime >= since]
 
 
 def claude_plugins(home: Path) -> list[dict[str, Any]]:
@@ -216,7 +229,9 @@ def test_hooks_mcp_and_skills_reach_ralph_though_claude_code_was_started_without
         ToolUse("Write", {"file_path": str(outside), "content": "print('hi')\n"}),
         Text("Done."),
     ]
+    started = time.time() - 1  # a file system's times may be coarser than the clock's
     frames = session(project, home, "Check the pipeline.", script)
+    assert bytecode_beside_ralph(started) == []  # hooks, MCP server, skills: none in the tree
     status, issue, gate, write = tool_results(frames)
     # The skills' Bash calls: the plugin's bin/ is on the Bash tool's PATH.
     assert not status.get("is_error"), text_of(status)

@@ -4,8 +4,11 @@ change, transition by transition."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
+from ralph.config import Config
 from ralph.project._actions import WORKFLOWS
 from ralph.workflow import (
     GUARDED_SETTINGS,
@@ -121,3 +124,62 @@ def test_a_setting_never_recorded_counts_as_changed() -> None:
     assert "refused" in refused.lines[0]
     accepted = judge_settings(recorded, loaded, from_ralph_merge=False)
     assert accepted.to_record == loaded
+
+
+def test_the_spending_caps_prices_and_fallback_agents_are_guarded() -> None:
+    """An agent's branch raising a cap (0 is no cap), lowering a price or naming a
+    fallback agent would, merged by Ralph alone, be obeyed: they are guarded too."""
+    caps = {f.name for f in fields(Config) if f.name.startswith("budget_")} - {"budget_on_cap"}
+    assert caps == {
+        "budget_task_usd",
+        "budget_run_usd",
+        "budget_day_usd",
+        "budget_stall_usd",
+        "budget_task_tokens",
+        "budget_run_tokens",
+        "budget_issue_tokens",
+        "budget_day_tokens",
+        "budget_day_sessions",
+        "budget_stall_tokens",
+    }
+    # An agent run's own dollar cap ([agent] max_usd, a role's, a phase's) wins over
+    # budget_task_usd.
+    others = {"prices", "agent.fallback_agents", "agent.max_usd"}
+    assert caps | others <= set(GUARDED_SETTINGS)
+
+
+def test_a_cap_a_ralph_merge_lifted_is_refused_and_the_cap_stays() -> None:
+    accepted = {**ACCEPTED, "budget_run_tokens": 1500}
+    loaded = {**ACCEPTED, "budget_run_tokens": 0}
+    verdict = judge_settings(accepted, loaded, from_ralph_merge=True)
+    assert verdict.in_force["budget_run_tokens"] == 1500
+    assert verdict.to_record is None
+    assert verdict.lines == (
+        "ralph.toml's budget_run_tokens changed since the last run: `1500` → `0`, by a merge "
+        "Ralph made without a person: refused, `1500` stays in force; commit the change "
+        "yourself to accept it",
+    )
+
+
+def test_a_price_a_ralph_merge_lowered_is_refused_with_its_whole_table() -> None:
+    price = {"input": 3.0, "cached_input": 0.3, "cache_write": 3.75, "output": 15.0}
+    accepted = {**ACCEPTED, "prices": {"gpt-5": price}}
+    loaded = {**ACCEPTED, "prices": {"gpt-5": {**price, "output": 0.0}}}
+    verdict = judge_settings(accepted, loaded, from_ralph_merge=True)
+    assert verdict.in_force["prices"] == {"gpt-5": price}
+    assert "ralph.toml's prices changed since the last run" in verdict.lines[0]
+    assert "refused" in verdict.lines[0]
+    mine = judge_settings(accepted, loaded, from_ralph_merge=False)
+    assert mine.in_force["prices"] == loaded["prices"]
+    assert mine.to_record == loaded
+
+
+def test_a_setting_never_recorded_in_a_persons_file_is_recorded_without_a_word() -> None:
+    """A Ralph that guards more settings than the store recorded (an upgrade) does not
+    list each one at the next run as a change: the person's values are taken quietly,
+    as at the first run."""
+    recorded = {k: v for k, v in ACCEPTED.items() if k not in ("prices", "budget_run_usd")}
+    loaded = {**ACCEPTED, "prices": {}, "budget_run_usd": 0.0}
+    verdict = judge_settings(recorded, loaded, from_ralph_merge=False)
+    assert verdict.to_record == loaded
+    assert verdict.lines == ()
