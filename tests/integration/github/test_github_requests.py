@@ -13,7 +13,7 @@ from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubCodeHost, GitHubTracker, NewIssue, set_up_board
+from ralph.tracker import GitHubTracker, NewIssue, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
 from .test_fault_script import Clock, client_for, tracker_on
@@ -411,36 +411,3 @@ def test_a_steps_prefetch_reads_the_issues_relatives_with_them(github, clock):
         tracker.prefetch([child.number])
         assert tracker.get_issue(epic.number).sub_issues == (child.number,)
     assert made(github, since) == ["IssueGroup"]
-
-
-def test_opening_a_pull_request_keeps_the_issues_it_closes_true_without_a_read(github, clock):
-    """A pull request step posts on its issues after opening their pull request: what
-    the opening changed of them (the link to it) is kept true from what was opened."""
-    tracker = tracker_on(github, clock)
-    for i in range(2):
-        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
-    host = GitHubCodeHost.of(tracker)
-    with tracker.snapshot():
-        tracker.prefetch([1, 2])
-        since = len(github.requests)
-        pr = host.create_pull_request(
-            head="feature", base="main", title="Parts", body="Closes #1\nCloses #2"
-        )
-        kept = [tracker.get_issue(n) for n in (1, 2)]
-        assert made(github, since) == ["CreatePullRequest"]
-    fresh = [tracker.get_issue(n) for n in (1, 2)]
-    assert [i.pull_requests for i in kept] == [i.pull_requests for i in fresh]
-    assert fresh[0].pull_requests == (pr.number,)
-
-
-def test_a_pull_request_into_another_branch_links_no_issue_and_none_is_kept_linked(github, clock):
-    """GitHub links a pull request by its closing words only into the default branch."""
-    tracker = tracker_on(github, clock)
-    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
-    host = GitHubCodeHost.of(tracker)
-    with tracker.snapshot():
-        tracker.get_issue(1)
-        host.create_pull_request(head="feature", base="release", title="Login", body="Closes #1")
-        kept = tracker.get_issue(1)
-    assert kept.pull_requests == tracker.get_issue(1).pull_requests == ()
-
