@@ -18,20 +18,7 @@ from ralph.tracker import GitHubCodeHost, GitHubTracker, NewIssue, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
 from .conftest import ralph_on_the_board, tracker_of
-from .test_fault_script import Clock, client_for, tracker_on
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def github(clock) -> FakeGitHub:
-    fake = FakeGitHub(clock=clock)
-    fake.add_token("token", "ralph")
-    fake.add_repository("acme/shop")
-    return fake
+from .test_fault_script import client_for, tracker_on
 
 
 def made(github: FakeGitHub, since: int) -> list[str]:
