@@ -308,7 +308,7 @@ class GitHubIssues(GitHubCreations):
         for number in pr.closes:
             kept = self._snapshots.get(number)
             if kept is not None and len(kept.pull_requests) >= _LINKS_READ:
-                self._snapshots.forget([number])  # a read would not show it: read again
+                self._snapshots.forget([number])  # which ten a read names is GitHub's
             else:
                 self._snapshots.update(number, linked)
 
