@@ -29,6 +29,12 @@ The 70 requests are not met: 27 of the 74 are group reads (IssueGroup), each the
 read of a step or the fresh read after an agent's turn, most on other workers' threads;
 sharing them would need reads kept across threads and tasks, fenced by every agent's
 turn and every person's chance to move an issue, which is not safe to assume.
+Then 70 / 31 / 25 (load 12-15; 76 / 33 when a research step is tried again after its
+push of main lost a race), by: the look at merges and the plan at a session's start
+reading the root's group in one snapshot; opening a pull request keeping the issues it
+closes true (their link) rather than reading them again for its comment; a merge's
+apply judging the pull request its checks read whole in the same run (no agent ran);
+a merge train's landed car taken from the merge's answer.
 
 Goals (issue: GitHub tracker): an operation needs a handful of requests, never one per
 comment or per field (a pull request is read whole, checks, reviews and threads, in one

@@ -211,10 +211,13 @@ def run_session(
     store = project.store
     # What a killed run left: locks on issues this session may never ask for again.
     release_stale_locks(store)
-    look_at_merges(project, root)
     lead = Lead(project, root, options)
     interrupt = options.interrupt
-    run, resumed = lead.open_run()
+    # One snapshot for both looks at the root's group (no agent runs between them): the
+    # plan reads what the look at merges read, or wrote, once.
+    with project.tracker.snapshot():
+        look_at_merges(project, root)
+        run, resumed = lead.open_run()
     if run is None:
         why, escalated = lead.nothing_to_do()
         return SessionResult(None, Ending.NOTHING_TO_DO, why, escalated=escalated)

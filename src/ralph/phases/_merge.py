@@ -111,7 +111,8 @@ class MergePhase(Phase):
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         found = found_pull_request(ctx, members[0])
         assert found is not None  # checked
-        pr = ctx.code_host.get_pull_request(found.number)  # mergeability and checks, fresh
+        # Mergeability and checks as this run read them (no agent ran since), else read.
+        pr = ctx.read_whole.get(found.number) or ctx.code_host.get_pull_request(found.number)
         if pr.state is PullRequestState.MERGED and not merge_on_base(ctx.project, pr):
             pr = open_again(ctx, pr, members[0].number)  # the base lost its merge
         if pr.state is PullRequestState.MERGED:  # by a person, or a run that crashed
@@ -172,7 +173,7 @@ class MergePhase(Phase):
             if isinstance(decision, MergeNow) and train:
                 strategy = MergeStrategy(decision.method)
                 conduct(ctx, pr, members, strategy, by_person=by_person)
-                pr = host.get_pull_request(pr.number)
+                pr = ctx.merged.get(pr.number) or host.get_pull_request(pr.number)
                 if pr.state is PullRequestState.MERGED:
                     return pr, by_person
                 continue  # sent back, left out or moved: looked at again

@@ -222,6 +222,7 @@ class Conductor:
             merged = self._merge(car)
             if isinstance(merged, str):  # left out; the rest is tested again without it
                 return after_conflict(train, pr, merged)
+            self.ctx.merged[pr] = merged
             self.landings[pr] = {
                 "pr": pr,
                 "commit": merged.merge_commit or "",

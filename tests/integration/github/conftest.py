@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,35 @@ from ...conftest import FakeClock
 from ..conftest import GitProject, ralph_process
 
 TOKEN = "ghp_fake_token_for_tests"
+
+
+class Clock(FakeClock):
+    """The suite's clock, which the client's sleeps move too; every sleep is recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sleeps: list[float] = []
+        self._lock = threading.Lock()
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.sleeps.append(round(seconds, 3))
+            self.now += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """For the tests here, the suite's ``clock`` with the client's sleeps on it."""
+    return Clock()
+
+
+@pytest.fixture
+def github(clock: Clock) -> FakeGitHub:
+    """GitHub in memory on ``clock``: user ``ralph`` (token ``token``) and ``acme/shop``."""
+    fake = FakeGitHub(clock=clock)
+    fake.add_token("token", "ralph")
+    fake.add_repository("acme/shop")
+    return fake
 
 
 @dataclass

@@ -14,22 +14,9 @@ from ralph.github.fake import FakeGitHub, ScriptedFault
 from ralph.tracker import GitHubTracker, Issue, NewIssue
 from ralph.workflow import Estimate, WorkflowState
 
-from .test_fault_script import Clock, tracker_on
+from .test_fault_script import tracker_on
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def github(clock) -> FakeGitHub:
-    fake = FakeGitHub(clock=clock)
-    fake.add_token("token", "ralph")
-    fake.add_repository("acme/shop")
-    return fake
 
 
 def refused(operation: str) -> ScriptedFault:

@@ -19,8 +19,9 @@ from ralph.github.fake._limits import ContentThrottle
 from ralph.tracker import GitHubTracker, NewIssue
 from ralph.workflow import WorkflowState
 
+from .conftest import Clock
 from .test_batch_failures import audits, bodies, lost, refused
-from .test_fault_script import Clock, tracker_on
+from .test_fault_script import tracker_on
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -69,19 +70,6 @@ def _cut_once(
 
     monkeypatch.setattr(FakeGitHub, "_execute", execute)
     return cut
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def github(clock: Clock) -> FakeGitHub:
-    fake = FakeGitHub(clock=clock)
-    fake.add_token("token", "ralph")
-    fake.add_repository("acme/shop")
-    return fake
 
 
 def _with_issues(github: FakeGitHub, clock: Clock, count: int) -> GitHubTracker:

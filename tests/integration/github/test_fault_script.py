@@ -30,36 +30,6 @@ from ralph.workflow import WorkflowState
 REPO = {"owner": "acme", "name": "shop"}
 
 
-class Clock:
-    """Seconds that move only when the client sleeps; every sleep is recorded."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-        self.sleeps: list[float] = []
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        with self._lock:
-            self.sleeps.append(round(seconds, 3))
-            self.now += seconds
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def github(clock) -> FakeGitHub:
-    fake = FakeGitHub(clock=clock)
-    fake.add_token("token", "ralph")
-    fake.add_repository("acme/shop")
-    return fake
-
-
 def client_for(github, clock, policy=None) -> GitHubClient:
     pacer = Pacer(policy, clock=clock, sleep=clock.sleep)
     return GitHubClient(github, Tokens("token"), pacer=pacer, clock=clock, sleep=clock.sleep)

@@ -9,27 +9,16 @@ import dataclasses
 
 import pytest
 
+from ralph.demo._sample import EPIC_BODY, EPIC_TITLE
 from ralph.errors import InvalidInput
 from ralph.github import GitHubClient, Pacer, PacingPolicy, Tokens
 from ralph.github import queries as q
 from ralph.github.fake import FakeGitHub, ScriptedFault
-from ralph.tracker import GitHubTracker, NewIssue, set_up_board
+from ralph.tracker import GitHubCodeHost, GitHubTracker, NewIssue, set_up_board
 from ralph.workflow import Estimate, WorkflowState
 
-from .test_fault_script import Clock, client_for, tracker_on
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def github(clock) -> FakeGitHub:
-    fake = FakeGitHub(clock=clock)
-    fake.add_token("token", "ralph")
-    fake.add_repository("acme/shop")
-    return fake
+from .conftest import ralph_on_the_board, tracker_of
+from .test_fault_script import client_for, tracker_on
 
 
 def made(github: FakeGitHub, since: int) -> list[str]:
@@ -411,3 +400,59 @@ def test_a_steps_prefetch_reads_the_issues_relatives_with_them(github, clock):
         tracker.prefetch([child.number])
         assert tracker.get_issue(epic.number).sub_issues == (child.number,)
     assert made(github, since) == ["IssueGroup"]
+
+
+def test_opening_a_pull_request_keeps_the_issues_it_closes_true_without_a_read(github, clock):
+    """A pull request step posts on its issues after opening their pull request: what
+    the opening changed of them (the link to it) is kept true from what was opened."""
+    tracker = tracker_on(github, clock)
+    for i in range(2):
+        tracker.create_issue(f"Part {i}", state=WorkflowState.BACKLOG)
+    host = GitHubCodeHost.of(tracker)
+    with tracker.snapshot():
+        tracker.prefetch([1, 2])
+        since = len(github.requests)
+        pr = host.create_pull_request(
+            head="feature", base="main", title="Parts", body="Closes #1\nCloses #2"
+        )
+        kept = [tracker.get_issue(n) for n in (1, 2)]
+        assert made(github, since) == ["CreatePullRequest"]
+    fresh = [tracker.get_issue(n) for n in (1, 2)]
+    assert [i.pull_requests for i in kept] == [i.pull_requests for i in fresh]
+    assert fresh[0].pull_requests == (pr.number,)
+
+
+def test_a_pull_request_into_another_branch_links_no_issue_and_none_is_kept_linked(github, clock):
+    """GitHub links a pull request by its closing words only into the default branch."""
+    tracker = tracker_on(github, clock)
+    tracker.create_issue("Add login", state=WorkflowState.BACKLOG)
+    host = GitHubCodeHost.of(tracker)
+    with tracker.snapshot():
+        tracker.get_issue(1)
+        host.create_pull_request(head="feature", base="release", title="Login", body="Closes #1")
+        kept = tracker.get_issue(1)
+    assert kept.pull_requests == tracker.get_issue(1).pull_requests == ()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_demo_epic_reads_its_root_and_its_pull_request_once_a_step(shop):
+    """``ralph hero`` on the sample epic (scripted agents): its start reads the root once
+    for the look at merges and the plan together, a pull request step posts on its
+    issues without reading them again, and the merge step reads its pull request once
+    for its checks and its apply, and not again after the merge train landed it."""
+    work, _, served = shop
+    env = ralph_on_the_board(work, served)
+    epic = tracker_of(served.fake).create_issue(
+        EPIC_TITLE, body=EPIC_BODY, state=WorkflowState.BACKLOG
+    )
+    since = len(served.fake.requests)
+    run = served.ralph("hero", str(epic.number), cwd=work, env=env, timeout=500)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    names = made(served.fake, since)
+    # hero's check that the root exists, and the report's read of what merged.
+    assert names.count("Issue") == 2, names
+    # The merge step's (its checks and apply), GitHub's merge's own look, the report's.
+    assert names.count("PullRequest") == 3, names
+    opened = names.index("CreatePullRequest")
+    assert names[opened + 1] == "MoveStates", names  # its notes ride with its move

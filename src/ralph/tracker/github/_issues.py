@@ -7,7 +7,8 @@ of duplicated.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,7 @@ from ralph.errors import GitHubInvalid, GitHubRateLimited, GitHubUnavailable, Is
 from ralph.github import PartlyLanded, marker
 from ralph.github import queries as q
 from ralph.tracker._board_fields import ESTIMATE, PRIORITY, STATUS
-from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, iso
+from ralph.tracker._model import CloseReason, Comment, Issue, IssueQuery, PullRequest, iso
 from ralph.tracker.github._creations import GitHubCreations, _with
 from ralph.tracker.github._lookups import _relatives
 from ralph.tracker.github._read import board_values, closed, edited, issue_from
@@ -27,6 +28,8 @@ logger = logging.getLogger(__name__)
 
 #: The fields an edit carries when they wait for the issue, by their aliases.
 _CARRIED = {ESTIMATE: "estimate", PRIORITY: "priority"}
+#: The pull requests an issue read names (``closedByPullRequestsReferences(first: 10)``).
+_LINKS_READ = 10
 
 
 class GitHubIssues(GitHubCreations):
@@ -278,6 +281,36 @@ class GitHubIssues(GitHubCreations):
         )
         if "edit" in answer.refused:
             raise GitHubInvalid(f"GitHub refused the edit of #{number}: {answer.refused['edit']}")
+
+    @contextmanager
+    def opening_pull_request(self) -> Iterator[None]:
+        """Opening a pull request (inside): it changes the kept issues only by linking
+        those it closes, which ``pull_request_opened`` keeps true. One whose answer
+        was lost may have landed: every kept issue is read again."""
+        try:
+            with self._keeping_snapshots():
+                yield
+        except BaseException:
+            self._snapshots.forget()
+            raise
+
+    def pull_request_opened(self, pr: PullRequest, default_branch: str) -> None:
+        """The issues ``pr`` closes, as GitHub now links them: only a pull request into
+        the default branch is linked by its closing words."""
+        if pr.base != default_branch:
+            return
+
+        def linked(issue: Issue) -> Issue:
+            if pr.number in issue.pull_requests:
+                return issue
+            return replace(issue, pull_requests=(*issue.pull_requests, pr.number))
+
+        for number in pr.closes:
+            kept = self._snapshots.get(number)
+            if kept is not None and len(kept.pull_requests) >= _LINKS_READ:
+                self._snapshots.forget([number])  # which ten a read names is GitHub's
+            else:
+                self._snapshots.update(number, linked)
 
     def _add_comment(self, number: int, body: str, author: str) -> Comment:
         """Posted as the token's user (GitHub has no other author to give)."""

@@ -15,6 +15,7 @@ posted twice."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ralph.errors import (
@@ -45,6 +46,7 @@ from ralph.tracker._reviews import (
 )
 from ralph.tracker._tracker import Tracker
 from ralph.tracker.github._body import fit_body
+from ralph.tracker.github._issues import GitHubIssues
 from ralph.tracker.github._pull_read import (
     merge_settings_from,
     pull_request_from,
@@ -215,23 +217,38 @@ class GitHubCodeHost(CodeHost):
                     return {"createPullRequest": {"pullRequest": pr}}
             return None
 
+        opening = q.input_of(
+            repositoryId=str(self._repository()["id"]),
+            headRefName=head,
+            baseRefName=base,
+            title=title,
+            body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
+        )
         try:
-            data = self.client.mutate(
-                q.CREATE_PULL_REQUEST,
-                q.input_of(
-                    repositoryId=str(self._repository()["id"]),
-                    headRefName=head,
-                    baseRefName=base,
-                    title=title,
-                    body=f"{fit_body(body, f'on branch {head}')}\n\n{marker()}",
-                ),
-                reconcile=already,
-            )
+            with self._opening():
+                data = self.client.mutate(q.CREATE_PULL_REQUEST, opening, reconcile=already)
         except GitHubInvalid as exc:
             raise InvalidInput(
                 f"cannot open a pull request from {head} into {base}: {exc}"
             ) from None
-        return self._pull_request(data["createPullRequest"]["pullRequest"])
+        opened = self._pull_request(data["createPullRequest"]["pullRequest"])
+        issues = self._issues()
+        if issues is not None:
+            default = (self._repository().get("defaultBranchRef") or {}).get("name", "")
+            issues.pull_request_opened(opened, str(default))
+        return opened
+
+    def _issues(self) -> GitHubIssues | None:
+        """The tracker whose kept issues this host's writes change (its client's): the
+        GitHub tracker, not one on another service."""
+        tracker = self.tracker
+        if isinstance(tracker, GitHubIssues) and tracker.client is self.client:
+            return tracker
+        return None
+
+    def _opening(self) -> AbstractContextManager[None]:
+        issues = self._issues()
+        return issues.opening_pull_request() if issues is not None else nullcontext()
 
     def close_pull_request(self, number: int) -> PullRequest:
         node = self._open(number)
