@@ -14,10 +14,9 @@ import pytest
 
 pytestmark = pytest.mark.timeout(60)
 
-#: A few kinds of dataclass, described by what they do: the same with the cache or not.
-_CLASSES = """
-import dataclasses, sys
-{setup}
+#: A few kinds of dataclass, in a module of their own: the cache keeps each module's.
+_SHAPES = """
+import dataclasses
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Point:
@@ -28,6 +27,14 @@ class Point:
 class Version:
     major: int
     minor: int = 0
+"""
+
+#: What they do: the same with the cache or not.
+_CLASSES = """
+import dataclasses, sys
+sys.path.insert(0, sys.argv[1])
+{setup}
+from shapes import Point, Version
 
 point = Point(x=1)
 try:
@@ -42,16 +49,26 @@ print(sorted([Version(2), Version(1, 5)]), Version(1) < Version(1, 1))
 """
 
 _INSTALL = "from ralph import _dataclass_code; _dataclass_code.install()"
-_REPORT = "print('compiled' if _dataclass_code._new else 'read', _dataclass_code.cache_file())"
+_REPORT = """
+import shapes
+compiled = any(m.compiled for m in _dataclass_code._modules.values())
+print('compiled' if compiled else 'read', _dataclass_code.cache_file(shapes.__file__))
+"""
 
 
 def _python(code: str, prefix: Path, *, write: bool = True) -> list[str]:
+    """``code`` in a fresh interpreter, bytecode kept under ``prefix``, with the module of
+    shapes in ``prefix/src``."""
+    shapes = prefix / "src" / "shapes.py"
+    shapes.parent.mkdir(parents=True, exist_ok=True)
+    if not shapes.exists():
+        shapes.write_text(_SHAPES)
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    environ["PYTHONPYCACHEPREFIX"] = str(prefix / "bytecode")
     if not write:
         environ["PYTHONDONTWRITEBYTECODE"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, str(shapes.parent)],
         env=environ,
         capture_output=True,
         text=True,
@@ -113,3 +130,23 @@ path.write_bytes(marshal.dumps({{text: marshal.dumps("print('not code')") for te
         tmp_path,
     )
     assert damaged == first
+
+
+def test_a_modules_file_keeps_only_the_code_its_classes_use_now(tmp_path: Path) -> None:
+    import marshal
+
+    first = _python(_CLASSES.format(setup=_INSTALL, report=_REPORT), tmp_path)
+    cache = Path(first[-1].split(" ", 1)[1])
+    assert any("minor" in text for text in marshal.loads(cache.read_bytes()))
+    shapes = tmp_path / "src" / "shapes.py"
+    shapes.write_text(_SHAPES.replace("minor", "patchlevel"))  # a new size: bytecode stale
+    edited = _python(
+        _CLASSES.replace("Version(1, 5)", "Version(1, patchlevel=5)").format(
+            setup=_INSTALL, report=_REPORT
+        ),
+        tmp_path,
+    )
+    assert edited[-1].startswith("compiled ")
+    kept = marshal.loads(cache.read_bytes())
+    assert kept
+    assert not any("minor" in text for text in kept)  # the edited-away class's code went
