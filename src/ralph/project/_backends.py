@@ -2,7 +2,8 @@
 kind (``project/_backend.py``), each opening its tracker and/or code host from the
 settings for a ``with`` block, setting it up for ``ralph init`` and checking it for
 ``ralph doctor``. A new service is one module (``project/_NAME_backend.py``) and one
-entry in ``BACKENDS``; its settings are ``config``'s record of the same name."""
+entry in ``_SERVICE_BACKENDS`` (the module is imported when a project uses the
+service); its settings are ``config``'s record of the same name."""
 
 from __future__ import annotations
 
