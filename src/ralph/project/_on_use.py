@@ -8,6 +8,7 @@ read and answers every read with the real one's."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +22,18 @@ class CodeHostOnUse:
     def __init__(self, open_host: Callable[[], CodeHost]) -> None:
         self._open_host = open_host
         self._host: CodeHost | None = None
+        # A run's workers share the project: the first two to ask open one code host.
+        self._opening = threading.Lock()
 
     def opened(self) -> CodeHost:
         """The real code host, opened now if it is not yet."""
-        if self._host is None:
-            self._host = self._open_host()
-        return self._host
+        host = self._host
+        if host is None:
+            with self._opening:
+                if self._host is None:
+                    self._host = self._open_host()
+                host = self._host
+        return host
 
     def __getattr__(self, name: str) -> Any:
         # Only for what this class lacks: every method and attribute of a code host.

@@ -4,6 +4,8 @@ project, before its tracker."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -60,3 +62,32 @@ def test_a_code_host_never_asked_for_is_never_opened(
     with open_project(config) as project:
         assert project.tracker.get_issue(project.tracker.create_issue("Only issues").number)
     assert events == []
+
+
+def test_threads_asking_at_once_open_one_code_host(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real = CODE_HOSTS["local"]
+    asking = threading.Barrier(4, timeout=10)
+
+    @contextmanager
+    def slow(*args: Any) -> Iterator[Any]:
+        events.append("host opened")
+        time.sleep(0.05)  # bounded: long enough for the other threads to ask meanwhile
+        with real(*args) as opened:
+            yield opened
+
+    monkeypatch.setitem(CODE_HOSTS, "local", slow)
+    with open_project(config) as project:
+
+        def ask() -> None:
+            asking.wait()
+            assert project.code_host.kind == "local"
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+    assert events == ["host opened"]
