@@ -20,6 +20,9 @@ def main() -> None:
 
         sys.stdout.write(version_line() + "\n")
         return
+    from ralph import _dataclass_code
+
+    _dataclass_code.install()  # before the command line's modules make their classes
     from ralph.cli import main as cli_main
 
     cli_main()

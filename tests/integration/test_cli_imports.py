@@ -104,6 +104,7 @@ def imported(*args: str, cwd: Path, settings: dict[str, str] | None = None) -> s
 ROOT_ONLY = {
     "ralph",
     "ralph.__main__",
+    "ralph._dataclass_code",  # the classes' compiled code, kept (Typer's too)
     "ralph.errors",
     "ralph.cli",
     "ralph.cli._bounds",
@@ -147,6 +148,16 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
 #: What reading and filing issues never needs: the dashboard (``status``'s) and the
 #: documents' sections (``issue show`` and JSON's).
 NOT_FOR_ISSUES = {"ralph.dashboard", "ralph.artifacts", "ralph.views._issues"}
+#: The code host's pull requests, reviews and merges: opened when first asked for, so
+#: reading issues and the board never loads them.
+CODE_HOST = {"ralph.tracker.local._pulls", "ralph.tracker._code_host", "ralph.git._rebase"}
+
+
+@pytest.mark.parametrize(
+    "args", [("status",), ("issue", "list"), ("issue", "show", "1")], ids=" ".join
+)
+def test_reading_issues_opens_no_code_host(local_project: Path, args: tuple[str, ...]) -> None:
+    assert imported(*args, cwd=local_project) & CODE_HOST == set()
 
 
 @pytest.mark.parametrize(

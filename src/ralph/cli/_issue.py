@@ -12,7 +12,6 @@ import typer
 from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._echo import echo, styled
-from ralph.cli._issue_body import body_from
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
@@ -64,6 +63,7 @@ def issue_new(
 ) -> None:
     """Open a new issue (default state Backlog). Without --body or --body-file on a
     terminal, $VISUAL or $EDITOR opens for the description."""
+    from ralph.cli._issue_body import body_from  # the editor: only to write an issue
     from ralph.tracker import check_labels
 
     initial = parse_state("Backlog" if state is None else state)
@@ -110,6 +110,7 @@ def issue_edit(
 ) -> None:
     """Change an issue's title, description, estimate, priority or labels, as ``gh
     issue edit`` does; every value is checked before anything changes."""
+    from ralph.cli._issue_body import body_from
     from ralph.tracker import check_labels
 
     size = None if estimate is None else parse_estimate(estimate)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ralph.cli._issue_rows import issue_marks
+from ralph.cli._issue_text import cut, state_text, title_text
 from ralph.workflow import TransitionRecord, WorkflowState, command_words
 
 if TYPE_CHECKING:
@@ -20,58 +20,12 @@ if TYPE_CHECKING:
     from ralph.views import Refusal
 
 __all__ = [
-    "cut",
     "render_comments",
     "render_documents",
     "render_issue",
     "render_issue_list",
     "render_needs_person",
-    "state_text",
-    "title_text",
 ]
-
-# A title's `code` spans: shown styled, without their backticks (the web shows <code>).
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-
-_STATE_STYLE = {
-    "Backlog": "bright_black",
-    "Research Needed": "purple",
-    "Research in Progress": "bold purple",
-    "Ready for Plan": "blue",
-    "Plan in Progress": "bold blue",
-    "Plan in Review": "cyan",
-    "In Progress": "dark_orange",
-    "In Review": "yellow",
-    "Done": "green",
-    "Human Needed": "bold red",
-    "Canceled": "bright_black",
-}
-
-
-def state_text(state: str | None) -> Text:
-    if state is None:
-        return Text("—", style="bright_black")
-    return Text(state, style=_STATE_STYLE.get(state, ""))
-
-
-def title_text(title: str) -> Text:
-    """A title for the terminal: its `code` spans styled instead of backticked, the rest
-    as written (never read as markup)."""
-    text = Text()
-    at = 0
-    for span in _CODE_SPAN.finditer(title):
-        text.append(title[at : span.start()])
-        text.append(span[1], style="cyan")
-        at = span.end()
-    text.append(title[at:])
-    return text
-
-
-def cut(text: Text) -> Text:
-    """``text`` on one line, cut with "…" at its column's edge rather than wrapped."""
-    text.no_wrap = True
-    text.overflow = "ellipsis"
-    return text
 
 
 def render_issue_list(issues: Sequence[Issue]) -> RenderableType:

@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.cli._issue_render import state_text
+from ralph.cli._issue_text import state_text
 from ralph.tracker import MergeState, ReviewDecision
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from rich.text import Text
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
 from ralph.cli._echo import echo
-from ralph.cli._issue_render import cut, state_text, title_text
+from ralph.cli._issue_text import cut, state_text, title_text
 from ralph.cli._project import open_project_of
 from ralph.dashboard import Severity, WarningType
 from ralph.errors import InvalidInput

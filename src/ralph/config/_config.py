@@ -287,9 +287,16 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _text(path: Path) -> str:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _read(path: Path, text: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
     except RecursionError:  # the parser recurses once per nested array or inline table
@@ -297,8 +304,6 @@ def _read(path: Path) -> dict[str, Any]:
             f"{path}: arrays or tables are nested too deeply to read; no setting nests "
             "more than a few levels, so remove the nesting"
         ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     _misplaced(data, path)
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
@@ -590,8 +595,26 @@ def load_config(start: Path | None = None, env: Mapping[str, str] | None = None)
             f"no {CONFIG_FILE} in {start.resolve()} or its parents; "
             "run `ralph init` in your project's git repository"
         )
+    global _last_read
+    text = _text(path)
+    read_from = (path, text, sorted(env.items()))
+    if _last_read is not None and _last_read[0] == read_from:
+        return _last_read[1]
+    config = _load(path, text, env)
+    _last_read = (read_from, config)
+    return config
+
+
+#: The last configuration read and what from (the file, its text, the environment): a
+#: command reads ralph.toml a second time to judge its guarded settings
+#: (``project.settle_settings``), the same text with the same variables where no RALPH_*
+#: is set; a Config is frozen, so the one already made is that one.
+_last_read: tuple[tuple[Path, str, list[tuple[str, str]]], Config] | None = None
+
+
+def _load(path: Path, text: str, env: Mapping[str, str]) -> Config:
     values: dict[str, Any] = {}
-    data = _read(path)
+    data = _read(path, text)
     values["agent"] = parse_agent_settings(
         data.pop("agent", None), str(path), runtime_override=env.get("RALPH_AGENT") or None
     )

@@ -13,18 +13,17 @@ from typing import TYPE_CHECKING
 from ralph.config import Config
 from ralph.db import Database
 from ralph.git import GitRepo
-from ralph.tracker import CodeHost, Tracker
 
 if TYPE_CHECKING:
-    from ralph.tracker import BoardSetup, Check
+    from ralph.tracker import BoardSetup, Check, CodeHost, Tracker
     from ralph.tracker.linear import TeamSetup
 
 __all__ = ["Backend", "InitAsk", "OpenCodeHost", "OpenTracker", "ServiceSetUp"]
 
 #: Opens a tracker: the settings, the project's database and its git repository.
-OpenTracker = Callable[[Config, Database, GitRepo], AbstractContextManager[Tracker]]
+OpenTracker = Callable[[Config, Database, GitRepo], AbstractContextManager["Tracker"]]
 #: Opens a code host: the same, and the tracker whose issues its merges close.
-OpenCodeHost = Callable[[Config, Database, GitRepo, Tracker], AbstractContextManager[CodeHost]]
+OpenCodeHost = Callable[[Config, Database, GitRepo, "Tracker"], AbstractContextManager["CodeHost"]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,11 +23,11 @@ from ralph.db import Database
 from ralph.errors import ConfigError, RalphError
 from ralph.git import GitRepo
 from ralph.project._backend import Backend, InitAsk, ServiceSetUp
-from ralph.tracker import CodeHost, Tracker
+from ralph.tracker import Tracker
 
 if TYPE_CHECKING:
     from ralph.github import Transport
-    from ralph.tracker import BoardSetup, Check, GitHubTracker
+    from ralph.tracker import BoardSetup, Check, CodeHost, GitHubTracker
 
 __all__ = ["GITHUB", "github_tracker", "on_github"]
 

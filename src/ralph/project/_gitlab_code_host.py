@@ -14,11 +14,11 @@ from ralph.config import Config, GitLabSettings, gitlab_token
 from ralph.db import Database
 from ralph.errors import RalphError
 from ralph.git import GitRepo
-from ralph.tracker import CodeHost, Tracker
+from ralph.tracker import Tracker
 
 if TYPE_CHECKING:
     from ralph.gitlab import GitLabClient
-    from ralph.tracker import Check
+    from ralph.tracker import Check, CodeHost
 
 __all__ = ["gitlab_code_host_checks", "open_gitlab_code_host"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ralph._debuglog import DEBUG_LOG_DIR, debug_log_dir, disable_debug_log, enable_debug_log
 from ralph._secrets import register_url
@@ -19,12 +19,14 @@ from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.project._guarded import settle_settings
+from ralph.project._on_use import CodeHostOnUse
 from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
-from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, CodeHost, Issue, PullRequest, Tracker
+from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, Issue, PullRequest, Tracker
 from ralph.workflow import SettingsVerdict
 
 if TYPE_CHECKING:
     from ralph.notify import CommandSandbox
+    from ralph.tracker import CodeHost
 
 __all__ = [
     "Project",
@@ -154,12 +156,20 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
         # Without a target nothing is sent, so nothing needs the sandbox to send it.
         sandbox = notify_sandbox(config) if config.notify.configured else None
         notifier = notifier_for(config.notify, cwd=config.root, sandbox=sandbox)
-        with (
-            TRACKERS[config.tracker](config, db, git) as tracker,
-            CODE_HOSTS[config.code_host_kind](config, db, git, tracker) as code_host,
-        ):
+        with ExitStack() as opened:  # closed last opened first: the code host, the tracker
+            tracker = opened.enter_context(TRACKERS[config.tracker](config, db, git))
+            open_host = CODE_HOSTS[config.code_host_kind]
+            code_host = CodeHostOnUse(
+                lambda: opened.enter_context(open_host(config, db, git, tracker))
+            )
             yield Project(
-                config, tracker, code_host, store, git, notifier=notifier, settings=settings
+                config,
+                tracker,
+                cast("CodeHost", code_host),
+                store,
+                git,
+                notifier=notifier,
+                settings=settings,
             )
     finally:
         if notifier is not None:

@@ -1,0 +1,93 @@
+"""A project opens its code host the first time something asks it anything: reading
+issues (``ralph status``, ``issue list``) opens none, and one opened is closed with the
+project, before its tracker."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from ralph.config import Config
+from ralph.project import migrate_database, open_database_alone, open_project
+from ralph.project._backends import CODE_HOSTS, TRACKERS
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.fixture
+def config(tmp_path: Any) -> Config:
+    config = Config(root=tmp_path, store_url=f"sqlite:///{tmp_path}/ralph.db")
+    with open_database_alone(config) as db:
+        migrate_database(db)
+    return config
+
+
+def _recorded(opener: Any, name: str, events: list[str]) -> Any:
+    @contextmanager
+    def recording(*args: Any) -> Iterator[Any]:
+        events.append(f"{name} opened")
+        with opener(*args) as opened:
+            yield opened
+        events.append(f"{name} closed")
+
+    return recording
+
+
+def test_the_code_host_is_opened_on_first_use_and_closed_before_the_tracker(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    monkeypatch.setitem(TRACKERS, "local", _recorded(TRACKERS["local"], "tracker", events))
+    monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
+    with open_project(config) as project:
+        project.tracker.create_issue("Read without the code host")
+        assert events == ["tracker opened"]
+        assert project.code_host.kind == "local"
+        assert project.code_host.list_pull_requests() == []
+        assert project.code_host.tracker is project.tracker
+        assert events == ["tracker opened", "host opened"]
+    assert events == ["tracker opened", "host opened", "host closed", "tracker closed"]
+
+
+def test_a_code_host_never_asked_for_is_never_opened(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
+    with open_project(config) as project:
+        assert project.tracker.get_issue(project.tracker.create_issue("Only issues").number)
+    assert events == []
+
+
+def test_threads_asking_at_once_open_one_code_host(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real = CODE_HOSTS["local"]
+    asking = threading.Barrier(4, timeout=10)
+
+    @contextmanager
+    def slow(*args: Any) -> Iterator[Any]:
+        events.append("host opened")
+        time.sleep(0.05)  # bounded: long enough for the other threads to ask meanwhile
+        with real(*args) as opened:
+            yield opened
+
+    monkeypatch.setitem(CODE_HOSTS, "local", slow)
+    with open_project(config) as project:
+
+        def ask() -> None:
+            asking.wait()
+            assert project.code_host.kind == "local"
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+    assert events == ["host opened"]
