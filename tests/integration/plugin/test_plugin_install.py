@@ -20,7 +20,14 @@ from tests.bytecode import bytecode_folder
 
 from ...fakes.anthropic_api import FakeAnthropicAPI, Request, Script, Step, Text, ToolUse
 from ..conftest import RALPH, GitProject, RalphCli, ralph_process
-from .test_claude_code_plugin import TOOL_PREFIX, _claude, text_of, tool_results
+from .test_claude_code_plugin import (
+    PATIENT_MCP,
+    TOOL_PREFIX,
+    _claude,
+    as_a_model_would,
+    text_of,
+    tool_results,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -186,7 +193,8 @@ def session(
 ) -> list[dict[str, Any]]:
     """One ``claude -p`` with the installed plugin (no --plugin-dir), PATH without ralph."""
     with FakeAnthropicAPI(script) as api:
-        env = {**claude_environment(home), **api.environment(str(home)), **settings}
+        env = {**claude_environment(home), **api.environment(str(home)), **PATIENT_MCP}
+        env.update(settings)
         done = subprocess.run(
             [
                 str(_claude()),
@@ -230,7 +238,7 @@ def test_hooks_mcp_and_skills_reach_ralph_though_claude_code_was_started_without
         Text("Done."),
     ]
     started = time.time() - 1  # a file system's times may be coarser than the clock's
-    frames = session(project, home, "Check the pipeline.", script)
+    frames = session(project, home, "Check the pipeline.", as_a_model_would(script))
     assert bytecode_beside_ralph(started) == []  # hooks, MCP server, skills: none in the tree
     status, issue, gate, write = tool_results(frames)
     # The skills' Bash calls: the plugin's bin/ is on the Bash tool's PATH.
