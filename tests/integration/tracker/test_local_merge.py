@@ -205,3 +205,29 @@ def test_a_person_s_git_settings_do_not_steer_the_rebase(host, project):
     pr = host.create_pull_request(head="feature", base="main", title="x")
     host.merge_pull_request(pr.number, MergeStrategy.REBASE)
     assert project.rev("other") == other  # no branch of theirs was moved along
+
+
+def test_whether_a_pull_request_merges_is_asked_of_git_once_per_base_and_head(
+    host, project, monkeypatch
+):
+    host.tracker.create_issue("Change readme", state=WorkflowState.IN_REVIEW)
+    project.commit("feature", {"a.txt": "a\n"}, "add a")
+    asked: list[tuple[str, ...]] = []
+    real = GitRepo.run
+
+    def counted(self, *args, **kwargs):
+        if "merge-tree" in args:
+            asked.append(args)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GitRepo, "run", counted)
+    pr = host.create_pull_request(head="feature", base="main", title="x", body="Closes #1")
+    assert [host.get_pull_request(pr.number).mergeable for _ in range(3)] == [True] * 3
+    assert len(asked) == 1
+    # A base that moves into a conflict is asked about again, and so is a push.
+    project.commit("main", {"a.txt": "ours\n"}, "ours")
+    git(project.path, "reset", "-q", "--hard")
+    assert host.get_pull_request(pr.number).mergeable is False
+    project.commit("feature", {"b.txt": "b\n"}, "add b")
+    assert host.get_pull_request(pr.number).mergeable is False
+    assert len(asked) == 3

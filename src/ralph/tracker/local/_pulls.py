@@ -13,6 +13,7 @@ follows ``required_checks`` and the review decision each reviewer's standing rev
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -132,6 +133,10 @@ def _thread_key(thread_id: str) -> int:
     return int(thread_id)
 
 
+#: Pairs of commits whose mergeability a code host keeps.
+_MERGEABLE_KEPT = 512
+
+
 class LocalCodeHost(CodeHost):
     """Pull requests in ``db`` beside the issues of ``repo``, numbered with them, merged
     by git in ``git``. A merge closes its issues through ``tracker.close_merged``: in the
@@ -158,6 +163,8 @@ class LocalCodeHost(CodeHost):
         self.repo = repo
         self.git = git
         self.required_checks = tuple(required_checks)
+        self._mergeable: dict[tuple[str, str], bool] = {}
+        self._mergeable_lock = threading.Lock()
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -200,9 +207,7 @@ class LocalCodeHost(CodeHost):
         number, state = row["number"], PullRequestState(row["state"])
         mergeable = None
         if state is PullRequestState.OPEN and self.git is not None and head_oid and base_oid:
-            # One git call: the commits are known, and merge-tree says whether they merge.
-            merged = self.git.run("merge-tree", "--write-tree", "--no-messages", base_oid, head_oid)
-            mergeable = merged.returncode == 0
+            mergeable = self._merges(self.git, base_oid, head_oid)
         checks = required_marked(
             records.checks.get((number, head_oid or ""), ()), self.required_checks
         )
@@ -228,6 +233,21 @@ class LocalCodeHost(CodeHost):
             url=f"local:{row['repo']}/pull/{number}",
             closing=self.tracker.closed_by(row["body"]),
         )
+
+    def _merges(self, git: GitRepo, base_oid: str, head_oid: str) -> bool:
+        """Whether ``head_oid`` merges onto ``base_oid``: one git call per pair of
+        commits, which always get the same answer (a merge train reads each car's pull
+        request several times on one base)."""
+        key = (base_oid, head_oid)
+        known = self._mergeable.get(key)
+        if known is None:
+            merged = git.run("merge-tree", "--write-tree", "--no-messages", base_oid, head_oid)
+            known = merged.returncode == 0
+            with self._mergeable_lock:  # the sessions' threads share the host
+                self._mergeable[key] = known
+                if len(self._mergeable) > _MERGEABLE_KEPT:
+                    del self._mergeable[next(iter(self._mergeable))]  # the oldest
+        return known
 
     def _head_oid(self, branch: str) -> str | None:
         if self.git is None:
