@@ -406,7 +406,8 @@ class GitRepo:
         """A commit, on no branch, holding ``head`` merged onto ``commit`` as ``merge``
         would make it there (one parent for ``squash``): one car of a merge train's
         prefix, built before anything lands. None when they conflict."""
-        head_commit = self.resolve(head)
+        # A commit id as it is (a train's car): merge-tree refuses one that is not here.
+        head_commit = head if _OID.fullmatch(head) else self.resolve(head)
         result = self.run("merge-tree", "--write-tree", "--no-messages", commit, head_commit)
         if result.returncode == 1:
             return None

@@ -84,6 +84,8 @@ class Conductor:
         self.landings: dict[int, dict[str, Any]] = {}
         #: The riders' issue locks, given back as each leaves the train.
         self.locks = RiderLocks(self.store, ctx.project.repo_name)
+        #: Each car's head merged onto a commit (None: they conflict), by both.
+        self.merged: dict[tuple[str, str], str | None] = {}
 
     # -- the record ---------------------------------------------------------------------
 
@@ -157,12 +159,15 @@ class Conductor:
         at = train.base
         for pr in cars:
             car = train.car(pr)
-            commit = self.git.merged_onto(
-                at,
-                car.head,
-                f"Merge pull request #{pr} (merge train)",
-                squash=self.strategy is MergeStrategy.SQUASH,
-            )
+            key = (at, car.head)
+            if key not in self.merged:  # the prefix tested is built once, not again to land
+                self.merged[key] = self.git.merged_onto(
+                    at,
+                    car.head,
+                    f"Merge pull request #{pr} (merge train)",
+                    squash=self.strategy is MergeStrategy.SQUASH,
+                )
+            commit = self.merged[key]
             if commit is None:
                 return pr
             built.append(commit)
