@@ -85,6 +85,9 @@ def _exec(source: Any, globals: Any = None, locals: Any = None) -> None:
             if module is None:
                 module = _modules[module_file] = _ModuleCode(cache_file(module_file))
             source = module.code(source)
+    if isinstance(source, str):
+        # As dataclasses' own exec would: without this module's futures (annotations).
+        source = compile(source, "<string>", "exec", dont_inherit=True)
     builtins.exec(source, globals, locals)
 
 

@@ -150,3 +150,18 @@ def test_a_modules_file_keeps_only_the_code_its_classes_use_now(tmp_path: Path) 
     kept = marshal.loads(cache.read_bytes())
     assert kept
     assert not any("minor" in text for text in kept)  # the edited-away class's code went
+
+
+def test_a_class_made_where_no_module_file_is_known_is_the_same_too(tmp_path: Path) -> None:
+    """Made from a string run in globals without ``__file__`` (no cache for it): its
+    functions are still compiled as ``dataclasses`` compiles them."""
+    made = """
+{setup}
+source = "from dataclasses import dataclass\\n@dataclass\\nclass P:\\n    x: int\\n"
+ns = {{"__name__": "nowhere"}}
+exec(source, ns)
+print(ns["P"].__init__.__annotations__)
+"""
+    without = _python(made.format(setup=""), tmp_path)
+    assert _python(made.format(setup=_INSTALL), tmp_path) == without
+    assert without == ["{'x': <class 'int'>, 'return': None}"]

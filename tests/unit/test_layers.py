@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
         [
             "errors",
             "_agents",
+            "_dataclass_code",
             "_debuglog",
             "_distribution",
             "_graphql_http",

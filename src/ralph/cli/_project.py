@@ -102,7 +102,7 @@ def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
 
     config = project_config()
     with (
-        open_project(config, store_url=_explicit_store(ctx)) as project,
+        open_project(config, store_url=_explicit_store(ctx), code_host_on_use=True) as project,
         _pull_requests_named(project.code_host),
     ):
         yield config, project.tracker
@@ -116,7 +116,9 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
     from ralph.project import open_project
 
     with (
-        open_project(project_config(), store_url=_explicit_store(ctx)) as project,
+        open_project(
+            project_config(), store_url=_explicit_store(ctx), code_host_on_use=not working
+        ) as project,
         _pull_requests_named(project.code_host),
     ):
         if working:

@@ -292,6 +292,10 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8"
+        ) from None
 
 
 def _read(path: Path, text: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         NO_DEPENDENCIES,
         NO_SUB_ISSUES,
         IssueFeatures,
+        features_of,
         issue_features,
     )
     from ralph.github._pacer import Pacer, PacingPolicy
@@ -61,6 +62,7 @@ __all__ = [
     "TransportFailure",
     "classify_response",
     "closing_references",
+    "features_of",
     "issue_features",
     "marker",
     "pacing_dir",

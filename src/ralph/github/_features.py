@@ -9,6 +9,7 @@ writes issues without them and says once what it does instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ralph.github._client import GitHubClient
 from ralph.github.queries import ISSUE_FEATURES
@@ -18,6 +19,7 @@ __all__ = [
     "NO_DEPENDENCIES",
     "NO_SUB_ISSUES",
     "IssueFeatures",
+    "features_of",
     "issue_features",
 ]
 
@@ -51,8 +53,12 @@ ALL_ISSUE_FEATURES = IssueFeatures()
 
 def issue_features(client: GitHubClient) -> IssueFeatures:
     """The features this GitHub's schema has (one introspection query)."""
-    data = client.query(ISSUE_FEATURES)
-    names = {field["name"] for field in ((data.get("__type") or {}).get("fields") or [])}
+    return features_of(client.query(ISSUE_FEATURES).get("__type"))
+
+
+def features_of(issue_type: Any) -> IssueFeatures:
+    """The features the schema's ``Issue`` type (``__type``'s answer) shows."""
+    names = {field["name"] for field in ((issue_type or {}).get("fields") or [])}
     return IssueFeatures(
         dependencies={"blockedBy", "blocking"} <= names,
         sub_issues={"parent", "subIssues"} <= names,

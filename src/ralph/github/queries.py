@@ -285,11 +285,14 @@ fragment RepositoryFields on Repository {
 }
 """
 
+#: With which relations this GitHub's issues have (``IssueFeatures``'s question, asked
+#: with it: ``ralph init`` and ``ralph doctor`` need both).
 REPOSITORY = GraphQLDocument(
     "Repository",
     """
 query Repository($owner: String!, $name: String!) {
   repository(owner: $owner, name: $name) { ...RepositoryFields }
+  issueType: __type(name: "Issue") { fields { name } }
 }
 """
     + _REPOSITORY_FIELDS,
@@ -319,7 +322,8 @@ query Project($login: String!, $number: Int!) {
 )
 
 #: What a tracker needs once a process, in one request: the repository, its labels' ids
-#: (the first hundred) and the board's ids (when one token reads both).
+#: (the first hundred), the board's ids (when one token reads both) and which relations
+#: this GitHub's issues have (``IssueFeatures``'s question, for a server that may lack some).
 REPOSITORY_AND_BOARD = GraphQLDocument(
     "RepositoryAndBoard",
     """
@@ -331,6 +335,7 @@ query RepositoryAndBoard($owner: String!, $name: String!, $login: String!, $numb
   repositoryOwner(login: $login) {
     ... on ProjectV2Owner { projectV2(number: $number) { ...ProjectFields } }
   }
+  issueType: __type(name: "Issue") { fields { name } }
 }
 """
     + _REPOSITORY_FIELDS

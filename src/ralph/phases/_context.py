@@ -96,9 +96,6 @@ class PhaseContext:
     #: The pull request a merge found for each issue, by number (None: none): its
     #: members, check and apply look it up once.
     found_pull_requests: dict[int, PullRequest | None] = field(default_factory=dict)
-    #: The pull requests this phase run read whole (checks, reviews, mergeability), by
-    #: number: a merge's apply, with no agent's turn since, judges what its checks read.
-    read_whole: dict[int, PullRequest] = field(default_factory=dict)
     #: The pull requests this phase run merged (a merge train's cars), as the merge
     #: answered: merged is final, so what follows needs no read to know it.
     merged: dict[int, PullRequest] = field(default_factory=dict)

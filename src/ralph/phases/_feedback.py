@@ -33,12 +33,11 @@ ROUND_HEADER = "## Review Feedback Addressed"
 def pull_request_for(ctx: PhaseContext, issue: Issue) -> PullRequest | None:
     """The issue's latest pull request that is open or merged. The issue names the pull
     requests that close it (GitHub: those into the default branch), so those are read
-    one by one, whole (noted in ``ctx.read_whole``); only an issue that names none has
-    every pull request listed (on GitHub a scan of all of them, without their checks)."""
+    one by one; only an issue that names none has every pull request listed (on GitHub
+    a scan of all of them)."""
     for number in reversed(issue.pull_requests):
         linked = ctx.code_host.get_pull_request(number)
         if linked.state is not PullRequestState.CLOSED and issue.number in linked.closes:
-            ctx.read_whole[linked.number] = linked
             return linked
     found = [
         pr

@@ -111,8 +111,9 @@ class MergePhase(Phase):
     def apply(self, ctx: PhaseContext, members: Sequence[Issue], attempt: Attempt) -> None:
         found = found_pull_request(ctx, members[0])
         assert found is not None  # checked
-        # Mergeability and checks as this run read them (no agent ran since), else read.
-        pr = ctx.read_whole.get(found.number) or ctx.code_host.get_pull_request(found.number)
+        # Mergeability, checks and reviews read again after the issue's lock: what was
+        # read before it may have changed (a person's review, a check failing on the head).
+        pr = ctx.code_host.get_pull_request(found.number)
         if pr.state is PullRequestState.MERGED and not merge_on_base(ctx.project, pr):
             pr = open_again(ctx, pr, members[0].number)  # the base lost its merge
         if pr.state is PullRequestState.MERGED:  # by a person, or a run that crashed

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ralph.errors import RalphError
+
 if TYPE_CHECKING:
     from ralph.tracker import CodeHost
 
@@ -22,6 +24,7 @@ class CodeHostOnUse:
     def __init__(self, open_host: Callable[[], CodeHost]) -> None:
         self._open_host = open_host
         self._host: CodeHost | None = None
+        self._closed = False
         # A run's workers share the project: the first two to ask open one code host.
         self._opening = threading.Lock()
 
@@ -31,9 +34,17 @@ class CodeHostOnUse:
         if host is None:
             with self._opening:
                 if self._host is None:
+                    if self._closed:  # it would never be closed
+                        raise RalphError("the project is closed; its code host cannot open")
                     self._host = self._open_host()
                 host = self._host
         return host
+
+    def close(self) -> None:
+        """The project's block has ended: what was opened is closed by it, and nothing
+        opens from now on."""
+        with self._opening:
+            self._closed = True
 
     def __getattr__(self, name: str) -> Any:
         # Only for what this class lacks: every method and attribute of a code host.

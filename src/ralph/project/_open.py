@@ -121,9 +121,14 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
 
 
 @contextmanager
-def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Project]:
+def open_project(
+    config: Config, *, store_url: str | None = None, code_host_on_use: bool = False
+) -> Iterator[Project]:
     """The configured project's adapters, open for the ``with`` block. The store must
-    exist (``ralph init`` makes it): a missing one is an error, never a new empty board."""
+    exist (``ralph init`` makes it): a missing one is an error, never a new empty board.
+    ``code_host_on_use``: the code host opens when first asked (a command that reads
+    issues never pays for it); otherwise now, so a run that needs one and cannot have
+    it (no token) stops before any agent works, not at its pull request."""
     url = _store_url(config, store_url)
     # Restored on the way out: a process (a test) that opens several projects logs each
     # one's events to its own folder only while it is open.
@@ -131,7 +136,7 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
     if config.debug.enabled:
         enable_debug_log(config.root / DEBUG_LOG_DIR)
     try:
-        with _open_adapters(config, url) as project:
+        with _open_adapters(config, url, code_host_on_use) as project:
             yield project
     finally:
         if before is None:
@@ -141,7 +146,7 @@ def open_project(config: Config, *, store_url: str | None = None) -> Iterator[Pr
 
 
 @contextmanager
-def _open_adapters(config: Config, url: str) -> Iterator[Project]:
+def _open_adapters(config: Config, url: str, code_host_on_use: bool) -> Iterator[Project]:
     db = open_database(url, create=False)
     try:
         store = TaskStore(db)
@@ -159,9 +164,11 @@ def _open_adapters(config: Config, url: str) -> Iterator[Project]:
         with ExitStack() as opened:  # closed last opened first: the code host, the tracker
             tracker = opened.enter_context(TRACKERS[config.tracker](config, db, git))
             open_host = CODE_HOSTS[config.code_host_kind]
-            code_host = CodeHostOnUse(
+            on_use = CodeHostOnUse(
                 lambda: opened.enter_context(open_host(config, db, git, tracker))
             )
+            opened.callback(on_use.close)  # none opened once the block has ended
+            code_host = on_use if code_host_on_use else on_use.opened()
             yield Project(
                 config,
                 tracker,

@@ -159,12 +159,15 @@ def judge_settings(
     for name in GUARDED_SETTINGS:
         if name not in loaded or (name in accepted and loaded[name] == accepted[name]):
             continue
-        was, now = _shown(accepted.get(name)), _shown(loaded[name])
+        was = _shown(accepted[name]) if name in accepted else "not recorded"
+        now = _shown(loaded[name])
         change = f"ralph.toml's {name} changed since the last run: `{was}` → `{now}`"
         if from_ralph_merge:
             in_force[name] = accepted.get(name)
+            # One never recorded has no accepted value: its narrowest is in force.
+            kept = f"`{was}` stays" if name in accepted else "its narrowest value is"
             lines.append(
-                f"{change}, by a merge Ralph made without a person: refused, `{was}` stays in "
+                f"{change}, by a merge Ralph made without a person: refused, {kept} in "
                 "force; commit the change yourself to accept it"
             )
         else:

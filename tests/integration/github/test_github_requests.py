@@ -6,6 +6,7 @@ once and stays true under the tracker's own writes (on the fake, on a fake clock
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -63,7 +64,6 @@ def test_a_new_board_is_made_linked_and_its_fields_read_from_githubs_answers(git
         "Owner",
         "CreateProject",
         "CreateFields",
-        "IssueFeatures",
     ]
     assert setup.linked
     project = github.repository("acme/shop").owner.projects[0]
@@ -439,8 +439,9 @@ def test_a_pull_request_into_another_branch_links_no_issue_and_none_is_kept_link
 def test_the_demo_epic_reads_its_root_and_its_pull_request_once_a_step(shop):
     """``ralph hero`` on the sample epic (scripted agents): its start reads the root once
     for the look at merges and the plan together, a pull request step posts on its
-    issues without reading them again, and the merge step reads its pull request once
-    for its checks and its apply, and not again after the merge train landed it."""
+    issues without reading them again, and the merge step reads its pull request for
+    its checks and again once it holds the issue's lock (a person's review may come
+    between), and not again after the merge train landed it."""
     work, _, served = shop
     env = ralph_on_the_board(work, served)
     epic = tracker_of(served.fake).create_issue(
@@ -450,9 +451,14 @@ def test_the_demo_epic_reads_its_root_and_its_pull_request_once_a_step(shop):
     run = served.ralph("hero", str(epic.number), cwd=work, env=env, timeout=500)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     names = made(served.fake, since)
+    shown = served.ralph("runs", "show", "1", "--json", cwd=work, env=env)
+    tasks = json.loads(shown.stdout)["report"]["tasks"]
+    again = [t["subject"] for t in tasks if t["attempts"] > 1]
+    if again:  # a loaded machine: a step that lost a race for main is tried (and reads) again
+        pytest.skip(f"steps tried again, each reading again: {again}")
     # hero's check that the root exists, and the report's read of what merged.
     assert names.count("Issue") == 2, names
-    # The merge step's (its checks and apply), GitHub's merge's own look, the report's.
-    assert names.count("PullRequest") == 3, names
+    # The merge step's (its checks, its apply), GitHub's merge's own look, the report's.
+    assert names.count("PullRequest") == 4, names
     opened = names.index("CreatePullRequest")
     assert names[opened + 1] == "MoveStates", names  # its notes ride with its move

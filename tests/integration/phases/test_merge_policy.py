@@ -24,6 +24,7 @@ from ralph.tracker import (
     LocalCodeHost,
     MergeStrategy,
     PullRequest,
+    PullRequestState,
     ReviewComment,
     ReviewEvent,
 )
@@ -284,3 +285,26 @@ def test_the_agents_code_review_is_posted_as_a_review_with_inline_comments(make_
     latest = sample.code_host.get_pull_request(pr.number)
     assert latest.review_decision == "APPROVED"
     assert sample.run("merge", number).status is PhaseStatus.DONE
+
+
+def test_a_change_request_made_while_the_merge_takes_its_lock_stops_the_merge(make_sample):
+    """The merge judges the pull request as it is once the issue is locked: a review
+    made after the phase first looked (a person, another worker) is not missed."""
+    sample = make_sample(merge_policy=MergePolicy.APPROVAL)
+    number, pr = in_review(sample)
+    assert sample.run("merge", number).status is PhaseStatus.WAITING
+    sample.code_host.submit_review(pr.number, ReviewEvent.APPROVE, "ok", author="alice")
+    store = sample.project.store
+    lock = store.acquire_issue_lock
+
+    def bob_asks_for_changes_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        sample.code_host.submit_review(
+            pr.number, ReviewEvent.REQUEST_CHANGES, "No, wait.", author="bob"
+        )
+        store.acquire_issue_lock = lock  # once
+        return lock(*args, **kwargs)
+
+    store.acquire_issue_lock = bob_asks_for_changes_meanwhile
+    outcome = sample.run("merge", number)
+    assert sample.code_host.get_pull_request(pr.number).state is not PullRequestState.MERGED
+    assert outcome.status is PhaseStatus.ADDRESS, outcome

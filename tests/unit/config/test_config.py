@@ -138,6 +138,12 @@ def test_bad_values_are_named_with_what_is_expected(tmp_path, text, message):
         load_config(tmp_path, env={})
 
 
+def test_a_settings_file_that_is_not_utf8_is_named_with_the_fix(tmp_path):
+    (tmp_path / CONFIG_FILE).write_bytes(b'base_branch = "ma\xffin"\n')
+    with pytest.raises(ConfigError, match=r"ralph.toml is not UTF-8 text \(byte 17\); save it"):
+        load_config(tmp_path, env={})
+
+
 def test_a_bad_environment_value_names_the_variable(root):
     with pytest.raises(ConfigError, match="RALPH_BUDGET_DAY_USD"):
         load_config(root, env={"RALPH_BUDGET_DAY_USD": "lots"})

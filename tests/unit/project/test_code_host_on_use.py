@@ -1,18 +1,22 @@
-"""A project opens its code host the first time something asks it anything: reading
-issues (``ralph status``, ``issue list``) opens none, and one opened is closed with the
-project, before its tracker."""
+"""A project that reads issues (``ralph status``, ``issue list``) opens its code host
+the first time something asks it anything, and closes one opened with the project,
+before its tracker; a project that runs phases opens it at once, so a code host it
+cannot have stops the run before any agent works."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from ralph.config import Config
+from ralph.config import Config, GitHubSettings
+from ralph.errors import ConfigError, RalphError
 from ralph.project import migrate_database, open_database_alone, open_project
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 
@@ -44,7 +48,7 @@ def test_the_code_host_is_opened_on_first_use_and_closed_before_the_tracker(
     events: list[str] = []
     monkeypatch.setitem(TRACKERS, "local", _recorded(TRACKERS["local"], "tracker", events))
     monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
-    with open_project(config) as project:
+    with open_project(config, code_host_on_use=True) as project:
         project.tracker.create_issue("Read without the code host")
         assert events == ["tracker opened"]
         assert project.code_host.kind == "local"
@@ -59,7 +63,7 @@ def test_a_code_host_never_asked_for_is_never_opened(
 ) -> None:
     events: list[str] = []
     monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
-    with open_project(config) as project:
+    with open_project(config, code_host_on_use=True) as project:
         assert project.tracker.get_issue(project.tracker.create_issue("Only issues").number)
     assert events == []
 
@@ -79,7 +83,7 @@ def test_threads_asking_at_once_open_one_code_host(
             yield opened
 
     monkeypatch.setitem(CODE_HOSTS, "local", slow)
-    with open_project(config) as project:
+    with open_project(config, code_host_on_use=True) as project:
 
         def ask() -> None:
             asking.wait()
@@ -91,3 +95,35 @@ def test_threads_asking_at_once_open_one_code_host(
         for thread in threads:
             thread.join(timeout=10)
     assert events == ["host opened"]
+
+
+def test_a_project_that_runs_phases_opens_its_code_host_at_once(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
+    with open_project(config):
+        assert events == ["host opened"]
+    assert events == ["host opened", "host closed"]
+
+
+def test_a_code_host_without_its_token_stops_a_run_as_the_project_opens(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if "TOKEN" in n]:
+        monkeypatch.delenv(name)
+    github = replace(config, code_host="github", github=GitHubSettings(owner="o", repo="r"))
+    with pytest.raises(ConfigError, match="token"), open_project(github):
+        pytest.fail("opened without a token")
+
+
+def test_a_code_host_asked_for_after_the_project_closed_does_not_open(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    monkeypatch.setitem(CODE_HOSTS, "local", _recorded(CODE_HOSTS["local"], "host", events))
+    with open_project(config, code_host_on_use=True) as project:
+        late = project.code_host
+    with pytest.raises(RalphError, match="closed"):
+        late.list_pull_requests()
+    assert events == []

