@@ -177,8 +177,10 @@ def mcp_tools(folder: Path) -> None:
         check=True,
         capture_output=True,
     )
+    # This process's environment (the MCP client's default is a bare one): its bytecode
+    # prefix keeps the server's compiled modules out of the checkout.
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "ralph", "mcp"], cwd=str(repo)
+        command=sys.executable, args=["-m", "ralph", "mcp"], cwd=str(repo), env=dict(os.environ)
     )
 
     async def over_stdio() -> tuple[float, float]:
