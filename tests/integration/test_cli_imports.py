@@ -171,11 +171,15 @@ def test_listing_or_filing_issues_builds_no_dashboard_nor_documents(
     assert imported(*args, cwd=local_project) & NOT_FOR_ISSUES == set()
 
 
-def test_the_issue_list_for_a_pipe_imports_no_rich(local_project: Path) -> None:
-    """A pipe gets one issue a line (``_issue_rows``); only a terminal's table needs Rich."""
-    modules = imported("issue", "list", cwd=local_project)
+@pytest.mark.parametrize("args", [("issue", "list"), ("status",)], ids=" ".join)
+def test_the_issue_list_and_the_status_for_a_pipe_import_no_rich(
+    local_project: Path, args: tuple[str, ...]
+) -> None:
+    """A pipe gets plain lines (``_issue_rows``, ``_status_plain``); only a terminal's
+    tables need Rich."""
+    modules = imported(*args, cwd=local_project)
     assert {m for m in modules if m == "rich" or m.startswith("rich.")} == set()
-    styled = imported("issue", "list", cwd=local_project, settings={"FORCE_COLOR": "1"})
+    styled = imported(*args, cwd=local_project, settings={"FORCE_COLOR": "1"})
     assert "rich.table" in styled
 
 

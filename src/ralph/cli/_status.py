@@ -1,112 +1,31 @@
-"""``ralph status``: the pipeline dashboard of the project's tracker, and the issues held."""
+"""``ralph status``: the pipeline dashboard of the project's tracker, and the issues held: Rich's
+tables on a terminal (``_status_render``), plain lines without Rich on a pipe
+(``_status_plain``), or Markdown or JSON when asked for."""
 
 from __future__ import annotations
 
 import enum
 import json
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
 
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._console import Console
-from ralph.cli._echo import echo
-from ralph.cli._issue_text import cut, state_text, title_text
+from ralph.cli._echo import echo, styled
 from ralph.cli._project import open_project_of
-from ralph.dashboard import Severity, WarningType
 from ralph.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from ralph.dashboard import Dashboard, IssueSnapshot
     from ralph.tasks import Hold
-    from ralph.views import ProviderWaitView
 
 __all__ = ["status_command"]
-
-_SEVERITY_STYLE = {Severity.CRITICAL: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 
 
 class StatusFormat(enum.StrEnum):
     TABLE = "table"
     MARKDOWN = "markdown"
     JSON = "json"
-
-
-def _issue_line(issue: IssueSnapshot) -> Text:
-    line = Text()
-    line.append(f"#{issue.number}", style="bold")
-    if issue.estimate:
-        line.append(f" {issue.estimate}", style="cyan")
-    if issue.is_locked:
-        line.append(" 🔒")
-    if issue.title:
-        line.append(" ")
-        line.append_text(title_text(issue.title))
-    return cut(line)
-
-
-def render_dashboard(dashboard: Dashboard, issues_per_phase: int) -> RenderableType:
-    total = dashboard.total_issues
-    title = f"Pipeline — {total} issue{'' if total == 1 else 's'}"
-    table = Table(title=title, title_justify="left")
-    # States and counts are never cut: an issue's title is, with "…", one issue a line
-    # (each line its own text, so one long title cannot widen the column past the edge).
-    longest = max((len(p.state) for p in dashboard.phases), default=5)
-    table.add_column("State", no_wrap=True, min_width=longest)
-    table.add_column("Count", justify="right", no_wrap=True, min_width=5)
-    table.add_column("Issues")
-    for phase in dashboard.phases:
-        shown = [_issue_line(i) for i in phase.issues[:issues_per_phase]]
-        if phase.count > issues_per_phase:
-            shown.append(Text(f"+{phase.count - issues_per_phase} more", style="dim"))
-        table.add_row(
-            state_text(phase.state),
-            str(phase.count) if phase.count else "",
-            Group(*shown),
-        )
-    health = Text()
-    if dashboard.ok:
-        health.append("Health: all clear", style="bold green")
-    else:
-        health.append("Health: needs attention", style="bold red")
-    for warning in dashboard.warnings:
-        if warning.type is WarningType.PIPELINE_GAP:
-            continue  # an empty state while work is in flight is how a pipeline runs
-        style = _SEVERITY_STYLE[warning.severity]
-        health.append(f"\n  [{warning.severity.value}] ", style=style)
-        health.append(warning.message)
-    archive = Text(
-        f"{dashboard.recently_completed} finished recently; "
-        f"{len(dashboard.archive_eligible)} ready to archive (ralph hygiene --archive)",
-        style="dim",
-    )
-    if not dashboard.projects:
-        return Group(table, health, archive)
-    boards = Table(title="Per project", title_justify="left")
-    boards.add_column("Project")
-    boards.add_column("Active", justify="right")
-    boards.add_column("Issues per state")
-    boards.add_column("Warnings", justify="right")
-    for project in dashboard.projects:
-        counted = ", ".join(f"{p.state} {p.count}" for p in project.phases if p.count)
-        noted = [w for w in project.warnings if w.severity is not Severity.INFO]
-        boards.add_row(
-            f"#{project.number} {project.title}",
-            str(project.active),
-            counted or "no items",
-            str(len(noted)) if noted else "",
-        )
-    return Group(table, boards, health, archive)
-
-
-def render_provider_waits(waits: Sequence[ProviderWaitView]) -> Text:
-    """A line for each agent whose provider refuses for now: its work waits."""
-    return Text("\n".join(f"○ {wait.text}" for wait in waits), style="yellow")
 
 
 def status_command(
@@ -171,13 +90,25 @@ def status_command(
             echo(f"- {_hold_line(hold)}")
         for wait in waits:
             echo(f"\n{wait.text}")
+    elif not styled():
+        # A pipe gets plain lines, without Rich (its console would print no styles there).
+        from ralph.cli._status_plain import plain_dashboard, plain_lines
+
+        echo(plain_dashboard(dashboard, issues_per_phase), end="")
+        echo(plain_lines(_hold_line(h) for h in holds), end="")
+        echo(plain_lines((wait.text for wait in waits), "○ "), end="")
     else:
+        from rich.text import Text
+
+        from ralph.cli._console import Console
+        from ralph.cli._status_render import render_dashboard, render_provider_waits
+
         console = Console()
         console.print(render_dashboard(dashboard, issues_per_phase))
         for hold in holds:  # as typed: a detail may quote what an agent said
             console.print(Text(_hold_line(hold), style="yellow"))
         if waits:
-            console.print(render_provider_waits(waits))
+            console.print(render_provider_waits([wait.text for wait in waits]))
 
 
 def _project_numbers(projects: str | None) -> tuple[int, ...]:

@@ -90,7 +90,9 @@ _COUNT_MAXIMUM = {
 ON_CAP = ("finish", "stop")
 #: The largest ``budget_stall_tokens``: a trillion tokens is no cap but a typo.
 _MAX_STALL_TOKENS = 10**12
-_REPO_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+#: Patterns here are compiled (and cached) by ``re`` when a setting they check is read,
+#: not at import: most projects set few of those settings.
+_REPO_NAME = r"^[A-Za-z0-9._-]+$"
 
 
 #: The store ralph.toml names unless ``ralph init --store`` says otherwise.
@@ -514,7 +516,7 @@ def _role_caps(value: Any, source: str) -> dict[str, int]:
 TEAM_ROLES = tuple(role.value for role in Role if role is not Role.HUMAN)
 
 
-_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_VARIABLE = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 def _names(value: Any, source: str) -> tuple[str, ...]:
@@ -522,15 +524,13 @@ def _names(value: Any, source: str) -> tuple[str, ...]:
     names = value.replace(",", " ").split() if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError
-    bad = [n for n in names if not _VARIABLE.match(n)]
+    bad = [n for n in names if not re.match(_VARIABLE, n)]
     if bad:
         raise ConfigError(f"{source}: {bad[0]!r} is not an environment variable name")
     return tuple(dict.fromkeys(names))
 
 
-_HOST = re.compile(
-    r"^(?:[a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?(?:/\S*)?$", re.I
-)
+_HOST = r"(?i)^(?:[a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?(?:/\S*)?$"
 
 
 def _hosts(value: Any, source: str) -> tuple[str, ...]:
@@ -540,7 +540,7 @@ def _hosts(value: Any, source: str) -> tuple[str, ...]:
         raise ValueError
     hosts = []
     for word in words:
-        found = _HOST.match(word)
+        found = re.match(_HOST, word)
         port = int(found.group(2) or 443) if found else 0
         if found is None or not 0 < port < 65536:
             raise ConfigError(f"{source}: {word!r} is not a host; write host:port")
@@ -571,7 +571,7 @@ def _flag(value: Any) -> bool:
     raise ValueError
 
 
-_HANDLE = re.compile(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?$")
+_HANDLE = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9._-]+)?$"
 
 
 def _handles(value: Any, source: str) -> str:
@@ -579,7 +579,7 @@ def _handles(value: Any, source: str) -> str:
     if not isinstance(value, str):
         raise ValueError
     handles = value.replace(",", " ").split()
-    bad = [h for h in handles if not _HANDLE.match(h)]
+    bad = [h for h in handles if not re.match(_HANDLE, h)]
     if bad:
         raise ConfigError(
             f"{source}: {bad[0]!r} is not a GitHub handle; write people as @login and teams "
@@ -658,7 +658,7 @@ def _load(path: Path, text: str, env: Mapping[str, str]) -> Config:
         tracker_service.tracker_needs(config.service_settings(tracker_service.name), str(path))
     named = (s.repo_name(config.service_settings(s.name)) for s in SERVICES.values())
     repo = config.repo or next((r for r in named if r), "") or path.parent.name
-    if not _REPO_NAME.match(repo):
+    if not re.match(_REPO_NAME, repo):
         raise ConfigError(f"repo {repo!r} must be letters, digits, '.', '_' or '-'")
     return Config(**{**{f.name: getattr(config, f.name) for f in fields(Config)}, "repo": repo})
 

@@ -10,15 +10,16 @@ from ralph._secrets import url_passwords
 
 __all__ = ["redact_store_text", "redact_url"]
 
-_USERINFO_PASSWORD = re.compile(r"(://[^:/@\s]*:)([^@/\s]*)@")
+#: A URL's password (patterns ``re`` compiles and caches when first used, not at import).
+_USERINFO_PASSWORD = r"(://[^:/@\s]*:)([^@/\s]*)@"
 #: ``?password=...`` in a URL, or ``password=...`` in a key=value connection string.
-_KEYED_PASSWORD = re.compile(r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)")
+_KEYED_PASSWORD = r"(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)"
 
 
 def redact_url(url: str) -> str:
     """The URL (or key=value connection string) with any password replaced, for
     messages and logs."""
-    return _KEYED_PASSWORD.sub(r"\1***", _USERINFO_PASSWORD.sub(r"\1***@", url))
+    return re.sub(_KEYED_PASSWORD, r"\1***", re.sub(_USERINFO_PASSWORD, r"\1***@", url))
 
 
 def redact_store_text(text: str, url: str) -> str:

@@ -23,13 +23,14 @@ __all__ = ["Head", "common_dir_of", "git_dir_of", "head_of", "redirected", "work
 
 #: Variables that make git look elsewhere than a checkout's ``.git``.
 _REDIRECTS = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
-_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+#: Patterns ``re`` compiles (and caches) when first used, not at import.
+_OID = r"[0-9a-f]{40}(?:[0-9a-f]{24})?"
 #: A branch name as git makes one, and nothing that would need quoting in its listing.
-_BRANCH = re.compile(r"refs/heads/([\x21-\x7e]+)")
+_BRANCH = r"refs/heads/([\x21-\x7e]+)"
 #: What a repository that keeps its refs in a reftable has in its HEAD file.
 _REFTABLE_HEAD = "ref: refs/heads/.invalid"
 #: A lock reason git lists as it is (anything else it quotes).
-_PLAIN_REASON = re.compile(r"[\x20-\x7e]*")
+_PLAIN_REASON = r"[\x20-\x7e]*"
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,9 @@ def head_of(git_dir: Path) -> Head | None:
         return None
     if text == _REFTABLE_HEAD:
         return None
-    if _OID.fullmatch(text):
+    if re.fullmatch(_OID, text):
         return Head(None)
-    branch = _BRANCH.fullmatch(text.removeprefix("ref: ")) if text.startswith("ref: ") else None
+    branch = re.fullmatch(_BRANCH, text.removeprefix("ref: ")) if text.startswith("ref: ") else None
     return Head(branch.group(1)) if branch else None
 
 
@@ -138,7 +139,7 @@ def worktrees_in(common: Path) -> list[_Listed] | None:
             locked = None
         except (OSError, UnicodeDecodeError):
             return None
-        if locked is not None and not _PLAIN_REASON.fullmatch(locked):
+        if locked is not None and not re.fullmatch(_PLAIN_REASON, locked):
             return None  # git would list it quoted
         found.append((path.resolve(), head.branch, locked))
     return found

@@ -82,24 +82,26 @@ class RemoteRefused(GitError, NeedsPerson):
 
 
 #: What git says when talking to a remote cannot work until a person acts; anything
-#: else (a timeout, a reset connection, a 5xx) may pass by itself and is retried.
-_REMOTE_REFUSALS = re.compile(
-    r"could not resolve host|name or service not known|temporary failure in name resolution"
+#: else (a timeout, a reset connection, a 5xx) may pass by itself and is retried. This
+#: and the next are patterns ``re`` compiles (and caches) when a fetch or push fails,
+#: not at import: most commands never talk to a remote.
+_REMOTE_REFUSALS = (
+    r"(?i)could not resolve host|name or service not known"
+    r"|temporary failure in name resolution"
     r"|authentication failed|could not read (username|password)|permission denied"
     r"|repository not found|does not appear to be a git repository"
     r"|the requested url returned error: 40[134]|terminal prompts disabled"
-    r"|unable to find remote helper|protocol .* is not supported",
-    re.IGNORECASE,
+    r"|unable to find remote helper|protocol .* is not supported"
 )
 #: The user and password of a URL (``https://user:pw@host``): never said.
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+_URL_USERINFO = r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@"
 
 
 def remote_failure(what: str, stderr: str) -> GitError:
     """The error for a fetch or push that failed: RemoteRefused when only a person can
     change git's answer; in either case without a URL's credentials."""
-    said = _URL_USERINFO.sub(r"\1", " ".join(stderr.split())) or "git failed"
-    if _REMOTE_REFUSALS.search(said):
+    said = re.sub(_URL_USERINFO, r"\1", " ".join(stderr.split())) or "git failed"
+    if re.search(_REMOTE_REFUSALS, said):
         return RemoteRefused(
             f"could not {what}: {said}; fix the remote or its credentials (git remote -v)"
         )

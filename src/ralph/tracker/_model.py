@@ -15,19 +15,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ralph.github import closing_references
-from ralph.tracker._reviews import (
-    CheckRun,
-    MergeState,
-    Review,
-    ReviewDecision,
-    ReviewThread,
-)
 from ralph.workflow import Estimate, Priority, WorkflowState
 
 if TYPE_CHECKING:
     # A status update's annotation: reading issues builds no dashboard.
     from ralph.dashboard import ProjectStatus
+
+    # A pull request's reviews and checks: reading issues reads none.
+    from ralph.tracker._reviews import (
+        CheckRun,
+        MergeState,
+        Review,
+        ReviewDecision,
+        ReviewThread,
+    )
 
 __all__ = [
     "Check",
@@ -277,7 +278,11 @@ class PullRequest:
 
     @property
     def closes(self) -> tuple[int, ...]:
-        return closing_references(self.body) if self.closing is None else self.closing
+        if self.closing is not None:
+            return self.closing
+        from ralph.github import closing_references  # GitHub's keywords, read when asked
+
+        return closing_references(self.body)
 
 
 @dataclass(frozen=True)

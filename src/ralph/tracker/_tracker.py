@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from ralph._secrets import redact
 from ralph._text import check_title
 from ralph.errors import InvalidInput, IssueNotFound, NotAvailable, RalphError, StateConflict
-from ralph.github import closing_references
 from ralph.tracker._fields import check_date, check_edit, check_labels, check_name
 from ralph.tracker._model import (
     Check,
@@ -94,6 +93,8 @@ class Tracker(TrackerRules):
     def closed_by(self, body: str) -> tuple[int, ...]:
         """The issues of this tracker a pull request ``body`` closes, read as
         ``closing_words`` writes them (and as a person may), in order of first mention."""
+        from ralph.github import closing_references  # pull requests' words: not for issues
+
         return closing_references(body)
 
     def escalation_handles(self) -> tuple[str, ...]:

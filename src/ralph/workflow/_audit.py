@@ -17,10 +17,9 @@ __all__ = [
     "transition_marker",
 ]
 
-_MARKER = re.compile(r"<!-- ralph-transition: (\{.*?\}) -->")
-_AUDIT = re.compile(
-    r"\*\*State transition\*\*: (.+?) → (.+?) \(intent: .+?\)\n\*\*Command\*\*: ralph_(\w+)"
-)
+#: Patterns ``re`` compiles (and caches) when a history is first read, not at import.
+_MARKER = r"<!-- ralph-transition: (\{.*?\}) -->"
+_AUDIT = r"\*\*State transition\*\*: (.+?) → (.+?) \(intent: .+?\)\n\*\*Command\*\*: ralph_(\w+)"
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ def audit_comment(record: TransitionRecord, *, intent: str | None, actor: str) -
 def parse_transition_comments(text: str) -> list[TransitionRecord]:
     """Every well-formed marker in ``text``; malformed or incomplete ones are skipped."""
     records = []
-    for match in _MARKER.finditer(text):
+    for match in re.finditer(_MARKER, text):
         try:
             data = json.loads(match.group(1))
         except json.JSONDecodeError:
@@ -81,7 +80,7 @@ def parse_audit_comments(text: str, created_at: str) -> list[TransitionRecord]:
     """The original's human-readable audit lines, dated by their comment."""
     return [
         TransitionRecord(m.group(1), m.group(2), f"ralph_{m.group(3)}", created_at)
-        for m in _AUDIT.finditer(text)
+        for m in re.finditer(_AUDIT, text)
     ]
 
 
