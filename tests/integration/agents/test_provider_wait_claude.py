@@ -29,12 +29,13 @@ def test_a_spent_usage_window_is_waited_out_and_the_run_ends_done_with_one_attem
     ralph, start_api, agent_home, monkeypatch
 ):
     api = start_api(CLAUDE, model(CLAUDE))
-    # A subscription's login (the fake token): Claude Code reads the usage window's
-    # headers then, and says when it resets.
+    # A subscription's login (the fake token, no API key, which Claude Code would use
+    # first): Claude Code reads the usage window's headers then, and says when it resets.
     subscription = {
         **CLAUDE.configure(agent_home, api),
         "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-fake",
     }
+    del subscription["ANTHROPIC_API_KEY"]
     claude_on_farewell(ralph, monkeypatch, subscription)
     started = time.time()
     api.limit("usage", seconds=6, lifts=True)
@@ -48,6 +49,9 @@ def test_a_spent_usage_window_is_waited_out_and_the_run_ends_done_with_one_attem
     with open_project(load_config(ralph.repo.path)) as project:
         (run,) = project.store.list_runs()
         tasks = project.store.list_tasks(run.id)
+        (wait,) = project.store.provider_waits(now=0.0)  # lifted by now: any time since
+    # Until the reset the window's headers named, not a guessed backoff (30 s).
+    assert (wait.agent, wait.until) == ("claude", pytest.approx(api.limits.resets_at, abs=1.5))
     assert tasks
     assert all(t.status is TaskStatus.DONE for t in tasks)
     assert [t.attempts for t in tasks] == [1] * len(tasks), [(t.key, t.attempts) for t in tasks]
