@@ -135,11 +135,17 @@ class ScriptedServer:
             self._turns = 0
 
     def limit(
-        self, kind: str, *, seconds: float = 30.0, first: int | None = None, start: int = 0
+        self,
+        kind: str,
+        *,
+        seconds: float = 30.0,
+        first: int | None = None,
+        start: int = 0,
+        lifts: bool = False,
     ) -> float:
         """Answer turns with the provider's ``kind`` of limit (``LimitWindow.limit``);
         returns when it lifts (epoch seconds)."""
-        return self.limits.limit(kind, seconds=seconds, first=first, start=start)
+        return self.limits.limit(kind, seconds=seconds, first=first, start=start, lifts=lifts)
 
     # -- for subclasses -------------------------------------------------------------------
 

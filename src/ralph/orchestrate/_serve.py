@@ -9,14 +9,15 @@ read is also the sessions' reconciliation: an agent whose issue a person took aw
 stopped (``_reconcile``), and the board's upkeep: new issues routed by the project's
 routing file, and the hygiene report every ``hygiene_interval`` hours (``_upkeep``).
 
-It stops when ``interrupt`` says so: the first signal stops starting roots and lets
-the sessions finish their tasks in hand; the second hands those tasks back (the sessions
-do that themselves). A tracker that cannot be read is waited out, said once a minute; a
-root that keeps ending without finishing (or with nothing to do, though the board showed
-work, or finished while the board shows it where it was) waits longer each time, and
-after ``MAX_ROOT_FAILURES`` it is left for a person. A
-root waiting for a person is not started at all (``pipeline.root_need``); once a person
-moves it (the board's change wakes the service), it is work again and starts afresh.
+It stops when ``interrupt`` says so, at once even while it idles between polls: the
+first signal stops starting roots and lets the sessions finish their tasks in hand; the
+second hands those tasks back (the sessions do that themselves). A tracker that cannot
+be read is waited out, said once a minute; a root that keeps ending without finishing
+(or with nothing to do, though the board showed work, or finished while the board shows
+it where it was) waits longer each time, and after ``MAX_ROOT_FAILURES`` it is left for
+a person. A root waiting for a person is not started at all (``pipeline.root_need``);
+once a person moves it (the board's change wakes the service), it is work again and
+starts afresh.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ralph.errors import RalphError
 from ralph.orchestrate._lead import Ending
 from ralph.orchestrate._leases import RootLeases
 from ralph.orchestrate._loop import RootRun, RootSessions
-from ralph.orchestrate._options import SessionOptions
+from ralph.orchestrate._options import Interrupt, SessionOptions
 from ralph.orchestrate._serve_status import status_files, write_status
 from ralph.orchestrate._upkeep import BoardUpkeep
 from ralph.phases import sync_board
@@ -109,6 +110,7 @@ def serve(
     unreachable_since: float | None = None
     noted_at = 0.0
     watch = _BoardWatch(project.tracker, sessions.wake)
+    stop_watch = _StopWatch(interrupt, sessions.wake)
     if status_file is not None:  # written while agents work: not theirs
         project.live_files.extend(status_files(status_file))
     try:
@@ -158,6 +160,7 @@ def serve(
             sessions.wait(wake_in)
     finally:
         watch.stop()
+        stop_watch.stop()
         leases.give_back_all()
         if status_file is not None:
             write_status(status_file, project.store, sessions, board, verdicts.backoff, result)
@@ -201,6 +204,30 @@ class _BoardWatch:
         self._done.set()
         if self._thread is not None:
             self._thread.join(WATCH_SECONDS + 5)
+
+
+class _StopWatch:
+    """A thread that wakes the service once it is told to stop, so an idle service stops
+    at once, not at its next poll. The signal's handler cannot wake it: the handler runs
+    on the service's thread, maybe while that thread holds the lock of the very event
+    it waits on."""
+
+    def __init__(self, interrupt: Interrupt, wake: Callable[[], None]) -> None:
+        self._interrupt = interrupt
+        self._wake = wake
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="serve-stop-watch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.is_set():
+            if self._interrupt.stopping.wait(WATCH_SECONDS):
+                self._wake()
+                return
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join(WATCH_SECONDS + 5)
 
 
 def _start(

@@ -118,7 +118,9 @@ def test_a_cli_meeting_its_providers_limit_ends_rate_limited_with_the_reset(
 def test_a_cli_that_retries_a_short_limit_itself_ends_ok(agent_bin, start_api, agent_env, workdir):
     gemini = CLIS["gemini"]
     api = start_api(gemini, [Text(json.dumps(RESULT))])
-    api.limit("rate", seconds=2.0, first=1)
+    # Two seconds from the refusal, not from now: the CLI's start-up would spend them,
+    # and a quota said to retry in 0s Gemini CLI waits out for a minute.
+    api.limit("rate", seconds=2.0, first=1, lifts=True)
     runtime = CommandRuntime.preset("gemini", environ=agent_env(gemini, api))
     result = runtime.run(brief(workdir))
     assert result.status is AgentStatus.OK, result.error

@@ -8,10 +8,18 @@ import dataclasses
 import os
 import socket
 
+import pytest
+
 from ralph.config import HookSettings
 from ralph.workflow import WorkflowState
 
 from .conftest import Demo
+
+
+@pytest.fixture(autouse=True)
+def _refused_retried_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused phase is tried again after 5 s; the wait is not the point.
+    monkeypatch.setattr("ralph.orchestrate._execute.REFUSED_RETRY_SECONDS", 0.5)
 
 
 def test_a_pull_request_refused_on_every_attempt_escalates_its_issue(demo: Demo):

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from ralph.config import load_config
-from ralph.demo import create_demo_project
+from ralph.demo import create_demo_project, create_sample_repository
 from ralph.project import open_project
 from ralph.tasks import EventKind, RunStatus, TaskStatus
 from ralph.tracker import CloseReason, IssueQuery
 from ralph.workflow import Estimate, WorkflowState
 
-from ..conftest import spawn_ralph
+from ..conftest import ralph_process, spawn_ralph
 from .test_loop import _new_module
 from .test_team import wait_until
 
@@ -30,9 +30,11 @@ _S = WorkflowState
 _SETTLED = {_S.DONE, _S.HUMAN_NEEDED}
 
 
-def _serve(repo: Path, *args: str, delay: float = 0.0, **popen: Any) -> subprocess.Popen[str]:
+def _serve(
+    repo: Path, *args: str, delay: float = 0.0, poll: float = 1, **popen: Any
+) -> subprocess.Popen[str]:
     env = {"RALPH_AGENT": "scripted", "RALPH_SCRIPTED_DELAY": str(delay)}
-    return spawn_ralph("serve", "--poll-seconds", "1", *args, cwd=repo, env=env, **popen)
+    return spawn_ralph("serve", "--poll-seconds", f"{poll:g}", *args, cwd=repo, env=env, **popen)
 
 
 def _stop(process: subprocess.Popen[str]) -> tuple[int, str]:
@@ -110,6 +112,23 @@ def test_serve_takes_an_issue_filed_while_it_runs_and_stops_on_sigterm(tmp_path)
         (1, "succeeded"),
     ]
     assert document["ended"][1]["done"]["done"] == document["ended"][1]["done"]["total"] > 1
+
+
+def test_an_idle_serve_stops_on_sigterm_at_once_not_at_its_next_poll(tmp_path):
+    repo = create_sample_repository(tmp_path / "sample")
+    assert ralph_process("init", cwd=repo).returncode == 0
+    status = tmp_path / "status.json"
+    server = _serve(repo, "--status-file", str(status), poll=600)
+    try:
+        wait_until(status.is_file, timeout=60)  # it read the board: nothing to do
+        time.sleep(0.5)  # waiting for its next poll, ten minutes away
+        asked = time.monotonic()
+        code, output = _stop(server)
+    finally:
+        server.kill()
+    assert code == 0, output
+    assert "Stopped: the tasks in hand finished." in output
+    assert time.monotonic() - asked < 15, output  # one look, not the poll's wait
 
 
 def _at_work(status: Path) -> list[dict[str, Any]]:
