@@ -51,7 +51,8 @@ def test_a_spent_usage_window_is_waited_out_and_the_run_ends_done_with_one_attem
         tasks = project.store.list_tasks(run.id)
         (wait,) = project.store.provider_waits(now=0.0)  # lifted by now: any time since
     # Until the reset the window's headers named, not a guessed backoff (30 s).
-    assert (wait.agent, wait.until) == ("claude", pytest.approx(api.limits.resets_at, abs=1.5))
+    assert wait.agent == "claude"
+    assert wait.until == pytest.approx(api.limits.resets_at, abs=1.5)
     assert tasks
     assert all(t.status is TaskStatus.DONE for t in tasks)
     assert [t.attempts for t in tasks] == [1] * len(tasks), [(t.key, t.attempts) for t in tasks]
