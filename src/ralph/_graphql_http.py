@@ -1,22 +1,35 @@
 """GraphQL over HTTP, shared by the GitHub and Linear clients and their fakes: what came
 back (``Reply``), the failure after which a request may or may not have run
-(``TransportFailure``), the transport interface, one POST over HTTPS with httpx2, and a
-fake's endpoint served on 127.0.0.1 for process tests."""
+(``TransportFailure``), the transport interface, one POST over HTTPS with httpx2 (and
+the TLS context every HTTPS client shares), and a fake's endpoint served on 127.0.0.1
+for process tests."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ralph._quiet_http import QuietHandler
 from ralph._secrets import redact
 
-__all__ = ["HttpsPoster", "Reply", "Transport", "TransportFailure", "serve_graphql"]
+if TYPE_CHECKING:
+    import ssl
+
+__all__ = [
+    "HttpsPoster",
+    "Reply",
+    "Transport",
+    "TransportFailure",
+    "serve_graphql",
+    "shared_tls_context",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,21 @@ class Transport(Protocol):
         """Release connections (nothing, in memory)."""
 
 
+def shared_tls_context() -> ssl.SSLContext:
+    """httpx2's default TLS context (servers verified against the system's certificates,
+    or those ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` name), made once for the process:
+    loading the certificates costs more than a request to a local service, and the
+    context serves any number of clients."""
+    return _tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.cache
+def _tls_context(_cafile: str | None, _capath: str | None) -> ssl.SSLContext:
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
 class HttpsPoster:
     """One POST of a GraphQL payload to ``url`` with httpx2 (Pydantic's maintained
     continuation of HTTPX, which ``mcp`` already brings), answered as a ``Reply``."""
@@ -50,7 +78,9 @@ class HttpsPoster:
 
         self.url = url
         self._httpx = httpx2
-        self._client = httpx2.Client(timeout=timeout, headers=dict(headers))
+        self._client = httpx2.Client(
+            timeout=timeout, headers=dict(headers), verify=shared_tls_context()
+        )
 
     def post_with(self, payload: Mapping[str, Any], authorization: str) -> Reply:
         try:

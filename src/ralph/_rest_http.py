@@ -70,7 +70,9 @@ class HttpsRequester:
 
         self.base_url = base_url.rstrip("/")
         self._httpx = httpx2
-        self._client = httpx2.Client(timeout=timeout, headers=dict(headers))
+        self._client = httpx2.Client(
+            timeout=timeout, headers=dict(headers), verify=_graphql_http.shared_tls_context()
+        )
 
     def send(self, request: RestRequest) -> Reply:
         try:

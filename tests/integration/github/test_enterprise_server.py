@@ -114,3 +114,18 @@ def test_doctor_on_github_com_finds_both():
     checks = {c.name: c for c in check_board(client, "acme/shop", project=1)}
     assert checks["issue relations"].detail == "sub-issues and dependencies"
     assert not checks["issue relations"].warning
+
+
+def test_a_document_github_com_answered_still_fails_validation_on_a_server_without_the_field():
+    """The fake validates each document once per schema, not once for every server."""
+    document = (
+        'query SubIssues { repository(owner: "acme", name: "shop") '
+        "{ issue(number: 1) { subIssues(first: 5) { totalCount } } } }"
+    )
+    everything = server(dependencies=True, sub_issues=True)
+    everything.add_issue("acme/shop", "Epic")
+    answered = everything.post({"query": document}, "token")
+    assert answered.body == {"data": {"repository": {"issue": {"subIssues": {"totalCount": 0}}}}}
+    refused = server(dependencies=False, sub_issues=False).post({"query": document}, "token")
+    assert refused.body["data"] is None
+    assert ["subIssues" in error["message"] for error in refused.body["errors"]] == [True]

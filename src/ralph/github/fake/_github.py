@@ -19,13 +19,15 @@ from typing import Any
 from graphql import (
     DefinitionNode,
     DocumentNode,
+    ExecutionResult,
     GraphQLError,
     GraphQLSchema,
     InputObjectTypeDefinitionNode,
     ObjectTypeDefinitionNode,
     build_ast_schema,
-    graphql_sync,
+    execute_sync,
     parse,
+    validate,
 )
 
 from ralph._graphql_http import Reply, TransportFailure, serve_graphql
@@ -393,20 +395,25 @@ class FakeGitHub(PullRequestScripting):
         self, source: str, variables: Mapping[str, Any], account: TokenHolder
     ) -> dict[str, Any]:
         with self.world.lock, self.world.one_instant():
-            self._spend(primary_points(source, variables))  # GitHub's formula
+            document, problems = _prepared(self.schema, source)
+            self._spend(primary_points(document, variables))  # GitHub's formula
             self.world.serial += 1
             run_due(self.world)
-            result = graphql_sync(
-                self.schema,
-                source,
-                root_value=self.root,
-                context_value={
-                    "login": account.login,
-                    "scopes": account.scopes,
-                    "kind": account.kind,
-                },
-                variable_values=dict(variables),
-                type_resolver=_type_of,
+            result = (
+                ExecutionResult(data=None, errors=list(problems))
+                if problems
+                else execute_sync(
+                    self.schema,
+                    document,
+                    root_value=self.root,
+                    context_value={
+                        "login": account.login,
+                        "scopes": account.scopes,
+                        "kind": account.kind,
+                    },
+                    variable_values=dict(variables),
+                    type_resolver=_type_of,
+                )
             )
         body: dict[str, Any] = {"data": result.data}
         if result.errors:
@@ -454,6 +461,14 @@ class FakeGitHub(PullRequestScripting):
 
         with serve_graphql(answer, "fake-github") as url:
             yield url
+
+
+@functools.lru_cache(maxsize=256)
+def _prepared(schema: GraphQLSchema, source: str) -> tuple[DocumentNode, tuple[GraphQLError, ...]]:
+    """A document parsed and validated once: clients send the same few many times, and
+    parsing and validating cost more than most answers (a syntax error raises, as before)."""
+    document = parse(source)
+    return document, tuple(validate(schema, document))
 
 
 def _refused(field: str, message: str) -> dict[str, Any]:

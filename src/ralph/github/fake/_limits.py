@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.github.fake._model import GraphQLFault
+
+if TYPE_CHECKING:
+    from graphql import DocumentNode
 
 __all__ = [
     "RESOURCE_LIMITS_EXCEEDED",
@@ -63,7 +66,7 @@ class ContentThrottle:
         self._created.append(now)
 
 
-def primary_points(source: str, variables: Mapping[str, Any]) -> int:
+def primary_points(source: str | DocumentNode, variables: Mapping[str, Any]) -> int:
     """What a request costs of the primary limit, by GitHub's formula: each connection
     (a field given ``first`` or ``last``) costs one request per parent it is read under;
     the sum over 100, rounded, at least 1. A mutation costs 1."""
@@ -78,7 +81,7 @@ def primary_points(source: str, variables: Mapping[str, Any]) -> int:
         VariableNode,
     )
 
-    document = parse(source)
+    document = parse(source) if isinstance(source, str) else source
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
