@@ -16,6 +16,7 @@ from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import Priority, WorkflowState
 
+from ..git._counting import gits_started
 from .scenario import Scenario, merge_scenario
 
 pytestmark = pytest.mark.timeout(300)
@@ -40,6 +41,26 @@ def test_eight_ready_changes_land_in_at_most_two_test_runs(tmp_path: Path) -> No
         assert [b.status.value for b in scenario.batches()] == ["done", "done"]
         # Landed in the order they rode: the oldest first.
         assert [c.pr for c in scenario.merged()] == [c.pr for c in scenario.changes]
+        assert_main_never_red(scenario)
+
+
+def test_each_car_lands_as_the_very_commit_the_train_built_and_tested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3, test_seconds=0) as scenario:
+        host = scenario.project.code_host
+        started = gits_started(monkeypatch)
+        scenario.run_merges()
+        assert scenario.test_runs() == 1
+        # Three merge commits made, each once: none made again to land.
+        assert [args[0] for args in started].count("commit-tree") == 3
+        landed = scenario.first_parents()
+        assert landed == [host.get_pull_request(c.pr).merge_commit for c in scenario.changes]
+        git = scenario.project.git
+        for commit, change in zip(landed, scenario.changes, strict=True):
+            pr = host.get_pull_request(change.pr)
+            message = git.git("log", "-1", "--format=%B", commit, what="read the message")
+            assert message == f"Merge pull request #{pr.number} from {pr.head}\n\n{pr.title}"
         assert_main_never_red(scenario)
 
 
