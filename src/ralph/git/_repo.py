@@ -28,7 +28,15 @@ from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
 from ralph.git._merge_memo import made_merge, merged_tree, note_merge
 from ralph.git._settings import config_answer
-from ralph.git._snapshot import commit_of, files_at, note_tree, read_at, ref_from_files, tree_at
+from ralph.git._snapshot import (
+    commit_of,
+    files_at,
+    note_tree,
+    read_at,
+    ref_from_files,
+    refs_in_files,
+    tree_at,
+)
 
 __all__ = [
     "CheckoutInTheWay",
@@ -291,6 +299,19 @@ class GitRepo:
 
     def has_branch(self, name: str) -> bool:
         return commit_of(self, name) is not None
+
+    def branches_named(self, start: str) -> list[str]:
+        """The branches whose names begin with ``start`` in its folder and go no deeper
+        (``feature/GH-4-try-``: ``feature/GH-4-try-1``, ...), read from git's files where
+        it keeps its refs in them (``_snapshot``)."""
+        folder, _, begin = f"refs/heads/{start}".rpartition("/")
+        found = refs_in_files(self.git_dir(), folder, begin)
+        if found is None:
+            listed = self.git(
+                "for-each-ref", "--format=%(refname)", f"{folder}/{begin}*", what="list branches"
+            )
+            found = [r for r in listed.splitlines() if "/" not in r[len(folder) + 1 :]]
+        return [ref.removeprefix("refs/heads/") for ref in found]
 
     def branch_tip(self, name: str) -> str | None:
         """The commit branch ``name`` points at (None: no such branch), read from its

@@ -203,7 +203,7 @@ class Conductor:
         started = time.monotonic()
         with self.ctx.worktrees.scratch(f"train-{batch.id}", self.ctx.base, at=built[-1]) as path:
             after_create(self.ctx, path)
-            tests = project_tests(self.ctx, path)
+            tests = project_tests(self.ctx, path, scratch=True)
         seconds = round(time.monotonic() - started, 2)
         # Redacted already (run_tests): it is kept, shown and sent to the builder.
         summary = "" if tests.passed else (tests.output or tests.tail)[-_SUMMARY_CHARS:]

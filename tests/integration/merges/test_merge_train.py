@@ -52,8 +52,12 @@ def test_each_car_lands_as_the_very_commit_the_train_built_and_tested(
         started = gits_started(monkeypatch)
         scenario.run_merges()
         assert scenario.test_runs() == 1
+        verbs = [args[0] for args in started]
         # Three merge commits made, each once: none made again to land.
-        assert [args[0] for args in started].count("commit-tree") == 3
+        assert verbs.count("commit-tree") == 3
+        # The attempts' branches read from git's files, the scratch checkout's by-products
+        # left to its removal, a head this repository's host read never looked for again.
+        assert not {"for-each-ref", "status", "cat-file"} & set(verbs)
         landed = scenario.first_parents()
         assert landed == [host.get_pull_request(c.pr).merge_commit for c in scenario.changes]
         git = scenario.project.git
@@ -197,8 +201,8 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
     with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
         moved: list[str] = []
 
-        def main_moves_meanwhile(ctx, path):
-            ran = project_tests(ctx, path)
+        def main_moves_meanwhile(ctx, path, **options):
+            ran = project_tests(ctx, path, **options)
             if not moved:  # someone else's commit lands on main while the tests run
                 files = {"docs/notes.md": "notes\n"}
                 moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
@@ -221,8 +225,8 @@ def test_documents_committed_while_the_batch_is_tested_do_not_restart_it(
     with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
         moved: list[str] = []
 
-        def a_plan_lands_meanwhile(ctx, path):
-            ran = project_tests(ctx, path)
+        def a_plan_lands_meanwhile(ctx, path, **options):
+            ran = project_tests(ctx, path, **options)
             if not moved:  # another issue's plan is committed to main as the tests run
                 files = {"thoughts/shared/plans/2026-12-07-GH-9-other.md": "# Plan\n"}
                 moved.append(commit_files(scenario.project.git, "main", files, "Plan") or "")
