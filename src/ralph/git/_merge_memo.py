@@ -7,6 +7,8 @@ landing made again the commit the train had made and tested. Two commits always 
 to the same tree, so the answer is kept (by repository: the commits are in its object
 store), and so is each merge commit Ralph made, by what it was made of (base, head,
 message, one parent or two): the landing moves the branch to the very commit tested.
+Each move is kept too (a merge's first parent is where the base was): whether a car's
+merge is on the base the train moved on past it is then known without asking git.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["made_merge", "merged_tree", "note_merge"]
+__all__ = ["known_ancestor", "made_merge", "merged_tree", "note_merge", "note_moved"]
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -34,6 +36,9 @@ _lock = threading.Lock()
 _trees: OrderedDict[tuple[Path, str, str], str | None] = OrderedDict()
 #: (common git dir, base, head, message, squash) -> the merge commit made of them.
 _commits: OrderedDict[tuple[Path, str, str, str, bool], str] = OrderedDict()
+#: (common git dir, a commit Ralph moved a branch to) -> the commit the branch was at
+#: (its first parent).
+_moved_from: OrderedDict[tuple[Path, str], str] = OrderedDict()
 
 
 def merged_tree(repo: GitRepo, base: str, head: str) -> str | None:
@@ -62,6 +67,28 @@ def made_merge(repo: GitRepo, base: str, head: str, message: str, *, squash: boo
     """The merge commit Ralph made of exactly these, if it made one."""
     with _lock:
         return _commits.get((repo.git_dir(), base, head, message, squash))
+
+
+def note_moved(repo: GitRepo, old: str, new: str) -> None:
+    """Ralph moved a branch of ``repo`` from ``old`` to ``new``, a commit whose first
+    parent is ``old``."""
+    _keep(_moved_from, (repo.git_dir(), new), old)
+
+
+def known_ancestor(repo: GitRepo, ancestor: str, descendant: str) -> bool:
+    """Whether ``ancestor`` is known to be one of ``descendant``'s (another commit),
+    from the moves Ralph made (a car's rider asks whether its merge is on the base the
+    train moved on past it). False: not known; git may know better."""
+    where = repo.git_dir()
+    with _lock:
+        at = _moved_from.get((where, descendant))
+        for _ in range(_KEPT):
+            if at is None:
+                return False
+            if at == ancestor:
+                return True
+            at = _moved_from.get((where, at))
+    return False
 
 
 def _keep(kept: OrderedDict[_K, _V], key: _K, value: _V) -> None:

@@ -26,7 +26,7 @@ from ralph.errors import GitError, NeedsPerson
 from ralph.git._files import common_dir_of, git_dir_of, worktrees_in
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
-from ralph.git._merge_memo import made_merge, merged_tree, note_merge
+from ralph.git._merge_memo import known_ancestor, made_merge, merged_tree, note_merge, note_moved
 from ralph.git._settings import config_answer
 from ralph.git._snapshot import (
     commit_of,
@@ -342,6 +342,10 @@ class GitRepo:
         return None if commit is None else read_at(self, commit, path)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Known without git when Ralph's merges moved a branch from one to the other
+        (``_merge_memo``)."""
+        if known_ancestor(self, ancestor, descendant):
+            return True
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
         return result.returncode == 0
 
@@ -506,6 +510,7 @@ class GitRepo:
     def _move(self, base: str, base_commit: str, commit: str, head: str) -> MergeOutcome:
         if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
+        note_moved(self, base_commit, commit)  # its first parent
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})
         return MergeOutcome(commit)
 

@@ -97,3 +97,23 @@ def test_a_built_car_already_on_the_base_is_already_merged(project: GitProject):
 
     assert landed.already_merged
     assert repo.resolve("refs/heads/main") == base
+
+
+def test_a_merge_landed_before_others_is_known_on_the_base_without_git(
+    project: GitProject, monkeypatch: pytest.MonkeyPatch
+):
+    first = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    second = project.commit("second", {"b.py": "B = 1\n"}, "second")
+    other = project.commit("other", {"c.py": "C = 1\n"}, "other")
+    repo = GitRepo(project.path)
+    landed = repo.merge(first, "main", "Merge first").commit
+    tip = repo.merge(second, "main", "Merge second").commit
+
+    started = gits_started(monkeypatch)
+    assert repo.is_ancestor(landed, tip)
+    assert started == []  # the base moved from one to the other: Ralph's own moves
+    # What the moves do not say is asked of git.
+    assert not repo.is_ancestor(tip, landed)
+    assert not repo.is_ancestor(other, tip)
+    assert repo.is_ancestor(first, tip)
+    assert [args[0] for args in started] == ["merge-base"] * 3

@@ -56,8 +56,9 @@ def test_each_car_lands_as_the_very_commit_the_train_built_and_tested(
         # Three merge commits made, each once: none made again to land.
         assert verbs.count("commit-tree") == 3
         # The attempts' branches read from git's files, the scratch checkout's by-products
-        # left to its removal, a head this repository's host read never looked for again.
-        assert not {"for-each-ref", "status", "cat-file"} & set(verbs)
+        # left to its removal, a head this repository's host read never looked for again,
+        # each rider's merge known on the base the train moved on past it.
+        assert not {"for-each-ref", "status", "cat-file", "merge-base"} & set(verbs)
         landed = scenario.first_parents()
         assert landed == [host.get_pull_request(c.pr).merge_commit for c in scenario.changes]
         git = scenario.project.git
