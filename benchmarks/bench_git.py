@@ -9,7 +9,10 @@ Goal (issue 49): at least 40 % fewer git processes per epic than before the cach
 checkout's HEAD, git dirs and the worktree list read from git's files, branch tips from
 their ref files, the tracked files listed once per index, changed files hashed by one
 git): at most 60 % of TODAY. The lead measured 364 on main (commit 1027261) with the same
-kind of shim; this benchmark measured 358 there (git 2.39), which is TODAY.
+kind of shim; this benchmark measured 358 there (git 2.39), which is TODAY. 163 -> 154
+(2026-12-07): the epic's merge (a train of one) lands the commit it built and tested, its
+test run in a scratch checkout lists no by-products, and it asks git nothing the
+repository's files or Ralph's own moves answer (cat-file, rev-parse, for-each-ref).
 
     make bench-git    # or: .venv/bin/python benchmarks/bench_git.py
 """

@@ -22,6 +22,18 @@ prefix, pruning worktrees). The service's CPU, 11-14 s per drain, is not the bou
 board read no longer checks each Done issue's merge again with three git commands
 (``phases.MergeLooks``); 1.79 before, 1.85 after at the same load: within the noise.
 
+Fewer git processes a train (2026-12-07): a car lands as the very commit the train built
+and tested, what two commits merge to is asked once, no status, cat-file or for-each-ref
+around it, a rider's merge known on the base from Ralph's own moves: a 5-car train's task
+63 -> 26 git processes, its riders' merge tasks after it 12 -> 0. The 8-agent ratio, the
+code before and after alternated, 9 runs each at load 2-22: before 1.18-1.72 (median
+1.39), after 1.12-1.86 (1.45); at load 2-6, pair by pair, 1.19/1.12, 1.21/1.28,
+1.39/1.27. The merge tasks' sum, median of 5: 26.6 s before, 24.6 s after. Within the
+noise, which the machine's load makes. In process, a 5-car train takes 0.6-0.8 s at load
+13 with a test command that does nothing: 0.3 s of it git, 0.4 s the sandboxed test run;
+a rider's own merge task after it takes 2-19 ms (~20 SQL statements, no git now); in
+``serve`` a merge task's median from claimed to done was 0.03-0.24 s.
+
 Medians of the repeats. Options: ``--issues N`` ``--seconds S`` (each agent's duration)
 ``--repeats R`` ``--store postgresql://...`` (the wake-up and idle measures on it too).
 

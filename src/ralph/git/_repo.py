@@ -26,8 +26,17 @@ from ralph.errors import GitError, NeedsPerson
 from ralph.git._files import common_dir_of, git_dir_of, worktrees_in
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
+from ralph.git._merge_memo import known_ancestor, made_merge, merged_tree, note_merge, note_moved
 from ralph.git._settings import config_answer
-from ralph.git._snapshot import commit_of, files_at, note_tree, read_at, ref_from_files, tree_at
+from ralph.git._snapshot import (
+    commit_of,
+    files_at,
+    note_tree,
+    read_at,
+    ref_from_files,
+    refs_in_files,
+    tree_at,
+)
 
 __all__ = [
     "CheckoutInTheWay",
@@ -293,6 +302,19 @@ class GitRepo:
     def has_branch(self, name: str) -> bool:
         return commit_of(self, name) is not None
 
+    def branches_named(self, start: str) -> list[str]:
+        """The branches whose names begin with ``start`` in its folder and go no deeper
+        (``feature/GH-4-try-``: ``feature/GH-4-try-1``, ...), read from git's files where
+        it keeps its refs in them (``_snapshot``)."""
+        folder, _, begin = f"refs/heads/{start}".rpartition("/")
+        found = refs_in_files(self.git_dir(), folder, begin)
+        if found is None:
+            listed = self.git(
+                "for-each-ref", "--format=%(refname)", f"{folder}/{begin}*", what="list branches"
+            )
+            found = [r for r in listed.splitlines() if "/" not in r[len(folder) + 1 :]]
+        return [ref.removeprefix("refs/heads/") for ref in found]
+
     def branch_tip(self, name: str) -> str | None:
         """The commit branch ``name`` points at (None: no such branch), read from its
         ref file where git keeps it in one (``_snapshot``)."""
@@ -322,6 +344,10 @@ class GitRepo:
         return None if commit is None else read_at(self, commit, path)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Known without git when Ralph's merges moved a branch from one to the other
+        (``_merge_memo``)."""
+        if known_ancestor(self, ancestor, descendant):
+            return True
         result = self.run("merge-base", "--is-ancestor", ancestor, descendant)
         return result.returncode == 0
 
@@ -402,6 +428,15 @@ class GitRepo:
             what="make the merge result",
         )
 
+    def merges_onto(self, commit: str, head: str) -> bool:
+        """Whether commit ``head`` merges cleanly onto ``commit`` (full commit ids); one
+        git call per pair, whoever asks (``_merge_memo``). False when git cannot merge
+        them at all (a commit missing)."""
+        try:
+            return merged_tree(self, commit, head) is not None
+        except GitError:
+            return False
+
     def merged_onto(
         self, commit: str, head: str, message: str, *, squash: bool = False
     ) -> str | None:
@@ -410,18 +445,14 @@ class GitRepo:
         prefix, built before anything lands. None when they conflict."""
         # A commit id as it is (a train's car): merge-tree refuses one that is not here.
         head_commit = head if _OID.fullmatch(head) else self.resolve(head)
-        result = self.run("merge-tree", "--write-tree", "--no-messages", commit, head_commit)
-        if result.returncode == 1:
+        tree = merged_tree(self, commit, head_commit)
+        if tree is None:
             return None
-        if result.returncode != 0:
-            raise GitError(f"could not merge {head} onto {commit}: {result.stderr.strip()}")
         parents = [commit] if squash else [commit, head_commit]
-        return self.commit_tree(
-            result.stdout.strip().splitlines()[0],
-            *parents,
-            message=message,
-            what="make the merged prefix",
-        )
+        made = self.commit_tree(tree, *parents, message=message, what="make the merged prefix")
+        # Kept: ``merge`` of the same lands this very commit, the one tested.
+        note_merge(self, commit, head_commit, message, squash=squash, commit=made)
+        return made
 
     def tree_of(self, commit: str) -> str:
         """The tree of ``commit`` (asked of git once per commit id: ``_snapshot``)."""
@@ -450,6 +481,15 @@ class GitRepo:
 
     def _merge(self, head: str, base: str, message: str, *, squash: bool) -> MergeOutcome:
         base_commit = self.resolve(f"refs/heads/{base}")
+        made = (
+            made_merge(self, base_commit, head, message, squash=squash)
+            if _OID.fullmatch(head)
+            else None
+        )
+        if made is not None:  # a merge train made and tested it: that commit lands
+            if self.tree_of(made) == self.tree_of(base_commit):
+                return MergeOutcome(base_commit, already_merged=True)
+            return self._move(base, base_commit, made, head)
         head_commit = self.resolve(head)
         if self.is_ancestor(head_commit, base_commit):
             return MergeOutcome(base_commit, already_merged=True)
@@ -467,8 +507,12 @@ class GitRepo:
             return MergeOutcome(base_commit, already_merged=True)
         parents = [base_commit] if squash else [base_commit, head_commit]
         commit = self.commit_tree(tree, *parents, message=message, what="create the merge commit")
+        return self._move(base, base_commit, commit, head)
+
+    def _move(self, base: str, base_commit: str, commit: str, head: str) -> MergeOutcome:
         if not move_branch(self, base, base_commit, commit):
             raise GitError(f"{base} moved while merging {head}; retry the merge")
+        note_moved(self, base_commit, commit)  # its first parent
         logger.info("merged", extra={"head": head, "base": base, "commit": commit})
         return MergeOutcome(commit)
 

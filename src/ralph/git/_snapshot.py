@@ -27,7 +27,15 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["commit_of", "files_at", "note_tree", "read_at", "ref_from_files", "tree_at"]
+__all__ = [
+    "commit_of",
+    "files_at",
+    "note_tree",
+    "read_at",
+    "ref_from_files",
+    "refs_in_files",
+    "tree_at",
+]
 
 _OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 #: Names git refuses for a branch, or that would read a file outside refs/: git's answer.
@@ -148,6 +156,32 @@ def ref_from_files(git_dir: Path, ref: str) -> str | None:
     else:
         return loose if _OID.fullmatch(loose) else None
     return (_packed_refs(git_dir / "packed-refs") or {}).get(ref)
+
+
+def refs_in_files(git_dir: Path, folder: str, start: str) -> list[str] | None:
+    """The refs right in ``folder`` (``refs/heads/feature``) whose names begin with
+    ``start``, read as git's files backend stores them: loose files and lines of
+    packed-refs. None when that is not known this way (refs in a reftable): ask git."""
+    if (git_dir / "reftable").is_dir() or _UNSAFE_REF.search(f"{folder}/{start}x"):
+        return None
+    found: set[str] = set()
+    try:
+        with os.scandir(git_dir / folder) as entries:
+            for entry in entries:
+                name = entry.name
+                # A ref is written to its .lock, then renamed: a .lock is none yet.
+                if name.startswith(start) and not name.endswith(".lock") and entry.is_file():
+                    found.add(f"{folder}/{name}")
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError:
+        return None
+    packed = _packed_refs(git_dir / "packed-refs")
+    if packed is None:
+        return None
+    prefix = f"{folder}/{start}"
+    found.update(r for r in packed if r.startswith(prefix) and "/" not in r[len(folder) + 1 :])
+    return sorted(found)
 
 
 def _absent(git_dir: Path, ref: str) -> bool:

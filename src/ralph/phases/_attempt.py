@@ -178,11 +178,9 @@ def remove_attempt_branches(ctx: PhaseContext, worktree: str) -> list[str]:
     """Every attempt's worktree and branch of ``worktree`` (``feature/GH-42-try-*``),
     gone once its issue is Done; the branches removed, by name."""
     git = ctx.project.git
-    pattern = f"refs/heads/{branch_for(worktree)}{ATTEMPT_SUFFIX}*"
-    listed = git.git("for-each-ref", "--format=%(refname)", pattern, what="list attempts")
     removed = []
-    for ref in listed.splitlines():
-        name = ref.removeprefix("refs/heads/")
+    for name in git.branches_named(f"{branch_for(worktree)}{ATTEMPT_SUFFIX}"):
+        ref = f"refs/heads/{name}"
         suffix = name.rpartition(ATTEMPT_SUFFIX)[2]
         if not suffix.isdigit():
             continue

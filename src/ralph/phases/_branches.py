@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,11 +116,13 @@ def run_tests(
     return TestRun(done.returncode == 0, command, "\n".join(lines[-5:]), output)
 
 
-def project_tests(ctx: PhaseContext, cwd: Path) -> TestRun:
+def project_tests(ctx: PhaseContext, cwd: Path, *, scratch: bool = False) -> TestRun:
     """The project's test command in ``cwd``, sandboxed as its ralph.toml says; the new
-    files it leaves there (bytecode, caches, coverage) are removed after it."""
+    files it leaves there (bytecode, caches, coverage) are removed after it, unless
+    ``cwd`` is a ``scratch`` checkout, removed whole right after (two git processes
+    fewer a run)."""
     config = ctx.project.config
-    with by_products_removed(ctx.project.git, cwd):
+    with nullcontext() if scratch else by_products_removed(ctx.project.git, cwd):
         return run_tests(
             config.test_command,
             cwd,

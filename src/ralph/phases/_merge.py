@@ -136,8 +136,11 @@ class MergePhase(Phase):
         if git.has_remote():  # the base and head as the code host has them
             git.fast_forward_from(pr.base)
             git.fast_forward_from(pr.head)
-        known = pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}")
-        head = pr.head_oid if pr.head_oid and known and known.returncode == 0 else ""
+        # Where the host merges here its head is read from this repository: here, surely.
+        here = ctx.code_host.merges_here or (
+            pr.head_oid and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}").returncode == 0
+        )
+        head = pr.head_oid if pr.head_oid and here else ""
         return hold_control_changes(ctx, pr.head, primary.number, head=head, pr=pr.number)
 
     def _merge(

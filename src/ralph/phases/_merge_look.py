@@ -167,11 +167,15 @@ def merge_on_base(project: Project, pr: PullRequest, fetched: set[str] | None = 
 def _holds(project: Project, commit: str, base: str) -> bool:
     """Whether ``base`` as it is here holds ``commit`` (an unknown base: taken as so)."""
     git = project.git
-    if git.run("rev-parse", "--verify", "--quiet", base).returncode != 0:
+    if base.startswith("refs/heads/"):  # read from its ref file where git keeps it in one
+        tip = git.branch_tip(base.removeprefix("refs/heads/"))
+    else:
+        found = git.run("rev-parse", "--verify", "--quiet", base)
+        tip = found.stdout.strip() if found.returncode == 0 else None
+    if tip is None:
         return True
-    if git.run("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-        return False  # the base as fetched just now (or made here) never had it
-    return git.is_ancestor(commit, base)
+    # A commit the base as fetched just now (or made here) never had is no ancestor.
+    return tip == commit or git.is_ancestor(commit, tip)
 
 
 class MergeLooks:

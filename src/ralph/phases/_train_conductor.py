@@ -86,6 +86,8 @@ class Conductor:
         self.locks = RiderLocks(self.store, ctx.project.repo_name)
         #: Each car's head merged onto a commit (None: they conflict), by both.
         self.merged: dict[tuple[str, str], str | None] = {}
+        #: Each car's merge commit message (``message``).
+        self.messages: dict[int, str] = {}
 
     # -- the record ---------------------------------------------------------------------
 
@@ -162,10 +164,7 @@ class Conductor:
             key = (at, car.head)
             if key not in self.merged:  # the prefix tested is built once, not again to land
                 self.merged[key] = self.git.merged_onto(
-                    at,
-                    car.head,
-                    f"Merge pull request #{pr} (merge train)",
-                    squash=self.strategy is MergeStrategy.SQUASH,
+                    at, car.head, self.message(pr), squash=self.strategy is MergeStrategy.SQUASH
                 )
             commit = self.merged[key]
             if commit is None:
@@ -173,6 +172,15 @@ class Conductor:
             built.append(commit)
             at = commit
         return built
+
+    def message(self, pr: int) -> str:
+        """The message of the commit merging ``pr``: the host's own where the commit
+        built is the commit that lands (the local host), so that what lands is what was
+        tested, not a copy made again; asked once per car."""
+        if pr not in self.messages:
+            own = self.host.merge_message(pr) if self.strategy is not MergeStrategy.REBASE else None
+            self.messages[pr] = own or f"Merge pull request #{pr} (merge train)"
+        return self.messages[pr]
 
     def left_out(self, train: Train, cars: Sequence[int], pr: int) -> Train:
         """``pr`` does not merge onto the base with the cars before it in ``cars``."""
@@ -195,7 +203,7 @@ class Conductor:
         started = time.monotonic()
         with self.ctx.worktrees.scratch(f"train-{batch.id}", self.ctx.base, at=built[-1]) as path:
             after_create(self.ctx, path)
-            tests = project_tests(self.ctx, path)
+            tests = project_tests(self.ctx, path, scratch=True)
         seconds = round(time.monotonic() - started, 2)
         # Redacted already (run_tests): it is kept, shown and sent to the builder.
         summary = "" if tests.passed else (tests.output or tests.tail)[-_SUMMARY_CHARS:]

@@ -126,7 +126,9 @@ def _ready_rider(ctx: PhaseContext, repo: str, task: Task) -> Rider | None:
     git = ctx.project.git
     if git.has_remote():  # its head as the code host has it
         git.fast_forward_from(pr.head)
-    if git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}").returncode != 0:
+    # Where the host merges here its head is read from this repository: here, surely.
+    here = ctx.code_host.merges_here
+    if not here and git.run("cat-file", "-e", f"{pr.head_oid}^{{commit}}").returncode != 0:
         return None  # not here (a push not fetched yet): its own task merges it
     try:
         by_person = hold_control_changes(ctx, pr.head, issue.number, head=pr.head_oid, pr=pr.number)

@@ -7,6 +7,7 @@ homes, ``/run`` or the session's runtime folder, nor any git credential."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -122,9 +123,12 @@ def _programs() -> list[Path]:
     return [_toolchain_of(path) or path for path in resolved]
 
 
+@functools.lru_cache(maxsize=256)
 def _toolchain_of(folder: Path) -> Path | None:
     """The installed toolchain a folder lies in, in whichever home: a PATH entry there
-    (pyenv's shims) runs the toolchain's other files (``libexec/pyenv``)."""
+    (pyenv's shims) runs the toolchain's other files (``libexec/pyenv``). Path
+    arithmetic alone, kept: asked of every PATH entry and import path for each
+    sandboxed command, it was most of building a test run's profile (50 ms a run)."""
     for parent in folder.parents:
         for name in TOOLCHAINS:
             if _inside(folder, [parent / name]):

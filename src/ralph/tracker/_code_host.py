@@ -101,6 +101,12 @@ class CodeHost(abc.ABC):
         decided on; HeadMoved, and nothing merged, when the branch has moved since."""
         return self._merge_pull_request(number, strategy, expected_head)
 
+    def merge_message(self, number: int) -> str | None:
+        """The message of the commit merging pull request ``number`` where Ralph's git
+        makes it (the local host; None where the host makes its own): a merge train
+        builds its prefix with it, so that the commit tested is the commit that lands."""
+        return None
+
     def enqueue_pull_request(self, number: int, *, expected_head: str | None = None) -> PullRequest:
         """Put the pull request in its base's merge queue, where merges queue (GitHub);
         a host without one refuses. The host merges it later: ``settle_merged`` then

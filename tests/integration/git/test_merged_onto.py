@@ -3,9 +3,12 @@ on no branch, with the tree the real merge makes there."""
 
 from __future__ import annotations
 
+import pytest
+
 from ralph.git import GitRepo
 
 from ..conftest import GitProject
+from ._counting import gits_started
 
 
 def test_a_chain_of_merges_holds_each_car_and_lands_as_the_same_tree(project: GitProject):
@@ -47,3 +50,70 @@ def test_a_car_that_conflicts_with_those_before_it_is_none(project: GitProject):
     one = repo.merged_onto(repo.resolve("refs/heads/main"), "first", "one")
     assert one is not None
     assert repo.merged_onto(one, "other", "two") is None
+
+
+def test_a_car_landed_with_the_message_it_was_built_with_lands_the_commit_built(
+    project: GitProject, monkeypatch: pytest.MonkeyPatch
+):
+    head = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    repo = GitRepo(project.path)
+    base = repo.resolve("refs/heads/main")
+    built = repo.merged_onto(base, head, "Merge first")
+    assert built is not None
+
+    started = gits_started(monkeypatch)
+    landed = repo.merge(head, "main", "Merge first")
+
+    # The very commit tested lands: nothing merged or made again, the branch moved.
+    assert landed.commit == built
+    assert repo.resolve("refs/heads/main") == built
+    assert [args[0] for args in started if args[0] in ("merge-tree", "commit-tree")] == []
+
+
+def test_a_car_landed_with_another_message_gets_a_commit_of_its_own(project: GitProject):
+    head = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    repo = GitRepo(project.path)
+    base = repo.resolve("refs/heads/main")
+    built = repo.merged_onto(base, head, "Merge first (merge train)")
+    assert built is not None
+
+    landed = repo.merge(head, "main", "Merge first")
+
+    assert landed.commit != built
+    assert repo.tree_of(landed.commit) == repo.tree_of(built)
+    message = repo.git("log", "-1", "--format=%B", landed.commit, what="read the message")
+    assert message == "Merge first"
+
+
+def test_a_built_car_already_on_the_base_is_already_merged(project: GitProject):
+    head = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    repo = GitRepo(project.path)
+    repo.merge(head, "main", "Merge first")
+    base = repo.resolve("refs/heads/main")
+    built = repo.merged_onto(base, head, "Merge first again")
+    assert built is not None
+
+    landed = repo.merge(head, "main", "Merge first again")
+
+    assert landed.already_merged
+    assert repo.resolve("refs/heads/main") == base
+
+
+def test_a_merge_landed_before_others_is_known_on_the_base_without_git(
+    project: GitProject, monkeypatch: pytest.MonkeyPatch
+):
+    first = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    second = project.commit("second", {"b.py": "B = 1\n"}, "second")
+    other = project.commit("other", {"c.py": "C = 1\n"}, "other")
+    repo = GitRepo(project.path)
+    landed = repo.merge(first, "main", "Merge first").commit
+    tip = repo.merge(second, "main", "Merge second").commit
+
+    started = gits_started(monkeypatch)
+    assert repo.is_ancestor(landed, tip)
+    assert started == []  # the base moved from one to the other: Ralph's own moves
+    # What the moves do not say is asked of git.
+    assert not repo.is_ancestor(tip, landed)
+    assert not repo.is_ancestor(other, tip)
+    assert repo.is_ancestor(first, tip)
+    assert [args[0] for args in started] == ["merge-base"] * 3

@@ -139,3 +139,37 @@ def test_a_packed_refs_that_is_not_text_is_left_to_git(tmp_path: Path):
     subprocess.run(["git", "pack-refs", "--all"], cwd=tmp_path, check=True, timeout=30)
     assert repo.has_branch("feature")
     assert not repo.has_branch("gone")
+
+
+def test_branches_named_alike_are_listed_from_loose_and_packed_refs_as_git_lists_them(
+    tmp_path: Path, monkeypatch
+):
+    repo = _repo(tmp_path)
+
+    def branch(name: str) -> None:
+        subprocess.run(["git", "branch", name], cwd=tmp_path, check=True, timeout=30)
+
+    def listed_by_git() -> list[str]:
+        refs = subprocess.run(
+            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads/work/GH-4-try-*"],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return refs.stdout.split()
+
+    branch("work/GH-4-try-1")
+    subprocess.run(["git", "pack-refs", "--all"], cwd=tmp_path, check=True, timeout=30)
+    for name in ("work/GH-4-try-2", "work/GH-4-try-3/deeper", "work/GH-40-try-1", "work/GH-4"):
+        branch(name)
+    (tmp_path / ".git" / "refs" / "heads" / "work" / "GH-4-try-9.lock").write_text("being made")
+
+    started = gits_started(monkeypatch)
+    named = repo.branches_named("work/GH-4-try-")
+
+    assert named == ["work/GH-4-try-1", "work/GH-4-try-2"]
+    assert named == [name for name in listed_by_git() if "/deeper" not in name]
+    assert repo.branches_named("elsewhere/GH-4-try-") == []
+    assert [args[0] for args in started] == ["for-each-ref"]  # the test's own

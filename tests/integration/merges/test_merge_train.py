@@ -16,6 +16,7 @@ from ralph.tasks import RetryPolicy
 from ralph.tracker import CheckConclusion, LocalCodeHost
 from ralph.workflow import Priority, WorkflowState
 
+from ..git._counting import gits_started
 from .scenario import Scenario, merge_scenario
 
 pytestmark = pytest.mark.timeout(300)
@@ -40,6 +41,31 @@ def test_eight_ready_changes_land_in_at_most_two_test_runs(tmp_path: Path) -> No
         assert [b.status.value for b in scenario.batches()] == ["done", "done"]
         # Landed in the order they rode: the oldest first.
         assert [c.pr for c in scenario.merged()] == [c.pr for c in scenario.changes]
+        assert_main_never_red(scenario)
+
+
+def test_each_car_lands_as_the_very_commit_the_train_built_and_tested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with merge_scenario(tmp_path / "greet", ("ok",) * 3, test_seconds=0) as scenario:
+        host = scenario.project.code_host
+        started = gits_started(monkeypatch)
+        scenario.run_merges()
+        assert scenario.test_runs() == 1
+        verbs = [args[0] for args in started]
+        # Three merge commits made, each once: none made again to land.
+        assert verbs.count("commit-tree") == 3
+        # The attempts' branches read from git's files, the scratch checkout's by-products
+        # left to its removal, a head this repository's host read never looked for again,
+        # each rider's merge known on the base the train moved on past it.
+        assert not {"for-each-ref", "status", "cat-file", "merge-base"} & set(verbs)
+        landed = scenario.first_parents()
+        assert landed == [host.get_pull_request(c.pr).merge_commit for c in scenario.changes]
+        git = scenario.project.git
+        for commit, change in zip(landed, scenario.changes, strict=True):
+            pr = host.get_pull_request(change.pr)
+            message = git.git("log", "-1", "--format=%B", commit, what="read the message")
+            assert message == f"Merge pull request #{pr.number} from {pr.head}\n\n{pr.title}"
         assert_main_never_red(scenario)
 
 
@@ -176,8 +202,8 @@ def test_a_base_that_moves_while_the_batch_is_tested_is_tested_again_before_anyt
     with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
         moved: list[str] = []
 
-        def main_moves_meanwhile(ctx, path):
-            ran = project_tests(ctx, path)
+        def main_moves_meanwhile(ctx, path, **options):
+            ran = project_tests(ctx, path, **options)
             if not moved:  # someone else's commit lands on main while the tests run
                 files = {"docs/notes.md": "notes\n"}
                 moved.append(commit_files(scenario.project.git, "main", files, "Notes") or "")
@@ -200,8 +226,8 @@ def test_documents_committed_while_the_batch_is_tested_do_not_restart_it(
     with merge_scenario(tmp_path / "greet", ("ok",) * 3) as scenario:
         moved: list[str] = []
 
-        def a_plan_lands_meanwhile(ctx, path):
-            ran = project_tests(ctx, path)
+        def a_plan_lands_meanwhile(ctx, path, **options):
+            ran = project_tests(ctx, path, **options)
             if not moved:  # another issue's plan is committed to main as the tests run
                 files = {"thoughts/shared/plans/2026-12-07-GH-9-other.md": "# Plan\n"}
                 moved.append(commit_files(scenario.project.git, "main", files, "Plan") or "")

@@ -58,8 +58,8 @@ def test_a_document_conflict_on_the_moved_base_leaves_the_car_out(
         real = project_tests
         done: list[int] = []
 
-        def tests_then_document(ctx, path):
-            result = real(ctx, path)
+        def tests_then_document(ctx, path, **options):
+            result = real(ctx, path, **options)
             if not done:
                 done.append(1)
                 commit_files(scenario.project.git, "main", {"thoughts/notes.md": "base\n"}, "doc")

@@ -13,7 +13,6 @@ follows ``required_checks`` and the review decision each reviewer's standing rev
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -133,8 +132,9 @@ def _thread_key(thread_id: str) -> int:
     return int(thread_id)
 
 
-#: Pairs of commits whose mergeability a code host keeps.
-_MERGEABLE_KEPT = 512
+def _merge_message(number: int, head: str, title: str) -> str:
+    """The message of the commit merging a pull request, as GitHub writes it."""
+    return f"Merge pull request #{number} from {head}\n\n{title}"
 
 
 class LocalCodeHost(CodeHost):
@@ -163,8 +163,6 @@ class LocalCodeHost(CodeHost):
         self.repo = repo
         self.git = git
         self.required_checks = tuple(required_checks)
-        self._mergeable: dict[tuple[str, str], bool] = {}
-        self._mergeable_lock = threading.Lock()
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -236,18 +234,9 @@ class LocalCodeHost(CodeHost):
 
     def _merges(self, git: GitRepo, base_oid: str, head_oid: str) -> bool:
         """Whether ``head_oid`` merges onto ``base_oid``: one git call per pair of
-        commits, which always get the same answer (a merge train reads each car's pull
-        request several times on one base)."""
-        key = (base_oid, head_oid)
-        known = self._mergeable.get(key)
-        if known is None:
-            merged = git.run("merge-tree", "--write-tree", "--no-messages", base_oid, head_oid)
-            known = merged.returncode == 0
-            with self._mergeable_lock:  # the sessions' threads share the host
-                self._mergeable[key] = known
-                if len(self._mergeable) > _MERGEABLE_KEPT:
-                    del self._mergeable[next(iter(self._mergeable))]  # the oldest
-        return known
+        commits, which always get the same answer, shared with the merge train that
+        built the same merge (``GitRepo.merges_onto``)."""
+        return git.merges_onto(base_oid, head_oid)
 
     def _head_oid(self, branch: str) -> str | None:
         if self.git is None:
@@ -352,12 +341,17 @@ class LocalCodeHost(CodeHost):
         try:
             if strategy is MergeStrategy.REBASE:
                 return rebase_merge(git, head, pr.base)
-            message = f"Merge pull request #{pr.number} from {pr.head}\n\n{pr.title}"
+            message = _merge_message(pr.number, pr.head, pr.title)
             return git.merge(head, pr.base, message, squash=strategy is MergeStrategy.SQUASH)
         except MergeRefused as refused:
             if refused.files:
                 raise MergeConflict(pr.number, pr.head, pr.base, refused.files) from None
             raise
+
+    def merge_message(self, number: int) -> str:
+        with self.db.read_transaction() as tx:
+            row = self._pr_row(tx, number)
+        return _merge_message(number, row["head"], row["title"])
 
     def close_pull_request(self, number: int) -> PullRequest:
         with self.db.write_transaction() as tx:
