@@ -45,6 +45,16 @@ MIN_SECRET_LENGTH = 6
 #: Longer values are removed by string replacement rather than the one pattern.
 _LONG_SECRET = 256
 
+#: Characters a reader does not see: control characters but line breaks and tabs (a
+#: terminal's copy drops them: ``ralph._text.printable``), and Unicode's format characters
+#: (zero-width spaces and joiners, direction marks, the soft hyphen, tags).
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    "\u08e2\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|ACCESS_KEY|_PAT$|^PGPASS"
     r"|_AUTH$|^AUTH_|_AUTH_|SESSION_KEY|COOKIE",
@@ -183,6 +193,16 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if not text:
             return text
+        masked = self._masked(text)
+        if _HIDDEN.search(masked) is None:
+            return masked
+        # A secret split by characters no one sees (an escape a terminal drops, a
+        # zero-width space) reads whole: masked in that form, those characters gone.
+        bare = _HIDDEN.sub("", masked)
+        unsplit = self._masked(bare)
+        return unsplit if unsplit != bare else masked
+
+    def _masked(self, text: str) -> str:
         for value in self._long:
             text = text.replace(value, MASK)
         pattern = self._pattern

@@ -40,6 +40,9 @@ class GitProject:
         """A copy of ``template`` at ``path``: the same repository as a new one at
         ``path`` would be, without the dozen git processes that make one."""
         shutil.copytree(template.path, path, symlinks=True)
+        # The copied files have new inodes and times: the index learns them, as a clone's
+        # has them, so Ralph's own `status --no-optional-locks` does not hash them again.
+        git(path, "update-index", "-q", "--refresh")
         copy = cls.__new__(cls)
         copy.path = path
         return copy
@@ -79,7 +82,8 @@ class GitProject:
         parent = self._first_commit(branch, start)
         stream = [
             f"commit refs/heads/{branch}\nmark :1\ncommitter {_IDENTITY} now\n".encode(),
-            _data(message + "\n"),  # what commit-tree -m stores
+            # What commit-tree -m stores: the message with a newline, added if missing.
+            _data(message if not message or message.endswith("\n") else message + "\n"),
             f"from {parent}\n".encode() if parent else b"",
         ]
         for name, content in files.items():

@@ -49,6 +49,20 @@ def test_short_values_and_ordinary_variables_are_left_alone():
     assert redact("abc and /root") == "abc and /root"
 
 
+@pytest.mark.parametrize("hidden", ["\x1b", "\x07", "\x7f", "\x9b", "\u200b", "\u202e", "\xad"])
+def test_a_secret_split_by_a_character_no_one_sees_is_removed(hidden):
+    redact = Redactor.from_environment(ENV)
+    split = f"ghp_SECRET{hidden}TOKEN{hidden}123"
+    # A terminal or a page shows it whole: it goes, and the hidden characters with it.
+    assert redact(f"token {split}\nnext") == "token ***\nnext"
+
+
+def test_hidden_characters_stay_where_they_hide_no_secret():
+    redact = Redactor.from_environment(ENV)
+    text = "ghp_SECRETTOKEN123 then \x1b[31mred\u200b"
+    assert redact(text) == "*** then \x1b[31mred\u200b"
+
+
 def test_names_that_hold_secrets():
     assert all(
         secret_name(name)

@@ -104,7 +104,7 @@ class Console(rich_console.Console):
             if clean is None:
                 # Dropped, not shown as U+FFFD: Rich laid the text out counting them as
                 # zero cells wide, so a wider mark would push a table's borders.
-                clean = cleaned[text] = printable(redact(text), "")
+                clean = cleaned[text] = redact(printable(text, ""))
             style = segment.style
             if style is not None and style.link:
                 style = style.update_link(None)

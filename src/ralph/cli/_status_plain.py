@@ -67,7 +67,9 @@ def project_cells(project: ProjectBreakdown) -> tuple[str, str, str, str]:
 def _line(text: str) -> str:
     """Text from outside (a title, an agent's words) on one line, its control characters
     dropped as the terminal's console drops them, its known secrets masked."""
-    return " ".join(printable(redact(text), "").split())
+    # Dropped first, masked after: a secret split by a control character is whole again
+    # once it is dropped, and must be seen whole to be masked.
+    return " ".join(redact(printable(text, "")).split())
 
 
 def _issue_line(issue: IssueSnapshot) -> str:

@@ -23,7 +23,15 @@ from ralph.errors import GitError
 if TYPE_CHECKING:
     from ralph.git._repo import GitRepo
 
-__all__ = ["known_ancestor", "made_merge", "merged_tree", "note_merge", "note_moved"]
+__all__ = [
+    "forget_merge",
+    "forget_tree",
+    "known_ancestor",
+    "made_merge",
+    "merged_tree",
+    "note_merge",
+    "note_moved",
+]
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -56,11 +64,24 @@ def merged_tree(repo: GitRepo, base: str, head: str) -> str | None:
     return tree
 
 
+def forget_tree(repo: GitRepo, base: str, head: str) -> None:
+    """The kept tree of ``head`` merged onto ``base`` is gone (git pruned it)."""
+    with _lock:
+        _trees.pop((repo.git_dir(), base, head), None)
+
+
 def note_merge(
     repo: GitRepo, base: str, head: str, message: str, *, squash: bool, commit: str
 ) -> None:
-    """Ralph made ``commit``: ``head`` merged onto ``base`` with ``message``."""
+    """Ralph made ``commit``: ``head`` merged onto ``base`` with ``message``. The last one
+    made is kept: a train that took over another's builds its prefix again and tests that."""
     _keep(_commits, (repo.git_dir(), base, head, message, squash), commit)
+
+
+def forget_merge(repo: GitRepo, base: str, head: str, message: str, *, squash: bool) -> None:
+    """The kept merge commit of these is gone (git pruned it)."""
+    with _lock:
+        _commits.pop((repo.git_dir(), base, head, message, squash), None)
 
 
 def made_merge(repo: GitRepo, base: str, head: str, message: str, *, squash: bool) -> str | None:

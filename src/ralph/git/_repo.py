@@ -26,7 +26,15 @@ from ralph.errors import GitError, NeedsPerson
 from ralph.git._files import common_dir_of, git_dir_of, worktrees_in
 from ralph.git._follow import move_branch, recover
 from ralph.git._lock import file_lock
-from ralph.git._merge_memo import known_ancestor, made_merge, merged_tree, note_merge, note_moved
+from ralph.git._merge_memo import (
+    forget_merge,
+    forget_tree,
+    known_ancestor,
+    made_merge,
+    merged_tree,
+    note_merge,
+    note_moved,
+)
 from ralph.git._settings import config_answer
 from ralph.git._snapshot import (
     commit_of,
@@ -446,6 +454,10 @@ class GitRepo:
         # A commit id as it is (a train's car): merge-tree refuses one that is not here.
         head_commit = head if _OID.fullmatch(head) else self.resolve(head)
         tree = merged_tree(self, commit, head_commit)
+        if tree is not None and not self._has_tree(tree):
+            # Kept from long ago: nothing refers to it, so git may have pruned it since.
+            forget_tree(self, commit, head_commit)
+            tree = merged_tree(self, commit, head_commit)
         if tree is None:
             return None
         parents = [commit] if squash else [commit, head_commit]
@@ -453,6 +465,12 @@ class GitRepo:
         # Kept: ``merge`` of the same lands this very commit, the one tested.
         note_merge(self, commit, head_commit, message, squash=squash, commit=made)
         return made
+
+    def _has_commit(self, oid: str) -> bool:
+        return self.run("cat-file", "-e", f"{oid}^{{commit}}").returncode == 0
+
+    def _has_tree(self, oid: str) -> bool:
+        return self.run("cat-file", "-e", f"{oid}^{{tree}}").returncode == 0
 
     def tree_of(self, commit: str) -> str:
         """The tree of ``commit`` (asked of git once per commit id: ``_snapshot``)."""
@@ -486,6 +504,10 @@ class GitRepo:
             if _OID.fullmatch(head)
             else None
         )
+        if made is not None and not self._has_commit(made):
+            # Kept from long ago: nothing refers to it, so git may have pruned it since.
+            forget_merge(self, base_commit, head, message, squash=squash)
+            made = None
         if made is not None:  # a merge train made and tested it: that commit lands
             if self.tree_of(made) == self.tree_of(base_commit):
                 return MergeOutcome(base_commit, already_merged=True)

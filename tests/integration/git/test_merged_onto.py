@@ -117,3 +117,40 @@ def test_a_merge_landed_before_others_is_known_on_the_base_without_git(
     assert not repo.is_ancestor(other, tip)
     assert repo.is_ancestor(first, tip)
     assert [args[0] for args in started] == ["merge-base"] * 3
+
+
+def _prune_unreferenced(project: GitProject) -> None:
+    """What `git gc` does to what no ref holds once it is old enough (two weeks by
+    default), at once."""
+    project._git("reflog", "expire", "--expire=now", "--all")
+    project._git("gc", "-q", "--prune=now")
+
+
+def test_a_built_car_git_pruned_since_is_merged_again_not_refused(project: GitProject):
+    head = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    repo = GitRepo(project.path)
+    base = repo.resolve("refs/heads/main")
+    built = repo.merged_onto(base, head, "Merge first")
+    assert built is not None
+    _prune_unreferenced(project)
+    assert not project.has(f"{built}^{{commit}}")
+
+    landed = repo.merge(head, "main", "Merge first")
+
+    assert repo.resolve("refs/heads/main") == landed.commit
+    assert project.show(landed.commit, "a.py") == "A = 1"
+
+
+def test_a_merged_tree_git_pruned_since_is_merged_again(project: GitProject):
+    head = project.commit("first", {"a.py": "A = 1\n"}, "first")
+    project.commit("main", {"b.py": "B = 1\n"}, "meanwhile")  # a tree no ref holds
+    repo = GitRepo(project.path)
+    base = repo.resolve("refs/heads/main")
+    assert repo.merges_onto(base, head)  # the tree made, and kept
+    _prune_unreferenced(project)
+
+    built = repo.merged_onto(base, head, "Merge first")
+
+    assert built is not None
+    assert project.show(built, "a.py") == "A = 1"
+    assert project.show(built, "b.py") == "B = 1"

@@ -102,6 +102,16 @@ def test_a_known_secret_is_masked_in_strings_texts_tables_and_panel_titles():
     assert shown.count("***") == 5
 
 
+def test_a_secret_split_by_control_characters_is_masked_where_they_are_dropped():
+    register_secret(SECRET)
+    table = Table("error")
+    for between in ("\x01", "\x1b", "\x7f", "\x9b"):
+        table.add_row(f"token {SECRET[:8]}{between}{SECRET[8:]}")
+    shown = printed(f"token {SECRET[:5]}\x1b{SECRET[5:]}", table)
+    assert SECRET not in shown
+    assert shown.count("***") == 5
+
+
 def test_a_plain_line_is_masked_and_loses_its_control_characters(capsys):
     register_secret(SECRET)
     echo(f"said {SECRET} {EVIL}")

@@ -119,3 +119,9 @@ def test_what_the_pipe_shows_of_an_issue_the_terminals_table_shows_too():
 
 def test_held_and_waiting_lines_are_one_line_each_without_control_characters():
     assert plain_lines([f"#2 held:\nby {EVIL}"], "○ ") == "○ #2 held: by [2J]0;pwned\n"
+
+
+def test_a_secret_split_by_a_control_character_is_masked_once_it_is_whole():
+    register_secret(SECRET)
+    split = f"{SECRET[:8]}\x07{SECRET[8:]}"
+    assert plain_lines([f"token {split}"], "") == "token ***\n"
