@@ -31,7 +31,8 @@ class StatusFormat(enum.StrEnum):
 def status_command(
     ctx: typer.Context,
     output: Annotated[
-        StatusFormat, typer.Option("--format", "-f", help="table, markdown or json.")
+        StatusFormat,
+        typer.Option("--format", "-f", help="table (plain lines when piped), markdown or json."),
     ] = StatusFormat.TABLE,
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     stuck_hours: Annotated[
