@@ -12,7 +12,9 @@ git): at most 60 % of TODAY. The lead measured 364 on main (commit 1027261) with
 kind of shim; this benchmark measured 358 there (git 2.39), which is TODAY. 163 -> 154
 (2026-12-07): the epic's merge (a train of one) lands the commit it built and tested, its
 test run in a scratch checkout lists no by-products, and it asks git nothing the
-repository's files or Ralph's own moves answer (cat-file, rev-parse, for-each-ref).
+repository's files or Ralph's own moves answer (cat-file, rev-parse, for-each-ref);
+156 after the review: whether a kept commit or tree is still there (git prunes what no
+ref holds), one ``cat-file -e`` each.
 
     make bench-git    # or: .venv/bin/python benchmarks/bench_git.py
 """

@@ -25,7 +25,8 @@ board read no longer checks each Done issue's merge again with three git command
 Fewer git processes a train (2026-12-07): a car lands as the very commit the train built
 and tested, what two commits merge to is asked once, no status, cat-file or for-each-ref
 around it, a rider's merge known on the base from Ralph's own moves: a 5-car train's task
-63 -> 26 git processes, its riders' merge tasks after it 12 -> 0. The 8-agent ratio, the
+63 -> 26 git processes (36 once it checks that what it kept is still there), its riders'
+merge tasks after it 12 -> 0. The 8-agent ratio, the
 code before and after alternated, 9 runs each at load 2-22: before 1.18-1.72 (median
 1.39), after 1.12-1.86 (1.45); at load 2-6, pair by pair, 1.19/1.12, 1.21/1.28,
 1.39/1.27. The merge tasks' sum, median of 5: 26.6 s before, 24.6 s after. Within the

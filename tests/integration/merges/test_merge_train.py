@@ -58,7 +58,14 @@ def test_each_car_lands_as_the_very_commit_the_train_built_and_tested(
         # The attempts' branches read from git's files, the scratch checkout's by-products
         # left to its removal, a head this repository's host read never looked for again,
         # each rider's merge known on the base the train moved on past it.
-        assert not {"for-each-ref", "status", "cat-file", "merge-base"} & set(verbs)
+        assert not {"for-each-ref", "status", "merge-base"} & set(verbs)
+        # Only whether what was kept is still there (git prunes what no ref holds): a
+        # tree for each car built, a commit for each landed.
+        looks = [args[1:] for args in started if args[0] == "cat-file"]
+        assert sorted(look[1].rpartition("^")[2] for look in looks) == (
+            ["{commit}"] * 3 + ["{tree}"] * 3
+        )
+        assert all(look[0] == "-e" for look in looks)
         landed = scenario.first_parents()
         assert landed == [host.get_pull_request(c.pr).merge_commit for c in scenario.changes]
         git = scenario.project.git
