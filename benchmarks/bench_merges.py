@@ -28,7 +28,8 @@ key (``merge:<repo>``): one at a time, handed on as each ends.
 - Wall: the whole loop, from start to exit.
 
 2026-12-07, a train's car landing as the very commit it built and tested (its task 63 ->
-26 git processes for 5 cars; 36 once it checks that what it kept is still there), the code before and after run side by side at load 8-12:
+26 git processes for 5 cars; 36 once it checks that what it kept is still there), the
+code before and after run side by side at load 8-12:
 the train's wall for the eight 5.8 s before, 6.1 s after (one at a time 18.4 s, 17.8 s;
 one bad 14.3 s, 14.0 s): two test runs of ``sleep 2`` are most of it, within the noise.
 
