@@ -17,19 +17,15 @@ from ralph.config import (
     NotifySettings,
     PhaseSettings,
 )
+from ralph.workflow import GUARDED_SETTINGS
 
 __all__ = ["guarded_values", "with_values"]
 
-#: The spending caps, in US dollars and in whole tokens or sessions; 0 is no cap.
-_USD_CAPS = ("budget_task_usd", "budget_run_usd", "budget_day_usd", "budget_stall_usd")
-_COUNT_CAPS = (
-    "budget_task_tokens",
-    "budget_run_tokens",
-    "budget_issue_tokens",
-    "budget_day_tokens",
-    "budget_day_sessions",
-    "budget_stall_tokens",
-)
+#: The spending caps the workflow guards, in US dollars and in whole tokens or sessions;
+#: 0 is no cap.
+_CAPS = tuple(name for name in GUARDED_SETTINGS if name.startswith("budget_"))
+_USD_CAPS = tuple(name for name in _CAPS if name.endswith("_usd"))
+_COUNT_CAPS = tuple(name for name in _CAPS if not name.endswith("_usd"))
 #: [agent]'s guarded keys that a role's or a phase's table may set too, each with its
 #: narrowest value: no fallback agent, no run cap of its own (budget_task_usd applies).
 _PER_TABLE: dict[str, Any] = {"fallback_agents": (), "max_usd": 0.0}
