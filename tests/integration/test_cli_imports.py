@@ -145,9 +145,16 @@ def test_an_everyday_command_imports_neither_the_pipeline_nor_pydantic_nor_markd
     assert modules & (NEVER_LOADED | MARKDOWN | OTHER_COMMANDS) == set()
 
 
-#: What reading and filing issues never needs: the dashboard (``status``'s) and the
-#: documents' sections (``issue show`` and JSON's).
-NOT_FOR_ISSUES = {"ralph.dashboard", "ralph.artifacts", "ralph.views._issues"}
+#: What reading and filing issues never needs: the dashboard (``status``'s), the
+#: documents' sections (``issue show`` and JSON's) and the task store, of which only the
+#: guarded settings' checkpoint is read, from its database.
+NOT_FOR_ISSUES = {
+    "ralph.dashboard",
+    "ralph.artifacts",
+    "ralph.views._issues",
+    "ralph.tasks._store",
+    "ralph.tasks._lifecycle",
+}
 #: The code host's pull requests, reviews and merges: opened when first asked for, so
 #: reading issues and the board never loads them.
 CODE_HOST = {"ralph.tracker.local._pulls", "ralph.tracker._code_host", "ralph.git._rebase"}
@@ -165,22 +172,30 @@ def test_reading_issues_opens_no_code_host(local_project: Path, args: tuple[str,
     [("issue", "list"), ("issue", "new", "Filed", "-e", "S", "--body", "")],
     ids=" ".join,
 )
-def test_listing_or_filing_issues_builds_no_dashboard_nor_documents(
+def test_listing_or_filing_issues_loads_no_dashboard_documents_nor_task_store(
     local_project: Path, args: tuple[str, ...]
 ) -> None:
     assert imported(*args, cwd=local_project) & NOT_FOR_ISSUES == set()
 
 
-@pytest.mark.parametrize("args", [("issue", "list"), ("status",)], ids=" ".join)
-def test_the_issue_list_and_the_status_for_a_pipe_import_no_rich(
-    local_project: Path, args: tuple[str, ...]
+@pytest.mark.parametrize(
+    ("args", "on_a_terminal"),
+    [
+        (("issue", "list"), "rich.table"),
+        (("status",), "rich.table"),
+        (("issue", "new", "Piped", "-e", "S", "--body", ""), "rich.console"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, tuple) else "",
+)
+def test_what_a_pipe_is_given_is_printed_without_rich(
+    local_project: Path, args: tuple[str, ...], on_a_terminal: str
 ) -> None:
-    """A pipe gets plain lines (``_issue_rows``, ``_status_plain``); only a terminal's
-    tables need Rich."""
+    """A pipe gets plain lines (``_issue_rows``, ``_status_plain``, ``echo.say``); only a
+    terminal's tables and styles need Rich."""
     modules = imported(*args, cwd=local_project)
     assert {m for m in modules if m == "rich" or m.startswith("rich.")} == set()
     styled = imported(*args, cwd=local_project, settings={"FORCE_COLOR": "1"})
-    assert "rich.table" in styled
+    assert on_a_terminal in styled
 
 
 def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:

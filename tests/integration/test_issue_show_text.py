@@ -39,6 +39,7 @@ def test_a_history_entry_wraps_under_its_move_never_back_under_its_time(
     researched: int, ralph_cli: RalphCli, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # the terminal's panel (a pipe's has none)
     code, out, _ = ralph_cli("issue", "show", str(researched))
     assert code == 0
     # The history ends the panel (the comments follow below it).
@@ -48,3 +49,31 @@ def test_a_history_entry_wraps_under_its_move_never_back_under_its_time(
     times = r"│   \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  Research"
     for line in lines:
         assert re.match(times, line) or re.match(r"│ {25}\S", line), line
+
+
+def test_a_pipe_gets_the_page_as_plain_lines_and_the_description_as_written(
+    researched: int, ralph_cli: RalphCli
+):
+    code, _, err = ralph_cli("issue", "edit", str(researched), "--body", "Some *Markdown*.")
+    assert code == 0, err
+    code, out, _ = ralph_cli("issue", "show", str(researched))
+    assert code == 0
+    assert not set("╭╮╰╯│") & set(out)  # no panel
+    lines = out.splitlines()
+    assert lines[0].startswith(f"#{researched} ")
+    assert re.fullmatch(r"State +Research in Progress|State +Ready for Plan", lines[1]), lines[1]
+    assert "Some *Markdown*." in lines  # its source, which a terminal renders
+    history = lines[lines.index("History") + 1 :]
+    assert re.fullmatch(r"  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  Research Needed → .+", history[0])
+    assert any(re.fullmatch(r"  Research: thoughts/shared/research/\S+\.md", x) for x in lines)
+
+
+def test_a_terminal_gets_the_page_in_a_panel_and_the_description_rendered(
+    researched: int, ralph_cli: RalphCli, monkeypatch: pytest.MonkeyPatch
+):
+    ralph_cli("issue", "edit", str(researched), "--body", "Some *Markdown*.")
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    code, out, _ = ralph_cli("issue", "show", str(researched))
+    assert code == 0
+    assert "╭─ #" in out
+    assert "Some Markdown." in re.sub(r"\x1b\[[0-9;]*m", "", out)

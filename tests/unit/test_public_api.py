@@ -229,6 +229,7 @@ PUBLIC = {
         "SqliteDatabase",
         "Tx",
         "initialised",
+        "is_current",
         "migrate",
         "open_database",
         "redact_store_text",
@@ -274,6 +275,7 @@ PUBLIC = {
         "TaskStoreError",
         "WaitPolicy",
         "open_store",
+        "read_checkpoint",
         "redact_url",
     ],
     "ralph.tracker": [

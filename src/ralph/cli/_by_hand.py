@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from ralph._text import check_text
-from ralph.cli._console import Console
+from ralph.cli._echo import say
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of
@@ -78,15 +78,11 @@ def read_text_file(path: str, what: str) -> str:
         raise InvalidInput(f"{what}: {path} is not UTF-8 text") from None
 
 
-def _say(text: str) -> None:
-    Console(highlight=False, soft_wrap=True).print(text, markup=False)
-
-
 def _print(outcome: PhaseOutcome) -> None:
     for line in outcome.lines:
-        _say(line)
+        say(line)
     if not outcome.ok:
-        _say(f"result: {outcome.status.value}")
+        say(f"result: {outcome.status.value}")
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -130,13 +126,13 @@ def plan_write(
         if interactive:
             draft = draft_plan(project, number)
             made = "Made" if draft.created else "Kept"
-            _say(f"{made} the working copy of {draft.document}: {draft.path}")
-            _say(f"Edit it, {draft.next_step}")
+            say(f"{made} the working copy of {draft.document}: {draft.path}")
+            say(f"Edit it, {draft.next_step}")
             return
         outcome = submit_plan(project, number, text)
     _print(outcome)
     if outcome.ok:
-        _say(
+        say(
             f"Next: ralph approve {number}, or ralph review {number} --reject REASON "
             f"(or the agent's review: ralph run review {number})"
         )
@@ -186,15 +182,15 @@ def research_command(
         if interactive:
             draft = draft_research(project, number)
             for line in draft.said:
-                _say(line)
+                say(line)
             made = "Made" if draft.created else "Kept"
-            _say(f"{made} the working copy of {draft.document}: {draft.path}")
-            _say(f"Edit it, {draft.next_step}")
+            say(f"{made} the working copy of {draft.document}: {draft.path}")
+            say(f"Edit it, {draft.next_step}")
             return
         outcome = submit_research(project, number, text)
     _print(outcome)
     if outcome.ok:
-        _say(f"Next: ralph plan {number} --interactive (by hand), or ralph run plan {number}")
+        say(f"Next: ralph plan {number} --interactive (by hand), or ralph run plan {number}")
 
 
 @plan_app.command("iterate")
@@ -221,7 +217,7 @@ def plan_iterate(
     text = read_text_file(file, "the plan") if file is not None else None
     with open_project_of(ctx, working=True) as project:
         path = iterate_plan(project, number, reason, text)
-    _say(f"Updated {path}; posted ## Plan Updated. Plan in Review: ralph approve {number}")
+    say(f"Updated {path}; posted ## Plan Updated. Plan in Review: ralph approve {number}")
 
 
 def review_command(
@@ -249,7 +245,7 @@ def review_command(
     with open_project_of(ctx) as project:
         rejected = reject(project, number, reason)
     listed = ", ".join(f"#{i.number}" for i in rejected)
-    _say(
+    say(
         f"Rejected the plan for {listed}: Ready for Plan, needs-iteration. "
         f"Next: ralph plan {number} --interactive, then ralph plan iterate {number}"
     )
@@ -257,22 +253,22 @@ def review_command(
 
 def _show(step: Progress, number: int) -> None:
     for line in step.said:
-        _say(line)
-    _say(f"Worktree: {step.worktree} ({step.branch}); plan: {step.plan}")
+        say(line)
+    say(f"Worktree: {step.worktree} ({step.branch}); plan: {step.plan}")
     if step.phase is None:
-        _say(
+        say(
             f"Every phase of the plan is done. Next: ralph run pr {number} (it opens the pull "
             f"request; no agent runs), then ralph run merge {number}"
         )
         return
     phase = step.phase
-    _say(f"Next: Phase {phase.number} of {step.total}: {phase.title}")
-    _say(phase.body.strip())
+    say(f"Next: Phase {phase.number} of {step.total}: {phase.title}")
+    say(phase.body.strip())
     if phase.manual:
-        _say("Check by hand before --step-done:")
+        say("Check by hand before --step-done:")
         for box in phase.manual:
-            _say(f"  - {box.text}")
-    _say(f"When it is done: ralph implement {number} --interactive --step-done")
+            say(f"  - {box.text}")
+    say(f"When it is done: ralph implement {number} --interactive --step-done")
 
 
 def implement_command(
@@ -310,19 +306,19 @@ def implement_command(
                 return
             done = step_done(project, number)
         except AlreadyDone as finished:
-            _say(str(finished))
+            say(str(finished))
             return
     if done.commit is None:
-        _say(f"Phase {done.phase.number}: the tests fail (`{done.tests.command}`):")
-        _say(done.tests.tail)
+        say(f"Phase {done.phase.number}: the tests fail (`{done.tests.command}`):")
+        say(done.tests.tail)
         raise typer.Exit(EXIT_FAILED)
-    _say(
+    say(
         f"Phase {done.phase.number} done: tests pass, Automated Verification ticked, "
         f"committed {done.commit[:7]}."
     )
     unchecked = [box.text for box in done.phase.manual if not box.checked]
     if unchecked:  # a person's checks: never ticked for them
-        _say(f"Manual Verification, yours to check (left unticked in {done.step.plan}):")
+        say(f"Manual Verification, yours to check (left unticked in {done.step.plan}):")
         for text in unchecked:
-            _say(f"  - {text}")
+            say(f"  - {text}")
     _show(done.step, number)

@@ -9,7 +9,7 @@ import sys
 from ralph._secrets import redact
 from ralph._text import printable
 
-__all__ = ["echo", "styled"]
+__all__ = ["echo", "say", "styled"]
 
 
 def echo(text: str, *, err: bool = False, end: str = "\n") -> None:
@@ -35,3 +35,16 @@ def styled(*, err: bool = False) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):  # no stream, or a closed one: nothing to style
         return False
+
+
+def say(text: str) -> None:
+    """A message for a person, printed whole (soft-wrapped: it holds paths and commands
+    they copy). Where nothing is styled it is a plain line, as Rich would print it,
+    without loading Rich."""
+    if not styled():
+        # As Rich prints it: control characters dropped, not marked; tabs expanded.
+        echo(printable(text, "").expandtabs())
+        return
+    from ralph.cli._console import Console
+
+    Console(highlight=False, soft_wrap=True).print(text, markup=False)

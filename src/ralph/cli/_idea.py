@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ralph.cli._console import Console
+from ralph.cli._echo import say
 from ralph.cli._editor import edit_on_terminal
 from ralph.cli._project import project_config, project_tracker
 from ralph.errors import InvalidInput, RalphError
@@ -25,10 +25,6 @@ idea_app = typer.Typer(
 
 #: Reading one git setting: a local file, at once.
 _GIT_CONFIG_SECONDS = 10
-
-
-def _say(text: str) -> None:
-    Console(highlight=False, soft_wrap=True).print(text, markup=False)
 
 
 @idea_app.command("new")
@@ -52,9 +48,9 @@ def idea_new(
     )
     shown = path.relative_to(root).as_posix()
     if edit_on_terminal(path):
-        _say(f"Wrote {shown}; file it as an issue: ralph idea form {shown}")
+        say(f"Wrote {shown}; file it as an issue: ralph idea form {shown}")
     else:
-        _say(f"Wrote {shown}; fill it in, then: ralph idea form {shown}")
+        say(f"Wrote {shown}; fill it in, then: ralph idea form {shown}")
 
 
 def _git_user(root: Path) -> str:
@@ -103,10 +99,10 @@ def idea_form(
             tracker, path, source=source, epic=epic, estimate=size, allow_duplicate=allow_duplicate
         )
     issue = formed.issue
-    _say(f"Created #{issue.number}: {issue.title} [{issue.workflow_state}]; {source} links it")
+    say(f"Created #{issue.number}: {issue.title} [{issue.workflow_state}]; {source} links it")
     for child in formed.children:
-        _say(f"  #{child.number}: {child.title} [{child.estimate}]")
+        say(f"  #{child.number}: {child.title} [{child.estimate}]")
     # By hand first: the person who formed it can research it without an agent.
     first = formed.children[0].number if formed.children else issue.number
     agent = f"ralph hero {issue.number}" if formed.children else f"ralph run triage {first}"
-    _say(f"Next: ralph research {first} --interactive (by hand), or {agent} (the agent)")
+    say(f"Next: ralph research {first} --interactive (by hand), or {agent} (the agent)")

@@ -11,7 +11,7 @@ import typer
 
 from ralph._text import check_text, check_title
 from ralph.cli._bounds import MAX_COUNT
-from ralph.cli._echo import echo, styled
+from ralph.cli._echo import echo, say, styled
 from ralph.cli._issue_ref import issue_argument, issue_option
 from ralph.cli._project import open_project_of, project_tracker
 from ralph.errors import InvalidInput
@@ -39,13 +39,6 @@ BodyFileOpt = Annotated[
 #: The issues ``ralph issue list`` shows unless told (``gh issue list`` shows 30): a
 #: board of 10,000 is read in a fraction of a second but printed in many.
 LIST_LIMIT = 100
-
-
-def _say(text: str) -> None:
-    # Rich's console (and its tables) imported by the commands that print through it.
-    from ralph.cli._console import Console
-
-    Console(highlight=False).print(text)
 
 
 @issue_app.command("new")
@@ -90,7 +83,7 @@ def issue_new(
     else:
         under = f" under {tracker.issue_name(parent)}" if parent else ""
         name = tracker.issue_name(issue.number)
-        _say(f"Created {name}{under}: {issue.title} [{issue.workflow_state}]")
+        say(f"Created {name}{under}: {issue.title} [{issue.workflow_state}]")
 
 
 @issue_app.command("edit")
@@ -141,7 +134,7 @@ def issue_edit(
         echo(json.dumps(issue_dict(issue), indent=2))
     else:
         name = tracker.issue_name(issue.number)
-        _say(f"Edited {name}: {issue.title} [{issue.workflow_state or 'no state'}]")
+        say(f"Edited {name}: {issue.title} [{issue.workflow_state or 'no state'}]")
 
 
 @issue_app.command("list")
@@ -247,13 +240,20 @@ _GH_STATES = ("all", "open", "closed")
 @issue_app.command("show")
 def issue_show(ctx: typer.Context, number: Number, as_json: JsonOpt = False) -> None:
     """One issue with its relations, state history, linked documents and the tool calls
-    its agents were refused."""
+    its agents were refused: in a panel on a terminal, as plain lines (the description
+    as written) when piped."""
     from ralph.views import load_issue
 
     with open_project_of(ctx) as project:
         view = load_issue(project, number)
     if as_json:
         echo(json.dumps(view.to_dict(), indent=2))
+    elif not styled():  # a pipe: plain lines, as Rich's panel would not help it
+        from ralph._text import printable
+        from ralph.cli._issue_plain import plain_issue
+
+        page = plain_issue(view.issue, view.related, view.prs, view.root, view.refusals)
+        echo(printable(page, ""), end="")  # control characters dropped, as Rich drops them
     else:
         from ralph.cli._console import Console
         from ralph.cli._issue_render import (
@@ -285,9 +285,9 @@ def issue_move(
         change = tracker.set_state(number, state, command=command, actor=actor)
     if change.changed:
         name = tracker.issue_name(number)
-        _say(f"{name}: {change.previous or '(no state)'} → {change.new} ({change.command})")
+        say(f"{name}: {change.previous or '(no state)'} → {change.new} ({change.command})")
     else:
-        _say(f"{tracker.issue_name(number)} is already in {change.new}; nothing changed")
+        say(f"{tracker.issue_name(number)} is already in {change.new}; nothing changed")
 
 
 @issue_app.command("retry")
@@ -313,8 +313,8 @@ def issue_retry(
         accepted = accept(project, number) if accept_control_files else []
         change = retry_escalated(project, number, actor=actor)
     if accepted:
-        _say(f"#{number}: accepted the change to {', '.join(accepted)}.")
-    _say(
+        say(f"#{number}: accepted the change to {', '.join(accepted)}.")
+    say(
         f"#{number}: {change.previous} → {change.new}. Next: `ralph hero {number}` (or the "
         "same team or loop again; `ralph serve` picks it up)."
     )
@@ -328,7 +328,7 @@ def issue_estimate(
     value = parse_estimate(estimate)
     with project_tracker(ctx) as (_, tracker):
         tracker.update_issue(number, estimate=value)
-    _say(f"{tracker.issue_name(number)}: estimate {value}")
+    say(f"{tracker.issue_name(number)}: estimate {value}")
 
 
 @issue_app.command("priority")
@@ -339,7 +339,7 @@ def issue_priority(
     value = parse_priority(priority)
     with project_tracker(ctx) as (_, tracker):
         tracker.update_issue(number, priority=value)
-    _say(f"{tracker.issue_name(number)}: priority {value}")
+    say(f"{tracker.issue_name(number)}: priority {value}")
 
 
 @issue_app.command("label")
@@ -359,7 +359,7 @@ def issue_label(
         current = tracker.get_issue(number).labels
         labels = [label for label in current if label not in (remove or ())] + list(add or ())
         issue = tracker.update_issue(number, labels=labels)
-    _say(f"{tracker.issue_name(number)}: labels {', '.join(issue.labels) or '(none)'}")
+    say(f"{tracker.issue_name(number)}: labels {', '.join(issue.labels) or '(none)'}")
 
 
 @issue_app.command("block")
@@ -371,7 +371,7 @@ def issue_block(
     """Record that an issue is blocked by another."""
     with project_tracker(ctx) as (_, tracker):
         tracker.add_dependency(number, by)
-    _say(f"{tracker.issue_name(number)} is blocked by {tracker.issue_name(by)}")
+    say(f"{tracker.issue_name(number)} is blocked by {tracker.issue_name(by)}")
 
 
 @issue_app.command("unblock")
@@ -383,7 +383,7 @@ def issue_unblock(
     """Drop a blocked-by relation."""
     with project_tracker(ctx) as (_, tracker):
         tracker.remove_dependency(number, by)
-    _say(f"{tracker.issue_name(number)} no longer waits for {tracker.issue_name(by)}")
+    say(f"{tracker.issue_name(number)} no longer waits for {tracker.issue_name(by)}")
 
 
 @issue_app.command("child")
@@ -401,7 +401,7 @@ def issue_child(
         else:
             tracker.add_sub_issue(parent, child, replace_parent=replace)
     joined = "detached from" if remove else "is now a sub-issue of"
-    _say(f"{tracker.issue_name(child)} {joined} {tracker.issue_name(parent)}")
+    say(f"{tracker.issue_name(child)} {joined} {tracker.issue_name(parent)}")
 
 
 @issue_app.command("comment")
@@ -416,7 +416,7 @@ def issue_comment(
     check_text(text, "the comment")
     with project_tracker(ctx) as (_, tracker):
         tracker.add_comment(number, text, author=author)
-    _say(f"Commented on {tracker.issue_name(number)}")
+    say(f"Commented on {tracker.issue_name(number)}")
 
 
 @issue_app.command("close")
@@ -432,7 +432,7 @@ def issue_close(
             tracker.reopen_issue(number)
         else:
             tracker.close_issue(number, reason)
-    _say(f"{tracker.issue_name(number)} {'reopened' if reopen else f'closed ({reason})'}")
+    say(f"{tracker.issue_name(number)} {'reopened' if reopen else f'closed ({reason})'}")
 
 
 @issue_app.command("archive")
@@ -449,7 +449,7 @@ def issue_archive(
             tracker.unarchive_issue(number)
         else:
             tracker.archive_issue(number)
-    _say(f"{tracker.issue_name(number)} {'back on the board' if undo else 'archived'}")
+    say(f"{tracker.issue_name(number)} {'back on the board' if undo else 'archived'}")
 
 
 @issue_app.command("next")
@@ -484,8 +484,8 @@ def issue_next(
     if as_json:
         echo(json.dumps(payload, indent=2))
     elif issue is not None:
-        _say(f"{tracker.issue_name(issue.number)} {issue.title} [{issue.workflow_state}]")
+        say(f"{tracker.issue_name(issue.number)} {issue.title} [{issue.workflow_state}]")
     else:
-        _say(f"Nothing actionable: {found.why_none()}.")
+        say(f"Nothing actionable: {found.why_none()}.")
     if issue is None:
         raise typer.Exit(1)

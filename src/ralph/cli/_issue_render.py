@@ -11,9 +11,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ralph.cli._issue_plain import comment_blocks, document_lines, needs_person_reason, retry_hint
 from ralph.cli._issue_rows import issue_marks
 from ralph.cli._issue_text import cut, state_text, title_text
-from ralph.workflow import TransitionRecord, WorkflowState, command_words
+from ralph.workflow import TransitionRecord, command_words
 
 if TYPE_CHECKING:
     from ralph.tracker import Issue, PullRequest
@@ -124,29 +125,24 @@ def render_issue(
 
 def render_needs_person(issue: Issue) -> Text | None:
     """For an escalated issue, the line a person reads first: why, and what to run."""
-    from ralph.tracker import escalation_reason
-
-    if issue.workflow_state is not WorkflowState.HUMAN_NEEDED:
+    reason = needs_person_reason(issue)
+    if reason is None:
         return None
-    reason = escalation_reason(issue.comments) or "no reason recorded (see the comments)"
     line = Text("Needs a person: ", style="bold red")
     line.append(reason)
-    line.append(f" — `ralph issue retry {issue.number}` once it is resolved")
+    line.append(retry_hint(issue))
     return line
 
 
 def render_comments(issue: Issue) -> list[Text]:
     """The comments, below the panel and printed with soft wrap, as the documents are:
     they hold paths and test output a person copies, which a border would break."""
-    from ralph.tracker import iso
-
-    others = [c for c in issue.comments if "ralph-transition:" not in c.body]
-    if not others:
+    blocks = comment_blocks(issue)
+    if not blocks:
         return []
-    lines = [Text(f"Comments ({len(others)})", style="bold")]
-    for comment in others:
-        lines.append(Text(f"  {comment.author}, {iso(comment.created_at)}", style="dim"))
-        lines.append(Text("  " + comment.body.strip().replace("\n", "\n  ")))
+    lines = [Text(f"Comments ({len(blocks)})", style="bold")]
+    for head, body in blocks:
+        lines += [Text(head, style="dim"), Text(body)]
     return lines
 
 
@@ -169,11 +165,5 @@ def render_documents(issue: Issue, root: Path | None) -> list[Text]:
     """The issue's documents, a line each, for below its panel and printed with soft
     wrap: a path is what a person copies, so a long one runs on (the terminal wraps it)
     rather than losing its end to an ellipsis or a panel's border."""
-    from ralph.views import artifacts_of
-
-    found = artifacts_of(issue, root)
-    lines = [Text("Documents", style="bold")] if found else []
-    for kind, document in found.items():
-        source = "" if document.source == "comment" else " (on disk, not linked)"
-        lines.append(Text(f"  {kind.value.capitalize()}: {document.path}{source}"))
-    return lines
+    lines = document_lines(issue, root)
+    return [Text("Documents", style="bold"), *map(Text, lines)] if lines else []

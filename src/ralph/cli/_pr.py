@@ -11,7 +11,7 @@ import typer
 
 from ralph.cli._bounds import MAX_COUNT
 from ralph.cli._console import Console
-from ralph.cli._echo import echo
+from ralph.cli._echo import echo, say
 from ralph.cli._exits import EXIT_FAILED
 from ralph.cli._pr_render import render_checks, render_pull_request, render_pull_request_list
 from ralph.cli._project import open_project_of
@@ -42,10 +42,6 @@ def _wake_merges(project: Project, number: int) -> None:
     issues = project.code_host.get_pull_request(number).closes
     if issues:
         wake_waiting(project.store, issues=issues)
-
-
-def _say(text: str) -> None:
-    Console(highlight=False, soft_wrap=True).print(text, markup=False)
 
 
 @pr_app.command("list")
@@ -154,7 +150,7 @@ def pr_review(
         ReviewEvent.COMMENT: "Commented on",
     }[event]
     where = f" ({file}:{line}, a new thread)" if file is not None else ""
-    _say(f"{done} pull request #{number}{where} as {review.author}.")
+    say(f"{done} pull request #{number}{where} as {review.author}.")
 
 
 @pr_app.command("checks")
@@ -170,15 +166,15 @@ def pr_checks(ctx: typer.Context, number: Number) -> None:
         config = project.config
         local = project.code_host.runs_own_checks
         if local and not config.test_command.strip():
-            _say("No required check: test_command is empty in ralph.toml.")
+            say("No required check: test_command is empty in ralph.toml.")
         elif local and pr.state is PullRequestState.OPEN and required_check_of(pr) is None:
-            _say(
+            say(
                 f"Running `{config.test_command}` on {pr.head} ({(pr.head_oid or '')[:7]}) "
                 f"merged into {pr.base} ..."
             )
             ran = run_required_check(PhaseContext(project, date.today()), number)
             if not ran.recorded:
-                _say(
+                say(
                     f"{pr.head} moved while the tests ran: the {ran.check.conclusion} of "
                     f"{ran.head_oid[:7]} was not recorded; run ralph pr checks {number} again."
                 )
@@ -210,7 +206,7 @@ def pr_merge(
         pr_ctx = PhaseContext(project, date.today())
         merged = merge_by_hand(pr_ctx, number, method)
     if merged.state is PullRequestState.OPEN:
-        _say(f"Pull request #{number} joined the merge queue; Ralph finishes it once it merges.")
+        say(f"Pull request #{number} joined the merge queue; Ralph finishes it once it merges.")
         return
     for line in pr_ctx.said:
-        _say(line)
+        say(line)

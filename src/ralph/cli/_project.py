@@ -102,7 +102,7 @@ def project_tracker(ctx: typer.Context) -> Iterator[tuple[Config, Tracker]]:
 
     config = project_config()
     with (
-        open_project(config, store_url=_explicit_store(ctx), code_host_on_use=True) as project,
+        open_project(config, store_url=_explicit_store(ctx), on_use=True) as project,
         _pull_requests_named(project.code_host),
     ):
         yield config, project.tracker
@@ -117,7 +117,7 @@ def open_project_of(ctx: typer.Context, *, working: bool = False) -> Iterator[Pr
 
     with (
         open_project(
-            project_config(), store_url=_explicit_store(ctx), code_host_on_use=not working
+            project_config(), store_url=_explicit_store(ctx), on_use=not working
         ) as project,
         _pull_requests_named(project.code_host),
     ):

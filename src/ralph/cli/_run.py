@@ -12,6 +12,7 @@ from rich.text import Text
 from ralph._agents import AGENT_NAMES
 from ralph.cli._bounds import MAX_ATTEMPTS, MAX_BEST_OF
 from ralph.cli._console import Console
+from ralph.cli._echo import say
 from ralph.cli._exits import EXIT_FAILED, EXIT_INTERRUPTED
 from ralph.cli._issue_ref import issue_argument
 from ralph.cli._project import open_project_of, warn_if_untested, warn_settings_changed
@@ -193,7 +194,7 @@ def run_command(
             outcome = _run_until_ready(runner, project, phase, number, wait=wait)
     _print(outcome, runtime.describe(phase))
     if outcome.status is PhaseStatus.WAITING:
-        _say(
+        say(
             f"Waiting for a person: {outcome.waiting_for}. `ralph run {phase} {number}` looks "
             "again (--wait keeps waiting)."
         )
@@ -215,11 +216,11 @@ def _run_until_ready(
     while outcome.status is PhaseStatus.WAITING and (wait or not outcome.for_person):
         delay = policy.delay(waits)
         waits += 1
-        _say(f"{phase} #{number}: waiting for: {outcome.waiting_for}; looking again in {delay:g}s")
+        say(f"{phase} #{number}: waiting for: {outcome.waiting_for}; looking again in {delay:g}s")
         try:
             time.sleep(delay)
         except KeyboardInterrupt:
-            _say(f"Stopped waiting. `ralph run {phase} {number}` looks again.")
+            say(f"Stopped waiting. `ralph run {phase} {number}` looks again.")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         outcome = runner.run(phase, number)
     return outcome
@@ -230,15 +231,11 @@ def _next_issue(project: Project, phase: str) -> int | None:
     is none."""
     found = project.tracker.look_for_work(command=PHASE_BY_NAME[phase].command)
     if not found.issues:
-        _say(f"No work found for {phase}: {found.why_none()}.")
+        say(f"No work found for {phase}: {found.why_none()}.")
         return None
     issue = found.issues[0]
-    _say(f"{phase}: took #{issue.number} {issue.title} [{issue.workflow_state}]")
+    say(f"{phase}: took #{issue.number} {issue.title} [{issue.workflow_state}]")
     return issue.number
-
-
-def _say(text: str) -> None:
-    Console(highlight=False, soft_wrap=True).print(text, markup=False)
 
 
 def approve_command(

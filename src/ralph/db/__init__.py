@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ralph.db._database import Columns, Database, Row, Tx
-from ralph.db._migrations import Migration, initialised, migrate, schema_versions
+from ralph.db._migrations import Migration, initialised, is_current, migrate, schema_versions
 from ralph.db._open import open_database
 from ralph.db._redact import redact_store_text, redact_url
 from ralph.db._sqlite import IN_MEMORY, SqliteDatabase
@@ -27,6 +27,7 @@ __all__ = [
     "SqliteDatabase",
     "Tx",
     "initialised",
+    "is_current",
     "migrate",
     "open_database",
     "redact_store_text",

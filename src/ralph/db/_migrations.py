@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from ralph.db._database import Database
 from ralph.errors import StoreUnavailable
 
-__all__ = ["NEWEST_VERSION", "Migration", "initialised", "migrate", "schema_versions"]
+__all__ = [
+    "NEWEST_VERSION",
+    "Migration",
+    "initialised",
+    "is_current",
+    "migrate",
+    "schema_versions",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -87,3 +94,13 @@ def schema_versions(db: Database) -> list[int]:
     with db.read_transaction() as tx:
         rows = tx.rows("SELECT version FROM ralph_schema_version ORDER BY version")
     return [row["version"] for row in rows]
+
+
+def is_current(db: Database, *histories: Sequence[Migration]) -> bool:
+    """Whether ``db`` holds every migration of ``histories`` and none this Ralph does not
+    know: what ``migrate`` would leave as it is, asked without a write transaction."""
+    if not initialised(db):
+        return False
+    versions = set(schema_versions(db))
+    wanted = {m.version for history in histories for m in history}
+    return wanted <= versions and max(versions, default=0) <= NEWEST_VERSION

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ralph.config import CONFIG_FILE, Config, load_config
 from ralph.git import GitRepo
 from ralph.project._guarded_values import guarded_values, with_values
-from ralph.tasks import TaskStore
 from ralph.workflow import SettingsVerdict, judge_settings
+
+if TYPE_CHECKING:
+    from ralph.tasks import TaskStore
 
 __all__ = ["record_ralph_merge", "record_settings", "settle_settings"]
 

@@ -1,44 +1,55 @@
-"""A project's code host, opened the first time something asks it anything.
+"""A project's code host and task store, each opened the first time something asks it
+anything.
 
 ``ralph status`` and ``ralph issue list`` read issues; only a command that touches pull
 requests needs the code host, and opening the local one imports its pull requests,
-reviews, checks and git merges. So a project holds this stand-in, which opens the real
-code host (in the project's ``with`` block, closed when it ends) on the first attribute
-read and answers every read with the real one's."""
+reviews, checks and git merges. Reading issues needs nothing of the task store either
+but one checkpoint (the guarded settings a person accepted), which is read from its
+database without loading the store. So a project holds these stand-ins, which open the
+real adapter (in the project's ``with`` block, closed when it ends) on the first
+attribute read and answer every read with the real one's."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ralph.errors import RalphError
 
 if TYPE_CHECKING:
-    from ralph.tracker import CodeHost
+    from ralph.db import Database
+    from ralph.tasks import TaskStore
 
-__all__ = ["CodeHostOnUse"]
+__all__ = ["OnUse", "StoreOnUse"]
+
+Adapter = TypeVar("Adapter")
 
 
-class CodeHostOnUse:
-    def __init__(self, open_host: Callable[[], CodeHost]) -> None:
-        self._open_host = open_host
-        self._host: CodeHost | None = None
+class OnUse(Generic[Adapter]):
+    def __init__(self, what: str, open_adapter: Callable[[], Adapter]) -> None:
+        self._what = what
+        self._open_adapter = open_adapter
+        self._adapter: Adapter | None = None
         self._closed = False
-        # A run's workers share the project: the first two to ask open one code host.
+        # A run's workers share the project: the first two to ask open one adapter.
         self._opening = threading.Lock()
 
-    def opened(self) -> CodeHost:
-        """The real code host, opened now if it is not yet."""
-        host = self._host
-        if host is None:
+    def opened(self) -> Adapter:
+        """The real adapter, opened now if it is not yet."""
+        adapter = self._adapter
+        if adapter is None:
             with self._opening:
-                if self._host is None:
+                if self._adapter is None:
                     if self._closed:  # it would never be closed
-                        raise RalphError("the project is closed; its code host cannot open")
-                    self._host = self._open_host()
-                host = self._host
-        return host
+                        raise RalphError(f"the project is closed; its {self._what} cannot open")
+                    self._adapter = self._open_adapter()
+                adapter = self._adapter
+        return adapter
+
+    @property
+    def is_open(self) -> bool:
+        return self._adapter is not None
 
     def close(self) -> None:
         """The project's block has ended: what was opened is closed by it, and nothing
@@ -47,8 +58,26 @@ class CodeHostOnUse:
             self._closed = True
 
     def __getattr__(self, name: str) -> Any:
-        # Only for what this class lacks: every method and attribute of a code host.
+        # Only for what this class lacks: every method and attribute of the adapter.
         return getattr(self.opened(), name)
 
     def __repr__(self) -> str:
-        return f"<code host {'opened' if self._host is not None else 'not opened yet'}>"
+        return f"<{self._what} {'opened' if self.is_open else 'not opened yet'}>"
+
+
+class StoreOnUse(OnUse["TaskStore"]):
+    """The task store on first use; a checkpoint read before then comes from its
+    database, when the store's tables are as this Ralph would leave them (otherwise the
+    store opens, and brings them up to date, as it would have)."""
+
+    def __init__(self, db: Database, open_store: Callable[[], TaskStore]) -> None:
+        super().__init__("task store", open_store)
+        self._db = db
+
+    def load_checkpoint(self, key: str) -> dict[str, Any] | None:
+        from ralph.db import is_current
+        from ralph.tasks import TASK_STORE_MIGRATIONS, read_checkpoint
+
+        if not self.is_open and is_current(self._db, TASK_STORE_MIGRATIONS):
+            return read_checkpoint(self._db, key)
+        return self.opened().load_checkpoint(key)

@@ -19,13 +19,14 @@ from ralph.git import GitRepo
 from ralph.notify import Notifier, notifier_for
 from ralph.project._backends import CODE_HOSTS, TRACKERS
 from ralph.project._guarded import settle_settings
-from ralph.project._on_use import CodeHostOnUse
-from ralph.tasks import DEFAULT_STORE_URL, TASK_STORE_MIGRATIONS, TaskStore, open_store
+from ralph.project._on_use import OnUse, StoreOnUse
+from ralph.tasks import TASK_STORE_MIGRATIONS
 from ralph.tracker import LOCAL_TRACKER_MIGRATIONS, Issue, PullRequest, Tracker
 from ralph.workflow import SettingsVerdict
 
 if TYPE_CHECKING:
     from ralph.notify import CommandSandbox
+    from ralph.tasks import TaskStore
     from ralph.tracker import CodeHost
 
 __all__ = [
@@ -48,7 +49,14 @@ def migrate_database(db: Database) -> list[int]:
 def _store_url(config: Config | None, store_url: str | None) -> str:
     """``store_url`` (``--store``), else the configured store, else the default one
     (outside a project)."""
-    url = store_url or (config.resolved_store_url if config is not None else DEFAULT_STORE_URL)
+    if store_url:
+        url = store_url
+    elif config is not None:
+        url = config.resolved_store_url
+    else:
+        from ralph.tasks import DEFAULT_STORE_URL  # outside a project only: it loads the store
+
+        url = DEFAULT_STORE_URL
     register_url(url)  # its password never reaches a log, a comment or the store
     return url
 
@@ -56,6 +64,8 @@ def _store_url(config: Config | None, store_url: str | None) -> str:
 def open_store_alone(config: Config | None, *, store_url: str | None = None) -> TaskStore:
     """The task store without the rest of the project (``ralph runs``, ``tasks``, ``db
     reap``): it must exist, and is brought up to the current schema."""
+    from ralph.tasks import open_store
+
     return open_store(_store_url(config, store_url), create=False)
 
 
@@ -122,13 +132,13 @@ def open_tracker(config: Config, *, store_url: str | None = None) -> Iterator[Tr
 
 @contextmanager
 def open_project(
-    config: Config, *, store_url: str | None = None, code_host_on_use: bool = False
+    config: Config, *, store_url: str | None = None, on_use: bool = False
 ) -> Iterator[Project]:
     """The configured project's adapters, open for the ``with`` block. The store must
     exist (``ralph init`` makes it): a missing one is an error, never a new empty board.
-    ``code_host_on_use``: the code host opens when first asked (a command that reads
-    issues never pays for it); otherwise now, so a run that needs one and cannot have
-    it (no token) stops before any agent works, not at its pull request."""
+    ``on_use``: the code host and the task store open when first asked (a command that
+    reads issues pays for neither); otherwise now, so a run that needs a code host and
+    cannot have it (no token) stops before any agent works, not at its pull request."""
     url = _store_url(config, store_url)
     # Restored on the way out: a process (a test) that opens several projects logs each
     # one's events to its own folder only while it is open.
@@ -136,7 +146,7 @@ def open_project(
     if config.debug.enabled:
         enable_debug_log(config.root / DEBUG_LOG_DIR)
     try:
-        with _open_adapters(config, url, code_host_on_use) as project:
+        with _open_adapters(config, url, on_use) as project:
             yield project
     finally:
         if before is None:
@@ -146,34 +156,32 @@ def open_project(
 
 
 @contextmanager
-def _open_adapters(config: Config, url: str, code_host_on_use: bool) -> Iterator[Project]:
+def _open_adapters(config: Config, url: str, on_use: bool) -> Iterator[Project]:
     db = open_database(url, create=False)
-    try:
-        store = TaskStore(db)
-    except BaseException:
-        db.close()
-        raise
+    store = StoreOnUse(db, lambda: _task_store(db))
     notifier: Notifier | None = None
     try:
+        if not on_use:
+            store.opened()
         git = GitRepo(config.root)
         # Before anything reads them: the guarded settings a person accepted.
-        config, settings = settle_settings(config, store, git)
+        config, settings = settle_settings(config, cast("TaskStore", store), git)
         # Without a target nothing is sent, so nothing needs the sandbox to send it.
         sandbox = notify_sandbox(config) if config.notify.configured else None
         notifier = notifier_for(config.notify, cwd=config.root, sandbox=sandbox)
         with ExitStack() as opened:  # closed last opened first: the code host, the tracker
             tracker = opened.enter_context(TRACKERS[config.tracker](config, db, git))
             open_host = CODE_HOSTS[config.code_host_kind]
-            on_use = CodeHostOnUse(
-                lambda: opened.enter_context(open_host(config, db, git, tracker))
+            host = OnUse(
+                "code host", lambda: opened.enter_context(open_host(config, db, git, tracker))
             )
-            opened.callback(on_use.close)  # none opened once the block has ended
-            code_host = on_use if code_host_on_use else on_use.opened()
+            opened.callback(host.close)  # none opened once the block has ended
+            code_host = host if on_use else host.opened()
             yield Project(
                 config,
                 tracker,
                 cast("CodeHost", code_host),
-                store,
+                cast("TaskStore", store),
                 git,
                 notifier=notifier,
                 settings=settings,
@@ -182,3 +190,10 @@ def _open_adapters(config: Config, url: str, code_host_on_use: bool) -> Iterator
         if notifier is not None:
             notifier.close()  # bounded: what is still queued gets a few seconds
         store.close()
+        db.close()
+
+
+def _task_store(db: Database) -> TaskStore:
+    from ralph.tasks import TaskStore  # here: a command that only reads issues needs none
+
+    return TaskStore(db)

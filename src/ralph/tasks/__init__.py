@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         TaskNotFound,
         TaskStoreError,
     )
+    from ralph.tasks._checkpoints import read_checkpoint
     from ralph.tasks._holds import LONGEST_PROVIDER_WAIT
     from ralph.tasks._lifecycle import (
         DEFAULT_LEASE_SECONDS,
@@ -101,5 +102,6 @@ __all__ = [
     "TaskStoreError",
     "WaitPolicy",
     "open_store",
+    "read_checkpoint",
     "redact_url",
 ]

@@ -3,13 +3,13 @@ processes), the branches Ralph may build on, and phases' checkpoints."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any
 
 from ralph.db import Row
 from ralph.errors import IssueLocked
+from ralph.tasks._checkpoints import read_checkpoint
 from ralph.tasks._core import StoreCore
 from ralph.tasks._model import IssueLock
 from ralph.tasks._rows import StoreTx, to_json
@@ -172,9 +172,7 @@ class KeepingVerbs(StoreCore):
             )
 
     def load_checkpoint(self, key: str) -> dict[str, Any] | None:
-        with self._reader() as tx:
-            row = tx.one("SELECT value FROM ralph_checkpoints WHERE key = ?", (key,))
-        return cast(dict[str, Any], json.loads(row["value"])) if row is not None else None
+        return read_checkpoint(self.db, key)
 
     def clear_checkpoint(self, key: str) -> None:
         """Forget ``key``; clearing a key that is not there is a no-op."""

@@ -1,0 +1,137 @@
+"""``ralph issue show`` for a pipe, without Rich: the page a terminal shows in a panel as
+plain lines, as ``_issue_rows`` is the issue list's and ``_status_plain`` the board's.
+The same labels and words in the same order; the description as written (its Markdown
+source, which the terminal renders); nothing cut or wrapped."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph.workflow import WorkflowState, command_words
+
+if TYPE_CHECKING:
+    from ralph.tracker import Issue, PullRequest
+    from ralph.views import Refusal
+
+__all__ = [
+    "comment_blocks",
+    "document_lines",
+    "needs_person_reason",
+    "plain_issue",
+    "retry_hint",
+]
+
+
+def needs_person_reason(issue: Issue) -> str | None:
+    """For an escalated issue, why it needs a person: the line a person reads first."""
+    from ralph.tracker import escalation_reason
+
+    if issue.workflow_state is not WorkflowState.HUMAN_NEEDED:
+        return None
+    return escalation_reason(issue.comments) or "no reason recorded (see the comments)"
+
+
+def retry_hint(issue: Issue) -> str:
+    return f" — `ralph issue retry {issue.number}` once it is resolved"
+
+
+def document_lines(issue: Issue, root: Path | None) -> list[str]:
+    """The issue's documents, a line each: a path is what a person copies, so it is
+    never cut."""
+    from ralph.views import artifacts_of
+
+    lines = []
+    for kind, document in artifacts_of(issue, root).items():
+        source = "" if document.source == "comment" else " (on disk, not linked)"
+        lines.append(f"  {kind.value.capitalize()}: {document.path}{source}")
+    return lines
+
+
+def comment_blocks(issue: Issue) -> list[tuple[str, str]]:
+    """Each comment but the state changes' (the history shows those): who and when,
+    then what, indented."""
+    from ralph.tracker import iso
+
+    return [
+        (f"  {c.author}, {iso(c.created_at)}", "  " + c.body.strip().replace("\n", "\n  "))
+        for c in issue.comments
+        if "ralph-transition:" not in c.body
+    ]
+
+
+def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> str:
+    shown = []
+    for number in numbers:
+        other = related.get(number)
+        if other is None:
+            shown.append(f"#{number}")
+            continue
+        state = other.workflow_state.value if other.workflow_state else "—"
+        closed = "" if other.is_open else " (closed)"
+        shown.append(f"#{number} {other.title} {state}{closed}")
+    return ", ".join(shown)
+
+
+def _fields(
+    issue: Issue, related: Mapping[int, Issue], prs: Sequence[PullRequest]
+) -> list[tuple[str, str]]:
+    status = issue.status.value + (f" ({issue.close_reason})" if issue.close_reason else "")
+    fields = [
+        ("State", issue.workflow_state.value if issue.workflow_state else "—"),
+        ("Estimate", issue.estimate or "—"),
+        ("Priority", issue.priority or "—"),
+        ("Labels", ", ".join(issue.labels) or "—"),
+        ("Status", status),
+    ]
+    if issue.parent is not None:
+        fields.append(("Parent", _related([issue.parent], related)))
+    for name, numbers in (
+        ("Sub-issues", issue.sub_issues),
+        ("Blocked by", issue.blocked_by),
+        ("Blocking", issue.blocking),
+    ):
+        if numbers:
+            fields.append((name, _related(numbers, related)))
+    for pr in prs:
+        fields.append(
+            ("Pull request", f"#{pr.number} {pr.title} ({pr.head} → {pr.base}, {pr.state})")
+        )
+    return fields
+
+
+def plain_issue(
+    issue: Issue,
+    related: Mapping[int, Issue],
+    prs: Sequence[PullRequest],
+    root: Path | None,
+    refusals: Sequence[Refusal] = (),
+) -> str:
+    """The issue's page as lines of text (not yet made printable: ``echo`` does that)."""
+    from ralph.views import history_of
+
+    lines = []
+    if (reason := needs_person_reason(issue)) is not None:
+        lines.append(f"Needs a person: {reason}{retry_hint(issue)}")
+    lines.append(f"#{issue.number} {issue.title}")
+    fields = _fields(issue, related, prs)
+    width = max(len(label) for label, _ in fields)
+    lines += [f"{label.ljust(width)}  {value}" for label, value in fields]
+    if issue.body.strip():
+        lines += ["", issue.body.strip("\n")]
+    if refusals:
+        lines += ["", "Refused tool calls"]
+        lines += [f"  run {r.run}, {r.task}: {', '.join(r.tools)}" for r in refusals]
+    if history := history_of(issue):
+        lines += ["", "History"]
+        lines += [
+            f"  {r.at}  {r.from_state} → {r.to_state} ({command_words(r.command)})" for r in history
+        ]
+    if documents := document_lines(issue, root):
+        lines += ["Documents", *documents]
+    if comments := comment_blocks(issue):
+        lines.append(f"Comments ({len(comments)})")
+        for head, body in comments:
+            lines += [head, body]
+    return "\n".join(lines) + "\n"
