@@ -55,10 +55,14 @@ def comment_blocks(issue: Issue) -> list[tuple[str, str]]:
     from ralph.tracker import iso
 
     return [
-        (f"  {c.author}, {iso(c.created_at)}", "  " + c.body.strip().replace("\n", "\n  "))
+        (f"  {c.author}, {iso(c.created_at)}", _indented(c.body.strip()))
         for c in issue.comments
         if "ralph-transition:" not in c.body
     ]
+
+
+def _indented(text: str) -> str:
+    return "\n".join(f"  {line}" if line else "" for line in text.split("\n"))
 
 
 def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> str:
@@ -70,7 +74,7 @@ def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> str:
             continue
         state = other.workflow_state.value if other.workflow_state else "—"
         closed = "" if other.is_open else " (closed)"
-        shown.append(f"#{number} {other.title} {state}{closed}")
+        shown.append(f"#{number} {other.title} [{state}]{closed}")
     return ", ".join(shown)
 
 
@@ -129,9 +133,9 @@ def plain_issue(
             f"  {r.at}  {r.from_state} → {r.to_state} ({command_words(r.command)})" for r in history
         ]
     if documents := document_lines(issue, root):
-        lines += ["Documents", *documents]
+        lines += ["", "Documents", *documents]
     if comments := comment_blocks(issue):
-        lines.append(f"Comments ({len(comments)})")
-        for head, body in comments:
-            lines += [head, body]
+        lines += ["", f"Comments ({len(comments)})"]
+        for index, (head, body) in enumerate(comments):
+            lines += [head, body] if not index else ["", head, body]
     return "\n".join(lines) + "\n"
