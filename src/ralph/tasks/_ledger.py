@@ -106,6 +106,13 @@ class LedgerVerbs(StoreCore):
             rows = tx.rows("SELECT * FROM ralph_charges WHERE run_id = ? ORDER BY id", (run_id,))
         return [to_charge(row) for row in rows]
 
+    def refused_charges(self) -> list[Charge]:
+        """Every charge of every run whose agent was refused a tool call, oldest first:
+        an issue's refusals without reading every run's tasks."""
+        with self._reader() as tx:
+            rows = tx.rows("SELECT * FROM ralph_charges WHERE refused <> '[]' ORDER BY id")
+        return [to_charge(row) for row in rows]
+
     def spent(self, *, run_id: int | None = None, since: float | None = None) -> float:
         """US dollars charged to one run, or to every run, at or after ``since``."""
         where, params = _charges_where(run_id, since)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph.artifacts import ArtifactKind, Discovery, Links, discover
+from ralph.errors import TaskNotFound
 from ralph.project import Project
 from ralph.tasks import TaskStore
 from ralph.tracker import Issue, PullRequest, iso
@@ -61,21 +62,21 @@ def artifacts_of(issue: Issue, root: Path | None) -> dict[ArtifactKind, Discover
 
 
 def refusals_of(store: TaskStore, number: int) -> list[Refusal]:
-    """Tool calls agents were refused in the store's runs, for tasks on issue ``number``."""
+    """Tool calls agents were refused in the store's runs, for tasks on issue ``number``:
+    the newest run first, each run's tasks in the order of their first refusal."""
+    refused: dict[tuple[int, int], list[str]] = {}
+    for charge in store.refused_charges():
+        if charge.task_id is not None:
+            refused.setdefault((charge.run_id, charge.task_id), []).extend(charge.refused)
     found = []
-    for run in store.list_runs():
-        tasks = {t.id: t for t in store.list_tasks(run.id) if number in t.issues}
-        if not tasks:
+    for (run_id, task_id), tools in refused.items():
+        try:
+            task = store.get_task(task_id)
+        except TaskNotFound:  # a charge outlived its task: nothing to show it against
             continue
-        refused: dict[int, list[str]] = {}
-        for charge in store.charges(run.id):
-            if charge.task_id in tasks and charge.refused:
-                refused.setdefault(charge.task_id, []).extend(charge.refused)
-        found += [
-            Refusal(run.id, tasks[task_id].subject, tuple(dict.fromkeys(tools)))
-            for task_id, tools in refused.items()
-        ]
-    return found
+        if number in task.issues:
+            found.append(Refusal(run_id, task.subject, tuple(dict.fromkeys(tools))))
+    return sorted(found, key=lambda refusal: -refusal.run)
 
 
 def _pr_dict(pr: PullRequest) -> dict[str, Any]:

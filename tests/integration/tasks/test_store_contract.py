@@ -749,6 +749,18 @@ class TestLedger:
         assert kept.refused == ("Bash", "Write")
         assert (plain.cache_read_tokens, plain.cache_write_tokens, plain.refused) == (0, 0, ())
 
+    def test_the_refused_charges_are_those_of_every_run_that_refused_a_tool(self, store):
+        first, second = store.create_run("a"), store.create_run("b")
+        store.record_charge(first.id, 1, 0.1, refused=["Bash"])
+        store.record_charge(first.id, 1, 0.1)
+        store.record_charge(second.id, 2, 0.1, refused=["Write", "Bash"])
+        store.record_charge(second.id, None, 0.1)
+        refused = store.refused_charges()
+        assert [(c.run_id, c.task_id, c.refused) for c in refused] == [
+            (first.id, 1, ("Bash",)),
+            (second.id, 2, ("Write", "Bash")),
+        ]
+
     def test_a_charge_of_a_model_without_a_price_is_told_per_run_and_period(self, store, clock):
         first, second = store.create_run("a"), store.create_run("b")
         store.record_charge(first.id, None, 0.1, unpriced_model="mystery")
