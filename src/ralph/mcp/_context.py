@@ -1,6 +1,6 @@
-"""What every tool module registers through: the server, the project, one lock (tools
-run on worker threads; the project's tracker and store see one call at a time), and
-the read-only switch agents' in-process servers use."""
+"""What every tool module registers through: the tools the server is made with, the
+project, one lock (tools run on worker threads; the project's tracker and store see one
+call at a time), and the read-only switch agents' in-process servers use."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp.server import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.tools import Tool
 
 from ralph.mcp._envelope import tool_call
 from ralph.mcp._limits import CALL_SECONDS
+from ralph.mcp._made_tools import made_tool
 from ralph.pipeline import GroupResult, detect_group
 from ralph.project import Project
 
@@ -28,20 +28,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 class ToolContext:
     def __init__(
         self,
-        server: MCPServer,
         project: Project,
         *,
         read_only: bool,
         actor: str,
         call_seconds: float = CALL_SECONDS,
     ):
-        self.server = server
         self.call_seconds = call_seconds
         self.project = project
         self.read_only = read_only
         self.actor = actor
         self.lock = threading.Lock()
         self.names: list[str] = []
+        #: The tools registered, in order, for the server to be made with.
+        self.tools: list[Tool] = []
         #: Tool name -> the names of the arguments it takes.
         self.parameters: dict[str, tuple[str, ...]] = {}
 
@@ -50,12 +50,8 @@ class ToolContext:
             if writes and self.read_only:
                 return body
             full = PREFIX + (name or body.__name__)
-            self.server.add_tool(
-                tool_call(verb, self.lock, self.call_seconds)(body),
-                name=full,
-                annotations=ToolAnnotations(read_only_hint=not writes),
-                structured_output=False,
-            )
+            call = tool_call(verb, self.lock, self.call_seconds)(body)
+            self.tools.append(made_tool(call, body, name=full, writes=writes))
             self.names.append(full)
             self.parameters[full] = tuple(inspect.signature(body).parameters)
             return body

@@ -60,11 +60,13 @@ class _Server(MCPServer):
     that break the tool's declared schema, before the tool runs: JSON types are strict,
     so ``true`` is no issue number, ``"12"`` no integer and ``1.5`` not truncated."""
 
-    def __init__(self, project: Project) -> None:
-        super().__init__(SERVER_NAME, instructions=_INSTRUCTIONS, version=ralph.__version__)
+    def __init__(self, project: Project, tools: ToolContext) -> None:
+        super().__init__(
+            SERVER_NAME, instructions=_INSTRUCTIONS, version=ralph.__version__, tools=tools.tools
+        )
         self.project = project
         #: Tool name -> the argument names it takes.
-        self.parameters: dict[str, tuple[str, ...]] = {}
+        self.parameters: dict[str, tuple[str, ...]] = dict(tools.parameters)
 
     async def run_stdio_async(self) -> None:
         """Over stdio, as the library does, but every line it cannot read is answered
@@ -200,11 +202,7 @@ def build_server(
 ) -> MCPServer:
     """The server over ``project``. ``read_only`` leaves out every tool that writes; a
     call answers within ``call_seconds`` (an error when its work takes longer)."""
-    server = _Server(project)
-    tools = ToolContext(
-        server, project, read_only=read_only, actor=actor, call_seconds=call_seconds
-    )
+    tools = ToolContext(project, read_only=read_only, actor=actor, call_seconds=call_seconds)
     for register in TOOL_FAMILIES:
         register(tools)
-    server.parameters.update(tools.parameters)
-    return server
+    return _Server(project, tools)

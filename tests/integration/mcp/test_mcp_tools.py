@@ -168,6 +168,25 @@ def test_the_read_only_server_offers_no_tool_that_writes(project):
     assert not names & {"create_issue", "update_workflow_state", "task_claim", "create_comment"}
 
 
+def test_servers_built_one_after_another_each_work_on_their_own_project(project, tmp_path):
+    other = Project(
+        Config(root=tmp_path / "other", repo="other"),
+        tracker := LocalTracker(open_database("memory://"), repo="other"),
+        LocalCodeHost(tracker.db, repo=tracker.repo, tracker=tracker),
+        open_store("memory://"),
+        GitRepo(tmp_path / "other"),
+    )
+    ((failed, made),) = calls(project, ("create_issue", {"title": "First's"}))
+    assert not failed, made
+    ((failed, listed),) = calls(other, ("list_issues", {}))
+    assert (failed, listed["items"]) == (False, [])
+    ((failed, made),) = calls(other, ("create_issue", {"title": "Other's"}))
+    assert not failed, made
+    ((_, first),) = calls(project, ("get_issue", {"number": 1}))
+    ((_, second),) = calls(other, ("get_issue", {"number": 1}), read_only=True)
+    assert (first["title"], second["title"]) == ("First's", "Other's")
+
+
 def test_issues_are_created_read_listed_and_updated(project):
     (e1, created), (e2, got), (e3, listed), (e4, updated), (e5, est), (e6, pri), (e7, com) = calls(
         project,
