@@ -25,16 +25,18 @@ SHOWN = "[2J]0;pwned"
 
 
 @pytest.fixture
-def board(tmp_path):
+def board(tmp_path, ralph_cli):
     """The demo project with an issue whose title, body, comment and label carry ESC
     sequences, as another client (GitHub's web page, an older store) may have written
-    them: Ralph's own commands refuse them."""
+    them: Ralph's own commands refuse them. The issue is made in-process: only the
+    commands under test need a process of their own, whose output is a terminal's."""
     repo, _ = create_demo_project(tmp_path / "demo")
-    made = ralph_process("issue", "new", "Plain title", "--body", "Body", "--json", cwd=repo)
-    assert made.returncode == 0, made.stderr
-    number = made.stdout.split('"number": ')[1].split(",")[0]
-    commented = ralph_process("issue", "comment", number, "Comment", cwd=repo)
-    assert commented.returncode == 0, commented.stderr
+    with contextlib.chdir(repo):
+        code, made, err = ralph_cli("issue", "new", "Plain title", "--body", "Body", "--json")
+        assert code == 0, err
+        number = made.split('"number": ')[1].split(",")[0]
+        code, _, err = ralph_cli("issue", "comment", number, "Comment")
+        assert code == 0, err
     with sqlite3.connect(repo / ".ralph" / "ralph.db") as db:
         db.execute(
             "UPDATE ralph_issues SET title = ?, body = ?, labels = ? WHERE number = ?",
