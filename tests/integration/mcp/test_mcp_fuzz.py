@@ -143,6 +143,19 @@ def server(project: Project) -> Any:
     return build_server(project)
 
 
+def state(repo: Path) -> tuple[Any, ...]:
+    """What a refused call may not change: the store's tables, the files, the refs."""
+    return tables(repo / ".ralph" / "ralph.db"), files(repo), refs(repo)
+
+
+@pytest.fixture(scope="module")
+def as_it_was(project: Project) -> tuple[Any, ...]:
+    """The project before any call. Every example asserts that its call left the project
+    as it found it, so until one fails this is the state before each call too: taken
+    once, not again for every example."""
+    return state(project.config.root)
+
+
 def _tool_names() -> list[str]:
     """Every tool the server lists, read from a throwaway project at collection."""
     from tempfile import TemporaryDirectory
@@ -172,12 +185,11 @@ def test_arguments_that_break_the_schema_are_a_one_line_tool_error_and_nothing_w
     project: Project,
     server: Any,
     schemas: dict[str, dict[str, Any]],
+    as_it_was: tuple[Any, ...],
     tool: str,
     data: st.DataObject,
 ) -> None:
     arguments = data.draw(bad_arguments(schemas[tool]), label="arguments")
-    repo = project.config.root
-    before = (tables(repo / ".ralph" / "ralph.db"), files(repo), refs(repo))
     failed, text = _call(server, tool, arguments)
     shown = f"{tool} {arguments!r}\n{text}"
     assert failed, shown
@@ -185,4 +197,4 @@ def test_arguments_that_break_the_schema_are_a_one_line_tool_error_and_nothing_w
     assert "\n" not in error, shown
     assert "Traceback" not in error, shown
     assert error.startswith(f"Failed to call {tool}: "), shown
-    assert (tables(repo / ".ralph" / "ralph.db"), files(repo), refs(repo)) == before, shown
+    assert state(project.config.root) == as_it_was, shown
