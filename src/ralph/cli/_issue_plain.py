@@ -5,9 +5,9 @@ source, which the terminal renders); nothing cut or wrapped."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ralph.workflow import WorkflowState, command_words
 
@@ -15,9 +15,13 @@ if TYPE_CHECKING:
     from ralph.tracker import Issue, PullRequest
     from ralph.views import Refusal
 
+#: How a terminal or a pipe shows a state or an issue's relatives (Rich's Text, a str).
+Shown = TypeVar("Shown")
+
 __all__ = [
     "comment_blocks",
     "document_lines",
+    "issue_fields",
     "needs_person_reason",
     "plain_issue",
     "retry_hint",
@@ -72,37 +76,46 @@ def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> str:
         if other is None:
             shown.append(f"#{number}")
             continue
-        state = other.workflow_state.value if other.workflow_state else "—"
         closed = "" if other.is_open else " (closed)"
-        shown.append(f"#{number} {other.title} [{state}]{closed}")
+        shown.append(f"#{number} {other.title} [{_state_word(other.workflow_state)}]{closed}")
     return ", ".join(shown)
 
 
-def _fields(
-    issue: Issue, related: Mapping[int, Issue], prs: Sequence[PullRequest]
-) -> list[tuple[str, str]]:
+def issue_fields(
+    issue: Issue,
+    prs: Sequence[PullRequest],
+    *,
+    state: Callable[[WorkflowState | None], Shown],
+    relatives: Callable[[Sequence[int]], Shown],
+) -> list[tuple[str, Shown | str]]:
+    """The issue's fields, a label and a value each, in the page's order; its state and
+    its relatives as ``state`` and ``relatives`` show them (styled on a terminal)."""
     status = issue.status.value + (f" ({issue.close_reason})" if issue.close_reason else "")
-    fields = [
-        ("State", issue.workflow_state.value if issue.workflow_state else "—"),
+    fields: list[tuple[str, Shown | str]] = [
+        ("State", state(issue.workflow_state)),
         ("Estimate", issue.estimate or "—"),
         ("Priority", issue.priority or "—"),
         ("Labels", ", ".join(issue.labels) or "—"),
         ("Status", status),
     ]
     if issue.parent is not None:
-        fields.append(("Parent", _related([issue.parent], related)))
+        fields.append(("Parent", relatives([issue.parent])))
     for name, numbers in (
         ("Sub-issues", issue.sub_issues),
         ("Blocked by", issue.blocked_by),
         ("Blocking", issue.blocking),
     ):
         if numbers:
-            fields.append((name, _related(numbers, related)))
+            fields.append((name, relatives(numbers)))
     for pr in prs:
         fields.append(
             ("Pull request", f"#{pr.number} {pr.title} ({pr.head} → {pr.base}, {pr.state})")
         )
     return fields
+
+
+def _state_word(state: WorkflowState | None) -> str:
+    return state.value if state else "—"
 
 
 def plain_issue(
@@ -119,7 +132,9 @@ def plain_issue(
     if (reason := needs_person_reason(issue)) is not None:
         lines.append(f"Needs a person: {reason}{retry_hint(issue)}")
     lines.append(f"#{issue.number} {issue.title}")
-    fields = _fields(issue, related, prs)
+    fields = issue_fields(
+        issue, prs, state=_state_word, relatives=lambda numbers: _related(numbers, related)
+    )
     width = max(len(label) for label, _ in fields)
     lines += [f"{label.ljust(width)}  {value}" for label, value in fields]
     if issue.body.strip():

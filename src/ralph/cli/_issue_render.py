@@ -11,7 +11,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ralph.cli._issue_plain import comment_blocks, document_lines, needs_person_reason, retry_hint
+from ralph.cli._issue_plain import (
+    comment_blocks,
+    document_lines,
+    issue_fields,
+    needs_person_reason,
+    retry_hint,
+)
 from ralph.cli._issue_rows import issue_marks
 from ralph.cli._issue_text import cut, state_text, title_text
 from ralph.workflow import TransitionRecord, command_words
@@ -85,25 +91,11 @@ def render_issue(
     fields = Table.grid(padding=(0, 2))
     fields.add_column(style="bold")
     fields.add_column()
-    status = issue.status.value + (f" ({issue.close_reason})" if issue.close_reason else "")
-    fields.add_row("State", state_text(issue.workflow_state))
-    fields.add_row("Estimate", issue.estimate or "—")
-    fields.add_row("Priority", issue.priority or "—")
-    fields.add_row("Labels", ", ".join(issue.labels) or "—")
-    fields.add_row("Status", status)
-    if issue.parent is not None:
-        fields.add_row("Parent", _related([issue.parent], related))
-    for name, numbers in (
-        ("Sub-issues", issue.sub_issues),
-        ("Blocked by", issue.blocked_by),
-        ("Blocking", issue.blocking),
-    ):
-        if numbers:
-            fields.add_row(name, _related(numbers, related))
-    for pr in prs:
-        fields.add_row(
-            "Pull request", f"#{pr.number} {pr.title} ({pr.head} → {pr.base}, {pr.state})"
-        )
+    shown = issue_fields(
+        issue, prs, state=state_text, relatives=lambda numbers: _related(numbers, related)
+    )
+    for label, value in shown:
+        fields.add_row(label, value)
     parts: list[RenderableType] = [fields]
     if issue.body.strip():
         from rich.markdown import Markdown  # costs a fifth of a second to import
