@@ -206,12 +206,14 @@ def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:
     assert {m for m in modules if m == "ralph" or m.startswith("ralph.")} <= ROOT_ONLY
 
 
-def test_an_issue_with_a_description_loads_the_markdown_renderer_to_show_it(
+def test_an_issue_with_a_description_loads_the_markdown_renderer_to_show_it_on_a_terminal(
     local_project: Path,
 ) -> None:
-    modules = imported("issue", "show", "2", cwd=local_project)
+    modules = imported("issue", "show", "2", cwd=local_project, settings={"FORCE_COLOR": "1"})
     assert "rich.markdown" in modules
     assert modules & NEVER_LOADED == set()
+    piped = imported("issue", "show", "2", cwd=local_project)  # the description as written
+    assert {m for m in piped if m == "rich" or m.startswith("rich.")} == set()
 
 
 def test_a_bad_value_is_refused_in_typers_words(local_project: Path) -> None:

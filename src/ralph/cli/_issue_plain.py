@@ -55,18 +55,18 @@ def document_lines(issue: Issue, root: Path | None) -> list[str]:
 
 def comment_blocks(issue: Issue) -> list[tuple[str, str]]:
     """Each comment but the state changes' (the history shows those): who and when,
-    then what, indented."""
+    then what, indented deeper, so a comment's text cannot pass for another's header."""
     from ralph.tracker import iso
 
     return [
-        (f"  {c.author}, {iso(c.created_at)}", _indented(c.body.strip()))
+        (f"  {c.author}, {iso(c.created_at)}", _indented(c.body.strip(), "    "))
         for c in issue.comments
         if "ralph-transition:" not in c.body
     ]
 
 
-def _indented(text: str) -> str:
-    return "\n".join(f"  {line}" if line else "" for line in text.split("\n"))
+def _indented(text: str, indent: str) -> str:
+    return "\n".join(f"{indent}{line}" if line else "" for line in text.split("\n"))
 
 
 def _related(numbers: Sequence[int], related: Mapping[int, Issue]) -> str:
@@ -137,8 +137,10 @@ def plain_issue(
     )
     width = max(len(label) for label, _ in fields)
     lines += [f"{label.ljust(width)}  {value}" for label, value in fields]
+    # Whoever wrote them, the description and the comments are indented under headings
+    # only Ralph writes (at the margin), so neither can pass for a section or a comment.
     if issue.body.strip():
-        lines += ["", issue.body.strip("\n")]
+        lines += ["", "Description", _indented(issue.body.strip("\n"), "  ")]
     if refusals:
         lines += ["", "Refused tool calls"]
         lines += [f"  run {r.run}, {r.task}: {', '.join(r.tools)}" for r in refusals]

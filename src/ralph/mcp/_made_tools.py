@@ -35,8 +35,9 @@ def made_tool(
 
 
 def _key(body: Callable[..., Any], name: str, writes: bool) -> Hashable | None:
-    """What decides the schema (None: a default that cannot be a key, so made afresh).
-    The annotations are strings (every tool module defers them), so the code holds them."""
+    """What decides the schema (None: a default that cannot be a key, so made afresh):
+    the body's code (one per tool definition, the enclosing module's annotations with
+    it), its name, docstring and defaults."""
     kwdefaults = tuple(sorted((getattr(body, "__kwdefaults__", None) or {}).items()))
     key = (
         getattr(body, "__code__", body),

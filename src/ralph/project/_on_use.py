@@ -78,6 +78,6 @@ class StoreOnUse(OnUse["TaskStore"]):
         from ralph.db import is_current
         from ralph.tasks import TASK_STORE_MIGRATIONS, read_checkpoint
 
-        if not self.is_open and is_current(self._db, TASK_STORE_MIGRATIONS):
+        if not self.is_open and not self._closed and is_current(self._db, TASK_STORE_MIGRATIONS):
             return read_checkpoint(self._db, key)
         return self.opened().load_checkpoint(key)

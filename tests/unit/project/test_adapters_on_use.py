@@ -215,3 +215,10 @@ def test_a_store_a_newer_ralph_made_is_refused_however_little_is_read(
         store = StoreOnUse(db, lambda: TaskStore(db))
         with pytest.raises(StoreUnavailable, match="newer Ralph"):
             store.load_checkpoint("guarded-settings:repo")
+
+
+def test_a_checkpoint_asked_for_after_the_project_closed_is_refused(config: Config) -> None:
+    with open_project(config, on_use=True) as project:
+        late = project.store
+    with pytest.raises(RalphError, match="closed"):
+        late.load_checkpoint("guarded-settings:repo")
