@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # two Python runs, busy machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(660)]  # two Python runs, busy machine
+
+#: A run compiles everything it imports afresh; 10 s quiet, far more beside the suite.
+RUN_SECONDS = 300
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 #: A unit test that starts a process of its own, and a benchmark's quick run.
@@ -56,6 +60,31 @@ def told_not_to_write(checkout: Path, tmp_path: Path) -> dict[str, str]:
     }
 
 
+def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` in a session of its own; one that outlives ``RUN_SECONDS`` fails the
+    test with every one of its Python processes' stacks (faulthandler, on SIGABRT)."""
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env={**env, "PYTHONFAULTHANDLER": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=RUN_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGABRT)
+        try:
+            out, err = process.communicate(timeout=20)
+        finally:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=20)
+        pytest.fail(f"{command} took over {RUN_SECONDS} s; its stacks:\n{out[-3000:]}{err[-9000:]}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
 def _cached(cache: Path, source: Path) -> Path:
     tag = sys.implementation.cache_tag
     return (
@@ -70,14 +99,10 @@ def _cached(cache: Path, source: Path) -> Path:
 def test_a_part_of_the_suite_on_a_worker_writes_no_bytecode_into_the_tree(
     checkout: Path, told_not_to_write: dict[str, str], tmp_path: Path
 ) -> None:
-    done = subprocess.run(
+    done = _run(
         [sys.executable, "-m", "pytest", "-q", "-n", "1", "-p", "no:cacheprovider", SUITE_PART],
-        cwd=checkout,
-        env=told_not_to_write,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+        checkout,
+        told_not_to_write,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert _written(checkout) == []
@@ -89,14 +114,10 @@ def test_a_part_of_the_suite_on_a_worker_writes_no_bytecode_into_the_tree(
 def test_a_benchmark_writes_no_bytecode_into_the_tree(
     checkout: Path, told_not_to_write: dict[str, str], tmp_path: Path
 ) -> None:
-    done = subprocess.run(
+    done = _run(
         [sys.executable, str(checkout / BENCHMARK)],
-        cwd=tmp_path,
-        env={**told_not_to_write, "RALPH_BENCH_QUICK": "1"},
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+        tmp_path,
+        {**told_not_to_write, "RALPH_BENCH_QUICK": "1"},
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert _written(checkout) == []
