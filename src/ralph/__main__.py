@@ -1,7 +1,7 @@
 """``python -m ralph`` and the ``ralph`` command. ``ralph hook EVENT``, which Claude Code
 runs on every tool call of a session with the plugin, and ``ralph --version``, which
 install scripts run, are answered without loading the command line; everything else goes
-to :mod:`ralph.cli`."""
+to :mod:`ralph.cli`, in a process tuned for a command (:mod:`ralph._command_process`)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,13 @@ def main() -> None:
 
         sys.stdout.write(version_line() + "\n")
         return
-    from ralph import _dataclass_code
+    from ralph import _command_process, _dataclass_code
 
+    _command_process.collect_less()
     _dataclass_code.install()  # before the command line's modules make their classes
     from ralph.cli import main as cli_main
 
-    cli_main()
+    _command_process.run_then_end(cli_main)
 
 
 if __name__ == "__main__":

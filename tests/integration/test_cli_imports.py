@@ -105,6 +105,7 @@ ROOT_ONLY = {
     "ralph",
     "ralph.__main__",
     "ralph._dataclass_code",  # the classes' compiled code, kept (Typer's too)
+    "ralph._command_process",  # how the process collects and ends
     "ralph.errors",
     "ralph.cli",
     "ralph.cli._bounds",
