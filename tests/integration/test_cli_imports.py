@@ -207,6 +207,18 @@ def test_the_help_imports_nothing_of_the_pipeline(local_project: Path) -> None:
     assert {m for m in modules if m == "ralph" or m.startswith("ralph.")} <= ROOT_ONLY
 
 
+def test_showing_an_issue_no_agent_was_refused_a_tool_loads_no_task_store(
+    local_project: Path,
+) -> None:
+    """Whether any agent was refused a tool is read from the store's database; only a
+    refusal would open the store to say on which issue."""
+    for args in (("issue", "show", "1"), ("issue", "show", "1", "--json")):
+        assert (
+            imported(*args, cwd=local_project) & {"ralph.tasks._store", "ralph.tasks._model"}
+            == set()
+        )
+
+
 def test_an_issue_with_a_description_loads_the_markdown_renderer_to_show_it_on_a_terminal(
     local_project: Path,
 ) -> None:

@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
         [
             "errors",
             "_agents",
+            "_command_process",
             "_dataclass_code",
             "_debuglog",
             "_distribution",

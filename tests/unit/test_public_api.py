@@ -274,6 +274,7 @@ PUBLIC = {
         "TaskStore",
         "TaskStoreError",
         "WaitPolicy",
+        "has_refused_charge",
         "open_store",
         "read_checkpoint",
         "redact_url",

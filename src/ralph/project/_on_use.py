@@ -4,8 +4,9 @@ anything.
 ``ralph status`` and ``ralph issue list`` read issues; only a command that touches pull
 requests needs the code host, and opening the local one imports its pull requests,
 reviews, checks and git merges. Reading issues needs nothing of the task store either
-but one checkpoint (the guarded settings a person accepted), which is read from its
-database without loading the store. So a project holds these stand-ins, which open the
+but one checkpoint (the guarded settings a person accepted) and, for ``issue show``,
+whether an agent was ever refused a tool, which are read from its database without
+loading the store. So a project holds these stand-ins, which open the
 real adapter (in the project's ``with`` block, closed when it ends) on the first
 attribute read and answer every read with the real one's."""
 
@@ -19,7 +20,7 @@ from ralph.errors import RalphError
 
 if TYPE_CHECKING:
     from ralph.db import Database
-    from ralph.tasks import TaskStore
+    from ralph.tasks import Charge, TaskStore
 
 __all__ = ["OnUse", "StoreOnUse"]
 
@@ -66,18 +67,32 @@ class OnUse(Generic[Adapter]):
 
 
 class StoreOnUse(OnUse["TaskStore"]):
-    """The task store on first use; a checkpoint read before then comes from its
-    database, when the store's tables are as this Ralph would leave them (otherwise the
-    store opens, and brings them up to date, as it would have)."""
+    """The task store on first use; a checkpoint, or the news that no agent was refused
+    a tool, read before then comes from its database, when the store's tables are as
+    this Ralph would leave them (otherwise the store opens, and brings them up to date,
+    as it would have)."""
 
     def __init__(self, db: Database, open_store: Callable[[], TaskStore]) -> None:
         super().__init__("task store", open_store)
         self._db = db
 
     def load_checkpoint(self, key: str) -> dict[str, Any] | None:
-        from ralph.db import is_current
-        from ralph.tasks import TASK_STORE_MIGRATIONS, read_checkpoint
+        from ralph.tasks import read_checkpoint
 
-        if not self.is_open and not self._closed and is_current(self._db, TASK_STORE_MIGRATIONS):
+        if self._readable_unopened():
             return read_checkpoint(self._db, key)
         return self.opened().load_checkpoint(key)
+
+    def refused_charges(self) -> list[Charge]:
+        from ralph.tasks import has_refused_charge
+
+        if self._readable_unopened() and not has_refused_charge(self._db):
+            return []
+        return self.opened().refused_charges()
+
+    def _readable_unopened(self) -> bool:
+        """Not opened yet, and its database readable as the store would leave it."""
+        from ralph.db import is_current
+        from ralph.tasks import TASK_STORE_MIGRATIONS
+
+        return not self.is_open and not self._closed and is_current(self._db, TASK_STORE_MIGRATIONS)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
         TaskNotFound,
         TaskStoreError,
     )
-    from ralph.tasks._checkpoints import read_checkpoint
+    from ralph.tasks._database_reads import has_refused_charge, read_checkpoint
     from ralph.tasks._holds import LONGEST_PROVIDER_WAIT
     from ralph.tasks._lifecycle import (
         DEFAULT_LEASE_SECONDS,
@@ -101,6 +101,7 @@ __all__ = [
     "TaskStore",
     "TaskStoreError",
     "WaitPolicy",
+    "has_refused_charge",
     "open_store",
     "read_checkpoint",
     "redact_url",

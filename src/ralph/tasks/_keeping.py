@@ -9,8 +9,8 @@ from typing import Any
 
 from ralph.db import Row
 from ralph.errors import IssueLocked
-from ralph.tasks._checkpoints import read_checkpoint
 from ralph.tasks._core import StoreCore
+from ralph.tasks._database_reads import read_checkpoint
 from ralph.tasks._model import IssueLock
 from ralph.tasks._rows import StoreTx, to_json
 

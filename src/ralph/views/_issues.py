@@ -7,14 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph.artifacts import ArtifactKind, Discovery, Links, discover
 from ralph.errors import TaskNotFound
 from ralph.project import Project
-from ralph.tasks import TaskStore
 from ralph.tracker import Issue, PullRequest, iso
 from ralph.workflow import TransitionRecord, parse_all_transitions
+
+if TYPE_CHECKING:
+    from ralph.tasks import TaskStore
 
 __all__ = [
     "IssueView",

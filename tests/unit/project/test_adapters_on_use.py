@@ -222,3 +222,19 @@ def test_a_checkpoint_asked_for_after_the_project_closed_is_refused(config: Conf
         late = project.store
     with pytest.raises(RalphError, match="closed"):
         late.load_checkpoint("guarded-settings:repo")
+
+
+def test_no_refused_tool_is_read_before_the_store_opens_and_one_opens_it(config: Config) -> None:
+    """``issue show`` lists the tools agents were refused: with none, it never loads the
+    store; with one, the store opens and gives the charges it kept."""
+    with open_database(config.resolved_store_url) as db:
+        kept = TaskStore(db)
+        run = kept.create_run("a")
+        kept.record_charge(run.id, None, 0.1)
+        opened: list[TaskStore] = []
+        store = StoreOnUse(db, lambda: _opening(db, opened))
+        assert store.refused_charges() == []
+        assert opened == []
+        kept.record_charge(run.id, None, 0.1, refused=["Bash"])
+        assert [charge.refused for charge in store.refused_charges()] == [("Bash",)]
+        assert len(opened) == 1
