@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from typing import NoReturn
 
 __all__ = ["GEN0_THRESHOLD", "collect_less", "run_then_end"]
 
@@ -36,7 +37,7 @@ def collect_less() -> None:
     gc.set_threshold(GEN0_THRESHOLD, middle, old)
 
 
-def run_then_end(command: Callable[[], object]) -> None:
+def run_then_end(command: Callable[[], object]) -> NoReturn:
     """Run ``command`` and end the process with its exit status, skipping the teardown
     when that is safe; never returns."""
     try:
