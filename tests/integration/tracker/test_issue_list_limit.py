@@ -1,6 +1,6 @@
-"""``ralph issue list`` on a board longer than a screen: the first 100 issues and a line
-saying how many more and how to see them (as ``gh issue list`` shows its first 30),
-one issue a line when piped; ``--json`` stays complete unless ``--limit`` is given, as
+"""``ralph issue list`` on a board longer than a screen: the first 30 issues and a line
+saying how many more and how to see them (as ``gh issue list`` does), one issue a line
+when piped; ``--json`` stays complete unless ``--limit`` is given, as
 machines want every issue."""
 
 from __future__ import annotations
@@ -31,24 +31,24 @@ def long_board(project: GitProject, monkeypatch, ralph_cli):
     return ralph_cli
 
 
-def test_a_terminal_is_shown_the_first_hundred_and_how_to_see_the_rest(long_board, monkeypatch):
+def test_a_terminal_is_shown_the_first_thirty_and_how_to_see_the_rest(long_board, monkeypatch):
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     code, out, err = long_board("issue", "list")
     assert code == 0, err
     shown = [line for line in out.splitlines() if "of a long board" in line]
-    assert len(shown) == 100
+    assert len(shown) == 30
     assert re.sub(r"\x1b\[[0-9;]*m", "", out.splitlines()[-1]) == (
-        f"Showing 100 of {ISSUES} issues: --limit N shows N, --limit 0 shows all."
+        f"Showing 30 of {ISSUES} issues: --limit N shows N, --limit 0 shows all."
     )
 
 
 def test_a_pipe_gets_one_issue_a_line_and_the_rest_said_on_stderr(long_board):
     code, out, err = long_board("issue", "list")
     assert code == 0, err
-    assert len(out.splitlines()) == 100
+    assert len(out.splitlines()) == 30
     assert all(line.count("\t") == 6 for line in out.splitlines())
     assert err.splitlines() == [
-        f"Showing 100 of {ISSUES} issues: --limit N shows N, --limit 0 shows all."
+        f"Showing 30 of {ISSUES} issues: --limit N shows N, --limit 0 shows all."
     ]
 
 
