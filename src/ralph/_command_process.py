@@ -11,8 +11,9 @@ Ending: Python's teardown frees every one of those objects, one by one, for a pr
 about to end: some 8 % of a short command. Once the command has returned and no other
 thread runs, the exit functions run as they would (logs flushed, temporary folders
 removed), stdout and stderr are flushed, and the process ends there (``os._exit``).
-Anything else (another thread still running, a stream that cannot be flushed, an error)
-takes Python's own way out, unchanged.
+Anything else (another thread still running, a stream that cannot be flushed, an error,
+a profiler or tracer such as ``python -m cProfile``, coverage or a debugger, which
+write their results as Python ends) takes Python's own way out, unchanged.
 """
 
 from __future__ import annotations
@@ -47,19 +48,25 @@ def run_then_end(command: Callable[[], object]) -> NoReturn:
     else:
         status = None
     code = _exit_code(status)
-    if code is not None and threading.active_count() == 1 and _flushed():
+    if code is not None and _alone_and_unwatched() and _flushed():
         atexit._run_exitfuncs()
         if _flushed():
             os._exit(code)
     sys.exit(status)
 
 
+def _alone_and_unwatched() -> bool:
+    """No other thread to wait for, and no profiler or tracer to write its results."""
+    unwatched = sys.getprofile() is None and sys.gettrace() is None
+    return unwatched and threading.active_count() == 1
+
+
 def _exit_code(status: object) -> int | None:
     """The code Python would exit with for ``sys.exit(status)``; None for a message,
-    which Python prints on its way out."""
+    which Python prints on its way out, or a number past a C long's, which it refuses."""
     if status is None:
         return 0
-    if isinstance(status, int):
+    if isinstance(status, int) and -(2**63) <= status < 2**63:
         return status & 0xFF
     return None
 

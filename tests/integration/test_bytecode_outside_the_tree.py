@@ -6,6 +6,7 @@ it back."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -75,14 +76,21 @@ def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Compl
     try:
         out, err = process.communicate(timeout=RUN_SECONDS)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGABRT)
+        _signal_group(process, signal.SIGABRT)  # each Python process prints its stacks
         try:
             out, err = process.communicate(timeout=20)
-        finally:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # one that is not Python, or stuck in C
+            _signal_group(process, signal.SIGKILL)
+            out, err = process.communicate(timeout=20)
         pytest.fail(f"{command} took over {RUN_SECONDS} s; its stacks:\n{out[-3000:]}{err[-9000:]}")
+    finally:  # nothing of the run outlives the test, however it ends
+        _signal_group(process, signal.SIGKILL)
     return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def _signal_group(process: subprocess.Popen[str], signal_number: int) -> None:
+    with contextlib.suppress(ProcessLookupError):  # every process of it has ended
+        os.killpg(process.pid, signal_number)
 
 
 def _cached(cache: Path, source: Path) -> Path:

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from ralph._command_process import GEN0_THRESHOLD
 
 
@@ -74,6 +76,45 @@ def test_a_command_that_returns_ends_with_0_and_frees_nothing(tmp_path: Path) ->
         tmp_path,
     )
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("watching", ["sys.setprofile", "sys.settrace"])
+def test_under_a_profiler_or_a_tracer_the_process_ends_as_python_ends_it(
+    tmp_path: Path, watching: str
+) -> None:
+    """cProfile, coverage and debuggers write what they saw as Python ends."""
+    done = _run(
+        _PRELUDE
+        + f"""
+    class Kept:
+        def __del__(self, write=os.write):
+            write(2, b"freed")
+
+    kept = Kept()
+    {watching}(lambda *args: None)
+    run_then_end(lambda: None)
+    """,
+        tmp_path,
+    )
+    assert (done.returncode, done.stderr) == (0, "freed")
+
+
+def test_a_profile_of_the_ralph_command_is_written(tmp_path: Path) -> None:
+    profile = tmp_path / "ralph.prof"
+    subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "ralph", "--help"],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert profile.stat().st_size > 0
+
+
+@pytest.mark.parametrize("status", [2**63, -(2**63) - 1])
+def test_a_number_past_a_c_long_ends_as_python_ends_it(tmp_path: Path, status: int) -> None:
+    as_python = _run(f"import sys; sys.exit({status})", tmp_path)
+    ended = _run(_PRELUDE + f"\n    run_then_end(lambda: sys.exit({status}))\n", tmp_path)
+    assert ended.returncode == as_python.returncode != 0
 
 
 def test_a_message_is_printed_as_python_prints_it(tmp_path: Path) -> None:
