@@ -29,6 +29,7 @@ __all__ = [
     "TransportFailure",
     "serve_graphql",
     "shared_tls_context",
+    "tls_context_for",
 ]
 
 
@@ -69,6 +70,24 @@ def _tls_context(_cafile: str | None, _capath: str | None) -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
+def tls_context_for(url: str) -> ssl.SSLContext:
+    """The TLS context a client of ``url`` verifies servers with: the shared one for
+    HTTPS; for plain HTTP (a fake or a proxy on this machine), where no TLS is spoken,
+    one that trusts no certificate at all, so a process that only talks to such a
+    service never loads the system's (some 60 ms of each ``ralph`` a test starts)."""
+    if url.lower().startswith("https:"):
+        return shared_tls_context()
+    return _trusting_nothing()
+
+
+@functools.cache
+def _trusting_nothing() -> ssl.SSLContext:
+    import ssl
+
+    # Verifying, with no certificate to verify against: a TLS connection fails.
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
 class HttpsPoster:
     """One POST of a GraphQL payload to ``url`` with httpx2 (Pydantic's maintained
     continuation of HTTPX, which ``mcp`` already brings), answered as a ``Reply``."""
@@ -79,7 +98,7 @@ class HttpsPoster:
         self.url = url
         self._httpx = httpx2
         self._client = httpx2.Client(
-            timeout=timeout, headers=dict(headers), verify=shared_tls_context()
+            timeout=timeout, headers=dict(headers), verify=tls_context_for(url)
         )
 
     def post_with(self, payload: Mapping[str, Any], authorization: str) -> Reply:

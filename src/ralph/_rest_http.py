@@ -71,7 +71,7 @@ class HttpsRequester:
         self.base_url = base_url.rstrip("/")
         self._httpx = httpx2
         self._client = httpx2.Client(
-            timeout=timeout, headers=dict(headers), verify=_graphql_http.shared_tls_context()
+            timeout=timeout, headers=dict(headers), verify=_graphql_http.tls_context_for(base_url)
         )
 
     def send(self, request: RestRequest) -> Reply:

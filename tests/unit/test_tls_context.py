@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph import _graphql_http
 from ralph._graphql_http import HttpsPoster, shared_tls_context
 from ralph._rest_http import HttpsRequester
 
@@ -50,3 +51,27 @@ def test_certificates_named_by_ssl_cert_file_get_a_context_of_their_own(
     named = shared_tls_context()
     assert named is not default
     assert shared_tls_context() is named
+
+
+def test_clients_of_plain_http_load_no_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake or a proxy on this machine speaks no TLS: its clients never pay for the
+    system's certificates (a tenth of a second of every process a test starts)."""
+
+    def loading(_cafile: str | None, _capath: str | None) -> ssl.SSLContext:
+        raise AssertionError("the system's certificates were loaded")
+
+    monkeypatch.setattr(_graphql_http, "_tls_context", loading)
+    clients: list[HttpsPoster | HttpsRequester] = [
+        HttpsPoster("http://127.0.0.1:8000/graphql", {}, timeout=5),
+        HttpsRequester("HTTP://127.0.0.1:8001", {}, timeout=5),
+    ]
+    try:
+        for client in clients:
+            context = _context_of(client)
+            # Should TLS ever be spoken there, it fails: nothing is trusted.
+            assert context.verify_mode is ssl.CERT_REQUIRED
+            assert context.check_hostname
+            assert context.get_ca_certs() == []
+    finally:
+        for client in clients:
+            client.close()
