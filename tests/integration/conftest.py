@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,26 @@ def _data(text: str) -> bytes:
     return b"data %d\n%s\n" % (len(raw), raw)
 
 
+def copy_checkout(template: Path, path: Path) -> Path:
+    """A copy at ``path`` of the repository checked out at ``template`` (no worktree, and
+    no remote that is a folder beside it: nothing in it names where it is): the same
+    repository as one made at ``path`` would be, without the git processes that make it."""
+    shutil.copytree(template, path, symlinks=True)
+    # The copied files have new inodes and times: the index learns them, as a clone's
+    # has them, so Ralph's own `status --no-optional-locks` does not hash them again.
+    git(path, "update-index", "-q", "--refresh")
+    return path
+
+
+def repoint_service(work: Path, url: str) -> None:
+    """ralph.toml in ``work``, a copy of a project ``ralph init`` set up against a fake
+    served elsewhere, made to name the fake served at ``url``, as init there would."""
+    toml = work / "ralph.toml"
+    text, found = re.subn(r'url = "http://127\.0\.0\.1:\d+"', f'url = "{url}"', toml.read_text())
+    assert found == 1, text
+    toml.write_text(text)
+
+
 class GitProject:
     """A git repository with ``main`` and a helper to grow branches in it."""
 
@@ -39,10 +60,7 @@ class GitProject:
     def copy_of(cls, template: GitProject, path: Path) -> GitProject:
         """A copy of ``template`` at ``path``: the same repository as a new one at
         ``path`` would be, without the dozen git processes that make one."""
-        shutil.copytree(template.path, path, symlinks=True)
-        # The copied files have new inodes and times: the index learns them, as a clone's
-        # has them, so Ralph's own `status --no-optional-locks` does not hash them again.
-        git(path, "update-index", "-q", "--refresh")
+        copy_checkout(template.path, path)
         copy = cls.__new__(cls)
         copy.path = path
         return copy

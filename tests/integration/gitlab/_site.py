@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,11 +59,18 @@ class Site:
 
     def init(self) -> None:
         """``ralph init --gitlab`` with the sample's tests and scripted agents, committed."""
+        self.ralph_init()
+        self.commit_set_up()
+
+    def ralph_init(self) -> None:
         tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
         made = self.ralph(
             "init", "--gitlab", PROJECT, "--gitlab-url", self.url, "--test-command", tests
         )
         assert made.returncode == 0, made.stdout + made.stderr
+
+    def commit_set_up(self) -> None:
+        """What ``ralph init`` wrote, with scripted agents, committed."""
         toml = self.work / "ralph.toml"
         toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
         git(self.work, "add", "-A")
@@ -101,12 +108,15 @@ class Site:
 
 
 @contextmanager
-def site(tmp_path: Path) -> Iterator[Site]:
+def site(
+    tmp_path: Path, *, repository: Callable[[Path], Path] = create_sample_repository
+) -> Iterator[Site]:
     """A served FakeGitLab (Premium, GitLab.com's limits) whose project ``acme/app``
-    merges its merge requests in the sample clone."""
+    merges its merge requests in the sample clone (or what ``repository`` makes at the
+    path it is given)."""
     fake = FakeGitLab()
     fake.add_token(TOKEN, "ada")
-    work = create_sample_repository(tmp_path / "work")
+    work = repository(tmp_path / "work")
     fake.add_project(PROJECT, repository=work)
     with fake.serve() as url:
         yield Site(work, fake, url)

@@ -9,11 +9,17 @@ import os
 import signal
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from ralph.gitlab import GitLabClient
+from ralph.gitlab.fake import FakeGitLab
+from ralph.tracker.gitlab import set_up_project
+
+from ..conftest import copy_checkout, repoint_service
 from ..kills import kill_after_rest
-from ._site import Site, site
+from ._site import PROJECT, TOKEN, Site, site
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -21,10 +27,32 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 FIRST = r"POST /api/v4/projects/[^/]+/issues"
 
 
+@pytest.fixture(scope="module")
+def set_up_once(tmp_path_factory) -> tuple[Path, list[tuple[str, ...]]]:
+    """The sample repository as a real ``ralph init --gitlab`` left it, made once for the
+    module (each test works in a copy), and the labels that init made on GitLab."""
+    with site(tmp_path_factory.mktemp("gitlab-sweep")) as made:
+        made.ralph_init()
+        return made.work, labels_of(made.gitlab)
+
+
+def labels_of(gitlab: FakeGitLab) -> list[tuple[str, ...]]:
+    project = gitlab.state.project(PROJECT)
+    assert project is not None
+    return sorted((x.name, x.color, str(x.description)) for x in project.labels.values())
+
+
 @pytest.fixture
-def served(tmp_path) -> Iterator[Site]:
-    with site(tmp_path) as made:
-        made.init()
+def served(tmp_path, set_up_once) -> Iterator[Site]:
+    """A copy of the sample repository as init left it, on a fresh GitLab given Ralph's
+    labels by the code ``ralph init`` runs, here in this process (a process less per
+    test); then committed, as ``Site.init`` does."""
+    template, labels = set_up_once
+    with site(tmp_path, repository=lambda path: copy_checkout(template, path)) as made:
+        set_up_project(GitLabClient(made.gitlab, TOKEN), PROJECT)
+        assert labels_of(made.gitlab) == labels
+        repoint_service(made.work, made.url)
+        made.commit_set_up()
         yield made
 
 

@@ -10,27 +10,60 @@ import os
 import signal
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
-from ..conftest import spawn_ralph
+from ..conftest import copy_checkout, repoint_service, spawn_ralph
 from ..kills import kill_after_rest
-from .test_jira_shapes import GITHUB_TOKEN, TOKEN, Site, site
+from .test_jira_shapes import GITHUB_TOKEN, TOKEN, Site, git, site
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
+def initialised(factory: pytest.TempPathFactory, *options: str, github: bool = False) -> Path:
+    """The sample repository as a real ``ralph init --jira`` (``options``) left it, made
+    once for the module: each test works in a copy. That init only reads Jira (and
+    GitHub), so a fresh fake is where it leaves them."""
+    with site(factory.mktemp("jira-sweep"), github=github) as made:
+        made.ralph_init(*options)
+        assert [r for r in made.jira.requests if r.method != "GET"] == []
+        if made.github is not None:
+            assert [r.name for r in made.github.requests if r.mutation] == []
+            git(made.work, "remote", "remove", "origin")  # each copy gets its own clone
+        return made.work
+
+
+@contextmanager
+def copy_of(template: Path, tmp_path: Path, *, github: bool = False) -> Iterator[Site]:
+    """A copy of the sample as init left it, set up for a fresh Jira (and GitHub) the
+    way ``Site.init`` does, with a ``ralph`` process less per test."""
+    with site(tmp_path, github=github, repository=lambda p: copy_checkout(template, p)) as made:
+        repoint_service(made.work, made.url)
+        made.commit_set_up()
+        yield made
+
+
+@pytest.fixture(scope="module")
+def set_up_once(tmp_path_factory) -> Path:
+    return initialised(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def set_up_once_with_github(tmp_path_factory) -> Path:
+    return initialised(tmp_path_factory, "--github", "acme/greet", github=True)
+
+
 @pytest.fixture
-def served(tmp_path) -> Iterator[Site]:
-    with site(tmp_path) as made:
-        made.init()
+def served(tmp_path, set_up_once) -> Iterator[Site]:
+    with copy_of(set_up_once, tmp_path) as made:
         yield made
 
 
 @pytest.fixture
-def with_github(tmp_path) -> Iterator[Site]:
-    with site(tmp_path, github=True) as made:
-        made.init("--github", "acme/greet")
+def with_github(tmp_path, set_up_once_with_github) -> Iterator[Site]:
+    with copy_of(set_up_once_with_github, tmp_path, github=True) as made:
         yield made
 
 

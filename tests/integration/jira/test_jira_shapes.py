@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,10 +54,21 @@ class Site:
         return ralph_process(*args, cwd=self.work, env=env, timeout=timeout)
 
     def init(self, *options: str) -> subprocess.CompletedProcess[str]:
+        """``ralph init --jira`` with ``options`` and the sample's tests, committed."""
+        made = self.ralph_init(*options)
+        self.commit_set_up()
+        return made
+
+    def ralph_init(self, *options: str) -> subprocess.CompletedProcess[str]:
         tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
         site = ("--jira-url", self.url, "--jira-email", EMAIL)
         made = self.ralph("init", "--jira", "PROJ", *site, *options, "--test-command", tests)
         assert made.returncode == 0, made.stdout + made.stderr
+        return made
+
+    def commit_set_up(self) -> None:
+        """What ``ralph init`` wrote, with scripted agents merging on passing checks,
+        committed (and pushed to GitHub's clone)."""
         toml = self.work / "ralph.toml"
         text = toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"')
         toml.write_text(text.replace('merge_policy = "approval"', 'merge_policy = "checks"'))
@@ -65,7 +76,6 @@ class Site:
         git(self.work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "Set up")
         if self.origin is not None:
             git(self.work, "push", "-q", "origin", "main")
-        return made
 
     def epic(self) -> int:
         tracker = JiraTracker(JiraClient(self.jira), "PROJ")
@@ -81,11 +91,19 @@ class Site:
 
 
 @contextmanager
-def site(tmp_path: Path, *, github: bool = False) -> Iterator[Site]:
+def site(
+    tmp_path: Path,
+    *,
+    github: bool = False,
+    repository: Callable[[Path], Path] = create_sample_repository,
+) -> Iterator[Site]:
+    """A served FakeJira (and FakeGitHub, whose ``acme/greet`` is a bare clone of the
+    sample) and the sample repository (or what ``repository`` makes at the path it is
+    given), not yet set up for Ralph."""
     jira = FakeJira()
     jira.add_account(EMAIL, TOKEN, "Ada Lovelace")
     jira.add_project("PROJ", "Project", ralph_statuses())
-    work = create_sample_repository(tmp_path / "work")
+    work = repository(tmp_path / "work")
     with ExitStack() as stack:
         served = Site(work, jira, stack.enter_context(jira.serve()))
         if github:

@@ -19,10 +19,10 @@ import pytest
 from ralph.demo._sample import EPIC_BODY, EPIC_TITLE, create_sample_repository
 from ralph.linear import LinearClient
 from ralph.linear.fake import FakeLinear
-from ralph.tracker.linear import LinearTracker
+from ralph.tracker.linear import LinearTracker, set_up_team
 from ralph.workflow import WorkflowState
 
-from ..conftest import ralph_process, spawn_ralph
+from ..conftest import copy_checkout, ralph_process, spawn_ralph
 from ..kills import kill_after
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -34,27 +34,58 @@ def env_of(url: str) -> dict[str, str]:
     return {"COLUMNS": "160", "RALPH_LINEAR_API_URL": url, "RALPH_LINEAR_TOKEN": TOKEN}
 
 
-@pytest.fixture
-def team(tmp_path) -> Iterator[tuple[Path, FakeLinear, dict[str, str]]]:
-    """The sample repository set up for Ralph on Linear team ENG (scripted agents, the
-    local code host), committed; the fake; and the environment to run ``ralph`` in."""
+def new_fake() -> FakeLinear:
     fake = FakeLinear()  # Linear's own budgets
     fake.add_token(TOKEN, "Ada Lovelace")
     fake.add_team("ENG", "Engineering")
-    work = create_sample_repository(tmp_path / "work")
+    return fake
+
+
+def states_and_labels(fake: FakeLinear) -> list[tuple[str, ...]]:
+    """What ``ralph init`` writes to Linear: the team's workflow states (and labels)."""
+    eng = fake.workspace.team("ENG")
+    states: list[tuple[str, ...]] = [(s.name, s.type, str(s.position)) for s in eng.state_list]
+    labels: list[tuple[str, ...]] = [
+        ("label", label.name) for label in [*eng.label_list, *fake.workspace.labels]
+    ]
+    return sorted(states + labels)
+
+
+@pytest.fixture(scope="module")
+def set_up_once(tmp_path_factory) -> tuple[Path, list[tuple[str, ...]]]:
+    """The sample repository set up by a real ``ralph init`` for Linear team ENG
+    (scripted agents, the local code host), committed, made once for the module (each
+    test works in a copy); and what that init wrote to Linear."""
+    fake = new_fake()
+    work = create_sample_repository(tmp_path_factory.mktemp("linear-sweep") / "work")
     tests = shlex.join([sys.executable, "-m", "unittest", "-q"])
     with fake.serve() as url:
-        env = env_of(url)
-        made = ralph_process("init", "--linear", "ENG", "--test-command", tests, cwd=work, env=env)
-        assert made.returncode == 0, made.stderr
-        toml = work / "ralph.toml"
-        toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
-        subprocess.run(["git", "add", "-A"], cwd=work, check=True)
-        commit = ["commit", "-qm", "Set up Ralph"]
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *commit], cwd=work, check=True
+        made = ralph_process(
+            "init", "--linear", "ENG", "--test-command", tests, cwd=work, env=env_of(url)
         )
-        yield work, fake, env
+        assert made.returncode == 0, made.stderr
+    toml = work / "ralph.toml"
+    toml.write_text(toml.read_text().replace('runtime = "claude"', 'runtime = "scripted"'))
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    commit = ["commit", "-qm", "Set up Ralph"]
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *commit], cwd=work, check=True
+    )
+    return work, states_and_labels(fake)
+
+
+@pytest.fixture
+def team(tmp_path, set_up_once) -> Iterator[tuple[Path, FakeLinear, dict[str, str]]]:
+    """A copy of the set-up sample repository; a fresh fake with what ``ralph init``
+    wrote to Linear, written by the same code in this process (a process less per
+    test); and the environment to run ``ralph`` in."""
+    template, written = set_up_once
+    fake = new_fake()
+    set_up_team(LinearClient(fake, TOKEN), "ENG")
+    assert states_and_labels(fake) == written
+    work = copy_checkout(template, tmp_path / "work")
+    with fake.serve() as url:
+        yield work, fake, env_of(url)
 
 
 def tracker_of(fake: FakeLinear) -> LinearTracker:
