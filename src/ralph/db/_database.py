@@ -20,6 +20,10 @@ Columns = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 class Tx(abc.ABC):
     """One open transaction. Statements use ``?`` placeholders on every dialect."""
 
+    def __init__(self) -> None:
+        #: The statements ``run_last`` holds back, in the order they run.
+        self._last: dict[tuple[str, tuple[Any, ...]], None] = {}
+
     @abc.abstractmethod
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
@@ -37,6 +41,21 @@ class Tx(abc.ABC):
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         found = self.rows(sql, params)
         return found[0] if found else None
+
+    def run_last(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run ``sql`` as this write transaction's last statement, once however often it
+        is asked: a row every writer updates (a counter) is then locked for the commit
+        only, not while the transaction does its work, and after every other row it
+        locks, so writers holding it wait for nothing. Several run in their sorted
+        order, the same in every transaction (no two lock each other's first)."""
+        self._last[(sql, tuple(params))] = None
+
+    def run_held_back(self) -> None:
+        """Run what ``run_last`` held back; the database's write transaction calls it
+        just before it commits."""
+        for sql, params in sorted(self._last, key=repr):
+            self.run(sql, params)
+        self._last.clear()
 
 
 class Database(abc.ABC):

@@ -38,6 +38,7 @@ def _placeholders(sql: str) -> str:
 
 class _PgTx(Tx):
     def __init__(self, connection: psycopg.Connection[dict[str, Any]]) -> None:
+        super().__init__()
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -153,7 +154,9 @@ class PostgresDatabase(Database):
     @contextmanager
     def write_transaction(self) -> Iterator[Tx]:
         with self._pool.connection() as connection, connection.transaction():
-            yield _PgTx(connection)
+            tx = _PgTx(connection)
+            yield tx
+            tx.run_held_back()
 
     @contextmanager
     def read_transaction(self) -> Iterator[Tx]:

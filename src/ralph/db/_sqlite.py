@@ -43,6 +43,7 @@ IN_MEMORY = ":memory:"
 
 class _SqliteTx(Tx):
     def __init__(self, connection: sqlite3.Connection) -> None:
+        super().__init__()
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -261,7 +262,9 @@ class SqliteDatabase(Database):
         with self._plainly(), self._my_turn() as connection:
             connection.execute("BEGIN IMMEDIATE")
             try:
-                yield _SqliteTx(connection)
+                tx = _SqliteTx(connection)
+                yield tx
+                tx.run_held_back()
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise

@@ -58,6 +58,9 @@ class StoreTx(Tx):
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self._tx.run(sql, params)
 
+    def run_last(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._tx.run_last(sql, params)
+
     def emit(self, run_id: int, kind: EventKind, task_id: int | None = None, **data: Any) -> None:
         self.pending_events.append((run_id, kind, task_id, data))
 

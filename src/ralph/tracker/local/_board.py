@@ -88,4 +88,4 @@ class LocalBoardRecords(BoardRecords):
             )
             if changed != 1:
                 raise IssueNotFound(number)
-            count_board_change(self.db, tx, self.repo)
+            count_board_change(tx, self.repo)

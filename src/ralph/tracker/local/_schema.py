@@ -6,14 +6,13 @@ Versions are numbered across every owner of the database (the task store's are i
 
 from __future__ import annotations
 
-from ralph.db import Database, Migration, Tx
+from ralph.db import Migration, Tx
 
 __all__ = [
     "LOCAL_TRACKER_MIGRATIONS",
     "allocate_number",
     "board_changes",
     "count_board_change",
-    "counts_board_changes",
 ]
 
 
@@ -33,20 +32,14 @@ def allocate_number(tx: Tx, repo: str) -> int:
     return int(row["last_number"])
 
 
-def counts_board_changes(db: Database) -> bool:
-    """Whether writes to ``db`` count their board changes: on SQLite, whose writers take
-    turns anyway; on PostgreSQL the counter's row would make every writer of a
-    repository wait for the one before, so its board is read whole each time."""
-    return db.dialect == "sqlite"
-
-
-def count_board_change(db: Database, tx: Tx, repo: str) -> None:
+def count_board_change(tx: Tx, repo: str) -> None:
     """Count a change to ``repo``'s issues or dependencies (any column of either), so a
     reader that kept the board can tell, with one lookup, whether it still holds. Every
-    write to those tables calls it, in its transaction."""
-    if not counts_board_changes(db):
-        return
-    tx.run(
+    write to those tables calls it, in its transaction; the count moves once, as the
+    transaction's last statement (``Tx.run_last``): on PostgreSQL the counter's row is
+    then locked for the commit only, so writers of a repository do not queue behind
+    each other's whole transaction for it."""
+    tx.run_last(
         "INSERT INTO ralph_board_changes (repo, changes) VALUES (?, 1) ON CONFLICT (repo) "
         "DO UPDATE SET changes = ralph_board_changes.changes + 1",
         (repo,),

@@ -36,7 +36,6 @@ from ralph.tracker.local._schema import (
     allocate_number,
     board_changes,
     count_board_change,
-    counts_board_changes,
 )
 from ralph.workflow import Estimate, Priority, WorkflowState
 
@@ -271,7 +270,7 @@ class LocalTracker(Tracker):
         self.db = db
         self.repo = repo
         #: The board as ``board_issues`` last read it, with the changes counted then.
-        self._board_kept: tuple[int | None, list[Issue]] | None = None
+        self._board_kept: tuple[int, list[Issue]] | None = None
         migrate(db, LOCAL_TRACKER_MIGRATIONS)
 
     def __repr__(self) -> str:
@@ -396,32 +395,28 @@ class LocalTracker(Tracker):
     def board_issues(self, *, closed_since: float | None = None) -> list[Issue]:
         # What a dashboard shows, read lean: no bodies or labels, blockers but no other
         # relation, closed issues from the window only. A board of 10,000 is read for
-        # every web board page and `ralph status`.
-        # Where writes count their changes (SQLite), the whole read is kept until the
-        # count moves: a board page or `ralph serve`'s look reads one row while nothing
-        # changed.
-        kept = counts_board_changes(self.db)
-        sql = (
-            "SELECT repo, number, title, '' AS body, workflow_state, estimate, priority, "
-            "'[]' AS labels, assignees, status, close_reason, parent, created_at, "
-            "updated_at, closed_at, archived_at FROM ralph_issues WHERE repo = ?"
-        )
-        params: list[Any] = [self.repo]
-        if closed_since is not None and not kept:
-            sql += " AND (status = ? OR updated_at >= ?)"
-            params += [_OPEN, closed_since]
+        # every web board page and `ralph status`, and by a team's every re-plan.
+        # Every write counts its change (``count_board_change``), so the whole read is
+        # kept until the count moves: a board page or `ralph serve`'s look reads one row
+        # while nothing changed.
         with self.db.read_transaction() as tx:
-            changes = board_changes(tx, self.repo) if kept else None
+            # The count first: a write committed between the two reads leaves a count
+            # older than the board kept with it, read again next time, never the reverse.
+            changes = board_changes(tx, self.repo)
             board = self._board_kept
-            if board is None or board[0] != changes or changes is None:
-                rows = tx.rows(sql, params)
+            if board is None or board[0] != changes:
+                rows = tx.rows(
+                    "SELECT repo, number, title, '' AS body, workflow_state, estimate, "
+                    "priority, '[]' AS labels, assignees, status, close_reason, parent, "
+                    "created_at, updated_at, closed_at, archived_at FROM ralph_issues "
+                    "WHERE repo = ?",
+                    (self.repo,),
+                )
                 relations = _Relations(tx, self.repo, blockers_only=True)
                 order = IssueQuery(status=None, archived=None)
                 issues = sorted((_issue(row, relations) for row in rows), key=order.sort_key)
-                board = (changes, issues)
-                if kept:
-                    self._board_kept = board
-        if closed_since is None or not kept:
+                board = self._board_kept = (changes, issues)
+        if closed_since is None:
             return list(board[1])
         return [i for i in board[1] if i.is_open or i.updated_at >= closed_since]
 
@@ -443,7 +438,7 @@ class LocalTracker(Tracker):
             f"UPDATE ralph_issues SET {assignments} WHERE repo = ? AND number = ?",
             (*columns.values(), self.repo, number),
         )
-        count_board_change(self.db, tx, self.repo)
+        count_board_change(tx, self.repo)
 
     def _comment(self, tx: Tx, number: int, body: str, author: str) -> Comment:
         now = self.now()
@@ -492,7 +487,7 @@ class LocalTracker(Tracker):
                     now,
                 ),
             )
-            count_board_change(self.db, tx, self.repo)
+            count_board_change(tx, self.repo)
             # Read back in the same transaction: a store that cannot show the issue
             # (a table dropped by hand) keeps no half-made one.
             return self._read_issue(tx, number)
@@ -559,7 +554,7 @@ class LocalTracker(Tracker):
                 "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (self.repo, blocked, blocking, self.now()),
             )
-            count_board_change(self.db, tx, self.repo)
+            count_board_change(tx, self.repo)
 
     def _remove_blocked_by(self, blocked: int, blocking: int) -> None:
         with self._board_write() as tx:
@@ -588,7 +583,7 @@ class LocalTracker(Tracker):
             if changed != 1:
                 actual = self._locked(tx, number)["workflow_state"]
                 raise StateConflict(number, expected, actual)
-            count_board_change(self.db, tx, self.repo)
+            count_board_change(tx, self.repo)
             self._comment(tx, number, comment, author)
 
     # -- the board --------------------------------------------------------------------------
@@ -603,7 +598,7 @@ class LocalTracker(Tracker):
                 + ("AND archived_at IS NULL" if archived_at is not None else ""),
                 (archived_at, self.repo, number),
             )
-            count_board_change(self.db, tx, self.repo)
+            count_board_change(tx, self.repo)
         return self.get_issue(number)
 
     def archive_issue(self, number: int) -> Issue:
