@@ -25,6 +25,7 @@ from ralph.db import Database, migrate, schema_versions
 from ralph.errors import GraphError, LeaseLost, RunNotFound, TaskNotFound
 from ralph.graph import TaskSpec
 from ralph.tasks import _lifecycle as life
+from ralph.tasks._event_reads import SharedEventReads
 from ralph.tasks._model import (
     Claim,
     EventKind,
@@ -81,6 +82,7 @@ class StoreCore:
         self.db = db
         #: The last revision of each task this store read in full, with its Task.
         self._known: dict[int, tuple[int, Task]] = {}
+        self._event_reads = SharedEventReads()
         self.lease_seconds = lease_seconds
         self.retry_policy = retry_policy or life.RetryPolicy()
         self._clock = clock

@@ -33,10 +33,13 @@ class MessageVerbs(StoreCore):
         deadline = time.monotonic() + timeout
         # Only the run's events wake the wait (a board's change does not): every
         # idle worker of a team reads the events at each wake (issue 49).
+        # The waiters woken together share one read (``SharedEventReads``).
         topic = str(run_id)
         seen = self.db.wait_for_change(0, 0.0, topic=topic)
         while True:
-            found = self.events(run_id, cursor)
+            found = self._event_reads.after(
+                run_id, cursor, seen, lambda after: self.events(run_id, after)
+            )
             remaining = deadline - time.monotonic()
             if found or remaining <= 0:
                 return found

@@ -848,6 +848,48 @@ class TestEvents:
         assert [e.kind for e in woke_with[0]] == [EventKind.TASK_DONE], "it timed out instead"
         assert other.claim(run.id, "B", ["analyst"]).task.key == "b"
 
+    def test_waiters_woken_together_share_one_read_of_the_events(
+        self, make_store, backend, monkeypatch
+    ):
+        # A team's idle workers all wake at each event (issue 49): each reading the same
+        # new rows was a round trip apiece on PostgreSQL.
+        monkeypatch.setattr(postgres_db, "FALLBACK_POLL_SECONDS", 10 * WAKE_BOUND_SECONDS)
+        store = make_store()
+        run, _tasks = chain(store, "a", "b")
+        claim = store.claim(run.id, "A", ["analyst"])
+        cursor = store.events(run.id)[-1].id
+        other = make_store() if backend != "memory" else store
+        reads: list[int] = []
+        looked = other.events
+
+        def counted(*args, **kwargs):
+            reads.append(1)
+            return looked(*args, **kwargs)
+
+        monkeypatch.setattr(other, "events", counted)
+        waiters = 6
+        woke_with: list[list[Event]] = []
+        threads = [
+            threading.Thread(
+                target=lambda: woke_with.append(
+                    other.wait_for_events(run.id, cursor, timeout=WAKE_BOUND_SECONDS)
+                )
+            )
+            for _ in range(waiters)
+        ]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + WAKE_BOUND_SECONDS
+        while len(reads) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # every waiter has looked and found nothing
+        store.complete(claim)
+        for thread in threads:
+            thread.join(timeout=2 * WAKE_BOUND_SECONDS)
+        assert [[e.kind for e in found] for found in woke_with] == [[EventKind.TASK_DONE]] * waiters
+        # Each waiter read its own before: twice each (its first look, its wake).
+        assert len(reads) < waiters, reads
+
 
 class TestMessages:
     def test_messages_are_stored_counted_and_marked_read(self, store):
