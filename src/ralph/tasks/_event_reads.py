@@ -5,9 +5,9 @@ A team's idle workers all wake at each event of their run and each read the same
 rows: on PostgreSQL a round trip apiece, each holding one of the pool's few
 connections while busy workers wait for one (issue 49). A read is taken after its
 reader saw the database's change count (which only grows); a waiter that saw that count
-or a lower one takes its events from the read instead: it saw its count before the
-read began, so the read is what the waiter would have read itself a moment later, and
-whatever commits after the read moves the count past the waiter's and wakes it again.
+or a lower one takes its events from the read instead. Whatever committed before the
+read began is in it, and whatever commits after moves the count past the reader's, so
+past the waiter's too, and wakes it again: nothing is missed.
 """
 
 from __future__ import annotations
