@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 #: The last number of the one numbering, every owner's history together (a test keeps
 #: it so): a database holding a later version was made by a newer Ralph, whose tables
 #: and rows this one would misread.
-NEWEST_VERSION = 14
+NEWEST_VERSION = 15
 #: The lock key migrators share.
 _MIGRATION_LOCK = 0
 

@@ -238,4 +238,15 @@ LOCAL_TRACKER_MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        15,
+        "local tracker: board changes counted on PostgreSQL too",
+        (
+            # A board is now kept on PostgreSQL while the count stands, so every writer
+            # must count: this version makes a Ralph that did not (on PostgreSQL)
+            # refuse the database rather than write changes no kept board would see.
+            # Moving every count lets no board kept before it stand.
+            "UPDATE ralph_board_changes SET changes = changes + 1",
+        ),
+    ),
 )
