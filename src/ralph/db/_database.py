@@ -20,10 +20,6 @@ Columns = tuple[tuple[str, ...], list[tuple[Any, ...]]]
 class Tx(abc.ABC):
     """One open transaction. Statements use ``?`` placeholders on every dialect."""
 
-    def __init__(self) -> None:
-        #: The statements ``run_last`` holds back, in the order they run.
-        self._last: dict[tuple[str, tuple[Any, ...]], None] = {}
-
     @abc.abstractmethod
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
@@ -48,14 +44,17 @@ class Tx(abc.ABC):
         only, not while the transaction does its work, and after every other row it
         locks, so writers holding it wait for nothing. Several run in their sorted
         order, the same in every transaction (no two lock each other's first)."""
-        self._last[(sql, tuple(params))] = None
+        # Made on first use: a Tx of another's making (a wrapper, a test's) need not
+        # know of it.
+        held: dict[tuple[str, tuple[Any, ...]], None] = vars(self).setdefault("_last", {})
+        held[(sql, tuple(params))] = None
 
     def run_held_back(self) -> None:
         """Run what ``run_last`` held back; the database's write transaction calls it
         just before it commits."""
-        for sql, params in sorted(self._last, key=repr):
+        held: dict[tuple[str, tuple[Any, ...]], None] = vars(self).pop("_last", {})
+        for sql, params in sorted(held, key=repr):
             self.run(sql, params)
-        self._last.clear()
 
 
 class Database(abc.ABC):

@@ -38,7 +38,6 @@ def _placeholders(sql: str) -> str:
 
 class _PgTx(Tx):
     def __init__(self, connection: psycopg.Connection[dict[str, Any]]) -> None:
-        super().__init__()
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:

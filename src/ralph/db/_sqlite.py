@@ -43,7 +43,6 @@ IN_MEMORY = ":memory:"
 
 class _SqliteTx(Tx):
     def __init__(self, connection: sqlite3.Connection) -> None:
-        super().__init__()
         self._connection = connection
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:

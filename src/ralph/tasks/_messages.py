@@ -36,10 +36,12 @@ class MessageVerbs(StoreCore):
         # The waiters woken together share one read (``SharedEventReads``).
         topic = str(run_id)
         seen = self.db.wait_for_change(0, 0.0, topic=topic)
+        previous_look: float | None = None  # when this waiter's last look ended
         while True:
             found = self._event_reads.after(
-                run_id, cursor, seen, lambda after: self.events(run_id, after)
+                run_id, cursor, seen, previous_look, lambda after: self.events(run_id, after)
             )
+            previous_look = time.monotonic()
             remaining = deadline - time.monotonic()
             if found or remaining <= 0:
                 return found
