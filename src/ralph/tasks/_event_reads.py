@@ -11,7 +11,8 @@ committed before the read began is in it, and whatever commits after moves the c
 past the reader's, so past the waiter's too, and wakes it again. A change whose
 notification was lost moves no count: a waiter's fallback polls still find it, as a
 read it shares began after its previous poll ended (so by its second poll after the
-change, the read it gets began after the change). A waiter's first look is its own.
+change, the read it gets began after the change). A waiter's first look shares a read
+that began after it started waiting.
 """
 
 from __future__ import annotations
@@ -56,19 +57,19 @@ class SharedEventReads:
         run_id: int,
         cursor: int,
         seen: int,
-        previous_look: float | None,
+        previous_look: float,
         read: Callable[[int], list[Event]],
     ) -> list[Event]:
         """The run's events above ``cursor`` for a waiter that saw change count ``seen``
-        and whose last look ended at ``previous_look`` (``time.monotonic()``; None:
-        none yet): from the last read, if it was taken at that count or a later one,
-        from at or below ``cursor``, and began after that look; else ``read(cursor)``."""
+        and whose last look ended at ``previous_look`` (``time.monotonic()``; before
+        its first, when it began to wait): from the last read, if it was taken at that
+        count or a later one, from at or below ``cursor``, and began after that look;
+        else ``read(cursor)``."""
         run = self._run(run_id)
         with run.lock:
             last = run.last
             if (
                 last is not None
-                and previous_look is not None
                 and last.seen >= seen
                 and last.began > previous_look
                 and last.cursor <= cursor

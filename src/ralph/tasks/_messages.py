@@ -36,7 +36,8 @@ class MessageVerbs(StoreCore):
         # The waiters woken together share one read (``SharedEventReads``).
         topic = str(run_id)
         seen = self.db.wait_for_change(0, 0.0, topic=topic)
-        previous_look: float | None = None  # when this waiter's last look ended
+        # A read that began after this moment holds all this waiter could have seen.
+        previous_look = time.monotonic()
         while True:
             found = self._event_reads.after(
                 run_id, cursor, seen, previous_look, lambda after: self.events(run_id, after)
