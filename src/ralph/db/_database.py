@@ -43,7 +43,8 @@ class Tx(abc.ABC):
         is asked: a row every writer updates (a counter) is then locked for the commit
         only, not while the transaction does its work, and after every other row it
         locks, so writers holding it wait for nothing. Several run in their sorted
-        order, the same in every transaction (no two lock each other's first)."""
+        order, the same in every transaction (no two lock each other's first). A Tx
+        that wraps another passes this on to it: only the database's own runs them."""
         # Made on first use: a Tx of another's making (a wrapper, a test's) need not
         # know of it.
         held: dict[tuple[str, tuple[Any, ...]], None] = vars(self).setdefault("_last", {})

@@ -68,13 +68,13 @@ class _ChangeWatch:
     hundred idle workers cost one poll, and nothing polls while nobody waits. It looks
     as often as its most impatient waiter asks (``POLL_SECONDS`` at most)."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(self, connect: Callable[[], sqlite3.Connection], first: int = 1) -> None:
         self._connect = connect
         self._connection: sqlite3.Connection | None = None
         self._connection_lock = threading.Lock()
         self.changed = threading.Condition()
         #: Counts the changes seen; what waiters are given and give back.
-        self.generation = 1
+        self.generation = first
         self._version: int | None = None
         #: How often each current waiter wants the database looked at.
         self._paces: list[float] = []
@@ -307,7 +307,10 @@ class SqliteDatabase(Database):
 
     def close(self) -> None:
         self._watch.close()
-        self._watch = _ChangeWatch(self._connect)  # the database may be used again
+        # The database may be used again: its count goes on from here, never back, so a
+        # count a waiter kept from before (or a read shared at one) is never taken for
+        # a later one.
+        self._watch = _ChangeWatch(self._connect, first=self._watch.generation + 1)
         with self._connections_lock:
             for connection in self._connections:
                 connection.close()

@@ -38,6 +38,10 @@ class Refusing(Tx):
         self._check(sql)
         return self._tx.run(sql, params)
 
+    def run_last(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._check(sql)
+        self._tx.run_last(sql, params)
+
 
 def refuse_writes_to(store, monkeypatch, table: str) -> None:
     original = store.db.write_transaction
