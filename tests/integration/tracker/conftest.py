@@ -3,12 +3,15 @@ code host's merges."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ralph.db import Database, PostgresDatabase, SqliteDatabase, open_database
+from ralph.db._postgres import _PgTx
+from ralph.db._sqlite import _SqliteTx
 from ralph.git import GitRepo
 from ralph.github import GitHubClient, PacingPolicy, Tokens
 from ralph.github import Pacer as GitHubPacer
@@ -178,3 +181,21 @@ def gitlab_tracker(clock) -> GitLabTracker:
     client = GitLabClient(fake, "glpat-contract", clock=clock, sleep=lambda _: None)
     set_up_project(client, "acme/project")
     return GitLabTracker(client, "acme/project", clock=clock)
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement either dialect's transactions run."""
+    seen: list[str] = []
+    for tx_class in (_SqliteTx, _PgTx):
+        for name in ("rows", "run", "columns"):
+            if name not in vars(tx_class):
+                continue
+            original = getattr(tx_class, name)
+
+            def counting(self: Any, sql: str, params: Sequence[Any] = (), _o: Any = original):
+                seen.append(sql)
+                return _o(self, sql, params)
+
+            monkeypatch.setattr(tx_class, name, counting)
+    return seen

@@ -8,15 +8,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.db import Database, open_database
-from ralph.db._postgres import _PgTx
-from ralph.db._sqlite import _SqliteTx
 from ralph.tracker import Issue, LocalTracker, PullRequest
 from ralph.tracker._model import IssueStatus
 from ralph.workflow import Estimate, Priority, WorkflowState
@@ -43,24 +40,6 @@ def databases(url: str) -> Iterator[Callable[[], Database]]:
     yield another
     for db in made:
         db.close()
-
-
-@pytest.fixture
-def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every statement either dialect's transactions run."""
-    seen: list[str] = []
-    for tx_class in (_SqliteTx, _PgTx):
-        for name in ("rows", "run", "columns"):
-            if name not in vars(tx_class):
-                continue
-            original = getattr(tx_class, name)
-
-            def counting(self: Any, sql: str, params: Sequence[Any] = (), _o: Any = original):
-                seen.append(sql)
-                return _o(self, sql, params)
-
-            monkeypatch.setattr(tx_class, name, counting)
-    return seen
 
 
 def a_pull_request(number: int, *closing: int) -> PullRequest:

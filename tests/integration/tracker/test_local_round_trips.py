@@ -4,15 +4,12 @@ re-plan of its issues (issue 49: a team on PostgreSQL within 1.15x of SQLite).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph.db import Database, PostgresDatabase, SqliteDatabase
-from ralph.db._postgres import _PgTx
-from ralph.db._sqlite import _SqliteTx
 from ralph.pipeline import detect_group
 from ralph.tracker import LocalTracker
 from ralph.tracker._rules import TrackerRules
@@ -30,24 +27,6 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
         db = PostgresDatabase(request.getfixturevalue("pg_schema_url"))
     yield db
     db.close()
-
-
-@pytest.fixture
-def statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every statement either dialect's transactions run."""
-    seen: list[str] = []
-    for tx_class in (_SqliteTx, _PgTx):
-        for name in ("rows", "run", "columns"):
-            if name not in vars(tx_class):
-                continue
-            original = getattr(tx_class, name)
-
-            def counting(self: Any, sql: str, params: Sequence[Any] = (), _o: Any = original):
-                seen.append(sql)
-                return _o(self, sql, params)
-
-            monkeypatch.setattr(tx_class, name, counting)
-    return seen
 
 
 def a_group(tracker: LocalTracker) -> tuple[int, list[int]]:
