@@ -868,6 +868,15 @@ class TestEvents:
 
         monkeypatch.setattr(other, "events", counted)
         waiters = 6
+        asleep: list[int] = []  # waits for a change with time left: after a look
+        wait_for_change = other.db.wait_for_change
+
+        def sleeping(*args, **kwargs):
+            if args[1] > 0:
+                asleep.append(1)
+            return wait_for_change(*args, **kwargs)
+
+        monkeypatch.setattr(other.db, "wait_for_change", sleeping)
         woke_with: list[list[Event]] = []
         threads = [
             threading.Thread(
@@ -880,9 +889,8 @@ class TestEvents:
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + WAKE_BOUND_SECONDS
-        while not reads and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.2)  # every waiter has looked, found nothing and waits
+        while len(asleep) < waiters and time.monotonic() < deadline:
+            time.sleep(0.01)  # every waiter has looked, found nothing and waits
         before_wake = len(reads)
         store.complete(claim)
         for thread in threads:

@@ -1,6 +1,7 @@
 """The local tracker keeps its board read until a write counts a change, on PostgreSQL
 as on SQLite (issue 49: a team's every re-plan reads the board): a board kept by one
-tracker shows what another wrote, from its own connections or its own process, and
+tracker shows what another wrote, from its own connections or its own process (and
+what its window for closed issues leaves out), and
 writers that count changes while they lock issues do not deadlock on the counter."""
 
 from __future__ import annotations
@@ -100,6 +101,14 @@ def test_a_kept_board_shows_every_write_of_another_tracker_and_process(url, data
         timeout=60,
     )
     assert shown(epic.number).status is IssueStatus.CLOSED
+    # The window for closed issues: the kept read is filtered, not read again.
+    later = tracker.now() + 60
+    assert [i.number for i in tracker.board_issues(closed_since=later)] == [
+        child.number,
+        late.number,
+    ]
+    other.reopen_issue(epic.number)
+    assert shown(epic.number).status is IssueStatus.OPEN
 
 
 _CLOSE_IN_A_PROCESS = """
