@@ -131,7 +131,11 @@ def test_a_phase_whose_agent_stays_limited_finishes_on_the_fallback_in_one_attem
     assert "Continued on codex: claude rate limited until " in log
     assert re.search(r"agent run 1: .* rate_limited .*\n(.*\n)*agent run 2: codex", log), log
     shown = run_show(result.run.id, capsys)
-    said = re.findall(r"Continued on codex: claude rate limited until [0-9:]+ \([^)]+\)", shown)
+    # The time, and the day before it when the reset falls on another (run near midnight).
+    said = re.findall(
+        r"Continued on codex: claude rate limited until (?:\d{4}-\d{2}-\d{2} )?[0-9:]+ \([^)]+\)",
+        shown,
+    )
     assert said, shown
     assert "(usage limit reached)" in said[0]
 
