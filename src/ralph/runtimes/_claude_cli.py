@@ -4,14 +4,19 @@ PATH, at a path nobody types."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from ralph.runtimes._claude_outcome import LOGIN
 
-__all__ = ["claude_cli", "login_command"]
+__all__ = ["bundled_claude", "claude_cli", "login_command"]
+
+#: The one line of claude_agent_sdk/_cli_version.py, read rather than imported.
+_CLI_VERSION = re.compile(r"""^__cli_version__\s*=\s*["']([^"'\n]*)["']""", re.MULTILINE)
 
 
 def claude_cli(environ: Mapping[str, str] | None = None) -> Path | None:
@@ -21,12 +26,30 @@ def claude_cli(environ: Mapping[str, str] | None = None) -> Path | None:
     found = shutil.which("claude", path=environ.get("PATH"))
     if found:
         return Path(found)
+    bundled = bundled_claude()
+    return bundled[0] if bundled is not None else None
+
+
+def bundled_claude() -> tuple[Path, str] | None:
+    """The Claude Code claude-agent-sdk bundles and its version; None when the package
+    or its CLI is not here. Found without importing the package, whose import (MCP,
+    pydantic, anyio) would cost ``ralph doctor`` more than the rest of its checks."""
     try:
-        import claude_agent_sdk
-    except ImportError:
+        spec = importlib.util.find_spec("claude_agent_sdk")
+    except (ImportError, ValueError):
         return None
-    bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-    return bundled if bundled.is_file() else None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    bundled = folder / "_bundled" / "claude"
+    if not bundled.is_file():
+        return None
+    try:
+        text = (folder / "_cli_version.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return bundled, ""
+    version = _CLI_VERSION.search(text)
+    return bundled, version.group(1) if version else ""
 
 
 def login_command(

@@ -64,15 +64,12 @@ def _claude(environ: Mapping[str, str] | None) -> FoundCLI:
     if path is not None:
         version = _asked_version(path)
         return FoundCLI("claude", "Claude Code", install, path, version.split(" (")[0])
-    try:
-        import claude_agent_sdk
-        from claude_agent_sdk._cli_version import __cli_version__
-    except ImportError:
+    from ralph.runtimes._claude_cli import bundled_claude
+
+    found = bundled_claude()
+    if found is None:
         return FoundCLI("claude", "Claude Code", install)
-    bundled = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
-    if not bundled.is_file():
-        return FoundCLI("claude", "Claude Code", install)
-    return FoundCLI("claude", "Claude Code", install, bundled, str(__cli_version__))
+    return FoundCLI("claude", "Claude Code", install, *found)
 
 
 def found_agent_clis(

@@ -146,7 +146,9 @@ def _dependencies_sdl(path: Path) -> DocumentNode:
 
 def _parsed(path: Path) -> DocumentNode:
     try:
-        return parse(GITHUB_SCHEMA.read(path))
+        # No source locations: only a query's errors point into their text, and a
+        # schema's would be a third of its objects for the collector to walk.
+        return parse(GITHUB_SCHEMA.read(path), no_location=True)
     except GraphQLError as exc:
         raise GITHUB_SCHEMA.unusable(path, exc.message) from exc
 
