@@ -22,8 +22,8 @@ from ralph._command_process import collect_less  # noqa: E402
 
 # A worker keeps over a million objects alive (schemas, parsed sources, collected
 # tests): each full collection walks them all. Collecting the young less often, as
-# the ``ralph`` command does, lets fewer reach the old generation: a third of the
-# collector's time (9.8 -> 5.4 s in 90 CPU-s of unit, tracker and web tests).
+# the ``ralph`` command does, lets fewer reach the old generation: the collector's time
+# 9.8 -> 5.4 s in 90 CPU-s of unit, tracker and web tests.
 collect_less()
 
 from ralph.tasks import TaskStore, open_store  # noqa: E402

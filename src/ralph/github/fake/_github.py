@@ -147,7 +147,7 @@ def _dependencies_sdl(path: Path) -> DocumentNode:
 def _parsed(path: Path) -> DocumentNode:
     try:
         # No source locations: only a query's errors point into their text, and a
-        # schema's would be a third of its objects for the collector to walk.
+        # schema's would be over half its objects for the collector to walk.
         return parse(GITHUB_SCHEMA.read(path), no_location=True)
     except GraphQLError as exc:
         raise GITHUB_SCHEMA.unusable(path, exc.message) from exc

@@ -76,7 +76,7 @@ def linear_schema(path: PathLike | None = None) -> GraphQLSchema:
 def _linear_schema(path: Path) -> GraphQLSchema:
     try:
         # No source locations: only a query's errors point into their text, and a
-        # schema's would be a third of its objects for the collector to walk.
+        # schema's would be over half its objects for the collector to walk.
         return build_schema(LINEAR_SCHEMA.read(path), assume_valid_sdl=True, no_location=True)
     except (GraphQLError, TypeError) as exc:
         raise LINEAR_SCHEMA.unusable(path, str(exc)) from exc
